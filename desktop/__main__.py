@@ -1,0 +1,5 @@
+"""Allow ``python -m desktop``."""
+
+from desktop.cli import main
+
+raise SystemExit(main())

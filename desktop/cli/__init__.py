@@ -1,0 +1,77 @@
+"""``nanobot-desktop``: the window with no arguments, headless commands otherwise."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from desktop import __version__
+
+
+def _common(parser: argparse.ArgumentParser, *, top: bool) -> None:
+    # Sub-commands use SUPPRESS so an option given before the command is not reset by them.
+    default = None if top else argparse.SUPPRESS
+    parser.add_argument(
+        "--config", metavar="PATH", default=default, help="config file (default ~/.nanobot/config.json)"
+    )
+    parser.add_argument(
+        "--workspace", metavar="PATH", default=default, help="workspace folder (overrides the config)"
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser for every command."""
+    common = argparse.ArgumentParser(add_help=False)
+    _common(common, top=False)
+    parser = argparse.ArgumentParser(
+        prog="nanobot-desktop",
+        description="nanobot Desktop: a personal AI agent on your machine. "
+        "With no command it opens the window.",
+    )
+    _common(parser, top=True)
+    parser.add_argument("--version", action="version", version=f"nanobot-desktop {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    agent = commands.add_parser("agent", parents=[common], help="chat from the terminal")
+    agent.add_argument("-m", "--message", help="send one message, stream the reply, exit")
+    agent.add_argument("--session", default="cli:direct", help="conversation key (default cli:direct)")
+    agent.add_argument("--model", help="model for this run (default: the configured one)")
+
+    commands.add_parser("status", parents=[common], help="show config, model, provider and key source")
+
+    keys = commands.add_parser("keys", parents=[common], help="manage provider keys in the OS keyring")
+    key_commands = keys.add_subparsers(dest="keys_command", metavar="ACTION", required=True)
+    key_set = key_commands.add_parser("set", parents=[common], help="store a provider key (no echo)")
+    key_set.add_argument("provider", help="provider name, e.g. openai, anthropic, openrouter")
+    key_set.add_argument("--stdin", action="store_true", help="read the key from standard input")
+    key_commands.add_parser("list", parents=[common], help="where each provider's key comes from")
+    key_delete = key_commands.add_parser("delete", parents=[common], help="remove a stored key")
+    key_delete.add_argument("provider")
+    key_commands.add_parser(
+        "migrate", parents=[common], help="move plaintext apiKey values from config.json to the keyring"
+    )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``nanobot-desktop`` console script."""
+    args = build_parser().parse_args(argv)
+    if args.command is None:
+        from desktop.app import run_app
+
+        return run_app(args)
+    if args.command == "agent":
+        from desktop.cli.chat import run_agent
+
+        return run_agent(args)
+    if args.command == "status":
+        from desktop.cli.status import run_status
+
+        return run_status(args)
+    if args.command == "keys":
+        from desktop.cli.keys import run_keys
+
+        return run_keys(args)
+    print(f"unknown command {args.command}", file=sys.stderr)
+    return 2

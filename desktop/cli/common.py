@@ -1,0 +1,39 @@
+"""Helpers shared by the headless commands."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from desktop.core.config.errors import ConfigError
+from desktop.core.config.loader import load_config
+from desktop.core.config.paths import log_dir
+from desktop.core.config.schema import Config
+from desktop.core.utils.logs import setup_logging
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+def fail(message: str, code: int = EXIT_USAGE) -> int:
+    """Print ``message`` to standard error and return ``code``."""
+    print(f"nanobot-desktop: {message}", file=sys.stderr)
+    return code
+
+
+def load(args: argparse.Namespace) -> Config | None:
+    """Load the config named by ``--config``/``--workspace``; print the error and return
+    ``None`` when it cannot be used. Also starts the rotating log beside the config."""
+    path = Path(args.config).expanduser() if getattr(args, "config", None) else None
+    workspace = Path(args.workspace).expanduser() if getattr(args, "workspace", None) else None
+    try:
+        config = load_config(path, workspace=workspace)
+    except ConfigError as exc:
+        fail(f"cannot use the config: {exc}\nThe file was not changed; fix it and try again.")
+        return None
+    from desktop.core.config.loader import config_origin
+
+    setup_logging(log_dir(config_origin(config).path))
+    for warning in config_origin(config).warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    return config

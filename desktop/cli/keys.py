@@ -1,0 +1,84 @@
+"""``nanobot-desktop keys set|list|delete|migrate``."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import sys
+
+from desktop.cli.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, fail, load
+from desktop.core.config.errors import ConfigError
+from desktop.core.config.loader import config_origin
+from desktop.core.config.migrate import migrate_plaintext_keys
+from desktop.core.config.secrets import KeyringUnavailable, SecretStore
+from desktop.core.providers.registry import PROVIDERS, find_by_name
+
+
+def _read_key(display: str, from_stdin: bool) -> str:
+    if from_stdin or not sys.stdin.isatty():
+        return sys.stdin.readline().strip()
+    return getpass.getpass(f"API key for {display} (input hidden): ").strip()
+
+
+def run_keys(args: argparse.Namespace) -> int:
+    """Dispatch the ``keys`` sub-commands."""
+    config = load(args)
+    if config is None:
+        return EXIT_USAGE
+    store = SecretStore()
+    action = args.keys_command
+    if action in ("set", "delete"):
+        spec = find_by_name(args.provider)
+        if spec is None:
+            names = ", ".join(s.name for s in PROVIDERS)
+            return fail(f"unknown provider {args.provider!r}; known providers: {names}")
+        if action == "set":
+            try:
+                value = _read_key(spec.display_name, args.stdin)
+            except (EOFError, KeyboardInterrupt):
+                return fail("no key entered; nothing stored")
+            if not value:
+                return fail("no key entered; nothing stored")
+            try:
+                store.set(spec.name, value)
+            except KeyringUnavailable as exc:
+                return fail(str(exc).replace("OPENAI_API_KEY", spec.env_key or "the provider's variable"))
+            print(f"Stored the {spec.display_name} key in the OS keyring ({store.backend_status()[1]}).")
+            return EXIT_OK
+        try:
+            existed = store.delete(spec.name)
+        except KeyringUnavailable as exc:
+            return fail(str(exc))
+        print(f"Removed the stored {spec.display_name} key." if existed else f"No stored key for {spec.display_name}.")
+        return EXIT_OK
+    if action == "list":
+        usable, backend = store.backend_status()
+        print(f"keyring: {backend if usable else 'unavailable (' + backend + ')'}")
+        width = max(len(s.name) for s in PROVIDERS)
+        for spec in PROVIDERS:
+            key = store.resolve(spec.name, config)
+            where = key.detail if key.found else ("not needed" if not spec.needs_key else "not set")
+            print(f"{spec.name.ljust(width)}  {where}")
+        return EXIT_OK
+    if action == "migrate":
+        path = config_origin(config).path
+        if not path.exists():
+            print(f"{path} does not exist; nothing to migrate.")
+            return EXIT_OK
+        try:
+            report = migrate_plaintext_keys(path, store)
+        except KeyringUnavailable as exc:
+            return fail(f"{exc}\nNothing was changed.", EXIT_FAILED)
+        except ConfigError as exc:
+            return fail(f"cannot migrate: {exc}\nThe file was not changed.")
+        if not report.moved and not report.skipped:
+            print(f"No plaintext keys in {path}.")
+        for name in report.moved:
+            print(f"moved: {name} (now in the OS keyring; removed from {path.name})")
+        for name, reason in report.skipped:
+            print(f"left in place: {name}: {reason}")
+        if report.moved:
+            print("Note: the original nanobot reads keys only from config.json; give it a "
+                  "${VAR} reference if you still run it.")
+        return EXIT_FAILED if report.skipped else EXIT_OK
+    return fail(f"unknown keys action {action}")

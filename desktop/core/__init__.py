@@ -1,0 +1,1 @@
+"""Everything that works without Qt. Nothing under this package may import Qt."""

@@ -1,0 +1,1 @@
+"""Message bus: InboundMessage / OutboundMessage and the asyncio MessageBus (agent-core issue)."""

@@ -1,0 +1,1 @@
+"""Configuration: schema, loading and saving, paths, and secrets in the OS keyring."""

@@ -1,0 +1,271 @@
+"""Load and save ``config.json``.
+
+Loading: JSON → ``NANOBOT_`` environment overrides (``__`` nests) → ``${VAR}`` references
+resolved → pydantic validation. Errors name the file, the line and the field. Saving is atomic,
+writes camelCase, keeps unknown keys, and writes back ``${VAR}`` references and the file's own
+values where an environment override was in force, so neither resolved secrets nor temporary
+overrides ever reach the disk. A file that is not valid JSON is never overwritten.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+from pydantic.alias_generators import to_camel, to_snake
+
+from desktop.core.config.errors import ConfigError
+from desktop.core.config.paths import default_config_path
+from desktop.core.config.schema import Config
+from desktop.core.utils.atomic import atomic_write_text
+from desktop.core.utils.redact import register_secret
+
+log = logging.getLogger(__name__)
+
+ENV_PREFIX = "NANOBOT_"
+_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_MISSING = object()
+_TOP_LEVEL = set(Config.model_fields)
+
+JsonPath = tuple[str, ...]
+
+
+@dataclass
+class ConfigOrigin:
+    """Where a loaded config came from and what must not be written back as-is.
+
+    Attributes:
+        path: The config file.
+        existed: Whether the file existed at load time.
+        preserved: Paths whose on-disk value differs from the effective one: the file's raw
+            value (``${VAR}`` text, or the value under an env override) and the effective value.
+        warnings: Non-fatal problems found while loading (e.g. an unset ``${VAR}``).
+    """
+
+    path: Path
+    existed: bool = False
+    preserved: dict[JsonPath, tuple[Any, Any]] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+
+def _key_in(mapping: Mapping[str, Any], name: str) -> str:
+    """Return the key of ``mapping`` that spells ``name`` (camel or snake), else camelCase."""
+    for candidate in (name, to_camel(name), to_snake(name)):
+        if candidate in mapping:
+            return candidate
+    return to_camel(name)
+
+
+def _get(data: Any, path: JsonPath) -> Any:
+    for part in path:
+        if not isinstance(data, dict) or part not in data:
+            return _MISSING
+        data = data[part]
+    return data
+
+
+def _apply_env(data: dict[str, Any], environ: Mapping[str, str], origin: ConfigOrigin) -> None:
+    """Apply ``NANOBOT_SECTION__SUB__KEY=value`` overrides in place."""
+    for name in sorted(environ):
+        if not name.startswith(ENV_PREFIX):
+            continue
+        parts = [p.lower() for p in name[len(ENV_PREFIX) :].split("__") if p]
+        if not parts or to_snake(parts[0]) not in _TOP_LEVEL:
+            continue
+        node = data
+        path: list[str] = []
+        for part in parts[:-1]:
+            key = _key_in(node, part)
+            path.append(key)
+            child = node.get(key)
+            if not isinstance(child, dict):
+                child = {}
+                node[key] = child
+            node = child
+        key = _key_in(node, parts[-1])
+        path.append(key)
+        raw_value = environ[name]
+        try:
+            value: Any = json.loads(raw_value)
+        except ValueError:
+            value = raw_value
+        origin.preserved[tuple(path)] = (node.get(key, _MISSING), value)
+        node[key] = value
+
+
+def _resolve_refs(node: Any, path: JsonPath, environ: Mapping[str, str], origin: ConfigOrigin) -> Any:
+    """Replace ``${VAR}`` in every string, remembering the raw text for saving."""
+    if isinstance(node, dict):
+        return {k: _resolve_refs(v, path + (k,), environ, origin) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_resolve_refs(v, path + (str(i),), environ, origin) for i, v in enumerate(node)]
+    if isinstance(node, str) and _REF.search(node):
+
+        def sub(match: re.Match[str]) -> str:
+            var = match.group(1)
+            if var not in environ:
+                origin.warnings.append(
+                    f"{'.'.join(path)}: environment variable {var} is not set; using an empty value"
+                )
+                return ""
+            return environ[var]
+
+        resolved = _REF.sub(sub, node)
+        if path not in origin.preserved:
+            origin.preserved[path] = (node, resolved)
+        return resolved
+    return node
+
+
+def _locate(text: str, loc: tuple[Any, ...]) -> int | None:
+    """Best-effort 1-based line of the JSON key at ``loc`` (a pydantic error location)."""
+    pos = 0
+    found: int | None = None
+    for part in loc:
+        if not isinstance(part, str):
+            continue
+        for candidate in dict.fromkeys((part, to_camel(part), to_snake(part))):
+            match = re.compile(r'"' + re.escape(candidate) + r'"\s*:').search(text, pos)
+            if match:
+                pos = match.end()
+                found = text.count("\n", 0, match.start()) + 1
+                break
+    return found
+
+
+def _validation_error(path: Path, text: str, exc: ValidationError) -> ConfigError:
+    first = exc.errors()[0]
+    loc = tuple(first.get("loc", ()))
+    dotted = ".".join(str(p) for p in loc)
+    more = f" (and {exc.error_count() - 1} more problem(s))" if exc.error_count() > 1 else ""
+    line = _locate(text, loc) if text else None
+    return ConfigError(path, f"{first.get('msg', 'invalid value')}{more}", line=line, field=dotted or None)
+
+
+def read_json_object(path: Path) -> tuple[dict[str, Any], str]:
+    """Read ``path`` as a JSON object, raising :class:`ConfigError` with the line on failure."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(path, f"not UTF-8 text ({exc.reason})") from None
+    except OSError as exc:
+        raise ConfigError(path, f"cannot read: {exc.strerror or exc}") from None
+    if not text.strip():
+        return {}, text
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(path, f"invalid JSON: {exc.msg} (column {exc.colno})", line=exc.lineno) from None
+    if not isinstance(data, dict):
+        raise ConfigError(path, "the top level must be a JSON object", line=1)
+    return data, text
+
+
+def load_config(
+    path: Path | None = None,
+    *,
+    environ: Mapping[str, str] | None = None,
+    workspace: Path | None = None,
+) -> Config:
+    """Load a config file (defaults when it does not exist).
+
+    Args:
+        path: The file; ``~/.nanobot/config.json`` when ``None``.
+        environ: Environment for overrides and ``${VAR}`` references (``os.environ`` by default).
+        workspace: A workspace that overrides the configured one for this run (``--workspace``).
+
+    Returns:
+        The validated config. ``config_origin(config)`` tells where it came from.
+
+    Raises:
+        ConfigError: The file is unreadable, not JSON, or does not fit the schema.
+    """
+    path = (path or default_config_path()).expanduser()
+    env = os.environ if environ is None else environ
+    origin = ConfigOrigin(path=path, existed=path.exists())
+    data, text = read_json_object(path) if origin.existed else ({}, "")
+    _apply_env(data, env, origin)
+    data = _resolve_refs(data, (), env, origin)
+    try:
+        config = Config.model_validate(data)
+    except ValidationError as exc:
+        raise _validation_error(path, text, exc) from None
+    if workspace is not None:
+        ws_key = ("agents", "defaults", "workspace")
+        previous = origin.preserved.get(ws_key, (_get(data, ws_key), None))[0]
+        origin.preserved[ws_key] = (previous, str(workspace))
+        config.agents.defaults.workspace = str(workspace)
+    for name in type(config.providers).model_fields:
+        section = config.provider_config(name)
+        if section and section.api_key:
+            register_secret(section.api_key)
+    for warning in origin.warnings:
+        log.warning("%s: %s", path, warning)
+    config._origin = origin
+    return config
+
+
+def config_origin(config: Config) -> ConfigOrigin:
+    """Return the origin recorded by :func:`load_config` (a fresh one for unsaved configs)."""
+    if config._origin is None:
+        config._origin = ConfigOrigin(path=default_config_path())
+    return config._origin
+
+
+def _set(data: dict[str, Any], path: JsonPath, value: Any) -> None:
+    node = data
+    for part in path[:-1]:
+        child = node.get(part)
+        if not isinstance(child, dict):
+            return
+        node = child
+    if value is _MISSING:
+        node.pop(path[-1], None)
+    else:
+        node[path[-1]] = value
+
+
+def _camel_path(path: JsonPath) -> JsonPath:
+    return tuple(to_camel(p) if "_" in p else p for p in path)
+
+
+def config_to_json(config: Config) -> dict[str, Any]:
+    """The JSON object to write for ``config``, with preserved raw values restored."""
+    data = config.model_dump(mode="json", by_alias=True)
+    for raw_path, (raw, effective) in config_origin(config).preserved.items():
+        current = _get(data, _camel_path(raw_path))
+        if current is _MISSING:
+            current = _get(data, raw_path)
+            target = raw_path
+        else:
+            target = _camel_path(raw_path)
+        if current == effective:
+            if raw is _MISSING:
+                raw = _get(Config().model_dump(mode="json", by_alias=True), target)
+            _set(data, target, raw)
+    return data
+
+
+def save_config(config: Config, path: Path | None = None) -> Path:
+    """Write ``config`` atomically (camelCase, unknown keys kept, references kept).
+
+    Raises:
+        ConfigError: The file on disk is not valid JSON: it is left untouched so the user can
+            repair it, and nothing is written.
+    """
+    origin = config_origin(config)
+    target = (path or origin.path).expanduser()
+    if target.exists():
+        read_json_object(target)  # refuse to overwrite a malformed file
+    text = json.dumps(config_to_json(config), indent=2, ensure_ascii=False) + "\n"
+    atomic_write_text(target, text, mode=0o600)
+    origin.path = target
+    origin.existed = True
+    return target

@@ -1,0 +1,308 @@
+"""Pydantic v2 schema of nanobot's ``config.json``.
+
+camelCase on disk, snake_case accepted on load. Every model keeps keys it does not know
+(``extra="allow"``) so a config written by a newer nanobot survives a load/save round trip.
+
+Compatibility rule learned from nanobot-ai 0.3.5: it rejects unknown *top-level* keys but
+ignores unknown nested ones. Settings that only nanobot Desktop uses therefore live inside
+existing sections (e.g. ``agents.defaults.requestTimeoutS``), never at the top level.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
+from pydantic.alias_generators import to_camel
+
+from desktop.core.config.timezone import is_valid_timezone, system_timezone
+
+
+class Base(BaseModel):
+    """Base for every config section: camelCase aliases, snake_case accepted, extras kept."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        populate_by_name=True,
+        extra="allow",
+        validate_assignment=True,
+    )
+
+
+class DreamConfig(Base):
+    """Dream: periodic distillation of history into long-term memory."""
+
+    enabled: bool = True
+    interval_h: int = Field(default=2, ge=1)
+    max_batch_size: int = Field(default=20, ge=1)
+    max_iterations: int = Field(default=10, ge=1)
+    token_budget: int = Field(default=60_000, ge=1_000)
+    model_override: str | None = None
+
+
+class AgentDefaults(Base):
+    """Defaults for every agent run."""
+
+    workspace: str = "~/.nanobot/workspace"
+    model: str = "anthropic/claude-opus-4-5"
+    provider: str = "auto"
+    max_tokens: int = Field(default=8192, ge=1)
+    context_window_tokens: int = Field(default=65_536, ge=1_024)
+    temperature: float = Field(default=0.1, ge=0.0, le=2.0)
+    max_tool_iterations: int = Field(default=200, ge=1)
+    max_tool_result_chars: int = Field(default=16_000, ge=100)
+    max_concurrent_subagents: int = Field(default=4, ge=1)
+    reasoning_effort: str | None = None
+    timezone: str | None = None
+    request_timeout_s: float = Field(default=120.0, gt=0)
+    stream_idle_timeout_s: float = Field(default=60.0, gt=0)
+    dream: DreamConfig = Field(default_factory=DreamConfig)
+
+    @field_validator("timezone")
+    @classmethod
+    def _check_timezone(cls, value: str | None) -> str | None:
+        if value and not is_valid_timezone(value):
+            raise ValueError(f"unknown timezone {value!r} (use an IANA name like 'Europe/Berlin')")
+        return value or None
+
+    @property
+    def effective_timezone(self) -> str:
+        """The configured timezone, or the system zone when unset."""
+        return self.timezone or system_timezone()
+
+
+class AgentsConfig(Base):
+    """The ``agents`` section."""
+
+    defaults: AgentDefaults = Field(default_factory=AgentDefaults)
+
+
+class ProviderConfig(Base):
+    """Credentials and endpoint of one LLM provider.
+
+    ``api_key`` is read for compatibility (and migrated into the keyring); nanobot Desktop never
+    writes a key here.
+    """
+
+    api_key: str | None = None
+    api_base: str | None = None
+    extra_headers: dict[str, str] | None = None
+
+
+def _provider() -> ProviderConfig:
+    return ProviderConfig()
+
+
+class ProvidersConfig(Base):
+    """One section per provider in the registry; other providers are kept as extras."""
+
+    custom: ProviderConfig = Field(default_factory=_provider)
+    anthropic: ProviderConfig = Field(default_factory=_provider)
+    openai: ProviderConfig = Field(default_factory=_provider)
+    openrouter: ProviderConfig = Field(default_factory=_provider)
+    deepseek: ProviderConfig = Field(default_factory=_provider)
+    gemini: ProviderConfig = Field(default_factory=_provider)
+    groq: ProviderConfig = Field(default_factory=_provider)
+    moonshot: ProviderConfig = Field(default_factory=_provider)
+    minimax: ProviderConfig = Field(default_factory=_provider)
+    zhipu: ProviderConfig = Field(default_factory=_provider)
+    dashscope: ProviderConfig = Field(default_factory=_provider)
+    siliconflow: ProviderConfig = Field(default_factory=_provider)
+    volcengine: ProviderConfig = Field(default_factory=_provider)
+    aihubmix: ProviderConfig = Field(default_factory=_provider)
+    mistral: ProviderConfig = Field(default_factory=_provider)
+    vllm: ProviderConfig = Field(default_factory=_provider)
+    ollama: ProviderConfig = Field(default_factory=_provider)
+    lm_studio: ProviderConfig = Field(default_factory=_provider)
+
+
+class ChannelBase(Base):
+    """Fields every chat channel has."""
+
+    enabled: bool = False
+    allow_from: list[str] = Field(default_factory=list)
+
+
+class TelegramConfig(ChannelBase):
+    """Telegram bot."""
+
+    token: str = ""
+    proxy: str | None = None
+    reply_to_message: bool = False
+
+
+class DiscordConfig(ChannelBase):
+    """Discord bot."""
+
+    token: str = ""
+    group_policy: Literal["mention", "open"] = "mention"
+
+
+class SlackConfig(ChannelBase):
+    """Slack app in socket mode."""
+
+    bot_token: str = ""
+    app_token: str = ""
+    reply_in_thread: bool = True
+    group_policy: str = "mention"
+
+
+class FeishuConfig(ChannelBase):
+    """Feishu / Lark over a WebSocket long connection."""
+
+    app_id: str = ""
+    app_secret: str = ""
+    encrypt_key: str = ""
+    verification_token: str = ""
+
+
+class DingTalkConfig(ChannelBase):
+    """DingTalk in stream mode."""
+
+    client_id: str = ""
+    client_secret: str = ""
+
+
+class EmailConfig(ChannelBase):
+    """Email: IMAP in, SMTP out."""
+
+    consent_granted: bool = False
+    imap_host: str = ""
+    imap_port: int = 993
+    imap_username: str = ""
+    imap_password: str = ""
+    smtp_host: str = ""
+    smtp_port: int = 587
+    smtp_username: str = ""
+    smtp_password: str = ""
+    from_address: str = ""
+
+
+class MatrixConfig(ChannelBase):
+    """Matrix (Element)."""
+
+    homeserver: str = "https://matrix.org"
+    user_id: str = ""
+    access_token: str = ""
+
+
+class QQConfig(ChannelBase):
+    """QQ bot."""
+
+    app_id: str = ""
+    secret: str = ""
+
+
+class WhatsAppConfig(ChannelBase):
+    """WhatsApp through a bridge."""
+
+    bridge_url: str = "ws://localhost:3001"
+    bridge_token: str = ""
+
+
+class ChannelsConfig(Base):
+    """The ``channels`` section: global flags plus one section per channel."""
+
+    send_progress: bool = True
+    send_tool_hints: bool = False
+    telegram: TelegramConfig = Field(default_factory=TelegramConfig)
+    discord: DiscordConfig = Field(default_factory=DiscordConfig)
+    slack: SlackConfig = Field(default_factory=SlackConfig)
+    feishu: FeishuConfig = Field(default_factory=FeishuConfig)
+    dingtalk: DingTalkConfig = Field(default_factory=DingTalkConfig)
+    email: EmailConfig = Field(default_factory=EmailConfig)
+    matrix: MatrixConfig = Field(default_factory=MatrixConfig)
+    qq: QQConfig = Field(default_factory=QQConfig)
+    whatsapp: WhatsAppConfig = Field(default_factory=WhatsAppConfig)
+
+
+class HeartbeatConfig(Base):
+    """Periodic HEARTBEAT.md check."""
+
+    enabled: bool = True
+    interval_s: int = Field(default=1800, ge=60)
+
+
+class GatewayConfig(Base):
+    """The headless gateway."""
+
+    host: str = "127.0.0.1"
+    port: int = 18790
+    heartbeat: HeartbeatConfig = Field(default_factory=HeartbeatConfig)
+
+
+class WebSearchConfig(Base):
+    """Web search: keyless DuckDuckGo by default, Brave when a key is set."""
+
+    provider: str = "duckduckgo"
+    api_key: str = ""
+    max_results: int = Field(default=5, ge=1, le=20)
+
+
+class WebToolsConfig(Base):
+    """Web tools."""
+
+    proxy: str | None = None
+    search: WebSearchConfig = Field(default_factory=WebSearchConfig)
+
+
+class ExecToolConfig(Base):
+    """The shell ``exec`` tool."""
+
+    timeout: int = Field(default=60, ge=1, le=600)
+    path_append: str = ""
+    allowed_env_keys: list[str] = Field(default_factory=list)
+    allow_patterns: list[str] = Field(default_factory=list)
+    deny_patterns: list[str] = Field(default_factory=list)
+
+
+class MCPServerConfig(Base):
+    """One MCP server, in the Claude-Desktop-compatible shape."""
+
+    type: Literal["stdio", "sse", "streamableHttp"] | None = None
+    command: str = ""
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+    url: str = ""
+    headers: dict[str, str] = Field(default_factory=dict)
+    tool_timeout: int = Field(default=30, ge=1)
+    enabled_tools: list[str] = Field(default_factory=lambda: ["*"])
+
+
+class ToolsConfig(Base):
+    """The ``tools`` section."""
+
+    web: WebToolsConfig = Field(default_factory=WebToolsConfig)
+    exec: ExecToolConfig = Field(default_factory=ExecToolConfig)
+    restrict_to_workspace: bool = False
+    mcp_servers: dict[str, MCPServerConfig] = Field(default_factory=dict)
+
+
+class Config(Base):
+    """Root of ``config.json``."""
+
+    agents: AgentsConfig = Field(default_factory=AgentsConfig)
+    channels: ChannelsConfig = Field(default_factory=ChannelsConfig)
+    providers: ProvidersConfig = Field(default_factory=ProvidersConfig)
+    gateway: GatewayConfig = Field(default_factory=GatewayConfig)
+    tools: ToolsConfig = Field(default_factory=ToolsConfig)
+
+    _origin: Any = PrivateAttr(default=None)
+
+    @property
+    def workspace_path(self) -> Path:
+        """The workspace folder with ``~`` expanded."""
+        return Path(self.agents.defaults.workspace).expanduser()
+
+    def provider_config(self, name: str) -> ProviderConfig | None:
+        """Return the section of provider ``name`` (registry name, snake_case), if any."""
+        section = getattr(self.providers, name, None)
+        if isinstance(section, ProviderConfig):
+            return section
+        extra = (self.providers.model_extra or {}).get(to_camel(name)) or (
+            self.providers.model_extra or {}
+        ).get(name)
+        if isinstance(extra, dict):
+            return ProviderConfig.model_validate(extra)
+        return None

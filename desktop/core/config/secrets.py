@@ -1,0 +1,239 @@
+"""Provider keys in the OS keyring.
+
+One keyring entry per provider under the service ``nanobot-desktop`` (username = registry name).
+Lookup order for a provider's key: the keyring (or a key held for this session only when no
+keyring exists), then the config's ``apiKey`` (a ``${VAR}`` reference or, for old configs, a
+plaintext value), then the provider's standard environment variable. Keys are handed to each
+call; they are never put into ``os.environ``.
+
+Every keyring call runs in a daemon thread with a timeout: a locked wallet can block for tens
+of seconds and must neither freeze the event loop nor keep the process alive at exit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Literal, TypeVar
+
+from desktop.core.config.loader import config_origin
+from desktop.core.config.schema import Config
+from desktop.core.providers.registry import find_by_name
+from desktop.core.utils.redact import redact, register_secret
+from desktop.core.utils.threads import start_daemon
+
+SERVICE = "nanobot-desktop"
+SERVICE_ENV = "NANOBOT_DESKTOP_KEYRING_SERVICE"  # another service name (tests, second profile)
+DEFAULT_TIMEOUT = 10.0
+T = TypeVar("T")
+
+KeySource = Literal["keyring", "session", "config-ref", "config", "env", "none"]
+
+
+class KeyringUnavailable(RuntimeError):
+    """No usable OS keyring (or it did not answer in time). The message says what to do."""
+
+
+_NO_KEYRING_HELP = (
+    "No usable OS keyring on this system ({detail}). Keys can instead come from an environment "
+    "variable (e.g. {env} or an \"apiKey\": \"${{MY_VAR}}\" reference in config.json), or be "
+    "held for this session only."
+)
+
+
+@dataclass(frozen=True)
+class ResolvedKey:
+    """A provider key and where it came from. ``repr`` never shows the value."""
+
+    provider: str
+    value: str | None = field(repr=False, default=None)
+    source: KeySource = "none"
+    detail: str = ""
+
+    @property
+    def found(self) -> bool:
+        """Whether a non-empty key was found."""
+        return bool(self.value)
+
+
+class SecretStore:
+    """Keys per provider: the OS keyring, with a session-only fallback.
+
+    Args:
+        service: Keyring service name; default ``$NANOBOT_DESKTOP_KEYRING_SERVICE`` or
+            ``nanobot-desktop``.
+        timeout: Seconds to wait for any keyring call.
+    """
+
+    def __init__(self, service: str | None = None, *, timeout: float = DEFAULT_TIMEOUT) -> None:
+        self.service = service or os.environ.get(SERVICE_ENV) or SERVICE
+        self.timeout = timeout
+        self._session: dict[str, str] = {}
+        self._backend_checked: tuple[bool, str] | None = None
+
+    # -- plumbing -------------------------------------------------------------------------
+    def _call(self, fn: Callable[[], T]) -> T:
+        try:
+            return start_daemon(fn, "keyring-call").result(self.timeout)
+        except concurrent.futures.TimeoutError:
+            # A wallet that hangs once will hang again: stop asking for this session.
+            self._backend_checked = (False, f"timed out after {self.timeout:g} s")
+            raise KeyringUnavailable(
+                f"The OS keyring did not answer within {self.timeout:g} s (is the wallet locked?)."
+            ) from None
+        except KeyringUnavailable:
+            raise
+        except Exception as exc:
+            raise self._translate(exc) from None
+
+    def _translate(self, exc: Exception) -> KeyringUnavailable:
+        return KeyringUnavailable(
+            _NO_KEYRING_HELP.format(detail=redact(f"{type(exc).__name__}: {exc}"), env="OPENAI_API_KEY")
+        )
+
+    def _probe(self) -> tuple[bool, str]:
+        import keyring
+        from keyring.backends import fail
+
+        backend = keyring.get_keyring()
+        name = f"{type(backend).__module__}.{type(backend).__name__}"
+        try:
+            priority = float(backend.priority)  # type: ignore[attr-defined]
+        except Exception:
+            priority = 0.0
+        usable = not isinstance(backend, fail.Keyring) and "null" not in name.lower() and priority > 0
+        chained = getattr(backend, "backends", None)
+        if chained is not None and not chained:
+            usable = False
+        return usable, name
+
+    # -- backend --------------------------------------------------------------------------
+    def backend_status(self) -> tuple[bool, str]:
+        """``(usable, backend name)``; cached after the first probe."""
+        if self._backend_checked is None:
+            try:
+                self._backend_checked = self._call(self._probe)
+            except KeyringUnavailable as exc:
+                self._backend_checked = (False, str(exc))
+        return self._backend_checked
+
+    def _require_backend(self, env_hint: str = "OPENAI_API_KEY") -> None:
+        usable, name = self.backend_status()
+        if not usable:
+            raise KeyringUnavailable(_NO_KEYRING_HELP.format(detail=name, env=env_hint))
+
+    # -- sync API (CLI) -------------------------------------------------------------------
+    def get(self, provider: str) -> str | None:
+        """The key stored for ``provider`` (keyring or session), or ``None``."""
+        if provider in self._session:
+            return self._session[provider]
+        if not self.backend_status()[0]:
+            return None
+        import keyring
+
+        value = self._call(lambda: keyring.get_password(self.service, provider))
+        register_secret(value)
+        return value or None
+
+    def set(self, provider: str, value: str) -> None:
+        """Store a key in the keyring.
+
+        Raises:
+            KeyringUnavailable: No keyring; nothing was stored (see :meth:`set_session`).
+            ValueError: Empty key.
+        """
+        value = value.strip()
+        if not value:
+            raise ValueError("the key is empty")
+        register_secret(value)
+        spec = find_by_name(provider)
+        self._require_backend(spec.env_key if spec and spec.env_key else "OPENAI_API_KEY")
+        import keyring
+
+        self._call(lambda: keyring.set_password(self.service, provider, value))
+        self._session.pop(provider, None)
+
+    def set_session(self, provider: str, value: str) -> None:
+        """Hold a key in memory for this session only (no keyring needed)."""
+        value = value.strip()
+        if not value:
+            raise ValueError("the key is empty")
+        register_secret(value)
+        self._session[provider] = value
+
+    def delete(self, provider: str) -> bool:
+        """Remove a stored key; returns whether one existed."""
+        existed = self._session.pop(provider, None) is not None
+        if not self.backend_status()[0]:
+            return existed
+        import keyring
+        from keyring.errors import PasswordDeleteError
+
+        def remove() -> bool:
+            try:
+                keyring.delete_password(self.service, provider)
+            except PasswordDeleteError:
+                return False
+            return True
+
+        return self._call(remove) or existed
+
+    # -- async API (GUI, agent) -----------------------------------------------------------
+    async def aget(self, provider: str) -> str | None:
+        """Async :meth:`get`; runs in a worker thread, bounded by the timeout."""
+        return await asyncio.to_thread(self.get, provider)
+
+    async def aset(self, provider: str, value: str) -> None:
+        """Async :meth:`set`."""
+        await asyncio.to_thread(self.set, provider, value)
+
+    async def adelete(self, provider: str) -> bool:
+        """Async :meth:`delete`."""
+        return await asyncio.to_thread(self.delete, provider)
+
+    # -- resolution -----------------------------------------------------------------------
+    def resolve(
+        self, provider: str, config: Config, environ: Mapping[str, str] | None = None
+    ) -> ResolvedKey:
+        """Find ``provider``'s key: keyring/session, then config, then the standard env var."""
+        env = os.environ if environ is None else environ
+        if provider in self._session:
+            return ResolvedKey(provider, self._session[provider], "session", "held for this session")
+        try:
+            stored = self.get(provider)
+        except KeyringUnavailable:
+            stored = None
+        if stored:
+            return ResolvedKey(provider, stored, "keyring", f"keyring {self.service}/{provider}")
+        section = config.provider_config(provider)
+        if section and section.api_key:
+            preserved = config_origin(config).preserved
+            raw = next(
+                (raw for path, (raw, _eff) in preserved.items()
+                 if len(path) == 3 and path[0] == "providers" and path[1] in (provider, _camel(provider))
+                 and path[2] in ("apiKey", "api_key") and isinstance(raw, str)),
+                None,
+            )
+            if raw and "${" in raw:
+                return ResolvedKey(provider, section.api_key, "config-ref", f"config.json reference {raw}")
+            return ResolvedKey(provider, section.api_key, "config", "config.json (plaintext; run 'keys migrate')")
+        spec = find_by_name(provider)
+        if spec and spec.env_key and env.get(spec.env_key):
+            value = env[spec.env_key]
+            register_secret(value)
+            return ResolvedKey(provider, value, "env", f"environment variable {spec.env_key}")
+        return ResolvedKey(provider)
+
+    async def aresolve(
+        self, provider: str, config: Config, environ: Mapping[str, str] | None = None
+    ) -> ResolvedKey:
+        """Async :meth:`resolve` (the keyring part runs in a thread)."""
+        return await asyncio.to_thread(self.resolve, provider, config, environ)
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)

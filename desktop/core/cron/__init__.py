@@ -1,0 +1,1 @@
+"""Cron service and scheduled jobs (scheduling issue)."""

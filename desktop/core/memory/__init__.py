@@ -1,0 +1,1 @@
+"""MemoryStore, Consolidator, Dream and the git timeline (memory issue)."""

@@ -1,0 +1,100 @@
+"""Build the provider for a config: choose it, find its key, configure timeouts."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from desktop.core.config.schema import Config
+from desktop.core.config.secrets import ResolvedKey, SecretStore
+from desktop.core.providers.litellm_provider import LiteLLMProvider
+from desktop.core.providers.matching import ProviderChoice, choose_provider
+
+
+class MissingKeyError(LookupError):
+    """The chosen provider needs a key and none was found. The message says how to add one."""
+
+
+@dataclass(frozen=True)
+class BuiltProvider:
+    """A ready provider with the routing and key facts behind it (for ``status``)."""
+
+    provider: LiteLLMProvider
+    choice: ProviderChoice
+    key: ResolvedKey
+
+
+def resolve_choice(
+    config: Config,
+    store: SecretStore,
+    *,
+    model: str | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> tuple[ProviderChoice, ResolvedKey]:
+    """Choose the provider for ``model`` and resolve its key (blocking: keyring calls)."""
+    cache: dict[str, ResolvedKey] = {}
+
+    def resolved(name: str) -> ResolvedKey:
+        if name not in cache:
+            cache[name] = store.resolve(name, config, environ)
+        return cache[name]
+
+    choice = choose_provider(
+        config, model, has_key=lambda name: resolved(name).found, key_for=lambda name: resolved(name).value
+    )
+    return choice, resolved(choice.section)
+
+
+def build_provider(
+    config: Config,
+    store: SecretStore,
+    *,
+    model: str | None = None,
+    environ: Mapping[str, str] | None = None,
+    **options: Any,
+) -> BuiltProvider:
+    """Choose, key and configure the provider for ``model`` (default: the configured model).
+
+    Args:
+        config: Loaded config.
+        store: Where keys live.
+        model: Model name; the configured default when ``None``.
+        environ: Environment for the env-var fallback.
+        **options: Extra :class:`LiteLLMProvider` arguments (e.g. ``retry_delays``).
+
+    Raises:
+        ProviderNotFound: No provider fits.
+        MissingKeyError: The provider needs a key and none is available.
+    """
+    choice, key = resolve_choice(config, store, model=model, environ=environ)
+    if choice.spec.needs_key and not key.found:
+        env = f" or set {choice.spec.env_key}" if choice.spec.env_key else ""
+        raise MissingKeyError(
+            f"No API key for {choice.spec.display_name}. Store one with "
+            f"'nanobot-desktop keys set {choice.section}'{env}."
+        )
+    defaults = config.agents.defaults
+    provider = LiteLLMProvider(
+        choice,
+        api_key=key.value,
+        max_tokens=defaults.max_tokens,
+        temperature=defaults.temperature,
+        request_timeout=defaults.request_timeout_s,
+        stream_idle_timeout=defaults.stream_idle_timeout_s,
+        **options,
+    )
+    return BuiltProvider(provider, choice, key)
+
+
+async def abuild_provider(
+    config: Config,
+    store: SecretStore,
+    *,
+    model: str | None = None,
+    environ: Mapping[str, str] | None = None,
+    **options: Any,
+) -> BuiltProvider:
+    """:func:`build_provider` in a worker thread (keyring calls must not block the loop)."""
+    return await asyncio.to_thread(build_provider, config, store, model=model, environ=environ, **options)

@@ -1,0 +1,348 @@
+"""The one module that imports LiteLLM (lazily: the import costs seconds).
+
+Only ``litellm.acompletion`` is used. LiteLLM's and the OpenAI client's own retries are off
+(``num_retries=0``, ``max_retries=0``): :mod:`desktop.core.providers.retry` is the single retry
+layer. Every call has our own request timeout, and streams an idle watchdog; cancelling a call
+closes the HTTP stream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import inspect
+import logging
+import os
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+from desktop.core.providers.base import (
+    LLMError,
+    LLMProvider,
+    LLMResponse,
+    StreamCallback,
+    StreamDelta,
+    ToolCallRequest,
+    Usage,
+)
+from desktop.core.providers.matching import ProviderChoice
+from desktop.core.providers.retry import DEFAULT_DELAYS, classify, next_delay
+from desktop.core.providers.sanitize import (
+    apply_prompt_caching,
+    parse_tool_arguments,
+    sanitize_messages,
+    split_think,
+)
+from desktop.core.providers.think import ThinkSplitter
+from desktop.core.providers.tokens import ensure_offline_tiktoken
+from desktop.core.utils.redact import register_secret
+
+log = logging.getLogger(__name__)
+_litellm: Any = None
+
+
+def import_litellm() -> Any:
+    """Import and configure LiteLLM once (offline cost map and tokenizers, quiet logs)."""
+    global _litellm
+    if _litellm is None:
+        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+        ensure_offline_tiktoken()
+        import litellm
+
+        litellm.suppress_debug_info = True
+        litellm.drop_params = True
+        if hasattr(litellm, "telemetry"):
+            litellm.telemetry = False
+        _litellm = litellm
+    return _litellm
+
+
+def _get(obj: Any, name: str, default: Any = None) -> Any:
+    if obj is None:
+        return default
+    if isinstance(obj, dict):
+        return obj.get(name, default)
+    return getattr(obj, name, default)
+
+
+async def _emit(callback: StreamCallback | None, delta: StreamDelta) -> None:
+    if callback is None:
+        return
+    result = callback(delta)
+    if inspect.isawaitable(result):
+        await result
+
+
+class LiteLLMProvider(LLMProvider):
+    """Chat completions through LiteLLM for any provider in the registry.
+
+    Args:
+        choice: The provider and model routing from :func:`choose_provider`.
+        api_key: The key for this provider (``None`` for keyless servers).
+        max_tokens: Default completion limit.
+        temperature: Default temperature.
+        request_timeout: Seconds for a whole non-streaming call, or until a stream starts.
+        stream_idle_timeout: Seconds a stream may stay silent before it is abandoned.
+        retry_delays: Backoff before each retry; its length is the number of retries.
+    """
+
+    def __init__(
+        self,
+        choice: ProviderChoice,
+        *,
+        api_key: str | None = None,
+        max_tokens: int = 8192,
+        temperature: float = 0.1,
+        request_timeout: float = 120.0,
+        stream_idle_timeout: float = 60.0,
+        retry_delays: Sequence[float] = DEFAULT_DELAYS,
+    ) -> None:
+        self.choice = choice
+        self._api_key = api_key
+        register_secret(api_key)
+        self.max_tokens = max_tokens
+        self.temperature = temperature
+        self.request_timeout = request_timeout
+        self.stream_idle_timeout = stream_idle_timeout
+        self.retry_delays = tuple(retry_delays)
+
+    def __repr__(self) -> str:
+        return f"LiteLLMProvider(provider={self.choice.spec.name!r}, model={self.choice.model!r})"
+
+    @property
+    def model(self) -> str:
+        """The routed default model."""
+        return self.choice.model
+
+    # -- request --------------------------------------------------------------------------
+    def _kwargs(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        *,
+        model: str | None,
+        max_tokens: int | None,
+        temperature: float | None,
+        tool_choice: str | dict[str, Any] | None,
+        reasoning_effort: str | None,
+        stream: bool,
+    ) -> dict[str, Any]:
+        spec = self.choice.spec
+        clean = sanitize_messages(messages)
+        if spec.supports_prompt_caching:
+            clean, tools = apply_prompt_caching(clean, tools)
+        kwargs: dict[str, Any] = {
+            "model": model or self.choice.model,
+            "messages": clean,
+            "max_tokens": max_tokens or self.max_tokens,
+            "temperature": self.temperature if temperature is None else temperature,
+            "timeout": self.request_timeout,
+            "num_retries": 0,
+            "max_retries": 0,
+            "stream": stream,
+        }
+        kwargs.update(self.choice.params)
+        if tools:
+            kwargs["tools"] = tools
+            if tool_choice is not None:
+                kwargs["tool_choice"] = tool_choice
+        if self._api_key:
+            kwargs["api_key"] = self._api_key
+        elif not spec.needs_key:
+            kwargs["api_key"] = "no-key"  # OpenAI-compatible clients insist on some value
+        if self.choice.api_base:
+            kwargs["api_base"] = self.choice.api_base
+        if self.choice.extra_headers:
+            kwargs["extra_headers"] = dict(self.choice.extra_headers)
+        if reasoning_effort:
+            kwargs["reasoning_effort"] = reasoning_effort
+        if stream:
+            kwargs["stream_options"] = {"include_usage": True}
+        return kwargs
+
+    async def _retrying(
+        self,
+        attempt_fn: Callable[[int], Awaitable[LLMResponse]],
+        before_retry: Callable[[], Awaitable[None]] | None = None,
+    ) -> LLMResponse:
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                response = await attempt_fn(attempt)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                error = classify(exc, attempt)
+                error.attempts = attempt
+                delay = next_delay(error, attempt, self.retry_delays)
+                if delay is None:
+                    raise error from None
+                log.warning("model call attempt %d failed (%s); retrying in %.1fs", attempt, error.kind, delay)
+                await asyncio.sleep(delay)
+                if before_retry is not None:
+                    await before_retry()
+                continue
+            return dataclasses.replace(response, attempts=attempt)
+
+    # -- non-streaming --------------------------------------------------------------------
+    async def chat(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None = None,
+        *,
+        model: str | None = None,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+        tool_choice: str | dict[str, Any] | None = None,
+        reasoning_effort: str | None = None,
+    ) -> LLMResponse:
+        """One non-streaming call with retries."""
+        kwargs = self._kwargs(
+            messages, tools, model=model, max_tokens=max_tokens, temperature=temperature,
+            tool_choice=tool_choice, reasoning_effort=reasoning_effort, stream=False,
+        )
+        litellm = import_litellm()
+
+        async def attempt(_n: int) -> LLMResponse:
+            raw = await asyncio.wait_for(litellm.acompletion(**kwargs), self.request_timeout)
+            return self._parse_response(raw, kwargs["model"])
+
+        return await self._retrying(attempt)
+
+    def _parse_response(self, raw: Any, model: str) -> LLMResponse:
+        choices = _get(raw, "choices") or []
+        if not choices:
+            raise LLMError("The provider returned no choices", kind="server", retryable=True)
+        choice = choices[0]
+        message = _get(choice, "message")
+        content, think = split_think(_get(message, "content"))
+        reasoning = _get(message, "reasoning_content") or think
+        calls = []
+        for index, call in enumerate(_get(message, "tool_calls") or []):
+            function = _get(call, "function")
+            arguments, error = parse_tool_arguments(_get(function, "arguments"))
+            calls.append(ToolCallRequest(
+                id=_get(call, "id") or f"call_{index}", name=_get(function, "name") or "",
+                arguments=arguments, error=error,
+            ))
+        finish = _get(choice, "finish_reason") or ("tool_calls" if calls else "stop")
+        return LLMResponse(content, calls, finish, self._usage(_get(raw, "usage"), model), reasoning)
+
+    def _usage(self, usage: Any, model: str) -> Usage:
+        if usage is None:
+            return Usage()
+        prompt = int(_get(usage, "prompt_tokens", 0) or 0)
+        completion = int(_get(usage, "completion_tokens", 0) or 0)
+        details = _get(usage, "prompt_tokens_details")
+        cached = int(_get(details, "cached_tokens", 0) or 0)
+        cost: float | None = None
+        try:
+            prompt_cost, completion_cost = import_litellm().cost_per_token(
+                model=model, prompt_tokens=prompt, completion_tokens=completion
+            )
+            cost = float(prompt_cost) + float(completion_cost)
+        except Exception:  # unknown model price: no cost shown
+            cost = None
+        return Usage(prompt, completion, cached, cost)
+
+    # -- streaming ------------------------------------------------------------------------
+    async def chat_stream(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None = None,
+        *,
+        on_delta: StreamCallback | None = None,
+        model: str | None = None,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+        tool_choice: str | dict[str, Any] | None = None,
+        reasoning_effort: str | None = None,
+    ) -> LLMResponse:
+        """One streaming call with retries; a retry after partial output emits a reset."""
+        kwargs = self._kwargs(
+            messages, tools, model=model, max_tokens=max_tokens, temperature=temperature,
+            tool_choice=tool_choice, reasoning_effort=reasoning_effort, stream=True,
+        )
+        emitted = False
+
+        async def counting(delta: StreamDelta) -> None:
+            nonlocal emitted
+            emitted = True
+            await _emit(on_delta, delta)
+
+        async def reset() -> None:
+            nonlocal emitted
+            if emitted:
+                emitted = False
+                await _emit(on_delta, StreamDelta("reset"))
+
+        return await self._retrying(lambda _n: self._stream_once(kwargs, counting), reset)
+
+    async def _stream_once(self, kwargs: dict[str, Any], on_delta: StreamCallback) -> LLMResponse:
+        litellm = import_litellm()
+        stream = await asyncio.wait_for(litellm.acompletion(**kwargs), self.request_timeout)
+        splitter = ThinkSplitter()
+        text: list[str] = []
+        reasoning: list[str] = []
+        calls: dict[int, dict[str, str]] = {}
+        finish: str | None = None
+        usage_raw: Any = None
+        started = time.monotonic()
+        try:
+            iterator = stream.__aiter__()
+            while True:
+                try:
+                    chunk = await asyncio.wait_for(iterator.__anext__(), self.stream_idle_timeout)
+                except StopAsyncIteration:
+                    break
+                except asyncio.TimeoutError:
+                    raise LLMError(
+                        f"The provider stream stalled for {self.stream_idle_timeout:g} s",
+                        kind="timeout", retryable=True,
+                    ) from None
+                usage_raw = _get(chunk, "usage") or usage_raw
+                for choice in _get(chunk, "choices") or []:
+                    delta = _get(choice, "delta")
+                    finish = _get(choice, "finish_reason") or finish
+                    piece = _get(delta, "reasoning_content")
+                    if piece:
+                        reasoning.append(piece)
+                        await on_delta(StreamDelta("reasoning", piece))
+                    piece = _get(delta, "content")
+                    if piece:
+                        for kind, part in splitter.feed(piece):
+                            (text if kind == "text" else reasoning).append(part)
+                            await on_delta(StreamDelta(kind, part))
+                    for call in _get(delta, "tool_calls") or []:
+                        slot = calls.setdefault(int(_get(call, "index", len(calls)) or 0),
+                                                {"id": "", "name": "", "arguments": ""})
+                        slot["id"] = _get(call, "id") or slot["id"]
+                        function = _get(call, "function")
+                        slot["name"] += _get(function, "name") or ""
+                        slot["arguments"] += _get(function, "arguments") or ""
+        finally:
+            closer = getattr(stream, "aclose", None)
+            if closer is not None:
+                try:
+                    await asyncio.shield(closer())
+                except BaseException:  # closing is best effort; the real error wins
+                    log.debug("closing the stream failed", exc_info=True)
+        for kind, part in splitter.flush():
+            (text if kind == "text" else reasoning).append(part)
+            await on_delta(StreamDelta(kind, part))
+        tool_calls = []
+        for index in sorted(calls):
+            slot = calls[index]
+            arguments, error = parse_tool_arguments(slot["arguments"])
+            tool_calls.append(ToolCallRequest(slot["id"] or f"call_{index}", slot["name"], arguments, error))
+        log.debug("stream finished in %.2fs", time.monotonic() - started)
+        content = "".join(text).strip() or None
+        return LLMResponse(
+            content=content,
+            tool_calls=tool_calls,
+            finish_reason=finish or ("tool_calls" if tool_calls else "stop"),
+            usage=self._usage(usage_raw, kwargs["model"]),
+            reasoning_content="".join(reasoning).strip() or None,
+        )

@@ -1,0 +1,165 @@
+"""Which provider serves a model, and under what name LiteLLM knows it.
+
+Order (first hit wins): the forced ``agents.defaults.provider``; an explicit ``name/`` prefix on
+the model; keyword match in registry order among providers that have a key; the first gateway
+with a key; ``custom`` when it has an apiBase. A provider section whose key or apiBase reveals a
+gateway (``sk-or-…`` keys, ``openrouter`` in the URL) is treated as that gateway.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from desktop.core.config.schema import Config, ProviderConfig
+from desktop.core.providers.registry import PROVIDERS, ProviderSpec, find_by_name
+
+
+class ProviderNotFound(LookupError):
+    """No provider could be chosen for a model (bad forced name, nothing configured)."""
+
+
+@dataclass(frozen=True)
+class ProviderChoice:
+    """The provider picked for a model.
+
+    Attributes:
+        spec: The (possibly gateway-upgraded) provider spec.
+        section: The config section the credentials come from (``providers.<section>``).
+        model: The model name as LiteLLM wants it.
+        api_base: Endpoint, or ``None`` for LiteLLM's default.
+        extra_headers: Headers from the config section.
+        params: Per-model parameter overrides from the registry.
+        reason: Why this provider was chosen (for ``status``).
+    """
+
+    spec: ProviderSpec
+    section: str
+    model: str
+    api_base: str | None
+    extra_headers: dict[str, str] = field(default_factory=dict)
+    params: dict[str, Any] = field(default_factory=dict)
+    reason: str = ""
+
+
+def detect_gateway(section: ProviderConfig | None, key: str | None) -> ProviderSpec | None:
+    """A gateway recognised by the key prefix or a keyword in the API base, if any."""
+    base = ((section.api_base if section else None) or "").lower()
+    for spec in PROVIDERS:
+        if not spec.is_gateway:
+            continue
+        if key and spec.key_prefix and key.startswith(spec.key_prefix):
+            return spec
+        if base and spec.base_keyword and spec.base_keyword in base:
+            return spec
+    return None
+
+
+def litellm_model_name(spec: ProviderSpec, model: str) -> str:
+    """Spell ``model`` the way LiteLLM routes it to ``spec``."""
+    lowered = model.lower()
+    own = f"{spec.name}/"
+    if lowered.startswith(own) and not any(lowered.startswith(p) for p in spec.skip_prefixes):
+        model = model[len(own) :]
+    if spec.strip_model_prefix and "/" in model:
+        model = model.split("/", 1)[1]
+    if not spec.litellm_prefix or any(model.lower().startswith(p) for p in spec.skip_prefixes):
+        return model
+    return f"{spec.litellm_prefix}/{model}"
+
+
+def model_params(spec: ProviderSpec, model: str) -> dict[str, Any]:
+    """Per-model overrides (e.g. reasoning models that only accept temperature 1)."""
+    params: dict[str, Any] = {}
+    bare = model.lower().rsplit("/", 1)[-1]
+    for keyword, overrides in spec.model_overrides:
+        if bare.startswith(keyword):
+            params.update(overrides)
+    return params
+
+
+def _usable(spec: ProviderSpec, section: ProviderConfig | None, has_key: Callable[[str], bool]) -> bool:
+    if has_key(spec.name):
+        return True
+    if not spec.needs_key:
+        return bool(section and section.api_base) or spec.is_local and bool(spec.default_api_base)
+    return False
+
+
+def choose_provider(
+    config: Config,
+    model: str | None = None,
+    *,
+    has_key: Callable[[str], bool],
+    key_for: Callable[[str], str | None] = lambda _name: None,
+) -> ProviderChoice:
+    """Pick the provider for ``model`` (default: the configured model).
+
+    Args:
+        config: The loaded config.
+        model: Model name; ``agents.defaults.model`` when ``None``.
+        has_key: Whether a key is available for a registry name (keyring, config or env).
+        key_for: The key itself, used only to recognise gateway key prefixes.
+
+    Raises:
+        ProviderNotFound: Forced provider unknown, or nothing usable is configured.
+    """
+    model = model or config.agents.defaults.model
+    lowered = model.lower()
+    forced = config.agents.defaults.provider
+    chosen: ProviderSpec | None = None
+    reason = ""
+    if forced and forced != "auto":
+        chosen = find_by_name(forced)
+        if chosen is None:
+            known = ", ".join(spec.name for spec in PROVIDERS)
+            raise ProviderNotFound(f"unknown provider {forced!r} in agents.defaults.provider (known: {known})")
+        reason = "forced by agents.defaults.provider"
+    if chosen is None and "/" in lowered:
+        spec = find_by_name(lowered.split("/", 1)[0])
+        if spec and _usable(spec, config.provider_config(spec.name), has_key):
+            chosen, reason = spec, "model prefix"
+    if chosen is None:
+        for spec in PROVIDERS:
+            if any(k in lowered for k in spec.keywords) and _usable(spec, config.provider_config(spec.name), has_key):
+                chosen, reason = spec, "model keyword"
+                break
+    if chosen is None:
+        for spec in PROVIDERS:
+            if spec.is_gateway and has_key(spec.name):
+                chosen, reason = spec, "first gateway with a key"
+                break
+    if chosen is None:
+        for spec in PROVIDERS:
+            section = config.provider_config(spec.name)
+            if not spec.needs_key and section and section.api_base:
+                chosen, reason = spec, "configured apiBase"
+                break
+    if chosen is None:
+        for spec in PROVIDERS:
+            if spec.keywords and any(k in lowered for k in spec.keywords):
+                chosen, reason = spec, "model keyword (no key yet)"
+                break
+    if chosen is None:
+        raise ProviderNotFound(
+            f"no provider for model {model!r}: add a key (nanobot-desktop keys set PROVIDER) "
+            "or set providers.custom.apiBase to an OpenAI-compatible server"
+        )
+    section_name = chosen.name
+    section = config.provider_config(section_name)
+    routed = chosen
+    if not chosen.is_gateway:
+        gateway = detect_gateway(section, key_for(section_name))
+        if gateway is not None:
+            routed, reason = gateway, f"{reason}; {section_name} section points at {gateway.display_name}"
+    api_base = (section.api_base if section else None) or routed.default_api_base or None
+    return ProviderChoice(
+        spec=routed,
+        section=section_name,
+        model=litellm_model_name(routed, model),
+        api_base=api_base,
+        extra_headers=dict((section.extra_headers or {}) if section else {}),
+        params=model_params(routed, model),
+        reason=reason,
+    )

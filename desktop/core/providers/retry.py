@@ -1,0 +1,124 @@
+"""Classify provider failures and decide on retries.
+
+One retry layer only: LiteLLM's and the OpenAI client's own retries are switched off by the
+caller, so the attempts counted here are the HTTP attempts made.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from desktop.core.providers.base import ErrorKind, LLMError
+from desktop.core.utils.redact import redact
+
+DEFAULT_DELAYS: tuple[float, ...] = (1.0, 2.0, 4.0)
+MAX_RETRY_AFTER = 60.0
+_QUOTA_WORDS = ("insufficient_quota", "quota exceeded", "exceeded your current quota", "billing", "credit")
+
+
+def _status(exc: BaseException) -> int | None:
+    for attr in ("status_code", "status", "http_status"):
+        value = getattr(exc, attr, None)
+        if isinstance(value, int) and 100 <= value < 600:
+            return value
+    response = getattr(exc, "response", None)
+    value = getattr(response, "status_code", None)
+    return value if isinstance(value, int) else None
+
+
+def _headers(exc: BaseException) -> dict[str, str]:
+    for source in (getattr(exc, "response", None), exc):
+        headers: Any = getattr(source, "headers", None) or getattr(source, "litellm_response_headers", None)
+        if headers:
+            try:
+                return {str(k).lower(): str(v) for k, v in dict(headers).items()}
+            except (TypeError, ValueError):
+                continue
+    return {}
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    """Seconds from a ``Retry-After`` header (delta-seconds or HTTP date)."""
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def classify(exc: BaseException, attempts: int = 1) -> LLMError:
+    """Turn any exception from a model call into a redacted :class:`LLMError`."""
+    if isinstance(exc, LLMError):
+        return exc
+    name = type(exc).__name__
+    status = _status(exc)
+    text = redact(str(exc) or name)
+    lowered = text.lower()
+    kind: ErrorKind
+    retryable = False
+    if isinstance(exc, asyncio.TimeoutError) or "timeout" in name.lower():
+        kind, retryable = "timeout", True
+    elif status in (401,) or "authentication" in name.lower():
+        kind = "auth"
+    elif status == 403 or "permissiondenied" in name.lower():
+        kind = "auth"
+    elif status == 429 or "ratelimit" in name.lower():
+        if any(word in lowered for word in _QUOTA_WORDS):
+            kind = "quota"
+        else:
+            kind, retryable = "rate_limit", True
+    elif status == 404 or "notfound" in name.lower():
+        kind = "not_found"
+    elif status is not None and 400 <= status < 500:
+        kind = "quota" if status == 402 else "bad_request"
+    elif status is not None and status >= 500:
+        kind, retryable = "server", True
+    elif "connection" in name.lower() or isinstance(exc, (ConnectionError, OSError)):
+        kind, retryable = "connection", True
+    elif "internalserver" in name.lower() or "serviceunavailable" in name.lower():
+        kind, retryable = "server", True
+    else:
+        kind = "unknown"
+    retry_after = parse_retry_after(_headers(exc).get("retry-after")) if retryable else None
+    return LLMError(
+        f"{_LABELS[kind]}: {text}",
+        kind=kind,
+        status=status,
+        retryable=retryable,
+        retry_after=retry_after,
+        attempts=attempts,
+    )
+
+
+_LABELS: dict[str, str] = {
+    "auth": "The provider rejected the API key",
+    "rate_limit": "Rate limited by the provider",
+    "quota": "The provider account is out of quota or credit",
+    "bad_request": "The provider rejected the request",
+    "not_found": "Model or endpoint not found",
+    "server": "The provider had a server error",
+    "timeout": "The provider did not answer in time",
+    "connection": "Could not reach the provider",
+    "cancelled": "Cancelled",
+    "unknown": "The model call failed",
+}
+
+
+def next_delay(error: LLMError, attempt: int, delays: Sequence[float]) -> float | None:
+    """Delay before retry number ``attempt`` (1-based), or ``None`` to give up."""
+    if not error.retryable or attempt > len(delays):
+        return None
+    delay = delays[attempt - 1]
+    if error.retry_after is not None:
+        delay = max(delay, min(error.retry_after, MAX_RETRY_AFTER))
+    return delay

@@ -1,0 +1,1 @@
+"""Path and network guards used by tools (agent-core issue)."""

@@ -1,0 +1,1 @@
+"""Shared helpers: atomic files, secret redaction, logging."""

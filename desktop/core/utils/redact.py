@@ -1,0 +1,67 @@
+"""Keep secrets out of error text and logs.
+
+Two layers: every secret value this process has loaded is registered with :func:`register_secret`
+and replaced wherever it appears; on top of that, patterns that look like credentials (``sk-…``,
+``Bearer …``, ``api_key=…``) are masked even when we never saw the value.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+
+_MASK = "[REDACTED]"
+_lock = threading.Lock()
+_known: set[str] = set()
+
+# Shapes of common credentials; deliberately broad, false positives only cost a mask.
+_PATTERNS: tuple[re.Pattern[str], ...] = (
+    re.compile(r"\bsk-[A-Za-z0-9_\-]{8,}"),
+    re.compile(r"\b(?:xox[abpr]|xapp|ghp|gho|github_pat|hf|gsk|AIza)[-_A-Za-z0-9]{10,}"),
+    re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._\-~+/=]{8,}"),
+    re.compile(r"(?i)((?:api[_-]?key|x-api-key|authorization|token|secret|password)[\"']?\s*[:=]\s*[\"']?)[^\s\"',}]{6,}"),
+)
+
+
+def register_secret(value: str | None) -> None:
+    """Remember a secret so that :func:`redact` masks it wherever it appears.
+
+    Values shorter than 6 characters are ignored: masking them would garble ordinary text.
+    """
+    if value and len(value) >= 6:
+        with _lock:
+            _known.add(value)
+
+
+def redact(text: object) -> str:
+    """Return ``str(text)`` with known secrets and credential-shaped strings masked."""
+    result = str(text)
+    with _lock:
+        known = sorted(_known, key=len, reverse=True)
+    for value in known:
+        if value in result:
+            result = result.replace(value, _MASK)
+    for pattern in _PATTERNS:
+        if pattern.groups:
+            result = pattern.sub(lambda m: m.group(1) + _MASK, result)
+        else:
+            result = pattern.sub(_MASK, result)
+    return result
+
+
+class RedactingFilter(logging.Filter):
+    """A logging filter that redacts the formatted message and any exception text."""
+
+    def filter(self, record: logging.LogRecord) -> bool:  # noqa: D102 - logging API
+        try:
+            message = record.getMessage()
+        except Exception:  # a broken format string must not lose the record
+            message = str(record.msg)
+        record.msg = redact(message)
+        record.args = None
+        if record.exc_info:
+            formatter = logging.Formatter()
+            record.exc_text = redact(formatter.formatException(record.exc_info))
+            record.exc_info = None
+        return True

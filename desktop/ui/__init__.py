@@ -1,0 +1,1 @@
+"""Qt widgets. Only this package (and desktop.app) may import Qt."""

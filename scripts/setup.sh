@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Install nanobot Desktop into ./.venv, with the system libraries Qt and the keyring need.
+#   scripts/setup.sh          the app
+#   scripts/setup.sh --test   the app plus everything the test suite needs
+# Safe to run again: it only installs what is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+want_test=0
+[ "${1:-}" = "--test" ] && want_test=1
+
+# System packages (Debian/Ubuntu). Qt's xcb platform needs these libraries; the keyring needs
+# a Secret Service; the tests also need a virtual X server, a tray and a notification daemon.
+runtime_pkgs=(python3-venv libxcb-cursor0 libxkbcommon-x11-0 libxcb-icccm4 libxcb-image0
+  libxcb-keysyms1 libxcb-randr0 libxcb-render-util0 libxcb-shape0 libxcb-xinerama0 libxcb-xkb1
+  libegl1 libgl1 libfontconfig1 libdbus-1-3 libglib2.0-0)
+test_pkgs=(gnome-keyring dbus-x11 dbus xvfb xauth cmake build-essential git)
+pkgs=("${runtime_pkgs[@]}")
+[ "$want_test" = 1 ] && pkgs+=("${test_pkgs[@]}")
+
+if command -v apt-get >/dev/null 2>&1 && command -v dpkg-query >/dev/null 2>&1; then
+  missing=()
+  for p in "${pkgs[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if [ "${#missing[@]}" -gt 0 ]; then
+    sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo="sudo"
+    echo "Installing system packages: ${missing[*]}"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  fi
+else
+  echo "Not a Debian/Ubuntu system: install Qt's xcb libraries and a Secret Service yourself." >&2
+fi
+
+python=${PYTHON:-python3}
+"$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))' || {
+  echo "nanobot Desktop needs Python 3.11 or newer ($python is $("$python" --version 2>&1))." >&2
+  exit 1
+}
+[ -x .venv/bin/python ] || "$python" -m venv .venv
+.venv/bin/python -m pip install -q --upgrade pip
+# constraints.txt pins the versions CI tested; the floors live in pyproject.toml.
+if [ "$want_test" = 1 ]; then
+  .venv/bin/python -m pip install -q -c constraints.txt -e ".[test]"
+else
+  .venv/bin/python -m pip install -q -c constraints.txt -e .
+fi

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Run the whole test suite: installs what it needs, then runs pytest inside a private D-Bus
+# session with a real, unlocked Secret Service (gnome-keyring) so the keyring tier is real.
+# Extra arguments go to pytest (e.g. scripts/test.sh -k config).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh --test
+export QT_QPA_PLATFORM=${QT_QPA_PLATFORM:-offscreen}
+# In this script the real-keyring and real-model tiers must run, not skip.
+export NANOBOT_TEST_REQUIRE_KEYRING=1 NANOBOT_TEST_REQUIRE_E2E=1
+export PYTHONDONTWRITEBYTECODE=1
+exec dbus-run-session -- bash -c '
+  set -e
+  export HOME_FOR_KEYRING=$(mktemp -d)
+  export XDG_DATA_HOME=$HOME_FOR_KEYRING/data XDG_RUNTIME_DIR=$HOME_FOR_KEYRING/run
+  mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
+  printf "test-keyring-password" | gnome-keyring-daemon --unlock --components=secrets >/dev/null
+  exec .venv/bin/python -m pytest "$@"
+' pytest "$@"

@@ -1,0 +1,96 @@
+"""Shared fixtures: an isolated home, a scripted OpenAI server, keyrings, config files."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import keyring
+import pytest
+
+from desktop.core.providers.registry import PROVIDERS
+from tests.fakes.memory_keyring import MemoryKeyring
+from tests.fakes.openai_server import ScriptedOpenAIServer
+
+REPO = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+CLI = str(BIN / "nanobot-desktop")
+
+# Variables that would let the real environment leak into tests.
+_PROVIDER_ENV = {spec.env_key for spec in PROVIDERS if spec.env_key}
+
+
+def _scrubbed(name: str) -> bool:
+    """Config overrides and provider keys are removed; test switches are kept."""
+    if name in _PROVIDER_ENV:
+        return True
+    return name.startswith("NANOBOT_") and not name.startswith(("NANOBOT_TEST_", "NANOBOT_DESKTOP_"))
+
+
+@pytest.fixture(autouse=True)
+def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test gets its own HOME and no NANOBOT_* / provider key variables."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    for name in list(os.environ):
+        if _scrubbed(name):
+            monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    return home
+
+
+@pytest.fixture
+def memory_keyring() -> Iterator[MemoryKeyring]:
+    """Swap the process keyring for an in-memory one."""
+    previous = keyring.get_keyring()
+    backend = MemoryKeyring()
+    keyring.set_keyring(backend)
+    yield backend
+    keyring.set_keyring(previous)
+
+
+@pytest.fixture
+def no_keyring() -> Iterator[None]:
+    """Make the process keyring the 'fail' backend, as on a headless Linux box."""
+    from keyring.backends import fail
+
+    previous = keyring.get_keyring()
+    keyring.set_keyring(fail.Keyring())
+    yield
+    keyring.set_keyring(previous)
+
+
+@pytest.fixture
+def scripted_server() -> Iterator[ScriptedOpenAIServer]:
+    """A running scripted OpenAI-compatible server."""
+    with ScriptedOpenAIServer() as server:
+        yield server
+
+
+def write_config(path: Path, data: dict[str, Any]) -> Path:
+    """Write ``data`` as JSON to ``path`` (parents created)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    return path
+
+
+def custom_config(tmp_path: Path, api_base: str, **defaults: Any) -> Path:
+    """A config that points the ``custom`` provider at ``api_base``; workspace under tmp."""
+    data = {
+        "agents": {"defaults": {"model": "any-name", "provider": "custom",
+                                "workspace": str(tmp_path / "workspace"), **defaults}},
+        "providers": {"custom": {"apiBase": api_base}},
+    }
+    return write_config(tmp_path / "config" / "config.json", data)
+
+
+def cli_env(home: Path, **extra: str) -> dict[str, str]:
+    """Environment for running the CLI in a subprocess: isolated HOME, no provider keys."""
+    env = {k: v for k, v in os.environ.items() if not _scrubbed(k)}
+    env.update(HOME=str(home), LITELLM_LOCAL_MODEL_COST_MAP="True", PYTHONUNBUFFERED="1")
+    env.update(extra)
+    return env
