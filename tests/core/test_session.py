@@ -1,0 +1,66 @@
+"""Sessions in nanobot's JSONL format."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from desktop.core.session.manager import SessionManager, session_filename
+
+
+def test_format_and_reload(tmp_path: Path) -> None:
+    """Metadata line first, then messages; a fresh manager reads it back."""
+    manager = SessionManager(tmp_path)
+    session = manager.get_or_create("telegram:42")
+    session.add_message("user", "hi")
+    session.add_message("assistant", "hello", reasoning_content="r")
+    session.metadata["title"] = "Greeting"
+    path = manager.save(session)
+    assert path == tmp_path / "sessions" / "telegram_42.jsonl"
+    meta, *lines = (json.loads(l) for l in path.read_text().splitlines())
+    assert set(meta) == {"_type", "key", "created_at", "updated_at", "metadata", "last_consolidated"}
+    assert meta["key"] == "telegram:42" and meta["metadata"] == {"title": "Greeting"}
+    loaded = SessionManager(tmp_path).get_or_create("telegram:42")
+    assert [m["content"] for m in loaded.messages] == ["hi", "hello"]
+    assert loaded.metadata["title"] == "Greeting"
+
+
+def test_history_starts_at_user_and_keeps_provider_keys(tmp_path: Path) -> None:
+    """get_history skips consolidated messages and a leading non-user message."""
+    session = SessionManager(tmp_path).get_or_create("cli:direct")
+    session.add_message("user", "old")
+    session.add_message("assistant", "old answer")
+    session.add_message("assistant", "orphan")
+    session.add_message("user", "new", media=["x.png"])
+    session.add_message("assistant", "", tool_calls=[{"id": "1"}])
+    session.add_message("tool", "out", tool_call_id="1", name="read_file")
+    session.last_consolidated = 2
+    history = session.get_history()
+    assert [m["role"] for m in history] == ["user", "assistant", "tool"]
+    assert history[0] == {"role": "user", "content": "new"}
+    assert history[2] == {"role": "tool", "content": "out", "tool_call_id": "1", "name": "read_file"}
+
+
+def test_unparseable_lines_are_quarantined_byte_exact(tmp_path: Path) -> None:
+    """Bad lines are copied to a quarantine file and skipped; the original stays until a save."""
+    directory = tmp_path / "sessions"
+    directory.mkdir()
+    path = directory / "cli_direct.jsonl"
+    bad = b'{"role": "user", "content": "tru\xffncated\n'
+    original = (b'{"_type": "metadata", "key": "cli:direct", "metadata": {}, "last_consolidated": 0}\n'
+                b'{"role": "user", "content": "ok"}\n' + bad + b'[1]\n')
+    path.write_bytes(original)
+    manager = SessionManager(tmp_path)
+    session = manager.get_or_create("cli:direct")
+    assert [m["content"] for m in session.messages] == ["ok"]
+    assert (directory / "cli_direct.jsonl.quarantine").read_bytes() == bad + b"[1]\n"
+    assert path.read_bytes() == original
+    manager.save(session)
+    assert len(path.read_text().splitlines()) == 2
+
+
+def test_filenames_are_safe() -> None:
+    """Keys become safe file names."""
+    assert session_filename("cli:direct") == "cli_direct.jsonl"
+    assert session_filename("../x:y/z") == ".._x_y_z.jsonl"
+    assert "/" not in session_filename("a/b:c")
