@@ -4,27 +4,63 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import sys
 
 from desktop.cli.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, fail, load
-from desktop.core.agent.direct import run_direct_turn
+from desktop.core.agent.factory import build_agent
+from desktop.core.agent.hooks import AgentHook, HookContext
+from desktop.core.agent.loop import AgentLoop
 from desktop.core.config.schema import Config
 from desktop.core.config.secrets import SecretStore
-from desktop.core.providers.base import LLMError, StreamDelta
+from desktop.core.providers.base import LLMError, StreamDelta, ToolCallRequest
 from desktop.core.providers.factory import MissingKeyError, abuild_provider
 from desktop.core.providers.matching import ProviderNotFound
-from desktop.core.session.manager import SessionManager
 from desktop.core.utils.threads import run_daemon
 
 
-def _print_delta(delta: StreamDelta) -> None:
-    if delta.kind == "text":
-        sys.stdout.write(delta.text)
-        sys.stdout.flush()
-    elif delta.kind == "reset":
-        sys.stdout.write("\n")
-        sys.stderr.write("[connection lost; retrying]\n")
-        sys.stdout.flush()
+class TerminalHook(AgentHook):
+    """Streams the answer to stdout and one line per tool call to stderr."""
+
+    def __init__(self) -> None:
+        self.printed = False
+
+    def wants_streaming(self) -> bool:  # noqa: D102
+        return True
+
+    async def on_stream(self, ctx: HookContext, delta: StreamDelta) -> None:  # noqa: D102
+        if delta.kind == "text":
+            sys.stdout.write(delta.text)
+            sys.stdout.flush()
+            self.printed = True
+        elif delta.kind == "reset" and self.printed:
+            sys.stdout.write("\n")
+            sys.stderr.write("[connection lost; retrying]\n")
+            self.printed = False
+
+    async def on_tool_started(self, ctx: HookContext, call: ToolCallRequest) -> None:  # noqa: D102
+        if self.printed:
+            sys.stdout.write("\n")
+            self.printed = False
+        arguments = json.dumps(call.arguments, ensure_ascii=False)
+        sys.stderr.write(f"[{call.name}] {arguments[:120]}\n")
+
+
+async def _turn(loop: AgentLoop, session: str, text: str) -> bool:
+    hook = TerminalHook()
+    channel, _, chat_id = session.partition(":")
+    try:
+        answer = await loop.process_direct(text, session_key=session, channel=channel or "cli",
+                                           chat_id=chat_id or "direct", hook=hook)
+    except LLMError as exc:
+        sys.stdout.write("\n" if hook.printed else "")
+        fail(f"{exc.message} (your message is saved in session {session})", EXIT_FAILED)
+        return False
+    if not hook.printed:
+        sys.stdout.write(answer or "(the model returned no text)")
+    sys.stdout.write("\n")
+    sys.stdout.flush()
+    return True
 
 
 async def _chat(config: Config, args: argparse.Namespace) -> int:
@@ -32,25 +68,9 @@ async def _chat(config: Config, args: argparse.Namespace) -> int:
         built = await abuild_provider(config, SecretStore(), model=args.model)
     except (ProviderNotFound, MissingKeyError) as exc:
         return fail(str(exc))
-    sessions = SessionManager(config.workspace_path)
-
-    async def turn(text: str) -> bool:
-        try:
-            _, response = await run_direct_turn(
-                config, built.provider, sessions, args.session, text, on_delta=_print_delta
-            )
-        except LLMError as exc:
-            sys.stdout.write("\n")
-            fail(f"{exc.message} (your message is saved in session {args.session})", EXIT_FAILED)
-            return False
-        if not response.content:
-            sys.stdout.write("(the model returned no text)")
-        sys.stdout.write("\n")
-        sys.stdout.flush()
-        return True
-
+    loop = build_agent(config, built.provider)
     if args.message is not None:
-        return EXIT_OK if await turn(args.message) else EXIT_FAILED
+        return EXIT_OK if await _turn(loop, args.session, args.message) else EXIT_FAILED
     print(f"nanobot ({built.choice.model} via {built.choice.spec.display_name}). Ctrl-D to quit.")
     while True:
         try:
@@ -63,7 +83,7 @@ async def _chat(config: Config, args: argparse.Namespace) -> int:
         if text.strip() in ("/exit", "/quit"):
             return EXIT_OK
         sys.stdout.write("nanobot> ")
-        await turn(text)
+        await _turn(loop, args.session, text)
 
 
 def run_agent(args: argparse.Namespace) -> int:

@@ -37,7 +37,8 @@ def test_agent_message_streams_and_saves(scripted_server: ScriptedOpenAIServer, 
     assert result.stdout == "The quick brown fox jumps over the lazy dog.\n"
     body = scripted_server.chat_requests()[0].body
     assert body["stream"] is True and body["model"] == "any-name"
-    assert body["messages"][0]["role"] == "system" and body["messages"][-1] == {"role": "user", "content": "hello there"}
+    assert body["messages"][0]["role"] == "system" and body["messages"][-1]["role"] == "user"
+    assert body["messages"][-1]["content"].endswith("\n\nhello there")
     meta, user, assistant = _session_lines(tmp_path)
     assert meta["_type"] == "metadata" and meta["key"] == "cli:direct" and meta["last_consolidated"] == 0
     assert (user["role"], user["content"]) == ("user", "hello there")
@@ -51,8 +52,8 @@ def test_second_turn_sends_history_and_session_flag(scripted_server: ScriptedOpe
     assert run(["agent", "--session", "cli:work", "-m", "one", "--config", str(config)], isolated_env).returncode == 0
     assert run(["--config", str(config), "agent", "--session", "cli:work", "-m", "two"], isolated_env).returncode == 0
     sent = scripted_server.chat_requests()[1].body["messages"]
-    assert [(m["role"], m["content"]) for m in sent[1:]] == [
-        ("user", "one"), ("assistant", "first answer"), ("user", "two")]
+    assert [(m["role"], m["content"]) for m in sent[1:-1]] == [("user", "one"), ("assistant", "first answer")]
+    assert sent[-1]["content"].endswith("two")
     assert len(_session_lines(tmp_path, "cli_work.jsonl")) == 5
 
 
@@ -73,8 +74,9 @@ def test_provider_failure_keeps_the_user_message(scripted_server: ScriptedOpenAI
     result = run(["agent", "-m", "keep me", "--config", str(config)], isolated_env)
     assert result.returncode == 1
     assert "rejected the request" in result.stderr and "Traceback" not in result.stderr
-    _meta, user = _session_lines(tmp_path)
+    meta, user = _session_lines(tmp_path)
     assert user["content"] == "keep me"
+    assert meta["metadata"]["pending_user_turn"] == {"index": 0}
 
 
 def test_missing_key_is_explained(tmp_path: Path, isolated_env: Path) -> None:

@@ -1,1 +1,6 @@
-"""Message bus: InboundMessage / OutboundMessage and the asyncio MessageBus (agent-core issue)."""
+"""Message bus: InboundMessage / OutboundMessage, typed run events, the asyncio MessageBus."""
+
+from desktop.core.bus.events import InboundMessage, OutboundMessage, RunEvent
+from desktop.core.bus.queue import MessageBus
+
+__all__ = ["InboundMessage", "MessageBus", "OutboundMessage", "RunEvent"]

@@ -18,11 +18,15 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from desktop.core.session.repair import repair_messages
 from desktop.core.utils.atomic import atomic_write_text
 
 log = logging.getLogger(__name__)
 
 HISTORY_KEYS = ("role", "content", "tool_calls", "tool_call_id", "name")
+PENDING = "pending_user_turn"
+CHECKPOINT = "runtime_checkpoint"
+DEFAULT_MAX_TOOL_RESULT_CHARS = 16_000
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 
 
@@ -58,6 +62,62 @@ class Session:
         self.updated_at = datetime.now()
         return message
 
+    @property
+    def title(self) -> str:
+        """A human title: the metadata title, else the start of the first user message."""
+        title = self.metadata.get("title")
+        if title:
+            return str(title)
+        first = next((m for m in self.messages if m.get("role") == "user"), None)
+        text = first.get("content") if first else ""
+        if isinstance(text, list):
+            text = " ".join(p.get("text", "") for p in text if isinstance(p, dict))
+        text = " ".join(str(text or "").split())
+        return (text[:60] + "…") if len(text) > 60 else (text or "New chat")
+
+    def begin_turn(self, content: Any, **extra: Any) -> dict[str, Any]:
+        """Add the user message of a new turn and mark the turn as pending."""
+        message = self.add_message("user", content, **extra)
+        self.metadata[PENDING] = {"index": len(self.messages) - 1}
+        self.metadata.pop(CHECKPOINT, None)
+        return message
+
+    def checkpoint(self, added: list[dict[str, Any]]) -> None:
+        """Record messages a running turn produced so far (tool calls, tool results)."""
+        state = self.metadata.get(PENDING)
+        if not isinstance(state, dict):
+            return
+        base = int(state.get("index", len(self.messages) - 1)) + 1
+        del self.messages[base:]
+        for message in added:
+            self.messages.append({**message, "timestamp": message.get("timestamp") or datetime.now().isoformat()})
+        self.metadata[CHECKPOINT] = {"messages": len(added), "at": datetime.now().isoformat()}
+        self.updated_at = datetime.now()
+
+    def finish_turn(self, added: list[dict[str, Any]]) -> None:
+        """Store the turn's messages and clear the pending marker."""
+        self.checkpoint(added)
+        self.metadata.pop(PENDING, None)
+        self.metadata.pop(CHECKPOINT, None)
+
+    @property
+    def has_pending_turn(self) -> bool:
+        """Whether a turn was started and never finished."""
+        return PENDING in self.metadata
+
+    def repair(self) -> bool:
+        """Make an interrupted session consistent (see :mod:`desktop.core.session.repair`)."""
+        interrupted = self.has_pending_turn
+        messages, changed = repair_messages(self.messages, interrupted=interrupted)
+        if interrupted:
+            self.metadata.pop(PENDING, None)
+            self.metadata.pop(CHECKPOINT, None)
+            changed = True
+        if changed:
+            self.messages = messages
+            self.updated_at = datetime.now()
+        return changed
+
     def get_history(self, max_messages: int | None = None) -> list[dict[str, Any]]:
         """Messages for the next request: unconsolidated, starting at a user message.
 
@@ -74,8 +134,9 @@ class Session:
 class SessionManager:
     """Loads, caches and atomically saves sessions under ``workspace/sessions``."""
 
-    def __init__(self, workspace: Path) -> None:
+    def __init__(self, workspace: Path, *, max_tool_result_chars: int = DEFAULT_MAX_TOOL_RESULT_CHARS) -> None:
         self.directory = Path(workspace).expanduser() / "sessions"
+        self.max_tool_result_chars = max_tool_result_chars
         self._cache: dict[str, Session] = {}
         self._lock = threading.RLock()
 
@@ -128,6 +189,52 @@ class SessionManager:
             session.last_consolidated = 0
         return session
 
+    def _for_disk(self, message: dict[str, Any]) -> dict[str, Any]:
+        """Tool results are truncated on disk (the live request keeps them whole)."""
+        content = message.get("content")
+        limit = self.max_tool_result_chars
+        if message.get("role") == "tool" and isinstance(content, str) and len(content) > limit:
+            cut = len(content) - limit
+            return {**message, "content": content[:limit] + f"\n… [{cut} more characters not saved]"}
+        return message
+
+    def list_sessions(self) -> list[dict[str, Any]]:
+        """Every session on disk, newest activity first: key, title, updated_at, path."""
+        found: dict[str, dict[str, Any]] = {}
+        if self.directory.is_dir():
+            for path in self.directory.glob("*.jsonl"):
+                try:
+                    with path.open("rb") as handle:
+                        meta = json.loads(handle.readline() or b"{}")
+                except (OSError, ValueError):
+                    continue
+                if not isinstance(meta, dict) or meta.get("_type") != "metadata":
+                    continue
+                key = str(meta.get("key") or path.stem)
+                found[key] = {"key": key, "title": (meta.get("metadata") or {}).get("title") or "",
+                              "updated_at": str(meta.get("updated_at") or ""), "path": path}
+        with self._lock:
+            for key, session in self._cache.items():
+                found[key] = {"key": key, "title": session.metadata.get("title") or "",
+                              "updated_at": session.updated_at.isoformat(), "path": self.path_for(key)}
+        return sorted(found.values(), key=lambda item: item["updated_at"], reverse=True)
+
+    def rename(self, key: str, title: str) -> None:
+        """Set a session's title and save it."""
+        session = self.get_or_create(key)
+        session.metadata["title"] = title.strip()
+        self.save(session)
+
+    def delete(self, key: str) -> bool:
+        """Remove a session's file and cache entry; returns whether a file existed."""
+        with self._lock:
+            self._cache.pop(key, None)
+            path = self.path_for(key)
+            if path.exists():
+                path.unlink()
+                return True
+        return False
+
     def save(self, session: Session) -> Path:
         """Write ``session`` atomically; returns the file."""
         meta = {
@@ -139,7 +246,7 @@ class SessionManager:
             "last_consolidated": session.last_consolidated,
         }
         lines = [json.dumps(meta, ensure_ascii=False)]
-        lines.extend(json.dumps(m, ensure_ascii=False) for m in session.messages)
+        lines.extend(json.dumps(self._for_disk(m), ensure_ascii=False) for m in session.messages)
         path = self.path_for(session.key)
         with self._lock:
             atomic_write_text(path, "\n".join(lines) + "\n")

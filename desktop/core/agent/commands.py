@@ -1,0 +1,45 @@
+"""Slash commands: answered by the loop itself, never by a model call."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+COMMANDS: dict[str, str] = {
+    "/new": "start a fresh conversation (the current one is archived to memory)",
+    "/stop": "stop the running turn and its subagents",
+    "/status": "model, tokens used, context fill, messages, running tasks",
+    "/help": "this list",
+}
+
+
+@dataclass(frozen=True)
+class Command:
+    """A parsed slash command."""
+
+    name: str
+    argument: str
+
+
+def parse_command(text: str) -> Command | None:
+    """``/name rest`` → Command; anything else (including ``/`` paths like ``/etc``) → None.
+
+    A leading slash followed by a word of letters, digits, ``-`` or ``_`` is a command; an
+    unknown one is still a command (it gets the help text, not a model call).
+    """
+    stripped = text.strip()
+    if not stripped.startswith("/") or len(stripped) < 2:
+        return None
+    name, _, rest = stripped.partition(" ")
+    word = name[1:]
+    if not word.replace("-", "").replace("_", "").isalnum() or "/" in word:
+        return None
+    return Command(name.lower(), rest.strip())
+
+
+def help_text(unknown: str | None = None) -> str:
+    """The command list; mentions an unknown command first."""
+    lines = [f"Unknown command {unknown}." if unknown else "Commands:"]
+    if unknown:
+        lines.append("Commands:")
+    lines.extend(f"  {name} — {description}" for name, description in COMMANDS.items())
+    return "\n".join(lines)

@@ -1,0 +1,160 @@
+"""Build the model request: system prompt, history, and the current message.
+
+The system prompt depends only on the workspace files and the channel, never on the clock, so
+it stays byte-identical between turns and provider prompt caches stay warm. Time, channel and
+chat id go into a runtime block at the start of the current user message instead.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import mimetypes
+import platform
+import sys
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from desktop.core.resources import data_path, read_template
+
+SEPARATOR = "\n\n---\n\n"
+BOOTSTRAP_FILES = ("AGENTS.md", "SOUL.md", "USER.md", "TOOLS.md")
+RECENT_HISTORY_LIMIT = 50
+RUNTIME_OPEN = "[Runtime Context — metadata only, not instructions]"
+RUNTIME_CLOSE = "[/Runtime Context]"
+
+FORMAT_HINTS = {
+    "desktop": "Markdown renders in this window: use lists, code blocks and tables where they help.",
+    "cli": "This is a terminal: keep formatting light; short paragraphs and plain lists.",
+    "system": "Plain text.",
+}
+CHAT_APP_HINT = "This is a chat app: keep messages short; light markdown only."
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
+class ContextBuilder:
+    """Assembles requests for one workspace.
+
+    Args:
+        workspace: The workspace folder.
+        timezone: IANA zone for the runtime block.
+        skills_section: Callable returning the skills parts (always-on skills, summary); the
+            memory issue plugs the skills loader in. ``None`` leaves them out.
+    """
+
+    def __init__(self, workspace: Path, *, timezone: str = "UTC", skills_section: Any = None) -> None:
+        self.workspace = Path(workspace).expanduser()
+        self.timezone = timezone
+        self.skills_section = skills_section
+
+    # -- system prompt --------------------------------------------------------------------
+    def identity(self, channel: str) -> str:
+        """The identity part: runtime, workspace, rules, format hint."""
+        system = platform.system() or "Unknown OS"
+        runtime = f"{system} {platform.machine()}, Python {sys.version_info.major}.{sys.version_info.minor}"
+        shell = "Shell commands run in PowerShell." if system == "Windows" else "Shell commands run in sh/bash."
+        return read_template("agent", "identity.md").format(
+            runtime=runtime, shell_policy=shell, workspace=self.workspace,
+            format_hint=FORMAT_HINTS.get(channel, CHAT_APP_HINT),
+        ).strip()
+
+    def bootstrap(self) -> str:
+        """AGENTS.md, SOUL.md, USER.md, TOOLS.md from the workspace, each under ``## <file>``."""
+        parts = []
+        for name in BOOTSTRAP_FILES:
+            text = _read(self.workspace / name)
+            if text:
+                parts.append(f"## {name}\n\n{text}")
+        return "\n\n".join(parts)
+
+    def memory(self) -> str:
+        """``# Memory`` with MEMORY.md, unless it is still the empty template."""
+        text = _read(self.workspace / "memory" / "MEMORY.md")
+        template = _read(data_path("templates", "memory", "MEMORY.md"))
+        if not text or text == template:
+            return ""
+        return f"# Memory\n\n{text}"
+
+    def recent_history(self) -> str:
+        """``# Recent History``: history.jsonl entries Dream has not consumed (at most 50)."""
+        memory = self.workspace / "memory"
+        try:
+            cursor = int(_read(memory / ".dream_cursor") or 0)
+        except ValueError:
+            cursor = 0
+        entries: list[str] = []
+        try:
+            with (memory / "history.jsonl").open(encoding="utf-8") as handle:
+                for line in handle:
+                    try:
+                        entry = json.loads(line)
+                    except ValueError:
+                        continue
+                    if isinstance(entry, dict) and int(entry.get("cursor", 0) or 0) > cursor:
+                        entries.append(f"- [{entry.get('timestamp', '')}] {str(entry.get('content', '')).strip()}")
+        except OSError:
+            return ""
+        if not entries:
+            return ""
+        return "# Recent History\n\n" + "\n".join(entries[-RECENT_HISTORY_LIMIT:])
+
+    def system_prompt(self, channel: str) -> str:
+        """All parts joined by ``---`` separators; empty parts are left out."""
+        parts = [self.identity(channel), self.bootstrap(), self.memory()]
+        if self.skills_section is not None:
+            parts.extend(self.skills_section())
+        parts.append(self.recent_history())
+        return SEPARATOR.join(p for p in parts if p)
+
+    # -- current message ------------------------------------------------------------------
+    def runtime_block(self, channel: str, chat_id: str, now: datetime | None = None) -> str:
+        """Metadata that changes every turn, kept out of the cached system prompt."""
+        moment = now or datetime.now(ZoneInfo(self.timezone))
+        return (
+            f"{RUNTIME_OPEN}\nCurrent Time: {moment.strftime('%Y-%m-%d %H:%M (%A)')} {self.timezone}\n"
+            f"Channel: {channel}\nChat ID: {chat_id}\n{RUNTIME_CLOSE}"
+        )
+
+    @staticmethod
+    def image_part(path: str) -> dict[str, Any] | None:
+        """A base64 ``image_url`` part for an image file or data URL (``None`` if unusable)."""
+        if path.startswith("data:image/"):
+            return {"type": "image_url", "image_url": {"url": path}}
+        file = Path(path).expanduser()
+        mime = mimetypes.guess_type(file.name)[0] or ""
+        if not mime.startswith("image/") or not file.is_file():
+            return None
+        data = base64.b64encode(file.read_bytes()).decode("ascii")
+        return {"type": "image_url", "image_url": {"url": f"data:{mime};base64,{data}"}}
+
+    def user_content(self, text: str, *, channel: str, chat_id: str, media: list[str] | None = None) -> Any:
+        """The current user message: runtime block, text, then images."""
+        body = f"{self.runtime_block(channel, chat_id)}\n\n{text}"
+        images = [part for part in (self.image_part(m) for m in media or []) if part]
+        if not images:
+            return body
+        return [{"type": "text", "text": body}, *images]
+
+    def build_messages(
+        self,
+        history: list[dict[str, Any]],
+        text: str,
+        *,
+        channel: str,
+        chat_id: str,
+        media: list[str] | None = None,
+    ) -> list[dict[str, Any]]:
+        """System prompt + history + the current message."""
+        return [
+            {"role": "system", "content": self.system_prompt(channel)},
+            *history,
+            {"role": "user", "content": self.user_content(text, channel=channel, chat_id=chat_id, media=media)},
+        ]

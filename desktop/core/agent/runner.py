@@ -1,0 +1,261 @@
+"""AgentRunner: model call → tool calls → results, until an answer or a limit.
+
+* Tool batches: consecutive calls whose tools are concurrency-safe (``read_only`` and not
+  ``exclusive``) run together; any other call runs alone, in order.
+* An empty reply is retried once, then answered without tools, then explained.
+* ``finish_reason == "length"`` asks the model to continue (a few times at most).
+* Tool errors reach the model as results with a hint to try another approach.
+* Before each call the request is fitted to the context budget by the ``compact`` callback
+  (the Consolidator later; until then the oldest whole turns are dropped from the *request*,
+  never from the saved session).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from desktop.core.agent.hooks import AgentHook, HookContext
+from desktop.core.providers.base import LLMProvider, LLMResponse, StreamDelta, ToolCallRequest, Usage
+from desktop.core.providers.tokens import count_messages, count_tools
+from desktop.core.resources import read_template
+from desktop.core.tools.base import ToolContext, ToolResult
+from desktop.core.tools.registry import ERROR_HINT, ToolRegistry
+
+log = logging.getLogger(__name__)
+
+MAX_LENGTH_CONTINUATIONS = 3
+Compactor = Callable[[list[dict[str, Any]], int], Awaitable[list[dict[str, Any]]]]
+
+
+@dataclass
+class RunResult:
+    """The outcome of a run.
+
+    Attributes:
+        content: The final answer text.
+        added: Messages the run produced (assistant, tool), for the session.
+        iterations: Model calls made.
+        usage: Tokens summed over the run.
+        stop_reason: ``answer``, ``max_iterations``, ``empty`` or ``error``.
+        tools_used: Names of tools called, in order.
+    """
+
+    content: str
+    added: list[dict[str, Any]] = field(default_factory=list)
+    iterations: int = 0
+    usage: Usage = field(default_factory=Usage)
+    stop_reason: str = "answer"
+    tools_used: list[str] = field(default_factory=list)
+
+
+def budget_for(context_window: int, max_tokens: int, safety: int = 1024) -> int:
+    """Prompt tokens allowed: window minus the answer's room minus a safety margin."""
+    return max(1024, context_window - max_tokens - safety)
+
+
+def estimate_request(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> int:
+    """Prompt tokens of a request (cl100k estimate)."""
+    return count_messages(messages) + count_tools(tools)
+
+
+async def drop_oldest_turns(messages: list[dict[str, Any]], budget: int) -> list[dict[str, Any]]:
+    """Fit ``messages`` under ``budget`` by dropping the oldest whole turns of the request.
+
+    The system message and the newest turn are always kept. Token counting runs in a thread.
+    """
+    def fit() -> list[dict[str, Any]]:
+        head = [m for m in messages[:1] if m.get("role") == "system"]
+        body = messages[len(head):]
+        starts = [i for i, m in enumerate(body) if m.get("role") == "user"]
+        while len(starts) > 1 and count_messages(head + body) > budget:
+            body = body[starts[1]:]
+            starts = [i for i, m in enumerate(body) if m.get("role") == "user"]
+        return head + body
+    return await asyncio.to_thread(fit)
+
+
+def _tool_message(call: ToolCallRequest, result: ToolResult) -> dict[str, Any]:
+    return {"role": "tool", "tool_call_id": call.id, "name": call.name, "content": result.content()}
+
+
+def _assistant_message(response: LLMResponse) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": response.content or ""}
+    if response.tool_calls:
+        message["tool_calls"] = [
+            {"id": c.id, "type": "function",
+             "function": {"name": c.name, "arguments": json.dumps(c.arguments, ensure_ascii=False)}}
+            for c in response.tool_calls
+        ]
+    if response.reasoning_content:
+        message["reasoning_content"] = response.reasoning_content
+    return message
+
+
+def _unique_call_ids(response: LLMResponse, messages: list[dict[str, Any]], iteration: int) -> LLMResponse:
+    """Give calls fresh ids when the server reuses them (some local servers always say call_0)."""
+    seen = {c.get("id") for m in messages for c in m.get("tool_calls") or [] if isinstance(c, dict)}
+    calls = []
+    for index, call in enumerate(response.tool_calls):
+        call_id = call.id
+        if not call_id or call_id in seen:
+            call_id = f"call_{iteration}_{index}"
+        seen.add(call_id)
+        calls.append(dataclasses.replace(call, id=call_id))
+    return dataclasses.replace(response, tool_calls=calls)
+
+
+def batches(calls: list[ToolCallRequest], tools: ToolRegistry) -> list[list[ToolCallRequest]]:
+    """Group consecutive concurrency-safe calls; every other call is a batch of its own."""
+
+    def safe(call: ToolCallRequest) -> bool:
+        tool = tools.get(call.name)
+        return bool(tool and tool.concurrency_safe and not call.error)
+
+    groups: list[list[ToolCallRequest]] = []
+    for call in calls:
+        if safe(call) and groups and safe(groups[-1][0]):
+            groups[-1].append(call)
+        else:
+            groups.append([call])
+    return groups
+
+
+class AgentRunner:
+    """Runs one agent turn against a provider with a tool registry.
+
+    Args:
+        provider: The model backend.
+        tools: Tools the model may call.
+        hook: Observer(s) of the run.
+        max_iterations: Model calls allowed before giving up.
+        context_window: The model's context size (tokens).
+        max_tokens: Completion limit per call.
+        compact: Fits a request to the token budget; defaults to dropping oldest turns.
+    """
+
+    def __init__(
+        self,
+        provider: LLMProvider,
+        tools: ToolRegistry,
+        *,
+        hook: AgentHook | None = None,
+        max_iterations: int = 200,
+        context_window: int = 65_536,
+        max_tokens: int = 8192,
+        compact: Compactor | None = None,
+    ) -> None:
+        self.provider = provider
+        self.tools = tools
+        self.hook = hook or AgentHook()
+        self.max_iterations = max_iterations
+        self.budget = budget_for(context_window, max_tokens)
+        self.max_tokens = max_tokens
+        self.compact = compact or drop_oldest_turns
+
+    async def _call(self, ctx: HookContext, messages: list[dict[str, Any]], use_tools: bool) -> LLMResponse:
+        definitions = self.tools.definitions() if use_tools and len(self.tools) else None
+        tool_tokens = count_tools(definitions)
+        request = await self.compact(messages, self.budget - tool_tokens)
+        if self.hook.wants_streaming():
+            async def forward(delta: StreamDelta) -> None:
+                await self.hook.on_stream(ctx, delta)
+            response = await self.provider.chat_stream(request, definitions, on_delta=forward, max_tokens=self.max_tokens)
+        else:
+            response = await self.provider.chat(request, definitions, max_tokens=self.max_tokens)
+        await self.hook.on_stream_end(ctx, response)
+        return response
+
+    async def _run_call(self, hctx: HookContext, tctx: ToolContext, call: ToolCallRequest) -> ToolResult:
+        await self.hook.on_tool_started(hctx, call)
+        started = time.monotonic()
+        if call.error:
+            result = ToolResult.error(f"Error: {call.error}. The call was not executed.{ERROR_HINT}")
+        else:
+            result = await self.tools.execute(call.name, call.arguments, tctx)
+        await self.hook.on_tool_finished(hctx, call, result, time.monotonic() - started)
+        return result
+
+    async def _execute(self, hctx: HookContext, tctx: ToolContext, calls: list[ToolCallRequest]) -> None:
+        await self.hook.before_execute_tools(hctx, calls)
+        for batch in batches(calls, self.tools):
+            if len(batch) == 1:
+                results = [await self._run_call(hctx, tctx, batch[0])]
+            else:
+                results = list(await asyncio.gather(*(self._run_call(hctx, tctx, c) for c in batch)))
+            for call, result in zip(batch, results, strict=True):
+                message = _tool_message(call, result)
+                hctx.messages.append(message)
+                hctx.added.append(message)
+            await self.hook.on_checkpoint(hctx)
+
+    async def run(self, messages: list[dict[str, Any]], tctx: ToolContext, *, session_key: str) -> RunResult:
+        """Run until the model answers without tool calls, or a limit is hit."""
+        hctx = HookContext(session_key=session_key, messages=list(messages))
+        result = RunResult(content="")
+        totals = [0, 0]
+        cost: float | None = None
+        empty_strikes = 0
+        continuations = 0
+        partial = ""
+        use_tools = True
+        while result.iterations < self.max_iterations:
+            result.iterations += 1
+            hctx.iteration = result.iterations
+            await self.hook.before_iteration(hctx)
+            response = await self._call(hctx, hctx.messages, use_tools)
+            totals[0] += response.usage.prompt_tokens
+            totals[1] += response.usage.completion_tokens
+            if response.usage.cost_usd is not None:
+                cost = (cost or 0.0) + response.usage.cost_usd
+            if response.tool_calls and use_tools:
+                response = _unique_call_ids(response, hctx.messages, result.iterations)
+                message = _assistant_message(response)
+                hctx.messages.append(message)
+                hctx.added.append(message)
+                await self.hook.on_checkpoint(hctx)
+                result.tools_used.extend(c.name for c in response.tool_calls)
+                await self._execute(hctx, tctx, response.tool_calls)
+                await self.hook.after_iteration(hctx, response)
+                continue
+            text = response.content or ""
+            if response.finish_reason == "length" and text and continuations < MAX_LENGTH_CONTINUATIONS:
+                continuations += 1
+                partial += text
+                hctx.messages.append({"role": "assistant", "content": text})
+                hctx.messages.append({"role": "user", "content": read_template("agent", "continue.md").strip()})
+                continue
+            if not text.strip() and not partial:
+                empty_strikes += 1
+                if empty_strikes == 1:
+                    continue  # one plain retry
+                if empty_strikes == 2:
+                    use_tools = False
+                    hctx.messages.append({"role": "user", "content": read_template("agent", "answer_now.md").strip()})
+                    continue
+                result.stop_reason = "empty"
+                text = read_template("agent", "empty_reply.md").strip()
+            content = self.hook.finalize_content(hctx, partial + text)
+            final = _assistant_message(LLMResponse(content, reasoning_content=response.reasoning_content))
+            hctx.messages.append(final)
+            hctx.added.append(final)
+            await self.hook.after_iteration(hctx, response)
+            result.content = content
+            break
+        else:
+            result.stop_reason = "max_iterations"
+            content = read_template("agent", "max_iterations.md").strip().format(max_iterations=self.max_iterations)
+            content = self.hook.finalize_content(hctx, content)
+            final = {"role": "assistant", "content": content}
+            hctx.messages.append(final)
+            hctx.added.append(final)
+            result.content = content
+        result.added = hctx.added
+        result.usage = Usage(totals[0], totals[1], 0, cost)
+        return result

@@ -1,0 +1,95 @@
+"""The tool contract: schema, safety flags, context, results.
+
+A tool is a small class with a JSON-schema ``parameters`` object and an async ``execute``.
+``read_only`` tools that are not ``exclusive`` may run concurrently with each other; every other
+call runs alone, in order. Errors are returned as results (``is_error``), not raised: the model
+reads them and tries another approach.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+
+@dataclass(frozen=True)
+class ToolContext:
+    """What a tool call knows about where it runs.
+
+    Attributes:
+        workspace: The agent's workspace folder.
+        session_key: Conversation the call belongs to.
+        channel: Channel of the conversation (``desktop``, ``cli``, ``telegram``…).
+        chat_id: Chat within the channel.
+        restrict_to_workspace: Whether file and exec access must stay inside the workspace.
+        protected_paths: Files and folders tools must never write (sessions, config, .git…).
+    """
+
+    workspace: Path
+    session_key: str = "cli:direct"
+    channel: str = "cli"
+    chat_id: str = "direct"
+    restrict_to_workspace: bool = False
+    protected_paths: tuple[Path, ...] = ()
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """What a tool returns.
+
+    Attributes:
+        text: The text the model reads.
+        images: Extra content parts (``{"type": "image_url", ...}``) for image results.
+        is_error: Whether the call failed.
+    """
+
+    text: str
+    images: tuple[dict[str, Any], ...] = field(default=())
+    is_error: bool = False
+
+    @classmethod
+    def error(cls, message: str) -> "ToolResult":
+        """A failed call with ``message`` for the model."""
+        return cls(message, is_error=True)
+
+    def content(self) -> str | list[dict[str, Any]]:
+        """Tool-message content: plain text, or text plus image parts."""
+        if not self.images:
+            return self.text
+        return [{"type": "text", "text": self.text}, *self.images]
+
+
+class Tool(ABC):
+    """Base class of every tool.
+
+    Class attributes:
+        name: Unique tool name the model calls.
+        description: One or two tight sentences (they cost tokens on every request).
+        parameters: JSON schema of the arguments (``type: object``).
+        read_only: Never changes anything outside the agent.
+        exclusive: Must not overlap with any other call (e.g. ``exec``).
+    """
+
+    name: ClassVar[str] = ""
+    description: ClassVar[str] = ""
+    parameters: ClassVar[dict[str, Any]] = {"type": "object", "properties": {}}
+    read_only: ClassVar[bool] = False
+    exclusive: ClassVar[bool] = False
+
+    @property
+    def concurrency_safe(self) -> bool:
+        """Whether this call may run at the same time as other safe calls."""
+        return self.read_only and not self.exclusive
+
+    def definition(self) -> dict[str, Any]:
+        """The OpenAI-style function definition sent to the model."""
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": self.description, "parameters": self.parameters},
+        }
+
+    @abstractmethod
+    async def execute(self, ctx: ToolContext, **kwargs: Any) -> ToolResult:
+        """Run the tool with validated arguments."""
