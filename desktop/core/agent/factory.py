@@ -8,12 +8,15 @@ from desktop.core.bus.queue import MessageBus
 from desktop.core.config.schema import Config
 from desktop.core.providers.base import LLMProvider
 from desktop.core.session.manager import SessionManager
+from desktop.core.tools.filesystem import filesystem_tools
 from desktop.core.tools.registry import ToolRegistry
 
 
 def build_tools(config: Config) -> ToolRegistry:
     """The builtin tools for the main agent (filled in as tool families land)."""
     registry = ToolRegistry()
+    for tool in filesystem_tools():
+        registry.register(tool)
     return registry
 
 

@@ -19,8 +19,10 @@ from desktop.core.agent.hooks import AgentHook, CompositeHook, HookContext
 from desktop.core.agent.runner import AgentRunner, estimate_request
 from desktop.core.bus.events import InboundMessage, OutboundMessage, RunError, TurnFinished
 from desktop.core.bus.queue import MessageBus
+from desktop.core.config.loader import config_origin
 from desktop.core.config.schema import Config
 from desktop.core.providers.base import LLMError, LLMProvider
+from desktop.core.security.paths import default_protected_paths
 from desktop.core.session.manager import Session, SessionManager
 from desktop.core.tools.base import ToolContext
 from desktop.core.tools.registry import ToolRegistry
@@ -270,6 +272,7 @@ class AgentLoop:
         ctx = ToolContext(
             workspace=self.context.workspace, session_key=key, channel=message.channel,
             chat_id=message.chat_id, restrict_to_workspace=self.config.tools.restrict_to_workspace,
+            protected_paths=default_protected_paths(self.context.workspace, config_origin(self.config).path),
         )
         try:
             result = await runner.run(messages, ctx, session_key=key)

@@ -71,11 +71,17 @@ class ToolRegistry:
         tool = self._tools.get(name)
         if tool is None:
             return ToolResult.error(self.unknown_tool_message(name) + ERROR_HINT)
-        params = cast_params(tool.parameters, arguments)
-        problems = validate_params(tool.parameters, params)
-        if problems:
-            return ToolResult.error(f"Error: invalid arguments for {name}: " + "; ".join(problems) + ERROR_HINT)
         try:
+            params = cast_params(tool.parameters, arguments)
+            problems = validate_params(tool.parameters, params)
+            if problems:
+                return ToolResult.error(f"Error: invalid arguments for {name}: " + "; ".join(problems) + ERROR_HINT)
+            known = tool.parameters.get("properties")
+            if isinstance(known, dict):
+                dropped = sorted(set(params) - set(known))
+                if dropped:
+                    log.info("tool %s: ignoring unknown argument(s) %s", name, ", ".join(dropped))
+                params = {k: v for k, v in params.items() if k in known}
             result = await tool.execute(ctx, **params)
         except Exception as exc:  # a tool bug must not end the turn
             log.exception("tool %s failed", name)

@@ -20,7 +20,7 @@ def _cast(schema: dict[str, Any], value: Any) -> Any:
         return value
     if kind == "integer" and isinstance(value, str):
         text = value.strip()
-        if text.lstrip("-").isdigit():
+        if text.lstrip("-").isdecimal() and text.isascii():
             return int(text)
         try:
             number = float(text)

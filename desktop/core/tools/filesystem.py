@@ -1,0 +1,475 @@
+"""File tools: ``read_file``, ``write_file``, ``edit_file``, ``list_dir``.
+
+Search tools live in :mod:`desktop.core.tools.search` and ``notebook_edit`` in
+:mod:`desktop.core.tools.notebook`; :func:`filesystem_tools` returns all of them. Every path
+goes through :func:`~desktop.core.security.paths.resolve_tool_path`; file IO runs in a worker
+thread; failures come back as error results the model can act on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import difflib
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from desktop.core.security.paths import PathDenied, display_path, open_regular, resolve_tool_path
+from desktop.core.tools.base import Tool, ToolContext, ToolResult
+from desktop.core.tools.notebook import NotebookEditTool
+from desktop.core.tools.search import SNIFF_BYTES, GlobTool, GrepTool, looks_binary
+from desktop.core.utils.atomic import atomic_write_text
+
+MAX_READ_BYTES = 256 * 1024
+MAX_LINE_CHARS = 2000
+MAX_IMAGE_BYTES = 10 * 1024 * 1024
+MAX_EDIT_BYTES = 10 * 1024 * 1024
+COUNT_LINES_UP_TO = 10 * 1024 * 1024
+MAX_LIST_ENTRIES = 500
+MAX_DIFF_WINDOWS = 20_000
+MAX_DIFF_LINES = 60
+
+
+def human_size(size: int) -> str:
+    """``1536`` → ``"1.5 KB"``."""
+    if size < 1024:
+        return f"{size} B"
+    value = float(size)
+    for unit in ("KB", "MB", "GB"):
+        value /= 1024
+        if value < 1024 or unit == "GB":
+            break
+    return f"{value:.1f} {unit}"
+
+
+def _guard(raw: str, ctx: ToolContext, *, write: bool) -> Path | ToolResult:
+    """The resolved path, or an error result saying why it is refused."""
+    try:
+        return resolve_tool_path(raw, ctx, write=write)
+    except PathDenied as exc:
+        return ToolResult.error(f"Error: {exc}")
+
+
+def _open_error(raw: str, exc: Exception) -> ToolResult:
+    """An error result for a failed :func:`open_regular`."""
+    if isinstance(exc, FileNotFoundError):
+        return ToolResult.error(f"Error: file not found: {raw}")
+    if isinstance(exc, IsADirectoryError):
+        return ToolResult.error(f"Error: {raw} is a directory; use list_dir")
+    if isinstance(exc, PathDenied):
+        return ToolResult.error(f"Error: {exc}")
+    return ToolResult.error(f"Error: cannot read {raw}: {exc}")
+
+
+# --- images ---------------------------------------------------------------------------------
+
+
+def image_mime(head: bytes) -> str | None:
+    """The MIME type of a PNG, JPEG, GIF or WebP file from its first bytes."""
+    if head.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "image/png"
+    if head.startswith(b"\xff\xd8\xff"):
+        return "image/jpeg"
+    if head[:6] in (b"GIF87a", b"GIF89a"):
+        return "image/gif"
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return "image/webp"
+    return None
+
+
+def _jpeg_size(data: bytes) -> tuple[int, int] | None:
+    """Width and height from the first SOF marker of a JPEG."""
+    index = 2
+    while index + 9 < len(data):
+        if data[index] != 0xFF:
+            return None
+        marker = data[index + 1]
+        if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
+            height = int.from_bytes(data[index + 5:index + 7], "big")
+            return int.from_bytes(data[index + 7:index + 9], "big"), height
+        index += 2 + int.from_bytes(data[index + 2:index + 4], "big")
+    return None
+
+
+def _webp_size(data: bytes) -> tuple[int, int] | None:
+    """Width and height from a lossy, lossless or extended WebP header."""
+    chunk = data[12:16]
+    if chunk == b"VP8 " and len(data) >= 30:
+        return (int.from_bytes(data[26:28], "little") & 0x3FFF,
+                int.from_bytes(data[28:30], "little") & 0x3FFF)
+    if chunk == b"VP8L" and len(data) >= 25:
+        bits = int.from_bytes(data[21:25], "little")
+        return (bits & 0x3FFF) + 1, ((bits >> 14) & 0x3FFF) + 1
+    if chunk == b"VP8X" and len(data) >= 30:
+        return (int.from_bytes(data[24:27], "little") + 1,
+                int.from_bytes(data[27:30], "little") + 1)
+    return None
+
+
+def image_size(mime: str, data: bytes) -> tuple[int, int] | None:
+    """Width and height read from the image header, when it can be parsed."""
+    if mime == "image/png" and len(data) >= 24:
+        return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    if mime == "image/gif" and len(data) >= 10:
+        return int.from_bytes(data[6:8], "little"), int.from_bytes(data[8:10], "little")
+    if mime == "image/jpeg":
+        return _jpeg_size(data)
+    if mime == "image/webp":
+        return _webp_size(data)
+    return None
+
+
+def _image_result(handle: BinaryIO, name: str, mime: str) -> ToolResult:
+    """The image as a base64 data URL part, with its size in the text."""
+    data = handle.read(MAX_IMAGE_BYTES + 1)
+    if len(data) > MAX_IMAGE_BYTES:
+        return ToolResult.error(f"Error: image {name} is larger than {human_size(MAX_IMAGE_BYTES)}")
+    dims = image_size(mime, data)
+    about = f"{dims[0]}x{dims[1]}, {human_size(len(data))}" if dims else human_size(len(data))
+    url = f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
+    part = {"type": "image_url", "image_url": {"url": url}}
+    return ToolResult(f"Image: {name} ({about})", images=(part,))
+
+
+# --- read_file ------------------------------------------------------------------------------
+
+
+def _lines(handle: BinaryIO) -> Iterator[str]:
+    """Decoded lines without their ending; very long lines are cut to ``MAX_LINE_CHARS``."""
+    cap = MAX_LINE_CHARS * 4
+    while chunk := handle.readline(cap):
+        cut = len(chunk) == cap and not chunk.endswith(b"\n")
+        while cut and (rest := handle.readline(cap)) and not rest.endswith(b"\n"):
+            pass
+        text = chunk.decode("utf-8", "replace").rstrip("\r\n")
+        if cut or len(text) > MAX_LINE_CHARS:
+            text = text[:MAX_LINE_CHARS] + " … [line truncated]"
+        yield text
+
+
+def _count_lines(handle: BinaryIO) -> int:
+    """Number of lines in the whole file (a last line without newline counts)."""
+    handle.seek(0)
+    count, last = 0, b"\n"
+    while block := handle.read(1 << 20):
+        count += block.count(b"\n")
+        last = block[-1:]
+    return count + (last != b"\n")
+
+
+@dataclass
+class _Page:
+    """The lines picked for one read_file call."""
+
+    first: int
+    lines: list[str]
+    more: bool
+    capped: bool
+
+    @property
+    def last(self) -> int:
+        return self.first + len(self.lines) - 1
+
+
+def _select(handle: BinaryIO, offset: int, limit: int) -> _Page:
+    """Up to ``limit`` lines from ``offset`` on, within the ``MAX_READ_BYTES`` budget."""
+    page = _Page(offset, [], more=False, capped=False)
+    used = 0
+    for number, text in enumerate(_lines(handle), start=1):
+        if number < offset:
+            continue
+        cost = len(text.encode("utf-8")) + 8
+        if len(page.lines) >= limit or (page.lines and used + cost > MAX_READ_BYTES):
+            page.more, page.capped = True, len(page.lines) < limit
+            break
+        page.lines.append(text)
+        used += cost
+    return page
+
+
+def _page_note(page: _Page, total: int | None, size: int) -> str:
+    """The trailing "use offset=N to continue" note, empty when the file was read to the end."""
+    if not page.more:
+        return ""
+    of = f" of {total}" if total else f"; file is {human_size(size)}"
+    span = f"lines {page.first}-{page.last}{of}"
+    cap = f"output capped at {MAX_READ_BYTES // 1024} KB; " if page.capped else ""
+    return f"\n\n({cap}showing {span}; use offset={page.last + 1} to continue)"
+
+
+def _text_result(handle: BinaryIO, shown: str, offset: int, limit: int, size: int) -> ToolResult:
+    """One page of a text file as ``N| line`` rows plus the paging note."""
+    page = _select(handle, offset, limit)
+    if not page.lines:
+        if offset == 1:
+            return ToolResult(f"({shown} is empty)")
+        total = _count_lines(handle)
+        message = f"Error: offset {offset} is past the end ({shown} has {total} lines)"
+        return ToolResult.error(message)
+    total = _count_lines(handle) if page.more and size <= COUNT_LINES_UP_TO else None
+    width = len(str(page.last))
+    body = "\n".join(f"{n:>{width}}| {text}" for n, text in enumerate(page.lines, start=page.first))
+    return ToolResult(body + _page_note(page, total, size))
+
+
+def _read(path: Path, shown: str, offset: int, limit: int) -> ToolResult:
+    """read_file's blocking part: open safely, then image, binary refusal or text page."""
+    try:
+        handle = open_regular(path)
+    except (OSError, PathDenied) as exc:
+        return _open_error(shown, exc)
+    with handle:
+        size = os.fstat(handle.fileno()).st_size
+        head = handle.read(SNIFF_BYTES)
+        handle.seek(0)
+        mime = image_mime(head)
+        if mime:
+            return _image_result(handle, path.name, mime)
+        if looks_binary(head):
+            return ToolResult.error(f"Error: {shown} looks like a binary file; not reading it")
+        return _text_result(handle, shown, offset, limit, size)
+
+
+class ReadFileTool(Tool):
+    """Read a text file with numbered lines, or an image."""
+
+    name = "read_file"
+    description = "Read a text file as numbered lines (paged), or view an image."
+    parameters = {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string"},
+            "offset": {"type": "integer", "minimum": 1, "description": "First line, 1-based"},
+            "limit": {"type": "integer", "minimum": 1},
+        },
+        "required": ["path"],
+    }
+    read_only = True
+
+    async def execute(
+        self, ctx: ToolContext, *, path: str, offset: int = 1, limit: int = 2000, **_: Any
+    ) -> ToolResult:
+        """Return lines ``offset`` … ``offset + limit - 1`` as ``N| line``, or the image."""
+        target = _guard(path, ctx, write=False)
+        if isinstance(target, ToolResult):
+            return target
+        shown = display_path(target, ctx.workspace)
+        return await asyncio.to_thread(_read, target, shown, max(1, offset), max(1, limit))
+
+
+# --- write_file -----------------------------------------------------------------------------
+
+
+def _write(path: Path, shown: str, content: str) -> ToolResult:
+    """write_file's blocking part."""
+    existed = path.exists()
+    try:
+        atomic_write_text(path, content)
+    except OSError as exc:
+        return ToolResult.error(f"Error: cannot write {shown}: {exc}")
+    verb = "Overwrote" if existed else "Created"
+    return ToolResult(f"{verb} {shown} ({len(content.encode('utf-8'))} bytes written)")
+
+
+class WriteFileTool(Tool):
+    """Create or overwrite a file."""
+
+    name = "write_file"
+    description = "Create or overwrite a file (parent folders are created)."
+    parameters = {
+        "type": "object",
+        "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
+        "required": ["path", "content"],
+    }
+
+    async def execute(self, ctx: ToolContext, *, path: str, content: str, **_: Any) -> ToolResult:
+        """Write ``content`` to ``path`` atomically."""
+        target = _guard(path, ctx, write=True)
+        if isinstance(target, ToolResult):
+            return target
+        return await asyncio.to_thread(_write, target, display_path(target, ctx.workspace), content)
+
+
+# --- edit_file ------------------------------------------------------------------------------
+
+
+def _closest_window(lines: list[str], wanted: str, size: int) -> tuple[float, int]:
+    """Similarity and start index of the ``size``-line window most like ``wanted``."""
+    matcher = difflib.SequenceMatcher(None, autojunk=False)
+    matcher.set_seq2(wanted)
+    best = (0.0, 0)
+    for start in range(min(max(1, len(lines) - size + 1), MAX_DIFF_WINDOWS)):
+        matcher.set_seq1("\n".join(lines[start:start + size]))
+        if matcher.real_quick_ratio() <= best[0] or matcher.quick_ratio() <= best[0]:
+            continue
+        ratio = matcher.ratio()
+        if ratio > best[0]:
+            best = (ratio, start)
+    return best
+
+
+def not_found_message(shown: str, content: str, old_text: str) -> str:
+    """Error text for an ``old_text`` that is not in the file, with the closest region as a diff."""
+    lines, wanted = content.split("\n"), old_text.split("\n")
+    ratio, start = _closest_window(lines, old_text, len(wanted))
+    head = f"Error: old_text was not found in {shown}."
+    if ratio < 0.5:
+        return head + " No similar region either; read the file and copy the exact text."
+    window = lines[start:start + len(wanted)]
+    end = start + len(window)
+    where = f"line {end}" if len(window) == 1 else f"lines {start + 1}-{end}"
+    diff = list(difflib.unified_diff(wanted, window, "old_text", f"{shown} {where}", lineterm=""))
+    if len(diff) > MAX_DIFF_LINES:
+        diff = diff[:MAX_DIFF_LINES] + ["… (diff truncated)"]
+    return (
+        f"{head} The closest region is {where} ({ratio:.0%} similar); "
+        "'-' is your old_text, '+' is the file:\n" + "\n".join(diff)
+        + "\nCopy the exact text (whitespace included) and retry."
+    )
+
+
+def _match_lines(content: str, needle: str) -> list[int]:
+    """1-based line numbers where each (non-overlapping) occurrence of ``needle`` starts."""
+    numbers, position = [], content.find(needle)
+    while position != -1:
+        numbers.append(content.count("\n", 0, position) + 1)
+        position = content.find(needle, position + len(needle))
+    return numbers
+
+
+def _load_text(path: Path, shown: str) -> str | ToolResult:
+    """A UTF-8 text file's content for editing, or an error result."""
+    try:
+        with open_regular(path) as handle:
+            data = handle.read(MAX_EDIT_BYTES + 1)
+    except (OSError, PathDenied) as exc:
+        if isinstance(exc, FileNotFoundError):
+            return ToolResult.error(f"Error: file not found: {shown} (use write_file to create it)")
+        return _open_error(shown, exc)
+    if len(data) > MAX_EDIT_BYTES:
+        limit = human_size(MAX_EDIT_BYTES)
+        return ToolResult.error(f"Error: {shown} is larger than {limit}; use write_file")
+    if looks_binary(data[:SNIFF_BYTES]):
+        return ToolResult.error(f"Error: {shown} looks like a binary file; refusing to edit it")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return ToolResult.error(f"Error: {shown} is not UTF-8 text; refusing to edit it")
+
+
+def _edit(path: Path, shown: str, old: str, new: str, replace_all: bool) -> ToolResult:
+    """edit_file's blocking part: find, check uniqueness, replace, save atomically."""
+    content = _load_text(path, shown)
+    if isinstance(content, ToolResult):
+        return content
+    if old not in content and "\r\n" in content and "\r\n" not in old:
+        old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")  # CRLF file, LF old_text
+    lines = _match_lines(content, old)
+    if not lines:
+        return ToolResult.error(not_found_message(shown, content, old))
+    if len(lines) > 1 and not replace_all:
+        listed = ", ".join(map(str, lines[:20])) + (", …" if len(lines) > 20 else "")
+        return ToolResult.error(
+            f"Error: old_text occurs {len(lines)} times in {shown} (lines {listed}). "
+            "Include more surrounding lines to make it unique, or set replace_all=true."
+        )
+    try:
+        atomic_write_text(path, content.replace(old, new, -1 if replace_all else 1))
+    except OSError as exc:
+        return ToolResult.error(f"Error: cannot write {shown}: {exc}")
+    count = len(lines) if replace_all else 1
+    return ToolResult(f"Edited {shown}: replaced {count} occurrence(s) (first at line {lines[0]})")
+
+
+class EditFileTool(Tool):
+    """Replace exact text in a file."""
+
+    name = "edit_file"
+    description = "Replace exact old_text in a file; it must be unique unless replace_all."
+    parameters = {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string"},
+            "old_text": {"type": "string", "minLength": 1},
+            "new_text": {"type": "string"},
+            "replace_all": {"type": "boolean"},
+        },
+        "required": ["path", "old_text", "new_text"],
+    }
+
+    async def execute(
+        self, ctx: ToolContext, *, path: str, old_text: str, new_text: str,
+        replace_all: bool = False, **_: Any,
+    ) -> ToolResult:
+        """Replace ``old_text`` by ``new_text`` (once, or everywhere with ``replace_all``)."""
+        if not old_text:
+            return ToolResult.error("Error: old_text is empty; use write_file for whole files")
+        if old_text == new_text:
+            return ToolResult.error("Error: old_text and new_text are identical; nothing to change")
+        target = _guard(path, ctx, write=True)
+        if isinstance(target, ToolResult):
+            return target
+        shown = display_path(target, ctx.workspace)
+        return await asyncio.to_thread(_edit, target, shown, old_text, new_text, replace_all)
+
+
+# --- list_dir -------------------------------------------------------------------------------
+
+
+def _entry_line(entry: os.DirEntry[str]) -> str:
+    """``name/`` for folders, ``name  (size)`` for files."""
+    try:
+        if entry.is_dir():
+            return entry.name + "/"
+        return f"{entry.name}  ({human_size(entry.stat().st_size)})"
+    except OSError:
+        return f"{entry.name}  (broken link)"
+
+
+def _list(path: Path, shown: str) -> ToolResult:
+    """list_dir's blocking part."""
+    try:
+        with os.scandir(path) as scan:
+            entries = sorted(scan, key=lambda e: e.name)
+    except FileNotFoundError:
+        return ToolResult.error(f"Error: directory not found: {shown}")
+    except NotADirectoryError:
+        return ToolResult.error(f"Error: {shown} is a file, not a directory; use read_file")
+    except OSError as exc:
+        return ToolResult.error(f"Error: cannot list {shown}: {exc}")
+    if not entries:
+        return ToolResult(f"({shown} is empty)")
+    lines = [_entry_line(entry) for entry in entries[:MAX_LIST_ENTRIES]]
+    if len(entries) > MAX_LIST_ENTRIES:
+        lines.append(f"… and {len(entries) - MAX_LIST_ENTRIES} more entries (use glob to narrow)")
+    return ToolResult("\n".join(lines))
+
+
+class ListDirTool(Tool):
+    """List a folder."""
+
+    name = "list_dir"
+    description = "List a folder's entries (folders end with '/', files show sizes)."
+    parameters = {
+        "type": "object",
+        "properties": {"path": {"type": "string", "description": "Default: workspace"}},
+    }
+    read_only = True
+
+    async def execute(self, ctx: ToolContext, *, path: str = ".", **_: Any) -> ToolResult:
+        """List the entries of ``path``."""
+        target = _guard(path, ctx, write=False)
+        if isinstance(target, ToolResult):
+            return target
+        return await asyncio.to_thread(_list, target, display_path(target, ctx.workspace))
+
+
+def filesystem_tools() -> list[Tool]:
+    """One instance of every file tool (read, write, edit, list, glob, grep, notebook)."""
+    return [
+        ReadFileTool(), WriteFileTool(), EditFileTool(), ListDirTool(),
+        GlobTool(), GrepTool(), NotebookEditTool(),
+    ]

@@ -1,0 +1,178 @@
+"""``notebook_edit``: replace, insert or delete one cell of a Jupyter notebook.
+
+The notebook is edited as plain nbformat JSON: every other cell and all metadata are kept,
+sources are stored as a list of lines as Jupyter does, and the file is written atomically in
+Jupyter's own layout (one-space indent, sorted keys).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from pathlib import Path
+from typing import Any
+
+from desktop.core.security.paths import PathDenied, display_path, open_regular, resolve_tool_path
+from desktop.core.tools.base import Tool, ToolContext, ToolResult
+from desktop.core.utils.atomic import atomic_write_text
+
+MAX_NOTEBOOK_BYTES = 50 * 1024 * 1024
+
+
+class NotebookError(Exception):
+    """A problem with the notebook or the request; the message is for the model."""
+
+
+def source_lines(text: str) -> list[str]:
+    """Jupyter's source layout: lines keep their newline, the last one has none."""
+    return text.splitlines(keepends=True)
+
+
+def new_cell(cell_type: str, source: str, *, with_id: bool) -> dict[str, Any]:
+    """A fresh nbformat-4 cell; code cells start without outputs and unexecuted."""
+    cell: dict[str, Any] = {"cell_type": cell_type, "metadata": {}, "source": source_lines(source)}
+    if cell_type == "code":
+        cell["outputs"] = []
+        cell["execution_count"] = None
+    if with_id:
+        cell["id"] = uuid.uuid4().hex[:8]
+    return cell
+
+
+def replace_cell(cell: dict[str, Any], source: str, cell_type: str | None) -> None:
+    """Give ``cell`` a new source (and type); old outputs no longer apply and are cleared."""
+    kind = cell_type or cell.get("cell_type", "code")
+    cell["cell_type"] = kind
+    cell["source"] = source_lines(source)
+    cell.setdefault("metadata", {})
+    if kind == "code":
+        cell["outputs"] = []
+        cell["execution_count"] = None
+    else:
+        cell.pop("outputs", None)
+        cell.pop("execution_count", None)
+
+
+def load_notebook(path: Path) -> dict[str, Any]:
+    """Read and parse a notebook.
+
+    Raises:
+        NotebookError: Missing, too large, not JSON, or without a ``cells`` list.
+    """
+    try:
+        with open_regular(path) as handle:
+            data = handle.read(MAX_NOTEBOOK_BYTES + 1)
+    except FileNotFoundError:
+        raise NotebookError("notebook not found") from None
+    except (OSError, PathDenied) as exc:
+        raise NotebookError(str(exc)) from None
+    if len(data) > MAX_NOTEBOOK_BYTES:
+        raise NotebookError(f"notebook is larger than {MAX_NOTEBOOK_BYTES // 2**20} MB")
+    try:
+        notebook = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise NotebookError(f"not valid notebook JSON ({exc})") from None
+    if not isinstance(notebook, dict) or not isinstance(notebook.get("cells"), list):
+        raise NotebookError("not a notebook (no 'cells' list)")
+    return notebook
+
+
+def dump_notebook(notebook: dict[str, Any]) -> str:
+    """Serialise like nbformat does, so diffs stay small."""
+    return json.dumps(notebook, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def _uses_cell_ids(notebook: dict[str, Any]) -> bool:
+    """nbformat 4.5+ requires an ``id`` on every cell."""
+    version = (notebook.get("nbformat", 4), notebook.get("nbformat_minor", 0))
+    return version >= (4, 5) or any("id" in c for c in notebook["cells"] if isinstance(c, dict))
+
+
+def apply_edit(
+    notebook: dict[str, Any], index: int, action: str, source: str | None, cell_type: str | None
+) -> str:
+    """Change ``notebook`` in place and return a past-tense summary (``"Inserted cell 2"``).
+
+    Raises:
+        NotebookError: Bad index, missing source, or unknown action.
+    """
+    cells: list[Any] = notebook["cells"]
+    upper = len(cells) if action == "insert" else len(cells) - 1
+    if not 0 <= index <= upper:
+        raise NotebookError(f"cell_index {index} is out of range (0..{upper}; {len(cells)} cells)")
+    if action != "delete" and source is None:
+        raise NotebookError(f"source is required for {action}")
+    if action == "delete":
+        removed = cells.pop(index)
+        kind = removed.get("cell_type", "?") if isinstance(removed, dict) else "?"
+        return f"Deleted {kind} cell {index}"
+    assert source is not None
+    if action == "insert":
+        kind = cell_type or "code"
+        cells.insert(index, new_cell(kind, source, with_id=_uses_cell_ids(notebook)))
+        return f"Inserted {kind} cell {index}"
+    if action == "replace":
+        if not isinstance(cells[index], dict):
+            raise NotebookError(f"cell {index} is malformed")
+        replace_cell(cells[index], source, cell_type)
+        return f"Replaced cell {index} ({cells[index]['cell_type']})"
+    raise NotebookError(f"unknown action {action!r}")
+
+
+class NotebookEditTool(Tool):
+    """Edit one cell of a Jupyter notebook."""
+
+    name = "notebook_edit"
+    description = "Replace, insert (before cell_index) or delete a cell of an .ipynb."
+    parameters = {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string"},
+            "cell_index": {"type": "integer", "minimum": 0, "description": "0-based"},
+            "action": {"type": "string", "enum": ["replace", "insert", "delete"]},
+            "source": {"type": "string"},
+            "cell_type": {"type": "string", "enum": ["code", "markdown"]},
+        },
+        "required": ["path", "cell_index"],
+    }
+
+    async def execute(
+        self,
+        ctx: ToolContext,
+        *,
+        path: str,
+        cell_index: int,
+        action: str = "replace",
+        source: str | None = None,
+        cell_type: str | None = None,
+        **_: Any,
+    ) -> ToolResult:
+        """Apply one cell edit to the notebook at ``path`` and save it atomically."""
+        try:
+            target = resolve_tool_path(path, ctx, write=True)
+        except PathDenied as exc:
+            return ToolResult.error(f"Error: {exc}")
+        if target.suffix.lower() != ".ipynb":
+            return ToolResult.error(f"Error: {path} is not a .ipynb notebook")
+        try:
+            summary, count = await asyncio.to_thread(
+                _edit_file, target, cell_index, action, source, cell_type
+            )
+        except NotebookError as exc:
+            return ToolResult.error(f"Error: {path}: {exc}")
+        shown = display_path(target, ctx.workspace)
+        return ToolResult(f"{summary} in {shown}; it now has {count} cells.")
+
+
+def _edit_file(
+    path: Path, index: int, action: str, source: str | None, cell_type: str | None
+) -> tuple[str, int]:
+    """notebook_edit's blocking part: load, change, save; returns summary and cell count."""
+    notebook = load_notebook(path)
+    summary = apply_edit(notebook, index, action, source, cell_type)
+    try:
+        atomic_write_text(path, dump_notebook(notebook))
+    except OSError as exc:
+        raise NotebookError(f"could not save: {exc}") from None
+    return summary, len(notebook["cells"])
