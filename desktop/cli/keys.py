@@ -42,13 +42,13 @@ def run_keys(args: argparse.Namespace) -> int:
             try:
                 store.set(spec.name, value)
             except KeyringUnavailable as exc:
-                return fail(str(exc).replace("OPENAI_API_KEY", spec.env_key or "the provider's variable"))
+                return fail(f"{exc}\nNothing was stored.", EXIT_FAILED)
             print(f"Stored the {spec.display_name} key in the OS keyring ({store.backend_status()[1]}).")
             return EXIT_OK
         try:
             existed = store.delete(spec.name)
         except KeyringUnavailable as exc:
-            return fail(str(exc))
+            return fail(str(exc), EXIT_FAILED)
         print(f"Removed the stored {spec.display_name} key." if existed else f"No stored key for {spec.display_name}.")
         return EXIT_OK
     if action == "list":

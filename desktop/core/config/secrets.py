@@ -12,7 +12,6 @@ of seconds and must neither freeze the event loop nor keep the process alive at 
 
 from __future__ import annotations
 
-import asyncio
 import concurrent.futures
 import os
 from collections.abc import Callable, Mapping
@@ -23,7 +22,7 @@ from desktop.core.config.loader import config_origin
 from desktop.core.config.schema import Config
 from desktop.core.providers.registry import find_by_name
 from desktop.core.utils.redact import redact, register_secret
-from desktop.core.utils.threads import start_daemon
+from desktop.core.utils.threads import run_daemon, start_daemon
 
 SERVICE = "nanobot-desktop"
 SERVICE_ENV = "NANOBOT_DESKTOP_KEYRING_SERVICE"  # another service name (tests, second profile)
@@ -37,11 +36,22 @@ class KeyringUnavailable(RuntimeError):
     """No usable OS keyring (or it did not answer in time). The message says what to do."""
 
 
-_NO_KEYRING_HELP = (
-    "No usable OS keyring on this system ({detail}). Keys can instead come from an environment "
-    "variable (e.g. {env} or an \"apiKey\": \"${{MY_VAR}}\" reference in config.json), or be "
-    "held for this session only."
-)
+def _alternatives(provider: str | None) -> str:
+    """Where ``provider``'s key can come from without a keyring (one sentence)."""
+    spec = find_by_name(provider) if provider else None
+    if spec is not None and spec.env_key:
+        env = f"the environment variable {spec.env_key}, or an "
+    elif spec is not None:
+        env = "an environment variable named by an "
+    else:
+        env = "the provider's environment variable (e.g. OPENAI_API_KEY), or an "
+    # No mention of session-only keys: they exist only in the window, which offers them itself.
+    return f"The key can instead come from {env}\"apiKey\": \"${{MY_VAR}}\" reference in config.json."
+
+
+def _no_keyring_help(detail: str, provider: str | None = None) -> str:
+    """The message for "no keyring": what happened and the alternatives for ``provider``."""
+    return f"No usable OS keyring on this system ({detail}). {_alternatives(provider)}"
 
 
 @dataclass(frozen=True)
@@ -75,30 +85,32 @@ class SecretStore:
         self._backend_checked: tuple[bool, str] | None = None
 
     # -- plumbing -------------------------------------------------------------------------
-    def _call(self, fn: Callable[[], T]) -> T:
+    def _call(self, fn: Callable[[], T], provider: str | None = None) -> T:
         try:
             return start_daemon(fn, "keyring-call").result(self.timeout)
         except concurrent.futures.TimeoutError:
             # A wallet that hangs once will hang again: stop asking for this session.
             self._backend_checked = (False, f"timed out after {self.timeout:g} s")
             raise KeyringUnavailable(
-                f"The OS keyring did not answer within {self.timeout:g} s (is the wallet locked?)."
+                f"The OS keyring did not answer within {self.timeout:g} s (is the wallet locked?). "
+                + _alternatives(provider)
             ) from None
         except KeyringUnavailable:
             raise
         except Exception as exc:
-            raise self._translate(exc) from None
+            raise self._translate(exc, provider) from None
 
-    def _translate(self, exc: Exception) -> KeyringUnavailable:
-        return KeyringUnavailable(
-            _NO_KEYRING_HELP.format(detail=redact(f"{type(exc).__name__}: {exc}"), env="OPENAI_API_KEY")
-        )
+    def _translate(self, exc: Exception, provider: str | None = None) -> KeyringUnavailable:
+        return KeyringUnavailable(_no_keyring_help(redact(f"{type(exc).__name__}: {exc}"), provider))
 
     def _probe(self) -> tuple[bool, str]:
         import keyring
         from keyring.backends import fail
 
-        backend = keyring.get_keyring()
+        try:
+            backend = keyring.get_keyring()
+        except Exception as exc:  # a broken backend module or keyring config file
+            return False, redact(f"{type(exc).__name__}: {exc}")
         name = f"{type(backend).__module__}.{type(backend).__name__}"
         try:
             priority = float(backend.priority)  # type: ignore[attr-defined]
@@ -116,25 +128,35 @@ class SecretStore:
         if self._backend_checked is None:
             try:
                 self._backend_checked = self._call(self._probe)
-            except KeyringUnavailable as exc:
-                self._backend_checked = (False, str(exc))
+            except KeyringUnavailable:
+                # _call has recorded why (a timeout); keep that short reason.
+                if self._backend_checked is None:
+                    self._backend_checked = (False, "the keyring backend did not load")
         return self._backend_checked
 
-    def _require_backend(self, env_hint: str = "OPENAI_API_KEY") -> None:
+    def _require_backend(self, provider: str | None = None) -> None:
         usable, name = self.backend_status()
         if not usable:
-            raise KeyringUnavailable(_NO_KEYRING_HELP.format(detail=name, env=env_hint))
+            raise KeyringUnavailable(_no_keyring_help(name, provider))
 
     # -- sync API (CLI) -------------------------------------------------------------------
     def get(self, provider: str) -> str | None:
         """The key stored for ``provider`` (keyring or session), or ``None``."""
         if provider in self._session:
             return self._session[provider]
+        return self.get_stored(provider)
+
+    def get_stored(self, provider: str) -> str | None:
+        """The key in the OS keyring only (a session-only key is ignored), or ``None``.
+
+        Raises:
+            KeyringUnavailable: The keyring failed or did not answer in time.
+        """
         if not self.backend_status()[0]:
             return None
         import keyring
 
-        value = self._call(lambda: keyring.get_password(self.service, provider))
+        value = self._call(lambda: keyring.get_password(self.service, provider), provider)
         register_secret(value)
         return value or None
 
@@ -149,11 +171,10 @@ class SecretStore:
         if not value:
             raise ValueError("the key is empty")
         register_secret(value)
-        spec = find_by_name(provider)
-        self._require_backend(spec.env_key if spec and spec.env_key else "OPENAI_API_KEY")
+        self._require_backend(provider)
         import keyring
 
-        self._call(lambda: keyring.set_password(self.service, provider, value))
+        self._call(lambda: keyring.set_password(self.service, provider, value), provider)
         self._session.pop(provider, None)
 
     def set_session(self, provider: str, value: str) -> None:
@@ -165,10 +186,17 @@ class SecretStore:
         self._session[provider] = value
 
     def delete(self, provider: str) -> bool:
-        """Remove a stored key; returns whether one existed."""
+        """Remove a stored key; returns whether one existed.
+
+        Raises:
+            KeyringUnavailable: No usable keyring (and no session-only key was removed), so
+                whether the keyring holds a key is unknown.
+        """
         existed = self._session.pop(provider, None) is not None
         if not self.backend_status()[0]:
-            return existed
+            if existed:
+                return True
+            self._require_backend(provider)
         import keyring
         from keyring.errors import PasswordDeleteError
 
@@ -179,20 +207,22 @@ class SecretStore:
                 return False
             return True
 
-        return self._call(remove) or existed
+        return self._call(remove, provider) or existed
 
     # -- async API (GUI, agent) -----------------------------------------------------------
+    # Daemon threads, not ``asyncio.to_thread``: ``asyncio.run`` waits for the default
+    # executor's threads at exit, so a hung keyring would delay quitting by the timeout.
     async def aget(self, provider: str) -> str | None:
         """Async :meth:`get`; runs in a worker thread, bounded by the timeout."""
-        return await asyncio.to_thread(self.get, provider)
+        return await run_daemon(lambda: self.get(provider), "keyring-aget")
 
     async def aset(self, provider: str, value: str) -> None:
         """Async :meth:`set`."""
-        await asyncio.to_thread(self.set, provider, value)
+        await run_daemon(lambda: self.set(provider, value), "keyring-aset")
 
     async def adelete(self, provider: str) -> bool:
         """Async :meth:`delete`."""
-        return await asyncio.to_thread(self.delete, provider)
+        return await run_daemon(lambda: self.delete(provider), "keyring-adelete")
 
     # -- resolution -----------------------------------------------------------------------
     def resolve(
@@ -211,14 +241,19 @@ class SecretStore:
         section = config.provider_config(provider)
         if section and section.api_key:
             preserved = config_origin(config).preserved
-            raw = next(
-                (raw for path, (raw, _eff) in preserved.items()
+            entry = next(
+                (entry for path, entry in preserved.items()
                  if len(path) == 3 and path[0] == "providers" and path[1] in (provider, _camel(provider))
-                 and path[2] in ("apiKey", "api_key") and isinstance(raw, str)),
+                 and path[2] in ("apiKey", "api_key")),
                 None,
             )
-            if raw and "${" in raw:
+            raw = entry[0] if entry is not None else None
+            if isinstance(raw, str) and "${" in raw:
                 return ResolvedKey(provider, section.api_key, "config-ref", f"config.json reference {raw}")
+            if entry is not None:
+                # Not the file's value: a NANOBOT_PROVIDERS__<NAME>__API_KEY override.
+                variable = f"NANOBOT_PROVIDERS__{provider.upper()}__API_KEY"
+                return ResolvedKey(provider, section.api_key, "env", f"environment override {variable}")
             return ResolvedKey(provider, section.api_key, "config", "config.json (plaintext; run 'keys migrate')")
         spec = find_by_name(provider)
         if spec and spec.env_key and env.get(spec.env_key):
@@ -231,7 +266,7 @@ class SecretStore:
         self, provider: str, config: Config, environ: Mapping[str, str] | None = None
     ) -> ResolvedKey:
         """Async :meth:`resolve` (the keyring part runs in a thread)."""
-        return await asyncio.to_thread(self.resolve, provider, config, environ)
+        return await run_daemon(lambda: self.resolve(provider, config, environ), "keyring-aresolve")
 
 
 def _camel(name: str) -> str:

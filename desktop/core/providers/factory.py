@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -11,6 +10,7 @@ from desktop.core.config.schema import Config
 from desktop.core.config.secrets import ResolvedKey, SecretStore
 from desktop.core.providers.litellm_provider import LiteLLMProvider
 from desktop.core.providers.matching import ProviderChoice, choose_provider
+from desktop.core.utils.threads import run_daemon
 
 
 class MissingKeyError(LookupError):
@@ -96,5 +96,8 @@ async def abuild_provider(
     environ: Mapping[str, str] | None = None,
     **options: Any,
 ) -> BuiltProvider:
-    """:func:`build_provider` in a worker thread (keyring calls must not block the loop)."""
-    return await asyncio.to_thread(build_provider, config, store, model=model, environ=environ, **options)
+    """:func:`build_provider` in a daemon thread (keyring calls must not block the loop, and a
+    hung keyring must not hold up the exit)."""
+    return await run_daemon(
+        lambda: build_provider(config, store, model=model, environ=environ, **options), "build-provider"
+    )
