@@ -90,6 +90,8 @@ class ScriptedOpenAIServer:
         self.models = models or ["scripted-model"]
         self.script: deque[Any] = deque()
         self.requests: list[Recorded] = []
+        self.completed_streams = 0  # streams sent through to ``[DONE]``
+        self.aborted_streams = 0  # streams whose writes failed because the client went away
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
@@ -215,6 +217,9 @@ class ScriptedOpenAIServer:
                 handler._json(200, self._completion(body, step))
         except (BrokenPipeError, ConnectionResetError, OSError):
             handler.close_connection = True
+            if isinstance(step, Reply) and body.get("stream"):
+                with self._lock:
+                    self.aborted_streams += 1
 
     def _usage(self, step: Reply) -> dict[str, int]:
         return {"prompt_tokens": step.usage[0], "completion_tokens": step.usage[1],
@@ -283,3 +288,5 @@ class ScriptedOpenAIServer:
             handler.wfile.write(f"data: {json.dumps(usage_chunk)}\n\n".encode())
         handler.wfile.write(b"data: [DONE]\n\n")
         handler.wfile.flush()
+        with self._lock:
+            self.completed_streams += 1

@@ -52,6 +52,11 @@ def import_litellm() -> Any:
 
         litellm.suppress_debug_info = True
         litellm.drop_params = True
+        # httpx, not LiteLLM's default aiohttp transport: aiohttp ends a response whose body
+        # runs until the connection closes (SSE without chunked encoding) *normally* when the
+        # connection is reset, so a stream cut off mid-answer looked complete and was never
+        # retried. httpx reports the reset as a read error, which becomes a retryable failure.
+        litellm.disable_aiohttp_transport = True
         if hasattr(litellm, "telemetry"):
             litellm.telemetry = False
         _litellm = litellm
@@ -219,6 +224,10 @@ class LiteLLMProvider(LLMProvider):
         message = _get(choice, "message")
         content, think = split_think(_get(message, "content"))
         reasoning = _get(message, "reasoning_content") or think
+        if reasoning and isinstance(content, str):
+            # LiteLLM may already have moved <think> into reasoning_content, leaving the blank
+            # lines that followed the tag (split_think strips those when it does the split).
+            content = content.lstrip() or None
         calls = []
         for index, call in enumerate(_get(message, "tool_calls") or []):
             function = _get(call, "function")
@@ -338,7 +347,11 @@ class LiteLLMProvider(LLMProvider):
             arguments, error = parse_tool_arguments(slot["arguments"])
             tool_calls.append(ToolCallRequest(slot["id"] or f"call_{index}", slot["name"], arguments, error))
         log.debug("stream finished in %.2fs", time.monotonic() - started)
-        content = "".join(text).strip() or None
+        content: str | None = "".join(text)
+        if reasoning:
+            content = content.lstrip()  # the blank line that followed </think>
+        if not content.strip():
+            content = None
         return LLMResponse(
             content=content,
             tool_calls=tool_calls,

@@ -30,6 +30,31 @@ def _status(exc: BaseException) -> int | None:
     return value if isinstance(value, int) else None
 
 
+# Transport failures (httpx / httpcore / openai names) found anywhere in an exception's chain.
+_TRANSPORT_ERRORS = {
+    "APIConnectionError", "ConnectError", "ReadError", "WriteError", "RemoteProtocolError",
+    "LocalProtocolError", "NetworkError", "ProtocolError", "ProxyError",
+}
+
+
+def _transport_failure(exc: BaseException) -> bool:
+    """Whether the request never got an HTTP answer (refused, reset, cut off mid-stream).
+
+    LiteLLM reports such failures as ``InternalServerError`` with a made-up status 500; the
+    real cause is further down the ``__cause__`` / ``__context__`` chain.
+    """
+    seen: set[int] = set()
+    link: BaseException | None = exc
+    while link is not None and id(link) not in seen and len(seen) < 20:
+        seen.add(id(link))
+        if isinstance(link, TimeoutError) or "timeout" in type(link).__name__.lower():
+            return False
+        if isinstance(link, OSError) or type(link).__name__ in _TRANSPORT_ERRORS:
+            return True
+        link = link.__cause__ or link.__context__
+    return False
+
+
 def _headers(exc: BaseException) -> dict[str, str]:
     for source in (getattr(exc, "response", None), exc):
         headers: Any = getattr(source, "headers", None) or getattr(source, "litellm_response_headers", None)
@@ -68,6 +93,8 @@ def classify(exc: BaseException, attempts: int = 1) -> LLMError:
     retryable = False
     if isinstance(exc, asyncio.TimeoutError) or "timeout" in name.lower():
         kind, retryable = "timeout", True
+    elif status in (None, 500) and _transport_failure(exc):
+        kind, retryable, status = "connection", True, None  # the 500 is LiteLLM's invention
     elif status in (401,) or "authentication" in name.lower():
         kind = "auth"
     elif status == 403 or "permissiondenied" in name.lower():
