@@ -69,9 +69,16 @@ async def _chat(config: Config, args: argparse.Namespace) -> int:
     except (ProviderNotFound, MissingKeyError) as exc:
         return fail(str(exc))
     loop = build_agent(config, built.provider)
+    try:
+        return await _converse(loop, built.choice.model, built.choice.spec.display_name, args)
+    finally:
+        await loop.stop()  # cancels subagents, stops MCP children
+
+
+async def _converse(loop: AgentLoop, model: str, provider: str, args: argparse.Namespace) -> int:
     if args.message is not None:
         return EXIT_OK if await _turn(loop, args.session, args.message) else EXIT_FAILED
-    print(f"nanobot ({built.choice.model} via {built.choice.spec.display_name}). Ctrl-D to quit.")
+    print(f"nanobot ({model} via {provider}). Ctrl-D to quit.")
     while True:
         try:
             text = await run_daemon(lambda: input("you> "), "stdin")

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
 from desktop.core.agent.commands import help_text, parse_command
 from desktop.core.agent.context import ContextBuilder
 from desktop.core.agent.hooks import AgentHook, CompositeHook, HookContext
+from desktop.core.agent.observers import EventHook, ProgressHook
 from desktop.core.agent.runner import AgentRunner, estimate_request
 from desktop.core.bus.events import InboundMessage, OutboundMessage, RunError, TurnFinished
 from desktop.core.bus.queue import MessageBus
@@ -28,6 +29,9 @@ from desktop.core.tools.base import ToolContext
 from desktop.core.tools.registry import ToolRegistry
 
 log = logging.getLogger(__name__)
+
+SYSTEM_CHANNEL = "system"
+QUIET_CHANNELS = {"cli", "desktop", SYSTEM_CHANNEL}  # front ends that render typed events instead
 
 
 class _CheckpointHook(AgentHook):
@@ -71,6 +75,7 @@ class AgentLoop:
         context: Request builder.
         max_concurrent: Sessions that may run at once.
         on_new_session: Called with the old session on ``/new`` (memory archiving plugs in here).
+        before_turn: Awaited before every turn (e.g. connect MCP servers lazily).
     """
 
     def __init__(
@@ -84,6 +89,7 @@ class AgentLoop:
         *,
         max_concurrent: int = 3,
         on_new_session: Callable[[Session], Any] | None = None,
+        before_turn: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         self.config = config
         self.provider = provider
@@ -92,6 +98,10 @@ class AgentLoop:
         self.tools = tools
         self.context = context
         self.on_new_session = on_new_session
+        self.before_turn = before_turn
+        self.subagents: Any = None  # a SubagentManager, set by the factory
+        self.mcp: Any = None  # an MCPManager when MCP servers are configured
+        self.closers: list[Callable[[], Awaitable[None]]] = []
         self._semaphore = asyncio.Semaphore(max_concurrent)
         self._locks: dict[str, asyncio.Lock] = {}
         self._turns: dict[str, TurnState] = {}
@@ -106,14 +116,20 @@ class AgentLoop:
             self._consumer = asyncio.create_task(self._consume(), name="agent-loop")
 
     async def stop(self) -> None:
-        """Cancel every running turn and the consumer, and wait for them."""
+        """Cancel every running turn, subagent and the consumer, and wait for them."""
         tasks = [t.task for t in self._turns.values()]
+        tasks.extend(task for children in self._children.values() for task in children)
         if self._consumer is not None:
             tasks.append(self._consumer)
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         self._consumer = None
+        for close in self.closers:
+            try:
+                await close()
+            except Exception:
+                log.exception("closing %r failed", close)
 
     async def _consume(self) -> None:
         while True:
@@ -121,8 +137,18 @@ class AgentLoop:
             asyncio.create_task(self._dispatch(message), name=f"turn:{message.session_key}")
 
     async def _dispatch(self, message: InboundMessage) -> None:
+        channel, chat_id = message.channel, message.chat_id
+        if channel == SYSTEM_CHANNEL:
+            # A subagent report: answer in the chat that started it.
+            channel = str(message.metadata.get("origin_channel") or channel)
+            chat_id = str(message.metadata.get("origin_chat_id") or chat_id)
+        hooks: list[AgentHook] = []
+        if channel not in QUIET_CHANNELS:
+            flags = self.config.channels
+            hooks.append(ProgressHook(self.bus, channel, chat_id, progress=flags.send_progress,
+                                      tool_hints=flags.send_tool_hints))
         try:
-            reply = await self.handle(message)
+            reply = await self.handle(message, hook=CompositeHook(hooks))
         except asyncio.CancelledError:
             return
         except LLMError as exc:
@@ -131,7 +157,7 @@ class AgentLoop:
             log.exception("turn failed for %s", message.session_key)
             reply = "Sorry, something went wrong; the details are in the log."
         if reply is not None:
-            await self.bus.publish_outbound(OutboundMessage(message.channel, message.chat_id, reply))
+            await self.bus.publish_outbound(OutboundMessage(channel, chat_id, reply))
 
     def track_child(self, session_key: str, task: asyncio.Task[Any]) -> None:
         """Register a background task (a subagent) so ``/stop`` cancels it too."""
@@ -250,19 +276,27 @@ class AgentLoop:
 
     async def _run_turn(self, message: InboundMessage, hook: AgentHook | None) -> str:
         key = message.session_key
+        if self.before_turn is not None:
+            await self.before_turn()
+        channel, chat_id = message.channel, message.chat_id
+        extra: dict[str, Any] = {"media": list(message.media)} if message.media else {}
+        if channel == SYSTEM_CHANNEL:
+            channel = str(message.metadata.get("origin_channel") or channel)
+            chat_id = str(message.metadata.get("origin_chat_id") or chat_id)
+            extra["subagent"] = message.metadata.get("subagent", True)
         session = await asyncio.to_thread(self.sessions.get_or_create, key)
         if session.repair():
             await asyncio.to_thread(self.sessions.save, session)
         history = session.get_history()
-        extra = {"media": list(message.media)} if message.media else {}
         session.begin_turn(message.content, **extra)
         await asyncio.to_thread(self.sessions.save, session)
         defaults = self.config.agents.defaults
         messages = await asyncio.to_thread(
             self.context.build_messages, history, message.content,
-            channel=message.channel, chat_id=message.chat_id, media=message.media,
+            channel=channel, chat_id=chat_id, media=message.media,
         )
-        hooks = CompositeHook([_CheckpointHook(self, session)])
+        hooks = CompositeHook([_CheckpointHook(self, session),
+                               EventHook(self.bus, context_window=defaults.context_window_tokens)])
         if hook is not None:
             hooks.add(hook)
         runner = AgentRunner(
@@ -270,8 +304,8 @@ class AgentLoop:
             context_window=defaults.context_window_tokens, max_tokens=defaults.max_tokens,
         )
         ctx = ToolContext(
-            workspace=self.context.workspace, session_key=key, channel=message.channel,
-            chat_id=message.chat_id, restrict_to_workspace=self.config.tools.restrict_to_workspace,
+            workspace=self.context.workspace, session_key=key, channel=channel,
+            chat_id=chat_id, restrict_to_workspace=self.config.tools.restrict_to_workspace,
             protected_paths=default_protected_paths(self.context.workspace, config_origin(self.config).path),
         )
         try:

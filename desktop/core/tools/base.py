@@ -8,6 +8,7 @@ reads them and tries another approach.
 
 from __future__ import annotations
 
+import copy
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -87,7 +88,11 @@ class Tool(ABC):
         """The OpenAI-style function definition sent to the model."""
         return {
             "type": "function",
-            "function": {"name": self.name, "description": self.description, "parameters": self.parameters},
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": copy.deepcopy(self.parameters),
+            },
         }
 
     @abstractmethod

@@ -1,0 +1,118 @@
+"""Background subagents: a runner with a reduced tool set, reporting back to the origin chat.
+
+A subagent gets file, search, shell and web tools only (no ``message``, ``spawn`` or ``cron``),
+its own iteration cap, and runs as a task owned by the origin session (``/stop`` cancels it).
+When it ends, its report is published on the ``system`` channel; the loop routes it to the
+origin session, where the agent summarises it for the user.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import platform
+from collections.abc import Callable
+from typing import Any
+
+from desktop.core.agent.runner import AgentRunner
+from desktop.core.bus.events import InboundMessage
+from desktop.core.bus.queue import MessageBus
+from desktop.core.providers.base import LLMError, LLMProvider
+from desktop.core.resources import read_template
+from desktop.core.tools.base import ToolContext
+from desktop.core.tools.registry import ToolRegistry
+
+log = logging.getLogger(__name__)
+
+SUBAGENT_MAX_ITERATIONS = 15
+SYSTEM_CHANNEL = "system"
+
+
+class SubagentManager:
+    """Starts and tracks subagents.
+
+    Args:
+        provider: Model backend.
+        bus: Where results are announced.
+        tools_factory: Builds the subagent's (reduced) tool registry.
+        max_concurrent: Subagents allowed at once.
+        on_started: Called with (origin session key, task) so the loop can cancel it on /stop.
+    """
+
+    def __init__(
+        self,
+        provider: LLMProvider,
+        bus: MessageBus,
+        tools_factory: Callable[[], ToolRegistry],
+        *,
+        max_concurrent: int = 4,
+        max_iterations: int = SUBAGENT_MAX_ITERATIONS,
+        context_window: int = 65_536,
+        max_tokens: int = 8192,
+        on_started: Callable[[str, asyncio.Task[Any]], None] | None = None,
+    ) -> None:
+        self.provider = provider
+        self.bus = bus
+        self.tools_factory = tools_factory
+        self.max_concurrent = max_concurrent
+        self.max_iterations = max_iterations
+        self.context_window = context_window
+        self.max_tokens = max_tokens
+        self.on_started = on_started
+        self.running: dict[str, asyncio.Task[Any]] = {}
+        self._ids = itertools.count(1)
+
+    async def spawn(self, task: str, label: str, ctx: ToolContext) -> str:
+        """Start a subagent for ``task``; returns its id.
+
+        Raises:
+            RuntimeError: Too many subagents are running.
+        """
+        if len(self.running) >= self.max_concurrent:
+            raise RuntimeError(f"{len(self.running)} background tasks are already running (limit {self.max_concurrent}); "
+                               "wait for one to finish")
+        task_id = f"sub-{next(self._ids)}"
+        job = asyncio.create_task(self._run(task_id, task, label, ctx), name=f"subagent:{task_id}")
+        self.running[task_id] = job
+        job.add_done_callback(lambda _t: self.running.pop(task_id, None))
+        if self.on_started is not None:
+            self.on_started(ctx.session_key, job)
+        return task_id
+
+    async def _run(self, task_id: str, task: str, label: str, ctx: ToolContext) -> None:
+        system = read_template("agent", "subagent.md").format(
+            runtime=f"{platform.system()} {platform.machine()}", workspace=ctx.workspace,
+        ).strip()
+        runner = AgentRunner(self.provider, self.tools_factory(), max_iterations=self.max_iterations,
+                             context_window=self.context_window, max_tokens=self.max_tokens)
+        sub_ctx = ToolContext(
+            workspace=ctx.workspace, session_key=f"{ctx.session_key}#{task_id}", channel=ctx.channel,
+            chat_id=ctx.chat_id, restrict_to_workspace=ctx.restrict_to_workspace,
+            protected_paths=ctx.protected_paths,
+        )
+        messages = [{"role": "system", "content": system}, {"role": "user", "content": task}]
+        try:
+            result = await runner.run(messages, sub_ctx, session_key=sub_ctx.session_key)
+            status, report = "completed", result.content
+        except asyncio.CancelledError:
+            log.info("subagent %s cancelled", task_id)
+            raise
+        except LLMError as exc:
+            status, report = "failed", exc.message
+        except Exception as exc:  # report, don't vanish
+            log.exception("subagent %s crashed", task_id)
+            status, report = "failed", f"{type(exc).__name__}: {exc}"
+        content = read_template("agent", "subagent_result.md").format(label=label, status=status, result=report).strip()
+        await self.bus.publish_inbound(InboundMessage(
+            SYSTEM_CHANNEL, "subagent", f"{ctx.channel}:{ctx.chat_id}", content,
+            metadata={"subagent": task_id, "origin_channel": ctx.channel, "origin_chat_id": ctx.chat_id},
+            session_key_override=ctx.session_key,
+        ))
+
+    async def cancel_all(self) -> None:
+        """Cancel every running subagent and wait for them."""
+        jobs = list(self.running.values())
+        for job in jobs:
+            job.cancel()
+        await asyncio.gather(*jobs, return_exceptions=True)

@@ -1,0 +1,397 @@
+"""One MCP server: a long-lived owner task, its status, and requests through it.
+
+The SDK's transports and sessions hold anyio task groups and cancel scopes, which must be
+entered and exited by the same task. So each connection gets one owner task that opens the
+transport and the client, lists the server's capabilities, reports ready, then waits for a
+stop request and closes everything itself. Other tasks (agent turns) only send requests
+through the live client. A connect deadline lives in a cancel scope *around* the whole
+client context, so it nests correctly and is lifted once connected.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+from collections.abc import Awaitable, Callable
+from contextlib import suppress
+from typing import Any, TypeVar
+
+import anyio
+import httpx2
+import mcp.types as mt
+from mcp.client import Client
+from mcp.shared.exceptions import MCPError
+
+from desktop import __version__
+from desktop.core.config.schema import MCPServerConfig
+from desktop.core.tools.mcp.status import MCPServerStatus, ServerState
+from desktop.core.tools.mcp.transport import (
+    StderrTail,
+    TransportConfigError,
+    TransportKind,
+    detect_transport,
+    open_transport,
+)
+from desktop.core.tools.mcp.wrappers import Catalog, MCPCallError, build_wrappers
+from desktop.core.tools.registry import ToolRegistry
+from desktop.core.utils.redact import redact
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+_MAX_PAGES = 50  # a paginator that never ends cannot hang a connect
+_STOP_GRACE = 10.0  # the SDK's stdio shutdown: close stdin, 2 s, SIGTERM, 2 s, SIGKILL, 2 s
+_CLIENT_INFO = mt.Implementation(name="nanobot-desktop", version=__version__)
+# What a failing request looks like when the transport underneath is gone.
+_LOST = (
+    anyio.ClosedResourceError,
+    anyio.BrokenResourceError,
+    anyio.EndOfStream,
+    OSError,
+    httpx2.TransportError,
+)
+
+
+class _ServerGone(Exception):
+    """The server ended the connection while we were not asking anything."""
+
+
+class ServerConnection:
+    """The connection to one configured MCP server.
+
+    Args:
+        name: The server's name in the config.
+        config: Its entry.
+        registry: Where its tools are registered (after the builtins).
+        connect_timeout: Seconds a connect (spawn, handshake, listing) may take.
+        on_change: Called with a fresh status whenever the state changes.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        config: MCPServerConfig,
+        *,
+        registry: ToolRegistry,
+        connect_timeout: float,
+        on_change: Callable[[MCPServerStatus], None] | None = None,
+    ) -> None:
+        self._name = name
+        self._config = config
+        self._registry = registry
+        self._connect_timeout = connect_timeout
+        self._on_change = on_change
+        self._kind: TransportKind | None = None
+        self._config_error = ""
+        try:
+            self._kind = detect_transport(config)
+        except TransportConfigError as exc:
+            self._config_error = str(exc)
+        self._stderr = StderrTail() if self._kind == "stdio" else None
+        self._state: ServerState = "disabled" if not config.enabled_tools else "idle"
+        self._last_error = ""
+        self._client: Client | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._scope: anyio.CancelScope | None = None
+        self._stop = asyncio.Event()
+        self._lock = asyncio.Lock()
+        self._attempts = 0
+        self._registered: list[str] = []
+
+    # -- MCPCaller -------------------------------------------------------------------------
+
+    @property
+    def server(self) -> str:
+        """The server's configured name."""
+        return self._name
+
+    @property
+    def timeout(self) -> float:
+        """Seconds one request may take (``toolTimeout``)."""
+        return float(self._config.tool_timeout)
+
+    async def request(self, action: str, op: Callable[[Client], Awaitable[T]]) -> T:
+        """Run ``op`` on the live client, turning every failure into :class:`MCPCallError`.
+
+        A lost connection marks the server failed and stops its owner task; the next
+        :meth:`ensure` reconnects.
+        """
+        client = self._client
+        if client is None or self._state != "connected":
+            reason = self._last_error or self._state
+            raise MCPCallError(
+                f"Error: MCP server '{self._name}' is not connected ({reason}); "
+                "it is retried at the next turn."
+            )
+        try:
+            with anyio.fail_after(self.timeout):
+                return await op(client)
+        except TimeoutError:
+            raise MCPCallError(self._timed_out(action)) from None
+        except MCPError as exc:
+            if exc.code == mt.REQUEST_TIMEOUT:
+                raise MCPCallError(self._timed_out(action)) from None
+            if exc.code == mt.CONNECTION_CLOSED:
+                raise MCPCallError(self._lose(action, exc)) from None
+            message = f"Error: MCP server '{self._name}' refused {action}: {redact(exc.message)}"
+            raise MCPCallError(message) from None
+        except _LOST as exc:
+            raise MCPCallError(self._lose(action, exc)) from None
+        except Exception as exc:  # e.g. a result that fails validation: the model reads it
+            log.debug("MCP %s on %s failed", action, self._name, exc_info=True)
+            message = f"Error: {action} on MCP server '{self._name}' failed: {_describe(exc)}"
+            raise MCPCallError(message) from None
+
+    def _timed_out(self, action: str) -> str:
+        return f"Error: {action} on MCP server '{self._name}' timed out after {self.timeout:g} s."
+
+    def _lose(self, action: str, exc: BaseException) -> str:
+        """Mark the connection lost and ask the owner task to clean up."""
+        if self._state == "connected":
+            self._fail(f"connection lost: {_describe(exc)}")
+            self._stop.set()
+        return (
+            f"Error: {action} failed: the connection to MCP server '{self._name}' was lost; "
+            "it is retried at the next turn."
+        )
+
+    # -- status ----------------------------------------------------------------------------
+
+    @property
+    def state(self) -> ServerState:
+        """The current state."""
+        return self._state
+
+    @property
+    def needs_connect(self) -> bool:
+        """Whether :meth:`ensure` has work to do (connect, or wait for a connect under way)."""
+        return self._state in ("idle", "failed", "connecting")
+
+    def status(self) -> MCPServerStatus:
+        """A snapshot for the GUI."""
+        tail = tuple(redact(line) for line in self._stderr.lines()) if self._stderr else ()
+        return MCPServerStatus(
+            name=self._name,
+            transport=self._kind or "",
+            state=self._state,
+            tool_count=len(self._registered),
+            last_error=self._last_error,
+            stderr_tail=tail,
+        )
+
+    def _set_state(self, state: ServerState) -> None:
+        if state == self._state:
+            return
+        self._state = state
+        if self._on_change is not None:
+            try:
+                self._on_change(self.status())
+            except Exception:  # an observer bug must not break the connection
+                log.exception("MCP status observer failed")
+
+    def _fail(self, message: str) -> None:
+        self._last_error = redact(message)
+        log.warning("MCP server %s: %s", self._name, self._last_error)
+        self._set_state("failed")
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    async def ensure(self) -> None:
+        """Connect if idle or failed; never raises.
+
+        A caller arriving while another one connects waits for that attempt and does not
+        start its own, so concurrent turns cause one attempt, not several.
+        """
+        seen = self._attempts
+        async with self._lock:
+            if self._attempts != seen or self._state not in ("idle", "failed"):
+                return
+            try:
+                await self._connect()
+            except Exception as exc:  # a bug here must not end the agent's turn
+                log.exception("MCP server %s: connect crashed", self._name)
+                self._fail(_describe(exc))
+            finally:
+                self._attempts += 1
+            if self._state != "connected":
+                self._withdraw()
+
+    async def _connect(self) -> None:
+        """Start the owner task and wait until it is connected or has given up."""
+        if self._kind is None:
+            self._fail(self._config_error)
+            return
+        await self._join_owner()
+        self._stop = asyncio.Event()
+        ready = asyncio.Event()
+        self._set_state("connecting")
+        self._task = asyncio.create_task(self._own(ready), name=f"mcp-{self._name}")
+        await _first_set(ready, also=self._task)
+
+    async def _own(self, ready: asyncio.Event) -> None:
+        """The owner task: open, list, publish, wait for stop, close — all in this task."""
+        assert self._kind is not None
+        scope = anyio.CancelScope(deadline=anyio.current_time() + self._connect_timeout)
+        self._scope = scope
+        try:
+            with scope:
+                ended = asyncio.Event()
+                transport = open_transport(
+                    self._config,
+                    self._kind,
+                    stderr=self._stderr,
+                    label=self._name,
+                    on_eof=ended.set,
+                )
+                async with Client(transport, client_info=_CLIENT_INFO, cache=None) as client:
+                    catalog = await _discover(client)
+                    scope.deadline = math.inf
+                    self._go_live(client, catalog)
+                    ready.set()
+                    await _first_set(self._stop, ended)
+                    if not self._stop.is_set():
+                        raise _ServerGone("the server closed the connection")
+            if scope.cancelled_caught and not self._stop.is_set():
+                self._fail(f"timed out after {self._connect_timeout:g} s while connecting")
+        except Exception as exc:
+            if not self._stop.is_set():
+                await self._fail_with_context(exc)
+            else:
+                log.debug("MCP server %s: error while closing", self._name, exc_info=True)
+        finally:
+            self._client = None
+            if self._state in ("connecting", "connected"):
+                self._set_state("idle")
+            ready.set()
+
+    def _go_live(self, client: Client, catalog: Catalog) -> None:
+        """Register the wrappers (stable, sorted names) and mark the server connected."""
+        selection = build_wrappers(self, catalog, self._config.enabled_tools)
+        if selection.unmatched:
+            log.warning(
+                "MCP server %s: enabledTools entries not found: %s",
+                self._name,
+                ", ".join(selection.unmatched),
+            )
+        names = [tool.name for tool in selection.tools]
+        for stale in set(self._registered) - set(names):
+            self._registry.unregister(stale)
+        for tool in selection.tools:
+            self._registry.register(tool, external=True)
+        self._registered = names
+        self._client = client
+        self._last_error = ""
+        self._set_state("connected")
+        log.info("MCP server %s: connected, %d tool(s)", self._name, len(names))
+
+    def _withdraw(self) -> None:
+        """Remove this server's tools from the registry."""
+        for name in self._registered:
+            self._registry.unregister(name)
+        self._registered = []
+
+    async def _fail_with_context(self, exc: BaseException) -> None:
+        """Record a failed connect (or a lost connection), with the stdio command or URL."""
+        lost = self._state == "connected"
+        message = _describe(exc)
+        if self._kind == "stdio":
+            if isinstance(_first_leaf(exc), FileNotFoundError):
+                message = f"command not found: {self._config.command}"
+            elif self._stderr is not None and (last := await self._stderr.last_line(settle=0.5)):
+                message = f"{message} (stderr: {last})"
+        elif isinstance(_first_leaf(exc), httpx2.TransportError):
+            message = f"cannot reach {self._config.url}: {message}"
+        self._fail(f"connection lost: {message}" if lost else message)
+
+    async def aclose(self) -> None:
+        """Close the session (and stop a stdio child); unregister the tools."""
+        self._stop.set()
+        await self._join_owner()
+        self._withdraw()
+        if self._state not in ("failed", "disabled"):
+            self._set_state("idle")
+
+    async def _join_owner(self) -> None:
+        """Wait for the owner task to finish: politely, then by cancelling its scope."""
+        task = self._task
+        if task is None:
+            return
+        self._stop.set()
+        done, _ = await asyncio.wait({task}, timeout=_STOP_GRACE)
+        if not done and self._scope is not None:
+            log.warning("MCP server %s: close is slow; cancelling", self._name)
+            self._scope.cancel()
+            done, _ = await asyncio.wait({task}, timeout=_STOP_GRACE)
+        if not done:
+            task.cancel()
+            with suppress(asyncio.CancelledError):
+                await task
+        self._task = None
+
+
+async def _first_set(*events: asyncio.Event, also: asyncio.Future[Any] | None = None) -> None:
+    """Wait until one of ``events`` is set (or ``also`` is done)."""
+    waiters: set[asyncio.Future[Any]] = {asyncio.ensure_future(event.wait()) for event in events}
+    try:
+        pending = waiters | ({also} if also else set())
+        await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for waiter in waiters:
+            waiter.cancel()
+
+
+async def _discover(client: Client) -> Catalog:
+    """List tools, resources and prompts (each only if the server declares it)."""
+    caps = client.server_capabilities
+    tools = await _collect(caps.tools, lambda cur: client.list_tools(cursor=cur), "tools")
+    resources = await _collect(
+        caps.resources, lambda cur: client.list_resources(cursor=cur), "resources"
+    )
+    prompts = await _collect(caps.prompts, lambda cur: client.list_prompts(cursor=cur), "prompts")
+    return Catalog(tools=tools, resources=resources, prompts=prompts)
+
+
+async def _collect(
+    declared: object, fetch: Callable[[str | None], Awaitable[Any]], field: str
+) -> list[Any]:
+    """All pages of one listing; empty when undeclared or refused by the server."""
+    if declared is None:
+        return []
+    items: list[Any] = []
+    cursor: str | None = None
+    try:
+        for _ in range(_MAX_PAGES):
+            page = await fetch(cursor)
+            items.extend(getattr(page, field))
+            cursor = page.next_cursor
+            if not cursor:
+                break
+    except MCPError as exc:
+        log.debug("listing %s refused: %s", field, exc.message)
+    return items
+
+
+def _leaves(exc: BaseException) -> list[BaseException]:
+    """The non-group exceptions inside ``exc`` (anyio wraps task failures in groups)."""
+    if isinstance(exc, BaseExceptionGroup):
+        return [leaf for inner in exc.exceptions for leaf in _leaves(inner)]
+    return [exc]
+
+
+def _first_leaf(exc: BaseException) -> BaseException:
+    leaves = [leaf for leaf in _leaves(exc) if not isinstance(leaf, asyncio.CancelledError)]
+    return leaves[0] if leaves else exc
+
+
+def _describe(exc: BaseException) -> str:
+    """A short, readable, redacted description of ``exc``."""
+    leaf = _first_leaf(exc)
+    if isinstance(leaf, MCPError):
+        text = leaf.message
+    else:
+        text = str(leaf).strip() or type(leaf).__name__
+        if isinstance(leaf, (TimeoutError, OSError)) and type(leaf).__name__ not in text:
+            text = f"{type(leaf).__name__}: {text}"
+    return redact(text)

@@ -1,0 +1,125 @@
+"""The MCP client manager: one connection per configured server, connected lazily."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Mapping
+from types import TracebackType
+from typing import TYPE_CHECKING, Self
+
+from desktop.core.config.schema import MCPServerConfig
+from desktop.core.tools.mcp.status import MCPServerStatus
+from desktop.core.tools.registry import ToolRegistry
+from desktop.core.utils.redact import register_secret
+
+if TYPE_CHECKING:
+    from desktop.core.tools.mcp.connection import ServerConnection
+
+log = logging.getLogger(__name__)
+
+_SECRET_HINTS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "AUTH", "CREDENTIAL")
+
+
+class MCPManager:
+    """Connects the configured MCP servers and keeps their tools in the registry.
+
+    Nothing happens at construction: the agent calls :meth:`ensure_connected` at the start of
+    every turn, which connects the servers not connected yet. A server that fails is marked
+    ``failed`` (with a readable, redacted error) and tried again at the next call — once per
+    call, never in a loop. :meth:`aclose` closes every session and stops every stdio child.
+
+    Args:
+        servers: ``tools.mcpServers`` from the config, by name.
+        registry: Where the wrapped tools go (listed after the builtins, sorted by name).
+        connect_timeout: Seconds one connect (spawn, handshake, listing) may take.
+        on_status: Called with a fresh :class:`MCPServerStatus` whenever a server's state
+            changes (for the GUI; runs on the event loop, must not block).
+
+    Example:
+        >>> manager = MCPManager(config.tools.mcp_servers, registry=registry)  # doctest: +SKIP
+        >>> await manager.ensure_connected()  # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        servers: Mapping[str, MCPServerConfig],
+        *,
+        registry: ToolRegistry,
+        connect_timeout: float = 30.0,
+        on_status: Callable[[MCPServerStatus], None] | None = None,
+    ) -> None:
+        self._closed = False
+        self._connections: dict[str, ServerConnection] = {}
+        if not servers:
+            return  # importing the SDK costs about a second: only pay it when servers exist
+        from desktop.core.tools.mcp.connection import ServerConnection
+
+        self._connections = {
+            name: ServerConnection(
+                name,
+                servers[name],
+                registry=registry,
+                connect_timeout=connect_timeout,
+                on_change=on_status,
+            )
+            for name in sorted(servers)
+        }
+        for config in servers.values():
+            _register_config_secrets(config)
+
+    async def ensure_connected(self) -> None:
+        """Connect every server that is not connected (new, or failed last time). Never raises."""
+        if self._closed:
+            return
+        pending = [conn for conn in self._connections.values() if conn.needs_connect]
+        if not pending:
+            return
+        results = await asyncio.gather(*(conn.ensure() for conn in pending), return_exceptions=True)
+        for conn, result in zip(pending, results, strict=True):
+            if isinstance(result, BaseException) and not isinstance(result, asyncio.CancelledError):
+                log.error(
+                    "MCP server %s: unexpected error while connecting", conn.server, exc_info=result
+                )
+
+    def status(self, name: str) -> MCPServerStatus:
+        """The status of server ``name``.
+
+        Raises:
+            KeyError: No server of that name is configured.
+        """
+        return self._connections[name].status()
+
+    def statuses(self) -> list[MCPServerStatus]:
+        """The status of every server, sorted by name."""
+        return [conn.status() for conn in self._connections.values()]
+
+    async def aclose(self) -> None:
+        """Close every session; no stdio child is left running. Safe to call twice."""
+        self._closed = True
+        results = await asyncio.gather(
+            *(conn.aclose() for conn in self._connections.values()), return_exceptions=True
+        )
+        for conn, result in zip(self._connections.values(), results, strict=True):
+            if isinstance(result, Exception):
+                log.error("MCP server %s: error while closing", conn.server, exc_info=result)
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+
+def _register_config_secrets(config: MCPServerConfig) -> None:
+    """Header values and secret-looking env values are masked in every error and log."""
+    for value in config.headers.values():
+        register_secret(value.removeprefix("Bearer ").strip())
+    for key, value in config.env.items():
+        if any(hint in key.upper() for hint in _SECRET_HINTS):
+            register_secret(value)

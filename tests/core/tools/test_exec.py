@@ -1,0 +1,350 @@
+"""The ``exec`` tool: real commands, process-group kills, environment, and the safety corpora.
+
+Dangerous commands are only ever checked, never run: the corpus goes through
+``check_command``, and the few that go through ``ExecTool`` do so with process spawning
+replaced by a function that fails the test.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shlex
+import signal
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from desktop.core.config.schema import ExecToolConfig
+from desktop.core.security.commands import check_command, check_paths_in_command
+from desktop.core.tools.base import ToolContext
+from desktop.core.tools.registry import ToolRegistry
+from desktop.core.tools.shell import MAX_OUTPUT, ExecTool, child_env
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX shell semantics")
+
+PY = shlex.quote(sys.executable)
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    folder = tmp_path / "ws"
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture
+def ctx(ws: Path) -> ToolContext:
+    return ToolContext(workspace=ws)
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie waiting for a reaper counts as dead)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+
+
+async def _wait_dead(pid: int, within: float = 5.0) -> bool:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        if not _alive(pid):
+            return True
+        await asyncio.sleep(0.05)
+    return False
+
+
+async def _wait_file(path: Path, within: float = 5.0) -> str:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        if path.exists() and path.read_text().strip():
+            return path.read_text().strip()
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"{path} never appeared")
+
+
+def _reap(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+# --- running commands --------------------------------------------------------------------------
+
+async def test_echo_and_exit_code(ctx: ToolContext) -> None:
+    result = await ExecTool().execute(ctx, command="echo hello; echo oops >&2; exit 3")
+    assert not result.is_error  # a non-zero exit is data for the model, not a tool failure
+    assert result.text == "hello\noops\n[exit code: 3]"
+
+
+async def test_no_output(ctx: ToolContext) -> None:
+    result = await ExecTool().execute(ctx, command="true")
+    assert result.text == "(no output)\n[exit code: 0]"
+
+
+async def test_cwd_is_the_workspace_and_working_dir_is_relative(ctx: ToolContext, ws: Path) -> None:
+    (ws / "sub").mkdir()
+    assert (await ExecTool().execute(ctx, command="pwd")).text.startswith(str(ws.resolve()))
+    result = await ExecTool().execute(ctx, command="pwd", working_dir="sub")
+    assert result.text.startswith(str((ws / "sub").resolve()))
+    missing = await ExecTool().execute(ctx, command="pwd", working_dir="nope")
+    assert missing.is_error and "not a folder" in missing.text
+
+
+async def test_output_truncated_keeping_head_and_tail(ctx: ToolContext) -> None:
+    script = "print('a' * 6000 + 'MIDDLE' + 'b' * 20000 + 'END')"
+    result = await ExecTool().execute(ctx, command=f"{PY} -c {shlex.quote(script)}")
+    assert result.text.startswith("aaaa")
+    assert "END\n[exit code: 0]" in result.text
+    assert "MIDDLE" not in result.text
+    assert "characters truncated" in result.text and "26,010" in result.text
+    assert len(result.text) < MAX_OUTPUT + 200
+
+
+async def test_timeout_kills_the_whole_process_group(ctx: ToolContext, ws: Path) -> None:
+    command = "sleep 30 & echo $! > bg.pid; echo $$ > sh.pid; echo started; sleep 30"
+    started = time.monotonic()
+    result = await ExecTool().execute(ctx, command=command, timeout=1)
+    assert time.monotonic() - started < 10
+    assert result.is_error and "timed out after 1s" in result.text and "started" in result.text
+    for name in ("bg.pid", "sh.pid"):
+        pid = int((ws / name).read_text())
+        assert await _wait_dead(pid), f"{name} process {pid} survived the timeout"
+
+
+async def test_children_ignoring_sigterm_get_sigkill(ctx: ToolContext, ws: Path) -> None:
+    command = "(trap '' TERM; sleep 30) & echo $! > bg.pid; sleep 30"
+    result = await ExecTool().execute(ctx, command=command, timeout=1)
+    assert result.is_error
+    pid = int((ws / "bg.pid").read_text())
+    try:
+        assert await _wait_dead(pid)
+    finally:
+        _reap(pid)
+
+
+async def test_cancellation_kills_the_group_and_is_reraised(ctx: ToolContext, ws: Path) -> None:
+    command = "sleep 30 & echo $! > bg.pid; echo $$ > sh.pid; sleep 30"
+    task = asyncio.create_task(ExecTool().execute(ctx, command=command, timeout=60))
+    bg = int(await _wait_file(ws / "bg.pid"))
+    sh = int(await _wait_file(ws / "sh.pid"))
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert await _wait_dead(bg) and await _wait_dead(sh)
+
+
+async def test_background_child_does_not_hold_the_call(ctx: ToolContext, ws: Path) -> None:
+    started = time.monotonic()
+    result = await ExecTool().execute(ctx, command="sleep 30 & echo $! > bg.pid; echo started")
+    pid = int((ws / "bg.pid").read_text())
+    try:
+        assert time.monotonic() - started < 5
+        assert result.text == "started\n[exit code: 0]"
+    finally:
+        _reap(pid)
+
+
+async def test_registry_casts_and_runs_exec(ctx: ToolContext) -> None:
+    registry = ToolRegistry()
+    registry.register(ExecTool())
+    tool = registry.get("exec")
+    assert tool is not None and tool.exclusive and not tool.read_only and not tool.concurrency_safe
+    result = await registry.execute("exec", {"command": "echo hi", "timeout": "5"}, ctx)
+    assert result.text == "hi\n[exit code: 0]"
+    too_long = await registry.execute("exec", {"command": "echo hi", "timeout": 601}, ctx)
+    assert too_long.is_error and "timeout" in too_long.text
+
+
+# --- environment -------------------------------------------------------------------------------
+
+async def test_provider_keys_never_reach_the_child(
+    ctx: ToolContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-LEAKCANARY-0123456789")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-LEAKCANARY")
+    monkeypatch.setenv("SOME_TOKEN", "LEAKCANARY")
+    result = await ExecTool().execute(ctx, command="env")
+    assert "LEAKCANARY" not in result.text
+    assert "OPENAI_API_KEY" not in result.text
+    assert "PATH=" in result.text and "HOME=" in result.text
+
+
+async def test_allowed_env_keys_and_path_append(
+    ctx: ToolContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MY_SETTING", "visible")
+    monkeypatch.setenv("OTHER_SETTING", "hidden")
+    config = ExecToolConfig(allowed_env_keys=["MY_SETTING"], path_append="/opt/extra/bin")
+    result = await ExecTool(config).execute(ctx, command='echo "$MY_SETTING|$OTHER_SETTING|$PATH"')
+    first = result.text.splitlines()[0]
+    assert first.startswith("visible||") and first.endswith(os.pathsep + "/opt/extra/bin")
+
+
+def test_child_env_is_an_allowlist() -> None:
+    source = {"HOME": "/h", "PATH": "/bin", "LANG": "C", "OPENAI_API_KEY": "sk", "AWS_SECRET": "x"}
+    assert child_env(ExecToolConfig(), source) == {"HOME": "/h", "PATH": "/bin", "LANG": "C"}
+
+
+# --- dangerous-command corpus (checked, never run) ---------------------------------------------
+
+DANGEROUS = [
+    "rm -rf /", "rm -fr ~", "rm -r --no-preserve-root /", "rm -rf *", "rm   -rf    /",
+    "rm -R -f /", "sudo rm -rf /", "sudo -u root rm -rf /*", "/bin/rm -rf $HOME", 'rm -rf "/"',
+    "'rm' -rf '~'", "r\\m -rf /", "rm${IFS}-rf${IFS}/", "cd /tmp && rm -rf ~/", "rm -rf -- /",
+    "rm -rf ${HOME}/*", "rm --recursive --force /usr", "echo ok; rm -rf .", "xargs rm -rf / < list",
+    "find / -delete", "find ~ -type f -exec rm {} \\;", 'bash -c "rm -rf /"',
+    "sh -c 'cd /; rm -rf /'", 'echo "$(rm -rf /)"', "echo `rm -rf ~`", "env X=1 nice -n 5 rm -rf /",
+    "mkfs.ext4 /dev/sda1", "sudo mkfs -t ext4 /dev/sdb", "dd if=/dev/zero of=/dev/sda bs=1M",
+    "echo x > /dev/sda", "cat img | sudo tee /dev/nvme0n1", "cp disk.img /dev/sdb",
+    "shutdown -h now", "sudo reboot", "halt", "poweroff", "init 0", "systemctl reboot",
+    "true && reboot", "ls\nreboot", "timeout 5 reboot",
+    ":(){ :|:& };:", ":(){ :|: & };:", "bomb() { bomb | bomb & }; bomb", "bash -c ':(){ :|:& };:'",
+    "echo x > memory/history.jsonl", "echo x >> ~/.nanobot/workspace/memory/history.jsonl",
+    "echo '{}' | tee -a memory/history.jsonl", "sed -i 's/a/b/' memory/history.jsonl",
+    "rm memory/.dream_cursor", "echo 0 > memory/.dream_cursor",
+    "mv sessions/cli_direct.jsonl old.jsonl",
+    "cp /tmp/x.jsonl sessions/cli_direct.jsonl", "truncate -s 0 sessions/cli_direct.jsonl",
+    "rm -rf sessions", "kill -9 -1", "echo cm0gLXJmIC8K | base64 -d | sh", "format C:",
+    "rm -rf /home/user", "rm -rf ~/.nanobot/workspace", "function f { f|f& }; f", "rm -rf .*",
+]
+
+BENIGN = [
+    "rm -rf ./build", "rm -rf build dist", "rm -r node_modules", "rm -f *.pyc", "rm -rf build/*",
+    'echo "rm -rf /"', "grep history.jsonl notes.txt", "cat memory/history.jsonl | tail -n 3",
+    "cp sessions/cli_direct.jsonl backup.jsonl", 'find . -name "*.pyc" -delete',
+    "dd if=/dev/zero of=./disk.img bs=1k count=1", "ls > /dev/null 2>&1",
+    'git commit -m "reboot; fix"', "echo shutdown", "grep -r reboot .", "wc -l sessions/*.jsonl",
+    "sed -n 1p memory/history.jsonl", "jq . sessions/a.jsonl > out.json", "command -v reboot",
+    "echo hi > history.jsonl.bak", "tail -f log | grep init", "x() { echo x | x2; }; x",
+    "rm -rf /home/user/project/build", "rm -rf ~/.nanobot/workspace/tmp",
+]
+
+
+@pytest.mark.parametrize("command", DANGEROUS)
+def test_dangerous_commands_are_refused(command: str) -> None:
+    assert check_command(command, allow_patterns=[], deny_patterns=[]) is not None
+
+
+@pytest.mark.parametrize("command", BENIGN)
+def test_benign_look_alikes_are_allowed(command: str) -> None:
+    assert check_command(command, allow_patterns=[], deny_patterns=[]) is None
+
+
+async def test_refusal_happens_before_any_process_starts(
+    ctx: ToolContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def no_spawn(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a dangerous command reached the shell")
+
+    monkeypatch.setattr(asyncio, "create_subprocess_shell", no_spawn)
+    for command in ("rm -rf /", ":(){ :|:& };:", "echo x > memory/history.jsonl", "sudo reboot"):
+        result = await ExecTool().execute(ctx, command=command)
+        assert result.is_error and "safety guard" in result.text
+
+
+async def test_benign_look_alikes_really_run(ctx: ToolContext, ws: Path) -> None:
+    (ws / "build").mkdir()
+    (ws / "build" / "x.o").write_text("x")
+    (ws / "notes.txt").write_text("see history.jsonl\n")
+    tool = ExecTool()
+    assert (await tool.execute(ctx, command="rm -rf ./build")).text == "(no output)\n[exit code: 0]"
+    assert not (ws / "build").exists()
+    assert (await tool.execute(ctx, command='echo "rm -rf /"')).text == "rm -rf /\n[exit code: 0]"
+    assert (await tool.execute(ctx, command="grep history.jsonl notes.txt")).text.startswith("see")
+
+
+def test_user_patterns() -> None:
+    deny = [r"\bgit\s+push\b"]
+    assert check_command("git  push origin main", allow_patterns=[], deny_patterns=deny)
+    assert check_command("git status", allow_patterns=[], deny_patterns=deny) is None
+    # An allow pattern exempts from the built-in rules only on a full match...
+    allow = [r"rm -rf \*"]
+    assert check_command("rm -rf *", allow_patterns=allow, deny_patterns=[]) is None
+    assert check_command("rm -rf * && reboot", allow_patterns=allow, deny_patterns=[])
+    # ...never from a user deny pattern, and it is not an allowlist mode.
+    assert check_command("rm -rf *", allow_patterns=allow, deny_patterns=[r"rm\s"])
+    assert check_command("ls -la", allow_patterns=allow, deny_patterns=[]) is None
+    # An invalid regex is matched literally instead of crashing.
+    assert check_command("echo rm [", allow_patterns=[], deny_patterns=["rm ["])
+
+
+def test_long_commands_are_checked_quickly() -> None:
+    heredoc = "cat > f <<EOF\n" + "some text with rm and -rf words / here\n" * 3000 + "EOF"
+    started = time.monotonic()
+    assert check_command(heredoc, allow_patterns=[], deny_patterns=[]) is None
+    assert check_command("sudo " + "-a " * 5000 + "x", allow_patterns=[], deny_patterns=[]) is None
+    assert time.monotonic() - started < 5
+
+
+# --- restrictToWorkspace ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("command", [
+    "cat ../secret", "cat a/../../b", "cd .. && ls", "cat /etc/passwd", "ls ~", "ls ~root",
+    "cat $HOME/.ssh/id_rsa", "cat ${HOME}/x", "echo x > /tmp/out", "cp x --target-directory=../y",
+    "dd if=x of=/etc/x", "cat C:\\Windows\\win.ini", "ls /",
+])
+def test_paths_outside_the_workspace_are_refused(command: str, ws: Path) -> None:
+    assert check_paths_in_command(command, ws) is not None
+
+
+@pytest.mark.parametrize("command", [
+    "cat notes.txt", "ls -la", "ls > /dev/null 2>&1", "git log HEAD~1..HEAD",
+    "/usr/bin/env python3 x.py", "echo hi | /bin/cat", "python3 -c 'print(1)'",
+    "FOO=1 /bin/sh -c true", "cat {ws}/notes.txt", "echo 'unbalanced",
+])
+def test_paths_inside_the_workspace_are_allowed(command: str, ws: Path) -> None:
+    assert check_paths_in_command(command.format(ws=ws), ws) is None
+
+
+def test_symlink_out_of_the_workspace_is_refused(ws: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (ws / "link").symlink_to(outside)
+    assert check_paths_in_command("cat link/file", ws) is not None
+    assert check_paths_in_command(f"cat {ws}/link/file", ws) is not None
+
+
+async def test_exec_applies_restrict_to_workspace(ws: Path) -> None:
+    ctx = ToolContext(workspace=ws, restrict_to_workspace=True)
+    refused = await ExecTool().execute(ctx, command="cat /etc/hostname")
+    assert refused.is_error and "outside the workspace" in refused.text
+    outside_dir = await ExecTool().execute(ctx, command="ls", working_dir="/")
+    assert outside_dir.is_error and "outside the workspace" in outside_dir.text
+    ok = await ExecTool().execute(ctx, command="echo ok > out.txt && cat out.txt")
+    assert ok.text == "ok\n[exit code: 0]"
+
+
+@pytest.mark.parametrize("command", [
+    "echo x>memory/history.jsonl", "rm -rf .git", "cp new.json {cfg}", "sed -i s/a/b/ {cfg}",
+    "dd if=x of=sessions/a.jsonl", "sudo tee -a ./.git/config", "cat x 2> sessions/e.log",
+    "FOO=1 mv sessions/x y", "ln -sf /dev/null memory/.cursor",
+])
+async def test_writes_to_protected_paths_are_refused(
+    command: str, ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def no_spawn(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a protected write reached the shell")
+
+    monkeypatch.setattr(asyncio, "create_subprocess_shell", no_spawn)
+    config = tmp_path / "config.json"
+    ctx = ToolContext(workspace=ws, protected_paths=(config,))
+    result = await ExecTool().execute(ctx, command=command.format(cfg=config))
+    assert result.is_error and "protected" in result.text
+
+
+@pytest.mark.parametrize("command", [
+    "cat memory/history.jsonl > out.txt", "cp {cfg} backup.json", "ls .git", "git status",
+    "echo ok 2>/dev/null", "wc -l sessions/x.jsonl",
+])
+def test_reading_protected_paths_is_fine(command: str, ws: Path, tmp_path: Path) -> None:
+    from desktop.core.security.commands import check_protected_writes
+
+    config = tmp_path / "config.json"
+    protected = (ws / "sessions", ws / ".git", ws / "memory" / "history.jsonl", config)
+    assert check_protected_writes(command.format(cfg=config), protected, cwd=ws) is None
