@@ -1,0 +1,111 @@
+"""Crash harness: kill -9 the agent at every event of a scripted tool loop, then recover."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from desktop.core.session.manager import SessionManager
+from desktop.core.agent.context import ContextBuilder
+from desktop.core.agent.loop import AgentLoop
+from desktop.core.bus.queue import MessageBus
+from desktop.core.config.schema import Config
+from desktop.core.tools.registry import ToolRegistry
+from tests.conftest import REPO
+from tests.core.agent.conftest import make_provider
+from tests.core.agent.crash_child import Step
+from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
+
+SCRIPT = [
+    Reply("Let me start.", tool_calls=[("step", '{"n": 1}'), ("step", '{"n": 2}')]),
+    Reply(tool_calls=[("step", '{"n": 3}')]),
+    Reply(tool_calls=[("step", '{"n": 4}'), ("step", '{"n": 5}'), ("step", '{"n": 6}')]),
+    Reply("All steps are done."),
+]
+
+
+def _run_child(server: ScriptedOpenAIServer, workspace: Path, crash_at: int) -> subprocess.CompletedProcess[str]:
+    server.script.clear()
+    server.push(*SCRIPT)
+    return subprocess.run(
+        [sys.executable, "-m", "tests.core.agent.crash_child", server.url, str(workspace), str(crash_at)],
+        capture_output=True, text=True, timeout=120, cwd=REPO,
+    )
+
+
+def check_invariants(messages: list[dict[str, Any]]) -> None:
+    """The session invariants that must hold after any crash and repair."""
+    users = [m for m in messages if m.get("role") == "user"]
+    assert [m["content"] for m in users].count("do the task") == 1
+    for i, message in enumerate(messages):
+        if message.get("role") == "assistant" and message.get("tool_calls"):
+            ids = sorted(c["id"] for c in message["tool_calls"])
+            results = []
+            for later in messages[i + 1:]:
+                if later.get("role") != "tool":
+                    break
+                results.append(later["tool_call_id"])
+            assert sorted(results) == ids, f"calls {ids} got results {results}"
+    orphan = [m for m in messages if m.get("role") == "tool"]
+    assert len(orphan) == sum(len(m.get("tool_calls") or []) for m in messages)
+    assert messages[-1]["role"] == "assistant" and not messages[-1].get("tool_calls")
+
+
+@pytest.fixture(scope="module")
+def total_events(tmp_path_factory: pytest.TempPathFactory) -> int:
+    """Run once without crashing to count the events of the scripted loop."""
+    with ScriptedOpenAIServer() as server:
+        result = _run_child(server, tmp_path_factory.mktemp("count"), -1)
+    assert result.returncode == 0, result.stderr
+    assert "ANSWER:All steps are done." in result.stdout
+    return int(result.stdout.split("EVENTS:")[1].split()[0])
+
+
+def test_enough_crash_points(total_events: int) -> None:
+    """The scripted loop offers more than 20 distinct crash points."""
+    assert total_events >= 20
+
+
+@pytest.mark.parametrize("crash_at", range(1, 41))
+async def test_crash_and_recover(crash_at: int, total_events: int, scripted_server: ScriptedOpenAIServer, tmp_path: Path) -> None:
+    """Kill at event N; restart; the session is consistent and the next turn works."""
+    if crash_at > total_events:
+        pytest.skip(f"the loop has {total_events} events")
+    result = _run_child(scripted_server, tmp_path, crash_at)
+    assert result.returncode == -9, result.stdout + result.stderr
+    path = tmp_path / "sessions" / "cli_direct.jsonl"
+    if crash_at == 1:
+        # Event 1 is the very first save (the user message) starting: nothing is on disk yet,
+        # and nothing was acknowledged to the user. Every later point must find the message.
+        assert not path.exists()
+        return
+    assert path.exists(), "the user message is saved before the first model call"
+    lines = path.read_text().splitlines()
+    assert all(json.loads(line) for line in lines)  # never a torn file
+    assert not (tmp_path / "sessions" / "cli_direct.jsonl.quarantine").exists()
+    session = SessionManager(tmp_path).get_or_create("cli:direct")
+    assert [m["content"] for m in session.messages if m["role"] == "user"] == ["do the task"]
+    session.repair()
+    check_invariants(session.messages)
+    assert not session.has_pending_turn
+    # Restart: the killed process is gone; a fresh loop (this process) continues the
+    # conversation from what is on disk.
+    scripted_server.script.clear()
+    scripted_server.push(Reply("Back again."))
+    tools = ToolRegistry()
+    tools.register(Step())
+    config = Config.model_validate({"agents": {"defaults": {"workspace": str(tmp_path)}}})
+    loop = AgentLoop(config, make_provider(scripted_server.url), MessageBus(), SessionManager(tmp_path), tools,
+                     ContextBuilder(tmp_path))
+    assert await loop.process_direct("next") == "Back again."
+    final = SessionManager(tmp_path).get_or_create("cli:direct")
+    check_invariants(final.messages)
+    sent = scripted_server.chat_requests()[-1].body["messages"]
+    ids = [c["id"] for m in sent if m["role"] == "assistant" for c in m.get("tool_calls") or []]
+    answered = [m["tool_call_id"] for m in sent if m["role"] == "tool"]
+    assert sorted(ids) == sorted(answered)
