@@ -89,6 +89,8 @@ class ScriptedOpenAIServer:
         self.default = default or Reply("Hello from the scripted server.")
         self.models = models or ["scripted-model"]
         self.script: deque[Any] = deque()
+        # Optional router: called with each request body; a non-None step wins over the script.
+        self.route: Any = None
         self.requests: list[Recorded] = []
         self.completed_streams = 0  # streams sent through to ``[DONE]``
         self.aborted_streams = 0  # streams whose writes failed because the client went away
@@ -167,7 +169,8 @@ class ScriptedOpenAIServer:
                 except ValueError:
                     body = {}
                 outer._record(self, body)
-                outer._serve(self, body, outer._next())
+                routed = outer.route(body) if outer.route is not None else None
+                outer._serve(self, body, routed if routed is not None else outer._next())
 
             def _json(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
                 data = json.dumps(body).encode()
