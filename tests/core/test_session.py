@@ -64,3 +64,46 @@ def test_filenames_are_safe() -> None:
     assert session_filename("cli:direct") == "cli_direct.jsonl"
     assert session_filename("../x:y/z") == ".._x_y_z.jsonl"
     assert "/" not in session_filename("a/b:c")
+
+
+def test_list_rename_delete(tmp_path: Path) -> None:
+    """Sessions are listed newest first, renamed and deleted."""
+    manager = SessionManager(tmp_path)
+    for key in ("cli:a", "telegram:b"):
+        session = manager.get_or_create(key)
+        session.add_message("user", f"hello from {key}")
+        manager.save(session)
+    manager.rename("cli:a", "  Planning  ")  # a rename is not activity: the order stays
+    listed = SessionManager(tmp_path).list_sessions()
+    assert [s["key"] for s in listed] == ["telegram:b", "cli:a"]
+    assert listed[1]["title"] == "Planning"
+    assert manager.get_or_create("telegram:b").title == "hello from telegram:b"
+    assert manager.delete("cli:a") is True and manager.delete("cli:a") is False
+    assert [s["key"] for s in SessionManager(tmp_path).list_sessions()] == ["telegram:b"]
+
+
+def test_tool_results_truncated_on_disk_only(tmp_path: Path) -> None:
+    """Long tool results are cut when saved; the live session keeps them whole."""
+    manager = SessionManager(tmp_path, max_tool_result_chars=100)
+    session = manager.get_or_create("cli:direct")
+    session.add_message("tool", "x" * 250, tool_call_id="1", name="read_file")
+    manager.save(session)
+    assert len(session.messages[0]["content"]) == 250
+    saved = json.loads(manager.path_for("cli:direct").read_text().splitlines()[1])
+    assert saved["content"].startswith("x" * 100) and "150 more characters not saved" in saved["content"]
+
+
+def test_checkpoint_and_repair(tmp_path: Path) -> None:
+    """An interrupted turn gets results for unfinished calls and a note; nothing is lost."""
+    session = SessionManager(tmp_path).get_or_create("cli:direct")
+    session.begin_turn("please work")
+    call = {"id": "c1", "type": "function", "function": {"name": "exec", "arguments": "{}"}}
+    call2 = {"id": "c2", "type": "function", "function": {"name": "read_file", "arguments": "{}"}}
+    session.checkpoint([{"role": "assistant", "content": "", "tool_calls": [call, call2]},
+                        {"role": "tool", "tool_call_id": "c2", "name": "read_file", "content": "ok"}])
+    assert session.has_pending_turn
+    assert session.repair() is True
+    roles = [(m["role"], m.get("tool_call_id")) for m in session.messages]
+    assert roles == [("user", None), ("assistant", None), ("tool", "c2"), ("tool", "c1"), ("assistant", None)]
+    assert session.messages[3]["name"] == "exec" and "interrupted" in session.messages[3]["content"]
+    assert not session.has_pending_turn and session.repair() is False

@@ -220,7 +220,7 @@ class SessionManager:
         return sorted(found.values(), key=lambda item: item["updated_at"], reverse=True)
 
     def rename(self, key: str, title: str) -> None:
-        """Set a session's title and save it."""
+        """Set a session's title and save it (not counted as activity)."""
         session = self.get_or_create(key)
         session.metadata["title"] = title.strip()
         self.save(session)
