@@ -126,3 +126,23 @@ async def test_mcp_tool_in_a_turn(scripted_server: ScriptedOpenAIServer, tmp_pat
     finally:
         await loop.stop()
     assert loop.mcp.statuses()  # closed cleanly; statuses still readable
+
+
+async def test_subagent_limit_and_stop(scripted_server: ScriptedOpenAIServer, tmp_path: Path) -> None:
+    """At most N subagents run at once; /stop in the origin chat cancels them."""
+    from desktop.core.tools.base import ToolContext
+
+    scripted_server.default = Reply("slow", delay=5.0, chunk=1)  # subagents stream forever-ish
+    config = _config(tmp_path)
+    config.agents.defaults.max_concurrent_subagents = 2
+    loop = build_agent(config, make_provider(scripted_server.url))
+    ctx = ToolContext(workspace=config.workspace_path, session_key="cli:direct")
+    try:
+        await loop.subagents.spawn("one", "one", ctx)
+        await loop.subagents.spawn("two", "two", ctx)
+        result = await loop.tools.execute("spawn", {"task": "three"}, ctx)
+        assert result.is_error and "limit 2" in result.text
+        assert await loop.process_direct("/stop") == "Stopped."
+        assert loop.subagents.running == {}
+    finally:
+        await loop.stop()
