@@ -108,6 +108,7 @@ class AgentLoop:
         self._stats: dict[str, SessionStats] = {}
         self._children: dict[str, set[asyncio.Task[Any]]] = {}
         self._consumer: asyncio.Task[None] | None = None
+        self._dispatches: set[asyncio.Task[None]] = set()
 
     # -- bus ------------------------------------------------------------------------------
     def start(self) -> None:
@@ -119,6 +120,7 @@ class AgentLoop:
         """Cancel every running turn, subagent and the consumer, and wait for them."""
         tasks = [t.task for t in self._turns.values()]
         tasks.extend(task for children in self._children.values() for task in children)
+        tasks.extend(self._dispatches)
         if self._consumer is not None:
             tasks.append(self._consumer)
         for task in tasks:
@@ -134,14 +136,20 @@ class AgentLoop:
     async def _consume(self) -> None:
         while True:
             message = await self.bus.consume_inbound()
-            asyncio.create_task(self._dispatch(message), name=f"turn:{message.session_key}")
+            task = asyncio.create_task(self._dispatch(message), name=f"turn:{message.session_key}")
+            self._dispatches.add(task)
+            task.add_done_callback(self._dispatches.discard)
+
+    @staticmethod
+    def reply_target(message: InboundMessage) -> tuple[str, str]:
+        """Channel and chat a message's answer goes to (a subagent report: its origin chat)."""
+        if message.channel == SYSTEM_CHANNEL:
+            return (str(message.metadata.get("origin_channel") or message.channel),
+                    str(message.metadata.get("origin_chat_id") or message.chat_id))
+        return message.channel, message.chat_id
 
     async def _dispatch(self, message: InboundMessage) -> None:
-        channel, chat_id = message.channel, message.chat_id
-        if channel == SYSTEM_CHANNEL:
-            # A subagent report: answer in the chat that started it.
-            channel = str(message.metadata.get("origin_channel") or channel)
-            chat_id = str(message.metadata.get("origin_chat_id") or chat_id)
+        channel, chat_id = self.reply_target(message)
         hooks: list[AgentHook] = []
         if channel not in QUIET_CHANNELS:
             flags = self.config.channels
@@ -278,11 +286,9 @@ class AgentLoop:
         key = message.session_key
         if self.before_turn is not None:
             await self.before_turn()
-        channel, chat_id = message.channel, message.chat_id
+        channel, chat_id = self.reply_target(message)
         extra: dict[str, Any] = {"media": list(message.media)} if message.media else {}
-        if channel == SYSTEM_CHANNEL:
-            channel = str(message.metadata.get("origin_channel") or channel)
-            chat_id = str(message.metadata.get("origin_chat_id") or chat_id)
+        if message.channel == SYSTEM_CHANNEL:
             extra["subagent"] = message.metadata.get("subagent", True)
         session = await asyncio.to_thread(self.sessions.get_or_create, key)
         if session.repair():
