@@ -86,6 +86,9 @@ def resolve_tool_path(raw: str, ctx: ToolContext, *, write: bool) -> Path:
     Returns:
         The absolute path with every symlink resolved.
 
+    Builtin skills (shipped with the app) stay readable under ``restrict_to_workspace`` so the
+    model can load a skill listed in its prompt; they are never writable.
+
     Raises:
         PathDenied: The path is empty, leaves the workspace under ``restrict_to_workspace``,
             or is a protected or non-regular target of a write.
@@ -99,12 +102,19 @@ def resolve_tool_path(raw: str, ctx: ToolContext, *, write: bool) -> Path:
     if not candidate.is_absolute():
         candidate = workspace / candidate
     resolved = _real(candidate)
-    if ctx.restrict_to_workspace:
+    if ctx.restrict_to_workspace and not (not write and _is_builtin_skill(resolved)):
         _require_inside(raw, resolved, workspace)
     if write:
         protected = (*default_protected_paths(ctx.workspace, None), *ctx.protected_paths)
         _require_writable(raw, resolved, workspace, protected)
     return resolved
+
+
+def _is_builtin_skill(path: Path) -> bool:
+    """Builtin skills ship with the app and stay readable when tools are restricted."""
+    from desktop.core.resources import data_path
+
+    return path.is_relative_to(_real(data_path("skills")))
 
 
 def open_regular(path: Path) -> BinaryIO:

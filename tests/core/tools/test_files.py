@@ -656,3 +656,16 @@ def test_resolve_tool_path_contract(ws: Path) -> None:
     assert resolve_tool_path("..", unrestricted, write=False) == ws.resolve().parent
     names = {p.name for p in default_protected_paths(ws, ws.parent / "config.json")}
     assert names == {"sessions", ".git", "history.jsonl", ".dream_cursor", ".cursor", "config.json"}
+
+
+async def test_builtin_skills_readable_when_restricted(tmp_path: Path) -> None:
+    """A restricted agent may read a builtin SKILL.md but not write it, nor read beside it."""
+    from desktop.core.resources import data_path
+
+    ctx = ToolContext(workspace=tmp_path, restrict_to_workspace=True)
+    skill = data_path("skills", "memory", "SKILL.md")
+    assert resolve_tool_path(str(skill), ctx, write=False) == skill.resolve()
+    with pytest.raises(PathDenied):
+        resolve_tool_path(str(skill), ctx, write=True)
+    with pytest.raises(PathDenied):
+        resolve_tool_path(str(data_path("templates", "SOUL.md")), ctx, write=False)
