@@ -51,6 +51,9 @@ def build_parser() -> argparse.ArgumentParser:
     key_commands.add_parser(
         "migrate", parents=[common], help="move plaintext apiKey values from config.json to the keyring"
     )
+    from desktop.cli.memory import add_memory_parser
+
+    add_memory_parser(commands, common)
     return parser
 
 
@@ -73,5 +76,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         from desktop.cli.keys import run_keys
 
         return run_keys(args)
+    if args.command == "memory":
+        from desktop.cli.memory import run_memory
+
+        return run_memory(args)
     print(f"unknown command {args.command}", file=sys.stderr)
     return 2

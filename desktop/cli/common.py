@@ -5,12 +5,10 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from desktop.core.config.errors import ConfigError
-from desktop.core.config.loader import load_config
-from desktop.core.config.paths import log_dir
-from desktop.core.config.schema import Config
-from desktop.core.utils.logs import setup_logging
+if TYPE_CHECKING:  # keep `import desktop.cli.*` cheap: pydantic loads when a command runs
+    from desktop.core.config.schema import Config
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -24,6 +22,11 @@ def fail(message: str, code: int = EXIT_USAGE) -> int:
 def load(args: argparse.Namespace) -> Config | None:
     """Load the config named by ``--config``/``--workspace``; print the error and return
     ``None`` when it cannot be used. Also starts the rotating log beside the config."""
+    from desktop.core.config.errors import ConfigError
+    from desktop.core.config.loader import config_origin, load_config
+    from desktop.core.config.paths import log_dir
+    from desktop.core.utils.logs import setup_logging
+
     path = Path(args.config).expanduser() if getattr(args, "config", None) else None
     workspace = Path(args.workspace).expanduser() if getattr(args, "workspace", None) else None
     try:
@@ -31,8 +34,6 @@ def load(args: argparse.Namespace) -> Config | None:
     except ConfigError as exc:
         fail(f"cannot use the config: {exc}\nThe file was not changed; fix it and try again.")
         return None
-    from desktop.core.config.loader import config_origin
-
     setup_logging(log_dir(config_origin(config).path))
     for warning in config_origin(config).warnings:
         print(f"warning: {warning}", file=sys.stderr)

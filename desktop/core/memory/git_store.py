@@ -1,0 +1,446 @@
+"""The memory timeline: a git repository at the workspace root, driven with pygit2.
+
+Layout (DESIGN §5): the repository sits at the workspace root and tracks only ``SOUL.md``,
+``USER.md``, ``memory/MEMORY.md`` and ``memory/.dream_cursor`` (plus its ``.gitignore``). A
+repository created by nanobot is adopted as it is. Commit messages start with ``dream:`` for
+Dream runs, ``edit:`` for human edits and ``revert:`` for undos; history is never rewritten.
+
+The markdown files are the source of truth. Recovery (stale locks, a damaged repository) never
+changes them, and edits made outside the app are recorded as ``edit: <file>`` commits — one
+commit per file, so each can be undone on its own — before a revert and at start-up
+(:meth:`GitStore.ensure_repo`). Callers about to change the files themselves (Dream) call
+:meth:`GitStore.record_outside_edits` first, so that their own commit holds only their change.
+
+Every method is synchronous and serialised by a lock shared by all stores of one workspace in
+this process; run them off the event loop (``asyncio.to_thread``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import threading
+from collections.abc import Iterator
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Literal
+
+import pygit2
+from pygit2.enums import DeltaStatus, FileMode, RepositoryOpenFlag, SortMode
+
+from desktop.core.memory.git_repair import (
+    check_health,
+    clear_stale_locks,
+    ensure_gitignore,
+    is_not_damage,
+    set_aside_gitdir,
+)
+from desktop.core.memory.git_revert import RevertPlan, entry_id, plan_revert, subject_of
+from desktop.core.memory.git_types import (
+    CommitInfo,
+    FileDiff,
+    GitStoreError,
+    RepositoryBusy,
+    RevertConflict,
+    RevertRefused,
+    UnknownCommit,
+)
+from desktop.core.utils.atomic import atomic_write_bytes
+
+__all__ = [
+    "CommitInfo",
+    "FileDiff",
+    "GitStore",
+    "GitStoreError",
+    "RepositoryBusy",
+    "RevertConflict",
+    "RevertRefused",
+    "UnknownCommit",
+]
+
+#: Paths the repository tracks, relative to the workspace.
+TRACKED = ("SOUL.md", "USER.md", "memory/MEMORY.md", "memory/.dream_cursor")
+#: Files people edit; changes to them found on disk are recorded as ``edit:`` commits.
+HUMAN_FILES = ("SOUL.md", "USER.md", "memory/MEMORY.md")
+#: App bookkeeping: never moved by a revert (undoing a Dream must not make it re-read the batch).
+APP_OWNED = ("memory/.dream_cursor",)
+INIT_MESSAGE = "init: memory repository"
+_NANOBOT_EMAIL = "nanobot@dream"  # what nanobot itself signs with
+_HEX = re.compile(r"[0-9a-fA-F]{4,40}")
+_STATUS: dict[DeltaStatus, Literal["added", "modified", "deleted"]] = {
+    DeltaStatus.ADDED: "added",
+    DeltaStatus.DELETED: "deleted",
+}
+
+_LOCKS: dict[str, threading.RLock] = {}
+_LOCKS_GUARD = threading.Lock()
+
+
+def _lock_for(workspace: Path) -> threading.RLock:
+    key = str(workspace.resolve())
+    with _LOCKS_GUARD:
+        return _LOCKS.setdefault(key, threading.RLock())
+
+
+def _signature(name: str) -> pygit2.Signature:
+    slug = re.sub(r"[^a-z0-9.-]+", "-", name.lower()).strip("-") or "user"
+    return pygit2.Signature(name, _NANOBOT_EMAIL if name == "nanobot" else f"{slug}@localhost")
+
+
+def _split_message(message: str) -> tuple[str, str]:
+    subject, _, body = message.partition("\n")
+    return subject.strip(), body.strip()
+
+
+def _message(subject: str, body: str = "") -> str:
+    return f"{subject}\n\n{body.strip()}\n" if body.strip() else f"{subject}\n"
+
+
+def _when(commit: pygit2.Commit) -> datetime:
+    author = commit.author
+    return datetime.fromtimestamp(author.time, timezone(timedelta(minutes=author.offset)))
+
+
+def _diff_to_parent(repo: pygit2.Repository, commit: pygit2.Commit) -> pygit2.Diff:
+    if commit.parents:
+        return repo.diff(commit.parents[0].tree, commit.tree)
+    return commit.tree.diff_to_tree(swap=True)
+
+
+def _file_diff(patch: pygit2.Patch) -> FileDiff:
+    _, additions, deletions = patch.line_stats
+    delta = patch.delta
+    deleted = delta.status == DeltaStatus.DELETED
+    path = delta.old_file.path if deleted else delta.new_file.path
+    status = _STATUS.get(delta.status, "modified")
+    return FileDiff(path, status, patch.text or "", additions, deletions)
+
+
+@contextlib.contextmanager
+def _damage_as_error() -> Iterator[None]:
+    """Turn low-level pygit2 failures in the middle of an operation into a GitStoreError."""
+    try:
+        yield
+    except GitStoreError:
+        raise
+    except (pygit2.GitError, KeyError) as exc:
+        raise GitStoreError(f"the memory history could not be read or written: {exc}") from exc
+
+
+class GitStore:
+    """The git timeline of the memory files of one workspace.
+
+    Args:
+        workspace: The workspace folder (the repository root).
+    """
+
+    def __init__(self, workspace: Path) -> None:
+        self.workspace = Path(workspace).expanduser().absolute()
+        self._gitdir = self.workspace / ".git"
+        self._lock = _lock_for(self.workspace)
+        self._notices: list[str] = []
+
+    # ----------------------------------------------------------------- public API
+
+    def ensure_repo(self) -> list[str]:
+        """Create, adopt or repair the repository and record outside edits.
+
+        Returns:
+            Human notices about what had to be done (recoveries, outside edits recorded),
+            including those gathered by earlier calls and not yet taken.
+        """
+        with self._lock, _damage_as_error():
+            repo = self._open(write=True)
+            self._record_outside_edits(repo)
+            return self.take_notices()
+
+    def take_notices(self) -> list[str]:
+        """Return and forget the notices gathered by operations since the last call."""
+        with self._lock:
+            notices, self._notices = self._notices, []
+            return notices
+
+    def record_outside_edits(self) -> list[str]:
+        """Commit changes found on disk in the human files, one ``edit: <file>`` commit each.
+
+        Returns:
+            The new commit ids (empty when the files match HEAD).
+        """
+        with self._lock, _damage_as_error():
+            return self._record_outside_edits(self._open(write=True))
+
+    def commit(self, message: str, *, author: str = "nanobot") -> str | None:
+        """Commit every tracked file as it is on disk, if the tree changed.
+
+        To keep outside edits out of this commit, call :meth:`record_outside_edits` before
+        changing the files.
+
+        Args:
+            message: Full commit message (subject line first).
+            author: Author name.
+
+        Returns:
+            The new commit id, or ``None`` when nothing changed.
+        """
+        with self._lock, _damage_as_error():
+            repo = self._open(write=True)
+            oid = self._commit_paths(repo, TRACKED, message, author)
+            return None if oid is None else str(oid)
+
+    def commit_edit(self, file: str | Path, *, author: str = "user") -> str | None:
+        """Commit a human edit of one tracked file made through the app as ``edit: <file>``.
+
+        Args:
+            file: Workspace-relative path (``memory/MEMORY.md``) or a path inside the workspace.
+            author: Author name.
+
+        Returns:
+            The new commit id, or ``None`` when the file did not change.
+        """
+        path = self._tracked_name(file)
+        with self._lock, _damage_as_error():
+            repo = self._open(write=True)
+            oid = self._commit_paths(repo, (path,), _message(f"edit: {path}"), author)
+            return None if oid is None else str(oid)
+
+    def log(self, prefix: str | None = None, limit: int | None = 50) -> list[CommitInfo]:
+        """The timeline, newest first.
+
+        Args:
+            prefix: Keep only commits whose subject starts with this (e.g. ``"dream:"``).
+            limit: At most this many entries (``None``: all).
+        """
+        with self._lock, _damage_as_error():
+            repo = self._open(write=False)
+            if repo.head_is_unborn:
+                return []
+            found: list[CommitInfo] = []
+            for commit in repo.walk(repo.head.target, SortMode.TOPOLOGICAL | SortMode.TIME):
+                if limit is not None and len(found) >= limit:
+                    break
+                if prefix is None or commit.message.startswith(prefix):
+                    found.append(self._info(repo, commit))
+            return found
+
+    def info(self, sha: str) -> CommitInfo:
+        """The timeline entry of one commit (full or unique short id)."""
+        with self._lock, _damage_as_error():
+            repo = self._open(write=False)
+            return self._info(repo, self._resolve(repo, sha))
+
+    def show(self, sha: str) -> list[FileDiff]:
+        """Per-file unified diffs of a commit against its first parent (root: against nothing).
+
+        Raises:
+            UnknownCommit: ``sha`` matches no commit or several.
+        """
+        with self._lock, _damage_as_error():
+            repo = self._open(write=False)
+            return [_file_diff(patch) for patch in _diff_to_parent(repo, self._resolve(repo, sha))]
+
+    def revert(self, sha: str, *, author: str = "nanobot") -> str:
+        """Undo one commit with a three-way merge, keeping every later change.
+
+        Outside edits are recorded first. The working files are written atomically, then the
+        commit ``revert: <subject>`` (body ``This reverts commit <sha>.``) is added on top.
+        ``memory/.dream_cursor`` keeps its current value.
+
+        Returns:
+            The id of the revert commit.
+
+        Raises:
+            UnknownCommit: ``sha`` matches no commit or several.
+            RevertRefused: The first commit, a commit outside the history, or nothing to undo.
+            RevertConflict: A later change touched the same lines; nothing was changed.
+        """
+        with self._lock, _damage_as_error():
+            repo = self._open(write=True)
+            self._record_outside_edits(repo)
+            target = self._resolve(repo, sha)
+            head = repo.head.peel(pygit2.Commit)
+            plan = plan_revert(repo, target, head, keep_ours=APP_OWNED)
+            self._apply(repo, plan)
+            message = _message(f"revert: {subject_of(target)}", f"This reverts commit {target.id}.")
+            return str(self._create_commit(repo, plan.tree_id, head, message, author))
+
+    # ------------------------------------------------------------ opening / repair
+
+    def _open(self, *, write: bool) -> pygit2.Repository:
+        """Open the repository, creating it or replacing a damaged one as needed."""
+        if not self._gitdir.exists() and not self._gitdir.is_symlink():
+            return self._create()
+        try:
+            repo = pygit2.Repository(str(self.workspace), RepositoryOpenFlag.NO_SEARCH)
+            check_health(repo)
+        except (pygit2.GitError, KeyError, ValueError, OSError) as exc:
+            if is_not_damage(exc):
+                raise GitStoreError(
+                    f"cannot open the memory repository {self._gitdir}: {exc}"
+                ) from exc
+            return self._replace_damaged(exc)
+        if repo.workdir is None or Path(repo.workdir).resolve() != self.workspace.resolve():
+            raise GitStoreError(
+                f"{self._gitdir} is not a working repository of this workspace (bare, or linked "
+                "elsewhere); move it away and the memory history starts afresh"
+            )
+        if write:
+            self._notices += clear_stale_locks(Path(repo.path), self.workspace)
+            self._allow_tracked(repo)
+        return repo
+
+    def _create(self, *, damaged: str | None = None) -> pygit2.Repository:
+        self.workspace.mkdir(parents=True, exist_ok=True)
+        repo = pygit2.init_repository(str(self.workspace))
+        ensure_gitignore(repo, self.workspace, TRACKED, create=True)
+        body = f"The previous repository was damaged and set aside as {damaged}." if damaged else ""
+        self._commit_paths(repo, (".gitignore", *TRACKED), _message(INIT_MESSAGE, body), "nanobot")
+        return repo
+
+    def _replace_damaged(self, exc: BaseException) -> pygit2.Repository:
+        aside = set_aside_gitdir(self._gitdir)
+        self._notices.append(
+            f"set aside a corrupt repository as {aside.name} ({exc}); started a fresh memory "
+            "history from the current files, which were not changed"
+        )
+        return self._create(damaged=aside.name)
+
+    def _allow_tracked(self, repo: pygit2.Repository) -> None:
+        """In an adopted repository, make sure no tracked path is ignored (commit the fix)."""
+        fixed = ensure_gitignore(repo, self.workspace, TRACKED, create=False)
+        if fixed:
+            self._commit_paths(
+                repo, (".gitignore",), _message(f"init: track {', '.join(fixed)}"), "nanobot"
+            )
+            self._notices.append(
+                f"added {', '.join(fixed)} to .gitignore so the history includes it"
+            )
+
+    # -------------------------------------------------------------------- commits
+
+    def _record_outside_edits(self, repo: pygit2.Repository) -> list[str]:
+        if repo.head_is_unborn:
+            return []
+        shas = []
+        for path in HUMAN_FILES:
+            if self._disk_id(path) == entry_id(repo.head.peel(pygit2.Commit).tree, path):
+                continue
+            body = (
+                "Found changed on disk (edited outside nanobot Desktop); recorded before going on."
+            )
+            oid = self._commit_paths(repo, (path,), _message(f"edit: {path}", body), "user")
+            if oid is not None:
+                shas.append(str(oid))
+                self._notices.append(f"recorded an outside edit of {path} as {str(oid)[:7]}")
+        return shas
+
+    def _disk_id(self, path: str) -> pygit2.Oid | None:
+        file = self.workspace / path
+        return pygit2.hash(file.read_bytes()) if file.is_file() else None
+
+    def _commit_paths(
+        self, repo: pygit2.Repository, paths: tuple[str, ...], message: str, author: str
+    ) -> pygit2.Oid | None:
+        """Commit HEAD's tree with ``paths`` taken from disk; ``None`` when nothing changed."""
+        parent = None if repo.head_is_unborn else repo.head.peel(pygit2.Commit)
+        index = pygit2.Index()
+        if parent is not None:
+            index.read_tree(parent.tree)
+        for path in paths:
+            file = self.workspace / path
+            if file.is_file():
+                index.add(
+                    pygit2.IndexEntry(path, repo.create_blob(file.read_bytes()), FileMode.BLOB)
+                )
+            elif path in index:
+                index.remove(path)
+        tree_id = index.write_tree(repo)
+        if parent is not None and tree_id == parent.tree_id:
+            return None
+        return self._create_commit(repo, tree_id, parent, message, author)
+
+    def _create_commit(
+        self,
+        repo: pygit2.Repository,
+        tree_id: pygit2.Oid,
+        parent: pygit2.Commit | None,
+        message: str,
+        author: str,
+    ) -> pygit2.Oid:
+        parents = [parent.id] if parent is not None else []
+        oid = repo.create_commit(
+            "HEAD", _signature(author), _signature("nanobot"), message, tree_id, parents
+        )
+        self._sync_index(repo, tree_id)
+        return oid
+
+    def _sync_index(self, repo: pygit2.Repository, tree_id: pygit2.Oid) -> None:
+        """Make ``.git/index`` match the new commit so ``git status`` is clean (best effort)."""
+        for attempt in range(2):
+            try:
+                index = repo.index
+                index.read_tree(repo[tree_id].peel(pygit2.Tree))
+                index.write()
+                return
+            except pygit2.GitError:
+                gitdir = Path(repo.path)
+                if attempt == 0 and not (gitdir / "index.lock").exists():
+                    (gitdir / "index").unlink(missing_ok=True)  # unreadable: it is only a cache
+        self._notices.append("could not update the git index; 'git status' may look out of date")
+
+    def _apply(self, repo: pygit2.Repository, plan: RevertPlan) -> None:
+        """Write the planned contents to the working files (atomically, one by one)."""
+        root = self.workspace.resolve()
+        for path, blob_id in plan.changes:
+            target = (self.workspace / path).resolve()
+            if root not in target.parents or ".git" in Path(path).parts:
+                raise GitStoreError(f"refusing to write outside the workspace: {path}")
+            if blob_id is None:
+                target.unlink(missing_ok=True)
+            else:
+                atomic_write_bytes(target, repo[blob_id].peel(pygit2.Blob).data)
+
+    # -------------------------------------------------------------------- reading
+
+    def _resolve(self, repo: pygit2.Repository, sha: str) -> pygit2.Commit:
+        """Find a commit by full id, unique prefix (4+ hex digits) or revision (``HEAD~1``)."""
+        text = sha.strip()
+        try:
+            found = repo[text] if _HEX.fullmatch(text) else repo.revparse_single(text)
+            return found.peel(pygit2.Commit)
+        except pygit2.AmbiguousError as exc:
+            raise UnknownCommit(
+                f"{text} matches more than one commit; give more characters"
+            ) from exc
+        except (KeyError, ValueError, pygit2.GitError) as exc:
+            raise UnknownCommit(f"no commit {text!r} in the memory history") from exc
+
+    def _info(self, repo: pygit2.Repository, commit: pygit2.Commit) -> CommitInfo:
+        stats = _diff_to_parent(repo, commit).stats
+        subject, body = _split_message(commit.message)
+        sha = str(commit.id)
+        return CommitInfo(
+            sha,
+            sha[:7],
+            _when(commit),
+            subject,
+            body,
+            stats.files_changed,
+            stats.insertions,
+            stats.deletions,
+        )
+
+    def _tracked_name(self, file: str | Path) -> str:
+        path = Path(file)
+        if path.is_absolute():
+            try:
+                path = path.resolve().relative_to(self.workspace.resolve())
+            except ValueError:
+                raise GitStoreError(
+                    f"{file} is not inside the workspace {self.workspace}"
+                ) from None
+        name = path.as_posix()
+        if name not in TRACKED:
+            raise GitStoreError(
+                f"{name} is not part of the memory history (tracked: {', '.join(TRACKED)})"
+            )
+        return name
