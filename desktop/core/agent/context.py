@@ -22,6 +22,8 @@ from desktop.core.resources import data_path, read_template
 SEPARATOR = "\n\n---\n\n"
 BOOTSTRAP_FILES = ("AGENTS.md", "SOUL.md", "USER.md", "TOOLS.md")
 RECENT_HISTORY_LIMIT = 50
+RECENT_ENTRY_CHARS = 400  # one history entry in the prompt; the full text stays in history.jsonl
+RECENT_HISTORY_CHARS = 6_000  # the whole section (~1,500 tokens), newest entries first
 RUNTIME_OPEN = "[Runtime Context — metadata only, not instructions]"
 RUNTIME_CLOSE = "[/Runtime Context]"
 
@@ -84,7 +86,11 @@ class ContextBuilder:
         return f"# Memory\n\n{text}"
 
     def recent_history(self) -> str:
-        """``# Recent History``: history.jsonl entries Dream has not consumed (at most 50)."""
+        """``# Recent History``: history.jsonl entries Dream has not consumed.
+
+        At most 50 entries, each shortened to a few hundred characters, and the whole section
+        capped, newest first: a large ``[RAW]`` archive must not refill the context it left.
+        """
         memory = self.workspace / "memory"
         try:
             cursor = int(_read(memory / ".dream_cursor") or 0)
@@ -99,12 +105,22 @@ class ContextBuilder:
                     except ValueError:
                         continue
                     if isinstance(entry, dict) and int(entry.get("cursor", 0) or 0) > cursor:
-                        entries.append(f"- [{entry.get('timestamp', '')}] {str(entry.get('content', '')).strip()}")
+                        text = " ".join(str(entry.get("content", "")).split())
+                        if len(text) > RECENT_ENTRY_CHARS:
+                            text = text[:RECENT_ENTRY_CHARS] + f"… (cursor {entry.get('cursor')}; grep history.jsonl)"
+                        entries.append(f"- [{entry.get('timestamp', '')}] {text}")
         except OSError:
             return ""
-        if not entries:
+        kept: list[str] = []
+        size = 0
+        for line in reversed(entries[-RECENT_HISTORY_LIMIT:]):
+            size += len(line) + 1
+            if size > RECENT_HISTORY_CHARS:
+                break
+            kept.append(line)
+        if not kept:
             return ""
-        return "# Recent History\n\n" + "\n".join(entries[-RECENT_HISTORY_LIMIT:])
+        return "# Recent History\n\n" + "\n".join(reversed(kept))
 
     def system_prompt(self, channel: str) -> str:
         """All parts joined by ``---`` separators; empty parts are left out."""

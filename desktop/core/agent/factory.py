@@ -1,14 +1,20 @@
-"""Assemble an agent from a config: sessions, context, tools, subagents, loop."""
+"""Assemble an agent from a config: sessions, memory, context, tools, subagents, loop."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from desktop.core.agent.context import ContextBuilder
 from desktop.core.agent.loop import AgentLoop
+from desktop.core.agent.skills import SkillsLoader
 from desktop.core.agent.subagents import SubagentManager
 from desktop.core.bus.queue import MessageBus
 from desktop.core.config.schema import Config
+from desktop.core.memory.consolidator import Consolidator, RequestBuilder
+from desktop.core.memory.store import MemoryStore
+from desktop.core.memory.templates import sync_workspace_templates
 from desktop.core.providers.base import LLMProvider
-from desktop.core.session.manager import SessionManager
+from desktop.core.session.manager import Session, SessionManager
 from desktop.core.tools.filesystem import filesystem_tools
 from desktop.core.tools.mcp import MCPManager
 from desktop.core.tools.messaging import MessageTool, SpawnTool
@@ -25,15 +31,35 @@ def worker_tools(config: Config) -> ToolRegistry:
     return registry
 
 
+def request_builder(context: ContextBuilder, tools: ToolRegistry) -> RequestBuilder:
+    """What the Consolidator measures: the next request of a session (history, tools, no new text)."""
+
+    def build(session: Session) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        channel, _, chat_id = session.key.partition(":")
+        messages = context.build_messages(session.get_history(), "", channel=channel, chat_id=chat_id)
+        return messages, tools.definitions()
+
+    return build
+
+
 def build_agent(config: Config, provider: LLMProvider, *, bus: MessageBus | None = None) -> AgentLoop:
     """A ready :class:`AgentLoop` for ``config`` (not yet consuming the bus)."""
     defaults = config.agents.defaults
     workspace = config.workspace_path
     bus = bus or MessageBus()
     sessions = SessionManager(workspace, max_tool_result_chars=defaults.max_tool_result_chars)
-    context = ContextBuilder(workspace, timezone=defaults.effective_timezone)
+    context = ContextBuilder(
+        workspace, timezone=defaults.effective_timezone, skills_section=SkillsLoader(workspace).sections
+    )
     tools = worker_tools(config)
     loop = AgentLoop(config, provider, bus, sessions, tools, context)
+    sync_workspace_templates(workspace)
+    consolidator = Consolidator(
+        provider, MemoryStore(workspace), sessions, context_window=defaults.context_window_tokens,
+        max_tokens=defaults.max_tokens, build_request=request_builder(context, tools),
+    )
+    loop.consolidate = consolidator.maybe_consolidate
+    loop.on_new_session = consolidator.archive_all
     subagents = SubagentManager(
         provider, bus, lambda: worker_tools(config), max_concurrent=defaults.max_concurrent_subagents,
         context_window=defaults.context_window_tokens, max_tokens=defaults.max_tokens,

@@ -76,6 +76,8 @@ class AgentLoop:
         max_concurrent: Sessions that may run at once.
         on_new_session: Called with the old session on ``/new`` (memory archiving plugs in here).
         before_turn: Awaited before every turn (e.g. connect MCP servers lazily).
+        consolidate: Archives old turns of an oversized session (the Consolidator); awaited
+            before a turn and run again in the background after it, under the session lock.
     """
 
     def __init__(
@@ -90,6 +92,7 @@ class AgentLoop:
         max_concurrent: int = 3,
         on_new_session: Callable[[Session], Any] | None = None,
         before_turn: Callable[[], Awaitable[None]] | None = None,
+        consolidate: Callable[[Session], Awaitable[Any]] | None = None,
     ) -> None:
         self.config = config
         self.provider = provider
@@ -99,6 +102,7 @@ class AgentLoop:
         self.context = context
         self.on_new_session = on_new_session
         self.before_turn = before_turn
+        self.consolidate = consolidate
         self.subagents: Any = None  # a SubagentManager, set by the factory
         self.mcp: Any = None  # an MCPManager when MCP servers are configured
         self.closers: list[Callable[[], Awaitable[None]]] = []
@@ -109,6 +113,7 @@ class AgentLoop:
         self._children: dict[str, set[asyncio.Task[Any]]] = {}
         self._consumer: asyncio.Task[None] | None = None
         self._dispatches: set[asyncio.Task[None]] = set()
+        self._background: set[asyncio.Task[None]] = set()
 
     # -- bus ------------------------------------------------------------------------------
     def start(self) -> None:
@@ -121,6 +126,7 @@ class AgentLoop:
         tasks = [t.task for t in self._turns.values()]
         tasks.extend(task for children in self._children.values() for task in children)
         tasks.extend(self._dispatches)
+        tasks.extend(self._background)
         if self._consumer is not None:
             tasks.append(self._consumer)
         for task in tasks:
@@ -282,6 +288,23 @@ class AgentLoop:
         if state is not None:
             state.message_sent = True
 
+    def _consolidate_later(self, key: str) -> None:
+        """Consolidate the session in the background once the turn has released its lock."""
+        if self.consolidate is None:
+            return
+        consolidate = self.consolidate
+
+        async def run() -> None:
+            async with self._locks.setdefault(key, asyncio.Lock()):
+                try:
+                    await consolidate(await asyncio.to_thread(self.sessions.get_or_create, key))
+                except Exception:
+                    log.exception("background consolidation of %s failed", key)
+
+        task = asyncio.create_task(run(), name=f"consolidate:{key}")
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
     async def _run_turn(self, message: InboundMessage, hook: AgentHook | None) -> str:
         key = message.session_key
         if self.before_turn is not None:
@@ -293,9 +316,11 @@ class AgentLoop:
         session = await asyncio.to_thread(self.sessions.get_or_create, key)
         if session.repair():
             await asyncio.to_thread(self.sessions.save, session)
-        history = session.get_history()
         session.begin_turn(message.content, **extra)
-        await asyncio.to_thread(self.sessions.save, session)
+        await asyncio.to_thread(self.sessions.save, session)  # saved before any model call
+        if self.consolidate is not None:
+            await self.consolidate(session)
+        history = session.get_history()[:-1]  # the new message goes in below, with its runtime block
         defaults = self.config.agents.defaults
         messages = await asyncio.to_thread(
             self.context.build_messages, history, message.content,
@@ -323,6 +348,7 @@ class AgentLoop:
             raise
         session.finish_turn(result.added)
         await asyncio.to_thread(self.sessions.save, session)
+        self._consolidate_later(key)
         stats = self._stats.setdefault(key, SessionStats())
         stats.prompt_tokens += result.usage.prompt_tokens
         stats.completion_tokens += result.usage.completion_tokens

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import json
 import logging
 from pathlib import Path
 
@@ -140,3 +141,16 @@ async def test_sessions_run_concurrently_but_one_turn_per_session(make_loop, scr
     spans = sorted(timeline.spans, key=lambda s: s[1])
     assert spans[1][1] >= spans[0][2], "one turn at a time per session"
     assert parallel > 0
+
+
+def test_recent_history_is_capped(tmp_path: Path) -> None:
+    """Long archives are shortened in the prompt and the section has a size cap."""
+    memory = tmp_path / "memory"
+    memory.mkdir()
+    lines = [json.dumps({"cursor": i, "timestamp": "2026-11-02 11:00", "content": f"[RAW] entry {i} " + "word " * 2000})
+             for i in range(1, 41)]
+    (memory / "history.jsonl").write_text("\n".join(lines) + "\n")
+    section = ContextBuilder(tmp_path).recent_history()
+    assert len(section) <= 6_100
+    assert "entry 40 " in section and "entry 1 " not in section  # newest kept
+    assert "grep history.jsonl" in section

@@ -1,0 +1,292 @@
+"""MemoryStore: the workspace's memory files in nanobot's on-disk format.
+
+Files (relative to the workspace):
+
+* ``memory/history.jsonl`` — an append-only log, one JSON object per line:
+  ``{"cursor": int, "timestamp": "YYYY-MM-DD HH:MM", "content": str}`` (other keys, such as
+  nanobot's ``session_key``, are kept as they are).
+* ``memory/.cursor`` — the last cursor handed out (plain integer).
+* ``memory/.dream_cursor`` — the last cursor Dream has consumed (plain integer).
+* ``memory/MEMORY.md``, ``SOUL.md`` and ``USER.md`` — Markdown, rewritten atomically.
+
+Cursors only ever grow: the next one is one more than the larger of ``.cursor`` and the
+newest cursor in the log, so a missing or damaged ``.cursor`` cannot cause a reuse. Lines that
+do not parse are skipped and counted, never fatal. Everything here is synchronous and
+thread-safe (one lock per workspace, shared by every store instance in the process); async
+callers go through :func:`asyncio.to_thread`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from desktop.core.utils.atomic import atomic_write_bytes, atomic_write_text, set_aside
+
+log = logging.getLogger(__name__)
+
+TIMESTAMP_FORMAT = "%Y-%m-%d %H:%M"
+DEFAULT_KEEP = 1000
+_TAIL_BYTES = 64 * 1024
+
+_locks: dict[Path, threading.RLock] = {}
+_locks_guard = threading.Lock()
+
+
+def _workspace_lock(workspace: Path) -> threading.RLock:
+    """The process-wide lock of one workspace's history (shared across store instances)."""
+    key = workspace.resolve()
+    with _locks_guard:
+        return _locks.setdefault(key, threading.RLock())
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    """One line of ``history.jsonl``.
+
+    Attributes:
+        cursor: Position in the log (1, 2, 3, ...; never reused).
+        timestamp: Local time of the entry, ``YYYY-MM-DD HH:MM``.
+        content: The archived text (a summary, or a ``[RAW]`` dump).
+        extra: Any other keys found on the line, preserved by compaction.
+    """
+
+    cursor: int
+    timestamp: str
+    content: str
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> str:
+        """The entry as one JSON line (without the newline)."""
+        record = {"cursor": self.cursor, "timestamp": self.timestamp, "content": self.content, **self.extra}
+        return json.dumps(record, ensure_ascii=False)
+
+
+def parse_entry(line: str | bytes) -> HistoryEntry | None:
+    """A :class:`HistoryEntry` from one line, or ``None`` when the line is malformed.
+
+    A valid line is a JSON object with a non-negative integer ``cursor`` (not a bool) and
+    string ``timestamp`` and ``content``.
+    """
+    try:
+        data = json.loads(line)
+    except (ValueError, UnicodeDecodeError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    cursor = data.get("cursor")
+    if isinstance(cursor, bool) or not isinstance(cursor, int) or cursor < 0:
+        return None
+    timestamp, content = data.get("timestamp"), data.get("content")
+    if not isinstance(timestamp, str) or not isinstance(content, str):
+        return None
+    extra = {k: v for k, v in data.items() if k not in ("cursor", "timestamp", "content")}
+    return HistoryEntry(cursor, timestamp, content, extra)
+
+
+def _read_int(path: Path) -> int | None:
+    """A non-negative integer stored as text in ``path`` (``None``: missing or unusable)."""
+    try:
+        value = int(path.read_text(encoding="utf-8").strip())
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+    return value if value >= 0 else None
+
+
+class MemoryStore:
+    """Reads and writes one workspace's memory files.
+
+    Args:
+        workspace: The workspace folder (created lazily on first write).
+
+    Attributes:
+        malformed_count: Malformed lines seen by the latest full read of the history log.
+    """
+
+    def __init__(self, workspace: Path) -> None:
+        self.workspace = Path(workspace).expanduser()
+        self.memory_dir = self.workspace / "memory"
+        self.history_file = self.memory_dir / "history.jsonl"
+        self.cursor_file = self.memory_dir / ".cursor"
+        self.dream_cursor_file = self.memory_dir / ".dream_cursor"
+        self.memory_file = self.memory_dir / "MEMORY.md"
+        self.soul_file = self.workspace / "SOUL.md"
+        self.user_file = self.workspace / "USER.md"
+        self.malformed_count = 0
+        self._lock = _workspace_lock(self.workspace)
+        self._last_cursor = 0  # highest cursor this process has seen (guards against a lost .cursor)
+
+    # -- history: reading -----------------------------------------------------------------
+    def _scan(self) -> Iterator[tuple[bytes, HistoryEntry | None]]:
+        """Every non-blank line with its parsed entry (``None`` when malformed)."""
+        try:
+            handle = self.history_file.open("rb")
+        except FileNotFoundError:
+            return
+        with handle:
+            for raw in handle:
+                if raw.strip():
+                    yield raw, parse_entry(raw)
+
+    def entries(self) -> list[HistoryEntry]:
+        """All valid entries in file order; updates :attr:`malformed_count`."""
+        with self._lock:
+            found: list[HistoryEntry] = []
+            malformed = 0
+            for _, entry in self._scan():
+                if entry is None:
+                    malformed += 1
+                else:
+                    found.append(entry)
+            if malformed and malformed != self.malformed_count:
+                log.warning("%s: %d malformed line(s) skipped", self.history_file, malformed)
+            self.malformed_count = malformed
+            return found
+
+    def entries_after(self, cursor: int, limit: int | None = None) -> list[HistoryEntry]:
+        """Entries with a cursor above ``cursor``, oldest first (at most ``limit`` of them)."""
+        selected = [e for e in self.entries() if e.cursor > cursor]
+        return selected if limit is None else selected[:limit]
+
+    def _tail_cursor(self) -> int | None:
+        """Cursor of the newest valid line, reading only the end of the file when possible."""
+        try:
+            with self.history_file.open("rb") as handle:
+                size = handle.seek(0, os.SEEK_END)
+                start = max(0, size - _TAIL_BYTES)
+                handle.seek(start)
+                data = handle.read()
+        except FileNotFoundError:
+            return None
+        lines = data.split(b"\n")
+        if start > 0:
+            lines = lines[1:]  # the first piece may be the end of a longer line
+        for raw in reversed(lines):
+            entry = parse_entry(raw) if raw.strip() else None
+            if entry is not None:
+                return entry.cursor
+        if start == 0:
+            return None
+        return max((e.cursor for _, e in self._scan() if e is not None), default=None)
+
+    @property
+    def last_cursor(self) -> int:
+        """The last cursor allocated (0 when the log has never been written)."""
+        with self._lock:
+            return max(_read_int(self.cursor_file) or 0, self._tail_cursor() or 0, self._last_cursor)
+
+    # -- history: writing -----------------------------------------------------------------
+    def append_history(self, content: str, *, when: datetime | None = None) -> int:
+        """Append one entry and return its cursor.
+
+        The cursor is allocated under the workspace lock; the line is flushed and fsynced
+        before ``.cursor`` is updated, so a crash in between only leaves ``.cursor`` behind
+        the log (which :attr:`last_cursor` tolerates).
+
+        Args:
+            content: The text to archive.
+            when: Timestamp of the entry (default: now, local time).
+        """
+        stamp = (when or datetime.now()).strftime(TIMESTAMP_FORMAT)
+        with self._lock:
+            cursor = self.last_cursor + 1
+            line = HistoryEntry(cursor, stamp, content.rstrip()).to_json() + "\n"
+            self.memory_dir.mkdir(parents=True, exist_ok=True)
+            with self.history_file.open("ab+") as handle:
+                size = handle.seek(0, os.SEEK_END)
+                if size:
+                    handle.seek(size - 1)
+                    if handle.read(1) != b"\n":
+                        line = "\n" + line  # a torn last line must not swallow this entry
+                handle.write(line.encode("utf-8"))
+                handle.flush()
+                os.fsync(handle.fileno())
+            self._last_cursor = cursor
+            atomic_write_text(self.cursor_file, str(cursor))
+            return cursor
+
+    def compact_history(self, keep: int = DEFAULT_KEEP) -> int:
+        """Drop the oldest entries so that at most ``keep`` remain; return how many were dropped.
+
+        Entries after the dream cursor are never dropped, even when that leaves more than
+        ``keep``. The file is rewritten atomically. Malformed lines are not carried over; the
+        old file is first copied aside (``history.jsonl.malformed-<time>``) so nothing is lost.
+        """
+        with self._lock:
+            lines = list(self._scan())
+            valid = [e for _, e in lines if e is not None]
+            consumed = self.dream_cursor
+            droppable = sum(1 for e in valid if e.cursor <= consumed)
+            drop = min(max(0, len(valid) - max(keep, 0)), droppable)
+            if drop == 0:
+                return 0
+            kept: list[bytes] = []
+            dropped = 0
+            for raw, entry in lines:
+                if entry is None:
+                    continue
+                if dropped < drop and entry.cursor <= consumed:
+                    dropped += 1
+                    continue
+                kept.append(raw if raw.endswith(b"\n") else raw + b"\n")
+            if len(lines) != len(valid):
+                copy = set_aside(self.history_file, "malformed")
+                log.warning("history compaction set %d malformed line(s) aside in %s",
+                            len(lines) - len(valid), copy)
+            self._last_cursor = max(self._last_cursor, max((e.cursor for e in valid), default=0))
+            if (_read_int(self.cursor_file) or 0) < self._last_cursor:
+                atomic_write_text(self.cursor_file, str(self._last_cursor))
+            atomic_write_bytes(self.history_file, b"".join(kept))
+            self.malformed_count = 0
+            return drop
+
+    # -- dream cursor ---------------------------------------------------------------------
+    @property
+    def dream_cursor(self) -> int:
+        """The last cursor Dream consumed (0 when missing or unreadable)."""
+        return _read_int(self.dream_cursor_file) or 0
+
+    @dream_cursor.setter
+    def dream_cursor(self, cursor: int) -> None:
+        if cursor < 0:
+            raise ValueError(f"a cursor is never negative (got {cursor})")
+        atomic_write_text(self.dream_cursor_file, str(int(cursor)))
+
+    # -- markdown files -------------------------------------------------------------------
+    @staticmethod
+    def _read_text(path: Path) -> str:
+        try:
+            return path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return ""
+
+    def read_memory(self) -> str:
+        """``memory/MEMORY.md`` ('' when missing)."""
+        return self._read_text(self.memory_file)
+
+    def write_memory(self, text: str) -> None:
+        """Replace ``memory/MEMORY.md`` atomically."""
+        atomic_write_text(self.memory_file, text)
+
+    def read_soul(self) -> str:
+        """``SOUL.md`` ('' when missing)."""
+        return self._read_text(self.soul_file)
+
+    def write_soul(self, text: str) -> None:
+        """Replace ``SOUL.md`` atomically."""
+        atomic_write_text(self.soul_file, text)
+
+    def read_user(self) -> str:
+        """``USER.md`` ('' when missing)."""
+        return self._read_text(self.user_file)
+
+    def write_user(self, text: str) -> None:
+        """Replace ``USER.md`` atomically."""
+        atomic_write_text(self.user_file, text)

@@ -1,0 +1,49 @@
+"""Seed a workspace with the shipped templates, never touching the user's own files."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from desktop.core.resources import data_path
+from desktop.core.utils.atomic import atomic_write_text
+
+log = logging.getLogger(__name__)
+
+# Workspace files shipped under top-level ``templates/`` (``templates/agent/`` holds prompts,
+# which stay in the package and are never copied).
+WORKSPACE_TEMPLATES = ("AGENTS.md", "SOUL.md", "USER.md", "TOOLS.md", "HEARTBEAT.md", "memory/MEMORY.md")
+
+
+def sync_workspace_templates(workspace: Path) -> list[str]:
+    """Copy missing workspace templates into ``workspace``; return what was created.
+
+    Existing files are never overwritten, whatever their content (an empty file is the user's
+    choice too). ``memory/`` and an empty ``memory/history.jsonl`` are created when missing.
+
+    Args:
+        workspace: The workspace folder (created when missing).
+
+    Returns:
+        Workspace-relative POSIX paths of the files created, in creation order.
+    """
+    root = Path(workspace).expanduser()
+    (root / "memory").mkdir(parents=True, exist_ok=True)
+    created: list[str] = []
+    for name in WORKSPACE_TEMPLATES:
+        target = root / name
+        if target.exists():
+            continue
+        source = data_path("templates", name)
+        try:
+            text = source.read_text(encoding="utf-8")
+        except OSError:
+            log.warning("template %s is missing from this installation", source)
+            continue
+        atomic_write_text(target, text)  # new files are private to the user
+        created.append(name)
+    history = root / "memory" / "history.jsonl"
+    if not history.exists():
+        history.touch(mode=0o600)
+        created.append("memory/history.jsonl")
+    return created
