@@ -27,6 +27,7 @@ from desktop.core.security.paths import default_protected_paths
 from desktop.core.session.manager import Session, SessionManager
 from desktop.core.tools.base import ToolContext
 from desktop.core.tools.registry import ToolRegistry
+from desktop.core.utils.atomic import set_aside
 
 log = logging.getLogger(__name__)
 
@@ -245,19 +246,24 @@ class AgentLoop:
         return "Stopped."
 
     async def _after_stop(self, key: str) -> None:
-        session = self.sessions.get_or_create(key)
+        session = await asyncio.to_thread(self.sessions.get_or_create, key)
         if session.repair():
             await asyncio.to_thread(self.sessions.save, session)
 
     async def new_session(self, key: str) -> str:
         """Archive (via ``on_new_session``) and start the session afresh."""
         await self.stop_session(key)
-        session = self.sessions.get_or_create(key)
+        session = await asyncio.to_thread(self.sessions.get_or_create, key)
         if self.on_new_session is not None and session.messages:
             result = self.on_new_session(session)
             if asyncio.iscoroutine(result):
                 await result
         archived = len(session.messages)
+        path = self.sessions.path_for(key)
+        if archived and path.exists():
+            # The raw conversation is kept beside the session file, not thrown away.
+            await asyncio.to_thread(self.sessions.save, session)
+            await asyncio.to_thread(set_aside, path, "archived")
         session.messages.clear()
         session.last_consolidated = 0
         session.metadata.pop("title", None)
@@ -269,7 +275,7 @@ class AgentLoop:
         """Model, tokens used, context fill, messages, running tasks."""
         defaults = self.config.agents.defaults
         stats = self._stats.get(key, SessionStats())
-        session = self.sessions.get_or_create(key)
+        session = await asyncio.to_thread(self.sessions.get_or_create, key)
         window = defaults.context_window_tokens
         fill = 100.0 * stats.last_context_tokens / window if window else 0.0
         running = len(self._turns) + sum(len(c) for c in self._children.values())

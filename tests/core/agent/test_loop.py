@@ -129,6 +129,8 @@ async def test_new_archives_and_starts_fresh(make_loop, scripted_server: Scripte
     reply = await loop.process_direct("/new")
     assert archived == [2] and "New conversation" in reply
     assert loop.sessions.get_or_create("cli:direct").messages == []
+    kept = list(loop.sessions.directory.glob("cli_direct.jsonl.archived-*"))
+    assert len(kept) == 1 and "remember this" in kept[0].read_text()
 
 
 async def test_request_shape(make_loop, scripted_server: ScriptedOpenAIServer) -> None:
