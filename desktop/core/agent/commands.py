@@ -8,6 +8,9 @@ COMMANDS: dict[str, str] = {
     "/new": "start a fresh conversation (the current one is archived to memory)",
     "/stop": "stop the running turn and its subagents",
     "/status": "model, tokens used, context fill, messages, running tasks",
+    "/dream": "distil recent history into long-term memory now",
+    "/dream-log": "show the latest Dream change (or /dream-log <sha>)",
+    "/dream-restore": "list recent Dream changes; /dream-restore <sha> undoes one",
     "/help": "this list",
 }
 

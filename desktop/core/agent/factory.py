@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from desktop.core.agent.context import ContextBuilder
@@ -10,7 +12,11 @@ from desktop.core.agent.skills import SkillsLoader
 from desktop.core.agent.subagents import SubagentManager
 from desktop.core.bus.queue import MessageBus
 from desktop.core.config.schema import Config
+from desktop.core.memory.commands import NAMES as MEMORY_COMMANDS
+from desktop.core.memory.commands import handle_memory_command
 from desktop.core.memory.consolidator import Consolidator, RequestBuilder
+from desktop.core.memory.dream import Dream
+from desktop.core.memory.git_store import GitStore
 from desktop.core.memory.store import MemoryStore
 from desktop.core.memory.templates import sync_workspace_templates
 from desktop.core.providers.base import LLMProvider
@@ -42,6 +48,37 @@ def request_builder(context: ContextBuilder, tools: ToolRegistry) -> RequestBuil
     return build
 
 
+def memory_commands(config: Config, provider: LLMProvider) -> Callable[[str, str], Awaitable[str | None]]:
+    """``/dream``, ``/dream-log``, ``/dream-restore`` for ``AgentLoop.extra_commands``.
+
+    The memory repository is created or repaired (:meth:`GitStore.ensure_repo`) in a worker
+    thread on the first memory command, not at build time.
+    """
+    defaults = config.agents.defaults
+    workspace = config.workspace_path
+    git = GitStore(workspace)
+    ready = False
+
+    def dream() -> Dream:
+        settings = defaults.dream
+        return Dream(
+            provider, MemoryStore(workspace), git, workspace, max_batch_size=settings.max_batch_size,
+            max_iterations=settings.max_iterations, token_budget=settings.token_budget,
+            context_window=defaults.context_window_tokens, max_tokens=defaults.max_tokens,
+        )
+
+    async def handle(name: str, argument: str) -> str | None:
+        nonlocal ready
+        if name.lstrip("/") not in MEMORY_COMMANDS:
+            return None
+        if not ready:
+            await asyncio.to_thread(git.ensure_repo)
+            ready = True
+        return await handle_memory_command(name, argument, dream_factory=dream, git=git)
+
+    return handle
+
+
 def build_agent(config: Config, provider: LLMProvider, *, bus: MessageBus | None = None) -> AgentLoop:
     """A ready :class:`AgentLoop` for ``config`` (not yet consuming the bus)."""
     defaults = config.agents.defaults
@@ -60,6 +97,7 @@ def build_agent(config: Config, provider: LLMProvider, *, bus: MessageBus | None
     )
     loop.consolidate = consolidator.maybe_consolidate
     loop.on_new_session = consolidator.archive_all
+    loop.extra_commands = memory_commands(config, provider)
     subagents = SubagentManager(
         provider, bus, lambda: worker_tools(config), max_concurrent=defaults.max_concurrent_subagents,
         context_window=defaults.context_window_tokens, max_tokens=defaults.max_tokens,

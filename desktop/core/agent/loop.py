@@ -107,6 +107,8 @@ class AgentLoop:
         self.subagents: Any = None  # a SubagentManager, set by the factory
         self.mcp: Any = None  # an MCPManager when MCP servers are configured
         self.closers: list[Callable[[], Awaitable[None]]] = []
+        # Answers commands the loop does not know (memory commands); None → help text.
+        self.extra_commands: Callable[[str, str], Awaitable[str | None]] | None = None
         self._semaphore = asyncio.Semaphore(max_concurrent)
         self._locks: dict[str, asyncio.Lock] = {}
         self._turns: dict[str, TurnState] = {}
@@ -209,6 +211,10 @@ class AgentLoop:
                 return await self.status_text(key)
             if command.name == "/new":
                 return await self.new_session(key)
+            if self.extra_commands is not None:
+                reply = await self.extra_commands(command.name, command.argument)
+                if reply is not None:
+                    return reply
             return help_text(command.name)
         lock = self._locks.setdefault(key, asyncio.Lock())
         async with lock, self._semaphore:

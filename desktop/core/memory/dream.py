@@ -1,0 +1,426 @@
+"""Dream: distil new history entries into MEMORY.md, USER.md and SOUL.md, in two phases.
+
+1. **Analysis** — one plain model call (no tools) with ``templates/agent/dream_phase1.md``: the
+   next batch of at most ``max_batch_size`` entries after ``memory/.dream_cursor``, today's
+   date and the three memory files with their sizes. The model answers with tagged lines
+   (``[USER]``, ``[SOUL]``, ``[MEMORY]``, ``[*-REMOVE]``, ``[SKILL]``) or ``[SKIP]``.
+2. **Apply** — an :class:`~desktop.core.agent.runner.AgentRunner` with
+   ``templates/agent/dream_phase2.md`` and a small tool set: ``read_file`` (workspace and builtin
+   skills), ``edit_file`` (workspace; refuses to replace a whole memory file in one go) and
+   ``write_file`` (only under ``<workspace>/skills/``). The run is bounded by
+   ``max_iterations`` model calls **and** ``token_budget`` tokens (prompt + completion, summed
+   over phase 2); either limit stops it cleanly and the result says so.
+
+Afterwards the dream cursor moves to the batch's last entry (also when nothing changed or a
+limit stopped the run — the same batch is never chewed on forever), history is compacted,
+and when a memory file changed a commit ``dream: <YYYY-MM-DD HH:MM>, <N> change(s)`` is made
+with the phase-1 analysis as its body. Outside edits are recorded first
+(:meth:`GitStore.record_outside_edits`) so the Dream commit holds only Dream's change.
+
+**Change counting.** ``N`` is the number of files whose bytes differ after phase 2: the three
+memory files plus every file under ``<workspace>/skills/``. Several edits of one file count
+once; an edit undone by a later edit counts zero. A commit is made only when one of the
+memory files changed (skills are not part of the git timeline, DESIGN §5).
+
+**Failure policy.** When a model call fails (:class:`LLMError`, phase 1 or phase 2) or phase 1
+answers nothing, the cursor does *not* move, so the batch is retried by the next run. The
+failure is counted in ``memory/.dream_state`` (JSON ``{"failures": {"<first cursor>": n}}``).
+Any edits phase 2 already made are kept and committed (body marked incomplete), so they are
+visible and revertable. On the third failure of the same batch it is skipped: the cursor
+moves past it and a history entry ``[DREAM-SKIPPED] cursors a..b after 3 failed attempts`` is
+appended, so nothing is dropped silently — the raw entries stay in ``history.jsonl`` (compaction
+may later age them out like any consumed entry). A successful run clears the counter.
+
+All file and git work runs in worker threads.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+import os
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from desktop.core.agent.hooks import AgentHook, HookContext
+from desktop.core.agent.runner import AgentRunner
+from desktop.core.agent.skills import SkillsLoader
+from desktop.core.memory.git_store import GitStore, GitStoreError
+from desktop.core.memory.store import HistoryEntry, MemoryStore
+from desktop.core.providers.base import LLMError, LLMProvider, LLMResponse
+from desktop.core.resources import read_template
+from desktop.core.security.paths import PathDenied, is_within, resolve_tool_path
+from desktop.core.tools.base import ToolContext, ToolResult
+from desktop.core.tools.filesystem import EditFileTool, ReadFileTool, WriteFileTool
+from desktop.core.tools.registry import ToolRegistry
+from desktop.core.utils.atomic import atomic_write_text
+
+log = logging.getLogger(__name__)
+
+Status = Literal["nothing", "skipped", "changed", "unchanged", "failed", "budget"]
+MAX_FAILURES = 3
+PHASE1_MAX_TOKENS = 2048
+MEMORY_FILES = ("memory/MEMORY.md", "SOUL.md", "USER.md")
+STATE_FILE = "memory/.dream_state"
+_TAGS = ("[USER]", "[SOUL]", "[MEMORY]", "[USER-REMOVE]", "[SOUL-REMOVE]", "[MEMORY-REMOVE]",
+         "[SKILL]", "[SKIP]")
+
+_locks: dict[str, asyncio.Lock] = {}
+
+
+@dataclass(frozen=True)
+class DreamResult:
+    """The outcome of one Dream run.
+
+    Attributes:
+        status: ``nothing`` (no new entries), ``skipped`` (phase 1 said ``[SKIP]``, or a batch
+            was given up after repeated failures), ``changed`` / ``unchanged`` (phase 2 ran),
+            ``failed`` (a model call failed; the batch will be retried) or ``budget`` (phase 2
+            stopped at the token budget).
+        changes: Files changed (see the module docstring).
+        commit: The Dream commit id, when one was made.
+        analysis: The phase-1 analysis text.
+        message: One or two sentences for the person.
+        consumed_to: The dream cursor after the run, when it moved.
+        stop_reason: Phase 2's ending: ``answer``, ``max_iterations``, ``budget``, ``error``,
+            or ``""`` when phase 2 did not run.
+    """
+
+    status: Status
+    changes: int = 0
+    commit: str | None = None
+    analysis: str = ""
+    message: str = ""
+    consumed_to: int | None = None
+    stop_reason: str = ""
+
+
+class _BudgetExceeded(Exception):
+    """Raised by :class:`_BudgetHook` before a model call once the token budget is spent."""
+
+
+class _BudgetHook(AgentHook):
+    """Sums the tokens of phase 2 and stops the run before the next call once over budget."""
+
+    def __init__(self, budget: int) -> None:
+        self.budget = budget
+        self.used = 0
+
+    async def before_iteration(self, ctx: HookContext) -> None:
+        if self.used >= self.budget:
+            raise _BudgetExceeded
+
+    async def on_stream_end(self, ctx: HookContext, response: LLMResponse) -> None:
+        self.used += response.usage.prompt_tokens + response.usage.completion_tokens
+
+
+class SkillsWriteTool(WriteFileTool):
+    """``write_file`` that only writes under ``<workspace>/skills/``."""
+
+    description = "Create or overwrite a skill file; only paths under skills/ are allowed."
+
+    async def execute(self, ctx: ToolContext, *, path: str, content: str, **kwargs: Any) -> ToolResult:
+        """Refuse any path outside the workspace's skills folder, else write as usual."""
+        try:
+            target = resolve_tool_path(path, ctx, write=True)
+        except PathDenied as exc:
+            return ToolResult.error(f"Error: {exc}")
+        root = Path(os.path.realpath(Path(ctx.workspace).expanduser() / "skills"))
+        if target == root or not is_within(target, root):
+            return ToolResult.error(
+                f"Error: write_file may only create files under skills/ (e.g. "
+                f"skills/<name>/SKILL.md); {path} was not written. Change memory files with "
+                "edit_file."
+            )
+        return await super().execute(ctx, path=path, content=content, **kwargs)
+
+
+class SurgicalEditTool(EditFileTool):
+    """``edit_file`` that refuses to replace the whole of a multi-line memory file at once."""
+
+    async def execute(self, ctx: ToolContext, **kwargs: Any) -> ToolResult:
+        """Refuse whole-file replacements of MEMORY.md / SOUL.md / USER.md, else edit."""
+        path, old = kwargs.get("path"), kwargs.get("old_text")
+        if isinstance(path, str) and isinstance(old, str):
+            try:
+                target = resolve_tool_path(path, ctx, write=True)
+            except PathDenied as exc:
+                return ToolResult.error(f"Error: {exc}")
+            workspace = Path(os.path.realpath(Path(ctx.workspace).expanduser()))
+            if target in {workspace / name for name in MEMORY_FILES}:
+                content = await asyncio.to_thread(_read, target)
+                lines = [line for line in content.splitlines() if line.strip()]
+                if len(lines) > 3 and old.strip() == content.strip():
+                    return ToolResult.error(
+                        f"Error: this would rewrite all of {path}. Edit only the lines "
+                        "concerned (replace, remove or add one line at a time)."
+                    )
+        return await super().execute(ctx, **kwargs)
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (FileNotFoundError, UnicodeDecodeError):
+        return ""
+
+
+def _snapshot(workspace: Path) -> dict[str, str]:
+    """Digest of every memory file and every file under ``skills/`` (missing: absent)."""
+    found: dict[str, str] = {}
+    for name in MEMORY_FILES:
+        file = workspace / name
+        if file.is_file():
+            found[name] = hashlib.sha256(file.read_bytes()).hexdigest()
+    skills = workspace / "skills"
+    if skills.is_dir():
+        for file in sorted(skills.rglob("*")):
+            if file.is_file() and not file.is_symlink():
+                found[file.relative_to(workspace).as_posix()] = hashlib.sha256(file.read_bytes()).hexdigest()
+    return found
+
+
+def _changed(before: dict[str, str], after: dict[str, str]) -> list[str]:
+    return sorted(name for name in before.keys() | after.keys() if before.get(name) != after.get(name))
+
+
+def is_skip(analysis: str) -> bool:
+    """Whether the analysis says nothing is worth keeping (only ``[SKIP]`` lines)."""
+    lines = [line.strip() for line in analysis.splitlines() if line.strip()]
+    return bool(lines) and all(line.upper().startswith("[SKIP]") for line in lines)
+
+
+def render_entries(entries: list[HistoryEntry]) -> str:
+    """The batch as ``[cursor] timestamp`` headed blocks."""
+    return "\n\n".join(f"[{e.cursor}] {e.timestamp}\n{e.content.strip()}" for e in entries)
+
+
+def _file_block(name: str, text: str) -> str:
+    size = f"{len(text.encode('utf-8'))} bytes, {len(text.splitlines())} lines"
+    body = text.rstrip("\n") if text.strip() else "(empty)"
+    return f"### {name} ({size})\n~~~~\n{body}\n~~~~"
+
+
+class Dream:
+    """One workspace's Dream.
+
+    Args:
+        provider: The model backend.
+        store: The workspace's memory files.
+        git: The workspace's memory timeline.
+        workspace: The workspace folder.
+        max_batch_size: History entries per run.
+        max_iterations: Model calls allowed in phase 2.
+        token_budget: Tokens (prompt + completion) allowed in phase 2.
+        skills_loader: Lists existing skills for de-duplication (default: the workspace's).
+        context_window: The model's context size, for the phase-2 runner.
+        max_tokens: Completion limit per phase-2 call.
+    """
+
+    def __init__(
+        self,
+        provider: LLMProvider,
+        store: MemoryStore,
+        git: GitStore,
+        workspace: Path,
+        *,
+        max_batch_size: int = 20,
+        max_iterations: int = 10,
+        token_budget: int = 60_000,
+        skills_loader: SkillsLoader | None = None,
+        context_window: int = 65_536,
+        max_tokens: int = 4096,
+    ) -> None:
+        self.provider = provider
+        self.store = store
+        self.git = git
+        self.workspace = Path(workspace).expanduser()
+        self.max_batch_size = max_batch_size
+        self.max_iterations = max_iterations
+        self.token_budget = token_budget
+        self.skills_loader = skills_loader or SkillsLoader(self.workspace)
+        self.context_window = context_window
+        self.max_tokens = max_tokens
+        self.state_file = self.workspace / STATE_FILE
+
+    # -- public ---------------------------------------------------------------------------
+    async def run(self) -> DreamResult:
+        """Run one Dream over the next batch (serialised per workspace)."""
+        lock = _locks.setdefault(str(self.workspace.resolve()), asyncio.Lock())
+        async with lock:
+            return await self._run()
+
+    # -- phases ---------------------------------------------------------------------------
+    async def _run(self) -> DreamResult:
+        def load() -> list[HistoryEntry]:
+            return self.store.entries_after(self.store.dream_cursor, self.max_batch_size)
+
+        batch = await asyncio.to_thread(load)
+        if not batch:
+            return DreamResult("nothing", message="Nothing new to dream about.")
+        first, last = batch[0].cursor, batch[-1].cursor
+        try:
+            analysis = await self._analyse(batch)
+        except LLMError as exc:
+            return await self._failed(first, last, f"the analysis call failed: {exc.message}")
+        if not analysis:
+            return await self._failed(first, last, "the analysis came back empty")
+        if is_skip(analysis):
+            await asyncio.to_thread(self._consume, last)
+            return DreamResult("skipped", analysis=analysis, consumed_to=last,
+                               message=f"Nothing worth keeping in entries {first}..{last}; moved on.")
+        return await self._apply(analysis, first, last)
+
+    async def _analyse(self, batch: list[HistoryEntry]) -> str:
+        def build() -> list[dict[str, Any]]:
+            files = [
+                _file_block("memory/MEMORY.md", self.store.read_memory()),
+                _file_block("SOUL.md", self.store.read_soul()),
+                _file_block("USER.md", self.store.read_user()),
+            ]
+            text = (
+                f"Today: {datetime.now():%Y-%m-%d}\n\n## Current files\n\n" + "\n\n".join(files)
+                + f"\n\n## New log entries ({len(batch)})\n\n" + render_entries(batch)
+            )
+            prompt = read_template("agent", "dream_phase1.md").strip()
+            return [{"role": "system", "content": prompt}, {"role": "user", "content": text}]
+
+        request = await asyncio.to_thread(build)
+        response = await self.provider.chat(request, None, max_tokens=min(self.max_tokens, PHASE1_MAX_TOKENS))
+        return (response.content or "").strip()
+
+    def _phase2_request(self, analysis: str) -> list[dict[str, Any]]:
+        files = [
+            _file_block("memory/MEMORY.md", self.store.read_memory()),
+            _file_block("SOUL.md", self.store.read_soul()),
+            _file_block("USER.md", self.store.read_user()),
+        ]
+        skills = [
+            f"- {s.name} ({s.source}): {s.description}" for s in self.skills_loader.list_skills()
+        ]
+        text = (
+            "## Analysis\n\n" + analysis + "\n\n## Current files\n\n" + "\n\n".join(files)
+            + "\n\n## Existing skills\n\n" + ("\n".join(skills) or "(none)")
+        )
+        prompt = read_template("agent", "dream_phase2.md").strip()
+        return [{"role": "system", "content": prompt}, {"role": "user", "content": text}]
+
+    def _tools(self) -> ToolRegistry:
+        registry = ToolRegistry()
+        for tool in (ReadFileTool(), SurgicalEditTool(), SkillsWriteTool()):
+            registry.register(tool)
+        return registry
+
+    async def _apply(self, analysis: str, first: int, last: int) -> DreamResult:
+        # Human edits made meanwhile get their own ``edit:`` commits, not Dream's.
+        await asyncio.to_thread(self.git.record_outside_edits)
+        before = await asyncio.to_thread(_snapshot, self.workspace)
+        request = await asyncio.to_thread(self._phase2_request, analysis)
+        hook = _BudgetHook(self.token_budget)
+        runner = AgentRunner(self.provider, self._tools(), hook=hook, max_iterations=self.max_iterations,
+                             context_window=self.context_window, max_tokens=self.max_tokens)
+        ctx = ToolContext(
+            workspace=self.workspace, session_key="dream", channel="system", chat_id="dream",
+            restrict_to_workspace=True, protected_paths=(self.state_file,),
+        )
+        failure: str | None = None
+        try:
+            result = await runner.run(request, ctx, session_key="dream")
+            stop_reason = result.stop_reason
+        except _BudgetExceeded:
+            stop_reason = "budget"
+        except LLMError as exc:
+            stop_reason, failure = "error", f"applying the analysis failed: {exc.message}"
+        after = await asyncio.to_thread(_snapshot, self.workspace)
+        changed = _changed(before, after)
+        if failure is not None:
+            try:
+                commit = await self._commit(analysis, changed, incomplete=True)
+            except GitStoreError:
+                log.exception("could not commit the edits of a failed dream")
+                commit = None
+            outcome = await self._failed(first, last, failure)
+            return DreamResult(outcome.status, len(changed), commit, analysis,
+                               outcome.message + _kept(changed), outcome.consumed_to, stop_reason)
+        await asyncio.to_thread(self._consume, last)
+        try:
+            commit = await self._commit(analysis, changed, incomplete=stop_reason != "answer")
+        except GitStoreError as exc:
+            return DreamResult("failed", len(changed), None, analysis,
+                               f"Dream changed {len(changed)} file(s) but could not commit: {exc}",
+                               last, stop_reason)
+        status: Status = "budget" if stop_reason == "budget" else ("changed" if changed else "unchanged")
+        return DreamResult(status, len(changed), commit, analysis,
+                           _summary(stop_reason, changed, commit, self), last, stop_reason)
+
+    # -- bookkeeping ----------------------------------------------------------------------
+    async def _commit(self, analysis: str, changed: list[str], *, incomplete: bool) -> str | None:
+        if not any(name in MEMORY_FILES for name in changed):
+            return None
+        body = analysis + ("\n\n(incomplete run: stopped before the model finished)" if incomplete else "")
+        message = f"dream: {datetime.now():%Y-%m-%d %H:%M}, {len(changed)} change(s)\n\n{body}"
+        return await asyncio.to_thread(self.git.commit, message)
+
+    def _consume(self, last: int) -> None:
+        """Move the dream cursor past the batch, forget its failures, compact history."""
+        self.store.dream_cursor = max(last, self.store.dream_cursor)
+        self._write_failures({})
+        self.store.compact_history()
+
+    def _read_failures(self) -> dict[str, int]:
+        try:
+            data = json.loads(self.state_file.read_text(encoding="utf-8"))
+            failures = data.get("failures", {})
+            return {str(k): int(v) for k, v in failures.items()}
+        except (OSError, ValueError, AttributeError, TypeError):
+            return {}
+
+    def _write_failures(self, failures: dict[str, int]) -> None:
+        if not failures and not self.state_file.exists():
+            return
+        atomic_write_text(self.state_file, json.dumps({"failures": failures}, indent=2) + "\n")
+
+    async def _failed(self, first: int, last: int, why: str) -> DreamResult:
+        """Count a failure of the batch; give it up after :data:`MAX_FAILURES`."""
+
+        def record() -> DreamResult:
+            failures = self._read_failures()
+            count = failures.get(str(first), 0) + 1
+            if count < MAX_FAILURES:
+                self._write_failures({str(first): count})
+                log.warning("dream failed on entries %d..%d (attempt %d): %s", first, last, count, why)
+                return DreamResult("failed", message=(
+                    f"Dream failed ({why}); entries {first}..{last} will be retried next time "
+                    f"(attempt {count} of {MAX_FAILURES})."))
+            self.store.dream_cursor = max(last, self.store.dream_cursor)
+            self._write_failures({})
+            self.store.append_history(
+                f"[DREAM-SKIPPED] cursors {first}..{last} after {MAX_FAILURES} failed attempts")
+            self.store.compact_history()
+            log.warning("dream gave up on entries %d..%d: %s", first, last, why)
+            return DreamResult("skipped", consumed_to=last, message=(
+                f"Dream failed ({why}) on entries {first}..{last}, attempt {count} of {MAX_FAILURES}; "
+                "skipped them (they stay in history.jsonl)."))
+
+        return await asyncio.to_thread(record)
+
+
+def _kept(changed: list[str]) -> str:
+    return f" Edits made before the failure were kept: {', '.join(changed)}." if changed else ""
+
+
+def _summary(stop_reason: str, changed: list[str], commit: str | None, dream: Dream) -> str:
+    files = ", ".join(changed) if changed else "no files"
+    head = f"Dream made {len(changed)} change(s) ({files})"
+    head += f", committed as {commit[:7]}." if commit else "."
+    if stop_reason == "budget":
+        return head + f" It stopped early: the token budget ({dream.token_budget}) ran out."
+    if stop_reason == "max_iterations":
+        return head + f" It stopped early: the iteration limit ({dream.max_iterations}) was reached."
+    if stop_reason == "empty":
+        return head + " The model stopped answering; the run ended."
+    return head
