@@ -36,15 +36,16 @@ from typing import Any, Literal
 
 import yaml
 
-from desktop.core.resources import data_path
+from desktop.core.resources import data_path, read_template
 
 log = logging.getLogger(__name__)
 
 SKILL_FILE = "SKILL.md"
 ACTIVE_HEADER = "# Active Skills"
 SUMMARY_HEADER = "# Skills"
-SUMMARY_INTRO = "Before using a skill, read its SKILL.md with read_file."
-UNAVAILABLE_NOTE = "An unavailable skill needs what is missing installed or set first."
+# templates/agent/skills_section.md: line 1 introduces the summary, line 2 explains
+# "unavailable" (shown only when some skill is).
+SUMMARY_INTRO, UNAVAILABLE_NOTE = read_template("agent", "skills_section.md").strip().splitlines()[:2]
 
 # Opening ``---`` line, the YAML (group 1), closing ``---`` on its own line; CRLF tolerated.
 _FRONTMATTER = re.compile(
