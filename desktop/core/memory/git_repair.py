@@ -35,26 +35,40 @@ def find_locks(gitdir: Path) -> list[Path]:
     return found
 
 
-def git_process_in(workspace: Path) -> bool | None:
-    """Whether a live ``git`` process has its working directory inside ``workspace``.
+def git_process_in(workspace: Path, proc: Path = Path("/proc")) -> bool | None:
+    """Whether a live ``git`` process may be working inside ``workspace``.
+
+    A git process whose working directory cannot be read (a sandbox that hides other
+    processes' ``cwd``) counts as "inside": stealing a lock a live program holds would
+    corrupt its work, while waiting only delays a commit.
+
+    Args:
+        workspace: The repository's working directory.
+        proc: Where procfs is mounted (a parameter so tests can give a fake tree).
 
     Returns:
-        ``True``/``False`` on systems with ``/proc`` (Linux); ``None`` when it cannot be known.
+        ``True``/``False`` on systems with procfs; ``None`` when processes cannot be seen.
     """
-    proc = Path("/proc")
-    if not (proc / "self").is_dir():
+    try:
+        entries = [entry for entry in proc.iterdir() if entry.name.isdigit()]
+    except OSError:
+        return None
+    if not entries:
         return None
     target = workspace.resolve()
-    own = str(os.getpid())
-    for entry in proc.iterdir():
-        if not entry.name.isdigit() or entry.name == own:
+    for entry in entries:
+        try:
+            name = (entry / "comm").read_bytes().decode("utf-8", "replace").strip()
+        except OSError:
+            continue  # the process has gone
+        if not name.startswith("git"):
             continue
         try:
-            if not (entry / "comm").read_text().strip().startswith("git"):
-                continue
             cwd = Path(os.readlink(entry / "cwd"))
+        except FileNotFoundError:
+            continue  # gone between the two reads
         except OSError:
-            continue
+            return True
         if cwd == target or target in cwd.parents:
             return True
     return False

@@ -14,6 +14,7 @@ import pygit2
 import pytest
 
 from desktop.cli.memory import add_memory_parser, run_memory
+from desktop.core.memory.git_repair import git_process_in
 from desktop.core.memory.git_store import (
     GitStore,
     GitStoreError,
@@ -420,6 +421,11 @@ def test_lock_of_a_live_git_process_is_respected(store: GitStore, ws: Path) -> N
         [GIT, "hash-object", "--stdin"], cwd=ws, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL
     )
     try:
+        comm = Path(f"/proc/{live.pid}/comm")
+        assert live.poll() is None, "the git child exited before the check"
+        assert git_process_in(ws), (
+            f"git child {live.pid} not seen: comm={comm.read_text() if comm.exists() else None!r}"
+        )
         replace_line(ws, "memory/MEMORY.md", 1, "busy")
         with pytest.raises(RepositoryBusy, match="index.lock"):
             store.commit("dream: busy")
@@ -597,3 +603,29 @@ def test_cli_reports_outside_edits_and_missing_workspace(
     assert "edit: SOUL.md" in captured.out
     assert run_memory(_parse(tmp_path / "missing", "memory", "log")) == 2
     assert not (tmp_path / "missing").exists()
+
+
+def _fake_proc(root: Path, processes: dict[str, tuple[str, Path | None]]) -> Path:
+    """A procfs-like tree: pid -> (comm, cwd); a cwd of None cannot be read."""
+    for pid, (comm, cwd) in processes.items():
+        entry = root / pid
+        entry.mkdir(parents=True)
+        (entry / "comm").write_text(comm + "\n")
+        if cwd is None:
+            (entry / "cwd").write_text("")  # readlink on a regular file fails like EACCES
+        else:
+            (entry / "cwd").symlink_to(cwd)
+    (root / "self").mkdir(parents=True, exist_ok=True)
+    return root
+
+
+def test_git_process_detection_on_a_fake_proc(tmp_path: Path, ws: Path) -> None:
+    """Inside the workspace or hidden cwd: busy; elsewhere or not git: free; no procfs: unknown."""
+    inside = _fake_proc(tmp_path / "p1", {"10": ("python3", ws), "11": ("git", ws / "memory")})
+    assert git_process_in(ws, inside) is True
+    elsewhere = _fake_proc(tmp_path / "p2", {"10": ("git", tmp_path), "11": ("vim", ws)})
+    assert git_process_in(ws, elsewhere) is False
+    hidden = _fake_proc(tmp_path / "p3", {"12": ("git", None)})
+    assert git_process_in(ws, hidden) is True
+    assert git_process_in(ws, tmp_path / "missing") is None
+    assert git_process_in(ws, _fake_proc(tmp_path / "p4", {})) is None
