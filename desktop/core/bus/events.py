@@ -145,7 +145,33 @@ class TurnFinished:
     kind: Literal["turn_finished"] = "turn_finished"
 
 
+@dataclass(frozen=True)
+class ReminderDue:
+    """A scheduled job (or the heartbeat) produced something to tell the person.
+
+    Front ends show it as a notification; clicking it opens ``session_key``.
+
+    Attributes:
+        session_key: The conversation the answer was written to.
+        job_id: The cron job's id (``heartbeat`` for heartbeat results).
+        job_name: Human-readable job name.
+        text: What to tell the person (the turn's answer).
+        channel: Origin channel of the job (``desktop``, ``cli``, ``telegram``…).
+        chat_id: Origin chat within the channel.
+        source: ``cron`` for a user's job, ``heartbeat`` for a heartbeat result.
+    """
+
+    session_key: str
+    job_id: str
+    job_name: str
+    text: str
+    channel: str = "desktop"
+    chat_id: str = "direct"
+    source: Literal["cron", "heartbeat"] = "cron"
+    kind: Literal["reminder_due"] = "reminder_due"
+
+
 RunEvent = (
     TextDelta | ReasoningDelta | StreamReset | ToolCallStarted | ToolCallFinished | UsageReport
-    | RunError | TurnFinished
+    | RunError | TurnFinished | ReminderDue
 )
