@@ -1,0 +1,92 @@
+"""The one Qt bridge: typed core events and desktop-channel messages become Qt signals.
+
+Core code knows nothing of Qt; it publishes :mod:`desktop.core.bus.events` on the
+:class:`~desktop.core.bus.queue.MessageBus`. :class:`CoreBridge` subscribes once and re-emits
+every event as a typed signal, on the GUI thread (the agent runs on the qasync loop in the
+GUI thread, so no queued connections are needed). Widgets connect to these signals and never
+reach into the agent.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject, Signal
+
+from desktop.core.bus.events import OutboundMessage, RunEvent
+from desktop.core.bus.queue import MessageBus
+
+log = logging.getLogger(__name__)
+
+DESKTOP_CHANNEL = "desktop"
+
+
+class CoreBridge(QObject):
+    """Re-emits core run events as Qt signals.
+
+    Signals:
+        textDelta(object): :class:`~desktop.core.bus.events.TextDelta`.
+        reasoningDelta(object): :class:`~desktop.core.bus.events.ReasoningDelta`.
+        streamReset(object): :class:`~desktop.core.bus.events.StreamReset`.
+        toolStarted(object): :class:`~desktop.core.bus.events.ToolCallStarted`.
+        toolFinished(object): :class:`~desktop.core.bus.events.ToolCallFinished`.
+        usage(object): :class:`~desktop.core.bus.events.UsageReport`.
+        runError(object): :class:`~desktop.core.bus.events.RunError`.
+        turnFinished(object): :class:`~desktop.core.bus.events.TurnFinished`.
+        reminderDue(object): :class:`~desktop.core.bus.events.ReminderDue`.
+        outbound(object): an :class:`~desktop.core.bus.events.OutboundMessage` for the
+            desktop channel (``message`` tool, cron answers, subagent reports).
+        event(object): every run event, for views that want them all.
+    """
+
+    textDelta = Signal(object)
+    reasoningDelta = Signal(object)
+    streamReset = Signal(object)
+    toolStarted = Signal(object)
+    toolFinished = Signal(object)
+    usage = Signal(object)
+    runError = Signal(object)
+    turnFinished = Signal(object)
+    reminderDue = Signal(object)
+    outbound = Signal(object)
+    event = Signal(object)
+
+    _BY_KIND = {
+        "text_delta": "textDelta",
+        "reasoning_delta": "reasoningDelta",
+        "stream_reset": "streamReset",
+        "tool_started": "toolStarted",
+        "tool_finished": "toolFinished",
+        "usage": "usage",
+        "error": "runError",
+        "turn_finished": "turnFinished",
+        "reminder_due": "reminderDue",
+    }
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._unsubscribe: list[Callable[[], None]] = []
+
+    def attach(self, bus: MessageBus) -> None:
+        """Start receiving ``bus``'s run events (call once the agent exists)."""
+        self._unsubscribe.append(bus.subscribe(self.deliver))
+
+    def deliver(self, event: RunEvent) -> None:
+        """Emit ``event`` on its typed signal and on :attr:`event`."""
+        name = self._BY_KIND.get(event.kind)
+        if name is None:
+            log.debug("no signal for event kind %s", event.kind)
+        else:
+            getattr(self, name).emit(event)
+        self.event.emit(event)
+
+    def deliver_outbound(self, message: OutboundMessage) -> None:
+        """Emit an outbound message addressed to the desktop channel."""
+        self.outbound.emit(message)
+
+    def detach(self) -> None:
+        """Stop receiving events."""
+        for unsubscribe in self._unsubscribe:
+            unsubscribe()
+        self._unsubscribe.clear()
