@@ -54,6 +54,11 @@ def build_parser() -> argparse.ArgumentParser:
     from desktop.cli.memory import add_memory_parser
 
     add_memory_parser(commands, common)
+    from desktop.cli.cron import add_cron_parser
+
+    add_cron_parser(commands, common)
+    commands.add_parser("gateway", parents=[common],
+                        help="run the agent, scheduler, heartbeat and MCP servers headless until Ctrl-C")
     return parser
 
 
@@ -80,5 +85,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         from desktop.cli.memory import run_memory
 
         return run_memory(args)
+    if args.command == "cron":
+        from desktop.cli.cron import run_cron
+
+        return run_cron(args)
+    if args.command == "gateway":
+        from desktop.cli.gateway import run_gateway
+
+        return run_gateway(args)
     print(f"unknown command {args.command}", file=sys.stderr)
     return 2

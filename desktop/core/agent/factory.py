@@ -12,6 +12,7 @@ from desktop.core.agent.skills import SkillsLoader
 from desktop.core.agent.subagents import SubagentManager
 from desktop.core.bus.queue import MessageBus
 from desktop.core.config.schema import Config
+from desktop.core.cron.setup import attach_scheduler
 from desktop.core.memory.commands import NAMES as MEMORY_COMMANDS
 from desktop.core.memory.commands import handle_memory_command
 from desktop.core.memory.consolidator import Consolidator, RequestBuilder
@@ -111,4 +112,5 @@ def build_agent(config: Config, provider: LLMProvider, *, bus: MessageBus | None
         loop.before_turn = mcp.ensure_connected
         loop.closers.append(mcp.aclose)
         loop.mcp = mcp
+    attach_scheduler(loop, config, provider)
     return loop

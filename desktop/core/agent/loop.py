@@ -32,7 +32,7 @@ from desktop.core.utils.atomic import set_aside
 log = logging.getLogger(__name__)
 
 SYSTEM_CHANNEL = "system"
-QUIET_CHANNELS = {"cli", "desktop", SYSTEM_CHANNEL}  # front ends that render typed events instead
+QUIET_CHANNELS = {"cli", "desktop", "heartbeat", SYSTEM_CHANNEL}  # front ends that render typed events instead
 
 
 class _CheckpointHook(AgentHook):
@@ -106,6 +106,8 @@ class AgentLoop:
         self.consolidate = consolidate
         self.subagents: Any = None  # a SubagentManager, set by the factory
         self.mcp: Any = None  # an MCPManager when MCP servers are configured
+        self.cron: Any = None  # the CronService (started by desktop.core.runtime)
+        self.heartbeat: Any = None  # the HeartbeatService the scheduler calls
         self.closers: list[Callable[[], Awaitable[None]]] = []
         # Answers commands the loop does not know (memory commands); None → help text.
         self.extra_commands: Callable[[str, str], Awaitable[str | None]] | None = None
@@ -176,6 +178,10 @@ class AgentLoop:
         if reply is not None:
             await self.bus.publish_outbound(OutboundMessage(channel, chat_id, reply))
 
+    def session_lock(self, key: str) -> asyncio.Lock:
+        """The lock a session's turns run under (hold it to edit the session safely)."""
+        return self._locks.setdefault(key, asyncio.Lock())
+
     def track_child(self, session_key: str, task: asyncio.Task[Any]) -> None:
         """Register a background task (a subagent) so ``/stop`` cancels it too."""
         children = self._children.setdefault(session_key, set())
@@ -216,8 +222,7 @@ class AgentLoop:
                 if reply is not None:
                     return reply
             return help_text(command.name)
-        lock = self._locks.setdefault(key, asyncio.Lock())
-        async with lock, self._semaphore:
+        async with self.session_lock(key), self._semaphore:
             task = asyncio.create_task(self._run_turn(message, hook))
             state = TurnState(task)
             self._turns[key] = state
@@ -307,7 +312,7 @@ class AgentLoop:
         consolidate = self.consolidate
 
         async def run() -> None:
-            async with self._locks.setdefault(key, asyncio.Lock()):
+            async with self.session_lock(key):
                 try:
                     await consolidate(await asyncio.to_thread(self.sessions.get_or_create, key))
                 except Exception:

@@ -1,1 +1,1 @@
-"""Heartbeat service (scheduling issue)."""
+"""The heartbeat: periodic HEARTBEAT.md checks (see :mod:`desktop.core.heartbeat.service`)."""

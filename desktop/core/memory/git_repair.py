@@ -35,43 +35,50 @@ def find_locks(gitdir: Path) -> list[Path]:
     return found
 
 
-def git_process_in(workspace: Path, proc: Path = Path("/proc")) -> bool | None:
+def git_process_in(workspace: Path, proc: Path = Path("/proc"), *, scans: int = 3) -> bool | None:
     """Whether a live ``git`` process may be working inside ``workspace``.
 
     A git process whose working directory cannot be read (a sandbox that hides other
     processes' ``cwd``) counts as "inside": stealing a lock a live program holds would
-    corrupt its work, while waiting only delays a commit.
+    corrupt its work, while waiting only delays a commit. Listing ``/proc`` can skip entries
+    while other processes start and exit, so a negative answer is only given after ``scans``
+    listings agree.
 
     Args:
         workspace: The repository's working directory.
         proc: Where procfs is mounted (a parameter so tests can give a fake tree).
+        scans: How many listings must find nothing before the answer is ``False``.
 
     Returns:
         ``True``/``False`` on systems with procfs; ``None`` when processes cannot be seen.
     """
-    try:
-        entries = [entry for entry in proc.iterdir() if entry.name.isdigit()]
-    except OSError:
-        return None
-    if not entries:
-        return None
     target = workspace.resolve()
-    for entry in entries:
+    for _ in range(max(1, scans)):
         try:
-            name = (entry / "comm").read_bytes().decode("utf-8", "replace").strip()
+            entries = [entry for entry in proc.iterdir() if entry.name.isdigit()]
         except OSError:
-            continue  # the process has gone
-        if not name.startswith("git"):
-            continue
-        try:
-            cwd = Path(os.readlink(entry / "cwd"))
-        except FileNotFoundError:
-            continue  # gone between the two reads
-        except OSError:
-            return True
-        if cwd == target or target in cwd.parents:
+            return None
+        if not entries:
+            return None
+        if any(_git_inside(entry, target) for entry in entries):
             return True
     return False
+
+
+def _git_inside(entry: Path, target: Path) -> bool:
+    try:
+        name = (entry / "comm").read_bytes().decode("utf-8", "replace").strip()
+    except OSError:
+        return False  # the process has gone
+    if not name.startswith("git"):
+        return False
+    try:
+        cwd = Path(os.readlink(entry / "cwd"))
+    except FileNotFoundError:
+        return False  # gone between the two reads
+    except OSError:
+        return True
+    return cwd == target or target in cwd.parents
 
 
 def _age(path: Path) -> float:

@@ -410,6 +410,13 @@ def test_fresh_lock_that_goes_away_is_waited_for(store: GitStore, ws: Path) -> N
     assert store.take_notices() == []
 
 
+def _cwd_of(pid: int) -> str:
+    try:
+        return os.readlink(f"/proc/{pid}/cwd")
+    except OSError as exc:
+        return f"<{exc}>"
+
+
 @needs_git
 def test_lock_of_a_live_git_process_is_respected(store: GitStore, ws: Path) -> None:
     """While a git program works in the workspace its lock is not stolen."""
@@ -422,9 +429,15 @@ def test_lock_of_a_live_git_process_is_respected(store: GitStore, ws: Path) -> N
     )
     try:
         comm = Path(f"/proc/{live.pid}/comm")
+        # Wait until git has finished starting up and sits in the workspace, reading stdin
+        # (right after exec, under load, its working directory can still be elsewhere).
+        deadline = time.monotonic() + 10
+        while _cwd_of(live.pid) != str(ws.resolve()) and time.monotonic() < deadline:
+            time.sleep(0.02)
         assert live.poll() is None, "the git child exited before the check"
         assert git_process_in(ws), (
-            f"git child {live.pid} not seen: comm={comm.read_text() if comm.exists() else None!r}"
+            f"git child {live.pid} not seen: comm={comm.read_text() if comm.exists() else None!r} "
+            f"cwd={_cwd_of(live.pid)!r} ws={ws.resolve()!r}"
         )
         replace_line(ws, "memory/MEMORY.md", 1, "busy")
         with pytest.raises(RepositoryBusy, match="index.lock"):

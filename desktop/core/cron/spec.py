@@ -1,0 +1,103 @@
+"""Turning what a person (or the model) typed into a schedule, and schedules into words.
+
+Shared by the ``cron`` tool and the ``nanobot-desktop cron`` commands so both accept and print
+the same things.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+from desktop.core.cron.types import CronJob, CronSchedule
+
+SYSTEM_PURPOSE = {
+    "dream": "Dream: distils conversation history into long-term memory",
+    "heartbeat": "Heartbeat: checks the tasks in HEARTBEAT.md",
+}
+
+
+def parse_at(text: str, tz: str | None) -> int:
+    """An ISO time as epoch ms; a time without an offset is read in ``tz`` (else local time).
+
+    Raises:
+        ValueError: Not an ISO 8601 date-time.
+    """
+    try:
+        when = datetime.fromisoformat(text.strip())
+    except ValueError as exc:
+        raise ValueError(f"'at' must be an ISO time like 2026-05-01T09:30, got {text!r}") from exc
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=ZoneInfo(tz)) if tz else when.astimezone()
+    return int(when.timestamp() * 1000)
+
+
+def build_schedule(*, every_seconds: float | None = None, cron_expr: str | None = None,
+                   tz: str | None = None, at: str | None = None,
+                   default_tz: str | None = None) -> tuple[CronSchedule, bool]:
+    """The schedule for exactly one of ``every_seconds``, ``cron_expr`` or ``at``.
+
+    Returns:
+        The schedule and whether the job should be deleted after it runs (``at`` jobs).
+
+    Raises:
+        ValueError: None or several kinds given, or a bad value (the message says which).
+    """
+    given = [name for name, value in (("every_seconds", every_seconds), ("cron_expr", cron_expr),
+                                      ("at", at)) if value not in (None, "")]
+    if len(given) != 1:
+        raise ValueError("give exactly one of every_seconds, cron_expr or at"
+                         + (f" (got {', '.join(given)})" if given else ""))
+    if tz and not cron_expr and not at:
+        raise ValueError("tz only applies to cron_expr or at")
+    if every_seconds not in (None, ""):
+        seconds = float(every_seconds)  # type: ignore[arg-type]
+        if seconds < 1:
+            raise ValueError(f"every_seconds must be at least 1, got {every_seconds}")
+        return CronSchedule("every", every_ms=int(seconds * 1000)), False
+    if cron_expr:
+        return CronSchedule("cron", expr=cron_expr.strip(), tz=tz or None), False
+    assert at is not None
+    return CronSchedule("at", at_ms=parse_at(at, tz or default_tz)), True
+
+
+def _local(ms: int | None, tz: str | None) -> str:
+    if ms is None:
+        return "—"
+    zone = ZoneInfo(tz) if tz else None
+    return datetime.fromtimestamp(ms / 1000, zone).strftime("%Y-%m-%d %H:%M %Z").strip()
+
+
+def describe_schedule(schedule: CronSchedule) -> str:
+    """``every 1h``, ``cron 0 9 * * 1-5 (Europe/Berlin)``, ``at 2026-05-01 09:30``."""
+    if schedule.kind == "every" and schedule.every_ms:
+        seconds = schedule.every_ms // 1000
+        for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+            if seconds >= size and seconds % size == 0:
+                return f"every {seconds // size}{unit}"
+        return f"every {seconds}s"
+    if schedule.kind == "cron":
+        return f"cron {schedule.expr}" + (f" ({schedule.tz})" if schedule.tz else "")
+    return f"at {_local(schedule.at_ms, schedule.tz)}"
+
+
+def describe_job(job: CronJob, *, protected: bool, tz: str | None = None) -> str:
+    """A few lines about a job for the tool and ``cron list``."""
+    state = job.state
+    head = f"- {job.name} (id: {job.id}, {describe_schedule(job.schedule)})"
+    if not job.enabled:
+        head += " [disabled]"
+    lines = [head]
+    if protected:
+        purpose = SYSTEM_PURPOSE.get(job.id, "system job")
+        lines.append(f"  Protected system job — {purpose}; it can be disabled in the settings, not removed.")
+    elif job.payload.message:
+        lines.append(f"  Message: {job.payload.message}")
+    if state.next_run_at_ms:
+        lines.append(f"  Next run: {_local(state.next_run_at_ms, tz)}")
+    if state.last_run_at_ms:
+        last = f"  Last run: {_local(state.last_run_at_ms, tz)} — {state.last_status or 'unknown'}"
+        if state.last_error:
+            last += f" ({state.last_error})"
+        lines.append(last)
+    return "\n".join(lines)
