@@ -122,11 +122,20 @@ class CronService:
 
     # ------------------------------------------------------------------ lifecycle
     async def start(self) -> None:
-        """Load the store, run the runs missed while closed (once each), arm the timer."""
+        """Load the store, arm the timer, and start the runs missed while closed (once each).
+
+        The catch-up runs in the background (a reminder turn can take a while); :meth:`idle`
+        waits for it.
+        """
         await asyncio.to_thread(self.load)
         self._running = True
-        await self._run_due(late=True)
+        self._spawn(self._run_due(late=True))
         self._arm()
+
+    async def idle(self) -> None:
+        """Wait until no job runs (the catch-up after :meth:`start` included)."""
+        while tasks := [t for t in self._tasks if t is not asyncio.current_task()]:
+            await asyncio.gather(*tasks, return_exceptions=True)
 
     async def stop(self) -> None:
         """Disarm the timer and cancel runs in progress (their turns repair themselves)."""

@@ -194,6 +194,7 @@ async def test_missed_runs_catch_up_once(tmp_path):
     rec2 = Recorder()
     svc2 = make(tmp_path, clock, rec2)
     await svc2.start()
+    await svc2.idle()
     assert sorted(rec2.calls) == sorted([every.id, at.id])
     e = svc2.get_job(every.id)
     assert e.state.history[-1].late is True

@@ -102,6 +102,7 @@ async def test_start_runs_nanobots_system_jobs_through_the_handler(tmp_path: Pat
     rec = Recorder()
     svc = CronService(target, on_job=rec, clock=FakeClock("2026-11-23T00:00:00+00:00"), default_tz="UTC")
     await svc.start()
+    await svc.idle()
     await svc.stop()
     assert set(rec.calls) >= {"dream", "heartbeat"}
     assert all(svc.get_job(i).state.history[-1].late for i in ("dream", "heartbeat"))
@@ -124,3 +125,24 @@ def test_our_jobs_have_exactly_nanobots_keys(tmp_path: Path) -> None:
         for part in ("schedule", "payload", "state"):
             assert set(mine[part]) == set(reference[part]), part
         assert mine["payload"]["kind"] == reference["payload"]["kind"]
+
+
+async def test_start_does_not_wait_for_the_catch_up(tmp_path: Path) -> None:
+    """A slow missed job runs in the background: start() returns at once, idle() waits for it."""
+    clock = FakeClock("2026-05-01T10:00:00+00:00")
+    release = asyncio.Event()
+
+    async def slow(job: CronJob) -> str:
+        await release.wait()
+        return "late but done"
+
+    first = make(tmp_path, clock)
+    job = first.add_job("missed", CronSchedule("every", every_ms=60_000))
+    clock.advance(600)
+    svc = make(tmp_path, clock, slow)
+    await asyncio.wait_for(svc.start(), 2)
+    assert svc.get_job(job.id).state.last_run_at_ms is None
+    release.set()
+    await asyncio.wait_for(svc.idle(), 5)
+    assert svc.get_job(job.id).state.history[-1].late is True
+    await svc.stop()
