@@ -28,7 +28,9 @@ def qloop(qapp: QApplication) -> Iterator[asyncio.AbstractEventLoop]:
     loop = qasync.QEventLoop(qapp, already_running=True)
     asyncio.set_event_loop(loop)
     yield loop
-    executor = getattr(loop, "_default_executor", None)
+    # qasync keeps its QThreadExecutor in a name-mangled attribute; shut it down so no
+    # worker QThread is destroyed while running at exit.
+    executor = getattr(loop, "_QEventLoop__default_executor", None)
     if executor is not None:
         executor.shutdown(wait=True)
 

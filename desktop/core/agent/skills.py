@@ -88,6 +88,44 @@ class Skill:
     missing: tuple[str, ...] = ()
 
 
+#: A skill folder name: lowercase letters and digits in hyphen-separated words.
+SKILL_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+SKILL_NAME_MAX = 64
+
+
+def skill_name_problem(name: str) -> str | None:
+    """Why ``name`` cannot be a skill folder name, or ``None`` when it can."""
+    if not name:
+        return "Give the skill a name."
+    if len(name) > SKILL_NAME_MAX:
+        return f"A skill name has at most {SKILL_NAME_MAX} characters."
+    if not SKILL_NAME.fullmatch(name):
+        return ("Use lowercase letters, digits and single hyphens between words "
+                "(for example: pdf-tables).")
+    return None
+
+
+@dataclass(frozen=True)
+class SkillListing:
+    """One ``SKILL.md`` found on disk, usable or not (what a skills manager shows).
+
+    Attributes:
+        name: The folder name.
+        path: Absolute path of the SKILL.md.
+        source: ``"builtin"`` or ``"workspace"``.
+        skill: The parsed skill with its availability; ``None`` when the file is unusable.
+        error: Why the file is skipped (``None`` when usable).
+        shadowed: A builtin replaced by a workspace skill of the same name.
+    """
+
+    name: str
+    path: Path
+    source: Source
+    skill: Skill | None = None
+    error: str | None = None
+    shadowed: bool = False
+
+
 @dataclass(frozen=True)
 class _Parsed:
     """What a SKILL.md says, before availability is checked."""
@@ -293,6 +331,35 @@ class SkillsLoader:
         """Every usable skill, sorted by name, with its current availability."""
         found, _ = self._scan()
         return [self._skill(*found[name]) for name in sorted(found)]
+
+    def catalog(self) -> list[SkillListing]:
+        """Every SKILL.md of both folders, usable or not, sorted by name (workspace first).
+
+        Unlike :meth:`list_skills`, skills whose frontmatter is broken are included (with
+        :attr:`SkillListing.error`), and so are builtins a workspace skill replaces.
+        """
+        found, _ = self._scan()
+        listed: list[SkillListing] = []
+        sources: tuple[tuple[Path, Source], ...] = (
+            (self.workspace_dir, "workspace"),
+            (self.builtin_dir, "builtin"),
+        )
+        for base, source in sources:
+            for name, path in self._candidates(base):
+                cached = self._parsed.get(path)
+                result = cached[1] if cached is not None else None
+                if result is None:
+                    continue  # vanished since the scan
+                if isinstance(result, str):
+                    listed.append(SkillListing(name, path, source, error=result))
+                    continue
+                winner = found.get(name)
+                listed.append(SkillListing(
+                    name, path, source, skill=self._skill(path, source, result),
+                    shadowed=winner is not None and winner[0] != path,
+                ))
+        order = {"workspace": 0, "builtin": 1}
+        return sorted(listed, key=lambda item: (item.name, order[item.source]))
 
     def get_skill(self, name: str) -> Skill | None:
         """The skill called ``name``, or ``None``."""

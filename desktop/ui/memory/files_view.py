@@ -1,0 +1,290 @@
+"""View and edit MEMORY.md, SOUL.md and USER.md; saving commits ``edit: <file>``."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFont, QFontDatabase, QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPlainTextEdit,
+    QPushButton,
+    QStackedWidget,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.core.memory.git_store import GitStore
+from desktop.ui.memory.look import mute
+from desktop.ui.memory.notice_bar import NoticeBar
+from desktop.ui.memory.snapshot import MEMORY_FILES, read_file, save_memory_file
+from desktop.ui.memory.tasks import TaskSet
+
+DESCRIPTIONS = {
+    "memory/MEMORY.md": "Long-term memory: facts and context. Dream keeps it up to date.",
+    "SOUL.md": "The assistant's personality, tone and values.",
+    "USER.md": "What the assistant knows about you.",
+}
+
+
+def _label(name: str) -> str:
+    return Path(name).name
+
+
+def mono_font() -> QFont:
+    """The system's fixed-width font."""
+    return QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+
+
+class MemoryFilesView(QWidget):
+    """The three memory files, each in its own editor (unsaved edits survive switching).
+
+    Args:
+        workspace: The workspace folder.
+        git: Its memory timeline.
+        parent: Parent widget.
+
+    Signals:
+        saved(str, str): a file was saved: workspace-relative name and the ``edit:`` commit id
+            (empty when the content was unchanged or git failed).
+    """
+
+    saved = Signal(str, str)
+
+    def __init__(self, workspace: Path, git: GitStore, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.workspace = workspace
+        self.git = git
+        self._tasks = TaskSet()
+        self._baseline: dict[str, str | None] = {name: None for name in MEMORY_FILES}
+        self._loaded = False
+        self._warned: dict[str, str | None] = {}  # disk text already warned about, per file
+
+        self._list = QListWidget(self)
+        self._list.setAccessibleName("Memory files")
+        self._list.setFixedWidth(170)
+        self._list.setSpacing(2)
+        self._list.setStyleSheet("QListWidget::item { padding: 6px 6px; }")
+        for name in MEMORY_FILES:
+            item = QListWidgetItem(_label(name), self._list)
+            item.setData(Qt.ItemDataRole.UserRole, name)
+            item.setToolTip(DESCRIPTIONS[name])
+        self._title = QLabel(self)
+        self._title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self._hint = QLabel(self)
+        self._hint.setWordWrap(True)
+        mute(self._hint)
+        self.preview_button = QPushButton("Preview", self)
+        self.preview_button.setCheckable(True)
+        self.preview_button.setAccessibleName("Preview rendered markdown")
+        self.reload_button = QPushButton("Reload", self)
+        self.reload_button.setAccessibleName("Reload from disk")
+        self.reload_button.setToolTip("Discard unsaved edits of this file and read it again")
+        self.save_button = QPushButton("Save", self)
+        self.save_button.setAccessibleName("Save and commit")
+        self.save_button.setToolTip("Save the file and record it in the history (Ctrl+S)")
+        self.notice = NoticeBar(self)
+
+        self._editors: dict[str, QPlainTextEdit] = {}
+        self._editor_stack = QStackedWidget(self)
+        for name in MEMORY_FILES:
+            editor = QPlainTextEdit(self)
+            editor.setFont(mono_font())
+            editor.setAccessibleName(f"{_label(name)} editor")
+            editor.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+            editor.modificationChanged.connect(lambda _m, n=name: self._mark(n))
+            self._editors[name] = editor
+            self._editor_stack.addWidget(editor)
+        self._preview = QTextBrowser(self)
+        self._preview.setOpenExternalLinks(True)
+        self._preview.setAccessibleName("Rendered preview")
+        self._pages = QStackedWidget(self)
+        self._pages.addWidget(self._editor_stack)
+        self._pages.addWidget(self._preview)
+
+        header = QHBoxLayout()
+        titles = QVBoxLayout()
+        titles.setSpacing(2)
+        titles.addWidget(self._title)
+        titles.addWidget(self._hint)
+        header.addLayout(titles, 1)
+        for button in (self.preview_button, self.reload_button, self.save_button):
+            header.addWidget(button, 0, Qt.AlignmentFlag.AlignTop)
+        right = QVBoxLayout()
+        right.setContentsMargins(0, 0, 0, 0)
+        right.addLayout(header)
+        right.addWidget(self.notice)
+        right.addWidget(self._pages, 1)
+        layout = QHBoxLayout(self)
+        layout.addWidget(self._list)
+        layout.addLayout(right, 1)
+
+        self._list.currentRowChanged.connect(self._show_file)
+        self.preview_button.toggled.connect(self._toggle_preview)
+        self.reload_button.clicked.connect(self._reload_clicked)
+        self.save_button.clicked.connect(self.save_current)
+        shortcut = QShortcut(QKeySequence.StandardKey.Save, self)
+        shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        shortcut.activated.connect(self.save_current)
+        self._list.setCurrentRow(0)
+
+    # -- public -------------------------------------------------------------------------
+    @property
+    def current(self) -> str:
+        """The workspace-relative name of the file shown."""
+        item = self._list.currentItem()
+        return str(item.data(Qt.ItemDataRole.UserRole)) if item else MEMORY_FILES[0]
+
+    def editor(self, name: str) -> QPlainTextEdit:
+        """The editor of ``name`` (``memory/MEMORY.md``, ``SOUL.md`` or ``USER.md``)."""
+        return self._editors[name]
+
+    def select(self, name: str) -> None:
+        """Show ``name``."""
+        self._list.setCurrentRow(MEMORY_FILES.index(name))
+
+    def is_dirty(self, name: str) -> bool:
+        """Whether ``name`` has unsaved edits."""
+        return self._editors[name].document().isModified()
+
+    def set_files(self, files: dict[str, str | None]) -> None:
+        """Take fresh file contents from disk; unsaved edits are never overwritten."""
+        changed_under_edit = []
+        for name, text in files.items():
+            if name not in self._editors:
+                continue
+            if not self._loaded or not self.is_dirty(name):
+                self._load(name, text)
+            elif text != self._baseline[name] and text != self._warned.get(name):
+                self._warned[name] = text
+                changed_under_edit.append(name)
+        self._loaded = True
+        if changed_under_edit:
+            self._warn_changed(changed_under_edit[0])
+
+    def save_current(self) -> None:
+        """Save the file shown (in a task)."""
+        self._tasks.start(self.save(self.current), name="memory-save")
+
+    async def save(self, name: str, *, force: bool = False) -> str | None:
+        """Save ``name`` and commit it; return the commit id.
+
+        Unless ``force``, a file changed on disk since it was loaded is not overwritten: a
+        warning offers to save anyway (the other change is recorded first) or reload.
+        """
+        text = self._editors[name].toPlainText()
+        self.save_button.setEnabled(False)
+        try:
+            disk = await asyncio.to_thread(read_file, self.workspace, name)
+            if not force and disk != self._baseline[name] and disk != text:
+                self.notice.show_message(
+                    "warning",
+                    f"{name} changed on disk since you opened it (for example by Dream). Saving "
+                    "now replaces that change; it stays in the history and can be restored.",
+                    [("Save anyway", lambda: self._tasks.start(
+                        self.save(name, force=True), name="memory-save")),
+                     ("Reload (discard my edits)", lambda: self._reload(name))],
+                )
+                return None
+            try:
+                outcome = await asyncio.to_thread(
+                    save_memory_file, self.workspace, self.git, name, text)
+            except OSError as exc:
+                self.notice.show_message("error", f"{name} was not saved: {exc}. Your text is "
+                                         "still in the editor.")
+                return None
+        finally:
+            self.save_button.setEnabled(True)
+        self._baseline[name] = text
+        if self._editors[name].toPlainText() == text:
+            self._editors[name].document().setModified(False)
+        if outcome.git_error:
+            self.notice.show_message("warning", f"Saved {name}, but it could not be recorded in "
+                                     f"the history: {outcome.git_error}")
+        elif outcome.commit:
+            self.notice.show_message("success", f"Saved {name} and recorded it as “edit: {name}” "
+                                     f"({outcome.commit[:7]}).")
+        else:
+            self.notice.show_message("info", f"{name} had no changes to save.")
+        self.saved.emit(name, outcome.commit or "")
+        return outcome.commit
+
+    def discard_all(self) -> None:
+        """Forget every unsaved edit (the next :meth:`set_files` loads from disk)."""
+        for editor in self._editors.values():
+            editor.document().setModified(False)
+        self._loaded = False
+        self._warned.clear()
+        self.notice.clear()
+
+    async def aclose(self) -> None:
+        """Cancel running saves."""
+        await self._tasks.aclose()
+
+    # -- internals ----------------------------------------------------------------------
+    def _load(self, name: str, text: str | None) -> None:
+        editor = self._editors[name]
+        self._baseline[name] = text
+        if editor.toPlainText() != (text or ""):
+            position = editor.textCursor().position()
+            scroll = editor.verticalScrollBar().value()
+            editor.setPlainText(text or "")
+            cursor = editor.textCursor()
+            cursor.setPosition(min(position, len(text or "")))
+            editor.setTextCursor(cursor)
+            editor.verticalScrollBar().setValue(scroll)
+        editor.setPlaceholderText(
+            f"{name} does not exist yet. Write here and save to create it." if text is None else "")
+        editor.document().setModified(False)
+        if name == self.current and self.preview_button.isChecked():
+            self._preview.setMarkdown(editor.toPlainText())
+
+    def _reload(self, name: str) -> None:
+        async def run() -> None:
+            text = await asyncio.to_thread(read_file, self.workspace, name)
+            self._load(name, text)
+            self.notice.clear()
+
+        self._tasks.start(run(), name="memory-reload")
+
+    def _reload_clicked(self) -> None:
+        self._reload(self.current)
+
+    def _warn_changed(self, name: str) -> None:
+        self.notice.show_message(
+            "warning",
+            f"{name} changed on disk (for example by Dream) while you were editing it. "
+            "Your edits are kept in the editor.",
+            [("Reload (discard my edits)", lambda: self._reload(name)),
+             ("Keep my edits", lambda: None)],
+        )
+
+    def _mark(self, name: str) -> None:
+        row = MEMORY_FILES.index(name)
+        dirty = self.is_dirty(name)
+        self._list.item(row).setText(_label(name) + ("  •" if dirty else ""))
+        self._list.item(row).setData(Qt.ItemDataRole.AccessibleTextRole,
+                                     _label(name) + (" (unsaved)" if dirty else ""))
+
+    def _show_file(self, row: int) -> None:
+        if row < 0:
+            return
+        name = MEMORY_FILES[row]
+        self._title.setText(f"<b>{name}</b>")
+        self._hint.setText(DESCRIPTIONS[name])
+        self._editor_stack.setCurrentWidget(self._editors[name])
+        if self.preview_button.isChecked():
+            self._preview.setMarkdown(self._editors[name].toPlainText())
+
+    def _toggle_preview(self, on: bool) -> None:
+        if on:
+            self._preview.setMarkdown(self._editors[self.current].toPlainText())
+            self._pages.setCurrentWidget(self._preview)
+        else:
+            self._pages.setCurrentWidget(self._editor_stack)

@@ -1,0 +1,205 @@
+"""The Memory tab: the memory files, the history log and the Dream timeline."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+
+from PySide6.QtCore import QFileSystemWatcher, QTimer, Signal
+from PySide6.QtGui import QShowEvent
+from PySide6.QtWidgets import QLabel, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
+
+from desktop.core.memory.git_store import GitStore
+from desktop.ui.memory.files_view import MemoryFilesView
+from desktop.ui.memory.history_view import HistoryView
+from desktop.ui.memory.look import mute
+from desktop.ui.memory.notice_bar import NoticeBar
+from desktop.ui.memory.snapshot import MEMORY_FILES, MemorySnapshot, load_snapshot
+from desktop.ui.memory.tasks import TaskSet
+from desktop.ui.memory.timeline_view import TimelineView
+from desktop.ui.services import AppServices
+
+log = logging.getLogger(__name__)
+
+REFRESH_DELAY_MS = 400
+FILES, HISTORY, TIMELINE = range(3)
+
+
+class MemoryTab(QWidget):
+    """What the assistant remembers, and every change to it as an undoable commit.
+
+    Three pages: the memory files (MEMORY.md, SOUL.md, USER.md; saving commits
+    ``edit: <file>``), the history log (newest first, searchable, entries Dream has not
+    consumed marked) and the Dream timeline (diffs, Revert, Dream now).
+
+    Re-reads everything (in a worker thread) after a turn, after its own changes, when the
+    files change on disk, and when it is shown after being stale.
+
+    Args:
+        services: The application services.
+        parent: Parent widget.
+
+    Signals:
+        refreshed(): a refresh finished and the views show the current state.
+    """
+
+    refreshed = Signal()
+
+    def __init__(self, services: AppServices, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.services = services
+        self.workspace: Path = services.workspace
+        self.git = GitStore(self.workspace)
+        self._tasks = TaskSet()
+        self._refresh_task: asyncio.Task[None] | None = None
+        self._again = False
+        self._stale = True
+        self._repo_checked = False
+        self.snapshot: MemorySnapshot | None = None
+
+        self.notice = NoticeBar(self)
+        self.pages = QTabWidget(self)
+        self.pages.setDocumentMode(True)
+        self.pages.setAccessibleName("Memory pages")
+        self.files = MemoryFilesView(self.workspace, self.git, self)
+        self.history = HistoryView(self)
+        self.timeline = TimelineView(services, self.git, self)
+        self.pages.addTab(self.files, "Memory files")
+        self.pages.addTab(self.history, "History log")
+        self.pages.addTab(self.timeline, "Dream timeline")
+        self._missing = QLabel(self)
+        self._missing.setWordWrap(True)
+        mute(self._missing)
+        self._body = QStackedWidget(self)
+        self._body.addWidget(self.pages)
+        self._body.addWidget(self._missing)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.notice)
+        layout.addWidget(self._body, 1)
+
+        self._debounce = QTimer(self)
+        self._debounce.setSingleShot(True)
+        self._debounce.setInterval(REFRESH_DELAY_MS)
+        self._debounce.timeout.connect(self.refresh)
+        self._watcher = QFileSystemWatcher(self)
+        self._watcher.directoryChanged.connect(self._changed_on_disk)
+        self._watcher.fileChanged.connect(self._changed_on_disk)
+
+        self.files.saved.connect(lambda *_: self.refresh())
+        self.timeline.changed.connect(self.refresh)
+        services.bridge.turnFinished.connect(self._turn_finished)
+        services.configChanged.connect(self._config_changed)
+
+    # -- public -------------------------------------------------------------------------
+    def refresh(self) -> None:
+        """Re-read files, history and timeline in a worker thread (coalesces calls)."""
+        self._debounce.stop()
+        if self._refresh_task is not None and not self._refresh_task.done():
+            self._again = True
+            return
+        self._refresh_task = self._tasks.start(self._refresh(), name="memory-refresh")
+
+    def schedule_refresh(self) -> None:
+        """Refresh soon when visible; otherwise on the next show."""
+        self._stale = True
+        if self.isVisible():
+            self._debounce.start()
+
+    async def refreshed_once(self) -> None:
+        """Refresh now and wait until the views show the result (for callers and tests)."""
+        self.refresh()
+        while self._refresh_task is not None and not self._refresh_task.done():
+            await asyncio.shield(self._refresh_task)
+
+    async def aclose(self) -> None:
+        """Cancel everything this tab runs (refreshes, saves, reverts, a Dream)."""
+        self._debounce.stop()
+        await self.files.aclose()
+        await self.timeline.aclose()
+        await self._tasks.aclose()
+
+    # -- refresh ------------------------------------------------------------------------
+    async def _refresh(self) -> None:
+        while True:
+            self._again = False
+            self._stale = False
+            ensure = not self._repo_checked
+            snapshot = await asyncio.to_thread(load_snapshot, self.workspace, self.git,
+                                               ensure_repo=ensure)
+            if snapshot.exists and snapshot.git_error is None:
+                self._repo_checked = True
+            self._apply(snapshot)
+            if not self._again:
+                break
+        self.refreshed.emit()
+
+    def _apply(self, snapshot: MemorySnapshot) -> None:
+        self.snapshot = snapshot
+        self._watch(snapshot.exists)
+        if not snapshot.exists:
+            self._stale = True  # look again on the next show (onboarding may create it)
+            self._missing.setText(
+                f"The workspace {self.workspace} does not exist yet. It is created when the "
+                "assistant first starts; its memory appears here then.")
+            self._body.setCurrentWidget(self._missing)
+            return
+        self._body.setCurrentWidget(self.pages)
+        self.files.set_files(snapshot.files)
+        self.history.set_entries(snapshot.entries, snapshot.dream_cursor, snapshot.malformed)
+        self.timeline.set_commits(snapshot.commits, snapshot.git_error)
+        self.timeline.set_pending(snapshot.pending)
+        self.pages.setTabText(HISTORY, f"History log ({snapshot.pending} new)"
+                              if snapshot.pending else "History log")
+        if snapshot.notices:
+            self.notice.show_message("info", "Memory history: " + "; ".join(snapshot.notices))
+
+    # -- watching -----------------------------------------------------------------------
+    def _watch(self, exists: bool) -> None:
+        wanted = []
+        if exists:
+            memory = self.workspace / "memory"
+            wanted = [str(self.workspace)] + [str(p) for p in (
+                memory, memory / "history.jsonl", memory / "MEMORY.md",
+                self.workspace / "SOUL.md", self.workspace / "USER.md") if p.exists()]
+        current = set(self._watcher.files()) | set(self._watcher.directories())
+        missing = [path for path in wanted if path not in current]
+        if missing:
+            self._watcher.addPaths(missing)
+
+    def _turn_finished(self, _event: object) -> None:
+        self.schedule_refresh()
+
+    def _changed_on_disk(self, _path: str) -> None:
+        self.schedule_refresh()
+
+    def _config_changed(self) -> None:
+        """Follow a change of workspace (unless unsaved edits would be lost)."""
+        workspace = self.services.workspace
+        if workspace == self.workspace:
+            return
+        if any(self.files.is_dirty(name) for name in MEMORY_FILES):
+            self.notice.show_message(
+                "warning", f"The workspace is now {workspace}. Save or reload your edits here, "
+                "then choose Refresh to show the new workspace's memory.",
+                [("Refresh", self._config_changed_force)])
+            return
+        self._config_changed_force()
+
+    def _config_changed_force(self) -> None:
+        self.workspace = self.services.workspace
+        self.git = GitStore(self.workspace)
+        self.files.workspace, self.files.git = self.workspace, self.git
+        self.files.discard_all()
+        self.timeline.git = self.git
+        self._repo_checked = False
+        paths = self._watcher.files() + self._watcher.directories()
+        if paths:
+            self._watcher.removePaths(paths)
+        self.refresh()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        """Refresh when shown after something changed (or the first time)."""
+        super().showEvent(event)
+        if self._stale:
+            self.refresh()
