@@ -94,3 +94,15 @@ def cli_env(home: Path, **extra: str) -> dict[str, str]:
     env.update(HOME=str(home), LITELLM_LOCAL_MODEL_COST_MAP="True", PYTHONUNBUFFERED="1")
     env.update(extra)
     return env
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Run the GUI tests last, whatever the order on the command line.
+
+    The GUI tier shares one qasync loop that stays installed as the running loop for the rest
+    of the session (DESIGN §4); pytest-asyncio tests after it would find "another loop running".
+    """
+    gui = [item for item in items if "tests/ui/" in item.nodeid.replace("\\", "/") or item.nodeid.startswith("ui/")]
+    if gui:
+        moved = set(gui)
+        items[:] = [item for item in items if item not in moved] + gui

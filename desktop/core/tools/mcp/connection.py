@@ -25,7 +25,7 @@ from mcp.shared.exceptions import MCPError
 
 from desktop import __version__
 from desktop.core.config.schema import MCPServerConfig
-from desktop.core.tools.mcp.status import MCPServerStatus, ServerState
+from desktop.core.tools.mcp.status import MCPServerStatus, ServerState, server_enabled
 from desktop.core.tools.mcp.transport import (
     StderrTail,
     TransportConfigError,
@@ -90,7 +90,8 @@ class ServerConnection:
         except TransportConfigError as exc:
             self._config_error = str(exc)
         self._stderr = StderrTail() if self._kind == "stdio" else None
-        self._state: ServerState = "disabled" if not config.enabled_tools else "idle"
+        enabled = bool(config.enabled_tools) and server_enabled(config)
+        self._state: ServerState = "idle" if enabled else "disabled"
         self._last_error = ""
         self._client: Client | None = None
         self._task: asyncio.Task[None] | None = None
@@ -168,6 +169,10 @@ class ServerConnection:
     def needs_connect(self) -> bool:
         """Whether :meth:`ensure` has work to do (connect, or wait for a connect under way)."""
         return self._state in ("idle", "failed", "connecting")
+
+    def tool_names(self) -> list[str]:
+        """Registry names of the tools this server provides right now."""
+        return list(self._registered)
 
     def status(self) -> MCPServerStatus:
         """A snapshot for the GUI."""

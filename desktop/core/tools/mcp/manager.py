@@ -51,22 +51,100 @@ class MCPManager:
     ) -> None:
         self._closed = False
         self._connections: dict[str, ServerConnection] = {}
+        self._registry = registry
+        self._connect_timeout = connect_timeout
+        self._on_status = on_status
+        self._listeners: list[Callable[[MCPServerStatus], None]] = []
         if not servers:
             return  # importing the SDK costs about a second: only pay it when servers exist
+        for name in sorted(servers):
+            self._connections[name] = self._new_connection(name, servers[name])
+
+    def _new_connection(self, name: str, config: MCPServerConfig) -> ServerConnection:
         from desktop.core.tools.mcp.connection import ServerConnection
 
-        self._connections = {
-            name: ServerConnection(
-                name,
-                servers[name],
-                registry=registry,
-                connect_timeout=connect_timeout,
-                on_change=on_status,
-            )
-            for name in sorted(servers)
-        }
-        for config in servers.values():
-            _register_config_secrets(config)
+        _register_config_secrets(config)
+        return ServerConnection(
+            name,
+            config,
+            registry=self._registry,
+            connect_timeout=self._connect_timeout,
+            on_change=self._notify,
+        )
+
+    def _notify(self, status: MCPServerStatus) -> None:
+        """Pass a status change to ``on_status`` and every listener (errors are logged)."""
+        for callback in ([self._on_status] if self._on_status else []) + list(self._listeners):
+            try:
+                callback(status)
+            except Exception:
+                log.exception("MCP status listener failed")
+
+    def add_listener(self, callback: Callable[[MCPServerStatus], None]) -> Callable[[], None]:
+        """Also call ``callback`` on every status change; returns a function that removes it."""
+        self._listeners.append(callback)
+
+        def remove() -> None:
+            if callback in self._listeners:
+                self._listeners.remove(callback)
+
+        return remove
+
+    def names(self) -> list[str]:
+        """The configured server names, sorted."""
+        return sorted(self._connections)
+
+    def tool_names(self, name: str) -> list[str]:
+        """The registry names of the tools server ``name`` currently provides.
+
+        Raises:
+            KeyError: No server of that name is configured.
+        """
+        return self._connections[name].tool_names()
+
+    async def configure(self, name: str, config: MCPServerConfig) -> None:
+        """Add server ``name`` or replace its entry (an old connection is closed first).
+
+        The new entry is not connected here: call :meth:`connect` or wait for the next
+        :meth:`ensure_connected`. Importing the MCP SDK the first time takes about a second;
+        a GUI should import ``desktop.core.tools.mcp.connection`` in a thread beforehand.
+        """
+        old = self._connections.pop(name, None)
+        if old is not None:
+            await old.aclose()
+        self._connections[name] = self._new_connection(name, config)
+        self._connections = dict(sorted(self._connections.items()))
+        self._notify(self._connections[name].status())
+
+    async def remove(self, name: str) -> bool:
+        """Close and forget server ``name`` (its tools leave the registry); whether it existed."""
+        old = self._connections.pop(name, None)
+        if old is None:
+            return False
+        await old.aclose()
+        return True
+
+    async def connect(self, name: str) -> MCPServerStatus:
+        """Connect server ``name`` now if it is idle or failed; never raises for the server's
+        own failures (they are in the returned status).
+
+        Raises:
+            KeyError: No server of that name is configured.
+        """
+        conn = self._connections[name]
+        if not self._closed:
+            await conn.ensure()
+        return conn.status()
+
+    async def reconnect(self, name: str) -> MCPServerStatus:
+        """Close server ``name`` (stopping a stdio child) and connect it again.
+
+        Raises:
+            KeyError: No server of that name is configured.
+        """
+        conn = self._connections[name]
+        await conn.aclose()
+        return await self.connect(name)
 
     async def ensure_connected(self) -> None:
         """Connect every server that is not connected (new, or failed last time). Never raises."""

@@ -1,0 +1,248 @@
+"""Check a provider from the settings: a one-token request, and the list of its models.
+
+Both helpers are coroutines for the GUI (keyring calls run in daemon threads, HTTP is async)
+and never raise for ordinary failures: they return a :class:`ProbeResult` whose message is
+short, redacted and meant for a person.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from desktop.core.config.schema import Config
+from desktop.core.config.secrets import SecretStore
+from desktop.core.providers.registry import ProviderSpec, find_by_name
+from desktop.core.utils.redact import redact, register_secret
+from desktop.core.utils.threads import run_daemon
+
+# Public ``/models`` endpoints of providers whose spec has no default apiBase (LiteLLM knows
+# their endpoints itself, but listing is a plain HTTP call we make).
+LISTING_BASES: dict[str, str] = {
+    "openai": "https://api.openai.com/v1",
+    "anthropic": "https://api.anthropic.com/v1",
+    "deepseek": "https://api.deepseek.com/v1",
+    "groq": "https://api.groq.com/openai/v1",
+    "mistral": "https://api.mistral.ai/v1",
+    "dashscope": "https://dashscope.aliyuncs.com/compatible-mode/v1",
+    "zhipu": "https://open.bigmodel.cn/api/paas/v4",
+}
+_ANTHROPIC_VERSION = "2023-06-01"
+_MAX_MODELS = 2000
+
+
+@dataclass(frozen=True)
+class ProbeResult:
+    """The outcome of a connection test or a model listing.
+
+    Attributes:
+        ok: Whether it worked.
+        message: One line for the person (redacted).
+        models: Model ids (listing only), sorted.
+        seconds: How long it took.
+        kind: For failures, the error kind (``auth``, ``connection``, ...), else ``""``.
+    """
+
+    ok: bool
+    message: str
+    models: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    kind: str = ""
+
+
+def listing_base(spec: ProviderSpec, api_base: str | None) -> str | None:
+    """Where ``GET /models`` lives for ``spec`` (``None`` when it cannot list models)."""
+    if not spec.supports_model_listing:
+        return None
+    base = (api_base or spec.default_api_base or LISTING_BASES.get(spec.name) or "").strip()
+    return base.rstrip("/") or None
+
+
+def _probe_config(config: Config, provider: str, api_base: str | None,
+                  headers: Mapping[str, str] | None) -> Config:
+    """A copy of ``config`` with ``provider`` forced and its endpoint replaced."""
+    probe = config.model_copy(deep=True)
+    probe._origin = config._origin  # resolve() reads where a key came from
+    probe.agents.defaults.provider = provider
+    section = probe.provider_config(provider)
+    if section is not None and hasattr(probe.providers, provider):
+        if api_base is not None:
+            section.api_base = api_base.strip() or None
+        if headers is not None:
+            section.extra_headers = dict(headers) or None
+    return probe
+
+
+async def check_connection(
+    config: Config,
+    store: SecretStore,
+    *,
+    provider: str,
+    model: str,
+    api_key: str | None = None,
+    api_base: str | None = None,
+    extra_headers: Mapping[str, str] | None = None,
+    timeout: float = 30.0,
+) -> ProbeResult:
+    """Send one tiny real request (``max_tokens=1``) through the normal provider path.
+
+    Args:
+        config: The current config (not modified).
+        store: Where stored keys come from.
+        provider: Registry name; forced for this request.
+        model: The model to ask (as the person would write it in the config).
+        api_key: A key to try instead of the stored one (e.g. typed but not saved yet).
+        api_base: An endpoint to try instead of the configured one (``""`` = the default).
+        extra_headers: Headers to try instead of the configured ones.
+        timeout: Seconds for the whole request.
+    """
+    from desktop.core.providers.base import LLMError
+    from desktop.core.providers.factory import resolve_choice
+
+    started = time.monotonic()
+    spec = find_by_name(provider)
+    if spec is None:
+        return ProbeResult(False, f"Unknown provider {provider!r}.", kind="bad_request")
+    if not model.strip():
+        return ProbeResult(False, "Enter a model name to test with.", kind="bad_request")
+    probe = _probe_config(config, spec.name, api_base, extra_headers)
+    if api_key:
+        register_secret(api_key.strip())
+    try:
+        choice, resolved = await run_daemon(
+            lambda: resolve_choice(probe, store, model=model.strip()), "probe-resolve"
+        )
+    except LookupError as exc:
+        return ProbeResult(False, redact(str(exc)), kind="bad_request")
+    key = (api_key or "").strip() or resolved.value
+    if choice.spec.needs_key and not key:
+        return ProbeResult(False, f"No API key for {spec.display_name}: enter one first.", kind="auth")
+
+    def build() -> Any:
+        from desktop.core.providers.litellm_provider import LiteLLMProvider, import_litellm
+
+        import_litellm()  # seconds on first use: in this thread, not on the event loop
+        return LiteLLMProvider(choice, api_key=key, max_tokens=1, temperature=0.0,
+                               request_timeout=timeout, stream_idle_timeout=timeout, retry_delays=())
+
+    llm = await run_daemon(build, "probe-build")
+    started = time.monotonic()  # the request only, not LiteLLM's first import
+    try:
+        await llm.chat([{"role": "user", "content": "Say OK."}], max_tokens=1)
+    except LLMError as exc:
+        status = f"HTTP {exc.status}: " if exc.status else ""
+        return ProbeResult(False, redact(f"{status}{exc.message}"), seconds=time.monotonic() - started,
+                           kind=exc.kind)
+    except Exception as exc:  # anything else LiteLLM may throw: still a message, not a crash
+        return ProbeResult(False, redact(f"{type(exc).__name__}: {exc}"),
+                           seconds=time.monotonic() - started, kind="unknown")
+    seconds = time.monotonic() - started
+    return ProbeResult(True, f"Connected: {choice.model} answered in {seconds:.1f} s.", seconds=seconds)
+
+
+async def list_models(
+    spec: ProviderSpec,
+    *,
+    api_base: str | None = None,
+    api_key: str | None = None,
+    extra_headers: Mapping[str, str] | None = None,
+    timeout: float = 20.0,
+) -> ProbeResult:
+    """``GET {apiBase}/models`` (OpenAI-compatible; Anthropic's variant for Anthropic).
+
+    Args:
+        spec: The provider.
+        api_base: Its endpoint (the spec's default or a known public one when empty).
+        api_key: The key to send, if any.
+        extra_headers: Extra request headers.
+        timeout: Seconds for the request.
+    """
+    import httpx
+
+    base = listing_base(spec, api_base)
+    if base is None:
+        return ProbeResult(False, f"{spec.display_name} does not offer a model list here; type the model name.",
+                           kind="bad_request")
+    headers: dict[str, str] = {"Accept": "application/json", **dict(extra_headers or {})}
+    if api_key:
+        register_secret(api_key)
+        if spec.name == "anthropic":
+            headers["x-api-key"] = api_key
+            headers["anthropic-version"] = _ANTHROPIC_VERSION
+        else:
+            headers["Authorization"] = f"Bearer {api_key}"
+    started = time.monotonic()
+    url = f"{base}/models"
+    try:
+        async with httpx.AsyncClient(timeout=timeout, trust_env=False, follow_redirects=True) as client:
+            response = await client.get(url, headers=headers)
+    except httpx.TimeoutException:
+        return ProbeResult(False, redact(f"No answer from {url} within {timeout:g} s."), kind="timeout")
+    except httpx.HTTPError as exc:
+        return ProbeResult(False, redact(f"Cannot reach {url}: {type(exc).__name__}: {exc}"), kind="connection")
+    seconds = time.monotonic() - started
+    if response.status_code >= 400:
+        kind = "auth" if response.status_code in (401, 403) else "server"
+        return ProbeResult(False, redact(f"HTTP {response.status_code} from {url}: {_error_text(response)}"),
+                           seconds=seconds, kind=kind)
+    try:
+        payload = response.json()
+    except ValueError:
+        return ProbeResult(False, redact(f"{url} did not answer with JSON."), seconds=seconds, kind="server")
+    models = _model_ids(payload)
+    if not models:
+        return ProbeResult(False, redact(f"{url} listed no models."), seconds=seconds, kind="server")
+    return ProbeResult(True, f"{len(models)} model(s) available.", models=models, seconds=seconds)
+
+
+def _model_ids(payload: Any) -> list[str]:
+    """Model ids from ``{"data": [{"id": ...}]}`` (or ``{"models": [...]}``, as some servers do)."""
+    items: Any = []
+    if isinstance(payload, dict):
+        items = payload.get("data") or payload.get("models") or []
+    elif isinstance(payload, list):
+        items = payload
+    ids: set[str] = set()
+    for item in items[:_MAX_MODELS] if isinstance(items, list) else []:
+        if isinstance(item, dict):
+            value = item.get("id") or item.get("name") or item.get("model")
+        else:
+            value = item
+        if isinstance(value, str) and value.strip():
+            ids.add(value.strip())
+    return sorted(ids)
+
+
+def _error_text(response: Any) -> str:
+    """The provider's own error message, shortened."""
+    try:
+        body = response.json()
+    except ValueError:
+        text = response.text.strip()
+    else:
+        error = body.get("error") if isinstance(body, dict) else None
+        if isinstance(error, dict):
+            text = str(error.get("message") or error)
+        elif error:
+            text = str(error)
+        else:
+            text = str(body.get("message") or body) if isinstance(body, dict) else str(body)
+    text = " ".join(text.split())
+    return (text[:200] + "…") if len(text) > 200 else (text or response.reason_phrase)
+
+
+# Example model names shown as placeholders (never sent unless the person types them).
+EXAMPLE_MODELS: dict[str, str] = {
+    "openai": "gpt-4o-mini",
+    "anthropic": "claude-3-5-haiku-latest",
+    "openrouter": "openai/gpt-4o-mini",
+    "deepseek": "deepseek-chat",
+    "gemini": "gemini-2.0-flash",
+    "groq": "llama-3.1-8b-instant",
+    "mistral": "mistral-small-latest",
+    "dashscope": "qwen-turbo",
+    "zhipu": "glm-4-flash",
+    "ollama": "llama3.2",
+}

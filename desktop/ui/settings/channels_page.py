@@ -1,0 +1,119 @@
+"""The Channels page: global progress flags, then one generated form per chat channel."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QHBoxLayout,
+    QListWidget,
+    QListWidgetItem,
+    QScrollArea,
+    QStackedWidget,
+    QWidget,
+)
+
+from desktop.ui.settings import secret_fields
+from desktop.ui.settings.channel_form import ChannelForm, channel_title
+from desktop.ui.settings.page import SettingsPage
+
+if TYPE_CHECKING:
+    from desktop.ui.services import AppServices
+
+
+class ChannelsPage(SettingsPage):
+    """Telegram, Discord, Slack, … : enable, credentials (keyring), allowed senders, options.
+
+    The forms are generated from the config schema; channel runtimes come later, so each form
+    says so, but the settings are saved and round-trip already.
+    """
+
+    section = "channels"
+    title = "Channels"
+    labels = {"channels.send_progress": "Send progress", "channels.send_tool_hints": "Send tool hints"}
+
+    def __init__(self, services: AppServices, parent: QWidget | None = None) -> None:
+        super().__init__(services, parent, description=(
+            "Reach the agent from chat apps. Tokens and passwords are stored in the OS keyring."))
+        self.send_progress = QCheckBox("Send progress messages while the agent works")
+        self.send_progress.setAccessibleName("Send progress")
+        self.send_tool_hints = QCheckBox("Send a short note when a tool runs")
+        self.send_tool_hints.setAccessibleName("Send tool hints")
+        self.body_layout.addWidget(self.send_progress)
+        self.body_layout.addWidget(self.send_tool_hints)
+        row = QHBoxLayout()
+        self.list = QListWidget()
+        self.list.setAccessibleName("Channels")
+        self.list.setFixedWidth(150)
+        self.names = secret_fields.channel_names()
+        for name in self.names:
+            item = QListWidgetItem(channel_title(name))
+            item.setData(Qt.ItemDataRole.UserRole, name)
+            self.list.addItem(item)
+        self.stack = QStackedWidget()
+        self.forms: dict[str, ChannelForm] = {}
+        self._scrolls: dict[str, QScrollArea] = {}
+        row.addWidget(self.list)
+        row.addWidget(self.stack, 1)
+        self.body_layout.addLayout(row, 1)
+        self.list.currentRowChanged.connect(self._show_row)
+        self.watch(self.send_progress, self.send_tool_hints)
+
+    def form(self, name: str) -> ChannelForm:
+        """The form of channel ``name`` (built on first use)."""
+        if name not in self.forms:
+            form = ChannelForm(self.services, name)
+            scroll = QScrollArea()
+            scroll.setWidgetResizable(True)
+            scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+            scroll.setWidget(form)
+            self.forms[name] = form
+            self._scrolls[name] = scroll
+            self.stack.addWidget(scroll)
+            self._loading = True
+            try:
+                form.load()
+            finally:
+                self._loading = False
+            self.watch(*form.widgets())
+        return self.forms[name]
+
+    def show_channel(self, name: str) -> None:
+        """Select channel ``name``."""
+        if name in self.names:
+            self.list.setCurrentRow(self.names.index(name))
+
+    def _show_row(self, row: int) -> None:
+        if 0 <= row < len(self.names):
+            name = self.names[row]
+            self.form(name)
+            self.stack.setCurrentWidget(self._scrolls[name])
+
+    def load(self) -> None:
+        """Show the saved values."""
+        channels = self.services.config.channels
+        self.send_progress.setChecked(channels.send_progress)
+        self.send_tool_hints.setChecked(channels.send_tool_hints)
+        for form in self.forms.values():
+            form.load()
+        if self.list.currentRow() < 0:
+            enabled = [i for i, n in enumerate(self.names) if getattr(channels, n).enabled]
+            self.list.setCurrentRow(enabled[0] if enabled else 0)
+
+    def collect(self) -> dict[str, Any]:
+        """Global flags and every opened channel form."""
+        changes: dict[str, Any] = {
+            "channels.send_progress": self.send_progress.isChecked(),
+            "channels.send_tool_hints": self.send_tool_hints.isChecked(),
+        }
+        for form in self.forms.values():
+            changes.update(form.collect())
+        return changes
+
+    def cancel_tasks(self) -> list[Any]:  # type: ignore[override]
+        """Cancel this page's tasks and those of its key fields."""
+        for form in self.forms.values():
+            form.cancel_tasks()
+        return super().cancel_tasks()

@@ -1,0 +1,91 @@
+"""Apply a set of changes to the live config, all or nothing (no Qt here).
+
+Settings pages describe a save as ``{dotted.path: value}`` with snake_case attribute names
+(``"agents.defaults.max_tokens"``). :func:`apply_changes` assigns them one by one — pydantic
+validates each assignment — and undoes the ones already made when a later one fails, so an
+invalid form never leaves the config half-changed. The returned undo function restores the
+previous values, e.g. when the file cannot be written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+
+class ChangeError(ValueError):
+    """A change was refused; nothing was applied.
+
+    Attributes:
+        path: The dotted path of the offending value.
+        reason: Why, in words for a person.
+    """
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"{path}: {reason}")
+
+
+def _parent(root: BaseModel, path: str) -> tuple[Any, str]:
+    *parents, leaf = path.split(".")
+    node: Any = root
+    for part in parents:
+        node = node[part] if isinstance(node, dict) else getattr(node, part)
+    return node, leaf
+
+
+def get_value(root: BaseModel, path: str) -> Any:
+    """The current value at ``path``."""
+    node, leaf = _parent(root, path)
+    return node[leaf] if isinstance(node, dict) else getattr(node, leaf)
+
+
+def _set(root: BaseModel, path: str, value: Any) -> None:
+    node, leaf = _parent(root, path)
+    if isinstance(node, dict):
+        node[leaf] = value
+    else:
+        setattr(node, leaf, value)
+
+
+def explain(exc: ValidationError) -> str:
+    """The first problem of a pydantic error, without pydantic's boilerplate."""
+    first = exc.errors()[0]
+    message = str(first.get("msg", "invalid value"))
+    return message.removeprefix("Value error, ")
+
+
+def apply_changes(root: BaseModel, changes: Mapping[str, Any]) -> Callable[[], None]:
+    """Assign every ``path → value`` in ``changes`` to ``root``; all or nothing.
+
+    Args:
+        root: The config (or any pydantic model with ``validate_assignment``).
+        changes: Dotted snake_case attribute paths and their new values.
+
+    Returns:
+        A function that puts the previous values back.
+
+    Raises:
+        ChangeError: A value was refused (nothing remains applied).
+    """
+    done: list[tuple[str, Any]] = []
+
+    def undo() -> None:
+        for path, old in reversed(done):
+            _set(root, path, old)
+
+    for path, value in changes.items():
+        old = get_value(root, path)
+        try:
+            _set(root, path, value)
+        except ValidationError as exc:
+            undo()
+            raise ChangeError(path, explain(exc)) from None
+        except (AttributeError, KeyError, TypeError, ValueError) as exc:
+            undo()
+            raise ChangeError(path, str(exc)) from None
+        done.append((path, old))
+    return undo

@@ -1,0 +1,147 @@
+"""The default model picker: ``agents.defaults.model`` and ``agents.defaults.provider``."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Signal
+from PySide6.QtGui import QCloseEvent
+from PySide6.QtWidgets import QComboBox, QGridLayout, QGroupBox, QLabel, QPushButton, QWidget
+
+from desktop.core.config.errors import ConfigError
+from desktop.core.providers.registry import PROVIDERS, find_by_name
+from desktop.core.utils.redact import redact
+from desktop.core.utils.threads import run_daemon
+from desktop.ui.settings.config_edit import ChangeError
+from desktop.ui.settings.page import commit_changes, save_error_text
+from desktop.ui.settings.tasks import TaskOwner
+from desktop.ui.settings.widgets import InlineStatus
+
+if TYPE_CHECKING:
+    from desktop.ui.services import AppServices
+
+AUTO = "auto"
+
+
+class DefaultModelBox(TaskOwner, QGroupBox):
+    """Model name (editable, with fetched suggestions) and provider (auto or explicit).
+
+    Signals:
+        saved(): the default model was saved.
+        configError(str): the config file on disk is malformed.
+    """
+
+    saved = Signal()
+    configError = Signal(str)
+
+    def __init__(self, services: AppServices, parent: QWidget | None = None) -> None:
+        super().__init__("Default model", parent)
+        self.services = services
+        grid = QGridLayout(self)
+        grid.setHorizontalSpacing(8)
+        self.model = QComboBox()
+        self.model.setEditable(True)
+        self.model.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        self.model.setAccessibleName("Default model")
+        self.model.lineEdit().setPlaceholderText("e.g. anthropic/claude-opus-4-5")
+        self.provider = QComboBox()
+        self.provider.setAccessibleName("Provider of the default model")
+        self.provider.addItem("Auto (from the model name and your keys)", AUTO)
+        for spec in PROVIDERS:
+            self.provider.addItem(spec.display_name, spec.name)
+        self.save_button = QPushButton("Save")
+        self.save_button.setAccessibleName("Save the default model")
+        self.save_button.clicked.connect(lambda: self.spawn(self.save(), "save-model"))
+        self.route = QLabel("")
+        self.route.setWordWrap(True)
+        self.route.setAccessibleName("Where the default model is sent")
+        self.status = InlineStatus(accessible="Default model status")
+        grid.addWidget(QLabel("Model"), 0, 0)
+        grid.addWidget(self.model, 0, 1)
+        grid.addWidget(QLabel("Provider"), 0, 2)
+        grid.addWidget(self.provider, 0, 3)
+        grid.addWidget(self.save_button, 0, 4)
+        grid.addWidget(self.route, 1, 1, 1, 4)
+        grid.addWidget(self.status, 2, 1, 1, 4)
+        grid.setColumnStretch(1, 3)
+        grid.setColumnStretch(3, 2)
+
+    def load(self) -> None:
+        """Show the saved model and provider."""
+        defaults = self.services.config.agents.defaults
+        self.model.setEditText(defaults.model)
+        index = self.provider.findData(defaults.provider or AUTO)
+        self.provider.setCurrentIndex(max(index, 0))
+        self.spawn(self.describe_route(), "model-route")
+
+    def suggest(self, models: list[str]) -> None:
+        """Offer ``models`` (e.g. just fetched) in the model list."""
+        current = self.model.currentText()
+        known = {self.model.itemText(i) for i in range(self.model.count())}
+        for name in models:
+            if name not in known:
+                self.model.addItem(name)
+        self.model.setEditText(current)
+
+    def choose(self, model: str, provider: str) -> None:
+        """Put ``model`` served by ``provider`` into the fields and save."""
+        self.model.setEditText(model)
+        index = self.provider.findData(provider)
+        self.provider.setCurrentIndex(max(index, 0))
+        self.spawn(self.save(), "save-model")
+
+    async def save(self) -> bool:
+        """Save model and provider (a model name is required)."""
+        model = self.model.currentText().strip()
+        provider = str(self.provider.currentData() or AUTO)
+        if not model:
+            self.status.error("Model: enter a model name. Nothing was saved.")
+            return False
+        if any(ch.isspace() for ch in model):
+            self.status.error("Model: a model name has no spaces. Nothing was saved.")
+            return False
+        try:
+            await commit_changes(self.services, {"agents.defaults.model": model,
+                                                 "agents.defaults.provider": provider})
+        except ChangeError as exc:
+            self.status.error(f"{exc.reason}. Nothing was saved.")
+            return False
+        except (ConfigError, OSError) as exc:
+            self.status.error(save_error_text(exc))
+            if isinstance(exc, ConfigError):
+                self.configError.emit(str(exc))
+            return False
+        self.status.ok(f"Saved: new chats use {model}.")
+        self.saved.emit()
+        await self.describe_route()
+        return True
+
+    async def describe_route(self) -> None:
+        """Say which provider the saved default model goes to and whether it has a key."""
+        from desktop.core.providers.factory import resolve_choice
+
+        config = self.services.config
+        try:
+            choice, key = await run_daemon(lambda: resolve_choice(config, self.services.secrets),
+                                           "model-route")
+        except LookupError as exc:
+            self.route.setText(f"Not usable yet: {redact(exc)}")
+            return
+        if choice.spec.needs_key and not key.found:
+            where = f"no key yet — add one on the {choice.spec.display_name} page below"
+        elif key.found:
+            where = f"key from {key.detail}"
+        else:
+            where = "no key needed"
+        base = f" at {choice.api_base}" if choice.api_base else ""
+        self.route.setText(f"Sent to {choice.spec.display_name}{base} as {choice.model} ({where}).")
+
+    def provider_display(self, name: str) -> str:
+        """Display name of a registry name."""
+        spec = find_by_name(name)
+        return spec.display_name if spec else name
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt API
+        """Cancel what this box started."""
+        self.cancel_tasks()
+        super().closeEvent(event)

@@ -1,0 +1,218 @@
+"""A key entry bound to the OS keyring: masked input, where the current key comes from, delete."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from PySide6.QtCore import Signal
+from PySide6.QtGui import QCloseEvent
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
+
+from desktop.core.config.secrets import KeyringUnavailable
+from desktop.core.utils.redact import redact
+from desktop.ui.settings.tasks import TaskOwner
+from desktop.ui.settings.widgets import InlineStatus
+
+
+class StoredWithWarning(RuntimeError):
+    """Raised by a backend's ``store`` when the key was stored but a follow-up step failed."""
+
+
+@dataclass(frozen=True)
+class KeySource:
+    """What the field shows about the current key.
+
+    Attributes:
+        found: Whether a key is in effect.
+        source: ``keyring``, ``session``, ``config``, ``config-ref``, ``env`` or ``none``.
+        detail: Where it comes from, in words.
+        masked: The key with all but its last characters hidden (or ``""``).
+    """
+
+    found: bool
+    source: str
+    detail: str
+    masked: str = ""
+
+
+@dataclass(frozen=True)
+class KeyBackend:
+    """How a :class:`KeyField` reads, stores and deletes its key (all coroutines).
+
+    Attributes:
+        resolve: Where the current key comes from.
+        store: Store a new key in the keyring (may raise ``KeyringUnavailable``).
+        delete: Remove the stored key; returns whether one existed.
+        store_session: Hold a key for this session only (when no keyring works), or ``None``.
+    """
+
+    resolve: Callable[[], Awaitable[KeySource]]
+    store: Callable[[str], Awaitable[None]]
+    delete: Callable[[], Awaitable[bool]]
+    store_session: Callable[[str], Awaitable[None]] | None = None
+
+
+class KeyField(TaskOwner, QWidget):
+    """Masked key input with Save / Delete and a line saying where the current key comes from.
+
+    The typed text never leaves the widget except to the backend's ``store``; it is cleared
+    once stored. :meth:`typed` lets a "Test" button try a key before it is saved.
+
+    Args:
+        backend: Reading, storing and deleting the key.
+        label: What the key is for ("OpenAI API key"), used for accessible names.
+        needs_key: ``False`` for servers that work without a key (says so when none is set).
+
+    Signals:
+        changed(): a key was stored or deleted.
+    """
+
+    changed = Signal()
+
+    def __init__(self, backend: KeyBackend, *, label: str, needs_key: bool = True, noun: str = "key",
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.backend = backend
+        self.needs_key = needs_key
+        self.noun = noun
+        self.current: KeySource | None = None
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(4)
+        self.source_label = QLabel("Checking the keyring…")
+        self.source_label.setWordWrap(True)
+        self.source_label.setAccessibleName(f"{label}: where the current key comes from")
+        layout.addWidget(self.source_label)
+        row = QHBoxLayout()
+        self.edit = QLineEdit()
+        self.edit.setEchoMode(QLineEdit.EchoMode.Password)
+        self.edit.setPlaceholderText(f"Paste a new {noun}")
+        self.edit.setAccessibleName(label)
+        self.edit.setClearButtonEnabled(True)
+        self.edit.returnPressed.connect(self._save_clicked)
+        self.reveal = QPushButton("Show")
+        self.reveal.setCheckable(True)
+        self.reveal.setAccessibleName(f"Show or hide the typed {label}")
+        self.reveal.toggled.connect(self._toggle_reveal)
+        self.save_button = QPushButton(f"Save {noun}")
+        self.save_button.setAccessibleName(f"Save {label} in the keyring")
+        self.save_button.clicked.connect(self._save_clicked)
+        self.delete_button = QPushButton("Delete")
+        self.delete_button.setAccessibleName(f"Delete the stored {label}")
+        self.delete_button.clicked.connect(self._delete_clicked)
+        row.addWidget(self.edit, 1)
+        row.addWidget(self.reveal)
+        row.addWidget(self.save_button)
+        row.addWidget(self.delete_button)
+        layout.addLayout(row)
+        self.status = InlineStatus(accessible=f"{label} status")
+        layout.addWidget(self.status)
+        self.session_button = QPushButton("Use for this session only")
+        self.session_button.setAccessibleName(f"Keep the {label} in memory for this session only")
+        self.session_button.clicked.connect(self._session_clicked)
+        self.session_button.hide()
+        layout.addWidget(self.session_button)
+        self.edit.textChanged.connect(lambda text: self.save_button.setEnabled(bool(text.strip())))
+        self.save_button.setEnabled(False)
+        self.delete_button.setEnabled(False)
+
+    def typed(self) -> str:
+        """The key typed but not saved yet (``""`` when none)."""
+        return self.edit.text().strip()
+
+    def refresh(self) -> None:
+        """Read where the key comes from again (in the background)."""
+        self.spawn(self._refresh(), "key-refresh")
+
+    async def _refresh(self) -> None:
+        try:
+            current = await self.backend.resolve()
+        except Exception as exc:  # the keyring may fail in many ways: say so, do not crash
+            self.source_label.setText(f"Cannot read the keyring: {redact(exc)}")
+            return
+        self.current = current
+        if current.found:
+            masked = f" · {current.masked}" if current.masked else ""
+            self.source_label.setText(f"Current {self.noun}: {current.detail}{masked}")
+        elif self.needs_key:
+            self.source_label.setText(f"No {self.noun} set.")
+        else:
+            self.source_label.setText(f"No {self.noun} set (not needed for this server).")
+        self.delete_button.setEnabled(current.source in ("keyring", "session"))
+
+    def _toggle_reveal(self, shown: bool) -> None:
+        self.edit.setEchoMode(QLineEdit.EchoMode.Normal if shown else QLineEdit.EchoMode.Password)
+        self.reveal.setText("Hide" if shown else "Show")
+
+    def _save_clicked(self) -> None:
+        if self.typed():
+            self.spawn(self.save(), "key-save")
+
+    async def save(self) -> bool:
+        """Store the typed key in the keyring."""
+        value = self.typed()
+        if not value:
+            self.status.error(f"Paste a {self.noun} first.")
+            return False
+        if any(ch.isspace() for ch in value):
+            self.status.error(f"A {self.noun} has no spaces or line breaks; check what was pasted. Nothing was saved.")
+            return False
+        self.save_button.setEnabled(False)
+        try:
+            await self.backend.store(value)
+        except StoredWithWarning as exc:
+            self.edit.clear()
+            self.status.warn(str(exc))
+            await self._refresh()
+            self.changed.emit()
+            return True
+        except KeyringUnavailable as exc:
+            self.status.error(f"{exc} Nothing was saved.")
+            self.session_button.setVisible(self.backend.store_session is not None)
+            self.save_button.setEnabled(True)
+            return False
+        except Exception as exc:
+            self.status.error(f"Not saved: {redact(exc)}")
+            self.save_button.setEnabled(True)
+            return False
+        self.edit.clear()
+        self.session_button.hide()
+        self.status.ok("Saved in the OS keyring.")
+        await self._refresh()
+        self.changed.emit()
+        return True
+
+    def _session_clicked(self) -> None:
+        self.spawn(self._store_session(), "key-session")
+
+    async def _store_session(self) -> None:
+        value = self.typed()
+        if not value or self.backend.store_session is None:
+            return
+        await self.backend.store_session(value)
+        self.edit.clear()
+        self.session_button.hide()
+        self.status.warn("Held in memory for this session only; it is gone when the app quits.")
+        await self._refresh()
+        self.changed.emit()
+
+    def _delete_clicked(self) -> None:
+        self.spawn(self.delete(), "key-delete")
+
+    async def delete(self) -> bool:
+        """Remove the stored key."""
+        try:
+            existed = await self.backend.delete()
+        except Exception as exc:
+            self.status.error(f"Not deleted: {redact(exc)}")
+            return False
+        self.status.ok(f"Stored {self.noun} removed." if existed else f"No stored {self.noun} to remove.")
+        await self._refresh()
+        self.changed.emit()
+        return existed
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt API
+        """Cancel what this field started."""
+        self.cancel_tasks()
+        super().closeEvent(event)

@@ -1,0 +1,193 @@
+"""Approval before an MCP server is started for the first time, and the JSON import panel."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFontDatabase
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QFileDialog,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.core.config.schema import MCPServerConfig
+from desktop.ui.settings.mcp_entries import (
+    EntryError,
+    launch_summary,
+    needs_approval,
+    parse_servers,
+    transport_of,
+)
+from desktop.ui.settings.widgets import InlineStatus, heading, hint
+
+
+class ApprovalPanel(QWidget):
+    """Shows exactly what will run, one entry per server, each with a tick box.
+
+    Signals:
+        approved(dict): ``{name: MCPServerConfig}`` of the ticked servers.
+        cancelled(): nothing is saved or started.
+    """
+
+    approved = Signal(dict)
+    cancelled = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.entries: dict[str, MCPServerConfig] = {}
+        self.boxes: dict[str, QCheckBox] = {}
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.title = heading("Approve before starting", level=2)
+        layout.addWidget(self.title)
+        layout.addWidget(hint("These programs will run on this computer with your user's rights, and "
+                              "servers are contacted as listed. Only approve what you trust."))
+        self.scroll = QScrollArea()
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QFrame.Shape.StyledPanel)
+        self.list_widget = QWidget()
+        self.list_layout = QVBoxLayout(self.list_widget)
+        self.list_layout.setSpacing(10)
+        self.scroll.setWidget(self.list_widget)
+        layout.addWidget(self.scroll, 1)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        self.cancel = QPushButton("Cancel")
+        self.cancel.setAccessibleName("Cancel: do not save or start these servers")
+        self.cancel.clicked.connect(self.cancelled)
+        self.approve = QPushButton("Approve and start")
+        self.approve.setAccessibleName("Approve and start the ticked servers")
+        self.approve.clicked.connect(self._approve)
+        buttons.addWidget(self.cancel)
+        buttons.addWidget(self.approve)
+        layout.addLayout(buttons)
+
+    def ask(self, entries: dict[str, MCPServerConfig], existing: dict[str, MCPServerConfig]) -> None:
+        """Show ``entries`` for approval (``existing``: what is configured now)."""
+        self.entries = dict(entries)
+        self.boxes.clear()
+        while self.list_layout.count():
+            item = self.list_layout.takeAt(0)
+            if item.widget() is not None:
+                item.widget().deleteLater()
+        mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+        for name, config in entries.items():
+            note = " (replaces the existing entry)" if name in existing else ""
+            if transport_of(config) != "stdio":
+                note += " — an HTTP server; no program is started"
+            elif not needs_approval(config, existing.get(name)):
+                note += " — command unchanged"
+            box = QCheckBox(f"{name}{note}")
+            box.setChecked(True)
+            box.setAccessibleName(f"Approve MCP server {name}")
+            box.toggled.connect(self._update_button)
+            summary = QLabel(launch_summary(config))
+            summary.setFont(mono)
+            summary.setWordWrap(True)
+            summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            summary.setAccessibleName(f"What MCP server {name} runs")
+            summary.setContentsMargins(24, 0, 0, 0)
+            self.boxes[name] = box
+            self.list_layout.addWidget(box)
+            self.list_layout.addWidget(summary)
+        self.list_layout.addStretch(1)
+        count = len(entries)
+        self.title.setText("Approve before starting" if count == 1 else f"Approve {count} servers before starting")
+        self._update_button()
+
+    def _update_button(self, _checked: bool = False) -> None:
+        self.approve.setEnabled(any(box.isChecked() for box in self.boxes.values()))
+
+    def _approve(self) -> None:
+        chosen = {name: self.entries[name] for name, box in self.boxes.items() if box.isChecked()}
+        if chosen:
+            self.approved.emit(chosen)
+
+
+class ImportPanel(QWidget):
+    """Paste or open a Claude-Desktop ``{"mcpServers": {...}}`` JSON.
+
+    Signals:
+        parsed(dict): ``{name: MCPServerConfig}`` read from the JSON.
+        cancelled(): the person went back.
+        fileChosen(str): a file to read (the page reads it in a thread and calls
+            :meth:`set_text`).
+    """
+
+    parsed = Signal(dict)
+    cancelled = Signal()
+    fileChosen = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(heading("Import MCP servers", level=2))
+        layout.addWidget(hint('Paste the "mcpServers" JSON from Claude Desktop (claude_desktop_config.json) '
+                              "or another app, or open such a file. You review every command next."))
+        self.text = QPlainTextEdit()
+        self.text.setAccessibleName("MCP servers JSON")
+        self.text.setPlaceholderText('{\n  "mcpServers": {\n    "time": {"command": "uvx", "args": ["mcp-server-time"]}\n  }\n}')
+        self.text.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        layout.addWidget(self.text, 1)
+        self.status = InlineStatus(accessible="Import status")
+        layout.addWidget(self.status)
+        buttons = QHBoxLayout()
+        self.open_file = QPushButton("Open file…")
+        self.open_file.setAccessibleName("Open a JSON file with MCP servers")
+        self.open_file.clicked.connect(self._browse)
+        buttons.addWidget(self.open_file)
+        buttons.addStretch(1)
+        self.cancel = QPushButton("Cancel")
+        self.cancel.setAccessibleName("Cancel the import")
+        self.cancel.clicked.connect(self.cancelled)
+        self.next = QPushButton("Review")
+        self.next.setAccessibleName("Review the servers to import")
+        self.next.setDefault(True)
+        self.next.clicked.connect(self.submit)
+        buttons.addWidget(self.cancel)
+        buttons.addWidget(self.next)
+        layout.addLayout(buttons)
+        self._dialog: QFileDialog | None = None
+
+    def reset(self) -> None:
+        """Empty the panel."""
+        self.text.clear()
+        self.status.clear()
+
+    def set_text(self, text: str) -> None:
+        """Show ``text`` (e.g. read from a file)."""
+        self.text.setPlainText(text)
+        self.status.clear()
+
+    def submit(self) -> bool:
+        """Parse the text; emit :attr:`parsed` or show what is wrong."""
+        try:
+            servers = parse_servers(self.text.toPlainText())
+        except EntryError as exc:
+            self.status.error(str(exc))
+            return False
+        self.status.clear()
+        self.parsed.emit(servers)
+        return True
+
+    def _browse(self) -> None:
+        dialog = QFileDialog(self, "Open MCP servers JSON")
+        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
+        dialog.setNameFilters(["JSON files (*.json)", "All files (*)"])
+        claude = Path.home() / ".config" / "Claude"
+        if claude.is_dir():
+            dialog.setDirectory(str(claude))
+        dialog.fileSelected.connect(self.fileChosen)
+        dialog.finished.connect(dialog.deleteLater)
+        self._dialog = dialog
+        dialog.open()

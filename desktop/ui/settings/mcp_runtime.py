@@ -1,0 +1,128 @@
+"""Which :class:`MCPManager` the MCP page talks to (no Qt).
+
+Once the agent runs, its manager (``agent.mcp``): servers added in Settings then serve the
+agent's next turn. An agent built without MCP servers has none, so one is attached to it
+(``agent.mcp``, ``agent.before_turn``, ``agent.closers`` are the loop's public hooks).
+Before the agent is ready, the page uses a manager of its own with a private tool registry —
+enough to show status and tools — and closes it when the agent arrives.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import logging
+import sys
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from desktop.core.tools.mcp import MCPManager, MCPServerStatus
+from desktop.core.tools.registry import ToolRegistry
+
+if TYPE_CHECKING:
+    from desktop.ui.services import AppServices
+
+log = logging.getLogger(__name__)
+Listener = Callable[[MCPServerStatus], None]
+
+
+async def preload_sdk() -> None:
+    """Import the MCP SDK in a thread (about a second) so the event loop does not stall."""
+    module = "desktop.core.tools.mcp.connection"
+    if module not in sys.modules:
+        await asyncio.to_thread(importlib.import_module, module)
+
+
+def _chain(first: Callable[[], Awaitable[None]], second: Callable[[], Awaitable[None]]
+           ) -> Callable[[], Awaitable[None]]:
+    async def both() -> None:
+        await first()
+        await second()
+
+    return both
+
+
+def attach_to_agent(agent: Any) -> MCPManager:
+    """The agent's manager, creating and hooking one in when it has none."""
+    if agent.mcp is None:
+        manager = MCPManager({}, registry=agent.tools)
+        agent.mcp = manager
+        agent.before_turn = (manager.ensure_connected if agent.before_turn is None
+                             else _chain(agent.before_turn, manager.ensure_connected))
+        agent.closers.append(manager.aclose)
+    return agent.mcp
+
+
+class MCPRuntime:
+    """Gives the page a manager and forwards its status changes to one listener.
+
+    Args:
+        services: The shared services.
+        listener: Called with every status change of the current manager.
+    """
+
+    def __init__(self, services: AppServices, listener: Listener) -> None:
+        self.services = services
+        self.listener = listener
+        self._own: MCPManager | None = None
+        self._current: MCPManager | None = None
+        self._unsubscribe: Callable[[], None] | None = None
+
+    @property
+    def agent_managed(self) -> bool:
+        """Whether servers are connected by the running agent (not a stand-in manager)."""
+        return self.services.agent is not None
+
+    def current(self) -> MCPManager | None:
+        """The manager in use, if one was asked for."""
+        return self._current
+
+    async def manager(self) -> MCPManager:
+        """The manager to use now (the agent's once it exists)."""
+        agent = self.services.agent
+        if agent is not None:
+            await preload_sdk()
+            manager = attach_to_agent(agent)
+            if self._own is not None:
+                own, self._own = self._own, None
+                await own.aclose()
+            # Entries saved while the agent was being built (or before it had a manager).
+            for name, entry in self.services.config.tools.mcp_servers.items():
+                if name not in manager.names():
+                    await manager.configure(name, entry)
+        else:
+            if self._own is None:
+                await preload_sdk()
+                self._own = MCPManager(dict(self.services.config.tools.mcp_servers), registry=ToolRegistry())
+            manager = self._own
+        if manager is not self._current:
+            if self._unsubscribe is not None:
+                self._unsubscribe()
+            self._unsubscribe = manager.add_listener(self.listener)
+            self._current = manager
+        return manager
+
+    def peek_statuses(self) -> dict[str, MCPServerStatus]:
+        """Statuses known without connecting anything (empty before a manager exists)."""
+        manager = self._current
+        if manager is None and self.services.agent is not None and self.services.agent.mcp is not None:
+            manager = self.services.agent.mcp
+        return {status.name: status for status in manager.statuses()} if manager is not None else {}
+
+    def tool_names(self, name: str) -> list[str]:
+        """Tools of server ``name`` in the current manager (``[]`` when unknown)."""
+        manager = self._current
+        try:
+            return manager.tool_names(name) if manager is not None else []
+        except KeyError:
+            return []
+
+    async def aclose(self) -> None:
+        """Stop listening; close the stand-in manager (the agent closes its own)."""
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+        own, self._own = self._own, None
+        self._current = None
+        if own is not None:
+            await own.aclose()

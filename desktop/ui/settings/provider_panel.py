@@ -1,0 +1,308 @@
+"""One provider's settings: key, API base, extra headers, test, model list."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Signal
+from PySide6.QtGui import QCloseEvent
+from PySide6.QtWidgets import (
+    QFormLayout,
+    QHBoxLayout,
+    QLayout,
+    QLineEdit,
+    QListWidget,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.core.config.errors import ConfigError
+from desktop.core.providers.probe import EXAMPLE_MODELS, check_connection, list_models, listing_base
+from desktop.core.providers.registry import ProviderSpec
+from desktop.ui.settings.config_edit import ChangeError
+from desktop.ui.settings.key_backends import provider_key_backend
+from desktop.ui.settings.key_field import KeyField
+from desktop.ui.settings.page import commit_changes, save_error_text
+from desktop.ui.settings.tasks import TaskOwner
+from desktop.ui.settings.widgets import (
+    InlineStatus,
+    LinesEdit,
+    button,
+    check_url,
+    format_mapping,
+    heading,
+    hint,
+    parse_mapping,
+)
+
+if TYPE_CHECKING:
+    from desktop.ui.services import AppServices
+
+
+def _box(*parts: QWidget | QLayout) -> QWidget:
+    """A column of rows and widgets with no margins, to sit in one form field."""
+    box = QWidget()
+    column = QVBoxLayout(box)
+    column.setContentsMargins(0, 0, 0, 0)
+    column.setSpacing(4)
+    for part in parts:
+        if isinstance(part, QLayout):
+            column.addLayout(part)
+        else:
+            column.addWidget(part)
+    return box
+
+
+class ProviderPanel(TaskOwner, QScrollArea):
+    """Settings of one provider.
+
+    Args:
+        services: The shared services.
+        spec: The provider.
+
+    Signals:
+        modelsFetched(list): model ids fetched from the provider.
+        useModel(str, str): the person picked ``(model, provider)`` as the default.
+        keyChanged(): a key was stored or deleted.
+        configError(str): the config file on disk is malformed.
+    """
+
+    modelsFetched = Signal(list)
+    useModel = Signal(str, str)
+    keyChanged = Signal()
+    configError = Signal(str)
+
+    def __init__(self, services: AppServices, spec: ProviderSpec, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.services = services
+        self.spec = spec
+        self.setWidgetResizable(True)
+        self.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.setAccessibleName(f"{spec.display_name} provider settings")
+        body = QWidget()
+        layout = QVBoxLayout(body)
+        layout.setContentsMargins(12, 0, 8, 8)
+        layout.setSpacing(8)
+        self.setWidget(body)
+        layout.addWidget(heading(spec.display_name, level=2))
+        about = []
+        if spec.is_local:
+            about.append("A server on your machine or network; usually no key is needed.")
+        elif spec.is_gateway:
+            about.append("A gateway that serves models of many vendors.")
+        if spec.env_key:
+            about.append(f"The key may also come from the environment variable {spec.env_key}.")
+        if about:
+            layout.addWidget(hint(" ".join(about)))
+
+        self.key = KeyField(provider_key_backend(services, spec.name), label=f"{spec.display_name} API key",
+                            needs_key=spec.needs_key)
+        self.key.changed.connect(self.keyChanged)
+        form = QFormLayout()
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
+        form.addRow("API key", self.key)
+        self.api_base = QLineEdit()
+        self.api_base.setAccessibleName(f"{spec.display_name} API base URL")
+        self.api_base.setPlaceholderText(spec.default_api_base or listing_base(spec, None) or "provider default")
+        self.headers = LinesEdit(placeholder="Header-Name: value (one per line)", rows=2,
+                                 accessible=f"{spec.display_name} extra headers")
+        self.endpoint_dirty = False  # typed but not saved: a reload must not wipe it
+        self._filling = False
+        self.api_base.textEdited.connect(self._endpoint_edited)
+        self.headers.textChanged.connect(self._endpoint_edited)
+        form.addRow("API base", self.api_base)
+        form.addRow("Extra headers", self.headers)
+        row = QHBoxLayout()
+        row.setContentsMargins(0, 0, 0, 0)
+        self.endpoint_status = InlineStatus(accessible=f"{spec.display_name} endpoint status")
+        row.addWidget(self.endpoint_status, 1)
+        row.addStretch(0)
+        self.save_endpoint = button("Save endpoint", f"Save the {spec.display_name} API base and headers")
+        self.save_endpoint.clicked.connect(lambda: self.spawn(self.save_endpoint_settings(), "save-endpoint"))
+        row.addWidget(self.save_endpoint)
+        form.addRow("", _box(row))
+
+        test_row = QHBoxLayout()
+        self.test_model = QLineEdit()
+        self.test_model.setAccessibleName(f"Model used to test {spec.display_name}")
+        example = EXAMPLE_MODELS.get(spec.name)
+        self.test_model.setPlaceholderText(f"e.g. {example}" if example else "model name")
+        self.test_button = button("Test connection", f"Test the connection to {spec.display_name}")
+        self.test_button.clicked.connect(lambda: self.spawn(self.test(), "provider-test"))
+        test_row.addWidget(self.test_model, 1)
+        test_row.addWidget(self.test_button)
+        self.test_status = InlineStatus(accessible=f"{spec.display_name} connection test result")
+        form.addRow("Test with model", _box(test_row, self.test_status))
+
+        self.fetch_button = button("Fetch models", f"Fetch the list of {spec.display_name} models")
+        self.fetch_button.clicked.connect(lambda: self.spawn(self.fetch(), "provider-models"))
+        self.filter = QLineEdit()
+        self.filter.setPlaceholderText("Filter models")
+        self.filter.setAccessibleName(f"Filter {spec.display_name} models")
+        self.filter.textChanged.connect(self._filter)
+        self.models = QListWidget()
+        self.models.setAccessibleName(f"{spec.display_name} models")
+        self.models.setMinimumHeight(140)
+        self.models.itemDoubleClicked.connect(lambda _item: self._use_selected())
+        self.models.itemSelectionChanged.connect(
+            lambda: self.use_button.setEnabled(bool(self.models.selectedItems())))
+        self.use_button = button("Use as default model", f"Use the selected {spec.display_name} model as the default")
+        self.use_button.setEnabled(False)
+        self.use_button.clicked.connect(self._use_selected)
+        self.models_status = InlineStatus(accessible=f"{spec.display_name} model list status")
+        fetch_row = QHBoxLayout()
+        fetch_row.addWidget(self.fetch_button)
+        fetch_row.addWidget(self.filter, 1)
+        fetch_row.addWidget(self.use_button)
+        fetch_row.addStretch(0)
+        self.models_box = _box(fetch_row, self.models_status, self.models)
+        form.addRow("Models", self.models_box)
+        layout.addLayout(form)
+        self.form = form
+        can_list = spec.supports_model_listing
+        self._show_model_list(False)
+        if not can_list:
+            self.fetch_button.setEnabled(False)
+            self.fetch_button.setToolTip("This provider has no model list; type the model name.")
+            self.models_status.info(f"{spec.display_name} offers no model list here; type the model name.")
+        layout.addStretch(1)
+
+    # -- state -------------------------------------------------------------------------------
+    def load(self) -> None:
+        """Fill the fields from the config and read where the key comes from."""
+        section = self.services.config.provider_config(self.spec.name)
+        if not self.endpoint_dirty:
+            self._filling = True
+            try:
+                self.api_base.setText((section.api_base if section else None) or "")
+                self.headers.set_lines(format_mapping(section.extra_headers if section else None, ":"))
+            finally:
+                self._filling = False
+        if not self.test_model.text():
+            self.test_model.setText(self._default_model_for_me())
+        self.key.refresh()
+
+    def _default_model_for_me(self) -> str:
+        """The default model when it is (explicitly or by name) served by this provider."""
+        defaults = self.services.config.agents.defaults
+        if defaults.provider == self.spec.name:
+            return defaults.model
+        lowered = defaults.model.lower()
+        if defaults.provider in ("", "auto") and (
+            lowered.startswith(f"{self.spec.name}/") or any(k in lowered for k in self.spec.keywords)
+        ):
+            return defaults.model
+        return ""
+
+    def _endpoint(self) -> tuple[str | None, dict[str, str]]:
+        label = "API base"
+        base = check_url(self.api_base.text(), label=label)
+        headers = parse_mapping(self.headers.lines(), label="Extra headers", separator_char=":", kind="header")
+        return base, headers
+
+    async def save_endpoint_settings(self) -> bool:
+        """Save API base and extra headers."""
+        try:
+            base, headers = self._endpoint()
+            prefix = f"providers.{self.spec.name}"
+            await commit_changes(self.services, {f"{prefix}.api_base": base,
+                                                 f"{prefix}.extra_headers": headers or None})
+        except ChangeError as exc:
+            self.endpoint_status.error(f"{exc.path}: {exc.reason}. Nothing was saved.")
+            return False
+        except (ConfigError, OSError) as exc:
+            self.endpoint_status.error(save_error_text(exc))
+            if isinstance(exc, ConfigError):
+                self.configError.emit(str(exc))
+            return False
+        self.endpoint_dirty = False
+        self.endpoint_status.ok("Saved.")
+        return True
+
+    # -- actions -----------------------------------------------------------------------------
+    async def test(self) -> bool:
+        """One tiny real request with what is typed (key, base, headers) or saved."""
+        try:
+            base, headers = self._endpoint()
+        except ChangeError as exc:
+            self.test_status.error(f"{exc.path}: {exc.reason}.")
+            return False
+        self.test_button.setEnabled(False)
+        self.test_status.info("Testing…")
+        try:
+            result = await check_connection(
+                self.services.config, self.services.secrets, provider=self.spec.name,
+                model=self.test_model.text(), api_key=self.key.typed() or None,
+                api_base=base or "", extra_headers=headers,
+            )
+        finally:
+            self.test_button.setEnabled(True)
+        (self.test_status.ok if result.ok else self.test_status.error)(result.message)
+        return result.ok
+
+    async def fetch(self) -> bool:
+        """List the provider's models (``GET {apiBase}/models``)."""
+        try:
+            base, headers = self._endpoint()
+        except ChangeError as exc:
+            self.models_status.error(f"{exc.path}: {exc.reason}.")
+            return False
+        key = self.key.typed() or None
+        if key is None:  # a stored key is sent even to keyless servers that were given one
+            resolved = await self.services.secrets.aresolve(self.spec.name, self.services.config)
+            key = resolved.value
+        self.fetch_button.setEnabled(False)
+        self.models_status.info("Fetching models…")
+        try:
+            result = await list_models(self.spec, api_base=base, api_key=key, extra_headers=headers)
+        finally:
+            self.fetch_button.setEnabled(True)
+        if not result.ok:
+            self.models_status.error(result.message)
+            return False
+        self.models.clear()
+        self.models.addItems(result.models)
+        self._show_model_list(True)
+        self.models_status.ok(result.message + " Double-click one to use it as the default model.")
+        if not self.test_model.text():
+            self.test_model.setText(result.models[0])
+        self._filter(self.filter.text())
+        self.modelsFetched.emit(result.models)
+        return True
+
+    def _show_model_list(self, shown: bool) -> None:
+        self.filter.setVisible(shown)
+        self.use_button.setVisible(shown)
+        self.models.setVisible(shown)
+
+    def _filter(self, text: str) -> None:
+        needle = text.strip().lower()
+        for row in range(self.models.count()):
+            item = self.models.item(row)
+            item.setHidden(bool(needle) and needle not in item.text().lower())
+
+    def _endpoint_edited(self, *_args: object) -> None:
+        if not self._filling:
+            self.endpoint_dirty = True
+            if self.endpoint_status.kind == "ok":
+                self.endpoint_status.clear()
+
+    def _use_selected(self) -> None:
+        items = self.models.selectedItems()
+        if items:
+            self.spawn(self.use_model(items[0].text()), "use-model")
+
+    async def use_model(self, model: str) -> bool:
+        """Make ``model`` of this provider the default; an edited endpoint is saved first."""
+        if self.endpoint_dirty and not await self.save_endpoint_settings():
+            return False
+        self.useModel.emit(model, self.spec.name)
+        return True
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt API
+        """Cancel what this panel started."""
+        self.cancel_tasks()
+        self.key.cancel_tasks()
+        super().closeEvent(event)
+

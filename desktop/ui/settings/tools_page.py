@@ -1,0 +1,155 @@
+"""Tools & safety: workspace restriction, the exec tool, web search, approval mode."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QCheckBox,
+    QComboBox,
+    QFormLayout,
+    QRadioButton,
+    QSpinBox,
+    QWidget,
+)
+
+from desktop.ui.settings import secret_fields
+from desktop.ui.settings.config_edit import ChangeError
+from desktop.ui.settings.key_backends import field_key_backend
+from desktop.ui.settings.key_field import KeyField
+from desktop.ui.settings.page import SettingsPage
+from desktop.ui.settings.prefs_access import prefs_store, update_prefs
+from desktop.ui.settings.widgets import LinesEdit, check_patterns, heading, hint
+
+if TYPE_CHECKING:
+    from desktop.ui.services import AppServices
+
+ALLOW_EXPLANATION = (
+    "Allow patterns only exempt a command from the built-in safety rules (the whole command must "
+    "match). They are not an allowlist: commands no rule refuses run whether or not they match. "
+    "(The original nanobot treated allowPatterns as an allowlist.) Deny patterns always refuse a "
+    "command that contains a match; nothing overrides them. Both are regular expressions, one "
+    "per line."
+)
+SEARCH_PROVIDERS = (("duckduckgo", "DuckDuckGo (no key needed)"), ("brave", "Brave Search (needs a key)"))
+
+
+class ToolsPage(SettingsPage):
+    """Restrict to workspace, exec timeout and patterns, web search, approval mode."""
+
+    section = "tools"
+    title = "Tools & safety"
+    labels = {
+        "tools.exec.timeout": "Exec timeout",
+        "tools.exec.allow_patterns": "Allow patterns",
+        "tools.exec.deny_patterns": "Deny patterns",
+        "tools.web.search.provider": "Search provider",
+        "tools.web.search.max_results": "Search results",
+        "approval_mode": "Approval mode",
+    }
+
+    def __init__(self, services: AppServices, parent: QWidget | None = None) -> None:
+        super().__init__(services, parent, description="What the agent's tools may do, and when it asks you first.")
+        add = self.body_layout.addWidget
+        add(heading("Approval", level=2))
+        self.ask = QRadioButton("Ask me before running commands, writing outside the workspace, or using MCP tools")
+        self.ask.setAccessibleName("Approval mode: ask")
+        self.autonomous = QRadioButton("Autonomous: run tools without asking (nanobot's behaviour)")
+        self.autonomous.setAccessibleName("Approval mode: autonomous")
+        self.approval = QButtonGroup(self)
+        self.approval.addButton(self.ask)
+        self.approval.addButton(self.autonomous)
+        add(self.ask)
+        add(self.autonomous)
+
+        add(heading("Files and commands", level=2))
+        self.restrict = QCheckBox("Restrict file and command tools to the workspace")
+        self.restrict.setAccessibleName("Restrict tools to the workspace")
+        add(self.restrict)
+        form = QFormLayout()
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
+        self.timeout = QSpinBox()
+        self.timeout.setRange(1, 600)
+        self.timeout.setSuffix(" s")
+        self.timeout.setAccessibleName("Exec timeout in seconds")
+        self.timeout.setMinimumWidth(120)
+        self.allow = LinesEdit(placeholder=r"e.g. ^rm -rf \./build$", rows=3, accessible="Exec allow patterns")
+        self.deny = LinesEdit(placeholder=r"e.g. \bgit push\b", rows=3, accessible="Exec deny patterns")
+        form.addRow("Exec timeout", self.timeout)
+        form.addRow("Allow patterns", self.allow)
+        form.addRow("Deny patterns", self.deny)
+        self.body_layout.addLayout(form)
+        add(hint(ALLOW_EXPLANATION))
+
+        add(heading("Web search", level=2))
+        search_form = QFormLayout()
+        search_form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.FieldsStayAtSizeHint)
+        self.search_provider = QComboBox()
+        self.search_provider.setAccessibleName("Web search provider")
+        for value, label in SEARCH_PROVIDERS:
+            self.search_provider.addItem(label, value)
+        self.results = QSpinBox()
+        self.results.setRange(1, 20)
+        self.results.setAccessibleName("Number of web search results")
+        self.results.setMinimumWidth(120)
+        search_form.addRow("Provider", self.search_provider)
+        search_form.addRow("Results per search", self.results)
+        self.body_layout.addLayout(search_form)
+        key_form = QFormLayout()
+        key_form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
+        self.search_key = KeyField(field_key_backend(services, secret_fields.WEB_SEARCH_KEY),
+                                   label="Brave Search API key")
+        key_form.addRow("Brave API key", self.search_key)
+        self.body_layout.addLayout(key_form)
+        add(hint("The search key is stored in the OS keyring. With a key, Brave is used."))
+        self.body_layout.addStretch(1)
+        self.watch(self.ask, self.autonomous, self.restrict, self.timeout, self.allow, self.deny,
+                   self.search_provider, self.results)
+
+    def load(self) -> None:
+        """Show the saved values (approval mode from the desktop preferences)."""
+        tools = self.services.config.tools
+        self.restrict.setChecked(tools.restrict_to_workspace)
+        self.timeout.setValue(tools.exec.timeout)
+        self.allow.set_lines(tools.exec.allow_patterns)
+        self.deny.set_lines(tools.exec.deny_patterns)
+        index = self.search_provider.findData(tools.web.search.provider.lower())
+        self.search_provider.setCurrentIndex(max(index, 0))
+        self.results.setValue(tools.web.search.max_results)
+        self.search_key.refresh()
+        self.spawn(self._load_approval(), "load-approval")
+
+    async def _load_approval(self) -> None:
+        store = await prefs_store(self.services)
+        was_dirty = self.dirty
+        self._loading = True
+        try:
+            (self.autonomous if store.prefs.approval_mode == "autonomous" else self.ask).setChecked(True)
+        finally:
+            self._loading = False
+        self._set_dirty(was_dirty)
+
+    def collect(self) -> dict[str, Any]:
+        """Validated values for config.json."""
+        return {
+            "tools.restrict_to_workspace": self.restrict.isChecked(),
+            "tools.exec.timeout": self.timeout.value(),
+            "tools.exec.allow_patterns": check_patterns(self.allow.lines(), label="tools.exec.allow_patterns"),
+            "tools.exec.deny_patterns": check_patterns(self.deny.lines(), label="tools.exec.deny_patterns"),
+            "tools.web.search.provider": str(self.search_provider.currentData()),
+            "tools.web.search.max_results": self.results.value(),
+        }
+
+    async def save(self) -> bool:
+        """Save config.json, then the approval mode (desktop preferences)."""
+        mode = "autonomous" if self.autonomous.isChecked() else "ask"
+        if not await super().save():
+            return False
+        try:
+            await update_prefs(self.services, approval_mode=mode)
+        except (ChangeError, OSError) as exc:
+            self.status.warn(f"Saved, but the approval mode was not saved: {exc}")
+            return False
+        await self._load_approval()
+        return True
