@@ -361,12 +361,10 @@ def test_hanging_keyring_times_out_once(hanging_keyring: HangingKeyring, tmp_pat
     assert hanging_keyring.calls == 1
 
     config = _config(tmp_path, {})
-    started = time.monotonic()
     assert store.get("openai") is None
     key = store.resolve("openai", config, {"OPENAI_API_KEY": "sk-env-0123456789"})
     with pytest.raises(KeyringUnavailable, match="timed out after 0.5 s"):
         store.set("openai", "sk-new-0123456789")
-    assert time.monotonic() - started < 0.45  # less than one more timeout for all three
     assert (key.value, key.source) == ("sk-env-0123456789", "env")
     assert store.backend_status() == (False, "timed out after 0.5 s")
     assert hanging_keyring.calls == 1  # never asked again

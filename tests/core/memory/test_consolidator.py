@@ -260,12 +260,11 @@ async def test_background_consolidation_does_not_delay_the_reply(
     assert consolidator.estimate(session) < consolidator.budget
     scripted_server.push(Reply("Long answer: " + words("long", 60)))
 
-    started = time.monotonic()
     answer = await loop.process_direct("tell me everything")
-    elapsed = time.monotonic() - started
     assert answer.startswith("Long answer:")
-    assert elapsed < 0.9, elapsed
+    # The reply came back while the (1 s) summary was still being written: not waited for.
     assert session.last_consolidated == 0 and loop._background
+    assert consolidator.store.entries() == []
 
     await drain(loop)
     assert session.last_consolidated > 0
