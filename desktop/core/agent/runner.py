@@ -138,6 +138,8 @@ class AgentRunner:
         context_window: The model's context size (tokens).
         max_tokens: Completion limit per call.
         compact: Fits a request to the token budget; defaults to dropping oldest turns.
+        approval: An :class:`~desktop.core.agent.approval.ApprovalGate` asked before risky
+            calls; defaults to ``tools.approval`` (``None``: nothing is asked).
     """
 
     def __init__(
@@ -150,6 +152,7 @@ class AgentRunner:
         context_window: int = 65_536,
         max_tokens: int = 8192,
         compact: Compactor | None = None,
+        approval: Any = None,
     ) -> None:
         self.provider = provider
         self.tools = tools
@@ -158,6 +161,7 @@ class AgentRunner:
         self.budget = budget_for(context_window, max_tokens)
         self.max_tokens = max_tokens
         self.compact = compact or drop_oldest_turns
+        self.approval = approval if approval is not None else getattr(tools, "approval", None)
 
     async def _call(self, ctx: HookContext, messages: list[dict[str, Any]], use_tools: bool) -> LLMResponse:
         definitions = self.tools.definitions() if use_tools and len(self.tools) else None
@@ -178,7 +182,14 @@ class AgentRunner:
         if call.error:
             result = ToolResult.error(f"Error: {call.error}. The call was not executed.{ERROR_HINT}")
         else:
-            result = await self.tools.execute(call.name, call.arguments, tctx)
+            denial = None
+            if self.approval is not None:
+                denial = await self.approval.check(call.id, call.name, call.arguments, tctx)
+                started = time.monotonic()  # the wait for the person is not the tool's time
+            if denial is not None:
+                result = ToolResult.error(denial)
+            else:
+                result = await self.tools.execute(call.name, call.arguments, tctx)
         await self.hook.on_tool_finished(hctx, call, result, time.monotonic() - started)
         return result
 

@@ -331,6 +331,11 @@ class LiteLLMProvider(LLMProvider):
                         function = _get(call, "function")
                         slot["name"] += _get(function, "name") or ""
                         slot["arguments"] += _get(function, "arguments") or ""
+                if finish and usage_raw is not None:
+                    # Everything has arrived. Reading on to the end would make LiteLLM rebuild
+                    # the whole response from its chunks on the event loop (~0.3 s for a long
+                    # answer: a visible freeze in the window); closing the stream skips that.
+                    break
         finally:
             closer = getattr(stream, "aclose", None)
             if closer is not None:

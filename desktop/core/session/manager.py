@@ -100,6 +100,25 @@ class Session:
         self.metadata.pop(PENDING, None)
         self.metadata.pop(CHECKPOINT, None)
 
+    def take_pending_turn(self) -> dict[str, Any] | None:
+        """Undo a turn that never finished, so it can be run again (a *Retry*).
+
+        Removes the pending user message and whatever the turn checkpointed after it, clears
+        the markers and returns that user message (``None`` when no turn is pending).
+        """
+        state = self.metadata.get(PENDING)
+        if not isinstance(state, dict):
+            return None
+        index = int(state.get("index", -1))
+        self.metadata.pop(PENDING, None)
+        self.metadata.pop(CHECKPOINT, None)
+        if not 0 <= index < len(self.messages) or self.messages[index].get("role") != "user":
+            return None
+        message = self.messages[index]
+        del self.messages[index:]
+        self.updated_at = datetime.now()
+        return message
+
     @property
     def has_pending_turn(self) -> bool:
         """Whether a turn was started and never finished."""
@@ -129,6 +148,48 @@ class Session:
             window = window[-max_messages:]
         first_user = next((i for i, m in enumerate(window) if m.get("role") == "user"), len(window))
         return [{k: m[k] for k in HISTORY_KEYS if k in m} for m in window[first_user:]]
+
+
+@dataclass(frozen=True)
+class SessionSummary:
+    """What a session list shows about a session, read without loading it whole.
+
+    Attributes:
+        key: The session key (``desktop:1a2b``, ``telegram:42``).
+        channel: The part of the key before ``:`` (``desktop``, ``telegram``, ``cli``…).
+        title: The metadata title, else the start of the first user message, else "New chat".
+        updated_at: ISO time of the last activity.
+        path: The JSONL file.
+    """
+
+    key: str
+    channel: str
+    title: str
+    updated_at: str
+    path: Path
+
+
+def _first_user_text(handle: Any, limit: int = 50) -> str:
+    """The text of the first user message among the next ``limit`` lines of ``handle``."""
+    for _ in range(limit):
+        raw = handle.readline()
+        if not raw:
+            break
+        try:
+            data = json.loads(raw)
+        except ValueError:
+            continue
+        if isinstance(data, dict) and data.get("role") == "user":
+            probe = Session(key="", messages=[data])
+            return probe.title
+    return ""
+
+
+def _message_text(message: dict[str, Any]) -> str:
+    content = message.get("content")
+    if isinstance(content, list):
+        return " ".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+    return str(content or "")
 
 
 class SessionManager:
@@ -218,6 +279,110 @@ class SessionManager:
                 found[key] = {"key": key, "title": session.metadata.get("title") or "",
                               "updated_at": session.updated_at.isoformat(), "path": self.path_for(key)}
         return sorted(found.values(), key=lambda item: item["updated_at"], reverse=True)
+
+    def summaries(self) -> list[SessionSummary]:
+        """Every session on disk or in memory, most recent activity first, with channel and a
+        title (the first user message when the session has no title of its own).
+
+        Reads only the head of each file; call it from a worker thread.
+        """
+        found: dict[str, SessionSummary] = {}
+        if self.directory.is_dir():
+            for path in self.directory.glob("*.jsonl"):
+                try:
+                    with path.open("rb") as handle:
+                        meta = json.loads(handle.readline() or b"{}")
+                        if not isinstance(meta, dict) or meta.get("_type") != "metadata":
+                            continue
+                        title = str((meta.get("metadata") or {}).get("title") or "")
+                        title = title or _first_user_text(handle)
+                except (OSError, ValueError):
+                    continue
+                key = str(meta.get("key") or path.stem)
+                found[key] = SessionSummary(key, key.partition(":")[0] if ":" in key else
+                                            path.stem.partition("_")[0], title or "New chat",
+                                            str(meta.get("updated_at") or ""), path)
+        with self._lock:
+            cached = list(self._cache.items())
+        for key, session in cached:
+            if not session.messages and not session.metadata.get("title") and key not in found:
+                continue  # opened but never used
+            found[key] = SessionSummary(key, key.partition(":")[0], session.title,
+                                        session.updated_at.isoformat(), self.path_for(key))
+        return sorted(found.values(), key=lambda item: item.updated_at, reverse=True)
+
+    def search(self, query: str, keys: list[str] | None = None) -> list[str]:
+        """Keys of sessions whose title or message text contains ``query`` (case-insensitive).
+
+        Scans the files (and unsaved cached sessions); call it from a worker thread.
+        ``keys`` limits the search to those sessions.
+        """
+        needle = query.casefold().strip()
+        if not needle:
+            return []
+        wanted = None if keys is None else set(keys)
+        hits: list[str] = []
+        for summary in self.summaries():
+            if wanted is not None and summary.key not in wanted:
+                continue
+            if needle in summary.title.casefold():
+                hits.append(summary.key)
+                continue
+            with self._lock:
+                cached = self._cache.get(summary.key)
+                messages = list(cached.messages) if cached is not None else None
+            if messages is not None:
+                if any(needle in _message_text(m).casefold() for m in messages):
+                    hits.append(summary.key)
+                continue
+            try:
+                with summary.path.open("rb") as handle:
+                    for raw in handle:
+                        if needle not in raw.decode("utf-8", "replace").casefold():
+                            continue  # cheap pre-filter on the raw line
+                        try:
+                            data = json.loads(raw)
+                        except ValueError:
+                            continue
+                        if isinstance(data, dict) and not data.get("_type") and \
+                                needle in _message_text(data).casefold():
+                            hits.append(summary.key)
+                            break
+            except OSError:
+                continue
+        return hits
+
+    def set_aside(self, key: str) -> Path | None:
+        """Move a session's file out of the list (into ``sessions/.deleted/``), not destroying it.
+
+        Returns where it went (for :meth:`restore`), or ``None`` when there was no file.
+        """
+        with self._lock:
+            self._cache.pop(key, None)
+            path = self.path_for(key)
+            if not path.exists():
+                return None
+            trash = self.directory / ".deleted"
+            trash.mkdir(parents=True, exist_ok=True)
+            stamp = datetime.now().strftime("%Y%m%d-%H%M%S-%f")
+            target = trash / f"{path.name}.{stamp}"
+            path.replace(target)
+            return target
+
+    def restore(self, key: str, aside: Path) -> Path:
+        """Put a file moved by :meth:`set_aside` back (an *Undo*); returns the session file.
+
+        Raises:
+            FileExistsError: A new session with the same key was saved in the meantime.
+        """
+        with self._lock:
+            path = self.path_for(key)
+            if path.exists():
+                raise FileExistsError(f"{path} exists; not overwriting it")
+            path.parent.mkdir(parents=True, exist_ok=True)
+            Path(aside).replace(path)
+            self._cache.pop(key, None)
+            return path
 
     def rename(self, key: str, title: str) -> None:
         """Set a session's title and save it (not counted as activity)."""

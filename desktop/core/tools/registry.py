@@ -25,6 +25,8 @@ class ToolRegistry:
     def __init__(self) -> None:
         self._tools: dict[str, Tool] = {}
         self._external: set[str] = set()
+        # An ApprovalGate (desktop.core.agent.approval) the runner asks before risky calls.
+        self.approval: Any = None
 
     def register(self, tool: Tool, *, external: bool = False) -> None:
         """Add (or replace) a tool; ``external`` tools (MCP) are listed after builtins."""

@@ -1,0 +1,393 @@
+"""The Chat tab: the chat list on the left, the open conversation on the right.
+
+Turns run through ``AgentLoop.process_direct`` on the qasync loop; their events arrive through
+:class:`~desktop.ui.bridge.CoreBridge` and are applied by :class:`~desktop.ui.chat.feed.TurnFeed`.
+Tool approval questions come from the runner through :attr:`ChatTab.approver` and are answered
+in the chat (no dialog, no nested event loop).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets as random
+import time
+from collections import OrderedDict
+from collections.abc import Coroutine
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QCloseEvent
+from PySide6.QtWidgets import QHBoxLayout, QSplitter, QWidget
+
+from desktop.core.agent.approval import ApprovalGate, ApprovalPolicy, install_gate
+from desktop.core.agent.commands import parse_command
+from desktop.core.bus.events import OutboundMessage, RunError, TurnFinished
+from desktop.ui.chat.approval_presenter import ApprovalPresenter
+from desktop.ui.chat.approver import UiApprover
+from desktop.ui.chat.conversation import ConversationPane
+from desktop.ui.chat.feed import TurnFeed
+from desktop.ui.chat.items import ChatItem
+from desktop.ui.chat.message_model import MessageModel
+from desktop.ui.chat.session_list_model import SessionListModel
+from desktop.ui.chat.session_panel import SessionPanel
+from desktop.ui.chat.session_store import SessionStore
+from desktop.ui.chat.sessions_controller import SessionsController
+from desktop.ui.chat.thumbnails import ThumbnailLoader
+from desktop.ui.chat.turns import CHANNEL, TurnRunner
+
+if TYPE_CHECKING:
+    from desktop.ui.services import AppServices
+
+log = logging.getLogger(__name__)
+OPEN_MODELS = 8
+
+
+def new_session_key() -> str:
+    """A fresh desktop session key: ``desktop:<time>-<random>``."""
+    return f"{CHANNEL}:{time.strftime('%Y%m%d-%H%M%S')}-{random.token_hex(3)}"
+
+
+class ChatTab(QWidget):
+    """Chats with the agent.
+
+    Args:
+        services: Shared app objects (the agent arrives with ``agentReady``).
+        parent: Parent widget.
+        policy: Approval rules (mode and always-allowed tools from the desktop prefs); a
+            default "ask" policy when omitted.
+        install_approval: Install :attr:`approval_gate` into the agent when it is ready.
+
+    Signals:
+        openSettingsRequested(str): open this settings section (``providers``, ``agent``).
+        attentionChanged(int): tool calls waiting for approval, across all chats (for the tray).
+        sessionOpened(str): the shown chat changed (session key).
+    """
+
+    openSettingsRequested = Signal(str)
+    attentionChanged = Signal(int)
+    sessionOpened = Signal(str)
+
+    def __init__(self, services: AppServices, parent: QWidget | None = None, *,
+                 policy: ApprovalPolicy | None = None, install_approval: bool = True) -> None:
+        super().__init__(parent)
+        self.services = services
+        self.install_approval = install_approval
+        self.store = SessionStore(services.workspace)
+        self.approver = UiApprover(self)
+        self.approval_gate = ApprovalGate(policy or ApprovalPolicy(), self.approver)
+        self.sessions = SessionListModel(self)
+        self.panel = SessionPanel(self.sessions, self)
+        self.pane = ConversationPane(self)
+        self.pane.composer.media_dir = services.workspace / "media"
+        self.feed = TurnFeed(self._model_for, self)
+        self.thumbnails = ThumbnailLoader(self)
+        self.thumbnails.loaded.connect(self.pane.view.set_thumbnail)
+        self.list_controller = SessionsController(self.store, self.sessions, self.panel,
+                                                  self._spawn, self)
+        self._models: OrderedDict[str, MessageModel] = OrderedDict()
+        self._loading: set[str] = set()
+        self.approvals = ApprovalPresenter(self.approver, self.pane.approval, self.feed,
+                                           self.sessions, self._model_for, lambda: self.current,
+                                           self)
+        self.turns = TurnRunner(services, self.feed, self.store, self._model_for, self._spawn,
+                                self._load, self)
+        self._drafts: dict[str, str] = {}
+        self._tasks: set[asyncio.Future[Any]] = set()
+        self._closed = False
+        self.current = ""
+        splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        splitter.addWidget(self.panel)
+        splitter.addWidget(self.pane)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([260, 760])
+        splitter.setChildrenCollapsible(False)
+        self.panel.setMinimumWidth(200)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(splitter)
+        self._wire()
+        QTimer.singleShot(0, self.pane.view.warm_up)
+        if services.agent is not None:
+            self._agent_ready()
+        self._spawn(self._start())
+
+    # -- plumbing -------------------------------------------------------------------------
+    def _spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Future[Any]:
+        if self._closed:  # shutting down: start nothing new
+            coro.close()
+            future: asyncio.Future[Any] = asyncio.get_event_loop().create_future()
+            future.cancel()
+            return future
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._done)
+        return task
+
+    def _done(self, task: asyncio.Future[Any]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("chat task failed", exc_info=task.exception())
+
+    def _wire(self) -> None:
+        bridge, feed, pane = self.services.bridge, self.feed, self.pane
+        bridge.textDelta.connect(feed.on_text)
+        bridge.reasoningDelta.connect(feed.on_reasoning)
+        bridge.streamReset.connect(feed.on_reset)
+        bridge.toolStarted.connect(feed.on_tool_started)
+        bridge.toolFinished.connect(feed.on_tool_finished)
+        bridge.usage.connect(feed.on_usage)
+        bridge.runError.connect(self._on_run_error)
+        bridge.turnFinished.connect(self._on_turn_finished)
+        bridge.outbound.connect(self._on_outbound)
+        feed.turnStarted.connect(self._on_turn_started)
+        feed.turnEnded.connect(self._on_turn_ended)
+        feed.usageChanged.connect(self._on_usage)
+        self.turns.busyChanged.connect(self._update_busy)
+        self.turns.errorChanged.connect(lambda key: key == self.current and self._show_error(key))
+        self.turns.activity.connect(lambda _key: self.list_controller.refresh_soon())
+        self.services.agentReady.connect(self._agent_ready)
+        self.services.agentFailed.connect(
+            lambda message: pane.composer.set_ready(False, f"The agent could not start: {message}"))
+        self.panel.sessionActivated.connect(self.open_session)
+        self.panel.newChatRequested.connect(self.new_chat)
+        self.list_controller.deleted.connect(self._on_deleted)
+        self.list_controller.restored.connect(self.open_session)
+        self.list_controller.refreshed.connect(lambda: self.panel.select(self.current))
+        pane.composer.sendRequested.connect(self.send)
+        pane.composer.stopRequested.connect(self.stop_current)
+        pane.banner.retryRequested.connect(self.retry)
+        pane.banner.settingsRequested.connect(self.openSettingsRequested)
+        pane.view.copied.connect(pane.flash_copied)
+        self.approvals.attentionChanged.connect(self.attentionChanged)
+
+    def _agent_ready(self) -> None:
+        agent = self.services.agent
+        if agent is None:
+            return
+        self.store.attach(agent)
+        if self.install_approval:
+            install_gate(agent, self.approval_gate)
+        self.pane.composer.set_ready(True)
+        self.list_controller.refresh_soon()
+
+    async def _start(self) -> None:
+        await self.list_controller.refresh()
+        if self.current:
+            return
+        recent = next((k for k in self.sessions.shown_keys() if k.startswith(f"{CHANNEL}:")), None)
+        if recent is not None:
+            await self._open(recent)
+        else:
+            self.new_chat()
+        self.focus_composer()
+
+    # -- public slots ---------------------------------------------------------------------
+    def new_chat(self) -> None:
+        """Start a new desktop chat (or focus the current one if it is still empty)."""
+        model = self._models.get(self.current)
+        entry = self.sessions.entry(self.current)
+        if entry is not None and entry.draft and model is not None and not model.rowCount():
+            self.focus_composer()
+            return
+        key = new_session_key()
+        self.list_controller.add_draft(key)
+        self._models[key] = MessageModel(key)
+        self._spawn(self._open(key))
+
+    def focus_search(self) -> None:
+        """Put the cursor in the chat search (Ctrl+K)."""
+        self.panel.focus_search()
+
+    def focus_composer(self) -> None:
+        """Put the cursor in the message editor."""
+        self.pane.composer.edit.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def stop_current(self) -> None:
+        """Stop the shown chat's running turn (Esc, the Stop button, ``/stop``)."""
+        self.turns.stop(self.current)
+
+    def open_session(self, key: str) -> None:
+        """Show the chat ``key`` (a notification click, the list)."""
+        self._spawn(self._open(key))
+
+    def retry(self) -> None:
+        """Run the shown chat's failed turn again."""
+        self._spawn(self.turns.retry(self.current))
+
+    def shutdown(self) -> None:
+        """Deny waiting approvals and cancel this tab's tasks (the app is quitting)."""
+        self._closed = True
+        self.turns.closed = True
+        self.approver.deny_all()
+        self.pane.composer.cancel_tasks()
+        self.thumbnails.cancel()
+        for task in list(self._tasks):
+            task.cancel()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        """Closing the tab cancels its work."""
+        self.shutdown()
+        super().closeEvent(event)
+
+    # -- opening --------------------------------------------------------------------------
+    def _model_for(self, key: str) -> MessageModel | None:
+        return None if key in self._loading else self._models.get(key)
+
+    async def _open(self, key: str) -> None:
+        previous = self.current
+        if previous and previous != key:
+            self._drafts[previous] = self.pane.composer.text()
+            entry = self.sessions.entry(previous)
+            old = self._models.get(previous)
+            if entry is not None and entry.draft and (old is None or not old.rowCount()):
+                self.sessions.remove(previous)
+                self._models.pop(previous, None)
+        self.current = key
+        model = self._models.get(key)
+        if model is None:
+            model = self._models[key] = MessageModel(key)
+            self._show(key, model)
+            await self._load(key)
+        else:
+            self._models.move_to_end(key)
+            self._show(key, model)
+        self._evict()
+
+    def _show(self, key: str, model: MessageModel) -> None:
+        pane = self.pane
+        pane.view.setModel(model)
+        entry = self.sessions.entry(key)
+        pane.set_title(entry.title if entry else "New chat", key.partition(":")[0])
+        pane.show_usage(self.feed.usage.get(key))
+        self._show_error(key)
+        self.approvals.show_current()
+        pane.composer.set_busy(self.turns.busy(key))
+        pane.composer.edit.setPlainText(self._drafts.pop(key, ""))
+        self.sessions.update(key, unread=False)
+        self.panel.select(key)
+        self.sessionOpened.emit(key)
+
+    async def _load(self, key: str) -> None:
+        """(Re)read ``key`` from disk into its model, keeping the live turn's rows."""
+        self._loading.add(key)
+        try:
+            loaded = await self.store.load(key, live=key in self.feed.live)
+        finally:
+            self._loading.discard(key)
+        model = self._models.get(key)
+        if model is None:
+            return
+        known = {i.call_id for i in loaded.items if i.kind == "tool"}
+        turn = self.feed.live.get(key)
+        extra = [c for c in turn.tools if c.call_id not in known] if turn else []
+        model.set_items(loaded.items + extra + self.feed.live_items(key))
+        self._load_thumbnails(model.items)
+        if loaded.pending and not self.turns.busy(key) and key not in self.turns.errors:
+            self.turns.errors[key] = ("interrupted", "Retry runs it again.")
+        if key == self.current:
+            self.pane.set_title(loaded.title, key.partition(":")[0])
+            self._show_error(key)
+
+    def _load_thumbnails(self, items: list[ChatItem]) -> None:
+        media = [m for item in items if item.media for m in item.media]
+        if media:
+            self.thumbnails.request(media[-200:])
+
+    def _evict(self) -> None:
+        for key in list(self._models):
+            if len(self._models) <= OPEN_MODELS:
+                break
+            if key != self.current and not self.turns.busy(key):
+                del self._models[key]
+
+    # -- sending --------------------------------------------------------------------------
+    def send(self, text: str, media: list[str]) -> None:
+        """Send ``text`` (and images) in the shown chat; slash commands are answered inline."""
+        key, composer = self.current, self.pane.composer
+        if self.services.agent is None or not key:
+            return
+        command = parse_command(text) if not media else None
+        if command is not None:
+            composer.clear_input()
+            if command.name == "/stop":
+                self.stop_current()
+            else:
+                self._spawn(self.turns.command(key, text, command.name))
+            return
+        if self.turns.busy(key):
+            return
+        composer.clear_input()
+        model = self._models.get(key)
+        if model is not None:
+            self._load_thumbnails([model.append(ChatItem("user", text, media=list(media)))])
+        self.list_controller.touched(key, text or "Image")
+        entry = self.sessions.entry(key)
+        if entry is not None:
+            self.pane.set_title(entry.title, entry.channel)
+        self.turns.start(key, text, media)
+
+    def _update_busy(self, key: str) -> None:
+        busy = self.turns.busy(key)
+        self.sessions.update(key, running=busy)
+        if key == self.current:
+            self.pane.composer.set_busy(busy)
+
+    # -- events ---------------------------------------------------------------------------
+    def _on_turn_started(self, key: str) -> None:
+        self._update_busy(key)
+        if key in self.turns.running:
+            return
+        # A turn we did not start (cron, a subagent report, another channel): the user
+        # message is on disk already; reload the chat if it is open.
+        if key not in self.sessions.all_keys():
+            self.list_controller.refresh_soon()
+        if key == self.current:
+            self._spawn(self._load(key))
+        else:
+            self._models.pop(key, None)
+
+    def _on_turn_ended(self, key: str) -> None:
+        self._update_busy(key)
+        if key != self.current:
+            self.sessions.update(key, unread=True)
+        self.list_controller.refresh_soon()
+
+    def _on_turn_finished(self, event: TurnFinished) -> None:
+        self.feed.finish(event.session_key, event.content)
+
+    def _on_run_error(self, event: RunError) -> None:
+        if event.session_key not in self.turns.running:  # ours fail through process_direct
+            self.turns.fail(event.session_key, event.error_kind, event.message)
+
+    def _on_usage(self, key: str) -> None:
+        if key == self.current:
+            self.pane.show_usage(self.feed.usage.get(key))
+
+    def _on_outbound(self, message: OutboundMessage) -> None:
+        key = self.feed.on_outbound(message)
+        if key is None:
+            return
+        if key != self.current:
+            self.sessions.update(key, unread=True)
+        self.list_controller.refresh_soon()
+
+    def _on_deleted(self, key: str) -> None:
+        self._models.pop(key, None)
+        self.turns.clear_error(key)
+        self.approval_gate.policy.forget_session(key)
+        if key == self.current:
+            self.current = ""
+            remaining = self.sessions.shown_keys()
+            if remaining:
+                self.open_session(remaining[0])
+            else:
+                self.new_chat()
+
+    # -- errors and approvals -------------------------------------------------------------
+    def _show_error(self, key: str) -> None:
+        error = self.turns.errors.get(key)
+        if error is None:
+            self.pane.banner.hide()
+        else:
+            self.pane.banner.show_error(*error)

@@ -1,0 +1,217 @@
+"""The composer: attachments, the message editor, Attach and Send/Stop."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtGui import QIcon, QImage, QPixmap
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QPushButton,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.ui.chat.composer_edit import ComposerEdit, is_image_path
+from desktop.ui.chat.thumbnails import load_thumbnail
+
+log = logging.getLogger(__name__)
+IMAGE_FILTER = "Images (*.png *.jpg *.jpeg *.gif *.webp *.bmp)"
+MAX_ATTACHMENTS = 8
+
+
+class Composer(QWidget):
+    """Where the person writes.
+
+    Signals:
+        sendRequested(str, list): send this text with these image attachments (paths). The
+            receiver calls :meth:`clear_input` once it accepted the message.
+        stopRequested(): the Stop button or Esc while a turn runs.
+    """
+
+    sendRequested = Signal(str, list)
+    stopRequested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.media_dir: Path | None = None
+        self.attachments: list[str] = []
+        self._busy = False
+        self._tasks: set[asyncio.Future[Any]] = set()
+        self.edit = ComposerEdit(self)
+        self.edit.submitted.connect(self.submit)
+        self.edit.escapePressed.connect(self._escape)
+        self.edit.filesDropped.connect(self.add_files)
+        self.edit.imagePasted.connect(self.add_image)
+        self.attach = QToolButton(self)
+        self.attach.setText("+")
+        self.attach.setToolTip("Attach images (or paste / drop them)")
+        self.attach.setAccessibleName("Attach images")
+        self.attach.clicked.connect(self._choose)
+        self.send = QPushButton("Send", self)
+        self.send.setAccessibleName("Send")
+        self.send.setDefault(False)
+        self.send.setAutoDefault(False)
+        self.send.clicked.connect(self._send_clicked)
+        self.strip = QHBoxLayout()
+        self.strip.setContentsMargins(0, 0, 0, 0)
+        self.strip.addStretch(1)
+        row = QHBoxLayout()
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.attach, 0, Qt.AlignmentFlag.AlignBottom)
+        row.addWidget(self.edit, 1)
+        row.addWidget(self.send, 0, Qt.AlignmentFlag.AlignBottom)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(4)
+        layout.addLayout(self.strip)
+        layout.addLayout(row)
+        self.set_ready(False)
+
+    # -- state ----------------------------------------------------------------------------
+    def set_ready(self, ready: bool, hint: str = "connecting…") -> None:
+        """Enable typing once the agent exists (``hint`` shows until then)."""
+        self.edit.setEnabled(ready)
+        self.attach.setEnabled(ready)
+        self.send.setEnabled(ready)
+        self.edit.setPlaceholderText(
+            "Message nanobot — Enter sends, Shift+Enter adds a line, / for commands"
+            if ready else hint)
+
+    def set_busy(self, busy: bool) -> None:
+        """While a turn runs the button stops it (commands can still be sent)."""
+        self._busy = busy
+        self.send.setText("Stop" if busy else "Send")
+        self.send.setAccessibleName("Stop" if busy else "Send")
+        self.send.setToolTip("Stop the running turn (Esc)" if busy else "Send (Enter)")
+
+    @property
+    def busy(self) -> bool:
+        """Whether a turn runs in the shown chat."""
+        return self._busy
+
+    # -- sending --------------------------------------------------------------------------
+    def text(self) -> str:
+        """The message as typed."""
+        return self.edit.toPlainText()
+
+    def submit(self) -> None:
+        """Ask to send the current text and attachments (not a plain message while busy)."""
+        text = self.edit.toPlainText().strip()
+        if not text and not self.attachments:
+            return
+        if self._busy and not text.startswith("/"):
+            return
+        self.sendRequested.emit(text, list(self.attachments))
+
+    def clear_input(self) -> None:
+        """Empty the editor and the attachments."""
+        self.edit.clear()
+        self.attachments.clear()
+        self._rebuild_strip()
+
+    def _send_clicked(self) -> None:
+        if self._busy:
+            self.stopRequested.emit()
+        else:
+            self.submit()
+
+    def _escape(self) -> None:
+        if self._busy:
+            self.stopRequested.emit()
+
+    # -- attachments ----------------------------------------------------------------------
+    def _choose(self) -> None:
+        dialog = QFileDialog(self, "Attach images")
+        dialog.setFileMode(QFileDialog.FileMode.ExistingFiles)
+        dialog.setNameFilter(IMAGE_FILTER)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.filesSelected.connect(self.add_files)
+        dialog.open()  # not exec(): no nested event loop
+
+    def add_files(self, paths: list[str]) -> None:
+        """Attach image files (others are ignored)."""
+        for path in paths:
+            if is_image_path(path) and path not in self.attachments \
+                    and len(self.attachments) < MAX_ATTACHMENTS:
+                self.attachments.append(path)
+        self._rebuild_strip()
+
+    def add_image(self, image: QImage) -> None:
+        """Attach a pasted image: saved as PNG under :attr:`media_dir` in a worker thread."""
+        folder = self.media_dir
+        if folder is None:
+            log.warning("no media folder; pasted image dropped")
+            return
+        path = folder / f"pasted-{time.strftime('%Y%m%d-%H%M%S')}-{len(self.attachments)}.png"
+        copy = image.copy()
+
+        def save() -> str:
+            folder.mkdir(parents=True, exist_ok=True)
+            if not copy.save(str(path), "PNG"):
+                raise OSError(f"could not write {path}")
+            return str(path)
+
+        task = asyncio.ensure_future(asyncio.to_thread(save))
+        self._tasks.add(task)
+        task.add_done_callback(self._saved)
+
+    def _saved(self, task: asyncio.Future[Any]) -> None:
+        self._tasks.discard(task)
+        if task.cancelled():
+            return
+        if task.exception() is not None:
+            log.error("saving a pasted image failed: %s", task.exception())
+            return
+        self.add_files([task.result()])
+
+    def _rebuild_strip(self) -> None:
+        while self.strip.count() > 1:
+            widget = self.strip.takeAt(0).widget()
+            if widget is not None:
+                widget.deleteLater()
+        for index, path in enumerate(self.attachments):
+            chip = QToolButton(self)
+            chip.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+            chip.setText(f"{Path(path).name}  ✕")
+            chip.setToolTip(f"{path}\nClick to remove")
+            chip.setAccessibleName(f"Remove attachment {Path(path).name}")
+            chip.setIconSize(QSize(32, 32))
+            self._load_icon(chip, path)
+            chip.clicked.connect(lambda _=False, p=path: self._remove(p))
+            self.strip.insertWidget(index, chip)
+
+    def _load_icon(self, chip: QToolButton, path: str) -> None:
+        """Decode the chip's thumbnail in a worker thread, then show it."""
+        task = asyncio.ensure_future(asyncio.to_thread(load_thumbnail, path, 64))
+        self._tasks.add(task)
+
+        def done(finished: asyncio.Future[Any]) -> None:
+            self._tasks.discard(finished)
+            if finished.cancelled() or finished.exception() is not None:
+                return
+            image = finished.result()
+            try:
+                if image is not None:
+                    chip.setIcon(QIcon(QPixmap.fromImage(image)))
+            except RuntimeError:  # the chip was removed meanwhile
+                pass
+
+        task.add_done_callback(done)
+
+    def _remove(self, path: str) -> None:
+        if path in self.attachments:
+            self.attachments.remove(path)
+        self._rebuild_strip()
+
+    def cancel_tasks(self) -> None:
+        """Cancel pending image saves (shutdown)."""
+        for task in list(self._tasks):
+            task.cancel()

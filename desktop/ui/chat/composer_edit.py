@@ -1,0 +1,127 @@
+"""The message editor: Enter sends, Shift+Enter breaks the line, slash commands complete,
+pasted or dropped images become attachments."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QMimeData, QStringListModel, Qt, Signal
+from PySide6.QtGui import QFontMetrics, QImage, QKeyEvent, QPixmap
+from PySide6.QtWidgets import QCompleter, QPlainTextEdit, QWidget
+
+from desktop.core.agent.commands import COMMANDS
+
+SLASH_COMMANDS = ["/new", "/stop", "/help", "/status", "/dream", "/dream-log", "/dream-restore"]
+IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp"}
+MAX_LINES = 8
+
+
+def is_image_path(path: str) -> bool:
+    """Whether ``path`` names an image file we can attach."""
+    return Path(path).suffix.lower() in IMAGE_SUFFIXES and Path(path).is_file()
+
+
+class ComposerEdit(QPlainTextEdit):
+    """A growing plain-text editor for messages.
+
+    Signals:
+        submitted(): Enter was pressed (without Shift).
+        escapePressed(): Esc (stop the running turn).
+        imagePasted(QImage): an image was pasted or dropped.
+        filesDropped(list): image files were pasted or dropped (paths).
+    """
+
+    submitted = Signal()
+    escapePressed = Signal()
+    imagePasted = Signal(QImage)
+    filesDropped = Signal(list)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setAccessibleName("Message")
+        self.setTabChangesFocus(True)
+        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self.completer = QCompleter(self)
+        labels = [f"{name}" for name in SLASH_COMMANDS]
+        self.completer.setModel(QStringListModel(labels, self.completer))
+        self.completer.setWidget(self)
+        self.completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self.completer.setCompletionMode(QCompleter.CompletionMode.PopupCompletion)
+        self.completer.activated.connect(self._complete)
+        popup = self.completer.popup()
+        popup.setAccessibleName("Commands")
+        for row, name in enumerate(SLASH_COMMANDS):
+            index = self.completer.model().index(row, 0)
+            self.completer.model().setData(index, COMMANDS.get(name, ""), Qt.ItemDataRole.ToolTipRole)
+        self.document().contentsChanged.connect(self._fit)
+        self._fit()
+
+    # -- size -----------------------------------------------------------------------------
+    def _fit(self) -> None:
+        line = QFontMetrics(self.font()).lineSpacing()
+        lines = max(1, min(MAX_LINES, int(self.document().size().height())))
+        margins = self.contentsMargins()
+        frame = int(self.document().documentMargin() * 2) + margins.top() + margins.bottom()
+        self.setFixedHeight(lines * line + frame + 2)
+
+    # -- keys -----------------------------------------------------------------------------
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        """Enter sends, Shift+Enter breaks, Esc stops; the command popup gets its keys."""
+        popup = self.completer.popup()
+        key = event.key()
+        if popup.isVisible() and key in (Qt.Key.Key_Enter, Qt.Key.Key_Return, Qt.Key.Key_Tab,
+                                         Qt.Key.Key_Escape, Qt.Key.Key_Backtab):
+            event.ignore()  # the completer handles these
+            return
+        if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and \
+                not event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
+            self.submitted.emit()
+            return
+        if key == Qt.Key.Key_Escape:
+            self.escapePressed.emit()
+            return
+        super().keyPressEvent(event)
+        self._update_completion()
+
+    def _update_completion(self) -> None:
+        text = self.toPlainText()
+        popup = self.completer.popup()
+        if not text.startswith("/") or any(c.isspace() for c in text):
+            popup.hide()
+            return
+        self.completer.setCompletionPrefix(text)
+        if self.completer.completionCount() == 0 or \
+                (self.completer.completionCount() == 1 and self.completer.currentCompletion() == text):
+            popup.hide()
+            return
+        rect = self.cursorRect()
+        rect.setWidth(popup.sizeHintForColumn(0) + popup.verticalScrollBar().sizeHint().width() + 24)
+        self.completer.complete(rect)
+
+    def _complete(self, text: str) -> None:
+        self.setPlainText(text + " ")
+        cursor = self.textCursor()
+        cursor.movePosition(cursor.MoveOperation.End)
+        self.setTextCursor(cursor)
+
+    # -- paste and drop -------------------------------------------------------------------
+    def canInsertFromMimeData(self, source: QMimeData) -> bool:
+        """Images and image files are accepted too."""
+        return source.hasImage() or source.hasUrls() or super().canInsertFromMimeData(source)
+
+    def insertFromMimeData(self, source: QMimeData) -> None:
+        """Images become attachments; everything else is pasted as text."""
+        if source.hasUrls():
+            files = [u.toLocalFile() for u in source.urls() if u.isLocalFile()]
+            images = [f for f in files if is_image_path(f)]
+            if images:
+                self.filesDropped.emit(images)
+                return
+        if source.hasImage():
+            image = source.imageData()
+            if isinstance(image, QPixmap):
+                image = image.toImage()
+            if isinstance(image, QImage) and not image.isNull():
+                self.imagePasted.emit(image)
+                return
+        super().insertFromMimeData(source)

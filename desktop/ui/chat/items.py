@@ -1,0 +1,151 @@
+"""What the conversation view shows: one :class:`ChatItem` per row, built from session messages.
+
+Qt-free so it can run in a worker thread (turning a 10,000-message session into rows) and be
+tested without a display. A saved assistant message becomes up to three rows (its reasoning,
+its text, one card per tool call); a tool result fills its call's card.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+ItemKind = Literal["user", "assistant", "reasoning", "tool", "notice", "subagent", "outbound",
+                   "command"]
+DENIED_PREFIX = "Denied by the user"
+_ids = itertools.count(1)
+
+
+@dataclass(eq=False)
+class ChatItem:
+    """One row of the conversation.
+
+    Attributes:
+        kind: ``user``, ``assistant``, ``reasoning`` (collapsible), ``tool`` (a card),
+            ``notice`` (command replies, stop notes), ``subagent`` (a background task's report),
+            ``outbound`` (a message the agent sent on its own: message tool, reminder),
+            ``command`` (a slash command's reply, shown as preformatted text).
+        text: Markdown text (tool cards: unused).
+        uid: Stable id for render caches.
+        version: Bumped on every change (render caches compare it).
+        streaming: The text is still arriving.
+        expanded: Tool card or reasoning opened.
+        tool: Tool name.
+        call_id: The tool call id.
+        arguments: Tool arguments.
+        result: Tool result preview.
+        ok: ``None`` while running, then whether the call succeeded.
+        duration_s: How long the call ran.
+        awaiting_approval: The call waits for the person's answer.
+        media: Attached images (paths or data URLs).
+        footer: Small print under a message (tokens, cost).
+        timestamp: ISO time, when known.
+    """
+
+    kind: ItemKind
+    text: str = ""
+    uid: int = field(default_factory=lambda: next(_ids))
+    version: int = 0
+    streaming: bool = False
+    expanded: bool = False
+    tool: str = ""
+    call_id: str = ""
+    arguments: dict[str, Any] = field(default_factory=dict)
+    result: str = ""
+    ok: bool | None = None
+    duration_s: float | None = None
+    awaiting_approval: bool = False
+    media: list[str] = field(default_factory=list)
+    footer: str = ""
+    timestamp: str = ""
+
+    def touch(self) -> None:
+        """Mark the item changed (its rendering is stale)."""
+        self.version += 1
+
+    @property
+    def running(self) -> bool:
+        """A tool call that has not finished."""
+        return self.kind == "tool" and self.ok is None
+
+    @property
+    def denied(self) -> bool:
+        """A tool call the person refused."""
+        return self.kind == "tool" and self.ok is False and self.result.startswith(DENIED_PREFIX)
+
+    def plain_text(self) -> str:
+        """What "Copy message" puts on the clipboard."""
+        if self.kind == "tool":
+            arguments = json.dumps(self.arguments, ensure_ascii=False, indent=2)
+            return f"{self.tool}\n{arguments}\n\n{self.result}".strip()
+        return self.text
+
+
+def content_text(content: Any) -> str:
+    """Text of a message content (a string, or a list of parts)."""
+    if isinstance(content, list):
+        return "\n".join(str(p.get("text", "")) for p in content
+                         if isinstance(p, dict) and p.get("type") == "text")
+    return str(content or "")
+
+
+def _arguments(call: dict[str, Any]) -> dict[str, Any]:
+    raw = (call.get("function") or {}).get("arguments")
+    if isinstance(raw, dict):
+        return raw
+    try:
+        value = json.loads(raw or "{}")
+    except (TypeError, ValueError):
+        return {"(unparsed)": str(raw)}
+    return value if isinstance(value, dict) else {"value": value}
+
+
+def tool_ok(result: str) -> bool:
+    """Best guess at a saved result's success (sessions don't store the error flag)."""
+    return not result.lstrip()[:40].startswith(("Error", DENIED_PREFIX, "Not executed"))
+
+
+def items_from_messages(messages: list[dict[str, Any]], *, live: bool = False) -> list[ChatItem]:
+    """Rows for a saved conversation, oldest first.
+
+    ``live``: a turn is running, so calls without a result are still running (not interrupted).
+    """
+    items: list[ChatItem] = []
+    cards: dict[str, ChatItem] = {}
+    for message in messages:
+        role = message.get("role")
+        stamp = str(message.get("timestamp") or "")
+        if role == "user":
+            kind: ItemKind = "subagent" if message.get("subagent") else "user"
+            media = [m for m in message.get("media") or [] if isinstance(m, str)]
+            items.append(ChatItem(kind, content_text(message.get("content")), media=media,
+                                  timestamp=stamp))
+        elif role == "assistant":
+            reasoning = message.get("reasoning_content")
+            if isinstance(reasoning, str) and reasoning.strip():
+                items.append(ChatItem("reasoning", reasoning, timestamp=stamp))
+            text = content_text(message.get("content"))
+            if text.strip():
+                items.append(ChatItem("assistant", text, timestamp=stamp))
+            for call in message.get("tool_calls") or []:
+                if not isinstance(call, dict):
+                    continue
+                card = ChatItem("tool", tool=str((call.get("function") or {}).get("name", "")),
+                                call_id=str(call.get("id", "")), arguments=_arguments(call),
+                                timestamp=stamp)
+                cards[card.call_id] = card
+                items.append(card)
+        elif role == "tool":
+            card = cards.get(str(message.get("tool_call_id", "")))
+            result = content_text(message.get("content"))
+            if card is None:
+                continue
+            card.result = result[:2000]
+            card.ok = tool_ok(result)
+    for card in cards.values():
+        if card.ok is None and not live:  # a saved call without a result: it never finished
+            card.ok = False
+            card.result = card.result or "(no result: the turn was interrupted)"
+    return items

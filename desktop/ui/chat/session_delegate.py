@@ -1,0 +1,88 @@
+"""Paints one chat in the list: title, channel badge, time and status."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
+from PySide6.QtGui import QFont, QFontMetrics, QPainter, QPalette
+from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
+
+from desktop.ui.chat.colors import ChatColors, mix
+from desktop.ui.chat.session_list_model import EntryRole, SessionEntry, when_text
+
+PAD = 8
+
+
+class SessionDelegate(QStyledItemDelegate):
+    """Two lines per chat; editing (rename) uses the default line edit on the title."""
+
+    def sizeHint(self, option: QStyleOptionViewItem,
+                 index: QModelIndex | QPersistentModelIndex) -> QSize:
+        """Two text lines plus padding."""
+        metrics = QFontMetrics(option.font)
+        return QSize(200, metrics.lineSpacing() * 2 + 2 * PAD + 2)
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem,
+              index: QModelIndex | QPersistentModelIndex) -> None:
+        """Draw the entry."""
+        entry: SessionEntry | None = index.data(EntryRole)
+        if entry is None:
+            return
+        colors = ChatColors.from_palette(option.palette)
+        painter.save()
+        rect = option.rect
+        selected = bool(option.state & QStyle.StateFlag.State_Selected)
+        hovered = bool(option.state & QStyle.StateFlag.State_MouseOver)
+        if selected or hovered:
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(colors.bubble if selected else mix(colors.text, colors.base, 0.05))
+            painter.drawRoundedRect(rect.adjusted(4, 2, -4, -2), 6, 6)
+        text_color = option.palette.color(QPalette.ColorRole.Text)
+        font = QFont(option.font)
+        font.setBold(entry.unread or entry.attention)
+        metrics = QFontMetrics(font)
+        line = metrics.lineSpacing()
+        inner = rect.adjusted(PAD + 4, PAD, -PAD - 4, -PAD)
+        when = "" if entry.draft else when_text(entry.updated_at)
+        small = QFont(option.font)
+        small.setPointSizeF(max(6.0, option.font.pointSizeF() * 0.85))
+        small_metrics = QFontMetrics(small)
+        when_width = small_metrics.horizontalAdvance(when) + 6 if when else 0
+        painter.setFont(font)
+        painter.setPen(text_color)
+        title_rect = QRect(inner.left(), inner.top(), inner.width() - when_width, line)
+        painter.drawText(title_rect, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                         metrics.elidedText(entry.title, Qt.TextElideMode.ElideRight,
+                                            title_rect.width()))
+        painter.setFont(small)
+        painter.setPen(colors.muted)
+        if when:
+            painter.drawText(QRect(inner.right() - when_width, inner.top(), when_width, line),
+                             Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, when)
+        x = inner.left()
+        second = QRect(x, inner.top() + line + 2, inner.width(), small_metrics.lineSpacing())
+        if entry.channel and entry.channel != "desktop":
+            badge = entry.channel
+            width = small_metrics.horizontalAdvance(badge) + 10
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(mix(colors.accent, colors.base, 0.18))
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+            painter.drawRoundedRect(QRect(x, second.top(), width, second.height()), 4, 4)
+            painter.setPen(colors.accent)
+            painter.drawText(QRect(x, second.top(), width, second.height()),
+                             Qt.AlignmentFlag.AlignCenter, badge)
+            x += width + 6
+        status, color = "", colors.muted
+        if entry.attention:
+            status, color = "needs your approval", colors.warn
+        elif entry.running:
+            status, color = "working…", colors.accent
+        elif entry.draft:
+            status = "new"
+        elif entry.unread:
+            status, color = "new message", colors.accent
+        if status:
+            painter.setPen(color)
+            painter.drawText(QRect(x, second.top(), inner.right() - x, second.height()),
+                             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, status)
+        painter.restore()

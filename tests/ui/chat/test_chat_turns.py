@@ -1,0 +1,194 @@
+"""Turns in the chat tab against the real agent on the scripted server (LiteLLM path)."""
+
+from __future__ import annotations
+
+from pytestqt.qtbot import QtBot
+
+from desktop.core.agent.approval import ApprovalPolicy
+from tests.fakes.openai_server import Fail, Reply
+from tests.ui.chat.conftest import ChatHarness
+
+
+def test_composer_waits_for_the_agent(make_chat) -> None:  # type: ignore[no-untyped-def]
+    """Before agentReady the composer is disabled and says "connecting…"."""
+    chat: ChatHarness = make_chat(ready=False)
+    composer = chat.tab.pane.composer
+    assert not composer.edit.isEnabled() and not composer.send.isEnabled()
+    assert composer.edit.placeholderText() == "connecting…"
+    chat.make_ready()
+    assert composer.edit.isEnabled()
+    assert "Enter sends" in composer.edit.placeholderText()
+
+
+def test_streamed_answer_appears_while_it_streams(make_chat) -> None:  # type: ignore[no-untyped-def]
+    """Deltas show up in one growing row before the turn ends; the final row has usage."""
+    chat: ChatHarness = make_chat()
+    text = "Hello! " + " ".join(f"word{i}" for i in range(60))
+    chat.server.push(Reply(text, chunk=6, delay=0.02, usage=(123, 45)))
+    chat.send("hi there")
+    assert chat.tab.pane.composer.busy
+    chat.wait(lambda: any(i.kind == "assistant" and i.streaming and "word1" in i.text
+                          for i in chat.items()))
+    partial = next(i for i in chat.items() if i.kind == "assistant")
+    assert len(partial.text) < len(text)  # seen mid-stream
+    chat.idle()
+    answers = [i for i in chat.items() if i.kind == "assistant"]
+    assert [a.text for a in answers] == [text]
+    assert not answers[0].streaming and answers[0].footer == "123 in · 45 out"
+    assert chat.kinds() == ["user", "assistant"]
+    assert not chat.tab.pane.composer.busy
+    assert "123 in" in chat.tab.pane.usage.turn.text()
+    assert chat.tab.sessions.entry(chat.tab.current).title == "hi there"  # type: ignore[union-attr]
+
+
+def test_tool_card_runs_then_completes(make_chat) -> None:  # type: ignore[no-untyped-def]
+    """A running card (spinner) appears, then shows ok, duration and the result."""
+    chat: ChatHarness = make_chat(policy=ApprovalPolicy(mode="autonomous"))
+    chat.server.push(Reply(tool_calls=[("exec", '{"command": "sleep 0.8; echo card-done"}')]),
+                     Reply("The command ran."))
+    chat.send("run it")
+    chat.wait(lambda: any(i.kind == "tool" and i.running for i in chat.items()))
+    card = next(i for i in chat.items() if i.kind == "tool")
+    assert card.tool == "exec" and card.arguments["command"].startswith("sleep")
+    view = chat.tab.pane.view
+    row = chat.items().index(card)
+    assert row in view.visible_rows()
+    assert view.layout_of(row).spinner is not None
+    chat.idle()
+    assert card.ok is True and "card-done" in card.result and card.duration_s >= 0.7
+    assert view.layout_of(row).spinner is None
+    assert chat.kinds()[-1] == "assistant"
+    view.toggle(row)
+    assert card.expanded and view.layout_of(row).height > 60
+
+
+def test_stop_cancels_the_turn(make_chat, qtbot: QtBot) -> None:  # type: ignore[no-untyped-def]
+    """Stop while streaming: the turn ends with "Stopped." and the session is consistent."""
+    chat: ChatHarness = make_chat()
+    chat.server.push(Reply("slow " * 200, chunk=5, delay=0.05))
+    chat.send("talk slowly")
+    chat.wait(lambda: any(i.kind == "assistant" and i.text for i in chat.items()))
+    composer = chat.tab.pane.composer
+    assert composer.send.text() == "Stop"
+    composer.send.click()
+    chat.idle()
+    assert chat.items()[-1].kind == "notice" and chat.items()[-1].text == "Stopped."
+    assert composer.send.text() == "Send"
+    session = chat.agent.sessions.get_or_create(chat.tab.current)
+    assert not session.has_pending_turn
+    assert session.messages[0]["content"] == "talk slowly"
+
+
+def test_escape_stops_too(make_chat, qtbot: QtBot) -> None:  # type: ignore[no-untyped-def]
+    """Esc in the composer stops the running turn."""
+    chat: ChatHarness = make_chat()
+    chat.server.push(Reply("slow " * 200, chunk=5, delay=0.05))
+    chat.send("talk slowly")
+    chat.wait(lambda: any(i.kind == "assistant" and i.text for i in chat.items()))
+    from PySide6.QtCore import Qt
+
+    qtbot.keyClick(chat.tab.pane.composer.edit, Qt.Key.Key_Escape)
+    chat.idle()
+    assert chat.items()[-1].text == "Stopped."
+
+
+def test_error_banner_retry_and_settings_link(make_chat, qtbot: QtBot) -> None:  # type: ignore[no-untyped-def]
+    """A rejected key shows the banner; its button asks for the provider settings; Retry
+    re-runs the pending turn without duplicating the user message."""
+    chat: ChatHarness = make_chat()
+    chat.server.push(Fail(401, "invalid api key", error_type="authentication_error"))
+    chat.send("are you there?")
+    chat.idle()
+    banner = chat.tab.pane.banner
+    chat.wait(banner.isVisible)
+    assert banner.kind == "auth" and "API key" in banner.label.text()
+    with qtbot.waitSignal(chat.tab.openSettingsRequested) as signal:
+        banner.settings.click()
+    assert signal.args == ["providers"]
+    session = chat.agent.sessions.get_or_create(chat.tab.current)
+    assert session.has_pending_turn
+    chat.server.push(Reply("Yes, I am here."))
+    banner.retry.click()
+    chat.wait(lambda: chat.items()[-1].text == "Yes, I am here.")
+    chat.idle()
+    assert not banner.isVisible()
+    assert chat.kinds() == ["user", "assistant"] and chat.items()[-1].text == "Yes, I am here."
+    users = [m for m in session.messages if m["role"] == "user"]
+    assert [u["content"] for u in users] == ["are you there?"]
+    assert not session.has_pending_turn
+
+
+def test_slash_commands_complete_and_answer_inline(make_chat, qtbot: QtBot) -> None:  # type: ignore[no-untyped-def]
+    """Typing "/dr" offers the dream commands; /help is answered without a model call."""
+    chat: ChatHarness = make_chat()
+    edit = chat.tab.pane.composer.edit
+    edit.setFocus()
+    qtbot.keyClicks(edit, "/dr")
+    completer = edit.completer
+    chat.wait(completer.popup().isVisible)
+    offered = [completer.completionModel().index(r, 0).data()
+               for r in range(completer.completionCount())]
+    assert offered == ["/dream", "/dream-log", "/dream-restore"]
+    completer.popup().hide()
+    chat.send("/help")
+    chat.wait(lambda: chat.items() and chat.items()[-1].kind == "command"
+              and "/dream-restore" in chat.items()[-1].text)
+    assert chat.server.chat_requests() == []
+
+
+def test_image_attachment_is_sent_as_image_content(make_chat, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """An attached image reaches the model as an image_url part."""
+    from PySide6.QtGui import QColor, QImage
+
+    image = QImage(8, 8, QImage.Format.Format_RGB32)
+    image.fill(QColor("red"))
+    path = tmp_path / "red.png"
+    assert image.save(str(path))
+    chat: ChatHarness = make_chat()
+    composer = chat.tab.pane.composer
+    composer.add_files([str(path), str(tmp_path / "missing.png")])
+    assert composer.attachments == [str(path)]
+    chat.server.push(Reply("A red square."))
+    chat.send("what is this?")
+    chat.idle()
+    user = chat.requests()[0]["messages"][-1]
+    assert isinstance(user["content"], list)
+    assert any(p.get("type") == "image_url" and p["image_url"]["url"].startswith("data:image/png")
+               for p in user["content"])
+    assert chat.items()[0].media == [str(path)] and composer.attachments == []
+
+
+def test_pasted_image_becomes_an_attachment(make_chat, workspace) -> None:  # type: ignore[no-untyped-def]
+    """Pasting image data saves a PNG under the workspace media folder and attaches it."""
+    from PySide6.QtCore import QMimeData
+    from PySide6.QtGui import QColor, QImage
+
+    chat: ChatHarness = make_chat()
+    image = QImage(4, 4, QImage.Format.Format_RGB32)
+    image.fill(QColor("blue"))
+    mime = QMimeData()
+    mime.setImageData(image)
+    chat.tab.pane.composer.edit.insertFromMimeData(mime)
+    chat.wait(lambda: chat.tab.pane.composer.attachments)
+    [path] = chat.tab.pane.composer.attachments
+    assert path.startswith(str(workspace / "media")) and path.endswith(".png")
+    assert chat.tab.pane.composer.edit.toPlainText() == ""
+
+
+def test_outbound_messages_appear_in_their_chat(make_chat) -> None:  # type: ignore[no-untyped-def]
+    """A message-tool/reminder message for the open desktop chat is shown; the turn's own
+    answer delivered again on the outbound queue is not duplicated."""
+    from desktop.core.bus.events import OutboundMessage
+
+    chat: ChatHarness = make_chat()
+    chat.server.push(Reply("Final answer."))
+    chat.send("hello")
+    chat.idle()
+    chat_id = chat.tab.current.partition(":")[2]
+    bridge = chat.services.bridge
+    bridge.deliver_outbound(OutboundMessage("desktop", chat_id, "Final answer."))
+    bridge.deliver_outbound(OutboundMessage("desktop", chat_id, "Time to stretch!",
+                                            metadata={"reminder": True}))
+    bridge.deliver_outbound(OutboundMessage("desktop", chat_id, "interim", metadata={"progress": True}))
+    assert chat.kinds() == ["user", "assistant", "outbound"]
+    assert chat.items()[-1].text == "Time to stretch!" and chat.items()[-1].tool == "Reminder"
