@@ -1,54 +1,287 @@
-"""Composition root of the window.
+"""Composition root of the window: QApplication, single instance, first paint, then qasync.
 
-For now a minimal main window; the full shell (qasync loop, tabs, tray, single instance)
-replaces it in the GUI issue. Qt is imported here and in ``desktop.ui`` only.
+The path to the first visible window imports only PySide6 and a few small modules of ours
+(no pydantic, no asyncio, no litellm): the saved geometry and theme are read as raw JSON, the
+window is shown and painted on Qt's own loop, and only then the qasync loop starts
+:class:`desktop.ui.shell.DesktopApp`, which loads everything else in the background.
+Qt is imported here and in ``desktop.ui`` only.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-APP_TITLE = "nanobot Desktop"
+from desktop.ui.main_window import APP_TITLE, MainWindow
+
+if TYPE_CHECKING:
+    from desktop.ui.services import AppServices
+
+__all__ = ["APP_TITLE", "build_main_window", "install_tabs", "run_app"]
+
+# bench/startup.py and tests: print "first-paint <epoch seconds>" once; with the value
+# "modules", also "first-paint-modules <comma-separated sys.modules>" at that moment.
+BENCH_ENV = "NANOBOT_DESKTOP_BENCH"
+FIRST_PAINT_WAIT_MS = 2000
 
 
-def build_main_window() -> object:
-    """Create (not show) the main window."""
-    from PySide6.QtCore import Qt
-    from PySide6.QtWidgets import QLabel, QMainWindow
-
-    window = QMainWindow()
-    window.setWindowTitle(APP_TITLE)
-    label = QLabel(
-        "<h2>nanobot Desktop</h2>"
-        "<p>The chat window is on its way. Meanwhile, chat from a terminal:</p>"
-        "<p><code>nanobot-desktop agent</code></p>"
-        "<p>Store a provider key with <code>nanobot-desktop keys set PROVIDER</code>; "
-        "see <code>nanobot-desktop status</code>.</p>"
-    )
-    label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-    label.setAccessibleName("Welcome")
-    window.setCentralWidget(label)
-    window.resize(900, 640)
+def build_main_window(geometry: str | None = None) -> MainWindow:
+    """Create (not show) the main window, with a saved geometry (base64) when there is one."""
+    window = MainWindow()
+    window.restore_geometry_text(geometry)
     return window
 
 
+def install_tabs(window: MainWindow, services: AppServices) -> None:
+    """Plug the real tabs into the window once the config is loaded.
+
+    The tabs read nothing in their constructors (their first loads run in threads when they
+    are shown), so this is cheap. ``services.extras["closers"]`` collects the tabs' async
+    ``aclose`` methods; the shell awaits them before stopping the agent.
+    """
+    import asyncio
+
+    from desktop.core.agent.approval import ApprovalPolicy
+    from desktop.ui.chat.chat_tab import ChatTab
+    from desktop.ui.memory import MemoryTab
+    from desktop.ui.settings import SettingsTab
+    from desktop.ui.skills import SkillsTab
+
+    prefs_store = services.extras.get("prefs")
+    prefs = prefs_store.prefs if prefs_store is not None else None
+    tasks: set[asyncio.Task[Any]] = set()
+
+    def remember(policy: ApprovalPolicy) -> None:
+        if prefs_store is None:
+            return
+        prefs_store.update(approval_mode=policy.mode, always_allowed_tools=sorted(policy.always_allowed))
+        task = asyncio.ensure_future(prefs_store.asave())
+        tasks.add(task)
+        task.add_done_callback(tasks.discard)
+
+    policy = ApprovalPolicy(
+        mode=prefs.approval_mode if prefs is not None else "ask",
+        always_allowed=set(prefs.always_allowed_tools) if prefs is not None else set(),
+        on_change=remember,
+    )
+    if prefs_store is not None:
+        prefs_store.subscribe(
+            lambda changed: "approval_mode" in changed and policy.set_mode(prefs_store.prefs.approval_mode)
+        )
+
+    chat = ChatTab(services, window, policy=policy)
+    settings = SettingsTab(services, window)
+    skills = SkillsTab(services, window)
+    memory = MemoryTab(services, window)
+    for key, tab in (("chat", chat), ("settings", settings), ("skills", skills), ("memory", memory)):
+        window.set_tab(key, tab)
+    window.newChatRequested.connect(chat.new_chat)
+    window.searchRequested.connect(chat.focus_search)
+    window.stopRequested.connect(chat.stop_current)
+    window.openSessionRequested.connect(chat.open_session)
+    window.shuttingDown.connect(chat.shutdown)
+    services.agentReady.connect(lambda: window.current_tab_key() == "chat" and chat.focus_composer())
+
+    def open_settings(section: str) -> None:
+        window.show_tab("settings")
+        settings.show_section(section)
+
+    chat.openSettingsRequested.connect(open_settings)
+    starter = services.extras.get("starter")
+    if starter is not None:
+        settings.keyChanged.connect(lambda _provider: _settings_changed(window, services))
+        services.configChanged.connect(lambda: _settings_changed(window, services))
+    services.extras.setdefault("closers", []).extend([settings.aclose, skills.aclose, memory.aclose])
+    services.extras["tabs"] = {"chat": chat, "settings": settings, "skills": skills, "memory": memory}
+    _offer_onboarding(window, services, tasks)
+
+
+def _settings_changed(window: MainWindow, services: AppServices) -> None:
+    """A new key, model or endpoint takes effect when the agent is rebuilt.
+
+    Not connected yet: rebuild at once. Connected: a rebuild would cancel running turns, so
+    the person chooses when (a banner with "Apply now").
+    """
+    starter = services.extras.get("starter")
+    if starter is None:
+        return
+    if services.agent is None:
+        if not starter.busy:
+            starter.retry()
+        return
+
+    def apply() -> None:
+        window.remove_banner("restart")
+        starter.retry()
+
+    window.show_banner("restart", "Settings changed. Reconnect the agent to use them "
+                       "(running answers will stop).", severity="info",
+                       actions=[("Apply now", apply)])
+
+
+def _offer_onboarding(window: MainWindow, services: AppServices, tasks: set[Any]) -> None:
+    """First run (no config or no usable key): show the onboarding flow beside the window."""
+    import asyncio
+
+    from desktop.ui.onboarding import OnboardingWizard, needs_onboarding
+
+    async def check() -> None:
+        if not await needs_onboarding(services.config, services.secrets):
+            return
+        wizard = OnboardingWizard(services)
+        wizard.setWindowTitle("Welcome to nanobot Desktop")
+        services.extras["onboarding"] = wizard
+
+        def done(completed: bool) -> None:
+            wizard.close()
+            starter = services.extras.get("starter")
+            if completed and starter is not None:
+                starter.retry()
+            window.bring_to_front()
+
+        wizard.finished.connect(done)
+        wizard.resize(760, 560)
+        wizard.show()
+
+    task = asyncio.ensure_future(check())
+    tasks.add(task)
+    task.add_done_callback(tasks.discard)
+
+
+class QuitSignal:
+    """Ctrl-C / SIGTERM: remembered until a handler is set, then forwarded to it."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        self.handler: Callable[[], None] | None = None
+        self._parts: tuple[Any, ...] = ()
+
+    def __call__(self, *_: object) -> None:
+        self.requested = True
+        if self.handler is not None:
+            self.handler()
+
+    def install(self) -> None:
+        """Handle SIGINT/SIGTERM; a wake-up socket makes Python see them while Qt waits."""
+        import socket
+
+        from PySide6.QtCore import QSocketNotifier
+
+        reader, writer = socket.socketpair()
+        reader.setblocking(False)
+        writer.setblocking(False)
+        try:
+            signal.set_wakeup_fd(writer.fileno())
+        except ValueError:  # not the main thread
+            return
+        notifier = QSocketNotifier(reader.fileno(), QSocketNotifier.Type.Read)
+
+        def drain() -> None:  # Python has run the signal handlers before this line
+            try:
+                reader.recv(256)
+            except OSError:
+                pass
+
+        notifier.activated.connect(drain)
+        for sig in (signal.SIGINT, getattr(signal, "SIGTERM", None)):
+            if sig is not None:
+                signal.signal(sig, self)
+        self._parts = (reader, writer, notifier)
+
+
+def _paths(args: argparse.Namespace | None) -> tuple[Path | None, Path | None]:
+    config = getattr(args, "config", None)
+    workspace = getattr(args, "workspace", None)
+    return (
+        Path(config).expanduser() if config else None,
+        Path(workspace).expanduser() if workspace else None,
+    )
+
+
+def _wait_for_first_paint(window: MainWindow, quit_signal: QuitSignal) -> None:
+    """Run Qt's loop (no asyncio yet) until the window has painted once."""
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    if window.painted:
+        return
+    loop = QEventLoop()
+    window.firstPainted.connect(loop.quit)
+    QTimer.singleShot(FIRST_PAINT_WAIT_MS, loop.quit)
+    quit_signal.handler = loop.quit
+    loop.exec()
+    quit_signal.handler = None
+
+
+def _report_first_paint(window: MainWindow, mode: str) -> None:
+    import time
+
+    def report() -> None:
+        print(f"first-paint {time.time():.6f}", flush=True)
+        if mode == "modules":
+            print(f"first-paint-modules {','.join(sorted(sys.modules))}", flush=True)
+
+    window.firstPainted.connect(report)
+
+
 def run_app(args: argparse.Namespace | None = None) -> int:
-    """Open the window and run the Qt event loop until it closes."""
+    """Open the window (or bring the running one to the front) and run until quit."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     from PySide6.QtWidgets import QApplication
 
-    app = QApplication.instance() or QApplication(sys.argv)
-    app.setApplicationName(APP_TITLE)
-    app.setDesktopFileName("nanobot-desktop")
-    # Ctrl-C in the terminal quits (Qt would otherwise swallow SIGINT).
-    signal.signal(signal.SIGINT, lambda *_: app.quit())
-    window = build_main_window()
-    window.show()  # type: ignore[attr-defined]
-    from PySide6.QtCore import QTimer
+    from desktop.core.config.paths import default_config_path
+    from desktop.core.config.prefs_peek import peek_prefs, peek_text, prefs_path
+    from desktop.ui.single_instance import SingleInstance
+    from desktop.ui.theme import APPEARANCES, Theme
 
-    heartbeat = QTimer()
-    heartbeat.start(200)  # lets Python run signal handlers while Qt waits
-    heartbeat.timeout.connect(lambda: None)
-    return int(app.exec())
+    config_path, workspace = _paths(args)
+    app = QApplication.instance() or QApplication(sys.argv)
+    app.setApplicationName("nanobot-desktop")
+    app.setDesktopFileName("nanobot-desktop")
+    app.setQuitOnLastWindowClosed(False)  # the tray keeps us alive; quitting is explicit
+    instance = SingleInstance((config_path or default_config_path()).expanduser().parent)
+    if not instance.acquire():
+        if instance.activate_running():
+            print("nanobot Desktop is already running; its window was brought to the front.")
+            return 0
+        print("nanobot Desktop seems to be running but does not answer.", file=sys.stderr)
+        return 1
+    quit_signal = QuitSignal()
+    quit_signal.install()
+    prefs_file = prefs_path(config_path)
+    raw = peek_prefs(prefs_file)
+    theme = Theme(app, peek_text(raw, "appearance", APPEARANCES) or "system")
+    window = build_main_window(peek_text(raw, "windowGeometry"))
+    if os.environ.get(BENCH_ENV):
+        _report_first_paint(window, os.environ[BENCH_ENV])
+    window.show()
+    _wait_for_first_paint(window, quit_signal)
+
+    import qasync  # imports asyncio; PySide6 is already loaded, so qasync binds to it
+
+    from desktop.ui.shell import DesktopApp
+
+    desktop = DesktopApp(
+        app,
+        window,
+        theme,
+        instance,
+        prefs_file=prefs_file,
+        config_path=config_path,
+        workspace=workspace,
+        install_tabs=install_tabs,
+    )
+    quit_signal.handler = desktop.request_quit
+    if quit_signal.requested:
+        desktop.request_quit()
+    try:
+        return int(qasync.run(desktop.main()))
+    except RuntimeError as exc:  # Qt quit underneath us (session logout): nothing left to do
+        if "Event loop stopped" not in str(exc):
+            raise
+        instance.release()
+        return 0

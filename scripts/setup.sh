@@ -14,7 +14,8 @@ want_test=0
 runtime_pkgs=(python3-venv libxcb-cursor0 libxkbcommon-x11-0 libxcb-icccm4 libxcb-image0
   libxcb-keysyms1 libxcb-randr0 libxcb-render-util0 libxcb-shape0 libxcb-xinerama0 libxcb-xkb1
   libegl1 libgl1 libfontconfig1 libdbus-1-3 libglib2.0-0)
-test_pkgs=(gnome-keyring dbus-x11 dbus xvfb xauth cmake build-essential git)
+test_pkgs=(gnome-keyring dbus-x11 dbus xvfb xauth cmake build-essential git
+  trayer dunst x11-utils imagemagick xdotool)
 pkgs=("${runtime_pkgs[@]}")
 [ "$want_test" = 1 ] && pkgs+=("${test_pkgs[@]}")
 

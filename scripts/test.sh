@@ -6,8 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh --test
 export QT_QPA_PLATFORM=${QT_QPA_PLATFORM:-offscreen}
-# In this script the real-keyring and real-model tiers must run, not skip.
-export NANOBOT_TEST_REQUIRE_KEYRING=1 NANOBOT_TEST_REQUIRE_E2E=1
+# In this script the real-keyring, real-model and real-X (tray + notifications) tiers must
+# run, not skip.
+export NANOBOT_TEST_REQUIRE_KEYRING=1 NANOBOT_TEST_REQUIRE_E2E=1 NANOBOT_TEST_REQUIRE_X=1
 export PYTHONDONTWRITEBYTECODE=1
 exec dbus-run-session -- bash -c '
   set -e

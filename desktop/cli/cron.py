@@ -9,7 +9,6 @@ a model. Exit codes: 0 done, 1 refused (a protected system job, a failed run), 2
 from __future__ import annotations
 
 import argparse
-import asyncio
 from typing import TYPE_CHECKING
 
 from desktop.cli.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, fail, load
@@ -81,6 +80,8 @@ def run_cron(args: argparse.Namespace) -> int:
                 return fail(f"no job with id {args.job_id!r} (see 'cron list')")
             print(f"{'Enabled' if job.enabled else 'Disabled'} {job.id} ({job.name}).")
             return EXIT_OK
+        import asyncio
+
         return asyncio.run(_run(config, args.job_id))
     except StoreBusyError as exc:
         return fail(str(exc), EXIT_FAILED)
@@ -140,6 +141,8 @@ async def _run(config: Config, job_id: str) -> int:
     except (MissingKeyError, ProviderNotFound) as exc:
         return fail(str(exc))
     from desktop.core.agent.factory import build_agent
+
+    import asyncio
 
     agent = await asyncio.to_thread(build_agent, config, built.provider)
     try:

@@ -56,11 +56,16 @@ async def start_runtime(config: Config, *, provider: LLMProvider | None = None,
         desktop.core.providers.factory.MissingKeyError: No key for the configured provider.
         desktop.core.providers.factory.ProviderNotFound: No provider fits the model.
     """
+    from desktop.core.config.secret_fields import inject_stored_secrets
+    from desktop.core.config.secrets import SecretStore
+
+    secrets = secrets or SecretStore()
+    # Channel tokens and the web-search key stored in the keyring take effect in memory.
+    await inject_stored_secrets(config, secrets)
     if provider is None:
-        from desktop.core.config.secrets import SecretStore
         from desktop.core.providers.factory import abuild_provider
 
-        provider = (await abuild_provider(config, secrets or SecretStore())).provider
+        provider = (await abuild_provider(config, secrets)).provider
     agent = await asyncio.to_thread(build_agent, config, provider, bus=bus or MessageBus())
     cron: CronService = agent.cron
     await asyncio.to_thread(sync_system_jobs, cron, config)

@@ -1,38 +1,137 @@
-"""The (minimal) main window."""
+"""The application window as a person starts it: `nanobot-desktop` with no arguments."""
 
 from __future__ import annotations
 
+import json
+import signal
 import subprocess
 import time
 from pathlib import Path
 
+import pytest
 from pytestqt.qtbot import QtBot
 
 from desktop.app import build_main_window
 from tests.conftest import CLI, cli_env
 
+# Modules that must not load before the first paint (DESIGN §4: litellm costs seconds; pydantic
+# ≈0.2 s). (asyncio is not listed: the CLI parser's cron module imports it.)
+HEAVY = (
+    "litellm",
+    "desktop.core.agent",
+    "desktop.core.providers",
+    "desktop.core.runtime",
+    "desktop.core.config.loader",
+    "desktop.core.config.schema",
+    "pydantic",
+    "qasync",
+    "keyring",
+    "desktop.ui.shell",
+    "desktop.ui.startup",
+)
+
 
 def test_main_window_title(qtbot: QtBot) -> None:
-    """The window's title names nanobot and it shows."""
+    """The window's title names nanobot and it shows at a comfortable size."""
     window = build_main_window()
     qtbot.addWidget(window)
     window.show()
     qtbot.waitExposed(window)
     assert "nanobot" in window.windowTitle()
     assert window.width() >= 800
+    window.allow_close()
+
+
+def _launch(home: Path, **extra: str) -> subprocess.Popen[str]:
+    env = cli_env(
+        home,
+        QT_QPA_PLATFORM="offscreen",
+        PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring",
+        **extra,
+    )
+    return subprocess.Popen(
+        [CLI], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
 
 
 def test_no_arguments_opens_the_window(isolated_env: Path, tmp_path: Path) -> None:
     """`nanobot-desktop` with no arguments runs the GUI until interrupted, then exits cleanly."""
     env = cli_env(isolated_env, QT_QPA_PLATFORM="offscreen")
-    process = subprocess.Popen([CLI], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [CLI], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     try:
         time.sleep(4)
         assert process.poll() is None, process.communicate()
         process.send_signal(2)  # Ctrl-C
-        out, err = process.communicate(timeout=15)
+        _, err = process.communicate(timeout=15)
     finally:
         if process.poll() is None:
             process.kill()
     assert process.returncode == 0, err
     assert "Traceback" not in err
+
+
+def test_window_paints_before_heavy_imports(isolated_env: Path) -> None:
+    """At the first paint neither litellm, the agent, the config schema nor pydantic is loaded."""
+    process = _launch(isolated_env, NANOBOT_DESKTOP_BENCH="modules")
+    try:
+        assert process.stdout is not None
+        painted = process.stdout.readline()
+        modules = process.stdout.readline()
+        assert painted.startswith("first-paint "), painted
+        assert modules.startswith("first-paint-modules "), modules
+        loaded = set(modules.split(" ", 1)[1].strip().split(","))
+        assert "PySide6.QtWidgets" in loaded
+        early = sorted(m for m in loaded if any(m == h or m.startswith(h + ".") for h in HEAVY))
+        assert early == []
+    finally:
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=30)
+    assert process.returncode == 0, err
+
+
+def test_sigterm_quits_cleanly_and_saves_geometry(isolated_env: Path) -> None:
+    """SIGTERM (logout, system shutdown) runs the same clean shutdown: exit 0, prefs written."""
+    process = _launch(isolated_env, NANOBOT_DESKTOP_BENCH="1")
+    try:
+        assert process.stdout is not None and process.stdout.readline().startswith("first-paint")
+        time.sleep(1.5)
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 0, err
+    assert "Traceback" not in err
+    prefs = json.loads((isolated_env / ".nanobot" / "desktop.json").read_text())
+    assert prefs["windowGeometry"]
+
+
+@pytest.mark.parametrize(
+    "content", ['{"agents": ', '{"agents": {"defaults": {"maxToolIterations": "many"}}}']
+)
+def test_broken_config_is_a_message_not_a_crash(isolated_env: Path, content: str) -> None:
+    """A config that cannot be used keeps the window up (the message is logged and shown)."""
+    config = isolated_env / ".nanobot" / "config.json"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(content)
+    process = _launch(isolated_env)
+    try:
+        log = isolated_env / ".nanobot" / "logs" / "nanobot-desktop.log"
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and not (
+            log.exists() and "settings not loaded" in log.read_text()
+        ):
+            time.sleep(0.1)
+        assert "cannot be used" in log.read_text()
+        time.sleep(0.5)
+        assert process.poll() is None, process.communicate()
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 0, err
+    assert "Traceback" not in err
+    assert config.read_text() == content  # never rewritten

@@ -91,7 +91,8 @@ class CronService:
     # ------------------------------------------------------------------ store
     def load(self) -> None:
         """Read the store (again, if another program changed it) and fill in missing next runs."""
-        if self.store.refresh() and any(self._needs_next(j) for j in self.store.jobs):
+        self.store.refresh()
+        if any(self._needs_next(j) for j in self.store.jobs):
             with self.store.editing() as jobs:
                 now = self._now_ms()
                 for job in jobs:
@@ -129,7 +130,11 @@ class CronService:
         """
         await asyncio.to_thread(self.load)
         self._running = True
-        self._spawn(self._run_due(late=True))
+        # Claimed before the timer is armed, so a timer tick can't take a missed job first
+        # (and run it without the ``late`` mark).
+        due = await asyncio.to_thread(self._claim_due)
+        if due:
+            self._spawn(self._run_claimed(due, late=True))
         self._arm()
 
     async def idle(self) -> None:
@@ -208,9 +213,11 @@ class CronService:
 
     async def _run_due(self, *, late: bool) -> None:
         due = await asyncio.to_thread(self._claim_due)
-        if not due:
-            return
-        self._arm()
+        if due:
+            self._arm()
+            await self._run_claimed(due, late=late)
+
+    async def _run_claimed(self, due: list[CronJob], *, late: bool) -> None:
         await asyncio.gather(*(self._fire(job, late=late, manual=False) for job in due))
 
     async def _fire(self, job: CronJob, *, late: bool, manual: bool) -> str | None:

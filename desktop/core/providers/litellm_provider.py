@@ -42,6 +42,14 @@ log = logging.getLogger(__name__)
 _litellm: Any = None
 
 
+async def aimport_litellm() -> Any:
+    """:func:`import_litellm` in a worker thread the first time (the import takes seconds and
+    would freeze a window sharing the event loop); instant afterwards."""
+    if _litellm is not None:
+        return _litellm
+    return await asyncio.to_thread(import_litellm)
+
+
 def import_litellm() -> Any:
     """Import and configure LiteLLM once (offline cost map and tokenizers, quiet logs)."""
     global _litellm
@@ -208,7 +216,7 @@ class LiteLLMProvider(LLMProvider):
             messages, tools, model=model, max_tokens=max_tokens, temperature=temperature,
             tool_choice=tool_choice, reasoning_effort=reasoning_effort, stream=False,
         )
-        litellm = import_litellm()
+        litellm = await aimport_litellm()
 
         async def attempt(_n: int) -> LLMResponse:
             raw = await asyncio.wait_for(litellm.acompletion(**kwargs), self.request_timeout)
@@ -290,7 +298,7 @@ class LiteLLMProvider(LLMProvider):
         return await self._retrying(lambda _n: self._stream_once(kwargs, counting), reset)
 
     async def _stream_once(self, kwargs: dict[str, Any], on_delta: StreamCallback) -> LLMResponse:
-        litellm = import_litellm()
+        litellm = await aimport_litellm()
         stream = await asyncio.wait_for(litellm.acompletion(**kwargs), self.request_timeout)
         splitter = ThinkSplitter()
         text: list[str] = []

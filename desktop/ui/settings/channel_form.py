@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.ui.settings import secret_fields
+from desktop.core.config import secret_fields
 from desktop.ui.settings.key_backends import field_key_backend
 from desktop.ui.settings.key_field import KeyField
 from desktop.ui.settings.widgets import InlineStatus, LinesEdit, heading, hint

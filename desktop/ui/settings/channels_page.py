@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.ui.settings import secret_fields
+from desktop.core.config import secret_fields
 from desktop.ui.settings.channel_form import ChannelForm, channel_title
 from desktop.ui.settings.page import SettingsPage
 

@@ -146,3 +146,18 @@ async def test_start_does_not_wait_for_the_catch_up(tmp_path: Path) -> None:
     await asyncio.wait_for(svc.idle(), 5)
     assert svc.get_job(job.id).state.history[-1].late is True
     await svc.stop()
+
+
+def test_a_hand_written_job_without_next_run_is_scheduled(tmp_path: Path) -> None:
+    """A job with ``"state": {}`` gets its next run even when a system job was registered first."""
+    target = tmp_path / "cron" / "jobs.json"
+    target.parent.mkdir()
+    at = "2026-05-01T12:00:00+00:00"
+    from tests.core.cron.test_cron import ms
+
+    target.write_text(json.dumps({"version": 1, "jobs": [
+        {"id": "hand", "name": "hand", "schedule": {"kind": "at", "atMs": ms(at)},
+         "payload": {"message": "hi"}, "state": {}}]}))
+    svc = make(tmp_path, FakeClock("2026-05-01T10:00:00+00:00"))
+    svc.register_system_job("dream", CronSchedule("every", every_ms=7_200_000))
+    assert svc.get_job("hand").state.next_run_at_ms == ms(at)

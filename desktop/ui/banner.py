@@ -1,0 +1,74 @@
+"""A dismissible message strip shown above the tabs (errors, reminders without a tray)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QWidget
+
+Action = tuple[str, Callable[[], None]]
+
+
+class Banner(QFrame):
+    """One message with optional action buttons and a close button.
+
+    Args:
+        text: The message (plain text; long text wraps).
+        severity: ``info`` or ``error`` (sets the border colour through the stylesheet).
+        actions: ``(label, callback)`` pairs; a button is added for each.
+        closable: Show a close button.
+        parent: Owner.
+
+    Signals:
+        dismissed(): the person closed the banner (it is hidden and scheduled for deletion).
+    """
+
+    dismissed = Signal()
+
+    def __init__(
+        self,
+        text: str,
+        *,
+        severity: str = "info",
+        actions: list[Action] | None = None,
+        closable: bool = True,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("banner")
+        self.setProperty("severity", severity)
+        self.setAccessibleName("Error message" if severity == "error" else "Notice")
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(12, 6, 6, 6)
+        layout.setSpacing(8)
+        self.label = QLabel(text, self)
+        self.label.setWordWrap(True)
+        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        policy = QSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        policy.setHeightForWidth(True)  # wrapped text gets the height it needs
+        self.label.setSizePolicy(policy)
+        layout.addWidget(self.label, 1)
+        self.buttons: list[QPushButton] = []
+        for label, callback in actions or []:
+            button = QPushButton(label, self)
+            button.setAccessibleName(label)
+            button.clicked.connect(callback)
+            layout.addWidget(button)
+            self.buttons.append(button)
+        if closable:
+            close = QPushButton("Dismiss", self)
+            close.setAccessibleName("Dismiss message")
+            close.setFlat(True)
+            close.clicked.connect(self.dismiss)
+            layout.addWidget(close)
+
+    def text(self) -> str:
+        """The message shown."""
+        return self.label.text()
+
+    def dismiss(self) -> None:
+        """Hide and delete the banner."""
+        self.hide()
+        self.dismissed.emit()
+        self.deleteLater()

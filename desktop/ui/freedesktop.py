@@ -1,0 +1,202 @@
+"""The freedesktop notification service (``org.freedesktop.Notifications``) over D-Bus.
+
+Uses jeepney's asyncio client (already installed with ``keyring`` on Linux), because QtDBus
+from Python cannot marshal the ``u`` (uint32) argument of ``Notify``: PySide turns Python
+ints into ``i``/``q`` and the daemons reject the call. Everything here is asyncio and never
+blocks the event loop; any failure means "no notification service" and the caller falls back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+BUS_NAME = "org.freedesktop.Notifications"
+OBJECT_PATH = "/org/freedesktop/Notifications"
+INTERFACE = "org.freedesktop.Notifications"
+NOTIFY_SIGNATURE = "susssasa{sv}i"
+CALL_TIMEOUT_S = 3.0
+DEFAULT_ACTION = "default"
+
+
+@dataclass(frozen=True)
+class NotificationRequest:
+    """Arguments of ``Notify`` (freedesktop notification spec 1.2).
+
+    Attributes:
+        summary: Title line.
+        body: Text (escaped for servers with ``body-markup``).
+        app_name: Sender name.
+        app_icon: Icon name or absolute path.
+        actions: Flat ``[key, label, key, label, …]`` list; ``default`` is a click on the bubble.
+        hints: ``{name: (dbus_signature, value)}``.
+        timeout_ms: ``-1`` lets the server decide.
+        replaces_id: ``0`` for a new notification.
+    """
+
+    summary: str
+    body: str
+    app_name: str = "nanobot Desktop"
+    app_icon: str = ""
+    actions: tuple[str, ...] = (DEFAULT_ACTION, "Open chat")
+    hints: dict[str, tuple[str, Any]] = field(default_factory=dict)
+    timeout_ms: int = -1
+    replaces_id: int = 0
+
+    def dbus_args(self) -> tuple[Any, ...]:
+        """The ``Notify`` arguments in order, matching :data:`NOTIFY_SIGNATURE`."""
+        return (
+            self.app_name,
+            self.replaces_id,
+            self.app_icon,
+            self.summary,
+            self.body,
+            list(self.actions),
+            dict(self.hints),
+            self.timeout_ms,
+        )
+
+
+ActionCallback = Callable[[int, str], None]
+ClosedCallback = Callable[[int, int], None]
+
+
+class FreedesktopNotifications:
+    """A session-bus client for the notification service.
+
+    Args:
+        on_action: Called with ``(notification_id, action_key)`` on ``ActionInvoked``.
+        on_closed: Called with ``(notification_id, reason)`` on ``NotificationClosed``.
+    """
+
+    def __init__(
+        self, on_action: ActionCallback | None = None, on_closed: ClosedCallback | None = None
+    ) -> None:
+        self.on_action = on_action
+        self.on_closed = on_closed
+        self.capabilities: list[str] = []
+        self.server: tuple[str, ...] = ()
+        self._conn: Any = None
+        self._router: Any = None
+        self._listener: asyncio.Task[None] | None = None
+        self._lock = asyncio.Lock()
+        self.error: str | None = None
+
+    @property
+    def connected(self) -> bool:
+        """Whether a connection to the session bus is open."""
+        return self._router is not None
+
+    async def open(self) -> bool:
+        """Connect and subscribe to the signals once; ``False`` when no service answers.
+
+        A failed attempt is retried on the next call (a daemon may have started since).
+        """
+        async with self._lock:
+            if self._router is not None:
+                return True
+            return await self._open()
+
+    async def _open(self) -> bool:
+        try:
+            from jeepney import MatchRule, message_bus
+            from jeepney.io.asyncio import DBusRouter, Proxy, open_dbus_connection
+        except ImportError as exc:  # not on Linux, or jeepney missing
+            self.error = f"no D-Bus client ({exc})"
+            return False
+        try:
+            conn = await asyncio.wait_for(open_dbus_connection("SESSION"), CALL_TIMEOUT_S)
+        except Exception as exc:  # noqa: BLE001 - no session bus (KeyError, OSError…)
+            self.error = f"no session bus ({type(exc).__name__}: {exc})"
+            return False
+        router = DBusRouter(conn)
+        try:
+            rule = MatchRule(type="signal", interface=INTERFACE, path=OBJECT_PATH)
+            await asyncio.wait_for(Proxy(message_bus, router).AddMatch(rule), CALL_TIMEOUT_S)
+            info = await self._call(router, "GetServerInformation", "", ())
+            self.server = tuple(str(x) for x in info)
+            caps = await self._call(router, "GetCapabilities", "", ())
+            self.capabilities = list(caps[0]) if caps else []
+        except Exception as exc:  # noqa: BLE001 - any failure means "no service": fall back
+            self.error = f"no notification service ({type(exc).__name__}: {exc})"
+            await self._close(router, conn)
+            return False
+        self._conn, self._router = conn, router
+        queue: asyncio.Queue[Any] = asyncio.Queue()
+        handle = router.filter(rule, queue=queue)
+        self._listener = asyncio.ensure_future(self._listen(handle, queue))
+        log.info("notification service: %s", " ".join(self.server))
+        return True
+
+    async def _call(
+        self, router: Any, method: str, signature: str, body: tuple[Any, ...]
+    ) -> tuple[Any, ...]:
+        from jeepney import DBusAddress, new_method_call
+        from jeepney.wrappers import unwrap_msg
+
+        address = DBusAddress(OBJECT_PATH, bus_name=BUS_NAME, interface=INTERFACE)
+        message = new_method_call(address, method, signature or None, body)
+        reply = await asyncio.wait_for(router.send_and_get_reply(message), CALL_TIMEOUT_S)
+        return tuple(unwrap_msg(reply))
+
+    async def _listen(self, handle: Any, queue: asyncio.Queue[Any]) -> None:
+        with handle:
+            while True:
+                message = await queue.get()
+                member = message.header.fields.get(_member_field())
+                try:
+                    if member == "ActionInvoked" and self.on_action is not None:
+                        self.on_action(int(message.body[0]), str(message.body[1]))
+                    elif member == "NotificationClosed" and self.on_closed is not None:
+                        self.on_closed(int(message.body[0]), int(message.body[1]))
+                except Exception:
+                    log.exception("notification signal handler failed")
+
+    def markup(self) -> bool:
+        """Whether the server renders body markup (then text must be escaped)."""
+        return "body-markup" in self.capabilities
+
+    async def notify(self, request: NotificationRequest) -> int:
+        """Show ``request``; returns the server's notification id.
+
+        Raises:
+            ConnectionError: No notification service (the caller falls back).
+        """
+        if not await self.open():
+            raise ConnectionError(self.error or "no notification service")
+        try:
+            result = await self._call(self._router, "Notify", NOTIFY_SIGNATURE, request.dbus_args())
+        except Exception as exc:
+            raise ConnectionError(f"Notify failed: {type(exc).__name__}: {exc}") from exc
+        return int(result[0])
+
+    async def close(self) -> None:
+        """Stop listening and close the connection."""
+        listener, self._listener = self._listener, None
+        if listener is not None:
+            listener.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await listener
+        router, conn = self._router, self._conn
+        self._router = self._conn = None
+        if router is not None:
+            await self._close(router, conn)
+
+    @staticmethod
+    async def _close(router: Any, conn: Any) -> None:
+        with contextlib.suppress(Exception):
+            await router.__aexit__(None, None, None)
+        with contextlib.suppress(Exception):
+            await conn.close()
+
+
+def _member_field() -> Any:
+    from jeepney import HeaderFields
+
+    return HeaderFields.member

@@ -1,0 +1,272 @@
+"""The main window: four tabs, message banners, a status bar and the global shortcuts.
+
+The window knows nothing about the agent: it shows placeholders until the composition root
+(:mod:`desktop.app`) plugs the real tabs in with :meth:`MainWindow.set_tab`, and it turns
+shortcuts into signals that the tabs connect to.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QByteArray, Qt, QTimer, Signal
+from PySide6.QtGui import QCloseEvent, QKeySequence, QPaintEvent, QShortcut
+from PySide6.QtWidgets import QLabel, QMainWindow, QTabWidget, QVBoxLayout, QWidget
+
+from desktop.ui.banner import Action, Banner
+from desktop.ui.placeholder import PlaceholderTab
+
+APP_TITLE = "nanobot Desktop"
+DEFAULT_SIZE = (1100, 720)
+MINIMUM_SIZE = (760, 520)
+
+# key → (tab title, placeholder hint)
+TABS: dict[str, tuple[str, str]] = {
+    "chat": ("Chat", "Connecting to the agent…"),
+    "settings": ("Settings", "Providers, models, tools and appearance will be set here."),
+    "skills": ("Skills", "The agent's skills will be listed here."),
+    "memory": ("Memory", "Memory files and the Dream history will be shown here."),
+}
+
+
+class MainWindow(QMainWindow):
+    """The application window.
+
+    Signals:
+        newChatRequested(): Ctrl+N (the Chat tab is shown first).
+        searchRequested(): Ctrl+K (the Chat tab is shown first).
+        stopRequested(): Esc: stop the running turn.
+        quitRequested(): Ctrl+Q, or closing the window when it does not hide to the tray.
+        hiddenToTray(): closing the window hid it (close-to-tray).
+        firstPainted(): the window has painted once (start-up measurement and background work).
+        activated(): the window became the active window (e.g. to clear unread reminders).
+        openSessionRequested(str): show this session in the Chat tab (a reminder was clicked);
+            the window is already in front with the Chat tab current.
+        shuttingDown(): the application is quitting; tabs cancel their tasks now (the agent
+            and the scheduler are stopped right after).
+    """
+
+    newChatRequested = Signal()
+    searchRequested = Signal()
+    stopRequested = Signal()
+    quitRequested = Signal()
+    hiddenToTray = Signal()
+    firstPainted = Signal()
+    activated = Signal()
+    openSessionRequested = Signal(str)
+    shuttingDown = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(APP_TITLE)
+        self.setObjectName("mainWindow")
+        self.hide_on_close = False
+        self._quitting = False
+        self._painted = False
+        self._banners: dict[str, Banner] = {}
+
+        central = QWidget(self)
+        layout = QVBoxLayout(central)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        self._banner_area = QWidget(central)
+        self._banner_layout = QVBoxLayout(self._banner_area)
+        self._banner_layout.setContentsMargins(8, 6, 8, 0)
+        self._banner_layout.setSpacing(6)
+        self._banner_area.hide()
+        layout.addWidget(self._banner_area)
+        self.tabs = QTabWidget(central)
+        self.tabs.setDocumentMode(True)
+        self.tabs.setObjectName("mainTabs")
+        self.tabs.setAccessibleName("Main sections")
+        layout.addWidget(self.tabs, 1)
+        self.setCentralWidget(central)
+
+        self._keys: list[str] = []
+        for key, (title, hint) in TABS.items():
+            self._keys.append(key)
+            self.tabs.addTab(PlaceholderTab(title, hint, self.tabs), title)
+
+        self.status_label = QLabel("connecting…", self)
+        self.status_label.setAccessibleName("Connection status")
+        self.statusBar().addPermanentWidget(self.status_label)
+        self.statusBar().setSizeGripEnabled(True)
+
+        self._shortcuts: dict[str, QShortcut] = {}
+        self._shortcut("quit", QKeySequence("Ctrl+Q"), self.quitRequested.emit)
+        self._shortcut("settings", QKeySequence("Ctrl+,"), lambda: self.show_tab("settings"))
+        self._shortcut("new_chat", QKeySequence("Ctrl+N"), self.request_new_chat)
+        self._shortcut("search", QKeySequence("Ctrl+K"), self.request_search)
+        self._shortcut("stop", QKeySequence(Qt.Key.Key_Escape), self.stopRequested.emit)
+        for number, key in enumerate(self._keys, start=1):
+            self._shortcut(
+                f"tab_{key}", QKeySequence(f"Ctrl+{number}"), lambda k=key: self.show_tab(k)
+            )
+
+        self.resize(*DEFAULT_SIZE)
+        self.setMinimumSize(*MINIMUM_SIZE)
+
+    # -- tabs -------------------------------------------------------------------------------
+    def tab_keys(self) -> list[str]:
+        """``["chat", "settings", "skills", "memory"]`` in tab order."""
+        return list(self._keys)
+
+    def tab(self, key: str) -> QWidget:
+        """The widget currently shown for ``key``."""
+        return self.tabs.widget(self._index(key))
+
+    def set_tab(self, key: str, widget: QWidget) -> None:
+        """Put ``widget`` in the tab ``key`` (replacing the placeholder or a previous widget).
+
+        The window takes ownership; the old widget is deleted.
+        """
+        index = self._index(key)
+        current = self.tabs.currentIndex()
+        old = self.tabs.widget(index)
+        title = self.tabs.tabText(index)
+        self.tabs.removeTab(index)
+        self.tabs.insertTab(index, widget, title)
+        self.tabs.setCurrentIndex(current)
+        if old is not None and old is not widget:
+            old.deleteLater()
+
+    def show_tab(self, key: str) -> None:
+        """Make ``key`` the current tab."""
+        self.tabs.setCurrentIndex(self._index(key))
+
+    def current_tab_key(self) -> str:
+        """Key of the current tab."""
+        return self._keys[self.tabs.currentIndex()]
+
+    def _index(self, key: str) -> int:
+        try:
+            return self._keys.index(key)
+        except ValueError:
+            raise KeyError(f"no tab {key!r}; tabs are {self._keys}") from None
+
+    # -- status and banners -----------------------------------------------------------------
+    def set_status(self, text: str) -> None:
+        """The connection text at the right of the status bar (and on the Chat placeholder)."""
+        self.status_label.setText(text)
+        self.status_label.setToolTip(text)
+        chat = self.tab("chat")
+        if isinstance(chat, PlaceholderTab):
+            chat.set_text(text[:1].upper() + text[1:])
+
+    def show_banner(
+        self, key: str, text: str, *, severity: str = "info", actions: list[Action] | None = None
+    ) -> Banner:
+        """Show (or replace) the banner named ``key`` above the tabs."""
+        self.remove_banner(key)
+        banner = Banner(text, severity=severity, actions=actions, parent=self._banner_area)
+        banner.dismissed.connect(lambda k=key, b=banner: self._forget(k, b))
+        self._banners[key] = banner
+        self._banner_layout.addWidget(banner)
+        self._banner_area.show()
+        return banner
+
+    def banner(self, key: str) -> Banner | None:
+        """The banner named ``key``, if shown."""
+        return self._banners.get(key)
+
+    def remove_banner(self, key: str) -> None:
+        """Remove the banner named ``key`` (no-op when absent)."""
+        banner = self._banners.pop(key, None)
+        if banner is not None:
+            banner.hide()
+            banner.deleteLater()
+        self._banner_area.setVisible(bool(self._banners))
+
+    def _forget(self, key: str, banner: Banner) -> None:
+        if self._banners.get(key) is banner:
+            del self._banners[key]
+        self._banner_area.setVisible(bool(self._banners))
+
+    # -- shortcuts --------------------------------------------------------------------------
+    def _shortcut(self, name: str, sequence: QKeySequence, slot: Callable[[], None]) -> None:
+        shortcut = QShortcut(sequence, self)
+        shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
+        shortcut.activated.connect(slot)
+        self._shortcuts[name] = shortcut
+
+    def shortcut(self, name: str) -> QShortcut:
+        """The shortcut ``quit``, ``settings``, ``new_chat``, ``search``, ``stop`` or
+        ``tab_<key>`` (Ctrl+1…4)."""
+        return self._shortcuts[name]
+
+    def request_new_chat(self) -> None:
+        """Show the Chat tab and emit :attr:`newChatRequested` (Ctrl+N, tray menu)."""
+        self.show_tab("chat")
+        self.newChatRequested.emit()
+
+    def request_search(self) -> None:
+        """Show the Chat tab and emit :attr:`searchRequested` (Ctrl+K)."""
+        self.show_tab("chat")
+        self.searchRequested.emit()
+
+    def open_session(self, session_key: str) -> None:
+        """Bring the window to the front on the Chat tab and emit :attr:`openSessionRequested`."""
+        self.bring_to_front()
+        self.show_tab("chat")
+        self.openSessionRequested.emit(session_key)
+
+    # -- window -----------------------------------------------------------------------------
+    def bring_to_front(self) -> None:
+        """Show the window (from the tray too), un-minimise it, raise and activate it."""
+        if self.isMinimized():
+            self.setWindowState(self.windowState() & ~Qt.WindowState.WindowMinimized)
+        self.show()
+        self.raise_()
+        self.activateWindow()
+
+    def geometry_text(self) -> str:
+        """``saveGeometry()`` as base64 text, for the preferences file."""
+        return bytes(self.saveGeometry().toBase64().data()).decode("ascii")
+
+    def restore_geometry_text(self, text: str | None) -> bool:
+        """Restore a geometry saved by :meth:`geometry_text`; ``False`` if unusable."""
+        if not text:
+            return False
+        try:
+            data = QByteArray.fromBase64(text.encode("ascii"))
+        except (UnicodeEncodeError, ValueError):
+            return False
+        return bool(self.restoreGeometry(data))
+
+    def allow_close(self) -> None:
+        """Let the next close really close (called by the shutdown sequence)."""
+        self._quitting = True
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        """Hide to the tray, or ask the application to quit (it closes us when done).
+
+        Only the person's close (title-bar button, Alt+F4: a spontaneous event) hides to the
+        tray; a programmatic close, e.g. from ``QApplication.quit()`` at logout, means quit.
+        """
+        if self._quitting:
+            event.accept()
+            return
+        event.ignore()
+        if self.hide_on_close and event.spontaneous():
+            self.hide()
+            self.hiddenToTray.emit()
+        else:
+            self.quitRequested.emit()
+
+    def changeEvent(self, event) -> None:
+        """Report activation (used to clear the unread count)."""
+        super().changeEvent(event)
+        if event.type() == event.Type.ActivationChange and self.isActiveWindow():
+            self.activated.emit()
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        """Emit :attr:`firstPainted` once, after the first paint has finished."""
+        super().paintEvent(event)
+        if not self._painted:
+            self._painted = True
+            QTimer.singleShot(0, self.firstPainted.emit)
+
+    @property
+    def painted(self) -> bool:
+        """Whether the window has painted at least once."""
+        return self._painted

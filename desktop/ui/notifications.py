@@ -1,0 +1,187 @@
+"""Reminders to the person: desktop notifications, tray balloons, in-app banners, unread count.
+
+A :class:`~desktop.core.bus.events.ReminderDue` becomes a freedesktop notification over D-Bus
+(clicking it opens the origin chat). Without a notification service the tray balloon is the
+fallback (with an XEmbed tray Qt draws that balloon itself). Without a tray, an in-app banner
+shows it too. While reminders are paused they are only counted as unread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, Signal
+
+from desktop.core.bus.events import ReminderDue
+from desktop.core.resources import data_path
+from desktop.ui.freedesktop import FreedesktopNotifications, NotificationRequest
+
+if TYPE_CHECKING:
+    from desktop.ui.main_window import MainWindow
+    from desktop.ui.tray import Tray
+
+log = logging.getLogger(__name__)
+
+BODY_LIMIT = 400
+BANNER_KEY = "reminder"
+
+
+def build_request(
+    event: ReminderDue, *, markup: bool = False, icon: str | None = None
+) -> NotificationRequest:
+    """The notification for ``event`` (text shortened; escaped when the server uses markup)."""
+    if event.source == "heartbeat":
+        summary = "nanobot"
+    else:
+        summary = f"Reminder: {event.job_name}" if event.job_name else "Reminder"
+    body = " ".join(event.text.split()) or "(no text)"
+    if len(body) > BODY_LIMIT:
+        body = body[: BODY_LIMIT - 1] + "…"
+    if markup:
+        body = html.escape(body, quote=False)
+    return NotificationRequest(
+        summary=summary,
+        body=body,
+        app_icon=icon if icon is not None else str(data_path("resources", "icons", "nanobot.svg")),
+        hints={"desktop-entry": ("s", "nanobot-desktop"), "urgency": ("y", 1)},
+    )
+
+
+class Notifier(QObject):
+    """Delivers reminders and keeps the unread count.
+
+    Args:
+        is_paused: Returns whether reminders are paused (the ``remindersPaused`` preference).
+        tray: The tray icon, or ``None`` when the desktop has no tray.
+        window: The main window (banners when there is no tray; activation clears unread).
+        service: The D-Bus client (a new one by default).
+        parent: Owner.
+
+    Signals:
+        openSessionRequested(str): the person clicked a reminder; open this session key.
+        unreadChanged(int): the unread count changed.
+        delivered(str, object): how a reminder was shown — ``dbus``, ``tray``, ``banner`` or
+            ``paused`` — and the :class:`NotificationRequest` built for it.
+    """
+
+    openSessionRequested = Signal(str)
+    unreadChanged = Signal(int)
+    delivered = Signal(str, object)
+
+    def __init__(
+        self,
+        *,
+        is_paused: Callable[[], bool],
+        tray: Tray | None = None,
+        window: MainWindow | None = None,
+        service: FreedesktopNotifications | None = None,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.is_paused = is_paused
+        self.tray = tray
+        self.window = window
+        self.service = service or FreedesktopNotifications()
+        self.service.on_action = self._on_action
+        self.service.on_closed = self._on_closed
+        self.unread = 0
+        self._by_id: dict[int, str] = {}
+        self._last_balloon: str | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+        if tray is not None:
+            tray.messageClicked.connect(self._on_balloon_clicked)
+        if window is not None:
+            window.activated.connect(self.clear_unread)
+
+    # -- input ------------------------------------------------------------------------------
+    def on_reminder(self, event: ReminderDue) -> None:
+        """Slot for ``CoreBridge.reminderDue``."""
+        if self.window is None or not (self.window.isVisible() and self.window.isActiveWindow()):
+            self._set_unread(self.unread + 1)
+        if self.tray is None and self.window is not None:
+            self._banner(event)
+        request = build_request(event, markup=self.service.markup())
+        if self.is_paused():
+            self.delivered.emit("paused", request)
+            return
+        task = asyncio.ensure_future(self._deliver(event))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _deliver(self, event: ReminderDue) -> None:
+        try:
+            await self.service.open()
+            request = build_request(event, markup=self.service.markup())
+            notification_id = await self.service.notify(request)
+        except ConnectionError as exc:
+            log.info("reminder via fallback: %s", exc)
+            request = build_request(event)
+            if self.tray is not None:
+                self._last_balloon = event.session_key
+                self.tray.show_message(request.summary, request.body)
+                self.delivered.emit("tray", request)
+            else:
+                self.delivered.emit("banner", request)
+            return
+        except Exception:
+            log.exception("showing a reminder failed")
+            return
+        self._by_id[notification_id] = event.session_key
+        self.delivered.emit("dbus", request)
+
+    def _banner(self, event: ReminderDue) -> None:
+        window = self.window
+        assert window is not None
+        name = event.job_name or "Reminder"
+        text = " ".join(event.text.split())
+        if len(text) > 200:
+            text = text[:199] + "…"
+        key = event.session_key
+        window.show_banner(
+            BANNER_KEY,
+            f"Reminder — {name}: {text}",
+            actions=[("Open chat", lambda: self._open(key))],
+        )
+
+    # -- clicks -----------------------------------------------------------------------------
+    def _on_action(self, notification_id: int, action: str) -> None:
+        key = self._by_id.get(notification_id)
+        if key is not None and action in ("default", "open"):
+            self._open(key)
+
+    def _on_closed(self, notification_id: int, _reason: int) -> None:
+        self._by_id.pop(notification_id, None)
+
+    def _on_balloon_clicked(self) -> None:
+        if self._last_balloon is not None:
+            self._open(self._last_balloon)
+
+    def _open(self, session_key: str) -> None:
+        if self.window is not None:
+            self.window.remove_banner(BANNER_KEY)
+        self.clear_unread()
+        self.openSessionRequested.emit(session_key)
+
+    # -- unread -----------------------------------------------------------------------------
+    def clear_unread(self) -> None:
+        """Everything has been seen (the window was activated or a reminder opened)."""
+        self._set_unread(0)
+
+    def _set_unread(self, count: int) -> None:
+        if count == self.unread:
+            return
+        self.unread = count
+        if self.tray is not None:
+            self.tray.set_unread(count)
+        self.unreadChanged.emit(count)
+
+    async def aclose(self) -> None:
+        """Cancel pending deliveries and close the D-Bus connection."""
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self.service.close()

@@ -1,0 +1,281 @@
+"""The running application: what starts after the first paint, and the order of shutdown.
+
+:class:`DesktopApp` is created by :func:`desktop.app.run_app` once the window has painted. It
+loads the validated preferences, sets up the log, error reporting, the single-instance
+server, the tray and notifications, starts the background loading of the agent
+(:mod:`desktop.ui.startup`) and, on quit, stops everything in order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from desktop.core.utils.threads import run_daemon
+from desktop.ui.error_dialog import ExceptionReporter, install_exception_hooks
+from desktop.ui.main_window import MainWindow
+from desktop.ui.notifications import Notifier
+from desktop.ui.startup import WARM_UP_DELAY_S, AgentStarter
+from desktop.ui.tray import Tray
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QApplication
+
+    from desktop.core.config.prefs import PrefsStore
+    from desktop.ui.services import AppServices
+    from desktop.ui.single_instance import SingleInstance
+    from desktop.ui.theme import Theme
+
+log = logging.getLogger(__name__)
+SHUTDOWN_TIMEOUT_S = 10.0
+TabInstaller = Callable[[MainWindow, "AppServices"], None]
+
+
+class DesktopApp:
+    """Owns the running application's parts and their order of start and shutdown.
+
+    Args:
+        app: The application.
+        window: The main window (already shown).
+        theme: The palette manager.
+        instance: The single-instance lock (already acquired).
+        prefs_file: ``desktop.json``.
+        config_path: ``--config`` or ``None``.
+        workspace: ``--workspace`` or ``None``.
+        install_tabs: Plugs the real tabs in once the config is loaded.
+    """
+
+    def __init__(
+        self,
+        app: QApplication,
+        window: MainWindow,
+        theme: Theme,
+        instance: SingleInstance,
+        *,
+        prefs_file: Path,
+        config_path: Path | None = None,
+        workspace: Path | None = None,
+        install_tabs: TabInstaller | None = None,
+    ) -> None:
+        self.app = app
+        self.window = window
+        self.theme = theme
+        self.instance = instance
+        self.prefs_file = prefs_file
+        self.config_path = config_path
+        self.workspace = workspace
+        self.install_tabs = install_tabs
+        self.prefs: PrefsStore | None = None
+        self.tray: Tray | None = None
+        self.notifier: Notifier | None = None
+        self.starter: AgentStarter | None = None
+        self.reporter: ExceptionReporter | None = None
+        self.exit_code = 0
+        self._quit_requested = False
+        self._quit_event: asyncio.Event | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+        window.quitRequested.connect(self.request_quit)
+
+    # -- quitting ---------------------------------------------------------------------------
+    def request_quit(self) -> None:
+        """Quit soon: Ctrl+Q, tray Quit, Ctrl-C, SIGTERM, or closing without a tray."""
+        self._quit_requested = True
+        if self._quit_event is not None:
+            self._quit_event.set()
+
+    @property
+    def quit_requested(self) -> bool:
+        """Whether quitting has been asked for."""
+        return self._quit_requested
+
+    # -- running ----------------------------------------------------------------------------
+    async def main(self) -> int:
+        """Start the services, run until asked to quit, then shut down; the exit code."""
+        self._quit_event = asyncio.Event()
+        if self._quit_requested:
+            self._quit_event.set()
+        else:
+            await self.start()
+        await self._quit_event.wait()
+        await self.shutdown()
+        return self.exit_code
+
+    async def start(self) -> None:
+        """Everything after the first paint (returns once the background loading began)."""
+        from desktop.core.config.paths import default_config_path, log_dir
+        from desktop.core.utils.logs import setup_logging
+
+        log_path = setup_logging(log_dir(self.config_path or default_config_path()))
+        self.reporter = ExceptionReporter(log_path, lambda: self.window)
+        install_exception_hooks(self.reporter, asyncio.get_running_loop())
+        self.app.setWindowIcon(self._icon())
+        self.prefs = await run_daemon(self._load_prefs, "load-prefs")  # pydantic loads off the GUI
+        prefs, window = self.prefs, self.window
+        self.theme.set_appearance(prefs.prefs.appearance)
+        self.instance.activateRequested.connect(self._activate)
+        self.instance.listen()
+
+        if Tray.available():
+            self.tray = Tray()
+            self.tray.set_paused(prefs.prefs.reminders_paused)
+            self.tray.showRequested.connect(window.bring_to_front)
+            self.tray.newChatRequested.connect(
+                lambda: (window.bring_to_front(), window.request_new_chat())
+            )
+            self.tray.pauseToggled.connect(self._set_paused)
+            self.tray.quitRequested.connect(self.request_quit)
+            self.tray.show()
+        log.info("system tray %s", "available: icon shown" if self.tray else "not available")
+        window.hide_on_close = self.tray is not None and prefs.prefs.close_to_tray
+        self.notifier = Notifier(
+            is_paused=lambda: prefs.prefs.reminders_paused, tray=self.tray, window=window
+        )
+        self.notifier.openSessionRequested.connect(window.open_session)
+        self.notifier.delivered.connect(
+            lambda how, request: log.info("reminder shown via %s: %s", how, request.summary)
+        )
+        prefs.subscribe(self._on_prefs_changed)
+        if prefs.warning:
+            window.show_banner("prefs", prefs.warning, severity="error")
+
+        self.starter = AgentStarter(self.config_path, self.workspace)
+        self.starter.status.connect(window.set_status)
+        self.starter.configLoaded.connect(self._on_config_loaded)
+        self.starter.configFailed.connect(self._on_config_failed)
+        self.starter.agentReady.connect(self._on_agent_ready)
+        self.starter.agentFailed.connect(self._on_agent_failed)
+        self.starter.start()
+
+    def _load_prefs(self) -> PrefsStore:
+        from desktop.core.config.prefs import PrefsStore
+
+        return PrefsStore(self.prefs_file)
+
+    @staticmethod
+    def _icon() -> Any:
+        from desktop.ui.theme import app_icon
+
+        return app_icon()
+
+    def _activate(self) -> None:
+        log.info("another launch asked for the window")
+        self.window.bring_to_front()
+
+    # -- start-up results -------------------------------------------------------------------
+    def _on_config_loaded(self, services: AppServices) -> None:
+        assert self.notifier is not None
+        services.extras.update(
+            prefs=self.prefs, theme=self.theme, window=self.window, starter=self.starter
+        )
+        services.bridge.reminderDue.connect(self.notifier.on_reminder)
+        if self.tray is not None:
+            self.tray.attach(services.bridge)
+        self.window.remove_banner("config")
+        if self.install_tabs is not None:
+            self.install_tabs(self.window, services)
+
+    def _on_config_failed(self, message: str) -> None:
+        assert self.starter is not None
+        log.warning("settings not loaded: %s", message)
+        self.window.show_banner(
+            "config",
+            message,
+            severity="error",
+            actions=[("Retry", self.starter.retry), ("Open folder", self._open_config_folder)],
+        )
+
+    def _on_agent_ready(self) -> None:
+        from PySide6.QtCore import QTimer
+
+        assert self.starter is not None
+        self.window.remove_banner("agent")
+        services = self.starter.services
+        if self.tray is not None and services is not None:
+            self.tray.set_cron(services.cron)
+        QTimer.singleShot(int(WARM_UP_DELAY_S * 1000), self.starter.warm_up)
+
+    def _on_agent_failed(self, message: str) -> None:
+        assert self.starter is not None
+        log.warning("agent not started: %s", message)
+        self.window.show_banner(
+            "agent",
+            message,
+            severity="error",
+            actions=[
+                ("Open Settings", lambda: self.window.show_tab("settings")),
+                ("Retry", self.starter.retry),
+            ],
+        )
+
+    def _open_config_folder(self) -> None:
+        from PySide6.QtCore import QUrl
+        from PySide6.QtGui import QDesktopServices
+
+        from desktop.core.config.paths import default_config_path
+
+        folder = (self.config_path or default_config_path()).expanduser().parent
+        QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder)))
+
+    # -- preferences ------------------------------------------------------------------------
+    def _set_paused(self, paused: bool) -> None:
+        assert self.prefs is not None
+        self.prefs.update(reminders_paused=paused)
+        task = asyncio.ensure_future(self.prefs.asave())
+        self._tasks.add(task)
+        task.add_done_callback(self._saved)
+
+    def _saved(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.warning("saving desktop.json failed: %s", task.exception())
+
+    def _on_prefs_changed(self, changed: set[str]) -> None:
+        assert self.prefs is not None
+        prefs = self.prefs.prefs
+        if "appearance" in changed:
+            self.theme.set_appearance(prefs.appearance)
+        if "close_to_tray" in changed:
+            self.window.hide_on_close = self.tray is not None and prefs.close_to_tray
+        if "reminders_paused" in changed and self.tray is not None:
+            self.tray.set_paused(prefs.reminders_paused)
+
+    # -- shutdown ---------------------------------------------------------------------------
+    async def shutdown(self) -> None:
+        """Tabs first, then turns, MCP children and the scheduler; save preferences; close."""
+        self.window.allow_close()
+        try:
+            self.window.shuttingDown.emit()
+        except Exception:
+            log.exception("a tab failed to shut down")
+        try:
+            await asyncio.wait_for(self._stop_parts(), SHUTDOWN_TIMEOUT_S)
+        except TimeoutError:
+            log.warning("shutdown took longer than %s s; quitting anyway", SHUTDOWN_TIMEOUT_S)
+        if self.tray is not None:
+            self.tray.hide()
+        self.window.close()
+        self.instance.release()
+
+    async def _stop_parts(self) -> None:
+        services = self.starter.services if self.starter is not None else None
+        for close in (services.extras.get("closers", []) if services is not None else []):
+            try:
+                await close()
+            except Exception:  # noqa: BLE001 - quitting must go on
+                log.exception("closing a tab failed")
+        if self.starter is not None:
+            await self.starter.stop()
+        if self.notifier is not None:
+            await self.notifier.aclose()
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self.prefs is not None:
+            try:
+                self.prefs.update(window_geometry=self.window.geometry_text())
+                await self.prefs.asave()
+            except Exception as exc:  # noqa: BLE001 - quitting must go on
+                log.warning("saving desktop.json failed: %s", exc)

@@ -1,0 +1,268 @@
+"""Background start-up: config, key store, provider and agent load after the window shows.
+
+Heavy modules (pydantic models, the agent, the provider) are imported in daemon threads so the
+window stays responsive; litellm itself is imported on the first request (or warmed earlier
+with :meth:`AgentStarter.warm_up`). Every failure becomes a message for the person, never a
+crash: a broken config (:attr:`AgentStarter.configFailed`) or no usable key
+(:attr:`AgentStarter.agentFailed`); :meth:`AgentStarter.retry` tries again after a fix.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QObject, Signal
+
+from desktop.core.utils.threads import run_daemon
+
+if TYPE_CHECKING:
+    from desktop.core.bus.queue import MessageBus
+    from desktop.core.config.schema import Config
+    from desktop.core.config.secrets import SecretStore
+    from desktop.core.runtime import Runtime
+    from desktop.ui.services import AppServices
+
+log = logging.getLogger(__name__)
+
+# litellm (≈3 s, ≈120 MB) is imported in a thread this long after the agent is ready, so the
+# first message does not wait for it; see AgentStarter.warm_up.
+WARM_UP_DELAY_S = 5.0
+
+
+async def start_runtime_for(config: Config, secrets: SecretStore, bus: MessageBus) -> Runtime:
+    """Build and start the agent, the scheduler and the heartbeat (the one switch point).
+
+    Returns a :class:`~desktop.core.runtime.Runtime` (``agent``, ``cron``, ``heartbeat``,
+    ``async stop()``).
+
+    Raises:
+        MissingKeyError, ProviderNotFound: the provider cannot be used (shown to the person).
+    """
+    from desktop.core.runtime import start_runtime
+
+    return await start_runtime(config, bus=bus, secrets=secrets)
+
+
+def _import(*names: str) -> None:
+    for name in names:
+        importlib.import_module(name)
+
+
+class AgentStarter(QObject):
+    """Loads the config, then the agent, on the running asyncio loop.
+
+    Args:
+        config_path: ``--config`` (``~/.nanobot/config.json`` when ``None``).
+        workspace: ``--workspace`` override.
+        parent: Owner.
+
+    Signals:
+        status(str): short progress text for the status bar ("connecting…", "ready — …").
+        configLoaded(object): the :class:`~desktop.ui.services.AppServices` now exists.
+        configFailed(str): the config cannot be used (the file was not changed).
+        agentReady(): the agent runs; ``services.agent`` is set.
+        agentFailed(str): no agent (e.g. no API key); the message says what to do.
+    """
+
+    status = Signal(str)
+    configLoaded = Signal(object)
+    configFailed = Signal(str)
+    agentReady = Signal()
+    agentFailed = Signal(str)
+
+    def __init__(
+        self,
+        config_path: Path | None = None,
+        workspace: Path | None = None,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.config_path = config_path
+        self.workspace = workspace
+        self.services: AppServices | None = None
+        self.runtime: Runtime | None = None
+        self.bus: MessageBus | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._warm: asyncio.Task[None] | None = None
+
+    @property
+    def busy(self) -> bool:
+        """Whether loading is in progress."""
+        return self._task is not None and not self._task.done()
+
+    def start(self) -> asyncio.Task[None]:
+        """Begin loading (config first when not loaded yet, then the agent)."""
+        if not self.busy:
+            self._task = asyncio.ensure_future(self._run())
+        assert self._task is not None
+        return self._task
+
+    def retry(self) -> asyncio.Task[None]:
+        """Load again after the person fixed the config or stored a key."""
+        return self.start()
+
+    async def _run(self) -> None:
+        if self.services is None and not await self._load_config():
+            return
+        await self._start_agent()
+
+    async def _load_config(self) -> bool:
+        self.status.emit("loading settings…")
+        try:
+            await run_daemon(
+                lambda: _import(
+                    "desktop.core.config.loader",
+                    "desktop.core.config.secrets",
+                    "desktop.ui.services",
+                ),
+                "import-config",
+            )
+            from desktop.core.config.errors import ConfigError
+            from desktop.core.config.loader import config_origin, load_config
+            from desktop.core.config.paths import default_config_path
+            from desktop.core.config.secrets import SecretStore
+            from desktop.ui.services import AppServices
+
+            try:
+                config = await run_daemon(
+                    lambda: load_config(self.config_path, workspace=self.workspace), "load-config"
+                )
+            except ConfigError as exc:
+                message = (
+                    f"Your settings file cannot be used: {exc}. "
+                    "It was not changed; fix it and retry."
+                )
+                self.status.emit("settings file has a problem")
+                self.configFailed.emit(message)
+                return False
+            for warning in config_origin(config).warnings:
+                log.warning(warning)
+            path = config_origin(config).path or self.config_path or default_config_path()
+            self.services = AppServices(config, path, SecretStore(), parent=self)
+        except Exception as exc:  # a bug: report it, but keep the window usable
+            log.exception("loading the settings failed")
+            self.status.emit("settings not loaded")
+            self.configFailed.emit(f"Loading the settings failed: {type(exc).__name__}: {exc}")
+            return False
+        self.configLoaded.emit(self.services)
+        return True
+
+    async def _start_agent(self) -> None:
+        services = self.services
+        assert services is not None
+        await self._stop_runtime()
+        self.status.emit("connecting…")
+        try:
+            await run_daemon(
+                lambda: _import(
+                    "desktop.core.bus.queue",
+                    "desktop.core.providers.factory",
+                    "desktop.core.runtime",
+                ),
+                "import-agent",
+            )
+            from desktop.core.bus.queue import MessageBus
+            from desktop.core.providers.factory import MissingKeyError
+            from desktop.core.providers.matching import ProviderNotFound
+
+            self.bus = self.bus or MessageBus()
+            try:
+                runtime = await start_runtime_for(services.config, services.secrets, self.bus)
+            except (MissingKeyError, ProviderNotFound) as exc:
+                self._fail(str(exc))
+                return
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            log.exception("starting the agent failed")
+            self._fail(f"The agent could not start: {type(exc).__name__}: {exc}")
+            return
+        self.runtime = runtime
+        services.set_agent(runtime.agent, runtime.cron)
+        self._spawn(self._pump_outbound(self.bus, services))
+        self.status.emit(self._ready_text())
+        self.agentReady.emit()
+
+    def _fail(self, message: str) -> None:
+        self.status.emit("not connected")
+        if self.services is not None:
+            self.services.agentFailed.emit(message)
+        self.agentFailed.emit(message)
+
+    def _ready_text(self) -> str:
+        services = self.services
+        assert services is not None
+        model = services.config.agents.defaults.model
+        choice = getattr(getattr(self.runtime.agent, "provider", None), "choice", None)
+        via = f" · {choice.spec.display_name}" if choice is not None else ""
+        return f"ready — {model}{via}"
+
+    async def _pump_outbound(self, bus: MessageBus, services: AppServices) -> None:
+        """Desktop-channel messages go to the bridge; other channels come later."""
+        from desktop.ui.bridge import DESKTOP_CHANNEL
+
+        while True:
+            message = await bus.consume_outbound()
+            try:
+                if message.channel == DESKTOP_CHANNEL:
+                    services.bridge.deliver_outbound(message)
+                else:
+                    log.info(
+                        "outbound message for channel %s not delivered (no channel runtime)",
+                        message.channel,
+                    )
+            except Exception:
+                log.exception("delivering an outbound message failed")
+
+    def warm_up(self) -> None:
+        """Import litellm in a thread now, so the first request does not wait for it."""
+        if self._warm is not None:
+            return
+
+        def load() -> None:
+            from desktop.core.providers.litellm_provider import import_litellm
+
+            import_litellm()
+
+        self._warm = asyncio.ensure_future(run_daemon(load, "warm-litellm"))
+        self._warm.add_done_callback(
+            lambda t: (
+                t.cancelled()
+                or t.exception()
+                and log.warning("warming up litellm failed: %s", t.exception())
+            )
+        )
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _stop_runtime(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        runtime, self.runtime = self.runtime, None
+        if runtime is None:
+            return
+        if self.services is not None:
+            self.services.bridge.detach()
+            self.services.agent = None
+            self.services.cron = None
+        try:
+            await runtime.stop()  # cancels turns, closes MCP children, stops the scheduler
+        except Exception:
+            log.exception("stopping the agent failed")
+
+    async def stop(self) -> None:
+        """Cancel loading, stop the agent and the scheduler, end background tasks."""
+        task, self._task = self._task, None
+        if task is not None and not task.done():
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+        await self._stop_runtime()

@@ -1,0 +1,312 @@
+"""The tray icon: state badges, unread count, and the menu (show, new chat, reminders, quit).
+
+States: ``idle``; ``working`` while any turn streams or runs tools (an amber dot); and
+``attention`` while reminders are unread (a red badge with the count). The menu lists the next
+five enabled cron jobs in local time and can pause reminder pop-ups.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import logging
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QObject, QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QAction, QColor, QFont, QIcon, QPainter, QPixmap
+from PySide6.QtWidgets import QMenu, QSystemTrayIcon
+
+from desktop.ui.theme import app_icon
+
+if TYPE_CHECKING:
+    from desktop.core.cron.service import CronService
+    from desktop.ui.bridge import CoreBridge
+
+log = logging.getLogger(__name__)
+ICON_SIZES = (16, 22, 24, 32, 48, 64, 128)
+WORKING_COLOUR = "#f5a623"
+ATTENTION_COLOUR = "#d93025"
+UPCOMING_LIMIT = 5
+
+
+def badge_icon(*, working: bool = False, unread: int = 0) -> QIcon:
+    """The app icon with a working dot (bottom right) and an unread badge (top right)."""
+    base = app_icon()
+    if not working and unread <= 0:
+        return base
+    icon = QIcon()
+    for size in ICON_SIZES:
+        pixmap = base.pixmap(size, size)
+        if pixmap.isNull():
+            pixmap = QPixmap(size, size)
+            pixmap.fill(QColor("#2b59c3"))
+        painter = QPainter(pixmap)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setPen(Qt.PenStyle.NoPen)
+        if working:
+            radius = max(2.5, size * 0.17)
+            painter.setBrush(QColor(WORKING_COLOUR))
+            painter.drawEllipse(QPointF(size - radius - 0.5, size - radius - 0.5), radius, radius)
+        if unread > 0:
+            radius = max(3.5, size * 0.25)
+            centre = QPointF(size - radius, radius)
+            painter.setBrush(QColor(ATTENTION_COLOUR))
+            painter.drawEllipse(centre, radius, radius)
+            if size >= 22:
+                font = QFont()
+                font.setBold(True)
+                font.setPixelSize(int(radius * 1.3))
+                painter.setFont(font)
+                painter.setPen(QColor("#ffffff"))
+                box = QRectF(centre.x() - radius, centre.y() - radius, radius * 2, radius * 2)
+                painter.drawText(
+                    box, Qt.AlignmentFlag.AlignCenter, "9+" if unread > 9 else str(unread)
+                )
+        painter.end()
+        icon.addPixmap(pixmap)
+    return icon
+
+
+def format_when(moment: dt.datetime, now: dt.datetime) -> str:
+    """``14:30``, ``tomorrow 09:00`` or ``Tue 3 Jun 14:30`` (local time)."""
+    clock = moment.strftime("%H:%M")
+    days = (moment.date() - now.date()).days
+    if days == 0:
+        return clock
+    if days == 1:
+        return f"tomorrow {clock}"
+    return f"{moment.strftime('%a')} {moment.day} {moment.strftime('%b')} {clock}"
+
+
+def upcoming_reminders(
+    cron: CronService | None, *, limit: int = UPCOMING_LIMIT, now: dt.datetime | None = None
+) -> list[str]:
+    """Menu lines for the next ``limit`` enabled jobs, soonest first (blocking: reads the store).
+
+    System jobs (Dream, heartbeat) are not reminders and are left out.
+    """
+    if cron is None:
+        return []
+    jobs = [
+        j
+        for j in cron.list_jobs(include_disabled=False)
+        if j.enabled and j.state.next_run_at_ms is not None and j.payload.kind != "system_event"
+    ]
+    jobs.sort(key=lambda j: j.state.next_run_at_ms or 0)
+    now = now or dt.datetime.now().astimezone()
+    lines = []
+    for job in jobs[:limit]:
+        moment = dt.datetime.fromtimestamp((job.state.next_run_at_ms or 0) / 1000).astimezone()
+        name = job.name if len(job.name) <= 40 else job.name[:39] + "…"
+        lines.append(f"{format_when(moment, now)}  {name}")
+    return lines
+
+
+class Tray(QObject):
+    """The system-tray icon and its menu.
+
+    Args:
+        parent: Owner.
+
+    Signals:
+        showRequested(): Show (menu) or a click on the icon.
+        newChatRequested(): New chat (menu).
+        pauseToggled(bool): Pause reminders was checked or unchecked.
+        quitRequested(): Quit (menu).
+        messageClicked(): a balloon shown with :meth:`show_message` was clicked.
+    """
+
+    showRequested = Signal()
+    newChatRequested = Signal()
+    pauseToggled = Signal(bool)
+    quitRequested = Signal()
+    messageClicked = Signal()
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.cron: CronService | None = None
+        self._lines: list[str] = []
+        self._refresh: asyncio.Task[None] | None = None
+        self._active: set[str] = set()
+        self._unread = 0
+        self._paused = False
+        self._pause_action: QAction | None = None
+        self.icon = QSystemTrayIcon(app_icon(), self)
+        self.menu = QMenu()
+        self.menu.setAccessibleName("nanobot tray menu")
+        self.menu.aboutToShow.connect(self._about_to_show)
+        self.icon.setContextMenu(self.menu)
+        self.icon.activated.connect(self._on_activated)
+        self.icon.messageClicked.connect(self.messageClicked.emit)
+        self.refresh_menu()
+        self._update()
+
+    @staticmethod
+    def available() -> bool:
+        """Whether the desktop has a system tray."""
+        return QSystemTrayIcon.isSystemTrayAvailable()
+
+    # -- state ------------------------------------------------------------------------------
+    @property
+    def state(self) -> str:
+        """``attention`` (unread reminders), ``working`` (a turn runs) or ``idle``."""
+        if self._unread > 0:
+            return "attention"
+        return "working" if self._active else "idle"
+
+    @property
+    def unread(self) -> int:
+        """Unread reminders shown on the badge."""
+        return self._unread
+
+    def set_unread(self, count: int) -> None:
+        """Show ``count`` unread reminders on the icon."""
+        self._unread = max(0, count)
+        self._update()
+
+    def set_paused(self, paused: bool) -> None:
+        """Reflect the Pause reminders preference in the menu."""
+        self._paused = paused
+        action = self._pause_action
+        if action is not None and action.isChecked() != paused:
+            action.blockSignals(True)  # a change from the menu itself must not echo back
+            action.setChecked(paused)
+            action.blockSignals(False)
+
+    def set_working(self, session_key: str, working: bool) -> None:
+        """Mark a session's turn as running or finished."""
+        if working:
+            self._active.add(session_key)
+        else:
+            self._active.discard(session_key)
+        self._update()
+
+    def attach(self, bridge: CoreBridge) -> None:
+        """Follow the agent: deltas and tool calls mean working, a finished or failed turn idle."""
+        bridge.textDelta.connect(self._busy)
+        bridge.toolStarted.connect(self._busy)
+        bridge.reasoningDelta.connect(self._busy)
+        bridge.turnFinished.connect(self._idle)
+        bridge.runError.connect(self._idle)
+
+    def _busy(self, event: Any) -> None:
+        key = getattr(event, "session_key", "")
+        if key not in self._active:
+            self.set_working(key, True)
+
+    def _idle(self, event: Any) -> None:
+        self.set_working(getattr(event, "session_key", ""), False)
+
+    def _update(self) -> None:
+        self.icon.setIcon(badge_icon(working=bool(self._active), unread=self._unread))
+        if self._unread:
+            tip = f"nanobot — {self._unread} unread reminder{'s' if self._unread != 1 else ''}"
+        elif self._active:
+            tip = "nanobot — working…"
+        else:
+            tip = "nanobot"
+        self.icon.setToolTip(tip)
+
+    # -- reminders --------------------------------------------------------------------------
+    def set_cron(self, cron: CronService | None) -> None:
+        """Show ``cron``'s upcoming jobs in the menu (``None``: no scheduler, no section)."""
+        self.cron = cron
+        self._lines = []
+        self.refresh_menu()
+        if cron is not None:
+            self._start_refresh()
+
+    async def refresh_reminders(self) -> None:
+        """Re-read the upcoming jobs in a thread (the store touches the disk), then the menu."""
+        cron = self.cron
+        if cron is None:
+            return
+        lines = await asyncio.to_thread(upcoming_reminders, cron)
+        if cron is self.cron and lines != self._lines:
+            self._lines = lines
+            self.refresh_menu()
+
+    def _start_refresh(self) -> None:
+        if self._refresh is not None and not self._refresh.done():
+            return
+        try:
+            self._refresh = asyncio.ensure_future(self.refresh_reminders())
+        except RuntimeError:  # no event loop (a test without one)
+            return
+        self._refresh.add_done_callback(
+            lambda t: (
+                t.cancelled()
+                or t.exception() is None
+                or log.warning("reading the upcoming reminders failed: %s", t.exception())
+            )
+        )
+
+    def _about_to_show(self) -> None:
+        # The menu is not rebuilt here (Qt has sized and placed it already); the jobs are
+        # re-read in the background and the menu is rebuilt only if they changed.
+        self._start_refresh()
+
+    # -- menu -------------------------------------------------------------------------------
+    def refresh_menu(self) -> None:
+        """Rebuild the menu from the last known upcoming jobs."""
+        menu = self.menu
+        menu.clear()
+        self._action(menu, "Show nanobot", self.showRequested.emit)
+        self._action(menu, "New chat", self.newChatRequested.emit)
+        menu.addSeparator()
+        lines = self._lines
+        if self.cron is not None:
+            header = menu.addAction("Upcoming reminders" if lines else "No upcoming reminders")
+            header.setEnabled(False)
+            for line in lines:
+                item = menu.addAction("    " + line)
+                item.setEnabled(False)
+        pause = self._action(menu, "Pause reminders", lambda: None)
+        pause.setCheckable(True)
+        pause.setChecked(self._paused)
+        pause.toggled.connect(self._on_pause_toggled)
+        self._pause_action = pause
+        menu.addSeparator()
+        self._action(menu, "Quit", self.quitRequested.emit)
+
+    def _action(self, menu: QMenu, text: str, slot: Any) -> QAction:
+        action = menu.addAction(text)
+        action.triggered.connect(slot)
+        return action
+
+    def _on_pause_toggled(self, checked: bool) -> None:
+        self._paused = checked
+        self.pauseToggled.emit(checked)
+
+    def action_texts(self) -> list[str]:
+        """The menu's item texts (separators as ``""``), for tests and accessibility checks."""
+        return [a.text() for a in self.menu.actions()]
+
+    def action(self, text: str) -> QAction:
+        """The menu item with ``text``."""
+        for action in self.menu.actions():
+            if action.text() == text:
+                return action
+        raise KeyError(text)
+
+    def _on_activated(self, reason: QSystemTrayIcon.ActivationReason) -> None:
+        if reason in (
+            QSystemTrayIcon.ActivationReason.Trigger,
+            QSystemTrayIcon.ActivationReason.DoubleClick,
+        ):
+            self.showRequested.emit()
+
+    # -- visibility -------------------------------------------------------------------------
+    def show(self) -> None:
+        """Put the icon in the tray."""
+        self.icon.show()
+
+    def hide(self) -> None:
+        """Take the icon out of the tray (and stop a pending menu refresh)."""
+        if self._refresh is not None:
+            self._refresh.cancel()
+        self.icon.hide()
+
+    def show_message(self, title: str, body: str) -> None:
+        """A balloon from the tray icon (the fallback when there is no notification service)."""
+        self.icon.showMessage(title, body, self.icon.icon(), 10_000)
