@@ -67,3 +67,18 @@ PY
 else
   .venv/bin/python -m pip install -q -c constraints.txt -e .
 fi
+# A launcher entry and icons for the desktop's application menu (double-click to start).
+# Skipped under CI, where there is no desktop to launch from.
+if [ -z "${CI:-}" ]; then
+  data="${XDG_DATA_HOME:-$HOME/.local/share}"
+  mkdir -p "$data/applications"
+  for icon in resources/icons/hicolor/*/apps/nanobot-desktop.png; do
+    size_dir=$(basename "$(dirname "$(dirname "$icon")")")
+    mkdir -p "$data/icons/hicolor/$size_dir/apps"
+    cp "$icon" "$data/icons/hicolor/$size_dir/apps/"
+  done
+  mkdir -p "$data/icons/hicolor/scalable/apps"
+  cp resources/icons/nanobot.svg "$data/icons/hicolor/scalable/apps/nanobot-desktop.svg"
+  sed "s|^Exec=.*|Exec=$PWD/.venv/bin/nanobot-desktop|" resources/nanobot-desktop.desktop \
+    > "$data/applications/nanobot-desktop.desktop"
+fi
