@@ -133,7 +133,12 @@ def _offer_onboarding(window: MainWindow, services: AppServices, tasks: set[Any]
     async def check() -> None:
         if not await needs_onboarding(services.config, services.secrets):
             return
-        wizard = OnboardingWizard(services)
+        from PySide6.QtCore import Qt
+
+        # A window-modal dialog over the main window, shown with show() (no nested loop).
+        wizard = OnboardingWizard(services, window)
+        wizard.setWindowFlag(Qt.WindowType.Dialog, True)
+        wizard.setWindowModality(Qt.WindowModality.WindowModal)
         wizard.setWindowTitle("Welcome to nanobot Desktop")
         services.extras["onboarding"] = wizard
 
@@ -146,6 +151,7 @@ def _offer_onboarding(window: MainWindow, services: AppServices, tasks: set[Any]
 
         wizard.finished.connect(done)
         wizard.resize(760, 560)
+        wizard.move(window.geometry().center() - wizard.rect().center())
         wizard.show()
 
     task = asyncio.ensure_future(check())

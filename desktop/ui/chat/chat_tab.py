@@ -148,7 +148,9 @@ class ChatTab(QWidget):
         self.turns.activity.connect(lambda _key: self.list_controller.refresh_soon())
         self.services.agentReady.connect(self._agent_ready)
         self.services.agentFailed.connect(
-            lambda message: pane.composer.set_ready(False, f"The agent could not start: {message}"))
+            # The full reason is in the window's banner; the one-line box only points there.
+            lambda _message: pane.composer.set_ready(
+                False, "Not connected — see the message at the top of the window"))
         self.panel.sessionActivated.connect(self.open_session)
         self.panel.newChatRequested.connect(self.new_chat)
         self.list_controller.deleted.connect(self._on_deleted)

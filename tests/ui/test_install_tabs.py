@@ -1,0 +1,58 @@
+"""The composition root plugs the real tabs in and wires them to the window and preferences."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+from PySide6.QtCore import SIGNAL
+from pytestqt.qtbot import QtBot
+
+from desktop.app import build_main_window, install_tabs
+from desktop.core.config.prefs import PrefsStore
+from desktop.core.config.schema import Config
+from desktop.core.config.secrets import SecretStore
+from desktop.ui.chat.chat_tab import ChatTab
+from desktop.ui.memory import MemoryTab
+from desktop.ui.services import AppServices
+from desktop.ui.settings import SettingsTab
+from desktop.ui.skills import SkillsTab
+from tests.ui.conftest import run_async
+
+
+def test_real_tabs_are_wired(qtbot: QtBot, qloop: asyncio.AbstractEventLoop, tmp_path: Path,
+                             memory_keyring: object) -> None:
+    prefs_path = tmp_path / "desktop.json"
+    prefs_path.write_text(json.dumps({"approvalMode": "autonomous", "alwaysAllowedTools": ["exec"]}))
+    config = Config.model_validate({"agents": {"defaults": {"workspace": str(tmp_path / "ws")}}})
+    (tmp_path / "ws").mkdir()
+    services = AppServices(config, tmp_path / "config.json", SecretStore())
+    store = PrefsStore(prefs_path)
+    services.extras["prefs"] = store
+    window = build_main_window()
+    qtbot.addWidget(window)
+    install_tabs(window, services)
+    chat = window.tab("chat")
+    assert isinstance(chat, ChatTab)
+    assert isinstance(window.tab("settings"), SettingsTab)
+    assert isinstance(window.tab("skills"), SkillsTab)
+    assert isinstance(window.tab("memory"), MemoryTab)
+    policy = chat.approval_gate.policy
+    assert policy.mode == "autonomous" and policy.always_allowed == {"exec"}
+    assert len(services.extras["closers"]) == 3
+    # the approval mode follows the preference, and policy changes are saved to desktop.json
+    store.update(approval_mode="ask")
+    assert policy.mode == "ask"
+    policy.allow_always("mcp_time_get_current_time")
+    run_async(qtbot, qloop, asyncio.sleep(0.3))
+    saved = json.loads(prefs_path.read_text())
+    assert saved["alwaysAllowedTools"] == ["exec", "mcp_time_get_current_time"]
+    # the window's requests (Ctrl+N, Ctrl+K, Esc, a clicked reminder) reach the chat tab
+    for signal in ("newChatRequested()", "searchRequested()", "stopRequested()",
+                   "openSessionRequested(QString)", "shuttingDown()"):
+        assert window.receivers(SIGNAL(signal)) >= 1, signal
+    window.openSessionRequested.emit("desktop:from-a-reminder")
+    qtbot.waitUntil(lambda: chat.current == "desktop:from-a-reminder", timeout=5000)
+    for close in services.extras["closers"]:
+        run_async(qtbot, qloop, close())
