@@ -340,9 +340,10 @@ class LiteLLMProvider(LLMProvider):
                         slot["name"] += _get(function, "name") or ""
                         slot["arguments"] += _get(function, "arguments") or ""
                 if finish and usage_raw is not None:
-                    # Everything has arrived. Reading on to the end would make LiteLLM rebuild
-                    # the whole response from its chunks on the event loop (~0.3 s for a long
-                    # answer: a visible freeze in the window); closing the stream skips that.
+                    # Everything has arrived (the provider put usage beside the finish reason).
+                    # Reading on would make LiteLLM rebuild the whole response from its chunks on
+                    # the event loop (~0.2 s for a 3,000-chunk answer); closing skips that. With
+                    # OpenAI-style streams usage only comes out of that final step, so it stays.
                     break
         finally:
             closer = getattr(stream, "aclose", None)
