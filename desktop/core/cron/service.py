@@ -329,6 +329,9 @@ class CronService:
 
     def remove_system_job(self, job_id: str) -> bool:
         """Drop a system job that the config turned off (the only way one is removed)."""
+        return self._drop(job_id)
+
+    def _drop(self, job_id: str) -> bool:
         with self.store.editing() as jobs:
             job = next((j for j in jobs if j.id == job_id), None)
             if job is not None:
@@ -343,12 +346,7 @@ class CronService:
             raise ProtectedJobError(
                 f"'{job_id}' is a system job and cannot be removed; disable it in the settings instead"
             )
-        with self.store.editing() as jobs:
-            job = next((j for j in jobs if j.id == job_id), None)
-            if job is not None:
-                jobs.remove(job)
-        self._arm()
-        return job is not None
+        return self._drop(job_id)
 
     def enable_job(self, job_id: str, enabled: bool = True) -> CronJob | None:
         """Enable or disable a job; its next run is recomputed from now when enabled."""
