@@ -92,6 +92,9 @@ def install_tabs(window: MainWindow, services: AppServices) -> None:
         settings.show_section(section)
 
     chat.openSettingsRequested.connect(open_settings)
+    tray = services.extras.get("tray")
+    if tray is not None:
+        chat.attentionChanged.connect(tray.set_waiting_approvals)
     starter = services.extras.get("starter")
     if starter is not None:
         settings.keyChanged.connect(lambda _provider: _settings_changed(window, services))

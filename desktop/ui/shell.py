@@ -168,7 +168,8 @@ class DesktopApp:
     def _on_config_loaded(self, services: AppServices) -> None:
         assert self.notifier is not None
         services.extras.update(
-            prefs=self.prefs, theme=self.theme, window=self.window, starter=self.starter
+            prefs=self.prefs, theme=self.theme, window=self.window, starter=self.starter,
+            tray=self.tray,
         )
         services.bridge.reminderDue.connect(self.notifier.on_reminder)
         if self.tray is not None:

@@ -129,6 +129,7 @@ class Tray(QObject):
         self._refresh: asyncio.Task[None] | None = None
         self._active: set[str] = set()
         self._unread = 0
+        self._approvals = 0
         self._paused = False
         self._pause_action: QAction | None = None
         self.icon = QSystemTrayIcon(app_icon(), self)
@@ -149,8 +150,9 @@ class Tray(QObject):
     # -- state ------------------------------------------------------------------------------
     @property
     def state(self) -> str:
-        """``attention`` (unread reminders), ``working`` (a turn runs) or ``idle``."""
-        if self._unread > 0:
+        """``attention`` (unread reminders or tool calls waiting for approval), ``working`` (a
+        turn runs) or ``idle``."""
+        if self._unread > 0 or self._approvals > 0:
             return "attention"
         return "working" if self._active else "idle"
 
@@ -162,6 +164,11 @@ class Tray(QObject):
     def set_unread(self, count: int) -> None:
         """Show ``count`` unread reminders on the icon."""
         self._unread = max(0, count)
+        self._update()
+
+    def set_waiting_approvals(self, count: int) -> None:
+        """Tool calls waiting for the person's approval, across all chats (badge + tooltip)."""
+        self._approvals = max(0, count)
         self._update()
 
     def set_paused(self, paused: bool) -> None:
@@ -198,8 +205,11 @@ class Tray(QObject):
         self.set_working(getattr(event, "session_key", ""), False)
 
     def _update(self) -> None:
-        self.icon.setIcon(badge_icon(working=bool(self._active), unread=self._unread))
-        if self._unread:
+        self.icon.setIcon(badge_icon(working=bool(self._active), unread=self._unread + self._approvals))
+        if self._approvals:
+            tip = (f"nanobot — {self._approvals} tool call{'s' if self._approvals != 1 else ''} "
+                   "waiting for your approval")
+        elif self._unread:
             tip = f"nanobot — {self._unread} unread reminder{'s' if self._unread != 1 else ''}"
         elif self._active:
             tip = "nanobot — working…"
