@@ -14,7 +14,7 @@ import pygit2
 from pygit2.enums import ObjectType
 
 from desktop.core.memory.git_types import GitStoreError, RepositoryBusy
-from desktop.core.utils.atomic import atomic_write_bytes, atomic_write_text
+from desktop.core.utils.atomic import aside_name, atomic_write_bytes, atomic_write_text
 
 #: Lock files git and libgit2 leave behind when they die mid-write.
 _LOCK_NAMES = ("index.lock", "HEAD.lock")
@@ -160,12 +160,7 @@ def is_not_damage(exc: BaseException) -> bool:
 
 def set_aside_gitdir(gitdir: Path) -> Path:
     """Rename a damaged ``.git`` to ``.git.corrupt-<timestamp>`` (kept for forensics)."""
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    candidate = gitdir.with_name(f"{gitdir.name}.corrupt-{stamp}")
-    counter = 1
-    while candidate.exists():
-        candidate = gitdir.with_name(f"{gitdir.name}.corrupt-{stamp}-{counter}")
-        counter += 1
+    candidate = aside_name(gitdir, "corrupt")
     os.rename(gitdir, candidate)
     return candidate
 

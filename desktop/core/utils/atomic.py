@@ -75,11 +75,17 @@ def set_aside(path: str | os.PathLike[str], label: str = "corrupt") -> Path:
     where they were.
     """
     source = Path(path)
+    candidate = aside_name(source, label)
+    shutil.copy2(source, candidate)
+    return candidate
+
+
+def aside_name(path: Path, label: str) -> Path:
+    """A free name beside ``path``: ``<name>.<label>-<timestamp>`` (``-1``, ``-2``… if taken)."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    candidate = source.with_name(f"{source.name}.{label}-{stamp}")
+    candidate = path.with_name(f"{path.name}.{label}-{stamp}")
     counter = 1
     while candidate.exists():
-        candidate = source.with_name(f"{source.name}.{label}-{stamp}-{counter}")
+        candidate = path.with_name(f"{path.name}.{label}-{stamp}-{counter}")
         counter += 1
-    shutil.copy2(source, candidate)
     return candidate
