@@ -41,18 +41,34 @@ def write_big_session(workspace: Path, key: str, count: int) -> Path:
     folder = workspace / "sessions"
     folder.mkdir(parents=True, exist_ok=True)
     stamp = "2030-01-01T00:00:00"
-    lines = [json.dumps({"_type": "metadata", "key": key, "created_at": stamp,
-                         "updated_at": stamp, "metadata": {"title": "Big session"},
-                         "last_consolidated": count})]
+    lines = [
+        json.dumps(
+            {
+                "_type": "metadata",
+                "key": key,
+                "created_at": stamp,
+                "updated_at": stamp,
+                "metadata": {"title": "Big session"},
+                "last_consolidated": count,
+            }
+        )
+    ]
     i = 0
     while len(lines) - 1 < count:
-        call = {"id": f"c{i}", "type": "function",
-                "function": {"name": "read_file", "arguments": json.dumps({"path": f"notes/{i}.md"})}}
+        call = {
+            "id": f"c{i}",
+            "type": "function",
+            "function": {"name": "read_file", "arguments": json.dumps({"path": f"notes/{i}.md"})},
+        }
         for message in (
             {"role": "user", "content": f"Question number {i}: what about item {i}?"},
             {"role": "assistant", "content": "", "tool_calls": [call]},
-            {"role": "tool", "tool_call_id": f"c{i}", "name": "read_file",
-             "content": f"contents of note {i}\n" * 5},
+            {
+                "role": "tool",
+                "tool_call_id": f"c{i}",
+                "name": "read_file",
+                "content": f"contents of note {i}\n" * 5,
+            },
             {"role": "assistant", "content": ANSWER.format(i=i)},
         ):
             if len(lines) - 1 < count:
@@ -91,8 +107,10 @@ def main() -> int:
     key = "desktop:big"
     started = time.perf_counter()
     path = write_big_session(workspace, key, args.messages)
-    print(f"session: {args.messages:,} messages, {path.stat().st_size / 1e6:.1f} MB "
-          f"(written in {time.perf_counter() - started:.1f} s)")
+    print(
+        f"session: {args.messages:,} messages, {path.stat().st_size / 1e6:.1f} MB "
+        f"(written in {time.perf_counter() - started:.1f} s)"
+    )
     config = Config.model_validate({"agents": {"defaults": {"workspace": str(workspace)}}})
 
     async def one_run() -> tuple[float, int]:
@@ -135,8 +153,10 @@ def main() -> int:
     with loop:
         times = loop.run_until_complete(run_all())
     median = statistics.median(times)
-    print(f"first paint: median {median:.0f} ms, max {max(times):.0f} ms "
-          f"(target ≤ {TARGET_MS:.0f} ms) → {'OK' if median <= TARGET_MS else 'OVER'}")
+    print(
+        f"first paint: median {median:.0f} ms, max {max(times):.0f} ms "
+        f"(target ≤ {TARGET_MS:.0f} ms) → {'OK' if median <= TARGET_MS else 'OVER'}"
+    )
     return 0 if median <= TARGET_MS else 1
 
 

@@ -54,7 +54,9 @@ def main() -> int:
     print(f"system prompt   {system:6d} tokens")
     print(f"tool schemas    {tool_tokens:6d} tokens")
     for tool in tools:
-        print(f"  {tool['function']['name']:<16}{count_text(json.dumps(tool, separators=(',', ':'))):6d}")
+        print(
+            f"  {tool['function']['name']:<16}{count_text(json.dumps(tool, separators=(',', ':'))):6d}"
+        )
     print(f"messages        {message_tokens:6d} tokens")
     print(f"total           {total:6d} tokens (target <= {TARGET}; {total / TARGET:.0%} of it)")
     return 0 if total <= TARGET else 1

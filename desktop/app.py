@@ -59,7 +59,9 @@ def install_tabs(window: MainWindow, services: AppServices) -> None:
     def remember(policy: ApprovalPolicy) -> None:
         if prefs_store is None:
             return
-        prefs_store.update(approval_mode=policy.mode, always_allowed_tools=sorted(policy.always_allowed))
+        prefs_store.update(
+            approval_mode=policy.mode, always_allowed_tools=sorted(policy.always_allowed)
+        )
         task = asyncio.ensure_future(prefs_store.asave())
         tasks.add(task)
         task.add_done_callback(tasks.discard)
@@ -71,21 +73,30 @@ def install_tabs(window: MainWindow, services: AppServices) -> None:
     )
     if prefs_store is not None:
         prefs_store.subscribe(
-            lambda changed: "approval_mode" in changed and policy.set_mode(prefs_store.prefs.approval_mode)
+            lambda changed: (
+                "approval_mode" in changed and policy.set_mode(prefs_store.prefs.approval_mode)
+            )
         )
 
     chat = ChatTab(services, window, policy=policy)
     settings = SettingsTab(services, window)
     skills = SkillsTab(services, window)
     memory = MemoryTab(services, window)
-    for key, tab in (("chat", chat), ("settings", settings), ("skills", skills), ("memory", memory)):
+    for key, tab in (
+        ("chat", chat),
+        ("settings", settings),
+        ("skills", skills),
+        ("memory", memory),
+    ):
         window.set_tab(key, tab)
     window.newChatRequested.connect(chat.new_chat)
     window.searchRequested.connect(chat.focus_search)
     window.stopRequested.connect(chat.stop_current)
     window.openSessionRequested.connect(chat.open_session)
     window.shuttingDown.connect(chat.shutdown)
-    services.agentReady.connect(lambda: window.current_tab_key() == "chat" and chat.focus_composer())
+    services.agentReady.connect(
+        lambda: window.current_tab_key() == "chat" and chat.focus_composer()
+    )
 
     def open_settings(section: str) -> None:
         window.show_tab("settings")
@@ -99,8 +110,15 @@ def install_tabs(window: MainWindow, services: AppServices) -> None:
     if starter is not None:
         settings.keyChanged.connect(lambda _provider: _settings_changed(window, services))
         services.configChanged.connect(lambda: _settings_changed(window, services))
-    services.extras.setdefault("closers", []).extend([settings.aclose, skills.aclose, memory.aclose])
-    services.extras["tabs"] = {"chat": chat, "settings": settings, "skills": skills, "memory": memory}
+    services.extras.setdefault("closers", []).extend(
+        [settings.aclose, skills.aclose, memory.aclose]
+    )
+    services.extras["tabs"] = {
+        "chat": chat,
+        "settings": settings,
+        "skills": skills,
+        "memory": memory,
+    }
     _offer_onboarding(window, services, tasks)
 
 
@@ -122,9 +140,12 @@ def _settings_changed(window: MainWindow, services: AppServices) -> None:
         window.remove_banner("restart")
         starter.retry()
 
-    window.show_banner("restart", "Settings changed. Reconnect the agent to use them "
-                       "(running answers will stop).", severity="info",
-                       actions=[("Apply now", apply)])
+    window.show_banner(
+        "restart",
+        "Settings changed. Reconnect the agent to use them (running answers will stop).",
+        severity="info",
+        actions=[("Apply now", apply)],
+    )
 
 
 def _offer_onboarding(window: MainWindow, services: AppServices, tasks: set[Any]) -> None:

@@ -28,7 +28,9 @@ def _scrubbed(name: str) -> bool:
     """Config overrides and provider keys are removed; test switches are kept."""
     if name in _PROVIDER_ENV:
         return True
-    return name.startswith("NANOBOT_") and not name.startswith(("NANOBOT_TEST_", "NANOBOT_DESKTOP_"))
+    return name.startswith("NANOBOT_") and not name.startswith(
+        ("NANOBOT_TEST_", "NANOBOT_DESKTOP_")
+    )
 
 
 @pytest.fixture(autouse=True)
@@ -81,8 +83,14 @@ def write_config(path: Path, data: dict[str, Any]) -> Path:
 def custom_config(tmp_path: Path, api_base: str, **defaults: Any) -> Path:
     """A config that points the ``custom`` provider at ``api_base``; workspace under tmp."""
     data = {
-        "agents": {"defaults": {"model": "any-name", "provider": "custom",
-                                "workspace": str(tmp_path / "workspace"), **defaults}},
+        "agents": {
+            "defaults": {
+                "model": "any-name",
+                "provider": "custom",
+                "workspace": str(tmp_path / "workspace"),
+                **defaults,
+            }
+        },
         "providers": {"custom": {"apiBase": api_base}},
     }
     return write_config(tmp_path / "config" / "config.json", data)
@@ -102,7 +110,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     The GUI tier shares one qasync loop that stays installed as the running loop for the rest
     of the session (DESIGN §4); pytest-asyncio tests after it would find "another loop running".
     """
-    gui = [item for item in items if "tests/ui/" in item.nodeid.replace("\\", "/") or item.nodeid.startswith("ui/")]
+    gui = [
+        item
+        for item in items
+        if "tests/ui/" in item.nodeid.replace("\\", "/") or item.nodeid.startswith("ui/")
+    ]
     if gui:
         moved = set(gui)
         items[:] = [item for item in items if item not in moved] + gui

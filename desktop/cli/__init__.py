@@ -13,10 +13,16 @@ def _common(parser: argparse.ArgumentParser, *, top: bool) -> None:
     # Sub-commands use SUPPRESS so an option given before the command is not reset by them.
     default = None if top else argparse.SUPPRESS
     parser.add_argument(
-        "--config", metavar="PATH", default=default, help="config file (default ~/.nanobot/config.json)"
+        "--config",
+        metavar="PATH",
+        default=default,
+        help="config file (default ~/.nanobot/config.json)",
     )
     parser.add_argument(
-        "--workspace", metavar="PATH", default=default, help="workspace folder (overrides the config)"
+        "--workspace",
+        metavar="PATH",
+        default=default,
+        help="workspace folder (overrides the config)",
     )
 
 
@@ -35,21 +41,31 @@ def build_parser() -> argparse.ArgumentParser:
 
     agent = commands.add_parser("agent", parents=[common], help="chat from the terminal")
     agent.add_argument("-m", "--message", help="send one message, stream the reply, exit")
-    agent.add_argument("--session", default="cli:direct", help="conversation key (default cli:direct)")
+    agent.add_argument(
+        "--session", default="cli:direct", help="conversation key (default cli:direct)"
+    )
     agent.add_argument("--model", help="model for this run (default: the configured one)")
 
-    commands.add_parser("status", parents=[common], help="show config, model, provider and key source")
+    commands.add_parser(
+        "status", parents=[common], help="show config, model, provider and key source"
+    )
 
-    keys = commands.add_parser("keys", parents=[common], help="manage provider keys in the OS keyring")
+    keys = commands.add_parser(
+        "keys", parents=[common], help="manage provider keys in the OS keyring"
+    )
     key_commands = keys.add_subparsers(dest="keys_command", metavar="ACTION", required=True)
-    key_set = key_commands.add_parser("set", parents=[common], help="store a provider key (no echo)")
+    key_set = key_commands.add_parser(
+        "set", parents=[common], help="store a provider key (no echo)"
+    )
     key_set.add_argument("provider", help="provider name, e.g. openai, anthropic, openrouter")
     key_set.add_argument("--stdin", action="store_true", help="read the key from standard input")
     key_commands.add_parser("list", parents=[common], help="where each provider's key comes from")
     key_delete = key_commands.add_parser("delete", parents=[common], help="remove a stored key")
     key_delete.add_argument("provider")
     key_commands.add_parser(
-        "migrate", parents=[common], help="move plaintext apiKey values from config.json to the keyring"
+        "migrate",
+        parents=[common],
+        help="move plaintext apiKey values from config.json to the keyring",
     )
     from desktop.cli.memory import add_memory_parser
 
@@ -57,8 +73,11 @@ def build_parser() -> argparse.ArgumentParser:
     from desktop.cli.cron import add_cron_parser
 
     add_cron_parser(commands, common)
-    commands.add_parser("gateway", parents=[common],
-                        help="run the agent, scheduler, heartbeat and MCP servers headless until Ctrl-C")
+    commands.add_parser(
+        "gateway",
+        parents=[common],
+        help="run the agent, scheduler, heartbeat and MCP servers headless until Ctrl-C",
+    )
     return parser
 
 

@@ -50,8 +50,13 @@ async def _turn(loop: AgentLoop, session: str, text: str) -> bool:
     hook = TerminalHook()
     channel, _, chat_id = session.partition(":")
     try:
-        answer = await loop.process_direct(text, session_key=session, channel=channel or "cli",
-                                           chat_id=chat_id or "direct", hook=hook)
+        answer = await loop.process_direct(
+            text,
+            session_key=session,
+            channel=channel or "cli",
+            chat_id=chat_id or "direct",
+            hook=hook,
+        )
     except LLMError as exc:
         sys.stdout.write("\n" if hook.printed else "")
         fail(f"{exc.message} (your message is saved in session {session})", EXIT_FAILED)

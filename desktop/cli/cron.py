@@ -18,27 +18,45 @@ if TYPE_CHECKING:
     from desktop.core.cron.service import CronService
 
 
-def add_cron_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser],
-                    common: argparse.ArgumentParser) -> None:
+def add_cron_parser(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
+) -> None:
     """Add ``cron`` with its actions to the top-level sub-parsers."""
     cron = commands.add_parser(
-        "cron", parents=[common], help="scheduled jobs: reminders, recurring tasks, Dream, heartbeat",
+        "cron",
+        parents=[common],
+        help="scheduled jobs: reminders, recurring tasks, Dream, heartbeat",
         description="Jobs run as agent turns in the conversation they belong to while the app or "
         "'nanobot-desktop gateway' runs. 'dream' and 'heartbeat' are protected system jobs: "
-        "disable them in the config instead of removing them.")
+        "disable them in the config instead of removing them.",
+    )
     actions = cron.add_subparsers(dest="cron_command", metavar="ACTION", required=True)
     actions.add_parser("list", parents=[common], help="all jobs, system jobs included")
-    add = actions.add_parser("add", parents=[common], help="add a job (one of --every, --cron, --at)")
+    add = actions.add_parser(
+        "add", parents=[common], help="add a job (one of --every, --cron, --at)"
+    )
     add.add_argument("--message", required=True, help="what the agent should do or say")
     add.add_argument("--name", help="a short name (default: the message)")
     add.add_argument("--every", type=float, metavar="SECONDS", help="run every SECONDS")
     add.add_argument("--cron", metavar="EXPR", help="5-field cron expression, e.g. '0 9 * * 1-5'")
-    add.add_argument("--tz", metavar="ZONE", help="IANA timezone for --cron/--at (default: the configured one)")
-    add.add_argument("--at", metavar="ISO-TIME", help="run once at this time, e.g. 2026-05-01T09:30")
-    add.add_argument("--session", default="desktop:reminders", metavar="KEY",
-                     help="conversation the job runs in (default desktop:reminders)")
-    for name, text in (("remove", "remove a job"), ("enable", "enable a job"),
-                       ("disable", "disable a job"), ("run", "run a job now (needs a model)")):
+    add.add_argument(
+        "--tz", metavar="ZONE", help="IANA timezone for --cron/--at (default: the configured one)"
+    )
+    add.add_argument(
+        "--at", metavar="ISO-TIME", help="run once at this time, e.g. 2026-05-01T09:30"
+    )
+    add.add_argument(
+        "--session",
+        default="desktop:reminders",
+        metavar="KEY",
+        help="conversation the job runs in (default desktop:reminders)",
+    )
+    for name, text in (
+        ("remove", "remove a job"),
+        ("enable", "enable a job"),
+        ("disable", "disable a job"),
+        ("run", "run a job now (needs a model)"),
+    ):
         action = actions.add_parser(name, parents=[common], help=text)
         action.add_argument("job_id")
 
@@ -50,8 +68,12 @@ def _service(config: Config) -> CronService:
     async def not_here(job: object) -> None:
         raise RuntimeError("jobs run in the app or the gateway")
 
-    service = CronService(config.workspace_path / "cron" / "jobs.json", on_job=not_here,
-                          default_tz=config.agents.defaults.effective_timezone, protected=SYSTEM_JOBS)
+    service = CronService(
+        config.workspace_path / "cron" / "jobs.json",
+        on_job=not_here,
+        default_tz=config.agents.defaults.effective_timezone,
+        protected=SYSTEM_JOBS,
+    )
     sync_system_jobs(service, config)
     return service
 
@@ -104,14 +126,27 @@ def _add(service: CronService, args: argparse.Namespace, config: Config) -> int:
     from desktop.core.cron.types import CronPayload
 
     if ":" not in args.session:
-        return fail(f"--session must look like CHANNEL:CHAT (e.g. desktop:reminders), got {args.session!r}")
+        return fail(
+            f"--session must look like CHANNEL:CHAT (e.g. desktop:reminders), got {args.session!r}"
+        )
     channel, _, chat = args.session.partition(":")
     try:
-        schedule, once = build_schedule(every_seconds=args.every, cron_expr=args.cron, tz=args.tz,
-                                        at=args.at, default_tz=service.default_tz)
-        payload = CronPayload(message=args.message, session_key=args.session,
-                              origin_channel=channel, origin_chat_id=chat)
-        job = service.add_job((args.name or args.message)[:40], schedule, payload, delete_after_run=once)
+        schedule, once = build_schedule(
+            every_seconds=args.every,
+            cron_expr=args.cron,
+            tz=args.tz,
+            at=args.at,
+            default_tz=service.default_tz,
+        )
+        payload = CronPayload(
+            message=args.message,
+            session_key=args.session,
+            origin_channel=channel,
+            origin_chat_id=chat,
+        )
+        job = service.add_job(
+            (args.name or args.message)[:40], schedule, payload, delete_after_run=once
+        )
     except ValueError as exc:
         return fail(f"cannot add the job: {exc}")
     print("Added:\n" + describe_job(job, protected=False, tz=service.default_tz))

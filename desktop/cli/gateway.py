@@ -38,7 +38,9 @@ async def _print_outbound(runtime: Runtime) -> None:
 
 def _summary(runtime: Runtime, config: Config) -> None:
     defaults = config.agents.defaults
-    _say(f"nanobot gateway: model {runtime.agent.provider.model}, workspace {config.workspace_path}")
+    _say(
+        f"nanobot gateway: model {runtime.agent.provider.model}, workspace {config.workspace_path}"
+    )
     jobs = runtime.cron.list_jobs()
     system = [j.id for j in jobs if runtime.cron.is_protected(j.id)]
     _say(f"scheduler: {len(jobs) - len(system)} job(s), system jobs: {', '.join(system) or 'none'}")

@@ -43,13 +43,19 @@ def run_keys(args: argparse.Namespace) -> int:
                 store.set(spec.name, value)
             except KeyringUnavailable as exc:
                 return fail(f"{exc}\nNothing was stored.", EXIT_FAILED)
-            print(f"Stored the {spec.display_name} key in the OS keyring ({store.backend_status()[1]}).")
+            print(
+                f"Stored the {spec.display_name} key in the OS keyring ({store.backend_status()[1]})."
+            )
             return EXIT_OK
         try:
             existed = store.delete(spec.name)
         except KeyringUnavailable as exc:
             return fail(str(exc), EXIT_FAILED)
-        print(f"Removed the stored {spec.display_name} key." if existed else f"No stored key for {spec.display_name}.")
+        print(
+            f"Removed the stored {spec.display_name} key."
+            if existed
+            else f"No stored key for {spec.display_name}."
+        )
         return EXIT_OK
     if action == "list":
         usable, backend = store.backend_status()
@@ -78,7 +84,9 @@ def run_keys(args: argparse.Namespace) -> int:
         for name, reason in report.skipped:
             print(f"left in place: {name}: {reason}")
         if report.moved:
-            print("Note: the original nanobot reads keys only from config.json; give it a "
-                  "${VAR} reference if you still run it.")
+            print(
+                "Note: the original nanobot reads keys only from config.json; give it a "
+                "${VAR} reference if you still run it."
+            )
         return EXIT_FAILED if report.skipped else EXIT_OK
     return fail(f"unknown keys action {action}")

@@ -28,7 +28,10 @@ def run_status(args: argparse.Namespace) -> int:
         litellm_version = "not installed"
     rows = [
         ("version", f"nanobot-desktop {__version__} (litellm {litellm_version})"),
-        ("config", f"{origin.path}" + ("" if origin.existed else " (not created yet; defaults in use)")),
+        (
+            "config",
+            f"{origin.path}" + ("" if origin.existed else " (not created yet; defaults in use)"),
+        ),
         ("workspace", str(config.workspace_path)),
         ("model", defaults.model),
         ("timezone", defaults.effective_timezone),

@@ -45,8 +45,13 @@ class Runtime:
         await self.agent.stop()
 
 
-async def start_runtime(config: Config, *, provider: LLMProvider | None = None,
-                        bus: MessageBus | None = None, secrets: SecretStore | None = None) -> Runtime:
+async def start_runtime(
+    config: Config,
+    *,
+    provider: LLMProvider | None = None,
+    bus: MessageBus | None = None,
+    secrets: SecretStore | None = None,
+) -> Runtime:
     """Build the agent, register the system jobs and start the loop and the scheduler.
 
     Blocking work (importing litellm for the provider, keyring, syncing templates, reading

@@ -69,7 +69,9 @@ class ErrorDialog(QDialog):
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.summary.setAccessibleName("Error summary")
         self.summary.setMinimumWidth(520)
-        self.summary.setStyleSheet("padding: 6px 8px; background: palette(base); border-radius: 4px;")
+        self.summary.setStyleSheet(
+            "padding: 6px 8px; background: palette(base); border-radius: 4px;"
+        )
         layout.addWidget(self.summary)
         where = f"Details were written to {log_path}." if log_path else ""
         self.where = QLabel(where, self)

@@ -45,8 +45,9 @@ class AppServices(QObject):
     agentFailed = Signal(str)
     configChanged = Signal()
 
-    def __init__(self, config: Config, config_path: Path, secrets: SecretStore,
-                 parent: QObject | None = None) -> None:
+    def __init__(
+        self, config: Config, config_path: Path, secrets: SecretStore, parent: QObject | None = None
+    ) -> None:
         super().__init__(parent)
         self.config = config
         self.config_path = config_path

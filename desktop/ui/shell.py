@@ -168,7 +168,10 @@ class DesktopApp:
     def _on_config_loaded(self, services: AppServices) -> None:
         assert self.notifier is not None
         services.extras.update(
-            prefs=self.prefs, theme=self.theme, window=self.window, starter=self.starter,
+            prefs=self.prefs,
+            theme=self.theme,
+            window=self.window,
+            starter=self.starter,
             tray=self.tray,
         )
         services.bridge.reminderDue.connect(self.notifier.on_reminder)
@@ -262,7 +265,7 @@ class DesktopApp:
 
     async def _stop_parts(self) -> None:
         services = self.starter.services if self.starter is not None else None
-        for close in (services.extras.get("closers", []) if services is not None else []):
+        for close in services.extras.get("closers", []) if services is not None else []:
             try:
                 await close()
             except Exception:  # noqa: BLE001 - quitting must go on

@@ -205,10 +205,14 @@ class Tray(QObject):
         self.set_working(getattr(event, "session_key", ""), False)
 
     def _update(self) -> None:
-        self.icon.setIcon(badge_icon(working=bool(self._active), unread=self._unread + self._approvals))
+        self.icon.setIcon(
+            badge_icon(working=bool(self._active), unread=self._unread + self._approvals)
+        )
         if self._approvals:
-            tip = (f"nanobot — {self._approvals} tool call{'s' if self._approvals != 1 else ''} "
-                   "waiting for your approval")
+            tip = (
+                f"nanobot — {self._approvals} tool call{'s' if self._approvals != 1 else ''} "
+                "waiting for your approval"
+            )
         elif self._unread:
             tip = f"nanobot — {self._unread} unread reminder{'s' if self._unread != 1 else ''}"
         elif self._active:

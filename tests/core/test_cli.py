@@ -11,10 +11,18 @@ from tests.conftest import CLI, cli_env, custom_config, write_config
 from tests.fakes.openai_server import Fail, Reply, ScriptedOpenAIServer
 
 
-def run(args: list[str], home: Path, stdin: str | None = None, **env: str) -> subprocess.CompletedProcess[str]:
+def run(
+    args: list[str], home: Path, stdin: str | None = None, **env: str
+) -> subprocess.CompletedProcess[str]:
     """Run the CLI with an isolated environment."""
-    return subprocess.run([CLI, *args], input=stdin, capture_output=True, text=True, timeout=180,
-                          env=cli_env(home, **env))
+    return subprocess.run(
+        [CLI, *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env=cli_env(home, **env),
+    )
 
 
 def _session_lines(tmp_path: Path, name: str = "cli_direct.jsonl") -> list[dict[str, object]]:
@@ -28,7 +36,9 @@ def test_version(isolated_env: Path) -> None:
     assert result.returncode == 0 and result.stdout.strip() == f"nanobot-desktop {__version__}"
 
 
-def test_agent_message_streams_and_saves(scripted_server: ScriptedOpenAIServer, tmp_path: Path, isolated_env: Path) -> None:
+def test_agent_message_streams_and_saves(
+    scripted_server: ScriptedOpenAIServer, tmp_path: Path, isolated_env: Path
+) -> None:
     """agent -m: streamed to stdout in several chunks, the turn saved in nanobot's format."""
     scripted_server.push(Reply("The quick brown fox jumps over the lazy dog.", chunk=3))
     config = custom_config(tmp_path, scripted_server.url)
@@ -40,24 +50,48 @@ def test_agent_message_streams_and_saves(scripted_server: ScriptedOpenAIServer, 
     assert body["messages"][0]["role"] == "system" and body["messages"][-1]["role"] == "user"
     assert body["messages"][-1]["content"].endswith("\n\nhello there")
     meta, user, assistant = _session_lines(tmp_path)
-    assert meta["_type"] == "metadata" and meta["key"] == "cli:direct" and meta["last_consolidated"] == 0
+    assert (
+        meta["_type"] == "metadata"
+        and meta["key"] == "cli:direct"
+        and meta["last_consolidated"] == 0
+    )
     assert (user["role"], user["content"]) == ("user", "hello there")
-    assert (assistant["role"], assistant["content"]) == ("assistant", "The quick brown fox jumps over the lazy dog.")
+    assert (assistant["role"], assistant["content"]) == (
+        "assistant",
+        "The quick brown fox jumps over the lazy dog.",
+    )
 
 
-def test_second_turn_sends_history_and_session_flag(scripted_server: ScriptedOpenAIServer, tmp_path: Path, isolated_env: Path) -> None:
+def test_second_turn_sends_history_and_session_flag(
+    scripted_server: ScriptedOpenAIServer, tmp_path: Path, isolated_env: Path
+) -> None:
     """--session picks the conversation; the next turn carries the history."""
     config = custom_config(tmp_path, scripted_server.url)
     scripted_server.push(Reply("first answer"), Reply("second answer"))
-    assert run(["agent", "--session", "cli:work", "-m", "one", "--config", str(config)], isolated_env).returncode == 0
-    assert run(["--config", str(config), "agent", "--session", "cli:work", "-m", "two"], isolated_env).returncode == 0
+    assert (
+        run(
+            ["agent", "--session", "cli:work", "-m", "one", "--config", str(config)], isolated_env
+        ).returncode
+        == 0
+    )
+    assert (
+        run(
+            ["--config", str(config), "agent", "--session", "cli:work", "-m", "two"], isolated_env
+        ).returncode
+        == 0
+    )
     sent = scripted_server.chat_requests()[1].body["messages"]
-    assert [(m["role"], m["content"]) for m in sent[1:-1]] == [("user", "one"), ("assistant", "first answer")]
+    assert [(m["role"], m["content"]) for m in sent[1:-1]] == [
+        ("user", "one"),
+        ("assistant", "first answer"),
+    ]
     assert sent[-1]["content"].endswith("two")
     assert len(_session_lines(tmp_path, "cli_work.jsonl")) == 5
 
 
-def test_interactive_prompt(scripted_server: ScriptedOpenAIServer, tmp_path: Path, isolated_env: Path) -> None:
+def test_interactive_prompt(
+    scripted_server: ScriptedOpenAIServer, tmp_path: Path, isolated_env: Path
+) -> None:
     """Without -m: a prompt loop until end of input."""
     scripted_server.push(Reply("answer one"), Reply("answer two"))
     config = custom_config(tmp_path, scripted_server.url)
@@ -67,7 +101,9 @@ def test_interactive_prompt(scripted_server: ScriptedOpenAIServer, tmp_path: Pat
     assert len(scripted_server.chat_requests()) == 2
 
 
-def test_provider_failure_keeps_the_user_message(scripted_server: ScriptedOpenAIServer, tmp_path: Path, isolated_env: Path) -> None:
+def test_provider_failure_keeps_the_user_message(
+    scripted_server: ScriptedOpenAIServer, tmp_path: Path, isolated_env: Path
+) -> None:
     """A failed call exits 1 with a short message; the user's message is already saved."""
     scripted_server.push(Fail(400, "model does not exist"))
     config = custom_config(tmp_path, scripted_server.url)
@@ -81,8 +117,10 @@ def test_provider_failure_keeps_the_user_message(scripted_server: ScriptedOpenAI
 
 def test_missing_key_is_explained(tmp_path: Path, isolated_env: Path) -> None:
     """A provider that needs a key, without one: how to add it, exit 2, no model call."""
-    config = write_config(tmp_path / "c.json", {"agents": {"defaults": {"model": "deepseek-chat",
-                                                                         "workspace": str(tmp_path / "ws")}}})
+    config = write_config(
+        tmp_path / "c.json",
+        {"agents": {"defaults": {"model": "deepseek-chat", "workspace": str(tmp_path / "ws")}}},
+    )
     result = run(["agent", "-m", "hi", "--config", str(config)], isolated_env)
     assert result.returncode == 2
     assert "No API key for DeepSeek" in result.stderr and "keys set deepseek" in result.stderr
@@ -101,12 +139,21 @@ def test_malformed_config_is_reported_and_untouched(tmp_path: Path, isolated_env
     assert path.read_bytes() == broken
 
 
-def test_status_names_everything_but_the_key(scripted_server: ScriptedOpenAIServer, tmp_path: Path, isolated_env: Path) -> None:
+def test_status_names_everything_but_the_key(
+    scripted_server: ScriptedOpenAIServer, tmp_path: Path, isolated_env: Path
+) -> None:
     """status: config, workspace, model, provider and where the key comes from."""
-    config = write_config(tmp_path / "c.json", {
-        "agents": {"defaults": {"model": "gpt-4o-mini", "workspace": str(tmp_path / "ws")}},
-    })
-    result = run(["status", "--config", str(config)], isolated_env, OPENAI_API_KEY="sk-status-test-0123456789")
+    config = write_config(
+        tmp_path / "c.json",
+        {
+            "agents": {"defaults": {"model": "gpt-4o-mini", "workspace": str(tmp_path / "ws")}},
+        },
+    )
+    result = run(
+        ["status", "--config", str(config)],
+        isolated_env,
+        OPENAI_API_KEY="sk-status-test-0123456789",
+    )
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert str(config) in out and str(tmp_path / "ws") in out and "gpt-4o-mini" in out
@@ -115,19 +162,25 @@ def test_status_names_everything_but_the_key(scripted_server: ScriptedOpenAIServ
     assert "sk-status-test" not in out + result.stderr
 
 
-def test_workspace_flag_overrides_for_the_run(scripted_server: ScriptedOpenAIServer, tmp_path: Path, isolated_env: Path) -> None:
+def test_workspace_flag_overrides_for_the_run(
+    scripted_server: ScriptedOpenAIServer, tmp_path: Path, isolated_env: Path
+) -> None:
     """--workspace puts the session elsewhere and leaves the config file alone."""
     config = custom_config(tmp_path, scripted_server.url)
     before = config.read_bytes()
     other = tmp_path / "elsewhere"
-    result = run(["agent", "-m", "hi", "--config", str(config), "--workspace", str(other)], isolated_env)
+    result = run(
+        ["agent", "-m", "hi", "--config", str(config), "--workspace", str(other)], isolated_env
+    )
     assert result.returncode == 0, result.stderr
     assert (other / "sessions" / "cli_direct.jsonl").is_file()
     assert not (tmp_path / "workspace" / "sessions").exists()
     assert config.read_bytes() == before
 
 
-def test_logs_go_beside_the_config(scripted_server: ScriptedOpenAIServer, tmp_path: Path, isolated_env: Path) -> None:
+def test_logs_go_beside_the_config(
+    scripted_server: ScriptedOpenAIServer, tmp_path: Path, isolated_env: Path
+) -> None:
     """A retried failure is logged to <config dir>/logs/nanobot-desktop.log."""
     scripted_server.push(Fail(503, "busy"), Reply("fine"))
     config = custom_config(tmp_path, scripted_server.url)

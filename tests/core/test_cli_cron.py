@@ -20,15 +20,27 @@ def _jobs(tmp_path: Path) -> list[dict[str, object]]:
 
 def test_cron_add_list_enable_disable_remove(tmp_path: Path, isolated_env: Path) -> None:
     config = str(custom_config(tmp_path, "http://127.0.0.1:9/v1", timezone="Europe/Berlin"))
-    added = run(["cron", "add", "--config", config, "--message", "Standup", "--cron", "0 9 * * 1-5"], isolated_env)
+    added = run(
+        ["cron", "add", "--config", config, "--message", "Standup", "--cron", "0 9 * * 1-5"],
+        isolated_env,
+    )
     assert added.returncode == 0, added.stderr
     job = next(j for j in _jobs(tmp_path) if j["payload"]["kind"] == "agent_turn")
-    assert job["schedule"] == {"kind": "cron", "atMs": None, "everyMs": None, "expr": "0 9 * * 1-5", "tz": None}
+    assert job["schedule"] == {
+        "kind": "cron",
+        "atMs": None,
+        "everyMs": None,
+        "expr": "0 9 * * 1-5",
+        "tz": None,
+    }
     assert job["payload"]["sessionKey"] == "desktop:reminders"
     listed = run(["cron", "list", "--config", config], isolated_env)
     assert listed.returncode == 0
     assert f"Standup (id: {job['id']}, cron 0 9 * * 1-5)" in listed.stdout
-    assert "dream (id: dream, every 2h)" in listed.stdout and "heartbeat (id: heartbeat" in listed.stdout
+    assert (
+        "dream (id: dream, every 2h)" in listed.stdout
+        and "heartbeat (id: heartbeat" in listed.stdout
+    )
     assert listed.stdout.count("Protected system job") == 2
     assert "CET" in listed.stdout or "CEST" in listed.stdout, "times shown in the configured zone"
     assert run(["cron", "disable", job["id"], "--config", config], isolated_env).returncode == 0
@@ -57,11 +69,28 @@ def test_cron_refusals_and_bad_input(tmp_path: Path, isolated_env: Path) -> None
     assert len(_jobs(tmp_path)) == 2
 
 
-def test_cron_run_now_runs_a_real_turn(scripted_server: ScriptedOpenAIServer, tmp_path: Path,
-                                       isolated_env: Path) -> None:
+def test_cron_run_now_runs_a_real_turn(
+    scripted_server: ScriptedOpenAIServer, tmp_path: Path, isolated_env: Path
+) -> None:
     config = str(custom_config(tmp_path, scripted_server.url))
-    assert run(["cron", "add", "--config", config, "--message", "Water the plants", "--every", "3600",
-                "--session", "cli:direct"], isolated_env).returncode == 0
+    assert (
+        run(
+            [
+                "cron",
+                "add",
+                "--config",
+                config,
+                "--message",
+                "Water the plants",
+                "--every",
+                "3600",
+                "--session",
+                "cli:direct",
+            ],
+            isolated_env,
+        ).returncode
+        == 0
+    )
     job_id = next(j["id"] for j in _jobs(tmp_path) if j["payload"]["kind"] == "agent_turn")
     scripted_server.push(Reply("Go water the plants!"))
     result = run(["cron", "run", job_id, "--config", config], isolated_env)
@@ -71,16 +100,38 @@ def test_cron_run_now_runs_a_real_turn(scripted_server: ScriptedOpenAIServer, tm
     assert job["state"]["lastStatus"] == "ok" and len(job["state"]["runHistory"]) == 1
 
 
-def test_gateway_fires_a_reminder_and_stops_cleanly(scripted_server: ScriptedOpenAIServer, tmp_path: Path,
-                                                    isolated_env: Path) -> None:
+def test_gateway_fires_a_reminder_and_stops_cleanly(
+    scripted_server: ScriptedOpenAIServer, tmp_path: Path, isolated_env: Path
+) -> None:
     """A job due a few seconds ahead fires in the running gateway; Ctrl-C stops it with status 0."""
     config = str(custom_config(tmp_path, scripted_server.url))
     at = (datetime.now() + timedelta(seconds=4)).replace(microsecond=0).isoformat()
-    assert run(["cron", "add", "--config", config, "--message", "Stand up", "--at", at,
-                "--session", "cli:direct"], isolated_env).returncode == 0
+    assert (
+        run(
+            [
+                "cron",
+                "add",
+                "--config",
+                config,
+                "--message",
+                "Stand up",
+                "--at",
+                at,
+                "--session",
+                "cli:direct",
+            ],
+            isolated_env,
+        ).returncode
+        == 0
+    )
     scripted_server.push(Reply("Time to stand up!"))
-    process = subprocess.Popen([CLI, "gateway", "--config", config], stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True, env=cli_env(isolated_env))
+    process = subprocess.Popen(
+        [CLI, "gateway", "--config", config],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=cli_env(isolated_env),
+    )
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and not scripted_server.chat_requests():
@@ -95,4 +146,6 @@ def test_gateway_fires_a_reminder_and_stops_cleanly(scripted_server: ScriptedOpe
     assert process.returncode == 0, err
     assert "reminder 'Stand up' (cli:direct): Time to stand up!" in out
     assert "Traceback" not in err and "stopped" in out
-    assert {j["id"] for j in _jobs(tmp_path)} == {"dream", "heartbeat"}, "the 'at' job was deleted after its run"
+    assert {j["id"] for j in _jobs(tmp_path)} == {"dream", "heartbeat"}, (
+        "the 'at' job was deleted after its run"
+    )

@@ -29,8 +29,17 @@ def test_defaults_follow_nanobot(tmp_path: Path) -> None:
     """A missing file gives nanobot's defaults (and the issue's)."""
     config = load_config(tmp_path / "absent.json", environ={})
     d = config.agents.defaults
-    assert (d.workspace, d.model, d.provider) == ("~/.nanobot/workspace", "anthropic/claude-opus-4-5", "auto")
-    assert (d.max_tokens, d.context_window_tokens, d.temperature, d.max_tool_iterations) == (8192, 65536, 0.1, 200)
+    assert (d.workspace, d.model, d.provider) == (
+        "~/.nanobot/workspace",
+        "anthropic/claude-opus-4-5",
+        "auto",
+    )
+    assert (d.max_tokens, d.context_window_tokens, d.temperature, d.max_tool_iterations) == (
+        8192,
+        65536,
+        0.1,
+        200,
+    )
     assert (d.dream.interval_h, d.dream.max_batch_size, d.dream.max_iterations) == (2, 20, 10)
     assert config.channels.send_progress is True and config.channels.send_tool_hints is False
     assert config.gateway.heartbeat.enabled is True and config.gateway.heartbeat.interval_s == 1800
@@ -44,7 +53,9 @@ def test_defaults_follow_nanobot(tmp_path: Path) -> None:
 
 def test_default_path_is_home_nanobot(tmp_path: Path) -> None:
     """Without a path the loader reads ~/.nanobot/config.json."""
-    write_config(Path.home() / ".nanobot" / "config.json", {"agents": {"defaults": {"model": "x/y"}}})
+    write_config(
+        Path.home() / ".nanobot" / "config.json", {"agents": {"defaults": {"model": "x/y"}}}
+    )
     config = load_config(environ={})
     assert config.agents.defaults.model == "x/y"
     assert config_origin(config).path == Path.home() / ".nanobot" / "config.json"
@@ -77,7 +88,10 @@ def test_saved_default_config_only_uses_nanobot_top_level_keys(tmp_path: Path) -
 
 def test_camel_case_on_disk_snake_case_accepted(tmp_path: Path) -> None:
     """snake_case keys load; the saved file is camelCase."""
-    path = write_config(tmp_path / "c.json", {"agents": {"defaults": {"max_tokens": 1234, "context_window_tokens": 4096}}})
+    path = write_config(
+        tmp_path / "c.json",
+        {"agents": {"defaults": {"max_tokens": 1234, "context_window_tokens": 4096}}},
+    )
     config = load_config(path, environ={})
     assert config.agents.defaults.max_tokens == 1234
     save_config(config)
@@ -90,7 +104,10 @@ def test_unknown_keys_survive(tmp_path: Path) -> None:
     """Keys we do not model survive load/save at every level."""
     data = {
         "agents": {"defaults": {"futureKnob": {"a": [1, 2]}}, "other": 1},
-        "providers": {"kilo": {"apiBase": "https://kilo"}, "openai": {"apiBase": "https://x", "organization": "org"}},
+        "providers": {
+            "kilo": {"apiBase": "https://kilo"},
+            "openai": {"apiBase": "https://x", "organization": "org"},
+        },
         "tools": {"mcpServers": {"t": {"command": "x", "futureFlag": True}}},
     }
     path = write_config(tmp_path / "c.json", data)
@@ -105,7 +122,9 @@ def test_unknown_keys_survive(tmp_path: Path) -> None:
 
 def test_env_overrides_nest_and_are_not_saved(tmp_path: Path) -> None:
     """NANOBOT_A__B__C overrides for the run, but the file keeps its own values."""
-    path = write_config(tmp_path / "c.json", {"agents": {"defaults": {"model": "file/model", "maxTokens": 100}}})
+    path = write_config(
+        tmp_path / "c.json", {"agents": {"defaults": {"model": "file/model", "maxTokens": 100}}}
+    )
     env = {
         "NANOBOT_AGENTS__DEFAULTS__MODEL": "env/model",
         "NANOBOT_AGENTS__DEFAULTS__MAX_TOKENS": "2048",
@@ -136,8 +155,13 @@ def test_changed_value_under_env_override_is_saved(tmp_path: Path) -> None:
 
 def test_var_references_resolve_and_are_written_back(tmp_path: Path) -> None:
     """${VAR} resolves at load; the reference, not the secret, is saved."""
-    path = write_config(tmp_path / "c.json", {"providers": {"openai": {"apiKey": "${MY_OPENAI}", "apiBase": "https://${HOST}/v1"}}})
-    config = load_config(path, environ={"MY_OPENAI": "sk-resolved-value-123", "HOST": "example.org"})
+    path = write_config(
+        tmp_path / "c.json",
+        {"providers": {"openai": {"apiKey": "${MY_OPENAI}", "apiBase": "https://${HOST}/v1"}}},
+    )
+    config = load_config(
+        path, environ={"MY_OPENAI": "sk-resolved-value-123", "HOST": "example.org"}
+    )
     assert config.providers.openai.api_key == "sk-resolved-value-123"
     assert config.providers.openai.api_base == "https://example.org/v1"
     save_config(config)
@@ -149,7 +173,9 @@ def test_var_references_resolve_and_are_written_back(tmp_path: Path) -> None:
 
 def test_unset_reference_is_a_warning_not_a_crash(tmp_path: Path) -> None:
     """A double-clicked app has no shell variables: an unset ${VAR} must not stop it."""
-    path = write_config(tmp_path / "c.json", {"providers": {"openai": {"apiKey": "${NOT_SET_ANYWHERE}"}}})
+    path = write_config(
+        tmp_path / "c.json", {"providers": {"openai": {"apiKey": "${NOT_SET_ANYWHERE}"}}}
+    )
     config = load_config(path, environ={})
     assert config.providers.openai.api_key == ""
     assert any("NOT_SET_ANYWHERE" in w for w in config_origin(config).warnings)
@@ -157,7 +183,9 @@ def test_unset_reference_is_a_warning_not_a_crash(tmp_path: Path) -> None:
 
 def test_workspace_override_is_not_saved(tmp_path: Path) -> None:
     """--workspace applies to the run only."""
-    path = write_config(tmp_path / "c.json", {"agents": {"defaults": {"workspace": "~/ws-in-file"}}})
+    path = write_config(
+        tmp_path / "c.json", {"agents": {"defaults": {"workspace": "~/ws-in-file"}}}
+    )
     config = load_config(path, environ={}, workspace=tmp_path / "other")
     assert config.workspace_path == tmp_path / "other"
     save_config(config)
@@ -180,7 +208,9 @@ def test_invalid_json_names_file_and_line_and_is_never_overwritten(tmp_path: Pat
 def test_schema_error_names_field_and_line(tmp_path: Path) -> None:
     """A wrong type points at the field and its line."""
     path = tmp_path / "config.json"
-    path.write_text('{\n  "agents": {\n    "defaults": {\n      "model": "m",\n      "maxTokens": "lots"\n    }\n  }\n}\n')
+    path.write_text(
+        '{\n  "agents": {\n    "defaults": {\n      "model": "m",\n      "maxTokens": "lots"\n    }\n  }\n}\n'
+    )
     with pytest.raises(ConfigError) as info:
         load_config(path, environ={})
     err = info.value
@@ -195,7 +225,9 @@ def test_bad_timezone_is_rejected(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as info:
         load_config(path, environ={})
     assert info.value.field == "agents.defaults.timezone"
-    good = write_config(tmp_path / "g.json", {"agents": {"defaults": {"timezone": "Europe/Berlin"}}})
+    good = write_config(
+        tmp_path / "g.json", {"agents": {"defaults": {"timezone": "Europe/Berlin"}}}
+    )
     assert load_config(good, environ={}).agents.defaults.effective_timezone == "Europe/Berlin"
 
 

@@ -24,29 +24,46 @@ from tests.real_keyring import RealKeyring, real_keyring  # noqa: F401 - fixture
 pytestmark = pytest.mark.keyring_real
 
 
-def run(args: list[str], home: Path, service: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+def run(
+    args: list[str], home: Path, service: str, stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
     """The CLI in a subprocess on the same D-Bus session, under the test's service name."""
     env = cli_env(home, **{SERVICE_ENV: service})
     if sys.platform.startswith("linux"):
         assert env.get("DBUS_SESSION_BUS_ADDRESS"), "the subprocess must reach the Secret Service"
-    return subprocess.run([CLI, *args], input=stdin, capture_output=True, text=True, timeout=180, env=env)
+    return subprocess.run(
+        [CLI, *args], input=stdin, capture_output=True, text=True, timeout=180, env=env
+    )
 
 
 def _key(label: str) -> str:
     return f"sk-real-{label}-{os.urandom(10).hex()}"
 
 
-def test_cli_set_list_status_delete(real_keyring: RealKeyring, tmp_path: Path, isolated_env: Path) -> None:
+def test_cli_set_list_status_delete(
+    real_keyring: RealKeyring, tmp_path: Path, isolated_env: Path
+) -> None:
     """keys set --stdin → in the Secret Service; list/status name it; delete removes it."""
     key = _key("cli")
-    config = write_config(tmp_path / "config.json", {
-        "agents": {"defaults": {"model": "gpt-4o-mini", "workspace": str(tmp_path / "ws")}},
-    })
+    config = write_config(
+        tmp_path / "config.json",
+        {
+            "agents": {"defaults": {"model": "gpt-4o-mini", "workspace": str(tmp_path / "ws")}},
+        },
+    )
     cfg = ["--config", str(config)]
 
-    result = run(["keys", "set", "openai", "--stdin", *cfg], isolated_env, real_keyring.service, stdin=key + "\n")
+    result = run(
+        ["keys", "set", "openai", "--stdin", *cfg],
+        isolated_env,
+        real_keyring.service,
+        stdin=key + "\n",
+    )
     assert result.returncode == 0, result.stderr
-    assert "Stored the OpenAI key in the OS keyring" in result.stdout and "SecretService" in result.stdout
+    assert (
+        "Stored the OpenAI key in the OS keyring" in result.stdout
+        and "SecretService" in result.stdout
+    )
     assert key not in result.stdout + result.stderr
     assert real_keyring.get("openai") == key  # in-process, through the keyring API
     # Only under the test's service name (the default service is not even read).
@@ -62,8 +79,11 @@ def test_cli_set_list_status_delete(real_keyring: RealKeyring, tmp_path: Path, i
 
     result = run(["status", *cfg], isolated_env, real_keyring.service)
     assert result.returncode == 0, result.stderr
-    rows = {line.split("  ", 1)[0].strip(): line.split("  ", 1)[1].strip()
-            for line in result.stdout.splitlines() if "  " in line}
+    rows = {
+        line.split("  ", 1)[0].strip(): line.split("  ", 1)[1].strip()
+        for line in result.stdout.splitlines()
+        if "  " in line
+    }
     assert rows["key"] == f"available from keyring {real_keyring.service}/openai"
     assert rows["provider"].startswith("OpenAI")
     assert key not in result.stdout + result.stderr
@@ -77,13 +97,17 @@ def test_cli_set_list_status_delete(real_keyring: RealKeyring, tmp_path: Path, i
     assert result.returncode == 0 and result.stdout.strip() == "No stored key for OpenAI."
 
 
-def test_cli_migrate_into_the_real_keyring(real_keyring: RealKeyring, tmp_path: Path, isolated_env: Path) -> None:
+def test_cli_migrate_into_the_real_keyring(
+    real_keyring: RealKeyring, tmp_path: Path, isolated_env: Path
+) -> None:
     """keys migrate: the plaintext key moves into the Secret Service and leaves the file."""
     key = _key("mig")
     original = {
         "agents": {"defaults": {"model": "deepseek-chat", "workspace": str(tmp_path / "ws")}},
-        "providers": {"deepseek": {"apiKey": key, "apiBase": "https://api.deepseek.com"},
-                      "openai": {"apiKey": "${OPENAI_REF}"}},
+        "providers": {
+            "deepseek": {"apiKey": key, "apiBase": "https://api.deepseek.com"},
+            "openai": {"apiKey": "${OPENAI_REF}"},
+        },
         "tools": {"restrictToWorkspace": True},
     }
     config = write_config(tmp_path / "config.json", original)
@@ -113,8 +137,10 @@ def test_secret_store_against_the_real_backend(real_keyring: RealKeyring, tmp_pa
     assert real_keyring.get("anthropic") == key
     assert SecretStore(real_keyring.service).get("anthropic") == key  # persisted, not cached
     assert SecretStore(real_keyring.service + "-other").get("anthropic") is None
-    path = write_config(tmp_path / "config.json",
-                        {"providers": {"anthropic": {"apiKey": "sk-ant-plain-0123456789"}}})
+    path = write_config(
+        tmp_path / "config.json",
+        {"providers": {"anthropic": {"apiKey": "sk-ant-plain-0123456789"}}},
+    )
     config = load_config(path, environ={})
     resolved = store.resolve("anthropic", config, {"ANTHROPIC_API_KEY": "sk-ant-env-0123456789"})
     assert (resolved.value, resolved.source) == (key, "keyring")
@@ -135,15 +161,22 @@ async def test_async_store_against_the_real_backend(real_keyring: RealKeyring) -
     assert await store.aget("groq") is None
 
 
-def test_migrate_in_process_against_the_real_backend(real_keyring: RealKeyring, tmp_path: Path) -> None:
+def test_migrate_in_process_against_the_real_backend(
+    real_keyring: RealKeyring, tmp_path: Path
+) -> None:
     """migrate_plaintext_keys with the real backend, including a conflicting stored key."""
     store = SecretStore(real_keyring.service)
     k_openai, k_stored, k_file = _key("o"), _key("stored"), _key("file")
     store.set("gemini", k_stored)
-    path = write_config(tmp_path / "config.json", {"providers": {
-        "openai": {"apiKey": k_openai}, "gemini": {"apiKey": k_file}}})
+    path = write_config(
+        tmp_path / "config.json",
+        {"providers": {"openai": {"apiKey": k_openai}, "gemini": {"apiKey": k_file}}},
+    )
     report = migrate_plaintext_keys(path, store)
     assert report.moved == ["openai"] and [p for p, _ in report.skipped] == ["gemini"]
     assert real_keyring.get("openai") == k_openai and real_keyring.get("gemini") == k_stored
     data = json.loads(path.read_text())
-    assert data["providers"]["openai"]["apiKey"] is None and data["providers"]["gemini"]["apiKey"] == k_file
+    assert (
+        data["providers"]["openai"]["apiKey"] is None
+        and data["providers"]["gemini"]["apiKey"] == k_file
+    )

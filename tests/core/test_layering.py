@@ -29,7 +29,10 @@ def qt_modules_pulled_in(package: str, extra_path: Path | None = None) -> list[s
     env_path = [str(extra_path)] if extra_path else []
     result = subprocess.run(
         [sys.executable, "-c", f"import sys; sys.path[:0] = {env_path!r}\n" + _PROBE, package],
-        capture_output=True, text=True, timeout=240, cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        cwd=REPO,
     )
     assert result.returncode == 0, result.stderr
     line = result.stdout.strip().splitlines()[-1] if result.stdout.strip() else ""
@@ -55,6 +58,8 @@ def test_import_linter_contract() -> None:
     """The import-linter contract in pyproject.toml (static graph) holds."""
     lint = shutil.which("lint-imports", path=str(Path(sys.executable).parent))
     assert lint, "import-linter is part of the test extra"
-    result = subprocess.run([lint, "--no-cache"], capture_output=True, text=True, cwd=REPO, timeout=240)
+    result = subprocess.run(
+        [lint, "--no-cache"], capture_output=True, text=True, cwd=REPO, timeout=240
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "desktop.core is Qt-free KEPT" in result.stdout

@@ -43,7 +43,12 @@ def _fresh_key() -> str:
 def _needles(key: str) -> list[bytes]:
     """The key, and fragments of it that a partial leak (or a stripped prefix) would show."""
     random_part = key.rsplit("-", 1)[1]
-    return [key.encode(), random_part.encode(), random_part[:12].encode(), random_part[-12:].encode()]
+    return [
+        key.encode(),
+        random_part.encode(),
+        random_part[:12].encode(),
+        random_part[-12:].encode(),
+    ]
 
 
 def _hits(roots: list[Path], texts: dict[str, str], key: str) -> list[str]:
@@ -60,8 +65,9 @@ def _hits(roots: list[Path], texts: dict[str, str], key: str) -> list[str]:
     return found
 
 
-def _scene(tmp_path: Path, home: Path, server: ScriptedOpenAIServer, *, api_key: str | None,
-           **env: str) -> Scene:
+def _scene(
+    tmp_path: Path, home: Path, server: ScriptedOpenAIServer, *, api_key: str | None, **env: str
+) -> Scene:
     key = _fresh_key()
     config = custom_config(tmp_path, server.url)
     data = json.loads(config.read_text())
@@ -71,14 +77,22 @@ def _scene(tmp_path: Path, home: Path, server: ScriptedOpenAIServer, *, api_key:
     return Scene(key, config, tmp_path / "workspace", home, cli_env(home, **env))
 
 
-def _run(scene: Scene, args: list[str], stdin: str | None = None,
-         **extra_env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([CLI, *args, "--config", str(scene.config)], input=stdin, capture_output=True,
-                          text=True, timeout=240, env={**scene.env, **extra_env})
+def _run(
+    scene: Scene, args: list[str], stdin: str | None = None, **extra_env: str
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [CLI, *args, "--config", str(scene.config)],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        env={**scene.env, **extra_env},
+    )
 
 
-def _assert_no_leak(scene: Scene, server: ScriptedOpenAIServer, outputs: dict[str, str],
-                    attempts: int) -> None:
+def _assert_no_leak(
+    scene: Scene, server: ScriptedOpenAIServer, outputs: dict[str, str], attempts: int
+) -> None:
     # The key really went over the wire, on every attempt (so the searches below can fail).
     sent = [r.headers.get("Authorization") for r in server.chat_requests()]
     assert sent == [f"Bearer {scene.key}"] * attempts, [s and s[:20] for s in sent]
@@ -89,14 +103,17 @@ def _assert_no_leak(scene: Scene, server: ScriptedOpenAIServer, outputs: dict[st
     assert hits == [], "the key leaked:\n" + "\n".join(hits)
 
 
-def test_key_from_env_reference_never_leaks(scripted_server: ScriptedOpenAIServer, tmp_path: Path,
-                                            isolated_env: Path) -> None:
+def test_key_from_env_reference_never_leaks(
+    scripted_server: ScriptedOpenAIServer, tmp_path: Path, isolated_env: Path
+) -> None:
     """${LEAK_KEY} in the config; a 401 echoing the key, then 500s echoing it through retries."""
     scene = _scene(tmp_path, isolated_env, scripted_server, api_key="${LEAK_KEY}")
     key = scene.key
     outputs: dict[str, str] = {}
 
-    scripted_server.push(Fail(401, "invalid api key", echo_key=True, error_type="invalid_request_error"))
+    scripted_server.push(
+        Fail(401, "invalid api key", echo_key=True, error_type="invalid_request_error")
+    )
     result = _run(scene, ["agent", "-m", "hi"], LEAK_KEY=key)
     assert result.returncode != 0
     assert "Traceback" not in result.stderr and result.stderr.strip()
@@ -126,11 +143,16 @@ def test_key_from_env_reference_never_leaks(scripted_server: ScriptedOpenAIServe
 
 
 @pytest.mark.keyring_real
-def test_key_from_real_keyring_never_leaks(real_keyring: RealKeyring, scripted_server: ScriptedOpenAIServer,
-                                           tmp_path: Path, isolated_env: Path) -> None:
+def test_key_from_real_keyring_never_leaks(
+    real_keyring: RealKeyring,
+    scripted_server: ScriptedOpenAIServer,
+    tmp_path: Path,
+    isolated_env: Path,
+) -> None:
     """The same, with the key in the real keyring (keys set custom --stdin)."""
-    scene = _scene(tmp_path, isolated_env, scripted_server, api_key=None,
-                   **{SERVICE_ENV: real_keyring.service})
+    scene = _scene(
+        tmp_path, isolated_env, scripted_server, api_key=None, **{SERVICE_ENV: real_keyring.service}
+    )
     assert scene.env.get("DBUS_SESSION_BUS_ADDRESS") or not sys.platform.startswith("linux")
     outputs: dict[str, str] = {}
     result = _run(scene, ["keys", "set", "custom", "--stdin"], stdin=scene.key + "\n")
@@ -138,7 +160,9 @@ def test_key_from_real_keyring_never_leaks(real_keyring: RealKeyring, scripted_s
     outputs["keys set"] = result.stdout + result.stderr
     assert real_keyring.get("custom") == scene.key
 
-    scripted_server.push(Fail(401, "invalid api key", echo_key=True, error_type="invalid_request_error"))
+    scripted_server.push(
+        Fail(401, "invalid api key", echo_key=True, error_type="invalid_request_error")
+    )
     result = _run(scene, ["agent", "-m", "hi"])
     assert result.returncode != 0
     outputs.update({"401 stdout": result.stdout, "401 stderr": result.stderr})

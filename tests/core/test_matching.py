@@ -11,18 +11,43 @@ from desktop.core.providers.matching import ProviderNotFound, choose_provider, l
 from desktop.core.providers.registry import PROVIDERS, find_by_name
 
 REQUIRED = {
-    "anthropic", "openai", "openrouter", "deepseek", "gemini", "groq", "moonshot", "minimax", "zhipu",
-    "dashscope", "siliconflow", "volcengine", "aihubmix", "mistral", "vllm", "ollama", "lm_studio", "custom",
+    "anthropic",
+    "openai",
+    "openrouter",
+    "deepseek",
+    "gemini",
+    "groq",
+    "moonshot",
+    "minimax",
+    "zhipu",
+    "dashscope",
+    "siliconflow",
+    "volcengine",
+    "aihubmix",
+    "mistral",
+    "vllm",
+    "ollama",
+    "lm_studio",
+    "custom",
 }
 
 
 def _config(model: str, provider: str = "auto", **sections: dict[str, Any]) -> Config:
-    return Config.model_validate({"agents": {"defaults": {"model": model, "provider": provider}}, "providers": sections})
+    return Config.model_validate(
+        {"agents": {"defaults": {"model": model, "provider": provider}}, "providers": sections}
+    )
 
 
 CASES = [
     # (model, forced provider, providers with a key, config sections, expected spec, expected litellm model)
-    ("anthropic/claude-opus-4-5", "auto", {"anthropic"}, {}, "anthropic", "anthropic/claude-opus-4-5"),
+    (
+        "anthropic/claude-opus-4-5",
+        "auto",
+        {"anthropic"},
+        {},
+        "anthropic",
+        "anthropic/claude-opus-4-5",
+    ),
     ("claude-sonnet-4", "auto", {"anthropic"}, {}, "anthropic", "claude-sonnet-4"),
     ("gpt-4o-mini", "auto", {"openai"}, {}, "openai", "gpt-4o-mini"),
     ("deepseek-chat", "auto", {"deepseek"}, {}, "deepseek", "deepseek/deepseek-chat"),
@@ -34,29 +59,64 @@ CASES = [
     ("mistral-large-latest", "auto", {"mistral"}, {}, "mistral", "mistral/mistral-large-latest"),
     ("groq/llama-3.3-70b", "auto", {"groq"}, {}, "groq", "groq/llama-3.3-70b"),
     # Explicit prefix wins over keyword (claude in the name, but openrouter prefix).
-    ("openrouter/anthropic/claude-3.5-sonnet", "auto", {"openrouter", "anthropic"}, {}, "openrouter",
-     "openrouter/anthropic/claude-3.5-sonnet"),
+    (
+        "openrouter/anthropic/claude-3.5-sonnet",
+        "auto",
+        {"openrouter", "anthropic"},
+        {},
+        "openrouter",
+        "openrouter/anthropic/claude-3.5-sonnet",
+    ),
     # Keyword without a key falls through to the first gateway with a key.
     ("claude-opus-4-5", "auto", {"openrouter"}, {}, "openrouter", "openrouter/claude-opus-4-5"),
     ("anthropic/claude-opus-4-5", "auto", {"aihubmix"}, {}, "aihubmix", "openai/claude-opus-4-5"),
     # Forced provider.
-    ("any-name", "custom", set(), {"custom": {"apiBase": "http://127.0.0.1:9/v1"}}, "custom", "openai/any-name"),
+    (
+        "any-name",
+        "custom",
+        set(),
+        {"custom": {"apiBase": "http://127.0.0.1:9/v1"}},
+        "custom",
+        "openai/any-name",
+    ),
     ("llama3", "ollama", set(), {}, "ollama", "ollama_chat/llama3"),
     ("ollama/llama3", "auto", set(), {}, "ollama", "ollama/llama3"),
-    ("vllm/qwen", "auto", set(), {"vllm": {"apiBase": "http://gpu:8000/v1"}}, "vllm", "hosted_vllm/qwen"),
+    (
+        "vllm/qwen",
+        "auto",
+        set(),
+        {"vllm": {"apiBase": "http://gpu:8000/v1"}},
+        "vllm",
+        "hosted_vllm/qwen",
+    ),
     ("local-model", "lm_studio", set(), {}, "lm_studio", "lm_studio/local-model"),
     # Gateway detected from the key prefix or apiBase of another section.
-    ("gpt-4o", "auto", {"openai"}, {"openai": {"apiBase": "https://openrouter.ai/api/v1"}}, "openrouter",
-     "openrouter/gpt-4o"),
+    (
+        "gpt-4o",
+        "auto",
+        {"openai"},
+        {"openai": {"apiBase": "https://openrouter.ai/api/v1"}},
+        "openrouter",
+        "openrouter/gpt-4o",
+    ),
     # Nothing with a key, but custom has an apiBase.
-    ("some-model", "auto", set(), {"custom": {"apiBase": "http://localhost:8080/v1"}}, "custom", "openai/some-model"),
+    (
+        "some-model",
+        "auto",
+        set(),
+        {"custom": {"apiBase": "http://localhost:8080/v1"}},
+        "custom",
+        "openai/some-model",
+    ),
     # Keyword with no key anywhere: the matching provider is still named (so the error can say which key).
     ("claude-opus-4-5", "auto", set(), {}, "anthropic", "claude-opus-4-5"),
 ]
 
 
 @pytest.mark.parametrize(("model", "forced", "keys", "sections", "spec", "routed"), CASES)
-def test_routing(model: str, forced: str, keys: set[str], sections: dict[str, Any], spec: str, routed: str) -> None:
+def test_routing(
+    model: str, forced: str, keys: set[str], sections: dict[str, Any], spec: str, routed: str
+) -> None:
     """Each row: the chosen provider and the model name LiteLLM receives."""
     choice = choose_provider(_config(model, forced, **sections), has_key=lambda n: n in keys)
     assert choice.spec.name == spec
@@ -67,7 +127,9 @@ def test_routing(model: str, forced: str, keys: set[str], sections: dict[str, An
 def test_key_prefix_detects_openrouter() -> None:
     """An sk-or- key stored for openai routes through OpenRouter."""
     choice = choose_provider(
-        _config("gpt-4o"), has_key=lambda n: n == "openai", key_for=lambda n: "sk-or-v1-abc" if n == "openai" else None
+        _config("gpt-4o"),
+        has_key=lambda n: n == "openai",
+        key_for=lambda n: "sk-or-v1-abc" if n == "openai" else None,
     )
     assert choice.spec.name == "openrouter" and choice.section == "openai"
     assert choice.api_base == "https://openrouter.ai/api/v1"

@@ -25,12 +25,22 @@ FAST = (0.05, 0.1, 0.2)
 HELLO: list[dict[str, Any]] = [{"role": "user", "content": "hi"}]
 SECRET = "sk-test-SECRET1234567890abcdef"
 TOOLS: list[dict[str, Any]] = [
-    {"type": "function", "function": {"name": "read_file", "description": "Read a file.",
-                                      "parameters": {"type": "object",
-                                                     "properties": {"path": {"type": "string"}}}}},
-    {"type": "function", "function": {"name": "search", "description": "Search the web.",
-                                      "parameters": {"type": "object",
-                                                     "properties": {"query": {"type": "string"}}}}},
+    {
+        "type": "function",
+        "function": {
+            "name": "read_file",
+            "description": "Read a file.",
+            "parameters": {"type": "object", "properties": {"path": {"type": "string"}}},
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "search",
+            "description": "Search the web.",
+            "parameters": {"type": "object", "properties": {"query": {"type": "string"}}},
+        },
+    },
 ]
 
 
@@ -80,11 +90,20 @@ class Deltas:
 
 
 # -- success paths --------------------------------------------------------------------------
-async def test_streaming_text_reasoning_usage_and_finish(scripted_server: ScriptedOpenAIServer) -> None:
+async def test_streaming_text_reasoning_usage_and_finish(
+    scripted_server: ScriptedOpenAIServer,
+) -> None:
     """Text streams in order; <think> and reasoning_content go to reasoning; usage is parsed."""
     text = "Hello streaming world, this arrives in many small pieces."
-    scripted_server.push(Reply(text=f"<think>pondering deeply</think>{text}", reasoning="planned first",
-                               usage=(12, 7), chunk=3, finish_reason="length"))
+    scripted_server.push(
+        Reply(
+            text=f"<think>pondering deeply</think>{text}",
+            reasoning="planned first",
+            usage=(12, 7),
+            chunk=3,
+            finish_reason="length",
+        )
+    )
     deltas = Deltas()
     response = await make_provider(scripted_server).chat_stream(HELLO, on_delta=deltas)
 
@@ -97,7 +116,10 @@ async def test_streaming_text_reasoning_usage_and_finish(scripted_server: Script
     assert "reset" not in deltas.kinds()
     assert response.content == text
     assert response.reasoning_content is not None
-    assert "planned first" in response.reasoning_content and "pondering deeply" in response.reasoning_content
+    assert (
+        "planned first" in response.reasoning_content
+        and "pondering deeply" in response.reasoning_content
+    )
     assert response.usage.prompt_tokens == 12 and response.usage.completion_tokens == 7
     assert response.finish_reason == "length"
     assert response.tool_calls == [] and response.attempts == 1
@@ -111,12 +133,17 @@ async def test_non_streaming_tool_calls_parsed_repaired_and_rejected(
     scripted_server: ScriptedOpenAIServer,
 ) -> None:
     """Arguments become dicts; repairable JSON is repaired; non-objects are marked as errors."""
-    scripted_server.push(Reply(tool_calls=[
-        ("read_file", '{"path": "notes/a.txt"}'),
-        ("search", "{'query': 'weather', 'limit': 3,}"),
-        ("read_file", "[1, 2]"),
-        ("search", '"just text"'),
-    ], usage=(30, 9)))
+    scripted_server.push(
+        Reply(
+            tool_calls=[
+                ("read_file", '{"path": "notes/a.txt"}'),
+                ("search", "{'query': 'weather', 'limit': 3,}"),
+                ("read_file", "[1, 2]"),
+                ("search", '"just text"'),
+            ],
+            usage=(30, 9),
+        )
+    )
     response = await make_provider(scripted_server).chat(HELLO, TOOLS)
 
     assert response.content is None
@@ -138,7 +165,9 @@ async def test_non_streaming_tool_calls_parsed_repaired_and_rejected(
 
 async def test_non_streaming_think_and_reasoning(scripted_server: ScriptedOpenAIServer) -> None:
     """A non-streamed answer also has <think> moved out of the content."""
-    scripted_server.push(Reply(text="<think>weighing options</think>\n\nThe answer is 42.", usage=(8, 4)))
+    scripted_server.push(
+        Reply(text="<think>weighing options</think>\n\nThe answer is 42.", usage=(8, 4))
+    )
     response = await make_provider(scripted_server).chat(HELLO)
 
     assert response.content == "The answer is 42."
@@ -152,14 +181,19 @@ async def test_streamed_tool_calls_are_assembled(scripted_server: ScriptedOpenAI
     """Tool-call arguments streamed in 8-character pieces are joined per call index."""
     first = '{"query": "weather in Paris tomorrow", "limit": 3}'
     second = '{"path": "/tmp/some/long/path/file.txt"}'
-    scripted_server.push(Reply(text="Let me check.", tool_calls=[("search", first), ("read_file", second)]))
+    scripted_server.push(
+        Reply(text="Let me check.", tool_calls=[("search", first), ("read_file", second)])
+    )
     deltas = Deltas()
     response = await make_provider(scripted_server).chat_stream(HELLO, TOOLS, on_delta=deltas)
 
     assert response.content == "Let me check."
     assert deltas.joined("text") == "Let me check."
     assert response.finish_reason == "tool_calls"
-    assert [(c.id, c.name) for c in response.tool_calls] == [("call_0", "search"), ("call_1", "read_file")]
+    assert [(c.id, c.name) for c in response.tool_calls] == [
+        ("call_0", "search"),
+        ("call_1", "read_file"),
+    ]
     assert response.tool_calls[0].arguments == {"query": "weather in Paris tomorrow", "limit": 3}
     assert response.tool_calls[1].arguments == {"path": "/tmp/some/long/path/file.txt"}
     assert all(c.error is None for c in response.tool_calls)
@@ -169,9 +203,15 @@ async def test_streamed_tool_calls_are_assembled(scripted_server: ScriptedOpenAI
 # -- retries ----------------------------------------------------------------------------------
 async def test_429_honours_retry_after(scripted_server: ScriptedOpenAIServer) -> None:
     """A 429 with Retry-After: 1 is retried after at least a second, despite tiny delays."""
-    scripted_server.push(Fail(429, "Rate limit reached, slow down", headers={"Retry-After": "1"},
-                              error_type="rate_limit_error"),
-                         Reply("after the wait"))
+    scripted_server.push(
+        Fail(
+            429,
+            "Rate limit reached, slow down",
+            headers={"Retry-After": "1"},
+            error_type="rate_limit_error",
+        ),
+        Reply("after the wait"),
+    )
     response = await make_provider(scripted_server).chat(HELLO)
 
     assert response.content == "after the wait"
@@ -194,7 +234,9 @@ async def test_500_then_503_then_success(scripted_server: ScriptedOpenAIServer) 
     assert "reset" not in deltas.kinds()  # nothing was shown before the good attempt
 
 
-async def test_retries_exhausted_make_exactly_four_requests(scripted_server: ScriptedOpenAIServer) -> None:
+async def test_retries_exhausted_make_exactly_four_requests(
+    scripted_server: ScriptedOpenAIServer,
+) -> None:
     """Four 500s: one try plus three retries, and no hidden retries in LiteLLM or OpenAI."""
     scripted_server.push(Fail(500), Fail(500), Fail(500), Fail(500), Reply("never reached"))
     with pytest.raises(LLMError) as caught:
@@ -212,8 +254,14 @@ async def test_retries_exhausted_make_exactly_four_requests(scripted_server: Scr
         (Fail(401, "Incorrect API key provided", error_type="invalid_request_error"), "auth"),
         (Fail(403, "Forbidden for this key", error_type="permission_error"), "auth"),
         (Fail(400, "messages: field required", error_type="invalid_request_error"), "bad_request"),
-        (Fail(429, "You exceeded your current quota (insufficient_quota)", error_type="insufficient_quota"),
-         "quota"),
+        (
+            Fail(
+                429,
+                "You exceeded your current quota (insufficient_quota)",
+                error_type="insufficient_quota",
+            ),
+            "quota",
+        ),
     ],
     ids=["401", "403", "400", "429-quota"],
 )
@@ -247,7 +295,10 @@ async def test_transport_failures_are_connection_errors(
     scripted_server: ScriptedOpenAIServer, stream: bool
 ) -> None:
     """Reset before headers, reset mid-stream and a refused connection: kind connection, no status."""
-    cases: list[tuple[ScriptedOpenAIServer | str, Any]] = [(scripted_server, Reset()), (closed_port_url(), None)]
+    cases: list[tuple[ScriptedOpenAIServer | str, Any]] = [
+        (scripted_server, Reset()),
+        (closed_port_url(), None),
+    ]
     if stream:  # only a streamed answer can be cut off in the middle
         cases.append((scripted_server, Reply(text="cut off in the middle", reset_after=2)))
     for target, step in cases:
@@ -256,7 +307,10 @@ async def test_transport_failures_are_connection_errors(
         provider = make_provider(target, retry_delays=())
         with pytest.raises(LLMError) as caught:
             await (provider.chat_stream(HELLO) if stream else provider.chat(HELLO))
-        assert (caught.value.kind, caught.value.status) == ("connection", None), (step, caught.value.message)
+        assert (caught.value.kind, caught.value.status) == ("connection", None), (
+            step,
+            caught.value.message,
+        )
         assert caught.value.retryable and caught.value.attempts == 1
         assert caught.value.message.startswith("Could not reach the provider")
     assert len(scripted_server.chat_requests()) == (2 if stream else 1)  # nothing was retried
@@ -281,7 +335,9 @@ async def test_stall_before_headers_times_out_then_retries(
     assert len(retries) == 1 and "(timeout)" in retries[0]
 
 
-async def test_stall_before_headers_reports_timeout_kind(scripted_server: ScriptedOpenAIServer) -> None:
+async def test_stall_before_headers_reports_timeout_kind(
+    scripted_server: ScriptedOpenAIServer,
+) -> None:
     """Without retries left, a stall surfaces as a timeout error after one attempt."""
     scripted_server.push(Stall(3, then=Reply("too late")))
     provider = make_provider(scripted_server, request_timeout=1.0, retry_delays=())
@@ -293,10 +349,14 @@ async def test_stall_before_headers_reports_timeout_kind(scripted_server: Script
     assert len(scripted_server.chat_requests()) == 1
 
 
-async def test_stall_mid_stream_resets_and_does_not_duplicate(scripted_server: ScriptedOpenAIServer) -> None:
+async def test_stall_mid_stream_resets_and_does_not_duplicate(
+    scripted_server: ScriptedOpenAIServer,
+) -> None:
     """A stream that goes silent is abandoned; the retry starts over after a reset delta."""
-    scripted_server.push(Reply(text="partial answer that stalls", stall_after=2, stall_for=3),
-                         Reply(text="complete second answer"))
+    scripted_server.push(
+        Reply(text="partial answer that stalls", stall_after=2, stall_for=3),
+        Reply(text="complete second answer"),
+    )
     deltas = Deltas()
     provider = make_provider(scripted_server, stream_idle_timeout=1.0)
     response = await provider.chat_stream(HELLO, on_delta=deltas)
@@ -306,17 +366,25 @@ async def test_stall_mid_stream_resets_and_does_not_duplicate(scripted_server: S
     cut = kinds.index("reset")
     before = "".join(d.text for d in deltas.items[:cut] if d.kind == "text")
     after = "".join(d.text for d in deltas.items[cut + 1 :] if d.kind == "text")
-    assert before and "partial answer that stalls".startswith(before) and before != "partial answer that stalls"
+    assert (
+        before
+        and "partial answer that stalls".startswith(before)
+        and before != "partial answer that stalls"
+    )
     assert after == "complete second answer"
     assert response.content == "complete second answer"
     assert response.attempts == 2
     assert len(scripted_server.chat_requests()) == 2
 
 
-async def test_reset_mid_stream_resets_and_does_not_duplicate(scripted_server: ScriptedOpenAIServer) -> None:
+async def test_reset_mid_stream_resets_and_does_not_duplicate(
+    scripted_server: ScriptedOpenAIServer,
+) -> None:
     """A connection reset in the middle of a stream is retried without keeping the partial text."""
-    scripted_server.push(Reply(text="broken answer that is cut off", reset_after=2, delay=0.05),
-                         Reply(text="whole answer"))
+    scripted_server.push(
+        Reply(text="broken answer that is cut off", reset_after=2, delay=0.05),
+        Reply(text="whole answer"),
+    )
     deltas = Deltas()
     response = await make_provider(scripted_server).chat_stream(HELLO, on_delta=deltas)
 
@@ -330,7 +398,9 @@ async def test_reset_mid_stream_resets_and_does_not_duplicate(scripted_server: S
     assert "broken" not in (response.content or "")
 
 
-async def test_cancel_streaming_closes_the_connection(scripted_server: ScriptedOpenAIServer) -> None:
+async def test_cancel_streaming_closes_the_connection(
+    scripted_server: ScriptedOpenAIServer,
+) -> None:
     """Cancelling a stream raises CancelledError promptly and the server sees the client go away."""
     scripted_server.push(Reply(text="slow " * 60, chunk=5, delay=0.2))
     deltas = Deltas()
@@ -390,16 +460,29 @@ async def test_error_text_is_redacted(scripted_server: ScriptedOpenAIServer) -> 
     assert error.__cause__ is None and error.__suppress_context__
 
 
-async def test_prompt_caching_marks_system_and_last_tool(scripted_server: ScriptedOpenAIServer) -> None:
+async def test_prompt_caching_marks_system_and_last_tool(
+    scripted_server: ScriptedOpenAIServer,
+) -> None:
     """OpenRouter requests carry cache_control on the system block and the last tool only."""
     spec = find_by_name("openrouter")
     assert spec is not None and spec.supports_prompt_caching
-    choice = ProviderChoice(spec=spec, section="openrouter", model="openrouter/anthropic/claude-x",
-                            api_base=scripted_server.url)
-    provider = LiteLLMProvider(choice, api_key="sk-or-test-0123456789", retry_delays=FAST,
-                               request_timeout=10.0, stream_idle_timeout=10.0)
-    messages = [{"role": "system", "content": "You are a careful assistant."},
-                {"role": "user", "content": "hi"}]
+    choice = ProviderChoice(
+        spec=spec,
+        section="openrouter",
+        model="openrouter/anthropic/claude-x",
+        api_base=scripted_server.url,
+    )
+    provider = LiteLLMProvider(
+        choice,
+        api_key="sk-or-test-0123456789",
+        retry_delays=FAST,
+        request_timeout=10.0,
+        stream_idle_timeout=10.0,
+    )
+    messages = [
+        {"role": "system", "content": "You are a careful assistant."},
+        {"role": "user", "content": "hi"},
+    ]
     response = await provider.chat_stream(messages, TOOLS)
     assert response.content == "Hello from the scripted server."
 
@@ -415,10 +498,14 @@ async def test_prompt_caching_marks_system_and_last_tool(scripted_server: Script
     assert messages[0]["content"] == "You are a careful assistant."  # caller's list untouched
 
 
-async def test_custom_provider_sends_no_cache_control(scripted_server: ScriptedOpenAIServer) -> None:
+async def test_custom_provider_sends_no_cache_control(
+    scripted_server: ScriptedOpenAIServer,
+) -> None:
     """A plain OpenAI-compatible server gets the messages and tools unmarked."""
-    messages = [{"role": "system", "content": "You are a careful assistant."},
-                {"role": "user", "content": "hi"}]
+    messages = [
+        {"role": "system", "content": "You are a careful assistant."},
+        {"role": "user", "content": "hi"},
+    ]
     await make_provider(scripted_server).chat(messages, TOOLS)
 
     body = scripted_server.chat_requests()[0].body
@@ -440,7 +527,13 @@ def test_token_counting_works_offline(monkeypatch: pytest.MonkeyPatch) -> None:
     hello = count_text("hello world")
     assert 0 < hello <= 3
     assert count_text("hello world " * 50) > 10 * hello
-    messages = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "hello world"}]
+    messages = [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "hello world"},
+    ]
     total = count_messages(messages)
     assert total > count_text("Be brief.") + hello
-    assert count_messages(messages + [{"role": "assistant", "content": "hello world " * 20}]) > total + 20
+    assert (
+        count_messages(messages + [{"role": "assistant", "content": "hello world " * 20}])
+        > total + 20
+    )

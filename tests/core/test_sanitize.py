@@ -20,8 +20,14 @@ def test_only_standard_keys_survive() -> None:
     messages = [
         {"role": "system", "content": "s", "timestamp": "t"},
         {"role": "user", "content": "u", "timestamp": "t", "media": ["x"]},
-        {"role": "assistant", "content": "", "tool_calls": [{"id": "1", "type": "function",
-         "function": {"name": "f", "arguments": "{}"}}], "reasoning_content": "r"},
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [
+                {"id": "1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+            ],
+            "reasoning_content": "r",
+        },
         {"role": "tool", "content": "", "tool_call_id": "1", "name": "f", "duration": 3},
         {"role": "assistant", "content": "  ", "tool_calls": []},
     ]
@@ -36,8 +42,11 @@ def test_only_standard_keys_survive() -> None:
 
 def test_empty_text_parts_are_dropped_but_images_kept() -> None:
     """Multimodal content keeps images and non-empty text."""
-    content = [{"type": "text", "text": ""}, {"type": "image_url", "image_url": {"url": "data:x"}},
-               {"type": "text", "text": "look"}]
+    content = [
+        {"type": "text", "text": ""},
+        {"type": "image_url", "image_url": {"url": "data:x"}},
+        {"type": "text", "text": "look"},
+    ]
     out = sanitize_messages([{"role": "user", "content": content}])
     assert out[0]["content"] == [content[1], content[2]]
 
@@ -98,9 +107,18 @@ def test_tool_arguments_that_are_not_objects_fail(raw: object) -> None:
 def test_prompt_caching_marks_system_and_last_tool() -> None:
     """cache_control on the system block and the last tool only; inputs untouched."""
     messages = [{"role": "system", "content": "sys"}, {"role": "user", "content": "u"}]
-    tools = [{"type": "function", "function": {"name": "a"}}, {"type": "function", "function": {"name": "b"}}]
+    tools = [
+        {"type": "function", "function": {"name": "a"}},
+        {"type": "function", "function": {"name": "b"}},
+    ]
     out_messages, out_tools = apply_prompt_caching(messages, tools)
-    assert out_messages[0]["content"] == [{"type": "text", "text": "sys", "cache_control": {"type": "ephemeral"}}]
+    assert out_messages[0]["content"] == [
+        {"type": "text", "text": "sys", "cache_control": {"type": "ephemeral"}}
+    ]
     assert out_messages[1] == messages[1]
-    assert out_tools is not None and "cache_control" not in out_tools[0] and out_tools[1]["cache_control"]
+    assert (
+        out_tools is not None
+        and "cache_control" not in out_tools[0]
+        and out_tools[1]["cache_control"]
+    )
     assert messages[0]["content"] == "sys" and "cache_control" not in tools[1]

@@ -28,7 +28,13 @@ from desktop.cli import main as cli_main
 from desktop.core.config.errors import ConfigError
 from desktop.core.config.loader import load_config
 from desktop.core.config.migrate import migrate_plaintext_keys, plaintext_keys
-from desktop.core.config.secrets import SERVICE, SERVICE_ENV, KeyringUnavailable, ResolvedKey, SecretStore
+from desktop.core.config.secrets import (
+    SERVICE,
+    SERVICE_ENV,
+    KeyringUnavailable,
+    ResolvedKey,
+    SecretStore,
+)
 from tests.conftest import write_config
 from tests.fakes.memory_keyring import MemoryKeyring
 
@@ -147,19 +153,25 @@ def test_set_get_delete_round_trip(store: SecretStore, memory_keyring: MemoryKey
     assert store.delete("openai") is False
 
 
-def test_service_name_from_environment(memory_keyring: MemoryKeyring, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_service_name_from_environment(
+    memory_keyring: MemoryKeyring, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """NANOBOT_DESKTOP_KEYRING_SERVICE picks the service; the default is nanobot-desktop."""
     assert SecretStore().service == SERVICE == "nanobot-desktop"
     monkeypatch.setenv(SERVICE_ENV, "nanobot-desktop-other-profile")
     other = SecretStore()
     other.set("groq", "gsk-profile-key-123456")
-    assert memory_keyring.store == {("nanobot-desktop-other-profile", "groq"): "gsk-profile-key-123456"}
+    assert memory_keyring.store == {
+        ("nanobot-desktop-other-profile", "groq"): "gsk-profile-key-123456"
+    }
     monkeypatch.delenv(SERVICE_ENV)
     assert SecretStore().get("groq") is None
 
 
 @pytest.mark.parametrize("empty", ["", "   ", "\n\t"])
-def test_empty_key_is_rejected(store: SecretStore, memory_keyring: MemoryKeyring, empty: str) -> None:
+def test_empty_key_is_rejected(
+    store: SecretStore, memory_keyring: MemoryKeyring, empty: str
+) -> None:
     """Nothing is stored for an empty key, in the keyring or for the session."""
     with pytest.raises(ValueError, match="empty"):
         store.set("openai", empty)
@@ -178,8 +190,12 @@ async def test_async_round_trip(store: SecretStore, memory_keyring: MemoryKeyrin
 
 
 # -- resolution order ---------------------------------------------------------------------
-def _config(tmp_path: Path, providers: dict[str, Any], environ: dict[str, str] | None = None,
-            name: str = "config.json"):
+def _config(
+    tmp_path: Path,
+    providers: dict[str, Any],
+    environ: dict[str, str] | None = None,
+    name: str = "config.json",
+):
     path = write_config(tmp_path / name, {"providers": providers})
     return load_config(path, environ=environ or {})
 
@@ -190,7 +206,9 @@ def test_resolve_order(store: SecretStore, tmp_path: Path) -> None:
     environ = {"MY_OPENAI": k_ref, "OPENAI_API_KEY": k_env}
     with_ref = _config(tmp_path, {"openai": {"apiKey": "${MY_OPENAI}"}}, environ, "ref.json")
     with_plain = _config(tmp_path, {"openai": {"apiKey": k_plain}}, environ, "plain.json")
-    without = _config(tmp_path, {"openai": {"apiBase": "https://example.invalid/v1"}}, environ, "none.json")
+    without = _config(
+        tmp_path, {"openai": {"apiBase": "https://example.invalid/v1"}}, environ, "none.json"
+    )
 
     store.set("openai", k_ring)
     for config in (with_ref, with_plain, without):
@@ -216,8 +234,10 @@ def test_resolve_order(store: SecretStore, tmp_path: Path) -> None:
 
     # No detail ever carries the value.
     for config in (with_ref, with_plain, without):
-        assert all(k not in store.resolve("openai", config, environ).detail
-                   for k in (k_ring, k_ref, k_plain, k_env))
+        assert all(
+            k not in store.resolve("openai", config, environ).detail
+            for k in (k_ring, k_ref, k_plain, k_env)
+        )
 
 
 def test_resolve_unset_reference_falls_through_to_env(store: SecretStore, tmp_path: Path) -> None:
@@ -229,7 +249,10 @@ def test_resolve_unset_reference_falls_through_to_env(store: SecretStore, tmp_pa
 
 def test_resolve_snake_case_sections(store: SecretStore, tmp_path: Path) -> None:
     """Both spellings of a section and of apiKey are read; references are recognised in both."""
-    providers = {"lmStudio": {"api_key": "${LMS_KEY}"}, "openrouter": {"api_key": "sk-or-plain-123456"}}
+    providers = {
+        "lmStudio": {"api_key": "${LMS_KEY}"},
+        "openrouter": {"api_key": "sk-or-plain-123456"},
+    }
     config = _config(tmp_path, providers, {"LMS_KEY": "lms-secret-123456"})
     lm = store.resolve("lm_studio", config, {})
     assert (lm.value, lm.source) == ("lms-secret-123456", "config-ref")
@@ -240,14 +263,17 @@ def test_resolve_snake_case_sections(store: SecretStore, tmp_path: Path) -> None
 def test_resolve_names_an_environment_override(store: SecretStore, tmp_path: Path) -> None:
     """A NANOBOT_PROVIDERS__X__API_KEY override is not called a plaintext config key."""
     path = write_config(tmp_path / "config.json", {"providers": {"openai": {}}})
-    config = load_config(path, environ={"NANOBOT_PROVIDERS__OPENAI__API_KEY": "sk-override-0123456789"})
+    config = load_config(
+        path, environ={"NANOBOT_PROVIDERS__OPENAI__API_KEY": "sk-override-0123456789"}
+    )
     key = store.resolve("openai", config, {})
     assert (key.value, key.source) == ("sk-override-0123456789", "env")
     assert "NANOBOT_PROVIDERS__OPENAI__API_KEY" in key.detail and "migrate" not in key.detail
 
 
-def test_session_key_wins_and_stays_out_of_the_keyring(store: SecretStore, memory_keyring: MemoryKeyring,
-                                                        tmp_path: Path) -> None:
+def test_session_key_wins_and_stays_out_of_the_keyring(
+    store: SecretStore, memory_keyring: MemoryKeyring, tmp_path: Path
+) -> None:
     """A session-only key is used first and never written anywhere."""
     config = _config(tmp_path, {"openai": {"apiKey": "sk-plain-0123456789"}})
     store.set_session("openai", "sk-session-0123456789")
@@ -266,7 +292,9 @@ def test_keys_never_reach_os_environ(store: SecretStore, tmp_path: Path) -> None
     config = _config(tmp_path, {"deepseek": {"apiKey": "${MY_REF}"}}, environ)
     store.set("openai", k_ring)
     store.set_session("groq", "gsk-session-0123456789")
-    found = [store.resolve(name, config, environ) for name in ("openai", "deepseek", "anthropic", "groq")]
+    found = [
+        store.resolve(name, config, environ) for name in ("openai", "deepseek", "anthropic", "groq")
+    ]
     assert [k.source for k in found] == ["keyring", "config-ref", "env", "session"]
     assert dict(os.environ) == before
     for value in (k_ring, k_ref, k_env, "gsk-session-0123456789"):
@@ -370,7 +398,9 @@ def test_hanging_keyring_times_out_once(hanging_keyring: HangingKeyring, tmp_pat
     assert hanging_keyring.calls == 1  # never asked again
 
 
-def test_hanging_keyring_in_resolve_falls_back(hanging_keyring: HangingKeyring, tmp_path: Path) -> None:
+def test_hanging_keyring_in_resolve_falls_back(
+    hanging_keyring: HangingKeyring, tmp_path: Path
+) -> None:
     """resolve bounded by the timeout, then the config key is used."""
     store = SecretStore(SVC, timeout=0.5)
     config = _config(tmp_path, {"openai": {"apiKey": "sk-plain-0123456789"}})
@@ -418,7 +448,10 @@ async def test_async_calls_do_not_block_the_loop() -> None:
 
         task = asyncio.create_task(ticker())
         await asyncio.sleep(0.05)
-        for call in (lambda: store.aset("openai", "sk-slow-0123456789"), lambda: store.aget("openai")):
+        for call in (
+            lambda: store.aset("openai", "sk-slow-0123456789"),
+            lambda: store.aget("openai"),
+        ):
             before, started = ticks, time.monotonic()
             await call()
             assert time.monotonic() - started >= 0.35
@@ -430,8 +463,13 @@ async def test_async_calls_do_not_block_the_loop() -> None:
 # -- migration --------------------------------------------------------------------------------
 def _legacy_config(tmp_path: Path, openai: str, anthropic: str) -> tuple[Path, dict[str, Any]]:
     data = {
-        "agents": {"defaults": {"model": "gpt-4o-mini", "workspace": str(tmp_path / "ws"),
-                                "maxToolIterations": 7}},
+        "agents": {
+            "defaults": {
+                "model": "gpt-4o-mini",
+                "workspace": str(tmp_path / "ws"),
+                "maxToolIterations": 7,
+            }
+        },
         "providers": {
             "openai": {"apiKey": openai, "apiBase": None, "extraHeaders": {"X-Org": "org-1"}},
             "anthropic": {"apiKey": anthropic},
@@ -447,7 +485,9 @@ def _legacy_config(tmp_path: Path, openai: str, anthropic: str) -> tuple[Path, d
     return path, data
 
 
-def test_migrate_moves_plaintext_keys(store: SecretStore, memory_keyring: MemoryKeyring, tmp_path: Path) -> None:
+def test_migrate_moves_plaintext_keys(
+    store: SecretStore, memory_keyring: MemoryKeyring, tmp_path: Path
+) -> None:
     """Both plaintext keys move; the file loses only them; ${VAR} and the rest stay."""
     k_openai, k_anthropic = _fake_key("openai"), "sk-ant-" + os.urandom(8).hex()
     path, original = _legacy_config(tmp_path, k_openai, k_anthropic)
@@ -477,7 +517,9 @@ def test_migrate_moves_plaintext_keys(store: SecretStore, memory_keyring: Memory
     assert (again.moved, again.skipped) == ([], []) and path.read_bytes() == before
 
 
-def test_migrate_keeps_a_conflicting_key(store: SecretStore, memory_keyring: MemoryKeyring, tmp_path: Path) -> None:
+def test_migrate_keeps_a_conflicting_key(
+    store: SecretStore, memory_keyring: MemoryKeyring, tmp_path: Path
+) -> None:
     """A keyring holding a different key wins nothing and loses nothing: that key stays in the file."""
     k_file, k_ring, k_anthropic = _fake_key("file"), _fake_key("ring"), _fake_key("ant")
     memory_keyring.store[(SVC, "openai")] = k_ring
@@ -494,7 +536,9 @@ def test_migrate_keeps_a_conflicting_key(store: SecretStore, memory_keyring: Mem
     assert memory_keyring.store[(SVC, "openai")] == k_ring
 
 
-def test_migrate_same_key_already_stored(store: SecretStore, memory_keyring: MemoryKeyring, tmp_path: Path) -> None:
+def test_migrate_same_key_already_stored(
+    store: SecretStore, memory_keyring: MemoryKeyring, tmp_path: Path
+) -> None:
     """The keyring already holds exactly the file's key: it just leaves the file."""
     k_openai, k_anthropic = _fake_key("same"), _fake_key("ant")
     memory_keyring.store[(SVC, "openai")] = k_openai
@@ -504,7 +548,9 @@ def test_migrate_same_key_already_stored(store: SecretStore, memory_keyring: Mem
     assert k_openai not in path.read_text()
 
 
-def test_migrate_ignores_session_keys(store: SecretStore, memory_keyring: MemoryKeyring, tmp_path: Path) -> None:
+def test_migrate_ignores_session_keys(
+    store: SecretStore, memory_keyring: MemoryKeyring, tmp_path: Path
+) -> None:
     """A session-only key is not 'the keyring': the key really goes to the keyring first."""
     k_openai, k_anthropic = _fake_key("sess"), _fake_key("ant")
     path, _ = _legacy_config(tmp_path, k_openai, k_anthropic)
@@ -515,8 +561,9 @@ def test_migrate_ignores_session_keys(store: SecretStore, memory_keyring: Memory
     assert memory_keyring.store == {(SVC, "openai"): k_openai, (SVC, "anthropic"): k_anthropic}
 
 
-def test_migrate_both_spellings_with_different_keys(store: SecretStore, memory_keyring: MemoryKeyring,
-                                                    tmp_path: Path) -> None:
+def test_migrate_both_spellings_with_different_keys(
+    store: SecretStore, memory_keyring: MemoryKeyring, tmp_path: Path
+) -> None:
     """apiKey and api_key with different values: nothing is guessed, both stay in the file."""
     both = {"apiKey": "sk-first-0123456789", "api_key": "sk-second-0123456789"}
     path = write_config(tmp_path / "config.json", {"providers": {"openai": both}})
@@ -526,7 +573,9 @@ def test_migrate_both_spellings_with_different_keys(store: SecretStore, memory_k
     assert path.read_bytes() == before and memory_keyring.store == {}
 
 
-def test_migrate_malformed_json(store: SecretStore, memory_keyring: MemoryKeyring, tmp_path: Path) -> None:
+def test_migrate_malformed_json(
+    store: SecretStore, memory_keyring: MemoryKeyring, tmp_path: Path
+) -> None:
     """Broken JSON: ConfigError naming the line, the file byte-identical, the keyring untouched."""
     path = tmp_path / "config.json"
     broken = b'{\n  "providers": {\n    "openai": {"apiKey": "sk-broken-0123456789",}\n  }\n}\n'
@@ -576,8 +625,12 @@ def run_cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str])
 def test_cli_keys_set_list_delete(run_cli, memory_keyring: MemoryKeyring, tmp_path: Path) -> None:
     """keys set/list/delete: stored under the service, listed by source, never printed."""
     key = _fake_key("cli")
-    config = write_config(tmp_path / "config.json", {"providers": {"deepseek": {"apiKey": "${DS_KEY}"}}})
-    code, out, err = run_cli(["keys", "set", "openai", "--stdin", "--config", str(config)], f"{key}\n")
+    config = write_config(
+        tmp_path / "config.json", {"providers": {"deepseek": {"apiKey": "${DS_KEY}"}}}
+    )
+    code, out, err = run_cli(
+        ["keys", "set", "openai", "--stdin", "--config", str(config)], f"{key}\n"
+    )
     assert code == 0, err
     assert "Stored the OpenAI key in the OS keyring" in out
     assert memory_keyring.store == {(SVC, "openai"): key}
@@ -597,7 +650,9 @@ def test_cli_keys_set_list_delete(run_cli, memory_keyring: MemoryKeyring, tmp_pa
     assert (code, out.strip()) == (0, "No stored key for OpenAI.")
 
 
-def test_cli_keys_set_rejects_bad_input(run_cli, memory_keyring: MemoryKeyring, tmp_path: Path) -> None:
+def test_cli_keys_set_rejects_bad_input(
+    run_cli, memory_keyring: MemoryKeyring, tmp_path: Path
+) -> None:
     """Unknown provider and empty input: usage errors, nothing stored."""
     code, _out, err = run_cli(["keys", "set", "nosuchprovider", "--stdin"], "sk-x-0123456789\n")
     assert code == 2 and "unknown provider 'nosuchprovider'" in err and "openai" in err
@@ -633,7 +688,9 @@ def test_cli_keys_migrate(run_cli, memory_keyring: MemoryKeyring, tmp_path: Path
     assert code == 0 and "No plaintext keys" in out
 
 
-def test_cli_keys_migrate_conflict_exits_1(run_cli, memory_keyring: MemoryKeyring, tmp_path: Path) -> None:
+def test_cli_keys_migrate_conflict_exits_1(
+    run_cli, memory_keyring: MemoryKeyring, tmp_path: Path
+) -> None:
     """A skipped key is reported and makes the exit status 1."""
     path, _ = _legacy_config(tmp_path, _fake_key("file"), _fake_key("ant"))
     memory_keyring.store[(SVC, "openai")] = _fake_key("ring")

@@ -18,7 +18,14 @@ def test_format_and_reload(tmp_path: Path) -> None:
     path = manager.save(session)
     assert path == tmp_path / "sessions" / "telegram_42.jsonl"
     meta, *lines = (json.loads(l) for l in path.read_text().splitlines())
-    assert set(meta) == {"_type", "key", "created_at", "updated_at", "metadata", "last_consolidated"}
+    assert set(meta) == {
+        "_type",
+        "key",
+        "created_at",
+        "updated_at",
+        "metadata",
+        "last_consolidated",
+    }
     assert meta["key"] == "telegram:42" and meta["metadata"] == {"title": "Greeting"}
     loaded = SessionManager(tmp_path).get_or_create("telegram:42")
     assert [m["content"] for m in loaded.messages] == ["hi", "hello"]
@@ -38,7 +45,12 @@ def test_history_starts_at_user_and_keeps_provider_keys(tmp_path: Path) -> None:
     history = session.get_history()
     assert [m["role"] for m in history] == ["user", "assistant", "tool"]
     assert history[0] == {"role": "user", "content": "new"}
-    assert history[2] == {"role": "tool", "content": "out", "tool_call_id": "1", "name": "read_file"}
+    assert history[2] == {
+        "role": "tool",
+        "content": "out",
+        "tool_call_id": "1",
+        "name": "read_file",
+    }
 
 
 def test_unparseable_lines_are_quarantined_byte_exact(tmp_path: Path) -> None:
@@ -47,8 +59,10 @@ def test_unparseable_lines_are_quarantined_byte_exact(tmp_path: Path) -> None:
     directory.mkdir()
     path = directory / "cli_direct.jsonl"
     bad = b'{"role": "user", "content": "tru\xffncated\n'
-    original = (b'{"_type": "metadata", "key": "cli:direct", "metadata": {}, "last_consolidated": 0}\n'
-                b'{"role": "user", "content": "ok"}\n' + bad + b'[1]\n')
+    original = (
+        b'{"_type": "metadata", "key": "cli:direct", "metadata": {}, "last_consolidated": 0}\n'
+        b'{"role": "user", "content": "ok"}\n' + bad + b"[1]\n"
+    )
     path.write_bytes(original)
     manager = SessionManager(tmp_path)
     session = manager.get_or_create("cli:direct")
@@ -90,7 +104,10 @@ def test_tool_results_truncated_on_disk_only(tmp_path: Path) -> None:
     manager.save(session)
     assert len(session.messages[0]["content"]) == 250
     saved = json.loads(manager.path_for("cli:direct").read_text().splitlines()[1])
-    assert saved["content"].startswith("x" * 100) and "150 more characters not saved" in saved["content"]
+    assert (
+        saved["content"].startswith("x" * 100)
+        and "150 more characters not saved" in saved["content"]
+    )
 
 
 def test_checkpoint_and_repair(tmp_path: Path) -> None:
@@ -99,11 +116,21 @@ def test_checkpoint_and_repair(tmp_path: Path) -> None:
     session.begin_turn("please work")
     call = {"id": "c1", "type": "function", "function": {"name": "exec", "arguments": "{}"}}
     call2 = {"id": "c2", "type": "function", "function": {"name": "read_file", "arguments": "{}"}}
-    session.checkpoint([{"role": "assistant", "content": "", "tool_calls": [call, call2]},
-                        {"role": "tool", "tool_call_id": "c2", "name": "read_file", "content": "ok"}])
+    session.checkpoint(
+        [
+            {"role": "assistant", "content": "", "tool_calls": [call, call2]},
+            {"role": "tool", "tool_call_id": "c2", "name": "read_file", "content": "ok"},
+        ]
+    )
     assert session.has_pending_turn
     assert session.repair() is True
     roles = [(m["role"], m.get("tool_call_id")) for m in session.messages]
-    assert roles == [("user", None), ("assistant", None), ("tool", "c2"), ("tool", "c1"), ("assistant", None)]
+    assert roles == [
+        ("user", None),
+        ("assistant", None),
+        ("tool", "c2"),
+        ("tool", "c1"),
+        ("assistant", None),
+    ]
     assert session.messages[3]["name"] == "exec" and "interrupted" in session.messages[3]["content"]
     assert not session.has_pending_turn and session.repair() is False

@@ -15,7 +15,11 @@ import pytest
 
 from tests.conftest import REPO
 
-MODEL = Path(os.environ.get("NANOBOT_TEST_MODEL", REPO / ".cache" / "models" / "SmolLM2-135M-Instruct.Q4_1.gguf"))
+MODEL = Path(
+    os.environ.get(
+        "NANOBOT_TEST_MODEL", REPO / ".cache" / "models" / "SmolLM2-135M-Instruct.Q4_1.gguf"
+    )
+)
 
 
 def _free_port() -> int:
@@ -43,16 +47,32 @@ def local_model_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     log = tmp_path_factory.mktemp("llama") / "server.log"
     with log.open("wb") as sink:
         process = subprocess.Popen(
-            [sys.executable, "-m", "llama_cpp.server", "--model", str(MODEL), "--host", "127.0.0.1",
-             "--port", str(port), "--n_ctx", "2048", "--model_alias", "smollm2"],
-            stdout=sink, stderr=subprocess.STDOUT,
+            [
+                sys.executable,
+                "-m",
+                "llama_cpp.server",
+                "--model",
+                str(MODEL),
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--n_ctx",
+                "2048",
+                "--model_alias",
+                "smollm2",
+            ],
+            stdout=sink,
+            stderr=subprocess.STDOUT,
         )
     url = f"http://127.0.0.1:{port}/v1"
     deadline = time.monotonic() + 120
     try:
         while True:
             if process.poll() is not None:
-                pytest.fail(f"llama server exited early:\n{log.read_text(errors='replace')[-3000:]}")
+                pytest.fail(
+                    f"llama server exited early:\n{log.read_text(errors='replace')[-3000:]}"
+                )
             try:
                 with urllib.request.urlopen(url + "/models", timeout=2) as response:
                     if response.status == 200:
@@ -60,7 +80,9 @@ def local_model_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             except OSError:
                 pass
             if time.monotonic() > deadline:
-                pytest.fail(f"llama server did not start:\n{log.read_text(errors='replace')[-3000:]}")
+                pytest.fail(
+                    f"llama server did not start:\n{log.read_text(errors='replace')[-3000:]}"
+                )
             time.sleep(0.5)
         yield url
     finally:

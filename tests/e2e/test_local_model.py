@@ -13,12 +13,19 @@ from tests.conftest import CLI, cli_env, custom_config
 pytestmark = pytest.mark.e2e
 
 
-def test_agent_message_streams_a_reply_and_persists_the_turn(local_model_url: str, tmp_path: Path, isolated_env: Path) -> None:
+def test_agent_message_streams_a_reply_and_persists_the_turn(
+    local_model_url: str, tmp_path: Path, isolated_env: Path
+) -> None:
     """`agent -m` against SmolLM2: a non-empty streamed reply, saved to the session."""
-    config = custom_config(tmp_path, local_model_url, model="smollm2", maxTokens=40, temperature=0.0)
+    config = custom_config(
+        tmp_path, local_model_url, model="smollm2", maxTokens=40, temperature=0.0
+    )
     result = subprocess.run(
         [CLI, "agent", "-m", "Say hello in one short sentence.", "--config", str(config)],
-        capture_output=True, text=True, timeout=240, env=cli_env(isolated_env),
+        capture_output=True,
+        text=True,
+        timeout=240,
+        env=cli_env(isolated_env),
     )
     assert result.returncode == 0, result.stderr
     reply = result.stdout.strip()
@@ -39,11 +46,15 @@ async def test_provider_streams_deltas_from_the_real_model(local_model_url: str)
 
     spec = find_by_name("custom")
     assert spec is not None
-    provider = LiteLLMProvider(ProviderChoice(spec, "custom", "openai/smollm2", local_model_url), max_tokens=30,
-                               temperature=0.0)
+    provider = LiteLLMProvider(
+        ProviderChoice(spec, "custom", "openai/smollm2", local_model_url),
+        max_tokens=30,
+        temperature=0.0,
+    )
     deltas: list[str] = []
     response = await provider.chat_stream(
-        [{"role": "user", "content": "Count from one to five."}], on_delta=lambda d: deltas.append(d.text)
+        [{"role": "user", "content": "Count from one to five."}],
+        on_delta=lambda d: deltas.append(d.text),
     )
     assert len(deltas) > 1
     assert response.content and "".join(deltas).strip() == response.content

@@ -156,7 +156,10 @@ class ScriptedOpenAIServer:
             def do_GET(self) -> None:  # noqa: N802 - http.server API
                 outer._record(self, {})
                 if self.path.rstrip("/").endswith("/models"):
-                    body = {"object": "list", "data": [{"id": m, "object": "model"} for m in outer.models]}
+                    body = {
+                        "object": "list",
+                        "data": [{"id": m, "object": "model"} for m in outer.models],
+                    }
                     self._json(200, body)
                 else:
                     self._json(404, {"error": {"message": "not found"}})
@@ -187,7 +190,9 @@ class ScriptedOpenAIServer:
 
     def _record(self, handler: BaseHTTPRequestHandler, body: dict[str, Any]) -> None:
         with self._lock:
-            self.requests.append(Recorded(handler.path, dict(handler.headers.items()), body, time.monotonic()))
+            self.requests.append(
+                Recorded(handler.path, dict(handler.headers.items()), body, time.monotonic())
+            )
 
     def _sleep(self, seconds: float) -> None:
         self._stop.wait(seconds)
@@ -212,8 +217,11 @@ class ScriptedOpenAIServer:
                 message = step.message
                 if step.echo_key:
                     message += f" (key sent: {handler.headers.get('Authorization', '')})"
-                handler._json(step.status, {"error": {"message": message, "type": step.error_type,
-                                                      "code": step.status}}, step.headers)
+                handler._json(
+                    step.status,
+                    {"error": {"message": message, "type": step.error_type, "code": step.status}},
+                    step.headers,
+                )
             elif body.get("stream"):
                 self._stream(handler, body, step)
             else:
@@ -225,8 +233,11 @@ class ScriptedOpenAIServer:
                     self.aborted_streams += 1
 
     def _usage(self, step: Reply) -> dict[str, int]:
-        return {"prompt_tokens": step.usage[0], "completion_tokens": step.usage[1],
-                "total_tokens": sum(step.usage)}
+        return {
+            "prompt_tokens": step.usage[0],
+            "completion_tokens": step.usage[1],
+            "total_tokens": sum(step.usage),
+        }
 
     def _completion(self, body: dict[str, Any], step: Reply) -> dict[str, Any]:
         message: dict[str, Any] = {"role": "assistant", "content": step.text or None}
@@ -238,10 +249,14 @@ class ScriptedOpenAIServer:
                 for i, (n, a) in enumerate(step.tool_calls)
             ]
         finish = step.finish_reason or ("tool_calls" if step.tool_calls else "stop")
-        return {"id": "chatcmpl-scripted", "object": "chat.completion", "created": int(time.time()),
-                "model": body.get("model", "scripted"),
-                "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-                "usage": self._usage(step)}
+        return {
+            "id": "chatcmpl-scripted",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model", "scripted"),
+            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+            "usage": self._usage(step),
+        }
 
     def _stream(self, handler: Any, body: dict[str, Any], step: Reply) -> None:
         handler.send_response(200)
@@ -250,8 +265,12 @@ class ScriptedOpenAIServer:
         handler.send_header("Connection", "close")
         handler.end_headers()
         handler.close_connection = True
-        base = {"id": "chatcmpl-scripted", "object": "chat.completion.chunk",
-                "created": int(time.time()), "model": body.get("model", "scripted")}
+        base = {
+            "id": "chatcmpl-scripted",
+            "object": "chat.completion.chunk",
+            "created": int(time.time()),
+            "model": body.get("model", "scripted"),
+        }
         sent = 0
 
         def send(delta: dict[str, Any], finish: str | None = None) -> bool:
@@ -277,11 +296,30 @@ class ScriptedOpenAIServer:
             if not send({"content": step.text[start : start + step.chunk]}):
                 return
         for index, (name, arguments) in enumerate(step.tool_calls):
-            if not send({"tool_calls": [{"index": index, "id": f"call_{index}", "type": "function",
-                                         "function": {"name": name, "arguments": ""}}]}):
+            if not send(
+                {
+                    "tool_calls": [
+                        {
+                            "index": index,
+                            "id": f"call_{index}",
+                            "type": "function",
+                            "function": {"name": name, "arguments": ""},
+                        }
+                    ]
+                }
+            ):
                 return
             for start in range(0, len(arguments), 8):
-                if not send({"tool_calls": [{"index": index, "function": {"arguments": arguments[start : start + 8]}}]}):
+                if not send(
+                    {
+                        "tool_calls": [
+                            {
+                                "index": index,
+                                "function": {"arguments": arguments[start : start + 8]},
+                            }
+                        ]
+                    }
+                ):
                     return
         finish = step.finish_reason or ("tool_calls" if step.tool_calls else "stop")
         if not send({}, finish):

@@ -35,8 +35,12 @@ def qloop(qapp: QApplication) -> Iterator[asyncio.AbstractEventLoop]:
         executor.shutdown(wait=True)
 
 
-def run_async(qtbot: QtBot, loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, T],
-              timeout_ms: int = 10_000) -> T:
+def run_async(
+    qtbot: QtBot,
+    loop: asyncio.AbstractEventLoop,
+    coro: Coroutine[Any, Any, T],
+    timeout_ms: int = 10_000,
+) -> T:
     """Run ``coro`` on the qasync loop while Qt keeps processing events; return its result."""
     future = asyncio.ensure_future(coro, loop=loop)
     try:

@@ -21,10 +21,13 @@ from desktop.ui.skills import SkillsTab
 from tests.ui.conftest import run_async
 
 
-def test_real_tabs_are_wired(qtbot: QtBot, qloop: asyncio.AbstractEventLoop, tmp_path: Path,
-                             memory_keyring: object) -> None:
+def test_real_tabs_are_wired(
+    qtbot: QtBot, qloop: asyncio.AbstractEventLoop, tmp_path: Path, memory_keyring: object
+) -> None:
     prefs_path = tmp_path / "desktop.json"
-    prefs_path.write_text(json.dumps({"approvalMode": "autonomous", "alwaysAllowedTools": ["exec"]}))
+    prefs_path.write_text(
+        json.dumps({"approvalMode": "autonomous", "alwaysAllowedTools": ["exec"]})
+    )
     config = Config.model_validate({"agents": {"defaults": {"workspace": str(tmp_path / "ws")}}})
     (tmp_path / "ws").mkdir()
     services = AppServices(config, tmp_path / "config.json", SecretStore())
@@ -49,8 +52,13 @@ def test_real_tabs_are_wired(qtbot: QtBot, qloop: asyncio.AbstractEventLoop, tmp
     saved = json.loads(prefs_path.read_text())
     assert saved["alwaysAllowedTools"] == ["exec", "mcp_time_get_current_time"]
     # the window's requests (Ctrl+N, Ctrl+K, Esc, a clicked reminder) reach the chat tab
-    for signal in ("newChatRequested()", "searchRequested()", "stopRequested()",
-                   "openSessionRequested(QString)", "shuttingDown()"):
+    for signal in (
+        "newChatRequested()",
+        "searchRequested()",
+        "stopRequested()",
+        "openSessionRequested(QString)",
+        "shuttingDown()",
+    ):
         assert window.receivers(SIGNAL(signal)) >= 1, signal
     window.openSessionRequested.emit("desktop:from-a-reminder")
     qtbot.waitUntil(lambda: chat.current == "desktop:from-a-reminder", timeout=5000)

@@ -119,7 +119,9 @@ def test_tray_state_follows_the_agent(tray: Tray) -> None:
     tray.set_unread(0)
     assert tray.state == "idle" and tray.icon.toolTip() == "nanobot"
     tray.set_waiting_approvals(1)
-    assert tray.state == "attention" and "1 tool call waiting for your approval" in tray.icon.toolTip()
+    assert (
+        tray.state == "attention" and "1 tool call waiting for your approval" in tray.icon.toolTip()
+    )
     tray.set_waiting_approvals(0)
     assert tray.state == "idle"
 

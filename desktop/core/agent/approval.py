@@ -207,8 +207,9 @@ class ApprovalGate:
             return None
         return reason
 
-    async def check(self, call_id: str, tool: str, arguments: dict[str, Any],
-                    ctx: ToolContext) -> str | None:
+    async def check(
+        self, call_id: str, tool: str, arguments: dict[str, Any], ctx: ToolContext
+    ) -> str | None:
         """``None`` when the call may run, else the tool result text explaining the refusal.
 
         Awaits the approver when needed; cancelling the turn cancels the wait.
@@ -218,8 +219,15 @@ class ApprovalGate:
             return None
         if self.approver is None:
             return NO_APPROVER_RESULT.format(tool=tool)
-        request = ApprovalRequest(origin_session(ctx.session_key), call_id, tool, dict(arguments),
-                                  reason, ctx.channel, ctx.chat_id)
+        request = ApprovalRequest(
+            origin_session(ctx.session_key),
+            call_id,
+            tool,
+            dict(arguments),
+            reason,
+            ctx.channel,
+            ctx.chat_id,
+        )
         decision = Decision(await self.approver.request_approval(request))
         self.policy.record(request, decision)
         log.info("approval for %s in %s: %s", tool, request.session_key, decision.value)

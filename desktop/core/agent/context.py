@@ -52,7 +52,9 @@ class ContextBuilder:
             memory issue plugs the skills loader in. ``None`` leaves them out.
     """
 
-    def __init__(self, workspace: Path, *, timezone: str = "UTC", skills_section: Any = None) -> None:
+    def __init__(
+        self, workspace: Path, *, timezone: str = "UTC", skills_section: Any = None
+    ) -> None:
         self.workspace = Path(workspace).expanduser()
         self.timezone = timezone
         self.skills_section = skills_section
@@ -62,11 +64,21 @@ class ContextBuilder:
         """The identity part: runtime, workspace, rules, format hint."""
         system = platform.system() or "Unknown OS"
         runtime = f"{system} {platform.machine()}, Python {sys.version_info.major}.{sys.version_info.minor}"
-        shell = "Shell commands run in PowerShell." if system == "Windows" else "Shell commands run in sh/bash."
-        return read_template("agent", "identity.md").format(
-            runtime=runtime, shell_policy=shell, workspace=self.workspace,
-            format_hint=FORMAT_HINTS.get(channel, CHAT_APP_HINT),
-        ).strip()
+        shell = (
+            "Shell commands run in PowerShell."
+            if system == "Windows"
+            else "Shell commands run in sh/bash."
+        )
+        return (
+            read_template("agent", "identity.md")
+            .format(
+                runtime=runtime,
+                shell_policy=shell,
+                workspace=self.workspace,
+                format_hint=FORMAT_HINTS.get(channel, CHAT_APP_HINT),
+            )
+            .strip()
+        )
 
     def bootstrap(self) -> str:
         """AGENTS.md, SOUL.md, USER.md, TOOLS.md from the workspace, each under ``## <file>``."""
@@ -107,7 +119,10 @@ class ContextBuilder:
                     if isinstance(entry, dict) and int(entry.get("cursor", 0) or 0) > cursor:
                         text = " ".join(str(entry.get("content", "")).split())
                         if len(text) > RECENT_ENTRY_CHARS:
-                            text = text[:RECENT_ENTRY_CHARS] + f"… (cursor {entry.get('cursor')}; grep history.jsonl)"
+                            text = (
+                                text[:RECENT_ENTRY_CHARS]
+                                + f"… (cursor {entry.get('cursor')}; grep history.jsonl)"
+                            )
                         entries.append(f"- [{entry.get('timestamp', '')}] {text}")
         except OSError:
             return ""
@@ -151,7 +166,9 @@ class ContextBuilder:
         data = base64.b64encode(file.read_bytes()).decode("ascii")
         return {"type": "image_url", "image_url": {"url": f"data:{mime};base64,{data}"}}
 
-    def user_content(self, text: str, *, channel: str, chat_id: str, media: list[str] | None = None) -> Any:
+    def user_content(
+        self, text: str, *, channel: str, chat_id: str, media: list[str] | None = None
+    ) -> Any:
         """The current user message: runtime block, text, then images."""
         body = f"{self.runtime_block(channel, chat_id)}\n\n{text}"
         images = [part for part in (self.image_part(m) for m in media or []) if part]
@@ -172,5 +189,8 @@ class ContextBuilder:
         return [
             {"role": "system", "content": self.system_prompt(channel)},
             *history,
-            {"role": "user", "content": self.user_content(text, channel=channel, chat_id=chat_id, media=media)},
+            {
+                "role": "user",
+                "content": self.user_content(text, channel=channel, chat_id=chat_id, media=media),
+            },
         ]

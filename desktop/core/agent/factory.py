@@ -43,13 +43,17 @@ def request_builder(context: ContextBuilder, tools: ToolRegistry) -> RequestBuil
 
     def build(session: Session) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         channel, _, chat_id = session.key.partition(":")
-        messages = context.build_messages(session.get_history(), "", channel=channel, chat_id=chat_id)
+        messages = context.build_messages(
+            session.get_history(), "", channel=channel, chat_id=chat_id
+        )
         return messages, tools.definitions()
 
     return build
 
 
-def memory_commands(config: Config, provider: LLMProvider) -> Callable[[str, str], Awaitable[str | None]]:
+def memory_commands(
+    config: Config, provider: LLMProvider
+) -> Callable[[str, str], Awaitable[str | None]]:
     """``/dream``, ``/dream-log``, ``/dream-restore`` for ``AgentLoop.extra_commands``.
 
     The memory repository is created or repaired (:meth:`GitStore.ensure_repo`) in a worker
@@ -63,9 +67,15 @@ def memory_commands(config: Config, provider: LLMProvider) -> Callable[[str, str
     def dream() -> Dream:
         settings = defaults.dream
         return Dream(
-            provider, MemoryStore(workspace), git, workspace, max_batch_size=settings.max_batch_size,
-            max_iterations=settings.max_iterations, token_budget=settings.token_budget,
-            context_window=defaults.context_window_tokens, max_tokens=defaults.max_tokens,
+            provider,
+            MemoryStore(workspace),
+            git,
+            workspace,
+            max_batch_size=settings.max_batch_size,
+            max_iterations=settings.max_iterations,
+            token_budget=settings.token_budget,
+            context_window=defaults.context_window_tokens,
+            max_tokens=defaults.max_tokens,
         )
 
     async def handle(name: str, argument: str) -> str | None:
@@ -80,28 +90,40 @@ def memory_commands(config: Config, provider: LLMProvider) -> Callable[[str, str
     return handle
 
 
-def build_agent(config: Config, provider: LLMProvider, *, bus: MessageBus | None = None) -> AgentLoop:
+def build_agent(
+    config: Config, provider: LLMProvider, *, bus: MessageBus | None = None
+) -> AgentLoop:
     """A ready :class:`AgentLoop` for ``config`` (not yet consuming the bus)."""
     defaults = config.agents.defaults
     workspace = config.workspace_path
     bus = bus or MessageBus()
     sessions = SessionManager(workspace, max_tool_result_chars=defaults.max_tool_result_chars)
     context = ContextBuilder(
-        workspace, timezone=defaults.effective_timezone, skills_section=SkillsLoader(workspace).sections
+        workspace,
+        timezone=defaults.effective_timezone,
+        skills_section=SkillsLoader(workspace).sections,
     )
     tools = worker_tools(config)
     loop = AgentLoop(config, provider, bus, sessions, tools, context)
     sync_workspace_templates(workspace)
     consolidator = Consolidator(
-        provider, MemoryStore(workspace), sessions, context_window=defaults.context_window_tokens,
-        max_tokens=defaults.max_tokens, build_request=request_builder(context, tools),
+        provider,
+        MemoryStore(workspace),
+        sessions,
+        context_window=defaults.context_window_tokens,
+        max_tokens=defaults.max_tokens,
+        build_request=request_builder(context, tools),
     )
     loop.consolidate = consolidator.maybe_consolidate
     loop.on_new_session = consolidator.archive_all
     loop.extra_commands = memory_commands(config, provider)
     subagents = SubagentManager(
-        provider, bus, lambda: worker_tools(config), max_concurrent=defaults.max_concurrent_subagents,
-        context_window=defaults.context_window_tokens, max_tokens=defaults.max_tokens,
+        provider,
+        bus,
+        lambda: worker_tools(config),
+        max_concurrent=defaults.max_concurrent_subagents,
+        context_window=defaults.context_window_tokens,
+        max_tokens=defaults.max_tokens,
         on_started=loop.track_child,
     )
     tools.register(MessageTool(bus, on_sent=loop.mark_message_sent))

@@ -32,7 +32,12 @@ from desktop.core.utils.atomic import set_aside
 log = logging.getLogger(__name__)
 
 SYSTEM_CHANNEL = "system"
-QUIET_CHANNELS = {"cli", "desktop", "heartbeat", SYSTEM_CHANNEL}  # front ends that render typed events instead
+QUIET_CHANNELS = {
+    "cli",
+    "desktop",
+    "heartbeat",
+    SYSTEM_CHANNEL,
+}  # front ends that render typed events instead
 
 
 class _CheckpointHook(AgentHook):
@@ -155,8 +160,10 @@ class AgentLoop:
     def reply_target(message: InboundMessage) -> tuple[str, str]:
         """Channel and chat a message's answer goes to (a subagent report: its origin chat)."""
         if message.channel == SYSTEM_CHANNEL:
-            return (str(message.metadata.get("origin_channel") or message.channel),
-                    str(message.metadata.get("origin_chat_id") or message.chat_id))
+            return (
+                str(message.metadata.get("origin_channel") or message.channel),
+                str(message.metadata.get("origin_chat_id") or message.chat_id),
+            )
         return message.channel, message.chat_id
 
     async def _dispatch(self, message: InboundMessage) -> None:
@@ -164,8 +171,15 @@ class AgentLoop:
         hooks: list[AgentHook] = []
         if channel not in QUIET_CHANNELS:
             flags = self.config.channels
-            hooks.append(ProgressHook(self.bus, channel, chat_id, progress=flags.send_progress,
-                                      tool_hints=flags.send_tool_hints))
+            hooks.append(
+                ProgressHook(
+                    self.bus,
+                    channel,
+                    chat_id,
+                    progress=flags.send_progress,
+                    tool_hints=flags.send_tool_hints,
+                )
+            )
         try:
             reply = await self.handle(message, hook=CompositeHook(hooks))
         except asyncio.CancelledError:
@@ -200,8 +214,14 @@ class AgentLoop:
         hook: AgentHook | None = None,
     ) -> str:
         """Run one message and return the answer (CLI and GUI use this)."""
-        message = InboundMessage(channel, "user", chat_id, content, media=list(media or []),
-                                 session_key_override=session_key)
+        message = InboundMessage(
+            channel,
+            "user",
+            chat_id,
+            content,
+            media=list(media or []),
+            session_key_override=session_key,
+        )
         return await self.handle(message, hook=hook) or ""
 
     async def handle(self, message: InboundMessage, *, hook: AgentHook | None = None) -> str | None:
@@ -290,13 +310,15 @@ class AgentLoop:
         window = defaults.context_window_tokens
         fill = 100.0 * stats.last_context_tokens / window if window else 0.0
         running = len(self._turns) + sum(len(c) for c in self._children.values())
-        return "\n".join([
-            f"Model: {self.provider.model}",
-            f"Tokens this session: {stats.prompt_tokens} in, {stats.completion_tokens} out",
-            f"Context: {stats.last_context_tokens} of {window} tokens ({fill:.0f}%)",
-            f"Messages: {len(session.messages)}",
-            f"Running tasks: {running}",
-        ])
+        return "\n".join(
+            [
+                f"Model: {self.provider.model}",
+                f"Tokens this session: {stats.prompt_tokens} in, {stats.completion_tokens} out",
+                f"Context: {stats.last_context_tokens} of {window} tokens ({fill:.0f}%)",
+                f"Messages: {len(session.messages)}",
+                f"Running tasks: {running}",
+            ]
+        )
 
     # -- turns ----------------------------------------------------------------------------
     def mark_message_sent(self, key: str) -> None:
@@ -337,24 +359,43 @@ class AgentLoop:
         await asyncio.to_thread(self.sessions.save, session)  # saved before any model call
         if self.consolidate is not None:
             await self.consolidate(session)
-        history = session.get_history()[:-1]  # the new message goes in below, with its runtime block
+        history = session.get_history()[
+            :-1
+        ]  # the new message goes in below, with its runtime block
         defaults = self.config.agents.defaults
         messages = await asyncio.to_thread(
-            self.context.build_messages, history, message.content,
-            channel=channel, chat_id=chat_id, media=message.media,
+            self.context.build_messages,
+            history,
+            message.content,
+            channel=channel,
+            chat_id=chat_id,
+            media=message.media,
         )
-        hooks = CompositeHook([_CheckpointHook(self, session),
-                               EventHook(self.bus, context_window=defaults.context_window_tokens)])
+        hooks = CompositeHook(
+            [
+                _CheckpointHook(self, session),
+                EventHook(self.bus, context_window=defaults.context_window_tokens),
+            ]
+        )
         if hook is not None:
             hooks.add(hook)
         runner = AgentRunner(
-            self.provider, self.tools, hook=hooks, max_iterations=defaults.max_tool_iterations,
-            context_window=defaults.context_window_tokens, max_tokens=defaults.max_tokens,
+            self.provider,
+            self.tools,
+            hook=hooks,
+            max_iterations=defaults.max_tool_iterations,
+            context_window=defaults.context_window_tokens,
+            max_tokens=defaults.max_tokens,
         )
         ctx = ToolContext(
-            workspace=self.context.workspace, session_key=key, channel=channel,
-            chat_id=chat_id, restrict_to_workspace=self.config.tools.restrict_to_workspace,
-            protected_paths=default_protected_paths(self.context.workspace, config_origin(self.config).path),
+            workspace=self.context.workspace,
+            session_key=key,
+            channel=channel,
+            chat_id=chat_id,
+            restrict_to_workspace=self.config.tools.restrict_to_workspace,
+            protected_paths=default_protected_paths(
+                self.context.workspace, config_origin(self.config).path
+            ),
         )
         try:
             result = await runner.run(messages, ctx, session_key=key)
@@ -369,6 +410,8 @@ class AgentLoop:
         stats = self._stats.setdefault(key, SessionStats())
         stats.prompt_tokens += result.usage.prompt_tokens
         stats.completion_tokens += result.usage.completion_tokens
-        stats.last_context_tokens = await asyncio.to_thread(estimate_request, messages, self.tools.definitions())
+        stats.last_context_tokens = await asyncio.to_thread(
+            estimate_request, messages, self.tools.definitions()
+        )
         await self.bus.emit(TurnFinished(key, result.content))
         return result.content

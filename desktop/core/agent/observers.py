@@ -50,25 +50,44 @@ class EventHook(AgentHook):
 
     async def on_stream_end(self, ctx: HookContext, response: LLMResponse) -> None:  # noqa: D102
         usage = response.usage
-        await self.bus.emit(UsageReport(ctx.session_key, usage.prompt_tokens, usage.completion_tokens,
-                                        usage.cost_usd, usage.prompt_tokens, self.context_window))
+        await self.bus.emit(
+            UsageReport(
+                ctx.session_key,
+                usage.prompt_tokens,
+                usage.completion_tokens,
+                usage.cost_usd,
+                usage.prompt_tokens,
+                self.context_window,
+            )
+        )
 
     async def on_tool_started(self, ctx: HookContext, call: ToolCallRequest) -> None:  # noqa: D102
-        await self.bus.emit(ToolCallStarted(ctx.session_key, call.id, call.name, dict(call.arguments)))
+        await self.bus.emit(
+            ToolCallStarted(ctx.session_key, call.id, call.name, dict(call.arguments))
+        )
 
     async def on_tool_finished(  # noqa: D102
         self, ctx: HookContext, call: ToolCallRequest, result: ToolResult, duration_s: float
     ) -> None:
-        await self.bus.emit(ToolCallFinished(
-            ctx.session_key, call.id, call.name, dict(call.arguments), result.text[:PREVIEW_CHARS],
-            round(duration_s, 3), not result.is_error,
-        ))
+        await self.bus.emit(
+            ToolCallFinished(
+                ctx.session_key,
+                call.id,
+                call.name,
+                dict(call.arguments),
+                result.text[:PREVIEW_CHARS],
+                round(duration_s, 3),
+                not result.is_error,
+            )
+        )
 
 
 class ProgressHook(AgentHook):
     """Sends interim text and tool hints to a chat channel while the agent works."""
 
-    def __init__(self, bus: MessageBus, channel: str, chat_id: str, *, progress: bool, tool_hints: bool) -> None:
+    def __init__(
+        self, bus: MessageBus, channel: str, chat_id: str, *, progress: bool, tool_hints: bool
+    ) -> None:
         self.bus = bus
         self.channel = channel
         self.chat_id = chat_id
@@ -79,9 +98,16 @@ class ProgressHook(AgentHook):
         last = ctx.added[-1] if ctx.added else {}
         text = str(last.get("content") or "").strip() if last.get("role") == "assistant" else ""
         if self.progress and text:
-            await self.bus.publish_outbound(OutboundMessage(self.channel, self.chat_id, text,
-                                                            metadata={"progress": True}))
+            await self.bus.publish_outbound(
+                OutboundMessage(self.channel, self.chat_id, text, metadata={"progress": True})
+            )
         if self.tool_hints and calls:
             hints = "\n".join(tool_hint(c) for c in calls)
-            await self.bus.publish_outbound(OutboundMessage(self.channel, self.chat_id, hints,
-                                                            metadata={"progress": True, "tool_hint": True}))
+            await self.bus.publish_outbound(
+                OutboundMessage(
+                    self.channel,
+                    self.chat_id,
+                    hints,
+                    metadata={"progress": True, "tool_hint": True},
+                )
+            )

@@ -22,7 +22,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from desktop.core.agent.hooks import AgentHook, HookContext
-from desktop.core.providers.base import LLMProvider, LLMResponse, StreamDelta, ToolCallRequest, Usage
+from desktop.core.providers.base import (
+    LLMProvider,
+    LLMResponse,
+    StreamDelta,
+    ToolCallRequest,
+    Usage,
+)
 from desktop.core.providers.tokens import count_messages, count_tools
 from desktop.core.resources import read_template
 from desktop.core.tools.base import ToolContext, ToolResult
@@ -70,14 +76,16 @@ async def drop_oldest_turns(messages: list[dict[str, Any]], budget: int) -> list
 
     The system message and the newest turn are always kept. Token counting runs in a thread.
     """
+
     def fit() -> list[dict[str, Any]]:
         head = [m for m in messages[:1] if m.get("role") == "system"]
-        body = messages[len(head):]
+        body = messages[len(head) :]
         starts = [i for i, m in enumerate(body) if m.get("role") == "user"]
         while len(starts) > 1 and count_messages(head + body) > budget:
-            body = body[starts[1]:]
+            body = body[starts[1] :]
             starts = [i for i, m in enumerate(body) if m.get("role") == "user"]
         return head + body
+
     return await asyncio.to_thread(fit)
 
 
@@ -89,8 +97,14 @@ def _assistant_message(response: LLMResponse) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": response.content or ""}
     if response.tool_calls:
         message["tool_calls"] = [
-            {"id": c.id, "type": "function",
-             "function": {"name": c.name, "arguments": json.dumps(c.arguments, ensure_ascii=False)}}
+            {
+                "id": c.id,
+                "type": "function",
+                "function": {
+                    "name": c.name,
+                    "arguments": json.dumps(c.arguments, ensure_ascii=False),
+                },
+            }
             for c in response.tool_calls
         ]
     if response.reasoning_content:
@@ -98,7 +112,9 @@ def _assistant_message(response: LLMResponse) -> dict[str, Any]:
     return message
 
 
-def _unique_call_ids(response: LLMResponse, messages: list[dict[str, Any]], iteration: int) -> LLMResponse:
+def _unique_call_ids(
+    response: LLMResponse, messages: list[dict[str, Any]], iteration: int
+) -> LLMResponse:
     """Give calls fresh ids when the server reuses them (some local servers always say call_0)."""
     seen = {c.get("id") for m in messages for c in m.get("tool_calls") or [] if isinstance(c, dict)}
     calls = []
@@ -163,24 +179,34 @@ class AgentRunner:
         self.compact = compact or drop_oldest_turns
         self.approval = approval if approval is not None else getattr(tools, "approval", None)
 
-    async def _call(self, ctx: HookContext, messages: list[dict[str, Any]], use_tools: bool) -> LLMResponse:
+    async def _call(
+        self, ctx: HookContext, messages: list[dict[str, Any]], use_tools: bool
+    ) -> LLMResponse:
         definitions = self.tools.definitions() if use_tools and len(self.tools) else None
         tool_tokens = count_tools(definitions)
         request = await self.compact(messages, self.budget - tool_tokens)
         if self.hook.wants_streaming():
+
             async def forward(delta: StreamDelta) -> None:
                 await self.hook.on_stream(ctx, delta)
-            response = await self.provider.chat_stream(request, definitions, on_delta=forward, max_tokens=self.max_tokens)
+
+            response = await self.provider.chat_stream(
+                request, definitions, on_delta=forward, max_tokens=self.max_tokens
+            )
         else:
             response = await self.provider.chat(request, definitions, max_tokens=self.max_tokens)
         await self.hook.on_stream_end(ctx, response)
         return response
 
-    async def _run_call(self, hctx: HookContext, tctx: ToolContext, call: ToolCallRequest) -> ToolResult:
+    async def _run_call(
+        self, hctx: HookContext, tctx: ToolContext, call: ToolCallRequest
+    ) -> ToolResult:
         await self.hook.on_tool_started(hctx, call)
         started = time.monotonic()
         if call.error:
-            result = ToolResult.error(f"Error: {call.error}. The call was not executed.{ERROR_HINT}")
+            result = ToolResult.error(
+                f"Error: {call.error}. The call was not executed.{ERROR_HINT}"
+            )
         else:
             denial = None
             if self.approval is not None:
@@ -193,20 +219,26 @@ class AgentRunner:
         await self.hook.on_tool_finished(hctx, call, result, time.monotonic() - started)
         return result
 
-    async def _execute(self, hctx: HookContext, tctx: ToolContext, calls: list[ToolCallRequest]) -> None:
+    async def _execute(
+        self, hctx: HookContext, tctx: ToolContext, calls: list[ToolCallRequest]
+    ) -> None:
         await self.hook.before_execute_tools(hctx, calls)
         for batch in batches(calls, self.tools):
             if len(batch) == 1:
                 results = [await self._run_call(hctx, tctx, batch[0])]
             else:
-                results = list(await asyncio.gather(*(self._run_call(hctx, tctx, c) for c in batch)))
+                results = list(
+                    await asyncio.gather(*(self._run_call(hctx, tctx, c) for c in batch))
+                )
             for call, result in zip(batch, results, strict=True):
                 message = _tool_message(call, result)
                 hctx.messages.append(message)
                 hctx.added.append(message)
             await self.hook.on_checkpoint(hctx)
 
-    async def run(self, messages: list[dict[str, Any]], tctx: ToolContext, *, session_key: str) -> RunResult:
+    async def run(
+        self, messages: list[dict[str, Any]], tctx: ToolContext, *, session_key: str
+    ) -> RunResult:
         """Run until the model answers without tool calls, or a limit is hit."""
         hctx = HookContext(session_key=session_key, messages=list(messages))
         result = RunResult(content="")
@@ -236,11 +268,17 @@ class AgentRunner:
                 await self.hook.after_iteration(hctx, response)
                 continue
             text = response.content or ""
-            if response.finish_reason == "length" and text and continuations < MAX_LENGTH_CONTINUATIONS:
+            if (
+                response.finish_reason == "length"
+                and text
+                and continuations < MAX_LENGTH_CONTINUATIONS
+            ):
                 continuations += 1
                 partial += text
                 hctx.messages.append({"role": "assistant", "content": text})
-                hctx.messages.append({"role": "user", "content": read_template("agent", "continue.md").strip()})
+                hctx.messages.append(
+                    {"role": "user", "content": read_template("agent", "continue.md").strip()}
+                )
                 continue
             if not text.strip() and not partial:
                 empty_strikes += 1
@@ -248,12 +286,16 @@ class AgentRunner:
                     continue  # one plain retry
                 if empty_strikes == 2:
                     use_tools = False
-                    hctx.messages.append({"role": "user", "content": read_template("agent", "answer_now.md").strip()})
+                    hctx.messages.append(
+                        {"role": "user", "content": read_template("agent", "answer_now.md").strip()}
+                    )
                     continue
                 result.stop_reason = "empty"
                 text = read_template("agent", "empty_reply.md").strip()
             content = self.hook.finalize_content(hctx, partial + text)
-            final = _assistant_message(LLMResponse(content, reasoning_content=response.reasoning_content))
+            final = _assistant_message(
+                LLMResponse(content, reasoning_content=response.reasoning_content)
+            )
             hctx.messages.append(final)
             hctx.added.append(final)
             await self.hook.after_iteration(hctx, response)
@@ -261,7 +303,11 @@ class AgentRunner:
             break
         else:
             result.stop_reason = "max_iterations"
-            content = read_template("agent", "max_iterations.md").strip().format(max_iterations=self.max_iterations)
+            content = (
+                read_template("agent", "max_iterations.md")
+                .strip()
+                .format(max_iterations=self.max_iterations)
+            )
             content = self.hook.finalize_content(hctx, content)
             final = {"role": "assistant", "content": content}
             hctx.messages.append(final)

@@ -45,7 +45,9 @@ ACTIVE_HEADER = "# Active Skills"
 SUMMARY_HEADER = "# Skills"
 # templates/agent/skills_section.md: line 1 introduces the summary, line 2 explains
 # "unavailable" (shown only when some skill is).
-SUMMARY_INTRO, UNAVAILABLE_NOTE = read_template("agent", "skills_section.md").strip().splitlines()[:2]
+SUMMARY_INTRO, UNAVAILABLE_NOTE = (
+    read_template("agent", "skills_section.md").strip().splitlines()[:2]
+)
 
 # Opening ``---`` line, the YAML (group 1), closing ``---`` on its own line; CRLF tolerated.
 _FRONTMATTER = re.compile(
@@ -100,8 +102,10 @@ def skill_name_problem(name: str) -> str | None:
     if len(name) > SKILL_NAME_MAX:
         return f"A skill name has at most {SKILL_NAME_MAX} characters."
     if not SKILL_NAME.fullmatch(name):
-        return ("Use lowercase letters, digits and single hyphens between words "
-                "(for example: pdf-tables).")
+        return (
+            "Use lowercase letters, digits and single hyphens between words "
+            "(for example: pdf-tables)."
+        )
     return None
 
 
@@ -143,7 +147,7 @@ def split_frontmatter(text: str) -> tuple[str | None, str]:
     match = _FRONTMATTER.match(text)
     if not match:
         return None, text.strip()
-    return match.group(1), text[match.end():].strip()
+    return match.group(1), text[match.end() :].strip()
 
 
 def _string_list(value: Any, what: str) -> tuple[str, ...]:
@@ -315,9 +319,15 @@ class SkillsLoader:
             + [f"env: {e}" for e in parsed.env if not os.environ.get(e)]
         )
         return Skill(
-            name=parsed.name, description=parsed.description, path=path, source=source,
-            always=parsed.always, requires_bins=parsed.bins, requires_env=parsed.env,
-            available=not missing, missing=missing,
+            name=parsed.name,
+            description=parsed.description,
+            path=path,
+            source=source,
+            always=parsed.always,
+            requires_bins=parsed.bins,
+            requires_env=parsed.env,
+            available=not missing,
+            missing=missing,
         )
 
     # -- public API -----------------------------------------------------------------------
@@ -354,10 +364,15 @@ class SkillsLoader:
                     listed.append(SkillListing(name, path, source, error=result))
                     continue
                 winner = found.get(name)
-                listed.append(SkillListing(
-                    name, path, source, skill=self._skill(path, source, result),
-                    shadowed=winner is not None and winner[0] != path,
-                ))
+                listed.append(
+                    SkillListing(
+                        name,
+                        path,
+                        source,
+                        skill=self._skill(path, source, result),
+                        shadowed=winner is not None and winner[0] != path,
+                    )
+                )
         order = {"workspace": 0, "builtin": 1}
         return sorted(listed, key=lambda item: (item.name, order[item.source]))
 
@@ -385,7 +400,8 @@ class SkillsLoader:
         """``# Active Skills``: full bodies of always-on available skills (leading H1 dropped)."""
         parts = [
             f"## {s.name}\n\n{_LEADING_H1.sub('', bodies[s.name], count=1).strip()}"
-            for s in skills if s.always and s.available
+            for s in skills
+            if s.always and s.available
         ]
         return f"{ACTIVE_HEADER}\n\n" + "\n\n".join(parts) if parts else ""
 

@@ -70,8 +70,10 @@ class SubagentManager:
             RuntimeError: Too many subagents are running.
         """
         if len(self.running) >= self.max_concurrent:
-            raise RuntimeError(f"{len(self.running)} background tasks are already running (limit {self.max_concurrent}); "
-                               "wait for one to finish")
+            raise RuntimeError(
+                f"{len(self.running)} background tasks are already running (limit {self.max_concurrent}); "
+                "wait for one to finish"
+            )
         task_id = f"sub-{next(self._ids)}"
         job = asyncio.create_task(self._run(task_id, task, label, ctx), name=f"subagent:{task_id}")
         self.running[task_id] = job
@@ -81,14 +83,27 @@ class SubagentManager:
         return task_id
 
     async def _run(self, task_id: str, task: str, label: str, ctx: ToolContext) -> None:
-        system = read_template("agent", "subagent.md").format(
-            runtime=f"{platform.system()} {platform.machine()}", workspace=ctx.workspace,
-        ).strip()
-        runner = AgentRunner(self.provider, self.tools_factory(), max_iterations=self.max_iterations,
-                             context_window=self.context_window, max_tokens=self.max_tokens)
+        system = (
+            read_template("agent", "subagent.md")
+            .format(
+                runtime=f"{platform.system()} {platform.machine()}",
+                workspace=ctx.workspace,
+            )
+            .strip()
+        )
+        runner = AgentRunner(
+            self.provider,
+            self.tools_factory(),
+            max_iterations=self.max_iterations,
+            context_window=self.context_window,
+            max_tokens=self.max_tokens,
+        )
         sub_ctx = ToolContext(
-            workspace=ctx.workspace, session_key=f"{ctx.session_key}#{task_id}", channel=ctx.channel,
-            chat_id=ctx.chat_id, restrict_to_workspace=ctx.restrict_to_workspace,
+            workspace=ctx.workspace,
+            session_key=f"{ctx.session_key}#{task_id}",
+            channel=ctx.channel,
+            chat_id=ctx.chat_id,
+            restrict_to_workspace=ctx.restrict_to_workspace,
             protected_paths=ctx.protected_paths,
         )
         messages = [{"role": "system", "content": system}, {"role": "user", "content": task}]
@@ -103,12 +118,25 @@ class SubagentManager:
         except Exception as exc:  # report, don't vanish
             log.exception("subagent %s crashed", task_id)
             status, report = "failed", f"{type(exc).__name__}: {exc}"
-        content = read_template("agent", "subagent_result.md").format(label=label, status=status, result=report).strip()
-        await self.bus.publish_inbound(InboundMessage(
-            SYSTEM_CHANNEL, "subagent", f"{ctx.channel}:{ctx.chat_id}", content,
-            metadata={"subagent": task_id, "origin_channel": ctx.channel, "origin_chat_id": ctx.chat_id},
-            session_key_override=ctx.session_key,
-        ))
+        content = (
+            read_template("agent", "subagent_result.md")
+            .format(label=label, status=status, result=report)
+            .strip()
+        )
+        await self.bus.publish_inbound(
+            InboundMessage(
+                SYSTEM_CHANNEL,
+                "subagent",
+                f"{ctx.channel}:{ctx.chat_id}",
+                content,
+                metadata={
+                    "subagent": task_id,
+                    "origin_channel": ctx.channel,
+                    "origin_chat_id": ctx.chat_id,
+                },
+                session_key_override=ctx.session_key,
+            )
+        )
 
     async def cancel_all(self) -> None:
         """Cancel every running subagent and wait for them."""

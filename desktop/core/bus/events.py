@@ -172,6 +172,13 @@ class ReminderDue:
 
 
 RunEvent = (
-    TextDelta | ReasoningDelta | StreamReset | ToolCallStarted | ToolCallFinished | UsageReport
-    | RunError | TurnFinished | ReminderDue
+    TextDelta
+    | ReasoningDelta
+    | StreamReset
+    | ToolCallStarted
+    | ToolCallFinished
+    | UsageReport
+    | RunError
+    | TurnFinished
+    | ReminderDue
 )

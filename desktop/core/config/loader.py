@@ -100,7 +100,9 @@ def _apply_env(data: dict[str, Any], environ: Mapping[str, str], origin: ConfigO
         node[key] = value
 
 
-def _resolve_refs(node: Any, path: JsonPath, environ: Mapping[str, str], origin: ConfigOrigin) -> Any:
+def _resolve_refs(
+    node: Any, path: JsonPath, environ: Mapping[str, str], origin: ConfigOrigin
+) -> Any:
     """Replace ``${VAR}`` in every string, remembering the raw text for saving."""
     if isinstance(node, dict):
         return {k: _resolve_refs(v, path + (k,), environ, origin) for k, v in node.items()}
@@ -146,7 +148,9 @@ def _validation_error(path: Path, text: str, exc: ValidationError) -> ConfigErro
     dotted = ".".join(str(p) for p in loc)
     more = f" (and {exc.error_count() - 1} more problem(s))" if exc.error_count() > 1 else ""
     line = _locate(text, loc) if text else None
-    return ConfigError(path, f"{first.get('msg', 'invalid value')}{more}", line=line, field=dotted or None)
+    return ConfigError(
+        path, f"{first.get('msg', 'invalid value')}{more}", line=line, field=dotted or None
+    )
 
 
 def read_json_object(path: Path) -> tuple[dict[str, Any], str]:
@@ -162,7 +166,9 @@ def read_json_object(path: Path) -> tuple[dict[str, Any], str]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ConfigError(path, f"invalid JSON: {exc.msg} (column {exc.colno})", line=exc.lineno) from None
+        raise ConfigError(
+            path, f"invalid JSON: {exc.msg} (column {exc.colno})", line=exc.lineno
+        ) from None
     if not isinstance(data, dict):
         raise ConfigError(path, "the top level must be a JSON object", line=1)
     return data, text

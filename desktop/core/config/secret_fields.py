@@ -34,8 +34,11 @@ def is_secret_field(name: str) -> bool:
 
 def channel_names() -> list[str]:
     """The channel sections of the schema, in schema order."""
-    return [name for name, info in ChannelsConfig.model_fields.items()
-            if isinstance(info.annotation, type) and issubclass(info.annotation, BaseModel)]
+    return [
+        name
+        for name, info in ChannelsConfig.model_fields.items()
+        if isinstance(info.annotation, type) and issubclass(info.annotation, BaseModel)
+    ]
 
 
 def channel_secret_paths(channel: str) -> list[str]:
@@ -116,7 +119,9 @@ def describe(config: Config, path: str, stored: str | None, service: str) -> Sec
         variable = "NANOBOT_" + "__".join(part.upper() for part in path.split("."))
         return SecretState(path, "env", f"environment override {variable}", value)
     if value:
-        return SecretState(path, "config", "config.json (plaintext) — save it to move it to the keyring", value)
+        return SecretState(
+            path, "config", "config.json (plaintext) — save it to move it to the keyring", value
+        )
     return SecretState(path, "none", "not set")
 
 

@@ -46,7 +46,7 @@ def _alternatives(provider: str | None) -> str:
     else:
         env = "the provider's environment variable (e.g. OPENAI_API_KEY), or an "
     # No mention of session-only keys: they exist only in the window, which offers them itself.
-    return f"The key can instead come from {env}\"apiKey\": \"${{MY_VAR}}\" reference in config.json."
+    return f'The key can instead come from {env}"apiKey": "${{MY_VAR}}" reference in config.json.'
 
 
 def _no_keyring_help(detail: str, provider: str | None = None) -> str:
@@ -101,7 +101,9 @@ class SecretStore:
             raise self._translate(exc, provider) from None
 
     def _translate(self, exc: Exception, provider: str | None = None) -> KeyringUnavailable:
-        return KeyringUnavailable(_no_keyring_help(redact(f"{type(exc).__name__}: {exc}"), provider))
+        return KeyringUnavailable(
+            _no_keyring_help(redact(f"{type(exc).__name__}: {exc}"), provider)
+        )
 
     def _probe(self) -> tuple[bool, str]:
         import keyring
@@ -116,7 +118,9 @@ class SecretStore:
             priority = float(backend.priority)  # type: ignore[attr-defined]
         except Exception:
             priority = 0.0
-        usable = not isinstance(backend, fail.Keyring) and "null" not in name.lower() and priority > 0
+        usable = (
+            not isinstance(backend, fail.Keyring) and "null" not in name.lower() and priority > 0
+        )
         chained = getattr(backend, "backends", None)
         if chained is not None and not chained:
             usable = False
@@ -231,7 +235,9 @@ class SecretStore:
         """Find ``provider``'s key: keyring/session, then config, then the standard env var."""
         env = os.environ if environ is None else environ
         if provider in self._session:
-            return ResolvedKey(provider, self._session[provider], "session", "held for this session")
+            return ResolvedKey(
+                provider, self._session[provider], "session", "held for this session"
+            )
         try:
             stored = self.get(provider)
         except KeyringUnavailable:
@@ -242,19 +248,30 @@ class SecretStore:
         if section and section.api_key:
             preserved = config_origin(config).preserved
             entry = next(
-                (entry for path, entry in preserved.items()
-                 if len(path) == 3 and path[0] == "providers" and path[1] in (provider, _camel(provider))
-                 and path[2] in ("apiKey", "api_key")),
+                (
+                    entry
+                    for path, entry in preserved.items()
+                    if len(path) == 3
+                    and path[0] == "providers"
+                    and path[1] in (provider, _camel(provider))
+                    and path[2] in ("apiKey", "api_key")
+                ),
                 None,
             )
             raw = entry[0] if entry is not None else None
             if isinstance(raw, str) and "${" in raw:
-                return ResolvedKey(provider, section.api_key, "config-ref", f"config.json reference {raw}")
+                return ResolvedKey(
+                    provider, section.api_key, "config-ref", f"config.json reference {raw}"
+                )
             if entry is not None:
                 # Not the file's value: a NANOBOT_PROVIDERS__<NAME>__API_KEY override.
                 variable = f"NANOBOT_PROVIDERS__{provider.upper()}__API_KEY"
-                return ResolvedKey(provider, section.api_key, "env", f"environment override {variable}")
-            return ResolvedKey(provider, section.api_key, "config", "config.json (plaintext; run 'keys migrate')")
+                return ResolvedKey(
+                    provider, section.api_key, "env", f"environment override {variable}"
+                )
+            return ResolvedKey(
+                provider, section.api_key, "config", "config.json (plaintext; run 'keys migrate')"
+            )
         spec = find_by_name(provider)
         if spec and spec.env_key and env.get(spec.env_key):
             value = env[spec.env_key]

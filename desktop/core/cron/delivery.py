@@ -68,8 +68,13 @@ class JobRunner:
         timezone: IANA zone for the time in the reminder text.
     """
 
-    def __init__(self, agent: AgentLoop, system_jobs: dict[str, Callable[[], Awaitable[str | None]]],
-                 *, timezone: str | None = None) -> None:
+    def __init__(
+        self,
+        agent: AgentLoop,
+        system_jobs: dict[str, Callable[[], Awaitable[str | None]]],
+        *,
+        timezone: str | None = None,
+    ) -> None:
         self.agent = agent
         self.system_jobs = system_jobs
         self.timezone = timezone
@@ -79,7 +84,9 @@ class JobRunner:
         if job.payload.kind == "system_event":
             handler = self.system_jobs.get(job.id)
             if handler is None:
-                raise ValueError(f"system job {job.id!r} has no handler here (disabled in the config?)")
+                raise ValueError(
+                    f"system job {job.id!r} has no handler here (disabled in the config?)"
+                )
             return await handler()
         return await self.remind(job)
 
@@ -90,29 +97,40 @@ class JobRunner:
     async def remind(self, job: CronJob) -> str:
         """The reminder turn in the job's conversation, then delivery."""
         channel, chat_id, key = job_target(job.payload)
-        text = read_template("agent", "cron_reminder.md").format(
-            name=job.name, time=self._now_text(), message=job.payload.message).strip()
-        message = InboundMessage(channel, "cron", chat_id, text, session_key_override=key,
-                                 metadata={"cron_job": job.id})
+        text = (
+            read_template("agent", "cron_reminder.md")
+            .format(name=job.name, time=self._now_text(), message=job.payload.message)
+            .strip()
+        )
+        message = InboundMessage(
+            channel, "cron", chat_id, text, session_key_override=key, metadata={"cron_job": job.id}
+        )
         token = CURRENT_JOB.set(job.id)
         try:
             reply = await self.agent.handle(message)
         except LLMError as exc:
             fallback = f"Reminder: {job.payload.message}"
             await self._deliver(job, channel, chat_id, key, fallback, sent_already=False)
-            raise RuntimeError(f"the model could not be reached ({exc.message}); "
-                               "the reminder text was delivered as is") from exc
+            raise RuntimeError(
+                f"the model could not be reached ({exc.message}); "
+                "the reminder text was delivered as is"
+            ) from exc
         finally:
             CURRENT_JOB.reset(token)
         # ``None``: the turn already answered through the ``message`` tool.
-        await self._deliver(job, channel, chat_id, key, reply or job.payload.message,
-                            sent_already=reply is None)
+        await self._deliver(
+            job, channel, chat_id, key, reply or job.payload.message, sent_already=reply is None
+        )
         return reply or ""
 
-    async def _deliver(self, job: CronJob, channel: str, chat_id: str, key: str, text: str,
-                       *, sent_already: bool) -> None:
+    async def _deliver(
+        self, job: CronJob, channel: str, chat_id: str, key: str, text: str, *, sent_already: bool
+    ) -> None:
         bus = self.agent.bus
         await bus.emit(ReminderDue(key, job.id, job.name, text, channel=channel, chat_id=chat_id))
         if channel not in _RENDERED_HERE and not sent_already:
-            await bus.publish_outbound(OutboundMessage(
-                channel, chat_id, text, metadata={"reminder": True, "cron_job": job.id}))
+            await bus.publish_outbound(
+                OutboundMessage(
+                    channel, chat_id, text, metadata={"reminder": True, "cron_job": job.id}
+                )
+            )

@@ -30,7 +30,9 @@ _MAX_CANDIDATES = 1000
 def _zone_name(schedule: CronSchedule, default_tz: str | None) -> str:
     name = schedule.tz or default_tz or system_timezone()
     if not is_valid_timezone(name):
-        raise ValueError(f"unknown timezone {name!r} (expected an IANA name such as 'Europe/Berlin')")
+        raise ValueError(
+            f"unknown timezone {name!r} (expected an IANA name such as 'Europe/Berlin')"
+        )
     return name
 
 

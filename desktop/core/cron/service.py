@@ -101,8 +101,11 @@ class CronService:
 
     @staticmethod
     def _needs_next(job: CronJob) -> bool:
-        return (job.enabled and job.state.next_run_at_ms is None
-                and (job.schedule.kind != "at" or job.state.last_run_at_ms is None))
+        return (
+            job.enabled
+            and job.state.next_run_at_ms is None
+            and (job.schedule.kind != "at" or job.state.last_run_at_ms is None)
+        )
 
     def _initial_next(self, job: CronJob, now_ms: int) -> int | None:
         """Next run of an enabled job that has none yet (new, re-enabled, or hand-written)."""
@@ -160,8 +163,11 @@ class CronService:
 
     def next_wake_ms(self) -> int | None:
         """The earliest next run among enabled jobs."""
-        times = [j.state.next_run_at_ms for j in self.store.jobs
-                 if j.enabled and j.state.next_run_at_ms is not None and j.id not in self._active]
+        times = [
+            j.state.next_run_at_ms
+            for j in self.store.jobs
+            if j.enabled and j.state.next_run_at_ms is not None and j.id not in self._active
+        ]
         return min(times) if times else None
 
     def _arm(self) -> None:
@@ -197,8 +203,9 @@ class CronService:
         if not any(self._is_due(j, now) for j in self.store.jobs):
             return []
         with self.store.editing() as jobs:
-            due = sorted((j for j in jobs if self._is_due(j, now)),
-                         key=lambda j: j.state.next_run_at_ms or 0)
+            due = sorted(
+                (j for j in jobs if self._is_due(j, now)), key=lambda j: j.state.next_run_at_ms or 0
+            )
             for job in due:
                 self._active.add(job.id)
                 if job.schedule.kind == "at":
@@ -208,8 +215,12 @@ class CronService:
             return due
 
     def _is_due(self, job: CronJob, now: int) -> bool:
-        return (job.enabled and job.id not in self._active
-                and job.state.next_run_at_ms is not None and job.state.next_run_at_ms <= now)
+        return (
+            job.enabled
+            and job.id not in self._active
+            and job.state.next_run_at_ms is not None
+            and job.state.next_run_at_ms <= now
+        )
 
     async def _run_due(self, *, late: bool) -> None:
         due = await asyncio.to_thread(self._claim_due)
@@ -264,7 +275,9 @@ class CronService:
         """Jobs sorted by next run (jobs without one last)."""
         self.load()
         jobs = [j for j in self.store.jobs if include_disabled or j.enabled]
-        return sorted(jobs, key=lambda j: (j.state.next_run_at_ms is None, j.state.next_run_at_ms or 0))
+        return sorted(
+            jobs, key=lambda j: (j.state.next_run_at_ms is None, j.state.next_run_at_ms or 0)
+        )
 
     def get_job(self, job_id: str) -> CronJob | None:
         """The job with ``job_id``, or ``None``."""
@@ -299,23 +312,37 @@ class CronService:
         with self.store.editing() as jobs:
             if job_id is not None and any(j.id == job_id for j in jobs):
                 raise ValueError(f"a job with id {job_id!r} already exists")
-            job = CronJob(id=job_id or uuid.uuid4().hex[:8], name=name, enabled=enabled,
-                          schedule=schedule, payload=payload, delete_after_run=delete_after_run,
-                          created_at_ms=now, updated_at_ms=now)
+            job = CronJob(
+                id=job_id or uuid.uuid4().hex[:8],
+                name=name,
+                enabled=enabled,
+                schedule=schedule,
+                payload=payload,
+                delete_after_run=delete_after_run,
+                created_at_ms=now,
+                updated_at_ms=now,
+            )
             job.state.next_run_at_ms = self._initial_next(job, now) if enabled else None
             jobs.append(job)
         self._arm()
         return job
 
-    def register_system_job(self, job_id: str, schedule: CronSchedule, *, enabled: bool = True) -> CronJob:
+    def register_system_job(
+        self, job_id: str, schedule: CronSchedule, *, enabled: bool = True
+    ) -> CronJob:
         """Add or update a protected system job (idempotent); its run history is kept."""
         validate_schedule(schedule, now_ms=self._now_ms(), default_tz=self.default_tz)
         now = self._now_ms()
         with self.store.editing() as jobs:
             job = next((j for j in jobs if j.id == job_id), None)
             if job is None:
-                job = CronJob(id=job_id, name=job_id, payload=CronPayload(kind=SYSTEM_EVENT),
-                              created_at_ms=now, updated_at_ms=now)
+                job = CronJob(
+                    id=job_id,
+                    name=job_id,
+                    payload=CronPayload(kind=SYSTEM_EVENT),
+                    created_at_ms=now,
+                    updated_at_ms=now,
+                )
                 jobs.append(job)
             changed = job.schedule.to_json() != schedule.to_json() or job.enabled != enabled
             job.payload.kind = SYSTEM_EVENT

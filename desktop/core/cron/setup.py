@@ -34,8 +34,12 @@ def attach_scheduler(agent: AgentLoop, config: Config, provider: LLMProvider) ->
         return await agent.extra_commands("/dream", "")
 
     runner = JobRunner(agent, {"dream": dream, "heartbeat": heartbeat.tick}, timezone=tz)
-    service = CronService(config.workspace_path / "cron" / "jobs.json", on_job=runner,
-                          default_tz=tz, protected=SYSTEM_JOBS)
+    service = CronService(
+        config.workspace_path / "cron" / "jobs.json",
+        on_job=runner,
+        default_tz=tz,
+        protected=SYSTEM_JOBS,
+    )
     agent.tools.register(CronTool(service, default_tz=tz))
     agent.cron = service
     agent.heartbeat = heartbeat
@@ -47,7 +51,9 @@ def dream_schedule(config: Config) -> CronSchedule:
     dream = config.agents.defaults.dream
     legacy = (dream.model_extra or {}).get("cron")
     if isinstance(legacy, str) and legacy.strip():
-        return CronSchedule("cron", expr=legacy.strip(), tz=config.agents.defaults.effective_timezone)
+        return CronSchedule(
+            "cron", expr=legacy.strip(), tz=config.agents.defaults.effective_timezone
+        )
     return CronSchedule("every", every_ms=dream.interval_h * HOUR_MS)
 
 
@@ -60,6 +66,8 @@ def sync_system_jobs(service: CronService, config: Config) -> None:
     else:
         service.remove_system_job("dream")
     if beat.enabled:
-        service.register_system_job("heartbeat", CronSchedule("every", every_ms=beat.interval_s * 1000))
+        service.register_system_job(
+            "heartbeat", CronSchedule("every", every_ms=beat.interval_s * 1000)
+        )
     else:
         service.remove_system_job("heartbeat")

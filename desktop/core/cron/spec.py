@@ -32,9 +32,14 @@ def parse_at(text: str, tz: str | None) -> int:
     return int(when.timestamp() * 1000)
 
 
-def build_schedule(*, every_seconds: float | None = None, cron_expr: str | None = None,
-                   tz: str | None = None, at: str | None = None,
-                   default_tz: str | None = None) -> tuple[CronSchedule, bool]:
+def build_schedule(
+    *,
+    every_seconds: float | None = None,
+    cron_expr: str | None = None,
+    tz: str | None = None,
+    at: str | None = None,
+    default_tz: str | None = None,
+) -> tuple[CronSchedule, bool]:
     """The schedule for exactly one of ``every_seconds``, ``cron_expr`` or ``at``.
 
     Returns:
@@ -43,11 +48,16 @@ def build_schedule(*, every_seconds: float | None = None, cron_expr: str | None 
     Raises:
         ValueError: None or several kinds given, or a bad value (the message says which).
     """
-    given = [name for name, value in (("every_seconds", every_seconds), ("cron_expr", cron_expr),
-                                      ("at", at)) if value not in (None, "")]
+    given = [
+        name
+        for name, value in (("every_seconds", every_seconds), ("cron_expr", cron_expr), ("at", at))
+        if value not in (None, "")
+    ]
     if len(given) != 1:
-        raise ValueError("give exactly one of every_seconds, cron_expr or at"
-                         + (f" (got {', '.join(given)})" if given else ""))
+        raise ValueError(
+            "give exactly one of every_seconds, cron_expr or at"
+            + (f" (got {', '.join(given)})" if given else "")
+        )
     if tz and not cron_expr and not at:
         raise ValueError("tz only applies to cron_expr or at")
     if every_seconds not in (None, ""):
@@ -90,7 +100,9 @@ def describe_job(job: CronJob, *, protected: bool, tz: str | None = None) -> str
     lines = [head]
     if protected:
         purpose = SYSTEM_PURPOSE.get(job.id, "system job")
-        lines.append(f"  Protected system job — {purpose}; it can be disabled in the settings, not removed.")
+        lines.append(
+            f"  Protected system job — {purpose}; it can be disabled in the settings, not removed."
+        )
     elif job.payload.message:
         lines.append(f"  Message: {job.payload.message}")
     if state.next_run_at_ms:

@@ -137,8 +137,11 @@ class JobStore:
         self._sig = _signature(self.path)
 
     def _write(self) -> None:
-        data = {"version": self._version, "jobs": [job.to_json() for job in self.jobs],
-                **self._top_extra}
+        data = {
+            "version": self._version,
+            "jobs": [job.to_json() for job in self.jobs],
+            **self._top_extra,
+        }
         atomic_write_text(self.path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
         self._sig = _signature(self.path)
 

@@ -82,10 +82,21 @@ class CronPayload:
     extra: dict[str, Any] = field(default_factory=dict)
 
     _KEYS = {
-        "kind", "message", "deliver", "channel", "to",
-        "channelMeta", "channel_meta", "sessionKey", "session_key",
-        "originChannel", "origin_channel", "originChatId", "origin_chat_id",
-        "originMetadata", "origin_metadata",
+        "kind",
+        "message",
+        "deliver",
+        "channel",
+        "to",
+        "channelMeta",
+        "channel_meta",
+        "sessionKey",
+        "session_key",
+        "originChannel",
+        "origin_channel",
+        "originChatId",
+        "origin_chat_id",
+        "originMetadata",
+        "origin_metadata",
     }
 
     def to_json(self) -> dict[str, Any]:
@@ -132,8 +143,17 @@ class CronRunRecord:
     late: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
 
-    _KEYS = {"runAtMs", "run_at_ms", "status", "durationMs", "duration_ms", "error",
-             "runId", "run_id", "late"}
+    _KEYS = {
+        "runAtMs",
+        "run_at_ms",
+        "status",
+        "durationMs",
+        "duration_ms",
+        "error",
+        "runId",
+        "run_id",
+        "late",
+    }
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -172,8 +192,18 @@ class CronJobState:
     history: list[CronRunRecord] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
 
-    _KEYS = {"nextRunAtMs", "next_run_at_ms", "lastRunAtMs", "last_run_at_ms",
-             "lastStatus", "last_status", "lastError", "last_error", "runHistory", "run_history"}
+    _KEYS = {
+        "nextRunAtMs",
+        "next_run_at_ms",
+        "lastRunAtMs",
+        "last_run_at_ms",
+        "lastStatus",
+        "last_status",
+        "lastError",
+        "last_error",
+        "runHistory",
+        "run_history",
+    }
 
     def record(self, run: CronRunRecord) -> None:
         self.last_run_at_ms = run.run_at_ms
@@ -200,7 +230,9 @@ class CronJobState:
             last_run_at_ms=_int_or_none(_get(data, "lastRunAtMs", "last_run_at_ms")),
             last_status=_get(data, "lastStatus", "last_status"),
             last_error=_get(data, "lastError", "last_error"),
-            history=[CronRunRecord.from_json(r) for r in raw if isinstance(r, dict)][-HISTORY_LIMIT:],
+            history=[CronRunRecord.from_json(r) for r in raw if isinstance(r, dict)][
+                -HISTORY_LIMIT:
+            ],
             extra=_extras(data, cls._KEYS),
         )
 
@@ -220,8 +252,20 @@ class CronJob:
     updated_at_ms: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
 
-    _KEYS = {"id", "name", "enabled", "schedule", "payload", "state", "createdAtMs",
-             "created_at_ms", "updatedAtMs", "updated_at_ms", "deleteAfterRun", "delete_after_run"}
+    _KEYS = {
+        "id",
+        "name",
+        "enabled",
+        "schedule",
+        "payload",
+        "state",
+        "createdAtMs",
+        "created_at_ms",
+        "updatedAtMs",
+        "updated_at_ms",
+        "deleteAfterRun",
+        "delete_after_run",
+    }
 
     def to_json(self) -> dict[str, Any]:
         return {

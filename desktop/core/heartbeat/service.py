@@ -83,8 +83,11 @@ def parse_decision(arguments: dict[str, Any] | None) -> Decision:
     """Read the ``heartbeat`` tool's arguments; anything unclear means skip."""
     if not arguments or arguments.get("action") not in ("skip", "run"):
         return Decision("skip", reason="the model gave no clear decision")
-    return Decision(str(arguments["action"]), str(arguments.get("tasks") or ""),
-                    str(arguments.get("reason") or ""))
+    return Decision(
+        str(arguments["action"]),
+        str(arguments.get("tasks") or ""),
+        str(arguments.get("reason") or ""),
+    )
 
 
 class HeartbeatService:
@@ -98,8 +101,15 @@ class HeartbeatService:
         keep_messages: How many messages of the heartbeat session survive a trim.
     """
 
-    def __init__(self, workspace: Path, provider: LLMProvider, agent: AgentLoop, *,
-                 timezone: str | None = None, keep_messages: int = KEEP_MESSAGES) -> None:
+    def __init__(
+        self,
+        workspace: Path,
+        provider: LLMProvider,
+        agent: AgentLoop,
+        *,
+        timezone: str | None = None,
+        keep_messages: int = KEEP_MESSAGES,
+    ) -> None:
         self.workspace = workspace
         self.provider = provider
         self.agent = agent
@@ -128,23 +138,36 @@ class HeartbeatService:
         await self.trim_session()
         now = self._now_text()
         prompt = read_template("agent", "heartbeat_run.md").format(
-            time=now, tasks=decision.tasks.strip() or "\n".join(tasks))
-        reply = await self.agent.process_direct(prompt, session_key=SESSION_KEY,
-                                                channel="heartbeat", chat_id="main")
+            time=now, tasks=decision.tasks.strip() or "\n".join(tasks)
+        )
+        reply = await self.agent.process_direct(
+            prompt, session_key=SESSION_KEY, channel="heartbeat", chat_id="main"
+        )
         if not worth_telling(reply):
             return "ran: nothing to report"
-        await self.agent.bus.emit(ReminderDue(SESSION_KEY, "heartbeat", "Heartbeat", reply.strip(),
-                                              channel="heartbeat", chat_id="main",
-                                              source="heartbeat"))
+        await self.agent.bus.emit(
+            ReminderDue(
+                SESSION_KEY,
+                "heartbeat",
+                "Heartbeat",
+                reply.strip(),
+                channel="heartbeat",
+                chat_id="main",
+                source="heartbeat",
+            )
+        )
         return "ran: notified"
 
     async def decide(self, tasks: list[str]) -> Decision:
         """The small skip/run call."""
         prompt = read_template("agent", "heartbeat_decide.md").format(
-            time=self._now_text(), tasks="\n".join(tasks))
+            time=self._now_text(), tasks="\n".join(tasks)
+        )
         response = await self.provider.chat(
-            [{"role": "system", "content": prompt},
-             {"role": "user", "content": "Decide now with the heartbeat tool."}],
+            [
+                {"role": "system", "content": prompt},
+                {"role": "user", "content": "Decide now with the heartbeat tool."},
+            ],
             tools=[DECISION_TOOL],
             tool_choice={"type": "function", "function": {"name": "heartbeat"}},
             max_tokens=300,

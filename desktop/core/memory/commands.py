@@ -59,8 +59,10 @@ async def _restore(git: GitStore, sha: str) -> str:
     except RevertConflict as exc:
         files = ", ".join(exc.files)
         return f"Could not undo {sha}: {exc.message}" + (f" (files: {files})" if files else "")
-    return (f"Undid {target.short_sha} ({target.subject}) with commit {new[:7]}; "
-            "changes made after it were kept.")
+    return (
+        f"Undid {target.short_sha} ({target.subject}) with commit {new[:7]}; "
+        "changes made after it were kept."
+    )
 
 
 async def handle_memory_command(

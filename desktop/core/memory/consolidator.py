@@ -43,7 +43,11 @@ ARGUMENT_CHARS = 200
 # -- transcript ---------------------------------------------------------------------------
 def _clip(text: str, limit: int) -> str:
     text = text.strip()
-    return text if len(text) <= limit else text[:limit].rstrip() + f" … [{len(text) - limit} more chars]"
+    return (
+        text
+        if len(text) <= limit
+        else text[:limit].rstrip() + f" … [{len(text) - limit} more chars]"
+    )
 
 
 def _text_of(content: Any) -> str:
@@ -95,7 +99,9 @@ def render_transcript(messages: list[dict[str, Any]]) -> str:
 
 def raw_archive(messages: list[dict[str, Any]], max_chars: int = RAW_MAX_CHARS) -> str:
     """The fallback archive: ``[RAW] N messages`` and the transcript (bounded)."""
-    return f"{RAW_MARKER} {len(messages)} messages\n" + _clip(render_transcript(messages), max_chars)
+    return f"{RAW_MARKER} {len(messages)} messages\n" + _clip(
+        render_transcript(messages), max_chars
+    )
 
 
 def _fit(text: str, max_tokens: int) -> str:
@@ -218,12 +224,21 @@ class Consolidator:
             tokens = await asyncio.to_thread(self.estimate, session)
             if tokens <= self.budget:
                 return False
-            log.info("session %s: request ~%d tokens, budget %d; consolidating", session.key, tokens, self.budget)
+            log.info(
+                "session %s: request ~%d tokens, budget %d; consolidating",
+                session.key,
+                tokens,
+                self.budget,
+            )
             archived = False
             for _ in range(self.max_rounds):
                 end = await asyncio.to_thread(
-                    choose_boundary, session.messages, session.last_consolidated, needed=tokens - self.target,
-                    max_messages=self.max_messages_per_round, cost=_message_cost,
+                    choose_boundary,
+                    session.messages,
+                    session.last_consolidated,
+                    needed=tokens - self.target,
+                    max_messages=self.max_messages_per_round,
+                    cost=_message_cost,
                 )
                 if end is None or not await self._archive(session, end):
                     break
@@ -232,8 +247,12 @@ class Consolidator:
                 if tokens <= self.target:
                     break
             if tokens > self.budget:
-                log.warning("session %s: still ~%d tokens after consolidation (budget %d)",
-                            session.key, tokens, self.budget)
+                log.warning(
+                    "session %s: still ~%d tokens after consolidation (budget %d)",
+                    session.key,
+                    tokens,
+                    self.budget,
+                )
             return archived
 
     async def archive_all(self, session: Session) -> None:
@@ -247,6 +266,7 @@ class Consolidator:
 
     async def summarize(self, messages: list[dict[str, Any]]) -> str:
         """Dated bullet points for ``messages``; the ``[RAW]`` archive if the model fails."""
+
         def build() -> list[dict[str, Any]]:
             prompt = read_template("agent", "consolidation.md").strip()
             room = self.budget - count_text(prompt) - 64
@@ -258,7 +278,9 @@ class Consolidator:
             limit = min(self.max_tokens, SUMMARY_MAX_TOKENS)
             response = await self.provider.chat(request, None, max_tokens=limit)
         except LLMError as exc:
-            log.warning("summary call failed (%s); archiving %d messages raw", exc.message, len(messages))
+            log.warning(
+                "summary call failed (%s); archiving %d messages raw", exc.message, len(messages)
+            )
             return raw_archive(messages)
         summary = (response.content or "").strip()
         if not summary:
@@ -268,7 +290,7 @@ class Consolidator:
 
     async def _archive(self, session: Session, end: int) -> bool:
         """Summarise ``messages[last_consolidated:end]``, append it, advance and save."""
-        chunk = session.messages[session.last_consolidated:end]
+        chunk = session.messages[session.last_consolidated : end]
         if not chunk:
             return False
         content = await self.summarize(chunk)

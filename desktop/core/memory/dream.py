@@ -66,8 +66,16 @@ MAX_FAILURES = 3
 PHASE1_MAX_TOKENS = 2048
 MEMORY_FILES = ("memory/MEMORY.md", "SOUL.md", "USER.md")
 STATE_FILE = "memory/.dream_state"
-_TAGS = ("[USER]", "[SOUL]", "[MEMORY]", "[USER-REMOVE]", "[SOUL-REMOVE]", "[MEMORY-REMOVE]",
-         "[SKILL]", "[SKIP]")
+_TAGS = (
+    "[USER]",
+    "[SOUL]",
+    "[MEMORY]",
+    "[USER-REMOVE]",
+    "[SOUL-REMOVE]",
+    "[MEMORY-REMOVE]",
+    "[SKILL]",
+    "[SKIP]",
+)
 
 _locks: dict[str, asyncio.Lock] = {}
 
@@ -123,7 +131,9 @@ class SkillsWriteTool(WriteFileTool):
 
     description = "Create or overwrite a skill file; only paths under skills/ are allowed."
 
-    async def execute(self, ctx: ToolContext, *, path: str, content: str, **kwargs: Any) -> ToolResult:
+    async def execute(
+        self, ctx: ToolContext, *, path: str, content: str, **kwargs: Any
+    ) -> ToolResult:
         """Refuse any path outside the workspace's skills folder, else write as usual."""
         try:
             target = resolve_tool_path(path, ctx, write=True)
@@ -180,12 +190,16 @@ def _snapshot(workspace: Path) -> dict[str, str]:
     if skills.is_dir():
         for file in sorted(skills.rglob("*")):
             if file.is_file() and not file.is_symlink():
-                found[file.relative_to(workspace).as_posix()] = hashlib.sha256(file.read_bytes()).hexdigest()
+                found[file.relative_to(workspace).as_posix()] = hashlib.sha256(
+                    file.read_bytes()
+                ).hexdigest()
     return found
 
 
 def _changed(before: dict[str, str], after: dict[str, str]) -> list[str]:
-    return sorted(name for name in before.keys() | after.keys() if before.get(name) != after.get(name))
+    return sorted(
+        name for name in before.keys() | after.keys() if before.get(name) != after.get(name)
+    )
 
 
 def is_skip(analysis: str) -> bool:
@@ -271,8 +285,12 @@ class Dream:
             return await self._failed(first, last, "the analysis came back empty")
         if is_skip(analysis):
             await asyncio.to_thread(self._consume, last)
-            return DreamResult("skipped", analysis=analysis, consumed_to=last,
-                               message=f"Nothing worth keeping in entries {first}..{last}; moved on.")
+            return DreamResult(
+                "skipped",
+                analysis=analysis,
+                consumed_to=last,
+                message=f"Nothing worth keeping in entries {first}..{last}; moved on.",
+            )
         return await self._apply(analysis, first, last)
 
     async def _analyse(self, batch: list[HistoryEntry]) -> str:
@@ -283,14 +301,18 @@ class Dream:
                 _file_block("USER.md", self.store.read_user()),
             ]
             text = (
-                f"Today: {datetime.now():%Y-%m-%d}\n\n## Current files\n\n" + "\n\n".join(files)
-                + f"\n\n## New log entries ({len(batch)})\n\n" + render_entries(batch)
+                f"Today: {datetime.now():%Y-%m-%d}\n\n## Current files\n\n"
+                + "\n\n".join(files)
+                + f"\n\n## New log entries ({len(batch)})\n\n"
+                + render_entries(batch)
             )
             prompt = read_template("agent", "dream_phase1.md").strip()
             return [{"role": "system", "content": prompt}, {"role": "user", "content": text}]
 
         request = await asyncio.to_thread(build)
-        response = await self.provider.chat(request, None, max_tokens=min(self.max_tokens, PHASE1_MAX_TOKENS))
+        response = await self.provider.chat(
+            request, None, max_tokens=min(self.max_tokens, PHASE1_MAX_TOKENS)
+        )
         return (response.content or "").strip()
 
     def _phase2_request(self, analysis: str) -> list[dict[str, Any]]:
@@ -303,8 +325,12 @@ class Dream:
             f"- {s.name} ({s.source}): {s.description}" for s in self.skills_loader.list_skills()
         ]
         text = (
-            "## Analysis\n\n" + analysis + "\n\n## Current files\n\n" + "\n\n".join(files)
-            + "\n\n## Existing skills\n\n" + ("\n".join(skills) or "(none)")
+            "## Analysis\n\n"
+            + analysis
+            + "\n\n## Current files\n\n"
+            + "\n\n".join(files)
+            + "\n\n## Existing skills\n\n"
+            + ("\n".join(skills) or "(none)")
         )
         prompt = read_template("agent", "dream_phase2.md").strip()
         return [{"role": "system", "content": prompt}, {"role": "user", "content": text}]
@@ -321,11 +347,21 @@ class Dream:
         before = await asyncio.to_thread(_snapshot, self.workspace)
         request = await asyncio.to_thread(self._phase2_request, analysis)
         hook = _BudgetHook(self.token_budget)
-        runner = AgentRunner(self.provider, self._tools(), hook=hook, max_iterations=self.max_iterations,
-                             context_window=self.context_window, max_tokens=self.max_tokens)
+        runner = AgentRunner(
+            self.provider,
+            self._tools(),
+            hook=hook,
+            max_iterations=self.max_iterations,
+            context_window=self.context_window,
+            max_tokens=self.max_tokens,
+        )
         ctx = ToolContext(
-            workspace=self.workspace, session_key="dream", channel="system", chat_id="dream",
-            restrict_to_workspace=True, protected_paths=(self.state_file,),
+            workspace=self.workspace,
+            session_key="dream",
+            channel="system",
+            chat_id="dream",
+            restrict_to_workspace=True,
+            protected_paths=(self.state_file,),
         )
         failure: str | None = None
         try:
@@ -344,24 +380,48 @@ class Dream:
                 log.exception("could not commit the edits of a failed dream")
                 commit = None
             outcome = await self._failed(first, last, failure)
-            return DreamResult(outcome.status, len(changed), commit, analysis,
-                               outcome.message + _kept(changed), outcome.consumed_to, stop_reason)
+            return DreamResult(
+                outcome.status,
+                len(changed),
+                commit,
+                analysis,
+                outcome.message + _kept(changed),
+                outcome.consumed_to,
+                stop_reason,
+            )
         await asyncio.to_thread(self._consume, last)
         try:
             commit = await self._commit(analysis, changed, incomplete=stop_reason != "answer")
         except GitStoreError as exc:
-            return DreamResult("failed", len(changed), None, analysis,
-                               f"Dream changed {len(changed)} file(s) but could not commit: {exc}",
-                               last, stop_reason)
-        status: Status = "budget" if stop_reason == "budget" else ("changed" if changed else "unchanged")
-        return DreamResult(status, len(changed), commit, analysis,
-                           _summary(stop_reason, changed, commit, self), last, stop_reason)
+            return DreamResult(
+                "failed",
+                len(changed),
+                None,
+                analysis,
+                f"Dream changed {len(changed)} file(s) but could not commit: {exc}",
+                last,
+                stop_reason,
+            )
+        status: Status = (
+            "budget" if stop_reason == "budget" else ("changed" if changed else "unchanged")
+        )
+        return DreamResult(
+            status,
+            len(changed),
+            commit,
+            analysis,
+            _summary(stop_reason, changed, commit, self),
+            last,
+            stop_reason,
+        )
 
     # -- bookkeeping ----------------------------------------------------------------------
     async def _commit(self, analysis: str, changed: list[str], *, incomplete: bool) -> str | None:
         if not any(name in MEMORY_FILES for name in changed):
             return None
-        body = analysis + ("\n\n(incomplete run: stopped before the model finished)" if incomplete else "")
+        body = analysis + (
+            "\n\n(incomplete run: stopped before the model finished)" if incomplete else ""
+        )
         message = f"dream: {datetime.now():%Y-%m-%d %H:%M}, {len(changed)} change(s)\n\n{body}"
         return await asyncio.to_thread(self.git.commit, message)
 
@@ -392,19 +452,31 @@ class Dream:
             count = failures.get(str(first), 0) + 1
             if count < MAX_FAILURES:
                 self._write_failures({str(first): count})
-                log.warning("dream failed on entries %d..%d (attempt %d): %s", first, last, count, why)
-                return DreamResult("failed", message=(
-                    f"Dream failed ({why}); entries {first}..{last} will be retried next time "
-                    f"(attempt {count} of {MAX_FAILURES})."))
+                log.warning(
+                    "dream failed on entries %d..%d (attempt %d): %s", first, last, count, why
+                )
+                return DreamResult(
+                    "failed",
+                    message=(
+                        f"Dream failed ({why}); entries {first}..{last} will be retried next time "
+                        f"(attempt {count} of {MAX_FAILURES})."
+                    ),
+                )
             self.store.dream_cursor = max(last, self.store.dream_cursor)
             self._write_failures({})
             self.store.append_history(
-                f"[DREAM-SKIPPED] cursors {first}..{last} after {MAX_FAILURES} failed attempts")
+                f"[DREAM-SKIPPED] cursors {first}..{last} after {MAX_FAILURES} failed attempts"
+            )
             self.store.compact_history()
             log.warning("dream gave up on entries %d..%d: %s", first, last, why)
-            return DreamResult("skipped", consumed_to=last, message=(
-                f"Dream failed ({why}) on entries {first}..{last}, attempt {count} of {MAX_FAILURES}; "
-                "skipped them (they stay in history.jsonl)."))
+            return DreamResult(
+                "skipped",
+                consumed_to=last,
+                message=(
+                    f"Dream failed ({why}) on entries {first}..{last}, attempt {count} of {MAX_FAILURES}; "
+                    "skipped them (they stay in history.jsonl)."
+                ),
+            )
 
         return await asyncio.to_thread(record)
 
@@ -420,7 +492,9 @@ def _summary(stop_reason: str, changed: list[str], commit: str | None, dream: Dr
     if stop_reason == "budget":
         return head + f" It stopped early: the token budget ({dream.token_budget}) ran out."
     if stop_reason == "max_iterations":
-        return head + f" It stopped early: the iteration limit ({dream.max_iterations}) was reached."
+        return (
+            head + f" It stopped early: the iteration limit ({dream.max_iterations}) was reached."
+        )
     if stop_reason == "empty":
         return head + " The model stopped answering; the run ended."
     return head

@@ -65,7 +65,12 @@ class HistoryEntry:
 
     def to_json(self) -> str:
         """The entry as one JSON line (without the newline)."""
-        record = {"cursor": self.cursor, "timestamp": self.timestamp, "content": self.content, **self.extra}
+        record = {
+            "cursor": self.cursor,
+            "timestamp": self.timestamp,
+            "content": self.content,
+            **self.extra,
+        }
         return json.dumps(record, ensure_ascii=False)
 
 
@@ -121,7 +126,9 @@ class MemoryStore:
         self.user_file = self.workspace / "USER.md"
         self.malformed_count = 0
         self._lock = _workspace_lock(self.workspace)
-        self._last_cursor = 0  # highest cursor this process has seen (guards against a lost .cursor)
+        self._last_cursor = (
+            0  # highest cursor this process has seen (guards against a lost .cursor)
+        )
 
     # -- history: reading -----------------------------------------------------------------
     def _scan(self) -> Iterator[tuple[bytes, HistoryEntry | None]]:
@@ -180,7 +187,9 @@ class MemoryStore:
     def last_cursor(self) -> int:
         """The last cursor allocated (0 when the log has never been written)."""
         with self._lock:
-            return max(_read_int(self.cursor_file) or 0, self._tail_cursor() or 0, self._last_cursor)
+            return max(
+                _read_int(self.cursor_file) or 0, self._tail_cursor() or 0, self._last_cursor
+            )
 
     # -- history: writing -----------------------------------------------------------------
     def append_history(self, content: str, *, when: datetime | None = None) -> int:
@@ -238,8 +247,11 @@ class MemoryStore:
                 kept.append(raw if raw.endswith(b"\n") else raw + b"\n")
             if len(lines) != len(valid):
                 copy = set_aside(self.history_file, "malformed")
-                log.warning("history compaction set %d malformed line(s) aside in %s",
-                            len(lines) - len(valid), copy)
+                log.warning(
+                    "history compaction set %d malformed line(s) aside in %s",
+                    len(lines) - len(valid),
+                    copy,
+                )
             self._last_cursor = max(self._last_cursor, max((e.cursor for e in valid), default=0))
             if (_read_int(self.cursor_file) or 0) < self._last_cursor:
                 atomic_write_text(self.cursor_file, str(self._last_cursor))

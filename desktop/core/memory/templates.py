@@ -12,7 +12,14 @@ log = logging.getLogger(__name__)
 
 # Workspace files shipped under top-level ``templates/`` (``templates/agent/`` holds prompts,
 # which stay in the package and are never copied).
-WORKSPACE_TEMPLATES = ("AGENTS.md", "SOUL.md", "USER.md", "TOOLS.md", "HEARTBEAT.md", "memory/MEMORY.md")
+WORKSPACE_TEMPLATES = (
+    "AGENTS.md",
+    "SOUL.md",
+    "USER.md",
+    "TOOLS.md",
+    "HEARTBEAT.md",
+    "memory/MEMORY.md",
+)
 
 
 def sync_workspace_templates(workspace: Path) -> list[str]:

@@ -8,8 +8,16 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 ErrorKind = Literal[
-    "auth", "rate_limit", "quota", "bad_request", "not_found", "server", "timeout", "connection",
-    "cancelled", "unknown",
+    "auth",
+    "rate_limit",
+    "quota",
+    "bad_request",
+    "not_found",
+    "server",
+    "timeout",
+    "connection",
+    "cancelled",
+    "unknown",
 ]
 
 

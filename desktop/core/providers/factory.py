@@ -42,7 +42,10 @@ def resolve_choice(
         return cache[name]
 
     choice = choose_provider(
-        config, model, has_key=lambda name: resolved(name).found, key_for=lambda name: resolved(name).value
+        config,
+        model,
+        has_key=lambda name: resolved(name).found,
+        key_for=lambda name: resolved(name).value,
     )
     return choice, resolved(choice.section)
 
@@ -99,5 +102,6 @@ async def abuild_provider(
     """:func:`build_provider` in a daemon thread (keyring calls must not block the loop, and a
     hung keyring must not hold up the exit)."""
     return await run_daemon(
-        lambda: build_provider(config, store, model=model, environ=environ, **options), "build-provider"
+        lambda: build_provider(config, store, model=model, environ=environ, **options),
+        "build-provider",
     )

@@ -192,7 +192,12 @@ class LiteLLMProvider(LLMProvider):
                 delay = next_delay(error, attempt, self.retry_delays)
                 if delay is None:
                     raise error from None
-                log.warning("model call attempt %d failed (%s); retrying in %.1fs", attempt, error.kind, delay)
+                log.warning(
+                    "model call attempt %d failed (%s); retrying in %.1fs",
+                    attempt,
+                    error.kind,
+                    delay,
+                )
                 await asyncio.sleep(delay)
                 if before_retry is not None:
                     await before_retry()
@@ -213,8 +218,14 @@ class LiteLLMProvider(LLMProvider):
     ) -> LLMResponse:
         """One non-streaming call with retries."""
         kwargs = self._kwargs(
-            messages, tools, model=model, max_tokens=max_tokens, temperature=temperature,
-            tool_choice=tool_choice, reasoning_effort=reasoning_effort, stream=False,
+            messages,
+            tools,
+            model=model,
+            max_tokens=max_tokens,
+            temperature=temperature,
+            tool_choice=tool_choice,
+            reasoning_effort=reasoning_effort,
+            stream=False,
         )
         litellm = await aimport_litellm()
 
@@ -240,12 +251,18 @@ class LiteLLMProvider(LLMProvider):
         for index, call in enumerate(_get(message, "tool_calls") or []):
             function = _get(call, "function")
             arguments, error = parse_tool_arguments(_get(function, "arguments"))
-            calls.append(ToolCallRequest(
-                id=_get(call, "id") or f"call_{index}", name=_get(function, "name") or "",
-                arguments=arguments, error=error,
-            ))
+            calls.append(
+                ToolCallRequest(
+                    id=_get(call, "id") or f"call_{index}",
+                    name=_get(function, "name") or "",
+                    arguments=arguments,
+                    error=error,
+                )
+            )
         finish = _get(choice, "finish_reason") or ("tool_calls" if calls else "stop")
-        return LLMResponse(content, calls, finish, self._usage(_get(raw, "usage"), model), reasoning)
+        return LLMResponse(
+            content, calls, finish, self._usage(_get(raw, "usage"), model), reasoning
+        )
 
     def _usage(self, usage: Any, model: str) -> Usage:
         if usage is None:
@@ -279,8 +296,14 @@ class LiteLLMProvider(LLMProvider):
     ) -> LLMResponse:
         """One streaming call with retries; a retry after partial output emits a reset."""
         kwargs = self._kwargs(
-            messages, tools, model=model, max_tokens=max_tokens, temperature=temperature,
-            tool_choice=tool_choice, reasoning_effort=reasoning_effort, stream=True,
+            messages,
+            tools,
+            model=model,
+            max_tokens=max_tokens,
+            temperature=temperature,
+            tool_choice=tool_choice,
+            reasoning_effort=reasoning_effort,
+            stream=True,
         )
         emitted = False
 
@@ -317,7 +340,8 @@ class LiteLLMProvider(LLMProvider):
                 except asyncio.TimeoutError:
                     raise LLMError(
                         f"The provider stream stalled for {self.stream_idle_timeout:g} s",
-                        kind="timeout", retryable=True,
+                        kind="timeout",
+                        retryable=True,
                     ) from None
                 usage_raw = _get(chunk, "usage") or usage_raw
                 for choice in _get(chunk, "choices") or []:
@@ -333,8 +357,10 @@ class LiteLLMProvider(LLMProvider):
                             (text if kind == "text" else reasoning).append(part)
                             await on_delta(StreamDelta(kind, part))
                     for call in _get(delta, "tool_calls") or []:
-                        slot = calls.setdefault(int(_get(call, "index", len(calls)) or 0),
-                                                {"id": "", "name": "", "arguments": ""})
+                        slot = calls.setdefault(
+                            int(_get(call, "index", len(calls)) or 0),
+                            {"id": "", "name": "", "arguments": ""},
+                        )
                         slot["id"] = _get(call, "id") or slot["id"]
                         function = _get(call, "function")
                         slot["name"] += _get(function, "name") or ""
@@ -359,7 +385,9 @@ class LiteLLMProvider(LLMProvider):
         for index in sorted(calls):
             slot = calls[index]
             arguments, error = parse_tool_arguments(slot["arguments"])
-            tool_calls.append(ToolCallRequest(slot["id"] or f"call_{index}", slot["name"], arguments, error))
+            tool_calls.append(
+                ToolCallRequest(slot["id"] or f"call_{index}", slot["name"], arguments, error)
+            )
         log.debug("stream finished in %.2fs", time.monotonic() - started)
         content: str | None = "".join(text)
         if reasoning:

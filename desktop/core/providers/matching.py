@@ -79,7 +79,9 @@ def model_params(spec: ProviderSpec, model: str) -> dict[str, Any]:
     return params
 
 
-def _usable(spec: ProviderSpec, section: ProviderConfig | None, has_key: Callable[[str], bool]) -> bool:
+def _usable(
+    spec: ProviderSpec, section: ProviderConfig | None, has_key: Callable[[str], bool]
+) -> bool:
     if has_key(spec.name):
         return True
     if not spec.needs_key:
@@ -114,7 +116,9 @@ def choose_provider(
         chosen = find_by_name(forced)
         if chosen is None:
             known = ", ".join(spec.name for spec in PROVIDERS)
-            raise ProviderNotFound(f"unknown provider {forced!r} in agents.defaults.provider (known: {known})")
+            raise ProviderNotFound(
+                f"unknown provider {forced!r} in agents.defaults.provider (known: {known})"
+            )
         reason = "forced by agents.defaults.provider"
     if chosen is None and "/" in lowered:
         spec = find_by_name(lowered.split("/", 1)[0])
@@ -122,7 +126,9 @@ def choose_provider(
             chosen, reason = spec, "model prefix"
     if chosen is None:
         for spec in PROVIDERS:
-            if any(k in lowered for k in spec.keywords) and _usable(spec, config.provider_config(spec.name), has_key):
+            if any(k in lowered for k in spec.keywords) and _usable(
+                spec, config.provider_config(spec.name), has_key
+            ):
                 chosen, reason = spec, "model keyword"
                 break
     if chosen is None:
@@ -152,7 +158,10 @@ def choose_provider(
     if not chosen.is_gateway:
         gateway = detect_gateway(section, key_for(section_name))
         if gateway is not None:
-            routed, reason = gateway, f"{reason}; {section_name} section points at {gateway.display_name}"
+            routed, reason = (
+                gateway,
+                f"{reason}; {section_name} section points at {gateway.display_name}",
+            )
     api_base = (section.api_base if section else None) or routed.default_api_base or None
     return ProviderChoice(
         spec=routed,

@@ -60,8 +60,9 @@ def listing_base(spec: ProviderSpec, api_base: str | None) -> str | None:
     return base.rstrip("/") or None
 
 
-def _probe_config(config: Config, provider: str, api_base: str | None,
-                  headers: Mapping[str, str] | None) -> Config:
+def _probe_config(
+    config: Config, provider: str, api_base: str | None, headers: Mapping[str, str] | None
+) -> Config:
     """A copy of ``config`` with ``provider`` forced and its endpoint replaced."""
     probe = config.model_copy(deep=True)
     probe._origin = config._origin  # resolve() reads where a key came from
@@ -118,14 +119,23 @@ async def check_connection(
         return ProbeResult(False, redact(str(exc)), kind="bad_request")
     key = (api_key or "").strip() or resolved.value
     if choice.spec.needs_key and not key:
-        return ProbeResult(False, f"No API key for {spec.display_name}: enter one first.", kind="auth")
+        return ProbeResult(
+            False, f"No API key for {spec.display_name}: enter one first.", kind="auth"
+        )
 
     def build() -> Any:
         from desktop.core.providers.litellm_provider import LiteLLMProvider, import_litellm
 
         import_litellm()  # seconds on first use: in this thread, not on the event loop
-        return LiteLLMProvider(choice, api_key=key, max_tokens=1, temperature=0.0,
-                               request_timeout=timeout, stream_idle_timeout=timeout, retry_delays=())
+        return LiteLLMProvider(
+            choice,
+            api_key=key,
+            max_tokens=1,
+            temperature=0.0,
+            request_timeout=timeout,
+            stream_idle_timeout=timeout,
+            retry_delays=(),
+        )
 
     llm = await run_daemon(build, "probe-build")
     started = time.monotonic()  # the request only, not LiteLLM's first import
@@ -133,13 +143,23 @@ async def check_connection(
         await llm.chat([{"role": "user", "content": "Say OK."}], max_tokens=1)
     except LLMError as exc:
         status = f"HTTP {exc.status}: " if exc.status else ""
-        return ProbeResult(False, redact(f"{status}{exc.message}"), seconds=time.monotonic() - started,
-                           kind=exc.kind)
+        return ProbeResult(
+            False,
+            redact(f"{status}{exc.message}"),
+            seconds=time.monotonic() - started,
+            kind=exc.kind,
+        )
     except Exception as exc:  # anything else LiteLLM may throw: still a message, not a crash
-        return ProbeResult(False, redact(f"{type(exc).__name__}: {exc}"),
-                           seconds=time.monotonic() - started, kind="unknown")
+        return ProbeResult(
+            False,
+            redact(f"{type(exc).__name__}: {exc}"),
+            seconds=time.monotonic() - started,
+            kind="unknown",
+        )
     seconds = time.monotonic() - started
-    return ProbeResult(True, f"Connected: {choice.model} answered in {seconds:.1f} s.", seconds=seconds)
+    return ProbeResult(
+        True, f"Connected: {choice.model} answered in {seconds:.1f} s.", seconds=seconds
+    )
 
 
 async def list_models(
@@ -163,8 +183,11 @@ async def list_models(
 
     base = listing_base(spec, api_base)
     if base is None:
-        return ProbeResult(False, f"{spec.display_name} does not offer a model list here; type the model name.",
-                           kind="bad_request")
+        return ProbeResult(
+            False,
+            f"{spec.display_name} does not offer a model list here; type the model name.",
+            kind="bad_request",
+        )
     headers: dict[str, str] = {"Accept": "application/json", **dict(extra_headers or {})}
     if api_key:
         register_secret(api_key)
@@ -176,24 +199,38 @@ async def list_models(
     started = time.monotonic()
     url = f"{base}/models"
     try:
-        async with httpx.AsyncClient(timeout=timeout, trust_env=False, follow_redirects=True) as client:
+        async with httpx.AsyncClient(
+            timeout=timeout, trust_env=False, follow_redirects=True
+        ) as client:
             response = await client.get(url, headers=headers)
     except httpx.TimeoutException:
-        return ProbeResult(False, redact(f"No answer from {url} within {timeout:g} s."), kind="timeout")
+        return ProbeResult(
+            False, redact(f"No answer from {url} within {timeout:g} s."), kind="timeout"
+        )
     except httpx.HTTPError as exc:
-        return ProbeResult(False, redact(f"Cannot reach {url}: {type(exc).__name__}: {exc}"), kind="connection")
+        return ProbeResult(
+            False, redact(f"Cannot reach {url}: {type(exc).__name__}: {exc}"), kind="connection"
+        )
     seconds = time.monotonic() - started
     if response.status_code >= 400:
         kind = "auth" if response.status_code in (401, 403) else "server"
-        return ProbeResult(False, redact(f"HTTP {response.status_code} from {url}: {_error_text(response)}"),
-                           seconds=seconds, kind=kind)
+        return ProbeResult(
+            False,
+            redact(f"HTTP {response.status_code} from {url}: {_error_text(response)}"),
+            seconds=seconds,
+            kind=kind,
+        )
     try:
         payload = response.json()
     except ValueError:
-        return ProbeResult(False, redact(f"{url} did not answer with JSON."), seconds=seconds, kind="server")
+        return ProbeResult(
+            False, redact(f"{url} did not answer with JSON."), seconds=seconds, kind="server"
+        )
     models = _model_ids(payload)
     if not models:
-        return ProbeResult(False, redact(f"{url} listed no models."), seconds=seconds, kind="server")
+        return ProbeResult(
+            False, redact(f"{url} listed no models."), seconds=seconds, kind="server"
+        )
     return ProbeResult(True, f"{len(models)} model(s) available.", models=models, seconds=seconds)
 
 

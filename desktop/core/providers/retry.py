@@ -17,7 +17,13 @@ from desktop.core.utils.redact import redact
 
 DEFAULT_DELAYS: tuple[float, ...] = (1.0, 2.0, 4.0)
 MAX_RETRY_AFTER = 60.0
-_QUOTA_WORDS = ("insufficient_quota", "quota exceeded", "exceeded your current quota", "billing", "credit")
+_QUOTA_WORDS = (
+    "insufficient_quota",
+    "quota exceeded",
+    "exceeded your current quota",
+    "billing",
+    "credit",
+)
 
 
 def _status(exc: BaseException) -> int | None:
@@ -32,8 +38,15 @@ def _status(exc: BaseException) -> int | None:
 
 # Transport failures (httpx / httpcore / openai names) found anywhere in an exception's chain.
 _TRANSPORT_ERRORS = {
-    "APIConnectionError", "ConnectError", "ReadError", "WriteError", "RemoteProtocolError",
-    "LocalProtocolError", "NetworkError", "ProtocolError", "ProxyError",
+    "APIConnectionError",
+    "ConnectError",
+    "ReadError",
+    "WriteError",
+    "RemoteProtocolError",
+    "LocalProtocolError",
+    "NetworkError",
+    "ProtocolError",
+    "ProxyError",
 }
 
 
@@ -57,7 +70,9 @@ def _transport_failure(exc: BaseException) -> bool:
 
 def _headers(exc: BaseException) -> dict[str, str]:
     for source in (getattr(exc, "response", None), exc):
-        headers: Any = getattr(source, "headers", None) or getattr(source, "litellm_response_headers", None)
+        headers: Any = getattr(source, "headers", None) or getattr(
+            source, "litellm_response_headers", None
+        )
         if headers:
             try:
                 return {str(k).lower(): str(v) for k, v in dict(headers).items()}

@@ -36,7 +36,9 @@ def _is_empty(content: Any) -> bool:
         return not content.strip()
     if isinstance(content, list):
         return all(
-            isinstance(part, dict) and part.get("type") == "text" and not str(part.get("text", "")).strip()
+            isinstance(part, dict)
+            and part.get("type") == "text"
+            and not str(part.get("text", "")).strip()
             for part in content
         )
     return False
@@ -46,8 +48,13 @@ def _clean_parts(content: Any) -> Any:
     if not isinstance(content, list):
         return content
     return [
-        part for part in content
-        if not (isinstance(part, dict) and part.get("type") == "text" and not str(part.get("text", "")).strip())
+        part
+        for part in content
+        if not (
+            isinstance(part, dict)
+            and part.get("type") == "text"
+            and not str(part.get("text", "")).strip()
+        )
     ]
 
 
@@ -129,7 +136,9 @@ def apply_prompt_caching(
             continue
         content = message.get("content")
         if isinstance(content, str):
-            blocks: list[dict[str, Any]] = [{"type": "text", "text": content, "cache_control": marker}]
+            blocks: list[dict[str, Any]] = [
+                {"type": "text", "text": content, "cache_control": marker}
+            ]
         elif isinstance(content, list) and content:
             blocks = [dict(part) for part in content]
             blocks[-1] = {**blocks[-1], "cache_control": marker}

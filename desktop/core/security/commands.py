@@ -69,46 +69,71 @@ _SELF_PIPE = r"(?<![\w.-])(?P={0})\s*[|&]\s*(?P={0})(?![\w.-])"
 _BUILTIN: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(pattern, re.MULTILINE), reason)
     for pattern, reason in (
-        (rf"{_CMD}rm(?={_ARGS}\s+{_RECURSIVE}{_END}){_ARGS}\s+{_BROAD}{_END}",
-         "recursive rm of a broad target"),
+        (
+            rf"{_CMD}rm(?={_ARGS}\s+{_RECURSIVE}{_END}){_ARGS}\s+{_BROAD}{_END}",
+            "recursive rm of a broad target",
+        ),
         (rf"{_CMD}rm\b{_SEG}--no-preserve-root", "rm --no-preserve-root"),
-        (rf"{_CMD}find\s+(?:-\S+\s+)*{_FIND_ROOT}{_SEG}(?:-delete\b|-exec(?:dir)?\s+(?:\S*/)?rm\b)",
-         "find deleting from a broad root"),
+        (
+            rf"{_CMD}find\s+(?:-\S+\s+)*{_FIND_ROOT}{_SEG}(?:-delete\b|-exec(?:dir)?\s+(?:\S*/)?rm\b)",
+            "find deleting from a broad root",
+        ),
         (rf"{_CMD}(?:rd|rmdir|del|erase)\s+(?:/\w\s+)*/s\b", "recursive Windows delete"),
-        (rf"{_CMD}(?:Remove-Item|ri)\s{_SEG}-Recurse{_SEG}\s[A-Za-z]:[\\/]?(?:\s|$)",
-         "recursive delete of a drive"),
-        (rf"{_CMD}(?:mkfs(?:\.\w+)?|mke2fs|mkswap|wipefs|diskpart|format\s+[A-Za-z]:)",
-         "filesystem formatting"),
+        (
+            rf"{_CMD}(?:Remove-Item|ri)\s{_SEG}-Recurse{_SEG}\s[A-Za-z]:[\\/]?(?:\s|$)",
+            "recursive delete of a drive",
+        ),
+        (
+            rf"{_CMD}(?:mkfs(?:\.\w+)?|mke2fs|mkswap|wipefs|diskpart|format\s+[A-Za-z]:)",
+            "filesystem formatting",
+        ),
         (rf"{_CMD}shred\b{_SEG}/dev/", "shred of a device"),
-        (rf"{_CMD}dd\b{_SEG}\bof=/dev/(?!null\b|zero\b|stdout\b|stderr\b|fd/)",
-         "dd onto a device"),
+        (rf"{_CMD}dd\b{_SEG}\bof=/dev/(?!null\b|zero\b|stdout\b|stderr\b|fd/)", "dd onto a device"),
         (rf"(?:>\|?|\btee\s+(?:-\S+\s+)*|\bof=)\s*{_DEVICE}", "write to a block device"),
-        (rf"{_CMD}(?:cp|mv|install)\b{_SEG}\s{_DEVICE}\S*\s*(?=$|[;&|)\n])",
-         "write to a block device"),
+        (
+            rf"{_CMD}(?:cp|mv|install)\b{_SEG}\s{_DEVICE}\S*\s*(?=$|[;&|)\n])",
+            "write to a block device",
+        ),
         (rf"{_CMD}(?:shutdown|reboot|halt|poweroff)\b", "shutdown/reboot"),
         (rf"{_CMD}(?:init|telinit)\s+[06]\b", "shutdown/reboot"),
-        (rf"{_CMD}systemctl\s+(?:-\S+\s+)*(?:poweroff|reboot|halt|kexec|soft-reboot)\b",
-         "shutdown/reboot"),
+        (
+            rf"{_CMD}systemctl\s+(?:-\S+\s+)*(?:poweroff|reboot|halt|kexec|soft-reboot)\b",
+            "shutdown/reboot",
+        ),
         (r">\s*/proc/sysrq-trigger", "shutdown/reboot"),
         (rf"{_CMD}kill\s+(?:-\S+\s+)*-1{_END}", "kill every process"),
         (rf"(?P<f>[\w:.-]+)\s*\(\s*\)\s*\{{[^}}]*?{_SELF_PIPE.format('f')}", "fork bomb"),
-        (rf"\bfunction\s+(?P<g>[\w:.-]+)\s*(?:\(\s*\))?\s*\{{[^}}]*?{_SELF_PIPE.format('g')}",
-         "fork bomb"),
-        (r"\bfork\s+while\s+fork\b|while\s*\(?\s*(?:True|1)\s*\)?\s*:?\s*\{?\s*os\.fork\(",
-         "fork bomb"),
-        (rf"base64\s+(?:-\w*d\w*|--decode){_SEG}\|\s*(?:\S*/)?(?:ba|z|da|k)?sh\b",
-         "decoded payload piped to a shell"),
+        (
+            rf"\bfunction\s+(?P<g>[\w:.-]+)\s*(?:\(\s*\))?\s*\{{[^}}]*?{_SELF_PIPE.format('g')}",
+            "fork bomb",
+        ),
+        (
+            r"\bfork\s+while\s+fork\b|while\s*\(?\s*(?:True|1)\s*\)?\s*:?\s*\{?\s*os\.fork\(",
+            "fork bomb",
+        ),
+        (
+            rf"base64\s+(?:-\w*d\w*|--decode){_SEG}\|\s*(?:\S*/)?(?:ba|z|da|k)?sh\b",
+            "decoded payload piped to a shell",
+        ),
         (rf">\|?\s*[^\s;&|<>]*?{_PROTECTED}", "write to a protected agent file"),
         (rf"{_CMD}tee\b{_SEG}\s[^\s;&|<>]*?{_PROTECTED}", "write to a protected agent file"),
-        (rf"{_CMD}sed\s(?=(?:{_SEG}\s)?(?:-[a-zA-Z]*i|--in-place)){_SEG}\s[^\s;&|<>]*?{_PROTECTED}",
-         "in-place edit of a protected agent file"),
-        (rf"{_CMD}(?:rm|mv|truncate|shred|unlink|ln)\b{_SEG}\s[^\s;&|<>]*?{_PROTECTED}",
-         "change to a protected agent file"),
-        (rf"{_CMD}(?:cp|install|rsync)\b{_SEG}\s[^\s;&|<>]*?{_PROTECTED}\s*(?=$|[;&|)\n])",
-         "overwrite of a protected agent file"),
+        (
+            rf"{_CMD}sed\s(?=(?:{_SEG}\s)?(?:-[a-zA-Z]*i|--in-place)){_SEG}\s[^\s;&|<>]*?{_PROTECTED}",
+            "in-place edit of a protected agent file",
+        ),
+        (
+            rf"{_CMD}(?:rm|mv|truncate|shred|unlink|ln)\b{_SEG}\s[^\s;&|<>]*?{_PROTECTED}",
+            "change to a protected agent file",
+        ),
+        (
+            rf"{_CMD}(?:cp|install|rsync)\b{_SEG}\s[^\s;&|<>]*?{_PROTECTED}\s*(?=$|[;&|)\n])",
+            "overwrite of a protected agent file",
+        ),
         (rf"{_CMD}dd\b{_SEG}\bof=[^\s;&|<>]*?{_PROTECTED}", "overwrite of a protected agent file"),
-        (rf"{_CMD}find\b{_SEG}{_PROTECTED}{_SEG}(?:-delete\b|-exec(?:dir)?\s+(?:\S*/)?rm\b)",
-         "deletion of a protected agent file"),
+        (
+            rf"{_CMD}find\b{_SEG}{_PROTECTED}{_SEG}(?:-delete\b|-exec(?:dir)?\s+(?:\S*/)?rm\b)",
+            "deletion of a protected agent file",
+        ),
     )
 )
 
@@ -218,13 +243,34 @@ def check_command(
 
 # Harmless absolute paths allowed under restrict_to_workspace. /tmp is deliberately not here:
 # it is shared with other users and programs; use a folder inside the workspace instead.
-SAFE_ABSOLUTE_PATHS = frozenset({
-    "/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/zero", "/dev/random",
-    "/dev/urandom", "/dev/tty",
-})
+SAFE_ABSOLUTE_PATHS = frozenset(
+    {
+        "/dev/null",
+        "/dev/stdin",
+        "/dev/stdout",
+        "/dev/stderr",
+        "/dev/zero",
+        "/dev/random",
+        "/dev/urandom",
+        "/dev/tty",
+    }
+)
 _SEPARATOR_TOKENS = {";", "&", "&&", "|", "||", "(", ")", "|&", ";;", "\n"}
-_POSITION_WRAPPERS = {"sudo", "env", "nohup", "time", "command", "exec", "nice", "xargs", "then",
-                      "do", "else", "!", "{"}
+_POSITION_WRAPPERS = {
+    "sudo",
+    "env",
+    "nohup",
+    "time",
+    "command",
+    "exec",
+    "nice",
+    "xargs",
+    "then",
+    "do",
+    "else",
+    "!",
+    "{",
+}
 
 
 def _tokens(command: str) -> list[str]:
@@ -242,8 +288,19 @@ def _inside(path: Path, root: Path) -> bool:
     return path == root or root in path.parents
 
 
-_WRITE_ALL_ARGS = {"rm", "mv", "truncate", "shred", "unlink", "tee", "rmdir", "chmod", "chown",
-                   "touch", "mkdir"}
+_WRITE_ALL_ARGS = {
+    "rm",
+    "mv",
+    "truncate",
+    "shred",
+    "unlink",
+    "tee",
+    "rmdir",
+    "chmod",
+    "chown",
+    "touch",
+    "mkdir",
+}
 _WRITE_LAST_ARG = {"cp", "install", "rsync", "ln"}
 _REDIRECTS = {">", ">>", ">|", "&>", "&>>"}  # shlex splits ``2>`` into ``2`` and ``>``
 
@@ -263,8 +320,10 @@ def _write_targets(tokens: list[str]) -> list[str]:
     if not words:
         return targets
     verb, args = os.path.basename(words[0]), [w for w in words[1:] if not w.startswith("-")]
-    if verb in _WRITE_ALL_ARGS or (verb == "sed" and any(
-            w == "--in-place" or re.fullmatch(r"-[a-zA-Z]*i\S*", w) for w in words[1:])):
+    if verb in _WRITE_ALL_ARGS or (
+        verb == "sed"
+        and any(w == "--in-place" or re.fullmatch(r"-[a-zA-Z]*i\S*", w) for w in words[1:])
+    ):
         targets += args
     elif verb in _WRITE_LAST_ARG and args:
         targets.append(args[-1])
@@ -377,8 +436,13 @@ def check_paths_in_command(
                 resolved = candidate.resolve()
             except (OSError, RuntimeError, ValueError):
                 return f"path {value!r} cannot be resolved"
-            if absolute and command_position and value is token and resolved.is_file() \
-                    and os.access(resolved, os.X_OK):
+            if (
+                absolute
+                and command_position
+                and value is token
+                and resolved.is_file()
+                and os.access(resolved, os.X_OK)
+            ):
                 continue
             if not _inside(resolved, root):
                 return f"path {value!r} is outside the workspace"

@@ -16,36 +16,42 @@ IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 RESOLVE_TIMEOUT = 10.0
 
-_V4_BLOCKED = tuple(ipaddress.IPv4Network(net) for net in (
-    "0.0.0.0/8",        # "this network", unspecified
-    "10.0.0.0/8",       # private
-    "100.64.0.0/10",    # carrier-grade NAT
-    "127.0.0.0/8",      # loopback
-    "169.254.0.0/16",   # link-local (cloud metadata lives here)
-    "172.16.0.0/12",    # private
-    "192.0.0.0/24",     # IETF protocol assignments
-    "192.0.2.0/24",     # documentation
-    "192.88.99.0/24",   # 6to4 relay anycast
-    "192.168.0.0/16",   # private
-    "198.18.0.0/15",    # benchmarking
-    "198.51.100.0/24",  # documentation
-    "203.0.113.0/24",   # documentation
-    "224.0.0.0/4",      # multicast
-    "240.0.0.0/4",      # reserved, broadcast
-))
-_V6_BLOCKED = tuple(ipaddress.IPv6Network(net) for net in (
-    "::/127",           # unspecified, loopback
-    "64:ff9b:1::/48",   # local-use NAT64
-    "100::/64",         # discard-only
-    "2001:db8::/32",    # documentation
-    "2001:10::/28",     # ORCHID
-    "3fff::/20",        # documentation
-    "5f00::/16",        # SRv6 SIDs
-    "fc00::/7",         # unique local
-    "fe80::/10",        # link-local
-    "fec0::/10",        # site-local (deprecated)
-    "ff00::/8",         # multicast
-))
+_V4_BLOCKED = tuple(
+    ipaddress.IPv4Network(net)
+    for net in (
+        "0.0.0.0/8",  # "this network", unspecified
+        "10.0.0.0/8",  # private
+        "100.64.0.0/10",  # carrier-grade NAT
+        "127.0.0.0/8",  # loopback
+        "169.254.0.0/16",  # link-local (cloud metadata lives here)
+        "172.16.0.0/12",  # private
+        "192.0.0.0/24",  # IETF protocol assignments
+        "192.0.2.0/24",  # documentation
+        "192.88.99.0/24",  # 6to4 relay anycast
+        "192.168.0.0/16",  # private
+        "198.18.0.0/15",  # benchmarking
+        "198.51.100.0/24",  # documentation
+        "203.0.113.0/24",  # documentation
+        "224.0.0.0/4",  # multicast
+        "240.0.0.0/4",  # reserved, broadcast
+    )
+)
+_V6_BLOCKED = tuple(
+    ipaddress.IPv6Network(net)
+    for net in (
+        "::/127",  # unspecified, loopback
+        "64:ff9b:1::/48",  # local-use NAT64
+        "100::/64",  # discard-only
+        "2001:db8::/32",  # documentation
+        "2001:10::/28",  # ORCHID
+        "3fff::/20",  # documentation
+        "5f00::/16",  # SRv6 SIDs
+        "fc00::/7",  # unique local
+        "fe80::/10",  # link-local
+        "fec0::/10",  # site-local (deprecated)
+        "ff00::/8",  # multicast
+    )
+)
 _NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
 _COMPAT = ipaddress.IPv6Network("::/96")  # deprecated IPv4-compatible addresses
 

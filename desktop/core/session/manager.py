@@ -57,7 +57,12 @@ class Session:
 
     def add_message(self, role: str, content: Any, **extra: Any) -> dict[str, Any]:
         """Append a message stamped with the current time and return it."""
-        message = {"role": role, "content": content, "timestamp": datetime.now().isoformat(), **extra}
+        message = {
+            "role": role,
+            "content": content,
+            "timestamp": datetime.now().isoformat(),
+            **extra,
+        }
         self.messages.append(message)
         self.updated_at = datetime.now()
         return message
@@ -90,7 +95,9 @@ class Session:
         base = int(state.get("index", len(self.messages) - 1)) + 1
         del self.messages[base:]
         for message in added:
-            self.messages.append({**message, "timestamp": message.get("timestamp") or datetime.now().isoformat()})
+            self.messages.append(
+                {**message, "timestamp": message.get("timestamp") or datetime.now().isoformat()}
+            )
         self.metadata[CHECKPOINT] = {"messages": len(added), "at": datetime.now().isoformat()}
         self.updated_at = datetime.now()
 
@@ -195,7 +202,9 @@ def _message_text(message: dict[str, Any]) -> str:
 class SessionManager:
     """Loads, caches and atomically saves sessions under ``workspace/sessions``."""
 
-    def __init__(self, workspace: Path, *, max_tool_result_chars: int = DEFAULT_MAX_TOOL_RESULT_CHARS) -> None:
+    def __init__(
+        self, workspace: Path, *, max_tool_result_chars: int = DEFAULT_MAX_TOOL_RESULT_CHARS
+    ) -> None:
         self.directory = Path(workspace).expanduser() / "sessions"
         self.max_tool_result_chars = max_tool_result_chars
         self._cache: dict[str, Session] = {}
@@ -256,7 +265,10 @@ class SessionManager:
         limit = self.max_tool_result_chars
         if message.get("role") == "tool" and isinstance(content, str) and len(content) > limit:
             cut = len(content) - limit
-            return {**message, "content": content[:limit] + f"\n… [{cut} more characters not saved]"}
+            return {
+                **message,
+                "content": content[:limit] + f"\n… [{cut} more characters not saved]",
+            }
         return message
 
     def list_sessions(self) -> list[dict[str, Any]]:
@@ -272,12 +284,20 @@ class SessionManager:
                 if not isinstance(meta, dict) or meta.get("_type") != "metadata":
                     continue
                 key = str(meta.get("key") or path.stem)
-                found[key] = {"key": key, "title": (meta.get("metadata") or {}).get("title") or "",
-                              "updated_at": str(meta.get("updated_at") or ""), "path": path}
+                found[key] = {
+                    "key": key,
+                    "title": (meta.get("metadata") or {}).get("title") or "",
+                    "updated_at": str(meta.get("updated_at") or ""),
+                    "path": path,
+                }
         with self._lock:
             for key, session in self._cache.items():
-                found[key] = {"key": key, "title": session.metadata.get("title") or "",
-                              "updated_at": session.updated_at.isoformat(), "path": self.path_for(key)}
+                found[key] = {
+                    "key": key,
+                    "title": session.metadata.get("title") or "",
+                    "updated_at": session.updated_at.isoformat(),
+                    "path": self.path_for(key),
+                }
         return sorted(found.values(), key=lambda item: item["updated_at"], reverse=True)
 
     def summaries(self) -> list[SessionSummary]:
@@ -299,16 +319,25 @@ class SessionManager:
                 except (OSError, ValueError):
                     continue
                 key = str(meta.get("key") or path.stem)
-                found[key] = SessionSummary(key, key.partition(":")[0] if ":" in key else
-                                            path.stem.partition("_")[0], title or "New chat",
-                                            str(meta.get("updated_at") or ""), path)
+                found[key] = SessionSummary(
+                    key,
+                    key.partition(":")[0] if ":" in key else path.stem.partition("_")[0],
+                    title or "New chat",
+                    str(meta.get("updated_at") or ""),
+                    path,
+                )
         with self._lock:
             cached = list(self._cache.items())
         for key, session in cached:
             if not session.messages and not session.metadata.get("title") and key not in found:
                 continue  # opened but never used
-            found[key] = SessionSummary(key, key.partition(":")[0], session.title,
-                                        session.updated_at.isoformat(), self.path_for(key))
+            found[key] = SessionSummary(
+                key,
+                key.partition(":")[0],
+                session.title,
+                session.updated_at.isoformat(),
+                self.path_for(key),
+            )
         return sorted(found.values(), key=lambda item: item.updated_at, reverse=True)
 
     def search(self, query: str, keys: list[str] | None = None) -> list[str]:
@@ -344,8 +373,11 @@ class SessionManager:
                             data = json.loads(raw)
                         except ValueError:
                             continue
-                        if isinstance(data, dict) and not data.get("_type") and \
-                                needle in _message_text(data).casefold():
+                        if (
+                            isinstance(data, dict)
+                            and not data.get("_type")
+                            and needle in _message_text(data).casefold()
+                        ):
                             hits.append(summary.key)
                             break
             except OSError:

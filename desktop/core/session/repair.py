@@ -15,7 +15,9 @@ from __future__ import annotations
 
 from typing import Any
 
-INTERRUPTED_RESULT = "Error: interrupted — this tool call did not finish (the turn was stopped or the app closed)."
+INTERRUPTED_RESULT = (
+    "Error: interrupted — this tool call did not finish (the turn was stopped or the app closed)."
+)
 INTERRUPTED_NOTE = "(The previous turn was interrupted before I could answer.)"
 
 
@@ -47,7 +49,14 @@ def repair_messages(
     def close_open() -> None:
         nonlocal changed
         for call_id, name in open_calls.items():
-            out.append({"role": "tool", "tool_call_id": call_id, "name": name, "content": INTERRUPTED_RESULT})
+            out.append(
+                {
+                    "role": "tool",
+                    "tool_call_id": call_id,
+                    "name": name,
+                    "content": INTERRUPTED_RESULT,
+                }
+            )
             changed = True
         open_calls.clear()
 

@@ -57,23 +57,33 @@ class CronTool(Tool):
     async def _add(self, ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
         if CURRENT_JOB.get() is not None:
             return ToolResult.error(
-                "Error: a scheduled task cannot schedule new jobs (this turn was started by one).")
+                "Error: a scheduled task cannot schedule new jobs (this turn was started by one)."
+            )
         message = (args.get("message") or "").strip()
         if not message:
             return ToolResult.error("Error: message is required for add")
         try:
             schedule, once = build_schedule(
-                every_seconds=args.get("every_seconds"), cron_expr=args.get("cron_expr"),
-                tz=args.get("tz"), at=args.get("at"), default_tz=self.default_tz)
+                every_seconds=args.get("every_seconds"),
+                cron_expr=args.get("cron_expr"),
+                tz=args.get("tz"),
+                at=args.get("at"),
+                default_tz=self.default_tz,
+            )
         except ValueError as exc:
             return ToolResult.error(f"Error: {exc}")
         # Bound to this conversation, the way nanobot 0.3.5 stores it.
-        payload = CronPayload(message=message, session_key=ctx.session_key,
-                              origin_channel=ctx.channel, origin_chat_id=ctx.chat_id)
+        payload = CronPayload(
+            message=message,
+            session_key=ctx.session_key,
+            origin_channel=ctx.channel,
+            origin_chat_id=ctx.chat_id,
+        )
         name = (args.get("name") or message)[:NAME_CHARS].strip()
         try:
-            job = await asyncio.to_thread(self.service.add_job, name, schedule, payload,
-                                          delete_after_run=once)
+            job = await asyncio.to_thread(
+                self.service.add_job, name, schedule, payload, delete_after_run=once
+            )
         except ValueError as exc:
             return ToolResult.error(f"Error: {exc}")
         return ToolResult("Scheduled.\n" + describe_job(job, protected=False, tz=self.default_tz))
@@ -82,8 +92,10 @@ class CronTool(Tool):
         jobs = self.service.list_jobs()
         if not jobs:
             return ToolResult("No scheduled jobs.")
-        lines = [describe_job(job, protected=self.service.is_protected(job.id), tz=self.default_tz)
-                 for job in jobs]
+        lines = [
+            describe_job(job, protected=self.service.is_protected(job.id), tz=self.default_tz)
+            for job in jobs
+        ]
         return ToolResult("Scheduled jobs:\n" + "\n".join(lines))
 
     async def _remove(self, job_id: str | None) -> ToolResult:

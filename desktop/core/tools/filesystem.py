@@ -88,9 +88,9 @@ def _jpeg_size(data: bytes) -> tuple[int, int] | None:
             return None
         marker = data[index + 1]
         if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
-            height = int.from_bytes(data[index + 5:index + 7], "big")
-            return int.from_bytes(data[index + 7:index + 9], "big"), height
-        index += 2 + int.from_bytes(data[index + 2:index + 4], "big")
+            height = int.from_bytes(data[index + 5 : index + 7], "big")
+            return int.from_bytes(data[index + 7 : index + 9], "big"), height
+        index += 2 + int.from_bytes(data[index + 2 : index + 4], "big")
     return None
 
 
@@ -98,14 +98,18 @@ def _webp_size(data: bytes) -> tuple[int, int] | None:
     """Width and height from a lossy, lossless or extended WebP header."""
     chunk = data[12:16]
     if chunk == b"VP8 " and len(data) >= 30:
-        return (int.from_bytes(data[26:28], "little") & 0x3FFF,
-                int.from_bytes(data[28:30], "little") & 0x3FFF)
+        return (
+            int.from_bytes(data[26:28], "little") & 0x3FFF,
+            int.from_bytes(data[28:30], "little") & 0x3FFF,
+        )
     if chunk == b"VP8L" and len(data) >= 25:
         bits = int.from_bytes(data[21:25], "little")
         return (bits & 0x3FFF) + 1, ((bits >> 14) & 0x3FFF) + 1
     if chunk == b"VP8X" and len(data) >= 30:
-        return (int.from_bytes(data[24:27], "little") + 1,
-                int.from_bytes(data[27:30], "little") + 1)
+        return (
+            int.from_bytes(data[24:27], "little") + 1,
+            int.from_bytes(data[27:30], "little") + 1,
+        )
     return None
 
 
@@ -302,7 +306,7 @@ def _closest_window(lines: list[str], wanted: str, size: int) -> tuple[float, in
     matcher.set_seq2(wanted)
     best = (0.0, 0)
     for start in range(min(max(1, len(lines) - size + 1), MAX_DIFF_WINDOWS)):
-        matcher.set_seq1("\n".join(lines[start:start + size]))
+        matcher.set_seq1("\n".join(lines[start : start + size]))
         if matcher.real_quick_ratio() <= best[0] or matcher.quick_ratio() <= best[0]:
             continue
         ratio = matcher.ratio()
@@ -318,7 +322,7 @@ def not_found_message(shown: str, content: str, old_text: str) -> str:
     head = f"Error: old_text was not found in {shown}."
     if ratio < 0.5:
         return head + " No similar region either; read the file and copy the exact text."
-    window = lines[start:start + len(wanted)]
+    window = lines[start : start + len(wanted)]
     end = start + len(window)
     where = f"line {end}" if len(window) == 1 else f"lines {start + 1}-{end}"
     diff = list(difflib.unified_diff(wanted, window, "old_text", f"{shown} {where}", lineterm=""))
@@ -326,7 +330,8 @@ def not_found_message(shown: str, content: str, old_text: str) -> str:
         diff = diff[:MAX_DIFF_LINES] + ["… (diff truncated)"]
     return (
         f"{head} The closest region is {where} ({ratio:.0%} similar); "
-        "'-' is your old_text, '+' is the file:\n" + "\n".join(diff)
+        "'-' is your old_text, '+' is the file:\n"
+        + "\n".join(diff)
         + "\nCopy the exact text (whitespace included) and retry."
     )
 
@@ -401,8 +406,14 @@ class EditFileTool(Tool):
     }
 
     async def execute(
-        self, ctx: ToolContext, *, path: str, old_text: str, new_text: str,
-        replace_all: bool = False, **_: Any,
+        self,
+        ctx: ToolContext,
+        *,
+        path: str,
+        old_text: str,
+        new_text: str,
+        replace_all: bool = False,
+        **_: Any,
     ) -> ToolResult:
         """Replace ``old_text`` by ``new_text`` (once, or everywhere with ``replace_all``)."""
         if not old_text:
@@ -470,6 +481,11 @@ class ListDirTool(Tool):
 def filesystem_tools() -> list[Tool]:
     """One instance of every file tool (read, write, edit, list, glob, grep, notebook)."""
     return [
-        ReadFileTool(), WriteFileTool(), EditFileTool(), ListDirTool(),
-        GlobTool(), GrepTool(), NotebookEditTool(),
+        ReadFileTool(),
+        WriteFileTool(),
+        EditFileTool(),
+        ListDirTool(),
+        GlobTool(),
+        GrepTool(),
+        NotebookEditTool(),
     ]

@@ -51,7 +51,11 @@ class SpawnTool(Tool):
     parameters: ClassVar[dict[str, Any]] = {
         "type": "object",
         "properties": {
-            "task": {"type": "string", "minLength": 1, "description": "Full instructions; it sees nothing else."},
+            "task": {
+                "type": "string",
+                "minLength": 1,
+                "description": "Full instructions; it sees nothing else.",
+            },
             "label": {"type": "string", "maxLength": 60},
         },
         "required": ["task"],
@@ -66,4 +70,6 @@ class SpawnTool(Tool):
             task_id = await self.spawner(kwargs["task"], label, ctx)
         except RuntimeError as exc:
             return ToolResult.error(f"Error: {exc}")
-        return ToolResult(f"Started background task {task_id} ({label}). Its report will arrive in this chat.")
+        return ToolResult(
+            f"Started background task {task_id} ({label}). Its report will arrive in this chat."
+        )

@@ -66,7 +66,9 @@ class ToolRegistry:
         """An error for a name we do not have, with the closest matches."""
         close = difflib.get_close_matches(name, self.names(), n=3, cutoff=0.5)
         hint = f" Did you mean {', '.join(close)}?" if close else ""
-        return f"Error: there is no tool named '{name}'.{hint} Available: {', '.join(self.names())}."
+        return (
+            f"Error: there is no tool named '{name}'.{hint} Available: {', '.join(self.names())}."
+        )
 
     async def execute(self, name: str, arguments: dict[str, Any], ctx: ToolContext) -> ToolResult:
         """Cast, validate and run a call. Every failure becomes an error result with a hint."""
@@ -77,7 +79,9 @@ class ToolRegistry:
             params = cast_params(tool.parameters, arguments)
             problems = validate_params(tool.parameters, params)
             if problems:
-                return ToolResult.error(f"Error: invalid arguments for {name}: " + "; ".join(problems) + ERROR_HINT)
+                return ToolResult.error(
+                    f"Error: invalid arguments for {name}: " + "; ".join(problems) + ERROR_HINT
+                )
             known = tool.parameters.get("properties")
             if isinstance(known, dict):
                 dropped = sorted(set(params) - set(known))
@@ -87,7 +91,9 @@ class ToolRegistry:
             result = await tool.execute(ctx, **params)
         except Exception as exc:  # a tool bug must not end the turn
             log.exception("tool %s failed", name)
-            return ToolResult.error(f"Error: {name} failed: {redact(f'{type(exc).__name__}: {exc}')}{ERROR_HINT}")
+            return ToolResult.error(
+                f"Error: {name} failed: {redact(f'{type(exc).__name__}: {exc}')}{ERROR_HINT}"
+            )
         if result.is_error and ERROR_HINT not in result.text:
             return ToolResult(result.text + ERROR_HINT, result.images, True)
         return result

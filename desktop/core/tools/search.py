@@ -17,10 +17,22 @@ from typing import Any
 from desktop.core.security.paths import PathDenied, display_path, open_regular, resolve_tool_path
 from desktop.core.tools.base import Tool, ToolContext, ToolResult
 
-NOISE_DIRS = frozenset({
-    ".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", "env",
-    ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tox",
-})
+NOISE_DIRS = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        "node_modules",
+        "__pycache__",
+        ".venv",
+        "venv",
+        "env",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        ".tox",
+    }
+)
 MAX_WALK_FILES = 100_000
 MAX_GLOB_RESULTS = 200
 MAX_GREP_FILE_BYTES = 20 * 1024 * 1024
@@ -78,7 +90,7 @@ def _expand_braces(pattern: str) -> list[str]:
     match = re.search(r"\{([^{}]*)\}", pattern)
     if not match:
         return [pattern]
-    head, tail = pattern[: match.start()], pattern[match.end():]
+    head, tail = pattern[: match.start()], pattern[match.end() :]
     return [x for alt in match.group(1).split(",") for x in _expand_braces(head + alt + tail)]
 
 
@@ -99,9 +111,9 @@ def _translate(pattern: str) -> str:
         elif pattern[i] == "?":
             out.append("[^/]")
             i += 1
-        elif pattern[i] == "[" and "]" in pattern[i + 2:]:
+        elif pattern[i] == "[" and "]" in pattern[i + 2 :]:
             end = pattern.index("]", i + 2)
-            body = pattern[i + 1:end].replace("\\", "\\\\")
+            body = pattern[i + 1 : end].replace("\\", "\\\\")
             out.append("[" + ("^" + body[1:] if body.startswith("!") else body) + "]")
             i = end + 1
         else:
@@ -149,9 +161,7 @@ class GlobTool(Tool):
     """Find files by glob pattern, newest first."""
 
     name = "glob"
-    description = (
-        "Find files by glob ('**/*.py'; no '/' matches names at any depth), newest first."
-    )
+    description = "Find files by glob ('**/*.py'; no '/' matches names at any depth), newest first."
     parameters = {
         "type": "object",
         "properties": {
@@ -279,9 +289,7 @@ class GrepTool(Tool):
     """Search file contents with a regular expression."""
 
     name = "grep"
-    description = (
-        "Search file contents by Python regex; skips binaries and noise folders."
-    )
+    description = "Search file contents by Python regex; skips binaries and noise folders."
     parameters = {
         "type": "object",
         "properties": {

@@ -32,8 +32,19 @@ DRAIN_AFTER_EXIT = 1.0  # seconds to keep reading after the shell exits (backgro
 
 BASE_ENV_KEYS = ("HOME", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "PATH", "TMPDIR", "USER", "LOGNAME")
 WINDOWS_ENV_KEYS = (
-    "SYSTEMROOT", "SYSTEMDRIVE", "WINDIR", "COMSPEC", "PATHEXT", "USERPROFILE", "USERNAME",
-    "TEMP", "TMP", "APPDATA", "LOCALAPPDATA", "PROGRAMDATA", "PROGRAMFILES",
+    "SYSTEMROOT",
+    "SYSTEMDRIVE",
+    "WINDIR",
+    "COMSPEC",
+    "PATHEXT",
+    "USERPROFILE",
+    "USERNAME",
+    "TEMP",
+    "TMP",
+    "APPDATA",
+    "LOCALAPPDATA",
+    "PROGRAMDATA",
+    "PROGRAMFILES",
 )
 
 
@@ -74,15 +85,17 @@ class _Output:
         self.total += len(text)
         if len(self.head) < self.limit:
             self.head += text[: self.limit - len(self.head)]
-        self.tail = (self.tail + text)[-self.half:]
+        self.tail = (self.tail + text)[-self.half :]
 
     def render(self) -> str:
         """The output, with the middle replaced by a note when it was too long."""
         if self.total <= self.limit:
             return self.head
         cut = self.total - self.half - len(self.tail)
-        return (f"{self.head[: self.half]}\n\n... [{cut:,} of {self.total:,} characters truncated]"
-                f" ...\n\n{self.tail}")
+        return (
+            f"{self.head[: self.half]}\n\n... [{cut:,} of {self.total:,} characters truncated]"
+            f" ...\n\n{self.tail}"
+        )
 
 
 def _killpg(pid: int, sig: int) -> None:
@@ -94,8 +107,9 @@ def _killpg(pid: int, sig: int) -> None:
 def _taskkill(pid: int) -> None:  # pragma: no cover - Windows only
     """Kill the process tree of ``pid`` on Windows."""
     with contextlib.suppress(OSError, subprocess.SubprocessError):
-        subprocess.run(["taskkill", "/T", "/F", "/PID", str(pid)], capture_output=True,
-                       timeout=10, check=False)
+        subprocess.run(
+            ["taskkill", "/T", "/F", "/PID", str(pid)], capture_output=True, timeout=10, check=False
+        )
 
 
 async def kill_process_group(proc: asyncio.subprocess.Process, grace: float = KILL_GRACE) -> None:
@@ -128,10 +142,16 @@ class ExecTool(Tool):
         "type": "object",
         "properties": {
             "command": {"type": "string", "description": "Shell command line."},
-            "working_dir": {"type": "string",
-                            "description": "Folder to run in (default: workspace)."},
-            "timeout": {"type": "integer", "minimum": 1, "maximum": MAX_TIMEOUT,
-                        "description": "Seconds before the command is killed (default 60)."},
+            "working_dir": {
+                "type": "string",
+                "description": "Folder to run in (default: workspace).",
+            },
+            "timeout": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": MAX_TIMEOUT,
+                "description": "Seconds before the command is killed (default 60).",
+            },
         },
         "required": ["command"],
     }
@@ -172,8 +192,10 @@ class ExecTool(Tool):
         command = str(kwargs.get("command") or "").strip()
         if not command:
             return ToolResult.error("Error: command is empty.")
-        patterns = {"allow_patterns": self.config.allow_patterns,
-                    "deny_patterns": self.config.deny_patterns}
+        patterns = {
+            "allow_patterns": self.config.allow_patterns,
+            "deny_patterns": self.config.deny_patterns,
+        }
         if len(command) > 4_000:  # long commands (heredocs) take a few ms per rule
             reason = await asyncio.to_thread(check_command, command, **patterns)
         else:
@@ -197,13 +219,19 @@ class ExecTool(Tool):
     async def _run(self, command: str, cwd: Path, timeout: int) -> ToolResult:
         """Spawn the shell in its own process group and collect its output."""
         spawn: dict[str, Any] = (
-            {"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP} if os.name == "nt"
+            {"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP}
+            if os.name == "nt"
             else {"start_new_session": True}
         )
         try:
             proc = await asyncio.create_subprocess_shell(
-                command, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.STDOUT, cwd=str(cwd), env=child_env(self.config), **spawn,
+                command,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.STDOUT,
+                cwd=str(cwd),
+                env=child_env(self.config),
+                **spawn,
             )
         except OSError as exc:
             return ToolResult.error(f"Error: could not start the command: {exc}")

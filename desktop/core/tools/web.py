@@ -43,11 +43,47 @@ USER_AGENT = (
 
 Resolver = Callable[[str, int], Awaitable[list[str]]]
 
-_SKIP = {"script", "style", "noscript", "template", "svg", "iframe", "head", "form", "button",
-         "select", "input", "textarea", "canvas", "object", "embed", "img", "picture", "video",
-         "nav"}
-_BLOCK = {"p", "div", "section", "article", "main", "header", "footer", "aside", "figure",
-          "figcaption", "dl", "dt", "dd", "address", "details", "summary", "body", "html"}
+_SKIP = {
+    "script",
+    "style",
+    "noscript",
+    "template",
+    "svg",
+    "iframe",
+    "head",
+    "form",
+    "button",
+    "select",
+    "input",
+    "textarea",
+    "canvas",
+    "object",
+    "embed",
+    "img",
+    "picture",
+    "video",
+    "nav",
+}
+_BLOCK = {
+    "p",
+    "div",
+    "section",
+    "article",
+    "main",
+    "header",
+    "footer",
+    "aside",
+    "figure",
+    "figcaption",
+    "dl",
+    "dt",
+    "dd",
+    "address",
+    "details",
+    "summary",
+    "body",
+    "html",
+}
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
 
 
@@ -60,8 +96,11 @@ def _marked(text: str, *, error: bool = False) -> ToolResult:
 def _client(config: WebToolsConfig) -> httpx.AsyncClient:
     """An HTTP client that ignores proxy/SSL environment variables unless configured."""
     return httpx.AsyncClient(
-        proxy=config.proxy or None, trust_env=False, follow_redirects=False,
-        timeout=httpx.Timeout(30.0, connect=10.0), headers={"User-Agent": USER_AGENT},
+        proxy=config.proxy or None,
+        trust_env=False,
+        follow_redirects=False,
+        timeout=httpx.Timeout(30.0, connect=10.0),
+        headers={"User-Agent": USER_AGENT},
     )
 
 
@@ -89,8 +128,11 @@ def _list_md(el: Any, base: str) -> str:
 def _table_md(el: Any, base: str) -> str:
     rows = []
     for tr in el.iter("tr"):
-        cells = [_children_md(td, base).strip().replace("|", "\\|").replace("\n", " ")
-                 for td in tr if td.tag in ("td", "th")]
+        cells = [
+            _children_md(td, base).strip().replace("|", "\\|").replace("\n", " ")
+            for td in tr
+            if td.tag in ("td", "th")
+        ]
         if cells:
             rows.append("| " + " | ".join(cells) + " |")
             if len(rows) == 1:
@@ -188,6 +230,7 @@ def html_to_markdown(html: str, base_url: str = "") -> tuple[str, str]:
 
 # --- fetching ---------------------------------------------------------------------------------
 
+
 class FetchError(Exception):
     """A fetch that must stop, with a message for the model."""
 
@@ -212,8 +255,12 @@ class WebFetchTool(Tool):
         "type": "object",
         "properties": {
             "url": {"type": "string", "description": "http or https URL."},
-            "max_chars": {"type": "integer", "minimum": 500, "maximum": 100_000,
-                          "description": "Maximum characters returned (default 20000)."},
+            "max_chars": {
+                "type": "integer",
+                "minimum": 500,
+                "maximum": 100_000,
+                "description": "Maximum characters returned (default 20000).",
+            },
         },
         "required": ["url"],
     }
@@ -250,8 +297,9 @@ class WebFetchTool(Tool):
         if self.config.proxy and url.scheme == "https":
             pinned = url  # the CONNECT tunnel must name the host (see module docstring)
         extensions = {"sni_hostname": host} if url.scheme == "https" else {}
-        request = client.build_request("GET", pinned, headers={"Host": url.netloc.decode("ascii")},
-                                       extensions=extensions)
+        request = client.build_request(
+            "GET", pinned, headers={"Host": url.netloc.decode("ascii")}, extensions=extensions
+        )
         client.cookies.clear()
         return await client.send(request, stream=True)
 
@@ -297,7 +345,8 @@ class WebFetchTool(Tool):
         max_chars = int(kwargs.get("max_chars") or 20_000)
         try:
             final, response, body, truncated = await asyncio.wait_for(
-                self.fetch(str(kwargs.get("url") or "")), FETCH_TIMEOUT)
+                self.fetch(str(kwargs.get("url") or "")), FETCH_TIMEOUT
+            )
         except FetchError as exc:
             return _marked(f"Error: {exc}", error=True)
         except TimeoutError:
@@ -305,12 +354,18 @@ class WebFetchTool(Tool):
         except httpx.HTTPError as exc:
             return _marked(f"Error: request failed: {type(exc).__name__}: {exc}", error=True)
         ctype = response.headers.get("content-type", "").split(";")[0].strip().lower()
-        is_html = ctype in _HTML_TYPES or (not ctype and body.lstrip()[:15].lower().startswith(
-            (b"<!doctype html", b"<html")))
-        if ctype and not is_html and not ctype.startswith("text/") \
-                and not re.search(r"json|xml|javascript|csv|yaml", ctype):
-            return _marked(f"Error: unsupported content type {ctype} ({len(body):,} bytes)",
-                           error=True)
+        is_html = ctype in _HTML_TYPES or (
+            not ctype and body.lstrip()[:15].lower().startswith((b"<!doctype html", b"<html"))
+        )
+        if (
+            ctype
+            and not is_html
+            and not ctype.startswith("text/")
+            and not re.search(r"json|xml|javascript|csv|yaml", ctype)
+        ):
+            return _marked(
+                f"Error: unsupported content type {ctype} ({len(body):,} bytes)", error=True
+            )
         text, title = _decode(body, response, is_html), ""
         if is_html:
             title, text = await asyncio.to_thread(html_to_markdown, text, str(final))
@@ -351,8 +406,13 @@ def _ddg_results(html: str, count: int) -> list[_Hit]:
         if target.startswith("//"):
             target = "https:" + target
         snippet = node.xpath('.//*[contains(@class, "result__snippet")]')
-        results.append((links[0].text_content().strip(), target,
-                        snippet[0].text_content().strip() if snippet else ""))
+        results.append(
+            (
+                links[0].text_content().strip(),
+                target,
+                snippet[0].text_content().strip() if snippet else "",
+            )
+        )
         if len(results) >= count:
             break
     return results
@@ -371,15 +431,24 @@ class WebSearchTool(Tool):
         "type": "object",
         "properties": {
             "query": {"type": "string", "minLength": 1},
-            "count": {"type": "integer", "minimum": 1, "maximum": 20,
-                      "description": "Results (default 5)."},
+            "count": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 20,
+                "description": "Results (default 5).",
+            },
         },
         "required": ["query"],
     }
     read_only = True
 
-    def __init__(self, config: WebToolsConfig | None = None, *, ddg_url: str = DDG_URL,
-                 brave_url: str = BRAVE_URL) -> None:
+    def __init__(
+        self,
+        config: WebToolsConfig | None = None,
+        *,
+        ddg_url: str = DDG_URL,
+        brave_url: str = BRAVE_URL,
+    ) -> None:
         """Create the tool.
 
         Args:
@@ -400,12 +469,24 @@ class WebSearchTool(Tool):
     async def _brave(self, client: httpx.AsyncClient, query: str, count: int) -> list[_Hit]:
         if not self.config.search.api_key:
             raise FetchError("Brave Search needs tools.web.search.apiKey")
-        response = await client.get(self.brave_url, params={"q": query, "count": count}, headers={
-            "Accept": "application/json", "X-Subscription-Token": self.config.search.api_key})
+        response = await client.get(
+            self.brave_url,
+            params={"q": query, "count": count},
+            headers={
+                "Accept": "application/json",
+                "X-Subscription-Token": self.config.search.api_key,
+            },
+        )
         response.raise_for_status()
         items = (response.json().get("web") or {}).get("results") or []
-        return [(_strip_tags(item.get("title", "")), item.get("url", ""),
-                 _strip_tags(item.get("description", ""))) for item in items[:count]]
+        return [
+            (
+                _strip_tags(item.get("title", "")),
+                item.get("url", ""),
+                _strip_tags(item.get("description", "")),
+            )
+            for item in items[:count]
+        ]
 
     async def _duckduckgo(self, client: httpx.AsyncClient, query: str, count: int) -> list[_Hit]:
         response = await client.post(self.ddg_url, data={"q": query})

@@ -21,7 +21,9 @@ _PATTERNS: tuple[re.Pattern[str], ...] = (
     re.compile(r"\b(?:xox[abpr]-|xapp-|ghp_|gho_|ghs_|github_pat_|hf_|gsk_)[-_A-Za-z0-9]{10,}"),
     re.compile(r"\bAIza[-_A-Za-z0-9]{30,}"),
     re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._\-~+/=]{8,}"),
-    re.compile(r"(?i)((?:api[_-]?key|x-api-key|authorization|token|secret|password)[\"']?\s*[:=]\s*[\"']?)[^\s\"',}]{6,}"),
+    re.compile(
+        r"(?i)((?:api[_-]?key|x-api-key|authorization|token|secret|password)[\"']?\s*[:=]\s*[\"']?)[^\s\"',}]{6,}"
+    ),
 )
 
 

@@ -31,9 +31,16 @@ class ApprovalPresenter(QObject):
 
     attentionChanged = Signal(int)
 
-    def __init__(self, approver: UiApprover, prompt: ApprovalPrompt, feed: TurnFeed,
-                 sessions: SessionListModel, model_for: Callable[[str], MessageModel | None],
-                 current: Callable[[], str], parent: QObject | None = None) -> None:
+    def __init__(
+        self,
+        approver: UiApprover,
+        prompt: ApprovalPrompt,
+        feed: TurnFeed,
+        sessions: SessionListModel,
+        model_for: Callable[[str], MessageModel | None],
+        current: Callable[[], str],
+        parent: QObject | None = None,
+    ) -> None:
         super().__init__(parent)
         self.approver = approver
         self.prompt = prompt

@@ -71,9 +71,12 @@ class ApprovalPrompt(QFrame):
         buttons = QHBoxLayout()
         buttons.addWidget(self.queue_label, 1)
         self.buttons: dict[Decision, QPushButton] = {}
-        for decision, text in ((Decision.DENY, "Deny"), (Decision.ALLOW_ONCE, "Allow once"),
-                               (Decision.ALLOW_SESSION, "Allow for this chat"),
-                               (Decision.ALWAYS, "Always allow this tool")):
+        for decision, text in (
+            (Decision.DENY, "Deny"),
+            (Decision.ALLOW_ONCE, "Allow once"),
+            (Decision.ALLOW_SESSION, "Allow for this chat"),
+            (Decision.ALWAYS, "Always allow this tool"),
+        ):
             button = QPushButton(text, self)
             button.setAccessibleName(text)
             button.setAutoDefault(False)
@@ -98,8 +101,13 @@ class ApprovalPrompt(QFrame):
         lines = min(MAX_LINES, max(1, text.count("\n") + 1))
         metrics = self.arguments.fontMetrics()
         margins = self.arguments.contentsMargins()
-        self.arguments.setFixedHeight(lines * metrics.lineSpacing() + margins.top()
-                                      + margins.bottom() + 2 * int(self.arguments.document().documentMargin()) + 4)
+        self.arguments.setFixedHeight(
+            lines * metrics.lineSpacing()
+            + margins.top()
+            + margins.bottom()
+            + 2 * int(self.arguments.document().documentMargin())
+            + 4
+        )
         self.queue_label.setText(f"{waiting} more waiting" if waiting else "")
         self.show()
 

@@ -68,8 +68,14 @@ class ChatTab(QWidget):
     attentionChanged = Signal(int)
     sessionOpened = Signal(str)
 
-    def __init__(self, services: AppServices, parent: QWidget | None = None, *,
-                 policy: ApprovalPolicy | None = None, install_approval: bool = True) -> None:
+    def __init__(
+        self,
+        services: AppServices,
+        parent: QWidget | None = None,
+        *,
+        policy: ApprovalPolicy | None = None,
+        install_approval: bool = True,
+    ) -> None:
         super().__init__(parent)
         self.services = services
         self.install_approval = install_approval
@@ -83,15 +89,23 @@ class ChatTab(QWidget):
         self.feed = TurnFeed(self._model_for, self)
         self.thumbnails = ThumbnailLoader(self)
         self.thumbnails.loaded.connect(self.pane.view.set_thumbnail)
-        self.list_controller = SessionsController(self.store, self.sessions, self.panel,
-                                                  self._spawn, self)
+        self.list_controller = SessionsController(
+            self.store, self.sessions, self.panel, self._spawn, self
+        )
         self._models: OrderedDict[str, MessageModel] = OrderedDict()
         self._loading: set[str] = set()
-        self.approvals = ApprovalPresenter(self.approver, self.pane.approval, self.feed,
-                                           self.sessions, self._model_for, lambda: self.current,
-                                           self)
-        self.turns = TurnRunner(services, self.feed, self.store, self._model_for, self._spawn,
-                                self._load, self)
+        self.approvals = ApprovalPresenter(
+            self.approver,
+            self.pane.approval,
+            self.feed,
+            self.sessions,
+            self._model_for,
+            lambda: self.current,
+            self,
+        )
+        self.turns = TurnRunner(
+            services, self.feed, self.store, self._model_for, self._spawn, self._load, self
+        )
         self._drafts: dict[str, str] = {}
         self._tasks: set[asyncio.Future[Any]] = set()
         self._closed = False
@@ -150,7 +164,9 @@ class ChatTab(QWidget):
         self.services.agentFailed.connect(
             # The full reason is in the window's banner; the one-line box only points there.
             lambda _message: pane.composer.set_ready(
-                False, "Not connected — see the message at the top of the window"))
+                False, "Not connected — see the message at the top of the window"
+            )
+        )
         self.panel.sessionActivated.connect(self.open_session)
         self.panel.newChatRequested.connect(self.new_chat)
         self.list_controller.deleted.connect(self._on_deleted)

@@ -83,7 +83,9 @@ class Composer(QWidget):
         self.send.setEnabled(ready)
         self.edit.setPlaceholderText(
             "Message nanobot — Enter sends, Shift+Enter adds a line, / for commands"
-            if ready else hint)
+            if ready
+            else hint
+        )
 
     def set_busy(self, busy: bool) -> None:
         """While a turn runs the button stops it (commands can still be sent)."""
@@ -139,8 +141,11 @@ class Composer(QWidget):
     def add_files(self, paths: list[str]) -> None:
         """Attach image files (others are ignored)."""
         for path in paths:
-            if is_image_path(path) and path not in self.attachments \
-                    and len(self.attachments) < MAX_ATTACHMENTS:
+            if (
+                is_image_path(path)
+                and path not in self.attachments
+                and len(self.attachments) < MAX_ATTACHMENTS
+            ):
                 self.attachments.append(path)
         self._rebuild_strip()
 

@@ -52,7 +52,9 @@ class ComposerEdit(QPlainTextEdit):
         popup.setAccessibleName("Commands")
         for row, name in enumerate(SLASH_COMMANDS):
             index = self.completer.model().index(row, 0)
-            self.completer.model().setData(index, COMMANDS.get(name, ""), Qt.ItemDataRole.ToolTipRole)
+            self.completer.model().setData(
+                index, COMMANDS.get(name, ""), Qt.ItemDataRole.ToolTipRole
+            )
         self.document().contentsChanged.connect(self._fit)
         self._fit()
 
@@ -69,12 +71,19 @@ class ComposerEdit(QPlainTextEdit):
         """Enter sends, Shift+Enter breaks, Esc stops; the command popup gets its keys."""
         popup = self.completer.popup()
         key = event.key()
-        if popup.isVisible() and key in (Qt.Key.Key_Enter, Qt.Key.Key_Return, Qt.Key.Key_Tab,
-                                         Qt.Key.Key_Escape, Qt.Key.Key_Backtab):
+        if popup.isVisible() and key in (
+            Qt.Key.Key_Enter,
+            Qt.Key.Key_Return,
+            Qt.Key.Key_Tab,
+            Qt.Key.Key_Escape,
+            Qt.Key.Key_Backtab,
+        ):
             event.ignore()  # the completer handles these
             return
-        if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and \
-                not event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
+        if (
+            key in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+            and not event.modifiers() & Qt.KeyboardModifier.ShiftModifier
+        ):
             self.submitted.emit()
             return
         if key == Qt.Key.Key_Escape:
@@ -90,12 +99,15 @@ class ComposerEdit(QPlainTextEdit):
             popup.hide()
             return
         self.completer.setCompletionPrefix(text)
-        if self.completer.completionCount() == 0 or \
-                (self.completer.completionCount() == 1 and self.completer.currentCompletion() == text):
+        if self.completer.completionCount() == 0 or (
+            self.completer.completionCount() == 1 and self.completer.currentCompletion() == text
+        ):
             popup.hide()
             return
         rect = self.cursorRect()
-        rect.setWidth(popup.sizeHintForColumn(0) + popup.verticalScrollBar().sizeHint().width() + 24)
+        rect.setWidth(
+            popup.sizeHintForColumn(0) + popup.verticalScrollBar().sizeHint().width() + 24
+        )
         self.completer.complete(rect)
 
     def _complete(self, text: str) -> None:

@@ -7,11 +7,21 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QToolBut
 
 # error kind → (headline, settings section, button text)
 ERRORS: dict[str, tuple[str, str, str]] = {
-    "auth": ("The provider rejected the API key (or none is set).", "providers", "Provider settings"),
-    "quota": ("The provider says the account is out of quota or credit.", "providers",
-              "Provider settings"),
-    "rate_limit": ("The provider is rate-limiting requests. Wait a moment, then retry.",
-                   "providers", "Provider settings"),
+    "auth": (
+        "The provider rejected the API key (or none is set).",
+        "providers",
+        "Provider settings",
+    ),
+    "quota": (
+        "The provider says the account is out of quota or credit.",
+        "providers",
+        "Provider settings",
+    ),
+    "rate_limit": (
+        "The provider is rate-limiting requests. Wait a moment, then retry.",
+        "providers",
+        "Provider settings",
+    ),
     "not_found": ("The model was not found at this provider.", "providers", "Choose a model"),
     "connection": ("Could not reach the provider.", "providers", "Provider settings"),
     "timeout": ("The provider did not answer in time.", "providers", "Provider settings"),

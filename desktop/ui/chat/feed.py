@@ -80,8 +80,9 @@ class TurnFeed(QObject):
     turnEnded = Signal(str)
     usageChanged = Signal(str)
 
-    def __init__(self, model_for: Callable[[str], MessageModel | None],
-                 parent: QObject | None = None) -> None:
+    def __init__(
+        self, model_for: Callable[[str], MessageModel | None], parent: QObject | None = None
+    ) -> None:
         super().__init__(parent)
         self.model_for = model_for
         self.live: dict[str, LiveTurn] = {}
@@ -160,8 +161,9 @@ class TurnFeed(QObject):
         existing = model.card(event.call_id) if model is not None else None
         if existing is not None:
             return
-        card = ChatItem("tool", tool=event.name, call_id=event.call_id,
-                        arguments=dict(event.arguments))
+        card = ChatItem(
+            "tool", tool=event.name, call_id=event.call_id, arguments=dict(event.arguments)
+        )
         turn.tools.append(card)
         self._append(key, card)
 
@@ -176,8 +178,9 @@ class TurnFeed(QObject):
         if card is None:
             card = next((c for c in turn.tools if c.call_id == event.call_id), None)
         if card is None:
-            card = ChatItem("tool", tool=event.name, call_id=event.call_id,
-                            arguments=dict(event.arguments))
+            card = ChatItem(
+                "tool", tool=event.name, call_id=event.call_id, arguments=dict(event.arguments)
+            )
             self._append(key, card)
         card.result = event.result_preview
         card.ok = event.ok
@@ -198,8 +201,13 @@ class TurnFeed(QObject):
         else:
             turn.cost = (turn.cost or 0.0) + event.cost_usd
         turn.context_tokens, turn.context_window = event.context_tokens, event.context_window
-        self.usage[key] = TurnUsage(turn.prompt_tokens, turn.completion_tokens, turn.cost_total,
-                                    turn.context_tokens, turn.context_window)
+        self.usage[key] = TurnUsage(
+            turn.prompt_tokens,
+            turn.completion_tokens,
+            turn.cost_total,
+            turn.context_tokens,
+            turn.context_window,
+        )
         self.usageChanged.emit(key)
 
     def set_awaiting(self, key: str, call_id: str, waiting: bool) -> None:
@@ -227,8 +235,12 @@ class TurnFeed(QObject):
                 if turn.reasoning is None:
                     turn.reasoning = ChatItem("reasoning", streaming=True)
                     model = self.model_for(turn.key)
-                    if model is not None and turn.answer is not None and \
-                            not turn.answer.text and model.row_of(turn.answer) >= 0:
+                    if (
+                        model is not None
+                        and turn.answer is not None
+                        and not turn.answer.text
+                        and model.row_of(turn.answer) >= 0
+                    ):
                         model.remove(turn.answer)  # keep "Thinking…" below the reasoning
                         model.append(turn.reasoning)
                         model.append(turn.answer)
@@ -271,8 +283,9 @@ class TurnFeed(QObject):
             self.recent_answers.pop(key, None)  # the turn's answer, already shown
             return None
         label = "Reminder" if message.metadata.get("reminder") else ""
-        self._append(key, ChatItem("outbound", message.content, tool=label,
-                                   media=list(message.media)))
+        self._append(
+            key, ChatItem("outbound", message.content, tool=label, media=list(message.media))
+        )
         return key
 
     # -- endings --------------------------------------------------------------------------
@@ -293,8 +306,11 @@ class TurnFeed(QObject):
             self._changed(key, turn.reasoning)
         if answer is not None:
             answer.streaming = False
-            answer.footer = usage_text(turn.prompt_tokens, turn.completion_tokens,
-                                       turn.cost_total) if turn.prompt_tokens else ""
+            answer.footer = (
+                usage_text(turn.prompt_tokens, turn.completion_tokens, turn.cost_total)
+                if turn.prompt_tokens
+                else ""
+            )
             if answer.text.strip():
                 self._changed(key, answer)
             elif (model := self.model_for(key)) is not None:

@@ -12,8 +12,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-ItemKind = Literal["user", "assistant", "reasoning", "tool", "notice", "subagent", "outbound",
-                   "command"]
+ItemKind = Literal[
+    "user", "assistant", "reasoning", "tool", "notice", "subagent", "outbound", "command"
+]
 DENIED_PREFIX = "Denied by the user"
 _ids = itertools.count(1)
 
@@ -86,8 +87,11 @@ class ChatItem:
 def content_text(content: Any) -> str:
     """Text of a message content (a string, or a list of parts)."""
     if isinstance(content, list):
-        return "\n".join(str(p.get("text", "")) for p in content
-                         if isinstance(p, dict) and p.get("type") == "text")
+        return "\n".join(
+            str(p.get("text", ""))
+            for p in content
+            if isinstance(p, dict) and p.get("type") == "text"
+        )
     return str(content or "")
 
 
@@ -120,8 +124,9 @@ def items_from_messages(messages: list[dict[str, Any]], *, live: bool = False) -
         if role == "user":
             kind: ItemKind = "subagent" if message.get("subagent") else "user"
             media = [m for m in message.get("media") or [] if isinstance(m, str)]
-            items.append(ChatItem(kind, content_text(message.get("content")), media=media,
-                                  timestamp=stamp))
+            items.append(
+                ChatItem(kind, content_text(message.get("content")), media=media, timestamp=stamp)
+            )
         elif role == "assistant":
             reasoning = message.get("reasoning_content")
             if isinstance(reasoning, str) and reasoning.strip():
@@ -132,9 +137,13 @@ def items_from_messages(messages: list[dict[str, Any]], *, live: bool = False) -
             for call in message.get("tool_calls") or []:
                 if not isinstance(call, dict):
                     continue
-                card = ChatItem("tool", tool=str((call.get("function") or {}).get("name", "")),
-                                call_id=str(call.get("id", "")), arguments=_arguments(call),
-                                timestamp=stamp)
+                card = ChatItem(
+                    "tool",
+                    tool=str((call.get("function") or {}).get("name", "")),
+                    call_id=str(call.get("id", "")),
+                    arguments=_arguments(call),
+                    timestamp=stamp,
+                )
                 cards[card.call_id] = card
                 items.append(card)
         elif role == "tool":

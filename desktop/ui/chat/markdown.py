@@ -47,10 +47,12 @@ class Theme:
         return "monokai" if self.dark else "friendly"
 
 
-LIGHT = Theme(False, "#1f2328", "#656d76", "#0969da", "#f6f8fa", "#d0d7de", "#afb8c1", "#eaeef2",
-              "#57606a")
-DARK = Theme(True, "#e6edf3", "#9198a1", "#58a6ff", "#161b22", "#3d444d", "#3d444d", "#262c36",
-             "#9198a1")
+LIGHT = Theme(
+    False, "#1f2328", "#656d76", "#0969da", "#f6f8fa", "#d0d7de", "#afb8c1", "#eaeef2", "#57606a"
+)
+DARK = Theme(
+    True, "#e6edf3", "#9198a1", "#58a6ff", "#161b22", "#3d444d", "#3d444d", "#262c36", "#9198a1"
+)
 
 
 @dataclass
@@ -105,7 +107,7 @@ def _linkify(state: Any) -> None:
             text, last = token.content, 0
             for match in _URL.finditer(text):
                 if match.start() > last:
-                    children.append(_text_token(text[last:match.start()]))
+                    children.append(_text_token(text[last : match.start()]))
                 opener = Token("link_open", "a", 1)
                 opener.attrs = {"href": match.group(0)}
                 children.extend([opener, _text_token(match.group(0)), Token("link_close", "a", -1)])
@@ -168,13 +170,17 @@ class MarkdownRenderer:
 
     def _code_inline(self, tokens: list[Token], idx: int, options: Any, env: Any) -> str:
         content = html.escape(tokens[idx].content)
-        return (f'<code style="background-color:{self.theme.code_bg}; '
-                f'font-family:monospace">&#8202;{content}&#8202;</code>')
+        return (
+            f'<code style="background-color:{self.theme.code_bg}; '
+            f'font-family:monospace">&#8202;{content}&#8202;</code>'
+        )
 
     def _table_open(self, tokens: list[Token], idx: int, options: Any, env: Any) -> str:
-        return (f'<table border="1" cellspacing="0" cellpadding="5" '
-                f'style="border-collapse: collapse; border-style: solid; border-color:{self.theme.table_border}; '
-                f'margin-top:4px; margin-bottom:4px">\n')
+        return (
+            f'<table border="1" cellspacing="0" cellpadding="5" '
+            f'style="border-collapse: collapse; border-style: solid; border-color:{self.theme.table_border}; '
+            f'margin-top:4px; margin-bottom:4px">\n'
+        )
 
     def _cell_open(self, tokens: list[Token], idx: int, options: Any, env: Any) -> str:
         token = tokens[idx]
@@ -187,9 +193,11 @@ class MarkdownRenderer:
         return f"<td{align}>"
 
     def _quote_open(self, tokens: list[Token], idx: int, options: Any, env: Any) -> str:
-        return (f'<table cellspacing="0" cellpadding="0" style="margin-top:2px; margin-bottom:2px">'
-                f'<tr><td width="3" style="background-color:{self.theme.code_border}"></td>'
-                f'<td style="padding-left:10px; color:{self.theme.quote}">')
+        return (
+            f'<table cellspacing="0" cellpadding="0" style="margin-top:2px; margin-bottom:2px">'
+            f'<tr><td width="3" style="background-color:{self.theme.code_border}"></td>'
+            f'<td style="padding-left:10px; color:{self.theme.quote}">'
+        )
 
     # -- API ------------------------------------------------------------------------------
     def render(self, text: str, *, highlight_code_blocks: bool = True) -> Rendered:
@@ -217,8 +225,11 @@ def split_stable(text: str) -> tuple[list[str], str]:
             marker = match.group(1)
             if open_fence is None:
                 open_fence = marker
-            elif marker[0] == open_fence[0] and len(marker) >= len(open_fence) \
-                    and not line.strip()[len(marker):].strip():
+            elif (
+                marker[0] == open_fence[0]
+                and len(marker) >= len(open_fence)
+                and not line.strip()[len(marker) :].strip()
+            ):
                 open_fence = None
             continue
         if open_fence is None and not line.strip() and position < len(text):

@@ -77,9 +77,9 @@ class MessageModel(QAbstractListModel):
         if row + 1 >= len(self._items):
             return
         self.beginRemoveRows(QModelIndex(), row + 1, len(self._items) - 1)
-        for item in self._items[row + 1:]:
+        for item in self._items[row + 1 :]:
             self._cards.pop(item.call_id, None)
-        del self._items[row + 1:]
+        del self._items[row + 1 :]
         self.endRemoveRows()
 
     def remove(self, item: ChatItem) -> None:

@@ -101,8 +101,12 @@ class MessageView(ViewInput, QAbstractScrollArea):
     def _connections(self) -> list[tuple[Any, Any]]:
         assert self._model is not None
         model = self._model
-        return [(model.modelReset, self._reset), (model.rowsInserted, self._inserted),
-                (model.rowsRemoved, self._removed), (model.dataChanged, self._changed)]
+        return [
+            (model.modelReset, self._reset),
+            (model.rowsInserted, self._inserted),
+            (model.rowsRemoved, self._removed),
+            (model.dataChanged, self._changed),
+        ]
 
     def _items(self) -> list[ChatItem]:
         return self._model.items if self._model is not None else []
@@ -129,11 +133,11 @@ class MessageView(ViewInput, QAbstractScrollArea):
 
     def _inserted(self, parent: QModelIndex, first: int, last: int) -> None:
         builder, width, items = self.builder(), self._width(), self._items()
-        self._heights[first:first] = builder.estimates(items[first:last + 1], width)
+        self._heights[first:first] = builder.estimates(items[first : last + 1], width)
         self._mark(first)
 
     def _removed(self, parent: QModelIndex, first: int, last: int) -> None:
-        del self._heights[first:last + 1]
+        del self._heights[first : last + 1]
         self._mark(first)
 
     def _changed(self, top_left: QModelIndex, bottom_right: QModelIndex, roles: Any = ()) -> None:
@@ -256,13 +260,25 @@ class MessageView(ViewInput, QAbstractScrollArea):
             selection = None
             if self._selection is not None and self._selection[0] == items[row].uid:
                 selection = self._selection[1:]
-            paint_row(painter, layout, top, colors, clip=clip, hovered=row == self._hover,
-                      spin_angle=self._spin_angle, selection=selection, pixels=self._pixels,
-                      ratio=ratio)
+            paint_row(
+                painter,
+                layout,
+                top,
+                colors,
+                clip=clip,
+                hovered=row == self._hover,
+                spin_angle=self._spin_angle,
+                selection=selection,
+                pixels=self._pixels,
+                ratio=ratio,
+            )
         if not rows and self._model is not None and not items:
             painter.setPen(colors.muted)
-            painter.drawText(self.viewport().rect(), Qt.AlignmentFlag.AlignCenter,
-                             "Start the conversation below.")
+            painter.drawText(
+                self.viewport().rect(),
+                Qt.AlignmentFlag.AlignCenter,
+                "Start the conversation below.",
+            )
         painter.end()
         if self._spinners and not self._spin.isActive():
             self._spin.start()
@@ -284,8 +300,11 @@ class MessageView(ViewInput, QAbstractScrollArea):
 
     def changeEvent(self, event: QEvent) -> None:
         """A new palette or font (light/dark switch) re-renders every row."""
-        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.FontChange,
-                            QEvent.Type.StyleChange):
+        if event.type() in (
+            QEvent.Type.PaletteChange,
+            QEvent.Type.FontChange,
+            QEvent.Type.StyleChange,
+        ):
             self._builder = None
             self._cache.clear()
             self._pixels.clear()
@@ -325,6 +344,8 @@ class MessageView(ViewInput, QAbstractScrollArea):
 
     def warm_up(self) -> None:
         """Render a sample row once (markdown, Pygments, fonts) so the first real one is quick."""
-        sample = ChatItem("assistant", "**warm** `up` https://example.com\n\n"
-                          "```python\nx = 1\n```\n\n| a |\n|---|\n| 1 |")
+        sample = ChatItem(
+            "assistant",
+            "**warm** `up` https://example.com\n\n```python\nx = 1\n```\n\n| a |\n|---|\n| 1 |",
+        )
         self.builder().build(sample, max(400.0, self._width()))

@@ -124,8 +124,14 @@ class RowBuilder:
         self._segments = OrderedDict()
 
     # -- documents ------------------------------------------------------------------------
-    def document(self, body: str, width: float, *, small: bool = False,
-                 images: dict[str, QImage] | None = None) -> QTextDocument:
+    def document(
+        self,
+        body: str,
+        width: float,
+        *,
+        small: bool = False,
+        images: dict[str, QImage] | None = None,
+    ) -> QTextDocument:
         """A laid-out rich-text document (``images``: resources by URL, e.g. thumbnails)."""
         doc = QTextDocument()
         doc.setUndoRedoEnabled(False)
@@ -138,16 +144,26 @@ class RowBuilder:
         doc.setTextWidth(max(10.0, width))
         return doc
 
-    def _markdown_part(self, text: str, x: float, y: float, width: float, *,
-                       highlight: bool = True, extra: str = "") -> DocPart:
+    def _markdown_part(
+        self,
+        text: str,
+        x: float,
+        y: float,
+        width: float,
+        *,
+        highlight: bool = True,
+        extra: str = "",
+    ) -> DocPart:
         rendered = self.markdown.render(text, highlight_code_blocks=highlight)
         return DocPart(self.document(rendered.html + extra, width), x, y, rendered.code_blocks)
 
     def _footer(self, item: ChatItem) -> str:
         if not item.footer:
             return ""
-        return (f'<p style="color:{self.colors.muted.name()}; font-size:small; margin-bottom:0">'
-                f"{html.escape(item.footer)}</p>")
+        return (
+            f'<p style="color:{self.colors.muted.name()}; font-size:small; margin-bottom:0">'
+            f"{html.escape(item.footer)}</p>"
+        )
 
     # -- estimates ------------------------------------------------------------------------
     def estimate(self, item: ChatItem, width: float) -> float:
@@ -196,8 +212,12 @@ class RowBuilder:
         if kind == "reasoning":
             return self._reasoning(item, left, column)
         if kind == "notice":
-            doc = self.document(f'<p align="center" style="color:{self.colors.muted.name()}">'
-                                f"{html.escape(item.text)}</p>", column, small=True)
+            doc = self.document(
+                f'<p align="center" style="color:{self.colors.muted.name()}">'
+                f"{html.escape(item.text)}</p>",
+                column,
+                small=True,
+            )
             return RowLayout(doc.size().height() + GAP, [DocPart(doc, left, 0)], style="notice")
         return self._answer(item, left, column)
 
@@ -208,22 +228,31 @@ class RowBuilder:
                 cells.append(f'<img src="thumb:{index}" />')
             else:
                 name = "pasted image" if path.startswith("data:") else path.rsplit("/", 1)[-1]
-                cells.append(f'<span style="color:{self.colors.muted.name()}">'
-                             f"[image: {html.escape(name)}]</span>")
+                cells.append(
+                    f'<span style="color:{self.colors.muted.name()}">'
+                    f"[image: {html.escape(name)}]</span>"
+                )
         return f"<p>{'&nbsp;'.join(cells)}</p>" if cells else ""
 
     def _user(self, item: ChatItem, left: float, column: float) -> RowLayout:
         limit = column * 0.78 - 2 * PAD
         rendered = self.markdown.render(item.text)
-        images = {f"thumb:{i}": self.thumbnails[path] for i, path in enumerate(item.media)
-                  if path in self.thumbnails}
+        images = {
+            f"thumb:{i}": self.thumbnails[path]
+            for i, path in enumerate(item.media)
+            if path in self.thumbnails
+        }
         doc = self.document(rendered.html + self._media_html(item), limit, images=images)
         ideal = min(limit, math.ceil(doc.idealWidth()) + 1)
         if ideal < limit:
             doc.setTextWidth(ideal)
         size = doc.size()
-        card = QRectF(left + column - size.width() - 2 * PAD, 0, size.width() + 2 * PAD,
-                      size.height() + 2 * PAD)
+        card = QRectF(
+            left + column - size.width() - 2 * PAD,
+            0,
+            size.width() + 2 * PAD,
+            size.height() + 2 * PAD,
+        )
         part = DocPart(doc, card.x() + PAD, PAD, rendered.code_blocks)
         copy = QRectF(card.x() - 46, 2, 42, self.line)
         return RowLayout(card.height() + GAP, [part], card, "bubble", copy=copy)
@@ -239,17 +268,19 @@ class RowBuilder:
         parts: list[DocPart] = []
         x, width = left + inset, column - 2 * inset
         if label:
-            head = self.document(f'<b style="color:{self.colors.accent.name()}">{label}</b>',
-                                 width, small=True)
+            head = self.document(
+                f'<b style="color:{self.colors.accent.name()}">{label}</b>', width, small=True
+            )
             parts.append(DocPart(head, x, PAD))
             top = PAD + head.size().height() + 4
         if item.kind == "command":
-            body = (f'<pre style="white-space:pre-wrap; font-family:monospace; margin:0">'
-                    f"{html.escape(item.text)}</pre>")
+            body = (
+                f'<pre style="white-space:pre-wrap; font-family:monospace; margin:0">'
+                f"{html.escape(item.text)}</pre>"
+            )
             parts.append(DocPart(self.document(body, width, small=True), x, top))
         elif item.streaming and not item.text.strip():
-            doc = self.document(f'<i style="color:{self.colors.muted.name()}">Thinking…</i>',
-                                width)
+            doc = self.document(f'<i style="color:{self.colors.muted.name()}">Thinking…</i>', width)
             parts.append(DocPart(doc, x, top))
         elif item.streaming or len(item.text) > LONG_TEXT:
             # Block by block: each finished block is rendered once (and reused when the stream
@@ -278,11 +309,13 @@ class RowBuilder:
             bottom += PAD
             card = QRectF(left, 0, column, bottom)
         copy = QRectF(left + column - 42, 0 if card is None else 4, 42, self.line)
-        return RowLayout(bottom + GAP, parts, card, style, copy=copy,
-                         marker="accent" if card is not None else "")
+        return RowLayout(
+            bottom + GAP, parts, card, style, copy=copy, marker="accent" if card is not None else ""
+        )
 
-    def _segment(self, uid: int, index: int, text: str, x: float, y: float,
-                 width: float) -> DocPart:
+    def _segment(
+        self, uid: int, index: int, text: str, x: float, y: float, width: float
+    ) -> DocPart:
         key = (uid, index)
         cached = self._segments.get(key)
         if cached is not None and cached[0] == text and cached[1] == width:
@@ -301,14 +334,20 @@ class RowBuilder:
         label = "Thinking…" if item.streaming else "Reasoning"
         if item.expanded:
             body = self.markdown.render(item.text, highlight_code_blocks=False).html
-            doc = self.document(f'<p style="color:{muted}"><a href="{TOGGLE}">{arrow} {label}'
-                                f'</a></p><div style="color:{muted}">{body}</div>', column - PAD,
-                                small=True)
+            doc = self.document(
+                f'<p style="color:{muted}"><a href="{TOGGLE}">{arrow} {label}'
+                f'</a></p><div style="color:{muted}">{body}</div>',
+                column - PAD,
+                small=True,
+            )
         else:
             first = " ".join(item.text.split())[:140]
-            doc = self.document(f'<p style="color:{muted}"><a href="{TOGGLE}">{arrow} {label}</a>'
-                                f"&nbsp;&nbsp;<i>{html.escape(first)}</i></p>", column - PAD,
-                                small=True)
+            doc = self.document(
+                f'<p style="color:{muted}"><a href="{TOGGLE}">{arrow} {label}</a>'
+                f"&nbsp;&nbsp;<i>{html.escape(first)}</i></p>",
+                column - PAD,
+                small=True,
+            )
             doc.setTextWidth(column - PAD)
         toggle = QRectF(left, 0, column, self.line + 4)
         height = doc.size().height()
@@ -345,19 +384,36 @@ class RowBuilder:
             muted = self.colors.muted.name()
             pretty = json.dumps(item.arguments, ensure_ascii=False, indent=2)
             result = item.result[:PREVIEW_CHARS] or ("(running…)" if item.ok is None else "(empty)")
-            pre = ('<pre style="white-space:pre-wrap; font-family:monospace; margin-top:2px; '
-                   'margin-bottom:6px">')
-            body += (f'<p style="color:{muted}; margin-top:8px; margin-bottom:0">Arguments</p>'
-                     f"{pre}{html.escape(pretty)}</pre>"
-                     f'<p style="color:{muted}; margin-bottom:0">Result</p>'
-                     f"{pre}{html.escape(result)}</pre>")
+            pre = (
+                '<pre style="white-space:pre-wrap; font-family:monospace; margin-top:2px; '
+                'margin-bottom:6px">'
+            )
+            body += (
+                f'<p style="color:{muted}; margin-top:8px; margin-bottom:0">Arguments</p>'
+                f"{pre}{html.escape(pretty)}</pre>"
+                f'<p style="color:{muted}; margin-bottom:0">Result</p>'
+                f"{pre}{html.escape(result)}</pre>"
+            )
         doc = self.document(body, width, small=True)
         height = doc.size().height() + 2 * PAD
         card = QRectF(left, 0, column, height)
-        marker = "warn" if item.awaiting_approval else "" if item.ok is None else (
-            "ok" if item.ok else "error")
+        marker = (
+            "warn"
+            if item.awaiting_approval
+            else ""
+            if item.ok is None
+            else ("ok" if item.ok else "error")
+        )
         header = min(height, self.line + 2 * PAD)
-        return RowLayout(height + GAP, [DocPart(doc, left + PAD, PAD)], card, "card",
-                         copy=None, toggle=QRectF(left, 0, column, header),
-                         spinner=QRectF(left + PAD, PAD + (self.line - SPINNER) / 2, SPINNER, SPINNER)
-                         if item.ok is None else None, marker=marker)
+        return RowLayout(
+            height + GAP,
+            [DocPart(doc, left + PAD, PAD)],
+            card,
+            "card",
+            copy=None,
+            toggle=QRectF(left, 0, column, header),
+            spinner=QRectF(left + PAD, PAD + (self.line - SPINNER) / 2, SPINNER, SPINNER)
+            if item.ok is None
+            else None,
+            marker=marker,
+        )

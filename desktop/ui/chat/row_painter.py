@@ -62,10 +62,19 @@ class PixelCache:
         return pixmap
 
 
-def paint_row(painter: QPainter, layout: RowLayout, top: float, colors: ChatColors, *,
-              clip: QRectF, hovered: bool, spin_angle: int,
-              selection: Selection | None = None, pixels: PixelCache | None = None,
-              ratio: float = 1.0) -> None:
+def paint_row(
+    painter: QPainter,
+    layout: RowLayout,
+    top: float,
+    colors: ChatColors,
+    *,
+    clip: QRectF,
+    hovered: bool,
+    spin_angle: int,
+    selection: Selection | None = None,
+    pixels: PixelCache | None = None,
+    ratio: float = 1.0,
+) -> None:
     """Draw ``layout`` with its top edge at viewport ``top``."""
     painter.save()
     painter.translate(0, top)
@@ -120,8 +129,12 @@ def _background(painter: QPainter, layout: RowLayout, colors: ChatColors) -> Non
     painter.setPen(QPen(colors.border, 1))
     painter.setBrush(colors.card)
     painter.drawRoundedRect(card.adjusted(0.5, 0.5, -0.5, -0.5), 8, 8)
-    marker = {"ok": colors.ok, "error": colors.error, "warn": colors.warn,
-              "accent": colors.accent}.get(layout.marker)
+    marker = {
+        "ok": colors.ok,
+        "error": colors.error,
+        "warn": colors.warn,
+        "accent": colors.accent,
+    }.get(layout.marker)
     if marker is not None:
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(marker)

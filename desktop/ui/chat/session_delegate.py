@@ -15,14 +15,19 @@ PAD = 8
 class SessionDelegate(QStyledItemDelegate):
     """Two lines per chat; editing (rename) uses the default line edit on the title."""
 
-    def sizeHint(self, option: QStyleOptionViewItem,
-                 index: QModelIndex | QPersistentModelIndex) -> QSize:
+    def sizeHint(
+        self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
+    ) -> QSize:
         """Two text lines plus padding."""
         metrics = QFontMetrics(option.font)
         return QSize(200, metrics.lineSpacing() * 2 + 2 * PAD + 2)
 
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem,
-              index: QModelIndex | QPersistentModelIndex) -> None:
+    def paint(
+        self,
+        painter: QPainter,
+        option: QStyleOptionViewItem,
+        index: QModelIndex | QPersistentModelIndex,
+    ) -> None:
         """Draw the entry."""
         entry: SessionEntry | None = index.data(EntryRole)
         if entry is None:
@@ -51,14 +56,19 @@ class SessionDelegate(QStyledItemDelegate):
         painter.setFont(font)
         painter.setPen(text_color)
         title_rect = QRect(inner.left(), inner.top(), inner.width() - when_width, line)
-        painter.drawText(title_rect, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-                         metrics.elidedText(entry.title, Qt.TextElideMode.ElideRight,
-                                            title_rect.width()))
+        painter.drawText(
+            title_rect,
+            Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+            metrics.elidedText(entry.title, Qt.TextElideMode.ElideRight, title_rect.width()),
+        )
         painter.setFont(small)
         painter.setPen(colors.muted)
         if when:
-            painter.drawText(QRect(inner.right() - when_width, inner.top(), when_width, line),
-                             Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, when)
+            painter.drawText(
+                QRect(inner.right() - when_width, inner.top(), when_width, line),
+                Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
+                when,
+            )
         x = inner.left()
         second = QRect(x, inner.top() + line + 2, inner.width(), small_metrics.lineSpacing())
         if entry.channel and entry.channel != "desktop":
@@ -69,8 +79,9 @@ class SessionDelegate(QStyledItemDelegate):
             painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
             painter.drawRoundedRect(QRect(x, second.top(), width, second.height()), 4, 4)
             painter.setPen(colors.accent)
-            painter.drawText(QRect(x, second.top(), width, second.height()),
-                             Qt.AlignmentFlag.AlignCenter, badge)
+            painter.drawText(
+                QRect(x, second.top(), width, second.height()), Qt.AlignmentFlag.AlignCenter, badge
+            )
             x += width + 6
         status, color = "", colors.muted
         if entry.attention:
@@ -83,6 +94,9 @@ class SessionDelegate(QStyledItemDelegate):
             status, color = "new message", colors.accent
         if status:
             painter.setPen(color)
-            painter.drawText(QRect(x, second.top(), inner.right() - x, second.height()),
-                             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, status)
+            painter.drawText(
+                QRect(x, second.top(), inner.right() - x, second.height()),
+                Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                status,
+            )
         painter.restore()

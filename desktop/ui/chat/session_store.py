@@ -82,8 +82,12 @@ class SessionStore:
         def work() -> LoadedSession:
             session = manager.get_or_create(key)
             messages = list(session.messages)
-            return LoadedSession(key, items_from_messages(messages, live=live), session.title,
-                                 session.has_pending_turn and not live)
+            return LoadedSession(
+                key,
+                items_from_messages(messages, live=live),
+                session.title,
+                session.has_pending_turn and not live,
+            )
 
         return await asyncio.to_thread(work)
 
@@ -112,6 +116,7 @@ class SessionStore:
         """Remove the unfinished turn (for a Retry) and return its user message."""
         manager = self.manager
         async with self._locked(key):
+
             def work() -> dict[str, Any] | None:
                 session = manager.get_or_create(key)
                 message = session.take_pending_turn()

@@ -33,8 +33,14 @@ class SessionsController(QObject):
     restored = Signal(str)
     refreshed = Signal()
 
-    def __init__(self, store: SessionStore, model: SessionListModel, panel: SessionPanel,
-                 spawn: Spawn, parent: QObject | None = None) -> None:
+    def __init__(
+        self,
+        store: SessionStore,
+        model: SessionListModel,
+        panel: SessionPanel,
+        spawn: Spawn,
+        parent: QObject | None = None,
+    ) -> None:
         super().__init__(parent)
         self.store = store
         self.model = model
@@ -71,8 +77,9 @@ class SessionsController(QObject):
 
     def add_draft(self, key: str) -> None:
         """Show a new, unsaved chat at the top."""
-        self.model.upsert(SessionEntry(key, "desktop", "New chat", datetime.now().isoformat(),
-                                       draft=True))
+        self.model.upsert(
+            SessionEntry(key, "desktop", "New chat", datetime.now().isoformat(), draft=True)
+        )
 
     def touched(self, key: str, title: str | None = None) -> None:
         """Activity in ``key`` (a message was sent): move it up, end its draft state."""
@@ -82,8 +89,11 @@ class SessionsController(QObject):
             text = " ".join(title.split())
             changes["title"] = text[:60] + ("…" if len(text) > 60 else "")
         if entry is None:
-            self.model.upsert(SessionEntry(key, key.partition(":")[0], changes.get("title", key),
-                                           changes["updated_at"]))
+            self.model.upsert(
+                SessionEntry(
+                    key, key.partition(":")[0], changes.get("title", key), changes["updated_at"]
+                )
+            )
         else:
             self.model.update(key, **changes)
 
@@ -149,8 +159,11 @@ class SessionsController(QObject):
             self.model.set_filter(None)
             return
         needle = query.casefold()
-        titles = {key for key in self.model.all_keys()
-                  if needle in (self.model.entry(key) or SessionEntry("", "", "", "")).title.casefold()}
+        titles = {
+            key
+            for key in self.model.all_keys()
+            if needle in (self.model.entry(key) or SessionEntry("", "", "", "")).title.casefold()
+        }
         self.model.set_filter(titles)
         self.spawn(self._search_content(query, titles, self._search_generation))
 

@@ -26,8 +26,9 @@ def load_thumbnail(source: str, size: int = THUMB) -> QImage | None:
         image.load(source)
     if image.isNull():
         return None
-    return image.scaled(size, size, Qt.AspectRatioMode.KeepAspectRatio,
-                        Qt.TransformationMode.SmoothTransformation)
+    return image.scaled(
+        size, size, Qt.AspectRatioMode.KeepAspectRatio, Qt.TransformationMode.SmoothTransformation
+    )
 
 
 class ThumbnailLoader(QObject):

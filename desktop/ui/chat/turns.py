@@ -51,10 +51,16 @@ class TurnRunner(QObject):
     errorChanged = Signal(str)
     activity = Signal(str)
 
-    def __init__(self, services: Any, feed: TurnFeed, store: SessionStore,
-                 model_for: Callable[[str], MessageModel | None],
-                 spawn: Callable[[Coroutine[Any, Any, Any]], Any],
-                 reload: Callable[[str], Awaitable[None]], parent: QObject | None = None) -> None:
+    def __init__(
+        self,
+        services: Any,
+        feed: TurnFeed,
+        store: SessionStore,
+        model_for: Callable[[str], MessageModel | None],
+        spawn: Callable[[Coroutine[Any, Any, Any]], Any],
+        reload: Callable[[str], Awaitable[None]],
+        parent: QObject | None = None,
+    ) -> None:
         super().__init__(parent)
         self.services = services
         self.feed = feed
@@ -95,8 +101,9 @@ class TurnRunner(QObject):
         agent = self.services.agent
         assert agent is not None
         try:
-            reply = await agent.process_direct(text, session_key=key, channel=CHANNEL,
-                                               chat_id=chat_id_of(key), media=media)
+            reply = await agent.process_direct(
+                text, session_key=key, channel=CHANNEL, chat_id=chat_id_of(key), media=media
+            )
         except asyncio.CancelledError:
             if not self.closed:
                 self.feed.end(key)
@@ -134,8 +141,9 @@ class TurnRunner(QObject):
             model.append(ChatItem("user", text))
             model.append(item)
         try:
-            reply = await agent.process_direct(text, session_key=key, channel=CHANNEL,
-                                               chat_id=chat_id_of(key))
+            reply = await agent.process_direct(
+                text, session_key=key, channel=CHANNEL, chat_id=chat_id_of(key)
+            )
         except Exception as exc:  # commands answer text; a failure is shown, not raised
             log.exception("command %s failed", name)
             reply = f"{name} failed: {exc}"

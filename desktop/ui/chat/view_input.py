@@ -41,8 +41,9 @@ class ViewInput:
         for index, part in enumerate(layout.parts):
             rect = part.rect()
             if rect.adjusted(-4, -4, 4, 4).contains(local):
-                where = part.doc.documentLayout().hitTest(local - QPointF(part.x, part.y),
-                                                          Qt.HitTestAccuracy.FuzzyHit)
+                where = part.doc.documentLayout().hitTest(
+                    local - QPointF(part.x, part.y), Qt.HitTestAccuracy.FuzzyHit
+                )
                 return index, max(0, where)
         return -1, -1
 
@@ -66,8 +67,11 @@ class ViewInput:
         shape = Qt.CursorShape.ArrowCursor
         if hit is not None:
             _, layout, local = hit
-            if self._anchor(layout, local)[0] or (layout.copy and layout.copy.contains(local)) \
-                    or (layout.toggle and layout.toggle.contains(local)):
+            if (
+                self._anchor(layout, local)[0]
+                or (layout.copy and layout.copy.contains(local))
+                or (layout.toggle and layout.toggle.contains(local))
+            ):
                 shape = Qt.CursorShape.PointingHandCursor
             elif self._text_position(layout, local)[0] >= 0:
                 shape = Qt.CursorShape.IBeamCursor
@@ -126,7 +130,7 @@ class ViewInput:
         layout = self._layout(row)
         if href.startswith(COPY_CODE):
             blocks = layout.parts[part].code_blocks if 0 <= part < len(layout.parts) else []
-            index = int(href[len(COPY_CODE):] or -1)
+            index = int(href[len(COPY_CODE) :] or -1)
             if 0 <= index < len(blocks):
                 self._copy(blocks[index], "Code")
         elif href.startswith(TOGGLE):

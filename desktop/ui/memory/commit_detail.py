@@ -17,8 +17,10 @@ from desktop.ui.memory.commit_list import kind_of, when
 from desktop.ui.memory.diff_view import DiffView
 from desktop.ui.memory.look import mute
 
-REVERT_TIP = ("Undo this change with a three-way merge: what it changed goes back, every later "
-              "change is kept. The undo is itself a new entry you can undo again.")
+REVERT_TIP = (
+    "Undo this change with a three-way merge: what it changed goes back, every later "
+    "change is kept. The undo is itself a new entry you can undo again."
+)
 
 
 class CommitDetail(QWidget):
@@ -90,18 +92,22 @@ class CommitDetail(QWidget):
         _, explanation = kind_of(info.subject)
         self.subject.setText(info.subject)
         files = f"{info.files_changed} file{'s' if info.files_changed != 1 else ''}"
-        self.meta.setText(f"{info.short_sha}  ·  {when(info)}  ·  {files}, "
-                          f"+{info.additions} −{info.deletions}  ·  {explanation}")
+        self.meta.setText(
+            f"{info.short_sha}  ·  {when(info)}  ·  {files}, "
+            f"+{info.additions} −{info.deletions}  ·  {explanation}"
+        )
         self.body.setPlainText(info.body)
         self.body.setVisible(bool(info.body))
         lines = min(6, max(1, len(info.body.splitlines())))
         margins = self.body.contentsMargins()
-        self.body.setFixedHeight(lines * self.body.fontMetrics().lineSpacing() + 12
-                                 + margins.top() + margins.bottom())
+        self.body.setFixedHeight(
+            lines * self.body.fontMetrics().lineSpacing() + 12 + margins.top() + margins.bottom()
+        )
         self.diff.setPlaceholderText("Loading the changes…")
         self.revert_button.setEnabled(revertable)
-        self.revert_button.setToolTip(REVERT_TIP if revertable else
-                                      "The first entry of the history cannot be undone.")
+        self.revert_button.setToolTip(
+            REVERT_TIP if revertable else "The first entry of the history cannot be undone."
+        )
 
     def set_diffs(self, sha: str, diffs: list[FileDiff]) -> None:
         """Show the diff of ``sha`` if it is still the commit shown."""

@@ -83,18 +83,23 @@ class CommitList(QTreeWidget):
                 kind, explanation = kind_of(info.subject)
                 if kind not in icons:
                     icons[kind] = dot_icon(tone(kind))
-                item = QTreeWidgetItem([
-                    short_when(info), info.subject, str(info.files_changed),
-                    f"+{info.additions} −{info.deletions}",
-                ])
+                item = QTreeWidgetItem(
+                    [
+                        short_when(info),
+                        info.subject,
+                        str(info.files_changed),
+                        f"+{info.additions} −{info.deletions}",
+                    ]
+                )
                 item.setData(0, Qt.ItemDataRole.UserRole, info)
                 item.setIcon(CHANGE, icons[kind])
                 item.setToolTip(CHANGE, f"{explanation}\n{info.short_sha}  {info.subject}")
                 item.setToolTip(WHEN, when(info))
                 item.setToolTip(LINES, f"{info.additions} line(s) added, {info.deletions} removed")
                 for column in (FILES, LINES):
-                    item.setTextAlignment(column, Qt.AlignmentFlag.AlignRight
-                                          | Qt.AlignmentFlag.AlignVCenter)
+                    item.setTextAlignment(
+                        column, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+                    )
                 self.addTopLevelItem(item)
         finally:
             self.blockSignals(False)
@@ -103,8 +108,10 @@ class CommitList(QTreeWidget):
 
     def commits(self) -> list[CommitInfo]:
         """The commits shown, top to bottom."""
-        return [self.topLevelItem(i).data(0, Qt.ItemDataRole.UserRole)
-                for i in range(self.topLevelItemCount())]
+        return [
+            self.topLevelItem(i).data(0, Qt.ItemDataRole.UserRole)
+            for i in range(self.topLevelItemCount())
+        ]
 
     def selected(self) -> CommitInfo | None:
         """The selected commit."""

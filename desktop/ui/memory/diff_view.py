@@ -10,8 +10,18 @@ from desktop.ui.memory.files_view import mono_font
 from desktop.ui.memory.look import tint, tone
 
 DREAM_CURSOR = "memory/.dream_cursor"
-_HEADER_PREFIXES = ("diff --git", "index ", "--- ", "+++ ", "new file mode", "deleted file mode",
-                    "old mode", "new mode", "similarity", "rename ")
+_HEADER_PREFIXES = (
+    "diff --git",
+    "index ",
+    "--- ",
+    "+++ ",
+    "new file mode",
+    "deleted file mode",
+    "old mode",
+    "new mode",
+    "similarity",
+    "rename ",
+)
 
 
 def hunk_lines(patch: str) -> list[str]:
@@ -36,7 +46,9 @@ def dream_cursor_note(diff: FileDiff) -> str | None:
                 new = int(line[1:])
     if new is None:
         return "Dream's reading position was removed"
-    return f"Dream has read the history up to #{new}" + (f" (was #{old})" if old is not None else "")
+    return f"Dream has read the history up to #{new}" + (
+        f" (was #{old})" if old is not None else ""
+    )
 
 
 class DiffView(QPlainTextEdit):
@@ -79,8 +91,7 @@ class DiffView(QPlainTextEdit):
             if cursor_note is not None:  # bookkeeping: one readable line instead of a hunk
                 header_char.setFontWeight(QFont.Weight.Normal)
                 header_char.setForeground(tone("muted"))
-                self._line(cursor, f"{diff.path}   {cursor_note}", header_block, header_char,
-                           first)
+                self._line(cursor, f"{diff.path}   {cursor_note}", header_block, header_char, first)
                 first = False
                 continue
             text = f"{diff.path}   {diff.status}   +{diff.additions} −{diff.deletions}"
@@ -92,8 +103,9 @@ class DiffView(QPlainTextEdit):
         self.moveCursor(QTextCursor.MoveOperation.Start)
 
     @staticmethod
-    def _line(cursor: QTextCursor, text: str, block: QTextBlockFormat,
-              char: QTextCharFormat, first: bool) -> None:
+    def _line(
+        cursor: QTextCursor, text: str, block: QTextBlockFormat, char: QTextCharFormat, first: bool
+    ) -> None:
         if first:
             cursor.setBlockFormat(block)
             cursor.setCharFormat(char)

@@ -1,4 +1,4 @@
-""""Dream now": run one Dream with a busy indicator, elapsed time and Cancel."""
+""" "Dream now": run one Dream with a busy indicator, elapsed time and Cancel."""
 
 from __future__ import annotations
 
@@ -145,8 +145,10 @@ class DreamBar(QWidget):
         self.finished.emit(outcome)
 
     def _tick(self) -> None:
-        self.status.setText(f"Dreaming… {int(time.monotonic() - self._began)} s "
-                            "(reading the new history, then editing the memory files)")
+        self.status.setText(
+            f"Dreaming… {int(time.monotonic() - self._began)} s "
+            "(reading the new history, then editing the memory files)"
+        )
 
     def _update(self) -> None:
         running = self.running
@@ -154,15 +156,19 @@ class DreamBar(QWidget):
         self.dream_button.setEnabled(ready and not running)
         self.dream_button.setToolTip(
             "Distil the new history entries into MEMORY.md, USER.md and SOUL.md now"
-            if ready else NOT_READY)
+            if ready
+            else NOT_READY
+        )
         self.cancel_button.setVisible(running)
         self.progress.setVisible(running)
         if running:
             self._tick()
             return
         if self._pending:
-            text = (f"{self._pending} history entr{'y' if self._pending == 1 else 'ies'} "
-                    "waiting for Dream.")
+            text = (
+                f"{self._pending} history entr{'y' if self._pending == 1 else 'ies'} "
+                "waiting for Dream."
+            )
         else:
             text = "Dream is up to date with the history."
         self.status.setText(text if ready else f"{text} {NOT_READY}")

@@ -25,9 +25,14 @@ def build_dream(config: Config, provider: LLMProvider) -> Dream:
     workspace = config.workspace_path
     settings = defaults.dream
     return Dream(
-        provider, MemoryStore(workspace), GitStore(workspace), workspace,
-        max_batch_size=settings.max_batch_size, max_iterations=settings.max_iterations,
-        token_budget=settings.token_budget, context_window=defaults.context_window_tokens,
+        provider,
+        MemoryStore(workspace),
+        GitStore(workspace),
+        workspace,
+        max_batch_size=settings.max_batch_size,
+        max_iterations=settings.max_iterations,
+        token_budget=settings.token_budget,
+        context_window=defaults.context_window_tokens,
         max_tokens=defaults.max_tokens,
     )
 

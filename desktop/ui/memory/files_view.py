@@ -187,17 +187,25 @@ class MemoryFilesView(QWidget):
                     "warning",
                     f"{name} changed on disk since you opened it (for example by Dream). Saving "
                     "now replaces that change; it stays in the history and can be restored.",
-                    [("Save anyway", lambda: self._tasks.start(
-                        self.save(name, force=True), name="memory-save")),
-                     ("Reload (discard my edits)", lambda: self._reload(name))],
+                    [
+                        (
+                            "Save anyway",
+                            lambda: self._tasks.start(
+                                self.save(name, force=True), name="memory-save"
+                            ),
+                        ),
+                        ("Reload (discard my edits)", lambda: self._reload(name)),
+                    ],
                 )
                 return None
             try:
                 outcome = await asyncio.to_thread(
-                    save_memory_file, self.workspace, self.git, name, text)
+                    save_memory_file, self.workspace, self.git, name, text
+                )
             except OSError as exc:
-                self.notice.show_message("error", f"{name} was not saved: {exc}. Your text is "
-                                         "still in the editor.")
+                self.notice.show_message(
+                    "error", f"{name} was not saved: {exc}. Your text is still in the editor."
+                )
                 return None
         finally:
             self.save_button.setEnabled(True)
@@ -205,11 +213,14 @@ class MemoryFilesView(QWidget):
         if self._editors[name].toPlainText() == text:
             self._editors[name].document().setModified(False)
         if outcome.git_error:
-            self.notice.show_message("warning", f"Saved {name}, but it could not be recorded in "
-                                     f"the history: {outcome.git_error}")
+            self.notice.show_message(
+                "warning",
+                f"Saved {name}, but it could not be recorded in the history: {outcome.git_error}",
+            )
         elif outcome.commit:
-            self.notice.show_message("success", f"Saved {name} and recorded it as “edit: {name}” "
-                                     f"({outcome.commit[:7]}).")
+            self.notice.show_message(
+                "success", f"Saved {name} and recorded it as “edit: {name}” ({outcome.commit[:7]})."
+            )
         else:
             self.notice.show_message("info", f"{name} had no changes to save.")
         self.saved.emit(name, outcome.commit or "")
@@ -240,7 +251,8 @@ class MemoryFilesView(QWidget):
             editor.setTextCursor(cursor)
             editor.verticalScrollBar().setValue(scroll)
         editor.setPlaceholderText(
-            f"{name} does not exist yet. Write here and save to create it." if text is None else "")
+            f"{name} does not exist yet. Write here and save to create it." if text is None else ""
+        )
         editor.document().setModified(False)
         if name == self.current and self.preview_button.isChecked():
             self._preview.setMarkdown(editor.toPlainText())
@@ -261,16 +273,19 @@ class MemoryFilesView(QWidget):
             "warning",
             f"{name} changed on disk (for example by Dream) while you were editing it. "
             "Your edits are kept in the editor.",
-            [("Reload (discard my edits)", lambda: self._reload(name)),
-             ("Keep my edits", lambda: None)],
+            [
+                ("Reload (discard my edits)", lambda: self._reload(name)),
+                ("Keep my edits", lambda: None),
+            ],
         )
 
     def _mark(self, name: str) -> None:
         row = MEMORY_FILES.index(name)
         dirty = self.is_dirty(name)
         self._list.item(row).setText(_label(name) + ("  •" if dirty else ""))
-        self._list.item(row).setData(Qt.ItemDataRole.AccessibleTextRole,
-                                     _label(name) + (" (unsaved)" if dirty else ""))
+        self._list.item(row).setData(
+            Qt.ItemDataRole.AccessibleTextRole, _label(name) + (" (unsaved)" if dirty else "")
+        )
 
     def _show_file(self, row: int) -> None:
         if row < 0:

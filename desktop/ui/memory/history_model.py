@@ -74,8 +74,9 @@ class HistoryModel(QAbstractTableModel):
         """Marker, cursor, time, text."""
         return 0 if parent.isValid() else len(HEADERS)
 
-    def headerData(self, section: int, orientation: Qt.Orientation,
-                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
         """Column titles; the marker column explains itself in a tooltip."""
         if orientation != Qt.Orientation.Horizontal:
             return None

@@ -30,8 +30,10 @@ from desktop.ui.memory.history_model import (
 )
 from desktop.ui.memory.look import mute
 
-EMPTY = ("No history yet. Conversations are summarised here when they grow long or when a "
-         "new chat starts; Dream then distils them into MEMORY.md.")
+EMPTY = (
+    "No history yet. Conversations are summarised here when they grow long or when a "
+    "new chat starts; Dream then distils them into MEMORY.md."
+)
 
 
 class HistoryView(QWidget):
@@ -99,7 +101,9 @@ class HistoryView(QWidget):
         self._shown: tuple[list[HistoryEntry], int, int] | None = None
         self._summary = ""
 
-    def set_entries(self, entries: list[HistoryEntry], dream_cursor: int, malformed: int = 0) -> None:
+    def set_entries(
+        self, entries: list[HistoryEntry], dream_cursor: int, malformed: int = 0
+    ) -> None:
         """Show ``entries`` (oldest first, as in the file); keeps the search and selection."""
         if (entries, dream_cursor, malformed) == self._shown:
             return  # unchanged: keep the scroll position and selection as they are
@@ -108,8 +112,10 @@ class HistoryView(QWidget):
         self.model.set_entries(entries, dream_cursor)
         self._total = len(entries)
         self._pending_count = sum(1 for e in entries if e.cursor > dream_cursor)
-        parts = [f"{self._total} entr{'y' if self._total == 1 else 'ies'}",
-                 f"● {self._pending_count} not yet processed by Dream"]
+        parts = [
+            f"{self._total} entr{'y' if self._total == 1 else 'ies'}",
+            f"● {self._pending_count} not yet processed by Dream",
+        ]
         if malformed:
             parts.append(f"{malformed} unreadable line(s) skipped")
         self._summary = "  ·  ".join(parts)
@@ -162,5 +168,6 @@ class HistoryView(QWidget):
             self.detail.clear()
             return
         state = PENDING_TIP if entry.cursor > self.model.dream_cursor else "Processed by Dream"
-        self.detail.setPlainText(f"#{entry.cursor}  ·  {entry.timestamp}  ·  {state}\n\n"
-                                 f"{entry.content.strip()}")
+        self.detail.setPlainText(
+            f"#{entry.cursor}  ·  {entry.timestamp}  ·  {state}\n\n{entry.content.strip()}"
+        )

@@ -52,8 +52,9 @@ def tint(name: Tone, pal: QPalette | None = None, strength: float = 0.16) -> QCo
     def blend(a: int, b: int) -> int:
         return round(a + (b - a) * mix)
 
-    return QColor(blend(base.red(), fg.red()), blend(base.green(), fg.green()),
-                  blend(base.blue(), fg.blue()))
+    return QColor(
+        blend(base.red(), fg.red()), blend(base.green(), fg.green()), blend(base.blue(), fg.blue())
+    )
 
 
 def dot_icon(color: QColor, size: int = 12) -> QIcon:

@@ -125,8 +125,9 @@ class MemoryTab(QWidget):
             self._again = False
             self._stale = False
             ensure = not self._repo_checked
-            snapshot = await asyncio.to_thread(load_snapshot, self.workspace, self.git,
-                                               ensure_repo=ensure)
+            snapshot = await asyncio.to_thread(
+                load_snapshot, self.workspace, self.git, ensure_repo=ensure
+            )
             if snapshot.exists and snapshot.git_error is None:
                 self._repo_checked = True
             self._apply(snapshot)
@@ -141,7 +142,8 @@ class MemoryTab(QWidget):
             self._stale = True  # look again on the next show (onboarding may create it)
             self._missing.setText(
                 f"The workspace {self.workspace} does not exist yet. It is created when the "
-                "assistant first starts; its memory appears here then.")
+                "assistant first starts; its memory appears here then."
+            )
             self._body.setCurrentWidget(self._missing)
             return
         self._body.setCurrentWidget(self.pages)
@@ -149,8 +151,9 @@ class MemoryTab(QWidget):
         self.history.set_entries(snapshot.entries, snapshot.dream_cursor, snapshot.malformed)
         self.timeline.set_commits(snapshot.commits, snapshot.git_error)
         self.timeline.set_pending(snapshot.pending)
-        self.pages.setTabText(HISTORY, f"History log ({snapshot.pending} new)"
-                              if snapshot.pending else "History log")
+        self.pages.setTabText(
+            HISTORY, f"History log ({snapshot.pending} new)" if snapshot.pending else "History log"
+        )
         if snapshot.notices:
             self.notice.show_message("info", "Memory history: " + "; ".join(snapshot.notices))
 
@@ -159,9 +162,17 @@ class MemoryTab(QWidget):
         wanted = []
         if exists:
             memory = self.workspace / "memory"
-            wanted = [str(self.workspace)] + [str(p) for p in (
-                memory, memory / "history.jsonl", memory / "MEMORY.md",
-                self.workspace / "SOUL.md", self.workspace / "USER.md") if p.exists()]
+            wanted = [str(self.workspace)] + [
+                str(p)
+                for p in (
+                    memory,
+                    memory / "history.jsonl",
+                    memory / "MEMORY.md",
+                    self.workspace / "SOUL.md",
+                    self.workspace / "USER.md",
+                )
+                if p.exists()
+            ]
         current = set(self._watcher.files()) | set(self._watcher.directories())
         missing = [path for path in wanted if path not in current]
         if missing:
@@ -180,9 +191,11 @@ class MemoryTab(QWidget):
             return
         if any(self.files.is_dirty(name) for name in MEMORY_FILES):
             self.notice.show_message(
-                "warning", f"The workspace is now {workspace}. Save or reload your edits here, "
+                "warning",
+                f"The workspace is now {workspace}. Save or reload your edits here, "
                 "then choose Refresh to show the new workspace's memory.",
-                [("Refresh", self._config_changed_force)])
+                [("Refresh", self._config_changed_force)],
+            )
             return
         self._config_changed_force()
 

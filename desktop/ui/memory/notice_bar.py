@@ -65,8 +65,9 @@ class NoticeBar(QFrame):
         """The tone of the current message."""
         return self._tone
 
-    def show_message(self, kind: Tone, text: str,
-                     actions: Sequence[tuple[str, Callable[[], object]]] = ()) -> None:
+    def show_message(
+        self, kind: Tone, text: str, actions: Sequence[tuple[str, Callable[[], object]]] = ()
+    ) -> None:
         """Show ``text``; each action is ``(button label, callback)`` and also dismisses."""
         self._tone = kind
         self._symbol.setText(_SYMBOL.get(kind, "ℹ"))

@@ -83,8 +83,9 @@ def load_snapshot(workspace: Path, git: GitStore, *, ensure_repo: bool) -> Memor
         notices += git.take_notices()
     except GitStoreError as exc:
         error = str(exc)
-    return MemorySnapshot(True, files, entries, store.dream_cursor, store.malformed_count,
-                          commits, error, notices)
+    return MemorySnapshot(
+        True, files, entries, store.dream_cursor, store.malformed_count, commits, error, notices
+    )
 
 
 @dataclass(frozen=True)

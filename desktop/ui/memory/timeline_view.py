@@ -31,8 +31,12 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 _RESULT_TONE: dict[str, Tone] = {
-    "changed": "success", "unchanged": "info", "nothing": "info", "skipped": "info",
-    "budget": "warning", "failed": "error",
+    "changed": "success",
+    "unchanged": "info",
+    "nothing": "info",
+    "skipped": "info",
+    "budget": "warning",
+    "failed": "error",
 }
 
 
@@ -79,8 +83,9 @@ class TimelineView(QWidget):
         layout.addWidget(self.notice)
         layout.addWidget(splitter, 1)
         self.commits.commitSelected.connect(self._show)
-        self.detail.revertRequested.connect(lambda info: self._tasks.start(
-            self.revert(info.sha), name="memory-revert"))
+        self.detail.revertRequested.connect(
+            lambda info: self._tasks.start(self.revert(info.sha), name="memory-revert")
+        )
         self.dream_bar.started.connect(self._dream_started)
         self.dream_bar.finished.connect(self._dream_finished)
 
@@ -127,7 +132,12 @@ class TimelineView(QWidget):
             "success",
             f"Undid {target.short_sha} “{target.subject}” with the new entry {new[:7]}; "
             "changes made after it were kept.",
-            [("Undo the revert", lambda: self._tasks.start(self.revert(new), name="memory-revert"))],
+            [
+                (
+                    "Undo the revert",
+                    lambda: self._tasks.start(self.revert(new), name="memory-revert"),
+                )
+            ],
         )
         self._select_next = new
         self.changed.emit()
@@ -159,12 +169,15 @@ class TimelineView(QWidget):
         if isinstance(outcome, DreamCancelled):
             if outcome.commit:
                 self._select_next = outcome.commit
-                text = (f"Dream was cancelled. The edits it had already made were kept as "
-                        f"{outcome.commit[:7]}; revert that entry to drop them.")
+                text = (
+                    f"Dream was cancelled. The edits it had already made were kept as "
+                    f"{outcome.commit[:7]}; revert that entry to drop them."
+                )
             else:
                 text = "Dream was cancelled before it changed anything."
-            self.notice.show_message("info", text + " The history entries will be read again "
-                                     "next time.")
+            self.notice.show_message(
+                "info", text + " The history entries will be read again next time."
+            )
         elif isinstance(outcome, _dream_result_type()):
             text = outcome.message or f"Dream finished: {outcome.status}."
             self.notice.show_message(_RESULT_TONE.get(outcome.status, "info"), text)

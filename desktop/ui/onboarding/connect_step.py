@@ -73,8 +73,9 @@ class ConnectStep(TaskOwner, QWidget):
         layout.addLayout(row)
         self.status = InlineStatus(accessible="Connection test result")
         layout.addWidget(self.status)
-        self.session_button = button("Keep the key for this session only",
-                                     "Keep the key in memory for this session only")
+        self.session_button = button(
+            "Keep the key for this session only", "Keep the key in memory for this session only"
+        )
         self.session_button.clicked.connect(self._keep_for_session)
         self.session_button.hide()
         layout.addWidget(self.session_button)
@@ -92,16 +93,24 @@ class ConnectStep(TaskOwner, QWidget):
         runs_locally = spec.is_local or spec.name == "custom"
         section = self.services.config.provider_config(spec.name)
         self.api_base.setText((section.api_base if section else None) or spec.default_api_base)
-        self.api_base.setPlaceholderText("http://localhost:8080/v1" if spec.name == "custom" else spec.default_api_base)
+        self.api_base.setPlaceholderText(
+            "http://localhost:8080/v1" if spec.name == "custom" else spec.default_api_base
+        )
         self.form.setRowVisible(self.api_base, runs_locally)
         if spec.name == "custom":
-            self.about.setText("Enter the address of an OpenAI-compatible server (llama.cpp, vLLM, LocalAI, a "
-                               "company gateway…), usually ending in /v1. A key is only needed if the server asks for one.")
+            self.about.setText(
+                "Enter the address of an OpenAI-compatible server (llama.cpp, vLLM, LocalAI, a "
+                "company gateway…), usually ending in /v1. A key is only needed if the server asks for one."
+            )
         elif spec.is_local:
-            self.about.setText(f"{spec.display_name} must be running. Check its address; no key is needed.")
+            self.about.setText(
+                f"{spec.display_name} must be running. Check its address; no key is needed."
+            )
         else:
             env = f" (or set {spec.env_key})" if spec.env_key else ""
-            self.about.setText(f"Paste your {spec.display_name} API key{env}. Test it before going on.")
+            self.about.setText(
+                f"Paste your {spec.display_name} API key{env}. Test it before going on."
+            )
         self.key.setPlaceholderText("optional" if not spec.needs_key else "paste your API key")
         self.existing_key = ""
         self.spawn(self._check_existing_key(spec), "onboarding-key")
@@ -113,7 +122,9 @@ class ConnectStep(TaskOwner, QWidget):
             return
         if resolved.found and self.spec is spec:
             self.existing_key = resolved.detail
-            self.key.setPlaceholderText(f"a key is already available ({resolved.detail}); paste one to replace it")
+            self.key.setPlaceholderText(
+                f"a key is already available ({resolved.detail}); paste one to replace it"
+            )
 
     def _toggle_reveal(self, shown: bool) -> None:
         self.key.setEchoMode(QLineEdit.EchoMode.Normal if shown else QLineEdit.EchoMode.Password)
@@ -128,7 +139,9 @@ class ConnectStep(TaskOwner, QWidget):
         assert self.spec is not None
         if not (self.spec.is_local or self.spec.name == "custom"):
             return None
-        return check_url(self.api_base.text(), label="Server URL", required=self.spec.name == "custom")
+        return check_url(
+            self.api_base.text(), label="Server URL", required=self.spec.name == "custom"
+        )
 
     async def test(self) -> ProbeResult | None:
         """List the models (or, where that is impossible, send a one-token request)."""
@@ -152,8 +165,13 @@ class ConnectStep(TaskOwner, QWidget):
                 result = await list_models(self.spec, api_base=base, api_key=key)
             else:
                 result = await check_connection(
-                    self.services.config, self.services.secrets, provider=self.spec.name,
-                    model=EXAMPLE_MODELS.get(self.spec.name, "test"), api_key=key, api_base=base or "")
+                    self.services.config,
+                    self.services.secrets,
+                    provider=self.spec.name,
+                    model=EXAMPLE_MODELS.get(self.spec.name, "test"),
+                    api_key=key,
+                    api_base=base or "",
+                )
         finally:
             self.test_button.setEnabled(True)
         if result.ok:
@@ -201,7 +219,9 @@ class ConnectStep(TaskOwner, QWidget):
         self.key.clear()
         self.existing_key = "this session"
         self.session_button.hide()
-        self.status.warn("The key is kept for this session only; add it again in Settings once a keyring works.")
+        self.status.warn(
+            "The key is kept for this session only; add it again in Settings once a keyring works."
+        )
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt API
         """Cancel what this step started."""

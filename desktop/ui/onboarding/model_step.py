@@ -67,8 +67,11 @@ class ModelStep(TaskOwner, QWidget):
             self.model.setEditText("")
             example = EXAMPLE_MODELS.get(spec.name)
             self.model.lineEdit().setPlaceholderText(f"e.g. {example}" if example else "model name")
-        found = f"{len(models)} models were found; pick one or type a name." if models else \
-            "Type the name of the model to use."
+        found = (
+            f"{len(models)} models were found; pick one or type a name."
+            if models
+            else "Type the name of the model to use."
+        )
         self.about.setText(f"{found} You can change it any time in Settings → Providers.")
         self.status.clear()
 
@@ -95,8 +98,12 @@ class ModelStep(TaskOwner, QWidget):
         self.status.info("Asking the model…")
         try:
             result = await check_connection(
-                self.services.config, self.services.secrets, provider=self.spec.name, model=self.chosen(),
-                api_base=self.api_base or "")
+                self.services.config,
+                self.services.secrets,
+                provider=self.spec.name,
+                model=self.chosen(),
+                api_base=self.api_base or "",
+            )
         finally:
             self.try_button.setEnabled(True)
         (self.status.ok if result.ok else self.status.error)(result.message)

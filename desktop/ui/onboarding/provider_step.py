@@ -35,13 +35,20 @@ class ProviderStep(QWidget):
         super().__init__(parent)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(hint("Pick the service you have an account with, or a model server you run "
-                              "yourself. You can add more providers later in Settings."))
+        layout.addWidget(
+            hint(
+                "Pick the service you have an account with, or a model server you run "
+                "yourself. You can add more providers later in Settings."
+            )
+        )
         self.list = QListWidget()
         self.list.setAccessibleName("Providers")
         self.list.setSpacing(2)
-        cloud = [n for n in POPULAR] + [s.name for s in PROVIDERS
-                                        if not s.is_local and s.name != "custom" and s.name not in POPULAR]
+        cloud = [n for n in POPULAR] + [
+            s.name
+            for s in PROVIDERS
+            if not s.is_local and s.name != "custom" and s.name not in POPULAR
+        ]
         self._group("Cloud services")
         for name in cloud:
             spec = find_by_name(name)
@@ -81,7 +88,9 @@ class ProviderStep(QWidget):
                 return
 
     def _changed(self, current: QListWidgetItem | None, _previous: QListWidgetItem | None) -> None:
-        self.chosen.emit(str(current.data(Qt.ItemDataRole.UserRole) or "") if current is not None else "")
+        self.chosen.emit(
+            str(current.data(Qt.ItemDataRole.UserRole) or "") if current is not None else ""
+        )
 
     def _activated(self, item: QListWidgetItem) -> None:
         name = item.data(Qt.ItemDataRole.UserRole)

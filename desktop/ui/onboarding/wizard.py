@@ -71,7 +71,12 @@ class OnboardingWizard(TaskOwner, QWidget):
         self.connect_step = ConnectStep(services)
         self.model_step = ModelStep(services)
         self.workspace_step = WorkspaceStep()
-        self.steps: list[QWidget] = [self.provider_step, self.connect_step, self.model_step, self.workspace_step]
+        self.steps: list[QWidget] = [
+            self.provider_step,
+            self.connect_step,
+            self.model_step,
+            self.workspace_step,
+        ]
         self.stack = QStackedWidget()
         for step in self.steps:
             self.stack.addWidget(step)
@@ -95,7 +100,9 @@ class OnboardingWizard(TaskOwner, QWidget):
         footer.addWidget(self.next_button)
         column.addLayout(footer)
         self.provider_step.chosen.connect(lambda _name: self._update_buttons())
-        self.provider_step.activated.connect(lambda _name: self.spawn(self.next(), "onboarding-next"))
+        self.provider_step.activated.connect(
+            lambda _name: self.spawn(self.next(), "onboarding-next")
+        )
         self._busy = False
         self.provider_step.select(self._initial_provider())
         self._show(0)
@@ -164,7 +171,9 @@ class OnboardingWizard(TaskOwner, QWidget):
         if self.index == 1:
             if not await self.connect_step.commit():
                 return False
-            self.model_step.setup(spec, self.connect_step.models, self.connect_step.api_base_value())
+            self.model_step.setup(
+                spec, self.connect_step.models, self.connect_step.api_base_value()
+            )
             self._show(2)
             return True
         if self.index == 2:
@@ -210,7 +219,9 @@ class OnboardingWizard(TaskOwner, QWidget):
             await asyncio.to_thread(sync_workspace_templates, Path(workspace).expanduser())
         except OSError as exc:
             log.warning("workspace templates could not be synced: %s", exc)
-            self.status.warn(f"Saved, but the workspace could not be prepared: {exc.strerror or exc}")
+            self.status.warn(
+                f"Saved, but the workspace could not be prepared: {exc.strerror or exc}"
+            )
             return False
         self.finished.emit(True)
         return True

@@ -17,10 +17,13 @@ class WorkspaceStep(QWidget):
         super().__init__(parent)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(hint(
-            "The workspace holds your chats, the assistant's memory, skills and reminders. Keep the "
-            "default, or open the workspace of an existing nanobot installation to continue with it. "
-            "Missing starter files are added; your own files are never overwritten."))
+        layout.addWidget(
+            hint(
+                "The workspace holds your chats, the assistant's memory, skills and reminders. Keep the "
+                "default, or open the workspace of an existing nanobot installation to continue with it. "
+                "Missing starter files are added; your own files are never overwritten."
+            )
+        )
         self.picker = WorkspacePicker()
         layout.addWidget(self.picker)
         layout.addStretch(1)

@@ -21,7 +21,9 @@ if TYPE_CHECKING:
 _D = "agents.defaults"
 
 
-def spin(minimum: int, maximum: int, *, step: int = 1, suffix: str = "", name: str = "") -> QSpinBox:
+def spin(
+    minimum: int, maximum: int, *, step: int = 1, suffix: str = "", name: str = ""
+) -> QSpinBox:
     """An integer spin box with an accessible name."""
     box = QSpinBox()
     box.setRange(minimum, maximum)
@@ -49,12 +51,18 @@ class AgentPage(SettingsPage):
     }
 
     def __init__(self, services: AppServices, parent: QWidget | None = None) -> None:
-        super().__init__(services, parent, description="How the agent thinks and where it keeps its files.")
+        super().__init__(
+            services, parent, description="How the agent thinks and where it keeps its files."
+        )
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.FieldsStayAtSizeHint)
         form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.DontWrapRows)
-        self.context_window = spin(1024, 10_000_000, step=1024, suffix=" tokens", name="Context window")
-        self.max_tokens = spin(1, 1_000_000, step=256, suffix=" tokens", name="Max tokens per answer")
+        self.context_window = spin(
+            1024, 10_000_000, step=1024, suffix=" tokens", name="Context window"
+        )
+        self.max_tokens = spin(
+            1, 1_000_000, step=256, suffix=" tokens", name="Max tokens per answer"
+        )
         self.temperature = QDoubleSpinBox()
         self.temperature.setRange(0.0, 2.0)
         self.temperature.setSingleStep(0.05)
@@ -76,20 +84,28 @@ class AgentPage(SettingsPage):
         form.addRow("Max tool iterations", self.iterations)
         form.addRow("Timezone", self.timezone)
         self.body_layout.addLayout(form)
-        self.body_layout.addWidget(hint(
-            "The context window is how much of the conversation the model sees; older turns are "
-            "archived into memory when it fills. Timezone: an IANA name such as Europe/Berlin; "
-            "empty means the system's."))
+        self.body_layout.addWidget(
+            hint(
+                "The context window is how much of the conversation the model sees; older turns are "
+                "archived into memory when it fills. Timezone: an IANA name such as Europe/Berlin; "
+                "empty means the system's."
+            )
+        )
         self.body_layout.addWidget(heading("Workspace", level=2))
         self.workspace = WorkspacePicker()
         self.workspace.edited.connect(self._edited)
         self.body_layout.addWidget(self.workspace)
-        self.body_layout.addWidget(hint(
-            "Sessions, memory, skills and reminders live in the workspace. Open an existing nanobot "
-            "workspace to keep going where you left off; missing starter files are added, yours are "
-            "never overwritten. A new workspace takes effect after a restart."))
+        self.body_layout.addWidget(
+            hint(
+                "Sessions, memory, skills and reminders live in the workspace. Open an existing nanobot "
+                "workspace to keep going where you left off; missing starter files are added, yours are "
+                "never overwritten. A new workspace takes effect after a restart."
+            )
+        )
         self.body_layout.addStretch(1)
-        self.watch(self.context_window, self.max_tokens, self.temperature, self.iterations, self.timezone)
+        self.watch(
+            self.context_window, self.max_tokens, self.temperature, self.iterations, self.timezone
+        )
         self._saved_workspace = ""
 
     def load(self) -> None:
@@ -107,7 +123,9 @@ class AgentPage(SettingsPage):
         """Validated values."""
         timezone = self.timezone.text().strip()
         if timezone and not is_valid_timezone(timezone):
-            raise ChangeError(f"{_D}.timezone", f"{timezone!r} is not a known IANA timezone (e.g. Europe/Berlin)")
+            raise ChangeError(
+                f"{_D}.timezone", f"{timezone!r} is not a known IANA timezone (e.g. Europe/Berlin)"
+            )
         workspace = self.workspace.text()
         if not workspace:
             raise ChangeError(f"{_D}.workspace", "choose a folder")
@@ -139,7 +157,9 @@ class AgentPage(SettingsPage):
         try:
             created = await asyncio.to_thread(sync_workspace_templates, path)
         except OSError as exc:
-            self.status.warn(f"Saved, but the workspace could not be prepared: {exc.strerror or exc}")
+            self.status.warn(
+                f"Saved, but the workspace could not be prepared: {exc.strerror or exc}"
+            )
             return
         added = f" Added {len(created)} starter file(s)." if created else ""
         self.status.ok(f"Saved.{added} The new workspace is used after a restart.")

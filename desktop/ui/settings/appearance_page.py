@@ -35,8 +35,12 @@ class AppearancePage(SettingsPage):
     title = "Appearance & startup"
 
     def __init__(self, services: AppServices, parent: QWidget | None = None) -> None:
-        super().__init__(services, parent, description="How the window looks and behaves. These settings "
-                         "belong to this app and are kept in desktop.json.")
+        super().__init__(
+            services,
+            parent,
+            description="How the window looks and behaves. These settings "
+            "belong to this app and are kept in desktop.json.",
+        )
         add = self.body_layout.addWidget
         add(heading("Theme", level=2))
         self.theme = QButtonGroup(self)
@@ -48,7 +52,9 @@ class AppearancePage(SettingsPage):
             self.theme_buttons[value] = button
             add(button)
         add(heading("Window", level=2))
-        self.close_to_tray = QCheckBox("Closing the window keeps nanobot running in the system tray")
+        self.close_to_tray = QCheckBox(
+            "Closing the window keeps nanobot running in the system tray"
+        )
         self.close_to_tray.setAccessibleName("Close to tray")
         add(self.close_to_tray)
         add(hint("Only where a system tray exists; otherwise closing the window quits."))
@@ -61,7 +67,9 @@ class AppearancePage(SettingsPage):
             self.start_at_login.setEnabled(False)
             self.login_hint.setText(autostart.unsupported_reason())
         else:
-            self.login_hint.setText(f"Adds {autostart.autostart_path()} (removed again when unticked).")
+            self.login_hint.setText(
+                f"Adds {autostart.autostart_path()} (removed again when unticked)."
+            )
         self.body_layout.addStretch(1)
         self.watch(*self.theme_buttons.values(), self.close_to_tray, self.start_at_login)
 
@@ -83,7 +91,9 @@ class AppearancePage(SettingsPage):
         self._set_dirty(False)
 
     def _chosen_theme(self) -> str:
-        return next((value for value, button in self.theme_buttons.items() if button.isChecked()), "system")
+        return next(
+            (value for value, button in self.theme_buttons.items() if button.isChecked()), "system"
+        )
 
     async def save(self) -> bool:
         """Save the preferences; write or remove the autostart entry."""
@@ -93,12 +103,18 @@ class AppearancePage(SettingsPage):
             if autostart.supported():
                 await asyncio.to_thread(autostart.set_enabled, login)
         except OSError as exc:
-            self.status.error(f"Start at login: cannot change {autostart.autostart_path()} "
-                              f"({exc.strerror or exc}). Nothing was saved.")
+            self.status.error(
+                f"Start at login: cannot change {autostart.autostart_path()} "
+                f"({exc.strerror or exc}). Nothing was saved."
+            )
             return False
         try:
-            changed = await update_prefs(self.services, appearance=theme, close_to_tray=self.close_to_tray.isChecked(),
-                                         start_at_login=login)
+            changed = await update_prefs(
+                self.services,
+                appearance=theme,
+                close_to_tray=self.close_to_tray.isChecked(),
+                start_at_login=login,
+            )
         except (ChangeError, OSError) as exc:
             self.status.error(f"Not saved: {exc}")
             return False

@@ -27,8 +27,10 @@ if TYPE_CHECKING:
     from desktop.ui.services import AppServices
 
 _ACRONYMS = {"id": "ID", "imap": "IMAP", "smtp": "SMTP", "url": "URL", "qq": "QQ"}
-RUNTIME_STATUS = ("Status: runtime not available yet. Channel runtimes arrive in a later version; "
-                  "these settings are saved now and used then.")
+RUNTIME_STATUS = (
+    "Status: runtime not available yet. Channel runtimes arrive in a later version; "
+    "these settings are saved now and used then."
+)
 
 
 _TITLES = {"dingtalk": "DingTalk", "whatsapp": "WhatsApp", "qq": "QQ"}
@@ -57,7 +59,11 @@ def _base_type(info: FieldInfo) -> Any:
     """``int`` / ``bool`` / ``str`` / ``list`` for a field (``str | None`` counts as ``str``)."""
     annotation = info.annotation
     args = [a for a in typing.get_args(annotation) if a is not type(None)]
-    if typing.get_origin(annotation) in (typing.Union, getattr(__import__("types"), "UnionType", None)) and args:
+    if (
+        typing.get_origin(annotation)
+        in (typing.Union, getattr(__import__("types"), "UnionType", None))
+        and args
+    ):
         annotation = args[0]
     if typing.get_origin(annotation) is list:
         return list
@@ -93,8 +99,12 @@ class ChannelForm(QWidget):
             label = field_label(field_name)
             path = f"channels.{name}.{field_name}"
             if secret_fields.is_secret_field(field_name):
-                noun = next((n for n in ("password", "token", "secret") if field_name.endswith(n)), "key")
-                key = KeyField(field_key_backend(services, path), label=f"{title} {label.lower()}", noun=noun)
+                noun = next(
+                    (n for n in ("password", "token", "secret") if field_name.endswith(n)), "key"
+                )
+                key = KeyField(
+                    field_key_backend(services, path), label=f"{title} {label.lower()}", noun=noun
+                )
                 self.keys[field_name] = key
                 form.addRow(label, key)
                 continue
@@ -154,7 +164,9 @@ class ChannelForm(QWidget):
         for key in self.keys.values():
             key.refresh()
         extra = sorted(to_camel(k) for k in (section.model_extra or {}))
-        self.extras.setText(f"Other keys in this section are kept as they are: {', '.join(extra)}." if extra else "")
+        self.extras.setText(
+            f"Other keys in this section are kept as they are: {', '.join(extra)}." if extra else ""
+        )
         self.extras.setVisible(bool(extra))
 
     def collect(self) -> dict[str, Any]:

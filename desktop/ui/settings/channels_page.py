@@ -32,11 +32,19 @@ class ChannelsPage(SettingsPage):
 
     section = "channels"
     title = "Channels"
-    labels = {"channels.send_progress": "Send progress", "channels.send_tool_hints": "Send tool hints"}
+    labels = {
+        "channels.send_progress": "Send progress",
+        "channels.send_tool_hints": "Send tool hints",
+    }
 
     def __init__(self, services: AppServices, parent: QWidget | None = None) -> None:
-        super().__init__(services, parent, description=(
-            "Reach the agent from chat apps. Tokens and passwords are stored in the OS keyring."))
+        super().__init__(
+            services,
+            parent,
+            description=(
+                "Reach the agent from chat apps. Tokens and passwords are stored in the OS keyring."
+            ),
+        )
         self.send_progress = QCheckBox("Send progress messages while the agent works")
         self.send_progress.setAccessibleName("Send progress")
         self.send_tool_hints = QCheckBox("Send a short note when a tool runs")

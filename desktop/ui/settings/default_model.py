@@ -101,8 +101,10 @@ class DefaultModelBox(TaskOwner, QGroupBox):
             self.status.error("Model: a model name has no spaces. Nothing was saved.")
             return False
         try:
-            await commit_changes(self.services, {"agents.defaults.model": model,
-                                                 "agents.defaults.provider": provider})
+            await commit_changes(
+                self.services,
+                {"agents.defaults.model": model, "agents.defaults.provider": provider},
+            )
         except ChangeError as exc:
             self.status.error(f"{exc.reason}. Nothing was saved.")
             return False
@@ -122,8 +124,9 @@ class DefaultModelBox(TaskOwner, QGroupBox):
 
         config = self.services.config
         try:
-            choice, key = await run_daemon(lambda: resolve_choice(config, self.services.secrets),
-                                           "model-route")
+            choice, key = await run_daemon(
+                lambda: resolve_choice(config, self.services.secrets), "model-route"
+            )
         except LookupError as exc:
             self.route.setText(f"Not usable yet: {redact(exc)}")
             return

@@ -31,9 +31,14 @@ class DreamPage(SettingsPage):
     }
 
     def __init__(self, services: AppServices, parent: QWidget | None = None) -> None:
-        super().__init__(services, parent, description=(
-            "Dream periodically distils the conversation history into long-term memory; every "
-            "run is a commit you can inspect and revert in the Memory tab."))
+        super().__init__(
+            services,
+            parent,
+            description=(
+                "Dream periodically distils the conversation history into long-term memory; every "
+                "run is a commit you can inspect and revert in the Memory tab."
+            ),
+        )
         self.dream_enabled = QCheckBox("Run Dream periodically")
         self.dream_enabled.setAccessibleName("Dream enabled")
         self.body_layout.addWidget(self.dream_enabled)
@@ -49,22 +54,34 @@ class DreamPage(SettingsPage):
         form.addRow("Token budget per run", self.budget)
         self.body_layout.addLayout(form)
         self.body_layout.addWidget(heading("Heartbeat", level=2))
-        self.body_layout.addWidget(hint(
-            "The heartbeat reads HEARTBEAT.md in the workspace at a fixed interval and acts on the "
-            "tasks listed there."))
+        self.body_layout.addWidget(
+            hint(
+                "The heartbeat reads HEARTBEAT.md in the workspace at a fixed interval and acts on the "
+                "tasks listed there."
+            )
+        )
         self.beat_enabled = QCheckBox("Check HEARTBEAT.md periodically")
         self.beat_enabled.setAccessibleName("Heartbeat enabled")
         self.body_layout.addWidget(self.beat_enabled)
         beat_form = QFormLayout()
         beat_form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.FieldsStayAtSizeHint)
-        self.beat_interval = spin(60, 7 * 86_400, step=60, suffix=" s", name="Heartbeat interval in seconds")
+        self.beat_interval = spin(
+            60, 7 * 86_400, step=60, suffix=" s", name="Heartbeat interval in seconds"
+        )
         beat_form.addRow("Every", self.beat_interval)
         self.body_layout.addLayout(beat_form)
         self.body_layout.addStretch(1)
         self.dream_enabled.toggled.connect(self._enable_fields)
         self.beat_enabled.toggled.connect(self._enable_fields)
-        self.watch(self.dream_enabled, self.interval, self.batch, self.iterations, self.budget,
-                   self.beat_enabled, self.beat_interval)
+        self.watch(
+            self.dream_enabled,
+            self.interval,
+            self.batch,
+            self.iterations,
+            self.budget,
+            self.beat_enabled,
+            self.beat_interval,
+        )
 
     def _enable_fields(self, _checked: bool = False) -> None:
         for box in (self.interval, self.batch, self.iterations, self.budget):

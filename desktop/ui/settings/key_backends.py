@@ -26,9 +26,13 @@ def _plaintext_in_file(services: AppServices, provider: str) -> bool:
     if section is None or not section.api_key:
         return False
     preserved = config_origin(services.config).preserved
-    return not any(len(path) == 3 and path[0] == "providers" and path[2] in ("apiKey", "api_key")
-                   and path[1].replace("_", "").lower() == provider.replace("_", "").lower()
-                   for path in preserved)
+    return not any(
+        len(path) == 3
+        and path[0] == "providers"
+        and path[2] in ("apiKey", "api_key")
+        and path[1].replace("_", "").lower() == provider.replace("_", "").lower()
+        for path in preserved
+    )
 
 
 def provider_key_backend(services: AppServices, provider: str) -> KeyBackend:
@@ -76,8 +80,10 @@ def field_key_backend(services: AppServices, path: str) -> KeyBackend:
         try:
             await services.save_config()  # a plaintext copy in the file becomes ""
         except Exception as exc:
-            raise StoredWithWarning(f"The value is in the keyring, but config.json was not updated. "
-                               f"{save_error_text(exc)}") from None
+            raise StoredWithWarning(
+                f"The value is in the keyring, but config.json was not updated. "
+                f"{save_error_text(exc)}"
+            ) from None
 
     async def delete() -> bool:
         existed = await secret_fields.adelete(services.config, services.secrets, path)

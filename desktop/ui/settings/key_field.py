@@ -70,8 +70,15 @@ class KeyField(TaskOwner, QWidget):
 
     changed = Signal()
 
-    def __init__(self, backend: KeyBackend, *, label: str, needs_key: bool = True, noun: str = "key",
-                 parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        backend: KeyBackend,
+        *,
+        label: str,
+        needs_key: bool = True,
+        noun: str = "key",
+        parent: QWidget | None = None,
+    ) -> None:
         super().__init__(parent)
         self.backend = backend
         self.needs_key = needs_key
@@ -156,7 +163,9 @@ class KeyField(TaskOwner, QWidget):
             self.status.error(f"Paste a {self.noun} first.")
             return False
         if any(ch.isspace() for ch in value):
-            self.status.error(f"A {self.noun} has no spaces or line breaks; check what was pasted. Nothing was saved.")
+            self.status.error(
+                f"A {self.noun} has no spaces or line breaks; check what was pasted. Nothing was saved."
+            )
             return False
         self.save_button.setEnabled(False)
         try:
@@ -207,7 +216,9 @@ class KeyField(TaskOwner, QWidget):
         except Exception as exc:
             self.status.error(f"Not deleted: {redact(exc)}")
             return False
-        self.status.ok(f"Stored {self.noun} removed." if existed else f"No stored {self.noun} to remove.")
+        self.status.ok(
+            f"Stored {self.noun} removed." if existed else f"No stored {self.noun} to remove."
+        )
         await self._refresh()
         self.changed.emit()
         return existed

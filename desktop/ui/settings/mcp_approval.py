@@ -49,8 +49,12 @@ class ApprovalPanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         self.title = heading("Approve before starting", level=2)
         layout.addWidget(self.title)
-        layout.addWidget(hint("These programs will run on this computer with your user's rights, and "
-                              "servers are contacted as listed. Only approve what you trust."))
+        layout.addWidget(
+            hint(
+                "These programs will run on this computer with your user's rights, and "
+                "servers are contacted as listed. Only approve what you trust."
+            )
+        )
         self.scroll = QScrollArea()
         self.scroll.setWidgetResizable(True)
         self.scroll.setFrameShape(QFrame.Shape.StyledPanel)
@@ -71,7 +75,9 @@ class ApprovalPanel(QWidget):
         buttons.addWidget(self.approve)
         layout.addLayout(buttons)
 
-    def ask(self, entries: dict[str, MCPServerConfig], existing: dict[str, MCPServerConfig]) -> None:
+    def ask(
+        self, entries: dict[str, MCPServerConfig], existing: dict[str, MCPServerConfig]
+    ) -> None:
         """Show ``entries`` for approval (``existing``: what is configured now)."""
         self.entries = dict(entries)
         self.boxes.clear()
@@ -101,7 +107,9 @@ class ApprovalPanel(QWidget):
             self.list_layout.addWidget(summary)
         self.list_layout.addStretch(1)
         count = len(entries)
-        self.title.setText("Approve before starting" if count == 1 else f"Approve {count} servers before starting")
+        self.title.setText(
+            "Approve before starting" if count == 1 else f"Approve {count} servers before starting"
+        )
         self._update_button()
 
     def _update_button(self, _checked: bool = False) -> None:
@@ -132,11 +140,17 @@ class ImportPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(heading("Import MCP servers", level=2))
-        layout.addWidget(hint('Paste the "mcpServers" JSON from Claude Desktop (claude_desktop_config.json) '
-                              "or another app, or open such a file. You review every command next."))
+        layout.addWidget(
+            hint(
+                'Paste the "mcpServers" JSON from Claude Desktop (claude_desktop_config.json) '
+                "or another app, or open such a file. You review every command next."
+            )
+        )
         self.text = QPlainTextEdit()
         self.text.setAccessibleName("MCP servers JSON")
-        self.text.setPlaceholderText('{\n  "mcpServers": {\n    "time": {"command": "uvx", "args": ["mcp-server-time"]}\n  }\n}')
+        self.text.setPlaceholderText(
+            '{\n  "mcpServers": {\n    "time": {"command": "uvx", "args": ["mcp-server-time"]}\n  }\n}'
+        )
         self.text.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         layout.addWidget(self.text, 1)
         self.status = InlineStatus(accessible="Import status")

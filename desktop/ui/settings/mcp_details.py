@@ -19,10 +19,16 @@ from desktop.core.tools.mcp import MCPServerStatus
 from desktop.ui.settings.mcp_entries import is_enabled, launch_summary, transport_of
 from desktop.ui.settings.widgets import InlineStatus, heading
 
-TRANSPORT_NAMES = {"stdio": "local command (stdio)", "sse": "HTTP (SSE)", "streamableHttp": "HTTP (streamable)"}
+TRANSPORT_NAMES = {
+    "stdio": "local command (stdio)",
+    "sse": "HTTP (SSE)",
+    "streamableHttp": "HTTP (streamable)",
+}
 
 
-def status_text(status: MCPServerStatus | None, *, enabled: bool = True, agent: bool = True) -> tuple[str, str]:
+def status_text(
+    status: MCPServerStatus | None, *, enabled: bool = True, agent: bool = True
+) -> tuple[str, str]:
     """``(kind, words)`` for a server's state; kind is ``ok``, ``error`` or ``info``."""
     if not enabled:
         return "info", "Disabled"
@@ -32,7 +38,10 @@ def status_text(status: MCPServerStatus | None, *, enabled: bool = True, agent: 
     if status.state == "connecting":
         return "info", "Connecting…"
     if status.state == "connected":
-        return "ok", f"Connected with {status.tool_count} tool{'s' if status.tool_count != 1 else ''}"
+        return (
+            "ok",
+            f"Connected with {status.tool_count} tool{'s' if status.tool_count != 1 else ''}",
+        )
     if status.state == "disabled":
         return "info", "Disabled (no tools enabled)"
     return "error", f"Failed: {status.last_error or 'unknown error'}"
@@ -109,8 +118,15 @@ class ServerDetails(QWidget):
         self.stderr.setVisible(shown)
         self.stderr_toggle.setText("Hide stderr" if shown else "Show stderr")
 
-    def show_server(self, name: str, config: MCPServerConfig, status: MCPServerStatus | None,
-                    tools: list[str], *, agent: bool) -> None:
+    def show_server(
+        self,
+        name: str,
+        config: MCPServerConfig,
+        status: MCPServerStatus | None,
+        tools: list[str],
+        *,
+        agent: bool,
+    ) -> None:
         """Show server ``name``."""
         self.name = name
         self.enabled = is_enabled(config)
@@ -123,7 +139,9 @@ class ServerDetails(QWidget):
         self.toggle.setText("Disable" if self.enabled else "Enable")
         self.reconnect.setEnabled(self.enabled)
         connected = status is not None and status.state == "connected"
-        self.reconnect.setText("Reconnect" if connected or (status and status.state == "failed") else "Connect")
+        self.reconnect.setText(
+            "Reconnect" if connected or (status and status.state == "failed") else "Connect"
+        )
         shown = [self.tools.item(row).text() for row in range(self.tools.count())]
         if shown != tools:
             self.tools.clear()

@@ -31,7 +31,11 @@ from desktop.ui.settings.widgets import (
     parse_mapping,
 )
 
-TRANSPORTS = (("stdio", "Local command (stdio)"), ("streamableHttp", "HTTP (streamable)"), ("sse", "HTTP (SSE)"))
+TRANSPORTS = (
+    ("stdio", "Local command (stdio)"),
+    ("streamableHttp", "HTTP (streamable)"),
+    ("sse", "HTTP (SSE)"),
+)
 
 
 class MCPEditor(QWidget):
@@ -69,11 +73,15 @@ class MCPEditor(QWidget):
         self.args = QLineEdit()
         self.args.setAccessibleName("Arguments")
         self.args.setPlaceholderText("e.g. mcp-server-time --local-timezone Europe/Berlin")
-        self.env = LinesEdit(placeholder="NAME=value (one per line)", rows=2, accessible="Environment variables")
+        self.env = LinesEdit(
+            placeholder="NAME=value (one per line)", rows=2, accessible="Environment variables"
+        )
         self.url = QLineEdit()
         self.url.setAccessibleName("Server URL")
         self.url.setPlaceholderText("https://example.com/mcp")
-        self.headers = LinesEdit(placeholder="Header-Name: value (one per line)", rows=2, accessible="HTTP headers")
+        self.headers = LinesEdit(
+            placeholder="Header-Name: value (one per line)", rows=2, accessible="HTTP headers"
+        )
         self.timeout = QSpinBox()
         self.timeout.setRange(1, 3600)
         self.timeout.setSuffix(" s")
@@ -83,7 +91,11 @@ class MCPEditor(QWidget):
         self.tools.setPlaceholderText("* (all), or names separated by commas")
         form.addRow("Name", self.name)
         form.addRow("Transport", self.transport)
-        self._stdio_rows = [("Command", self.command), ("Arguments", self.args), ("Environment", self.env)]
+        self._stdio_rows = [
+            ("Command", self.command),
+            ("Arguments", self.args),
+            ("Environment", self.env),
+        ]
         self._http_rows = [("URL", self.url), ("Headers", self.headers)]
         for label, widget in self._stdio_rows + self._http_rows:
             form.addRow(label, widget)
@@ -91,8 +103,12 @@ class MCPEditor(QWidget):
         form.addRow("Enabled tools", self.tools)
         self.form = form
         layout.addLayout(form)
-        layout.addWidget(hint("A stdio server is a program on this computer: you approve its exact command "
-                              "before it is started for the first time."))
+        layout.addWidget(
+            hint(
+                "A stdio server is a program on this computer: you approve its exact command "
+                "before it is started for the first time."
+            )
+        )
         self.status = InlineStatus(accessible="MCP server form status")
         layout.addWidget(self.status)
         buttons = QHBoxLayout()
@@ -164,12 +180,18 @@ class MCPEditor(QWidget):
             try:
                 args = shlex.split(self.args.text())
             except ValueError as exc:
-                raise ChangeError("Arguments", f"cannot split them ({exc}); check the quotes") from None
-            env = parse_mapping(self.env.lines(), label="Environment", separator_char="=", kind="variable")
+                raise ChangeError(
+                    "Arguments", f"cannot split them ({exc}); check the quotes"
+                ) from None
+            env = parse_mapping(
+                self.env.lines(), label="Environment", separator_char="=", kind="variable"
+            )
             data.update(command=command, args=args, env=env, url="", headers={})
         else:
             url = check_url(self.url.text(), label="URL", required=True)
-            headers = parse_mapping(self.headers.lines(), label="Headers", separator_char=":", kind="header")
+            headers = parse_mapping(
+                self.headers.lines(), label="Headers", separator_char=":", kind="header"
+            )
             data.update(url=url, headers=headers, command="", args=[], env={})
         try:
             config = MCPServerConfig.model_validate(data)
@@ -187,4 +209,3 @@ class MCPEditor(QWidget):
             return
         self.status.clear()
         self.submitted.emit(name, config, self.original)
-

@@ -30,7 +30,9 @@ def check_name(name: str) -> str:
     """
     name = name.strip()
     if not _NAME.match(name):
-        raise ValueError("use letters, digits, '_', '.' or '-' (up to 64 characters), starting with a letter or digit")
+        raise ValueError(
+            "use letters, digits, '_', '.' or '-' (up to 64 characters), starting with a letter or digit"
+        )
     return name
 
 
@@ -47,18 +49,21 @@ def parse_servers(text: str) -> dict[str, MCPServerConfig]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise EntryError(f"Not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno}).") from None
+        raise EntryError(
+            f"Not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})."
+        ) from None
     if not isinstance(data, dict):
-        raise EntryError("Expected a JSON object like {\"mcpServers\": {...}}.")
+        raise EntryError('Expected a JSON object like {"mcpServers": {...}}.')
     servers: Any = data.get("mcpServers")
     if servers is None and isinstance(data.get("tools"), dict):
         servers = data["tools"].get("mcpServers") or data["tools"].get("mcp_servers")
     if servers is None:
         looks_like_entries = data and all(
-            isinstance(v, dict) and ("command" in v or "url" in v) for v in data.values())
+            isinstance(v, dict) and ("command" in v or "url" in v) for v in data.values()
+        )
         servers = data if looks_like_entries else None
     if not isinstance(servers, dict) or not servers:
-        raise EntryError("No servers found: expected {\"mcpServers\": {\"name\": {\"command\": ...}}}.")
+        raise EntryError('No servers found: expected {"mcpServers": {"name": {"command": ...}}}.')
     result: dict[str, MCPServerConfig] = {}
     for name, entry in servers.items():
         try:
@@ -66,7 +71,7 @@ def parse_servers(text: str) -> dict[str, MCPServerConfig]:
         except ValueError as exc:
             raise EntryError(f"Server name {name!r}: {exc}.") from None
         if not isinstance(entry, dict):
-            raise EntryError(f"Server {name!r}: expected an object with \"command\" or \"url\".")
+            raise EntryError(f'Server {name!r}: expected an object with "command" or "url".')
         try:
             config = MCPServerConfig.model_validate(entry)
             detect_transport(config)
@@ -91,7 +96,10 @@ def launch_summary(config: MCPServerConfig) -> str:
     if kind == "stdio":
         lines = [f"Runs: {command_line(config)}"]
         if config.env:
-            shown = [f"{k}=•••" if _SECRET_ENV.search(k) else f"{k}={config.env[k]}" for k in sorted(config.env)]
+            shown = [
+                f"{k}=•••" if _SECRET_ENV.search(k) else f"{k}={config.env[k]}"
+                for k in sorted(config.env)
+            ]
             lines.append("With environment: " + " ".join(shown))
         return "\n".join(lines)
     headers = f" (headers: {', '.join(sorted(config.headers))})" if config.headers else ""
@@ -112,7 +120,11 @@ def needs_approval(new: MCPServerConfig, old: MCPServerConfig | None) -> bool:
         return False
     if old is None or transport_of(old) != "stdio":
         return True
-    return (new.command, list(new.args), dict(new.env)) != (old.command, list(old.args), dict(old.env))
+    return (new.command, list(new.args), dict(new.env)) != (
+        old.command,
+        list(old.args),
+        dict(old.env),
+    )
 
 
 def with_enabled(config: MCPServerConfig, enabled: bool) -> MCPServerConfig:

@@ -46,8 +46,14 @@ class MCPPage(SettingsPage):
     title = "MCP servers"
 
     def __init__(self, services: AppServices, parent: QWidget | None = None) -> None:
-        super().__init__(services, parent, buttons=False, description=(
-            "Model Context Protocol servers give the agent extra tools. Changes are saved at once."))
+        super().__init__(
+            services,
+            parent,
+            buttons=False,
+            description=(
+                "Model Context Protocol servers give the agent extra tools. Changes are saved at once."
+            ),
+        )
         self.runtime = MCPRuntime(services, self._status_changed)
         self.statuses: dict[str, MCPServerStatus] = {}
         self._pending: tuple[dict[str, MCPServerConfig], str] | None = None
@@ -69,11 +75,18 @@ class MCPPage(SettingsPage):
         self.list.currentRowChanged.connect(lambda _row: self._show_details())
         self.details = ServerDetails()
         self.details.editRequested.connect(self.edit_server)
-        self.details.removeRequested.connect(lambda name: self.spawn(self.remove_server(name), "mcp-remove"))
-        self.details.reconnectRequested.connect(lambda name: self.spawn(self.reconnect(name), "mcp-reconnect"))
+        self.details.removeRequested.connect(
+            lambda name: self.spawn(self.remove_server(name), "mcp-remove")
+        )
+        self.details.reconnectRequested.connect(
+            lambda name: self.spawn(self.reconnect(name), "mcp-reconnect")
+        )
         self.details.enableRequested.connect(
-            lambda name, on: self.spawn(self.set_enabled(name, on), "mcp-enable"))
-        self.empty = hint("No MCP servers yet. Add one, or import the \"mcpServers\" JSON of Claude Desktop.")
+            lambda name, on: self.spawn(self.set_enabled(name, on), "mcp-enable")
+        )
+        self.empty = hint(
+            'No MCP servers yet. Add one, or import the "mcpServers" JSON of Claude Desktop.'
+        )
         self.empty.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         row.addWidget(self.list)
         row.addWidget(self.details, 1)
@@ -101,7 +114,9 @@ class MCPPage(SettingsPage):
         self.editor.submitted.connect(self._submitted)
         self.editor.cancelled.connect(self._back)
         self.approval = ApprovalPanel()
-        self.approval.approved.connect(lambda entries: self.spawn(self._approved(entries), "mcp-apply"))
+        self.approval.approved.connect(
+            lambda entries: self.spawn(self._approved(entries), "mcp-apply")
+        )
         self.approval.cancelled.connect(self._back)
         self.importer = ImportPanel()
         self.importer.parsed.connect(self._imported)
@@ -123,9 +138,11 @@ class MCPPage(SettingsPage):
         """Rebuild the list from the config and the known statuses."""
         agent = self.runtime.agent_managed
         self.where.setText(
-            "Status is live from the running agent." if agent else
-            "The agent is still starting: servers you add or connect here are tried right away; "
-            "the agent takes over once it runs.")
+            "Status is live from the running agent."
+            if agent
+            else "The agent is still starting: servers you add or connect here are tried right away; "
+            "the agent takes over once it runs."
+        )
         self.statuses.update(self.runtime.peek_statuses())
         current = self.current_name()
         self.list.blockSignals(True)
@@ -147,8 +164,9 @@ class MCPPage(SettingsPage):
             self.spawn(self._attach(), "mcp-attach")
 
     def _item_text(self, name: str, config: MCPServerConfig) -> str:
-        _kind, words = status_text(self.statuses.get(name), enabled=is_enabled(config),
-                                   agent=self.runtime.agent_managed)
+        _kind, words = status_text(
+            self.statuses.get(name), enabled=is_enabled(config), agent=self.runtime.agent_managed
+        )
         return f"{name}\n{words}"
 
     def current_name(self) -> str:
@@ -168,8 +186,13 @@ class MCPPage(SettingsPage):
         if config is None:
             self._refresh_timer.stop()
             return
-        self.details.show_server(name, config, self.statuses.get(name), self.runtime.tool_names(name),
-                                 agent=self.runtime.agent_managed)
+        self.details.show_server(
+            name,
+            config,
+            self.statuses.get(name),
+            self.runtime.tool_names(name),
+            agent=self.runtime.agent_managed,
+        )
         self._refresh_timer.start()
 
     def _tick(self) -> None:
@@ -243,7 +266,9 @@ class MCPPage(SettingsPage):
         rename_from = self._pending[1] if self._pending else ""
         await self.apply_entries(entries, rename_from=rename_from)
 
-    async def apply_entries(self, entries: dict[str, MCPServerConfig], *, rename_from: str = "") -> bool:
+    async def apply_entries(
+        self, entries: dict[str, MCPServerConfig], *, rename_from: str = ""
+    ) -> bool:
         """Save ``entries`` (added or replaced), then connect them. On failure nothing changes
         and the form or approval stays open, so nothing typed is lost."""
         servers = self.servers()
@@ -263,7 +288,9 @@ class MCPPage(SettingsPage):
         self.load()
         self.show_server(next(iter(entries)))
         self.status.ok(f"Saved {', '.join(entries)}.")
-        await asyncio.gather(*(manager.connect(name) for name, cfg in entries.items() if is_enabled(cfg)))
+        await asyncio.gather(
+            *(manager.connect(name) for name, cfg in entries.items() if is_enabled(cfg))
+        )
         self.load()
         return True
 

@@ -33,8 +33,9 @@ async def preload_sdk() -> None:
         await asyncio.to_thread(importlib.import_module, module)
 
 
-def _chain(first: Callable[[], Awaitable[None]], second: Callable[[], Awaitable[None]]
-           ) -> Callable[[], Awaitable[None]]:
+def _chain(
+    first: Callable[[], Awaitable[None]], second: Callable[[], Awaitable[None]]
+) -> Callable[[], Awaitable[None]]:
     async def both() -> None:
         await first()
         await second()
@@ -47,8 +48,11 @@ def attach_to_agent(agent: Any) -> MCPManager:
     if agent.mcp is None:
         manager = MCPManager({}, registry=agent.tools)
         agent.mcp = manager
-        agent.before_turn = (manager.ensure_connected if agent.before_turn is None
-                             else _chain(agent.before_turn, manager.ensure_connected))
+        agent.before_turn = (
+            manager.ensure_connected
+            if agent.before_turn is None
+            else _chain(agent.before_turn, manager.ensure_connected)
+        )
         agent.closers.append(manager.aclose)
     return agent.mcp
 
@@ -93,7 +97,9 @@ class MCPRuntime:
         else:
             if self._own is None:
                 await preload_sdk()
-                self._own = MCPManager(dict(self.services.config.tools.mcp_servers), registry=ToolRegistry())
+                self._own = MCPManager(
+                    dict(self.services.config.tools.mcp_servers), registry=ToolRegistry()
+                )
             manager = self._own
         if manager is not self._current:
             if self._unsubscribe is not None:
@@ -105,7 +111,11 @@ class MCPRuntime:
     def peek_statuses(self) -> dict[str, MCPServerStatus]:
         """Statuses known without connecting anything (empty before a manager exists)."""
         manager = self._current
-        if manager is None and self.services.agent is not None and self.services.agent.mcp is not None:
+        if (
+            manager is None
+            and self.services.agent is not None
+            and self.services.agent.mcp is not None
+        ):
             manager = self.services.agent.mcp
         return {status.name: status for status in manager.statuses()} if manager is not None else {}
 

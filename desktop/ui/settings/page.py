@@ -50,8 +50,10 @@ async def commit_changes(services: AppServices, changes: dict[str, Any]) -> None
 def save_error_text(exc: BaseException) -> str:
     """Words for a failed save."""
     if isinstance(exc, ConfigError):
-        return (f"Not saved: the config file has an error ({exc}). Fix the file (it was not "
-                "changed), then save again.")
+        return (
+            f"Not saved: the config file has an error ({exc}). Fix the file (it was not "
+            "changed), then save again."
+        )
     if isinstance(exc, OSError):
         return f"Not saved: cannot write the config file ({exc.strerror or exc})."
     return f"Not saved: {exc}"
@@ -78,8 +80,14 @@ class SettingsPage(TaskOwner, QWidget):
     title: ClassVar[str] = ""
     labels: ClassVar[dict[str, str]] = {}  # dotted path → label used in error messages
 
-    def __init__(self, services: AppServices, parent: QWidget | None = None, *,
-                 description: str = "", buttons: bool = True) -> None:
+    def __init__(
+        self,
+        services: AppServices,
+        parent: QWidget | None = None,
+        *,
+        description: str = "",
+        buttons: bool = True,
+    ) -> None:
         super().__init__(parent)
         self.services = services
         self.dirty = False

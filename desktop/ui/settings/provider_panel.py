@@ -73,7 +73,9 @@ class ProviderPanel(TaskOwner, QScrollArea):
     keyChanged = Signal()
     configError = Signal(str)
 
-    def __init__(self, services: AppServices, spec: ProviderSpec, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, services: AppServices, spec: ProviderSpec, parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self.services = services
         self.spec = spec
@@ -96,17 +98,25 @@ class ProviderPanel(TaskOwner, QScrollArea):
         if about:
             layout.addWidget(hint(" ".join(about)))
 
-        self.key = KeyField(provider_key_backend(services, spec.name), label=f"{spec.display_name} API key",
-                            needs_key=spec.needs_key)
+        self.key = KeyField(
+            provider_key_backend(services, spec.name),
+            label=f"{spec.display_name} API key",
+            needs_key=spec.needs_key,
+        )
         self.key.changed.connect(self.keyChanged)
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
         form.addRow("API key", self.key)
         self.api_base = QLineEdit()
         self.api_base.setAccessibleName(f"{spec.display_name} API base URL")
-        self.api_base.setPlaceholderText(spec.default_api_base or listing_base(spec, None) or "provider default")
-        self.headers = LinesEdit(placeholder="Header-Name: value (one per line)", rows=2,
-                                 accessible=f"{spec.display_name} extra headers")
+        self.api_base.setPlaceholderText(
+            spec.default_api_base or listing_base(spec, None) or "provider default"
+        )
+        self.headers = LinesEdit(
+            placeholder="Header-Name: value (one per line)",
+            rows=2,
+            accessible=f"{spec.display_name} extra headers",
+        )
         self.endpoint_dirty = False  # typed but not saved: a reload must not wipe it
         self._filling = False
         self.api_base.textEdited.connect(self._endpoint_edited)
@@ -118,8 +128,12 @@ class ProviderPanel(TaskOwner, QScrollArea):
         self.endpoint_status = InlineStatus(accessible=f"{spec.display_name} endpoint status")
         row.addWidget(self.endpoint_status, 1)
         row.addStretch(0)
-        self.save_endpoint = button("Save endpoint", f"Save the {spec.display_name} API base and headers")
-        self.save_endpoint.clicked.connect(lambda: self.spawn(self.save_endpoint_settings(), "save-endpoint"))
+        self.save_endpoint = button(
+            "Save endpoint", f"Save the {spec.display_name} API base and headers"
+        )
+        self.save_endpoint.clicked.connect(
+            lambda: self.spawn(self.save_endpoint_settings(), "save-endpoint")
+        )
         row.addWidget(self.save_endpoint)
         form.addRow("", _box(row))
 
@@ -146,8 +160,11 @@ class ProviderPanel(TaskOwner, QScrollArea):
         self.models.setMinimumHeight(140)
         self.models.itemDoubleClicked.connect(lambda _item: self._use_selected())
         self.models.itemSelectionChanged.connect(
-            lambda: self.use_button.setEnabled(bool(self.models.selectedItems())))
-        self.use_button = button("Use as default model", f"Use the selected {spec.display_name} model as the default")
+            lambda: self.use_button.setEnabled(bool(self.models.selectedItems()))
+        )
+        self.use_button = button(
+            "Use as default model", f"Use the selected {spec.display_name} model as the default"
+        )
         self.use_button.setEnabled(False)
         self.use_button.clicked.connect(self._use_selected)
         self.models_status = InlineStatus(accessible=f"{spec.display_name} model list status")
@@ -165,7 +182,9 @@ class ProviderPanel(TaskOwner, QScrollArea):
         if not can_list:
             self.fetch_button.setEnabled(False)
             self.fetch_button.setToolTip("This provider has no model list; type the model name.")
-            self.models_status.info(f"{spec.display_name} offers no model list here; type the model name.")
+            self.models_status.info(
+                f"{spec.display_name} offers no model list here; type the model name."
+            )
         layout.addStretch(1)
 
     # -- state -------------------------------------------------------------------------------
@@ -176,7 +195,9 @@ class ProviderPanel(TaskOwner, QScrollArea):
             self._filling = True
             try:
                 self.api_base.setText((section.api_base if section else None) or "")
-                self.headers.set_lines(format_mapping(section.extra_headers if section else None, ":"))
+                self.headers.set_lines(
+                    format_mapping(section.extra_headers if section else None, ":")
+                )
             finally:
                 self._filling = False
         if not self.test_model.text():
@@ -190,7 +211,8 @@ class ProviderPanel(TaskOwner, QScrollArea):
             return defaults.model
         lowered = defaults.model.lower()
         if defaults.provider in ("", "auto") and (
-            lowered.startswith(f"{self.spec.name}/") or any(k in lowered for k in self.spec.keywords)
+            lowered.startswith(f"{self.spec.name}/")
+            or any(k in lowered for k in self.spec.keywords)
         ):
             return defaults.model
         return ""
@@ -198,7 +220,9 @@ class ProviderPanel(TaskOwner, QScrollArea):
     def _endpoint(self) -> tuple[str | None, dict[str, str]]:
         label = "API base"
         base = check_url(self.api_base.text(), label=label)
-        headers = parse_mapping(self.headers.lines(), label="Extra headers", separator_char=":", kind="header")
+        headers = parse_mapping(
+            self.headers.lines(), label="Extra headers", separator_char=":", kind="header"
+        )
         return base, headers
 
     async def save_endpoint_settings(self) -> bool:
@@ -206,8 +230,10 @@ class ProviderPanel(TaskOwner, QScrollArea):
         try:
             base, headers = self._endpoint()
             prefix = f"providers.{self.spec.name}"
-            await commit_changes(self.services, {f"{prefix}.api_base": base,
-                                                 f"{prefix}.extra_headers": headers or None})
+            await commit_changes(
+                self.services,
+                {f"{prefix}.api_base": base, f"{prefix}.extra_headers": headers or None},
+            )
         except ChangeError as exc:
             self.endpoint_status.error(f"{exc.path}: {exc.reason}. Nothing was saved.")
             return False
@@ -232,9 +258,13 @@ class ProviderPanel(TaskOwner, QScrollArea):
         self.test_status.info("Testing…")
         try:
             result = await check_connection(
-                self.services.config, self.services.secrets, provider=self.spec.name,
-                model=self.test_model.text(), api_key=self.key.typed() or None,
-                api_base=base or "", extra_headers=headers,
+                self.services.config,
+                self.services.secrets,
+                provider=self.spec.name,
+                model=self.test_model.text(),
+                api_key=self.key.typed() or None,
+                api_base=base or "",
+                extra_headers=headers,
             )
         finally:
             self.test_button.setEnabled(True)
@@ -305,4 +335,3 @@ class ProviderPanel(TaskOwner, QScrollArea):
         self.cancel_tasks()
         self.key.cancel_tasks()
         super().closeEvent(event)
-

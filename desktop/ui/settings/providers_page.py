@@ -32,9 +32,15 @@ class ProvidersPage(SettingsPage):
     title = "Providers"
 
     def __init__(self, services: AppServices, parent: QWidget | None = None) -> None:
-        super().__init__(services, parent, buttons=False, description=(
-            "API keys are stored in the OS keyring, never in config.json. Pick a provider on the "
-            "left to set its key and endpoint, test it, or fetch its models."))
+        super().__init__(
+            services,
+            parent,
+            buttons=False,
+            description=(
+                "API keys are stored in the OS keyring, never in config.json. Pick a provider on the "
+                "left to set its key and endpoint, test it, or fetch its models."
+            ),
+        )
         self.default_model = DefaultModelBox(services)
         self.default_model.configError.connect(self.configError)
         self.default_model.saved.connect(self.saved)

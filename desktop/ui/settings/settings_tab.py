@@ -163,7 +163,8 @@ class SettingsTab(TaskOwner, QWidget):
     def _show_config_error(self, message: str) -> None:
         self.banner_text.error(
             f"The config file cannot be read: {message}. Settings are not saved until it is fixed "
-            "(nanobot Desktop never overwrites it).")
+            "(nanobot Desktop never overwrites it)."
+        )
         self.banner.show()
 
     async def check_config_file(self) -> bool:

@@ -32,7 +32,10 @@ ALLOW_EXPLANATION = (
     "command that contains a match; nothing overrides them. Both are regular expressions, one "
     "per line."
 )
-SEARCH_PROVIDERS = (("duckduckgo", "DuckDuckGo (no key needed)"), ("brave", "Brave Search (needs a key)"))
+SEARCH_PROVIDERS = (
+    ("duckduckgo", "DuckDuckGo (no key needed)"),
+    ("brave", "Brave Search (needs a key)"),
+)
 
 
 class ToolsPage(SettingsPage):
@@ -50,10 +53,16 @@ class ToolsPage(SettingsPage):
     }
 
     def __init__(self, services: AppServices, parent: QWidget | None = None) -> None:
-        super().__init__(services, parent, description="What the agent's tools may do, and when it asks you first.")
+        super().__init__(
+            services,
+            parent,
+            description="What the agent's tools may do, and when it asks you first.",
+        )
         add = self.body_layout.addWidget
         add(heading("Approval", level=2))
-        self.ask = QRadioButton("Ask me before running commands, writing outside the workspace, or using MCP tools")
+        self.ask = QRadioButton(
+            "Ask me before running commands, writing outside the workspace, or using MCP tools"
+        )
         self.ask.setAccessibleName("Approval mode: ask")
         self.autonomous = QRadioButton("Autonomous: run tools without asking (nanobot's behaviour)")
         self.autonomous.setAccessibleName("Approval mode: autonomous")
@@ -74,8 +83,12 @@ class ToolsPage(SettingsPage):
         self.timeout.setSuffix(" s")
         self.timeout.setAccessibleName("Exec timeout in seconds")
         self.timeout.setMinimumWidth(120)
-        self.allow = LinesEdit(placeholder=r"e.g. ^rm -rf \./build$", rows=3, accessible="Exec allow patterns")
-        self.deny = LinesEdit(placeholder=r"e.g. \bgit push\b", rows=3, accessible="Exec deny patterns")
+        self.allow = LinesEdit(
+            placeholder=r"e.g. ^rm -rf \./build$", rows=3, accessible="Exec allow patterns"
+        )
+        self.deny = LinesEdit(
+            placeholder=r"e.g. \bgit push\b", rows=3, accessible="Exec deny patterns"
+        )
         form.addRow("Exec timeout", self.timeout)
         form.addRow("Allow patterns", self.allow)
         form.addRow("Deny patterns", self.deny)
@@ -98,14 +111,23 @@ class ToolsPage(SettingsPage):
         self.body_layout.addLayout(search_form)
         key_form = QFormLayout()
         key_form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
-        self.search_key = KeyField(field_key_backend(services, secret_fields.WEB_SEARCH_KEY),
-                                   label="Brave Search API key")
+        self.search_key = KeyField(
+            field_key_backend(services, secret_fields.WEB_SEARCH_KEY), label="Brave Search API key"
+        )
         key_form.addRow("Brave API key", self.search_key)
         self.body_layout.addLayout(key_form)
         add(hint("The search key is stored in the OS keyring. With a key, Brave is used."))
         self.body_layout.addStretch(1)
-        self.watch(self.ask, self.autonomous, self.restrict, self.timeout, self.allow, self.deny,
-                   self.search_provider, self.results)
+        self.watch(
+            self.ask,
+            self.autonomous,
+            self.restrict,
+            self.timeout,
+            self.allow,
+            self.deny,
+            self.search_provider,
+            self.results,
+        )
 
     def load(self) -> None:
         """Show the saved values (approval mode from the desktop preferences)."""
@@ -125,7 +147,9 @@ class ToolsPage(SettingsPage):
         was_dirty = self.dirty
         self._loading = True
         try:
-            (self.autonomous if store.prefs.approval_mode == "autonomous" else self.ask).setChecked(True)
+            (self.autonomous if store.prefs.approval_mode == "autonomous" else self.ask).setChecked(
+                True
+            )
         finally:
             self._loading = False
         self._set_dirty(was_dirty)
@@ -135,8 +159,12 @@ class ToolsPage(SettingsPage):
         return {
             "tools.restrict_to_workspace": self.restrict.isChecked(),
             "tools.exec.timeout": self.timeout.value(),
-            "tools.exec.allow_patterns": check_patterns(self.allow.lines(), label="tools.exec.allow_patterns"),
-            "tools.exec.deny_patterns": check_patterns(self.deny.lines(), label="tools.exec.deny_patterns"),
+            "tools.exec.allow_patterns": check_patterns(
+                self.allow.lines(), label="tools.exec.allow_patterns"
+            ),
+            "tools.exec.deny_patterns": check_patterns(
+                self.deny.lines(), label="tools.exec.deny_patterns"
+            ),
             "tools.web.search.provider": str(self.search_provider.currentData()),
             "tools.web.search.max_results": self.results.value(),
         }

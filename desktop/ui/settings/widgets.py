@@ -121,8 +121,14 @@ def separator() -> QFrame:
 class LinesEdit(QPlainTextEdit):
     """A short multi-line editor for "one entry per line" values."""
 
-    def __init__(self, *, placeholder: str = "", rows: int = 3, accessible: str = "",
-                 parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        placeholder: str = "",
+        rows: int = 3,
+        accessible: str = "",
+        parent: QWidget | None = None,
+    ) -> None:
         super().__init__(parent)
         self.setPlaceholderText(placeholder)
         self.setTabChangesFocus(True)
@@ -147,7 +153,9 @@ _HEADER_NAME = re.compile(r"^[A-Za-z0-9!#$%&'*+.^_`|~-]+$")
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
-def parse_mapping(lines: list[str], *, label: str, separator_char: str, kind: str) -> dict[str, str]:
+def parse_mapping(
+    lines: list[str], *, label: str, separator_char: str, kind: str
+) -> dict[str, str]:
     """``Name: value`` (headers) or ``NAME=value`` (environment) lines into a dict."""
     result: dict[str, str] = {}
     pattern = _HEADER_NAME if kind == "header" else _ENV_NAME
@@ -169,8 +177,9 @@ def format_mapping(mapping: dict[str, str] | None, separator_char: str) -> list[
     return [f"{key}{joiner}{value}" for key, value in (mapping or {}).items()]
 
 
-def check_url(text: str, *, label: str, required: bool = False,
-              schemes: tuple[str, ...] = ("http", "https")) -> str | None:
+def check_url(
+    text: str, *, label: str, required: bool = False, schemes: tuple[str, ...] = ("http", "https")
+) -> str | None:
     """A stripped URL, ``None`` when empty (and allowed), else :class:`ChangeError`."""
     text = text.strip()
     if not text:
@@ -179,7 +188,9 @@ def check_url(text: str, *, label: str, required: bool = False,
         return None
     parsed = urlparse(text)
     if parsed.scheme not in schemes or not parsed.netloc:
-        raise ChangeError(label, f"{text!r} is not a URL starting with " + " or ".join(f"{s}://" for s in schemes))
+        raise ChangeError(
+            label, f"{text!r} is not a URL starting with " + " or ".join(f"{s}://" for s in schemes)
+        )
     return text
 
 
@@ -189,7 +200,9 @@ def check_patterns(lines: list[str], *, label: str) -> list[str]:
         try:
             re.compile(pattern)
         except re.error as exc:
-            raise ChangeError(label, f"line {number}: not a valid regular expression ({exc})") from None
+            raise ChangeError(
+                label, f"line {number}: not a valid regular expression ({exc})"
+            ) from None
     return lines
 
 

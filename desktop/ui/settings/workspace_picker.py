@@ -12,7 +12,14 @@ from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLineEdit, QPushButton, 
 from desktop.ui.settings.tasks import TaskOwner
 from desktop.ui.settings.widgets import InlineStatus
 
-_MARKERS = ("SOUL.md", "USER.md", "AGENTS.md", "memory/MEMORY.md", "memory/history.jsonl", "sessions")
+_MARKERS = (
+    "SOUL.md",
+    "USER.md",
+    "AGENTS.md",
+    "memory/MEMORY.md",
+    "memory/history.jsonl",
+    "sessions",
+)
 
 
 def describe_workspace(path: Path) -> tuple[str, str]:
@@ -28,7 +35,10 @@ def describe_workspace(path: Path) -> tuple[str, str]:
         sessions = path / "sessions"
         count = len(list(sessions.glob("*.jsonl"))) if sessions.is_dir() else 0
         chats = f", {count} saved chat(s)" if count else ""
-        return "existing", f"An existing nanobot workspace ({', '.join(found[:3])}{chats}). Nothing in it is overwritten."
+        return (
+            "existing",
+            f"An existing nanobot workspace ({', '.join(found[:3])}{chats}). Nothing in it is overwritten.",
+        )
     if any(path.iterdir()):
         return "new", "A folder with other files; the starter files are added beside them."
     return "empty", "An empty folder; the starter files are created in it."
@@ -94,7 +104,9 @@ class WorkspacePicker(TaskOwner, QWidget):
         dialog.setFileMode(QFileDialog.FileMode.Directory)
         dialog.setOption(QFileDialog.Option.ShowDirsOnly, True)
         start = Path(self.text() or "~/.nanobot").expanduser()
-        dialog.setDirectory(str(start if start.is_dir() else start.parent if start.parent.is_dir() else Path.home()))
+        dialog.setDirectory(
+            str(start if start.is_dir() else start.parent if start.parent.is_dir() else Path.home())
+        )
         dialog.fileSelected.connect(self._picked)
         dialog.finished.connect(dialog.deleteLater)
         self._dialog = dialog

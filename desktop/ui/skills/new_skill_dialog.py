@@ -16,8 +16,10 @@ from PySide6.QtWidgets import (
 from desktop.core.agent.skills import SKILL_NAME_MAX, skill_name_problem
 from desktop.ui.memory.look import tone
 
-INTRO = ("A skill teaches the assistant a workflow. It starts from the skill-creator template; "
-         "you edit it next. The assistant reads it when the description matches the task.")
+INTRO = (
+    "A skill teaches the assistant a workflow. It starts from the skill-creator template; "
+    "you edit it next. The assistant reads it when the description matches the task."
+)
 
 
 class NewSkillDialog(QDialog):
@@ -31,8 +33,9 @@ class NewSkillDialog(QDialog):
         parent: Parent widget.
     """
 
-    def __init__(self, workspace_names: set[str], builtin_names: set[str],
-                 parent: QWidget | None = None) -> None:
+    def __init__(
+        self, workspace_names: set[str], builtin_names: set[str], parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self.setWindowTitle("New skill")
         self.setAccessibleName("New skill")
@@ -45,15 +48,15 @@ class NewSkillDialog(QDialog):
         self.name_edit.setMaxLength(SKILL_NAME_MAX)
         self.name_edit.setAccessibleName("Skill name")
         self.description_edit = QLineEdit(self)
-        self.description_edit.setPlaceholderText(
-            "What it does and when to use it, in one line")
+        self.description_edit.setPlaceholderText("What it does and when to use it, in one line")
         self.description_edit.setAccessibleName("Skill description")
         self.problem = QLabel(self)
         self.problem.setWordWrap(True)
         self.problem.setAccessibleName("Problem with the input")
         self.problem.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self)
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
+        )
         self.create_button = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
         self.create_button.setText("Create")
         self.create_button.setAccessibleName("Create skill")
@@ -99,12 +102,13 @@ class NewSkillDialog(QDialog):
         ok = not problem and bool(self.name) and bool(self.description)
         self.create_button.setEnabled(ok)
         if problem:
-            self.problem.setText(f"<span style='color:{tone('error').name()}'>"
-                                 f"{problem}</span>")
+            self.problem.setText(f"<span style='color:{tone('error').name()}'>{problem}</span>")
         elif ok and self.name in self._builtin:
-            self.problem.setText(f"<span style='color:{tone('warning').name()}'>There is a "
-                                 f"builtin skill called {self.name}; yours will replace it."
-                                 "</span>")
+            self.problem.setText(
+                f"<span style='color:{tone('warning').name()}'>There is a "
+                f"builtin skill called {self.name}; yours will replace it."
+                "</span>"
+            )
         else:
             self.problem.setText("Folder name: lowercase letters, digits and hyphens.")
 

@@ -24,10 +24,12 @@ from desktop.ui.memory.notice_bar import NoticeBar
 from desktop.ui.memory.tasks import TaskSet
 from desktop.ui.skills.skill_files import save_skill
 
-HINT = ("The block between the --- lines is the frontmatter: <b>name</b> (the folder name) and "
-        "<b>description</b> are required; <b>always</b> and <b>metadata</b> "
-        "(<code>{\"nanobot\": {\"requires\": {\"bins\": […], \"env\": […]}}}</code>) are "
-        "optional. Saving checks it first.")
+HINT = (
+    "The block between the --- lines is the frontmatter: <b>name</b> (the folder name) and "
+    "<b>description</b> are required; <b>always</b> and <b>metadata</b> "
+    '(<code>{"nanobot": {"requires": {"bins": […], "env": […]}}}</code>) are '
+    "optional. Saving checks it first."
+)
 
 
 def _read(path: Path) -> str | None:
@@ -120,16 +122,24 @@ class SkillEditor(QWidget):
             disk = await asyncio.to_thread(_read, path)
             if not force and disk is not None and disk != self._baseline and disk != text:
                 self.notice.show_message(
-                    "warning", f"{path.parent.name}/{path.name} changed on disk since you opened "
+                    "warning",
+                    f"{path.parent.name}/{path.name} changed on disk since you opened "
                     "it (perhaps by Dream). Saving replaces that version.",
-                    [("Save anyway", lambda: self._tasks.start(self.save(force=True),
-                                                               name="skill-save")),
-                     ("Reload (discard my edits)", lambda: self.open_file(path, disk))])
+                    [
+                        (
+                            "Save anyway",
+                            lambda: self._tasks.start(self.save(force=True), name="skill-save"),
+                        ),
+                        ("Reload (discard my edits)", lambda: self.open_file(path, disk)),
+                    ],
+                )
                 return False
             await asyncio.to_thread(save_skill, path, text)
         except SkillFormatError as exc:
-            self.notice.show_message("error", f"Not saved: {exc}. Your text is still here; fix "
-                                     "the frontmatter and save again.")
+            self.notice.show_message(
+                "error",
+                f"Not saved: {exc}. Your text is still here; fix the frontmatter and save again.",
+            )
             return False
         except OSError as exc:
             self.notice.show_message("error", f"Not saved: {exc}. Your text is still here.")
@@ -139,8 +149,9 @@ class SkillEditor(QWidget):
         self._baseline = text
         if self.text.toPlainText() == text:
             self.text.document().setModified(False)
-        self.notice.show_message("success", "Saved. The assistant uses the new version from its "
-                                 "next message.")
+        self.notice.show_message(
+            "success", "Saved. The assistant uses the new version from its next message."
+        )
         self.saved.emit(path)
         return True
 
@@ -149,10 +160,13 @@ class SkillEditor(QWidget):
         if not self.dirty:
             self.closed.emit()
             return
-        box = QMessageBox(QMessageBox.Icon.Question, "Discard changes?",
-                          "This skill has unsaved changes. Discard them?",
-                          QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
-                          self)
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            "Discard changes?",
+            "This skill has unsaved changes. Discard them?",
+            QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
+            self,
+        )
         box.setDefaultButton(QMessageBox.StandardButton.Cancel)
         box.setAccessibleName("Discard changes?")
         box.finished.connect(lambda _result: self._close_answered(box))

@@ -37,8 +37,9 @@ def status_line(listing: SkillListing) -> tuple[Tone, str] | None:
 
 def badges(listing: SkillListing) -> list[tuple[str, Tone]]:
     """Small labels drawn beside the name."""
-    found: list[tuple[str, Tone]] = [(listing.source, "info" if listing.source == "workspace"
-                                      else "muted")]
+    found: list[tuple[str, Tone]] = [
+        (listing.source, "info" if listing.source == "workspace" else "muted")
+    ]
     if listing.skill is not None and listing.skill.always:
         found.append(("always on", "accent"))
     return found
@@ -76,12 +77,14 @@ class SkillDelegate(QStyledItemDelegate):
             super().paint(painter, option, index)
             return
         style = option.widget.style() if option.widget else QApplication.style()
-        style.drawPrimitive(QStyle.PrimitiveElement.PE_PanelItemViewItem, option, painter,
-                            option.widget)
+        style.drawPrimitive(
+            QStyle.PrimitiveElement.PE_PanelItemViewItem, option, painter, option.widget
+        )
         selected = bool(option.state & QStyle.StateFlag.State_Selected)
         pal: QPalette = option.palette
-        text_color = pal.color(QPalette.ColorRole.HighlightedText if selected
-                               else QPalette.ColorRole.Text)
+        text_color = pal.color(
+            QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text
+        )
         rect = option.rect.adjusted(PAD + 2, PAD, -PAD, -PAD)
         metrics = QFontMetrics(option.font)
         line_h = metrics.height()
@@ -108,24 +111,34 @@ class SkillDelegate(QStyledItemDelegate):
         painter.setFont(bold)
         painter.setPen(text_color)
         name_rect = QRect(rect.left(), rect.top(), right - rect.left() - 4, line_h)
-        painter.drawText(name_rect, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-                         QFontMetrics(bold).elidedText(listing.name, Qt.TextElideMode.ElideRight,
-                                                       name_rect.width()))
+        painter.drawText(
+            name_rect,
+            Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+            QFontMetrics(bold).elidedText(
+                listing.name, Qt.TextElideMode.ElideRight, name_rect.width()
+            ),
+        )
         # description
         painter.setFont(option.font)
         muted = text_color if selected else tone("muted", pal)
         painter.setPen(muted)
         description = listing.skill.description if listing.skill else listing.path.as_posix()
         line2 = QRect(rect.left(), rect.top() + line_h + 3, rect.width(), line_h)
-        painter.drawText(line2, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-                         metrics.elidedText(description, Qt.TextElideMode.ElideRight, line2.width()))
+        painter.drawText(
+            line2,
+            Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+            metrics.elidedText(description, Qt.TextElideMode.ElideRight, line2.width()),
+        )
         status = status_line(listing)
         if status:
             kind, text = status
             painter.setPen(text_color if selected else tone(kind, pal))
             line3 = QRect(rect.left(), rect.top() + 2 * (line_h + 3), rect.width(), line_h)
-            painter.drawText(line3, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-                             metrics.elidedText(text, Qt.TextElideMode.ElideRight, line3.width()))
+            painter.drawText(
+                line3,
+                Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                metrics.elidedText(text, Qt.TextElideMode.ElideRight, line3.width()),
+            )
         painter.restore()
 
 
@@ -169,8 +182,11 @@ class SkillList(QListWidget):
 
     def listings(self, *, visible_only: bool = False) -> list[SkillListing]:
         """The skills listed, top to bottom."""
-        return [self.item(i).data(ListingRole) for i in range(self.count())
-                if not (visible_only and self.item(i).isHidden())]
+        return [
+            self.item(i).data(ListingRole)
+            for i in range(self.count())
+            if not (visible_only and self.item(i).isHidden())
+        ]
 
     def selected(self) -> SkillListing | None:
         """The selected skill."""

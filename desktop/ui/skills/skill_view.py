@@ -17,8 +17,10 @@ from PySide6.QtWidgets import (
 from desktop.core.agent.skills import SkillListing, split_frontmatter
 from desktop.ui.memory.look import mute, tone
 
-READ_ONLY_TIP = ("Builtin skills are read-only. Copy it to the workspace to change it; the copy "
-                 "then replaces the builtin.")
+READ_ONLY_TIP = (
+    "Builtin skills are read-only. Copy it to the workspace to change it; the copy "
+    "then replaces the builtin."
+)
 
 
 def explain_missing(missing: tuple[str, ...]) -> str:
@@ -73,8 +75,9 @@ class SkillView(QWidget):
         self.edit_button.setAccessibleName("Edit skill")
         self.copy_button = QPushButton("Copy to workspace", self)
         self.copy_button.setAccessibleName("Copy builtin skill to the workspace")
-        self.copy_button.setToolTip("Make an editable copy in the workspace; it replaces the "
-                                    "builtin")
+        self.copy_button.setToolTip(
+            "Make an editable copy in the workspace; it replaces the builtin"
+        )
         self.delete_button = QPushButton("Delete…", self)
         self.delete_button.setAccessibleName("Delete skill")
         self.browser = QTextBrowser(self)
@@ -103,8 +106,9 @@ class SkillView(QWidget):
         """The skill shown."""
         return self._listing
 
-    def set_skill(self, listing: SkillListing | None, text: str, *,
-                  workspace_has_copy: bool = False) -> None:
+    def set_skill(
+        self, listing: SkillListing | None, text: str, *, workspace_has_copy: bool = False
+    ) -> None:
         """Show ``listing`` with its SKILL.md ``text``."""
         self._listing = listing
         if listing is None:
@@ -120,8 +124,11 @@ class SkillView(QWidget):
         self.title.setText(listing.name)
         facts = ["Workspace skill" if workspace else "Builtin skill (read-only)"]
         if listing.skill is not None:
-            facts.append("always on: its whole text is in every prompt" if listing.skill.always
-                         else "loaded when needed")
+            facts.append(
+                "always on: its whole text is in every prompt"
+                if listing.skill.always
+                else "loaded when needed"
+            )
         if listing.shadowed:
             facts.append("replaced by the workspace skill of the same name")
         self.facts.setText("  ·  ".join(facts))
@@ -143,12 +150,19 @@ class SkillView(QWidget):
     def _set_availability(self, listing: SkillListing) -> None:
         self.availability.show()
         if listing.error:
-            color, text = tone("error"), (f"<b>Not usable</b> — {html.escape(listing.error)}. "
-                                          "The assistant skips this skill until it is fixed.")
+            color, text = (
+                tone("error"),
+                (
+                    f"<b>Not usable</b> — {html.escape(listing.error)}. "
+                    "The assistant skips this skill until it is fixed."
+                ),
+            )
         elif listing.skill is not None and not listing.skill.available:
             color = tone("warning")
-            text = (f"<b>Unavailable</b> — {explain_missing(listing.skill.missing)}. The "
-                    "assistant sees the skill but is told it cannot use it yet.")
+            text = (
+                f"<b>Unavailable</b> — {explain_missing(listing.skill.missing)}. The "
+                "assistant sees the skill but is told it cannot use it yet."
+            )
         else:
             color, text = tone("success"), "<b>Available</b> — everything it needs is here."
             requires = []

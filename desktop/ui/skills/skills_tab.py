@@ -146,11 +146,16 @@ class SkillsTab(QWidget):
     def new_skill(self) -> None:
         """Ask for a name and description, then create the skill and open it for editing."""
         listings = self.list.listings()
-        dialog = NewSkillDialog({item.name for item in listings if item.source == "workspace"},
-                                {item.name for item in listings if item.source == "builtin"},
-                                self)
-        dialog.accepted.connect(lambda: self._tasks.start(
-            self.create(dialog.name, dialog.description), name="skill-create"))
+        dialog = NewSkillDialog(
+            {item.name for item in listings if item.source == "workspace"},
+            {item.name for item in listings if item.source == "builtin"},
+            self,
+        )
+        dialog.accepted.connect(
+            lambda: self._tasks.start(
+                self.create(dialog.name, dialog.description), name="skill-create"
+            )
+        )
         dialog.finished.connect(lambda _r: self._dialog_closed(dialog))
         self.dialog = dialog
         dialog.open()
@@ -162,8 +167,9 @@ class SkillsTab(QWidget):
         except (ValueError, OSError) as exc:
             self.notice.show_message("error", f"The skill was not created: {exc}")
             return None
-        self.notice.show_message("success", f"Created {name}. Describe the steps in the editor "
-                                 "and save.")
+        self.notice.show_message(
+            "success", f"Created {name}. Describe the steps in the editor and save."
+        )
         self.skillsChanged.emit()
         await self._refresh(select=path)
         await self._open_editor(path)
@@ -178,10 +184,13 @@ class SkillsTab(QWidget):
         if listing.source != "workspace":
             return
         box = QMessageBox(
-            QMessageBox.Icon.Question, "Delete skill?",
+            QMessageBox.Icon.Question,
+            "Delete skill?",
             f"Delete the workspace skill “{listing.name}”?\n\nIts folder is moved to "
             f"skills/{'.deleted'}/ (not destroyed), and you can undo right after.",
-            QMessageBox.StandardButton.Cancel, self)
+            QMessageBox.StandardButton.Cancel,
+            self,
+        )
         delete = box.addButton("Delete", QMessageBox.ButtonRole.DestructiveRole)
         box.setDefaultButton(QMessageBox.StandardButton.Cancel)
         box.setAccessibleName("Delete skill?")
@@ -205,8 +214,10 @@ class SkillsTab(QWidget):
             return None
         shown = aside.relative_to(self.workspace).as_posix()
         self.notice.show_message(
-            "info", f"Deleted {name}. Its folder was moved to {shown}.",
-            [("Undo", lambda: self._tasks.start(self.restore(aside, name), name="skill-undo"))])
+            "info",
+            f"Deleted {name}. Its folder was moved to {shown}.",
+            [("Undo", lambda: self._tasks.start(self.restore(aside, name), name="skill-undo"))],
+        )
         self.skillsChanged.emit()
         await self._refresh()
         return aside
@@ -248,8 +259,11 @@ class SkillsTab(QWidget):
     def _summarise(self, listings: list[SkillListing]) -> None:
         builtin = sum(1 for item in listings if item.source == "builtin")
         workspace = len(listings) - builtin
-        unavailable = sum(1 for item in listings
-                          if item.error or (item.skill is not None and not item.skill.available))
+        unavailable = sum(
+            1
+            for item in listings
+            if item.error or (item.skill is not None and not item.skill.available)
+        )
         parts = [f"{builtin} builtin", f"{workspace} in the workspace"]
         if unavailable:
             parts.append(f"{unavailable} not usable here")
@@ -266,14 +280,17 @@ class SkillsTab(QWidget):
         selected = self.list.selected()
         if selected is None or selected.path != listing.path:
             return  # the selection moved on meanwhile
-        has_copy = any(item.name == listing.name and item.source == "workspace"
-                       for item in self.list.listings())
+        has_copy = any(
+            item.name == listing.name and item.source == "workspace"
+            for item in self.list.listings()
+        )
         self.view.set_skill(listing, text, workspace_has_copy=has_copy)
 
     async def _open_editor(self, path: Path) -> None:
         if not path.is_relative_to(self.workspace / "skills"):
-            self.notice.show_message("warning", "Builtin skills are read-only. Copy it to the "
-                                     "workspace to change it.")
+            self.notice.show_message(
+                "warning", "Builtin skills are read-only. Copy it to the workspace to change it."
+            )
             return
         try:
             text = await asyncio.to_thread(path.read_text, encoding="utf-8")
@@ -302,8 +319,10 @@ class SkillsTab(QWidget):
                 self.notice.show_message("error", f"{listing.name} was not copied: {exc}")
                 return
             self.notice.show_message(
-                "success", f"Copied {listing.name} to the workspace; the copy replaces the "
-                "builtin.", [("Edit it", lambda: self.edit(path))])
+                "success",
+                f"Copied {listing.name} to the workspace; the copy replaces the builtin.",
+                [("Edit it", lambda: self.edit(path))],
+            )
             self.skillsChanged.emit()
             await self._refresh(select=path)
 

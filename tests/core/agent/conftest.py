@@ -35,7 +35,11 @@ class SlowRead(Tool):
 
     name: ClassVar[str] = "slow_read"
     description: ClassVar[str] = "Read slowly."
-    parameters: ClassVar[dict[str, Any]] = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+    parameters: ClassVar[dict[str, Any]] = {
+        "type": "object",
+        "properties": {"n": {"type": "integer"}},
+        "required": ["n"],
+    }
     read_only: ClassVar[bool] = True
 
     def __init__(self, timeline: Timeline, seconds: float = 0.3) -> None:
@@ -53,7 +57,10 @@ class Exclusive(SlowRead):
     """An exclusive tool (like exec)."""
 
     name: ClassVar[str] = "exclusive_op"
-    parameters: ClassVar[dict[str, Any]] = {"type": "object", "properties": {"n": {"type": "integer"}}}
+    parameters: ClassVar[dict[str, Any]] = {
+        "type": "object",
+        "properties": {"n": {"type": "integer"}},
+    }
     read_only: ClassVar[bool] = False
     exclusive: ClassVar[bool] = True
 
@@ -78,7 +85,9 @@ def make_provider(url: str) -> LiteLLMProvider:
     """A real LiteLLM provider pointed at ``url``."""
     spec = find_by_name("custom")
     assert spec is not None
-    return LiteLLMProvider(ProviderChoice(spec, "custom", "openai/scripted", url), retry_delays=(0.01,))
+    return LiteLLMProvider(
+        ProviderChoice(spec, "custom", "openai/scripted", url), retry_delays=(0.01,)
+    )
 
 
 @pytest.fixture
@@ -92,13 +101,21 @@ def make_loop(scripted_server: ScriptedOpenAIServer, tmp_path: Path, timeline: T
     """Build an AgentLoop on the scripted server with the test tools."""
 
     def factory(**defaults: Any) -> AgentLoop:
-        config = Config.model_validate({"agents": {"defaults": {"workspace": str(tmp_path / "ws"), **defaults}}})
+        config = Config.model_validate(
+            {"agents": {"defaults": {"workspace": str(tmp_path / "ws"), **defaults}}}
+        )
         tools = ToolRegistry()
         for tool in (SlowRead(timeline), Exclusive(timeline), Forever(timeline)):
             tools.register(tool)
         workspace = tmp_path / "ws"
         workspace.mkdir(exist_ok=True)
-        return AgentLoop(config, make_provider(scripted_server.url), MessageBus(), SessionManager(workspace), tools,
-                         ContextBuilder(workspace))
+        return AgentLoop(
+            config,
+            make_provider(scripted_server.url),
+            MessageBus(),
+            SessionManager(workspace),
+            tools,
+            ContextBuilder(workspace),
+        )
 
     return factory

@@ -42,7 +42,10 @@ class Step(Tool):
 
     name: ClassVar[str] = "step"
     description: ClassVar[str] = "Do a step."
-    parameters: ClassVar[dict[str, Any]] = {"type": "object", "properties": {"n": {"type": "integer"}}}
+    parameters: ClassVar[dict[str, Any]] = {
+        "type": "object",
+        "properties": {"n": {"type": "integer"}},
+    }
     read_only: ClassVar[bool] = True
 
     async def execute(self, ctx: ToolContext, **kwargs: Any) -> ToolResult:
@@ -66,7 +69,9 @@ class Crasher(AgentHook):
     async def on_tool_started(self, ctx: HookContext, call: Any) -> None:
         tick(f"{self.where} tool_started {call.id}")
 
-    async def on_tool_finished(self, ctx: HookContext, call: Any, result: Any, duration_s: float) -> None:
+    async def on_tool_finished(
+        self, ctx: HookContext, call: Any, result: Any, duration_s: float
+    ) -> None:
         tick(f"{self.where} tool_finished {call.id}")
 
     async def on_checkpoint(self, ctx: HookContext) -> None:
@@ -89,7 +94,9 @@ async def main() -> None:
         return path
 
     sessions.save = save  # type: ignore[method-assign]
-    loop = AgentLoop(config, make_provider(url), MessageBus(), sessions, tools, ContextBuilder(workspace))
+    loop = AgentLoop(
+        config, make_provider(url), MessageBus(), sessions, tools, ContextBuilder(workspace)
+    )
     answer = await loop.process_direct("do the task", hook=Crasher("after-checkpoint"))
     print(f"ANSWER:{answer}")
     print(f"EVENTS:{COUNTER['n']}")

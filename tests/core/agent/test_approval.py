@@ -96,23 +96,29 @@ async def test_gate_without_approver_refuses(tmp_path: Path) -> None:
     """Nobody to ask: the call is refused with a clear text, unless the policy allows it."""
     ctx = ToolContext(workspace=tmp_path, session_key="desktop:a")
     gate = ApprovalGate(ApprovalPolicy())
-    assert await gate.check("c", "exec", {"command": "ls"}, ctx) == NO_APPROVER_RESULT.format(tool="exec")
+    assert await gate.check("c", "exec", {"command": "ls"}, ctx) == NO_APPROVER_RESULT.format(
+        tool="exec"
+    )
     assert await gate.check("c", "read_file", {"path": "x"}, ctx) is None
     gate.policy.set_mode("autonomous")
     assert await gate.check("c", "exec", {"command": "ls"}, ctx) is None
 
 
 async def test_denied_exec_is_not_run_and_the_model_reads_the_denial(
-        scripted_server: ScriptedOpenAIServer, tmp_path: Path) -> None:
+    scripted_server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
     """Deny: the command never runs and the next request carries the denial text."""
     marker = tmp_path / "ws" / "ran.txt"
-    scripted_server.push(Reply(tool_calls=[("exec", json.dumps({"command": f"touch {marker}"}))]),
-                         Reply("Understood, I won't."))
+    scripted_server.push(
+        Reply(tool_calls=[("exec", json.dumps({"command": f"touch {marker}"}))]),
+        Reply("Understood, I won't."),
+    )
     agent = _agent(scripted_server, tmp_path)
     approver = ScriptedApprover(Decision.DENY)
     install_gate(agent, ApprovalGate(ApprovalPolicy(), approver))
-    answer = await agent.process_direct("touch it", session_key="desktop:t", channel="desktop",
-                                        chat_id="t")
+    answer = await agent.process_direct(
+        "touch it", session_key="desktop:t", channel="desktop", chat_id="t"
+    )
     assert answer == "Understood, I won't."
     assert not marker.exists()
     [request] = approver.requests
@@ -123,7 +129,8 @@ async def test_denied_exec_is_not_run_and_the_model_reads_the_denial(
 
 
 async def test_allow_for_chat_runs_and_is_not_asked_again(
-        scripted_server: ScriptedOpenAIServer, tmp_path: Path) -> None:
+    scripted_server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
     """Allow for this chat: the command runs; a second exec in the same chat is not asked."""
     scripted_server.push(
         Reply(tool_calls=[("exec", '{"command": "echo first-run"}')]),
@@ -133,7 +140,9 @@ async def test_allow_for_chat_runs_and_is_not_asked_again(
     agent = _agent(scripted_server, tmp_path)
     approver = ScriptedApprover(Decision.ALLOW_SESSION)
     install_gate(agent, ApprovalGate(ApprovalPolicy(), approver))
-    answer = await agent.process_direct("run", session_key="desktop:t", channel="desktop", chat_id="t")
+    answer = await agent.process_direct(
+        "run", session_key="desktop:t", channel="desktop", chat_id="t"
+    )
     assert answer == "Both ran."
     assert len(approver.requests) == 1
     results = _tool_results(scripted_server, 2)
@@ -142,7 +151,8 @@ async def test_allow_for_chat_runs_and_is_not_asked_again(
 
 
 async def test_cancelling_the_turn_cancels_the_wait(
-        scripted_server: ScriptedOpenAIServer, tmp_path: Path) -> None:
+    scripted_server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
     """/stop while the prompt is open: the wait is cancelled, the session stays consistent."""
     scripted_server.push(Reply(tool_calls=[("exec", '{"command": "echo never"}')]))
     asked = asyncio.Event()
@@ -160,8 +170,9 @@ async def test_cancelling_the_turn_cancels_the_wait(
 
     agent = _agent(scripted_server, tmp_path)
     install_gate(agent, ApprovalGate(ApprovalPolicy(), Waiting()))
-    turn = asyncio.ensure_future(agent.process_direct("run", session_key="desktop:t",
-                                                      channel="desktop", chat_id="t"))
+    turn = asyncio.ensure_future(
+        agent.process_direct("run", session_key="desktop:t", channel="desktop", chat_id="t")
+    )
     await asyncio.wait_for(asked.wait(), 10)
     assert await agent.stop_session("desktop:t") == "Stopped."
     assert await turn == "Stopped."
@@ -171,7 +182,9 @@ async def test_cancelling_the_turn_cancels_the_wait(
     await agent.stop()
 
 
-def test_install_gate_reaches_subagent_tools(scripted_server: ScriptedOpenAIServer, tmp_path: Path) -> None:
+def test_install_gate_reaches_subagent_tools(
+    scripted_server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
     """Subagent registries carry the gate too; installing twice does not nest wrappers."""
     agent = _agent(scripted_server, tmp_path)
     gate = ApprovalGate(ApprovalPolicy())

@@ -29,12 +29,24 @@ SCRIPT = [
 ]
 
 
-def _run_child(server: ScriptedOpenAIServer, workspace: Path, crash_at: int) -> subprocess.CompletedProcess[str]:
+def _run_child(
+    server: ScriptedOpenAIServer, workspace: Path, crash_at: int
+) -> subprocess.CompletedProcess[str]:
     server.script.clear()
     server.push(*SCRIPT)
     return subprocess.run(
-        [sys.executable, "-m", "tests.core.agent.crash_child", server.url, str(workspace), str(crash_at)],
-        capture_output=True, text=True, timeout=120, cwd=REPO,
+        [
+            sys.executable,
+            "-m",
+            "tests.core.agent.crash_child",
+            server.url,
+            str(workspace),
+            str(crash_at),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=REPO,
     )
 
 
@@ -46,7 +58,7 @@ def check_invariants(messages: list[dict[str, Any]]) -> None:
         if message.get("role") == "assistant" and message.get("tool_calls"):
             ids = sorted(c["id"] for c in message["tool_calls"])
             results = []
-            for later in messages[i + 1:]:
+            for later in messages[i + 1 :]:
                 if later.get("role") != "tool":
                     break
                 results.append(later["tool_call_id"])
@@ -72,7 +84,9 @@ def test_enough_crash_points(total_events: int) -> None:
 
 
 @pytest.mark.parametrize("crash_at", range(1, 41))
-async def test_crash_and_recover(crash_at: int, total_events: int, scripted_server: ScriptedOpenAIServer, tmp_path: Path) -> None:
+async def test_crash_and_recover(
+    crash_at: int, total_events: int, scripted_server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
     """Kill at event N; restart; the session is consistent and the next turn works."""
     if crash_at > total_events:
         pytest.skip(f"the loop has {total_events} events")
@@ -100,8 +114,14 @@ async def test_crash_and_recover(crash_at: int, total_events: int, scripted_serv
     tools = ToolRegistry()
     tools.register(Step())
     config = Config.model_validate({"agents": {"defaults": {"workspace": str(tmp_path)}}})
-    loop = AgentLoop(config, make_provider(scripted_server.url), MessageBus(), SessionManager(tmp_path), tools,
-                     ContextBuilder(tmp_path))
+    loop = AgentLoop(
+        config,
+        make_provider(scripted_server.url),
+        MessageBus(),
+        SessionManager(tmp_path),
+        tools,
+        ContextBuilder(tmp_path),
+    )
     assert await loop.process_direct("next") == "Back again."
     final = SessionManager(tmp_path).get_or_create("cli:direct")
     check_invariants(final.messages)

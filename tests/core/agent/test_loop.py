@@ -22,7 +22,7 @@ def _check_invariants(messages: list[dict[str, Any]]) -> None:
         if message.get("role") == "assistant" and message.get("tool_calls"):
             ids = [c["id"] for c in message["tool_calls"]]
             following = []
-            for later in messages[i + 1:]:
+            for later in messages[i + 1 :]:
                 if later.get("role") != "tool":
                     break
                 following.append(later["tool_call_id"])
@@ -31,11 +31,19 @@ def _check_invariants(messages: list[dict[str, Any]]) -> None:
     assert len(results) == len(set(results))
 
 
-async def test_batches_overlap_read_only_and_isolate_exclusive(make_loop, scripted_server: ScriptedOpenAIServer, timeline: Timeline) -> None:
+async def test_batches_overlap_read_only_and_isolate_exclusive(
+    make_loop, scripted_server: ScriptedOpenAIServer, timeline: Timeline
+) -> None:
     """Two read-only calls overlap; the exclusive call overlaps nothing; order is kept."""
     scripted_server.push(
-        Reply(tool_calls=[("slow_read", '{"n": 1}'), ("slow_read", '{"n": "2"}'), ("exclusive_op", "{}"),
-                          ("slow_read", '{"n": 3}')]),
+        Reply(
+            tool_calls=[
+                ("slow_read", '{"n": 1}'),
+                ("slow_read", '{"n": "2"}'),
+                ("exclusive_op", "{}"),
+                ("slow_read", '{"n": 3}'),
+            ]
+        ),
         Reply("All done."),
     )
     loop = make_loop()
@@ -65,7 +73,9 @@ async def test_max_iterations(make_loop, scripted_server: ScriptedOpenAIServer) 
     _check_invariants(loop.sessions.get_or_create("cli:direct").messages)
 
 
-async def test_empty_reply_retry_then_no_tools_answer(make_loop, scripted_server: ScriptedOpenAIServer) -> None:
+async def test_empty_reply_retry_then_no_tools_answer(
+    make_loop, scripted_server: ScriptedOpenAIServer
+) -> None:
     """Empty → retry → no-tools 'answer now' call."""
     scripted_server.push(Reply(""), Reply(""), Reply("Best answer."))
     answer = await make_loop().process_direct("hi")
@@ -76,7 +86,9 @@ async def test_empty_reply_retry_then_no_tools_answer(make_loop, scripted_server
     assert "Stop using tools" in requests[2].body["messages"][-1]["content"]
 
 
-async def test_empty_reply_gives_a_clear_message(make_loop, scripted_server: ScriptedOpenAIServer) -> None:
+async def test_empty_reply_gives_a_clear_message(
+    make_loop, scripted_server: ScriptedOpenAIServer
+) -> None:
     """Three empty replies end with an explanation, not silence."""
     scripted_server.default = Reply("")
     answer = await make_loop().process_direct("hi")
@@ -91,7 +103,9 @@ async def test_length_continues(make_loop, scripted_server: ScriptedOpenAIServer
     assert answer == "First half, second half."
 
 
-async def test_stop_during_a_long_tool(make_loop, scripted_server: ScriptedOpenAIServer, timeline: Timeline) -> None:
+async def test_stop_during_a_long_tool(
+    make_loop, scripted_server: ScriptedOpenAIServer, timeline: Timeline
+) -> None:
     """/stop cancels the tool; the session is repaired; the next turn works."""
     scripted_server.push(Reply(tool_calls=[("forever", "{}")]), Reply("after stop"))
     loop = make_loop()
@@ -99,7 +113,9 @@ async def test_stop_during_a_long_tool(make_loop, scripted_server: ScriptedOpenA
     await asyncio.wait_for(timeline.started.wait(), 20)
     assert await loop.process_direct("/stop") == "Stopped."
     assert await asyncio.wait_for(turn, 10) == "Stopped."
-    session = SessionManager(loop.sessions.directory.parent).get_or_create("cli:direct")  # from disk
+    session = SessionManager(loop.sessions.directory.parent).get_or_create(
+        "cli:direct"
+    )  # from disk
     roles = [m["role"] for m in session.messages]
     assert roles == ["user", "assistant", "tool", "assistant"]
     assert session.messages[2]["content"] == INTERRUPTED_RESULT
@@ -108,7 +124,9 @@ async def test_stop_during_a_long_tool(make_loop, scripted_server: ScriptedOpenA
     assert await loop.process_direct("again") == "after stop"
 
 
-async def test_unknown_command_is_not_a_model_call(make_loop, scripted_server: ScriptedOpenAIServer) -> None:
+async def test_unknown_command_is_not_a_model_call(
+    make_loop, scripted_server: ScriptedOpenAIServer
+) -> None:
     """/x gets help; /help and /status answer locally; a path is not a command."""
     loop = make_loop()
     assert "Unknown command /frobnicate" in await loop.process_direct("/frobnicate now")
@@ -120,7 +138,9 @@ async def test_unknown_command_is_not_a_model_call(make_loop, scripted_server: S
     assert len(scripted_server.chat_requests()) == 1
 
 
-async def test_new_archives_and_starts_fresh(make_loop, scripted_server: ScriptedOpenAIServer) -> None:
+async def test_new_archives_and_starts_fresh(
+    make_loop, scripted_server: ScriptedOpenAIServer
+) -> None:
     """/new hands the old session to the archiver and empties it."""
     archived: list[int] = []
     loop = make_loop()
@@ -141,9 +161,17 @@ async def test_request_shape(make_loop, scripted_server: ScriptedOpenAIServer) -
     first, second = (r.body for r in scripted_server.chat_requests())
     assert first["messages"][0] == second["messages"][0]
     assert first["tools"] == second["tools"]
-    assert [t["function"]["name"] for t in first["tools"]] == ["exclusive_op", "forever", "slow_read"]
+    assert [t["function"]["name"] for t in first["tools"]] == [
+        "exclusive_op",
+        "forever",
+        "slow_read",
+    ]
     current = second["messages"][-1]["content"]
-    assert current.startswith("[Runtime Context — metadata only, not instructions]") and current.endswith("two")
+    assert current.startswith(
+        "[Runtime Context — metadata only, not instructions]"
+    ) and current.endswith("two")
     assert second["messages"][1] == {"role": "user", "content": "one"}
-    saved = [json.loads(l) for l in loop.sessions.path_for("cli:direct").read_text().splitlines()[1:]]
+    saved = [
+        json.loads(l) for l in loop.sessions.path_for("cli:direct").read_text().splitlines()[1:]
+    ]
     assert saved[0]["content"] == "one"

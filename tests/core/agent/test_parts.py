@@ -38,8 +38,9 @@ class Upper(AgentHook):
         return content.upper()
 
 
-async def test_failing_hook_does_not_stop_others_or_the_run(make_loop, scripted_server: ScriptedOpenAIServer,
-                                                             caplog: pytest.LogCaptureFixture) -> None:
+async def test_failing_hook_does_not_stop_others_or_the_run(
+    make_loop, scripted_server: ScriptedOpenAIServer, caplog: pytest.LogCaptureFixture
+) -> None:
     """A hook that raises is logged; later hooks and the run carry on."""
     upper = Upper()
     with caplog.at_level(logging.ERROR):
@@ -53,8 +54,10 @@ async def test_drop_oldest_turns_keeps_system_and_current() -> None:
     """Over budget: whole old turns leave the request; system and the newest turn stay."""
     messages = [{"role": "system", "content": "sys"}]
     for i in range(30):
-        messages += [{"role": "user", "content": f"question {i} " + "words " * 200},
-                     {"role": "assistant", "content": f"answer {i} " + "words " * 200}]
+        messages += [
+            {"role": "user", "content": f"question {i} " + "words " * 200},
+            {"role": "assistant", "content": f"answer {i} " + "words " * 200},
+        ]
     messages.append({"role": "user", "content": "current question"})
     fitted = await drop_oldest_turns(messages, 3000)
     assert fitted[0] == messages[0] and fitted[-1] == messages[-1]
@@ -64,7 +67,9 @@ async def test_drop_oldest_turns_keeps_system_and_current() -> None:
     assert await drop_oldest_turns(messages, 10**6) == messages
 
 
-async def test_budget_trims_the_request_not_the_session(make_loop, scripted_server: ScriptedOpenAIServer) -> None:
+async def test_budget_trims_the_request_not_the_session(
+    make_loop, scripted_server: ScriptedOpenAIServer
+) -> None:
     """A tiny context window makes the runner send fewer turns; the session keeps them all."""
     loop = make_loop(contextWindowTokens=2048, maxTokens=256)
     for i in range(6):
@@ -84,8 +89,9 @@ def test_system_prompt_parts(tmp_path: Path) -> None:
     (memory / ".dream_cursor").write_text("1")
     (memory / "history.jsonl").write_text(
         '{"cursor": 1, "timestamp": "2026-11-01 10:00", "content": "consumed"}\n'
-        'not json\n'
-        '{"cursor": 2, "timestamp": "2026-11-02 11:00", "content": "talked about trains"}\n')
+        "not json\n"
+        '{"cursor": 2, "timestamp": "2026-11-02 11:00", "content": "talked about trains"}\n'
+    )
     prompt = ContextBuilder(tmp_path).system_prompt("desktop")
     parts = prompt.split(SEPARATOR)
     assert parts[0].startswith("# nanobot")
@@ -98,10 +104,15 @@ def test_system_prompt_parts(tmp_path: Path) -> None:
 def test_runtime_block_and_images(tmp_path: Path) -> None:
     """The current message starts with the runtime block; images become base64 parts."""
     png = tmp_path / "dot.png"
-    png.write_bytes(base64.b64decode(
-        "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="))
+    png.write_bytes(
+        base64.b64decode(
+            "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+        )
+    )
     builder = ContextBuilder(tmp_path, timezone="Europe/Berlin")
-    content = builder.user_content("look", channel="desktop", chat_id="c1", media=[str(png), str(tmp_path / "nope.png")])
+    content = builder.user_content(
+        "look", channel="desktop", chat_id="c1", media=[str(png), str(tmp_path / "nope.png")]
+    )
     assert isinstance(content, list) and len(content) == 2
     text = content[0]["text"]
     assert text.startswith(RUNTIME_OPEN) and RUNTIME_CLOSE in text and text.endswith("look")
@@ -111,7 +122,9 @@ def test_runtime_block_and_images(tmp_path: Path) -> None:
 
 async def test_run_events_are_typed(make_loop, scripted_server: ScriptedOpenAIServer) -> None:
     """A turn with a tool emits text deltas, tool events, usage and turn-finished."""
-    scripted_server.push(Reply(tool_calls=[("slow_read", '{"n": 1}')]), Reply("The answer is here."))
+    scripted_server.push(
+        Reply(tool_calls=[("slow_read", '{"n": 1}')]), Reply("The answer is here.")
+    )
     loop = make_loop()
     events: list[RunEvent] = []
     loop.bus.subscribe(events.append)
@@ -125,19 +138,24 @@ async def test_run_events_are_typed(make_loop, scripted_server: ScriptedOpenAISe
     assert any(isinstance(e, UsageReport) and e.prompt_tokens == 10 for e in events)
 
 
-async def test_sessions_run_concurrently_but_one_turn_per_session(make_loop, scripted_server: ScriptedOpenAIServer,
-                                                                  timeline: Timeline) -> None:
+async def test_sessions_run_concurrently_but_one_turn_per_session(
+    make_loop, scripted_server: ScriptedOpenAIServer, timeline: Timeline
+) -> None:
     """Two sessions overlap; two messages of one session run one after the other."""
     scripted_server.default = Reply(tool_calls=[("slow_read", '{"n": 1}')])
     scripted_server.route = None
     loop = make_loop(maxToolIterations=1)
     started = asyncio.get_running_loop().time()
-    await asyncio.gather(loop.process_direct("a", session_key="s:1"), loop.process_direct("b", session_key="s:2"))
+    await asyncio.gather(
+        loop.process_direct("a", session_key="s:1"), loop.process_direct("b", session_key="s:2")
+    )
     parallel = asyncio.get_running_loop().time() - started
     spans = sorted(timeline.spans, key=lambda s: s[1])
     assert spans[1][1] < spans[0][2], "different sessions overlap"
     timeline.spans.clear()
-    await asyncio.gather(loop.process_direct("c", session_key="s:1"), loop.process_direct("d", session_key="s:1"))
+    await asyncio.gather(
+        loop.process_direct("c", session_key="s:1"), loop.process_direct("d", session_key="s:1")
+    )
     spans = sorted(timeline.spans, key=lambda s: s[1])
     assert spans[1][1] >= spans[0][2], "one turn at a time per session"
     assert parallel > 0
@@ -147,8 +165,16 @@ def test_recent_history_is_capped(tmp_path: Path) -> None:
     """Long archives are shortened in the prompt and the section has a size cap."""
     memory = tmp_path / "memory"
     memory.mkdir()
-    lines = [json.dumps({"cursor": i, "timestamp": "2026-11-02 11:00", "content": f"[RAW] entry {i} " + "word " * 2000})
-             for i in range(1, 41)]
+    lines = [
+        json.dumps(
+            {
+                "cursor": i,
+                "timestamp": "2026-11-02 11:00",
+                "content": f"[RAW] entry {i} " + "word " * 2000,
+            }
+        )
+        for i in range(1, 41)
+    ]
     (memory / "history.jsonl").write_text("\n".join(lines) + "\n")
     section = ContextBuilder(tmp_path).recent_history()
     assert len(section) <= 6_100

@@ -19,7 +19,9 @@ from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
 def _config(tmp_path: Path, **tools: Any) -> Config:
     workspace = tmp_path / "ws"
     workspace.mkdir(exist_ok=True)
-    return Config.model_validate({"agents": {"defaults": {"workspace": str(workspace)}}, "tools": tools})
+    return Config.model_validate(
+        {"agents": {"defaults": {"workspace": str(workspace)}}, "tools": tools}
+    )
 
 
 def _last_user_text(body: dict[str, Any]) -> str:
@@ -27,14 +29,22 @@ def _last_user_text(body: dict[str, Any]) -> str:
     return content if isinstance(content, str) else json.dumps(content)
 
 
-async def test_exec_never_overlaps_and_reads_do(scripted_server: ScriptedOpenAIServer, tmp_path: Path) -> None:
+async def test_exec_never_overlaps_and_reads_do(
+    scripted_server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
     """Real tools: two read_file calls overlap in time; exec overlaps nothing."""
     config = _config(tmp_path)
     big = config.workspace_path / "big.txt"
     big.write_text("x\n" * 400_000)
     scripted_server.push(
-        Reply(tool_calls=[("grep", '{"pattern": "y", "path": "."}'), ("read_file", '{"path": "big.txt", "limit": 5}'),
-                          ("exec", '{"command": "sleep 0.3; echo done"}'), ("list_dir", "{}")]),
+        Reply(
+            tool_calls=[
+                ("grep", '{"pattern": "y", "path": "."}'),
+                ("read_file", '{"path": "big.txt", "limit": 5}'),
+                ("exec", '{"command": "sleep 0.3; echo done"}'),
+                ("list_dir", "{}"),
+            ]
+        ),
         Reply("Finished."),
     )
     loop = build_agent(config, make_provider(scripted_server.url))
@@ -52,16 +62,24 @@ async def test_exec_never_overlaps_and_reads_do(scripted_server: ScriptedOpenAIS
         assert await loop.process_direct("go") == "Finished."
     finally:
         await loop.stop()
-    (gs, ge), (rs, re_), (xs, xe), (ls, le) = (spans[n] for n in ("grep", "read_file", "exec", "list_dir"))
+    (gs, ge), (rs, re_), (xs, xe), (ls, le) = (
+        spans[n] for n in ("grep", "read_file", "exec", "list_dir")
+    )
     assert gs < re_ and rs < ge, "the two read-only calls ran together"
     assert xs >= max(ge, re_) and ls >= xe, "exec ran alone, in order"
-    results = [m for m in scripted_server.chat_requests()[1].body["messages"] if m["role"] == "tool"]
+    results = [
+        m for m in scripted_server.chat_requests()[1].body["messages"] if m["role"] == "tool"
+    ]
     assert "done" in results[2]["content"]
 
 
-async def test_message_tool_answer_is_not_sent_twice(scripted_server: ScriptedOpenAIServer, tmp_path: Path) -> None:
+async def test_message_tool_answer_is_not_sent_twice(
+    scripted_server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
     """A turn that answered through `message` does not also send its final text."""
-    scripted_server.push(Reply(tool_calls=[("message", '{"content": "Here you go: 42"}')]), Reply("Sent."))
+    scripted_server.push(
+        Reply(tool_calls=[("message", '{"content": "Here you go: 42"}')]), Reply("Sent.")
+    )
     loop = build_agent(_config(tmp_path), make_provider(scripted_server.url))
     reply = await loop.handle(InboundMessage("telegram", "u1", "chat9", "what is the answer?"))
     assert reply is None
@@ -88,14 +106,20 @@ async def test_subagent_round_trip(scripted_server: ScriptedOpenAIServer, tmp_pa
         if "Background task" in last:
             return Reply("Your background count finished: notes.txt has 2 lines.")
         if body["messages"][-1]["role"] == "user":
-            return Reply(tool_calls=[("spawn", '{"task": "Count the lines of notes.txt", "label": "count lines"}')])
+            return Reply(
+                tool_calls=[
+                    ("spawn", '{"task": "Count the lines of notes.txt", "label": "count lines"}')
+                ]
+            )
         return Reply("I started a background task.")
 
     scripted_server.route = route
     loop = build_agent(config, make_provider(scripted_server.url))
     loop.start()
     try:
-        await loop.bus.publish_inbound(InboundMessage("telegram", "u1", "c1", "count lines in the background"))
+        await loop.bus.publish_inbound(
+            InboundMessage("telegram", "u1", "c1", "count lines in the background")
+        )
         first = await asyncio.wait_for(loop.bus.consume_outbound(), 60)
         assert first.content == "I started a background task."
         summary = await asyncio.wait_for(loop.bus.consume_outbound(), 60)
@@ -110,7 +134,10 @@ async def test_subagent_round_trip(scripted_server: ScriptedOpenAIServer, tmp_pa
 
 async def test_mcp_tool_in_a_turn(scripted_server: ScriptedOpenAIServer, tmp_path: Path) -> None:
     """An MCP tool of the official time server, called by the model inside a turn."""
-    config = _config(tmp_path, mcpServers={"time": {"command": sys.executable, "args": ["-m", "mcp_server_time"]}})
+    config = _config(
+        tmp_path,
+        mcpServers={"time": {"command": sys.executable, "args": ["-m", "mcp_server_time"]}},
+    )
     scripted_server.push(
         Reply(tool_calls=[("mcp_time_get_current_time", '{"timezone": "Asia/Tokyo"}')]),
         Reply("It is evening in Tokyo."),
@@ -120,7 +147,10 @@ async def test_mcp_tool_in_a_turn(scripted_server: ScriptedOpenAIServer, tmp_pat
         assert await loop.process_direct("time in Tokyo?") == "It is evening in Tokyo."
         first, second = (r.body for r in scripted_server.chat_requests())
         names = [t["function"]["name"] for t in first["tools"]]
-        assert names[-2:] == ["mcp_time_convert_time", "mcp_time_get_current_time"]  # after builtins
+        assert names[-2:] == [
+            "mcp_time_convert_time",
+            "mcp_time_get_current_time",
+        ]  # after builtins
         result = next(m for m in second["messages"] if m["role"] == "tool")
         assert "Asia/Tokyo" in result["content"] and "+09:00" in result["content"]
     finally:
@@ -128,7 +158,9 @@ async def test_mcp_tool_in_a_turn(scripted_server: ScriptedOpenAIServer, tmp_pat
     assert loop.mcp.statuses()  # closed cleanly; statuses still readable
 
 
-async def test_subagent_limit_and_stop(scripted_server: ScriptedOpenAIServer, tmp_path: Path) -> None:
+async def test_subagent_limit_and_stop(
+    scripted_server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
     """At most N subagents run at once; /stop in the origin chat cancels them."""
     from desktop.core.tools.base import ToolContext
 

@@ -19,7 +19,9 @@ from desktop.core.resources import data_path
 BUILTIN_NAMES = ["cron", "github", "memory", "skill-creator", "summarize", "tmux", "weather"]
 
 
-def write_skill(base: Path, name: str, frontmatter: str, body: str = "# Title\n\nDo the thing.\n") -> Path:
+def write_skill(
+    base: Path, name: str, frontmatter: str, body: str = "# Title\n\nDo the thing.\n"
+) -> Path:
     """Create ``base/<name>/SKILL.md`` from raw frontmatter text (without the --- lines)."""
     folder = base / name
     folder.mkdir(parents=True, exist_ok=True)
@@ -53,10 +55,15 @@ def fake_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 # -- parsing -------------------------------------------------------------------------------
 
 
-def test_yaml_mapping_metadata(dirs: tuple[Path, Path], fake_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_yaml_mapping_metadata(
+    dirs: tuple[Path, Path], fake_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     workspace, builtin = dirs
     monkeypatch.setenv("SKILL_TEST_TOKEN", "x")
-    path = write_skill(workspace / "skills", "deploy", """
+    path = write_skill(
+        workspace / "skills",
+        "deploy",
+        """
 name: deploy
 description: Deploy the site.
 metadata:
@@ -64,11 +71,19 @@ metadata:
     requires:
       bins: [fakebin]
       env: [SKILL_TEST_TOKEN]
-""")
+""",
+    )
     [skill] = SkillsLoader(workspace, builtin).list_skills()
     assert skill == Skill(
-        name="deploy", description="Deploy the site.", path=path, source="workspace", always=False,
-        requires_bins=("fakebin",), requires_env=("SKILL_TEST_TOKEN",), available=True, missing=(),
+        name="deploy",
+        description="Deploy the site.",
+        path=path,
+        source="workspace",
+        always=False,
+        requires_bins=("fakebin",),
+        requires_env=("SKILL_TEST_TOKEN",),
+        available=True,
+        missing=(),
     )
     with pytest.raises(dataclasses.FrozenInstanceError):
         skill.name = "other"  # type: ignore[misc]
@@ -76,12 +91,16 @@ metadata:
 
 def test_json_string_metadata(dirs: tuple[Path, Path], fake_path: Path) -> None:
     workspace, builtin = dirs
-    write_skill(workspace / "skills", "lookup", """
+    write_skill(
+        workspace / "skills",
+        "lookup",
+        """
 name: lookup
 description: "Look things up: quickly."
 always: "true"
 metadata: '{"nanobot": {"requires": {"bins": ["fakebin", "nosuchbin"]}}}'
-""")
+""",
+    )
     [skill] = SkillsLoader(workspace, builtin).list_skills()
     assert skill.description == "Look things up: quickly."
     assert skill.always is True
@@ -154,7 +173,9 @@ def test_workspace_overrides_builtin(dirs: tuple[Path, Path]) -> None:
     workspace, builtin = dirs
     write_skill(builtin, "greet", "name: greet\ndescription: Builtin greeting.", "builtin body")
     write_skill(builtin, "other", "name: other\ndescription: Untouched.")
-    mine = write_skill(workspace / "skills", "greet", "name: greet\ndescription: My greeting.", "my body")
+    mine = write_skill(
+        workspace / "skills", "greet", "name: greet\ndescription: My greeting.", "my body"
+    )
     loader = SkillsLoader(workspace, builtin)
     greet = loader.get_skill("greet")
     assert greet is not None
@@ -167,19 +188,27 @@ def test_workspace_overrides_builtin(dirs: tuple[Path, Path]) -> None:
     assert f"— {loader._display_path(loader.get_skill('other'))}" in summary  # type: ignore[arg-type]
 
 
-def test_missing_binary_and_env(dirs: tuple[Path, Path], fake_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_missing_binary_and_env(
+    dirs: tuple[Path, Path], fake_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     workspace, builtin = dirs
     monkeypatch.delenv("SKILL_TEST_TOKEN", raising=False)
-    write_skill(workspace / "skills", "gh-like", """
+    write_skill(
+        workspace / "skills",
+        "gh-like",
+        """
 name: gh-like
 description: Needs a program and a token.
 metadata: {"nanobot": {"requires": {"bins": ["fakebin", "gh-missing"], "env": ["SKILL_TEST_TOKEN"]}}}
-""")
+""",
+    )
     loader = SkillsLoader(workspace, builtin)
     skill = loader.get_skill("gh-like")
     assert skill is not None and not skill.available
     assert skill.missing == ("binary: gh-missing", "env: SKILL_TEST_TOKEN")
-    assert "(unavailable: missing binary: gh-missing, env: SKILL_TEST_TOKEN)" in loader.sections()[-1]
+    assert (
+        "(unavailable: missing binary: gh-missing, env: SKILL_TEST_TOKEN)" in loader.sections()[-1]
+    )
 
     monkeypatch.setenv("SKILL_TEST_TOKEN", "")  # set but empty counts as missing
     assert loader.get_skill("gh-like").missing == ("binary: gh-missing", "env: SKILL_TEST_TOKEN")  # type: ignore[union-attr]
@@ -203,7 +232,11 @@ def test_malformed_frontmatter_is_skipped_and_reported(
     write_skill(base, "bad-yaml", "name: bad-yaml\ndescription: Use when: this breaks YAML")
     write_skill(base, "bad-json", "name: bad-json\ndescription: x\nmetadata: '{\"nanobot\": {'")
     write_skill(base, "bad-shape", "- just\n- a list")
-    write_skill(base, "bad-bins", "name: bad-bins\ndescription: x\nmetadata: {nanobot: {requires: {bins: 5}}}")
+    write_skill(
+        base,
+        "bad-bins",
+        "name: bad-bins\ndescription: x\nmetadata: {nanobot: {requires: {bins: 5}}}",
+    )
     write_skill(base, "no-desc", "name: no-desc")
     write_skill(base, "wrong-name", "name: something-else\ndescription: x")
     (base / "no-front").mkdir()
@@ -219,8 +252,15 @@ def test_malformed_frontmatter_is_skipped_and_reported(
         assert [s.name for s in loader.list_skills()] == ["good"]
     errors = {path.parent.name: message for path, message in loader.errors.items()}
     assert sorted(errors) == [
-        "bad-bins", "bad-json", "bad-shape", "bad-yaml", "binary", "no-desc", "no-front",
-        "unterminated", "wrong-name",
+        "bad-bins",
+        "bad-json",
+        "bad-shape",
+        "bad-yaml",
+        "binary",
+        "no-desc",
+        "no-front",
+        "unterminated",
+        "wrong-name",
     ]
     assert "not valid YAML" in errors["bad-yaml"]
     assert "not valid JSON" in errors["bad-json"]
@@ -247,11 +287,24 @@ def test_malformed_frontmatter_is_skipped_and_reported(
 def test_sections_content_order_and_stability(dirs: tuple[Path, Path], fake_path: Path) -> None:
     workspace, builtin = dirs
     write_skill(builtin, "zeta", "name: zeta\ndescription: Last one.")
-    write_skill(builtin, "alpha", "name: alpha\ndescription: First one.\nalways: true", "# Alpha\n\nAlways do A.\n")
-    write_skill(workspace / "skills", "beta", "name: beta\ndescription: |\n  Second\n  one.\nalways: true",
-                "Always do B.\n")
-    write_skill(workspace / "skills", "mid", "name: mid\ndescription: Needs a tool.\n"
-                "metadata: {\"nanobot\": {\"requires\": {\"bins\": [\"nosuchbin\"]}}}")
+    write_skill(
+        builtin,
+        "alpha",
+        "name: alpha\ndescription: First one.\nalways: true",
+        "# Alpha\n\nAlways do A.\n",
+    )
+    write_skill(
+        workspace / "skills",
+        "beta",
+        "name: beta\ndescription: |\n  Second\n  one.\nalways: true",
+        "Always do B.\n",
+    )
+    write_skill(
+        workspace / "skills",
+        "mid",
+        "name: mid\ndescription: Needs a tool.\n"
+        'metadata: {"nanobot": {"requires": {"bins": ["nosuchbin"]}}}',
+    )
     loader = SkillsLoader(workspace, builtin)
     first = loader.sections()
     assert len(first) == 2
@@ -273,12 +326,20 @@ def test_sections_content_order_and_stability(dirs: tuple[Path, Path], fake_path
 
 def test_always_skill_only_active_when_available(dirs: tuple[Path, Path], fake_path: Path) -> None:
     workspace, builtin = dirs
-    write_skill(workspace / "skills", "pinned", "name: pinned\ndescription: Always on.\nalways: true\n"
-                "metadata: {\"nanobot\": {\"requires\": {\"bins\": [\"pinbin\"]}}}", "Pinned body.\n")
+    write_skill(
+        workspace / "skills",
+        "pinned",
+        "name: pinned\ndescription: Always on.\nalways: true\n"
+        'metadata: {"nanobot": {"requires": {"bins": ["pinbin"]}}}',
+        "Pinned body.\n",
+    )
     loader = SkillsLoader(workspace, builtin)
     [summary] = loader.sections()  # unavailable: no Active Skills part at all
     assert summary.startswith("# Skills")
-    assert "- pinned — Always on. — skills/pinned/SKILL.md (unavailable: missing binary: pinbin)" in summary
+    assert (
+        "- pinned — Always on. — skills/pinned/SKILL.md (unavailable: missing binary: pinbin)"
+        in summary
+    )
     assert "Pinned body." not in summary
 
     (fake_path / "pinbin").write_text("#!/bin/sh\n", encoding="utf-8")
@@ -294,15 +355,24 @@ def test_no_skills_no_parts(tmp_path: Path) -> None:
 
 def test_context_builder_places_skills_between_memory_and_history(dirs: tuple[Path, Path]) -> None:
     workspace, builtin = dirs
-    write_skill(builtin, "pinned", "name: pinned\ndescription: Always on.\nalways: true", "Pinned body.\n")
+    write_skill(
+        builtin, "pinned", "name: pinned\ndescription: Always on.\nalways: true", "Pinned body.\n"
+    )
     write_skill(builtin, "extra", "name: extra\ndescription: On demand.")
     (workspace / "memory").mkdir()
-    (workspace / "memory" / "MEMORY.md").write_text("# Long-term Memory\n\nLikes tea.\n", encoding="utf-8")
-    (workspace / "memory" / "history.jsonl").write_text(
-        '{"cursor": 1, "timestamp": "2025-01-01 10:00", "content": "Talked about tea."}\n', encoding="utf-8"
+    (workspace / "memory" / "MEMORY.md").write_text(
+        "# Long-term Memory\n\nLikes tea.\n", encoding="utf-8"
     )
-    prompt = ContextBuilder(workspace, skills_section=SkillsLoader(workspace, builtin).sections).system_prompt("cli")
-    positions = [prompt.index(h) for h in ("# Memory", "# Active Skills", "# Skills", "# Recent History")]
+    (workspace / "memory" / "history.jsonl").write_text(
+        '{"cursor": 1, "timestamp": "2025-01-01 10:00", "content": "Talked about tea."}\n',
+        encoding="utf-8",
+    )
+    prompt = ContextBuilder(
+        workspace, skills_section=SkillsLoader(workspace, builtin).sections
+    ).system_prompt("cli")
+    positions = [
+        prompt.index(h) for h in ("# Memory", "# Active Skills", "# Skills", "# Recent History")
+    ]
     assert positions == sorted(positions)
     assert "Pinned body." in prompt and "- extra — On demand." in prompt
 
@@ -360,7 +430,9 @@ def builtin_loader(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> SkillsLoa
 def test_every_builtin_skill_parses(builtin_loader: SkillsLoader) -> None:
     builtin_dir = data_path("skills")
     assert builtin_loader.builtin_dir == builtin_dir
-    folders = sorted(p.name for p in builtin_dir.iterdir() if p.is_dir() and not p.name.startswith((".", "_")))
+    folders = sorted(
+        p.name for p in builtin_dir.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))
+    )
     assert folders == BUILTIN_NAMES
     assert (builtin_dir / "README.md").is_file()
     assert builtin_loader.errors == {}
@@ -394,5 +466,13 @@ def test_builtin_token_budgets(builtin_loader: SkillsLoader) -> None:
 
 def test_memory_skill_matches_the_tools() -> None:
     body = (data_path("skills", "memory", "SKILL.md")).read_text(encoding="utf-8")
-    for fact in ("memory/MEMORY.md", "memory/history.jsonl", "USER.md", "SOUL.md", "Dream", "grep(", "edit_file"):
+    for fact in (
+        "memory/MEMORY.md",
+        "memory/history.jsonl",
+        "USER.md",
+        "SOUL.md",
+        "Dream",
+        "grep(",
+        "edit_file",
+    ):
         assert fact in body, fact

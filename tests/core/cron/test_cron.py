@@ -44,8 +44,13 @@ class Recorder:
 
 
 def make(tmp_path, clock, rec=None, **kw):
-    return CronService(tmp_path / "cron" / "jobs.json", on_job=rec or Recorder(), clock=clock,
-                       default_tz="UTC", **kw)
+    return CronService(
+        tmp_path / "cron" / "jobs.json",
+        on_job=rec or Recorder(),
+        clock=clock,
+        default_tz="UTC",
+        **kw,
+    )
 
 
 # ------------------------------------------------------------------ schedules
@@ -59,15 +64,27 @@ def test_next_run_every_and_at():
     "expr,start,expected",
     [
         # spring forward: 02:30 does not exist on 2026-03-29, runs at 03:30 CEST (01:30 UTC)
-        ("30 2 * * *", "2026-03-27T12:00:00+00:00",
-         ["2026-03-28T01:30:00+00:00", "2026-03-29T01:30:00+00:00", "2026-03-30T00:30:00+00:00"]),
-        ("0 9 * * *", "2026-03-27T12:00:00+00:00",
-         ["2026-03-28T08:00:00+00:00", "2026-03-29T07:00:00+00:00", "2026-03-30T07:00:00+00:00"]),
+        (
+            "30 2 * * *",
+            "2026-03-27T12:00:00+00:00",
+            ["2026-03-28T01:30:00+00:00", "2026-03-29T01:30:00+00:00", "2026-03-30T00:30:00+00:00"],
+        ),
+        (
+            "0 9 * * *",
+            "2026-03-27T12:00:00+00:00",
+            ["2026-03-28T08:00:00+00:00", "2026-03-29T07:00:00+00:00", "2026-03-30T07:00:00+00:00"],
+        ),
         # fall back: 02:30 happens twice on 2026-10-25, runs once (first occurrence)
-        ("30 2 * * *", "2026-10-23T12:00:00+00:00",
-         ["2026-10-24T00:30:00+00:00", "2026-10-25T00:30:00+00:00", "2026-10-26T01:30:00+00:00"]),
-        ("0 9 * * *", "2026-10-23T12:00:00+00:00",
-         ["2026-10-24T07:00:00+00:00", "2026-10-25T08:00:00+00:00", "2026-10-26T08:00:00+00:00"]),
+        (
+            "30 2 * * *",
+            "2026-10-23T12:00:00+00:00",
+            ["2026-10-24T00:30:00+00:00", "2026-10-25T00:30:00+00:00", "2026-10-26T01:30:00+00:00"],
+        ),
+        (
+            "0 9 * * *",
+            "2026-10-23T12:00:00+00:00",
+            ["2026-10-24T07:00:00+00:00", "2026-10-25T08:00:00+00:00", "2026-10-26T08:00:00+00:00"],
+        ),
     ],
 )
 def test_cron_across_dst_berlin(expr, start, expected):
@@ -83,7 +100,8 @@ def test_cron_across_dst_berlin(expr, start, expected):
 def test_cron_uses_default_tz():
     sched = CronSchedule("cron", expr="0 9 * * *")
     assert next_run(sched, ms("2026-06-01T00:00:00+00:00"), "America/New_York") == ms(
-        "2026-06-01T13:00:00+00:00")
+        "2026-06-01T13:00:00+00:00"
+    )
 
 
 def test_validate_schedule_errors_and_warnings():
@@ -140,8 +158,9 @@ async def test_at_job_deleted_after_run(tmp_path):
     clock, rec = FakeClock("2026-05-01T10:00:00+00:00"), Recorder()
     svc = make(tmp_path, clock, rec)
     await svc.start()
-    job = svc.add_job("once", CronSchedule("at", at_ms=ms("2026-05-01T10:05:00+00:00")),
-                      delete_after_run=True)
+    job = svc.add_job(
+        "once", CronSchedule("at", at_ms=ms("2026-05-01T10:05:00+00:00")), delete_after_run=True
+    )
     clock.set("2026-05-01T10:05:00+00:00")
     await svc.tick()
     assert rec.calls == [job.id]
@@ -252,19 +271,41 @@ NANOBOT_FIXTURE = {
             "id": "abc12345",
             "name": "weekday standup",
             "enabled": True,
-            "schedule": {"kind": "cron", "atMs": None, "everyMs": None,
-                         "expr": "0 9 * * 1-5", "tz": "Europe/Berlin"},
+            "schedule": {
+                "kind": "cron",
+                "atMs": None,
+                "everyMs": None,
+                "expr": "0 9 * * 1-5",
+                "tz": "Europe/Berlin",
+            },
             "payload": {
-                "kind": "agent_turn", "message": "Standup!", "deliver": True,
-                "channel": "telegram", "to": "42", "channelMeta": {"thread": 7},
-                "sessionKey": "telegram:42", "originChannel": "telegram",
-                "originChatId": "42", "originMetadata": {}, "futurePayloadKey": "keep",
+                "kind": "agent_turn",
+                "message": "Standup!",
+                "deliver": True,
+                "channel": "telegram",
+                "to": "42",
+                "channelMeta": {"thread": 7},
+                "sessionKey": "telegram:42",
+                "originChannel": "telegram",
+                "originChatId": "42",
+                "originMetadata": {},
+                "futurePayloadKey": "keep",
             },
             "state": {
-                "nextRunAtMs": 1893488400000, "lastRunAtMs": 1777000000000,
-                "lastStatus": "ok", "lastError": None,
-                "runHistory": [{"runAtMs": 1777000000000, "status": "ok", "durationMs": 12,
-                                "error": None, "runId": "r1", "futureRunKey": 1}],
+                "nextRunAtMs": 1893488400000,
+                "lastRunAtMs": 1777000000000,
+                "lastStatus": "ok",
+                "lastError": None,
+                "runHistory": [
+                    {
+                        "runAtMs": 1777000000000,
+                        "status": "ok",
+                        "durationMs": 12,
+                        "error": None,
+                        "runId": "r1",
+                        "futureRunKey": 1,
+                    }
+                ],
                 "futureStateKey": True,
             },
             "createdAtMs": 1776000000000,
@@ -279,8 +320,12 @@ NANOBOT_FIXTURE = {
 async def test_written_store_uses_nanobot_field_names(tmp_path):
     clock = FakeClock("2026-05-01T10:00:00+00:00")
     svc = make(tmp_path, clock)
-    svc.add_job("remind", CronSchedule("at", at_ms=ms("2026-05-01T11:00:00+00:00")),
-                message="tea", delete_after_run=True)
+    svc.add_job(
+        "remind",
+        CronSchedule("at", at_ms=ms("2026-05-01T11:00:00+00:00")),
+        message="tea",
+        delete_after_run=True,
+    )
     written = json.loads(svc.store_path.read_text())
     fixture_job = NANOBOT_FIXTURE["jobs"][0]
     assert set(written) == {"version", "jobs"} and written["version"] == 1
@@ -336,8 +381,10 @@ async def test_real_timer_fires_job(tmp_path):
     svc = CronService(tmp_path / "jobs.json", on_job=on_job, default_tz="UTC")
     await svc.start()
     import time as _time
-    job = svc.add_job("soon", CronSchedule("at", at_ms=int((_time.time() + 0.2) * 1000)),
-                      delete_after_run=True)
+
+    job = svc.add_job(
+        "soon", CronSchedule("at", at_ms=int((_time.time() + 0.2) * 1000)), delete_after_run=True
+    )
     await asyncio.wait_for(fired.wait(), timeout=3)
     await asyncio.sleep(0.05)
     assert calls == [job.id]

@@ -23,11 +23,14 @@ from tests.fakes.openai_server import Fail, Reply, ScriptedOpenAIServer
 NOW = "2026-05-01T10:00:00+00:00"
 
 
-def _agent(server: ScriptedOpenAIServer, tmp_path: Path, clock: FakeClock, **defaults: Any) -> AgentLoop:
+def _agent(
+    server: ScriptedOpenAIServer, tmp_path: Path, clock: FakeClock, **defaults: Any
+) -> AgentLoop:
     workspace = tmp_path / "ws"
     workspace.mkdir(exist_ok=True)
     config = Config.model_validate(
-        {"agents": {"defaults": {"workspace": str(workspace), "timezone": "UTC", **defaults}}})
+        {"agents": {"defaults": {"workspace": str(workspace), "timezone": "UTC", **defaults}}}
+    )
     agent = build_agent(config, make_provider(server.url))
     agent.cron.clock = clock
     return agent
@@ -50,24 +53,44 @@ def _session_lines(agent: AgentLoop, key: str) -> list[dict[str, Any]]:
 
 
 async def test_reminder_asked_in_chat_fires_a_turn_in_that_chat(
-        scripted_server: ScriptedOpenAIServer, tmp_path: Path) -> None:
+    scripted_server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
     """The model schedules via the cron tool; at the time a real turn runs in the origin session."""
     clock = FakeClock(NOW)
     agent = _agent(scripted_server, tmp_path, clock)
     seen = _reminders(agent)
     scripted_server.push(
-        Reply(tool_calls=[("cron", json.dumps({"action": "add", "message": "Stretch your legs",
-                                               "at": "2026-05-01T10:30:00"}))]),
+        Reply(
+            tool_calls=[
+                (
+                    "cron",
+                    json.dumps(
+                        {
+                            "action": "add",
+                            "message": "Stretch your legs",
+                            "at": "2026-05-01T10:30:00",
+                        }
+                    ),
+                )
+            ]
+        ),
         Reply("Scheduled for 10:30."),
     )
     try:
-        answer = await agent.process_direct("remind me at 10:30 to stretch", session_key="desktop:c1",
-                                            channel="desktop", chat_id="c1")
+        answer = await agent.process_direct(
+            "remind me at 10:30 to stretch",
+            session_key="desktop:c1",
+            channel="desktop",
+            chat_id="c1",
+        )
         assert answer == "Scheduled for 10:30."
         stored = json.loads(agent.cron.store_path.read_text())
         job = next(j for j in stored["jobs"] if j["payload"]["kind"] == "agent_turn")
         assert job["payload"]["sessionKey"] == "desktop:c1"
-        assert (job["payload"]["originChannel"], job["payload"]["originChatId"]) == ("desktop", "c1")
+        assert (job["payload"]["originChannel"], job["payload"]["originChatId"]) == (
+            "desktop",
+            "c1",
+        )
         assert job["schedule"]["atMs"] == ms("2026-05-01T10:30:00+00:00") and job["deleteAfterRun"]
 
         scripted_server.push(Reply("Time to stretch your legs!"))
@@ -79,9 +102,12 @@ async def test_reminder_asked_in_chat_fires_a_turn_in_that_chat(
     finally:
         await agent.stop()
     last = scripted_server.chat_requests()[-1].body["messages"][-1]["content"]
-    assert "scheduled time has arrived" in json.dumps(last) and "Stretch your legs" in json.dumps(last)
+    assert "scheduled time has arrived" in json.dumps(last) and "Stretch your legs" in json.dumps(
+        last
+    )
     assert [(r.session_key, r.text, r.channel, r.chat_id, r.source) for r in seen] == [
-        ("desktop:c1", "Time to stretch your legs!", "desktop", "c1", "cron")]
+        ("desktop:c1", "Time to stretch your legs!", "desktop", "c1", "cron")
+    ]
     lines = _session_lines(agent, "desktop:c1")
     assert [m["role"] for m in lines][-2:] == ["user", "assistant"]
     assert lines[-1]["content"] == "Time to stretch your legs!"
@@ -89,13 +115,15 @@ async def test_reminder_asked_in_chat_fires_a_turn_in_that_chat(
 
 
 async def test_a_busy_session_makes_the_reminder_wait(
-        scripted_server: ScriptedOpenAIServer, tmp_path: Path) -> None:
+    scripted_server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
     """While the session's turn lock is held (a turn is running) the reminder turn does not start."""
     clock = FakeClock(NOW)
     agent = _agent(scripted_server, tmp_path, clock)
     seen = _reminders(agent)
-    payload = CronPayload(message="tea", session_key="desktop:busy", origin_channel="desktop",
-                          origin_chat_id="busy")
+    payload = CronPayload(
+        message="tea", session_key="desktop:busy", origin_channel="desktop", origin_chat_id="busy"
+    )
     agent.cron.add_job("tea", CronSchedule("every", every_ms=60_000), payload)
     scripted_server.push(Reply("Tea time."))
     try:
@@ -112,13 +140,15 @@ async def test_a_busy_session_makes_the_reminder_wait(
 
 
 async def test_reminder_for_a_chat_channel_is_sent_there(
-        scripted_server: ScriptedOpenAIServer, tmp_path: Path) -> None:
+    scripted_server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
     """A job from telegram:42 (nanobot 0.3.5's session-bound payload) answers on telegram."""
     clock = FakeClock(NOW)
     agent = _agent(scripted_server, tmp_path, clock)
     seen = _reminders(agent)
-    payload = CronPayload(message="standup", session_key="telegram:42", origin_channel="telegram",
-                          origin_chat_id="42")
+    payload = CronPayload(
+        message="standup", session_key="telegram:42", origin_channel="telegram", origin_chat_id="42"
+    )
     job = agent.cron.add_job("standup", CronSchedule("every", every_ms=60_000), payload)
     scripted_server.push(Reply("Standup starts now."))
     try:
@@ -132,26 +162,31 @@ async def test_reminder_for_a_chat_channel_is_sent_there(
 
 
 async def test_model_down_still_delivers_the_reminder_text(
-        scripted_server: ScriptedOpenAIServer, tmp_path: Path) -> None:
+    scripted_server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
     """No model: the person still gets the reminder's own text; the run is recorded as failed."""
     clock = FakeClock(NOW)
     agent = _agent(scripted_server, tmp_path, clock)
     seen = _reminders(agent)
-    job = agent.cron.add_job("pills", CronSchedule("every", every_ms=60_000),
-                             CronPayload(message="Take the pills"))
+    job = agent.cron.add_job(
+        "pills", CronSchedule("every", every_ms=60_000), CronPayload(message="Take the pills")
+    )
     scripted_server.push(Fail(401, "bad key"))
     clock.advance(60)
     try:
         await agent.cron.tick()
     finally:
         await agent.stop()
-    assert [(r.text, r.session_key) for r in seen] == [("Reminder: Take the pills", "desktop:reminders")]
+    assert [(r.text, r.session_key) for r in seen] == [
+        ("Reminder: Take the pills", "desktop:reminders")
+    ]
     state = agent.cron.get_job(job.id).state
     assert state.last_status == "error" and "could not be reached" in (state.last_error or "")
 
 
 async def test_cron_tool_list_remove_and_protection(
-        scripted_server: ScriptedOpenAIServer, tmp_path: Path) -> None:
+    scripted_server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
     """The tool lists system jobs as protected, refuses to remove them, validates its input."""
     clock = FakeClock(NOW)
     agent = _agent(scripted_server, tmp_path, clock)
@@ -160,7 +195,10 @@ async def test_cron_tool_list_remove_and_protection(
     ctx = ToolContext(workspace=agent.config.workspace_path, session_key="cli:direct")
     try:
         listed = (await tool.execute(ctx, action="list")).text
-        assert "dream (id: dream, every 2h)" in listed and "heartbeat (id: heartbeat, every 30m)" in listed
+        assert (
+            "dream (id: dream, every 2h)" in listed
+            and "heartbeat (id: heartbeat, every 30m)" in listed
+        )
         assert listed.count("Protected system job") == 2
         refused = await tool.execute(ctx, action="remove", job_id="dream")
         assert refused.is_error and "system job" in refused.text
@@ -174,9 +212,13 @@ async def test_cron_tool_list_remove_and_protection(
         ]:
             result = await tool.execute(ctx, action="add", **bad)
             assert result.is_error and expected in result.text, (bad, result.text)
-        added = await tool.execute(ctx, action="add", message="water", every_seconds=3600, name="plants")
+        added = await tool.execute(
+            ctx, action="add", message="water", every_seconds=3600, name="plants"
+        )
         job_id = added.text.split("id: ")[1].split(",")[0]
-        assert (await tool.execute(ctx, action="remove", job_id=job_id)).text == f"Removed job {job_id}."
+        assert (
+            await tool.execute(ctx, action="remove", job_id=job_id)
+        ).text == f"Removed job {job_id}."
         assert (await tool.execute(ctx, action="remove", job_id=job_id)).is_error
     finally:
         await agent.stop()
@@ -184,25 +226,36 @@ async def test_cron_tool_list_remove_and_protection(
 
 
 async def test_a_scheduled_turn_cannot_schedule_more_jobs(
-        scripted_server: ScriptedOpenAIServer, tmp_path: Path) -> None:
+    scripted_server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
     """A reminder turn that tries to add a job gets an error result (no self-replicating jobs)."""
     clock = FakeClock(NOW)
     agent = _agent(scripted_server, tmp_path, clock)
-    job = agent.cron.add_job("loop", CronSchedule("every", every_ms=60_000), CronPayload(message="again"))
+    job = agent.cron.add_job(
+        "loop", CronSchedule("every", every_ms=60_000), CronPayload(message="again")
+    )
     scripted_server.push(
-        Reply(tool_calls=[("cron", json.dumps({"action": "add", "message": "again", "every_seconds": 5}))]),
+        Reply(
+            tool_calls=[
+                ("cron", json.dumps({"action": "add", "message": "again", "every_seconds": 5}))
+            ]
+        ),
         Reply("Could not schedule."),
     )
     try:
         await agent.cron.run_now(job.id)
     finally:
         await agent.stop()
-    tool_result = [m for m in scripted_server.chat_requests()[-1].body["messages"] if m["role"] == "tool"][0]
+    tool_result = [
+        m for m in scripted_server.chat_requests()[-1].body["messages"] if m["role"] == "tool"
+    ][0]
     assert "cannot schedule new jobs" in tool_result["content"]
     assert [j.id for j in agent.cron.list_jobs()] == [job.id]
 
 
-async def test_system_jobs_follow_the_config(scripted_server: ScriptedOpenAIServer, tmp_path: Path) -> None:
+async def test_system_jobs_follow_the_config(
+    scripted_server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
     """dream/heartbeat are registered as nanobot system_event jobs, updated, and dropped when disabled."""
     clock = FakeClock(NOW)
     agent = _agent(scripted_server, tmp_path, clock)
@@ -232,21 +285,26 @@ def test_legacy_dream_cron_expression_is_honoured(tmp_path: Path) -> None:
     """nanobot's legacy ``dream.cron`` override becomes a cron schedule in the configured zone."""
     from desktop.core.cron.setup import dream_schedule
 
-    config = Config.model_validate({"agents": {"defaults": {
-        "timezone": "Europe/Berlin", "dream": {"cron": "0 3 * * *"}}}})
+    config = Config.model_validate(
+        {"agents": {"defaults": {"timezone": "Europe/Berlin", "dream": {"cron": "0 3 * * *"}}}}
+    )
     schedule = dream_schedule(config)
     assert (schedule.kind, schedule.expr, schedule.tz) == ("cron", "0 3 * * *", "Europe/Berlin")
 
 
-@pytest.mark.parametrize("payload,expected", [
-    (CronPayload(session_key="telegram:42", origin_channel="telegram", origin_chat_id="42"),
-     ("telegram", "42", "telegram:42")),
-    (CronPayload(channel="slack", to="C1"), ("slack", "C1", "slack:C1")),
-    (CronPayload(session_key="cli:direct"), ("cli", "direct", "cli:direct")),
-    (CronPayload(), ("desktop", "reminders", "desktop:reminders")),
-])
+@pytest.mark.parametrize(
+    "payload,expected",
+    [
+        (
+            CronPayload(session_key="telegram:42", origin_channel="telegram", origin_chat_id="42"),
+            ("telegram", "42", "telegram:42"),
+        ),
+        (CronPayload(channel="slack", to="C1"), ("slack", "C1", "slack:C1")),
+        (CronPayload(session_key="cli:direct"), ("cli", "direct", "cli:direct")),
+        (CronPayload(), ("desktop", "reminders", "desktop:reminders")),
+    ],
+)
 def test_job_target(payload: CronPayload, expected: tuple[str, str, str]) -> None:
     from desktop.core.cron.delivery import job_target
 
     assert job_target(payload) == expected
-

@@ -14,7 +14,9 @@ from desktop.core.cron.service import CronService
 from desktop.core.cron.types import CronJob, CronSchedule
 from tests.core.cron.test_cron import FakeClock, Recorder, make
 
-NANOBOT_JOBS = Path(__file__).parents[2] / "fixtures" / "nanobot_0_3_5" / "workspace" / "cron" / "jobs.json"
+NANOBOT_JOBS = (
+    Path(__file__).parents[2] / "fixtures" / "nanobot_0_3_5" / "workspace" / "cron" / "jobs.json"
+)
 
 
 def test_a_job_added_by_another_process_is_seen_and_kept(tmp_path: Path) -> None:
@@ -28,8 +30,12 @@ def test_a_job_added_by_another_process_is_seen_and_kept(tmp_path: Path) -> None
         "s = CronService(sys.argv[1], on_job=None);"
         "print(s.add_job('theirs', CronSchedule('every', every_ms=120_000)).id)"
     )
-    theirs = subprocess.run([sys.executable, "-c", code, str(app.store_path)], check=True,
-                            capture_output=True, text=True).stdout.strip()
+    theirs = subprocess.run(
+        [sys.executable, "-c", code, str(app.store_path)],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
     assert {j.id for j in app.list_jobs()} == {mine.id, theirs}
     app.enable_job(mine.id, False)  # a save from the app keeps their job
     on_disk = {j["id"]: j["enabled"] for j in json.loads(app.store_path.read_text())["jobs"]}
@@ -64,7 +70,9 @@ async def test_a_long_run_is_not_started_twice(tmp_path: Path) -> None:
     clock.advance(120)
     second = asyncio.ensure_future(svc.tick())
     await asyncio.sleep(0.2)
-    assert calls_before == [job.id, other.id] and calls == calls_before, "claimed jobs are not re-run"
+    assert calls_before == [job.id, other.id] and calls == calls_before, (
+        "claimed jobs are not re-run"
+    )
     release.set()
     await asyncio.gather(first, second)
     assert svc.get_job(job.id).state.last_status == "ok"
@@ -100,7 +108,9 @@ async def test_start_runs_nanobots_system_jobs_through_the_handler(tmp_path: Pat
     target.parent.mkdir()
     shutil.copy(NANOBOT_JOBS, target)
     rec = Recorder()
-    svc = CronService(target, on_job=rec, clock=FakeClock("2026-11-23T00:00:00+00:00"), default_tz="UTC")
+    svc = CronService(
+        target, on_job=rec, clock=FakeClock("2026-11-23T00:00:00+00:00"), default_tz="UTC"
+    )
     await svc.start()
     await svc.idle()
     await svc.stop()
@@ -113,14 +123,20 @@ def test_our_jobs_have_exactly_nanobots_keys(tmp_path: Path) -> None:
     from desktop.core.cron.types import CronPayload
 
     svc = make(tmp_path, FakeClock("2026-05-01T10:00:00+00:00"))
-    svc.add_job("x", CronSchedule("cron", expr="0 9 * * 1-5", tz="Europe/Berlin"),
-                CronPayload(message="m", session_key="telegram:42", origin_channel="telegram",
-                            origin_chat_id="42"))
+    svc.add_job(
+        "x",
+        CronSchedule("cron", expr="0 9 * * 1-5", tz="Europe/Berlin"),
+        CronPayload(
+            message="m", session_key="telegram:42", origin_channel="telegram", origin_chat_id="42"
+        ),
+    )
     svc.register_system_job("dream", CronSchedule("every", every_ms=7_200_000))
     ours = {j["id"]: j for j in json.loads(svc.store_path.read_text())["jobs"]}
     theirs = {j["name"]: j for j in json.loads(NANOBOT_JOBS.read_text())["jobs"]}
-    for mine, reference in ((ours["dream"], theirs["dream"]),
-                            (next(j for i, j in ours.items() if i != "dream"), theirs["standup"])):
+    for mine, reference in (
+        (ours["dream"], theirs["dream"]),
+        (next(j for i, j in ours.items() if i != "dream"), theirs["standup"]),
+    ):
         assert set(mine) == set(reference)
         for part in ("schedule", "payload", "state"):
             assert set(mine[part]) == set(reference[part]), part
@@ -155,9 +171,22 @@ def test_a_hand_written_job_without_next_run_is_scheduled(tmp_path: Path) -> Non
     at = "2026-05-01T12:00:00+00:00"
     from tests.core.cron.test_cron import ms
 
-    target.write_text(json.dumps({"version": 1, "jobs": [
-        {"id": "hand", "name": "hand", "schedule": {"kind": "at", "atMs": ms(at)},
-         "payload": {"message": "hi"}, "state": {}}]}))
+    target.write_text(
+        json.dumps(
+            {
+                "version": 1,
+                "jobs": [
+                    {
+                        "id": "hand",
+                        "name": "hand",
+                        "schedule": {"kind": "at", "atMs": ms(at)},
+                        "payload": {"message": "hi"},
+                        "state": {},
+                    }
+                ],
+            }
+        )
+    )
     svc = make(tmp_path, FakeClock("2026-05-01T10:00:00+00:00"))
     svc.register_system_job("dream", CronSchedule("every", every_ms=7_200_000))
     assert svc.get_job("hand").state.next_run_at_ms == ms(at)

@@ -54,7 +54,11 @@ def route_summaries(server: ScriptedOpenAIServer, step: Any = None) -> None:
     def route(body: dict[str, Any]) -> Any:
         if not is_summary(body):
             return None
-        return step if step is not None else Reply(f"- 2026-05-01: summary number {next(counter)} of the old turns")
+        return (
+            step
+            if step is not None
+            else Reply(f"- 2026-05-01: summary number {next(counter)} of the old turns")
+        )
 
     server.route = route
 
@@ -67,14 +71,40 @@ def seed(session: Session, turns: int, *, size: int = 12, tool_turn: int | None 
     """Fill ``session`` with ``turns`` completed turns (one with a tool exchange)."""
     for t in range(turns):
         stamp = f"2026-05-01T10:{t:02d}:00"
-        session.messages.append({"role": "user", "content": f"Turn {t}: " + words(f"u{t}", size), "timestamp": stamp})
+        session.messages.append(
+            {"role": "user", "content": f"Turn {t}: " + words(f"u{t}", size), "timestamp": stamp}
+        )
         if t == tool_turn:
-            session.messages.append({"role": "assistant", "content": "", "timestamp": stamp, "tool_calls": [
-                {"id": f"c{t}", "type": "function", "function": {"name": "slow_read", "arguments": '{"n": 1}'}}]})
-            session.messages.append({"role": "tool", "tool_call_id": f"c{t}", "name": "slow_read",
-                                     "content": words("tool", size), "timestamp": stamp})
-        session.messages.append({"role": "assistant", "content": f"Answer {t}: " + words(f"a{t}", size),
-                                 "timestamp": stamp})
+            session.messages.append(
+                {
+                    "role": "assistant",
+                    "content": "",
+                    "timestamp": stamp,
+                    "tool_calls": [
+                        {
+                            "id": f"c{t}",
+                            "type": "function",
+                            "function": {"name": "slow_read", "arguments": '{"n": 1}'},
+                        }
+                    ],
+                }
+            )
+            session.messages.append(
+                {
+                    "role": "tool",
+                    "tool_call_id": f"c{t}",
+                    "name": "slow_read",
+                    "content": words("tool", size),
+                    "timestamp": stamp,
+                }
+            )
+        session.messages.append(
+            {
+                "role": "assistant",
+                "content": f"Answer {t}: " + words(f"a{t}", size),
+                "timestamp": stamp,
+            }
+        )
 
 
 def request_tokens(record: Recorded) -> int:
@@ -87,21 +117,47 @@ async def drain(loop: AgentLoop) -> None:
         await asyncio.gather(*list(loop._background))
 
 
-def memory_loop(server: ScriptedOpenAIServer, tmp_path: Path, **consolidator_options: Any) -> tuple[AgentLoop, Consolidator]:
+def memory_loop(
+    server: ScriptedOpenAIServer, tmp_path: Path, **consolidator_options: Any
+) -> tuple[AgentLoop, Consolidator]:
     """A loop with a small tool set, wired to a Consolidator the way the factory wires it."""
     workspace = tmp_path / "ws"
-    config = Config.model_validate({"agents": {"defaults": {
-        "workspace": str(workspace), "contextWindowTokens": 4096, "maxTokens": 512}}})
+    config = Config.model_validate(
+        {
+            "agents": {
+                "defaults": {
+                    "workspace": str(workspace),
+                    "contextWindowTokens": 4096,
+                    "maxTokens": 512,
+                }
+            }
+        }
+    )
     sync_workspace_templates(workspace)
     tools = ToolRegistry()
     tools.register(SlowRead(Timeline(), seconds=0))
     provider = make_provider(server.url)
     context = ContextBuilder(workspace)
     sessions = SessionManager(workspace)
-    consolidator = Consolidator(provider, MemoryStore(workspace), sessions, context_window=4096, max_tokens=512,
-                                build_request=request_builder(context, tools), **consolidator_options)
-    loop = AgentLoop(config, provider, MessageBus(), sessions, tools, context,
-                     consolidate=consolidator.maybe_consolidate, on_new_session=consolidator.archive_all)
+    consolidator = Consolidator(
+        provider,
+        MemoryStore(workspace),
+        sessions,
+        context_window=4096,
+        max_tokens=512,
+        build_request=request_builder(context, tools),
+        **consolidator_options,
+    )
+    loop = AgentLoop(
+        config,
+        provider,
+        MessageBus(),
+        sessions,
+        tools,
+        context,
+        consolidate=consolidator.maybe_consolidate,
+        on_new_session=consolidator.archive_all,
+    )
     return loop, consolidator
 
 
@@ -113,7 +169,7 @@ def _roles(spec: str) -> list[dict[str, Any]]:
 
 def test_boundaries_are_user_turn_starts_only() -> None:
     """Ends fall on user messages after the start; the newest turn is never archived."""
-    messages = _roles("uatta" "ua" "uatata" "u")
+    messages = _roles("uattauauatatau")
 
     def one(message: dict[str, Any]) -> int:
         return 1
@@ -138,16 +194,36 @@ def test_transcript_is_compact_and_raw_archive_is_marked() -> None:
     """One line per message with time and role; long tool output is clipped."""
     messages = [
         {"role": "user", "content": "Where is my config?", "timestamp": "2026-05-01T10:00:00.123"},
-        {"role": "assistant", "content": "", "timestamp": "2026-05-01T10:00:05", "tool_calls": [
-            {"id": "c", "type": "function", "function": {"name": "glob", "arguments": '{"pattern": "**/*.json"}'}}]},
+        {
+            "role": "assistant",
+            "content": "",
+            "timestamp": "2026-05-01T10:00:05",
+            "tool_calls": [
+                {
+                    "id": "c",
+                    "type": "function",
+                    "function": {"name": "glob", "arguments": '{"pattern": "**/*.json"}'},
+                }
+            ],
+        },
         {"role": "tool", "name": "glob", "tool_call_id": "c", "content": "x" * 5000},
-        {"role": "user", "content": [{"type": "text", "text": "and this?"}, {"type": "image_url", "image_url": {}}]},
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "and this?"},
+                {"type": "image_url", "image_url": {}},
+            ],
+        },
     ]
     text = render_transcript(messages)
     lines = text.splitlines()
     assert lines[0] == "[2026-05-01 10:00] USER: Where is my config?"
     assert lines[1] == '[2026-05-01 10:00] ASSISTANT: [called glob({"pattern": "**/*.json"})]'
-    assert lines[2].startswith("[?] TOOL glob: xxx") and "more chars]" in lines[2] and len(lines[2]) < 700
+    assert (
+        lines[2].startswith("[?] TOOL glob: xxx")
+        and "more chars]" in lines[2]
+        and len(lines[2]) < 700
+    )
     assert lines[3] == "[?] USER: and this? [image_url]"
     raw = raw_archive(messages)
     assert raw.startswith("[RAW] 4 messages\n[2026-05-01 10:00] USER: Where is my config?")
@@ -173,8 +249,9 @@ async def test_session_over_budget_is_consolidated_before_the_turn(
     asked = summaries(scripted_server)
     assert 2 <= len(asked) <= 5
     entries = MemoryStore(tmp_path / "ws").entries()
-    assert [e.content for e in entries] == [f"- 2026-05-01: summary number {i} of the old turns"
-                                            for i in range(1, len(asked) + 1)]
+    assert [e.content for e in entries] == [
+        f"- 2026-05-01: summary number {i} of the old turns" for i in range(1, len(asked) + 1)
+    ]
     first_transcript = asked[0].body["messages"][1]["content"]
     assert "[2026-05-01 10:00] USER: Turn 0:" in first_transcript
     assert "[called slow_read(" in first_transcript  # the tool exchange went in whole
@@ -206,7 +283,9 @@ async def test_session_over_budget_is_consolidated_before_the_turn(
 async def test_rounds_are_bounded(scripted_server: ScriptedOpenAIServer, tmp_path: Path) -> None:
     """With tiny rounds, at most ``max_rounds`` summaries are made per consolidation."""
     route_summaries(scripted_server)
-    loop, consolidator = memory_loop(scripted_server, tmp_path, max_rounds=3, max_messages_per_round=2)
+    loop, consolidator = memory_loop(
+        scripted_server, tmp_path, max_rounds=3, max_messages_per_round=2
+    )
     session = loop.sessions.get_or_create(KEY)
     seed(session, 12, tool_turn=None)
     assert await consolidator.maybe_consolidate(session) is True
@@ -215,7 +294,9 @@ async def test_rounds_are_bounded(scripted_server: ScriptedOpenAIServer, tmp_pat
     assert [e.cursor for e in consolidator.store.entries()] == [1, 2, 3]
 
 
-async def test_under_budget_does_nothing(scripted_server: ScriptedOpenAIServer, tmp_path: Path) -> None:
+async def test_under_budget_does_nothing(
+    scripted_server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
     """A small session makes no summary call and keeps last_consolidated."""
     loop, consolidator = memory_loop(scripted_server, tmp_path)
     session = loop.sessions.get_or_create(KEY)
@@ -225,9 +306,13 @@ async def test_under_budget_does_nothing(scripted_server: ScriptedOpenAIServer, 
     assert session.last_consolidated == 0
 
 
-async def test_failed_summary_archives_raw(scripted_server: ScriptedOpenAIServer, tmp_path: Path) -> None:
+async def test_failed_summary_archives_raw(
+    scripted_server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
     """A 400 from the summary call archives the messages verbatim with a [RAW] marker."""
-    route_summaries(scripted_server, Fail(400, "context too long", error_type="invalid_request_error"))
+    route_summaries(
+        scripted_server, Fail(400, "context too long", error_type="invalid_request_error")
+    )
     scripted_server.push(Reply("Still here."))
     loop, consolidator = memory_loop(scripted_server, tmp_path)
     session = loop.sessions.get_or_create(KEY)
@@ -269,18 +354,24 @@ async def test_background_consolidation_does_not_delay_the_reply(
     await drain(loop)
     assert session.last_consolidated > 0
     assert consolidator.store.entries()[0].content == "- 2026-05-01: slow summary"
-    assert consolidator.estimate(session) <= consolidator.target or len(summaries(scripted_server)) == 5
+    assert (
+        consolidator.estimate(session) <= consolidator.target
+        or len(summaries(scripted_server)) == 5
+    )
     await loop.stop()
 
 
-async def test_one_consolidation_per_session_at_a_time(scripted_server: ScriptedOpenAIServer, tmp_path: Path) -> None:
+async def test_one_consolidation_per_session_at_a_time(
+    scripted_server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
     """Two concurrent requests for one session: the second waits and finds nothing left to do."""
     route_summaries(scripted_server, Stall(0.3, Reply("- 2026-05-01: done")))
     loop, consolidator = memory_loop(scripted_server, tmp_path)
     session = loop.sessions.get_or_create(KEY)
     seed(session, 12)
-    first, second = await asyncio.gather(consolidator.maybe_consolidate(session),
-                                         consolidator.maybe_consolidate(session))
+    first, second = await asyncio.gather(
+        consolidator.maybe_consolidate(session), consolidator.maybe_consolidate(session)
+    )
     assert (first, second) == (True, False)
     asked = summaries(scripted_server)
     assert all(b.at - a.at >= 0.25 for a, b in itertools.pairwise(asked))  # never two at once
@@ -288,7 +379,9 @@ async def test_one_consolidation_per_session_at_a_time(scripted_server: Scripted
     assert cursors == list(range(1, len(asked) + 1))
 
 
-async def test_stop_cancels_a_background_consolidation(scripted_server: ScriptedOpenAIServer, tmp_path: Path) -> None:
+async def test_stop_cancels_a_background_consolidation(
+    scripted_server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
     """The loop owns its background task: stop() cancels it, leaving the session consistent."""
     route_summaries(scripted_server, Stall(30, Reply("- never")))
     loop, consolidator = memory_loop(scripted_server, tmp_path)
@@ -305,7 +398,9 @@ async def test_stop_cancels_a_background_consolidation(scripted_server: Scripted
     assert session.last_consolidated == 0 and consolidator.store.entries() == []
 
 
-async def test_new_archives_the_unconsolidated_tail(scripted_server: ScriptedOpenAIServer, tmp_path: Path) -> None:
+async def test_new_archives_the_unconsolidated_tail(
+    scripted_server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
     """/new (factory wiring) summarises everything after last_consolidated, then clears."""
     route_summaries(scripted_server)
     workspace = tmp_path / "ws"
@@ -329,7 +424,9 @@ async def test_new_archives_the_unconsolidated_tail(scripted_server: ScriptedOpe
     await loop.stop()
 
 
-async def test_new_with_failing_model_still_archives(scripted_server: ScriptedOpenAIServer, tmp_path: Path) -> None:
+async def test_new_with_failing_model_still_archives(
+    scripted_server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
     """/new never loses the tail: a failed summary becomes a [RAW] entry."""
     route_summaries(scripted_server, Fail(500, "down"))
     loop, consolidator = memory_loop(scripted_server, tmp_path)
@@ -356,7 +453,9 @@ async def test_huge_tool_output_keeps_the_summary_request_in_budget(
     assert asked and all(request_tokens(r) <= consolidator.budget for r in asked)
 
 
-async def test_legacy_last_consolidated_inside_a_turn(scripted_server: ScriptedOpenAIServer, tmp_path: Path) -> None:
+async def test_legacy_last_consolidated_inside_a_turn(
+    scripted_server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
     """A nanobot session whose last_consolidated points mid-turn is archived up to a user turn."""
     route_summaries(scripted_server)
     loop, consolidator = memory_loop(scripted_server, tmp_path)

@@ -22,7 +22,11 @@ STAMP = re.compile(r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$")
 
 
 def _lines(store: MemoryStore) -> list[dict]:
-    return [json.loads(line) for line in store.history_file.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [
+        json.loads(line)
+        for line in store.history_file.read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
 
 
 def test_append_writes_nanobot_lines_and_cursor_file(tmp_path: Path) -> None:
@@ -75,7 +79,9 @@ def test_concurrent_appends_allocate_unique_monotonic_cursors(tmp_path: Path) ->
 
 
 @pytest.mark.parametrize("cursor_file", [None, "", "garbage", "-4", "1"])
-def test_cursor_survives_a_missing_or_corrupt_cursor_file(tmp_path: Path, cursor_file: str | None) -> None:
+def test_cursor_survives_a_missing_or_corrupt_cursor_file(
+    tmp_path: Path, cursor_file: str | None
+) -> None:
     """Allocation uses max(.cursor, last line's cursor): a bad or stale .cursor never reuses one."""
     store = MemoryStore(tmp_path)
     for i in range(5):
@@ -123,13 +129,20 @@ def test_malformed_lines_are_skipped_and_counted(tmp_path: Path) -> None:
     """Bad JSON, non-objects, bad cursors and bad fields are skipped, counted, never fatal."""
     store = MemoryStore(tmp_path)
     store.memory_dir.mkdir(parents=True)
-    good = [{"cursor": 1, "timestamp": "2026-01-01 10:00", "content": "a"},
-            {"cursor": 5, "timestamp": "2026-01-01 10:05", "content": "b", "session_key": "cli:direct"}]
-    bad = ["{broken", "[1, 2]", '"text"', json.dumps({"cursor": True, "timestamp": "t", "content": "c"}),
-           json.dumps({"cursor": "3", "timestamp": "t", "content": "c"}),
-           json.dumps({"cursor": -1, "timestamp": "t", "content": "c"}),
-           json.dumps({"cursor": 4, "timestamp": 7, "content": "c"}),
-           json.dumps({"cursor": 4, "timestamp": "t"})]
+    good = [
+        {"cursor": 1, "timestamp": "2026-01-01 10:00", "content": "a"},
+        {"cursor": 5, "timestamp": "2026-01-01 10:05", "content": "b", "session_key": "cli:direct"},
+    ]
+    bad = [
+        "{broken",
+        "[1, 2]",
+        '"text"',
+        json.dumps({"cursor": True, "timestamp": "t", "content": "c"}),
+        json.dumps({"cursor": "3", "timestamp": "t", "content": "c"}),
+        json.dumps({"cursor": -1, "timestamp": "t", "content": "c"}),
+        json.dumps({"cursor": 4, "timestamp": 7, "content": "c"}),
+        json.dumps({"cursor": 4, "timestamp": "t"}),
+    ]
     lines = [json.dumps(good[0]), *bad, "", "   ", json.dumps(good[1])]
     store.history_file.write_bytes(("\n".join(lines) + "\n").encode() + b"\xff\xfe garbage bytes\n")
     entries = store.entries()
@@ -189,7 +202,10 @@ def test_compact_default_keeps_a_thousand(tmp_path: Path) -> None:
     """The default bound is 1,000 entries."""
     store = MemoryStore(tmp_path)
     store.memory_dir.mkdir(parents=True)
-    lines = [json.dumps({"cursor": i, "timestamp": "2026-01-01 00:00", "content": f"e{i}"}) for i in range(1, 1201)]
+    lines = [
+        json.dumps({"cursor": i, "timestamp": "2026-01-01 00:00", "content": f"e{i}"})
+        for i in range(1, 1201)
+    ]
     store.history_file.write_text("\n".join(lines) + "\n")
     store.dream_cursor = 1200
     assert store.compact_history() == 200
@@ -200,10 +216,14 @@ def test_compact_preserves_lines_byte_for_byte_and_sets_malformed_aside(tmp_path
     """Kept lines (unknown keys included) are unchanged; malformed lines go to a side copy."""
     store = MemoryStore(tmp_path)
     store.memory_dir.mkdir(parents=True)
-    keep_line = '{"cursor": 3, "timestamp": "2026-01-01 00:03", "content": "c", "session_key": "tg:1"}'
-    text = ('{"cursor": 1, "timestamp": "2026-01-01 00:01", "content": "a"}\n'
-            "{oops\n"
-            '{"cursor": 2, "timestamp": "2026-01-01 00:02", "content": "b"}\n' + keep_line + "\n")
+    keep_line = (
+        '{"cursor": 3, "timestamp": "2026-01-01 00:03", "content": "c", "session_key": "tg:1"}'
+    )
+    text = (
+        '{"cursor": 1, "timestamp": "2026-01-01 00:01", "content": "a"}\n'
+        "{oops\n"
+        '{"cursor": 2, "timestamp": "2026-01-01 00:02", "content": "b"}\n' + keep_line + "\n"
+    )
     store.history_file.write_text(text)
     store.dream_cursor = 2
     assert store.compact_history(keep=1) == 2
@@ -265,8 +285,12 @@ def test_reads_a_workspace_written_by_nanobot(tmp_path: Path) -> None:
     assert store.append_history("- desktop entry") == 4
     assert store.compact_history(keep=1) == 1
     assert [e.cursor for e in store.entries()] == [2, 3, 4]
-    assert _lines(store)[0] == {"cursor": 2, "timestamp": "2026-05-02 18:40", "content": entries[1].content,
-                                "session_key": "cli:direct"}
+    assert _lines(store)[0] == {
+        "cursor": 2,
+        "timestamp": "2026-05-02 18:40",
+        "content": entries[1].content,
+        "session_key": "cli:direct",
+    }
 
 
 def test_sync_templates_fills_gaps_and_never_overwrites(tmp_path: Path) -> None:

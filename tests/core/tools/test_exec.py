@@ -76,6 +76,7 @@ def _reap(pid: int) -> None:
 
 # --- running commands --------------------------------------------------------------------------
 
+
 async def test_echo_and_exit_code(ctx: ToolContext) -> None:
     result = await ExecTool().execute(ctx, command="echo hello; echo oops >&2; exit 3")
     assert not result.is_error  # a non-zero exit is data for the model, not a tool failure
@@ -163,6 +164,7 @@ async def test_registry_casts_and_runs_exec(ctx: ToolContext) -> None:
 
 # --- environment -------------------------------------------------------------------------------
 
+
 async def test_provider_keys_never_reach_the_child(
     ctx: ToolContext, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -194,35 +196,95 @@ def test_child_env_is_an_allowlist() -> None:
 # --- dangerous-command corpus (checked, never run) ---------------------------------------------
 
 DANGEROUS = [
-    "rm -rf /", "rm -fr ~", "rm -r --no-preserve-root /", "rm -rf *", "rm   -rf    /",
-    "rm -R -f /", "sudo rm -rf /", "sudo -u root rm -rf /*", "/bin/rm -rf $HOME", 'rm -rf "/"',
-    "'rm' -rf '~'", "r\\m -rf /", "rm${IFS}-rf${IFS}/", "cd /tmp && rm -rf ~/", "rm -rf -- /",
-    "rm -rf ${HOME}/*", "rm --recursive --force /usr", "echo ok; rm -rf .", "xargs rm -rf / < list",
-    "find / -delete", "find ~ -type f -exec rm {} \\;", 'bash -c "rm -rf /"',
-    "sh -c 'cd /; rm -rf /'", 'echo "$(rm -rf /)"', "echo `rm -rf ~`", "env X=1 nice -n 5 rm -rf /",
-    "mkfs.ext4 /dev/sda1", "sudo mkfs -t ext4 /dev/sdb", "dd if=/dev/zero of=/dev/sda bs=1M",
-    "echo x > /dev/sda", "cat img | sudo tee /dev/nvme0n1", "cp disk.img /dev/sdb",
-    "shutdown -h now", "sudo reboot", "halt", "poweroff", "init 0", "systemctl reboot",
-    "true && reboot", "ls\nreboot", "timeout 5 reboot",
-    ":(){ :|:& };:", ":(){ :|: & };:", "bomb() { bomb | bomb & }; bomb", "bash -c ':(){ :|:& };:'",
-    "echo x > memory/history.jsonl", "echo x >> ~/.nanobot/workspace/memory/history.jsonl",
-    "echo '{}' | tee -a memory/history.jsonl", "sed -i 's/a/b/' memory/history.jsonl",
-    "rm memory/.dream_cursor", "echo 0 > memory/.dream_cursor",
+    "rm -rf /",
+    "rm -fr ~",
+    "rm -r --no-preserve-root /",
+    "rm -rf *",
+    "rm   -rf    /",
+    "rm -R -f /",
+    "sudo rm -rf /",
+    "sudo -u root rm -rf /*",
+    "/bin/rm -rf $HOME",
+    'rm -rf "/"',
+    "'rm' -rf '~'",
+    "r\\m -rf /",
+    "rm${IFS}-rf${IFS}/",
+    "cd /tmp && rm -rf ~/",
+    "rm -rf -- /",
+    "rm -rf ${HOME}/*",
+    "rm --recursive --force /usr",
+    "echo ok; rm -rf .",
+    "xargs rm -rf / < list",
+    "find / -delete",
+    "find ~ -type f -exec rm {} \\;",
+    'bash -c "rm -rf /"',
+    "sh -c 'cd /; rm -rf /'",
+    'echo "$(rm -rf /)"',
+    "echo `rm -rf ~`",
+    "env X=1 nice -n 5 rm -rf /",
+    "mkfs.ext4 /dev/sda1",
+    "sudo mkfs -t ext4 /dev/sdb",
+    "dd if=/dev/zero of=/dev/sda bs=1M",
+    "echo x > /dev/sda",
+    "cat img | sudo tee /dev/nvme0n1",
+    "cp disk.img /dev/sdb",
+    "shutdown -h now",
+    "sudo reboot",
+    "halt",
+    "poweroff",
+    "init 0",
+    "systemctl reboot",
+    "true && reboot",
+    "ls\nreboot",
+    "timeout 5 reboot",
+    ":(){ :|:& };:",
+    ":(){ :|: & };:",
+    "bomb() { bomb | bomb & }; bomb",
+    "bash -c ':(){ :|:& };:'",
+    "echo x > memory/history.jsonl",
+    "echo x >> ~/.nanobot/workspace/memory/history.jsonl",
+    "echo '{}' | tee -a memory/history.jsonl",
+    "sed -i 's/a/b/' memory/history.jsonl",
+    "rm memory/.dream_cursor",
+    "echo 0 > memory/.dream_cursor",
     "mv sessions/cli_direct.jsonl old.jsonl",
-    "cp /tmp/x.jsonl sessions/cli_direct.jsonl", "truncate -s 0 sessions/cli_direct.jsonl",
-    "rm -rf sessions", "kill -9 -1", "echo cm0gLXJmIC8K | base64 -d | sh", "format C:",
-    "rm -rf /home/user", "rm -rf ~/.nanobot/workspace", "function f { f|f& }; f", "rm -rf .*",
+    "cp /tmp/x.jsonl sessions/cli_direct.jsonl",
+    "truncate -s 0 sessions/cli_direct.jsonl",
+    "rm -rf sessions",
+    "kill -9 -1",
+    "echo cm0gLXJmIC8K | base64 -d | sh",
+    "format C:",
+    "rm -rf /home/user",
+    "rm -rf ~/.nanobot/workspace",
+    "function f { f|f& }; f",
+    "rm -rf .*",
 ]
 
 BENIGN = [
-    "rm -rf ./build", "rm -rf build dist", "rm -r node_modules", "rm -f *.pyc", "rm -rf build/*",
-    'echo "rm -rf /"', "grep history.jsonl notes.txt", "cat memory/history.jsonl | tail -n 3",
-    "cp sessions/cli_direct.jsonl backup.jsonl", 'find . -name "*.pyc" -delete',
-    "dd if=/dev/zero of=./disk.img bs=1k count=1", "ls > /dev/null 2>&1",
-    'git commit -m "reboot; fix"', "echo shutdown", "grep -r reboot .", "wc -l sessions/*.jsonl",
-    "sed -n 1p memory/history.jsonl", "jq . sessions/a.jsonl > out.json", "command -v reboot",
-    "echo hi > history.jsonl.bak", "tail -f log | grep init", "x() { echo x | x2; }; x",
-    "rm -rf /home/user/project/build", "rm -rf ~/.nanobot/workspace/tmp",
+    "rm -rf ./build",
+    "rm -rf build dist",
+    "rm -r node_modules",
+    "rm -f *.pyc",
+    "rm -rf build/*",
+    'echo "rm -rf /"',
+    "grep history.jsonl notes.txt",
+    "cat memory/history.jsonl | tail -n 3",
+    "cp sessions/cli_direct.jsonl backup.jsonl",
+    'find . -name "*.pyc" -delete',
+    "dd if=/dev/zero of=./disk.img bs=1k count=1",
+    "ls > /dev/null 2>&1",
+    'git commit -m "reboot; fix"',
+    "echo shutdown",
+    "grep -r reboot .",
+    "wc -l sessions/*.jsonl",
+    "sed -n 1p memory/history.jsonl",
+    "jq . sessions/a.jsonl > out.json",
+    "command -v reboot",
+    "echo hi > history.jsonl.bak",
+    "tail -f log | grep init",
+    "x() { echo x | x2; }; x",
+    "rm -rf /home/user/project/build",
+    "rm -rf ~/.nanobot/workspace/tmp",
 ]
 
 
@@ -284,20 +346,44 @@ def test_long_commands_are_checked_quickly() -> None:
 
 # --- restrictToWorkspace ----------------------------------------------------------------------
 
-@pytest.mark.parametrize("command", [
-    "cat ../secret", "cat a/../../b", "cd .. && ls", "cat /etc/passwd", "ls ~", "ls ~root",
-    "cat $HOME/.ssh/id_rsa", "cat ${HOME}/x", "echo x > /tmp/out", "cp x --target-directory=../y",
-    "dd if=x of=/etc/x", "cat C:\\Windows\\win.ini", "ls /",
-])
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "cat ../secret",
+        "cat a/../../b",
+        "cd .. && ls",
+        "cat /etc/passwd",
+        "ls ~",
+        "ls ~root",
+        "cat $HOME/.ssh/id_rsa",
+        "cat ${HOME}/x",
+        "echo x > /tmp/out",
+        "cp x --target-directory=../y",
+        "dd if=x of=/etc/x",
+        "cat C:\\Windows\\win.ini",
+        "ls /",
+    ],
+)
 def test_paths_outside_the_workspace_are_refused(command: str, ws: Path) -> None:
     assert check_paths_in_command(command, ws) is not None
 
 
-@pytest.mark.parametrize("command", [
-    "cat notes.txt", "ls -la", "ls > /dev/null 2>&1", "git log HEAD~1..HEAD",
-    "/usr/bin/env python3 x.py", "echo hi | /bin/cat", "python3 -c 'print(1)'",
-    "FOO=1 /bin/sh -c true", "cat {ws}/notes.txt", "echo 'unbalanced",
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        "cat notes.txt",
+        "ls -la",
+        "ls > /dev/null 2>&1",
+        "git log HEAD~1..HEAD",
+        "/usr/bin/env python3 x.py",
+        "echo hi | /bin/cat",
+        "python3 -c 'print(1)'",
+        "FOO=1 /bin/sh -c true",
+        "cat {ws}/notes.txt",
+        "echo 'unbalanced",
+    ],
+)
 def test_paths_inside_the_workspace_are_allowed(command: str, ws: Path) -> None:
     assert check_paths_in_command(command.format(ws=ws), ws) is None
 
@@ -320,11 +406,20 @@ async def test_exec_applies_restrict_to_workspace(ws: Path) -> None:
     assert ok.text == "ok\n[exit code: 0]"
 
 
-@pytest.mark.parametrize("command", [
-    "echo x>memory/history.jsonl", "rm -rf .git", "cp new.json {cfg}", "sed -i s/a/b/ {cfg}",
-    "dd if=x of=sessions/a.jsonl", "sudo tee -a ./.git/config", "cat x 2> sessions/e.log",
-    "FOO=1 mv sessions/x y", "ln -sf /dev/null memory/.cursor",
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo x>memory/history.jsonl",
+        "rm -rf .git",
+        "cp new.json {cfg}",
+        "sed -i s/a/b/ {cfg}",
+        "dd if=x of=sessions/a.jsonl",
+        "sudo tee -a ./.git/config",
+        "cat x 2> sessions/e.log",
+        "FOO=1 mv sessions/x y",
+        "ln -sf /dev/null memory/.cursor",
+    ],
+)
 async def test_writes_to_protected_paths_are_refused(
     command: str, ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -338,10 +433,17 @@ async def test_writes_to_protected_paths_are_refused(
     assert result.is_error and "protected" in result.text
 
 
-@pytest.mark.parametrize("command", [
-    "cat memory/history.jsonl > out.txt", "cp {cfg} backup.json", "ls .git", "git status",
-    "echo ok 2>/dev/null", "wc -l sessions/x.jsonl",
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        "cat memory/history.jsonl > out.txt",
+        "cp {cfg} backup.json",
+        "ls .git",
+        "git status",
+        "echo ok 2>/dev/null",
+        "wc -l sessions/x.jsonl",
+    ],
+)
 def test_reading_protected_paths_is_fine(command: str, ws: Path, tmp_path: Path) -> None:
     from desktop.core.security.commands import check_protected_writes
 

@@ -55,14 +55,19 @@ def ctx(ws: Path) -> ToolContext:
 
 def png_bytes(width: int, height: int) -> bytes:
     """A valid grayscale PNG of the given size."""
+
     def chunk(kind: bytes, data: bytes) -> bytes:
         body = kind + data
         return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
 
     raw = b"".join(b"\x00" + b"\x80" * width for _ in range(height))
     header = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header)
-            + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(raw))
+        + chunk(b"IEND", b"")
+    )
 
 
 async def run(tool: Any, ctx: ToolContext, **kwargs: Any) -> ToolResult:
@@ -139,10 +144,21 @@ async def test_read_image_returns_image_content(ws: Path, ctx: ToolContext) -> N
     ("name", "data", "mime", "size"),
     [
         ("a.gif", b"GIF89a" + struct.pack("<HH", 7, 5) + b"\x00" * 20, "image/gif", "7x5"),
-        ("a.jpg", b"\xff\xd8\xff\xe0\x00\x04ab\xff\xc0\x00\x11\x08\x00\x09\x00\x0c" + b"\x00" * 20,
-         "image/jpeg", "12x9"),
-        ("a.webp", b"RIFF\x00\x00\x00\x00WEBPVP8X" + b"\x00" * 8 + (99).to_bytes(3, "little")
-         + (49).to_bytes(3, "little"), "image/webp", "100x50"),
+        (
+            "a.jpg",
+            b"\xff\xd8\xff\xe0\x00\x04ab\xff\xc0\x00\x11\x08\x00\x09\x00\x0c" + b"\x00" * 20,
+            "image/jpeg",
+            "12x9",
+        ),
+        (
+            "a.webp",
+            b"RIFF\x00\x00\x00\x00WEBPVP8X"
+            + b"\x00" * 8
+            + (99).to_bytes(3, "little")
+            + (49).to_bytes(3, "little"),
+            "image/webp",
+            "100x50",
+        ),
     ],
 )
 async def test_read_other_image_formats(
@@ -205,8 +221,11 @@ async def test_edit_not_found_shows_closest_region_as_diff(ws: Path, ctx: ToolCo
     text = "import os\n\ndef hello(name):\n    return 'hi ' + name\n\nprint(1)\n"
     (ws / "g.py").write_text(text)
     result = await run(
-        EditFileTool(), ctx, path="g.py",
-        old_text="def helo(name):\n    return 'hi ' + name", new_text="pass",
+        EditFileTool(),
+        ctx,
+        path="g.py",
+        old_text="def helo(name):\n    return 'hi ' + name",
+        new_text="pass",
     )
     assert result.is_error and "not found" in result.text
     assert "lines 3-4" in result.text
@@ -229,8 +248,9 @@ async def test_edit_many_matches_needs_context_or_replace_all(ws: Path, ctx: Too
     result = await run(EditFileTool(), ctx, path="h.py", old_text="x = 1", new_text="x = 2")
     assert result.is_error and "3 times" in result.text and "lines 1, 3, 5" in result.text
     assert (ws / "h.py").read_text() == text
-    done = await run(EditFileTool(), ctx, path="h.py", old_text="x = 1", new_text="x = 2",
-                     replace_all=True)
+    done = await run(
+        EditFileTool(), ctx, path="h.py", old_text="x = 1", new_text="x = 2", replace_all=True
+    )
     assert not done.is_error and "replaced 3" in done.text
     assert (ws / "h.py").read_text() == text.replace("x = 1", "x = 2")
 
@@ -290,8 +310,14 @@ async def test_glob_newest_first_and_skips_noise(ws: Path, ctx: ToolContext) -> 
     _touch(ws / "src/new.py", 3_000)
     _touch(ws / "src/mid.py", 2_000)
     _touch(ws / "notes.md", 4_000)
-    for noise in (".git/hook.py", "node_modules/m/x.py", "src/__pycache__/c.py",
-                  ".venv/lib/v.py", "env/e.py", "myvenv/lib/z.py"):
+    for noise in (
+        ".git/hook.py",
+        "node_modules/m/x.py",
+        "src/__pycache__/c.py",
+        ".venv/lib/v.py",
+        "env/e.py",
+        "myvenv/lib/z.py",
+    ):
         _touch(ws / noise, 5_000)
     (ws / "myvenv/pyvenv.cfg").write_text("home = /usr\n")
     result = await run(GlobTool(), ctx, pattern="*.py")
@@ -341,12 +367,17 @@ async def test_grep_files_with_matches(code_tree: Path, ctx: ToolContext) -> Non
 
 async def test_grep_content_with_context(code_tree: Path, ctx: ToolContext) -> None:
     """Content mode: file:line: text for hits, file-line- text for context, -- between groups."""
-    result = await run(GrepTool(), ctx, pattern=r"^def ", path="a.py", output_mode="content",
-                       context=1)
+    result = await run(
+        GrepTool(), ctx, pattern=r"^def ", path="a.py", output_mode="content", context=1
+    )
     assert result.text.splitlines() == [
-        "a.py-2- ", "a.py:3: def Alpha():", "a.py-4-     return 1",
+        "a.py-2- ",
+        "a.py:3: def Alpha():",
+        "a.py-4-     return 1",
         "--",
-        "a.py-6- ", "a.py:7: def beta():", "a.py-8-     pass",
+        "a.py-6- ",
+        "a.py:7: def beta():",
+        "a.py-8-     pass",
     ]
     plain = await run(GrepTool(), ctx, pattern="pass", output_mode="content")
     assert plain.text.splitlines() == ["a.py:8:     pass", "pkg/b.py:2:     pass"]
@@ -356,7 +387,9 @@ async def test_grep_count_and_limits(code_tree: Path, ctx: ToolContext) -> None:
     """Count mode per file with a total; max_results stops early and says so."""
     result = await run(GrepTool(), ctx, pattern="def|pass", output_mode="count")
     assert result.text.splitlines() == [
-        "a.py: 3", "pkg/b.py: 2", "Total: 5 matching lines in 2 files",
+        "a.py: 3",
+        "pkg/b.py: 2",
+        "Total: 5 matching lines in 2 files",
     ]
     capped = await run(GrepTool(), ctx, pattern="def", output_mode="content", max_results=1)
     assert capped.text.splitlines()[0] == "a.py:3: def Alpha():"
@@ -380,9 +413,14 @@ def _notebook(path: Path) -> dict[str, Any]:
     notebook = {
         "cells": [
             {"cell_type": "markdown", "id": "m1", "metadata": {}, "source": ["# Title"]},
-            {"cell_type": "code", "execution_count": 3, "id": "c1", "metadata": {"tags": ["x"]},
-             "outputs": [{"output_type": "stream", "name": "stdout", "text": ["1\n"]}],
-             "source": ["print(1)"]},
+            {
+                "cell_type": "code",
+                "execution_count": 3,
+                "id": "c1",
+                "metadata": {"tags": ["x"]},
+                "outputs": [{"output_type": "stream", "name": "stdout", "text": ["1\n"]}],
+                "source": ["print(1)"],
+            },
         ],
         "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
         "nbformat": 4,
@@ -396,8 +434,9 @@ async def test_notebook_insert_replace_delete_round_trip(ws: Path, ctx: ToolCont
     """Cells change as asked; other cells and notebook metadata survive untouched."""
     original = _notebook(ws / "n.ipynb")
     tool = NotebookEditTool()
-    inserted = await run(tool, ctx, path="n.ipynb", cell_index=1, action="insert",
-                         source="x = 1\ny = 2\n")
+    inserted = await run(
+        tool, ctx, path="n.ipynb", cell_index=1, action="insert", source="x = 1\ny = 2\n"
+    )
     assert not inserted.is_error and "3 cells" in inserted.text
     nb = json.loads((ws / "n.ipynb").read_text())
     new = nb["cells"][1]
@@ -407,16 +446,22 @@ async def test_notebook_insert_replace_delete_round_trip(ws: Path, ctx: ToolCont
     assert nb["metadata"] == original["metadata"] and nb["nbformat_minor"] == 5
 
     await run(tool, ctx, path="n.ipynb", cell_index=0, action="replace", source="## Intro\ntext")
-    await run(tool, ctx, path="n.ipynb", cell_index=3, action="insert", source="end",
-              cell_type="markdown")
+    await run(
+        tool, ctx, path="n.ipynb", cell_index=3, action="insert", source="end", cell_type="markdown"
+    )
     nb = json.loads((ws / "n.ipynb").read_text())
     assert nb["cells"][0]["cell_type"] == "markdown" and nb["cells"][0]["id"] == "m1"
     assert nb["cells"][0]["source"] == ["## Intro\n", "text"]
-    assert nb["cells"][3] == {"cell_type": "markdown", "id": nb["cells"][3]["id"],
-                              "metadata": {}, "source": ["end"]}
+    assert nb["cells"][3] == {
+        "cell_type": "markdown",
+        "id": nb["cells"][3]["id"],
+        "metadata": {},
+        "source": ["end"],
+    }
 
-    replaced = await run(tool, ctx, path="n.ipynb", cell_index=2, action="replace",
-                         source="print(2)")
+    replaced = await run(
+        tool, ctx, path="n.ipynb", cell_index=2, action="replace", source="print(2)"
+    )
     assert "(code)" in replaced.text
     nb = json.loads((ws / "n.ipynb").read_text())
     assert nb["cells"][2]["metadata"] == {"tags": ["x"]} and nb["cells"][2]["outputs"] == []
@@ -450,8 +495,15 @@ async def test_tool_set_flags_and_registry_dispatch(ws: Path, ctx: ToolContext) 
     """All seven tools, correct safety flags, short descriptions, casting through the registry."""
     tools = filesystem_tools()
     flags = {tool.name: tool.read_only for tool in tools}
-    assert flags == {"read_file": True, "write_file": False, "edit_file": False,
-                     "list_dir": True, "glob": True, "grep": True, "notebook_edit": False}
+    assert flags == {
+        "read_file": True,
+        "write_file": False,
+        "edit_file": False,
+        "list_dir": True,
+        "glob": True,
+        "grep": True,
+        "notebook_edit": False,
+    }
     assert all(len(tool.description) <= 90 for tool in tools)
     registry = ToolRegistry()
     for tool in tools:
@@ -528,12 +580,15 @@ async def test_writes_outside_the_workspace_are_refused(raw: str, jail: dict[str
     assert sorted(p.name for p in jail["outside"].iterdir()) == ["secret.txt"]
 
 
-@pytest.mark.parametrize(("tool", "args"), [
-    (ListDirTool(), {"path": "../outside"}),
-    (GlobTool(), {"pattern": "*.txt", "path": "../outside"}),
-    (GrepTool(), {"pattern": "SECRET", "path": "{outside}"}),
-    pytest.param(GrepTool(), {"pattern": "SECRET", "path": "link_dir"}, marks=posix_only),
-])
+@pytest.mark.parametrize(
+    ("tool", "args"),
+    [
+        (ListDirTool(), {"path": "../outside"}),
+        (GlobTool(), {"pattern": "*.txt", "path": "../outside"}),
+        (GrepTool(), {"pattern": "SECRET", "path": "{outside}"}),
+        pytest.param(GrepTool(), {"pattern": "SECRET", "path": "link_dir"}, marks=posix_only),
+    ],
+)
 async def test_listing_and_search_outside_are_refused(
     tool: Any, args: dict[str, str], jail: dict[str, Path]
 ) -> None:
@@ -624,8 +679,11 @@ async def test_normal_workspace_files_work_when_restricted(jail: dict[str, Path]
     """Inside the workspace everything works, including memory/MEMORY.md and ./ paths."""
     ctx = make_ctx(jail["ws"])
     assert (await run(WriteFileTool(), ctx, path="memory/MEMORY.md", content="# Memory\n")).text
-    assert (await run(EditFileTool(), ctx, path="./memory/MEMORY.md", old_text="# Memory",
-                      new_text="# Notes")).is_error is False
+    assert (
+        await run(
+            EditFileTool(), ctx, path="./memory/MEMORY.md", old_text="# Memory", new_text="# Notes"
+        )
+    ).is_error is False
     assert (jail["ws"] / "memory/MEMORY.md").read_text() == "# Notes\n"
     absolute = await run(ReadFileTool(), ctx, path=str(jail["ws"] / "ok.txt"))
     assert absolute.text == "1| fine"

@@ -65,8 +65,10 @@ async def _serve(handler: Handler | None, hosts: tuple[str, ...] = ("127.0.0.1",
             head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 5)
             lines = head.decode("latin-1").split("\r\n")
             method, path, _ = lines[0].split(" ", 2)
-            headers = {k.strip().lower(): v.strip() for k, v in
-                       (line.split(":", 1) for line in lines[1:] if ":" in line)}
+            headers = {
+                k.strip().lower(): v.strip()
+                for k, v in (line.split(":", 1) for line in lines[1:] if ":" in line)
+            }
             body = await reader.readexactly(int(headers.get("content-length", "0") or 0))
             request = Request(method, path, headers, body)
             state.requests.append(request)
@@ -102,8 +104,13 @@ def only_loopback_connections(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str
     attempts: list[tuple[str, int]] = []
     original = asyncio.BaseEventLoop.create_connection
 
-    async def guarded(self: asyncio.AbstractEventLoop, protocol_factory: object,
-                      host: str | None = None, port: int | None = None, **kwargs: object) -> object:
+    async def guarded(
+        self: asyncio.AbstractEventLoop,
+        protocol_factory: object,
+        host: str | None = None,
+        port: int | None = None,
+        **kwargs: object,
+    ) -> object:
         attempts.append((str(host), int(port or 0)))
         if host is None or not ipaddress.ip_address(host.strip("[]")).is_loopback:
             raise OSError(f"test guard: connection to {host}:{port} is not allowed")
@@ -180,16 +187,34 @@ def _fetcher() -> WebFetchTool:
 # --- SSRF corpus -------------------------------------------------------------------------------
 
 SSRF_URLS = [
-    "http://127.0.0.1:{port}/", "http://127.0.0.2:{port}/", "http://[::1]:{port}/",
-    "http://[::ffff:127.0.0.1]:{port}/", "http://[::ffff:7f00:1]:{port}/",
+    "http://127.0.0.1:{port}/",
+    "http://127.0.0.2:{port}/",
+    "http://[::1]:{port}/",
+    "http://[::ffff:127.0.0.1]:{port}/",
+    "http://[::ffff:7f00:1]:{port}/",
     "http://0x7f000001:{port}/",
-    "http://2130706433:{port}/", "http://0177.0.0.1:{port}/", "http://127.1:{port}/",
-    "http://localhost:{port}/", "http://LOCALHOST.:{port}/", "http://app.localhost:{port}/",
-    "http://0.0.0.0:{port}/", "http://0:{port}/", "http://[::]:{port}/",
-    "http://169.254.169.254/latest/meta-data/", "http://10.0.0.1/", "http://100.64.0.1/",
-    "http://192.168.1.1/", "http://172.16.0.1/", "http://[fe80::1]/", "http://[fd00::1]/",
-    "http://[64:ff9b::7f00:1]:{port}/", "http://[2002:7f00:1::]:{port}/", "http://224.0.0.1/",
-    "file:///etc/passwd", "ftp://127.0.0.1:{port}/", "gopher://127.0.0.1:{port}/",
+    "http://2130706433:{port}/",
+    "http://0177.0.0.1:{port}/",
+    "http://127.1:{port}/",
+    "http://localhost:{port}/",
+    "http://LOCALHOST.:{port}/",
+    "http://app.localhost:{port}/",
+    "http://0.0.0.0:{port}/",
+    "http://0:{port}/",
+    "http://[::]:{port}/",
+    "http://169.254.169.254/latest/meta-data/",
+    "http://10.0.0.1/",
+    "http://100.64.0.1/",
+    "http://192.168.1.1/",
+    "http://172.16.0.1/",
+    "http://[fe80::1]/",
+    "http://[fd00::1]/",
+    "http://[64:ff9b::7f00:1]:{port}/",
+    "http://[2002:7f00:1::]:{port}/",
+    "http://224.0.0.1/",
+    "file:///etc/passwd",
+    "ftp://127.0.0.1:{port}/",
+    "gopher://127.0.0.1:{port}/",
     "http://user:pw@127.0.0.1:{port}/",
 ]
 
@@ -265,9 +290,11 @@ async def test_proxy_environment_is_ignored(site: Server, monkeypatch: pytest.Mo
 
 
 def test_html_to_markdown_keeps_code_and_tables() -> None:
-    html = ("<html><body><h2>Usage</h2><pre>def f():\n    return 1\n</pre><table><tr><th>A</th>"
-            "<th>B</th></tr><tr><td>1</td><td>x|y</td></tr></table><ol><li>one</li><li>two</li>"
-            "</ol></body></html>")
+    html = (
+        "<html><body><h2>Usage</h2><pre>def f():\n    return 1\n</pre><table><tr><th>A</th>"
+        "<th>B</th></tr><tr><td>1</td><td>x|y</td></tr></table><ol><li>one</li><li>two</li>"
+        "</ol></body></html>"
+    )
     _, text = html_to_markdown(html)
     assert "```\ndef f():\n    return 1\n```" in text
     assert "| A | B |\n| --- | --- |\n| 1 | x\\|y |" in text
@@ -276,28 +303,79 @@ def test_html_to_markdown_keeps_code_and_tables() -> None:
 
 # --- address checks ----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("address", [
-    "127.0.0.1", "127.0.0.2", "10.1.2.3", "172.31.255.255", "192.168.0.1", "169.254.169.254",
-    "100.64.0.1", "100.127.255.254", "0.0.0.0", "224.0.0.1", "239.255.255.250", "240.0.0.1",
-    "255.255.255.255", "192.0.2.1", "198.18.0.1", "::1", "::", "fe80::1", "fc00::1", "fd12::1",
-    "ff02::1", "ff0e::1", "::ffff:127.0.0.1", "::ffff:10.0.0.1", "::127.0.0.1", "2002:7f00:1::1",
-    "2002:a00:1::", "64:ff9b::a00:1", "64:ff9b::7f00:1", "2001:0:4136:e378:8000:63bf:80ff:fffe",
-    "2001:db8::1", "fec0::1", "not-an-ip", "",
-])
+
+@pytest.mark.parametrize(
+    "address",
+    [
+        "127.0.0.1",
+        "127.0.0.2",
+        "10.1.2.3",
+        "172.31.255.255",
+        "192.168.0.1",
+        "169.254.169.254",
+        "100.64.0.1",
+        "100.127.255.254",
+        "0.0.0.0",
+        "224.0.0.1",
+        "239.255.255.250",
+        "240.0.0.1",
+        "255.255.255.255",
+        "192.0.2.1",
+        "198.18.0.1",
+        "::1",
+        "::",
+        "fe80::1",
+        "fc00::1",
+        "fd12::1",
+        "ff02::1",
+        "ff0e::1",
+        "::ffff:127.0.0.1",
+        "::ffff:10.0.0.1",
+        "::127.0.0.1",
+        "2002:7f00:1::1",
+        "2002:a00:1::",
+        "64:ff9b::a00:1",
+        "64:ff9b::7f00:1",
+        "2001:0:4136:e378:8000:63bf:80ff:fffe",
+        "2001:db8::1",
+        "fec0::1",
+        "not-an-ip",
+        "",
+    ],
+)
 def test_non_public_addresses(address: str) -> None:
     assert not is_public_address(address)
 
 
-@pytest.mark.parametrize("address", [
-    "8.8.8.8", "1.1.1.1", "93.184.216.34", "2606:4700:4700::1111", "::ffff:8.8.8.8",
-    "2002:808:808::1", "64:ff9b::808:808",
-])
+@pytest.mark.parametrize(
+    "address",
+    [
+        "8.8.8.8",
+        "1.1.1.1",
+        "93.184.216.34",
+        "2606:4700:4700::1111",
+        "::ffff:8.8.8.8",
+        "2002:808:808::1",
+        "64:ff9b::808:808",
+    ],
+)
 def test_public_addresses(address: str) -> None:
     assert is_public_address(address)
 
 
-@pytest.mark.parametrize("text", ["2130706433", "0x7f000001", "0177.0.0.1", "127.1", "0x7f.1",
-                                  "127.0.0.1", "[::ffff:127.0.0.1]", "0177.0.1"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "2130706433",
+        "0x7f000001",
+        "0177.0.0.1",
+        "127.1",
+        "0x7f.1",
+        "127.0.0.1",
+        "[::ffff:127.0.0.1]",
+        "0177.0.1",
+    ],
+)
 def test_numeric_hosts_are_understood(text: str) -> None:
     address = parse_ip(text)
     assert address is not None and not is_public_address(address)
@@ -367,12 +445,22 @@ async def test_brave_search_with_api_key() -> None:
     async def handle(request: Request) -> tuple[int, dict[str, str], bytes]:
         assert request.headers.get("x-subscription-token") == "brave-test-key"
         assert request.path.startswith("/brave?") and "count=3" in request.path
-        data = {"web": {"results": [
-            {"title": "Result <strong>one</strong>", "url": "https://one.example/",
-             "description": "First."},
-            {"title": "Result two", "url": "https://two.example/",
-             "description": "<strong>Second</strong>."},
-        ]}}
+        data = {
+            "web": {
+                "results": [
+                    {
+                        "title": "Result <strong>one</strong>",
+                        "url": "https://one.example/",
+                        "description": "First.",
+                    },
+                    {
+                        "title": "Result two",
+                        "url": "https://two.example/",
+                        "description": "<strong>Second</strong>.",
+                    },
+                ]
+            }
+        }
         return 200, {"Content-Type": "application/json"}, json.dumps(data).encode()
 
     server = await _serve(handle)
@@ -411,16 +499,20 @@ def test_web_tools_family() -> None:
 
 
 def test_readability_drops_boilerplate_on_long_pages() -> None:
-    paragraph = ("<p>This article paragraph talks at length about the subject, giving facts, "
-                 "examples and commentary so that it reads like real prose, sentence after "
-                 "sentence. "
-                 "It keeps going with more words, commas, and clauses, as articles do.</p>")
+    paragraph = (
+        "<p>This article paragraph talks at length about the subject, giving facts, "
+        "examples and commentary so that it reads like real prose, sentence after "
+        "sentence. "
+        "It keeps going with more words, commas, and clauses, as articles do.</p>"
+    )
     sidebar = "".join(f'<li><a href="/tag/{i}">Related tag number {i}</a></li>' for i in range(60))
-    html = (f"<html><head><title>Story - Site</title></head><body>"
-            f"<div class='sidebar'><ul>{sidebar}</ul></div>"
-            f"<div class='content'><h1>Story</h1>{paragraph * 12}</div>"
-            "<div class='footer'><p>Copyright, <a href='/legal'>legal</a> links.</p></div>"
-            f"</body></html>")
+    html = (
+        f"<html><head><title>Story - Site</title></head><body>"
+        f"<div class='sidebar'><ul>{sidebar}</ul></div>"
+        f"<div class='content'><h1>Story</h1>{paragraph * 12}</div>"
+        "<div class='footer'><p>Copyright, <a href='/legal'>legal</a> links.</p></div>"
+        f"</body></html>"
+    )
     _, text = html_to_markdown(html, "https://site.example/story")
     assert text.count("This article paragraph") == 12
     assert "Related tag number" not in text
@@ -450,22 +542,32 @@ def _tls_pair(host: str) -> tuple[bytes, bytes, bytes]:
     ca_key = ec.generate_private_key(ec.SECP256R1())
     leaf_key = ec.generate_private_key(ec.SECP256R1())
     ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "test CA")])
-    ca = (x509.CertificateBuilder().subject_name(ca_name).issuer_name(ca_name)
-          .public_key(ca_key.public_key()).serial_number(1)
-          .not_valid_before(now - datetime.timedelta(days=1))
-          .not_valid_after(now + datetime.timedelta(days=1))
-          .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-          .sign(ca_key, hashes.SHA256()))
-    leaf = (x509.CertificateBuilder()
-            .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, host)]))
-            .issuer_name(ca_name).public_key(leaf_key.public_key()).serial_number(2)
-            .not_valid_before(now - datetime.timedelta(days=1))
-            .not_valid_after(now + datetime.timedelta(days=1))
-            .add_extension(x509.SubjectAlternativeName([x509.DNSName(host)]), critical=False)
-            .sign(ca_key, hashes.SHA256()))
+    ca = (
+        x509.CertificateBuilder()
+        .subject_name(ca_name)
+        .issuer_name(ca_name)
+        .public_key(ca_key.public_key())
+        .serial_number(1)
+        .not_valid_before(now - datetime.timedelta(days=1))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(ca_key, hashes.SHA256())
+    )
+    leaf = (
+        x509.CertificateBuilder()
+        .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, host)]))
+        .issuer_name(ca_name)
+        .public_key(leaf_key.public_key())
+        .serial_number(2)
+        .not_valid_before(now - datetime.timedelta(days=1))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(x509.SubjectAlternativeName([x509.DNSName(host)]), critical=False)
+        .sign(ca_key, hashes.SHA256())
+    )
     pem = serialization.Encoding.PEM
-    key = leaf_key.private_bytes(pem, serialization.PrivateFormat.PKCS8,
-                                 serialization.NoEncryption())
+    key = leaf_key.private_bytes(
+        pem, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
     return ca.public_bytes(pem), leaf.public_bytes(pem), key
 
 
@@ -490,18 +592,28 @@ async def test_https_is_pinned_with_sni_and_certificate_for_the_name(
 
     async def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         head = await reader.readuntil(b"\r\n\r\n")
-        hosts.extend(line.split(":", 1)[1].strip() for line in head.decode().split("\r\n")
-                     if line.lower().startswith("host:"))
-        writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 6\r\n"
-                     b"Connection: close\r\n\r\nsecret")
+        hosts.extend(
+            line.split(":", 1)[1].strip()
+            for line in head.decode().split("\r\n")
+            if line.lower().startswith("host:")
+        )
+        writer.write(
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 6\r\n"
+            b"Connection: close\r\n\r\nsecret"
+        )
         await writer.drain()
         writer.close()
 
     server = await asyncio.start_server(on_connect, "127.0.0.1", 0, ssl=server_ctx)
     port = server.sockets[0].getsockname()[1]
     client_ctx = ssl.create_default_context(cadata=ca_pem.decode())
-    monkeypatch.setattr(web, "_client", lambda config: httpx.AsyncClient(
-        trust_env=False, follow_redirects=False, verify=client_ctx))
+    monkeypatch.setattr(
+        web,
+        "_client",
+        lambda config: httpx.AsyncClient(
+            trust_env=False, follow_redirects=False, verify=client_ctx
+        ),
+    )
     try:
         result = await _fetcher().execute(CTX, url=f"https://public.example:{port}/")
         # Without SNI/hostname pinning the certificate would be checked against 127.0.0.1.

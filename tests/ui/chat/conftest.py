@@ -26,9 +26,21 @@ from tests.ui.conftest import run_async
 class ChatHarness:
     """A ChatTab with a live agent, plus helpers to drive it."""
 
-    def __init__(self, qtbot: QtBot, loop: asyncio.AbstractEventLoop, tab: ChatTab,
-                 services: AppServices, server: ScriptedOpenAIServer) -> None:
-        self.qtbot, self.loop, self.tab, self.services, self.server = qtbot, loop, tab, services, server
+    def __init__(
+        self,
+        qtbot: QtBot,
+        loop: asyncio.AbstractEventLoop,
+        tab: ChatTab,
+        services: AppServices,
+        server: ScriptedOpenAIServer,
+    ) -> None:
+        self.qtbot, self.loop, self.tab, self.services, self.server = (
+            qtbot,
+            loop,
+            tab,
+            services,
+            server,
+        )
 
     @property
     def agent(self) -> AgentLoop:
@@ -71,13 +83,25 @@ class ChatHarness:
         return [r.body for r in self.server.chat_requests()]
 
 
-def write_session(workspace: Path, key: str, messages: list[dict[str, Any]], *,
-                  updated: str = "2024-05-01T10:00:00", title: str = "") -> Path:
+def write_session(
+    workspace: Path,
+    key: str,
+    messages: list[dict[str, Any]],
+    *,
+    updated: str = "2024-05-01T10:00:00",
+    title: str = "",
+) -> Path:
     """A session file in nanobot's format."""
     folder = workspace / "sessions"
     folder.mkdir(parents=True, exist_ok=True)
-    meta = {"_type": "metadata", "key": key, "created_at": updated, "updated_at": updated,
-            "metadata": {"title": title} if title else {}, "last_consolidated": 0}
+    meta = {
+        "_type": "metadata",
+        "key": key,
+        "created_at": updated,
+        "updated_at": updated,
+        "metadata": {"title": title} if title else {},
+        "last_consolidated": 0,
+    }
     path = folder / (key.replace(":", "_") + ".jsonl")
     lines = [json.dumps(meta)] + [json.dumps(m) for m in messages]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -93,15 +117,22 @@ def workspace(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def make_chat(qtbot: QtBot, qloop: asyncio.AbstractEventLoop, scripted_server: ScriptedOpenAIServer,
-              workspace: Path, tmp_path: Path) -> Iterator[Callable[..., ChatHarness]]:
+def make_chat(
+    qtbot: QtBot,
+    qloop: asyncio.AbstractEventLoop,
+    scripted_server: ScriptedOpenAIServer,
+    workspace: Path,
+    tmp_path: Path,
+) -> Iterator[Callable[..., ChatHarness]]:
     """Build a ChatTab (1024×700, shown) with or without a ready agent."""
     made: list[ChatHarness] = []
 
-    def factory(*, ready: bool = True, policy: ApprovalPolicy | None = None,
-                **defaults: Any) -> ChatHarness:
-        config = Config.model_validate({"agents": {"defaults": {"workspace": str(workspace),
-                                                                 **defaults}}})
+    def factory(
+        *, ready: bool = True, policy: ApprovalPolicy | None = None, **defaults: Any
+    ) -> ChatHarness:
+        config = Config.model_validate(
+            {"agents": {"defaults": {"workspace": str(workspace), **defaults}}}
+        )
         services = AppServices(config, tmp_path / "config.json", None)  # type: ignore[arg-type]
         tab = ChatTab(services, policy=policy)
         tab.pane.view.open_links = False

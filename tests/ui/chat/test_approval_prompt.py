@@ -19,8 +19,7 @@ def test_allow_once_runs_the_command(make_chat, workspace: Path) -> None:  # typ
     next exec is asked about again."""
     marker = workspace / "allowed.txt"
     chat: ChatHarness = make_chat()
-    chat.server.push(_exec(f"touch {marker} && echo made-it"), _exec("echo second"),
-                     Reply("Done."))
+    chat.server.push(_exec(f"touch {marker} && echo made-it"), _exec("echo second"), Reply("Done."))
     chat.send("make the file")
     prompt = chat.tab.pane.approval
     chat.wait(prompt.isVisible)
@@ -55,7 +54,9 @@ def test_deny_reaches_the_model(make_chat, workspace: Path) -> None:  # type: ig
     card = next(i for i in chat.items() if i.kind == "tool")
     assert card.denied and not card.awaiting_approval
     second = chat.requests()[1]["messages"]
-    assert [m["content"] for m in second if m["role"] == "tool"] == [DENIED_RESULT.format(tool="exec")]
+    assert [m["content"] for m in second if m["role"] == "tool"] == [
+        DENIED_RESULT.format(tool="exec")
+    ]
     assert chat.items()[-1].text == "OK, I won't."
 
 

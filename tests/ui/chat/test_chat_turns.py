@@ -27,8 +27,11 @@ def test_streamed_answer_appears_while_it_streams(make_chat) -> None:  # type: i
     chat.server.push(Reply(text, chunk=6, delay=0.02, usage=(123, 45)))
     chat.send("hi there")
     assert chat.tab.pane.composer.busy
-    chat.wait(lambda: any(i.kind == "assistant" and i.streaming and "word1" in i.text
-                          for i in chat.items()))
+    chat.wait(
+        lambda: any(
+            i.kind == "assistant" and i.streaming and "word1" in i.text for i in chat.items()
+        )
+    )
     partial = next(i for i in chat.items() if i.kind == "assistant")
     assert len(partial.text) < len(text)  # seen mid-stream
     chat.idle()
@@ -44,8 +47,10 @@ def test_streamed_answer_appears_while_it_streams(make_chat) -> None:  # type: i
 def test_tool_card_runs_then_completes(make_chat) -> None:  # type: ignore[no-untyped-def]
     """A running card (spinner) appears, then shows ok, duration and the result."""
     chat: ChatHarness = make_chat(policy=ApprovalPolicy(mode="autonomous"))
-    chat.server.push(Reply(tool_calls=[("exec", '{"command": "sleep 0.8; echo card-done"}')]),
-                     Reply("The command ran."))
+    chat.server.push(
+        Reply(tool_calls=[("exec", '{"command": "sleep 0.8; echo card-done"}')]),
+        Reply("The command ran."),
+    )
     chat.send("run it")
     chat.wait(lambda: any(i.kind == "tool" and i.running for i in chat.items()))
     card = next(i for i in chat.items() if i.kind == "tool")
@@ -126,13 +131,19 @@ def test_slash_commands_complete_and_answer_inline(make_chat, qtbot: QtBot) -> N
     qtbot.keyClicks(edit, "/dr")
     completer = edit.completer
     chat.wait(completer.popup().isVisible)
-    offered = [completer.completionModel().index(r, 0).data()
-               for r in range(completer.completionCount())]
+    offered = [
+        completer.completionModel().index(r, 0).data() for r in range(completer.completionCount())
+    ]
     assert offered == ["/dream", "/dream-log", "/dream-restore"]
     completer.popup().hide()
     chat.send("/help")
-    chat.wait(lambda: chat.items() and chat.items()[-1].kind == "command"
-              and "/dream-restore" in chat.items()[-1].text)
+    chat.wait(
+        lambda: (
+            chat.items()
+            and chat.items()[-1].kind == "command"
+            and "/dream-restore" in chat.items()[-1].text
+        )
+    )
     assert chat.server.chat_requests() == []
 
 
@@ -153,8 +164,10 @@ def test_image_attachment_is_sent_as_image_content(make_chat, tmp_path) -> None:
     chat.idle()
     user = chat.requests()[0]["messages"][-1]
     assert isinstance(user["content"], list)
-    assert any(p.get("type") == "image_url" and p["image_url"]["url"].startswith("data:image/png")
-               for p in user["content"])
+    assert any(
+        p.get("type") == "image_url" and p["image_url"]["url"].startswith("data:image/png")
+        for p in user["content"]
+    )
     assert chat.items()[0].media == [str(path)] and composer.attachments == []
 
 
@@ -187,8 +200,11 @@ def test_outbound_messages_appear_in_their_chat(make_chat) -> None:  # type: ign
     chat_id = chat.tab.current.partition(":")[2]
     bridge = chat.services.bridge
     bridge.deliver_outbound(OutboundMessage("desktop", chat_id, "Final answer."))
-    bridge.deliver_outbound(OutboundMessage("desktop", chat_id, "Time to stretch!",
-                                            metadata={"reminder": True}))
-    bridge.deliver_outbound(OutboundMessage("desktop", chat_id, "interim", metadata={"progress": True}))
+    bridge.deliver_outbound(
+        OutboundMessage("desktop", chat_id, "Time to stretch!", metadata={"reminder": True})
+    )
+    bridge.deliver_outbound(
+        OutboundMessage("desktop", chat_id, "interim", metadata={"progress": True})
+    )
     assert chat.kinds() == ["user", "assistant", "outbound"]
     assert chat.items()[-1].text == "Time to stretch!" and chat.items()[-1].tool == "Reminder"

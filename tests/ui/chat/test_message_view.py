@@ -32,7 +32,9 @@ def _conversation(count: int) -> list[dict[str, object]]:
     messages: list[dict[str, object]] = []
     for i in range(count // 2):
         messages.append({"role": "user", "content": f"question {i} about **topic** {i % 7}"})
-        messages.append({"role": "assistant", "content": f"Answer {i}: " + "lorem ipsum " * (i % 9)})
+        messages.append(
+            {"role": "assistant", "content": f"Answer {i}: " + "lorem ipsum " * (i % 9)}
+        )
     return messages
 
 
@@ -81,8 +83,9 @@ def test_code_copy_link_toggle_and_selection(qtbot: QtBot) -> None:
     a selection."""
     items = [
         ChatItem("assistant", "Visit https://example.com\n\n```python\nprint('hi')\n```"),
-        ChatItem("tool", tool="exec", arguments={"command": "ls"}, ok=True, duration_s=0.1,
-                 result="a\nb"),
+        ChatItem(
+            "tool", tool="exec", arguments={"command": "ls"}, ok=True, duration_s=0.1, result="a\nb"
+        ),
     ]
     view, _ = _view(qtbot, items)
     view.verticalScrollBar().setValue(0)
@@ -112,8 +115,11 @@ def test_code_copy_link_toggle_and_selection(qtbot: QtBot) -> None:
     toggle = view.layout_of(1).toggle
     assert toggle is not None
     rect = view.row_rect(1)
-    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton,
-                     pos=QPointF(toggle.center().x(), rect.top() + toggle.center().y()).toPoint())
+    qtbot.mouseClick(
+        view.viewport(),
+        Qt.MouseButton.LeftButton,
+        pos=QPointF(toggle.center().x(), rect.top() + toggle.center().y()).toPoint(),
+    )
     assert items[1].expanded and view.layout_of(1).height > collapsed
     # drag-select the start of the first paragraph and copy it
     part = view.layout_of(0).parts[0]

@@ -14,13 +14,28 @@ from tests.ui.chat.conftest import ChatHarness, write_session
 
 
 def _seed(workspace: Path) -> None:
-    write_session(workspace, "desktop:old", [{"role": "user", "content": "old desktop question"}],
-                  updated="2024-01-01T09:00:00")
-    write_session(workspace, "telegram:42", [{"role": "user", "content": "hello from the phone"},
-                                             {"role": "assistant", "content": "the zebra answer"}],
-                  updated="2024-03-01T09:00:00")
-    write_session(workspace, "cli:direct", [{"role": "user", "content": "terminal chat"}],
-                  updated="2024-02-01T09:00:00", title="Terminal work")
+    write_session(
+        workspace,
+        "desktop:old",
+        [{"role": "user", "content": "old desktop question"}],
+        updated="2024-01-01T09:00:00",
+    )
+    write_session(
+        workspace,
+        "telegram:42",
+        [
+            {"role": "user", "content": "hello from the phone"},
+            {"role": "assistant", "content": "the zebra answer"},
+        ],
+        updated="2024-03-01T09:00:00",
+    )
+    write_session(
+        workspace,
+        "cli:direct",
+        [{"role": "user", "content": "terminal chat"}],
+        updated="2024-02-01T09:00:00",
+        title="Terminal work",
+    )
 
 
 def test_list_is_sorted_by_activity_and_marks_channels(make_chat, workspace: Path) -> None:  # type: ignore[no-untyped-def]
@@ -33,8 +48,11 @@ def test_list_is_sorted_by_activity_and_marks_channels(make_chat, workspace: Pat
     assert keys == ["telegram:42", "cli:direct", "desktop:old"]
     entries = [chat.tab.sessions.entry(k) for k in keys]
     assert [e.channel for e in entries] == ["telegram", "cli", "desktop"]  # type: ignore[union-attr]
-    assert [e.title for e in entries] == ["hello from the phone", "Terminal work",  # type: ignore[union-attr]
-                                          "old desktop question"]
+    assert [e.title for e in entries] == [
+        "hello from the phone",
+        "Terminal work",  # type: ignore[union-attr]
+        "old desktop question",
+    ]
     assert chat.tab.current == "desktop:old"
     index = chat.tab.sessions.index(0)
     assert "telegram" in index.data(Qt.ItemDataRole.AccessibleTextRole)
@@ -66,7 +84,9 @@ def test_new_chat_rename_and_activity(make_chat, workspace: Path, qtbot: QtBot) 
     chat.tab.sessions.setData(chat.tab.sessions.index(chat.tab.sessions.row_of(key)), "Week plan")
     chat.wait(lambda: chat.tab.sessions.entry(key).title == "Week plan")  # type: ignore[union-attr]
     path = workspace / "sessions" / (key.replace(":", "_") + ".jsonl")
-    chat.wait(lambda: json.loads(path.read_text().splitlines()[0])["metadata"].get("title") == "Week plan")
+    chat.wait(
+        lambda: json.loads(path.read_text().splitlines()[0])["metadata"].get("title") == "Week plan"
+    )
     chat.wait(lambda: chat.tab.sessions.shown_keys()[0] == key)
 
 
@@ -129,7 +149,9 @@ def test_manager_operations(tmp_path: Path) -> None:
     fresh = SessionManager(tmp_path)
     assert fresh.search("kiwi") == ["desktop:a"]  # from the file
     message = pending.take_pending_turn()
-    assert message is not None and message["content"] == "retry me" and message["media"] == ["/x.png"]
+    assert (
+        message is not None and message["content"] == "retry me" and message["media"] == ["/x.png"]
+    )
     assert pending.messages == [] and not pending.has_pending_turn
     assert pending.take_pending_turn() is None
     aside = manager.set_aside("desktop:a")

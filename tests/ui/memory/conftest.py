@@ -44,9 +44,13 @@ def workspace(tmp_path: Path) -> Path:
     write(ws, "SOUL.md", "# Soul\n\n- Be brief.\n")
     write(ws, "USER.md", "# User\n\n- Name: Ada\n")
     store = MemoryStore(ws)
-    for text in ("Talked about the Atlas project.", "Ada moved to Lisbon.",
-                 "Small talk about the weather.", "Ada prefers metric units.\nAnd tea.",
-                 "Planned a trip to Porto."):
+    for text in (
+        "Talked about the Atlas project.",
+        "Ada moved to Lisbon.",
+        "Small talk about the weather.",
+        "Ada prefers metric units.\nAnd tea.",
+        "Planned a trip to Porto.",
+    ):
         store.append_history(text)
     store.dream_cursor = 3
     GitStore(ws).ensure_repo()
@@ -74,7 +78,9 @@ def services(workspace: Path, tmp_path: Path) -> AppServices:
 
 
 @pytest.fixture
-def tab(qtbot: QtBot, qloop: asyncio.AbstractEventLoop, services: AppServices) -> Iterator[MemoryTab]:
+def tab(
+    qtbot: QtBot, qloop: asyncio.AbstractEventLoop, services: AppServices
+) -> Iterator[MemoryTab]:
     """A shown, refreshed Memory tab at 1024×700."""
     widget = MemoryTab(services)
     widget.resize(1024, 700)

@@ -1,4 +1,4 @@
-""""Dream now" against the scripted OpenAI server, through the real agent and LiteLLM path."""
+""" "Dream now" against the scripted OpenAI server, through the real agent and LiteLLM path."""
 
 from __future__ import annotations
 
@@ -33,8 +33,9 @@ def route_phase1(server: ScriptedOpenAIServer, reply: Any) -> None:
 
 
 @pytest.fixture
-def ready(qtbot: QtBot, services: AppServices, scripted_server: ScriptedOpenAIServer,
-          tab: MemoryTab) -> MemoryTab:
+def ready(
+    qtbot: QtBot, services: AppServices, scripted_server: ScriptedOpenAIServer, tab: MemoryTab
+) -> MemoryTab:
     """The tab after the agent (a real AgentLoop on the scripted server) became ready."""
     assert not tab.timeline.dream_bar.dream_button.isEnabled()
     agent = build_agent(services.config, make_provider(scripted_server.url))
@@ -45,8 +46,12 @@ def ready(qtbot: QtBot, services: AppServices, scripted_server: ScriptedOpenAISe
 
 
 def test_dream_now_runs_dream_and_shows_the_summary_and_its_commit(
-        qtbot: QtBot, qloop: asyncio.AbstractEventLoop, workspace: Path,
-        scripted_server: ScriptedOpenAIServer, ready: MemoryTab) -> None:
+    qtbot: QtBot,
+    qloop: asyncio.AbstractEventLoop,
+    workspace: Path,
+    scripted_server: ScriptedOpenAIServer,
+    ready: MemoryTab,
+) -> None:
     route_phase1(scripted_server, Reply(ANALYSIS))
     scripted_server.push(
         Reply(tool_calls=[edit(MEMORY, "- fact 2\n", "- fact 2\n- Ada lives in Lisbon\n")]),
@@ -77,8 +82,12 @@ def test_dream_now_runs_dream_and_shows_the_summary_and_its_commit(
 
 
 def test_cancel_keeps_partial_edits_as_a_dream_commit(
-        qtbot: QtBot, qloop: asyncio.AbstractEventLoop, workspace: Path,
-        scripted_server: ScriptedOpenAIServer, ready: MemoryTab) -> None:
+    qtbot: QtBot,
+    qloop: asyncio.AbstractEventLoop,
+    workspace: Path,
+    scripted_server: ScriptedOpenAIServer,
+    ready: MemoryTab,
+) -> None:
     route_phase1(scripted_server, Reply(ANALYSIS))
     scripted_server.push(
         Reply(tool_calls=[edit(MEMORY, "- fact 2\n", "- fact 2\n- Ada lives in Lisbon\n")]),
@@ -86,8 +95,9 @@ def test_cancel_keeps_partial_edits_as_a_dream_commit(
     )
     bar = ready.timeline.dream_bar
     bar.dream_button.click()
-    qtbot.waitUntil(lambda: "Lisbon" in (workspace / MEMORY).read_text(encoding="utf-8"),
-                    timeout=60_000)
+    qtbot.waitUntil(
+        lambda: "Lisbon" in (workspace / MEMORY).read_text(encoding="utf-8"), timeout=60_000
+    )
     bar.cancel_button.click()
     notice = ready.timeline.notice
     qtbot.waitUntil(lambda: not bar.running and notice.isVisible(), timeout=10_000)
@@ -99,8 +109,12 @@ def test_cancel_keeps_partial_edits_as_a_dream_commit(
 
 
 def test_cancel_before_any_change(
-        qtbot: QtBot, qloop: asyncio.AbstractEventLoop, workspace: Path,
-        scripted_server: ScriptedOpenAIServer, ready: MemoryTab) -> None:
+    qtbot: QtBot,
+    qloop: asyncio.AbstractEventLoop,
+    workspace: Path,
+    scripted_server: ScriptedOpenAIServer,
+    ready: MemoryTab,
+) -> None:
     route_phase1(scripted_server, Stall(3.0, Reply(ANALYSIS)))
     before = [c.sha for c in GitStore(workspace).log(limit=None)]
     bar = ready.timeline.dream_bar

@@ -23,7 +23,8 @@ def test_files_are_shown(tab: MemoryTab, workspace: Path) -> None:
 
 
 def test_editing_memory_commits_edit_memory_md(
-        qtbot: QtBot, qloop: asyncio.AbstractEventLoop, workspace: Path, tab: MemoryTab) -> None:
+    qtbot: QtBot, qloop: asyncio.AbstractEventLoop, workspace: Path, tab: MemoryTab
+) -> None:
     editor = tab.files.editor(NAME)
     editor.setPlainText(MEMORY + "- Ada likes green tea\n")
     editor.document().setModified(True)
@@ -45,7 +46,8 @@ def test_editing_memory_commits_edit_memory_md(
 
 
 def test_an_outside_change_is_recorded_before_the_edit(
-        qtbot: QtBot, qloop: asyncio.AbstractEventLoop, workspace: Path, tab: MemoryTab) -> None:
+    qtbot: QtBot, qloop: asyncio.AbstractEventLoop, workspace: Path, tab: MemoryTab
+) -> None:
     (workspace / "SOUL.md").write_text("# Soul\n\n- Be brief.\n- Outside edit.\n", encoding="utf-8")
     run_async(qtbot, qloop, tab.refreshed_once())  # not dirty: the editor follows the disk
     editor = tab.files.editor("SOUL.md")
@@ -59,7 +61,8 @@ def test_an_outside_change_is_recorded_before_the_edit(
 
 
 def test_a_change_on_disk_during_editing_keeps_the_edits_and_asks(
-        qtbot: QtBot, qloop: asyncio.AbstractEventLoop, workspace: Path, tab: MemoryTab) -> None:
+    qtbot: QtBot, qloop: asyncio.AbstractEventLoop, workspace: Path, tab: MemoryTab
+) -> None:
     editor = tab.files.editor(NAME)
     editor.appendPlainText("- my unsaved line")
     mine = editor.toPlainText()
@@ -82,7 +85,8 @@ def test_a_change_on_disk_during_editing_keeps_the_edits_and_asks(
 
 
 def test_reload_discards_edits(
-        qtbot: QtBot, qloop: asyncio.AbstractEventLoop, workspace: Path, tab: MemoryTab) -> None:
+    qtbot: QtBot, qloop: asyncio.AbstractEventLoop, workspace: Path, tab: MemoryTab
+) -> None:
     editor = tab.files.editor("USER.md")
     tab.files.select("USER.md")
     editor.appendPlainText("- scratch")
@@ -99,14 +103,17 @@ def test_preview_renders_markdown(tab: MemoryTab) -> None:
     assert "#" not in tab.files._preview.toPlainText()  # the heading was rendered, not shown raw
 
 
-def test_changes_on_disk_show_up_by_themselves(qtbot: QtBot, workspace: Path, tab: MemoryTab) -> None:
+def test_changes_on_disk_show_up_by_themselves(
+    qtbot: QtBot, workspace: Path, tab: MemoryTab
+) -> None:
     """The file watcher refreshes the tab (no turn, no button)."""
     (workspace / "USER.md").write_text("# User\n\n- Name: Ada\n- Outside.\n", encoding="utf-8")
     qtbot.waitUntil(lambda: "Outside." in tab.files.editor("USER.md").toPlainText(), timeout=5_000)
 
 
 def test_a_missing_workspace_is_explained_and_not_created(
-        qtbot: QtBot, qloop: asyncio.AbstractEventLoop, tmp_path: Path) -> None:
+    qtbot: QtBot, qloop: asyncio.AbstractEventLoop, tmp_path: Path
+) -> None:
     from tests.ui.memory.conftest import make_services
 
     missing = tmp_path / "not-yet"

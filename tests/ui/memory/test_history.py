@@ -55,7 +55,8 @@ def test_selecting_shows_the_whole_entry(tab: MemoryTab) -> None:
 
 
 def test_new_entries_appear_after_a_turn(
-        qtbot: QtBot, qloop: asyncio.AbstractEventLoop, workspace: Path, tab: MemoryTab) -> None:
+    qtbot: QtBot, qloop: asyncio.AbstractEventLoop, workspace: Path, tab: MemoryTab
+) -> None:
     MemoryStore(workspace).append_history("A brand-new entry.")
     tab.history.search.setText("brand-new")
     tab.services.bridge.deliver(TurnFinished("desktop:1", "done"))
@@ -65,7 +66,8 @@ def test_new_entries_appear_after_a_turn(
 
 
 def test_empty_history_explains_itself(
-        qtbot: QtBot, qloop: asyncio.AbstractEventLoop, workspace: Path, tab: MemoryTab) -> None:
+    qtbot: QtBot, qloop: asyncio.AbstractEventLoop, workspace: Path, tab: MemoryTab
+) -> None:
     (workspace / "memory" / "history.jsonl").write_text("", encoding="utf-8")
     run_async(qtbot, qloop, tab.refreshed_once())
     assert tab.history._stack.currentWidget() is tab.history._empty

@@ -27,7 +27,8 @@ def select(qtbot: QtBot, tab: MemoryTab, sha: str) -> None:
 
 
 def test_timeline_lists_commits_with_counts_and_shows_a_coloured_diff(
-        qtbot: QtBot, qloop: asyncio.AbstractEventLoop, workspace: Path, tab: MemoryTab) -> None:
+    qtbot: QtBot, qloop: asyncio.AbstractEventLoop, workspace: Path, tab: MemoryTab
+) -> None:
     sha = dream_commit(workspace, "- fact 5\n", "- fact 5, revised by Dream\n")
     run_async(qtbot, qloop, tab.refreshed_once())
     tab.pages.setCurrentIndex(TIMELINE)
@@ -58,7 +59,8 @@ def test_timeline_lists_commits_with_counts_and_shows_a_coloured_diff(
 
 
 def test_revert_of_a_dream_commit_changes_the_file_and_adds_a_revert_commit(
-        qtbot: QtBot, qloop: asyncio.AbstractEventLoop, workspace: Path, tab: MemoryTab) -> None:
+    qtbot: QtBot, qloop: asyncio.AbstractEventLoop, workspace: Path, tab: MemoryTab
+) -> None:
     sha = dream_commit(workspace, "- fact 5\n", "- fact 5, revised by Dream\n")
     # a later, unrelated edit must survive the revert
     replace_line(workspace, MEMORY, "- fact 18\n", "- fact 18, edited by Ada\n")
@@ -88,7 +90,8 @@ def test_revert_of_a_dream_commit_changes_the_file_and_adds_a_revert_commit(
 
 
 def test_conflicting_revert_changes_nothing_and_explains_why(
-        qtbot: QtBot, qloop: asyncio.AbstractEventLoop, workspace: Path, tab: MemoryTab) -> None:
+    qtbot: QtBot, qloop: asyncio.AbstractEventLoop, workspace: Path, tab: MemoryTab
+) -> None:
     sha = dream_commit(workspace, "- fact 5\n", "- fact 5, revised by Dream\n")
     replace_line(workspace, MEMORY, "- fact 5, revised by Dream\n", "- fact 5, then by Ada\n")
     later = GitStore(workspace).commit_edit(MEMORY)
@@ -113,7 +116,8 @@ def test_conflicting_revert_changes_nothing_and_explains_why(
 
 
 def test_first_commit_cannot_be_reverted(
-        qtbot: QtBot, qloop: asyncio.AbstractEventLoop, tab: MemoryTab) -> None:
+    qtbot: QtBot, qloop: asyncio.AbstractEventLoop, tab: MemoryTab
+) -> None:
     tab.pages.setCurrentIndex(TIMELINE)
     root = tab.timeline.commits.commits()[-1]
     assert root.subject.startswith("init:")
@@ -129,7 +133,8 @@ def test_dream_now_waits_for_the_agent(tab: MemoryTab) -> None:
 
 
 def test_the_dream_cursor_reads_as_a_sentence(
-        qtbot: QtBot, qloop: asyncio.AbstractEventLoop, workspace: Path, tab: MemoryTab) -> None:
+    qtbot: QtBot, qloop: asyncio.AbstractEventLoop, workspace: Path, tab: MemoryTab
+) -> None:
     from desktop.core.memory.store import MemoryStore
 
     MemoryStore(workspace).dream_cursor = 5

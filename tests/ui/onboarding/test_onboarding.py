@@ -33,31 +33,53 @@ def fresh_services(tmp_path: Path, service: str) -> AppServices:
     return AppServices(load_config(path), path, SecretStore(service))
 
 
-def test_needs_onboarding_cases(qtbot: QtBot, qloop: asyncio.AbstractEventLoop, memory_keyring: MemoryKeyring,
-                                tmp_path: Path, service: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_needs_onboarding_cases(
+    qtbot: QtBot,
+    qloop: asyncio.AbstractEventLoop,
+    memory_keyring: MemoryKeyring,
+    tmp_path: Path,
+    service: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """No file → yes; a model whose provider has no key → yes; a key, a local server → no."""
     store = SecretStore(service)
     services = fresh_services(tmp_path, service)
     assert run_async(qtbot, qloop, needs_onboarding(services.config, store))
-    path = write_config(tmp_path / "a" / "config.json", {"agents": {"defaults": {"model": "gpt-4o-mini"}}})
+    path = write_config(
+        tmp_path / "a" / "config.json", {"agents": {"defaults": {"model": "gpt-4o-mini"}}}
+    )
     config = load_config(path)
     assert run_async(qtbot, qloop, needs_onboarding(config, store))
     store.set("openai", KEY)
     assert not run_async(qtbot, qloop, needs_onboarding(config, store))
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-from-env-0123456789")
-    path = write_config(tmp_path / "b" / "config.json", {"agents": {"defaults": {"model": "claude-opus-4-5"}}})
+    path = write_config(
+        tmp_path / "b" / "config.json", {"agents": {"defaults": {"model": "claude-opus-4-5"}}}
+    )
     assert not run_async(qtbot, qloop, needs_onboarding(load_config(path), store))
-    path = write_config(tmp_path / "c" / "config.json", {
-        "agents": {"defaults": {"model": "qwen2.5", "provider": "custom"}},
-        "providers": {"custom": {"apiBase": "http://127.0.0.1:8080/v1"}}})
+    path = write_config(
+        tmp_path / "c" / "config.json",
+        {
+            "agents": {"defaults": {"model": "qwen2.5", "provider": "custom"}},
+            "providers": {"custom": {"apiBase": "http://127.0.0.1:8080/v1"}},
+        },
+    )
     assert not run_async(qtbot, qloop, needs_onboarding(load_config(path), store))
-    path = write_config(tmp_path / "d" / "config.json", {"agents": {"defaults": {"model": "some-unknown-model"}}})
-    assert run_async(qtbot, qloop, needs_onboarding(load_config(path), SecretStore(service + "-empty")))
+    path = write_config(
+        tmp_path / "d" / "config.json", {"agents": {"defaults": {"model": "some-unknown-model"}}}
+    )
+    assert run_async(
+        qtbot, qloop, needs_onboarding(load_config(path), SecretStore(service + "-empty"))
+    )
 
 
 def test_onboarding_end_to_end_against_the_scripted_server(
-    qtbot: QtBot, qloop: asyncio.AbstractEventLoop, memory_keyring: MemoryKeyring, tmp_path: Path,
-    service: str, scripted_server: ScriptedOpenAIServer,
+    qtbot: QtBot,
+    qloop: asyncio.AbstractEventLoop,
+    memory_keyring: MemoryKeyring,
+    tmp_path: Path,
+    service: str,
+    scripted_server: ScriptedOpenAIServer,
 ) -> None:
     """Custom server URL + key → test lists the models → pick, try (one token) → workspace → saved."""
     services = fresh_services(tmp_path, service)
@@ -105,8 +127,12 @@ def test_onboarding_end_to_end_against_the_scripted_server(
 
 
 def test_onboarding_key_errors_are_redacted_and_back_keeps_input(
-    qtbot: QtBot, qloop: asyncio.AbstractEventLoop, memory_keyring: MemoryKeyring, tmp_path: Path,
-    service: str, scripted_server: ScriptedOpenAIServer,
+    qtbot: QtBot,
+    qloop: asyncio.AbstractEventLoop,
+    memory_keyring: MemoryKeyring,
+    tmp_path: Path,
+    service: str,
+    scripted_server: ScriptedOpenAIServer,
 ) -> None:
     """A 401 on the model test is shown without the key; Back and Next keep what was typed."""
     services = fresh_services(tmp_path, service)
@@ -129,7 +155,11 @@ def test_onboarding_key_errors_are_redacted_and_back_keeps_input(
 
 
 def test_cloud_provider_needs_a_key_and_skip_saves_nothing(
-    qtbot: QtBot, qloop: asyncio.AbstractEventLoop, memory_keyring: MemoryKeyring, tmp_path: Path, service: str,
+    qtbot: QtBot,
+    qloop: asyncio.AbstractEventLoop,
+    memory_keyring: MemoryKeyring,
+    tmp_path: Path,
+    service: str,
 ) -> None:
     """No key for a cloud provider: a clear message. Skip: finished(False), no config written."""
     services = fresh_services(tmp_path, service)
@@ -150,7 +180,11 @@ def test_cloud_provider_needs_a_key_and_skip_saves_nothing(
 
 
 def test_no_keyring_offers_a_session_only_key(
-    qtbot: QtBot, qloop: asyncio.AbstractEventLoop, no_keyring: None, tmp_path: Path, service: str,
+    qtbot: QtBot,
+    qloop: asyncio.AbstractEventLoop,
+    no_keyring: None,
+    tmp_path: Path,
+    service: str,
 ) -> None:
     """Without a keyring the key is not lost: it can be kept for this session."""
     services = fresh_services(tmp_path, service)

@@ -32,17 +32,26 @@ def deep_merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
     """``base`` with ``extra`` merged in (dicts recursively)."""
     out = dict(base)
     for key, value in extra.items():
-        out[key] = deep_merge(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
+        out[key] = (
+            deep_merge(out[key], value)
+            if isinstance(value, dict) and isinstance(out.get(key), dict)
+            else value
+        )
     return out
 
 
 @pytest.fixture
 def config_data(tmp_path: Path) -> dict[str, Any]:
     """A nanobot-style config with unknown keys."""
-    return deep_merge({
-        "agents": {"defaults": {"model": "gpt-4o-mini", "workspace": str(tmp_path / "workspace")}},
-        "providers": {"openai": {}},
-    }, UNKNOWN)
+    return deep_merge(
+        {
+            "agents": {
+                "defaults": {"model": "gpt-4o-mini", "workspace": str(tmp_path / "workspace")}
+            },
+            "providers": {"openai": {}},
+        },
+        UNKNOWN,
+    )
 
 
 @pytest.fixture
@@ -58,10 +67,16 @@ def keyring_service() -> str:
 
 
 @pytest.fixture
-def services(qloop: asyncio.AbstractEventLoop, memory_keyring: MemoryKeyring, config_path: Path,
-             keyring_service: str) -> AppServices:
+def services(
+    qloop: asyncio.AbstractEventLoop,
+    memory_keyring: MemoryKeyring,
+    config_path: Path,
+    keyring_service: str,
+) -> AppServices:
     """AppServices over the config file, keys in the in-memory keyring."""
-    return AppServices(load_config(config_path), config_path, SecretStore(keyring_service, timeout=5))
+    return AppServices(
+        load_config(config_path), config_path, SecretStore(keyring_service, timeout=5)
+    )
 
 
 @pytest.fixture

@@ -44,7 +44,10 @@ def fill_time_server(page: MCPPage) -> None:
 
 
 def test_adding_a_stdio_server_asks_for_approval_then_shows_status_and_tools(
-    make_tab: Callable[[], SettingsTab], qtbot: QtBot, qloop: asyncio.AbstractEventLoop, config_path: Path,
+    make_tab: Callable[[], SettingsTab],
+    qtbot: QtBot,
+    qloop: asyncio.AbstractEventLoop,
+    config_path: Path,
 ) -> None:
     """The exact command is shown first; nothing runs before approval; then connected + tools."""
     tab = make_tab()
@@ -53,16 +56,29 @@ def test_adding_a_stdio_server_asks_for_approval_then_shows_status_and_tools(
     fill_time_server(page)
     page.editor.ok.click()
     assert page.mode.currentWidget() is page.approval
-    summaries = [w.text() for w in page.approval.list_widget.findChildren(QLabel) if w.text().startswith("Runs:")]
+    summaries = [
+        w.text()
+        for w in page.approval.list_widget.findChildren(QLabel)
+        if w.text().startswith("Runs:")
+    ]
     assert summaries == [f"Runs: {PYTHON} -m mcp_server_time --local-timezone Europe/Berlin"]
     assert page.runtime.current() is None  # nothing launched, nothing saved yet
     assert "time" not in on_disk(config_path)["tools"].get("mcpServers", {})
     page.approval.approve.click()
-    qtbot.waitUntil(lambda: page.statuses.get("time") is not None and page.statuses["time"].state == "connected",
-                    timeout=60_000)
+    qtbot.waitUntil(
+        lambda: (
+            page.statuses.get("time") is not None and page.statuses["time"].state == "connected"
+        ),
+        timeout=60_000,
+    )
     assert page.mode.currentWidget() is page.overview
     saved = on_disk(config_path)["tools"]["mcpServers"]["time"]
-    assert saved["command"] == PYTHON and saved["args"] == ["-m", "mcp_server_time", "--local-timezone", "Europe/Berlin"]
+    assert saved["command"] == PYTHON and saved["args"] == [
+        "-m",
+        "mcp_server_time",
+        "--local-timezone",
+        "Europe/Berlin",
+    ]
     assert saved.get("type") is None  # the transport is implied by "command"
     qtbot.waitUntil(lambda: page.details.tools.count() == 2)
     assert sorted(page.details.tools.item(i).text() for i in range(2)) == TIME_TOOLS
@@ -82,7 +98,9 @@ def test_adding_a_stdio_server_asks_for_approval_then_shows_status_and_tools(
 
 
 def test_cancelling_the_approval_saves_and_starts_nothing(
-    make_tab: Callable[[], SettingsTab], qtbot: QtBot, config_path: Path,
+    make_tab: Callable[[], SettingsTab],
+    qtbot: QtBot,
+    config_path: Path,
 ) -> None:
     before = config_path.read_bytes()
     tab = make_tab()
@@ -95,7 +113,9 @@ def test_cancelling_the_approval_saves_and_starts_nothing(
     assert page.runtime.current() is None
 
 
-def test_editor_rejects_bad_input_inline(make_tab: Callable[[], SettingsTab], config_path: Path) -> None:
+def test_editor_rejects_bad_input_inline(
+    make_tab: Callable[[], SettingsTab], config_path: Path
+) -> None:
     before = config_path.read_bytes()
     page = mcp_page(make_tab())
     page.add_button.click()
@@ -120,14 +140,26 @@ def test_editor_rejects_bad_input_inline(make_tab: Callable[[], SettingsTab], co
 CLAUDE_JSON = {
     "mcpServers": {
         "time": {"command": PYTHON, "args": ["-m", "mcp_server_time"]},
-        "broken": {"command": PYTHON, "args": ["-c", "import sys; print('boom: missing config', file=sys.stderr); sys.exit(3)"]},
-        "remote": {"url": "http://127.0.0.1:9/mcp", "headers": {"Authorization": "Bearer sk-remote-secret-123456"}},
+        "broken": {
+            "command": PYTHON,
+            "args": [
+                "-c",
+                "import sys; print('boom: missing config', file=sys.stderr); sys.exit(3)",
+            ],
+        },
+        "remote": {
+            "url": "http://127.0.0.1:9/mcp",
+            "headers": {"Authorization": "Bearer sk-remote-secret-123456"},
+        },
     }
 }
 
 
 def test_claude_desktop_import_reviews_every_server_and_reports_failures(
-    make_tab: Callable[[], SettingsTab], qtbot: QtBot, qloop: asyncio.AbstractEventLoop, config_path: Path,
+    make_tab: Callable[[], SettingsTab],
+    qtbot: QtBot,
+    qloop: asyncio.AbstractEventLoop,
+    config_path: Path,
 ) -> None:
     """Pasted JSON → review with commands → approve two of three → live status, stderr tail."""
     tab = make_tab()
@@ -142,8 +174,13 @@ def test_claude_desktop_import_reviews_every_server_and_reports_failures(
     assert set(page.approval.boxes) == {"time", "broken", "remote"}
     page.approval.boxes["remote"].setChecked(False)
     page.approval.approve.click()
-    qtbot.waitUntil(lambda: all(page.statuses.get(n) is not None and page.statuses[n].state in ("connected", "failed")
-                                for n in ("time", "broken")), timeout=60_000)
+    qtbot.waitUntil(
+        lambda: all(
+            page.statuses.get(n) is not None and page.statuses[n].state in ("connected", "failed")
+            for n in ("time", "broken")
+        ),
+        timeout=60_000,
+    )
     servers = on_disk(config_path)["tools"]["mcpServers"]
     assert set(servers) == {"time", "broken"}
     assert page.statuses["time"].state == "connected"
@@ -151,7 +188,9 @@ def test_claude_desktop_import_reviews_every_server_and_reports_failures(
     page.show_server("broken")
     assert page.details.status.kind == "error" and page.details.status.text().startswith("Failed:")
     page.details.stderr_toggle.click()
-    qtbot.waitUntil(lambda: "boom: missing config" in page.details.stderr.toPlainText(), timeout=10_000)
+    qtbot.waitUntil(
+        lambda: "boom: missing config" in page.details.stderr.toPlainText(), timeout=10_000
+    )
     assert page.details.reconnect.text() == "Reconnect"
     # Remove and undo.
     assert run_async(qtbot, qloop, page.remove_server("broken"), 60_000)
@@ -162,8 +201,11 @@ def test_claude_desktop_import_reviews_every_server_and_reports_failures(
 
 
 def test_server_added_in_settings_serves_the_running_agent(
-    make_tab: Callable[[], SettingsTab], qtbot: QtBot, qloop: asyncio.AbstractEventLoop,
-    services: AppServices, scripted_server: ScriptedOpenAIServer,
+    make_tab: Callable[[], SettingsTab],
+    qtbot: QtBot,
+    qloop: asyncio.AbstractEventLoop,
+    services: AppServices,
+    scripted_server: ScriptedOpenAIServer,
 ) -> None:
     """With an agent built without MCP servers: the server joins the agent's tool registry."""
     agent = build_agent(services.config, make_provider(scripted_server.url))
@@ -175,8 +217,12 @@ def test_server_added_in_settings_serves_the_running_agent(
     fill_time_server(page)
     page.editor.ok.click()
     page.approval.approve.click()
-    qtbot.waitUntil(lambda: page.statuses.get("time") is not None and page.statuses["time"].state == "connected",
-                    timeout=60_000)
+    qtbot.waitUntil(
+        lambda: (
+            page.statuses.get("time") is not None and page.statuses["time"].state == "connected"
+        ),
+        timeout=60_000,
+    )
     assert agent.mcp is not None and agent.before_turn is not None
     assert set(TIME_TOOLS) <= set(agent.tools.names())
     run_async(qtbot, qloop, agent.stop(), 60_000)  # closers stop the child
@@ -186,13 +232,20 @@ def test_server_added_in_settings_serves_the_running_agent(
 def test_parse_servers_shapes_and_errors() -> None:
     """Claude Desktop, bare mapping and whole-config shapes; clear errors otherwise."""
     entry = {"command": "uvx", "args": ["mcp-server-time"]}
-    for text in (json.dumps({"mcpServers": {"t": entry}}), json.dumps({"t": entry}),
-                 json.dumps({"tools": {"mcpServers": {"t": entry}}})):
+    for text in (
+        json.dumps({"mcpServers": {"t": entry}}),
+        json.dumps({"t": entry}),
+        json.dumps({"tools": {"mcpServers": {"t": entry}}}),
+    ):
         assert list(parse_servers(text)) == ["t"]
-    for bad, words in (("", "Paste"), ("[]", "JSON object"), ('{"mcpServers": {}}', "No servers"),
-                       ('{"mcpServers": {"a b": {"command": "x"}}}', "Server name"),
-                       ('{"mcpServers": {"t": {"args": []}}}', "needs a 'command'"),
-                       ('{"mcpServers": {"t": {"command": "x", "toolTimeout": 0}}}', "toolTimeout")):
+    for bad, words in (
+        ("", "Paste"),
+        ("[]", "JSON object"),
+        ('{"mcpServers": {}}', "No servers"),
+        ('{"mcpServers": {"a b": {"command": "x"}}}', "Server name"),
+        ('{"mcpServers": {"t": {"args": []}}}', "needs a 'command'"),
+        ('{"mcpServers": {"t": {"command": "x", "toolTimeout": 0}}}', "toolTimeout"),
+    ):
         with pytest.raises(EntryError, match=words):
             parse_servers(bad)
     servers = parse_servers(json.dumps({"mcpServers": {"t": entry}}))
@@ -202,8 +255,11 @@ def test_parse_servers_shapes_and_errors() -> None:
 
 
 def test_editing_renames_and_only_new_commands_need_approval(
-    make_tab: Callable[[], SettingsTab], qtbot: QtBot, qloop: asyncio.AbstractEventLoop,
-    services: AppServices, config_path: Path,
+    make_tab: Callable[[], SettingsTab],
+    qtbot: QtBot,
+    qloop: asyncio.AbstractEventLoop,
+    services: AppServices,
+    config_path: Path,
 ) -> None:
     """An HTTP entry is renamed without approval; a changed stdio command asks again."""
     from desktop.core.config.schema import MCPServerConfig
@@ -219,7 +275,9 @@ def test_editing_renames_and_only_new_commands_need_approval(
     page.editor.name.setText("remote2")
     page.editor.timeout.setValue(99)
     page.editor.ok.click()
-    qtbot.waitUntil(lambda: "remote2" in on_disk(config_path)["tools"]["mcpServers"], timeout=30_000)
+    qtbot.waitUntil(
+        lambda: "remote2" in on_disk(config_path)["tools"]["mcpServers"], timeout=30_000
+    )
     servers = on_disk(config_path)["tools"]["mcpServers"]
     assert "remote" not in servers and servers["remote2"]["toolTimeout"] == 99
     page.edit_server("tool")
@@ -227,7 +285,9 @@ def test_editing_renames_and_only_new_commands_need_approval(
     page.editor.args.setText("--flag 'two words'")
     page.editor.ok.click()
     assert page.mode.currentWidget() is page.approval
-    assert any("definitely-not-installed-xyz --flag 'two words'" in label.text()
-               for label in page.approval.list_widget.findChildren(QLabel))
+    assert any(
+        "definitely-not-installed-xyz --flag 'two words'" in label.text()
+        for label in page.approval.list_widget.findChildren(QLabel)
+    )
     page.approval.cancel.click()
     assert on_disk(config_path)["tools"]["mcpServers"]["tool"]["args"] == []

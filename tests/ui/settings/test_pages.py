@@ -25,11 +25,15 @@ TOKEN = "123456:telegram-secret-token-value"
 def contains(data: object, subset: object) -> bool:
     """Whether ``subset`` is contained in ``data`` (dicts recursively)."""
     if isinstance(subset, dict):
-        return isinstance(data, dict) and all(k in data and contains(data[k], v) for k, v in subset.items())
+        return isinstance(data, dict) and all(
+            k in data and contains(data[k], v) for k, v in subset.items()
+        )
     return data == subset
 
 
-def test_every_section_opens_and_show_section_navigates(make_tab: Callable[[], SettingsTab], qtbot: QtBot) -> None:
+def test_every_section_opens_and_show_section_navigates(
+    make_tab: Callable[[], SettingsTab], qtbot: QtBot
+) -> None:
     """Each named section is reachable; details select a provider or channel."""
     tab = make_tab()
     for name in SECTIONS:
@@ -45,8 +49,11 @@ def test_every_section_opens_and_show_section_navigates(make_tab: Callable[[], S
 
 
 def test_agent_page_validates_then_saves_keeping_unknown_keys(
-    make_tab: Callable[[], SettingsTab], qtbot: QtBot, qloop: asyncio.AbstractEventLoop,
-    services: AppServices, config_path: Path,
+    make_tab: Callable[[], SettingsTab],
+    qtbot: QtBot,
+    qloop: asyncio.AbstractEventLoop,
+    services: AppServices,
+    config_path: Path,
 ) -> None:
     """A bad timezone: inline error, file and config untouched. A good one: saved, extras kept."""
     tab = make_tab()
@@ -58,7 +65,11 @@ def test_agent_page_validates_then_saves_keeping_unknown_keys(
     page._edited()
     assert page.save_button.isEnabled()
     assert not run_async(qtbot, qloop, page.save())
-    assert page.status.kind == "error" and "Timezone" in page.status.text() and "Mars/Olympus_Mons" in page.status.text()
+    assert (
+        page.status.kind == "error"
+        and "Timezone" in page.status.text()
+        and "Mars/Olympus_Mons" in page.status.text()
+    )
     assert config_path.read_bytes() == before
     assert services.config.agents.defaults.max_tokens == 8192  # nothing applied
     assert page.timezone.text() == "Mars/Olympus_Mons"  # nothing lost
@@ -69,7 +80,11 @@ def test_agent_page_validates_then_saves_keeping_unknown_keys(
     data = on_disk(config_path)
     d = data["agents"]["defaults"]
     assert (d["timezone"], d["maxTokens"], d["contextWindowTokens"], d["maxToolIterations"]) == (
-        "Europe/Berlin", 4096, 32_768, 42)
+        "Europe/Berlin",
+        4096,
+        32_768,
+        42,
+    )
     assert contains(data, UNKNOWN)
     assert not page.save_button.isEnabled()
     # max tokens must stay below the context window
@@ -79,8 +94,11 @@ def test_agent_page_validates_then_saves_keeping_unknown_keys(
 
 
 def test_open_existing_workspace_syncs_templates_without_overwriting(
-    make_tab: Callable[[], SettingsTab], qtbot: QtBot, qloop: asyncio.AbstractEventLoop,
-    config_path: Path, tmp_path: Path,
+    make_tab: Callable[[], SettingsTab],
+    qtbot: QtBot,
+    qloop: asyncio.AbstractEventLoop,
+    config_path: Path,
+    tmp_path: Path,
 ) -> None:
     """An existing nanobot workspace is recognised; missing templates added, SOUL.md kept."""
     ws = tmp_path / "old-nanobot-ws"
@@ -108,8 +126,11 @@ def test_open_existing_workspace_syncs_templates_without_overwriting(
 
 
 def test_malformed_config_file_is_never_overwritten(
-    make_tab: Callable[[], SettingsTab], qtbot: QtBot, qloop: asyncio.AbstractEventLoop,
-    services: AppServices, config_path: Path,
+    make_tab: Callable[[], SettingsTab],
+    qtbot: QtBot,
+    qloop: asyncio.AbstractEventLoop,
+    services: AppServices,
+    config_path: Path,
 ) -> None:
     """The file broke after loading: saving shows the error, leaves the bytes, undoes the change."""
     tab = make_tab()
@@ -120,7 +141,11 @@ def test_malformed_config_file_is_never_overwritten(
     page.interval.setValue(7)
     assert not run_async(qtbot, qloop, page.save())
     assert config_path.read_bytes() == broken
-    assert page.status.kind == "error" and "invalid JSON" in page.status.text() and "line 1" in page.status.text()
+    assert (
+        page.status.kind == "error"
+        and "invalid JSON" in page.status.text()
+        and "line 1" in page.status.text()
+    )
     assert services.config.agents.defaults.dream.interval_h == 2  # undone in memory too
     assert page.interval.value() == 7  # the input is kept
     assert tab.banner.isVisibleTo(tab) and "never overwrites" in tab.banner_text.text()
@@ -132,7 +157,10 @@ def test_malformed_config_file_is_never_overwritten(
 
 
 def test_malformed_file_at_start_shows_the_banner(
-    qtbot: QtBot, qloop: asyncio.AbstractEventLoop, services: AppServices, config_path: Path,
+    qtbot: QtBot,
+    qloop: asyncio.AbstractEventLoop,
+    services: AppServices,
+    config_path: Path,
 ) -> None:
     """Opening Settings while the file is broken: the banner explains it at once."""
     config_path.write_text("[1, 2")
@@ -144,8 +172,12 @@ def test_malformed_file_at_start_shows_the_banner(
 
 
 def test_tools_page_patterns_search_and_approval_mode(
-    make_tab: Callable[[], SettingsTab], qtbot: QtBot, qloop: asyncio.AbstractEventLoop,
-    services: AppServices, config_path: Path, memory_keyring: MemoryKeyring,
+    make_tab: Callable[[], SettingsTab],
+    qtbot: QtBot,
+    qloop: asyncio.AbstractEventLoop,
+    services: AppServices,
+    config_path: Path,
+    memory_keyring: MemoryKeyring,
 ) -> None:
     """Invalid regex refused; patterns, timeout, search saved; approval mode in desktop.json;
     the search key in the keyring only."""
@@ -183,7 +215,10 @@ def test_tools_page_patterns_search_and_approval_mode(
 
 
 def test_dream_and_heartbeat_round_trip(
-    make_tab: Callable[[], SettingsTab], qtbot: QtBot, qloop: asyncio.AbstractEventLoop, config_path: Path,
+    make_tab: Callable[[], SettingsTab],
+    qtbot: QtBot,
+    qloop: asyncio.AbstractEventLoop,
+    config_path: Path,
 ) -> None:
     """Dream and heartbeat values land in their nanobot keys and load back."""
     tab = make_tab()
@@ -198,7 +233,12 @@ def test_dream_and_heartbeat_round_trip(
     assert run_async(qtbot, qloop, page.save())
     data = on_disk(config_path)
     dream = data["agents"]["defaults"]["dream"]
-    assert (dream["intervalH"], dream["maxBatchSize"], dream["maxIterations"], dream["tokenBudget"]) == (6, 50, 3, 20_000)
+    assert (
+        dream["intervalH"],
+        dream["maxBatchSize"],
+        dream["maxIterations"],
+        dream["tokenBudget"],
+    ) == (6, 50, 3, 20_000)
     assert data["gateway"]["heartbeat"] == {"enabled": False, "intervalS": 600}
     assert not page.beat_interval.isEnabled()
     reloaded = load_config(config_path)
@@ -206,8 +246,11 @@ def test_dream_and_heartbeat_round_trip(
 
 
 def test_appearance_close_to_tray_and_start_at_login(
-    make_tab: Callable[[], SettingsTab], qtbot: QtBot, qloop: asyncio.AbstractEventLoop,
-    config_path: Path, isolated_env: Path,
+    make_tab: Callable[[], SettingsTab],
+    qtbot: QtBot,
+    qloop: asyncio.AbstractEventLoop,
+    config_path: Path,
+    isolated_env: Path,
 ) -> None:
     """Preferences go to desktop.json (not config.json); start at login writes/removes the entry."""
     if not autostart.supported():
@@ -224,7 +267,11 @@ def test_appearance_close_to_tray_and_start_at_login(
         assert run_async(qtbot, qloop, page.save())
     assert signal.args == ["dark"]
     prefs = json.loads((config_path.parent / "desktop.json").read_text())
-    assert (prefs["appearance"], prefs["closeToTray"], prefs["startAtLogin"]) == ("dark", False, True)
+    assert (prefs["appearance"], prefs["closeToTray"], prefs["startAtLogin"]) == (
+        "dark",
+        False,
+        True,
+    )
     assert config_path.read_bytes() == before
     entry = isolated_env / ".config" / "autostart" / "nanobot-desktop.desktop"
     text = entry.read_text()
@@ -235,8 +282,13 @@ def test_appearance_close_to_tray_and_start_at_login(
 
 
 def test_channels_form_round_trips_and_tokens_go_to_the_keyring(
-    make_tab: Callable[[], SettingsTab], qtbot: QtBot, qloop: asyncio.AbstractEventLoop,
-    services: AppServices, config_path: Path, memory_keyring: MemoryKeyring, keyring_service: str,
+    make_tab: Callable[[], SettingsTab],
+    qtbot: QtBot,
+    qloop: asyncio.AbstractEventLoop,
+    services: AppServices,
+    config_path: Path,
+    memory_keyring: MemoryKeyring,
+    keyring_service: str,
 ) -> None:
     """Enable + allowFrom + option saved; token in the keyring (never the file); unknown keys kept;
     after a restart the stored token is back in effect."""
@@ -277,16 +329,22 @@ def test_channels_form_round_trips_and_tokens_go_to_the_keyring(
 
 
 def test_plaintext_channel_secret_moves_to_the_keyring(
-    qtbot: QtBot, qloop: asyncio.AbstractEventLoop, memory_keyring: MemoryKeyring, tmp_path: Path,
+    qtbot: QtBot,
+    qloop: asyncio.AbstractEventLoop,
+    memory_keyring: MemoryKeyring,
+    tmp_path: Path,
     keyring_service: str,
 ) -> None:
     """A nanobot config with a plaintext token: shown as plaintext; saving moves it."""
     from tests.conftest import write_config
 
-    path = write_config(tmp_path / "c" / "config.json", {
-        "agents": {"defaults": {"workspace": str(tmp_path / "ws")}},
-        "channels": {"discord": {"enabled": True, "token": "discord-plaintext-token-123"}},
-    })
+    path = write_config(
+        tmp_path / "c" / "config.json",
+        {
+            "agents": {"defaults": {"workspace": str(tmp_path / "ws")}},
+            "channels": {"discord": {"enabled": True, "token": "discord-plaintext-token-123"}},
+        },
+    )
     services = AppServices(load_config(path), path, SecretStore(keyring_service))
     tab = SettingsTab(services)
     qtbot.addWidget(tab)

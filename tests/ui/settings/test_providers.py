@@ -36,8 +36,12 @@ def providers(tab: SettingsTab) -> ProvidersPage:
 
 
 def test_key_goes_to_the_keyring_never_to_config_json(
-    make_tab: Callable[[], SettingsTab], qtbot: QtBot, qloop: asyncio.AbstractEventLoop,
-    services: AppServices, memory_keyring: MemoryKeyring, config_path: Path,
+    make_tab: Callable[[], SettingsTab],
+    qtbot: QtBot,
+    qloop: asyncio.AbstractEventLoop,
+    services: AppServices,
+    memory_keyring: MemoryKeyring,
+    config_path: Path,
 ) -> None:
     """Saving a key: keyring entry under the store's service, config.json without the key."""
     tab = make_tab()
@@ -68,15 +72,21 @@ def test_key_goes_to_the_keyring_never_to_config_json(
 
 
 def test_plaintext_key_in_config_moves_out_when_a_key_is_saved(
-    qtbot: QtBot, qloop: asyncio.AbstractEventLoop, memory_keyring: MemoryKeyring, tmp_path: Path,
+    qtbot: QtBot,
+    qloop: asyncio.AbstractEventLoop,
+    memory_keyring: MemoryKeyring,
+    tmp_path: Path,
     keyring_service: str,
 ) -> None:
     """An old nanobot config with a plaintext apiKey: the source says so; saving a key drops it."""
     old = "sk-old-plaintext-0123456789"
-    path = write_config(tmp_path / "c" / "config.json", {
-        "agents": {"defaults": {"model": "deepseek-chat", "workspace": str(tmp_path / "ws")}},
-        "providers": {"deepseek": {"apiKey": old, "apiBase": "https://api.deepseek.com/v1"}},
-    })
+    path = write_config(
+        tmp_path / "c" / "config.json",
+        {
+            "agents": {"defaults": {"model": "deepseek-chat", "workspace": str(tmp_path / "ws")}},
+            "providers": {"deepseek": {"apiKey": old, "apiBase": "https://api.deepseek.com/v1"}},
+        },
+    )
     services = AppServices(load_config(path), path, SecretStore(keyring_service))
     tab = SettingsTab(services)
     qtbot.addWidget(tab)
@@ -92,15 +102,22 @@ def test_plaintext_key_in_config_moves_out_when_a_key_is_saved(
 
 
 def test_reference_in_config_is_kept(
-    qtbot: QtBot, qloop: asyncio.AbstractEventLoop, memory_keyring: MemoryKeyring, tmp_path: Path,
-    keyring_service: str, monkeypatch: pytest.MonkeyPatch,
+    qtbot: QtBot,
+    qloop: asyncio.AbstractEventLoop,
+    memory_keyring: MemoryKeyring,
+    tmp_path: Path,
+    keyring_service: str,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A ${VAR} apiKey is shown as a reference and written back unchanged on save."""
     monkeypatch.setenv("MY_GROQ", "gsk_secretvalue0123456789")
-    path = write_config(tmp_path / "c" / "config.json", {
-        "agents": {"defaults": {"workspace": str(tmp_path / "ws")}},
-        "providers": {"groq": {"apiKey": "${MY_GROQ}"}},
-    })
+    path = write_config(
+        tmp_path / "c" / "config.json",
+        {
+            "agents": {"defaults": {"workspace": str(tmp_path / "ws")}},
+            "providers": {"groq": {"apiKey": "${MY_GROQ}"}},
+        },
+    )
     services = AppServices(load_config(path), path, SecretStore(keyring_service))
     tab = SettingsTab(services)
     qtbot.addWidget(tab)
@@ -115,12 +132,18 @@ def test_reference_in_config_is_kept(
 
 @pytest.mark.keyring_real
 def test_key_lands_in_the_real_secret_service(
-    real_keyring: RealKeyring, qtbot: QtBot, qloop: asyncio.AbstractEventLoop, tmp_path: Path,  # noqa: F811
+    real_keyring: RealKeyring,
+    qtbot: QtBot,
+    qloop: asyncio.AbstractEventLoop,
+    tmp_path: Path,  # noqa: F811
 ) -> None:
     """The real tier: Settings → Secret Service, and config.json never holds the key."""
-    path = write_config(tmp_path / "c" / "config.json", {
-        "agents": {"defaults": {"model": "gpt-4o-mini", "workspace": str(tmp_path / "ws")}},
-    })
+    path = write_config(
+        tmp_path / "c" / "config.json",
+        {
+            "agents": {"defaults": {"model": "gpt-4o-mini", "workspace": str(tmp_path / "ws")}},
+        },
+    )
     services = AppServices(load_config(path), path, SecretStore(real_keyring.service, timeout=15))
     tab = SettingsTab(services)
     qtbot.addWidget(tab)
@@ -142,7 +165,9 @@ def _custom_panel(tab: SettingsTab, url: str, model: str) -> Any:
 
 
 def test_test_connection_succeeds_with_one_token(
-    make_tab: Callable[[], SettingsTab], qtbot: QtBot, qloop: asyncio.AbstractEventLoop,
+    make_tab: Callable[[], SettingsTab],
+    qtbot: QtBot,
+    qloop: asyncio.AbstractEventLoop,
     scripted_server: ScriptedOpenAIServer,
 ) -> None:
     """A real one-token request through LiteLLM to the scripted server."""
@@ -157,11 +182,15 @@ def test_test_connection_succeeds_with_one_token(
 
 
 def test_test_connection_401_is_shown_redacted(
-    make_tab: Callable[[], SettingsTab], qtbot: QtBot, qloop: asyncio.AbstractEventLoop,
+    make_tab: Callable[[], SettingsTab],
+    qtbot: QtBot,
+    qloop: asyncio.AbstractEventLoop,
     scripted_server: ScriptedOpenAIServer,
 ) -> None:
     """The server echoes the key in its 401 body: the message shown never contains it."""
-    scripted_server.push(Fail(401, "Incorrect API key provided", echo_key=True, error_type="invalid_request_error"))
+    scripted_server.push(
+        Fail(401, "Incorrect API key provided", echo_key=True, error_type="invalid_request_error")
+    )
     tab = make_tab()
     panel = _custom_panel(tab, scripted_server.url, "scripted-model")
     panel.key.edit.setText(KEY)  # typed, not saved: the test uses it
@@ -185,13 +214,21 @@ class ModelsServer:
                 return
 
             def do_GET(self) -> None:  # noqa: N802
-                outer.seen.append((self.path, self.headers.get("Authorization"), self.headers.get("X-Team")))
+                outer.seen.append(
+                    (self.path, self.headers.get("Authorization"), self.headers.get("X-Team"))
+                )
                 if self.headers.get("Authorization") != f"Bearer {outer.key}":
-                    status, body = 401, {"error": {"message": f"bad key {self.headers.get('Authorization')}"}}
+                    status, body = (
+                        401,
+                        {"error": {"message": f"bad key {self.headers.get('Authorization')}"}},
+                    )
                 elif self.path != "/v1/models":
                     status, body = 404, {"error": {"message": "no"}}
                 else:
-                    status, body = 200, {"object": "list", "data": [{"id": m} for m in outer.models]}
+                    status, body = (
+                        200,
+                        {"object": "list", "data": [{"id": m} for m in outer.models]},
+                    )
                 data = json.dumps(body).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
@@ -219,8 +256,12 @@ def models_server() -> Iterator[ModelsServer]:
 
 
 def test_fetch_models_lists_and_sets_the_default(
-    make_tab: Callable[[], SettingsTab], qtbot: QtBot, qloop: asyncio.AbstractEventLoop,
-    models_server: ModelsServer, services: AppServices, config_path: Path,
+    make_tab: Callable[[], SettingsTab],
+    qtbot: QtBot,
+    qloop: asyncio.AbstractEventLoop,
+    models_server: ModelsServer,
+    services: AppServices,
+    config_path: Path,
 ) -> None:
     """Stored key + extra header are sent; the sorted list appears; picking one saves the default."""
     tab = make_tab()
@@ -242,7 +283,9 @@ def test_fetch_models_lists_and_sets_the_default(
     assert [panel.models.item(i).isHidden() for i in range(3)] == [True, False, True]
     panel.models.setCurrentRow(1)
     panel.use_button.click()
-    qtbot.waitUntil(lambda: on_disk(config_path)["agents"]["defaults"]["model"] == "beta-model", timeout=10_000)
+    qtbot.waitUntil(
+        lambda: on_disk(config_path)["agents"]["defaults"]["model"] == "beta-model", timeout=10_000
+    )
     defaults = on_disk(config_path)["agents"]["defaults"]
     assert defaults["provider"] == "vllm"
     assert on_disk(config_path)["providers"]["vllm"]["extraHeaders"] == {"X-Team": "blue"}
@@ -250,7 +293,10 @@ def test_fetch_models_lists_and_sets_the_default(
 
 
 def test_invalid_endpoint_input_saves_nothing(
-    make_tab: Callable[[], SettingsTab], qtbot: QtBot, qloop: asyncio.AbstractEventLoop, config_path: Path,
+    make_tab: Callable[[], SettingsTab],
+    qtbot: QtBot,
+    qloop: asyncio.AbstractEventLoop,
+    config_path: Path,
 ) -> None:
     """A bad URL or header line: inline error, file untouched, typed text kept."""
     before = config_path.read_bytes()
@@ -273,8 +319,11 @@ def test_invalid_endpoint_input_saves_nothing(
 
 
 def test_use_as_default_saves_a_typed_endpoint_and_reloads_keep_edits(
-    make_tab: Callable[[], SettingsTab], qtbot: QtBot, qloop: asyncio.AbstractEventLoop,
-    scripted_server: ScriptedOpenAIServer, config_path: Path,
+    make_tab: Callable[[], SettingsTab],
+    qtbot: QtBot,
+    qloop: asyncio.AbstractEventLoop,
+    scripted_server: ScriptedOpenAIServer,
+    config_path: Path,
 ) -> None:
     """URL typed (not saved) → fetch → use a model: the URL is saved with it; a save elsewhere
     does not wipe an unsaved URL in another panel."""
@@ -289,7 +338,10 @@ def test_use_as_default_saves_a_typed_endpoint_and_reloads_keep_edits(
     assert run_async(qtbot, qloop, panel.fetch())
     panel.models.setCurrentRow(0)
     assert run_async(qtbot, qloop, panel.use_model("scripted-model"))
-    qtbot.waitUntil(lambda: on_disk(config_path)["agents"]["defaults"]["model"] == "scripted-model", timeout=10_000)
+    qtbot.waitUntil(
+        lambda: on_disk(config_path)["agents"]["defaults"]["model"] == "scripted-model",
+        timeout=10_000,
+    )
     data = on_disk(config_path)
     assert data["providers"]["custom"]["apiBase"] == scripted_server.url
     assert data["agents"]["defaults"]["provider"] == "custom"

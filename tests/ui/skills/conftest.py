@@ -75,7 +75,9 @@ def services(workspace: Path, tmp_path: Path) -> AppServices:
 
 
 @pytest.fixture
-def tab(qtbot: QtBot, qloop: asyncio.AbstractEventLoop, services: AppServices) -> Iterator[SkillsTab]:
+def tab(
+    qtbot: QtBot, qloop: asyncio.AbstractEventLoop, services: AppServices
+) -> Iterator[SkillsTab]:
     """A shown Skills tab at 1024×700 with its list loaded."""
     widget = SkillsTab(services)
     widget.resize(1024, 700)

@@ -28,8 +28,9 @@ def test_good_names(name: str) -> None:
     assert skill_name_problem(name) is None
 
 
-@pytest.mark.parametrize("name", ["", "A", "pdf_tables", "-a", "a-", "a--b", "a b", ".hidden",
-                                  "a/b", "ä", "a" * 65])
+@pytest.mark.parametrize(
+    "name", ["", "A", "pdf_tables", "-a", "a-", "a--b", "a b", ".hidden", "a/b", "ä", "a" * 65]
+)
 def test_bad_names(name: str) -> None:
     assert skill_name_problem(name)
 
@@ -70,7 +71,9 @@ def test_set_aside_twice_and_restore(tmp_path: Path) -> None:
     second = set_aside_skill(tmp_path, "notes")
     assert first != second and first.is_dir() and second.is_dir()
     assert first.parent == tmp_path / "skills" / ".deleted"
-    assert SkillsLoader(tmp_path, builtin_dir=tmp_path / "none").catalog() == []  # dot-folder skipped
+    assert (
+        SkillsLoader(tmp_path, builtin_dir=tmp_path / "none").catalog() == []
+    )  # dot-folder skipped
     restore_skill(first, tmp_path, "notes")
     with pytest.raises(FileExistsError):
         restore_skill(second, tmp_path, "notes")
@@ -90,7 +93,10 @@ def test_catalog_lists_broken_and_shadowed(tmp_path: Path) -> None:
     write_skill(ws, "bad", "---\nname: bad\n---\n")
     items = SkillsLoader(ws, builtin_dir=builtin).catalog()
     assert [(i.name, i.source) for i in items] == [
-        ("bad", "workspace"), ("notes", "workspace"), ("notes", "builtin")]
+        ("bad", "workspace"),
+        ("notes", "workspace"),
+        ("notes", "builtin"),
+    ]
     assert items[0].error == "description is missing" and items[0].skill is None
     assert not items[1].shadowed and items[2].shadowed
     with pytest.raises(FileExistsError):

@@ -28,8 +28,13 @@ def select(qtbot: QtBot, tab: SkillsTab, item: SkillListing) -> None:
 
 def test_list_shows_source_always_and_availability(tab: SkillsTab) -> None:
     names = {(item.name, item.source) for item in tab.list.listings()}
-    assert {("notes", "workspace"), ("needs-tools", "workspace"), ("broken", "workspace"),
-            ("weather", "builtin"), ("skill-creator", "builtin")} <= names
+    assert {
+        ("notes", "workspace"),
+        ("needs-tools", "workspace"),
+        ("broken", "workspace"),
+        ("weather", "builtin"),
+        ("skill-creator", "builtin"),
+    } <= names
 
     notes = listing(tab, "notes", "workspace")
     assert notes.skill is not None and notes.skill.always and notes.skill.available
@@ -59,7 +64,9 @@ def test_selecting_renders_skill_md(qtbot: QtBot, tab: SkillsTab) -> None:
     select(qtbot, tab, listing(tab, "notes", "workspace"))
     rendered = tab.view.browser.toPlainText()
     assert "Write notes to notes/<topic>.md." in rendered  # inline code rendered, not raw
-    assert "---" not in rendered and "# Notes" not in rendered  # frontmatter hidden, heading rendered
+    assert (
+        "---" not in rendered and "# Notes" not in rendered
+    )  # frontmatter hidden, heading rendered
     assert "Keep project notes" in rendered
     assert "always on" in tab.view.facts.text()
     assert tab.view.edit_button.isEnabled() and tab.view.delete_button.isVisibleTo(tab.view)
@@ -72,8 +79,9 @@ def test_search_filters(tab: SkillsTab) -> None:
     assert len(tab.list.listings(visible_only=True)) == len(tab.list.listings())
 
 
-def test_builtin_skills_are_read_only(qtbot: QtBot, qloop: asyncio.AbstractEventLoop,
-                                      tab: SkillsTab) -> None:
+def test_builtin_skills_are_read_only(
+    qtbot: QtBot, qloop: asyncio.AbstractEventLoop, tab: SkillsTab
+) -> None:
     weather = listing(tab, "weather", "builtin")
     before = weather.path.read_bytes()
     select(qtbot, tab, weather)
@@ -86,12 +94,15 @@ def test_builtin_skills_are_read_only(qtbot: QtBot, qloop: asyncio.AbstractEvent
     assert weather.path.read_bytes() == before
 
 
-def test_copy_builtin_then_edit_the_copy(qtbot: QtBot, qloop: asyncio.AbstractEventLoop,
-                                         workspace: Path, tab: SkillsTab) -> None:
+def test_copy_builtin_then_edit_the_copy(
+    qtbot: QtBot, qloop: asyncio.AbstractEventLoop, workspace: Path, tab: SkillsTab
+) -> None:
     select(qtbot, tab, listing(tab, "weather", "builtin"))
     tab.view.copy_button.click()
-    qtbot.waitUntil(lambda: any(i.name == "weather" and i.source == "workspace"
-                                for i in tab.list.listings()), timeout=5_000)
+    qtbot.waitUntil(
+        lambda: any(i.name == "weather" and i.source == "workspace" for i in tab.list.listings()),
+        timeout=5_000,
+    )
     assert (workspace / "skills" / "weather" / "SKILL.md").is_file()
     assert listing(tab, "weather", "builtin").shadowed
     tab.notice.trigger("Edit it")
@@ -100,7 +111,8 @@ def test_copy_builtin_then_edit_the_copy(qtbot: QtBot, qloop: asyncio.AbstractEv
 
 
 def test_edit_saves_valid_text_and_refuses_bad_frontmatter(
-        qtbot: QtBot, qloop: asyncio.AbstractEventLoop, workspace: Path, tab: SkillsTab) -> None:
+    qtbot: QtBot, qloop: asyncio.AbstractEventLoop, workspace: Path, tab: SkillsTab
+) -> None:
     path = workspace / "skills" / "notes" / "SKILL.md"
     select(qtbot, tab, listing(tab, "notes", "workspace"))
     tab.view.edit_button.click()
@@ -150,13 +162,17 @@ def test_close_with_unsaved_edits_asks_first(qtbot: QtBot, tab: SkillsTab, works
 
 
 def test_create_from_template_with_validated_name(
-        qtbot: QtBot, qloop: asyncio.AbstractEventLoop, workspace: Path, tab: SkillsTab) -> None:
+    qtbot: QtBot, qloop: asyncio.AbstractEventLoop, workspace: Path, tab: SkillsTab
+) -> None:
     tab.new_button.click()
     dialog = tab.dialog
     assert dialog is not None and dialog.isVisible()
     dialog.description_edit.setText("Extract tables: from PDFs to CSV. Use for PDF data.")
-    for bad, why in (("PDF_Tables", "lowercase"), ("pdf--tables", "single hyphens"),
-                     ("notes", "already exists")):
+    for bad, why in (
+        ("PDF_Tables", "lowercase"),
+        ("pdf--tables", "single hyphens"),
+        ("notes", "already exists"),
+    ):
         dialog.name_edit.setText(bad)
         assert not dialog.create_button.isEnabled()
         assert why in dialog.problem.text()
@@ -179,7 +195,8 @@ def test_create_from_template_with_validated_name(
 
 
 def test_delete_sets_the_folder_aside_and_undo_restores_it(
-        qtbot: QtBot, qloop: asyncio.AbstractEventLoop, workspace: Path, tab: SkillsTab) -> None:
+    qtbot: QtBot, qloop: asyncio.AbstractEventLoop, workspace: Path, tab: SkillsTab
+) -> None:
     select(qtbot, tab, listing(tab, "notes", "workspace"))
     tab.view.delete_button.click()
     box = tab.confirm_box
