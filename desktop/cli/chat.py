@@ -8,7 +8,7 @@ import json
 import sys
 
 from desktop.cli.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, fail, load
-from desktop.core.agent.factory import build_agent
+from desktop.core.assembly import build_runtime
 from desktop.core.agent.hooks import AgentHook, HookContext
 from desktop.core.agent.loop import AgentLoop
 from desktop.core.config.schema import Config
@@ -33,10 +33,13 @@ class TerminalHook(AgentHook):
             sys.stdout.write(delta.text)
             sys.stdout.flush()
             self.printed = True
-        elif delta.kind == "reset" and self.printed:
-            sys.stdout.write("\n")
-            sys.stderr.write("[connection lost; retrying]\n")
-            self.printed = False
+        elif delta.kind == "retry":
+            if self.printed:
+                sys.stdout.write("\n")
+                self.printed = False
+            sys.stderr.write(
+                f"[{delta.text} Retrying ({delta.attempt + 1}/{delta.max_attempts})…]\n"
+            )
 
     async def on_tool_started(self, ctx: HookContext, call: ToolCallRequest) -> None:  # noqa: D102
         if self.printed:
@@ -73,11 +76,13 @@ async def _chat(config: Config, args: argparse.Namespace) -> int:
         built = await abuild_provider(config, SecretStore(), model=args.model)
     except (ProviderNotFound, MissingKeyError) as exc:
         return fail(str(exc))
-    loop = build_agent(config, built.provider)
+    runtime = await asyncio.to_thread(build_runtime, config, built.provider)
     try:
-        return await _converse(loop, built.choice.model, built.choice.spec.display_name, args)
+        return await _converse(
+            runtime.agent, built.choice.model, built.choice.spec.display_name, args
+        )
     finally:
-        await loop.stop()  # cancels subagents, stops MCP children
+        await runtime.stop()  # cancels subagents, stops MCP children
 
 
 async def _converse(loop: AgentLoop, model: str, provider: str, args: argparse.Namespace) -> int:

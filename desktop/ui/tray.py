@@ -180,29 +180,27 @@ class Tray(QObject):
             action.setChecked(paused)
             action.blockSignals(False)
 
-    def set_working(self, session_key: str, working: bool) -> None:
-        """Mark a session's turn as running or finished."""
+    def set_working(self, turn_id: str, working: bool) -> None:
+        """Mark a turn as running or ended."""
         if working:
-            self._active.add(session_key)
+            self._active.add(turn_id)
         else:
-            self._active.discard(session_key)
+            self._active.discard(turn_id)
         self._update()
 
     def attach(self, bridge: CoreBridge) -> None:
-        """Follow the agent: deltas and tool calls mean working, a finished or failed turn idle."""
-        bridge.textDelta.connect(self._busy)
-        bridge.toolStarted.connect(self._busy)
-        bridge.reasoningDelta.connect(self._busy)
+        """Follow the agent's turns: working from a turn's start until its end (finished,
+        stopped or failed: every turn has exactly one end, so the dot never stays on)."""
+        bridge.turnStarted.connect(self._busy)
         bridge.turnFinished.connect(self._idle)
-        bridge.runError.connect(self._idle)
+        bridge.turnStopped.connect(self._idle)
+        bridge.turnFailed.connect(self._idle)
 
     def _busy(self, event: Any) -> None:
-        key = getattr(event, "session_key", "")
-        if key not in self._active:
-            self.set_working(key, True)
+        self.set_working(str(getattr(event, "turn_id", "")), True)
 
     def _idle(self, event: Any) -> None:
-        self.set_working(getattr(event, "session_key", ""), False)
+        self.set_working(str(getattr(event, "turn_id", "")), False)
 
     def _update(self) -> None:
         self.icon.setIcon(
