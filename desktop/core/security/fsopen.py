@@ -34,7 +34,7 @@ import stat
 from collections import deque
 from collections.abc import Callable, Iterator
 from pathlib import Path, PurePath
-from typing import BinaryIO, Self
+from typing import Self
 
 DIR_FD = (
     os.open in os.supports_dir_fd
@@ -424,14 +424,3 @@ def _walk_tree(
                 yield from _walk_tree(child, f"{prefix}{name}/", skip_dir, depth - 1)
         finally:
             child.close()
-
-
-def read_all(fd: int, limit: int) -> bytes:
-    """Up to ``limit`` bytes from the descriptor (which is closed)."""
-    with os.fdopen(fd, "rb") as handle:
-        return handle.read(limit)
-
-
-def as_file(fd: int) -> BinaryIO:
-    """A binary file object that owns ``fd``."""
-    return os.fdopen(fd, "rb")

@@ -76,7 +76,9 @@ async def run(tool: Any, ctx: ToolContext, **kwargs: Any) -> ToolResult:
     return await asyncio.wait_for(tool.execute(ctx, **kwargs), timeout=10)
 
 
-_FRAME = re.compile(r"<<<untrusted id=(\w+) source=[^\n]*>>>\n(.*)\n<<<end untrusted id=\1>>>", re.S)
+_FRAME = re.compile(
+    r"<<<untrusted id=(\w+) source=[^\n]*>>>\n(.*)\n<<<end untrusted id=\1>>>", re.DOTALL
+)
 
 
 def plain(result: ToolResult) -> str:

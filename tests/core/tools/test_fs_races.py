@@ -174,7 +174,12 @@ def _report(name: str, results: list[ToolResult], bad: int, arena: Arena) -> int
         ("read_file", ReadFileTool(), {"path": "d/f.txt"}, SECRET),
         ("list_dir", ListDirTool(), {"path": "d"}, OUTSIDE_ONLY),
         ("glob", GlobTool(), {"pattern": "*.txt", "path": "d"}, OUTSIDE_ONLY),
-        ("grep d", GrepTool(), {"pattern": "SECRET|inside", "path": "d", "output_mode": "content"}, SECRET),
+        (
+            "grep d",
+            GrepTool(),
+            {"pattern": "SECRET|inside", "path": "d", "output_mode": "content"},
+            SECRET,
+        ),
         ("grep ws", GrepTool(), {"pattern": "SECRET|inside", "output_mode": "content"}, SECRET),
     ],
 )
@@ -209,7 +214,11 @@ def _intact(arena: Arena) -> int:
     [
         ("write_file", WriteFileTool(), {"path": "d/s.jsonl", "content": "pwned"}),
         ("write_file new", WriteFileTool(), {"path": "d/new.txt", "content": "pwned"}),
-        ("edit_file", EditFileTool(), {"path": "d/s.jsonl", "old_text": "LINE", "new_text": "LINE!"}),
+        (
+            "edit_file",
+            EditFileTool(),
+            {"path": "d/s.jsonl", "old_text": "LINE", "new_text": "LINE!"},
+        ),
         (
             "notebook_edit",
             NotebookEditTool(),
