@@ -83,19 +83,32 @@ class Dir:
     folder cannot be swapped for another between calls.
     """
 
-    def __init__(self, fd: int | None, path: Path, ident: Identity) -> None:
-        self.fd, self.path, self.ident = fd, path, ident
+    def __init__(self, fd: int | None, path: str, ident: Identity) -> None:
+        self.fd, self.where, self.ident = fd, path, ident
+
+    @property
+    def path(self) -> Path:
+        """The folder's real path."""
+        return Path(self.where)
+
+    @property
+    def name(self) -> str:
+        """The folder's own name (empty for the root)."""
+        return os.path.basename(self.where)
+
+    def _join(self, name: str) -> str:
+        return os.path.join(self.where, name)
 
     @classmethod
     def root(cls, anchor: str) -> Dir:
         """The file system root (or drive) ``anchor``."""
         if DIR_FD:
             fd = os.open(anchor, _WALK_FLAGS)
-            return cls(fd, Path(anchor), identity(os.fstat(fd)))
-        return cls(None, Path(anchor), identity(os.stat(anchor)))
+            return cls(fd, anchor, identity(os.fstat(fd)))
+        return cls(None, anchor, identity(os.stat(anchor)))
 
     def _at(self, name: str) -> str:
-        return name if self.fd is not None else str(self.path / name)
+        return name if self.fd is not None else self._join(name)
 
     def lstat(self, name: str) -> os.stat_result:
         """``name``'s own metadata (a symlink is not followed)."""
@@ -133,8 +146,8 @@ class Dir:
             if stat.S_ISLNK(st.st_mode):
                 raise _Symlink(os.readlink(self._at(name)))
             if not stat.S_ISDIR(st.st_mode):
-                raise NotADirectoryError(errno.ENOTDIR, "Not a directory", str(self.path / name))
-            return Dir(None, self.path / name, identity(st))
+                raise NotADirectoryError(errno.ENOTDIR, "Not a directory", self._join(name))
+            return Dir(None, self._join(name), identity(st))
         try:
             fd = os.open(name, LIST_FLAGS if listable else _WALK_FLAGS, dir_fd=self.fd)
         except OSError as exc:
@@ -146,18 +159,18 @@ class Dir:
             if exc.errno == errno.ENOTDIR:
                 raise
             raise Changed from None
-        return Dir(fd, self.path / name, identity(os.fstat(fd)))
+        return Dir(fd, self._join(name), identity(os.fstat(fd)))
 
     def listable(self) -> Dir:
         """This folder reopened for reading its entries (an ``O_PATH`` descriptor cannot)."""
         if self.fd is None:
-            return Dir(None, self.path, self.ident)
+            return Dir(None, self.where, self.ident)
         fd = os.open(".", LIST_FLAGS, dir_fd=self.fd)
-        return Dir(fd, self.path, identity(os.fstat(fd)))
+        return Dir(fd, self.where, identity(os.fstat(fd)))
 
     def scandir(self) -> list[os.DirEntry[str]]:
         """The folder's entries, sorted by name (needs a :meth:`listable` folder)."""
-        target: int | str = self.fd if self.fd is not None else str(self.path)
+        target: int | str = self.fd if self.fd is not None else self.where
         with os.scandir(target) as entries:
             return sorted(entries, key=lambda entry: entry.name)
 
@@ -223,19 +236,18 @@ class Chain:
         self, last: tuple[Identity | None, str] | None
     ) -> list[tuple[Identity | None, str]]:
         """``(identity or None, name)`` from the root down, ``last`` appended when given."""
-        rows: list[tuple[Identity | None, str]] = [(d.ident, d.path.name) for d in self.dirs]
+        rows: list[tuple[Identity | None, str]] = [(d.ident, d.name) for d in self.dirs]
         rows += [(None, name) for name in self.missing]
         return rows + ([last] if last is not None else [])
 
     def path(self, name: str | None) -> Path:
         """The real path of ``name`` in the chain (or of the chain's end)."""
-        path = self.top.path.joinpath(*self.missing)
-        return path / name if name else path
+        return Path(os.path.join(self.top.where, *self.missing, *([name] if name else [])))
 
     def detach_top(self) -> Dir:
         """Hand the deepest folder to the caller (it is no longer closed with the chain)."""
         top = self.dirs[-1]
-        self.dirs[-1] = Dir(None, top.path, top.ident)
+        self.dirs[-1] = Dir(None, top.where, top.ident)
         return top
 
     def close(self) -> None:
@@ -360,7 +372,7 @@ def write_atomic(folder: Dir, name: str, data: bytes, *, mode: int | None) -> os
         except FileExistsError:
             continue
     else:
-        raise FileExistsError(errno.EEXIST, "no free temporary name", str(folder.path / name))
+        raise FileExistsError(errno.EEXIST, "no free temporary name", folder._join(name))
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)

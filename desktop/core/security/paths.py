@@ -221,7 +221,7 @@ def _absolute(raw: str, ctx: ToolContext) -> Path:
 
 def _top_stat(chain: Chain) -> os.stat_result:
     top = chain.top
-    return os.fstat(top.fd) if top.fd is not None else os.stat(top.path)
+    return os.fstat(top.fd) if top.fd is not None else os.stat(top.where)
 
 
 def _locate(walker: Walker, raw: str, rules: _Rules) -> tuple[str | None, os.stat_result | None]:
@@ -285,7 +285,7 @@ class Opened:
     def folder(self) -> Dir:
         """The folder as a listable :class:`~desktop.core.security.fsopen.Dir`."""
         fd, self.fd = self.fd, None
-        return Dir(fd, self.path, identity(self.stat))
+        return Dir(fd, str(self.path), identity(self.stat))
 
     def close(self) -> None:
         if self.fd is not None:

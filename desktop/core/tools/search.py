@@ -70,7 +70,7 @@ def looks_binary(sample: bytes) -> bool:
 
 def is_noise_dir(folder: Dir) -> bool:
     """Whether a folder is tooling noise (VCS data, caches, dependencies, virtualenvs)."""
-    if folder.path.name in NOISE_DIRS:
+    if folder.name in NOISE_DIRS:
         return True
     try:
         return stat.S_ISREG(folder.lstat("pyvenv.cfg").st_mode)
@@ -235,6 +235,11 @@ class GrepStopped(Exception):
     """The search ended early: too slow (the message says why) or cancelled."""
 
 
+# Constructs that see the start or end of the searched string: a search of a whole file
+# (lines joined, MULTILINE) can miss a per-line match of them, so the file prefilter is off.
+_EDGE_SENSITIVE = regex.compile(r"\\[AZzG]|\(\?<?!|\(\?[a-zA-Z]*-")
+
+
 class TimedRegex:
     """A compiled pattern whose every search is time-limited and that can be cancelled.
 
@@ -243,6 +248,11 @@ class TimedRegex:
     ``re``) stops a search after ``timeout`` seconds and releases the GIL meanwhile. Every call
     gets at most ``line_limit`` seconds and the whole grep ``budget`` seconds of matching; the
     cancel event is checked before each call, so a cancelled grep stops within one line.
+
+    A timeout costs the ``regex`` module a few microseconds per call, so a file is first
+    searched as a whole (its lines joined, ``^``/``$`` per line): most files do not match and
+    then cost one call. Where that could miss a per-line match (``\\A``, ``\\Z``, negative
+    lookaround, flags turned off inline) or is slow, lines are searched one by one.
     """
 
     def __init__(self, pattern: regex.Pattern[str], *, budget: float, line_limit: float) -> None:
@@ -251,27 +261,53 @@ class TimedRegex:
         self.line_limit = line_limit
         self.spent = 0.0
         self.cancel = threading.Event()
+        self.whole: regex.Pattern[str] | None = None
+        if not _EDGE_SENSITIVE.search(pattern.pattern):
+            self.whole = regex.compile(pattern.pattern, pattern.flags | regex.MULTILINE)
 
-    def search(self, text: str) -> bool:
-        """Whether the pattern matches somewhere in ``text``.
+    def hits(self, lines: list[str]) -> list[int]:
+        """Indexes of the lines the pattern matches somewhere in.
 
         Raises:
             GrepStopped: Cancelled, over the budget, or one line took over ``line_limit``.
         """
+        clock = time.perf_counter
+        started = clock()
+        deadline = started + self.budget - self.spent
+        try:
+            if self.whole is not None and lines:
+                try:
+                    joined = "\n".join(lines)
+                    if self.whole.search(joined, timeout=self._limit(deadline)) is None:
+                        return []
+                except TimeoutError:
+                    self.whole = None  # slow as a whole: search line by line from now on
+            return self._each(lines, deadline)
+        finally:
+            self.spent += clock() - started
+
+    def _limit(self, deadline: float) -> float:
+        """Seconds the next search may take; raises once cancelled or over the budget."""
+        left = deadline - time.perf_counter()
         if self.cancel.is_set():
             raise GrepStopped("cancelled")
-        left = self.budget - self.spent
         if left <= 0:
             raise GrepStopped(f"matching took over {self.budget:g}s in total")
-        started = time.perf_counter()
-        try:
-            return self.pattern.search(text, timeout=min(left, self.line_limit)) is not None
-        except TimeoutError:
-            if left <= self.line_limit:
-                raise GrepStopped(f"matching took over {self.budget:g}s in total") from None
-            raise GrepStopped(f"one line took over {self.line_limit:g}s to match") from None
-        finally:
-            self.spent += time.perf_counter() - started
+        return min(left, self.line_limit)
+
+    def _each(self, lines: list[str], deadline: float) -> list[int]:
+        search, limit = self.pattern.search, self._limit
+        found: list[int] = []
+        for index, line in enumerate(lines):
+            timeout = limit(deadline)
+            try:
+                if search(line, timeout=timeout) is not None:
+                    found.append(index)
+            except TimeoutError:
+                if timeout < self.line_limit:
+                    raise GrepStopped(f"matching took over {self.budget:g}s in total") from None
+                raise GrepStopped(f"one line took over {self.line_limit:g}s to match") from None
+        return found
 
 
 @dataclass
@@ -340,7 +376,7 @@ def _grep_file(handle: BinaryIO, path: Path, query: _GrepQuery, ctx: ToolContext
         lines = _read_lines(handle, st, query)
     if lines is None:
         return
-    hits = [i for i, line in enumerate(lines) if query.regex.search(line)]
+    hits = query.regex.hits(lines)
     if not hits:
         return
     shown = display_path(path, query.workspace)

@@ -20,6 +20,7 @@ nobody changed since (same inode, size and modification time).
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import secrets
@@ -87,6 +88,14 @@ def agent_wrote(st: os.stat_result) -> bool:
         return _written.get((st.st_dev, st.st_ino)) == (st.st_size, st.st_mtime_ns)
 
 
+@functools.lru_cache(maxsize=1)
+def _builtin_skills() -> Path:
+    """The real folder of the skills shipped with the app."""
+    from desktop.core.resources import data_path
+
+    return Path(os.path.realpath(data_path("skills")))
+
+
 def file_is_trusted(path: Path, st: os.stat_result, workspace: Path) -> bool:
     """Whether a file's text may reach the model unframed (see the module docstring).
 
@@ -95,11 +104,7 @@ def file_is_trusted(path: Path, st: os.stat_result, workspace: Path) -> bool:
         st: Its ``fstat``.
         workspace: The agent's workspace.
     """
-    if agent_wrote(st):
-        return True
-    from desktop.core.resources import data_path
-
-    if path.is_relative_to(Path(os.path.realpath(data_path("skills")))):
+    if agent_wrote(st) or path.is_relative_to(_builtin_skills()):
         return True
     try:
         relative = path.relative_to(Path(os.path.realpath(Path(workspace).expanduser())))

@@ -42,7 +42,7 @@ SESSION = "SESSION-LINE"
 INSIDE = "inside LINE text"
 OUTSIDE_ONLY = "outside-only-name.txt"
 CALLS = 2000
-SECONDS = 2.0
+SECONDS = 1.5
 NOTEBOOK = '{"cells": [{"cell_type": "code", "source": [], "metadata": {}}], "nbformat": 4}'
 
 
@@ -161,9 +161,10 @@ def _report(name: str, results: list[ToolResult], bad: int, arena: Arena) -> int
     """Print the counts; return how many calls raised instead of answering."""
     ok = sum(not r.is_error for r in results)
     raised = sum(r.text.startswith("RAISED") for r in results)
+    mode = "restricted" if arena.ctx.restrict_to_workspace else "unrestricted"
     print(
-        f"\n{name}: {len(results)} calls, {ok} succeeded, {raised} raised, {bad} leaks, "
-        f"{arena.flips} flips"
+        f"\n{name} ({mode}): {len(results)} calls, {ok} succeeded, {raised} raised, "
+        f"{bad} leaked/overwritten, {arena.flips} flips"
     )
     return raised
 

@@ -7,14 +7,16 @@ one 36-character line takes seconds and a 40-character one close to a minute, un
 from __future__ import annotations
 
 import asyncio
+import re
 import threading
 import time
 from pathlib import Path
 
 import pytest
+import regex
 
 from desktop.core.tools.base import ToolContext, ToolResult
-from desktop.core.tools.search import GrepTool
+from desktop.core.tools.search import GrepTool, TimedRegex
 
 CATASTROPHIC = r"^(a|aa)+$"
 
@@ -101,3 +103,35 @@ async def test_python_regex_syntax_still_works(ws: Path, ctx: ToolContext) -> No
         result = await GrepTool().execute(ctx, pattern=pattern, output_mode="content")
         lines = [line for line in result.text.splitlines() if line.startswith("t.txt")]
         assert [line.split(" ")[0] for line in lines] == [expected], pattern
+
+
+LINES = ["foo", "  foo  ", "afoo", "xfoo", "ab", "b", "xy", "x", "", "end", "foo\t", "b foo", "ä"]
+PATTERNS = [
+    "foo",
+    "^foo",
+    "foo$",
+    r"\bfoo\b",
+    r"(?<=a)b",
+    r"(?<!a)b",
+    r"x(?!y)",
+    r"\Afoo",
+    r"foo\Z",
+    r"[^x]*y",
+    r"\s+$",
+    r"(?s).*end",
+    r"(?m)^b",
+    r"a\nb",
+    r"^$",
+    r"(?i)FOO",
+    r"\w$",
+    r"(?-i:b)",
+]
+
+
+@pytest.mark.parametrize("pattern", PATTERNS)
+def test_whole_file_prefilter_never_changes_the_answer(pattern: str) -> None:
+    """Per-line hits equal Python ``re`` run line by line, whatever the file prefilter does."""
+    expected = [i for i, line in enumerate(LINES) if re.search(pattern, line)]
+    timed = TimedRegex(regex.compile(pattern), budget=5, line_limit=1)
+    assert timed.hits(LINES) == expected
+    assert timed.hits([LINES[7]]) == [i for i in (0,) if re.search(pattern, LINES[7])]
