@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from desktop.core.security import fsopen
 from desktop.core.security.paths import (
     PathDenied,
     default_protected_paths,
@@ -18,7 +19,7 @@ from desktop.core.security.paths import (
 )
 from desktop.core.tools.base import ToolContext
 from desktop.core.tools.filesystem import ListDirTool, ReadFileTool, WriteFileTool
-from desktop.core.tools.search import GrepTool
+from desktop.core.tools.search import GlobTool, GrepTool
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX symlinks and modes")
 
@@ -154,3 +155,22 @@ async def test_workspace_root_listing_and_grep_through_inner_links(ws: Path) -> 
     assert "docs/a.txt" in found.text
     assert not (await WriteFileTool().execute(ctx, path="abs_dir/b.txt", content="b")).is_error
     assert (await ReadFileTool().execute(ctx, path="docs/b.txt")).text == "1| b"
+
+
+async def test_path_fallback_without_dir_fd(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where ``dir_fd`` is missing (Windows) the same walk runs on paths with the same answers."""
+    monkeypatch.setattr(fsopen, "DIR_FD", False)
+    (ws / "abs_dir").symlink_to(ws / "docs", target_is_directory=True)
+    (ws / "out").symlink_to(ws.parent / "outside", target_is_directory=True)
+    ctx = ctx_for(ws)
+    assert _read("abs_dir/a.txt", ctx) == b"alpha\n"
+    wrote = await WriteFileTool().execute(ctx, path="abs_dir/new/b.txt", content="b")
+    assert not wrote.is_error and (ws / "docs" / "new" / "b.txt").read_text() == "b"
+    assert (await ListDirTool().execute(ctx, path="docs")).text == "a.txt  (6 B)\nnew/"
+    assert "docs/new/b.txt" in (await GlobTool().execute(ctx, pattern="*.txt")).text
+    assert "docs/a.txt" in (await GrepTool().execute(ctx, pattern="alpha")).text
+    for raw in ("out/secret.txt", "../outside/secret.txt"):
+        refused = await ReadFileTool().execute(ctx, path=raw)
+        assert refused.is_error and "outside the workspace" in refused.text
+    escaped = await WriteFileTool().execute(ctx, path="out/x.txt", content="x")
+    assert escaped.is_error and not (ws.parent / "outside" / "x.txt").exists()
