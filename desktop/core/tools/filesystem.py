@@ -230,9 +230,11 @@ def _read(raw: str, ctx: ToolContext, offset: int, limit: int) -> ToolResult:
         opened = open_tool_path(raw, ctx, want="file")
     except (OSError, PathDenied) as exc:
         return _open_error(raw, exc)
-    shown = display_path(opened.path, ctx.workspace)
-    untrusted = not file_is_trusted(opened.path, opened.stat, ctx.workspace)
-    with opened.file() as handle:
+    with opened:
+        shown = display_path(opened.path, ctx.workspace)
+        untrusted = not file_is_trusted(opened.path, opened.stat, ctx.workspace)
+        handle = opened.file()
+    with handle:
         size = opened.stat.st_size
         head = handle.read(SNIFF_BYTES)
         handle.seek(0)
