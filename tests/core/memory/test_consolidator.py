@@ -346,9 +346,11 @@ async def test_background_consolidation_does_not_delay_the_reply(
     await drain(loop)
     assert session.last_consolidated > 0
     assert consolidator.store.entries()[0].content == "- 2026-05-01: slow summary"
+    left = session.messages[session.last_consolidated :]
     assert (
         consolidator.estimate(session) <= consolidator.target
         or len(summaries(scripted_server)) == 5
+        or [m["role"] for m in left].count("user") == 1  # only the newest turn is left
     )
     await loop.stop()
 
