@@ -23,6 +23,7 @@ import asyncio
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from desktop.core.agent.approval import ApprovalGate, ApprovalPolicy
@@ -180,22 +181,33 @@ class Runtime:
     owner: TaskOwner
 
     async def start(self) -> None:
-        """Register the system jobs, start delivery, the loop and the scheduler."""
+        """Register the system jobs, start the channels, the loop and the scheduler."""
         await asyncio.to_thread(sync_system_jobs, self.cron, self.config)
-        self.channels.start()
+        await self.channels.start()
         self.agent.start()
         await self.cron.start()
         if self.cron.warning:
             log.warning(self.cron.warning)
 
     async def stop(self) -> None:
-        """Stop the scheduler, cancel turns, subagents and background work, close MCP."""
+        """Stop the scheduler and the channels, cancel turns, subagents and background work,
+        close MCP."""
         await self.cron.stop()
+        await self.channels.stop()
         await self.owner.aclose()
         try:
             await self.mcp.aclose()
         except Exception:
             log.exception("closing the MCP servers failed")
+
+
+def channel_state_dir(config: Config) -> Path:
+    """Where chat channels keep their cursors: beside the config file."""
+    from desktop.core.config.loader import config_origin
+    from desktop.core.config.paths import default_config_path
+
+    path = config_origin(config).path or default_config_path()
+    return Path(path).expanduser().parent / "channel-state"
 
 
 def build_runtime(
@@ -284,7 +296,14 @@ def build_runtime(
         **cron_options,
     )
     tools.register(CronTool(cron, default_tz=tz))
-    channels = ChannelManager(bus, owner.child("channels"))
+    channels = ChannelManager(
+        bus,
+        owner.child("channels"),
+        config=config,
+        state_dir=channel_state_dir(config),
+        media_dir=workspace / "media",
+        approval=gate,
+    )
     return Runtime(
         config=config,
         bus=bus,

@@ -271,6 +271,37 @@ class ReminderDue:
     kind: Literal["reminder_due"] = "reminder_due"
 
 
+@dataclass(frozen=True)
+class ChannelStatusChanged:
+    """A chat channel connected, dropped, failed or became unavailable.
+
+    Attributes:
+        channel: The channel (``telegram``, ``email``…).
+        state: ``stopped``, ``connecting``, ``connected``, ``error`` or ``unavailable``.
+        reason: One sentence for the person (why it is not connected).
+        hint: What to do about it.
+        account: Who it is connected as, when known.
+    """
+
+    channel: str
+    state: str
+    reason: str = ""
+    hint: str = ""
+    account: str = ""
+    kind: Literal["channel_status"] = "channel_status"
+
+
+@dataclass(frozen=True)
+class DeliveryFailed:
+    """An answer could not be delivered to a chat after retries: the person must be told."""
+
+    channel: str
+    chat_id: str
+    reason: str
+    preview: str = ""
+    kind: Literal["delivery_failed"] = "delivery_failed"
+
+
 TurnEnd = TurnFinished | TurnStopped | TurnFailed
 """The three ways a turn ends; exactly one follows every :class:`TurnStarted`."""
 
@@ -288,4 +319,6 @@ RunEvent = (
     | TurnFailed
     | SessionChanged
     | ReminderDue
+    | ChannelStatusChanged
+    | DeliveryFailed
 )
