@@ -26,7 +26,7 @@ from desktop.core.channels.registry import ChannelInfo
 from desktop.core.channels.state import ChannelStateStore
 from desktop.core.utils.tasks import TaskOwner
 from tests.core.channels import loopback
-from tests.core.channels.loopback import NETWORK, Network
+from tests.core.channels.loopback import Network
 
 INFO = ChannelInfo("loopback", "Loopback", "tests.core.channels.loopback", "LoopbackChannel", "x")
 MISSING = ChannelInfo("ghost", "Ghost", "tests.core.channels.loopback", "LoopbackChannel",
