@@ -154,8 +154,12 @@ def alive(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
 
 
-def pids_with(token: str) -> list[int]:
-    """Live host processes whose command line contains ``token`` (host PIDs, never guesses)."""
+def pids_with(token: str, *, sleepers_only: bool = False) -> list[int]:
+    """Live host processes whose command line contains ``token`` (host PIDs, never guesses).
+
+    With ``sleepers_only``, only the :func:`sleeper` processes themselves count (not the
+    shells or sandbox whose command lines carry the token too).
+    """
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit() or int(entry.name) == os.getpid():
@@ -163,6 +167,8 @@ def pids_with(token: str) -> list[int]:
         try:
             cmdline = (entry / "cmdline").read_bytes()
         except OSError:
+            continue
+        if sleepers_only and not cmdline.startswith(sys.executable.encode() + b"\0-c\0"):
             continue
         if token.encode() in cmdline and alive(int(entry.name)):
             found.append(int(entry.name))

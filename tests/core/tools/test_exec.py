@@ -71,7 +71,10 @@ def token() -> str:
 
 
 async def _started(token: str, count: int) -> None:
-    assert await wait_until(lambda: len(pids_with(token)) >= count, within=15), pids_with(token)
+    """Wait until ``count`` sleepers carrying ``token`` run."""
+    assert await wait_until(
+        lambda: len(pids_with(token, sleepers_only=True)) >= count, within=15
+    ), pids_with(token)
 
 
 async def _all_gone(token: str) -> bool:
@@ -271,6 +274,26 @@ DANGEROUS = [
     "rm -rf ~/.nanobot/workspace",
     "function f { f|f& }; f",
     "rm -rf .*",
+    # Issue 12's bypasses of the first line (the sandbox contains the rest).
+    "rm -rf ${HOME:-/}",
+    "rm -rf ${X:=/}",
+    "rm -rf $(echo ~)",
+    "rm -rf `echo ~`",
+    "rm -rf $(echo $HOME)",
+    'for d in ~/*; do rm -rf "$d"; done',
+    'for x in a ~/.*; do echo; rm -fr "${x}"; done',
+    "for d in /*; do rm -rf $d; done",
+    "echo 'rm -rf ~' | sh",
+    "printf 'rm -rf /' | bash",
+    "echo 'rm -rf ~' | sudo bash -s",
+    'sh -c "$(echo cm0gLXJmIH4= | base64 -d)"',
+    "eval $(echo cm0gLXJmIH4= | base64 --decode)",
+    "bash <(echo cm0gLXJmIH4= | base64 -d)",
+    "python3 -c 'import os\nwhile 1: os.fork()'",
+    "python3 -c 'import os\nwhile True:\n    os.fork()'",
+    "perl -e 'fork while 1'",
+    "perl -e 'while(1){fork}'",
+    "eval ':(){ :|:& };:'",
 ]
 
 BENIGN = [
@@ -298,6 +321,20 @@ BENIGN = [
     "x() { echo x | x2; }; x",
     "rm -rf /home/user/project/build",
     "rm -rf ~/.nanobot/workspace/tmp",
+    "rm -rf $BUILD_DIR",
+    'rm -rf "$tmpdir"',
+    "rm -rf ${BUILD:-build}",
+    "rm -rf $(mktemp -d)",
+    "echo $(echo ~)",
+    'for f in *.pyc; do rm "$f"; done',
+    "for d in build dist; do rm -rf $d; done",
+    "for f in /home/u/build/*; do rm -rf $f; done",
+    "echo hello | sh",
+    "cat install.sh | sh",
+    "echo aGk= | base64 -d",
+    "base64 -d x > y",
+    "python3 -c 'import os; pid = os.fork()'",
+    "git log | less",
 ]
 
 
@@ -435,6 +472,15 @@ async def test_exec_applies_restrict_to_workspace(ws: Path, config: ExecToolConf
         "cat x 2> sessions/e.log",
         "FOO=1 mv sessions/x y",
         "ln -sf /dev/null memory/.cursor",
+        "mv memory x",
+        "rm -rf memory",
+        "mv ./memory /tmp/m",
+        "rm -r ../ws",
+        "find ./sess* -delete",
+        "find sessions/ -name '*.jsonl' -delete",
+        "cat /dev/null > memory/hist*.jsonl",
+        "rm -f sess*/*",
+        "truncate -s0 mem*/history.jsonl",
     ],
 )
 async def test_writes_to_protected_paths_are_refused(
@@ -446,6 +492,10 @@ async def test_writes_to_protected_paths_are_refused(
     monkeypatch.setattr(asyncio, "create_subprocess_shell", no_spawn)
     monkeypatch.setattr(asyncio, "create_subprocess_exec", no_spawn)
     config = tmp_path / "config.json"
+    (ws / "memory").mkdir()
+    (ws / "memory" / "history.jsonl").write_text("{}\n")
+    (ws / "sessions").mkdir()
+    (ws / "sessions" / "a.jsonl").write_text("{}\n")
     ctx = ToolContext(workspace=ws, protected_paths=(config,))
     result = await ExecTool().execute(ctx, command=command.format(cfg=config))
     assert result.is_error and "protected" in result.text
@@ -460,11 +510,21 @@ async def test_writes_to_protected_paths_are_refused(
         "git status",
         "echo ok 2>/dev/null",
         "wc -l sessions/x.jsonl",
+        "cat mem*/hist*.jsonl",
+        "mkdir -p memory/notes",
+        "mkdir -p memory",
+        "mv notes.txt memory",
+        "mv memory/MEMORY.md memory/MEMORY.bak",
+        "rm -rf memory/tmp",
+        "cp -r memory backup",
+        "find . -name '*.pyc' -delete",
     ],
 )
 def test_reading_protected_paths_is_fine(command: str, ws: Path, tmp_path: Path) -> None:
     from desktop.core.security.commands import check_protected_writes
 
+    (ws / "memory").mkdir()
+    (ws / "memory" / "history.jsonl").write_text("{}\n")
     config = tmp_path / "config.json"
     protected = (ws / "sessions", ws / ".git", ws / "memory" / "history.jsonl", config)
     assert check_protected_writes(command.format(cfg=config), protected, cwd=ws) is None

@@ -132,7 +132,9 @@ async def _kill_app_and_watch(
     """Run ``command`` in the app, wait for ``count`` sleepers, kill -9 the app; survivors."""
     proc, state = _start_app(tmp_path, scene, [command], config)
     try:
-        started = await wait_until(lambda: len(pids_with(token + "-")) >= count, within=20)
+        started = await wait_until(
+            lambda: len(pids_with(token, sleepers_only=True)) >= count, within=20
+        )
         assert started, f"sleepers never started: {pids_with(token)}"
         app = int((state / "app.pid").read_text())
         os.kill(app, signal.SIGKILL)
