@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 
 from desktop.core.config.schema import ExecToolConfig
+from desktop.core.security.sandbox import build_argv
 from desktop.core.tools.shell import ExecTool
 from tests.core.tools.sandbox_support import (
     PY,
@@ -371,3 +372,27 @@ async def test_network_switch_cuts_the_network(scene: Scene, loopback_server: in
     assert "LOOPBACK-OK" in inside.text
     on = await ExecTool(ExecToolConfig(**SANDBOXED)).execute(scene.ctx(), command=fetch)
     assert "hello from loopback" in on.text
+
+
+@pytest.mark.parametrize("private_bus", ["path", "abstract"], indirect=True)
+def test_bus_is_blocked_without_the_filter(private_bus: str, scene: Scene) -> None:
+    """Each layer on its own: with no seccomp filter, a bus named in the app's environment is
+    still blocked (a path socket is covered; for an abstract one the network is cut)."""
+    status = require_sandbox()
+    connect = _bus_commands(private_bus)[1]
+
+    def run(environ: dict[str, str]) -> str:
+        argv = build_argv(
+            connect,
+            executable=str(status.executable),
+            workspace=scene.ws,
+            cwd=scene.ws,
+            seccomp_fd=None,
+            socket_filter=False,
+            environ=environ,
+        )
+        done = subprocess.run(argv, check=False, capture_output=True, text=True, timeout=30)
+        return done.stdout + done.stderr
+
+    assert "CONNECTED" not in run({"DBUS_SESSION_BUS_ADDRESS": private_bus})
+    assert "CONNECTED" in run({}), "without the cover (and no filter) the socket is reachable"
