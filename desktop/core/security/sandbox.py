@@ -48,8 +48,14 @@ log = logging.getLogger(__name__)
 
 SandboxMode = Literal["auto", "required", "off"]
 INSTALL_HINT = (
-    "install bubblewrap (Debian/Ubuntu: sudo apt install bubblewrap; Fedora: sudo dnf install "
-    "bubblewrap; Arch: sudo pacman -S bubblewrap) and restart nanobot Desktop"
+    "install it (Debian/Ubuntu: sudo apt install bubblewrap; Fedora: sudo dnf install "
+    "bubblewrap; Arch: sudo pacman -S bubblewrap), then restart nanobot Desktop"
+)
+PROTECTIONS = (
+    "Commands run inside bubblewrap: only the workspace and a private /tmp are writable; the "
+    "agent's sessions, memory history, cron jobs and memory repository stay read-only; the "
+    "app's processes, the session bus and the keyring are out of reach; everything a command "
+    "started ends with it, or with the app."
 )
 PROBE_TIMEOUT = 15.0
 _OFF_VALUES = frozenset({"none", "off", "false", "disabled", "no"})
@@ -129,7 +135,7 @@ def _detect() -> SandboxStatus:
         return other
     found = shutil.which("bwrap")
     if not found:
-        return SandboxStatus(False, f"bubblewrap (bwrap) is not installed — {INSTALL_HINT}")
+        return SandboxStatus(False, f"bubblewrap (bwrap) is not installed; {INSTALL_HINT}")
     executable = str(Path(found).resolve())
     try:
         version = subprocess.run(
@@ -140,7 +146,7 @@ def _detect() -> SandboxStatus:
             timeout=PROBE_TIMEOUT,
         ).stdout.strip()
     except (OSError, subprocess.SubprocessError) as exc:
-        return SandboxStatus(False, f"bwrap cannot be started ({exc}) — {INSTALL_HINT}")
+        return SandboxStatus(False, f"bwrap cannot be started ({exc}); {INSTALL_HINT}")
     program = unix_socket_filter()
     fd = filter_fd(program) if program is not None else None
     try:
@@ -445,6 +451,7 @@ def prepare_workspace(workspace: Path) -> None:
 
 __all__ = [
     "INSTALL_HINT",
+    "PROTECTIONS",
     "SandboxMode",
     "SandboxStatus",
     "build_argv",

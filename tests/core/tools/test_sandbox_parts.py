@@ -93,6 +93,7 @@ def test_missing_bwrap_is_explained(
     assert not status.available and "not installed" in status.reason
     assert "apt install bubblewrap" in status.reason
     assert status.describe().startswith("Sandbox: unavailable — bubblewrap (bwrap) is not")
+    assert "restart nanobot Desktop" in status.reason
 
 
 @pytest.mark.skipif(not LINUX, reason="Linux detection")
