@@ -17,6 +17,7 @@ sandbox cuts the network instead when the session bus is abstract.
 from __future__ import annotations
 
 import errno
+import functools
 import os
 import platform
 import struct
@@ -96,6 +97,7 @@ def _assemble(program: list[tuple[int, str | int, str | int, int] | str]) -> byt
     return bytes(out)
 
 
+@functools.cache
 def unix_socket_filter(machine: str | None = None) -> bytes | None:
     """The filter program for this machine, or ``None`` where the ABIs are not known here.
 

@@ -34,7 +34,6 @@ from desktop.core.security.commands import (
     check_paths_in_command,
     check_protected_writes,
 )
-from desktop.core.security.paths import default_protected_paths
 from desktop.core.security.sandbox import (
     SandboxStatus,
     build_argv,
@@ -168,8 +167,8 @@ class ExecTool(Tool):
     name = "exec"
     description = (
         "Run a shell command in the workspace; returns combined output and exit code. On "
-        "Linux it runs sandboxed: only the workspace and /tmp are writable, and background "
-        "processes end when the command returns."
+        "Linux it normally runs sandboxed: only the workspace and /tmp are writable, and "
+        "background processes end when the command returns."
     )
     parameters: ClassVar[dict[str, Any]] = {
         "type": "object",
@@ -238,7 +237,7 @@ class ExecTool(Tool):
         cwd = self._working_dir(ctx, kwargs.get("working_dir"))
         if isinstance(cwd, str):
             return ToolResult.error(cwd)
-        protected = (*default_protected_paths(ctx.workspace, None), *ctx.protected_paths)
+        protected = protected_paths(Path(ctx.workspace).expanduser(), ctx.protected_paths)
         reason = check_protected_writes(command, protected, cwd=cwd)
         if reason:
             return ToolResult.error(f"Error: command refused: it {reason}.")
@@ -255,42 +254,41 @@ class ExecTool(Tool):
         if mode == "off" or os.name == "nt":
             return _Launch(_plain_argv(command))
         status = await probe_sandbox()
-        if status.available:
-            assert status.executable is not None
-            return await asyncio.to_thread(self._sandboxed, command, ctx, cwd, status)
-        if mode == "required":
-            return ToolResult.error(
-                f"Error: command refused: tools.exec.sandbox is {self.config.sandbox!r}, which "
-                f"requires a sandbox, but {status.reason}."
-            )
-        return _Launch(_plain_argv(command), notice=unavailable_notice(status))
-
-    def _sandboxed(
-        self, command: str, ctx: ToolContext, cwd: Path, status: SandboxStatus
-    ) -> _Launch:
-        """The bwrap command line (runs in a worker thread: it looks at the file system)."""
-        workspace = Path(ctx.workspace).expanduser().resolve()
-        prepare_workspace(workspace)
+        if not status.available:
+            if mode == "required":
+                return ToolResult.error(
+                    f"Error: command refused: tools.exec.sandbox is {self.config.sandbox!r}, "
+                    f"which requires a sandbox, but {status.reason}."
+                )
+            return _Launch(_plain_argv(command), notice=unavailable_notice(status))
         program = unix_socket_filter() if status.socket_filter else None
-        fd = filter_fd(program) if program is not None else None
+        fd = filter_fd(program) if program is not None else None  # in memory: no disk I/O
         try:
-            argv = build_argv(
-                command,
-                executable=str(status.executable),
-                workspace=workspace,
-                cwd=cwd,
-                protected=protected_paths(workspace, ctx.protected_paths),
-                network=self.config.sandbox_network,
-                seccomp_fd=fd,
-                socket_filter=program is not None,
-                ro_binds=self.config.sandbox_ro_binds,
-                rw_binds=self.config.sandbox_rw_binds,
-            )
+            argv = await asyncio.to_thread(self._sandbox_argv, command, ctx, cwd, status, fd)
         except BaseException:
             if fd is not None:
                 os.close(fd)
             raise
         return _Launch(argv, () if fd is None else (fd,))
+
+    def _sandbox_argv(
+        self, command: str, ctx: ToolContext, cwd: Path, status: SandboxStatus, fd: int | None
+    ) -> list[str]:
+        """The bwrap command line (runs in a worker thread: it looks at the file system)."""
+        workspace = Path(ctx.workspace).expanduser().resolve()
+        prepare_workspace(workspace)
+        return build_argv(
+            command,
+            executable=str(status.executable),
+            workspace=workspace,
+            cwd=cwd,
+            protected=protected_paths(workspace, ctx.protected_paths),
+            network=self.config.sandbox_network,
+            seccomp_fd=fd,
+            socket_filter=fd is not None,
+            ro_binds=self.config.sandbox_ro_binds,
+            rw_binds=self.config.sandbox_rw_binds,
+        )
 
     async def _run(self, command: str, ctx: ToolContext, cwd: Path, timeout: int) -> ToolResult:
         """Spawn the shell in its own process group and collect its output."""

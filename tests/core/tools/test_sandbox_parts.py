@@ -301,7 +301,8 @@ async def test_missing_cron_folder_cannot_be_planted(tmp_path: Path) -> None:
     tool = ExecTool(ExecToolConfig(sandbox="bwrap"))
     result = await tool.execute(
         ToolContext(workspace=ws),
-        command='mkdir -p cron; echo \'{"jobs": [{"id": "evil"}]}\' > cron/jobs.json',
+        # Through a variable: the safety rules cannot see the target, only the sandbox can.
+        command='d=cron; mkdir -p $d; echo \'{"jobs": [{"id": "evil"}]}\' > $d/jobs.json',
     )
     assert "[exit code: 0]" not in result.text
     assert (ws / "cron").is_dir() and list((ws / "cron").iterdir()) == []
