@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import secrets
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,6 +26,7 @@ from pathlib import Path
 import pytest
 
 from desktop.core.config.schema import ExecToolConfig
+from desktop.core.tools.base import ToolContext
 from desktop.core.tools.shell import ExecTool
 from tests.core.tools.sandbox_support import (
     PY,
@@ -125,21 +125,21 @@ ATTACKS = [
 
 @pytest.fixture(scope="module")
 def sandbox_proven(tmp_path_factory: pytest.TempPathFactory) -> None:
-    """Refuse to run the corpus unless the sandbox demonstrably makes / read-only."""
-    require_sandbox()
-    from desktop.core.security.sandbox import build_argv, sandbox_status
+    """Refuse to run the corpus unless ``exec`` itself demonstrably makes / read-only.
 
+    The probe goes through the real tool (not just the argv builder), so a regression in the
+    tool cannot let the corpus loose on the machine; its target hides behind a variable so
+    the safety rules cannot be the ones that stop it.
+    """
+    require_sandbox()
     ws = tmp_path_factory.mktemp("probe")
-    status = sandbox_status()
-    argv = build_argv(
-        f"touch /etc/{CANARY}-probe", executable=str(status.executable), workspace=ws, cwd=ws
-    )
-    done = subprocess.run(argv, check=False, capture_output=True, text=True, timeout=30)
     leaked = Path(f"/etc/{CANARY}-probe")
+    tool = ExecTool(ExecToolConfig(sandbox="bwrap"))
+    result = asyncio.run(tool.execute(ToolContext(workspace=ws), command=f"t={leaked}; touch $t"))
     if leaked.exists():
         leaked.unlink()
-        pytest.fail("the sandbox let a command write /etc: not running the attack corpus")
-    assert done.returncode != 0, done
+        pytest.fail("exec let a command write /etc: not running the attack corpus")
+    assert "[exit code: 0]" not in result.text, result.text
 
 
 @pytest.fixture
