@@ -12,14 +12,16 @@ A command runs as ``bwrap … -- /bin/sh -c COMMAND`` with:
 * ``$XDG_RUNTIME_DIR``, ``/run/user`` and ``/run/dbus`` hidden (session and system bus,
   keyring, ssh/gpg agents), any ``unix:path=`` bus socket covered, the keyring data folders
   hidden, protected files outside the workspace (the config file, which may hold keys)
-  replaced by an empty file;
+  covered by ``/dev/null`` (on the sandbox's ``nodev`` mounts reading it fails);
 * a seccomp filter refusing Unix-domain sockets (see :mod:`desktop.core.security.seccomp`):
   abstract sockets such as ``unix:abstract=`` D-Bus addresses or ``@/tmp/.X11-unix/X0`` live
   in the network namespace, so with the network shared (the default) only this filter keeps
   them out of reach. Where no filter exists for the CPU architecture and the session bus is
   abstract, the network is cut instead and the status says so;
 * no capabilities (``--cap-drop ALL``: as root, bwrap would otherwise keep them and a command
-  could ``umount`` the protections), new session (no TIOCSTI), own IPC and UTS namespaces;
+  could ``umount`` the protections), ``/proc/sys`` and the other kernel knobs in ``/proc``
+  read-only (uid 0 may write sysctls without any capability), no kernel keyring (seccomp),
+  new session (no TIOCSTI), own IPC and UTS namespaces;
 * the network shared unless ``tools.exec.sandboxNetwork`` is false (``--unshare-net``).
 
 Detection runs once (a real probe sandbox), off the event loop via :func:`probe_sandbox`.
@@ -270,6 +272,12 @@ def protected_paths(workspace: Path, extra: tuple[Path, ...] | list[Path] = ()) 
     return [Path(key) for key in unique]
 
 
+# /proc entries made read-only inside. bwrap covers a few itself, but only those that pass an
+# ``access(W_OK)`` test: /proc/sys (mode 0555) fails it while the sysctl files inside stay
+# writable for uid 0, and a root-owned sandbox could then set kernel.core_pattern to a script
+# the kernel runs as root outside every namespace.
+_PROC_COVER = ("sys", "sysrq-trigger", "irq", "bus", "fs", "acpi", "driver", "scsi", "tty")
+
 # Protected folders that may be created (empty) before the first command, so that a command
 # cannot create them with content of its own (a cron job that runs later, fake sessions).
 # ``.git`` is never pre-created: an empty ``.git`` folder would break the memory repository.
@@ -371,6 +379,8 @@ def build_argv(
     environ = dict(os.environ if environ is None else environ)
     ws = os.path.realpath(workspace)
     argv = [executable, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    for entry in _PROC_COVER:  # kernel knobs: as real root, their files would be writable
+        argv += ["--ro-bind-try", f"/proc/{entry}", f"/proc/{entry}"]
     argv += ["--tmpfs", "/tmp"]
     hidden = [d for d in _hidden_folders(environ) if not _inside(d, "/tmp") and not _inside(ws, d)]
     for folder in hidden:

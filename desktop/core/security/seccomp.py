@@ -1,4 +1,4 @@
-"""A tiny seccomp filter for the ``exec`` sandbox: no Unix-domain sockets, no io_uring.
+"""A tiny seccomp filter for the ``exec`` sandbox: no Unix sockets, io_uring or kernel keyring.
 
 Why: abstract Unix sockets (``@/tmp/dbus-…``, ``@/tmp/.X11-unix/X0``) live in the network
 namespace, not in the file system, so hiding folders cannot hide them; sharing the network
@@ -7,7 +7,9 @@ Path sockets on read-only mounts (``/run/docker.sock``, the system bus) stay con
 Refusing ``socket(AF_UNIX, …)`` closes the whole class while IP networking keeps working.
 ``socketpair`` (anonymous, connected pairs: pipes for Python's ``multiprocessing``) stays
 allowed. ``io_uring_setup`` is refused because io_uring can create and connect sockets
-without the ``socket`` system call ever being seen by seccomp.
+without the ``socket`` system call ever being seen by seccomp. ``keyctl``, ``add_key`` and
+``request_key`` are refused too: the kernel's per-user keyring is shared by every process of
+the user, namespaces or not, and holds secrets of its own.
 
 The program is classic BPF assembled here (no libseccomp needed) for the CPU architectures
 listed in :data:`_ARCHES`; elsewhere :func:`unix_socket_filter` returns ``None`` and the
@@ -42,16 +44,17 @@ class _Arch:
 
     audit: int
     socket: int
+    keyring: tuple[int, int, int]  # add_key, request_key, keyctl
     io_uring_setup: int = 425
     socketcall: int | None = None  # i386 multiplexer: its arguments are behind a pointer
     x32: bool = False  # x86-64 also carries the x32 ABI, marked by bit 30 of the number
 
 
-_X86_64 = _Arch(0xC000003E, 41, x32=True)
-_I386 = _Arch(0x40000003, 359, socketcall=102)
-_AARCH64 = _Arch(0xC00000B7, 198)
-_ARM = _Arch(0x40000028, 281)
-_RISCV64 = _Arch(0xC00000F3, 198)
+_X86_64 = _Arch(0xC000003E, 41, (248, 249, 250), x32=True)
+_I386 = _Arch(0x40000003, 359, (286, 287, 288), socketcall=102)
+_AARCH64 = _Arch(0xC00000B7, 198, (217, 218, 219))
+_ARM = _Arch(0x40000028, 281, (309, 310, 311))
+_RISCV64 = _Arch(0xC00000F3, 198, (217, 218, 219))
 
 # Host machine → every ABI its kernel accepts (native first, then compat ABIs).
 _ARCHES: dict[str, tuple[_Arch, ...]] = {
@@ -106,8 +109,8 @@ def unix_socket_filter(machine: str | None = None) -> bytes | None:
 
     Returns:
         Raw ``struct sock_filter`` array for ``bwrap --seccomp FD``: ``socket(AF_UNIX, …)``
-        fails with ``EACCES``, ``io_uring_setup`` (and the i386 ``socketcall`` multiplexer)
-        with ``ENOSYS``/``EACCES``; system calls of an unexpected ABI fail with ``ENOSYS``.
+        and the i386 ``socketcall`` multiplexer fail with ``EACCES``, the keyring calls with
+        ``EPERM``, ``io_uring_setup`` and system calls of an unexpected ABI with ``ENOSYS``.
     """
     arches = _ARCHES.get((machine or platform.machine()).lower())
     if not arches:
@@ -123,6 +126,7 @@ def unix_socket_filter(machine: str | None = None) -> bytes | None:
         if arch.x32:
             program.append((_JGE_K, "nosys", 0, _X32_BIT))
         program.append((_JEQ_K, "nosys", 0, arch.io_uring_setup))
+        program += [(_JEQ_K, "eperm", 0, nr) for nr in arch.keyring]
         if arch.socketcall is not None:
             program.append((_JEQ_K, "deny", 0, arch.socketcall))
         program += [
@@ -137,6 +141,8 @@ def unix_socket_filter(machine: str | None = None) -> bytes | None:
         (_RET_K, 0, 0, deny),
         "nosys",
         (_RET_K, 0, 0, nosys),
+        "eperm",
+        (_RET_K, 0, 0, _ret_errno(errno.EPERM)),
     ]
     return _assemble(program)
 

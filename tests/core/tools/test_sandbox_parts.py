@@ -337,10 +337,14 @@ def _errno(value: int) -> int:
 
 
 @pytest.mark.parametrize(
-    ("machine", "arch", "socket_nr"),
-    [("x86_64", 0xC000003E, 41), ("aarch64", 0xC00000B7, 198), ("riscv64", 0xC00000F3, 198)],
+    ("machine", "arch", "socket_nr", "keyctl_nr"),
+    [
+        ("x86_64", 0xC000003E, 41, 250),
+        ("aarch64", 0xC00000B7, 198, 219),
+        ("riscv64", 0xC00000F3, 198, 219),
+    ],
 )
-def test_filter_program(machine: str, arch: int, socket_nr: int) -> None:
+def test_filter_program(machine: str, arch: int, socket_nr: int, keyctl_nr: int) -> None:
     program = unix_socket_filter(machine)
     assert program is not None and len(program) % 8 == 0
     assert _run_bpf(program, socket_nr, arch, 1) == _errno(errno.EACCES)  # AF_UNIX
@@ -348,6 +352,8 @@ def test_filter_program(machine: str, arch: int, socket_nr: int) -> None:
     assert _run_bpf(program, socket_nr, arch, 2) == ALLOW  # AF_INET
     assert _run_bpf(program, socket_nr, arch, 10) == ALLOW  # AF_INET6
     assert _run_bpf(program, 425, arch) == _errno(errno.ENOSYS)  # io_uring_setup
+    for nr in (keyctl_nr - 2, keyctl_nr - 1, keyctl_nr):  # add_key, request_key, keyctl
+        assert _run_bpf(program, nr, arch) == _errno(errno.EPERM)
     assert _run_bpf(program, 0, arch) == ALLOW
     assert _run_bpf(program, 0, 0x12345678) == _errno(errno.ENOSYS)  # an unknown ABI
 
@@ -358,6 +364,7 @@ def test_filter_covers_compat_abis() -> None:
     i386, x32_socket = 0x40000003, 0x40000000 | 41
     assert _run_bpf(program, 359, i386, 1) == _errno(errno.EACCES)
     assert _run_bpf(program, 102, i386) == _errno(errno.EACCES)  # socketcall
+    assert _run_bpf(program, 288, i386) == _errno(errno.EPERM)  # keyctl
     assert _run_bpf(program, x32_socket, 0xC000003E, 1) == _errno(errno.ENOSYS)
     arm = unix_socket_filter("aarch64")
     assert arm is not None and _run_bpf(arm, 281, 0x40000028, 1) == _errno(errno.EACCES)
@@ -379,3 +386,50 @@ async def test_unix_sockets_refused_inet_and_socketpair_work(tmp_path: Path) -> 
         ToolContext(workspace=tmp_path), command=f"{PY} probe.py"
     )
     assert result.text == "UNIX-REFUSED\nPAIR b'x'\n[exit code: 0]"
+
+
+# --- kernel interfaces a root-owned sandbox must not reach ----------------------------------
+
+_KEYCTL = {"x86_64": 250, "aarch64": 219, "riscv64": 219}
+
+
+@pytest.mark.skipif(not LINUX, reason="Linux sandbox")
+@pytest.mark.parametrize("mode", ["bwrap", "none"])
+async def test_kernel_keyring_is_out_of_reach(tmp_path: Path, mode: str) -> None:
+    """keyctl(KEYCTL_GET_KEYRING_ID, @u): the user's kernel keyring holds secrets too."""
+    import platform
+
+    nr = _KEYCTL.get(platform.machine())
+    if nr is None:
+        pytest.skip("no keyctl number for this CPU in the test")
+    if mode == "bwrap":
+        require_sandbox()
+    script = (
+        "import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+        f"r = libc.syscall({nr}, 0, -4, 0)\n"
+        "print('KEYRING', r if r >= 0 else 'refused', ctypes.get_errno())\n"
+    )
+    (tmp_path / "keys.py").write_text(script)
+    result = await ExecTool(ExecToolConfig(sandbox=mode)).execute(
+        ToolContext(workspace=tmp_path), command=f"{PY} keys.py"
+    )
+    assert ("KEYRING refused" in result.text) is (mode == "bwrap"), result.text
+
+
+@pytest.mark.skipif(not LINUX, reason="Linux sandbox")
+async def test_kernel_settings_are_read_only(tmp_path: Path) -> None:
+    """/proc/sys is read-only: as root, writable sysctls would be a way out (core_pattern).
+
+    The probe writes the hostname sysctl, which is harmless even if it worked: the sandbox
+    has its own UTS namespace.
+    """
+    require_sandbox()
+    result = await ExecTool(ExecToolConfig(sandbox="bwrap")).execute(
+        ToolContext(workspace=tmp_path),
+        command=(
+            "echo sandbox-probe > /proc/sys/kernel/hostname; cat /proc/sys/kernel/hostname; "
+            "grep -E ' /proc/sys ' /proc/self/mountinfo"
+        ),
+    )
+    assert "sandbox-probe" not in result.text, result.text
+    assert " /proc/sys ro," in result.text, result.text
