@@ -323,9 +323,10 @@ class ExecTool(Tool):
     async def _collect(proc: asyncio.subprocess.Process, output: _Output) -> None:
         """Read output until EOF; once the shell exits, only for ``DRAIN_AFTER_EXIT`` more.
 
-        Background children (``server &``) may keep the pipe open long after the shell is
-        gone; they are left running, the pipe is closed, and the call returns with what they
-        printed so far.
+        Unsandboxed, background children (``server &``) may keep the pipe open long after
+        the shell is gone; they are left running, the pipe is closed, and the call returns
+        with what they printed so far. In the sandbox they end with the command (its PID
+        namespace goes away), so the pipe closes at once.
         """
         assert proc.stdout is not None
         loop = asyncio.get_running_loop()
