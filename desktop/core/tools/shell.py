@@ -251,7 +251,7 @@ class ExecTool(Tool):
     async def _launch(self, command: str, ctx: ToolContext, cwd: Path) -> _Launch | ToolResult:
         """Decide how the command runs: sandboxed, or as before (with a one-time warning)."""
         mode = sandbox_mode(self.config.sandbox)
-        if mode == "off" or os.name == "nt":
+        if mode == "off":
             return _Launch(_plain_argv(command))
         status = await probe_sandbox()
         if not status.available:
