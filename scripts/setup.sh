@@ -13,7 +13,7 @@ want_test=0
 # a Secret Service; the tests also need a virtual X server, a tray and a notification daemon.
 runtime_pkgs=(python3-venv libxcb-cursor0 libxkbcommon-x11-0 libxcb-icccm4 libxcb-image0
   libxcb-keysyms1 libxcb-randr0 libxcb-render-util0 libxcb-shape0 libxcb-xinerama0 libxcb-xkb1
-  libegl1 libgl1 libfontconfig1 libdbus-1-3 libglib2.0-0)
+  libegl1 libgl1 libfontconfig1 libdbus-1-3 libglib2.0-0 bubblewrap)
 test_pkgs=(gnome-keyring dbus-x11 dbus xvfb xauth cmake build-essential git
   trayer dunst x11-utils imagemagick xdotool)
 pkgs=("${runtime_pkgs[@]}")

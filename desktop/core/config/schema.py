@@ -166,10 +166,21 @@ class WebToolsConfig(Base):
 
 
 class ExecToolConfig(Base):
-    """The shell ``exec`` tool."""
+    """The shell ``exec`` tool.
+
+    ``sandbox``, ``sandboxRoBinds`` and ``sandboxRwBinds`` are nanobot's keys. nanobot reads
+    ``""`` as "no sandbox"; nanobot Desktop reads it as "sandbox when bubblewrap works, warn
+    otherwise". ``"bwrap"`` (or any other backend name) requires a sandbox: commands are
+    refused without one. ``"none"`` turns it off (nanobot itself does not know that value).
+    ``sandboxNetwork`` is Desktop's own: ``false`` cuts sandboxed commands off the network.
+    """
 
     timeout: int = Field(default=60, ge=1, le=600)
     path_append: str = ""
+    sandbox: str = ""
+    sandbox_ro_binds: list[str] = Field(default_factory=list)
+    sandbox_rw_binds: list[str] = Field(default_factory=list)
+    sandbox_network: bool = True
     allowed_env_keys: list[str] = Field(default_factory=list)
     allow_patterns: list[str] = Field(default_factory=list)
     deny_patterns: list[str] = Field(default_factory=list)

@@ -364,7 +364,9 @@ async def test_streamable_http_tools_resources_prompts(
         assert (await call("mcp_demo_add", a="2", b=40)).text == "42"  # "2" cast to 2
         assert call.framed  # server output is framed as untrusted
         assert (await call("mcp_demo_odd_name_with_spaces")).text == "odd ok"  # original name
-        assert (await call("mcp_demo_whoami")).text == "demo-header-value"  # headers are sent
+        # Headers are sent; the echo comes back masked: header values are registered secrets
+        # and ToolRegistry.execute masks those in every result.
+        assert (await call("mcp_demo_whoami")).text == "[REDACTED]"
 
         failed = await call("mcp_demo_fail", reason="no way")
         assert failed.is_error and "refused: no way" in failed.text and call.framed
@@ -601,7 +603,8 @@ async def test_stdio_child_gets_minimal_environment(
         assert (await call("mcp_plain_env", name="SOME_PARENT_SETTING")).text == "<unset>"
         assert (await call("mcp_env_env", name="DEMO_GREETING")).text == "hello-from-config"
         # A key the user configured for this server does reach it (and only that server).
-        assert (await call("mcp_env_env", name="OPENAI_API_KEY")).text == "sk-for-this-server"
+        # (Its echo is masked: configured env values are registered secrets.)
+        assert (await call("mcp_env_env", name="OPENAI_API_KEY")).text == "[REDACTED]"
 
         names = set((await call("mcp_plain_env_names")).text.splitlines())
         harmless = {
