@@ -38,6 +38,8 @@ class CoreBridge(QObject):
         turnStopped(object): :class:`~desktop.core.bus.events.TurnStopped`.
         turnFailed(object): :class:`~desktop.core.bus.events.TurnFailed`.
         sessionChanged(object): :class:`~desktop.core.bus.events.SessionChanged`.
+        channelStatus(object): :class:`~desktop.core.bus.events.ChannelStatusChanged`.
+        deliveryFailed(object): :class:`~desktop.core.bus.events.DeliveryFailed`.
         reminderDue(object): :class:`~desktop.core.bus.events.ReminderDue`.
         outbound(object): an :class:`~desktop.core.bus.events.OutboundMessage` for the
             desktop channel (``message`` tool, cron answers, subagent reports).
@@ -56,6 +58,8 @@ class CoreBridge(QObject):
     turnStopped = Signal(object)
     turnFailed = Signal(object)
     sessionChanged = Signal(object)
+    channelStatus = Signal(object)
+    deliveryFailed = Signal(object)
     reminderDue = Signal(object)
     outbound = Signal(object)
     event = Signal(object)
@@ -73,6 +77,8 @@ class CoreBridge(QObject):
         "turn_stopped": "turnStopped",
         "turn_failed": "turnFailed",
         "session_changed": "sessionChanged",
+        "channel_status": "channelStatus",
+        "delivery_failed": "deliveryFailed",
         "reminder_due": "reminderDue",
     }
 

@@ -171,11 +171,24 @@ class DesktopApp:
     def _on_config_loaded(self, services: AppServices) -> None:
         assert self.notifier is not None
         services.bridge.reminderDue.connect(self.notifier.on_reminder)
+        services.bridge.deliveryFailed.connect(self._on_delivery_failed)
         if self.tray is not None:
             self.tray.attach(services.bridge)
         self.window.remove_banner("config")
         if self.install_tabs is not None:
             self.install_tabs(self.window, services)
+
+    def _on_delivery_failed(self, event: Any) -> None:
+        """An answer could not reach a chat (after retries): the person must know."""
+        log.warning("delivery to %s:%s failed: %s", event.channel, event.chat_id, event.reason)
+        preview = f" (“{event.preview}”)" if event.preview else ""
+        self.window.show_banner(
+            "delivery",
+            f"A message for {event.channel} chat {event.chat_id} could not be delivered"
+            f"{preview}: {event.reason}.",
+            severity="error",
+            actions=[("Channel settings", lambda: self.window.show_tab("settings"))],
+        )
 
     def _on_config_failed(self, message: str) -> None:
         assert self.starter is not None

@@ -130,6 +130,7 @@ class Tray(QObject):
         self._active: set[str] = set()
         self._unread = 0
         self._approvals = 0
+        self._channel_problems: dict[str, str] = {}
         self._paused = False
         self._pause_action: QAction | None = None
         self.icon = QSystemTrayIcon(app_icon(), self)
@@ -150,9 +151,9 @@ class Tray(QObject):
     # -- state ------------------------------------------------------------------------------
     @property
     def state(self) -> str:
-        """``attention`` (unread reminders or tool calls waiting for approval), ``working`` (a
-        turn runs) or ``idle``."""
-        if self._unread > 0 or self._approvals > 0:
+        """``attention`` (unread reminders, tool calls waiting for approval, a chat channel
+        that dropped), ``working`` (a turn runs) or ``idle``."""
+        if self._unread > 0 or self._approvals > 0 or self._channel_problems:
             return "attention"
         return "working" if self._active else "idle"
 
@@ -169,6 +170,14 @@ class Tray(QObject):
     def set_waiting_approvals(self, count: int) -> None:
         """Tool calls waiting for the person's approval, across all chats (badge + tooltip)."""
         self._approvals = max(0, count)
+        self._update()
+
+    def set_channel_problem(self, channel: str, problem: str | None) -> None:
+        """A chat channel dropped or failed (``problem`` says why), or is fine again (``None``)."""
+        if problem:
+            self._channel_problems[channel] = problem
+        else:
+            self._channel_problems.pop(channel, None)
         self._update()
 
     def set_paused(self, paused: bool) -> None:
@@ -195,6 +204,14 @@ class Tray(QObject):
         bridge.turnFinished.connect(self._idle)
         bridge.turnStopped.connect(self._idle)
         bridge.turnFailed.connect(self._idle)
+        bridge.channelStatus.connect(self._channel_status)
+
+    def _channel_status(self, event: Any) -> None:
+        state, reason = str(getattr(event, "state", "")), str(getattr(event, "reason", ""))
+        problem = None
+        if state in ("error", "unavailable"):
+            problem = ("disconnected — " if state == "error" else "unavailable — ") + reason
+        self.set_channel_problem(str(getattr(event, "channel", "")), problem)
 
     def _busy(self, event: Any) -> None:
         self.set_working(str(getattr(event, "turn_id", "")), True)
@@ -213,6 +230,9 @@ class Tray(QObject):
             )
         elif self._unread:
             tip = f"nanobot — {self._unread} unread reminder{'s' if self._unread != 1 else ''}"
+        elif self._channel_problems:
+            name, problem = next(iter(self._channel_problems.items()))
+            tip = f"nanobot — {name}: {problem}"
         elif self._active:
             tip = "nanobot — working…"
         else:

@@ -74,7 +74,11 @@ class TaskOwner:
         if self._closed:
             coro.close()
             raise OwnerClosedError(f"{self.name} is closed; not starting {name or coro!r}")
-        task = asyncio.get_running_loop().create_task(coro, name=f"{self.name}:{name or 'task'}")
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # a Qt slot outside a coroutine: the (qasync) loop of this thread
+            loop = asyncio.get_event_loop()
+        task = loop.create_task(coro, name=f"{self.name}:{name or 'task'}")
         self._tasks.add(task)
         task.add_done_callback(self._finished)
         return task

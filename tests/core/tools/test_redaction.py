@@ -14,7 +14,7 @@ import secrets
 from pathlib import Path
 from typing import Any, ClassVar
 
-from desktop.core.agent.factory import build_agent
+from desktop.core.assembly import build_runtime
 from desktop.core.config.schema import Config
 from desktop.core.tools.base import Tool, ToolContext, ToolResult
 from desktop.core.tools.registry import ToolRegistry
@@ -96,11 +96,11 @@ async def test_a_leaked_key_reaches_neither_the_session_nor_the_provider(
         ),
         Reply("Done."),
     )
-    loop = build_agent(config, make_provider(scripted_server.url))
+    runtime = build_runtime(config, make_provider(scripted_server.url))
     try:
-        assert await loop.process_direct("go") == "Done."
+        assert await runtime.agent.process_direct("go") == "Done."
     finally:
-        await loop.stop()
+        await runtime.stop()
     second = json.dumps(scripted_server.chat_requests()[1].body)
     assert "[REDACTED]" in second, "the tool results were not in the request"
     assert key not in second

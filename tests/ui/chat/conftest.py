@@ -1,4 +1,4 @@
-"""Chat tab fixtures: a real agent (``build_agent``) on the scripted server, and a ChatTab."""
+"""Chat tab fixtures: a real runtime (``build_runtime``) on the scripted server, and a ChatTab."""
 
 from __future__ import annotations
 
