@@ -196,3 +196,34 @@ async def test_a_cut_off_answer_fails_the_turn_and_is_not_saved(
     )
     assert again.status == "finished" and again.content == "The whole answer."
     await runtime.stop()
+
+
+async def test_messages_for_a_busy_session_queue_in_order(
+    scripted_server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
+    """Three messages sent at once to one chat are answered one after the other, in order,
+    each exactly once."""
+    runtime = _runtime(scripted_server, tmp_path)
+    events = _record(runtime)
+
+    def route(body: dict[str, Any]) -> Reply:
+        last = str(body["messages"][-1]["content"])
+        number = last.rsplit("message ", 1)[-1][:1]
+        return Reply(f"answer {number}", delay=0.02, chunk=2)
+
+    scripted_server.route = route
+    runtime.agent.start()
+    try:
+        for n in (1, 2, 3):
+            await runtime.bus.publish_inbound(InboundMessage("desktop", "me", "q", f"message {n}"))
+        await _until(lambda: sum(e.kind == "turn_finished" for e in events) == 3)
+    finally:
+        await runtime.stop()
+    turns = check_lifecycles(events)
+    order = [seq[0].content for seq in turns.values()]  # type: ignore[union-attr]
+    assert order == ["message 1", "message 2", "message 3"]
+    answers = [seq[-1].content for seq in turns.values()]  # type: ignore[union-attr]
+    assert answers == ["answer 1", "answer 2", "answer 3"]
+    starts = [i for i, e in enumerate(events) if e.kind == "turn_started"]
+    ends = [i for i, e in enumerate(events) if e.kind == "turn_finished"]
+    assert starts[1] > ends[0] and starts[2] > ends[1], "one turn at a time per session"

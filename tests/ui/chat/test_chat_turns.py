@@ -217,3 +217,39 @@ def test_outbound_messages_appear_in_their_chat(make_chat) -> None:  # type: ign
     )
     assert chat.kinds() == ["user", "assistant", "outbound"]
     assert chat.items()[-1].text == "Time to stretch!" and chat.items()[-1].tool == "Reminder"
+
+
+def test_stopping_a_turn_the_tab_did_not_start_ends_it_in_the_tab(make_chat) -> None:  # type: ignore[no-untyped-def]
+    """A reminder turn (started by the scheduler, not the tab) streams into the open chat;
+    Stop in the tab stops it, and the tab is not left "running" (regression)."""
+    import asyncio
+
+    from desktop.core.cron.types import CronPayload, CronSchedule
+    from tests.ui.conftest import run_async
+
+    chat: ChatHarness = make_chat()
+    key = chat.tab.current
+    runtime = chat.services.runtime
+    assert runtime is not None
+    payload = CronPayload(message="Stretch", session_key=key, origin_channel="desktop",
+                          origin_chat_id=key.partition(":")[2])  # fmt: skip
+    job = run_async(
+        chat.qtbot, chat.loop,
+        asyncio.to_thread(runtime.cron.add_job, "stretch",
+                          CronSchedule("every", every_ms=3_600_000), payload),
+    )  # fmt: skip
+    chat.server.push(Reply("Time to stretch " * 200, chunk=5, delay=0.05))
+    fired = asyncio.ensure_future(runtime.cron.run_now(job.id))
+    chat.wait(lambda: any(i.kind == "assistant" and i.text for i in chat.items()))
+    reminder = next(i for i in chat.items() if i.kind == "outbound")
+    assert reminder.text == "Stretch" and reminder.tool == "Reminder · stretch"
+    composer = chat.tab.pane.composer
+    assert composer.busy and composer.send.text() == "Stop"
+    composer.send.click()
+    chat.wait(lambda: not chat.tab.feed.live)
+    chat.wait(lambda: not composer.busy)
+    assert composer.send.text() == "Send"
+    answer = chat.items()[-1]
+    assert answer.footer == "Stopped" and not answer.streaming
+    chat.wait(fired.done)
+    assert not runtime.agent.is_busy(key)
