@@ -1,4 +1,8 @@
-"""``nanobot-desktop agent``: chat from the terminal with streamed answers."""
+"""``nanobot-desktop agent``: chat from the terminal with streamed answers.
+
+The terminal is the ``cli`` channel: what the ``message`` tool sends to it and the reports of
+background subagents are printed too (a one-shot ``-m`` waits for the subagents it started).
+"""
 
 from __future__ import annotations
 
@@ -8,9 +12,10 @@ import json
 import sys
 
 from desktop.cli.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, fail, load
-from desktop.core.assembly import build_runtime
 from desktop.core.agent.hooks import AgentHook, HookContext
 from desktop.core.agent.loop import AgentLoop
+from desktop.core.assembly import Runtime, build_runtime
+from desktop.core.bus.events import OutboundMessage, RunEvent, TurnFinished, TurnStarted
 from desktop.core.config.schema import Config
 from desktop.core.config.secrets import SecretStore
 from desktop.core.providers.base import LLMError, StreamDelta, ToolCallRequest
@@ -49,6 +54,49 @@ class TerminalHook(AgentHook):
         sys.stderr.write(f"[{call.name}] {arguments[:120]}\n")
 
 
+class TerminalChannel:
+    """The ``cli`` channel: messages for the terminal's chat are printed."""
+
+    name = "cli"
+
+    def __init__(self, session: str) -> None:
+        self.session = session
+
+    async def send(self, message: OutboundMessage) -> None:
+        """Print a message the agent sent on its own (``message`` tool)."""
+        if message.metadata.get("progress") or message.metadata.get("command"):
+            return
+        if f"{message.channel}:{message.chat_id}" == self.session:
+            sys.stdout.write(f"\n[message] {message.content}\n")
+            sys.stdout.flush()
+
+
+def _print_reports(runtime: Runtime, session: str) -> None:
+    """Print the answers of turns that summarise a subagent's report in ``session``."""
+    reports: set[str] = set()
+
+    def on_event(event: RunEvent) -> None:
+        if isinstance(event, TurnStarted) and event.session_key == session:
+            if event.source == "subagent":
+                reports.add(event.turn_id)
+        elif isinstance(event, TurnFinished) and event.turn_id in reports:
+            reports.discard(event.turn_id)
+            sys.stdout.write(f"\n[background task] {event.content}\n")
+            sys.stdout.flush()
+
+    runtime.bus.subscribe(on_event)
+
+
+async def _settle(runtime: Runtime) -> None:
+    """Wait for the subagents this run started and the turns that report them."""
+    while True:
+        await runtime.subagents.idle()
+        await asyncio.sleep(0)
+        if runtime.bus.inbound.empty() and not runtime.agent.background:
+            return
+        await runtime.agent.idle()
+
+
 async def _turn(loop: AgentLoop, session: str, text: str) -> bool:
     hook = TerminalHook()
     channel, _, chat_id = session.partition(":")
@@ -77,10 +125,17 @@ async def _chat(config: Config, args: argparse.Namespace) -> int:
     except (ProviderNotFound, MissingKeyError) as exc:
         return fail(str(exc))
     runtime = await asyncio.to_thread(build_runtime, config, built.provider)
+    runtime.channels.register(TerminalChannel(args.session))
+    _print_reports(runtime, args.session)
+    await runtime.channels.start(networks=False)  # the terminal only: no chat networks here
+    runtime.agent.start()
     try:
-        return await _converse(
+        code = await _converse(
             runtime.agent, built.choice.model, built.choice.spec.display_name, args
         )
+        if args.message is not None:
+            await _settle(runtime)
+        return code
     finally:
         await runtime.stop()  # cancels subagents, stops MCP children
 

@@ -188,3 +188,35 @@ def test_logs_go_beside_the_config(
     assert result.returncode == 0, result.stderr
     log = (config.parent / "logs" / "nanobot-desktop.log").read_text()
     assert "attempt 1 failed (server)" in log
+
+
+def test_agent_prints_the_message_tool_and_waits_for_subagent_reports(
+    scripted_server: ScriptedOpenAIServer, tmp_path: Path, isolated_env: Path
+) -> None:
+    """agent -m: what the ``message`` tool sends to the terminal is printed, and a subagent it
+    started reports back before the command exits (regression: both were lost)."""
+    main = [
+        Reply(
+            tool_calls=[
+                ("message", json.dumps({"content": "Working on it, one moment."})),
+                ("spawn", json.dumps({"task": "count to three", "label": "counting"})),
+            ]
+        ),
+        Reply("I started a background task."),
+        Reply("The background task counted to three."),
+    ]
+
+    def route(body: dict[str, object]) -> Reply:
+        messages = body["messages"]
+        assert isinstance(messages, list)
+        if "background worker" in str(messages[0].get("content")):
+            return Reply("one, two, three")
+        return main.pop(0)
+
+    scripted_server.route = route
+    config = custom_config(tmp_path, scripted_server.url)
+    result = run(["agent", "-m", "count in the background", "--config", str(config)], isolated_env)
+    assert result.returncode == 0, result.stderr
+    assert "[message] Working on it, one moment." in result.stdout
+    assert "I started a background task." in result.stdout
+    assert "[background task] The background task counted to three." in result.stdout

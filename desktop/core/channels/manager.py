@@ -139,12 +139,13 @@ class ChannelManager:
         return {name: self.status(name) for name in self.registry}
 
     # -- lifecycle ------------------------------------------------------------------------
-    async def start(self) -> None:
-        """Start delivering, then start every enabled chat channel."""
+    async def start(self, *, networks: bool = True) -> None:
+        """Start delivering, then (``networks``) every enabled chat channel."""
         self._owner.spawn(self._dispatch(), name="outbound")
         self._unsubscribe = self.bus.subscribe(self._forward)
-        for name in self.enabled():
-            await self.start_channel(name)
+        if networks:
+            for name in self.enabled():
+                await self.start_channel(name)
 
     def enabled(self) -> list[str]:
         """Chat channels enabled in the config."""
