@@ -1,5 +1,8 @@
 """``notebook_edit``: replace, insert or delete one cell of a Jupyter notebook.
 
+Inserting cell 0 into a notebook that does not exist yet creates it (an empty nbformat 4.5
+notebook with a Python kernel), so the agent can start a notebook from scratch.
+
 The notebook is edited as plain nbformat JSON: every other cell and all metadata are kept,
 sources are stored as a list of lines as Jupyter does, and the file is written atomically in
 Jupyter's own layout (one-space indent, sorted keys). The path is resolved once, by
@@ -78,6 +81,19 @@ def load_notebook(target: WriteTarget) -> dict[str, Any]:
     return notebook
 
 
+def empty_notebook() -> dict[str, Any]:
+    """A new, empty nbformat 4.5 notebook for Python 3 (what Jupyter writes for "New")."""
+    return {
+        "cells": [],
+        "metadata": {
+            "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+            "language_info": {"name": "python"},
+        },
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+
+
 def dump_notebook(notebook: dict[str, Any]) -> str:
     """Serialise like nbformat does, so diffs stay small."""
     return json.dumps(notebook, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
@@ -124,7 +140,9 @@ class NotebookEditTool(Tool):
     """Edit one cell of a Jupyter notebook."""
 
     name = "notebook_edit"
-    description = "Replace, insert (before cell_index) or delete a cell of an .ipynb."
+    description = (
+        "Replace, insert or delete an .ipynb cell; insert at 0 creates a missing notebook."
+    )
     parameters: ClassVar[dict[str, Any]] = {
         "type": "object",
         "properties": {
@@ -162,18 +180,25 @@ def _edit_file(
 ) -> ToolResult:
     """notebook_edit's blocking part: resolve once, load, change, save into the same folder."""
     try:
-        target = open_tool_write(raw, ctx, create_parents=False)
+        target = open_tool_write(raw, ctx, create_parents=action == "insert")
     except PathDenied as exc:
         return ToolResult.error(f"Error: {exc}")
     except FileNotFoundError:
-        return ToolResult.error(f"Error: {raw}: notebook not found")
+        return ToolResult.error(
+            f"Error: {raw}: notebook not found (insert cell 0 to create a new notebook)"
+        )
     except OSError as exc:
         return ToolResult.error(f"Error: {raw}: {exc}")
     with target:
         if target.path.suffix.lower() != ".ipynb":
             return ToolResult.error(f"Error: {raw} is not a .ipynb notebook")
         try:
-            notebook = load_notebook(target)
+            if target.existing is None and action == "insert" and index == 0:
+                notebook = empty_notebook()
+            elif target.existing is None:
+                raise NotebookError("notebook not found (insert cell 0 to create a new notebook)")
+            else:
+                notebook = load_notebook(target)
             summary = apply_edit(notebook, index, action, source, cell_type)
             try:
                 note_written(target.write(dump_notebook(notebook).encode("utf-8")))

@@ -738,3 +738,24 @@ async def test_builtin_skills_readable_when_restricted(tmp_path: Path) -> None:
         resolve_tool_path(str(skill), ctx, write=True)
     with pytest.raises(PathDenied):
         resolve_tool_path(str(data_path("templates", "SOUL.md")), ctx, write=False)
+
+
+async def test_notebook_edit_creates_a_new_notebook(ws: Path, ctx: ToolContext) -> None:
+    """Inserting cell 0 into a notebook that does not exist creates a valid nbformat 4.5
+    notebook (folders included); other actions on a missing notebook explain how."""
+    tool = NotebookEditTool()
+    missing = await run(tool, ctx, path="new/plan.ipynb", cell_index=0, action="replace",
+                        source="x")  # fmt: skip
+    assert missing.is_error and "insert cell 0" in missing.text
+    assert not (ws / "new").exists()
+    made = await run(tool, ctx, path="new/plan.ipynb", cell_index=0, action="insert",
+                     source="print('hi')")  # fmt: skip
+    assert not made.is_error, made.text
+    notebook = json.loads((ws / "new" / "plan.ipynb").read_text())
+    assert (notebook["nbformat"], notebook["nbformat_minor"]) == (4, 5)
+    assert notebook["metadata"]["kernelspec"]["name"] == "python3"
+    [cell] = notebook["cells"]
+    assert cell["cell_type"] == "code" and cell["source"] == ["print('hi')"] and cell["id"]
+    more = await run(tool, ctx, path="new/plan.ipynb", cell_index=1, action="insert",
+                     source="# Notes", cell_type="markdown")  # fmt: skip
+    assert not more.is_error and "2 cells" in more.text
