@@ -39,6 +39,7 @@ from desktop.core.cron.delivery import JobRunner
 from desktop.core.cron.service import CronService
 from desktop.core.cron.system_jobs import SYSTEM_JOBS, sync_system_jobs
 from desktop.core.heartbeat.service import HeartbeatService
+from desktop.core.ipc.server import AgentSocketServer, socket_path
 from desktop.core.memory.commands import NAMES as MEMORY_COMMANDS
 from desktop.core.memory.commands import handle_memory_command
 from desktop.core.memory.consolidator import Consolidator, RequestBuilder
@@ -162,6 +163,7 @@ class Runtime:
         cron: The scheduler.
         channels: Delivers outbound messages to the window and the chat networks.
         owner: Owns every background task (closed by :meth:`stop`).
+        ipc: The local socket the CLI hands its messages to (app and gateway only).
     """
 
     config: Config
@@ -179,12 +181,16 @@ class Runtime:
     cron: CronService
     channels: ChannelManager
     owner: TaskOwner
+    ipc: AgentSocketServer | None = None
 
     async def start(self) -> None:
-        """Register the system jobs, start the channels, the loop and the scheduler."""
+        """Register the system jobs, start the channels, the loop, the scheduler and (app and
+        gateway) the socket the CLI talks to."""
         await asyncio.to_thread(sync_system_jobs, self.cron, self.config)
         await self.channels.start()
         self.agent.start()
+        if self.ipc is not None and await self.ipc.start():
+            self.channels.register(self.ipc)
         await self.cron.start()
         if self.cron.warning:
             log.warning(self.cron.warning)
@@ -193,6 +199,8 @@ class Runtime:
         """Stop the scheduler and the channels, cancel turns, subagents and background work,
         close MCP."""
         await self.cron.stop()
+        if self.ipc is not None:
+            await self.ipc.stop()
         await self.channels.stop()
         await self.owner.aclose()
         try:
@@ -201,13 +209,18 @@ class Runtime:
             log.exception("closing the MCP servers failed")
 
 
-def channel_state_dir(config: Config) -> Path:
-    """Where chat channels keep their cursors: beside the config file."""
+def config_dir(config: Config) -> Path:
+    """The folder of the config file in use (``~/.nanobot`` by default)."""
     from desktop.core.config.loader import config_origin
     from desktop.core.config.paths import default_config_path
 
     path = config_origin(config).path or default_config_path()
-    return Path(path).expanduser().parent / "channel-state"
+    return Path(path).expanduser().parent
+
+
+def channel_state_dir(config: Config) -> Path:
+    """Where chat channels keep their cursors: beside the config file."""
+    return config_dir(config) / "channel-state"
 
 
 def build_runtime(
@@ -217,6 +230,7 @@ def build_runtime(
     bus: MessageBus | None = None,
     approval: ApprovalPolicy | None = None,
     clock: Clock | None = None,
+    serve_socket: bool = False,
 ) -> Runtime:
     """Build (not start) the runtime for ``config``. Blocking file I/O: call it in a thread.
 
@@ -226,6 +240,7 @@ def build_runtime(
         bus: The bus to use (the app creates it first, to subscribe its bridge).
         approval: Approval rules; ``None`` builds no gate (nothing is asked).
         clock: The scheduler's time source (tests).
+        serve_socket: Serve the local socket ``nanobot-desktop agent`` hands messages to.
     """
     defaults = config.agents.defaults
     workspace = config.workspace_path
@@ -320,6 +335,15 @@ def build_runtime(
         cron=cron,
         channels=channels,
         owner=owner,
+        ipc=AgentSocketServer(
+            socket_path(config_dir(config)),
+            bus,
+            owner.child("ipc"),
+            workspace=workspace,
+            model=provider.model,
+        )
+        if serve_socket
+        else None,
     )
 
 
@@ -330,6 +354,7 @@ async def start_runtime(
     bus: MessageBus | None = None,
     secrets: SecretStore | None = None,
     approval: ApprovalPolicy | None = None,
+    serve_socket: bool = True,
 ) -> Runtime:
     """Build the provider (unless given) and the runtime, then start it.
 
@@ -351,7 +376,12 @@ async def start_runtime(
 
         provider = (await abuild_provider(config, secrets)).provider
     runtime = await asyncio.to_thread(
-        build_runtime, config, provider, bus=bus or MessageBus(), approval=approval
+        build_runtime,
+        config,
+        provider,
+        bus=bus or MessageBus(),
+        approval=approval,
+        serve_socket=serve_socket,
     )
     await runtime.start()
     return runtime
