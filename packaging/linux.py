@@ -27,7 +27,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from spec_helpers import APP_NAME, DISPLAY_NAME, ROOT, project_version  # noqa: E402
+from spec_helpers import APP_NAME, DISPLAY_NAME, ROOT, project_version
 
 OPT = f"opt/{APP_NAME}"
 MAINTAINER = "nanobot Desktop contributors <maintainers@nanobot-desktop.invalid>"
@@ -102,6 +102,7 @@ def shlib_depends(files: list[Path], app: Path) -> list[str]:
             cwd=scratch,
             capture_output=True,
             text=True,
+            check=False,
         )
     if result.returncode != 0:
         raise RuntimeError(f"dpkg-shlibdeps failed:\n{result.stderr}")
@@ -159,7 +160,9 @@ def desktop_entry(exec_line: str) -> str:
 def install_icons(share: Path) -> None:
     """hicolor PNGs and the scalable SVG under ``share/icons/hicolor``."""
     for png in sorted((ROOT / "resources" / "icons" / "hicolor").glob("*/apps/*.png")):
-        target = share / "icons" / "hicolor" / png.relative_to(ROOT / "resources" / "icons" / "hicolor")
+        target = (
+            share / "icons" / "hicolor" / png.relative_to(ROOT / "resources" / "icons" / "hicolor")
+        )
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(png, target)
     scalable = share / "icons" / "hicolor" / "scalable" / "apps"
@@ -237,8 +240,9 @@ def build_tarball(app: Path, out: Path, version: str | None = None) -> Path:
         shutil.copytree(app, stage / APP_NAME, symlinks=True)
         share = stage / "share"
         (share / "applications").mkdir(parents=True)
+        # Exec is a bare command here; install.sh writes the installed path.
         (share / "applications" / f"{APP_NAME}.desktop").write_text(
-            desktop_entry(APP_NAME), encoding="utf-8"  # install.sh writes the real path
+            desktop_entry(APP_NAME), encoding="utf-8"
         )
         install_icons(share)
         shutil.copy2(HERE / "linux" / "install.sh", stage / "install.sh")

@@ -2,11 +2,12 @@
 
 ``.ico`` and ``.icns`` are simple containers of PNG images, so they are written here without
 an image library (PyInstaller would need Pillow to convert a PNG). The Windows version
-resource is built with PyInstaller's own classes.
+resource is PyInstaller's version-file text.
 """
 
 from __future__ import annotations
 
+import re
 import struct
 from pathlib import Path
 from typing import Any
@@ -64,19 +65,13 @@ def write_icons(target: Path, icons: Path = ICONS) -> tuple[Path, Path]:
     return ico, icns
 
 
-def windows_version_info(version: str, *, name: str, description: str, exe: str) -> Any:
-    """A ``VSVersionInfo`` for the Windows executable (file and product version, names)."""
-    from PyInstaller.utils.win32.versioninfo import (
-        FixedFileInfo,
-        StringFileInfo,
-        StringStruct,
-        StringTable,
-        VarFileInfo,
-        VarStruct,
-        VSVersionInfo,
-    )
+def windows_version_info(version: str, *, name: str, description: str, exe: str) -> str:
+    """The Windows version resource as PyInstaller's version-file text (``EXE(version=path)``).
 
-    numbers = [int(part) for part in version.split(".")[:4] if part.isdigit()]
+    PyInstaller reads this file on Windows with its ``VSVersionInfo`` classes; they cannot be
+    imported elsewhere, so the text is written here and checked on any platform.
+    """
+    numbers = [int(part) for part in re.findall(r"\d+", version)[:4]]
     numbers += [0] * (4 - len(numbers))
     strings = {
         "CompanyName": "nanobot Desktop contributors",
@@ -88,15 +83,22 @@ def windows_version_info(version: str, *, name: str, description: str, exe: str)
         "ProductVersion": version,
         "LegalCopyright": "MIT License",
     }
-    return VSVersionInfo(
-        ffi=FixedFileInfo(filevers=tuple(numbers), prodvers=tuple(numbers)),
-        kids=[
-            StringFileInfo(
-                [StringTable("040904B0", [StringStruct(k, v) for k, v in strings.items()])]
-            ),
-            VarFileInfo([VarStruct("Translation", [0x0409, 1200])]),
-        ],
-    )
+    table = ",\n".join(f"          StringStruct({k!r}, {v!r})" for k, v in strings.items())
+    fixed = tuple(numbers)
+    return f"""# UTF-8
+VSVersionInfo(
+  ffi=FixedFileInfo(filevers={fixed}, prodvers={fixed}, mask=0x3f, flags=0x0, OS=0x40004,
+                    fileType=0x1, subtype=0x0, date=(0, 0)),
+  kids=[
+    StringFileInfo([
+      StringTable('040904B0', [
+{table}
+      ])
+    ]),
+    VarFileInfo([VarStruct('Translation', [0x0409, 1200])])
+  ]
+)
+"""
 
 
 def mac_info_plist(version: str) -> dict[str, Any]:

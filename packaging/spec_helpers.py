@@ -176,7 +176,10 @@ def app_data(root: Path = ROOT) -> Collected:
     ``importlib.resources``, in the wheel and in the frozen app alike.
     """
     return Collected(
-        datas=[(str(root / name), f"desktop/_data/{name}") for name in ("templates", "skills", "resources")]
+        datas=[
+            (str(root / name), f"desktop/_data/{name}")
+            for name in ("templates", "skills", "resources")
+        ]
     )
 
 

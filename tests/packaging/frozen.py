@@ -117,12 +117,13 @@ def install_deb(deb: Path, scratch: Path) -> Iterator[Installed]:
     result = subprocess.run(
         ["dpkg", "-i", str(deb)], capture_output=True, text=True, timeout=600,
         env=dict(os.environ, DEBIAN_FRONTEND="noninteractive"),
+        check=False,
     )  # fmt: skip
     assert result.returncode == 0, f"dpkg -i failed:\n{result.stdout}\n{result.stderr}"
     try:
         yield Installed(Path("/"), real=True)
     finally:
-        subprocess.run(["dpkg", "--purge", APP], capture_output=True, timeout=300)
+        subprocess.run(["dpkg", "--purge", APP], capture_output=True, timeout=300, check=False)
 
 
 def frozen_env(home: Path, **extra: str) -> dict[str, str]:

@@ -47,7 +47,9 @@ def artefacts() -> Artefacts:
 
 
 @pytest.fixture(scope="module")
-def installed(artefacts: Artefacts, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
+def installed(
+    artefacts: Artefacts, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Installed]:
     yield from install_deb(artefacts.deb, tmp_path_factory.mktemp("deb-root"))
 
 
@@ -68,7 +70,7 @@ def _run(program: Path, *args: str, env: dict[str, str], stdin: str | None = Non
          timeout: float = 120) -> subprocess.CompletedProcess[str]:  # fmt: skip
     return subprocess.run(
         [str(program), *args], env=env, input=stdin, capture_output=True, text=True,
-        timeout=timeout,
+        timeout=timeout, check=False,
     )  # fmt: skip
 
 
@@ -105,7 +107,9 @@ def test_deb_declares_layout_and_dependencies(artefacts: Artefacts) -> None:
         assert path in listing, f"{path} not in the .deb"
     # Nothing of the test tooling, and no system X11/font libraries bundled.
     assert "/_internal/pytest" not in listing and "/_internal/llama_cpp" not in listing
-    assert not re.search(r"/_internal/lib(X11|xcb|fontconfig|freetype|GL|EGL|stdc\+\+)\.so", listing)
+    assert not re.search(
+        r"/_internal/lib(X11|xcb|fontconfig|freetype|GL|EGL|stdc\+\+)\.so", listing
+    )
 
 
 def test_installed_libraries_resolve(installed: Installed) -> None:
@@ -114,7 +118,7 @@ def test_installed_libraries_resolve(installed: Installed) -> None:
     files = [internal / "libpython3.11.so.1.0", internal / "PySide6/Qt/plugins/platforms/libqxcb.so",
              internal / "libQt6Gui.so.6", internal / "PySide6/QtWidgets.abi3.so"]  # fmt: skip
     out = subprocess.run(
-        ["ldd", *map(str, files)], capture_output=True, text=True, timeout=60,
+        ["ldd", *map(str, files)], capture_output=True, text=True, timeout=60, check=False,
         env=dict(os.environ, LD_LIBRARY_PATH=str(internal)),
     ).stdout  # fmt: skip
     assert "not found" not in out, out
@@ -128,7 +132,9 @@ def test_version_from_the_launcher(installed: Installed, tmp_path: Path) -> None
 
 
 def test_key_in_secret_service_and_agent_reply(
-    installed: Installed, real_keyring: RealKeyring, tmp_path: Path  # noqa: F811
+    installed: Installed,
+    real_keyring: RealKeyring,  # noqa: F811 - the fixture
+    tmp_path: Path,
 ) -> None:
     """The frozen binary stores a key in the real Secret Service, reads it back for a request
     (the server sees it), runs a tool and streams the reply; the data files are found."""
@@ -260,7 +266,7 @@ def test_tarball_installs_and_uninstalls_per_user(artefacts: Artefacts, tmp_path
     (top,) = (tmp_path / "unpacked").iterdir()
     env = dict(frozen_env(home), XDG_DATA_HOME=str(home / ".local" / "share"))
     result = subprocess.run([str(top / "install.sh")], env=env, capture_output=True, text=True,
-                            timeout=300)  # fmt: skip
+                            timeout=300, check=False)  # fmt: skip
     assert result.returncode == 0, result.stderr
     app = home / ".local" / "opt" / APP
     entry = home / ".local" / "share" / "applications" / f"{APP}.desktop"
@@ -271,7 +277,7 @@ def test_tarball_installs_and_uninstalls_per_user(artefacts: Artefacts, tmp_path
     assert "Missing system libraries" not in result.stdout  # all present on this machine
 
     removed = subprocess.run([str(app / "uninstall.sh")], env=env, capture_output=True,
-                             text=True, timeout=120)  # fmt: skip
+                             text=True, timeout=120, check=False)  # fmt: skip
     assert removed.returncode == 0, removed.stderr
     assert not app.exists() and not entry.exists()
     assert not (home / ".local" / "bin" / APP).exists()
