@@ -13,6 +13,7 @@ import os
 import re
 import signal
 import subprocess
+import sys
 import tarfile
 import time
 from collections.abc import Iterator
@@ -79,6 +80,17 @@ def _log(home: Path) -> str:
     return log.read_text(encoding="utf-8", errors="replace") if log.exists() else ""
 
 
+def _saved(home: Path, text: str) -> bool:
+    """Whether a session file under ``home`` holds ``text`` (wherever nanobot keeps them)."""
+    for path in home.rglob("*.jsonl"):
+        try:
+            if text in path.read_text(encoding="utf-8"):
+                return True
+        except OSError:
+            pass
+    return False
+
+
 def test_deb_declares_layout_and_dependencies(artefacts: Artefacts) -> None:
     """Version, the Qt system libraries as Depends, and the files where Debian wants them."""
     fields = {
@@ -137,16 +149,22 @@ def test_key_in_secret_service_and_agent_reply(
     tmp_path: Path,
 ) -> None:
     """The frozen binary stores a key in the real Secret Service, reads it back for a request
-    (the server sees it), runs a tool and streams the reply; the data files are found."""
+    (the server sees it), runs a shell command and an MCP server's tool, and streams the reply;
+    the templates and builtin skills inside the bundle are found."""
     key = "sk-frozen-test-0123456789abcdef"
     server = ScriptedOpenAIServer(default=Reply("All done from the frozen app.")).start()
     try:
         server.push(
             Reply(tool_calls=[("exec", json.dumps({"command": "echo LD=[$LD_LIBRARY_PATH]"}))]),
+            Reply(tool_calls=[("mcp_time_get_current_time", '{"timezone": "Asia/Tokyo"}')]),
             Reply("All done from the frozen app."),
         )
+        # The official time server over stdio, run by this venv's Python (a program the
+        # frozen app starts, as a person's uvx or npx server would be).
+        time_server = {"command": sys.executable, "args": ["-m", "mcp_server_time"]}
         _config(tmp_path, server.url, provider="openai", model="gpt-4o-mini",
-                exec={"allowedEnvKeys": ["LD_LIBRARY_PATH"]})  # fmt: skip
+                exec={"allowedEnvKeys": ["LD_LIBRARY_PATH"]},
+                mcpServers={"time": time_server})  # fmt: skip
         env = frozen_env(
             tmp_path,
             NANOBOT_DESKTOP_KEYRING_SERVICE=real_keyring.service,
@@ -163,13 +181,17 @@ def test_key_in_secret_service_and_agent_reply(
         assert reply.returncode == 0, reply.stderr
         assert "All done from the frozen app." in reply.stdout
         assert "Traceback" not in reply.stderr + _log(tmp_path)
-        first, second = server.chat_requests()[:2]
+        first, second, third = server.chat_requests()[:3]
         assert first.headers.get("Authorization") == f"Bearer {key}"
+        tools = [tool["function"]["name"] for tool in first.body["tools"]]
+        assert "mcp_time_get_current_time" in tools and "exec" in tools
         system = first.body["messages"][0]["content"]
         assert "weather" in system and "skill-creator" in system  # builtin skills found
         tool_result = json.dumps(second.body["messages"])
         # The app's children get the user's LD_LIBRARY_PATH back, not the bundle's.
         assert "LD=[/the/users/own/lib]" in tool_result, tool_result
+        mcp_result = next(m for m in third.body["messages"][::-1] if m["role"] == "tool")
+        assert "Asia/Tokyo" in mcp_result["content"] and "+09:00" in mcp_result["content"]
         assert key not in _log(tmp_path) and key not in reply.stdout + reply.stderr
     finally:
         server.stop()
@@ -221,8 +243,10 @@ def test_window_and_tray_from_the_launcher_entry(
     tmp_path: Path,
 ) -> None:
     """Run the installed .desktop entry's Exec line under Xvfb with a tray: the window paints,
-    the tray icon is embedded, and SIGINT quits with exit 0 and no traceback."""
-    with ScriptedOpenAIServer() as server:
+    the tray icon is embedded, a typed message gets its reply, and SIGINT quits with exit 0
+    and no traceback."""
+    reply = "Here you are:\n\n```python\nprint('frozen')\n```\n"
+    with ScriptedOpenAIServer(default=Reply(reply)) as server:
         _config(tmp_path, server.url)
         env = frozen_env(
             tmp_path, QT_QPA_PLATFORM="xcb", NANOBOT_DESKTOP_BENCH="1",
@@ -241,6 +265,17 @@ def test_window_and_tray_from_the_launcher_entry(
             window = xsession.run("xdotool", "search", "--name", "^nanobot Desktop$").split()
             assert window, "main window not found"
             wait_for(lambda: _agent_ready(tmp_path), 45, "the agent and scheduler")
+            # A message typed into the chat: streamed reply (markdown + highlighted code).
+            xsession.run("xdotool", "windowfocus", "--sync", window[0])
+            xsession.run("xdotool", "type", "--delay", "20", "Show me some code")
+            xsession.run("xdotool", "key", "Return")
+            wait_for(lambda: _saved(tmp_path, "print('frozen')"), 60, "the reply in the session")
+            assert (
+                server.chat_requests()[0]
+                .body["messages"][-1]["content"]
+                .endswith("Show me some code")
+            )
+            time.sleep(0.5)  # let the last chunk paint before the screenshot
             SCREENS.mkdir(parents=True, exist_ok=True)
             shot = SCREENS / "frozen-from-launcher.png"
             xsession.run("import", "-window", "root", str(shot))
