@@ -8,6 +8,7 @@ the ``.desktop`` entry and hicolor icons. Its ``Depends`` come from ``dpkg-shlib
 the bundle's ELF files: the system libraries the spec deliberately did not bundle (Qt's X11
 and font stack, GL, D-Bus, glib). Libraries needed only by optional Qt plugins (Wayland,
 the GTK theme) become ``Recommends``: Qt skips a plugin whose libraries are missing.
+``bubblewrap`` (the exec tool's sandbox) is a dependency too, ``gnome-keyring`` recommended.
 Both are built with ``dpkg-deb --root-owner-group`` and ``tar``, offline and without root.
 """
 
@@ -46,6 +47,8 @@ OPTIONAL_ELF = re.compile(
     r"(plugins/(platformthemes/libqgtk3|platforms/libqwayland|wayland-[^/]+/[^/]+)\.so"
     r"|libQt6(WaylandClient|WlShellIntegration)\.so)"
 )
+# Programs the app runs, beside the libraries: bwrap, which sandboxes the exec tool's commands.
+DEPENDS_EXTRA = ("bubblewrap",)
 # The Secret Service the keyring talks to (any desktop keyring that provides it will do).
 RECOMMENDS_EXTRA = ("gnome-keyring",)
 
@@ -188,6 +191,7 @@ def build_deb(app: Path, out: Path, version: str | None = None) -> Path:
     arch = debian_arch()
     required, optional = elf_files(app)
     depends = shlib_depends(required, app)
+    depends += [name for name in DEPENDS_EXTRA if name not in {package_name(d) for d in depends}]
     names = {package_name(d) for d in depends}
     recommends = [d for d in shlib_depends(optional, app) if package_name(d) not in names]
     recommends += [name for name in RECOMMENDS_EXTRA if name not in names]

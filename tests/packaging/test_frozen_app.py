@@ -103,6 +103,7 @@ def test_deb_declares_layout_and_dependencies(artefacts: Artefacts) -> None:
     assert fields["Package"] == APP and fields["Version"] == __version__
     depends = {item.split()[0] for item in fields["Depends"].split(",")}
     assert set(QT_SYSTEM_PACKAGES) - {"libxcb-xinerama0"} <= depends, fields["Depends"]
+    assert "bubblewrap" in depends  # the exec tool's sandbox
     assert "gnome-keyring" in fields["Recommends"]
     listing = subprocess.run(
         ["dpkg-deb", "-c", str(artefacts.deb)], capture_output=True, text=True, check=True
