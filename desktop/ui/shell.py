@@ -209,6 +209,26 @@ class DesktopApp:
         if self.tray is not None and services is not None:
             self.tray.set_cron(services.cron)
         QTimer.singleShot(int(WARM_UP_DELAY_S * 1000), self.starter.warm_up)
+        self.tasks.try_spawn(self._warn_without_sandbox(), name="sandbox-check")
+
+    async def _warn_without_sandbox(self) -> None:
+        """Once per run: say so when commands cannot be contained (no bubblewrap here)."""
+        from desktop.core.security.sandbox import probe_sandbox, sandbox_mode
+
+        services = self.starter.services if self.starter is not None else None
+        if services is None:
+            return
+        mode = sandbox_mode(services.config.tools.exec.sandbox)
+        status = await probe_sandbox()
+        if status.available or mode == "off":
+            return
+        self.window.show_banner(
+            "sandbox",
+            f"Shell commands run without a sandbox: {status.reason}. Until that is fixed, only "
+            "the safety rules (and your approvals) protect your files.",
+            severity="info",
+            actions=[("Tools & safety", lambda: self.window.show_tab("settings"))],
+        )
 
     def _on_agent_failed(self, message: str) -> None:
         assert self.starter is not None

@@ -144,7 +144,10 @@ async def test_a_stopped_answer_keeps_its_text_after_a_restart(
     what TurnStopped carries, and the next request shows it to the model."""
     runtime = _runtime(scripted_server, tmp_path)
     events = _record(runtime)
-    scripted_server.push(Reply("The first part of a long story " * 50, chunk=3, delay=0.01))
+    # The stream stalls after a few pieces, so the stop surely lands mid-answer.
+    scripted_server.push(
+        Reply("The first part of a long story " * 50, chunk=3, stall_after=8, stall_for=60)
+    )
     turn = asyncio.ensure_future(
         runtime.agent.process_direct("tell me a story", session_key="desktop:s", channel="desktop")
     )

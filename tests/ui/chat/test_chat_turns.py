@@ -71,7 +71,7 @@ def test_stop_cancels_the_turn(make_chat, qtbot: QtBot) -> None:  # type: ignore
     """Stop while streaming: the streamed text stays as the answer, marked "Stopped"; the
     session keeps it (a restart shows the same) and is consistent."""
     chat: ChatHarness = make_chat()
-    chat.server.push(Reply("slow " * 200, chunk=5, delay=0.05))
+    chat.server.push(Reply("slow " * 200, chunk=5, stall_after=8, stall_for=60))
     chat.send("talk slowly")
     chat.wait(lambda: any(i.kind == "assistant" and i.text for i in chat.items()))
     composer = chat.tab.pane.composer
@@ -91,7 +91,7 @@ def test_stop_cancels_the_turn(make_chat, qtbot: QtBot) -> None:  # type: ignore
 def test_escape_stops_too(make_chat, qtbot: QtBot) -> None:  # type: ignore[no-untyped-def]
     """Esc in the composer stops the running turn."""
     chat: ChatHarness = make_chat()
-    chat.server.push(Reply("slow " * 200, chunk=5, delay=0.05))
+    chat.server.push(Reply("slow " * 200, chunk=5, stall_after=8, stall_for=60))
     chat.send("talk slowly")
     chat.wait(lambda: any(i.kind == "assistant" and i.text for i in chat.items()))
     from PySide6.QtCore import Qt
@@ -238,7 +238,7 @@ def test_stopping_a_turn_the_tab_did_not_start_ends_it_in_the_tab(make_chat) -> 
         asyncio.to_thread(runtime.cron.add_job, "stretch",
                           CronSchedule("every", every_ms=3_600_000), payload),
     )  # fmt: skip
-    chat.server.push(Reply("Time to stretch " * 200, chunk=5, delay=0.05))
+    chat.server.push(Reply("Time to stretch " * 200, chunk=5, stall_after=8, stall_for=60))
     fired = asyncio.ensure_future(runtime.cron.run_now(job.id))
     chat.wait(lambda: any(i.kind == "assistant" and i.text for i in chat.items()))
     reminder = next(i for i in chat.items() if i.kind == "outbound")
