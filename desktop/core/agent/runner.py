@@ -29,7 +29,7 @@ from desktop.core.providers.base import (
     ToolCallRequest,
     Usage,
 )
-from desktop.core.providers.tokens import count_messages, count_tools
+from desktop.core.providers.tokens import count_messages, count_tools, message_tokens
 from desktop.core.resources import read_template
 from desktop.core.tools.base import ToolContext, ToolResult
 from desktop.core.tools.registry import ERROR_HINT, ToolRegistry
@@ -67,26 +67,60 @@ def budget_for(context_window: int, max_tokens: int, safety: int = 1024) -> int:
 
 
 def estimate_request(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> int:
-    """Prompt tokens of a request (cl100k estimate)."""
+    """Prompt tokens of a request (cl100k estimate; per-message counts are remembered)."""
     return count_messages(messages) + count_tools(tools)
+
+
+def fit_to_budget(messages: list[dict[str, Any]], budget: int) -> list[dict[str, Any]]:
+    """``messages`` without their oldest whole turns, so that the request fits ``budget``.
+
+    The rule: keep the system message; if everything fits, keep everything; else start the
+    body at the oldest user message (never the first one, whose turn is the first to go) from
+    which the rest fits; if none does, keep the newest turn alone (it may still be too large;
+    with a single user message nothing is dropped).
+
+    Counting walks back from the newest message and stops where the budget runs out, so the
+    cost grows with what is kept (bounded by the budget), not with the session's length; each
+    message's count is remembered (:func:`~desktop.core.providers.tokens.message_tokens`).
+    """
+    head = 1 if messages and messages[0].get("role") == "system" else 0
+    size = len(messages)
+    first_user = next((i for i in range(head, size) if messages[i].get("role") == "user"), None)
+    if first_user is None:
+        return list(messages)
+    room = budget - 3 - sum(message_tokens(m) for m in messages[:head])
+    users: list[int] = []  # user message indices, newest first
+    total = 0
+    over = -1  # the newest index whose inclusion makes the body too large
+    for index in range(size - 1, head - 1, -1):
+        message = messages[index]
+        total += message_tokens(message)
+        if total > room:
+            over = index
+            break
+        if message.get("role") == "user":
+            users.append(index)
+    if over < 0:
+        return list(messages)  # everything fits
+    if not users:  # the newest turn alone is over budget: find where it starts
+        users = [next(i for i in range(over, head - 1, -1) if messages[i].get("role") == "user")]
+    fitting = [i for i in users if i > over and i != first_user]
+    if fitting:
+        keep = fitting[-1]  # the oldest turn start from which the rest fits
+    elif users[0] != first_user:
+        keep = users[0]  # nothing fits: the newest turn alone
+    else:
+        return list(messages)  # a single turn: nothing can be dropped
+    return messages[:head] + messages[keep:]
 
 
 async def drop_oldest_turns(messages: list[dict[str, Any]], budget: int) -> list[dict[str, Any]]:
     """Fit ``messages`` under ``budget`` by dropping the oldest whole turns of the request.
 
-    The system message and the newest turn are always kept. Token counting runs in a thread.
+    The system message and the newest turn are always kept (see :func:`fit_to_budget`).
+    Token counting runs in a thread.
     """
-
-    def fit() -> list[dict[str, Any]]:
-        head = [m for m in messages[:1] if m.get("role") == "system"]
-        body = messages[len(head) :]
-        starts = [i for i, m in enumerate(body) if m.get("role") == "user"]
-        while len(starts) > 1 and count_messages(head + body) > budget:
-            body = body[starts[1] :]
-            starts = [i for i, m in enumerate(body) if m.get("role") == "user"]
-        return head + body
-
-    return await asyncio.to_thread(fit)
+    return await asyncio.to_thread(fit_to_budget, messages, budget)
 
 
 def _tool_message(call: ToolCallRequest, result: ToolResult) -> dict[str, Any]:
