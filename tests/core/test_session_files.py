@@ -261,7 +261,7 @@ def test_a_crashed_turn_is_repaired_by_the_next_process(tmp_path: Path) -> None:
     session = first.get_or_create(KEY)
     session.begin_turn("crashed")
     first.save(session)
-    first._release_turn(KEY)  # as the OS does when the process dies
+    first.release_turn(KEY)  # as when the process dies (the OS drops its locks)
     other = SessionManager(tmp_path).get_or_create(KEY)
     assert other.repair()
     assert other.messages[-1] == {"role": "assistant", "content": INTERRUPTED_NOTE}

@@ -2,7 +2,8 @@
 
 * Two ``nanobot-desktop agent`` processes (the interactive prompt, so each keeps its session
   cached between turns) run 10 turns each on the same session, through the scripted server,
-  every turn calling a tool before answering.
+  every turn calling a tool before answering; and two workers each run ``agent -m`` three
+  times in a row (a fresh process per turn) on one session.
 * Two processes append 300 entries each to ``memory/history.jsonl``.
 """
 
@@ -58,23 +59,47 @@ def test_two_agents_alternating_on_one_session_lose_nothing(
     for proc, _ in procs:
         assert proc.wait(timeout=240) == 0, proc.stderr.read() if proc.stderr else ""
     path = tmp_path / "workspace" / "sessions" / "cli_shared.jsonl"
+    _check_turns(path, [f"{name}-{n}" for name in "ab" for n in range(TURNS)])
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    users = [row["content"] for row in rows if row.get("role") == "user"]
+    for name in "ab":  # each process's turns in its own order
+        assert [u for u in users if u[0] == name] == [f"{name}-{n}" for n in range(TURNS)]
+
+
+def _check_turns(path: Path, expected: list[str]) -> None:
+    """Every expected user message once, each turn whole: user, call, result, answer."""
     meta, *messages = [json.loads(line) for line in path.read_text().splitlines()]
     assert meta["_type"] == "metadata" and "pending_user_turn" not in meta["metadata"]
     users = [m["content"] for m in messages if m["role"] == "user"]
-    expected = [f"{name}-{n}" for name in "ab" for n in range(TURNS)]
     assert sorted(users) == sorted(expected), f"lost or repeated: {users}"
-    for name in "ab":  # each process's turns in its own order
-        assert [u for u in users if u.startswith(name)] == [f"{name}-{n}" for n in range(TURNS)]
-    # Every turn is whole and uninterrupted: user, tool call, its result, the answer.
     assert len(messages) == 4 * len(expected)
     for start in range(0, len(messages), 4):
         user, call, result, answer = messages[start : start + 4]
-        assert user["role"] == "user"
-        assert (
-            call["role"] == "assistant" and call["tool_calls"][0]["function"]["name"] == "list_dir"
-        )
+        assert user["role"] == "user" and call["role"] == "assistant"
         assert result["role"] == "tool" and result["tool_call_id"] == call["tool_calls"][0]["id"]
-        assert answer == {**answer, "role": "assistant", "content": f"done: {user['content']}"}
+        assert answer["role"] == "assistant" and answer["content"] == f"done: {user['content']}"
+
+
+def test_two_workers_running_agent_m_on_one_session(
+    scripted_server: ScriptedOpenAIServer, tmp_path: Path, isolated_env: Path
+) -> None:
+    """``agent -m`` three times in each of two concurrent workers: six whole turns."""
+    scripted_server.route = _answer_or_call
+    config = custom_config(tmp_path, scripted_server.url)
+    command = f"{CLI} agent --config {config} --session cli:oneshot -m"
+    workers = [
+        subprocess.Popen(
+            ["sh", "-c", "".join(f"{command} {name}-{n} >/dev/null || exit 1\n" for n in range(3))],
+            stderr=subprocess.PIPE,
+            text=True,
+            env=cli_env(isolated_env),
+        )
+        for name in ("x", "y")
+    ]
+    for worker in workers:
+        assert worker.wait(timeout=240) == 0, worker.stderr.read() if worker.stderr else ""
+    path = tmp_path / "workspace" / "sessions" / "cli_oneshot.jsonl"
+    _check_turns(path, [f"{name}-{n}" for name in "xy" for n in range(3)])
 
 
 _APPENDER = textwrap.dedent(

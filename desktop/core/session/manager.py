@@ -519,6 +519,11 @@ class SessionManager(SharedFiles):
                 return False
             return True
 
+    def release_turn(self, key: str) -> None:
+        """Let other processes run turns in ``key`` now, though its turn is still pending here
+        (a turn that failed and waits for a Retry need not hold them up)."""
+        self._release_turn(key)
+
     def _forget(self, key: str) -> None:
         """Drop what is cached about ``key`` (caller holds ``_lock``)."""
         self._cache.pop(key, None)
