@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from filelock import FileLock
 
 from desktop.core.session import shared, sync
@@ -371,3 +373,49 @@ def test_signature_sees_an_in_place_metadata_change(tmp_path: Path) -> None:
     after = sync.signature(path)
     assert before is not None and after is not None
     assert before[:3] == after[:3] and before != after
+
+
+@st.composite
+def _edits(draw: st.DrawFn) -> tuple[list[Any], list[Any], list[Any], int | None]:
+    """A base list, our version and theirs: each side deletes some and appends new ones; ours
+    may have a running turn (a block at the end, begun within the base or new)."""
+    base = [_m(f"b{n}") for n in range(draw(st.integers(0, 8)))]
+    ours = [m for m in base if draw(st.integers(0, 5))]
+    theirs = [dict(m) for m in base if draw(st.integers(0, 5))]
+    theirs += [_m(f"t{n}") for n in range(draw(st.integers(0, 4)))]
+    block_start = None
+    if draw(st.booleans()):
+        if ours and draw(st.booleans()):
+            block_start = len(ours) - 1  # the turn began with a message already saved
+        else:
+            block_start = len(ours)
+            ours.append(_m("turn"))
+    ours += [_m(f"o{n}") for n in range(draw(st.integers(0, 4)))]
+    return base, ours, theirs, block_start
+
+
+@settings(max_examples=500, deadline=None)
+@given(edits=_edits())
+def test_merge_loses_nothing_either_side_added(
+    edits: tuple[list[Any], list[Any], list[Any], int | None],
+) -> None:
+    """Whatever both sides did: every message either side added is kept once; a message
+    either side deleted is gone (unless it is part of our running turn); theirs keep their
+    order; our running turn ends the list in one piece."""
+    base, ours, theirs, block_start = edits
+    merged, _ = sync.merge_messages(base, ours, theirs, block_start=block_start, form=lambda m: m)
+    names = [m["content"] for m in merged]
+    assert len(names) == len(set(names))
+    base_names = {m["content"] for m in base}
+    ours_names = [m["content"] for m in ours]
+    theirs_names = [m["content"] for m in theirs]
+    block = ours_names[block_start:] if block_start is not None else []
+    added = (set(ours_names) | set(theirs_names)) - base_names
+    assert added <= set(names)
+    deleted = (base_names - set(ours_names)) | (base_names - set(theirs_names))
+    assert not (deleted - set(block)) & set(names)
+    assert [n for n in names if n in theirs_names and n not in block] == [
+        n for n in theirs_names if n in names and n not in block
+    ]
+    if block:
+        assert names[-len(block) :] == block

@@ -191,6 +191,7 @@ class Session:
         start = len(self._repaired)
         if start > len(self.messages) or self.messages[:start] != self._repaired:
             start = 0
+            self._repaired = []
         tail, changed = repair_messages(self.messages[start:], interrupted=interrupted)
         if interrupted:
             self.metadata.pop(PENDING, None)
@@ -207,7 +208,10 @@ class Session:
             ),
             0,
         )
-        self._repaired = self.messages[:last_user]
+        if changed or last_user < start:
+            self._repaired = self.messages[:last_user]
+        else:  # the checked prefix only grows
+            self._repaired.extend(self.messages[start:last_user])
         return changed
 
     def get_history(self, max_messages: int | None = None) -> list[dict[str, Any]]:

@@ -181,7 +181,10 @@ class SharedFiles:
             data = record.ljust(slot, b" ") + b"\n" + sync.encode_lines(messages, self._for_disk)
             atomic_write_bytes(path, data)
             state.slot, state.size, state.rewrite = slot, len(data), False
-        state.messages = list(messages)
+        if kept == len(old):
+            old.extend(messages[len(old) :])  # the common case: appended
+        else:
+            state.messages = list(messages)
         state.record_line = line
         state.sig = signature(path)
 

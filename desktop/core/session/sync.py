@@ -88,8 +88,8 @@ class DiskState:
 def common_prefix(a: list[Message], b: list[Message], form: DiskForm) -> int:
     """How many leading messages of ``a`` and ``b`` are the same on disk."""
     n = min(len(a), len(b))
-    if a[:n] == b[:n]:  # C speed; identical objects compare at once
-        return n
+    if (a if len(a) == n else a[:n]) == (b if len(b) == n else b[:n]):
+        return n  # C speed; identical objects compare at once
     for i in range(n):
         x, y = a[i], b[i]
         if x is not y and x != y and form(x) != form(y):
@@ -140,7 +140,7 @@ def merge_messages(
     """
     p_ours = common_prefix(ours, base, form)
     p_theirs = common_prefix(theirs, base, form)
-    if p_ours == len(base) == len(ours):  # we changed nothing: take the file
+    if p_ours == len(base) == len(ours) and block_start is None:  # we changed nothing
         return ours[:p_theirs] + theirs[p_theirs:], p_theirs
     if p_theirs == len(base) == len(theirs):  # they changed nothing
         return list(ours), p_ours
