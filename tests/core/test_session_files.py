@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from filelock import FileLock
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from filelock import FileLock
 
 from desktop.core.session import shared, sync
 from desktop.core.session.manager import SessionBusyError, SessionManager

@@ -229,12 +229,12 @@ class MemoryStore:
         flushed and fsynced before ``.cursor`` is updated, so a crash in between only leaves
         ``.cursor`` behind the log (which :attr:`last_cursor` tolerates).
 
-        Raises:
-            HistoryBusyError: Another program held the lock for ``HISTORY_LOCK_TIMEOUT_S``.
-
         Args:
             content: The text to archive.
             when: Timestamp of the entry (default: now, local time).
+
+        Raises:
+            HistoryBusyError: Another program held the lock for ``HISTORY_LOCK_TIMEOUT_S``.
         """
         stamp = (when or datetime.now()).strftime(TIMESTAMP_FORMAT)
         with self._writing():

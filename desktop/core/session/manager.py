@@ -40,7 +40,16 @@ DEFAULT_MAX_TOOL_RESULT_CHARS = 16_000
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 _CUT_NOTE = re.compile(r"\n… \[\d+ more characters not saved\]")
 
-__all__ = ["HISTORY_KEYS", "Session", "SessionBusyError", "SessionManager", "SessionSummary"]
+__all__ = [
+    "CHECKPOINT",
+    "HISTORY_KEYS",
+    "PENDING",
+    "Session",
+    "SessionBusyError",
+    "SessionManager",
+    "SessionSummary",
+    "session_filename",
+]
 
 
 def session_filename(key: str) -> str:
