@@ -24,7 +24,7 @@ from desktop.core.agent.commands import Command, help_text, parse_command
 from desktop.core.agent.context import ContextBuilder
 from desktop.core.agent.hooks import AgentHook, CompositeHook, HookContext
 from desktop.core.agent.observers import EventHook, ProgressHook
-from desktop.core.agent.runner import AgentRunner, estimate_request
+from desktop.core.agent.runner import AgentRunner
 from desktop.core.agent.work import RunningTurn, SessionWork
 from desktop.core.bus.events import (
     CLI_CHANNEL,
@@ -464,6 +464,8 @@ class AgentLoop:
                 raise
             except LLMError as exc:
                 self.work.end(turn)
+                # Pending for a Retry here; other processes need not wait for it.
+                await asyncio.to_thread(self.sessions.release_turn, key)
                 await self.bus.emit(
                     TurnFailed(turn_id, key, exc.message, exc.kind, exc.details, pending=True)
                 )
@@ -471,6 +473,7 @@ class AgentLoop:
             except Exception as exc:  # a bug must not kill the caller; say so, keep the turn
                 self.work.end(turn)
                 log.exception("turn %s in %s failed", turn_id, key)
+                await asyncio.to_thread(self.sessions.release_turn, key)
                 details = f"{type(exc).__name__}: {exc}"
                 error = LLMError(BUG_REPLY, kind="unknown", details=details)
                 await self.bus.emit(TurnFailed(turn_id, key, BUG_REPLY, "unknown", details))
@@ -527,13 +530,14 @@ class AgentLoop:
         if message.channel == SYSTEM_CHANNEL:
             extra["subagent"] = message.metadata.get("subagent", True)
         session = await asyncio.to_thread(self.sessions.get_or_create, key)
-        if session.repair():
+        if await asyncio.to_thread(session.repair):
             await asyncio.to_thread(self.sessions.save, session)
         session.begin_turn(message.content, **extra)
         await asyncio.to_thread(self.sessions.save, session)  # saved before any model call
         if self.consolidation is not None:
             await self.consolidation.maybe_consolidate(session)
-        history = session.get_history()[:-1]  # the new message goes in below, with its runtime
+        # The new message goes in below, with its runtime block.
+        history = (await asyncio.to_thread(session.get_history))[:-1]
         defaults = self.config.agents.defaults
         messages = await asyncio.to_thread(
             self.context.build_messages,
@@ -585,7 +589,5 @@ class AgentLoop:
         stats = self._stats.setdefault(key, SessionStats())
         stats.prompt_tokens += result.usage.prompt_tokens
         stats.completion_tokens += result.usage.completion_tokens
-        stats.last_context_tokens = await asyncio.to_thread(
-            estimate_request, messages, self.tools.definitions()
-        )
+        stats.last_context_tokens = result.context_tokens  # the request as sent (trimmed)
         return result.content

@@ -29,7 +29,7 @@ from desktop.core.providers.base import (
     ToolCallRequest,
     Usage,
 )
-from desktop.core.providers.tokens import count_messages, count_tools
+from desktop.core.providers.tokens import count_messages, count_tools, message_tokens
 from desktop.core.resources import read_template
 from desktop.core.tools.base import ToolContext, ToolResult
 from desktop.core.tools.registry import ERROR_HINT, ToolRegistry
@@ -51,6 +51,7 @@ class RunResult:
         usage: Tokens summed over the run.
         stop_reason: ``answer``, ``max_iterations``, ``empty`` or ``error``.
         tools_used: Names of tools called, in order.
+        context_tokens: Prompt tokens of the last request as sent (after trimming).
     """
 
     content: str
@@ -59,6 +60,7 @@ class RunResult:
     usage: Usage = field(default_factory=Usage)
     stop_reason: str = "answer"
     tools_used: list[str] = field(default_factory=list)
+    context_tokens: int = 0
 
 
 def budget_for(context_window: int, max_tokens: int, safety: int = 1024) -> int:
@@ -67,26 +69,60 @@ def budget_for(context_window: int, max_tokens: int, safety: int = 1024) -> int:
 
 
 def estimate_request(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> int:
-    """Prompt tokens of a request (cl100k estimate)."""
+    """Prompt tokens of a request (cl100k estimate; per-message counts are remembered)."""
     return count_messages(messages) + count_tools(tools)
+
+
+def fit_to_budget(messages: list[dict[str, Any]], budget: int) -> list[dict[str, Any]]:
+    """``messages`` without their oldest whole turns, so that the request fits ``budget``.
+
+    The rule: keep the system message; if everything fits, keep everything; else start the
+    body at the oldest user message (never the first one, whose turn is the first to go) from
+    which the rest fits; if none does, keep the newest turn alone (it may still be too large;
+    with a single user message nothing is dropped).
+
+    Counting walks back from the newest message and stops where the budget runs out, so the
+    cost grows with what is kept (bounded by the budget), not with the session's length; each
+    message's count is remembered (:func:`~desktop.core.providers.tokens.message_tokens`).
+    """
+    head = 1 if messages and messages[0].get("role") == "system" else 0
+    size = len(messages)
+    first_user = next((i for i in range(head, size) if messages[i].get("role") == "user"), None)
+    if first_user is None:
+        return list(messages)
+    room = budget - 3 - sum(message_tokens(m) for m in messages[:head])
+    users: list[int] = []  # user message indices, newest first
+    total = 0
+    over = -1  # the newest index whose inclusion makes the body too large
+    for index in range(size - 1, head - 1, -1):
+        message = messages[index]
+        total += message_tokens(message)
+        if total > room:
+            over = index
+            break
+        if message.get("role") == "user":
+            users.append(index)
+    if over < 0:
+        return list(messages)  # everything fits
+    if not users:  # the newest turn alone is over budget: find where it starts
+        users = [next(i for i in range(over, head - 1, -1) if messages[i].get("role") == "user")]
+    fitting = [i for i in users if i > over and i != first_user]
+    if fitting:
+        keep = fitting[-1]  # the oldest turn start from which the rest fits
+    elif users[0] != first_user:
+        keep = users[0]  # nothing fits: the newest turn alone
+    else:
+        return list(messages)  # a single turn: nothing can be dropped
+    return messages[:head] + messages[keep:]
 
 
 async def drop_oldest_turns(messages: list[dict[str, Any]], budget: int) -> list[dict[str, Any]]:
     """Fit ``messages`` under ``budget`` by dropping the oldest whole turns of the request.
 
-    The system message and the newest turn are always kept. Token counting runs in a thread.
+    The system message and the newest turn are always kept (see :func:`fit_to_budget`).
+    Token counting runs in a thread.
     """
-
-    def fit() -> list[dict[str, Any]]:
-        head = [m for m in messages[:1] if m.get("role") == "system"]
-        body = messages[len(head) :]
-        starts = [i for i, m in enumerate(body) if m.get("role") == "user"]
-        while len(starts) > 1 and count_messages(head + body) > budget:
-            body = body[starts[1] :]
-            starts = [i for i, m in enumerate(body) if m.get("role") == "user"]
-        return head + body
-
-    return await asyncio.to_thread(fit)
+    return await asyncio.to_thread(fit_to_budget, messages, budget)
 
 
 def _tool_message(call: ToolCallRequest, result: ToolResult) -> dict[str, Any]:
@@ -112,11 +148,16 @@ def _assistant_message(response: LLMResponse) -> dict[str, Any]:
     return message
 
 
-def _unique_call_ids(
-    response: LLMResponse, messages: list[dict[str, Any]], iteration: int
-) -> LLMResponse:
-    """Give calls fresh ids when the server reuses them (some local servers always say call_0)."""
-    seen = {c.get("id") for m in messages for c in m.get("tool_calls") or [] if isinstance(c, dict)}
+def call_ids(messages: list[dict[str, Any]]) -> set[Any]:
+    """Every tool-call id in ``messages``."""
+    return {c.get("id") for m in messages for c in m.get("tool_calls") or [] if isinstance(c, dict)}
+
+
+def _unique_call_ids(response: LLMResponse, seen: set[Any], iteration: int) -> LLMResponse:
+    """Give calls fresh ids when the server reuses them (some local servers always say call_0).
+
+    ``seen`` holds the ids already in the request; the new ones are added to it.
+    """
     calls = []
     for index, call in enumerate(response.tool_calls):
         call_id = call.id
@@ -195,6 +236,9 @@ class AgentRunner:
         definitions = self.tools.definitions() if use_tools and len(self.tools) else None
         tool_tokens = count_tools(definitions)
         request = await self.compact(messages, self.budget - tool_tokens)
+        ctx.extra["context_tokens"] = await asyncio.to_thread(
+            estimate_request, request, definitions
+        )
         if self.hook.wants_streaming():
 
             async def forward(delta: StreamDelta) -> None:
@@ -278,7 +322,10 @@ class AgentRunner:
             if response.usage.cost_usd is not None:
                 cost = (cost or 0.0) + response.usage.cost_usd
             if response.tool_calls and use_tools:
-                response = _unique_call_ids(response, hctx.messages, result.iterations)
+                seen = hctx.extra.get("call_ids")
+                if seen is None:  # collected once per run; new ids are added as they come
+                    seen = hctx.extra["call_ids"] = await asyncio.to_thread(call_ids, hctx.messages)
+                response = _unique_call_ids(response, seen, result.iterations)
                 message = _assistant_message(response)
                 hctx.messages.append(message)
                 hctx.added.append(message)
@@ -335,4 +382,5 @@ class AgentRunner:
             result.content = content
         result.added = hctx.added
         result.usage = Usage(totals[0], totals[1], 0, cost)
+        result.context_tokens = int(hctx.extra.get("context_tokens", 0))
         return result

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import Field, PrivateAttr, field_validator
+from pydantic.alias_generators import to_camel
 
 from desktop.core.channels.dingtalk.config import DingTalkConfig
 from desktop.core.channels.discord.config import DiscordConfig

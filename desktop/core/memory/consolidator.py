@@ -24,7 +24,7 @@ from typing import Any
 from desktop.core.agent.runner import budget_for
 from desktop.core.memory.store import MemoryStore
 from desktop.core.providers.base import LLMError, LLMProvider
-from desktop.core.providers.tokens import count_messages, count_text, count_tools
+from desktop.core.providers.tokens import count_messages, count_text, count_tools, message_tokens
 from desktop.core.resources import read_template
 from desktop.core.session.manager import Session, SessionManager
 
@@ -162,7 +162,7 @@ def _archive_all_boundary(messages: list[dict[str, Any]], start: int, max_messag
 
 
 def _message_cost(message: dict[str, Any]) -> int:
-    return count_messages([message]) - 3
+    return message_tokens(message)  # remembered per message: rounds do not recount
 
 
 class Consolidator:
@@ -210,7 +210,11 @@ class Consolidator:
         return self._locks.setdefault(key, asyncio.Lock())
 
     def estimate(self, session: Session) -> int:
-        """Prompt tokens of the request the agent would send next (blocking; use a thread)."""
+        """Prompt tokens of the request the agent would send next (blocking; use a thread).
+
+        Message counts are remembered (the history copies are the same objects from turn to
+        turn), so this costs a lookup per message after the first time.
+        """
         messages, tools = self.build_request(session)
         return count_messages(messages) + count_tools(tools)
 

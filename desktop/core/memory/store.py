@@ -14,6 +14,10 @@ newest cursor in the log, so a missing or damaged ``.cursor`` cannot cause a reu
 do not parse are skipped and counted, never fatal. Everything here is synchronous and
 thread-safe (one lock per workspace, shared by every store instance in the process); async
 callers go through :func:`asyncio.to_thread`.
+
+Other processes (``agent -m``, a gateway, the app) append to the same log, so writing it —
+allocating a cursor and appending, or compacting — also holds an inter-process lock,
+``memory/history.jsonl.lock`` (nanobot has no lock of its own for this file).
 """
 
 from __future__ import annotations
@@ -23,10 +27,13 @@ import logging
 import os
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
+
+from filelock import FileLock, Timeout
 
 from desktop.core.utils.atomic import atomic_write_bytes, atomic_write_text, set_aside
 
@@ -34,6 +41,7 @@ log = logging.getLogger(__name__)
 
 TIMESTAMP_FORMAT = "%Y-%m-%d %H:%M"
 DEFAULT_KEEP = 1000
+HISTORY_LOCK_TIMEOUT_S = 30.0
 _TAIL_BYTES = 64 * 1024
 
 _locks: dict[Path, threading.RLock] = {}
@@ -45,6 +53,10 @@ def _workspace_lock(workspace: Path) -> threading.RLock:
     key = workspace.resolve()
     with _locks_guard:
         return _locks.setdefault(key, threading.RLock())
+
+
+class HistoryBusyError(OSError):
+    """Another program held the history lock for too long."""
 
 
 @dataclass(frozen=True)
@@ -126,6 +138,7 @@ class MemoryStore:
         self.user_file = self.workspace / "USER.md"
         self.malformed_count = 0
         self._lock = _workspace_lock(self.workspace)
+        self._file_lock = FileLock(str(self.history_file) + ".lock", timeout=HISTORY_LOCK_TIMEOUT_S)
         self._last_cursor = (
             0  # highest cursor this process has seen (guards against a lost .cursor)
         )
@@ -192,22 +205,41 @@ class MemoryStore:
             )
 
     # -- history: writing -----------------------------------------------------------------
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        """Hold the workspace's thread lock and the log's inter-process lock."""
+        with self._lock:
+            self.memory_dir.mkdir(parents=True, exist_ok=True)
+            try:
+                self._file_lock.acquire()
+            except Timeout as exc:
+                raise HistoryBusyError(
+                    f"another program is holding {self._file_lock.lock_file}; try again later"
+                ) from exc
+            try:
+                yield
+            finally:
+                self._file_lock.release()
+
     def append_history(self, content: str, *, when: datetime | None = None) -> int:
         """Append one entry and return its cursor.
 
-        The cursor is allocated under the workspace lock; the line is flushed and fsynced
-        before ``.cursor`` is updated, so a crash in between only leaves ``.cursor`` behind
-        the log (which :attr:`last_cursor` tolerates).
+        The cursor is allocated under the workspace lock and the inter-process lock, from
+        the log as it is on disk then (another process may have appended); the line is
+        flushed and fsynced before ``.cursor`` is updated, so a crash in between only leaves
+        ``.cursor`` behind the log (which :attr:`last_cursor` tolerates).
 
         Args:
             content: The text to archive.
             when: Timestamp of the entry (default: now, local time).
+
+        Raises:
+            HistoryBusyError: Another program held the lock for ``HISTORY_LOCK_TIMEOUT_S``.
         """
         stamp = (when or datetime.now()).strftime(TIMESTAMP_FORMAT)
-        with self._lock:
+        with self._writing():
             cursor = self.last_cursor + 1
             line = HistoryEntry(cursor, stamp, content.rstrip()).to_json() + "\n"
-            self.memory_dir.mkdir(parents=True, exist_ok=True)
             with self.history_file.open("ab+") as handle:
                 size = handle.seek(0, os.SEEK_END)
                 if size:
@@ -227,8 +259,9 @@ class MemoryStore:
         Entries after the dream cursor are never dropped, even when that leaves more than
         ``keep``. The file is rewritten atomically. Malformed lines are not carried over; the
         old file is first copied aside (``history.jsonl.malformed-<time>``) so nothing is lost.
+        Holds the inter-process lock, so no other process's append is lost to the rewrite.
         """
-        with self._lock:
+        with self._writing():
             lines = list(self._scan())
             valid = [e for _, e in lines if e is not None]
             consumed = self.dream_cursor

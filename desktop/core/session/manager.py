@@ -2,32 +2,54 @@
 
 ``workspace/sessions/<channel>_<chat>.jsonl``: a metadata line
 ``{"_type": "metadata", "key", "created_at", "updated_at", "metadata", "last_consolidated"}``
-followed by one message per line. Saves are atomic. A line that does not parse is copied
-byte-exact to ``<file>.quarantine`` and skipped; the original file is only replaced by the
-next successful save.
+followed by one message per line. A line that does not parse is copied byte-exact to
+``<file>.quarantine`` and skipped; the original file is only replaced by the next full save.
+
+Several processes may use one session (the app, ``agent -m``, a gateway): files are read and
+written under an inter-process lock, a cached session is read again when its file changed, a
+save merges what another process wrote, and turns of one session run one at a time across
+processes (:mod:`desktop.core.session.shared`). Saving costs what changed, not what the
+session holds: new messages are appended and the metadata line is updated in place; a
+whole-file atomic rewrite happens only when earlier lines change (:mod:`.sync`). Either way
+the data is flushed to disk before ``save`` returns; a line cut short by a crash mid-append is
+moved to ``<file>.quarantine`` by the next process that opens the file.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import re
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from desktop.core.session.history import HistoryCache
 from desktop.core.session.repair import INTERRUPTED_NOTE, repair_messages
-from desktop.core.utils.atomic import atomic_write_text
+from desktop.core.session.shared import SessionBusyError, SharedFiles
+from desktop.core.session.sync import CHECKPOINT, PENDING, DiskState, signature
 
 log = logging.getLogger(__name__)
 
 HISTORY_KEYS = ("role", "content", "tool_calls", "tool_call_id", "name")
-PENDING = "pending_user_turn"
-CHECKPOINT = "runtime_checkpoint"
 DEFAULT_MAX_TOOL_RESULT_CHARS = 16_000
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
+_CUT_NOTE = re.compile(r"\n… \[\d+ more characters not saved\]")
+
+__all__ = [
+    "CHECKPOINT",
+    "HISTORY_KEYS",
+    "PENDING",
+    "Session",
+    "SessionBusyError",
+    "SessionManager",
+    "SessionSummary",
+    "session_filename",
+]
 
 
 def session_filename(key: str) -> str:
@@ -54,6 +76,23 @@ class Session:
     updated_at: datetime = field(default_factory=datetime.now)
     metadata: dict[str, Any] = field(default_factory=dict)
     last_consolidated: int = 0
+    # The running turn of this process: its user message, and the runner's messages whose
+    # copies follow it (so a checkpoint keeps the copies it already stored).
+    _turn_user: dict[str, Any] | None = field(default=None, init=False, repr=False, compare=False)
+    _turn_sources: list[dict[str, Any]] = field(
+        default_factory=list, init=False, repr=False, compare=False
+    )
+    # Says whether another live process is running this session's pending turn.
+    _turn_probe: Callable[[], bool] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
+    # The messages a previous repair found consistent (up to a user message).
+    _repaired: list[dict[str, Any]] = field(
+        default_factory=list, init=False, repr=False, compare=False
+    )
+    _history: HistoryCache = field(
+        default_factory=lambda: HistoryCache(HISTORY_KEYS), init=False, repr=False, compare=False
+    )
 
     def add_message(self, role: str, content: Any, **extra: Any) -> dict[str, Any]:
         """Append a message stamped with the current time and return it."""
@@ -85,20 +124,33 @@ class Session:
         message = self.add_message("user", content, **extra)
         self.metadata[PENDING] = {"index": len(self.messages) - 1}
         self.metadata.pop(CHECKPOINT, None)
+        self._turn_user = message
+        self._turn_sources = []
         return message
 
     def checkpoint(self, added: list[dict[str, Any]]) -> None:
-        """Record messages a running turn produced so far (tool calls, tool results)."""
+        """Record messages a running turn produced so far (tool calls, tool results).
+
+        ``added`` is the run's whole list so far; messages stored by an earlier checkpoint
+        stay the same objects with their first timestamp (only new ones are appended, which
+        keeps saving an append).
+        """
         state = self.metadata.get(PENDING)
         if not isinstance(state, dict):
             return
         base = int(state.get("index", len(self.messages) - 1)) + 1
-        del self.messages[base:]
-        for message in added:
-            self.messages.append(
-                {**message, "timestamp": message.get("timestamp") or datetime.now().isoformat()}
-            )
-        self.metadata[CHECKPOINT] = {"messages": len(added), "at": datetime.now().isoformat()}
+        stored = self.messages[base:]
+        sources = self._turn_sources
+        now = datetime.now().isoformat()
+        kept = []
+        for n, message in enumerate(added):
+            if n < len(stored) and n < len(sources) and sources[n] is message:
+                kept.append(stored[n])
+            else:
+                kept.append({**message, "timestamp": message.get("timestamp") or now})
+        self.messages[base:] = kept
+        self._turn_sources = list(added)
+        self.metadata[CHECKPOINT] = {"messages": len(added), "at": now}
         self.updated_at = datetime.now()
 
     def finish_turn(self, added: list[dict[str, Any]]) -> None:
@@ -119,6 +171,8 @@ class Session:
         index = int(state.get("index", -1))
         self.metadata.pop(PENDING, None)
         self.metadata.pop(CHECKPOINT, None)
+        self._turn_user = None
+        self._turn_sources = []
         if not 0 <= index < len(self.messages) or self.messages[index].get("role") != "user":
             return None
         message = self.messages[index]
@@ -137,6 +191,8 @@ class Session:
             return False
         self.metadata.pop(PENDING, None)
         self.metadata.pop(CHECKPOINT, None)
+        self._turn_user = None
+        self._turn_sources = []
         messages, _ = repair_messages(self.messages, interrupted=not partial.strip())
         if partial.strip():
             if messages and messages[-1].get("content") == INTERRUPTED_NOTE:
@@ -159,29 +215,56 @@ class Session:
         return PENDING in self.metadata
 
     def repair(self) -> bool:
-        """Make an interrupted session consistent (see :mod:`desktop.core.session.repair`)."""
+        """Make an interrupted session consistent (see :mod:`desktop.core.session.repair`).
+
+        A pending turn that another live process is running is not interrupted: nothing is
+        changed then (that process finishes it, or whoever comes after a crash repairs it).
+        """
         interrupted = self.has_pending_turn
-        messages, changed = repair_messages(self.messages, interrupted=interrupted)
+        if interrupted and self._turn_probe is not None and self._turn_probe():
+            return False
+        # Messages up to a user message that a previous repair left consistent, and that are
+        # unchanged since, need no second look: no call is open at a user message there, so
+        # repairing from that point on gives the same result as repairing everything.
+        start = len(self._repaired)
+        if start > len(self.messages) or self.messages[:start] != self._repaired:
+            start = 0
+            self._repaired = []
+        tail, changed = repair_messages(self.messages[start:], interrupted=interrupted)
         if interrupted:
             self.metadata.pop(PENDING, None)
             self.metadata.pop(CHECKPOINT, None)
             changed = True
         if changed:
-            self.messages = messages
+            self.messages = self.messages[:start] + tail
             self.updated_at = datetime.now()
+        last_user = next(
+            (
+                i
+                for i in range(len(self.messages) - 1, -1, -1)
+                if self.messages[i].get("role") == "user"
+            ),
+            0,
+        )
+        if changed or last_user < start:
+            self._repaired = self.messages[:last_user]
+        else:  # the checked prefix only grows
+            self._repaired.extend(self.messages[start:last_user])
         return changed
 
     def get_history(self, max_messages: int | None = None) -> list[dict[str, Any]]:
         """Messages for the next request: unconsolidated, starting at a user message.
 
-        Only the keys a provider understands are kept.
+        Only the keys a provider understands are kept. The copies are made once per message
+        and reused by later calls (so their token counts are remembered too): treat them as
+        read-only.
         """
         start = min(max(self.last_consolidated, 0), len(self.messages))
-        window = self.messages[start:]
+        window = self._history.window(self.messages, start)
         if max_messages is not None and len(window) > max_messages:
             window = window[-max_messages:]
         first_user = next((i for i, m in enumerate(window) if m.get("role") == "user"), len(window))
-        return [{k: m[k] for k in HISTORY_KEYS if k in m} for m in window[first_user:]]
+        return window[first_user:] if first_user else window
 
 
 @dataclass(frozen=True)
@@ -226,8 +309,9 @@ def _message_text(message: dict[str, Any]) -> str:
     return str(content or "")
 
 
-class SessionManager:
-    """Loads, caches and atomically saves sessions under ``workspace/sessions``."""
+class SessionManager(SharedFiles):
+    """Loads, caches and saves sessions under ``workspace/sessions``, shared with other
+    processes (see the module docstring and :mod:`desktop.core.session.shared`)."""
 
     def __init__(
         self, workspace: Path, *, max_tool_result_chars: int = DEFAULT_MAX_TOOL_RESULT_CHARS
@@ -236,17 +320,30 @@ class SessionManager:
         self.max_tool_result_chars = max_tool_result_chars
         self._cache: dict[str, Session] = {}
         self._lock = threading.RLock()
+        self._init_shared()
 
     def path_for(self, key: str) -> Path:
         """The JSONL file of ``key``."""
         return self.directory / session_filename(key)
 
     def get_or_create(self, key: str) -> Session:
-        """The cached session, else the one on disk, else a new one."""
+        """The cached session (brought up to date if another process changed its file), else
+        the one on disk, else a new one."""
         with self._lock:
-            if key not in self._cache:
-                self._cache[key] = self._load(key) or Session(key=key)
-            return self._cache[key]
+            session = self._cache.get(key)
+            if session is None:
+                with self._locked():
+                    loaded, state = self._read(key)
+                session = loaded or Session(key=key)
+                self._cache[key] = session
+                self._disk[key] = state
+                session._turn_probe = functools.partial(self._busy_elsewhere, key)
+            elif key not in self._turns_held:  # our own running turn keeps its session as is
+                state = self._disk.get(key)
+                if state is not None and signature(self.path_for(key)) != state.sig:
+                    with self._locked():
+                        self._disk[key] = self._absorb(session, state)
+            return session
 
     def _load(self, key: str) -> Session | None:
         path = self.path_for(key)
@@ -287,10 +384,13 @@ class SessionManager:
         return session
 
     def _for_disk(self, message: dict[str, Any]) -> dict[str, Any]:
-        """Tool results are truncated on disk (the live request keeps them whole)."""
+        """Tool results are truncated on disk (the live request keeps them whole); a result
+        truncated by an earlier save is left as it is."""
         content = message.get("content")
         limit = self.max_tool_result_chars
         if message.get("role") == "tool" and isinstance(content, str) and len(content) > limit:
+            if _CUT_NOTE.fullmatch(content, limit):
+                return message
             cut = len(content) - limit
             return {
                 **message,
@@ -417,7 +517,7 @@ class SessionManager:
         Returns where it went (for :meth:`restore`), or ``None`` when there was no file.
         """
         with self._lock:
-            self._cache.pop(key, None)
+            self._forget(key)
             path = self.path_for(key)
             if not path.exists():
                 return None
@@ -425,7 +525,8 @@ class SessionManager:
             trash.mkdir(parents=True, exist_ok=True)
             stamp = datetime.now().strftime("%Y%m%d-%H%M%S-%f")
             target = trash / f"{path.name}.{stamp}"
-            path.replace(target)
+            with self._locked():
+                path.replace(target)
             return target
 
     def restore(self, key: str, aside: Path) -> Path:
@@ -434,13 +535,13 @@ class SessionManager:
         Raises:
             FileExistsError: A new session with the same key was saved in the meantime.
         """
-        with self._lock:
+        with self._lock, self._locked():
             path = self.path_for(key)
             if path.exists():
                 raise FileExistsError(f"{path} exists; not overwriting it")
             path.parent.mkdir(parents=True, exist_ok=True)
             Path(aside).replace(path)
-            self._cache.pop(key, None)
+            self._forget(key)
             return path
 
     def rename(self, key: str, title: str) -> None:
@@ -451,28 +552,50 @@ class SessionManager:
 
     def delete(self, key: str) -> bool:
         """Remove a session's file and cache entry; returns whether a file existed."""
-        with self._lock:
-            self._cache.pop(key, None)
+        with self._lock, self._locked():
+            self._forget(key)
             path = self.path_for(key)
-            if path.exists():
+            try:
                 path.unlink()
-                return True
-        return False
+            except FileNotFoundError:
+                return False
+            return True
+
+    def release_turn(self, key: str) -> None:
+        """Let other processes run turns in ``key`` now, though its turn is still pending here
+        (a turn that failed and waits for a Retry need not hold them up)."""
+        self._release_turn(key)
+
+    def _forget(self, key: str) -> None:
+        """Drop what is cached about ``key`` (caller holds ``_lock``)."""
+        self._cache.pop(key, None)
+        self._disk.pop(key, None)
+        self._release_turn(key)
 
     def save(self, session: Session) -> Path:
-        """Write ``session`` atomically; returns the file."""
-        meta = {
-            "_type": "metadata",
-            "key": session.key,
-            "created_at": session.created_at.isoformat(),
-            "updated_at": session.updated_at.isoformat(),
-            "metadata": session.metadata,
-            "last_consolidated": session.last_consolidated,
-        }
-        lines = [json.dumps(meta, ensure_ascii=False)]
-        lines.extend(json.dumps(self._for_disk(m), ensure_ascii=False) for m in session.messages)
-        path = self.path_for(session.key)
+        """Write ``session``; returns the file.
+
+        Under the folder lock: if another process changed the file since this one last read
+        or wrote it, that is merged in first (``session`` is updated in place). Then new
+        messages are appended and the metadata line updated in place, or — when earlier
+        lines changed — the whole file is rewritten atomically. Either way the data is on
+        disk when this returns. A session with a pending turn first takes the turn lock
+        (waiting up to ``TURN_WAIT_S`` for another process's turn to end).
+        """
+        key = session.key
+        if session.has_pending_turn:
+            self._claim_turn(session)
+        path = self.path_for(key)
         with self._lock:
-            atomic_write_text(path, "\n".join(lines) + "\n")
-            self._cache[session.key] = session
+            with self._locked():
+                state = self._disk.get(key)
+                if state is None or signature(path) != state.sig:
+                    state = self._absorb(session, state or DiskState())
+                self._write(path, session, state)
+                self._disk[key] = state
+            self._cache[key] = session
+            session._turn_probe = functools.partial(self._busy_elsewhere, key)
+        if not session.has_pending_turn:
+            session._turn_user = None
+            self._release_turn(key)
         return path

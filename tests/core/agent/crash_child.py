@@ -1,9 +1,13 @@
 """Child process for the crash harness: runs one agent turn and SIGKILLs itself at event N.
 
-Usage: python -m tests.core.agent.crash_child URL WORKSPACE CRASH_AT
-Events are counted at hook callbacks (model call start/end, tool start/finish, after each
-checkpoint), right before and after every session save, and inside tool execution, so each N
-is a distinct point of the scripted tool loop.
+Usage: python -m tests.core.agent.crash_child URL WORKSPACE CRASH_AT [MODE]
+MODE ``events`` (the default): events are counted at hook callbacks (model call start/end,
+tool start/finish, after each checkpoint), right before and after every session save, and
+inside tool execution, so each N is a distinct point of the scripted tool loop.
+MODE ``writes``: events are the single writes of the saves that append (new lines, the
+metadata line in place); the process dies right after write N, before the save flushes.
+MODE ``torn``: events are the writes of new lines; write N stops in the middle of its last line
+and the process dies (as a kill in the middle of a large ``write`` can leave it).
 """
 
 from __future__ import annotations
@@ -25,10 +29,13 @@ from desktop.core.tools.registry import ToolRegistry
 from tests.core.agent.conftest import make_provider, new_loop
 
 COUNTER = {"n": 0, "crash_at": -1}
+MODE = {"name": "events"}
 
 
-def tick(label: str) -> None:
-    """Count an event; die at the chosen one."""
+def tick(label: str, kind: str = "events") -> None:
+    """Count an event of ``kind`` (when that is the mode); die at the chosen one."""
+    if kind != MODE["name"]:
+        return
     COUNTER["n"] += 1
     if COUNTER["n"] == COUNTER["crash_at"]:
         sys.stderr.write(f"crash at {COUNTER['n']}: {label}\n")
@@ -77,26 +84,50 @@ class Crasher(AgentHook):
         tick(f"{self.where} checkpoint {len(ctx.added)}")
 
 
+def watch_saves(sessions: SessionManager, mode: str) -> None:
+    """Install the crash points of ``mode`` on the session manager."""
+    if mode == "events":
+        original_save = sessions.save
+
+        def save(session: Any) -> Path:
+            tick("before save")
+            path = original_save(session)
+            tick("after save")
+            return path
+
+        sessions.save = save  # type: ignore[method-assign]
+        return
+    original_write = sessions._write_at
+
+    def write(fd: int, data: bytes, offset: int) -> None:
+        if mode == "writes":
+            original_write(fd, data, offset)
+            tick(f"wrote {len(data)} bytes at {offset}", "writes")
+            return
+        if offset > 0:  # new lines (the metadata line is one page: a kill never tears it)
+            if COUNTER["n"] + 1 == COUNTER["crash_at"]:  # stop in the middle of the last line
+                start = data.rfind(b"\n", 0, len(data) - 1) + 1
+                os.pwrite(fd, data[: start + (len(data) - start) // 2], offset)
+            tick(f"torn write of {len(data)} bytes at {offset}", "torn")
+        original_write(fd, data, offset)
+
+    sessions._write_at = write  # type: ignore[method-assign]
+
+
 async def main() -> None:
     url, workspace = sys.argv[1], Path(sys.argv[2])
     COUNTER["crash_at"] = int(sys.argv[3])
+    mode = MODE["name"] = sys.argv[4] if len(sys.argv) > 4 else "events"
     config = Config.model_validate({"agents": {"defaults": {"workspace": str(workspace)}}})
     tools = ToolRegistry()
     tools.register(Step())
     sessions = SessionManager(workspace)
-    original_save = sessions.save
-
-    def save(session: Any) -> Path:
-        tick("before save")
-        path = original_save(session)
-        tick("after save")
-        return path
-
-    sessions.save = save  # type: ignore[method-assign]
+    watch_saves(sessions, mode)
     loop = new_loop(
         config, make_provider(url), MessageBus(), sessions, tools, ContextBuilder(workspace)
     )
-    answer = await loop.process_direct("do the task", hook=Crasher("after-checkpoint"))
+    hook = Crasher("after-checkpoint") if mode == "events" else None
+    answer = await loop.process_direct("do the task", hook=hook)
     print(f"ANSWER:{answer}")
     print(f"EVENTS:{COUNTER['n']}")
 
