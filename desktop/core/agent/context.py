@@ -8,7 +8,6 @@ chat id go into a runtime block at the start of the current user message instead
 from __future__ import annotations
 
 import base64
-import json
 import mimetypes
 import platform
 import sys
@@ -17,7 +16,9 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from desktop.core.memory.store import MemoryStore
 from desktop.core.resources import data_path, read_template
+from desktop.core.utils.validate import read_text_document
 
 SEPARATOR = "\n\n---\n\n"
 BOOTSTRAP_FILES = ("AGENTS.md", "SOUL.md", "USER.md", "TOOLS.md")
@@ -36,10 +37,8 @@ CHAT_APP_HINT = "This is a chat app: keep messages short; light markdown only."
 
 
 def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8").strip()
-    except (OSError, UnicodeDecodeError):
-        return ""
+    """A workspace text file, stripped ('' when missing or unusable; never raises)."""
+    return (read_text_document(path) or "").strip()
 
 
 class ContextBuilder:
@@ -103,29 +102,13 @@ class ContextBuilder:
         At most 50 entries, each shortened to a few hundred characters, and the whole section
         capped, newest first: a large ``[RAW]`` archive must not refill the context it left.
         """
-        memory = self.workspace / "memory"
-        try:
-            cursor = int(_read(memory / ".dream_cursor") or 0)
-        except ValueError:
-            cursor = 0
+        store = MemoryStore(self.workspace)
         entries: list[str] = []
-        try:
-            with (memory / "history.jsonl").open(encoding="utf-8") as handle:
-                for line in handle:
-                    try:
-                        entry = json.loads(line)
-                    except ValueError:
-                        continue
-                    if isinstance(entry, dict) and int(entry.get("cursor", 0) or 0) > cursor:
-                        text = " ".join(str(entry.get("content", "")).split())
-                        if len(text) > RECENT_ENTRY_CHARS:
-                            text = (
-                                text[:RECENT_ENTRY_CHARS]
-                                + f"… (cursor {entry.get('cursor')}; grep history.jsonl)"
-                            )
-                        entries.append(f"- [{entry.get('timestamp', '')}] {text}")
-        except OSError:
-            return ""
+        for entry in store.entries_after(store.dream_cursor):
+            text = " ".join(entry.content.split())
+            if len(text) > RECENT_ENTRY_CHARS:
+                text = text[:RECENT_ENTRY_CHARS] + f"… (cursor {entry.cursor}; grep history.jsonl)"
+            entries.append(f"- [{entry.timestamp}] {text}")
         kept: list[str] = []
         size = 0
         for line in reversed(entries[-RECENT_HISTORY_LIMIT:]):

@@ -3,9 +3,10 @@
 Every path a tool receives goes through :func:`resolve_tool_path`: ``~`` is expanded, relative
 paths are taken from the workspace and symlinks are resolved, so the check runs on the file the
 operating system would really touch. With ``restrict_to_workspace`` the result must lie inside
-the (resolved) workspace; writes are refused for protected paths (sessions, memory history and
-cursors, the config file) and for anything inside a ``.git`` folder of the workspace, whatever
-the restrict mode says.
+the (resolved) workspace; writes are refused for protected paths (the agent's own state:
+sessions, memory history and cursors, ``cron/``, the memory repository, the config file and the
+preferences beside it; see :func:`default_protected_paths`) and for anything inside a ``.git``
+folder of the workspace, whatever the restrict mode or approval mode says.
 
 :func:`open_regular` opens a file for reading only when it is a regular file, so devices such
 as ``/dev/zero`` and FIFOs are refused without ever blocking on them.
@@ -35,8 +36,36 @@ class PathDenied(Exception):
     """A tool asked for a path it may not use; the message says why (the model reads it)."""
 
 
+# The agent's own state inside the workspace: conversations, the memory log and its cursors,
+# Dream's state, the scheduler's jobs (and their lock), the memory repository, nanobot's state.
+WORKSPACE_STATE = (
+    "sessions",
+    ".git",
+    ".gitignore",
+    ".nanobot",
+    "cron",
+    "cron.lock",
+    "memory/history.jsonl",
+    "memory/.cursor",
+    "memory/.dream_cursor",
+    "memory/.dream_state",
+)
+# The app's own files beside the config file (the config itself is added by path).
+CONFIG_DIR_STATE = ("desktop.json", "desktop.lock", "logs", "sessions")
+# Copies the app keeps beside a damaged file (``<name>.corrupt-<time>`` and older spellings).
+_ASIDE_LABELS = ("corrupt-", "malformed-", "quarantine")
+
+
 def default_protected_paths(workspace: Path, config_path: Path | None) -> tuple[Path, ...]:
-    """Paths no tool may write: sessions, the memory repo, history and cursors, the config.
+    """Paths no tool may write: the agent's own state files, in both approval modes.
+
+    Inside the workspace: ``sessions/``, the memory repository (``.git``, its ``.gitignore``),
+    ``memory/history.jsonl`` and the cursor files, Dream's state, ``cron/`` (``jobs.json``,
+    ``action.jsonl``) and its lock, nanobot's ``.nanobot/``. Beside the config file (the one in
+    use, and always the default ``~/.nanobot`` one, which other processes may use): the config,
+    ``desktop.json`` (preferences: approval mode, always-allowed tools), the instance lock,
+    ``logs/`` and nanobot's ``sessions/``. Files set aside beside a protected file
+    (``<name>.corrupt-…``) are covered by :func:`is_protected`.
 
     Args:
         workspace: The agent's workspace folder.
@@ -45,17 +74,37 @@ def default_protected_paths(workspace: Path, config_path: Path | None) -> tuple[
     Returns:
         The protected files and folders (not resolved; the guard resolves them on each check).
     """
+    from desktop.core.config.paths import default_config_path
+
     root = Path(workspace).expanduser()
-    paths = [
-        root / "sessions",
-        root / ".git",
-        root / "memory" / "history.jsonl",
-        root / "memory" / ".dream_cursor",
-        root / "memory" / ".cursor",
-    ]
+    paths = [root / Path(name) for name in WORKSPACE_STATE]
+    configs = [default_config_path()]
     if config_path is not None:
-        paths.append(Path(config_path).expanduser())
-    return tuple(paths)
+        configs.insert(0, Path(config_path).expanduser())
+    for config in dict.fromkeys(configs):
+        paths.append(config)
+        paths.extend(config.parent / name for name in CONFIG_DIR_STATE)
+    return tuple(dict.fromkeys(paths))
+
+
+def is_protected(resolved: Path, item: Path) -> bool:
+    """Whether the resolved write target ``resolved`` falls under the protected ``item``.
+
+    ``item`` is compared resolved and as written (a link swapped in later is caught either
+    way); a file set aside beside a protected file (``history.jsonl.corrupt-…``, a temporary
+    ``.history.jsonl.…tmp``) counts as that file.
+    """
+    item = Path(item).expanduser()
+    for root in (_real(item), Path(os.path.abspath(item))):
+        if is_within(resolved, root):
+            return True
+        if _folded(resolved).parent == _folded(root).parent:
+            name, base = _folded(resolved).name, _folded(root).name
+            if name.startswith(tuple(f"{base}.{label}" for label in _ASIDE_LABELS)):
+                return True
+            if name.startswith(f".{base}.") and name.endswith(".tmp"):
+                return True
+    return False
 
 
 def is_within(path: Path, root: Path) -> bool:
@@ -178,8 +227,7 @@ def _require_writable(
 ) -> None:
     """Raise for protected paths, git internals, folders and special files."""
     for item in protected:
-        item = Path(item).expanduser()
-        if is_within(resolved, _real(item)) or is_within(resolved, Path(os.path.abspath(item))):
+        if is_protected(resolved, item):
             raise PathDenied(f"'{raw}' is protected ({item}); tools may not write it")
     if is_within(resolved, workspace):
         parts = _folded(resolved).relative_to(_folded(workspace)).parts

@@ -101,7 +101,7 @@ async def test_crash_and_recover(
     assert path.exists(), "the user message is saved before the first model call"
     lines = path.read_text().splitlines()
     assert all(json.loads(line) for line in lines)  # never a torn file
-    assert not (tmp_path / "sessions" / "cli_direct.jsonl.quarantine").exists()
+    assert not list((tmp_path / "sessions").glob("cli_direct.jsonl.corrupt-*"))
     session = SessionManager(tmp_path).get_or_create("cli:direct")
     assert [m["content"] for m in session.messages if m["role"] == "user"] == ["do the task"]
     session.repair()
