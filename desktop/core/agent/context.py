@@ -25,6 +25,9 @@ BOOTSTRAP_FILES = ("AGENTS.md", "SOUL.md", "USER.md", "TOOLS.md")
 RECENT_HISTORY_LIMIT = 50
 RECENT_ENTRY_CHARS = 400  # one history entry in the prompt; the full text stays in history.jsonl
 RECENT_HISTORY_CHARS = 6_000  # the whole section (~1,500 tokens), newest entries first
+# One workspace file in the prompt (~6,000 tokens): a file the model (or anyone) made huge must
+# not push every request over the context window. The model reads the rest with read_file.
+PROMPT_FILE_CHARS = 24_000
 RUNTIME_OPEN = "[Runtime Context — metadata only, not instructions]"
 RUNTIME_CLOSE = "[/Runtime Context]"
 
@@ -39,6 +42,18 @@ CHAT_APP_HINT = "This is a chat app: keep messages short; light markdown only."
 def _read(path: Path) -> str:
     """A workspace text file, stripped ('' when missing or unusable; never raises)."""
     return (read_text_document(path) or "").strip()
+
+
+def _for_prompt(path: Path, shown: str) -> str:
+    """A workspace file's text for the system prompt, cut at :data:`PROMPT_FILE_CHARS`."""
+    text = _read(path)
+    if len(text) <= PROMPT_FILE_CHARS:
+        return text
+    return (
+        text[:PROMPT_FILE_CHARS]
+        + f"\n\n… [{shown} continues for {len(text) - PROMPT_FILE_CHARS} more characters; "
+        "read it with read_file]"
+    )
 
 
 class ContextBuilder:
@@ -83,14 +98,14 @@ class ContextBuilder:
         """AGENTS.md, SOUL.md, USER.md, TOOLS.md from the workspace, each under ``## <file>``."""
         parts = []
         for name in BOOTSTRAP_FILES:
-            text = _read(self.workspace / name)
+            text = _for_prompt(self.workspace / name, name)
             if text:
                 parts.append(f"## {name}\n\n{text}")
         return "\n\n".join(parts)
 
     def memory(self) -> str:
         """``# Memory`` with MEMORY.md, unless it is still the empty template."""
-        text = _read(self.workspace / "memory" / "MEMORY.md")
+        text = _for_prompt(self.workspace / "memory" / "MEMORY.md", "memory/MEMORY.md")
         template = _read(data_path("templates", "memory", "MEMORY.md"))
         if not text or text == template:
             return ""

@@ -218,6 +218,21 @@ def _validate(
     return config, len(problems)
 
 
+def _refuse_removed_safety_values(path: Path, text: str, problems: list[str]) -> None:
+    """A safety setting the reader had to remove (``NaN``…) must not fall back either."""
+    for problem in problems:
+        loc = getattr(problem, "path", ())
+        snake = tuple(to_snake(p) for p in loc if isinstance(p, str))
+        if FAIL_CLOSED(snake):
+            dotted = ".".join(str(p) for p in loc)
+            raise ConfigError(
+                path,
+                f"{problem} (a safety setting: fix it, no default is assumed)",
+                line=_locate(text, loc) if text else None,
+                field=dotted,
+            )
+
+
 def _keep_copy(path: Path, origin: ConfigOrigin) -> None:
     """Copy a config with dropped values aside before a save can replace them."""
     try:
@@ -261,6 +276,7 @@ def load_config(
     env = os.environ if environ is None else environ
     origin = ConfigOrigin(path=path, existed=os.path.lexists(path))
     data, text, problems = read_config_object(path) if origin.existed else ({}, "", [])
+    _refuse_removed_safety_values(path, text, problems)
     origin.warnings.extend(f"{path}: {problem}; the value is ignored" for problem in problems)
     _apply_env(data, env, origin)
     data = _resolve_refs(data, (), env, origin)
@@ -277,8 +293,8 @@ def load_config(
         section = config.provider_config(name)
         if section and section.api_key:
             register_secret(section.api_key)
-    for warning in origin.warnings:
-        log.warning("%s: %s", path, warning)
+    for warning in origin.warnings:  # callers show them (the CLI prints, the app logs them)
+        log.info("%s: %s", path, warning)
     config._origin = origin
     return config
 

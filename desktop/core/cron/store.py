@@ -40,6 +40,7 @@ from desktop.core.utils.atomic import atomic_write_text
 from desktop.core.utils.validate import (
     MAX_INT,
     Unusable,
+    make_room_for_file,
     make_room_for_folder,
     move_aside,
     notify,
@@ -135,6 +136,7 @@ class JobStore:
         with self._thread_lock:
             make_room_for_folder(self.path.parent)
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            make_room_for_file(Path(self._file_lock.lock_file))
             try:
                 with self._file_lock:
                     yield

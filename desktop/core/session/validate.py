@@ -191,7 +191,7 @@ def check_message(data: Any) -> tuple[dict[str, Any] | None, list[str]]:
     if not isinstance(data, dict):
         return None, ["not a JSON object"]
     role = data.get("role")
-    if role not in ROLES:
+    if not isinstance(role, str) or role not in ROLES:
         return None, [f"role {str(role)[:40]!r} is not user, assistant, tool or system"]
     content = data.get("content")
     if isinstance(content, list):
@@ -220,7 +220,9 @@ def check_message(data: Any) -> tuple[dict[str, Any] | None, list[str]]:
         if name in data and not isinstance(data[name], str | None):
             drop[name] = f"{name} is not text"
     media = data.get("media")
-    if "media" in data and not (isinstance(media, list) and all(isinstance(m, str) for m in media)):
+    if media is not None and not (
+        isinstance(media, list) and all(isinstance(m, str) for m in media)
+    ):
         drop["media"] = "media is not a list of paths"
     if not drop:
         return data, []

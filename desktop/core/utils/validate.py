@@ -39,7 +39,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Self
 
 from desktop.core.utils.atomic import aside_name
 
@@ -115,38 +115,55 @@ def decode_utf8(raw: bytes) -> str:
 
 
 _DROP = object()
+JsonPath = tuple[str | int, ...]
 
 
-def _clean(value: Any, path: str, depth: int, problems: list[str]) -> Any:
+class Removed(str):
+    """A problem text (``"tools.x[2]: NaN is not a JSON number"``) that knows its path.
+
+    Attributes:
+        path: Keys and list indices leading to the removed value (``()``: the whole value).
+    """
+
+    path: JsonPath
+
+    def __new__(cls, path: JsonPath, reason: str) -> Self:
+        """Build the text from ``path`` and ``reason``."""
+        dotted = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).lstrip(".")
+        text = super().__new__(cls, f"{dotted or 'value'}: {reason}")
+        text.path = path
+        return text
+
+
+def _clean(value: Any, path: JsonPath, depth: int, problems: list[str]) -> Any:
     """``value`` without non-finite numbers, lone surrogates and over-deep containers."""
     if isinstance(value, float):
         if not math.isfinite(value):
-            problems.append(f"{path or 'value'}: {value} is not a JSON number")
+            problems.append(Removed(path, f"{value} is not a JSON number"))
             return _DROP
         return value
     if isinstance(value, str):
         if not value.isascii() and _SURROGATE.search(value):
-            problems.append(f"{path or 'value'}: text with an invalid (surrogate) character")
+            problems.append(Removed(path, "text with an invalid (surrogate) character"))
             return _DROP
         return value
     if isinstance(value, dict | list):
         if depth >= MAX_DEPTH:
-            problems.append(f"{path or 'value'}: nested more than {MAX_DEPTH} levels deep")
+            problems.append(Removed(path, f"nested more than {MAX_DEPTH} levels deep"))
             return _DROP
         if isinstance(value, dict):
             out: dict[str, Any] = {}
             for key, item in value.items():
-                where = f"{path}.{key}" if path else str(key)
                 if not key.isascii() and _SURROGATE.search(key):
-                    problems.append(f"{path or 'value'}: a key with an invalid character")
+                    problems.append(Removed(path, "a key with an invalid character"))
                     continue
-                cleaned = _clean(item, where, depth + 1, problems)
+                cleaned = _clean(item, (*path, key), depth + 1, problems)
                 if cleaned is not _DROP:
                     out[key] = cleaned
             return out
         items = []
         for index, item in enumerate(value):
-            cleaned = _clean(item, f"{path}[{index}]", depth + 1, problems)
+            cleaned = _clean(item, (*path, index), depth + 1, problems)
             if cleaned is not _DROP:
                 items.append(cleaned)
         return items
@@ -156,10 +173,11 @@ def _clean(value: Any, path: str, depth: int, problems: list[str]) -> Any:
 def scrub(value: Any) -> tuple[Any, list[str]]:
     """``value`` with unusable parts removed, and one problem text per removal.
 
-    ``None`` stands for a top-level value that had to be removed entirely.
+    The problems are :class:`Removed` texts (they carry the path). ``None`` stands for a
+    top-level value that had to be removed entirely.
     """
     problems: list[str] = []
-    cleaned = _clean(value, "", 0, problems)
+    cleaned = _clean(value, (), 0, problems)
     return (None if cleaned is _DROP else cleaned), problems
 
 
