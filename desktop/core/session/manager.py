@@ -32,10 +32,12 @@ from desktop.core.session.validate import (
 )
 from desktop.core.utils.atomic import atomic_write_text
 from desktop.core.utils.validate import (
+    MAX_LINE_BYTES,
     Unusable,
     make_room_for_folder,
     move_aside,
     notify,
+    open_regular_file,
     set_aside_lines,
     summarize,
 )
@@ -380,15 +382,19 @@ class SessionManager:
                     hits.append(summary.key)
                 continue
             try:
-                with summary.path.open("rb") as handle:
-                    for raw in handle:
+                handle = open_regular_file(summary.path)
+                if handle is None:
+                    continue
+                with handle:
+                    # Bounded reads: a chunk of an over-long line never parses, so it is skipped.
+                    while raw := handle.readline(MAX_LINE_BYTES):
                         if needle not in raw.decode("utf-8", "replace").casefold():
                             continue  # cheap pre-filter on the raw line
                         data = message_line(raw)
                         if data is not None and needle in _message_text(data).casefold():
                             hits.append(summary.key)
                             break
-            except OSError:
+            except (OSError, Unusable):
                 continue
         return hits
 

@@ -19,31 +19,66 @@ What is set aside is copied byte-exact beside the file as ``<name>.corrupt-<time
 (:func:`set_aside_lines`, :func:`set_aside_file`); an identical earlier copy is reused, so
 reading the same damage again never piles up copies, and no copy is ever overwritten. A folder
 or special file standing where a file belongs is renamed aside (:func:`move_aside`) only by a
-writer that needs the name. Each notice is logged once per process on the
-``desktop.core.notices`` logger (:func:`notify`), which the command line echoes to stderr.
+writer that needs the name (those parts live in :mod:`desktop.core.utils.validate_aside` and are
+re-exported here). Each notice is logged once per process on the ``desktop.core.notices``
+logger (:func:`notify`), which the command line echoes to stderr.
 
 Standard library only (the first window imports it through the preferences peek).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-import logging
 import math
 import os
 import re
 import stat
-import tempfile
-import threading
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, BinaryIO, Self
+from typing import Any, BinaryIO, NamedTuple, Self
 
-from desktop.core.utils.atomic import aside_name
+from desktop.core.utils.validate_aside import (
+    NOTICE_LOGGER,
+    make_room_for_file,
+    make_room_for_folder,
+    move_aside,
+    notify,
+    reset_notices,
+    set_aside_file,
+    set_aside_lines,
+    summarize,
+)
 
-NOTICE_LOGGER = "desktop.core.notices"
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_DOCUMENT_BYTES",
+    "MAX_INT",
+    "MAX_LINE_BYTES",
+    "MAX_TEXT_BYTES",
+    "NOTICE_LOGGER",
+    "JsonLine",
+    "Removed",
+    "Unusable",
+    "decode_utf8",
+    "iter_jsonl",
+    "load_json_text",
+    "make_room_for_file",
+    "make_room_for_folder",
+    "move_aside",
+    "notify",
+    "open_regular_file",
+    "read_bytes_limited",
+    "read_document",
+    "read_int_file",
+    "read_jsonl",
+    "read_text_document",
+    "reset_notices",
+    "scrub",
+    "set_aside_file",
+    "set_aside_lines",
+    "summarize",
+]
+
 MAX_DEPTH = 100
 MAX_LINE_BYTES = 16 * 1024 * 1024
 MAX_DOCUMENT_BYTES = 16 * 1024 * 1024
@@ -52,11 +87,8 @@ MAX_INT = 2**63 - 1
 _INT_FILE_BYTES = 64
 _COPY_CHUNK = 1024 * 1024
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
-
-log = logging.getLogger(NOTICE_LOGGER)
-_reported: set[str] = set()
-_reported_lock = threading.Lock()
 
 
 class Unusable(ValueError):
@@ -75,31 +107,6 @@ class Unusable(ValueError):
         self.reason = reason
         self.line = line
         self.kind = kind
-
-
-# --- notices --------------------------------------------------------------------------------
-
-
-def notify(message: str, *, key: str | None = None) -> bool:
-    """Log ``message`` as a warning once per process (per ``key`` when given).
-
-    Returns:
-        Whether it was logged now (``False``: already reported).
-    """
-    with _reported_lock:
-        token = key or message
-        if token in _reported:
-            return False
-        _reported.add(token)
-    log.warning("%s", message)
-    return True
-
-
-def summarize(problems: Sequence[str], limit: int = 3) -> str:
-    """The first ``limit`` problems joined by ``; `` plus "and N more"."""
-    shown = "; ".join(problems[:limit])
-    rest = len(problems) - limit
-    return shown + (f"; and {rest} more" if rest > 0 else "")
 
 
 # --- JSON -----------------------------------------------------------------------------------
@@ -202,7 +209,40 @@ def load_json_text(raw: bytes | str) -> tuple[Any, list[str]]:
         ) from None
     except ValueError as exc:  # e.g. an integer with thousands of digits
         raise Unusable(f"invalid JSON: {exc}") from None
-    return scrub(value)
+    # Fast path (most reads): nothing to remove unless the text spells NaN/Infinity or a
+    # surrogate escape somewhere (inside strings too: a false alarm only costs a walk), or the
+    # value may nest deeper than the limit.
+    if _suspect(text) or _may_be_too_deep(text, value):
+        return scrub(value)
+    return value, []
+
+
+def _suspect(text: str) -> bool:
+    """Whether ``text`` spells NaN/Infinity or a surrogate escape (substring tests are fast)."""
+    return (
+        "NaN" in text
+        or "Infinity" in text
+        or ("\\u" in text and _SURROGATE_ESCAPE.search(text) is not None)
+    )
+
+
+def _may_be_too_deep(text: str, value: Any) -> bool:
+    """Whether ``value`` nests :data:`MAX_DEPTH` levels or more (cheap when it cannot)."""
+    if text.count("[") + text.count("{") < MAX_DEPTH:
+        return False
+    return _depth_reaches(value, MAX_DEPTH)
+
+
+def _depth_reaches(value: Any, levels: int) -> bool:
+    if levels <= 0:
+        return True
+    if isinstance(value, dict):
+        items: Any = value.values()
+    elif isinstance(value, list):
+        items = value
+    else:
+        return False
+    return any(isinstance(v, dict | list) and _depth_reaches(v, levels - 1) for v in items)
 
 
 # --- opening files --------------------------------------------------------------------------
@@ -294,9 +334,8 @@ def read_document(path: Path, *, limit: int = MAX_DOCUMENT_BYTES) -> tuple[Any, 
 # --- JSON Lines -----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class JsonLine:
-    """One non-blank line of a JSON Lines file.
+class JsonLine(NamedTuple):
+    """One non-blank line of a JSON Lines file (a named tuple: cheap to make per line).
 
     Attributes:
         number: 1-based line number.
@@ -372,145 +411,6 @@ def read_jsonl(path: Path, *, max_line_bytes: int = MAX_LINE_BYTES) -> list[Json
         return []
     with handle:
         return list(iter_jsonl(handle, max_line_bytes=max_line_bytes))
-
-
-# --- setting damage aside -------------------------------------------------------------------
-
-
-def _digest_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        while chunk := handle.read(_COPY_CHUNK):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
-def _existing_copy(path: Path, label: str, size: int, digest: str) -> Path | None:
-    """An earlier aside copy of ``path`` with exactly these bytes, if there is one."""
-    prefix = f"{path.name}.{label}-"
-    try:
-        siblings = list(path.parent.iterdir())
-    except OSError:
-        return None
-    for sibling in sorted(siblings):
-        if not sibling.name.startswith(prefix) or sibling.name.endswith(".tmp"):
-            continue
-        try:
-            same_size = sibling.is_file() and sibling.stat().st_size == size
-            if same_size and _digest_file(sibling) == digest:
-                return sibling
-        except OSError:
-            continue
-    return None
-
-
-def _publish(tmp: Path, path: Path, label: str) -> Path:
-    """Give the finished temporary copy a free aside name without replacing anything."""
-    while True:
-        target = aside_name(path, label)
-        try:
-            os.link(tmp, target)
-        except FileExistsError:
-            continue
-        except OSError:  # no hard links here: rename (the name was free a moment ago)
-            if target.exists():
-                continue
-            os.replace(tmp, target)
-            return target
-        tmp.unlink()
-        return target
-
-
-def _copy_segments(
-    path: Path, segments: Sequence[tuple[int, int, bytes | None]], label: str
-) -> Path:
-    """Write the segments of ``path`` beside it (deduplicated); return the copy's path.
-
-    Each segment is ``(offset, size, raw)``; ``raw`` (when given) is written instead of
-    re-reading the range. Segments are separated so every one ends with a newline.
-    """
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    tmp = Path(tmp_name)
-    digest = hashlib.sha256()
-    size = 0
-    try:
-        with os.fdopen(fd, "wb") as out, open(path, "rb") as source:
-            for offset, length, raw in segments:
-                last = b""
-                if raw is not None:
-                    pieces: Iterator[bytes] = iter((raw,))
-                else:
-                    pieces = _ranged(source, offset, length)
-                for piece in pieces:
-                    out.write(piece)
-                    digest.update(piece)
-                    size += len(piece)
-                    last = piece[-1:] or last
-                if last != b"\n" and len(segments) > 1:
-                    out.write(b"\n")
-                    digest.update(b"\n")
-                    size += 1
-            out.flush()
-            os.fsync(out.fileno())
-        existing = _existing_copy(path, label, size, digest.hexdigest())
-        if existing is not None:
-            tmp.unlink()
-            return existing
-        return _publish(tmp, path, label)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-
-
-def _ranged(source: BinaryIO, offset: int, length: int) -> Iterator[bytes]:
-    source.seek(offset)
-    left = length
-    while left > 0 and (chunk := source.read(min(_COPY_CHUNK, left))):
-        left -= len(chunk)
-        yield chunk
-
-
-def set_aside_lines(path: Path, lines: Sequence[JsonLine], label: str = "corrupt") -> Path:
-    """Copy the bytes of ``lines`` (bad lines of ``path``) byte-exact into one aside file.
-
-    The lines keep their order; a line without a final newline gets one in the copy when
-    several lines are copied. Returns the copy (an earlier identical one when it exists).
-    """
-    return _copy_segments(path, [(line.offset, line.size, line.raw) for line in lines], label)
-
-
-def set_aside_file(path: Path, label: str = "corrupt") -> Path:
-    """Copy the whole regular file ``path`` byte-exact beside itself (deduplicated)."""
-    return _copy_segments(path, [(0, os.path.getsize(path), None)], label)
-
-
-def move_aside(path: Path, label: str = "corrupt") -> Path:
-    """Rename whatever stands at ``path`` (a folder, a special file) to a free aside name."""
-    target = aside_name(path, label)
-    os.rename(path, target)
-    return target
-
-
-def make_room_for_file(path: Path) -> None:
-    """Before writing the file ``path``: move aside a folder or special file standing there."""
-    try:
-        mode = os.lstat(path).st_mode
-    except (FileNotFoundError, NotADirectoryError):
-        return
-    if stat.S_ISDIR(mode) or not (stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
-        moved = move_aside(path)
-        notify(f"{path} was not a regular file; it was moved to {moved.name}")
-
-
-def make_room_for_folder(path: Path) -> None:
-    """Before creating the folder ``path``: move aside a file standing at its name."""
-    try:
-        mode = os.lstat(path).st_mode
-    except (FileNotFoundError, NotADirectoryError):
-        return
-    if not stat.S_ISDIR(mode) and not (stat.S_ISLNK(mode) and os.path.isdir(path)):
-        moved = move_aside(path)
-        notify(f"{path} was not a folder; it was moved to {moved.name}")
 
 
 # --- small files ----------------------------------------------------------------------------

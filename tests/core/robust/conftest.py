@@ -13,5 +13,5 @@ from desktop.core.utils import validate
 def fresh_notices(caplog: pytest.LogCaptureFixture) -> None:
     """Each test sees its own notices: the once-per-process memory is cleared, and the
     notice logger's warnings are captured."""
-    validate._reported.clear()
+    validate.reset_notices()
     caplog.set_level(logging.WARNING, logger=validate.NOTICE_LOGGER)
