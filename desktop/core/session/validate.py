@@ -299,9 +299,9 @@ def read_session_header(path: Path) -> tuple[SessionHeader, BinaryIO] | None:
         data, problems = load_json_text(raw) if raw.strip() else (None, [])
     except Unusable:
         data, problems = None, []
-    usable = not problems and len(raw) <= HEADER_BYTES and isinstance(data, dict)
-    if usable and data.get("_type") == "metadata":
-        return check_header(data, []), handle
+    header = data if isinstance(data, dict) and not problems else {}
+    if len(raw) <= HEADER_BYTES and header.get("_type") == "metadata":
+        return check_header(header, []), handle
     handle.seek(0)
     return SessionHeader(), handle
 
