@@ -15,7 +15,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from desktop.core.agent.factory import build_agent
+from desktop.core.assembly import build_runtime
 from desktop.core.config.schema import Config
 from desktop.core.providers.base import LLMProvider, LLMResponse
 from desktop.core.providers.tokens import count_messages, count_text, count_tools
@@ -43,7 +43,7 @@ def main() -> int:
     args = parser.parse_args()
     workspace = args.workspace or Path(tempfile.mkdtemp(prefix="nanobot-bench-"))
     config = Config.model_validate({"agents": {"defaults": {"workspace": str(workspace)}}})
-    loop = build_agent(config, _NoModel())
+    loop = build_runtime(config, _NoModel()).agent
     messages = loop.context.build_messages([], "hi", channel="desktop", chat_id="bench")
     tools = loop.tools.definitions()
     system = count_text(messages[0]["content"])

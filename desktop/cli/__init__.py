@@ -73,6 +73,9 @@ def build_parser() -> argparse.ArgumentParser:
     from desktop.cli.cron import add_cron_parser
 
     add_cron_parser(commands, common)
+    from desktop.cli.channels import add_channels_parser
+
+    add_channels_parser(commands, common)
     commands.add_parser(
         "gateway",
         parents=[common],
@@ -92,6 +95,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from desktop.cli.chat import run_agent
 
         return run_agent(args)
+    if args.command == "channels":
+        from desktop.cli.channels import run_channels
+
+        return run_channels(args)
     if args.command == "status":
         from desktop.cli.status import run_status
 

@@ -1,112 +1,130 @@
-"""``nanobot-desktop agent``: chat from the terminal with streamed answers."""
+"""``nanobot-desktop agent``: chat from the terminal with streamed answers.
+
+When the app or a gateway runs on the same config, the message is handed to it over its local
+socket (:mod:`desktop.core.ipc`): one agent, one writer per session, and nothing heavy is
+imported here. Otherwise the agent runs in this process (:mod:`desktop.cli.chat_local`).
+"""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import json
+import os
 import sys
+from pathlib import Path
+from typing import Any
 
-from desktop.cli.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, fail, load
-from desktop.core.agent.factory import build_agent
-from desktop.core.agent.hooks import AgentHook, HookContext
-from desktop.core.agent.loop import AgentLoop
-from desktop.core.config.schema import Config
-from desktop.core.config.secrets import SecretStore
-from desktop.core.providers.base import LLMError, StreamDelta, ToolCallRequest
-from desktop.core.providers.factory import MissingKeyError, abuild_provider
-from desktop.core.providers.matching import ProviderNotFound
-from desktop.core.utils.threads import run_daemon
+from desktop.cli.common import EXIT_FAILED, EXIT_OK, fail
+from desktop.core.ipc.client import AgentConnection, socket_path
+
+HAND_OFF_ENV = "NANOBOT_DESKTOP_NO_HANDOFF"  # "1": always run in this process
 
 
-class TerminalHook(AgentHook):
-    """Streams the answer to stdout and one line per tool call to stderr."""
+def _config_dir(args: argparse.Namespace) -> Path:
+    if getattr(args, "config", None):
+        return Path(args.config).expanduser().parent
+    return Path.home() / ".nanobot"
+
+
+class _Printer:
+    """Prints a turn's events like the in-process terminal hook does."""
 
     def __init__(self) -> None:
         self.printed = False
 
-    def wants_streaming(self) -> bool:  # noqa: D102
-        return True
-
-    async def on_stream(self, ctx: HookContext, delta: StreamDelta) -> None:  # noqa: D102
-        if delta.kind == "text":
-            sys.stdout.write(delta.text)
+    def __call__(self, event: dict[str, Any]) -> None:
+        kind = event.get("event")
+        if kind == "text_delta":
+            sys.stdout.write(str(event.get("text", "")))
             sys.stdout.flush()
             self.printed = True
-        elif delta.kind == "reset" and self.printed:
-            sys.stdout.write("\n")
-            sys.stderr.write("[connection lost; retrying]\n")
-            self.printed = False
+        elif kind == "tool_started":
+            self._newline()
+            arguments = json.dumps(event.get("arguments", {}), ensure_ascii=False)
+            sys.stderr.write(f"[{event.get('name')}] {arguments[:120]}\n")
+        elif kind == "model_retrying":
+            self._newline()
+            sys.stderr.write(
+                f"[{event.get('reason')} Retrying "
+                f"({int(event.get('attempt', 0)) + 1}/{event.get('max_attempts')})…]\n"
+            )
+        elif kind == "stream_reset" and self.printed:
+            self._newline()
+        elif kind == "outbound" and not event.get("metadata", {}).get("progress"):
+            self._newline()
+            sys.stdout.write(f"[message] {event.get('content', '')}\n")
 
-    async def on_tool_started(self, ctx: HookContext, call: ToolCallRequest) -> None:  # noqa: D102
+    def _newline(self) -> None:
         if self.printed:
             sys.stdout.write("\n")
             self.printed = False
-        arguments = json.dumps(call.arguments, ensure_ascii=False)
-        sys.stderr.write(f"[{call.name}] {arguments[:120]}\n")
 
 
-async def _turn(loop: AgentLoop, session: str, text: str) -> bool:
-    hook = TerminalHook()
-    channel, _, chat_id = session.partition(":")
-    try:
-        answer = await loop.process_direct(
-            text,
-            session_key=session,
-            channel=channel or "cli",
-            chat_id=chat_id or "direct",
-            hook=hook,
-        )
-    except LLMError as exc:
-        sys.stdout.write("\n" if hook.printed else "")
-        fail(f"{exc.message} (your message is saved in session {session})", EXIT_FAILED)
+async def _remote_turn(connection: AgentConnection, session: str, text: str) -> bool:
+    from desktop.core.agent.commands import parse_command
+
+    printer = _Printer()
+    result = await connection.turn(session, text, printer, command=parse_command(text) is not None)
+    status = result.get("status")
+    if status == "failed":
+        sys.stdout.write("\n" if printer.printed else "")
+        fail(f"{result.get('message')} (your message is saved in session {session})", EXIT_FAILED)
         return False
-    if not hook.printed:
-        sys.stdout.write(answer or "(the model returned no text)")
+    if not printer.printed:
+        sys.stdout.write(str(result.get("content") or "(the model returned no text)"))
     sys.stdout.write("\n")
     sys.stdout.flush()
     return True
 
 
-async def _chat(config: Config, args: argparse.Namespace) -> int:
+async def _hand_off(args: argparse.Namespace) -> int | None:
+    """Talk to a running app or gateway; ``None`` when there is none to talk to."""
+    if os.environ.get(HAND_OFF_ENV) == "1" or getattr(args, "model", None):
+        return None  # another model for this run: our own agent
+    connection = await AgentConnection.open(socket_path(_config_dir(args)))
+    if connection is None:
+        return None
     try:
-        built = await abuild_provider(config, SecretStore(), model=args.model)
-    except (ProviderNotFound, MissingKeyError) as exc:
-        return fail(str(exc))
-    loop = build_agent(config, built.provider)
-    try:
-        return await _converse(loop, built.choice.model, built.choice.spec.display_name, args)
+        hello = await connection.hello()
+        if hello is None:
+            return None
+        wanted = getattr(args, "workspace", None)
+        if wanted and Path(wanted).expanduser().resolve() != Path(hello["workspace"]).resolve():
+            return None  # the running agent works in another workspace
+        if args.message is not None:
+            return EXIT_OK if await _remote_turn(connection, args.session, args.message) else 1
+        print(f"nanobot ({hello.get('model')}, in the running app). Ctrl-D to quit.")
+        loop = asyncio.get_running_loop()
+        while True:
+            try:
+                text = await loop.run_in_executor(None, input, "you> ")
+            except EOFError:
+                print()
+                return EXIT_OK
+            if not text.strip():
+                continue
+            if text.strip() in ("/exit", "/quit"):
+                return EXIT_OK
+            sys.stdout.write("nanobot> ")
+            await _remote_turn(connection, args.session, text)
+    except (ConnectionError, OSError, ValueError) as exc:
+        return fail(f"lost the connection to the running agent: {exc}", EXIT_FAILED)
     finally:
-        await loop.stop()  # cancels subagents, stops MCP children
-
-
-async def _converse(loop: AgentLoop, model: str, provider: str, args: argparse.Namespace) -> int:
-    if args.message is not None:
-        return EXIT_OK if await _turn(loop, args.session, args.message) else EXIT_FAILED
-    print(f"nanobot ({model} via {provider}). Ctrl-D to quit.")
-    while True:
-        try:
-            text = await run_daemon(lambda: input("you> "), "stdin")
-        except EOFError:
-            print()
-            return EXIT_OK
-        if not text.strip():
-            continue
-        if text.strip() in ("/exit", "/quit"):
-            return EXIT_OK
-        sys.stdout.write("nanobot> ")
-        await _turn(loop, args.session, text)
+        await connection.close()
 
 
 def run_agent(args: argparse.Namespace) -> int:
     """Run one message (``-m``) or an interactive prompt."""
-    config = load(args)
-    if config is None:
-        return EXIT_USAGE
     if args.message is not None and not args.message.strip():
         return fail("the message is empty")
     try:
-        return asyncio.run(_chat(config, args))
+        handed = asyncio.run(_hand_off(args))
     except KeyboardInterrupt:
         print()
         return 130
+    if handed is not None:
+        return handed
+    from desktop.cli.chat_local import run_local
+
+    return run_local(args)

@@ -63,7 +63,7 @@ def add_cron_parser(
 
 def _service(config: Config) -> CronService:
     from desktop.core.cron.service import CronService
-    from desktop.core.cron.setup import SYSTEM_JOBS, sync_system_jobs
+    from desktop.core.cron.system_jobs import SYSTEM_JOBS, sync_system_jobs
 
     async def not_here(job: object) -> None:
         raise RuntimeError("jobs run in the app or the gateway")
@@ -173,18 +173,18 @@ async def _run(config: Config, job_id: str) -> int:
         built = await abuild_provider(config, SecretStore())
     except (MissingKeyError, ProviderNotFound) as exc:
         return fail(str(exc))
-    from desktop.core.agent.factory import build_agent
-
     import asyncio
 
-    agent = await asyncio.to_thread(build_agent, config, built.provider)
+    from desktop.core.assembly import build_runtime
+
+    runtime = await asyncio.to_thread(build_runtime, config, built.provider)
     try:
-        if agent.cron.get_job(job_id) is None:
+        if runtime.cron.get_job(job_id) is None:
             return fail(f"no job with id {job_id!r} (see 'cron list')")
-        result = await agent.cron.run_now(job_id)
-        job = agent.cron.get_job(job_id)
+        result = await runtime.cron.run_now(job_id)
+        job = runtime.cron.get_job(job_id)
     finally:
-        await agent.stop()
+        await runtime.stop()
     state = job.state if job is not None else None
     if state is not None and state.last_status == "error":
         return fail(f"the job failed: {state.last_error}", EXIT_FAILED)

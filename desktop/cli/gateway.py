@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING
 from desktop.cli.common import EXIT_OK, EXIT_USAGE, fail, load
 
 if TYPE_CHECKING:
-    from desktop.core.bus.events import RunEvent
+    from desktop.core.bus.events import OutboundMessage, RunEvent
     from desktop.core.config.schema import Config
-    from desktop.core.runtime import Runtime
+    from desktop.core.assembly import Runtime
 
 
 def _say(text: str) -> None:
@@ -28,12 +28,11 @@ def _say(text: str) -> None:
     sys.stdout.flush()
 
 
-async def _print_outbound(runtime: Runtime) -> None:
-    while True:
-        message = await runtime.bus.consume_outbound()
-        if message.metadata.get("progress") or message.metadata.get("tool_hint"):
-            continue
-        _say(f"→ {message.channel}:{message.chat_id}: {message.content}")
+def _print_outbound(message: OutboundMessage) -> None:
+    """Messages for channels that are not running here are printed."""
+    if message.metadata.get("progress") or message.metadata.get("tool_hint"):
+        return
+    _say(f"→ {message.channel}:{message.chat_id}: {message.content}")
 
 
 def _summary(runtime: Runtime, config: Config) -> None:
@@ -55,7 +54,7 @@ async def _serve(config: Config) -> int:
     from desktop.core.bus.events import ReminderDue
     from desktop.core.providers.factory import MissingKeyError
     from desktop.core.providers.matching import ProviderNotFound
-    from desktop.core.runtime import start_runtime
+    from desktop.core.assembly import start_runtime
 
     try:
         runtime = await start_runtime(config)
@@ -72,14 +71,12 @@ async def _serve(config: Config) -> int:
             _say(f"{label} ({event.session_key}): {event.text}")
 
     runtime.bus.subscribe(on_event)
-    printer = asyncio.create_task(_print_outbound(runtime))
+    runtime.channels.set_fallback(_print_outbound)
     _summary(runtime, config)
     try:
         await stop.wait()
     finally:
         _say("stopping…")
-        printer.cancel()
-        await asyncio.gather(printer, return_exceptions=True)
         await runtime.stop()
         _say("stopped")
     return EXIT_OK

@@ -1,21 +1,43 @@
 """Find the data that ships with the package: templates, builtin skills, icons.
 
-In a wheel they live in ``desktop/_data/`` (hatch ``force-include``); in a source checkout
-(editable install) they are the top-level ``templates/``, ``skills/`` and ``resources/``.
+Where they are, always found through ``importlib.resources`` (never from ``__file__``):
+
+- an installed wheel: ``desktop/_data/`` (hatch ``force-include``);
+- the frozen app (PyInstaller): ``desktop/_data/`` inside the bundle, where the spec puts them
+  (``packaging/spec_helpers.app_data``); PyInstaller's importer answers ``files("desktop")``
+  with that folder;
+- a source checkout (editable install): the top-level ``templates/``, ``skills/`` and
+  ``resources/`` beside the package.
 """
 
 from __future__ import annotations
 
+import functools
+import sys
 from importlib.resources import files
 from pathlib import Path
 
 
-def data_path(*parts: str) -> Path:
-    """Path of a shipped data file or folder, e.g. ``data_path("templates", "SOUL.md")``."""
+@functools.lru_cache(maxsize=1)
+def data_root() -> Path:
+    """The folder that holds ``templates/``, ``skills/`` and ``resources/``.
+
+    Raises:
+        FileNotFoundError: A frozen app was built without its data (a packaging bug: say so
+            instead of looking beside the bundle).
+    """
     package = Path(str(files("desktop")))
     installed = package / "_data"
-    base = installed if installed.is_dir() else package.parent
-    return base.joinpath(*parts)
+    if installed.is_dir():
+        return installed
+    if getattr(sys, "frozen", False):
+        raise FileNotFoundError(f"the app's data is missing from the bundle: {installed}")
+    return package.parent
+
+
+def data_path(*parts: str) -> Path:
+    """Path of a shipped data file or folder, e.g. ``data_path("templates", "SOUL.md")``."""
+    return data_root().joinpath(*parts)
 
 
 def read_template(*parts: str) -> str:

@@ -14,53 +14,71 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Signal
 
-from desktop.core.bus.events import OutboundMessage, RunEvent
+from desktop.core.bus.events import DESKTOP_CHANNEL, OutboundMessage, RunEvent
 from desktop.core.bus.queue import MessageBus
 
 log = logging.getLogger(__name__)
 
-DESKTOP_CHANNEL = "desktop"
+__all__ = ["DESKTOP_CHANNEL", "CoreBridge"]
 
 
 class CoreBridge(QObject):
     """Re-emits core run events as Qt signals.
 
     Signals:
+        turnStarted(object): :class:`~desktop.core.bus.events.TurnStarted`.
         textDelta(object): :class:`~desktop.core.bus.events.TextDelta`.
         reasoningDelta(object): :class:`~desktop.core.bus.events.ReasoningDelta`.
         streamReset(object): :class:`~desktop.core.bus.events.StreamReset`.
         toolStarted(object): :class:`~desktop.core.bus.events.ToolCallStarted`.
         toolFinished(object): :class:`~desktop.core.bus.events.ToolCallFinished`.
+        modelRetrying(object): :class:`~desktop.core.bus.events.ModelRetrying`.
         usage(object): :class:`~desktop.core.bus.events.UsageReport`.
-        runError(object): :class:`~desktop.core.bus.events.RunError`.
         turnFinished(object): :class:`~desktop.core.bus.events.TurnFinished`.
+        turnStopped(object): :class:`~desktop.core.bus.events.TurnStopped`.
+        turnFailed(object): :class:`~desktop.core.bus.events.TurnFailed`.
+        sessionChanged(object): :class:`~desktop.core.bus.events.SessionChanged`.
+        channelStatus(object): :class:`~desktop.core.bus.events.ChannelStatusChanged`.
+        deliveryFailed(object): :class:`~desktop.core.bus.events.DeliveryFailed`.
         reminderDue(object): :class:`~desktop.core.bus.events.ReminderDue`.
         outbound(object): an :class:`~desktop.core.bus.events.OutboundMessage` for the
             desktop channel (``message`` tool, cron answers, subagent reports).
         event(object): every run event, for views that want them all.
     """
 
+    turnStarted = Signal(object)
     textDelta = Signal(object)
     reasoningDelta = Signal(object)
     streamReset = Signal(object)
     toolStarted = Signal(object)
     toolFinished = Signal(object)
+    modelRetrying = Signal(object)
     usage = Signal(object)
-    runError = Signal(object)
     turnFinished = Signal(object)
+    turnStopped = Signal(object)
+    turnFailed = Signal(object)
+    sessionChanged = Signal(object)
+    channelStatus = Signal(object)
+    deliveryFailed = Signal(object)
     reminderDue = Signal(object)
     outbound = Signal(object)
     event = Signal(object)
 
     _BY_KIND = {
+        "turn_started": "turnStarted",
         "text_delta": "textDelta",
         "reasoning_delta": "reasoningDelta",
         "stream_reset": "streamReset",
         "tool_started": "toolStarted",
         "tool_finished": "toolFinished",
+        "model_retrying": "modelRetrying",
         "usage": "usage",
-        "error": "runError",
         "turn_finished": "turnFinished",
+        "turn_stopped": "turnStopped",
+        "turn_failed": "turnFailed",
+        "session_changed": "sessionChanged",
+        "channel_status": "channelStatus",
+        "delivery_failed": "deliveryFailed",
         "reminder_due": "reminderDue",
     }
 
@@ -80,6 +98,13 @@ class CoreBridge(QObject):
         else:
             getattr(self, name).emit(event)
         self.event.emit(event)
+
+    name = DESKTOP_CHANNEL
+    """The window is the ``desktop`` channel: the channel manager hands it its messages."""
+
+    async def send(self, message: OutboundMessage) -> None:
+        """Deliver a ``desktop`` message to the window (the channel contract)."""
+        self.deliver_outbound(message)
 
     def deliver_outbound(self, message: OutboundMessage) -> None:
         """Emit an outbound message addressed to the desktop channel."""

@@ -1,25 +1,39 @@
-"""What every tab gets: the config, the bus bridge and (once loaded) the agent and scheduler.
+"""What every tab gets: the config, the bus bridge and (once loaded) the running runtime.
 
-The window shows before litellm and the agent are imported; :class:`AppServices` starts with
-``agent``/``cron`` set to ``None`` and emits :attr:`AppServices.agentReady` when they exist.
-Tabs take an ``AppServices`` in their constructor and must work (read-only or disabled
-controls, a "connecting…" hint) until then.
+The window shows before LiteLLM and the agent are imported; :class:`AppServices` starts with
+``runtime`` set to ``None`` and emits :attr:`AppServices.agentReady` when it exists. Tabs take
+an ``AppServices`` in their constructor and must work (read-only or disabled controls, a
+"connecting…" hint) until then.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QObject, Signal
 
+from desktop.core.agent.approval import ApprovalPolicy
 from desktop.ui.bridge import CoreBridge
 
 if TYPE_CHECKING:  # heavy imports stay off the path to the first window
     from desktop.core.agent.loop import AgentLoop
+    from desktop.core.assembly import Runtime
+    from desktop.core.config.prefs import PrefsStore
     from desktop.core.config.schema import Config
     from desktop.core.config.secrets import SecretStore
     from desktop.core.cron.service import CronService
+    from desktop.ui.startup import AgentStarter
+    from desktop.ui.tray import Tray
+
+
+class Closable(Protocol):
+    """A tab or panel with work to end before the app quits (the one close protocol)."""
+
+    async def aclose(self) -> None:
+        """Cancel and await everything it started; it must not start anything afterwards."""
+        ...
 
 
 class AppServices(QObject):
@@ -31,12 +45,16 @@ class AppServices(QObject):
         secrets: The keyring-backed key store (every call from the GUI goes through its
             ``a*`` coroutine methods or a thread, never blocking the event loop).
         bridge: Core events as Qt signals.
-        agent: The :class:`AgentLoop`, ``None`` until :attr:`agentReady`.
-        cron: The scheduler, ``None`` until :attr:`agentReady`.
-        extras: Other shared objects by name (e.g. ``"mcp"``).
+        policy: The approval rules (mode and always-allowed tools from ``desktop.json``);
+            the runtime's approval gate is built from it.
+        prefs: The desktop preferences (``desktop.json``), when the app loaded them.
+        tray: The tray icon, when there is a system tray.
+        starter: Builds and rebuilds the runtime (``None`` in tests that build their own).
+        runtime: The running runtime, ``None`` until :attr:`agentReady`.
+        closables: Tabs and panels closed (``aclose``) before the runtime stops.
 
     Signals:
-        agentReady(): the agent and scheduler exist and are running.
+        agentReady(): the runtime exists and runs.
         agentFailed(str): loading the agent failed (the message is for the person).
         configChanged(): the config was saved; views re-read what they show.
     """
@@ -46,21 +64,44 @@ class AppServices(QObject):
     configChanged = Signal()
 
     def __init__(
-        self, config: Config, config_path: Path, secrets: SecretStore, parent: QObject | None = None
+        self,
+        config: Config,
+        config_path: Path,
+        secrets: SecretStore,
+        parent: QObject | None = None,
+        *,
+        policy: ApprovalPolicy | None = None,
+        prefs: PrefsStore | None = None,
+        tray: Tray | None = None,
+        starter: AgentStarter | None = None,
     ) -> None:
         super().__init__(parent)
         self.config = config
         self.config_path = config_path
         self.secrets = secrets
         self.bridge = CoreBridge(self)
-        self.agent: AgentLoop | None = None
-        self.cron: CronService | None = None
-        self.extras: dict[str, Any] = {}
+        self.policy = policy or ApprovalPolicy()
+        self.prefs = prefs
+        self.tray = tray
+        self.starter = starter
+        self.runtime: Runtime | None = None
+        self.closables: list[Closable] = []
+        self._unregister: Callable[[], None] | None = None
 
     @property
     def workspace(self) -> Path:
         """The agent's workspace folder."""
         return self.config.workspace_path
+
+    @property
+    def agent(self) -> AgentLoop | None:
+        """The running agent loop, or ``None``."""
+        return self.runtime.agent if self.runtime is not None else None
+
+    @property
+    def cron(self) -> CronService | None:
+        """The running scheduler, or ``None``."""
+        return self.runtime.cron if self.runtime is not None else None
 
     async def save_config(self) -> None:
         """Write :attr:`config` atomically in a worker thread, then emit :attr:`configChanged`.
@@ -76,9 +117,28 @@ class AppServices(QObject):
         await asyncio.to_thread(save_config, self.config, self.config_path)
         self.configChanged.emit()
 
-    def set_agent(self, agent: AgentLoop, cron: CronService | None) -> None:
-        """Install the loaded agent and scheduler and tell the tabs."""
-        self.agent = agent
-        self.cron = cron
-        self.bridge.attach(agent.bus)
+    def set_runtime(self, runtime: Runtime) -> None:
+        """Install the running runtime: the window becomes its ``desktop`` channel (events
+        and outbound messages through the bridge); tell the tabs."""
+        self.runtime = runtime
+        self.bridge.attach(runtime.bus)
+        self._unregister = runtime.channels.register(self.bridge)
         self.agentReady.emit()
+
+    def clear_runtime(self) -> None:
+        """The runtime was stopped: stop listening and forget it."""
+        if self._unregister is not None:
+            self._unregister()
+            self._unregister = None
+        self.bridge.detach()
+        self.runtime = None
+
+    async def aclose_tabs(self) -> None:
+        """Close every registered tab and panel (each one's failure is logged, not raised)."""
+        import logging
+
+        for closable in list(self.closables):
+            try:
+                await closable.aclose()
+            except Exception:
+                logging.getLogger(__name__).exception("closing %r failed", closable)

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from desktop.core.utils.tasks import TaskOwner
 from desktop.core.utils.threads import run_daemon
 from desktop.ui.error_dialog import ExceptionReporter, install_exception_hooks
 from desktop.ui.main_window import MainWindow
@@ -76,7 +77,7 @@ class DesktopApp:
         self.exit_code = 0
         self._quit_requested = False
         self._quit_event: asyncio.Event | None = None
-        self._tasks: set[asyncio.Task[Any]] = set()
+        self.tasks = TaskOwner("app")
         window.quitRequested.connect(self.request_quit)
 
     # -- quitting ---------------------------------------------------------------------------
@@ -141,7 +142,9 @@ class DesktopApp:
         if prefs.warning:
             window.show_banner("prefs", prefs.warning, severity="error")
 
-        self.starter = AgentStarter(self.config_path, self.workspace)
+        self.starter = AgentStarter(
+            self.config_path, self.workspace, prefs=self.prefs, tray=self.tray
+        )
         self.starter.status.connect(window.set_status)
         self.starter.configLoaded.connect(self._on_config_loaded)
         self.starter.configFailed.connect(self._on_config_failed)
@@ -167,19 +170,25 @@ class DesktopApp:
     # -- start-up results -------------------------------------------------------------------
     def _on_config_loaded(self, services: AppServices) -> None:
         assert self.notifier is not None
-        services.extras.update(
-            prefs=self.prefs,
-            theme=self.theme,
-            window=self.window,
-            starter=self.starter,
-            tray=self.tray,
-        )
         services.bridge.reminderDue.connect(self.notifier.on_reminder)
+        services.bridge.deliveryFailed.connect(self._on_delivery_failed)
         if self.tray is not None:
             self.tray.attach(services.bridge)
         self.window.remove_banner("config")
         if self.install_tabs is not None:
             self.install_tabs(self.window, services)
+
+    def _on_delivery_failed(self, event: Any) -> None:
+        """An answer could not reach a chat (after retries): the person must know."""
+        log.warning("delivery to %s:%s failed: %s", event.channel, event.chat_id, event.reason)
+        preview = f" (“{event.preview}”)" if event.preview else ""
+        self.window.show_banner(
+            "delivery",
+            f"A message for {event.channel} chat {event.chat_id} could not be delivered"
+            f"{preview}: {event.reason}.",
+            severity="error",
+            actions=[("Channel settings", lambda: self.window.show_tab("settings"))],
+        )
 
     def _on_config_failed(self, message: str) -> None:
         assert self.starter is not None
@@ -227,14 +236,7 @@ class DesktopApp:
     def _set_paused(self, paused: bool) -> None:
         assert self.prefs is not None
         self.prefs.update(reminders_paused=paused)
-        task = asyncio.ensure_future(self.prefs.asave())
-        self._tasks.add(task)
-        task.add_done_callback(self._saved)
-
-    def _saved(self, task: asyncio.Task[Any]) -> None:
-        self._tasks.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            log.warning("saving desktop.json failed: %s", task.exception())
+        self.tasks.try_spawn(self.prefs.asave(), name="save-prefs")
 
     def _on_prefs_changed(self, changed: set[str]) -> None:
         assert self.prefs is not None
@@ -265,18 +267,13 @@ class DesktopApp:
 
     async def _stop_parts(self) -> None:
         services = self.starter.services if self.starter is not None else None
-        for close in services.extras.get("closers", []) if services is not None else []:
-            try:
-                await close()
-            except Exception:  # noqa: BLE001 - quitting must go on
-                log.exception("closing a tab failed")
+        if services is not None:
+            await services.aclose_tabs()
         if self.starter is not None:
             await self.starter.stop()
         if self.notifier is not None:
             await self.notifier.aclose()
-        for task in list(self._tasks):
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self.tasks.aclose()
         if self.prefs is not None:
             try:
                 self.prefs.update(window_geometry=self.window.geometry_text())

@@ -13,18 +13,23 @@ import asyncio
 import importlib
 import logging
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
 from desktop.core.utils.threads import run_daemon
 
+from desktop.core.utils.tasks import TaskOwner
+
 if TYPE_CHECKING:
+    from desktop.core.agent.approval import ApprovalPolicy
+    from desktop.core.assembly import Runtime
     from desktop.core.bus.queue import MessageBus
+    from desktop.core.config.prefs import PrefsStore
     from desktop.core.config.schema import Config
     from desktop.core.config.secrets import SecretStore
-    from desktop.core.runtime import Runtime
     from desktop.ui.services import AppServices
+    from desktop.ui.tray import Tray
 
 log = logging.getLogger(__name__)
 
@@ -33,18 +38,17 @@ log = logging.getLogger(__name__)
 WARM_UP_DELAY_S = 5.0
 
 
-async def start_runtime_for(config: Config, secrets: SecretStore, bus: MessageBus) -> Runtime:
-    """Build and start the agent, the scheduler and the heartbeat (the one switch point).
-
-    Returns a :class:`~desktop.core.runtime.Runtime` (``agent``, ``cron``, ``heartbeat``,
-    ``async stop()``).
+async def start_runtime_for(
+    config: Config, secrets: SecretStore, bus: MessageBus, policy: ApprovalPolicy
+) -> Runtime:
+    """Build and start the runtime (agent, scheduler, heartbeat, MCP): the one switch point.
 
     Raises:
         MissingKeyError, ProviderNotFound: the provider cannot be used (shown to the person).
     """
-    from desktop.core.runtime import start_runtime
+    from desktop.core.assembly import start_runtime
 
-    return await start_runtime(config, bus=bus, secrets=secrets)
+    return await start_runtime(config, bus=bus, secrets=secrets, approval=policy)
 
 
 def _import(*names: str) -> None:
@@ -59,12 +63,14 @@ class AgentStarter(QObject):
         config_path: ``--config`` (``~/.nanobot/config.json`` when ``None``).
         workspace: ``--workspace`` override.
         parent: Owner.
+        prefs: The desktop preferences (the approval policy lives there).
+        tray: The tray icon, handed to the tabs through the services.
 
     Signals:
         status(str): short progress text for the status bar ("connecting…", "ready — …").
         configLoaded(object): the :class:`~desktop.ui.services.AppServices` now exists.
         configFailed(str): the config cannot be used (the file was not changed).
-        agentReady(): the agent runs; ``services.agent`` is set.
+        agentReady(): the runtime runs; ``services.runtime`` is set.
         agentFailed(str): no agent (e.g. no API key); the message says what to do.
     """
 
@@ -79,15 +85,20 @@ class AgentStarter(QObject):
         config_path: Path | None = None,
         workspace: Path | None = None,
         parent: QObject | None = None,
+        *,
+        prefs: PrefsStore | None = None,
+        tray: Tray | None = None,
     ) -> None:
         super().__init__(parent)
         self.config_path = config_path
         self.workspace = workspace
+        self.prefs = prefs
+        self.tray = tray
         self.services: AppServices | None = None
         self.runtime: Runtime | None = None
         self.bus: MessageBus | None = None
+        self.tasks = TaskOwner("starter")
         self._task: asyncio.Task[None] | None = None
-        self._tasks: set[asyncio.Task[Any]] = set()
         self._warm: asyncio.Task[None] | None = None
 
     @property
@@ -98,7 +109,7 @@ class AgentStarter(QObject):
     def start(self) -> asyncio.Task[None]:
         """Begin loading (config first when not loaded yet, then the agent)."""
         if not self.busy:
-            self._task = asyncio.ensure_future(self._run())
+            self._task = self.tasks.spawn(self._run(), name="start")
         assert self._task is not None
         return self._task
 
@@ -143,7 +154,21 @@ class AgentStarter(QObject):
             for warning in config_origin(config).warnings:
                 log.warning(warning)
             path = config_origin(config).path or self.config_path or default_config_path()
-            self.services = AppServices(config, path, SecretStore(), parent=self)
+            policy = None
+            if self.prefs is not None:
+                from desktop.core.agent.approval_prefs import policy_from_prefs
+
+                policy = policy_from_prefs(self.prefs, self.tasks.child("prefs"))
+            self.services = AppServices(
+                config,
+                path,
+                SecretStore(),
+                parent=self,
+                policy=policy,
+                prefs=self.prefs,
+                tray=self.tray,
+                starter=self,
+            )
         except Exception as exc:  # a bug: report it, but keep the window usable
             log.exception("loading the settings failed")
             self.status.emit("settings not loaded")
@@ -162,7 +187,7 @@ class AgentStarter(QObject):
                 lambda: _import(
                     "desktop.core.bus.queue",
                     "desktop.core.providers.factory",
-                    "desktop.core.runtime",
+                    "desktop.core.assembly",
                 ),
                 "import-agent",
             )
@@ -172,7 +197,9 @@ class AgentStarter(QObject):
 
             self.bus = self.bus or MessageBus()
             try:
-                runtime = await start_runtime_for(services.config, services.secrets, self.bus)
+                runtime = await start_runtime_for(
+                    services.config, services.secrets, self.bus, services.policy
+                )
             except (MissingKeyError, ProviderNotFound) as exc:
                 self._fail(str(exc))
                 return
@@ -183,8 +210,7 @@ class AgentStarter(QObject):
             self._fail(f"The agent could not start: {type(exc).__name__}: {exc}")
             return
         self.runtime = runtime
-        services.set_agent(runtime.agent, runtime.cron)
-        self._spawn(self._pump_outbound(self.bus, services))
+        services.set_runtime(runtime)
         self.status.emit(self._ready_text())
         self.agentReady.emit()
 
@@ -198,26 +224,10 @@ class AgentStarter(QObject):
         services = self.services
         assert services is not None
         model = services.config.agents.defaults.model
-        choice = getattr(getattr(self.runtime.agent, "provider", None), "choice", None)
+        assert self.runtime is not None
+        choice = getattr(self.runtime.provider, "choice", None)
         via = f" · {choice.spec.display_name}" if choice is not None else ""
         return f"ready — {model}{via}"
-
-    async def _pump_outbound(self, bus: MessageBus, services: AppServices) -> None:
-        """Desktop-channel messages go to the bridge; other channels come later."""
-        from desktop.ui.bridge import DESKTOP_CHANNEL
-
-        while True:
-            message = await bus.consume_outbound()
-            try:
-                if message.channel == DESKTOP_CHANNEL:
-                    services.bridge.deliver_outbound(message)
-                else:
-                    log.info(
-                        "outbound message for channel %s not delivered (no channel runtime)",
-                        message.channel,
-                    )
-            except Exception:
-                log.exception("delivering an outbound message failed")
 
     def warm_up(self) -> None:
         """Import litellm in a thread now, so the first request does not wait for it."""
@@ -229,40 +239,27 @@ class AgentStarter(QObject):
 
             import_litellm()
 
-        self._warm = asyncio.ensure_future(run_daemon(load, "warm-litellm"))
-        self._warm.add_done_callback(
-            lambda t: (
-                t.cancelled()
-                or t.exception()
-                and log.warning("warming up litellm failed: %s", t.exception())
-            )
-        )
-
-    def _spawn(self, coro: Any) -> None:
-        task = asyncio.ensure_future(coro)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        # A failure is logged by the task owner; the first request then imports it itself.
+        self._warm = self.tasks.try_spawn(run_daemon(load, "warm-litellm"), name="warm-litellm")
 
     async def _stop_runtime(self) -> None:
-        for task in list(self._tasks):
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
         runtime, self.runtime = self.runtime, None
         if runtime is None:
             return
-        if self.services is not None:
-            self.services.bridge.detach()
-            self.services.agent = None
-            self.services.cron = None
         try:
-            await runtime.stop()  # cancels turns, closes MCP children, stops the scheduler
+            # Cancels turns (their TurnStopped events still reach the tabs and the tray),
+            # closes MCP children, stops the scheduler.
+            await runtime.stop()
         except Exception:
             log.exception("stopping the agent failed")
+        if self.services is not None:
+            self.services.clear_runtime()
 
     async def stop(self) -> None:
-        """Cancel loading, stop the agent and the scheduler, end background tasks."""
+        """Cancel loading, stop the runtime, end background tasks."""
         task, self._task = self._task, None
         if task is not None and not task.done():
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
         await self._stop_runtime()
+        await self.tasks.aclose()

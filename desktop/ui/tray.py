@@ -130,6 +130,7 @@ class Tray(QObject):
         self._active: set[str] = set()
         self._unread = 0
         self._approvals = 0
+        self._channel_problems: dict[str, str] = {}
         self._paused = False
         self._pause_action: QAction | None = None
         self.icon = QSystemTrayIcon(app_icon(), self)
@@ -150,9 +151,9 @@ class Tray(QObject):
     # -- state ------------------------------------------------------------------------------
     @property
     def state(self) -> str:
-        """``attention`` (unread reminders or tool calls waiting for approval), ``working`` (a
-        turn runs) or ``idle``."""
-        if self._unread > 0 or self._approvals > 0:
+        """``attention`` (unread reminders, tool calls waiting for approval, a chat channel
+        that dropped), ``working`` (a turn runs) or ``idle``."""
+        if self._unread > 0 or self._approvals > 0 or self._channel_problems:
             return "attention"
         return "working" if self._active else "idle"
 
@@ -171,6 +172,14 @@ class Tray(QObject):
         self._approvals = max(0, count)
         self._update()
 
+    def set_channel_problem(self, channel: str, problem: str | None) -> None:
+        """A chat channel dropped or failed (``problem`` says why), or is fine again (``None``)."""
+        if problem:
+            self._channel_problems[channel] = problem
+        else:
+            self._channel_problems.pop(channel, None)
+        self._update()
+
     def set_paused(self, paused: bool) -> None:
         """Reflect the Pause reminders preference in the menu."""
         self._paused = paused
@@ -180,29 +189,35 @@ class Tray(QObject):
             action.setChecked(paused)
             action.blockSignals(False)
 
-    def set_working(self, session_key: str, working: bool) -> None:
-        """Mark a session's turn as running or finished."""
+    def set_working(self, turn_id: str, working: bool) -> None:
+        """Mark a turn as running or ended."""
         if working:
-            self._active.add(session_key)
+            self._active.add(turn_id)
         else:
-            self._active.discard(session_key)
+            self._active.discard(turn_id)
         self._update()
 
     def attach(self, bridge: CoreBridge) -> None:
-        """Follow the agent: deltas and tool calls mean working, a finished or failed turn idle."""
-        bridge.textDelta.connect(self._busy)
-        bridge.toolStarted.connect(self._busy)
-        bridge.reasoningDelta.connect(self._busy)
+        """Follow the agent's turns: working from a turn's start until its end (finished,
+        stopped or failed: every turn has exactly one end, so the dot never stays on)."""
+        bridge.turnStarted.connect(self._busy)
         bridge.turnFinished.connect(self._idle)
-        bridge.runError.connect(self._idle)
+        bridge.turnStopped.connect(self._idle)
+        bridge.turnFailed.connect(self._idle)
+        bridge.channelStatus.connect(self._channel_status)
+
+    def _channel_status(self, event: Any) -> None:
+        state, reason = str(getattr(event, "state", "")), str(getattr(event, "reason", ""))
+        problem = None
+        if state in ("error", "unavailable"):
+            problem = ("disconnected — " if state == "error" else "unavailable — ") + reason
+        self.set_channel_problem(str(getattr(event, "channel", "")), problem)
 
     def _busy(self, event: Any) -> None:
-        key = getattr(event, "session_key", "")
-        if key not in self._active:
-            self.set_working(key, True)
+        self.set_working(str(getattr(event, "turn_id", "")), True)
 
     def _idle(self, event: Any) -> None:
-        self.set_working(getattr(event, "session_key", ""), False)
+        self.set_working(str(getattr(event, "turn_id", "")), False)
 
     def _update(self) -> None:
         self.icon.setIcon(
@@ -215,6 +230,9 @@ class Tray(QObject):
             )
         elif self._unread:
             tip = f"nanobot — {self._unread} unread reminder{'s' if self._unread != 1 else ''}"
+        elif self._channel_problems:
+            name, problem = next(iter(self._channel_problems.items()))
+            tip = f"nanobot — {name}: {problem}"
         elif self._active:
             tip = "nanobot — working…"
         else:

@@ -188,3 +188,88 @@ def test_logs_go_beside_the_config(
     assert result.returncode == 0, result.stderr
     log = (config.parent / "logs" / "nanobot-desktop.log").read_text()
     assert "attempt 1 failed (server)" in log
+
+
+def test_agent_prints_the_message_tool_and_waits_for_subagent_reports(
+    scripted_server: ScriptedOpenAIServer, tmp_path: Path, isolated_env: Path
+) -> None:
+    """agent -m: what the ``message`` tool sends to the terminal is printed, and a subagent it
+    started reports back before the command exits (regression: both were lost)."""
+    main = [
+        Reply(
+            tool_calls=[
+                ("message", json.dumps({"content": "Working on it, one moment."})),
+                ("spawn", json.dumps({"task": "count to three", "label": "counting"})),
+            ]
+        ),
+        Reply("I started a background task."),
+        Reply("The background task counted to three."),
+    ]
+
+    def route(body: dict[str, object]) -> Reply:
+        messages = body["messages"]
+        assert isinstance(messages, list)
+        if "background worker" in str(messages[0].get("content")):
+            return Reply("one, two, three")
+        return main.pop(0)
+
+    scripted_server.route = route
+    config = custom_config(tmp_path, scripted_server.url)
+    result = run(["agent", "-m", "count in the background", "--config", str(config)], isolated_env)
+    assert result.returncode == 0, result.stderr
+    assert "[message] Working on it, one moment." in result.stdout
+    assert "I started a background task." in result.stdout
+    assert "[background task] The background task counted to three." in result.stdout
+
+
+def test_agent_hands_its_message_to_a_running_gateway(
+    scripted_server: ScriptedOpenAIServer, tmp_path: Path, isolated_env: Path
+) -> None:
+    """With a gateway running on the same config, ``agent -m`` streams the answer from the
+    gateway's agent (one session writer) and imports no LiteLLM of its own; commands work too;
+    a run for another workspace keeps to itself."""
+    import signal
+    import sys
+    import time
+
+    config = custom_config(tmp_path, scripted_server.url)
+    socket = config.parent / "run" / "agent.sock"
+    gateway = subprocess.Popen(
+        [CLI, "gateway", "--config", str(config)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=cli_env(isolated_env),
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not socket.exists():
+            assert gateway.poll() is None, gateway.communicate()
+            assert time.monotonic() < deadline, "the gateway did not open its socket"
+            time.sleep(0.1)
+        assert (socket.parent.stat().st_mode & 0o777) == 0o700
+        scripted_server.push(Reply("Answered by the gateway.", chunk=4))
+        result = subprocess.run(
+            [sys.executable, "-X", "importtime", "-m", "desktop", "agent", "-m", "hi",
+             "--config", str(config)],
+            capture_output=True, text=True, timeout=120, env=cli_env(isolated_env),
+        )  # fmt: skip
+        assert result.returncode == 0, result.stderr
+        assert result.stdout == "Answered by the gateway.\n"
+        imported = {line.rsplit("|", 1)[-1].strip() for line in result.stderr.splitlines()}
+        assert "litellm" not in imported and "pydantic" not in imported
+        lines = _session_lines(tmp_path)
+        assert [m.get("role") for m in lines[1:]] == ["user", "assistant"]
+        status = run(["agent", "-m", "/status", "--config", str(config)], isolated_env)
+        assert status.returncode == 0 and "Messages: 2" in status.stdout, status.stderr
+        other = tmp_path / "other-ws"
+        scripted_server.push(Reply("Answered here."))
+        own = run(["agent", "-m", "hi", "--config", str(config), "--workspace", str(other)],
+                  isolated_env)  # fmt: skip
+        assert own.returncode == 0 and own.stdout == "Answered here.\n", own.stderr
+        assert (other / "sessions").is_dir()
+    finally:
+        gateway.send_signal(signal.SIGINT)
+        out, err = gateway.communicate(timeout=30)
+    assert gateway.returncode == 0, err
+    assert not socket.exists(), "the socket is removed on exit"

@@ -48,8 +48,8 @@ CASES = [
         "anthropic",
         "anthropic/claude-opus-4-5",
     ),
-    ("claude-sonnet-4", "auto", {"anthropic"}, {}, "anthropic", "claude-sonnet-4"),
-    ("gpt-4o-mini", "auto", {"openai"}, {}, "openai", "gpt-4o-mini"),
+    ("claude-sonnet-4", "auto", {"anthropic"}, {}, "anthropic", "anthropic/claude-sonnet-4"),
+    ("gpt-4o-mini", "auto", {"openai"}, {}, "openai", "openai/gpt-4o-mini"),
     ("deepseek-chat", "auto", {"deepseek"}, {}, "deepseek", "deepseek/deepseek-chat"),
     ("deepseek/deepseek-chat", "auto", {"deepseek"}, {}, "deepseek", "deepseek/deepseek-chat"),
     ("gemini-2.5-pro", "auto", {"gemini"}, {}, "gemini", "gemini/gemini-2.5-pro"),
@@ -109,7 +109,7 @@ CASES = [
         "openai/some-model",
     ),
     # Keyword with no key anywhere: the matching provider is still named (so the error can say which key).
-    ("claude-opus-4-5", "auto", set(), {}, "anthropic", "claude-opus-4-5"),
+    ("claude-opus-4-5", "auto", set(), {}, "anthropic", "anthropic/claude-opus-4-5"),
 ]
 
 
@@ -172,3 +172,24 @@ def test_litellm_name_strips_gateway_vendor_prefix() -> None:
     """Gateways that take bare names drop the vendor part."""
     assert litellm_model_name(find_by_name("aihubmix"), "openai/gpt-4o") == "openai/gpt-4o"  # type: ignore[arg-type]
     assert litellm_model_name(find_by_name("aihubmix"), "anthropic/claude-x") == "openai/claude-x"  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("model", "provider"),
+    [
+        ("claude-3-5-haiku-20241022", "anthropic"),  # retired: not in LiteLLM's table
+        ("claude-future-9", "anthropic"),
+        ("gpt-future-9", "openai"),
+        ("anthropic/claude-sonnet-4", "anthropic"),
+    ],
+)
+def test_models_litellm_does_not_list_still_route_to_their_provider(
+    model: str, provider: str
+) -> None:
+    """LiteLLM's own routing (its real ``get_llm_provider``) finds the provider for names its
+    model table does not know, because we always name the provider."""
+    from desktop.core.providers.litellm_provider import import_litellm
+
+    choice = choose_provider(_config(model, "auto"), has_key=lambda n: n == provider)
+    _name, routed_provider, *_ = import_litellm().get_llm_provider(choice.model)
+    assert choice.spec.name == provider and routed_provider == provider

@@ -537,3 +537,102 @@ def test_token_counting_works_offline(monkeypatch: pytest.MonkeyPatch) -> None:
         count_messages(messages + [{"role": "assistant", "content": "hello world " * 20}])
         > total + 20
     )
+
+
+# -- defects found by a new user (wire shape, truncation, error text) ----------------------
+async def test_every_message_on_the_wire_has_a_content_key(
+    scripted_server: ScriptedOpenAIServer,
+) -> None:
+    """An assistant message with tool calls and no text still carries ``content`` on the wire
+    (llama.cpp's chat template crashed on the missing key after answering HTTP 200)."""
+    messages: list[dict[str, Any]] = [
+        {"role": "user", "content": "What time is it?"},
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "clock", "arguments": "{}"}}
+            ],
+        },
+        {"role": "tool", "tool_call_id": "c1", "name": "clock", "content": "10:30"},
+    ]
+    provider = make_provider(scripted_server)
+    await provider.chat_stream(messages)
+    await provider.chat(messages)
+    for request in scripted_server.chat_requests():
+        sent = request.body["messages"]
+        assert all("content" in m for m in sent), sent
+        assert sent[1]["content"] == "" and sent[1]["tool_calls"][0]["id"] == "c1"
+
+
+async def test_a_stream_cut_off_without_a_finish_reason_is_retried(
+    scripted_server: ScriptedOpenAIServer,
+) -> None:
+    """The server ends the stream mid-answer without a finish reason: that attempt is an
+    error (retried with a reset), never a complete answer."""
+    scripted_server.push(Reply("Hello there, this will be cut", close_after=4), Reply("Whole."))
+    deltas: list[StreamDelta] = []
+    response = await make_provider(scripted_server).chat_stream(HELLO, on_delta=deltas.append)
+    assert response.content == "Whole." and response.attempts == 2
+    kinds = [d.kind for d in deltas]
+    assert "retry" in kinds and "reset" in kinds and kinds.index("retry") < kinds.index("reset")
+    after_reset = "".join(d.text for d in deltas[kinds.index("reset") + 1 :] if d.kind == "text")
+    assert after_reset == "Whole."
+
+
+async def test_a_stream_always_cut_off_fails_with_a_clear_sentence(
+    scripted_server: ScriptedOpenAIServer,
+) -> None:
+    """Every attempt cut off: a retryable connection error, one sentence for the person."""
+    for _ in range(4):
+        scripted_server.push(Reply("Half an ans", close_after=3))
+    with pytest.raises(LLMError) as caught:
+        await make_provider(scripted_server).chat_stream(HELLO)
+    assert caught.value.kind == "connection" and caught.value.attempts == 4
+    assert caught.value.message == (
+        "The connection to the model ended before the answer was complete."
+    )
+    assert len(scripted_server.chat_requests()) == 4
+
+
+async def test_retry_notices_say_what_happened_before_waiting(
+    scripted_server: ScriptedOpenAIServer,
+) -> None:
+    """Each retry is announced (attempt n of m, the delay, one sentence) as it happens."""
+    scripted_server.push(Fail(500, "overloaded"), Fail(503, "still overloaded"), Reply("ok"))
+    notices: list[StreamDelta] = []
+    await make_provider(scripted_server).chat_stream(
+        HELLO, on_delta=lambda d: notices.append(d) if d.kind == "retry" else None
+    )
+    assert [(n.attempt, n.max_attempts) for n in notices] == [(1, 4), (2, 4)]
+    assert [n.delay_s for n in notices] == list(FAST[:2])
+    assert notices[0].text == "The provider had a server error: overloaded."
+
+
+async def test_error_headline_is_one_sentence_and_details_keep_the_chain(
+    scripted_server: ScriptedOpenAIServer,
+) -> None:
+    """The person reads one sentence without LiteLLM's wrappers or a repeated headline; the
+    whole (redacted) text stays available as details."""
+    scripted_server.push(
+        Fail(401, "Incorrect API key provided", error_type="invalid_request_error")
+    )
+    with pytest.raises(LLMError) as caught:
+        await make_provider(scripted_server, api_key=SECRET).chat_stream(HELLO)
+    error = caught.value
+    assert error.message == "The provider rejected the API key: Incorrect API key provided."
+    assert "litellm" not in error.message.lower() and error.message.count(":") == 1
+    assert "AuthenticationError" in error.details and "HTTP 401" in error.details
+    assert SECRET not in error.details
+
+
+async def test_a_tool_name_repeated_in_every_chunk_is_not_concatenated(
+    scripted_server: ScriptedOpenAIServer,
+) -> None:
+    """llama.cpp repeats the function name in each streamed chunk; the call keeps one name."""
+    scripted_server.push(
+        Reply(tool_calls=[("read_file", '{"path": "notes/todo.md"}')], repeat_name=True)
+    )
+    response = await make_provider(scripted_server).chat_stream(HELLO, TOOLS)
+    [call] = response.tool_calls
+    assert call.name == "read_file" and call.arguments == {"path": "notes/todo.md"}

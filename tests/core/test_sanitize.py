@@ -34,7 +34,7 @@ def test_only_standard_keys_survive() -> None:
     out = sanitize_messages(messages)
     assert out[0] == {"role": "system", "content": "s"}
     assert out[1] == {"role": "user", "content": "u"}
-    assert out[2]["content"] is None and "reasoning_content" not in out[2]
+    assert out[2]["content"] == "" and "reasoning_content" not in out[2]
     assert out[3] == {"role": "tool", "content": "(no output)", "tool_call_id": "1", "name": "f"}
     assert out[4] == {"role": "assistant", "content": "(empty)"}
     assert messages[2]["content"] == ""  # input untouched

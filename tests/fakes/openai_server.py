@@ -34,6 +34,9 @@ class Reply:
         delay: Seconds between streamed chunks.
         stall_after: Stream this many chunks, then stall for ``stall_for`` seconds.
         reset_after: Stream this many chunks, then reset the connection.
+        close_after: Stream this many chunks, then end the response cleanly without a finish
+            reason, usage or ``[DONE]`` (a server that gave up mid-answer).
+        repeat_name: Repeat the tool name in every argument chunk (as llama.cpp does).
     """
 
     text: str = ""
@@ -46,6 +49,12 @@ class Reply:
     stall_after: int | None = None
     stall_for: float = 0.0
     reset_after: int | None = None
+    close_after: int | None = None
+    repeat_name: bool = False
+
+
+class _Closed(Exception):
+    """The scripted stream ends here, cleanly (see ``Reply.close_after``)."""
 
 
 @dataclass
@@ -223,7 +232,11 @@ class ScriptedOpenAIServer:
                     step.headers,
                 )
             elif body.get("stream"):
-                self._stream(handler, body, step)
+                try:
+                    self._stream(handler, body, step)
+                except _Closed:
+                    handler.wfile.flush()
+                    handler.close_connection = True
             else:
                 handler._json(200, self._completion(body, step))
         except (BrokenPipeError, ConnectionResetError, OSError):
@@ -278,6 +291,8 @@ class ScriptedOpenAIServer:
             if step.reset_after is not None and sent >= step.reset_after:
                 self._reset(handler)
                 return False
+            if step.close_after is not None and sent >= step.close_after:
+                raise _Closed
             if step.stall_after is not None and sent == step.stall_after:
                 self._sleep(step.stall_for)
             chunk = {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
@@ -315,7 +330,10 @@ class ScriptedOpenAIServer:
                         "tool_calls": [
                             {
                                 "index": index,
-                                "function": {"arguments": arguments[start : start + 8]},
+                                "function": {
+                                    "arguments": arguments[start : start + 8],
+                                    **({"name": name} if step.repeat_name else {}),
+                                },
                             }
                         ]
                     }

@@ -10,9 +10,11 @@ from PySide6.QtCore import SIGNAL
 from pytestqt.qtbot import QtBot
 
 from desktop.app import build_main_window, install_tabs
+from desktop.core.agent.approval_prefs import policy_from_prefs
 from desktop.core.config.prefs import PrefsStore
 from desktop.core.config.schema import Config
 from desktop.core.config.secrets import SecretStore
+from desktop.core.utils.tasks import TaskOwner
 from desktop.ui.chat.chat_tab import ChatTab
 from desktop.ui.memory import MemoryTab
 from desktop.ui.services import AppServices
@@ -30,9 +32,15 @@ def test_real_tabs_are_wired(
     )
     config = Config.model_validate({"agents": {"defaults": {"workspace": str(tmp_path / "ws")}}})
     (tmp_path / "ws").mkdir()
-    services = AppServices(config, tmp_path / "config.json", SecretStore())
     store = PrefsStore(prefs_path)
-    services.extras["prefs"] = store
+    owner = TaskOwner("prefs")
+    services = AppServices(
+        config,
+        tmp_path / "config.json",
+        SecretStore(),
+        policy=policy_from_prefs(store, owner),
+        prefs=store,
+    )
     window = build_main_window()
     qtbot.addWidget(window)
     install_tabs(window, services)
@@ -41,16 +49,25 @@ def test_real_tabs_are_wired(
     assert isinstance(window.tab("settings"), SettingsTab)
     assert isinstance(window.tab("skills"), SkillsTab)
     assert isinstance(window.tab("memory"), MemoryTab)
-    policy = chat.approval_gate.policy
+    policy = services.policy
     assert policy.mode == "autonomous" and policy.always_allowed == {"exec"}
-    assert len(services.extras["closers"]) == 3
+    assert services.closables[:4] == [
+        window.tab("chat"),
+        window.tab("settings"),
+        window.tab("skills"),
+        window.tab("memory"),
+    ]
     # the approval mode follows the preference, and policy changes are saved to desktop.json
     store.update(approval_mode="ask")
     assert policy.mode == "ask"
     policy.allow_always("mcp_time_get_current_time")
-    run_async(qtbot, qloop, asyncio.sleep(0.3))
-    saved = json.loads(prefs_path.read_text())
-    assert saved["alwaysAllowedTools"] == ["exec", "mcp_time_get_current_time"]
+    qtbot.waitUntil(
+        lambda: (
+            json.loads(prefs_path.read_text()).get("alwaysAllowedTools")
+            == ["exec", "mcp_time_get_current_time"]
+        ),
+        timeout=5_000,
+    )
     # the window's requests (Ctrl+N, Ctrl+K, Esc, a clicked reminder) reach the chat tab
     for signal in (
         "newChatRequested()",
@@ -62,5 +79,5 @@ def test_real_tabs_are_wired(
         assert window.receivers(SIGNAL(signal)) >= 1, signal
     window.openSessionRequested.emit("desktop:from-a-reminder")
     qtbot.waitUntil(lambda: chat.current == "desktop:from-a-reminder", timeout=5000)
-    for close in services.extras["closers"]:
-        run_async(qtbot, qloop, close())
+    run_async(qtbot, qloop, services.aclose_tabs())
+    run_async(qtbot, qloop, owner.aclose())

@@ -368,7 +368,7 @@ def test_desktop_app_starts_and_shuts_down(
         services = app.starter.services
         assert services is not None and tabs == [services]
         assert services.agent is not None and services.cron is not None
-        assert services.extras["prefs"] is app.prefs
+        assert services.prefs is app.prefs
         assert window.status_label.text().startswith("ready — any-name")
         assert app.tray is None and window.hide_on_close is False  # offscreen: no tray
         app.tray = Tray()  # close-to-tray follows the preference once a tray exists
@@ -384,7 +384,7 @@ def test_desktop_app_starts_and_shuts_down(
         agent = services.agent
         with qtbot.waitSignal(window.shuttingDown, timeout=1000):
             run_async(qtbot, qloop, app.shutdown(), timeout_ms=20_000)
-        assert agent._consumer is None  # stopped
+        assert not agent.running  # stopped
         assert not window.isVisible()
         saved = json.loads((config.parent / "desktop.json").read_text())
         assert saved["windowGeometry"] and saved["extra"] == 1 and saved["closeToTray"] is True

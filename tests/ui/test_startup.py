@@ -105,6 +105,6 @@ def test_agent_starts_and_outbound_reaches_the_bridge(
         run_async(qtbot, qloop, bus.publish_outbound(OutboundMessage("telegram", "42", "not here")))
         agent = services.agent
         run_async(qtbot, qloop, starter.stop(), timeout_ms=20_000)
-        assert agent._consumer is None
+        assert not agent.running
         assert services.agent is None and starter.runtime is None
-        assert not starter._tasks
+        assert not starter.tasks.tasks and starter.tasks.closed

@@ -12,7 +12,7 @@ import pytest
 from PySide6.QtGui import QColor
 from pytestqt.qtbot import QtBot
 
-from desktop.core.bus.events import RunError, TextDelta, ToolCallStarted, TurnFinished
+from desktop.core.bus.events import TurnFailed, TurnFinished, TurnStarted, TurnStopped
 from desktop.core.cron.service import CronService
 from desktop.core.cron.types import CronPayload, CronSchedule
 from desktop.ui.bridge import CoreBridge
@@ -103,17 +103,20 @@ def test_tray_actions_emit(tray: Tray, qtbot: QtBot) -> None:
 
 
 def test_tray_state_follows_the_agent(tray: Tray) -> None:
-    """Deltas and tool calls mean working; the end of every running turn means idle; unread wins."""
+    """A turn's start means working; its end (finished, stopped or failed) idle; unread wins."""
     bridge = CoreBridge()
     tray.attach(bridge)
     assert tray.state == "idle"
-    bridge.deliver(TextDelta("desktop:a", "Hel"))
+    bridge.deliver(TurnStarted("t1", "desktop:a", "message", "desktop", "a", "hi"))
     assert tray.state == "working" and "working" in tray.icon.toolTip()
-    bridge.deliver(ToolCallStarted("desktop:b", "c1", "exec", {"command": "ls"}))
-    bridge.deliver(TurnFinished("desktop:a", "Hello"))
-    assert tray.state == "working"  # b still runs
-    bridge.deliver(RunError("desktop:b", "boom"))
-    assert tray.state == "idle"
+    bridge.deliver(TurnStarted("t2", "desktop:b", "cron", "desktop", "b", "stretch"))
+    bridge.deliver(TurnStarted("t3", "desktop:c", "message", "desktop", "c", "long"))
+    bridge.deliver(TurnFinished("t1", "desktop:a", "Hello"))
+    assert tray.state == "working"  # b and c still run
+    bridge.deliver(TurnFailed("t2", "desktop:b", "boom"))
+    assert tray.state == "working"
+    bridge.deliver(TurnStopped("t3", "desktop:c", "partial"))
+    assert tray.state == "idle", "a stopped turn clears the working dot"
     tray.set_unread(2)
     assert tray.state == "attention" and "2 unread reminders" in tray.icon.toolTip()
     tray.set_unread(0)

@@ -411,3 +411,81 @@ def _agent_ready(home: Path) -> bool:
         return len(json.loads(jobs.read_text())["jobs"]) > 1
     except (OSError, ValueError, KeyError):
         return False
+
+
+def test_a_reminder_asked_for_in_chat_fires_in_the_running_app(
+    xsession: XSession, tmp_path: Path
+) -> None:
+    """The person types a request in the Chat tab; the model schedules it with the cron tool
+    (the tool runs in a worker thread); a few seconds later the reminder turn runs and its
+    answer reaches the notification daemon. Regression: the scheduler lost its timer when a
+    job was added from a thread, so this reminder never fired."""
+    from datetime import datetime, timedelta
+
+    def route(body: dict[str, object]) -> Reply:
+        messages = body["messages"]
+        assert isinstance(messages, list)
+        last = messages[-1]
+        text = str(last.get("content"))
+        if "scheduled task" in text.lower():  # the reminder turn (templates/agent/cron_reminder.md)
+            return Reply("Time for a glass of water!")
+        if last.get("role") == "tool":
+            return Reply("I will remind you in a few seconds.")
+        when = (datetime.now().astimezone() + timedelta(seconds=6)).isoformat(timespec="seconds")
+        arguments = json.dumps({"action": "add", "message": "Drink water", "at": when})
+        return Reply(tool_calls=[("cron", arguments)])
+
+    server = ScriptedOpenAIServer().start()
+    server.route = route
+    home = tmp_path / "home"
+    # No job in the file this time: the only reminder is the one asked for in chat.
+    far = int((time.time() + 86_400) * 1000)
+    _write_workspace(home, server.url, far)
+    env = cli_env(
+        home,
+        QT_QPA_PLATFORM="xcb",
+        PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring",
+        NANOBOT_DESKTOP_BENCH="1",
+    )
+    env.update(
+        DISPLAY=xsession.env["DISPLAY"],
+        DBUS_SESSION_BUS_ADDRESS=xsession.env["DBUS_SESSION_BUS_ADDRESS"],
+    )
+    app = subprocess.Popen(
+        [CLI], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        assert app.stdout is not None
+        assert app.stdout.readline().startswith("first-paint"), app.communicate(timeout=10)
+        _wait(lambda: _agent_ready(home), 60, "the agent and scheduler")
+        window = xsession.run("xdotool", "search", "--name", "^nanobot Desktop$").split()
+        assert window, "main window not found"
+        xsession.run("xdotool", "windowfocus", "--sync", window[0])
+        xsession.run("xdotool", "key", "ctrl+1")
+        time.sleep(0.5)
+        xsession.run("xdotool", "type", "--delay", "20", "Remind me in a few seconds to drink")
+        xsession.run("xdotool", "key", "Return")
+
+        def scheduled() -> bool:
+            jobs = json.loads((home / "workspace" / "cron" / "jobs.json").read_text())["jobs"]
+            return any(j.get("payload", {}).get("message") == "Drink water" for j in jobs)
+
+        _wait(scheduled, 30, "the cron tool to store the job")
+
+        def notified() -> bool:
+            text = xsession.monitor_log.read_text(errors="replace")
+            return "member=Notify" in text and "glass of water" in text
+
+        _wait(notified, 60, "the chat reminder's notification")
+        _shot(xsession, "chat-reminder")
+        jobs = json.loads((home / "workspace" / "cron" / "jobs.json").read_text())["jobs"]
+        assert not any(j.get("payload", {}).get("message") == "Drink water" for j in jobs)
+        app.send_signal(signal.SIGINT)
+        _, err = app.communicate(timeout=30)
+        assert app.returncode == 0, err
+        assert "Traceback" not in err
+    finally:
+        if app.poll() is None:
+            app.kill()
+            app.wait()
+        server.stop()

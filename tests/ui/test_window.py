@@ -20,7 +20,7 @@ HEAVY = (
     "litellm",
     "desktop.core.agent",
     "desktop.core.providers",
-    "desktop.core.runtime",
+    "desktop.core.assembly",
     "desktop.core.config.loader",
     "desktop.core.config.schema",
     "pydantic",

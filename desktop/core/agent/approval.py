@@ -13,9 +13,10 @@ This module is Qt-free; the prompt lives in ``desktop.ui.chat``.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
@@ -66,6 +67,7 @@ class ApprovalRequest:
         reason: Why approval is needed, for the person ("runs a shell command").
         channel: Channel of the conversation.
         chat_id: Chat within the channel.
+        turn_id: The turn the call belongs to (call ids are unique within a turn only).
     """
 
     session_key: str
@@ -75,6 +77,7 @@ class ApprovalRequest:
     reason: str
     channel: str = "desktop"
     chat_id: str = ""
+    turn_id: str = ""
 
 
 class Approver(Protocol):
@@ -187,18 +190,56 @@ class ApprovalPolicy:
             self.allow_for_session(request.session_key, request.tool)
 
 
+TIMED_OUT_RESULT = (
+    "Not executed: nobody answered the approval request for this {tool} call within "
+    "{minutes} minute(s), so it was treated as denied. Continue without it, or ask the person."
+)
+
+
+@dataclass(frozen=True)
+class _Registered:
+    approver: Approver
+    channels: frozenset[str] | None
+
+
 class ApprovalGate:
     """What the runner consults before each tool call.
 
+    The person is asked through every registered approver that serves the call's channel
+    (the desktop window serves all channels; a chat channel serves its own chats); the first
+    answer wins and the other prompts are withdrawn.
+
     Args:
         policy: The rules and remembered answers.
-        approver: Who asks the person; ``None`` means nobody can be asked, and calls that need
-            approval are refused with :data:`NO_APPROVER_RESULT` (unless the policy allows).
+        timeout_s: An unanswered request counts as denied after this many seconds
+            (``None``: wait until answered or the turn is stopped).
     """
 
-    def __init__(self, policy: ApprovalPolicy, approver: Approver | None = None) -> None:
+    def __init__(self, policy: ApprovalPolicy, *, timeout_s: float | None = 600.0) -> None:
         self.policy = policy
-        self.approver = approver
+        self.timeout_s = timeout_s
+        self._approvers: list[_Registered] = []
+
+    def add_approver(
+        self, approver: Approver, *, channels: Iterable[str] | None = None
+    ) -> Callable[[], None]:
+        """Ask ``approver`` for calls in ``channels`` (``None``: every channel).
+
+        Returns:
+            A function that removes it again.
+        """
+        entry = _Registered(approver, None if channels is None else frozenset(channels))
+        self._approvers.append(entry)
+
+        def remove() -> None:
+            if entry in self._approvers:
+                self._approvers.remove(entry)
+
+        return remove
+
+    def approvers_for(self, channel: str) -> list[Approver]:
+        """The approvers that can answer for ``channel``."""
+        return [e.approver for e in self._approvers if e.channels is None or channel in e.channels]
 
     def needs_approval(self, tool: str, arguments: dict[str, Any], ctx: ToolContext) -> str | None:
         """The reason to ask about this call, or ``None`` when it may run."""
@@ -212,12 +253,13 @@ class ApprovalGate:
     ) -> str | None:
         """``None`` when the call may run, else the tool result text explaining the refusal.
 
-        Awaits the approver when needed; cancelling the turn cancels the wait.
+        Awaits the approvers when needed; cancelling the turn cancels the wait.
         """
         reason = self.needs_approval(tool, arguments, ctx)
         if reason is None:
             return None
-        if self.approver is None:
+        approvers = self.approvers_for(ctx.channel)
+        if not approvers:
             return NO_APPROVER_RESULT.format(tool=tool)
         request = ApprovalRequest(
             origin_session(ctx.session_key),
@@ -227,32 +269,27 @@ class ApprovalGate:
             reason,
             ctx.channel,
             ctx.chat_id,
+            ctx.turn_id,
         )
-        decision = Decision(await self.approver.request_approval(request))
+        asks = [asyncio.ensure_future(a.request_approval(request)) for a in approvers]
+        try:
+            done, _ = await asyncio.wait(
+                asks, timeout=self.timeout_s, return_when=asyncio.FIRST_COMPLETED
+            )
+        finally:
+            for ask in asks:
+                ask.cancel()
+            await asyncio.gather(*asks, return_exceptions=True)
+        answers = [t for t in done if not t.cancelled() and t.exception() is None]
+        if not answers:
+            if not done:  # nobody answered in time
+                log.info("approval for %s in %s timed out", tool, request.session_key)
+                minutes = max(1, round((self.timeout_s or 0) / 60))
+                return TIMED_OUT_RESULT.format(tool=tool, minutes=minutes)
+            error = next(iter(done)).exception()
+            log.error("approval prompt failed", exc_info=error)
+            return NO_APPROVER_RESULT.format(tool=tool)
+        decision = Decision(answers[0].result())
         self.policy.record(request, decision)
         log.info("approval for %s in %s: %s", tool, request.session_key, decision.value)
         return None if decision.allows else DENIED_RESULT.format(tool=tool)
-
-
-def install_gate(agent: Any, gate: ApprovalGate | None) -> None:
-    """Make ``agent`` (an AgentLoop) and its subagents consult ``gate`` before tool calls.
-
-    Sets ``agent.tools.approval`` and wraps the subagent tool factory so every registry a
-    subagent gets carries the gate too. ``None`` removes the gate. Idempotent.
-    """
-    agent.tools.approval = gate
-    subagents = getattr(agent, "subagents", None)
-    if subagents is None:
-        return
-    factory = getattr(subagents, "tools_factory", None)
-    base = getattr(factory, "__wrapped_factory__", factory)
-    if base is None:
-        return
-
-    def gated() -> Any:
-        registry = base()
-        registry.approval = gate
-        return registry
-
-    gated.__wrapped_factory__ = base  # type: ignore[attr-defined]
-    subagents.tools_factory = gated

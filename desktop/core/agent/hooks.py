@@ -23,6 +23,7 @@ class HookContext:
 
     Attributes:
         session_key: The conversation.
+        turn_id: The turn's id (carried by its events); ``""`` outside a turn (Dream).
         iteration: 1-based model call number within the run.
         messages: The run's request messages so far (system + history + new ones).
         added: Messages this run produced, in order (what the session must persist).
@@ -30,6 +31,7 @@ class HookContext:
     """
 
     session_key: str
+    turn_id: str = ""
     iteration: int = 0
     messages: list[dict[str, Any]] = field(default_factory=list)
     added: list[dict[str, Any]] = field(default_factory=list)

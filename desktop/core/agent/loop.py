@@ -1,55 +1,142 @@
-"""AgentLoop: turns inbound messages into agent runs, one at a time per session.
+"""AgentLoop: turns inbound messages into agent turns, one at a time per session.
 
-Sessions run concurrently up to a bound (default 3). Slash commands are handled here. The
-user message is saved before the model is called; tool calls and results are checkpointed
-as they happen; an interrupted turn is repaired before the next one starts.
+Sessions run concurrently up to a bound (default 3); messages for a busy session wait their
+turn in arrival order. Slash commands are answered at once, never queued behind a turn.
+
+Every turn, whatever started it (a message on any channel, a cron job, the heartbeat, a
+subagent report), emits one complete lifecycle on the bus: :class:`TurnStarted`, its in-turn
+events, then exactly one of :class:`TurnFinished`, :class:`TurnStopped` or :class:`TurnFailed`.
+The user message is saved before the model is called; tool calls and results are checkpointed
+as they happen; a stopped turn keeps the text it had streamed; a failed turn stays pending so
+it can be retried.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+import uuid
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, Protocol
 
-from desktop.core.agent.commands import help_text, parse_command
+from desktop.core.agent.commands import Command, help_text, parse_command
 from desktop.core.agent.context import ContextBuilder
 from desktop.core.agent.hooks import AgentHook, CompositeHook, HookContext
 from desktop.core.agent.observers import EventHook, ProgressHook
 from desktop.core.agent.runner import AgentRunner, estimate_request
-from desktop.core.bus.events import InboundMessage, OutboundMessage, RunError, TurnFinished
+from desktop.core.agent.work import RunningTurn, SessionWork
+from desktop.core.bus.events import (
+    CLI_CHANNEL,
+    DESKTOP_CHANNEL,
+    SYSTEM_CHANNEL,
+    InboundMessage,
+    OutboundMessage,
+    SessionChanged,
+    TurnFailed,
+    TurnFinished,
+    TurnSource,
+    TurnStarted,
+    TurnStopped,
+)
 from desktop.core.bus.queue import MessageBus
 from desktop.core.config.loader import config_origin
 from desktop.core.config.schema import Config
-from desktop.core.providers.base import LLMError, LLMProvider
+from desktop.core.providers.base import LLMError, LLMProvider, StreamDelta
 from desktop.core.security.paths import default_protected_paths
 from desktop.core.session.manager import Session, SessionManager
 from desktop.core.tools.base import ToolContext
 from desktop.core.tools.registry import ToolRegistry
 from desktop.core.utils.atomic import set_aside
+from desktop.core.utils.tasks import TaskOwner
 
 log = logging.getLogger(__name__)
 
-SYSTEM_CHANNEL = "system"
-QUIET_CHANNELS = {
-    "cli",
-    "desktop",
-    "heartbeat",
-    SYSTEM_CHANNEL,
-}  # front ends that render typed events instead
+# Channels whose front ends render a turn from its events; every other channel gets the
+# answer as an outbound message (and progress messages while the turn runs).
+EVENT_CHANNELS = frozenset({DESKTOP_CHANNEL, CLI_CHANNEL, "heartbeat", SYSTEM_CHANNEL})
+EMPTY_REPLY = "The model returned no answer, even when asked again without tools."
+BUG_REPLY = "Something went wrong on our side; the details are in the log."
+
+CommandHandler = Callable[[str, str], Awaitable[str | None]]
+"""Answers a slash command (``name``, ``argument``) or returns ``None`` when it is not its."""
+
+
+class Consolidation(Protocol):
+    """Keeps sessions inside the context budget (the memory Consolidator)."""
+
+    async def maybe_consolidate(self, session: Session) -> bool:
+        """Archive old turns when the next request would be too large."""
+        ...
+
+    async def archive_all(self, session: Session) -> None:
+        """Archive everything not yet archived (``/new``)."""
+        ...
+
+
+class Connector(Protocol):
+    """Something to connect before a turn (MCP servers, connected lazily)."""
+
+    async def ensure_connected(self) -> None:
+        """Connect what is configured and not yet connected."""
+        ...
+
+
+class ApprovalCheck(Protocol):
+    """Asked before risky tool calls (the approval gate)."""
+
+    async def check(
+        self, call_id: str, tool: str, arguments: dict[str, Any], ctx: ToolContext
+    ) -> str | None:
+        """``None``: the call may run; else the refusal text the model reads."""
+        ...
+
+
+@dataclass(frozen=True)
+class TurnOutcome:
+    """How a turn ended.
+
+    Attributes:
+        turn_id: The id its events carried.
+        status: ``finished``, ``stopped`` or ``failed``.
+        content: The answer (``finished``), the streamed part (``stopped``), or ``""``.
+        error: The failure (``failed``).
+        message_sent: The ``message`` tool already delivered an answer to the chat.
+    """
+
+    turn_id: str
+    status: Literal["finished", "stopped", "failed"]
+    content: str = ""
+    error: LLMError | None = None
+    message_sent: bool = False
 
 
 class _CheckpointHook(AgentHook):
     """Saves the session whenever the runner says new messages must survive a crash."""
 
-    def __init__(self, loop: "AgentLoop", session: Session) -> None:
-        self.loop = loop
+    def __init__(self, sessions: SessionManager, session: Session) -> None:
+        self.sessions = sessions
         self.session = session
 
     async def on_checkpoint(self, ctx: HookContext) -> None:
         self.session.checkpoint(ctx.added)
-        await asyncio.to_thread(self.loop.sessions.save, self.session)
+        await asyncio.to_thread(self.sessions.save, self.session)
+
+
+class _PartialHook(AgentHook):
+    """Keeps the text the current model call has streamed (what a stopped turn keeps)."""
+
+    def __init__(self, turn: RunningTurn) -> None:
+        self.turn = turn
+
+    async def on_stream(self, ctx: HookContext, delta: StreamDelta) -> None:
+        if delta.kind == "text":
+            self.turn.partial.append(delta.text)
+        elif delta.kind == "reset":
+            self.turn.partial.clear()
+
+    async def on_tool_started(self, ctx: HookContext, call: Any) -> None:
+        self.turn.partial.clear()  # that text is saved with the tool call already
 
 
 @dataclass
@@ -61,16 +148,11 @@ class SessionStats:
     last_context_tokens: int = 0
 
 
-@dataclass
-class TurnState:
-    """What the loop knows about a running turn."""
-
-    task: asyncio.Task[Any]
-    message_sent: bool = False
-
-
 class AgentLoop:
     """The agent: consumes the bus, runs turns, answers commands.
+
+    Every collaborator is passed in; nothing is attached afterwards (see
+    :mod:`desktop.core.assembly`, which builds it).
 
     Args:
         config: Loaded config.
@@ -79,26 +161,31 @@ class AgentLoop:
         sessions: Session storage.
         tools: Tools for the main agent.
         context: Request builder.
+        work: What runs per session (shared with the subagent manager).
+        owner: Owns the loop's tasks (the consumer, dispatches, background consolidation).
+        consolidation: Archives old turns of oversized sessions; ``None``: never.
+        connectors: Connected before every turn (MCP servers).
+        approval: Asked before risky tool calls; ``None``: nothing is asked.
+        commands: Handlers for slash commands the loop does not answer itself.
         max_concurrent: Sessions that may run at once.
-        on_new_session: Called with the old session on ``/new`` (memory archiving plugs in here).
-        before_turn: Awaited before every turn (e.g. connect MCP servers lazily).
-        consolidate: Archives old turns of an oversized session (the Consolidator); awaited
-            before a turn and run again in the background after it, under the session lock.
     """
 
     def __init__(
         self,
+        *,
         config: Config,
         provider: LLMProvider,
         bus: MessageBus,
         sessions: SessionManager,
         tools: ToolRegistry,
         context: ContextBuilder,
-        *,
+        work: SessionWork,
+        owner: TaskOwner,
+        consolidation: Consolidation | None = None,
+        connectors: Sequence[Connector] = (),
+        approval: ApprovalCheck | None = None,
+        commands: Sequence[CommandHandler] = (),
         max_concurrent: int = 3,
-        on_new_session: Callable[[Session], Any] | None = None,
-        before_turn: Callable[[], Awaitable[None]] | None = None,
-        consolidate: Callable[[Session], Awaitable[Any]] | None = None,
     ) -> None:
         self.config = config
         self.provider = provider
@@ -106,55 +193,51 @@ class AgentLoop:
         self.sessions = sessions
         self.tools = tools
         self.context = context
-        self.on_new_session = on_new_session
-        self.before_turn = before_turn
-        self.consolidate = consolidate
-        self.subagents: Any = None  # a SubagentManager, set by the factory
-        self.mcp: Any = None  # an MCPManager when MCP servers are configured
-        self.cron: Any = None  # the CronService (started by desktop.core.runtime)
-        self.heartbeat: Any = None  # the HeartbeatService the scheduler calls
-        self.closers: list[Callable[[], Awaitable[None]]] = []
-        # Answers commands the loop does not know (memory commands); None → help text.
-        self.extra_commands: Callable[[str, str], Awaitable[str | None]] | None = None
+        self.work = work
+        self.consolidation = consolidation
+        self.connectors = tuple(connectors)
+        self.approval = approval
+        self.commands = tuple(commands)
+        self._owner = owner
         self._semaphore = asyncio.Semaphore(max_concurrent)
         self._locks: dict[str, asyncio.Lock] = {}
-        self._turns: dict[str, TurnState] = {}
         self._stats: dict[str, SessionStats] = {}
-        self._children: dict[str, set[asyncio.Task[Any]]] = {}
         self._consumer: asyncio.Task[None] | None = None
-        self._dispatches: set[asyncio.Task[None]] = set()
-        self._background: set[asyncio.Task[None]] = set()
 
     # -- bus ------------------------------------------------------------------------------
     def start(self) -> None:
         """Start consuming inbound messages."""
         if self._consumer is None:
-            self._consumer = asyncio.create_task(self._consume(), name="agent-loop")
+            self._consumer = self._owner.spawn(self._consume(), name="consumer")
+
+    @property
+    def running(self) -> bool:
+        """Whether the loop consumes the bus."""
+        return self._consumer is not None and not self._consumer.done()
 
     async def stop(self) -> None:
-        """Cancel every running turn, subagent and the consumer, and wait for them."""
-        tasks = [t.task for t in self._turns.values()]
-        tasks.extend(task for children in self._children.values() for task in children)
-        tasks.extend(self._dispatches)
-        tasks.extend(self._background)
-        if self._consumer is not None:
-            tasks.append(self._consumer)
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        """Cancel the consumer, every running turn and background task, and wait for them."""
+        await self._owner.aclose()
         self._consumer = None
-        for close in self.closers:
-            try:
-                await close()
-            except Exception:
-                log.exception("closing %r failed", close)
+
+    @property
+    def background(self) -> list[asyncio.Task[Any]]:
+        """Dispatches and background consolidations still running (not the consumer)."""
+        return [t for t in self._owner.tasks if t is not self._consumer]
+
+    async def idle(self) -> None:
+        """Wait until dispatches and background consolidation have finished (tests, shutdown)."""
+        while True:
+            current = asyncio.current_task()
+            tasks = [t for t in self._owner.tasks if t is not self._consumer and t is not current]
+            if not tasks:
+                return
+            await asyncio.gather(*tasks, return_exceptions=True)
 
     async def _consume(self) -> None:
         while True:
             message = await self.bus.consume_inbound()
-            task = asyncio.create_task(self._dispatch(message), name=f"turn:{message.session_key}")
-            self._dispatches.add(task)
-            task.add_done_callback(self._dispatches.discard)
+            self._owner.try_spawn(self.dispatch(message), name=f"dispatch:{message.session_key}")
 
     @staticmethod
     def reply_target(message: InboundMessage) -> tuple[str, str]:
@@ -166,140 +249,92 @@ class AgentLoop:
             )
         return message.channel, message.chat_id
 
-    async def _dispatch(self, message: InboundMessage) -> None:
+    async def dispatch(self, message: InboundMessage) -> None:
+        """Answer one inbound message: a command at once, else a turn in its session."""
         channel, chat_id = self.reply_target(message)
-        hooks: list[AgentHook] = []
-        if channel not in QUIET_CHANNELS:
-            flags = self.config.channels
-            hooks.append(
-                ProgressHook(
-                    self.bus,
+        command = parse_command(message.content) if not message.media else None
+        if command is not None:
+            reply = await self.run_command(message.session_key, command)
+            await self.bus.publish_outbound(
+                OutboundMessage(
                     channel,
                     chat_id,
-                    progress=flags.send_progress,
-                    tool_hints=flags.send_tool_hints,
+                    reply,
+                    metadata={"command": command.name, "request_id": message.id},
                 )
             )
-        try:
-            reply = await self.handle(message, hook=CompositeHook(hooks))
-        except asyncio.CancelledError:
             return
-        except LLMError as exc:
-            reply = f"Sorry, the model call failed: {exc.message}"
-        except Exception:  # a bug must not kill the consumer
-            log.exception("turn failed for %s", message.session_key)
-            reply = "Sorry, something went wrong; the details are in the log."
-        if reply is not None:
-            await self.bus.publish_outbound(OutboundMessage(channel, chat_id, reply))
+        hook: AgentHook | None = None
+        if channel not in EVENT_CHANNELS:
+            flags = self.config.channels
+            hook = ProgressHook(
+                self.bus,
+                channel,
+                chat_id,
+                progress=flags.send_progress,
+                tool_hints=flags.send_tool_hints,
+            )
+        source: TurnSource = "subagent" if message.channel == SYSTEM_CHANNEL else "message"
+        outcome = await self.run_turn(message, source=source, hook=hook)
+        if channel in EVENT_CHANNELS or outcome.message_sent:
+            return
+        if outcome.status == "finished":
+            text = outcome.content
+        elif outcome.status == "failed" and outcome.error is not None:
+            text = f"Sorry, I could not answer: {outcome.error.message}"
+        else:
+            return
+        await self.bus.publish_outbound(
+            OutboundMessage(channel, chat_id, text, metadata={"turn_id": outcome.turn_id})
+        )
 
     def session_lock(self, key: str) -> asyncio.Lock:
         """The lock a session's turns run under (hold it to edit the session safely)."""
         return self._locks.setdefault(key, asyncio.Lock())
 
-    def track_child(self, session_key: str, task: asyncio.Task[Any]) -> None:
-        """Register a background task (a subagent) so ``/stop`` cancels it too."""
-        children = self._children.setdefault(session_key, set())
-        children.add(task)
-        task.add_done_callback(children.discard)
-
-    # -- entry points ---------------------------------------------------------------------
-    async def process_direct(
-        self,
-        content: str,
-        *,
-        session_key: str = "cli:direct",
-        channel: str = "cli",
-        chat_id: str = "direct",
-        media: list[str] | None = None,
-        hook: AgentHook | None = None,
-    ) -> str:
-        """Run one message and return the answer (CLI and GUI use this)."""
-        message = InboundMessage(
-            channel,
-            "user",
-            chat_id,
-            content,
-            media=list(media or []),
-            session_key_override=session_key,
-        )
-        return await self.handle(message, hook=hook) or ""
-
-    async def handle(self, message: InboundMessage, *, hook: AgentHook | None = None) -> str | None:
-        """Answer a command, or run a turn. Returns the reply to send (``None``: already sent)."""
-        command = parse_command(message.content) if not message.media else None
-        key = message.session_key
-        if command is not None:
-            if command.name == "/stop":
-                return await self.stop_session(key)
-            if command.name == "/help":
-                return help_text()
-            if command.name == "/status":
-                return await self.status_text(key)
-            if command.name == "/new":
-                return await self.new_session(key)
-            if self.extra_commands is not None:
-                reply = await self.extra_commands(command.name, command.argument)
-                if reply is not None:
-                    return reply
-            return help_text(command.name)
-        async with self.session_lock(key), self._semaphore:
-            task = asyncio.create_task(self._run_turn(message, hook))
-            state = TurnState(task)
-            self._turns[key] = state
-            try:
-                content = await task
-            except asyncio.CancelledError:
-                # Either /stop cancelled the turn, or our caller is cancelling us (shutdown).
-                await self._after_stop(key)
-                current = asyncio.current_task()
-                if current is not None and current.cancelling():
-                    raise
-                content = "Stopped."
-            finally:
-                self._turns.pop(key, None)
-        if state.message_sent:
-            return None
-        return content
+    def is_busy(self, key: str) -> bool:
+        """Whether a turn runs in ``key`` (the one source of truth for "busy")."""
+        return self.work.busy(key)
 
     # -- commands -------------------------------------------------------------------------
+    async def run_command(self, key: str, command: Command) -> str:
+        """Answer a slash command for session ``key``."""
+        if command.name == "/stop":
+            return await self.stop_session(key)
+        if command.name == "/help":
+            return help_text()
+        if command.name == "/status":
+            return await self.status_text(key)
+        if command.name == "/new":
+            return await self.new_session(key)
+        for handler in self.commands:
+            reply = await handler(command.name, command.argument)
+            if reply is not None:
+                return reply
+        return help_text(command.name)
+
     async def stop_session(self, key: str) -> str:
         """Cancel the session's running turn and its subagents."""
-        state = self._turns.get(key)
-        children = list(self._children.get(key, ()))
-        for task in children:
-            task.cancel()
-        if state is None and not children:
-            return "Nothing is running."
-        if state is not None:
-            state.task.cancel()
-            await asyncio.gather(state.task, return_exceptions=True)
-        await asyncio.gather(*children, return_exceptions=True)
-        return "Stopped."
-
-    async def _after_stop(self, key: str) -> None:
-        session = await asyncio.to_thread(self.sessions.get_or_create, key)
-        if session.repair():
-            await asyncio.to_thread(self.sessions.save, session)
+        return "Stopped." if await self.work.stop(key) else "Nothing is running."
 
     async def new_session(self, key: str) -> str:
-        """Archive (via ``on_new_session``) and start the session afresh."""
+        """Archive (memory) and start the session afresh; the old file is kept beside it."""
         await self.stop_session(key)
-        session = await asyncio.to_thread(self.sessions.get_or_create, key)
-        if self.on_new_session is not None and session.messages:
-            result = self.on_new_session(session)
-            if asyncio.iscoroutine(result):
-                await result
-        archived = len(session.messages)
-        path = self.sessions.path_for(key)
-        if archived and path.exists():
-            # The raw conversation is kept beside the session file, not thrown away.
+        async with self.session_lock(key):
+            session = await asyncio.to_thread(self.sessions.get_or_create, key)
+            if self.consolidation is not None and session.messages:
+                await self.consolidation.archive_all(session)
+            archived = len(session.messages)
+            path = self.sessions.path_for(key)
+            if archived and path.exists():
+                await asyncio.to_thread(self.sessions.save, session)
+                await asyncio.to_thread(set_aside, path, "archived")
+            session.messages.clear()
+            session.last_consolidated = 0
+            session.metadata.pop("title", None)
             await asyncio.to_thread(self.sessions.save, session)
-            await asyncio.to_thread(set_aside, path, "archived")
-        session.messages.clear()
-        session.last_consolidated = 0
-        session.metadata.pop("title", None)
-        await asyncio.to_thread(self.sessions.save, session)
         self._stats.pop(key, None)
+        await self.bus.emit(SessionChanged(key, "new"))
         return f"New conversation started ({archived} earlier message(s) set aside)."
 
     async def status_text(self, key: str) -> str:
@@ -309,47 +344,186 @@ class AgentLoop:
         session = await asyncio.to_thread(self.sessions.get_or_create, key)
         window = defaults.context_window_tokens
         fill = 100.0 * stats.last_context_tokens / window if window else 0.0
-        running = len(self._turns) + sum(len(c) for c in self._children.values())
         return "\n".join(
             [
                 f"Model: {self.provider.model}",
                 f"Tokens this session: {stats.prompt_tokens} in, {stats.completion_tokens} out",
                 f"Context: {stats.last_context_tokens} of {window} tokens ({fill:.0f}%)",
                 f"Messages: {len(session.messages)}",
-                f"Running tasks: {running}",
+                f"Running tasks: {self.work.running_count()}",
             ]
         )
 
+    # -- compatibility entry point --------------------------------------------------------
+    async def process_direct(
+        self,
+        content: str,
+        *,
+        session_key: str = "cli:direct",
+        channel: str = CLI_CHANNEL,
+        chat_id: str = "direct",
+        media: list[str] | None = None,
+        hook: AgentHook | None = None,
+    ) -> str:
+        """Run one message in this task and return the answer (the CLI uses this).
+
+        Commands return their reply. A stopped turn returns ``"Stopped."``.
+
+        Raises:
+            LLMError: The turn failed (it stays pending for a retry).
+        """
+        message = InboundMessage(
+            channel,
+            "user",
+            chat_id,
+            content,
+            media=list(media or []),
+            session_key_override=session_key,
+        )
+        command = parse_command(content) if not media else None
+        if command is not None:
+            return await self.run_command(session_key, command)
+        outcome = await self.run_turn(message, hook=hook)
+        if outcome.status == "failed":
+            assert outcome.error is not None
+            raise outcome.error
+        if outcome.status == "stopped":
+            return "Stopped."
+        return "" if outcome.message_sent else outcome.content
+
     # -- turns ----------------------------------------------------------------------------
-    def mark_message_sent(self, key: str) -> None:
-        """The ``message`` tool answered in this turn: don't send the final reply again."""
-        state = self._turns.get(key)
-        if state is not None:
-            state.message_sent = True
+    async def run_turn(
+        self,
+        message: InboundMessage,
+        *,
+        source: TurnSource = "message",
+        hook: AgentHook | None = None,
+        shown: str | None = None,
+        label: str = "",
+        extra: dict[str, Any] | None = None,
+    ) -> TurnOutcome:
+        """Run a turn for ``message`` in its session, in the calling task.
+
+        Waits while another turn runs in the session. Emits the turn's whole lifecycle.
+
+        Args:
+            message: What to answer.
+            source: What started the turn (for front ends).
+            hook: Extra observer (the CLI prints through one).
+            shown: What front ends show as the turn's request (default: the message text);
+                also saved as the user message's ``display`` when it differs.
+            label: A short label for front ends (a job's name).
+            extra: More keys for the saved user message.
+
+        Raises:
+            asyncio.CancelledError: The calling task was cancelled (shutdown); the turn ended
+                as stopped first. A ``/stop`` does not raise: it returns ``stopped``.
+        """
+        key = message.session_key
+        turn_id = uuid.uuid4().hex[:12]
+        async with self.session_lock(key), self._semaphore:
+            turn = RunningTurn(turn_id, key, task=asyncio.current_task())
+            self.work.begin(turn)
+            channel, chat_id = self.reply_target(message)
+            display = message.content if shown is None else shown
+            await self.bus.emit(
+                TurnStarted(
+                    turn_id,
+                    key,
+                    source,
+                    channel,
+                    chat_id,
+                    display,
+                    tuple(message.media),
+                    message.id,
+                    label,
+                )
+            )
+            saved = dict(extra or {})
+            if shown is not None and shown != message.content:
+                saved["display"] = shown
+            try:
+                content = await self._turn(message, turn, hook, saved)
+            except asyncio.CancelledError:
+                self.work.end(turn)
+                task = asyncio.current_task()
+                if turn.answer is not None:  # stopped after the answer was saved: finished
+                    await self.bus.emit(TurnFinished(turn_id, key, turn.answer))
+                    if turn.stop_requested and task is not None:
+                        task.uncancel()
+                        return TurnOutcome(
+                            turn_id, "finished", turn.answer, None, turn.message_sent
+                        )
+                    raise
+                partial = turn.partial_text
+                await self._keep_stopped(key, partial)
+                await self.bus.emit(TurnStopped(turn_id, key, partial))
+                if turn.stop_requested and task is not None:
+                    task.uncancel()
+                    return TurnOutcome(turn_id, "stopped", partial, None, turn.message_sent)
+                raise
+            except LLMError as exc:
+                self.work.end(turn)
+                await self.bus.emit(
+                    TurnFailed(turn_id, key, exc.message, exc.kind, exc.details, pending=True)
+                )
+                return TurnOutcome(turn_id, "failed", "", exc, turn.message_sent)
+            except Exception as exc:  # a bug must not kill the caller; say so, keep the turn
+                self.work.end(turn)
+                log.exception("turn %s in %s failed", turn_id, key)
+                details = f"{type(exc).__name__}: {exc}"
+                error = LLMError(BUG_REPLY, kind="unknown", details=details)
+                await self.bus.emit(TurnFailed(turn_id, key, BUG_REPLY, "unknown", details))
+                return TurnOutcome(turn_id, "failed", "", error, turn.message_sent)
+            self.work.end(turn)
+            await self.bus.emit(TurnFinished(turn_id, key, content))
+            return TurnOutcome(turn_id, "finished", content, None, turn.message_sent)
+
+    async def _keep_stopped(self, key: str, partial: str) -> None:
+        """A stopped turn keeps what it streamed (shielded: this runs while cancelling)."""
+
+        async def keep() -> None:
+            session = await asyncio.to_thread(self.sessions.get_or_create, key)
+            session.stop_turn(partial)
+            await asyncio.to_thread(self.sessions.save, session)
+
+        try:
+            await asyncio.shield(keep())
+        except asyncio.CancelledError:
+            pass  # the save itself was shielded and completes in the background
+        except Exception:
+            log.exception("saving the stopped turn of %s failed", key)
 
     def _consolidate_later(self, key: str) -> None:
         """Consolidate the session in the background once the turn has released its lock."""
-        if self.consolidate is None:
+        consolidation = self.consolidation
+        if consolidation is None:
             return
-        consolidate = self.consolidate
 
         async def run() -> None:
             async with self.session_lock(key):
                 try:
-                    await consolidate(await asyncio.to_thread(self.sessions.get_or_create, key))
+                    session = await asyncio.to_thread(self.sessions.get_or_create, key)
+                    await consolidation.maybe_consolidate(session)
                 except Exception:
                     log.exception("background consolidation of %s failed", key)
 
-        task = asyncio.create_task(run(), name=f"consolidate:{key}")
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)
+        self._owner.try_spawn(run(), name=f"consolidate:{key}")
 
-    async def _run_turn(self, message: InboundMessage, hook: AgentHook | None) -> str:
+    async def _turn(
+        self,
+        message: InboundMessage,
+        turn: RunningTurn,
+        hook: AgentHook | None,
+        saved: dict[str, Any],
+    ) -> str:
         key = message.session_key
-        if self.before_turn is not None:
-            await self.before_turn()
+        for connector in self.connectors:
+            await connector.ensure_connected()
         channel, chat_id = self.reply_target(message)
-        extra: dict[str, Any] = {"media": list(message.media)} if message.media else {}
+        extra: dict[str, Any] = dict(saved)
+        if message.media:
+            extra["media"] = list(message.media)
         if message.channel == SYSTEM_CHANNEL:
             extra["subagent"] = message.metadata.get("subagent", True)
         session = await asyncio.to_thread(self.sessions.get_or_create, key)
@@ -357,11 +531,9 @@ class AgentLoop:
             await asyncio.to_thread(self.sessions.save, session)
         session.begin_turn(message.content, **extra)
         await asyncio.to_thread(self.sessions.save, session)  # saved before any model call
-        if self.consolidate is not None:
-            await self.consolidate(session)
-        history = session.get_history()[
-            :-1
-        ]  # the new message goes in below, with its runtime block
+        if self.consolidation is not None:
+            await self.consolidation.maybe_consolidate(session)
+        history = session.get_history()[:-1]  # the new message goes in below, with its runtime
         defaults = self.config.agents.defaults
         messages = await asyncio.to_thread(
             self.context.build_messages,
@@ -373,7 +545,8 @@ class AgentLoop:
         )
         hooks = CompositeHook(
             [
-                _CheckpointHook(self, session),
+                _CheckpointHook(self.sessions, session),
+                _PartialHook(turn),
                 EventHook(self.bus, context_window=defaults.context_window_tokens),
             ]
         )
@@ -386,6 +559,7 @@ class AgentLoop:
             max_iterations=defaults.max_tool_iterations,
             context_window=defaults.context_window_tokens,
             max_tokens=defaults.max_tokens,
+            approval=self.approval,
         )
         ctx = ToolContext(
             workspace=self.context.workspace,
@@ -396,15 +570,16 @@ class AgentLoop:
             protected_paths=default_protected_paths(
                 self.context.workspace, config_origin(self.config).path
             ),
+            turn_id=turn.turn_id,
         )
-        try:
-            result = await runner.run(messages, ctx, session_key=key)
-        except LLMError as exc:
-            # The turn stays pending (user message saved, marker set): a retry can re-run it,
-            # and the next new message repairs the session first.
-            await self.bus.emit(RunError(key, exc.message, exc.kind))
-            raise
+        result = await runner.run(messages, ctx, session_key=key, turn_id=turn.turn_id)
+        if result.stop_reason == "empty":
+            # Not an answer: the turn stays pending (Retry), nothing is saved as final.
+            session.checkpoint(result.added)
+            await asyncio.to_thread(self.sessions.save, session)
+            raise LLMError(EMPTY_REPLY, kind="empty_reply", details="empty reply after retries")
         session.finish_turn(result.added)
+        turn.answer = result.content  # from here on a stop changes nothing
         await asyncio.to_thread(self.sessions.save, session)
         self._consolidate_later(key)
         stats = self._stats.setdefault(key, SessionStats())
@@ -413,5 +588,4 @@ class AgentLoop:
         stats.last_context_tokens = await asyncio.to_thread(
             estimate_request, messages, self.tools.definitions()
         )
-        await self.bus.emit(TurnFinished(key, result.content))
         return result.content

@@ -6,6 +6,7 @@ import json
 
 from desktop.core.agent.hooks import AgentHook, HookContext
 from desktop.core.bus.events import (
+    ModelRetrying,
     OutboundMessage,
     ReasoningDelta,
     StreamReset,
@@ -41,17 +42,25 @@ class EventHook(AgentHook):
         return True
 
     async def on_stream(self, ctx: HookContext, delta: StreamDelta) -> None:  # noqa: D102
+        turn, key = ctx.turn_id, ctx.session_key
         if delta.kind == "text":
-            await self.bus.emit(TextDelta(ctx.session_key, delta.text))
+            await self.bus.emit(TextDelta(turn, key, delta.text))
         elif delta.kind == "reasoning":
-            await self.bus.emit(ReasoningDelta(ctx.session_key, delta.text))
+            await self.bus.emit(ReasoningDelta(turn, key, delta.text))
+        elif delta.kind == "retry":
+            await self.bus.emit(
+                ModelRetrying(
+                    turn, key, delta.text, delta.attempt, delta.max_attempts, delta.delay_s
+                )
+            )
         else:
-            await self.bus.emit(StreamReset(ctx.session_key))
+            await self.bus.emit(StreamReset(turn, key))
 
     async def on_stream_end(self, ctx: HookContext, response: LLMResponse) -> None:  # noqa: D102
         usage = response.usage
         await self.bus.emit(
             UsageReport(
+                ctx.turn_id,
                 ctx.session_key,
                 usage.prompt_tokens,
                 usage.completion_tokens,
@@ -63,7 +72,7 @@ class EventHook(AgentHook):
 
     async def on_tool_started(self, ctx: HookContext, call: ToolCallRequest) -> None:  # noqa: D102
         await self.bus.emit(
-            ToolCallStarted(ctx.session_key, call.id, call.name, dict(call.arguments))
+            ToolCallStarted(ctx.turn_id, ctx.session_key, call.id, call.name, dict(call.arguments))
         )
 
     async def on_tool_finished(  # noqa: D102
@@ -71,6 +80,7 @@ class EventHook(AgentHook):
     ) -> None:
         await self.bus.emit(
             ToolCallFinished(
+                ctx.turn_id,
                 ctx.session_key,
                 call.id,
                 call.name,

@@ -2,7 +2,7 @@
 
 * Tool batches: consecutive calls whose tools are concurrency-safe (``read_only`` and not
   ``exclusive``) run together; any other call runs alone, in order.
-* An empty reply is retried once, then answered without tools, then explained.
+* An empty reply is retried once, then asked for without tools, then reported as empty.
 * ``finish_reason == "length"`` asks the model to continue (a few times at most).
 * Tool errors reach the model as results with a hint to try another approach.
 * Before each call the request is fitted to the context budget by the ``compact`` callback
@@ -19,7 +19,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from desktop.core.agent.hooks import AgentHook, HookContext
 from desktop.core.providers.base import (
@@ -143,6 +143,16 @@ def batches(calls: list[ToolCallRequest], tools: ToolRegistry) -> list[list[Tool
     return groups
 
 
+class ApprovalCheck(Protocol):
+    """What the runner asks before a risky tool call (the approval gate)."""
+
+    async def check(
+        self, call_id: str, tool: str, arguments: dict[str, Any], ctx: ToolContext
+    ) -> str | None:
+        """``None``: the call may run; else the refusal text the model reads."""
+        ...
+
+
 class AgentRunner:
     """Runs one agent turn against a provider with a tool registry.
 
@@ -154,8 +164,8 @@ class AgentRunner:
         context_window: The model's context size (tokens).
         max_tokens: Completion limit per call.
         compact: Fits a request to the token budget; defaults to dropping oldest turns.
-        approval: An :class:`~desktop.core.agent.approval.ApprovalGate` asked before risky
-            calls; defaults to ``tools.approval`` (``None``: nothing is asked).
+        approval: Asked before risky calls (the
+            :class:`~desktop.core.agent.approval.ApprovalGate`); ``None``: nothing is asked.
     """
 
     def __init__(
@@ -168,7 +178,7 @@ class AgentRunner:
         context_window: int = 65_536,
         max_tokens: int = 8192,
         compact: Compactor | None = None,
-        approval: Any = None,
+        approval: ApprovalCheck | None = None,
     ) -> None:
         self.provider = provider
         self.tools = tools
@@ -177,7 +187,7 @@ class AgentRunner:
         self.budget = budget_for(context_window, max_tokens)
         self.max_tokens = max_tokens
         self.compact = compact or drop_oldest_turns
-        self.approval = approval if approval is not None else getattr(tools, "approval", None)
+        self.approval = approval
 
     async def _call(
         self, ctx: HookContext, messages: list[dict[str, Any]], use_tools: bool
@@ -237,10 +247,20 @@ class AgentRunner:
             await self.hook.on_checkpoint(hctx)
 
     async def run(
-        self, messages: list[dict[str, Any]], tctx: ToolContext, *, session_key: str
+        self,
+        messages: list[dict[str, Any]],
+        tctx: ToolContext,
+        *,
+        session_key: str,
+        turn_id: str = "",
     ) -> RunResult:
-        """Run until the model answers without tool calls, or a limit is hit."""
-        hctx = HookContext(session_key=session_key, messages=list(messages))
+        """Run until the model answers without tool calls, or a limit is hit.
+
+        An answer that stays empty after the retries ends the run with ``stop_reason``
+        ``"empty"``, an empty ``content`` and no final message: the caller decides what an
+        empty answer means (a chat turn fails; it is never saved as if it were an answer).
+        """
+        hctx = HookContext(session_key=session_key, turn_id=turn_id, messages=list(messages))
         result = RunResult(content="")
         totals = [0, 0]
         cost: float | None = None
@@ -291,7 +311,7 @@ class AgentRunner:
                     )
                     continue
                 result.stop_reason = "empty"
-                text = read_template("agent", "empty_reply.md").strip()
+                break
             content = self.hook.finalize_content(hctx, partial + text)
             final = _assistant_message(
                 LLMResponse(content, reasoning_content=response.reasoning_content)

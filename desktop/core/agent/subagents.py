@@ -15,18 +15,19 @@ import platform
 from collections.abc import Callable
 from typing import Any
 
-from desktop.core.agent.runner import AgentRunner
-from desktop.core.bus.events import InboundMessage
+from desktop.core.agent.runner import AgentRunner, ApprovalCheck
+from desktop.core.agent.work import SessionWork
+from desktop.core.bus.events import SYSTEM_CHANNEL, InboundMessage
 from desktop.core.bus.queue import MessageBus
 from desktop.core.providers.base import LLMError, LLMProvider
 from desktop.core.resources import read_template
 from desktop.core.tools.base import ToolContext
 from desktop.core.tools.registry import ToolRegistry
+from desktop.core.utils.tasks import TaskOwner
 
 log = logging.getLogger(__name__)
 
 SUBAGENT_MAX_ITERATIONS = 15
-SYSTEM_CHANNEL = "system"
 
 
 class SubagentManager:
@@ -36,8 +37,10 @@ class SubagentManager:
         provider: Model backend.
         bus: Where results are announced.
         tools_factory: Builds the subagent's (reduced) tool registry.
+        work: Where a subagent is registered under its origin session (``/stop`` cancels it).
+        owner: Owns the subagent tasks (closed with the runtime).
+        approval: Asked before a subagent's risky tool calls, as for the main agent.
         max_concurrent: Subagents allowed at once.
-        on_started: Called with (origin session key, task) so the loop can cancel it on /stop.
     """
 
     def __init__(
@@ -46,11 +49,13 @@ class SubagentManager:
         bus: MessageBus,
         tools_factory: Callable[[], ToolRegistry],
         *,
+        work: SessionWork,
+        owner: TaskOwner,
+        approval: ApprovalCheck | None = None,
         max_concurrent: int = 4,
         max_iterations: int = SUBAGENT_MAX_ITERATIONS,
         context_window: int = 65_536,
         max_tokens: int = 8192,
-        on_started: Callable[[str, asyncio.Task[Any]], None] | None = None,
     ) -> None:
         self.provider = provider
         self.bus = bus
@@ -59,7 +64,9 @@ class SubagentManager:
         self.max_iterations = max_iterations
         self.context_window = context_window
         self.max_tokens = max_tokens
-        self.on_started = on_started
+        self.work = work
+        self.approval = approval
+        self._owner = owner
         self.running: dict[str, asyncio.Task[Any]] = {}
         self._ids = itertools.count(1)
 
@@ -75,11 +82,10 @@ class SubagentManager:
                 "wait for one to finish"
             )
         task_id = f"sub-{next(self._ids)}"
-        job = asyncio.create_task(self._run(task_id, task, label, ctx), name=f"subagent:{task_id}")
+        job = self._owner.spawn(self._run(task_id, task, label, ctx), name=f"subagent:{task_id}")
         self.running[task_id] = job
         job.add_done_callback(lambda _t: self.running.pop(task_id, None))
-        if self.on_started is not None:
-            self.on_started(ctx.session_key, job)
+        self.work.add_child(ctx.session_key, job)
         return task_id
 
     async def _run(self, task_id: str, task: str, label: str, ctx: ToolContext) -> None:
@@ -97,6 +103,7 @@ class SubagentManager:
             max_iterations=self.max_iterations,
             context_window=self.context_window,
             max_tokens=self.max_tokens,
+            approval=self.approval,
         )
         sub_ctx = ToolContext(
             workspace=ctx.workspace,
@@ -109,7 +116,10 @@ class SubagentManager:
         messages = [{"role": "system", "content": system}, {"role": "user", "content": task}]
         try:
             result = await runner.run(messages, sub_ctx, session_key=sub_ctx.session_key)
-            status, report = "completed", result.content
+            if result.stop_reason == "empty":
+                status, report = "failed", "the model returned no answer"
+            else:
+                status, report = "completed", result.content
         except asyncio.CancelledError:
             log.info("subagent %s cancelled", task_id)
             raise
@@ -137,6 +147,10 @@ class SubagentManager:
                 session_key_override=ctx.session_key,
             )
         )
+
+    async def idle(self) -> None:
+        """Wait until no subagent runs (tests)."""
+        await self._owner.idle()
 
     async def cancel_all(self) -> None:
         """Cancel every running subagent and wait for them."""

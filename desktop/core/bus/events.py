@@ -7,9 +7,20 @@ Events are frozen dataclasses with a ``kind`` literal so a front end can dispatc
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
+
+DESKTOP_CHANNEL = "desktop"
+"""The window's channel name (its sessions are ``desktop:<chat>``)."""
+CLI_CHANNEL = "cli"
+SYSTEM_CHANNEL = "system"
+"""Subagent reports come back on this channel, addressed to their origin chat."""
+
+TurnSource = Literal["message", "cron", "heartbeat", "subagent"]
+"""What started a turn: a person's message (any channel), a cron job, the heartbeat, or a
+subagent's report."""
 
 
 @dataclass
@@ -25,6 +36,8 @@ class InboundMessage:
         media: Paths or data URLs of attached images.
         metadata: Channel specifics.
         session_key_override: Use this session instead of ``channel:chat_id``.
+        id: The sender's reference for this message; the turn it starts carries it as
+            :attr:`TurnStarted.request_id`, so a front end can match its own messages.
     """
 
     channel: str
@@ -35,6 +48,7 @@ class InboundMessage:
     media: list[str] = field(default_factory=list)
     metadata: dict[str, Any] = field(default_factory=dict)
     session_key_override: str | None = None
+    id: str = field(default_factory=lambda: uuid.uuid4().hex)
 
     @property
     def session_key(self) -> str:
@@ -47,7 +61,9 @@ class OutboundMessage:
     """A message from the agent to a channel.
 
     ``metadata`` flags: ``progress`` (interim text while working), ``tool_hint`` (a short
-    description of a tool call), ``reminder`` (a scheduled message).
+    description of a tool call), ``reminder`` (a scheduled message), ``command`` (the answer
+    to a slash command, with ``request_id``: the :attr:`InboundMessage.id` it answers),
+    ``turn_id`` (the turn whose answer this is).
     """
 
     channel: str
@@ -59,12 +75,45 @@ class OutboundMessage:
 
 
 # -- typed run events ---------------------------------------------------------------------
+#
+# A turn emits exactly one TurnStarted, then its in-turn events (all carrying its turn_id),
+# then exactly one of TurnFinished / TurnStopped / TurnFailed.
+
+
+@dataclass(frozen=True)
+class TurnStarted:
+    """A turn began in ``session_key``.
+
+    Attributes:
+        turn_id: Identifies the turn in every later event.
+        session_key: The conversation.
+        source: What started it (a message, a cron job, the heartbeat, a subagent report).
+        channel: The channel the answer goes to.
+        chat_id: The chat within the channel.
+        content: What the turn answers, as a person should see it (the message text; for a
+            reminder, the reminder's text, not the internal prompt).
+        media: Attached images.
+        request_id: The :attr:`InboundMessage.id` that started the turn.
+        label: A short label for non-message turns (the job's name), else ``""``.
+    """
+
+    turn_id: str
+    session_key: str
+    source: TurnSource
+    channel: str
+    chat_id: str
+    content: str
+    media: tuple[str, ...] = ()
+    request_id: str = ""
+    label: str = ""
+    kind: Literal["turn_started"] = "turn_started"
 
 
 @dataclass(frozen=True)
 class TextDelta:
     """A piece of the answer as it streams."""
 
+    turn_id: str
     session_key: str
     text: str
     kind: Literal["text_delta"] = "text_delta"
@@ -74,6 +123,7 @@ class TextDelta:
 class ReasoningDelta:
     """A piece of the model's reasoning as it streams."""
 
+    turn_id: str
     session_key: str
     text: str
     kind: Literal["reasoning_delta"] = "reasoning_delta"
@@ -83,14 +133,30 @@ class ReasoningDelta:
 class StreamReset:
     """The current stream restarted after a retry: drop the partial text shown so far."""
 
+    turn_id: str
     session_key: str
     kind: Literal["stream_reset"] = "stream_reset"
 
 
 @dataclass(frozen=True)
-class ToolCallStarted:
-    """A tool call began."""
+class ModelRetrying:
+    """A model call failed and is tried again after ``delay_s`` (``attempt`` of ``max_attempts``
+    failed; ``reason`` is one sentence for the person)."""
 
+    turn_id: str
+    session_key: str
+    reason: str
+    attempt: int
+    max_attempts: int
+    delay_s: float
+    kind: Literal["model_retrying"] = "model_retrying"
+
+
+@dataclass(frozen=True)
+class ToolCallStarted:
+    """A tool call began (``call_id`` is unique within the turn only)."""
+
+    turn_id: str
     session_key: str
     call_id: str
     name: str
@@ -102,6 +168,7 @@ class ToolCallStarted:
 class ToolCallFinished:
     """A tool call ended."""
 
+    turn_id: str
     session_key: str
     call_id: str
     name: str
@@ -116,6 +183,7 @@ class ToolCallFinished:
 class UsageReport:
     """Token use of one model call."""
 
+    turn_id: str
     session_key: str
     prompt_tokens: int
     completion_tokens: int
@@ -126,23 +194,55 @@ class UsageReport:
 
 
 @dataclass(frozen=True)
-class RunError:
-    """A turn failed; ``error_kind`` is the provider error kind (auth, rate_limit...)."""
+class TurnFinished:
+    """The turn answered ``content`` (saved to the session as the final answer)."""
 
+    turn_id: str
     session_key: str
-    message: str
-    error_kind: str = "unknown"
-    kind: Literal["error"] = "error"
+    content: str
+    kind: Literal["turn_finished"] = "turn_finished"
 
 
 @dataclass(frozen=True)
-class TurnFinished:
-    """A turn ended (answered, stopped or failed)."""
+class TurnStopped:
+    """The turn was stopped (``/stop``, the Stop button, shutdown); ``partial`` is the text it
+    had streamed, which is saved as a stopped answer."""
+
+    turn_id: str
+    session_key: str
+    partial: str = ""
+    kind: Literal["turn_stopped"] = "turn_stopped"
+
+
+@dataclass(frozen=True)
+class TurnFailed:
+    """The turn failed.
+
+    Attributes:
+        message: One sentence for the person.
+        error_kind: The provider error kind (``auth``, ``rate_limit``, ``connection`` …), or
+            ``empty_reply`` / ``unknown``.
+        details: The full (redacted) error text, for a "Details" view.
+        pending: The user message is saved and the turn can be run again (Retry).
+    """
+
+    turn_id: str
+    session_key: str
+    message: str
+    error_kind: str = "unknown"
+    details: str = ""
+    pending: bool = True
+    kind: Literal["turn_failed"] = "turn_failed"
+
+
+@dataclass(frozen=True)
+class SessionChanged:
+    """A session changed outside a turn (``/new`` reset it, a retry took its pending turn):
+    views showing it should reload it from disk."""
 
     session_key: str
-    content: str
-    stopped: bool = False
-    kind: Literal["turn_finished"] = "turn_finished"
+    reason: str = ""
+    kind: Literal["session_changed"] = "session_changed"
 
 
 @dataclass(frozen=True)
@@ -165,20 +265,60 @@ class ReminderDue:
     job_id: str
     job_name: str
     text: str
-    channel: str = "desktop"
+    channel: str = DESKTOP_CHANNEL
     chat_id: str = "direct"
     source: Literal["cron", "heartbeat"] = "cron"
     kind: Literal["reminder_due"] = "reminder_due"
 
 
+@dataclass(frozen=True)
+class ChannelStatusChanged:
+    """A chat channel connected, dropped, failed or became unavailable.
+
+    Attributes:
+        channel: The channel (``telegram``, ``email``…).
+        state: ``stopped``, ``connecting``, ``connected``, ``error`` or ``unavailable``.
+        reason: One sentence for the person (why it is not connected).
+        hint: What to do about it.
+        account: Who it is connected as, when known.
+    """
+
+    channel: str
+    state: str
+    reason: str = ""
+    hint: str = ""
+    account: str = ""
+    kind: Literal["channel_status"] = "channel_status"
+
+
+@dataclass(frozen=True)
+class DeliveryFailed:
+    """An answer could not be delivered to a chat after retries: the person must be told."""
+
+    channel: str
+    chat_id: str
+    reason: str
+    preview: str = ""
+    kind: Literal["delivery_failed"] = "delivery_failed"
+
+
+TurnEnd = TurnFinished | TurnStopped | TurnFailed
+"""The three ways a turn ends; exactly one follows every :class:`TurnStarted`."""
+
 RunEvent = (
-    TextDelta
+    TurnStarted
+    | TextDelta
     | ReasoningDelta
     | StreamReset
+    | ModelRetrying
     | ToolCallStarted
     | ToolCallFinished
     | UsageReport
-    | RunError
     | TurnFinished
+    | TurnStopped
+    | TurnFailed
+    | SessionChanged
     | ReminderDue
+    | ChannelStatusChanged
+    | DeliveryFailed
 )

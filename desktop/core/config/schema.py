@@ -13,21 +13,22 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
-from pydantic.alias_generators import to_camel
+from pydantic import Field, PrivateAttr, field_validator
 
+from desktop.core.channels.dingtalk.config import DingTalkConfig
+from desktop.core.channels.discord.config import DiscordConfig
+from desktop.core.channels.email.config import EmailConfig
+from desktop.core.channels.feishu.config import FeishuConfig
+from desktop.core.channels.matrix.config import MatrixConfig
+from desktop.core.channels.mochat.config import MochatConfig
+from desktop.core.channels.qq.config import QQConfig
+from desktop.core.channels.slack.config import SlackConfig
+from desktop.core.channels.telegram.config import TelegramConfig
+from desktop.core.channels.whatsapp.config import WhatsAppConfig
+from desktop.core.config.base import Base, ChannelBase
 from desktop.core.config.timezone import is_valid_timezone, system_timezone
 
-
-class Base(BaseModel):
-    """Base for every config section: camelCase aliases, snake_case accepted, extras kept."""
-
-    model_config = ConfigDict(
-        alias_generator=to_camel,
-        populate_by_name=True,
-        extra="allow",
-        validate_assignment=True,
-    )
+__all__ = ["Base", "ChannelBase", "Config"]
 
 
 class DreamConfig(Base):
@@ -117,90 +118,6 @@ class ProvidersConfig(Base):
     lm_studio: ProviderConfig = Field(default_factory=_provider)
 
 
-class ChannelBase(Base):
-    """Fields every chat channel has."""
-
-    enabled: bool = False
-    allow_from: list[str] = Field(default_factory=list)
-
-
-class TelegramConfig(ChannelBase):
-    """Telegram bot."""
-
-    token: str = ""
-    proxy: str | None = None
-    reply_to_message: bool = False
-
-
-class DiscordConfig(ChannelBase):
-    """Discord bot."""
-
-    token: str = ""
-    group_policy: Literal["mention", "open"] = "mention"
-
-
-class SlackConfig(ChannelBase):
-    """Slack app in socket mode."""
-
-    bot_token: str = ""
-    app_token: str = ""
-    reply_in_thread: bool = True
-    group_policy: str = "mention"
-
-
-class FeishuConfig(ChannelBase):
-    """Feishu / Lark over a WebSocket long connection."""
-
-    app_id: str = ""
-    app_secret: str = ""
-    encrypt_key: str = ""
-    verification_token: str = ""
-
-
-class DingTalkConfig(ChannelBase):
-    """DingTalk in stream mode."""
-
-    client_id: str = ""
-    client_secret: str = ""
-
-
-class EmailConfig(ChannelBase):
-    """Email: IMAP in, SMTP out."""
-
-    consent_granted: bool = False
-    imap_host: str = ""
-    imap_port: int = 993
-    imap_username: str = ""
-    imap_password: str = ""
-    smtp_host: str = ""
-    smtp_port: int = 587
-    smtp_username: str = ""
-    smtp_password: str = ""
-    from_address: str = ""
-
-
-class MatrixConfig(ChannelBase):
-    """Matrix (Element)."""
-
-    homeserver: str = "https://matrix.org"
-    user_id: str = ""
-    access_token: str = ""
-
-
-class QQConfig(ChannelBase):
-    """QQ bot."""
-
-    app_id: str = ""
-    secret: str = ""
-
-
-class WhatsAppConfig(ChannelBase):
-    """WhatsApp through a bridge."""
-
-    bridge_url: str = "ws://localhost:3001"
-    bridge_token: str = ""
-
-
 class ChannelsConfig(Base):
     """The ``channels`` section: global flags plus one section per channel."""
 
@@ -215,6 +132,7 @@ class ChannelsConfig(Base):
     matrix: MatrixConfig = Field(default_factory=MatrixConfig)
     qq: QQConfig = Field(default_factory=QQConfig)
     whatsapp: WhatsAppConfig = Field(default_factory=WhatsAppConfig)
+    mochat: MochatConfig = Field(default_factory=MochatConfig)
 
 
 class HeartbeatConfig(Base):
@@ -248,10 +166,21 @@ class WebToolsConfig(Base):
 
 
 class ExecToolConfig(Base):
-    """The shell ``exec`` tool."""
+    """The shell ``exec`` tool.
+
+    ``sandbox``, ``sandboxRoBinds`` and ``sandboxRwBinds`` are nanobot's keys. nanobot reads
+    ``""`` as "no sandbox"; nanobot Desktop reads it as "sandbox when bubblewrap works, warn
+    otherwise". ``"bwrap"`` (or any other backend name) requires a sandbox: commands are
+    refused without one. ``"none"`` turns it off (nanobot itself does not know that value).
+    ``sandboxNetwork`` is Desktop's own: ``false`` cuts sandboxed commands off the network.
+    """
 
     timeout: int = Field(default=60, ge=1, le=600)
     path_append: str = ""
+    sandbox: str = ""
+    sandbox_ro_binds: list[str] = Field(default_factory=list)
+    sandbox_rw_binds: list[str] = Field(default_factory=list)
+    sandbox_network: bool = True
     allowed_env_keys: list[str] = Field(default_factory=list)
     allow_patterns: list[str] = Field(default_factory=list)
     deny_patterns: list[str] = Field(default_factory=list)

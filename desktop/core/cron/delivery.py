@@ -22,13 +22,16 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
-from desktop.core.bus.events import InboundMessage, OutboundMessage, ReminderDue
+from desktop.core.bus.events import DESKTOP_CHANNEL, InboundMessage, OutboundMessage, ReminderDue
 from desktop.core.cron.types import CronJob, CronPayload
-from desktop.core.providers.base import LLMError
 from desktop.core.resources import read_template
 
 if TYPE_CHECKING:
     from desktop.core.agent.loop import AgentLoop
+
+# Channels whose front ends render a turn from its events (the desktop, the CLI); every other
+# channel gets the answer as an outbound message. Mirrors ``desktop.core.agent.loop``.
+EVENT_CHANNELS = frozenset({DESKTOP_CHANNEL, "cli", "system", "heartbeat"})
 
 log = logging.getLogger(__name__)
 
@@ -36,10 +39,8 @@ log = logging.getLogger(__name__)
 #: from inside a scheduled turn, so a reminder can't schedule itself forever).
 CURRENT_JOB: contextvars.ContextVar[str | None] = contextvars.ContextVar("cron_job", default=None)
 
-DEFAULT_CHANNEL = "desktop"
+DEFAULT_CHANNEL = DESKTOP_CHANNEL
 DEFAULT_CHAT = "reminders"
-# Channels whose front end renders the turn itself (mirrors AgentLoop's quiet channels).
-_RENDERED_HERE = {"cli", "desktop", "system", "heartbeat"}
 
 
 def job_target(payload: CronPayload) -> tuple[str, str, str]:
@@ -107,28 +108,42 @@ class JobRunner:
         )
         token = CURRENT_JOB.set(job.id)
         try:
-            reply = await self.agent.handle(message)
-        except LLMError as exc:
-            fallback = f"Reminder: {job.payload.message}"
-            await self._deliver(job, channel, chat_id, key, fallback, sent_already=False)
-            raise RuntimeError(
-                f"the model could not be reached ({exc.message}); "
-                "the reminder text was delivered as is"
-            ) from exc
+            outcome = await self.agent.run_turn(
+                message,
+                source="cron",
+                shown=job.payload.message or job.name,
+                label=job.name,
+                extra={"cron_job": job.id},
+            )
         finally:
             CURRENT_JOB.reset(token)
-        # ``None``: the turn already answered through the ``message`` tool.
-        await self._deliver(
-            job, channel, chat_id, key, reply or job.payload.message, sent_already=reply is None
-        )
-        return reply or ""
+        if outcome.status == "finished":
+            # The ``message`` tool may already have answered in the chat.
+            await self._deliver(
+                job,
+                channel,
+                chat_id,
+                key,
+                outcome.content or job.payload.message,
+                sent_already=outcome.message_sent,
+            )
+            return outcome.content
+        # Stopped or failed: the reminder itself must still arrive.
+        fallback = f"Reminder: {job.payload.message}"
+        await self._deliver(job, channel, chat_id, key, fallback, sent_already=False)
+        if outcome.status == "failed" and outcome.error is not None:
+            raise RuntimeError(
+                f"the model could not be reached ({outcome.error.message}); "
+                "the reminder text was delivered as is"
+            )
+        return fallback
 
     async def _deliver(
         self, job: CronJob, channel: str, chat_id: str, key: str, text: str, *, sent_already: bool
     ) -> None:
         bus = self.agent.bus
         await bus.emit(ReminderDue(key, job.id, job.name, text, channel=channel, chat_id=chat_id))
-        if channel not in _RENDERED_HERE and not sent_already:
+        if channel not in EVENT_CHANNELS and not sent_already:
             await bus.publish_outbound(
                 OutboundMessage(
                     channel, chat_id, text, metadata={"reminder": True, "cron_job": job.id}

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterable
@@ -67,6 +68,11 @@ class CronService:
         self.protected = frozenset(protected)
         self._running = False
         self._timer: asyncio.TimerHandle | None = None
+        # The loop the timer lives on, and its thread: the job API is synchronous (file I/O
+        # under an inter-process lock) and is called from worker threads, which must hand
+        # re-arming to the loop instead of touching the timer themselves.
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._loop_thread: int | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._active: set[str] = set()
 
@@ -131,6 +137,8 @@ class CronService:
         The catch-up runs in the background (a reminder turn can take a while); :meth:`idle`
         waits for it.
         """
+        self._loop = asyncio.get_running_loop()
+        self._loop_thread = threading.get_ident()
         await asyncio.to_thread(self.load)
         self._running = True
         # Claimed before the timer is armed, so a timer tick can't take a missed job first
@@ -171,14 +179,27 @@ class CronService:
         return min(times) if times else None
 
     def _arm(self) -> None:
+        """Re-arm the timer for the next due job; safe to call from any thread.
+
+        Called on the loop's thread it re-arms at once; from another thread (the job API runs
+        in workers through ``asyncio.to_thread``) the re-arm is handed to the loop, so the
+        timer is never cancelled without a new one taking its place.
+        """
+        loop = self._loop
+        if loop is None or not self._running:
+            return
+        if threading.get_ident() != self._loop_thread:
+            if not loop.is_closed():
+                loop.call_soon_threadsafe(self._arm_on_loop)
+            return
+        self._arm_on_loop()
+
+    def _arm_on_loop(self) -> None:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        if not self._running:
-            return
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
+        loop = self._loop
+        if not self._running or loop is None:
             return
         wake = self.next_wake_ms()
         delay = MAX_TIMER_DELAY_S if wake is None else (wake - self._now_ms()) / 1000

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
-from desktop.core.bus.events import ReminderDue
+from desktop.core.bus.events import InboundMessage, ReminderDue
 from desktop.core.resources import read_template
 from desktop.core.utils.validate import read_text_document
 
@@ -138,10 +138,16 @@ class HeartbeatService:
         prompt = read_template("agent", "heartbeat_run.md").format(
             time=now, tasks=decision.tasks.strip() or "\n".join(tasks)
         )
-        reply = await self.agent.process_direct(
-            prompt, session_key=SESSION_KEY, channel="heartbeat", chat_id="main"
+        message = InboundMessage(
+            "heartbeat", "heartbeat", "main", prompt, session_key_override=SESSION_KEY
         )
-        if not worth_telling(reply):
+        outcome = await self.agent.run_turn(
+            message, source="heartbeat", shown="Heartbeat", label="Heartbeat"
+        )
+        if outcome.status == "failed" and outcome.error is not None:
+            raise RuntimeError(f"the heartbeat turn failed: {outcome.error.message}")
+        reply = outcome.content
+        if outcome.status != "finished" or not worth_telling(reply):
             return "ran: nothing to report"
         await self.agent.bus.emit(
             ReminderDue(

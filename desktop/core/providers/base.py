@@ -17,6 +17,7 @@ ErrorKind = Literal[
     "timeout",
     "connection",
     "cancelled",
+    "empty_reply",
     "unknown",
 ]
 
@@ -75,13 +76,18 @@ class LLMResponse:
 class StreamDelta:
     """A piece of a streamed answer.
 
-    ``kind`` is ``"text"`` or ``"reasoning"`` for content, or ``"reset"`` when a retry after a
-    broken stream starts over: consumers drop what they showed of the failed attempt (the final
-    :class:`LLMResponse` never contains it).
+    ``kind`` is ``"text"`` or ``"reasoning"`` for content, ``"reset"`` when a retry after a
+    broken stream starts over (consumers drop what they showed of the failed attempt; the final
+    :class:`LLMResponse` never contains it), or ``"retry"`` when an attempt failed and another
+    one follows after ``delay_s``: ``text`` then says why in one sentence and ``attempt`` /
+    ``max_attempts`` count the attempts (the next one is ``attempt + 1``).
     """
 
-    kind: Literal["text", "reasoning", "reset"]
+    kind: Literal["text", "reasoning", "reset", "retry"]
     text: str = ""
+    attempt: int = 0
+    max_attempts: int = 0
+    delay_s: float = 0.0
 
 
 StreamCallback = Callable[[StreamDelta], Awaitable[None] | None]
@@ -96,6 +102,8 @@ class LLMError(Exception):
         retryable: Whether retrying may help.
         retry_after: Seconds the server asked us to wait, if it said.
         attempts: HTTP attempts made before giving up.
+        message: One sentence for the person (what happened, not the exception chain).
+        details: The full (redacted) error text for a "Details" view and the log.
     """
 
     def __init__(
@@ -107,9 +115,11 @@ class LLMError(Exception):
         retryable: bool = False,
         retry_after: float | None = None,
         attempts: int = 1,
+        details: str = "",
     ) -> None:
         super().__init__(message)
         self.message = message
+        self.details = details
         self.kind = kind
         self.status = status
         self.retryable = retryable

@@ -177,7 +177,7 @@ class LiteLLMProvider(LLMProvider):
     async def _retrying(
         self,
         attempt_fn: Callable[[int], Awaitable[LLMResponse]],
-        before_retry: Callable[[], Awaitable[None]] | None = None,
+        before_retry: Callable[[LLMError, int, float], Awaitable[None]] | None = None,
     ) -> LLMResponse:
         attempt = 0
         while True:
@@ -198,9 +198,9 @@ class LiteLLMProvider(LLMProvider):
                     error.kind,
                     delay,
                 )
-                await asyncio.sleep(delay)
                 if before_retry is not None:
-                    await before_retry()
+                    await before_retry(error, attempt, delay)
+                await asyncio.sleep(delay)
                 continue
             return dataclasses.replace(response, attempts=attempt)
 
@@ -312,13 +312,25 @@ class LiteLLMProvider(LLMProvider):
             emitted = True
             await _emit(on_delta, delta)
 
-        async def reset() -> None:
+        async def before_retry(error: LLMError, attempt: int, delay: float) -> None:
+            # Say so at once (the person sees "retrying 2/3" while we wait), then drop what
+            # the failed attempt showed.
             nonlocal emitted
+            await _emit(
+                on_delta,
+                StreamDelta(
+                    "retry",
+                    error.message,
+                    attempt=attempt,
+                    max_attempts=len(self.retry_delays) + 1,
+                    delay_s=delay,
+                ),
+            )
             if emitted:
                 emitted = False
                 await _emit(on_delta, StreamDelta("reset"))
 
-        return await self._retrying(lambda _n: self._stream_once(kwargs, counting), reset)
+        return await self._retrying(lambda _n: self._stream_once(kwargs, counting), before_retry)
 
     async def _stream_once(self, kwargs: dict[str, Any], on_delta: StreamCallback) -> LLMResponse:
         litellm = await aimport_litellm()
@@ -363,7 +375,9 @@ class LiteLLMProvider(LLMProvider):
                         )
                         slot["id"] = _get(call, "id") or slot["id"]
                         function = _get(call, "function")
-                        slot["name"] += _get(function, "name") or ""
+                        name = _get(function, "name") or ""
+                        if name != slot["name"]:  # some servers (llama.cpp) repeat the whole
+                            slot["name"] += name  # name in every chunk; OpenAI sends it once
                         slot["arguments"] += _get(function, "arguments") or ""
                 if finish and usage_raw is not None:
                     # Everything has arrived (the provider put usage beside the finish reason).
@@ -387,6 +401,16 @@ class LiteLLMProvider(LLMProvider):
             arguments, error = parse_tool_arguments(slot["arguments"])
             tool_calls.append(
                 ToolCallRequest(slot["id"] or f"call_{index}", slot["name"], arguments, error)
+            )
+        if getattr(stream, "received_finish_reason", "unknown") is None:
+            # LiteLLM makes up a final "stop" chunk when the connection simply ends; only the
+            # server's own finish reason says the answer is complete. A cut answer is an error
+            # (retried, never saved as if it were the whole answer).
+            raise LLMError(
+                "The connection to the model ended before the answer was complete.",
+                kind="connection",
+                retryable=True,
+                details=f"stream ended without a finish reason after {len(text)} text pieces",
             )
         log.debug("stream finished in %.2fs", time.monotonic() - started)
         content: str | None = "".join(text)

@@ -116,6 +116,9 @@ PROVIDERS: tuple[ProviderSpec, ...] = (
         display_name="Anthropic",
         keywords=("anthropic", "claude"),
         env_key="ANTHROPIC_API_KEY",
+        # Always routed explicitly: a model LiteLLM's table does not list (a retired or
+        # brand-new name) must still go to Anthropic, not fail with "provider not provided".
+        litellm_prefix="anthropic",
         skip_prefixes=("anthropic/",),
         key_prefix="sk-ant-",
         supports_prompt_caching=True,
@@ -125,6 +128,7 @@ PROVIDERS: tuple[ProviderSpec, ...] = (
         display_name="OpenAI",
         keywords=("openai", "gpt", "o1", "o3", "o4"),
         env_key="OPENAI_API_KEY",
+        litellm_prefix="openai",  # explicit, as for Anthropic
         skip_prefixes=("openai/",),
         model_overrides=(
             ("gpt-5", {"temperature": 1.0}),

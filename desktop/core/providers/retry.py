@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import json
+import re
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -96,6 +98,46 @@ def parse_retry_after(value: str | None) -> float | None:
     return max(0.0, when.timestamp() - time.time())
 
 
+_PREFIX = re.compile(
+    r"^\s*(?:litellm\.)?(?:[A-Za-z_]*(?:Error|Exception|Timeout)\b|Error code: \d+)\s*[:\-]\s*"
+)
+_JSON_MESSAGE = re.compile(r"[\"']message[\"']\s*:\s*[\"']((?:[^\"'\\]|\\.){1,300})[\"']")
+REASON_CHARS = 160
+
+
+def short_reason(text: str) -> str:
+    """The provider's own one-line reason inside an exception text, without the wrappers.
+
+    LiteLLM nests messages (``litellm.AuthenticationError: AuthenticationError: OpenAIException -
+    {"error": {"message": "Incorrect API key"}}``); the person needs only the innermost sentence.
+    """
+    reason = text.strip()
+    match = _JSON_MESSAGE.search(reason)
+    if match:
+        try:
+            reason = json.loads(f'"{match.group(1)}"')
+        except ValueError:
+            reason = match.group(1)
+    for _ in range(6):
+        stripped = _PREFIX.sub("", reason, count=1)
+        if stripped == reason:
+            break
+        reason = stripped
+    reason = " ".join(reason.strip().splitlines()[0].split()) if reason.strip() else ""
+    if len(reason) > REASON_CHARS:
+        reason = reason[: REASON_CHARS - 1].rstrip() + "…"
+    return reason.rstrip(".")
+
+
+def headline(kind: str, reason: str) -> str:
+    """One sentence: what went wrong, with the provider's reason when it adds something."""
+    label = _LABELS.get(kind, _LABELS["unknown"])
+    generic = {"", type(None).__name__, "error", "internal server error", "none"}
+    if reason.lower() in generic or reason.lower() in label.lower():
+        return f"{label}."
+    return f"{label}: {reason}."
+
+
 def classify(exc: BaseException, attempts: int = 1) -> LLMError:
     """Turn any exception from a model call into a redacted :class:`LLMError`."""
     if isinstance(exc, LLMError):
@@ -132,8 +174,10 @@ def classify(exc: BaseException, attempts: int = 1) -> LLMError:
     else:
         kind = "unknown"
     retry_after = parse_retry_after(_headers(exc).get("retry-after")) if retryable else None
+    details = text if status is None else f"HTTP {status}: {text}"
     return LLMError(
-        f"{_LABELS[kind]}: {text}",
+        headline(kind, short_reason(text)),
+        details=details,
         kind=kind,
         status=status,
         retryable=retryable,
@@ -152,6 +196,7 @@ _LABELS: dict[str, str] = {
     "timeout": "The provider did not answer in time",
     "connection": "Could not reach the provider",
     "cancelled": "Cancelled",
+    "empty_reply": "The model returned an empty answer",
     "unknown": "The model call failed",
 }
 

@@ -1,7 +1,9 @@
 """Clean requests and responses at the provider boundary.
 
-* Messages keep only the standard keys, and empty contents are made acceptable to strict
-  providers (assistant messages with tool calls get ``None``, others a placeholder).
+* Messages keep only the standard keys, and every message carries a ``content`` key: an
+  assistant message with tool calls and no text gets ``""`` (a ``None`` is dropped from the
+  request on the way out, and chat templates such as llama.cpp's crash on the missing key),
+  any other empty content a placeholder.
 * ``<think>…</think>`` is taken out of the answer and kept as reasoning.
 * Tool-call arguments are parsed leniently (json-repair), but only a JSON *object* is accepted;
   anything else marks the call as failed so it is never executed.
@@ -68,7 +70,7 @@ def sanitize_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         out["role"] = role
         content = out.get("content")
         if role == "assistant" and out.get("tool_calls"):
-            out["content"] = None if _is_empty(content) else _clean_parts(content)
+            out["content"] = "" if _is_empty(content) else _clean_parts(content)
         elif _is_empty(content):
             out["content"] = TOOL_EMPTY_PLACEHOLDER if role == "tool" else EMPTY_PLACEHOLDER
         else:

@@ -1,7 +1,10 @@
-"""Dangerous-command detection for the ``exec`` tool.
+"""Dangerous-command detection for the ``exec`` tool: the first line of defence.
 
 This is a best-effort guard against accidents and obvious abuse, not a sandbox: a determined
-program (``python -c ...``, a downloaded script) can do anything the user can. It refuses the
+program (``python -c ...``, a downloaded script, a variable holding a path) can do anything
+the user can. On Linux the real containment is the bubblewrap sandbox
+(:mod:`desktop.core.security.sandbox`); these rules refuse the obvious early, with a reason
+the model can read, and are all there is where no sandbox runs. It refuses the
 classic foot-guns — recursive ``rm`` of broad targets, ``mkfs``, ``dd``/redirects onto block
 devices, power commands, fork bombs — and writes to the agent's own bookkeeping files
 (``history.jsonl``, ``.dream_cursor``, ``sessions/*.jsonl``).
@@ -14,13 +17,21 @@ How commands are read:
 * Programs are matched in *command position*: at the start, after a separator, ``$(`` or a
   backtick, or after wrappers such as ``sudo``, ``env``, ``xargs``, ``nohup``, ``timeout``.
 * When the command hands a string to an interpreter (``sh -c``, ``bash -c``, ``eval``,
-  ``su -c``, ``ssh``, ``watch``), every quoted string is also checked as a command of its own
-  (``bash -c "cd /; rm -rf /"`` is refused). Double-quoted strings containing ``$(`` or a
-  backtick are always checked, since the shell runs those.
+  ``su -c``, ``ssh``, ``watch``, or a pipe into a shell: ``echo '…' | sh``), every quoted
+  string is also checked as a command of its own (``bash -c "cd /; rm -rf /"`` is refused).
+  Double-quoted strings containing ``$(`` or a backtick are always checked, since the shell
+  runs those.
+* Targets computed from the home folder or a broad default (``${HOME:-/}``, ``$(echo ~)``),
+  loops deleting every entry of a broad folder, and decoded (base64) payloads run by
+  ``eval``/``sh -c`` are refused too.
+
+:func:`check_protected_writes` adds the session's real protected paths: globs are expanded,
+and deleting or moving a folder that holds protected files (``mv memory x``) is refused.
 """
 
 from __future__ import annotations
 
+import glob
 import logging
 import os
 import re
@@ -63,6 +74,11 @@ _PROTECTED = (
     r"|(?<![^\s/=>])sessions(?:/[^\s;&|<>]*)?(?=\s|$|[;&|)]))"
 )
 _SEG = r"[^;&|\n]*"  # the rest of one simple command
+# A target computed at run time that ends up broad: ``${X:-/}``, ``$(echo ~)``, ``\`echo ~\```.
+_COMPUTED_BROAD = (
+    rf"(?:\$\{{\w+:?[-=?+]\s*(?:/|~)|(?:\$\(|`)\s*(?:echo|printf|realpath|readlink)\b[^)`]*?"
+    rf"(?:~|{_HOME}|(?<=\s)/(?=[\s)`])))"
+)
 # A function calling itself twice through a pipe or ``&`` (``{0}``: the name group).
 _SELF_PIPE = r"(?<![\w.-])(?P={0})\s*[|&]\s*(?P={0})(?![\w.-])"
 
@@ -74,6 +90,18 @@ _BUILTIN: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             "recursive rm of a broad target",
         ),
         (rf"{_CMD}rm\b{_SEG}--no-preserve-root", "rm --no-preserve-root"),
+        (
+            rf"{_CMD}rm(?={_ARGS}\s+{_RECURSIVE}{_END}){_SEG}\s{_COMPUTED_BROAD}",
+            "recursive rm of a computed broad target",
+        ),
+        (
+            (
+                rf"\bfor\s+(?P<v>\w+)\s+in\s+(?:[^;\n]*\s)?"
+                rf"(?:{_BROAD}|(?:{_HOME}/|/)[^\s;/]*\*[^\s;/]*)(?=[\s;])[^\n]*?"
+                rf"{_CMD}rm\s(?:{_SEG}\s)?{_RECURSIVE}\s{_SEG}\$[{{\x1f]?(?P=v)\b"
+            ),
+            "loop deleting every entry of a broad target",
+        ),
         (
             rf"{_CMD}find\s+(?:-\S+\s+)*{_FIND_ROOT}{_SEG}(?:-delete\b|-exec(?:dir)?\s+(?:\S*/)?rm\b)",
             "find deleting from a broad root",
@@ -108,12 +136,22 @@ _BUILTIN: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             "fork bomb",
         ),
         (
-            r"\bfork\s+while\s+fork\b|while\s*\(?\s*(?:True|1)\s*\)?\s*:?\s*\{?\s*os\.fork\(",
+            (
+                r"\bfork\s+while\s+(?:fork|1)\b|while\s*[(\x1f]\s*1\s*[)\x1f]\s*[{\x1f]\s*fork\b"
+                r"|while\s*\(?\s*(?:True|1)\s*\)?\s*:?\s*\{?\s*os\.fork[(\x1f]"
+            ),
             "fork bomb",
         ),
         (
             rf"base64\s+(?:-\w*d\w*|--decode){_SEG}\|\s*(?:\S*/)?(?:ba|z|da|k)?sh\b",
             "decoded payload piped to a shell",
+        ),
+        (
+            (
+                r"(?:\beval\b|\b(?:ba|z|da|k)?sh\s+-\w*c\b|\bsource\b|<\()[^\n]*?"
+                r"\bbase64\s+(?:-\w*d\w*|--decode)"
+            ),
+            "decoded payload run by a shell",
         ),
         (rf">\|?\s*[^\s;&|<>]*?{_PROTECTED}", "write to a protected agent file"),
         (rf"{_CMD}tee\b{_SEG}\s[^\s;&|<>]*?{_PROTECTED}", "write to a protected agent file"),
@@ -140,6 +178,7 @@ _BUILTIN: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 _INTERPRETER = re.compile(
     rf"{_CMD}(?:(?:ba|z|da|k|c|tc|fi)?sh\s+(?:-\w+\s+)*-\w*c|su\s{_SEG}-c|eval|ssh|watch"
     rf"|script\s{_SEG}-c)\b"
+    rf"|\|\s*(?:sudo\s+)?(?:\S*/)?(?:ba|z|da|k)?sh(?:\s+-s)?\s*(?:$|[;&|)])"
 )
 
 
@@ -305,14 +344,23 @@ _WRITE_LAST_ARG = {"cp", "install", "rsync", "ln"}
 _REDIRECTS = {">", ">>", ">|", "&>", "&>>"}  # shlex splits ``2>`` into ``2`` and ``>``
 
 
-def _write_targets(tokens: list[str]) -> list[str]:
-    """Paths one simple command writes, as far as its words tell (best effort)."""
-    targets: list[str] = []
+_REMOVE_VERBS = {"rm", "mv", "rmdir", "shred", "unlink"}  # they take whole folders away
+_FIND_ACTIONS = {"-delete", "-exec", "-execdir", "-ok", "-okdir"}
+
+
+def _write_targets(tokens: list[str]) -> list[tuple[str, bool]]:
+    """Paths one simple command writes, as far as its words tell (best effort).
+
+    Returns:
+        ``(path, removes)`` pairs; ``removes`` is true when the command deletes or moves the
+        path away (so a folder holding protected files counts as a protected write).
+    """
+    targets: list[tuple[str, bool]] = []
     words: list[str] = []
     for index, token in enumerate(tokens):
         if token in _REDIRECTS:
             if index + 1 < len(tokens):
-                targets.append(tokens[index + 1])
+                targets.append((tokens[index + 1], False))
         elif not (index and tokens[index - 1] in _REDIRECTS):
             words.append(token)
     while words and (words[0] in _POSITION_WRAPPERS or re.fullmatch(r"\w+=\S*", words[0])):
@@ -324,12 +372,30 @@ def _write_targets(tokens: list[str]) -> list[str]:
         verb == "sed"
         and any(w == "--in-place" or re.fullmatch(r"-[a-zA-Z]*i\S*", w) for w in words[1:])
     ):
-        targets += args
+        # ``mv`` takes its sources away; its destination only receives.
+        moved = args[:-1] if verb == "mv" else args
+        targets += [(arg, verb in _REMOVE_VERBS and arg in moved) for arg in args]
     elif verb in _WRITE_LAST_ARG and args:
-        targets.append(args[-1])
+        targets.append((args[-1], False))
     elif verb == "dd":
-        targets += [w[3:] for w in words[1:] if w.startswith("of=")]
+        targets += [(w[3:], False) for w in words[1:] if w.startswith("of=")]
+    elif verb == "find" and _FIND_ACTIONS & set(words[1:]):
+        for word in words[1:]:  # the start points, up to the first expression word
+            if word.startswith(("-", "(", "!")):
+                break
+            targets.append((word, False))
     return targets
+
+
+def _expand_target(target: str, base: Path) -> list[Path]:
+    """``target`` resolved from ``base`` (``~`` expanded), globs expanded like the shell's."""
+    path = _expand_home(target)
+    if any(ch in path for ch in "*?["):
+        pattern = path if os.path.isabs(path) else str(base / path)
+        matches = glob.glob(pattern)
+        if matches:
+            return [Path(m) for m in matches]
+    return [base / path]
 
 
 def check_protected_writes(
@@ -340,9 +406,11 @@ def check_protected_writes(
     Complements the built-in patterns of :func:`check_command` with the actual protected
     paths of the session (sessions, the memory repo's ``.git``, history and cursors, the
     config file): redirect targets, the operands of ``rm mv tee truncate chmod…``, the last
-    operand of ``cp install rsync ln``, ``sed -i`` files and ``dd of=`` are resolved from
-    ``cwd`` (``~`` expanded, symlinks followed) and must not lie in a protected path.
-    Writes a program makes on its own (``git commit``, scripts) are not visible here.
+    operand of ``cp install rsync ln``, ``sed -i`` files, ``dd of=`` and the start points of
+    a deleting ``find`` are resolved from ``cwd`` (``~`` expanded, globs expanded, symlinks
+    followed) and must not lie in a protected path; ``rm``/``mv``/``rmdir`` of a folder that
+    holds a protected path are refused too. Writes a program makes on its own (``git commit``,
+    scripts, variables expanded at run time) are not visible here: the sandbox covers those.
 
     Args:
         command: The shell command line.
@@ -359,13 +427,16 @@ def check_protected_writes(
         if token not in _SEPARATOR_TOKENS:
             segment.append(token)
             continue
-        for target in _write_targets(segment):
+        for target, removes in _write_targets(segment):
             try:
-                resolved = (base / _expand_home(target)).resolve()
+                paths = [p.resolve() for p in _expand_target(target, base)]
             except (OSError, RuntimeError, ValueError):
                 continue
-            if any(_inside(resolved, root) for root in roots):
-                return f"writes to protected path {target!r}"
+            for resolved in paths:
+                if any(_inside(resolved, root) for root in roots):
+                    return f"writes to protected path {target!r}"
+                if removes and any(_inside(root, resolved) for root in roots):
+                    return f"deletes or moves {target!r}, which holds protected files"
         segment = []
     return None
 

@@ -21,7 +21,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from desktop.core.session.repair import repair_messages
+from desktop.core.session.repair import INTERRUPTED_NOTE, repair_messages
 from desktop.core.session.validate import (
     CHECKPOINT,
     PENDING,
@@ -144,6 +144,33 @@ class Session:
         del self.messages[index:]
         self.updated_at = datetime.now()
         return message
+
+    def stop_turn(self, partial: str) -> bool:
+        """End a pending turn that was stopped, keeping the answer text it had streamed.
+
+        Unfinished tool calls get their "interrupted" result; ``partial`` (when not blank)
+        becomes the turn's answer, marked ``stopped``; with nothing streamed a short note
+        says the turn was interrupted. Returns ``False`` when no turn was pending.
+        """
+        if not self.has_pending_turn:
+            return False
+        self.metadata.pop(PENDING, None)
+        self.metadata.pop(CHECKPOINT, None)
+        messages, _ = repair_messages(self.messages, interrupted=not partial.strip())
+        if partial.strip():
+            if messages and messages[-1].get("content") == INTERRUPTED_NOTE:
+                messages.pop()  # the streamed text is the answer, not a note
+            messages.append(
+                {
+                    "role": "assistant",
+                    "content": partial,
+                    "stopped": True,
+                    "timestamp": datetime.now().isoformat(),
+                }
+            )
+        self.messages = messages
+        self.updated_at = datetime.now()
+        return True
 
     @property
     def has_pending_turn(self) -> bool:

@@ -26,6 +26,7 @@ class ToolContext:
         chat_id: Chat within the channel.
         restrict_to_workspace: Whether file and exec access must stay inside the workspace.
         protected_paths: Files and folders tools must never write (sessions, config, .git…).
+        turn_id: The turn the call belongs to (``""`` outside a turn).
     """
 
     workspace: Path
@@ -34,6 +35,7 @@ class ToolContext:
     chat_id: str = "direct"
     restrict_to_workspace: bool = False
     protected_paths: tuple[Path, ...] = ()
+    turn_id: str = ""
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,10 @@
 
 Search tools live in :mod:`desktop.core.tools.search` and ``notebook_edit`` in
 :mod:`desktop.core.tools.notebook`; :func:`filesystem_tools` returns all of them. Every path
-goes through :func:`~desktop.core.security.paths.resolve_tool_path`; file IO runs in a worker
-thread; failures come back as error results the model can act on.
+is resolved and opened in one step by :func:`~desktop.core.security.paths.open_tool_path` or
+:func:`~desktop.core.security.paths.open_tool_write` (no gap a symlink swap could use); all of
+it runs in a worker thread; failures come back as error results the model can act on. Text
+of files the agent did not write is framed as untrusted (:mod:`desktop.core.tools.untrusted`).
 """
 
 from __future__ import annotations
@@ -14,14 +16,19 @@ import difflib
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, ClassVar
 
-from desktop.core.security.paths import PathDenied, display_path, open_regular, resolve_tool_path
+from desktop.core.security.paths import (
+    PathDenied,
+    WriteTarget,
+    display_path,
+    open_tool_path,
+    open_tool_write,
+)
 from desktop.core.tools.base import Tool, ToolContext, ToolResult
 from desktop.core.tools.notebook import NotebookEditTool
 from desktop.core.tools.search import SNIFF_BYTES, GlobTool, GrepTool, looks_binary
-from desktop.core.utils.atomic import atomic_write_text
+from desktop.core.tools.untrusted import file_is_trusted, frame, note_written
 
 MAX_READ_BYTES = 256 * 1024
 MAX_LINE_CHARS = 2000
@@ -45,20 +52,14 @@ def human_size(size: int) -> str:
     return f"{value:.1f} {unit}"
 
 
-def _guard(raw: str, ctx: ToolContext, *, write: bool) -> Path | ToolResult:
-    """The resolved path, or an error result saying why it is refused."""
-    try:
-        return resolve_tool_path(raw, ctx, write=write)
-    except PathDenied as exc:
-        return ToolResult.error(f"Error: {exc}")
-
-
 def _open_error(raw: str, exc: Exception) -> ToolResult:
-    """An error result for a failed :func:`open_regular`."""
+    """An error result for a failed open or check."""
     if isinstance(exc, FileNotFoundError):
         return ToolResult.error(f"Error: file not found: {raw}")
     if isinstance(exc, IsADirectoryError):
         return ToolResult.error(f"Error: {raw} is a directory; use list_dir")
+    if isinstance(exc, NotADirectoryError):
+        return ToolResult.error(f"Error: {raw}: a part of the path is a file, not a directory")
     if isinstance(exc, PathDenied):
         return ToolResult.error(f"Error: {exc}")
     return ToolResult.error(f"Error: cannot read {raw}: {exc}")
@@ -204,8 +205,10 @@ def _page_note(page: _Page, total: int | None, size: int) -> str:
     return f"\n\n({cap}showing {span}; use offset={page.last + 1} to continue)"
 
 
-def _text_result(handle: BinaryIO, shown: str, offset: int, limit: int, size: int) -> ToolResult:
-    """One page of a text file as ``N| line`` rows plus the paging note."""
+def _text_result(
+    handle: BinaryIO, shown: str, offset: int, limit: int, size: int, *, untrusted: bool
+) -> ToolResult:
+    """One page of a text file as ``N| line`` rows (framed when untrusted) plus the paging note."""
     page = _select(handle, offset, limit)
     if not page.lines:
         if offset == 1:
@@ -216,25 +219,31 @@ def _text_result(handle: BinaryIO, shown: str, offset: int, limit: int, size: in
     total = _count_lines(handle) if page.more and size <= COUNT_LINES_UP_TO else None
     width = len(str(page.last))
     body = "\n".join(f"{n:>{width}}| {text}" for n, text in enumerate(page.lines, start=page.first))
+    if untrusted:
+        body = frame(body, f"file {shown}")
     return ToolResult(body + _page_note(page, total, size))
 
 
-def _read(path: Path, shown: str, offset: int, limit: int) -> ToolResult:
-    """read_file's blocking part: open safely, then image, binary refusal or text page."""
+def _read(raw: str, ctx: ToolContext, offset: int, limit: int) -> ToolResult:
+    """read_file's blocking part: resolve and open in one go, then image, binary or text page."""
     try:
-        handle = open_regular(path)
+        opened = open_tool_path(raw, ctx, want="file")
     except (OSError, PathDenied) as exc:
-        return _open_error(shown, exc)
+        return _open_error(raw, exc)
+    with opened:
+        shown = display_path(opened.path, ctx.workspace)
+        untrusted = not file_is_trusted(opened.path, opened.stat, ctx.workspace)
+        handle = opened.file()
     with handle:
-        size = os.fstat(handle.fileno()).st_size
+        size = opened.stat.st_size
         head = handle.read(SNIFF_BYTES)
         handle.seek(0)
         mime = image_mime(head)
         if mime:
-            return _image_result(handle, path.name, mime)
+            return _image_result(handle, opened.path.name, mime)
         if looks_binary(head):
             return ToolResult.error(f"Error: {shown} looks like a binary file; not reading it")
-        return _text_result(handle, shown, offset, limit, size)
+        return _text_result(handle, shown, offset, limit, size, untrusted=untrusted)
 
 
 class ReadFileTool(Tool):
@@ -242,7 +251,7 @@ class ReadFileTool(Tool):
 
     name = "read_file"
     description = "Read a text file as numbered lines (paged), or view an image."
-    parameters = {
+    parameters: ClassVar[dict[str, Any]] = {
         "type": "object",
         "properties": {
             "path": {"type": "string"},
@@ -257,25 +266,30 @@ class ReadFileTool(Tool):
         self, ctx: ToolContext, *, path: str, offset: int = 1, limit: int = 2000, **_: Any
     ) -> ToolResult:
         """Return lines ``offset`` … ``offset + limit - 1`` as ``N| line``, or the image."""
-        target = _guard(path, ctx, write=False)
-        if isinstance(target, ToolResult):
-            return target
-        shown = display_path(target, ctx.workspace)
-        return await asyncio.to_thread(_read, target, shown, max(1, offset), max(1, limit))
+        return await asyncio.to_thread(_read, path, ctx, max(1, offset), max(1, limit))
 
 
 # --- write_file -----------------------------------------------------------------------------
 
 
-def _write(path: Path, shown: str, content: str) -> ToolResult:
-    """write_file's blocking part."""
-    existed = path.exists()
+def _save(target: WriteTarget, data: bytes) -> None:
+    """Write atomically into the checked folder and remember the file as the agent's own."""
+    note_written(target.write(data))
+
+
+def _write(raw: str, ctx: ToolContext, content: str) -> ToolResult:
+    """write_file's blocking part: resolve (creating parents), then replace atomically."""
+    data = content.encode("utf-8")
     try:
-        atomic_write_text(path, content)
+        with open_tool_write(raw, ctx) as target:
+            shown = display_path(target.path, ctx.workspace)
+            _save(target, data)
+    except PathDenied as exc:
+        return ToolResult.error(f"Error: {exc}")
     except OSError as exc:
-        return ToolResult.error(f"Error: cannot write {shown}: {exc}")
-    verb = "Overwrote" if existed else "Created"
-    return ToolResult(f"{verb} {shown} ({len(content.encode('utf-8'))} bytes written)")
+        return ToolResult.error(f"Error: cannot write {raw}: {exc}")
+    verb = "Overwrote" if target.existing is not None else "Created"
+    return ToolResult(f"{verb} {shown} ({len(data)} bytes written)")
 
 
 class WriteFileTool(Tool):
@@ -283,7 +297,7 @@ class WriteFileTool(Tool):
 
     name = "write_file"
     description = "Create or overwrite a file (parent folders are created)."
-    parameters = {
+    parameters: ClassVar[dict[str, Any]] = {
         "type": "object",
         "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
         "required": ["path", "content"],
@@ -291,10 +305,7 @@ class WriteFileTool(Tool):
 
     async def execute(self, ctx: ToolContext, *, path: str, content: str, **_: Any) -> ToolResult:
         """Write ``content`` to ``path`` atomically."""
-        target = _guard(path, ctx, write=True)
-        if isinstance(target, ToolResult):
-            return target
-        return await asyncio.to_thread(_write, target, display_path(target, ctx.workspace), content)
+        return await asyncio.to_thread(_write, path, ctx, content)
 
 
 # --- edit_file ------------------------------------------------------------------------------
@@ -345,11 +356,10 @@ def _match_lines(content: str, needle: str) -> list[int]:
     return numbers
 
 
-def _load_text(path: Path, shown: str) -> str | ToolResult:
+def _load_text(target: WriteTarget, shown: str) -> str | ToolResult:
     """A UTF-8 text file's content for editing, or an error result."""
     try:
-        with open_regular(path) as handle:
-            data = handle.read(MAX_EDIT_BYTES + 1)
+        data = target.read(MAX_EDIT_BYTES + 1)
     except (OSError, PathDenied) as exc:
         if isinstance(exc, FileNotFoundError):
             return ToolResult.error(f"Error: file not found: {shown} (use write_file to create it)")
@@ -365,9 +375,21 @@ def _load_text(path: Path, shown: str) -> str | ToolResult:
         return ToolResult.error(f"Error: {shown} is not UTF-8 text; refusing to edit it")
 
 
-def _edit(path: Path, shown: str, old: str, new: str, replace_all: bool) -> ToolResult:
-    """edit_file's blocking part: find, check uniqueness, replace, save atomically."""
-    content = _load_text(path, shown)
+def _edit(raw: str, ctx: ToolContext, old: str, new: str, replace_all: bool) -> ToolResult:
+    """edit_file's blocking part: resolve once, read, check uniqueness, replace atomically."""
+    try:
+        target = open_tool_write(raw, ctx, create_parents=False)
+    except FileNotFoundError:
+        return ToolResult.error(f"Error: file not found: {raw} (use write_file to create it)")
+    except (OSError, PathDenied) as exc:
+        return _open_error(raw, exc)
+    with target:
+        return _edit_in(target, display_path(target.path, ctx.workspace), old, new, replace_all)
+
+
+def _edit_in(target: WriteTarget, shown: str, old: str, new: str, replace_all: bool) -> ToolResult:
+    """Edit the file of a resolved, checked target."""
+    content = _load_text(target, shown)
     if isinstance(content, ToolResult):
         return content
     if old not in content and "\r\n" in content and "\r\n" not in old:
@@ -382,7 +404,7 @@ def _edit(path: Path, shown: str, old: str, new: str, replace_all: bool) -> Tool
             "Include more surrounding lines to make it unique, or set replace_all=true."
         )
     try:
-        atomic_write_text(path, content.replace(old, new, -1 if replace_all else 1))
+        _save(target, content.replace(old, new, -1 if replace_all else 1).encode("utf-8"))
     except OSError as exc:
         return ToolResult.error(f"Error: cannot write {shown}: {exc}")
     count = len(lines) if replace_all else 1
@@ -394,7 +416,7 @@ class EditFileTool(Tool):
 
     name = "edit_file"
     description = "Replace exact old_text in a file; it must be unique unless replace_all."
-    parameters = {
+    parameters: ClassVar[dict[str, Any]] = {
         "type": "object",
         "properties": {
             "path": {"type": "string"},
@@ -420,11 +442,7 @@ class EditFileTool(Tool):
             return ToolResult.error("Error: old_text is empty; use write_file for whole files")
         if old_text == new_text:
             return ToolResult.error("Error: old_text and new_text are identical; nothing to change")
-        target = _guard(path, ctx, write=True)
-        if isinstance(target, ToolResult):
-            return target
-        shown = display_path(target, ctx.workspace)
-        return await asyncio.to_thread(_edit, target, shown, old_text, new_text, replace_all)
+        return await asyncio.to_thread(_edit, path, ctx, old_text, new_text, replace_all)
 
 
 # --- list_dir -------------------------------------------------------------------------------
@@ -440,20 +458,27 @@ def _entry_line(entry: os.DirEntry[str]) -> str:
         return f"{entry.name}  (broken link)"
 
 
-def _list(path: Path, shown: str) -> ToolResult:
-    """list_dir's blocking part."""
+def _list(raw: str, ctx: ToolContext) -> ToolResult:
+    """list_dir's blocking part: resolve and open the folder in one go, then read its entries."""
     try:
-        with os.scandir(path) as scan:
-            entries = sorted(scan, key=lambda e: e.name)
+        with open_tool_path(raw, ctx, want="dir") as opened:
+            shown = display_path(opened.path, ctx.workspace)
+            folder = opened.folder()
+            try:
+                entries = folder.scandir()
+                lines = [_entry_line(entry) for entry in entries[:MAX_LIST_ENTRIES]]
+            finally:
+                folder.close()
+    except PathDenied as exc:
+        return ToolResult.error(f"Error: {exc}")
     except FileNotFoundError:
-        return ToolResult.error(f"Error: directory not found: {shown}")
+        return ToolResult.error(f"Error: directory not found: {raw}")
     except NotADirectoryError:
-        return ToolResult.error(f"Error: {shown} is a file, not a directory; use read_file")
+        return ToolResult.error(f"Error: {raw} is a file, not a directory; use read_file")
     except OSError as exc:
-        return ToolResult.error(f"Error: cannot list {shown}: {exc}")
+        return ToolResult.error(f"Error: cannot list {raw}: {exc}")
     if not entries:
         return ToolResult(f"({shown} is empty)")
-    lines = [_entry_line(entry) for entry in entries[:MAX_LIST_ENTRIES]]
     if len(entries) > MAX_LIST_ENTRIES:
         lines.append(f"… and {len(entries) - MAX_LIST_ENTRIES} more entries (use glob to narrow)")
     return ToolResult("\n".join(lines))
@@ -464,7 +489,7 @@ class ListDirTool(Tool):
 
     name = "list_dir"
     description = "List a folder's entries (folders end with '/', files show sizes)."
-    parameters = {
+    parameters: ClassVar[dict[str, Any]] = {
         "type": "object",
         "properties": {"path": {"type": "string", "description": "Default: workspace"}},
     }
@@ -472,10 +497,7 @@ class ListDirTool(Tool):
 
     async def execute(self, ctx: ToolContext, *, path: str = ".", **_: Any) -> ToolResult:
         """List the entries of ``path``."""
-        target = _guard(path, ctx, write=False)
-        if isinstance(target, ToolResult):
-            return target
-        return await asyncio.to_thread(_list, target, display_path(target, ctx.workspace))
+        return await asyncio.to_thread(_list, path, ctx)
 
 
 def filesystem_tools() -> list[Tool]:

@@ -1,8 +1,13 @@
 """``notebook_edit``: replace, insert or delete one cell of a Jupyter notebook.
 
+Inserting cell 0 into a notebook that does not exist yet creates it (an empty nbformat 4.5
+notebook with a Python kernel), so the agent can start a notebook from scratch.
+
 The notebook is edited as plain nbformat JSON: every other cell and all metadata are kept,
 sources are stored as a list of lines as Jupyter does, and the file is written atomically in
-Jupyter's own layout (one-space indent, sorted keys).
+Jupyter's own layout (one-space indent, sorted keys). The path is resolved once, by
+:func:`~desktop.core.security.paths.open_tool_write`, and the notebook read from and written
+into that checked folder.
 """
 
 from __future__ import annotations
@@ -10,12 +15,11 @@ from __future__ import annotations
 import asyncio
 import json
 import uuid
-from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
-from desktop.core.security.paths import PathDenied, display_path, open_regular, resolve_tool_path
+from desktop.core.security.paths import PathDenied, WriteTarget, display_path, open_tool_write
 from desktop.core.tools.base import Tool, ToolContext, ToolResult
-from desktop.core.utils.atomic import atomic_write_text
+from desktop.core.tools.untrusted import note_written
 
 MAX_NOTEBOOK_BYTES = 50 * 1024 * 1024
 
@@ -54,15 +58,14 @@ def replace_cell(cell: dict[str, Any], source: str, cell_type: str | None) -> No
         cell.pop("execution_count", None)
 
 
-def load_notebook(path: Path) -> dict[str, Any]:
-    """Read and parse a notebook.
+def load_notebook(target: WriteTarget) -> dict[str, Any]:
+    """Read and parse the notebook at a checked write target.
 
     Raises:
         NotebookError: Missing, too large, not JSON, or without a ``cells`` list.
     """
     try:
-        with open_regular(path) as handle:
-            data = handle.read(MAX_NOTEBOOK_BYTES + 1)
+        data = target.read(MAX_NOTEBOOK_BYTES + 1)
     except FileNotFoundError:
         raise NotebookError("notebook not found") from None
     except (OSError, PathDenied) as exc:
@@ -76,6 +79,19 @@ def load_notebook(path: Path) -> dict[str, Any]:
     if not isinstance(notebook, dict) or not isinstance(notebook.get("cells"), list):
         raise NotebookError("not a notebook (no 'cells' list)")
     return notebook
+
+
+def empty_notebook() -> dict[str, Any]:
+    """A new, empty nbformat 4.5 notebook for Python 3 (what Jupyter writes for "New")."""
+    return {
+        "cells": [],
+        "metadata": {
+            "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+            "language_info": {"name": "python"},
+        },
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
 
 
 def dump_notebook(notebook: dict[str, Any]) -> str:
@@ -124,8 +140,10 @@ class NotebookEditTool(Tool):
     """Edit one cell of a Jupyter notebook."""
 
     name = "notebook_edit"
-    description = "Replace, insert (before cell_index) or delete a cell of an .ipynb."
-    parameters = {
+    description = (
+        "Replace, insert or delete an .ipynb cell; insert at 0 creates a missing notebook."
+    )
+    parameters: ClassVar[dict[str, Any]] = {
         "type": "object",
         "properties": {
             "path": {"type": "string"},
@@ -149,30 +167,44 @@ class NotebookEditTool(Tool):
         **_: Any,
     ) -> ToolResult:
         """Apply one cell edit to the notebook at ``path`` and save it atomically."""
-        try:
-            target = resolve_tool_path(path, ctx, write=True)
-        except PathDenied as exc:
-            return ToolResult.error(f"Error: {exc}")
-        if target.suffix.lower() != ".ipynb":
-            return ToolResult.error(f"Error: {path} is not a .ipynb notebook")
-        try:
-            summary, count = await asyncio.to_thread(
-                _edit_file, target, cell_index, action, source, cell_type
-            )
-        except NotebookError as exc:
-            return ToolResult.error(f"Error: {path}: {exc}")
-        shown = display_path(target, ctx.workspace)
-        return ToolResult(f"{summary} in {shown}; it now has {count} cells.")
+        return await asyncio.to_thread(_edit_file, path, ctx, cell_index, action, source, cell_type)
 
 
 def _edit_file(
-    path: Path, index: int, action: str, source: str | None, cell_type: str | None
-) -> tuple[str, int]:
-    """notebook_edit's blocking part: load, change, save; returns summary and cell count."""
-    notebook = load_notebook(path)
-    summary = apply_edit(notebook, index, action, source, cell_type)
+    raw: str,
+    ctx: ToolContext,
+    index: int,
+    action: str,
+    source: str | None,
+    cell_type: str | None,
+) -> ToolResult:
+    """notebook_edit's blocking part: resolve once, load, change, save into the same folder."""
     try:
-        atomic_write_text(path, dump_notebook(notebook))
+        target = open_tool_write(raw, ctx, create_parents=action == "insert")
+    except PathDenied as exc:
+        return ToolResult.error(f"Error: {exc}")
+    except FileNotFoundError:
+        return ToolResult.error(
+            f"Error: {raw}: notebook not found (insert cell 0 to create a new notebook)"
+        )
     except OSError as exc:
-        raise NotebookError(f"could not save: {exc}") from None
-    return summary, len(notebook["cells"])
+        return ToolResult.error(f"Error: {raw}: {exc}")
+    with target:
+        if target.path.suffix.lower() != ".ipynb":
+            return ToolResult.error(f"Error: {raw} is not a .ipynb notebook")
+        try:
+            if target.existing is None and action == "insert" and index == 0:
+                notebook = empty_notebook()
+            elif target.existing is None:
+                raise NotebookError("notebook not found (insert cell 0 to create a new notebook)")
+            else:
+                notebook = load_notebook(target)
+            summary = apply_edit(notebook, index, action, source, cell_type)
+            try:
+                note_written(target.write(dump_notebook(notebook).encode("utf-8")))
+            except OSError as exc:
+                raise NotebookError(f"could not save: {exc}") from None
+        except NotebookError as exc:
+            return ToolResult.error(f"Error: {raw}: {exc}")
+        shown = display_path(target.path, ctx.workspace)
+    return ToolResult(f"{summary} in {shown}; it now has {len(notebook['cells'])} cells.")

@@ -1,4 +1,9 @@
-"""The tool registry: definitions for the model, and safe dispatch of calls."""
+"""The tool registry: definitions for the model, and safe dispatch of calls.
+
+Every result leaves :meth:`ToolRegistry.execute` with the secrets the app knows masked
+(:func:`~desktop.core.utils.redact.redact_known`): a key a tool read from a file, a command's
+output or ``/proc`` never reaches the session file or the next request to the provider.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +13,7 @@ from typing import Any
 
 from desktop.core.tools.base import Tool, ToolContext, ToolResult
 from desktop.core.tools.validation import cast_params, validate_params
-from desktop.core.utils.redact import redact
+from desktop.core.utils.redact import redact, redact_known
 
 log = logging.getLogger(__name__)
 
@@ -71,7 +76,15 @@ class ToolRegistry:
         )
 
     async def execute(self, name: str, arguments: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        """Cast, validate and run a call. Every failure becomes an error result with a hint."""
+        """Cast, validate and run a call. Every failure becomes an error result with a hint.
+
+        The result's text has every registered secret masked.
+        """
+        result = await self._execute(name, arguments, ctx)
+        text = redact_known(result.text)
+        return result if text == result.text else ToolResult(text, result.images, result.is_error)
+
+    async def _execute(self, name: str, arguments: dict[str, Any], ctx: ToolContext) -> ToolResult:
         tool = self._tools.get(name)
         if tool is None:
             return ToolResult.error(self.unknown_tool_message(name) + ERROR_HINT)

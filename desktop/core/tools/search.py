@@ -1,7 +1,11 @@
 """Search tools: ``glob`` (files by name, newest first) and ``grep`` (contents by regex).
 
-Both walk the tree without following symlinked folders and skip noise folders (``.git``,
-``node_modules``, ``__pycache__``, virtual environments…). The walks run in a worker thread.
+Both open their root through :func:`~desktop.core.security.paths.open_tool_path` and walk the
+tree by descriptor, never entering symlinked folders (not even one swapped in mid-walk), and
+skip noise folders (``.git``, ``node_modules``, ``__pycache__``, virtual environments…). The
+walks run in a worker thread. grep's regex runs under a time limit and can be cancelled
+(:class:`TimedRegex`); its output is framed as untrusted when a file the agent did not write
+contributed to it.
 """
 
 from __future__ import annotations
@@ -9,13 +13,20 @@ from __future__ import annotations
 import asyncio
 import os
 import re
-from collections.abc import Iterator
+import stat
+import threading
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO, ClassVar
 
-from desktop.core.security.paths import PathDenied, display_path, open_regular, resolve_tool_path
+import regex
+
+from desktop.core.security.fsopen import READ_FLAGS, Dir, iter_tree
+from desktop.core.security.paths import Opened, PathDenied, display_path, open_tool_path
 from desktop.core.tools.base import Tool, ToolContext, ToolResult
+from desktop.core.tools.untrusted import file_is_trusted, frame
 
 NOISE_DIRS = frozenset(
     {
@@ -38,6 +49,8 @@ MAX_GLOB_RESULTS = 200
 MAX_GREP_FILE_BYTES = 20 * 1024 * 1024
 MAX_GREP_LINE_CHARS = 300
 SNIFF_BYTES = 8192
+GREP_BUDGET = 5.0  # seconds of regex matching per grep call
+GREP_LINE_LIMIT = 0.25  # seconds one line may take (the regex module overshoots to ~0.5 s)
 _TEXT_CONTROLS = frozenset(b"\t\n\r\f\b\x1b")
 
 
@@ -55,34 +68,36 @@ def looks_binary(sample: bytes) -> bool:
     return controls > len(sample) * 0.1
 
 
-def is_noise_dir(path: Path) -> bool:
+def is_noise_dir(folder: Dir) -> bool:
     """Whether a folder is tooling noise (VCS data, caches, dependencies, virtualenvs)."""
-    return path.name in NOISE_DIRS or (path / "pyvenv.cfg").is_file()
+    if folder.name in NOISE_DIRS:
+        return True
+    try:
+        return stat.S_ISREG(folder.lstat("pyvenv.cfg").st_mode)
+    except OSError:
+        return False
 
 
 @dataclass
 class FileWalk:
-    """Files below ``root`` in sorted order, noise folders skipped, at most ``limit`` of them.
+    """Files below an open folder in sorted order, noise folders skipped, at most ``limit``.
 
-    Symlinked folders are not entered. After iterating, ``truncated`` says whether the limit
-    stopped the walk.
+    The walk goes by descriptor (:func:`~desktop.core.security.fsopen.iter_tree`): symlinked
+    folders are never entered, not even one swapped in during the walk. After iterating,
+    ``truncated`` says whether the limit stopped it.
     """
 
-    root: Path
+    root: Dir
     limit: int = MAX_WALK_FILES
     truncated: bool = field(default=False, init=False)
 
-    def __iter__(self) -> Iterator[Path]:
-        """Yield file paths, pruning noise folders in place."""
-        seen = 0
-        for dirpath, dirnames, filenames in os.walk(self.root):
-            dirnames[:] = sorted(d for d in dirnames if not is_noise_dir(Path(dirpath, d)))
-            for name in sorted(filenames):
-                if seen >= self.limit:
-                    self.truncated = True
-                    return
-                seen += 1
-                yield Path(dirpath, name)
+    def __iter__(self) -> Iterator[tuple[str, Dir, os.DirEntry[str]]]:
+        """Yield ``(path relative to the root, its folder, its entry)``."""
+        for seen, item in enumerate(iter_tree(self.root, skip_dir=is_noise_dir)):
+            if seen >= self.limit:
+                self.truncated = True
+                return
+            yield item
 
 
 def _expand_braces(pattern: str) -> list[str]:
@@ -141,20 +156,16 @@ def glob_regex(pattern: str) -> re.Pattern[str]:
     return re.compile(f"(?:{alternatives})", re.IGNORECASE if os.name == "nt" else 0)
 
 
-def _relative(path: Path, root: Path) -> str:
-    """``path`` below ``root`` as a ``/``-separated string (what globs match)."""
-    return path.relative_to(root).as_posix()
-
-
-def _resolve_folder(raw: str, ctx: ToolContext) -> Path | ToolResult:
-    """The search root for ``raw``, or an error result."""
+def _open_root(raw: str, ctx: ToolContext) -> Opened | ToolResult:
+    """The search root (a folder, or a single file for grep), opened, or an error result."""
     try:
-        root = resolve_tool_path(raw, ctx, write=False)
+        return open_tool_path(raw, ctx, want="any")
     except PathDenied as exc:
         return ToolResult.error(f"Error: {exc}")
-    if not root.exists():
+    except (FileNotFoundError, NotADirectoryError):
         return ToolResult.error(f"Error: path not found: {raw}")
-    return root
+    except OSError as exc:
+        return ToolResult.error(f"Error: cannot open {raw}: {exc}")
 
 
 class GlobTool(Tool):
@@ -162,7 +173,7 @@ class GlobTool(Tool):
 
     name = "glob"
     description = "Find files by glob ('**/*.py'; no '/' matches names at any depth), newest first."
-    parameters = {
+    parameters: ClassVar[dict[str, Any]] = {
         "type": "object",
         "properties": {
             "pattern": {"type": "string"},
@@ -180,28 +191,36 @@ class GlobTool(Tool):
             regex = glob_regex(pattern)
         except ValueError as exc:
             return ToolResult.error(f"Error: {exc}")
-        root = _resolve_folder(path, ctx)
-        if isinstance(root, ToolResult):
-            return root
-        if not root.is_dir():
-            return ToolResult.error(f"Error: {path} is not a directory")
-        return await asyncio.to_thread(self._glob, root, regex, pattern, ctx.workspace)
+        return await asyncio.to_thread(self._glob, path, ctx, regex, pattern)
 
     @staticmethod
-    def _glob(root: Path, regex: re.Pattern[str], pattern: str, workspace: Path) -> ToolResult:
-        """glob's blocking part: walk, match, sort newest first, cap."""
-        walk = FileWalk(root)
-        found: list[tuple[float, Path]] = []
-        for file in walk:
-            if regex.fullmatch(_relative(file, root)):
-                try:
-                    found.append((-os.lstat(file).st_mtime, file))
-                except OSError:
-                    continue
+    def _glob(raw: str, ctx: ToolContext, regex: re.Pattern[str], pattern: str) -> ToolResult:
+        """glob's blocking part: open the folder, walk it, match, sort newest first, cap."""
+        opened = _open_root(raw, ctx)
+        if isinstance(opened, ToolResult):
+            return opened
+        if not opened.is_dir:
+            opened.close()
+            return ToolResult.error(f"Error: {raw} is not a directory")
+        root = opened.folder()
+        try:
+            walk = FileWalk(root)
+            found: list[tuple[float, str]] = []
+            for relative, _, entry in walk:
+                if regex.fullmatch(relative):
+                    try:
+                        found.append((-entry.stat(follow_symlinks=False).st_mtime, relative))
+                    except OSError:
+                        continue
+        finally:
+            root.close()
+        shown = display_path(root.path, ctx.workspace)
         if not found:
-            return ToolResult(f"No files match '{pattern}' under {display_path(root, workspace)}.")
+            return ToolResult(f"No files match '{pattern}' under {shown}.")
         found.sort()
-        lines = [display_path(file, workspace) for _, file in found[:MAX_GLOB_RESULTS]]
+        lines = [
+            display_path(root.path / rel, ctx.workspace) for _, rel in found[:MAX_GLOB_RESULTS]
+        ]
         if len(found) > MAX_GLOB_RESULTS:
             lines.append(f"({len(found) - MAX_GLOB_RESULTS} more not shown; narrow the pattern)")
         if walk.truncated:
@@ -209,11 +228,93 @@ class GlobTool(Tool):
         return ToolResult("\n".join(lines))
 
 
+# --- grep ------------------------------------------------------------------------------------
+
+
+class GrepStopped(Exception):
+    """The search ended early: too slow (the message says why) or cancelled."""
+
+
+# Constructs that see the start or end of the searched string: a search of a whole file
+# (lines joined, MULTILINE) can miss a per-line match of them, so the file prefilter is off.
+_EDGE_SENSITIVE = regex.compile(r"\\[AZzG]|\(\?<?!|\(\?[a-zA-Z]*-")
+
+
+class TimedRegex:
+    """A compiled pattern whose every search is time-limited and that can be cancelled.
+
+    Python's ``re`` cannot be interrupted, so a catastrophically backtracking pattern
+    (``^(a|aa)+$``) would pin a thread for minutes. The ``regex`` module (the same syntax as
+    ``re``) stops a search after ``timeout`` seconds and releases the GIL meanwhile. Every call
+    gets at most ``line_limit`` seconds and the whole grep ``budget`` seconds of matching; the
+    cancel event is checked before each call, so a cancelled grep stops within one line.
+
+    A timeout costs the ``regex`` module a few microseconds per call, so a file is first
+    searched as a whole (its lines joined, ``^``/``$`` per line): most files do not match and
+    then cost one call. Where that could miss a per-line match (``\\A``, ``\\Z``, negative
+    lookaround, flags turned off inline) or is slow, lines are searched one by one.
+    """
+
+    def __init__(self, pattern: regex.Pattern[str], *, budget: float, line_limit: float) -> None:
+        self.pattern = pattern
+        self.budget = budget
+        self.line_limit = line_limit
+        self.spent = 0.0
+        self.cancel = threading.Event()
+        self.whole: regex.Pattern[str] | None = None
+        if not _EDGE_SENSITIVE.search(pattern.pattern):
+            self.whole = regex.compile(pattern.pattern, pattern.flags | regex.MULTILINE)
+
+    def hits(self, lines: list[str]) -> list[int]:
+        """Indexes of the lines the pattern matches somewhere in.
+
+        Raises:
+            GrepStopped: Cancelled, over the budget, or one line took over ``line_limit``.
+        """
+        clock = time.perf_counter
+        started = clock()
+        deadline = started + self.budget - self.spent
+        try:
+            if self.whole is not None and lines:
+                try:
+                    joined = "\n".join(lines)
+                    if self.whole.search(joined, timeout=self._limit(deadline)) is None:
+                        return []
+                except TimeoutError:
+                    self.whole = None  # slow as a whole: search line by line from now on
+            return self._each(lines, deadline)
+        finally:
+            self.spent += clock() - started
+
+    def _limit(self, deadline: float) -> float:
+        """Seconds the next search may take; raises once cancelled or over the budget."""
+        left = deadline - time.perf_counter()
+        if self.cancel.is_set():
+            raise GrepStopped("cancelled")
+        if left <= 0:
+            raise GrepStopped(f"matching took over {self.budget:g}s in total")
+        return min(left, self.line_limit)
+
+    def _each(self, lines: list[str], deadline: float) -> list[int]:
+        search, limit = self.pattern.search, self._limit
+        found: list[int] = []
+        for index, line in enumerate(lines):
+            timeout = limit(deadline)
+            try:
+                if search(line, timeout=timeout) is not None:
+                    found.append(index)
+            except TimeoutError:
+                if timeout < self.line_limit:
+                    raise GrepStopped(f"matching took over {self.budget:g}s in total") from None
+                raise GrepStopped(f"one line took over {self.line_limit:g}s to match") from None
+        return found
+
+
 @dataclass
 class _GrepQuery:
     """One grep call's settings and running output."""
 
-    regex: re.Pattern[str]
+    regex: TimedRegex
     mode: str
     context: int
     max_results: int
@@ -222,6 +323,7 @@ class _GrepQuery:
     results: int = 0
     total_matches: int = 0
     skipped_large: int = 0
+    untrusted: bool = False
 
     @property
     def full(self) -> bool:
@@ -229,16 +331,14 @@ class _GrepQuery:
         return self.results >= self.max_results
 
 
-def _read_lines(file: Path, query: _GrepQuery) -> list[str] | None:
+def _read_lines(handle: BinaryIO, st: os.stat_result, query: _GrepQuery) -> list[str] | None:
     """A text file's lines (split on ``\\n`` like read_file), or None for binaries and devices."""
-    try:
-        with open_regular(file) as handle:
-            if os.fstat(handle.fileno()).st_size > MAX_GREP_FILE_BYTES:
-                query.skipped_large += 1
-                return None
-            data = handle.read()
-    except (OSError, PathDenied):
+    if not stat.S_ISREG(st.st_mode):
         return None
+    if st.st_size > MAX_GREP_FILE_BYTES:
+        query.skipped_large += 1
+        return None
+    data = handle.read()
     if looks_binary(data[:SNIFF_BYTES]):
         return None
     lines = data.decode("utf-8", "replace").split("\n")
@@ -255,6 +355,7 @@ def _clip(text: str) -> str:
 def _grep_content(shown: str, lines: list[str], hits: list[int], query: _GrepQuery) -> None:
     """Append ``file:N: text`` for hits, ``file-N- text`` for context, ``--`` between groups."""
     last_printed = -1
+    hit_set = set(hits)
     for hit in hits:
         if query.full:
             return
@@ -262,22 +363,25 @@ def _grep_content(shown: str, lines: list[str], hits: list[int], query: _GrepQue
         if query.context and query.out and (last_printed < 0 or start > last_printed + 1):
             query.out.append("--")
         for index in range(start, min(hit + query.context, len(lines) - 1) + 1):
-            sep = ":" if index == hit or query.regex.search(lines[index]) else "-"
+            sep = ":" if index in hit_set else "-"
             query.out.append(f"{shown}{sep}{index + 1}{sep} {_clip(lines[index])}")
             last_printed = index
         query.results += 1
 
 
-def _grep_file(file: Path, query: _GrepQuery) -> None:
-    """Search one file and append its results in the query's mode."""
-    lines = _read_lines(file, query)
+def _grep_file(handle: BinaryIO, path: Path, query: _GrepQuery, ctx: ToolContext) -> None:
+    """Search one opened file (closed here) and append its results in the query's mode."""
+    with handle:
+        st = os.fstat(handle.fileno())
+        lines = _read_lines(handle, st, query)
     if lines is None:
         return
-    hits = [i for i, line in enumerate(lines) if query.regex.search(line)]
+    hits = query.regex.hits(lines)
     if not hits:
         return
-    shown = display_path(file, query.workspace)
+    shown = display_path(path, query.workspace)
     query.total_matches += len(hits)
+    query.untrusted = query.untrusted or not file_is_trusted(path, st, ctx.workspace)
     if query.mode == "content":
         _grep_content(shown, lines, hits, query)
         return
@@ -290,7 +394,7 @@ class GrepTool(Tool):
 
     name = "grep"
     description = "Search file contents by Python regex; skips binaries and noise folders."
-    parameters = {
+    parameters: ClassVar[dict[str, Any]] = {
         "type": "object",
         "properties": {
             "pattern": {"type": "string", "description": "Python regex"},
@@ -305,6 +409,16 @@ class GrepTool(Tool):
     }
     read_only = True
 
+    def __init__(self, *, budget: float = GREP_BUDGET, line_limit: float = GREP_LINE_LIMIT):
+        """Create the tool.
+
+        Args:
+            budget: Seconds of regex matching one call may use in total.
+            line_limit: Seconds one line may take to match.
+        """
+        self.budget = budget
+        self.line_limit = line_limit
+
     async def execute(
         self,
         ctx: ToolContext,
@@ -318,45 +432,79 @@ class GrepTool(Tool):
         max_results: int = 100,
         **_: Any,
     ) -> ToolResult:
-        """Search ``path`` for lines matching ``pattern`` and report them per ``output_mode``."""
+        """Search ``path`` for lines matching ``pattern`` and report them per ``output_mode``.
+
+        The search runs in its own worker thread; when this call is cancelled (``/stop``) the
+        worker is told to stop and ends within one line's time limit.
+        """
         try:
-            regex = re.compile(pattern, re.IGNORECASE if case_insensitive else 0)
-        except re.error as exc:
+            compiled = regex.compile(pattern, regex.IGNORECASE if case_insensitive else 0)
+        except regex.error as exc:
             return ToolResult.error(f"Error: invalid regex {pattern!r}: {exc}")
         try:
             name_filter = glob_regex(glob) if glob else None
         except ValueError as exc:
             return ToolResult.error(f"Error: glob: {exc}")
-        root = _resolve_folder(path, ctx)
-        if isinstance(root, ToolResult):
-            return root
-        query = _GrepQuery(regex, output_mode, context, max_results, ctx.workspace)
-        return await asyncio.to_thread(self._grep, root, name_filter, query)
+        timed = TimedRegex(compiled, budget=self.budget, line_limit=self.line_limit)
+        query = _GrepQuery(timed, output_mode, context, max_results, ctx.workspace)
+        try:
+            return await run_in_worker(self._grep, path, ctx, name_filter, query)
+        finally:
+            timed.cancel.set()
 
     @staticmethod
-    def _grep(root: Path, name_filter: re.Pattern[str] | None, query: _GrepQuery) -> ToolResult:
-        """grep's blocking part: walk (or the single file) and search each file."""
-        walk = None if root.is_file() else FileWalk(root)
-        for file in walk if walk is not None else [root]:
-            if query.full:
-                break
-            if walk is not None and _skip_in_walk(file, root, name_filter):
+    def _grep(
+        raw: str, ctx: ToolContext, name_filter: re.Pattern[str] | None, query: _GrepQuery
+    ) -> ToolResult:
+        """grep's blocking part: open the root, walk it (or the single file), search each file."""
+        opened = _open_root(raw, ctx)
+        if isinstance(opened, ToolResult):
+            return opened
+        shown_root = display_path(opened.path, query.workspace)
+        walk: FileWalk | None = None
+        try:
+            if not opened.is_dir:
+                _grep_file(opened.file(), opened.path, query, ctx)
+            else:
+                walk = FileWalk(opened.folder())
+                try:
+                    _grep_walk(walk, name_filter, query, ctx)
+                finally:
+                    walk.root.close()
+        except GrepStopped as exc:
+            return ToolResult.error(
+                f"Error: grep stopped: {exc}. The pattern {query.regex.pattern.pattern!r} "
+                "probably backtracks catastrophically (nested or overlapping repeats such as "
+                "(a+)+ or (a|aa)+); simplify it or narrow the path."
+            )
+        finally:
+            opened.close()
+        text = _grep_report(query, walk, shown_root)
+        return ToolResult(frame(text, "grep") if query.untrusted else text)
+
+
+def _grep_walk(
+    walk: FileWalk, name_filter: re.Pattern[str] | None, query: _GrepQuery, ctx: ToolContext
+) -> None:
+    """Search every walked file; symlinks are not followed (like ripgrep)."""
+    for relative, folder, entry in walk:
+        if query.full:
+            break
+        if name_filter is not None and not name_filter.fullmatch(relative):
+            continue
+        try:
+            if entry.is_symlink():
                 continue
-            _grep_file(file, query)
-        return ToolResult(_grep_report(query, walk, display_path(root, query.workspace)))
-
-
-def _skip_in_walk(file: Path, root: Path, name_filter: re.Pattern[str] | None) -> bool:
-    """Symlinks are not followed (like ripgrep); the glob filter applies to walked files."""
-    if file.is_symlink():
-        return True
-    return name_filter is not None and not name_filter.fullmatch(_relative(file, root))
+            fd = folder.open(entry.name, READ_FLAGS)
+        except OSError:
+            continue  # gone, unreadable, or swapped for a symlink since the listing
+        _grep_file(os.fdopen(fd, "rb"), walk.root.path / relative, query, ctx)
 
 
 def _grep_report(query: _GrepQuery, walk: FileWalk | None, shown_root: str) -> str:
     """The final text: results plus notes about limits that were hit."""
     if not query.out:
-        return f"No matches for {query.regex.pattern!r} under {shown_root}."
+        return f"No matches for {query.regex.pattern.pattern!r} under {shown_root}."
     lines = list(query.out)
     if query.mode == "count":
         lines.append(f"Total: {query.total_matches} matching lines in {query.results} files")
@@ -368,3 +516,36 @@ def _grep_report(query: _GrepQuery, walk: FileWalk | None, shown_root: str) -> s
     if walk is not None and walk.truncated:
         lines.append(f"(search stopped after {MAX_WALK_FILES} files; narrow the path)")
     return "\n".join(lines)
+
+
+async def run_in_worker(fn: Callable[..., ToolResult], *args: Any) -> ToolResult:
+    """Run ``fn(*args)`` in a dedicated daemon thread named ``grep`` and await its result.
+
+    A dedicated thread (rather than the shared default executor) means a cancelled call does
+    not hold an executor slot while it winds down, and its end can be observed.
+    """
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[ToolResult] = loop.create_future()
+
+    def deliver(result: ToolResult | None, error: BaseException | None) -> None:
+        if future.done():  # the call was cancelled meanwhile
+            return
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(result)  # type: ignore[arg-type]
+
+    def work() -> None:
+        result: ToolResult | None = None
+        error: BaseException | None = None
+        try:
+            result = fn(*args)
+        except BaseException as exc:  # noqa: BLE001 - handed to the awaiting task
+            error = exc
+        try:
+            loop.call_soon_threadsafe(deliver, result, error)
+        except RuntimeError:  # the loop is closed: nobody waits any more
+            pass
+
+    threading.Thread(target=work, name="grep", daemon=True).start()
+    return await future

@@ -3,6 +3,15 @@
 The command runs through the platform shell in its own process group (session), with a
 minimal environment (provider keys never reach it), merged stdout/stderr, a timeout, and the
 whole group killed on timeout or when the turn is cancelled (``/stop``).
+
+Two layers protect the person. The safety rules (:mod:`desktop.core.security.commands`)
+refuse obviously destructive commands before anything runs; on Linux the command then runs
+inside the bubblewrap sandbox (:mod:`desktop.core.security.sandbox`): the app's processes,
+buses and keyring out of reach, only the workspace writable (the agent's own state files
+excepted), everything killed when the command ends or the app dies. Without a sandbox
+(unavailable, or ``tools.exec.sandbox = "none"``) the command runs as before, with a
+one-time warning in its result, and on Linux its process group still dies with the app: the
+shell gets a parent-death signal (``setpriv --pdeathsig``) and then kills its group.
 """
 
 from __future__ import annotations
@@ -10,9 +19,12 @@ from __future__ import annotations
 import asyncio
 import codecs
 import contextlib
+import logging
 import os
+import shutil
 import signal
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -22,13 +34,29 @@ from desktop.core.security.commands import (
     check_paths_in_command,
     check_protected_writes,
 )
-from desktop.core.security.paths import default_protected_paths
+from desktop.core.security.sandbox import (
+    SandboxStatus,
+    build_argv,
+    prepare_workspace,
+    probe_sandbox,
+    protected_paths,
+    sandbox_mode,
+    unavailable_notice,
+)
+from desktop.core.security.seccomp import filter_fd, unix_socket_filter
 from desktop.core.tools.base import Tool, ToolContext, ToolResult
+
+log = logging.getLogger(__name__)
 
 MAX_TIMEOUT = 600
 MAX_OUTPUT = 10_000
 KILL_GRACE = 2.0  # seconds between SIGTERM and SIGKILL
 DRAIN_AFTER_EXIT = 1.0  # seconds to keep reading after the shell exits (background children)
+SHELL = "/bin/sh"
+# Unsandboxed on Linux: ``setpriv`` gives this shell a parent-death signal (SIGHUP), and the
+# shell answers it by killing its whole process group. ``$2`` is the app's PID: if the app
+# died before the signal was armed, the shell has been re-parented and stops at once.
+_GUARD = '[ "$PPID" = "$2" ] || exit 125; trap "kill -KILL 0" HUP; ' + SHELL + ' -c "$1" & wait $!'
 
 BASE_ENV_KEYS = ("HOME", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "PATH", "TMPDIR", "USER", "LOGNAME")
 WINDOWS_ENV_KEYS = (
@@ -137,7 +165,11 @@ class ExecTool(Tool):
     """Run a shell command (see the module docstring)."""
 
     name = "exec"
-    description = "Run a shell command in the workspace; returns combined output and exit code."
+    description = (
+        "Run a shell command in the workspace; returns combined output and exit code. On "
+        "Linux it normally runs sandboxed: only the workspace and /tmp are writable, and "
+        "background processes end when the command returns."
+    )
     parameters: ClassVar[dict[str, Any]] = {
         "type": "object",
         "properties": {
@@ -205,7 +237,7 @@ class ExecTool(Tool):
         cwd = self._working_dir(ctx, kwargs.get("working_dir"))
         if isinstance(cwd, str):
             return ToolResult.error(cwd)
-        protected = (*default_protected_paths(ctx.workspace, None), *ctx.protected_paths)
+        protected = protected_paths(Path(ctx.workspace).expanduser(), ctx.protected_paths)
         reason = check_protected_writes(command, protected, cwd=cwd)
         if reason:
             return ToolResult.error(f"Error: command refused: it {reason}.")
@@ -214,27 +246,63 @@ class ExecTool(Tool):
             if reason:
                 return ToolResult.error(f"Error: command refused: {reason} (restrictToWorkspace).")
         timeout = min(int(kwargs.get("timeout") or self.config.timeout), MAX_TIMEOUT)
-        return await self._run(command, cwd, timeout)
+        return await self._run(command, ctx, cwd, timeout)
 
-    async def _run(self, command: str, cwd: Path, timeout: int) -> ToolResult:
-        """Spawn the shell in its own process group and collect its output."""
-        spawn: dict[str, Any] = (
-            {"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP}
-            if os.name == "nt"
-            else {"start_new_session": True}
-        )
+    async def _launch(self, command: str, ctx: ToolContext, cwd: Path) -> _Launch | ToolResult:
+        """Decide how the command runs: sandboxed, or as before (with a one-time warning)."""
+        mode = sandbox_mode(self.config.sandbox)
+        if mode == "off":
+            return _Launch(_plain_argv(command))
+        status = await probe_sandbox()
+        if not status.available:
+            if mode == "required":
+                return ToolResult.error(
+                    f"Error: command refused: tools.exec.sandbox is {self.config.sandbox!r}, "
+                    f"which requires a sandbox, but {status.reason}."
+                )
+            return _Launch(_plain_argv(command), notice=unavailable_notice(status))
+        program = unix_socket_filter() if status.socket_filter else None
+        fd = filter_fd(program) if program is not None else None  # in memory: no disk I/O
         try:
-            proc = await asyncio.create_subprocess_shell(
-                command,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.STDOUT,
-                cwd=str(cwd),
-                env=child_env(self.config),
-                **spawn,
-            )
+            argv = await asyncio.to_thread(self._sandbox_argv, command, ctx, cwd, status, fd)
+        except BaseException:
+            if fd is not None:
+                os.close(fd)
+            raise
+        return _Launch(argv, () if fd is None else (fd,))
+
+    def _sandbox_argv(
+        self, command: str, ctx: ToolContext, cwd: Path, status: SandboxStatus, fd: int | None
+    ) -> list[str]:
+        """The bwrap command line (runs in a worker thread: it looks at the file system)."""
+        workspace = Path(ctx.workspace).expanduser().resolve()
+        prepare_workspace(workspace)
+        return build_argv(
+            command,
+            executable=str(status.executable),
+            workspace=workspace,
+            cwd=cwd,
+            protected=protected_paths(workspace, ctx.protected_paths),
+            network=self.config.sandbox_network,
+            seccomp_fd=fd,
+            socket_filter=fd is not None,
+            ro_binds=self.config.sandbox_ro_binds,
+            rw_binds=self.config.sandbox_rw_binds,
+        )
+
+    async def _run(self, command: str, ctx: ToolContext, cwd: Path, timeout: int) -> ToolResult:
+        """Spawn the shell in its own process group and collect its output."""
+        launch = await self._launch(command, ctx, cwd)
+        if isinstance(launch, ToolResult):
+            return launch
+        try:
+            proc = await _spawn(launch, cwd, child_env(self.config))
         except OSError as exc:
             return ToolResult.error(f"Error: could not start the command: {exc}")
+        finally:
+            for fd in launch.pass_fds:
+                os.close(fd)
+        prefix = f"{launch.notice}\n" if launch.notice else ""
         output = _Output()
         try:
             await asyncio.wait_for(self._collect(proc, output), timeout)
@@ -242,22 +310,23 @@ class ExecTool(Tool):
             await kill_process_group(proc)
             partial = output.render().strip()
             return ToolResult.error(
-                f"Error: command timed out after {timeout}s; its process group was killed."
-                + (f"\nPartial output:\n{partial}" if partial else "")
+                f"{prefix}Error: command timed out after {timeout}s; its process group was "
+                "killed." + (f"\nPartial output:\n{partial}" if partial else "")
             )
         except BaseException:  # cancelled (/stop) or a bug: never leave the group running
             await kill_process_group(proc)
             raise
         text = output.render().rstrip("\n")
-        return ToolResult(f"{text or '(no output)'}\n[exit code: {proc.returncode}]")
+        return ToolResult(f"{prefix}{text or '(no output)'}\n[exit code: {proc.returncode}]")
 
     @staticmethod
     async def _collect(proc: asyncio.subprocess.Process, output: _Output) -> None:
         """Read output until EOF; once the shell exits, only for ``DRAIN_AFTER_EXIT`` more.
 
-        Background children (``server &``) may keep the pipe open long after the shell is
-        gone; they are left running, the pipe is closed, and the call returns with what they
-        printed so far.
+        Unsandboxed, background children (``server &``) may keep the pipe open long after
+        the shell is gone; they are left running, the pipe is closed, and the call returns
+        with what they printed so far. In the sandbox they end with the command (its PID
+        namespace goes away), so the pipe closes at once.
         """
         assert proc.stdout is not None
         loop = asyncio.get_running_loop()
@@ -290,6 +359,60 @@ class ExecTool(Tool):
                 _close_pipes(proc)
         finally:
             waiter.cancel()
+
+
+class _Launch:
+    """How to start one command: argv, descriptors to hand over, a warning for the result."""
+
+    __slots__ = ("argv", "notice", "pass_fds")
+
+    def __init__(
+        self, argv: list[str], pass_fds: tuple[int, ...] = (), notice: str | None = None
+    ) -> None:
+        self.argv = argv
+        self.pass_fds = pass_fds
+        self.notice = notice
+
+
+def _plain_argv(command: str) -> list[str]:
+    """Unsandboxed: the shell, under the parent-death guard on Linux (see ``_GUARD``)."""
+    if os.name == "nt":  # pragma: no cover - Windows only
+        return [command]
+    setpriv = _setpriv()
+    if setpriv is None:  # not Linux, or util-linux without setpriv: the old behaviour
+        return [SHELL, "-c", command]
+    return [setpriv, "--pdeathsig", "HUP", SHELL, "-c", _GUARD, "exec", command, str(os.getpid())]
+
+
+_setpriv_path: list[str | None] = []
+
+
+def _setpriv() -> str | None:
+    """``setpriv`` (util-linux) on Linux, looked up once."""
+    if not _setpriv_path:
+        found = shutil.which("setpriv") if sys.platform.startswith("linux") else None
+        if sys.platform.startswith("linux") and found is None:
+            log.warning("setpriv not found: unsandboxed commands will outlive a killed app")
+        _setpriv_path.append(found)
+    return _setpriv_path[0]
+
+
+async def _spawn(launch: _Launch, cwd: Path, env: dict[str, str]) -> asyncio.subprocess.Process:
+    """Start the command in its own process group (session) with merged output."""
+    common: dict[str, Any] = {
+        "stdin": asyncio.subprocess.DEVNULL,
+        "stdout": asyncio.subprocess.PIPE,
+        "stderr": asyncio.subprocess.STDOUT,
+        "cwd": str(cwd),
+        "env": env,
+    }
+    if os.name == "nt":  # pragma: no cover - Windows only
+        return await asyncio.create_subprocess_shell(
+            launch.argv[0], creationflags=subprocess.CREATE_NEW_PROCESS_GROUP, **common
+        )
+    return await asyncio.create_subprocess_exec(
+        *launch.argv, start_new_session=True, pass_fds=launch.pass_fds, **common
+    )
 
 
 def _close_pipes(proc: asyncio.subprocess.Process) -> None:

@@ -1,8 +1,11 @@
-"""Keep secrets out of error text and logs.
+"""Keep secrets out of error text, logs and tool results.
 
 Two layers: every secret value this process has loaded is registered with :func:`register_secret`
 and replaced wherever it appears; on top of that, patterns that look like credentials (``sk-…``,
 ``Bearer …``, ``api_key=…``) are masked even when we never saw the value.
+
+Tool results use only the first layer (:func:`redact_known`): the model reads and edits code,
+and masking everything shaped like ``token = …`` would garble the files it works on.
 """
 
 from __future__ import annotations
@@ -37,14 +40,20 @@ def register_secret(value: str | None) -> None:
             _known.add(value)
 
 
-def redact(text: object) -> str:
-    """Return ``str(text)`` with known secrets and credential-shaped strings masked."""
+def redact_known(text: object) -> str:
+    """Return ``str(text)`` with every registered secret masked (and nothing else changed)."""
     result = str(text)
     with _lock:
         known = sorted(_known, key=len, reverse=True)
     for value in known:
         if value in result:
             result = result.replace(value, _MASK)
+    return result
+
+
+def redact(text: object) -> str:
+    """Return ``str(text)`` with known secrets and credential-shaped strings masked."""
+    result = redact_known(text)
     for pattern in _PATTERNS:
         if pattern.groups:
             result = pattern.sub(lambda m: m.group(1) + _MASK, result)
@@ -56,10 +65,11 @@ def redact(text: object) -> str:
 class RedactingFilter(logging.Filter):
     """A logging filter that redacts the formatted message and any exception text."""
 
-    def filter(self, record: logging.LogRecord) -> bool:  # noqa: D102 - logging API
+    def filter(self, record: logging.LogRecord) -> bool:
+        """Redact ``record`` in place; always keep it."""
         try:
             message = record.getMessage()
-        except Exception:  # a broken format string must not lose the record
+        except Exception:  # noqa: BLE001 - a broken format string must not lose the record
             message = str(record.msg)
         record.msg = redact(message)
         record.args = None

@@ -54,14 +54,13 @@ class ApprovalPresenter(QObject):
     def changed(self, key: str) -> None:
         """The questions of ``key`` changed."""
         pending = self.approver.pending(key)
-        waiting = {r.call_id for r in pending}
-        model = self.model_for(key)
-        if model is not None:
-            for item in model.items[-200:]:
-                if item.kind == "tool" and item.ok is None:
-                    self.feed.set_awaiting(key, item.call_id, item.call_id in waiting)
+        waiting = {(r.turn_id, r.call_id) for r in pending}
+        turn = self.feed.turn_of(key)
+        if turn is not None:
+            for call_id in turn.cards:
+                self.feed.set_awaiting(turn.turn_id, call_id, (turn.turn_id, call_id) in waiting)
         for request in pending:
-            self.feed.set_awaiting(key, request.call_id, True)
+            self.feed.set_awaiting(request.turn_id, request.call_id, True)
         self.sessions.update(key, attention=bool(pending))
         if key == self.current():
             self.show_current()

@@ -1,9 +1,12 @@
 """The Chat tab: the chat list on the left, the open conversation on the right.
 
-Turns run through ``AgentLoop.process_direct`` on the qasync loop; their events arrive through
-:class:`~desktop.ui.bridge.CoreBridge` and are applied by :class:`~desktop.ui.chat.feed.TurnFeed`.
-Tool approval questions come from the runner through :attr:`ChatTab.approver` and are answered
-in the chat (no dialog, no nested event loop).
+The tab is the ``desktop`` channel: what the person sends is published on the bus
+(:mod:`desktop.ui.chat.turns`), and everything shown about a turn — its start, streamed text,
+tool cards, its end — comes back as events through :class:`~desktop.ui.bridge.CoreBridge`,
+applied by :class:`~desktop.ui.chat.feed.TurnFeed`. Turns started elsewhere (a reminder, a
+chat network, a subagent report) are shown the same way. Tool approval questions reach the
+person through :attr:`ChatTab.approver` (registered with the runtime's approval gate for every
+channel) and are answered in the chat (no dialog, no nested event loop).
 """
 
 from __future__ import annotations
@@ -13,16 +16,22 @@ import logging
 import secrets as random
 import time
 from collections import OrderedDict
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QHBoxLayout, QSplitter, QWidget
 
-from desktop.core.agent.approval import ApprovalGate, ApprovalPolicy, install_gate
 from desktop.core.agent.commands import parse_command
-from desktop.core.bus.events import OutboundMessage, RunError, TurnFinished
+from desktop.core.bus.events import (
+    DESKTOP_CHANNEL,
+    OutboundMessage,
+    SessionChanged,
+    TurnFailed,
+    TurnStarted,
+)
+from desktop.core.utils.tasks import TaskOwner
 from desktop.ui.chat.approval_presenter import ApprovalPresenter
 from desktop.ui.chat.approver import UiApprover
 from desktop.ui.chat.conversation import ConversationPane
@@ -34,13 +43,14 @@ from desktop.ui.chat.session_panel import SessionPanel
 from desktop.ui.chat.session_store import SessionStore
 from desktop.ui.chat.sessions_controller import SessionsController
 from desktop.ui.chat.thumbnails import ThumbnailLoader
-from desktop.ui.chat.turns import CHANNEL, TurnRunner
+from desktop.ui.chat.turns import TurnRunner
 
 if TYPE_CHECKING:
     from desktop.ui.services import AppServices
 
 log = logging.getLogger(__name__)
 OPEN_MODELS = 8
+CHANNEL = DESKTOP_CHANNEL
 
 
 def new_session_key() -> str:
@@ -52,11 +62,8 @@ class ChatTab(QWidget):
     """Chats with the agent.
 
     Args:
-        services: Shared app objects (the agent arrives with ``agentReady``).
+        services: Shared app objects (the runtime arrives with ``agentReady``).
         parent: Parent widget.
-        policy: Approval rules (mode and always-allowed tools from the desktop prefs); a
-            default "ask" policy when omitted.
-        install_approval: Install :attr:`approval_gate` into the agent when it is ready.
 
     Signals:
         openSettingsRequested(str): open this settings section (``providers``, ``agent``).
@@ -68,25 +75,18 @@ class ChatTab(QWidget):
     attentionChanged = Signal(int)
     sessionOpened = Signal(str)
 
-    def __init__(
-        self,
-        services: AppServices,
-        parent: QWidget | None = None,
-        *,
-        policy: ApprovalPolicy | None = None,
-        install_approval: bool = True,
-    ) -> None:
+    def __init__(self, services: AppServices, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.services = services
-        self.install_approval = install_approval
+        self.tasks = TaskOwner("chat")
         self.store = SessionStore(services.workspace)
         self.approver = UiApprover(self)
-        self.approval_gate = ApprovalGate(policy or ApprovalPolicy(), self.approver)
+        self._remove_approver: Callable[[], None] | None = None
         self.sessions = SessionListModel(self)
         self.panel = SessionPanel(self.sessions, self)
         self.pane = ConversationPane(self)
         self.pane.composer.media_dir = services.workspace / "media"
-        self.feed = TurnFeed(self._model_for, self)
+        self.feed = TurnFeed(self._model_for, lambda rid: self.turns.own_row(rid), self)
         self.thumbnails = ThumbnailLoader(self)
         self.thumbnails.loaded.connect(self.pane.view.set_thumbnail)
         self.list_controller = SessionsController(
@@ -103,12 +103,8 @@ class ChatTab(QWidget):
             lambda: self.current,
             self,
         )
-        self.turns = TurnRunner(
-            services, self.feed, self.store, self._model_for, self._spawn, self._load, self
-        )
+        self.turns = TurnRunner(services, self.feed, self.store, self._model_for, self._spawn, self)
         self._drafts: dict[str, str] = {}
-        self._tasks: set[asyncio.Future[Any]] = set()
-        self._closed = False
         self.current = ""
         splitter = QSplitter(Qt.Orientation.Horizontal, self)
         splitter.addWidget(self.panel)
@@ -122,42 +118,37 @@ class ChatTab(QWidget):
         layout.addWidget(splitter)
         self._wire()
         QTimer.singleShot(0, self.pane.view.warm_up)
-        if services.agent is not None:
+        if services.runtime is not None:
             self._agent_ready()
         self._spawn(self._start())
 
     # -- plumbing -------------------------------------------------------------------------
     def _spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Future[Any]:
-        if self._closed:  # shutting down: start nothing new
-            coro.close()
+        task = self.tasks.try_spawn(coro, name=getattr(coro, "__name__", "chat"))
+        if task is None:  # closing: start nothing new
             future: asyncio.Future[Any] = asyncio.get_event_loop().create_future()
             future.cancel()
             return future
-        task = asyncio.ensure_future(coro)
-        self._tasks.add(task)
-        task.add_done_callback(self._done)
         return task
-
-    def _done(self, task: asyncio.Future[Any]) -> None:
-        self._tasks.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            log.error("chat task failed", exc_info=task.exception())
 
     def _wire(self) -> None:
         bridge, feed, pane = self.services.bridge, self.feed, self.pane
+        bridge.turnStarted.connect(self._on_turn_event_started)
         bridge.textDelta.connect(feed.on_text)
         bridge.reasoningDelta.connect(feed.on_reasoning)
         bridge.streamReset.connect(feed.on_reset)
+        bridge.modelRetrying.connect(feed.on_retrying)
         bridge.toolStarted.connect(feed.on_tool_started)
         bridge.toolFinished.connect(feed.on_tool_finished)
         bridge.usage.connect(feed.on_usage)
-        bridge.runError.connect(self._on_run_error)
-        bridge.turnFinished.connect(self._on_turn_finished)
+        bridge.turnFinished.connect(feed.on_finished)
+        bridge.turnStopped.connect(feed.on_stopped)
+        bridge.turnFailed.connect(self._on_turn_failed)
+        bridge.sessionChanged.connect(self._on_session_changed)
         bridge.outbound.connect(self._on_outbound)
         feed.turnStarted.connect(self._on_turn_started)
         feed.turnEnded.connect(self._on_turn_ended)
         feed.usageChanged.connect(self._on_usage)
-        self.turns.busyChanged.connect(self._update_busy)
         self.turns.errorChanged.connect(lambda key: key == self.current and self._show_error(key))
         self.turns.activity.connect(lambda _key: self.list_controller.refresh_soon())
         self.services.agentReady.connect(self._agent_ready)
@@ -180,12 +171,16 @@ class ChatTab(QWidget):
         self.approvals.attentionChanged.connect(self.attentionChanged)
 
     def _agent_ready(self) -> None:
-        agent = self.services.agent
-        if agent is None:
+        runtime = self.services.runtime
+        if runtime is None:
             return
-        self.store.attach(agent)
-        if self.install_approval:
-            install_gate(agent, self.approval_gate)
+        self.store.attach(runtime)
+        if self._remove_approver is not None:
+            self._remove_approver()
+            self._remove_approver = None
+        if runtime.approval is not None:
+            # The desktop answers approval questions of every channel's turns.
+            self._remove_approver = runtime.approval.add_approver(self.approver)
         self.pane.composer.set_ready(True)
         self.list_controller.refresh_soon()
 
@@ -234,14 +229,20 @@ class ChatTab(QWidget):
         self._spawn(self.turns.retry(self.current))
 
     def shutdown(self) -> None:
-        """Deny waiting approvals and cancel this tab's tasks (the app is quitting)."""
-        self._closed = True
-        self.turns.closed = True
+        """Deny waiting approvals and stop starting work (the app is quitting)."""
+        if self._remove_approver is not None:
+            self._remove_approver()
+            self._remove_approver = None
         self.approver.deny_all()
         self.pane.composer.cancel_tasks()
         self.thumbnails.cancel()
-        for task in list(self._tasks):
+        for task in self.tasks.tasks:
             task.cancel()
+
+    async def aclose(self) -> None:
+        """Stop everything this tab started and wait for it (the one close protocol)."""
+        self.shutdown()
+        await self.tasks.aclose()
 
     def closeEvent(self, event: QCloseEvent) -> None:
         """Closing the tab cancels its work."""
@@ -290,19 +291,16 @@ class ChatTab(QWidget):
         """(Re)read ``key`` from disk into its model, keeping the live turn's rows."""
         self._loading.add(key)
         try:
-            loaded = await self.store.load(key, live=key in self.feed.live)
+            loaded = await self.store.load(key, live=self.feed.busy(key))
         finally:
             self._loading.discard(key)
         model = self._models.get(key)
         if model is None:
             return
-        known = {i.call_id for i in loaded.items if i.kind == "tool"}
-        turn = self.feed.live.get(key)
-        extra = [c for c in turn.tools if c.call_id not in known] if turn else []
-        model.set_items(loaded.items + extra + self.feed.live_items(key))
+        model.set_items(loaded.items + self.feed.live_rows(key) + self.turns.queued(key))
         self._load_thumbnails(model.items)
-        if loaded.pending and not self.turns.busy(key) and key not in self.turns.errors:
-            self.turns.errors[key] = ("interrupted", "Retry runs it again.")
+        if loaded.pending and not self.feed.busy(key) and key not in self.turns.errors:
+            self.turns.set_error(key, "interrupted", "Retry runs it again.")
         if key == self.current:
             self.pane.set_title(loaded.title, key.partition(":")[0])
             self._show_error(key)
@@ -321,49 +319,53 @@ class ChatTab(QWidget):
 
     # -- sending --------------------------------------------------------------------------
     def send(self, text: str, media: list[str]) -> None:
-        """Send ``text`` (and images) in the shown chat; slash commands are answered inline."""
+        """Send ``text`` (and images) in the shown chat; slash commands are answered inline.
+
+        A message sent while the chat's turn runs is queued (shown as such) and answered next.
+        ``/new`` opens a new chat (the current one stays, with its title).
+        """
         key, composer = self.current, self.pane.composer
-        if self.services.agent is None or not key:
+        if self.services.runtime is None or not key:
             return
         command = parse_command(text) if not media else None
         if command is not None:
             composer.clear_input()
             if command.name == "/stop":
                 self.stop_current()
+            elif command.name == "/new" and key.startswith(f"{CHANNEL}:"):
+                self.new_chat()
             else:
-                self._spawn(self.turns.command(key, text, command.name))
-            return
-        if self.turns.busy(key):
+                self.turns.command(key, text, command.name)
             return
         composer.clear_input()
+        row = ChatItem("user", text, media=list(media))
         model = self._models.get(key)
         if model is not None:
-            self._load_thumbnails([model.append(ChatItem("user", text, media=list(media)))])
+            self._load_thumbnails([model.append(row)])
         self.list_controller.touched(key, text or "Image")
         entry = self.sessions.entry(key)
         if entry is not None:
             self.pane.set_title(entry.title, entry.channel)
-        self.turns.start(key, text, media)
+        self.turns.send(key, text, media, row)
+        self._update_busy(key)
 
     def _update_busy(self, key: str) -> None:
-        busy = self.turns.busy(key)
+        # Running (the loop's events say so) or sent and about to start.
+        busy = self.turns.busy(key) or bool(self.turns.queued(key))
         self.sessions.update(key, running=busy)
         if key == self.current:
             self.pane.composer.set_busy(busy)
 
     # -- events ---------------------------------------------------------------------------
+    def _on_turn_event_started(self, event: TurnStarted) -> None:
+        if event.session_key == self.current or event.request_id in self.turns.sent:
+            self.turns.clear_error(event.session_key)
+        self.feed.on_started(event)
+
     def _on_turn_started(self, key: str) -> None:
         self._update_busy(key)
-        if key in self.turns.running:
-            return
-        # A turn we did not start (cron, a subagent report, another channel): the user
-        # message is on disk already; reload the chat if it is open.
         if key not in self.sessions.all_keys():
             self.list_controller.refresh_soon()
-        if key == self.current:
-            self._spawn(self._load(key))
-        else:
-            self._models.pop(key, None)
 
     def _on_turn_ended(self, key: str) -> None:
         self._update_busy(key)
@@ -371,21 +373,36 @@ class ChatTab(QWidget):
             self.sessions.update(key, unread=True)
         self.list_controller.refresh_soon()
 
-    def _on_turn_finished(self, event: TurnFinished) -> None:
-        self.feed.finish(event.session_key, event.content)
+    def _on_turn_failed(self, event: TurnFailed) -> None:
+        self.feed.on_failed(event)
+        self.turns.on_failed(event)
 
-    def _on_run_error(self, event: RunError) -> None:
-        if event.session_key not in self.turns.running:  # ours fail through process_direct
-            self.turns.fail(event.session_key, event.error_kind, event.message)
+    def _on_session_changed(self, event: SessionChanged) -> None:
+        key = event.session_key
+        if key == self.current:
+            self._spawn(self._load(key))
+        else:
+            self._models.pop(key, None)
+        self.list_controller.refresh_soon()
 
     def _on_usage(self, key: str) -> None:
         if key == self.current:
             self.pane.show_usage(self.feed.usage.get(key))
 
     def _on_outbound(self, message: OutboundMessage) -> None:
-        key = self.feed.on_outbound(message)
-        if key is None:
+        """A message for a desktop chat that is not part of a turn's answer: a command's
+        reply, or something the agent sent on its own (the ``message`` tool)."""
+        if self.turns.on_outbound(message):
             return
+        if message.channel != CHANNEL or message.metadata.get("progress"):
+            return
+        key = f"{CHANNEL}:{message.chat_id}"
+        model = self._models.get(key)
+        if model is not None and key not in self._loading:
+            label = "Reminder" if message.metadata.get("reminder") else ""
+            model.append(
+                ChatItem("outbound", message.content, tool=label, media=list(message.media))
+            )
         if key != self.current:
             self.sessions.update(key, unread=True)
         self.list_controller.refresh_soon()
@@ -393,7 +410,7 @@ class ChatTab(QWidget):
     def _on_deleted(self, key: str) -> None:
         self._models.pop(key, None)
         self.turns.clear_error(key)
-        self.approval_gate.policy.forget_session(key)
+        self.services.policy.forget_session(key)
         if key == self.current:
             self.current = ""
             remaining = self.sessions.shown_keys()
@@ -408,4 +425,4 @@ class ChatTab(QWidget):
         if error is None:
             self.pane.banner.hide()
         else:
-            self.pane.banner.show_error(*error)
+            self.pane.banner.show_error(error.kind, error.message, error.details)

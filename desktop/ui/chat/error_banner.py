@@ -1,35 +1,37 @@
-"""An inline banner for a failed turn: what happened, Retry, and a way to the right setting."""
+"""An inline banner for a failed turn: what happened in one sentence, Retry, the right setting,
+and the full error text behind "Details"."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QToolButton, QWidget
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
-# error kind → (headline, settings section, button text)
+# error kind → (advice beyond the core's own sentence, settings section, button text)
 ERRORS: dict[str, tuple[str, str, str]] = {
-    "auth": (
-        "The provider rejected the API key (or none is set).",
-        "providers",
-        "Provider settings",
-    ),
-    "quota": (
-        "The provider says the account is out of quota or credit.",
-        "providers",
-        "Provider settings",
-    ),
-    "rate_limit": (
-        "The provider is rate-limiting requests. Wait a moment, then retry.",
-        "providers",
-        "Provider settings",
-    ),
-    "not_found": ("The model was not found at this provider.", "providers", "Choose a model"),
-    "connection": ("Could not reach the provider.", "providers", "Provider settings"),
-    "timeout": ("The provider did not answer in time.", "providers", "Provider settings"),
-    "server": ("The provider had a server error.", "providers", "Provider settings"),
-    "bad_request": ("The provider refused the request.", "agent", "Agent settings"),
-    "interrupted": ("The last reply did not finish.", "", ""),
+    "auth": ("Check the key in the provider settings.", "providers", "Provider settings"),
+    "quota": ("Add credit or switch provider.", "providers", "Provider settings"),
+    "rate_limit": ("Wait a moment, then retry.", "providers", "Provider settings"),
+    "not_found": ("Choose another model.", "providers", "Choose a model"),
+    "connection": ("Check the endpoint and your connection.", "providers", "Provider settings"),
+    "timeout": ("", "providers", "Provider settings"),
+    "server": ("", "providers", "Provider settings"),
+    "bad_request": ("", "agent", "Agent settings"),
+    "empty_reply": ("Retry, or rephrase the request.", "", ""),
+    "interrupted": ("", "", ""),
 }
-DEFAULT = ("The model call failed.", "providers", "Provider settings")
+HEADLINES: dict[str, str] = {
+    "interrupted": "The last reply did not finish.",
+}
+DEFAULT = ("", "providers", "Provider settings")
+DETAIL_CHARS = 4000
 
 
 class ErrorBanner(QFrame):
@@ -64,26 +66,55 @@ class ErrorBanner(QFrame):
         self.close_button.setAutoRaise(True)
         self.close_button.setAccessibleName("Dismiss error")
         self.close_button.clicked.connect(self.hide)
-        layout = QHBoxLayout(self)
+        self.details_button = QToolButton(self)
+        self.details_button.setText("Details")
+        self.details_button.setCheckable(True)
+        self.details_button.setAutoRaise(True)
+        self.details_button.setAccessibleName("Show error details")
+        self.details = QLabel(self)
+        self.details.setWordWrap(True)
+        self.details.setTextFormat(Qt.TextFormat.PlainText)
+        self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.details.setAccessibleName("Error details")
+        self.details.hide()
+        self.details_button.toggled.connect(self.details.setVisible)
+        row = QHBoxLayout()
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.label, 1)
+        row.addWidget(self.details_button)
+        row.addWidget(self.settings)
+        row.addWidget(self.retry)
+        row.addWidget(self.close_button)
+        layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 6, 6, 6)
-        layout.addWidget(self.label, 1)
-        layout.addWidget(self.settings)
-        layout.addWidget(self.retry)
-        layout.addWidget(self.close_button)
+        layout.addLayout(row)
+        layout.addWidget(self.details)
         self.section = ""
         self.kind = ""
         self.hide()
 
-    def show_error(self, kind: str, detail: str = "") -> None:
-        """Show the banner for an error ``kind`` (``RunError.error_kind``) with ``detail``."""
-        headline, section, button = ERRORS.get(kind, DEFAULT)
+    def show_error(self, kind: str, message: str = "", details: str = "") -> None:
+        """Show the banner for an error ``kind`` (``TurnFailed.error_kind``).
+
+        Args:
+            kind: Decides the advice and the settings button.
+            message: The core's one sentence (what happened); a generic one when empty.
+            details: The full error text, behind "Details" (hidden when empty).
+        """
+        advice, section, button = ERRORS.get(kind, DEFAULT)
         self.kind = kind
         self.section = section
-        detail = " ".join(detail.split())
-        if len(detail) > 300:
-            detail = detail[:299] + "…"
-        self.label.setText(f"{headline}\n{detail}" if detail else headline)
+        sentence = " ".join((message or HEADLINES.get(kind, "The model call failed.")).split())
+        if len(sentence) > 300:
+            sentence = sentence[:299] + "…"
+        self.label.setText(f"{sentence} {advice}".strip())
         self.settings.setText(button)
         self.settings.setAccessibleName(button)
         self.settings.setVisible(bool(section))
+        details = details.strip()
+        if len(details) > DETAIL_CHARS:
+            details = details[: DETAIL_CHARS - 1] + "…"
+        self.details.setText(details)
+        self.details_button.setChecked(False)
+        self.details_button.setVisible(bool(details) and details != sentence)
         self.show()

@@ -1,9 +1,12 @@
-"""Live turns: run events become rows, text deltas are coalesced per frame.
+"""Live turns: run events become rows, keyed by turn; text deltas are coalesced per frame.
 
-:class:`TurnFeed` keeps a :class:`LiveTurn` per session with a running turn. Text and
-reasoning deltas are buffered and applied at most once per frame (``FRAME_MS``), appending to
-the last row only, so streaming never re-renders the conversation. A session that is not on
-screen still gets its live rows (detached items); they are attached when it is opened.
+Every turn arrives as a lifecycle (:class:`~desktop.core.bus.events.TurnStarted`, in-turn
+events, one end). :class:`TurnFeed` keeps a :class:`LiveTurn` per running turn, keyed by its
+``turn_id``: tool cards are found by (turn, call id), never by call id across the chat (some
+servers reuse ``call_0`` every turn). Text and reasoning deltas are buffered and applied at most
+once per frame (``FRAME_MS``), appending to the turn's last row only, so streaming never
+re-renders the conversation. A session that is not on screen still gets its rows (detached
+items); they are attached when it is opened (:meth:`TurnFeed.live_rows`).
 """
 
 from __future__ import annotations
@@ -14,27 +17,46 @@ from dataclasses import dataclass, field
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from desktop.core.bus.events import (
-    OutboundMessage,
+    ModelRetrying,
     ReasoningDelta,
     StreamReset,
     TextDelta,
     ToolCallFinished,
     ToolCallStarted,
+    TurnFailed,
+    TurnFinished,
+    TurnStarted,
+    TurnStopped,
     UsageReport,
 )
-from desktop.ui.chat.items import ChatItem
+from desktop.ui.chat.items import STOPPED_FOOTER, ChatItem, prompt_row
 from desktop.ui.chat.message_model import MessageModel
 from desktop.ui.chat.usage_bar import usage_text
 
 FRAME_MS = 33
-CHANNEL = "desktop"
+STOPPED_CARD = "(stopped before it finished)"
 
 
 @dataclass
 class LiveTurn:
-    """A running turn of one session."""
+    """A running turn.
 
+    Attributes:
+        turn_id: Its id.
+        key: Its session.
+        source: What started it (``message``, ``cron``, ``heartbeat``, ``subagent``).
+        request_id: The inbound message id that started it.
+        rows: Every row it added, in order (prompt row when it is not ours, reasoning,
+            answer segments, tool cards).
+        cards: Its tool cards by call id.
+    """
+
+    turn_id: str
     key: str
+    source: str = "message"
+    request_id: str = ""
+    rows: list[ChatItem] = field(default_factory=list)
+    cards: dict[str, ChatItem] = field(default_factory=dict)
     answer: ChatItem | None = None
     reasoning: ChatItem | None = None
     text: list[str] = field(default_factory=list)
@@ -45,7 +67,6 @@ class LiveTurn:
     cost_unknown: bool = False
     context_tokens: int = 0
     context_window: int = 0
-    tools: list[ChatItem] = field(default_factory=list)
 
     @property
     def cost_total(self) -> float | None:
@@ -69,10 +90,12 @@ class TurnFeed(QObject):
 
     Args:
         model_for: Returns the open model of a session, or ``None`` when it is not loaded.
+        own_row: The row this tab showed for an inbound message it sent (by message id), or
+            ``None``: the turn's opening row is then made from its ``TurnStarted``.
 
     Signals:
-        turnStarted(str): a live turn appeared for this session (first event, or :meth:`begin`).
-        turnEnded(str): the session's live turn ended (finished, stopped or failed).
+        turnStarted(str): a turn began in this session (session key).
+        turnEnded(str): the session's turn ended (finished, stopped or failed).
         usageChanged(str): token use of the session's turn changed.
     """
 
@@ -81,38 +104,48 @@ class TurnFeed(QObject):
     usageChanged = Signal(str)
 
     def __init__(
-        self, model_for: Callable[[str], MessageModel | None], parent: QObject | None = None
+        self,
+        model_for: Callable[[str], MessageModel | None],
+        own_row: Callable[[str], ChatItem | None] = lambda _request_id: None,
+        parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
         self.model_for = model_for
+        self.own_row = own_row
         self.live: dict[str, LiveTurn] = {}
         self.usage: dict[str, TurnUsage] = {}
-        self.recent_answers: dict[str, str] = {}
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(FRAME_MS)
         self._timer.timeout.connect(self.flush)
 
-    # -- turns ----------------------------------------------------------------------------
-    def begin(self, key: str) -> LiveTurn:
-        """Start a live turn (the tab sent a message); shows "Thinking…" at once."""
-        turn = self._turn(key)
-        if turn.answer is None:
-            turn.answer = ChatItem("assistant", streaming=True)
-            self._append(key, turn.answer)
-        return turn
+    # -- lookups --------------------------------------------------------------------------
+    def turn_of(self, key: str) -> LiveTurn | None:
+        """The running turn of session ``key``."""
+        return next((t for t in self.live.values() if t.key == key), None)
 
-    def _turn(self, key: str) -> LiveTurn:
-        turn = self.live.get(key)
-        if turn is None:
-            turn = self.live[key] = LiveTurn(key)
-            self.turnStarted.emit(key)
-        return turn
+    def busy(self, key: str) -> bool:
+        """Whether a turn runs in ``key`` (as told by the loop's events)."""
+        return self.turn_of(key) is not None
 
-    def _append(self, key: str, item: ChatItem) -> None:
-        model = self.model_for(key)
+    def live_rows(self, key: str) -> list[ChatItem]:
+        """The rows of the session's running turn (to attach to a freshly loaded model)."""
+        turn = self.turn_of(key)
+        return list(turn.rows) if turn is not None else []
+
+    def card(self, turn_id: str, call_id: str) -> ChatItem | None:
+        """The card of a call in a running turn."""
+        turn = self.live.get(turn_id)
+        return turn.cards.get(call_id) if turn is not None else None
+
+    # -- model plumbing -------------------------------------------------------------------
+    def _add(self, turn: LiveTurn, item: ChatItem) -> ChatItem:
+        item.turn_id = turn.turn_id
+        turn.rows.append(item)
+        model = self.model_for(turn.key)
         if model is not None:
             model.append(item)
+        return item
 
     def _changed(self, key: str, item: ChatItem) -> None:
         model = self.model_for(key)
@@ -121,27 +154,56 @@ class TurnFeed(QObject):
         else:
             item.touch()
 
-    def live_items(self, key: str) -> list[ChatItem]:
-        """Rows of the live turn that a freshly loaded model lacks (reasoning, answer)."""
-        turn = self.live.get(key)
-        if turn is None:
-            return []
-        return [i for i in (turn.reasoning, turn.answer) if i is not None]
+    def _drop(self, turn: LiveTurn, item: ChatItem) -> None:
+        if item in turn.rows:
+            turn.rows.remove(item)
+        model = self.model_for(turn.key)
+        if model is not None:
+            model.remove(item)
 
-    # -- events ---------------------------------------------------------------------------
+    def _turn(self, turn_id: str, key: str) -> LiveTurn:
+        """The live turn, made up when its start was missed (the tab opened mid-turn)."""
+        turn = self.live.get(turn_id)
+        if turn is None:
+            turn = self.live[turn_id] = LiveTurn(turn_id, key)
+            self.turnStarted.emit(key)
+        return turn
+
+    # -- lifecycle ------------------------------------------------------------------------
+    def on_started(self, event: TurnStarted) -> None:
+        """A turn began: show what started it (unless this tab sent it) and "Thinking…"."""
+        turn = self.live.get(event.turn_id)
+        if turn is None:
+            turn = self.live[event.turn_id] = LiveTurn(event.turn_id, event.session_key)
+        turn.source, turn.request_id = event.source, event.request_id
+        own = self.own_row(event.request_id) if event.request_id else None
+        if own is not None:  # shown when it was sent; now it belongs to the turn
+            own.turn_id = turn.turn_id
+            turn.rows.append(own)
+        else:
+            row = prompt_row(
+                event.source, event.content, label=event.label, media=list(event.media)
+            )
+            self._add(turn, row)
+        if turn.answer is None:
+            turn.answer = self._add(turn, ChatItem("assistant", streaming=True))
+        self.turnStarted.emit(event.session_key)
+
     def on_text(self, event: TextDelta) -> None:
         """Buffer an answer delta."""
-        self._turn(event.session_key).text.append(event.text)
+        turn = self._turn(event.turn_id, event.session_key)
+        turn.text.append(event.text)
         self._schedule()
 
     def on_reasoning(self, event: ReasoningDelta) -> None:
         """Buffer a reasoning delta."""
-        self._turn(event.session_key).thinking.append(event.text)
+        turn = self._turn(event.turn_id, event.session_key)
+        turn.thinking.append(event.text)
         self._schedule()
 
     def on_reset(self, event: StreamReset) -> None:
         """A retried stream starts over: drop what this model call showed."""
-        turn = self._turn(event.session_key)
+        turn = self._turn(event.turn_id, event.session_key)
         turn.text.clear()
         turn.thinking.clear()
         for item in (turn.answer, turn.reasoning):
@@ -149,51 +211,54 @@ class TurnFeed(QObject):
                 item.text = ""
                 self._changed(turn.key, item)
 
+    def on_retrying(self, event: ModelRetrying) -> None:
+        """Say, in the waiting row, that the model call failed and is tried again."""
+        turn = self._turn(event.turn_id, event.session_key)
+        if turn.answer is None:
+            turn.answer = self._add(turn, ChatItem("assistant", streaming=True))
+        turn.answer.status = (
+            f"{event.reason} Waiting for the model… "
+            f"(retrying {event.attempt + 1}/{event.max_attempts})"
+        )
+        self._changed(turn.key, turn.answer)
+
     def on_tool_started(self, event: ToolCallStarted) -> None:
         """Close the streamed text and add a running card."""
         key = event.session_key
         if "#" in key:
             return  # a subagent's calls: its report arrives later
         self.flush()
-        turn = self._turn(key)
+        turn = self._turn(event.turn_id, key)
         self._close_stream(turn)
-        model = self.model_for(key)
-        existing = model.card(event.call_id) if model is not None else None
-        if existing is not None:
+        if event.call_id in turn.cards:
             return
         card = ChatItem(
             "tool", tool=event.name, call_id=event.call_id, arguments=dict(event.arguments)
         )
-        turn.tools.append(card)
-        self._append(key, card)
+        turn.cards[event.call_id] = self._add(turn, card)
 
     def on_tool_finished(self, event: ToolCallFinished) -> None:
-        """Fill the call's card."""
-        key = event.session_key
-        if "#" in key:
+        """Fill the call's card (in this turn only)."""
+        if "#" in event.session_key:
             return
-        turn = self._turn(key)
-        model = self.model_for(key)
-        card = model.card(event.call_id) if model is not None else None
-        if card is None:
-            card = next((c for c in turn.tools if c.call_id == event.call_id), None)
+        turn = self._turn(event.turn_id, event.session_key)
+        card = turn.cards.get(event.call_id)
         if card is None:
             card = ChatItem(
                 "tool", tool=event.name, call_id=event.call_id, arguments=dict(event.arguments)
             )
-            self._append(key, card)
+            turn.cards[event.call_id] = self._add(turn, card)
         card.result = event.result_preview
         card.ok = event.ok
         card.duration_s = event.duration_s
         card.awaiting_approval = False
-        self._changed(key, card)
+        self._changed(turn.key, card)
 
     def on_usage(self, event: UsageReport) -> None:
         """Add a model call's tokens to the turn."""
-        key = event.session_key
-        if "#" in key:
+        if "#" in event.session_key:
             return
-        turn = self._turn(key)
+        turn = self._turn(event.turn_id, event.session_key)
         turn.prompt_tokens += event.prompt_tokens
         turn.completion_tokens += event.completion_tokens
         if event.cost_usd is None:
@@ -201,25 +266,23 @@ class TurnFeed(QObject):
         else:
             turn.cost = (turn.cost or 0.0) + event.cost_usd
         turn.context_tokens, turn.context_window = event.context_tokens, event.context_window
-        self.usage[key] = TurnUsage(
+        self.usage[turn.key] = TurnUsage(
             turn.prompt_tokens,
             turn.completion_tokens,
             turn.cost_total,
             turn.context_tokens,
             turn.context_window,
         )
-        self.usageChanged.emit(key)
+        self.usageChanged.emit(turn.key)
 
-    def set_awaiting(self, key: str, call_id: str, waiting: bool) -> None:
-        """Mark a card as waiting for the person's approval (or not)."""
-        model = self.model_for(key)
-        card = model.card(call_id) if model is not None else None
-        if card is None:
-            turn = self.live.get(key)
-            card = next((c for c in turn.tools if c.call_id == call_id), None) if turn else None
-        if card is not None and card.awaiting_approval != waiting and card.ok is None:
-            card.awaiting_approval = waiting
-            self._changed(key, card)
+    def set_awaiting(self, turn_id: str, call_id: str, waiting: bool) -> None:
+        """Mark a running turn's card as waiting for the person's approval (or not)."""
+        turn = self.live.get(turn_id)
+        card = turn.cards.get(call_id) if turn is not None else None
+        if turn is not None and card is not None and card.ok is None:
+            if card.awaiting_approval != waiting:
+                card.awaiting_approval = waiting
+                self._changed(turn.key, card)
 
     # -- frames ---------------------------------------------------------------------------
     def _schedule(self) -> None:
@@ -234,26 +297,21 @@ class TurnFeed(QObject):
                 text, turn.thinking = "".join(turn.thinking), []
                 if turn.reasoning is None:
                     turn.reasoning = ChatItem("reasoning", streaming=True)
-                    model = self.model_for(turn.key)
-                    if (
-                        model is not None
-                        and turn.answer is not None
-                        and not turn.answer.text
-                        and model.row_of(turn.answer) >= 0
-                    ):
-                        model.remove(turn.answer)  # keep "Thinking…" below the reasoning
-                        model.append(turn.reasoning)
-                        model.append(turn.answer)
+                    answer = turn.answer
+                    if answer is not None and not answer.text:
+                        self._drop(turn, answer)  # keep "Thinking…" below the reasoning
+                        self._add(turn, turn.reasoning)
+                        self._add(turn, answer)
                     else:
-                        self._append(turn.key, turn.reasoning)
+                        self._add(turn, turn.reasoning)
                 turn.reasoning.text += text
                 self._changed(turn.key, turn.reasoning)
             if turn.text:
                 text, turn.text = "".join(turn.text), []
                 if turn.answer is None:
-                    turn.answer = ChatItem("assistant", streaming=True)
-                    self._append(turn.key, turn.answer)
+                    turn.answer = self._add(turn, ChatItem("assistant", streaming=True))
                 turn.answer.text += text
+                turn.answer.status = ""
                 self._changed(turn.key, turn.answer)
 
     def _close_stream(self, turn: LiveTurn) -> None:
@@ -262,78 +320,58 @@ class TurnFeed(QObject):
             if item is None:
                 continue
             item.streaming = False
+            item.status = ""
             if not item.text.strip():
-                model = self.model_for(turn.key)
-                if model is not None:
-                    model.remove(item)
+                self._drop(turn, item)
             else:
                 self._changed(turn.key, item)
             setattr(turn, name, None)
 
-    def on_outbound(self, message: OutboundMessage) -> str | None:
-        """Show a desktop-channel message (message tool, reminder) in its chat.
-
-        Returns the session key, or ``None`` when the message was not for a chat view
-        (another channel, a progress note, or the turn's answer delivered a second time).
-        """
-        if message.channel != CHANNEL or message.metadata.get("progress"):
-            return None
-        key = f"{CHANNEL}:{message.chat_id}"
-        if self.recent_answers.get(key) == message.content.strip():
-            self.recent_answers.pop(key, None)  # the turn's answer, already shown
-            return None
-        label = "Reminder" if message.metadata.get("reminder") else ""
-        self._append(
-            key, ChatItem("outbound", message.content, tool=label, media=list(message.media))
-        )
-        return key
-
     # -- endings --------------------------------------------------------------------------
-    def finish(self, key: str, content: str) -> None:
+    def on_finished(self, event: TurnFinished) -> None:
         """The turn answered ``content`` (the authoritative final text)."""
+        self._end(event.turn_id, event.session_key, event.content, footer=None)
+
+    def on_stopped(self, event: TurnStopped) -> None:
+        """The turn was stopped: its streamed text stays, marked as stopped."""
+        self._end(event.turn_id, event.session_key, event.partial, footer=STOPPED_FOOTER)
+
+    def on_failed(self, event: TurnFailed) -> None:
+        """The turn failed: close its rows (the tab shows the error banner)."""
+        self._end(event.turn_id, event.session_key, "", footer=None, failed=True)
+
+    def _end(
+        self, turn_id: str, key: str, content: str, *, footer: str | None, failed: bool = False
+    ) -> None:
         self.flush()
-        turn = self.live.pop(key, None)
+        turn = self.live.pop(turn_id, None)
         if turn is None:
+            self.turnEnded.emit(key)
             return
-        answer = turn.answer
-        if content.strip():
-            if answer is None:
-                answer = ChatItem("assistant")
-                self._append(key, answer)
-            answer.text = content
         if turn.reasoning is not None:
             turn.reasoning.streaming = False
             self._changed(key, turn.reasoning)
+        answer = turn.answer
+        if content.strip() and not failed:
+            if answer is None:
+                answer = turn.answer = self._add(turn, ChatItem("assistant"))
+            answer.text = content
         if answer is not None:
             answer.streaming = False
-            answer.footer = (
-                usage_text(turn.prompt_tokens, turn.completion_tokens, turn.cost_total)
-                if turn.prompt_tokens
-                else ""
-            )
+            answer.status = ""
+            if footer is not None:
+                answer.footer = footer
+            elif turn.prompt_tokens:
+                answer.footer = usage_text(
+                    turn.prompt_tokens, turn.completion_tokens, turn.cost_total
+                )
             if answer.text.strip():
                 self._changed(key, answer)
-            elif (model := self.model_for(key)) is not None:
-                model.remove(answer)
-        self.recent_answers[key] = content.strip()
-        self.turnEnded.emit(key)
-
-    def end(self, key: str, note: str = "") -> None:
-        """The turn stopped or failed: close its rows, mark unfinished cards, add ``note``."""
-        self.flush()
-        turn = self.live.pop(key, None)
-        if turn is None:
-            return
-        self._close_stream(turn)
-        model = self.model_for(key)
-        cards = list(turn.tools)
-        if model is not None:
-            cards = [i for i in model.items[-50:] if i.kind == "tool" and i.ok is None]
-        for card in cards:
+            else:
+                self._drop(turn, answer)
+        for card in turn.cards.values():
             if card.ok is None:
                 card.ok, card.awaiting_approval = False, False
-                card.result = card.result or "(stopped before it finished)"
+                card.result = card.result or STOPPED_CARD
                 self._changed(key, card)
-        if note:
-            self._append(key, ChatItem("notice", note))
         self.turnEnded.emit(key)

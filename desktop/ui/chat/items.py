@@ -41,8 +41,11 @@ class ChatItem:
         duration_s: How long the call ran.
         awaiting_approval: The call waits for the person's answer.
         media: Attached images (paths or data URLs).
-        footer: Small print under a message (tokens, cost).
+        footer: Small print under a message (tokens, cost, "Stopped").
         timestamp: ISO time, when known.
+        turn_id: The live turn this row belongs to (``""`` for rows loaded from disk).
+        status: What a streaming row shows while it has no text yet ("waiting for the
+            model… (retrying 2/3)"); empty: "Thinking…".
     """
 
     kind: ItemKind
@@ -61,6 +64,8 @@ class ChatItem:
     media: list[str] = field(default_factory=list)
     footer: str = ""
     timestamp: str = ""
+    turn_id: str = ""
+    status: str = ""
 
     def touch(self) -> None:
         """Mark the item changed (its rendering is stale)."""
@@ -111,6 +116,42 @@ def tool_ok(result: str) -> bool:
     return not result.lstrip()[:40].startswith(("Error", DENIED_PREFIX, "Not executed"))
 
 
+STOPPED_FOOTER = "Stopped"
+
+
+def prompt_row(
+    source: str, text: str, *, label: str = "", media: list[str] | None = None
+) -> ChatItem:
+    """The row that opens a turn: what the person wrote, or what started it instead.
+
+    A reminder shows the reminder (not the scheduling prompt the model got), the heartbeat a
+    short label, a subagent's report as a report card.
+    """
+    if source == "cron":
+        title = f"Reminder · {label}" if label else "Reminder"
+        return ChatItem("outbound", text, tool=title)
+    if source == "heartbeat":
+        return ChatItem("outbound", text or "Periodic check", tool="Heartbeat")
+    if source == "subagent":
+        return ChatItem("subagent", text)
+    return ChatItem("user", text, media=list(media or []))
+
+
+def prompt_item(message: dict[str, Any], stamp: str = "") -> ChatItem:
+    """The row of a saved user message (see :func:`prompt_row`)."""
+    media = [m for m in message.get("media") or [] if isinstance(m, str)]
+    text = str(message.get("display") or content_text(message.get("content")))
+    if message.get("cron_job"):
+        source = "cron"
+    elif message.get("subagent"):
+        source = "subagent"
+    else:
+        source = "message"
+    item = prompt_row(source, text, label=str(message.get("label") or ""), media=media)
+    item.timestamp = stamp
+    return item
+
+
 def items_from_messages(messages: list[dict[str, Any]], *, live: bool = False) -> list[ChatItem]:
     """Rows for a saved conversation, oldest first.
 
@@ -122,18 +163,15 @@ def items_from_messages(messages: list[dict[str, Any]], *, live: bool = False) -
         role = message.get("role")
         stamp = str(message.get("timestamp") or "")
         if role == "user":
-            kind: ItemKind = "subagent" if message.get("subagent") else "user"
-            media = [m for m in message.get("media") or [] if isinstance(m, str)]
-            items.append(
-                ChatItem(kind, content_text(message.get("content")), media=media, timestamp=stamp)
-            )
+            items.append(prompt_item(message, stamp))
         elif role == "assistant":
             reasoning = message.get("reasoning_content")
             if isinstance(reasoning, str) and reasoning.strip():
                 items.append(ChatItem("reasoning", reasoning, timestamp=stamp))
             text = content_text(message.get("content"))
             if text.strip():
-                items.append(ChatItem("assistant", text, timestamp=stamp))
+                footer = STOPPED_FOOTER if message.get("stopped") else ""
+                items.append(ChatItem("assistant", text, timestamp=stamp, footer=footer))
             for call in message.get("tool_calls") or []:
                 if not isinstance(call, dict):
                     continue

@@ -23,7 +23,6 @@ class MessageModel(QAbstractListModel):
         super().__init__(parent)
         self.session_key = session_key
         self._items: list[ChatItem] = []
-        self._cards: dict[str, ChatItem] = {}
 
     # -- Qt API ---------------------------------------------------------------------------
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 - Qt API
@@ -59,7 +58,6 @@ class MessageModel(QAbstractListModel):
         """Replace every row."""
         self.beginResetModel()
         self._items = list(items)
-        self._cards = {i.call_id: i for i in self._items if i.kind == "tool" and i.call_id}
         self.endResetModel()
 
     def append(self, item: ChatItem) -> ChatItem:
@@ -67,8 +65,6 @@ class MessageModel(QAbstractListModel):
         row = len(self._items)
         self.beginInsertRows(QModelIndex(), row, row)
         self._items.append(item)
-        if item.kind == "tool" and item.call_id:
-            self._cards[item.call_id] = item
         self.endInsertRows()
         return item
 
@@ -77,8 +73,6 @@ class MessageModel(QAbstractListModel):
         if row + 1 >= len(self._items):
             return
         self.beginRemoveRows(QModelIndex(), row + 1, len(self._items) - 1)
-        for item in self._items[row + 1 :]:
-            self._cards.pop(item.call_id, None)
         del self._items[row + 1 :]
         self.endRemoveRows()
 
@@ -89,7 +83,6 @@ class MessageModel(QAbstractListModel):
             return
         self.beginRemoveRows(QModelIndex(), row, row)
         del self._items[row]
-        self._cards.pop(item.call_id, None)
         self.endRemoveRows()
 
     def row_of(self, item: ChatItem) -> int:
@@ -98,10 +91,6 @@ class MessageModel(QAbstractListModel):
             if self._items[row] is item:
                 return row
         return -1
-
-    def card(self, call_id: str) -> ChatItem | None:
-        """The tool card of ``call_id``."""
-        return self._cards.get(call_id)
 
     def changed(self, item: ChatItem) -> None:
         """``item`` was modified: bump its version and tell the view."""

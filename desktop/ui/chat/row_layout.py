@@ -280,7 +280,8 @@ class RowBuilder:
             )
             parts.append(DocPart(self.document(body, width, small=True), x, top))
         elif item.streaming and not item.text.strip():
-            doc = self.document(f'<i style="color:{self.colors.muted.name()}">Thinking…</i>', width)
+            waiting = html.escape(item.status or "Thinking…")
+            doc = self.document(f'<i style="color:{self.colors.muted.name()}">{waiting}</i>', width)
             parts.append(DocPart(doc, x, top))
         elif item.streaming or len(item.text) > LONG_TEXT:
             # Block by block: each finished block is rendered once (and reused when the stream

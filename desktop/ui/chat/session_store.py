@@ -1,22 +1,23 @@
-"""Session operations for the chat tab, off the GUI thread.
+"""The chat tab's view of sessions: :class:`~desktop.core.session.access.SessionAccess` plus rows.
 
-Uses the agent's :class:`~desktop.core.session.manager.SessionManager` once the agent exists
-(one cache, no stale copies), and a private read-mostly manager before that. Every file
-operation runs in a worker thread; edits of a session that may be running hold the agent's
-session lock.
+Before the agent exists the tab reads sessions through a private manager; once it runs,
+through the agent's (one cache, its locks). Turning messages into rows happens in the same
+worker thread as the read.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from desktop.core.session.access import SessionAccess
 from desktop.core.session.manager import SessionManager, SessionSummary
 from desktop.ui.chat.items import ChatItem, items_from_messages
+
+if TYPE_CHECKING:
+    from desktop.core.assembly import Runtime
 
 
 @dataclass
@@ -25,7 +26,7 @@ class LoadedSession:
 
     Attributes:
         key: Session key.
-        items: The rows.
+        items: The rows (without the rows of a turn running now).
         title: Its title.
         pending: A turn was started and never finished (a Retry can re-run it).
     """
@@ -37,91 +38,66 @@ class LoadedSession:
 
 
 class SessionStore:
-    """Async facade over the session manager.
+    """Session access for the tab.
 
     Args:
         workspace: The workspace folder (for the manager used before the agent exists).
     """
 
     def __init__(self, workspace: Path) -> None:
-        self.workspace = Path(workspace)
-        self.agent: Any = None
-        self._own: SessionManager | None = None
+        self.access = SessionAccess(SessionManager(workspace))
 
-    @property
-    def manager(self) -> SessionManager:
-        """The agent's manager, or a private one until the agent exists."""
-        if self.agent is not None:
-            return self.agent.sessions
-        if self._own is None:
-            self._own = SessionManager(self.workspace)
-        return self._own
-
-    def attach(self, agent: Any) -> None:
-        """Use ``agent``'s session manager from now on."""
-        self.agent = agent
-        self._own = None
-
-    @contextlib.asynccontextmanager
-    async def _locked(self, key: str) -> AsyncIterator[None]:
-        lock = getattr(self.agent, "session_lock", None) if self.agent is not None else None
-        if lock is None:
-            yield
-            return
-        async with lock(key):
-            yield
+    def attach(self, runtime: Runtime) -> None:
+        """Use the runtime's sessions and locks from now on."""
+        self.access = SessionAccess(
+            runtime.sessions,
+            lock_for=runtime.agent.session_lock,
+            stop=runtime.agent.stop_session,
+        )
 
     async def summaries(self) -> list[SessionSummary]:
         """Every session, most recent activity first."""
-        return await asyncio.to_thread(self.manager.summaries)
+        return await self.access.summaries()
 
     async def load(self, key: str, *, live: bool = False) -> LoadedSession:
-        """Read ``key`` and build its rows (``live``: a turn is running; keep open cards)."""
-        manager = self.manager
+        """Read ``key`` into rows.
 
-        def work() -> LoadedSession:
-            session = manager.get_or_create(key)
-            messages = list(session.messages)
+        ``live``: a turn runs in ``key`` now; its rows (its opening row included) come from
+        the live turn, so the saved messages are cut before that turn's user message.
+        """
+        snapshot = await self.access.load(key)
+
+        def rows() -> LoadedSession:
+            messages = snapshot.messages
+            running = live and snapshot.pending_index is not None
+            if running:
+                assert snapshot.pending_index is not None
+                messages = messages[: snapshot.pending_index]
             return LoadedSession(
                 key,
-                items_from_messages(messages, live=live),
-                session.title,
-                session.has_pending_turn and not live,
+                items_from_messages(messages, live=running),
+                snapshot.title,
+                snapshot.pending_index is not None and not live,
             )
 
-        return await asyncio.to_thread(work)
+        return await asyncio.to_thread(rows)
 
     async def rename(self, key: str, title: str) -> None:
         """Set the title (empty: back to the first message)."""
-        async with self._locked(key):
-            await asyncio.to_thread(self.manager.rename, key, title)
+        await self.access.rename(key, title)
 
     async def set_aside(self, key: str) -> Path | None:
-        """Delete with undo: stop the chat's turn, move its file aside; returns where."""
-        if self.agent is not None:
-            await self.agent.stop_session(key)
-        async with self._locked(key):
-            return await asyncio.to_thread(self.manager.set_aside, key)
+        """Delete with undo; returns where the file went."""
+        return await self.access.set_aside(key)
 
     async def restore(self, key: str, aside: Path) -> None:
         """Undo :meth:`set_aside`."""
-        async with self._locked(key):
-            await asyncio.to_thread(self.manager.restore, key, aside)
+        await self.access.restore(key, aside)
 
     async def search(self, query: str) -> list[str]:
         """Keys of sessions whose title or messages contain ``query``."""
-        return await asyncio.to_thread(self.manager.search, query)
+        return await self.access.search(query)
 
     async def take_pending(self, key: str) -> dict[str, Any] | None:
         """Remove the unfinished turn (for a Retry) and return its user message."""
-        manager = self.manager
-        async with self._locked(key):
-
-            def work() -> dict[str, Any] | None:
-                session = manager.get_or_create(key)
-                message = session.take_pending_turn()
-                if message is not None:
-                    manager.save(session)
-                return message
-
-            return await asyncio.to_thread(work)
+        return await self.access.take_pending(key)

@@ -1,28 +1,30 @@
-"""Running turns from the chat: send, slash commands, stop, retry, and failures.
+"""Sending from the chat: the window is one channel on the bus.
 
-A turn is ``AgentLoop.process_direct`` on the desktop channel; its live rows come from the
-run events (see :mod:`desktop.ui.chat.feed`). On a model failure the loop leaves the user
-message saved and the turn pending; :meth:`TurnRunner.retry` takes that pending turn out of the
-session (:meth:`Session.take_pending_turn`) and runs it again.
+A message typed in the Chat tab becomes an :class:`~desktop.core.bus.events.InboundMessage`
+on the ``desktop`` channel; the agent loop runs it (or queues it behind the session's running
+turn) and everything shown comes back as events. Slash commands go the same way and their
+answer comes back as an outbound message that carries the request's id. Failures come back as
+``TurnFailed``: the banner offers Retry, which takes the pending turn out of the session and
+sends it again.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from desktop.core.providers.base import LLMError
-from desktop.ui.chat.feed import CHANNEL, TurnFeed
+from desktop.core.bus.events import DESKTOP_CHANNEL, InboundMessage, OutboundMessage, TurnFailed
+from desktop.ui.chat.feed import TurnFeed
 from desktop.ui.chat.items import ChatItem
 from desktop.ui.chat.message_model import MessageModel
 from desktop.ui.chat.session_store import SessionStore
 
 log = logging.getLogger(__name__)
-STOPPED = "Stopped."
+QUEUED = "Queued — it will be answered after the current reply."
 
 
 def chat_id_of(key: str) -> str:
@@ -30,24 +32,43 @@ def chat_id_of(key: str) -> str:
     return key.partition(":")[2] or key
 
 
+def channel_of(key: str) -> str:
+    """The channel part of a session key (``telegram:42`` → ``telegram``)."""
+    return key.partition(":")[0] if ":" in key else DESKTOP_CHANNEL
+
+
+@dataclass
+class TurnError:
+    """What the banner shows for a session's failed turn."""
+
+    kind: str
+    message: str
+    details: str = ""
+
+
+@dataclass
+class Sent:
+    """A message this tab published and whose turn has not started yet."""
+
+    key: str
+    row: ChatItem
+
+
 class TurnRunner(QObject):
-    """Starts and tracks the turns this tab runs.
+    """Publishes the tab's messages and commands and keeps the per-session error state.
 
     Args:
-        services: The app services (``services.agent`` runs the turns).
+        services: The app services (``services.runtime`` carries the bus and the agent).
         feed: Applies run events to the models.
         store: Session operations (for Retry).
-        model_for: The open model of a session, or ``None``.
+        model_for: The open model of a session.
         spawn: Starts a coroutine owned by the tab.
-        reload: Re-reads a session into its model (after ``/new``).
 
     Signals:
-        busyChanged(str): a turn of this session started or ended.
         errorChanged(str): the session's error (banner) was set or cleared.
         activity(str): the session changed on disk (the list should refresh).
     """
 
-    busyChanged = Signal(str)
     errorChanged = Signal(str)
     activity = Signal(str)
 
@@ -58,7 +79,6 @@ class TurnRunner(QObject):
         store: SessionStore,
         model_for: Callable[[str], MessageModel | None],
         spawn: Callable[[Coroutine[Any, Any, Any]], Any],
-        reload: Callable[[str], Awaitable[None]],
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
@@ -67,20 +87,40 @@ class TurnRunner(QObject):
         self.store = store
         self.model_for = model_for
         self.spawn = spawn
-        self.reload = reload
-        self.running: set[str] = set()
-        self.errors: dict[str, tuple[str, str]] = {}
-        self.closed = False
+        self.errors: dict[str, TurnError] = {}
+        self.sent: dict[str, Sent] = {}
+        self.commands: dict[str, ChatItem] = {}
 
     def busy(self, key: str) -> bool:
-        """Whether a turn runs in ``key`` (ours or one the agent started)."""
-        return key in self.running or key in self.feed.live
+        """Whether a turn runs in ``key`` (from the loop's own events)."""
+        return self.feed.busy(key)
+
+    def queued(self, key: str) -> list[ChatItem]:
+        """Rows of messages sent to ``key`` whose turns have not started yet."""
+        return [s.row for s in self.sent.values() if s.key == key]
+
+    def own_row(self, request_id: str) -> ChatItem | None:
+        """The row of a message this tab sent (its turn just started); forgets it as queued."""
+        sent = self.sent.pop(request_id, None)
+        if sent is None:
+            return None
+        if sent.row.footer == QUEUED:
+            sent.row.footer = ""
+            model = self.model_for(sent.key)
+            if model is not None and model.row_of(sent.row) >= 0:
+                model.changed(sent.row)
+        return sent.row
 
     # -- errors ---------------------------------------------------------------------------
-    def fail(self, key: str, kind: str, message: str) -> None:
-        """Record a failure for the banner and close the live rows."""
-        self.errors[key] = (kind, message)
-        self.feed.end(key)
+    def on_failed(self, event: TurnFailed) -> None:
+        """A turn failed (ours or not): show the banner for its session."""
+        self.errors[event.session_key] = TurnError(event.error_kind, event.message, event.details)
+        self.errorChanged.emit(event.session_key)
+        self.activity.emit(event.session_key)
+
+    def set_error(self, key: str, kind: str, message: str, details: str = "") -> None:
+        """Show ``message`` in the session's banner."""
+        self.errors[key] = TurnError(kind, message, details)
         self.errorChanged.emit(key)
 
     def clear_error(self, key: str) -> None:
@@ -88,78 +128,70 @@ class TurnRunner(QObject):
         if self.errors.pop(key, None) is not None:
             self.errorChanged.emit(key)
 
-    # -- turns ----------------------------------------------------------------------------
-    def start(self, key: str, text: str, media: list[str]) -> None:
-        """Run a turn (the user row is already shown)."""
+    # -- sending --------------------------------------------------------------------------
+    def send(self, key: str, text: str, media: list[str], row: ChatItem) -> str | None:
+        """Publish a message for ``key`` (``row`` already shows it); returns its id.
+
+        ``None`` when there is no agent to take it.
+        """
+        runtime = self.services.runtime
+        if runtime is None:
+            return None
         self.clear_error(key)
-        self.running.add(key)
-        self.feed.begin(key)
-        self.busyChanged.emit(key)
-        self.spawn(self._turn(key, text, media))
+        message = InboundMessage(
+            channel_of(key),
+            "user",
+            chat_id_of(key),
+            text,
+            media=list(media),
+            session_key_override=key,
+            metadata={"origin": DESKTOP_CHANNEL},
+        )
+        if self.busy(key) or any(s.key == key for s in self.sent.values()):
+            row.footer = QUEUED
+        self.sent[message.id] = Sent(key, row)
+        self.spawn(runtime.bus.publish_inbound(message))
+        return message.id
 
-    async def _turn(self, key: str, text: str, media: list[str]) -> None:
-        agent = self.services.agent
-        assert agent is not None
-        try:
-            reply = await agent.process_direct(
-                text, session_key=key, channel=CHANNEL, chat_id=chat_id_of(key), media=media
-            )
-        except asyncio.CancelledError:
-            if not self.closed:
-                self.feed.end(key)
-            raise
-        except LLMError as exc:
-            self.fail(key, exc.kind, exc.message)
-        except Exception as exc:  # a bug: keep the tab alive, say what happened
-            log.exception("turn in %s failed", key)
-            self.fail(key, "unknown", f"{type(exc).__name__}: {exc}")
-        else:
-            if key in self.feed.live:  # no TurnFinished: stopped, or answered without a turn
-                if reply == STOPPED:
-                    self.feed.end(key, STOPPED)
-                else:
-                    self.feed.finish(key, reply)
-        finally:
-            self.running.discard(key)
-            if not self.closed:
-                self.busyChanged.emit(key)
-                self.activity.emit(key)
-
-    def stop(self, key: str) -> None:
-        """Stop ``key``'s running turn and its subagents."""
-        agent = self.services.agent
-        if agent is not None and self.busy(key):
-            self.spawn(agent.stop_session(key))
-
-    async def command(self, key: str, text: str, name: str) -> None:
-        """Answer a slash command inline (its reply is not part of the conversation)."""
-        agent = self.services.agent
-        assert agent is not None
+    def command(self, key: str, text: str, name: str) -> None:
+        """Send a slash command; its answer is shown inline when it comes back."""
+        runtime = self.services.runtime
         model = self.model_for(key)
+        if runtime is None:
+            return
         item = ChatItem("command", "Working…", tool=text.split()[0])
         if model is not None:
             model.append(ChatItem("user", text))
             model.append(item)
-        try:
-            reply = await agent.process_direct(
-                text, session_key=key, channel=CHANNEL, chat_id=chat_id_of(key)
-            )
-        except Exception as exc:  # commands answer text; a failure is shown, not raised
-            log.exception("command %s failed", name)
-            reply = f"{name} failed: {exc}"
-        item.text = reply or "(no answer)"
+        message = InboundMessage(
+            channel_of(key), "user", chat_id_of(key), text, session_key_override=key
+        )
+        self.commands[message.id] = item
+        self.spawn(runtime.bus.publish_inbound(message))
+
+    def on_outbound(self, message: OutboundMessage) -> bool:
+        """A command's answer: fill its row. Returns whether the message was one."""
+        request_id = str(message.metadata.get("request_id") or "")
+        item = self.commands.pop(request_id, None) if request_id else None
+        if item is None:
+            return False
+        item.text = message.content or "(no answer)"
+        key = f"{message.channel}:{message.chat_id}"
+        model = self.model_for(key)
         if model is not None and model.row_of(item) >= 0:
             model.changed(item)
-        if name == "/new":
-            await self.reload(key)
-            model = self.model_for(key)
-            if model is not None:
-                model.append(ChatItem("command", reply, tool=name))
-            self.activity.emit(key)
+        self.activity.emit(key)
+        return True
+
+    def stop(self, key: str) -> None:
+        """Stop ``key``'s running turn (whoever started it) and its subagents."""
+        runtime = self.services.runtime
+        if runtime is not None:
+            self.spawn(runtime.agent.stop_session(key))
 
     async def retry(self, key: str) -> None:
         """Run the session's failed (pending) turn again."""
-        if self.services.agent is None or self.busy(key):
+        if self.services.runtime is None or self.busy(key):
             return
         message = await self.store.take_pending(key)
         self.clear_error(key)
@@ -168,10 +200,12 @@ class TurnRunner(QObject):
         text = str(message.get("content") or "")
         media = [m for m in message.get("media") or [] if isinstance(m, str)]
         model = self.model_for(key)
+        row: ChatItem | None = None
         if model is not None:
             users = [r for r, i in enumerate(model.items) if i.kind == "user"]
             if users and model.item(users[-1]).text == text:
                 model.remove_after(users[-1])
+                row = model.item(users[-1])
             else:
-                model.append(ChatItem("user", text, media=media))
-        self.start(key, text, media)
+                row = model.append(ChatItem("user", text, media=media))
+        self.send(key, text, media, row or ChatItem("user", text, media=media))

@@ -12,7 +12,7 @@ from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
 
 from desktop.core.memory.git_store import GitStore, GitStoreError
-from desktop.ui.memory.dream_runner import build_dream, commit_cancelled
+from desktop.core.memory.dream_cancel import commit_cancelled
 from desktop.ui.memory.tasks import TaskSet
 from desktop.ui.services import AppServices
 
@@ -97,10 +97,10 @@ class DreamBar(QWidget):
 
     def start(self) -> asyncio.Task[Any] | None:
         """Start a Dream run (no-op while one runs or before the agent exists)."""
-        agent = self.services.agent
-        if agent is None or self.running:
+        runtime = self.services.runtime
+        if runtime is None or self.running:
             return None
-        dream = build_dream(self.services.config, agent.provider)
+        dream = runtime.memory.dream()
         self._began = time.monotonic()
         self._task = self._tasks.start(self._run(dream), name="dream-now")
         self._ticker.start()
@@ -152,7 +152,7 @@ class DreamBar(QWidget):
 
     def _update(self) -> None:
         running = self.running
-        ready = self.services.agent is not None
+        ready = self.services.runtime is not None
         self.dream_button.setEnabled(ready and not running)
         self.dream_button.setToolTip(
             "Distil the new history entries into MEMORY.md, USER.md and SOUL.md now"

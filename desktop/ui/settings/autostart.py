@@ -37,7 +37,15 @@ def autostart_path(environ: dict[str, str] | None = None) -> Path:
 
 
 def launch_command() -> str:
-    """The command line that starts the app (the console script, else ``python -m desktop``)."""
+    """The command line that starts the app.
+
+    Frozen app: the installed launcher (``/usr/bin/nanobot-desktop`` from the .deb,
+    ``~/.local/bin/nanobot-desktop`` from install.sh) when it leads to this very executable,
+    so the entry survives an update; else the executable itself. Source install: the console
+    script beside the interpreter, else ``python -m desktop``.
+    """
+    if getattr(sys, "frozen", False):
+        return shlex.quote(str(_frozen_launcher(Path(sys.executable))))
     script = Path(sys.executable).parent / "nanobot-desktop"
     if script.exists():
         return shlex.quote(str(script))
@@ -45,6 +53,18 @@ def launch_command() -> str:
     if found:
         return shlex.quote(found)
     return f"{shlex.quote(sys.executable)} -m desktop"
+
+
+def _frozen_launcher(executable: Path) -> Path:
+    """``nanobot-desktop`` on ``PATH`` if it resolves to ``executable``, else ``executable``."""
+    found = shutil.which("nanobot-desktop")
+    if found:
+        try:
+            if Path(found).resolve() == executable.resolve():
+                return Path(found)
+        except OSError:
+            pass
+    return executable
 
 
 def entry_text(command: str) -> str:

@@ -13,12 +13,15 @@ from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
     QLineEdit,
+    QHBoxLayout,
+    QPushButton,
     QSpinBox,
     QVBoxLayout,
     QWidget,
 )
 
 from desktop.core.config import secret_fields
+from desktop.core.utils.tasks import TaskOwner
 from desktop.ui.settings.key_backends import field_key_backend
 from desktop.ui.settings.key_field import KeyField
 from desktop.ui.settings.widgets import InlineStatus, LinesEdit, heading, hint
@@ -27,10 +30,7 @@ if TYPE_CHECKING:
     from desktop.ui.services import AppServices
 
 _ACRONYMS = {"id": "ID", "imap": "IMAP", "smtp": "SMTP", "url": "URL", "qq": "QQ"}
-RUNTIME_STATUS = (
-    "Status: runtime not available yet. Channel runtimes arrive in a later version; "
-    "these settings are saved now and used then."
-)
+NOT_RUNNING = "Not running. Enable it, save, then Connect (or restart the app)."
 
 
 _TITLES = {"dingtalk": "DingTalk", "whatsapp": "WhatsApp", "qq": "QQ"}
@@ -90,13 +90,27 @@ class ChannelForm(QWidget):
         layout.setSpacing(8)
         title = (self.model.__doc__ or name).strip().splitlines()[0].rstrip(".")
         layout.addWidget(heading(title, level=2))
+        self.tasks = TaskOwner(f"channel-form:{name}")
         self.status = InlineStatus(accessible=f"{name} channel status")
-        self.status.info(RUNTIME_STATUS)
         layout.addWidget(self.status)
+        actions = QHBoxLayout()
+        self.test_button = QPushButton("Test connection")
+        self.test_button.setAccessibleName(f"Test the {name} connection")
+        self.test_button.setToolTip("A cheap real call with the values shown here (not saved)")
+        self.connect_button = QPushButton("Connect")
+        self.connect_button.setAccessibleName(f"Connect or disconnect {name}")
+        self.test_button.clicked.connect(self.test)
+        self.connect_button.clicked.connect(self.toggle_connection)
+        actions.addWidget(self.test_button)
+        actions.addWidget(self.connect_button)
+        actions.addStretch(1)
+        layout.addLayout(actions)
+        self.test_status = InlineStatus(accessible=f"{name} test result")
+        layout.addWidget(self.test_status)
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
         for field_name, info in self.model.model_fields.items():
-            label = field_label(field_name)
+            label = info.title or field_label(field_name)
             path = f"channels.{name}.{field_name}"
             if secret_fields.is_secret_field(field_name):
                 noun = next(
@@ -109,12 +123,18 @@ class ChannelForm(QWidget):
                 form.addRow(label, key)
                 continue
             control = self._control(field_name, info, label)
+            if info.description:
+                control.setToolTip(info.description)
+                control.setAccessibleDescription(info.description)
             self.controls[field_name] = control
             form.addRow("" if isinstance(control, QCheckBox) else label, control)
         layout.addLayout(form)
         self.extras = hint("")
         layout.addWidget(self.extras)
         layout.addStretch(1)
+        services.bridge.channelStatus.connect(self._on_status)
+        services.agentReady.connect(self.show_status)
+        self.show_status()
 
     def _control(self, field_name: str, info: FieldInfo, label: str) -> QWidget:
         choices = _literal_choices(info)
@@ -192,6 +212,92 @@ class ChannelForm(QWidget):
         return changes
 
     def cancel_tasks(self) -> None:
-        """Stop the key fields' background work."""
+        """Stop the key fields' and this form's background work."""
         for key in self.keys.values():
             key.cancel_tasks()
+        for task in self.tasks.tasks:
+            task.cancel()
+
+    # -- live status ----------------------------------------------------------------------
+    def show_status(self) -> None:
+        """Show the running channel's status (from the runtime's channel manager)."""
+        runtime = self.services.runtime
+        if runtime is None:
+            self.status.info("The agent is not running yet.")
+            self.connect_button.setEnabled(False)
+            return
+        status = runtime.channels.status(self.name)
+        self._render(status.state, status.reason, status.hint, status.account)
+
+    def _on_status(self, event: Any) -> None:
+        if getattr(event, "channel", None) == self.name:
+            self._render(event.state, event.reason, event.hint, event.account)
+
+    def _render(self, state: str, reason: str, hint_text: str, account: str) -> None:
+        self.connect_button.setEnabled(self.services.runtime is not None)
+        running = state in ("connecting", "connected", "error")
+        self.connect_button.setText("Disconnect" if running else "Connect")
+        if state == "connected":
+            self.status.ok(f"Connected{f' as {account}' if account else ''}.")
+        elif state == "connecting":
+            self.status.info("Connecting…")
+        elif state == "error":
+            self.status.error(f"Disconnected: {reason}. {hint_text}".strip())
+        elif state == "unavailable":
+            self.status.error(f"Cannot run: {reason}. {hint_text}".strip())
+        else:
+            self.status.info(NOT_RUNNING)
+
+    def toggle_connection(self) -> None:
+        """Connect (start with the saved settings) or disconnect the channel now."""
+        runtime = self.services.runtime
+        if runtime is None:
+            return
+        manager = runtime.channels
+        if manager.status(self.name).state in ("connecting", "connected", "error"):
+            self.tasks.try_spawn(manager.stop_channel(self.name), name="disconnect")
+        else:
+            self.tasks.try_spawn(manager.start_channel(self.name), name="connect")
+
+    def test(self) -> None:
+        """Run the channel's connection test with the values in the form."""
+        self.tasks.try_spawn(self._test(), name="test")
+
+    async def _test(self) -> None:
+        from desktop.core.channels.base import ChannelUnavailable
+
+        section = getattr(self.services.config.channels, self.name).model_copy(deep=True)
+        for path, value in self.collect().items():
+            setattr(section, path.rsplit(".", 1)[1], value)
+        self.test_button.setEnabled(False)
+        self.test_status.info("Testing…")
+        try:
+            manager = self._manager()
+            found = await manager.check(self.name, section)
+        except ChannelUnavailable as exc:
+            self.test_status.error(f"{exc.reason}. {exc.hint}".strip())
+        except NotImplementedError:
+            self.test_status.info("This channel has no connection test yet.")
+        except Exception as exc:  # the message is for the person (redacted by the channel)
+            from desktop.core.utils.redact import redact
+
+            self.test_status.error(f"It does not work: {redact(str(exc)) or type(exc).__name__}")
+        else:
+            self.test_status.ok(found)
+        finally:
+            self.test_button.setEnabled(True)
+
+    def _manager(self) -> Any:
+        runtime = self.services.runtime
+        if runtime is not None:
+            return runtime.channels
+        from desktop.core.assembly import channel_state_dir
+        from desktop.core.bus.queue import MessageBus
+        from desktop.core.channels.manager import ChannelManager
+
+        return ChannelManager(
+            MessageBus(),
+            self.tasks.child("check"),
+            config=self.services.config,
+            state_dir=channel_state_dir(self.services.config),
+        )

@@ -24,10 +24,10 @@ if TYPE_CHECKING:
 
 
 class ChannelsPage(SettingsPage):
-    """Telegram, Discord, Slack, … : enable, credentials (keyring), allowed senders, options.
+    """Telegram, Email, Matrix, … : enable, credentials (keyring), allowed senders, options,
+    the live status with the last error, Connect / Disconnect and a connection test.
 
-    The forms are generated from the config schema; channel runtimes come later, so each form
-    says so, but the settings are saved and round-trip already.
+    The forms are generated from the config schema (field titles and descriptions).
     """
 
     section = "channels"

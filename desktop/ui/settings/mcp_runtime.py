@@ -1,10 +1,9 @@
 """Which :class:`MCPManager` the MCP page talks to (no Qt).
 
-Once the agent runs, its manager (``agent.mcp``): servers added in Settings then serve the
-agent's next turn. An agent built without MCP servers has none, so one is attached to it
-(``agent.mcp``, ``agent.before_turn``, ``agent.closers`` are the loop's public hooks).
-Before the agent is ready, the page uses a manager of its own with a private tool registry —
-enough to show status and tools — and closes it when the agent arrives.
+Once the runtime runs, its manager (``runtime.mcp``, always present): servers added in
+Settings then serve the agent's next turn. Before the runtime is ready, the page uses a
+manager of its own with a private tool registry — enough to show status and tools — and closes
+it when the runtime arrives.
 """
 
 from __future__ import annotations
@@ -13,8 +12,8 @@ import asyncio
 import importlib
 import logging
 import sys
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from desktop.core.tools.mcp import MCPManager, MCPServerStatus
 from desktop.core.tools.registry import ToolRegistry
@@ -31,30 +30,6 @@ async def preload_sdk() -> None:
     module = "desktop.core.tools.mcp.connection"
     if module not in sys.modules:
         await asyncio.to_thread(importlib.import_module, module)
-
-
-def _chain(
-    first: Callable[[], Awaitable[None]], second: Callable[[], Awaitable[None]]
-) -> Callable[[], Awaitable[None]]:
-    async def both() -> None:
-        await first()
-        await second()
-
-    return both
-
-
-def attach_to_agent(agent: Any) -> MCPManager:
-    """The agent's manager, creating and hooking one in when it has none."""
-    if agent.mcp is None:
-        manager = MCPManager({}, registry=agent.tools)
-        agent.mcp = manager
-        agent.before_turn = (
-            manager.ensure_connected
-            if agent.before_turn is None
-            else _chain(agent.before_turn, manager.ensure_connected)
-        )
-        agent.closers.append(manager.aclose)
-    return agent.mcp
 
 
 class MCPRuntime:
@@ -75,7 +50,7 @@ class MCPRuntime:
     @property
     def agent_managed(self) -> bool:
         """Whether servers are connected by the running agent (not a stand-in manager)."""
-        return self.services.agent is not None
+        return self.services.runtime is not None
 
     def current(self) -> MCPManager | None:
         """The manager in use, if one was asked for."""
@@ -83,10 +58,10 @@ class MCPRuntime:
 
     async def manager(self) -> MCPManager:
         """The manager to use now (the agent's once it exists)."""
-        agent = self.services.agent
-        if agent is not None:
+        runtime = self.services.runtime
+        if runtime is not None:
             await preload_sdk()
-            manager = attach_to_agent(agent)
+            manager = runtime.mcp
             if self._own is not None:
                 own, self._own = self._own, None
                 await own.aclose()
@@ -111,12 +86,8 @@ class MCPRuntime:
     def peek_statuses(self) -> dict[str, MCPServerStatus]:
         """Statuses known without connecting anything (empty before a manager exists)."""
         manager = self._current
-        if (
-            manager is None
-            and self.services.agent is not None
-            and self.services.agent.mcp is not None
-        ):
-            manager = self.services.agent.mcp
+        if manager is None and self.services.runtime is not None:
+            manager = self.services.runtime.mcp
         return {status.name: status for status in manager.statuses()} if manager is not None else {}
 
     def tool_names(self, name: str) -> list[str]:

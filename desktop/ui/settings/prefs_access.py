@@ -1,9 +1,8 @@
 """The one place the settings touch the desktop preferences (``desktop.json``).
 
-The application's :class:`~desktop.core.config.prefs.PrefsStore` is expected in
-``services.extras["prefs"]`` (or a ``services.prefs`` attribute), so the window's listeners
-(theme, tray) see changes made here. Without one, a store for ``desktop.json`` beside the
-config file is created and shared through ``services.extras["prefs"]``.
+The application's :class:`~desktop.core.config.prefs.PrefsStore` is ``services.prefs``, so
+the window's listeners (theme, tray) see changes made here. Without one (tests, a tab used
+alone), a store for ``desktop.json`` beside the config file is loaded and kept there.
 """
 
 from __future__ import annotations
@@ -19,16 +18,16 @@ from desktop.ui.settings.config_edit import ChangeError, explain
 if TYPE_CHECKING:
     from desktop.ui.services import AppServices
 
-PREFS_KEY = "prefs"
-
 
 async def prefs_store(services: AppServices) -> PrefsStore:
     """The shared preferences store (loaded in a thread the first time)."""
-    store = getattr(services, "prefs", None) or services.extras.get(PREFS_KEY)
+    store = services.prefs
     if store is None:
         path = prefs_path(services.config_path)
         store = await asyncio.to_thread(PrefsStore, path)
-        store = services.extras.setdefault(PREFS_KEY, store)
+        if services.prefs is None:  # another caller may have loaded it meanwhile
+            services.prefs = store
+        store = services.prefs
     return store
 
 

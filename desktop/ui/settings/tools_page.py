@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QButtonGroup,
     QCheckBox,
     QComboBox,
     QFormLayout,
+    QLabel,
     QRadioButton,
     QSpinBox,
     QWidget,
 )
 
 from desktop.core.config import secret_fields
+from desktop.core.security.sandbox import PROTECTIONS, probe_sandbox, sandbox_mode
 from desktop.ui.settings.config_edit import ChangeError
 from desktop.ui.settings.key_backends import field_key_backend
 from desktop.ui.settings.key_field import KeyField
@@ -43,10 +46,11 @@ class ToolsPage(SettingsPage):
 
     section = "tools"
     title = "Tools & safety"
-    labels = {
+    labels: ClassVar[dict[str, str]] = {
         "tools.exec.timeout": "Exec timeout",
         "tools.exec.allow_patterns": "Allow patterns",
         "tools.exec.deny_patterns": "Deny patterns",
+        "tools.exec.sandbox_network": "Sandbox network",
         "tools.web.search.provider": "Search provider",
         "tools.web.search.max_results": "Search results",
         "approval_mode": "Approval mode",
@@ -76,6 +80,15 @@ class ToolsPage(SettingsPage):
         self.restrict = QCheckBox("Restrict file and command tools to the workspace")
         self.restrict.setAccessibleName("Restrict tools to the workspace")
         add(self.restrict)
+        self.sandbox_status = QLabel("Sandbox: checking…")
+        self.sandbox_status.setWordWrap(True)
+        self.sandbox_status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.sandbox_status.setAccessibleName("Sandbox status")
+        self.sandbox_status.setToolTip(PROTECTIONS)
+        add(self.sandbox_status)
+        self.sandbox_network = QCheckBox("Let sandboxed commands use the network")
+        self.sandbox_network.setAccessibleName("Sandboxed commands may use the network")
+        add(self.sandbox_network)
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
         self.timeout = QSpinBox()
@@ -122,6 +135,7 @@ class ToolsPage(SettingsPage):
             self.ask,
             self.autonomous,
             self.restrict,
+            self.sandbox_network,
             self.timeout,
             self.allow,
             self.deny,
@@ -133,6 +147,7 @@ class ToolsPage(SettingsPage):
         """Show the saved values (approval mode from the desktop preferences)."""
         tools = self.services.config.tools
         self.restrict.setChecked(tools.restrict_to_workspace)
+        self.sandbox_network.setChecked(tools.exec.sandbox_network)
         self.timeout.setValue(tools.exec.timeout)
         self.allow.set_lines(tools.exec.allow_patterns)
         self.deny.set_lines(tools.exec.deny_patterns)
@@ -141,6 +156,14 @@ class ToolsPage(SettingsPage):
         self.results.setValue(tools.web.search.max_results)
         self.search_key.refresh()
         self.spawn(self._load_approval(), "load-approval")
+        self.spawn(self._load_sandbox(), "load-sandbox")
+
+    async def _load_sandbox(self) -> None:
+        """Show whether commands run sandboxed (detection runs once, in a worker thread)."""
+        status = await probe_sandbox()
+        mode = sandbox_mode(self.services.config.tools.exec.sandbox)
+        self.sandbox_status.setText(status.describe(mode))
+        self.sandbox_network.setEnabled(status.available and mode != "off")
 
     async def _load_approval(self) -> None:
         store = await prefs_store(self.services)
@@ -158,6 +181,7 @@ class ToolsPage(SettingsPage):
         """Validated values for config.json."""
         return {
             "tools.restrict_to_workspace": self.restrict.isChecked(),
+            "tools.exec.sandbox_network": self.sandbox_network.isChecked(),
             "tools.exec.timeout": self.timeout.value(),
             "tools.exec.allow_patterns": check_patterns(
                 self.allow.lines(), label="tools.exec.allow_patterns"

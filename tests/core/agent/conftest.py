@@ -11,6 +11,7 @@ import pytest
 
 from desktop.core.agent.context import ContextBuilder
 from desktop.core.agent.loop import AgentLoop
+from desktop.core.agent.work import SessionWork
 from desktop.core.bus.queue import MessageBus
 from desktop.core.config.schema import Config
 from desktop.core.providers.litellm_provider import LiteLLMProvider
@@ -19,6 +20,7 @@ from desktop.core.providers.registry import find_by_name
 from desktop.core.session.manager import SessionManager
 from desktop.core.tools.base import Tool, ToolContext, ToolResult
 from desktop.core.tools.registry import ToolRegistry
+from desktop.core.utils.tasks import TaskOwner
 from tests.fakes.openai_server import ScriptedOpenAIServer
 
 
@@ -81,6 +83,29 @@ class Forever(SlowRead):
         return ToolResult("never")
 
 
+def new_loop(
+    config: Config,
+    provider: LiteLLMProvider,
+    bus: MessageBus,
+    sessions: SessionManager,
+    tools: ToolRegistry,
+    context: ContextBuilder,
+    **parts: Any,
+) -> AgentLoop:
+    """An AgentLoop from explicit parts (a fresh work registry and task owner)."""
+    return AgentLoop(
+        config=config,
+        provider=provider,
+        bus=bus,
+        sessions=sessions,
+        tools=tools,
+        context=context,
+        work=SessionWork(),
+        owner=TaskOwner("test-agent"),
+        **parts,
+    )
+
+
 def make_provider(url: str) -> LiteLLMProvider:
     """A real LiteLLM provider pointed at ``url``."""
     spec = find_by_name("custom")
@@ -100,7 +125,7 @@ def timeline() -> Timeline:
 def make_loop(scripted_server: ScriptedOpenAIServer, tmp_path: Path, timeline: Timeline):  # type: ignore[no-untyped-def]
     """Build an AgentLoop on the scripted server with the test tools."""
 
-    def factory(**defaults: Any) -> AgentLoop:
+    def factory(*, consolidation: Any = None, **defaults: Any) -> AgentLoop:
         config = Config.model_validate(
             {"agents": {"defaults": {"workspace": str(tmp_path / "ws"), **defaults}}}
         )
@@ -109,13 +134,14 @@ def make_loop(scripted_server: ScriptedOpenAIServer, tmp_path: Path, timeline: T
             tools.register(tool)
         workspace = tmp_path / "ws"
         workspace.mkdir(exist_ok=True)
-        return AgentLoop(
+        return new_loop(
             config,
             make_provider(scripted_server.url),
             MessageBus(),
             SessionManager(workspace),
             tools,
             ContextBuilder(workspace),
+            consolidation=consolidation,
         )
 
     return factory

@@ -17,13 +17,12 @@ from typing import Any, ClassVar
 
 from desktop.core.agent.context import ContextBuilder
 from desktop.core.agent.hooks import AgentHook, HookContext
-from desktop.core.agent.loop import AgentLoop
 from desktop.core.bus.queue import MessageBus
 from desktop.core.config.schema import Config
 from desktop.core.session.manager import SessionManager
 from desktop.core.tools.base import Tool, ToolContext, ToolResult
 from desktop.core.tools.registry import ToolRegistry
-from tests.core.agent.conftest import make_provider
+from tests.core.agent.conftest import make_provider, new_loop
 
 COUNTER = {"n": 0, "crash_at": -1}
 
@@ -94,7 +93,7 @@ async def main() -> None:
         return path
 
     sessions.save = save  # type: ignore[method-assign]
-    loop = AgentLoop(
+    loop = new_loop(
         config, make_provider(url), MessageBus(), sessions, tools, ContextBuilder(workspace)
     )
     answer = await loop.process_direct("do the task", hook=Crasher("after-checkpoint"))

@@ -1,6 +1,6 @@
 """Tool approval: the policy, the gate, and the runner asking before risky calls.
 
-The runner scenarios use the real agent (``build_agent``) on the scripted server, so the
+The runner scenarios use the real runtime (``build_runtime``) on the scripted server, so the
 model really receives the denial as the tool result.
 """
 
@@ -20,16 +20,18 @@ from desktop.core.agent.approval import (
     ApprovalPolicy,
     ApprovalRequest,
     Decision,
+    TIMED_OUT_RESULT,
     approval_reason,
-    install_gate,
     origin_session,
 )
-from desktop.core.agent.factory import build_agent
-from desktop.core.agent.loop import AgentLoop
+from desktop.core.assembly import Runtime, build_runtime
 from desktop.core.config.schema import Config
 from desktop.core.tools.base import ToolContext
 from tests.core.agent.conftest import make_provider
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
+
+
+SUBAGENT_PROMPT = "You are a background worker for nanobot"
 
 
 class ScriptedApprover:
@@ -44,10 +46,14 @@ class ScriptedApprover:
         return self.decisions.pop(0)
 
 
-def _agent(server: ScriptedOpenAIServer, tmp_path: Path) -> AgentLoop:
+def _runtime(server: ScriptedOpenAIServer, tmp_path: Path, approver: Any) -> Runtime:
+    """The real runtime with an "ask" policy and ``approver`` answering for every channel."""
     config = Config.model_validate({"agents": {"defaults": {"workspace": str(tmp_path / "ws")}}})
     (tmp_path / "ws").mkdir(exist_ok=True)
-    return build_agent(config, make_provider(server.url))
+    runtime = build_runtime(config, make_provider(server.url), approval=ApprovalPolicy())
+    assert runtime.approval is not None
+    runtime.approval.add_approver(approver)
+    return runtime
 
 
 def _tool_results(server: ScriptedOpenAIServer, request_index: int) -> list[str]:
@@ -113,9 +119,9 @@ async def test_denied_exec_is_not_run_and_the_model_reads_the_denial(
         Reply(tool_calls=[("exec", json.dumps({"command": f"touch {marker}"}))]),
         Reply("Understood, I won't."),
     )
-    agent = _agent(scripted_server, tmp_path)
     approver = ScriptedApprover(Decision.DENY)
-    install_gate(agent, ApprovalGate(ApprovalPolicy(), approver))
+    runtime = _runtime(scripted_server, tmp_path, approver)
+    agent = runtime.agent
     answer = await agent.process_direct(
         "touch it", session_key="desktop:t", channel="desktop", chat_id="t"
     )
@@ -125,7 +131,7 @@ async def test_denied_exec_is_not_run_and_the_model_reads_the_denial(
     assert request.tool == "exec" and request.arguments == {"command": f"touch {marker}"}
     assert request.session_key == "desktop:t" and request.reason == "runs a shell command"
     assert _tool_results(scripted_server, 1) == [DENIED_RESULT.format(tool="exec")]
-    await agent.stop()
+    await runtime.stop()
 
 
 async def test_allow_for_chat_runs_and_is_not_asked_again(
@@ -137,9 +143,9 @@ async def test_allow_for_chat_runs_and_is_not_asked_again(
         Reply(tool_calls=[("exec", '{"command": "echo second-run"}')]),
         Reply("Both ran."),
     )
-    agent = _agent(scripted_server, tmp_path)
     approver = ScriptedApprover(Decision.ALLOW_SESSION)
-    install_gate(agent, ApprovalGate(ApprovalPolicy(), approver))
+    runtime = _runtime(scripted_server, tmp_path, approver)
+    agent = runtime.agent
     answer = await agent.process_direct(
         "run", session_key="desktop:t", channel="desktop", chat_id="t"
     )
@@ -147,7 +153,7 @@ async def test_allow_for_chat_runs_and_is_not_asked_again(
     assert len(approver.requests) == 1
     results = _tool_results(scripted_server, 2)
     assert "first-run" in results[0] and "second-run" in results[1]
-    await agent.stop()
+    await runtime.stop()
 
 
 async def test_cancelling_the_turn_cancels_the_wait(
@@ -168,8 +174,8 @@ async def test_cancelling_the_turn_cancels_the_wait(
                 raise
             return Decision.DENY
 
-    agent = _agent(scripted_server, tmp_path)
-    install_gate(agent, ApprovalGate(ApprovalPolicy(), Waiting()))
+    runtime = _runtime(scripted_server, tmp_path, Waiting())
+    agent = runtime.agent
     turn = asyncio.ensure_future(
         agent.process_direct("run", session_key="desktop:t", channel="desktop", chat_id="t")
     )
@@ -179,19 +185,104 @@ async def test_cancelling_the_turn_cancels_the_wait(
     assert cancelled.is_set()
     session = agent.sessions.get_or_create("desktop:t")
     assert not session.has_pending_turn
-    await agent.stop()
+    await runtime.stop()
 
 
-def test_install_gate_reaches_subagent_tools(
+async def test_a_subagent_asks_the_same_gate(
     scripted_server: ScriptedOpenAIServer, tmp_path: Path
 ) -> None:
-    """Subagent registries carry the gate too; installing twice does not nest wrappers."""
-    agent = _agent(scripted_server, tmp_path)
+    """A subagent's exec goes through the runtime's gate: the approver is asked and its denial
+    is what the subagent's model reads."""
+    marker = tmp_path / "ws" / "sub-ran.txt"
+    main = [
+        Reply(tool_calls=[("spawn", json.dumps({"task": "touch the marker", "label": "t"}))]),
+        Reply("Started it."),
+        Reply("The background task reported back."),
+    ]
+    sub = [
+        Reply(tool_calls=[("exec", json.dumps({"command": f"touch {marker}"}))]),
+        Reply("I was not allowed."),
+    ]
+
+    def route(body: dict[str, Any]) -> Reply:
+        system = str(body["messages"][0].get("content", ""))
+        return (sub if SUBAGENT_PROMPT in system else main).pop(0)
+
+    scripted_server.route = route
+    approver = ScriptedApprover(Decision.DENY)
+    runtime = _runtime(scripted_server, tmp_path, approver)
+    runtime.agent.start()
+    try:
+        assert (
+            await runtime.agent.process_direct(
+                "do it in the background", session_key="desktop:t", channel="desktop", chat_id="t"
+            )
+            == "Started it."
+        )
+        await asyncio.wait_for(runtime.subagents.idle(), 20)
+        await asyncio.wait_for(runtime.agent.idle(), 20)
+    finally:
+        await runtime.stop()
+    [request] = approver.requests
+    assert request.tool == "exec" and request.session_key == "desktop:t"
+    assert not marker.exists()
+    sub_requests = [
+        r.body
+        for r in scripted_server.chat_requests()
+        if SUBAGENT_PROMPT in str(r.body["messages"][0].get("content", ""))
+    ]
+    assert DENIED_RESULT.format(tool="exec") in [
+        m["content"] for m in sub_requests[-1]["messages"] if m["role"] == "tool"
+    ]
+
+
+async def test_unanswered_approval_times_out_as_a_denial(tmp_path: Path) -> None:
+    """Nobody answers within the timeout: the call is refused and the model is told why."""
+    asked = asyncio.Event()
+
+    class Silent:
+        async def request_approval(self, request: ApprovalRequest) -> Decision:
+            asked.set()
+            await asyncio.Future()
+            return Decision.ALLOW_ONCE
+
+    gate = ApprovalGate(ApprovalPolicy(), timeout_s=0.2)
+    gate.add_approver(Silent())
+    ctx = ToolContext(workspace=tmp_path, session_key="telegram:1", channel="telegram")
+    result = await gate.check("c", "exec", {"command": "ls"}, ctx)
+    assert asked.is_set()
+    assert result == TIMED_OUT_RESULT.format(tool="exec", minutes=1)
+
+
+async def test_first_answer_wins_and_other_prompts_are_withdrawn(tmp_path: Path) -> None:
+    """The desktop and the chat's own channel both ask; the first answer decides, the other
+    prompt is cancelled; an approver for another channel is not asked at all."""
+    withdrawn = asyncio.Event()
+
+    class Slow:
+        def __init__(self) -> None:
+            self.asked = 0
+
+        async def request_approval(self, request: ApprovalRequest) -> Decision:
+            self.asked += 1
+            try:
+                await asyncio.Future()
+            except asyncio.CancelledError:
+                withdrawn.set()
+                raise
+            return Decision.ALLOW_ONCE
+
+    slow, other = Slow(), ScriptedApprover(Decision.ALLOW_ONCE)
+    fast = ScriptedApprover(Decision.DENY)
     gate = ApprovalGate(ApprovalPolicy())
-    install_gate(agent, gate)
-    install_gate(agent, gate)
-    assert agent.tools.approval is gate
-    registry: Any = agent.subagents.tools_factory()
-    assert registry.approval is gate and "exec" in registry
-    install_gate(agent, None)
-    assert agent.subagents.tools_factory().approval is None
+    gate.add_approver(slow)
+    gate.add_approver(fast, channels=["telegram"])
+    remove = gate.add_approver(other, channels=["matrix"])
+    ctx = ToolContext(workspace=tmp_path, session_key="telegram:1", channel="telegram")
+    assert await gate.check("c", "exec", {"command": "ls"}, ctx) == DENIED_RESULT.format(
+        tool="exec"
+    )
+    assert slow.asked == 1 and withdrawn.is_set() and len(fast.requests) == 1
+    assert other.requests == []
+    remove()
+    assert gate.approvers_for("matrix") == [slow]

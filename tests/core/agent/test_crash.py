@@ -12,12 +12,11 @@ import pytest
 
 from desktop.core.session.manager import SessionManager
 from desktop.core.agent.context import ContextBuilder
-from desktop.core.agent.loop import AgentLoop
 from desktop.core.bus.queue import MessageBus
 from desktop.core.config.schema import Config
 from desktop.core.tools.registry import ToolRegistry
 from tests.conftest import REPO
-from tests.core.agent.conftest import make_provider
+from tests.core.agent.conftest import make_provider, new_loop
 from tests.core.agent.crash_child import Step
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
 
@@ -114,7 +113,7 @@ async def test_crash_and_recover(
     tools = ToolRegistry()
     tools.register(Step())
     config = Config.model_validate({"agents": {"defaults": {"workspace": str(tmp_path)}}})
-    loop = AgentLoop(
+    loop = new_loop(
         config,
         make_provider(scripted_server.url),
         MessageBus(),

@@ -6,6 +6,9 @@ import asyncio
 import json
 from typing import Any
 
+import pytest
+
+from desktop.core.providers.base import LLMError
 from desktop.core.session.manager import SessionManager
 from desktop.core.session.repair import INTERRUPTED_NOTE, INTERRUPTED_RESULT
 from tests.core.agent.conftest import Timeline
@@ -86,14 +89,25 @@ async def test_empty_reply_retry_then_no_tools_answer(
     assert "Stop using tools" in requests[2].body["messages"][-1]["content"]
 
 
-async def test_empty_reply_gives_a_clear_message(
+async def test_empty_reply_fails_the_turn_and_saves_no_fake_answer(
     make_loop, scripted_server: ScriptedOpenAIServer
 ) -> None:
-    """Three empty replies end with an explanation, not silence."""
+    """Three empty replies fail the turn with a clear message (a banner with Retry); no
+    explanation is saved into the history as if the model had said it."""
     scripted_server.default = Reply("")
-    answer = await make_loop().process_direct("hi")
-    assert "empty reply" in answer
+    loop = make_loop()
+    events: list[Any] = []
+    loop.bus.subscribe(events.append)
+    with pytest.raises(LLMError) as caught:
+        await loop.process_direct("hi")
+    assert caught.value.kind == "empty_reply" and "no answer" in caught.value.message
     assert len(scripted_server.chat_requests()) == 3
+    session = loop.sessions.get_or_create("cli:direct")
+    assert [m["role"] for m in session.messages] == ["user"] and session.has_pending_turn
+    reloaded = SessionManager(loop.sessions.directory.parent).get_or_create("cli:direct")
+    assert [m["role"] for m in reloaded.messages] == ["user"]
+    ends = [e for e in events if e.kind in ("turn_finished", "turn_stopped", "turn_failed")]
+    assert [e.kind for e in ends] == ["turn_failed"] and ends[0].error_kind == "empty_reply"
 
 
 async def test_length_continues(make_loop, scripted_server: ScriptedOpenAIServer) -> None:
@@ -143,8 +157,15 @@ async def test_new_archives_and_starts_fresh(
 ) -> None:
     """/new hands the old session to the archiver and empties it."""
     archived: list[int] = []
-    loop = make_loop()
-    loop.on_new_session = lambda s: archived.append(len(s.messages))
+
+    class Archiver:
+        async def maybe_consolidate(self, session: Any) -> bool:
+            return False
+
+        async def archive_all(self, session: Any) -> None:
+            archived.append(len(session.messages))
+
+    loop = make_loop(consolidation=Archiver())
     await loop.process_direct("remember this")
     reply = await loop.process_direct("/new")
     assert archived == [2] and "New conversation" in reply

@@ -1,4 +1,4 @@
-"""Whole-agent scenarios with the real tool set (build_agent) on the scripted server."""
+"""Whole-agent scenarios with the real tool set (build_runtime) on the scripted server."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from desktop.core.agent.factory import build_agent
+from desktop.core.assembly import build_runtime
 from desktop.core.bus.events import InboundMessage, RunEvent, ToolCallFinished, ToolCallStarted
 from desktop.core.config.schema import Config
 from tests.core.agent.conftest import make_provider
@@ -47,7 +47,8 @@ async def test_exec_never_overlaps_and_reads_do(
         ),
         Reply("Finished."),
     )
-    loop = build_agent(config, make_provider(scripted_server.url))
+    runtime = build_runtime(config, make_provider(scripted_server.url))
+    loop = runtime.agent
     spans: dict[str, list[float]] = {}
 
     def record(event: RunEvent) -> None:
@@ -61,7 +62,7 @@ async def test_exec_never_overlaps_and_reads_do(
     try:
         assert await loop.process_direct("go") == "Finished."
     finally:
-        await loop.stop()
+        await runtime.stop()
     (gs, ge), (rs, re_), (xs, xe), (ls, le) = (
         spans[n] for n in ("grep", "read_file", "exec", "list_dir")
     )
@@ -80,13 +81,13 @@ async def test_message_tool_answer_is_not_sent_twice(
     scripted_server.push(
         Reply(tool_calls=[("message", '{"content": "Here you go: 42"}')]), Reply("Sent.")
     )
-    loop = build_agent(_config(tmp_path), make_provider(scripted_server.url))
-    reply = await loop.handle(InboundMessage("telegram", "u1", "chat9", "what is the answer?"))
-    assert reply is None
+    runtime = build_runtime(_config(tmp_path), make_provider(scripted_server.url))
+    loop = runtime.agent
+    await loop.dispatch(InboundMessage("telegram", "u1", "chat9", "what is the answer?"))
     sent = loop.bus.outbound.get_nowait()
     assert (sent.channel, sent.chat_id, sent.content) == ("telegram", "chat9", "Here you go: 42")
     assert loop.bus.outbound.empty()
-    await loop.stop()
+    await runtime.stop()
 
 
 async def test_subagent_round_trip(scripted_server: ScriptedOpenAIServer, tmp_path: Path) -> None:
@@ -114,7 +115,8 @@ async def test_subagent_round_trip(scripted_server: ScriptedOpenAIServer, tmp_pa
         return Reply("I started a background task.")
 
     scripted_server.route = route
-    loop = build_agent(config, make_provider(scripted_server.url))
+    runtime = build_runtime(config, make_provider(scripted_server.url))
+    loop = runtime.agent
     loop.start()
     try:
         await loop.bus.publish_inbound(
@@ -126,7 +128,7 @@ async def test_subagent_round_trip(scripted_server: ScriptedOpenAIServer, tmp_pa
         assert (summary.channel, summary.chat_id) == ("telegram", "c1")
         assert summary.content == "Your background count finished: notes.txt has 2 lines."
     finally:
-        await loop.stop()
+        await runtime.stop()
     session = loop.sessions.get_or_create("telegram:c1")
     reports = [m for m in session.messages if m.get("subagent")]
     assert len(reports) == 1 and "notes.txt has 2 lines: alpha, beta." in reports[0]["content"]
@@ -142,7 +144,8 @@ async def test_mcp_tool_in_a_turn(scripted_server: ScriptedOpenAIServer, tmp_pat
         Reply(tool_calls=[("mcp_time_get_current_time", '{"timezone": "Asia/Tokyo"}')]),
         Reply("It is evening in Tokyo."),
     )
-    loop = build_agent(config, make_provider(scripted_server.url))
+    runtime = build_runtime(config, make_provider(scripted_server.url))
+    loop = runtime.agent
     try:
         assert await loop.process_direct("time in Tokyo?") == "It is evening in Tokyo."
         first, second = (r.body for r in scripted_server.chat_requests())
@@ -154,8 +157,8 @@ async def test_mcp_tool_in_a_turn(scripted_server: ScriptedOpenAIServer, tmp_pat
         result = next(m for m in second["messages"] if m["role"] == "tool")
         assert "Asia/Tokyo" in result["content"] and "+09:00" in result["content"]
     finally:
-        await loop.stop()
-    assert loop.mcp.statuses()  # closed cleanly; statuses still readable
+        await runtime.stop()
+    assert runtime.mcp.statuses()  # closed cleanly; statuses still readable
 
 
 async def test_subagent_limit_and_stop(
@@ -167,14 +170,15 @@ async def test_subagent_limit_and_stop(
     scripted_server.default = Reply("slow", delay=5.0, chunk=1)  # subagents stream forever-ish
     config = _config(tmp_path)
     config.agents.defaults.max_concurrent_subagents = 2
-    loop = build_agent(config, make_provider(scripted_server.url))
+    runtime = build_runtime(config, make_provider(scripted_server.url))
+    loop = runtime.agent
     ctx = ToolContext(workspace=config.workspace_path, session_key="cli:direct")
     try:
-        await loop.subagents.spawn("one", "one", ctx)
-        await loop.subagents.spawn("two", "two", ctx)
+        await runtime.subagents.spawn("one", "one", ctx)
+        await runtime.subagents.spawn("two", "two", ctx)
         result = await loop.tools.execute("spawn", {"task": "three"}, ctx)
         assert result.is_error and "limit 2" in result.text
         assert await loop.process_direct("/stop") == "Stopped."
-        assert loop.subagents.running == {}
+        assert runtime.subagents.running == {}
     finally:
-        await loop.stop()
+        await runtime.stop()

@@ -390,3 +390,36 @@ async def test_real_timer_fires_job(tmp_path):
     assert calls == [job.id]
     assert svc.get_job(job.id) is None
     await svc.stop()
+
+
+async def test_jobs_changed_from_worker_threads_still_fire(tmp_path):
+    """The job API runs in worker threads (the cron tool, the GUI); the timer must survive it.
+
+    Regression: re-arming from a thread cancelled the only timer and could not arm a new one
+    (no event loop in the worker), so nothing fired again until a restart.
+    """
+    import time as _time
+
+    fired: list[str] = []
+    both = asyncio.Event()
+
+    async def on_job(job: CronJob) -> str:
+        fired.append(job.name)
+        if len(fired) == 2:
+            both.set()
+        return "ok"
+
+    svc = CronService(tmp_path / "jobs.json", on_job=on_job, default_tz="UTC")
+    await svc.start()
+    try:
+        soon = CronSchedule("at", at_ms=int((_time.time() + 0.5) * 1000))
+        await asyncio.to_thread(svc.add_job, "from-thread", soon, delete_after_run=True)
+        # Another change from a thread after the first (list/enable/remove all re-arm).
+        await asyncio.to_thread(svc.list_jobs)
+        later = CronSchedule("at", at_ms=int((_time.time() + 1.0) * 1000))
+        other = await asyncio.to_thread(svc.add_job, "second", later, delete_after_run=True)
+        await asyncio.to_thread(svc.enable_job, other.id, True)
+        await asyncio.wait_for(both.wait(), timeout=10)
+    finally:
+        await svc.stop()
+    assert sorted(fired) == ["from-thread", "second"]

@@ -9,11 +9,10 @@ from typing import Any
 
 import pytest
 
-from desktop.core.agent.factory import build_agent
-from desktop.core.agent.loop import AgentLoop
+from desktop.core.assembly import Runtime, build_runtime
 from desktop.core.bus.events import ReminderDue, RunEvent
 from desktop.core.config.schema import Config
-from desktop.core.cron.setup import sync_system_jobs
+from desktop.core.cron.system_jobs import sync_system_jobs
 from desktop.core.cron.types import CronPayload, CronSchedule
 from desktop.core.tools.base import ToolContext
 from tests.core.agent.conftest import make_provider
@@ -25,18 +24,16 @@ NOW = "2026-05-01T10:00:00+00:00"
 
 def _agent(
     server: ScriptedOpenAIServer, tmp_path: Path, clock: FakeClock, **defaults: Any
-) -> AgentLoop:
+) -> Runtime:
     workspace = tmp_path / "ws"
     workspace.mkdir(exist_ok=True)
     config = Config.model_validate(
         {"agents": {"defaults": {"workspace": str(workspace), "timezone": "UTC", **defaults}}}
     )
-    agent = build_agent(config, make_provider(server.url))
-    agent.cron.clock = clock
-    return agent
+    return build_runtime(config, make_provider(server.url), clock=clock)
 
 
-def _reminders(agent: AgentLoop) -> list[ReminderDue]:
+def _reminders(agent: Runtime) -> list[ReminderDue]:
     seen: list[ReminderDue] = []
 
     def listen(event: RunEvent) -> None:
@@ -47,7 +44,7 @@ def _reminders(agent: AgentLoop) -> list[ReminderDue]:
     return seen
 
 
-def _session_lines(agent: AgentLoop, key: str) -> list[dict[str, Any]]:
+def _session_lines(agent: Runtime, key: str) -> list[dict[str, Any]]:
     path = agent.sessions.path_for(key)
     return [json.loads(line) for line in path.read_text().splitlines()][1:]
 
@@ -77,7 +74,7 @@ async def test_reminder_asked_in_chat_fires_a_turn_in_that_chat(
         Reply("Scheduled for 10:30."),
     )
     try:
-        answer = await agent.process_direct(
+        answer = await agent.agent.process_direct(
             "remind me at 10:30 to stretch",
             session_key="desktop:c1",
             channel="desktop",
@@ -127,7 +124,7 @@ async def test_a_busy_session_makes_the_reminder_wait(
     agent.cron.add_job("tea", CronSchedule("every", every_ms=60_000), payload)
     scripted_server.push(Reply("Tea time."))
     try:
-        async with agent.session_lock("desktop:busy"):
+        async with agent.agent.session_lock("desktop:busy"):
             clock.advance(60)
             tick = asyncio.ensure_future(agent.cron.tick())
             await asyncio.sleep(0.5)
@@ -283,7 +280,7 @@ async def test_system_jobs_follow_the_config(
 
 def test_legacy_dream_cron_expression_is_honoured(tmp_path: Path) -> None:
     """nanobot's legacy ``dream.cron`` override becomes a cron schedule in the configured zone."""
-    from desktop.core.cron.setup import dream_schedule
+    from desktop.core.cron.system_jobs import dream_schedule
 
     config = Config.model_validate(
         {"agents": {"defaults": {"timezone": "Europe/Berlin", "dream": {"cron": "0 3 * * *"}}}}

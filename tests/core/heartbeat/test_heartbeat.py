@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from desktop.core.agent.factory import build_agent
+from desktop.core.assembly import build_runtime
 from desktop.core.agent.loop import AgentLoop
 from desktop.core.bus.events import ReminderDue, RunEvent
 from desktop.core.config.schema import Config
@@ -37,7 +37,8 @@ def _setup(
     config = Config.model_validate(
         {"agents": {"defaults": {"workspace": str(workspace), "timezone": "UTC"}}}
     )
-    agent = build_agent(config, make_provider(server.url))  # syncs the HEARTBEAT.md template
+    runtime = build_runtime(config, make_provider(server.url))  # syncs the HEARTBEAT.md template
+    agent = runtime.agent
     if tasks is not None:
         (workspace / "HEARTBEAT.md").write_text(read_template("HEARTBEAT.md") + tasks)
     seen: list[ReminderDue] = []
@@ -47,7 +48,7 @@ def _setup(
             seen.append(event)
 
     agent.bus.subscribe(listen)
-    return agent, agent.heartbeat, seen
+    return agent, runtime.heartbeat, seen
 
 
 def _decide(action: str, **extra: str) -> Reply:

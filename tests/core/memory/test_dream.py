@@ -9,11 +9,12 @@ from typing import Any
 
 import pytest
 
-from desktop.core.agent.factory import memory_commands
+from desktop.core.assembly import build_runtime
+from desktop.core.config.schema import Config
 from desktop.core.memory.dream import Dream
 from desktop.core.memory.git_store import GitStore
 from desktop.core.memory.store import MemoryStore
-from tests.core.agent.conftest import make_loop, make_provider, timeline  # noqa: F401 (fixtures)
+from tests.core.agent.conftest import make_provider
 from tests.fakes.openai_server import Fail, Reply, ScriptedOpenAIServer
 
 MEMORY = (
@@ -286,11 +287,11 @@ async def test_phase1_failures_skip_the_batch_after_three(
 
 
 async def test_commands_through_the_loop(
-    scripted_server: ScriptedOpenAIServer, workspace: Path, make_loop: Any
+    scripted_server: ScriptedOpenAIServer, workspace: Path
 ) -> None:
-    loop = make_loop()
+    config = Config.model_validate({"agents": {"defaults": {"workspace": str(workspace)}}})
+    loop = build_runtime(config, make_provider(scripted_server.url)).agent
     assert loop.context.workspace == workspace
-    loop.extra_commands = memory_commands(loop.config, loop.provider)
     assert (await loop.process_direct("/dream-restore")) == "No Dream commits yet."
 
     route(scripted_server, Reply(ANALYSIS))

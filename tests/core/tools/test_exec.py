@@ -1,5 +1,10 @@
 """The ``exec`` tool: real commands, process-group kills, environment, and the safety corpora.
 
+The process tests run twice: inside the bubblewrap sandbox (``tools.exec.sandbox = "bwrap"``,
+skipped where there is none) and without it (``"none"``). Processes are found by a unique
+token in their command line, never by PIDs a command prints: inside the sandbox those are
+PIDs of its own namespace, and signalling them on the host would hit unrelated processes.
+
 Dangerous commands are only ever checked, never run: the corpus goes through
 ``check_command``, and the few that go through ``ExecTool`` do so with process spawning
 replaced by a function that fails the test.
@@ -9,8 +14,8 @@ from __future__ import annotations
 
 import asyncio
 import os
+import secrets
 import shlex
-import signal
 import sys
 import time
 from pathlib import Path
@@ -22,10 +27,16 @@ from desktop.core.security.commands import check_command, check_paths_in_command
 from desktop.core.tools.base import ToolContext
 from desktop.core.tools.registry import ToolRegistry
 from desktop.core.tools.shell import MAX_OUTPUT, ExecTool, child_env
+from tests.core.tools.sandbox_support import (
+    PY,
+    kill_all,
+    pids_with,
+    require_sandbox,
+    sleeper,
+    wait_until,
+)
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX shell semantics")
-
-PY = shlex.quote(sys.executable)
 
 
 @pytest.fixture
@@ -40,66 +51,67 @@ def ctx(ws: Path) -> ToolContext:
     return ToolContext(workspace=ws)
 
 
-def _alive(pid: int) -> bool:
-    """Whether ``pid`` runs (a zombie waiting for a reaper counts as dead)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except (FileNotFoundError, ProcessLookupError):
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+@pytest.fixture(params=["sandboxed", "plain"])
+def config(request: pytest.FixtureRequest) -> ExecToolConfig:
+    """Exec settings for one mode: the sandbox required, or the sandbox off."""
+    if request.param == "sandboxed":
+        if not sys.platform.startswith("linux"):
+            pytest.skip("the sandbox is Linux-only")
+        require_sandbox()
+        return ExecToolConfig(sandbox="bwrap")
+    return ExecToolConfig(sandbox="none")
 
 
-async def _wait_dead(pid: int, within: float = 5.0) -> bool:
-    deadline = time.monotonic() + within
-    while time.monotonic() < deadline:
-        if not _alive(pid):
-            return True
-        await asyncio.sleep(0.05)
-    return False
+@pytest.fixture
+def token() -> str:
+    """A unique mark for the processes a test starts; they are all killed afterwards."""
+    mark = "EXECTEST" + secrets.token_hex(6)
+    yield mark
+    kill_all(mark)
 
 
-async def _wait_file(path: Path, within: float = 5.0) -> str:
-    deadline = time.monotonic() + within
-    while time.monotonic() < deadline:
-        if path.exists() and path.read_text().strip():
-            return path.read_text().strip()
-        await asyncio.sleep(0.02)
-    raise AssertionError(f"{path} never appeared")
+async def _started(token: str, count: int) -> None:
+    """Wait until ``count`` sleepers carrying ``token`` run."""
+    assert await wait_until(
+        lambda: len(pids_with(token, sleepers_only=True)) >= count, within=15
+    ), pids_with(token)
 
 
-def _reap(pid: int) -> None:
-    try:
-        os.kill(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
+async def _all_gone(token: str) -> bool:
+    return await wait_until(lambda: not pids_with(token), within=8)
 
 
 # --- running commands --------------------------------------------------------------------------
 
 
-async def test_echo_and_exit_code(ctx: ToolContext) -> None:
-    result = await ExecTool().execute(ctx, command="echo hello; echo oops >&2; exit 3")
+async def test_echo_and_exit_code(ctx: ToolContext, config: ExecToolConfig) -> None:
+    result = await ExecTool(config).execute(ctx, command="echo hello; echo oops >&2; exit 3")
     assert not result.is_error  # a non-zero exit is data for the model, not a tool failure
     assert result.text == "hello\noops\n[exit code: 3]"
 
 
-async def test_no_output(ctx: ToolContext) -> None:
-    result = await ExecTool().execute(ctx, command="true")
+async def test_no_output(ctx: ToolContext, config: ExecToolConfig) -> None:
+    result = await ExecTool(config).execute(ctx, command="true")
     assert result.text == "(no output)\n[exit code: 0]"
 
 
-async def test_cwd_is_the_workspace_and_working_dir_is_relative(ctx: ToolContext, ws: Path) -> None:
+async def test_cwd_is_the_workspace_and_working_dir_is_relative(
+    ctx: ToolContext, ws: Path, config: ExecToolConfig
+) -> None:
     (ws / "sub").mkdir()
-    assert (await ExecTool().execute(ctx, command="pwd")).text.startswith(str(ws.resolve()))
-    result = await ExecTool().execute(ctx, command="pwd", working_dir="sub")
+    tool = ExecTool(config)
+    assert (await tool.execute(ctx, command="pwd")).text.startswith(str(ws.resolve()))
+    result = await tool.execute(ctx, command="pwd", working_dir="sub")
     assert result.text.startswith(str((ws / "sub").resolve()))
-    missing = await ExecTool().execute(ctx, command="pwd", working_dir="nope")
+    missing = await tool.execute(ctx, command="pwd", working_dir="nope")
     assert missing.is_error and "not a folder" in missing.text
 
 
-async def test_output_truncated_keeping_head_and_tail(ctx: ToolContext) -> None:
+async def test_output_truncated_keeping_head_and_tail(
+    ctx: ToolContext, config: ExecToolConfig
+) -> None:
     script = "print('a' * 6000 + 'MIDDLE' + 'b' * 20000 + 'END')"
-    result = await ExecTool().execute(ctx, command=f"{PY} -c {shlex.quote(script)}")
+    result = await ExecTool(config).execute(ctx, command=f"{PY} -c {shlex.quote(script)}")
     assert result.text.startswith("aaaa")
     assert "END\n[exit code: 0]" in result.text
     assert "MIDDLE" not in result.text
@@ -107,53 +119,55 @@ async def test_output_truncated_keeping_head_and_tail(ctx: ToolContext) -> None:
     assert len(result.text) < MAX_OUTPUT + 200
 
 
-async def test_timeout_kills_the_whole_process_group(ctx: ToolContext, ws: Path) -> None:
-    command = "sleep 30 & echo $! > bg.pid; echo $$ > sh.pid; echo started; sleep 30"
+async def test_timeout_kills_the_whole_process_group(
+    ctx: ToolContext, config: ExecToolConfig, token: str
+) -> None:
+    command = f"{sleeper(token + '-bg', 30)} & echo started; {sleeper(token + '-fg', 30)}"
     started = time.monotonic()
-    result = await ExecTool().execute(ctx, command=command, timeout=1)
-    assert time.monotonic() - started < 10
-    assert result.is_error and "timed out after 1s" in result.text and "started" in result.text
-    for name in ("bg.pid", "sh.pid"):
-        pid = int((ws / name).read_text())
-        assert await _wait_dead(pid), f"{name} process {pid} survived the timeout"
+    task = asyncio.create_task(ExecTool(config).execute(ctx, command=command, timeout=2))
+    await _started(token + "-", 2)
+    result = await task
+    assert time.monotonic() - started < 12
+    assert result.is_error and "timed out after 2s" in result.text and "started" in result.text
+    assert await _all_gone(token), f"survived the timeout: {pids_with(token)}"
 
 
-async def test_children_ignoring_sigterm_get_sigkill(ctx: ToolContext, ws: Path) -> None:
-    command = "(trap '' TERM; sleep 30) & echo $! > bg.pid; sleep 30"
-    result = await ExecTool().execute(ctx, command=command, timeout=1)
-    assert result.is_error
-    pid = int((ws / "bg.pid").read_text())
-    try:
-        assert await _wait_dead(pid)
-    finally:
-        _reap(pid)
+async def test_children_ignoring_sigterm_get_sigkill(
+    ctx: ToolContext, config: ExecToolConfig, token: str
+) -> None:
+    command = f"(trap '' TERM; {sleeper(token + '-deaf', 30)}) & {sleeper(token + '-fg', 30)}"
+    task = asyncio.create_task(ExecTool(config).execute(ctx, command=command, timeout=2))
+    await _started(token + "-", 2)
+    assert (await task).is_error
+    assert await _all_gone(token), f"survived the timeout: {pids_with(token)}"
 
 
-async def test_cancellation_kills_the_group_and_is_reraised(ctx: ToolContext, ws: Path) -> None:
-    command = "sleep 30 & echo $! > bg.pid; echo $$ > sh.pid; sleep 30"
-    task = asyncio.create_task(ExecTool().execute(ctx, command=command, timeout=60))
-    bg = int(await _wait_file(ws / "bg.pid"))
-    sh = int(await _wait_file(ws / "sh.pid"))
+async def test_cancellation_kills_the_group_and_is_reraised(
+    ctx: ToolContext, config: ExecToolConfig, token: str
+) -> None:
+    command = f"{sleeper(token + '-bg', 30)} & {sleeper(token + '-fg', 30)}"
+    task = asyncio.create_task(ExecTool(config).execute(ctx, command=command, timeout=60))
+    await _started(token + "-", 2)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert await _wait_dead(bg) and await _wait_dead(sh)
+    assert await _all_gone(token), f"survived the cancellation: {pids_with(token)}"
 
 
-async def test_background_child_does_not_hold_the_call(ctx: ToolContext, ws: Path) -> None:
+async def test_background_child_does_not_hold_the_call(
+    ctx: ToolContext, config: ExecToolConfig, token: str
+) -> None:
     started = time.monotonic()
-    result = await ExecTool().execute(ctx, command="sleep 30 & echo $! > bg.pid; echo started")
-    pid = int((ws / "bg.pid").read_text())
-    try:
-        assert time.monotonic() - started < 5
-        assert result.text == "started\n[exit code: 0]"
-    finally:
-        _reap(pid)
+    result = await ExecTool(config).execute(ctx, command=f"{sleeper(token, 30)} & echo started")
+    assert time.monotonic() - started < 5
+    assert result.text == "started\n[exit code: 0]"
+    if config.sandbox == "bwrap":  # the PID namespace ends with the command
+        assert await _all_gone(token)
 
 
-async def test_registry_casts_and_runs_exec(ctx: ToolContext) -> None:
+async def test_registry_casts_and_runs_exec(ctx: ToolContext, config: ExecToolConfig) -> None:
     registry = ToolRegistry()
-    registry.register(ExecTool())
+    registry.register(ExecTool(config))
     tool = registry.get("exec")
     assert tool is not None and tool.exclusive and not tool.read_only and not tool.concurrency_safe
     result = await registry.execute("exec", {"command": "echo hi", "timeout": "5"}, ctx)
@@ -166,23 +180,25 @@ async def test_registry_casts_and_runs_exec(ctx: ToolContext) -> None:
 
 
 async def test_provider_keys_never_reach_the_child(
-    ctx: ToolContext, monkeypatch: pytest.MonkeyPatch
+    ctx: ToolContext, config: ExecToolConfig, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-LEAKCANARY-0123456789")
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-LEAKCANARY")
     monkeypatch.setenv("SOME_TOKEN", "LEAKCANARY")
-    result = await ExecTool().execute(ctx, command="env")
+    result = await ExecTool(config).execute(ctx, command="env")
     assert "LEAKCANARY" not in result.text
     assert "OPENAI_API_KEY" not in result.text
     assert "PATH=" in result.text and "HOME=" in result.text
 
 
 async def test_allowed_env_keys_and_path_append(
-    ctx: ToolContext, monkeypatch: pytest.MonkeyPatch
+    ctx: ToolContext, config: ExecToolConfig, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("MY_SETTING", "visible")
     monkeypatch.setenv("OTHER_SETTING", "hidden")
-    config = ExecToolConfig(allowed_env_keys=["MY_SETTING"], path_append="/opt/extra/bin")
+    config = config.model_copy(
+        update={"allowed_env_keys": ["MY_SETTING"], "path_append": "/opt/extra/bin"}
+    )
     result = await ExecTool(config).execute(ctx, command='echo "$MY_SETTING|$OTHER_SETTING|$PATH"')
     first = result.text.splitlines()[0]
     assert first.startswith("visible||") and first.endswith(os.pathsep + "/opt/extra/bin")
@@ -258,6 +274,26 @@ DANGEROUS = [
     "rm -rf ~/.nanobot/workspace",
     "function f { f|f& }; f",
     "rm -rf .*",
+    # Issue 12's bypasses of the first line (the sandbox contains the rest).
+    "rm -rf ${HOME:-/}",
+    "rm -rf ${X:=/}",
+    "rm -rf $(echo ~)",
+    "rm -rf `echo ~`",
+    "rm -rf $(echo $HOME)",
+    'for d in ~/*; do rm -rf "$d"; done',
+    'for x in a ~/.*; do echo; rm -fr "${x}"; done',
+    "for d in /*; do rm -rf $d; done",
+    "echo 'rm -rf ~' | sh",
+    "printf 'rm -rf /' | bash",
+    "echo 'rm -rf ~' | sudo bash -s",
+    'sh -c "$(echo cm0gLXJmIH4= | base64 -d)"',
+    "eval $(echo cm0gLXJmIH4= | base64 --decode)",
+    "bash <(echo cm0gLXJmIH4= | base64 -d)",
+    "python3 -c 'import os\nwhile 1: os.fork()'",
+    "python3 -c 'import os\nwhile True:\n    os.fork()'",
+    "perl -e 'fork while 1'",
+    "perl -e 'while(1){fork}'",
+    "eval ':(){ :|:& };:'",
 ]
 
 BENIGN = [
@@ -285,6 +321,20 @@ BENIGN = [
     "x() { echo x | x2; }; x",
     "rm -rf /home/user/project/build",
     "rm -rf ~/.nanobot/workspace/tmp",
+    "rm -rf $BUILD_DIR",
+    'rm -rf "$tmpdir"',
+    "rm -rf ${BUILD:-build}",
+    "rm -rf $(mktemp -d)",
+    "echo $(echo ~)",
+    'for f in *.pyc; do rm "$f"; done',
+    "for d in build dist; do rm -rf $d; done",
+    "for f in /home/u/build/*; do rm -rf $f; done",
+    "echo hello | sh",
+    "cat install.sh | sh",
+    "echo aGk= | base64 -d",
+    "base64 -d x > y",
+    "python3 -c 'import os; pid = os.fork()'",
+    "git log | less",
 ]
 
 
@@ -305,16 +355,19 @@ async def test_refusal_happens_before_any_process_starts(
         raise AssertionError("a dangerous command reached the shell")
 
     monkeypatch.setattr(asyncio, "create_subprocess_shell", no_spawn)
+    monkeypatch.setattr(asyncio, "create_subprocess_exec", no_spawn)
     for command in ("rm -rf /", ":(){ :|:& };:", "echo x > memory/history.jsonl", "sudo reboot"):
         result = await ExecTool().execute(ctx, command=command)
         assert result.is_error and "safety guard" in result.text
 
 
-async def test_benign_look_alikes_really_run(ctx: ToolContext, ws: Path) -> None:
+async def test_benign_look_alikes_really_run(
+    ctx: ToolContext, ws: Path, config: ExecToolConfig
+) -> None:
     (ws / "build").mkdir()
     (ws / "build" / "x.o").write_text("x")
     (ws / "notes.txt").write_text("see history.jsonl\n")
-    tool = ExecTool()
+    tool = ExecTool(config)
     assert (await tool.execute(ctx, command="rm -rf ./build")).text == "(no output)\n[exit code: 0]"
     assert not (ws / "build").exists()
     assert (await tool.execute(ctx, command='echo "rm -rf /"')).text == "rm -rf /\n[exit code: 0]"
@@ -396,13 +449,14 @@ def test_symlink_out_of_the_workspace_is_refused(ws: Path, tmp_path: Path) -> No
     assert check_paths_in_command(f"cat {ws}/link/file", ws) is not None
 
 
-async def test_exec_applies_restrict_to_workspace(ws: Path) -> None:
+async def test_exec_applies_restrict_to_workspace(ws: Path, config: ExecToolConfig) -> None:
     ctx = ToolContext(workspace=ws, restrict_to_workspace=True)
-    refused = await ExecTool().execute(ctx, command="cat /etc/hostname")
+    tool = ExecTool(config)
+    refused = await tool.execute(ctx, command="cat /etc/hostname")
     assert refused.is_error and "outside the workspace" in refused.text
-    outside_dir = await ExecTool().execute(ctx, command="ls", working_dir="/")
+    outside_dir = await tool.execute(ctx, command="ls", working_dir="/")
     assert outside_dir.is_error and "outside the workspace" in outside_dir.text
-    ok = await ExecTool().execute(ctx, command="echo ok > out.txt && cat out.txt")
+    ok = await tool.execute(ctx, command="echo ok > out.txt && cat out.txt")
     assert ok.text == "ok\n[exit code: 0]"
 
 
@@ -418,6 +472,15 @@ async def test_exec_applies_restrict_to_workspace(ws: Path) -> None:
         "cat x 2> sessions/e.log",
         "FOO=1 mv sessions/x y",
         "ln -sf /dev/null memory/.cursor",
+        "mv memory x",
+        "rm -rf memory",
+        "mv ./memory /tmp/m",
+        "rm -r ../ws",
+        "find ./sess* -delete",
+        "find sessions/ -name '*.jsonl' -delete",
+        "cat /dev/null > memory/hist*.jsonl",
+        "rm -f sess*/*",
+        "truncate -s0 mem*/history.jsonl",
     ],
 )
 async def test_writes_to_protected_paths_are_refused(
@@ -427,7 +490,12 @@ async def test_writes_to_protected_paths_are_refused(
         raise AssertionError("a protected write reached the shell")
 
     monkeypatch.setattr(asyncio, "create_subprocess_shell", no_spawn)
+    monkeypatch.setattr(asyncio, "create_subprocess_exec", no_spawn)
     config = tmp_path / "config.json"
+    (ws / "memory").mkdir()
+    (ws / "memory" / "history.jsonl").write_text("{}\n")
+    (ws / "sessions").mkdir()
+    (ws / "sessions" / "a.jsonl").write_text("{}\n")
     ctx = ToolContext(workspace=ws, protected_paths=(config,))
     result = await ExecTool().execute(ctx, command=command.format(cfg=config))
     assert result.is_error and "protected" in result.text
@@ -442,11 +510,21 @@ async def test_writes_to_protected_paths_are_refused(
         "git status",
         "echo ok 2>/dev/null",
         "wc -l sessions/x.jsonl",
+        "cat mem*/hist*.jsonl",
+        "mkdir -p memory/notes",
+        "mkdir -p memory",
+        "mv notes.txt memory",
+        "mv memory/MEMORY.md memory/MEMORY.bak",
+        "rm -rf memory/tmp",
+        "cp -r memory backup",
+        "find . -name '*.pyc' -delete",
     ],
 )
 def test_reading_protected_paths_is_fine(command: str, ws: Path, tmp_path: Path) -> None:
     from desktop.core.security.commands import check_protected_writes
 
+    (ws / "memory").mkdir()
+    (ws / "memory" / "history.jsonl").write_text("{}\n")
     config = tmp_path / "config.json"
     protected = (ws / "sessions", ws / ".git", ws / "memory" / "history.jsonl", config)
     assert check_protected_writes(command.format(cfg=config), protected, cwd=ws) is None

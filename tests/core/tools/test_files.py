@@ -6,6 +6,7 @@ import asyncio
 import base64
 import json
 import os
+import re
 import struct
 import sys
 import zlib
@@ -75,6 +76,16 @@ async def run(tool: Any, ctx: ToolContext, **kwargs: Any) -> ToolResult:
     return await asyncio.wait_for(tool.execute(ctx, **kwargs), timeout=10)
 
 
+_FRAME = re.compile(
+    r"<<<untrusted id=(\w+) source=[^\n]*>>>\n(.*)\n<<<end untrusted id=\1>>>", re.DOTALL
+)
+
+
+def plain(result: ToolResult) -> str:
+    """The result text without its untrusted-content frame (framing: test_untrusted.py)."""
+    return _FRAME.sub(lambda match: match.group(2), result.text)
+
+
 # --- read_file ------------------------------------------------------------------------------
 
 
@@ -82,14 +93,14 @@ async def test_read_numbers_lines_and_pages(ws: Path, ctx: ToolContext) -> None:
     """Default page is 2000 lines with a continue hint; a later page has no hint."""
     (ws / "big.txt").write_text("".join(f"line {i}\n" for i in range(1, 5322)))
     first = await run(ReadFileTool(), ctx, path="big.txt")
-    lines = first.text.splitlines()
+    lines = plain(first).splitlines()
     assert lines[0] == "   1| line 1" and lines[1999] == "2000| line 2000"
     assert "line 2001" not in first.text
     assert first.text.endswith("(showing lines 1-2000 of 5321; use offset=2001 to continue)")
     last = await run(ReadFileTool(), ctx, path="big.txt", offset=5320, limit=50)
-    assert last.text == "5320| line 5320\n5321| line 5321"
+    assert plain(last) == "5320| line 5320\n5321| line 5321"
     middle = await run(ReadFileTool(), ctx, path="big.txt", offset=10, limit=2)
-    assert middle.text.startswith("10| line 10\n11| line 11\n\n(showing lines 10-11 of 5321")
+    assert plain(middle).startswith("10| line 10\n11| line 11\n\n(showing lines 10-11 of 5321")
 
 
 async def test_read_edge_cases(ws: Path, ctx: ToolContext) -> None:
@@ -99,7 +110,7 @@ async def test_read_edge_cases(ws: Path, ctx: ToolContext) -> None:
     assert (await run(ReadFileTool(), ctx, path="empty.txt")).text == "(empty.txt is empty)"
     past = await run(ReadFileTool(), ctx, path="crlf.txt", offset=9)
     assert past.is_error and "has 2 lines" in past.text
-    assert (await run(ReadFileTool(), ctx, path="crlf.txt")).text == "1| a\n2| b"
+    assert plain(await run(ReadFileTool(), ctx, path="crlf.txt")) == "1| a\n2| b"
     missing = await run(ReadFileTool(), ctx, path="nope.txt")
     assert missing.is_error and "not found" in missing.text
     folder = await run(ReadFileTool(), ctx, path=".")
@@ -114,7 +125,7 @@ async def test_read_caps_output_size_and_long_lines(ws: Path, ctx: ToolContext) 
     assert "output capped at 256 KB" in page.text and "of 1000; use offset=" in page.text
     (ws / "minified.js").write_text("y" * 50_000 + "\nnext\n")
     cut = await run(ReadFileTool(), ctx, path="minified.js")
-    first, second = cut.text.splitlines()
+    first, second = plain(cut).splitlines()
     assert first.endswith("[line truncated]") and len(first) < 2100
     assert second == "2| next"
 
@@ -356,13 +367,13 @@ def code_tree(ws: Path) -> Path:
 async def test_grep_files_with_matches(code_tree: Path, ctx: ToolContext) -> None:
     """Default mode lists files; binaries and noise folders are skipped; glob filters."""
     result = await run(GrepTool(), ctx, pattern=r"def alpha")
-    assert result.text.splitlines() == ["pkg/b.py"]
+    assert plain(result).splitlines() == ["pkg/b.py"]
     loose = await run(GrepTool(), ctx, pattern=r"alpha", case_insensitive=True)
-    assert loose.text.splitlines() == ["a.py", "pkg/b.py", "pkg/notes.txt"]
+    assert plain(loose).splitlines() == ["a.py", "pkg/b.py", "pkg/notes.txt"]
     only_py = await run(GrepTool(), ctx, pattern="alpha", case_insensitive=True, glob="*.py")
-    assert only_py.text.splitlines() == ["a.py", "pkg/b.py"]
+    assert plain(only_py).splitlines() == ["a.py", "pkg/b.py"]
     single = await run(GrepTool(), ctx, pattern="pass", path="pkg/b.py")
-    assert single.text == "pkg/b.py"
+    assert plain(single) == "pkg/b.py"
 
 
 async def test_grep_content_with_context(code_tree: Path, ctx: ToolContext) -> None:
@@ -370,7 +381,7 @@ async def test_grep_content_with_context(code_tree: Path, ctx: ToolContext) -> N
     result = await run(
         GrepTool(), ctx, pattern=r"^def ", path="a.py", output_mode="content", context=1
     )
-    assert result.text.splitlines() == [
+    assert plain(result).splitlines() == [
         "a.py-2- ",
         "a.py:3: def Alpha():",
         "a.py-4-     return 1",
@@ -379,20 +390,20 @@ async def test_grep_content_with_context(code_tree: Path, ctx: ToolContext) -> N
         "a.py:7: def beta():",
         "a.py-8-     pass",
     ]
-    plain = await run(GrepTool(), ctx, pattern="pass", output_mode="content")
-    assert plain.text.splitlines() == ["a.py:8:     pass", "pkg/b.py:2:     pass"]
+    passes = await run(GrepTool(), ctx, pattern="pass", output_mode="content")
+    assert plain(passes).splitlines() == ["a.py:8:     pass", "pkg/b.py:2:     pass"]
 
 
 async def test_grep_count_and_limits(code_tree: Path, ctx: ToolContext) -> None:
     """Count mode per file with a total; max_results stops early and says so."""
     result = await run(GrepTool(), ctx, pattern="def|pass", output_mode="count")
-    assert result.text.splitlines() == [
+    assert plain(result).splitlines() == [
         "a.py: 3",
         "pkg/b.py: 2",
         "Total: 5 matching lines in 2 files",
     ]
     capped = await run(GrepTool(), ctx, pattern="def", output_mode="content", max_results=1)
-    assert capped.text.splitlines()[0] == "a.py:3: def Alpha():"
+    assert plain(capped).splitlines()[0] == "a.py:3: def Alpha():"
     assert "reached max_results=1" in capped.text and "beta" not in capped.text
 
 
@@ -511,7 +522,7 @@ async def test_tool_set_flags_and_registry_dispatch(ws: Path, ctx: ToolContext) 
     (ws / "t.txt").write_text("a\nb\nc\n")
     args = {"path": "t.txt", "offset": "2", "limit": "1"}
     result = await registry.execute("read_file", args, ctx)
-    assert result.text.startswith("2| b")
+    assert plain(result).startswith("2| b")
 
 
 # --- security corpus ------------------------------------------------------------------------
@@ -686,7 +697,7 @@ async def test_normal_workspace_files_work_when_restricted(jail: dict[str, Path]
     ).is_error is False
     assert (jail["ws"] / "memory/MEMORY.md").read_text() == "# Notes\n"
     absolute = await run(ReadFileTool(), ctx, path=str(jail["ws"] / "ok.txt"))
-    assert absolute.text == "1| fine"
+    assert plain(absolute) == "1| fine"
     assert (await run(ListDirTool(), ctx, path="sub/..")).is_error is False
 
 
@@ -731,3 +742,24 @@ async def test_builtin_skills_readable_when_restricted(tmp_path: Path) -> None:
         resolve_tool_path(str(skill), ctx, write=True)
     with pytest.raises(PathDenied):
         resolve_tool_path(str(data_path("templates", "SOUL.md")), ctx, write=False)
+
+
+async def test_notebook_edit_creates_a_new_notebook(ws: Path, ctx: ToolContext) -> None:
+    """Inserting cell 0 into a notebook that does not exist creates a valid nbformat 4.5
+    notebook (folders included); other actions on a missing notebook explain how."""
+    tool = NotebookEditTool()
+    missing = await run(tool, ctx, path="new/plan.ipynb", cell_index=0, action="replace",
+                        source="x")  # fmt: skip
+    assert missing.is_error and "insert cell 0" in missing.text
+    assert not (ws / "new").exists()
+    made = await run(tool, ctx, path="new/plan.ipynb", cell_index=0, action="insert",
+                     source="print('hi')")  # fmt: skip
+    assert not made.is_error, made.text
+    notebook = json.loads((ws / "new" / "plan.ipynb").read_text())
+    assert (notebook["nbformat"], notebook["nbformat_minor"]) == (4, 5)
+    assert notebook["metadata"]["kernelspec"]["name"] == "python3"
+    [cell] = notebook["cells"]
+    assert cell["cell_type"] == "code" and cell["source"] == ["print('hi')"] and cell["id"]
+    more = await run(tool, ctx, path="new/plan.ipynb", cell_index=1, action="insert",
+                     source="# Notes", cell_type="markdown")  # fmt: skip
+    assert not more.is_error and "2 cells" in more.text

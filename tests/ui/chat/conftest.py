@@ -1,4 +1,4 @@
-"""Chat tab fixtures: a real agent (``build_agent``) on the scripted server, and a ChatTab."""
+"""Chat tab fixtures: a real runtime (``build_runtime``) on the scripted server, and a ChatTab."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from desktop.core.agent.approval import ApprovalPolicy
-from desktop.core.agent.factory import build_agent
+from desktop.core.assembly import build_runtime
 from desktop.core.agent.loop import AgentLoop
 from desktop.core.config.schema import Config
 from desktop.core.providers.litellm_provider import import_litellm
@@ -54,8 +54,11 @@ class ChatHarness:
         a turn would block the loop for seconds and eat the test's time budget).
         """
         import_litellm()
-        agent = build_agent(self.services.config, make_provider(self.server.url))
-        self.services.set_agent(agent, None)
+        runtime = build_runtime(
+            self.services.config, make_provider(self.server.url), approval=self.services.policy
+        )
+        run_async(self.qtbot, self.loop, runtime.start())
+        self.services.set_runtime(runtime)
 
     def wait(self, condition: Callable[[], Any], timeout: int = 20_000) -> None:
         """Spin Qt (and asyncio) until ``condition()`` is true."""
@@ -68,8 +71,8 @@ class ChatHarness:
         self.tab.pane.composer.submit()
 
     def idle(self) -> None:
-        """Wait until no turn runs in the shown chat."""
-        self.wait(lambda: not self.tab.turns.running and not self.tab.feed.live)
+        """Wait until no turn runs and nothing sent is still waiting for its turn."""
+        self.wait(lambda: not self.tab.turns.sent and not self.tab.feed.live)
 
     def items(self) -> list[Any]:
         model = self.tab.pane.view.model()
@@ -133,8 +136,13 @@ def make_chat(
         config = Config.model_validate(
             {"agents": {"defaults": {"workspace": str(workspace), **defaults}}}
         )
-        services = AppServices(config, tmp_path / "config.json", None)  # type: ignore[arg-type]
-        tab = ChatTab(services, policy=policy)
+        services = AppServices(
+            config,
+            tmp_path / "config.json",
+            None,  # type: ignore[arg-type]
+            policy=policy,
+        )
+        tab = ChatTab(services)
         tab.pane.view.open_links = False
         qtbot.addWidget(tab)
         tab.resize(1024, 700)
@@ -148,9 +156,9 @@ def make_chat(
 
     yield factory
     for harness in made:
-        harness.tab.shutdown()
-        if harness.services.agent is not None:
-            run_async(qtbot, qloop, harness.services.agent.stop())
+        run_async(qtbot, qloop, harness.tab.aclose())
+        if harness.services.runtime is not None:
+            run_async(qtbot, qloop, harness.services.runtime.stop())
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -104,5 +104,5 @@ def test_prompt_waits_in_its_own_chat(make_chat) -> None:  # type: ignore[no-unt
     chat.tab.open_session(first)
     chat.wait(chat.tab.pane.approval.isVisible)
     chat.tab.pane.approval.buttons[Decision.ALLOW_SESSION].click()
-    chat.wait(lambda: not chat.tab.feed.live and not chat.tab.turns.running)
-    assert chat.tab.approval_gate.policy.is_allowed(first, "exec")
+    chat.idle()
+    assert chat.services.policy.is_allowed(first, "exec")

@@ -68,7 +68,8 @@ def test_tool_card_runs_then_completes(make_chat) -> None:  # type: ignore[no-un
 
 
 def test_stop_cancels_the_turn(make_chat, qtbot: QtBot) -> None:  # type: ignore[no-untyped-def]
-    """Stop while streaming: the turn ends with "Stopped." and the session is consistent."""
+    """Stop while streaming: the streamed text stays as the answer, marked "Stopped"; the
+    session keeps it (a restart shows the same) and is consistent."""
     chat: ChatHarness = make_chat()
     chat.server.push(Reply("slow " * 200, chunk=5, delay=0.05))
     chat.send("talk slowly")
@@ -77,11 +78,14 @@ def test_stop_cancels_the_turn(make_chat, qtbot: QtBot) -> None:  # type: ignore
     assert composer.send.text() == "Stop"
     composer.send.click()
     chat.idle()
-    assert chat.items()[-1].kind == "notice" and chat.items()[-1].text == "Stopped."
+    last = chat.items()[-1]
+    assert last.kind == "assistant" and last.text.startswith("slow") and last.footer == "Stopped"
+    assert not last.streaming
     assert composer.send.text() == "Send"
     session = chat.agent.sessions.get_or_create(chat.tab.current)
     assert not session.has_pending_turn
     assert session.messages[0]["content"] == "talk slowly"
+    assert session.messages[-1]["content"] == last.text and session.messages[-1]["stopped"]
 
 
 def test_escape_stops_too(make_chat, qtbot: QtBot) -> None:  # type: ignore[no-untyped-def]
@@ -94,7 +98,7 @@ def test_escape_stops_too(make_chat, qtbot: QtBot) -> None:  # type: ignore[no-u
 
     qtbot.keyClick(chat.tab.pane.composer.edit, Qt.Key.Key_Escape)
     chat.idle()
-    assert chat.items()[-1].text == "Stopped."
+    assert chat.items()[-1].footer == "Stopped"
 
 
 def test_error_banner_retry_and_settings_link(make_chat, qtbot: QtBot) -> None:  # type: ignore[no-untyped-def]
@@ -107,6 +111,12 @@ def test_error_banner_retry_and_settings_link(make_chat, qtbot: QtBot) -> None: 
     banner = chat.tab.pane.banner
     chat.wait(banner.isVisible)
     assert banner.kind == "auth" and "API key" in banner.label.text()
+    # One sentence (no exception chain, no repeated headline); the chain is behind Details.
+    text = banner.label.text()
+    assert "litellm" not in text.lower() and text.count("rejected the API key") == 1
+    assert not banner.details.isVisible() and banner.details_button.isVisible()
+    banner.details_button.click()
+    assert banner.details.isVisible() and "AuthenticationError" in banner.details.text()
     with qtbot.waitSignal(chat.tab.openSettingsRequested) as signal:
         banner.settings.click()
     assert signal.args == ["providers"]
@@ -189,8 +199,8 @@ def test_pasted_image_becomes_an_attachment(make_chat, workspace) -> None:  # ty
 
 
 def test_outbound_messages_appear_in_their_chat(make_chat) -> None:  # type: ignore[no-untyped-def]
-    """A message-tool/reminder message for the open desktop chat is shown; the turn's own
-    answer delivered again on the outbound queue is not duplicated."""
+    """A message-tool/reminder message for the open desktop chat is shown (a turn's answer is
+    never delivered as an outbound message to the window: it arrives once, as events)."""
     from desktop.core.bus.events import OutboundMessage
 
     chat: ChatHarness = make_chat()
@@ -199,7 +209,6 @@ def test_outbound_messages_appear_in_their_chat(make_chat) -> None:  # type: ign
     chat.idle()
     chat_id = chat.tab.current.partition(":")[2]
     bridge = chat.services.bridge
-    bridge.deliver_outbound(OutboundMessage("desktop", chat_id, "Final answer."))
     bridge.deliver_outbound(
         OutboundMessage("desktop", chat_id, "Time to stretch!", metadata={"reminder": True})
     )
@@ -208,3 +217,39 @@ def test_outbound_messages_appear_in_their_chat(make_chat) -> None:  # type: ign
     )
     assert chat.kinds() == ["user", "assistant", "outbound"]
     assert chat.items()[-1].text == "Time to stretch!" and chat.items()[-1].tool == "Reminder"
+
+
+def test_stopping_a_turn_the_tab_did_not_start_ends_it_in_the_tab(make_chat) -> None:  # type: ignore[no-untyped-def]
+    """A reminder turn (started by the scheduler, not the tab) streams into the open chat;
+    Stop in the tab stops it, and the tab is not left "running" (regression)."""
+    import asyncio
+
+    from desktop.core.cron.types import CronPayload, CronSchedule
+    from tests.ui.conftest import run_async
+
+    chat: ChatHarness = make_chat()
+    key = chat.tab.current
+    runtime = chat.services.runtime
+    assert runtime is not None
+    payload = CronPayload(message="Stretch", session_key=key, origin_channel="desktop",
+                          origin_chat_id=key.partition(":")[2])  # fmt: skip
+    job = run_async(
+        chat.qtbot, chat.loop,
+        asyncio.to_thread(runtime.cron.add_job, "stretch",
+                          CronSchedule("every", every_ms=3_600_000), payload),
+    )  # fmt: skip
+    chat.server.push(Reply("Time to stretch " * 200, chunk=5, delay=0.05))
+    fired = asyncio.ensure_future(runtime.cron.run_now(job.id))
+    chat.wait(lambda: any(i.kind == "assistant" and i.text for i in chat.items()))
+    reminder = next(i for i in chat.items() if i.kind == "outbound")
+    assert reminder.text == "Stretch" and reminder.tool == "Reminder · stretch"
+    composer = chat.tab.pane.composer
+    assert composer.busy and composer.send.text() == "Stop"
+    composer.send.click()
+    chat.wait(lambda: not chat.tab.feed.live)
+    chat.wait(lambda: not composer.busy)
+    assert composer.send.text() == "Send"
+    answer = chat.items()[-1]
+    assert answer.footer == "Stopped" and not answer.streaming
+    chat.wait(fired.done)
+    assert not runtime.agent.is_busy(key)

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from pytestqt.qtbot import QtBot
 
-from desktop.core.agent.factory import build_agent
+from desktop.core.assembly import build_runtime
 from desktop.core.memory.git_store import GitStore
 from desktop.core.memory.store import MemoryStore
 from desktop.ui.memory import MemoryTab
@@ -38,8 +38,8 @@ def ready(
 ) -> MemoryTab:
     """The tab after the agent (a real AgentLoop on the scripted server) became ready."""
     assert not tab.timeline.dream_bar.dream_button.isEnabled()
-    agent = build_agent(services.config, make_provider(scripted_server.url))
-    services.set_agent(agent, None)
+    runtime = build_runtime(services.config, make_provider(scripted_server.url))
+    services.set_runtime(runtime)
     assert tab.timeline.dream_bar.dream_button.isEnabled()
     tab.pages.setCurrentIndex(TIMELINE)
     return tab

@@ -59,7 +59,7 @@ def test_new_entries_appear_after_a_turn(
 ) -> None:
     MemoryStore(workspace).append_history("A brand-new entry.")
     tab.history.search.setText("brand-new")
-    tab.services.bridge.deliver(TurnFinished("desktop:1", "done"))
+    tab.services.bridge.deliver(TurnFinished("t1", "desktop:1", "done"))
     qtbot.waitUntil(lambda: len(tab.history.visible_entries()) == 1, timeout=5_000)
     assert tab.history.visible_entries()[0].cursor == 6
     assert tab.history.search.text() == "brand-new"  # the search survives the refresh

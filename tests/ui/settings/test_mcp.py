@@ -12,7 +12,7 @@ import pytest
 from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 
-from desktop.core.agent.factory import build_agent
+from desktop.core.assembly import build_runtime
 from desktop.ui.services import AppServices
 from desktop.ui.settings import SettingsTab
 from desktop.ui.settings.mcp_entries import EntryError, needs_approval, parse_servers
@@ -207,10 +207,10 @@ def test_server_added_in_settings_serves_the_running_agent(
     services: AppServices,
     scripted_server: ScriptedOpenAIServer,
 ) -> None:
-    """With an agent built without MCP servers: the server joins the agent's tool registry."""
-    agent = build_agent(services.config, make_provider(scripted_server.url))
-    assert agent.mcp is None
-    services.set_agent(agent, None)
+    """With a runtime built without MCP servers: the server joins the agent's tool registry."""
+    runtime = build_runtime(services.config, make_provider(scripted_server.url))
+    assert runtime.mcp.names() == []
+    services.set_runtime(runtime)
     tab = make_tab()
     page = mcp_page(tab)
     assert "live from the running agent" in page.where.text()
@@ -223,10 +223,10 @@ def test_server_added_in_settings_serves_the_running_agent(
         ),
         timeout=60_000,
     )
-    assert agent.mcp is not None and agent.before_turn is not None
-    assert set(TIME_TOOLS) <= set(agent.tools.names())
-    run_async(qtbot, qloop, agent.stop(), 60_000)  # closers stop the child
-    assert agent.mcp.status("time").state == "idle"
+    assert runtime.mcp in runtime.agent.connectors
+    assert set(TIME_TOOLS) <= set(runtime.tools.names())
+    run_async(qtbot, qloop, runtime.stop(), 60_000)  # stopping the runtime stops the child
+    assert runtime.mcp.status("time").state == "idle"
 
 
 def test_parse_servers_shapes_and_errors() -> None:

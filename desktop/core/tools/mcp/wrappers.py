@@ -9,6 +9,8 @@ Every capability of a server becomes one :class:`~desktop.core.tools.base.Tool`:
 
 Names are limited to ``[A-Za-z0-9_-]`` and 64 characters. Results are flattened for the model:
 text parts joined, images kept as image content parts, ``isError`` turned into an error result.
+Whatever a server returns, errors included, is framed as untrusted
+(:func:`desktop.core.tools.untrusted.frame`, source: the wrapper's name).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import mcp.types as mt
 from mcp.client import Client
 
 from desktop.core.tools.base import Tool, ToolContext, ToolResult
+from desktop.core.tools.untrusted import frame_result
 
 T = TypeVar("T")
 
@@ -196,7 +199,10 @@ def tool_result(result: mt.CallToolResult) -> ToolResult:
 
 
 class _MCPWrapper(Tool):
-    """Common base: the definition is per instance (it comes from the server)."""
+    """Common base: the definition is per instance (it comes from the server).
+
+    Subclasses implement :meth:`_run`; :meth:`execute` frames what it returns as untrusted.
+    """
 
     def __init__(
         self,
@@ -213,6 +219,14 @@ class _MCPWrapper(Tool):
         self.parameters = parameters
         self.read_only = read_only
         self._caller = caller
+
+    async def execute(self, ctx: ToolContext, /, **kwargs: Any) -> ToolResult:
+        """Run the request (positional-only ``ctx`` so any argument name is allowed)."""
+        return frame_result(await self._run(kwargs), self.name)
+
+    async def _run(self, arguments: dict[str, Any]) -> ToolResult:
+        """The request itself (``arguments`` from the model); errors come back as results."""
+        raise NotImplementedError
 
 
 class MCPToolWrapper(_MCPWrapper):
@@ -231,14 +245,14 @@ class MCPToolWrapper(_MCPWrapper):
         )
         self.original_name = tool.name
 
-    async def execute(self, ctx: ToolContext, /, **kwargs: Any) -> ToolResult:
-        """Call the tool (positional-only ``ctx`` so any argument name is allowed)."""
+    async def _run(self, arguments: dict[str, Any]) -> ToolResult:
+        """Call the tool with the model's arguments."""
         caller = self._caller
         try:
             result = await caller.request(
                 f"tool {self.original_name}",
                 lambda client: client.call_tool(
-                    self.original_name, kwargs, read_timeout_seconds=caller.timeout
+                    self.original_name, arguments, read_timeout_seconds=caller.timeout
                 ),
             )
         except MCPCallError as exc:
@@ -261,8 +275,8 @@ class MCPResourceWrapper(_MCPWrapper):
         )
         self.uri = str(resource.uri)
 
-    async def execute(self, ctx: ToolContext, /, **kwargs: Any) -> ToolResult:
-        """Read the resource and flatten its contents."""
+    async def _run(self, arguments: dict[str, Any]) -> ToolResult:
+        """Read the resource and flatten its contents (it takes no arguments)."""
         try:
             result = await self._caller.request(
                 f"resource {self.uri}", lambda client: client.read_resource(self.uri)
@@ -300,16 +314,16 @@ class MCPPromptWrapper(_MCPWrapper):
         )
         self.original_name = prompt.name
 
-    async def execute(self, ctx: ToolContext, /, **kwargs: Any) -> ToolResult:
+    async def _run(self, arguments: dict[str, Any]) -> ToolResult:
         """Render the prompt's messages as ``[role]`` sections."""
-        arguments = {
+        strings = {
             key: value if isinstance(value, str) else json.dumps(value)
-            for key, value in kwargs.items()
+            for key, value in arguments.items()
         }
         try:
             result = await self._caller.request(
                 f"prompt {self.original_name}",
-                lambda client: client.get_prompt(self.original_name, arguments or None),
+                lambda client: client.get_prompt(self.original_name, strings or None),
             )
         except MCPCallError as exc:
             return ToolResult.error(str(exc))

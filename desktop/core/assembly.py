@@ -1,0 +1,387 @@
+"""The composition root: one place builds the whole runtime, for the app, the CLI and the gateway.
+
+:func:`build_runtime` creates every part and passes it in at construction (nothing is attached
+to an object after it is built) and returns one typed :class:`Runtime`. :func:`start_runtime`
+also builds the provider (importing LiteLLM, off the event loop), injects keyring-stored
+secrets, registers the system jobs and starts the loop and the scheduler.
+
+Build order (each part gets what it needs, nothing later):
+
+1. bus, task owner, session work registry, sessions, context, tool registry (file, shell, web);
+2. approval gate (the app passes its policy; approvers register themselves later);
+3. MCP manager (always present; empty when no server is configured);
+4. memory: store, git repo, Dream factory, Consolidator, the memory slash commands;
+5. subagents, then the ``message`` and ``spawn`` tools;
+6. the agent loop;
+7. heartbeat and the cron service (their job runner runs turns on the loop), then the
+   ``cron`` tool.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from desktop.core.agent.approval import ApprovalGate, ApprovalPolicy
+from desktop.core.agent.context import ContextBuilder
+from desktop.core.agent.loop import AgentLoop, CommandHandler
+from desktop.core.agent.skills import SkillsLoader
+from desktop.core.agent.subagents import SubagentManager
+from desktop.core.agent.work import SessionWork
+from desktop.core.bus.queue import MessageBus
+from desktop.core.channels.manager import ChannelManager
+from desktop.core.config.schema import Config
+from desktop.core.cron.delivery import JobRunner
+from desktop.core.cron.service import CronService
+from desktop.core.cron.system_jobs import SYSTEM_JOBS, sync_system_jobs
+from desktop.core.heartbeat.service import HeartbeatService
+from desktop.core.ipc.server import AgentSocketServer, socket_path
+from desktop.core.memory.commands import NAMES as MEMORY_COMMANDS
+from desktop.core.memory.commands import handle_memory_command
+from desktop.core.memory.consolidator import Consolidator, RequestBuilder
+from desktop.core.memory.dream import Dream
+from desktop.core.memory.git_store import GitStore
+from desktop.core.memory.store import MemoryStore
+from desktop.core.memory.templates import sync_workspace_templates
+from desktop.core.providers.base import LLMProvider
+from desktop.core.session.manager import Session, SessionManager
+from desktop.core.tools.cron import CronTool
+from desktop.core.tools.filesystem import filesystem_tools
+from desktop.core.tools.mcp import MCPManager
+from desktop.core.tools.messaging import MessageTool, SpawnTool
+from desktop.core.tools.registry import ToolRegistry
+from desktop.core.tools.shell import exec_tools
+from desktop.core.tools.web import web_tools
+from desktop.core.utils.tasks import TaskOwner
+
+if TYPE_CHECKING:
+    from desktop.core.config.secrets import SecretStore
+
+log = logging.getLogger(__name__)
+
+Clock = Callable[[], float]
+
+
+def worker_tools(config: Config) -> ToolRegistry:
+    """File, search, shell and web tools: what subagents get (and the base of the main set)."""
+    registry = ToolRegistry()
+    for tool in [
+        *filesystem_tools(),
+        *exec_tools(config.tools.exec),
+        *web_tools(config.tools.web),
+    ]:
+        registry.register(tool)
+    return registry
+
+
+def request_builder(context: ContextBuilder, tools: ToolRegistry) -> RequestBuilder:
+    """What the Consolidator measures: a session's next request (history, tools, no new text)."""
+
+    def build(session: Session) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        channel, _, chat_id = session.key.partition(":")
+        messages = context.build_messages(
+            session.get_history(), "", channel=channel, chat_id=chat_id
+        )
+        return messages, tools.definitions()
+
+    return build
+
+
+@dataclass(frozen=True)
+class MemoryParts:
+    """Long-term memory: the files, their git history and Dream.
+
+    Attributes:
+        store: ``memory/`` files and ``history.jsonl``.
+        git: The memory repository (created or repaired on first use, in a thread).
+        consolidator: Archives old turns of oversized sessions.
+        config: For Dream's limits.
+        provider: Dream's model.
+    """
+
+    store: MemoryStore
+    git: GitStore
+    consolidator: Consolidator
+    config: Config
+    provider: LLMProvider
+
+    def dream(self) -> Dream:
+        """A Dream run configured from the settings (one object per run)."""
+        defaults = self.config.agents.defaults
+        settings = defaults.dream
+        return Dream(
+            self.provider,
+            MemoryStore(self.config.workspace_path),
+            self.git,
+            self.config.workspace_path,
+            max_batch_size=settings.max_batch_size,
+            max_iterations=settings.max_iterations,
+            token_budget=settings.token_budget,
+            context_window=defaults.context_window_tokens,
+            max_tokens=defaults.max_tokens,
+        )
+
+    def command_handler(self) -> CommandHandler:
+        """``/dream``, ``/dream-log``, ``/dream-restore`` (the repo is readied on first use)."""
+        ready = False
+
+        async def handle(name: str, argument: str) -> str | None:
+            nonlocal ready
+            if name.lstrip("/") not in MEMORY_COMMANDS:
+                return None
+            if not ready:
+                await asyncio.to_thread(self.git.ensure_repo)
+                ready = True
+            return await handle_memory_command(
+                name, argument, dream_factory=self.dream, git=self.git
+            )
+
+        return handle
+
+
+@dataclass(frozen=True)
+class Runtime:
+    """Everything that runs in the background, built once and passed around typed.
+
+    Attributes:
+        config: The config it was built from.
+        bus: Inbound/outbound messages and run events.
+        provider: The model backend.
+        sessions: Conversations on disk.
+        tools: The main agent's tools.
+        work: What runs per session (the source of truth for "busy").
+        agent: The agent loop.
+        subagents: Background subagents.
+        mcp: MCP servers (possibly none configured).
+        approval: The approval gate, or ``None`` (nothing is asked: nanobot's behaviour).
+        memory: Memory files, repo, Dream, Consolidator.
+        heartbeat: The heartbeat.
+        cron: The scheduler.
+        channels: Delivers outbound messages to the window and the chat networks.
+        owner: Owns every background task (closed by :meth:`stop`).
+        ipc: The local socket the CLI hands its messages to (app and gateway only).
+    """
+
+    config: Config
+    bus: MessageBus
+    provider: LLMProvider
+    sessions: SessionManager
+    tools: ToolRegistry
+    work: SessionWork
+    agent: AgentLoop
+    subagents: SubagentManager
+    mcp: MCPManager
+    approval: ApprovalGate | None
+    memory: MemoryParts
+    heartbeat: HeartbeatService
+    cron: CronService
+    channels: ChannelManager
+    owner: TaskOwner
+    ipc: AgentSocketServer | None = None
+
+    async def start(self) -> None:
+        """Register the system jobs, start the channels, the loop, the scheduler and (app and
+        gateway) the socket the CLI talks to."""
+        await asyncio.to_thread(sync_system_jobs, self.cron, self.config)
+        await self.channels.start()
+        self.agent.start()
+        if self.ipc is not None and await self.ipc.start():
+            self.channels.register(self.ipc)
+        await self.cron.start()
+        if self.cron.warning:
+            log.warning(self.cron.warning)
+
+    async def stop(self) -> None:
+        """Stop the scheduler and the channels, cancel turns, subagents and background work,
+        close MCP."""
+        await self.cron.stop()
+        if self.ipc is not None:
+            await self.ipc.stop()
+        await self.channels.stop()
+        await self.owner.aclose()
+        try:
+            await self.mcp.aclose()
+        except Exception:
+            log.exception("closing the MCP servers failed")
+
+
+def config_dir(config: Config) -> Path:
+    """The folder of the config file in use (``~/.nanobot`` by default)."""
+    from desktop.core.config.loader import config_origin
+    from desktop.core.config.paths import default_config_path
+
+    path = config_origin(config).path or default_config_path()
+    return Path(path).expanduser().parent
+
+
+def channel_state_dir(config: Config) -> Path:
+    """Where chat channels keep their cursors: beside the config file."""
+    return config_dir(config) / "channel-state"
+
+
+def build_runtime(
+    config: Config,
+    provider: LLMProvider,
+    *,
+    bus: MessageBus | None = None,
+    approval: ApprovalPolicy | None = None,
+    clock: Clock | None = None,
+    serve_socket: bool = False,
+) -> Runtime:
+    """Build (not start) the runtime for ``config``. Blocking file I/O: call it in a thread.
+
+    Args:
+        config: Loaded config.
+        provider: The model backend.
+        bus: The bus to use (the app creates it first, to subscribe its bridge).
+        approval: Approval rules; ``None`` builds no gate (nothing is asked).
+        clock: The scheduler's time source (tests).
+        serve_socket: Serve the local socket ``nanobot-desktop agent`` hands messages to.
+    """
+    defaults = config.agents.defaults
+    workspace = config.workspace_path
+    bus = bus or MessageBus()
+    owner = TaskOwner("runtime")
+    work = SessionWork()
+    sync_workspace_templates(workspace)
+    sessions = SessionManager(workspace, max_tool_result_chars=defaults.max_tool_result_chars)
+    context = ContextBuilder(
+        workspace,
+        timezone=defaults.effective_timezone,
+        skills_section=SkillsLoader(workspace).sections,
+    )
+    tools = worker_tools(config)
+    gate = ApprovalGate(approval) if approval is not None else None
+    mcp = MCPManager(dict(config.tools.mcp_servers), registry=tools)
+    store = MemoryStore(workspace)
+    consolidator = Consolidator(
+        provider,
+        store,
+        sessions,
+        context_window=defaults.context_window_tokens,
+        max_tokens=defaults.max_tokens,
+        build_request=request_builder(context, tools),
+    )
+    memory = MemoryParts(store, GitStore(workspace), consolidator, config, provider)
+    subagents = SubagentManager(
+        provider,
+        bus,
+        lambda: worker_tools(config),
+        work=work,
+        owner=owner.child("subagents"),
+        approval=gate,
+        max_concurrent=defaults.max_concurrent_subagents,
+        context_window=defaults.context_window_tokens,
+        max_tokens=defaults.max_tokens,
+    )
+    memory_commands = memory.command_handler()
+    tools.register(MessageTool(bus, on_sent=work.mark_message_sent))
+    tools.register(SpawnTool(subagents.spawn))
+    agent = AgentLoop(
+        config=config,
+        provider=provider,
+        bus=bus,
+        sessions=sessions,
+        tools=tools,
+        context=context,
+        work=work,
+        owner=owner.child("agent"),
+        consolidation=consolidator,
+        connectors=(mcp,),
+        approval=gate,
+        commands=(memory_commands,),
+    )
+    tz = defaults.effective_timezone
+    heartbeat = HeartbeatService(workspace, provider, agent, timezone=tz)
+
+    async def dream_job() -> str | None:
+        return await memory_commands("/dream", "")
+
+    runner = JobRunner(agent, {"dream": dream_job, "heartbeat": heartbeat.tick}, timezone=tz)
+    cron_options: dict[str, Any] = {"clock": clock} if clock is not None else {}
+    cron = CronService(
+        workspace / "cron" / "jobs.json",
+        on_job=runner,
+        default_tz=tz,
+        protected=SYSTEM_JOBS,
+        **cron_options,
+    )
+    tools.register(CronTool(cron, default_tz=tz))
+    channels = ChannelManager(
+        bus,
+        owner.child("channels"),
+        config=config,
+        state_dir=channel_state_dir(config),
+        media_dir=workspace / "media",
+        approval=gate,
+    )
+    return Runtime(
+        config=config,
+        bus=bus,
+        provider=provider,
+        sessions=sessions,
+        tools=tools,
+        work=work,
+        agent=agent,
+        subagents=subagents,
+        mcp=mcp,
+        approval=gate,
+        memory=memory,
+        heartbeat=heartbeat,
+        cron=cron,
+        channels=channels,
+        owner=owner,
+        ipc=AgentSocketServer(
+            socket_path(config_dir(config)),
+            bus,
+            owner.child("ipc"),
+            workspace=workspace,
+            model=provider.model,
+        )
+        if serve_socket
+        else None,
+    )
+
+
+async def start_runtime(
+    config: Config,
+    *,
+    provider: LLMProvider | None = None,
+    bus: MessageBus | None = None,
+    secrets: SecretStore | None = None,
+    approval: ApprovalPolicy | None = None,
+    serve_socket: bool = True,
+) -> Runtime:
+    """Build the provider (unless given) and the runtime, then start it.
+
+    Blocking work (importing LiteLLM, keyring, templates, jobs.json) runs in worker threads,
+    so a window on the same event loop stays responsive.
+
+    Raises:
+        desktop.core.providers.factory.MissingKeyError: No key for the configured provider.
+        desktop.core.providers.matching.ProviderNotFound: No provider fits the model.
+    """
+    from desktop.core.config.secret_fields import inject_stored_secrets
+    from desktop.core.config.secrets import SecretStore
+
+    secrets = secrets or SecretStore()
+    # Channel tokens and the web-search key stored in the keyring take effect in memory.
+    await inject_stored_secrets(config, secrets)
+    if provider is None:
+        from desktop.core.providers.factory import abuild_provider
+
+        provider = (await abuild_provider(config, secrets)).provider
+    runtime = await asyncio.to_thread(
+        build_runtime,
+        config,
+        provider,
+        bus=bus or MessageBus(),
+        approval=approval,
+        serve_socket=serve_socket,
+    )
+    await runtime.start()
+    return runtime

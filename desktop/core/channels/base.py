@@ -1,0 +1,251 @@
+"""What every chat channel is: start/stop/send, who may talk to the agent, and a typed status.
+
+A channel turns a chat network into bus traffic: what a person writes becomes an
+:class:`~desktop.core.bus.events.InboundMessage` (only when :meth:`BaseChannel.is_allowed`), and
+the agent's answers come back through :meth:`BaseChannel.send`. The
+:class:`~desktop.core.channels.manager.ChannelManager` starts channels, restarts them with
+backoff when :meth:`BaseChannel.run` fails, retries failed sends and reports status changes.
+
+``allowFrom`` (nanobot's semantics): an empty list lets nobody in (unless the channel says so,
+see :attr:`BaseChannel.open_when_empty`); ``"*"`` lets everyone in; otherwise an entry matches
+a sender's id, username, or the ``"id|username"`` pair. Senders are identified as
+``"id|username"`` when the network has both.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+from desktop.core.bus.events import InboundMessage, OutboundMessage, RunEvent
+from desktop.core.bus.queue import MessageBus
+from desktop.core.channels.approvals import ReplyApprover
+from desktop.core.channels.state import ChannelStateStore
+
+log = logging.getLogger(__name__)
+
+StatusName = Literal["stopped", "connecting", "connected", "error", "unavailable"]
+
+
+@dataclass(frozen=True)
+class ChannelStatus:
+    """Where a channel stands.
+
+    Attributes:
+        state: ``stopped``, ``connecting``, ``connected``, ``error`` (with ``reason``; the
+            manager retries) or ``unavailable`` (a missing dependency or setting; ``hint``
+            says how to fix it; not retried).
+        reason: One sentence for the person (redacted).
+        hint: What to do about it (an install command, the setting to fill in).
+        account: Who the channel is connected as (``@my_bot``), when known.
+    """
+
+    state: StatusName
+    reason: str = ""
+    hint: str = ""
+    account: str = ""
+
+    @property
+    def ok(self) -> bool:
+        """Connected."""
+        return self.state == "connected"
+
+
+class ChannelUnavailable(Exception):
+    """The channel cannot run as configured (missing token, dependency…); not retried."""
+
+    def __init__(self, reason: str, hint: str = "") -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.hint = hint
+
+
+def allowed(allow_from: Sequence[str], sender: str, *, open_when_empty: bool = False) -> bool:
+    """nanobot's ``allowFrom`` check (see the module docstring)."""
+    entries = [str(e).strip() for e in allow_from if str(e).strip()]
+    if not entries:
+        return open_when_empty
+    if "*" in entries:
+        return True
+    parts = {sender, *(p for p in sender.split("|") if p)}
+    for entry in entries:
+        if entry in parts:
+            return True
+        if "|" in entry and any(p and p in parts for p in entry.split("|")):
+            return True
+        if entry.startswith("@") and entry[1:] in parts:
+            return True
+    return False
+
+
+def split_message(text: str, limit: int) -> list[str]:
+    """Split ``text`` into pieces of at most ``limit`` characters, on paragraph, then line,
+    then word boundaries (a piece is only cut mid-word when a word is longer than ``limit``).
+    """
+    if limit <= 0:
+        raise ValueError("limit must be positive")
+    pieces: list[str] = []
+    rest = text
+    while len(rest) > limit:
+        window = rest[:limit]
+        cut = max(window.rfind("\n\n"), -1)
+        if cut <= 0:
+            cut = window.rfind("\n")
+        if cut <= 0:
+            cut = window.rfind(" ")
+        if cut <= 0:
+            cut = limit
+        pieces.append(rest[:cut].rstrip())
+        rest = rest[cut:].lstrip("\n ")
+    if rest.strip() or not pieces:
+        pieces.append(rest)
+    return [p for p in pieces if p.strip()] or [text[:limit]]
+
+
+StatusListener = Callable[[str, ChannelStatus], None]
+
+
+class BaseChannel(ABC):
+    """A chat network as a channel.
+
+    Subclasses set :attr:`name`, implement :meth:`run` (connect, then receive until stopped or
+    the connection fails: raise to be restarted with backoff) and :meth:`send`; they call
+    :meth:`publish` for every message a person sends.
+
+    Args:
+        config: The channel's config section (``channels.<name>``).
+        bus: The message bus.
+        state: Persistent per-channel state (cursors: update offsets, UIDs, sync tokens).
+        media_dir: Where received files are saved (``<workspace>/media``).
+    """
+
+    name: ClassVar[str] = ""
+    display_name: ClassVar[str] = ""
+    open_when_empty: ClassVar[bool] = False
+    """Whether an empty ``allowFrom`` lets everybody in (the channel's own choice)."""
+
+    def __init__(
+        self, config: Any, bus: MessageBus, state: ChannelStateStore, media_dir: Path
+    ) -> None:
+        self.config = config
+        self.bus = bus
+        self.state = state
+        self.media_dir = media_dir
+        self._status = ChannelStatus("stopped")
+        self._listeners: list[StatusListener] = []
+        self._stopping = asyncio.Event()
+        self.approvals = self.make_approver()
+
+    def make_approver(self) -> ReplyApprover:
+        """The approver that asks in this channel's chats (override for buttons)."""
+        return ReplyApprover(self.name, self.send)
+
+    def approver(self) -> ReplyApprover:
+        """What the manager registers with the approval gate for this channel's turns."""
+        return self.approvals
+
+    # -- status ---------------------------------------------------------------------------
+    @property
+    def status(self) -> ChannelStatus:
+        """The current status."""
+        return self._status
+
+    def set_status(self, status: ChannelStatus) -> None:
+        """Change the status and tell the listeners (the manager)."""
+        if status == self._status:
+            return
+        self._status = status
+        for listener in list(self._listeners):
+            try:
+                listener(self.name, status)
+            except Exception:
+                log.exception("channel status listener failed")
+
+    def add_status_listener(self, listener: StatusListener) -> Callable[[], None]:
+        """Be told about status changes; returns the remove function."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    # -- lifecycle ------------------------------------------------------------------------
+    @abstractmethod
+    async def run(self) -> None:
+        """Connect and receive until :meth:`stop` (return) or a failure (raise).
+
+        Set the status to ``connected`` once connected. Raise :class:`ChannelUnavailable`
+        for problems a retry cannot fix.
+        """
+
+    async def stop(self) -> None:
+        """Ask :meth:`run` to end (the manager also cancels it)."""
+        self._stopping.set()
+
+    @property
+    def stopping(self) -> bool:
+        """Whether :meth:`stop` was called."""
+        return self._stopping.is_set()
+
+    async def wait_stopped(self) -> None:
+        """Wait until :meth:`stop` is called (for :meth:`run` implementations that idle)."""
+        await self._stopping.wait()
+
+    # -- messages -------------------------------------------------------------------------
+    @abstractmethod
+    async def send(self, message: OutboundMessage) -> None:
+        """Deliver an answer (raise on failure: the manager retries and reports)."""
+
+    async def check(self) -> str:
+        """A cheap real call that proves the settings work (Settings → "Test").
+
+        Returns:
+            What was found (``"Connected as @my_bot"``).
+
+        Raises:
+            Exception: with a message for the person when it does not work.
+        """
+        raise NotImplementedError(f"{self.name} has no connection test")
+
+    def is_allowed(self, sender: str) -> bool:
+        """Whether ``sender`` may talk to the agent (``allowFrom``)."""
+        return allowed(
+            list(getattr(self.config, "allow_from", []) or []),
+            sender,
+            open_when_empty=self.open_when_empty,
+        )
+
+    async def publish(
+        self,
+        sender: str,
+        chat_id: str,
+        content: str,
+        *,
+        media: Iterable[str] = (),
+        metadata: dict[str, Any] | None = None,
+    ) -> bool:
+        """Hand a person's message to the agent; ``False`` (and logged) when not allowed.
+
+        A reply that answers a waiting approval question is consumed here (``True``).
+        """
+        if not self.is_allowed(sender):
+            log.info("%s: message from %s ignored (not in allowFrom)", self.name, sender)
+            return False
+        if self.approvals.intercept(chat_id, content):
+            return True
+        await self.bus.publish_inbound(
+            InboundMessage(
+                self.name,
+                sender,
+                chat_id,
+                content,
+                media=list(media),
+                metadata=dict(metadata or {}),
+            )
+        )
+        return True
+
+    async def on_event(self, event: RunEvent) -> None:
+        """A run event of one of this channel's sessions (typing indicators, reactions)."""

@@ -1,0 +1,1 @@
+"""The dingtalk channel (its SDK is imported by ``channel.py`` only)."""

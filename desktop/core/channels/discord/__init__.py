@@ -1,0 +1,1 @@
+"""The discord channel (its SDK is imported by ``channel.py`` only)."""

@@ -1,0 +1,1 @@
+"""The email channel (its SDK is imported by ``channel.py`` only)."""

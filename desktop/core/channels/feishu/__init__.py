@@ -1,0 +1,1 @@
+"""The feishu channel (its SDK is imported by ``channel.py`` only)."""

@@ -1,0 +1,340 @@
+"""The channel manager: runs the chat channels and delivers every outbound message.
+
+Every front end is a channel: the desktop window registers itself (``desktop``); the chat
+networks enabled in the config (``channels.<name>.enabled``) are started here, in the app and
+in ``gateway`` alike. The manager
+
+* imports each channel's SDK lazily (in a worker thread); a missing optional dependency
+  makes that channel ``unavailable`` with the install hint, and nothing else fails;
+* supervises each channel: when :meth:`BaseChannel.run` fails it is restarted with growing
+  backoff (1 s … 60 s), and every status change becomes a
+  :class:`~desktop.core.bus.events.ChannelStatusChanged` event (Settings and the tray show it);
+* owns the one consumer of the bus's outbound queue: a send that fails is retried, and a
+  message that finally cannot be delivered becomes a
+  :class:`~desktop.core.bus.events.DeliveryFailed` event (never dropped silently);
+* forwards the run events of a channel's sessions to it (typing indicators);
+* registers a channel's own approver (inline buttons, reply keywords) with the approval gate.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import logging
+import random
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from desktop.core.bus.events import (
+    ChannelStatusChanged,
+    DeliveryFailed,
+    OutboundMessage,
+    RunEvent,
+)
+from desktop.core.bus.queue import MessageBus
+from desktop.core.channels.base import BaseChannel, ChannelStatus, ChannelUnavailable
+from desktop.core.channels.registry import CHANNELS, ChannelInfo
+from desktop.core.channels.state import ChannelStateStore
+from desktop.core.utils.redact import redact
+from desktop.core.utils.tasks import TaskOwner
+
+if TYPE_CHECKING:
+    from desktop.core.agent.approval import ApprovalGate
+    from desktop.core.config.schema import Config
+
+log = logging.getLogger(__name__)
+
+Fallback = Callable[[OutboundMessage], Awaitable[None] | None]
+BACKOFF_S = (1.0, 2.0, 4.0, 8.0, 15.0, 30.0, 60.0)
+STABLE_S = 60.0  # connected this long: the next failure starts the backoff from the beginning
+SEND_DELAYS_S: tuple[float, ...] = (1.0, 3.0)
+
+
+class Channel(Protocol):
+    """Anything messages can be delivered to (the window, a chat network)."""
+
+    name: str
+
+    async def send(self, message: OutboundMessage) -> None:
+        """Deliver ``message`` (raise on failure)."""
+        ...
+
+
+def _reason(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    return redact(" ".join(text.split()))[:300]
+
+
+class ChannelManager:
+    """Runs the configured chat channels and routes the bus's outbound messages.
+
+    Args:
+        bus: The message bus (its outbound queue has exactly one consumer: this manager).
+        owner: Owns the dispatcher and every channel's supervisor.
+        config: The config (``channels.*`` sections); ``None``: no chat channels (tests).
+        state_dir: Where channels keep their cursors.
+        media_dir: Where channels save received files.
+        approval: The approval gate channels register their approvers with.
+        send_delays: Backoff between delivery attempts (its length is the number of retries).
+        backoff: Restart delays of a failing channel.
+        registry: The known channels (tests pass their own).
+    """
+
+    def __init__(
+        self,
+        bus: MessageBus,
+        owner: TaskOwner,
+        *,
+        config: Config | None = None,
+        state_dir: Path | None = None,
+        media_dir: Path | None = None,
+        approval: ApprovalGate | None = None,
+        send_delays: Sequence[float] = SEND_DELAYS_S,
+        backoff: Sequence[float] = BACKOFF_S,
+        registry: Mapping[str, ChannelInfo] = CHANNELS,
+    ) -> None:
+        self.bus = bus
+        self.config = config
+        self.state_dir = state_dir
+        self.media_dir = media_dir
+        self.approval = approval
+        self.send_delays = tuple(send_delays)
+        self.backoff = tuple(backoff)
+        self.registry = registry
+        self._owner = owner
+        self._channels: dict[str, Channel] = {}
+        self._running: dict[str, BaseChannel] = {}
+        self._supervisors: dict[str, asyncio.Task[None]] = {}
+        self._statuses: dict[str, ChannelStatus] = {}
+        self._cleanups: dict[str, list[Callable[[], None]]] = {}
+        self._fallback: Fallback | None = None
+        self._unsubscribe: Callable[[], None] | None = None
+
+    # -- registration ---------------------------------------------------------------------
+    def register(self, channel: Channel) -> Callable[[], None]:
+        """Deliver messages for ``channel.name`` to ``channel``; returns the unregister call."""
+        self._channels[channel.name] = channel
+
+        def remove() -> None:
+            if self._channels.get(channel.name) is channel:
+                del self._channels[channel.name]
+
+        return remove
+
+    def set_fallback(self, fallback: Fallback | None) -> None:
+        """Where messages for channels that are not running go (default: the log)."""
+        self._fallback = fallback
+
+    def channel(self, name: str) -> Channel | None:
+        """The registered (or running) channel called ``name``."""
+        return self._channels.get(name)
+
+    def status(self, name: str) -> ChannelStatus:
+        """The last known status of ``name``."""
+        return self._statuses.get(name, ChannelStatus("stopped"))
+
+    def statuses(self) -> dict[str, ChannelStatus]:
+        """Statuses of every known chat channel."""
+        return {name: self.status(name) for name in self.registry}
+
+    # -- lifecycle ------------------------------------------------------------------------
+    async def start(self, *, networks: bool = True) -> None:
+        """Start delivering, then (``networks``) every enabled chat channel."""
+        self._owner.spawn(self._dispatch(), name="outbound")
+        self._unsubscribe = self.bus.subscribe(self._forward)
+        if networks:
+            for name in self.enabled():
+                await self.start_channel(name)
+
+    def enabled(self) -> list[str]:
+        """Chat channels enabled in the config."""
+        if self.config is None:
+            return []
+        sections = self.config.channels
+        return [n for n in self.registry if getattr(getattr(sections, n, None), "enabled", False)]
+
+    async def start_channel(self, name: str) -> ChannelStatus:
+        """Start (or restart) the chat channel ``name``; returns its status right after."""
+        await self.stop_channel(name)
+        info = self.registry.get(name)
+        if info is None:
+            return self._set(name, ChannelStatus("unavailable", f"unknown channel {name!r}"))
+        try:
+            channel = await self.create(info)
+        except ChannelUnavailable as exc:
+            return self._set(name, ChannelStatus("unavailable", exc.reason, exc.hint))
+        self._running[name] = channel
+        self._channels[name] = channel
+        cleanups = self._cleanups.setdefault(name, [])
+        cleanups.append(channel.add_status_listener(lambda n, s: self._set(n, s)))
+        if self.approval is not None:
+            cleanups.append(self.approval.add_approver(channel.approver(), channels=[name]))
+        self._supervisors[name] = self._owner.spawn(self._supervise(channel), name=name)
+        return self.status(name)
+
+    async def create(self, info: ChannelInfo, section: Any = None) -> BaseChannel:
+        """A channel object for ``info`` (its SDK imported off the event loop).
+
+        Raises:
+            ChannelUnavailable: The SDK is missing or the config cannot be used.
+        """
+        try:
+            module = await asyncio.to_thread(importlib.import_module, info.module)
+            for required in info.requires:
+                await asyncio.to_thread(importlib.import_module, required)
+        except ImportError as exc:
+            raise ChannelUnavailable(
+                f"{info.display_name} needs a package that is not installed ({exc.name or exc})",
+                info.install_hint,
+            ) from None
+        cls = getattr(module, info.class_name)
+        if section is None:
+            assert self.config is not None
+            section = getattr(self.config.channels, info.name)
+        state_dir = self.state_dir or Path.home() / ".nanobot" / "channel-state"
+        state = await asyncio.to_thread(ChannelStateStore, state_dir / f"{info.name}.json")
+        media = self.media_dir or state_dir / "media"
+        channel: BaseChannel = cls(section, self.bus, state, media)
+        return channel
+
+    async def check(self, name: str, section: Any) -> str:
+        """Settings → "Test": a cheap real call with ``section`` (not necessarily saved).
+
+        Raises:
+            ChannelUnavailable: The SDK is missing.
+            Exception: The call failed; its message is for the person.
+        """
+        info = self.registry[name]
+        channel = await self.create(info, section)
+        return await channel.check()
+
+    async def stop_channel(self, name: str) -> None:
+        """Stop the chat channel ``name`` (if it runs) and wait for it."""
+        channel = self._running.pop(name, None)
+        task = self._supervisors.pop(name, None)
+        for cleanup in self._cleanups.pop(name, []):
+            cleanup()
+        if channel is not None:
+            if self._channels.get(name) is channel:
+                del self._channels[name]
+            try:
+                await channel.stop()
+            except Exception:
+                log.exception("stopping %s failed", name)
+        if task is not None:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+        if channel is not None:
+            self._set(name, ChannelStatus("stopped"))
+
+    async def stop(self) -> None:
+        """Stop every chat channel (the dispatcher ends with the owner)."""
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+        for name in list(self._running):
+            await self.stop_channel(name)
+
+    def _set(self, name: str, status: ChannelStatus) -> ChannelStatus:
+        if self._statuses.get(name) != status:
+            self._statuses[name] = status
+            self._owner.try_spawn(
+                self.bus.emit(
+                    ChannelStatusChanged(
+                        name, status.state, status.reason, status.hint, status.account
+                    )
+                ),
+                name=f"status:{name}",
+            )
+        return status
+
+    async def _supervise(self, channel: BaseChannel) -> None:
+        """Run ``channel``; restart it with backoff when it fails, until it is stopped."""
+        loop = asyncio.get_running_loop()
+        failures = 0
+        while not channel.stopping:
+            channel.set_status(ChannelStatus("connecting"))
+            started = loop.time()
+            try:
+                await channel.run()
+                if channel.stopping:
+                    break
+                raise ConnectionError("the connection ended")
+            except asyncio.CancelledError:
+                raise
+            except ChannelUnavailable as exc:
+                channel.set_status(ChannelStatus("unavailable", exc.reason, exc.hint))
+                return
+            except Exception as exc:
+                if channel.stopping:
+                    break
+                if loop.time() - started >= STABLE_S:
+                    failures = 0
+                delay = self.backoff[min(failures, len(self.backoff) - 1)]
+                delay *= 1 + random.uniform(0, 0.1)  # noqa: S311 - jitter, not security
+                failures += 1
+                reason = _reason(exc)
+                log.warning("%s failed (%s); reconnecting in %.0f s", channel.name, reason, delay)
+                channel.set_status(ChannelStatus("error", reason, f"reconnecting in {delay:.0f} s"))
+                await asyncio.sleep(delay)
+        channel.set_status(ChannelStatus("stopped"))
+
+    # -- delivery -------------------------------------------------------------------------
+    async def _dispatch(self) -> None:
+        while True:
+            message = await self.bus.consume_outbound()
+            await self.deliver(message)
+
+    async def deliver(self, message: OutboundMessage) -> bool:
+        """Hand ``message`` to its channel, retrying; ``False`` when it could not be delivered
+        (a :class:`DeliveryFailed` event says so)."""
+        channel = self._channels.get(message.channel)
+        if channel is None:
+            if self._fallback is not None:
+                try:
+                    result = self._fallback(message)
+                    if result is not None:
+                        await result
+                    return True
+                except Exception:
+                    log.exception("the fallback for %s failed", message.channel)
+                    return False
+            if message.metadata.get("progress"):
+                return False  # interim notes for a channel that is not running: not worth a notice
+            await self._failed(message, f"the {message.channel} channel is not running")
+            return False
+        error: BaseException | None = None
+        for attempt in range(len(self.send_delays) + 1):
+            try:
+                await channel.send(message)
+                return True
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                error = exc
+                if attempt < len(self.send_delays):
+                    log.warning(
+                        "sending to %s failed (%s); retrying", message.channel, _reason(exc)
+                    )
+                    await asyncio.sleep(self.send_delays[attempt])
+        assert error is not None
+        log.error("giving up sending to %s:%s: %s", message.channel, message.chat_id, error)
+        if not message.metadata.get("progress"):
+            await self._failed(message, _reason(error))
+        return False
+
+    async def _failed(self, message: OutboundMessage, reason: str) -> None:
+        preview = " ".join(message.content.split())[:120]
+        await self.bus.emit(DeliveryFailed(message.channel, message.chat_id, reason, preview))
+
+    async def _forward(self, event: RunEvent) -> None:
+        key = getattr(event, "session_key", None)
+        if not isinstance(key, str):
+            return
+        channel = self._running.get(key.partition(":")[0])
+        if channel is not None:
+            try:
+                await channel.on_event(event)
+            except Exception:
+                log.exception("%s failed to handle %s", channel.name, event.kind)

@@ -1,0 +1,1 @@
+"""The matrix channel (its SDK is imported by ``channel.py`` only)."""

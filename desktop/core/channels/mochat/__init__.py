@@ -1,0 +1,1 @@
+"""The mochat channel (its SDK is imported by ``channel.py`` only)."""

@@ -1,0 +1,1 @@
+"""The qq channel (its SDK is imported by ``channel.py`` only)."""

@@ -1,0 +1,1 @@
+"""The slack channel (its SDK is imported by ``channel.py`` only)."""

@@ -1,0 +1,1 @@
+"""The telegram channel (its SDK is imported by ``channel.py`` only)."""

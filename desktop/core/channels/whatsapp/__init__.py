@@ -1,0 +1,1 @@
+"""The whatsapp channel (its SDK is imported by ``channel.py`` only)."""

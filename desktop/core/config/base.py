@@ -1,0 +1,31 @@
+"""The base of every config section: camelCase on disk, snake_case accepted, unknown keys kept."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+
+class Base(BaseModel):
+    """Base for every config section: camelCase aliases, snake_case accepted, extras kept."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        populate_by_name=True,
+        extra="allow",
+        validate_assignment=True,
+    )
+
+
+class ChannelBase(Base):
+    """Fields every chat channel has (nanobot's names)."""
+
+    enabled: bool = Field(False, title="Enabled", description="Run this channel.")
+    allow_from: list[str] = Field(
+        default_factory=list,
+        title="Allowed senders",
+        description=(
+            'Who may talk to the agent: ids, usernames or "id|username"; "*" for everyone. '
+            "Empty: nobody."
+        ),
+    )

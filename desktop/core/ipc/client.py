@@ -1,0 +1,98 @@
+"""The CLI's side of the agent socket (see :mod:`desktop.core.ipc.server`).
+
+Deliberately light: only the standard library is imported, so handing a message to a
+running app or gateway costs no LiteLLM, pydantic or agent import.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+CONNECT_TIMEOUT_S = 2.0
+SOCKET_NAME = "agent.sock"
+
+
+def socket_path(config_dir: Path) -> Path:
+    """Where the socket of the app/gateway using ``config_dir`` lives."""
+    return Path(config_dir).expanduser() / "run" / SOCKET_NAME
+
+
+class AgentConnection:
+    """A connection to a running agent."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader = reader
+        self.writer = writer
+
+    @classmethod
+    async def open(cls, path: Path) -> AgentConnection | None:
+        """Connect, or ``None`` when no app or gateway serves ``path``."""
+        if not hasattr(asyncio, "open_unix_connection") or not os.path.exists(path):
+            return None
+        try:
+            reader, writer = await asyncio.wait_for(
+                asyncio.open_unix_connection(str(path), limit=1 << 20), CONNECT_TIMEOUT_S
+            )
+        except (OSError, asyncio.TimeoutError):
+            return None
+        return cls(reader, writer)
+
+    async def _send(self, data: dict[str, Any]) -> None:
+        self.writer.write(json.dumps(data, ensure_ascii=False).encode() + b"\n")
+        await self.writer.drain()
+
+    async def _read(self) -> dict[str, Any] | None:
+        line = await self.reader.readline()
+        if not line:
+            return None
+        data = json.loads(line)
+        return data if isinstance(data, dict) else None
+
+    async def hello(self) -> dict[str, Any] | None:
+        """The server's workspace and model."""
+        await self._send({"op": "hello"})
+        return await self._read()
+
+    async def turn(
+        self,
+        session: str,
+        content: str,
+        on_event: Callable[[dict[str, Any]], None],
+        *,
+        media: list[str] | None = None,
+        command: bool = False,
+    ) -> dict[str, Any]:
+        """Send a message and pass every event of its turn to ``on_event``.
+
+        Returns:
+            The final ``done`` event (``status``, ``content``, ``message``), or for a command
+            ``{"status": "command", "content": reply}``.
+
+        Raises:
+            ConnectionError: The server went away mid-turn.
+        """
+        await self._send(
+            {"op": "turn", "session": session, "content": content, "media": media or []}
+        )
+        while True:
+            event = await self._read()
+            if event is None:
+                raise ConnectionError("the agent closed the connection")
+            kind = event.get("event")
+            if command and kind == "command":
+                return {"status": "command", "content": event.get("content", "")}
+            if kind == "done":
+                return event
+            on_event(event)
+
+    async def close(self) -> None:
+        """Close the connection."""
+        self.writer.close()
+        with contextlib.suppress(OSError, ConnectionError):
+            await self.writer.wait_closed()

@@ -1,0 +1,119 @@
+"""Session operations for front ends, off the event loop and under the agent's session locks.
+
+Front ends (the Chat tab, later the CLI's chat list) must not edit a session while a turn of
+it runs, and must not block the event loop with file I/O. :class:`SessionAccess` does both:
+every file operation runs in a worker thread, and edits hold the agent's session lock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from desktop.core.session.manager import PENDING, SessionManager, SessionSummary
+
+LockFor = Callable[[str], asyncio.Lock]
+StopSession = Callable[[str], Awaitable[str]]
+
+
+@dataclass(frozen=True)
+class SessionSnapshot:
+    """A session as read from disk (or the cache).
+
+    Attributes:
+        key: Session key.
+        messages: Its messages (a copy).
+        title: Its title.
+        pending_index: Index of the user message of a turn that started and never finished
+            (running now, or failed and waiting for a Retry), else ``None``.
+    """
+
+    key: str
+    messages: list[dict[str, Any]]
+    title: str
+    pending_index: int | None
+
+
+class SessionAccess:
+    """Async, lock-respecting access to sessions.
+
+    Args:
+        sessions: The session storage (the agent's, once it runs: one cache, no stale copies).
+        lock_for: The agent's per-session lock; ``None`` before the agent exists.
+        stop: Stops a session's running turn (before deleting it); ``None`` without an agent.
+    """
+
+    def __init__(
+        self,
+        sessions: SessionManager,
+        *,
+        lock_for: LockFor | None = None,
+        stop: StopSession | None = None,
+    ) -> None:
+        self.sessions = sessions
+        self._lock_for = lock_for
+        self._stop = stop
+
+    @contextlib.asynccontextmanager
+    async def _locked(self, key: str) -> AsyncIterator[None]:
+        if self._lock_for is None:
+            yield
+            return
+        async with self._lock_for(key):
+            yield
+
+    async def summaries(self) -> list[SessionSummary]:
+        """Every session, most recent activity first."""
+        return await asyncio.to_thread(self.sessions.summaries)
+
+    async def load(self, key: str) -> SessionSnapshot:
+        """Read ``key`` (without waiting for a running turn)."""
+
+        def work() -> SessionSnapshot:
+            session = self.sessions.get_or_create(key)
+            state = session.metadata.get(PENDING)
+            index = state.get("index") if isinstance(state, dict) else None
+            pending = (
+                index if isinstance(index, int) and 0 <= index < len(session.messages) else None
+            )
+            return SessionSnapshot(key, list(session.messages), session.title, pending)
+
+        return await asyncio.to_thread(work)
+
+    async def rename(self, key: str, title: str) -> None:
+        """Set the title (empty: back to the first message)."""
+        async with self._locked(key):
+            await asyncio.to_thread(self.sessions.rename, key, title)
+
+    async def set_aside(self, key: str) -> Path | None:
+        """Delete with undo: stop the chat's turn, move its file aside; returns where."""
+        if self._stop is not None:
+            await self._stop(key)
+        async with self._locked(key):
+            return await asyncio.to_thread(self.sessions.set_aside, key)
+
+    async def restore(self, key: str, aside: Path) -> None:
+        """Undo :meth:`set_aside`."""
+        async with self._locked(key):
+            await asyncio.to_thread(self.sessions.restore, key, aside)
+
+    async def search(self, query: str) -> list[str]:
+        """Keys of sessions whose title or messages contain ``query``."""
+        return await asyncio.to_thread(self.sessions.search, query)
+
+    async def take_pending(self, key: str) -> dict[str, Any] | None:
+        """Remove the unfinished turn (for a Retry) and return its user message."""
+        async with self._locked(key):
+
+            def work() -> dict[str, Any] | None:
+                session = self.sessions.get_or_create(key)
+                message = session.take_pending_turn()
+                if message is not None:
+                    self.sessions.save(session)
+                return message
+
+            return await asyncio.to_thread(work)

@@ -1,0 +1,126 @@
+"""Structured ownership of asyncio tasks: every task has an owner that cancels and awaits it.
+
+A :class:`TaskOwner` spawns tasks, logs their failures (a failed background task is never
+silent), and on :meth:`TaskOwner.aclose` cancels every task it still owns and waits for them.
+Owners nest: a child owner made with :meth:`TaskOwner.child` is closed with its parent, so a
+tab, a service or the agent loop closes everything below it with one call.
+
+Example:
+    owner = TaskOwner("chat")
+    owner.spawn(refresh(), name="refresh-list")
+    ...
+    await owner.aclose()  # cancels and awaits refresh-list and every child owner's tasks
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+
+class OwnerClosedError(RuntimeError):
+    """A task was spawned on an owner that is closing or closed."""
+
+
+class TaskOwner:
+    """Owns asyncio tasks and child owners.
+
+    Args:
+        name: For logs and task names.
+        parent: Closing the parent closes this owner too.
+    """
+
+    def __init__(self, name: str, parent: TaskOwner | None = None) -> None:
+        self.name = name
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._children: list[TaskOwner] = []
+        self._parent = parent
+        self._closed = False
+        if parent is not None:
+            parent._adopt(self)
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`aclose` has begun (nothing new may start)."""
+        return self._closed
+
+    @property
+    def tasks(self) -> frozenset[asyncio.Task[Any]]:
+        """Tasks still running under this owner (not its children's)."""
+        return frozenset(self._tasks)
+
+    def _adopt(self, child: TaskOwner) -> None:
+        if self._closed:
+            child._closed = True
+            return
+        self._children.append(child)
+
+    def child(self, name: str) -> TaskOwner:
+        """A nested owner, closed with this one."""
+        return TaskOwner(f"{self.name}/{name}", parent=self)
+
+    def spawn(self, coro: Coroutine[Any, Any, T], *, name: str | None = None) -> asyncio.Task[T]:
+        """Start ``coro`` as a task owned here; a failure is logged, never lost.
+
+        Raises:
+            OwnerClosedError: The owner is closing (the coroutine is closed, not run).
+        """
+        if self._closed:
+            coro.close()
+            raise OwnerClosedError(f"{self.name} is closed; not starting {name or coro!r}")
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # a Qt slot outside a coroutine: the (qasync) loop of this thread
+            loop = asyncio.get_event_loop()
+        task = loop.create_task(coro, name=f"{self.name}:{name or 'task'}")
+        self._tasks.add(task)
+        task.add_done_callback(self._finished)
+        return task
+
+    def try_spawn(
+        self, coro: Coroutine[Any, Any, T], *, name: str | None = None
+    ) -> asyncio.Task[T] | None:
+        """:meth:`spawn`, or ``None`` (the coroutine closed unrun) when the owner is closing."""
+        try:
+            return self.spawn(coro, name=name)
+        except OwnerClosedError:
+            return None
+
+    def _finished(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
+        if task.cancelled():
+            return
+        error = task.exception()
+        if error is not None:
+            log.error("task %s failed", task.get_name(), exc_info=error)
+
+    async def aclose(self) -> None:
+        """Cancel every owned task and child owner, and wait until all have ended."""
+        self._closed = True
+        children, self._children = self._children, []
+        await asyncio.gather(*(child.aclose() for child in children), return_exceptions=True)
+        current = asyncio.current_task()
+        tasks = [task for task in self._tasks if task is not current]
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
+        if self._parent is not None and self in self._parent._children:
+            self._parent._children.remove(self)
+
+    async def idle(self) -> None:
+        """Wait until no task of this owner (or its children) runs; for tests and shutdown."""
+        while True:
+            current = asyncio.current_task()
+            tasks = [t for t in self._tasks if t is not current]
+            for child in list(self._children):
+                tasks.extend(t for t in child._tasks if t is not current)
+            if not tasks:
+                return
+            await asyncio.gather(*tasks, return_exceptions=True)

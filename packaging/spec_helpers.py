@@ -1,0 +1,231 @@
+"""What the PyInstaller spec collects, as plain functions (importable by the tests).
+
+The spec (``nanobot-desktop.spec``) calls these; they only use PyInstaller's hook utilities and
+the installed packages, so they run in the build environment, never in the frozen app.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+APP_NAME = "nanobot-desktop"
+DISPLAY_NAME = "nanobot Desktop"
+BUNDLE_ID = "io.github.nanobot-desktop"
+
+# Channel SDKs arrive later as optional extras: each is bundled when installed, skipped when
+# not, so the spec needs no edit. (distribution name, import name, collect every submodule?)
+# Submodules are collected for SDKs small enough that "everything" costs little and that
+# import parts of themselves by name; lark-oapi has thousands of generated modules, so only
+# what the channel code imports (found by the analysis) goes in.
+CHANNEL_SDKS: tuple[tuple[str, str, bool], ...] = (
+    ("python-telegram-bot", "telegram", True),
+    ("matrix-nio", "nio", True),
+    ("slack-sdk", "slack_sdk", True),
+    ("discord.py", "discord", True),
+    ("lark-oapi", "lark_oapi", False),
+    ("dingtalk-stream", "dingtalk_stream", True),
+    ("qq-botpy", "botpy", True),
+    ("python-socketio", "socketio", True),
+)
+
+# Distributions whose metadata the code (ours or theirs) reads at run time:
+# importlib.metadata.version() calls and entry-point discovery (keyring backends).
+METADATA = ("litellm", "keyring", "mcp", "openai", "tiktoken", "pydantic",
+            "httpx", "pygit2", "PySide6_Essentials", "jeepney", "SecretStorage")  # fmt: skip
+
+# litellm: the proxy server (≈50 MB of sources, an admin UI, a database layer) and the
+# contrib tree are never used by a client; what a client path imports from the proxy package
+# (``litellm.proxy._types`` and a few helpers) is still found by the import analysis.
+LITELLM_SKIP = ("litellm.proxy", "litellm.tests", "litellm.experimental_mcp_client")
+
+# Left out of the bundle: test tooling and the local-model server the test extra installs,
+# GUI toolkits we do not use, and Qt modules the app never loads.
+EXCLUDES = (
+    "tkinter", "_tkinter", "pytest", "_pytest", "pytestqt", "llama_cpp", "importlinter",
+    "grimp", "IPython", "matplotlib", "PyQt5", "PyQt6", "PySide2", "numpy", "pandas",
+    "PySide6.QtQml", "PySide6.QtQuick", "PySide6.QtPdf", "PySide6.QtOpenGL",
+    "PySide6.QtOpenGLWidgets", "PySide6.QtSql", "PySide6.QtTest", "PySide6.QtDesigner",
+    "PySide6.QtUiTools", "PySide6.QtXml", "PySide6.QtConcurrent", "PySide6.QtPrintSupport",
+    "mcp_server_time", "mypy", "boto3", "botocore", "s3transfer",
+    # litellm's Rust extension (11 MB) serves only requests that opt in; without it litellm
+    # takes its Python path, which is what the source install uses too.
+    "litellm.rust_bridge._native",
+)  # fmt: skip
+
+# Linux: system libraries the app takes from the system (declared as dependencies of the
+# .deb; the tarball's install.sh checks for them). Bundling them is what breaks frozen Qt
+# apps on other distributions: an old libstdc++ or fontconfig beside the system's GL driver
+# and font configuration. Only the Python runtime's own libraries are bundled from the
+# build machine's /lib, with the interpreter built against them.
+BUNDLED_SYSTEM_LIBS = ("libssl.so", "libcrypto.so", "libffi.so", "libsqlite3.so", "libbz2.so",
+                       "liblzma.so", "libz.so", "libexpat.so", "libreadline.so", "libtinfo.so",
+                       "libncursesw.so", "libuuid.so", "libmpdec.so", "libgdbm.so")  # fmt: skip
+SYSTEM_LIB_DIRS = ("/lib/", "/lib64/", "/usr/lib/", "/usr/lib64/")
+
+# Parts of PySide6 the app never uses: Qt's own translations (the UI is not translated),
+# embedded-device platforms (eglfs, linuxfb, vnc, Vulkan display) and their helpers, network
+# information and TLS backends (QtNetwork only serves the single-instance socket).
+QT_UNUSED = (
+    "PySide6/Qt/translations/",
+    "PySide6/Qt/plugins/egldeviceintegrations/",
+    "PySide6/Qt/plugins/generic/",
+    "PySide6/Qt/plugins/networkinformation/",
+    "PySide6/Qt/plugins/tls/",
+    "PySide6/Qt/plugins/platforms/libqeglfs.so",
+    "PySide6/Qt/plugins/platforms/libqlinuxfb.so",
+    "PySide6/Qt/plugins/platforms/libqminimalegl.so",
+    "PySide6/Qt/plugins/platforms/libqvkkhrdisplay.so",
+    "PySide6/Qt/plugins/platforms/libqvnc.so",
+    "PySide6/Qt/lib/libQt6EglFSDeviceIntegration.so",
+    "PySide6/Qt/lib/libQt6EglFsKmsSupport.so",
+    "libQt6EglFSDeviceIntegration.so",
+    "libQt6EglFsKmsSupport.so",
+)
+
+
+@dataclass
+class Collected:
+    """Hidden imports, data files and metadata for :class:`PyInstaller.building.build_main.Analysis`."""
+
+    hiddenimports: list[str] = field(default_factory=list)
+    datas: list[tuple[str, str]] = field(default_factory=list)
+
+    def add(self, other: Collected) -> None:
+        """Merge ``other`` into this one."""
+        self.hiddenimports += other.hiddenimports
+        self.datas += other.datas
+
+
+def project_version(root: Path = ROOT) -> str:
+    """``__version__`` from ``desktop/__init__.py`` (read, not imported)."""
+    text = (root / "desktop" / "__init__.py").read_text(encoding="utf-8")
+    found = re.search(r'^__version__\s*=\s*"([^"]+)"', text, re.MULTILINE)
+    if not found:
+        raise ValueError("no __version__ in desktop/__init__.py")
+    return found.group(1)
+
+
+def installed(module: str) -> bool:
+    """Whether ``module`` can be imported in the build environment."""
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def metadata_of(*distributions: str) -> list[tuple[str, str]]:
+    """``copy_metadata`` for each installed distribution (missing ones are skipped)."""
+    from PyInstaller.utils.hooks import copy_metadata
+
+    datas: list[tuple[str, str]] = []
+    for name in distributions:
+        try:
+            metadata.distribution(name)
+        except metadata.PackageNotFoundError:
+            continue
+        datas += copy_metadata(name)
+    return datas
+
+
+def optional_package(distribution: str, module: str, *, all_submodules: bool) -> Collected:
+    """Everything an optional SDK needs when it is installed; nothing when it is not."""
+    if not installed(module):
+        return Collected()
+    from PyInstaller.utils.hooks import collect_data_files, collect_submodules
+
+    collected = Collected(hiddenimports=[module], datas=collect_data_files(module))
+    if all_submodules:
+        collected.hiddenimports += collect_submodules(module, on_error="ignore")
+    collected.datas += metadata_of(distribution)
+    return collected
+
+
+def channel_sdks() -> Collected:
+    """The installed channel SDKs (see :data:`CHANNEL_SDKS`)."""
+    collected = Collected()
+    for distribution, module, everything in CHANNEL_SDKS:
+        collected.add(optional_package(distribution, module, all_submodules=everything))
+    return collected
+
+
+def litellm() -> Collected:
+    """litellm's lazily imported modules, its tokenizer files and local cost map."""
+    from PyInstaller.utils.hooks import collect_data_files, collect_submodules
+
+    def wanted(name: str) -> bool:
+        return not name.startswith(LITELLM_SKIP)
+
+    return Collected(
+        hiddenimports=collect_submodules("litellm", filter=wanted, on_error="ignore"),
+        # The tokenizers (tiktoken encodings, Anthropic's tokenizer) and the JSON tables
+        # (model cost map, provider endpoints); the proxy's admin UI is left out.
+        datas=collect_data_files("litellm", excludes=["proxy/**", "**/__pycache__"]),
+    )
+
+
+def app_data(root: Path = ROOT) -> Collected:
+    """``templates/``, ``skills/`` and ``resources/`` where the wheel puts them.
+
+    ``desktop/core/resources.py`` finds them under ``desktop/_data/`` through
+    ``importlib.resources``, in the wheel and in the frozen app alike.
+    """
+    return Collected(
+        datas=[
+            (str(root / name), f"desktop/_data/{name}")
+            for name in ("templates", "skills", "resources")
+        ]
+    )
+
+
+def keep_binary(dest: str, source: str, platform: str = sys.platform) -> bool:
+    """Whether a file PyInstaller found goes into the bundle (see :data:`QT_UNUSED` and
+    :data:`BUNDLED_SYSTEM_LIBS`)."""
+    normalized = dest.replace("\\", "/")
+    if normalized.startswith(QT_UNUSED):
+        return False
+    if platform.startswith("linux") and source.startswith(SYSTEM_LIB_DIRS):
+        return Path(source).name.startswith(BUNDLED_SYSTEM_LIBS)
+    return True
+
+
+def prune(toc: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
+    """``toc`` without the entries :func:`keep_binary` rejects."""
+    return [entry for entry in toc if keep_binary(entry[0], entry[1])]
+
+
+def everything(root: Path = ROOT) -> Collected:
+    """All of it: the app, litellm, keyring, pygit2, Qt extras, MCP, channel SDKs, metadata."""
+    from PyInstaller.utils.hooks import collect_submodules
+
+    collected = Collected(
+        hiddenimports=[
+            # Our own modules, including those imported by name (settings pages, warm-up).
+            *collect_submodules("desktop"),
+            # The Secret Service backend and its D-Bus library (keyring finds backends via
+            # entry points; PyInstaller's keyring hook adds the backends and keyring's metadata).
+            "keyring.backends.SecretService",
+            "secretstorage",
+            "jeepney.io.asyncio",
+            "jeepney.io.blocking",
+            # The SVG icon engine and image formats for the window and tray icons.
+            "PySide6.QtSvg",
+            "PySide6.QtNetwork",
+            # tiktoken registers its encodings through this namespace package.
+            "tiktoken_ext",
+            "tiktoken_ext.openai_public",
+            # The MCP SDK: clients for stdio and HTTP servers.
+            *collect_submodules("mcp", filter=lambda n: not n.startswith("mcp.cli")),
+            *collect_submodules("mcp_types"),
+        ]
+    )
+    collected.add(app_data(root))
+    collected.add(litellm())
+    collected.add(channel_sdks())
+    collected.datas += metadata_of(*METADATA)
+    return collected

@@ -1,0 +1,270 @@
+"""The channel framework: allowFrom, message splitting, persistent state, the manager's
+supervision (restart with backoff, status events), delivery (retries, failures reported) and
+approvals answered by a reply keyword — with a real agent runtime on the scripted server."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from desktop.core.agent.approval import ApprovalGate, ApprovalPolicy, ApprovalRequest, Decision
+from desktop.core.bus.events import (
+    ChannelStatusChanged,
+    DeliveryFailed,
+    OutboundMessage,
+    RunEvent,
+)
+from desktop.core.bus.queue import MessageBus
+from desktop.core.channels.approvals import parse_answer
+from desktop.core.channels.base import allowed, split_message
+from desktop.core.channels.manager import ChannelManager
+from desktop.core.channels.registry import ChannelInfo
+from desktop.core.channels.state import ChannelStateStore
+from desktop.core.utils.tasks import TaskOwner
+from tests.core.channels import loopback
+from tests.core.channels.loopback import Network
+
+INFO = ChannelInfo("loopback", "Loopback", "tests.core.channels.loopback", "LoopbackChannel", "x")
+MISSING = ChannelInfo("ghost", "Ghost", "tests.core.channels.loopback", "LoopbackChannel",
+                      "ghost", ("a_module_that_is_not_installed",))  # fmt: skip
+
+
+@pytest.fixture(autouse=True)
+def fresh_network(monkeypatch: pytest.MonkeyPatch) -> Network:
+    network = Network()
+    monkeypatch.setattr(loopback, "NETWORK", network)
+    return network
+
+
+async def _until(condition: Any, timeout: float = 10.0) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not condition():
+        assert asyncio.get_running_loop().time() < deadline, "condition not met in time"
+        await asyncio.sleep(0.01)
+
+
+def _manager(tmp_path: Path, bus: MessageBus, **section: Any) -> tuple[ChannelManager, TaskOwner]:
+    owner = TaskOwner("test-channels")
+    config = SimpleNamespace(
+        channels=SimpleNamespace(loopback=loopback.section(**section), ghost=loopback.section())
+    )
+    manager = ChannelManager(
+        bus,
+        owner,
+        config=config,  # type: ignore[arg-type]
+        state_dir=tmp_path / "state",
+        media_dir=tmp_path / "media",
+        send_delays=(0.01, 0.01),
+        backoff=(0.05, 0.1),
+        registry={"loopback": INFO, "ghost": MISSING},
+    )
+    return manager, owner
+
+
+@pytest.mark.parametrize(
+    ("allow", "sender", "expected"),
+    [
+        ([], "42|ada", False),
+        (["*"], "42|ada", True),
+        (["42"], "42|ada", True),
+        (["ada"], "42|ada", True),
+        (["@ada"], "42|ada", True),
+        (["42|ada"], "42|ada", True),
+        (["43|ada"], "42|ada", True),  # the username part matches
+        (["43"], "42|ada", False),
+        (["ad"], "42|ada", False),  # no partial matches
+        (["alice@example.org"], "alice@example.org", True),
+        (["bob@example.org"], "alice@example.org", False),
+        ([" ", ""], "42", False),
+    ],
+)
+def test_allow_from_semantics(allow: list[str], sender: str, expected: bool) -> None:
+    assert allowed(allow, sender) is expected
+
+
+def test_an_empty_allow_list_may_mean_everyone_when_the_channel_says_so() -> None:
+    assert allowed([], "x", open_when_empty=True) is True
+
+
+def test_split_message_keeps_boundaries_and_limits() -> None:
+    paragraphs = "\n\n".join(f"Paragraph {i} " + "word " * 60 for i in range(30))
+    pieces = split_message(paragraphs, 1000)
+    assert all(len(p) <= 1000 for p in pieces)
+    assert all(p.startswith("Paragraph") for p in pieces), "cut on paragraph boundaries"
+    assert " ".join(" ".join(pieces).split()) == " ".join(paragraphs.split())
+    long_word = "x" * 2500
+    assert [len(p) for p in split_message(long_word, 1000)] == [1000, 1000, 500]
+    assert split_message("short", 10) == ["short"]
+
+
+def test_state_store_survives_restarts_and_sets_damage_aside(tmp_path: Path) -> None:
+    path = tmp_path / "telegram.json"
+    store = ChannelStateStore(path)
+    store.update(offset=41, seen=["m1", "m2"])
+    again = ChannelStateStore(path)
+    assert again.get("offset") == 41 and again.seen("m1") and not again.seen("m3")
+    path.write_text("{broken", encoding="utf-8")
+    damaged = ChannelStateStore(path)
+    assert damaged.get("offset") is None and damaged.warning
+    assert list(tmp_path.glob("telegram.json.corrupt-*"))
+
+
+def test_keyword_answers() -> None:
+    assert parse_answer(" Allow ") is Decision.ALLOW_ONCE
+    assert parse_answer("allow chat") is Decision.ALLOW_SESSION
+    assert parse_answer("ALWAYS!") is Decision.ALWAYS
+    assert parse_answer("deny.") is Decision.DENY
+    assert parse_answer("please allow it") is None
+
+
+async def test_missing_sdk_makes_the_channel_unavailable_with_a_hint(tmp_path: Path) -> None:
+    bus = MessageBus()
+    events: list[RunEvent] = []
+    bus.subscribe(events.append)
+    manager, owner = _manager(tmp_path, bus)
+    status = await manager.start_channel("ghost")
+    assert status.state == "unavailable" and 'pip install "nanobot-desktop[ghost]"' in status.hint
+    await _until(lambda: any(isinstance(e, ChannelStatusChanged) for e in events))
+    await owner.aclose()
+
+
+async def test_a_failing_channel_is_restarted_and_reports_its_status(
+    tmp_path: Path, fresh_network: Network
+) -> None:
+    bus = MessageBus()
+    states: list[str] = []
+    bus.subscribe(lambda e: states.append(e.state) if isinstance(e, ChannelStatusChanged) else None)
+    fresh_network.fail_connects = 2
+    manager, owner = _manager(tmp_path, bus)
+    await manager.start()
+    await _until(lambda: manager.status("loopback").state == "connected")
+    assert fresh_network.connects == 3
+    assert states.count("error") == 2 and states[-1] == "connected"
+    assert manager.status("loopback").account == "@loopback_bot"
+    # the connection drops while receiving: reconnected, nothing lost
+    fresh_network.drop_after = 1
+    await fresh_network.incoming.put(("42|ada", "42", "first"))
+    await fresh_network.incoming.put(("42|ada", "42", "second"))
+    first = await asyncio.wait_for(bus.consume_inbound(), 5)
+    second = await asyncio.wait_for(bus.consume_inbound(), 5)
+    assert [first.content, second.content] == ["first", "second"]
+    assert fresh_network.connects == 4
+    await manager.stop()
+    assert manager.status("loopback").state == "stopped"
+    await owner.aclose()
+
+
+async def test_a_missing_setting_is_not_retried(tmp_path: Path, fresh_network: Network) -> None:
+    bus = MessageBus()
+    manager, owner = _manager(tmp_path, bus, token="")
+    await manager.start_channel("loopback")
+    await _until(lambda: manager.status("loopback").state == "unavailable")
+    assert manager.status("loopback").hint == "Fill in the token in Settings"
+    await asyncio.sleep(0.3)
+    assert fresh_network.connects == 1
+    await owner.aclose()
+
+
+async def test_delivery_is_retried_and_a_final_failure_is_reported(
+    tmp_path: Path, fresh_network: Network
+) -> None:
+    bus = MessageBus()
+    failures: list[DeliveryFailed] = []
+    bus.subscribe(lambda e: failures.append(e) if isinstance(e, DeliveryFailed) else None)
+    manager, owner = _manager(tmp_path, bus)
+    await manager.start()
+    await _until(lambda: manager.status("loopback").ok)
+    fresh_network.fail_sends = 2
+    assert await manager.deliver(OutboundMessage("loopback", "42", "after two failures"))
+    assert [m.content for m in fresh_network.sent] == ["after two failures"]
+    fresh_network.fail_sends = 3
+    assert not await manager.deliver(OutboundMessage("loopback", "42", "never arrives"))
+    assert [(f.channel, f.chat_id, f.preview) for f in failures] == [
+        ("loopback", "42", "never arrives")
+    ]
+    assert not await manager.deliver(OutboundMessage("nowhere", "1", "lost?"))
+    assert failures[-1].channel == "nowhere" and "not running" in failures[-1].reason
+    await manager.stop()
+    await owner.aclose()
+
+
+async def test_not_allowed_senders_never_reach_the_agent(
+    tmp_path: Path, fresh_network: Network
+) -> None:
+    bus = MessageBus()
+    manager, owner = _manager(tmp_path, bus, allow_from=["ada"])
+    await manager.start()
+    await _until(lambda: manager.status("loopback").ok)
+    await fresh_network.incoming.put(("7|mallory", "7", "let me in"))
+    await fresh_network.incoming.put(("42|ada", "42", "hello"))
+    message = await asyncio.wait_for(bus.consume_inbound(), 5)
+    assert (message.sender_id, message.content) == ("42|ada", "hello")
+    assert bus.inbound.empty()
+    await manager.stop()
+    await owner.aclose()
+
+
+async def test_an_approval_is_answered_by_a_reply_in_the_chat(
+    tmp_path: Path, fresh_network: Network
+) -> None:
+    """The gate asks in the channel's chat; "allow chat" answers it and is not a message for
+    the agent; the desktop approver (every channel) is withdrawn."""
+    bus = MessageBus()
+    policy = ApprovalPolicy()
+    gate = ApprovalGate(policy)
+    withdrawn = asyncio.Event()
+
+    class Desktop:
+        async def request_approval(self, request: ApprovalRequest) -> Decision:
+            try:
+                await asyncio.Future()
+            finally:
+                withdrawn.set()
+            return Decision.DENY
+
+    gate.add_approver(Desktop())
+    owner = TaskOwner("t")
+    config = SimpleNamespace(channels=SimpleNamespace(loopback=loopback.section()))
+    manager = ChannelManager(bus, owner, config=config, state_dir=tmp_path,  # type: ignore[arg-type]
+                             approval=gate, registry={"loopback": INFO})  # fmt: skip
+    await manager.start()
+    await _until(lambda: manager.status("loopback").ok)
+    from desktop.core.tools.base import ToolContext
+
+    ctx = ToolContext(workspace=tmp_path, session_key="loopback:42", channel="loopback",
+                      chat_id="42")  # fmt: skip
+    check = asyncio.ensure_future(gate.check("c1", "exec", {"command": "ls"}, ctx))
+    await _until(lambda: fresh_network.sent)
+    question = fresh_network.sent[0]
+    assert (
+        question.chat_id == "42" and "exec" in question.content and "allow chat" in question.content
+    )
+    await fresh_network.incoming.put(("42|ada", "42", "Allow chat"))
+    assert await asyncio.wait_for(check, 5) is None
+    assert withdrawn.is_set() and policy.is_allowed("loopback:42", "exec")
+    assert bus.inbound.empty(), "the answer is not passed to the agent"
+    await fresh_network.incoming.put(("42|ada", "42", "allow"))  # no question waits: a message
+    assert (await asyncio.wait_for(bus.consume_inbound(), 5)).content == "allow"
+    await manager.stop()
+    await owner.aclose()
+
+
+async def test_run_events_of_a_channels_sessions_reach_it(
+    tmp_path: Path, fresh_network: Network
+) -> None:
+    from desktop.core.bus.events import TurnFinished, TurnStarted
+
+    bus = MessageBus()
+    manager, owner = _manager(tmp_path, bus)
+    await manager.start()
+    await _until(lambda: manager.status("loopback").ok)
+    await bus.emit(TurnStarted("t", "loopback:42", "message", "loopback", "42", "hi"))
+    await bus.emit(TurnStarted("u", "desktop:x", "message", "desktop", "x", "hi"))
+    await bus.emit(TurnFinished("t", "loopback:42", "done"))
+    assert fresh_network.events == ["turn_started", "turn_finished"]
+    await manager.stop()
+    await owner.aclose()

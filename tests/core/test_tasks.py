@@ -1,0 +1,81 @@
+"""TaskOwner: spawned tasks are owned, failures logged, children closed with their parent."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import pytest
+
+from desktop.core.utils.tasks import OwnerClosedError, TaskOwner
+
+
+async def test_close_cancels_and_awaits_tasks_and_child_owners() -> None:
+    owner = TaskOwner("root")
+    child = owner.child("tab")
+    grandchild = child.child("panel")
+    cancelled: list[str] = []
+
+    async def forever(name: str) -> None:
+        try:
+            await asyncio.Future()
+        finally:
+            cancelled.append(name)
+
+    owner.spawn(forever("a"))
+    child.spawn(forever("b"))
+    grandchild.spawn(forever("c"))
+    await asyncio.sleep(0)
+    await owner.aclose()
+    assert sorted(cancelled) == ["a", "b", "c"]
+    assert owner.closed and child.closed and grandchild.closed
+    assert not owner.tasks and not child.tasks and not grandchild.tasks
+
+
+async def test_a_closed_owner_starts_nothing(caplog: pytest.LogCaptureFixture) -> None:
+    owner = TaskOwner("root")
+    await owner.aclose()
+
+    async def work() -> None:
+        raise AssertionError("must not run")
+
+    with pytest.raises(OwnerClosedError):
+        owner.spawn(work())
+    assert owner.try_spawn(work()) is None
+    late_child = owner.child("late")
+    assert late_child.closed and late_child.try_spawn(work()) is None
+
+
+async def test_a_failed_task_is_logged_not_lost(caplog: pytest.LogCaptureFixture) -> None:
+    owner = TaskOwner("root")
+
+    async def boom() -> None:
+        raise ValueError("exploded")
+
+    with caplog.at_level(logging.ERROR, logger="desktop.core.utils.tasks"):
+        task = owner.spawn(boom(), name="boom")
+        await asyncio.gather(task, return_exceptions=True)
+        await asyncio.sleep(0)
+    assert "root:boom failed" in caplog.text and "exploded" in caplog.text
+    assert not owner.tasks
+    await owner.aclose()
+
+
+def test_spawn_from_a_callback_outside_a_coroutine() -> None:
+    """Qt slots run outside any coroutine: spawning must use the thread's loop."""
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    try:
+        owner = TaskOwner("root")
+        done: list[int] = []
+
+        async def work() -> None:
+            done.append(1)
+
+        owner.spawn(work())
+        loop.run_until_complete(owner.idle())
+        assert done == [1]
+        loop.run_until_complete(owner.aclose())
+    finally:
+        asyncio.set_event_loop(None)
+        loop.close()

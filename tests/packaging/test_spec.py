@@ -1,0 +1,138 @@
+"""What the PyInstaller spec collects and the Windows/macOS files it makes (no build needed)."""
+
+from __future__ import annotations
+
+import ast
+import struct
+import sys
+from pathlib import Path
+
+import pytest
+
+from desktop import __version__
+from tests.conftest import REPO
+
+sys.path.insert(0, str(REPO / "packaging"))
+pytest.importorskip("PyInstaller", reason="the package extra is not installed")
+
+import platform_files
+import spec_helpers
+
+
+def test_version_is_the_package_version() -> None:
+    assert spec_helpers.project_version() == __version__
+
+
+def test_optional_sdk_bundled_only_when_installed() -> None:
+    """An SDK that is installed brings its modules and metadata; a missing one, nothing."""
+    present = spec_helpers.optional_package("croniter", "croniter", all_submodules=True)
+    assert "croniter" in present.hiddenimports
+    assert any("croniter" in source and "dist-info" in source for source, _ in present.datas)
+    absent = spec_helpers.optional_package("no-such-sdk", "no_such_sdk_xyz", all_submodules=True)
+    assert absent.hiddenimports == [] and absent.datas == []
+
+
+def test_every_channel_sdk_is_listed() -> None:
+    modules = {module for _dist, module, _all in spec_helpers.CHANNEL_SDKS}
+    assert modules == {"telegram", "nio", "slack_sdk", "discord", "lark_oapi", "dingtalk_stream",
+                       "botpy", "socketio"}  # fmt: skip
+
+
+def test_app_data_goes_where_resources_looks() -> None:
+    targets = {target for _source, target in spec_helpers.app_data().datas}
+    assert targets == {"desktop/_data/templates", "desktop/_data/skills", "desktop/_data/resources"}
+
+
+@pytest.mark.parametrize(
+    ("dest", "source", "kept"),
+    [
+        ("libX11.so.6", "/lib/x86_64-linux-gnu/libX11.so.6", False),
+        ("libfontconfig.so.1", "/usr/lib/x86_64-linux-gnu/libfontconfig.so.1", False),
+        ("libstdc++.so.6", "/lib/x86_64-linux-gnu/libstdc++.so.6", False),
+        ("libssl.so.3", "/lib/x86_64-linux-gnu/libssl.so.3", True),
+        ("libz.so.1", "/lib/x86_64-linux-gnu/libz.so.1", True),
+        ("libzstd.so.1", "/lib/x86_64-linux-gnu/libzstd.so.1", False),
+        ("libpython3.11.so.1.0", "/root/.pyenv/versions/3.11.7/lib/libpython3.11.so.1.0", True),
+        (
+            "PySide6/Qt/lib/libQt6Gui.so.6",
+            "/venv/site-packages/PySide6/Qt/lib/libQt6Gui.so.6",
+            True,
+        ),
+        ("PySide6/Qt/plugins/platforms/libqxcb.so", "/venv/PySide6/plugins/libqxcb.so", True),
+        ("PySide6/Qt/plugins/platforms/libqvnc.so", "/venv/PySide6/plugins/libqvnc.so", False),
+        ("PySide6/Qt/translations/qt_de.qm", "/venv/PySide6/Qt/translations/qt_de.qm", False),
+    ],
+)
+def test_keep_binary(dest: str, source: str, kept: bool) -> None:
+    assert spec_helpers.keep_binary(dest, source, platform="linux") is kept
+
+
+def test_system_libraries_kept_on_other_platforms() -> None:
+    assert spec_helpers.keep_binary("libX11.so.6", "/usr/lib/libX11.so.6", platform="darwin")
+
+
+def _ico_entries(data: bytes) -> list[tuple[int, bytes]]:
+    reserved, kind, count = struct.unpack_from("<HHH", data)
+    assert (reserved, kind) == (0, 1)
+    entries = []
+    for index in range(count):
+        width, _h, _c, _r, _p, _b, size, offset = struct.unpack_from(
+            "<BBBBHHII", data, 6 + 16 * index
+        )
+        entries.append((width or 256, data[offset : offset + size]))
+    return entries
+
+
+def _icns_entries(data: bytes) -> dict[bytes, bytes]:
+    assert data[:4] == b"icns" and struct.unpack(">I", data[4:8])[0] == len(data)
+    entries, offset = {}, 8
+    while offset < len(data):
+        kind, length = (
+            data[offset : offset + 4],
+            struct.unpack(">I", data[offset + 4 : offset + 8])[0],
+        )
+        entries[kind] = data[offset + 8 : offset + length]
+        offset += length
+    return entries
+
+
+def test_icons_for_windows_and_macos(tmp_path: Path) -> None:
+    """The .ico and .icns hold the project's PNGs at the sizes each format names."""
+    ico, icns = platform_files.write_icons(tmp_path)
+    entries = _ico_entries(ico.read_bytes())
+    assert [size for size, _ in entries] == list(platform_files.ICO_SIZES)
+    for size, png in entries:
+        assert platform_files.png_size(png) == (size, size)
+    icns_entries = _icns_entries(icns.read_bytes())
+    for kind, size in platform_files.ICNS_TYPES:
+        assert platform_files.png_size(icns_entries[kind]) == (size, size)
+
+
+def test_ico_refuses_oversized_images() -> None:
+    with pytest.raises(ValueError):
+        platform_files.ico_bytes([platform_files.png(512)])
+
+
+def test_windows_version_resource() -> None:
+    """The version file is one expression of PyInstaller's version classes, with our values."""
+    text = platform_files.windows_version_info(
+        "0.1.0", name="nanobot-desktop", description="nanobot Desktop", exe="nanobot-desktop.exe"
+    )
+    tree = ast.parse(text, mode="eval")
+    calls = {node.func.id for node in ast.walk(tree) if isinstance(node, ast.Call)}
+    assert calls == {"VSVersionInfo", "FixedFileInfo", "StringFileInfo", "StringTable",
+                     "StringStruct", "VarFileInfo", "VarStruct"}  # fmt: skip
+    pairs = {
+        node.args[0].value: node.args[1].value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and node.func.id == "StringStruct"
+    }
+    assert pairs["ProductVersion"] == "0.1.0" and pairs["OriginalFilename"] == "nanobot-desktop.exe"
+    assert "filevers=(0, 1, 0, 0)" in text
+
+
+def test_mac_info_plist() -> None:
+    plist = platform_files.mac_info_plist("0.1.0")
+    assert plist["CFBundleShortVersionString"] == "0.1.0"
+    assert plist["CFBundleExecutable"] == "nanobot-desktop"
+    assert plist["NSHighResolutionCapable"] is True
