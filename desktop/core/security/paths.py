@@ -65,7 +65,7 @@ WORKSPACE_STATE = (
     "memory/.dream_state",
 )
 # The app's own files beside the config file (the config itself is added by path).
-CONFIG_DIR_STATE = ("desktop.json", "desktop.lock", "logs", "sessions")
+CONFIG_DIR_STATE = ("desktop.json", "desktop.lock", "logs", "sessions", "channel-state", "run")
 # Copies the app keeps beside a damaged file (``<name>.corrupt-<time>`` and older spellings).
 _ASIDE_LABELS = ("corrupt-", "malformed-", "quarantine")
 
@@ -78,7 +78,8 @@ def default_protected_paths(workspace: Path, config_path: Path | None) -> tuple[
     ``action.jsonl``) and its lock, nanobot's ``.nanobot/``. Beside the config file (the one in
     use, and always the default ``~/.nanobot`` one, which other processes may use): the config,
     ``desktop.json`` (preferences: approval mode, always-allowed tools), the instance lock,
-    ``logs/`` and nanobot's ``sessions/``. Files set aside beside a protected file
+    ``logs/``, nanobot's ``sessions/``, the channels' cursors (``channel-state/``) and the
+    agent socket's folder (``run/``). Files set aside beside a protected file
     (``<name>.corrupt-…``) are covered by :func:`is_protected`.
 
     Args:

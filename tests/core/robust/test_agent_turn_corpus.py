@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from desktop.core.assembly import start_runtime
 from desktop.core.config.loader import config_origin, load_config
-from desktop.core.runtime import start_runtime
 from tests.conftest import write_config
 from tests.core.agent.conftest import make_provider
 from tests.core.robust.corpus import BOMB, make_fifo
@@ -192,7 +192,9 @@ async def test_a_real_turn_answers_despite_the_damage(
     if case.startswith("config_"):
         assert config_origin(config).warnings, "the bad field was reported"
     scripted_server.push(Reply("first answer"), Reply("second answer"))
-    runtime = await start_runtime(config, provider=make_provider(scripted_server.url))
+    runtime = await start_runtime(
+        config, provider=make_provider(scripted_server.url), serve_socket=False
+    )
     try:
         agent = runtime.agent
         first = await agent.process_direct("hello", session_key=KEY, channel="desktop", chat_id="d")

@@ -112,3 +112,48 @@ def test_memory_tab_snapshot(tmp_path: Path, shape: str) -> None:
         assert snapshot.files["SOUL.md"] == "kind \ufffd"
     else:
         assert snapshot.files["SOUL.md"] is None
+
+
+CHANNEL_STATES = {
+    "not_json": (b"{oops", {}, set()),
+    "not_utf8": (b"\xff\xfe", {}, set()),
+    "bomb": (b"[" * BOMB, {}, set()),
+    "array": (b"[1, 2]", {}, set()),
+    "values_list": (b'{"values": [1], "seen": ["a"]}', {}, {"a"}),
+    "seen_object": (b'{"values": {"offset": 7}, "seen": {"a": 1}}', {"offset": 7}, set()),
+    "seen_mixed": (b'{"values": {"offset": 7}, "seen": ["a", 5, null]}', {"offset": 7}, {"a"}),
+    "nan_value": (b'{"values": {"offset": NaN, "keep": 1}, "seen": ["a"]}', {"keep": 1}, {"a"}),
+    "deep_value": (
+        b'{"values": {"x": ' + b"[" * 150 + b"]" * 150 + b', "keep": 1}, "seen": []}',
+        {"keep": 1},
+        set(),
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", [*CHANNEL_STATES, "folder", "fifo"])
+def test_channel_state(tmp_path: Path, kind: str) -> None:
+    """A channel's cursor file: usable parts kept, the file copied aside, saving works."""
+    from desktop.core.channels.state import ChannelStateStore
+
+    path = tmp_path / "telegram.json"
+    if kind == "folder":
+        path.mkdir()
+        expected: tuple[bytes, dict[str, Any], set[str]] = (b"", {}, set())
+    elif kind == "fifo":
+        make_fifo(path)
+        expected = (b"", {}, set())
+    else:
+        expected = CHANNEL_STATES[kind]
+        path.write_bytes(expected[0])
+    store = ChannelStateStore(path)
+    assert store.warning
+    _, values, seen = expected
+    for key, value in values.items():
+        assert store.get(key) == value
+    assert {item for item in ("a",) if store.seen(item)} == seen
+    if kind not in ("folder", "fifo"):
+        assert aside_bytes(path) == expected[0]
+    store.update(seen=["b"], offset=8)
+    again = ChannelStateStore(path)
+    assert again.warning is None and again.get("offset") == 8 and again.seen("b")

@@ -13,21 +13,14 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from desktop.core.agent.approval import (
-    ApprovalGate,
-    ApprovalPolicy,
-    ApprovalRequest,
-    Decision,
-    install_gate,
-)
-from desktop.core.agent.factory import build_agent
+from desktop.core.agent.approval import ApprovalPolicy, ApprovalRequest, Decision
+from desktop.core.assembly import Runtime, build_runtime
 from desktop.core.config.loader import load_config
 from desktop.core.config.paths import default_config_path
-from desktop.core.cron.setup import sync_system_jobs
+from desktop.core.cron.system_jobs import sync_system_jobs
 from desktop.core.cron.types import CronPayload, CronSchedule
 from desktop.core.memory.dream import SkillsWriteTool, SurgicalEditTool
 from desktop.core.security.paths import default_protected_paths
@@ -54,7 +47,14 @@ WORKSPACE_STATE = [
     ".gitignore",
     ".nanobot/workspace-id",
 ]
-CONFIG_STATE = ["config.json", "desktop.json", "logs/nanobot-desktop.log", "desktop.lock"]
+CONFIG_STATE = [
+    "config.json",
+    "desktop.json",
+    "logs/nanobot-desktop.log",
+    "desktop.lock",
+    "channel-state/telegram.json",
+    "run/agent.sock",
+]
 NOTEBOOK = json.dumps({"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
 
 
@@ -195,17 +195,19 @@ class AllowEverything:
         return Decision.ALWAYS
 
 
-def _agent(server: ScriptedOpenAIServer, tmp_path: Path, mode: str) -> Any:
+def _runtime(server: ScriptedOpenAIServer, tmp_path: Path, mode: str) -> Runtime:
+    """The real runtime with the given approval mode and a person who allows everything."""
     ws = tmp_path / "ws"
     ws.mkdir(exist_ok=True)
     path = write_config(
         tmp_path / "cfg" / "config.json", {"agents": {"defaults": {"workspace": str(ws)}}}
     )
     config = load_config(path, environ={})
-    agent = build_agent(config, make_provider(server.url))
-    sync_system_jobs(agent.cron, config)
-    install_gate(agent, ApprovalGate(ApprovalPolicy(mode=mode), AllowEverything()))  # type: ignore[arg-type]
-    return agent
+    runtime = build_runtime(config, make_provider(server.url), approval=ApprovalPolicy(mode=mode))  # type: ignore[arg-type]
+    assert runtime.approval is not None
+    runtime.approval.add_approver(AllowEverything())
+    sync_system_jobs(runtime.cron, config)
+    return runtime
 
 
 def _plant_calls(tmp_path: Path) -> list[tuple[str, str]]:
@@ -230,21 +232,21 @@ async def test_a_turn_cannot_plant_a_job_or_change_settings(
     scripted_server: ScriptedOpenAIServer, tmp_path: Path, mode: str
 ) -> None:
     """In both approval modes the writes fail; the model reads why; the turn answers."""
-    agent = _agent(scripted_server, tmp_path, mode)
+    runtime = _runtime(scripted_server, tmp_path, mode)
     before = (tmp_path / "ws" / "cron" / "jobs.json").read_bytes()
     scripted_server.push(Reply(tool_calls=_plant_calls(tmp_path)), Reply("I could not."))
     try:
-        answer = await agent.process_direct(
+        answer = await runtime.agent.process_direct(
             "schedule yourself", session_key="desktop:t", channel="desktop", chat_id="t"
         )
     finally:
-        await agent.stop()
+        await runtime.stop()
     assert answer == "I could not."
     results = _tool_results(scripted_server)
     assert len(results) == 3 and all("protected" in r for r in results), results
     assert (tmp_path / "ws" / "cron" / "jobs.json").read_bytes() == before
     assert not (tmp_path / "cfg" / "desktop.json").exists()
-    assert "planted" not in {job.id for job in agent.cron.list_jobs()}
+    assert "planted" not in {job.id for job in runtime.cron.list_jobs()}
 
 
 async def test_a_scheduled_turn_cannot_plant_a_job(
@@ -252,16 +254,16 @@ async def test_a_scheduled_turn_cannot_plant_a_job(
 ) -> None:
     """A reminder's turn that tries write_file on jobs.json is refused (the bypass of "a
     scheduled task cannot schedule jobs" the tester found)."""
-    agent = _agent(scripted_server, tmp_path, "autonomous")
-    job = agent.cron.add_job(
+    runtime = _runtime(scripted_server, tmp_path, "autonomous")
+    job = runtime.cron.add_job(
         "sneaky",
         CronSchedule("every", every_ms=3_600_000),
         CronPayload(message="do it", session_key="desktop:r", origin_channel="desktop"),
     )
     scripted_server.push(Reply(tool_calls=_plant_calls(tmp_path)[:1]), Reply("Done."))
     try:
-        await agent.cron.run_now(job.id)
+        await runtime.cron.run_now(job.id)
     finally:
-        await agent.stop()
+        await runtime.stop()
     assert any("protected" in r for r in _tool_results(scripted_server))
-    assert {j.id for j in agent.cron.list_jobs()} == {job.id, "dream", "heartbeat"}
+    assert {j.id for j in runtime.cron.list_jobs()} == {job.id, "dream", "heartbeat"}
