@@ -244,13 +244,19 @@ def _keep_copy(path: Path, origin: ConfigOrigin) -> None:
 
 
 def _check_workspace(path: Path, config: Config) -> None:
-    workspace = config.workspace_path
-    if workspace.exists() and not workspace.is_dir():
-        raise ConfigError(
-            path,
-            f"the workspace {workspace} is a file, not a folder; choose a folder",
-            field="agents.defaults.workspace",
-        )
+    """Refuse a workspace that is a file, or lies below one (nothing could be created there)."""
+    workspace = Path(os.path.abspath(config.workspace_path))
+    probe = workspace
+    while not os.path.lexists(probe) and probe != probe.parent:
+        probe = probe.parent
+    if os.path.isdir(probe):
+        return
+    what = "is a file" if probe == workspace else f"lies inside {probe}, which is a file"
+    raise ConfigError(
+        path,
+        f"the workspace {workspace} {what}, not a folder; choose a folder",
+        field="agents.defaults.workspace",
+    )
 
 
 def load_config(

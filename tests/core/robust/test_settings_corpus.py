@@ -211,6 +211,8 @@ def test_workspace_that_is_a_file(tmp_path: Path) -> None:
     good = _config_file(tmp_path / "g", json.dumps(_base(tmp_path)).encode())
     with pytest.raises(ConfigError, match="is a file"):
         load_config(good, environ={}, workspace=afile)
+    with pytest.raises(ConfigError, match="which is a file"):
+        load_config(good, environ={}, workspace=afile / "below" / "ws")
 
 
 def test_env_override_that_is_a_bomb_is_text(tmp_path: Path) -> None:
