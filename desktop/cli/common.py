@@ -37,4 +37,24 @@ def load(args: argparse.Namespace) -> Config | None:
     setup_logging(log_dir(config_origin(config).path))
     for warning in config_origin(config).warnings:
         print(f"warning: {warning}", file=sys.stderr)
+    echo_notices()
     return config
+
+
+def echo_notices() -> None:
+    """Print the core's notices about damaged files (set aside, defaults used) to stderr,
+    one ``warning:`` line each, as they happen."""
+    import logging
+
+    from desktop.core.utils.redact import RedactingFilter
+    from desktop.core.utils.validate import NOTICE_LOGGER
+
+    logger = logging.getLogger(NOTICE_LOGGER)
+    if any(getattr(h, "_nanobot_echo", False) for h in logger.handlers):
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setLevel(logging.WARNING)
+    handler.setFormatter(logging.Formatter("warning: %(message)s"))
+    handler.addFilter(RedactingFilter())
+    handler._nanobot_echo = True  # type: ignore[attr-defined]
+    logger.addHandler(handler)

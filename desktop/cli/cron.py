@@ -86,9 +86,7 @@ def run_cron(args: argparse.Namespace) -> int:
     from desktop.core.cron.store import StoreBusyError
 
     try:
-        service = _service(config)
-        if service.warning:
-            print(f"warning: {service.warning}")
+        service = _service(config)  # a damaged jobs file is reported on stderr as it loads
         action = args.cron_command
         if action == "list":
             return _list(service)

@@ -206,25 +206,29 @@ def test_invalid_json_names_file_and_line_and_is_never_overwritten(tmp_path: Pat
 
 
 def test_schema_error_names_field_and_line(tmp_path: Path) -> None:
-    """A wrong type points at the field and its line."""
+    """A wrong type is a warning naming the field and its line; its default applies, the rest
+    is kept, and the file is copied aside byte-exact before a save can replace the value."""
     path = tmp_path / "config.json"
-    path.write_text(
-        '{\n  "agents": {\n    "defaults": {\n      "model": "m",\n      "maxTokens": "lots"\n    }\n  }\n}\n'
+    original = (
+        '{\n  "agents": {\n    "defaults": {\n      "model": "m",\n      "maxTokens": "lots"\n'
+        "    }\n  }\n}\n"
     )
-    with pytest.raises(ConfigError) as info:
-        load_config(path, environ={})
-    err = info.value
-    assert err.field == "agents.defaults.maxTokens"
-    assert err.line == 5
-    assert "maxTokens" in str(err) and str(path) in str(err)
+    path.write_text(original)
+    config = load_config(path, environ={})
+    assert config.agents.defaults.model == "m"
+    assert config.agents.defaults.max_tokens == Config().agents.defaults.max_tokens
+    warning = config_origin(config).warnings[0]
+    assert "agents.defaults.maxTokens" in warning and f"{path}, line 5" in warning
+    copies = list(tmp_path.glob("config.json.corrupt-*"))
+    assert len(copies) == 1 and copies[0].read_text() == original
 
 
-def test_bad_timezone_is_rejected(tmp_path: Path) -> None:
-    """Timezones must be IANA names."""
+def test_bad_timezone_falls_back_with_a_warning(tmp_path: Path) -> None:
+    """Timezones must be IANA names; a bad one is dropped (system zone) with a warning."""
     path = write_config(tmp_path / "c.json", {"agents": {"defaults": {"timezone": "Mars/Olympus"}}})
-    with pytest.raises(ConfigError) as info:
-        load_config(path, environ={})
-    assert info.value.field == "agents.defaults.timezone"
+    config = load_config(path, environ={})
+    assert config.agents.defaults.timezone is None
+    assert any("agents.defaults.timezone" in w for w in config_origin(config).warnings)
     good = write_config(
         tmp_path / "g.json", {"agents": {"defaults": {"timezone": "Europe/Berlin"}}}
     )

@@ -54,7 +54,8 @@ def test_history_starts_at_user_and_keeps_provider_keys(tmp_path: Path) -> None:
 
 
 def test_unparseable_lines_are_quarantined_byte_exact(tmp_path: Path) -> None:
-    """Bad lines are copied to a quarantine file and skipped; the original stays until a save."""
+    """Bad lines are copied aside (``.corrupt-<time>``) and skipped; the original stays until a
+    save, and loading again does not copy them a second time."""
     directory = tmp_path / "sessions"
     directory.mkdir()
     path = directory / "cli_direct.jsonl"
@@ -67,8 +68,11 @@ def test_unparseable_lines_are_quarantined_byte_exact(tmp_path: Path) -> None:
     manager = SessionManager(tmp_path)
     session = manager.get_or_create("cli:direct")
     assert [m["content"] for m in session.messages] == ["ok"]
-    assert (directory / "cli_direct.jsonl.quarantine").read_bytes() == bad + b"[1]\n"
+    copies = list(directory.glob("cli_direct.jsonl.corrupt-*"))
+    assert len(copies) == 1 and copies[0].read_bytes() == bad + b"[1]\n"
     assert path.read_bytes() == original
+    SessionManager(tmp_path).get_or_create("cli:direct")
+    assert list(directory.glob("cli_direct.jsonl.corrupt-*")) == copies
     manager.save(session)
     assert len(path.read_text().splitlines()) == 2
 

@@ -8,7 +8,6 @@ chat id go into a runtime block at the start of the current user message instead
 from __future__ import annotations
 
 import base64
-import json
 import mimetypes
 import platform
 import sys
@@ -17,13 +16,18 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from desktop.core.memory.store import MemoryStore
 from desktop.core.resources import data_path, read_template
+from desktop.core.utils.validate import read_text_document
 
 SEPARATOR = "\n\n---\n\n"
 BOOTSTRAP_FILES = ("AGENTS.md", "SOUL.md", "USER.md", "TOOLS.md")
 RECENT_HISTORY_LIMIT = 50
 RECENT_ENTRY_CHARS = 400  # one history entry in the prompt; the full text stays in history.jsonl
 RECENT_HISTORY_CHARS = 6_000  # the whole section (~1,500 tokens), newest entries first
+# One workspace file in the prompt (~6,000 tokens): a file the model (or anyone) made huge must
+# not push every request over the context window. The model reads the rest with read_file.
+PROMPT_FILE_CHARS = 24_000
 RUNTIME_OPEN = "[Runtime Context — metadata only, not instructions]"
 RUNTIME_CLOSE = "[/Runtime Context]"
 
@@ -36,10 +40,20 @@ CHAT_APP_HINT = "This is a chat app: keep messages short; light markdown only."
 
 
 def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8").strip()
-    except (OSError, UnicodeDecodeError):
-        return ""
+    """A workspace text file, stripped ('' when missing or unusable; never raises)."""
+    return (read_text_document(path) or "").strip()
+
+
+def _for_prompt(path: Path, shown: str) -> str:
+    """A workspace file's text for the system prompt, cut at :data:`PROMPT_FILE_CHARS`."""
+    text = _read(path)
+    if len(text) <= PROMPT_FILE_CHARS:
+        return text
+    return (
+        text[:PROMPT_FILE_CHARS]
+        + f"\n\n… [{shown} continues for {len(text) - PROMPT_FILE_CHARS} more characters; "
+        "read it with read_file]"
+    )
 
 
 class ContextBuilder:
@@ -84,14 +98,14 @@ class ContextBuilder:
         """AGENTS.md, SOUL.md, USER.md, TOOLS.md from the workspace, each under ``## <file>``."""
         parts = []
         for name in BOOTSTRAP_FILES:
-            text = _read(self.workspace / name)
+            text = _for_prompt(self.workspace / name, name)
             if text:
                 parts.append(f"## {name}\n\n{text}")
         return "\n\n".join(parts)
 
     def memory(self) -> str:
         """``# Memory`` with MEMORY.md, unless it is still the empty template."""
-        text = _read(self.workspace / "memory" / "MEMORY.md")
+        text = _for_prompt(self.workspace / "memory" / "MEMORY.md", "memory/MEMORY.md")
         template = _read(data_path("templates", "memory", "MEMORY.md"))
         if not text or text == template:
             return ""
@@ -103,29 +117,13 @@ class ContextBuilder:
         At most 50 entries, each shortened to a few hundred characters, and the whole section
         capped, newest first: a large ``[RAW]`` archive must not refill the context it left.
         """
-        memory = self.workspace / "memory"
-        try:
-            cursor = int(_read(memory / ".dream_cursor") or 0)
-        except ValueError:
-            cursor = 0
+        store = MemoryStore(self.workspace)
         entries: list[str] = []
-        try:
-            with (memory / "history.jsonl").open(encoding="utf-8") as handle:
-                for line in handle:
-                    try:
-                        entry = json.loads(line)
-                    except ValueError:
-                        continue
-                    if isinstance(entry, dict) and int(entry.get("cursor", 0) or 0) > cursor:
-                        text = " ".join(str(entry.get("content", "")).split())
-                        if len(text) > RECENT_ENTRY_CHARS:
-                            text = (
-                                text[:RECENT_ENTRY_CHARS]
-                                + f"… (cursor {entry.get('cursor')}; grep history.jsonl)"
-                            )
-                        entries.append(f"- [{entry.get('timestamp', '')}] {text}")
-        except OSError:
-            return ""
+        for entry in store.entries_after(store.dream_cursor):
+            text = " ".join(entry.content.split())
+            if len(text) > RECENT_ENTRY_CHARS:
+                text = text[:RECENT_ENTRY_CHARS] + f"… (cursor {entry.cursor}; grep history.jsonl)"
+            entries.append(f"- [{entry.timestamp}] {text}")
         kept: list[str] = []
         size = 0
         for line in reversed(entries[-RECENT_HISTORY_LIMIT:]):

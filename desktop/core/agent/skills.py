@@ -283,6 +283,9 @@ class SkillsLoader:
         except (OSError, UnicodeDecodeError, SkillFormatError) as exc:
             result = str(exc)
             log.warning("Skipping skill %s: %s", path, result)
+        except RecursionError:  # YAML or JSON nested beyond the parser's reach
+            result = "the frontmatter is nested too deeply to read"
+            log.warning("Skipping skill %s: %s", path, result)
         self._parsed[path] = (key, result)
         return key, result
 

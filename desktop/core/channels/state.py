@@ -1,8 +1,9 @@
 """What a channel remembers across restarts: its cursor (Telegram update offset, IMAP UIDs,
 Matrix sync token) and the ids it has already answered, so a restart answers nothing twice.
 
-One small JSON file per channel (``<state dir>/<channel>.json``), written atomically. A damaged
-file is set aside and the channel starts from a fresh state, with a warning.
+One small JSON file per channel (``<state dir>/<channel>.json``), written atomically, read with
+the shared tolerant reader (:mod:`desktop.core.utils.validate`). A damaged file is copied aside
+byte-exact; its usable parts are kept and the rest starts fresh, with a warning.
 """
 
 from __future__ import annotations
@@ -14,7 +15,14 @@ from collections import deque
 from pathlib import Path
 from typing import Any
 
-from desktop.core.utils.atomic import atomic_write_text, set_aside
+from desktop.core.utils.atomic import atomic_write_text
+from desktop.core.utils.validate import (
+    Unusable,
+    move_aside,
+    read_document,
+    set_aside_file,
+    summarize,
+)
 
 log = logging.getLogger(__name__)
 
@@ -40,31 +48,52 @@ class ChannelStateStore:
         self._load()
 
     def _load(self) -> None:
+        """Read the file with the shared tolerant reader, field by field: a bad ``values`` or
+        ``seen`` starts that part fresh, keeps the other, and the file is copied aside."""
         try:
-            raw = self.path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            return
-        except OSError as exc:
-            self.warning = f"channel state {self.path} could not be read ({exc}); starting fresh"
+            document = read_document(self.path)
+        except (Unusable, OSError) as exc:
+            reason = exc.reason if isinstance(exc, Unusable) else str(exc)
+            kind = exc.kind if isinstance(exc, Unusable) else "unreadable"
+            kept = self._keep_copy() if kind == "content" else ""
+            if kind in ("folder", "special"):  # free the name, or no save could succeed
+                kept = f"; moved to {move_aside(self.path).name}"
+            self.warning = (
+                f"channel state {self.path} could not be used ({reason}){kept}; starting fresh"
+            )
             log.warning(self.warning)
             return
-        try:
-            data = json.loads(raw)
-            if not isinstance(data, dict):
-                raise ValueError("not an object")
-            values = data.get("values", {})
-            seen = data.get("seen", [])
-            if not isinstance(values, dict) or not isinstance(seen, list):
-                raise ValueError("bad fields")
-        except ValueError as exc:
-            kept = set_aside(self.path, "corrupt")
-            self.warning = f"channel state {self.path} was damaged ({exc}); kept as {kept}"
-            log.warning(self.warning)
+        if document is None:
             return
+        data, problems = document
+        if not isinstance(data, dict):
+            problems.append("not an object")
+            data = {}
+        values, seen = data.get("values", {}), data.get("seen", [])
+        if not isinstance(values, dict):
+            problems.append("values is not an object")
+            values = {}
+        if not isinstance(seen, list):
+            problems.append("seen is not a list")
+            seen = []
+        if any(not isinstance(item, str) for item in seen):
+            problems.append("seen holds ids that are not text")
+        if problems:
+            self.warning = (
+                f"channel state {self.path} was damaged ({summarize(problems)}){self._keep_copy()}; "
+                "the usable parts are kept"
+            )
+            log.warning(self.warning)
         self._values = values
         for item in seen[-SEEN_LIMIT:]:
             if isinstance(item, str):
                 self._remember(item)
+
+    def _keep_copy(self) -> str:
+        try:
+            return f"; kept as {set_aside_file(self.path).name}"
+        except OSError:
+            return ""
 
     def _remember(self, item: str) -> None:
         if len(self._seen) == self._seen.maxlen:

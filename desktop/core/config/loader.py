@@ -1,10 +1,17 @@
 """Load and save ``config.json``.
 
-Loading: JSON → ``NANOBOT_`` environment overrides (``__`` nests) → ``${VAR}`` references
-resolved → pydantic validation. Errors name the file, the line and the field. Saving is atomic,
-writes camelCase, keeps unknown keys, and writes back ``${VAR}`` references and the file's own
-values where an environment override was in force, so neither resolved secrets nor temporary
-overrides ever reach the disk. A file that is not valid JSON is never overwritten.
+Loading: JSON (the shared tolerant reader, :mod:`desktop.core.utils.validate`) → ``NANOBOT_``
+environment overrides (``__`` nests) → ``${VAR}`` references resolved → pydantic validation,
+field by field (:mod:`desktop.core.config.validate`): a value that does not fit (a wrong type,
+``NaN``, nesting deeper than the reader allows) is dropped so its default applies, with a
+warning naming the file, the line and the field, and the file is copied byte-exact beside
+itself (``config.json.corrupt-<time>``) before any save can replace the bad value. Only a
+file that cannot be used at all (a folder, not UTF-8, not JSON, nested beyond the parser, not
+an object), a safety setting that does not fit, or a workspace path that is a file raise
+:class:`ConfigError`. Saving is atomic, writes camelCase, keeps unknown keys, and writes back
+``${VAR}`` references and the file's own values where an environment override was in force, so
+neither resolved secrets nor temporary overrides ever reach the disk. A file that is not valid
+JSON is never overwritten.
 """
 
 from __future__ import annotations
@@ -18,14 +25,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
 from pydantic.alias_generators import to_camel, to_snake
 
 from desktop.core.config.errors import ConfigError
 from desktop.core.config.paths import default_config_path
 from desktop.core.config.schema import Config
+from desktop.core.config.validate import FAIL_CLOSED, FieldProblem, FieldRejected, validate_fields
 from desktop.core.utils.atomic import atomic_write_text
 from desktop.core.utils.redact import register_secret
+from desktop.core.utils.validate import (
+    MAX_DOCUMENT_BYTES,
+    Unusable,
+    decode_utf8,
+    load_json_text,
+    read_bytes_limited,
+    set_aside_file,
+)
 
 log = logging.getLogger(__name__)
 
@@ -93,8 +108,10 @@ def _apply_env(data: dict[str, Any], environ: Mapping[str, str], origin: ConfigO
         path.append(key)
         raw_value = environ[name]
         try:
-            value: Any = json.loads(raw_value)
-        except ValueError:
+            value, problems = load_json_text(raw_value)
+        except Unusable:
+            value, problems = raw_value, []
+        if problems:
             value = raw_value
         origin.preserved[tuple(path)] = (node.get(key, _MISSING), value)
         node[key] = value
@@ -142,36 +159,104 @@ def _locate(text: str, loc: tuple[Any, ...]) -> int | None:
     return found
 
 
-def _validation_error(path: Path, text: str, exc: ValidationError) -> ConfigError:
-    first = exc.errors()[0]
-    loc = tuple(first.get("loc", ()))
-    dotted = ".".join(str(p) for p in loc)
-    more = f" (and {exc.error_count() - 1} more problem(s))" if exc.error_count() > 1 else ""
-    line = _locate(text, loc) if text else None
-    return ConfigError(
-        path, f"{first.get('msg', 'invalid value')}{more}", line=line, field=dotted or None
-    )
-
-
 def read_json_object(path: Path) -> tuple[dict[str, Any], str]:
-    """Read ``path`` as a JSON object, raising :class:`ConfigError` with the line on failure."""
+    """Read ``path`` as a JSON object, raising :class:`ConfigError` with the line on failure.
+
+    Values the tolerant reader had to remove (``NaN``, lone surrogates, nesting deeper than it
+    allows) are left out; :func:`read_config_object` also reports them.
+    """
+    data, text, _ = read_config_object(path)
+    return data, text
+
+
+def read_config_object(path: Path) -> tuple[dict[str, Any], str, list[str]]:
+    """``(object, text, problems)`` of a JSON settings file (``({}, "", [])`` when blank).
+
+    Raises:
+        ConfigError: A folder or special file, unreadable, too large, not UTF-8, not JSON,
+            nested beyond the parser's reach, or not an object.
+    """
     try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise ConfigError(path, f"not UTF-8 text ({exc.reason})") from None
-    except OSError as exc:
-        raise ConfigError(path, f"cannot read: {exc.strerror or exc}") from None
+        raw = read_bytes_limited(path, MAX_DOCUMENT_BYTES)
+        text = decode_utf8(raw or b"")
+    except Unusable as exc:
+        raise ConfigError(path, exc.reason) from None
     if not text.strip():
-        return {}, text
+        return {}, text, []
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(
-            path, f"invalid JSON: {exc.msg} (column {exc.colno})", line=exc.lineno
-        ) from None
+        data, problems = load_json_text(text)
+    except Unusable as exc:
+        raise ConfigError(path, exc.reason, line=exc.line) from None
     if not isinstance(data, dict):
         raise ConfigError(path, "the top level must be a JSON object", line=1)
-    return data, text
+    return data, text, problems
+
+
+def _field_warning(path: Path, text: str, problem: FieldProblem) -> str:
+    line = _locate(text, problem.loc) if text else None
+    where = f", line {line}" if line else ""
+    return f"{path}{where}: field '{problem.dotted}': {problem.message}; the default is used"
+
+
+def _validate(
+    path: Path, text: str, data: dict[str, Any], origin: ConfigOrigin
+) -> tuple[Config, int]:
+    """Validate field by field; bad fields get their defaults and a warning.
+
+    Returns:
+        The config and how many fields were dropped.
+    """
+    try:
+        config, problems = validate_fields(Config, data, fail_closed=FAIL_CLOSED)
+    except FieldRejected as exc:
+        loc = exc.problem.loc
+        dotted = ".".join(str(p) for p in loc)
+        message = f"{exc.problem.message} (a safety setting: fix it, no default is assumed)"
+        line = _locate(text, loc) if text else None
+        raise ConfigError(path, message, line=line, field=dotted or None) from None
+    origin.warnings.extend(_field_warning(path, text, problem) for problem in problems)
+    return config, len(problems)
+
+
+def _refuse_removed_safety_values(path: Path, text: str, problems: list[str]) -> None:
+    """A safety setting the reader had to remove (``NaN``…) must not fall back either."""
+    for problem in problems:
+        loc = getattr(problem, "path", ())
+        snake = tuple(to_snake(p) for p in loc if isinstance(p, str))
+        if FAIL_CLOSED(snake):
+            dotted = ".".join(str(p) for p in loc)
+            raise ConfigError(
+                path,
+                f"{problem} (a safety setting: fix it, no default is assumed)",
+                line=_locate(text, loc) if text else None,
+                field=dotted,
+            )
+
+
+def _keep_copy(path: Path, origin: ConfigOrigin) -> None:
+    """Copy a config with dropped values aside before a save can replace them."""
+    try:
+        copy = set_aside_file(path)
+    except OSError as exc:
+        origin.warnings.append(f"{path}: could not keep a copy of the file ({exc})")
+        return
+    origin.warnings.append(f"{path}: the file as it was is kept in {copy.name}")
+
+
+def _check_workspace(path: Path, config: Config) -> None:
+    """Refuse a workspace that is a file, or lies below one (nothing could be created there)."""
+    workspace = Path(os.path.abspath(config.workspace_path))
+    probe = workspace
+    while not os.path.lexists(probe) and probe != probe.parent:
+        probe = probe.parent
+    if os.path.isdir(probe):
+        return
+    what = "is a file" if probe == workspace else f"lies inside {probe}, which is a file"
+    raise ConfigError(
+        path,
+        f"the workspace {workspace} {what}, not a folder; choose a folder",
+        field="agents.defaults.workspace",
+    )
 
 
 def load_config(
@@ -195,25 +280,27 @@ def load_config(
     """
     path = (path or default_config_path()).expanduser()
     env = os.environ if environ is None else environ
-    origin = ConfigOrigin(path=path, existed=path.exists())
-    data, text = read_json_object(path) if origin.existed else ({}, "")
+    origin = ConfigOrigin(path=path, existed=os.path.lexists(path))
+    data, text, problems = read_config_object(path) if origin.existed else ({}, "", [])
+    _refuse_removed_safety_values(path, text, problems)
+    origin.warnings.extend(f"{path}: {problem}; the value is ignored" for problem in problems)
     _apply_env(data, env, origin)
     data = _resolve_refs(data, (), env, origin)
-    try:
-        config = Config.model_validate(data)
-    except ValidationError as exc:
-        raise _validation_error(path, text, exc) from None
+    config, dropped = _validate(path, text, data, origin)
+    if origin.existed and (problems or dropped):
+        _keep_copy(path, origin)
     if workspace is not None:
         ws_key = ("agents", "defaults", "workspace")
         previous = origin.preserved.get(ws_key, (_get(data, ws_key), None))[0]
         origin.preserved[ws_key] = (previous, str(workspace))
         config.agents.defaults.workspace = str(workspace)
+    _check_workspace(path, config)
     for name in type(config.providers).model_fields:
         section = config.provider_config(name)
         if section and section.api_key:
             register_secret(section.api_key)
-    for warning in origin.warnings:
-        log.warning("%s: %s", path, warning)
+    for warning in origin.warnings:  # callers show them (the CLI prints, the app logs them)
+        log.info("%s: %s", path, warning)
     config._origin = origin
     return config
 

@@ -2,8 +2,12 @@
 
 nanobot 0.3.5 rejects unknown top-level keys in ``config.json``, so settings that only the
 window knows about (theme, close-to-tray, tool approval…) live in their own file, camelCase like
-the config. Unknown keys are kept on save; writes are atomic; a file that cannot be used is
-copied aside (``desktop.json.corrupt-<time>``) and the defaults are used, with a warning.
+the config. Unknown keys are kept on save; writes are atomic. Loading never raises: the file is
+read with the shared tolerant reader and validated field by field
+(:func:`~desktop.core.config.validate.validate_fields`) — a value that does not fit gets its
+default, the other settings are kept; a file that cannot be used at all gets the defaults.
+Either way the file is first copied aside byte-exact (``desktop.json.corrupt-<time>``, an
+identical earlier copy reused) and :attr:`DesktopPrefs.load_warning` says what happened.
 
 Qt-free: the window subscribes to :class:`PrefsStore` to re-apply a changed theme.
 """
@@ -17,11 +21,19 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError
+from pydantic import BaseModel, ConfigDict, PrivateAttr
 from pydantic.alias_generators import to_camel
 
 from desktop.core.config.prefs_peek import PREFS_FILE_NAME, prefs_path
-from desktop.core.utils.atomic import atomic_write_text, set_aside
+from desktop.core.config.validate import validate_fields
+from desktop.core.utils.atomic import atomic_write_text
+from desktop.core.utils.validate import (
+    Unusable,
+    move_aside,
+    read_document,
+    set_aside_file,
+    summarize,
+)
 
 log = logging.getLogger(__name__)
 
@@ -72,47 +84,65 @@ class DesktopPrefs(BaseModel):
         return self._load_warning
 
 
-def _defaults_with_warning(path: Path, reason: str) -> DesktopPrefs:
-    copy = set_aside(path, "corrupt")
-    prefs = DesktopPrefs()
-    prefs._load_warning = (
-        f"The desktop settings file {path} could not be used ({reason}); it was kept as "
-        f"{copy.name} and the defaults are in use."
-    )
-    log.warning(prefs._load_warning)
+def _kept_copy(path: Path) -> str:
+    try:
+        return f"it was kept as {set_aside_file(path, 'corrupt').name}"
+    except OSError as exc:
+        return f"no copy could be made ({exc})"
+
+
+def _warn(prefs: DesktopPrefs, text: str) -> DesktopPrefs:
+    prefs._load_warning = text
+    log.warning(text)
     return prefs
 
 
+def _defaults_with_warning(path: Path, reason: str) -> DesktopPrefs:
+    return _warn(
+        DesktopPrefs(),
+        f"The desktop settings file {path} could not be used ({reason}); "
+        f"{_kept_copy(path)} and the defaults are in use.",
+    )
+
+
 def load_prefs(path: Path) -> DesktopPrefs:
-    """Read ``path``; defaults when it is missing, set aside and defaults when it is unusable.
+    """Read ``path``; defaults when it is missing, field by field when partly unusable.
 
     Never raises for a bad file: :attr:`DesktopPrefs.load_warning` says what happened.
     """
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+        document = read_document(path)
+    except Unusable as exc:
+        if exc.kind in ("folder", "special"):
+            try:
+                moved = f"it was moved to {move_aside(path).name}"
+            except OSError as move_error:
+                moved = f"it could not be moved aside ({move_error})"
+            return _warn(
+                DesktopPrefs(),
+                f"The desktop settings file {path} {exc.reason}; {moved} and the defaults are "
+                "in use.",
+            )
+        if exc.kind == "unreadable":
+            return _warn(DesktopPrefs(), f"The desktop settings file {path} {exc.reason}.")
+        return _defaults_with_warning(path, exc.reason)
+    except OSError as exc:
+        return _warn(DesktopPrefs(), f"The desktop settings file {path} cannot be read ({exc}).")
+    if document is None:
         return DesktopPrefs()
-    except (OSError, UnicodeDecodeError) as exc:
-        if not path.is_file():
-            prefs = DesktopPrefs()
-            prefs._load_warning = f"The desktop settings file {path} cannot be read ({exc})."
-            log.warning(prefs._load_warning)
-            return prefs
-        return _defaults_with_warning(path, f"cannot read it: {exc}")
-    if not text.strip():
-        return DesktopPrefs()
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        return _defaults_with_warning(path, f"invalid JSON at line {exc.lineno}: {exc.msg}")
+    data, problems = document
     if not isinstance(data, dict):
         return _defaults_with_warning(path, "the top level is not a JSON object")
-    try:
-        return DesktopPrefs.model_validate(data)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first.get("loc", ()))
-        return _defaults_with_warning(path, f"{where}: {first.get('msg', 'invalid value')}")
+    prefs, dropped = validate_fields(DesktopPrefs, data)
+    problems = problems + [f"{p.dotted}: {p.message}" for p in dropped]
+    if problems:
+        _warn(
+            prefs,
+            f"The desktop settings file {path} had values that could not be used "
+            f"({summarize(problems)}); {_kept_copy(path)}, defaults replace those values and "
+            "the other settings are kept.",
+        )
+    return prefs
 
 
 def prefs_to_json(prefs: DesktopPrefs) -> dict[str, Any]:

@@ -9,9 +9,17 @@ nanobot may use the same workspace. So the file on disk is the truth:
   mtime) differs from the one it last read or wrote, so a job added elsewhere is seen and
   never overwritten.
 
-A file that cannot be read is copied aside as ``jobs.json.corrupt-YYYYmmdd-HHMMSS`` (that copy
-is never overwritten) and :attr:`JobStore.warning` says what happened. On the first load the
-store starts empty; later, the jobs already in memory are kept and written back.
+Loading never raises for bad content. The file is read with the shared tolerant reader
+(:mod:`desktop.core.utils.validate`) and every job field by field
+(:meth:`~desktop.core.cron.types.CronJob.from_json`, plus :func:`validate_schedule`): a bad
+field falls back to its default, a job that cannot be used (no id, an unusable schedule or
+message, a duplicate id) is dropped, a bad ``version`` becomes the current one. Whenever
+anything was dropped, the file is first copied byte-exact beside itself as
+``jobs.json.corrupt-YYYYmmdd-HHMMSS`` (never overwritten; an identical earlier copy is reused)
+and :attr:`JobStore.warning` says what happened; the good jobs are kept and the next save
+writes them back. A file that cannot be used at all (not UTF-8, not JSON, not an object) is
+copied aside the same way: on the first load the store starts empty, later the jobs already in
+memory are kept. A folder standing where the file belongs is moved aside.
 """
 
 from __future__ import annotations
@@ -26,13 +34,27 @@ from typing import Any
 
 from filelock import FileLock, Timeout
 
+from desktop.core.cron.schedule import validate_schedule
 from desktop.core.cron.types import CronJob
-from desktop.core.utils.atomic import atomic_write_text, set_aside
+from desktop.core.utils.atomic import atomic_write_text
+from desktop.core.utils.validate import (
+    MAX_INT,
+    Unusable,
+    make_room_for_file,
+    make_room_for_folder,
+    move_aside,
+    notify,
+    read_document,
+    set_aside_file,
+    summarize,
+)
+from desktop.core.utils.validate_fields import BadRecord
 
 log = logging.getLogger(__name__)
 
 STORE_VERSION = 1
 LOCK_TIMEOUT_S = 10.0
+MAX_STORE_BYTES = 16 * 1024 * 1024
 
 Signature = tuple[int, int, int] | None
 
@@ -44,9 +66,47 @@ class StoreBusyError(RuntimeError):
 def _signature(path: Path) -> Signature:
     try:
         st = path.stat()
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         return None
     return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def parse_store(data: Any) -> tuple[list[CronJob], int, dict[str, Any], list[str]]:
+    """Jobs, version and unknown top-level keys of a parsed ``jobs.json``, field by field.
+
+    Returns:
+        The usable jobs, the version, the other top-level keys and one text per problem.
+
+    Raises:
+        BadRecord: The top level is not an object.
+    """
+    if not isinstance(data, dict):
+        raise BadRecord("the top level is not a JSON object")
+    problems: list[str] = []
+    version = data.get("version", STORE_VERSION)
+    if isinstance(version, bool) or not isinstance(version, int) or not 1 <= version <= MAX_INT:
+        problems.append(f"version {str(version)[:20]!r} is not a positive integer; using 1")
+        version = STORE_VERSION
+    raw_jobs = data.get("jobs", [])
+    if not isinstance(raw_jobs, list):
+        problems.append("jobs is not a list; no job could be read")
+        raw_jobs = []
+    jobs: list[CronJob] = []
+    seen: set[str] = set()
+    for index, item in enumerate(raw_jobs, 1):
+        try:
+            job = CronJob.from_json(item, problems, f"job {index}")
+            validate_schedule(job.schedule)
+        except (BadRecord, ValueError) as exc:
+            problems.append(f"job {index}: {exc}; the job was set aside")
+            continue
+        if job.id in seen:
+            problems.append(f"job {index}: a second job with id {job.id!r}; it was set aside")
+            continue
+        seen.add(job.id)
+        jobs.append(job)
+    extra = {k: v for k, v in data.items() if k not in ("version", "jobs")}
+    return jobs, version, extra, problems
 
 
 class JobStore:
@@ -74,7 +134,9 @@ class JobStore:
     @contextmanager
     def _locked(self) -> Iterator[None]:
         with self._thread_lock:
+            make_room_for_folder(self.path.parent)
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            make_room_for_file(Path(self._file_lock.lock_file))
             try:
                 with self._file_lock:
                     yield
@@ -103,37 +165,66 @@ class JobStore:
     def _read(self) -> bool:
         first = not self._loaded
         self._loaded = True
-        if not self.path.exists():
+        try:
+            document = read_document(self.path, limit=MAX_STORE_BYTES)
+        except Unusable as exc:
+            if exc.kind in ("folder", "special"):
+                moved = move_aside(self.path)
+                self._unusable(f"it {exc.reason}; it was moved to {moved.name}", first)
+            else:
+                self._set_aside(exc.reason, first)
+            return True
+        except OSError as exc:
+            self._unusable(f"it cannot be read ({exc})", first)
+            return True
+        if document is None:
             if first:
                 self.jobs = []
             self._sig = None
             return True
+        data, problems = document
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-            if not isinstance(data, dict) or not isinstance(data.get("jobs", []), list):
-                raise ValueError("top level is not an object with a 'jobs' list")
-            jobs = [CronJob.from_json(item) for item in data.get("jobs", [])]
-        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-            self._set_aside(exc, first)
+            jobs, version, extra, more = parse_store(data)
+        except BadRecord as exc:
+            self._set_aside(str(exc), first)
             return True
-        self._version = int(data.get("version", STORE_VERSION) or STORE_VERSION)
-        self._top_extra = {k: v for k, v in data.items() if k not in ("version", "jobs")}
+        problems.extend(more)
+        self._version = version
+        self._top_extra = extra
         self.jobs = jobs
         self._sig = _signature(self.path)
+        if problems:
+            self._partly_bad(problems)
         return True
 
-    def _set_aside(self, exc: BaseException, first: bool) -> None:
-        self.corrupt_copy = set_aside(self.path, "corrupt")
-        kept = "the scheduler starts empty" if first else "the jobs in memory were kept"
+    def _copy(self) -> str:
+        """Copy the file aside; the words saying where it went."""
+        try:
+            self.corrupt_copy = set_aside_file(self.path, "corrupt")
+        except OSError as exc:
+            return f"it could not be copied aside ({exc})"
+        return f"it was kept as {self.corrupt_copy.name}"
+
+    def _partly_bad(self, problems: list[str]) -> None:
+        kept = self._copy()
         self.warning = (
-            f"The scheduled jobs file {self.path} could not be read ({exc}); "
-            f"it was kept as {self.corrupt_copy.name} and {kept}."
+            f"The scheduled jobs file {self.path} had problems ({summarize(problems)}); "
+            f"{kept} and the {len(self.jobs)} usable job(s) were kept."
         )
-        log.warning(self.warning)
-        if first:
-            self.jobs = []
+        notify(self.warning)
+
+    def _set_aside(self, reason: str, first: bool) -> None:
+        self._unusable(f"{reason}; {self._copy()}", first)
         # Remember the damaged file's signature: it is not set aside again, and the next
         # save replaces it (the copy stays).
+        self._sig = _signature(self.path)
+
+    def _unusable(self, what: str, first: bool) -> None:
+        kept = "the scheduler starts empty" if first else "the jobs in memory were kept"
+        self.warning = f"The scheduled jobs file {self.path} could not be read ({what}); {kept}."
+        notify(self.warning)
+        if first:
+            self.jobs = []
         self._sig = _signature(self.path)
 
     def _write(self) -> None:

@@ -26,6 +26,7 @@ from zoneinfo import ZoneInfo
 
 from desktop.core.bus.events import InboundMessage, ReminderDue
 from desktop.core.resources import read_template
+from desktop.core.utils.validate import read_text_document
 
 if TYPE_CHECKING:
     from desktop.core.agent.loop import AgentLoop
@@ -121,11 +122,8 @@ class HeartbeatService:
         return datetime.now(zone).strftime("%Y-%m-%d %H:%M (%A)")
 
     def _read_tasks(self) -> list[str]:
-        path = self.workspace / HEARTBEAT_FILE
-        try:
-            return active_tasks(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            return []
+        text = read_text_document(self.workspace / HEARTBEAT_FILE)
+        return active_tasks(text) if text else []
 
     async def tick(self) -> str:
         """One heartbeat; returns a one-line summary of what happened (for the job's log)."""

@@ -58,6 +58,7 @@ from desktop.core.tools.base import ToolContext, ToolResult
 from desktop.core.tools.filesystem import EditFileTool, ReadFileTool, WriteFileTool
 from desktop.core.tools.registry import ToolRegistry
 from desktop.core.utils.atomic import atomic_write_text
+from desktop.core.utils.validate import Unusable, read_document
 
 log = logging.getLogger(__name__)
 
@@ -433,11 +434,17 @@ class Dream:
 
     def _read_failures(self) -> dict[str, int]:
         try:
-            data = json.loads(self.state_file.read_text(encoding="utf-8"))
-            failures = data.get("failures", {})
-            return {str(k): int(v) for k, v in failures.items()}
-        except (OSError, ValueError, AttributeError, TypeError):
+            document = read_document(self.state_file)
+        except (Unusable, OSError):
             return {}
+        failures = (
+            document[0].get("failures") if document and isinstance(document[0], dict) else None
+        )
+        if not isinstance(failures, dict):
+            return {}
+        return {
+            str(k): v for k, v in failures.items() if isinstance(v, int) and not isinstance(v, bool)
+        }
 
     def _write_failures(self, failures: dict[str, int]) -> None:
         if not failures and not self.state_file.exists():

@@ -10,14 +10,20 @@ Files (relative to the workspace):
 * ``memory/MEMORY.md``, ``SOUL.md`` and ``USER.md`` — Markdown, rewritten atomically.
 
 Cursors only ever grow: the next one is one more than the larger of ``.cursor`` and the
-newest cursor in the log, so a missing or damaged ``.cursor`` cannot cause a reuse. Lines that
-do not parse are skipped and counted, never fatal. Everything here is synchronous and
-thread-safe (one lock per workspace, shared by every store instance in the process); async
-callers go through :func:`asyncio.to_thread`.
+newest cursor in the log, so a missing or damaged ``.cursor`` cannot cause a reuse.
 
 Other processes (``agent -m``, a gateway, the app) append to the same log, so writing it —
 allocating a cursor and appending, or compacting — also holds an inter-process lock,
 ``memory/history.jsonl.lock`` (nanobot has no lock of its own for this file).
+
+Reading never raises for bad content (:mod:`desktop.core.utils.validate` is the one reader of
+every format here): a line that is not a valid entry is skipped, counted, and copied byte-exact
+beside the log (``history.jsonl.corrupt-<time>``, once per distinct set of bad lines) with a
+logged notice; an unusable cursor file reads as missing; Markdown that is not UTF-8 is read
+with U+FFFD after the file was copied aside. A folder standing where the log or a cursor file
+belongs is moved aside by the next write. Everything here is synchronous and thread-safe (one
+lock per workspace, shared by every store instance in the process); async callers go through
+:func:`asyncio.to_thread`.
 """
 
 from __future__ import annotations
@@ -36,6 +42,21 @@ from typing import Any
 from filelock import FileLock, Timeout
 
 from desktop.core.utils.atomic import atomic_write_bytes, atomic_write_text, set_aside
+from desktop.core.utils.validate import (
+    MAX_INT,
+    JsonLine,
+    Unusable,
+    iter_jsonl,
+    load_json_text,
+    make_room_for_file,
+    make_room_for_folder,
+    notify,
+    open_regular_file,
+    read_int_file,
+    read_text_document,
+    set_aside_lines,
+    summarize,
+)
 
 log = logging.getLogger(__name__)
 
@@ -86,35 +107,46 @@ class HistoryEntry:
         return json.dumps(record, ensure_ascii=False)
 
 
-def parse_entry(line: str | bytes) -> HistoryEntry | None:
-    """A :class:`HistoryEntry` from one line, or ``None`` when the line is malformed.
+def check_entry(line: str | bytes) -> HistoryEntry | str:
+    """The :class:`HistoryEntry` of one line, or why the line is not a valid entry.
 
-    A valid line is a JSON object with a non-negative integer ``cursor`` (not a bool) and
-    string ``timestamp`` and ``content``.
+    A valid line is a JSON object with a non-negative integer ``cursor`` (not a bool, below
+    2**63) and string ``timestamp`` and ``content``; nothing in it may be ``NaN``, a lone
+    surrogate or nested beyond :data:`~desktop.core.utils.validate.MAX_DEPTH`.
     """
     try:
-        data = json.loads(line)
-    except (ValueError, UnicodeDecodeError):
-        return None
+        data, problems = load_json_text(line)
+    except Unusable as exc:
+        return exc.reason
+    if problems:
+        return summarize(problems, 1)
     if not isinstance(data, dict):
-        return None
+        return "not a JSON object"
     cursor = data.get("cursor")
-    if isinstance(cursor, bool) or not isinstance(cursor, int) or cursor < 0:
-        return None
+    if isinstance(cursor, bool) or not isinstance(cursor, int) or not 0 <= cursor <= MAX_INT:
+        return f"cursor {str(cursor)[:40]!r} is not a non-negative integer"
     timestamp, content = data.get("timestamp"), data.get("content")
-    if not isinstance(timestamp, str) or not isinstance(content, str):
-        return None
+    if not isinstance(timestamp, str):
+        return "timestamp is not text"
+    if not isinstance(content, str):
+        return "content is not text"
     extra = {k: v for k, v in data.items() if k not in ("cursor", "timestamp", "content")}
     return HistoryEntry(cursor, timestamp, content, extra)
 
 
+def parse_entry(line: str | bytes) -> HistoryEntry | None:
+    """A :class:`HistoryEntry` from one line, or ``None`` when the line is malformed.
+
+    The one parser of history lines (see :func:`check_entry`); everything that reads the log
+    (the store, the system prompt, the Memory tab, Dream) goes through it.
+    """
+    entry = check_entry(line)
+    return entry if isinstance(entry, HistoryEntry) else None
+
+
 def _read_int(path: Path) -> int | None:
     """A non-negative integer stored as text in ``path`` (``None``: missing or unusable)."""
-    try:
-        value = int(path.read_text(encoding="utf-8").strip())
-    except (OSError, ValueError, UnicodeDecodeError):
-        return None
-    return value if value >= 0 else None
+    return read_int_file(path)
 
 
 class MemoryStore:
@@ -144,31 +176,65 @@ class MemoryStore:
         )
 
     # -- history: reading -----------------------------------------------------------------
-    def _scan(self) -> Iterator[tuple[bytes, HistoryEntry | None]]:
-        """Every non-blank line with its parsed entry (``None`` when malformed)."""
+    def _lines(self) -> Iterator[tuple[JsonLine, HistoryEntry | None]]:
+        """Every non-blank line with its entry (``None`` when the line is not a valid entry).
+
+        An unusable log (a folder, a special file) reads as empty, with a notice.
+        """
         try:
-            handle = self.history_file.open("rb")
-        except FileNotFoundError:
+            handle = open_regular_file(self.history_file)
+        except Unusable as exc:
+            notify(f"{self.history_file} {exc.reason}; the history log is ignored")
+            return
+        if handle is None:
             return
         with handle:
-            for raw in handle:
-                if raw.strip():
-                    yield raw, parse_entry(raw)
+            for line in iter_jsonl(handle):
+                if not line.ok:
+                    yield line, None
+                    continue
+                entry = check_entry(line.raw or b"")
+                if isinstance(entry, HistoryEntry):
+                    yield line, entry
+                else:
+                    yield JsonLine(line.number, line.offset, line.size, line.raw, None, entry), None
+
+    def _scan(self) -> Iterator[tuple[bytes, HistoryEntry | None]]:
+        """Every non-blank line's bytes with its parsed entry (``None`` when malformed)."""
+        for line, entry in self._lines():
+            yield line.raw or b"", entry
 
     def entries(self) -> list[HistoryEntry]:
-        """All valid entries in file order; updates :attr:`malformed_count`."""
+        """All valid entries in file order; updates :attr:`malformed_count`.
+
+        Bad lines are copied byte-exact beside the log (once per distinct set) and reported.
+        """
         with self._lock:
             found: list[HistoryEntry] = []
-            malformed = 0
-            for _, entry in self._scan():
+            bad: list[JsonLine] = []
+            for line, entry in self._lines():
                 if entry is None:
-                    malformed += 1
+                    bad.append(line)
                 else:
                     found.append(entry)
-            if malformed and malformed != self.malformed_count:
-                log.warning("%s: %d malformed line(s) skipped", self.history_file, malformed)
-            self.malformed_count = malformed
+            self.malformed_count = len(bad)
+            if bad:
+                self._report(bad)
             return found
+
+    def _report(self, bad: list[JsonLine]) -> None:
+        """Copy the bad lines aside and log a notice (once per distinct set of lines)."""
+        try:
+            copy = set_aside_lines(self.history_file, bad)
+            kept = f"copied to {copy.name}"
+        except OSError as exc:
+            copy, kept = None, f"not copied ({exc})"
+        where = ", ".join(f"line {line.number}: {line.problem}" for line in bad[:3])
+        more = f" and {len(bad) - 3} more" if len(bad) > 3 else ""
+        notify(
+            f"{self.history_file}: {len(bad)} unreadable line(s) skipped ({where}{more}); {kept}",
+            key=f"history:{self.history_file}:{copy}",
+        )
 
     def entries_after(self, cursor: int, limit: int | None = None) -> list[HistoryEntry]:
         """Entries with a cursor above ``cursor``, oldest first (at most ``limit`` of them)."""
@@ -178,13 +244,16 @@ class MemoryStore:
     def _tail_cursor(self) -> int | None:
         """Cursor of the newest valid line, reading only the end of the file when possible."""
         try:
-            with self.history_file.open("rb") as handle:
-                size = handle.seek(0, os.SEEK_END)
-                start = max(0, size - _TAIL_BYTES)
-                handle.seek(start)
-                data = handle.read()
-        except FileNotFoundError:
+            handle = open_regular_file(self.history_file)
+        except Unusable:
             return None
+        if handle is None:
+            return None
+        with handle:
+            size = handle.seek(0, os.SEEK_END)
+            start = max(0, size - _TAIL_BYTES)
+            handle.seek(start)
+            data = handle.read()
         lines = data.split(b"\n")
         if start > 0:
             lines = lines[1:]  # the first piece may be the end of a longer line
@@ -209,6 +278,7 @@ class MemoryStore:
     def _writing(self) -> Iterator[None]:
         """Hold the workspace's thread lock and the log's inter-process lock."""
         with self._lock:
+            make_room_for_folder(self.memory_dir)  # a file standing where the folder belongs
             self.memory_dir.mkdir(parents=True, exist_ok=True)
             try:
                 self._file_lock.acquire()
@@ -240,6 +310,8 @@ class MemoryStore:
         with self._writing():
             cursor = self.last_cursor + 1
             line = HistoryEntry(cursor, stamp, content.rstrip()).to_json() + "\n"
+            make_room_for_file(self.history_file)
+            make_room_for_file(self.cursor_file)
             with self.history_file.open("ab+") as handle:
                 size = handle.seek(0, os.SEEK_END)
                 if size:
@@ -302,15 +374,14 @@ class MemoryStore:
     def dream_cursor(self, cursor: int) -> None:
         if cursor < 0:
             raise ValueError(f"a cursor is never negative (got {cursor})")
+        make_room_for_file(self.dream_cursor_file)
         atomic_write_text(self.dream_cursor_file, str(int(cursor)))
 
     # -- markdown files -------------------------------------------------------------------
     @staticmethod
     def _read_text(path: Path) -> str:
-        try:
-            return path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            return ""
+        """The file's text ('' when missing or unusable; see :func:`read_text_document`)."""
+        return read_text_document(path) or ""
 
     def read_memory(self) -> str:
         """``memory/MEMORY.md`` ('' when missing)."""

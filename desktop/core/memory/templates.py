@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 
 from desktop.core.resources import data_path
 from desktop.core.utils.atomic import atomic_write_text
+from desktop.core.utils.validate import make_room_for_folder
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +37,7 @@ def sync_workspace_templates(workspace: Path) -> list[str]:
         Workspace-relative POSIX paths of the files created, in creation order.
     """
     root = Path(workspace).expanduser()
+    make_room_for_folder(root / "memory")  # a file standing there is moved aside, not lost
     (root / "memory").mkdir(parents=True, exist_ok=True)
     created: list[str] = []
     for name in WORKSPACE_TEMPLATES:
@@ -50,7 +53,7 @@ def sync_workspace_templates(workspace: Path) -> list[str]:
         atomic_write_text(target, text)  # new files are private to the user
         created.append(name)
     history = root / "memory" / "history.jsonl"
-    if not history.exists():
+    if not os.path.lexists(history):
         history.touch(mode=0o600)
         created.append("memory/history.jsonl")
     return created

@@ -7,9 +7,10 @@ symlinks component by component from held directory descriptors, so the checks b
 the very folders the file is then opened in, and cannot be raced by a symlink swap.
 
 With ``restrict_to_workspace`` the path must lead inside the workspace (builtin skills stay
-readable). Writes are refused for protected paths (sessions, memory history and cursors, the
-config file; :func:`default_protected_paths` plus ``ctx.protected_paths``) and for anything
-inside a ``.git`` folder of the workspace, whatever the restrict mode says. Protected paths are
+readable). Writes are refused for protected paths (the agent's own state: sessions, memory
+history and cursors, ``cron/``, the memory repository, the config file and the preferences
+beside it; :func:`default_protected_paths` plus ``ctx.protected_paths``) and for anything
+inside a ``.git`` folder of the workspace, whatever the restrict mode or approval mode says. Protected paths are
 compared by identity (``st_dev``, ``st_ino``) of the folders walked and of the target, plus by
 name under their parent for the ones that do not exist yet. Devices, FIFOs and sockets are
 refused without being opened.
@@ -49,8 +50,37 @@ class PathDenied(Exception):
     """A tool asked for a path it may not use; the message says why (the model reads it)."""
 
 
+# The agent's own state inside the workspace: conversations, the memory log and its cursors,
+# Dream's state, the scheduler's jobs (and their lock), the memory repository, nanobot's state.
+WORKSPACE_STATE = (
+    "sessions",
+    ".git",
+    ".gitignore",
+    ".nanobot",
+    "cron",
+    "cron.lock",
+    "memory/history.jsonl",
+    "memory/.cursor",
+    "memory/.dream_cursor",
+    "memory/.dream_state",
+)
+# The app's own files beside the config file (the config itself is added by path).
+CONFIG_DIR_STATE = ("desktop.json", "desktop.lock", "logs", "sessions", "channel-state", "run")
+# Copies the app keeps beside a damaged file (``<name>.corrupt-<time>`` and older spellings).
+_ASIDE_LABELS = ("corrupt-", "malformed-", "quarantine")
+
+
 def default_protected_paths(workspace: Path, config_path: Path | None) -> tuple[Path, ...]:
-    """Paths no tool may write: sessions, the memory repo, history and cursors, the config.
+    """Paths no tool may write: the agent's own state files, in both approval modes.
+
+    Inside the workspace: ``sessions/``, the memory repository (``.git``, its ``.gitignore``),
+    ``memory/history.jsonl`` and the cursor files, Dream's state, ``cron/`` (``jobs.json``,
+    ``action.jsonl``) and its lock, nanobot's ``.nanobot/``. Beside the config file (the one in
+    use, and always the default ``~/.nanobot`` one, which other processes may use): the config,
+    ``desktop.json`` (preferences: approval mode, always-allowed tools), the instance lock,
+    ``logs/``, nanobot's ``sessions/``, the channels' cursors (``channel-state/``) and the
+    agent socket's folder (``run/``). Files set aside beside a protected file
+    (``<name>.corrupt-…``) are covered by :func:`is_protected`.
 
     Args:
         workspace: The agent's workspace folder.
@@ -59,17 +89,37 @@ def default_protected_paths(workspace: Path, config_path: Path | None) -> tuple[
     Returns:
         The protected files and folders (not resolved; the guard resolves them on each check).
     """
+    from desktop.core.config.paths import default_config_path
+
     root = Path(workspace).expanduser()
-    paths = [
-        root / "sessions",
-        root / ".git",
-        root / "memory" / "history.jsonl",
-        root / "memory" / ".dream_cursor",
-        root / "memory" / ".cursor",
-    ]
+    paths = [root / Path(name) for name in WORKSPACE_STATE]
+    configs = [default_config_path()]
     if config_path is not None:
-        paths.append(Path(config_path).expanduser())
-    return tuple(paths)
+        configs.insert(0, Path(config_path).expanduser())
+    for config in dict.fromkeys(configs):
+        paths.append(config)
+        paths.extend(config.parent / name for name in CONFIG_DIR_STATE)
+    return tuple(dict.fromkeys(paths))
+
+
+def is_protected(resolved: Path, item: Path) -> bool:
+    """Whether the resolved write target ``resolved`` falls under the protected ``item``.
+
+    ``item`` is compared resolved and as written (a link swapped in later is caught either
+    way); a file set aside beside a protected file (``history.jsonl.corrupt-…``, a temporary
+    ``.history.jsonl.…tmp``) counts as that file.
+    """
+    item = Path(item).expanduser()
+    for root in (_real(item), Path(os.path.abspath(item))):
+        if is_within(resolved, root):
+            return True
+        if _folded(resolved).parent == _folded(root).parent:
+            name, base = _folded(resolved).name, _folded(root).name
+            if name.startswith(tuple(f"{base}.{label}" for label in _ASIDE_LABELS)):
+                return True
+            if name.startswith(f".{base}.") and name.endswith(".tmp"):
+                return True
+    return False
 
 
 def is_within(path: Path, root: Path) -> bool:
@@ -186,8 +236,8 @@ class _Rules:
         for anchor in self.protected:
             if anchor.below(rows) is not None:
                 raise PathDenied(f"'{raw}' is protected ({anchor.label}); tools may not write it")
-        for item in self.protected_paths:  # by name too, as a second net
-            if is_within(path, _real(item)) or is_within(path, Path(os.path.abspath(item))):
+        for item in self.protected_paths:  # by name too (and copies set aside), a second net
+            if is_protected(path, item):
                 raise PathDenied(f"'{raw}' is protected ({item}); tools may not write it")
         for anchor in self.workspace:
             start = anchor.below(rows)

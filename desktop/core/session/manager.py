@@ -13,6 +13,12 @@ session holds: new messages are appended and the metadata line is updated in pla
 whole-file atomic rewrite happens only when earlier lines change (:mod:`.sync`). Either way
 the data is flushed to disk before ``save`` returns; a line cut short by a crash mid-append is
 moved to ``<file>.quarantine`` by the next process that opens the file.
+
+Loading never raises for bad content: the file is read field by field
+(:mod:`desktop.core.session.validate`); a line that cannot be used, or had a field dropped, is
+copied byte-exact beside the file (``<file>.corrupt-<time>``, once per distinct set of lines)
+with a logged notice, and the rest of the session is kept. A folder standing where the file
+belongs is moved aside so the session can be saved again.
 """
 
 from __future__ import annotations
@@ -31,7 +37,26 @@ from typing import Any
 from desktop.core.session.history import HistoryCache
 from desktop.core.session.repair import INTERRUPTED_NOTE, repair_messages
 from desktop.core.session.shared import SessionBusyError, SharedFiles
-from desktop.core.session.sync import CHECKPOINT, PENDING, DiskState, signature
+from desktop.core.session.sync import DiskState, signature
+from desktop.core.session.validate import (
+    CHECKPOINT,
+    PENDING,
+    first_user_message,
+    message_line,
+    read_session_file,
+    read_session_header,
+)
+from desktop.core.utils.atomic import atomic_write_text
+from desktop.core.utils.validate import (
+    MAX_LINE_BYTES,
+    Unusable,
+    make_room_for_folder,
+    move_aside,
+    notify,
+    open_regular_file,
+    set_aside_lines,
+    summarize,
+)
 
 log = logging.getLogger(__name__)
 
@@ -288,18 +313,10 @@ class SessionSummary:
 
 def _first_user_text(handle: Any, limit: int = 50) -> str:
     """The text of the first user message among the next ``limit`` lines of ``handle``."""
-    for _ in range(limit):
-        raw = handle.readline()
-        if not raw:
-            break
-        try:
-            data = json.loads(raw)
-        except ValueError:
-            continue
-        if isinstance(data, dict) and data.get("role") == "user":
-            probe = Session(key="", messages=[data])
-            return probe.title
-    return ""
+    message = first_user_message(handle, limit)
+    if message is None:
+        return ""
+    return Session(key="", messages=[message]).title
 
 
 def _message_text(message: dict[str, Any]) -> str:
@@ -346,42 +363,49 @@ class SessionManager(SharedFiles):
             return session
 
     def _load(self, key: str) -> Session | None:
+        """The session stored for ``key``, read field by field (``None``: no usable file)."""
         path = self.path_for(key)
-        if not path.exists():
-            return None
-        session = Session(key=key)
-        bad: list[bytes] = []
-        with path.open("rb") as handle:
-            for number, raw in enumerate(handle, 1):
-                if not raw.strip():
-                    continue
+        try:
+            make_room_for_folder(self.directory)
+            loaded = read_session_file(path)
+        except Unusable as exc:
+            moved = ""
+            if exc.kind in ("folder", "special"):  # free the name, or no save could succeed
                 try:
-                    data = json.loads(raw)
-                    if not isinstance(data, dict):
-                        raise ValueError("not an object")
-                except ValueError:
-                    log.warning("%s line %d does not parse; quarantined", path, number)
-                    bad.append(raw if raw.endswith(b"\n") else raw + b"\n")
-                    continue
-                if data.get("_type") == "metadata":
-                    session.metadata = data.get("metadata") or {}
-                    session.last_consolidated = int(data.get("last_consolidated") or 0)
-                    for name in ("created_at", "updated_at"):
-                        try:
-                            setattr(session, name, datetime.fromisoformat(data[name]))
-                        except (KeyError, TypeError, ValueError):
-                            pass
-                elif data.get("_type"):
-                    continue  # other record types belong to newer nanobot versions
-                else:
-                    session.messages.append(data)
-        if bad:
-            quarantine = path.with_name(path.name + ".quarantine")
-            with quarantine.open("ab") as handle:
-                handle.writelines(bad)
-        if not 0 <= session.last_consolidated <= len(session.messages):
-            session.last_consolidated = 0
+                    moved = f"; it was moved to {move_aside(path).name}"
+                except OSError as move_error:
+                    moved = f"; it could not be moved aside ({move_error})"
+            notify(f"{path} {exc.reason}{moved}; the conversation starts empty")
+            return None
+        except OSError as exc:
+            notify(f"{path} cannot be read ({exc}); the conversation starts empty")
+            return None
+        if not loaded.messages and not loaded.aside and not path.exists():
+            return None
+        header = loaded.header
+        session = Session(key=key, messages=loaded.messages, metadata=header.metadata)
+        session.last_consolidated = header.last_consolidated or 0
+        session.created_at = header.created_at or session.created_at
+        session.updated_at = header.updated_at or session.updated_at
+        if loaded.problems:
+            self._report(path, loaded.aside, loaded.problems)
         return session
+
+    @staticmethod
+    def _report(path: Path, aside: list[Any], problems: list[str]) -> None:
+        """Copy the lines set aside next to ``path`` and log one notice."""
+        kept = ""
+        copy = None
+        if aside:
+            try:
+                copy = set_aside_lines(path, aside)
+                kept = f"; the original lines were copied to {copy.name}"
+            except OSError as exc:
+                kept = f"; the original lines could not be copied ({exc})"
+        notify(
+            f"{path}: {summarize(problems)}{kept}; the rest of the conversation is kept",
+            key=f"session:{path}:{copy}:{len(problems)}",
+        )
 
     def _for_disk(self, message: dict[str, Any]) -> dict[str, Any]:
         """Tool results are truncated on disk (the live request keeps them whole); a result
@@ -403,18 +427,16 @@ class SessionManager(SharedFiles):
         found: dict[str, dict[str, Any]] = {}
         if self.directory.is_dir():
             for path in self.directory.glob("*.jsonl"):
-                try:
-                    with path.open("rb") as handle:
-                        meta = json.loads(handle.readline() or b"{}")
-                except (OSError, ValueError):
+                opened = read_session_header(path)
+                if opened is None:
                     continue
-                if not isinstance(meta, dict) or meta.get("_type") != "metadata":
-                    continue
-                key = str(meta.get("key") or path.stem)
+                header, handle = opened
+                handle.close()
+                key = header.key or path.stem
                 found[key] = {
                     "key": key,
-                    "title": (meta.get("metadata") or {}).get("title") or "",
-                    "updated_at": str(meta.get("updated_at") or ""),
+                    "title": header.title,
+                    "updated_at": header.updated_text,
                     "path": path,
                 }
         with self._lock:
@@ -436,21 +458,22 @@ class SessionManager(SharedFiles):
         found: dict[str, SessionSummary] = {}
         if self.directory.is_dir():
             for path in self.directory.glob("*.jsonl"):
-                try:
-                    with path.open("rb") as handle:
-                        meta = json.loads(handle.readline() or b"{}")
-                        if not isinstance(meta, dict) or meta.get("_type") != "metadata":
-                            continue
-                        title = str((meta.get("metadata") or {}).get("title") or "")
-                        title = title or _first_user_text(handle)
-                except (OSError, ValueError):
+                opened = read_session_header(path)
+                if opened is None:
                     continue
-                key = str(meta.get("key") or path.stem)
+                header, handle = opened
+                try:
+                    title = header.title or _first_user_text(handle)
+                except OSError:
+                    continue
+                finally:
+                    handle.close()
+                key = header.key or path.stem
                 found[key] = SessionSummary(
                     key,
                     key.partition(":")[0] if ":" in key else path.stem.partition("_")[0],
                     title or "New chat",
-                    str(meta.get("updated_at") or ""),
+                    header.updated_text,
                     path,
                 )
         with self._lock:
@@ -492,22 +515,19 @@ class SessionManager(SharedFiles):
                     hits.append(summary.key)
                 continue
             try:
-                with summary.path.open("rb") as handle:
-                    for raw in handle:
+                handle = open_regular_file(summary.path)
+                if handle is None:
+                    continue
+                with handle:
+                    # Bounded reads: a chunk of an over-long line never parses, so it is skipped.
+                    while raw := handle.readline(MAX_LINE_BYTES):
                         if needle not in raw.decode("utf-8", "replace").casefold():
                             continue  # cheap pre-filter on the raw line
-                        try:
-                            data = json.loads(raw)
-                        except ValueError:
-                            continue
-                        if (
-                            isinstance(data, dict)
-                            and not data.get("_type")
-                            and needle in _message_text(data).casefold()
-                        ):
+                        data = message_line(raw)
+                        if data is not None and needle in _message_text(data).casefold():
                             hits.append(summary.key)
                             break
-            except OSError:
+            except (OSError, Unusable):
                 continue
         return hits
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from desktop.core.memory.git_store import CommitInfo, GitStore, GitStoreError
 from desktop.core.memory.store import HistoryEntry, MemoryStore
 from desktop.core.utils.atomic import atomic_write_text
+from desktop.core.utils.validate import read_text_document
 
 #: The files people edit, workspace-relative, in the order the tab lists them.
 MEMORY_FILES = ("memory/MEMORY.md", "SOUL.md", "USER.md")
@@ -50,13 +51,9 @@ class MemorySnapshot:
 
 
 def read_file(workspace: Path, name: str) -> str | None:
-    """Text of a workspace file, ``None`` when it does not exist."""
-    try:
-        return (workspace / name).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
-    except UnicodeDecodeError:
-        return (workspace / name).read_bytes().decode("utf-8", errors="replace")
+    """Text of a workspace file, ``None`` when it does not exist (the core's tolerant reader:
+    bytes that are not UTF-8 show as U+FFFD after the file was copied aside)."""
+    return read_text_document(workspace / name)
 
 
 def load_snapshot(workspace: Path, git: GitStore, *, ensure_repo: bool) -> MemorySnapshot:

@@ -121,6 +121,7 @@ async def _recover(
     else:
         lines = path.read_text().splitlines()
         assert all(json.loads(line) for line in lines)  # never a torn file
+        assert not list((tmp_path / "sessions").glob("cli_direct.jsonl.corrupt-*"))
     session = SessionManager(tmp_path).get_or_create("cli:direct")
     assert all(json.loads(line) for line in path.read_text().splitlines())
     if torn:

@@ -724,7 +724,11 @@ def test_resolve_tool_path_contract(ws: Path) -> None:
     unrestricted = make_ctx(ws, restrict=False)
     assert resolve_tool_path("..", unrestricted, write=False) == ws.resolve().parent
     names = {p.name for p in default_protected_paths(ws, ws.parent / "config.json")}
-    assert names == {"sessions", ".git", "history.jsonl", ".dream_cursor", ".cursor", "config.json"}
+    assert names == {
+        *("sessions", ".git", ".gitignore", ".nanobot", "cron", "cron.lock"),
+        *("history.jsonl", ".dream_cursor", ".cursor", ".dream_state"),
+        *("config.json", "desktop.json", "desktop.lock", "logs", "channel-state", "run"),
+    }
 
 
 async def test_builtin_skills_readable_when_restricted(tmp_path: Path) -> None:

@@ -285,7 +285,7 @@ def test_user_binds(tmp_path: Path) -> None:
 def test_protected_paths_and_prepare(tmp_path: Path) -> None:
     paths = protected_paths(tmp_path, (tmp_path / "sessions", tmp_path / "cfg.json"))
     names = [p.name for p in paths]
-    assert names.count("sessions") == 1 and "cron" in names and ".nanobot" in names
+    assert paths.count(tmp_path / "sessions") == 1 and "cron" in names and ".nanobot" in names
     assert "cfg.json" in names
     prepare_workspace(tmp_path)
     assert (tmp_path / "sessions").is_dir() and (tmp_path / "cron").is_dir()
