@@ -251,7 +251,7 @@ def test_senders_threads_and_keys() -> None:
 
 def test_a_slash_command_by_mail_is_the_command(tmp_path: Path) -> None:
     cfg = EmailConfig()
-    raw = b"From: alice@example.org\r\nSubject: Re: hello\r\n\r\n/new\r\n\r\nOn Mon, Bot wrote:\r\n> x"
+    raw = b"From: alice@example.org\r\nSubject: Re: hi\r\n\r\n/new\r\n\r\nOn Mon, Bot wrote:\r\n> x"
     assert read(cfg, raw, uid=1, uidvalidity=1, media_dir=tmp_path).content == "/new"
     long_mail = b"From: alice@example.org\r\nSubject: s\r\n\r\n" + b"x" * 20_000
     content = read(

@@ -40,7 +40,13 @@ from desktop.core.bus.queue import MessageBus
 from desktop.core.channels.approvals import ReplyApprover, question_text
 from desktop.core.channels.base import BaseChannel, ChannelStatus, ChannelUnavailable, allowed
 from desktop.core.channels.email.config import EmailConfig
-from desktop.core.channels.email.imap import ImapAuthError, ImapError, ImapMailbox
+from desktop.core.channels.email.imap import (
+    ImapAuthError,
+    ImapError,
+    ImapFolderError,
+    ImapMailbox,
+    first_batch,
+)
 from desktop.core.channels.email.inbound import Received, Screening, read, screen
 from desktop.core.channels.email.parse import (
     header_text,
@@ -102,6 +108,7 @@ class EmailChannel(BaseChannel):
         self._last_uid = 0
         self._dirty = False  # the cursor moved past skipped mail and is not saved yet
         self._smtp = SmtpSender(self.config)
+        self._warned = False
 
     def make_approver(self) -> ReplyApprover:
         """Questions go out as mail in the person's thread; a keyword reply answers them."""
@@ -164,7 +171,8 @@ class EmailChannel(BaseChannel):
     async def run(self) -> None:
         """Connect, then poll until stopped (a lost connection raises: the manager retries)."""
         self.require_settings()
-        if not self.config.verify_dkim and not self.config.verify_spf:
+        if not self.config.verify_dkim and not self.config.verify_spf and not self._warned:
+            self._warned = True
             log.warning("email: DKIM and SPF checks are off; a forged From address is believed")
         mailbox = ImapMailbox(self.config)
         try:
@@ -173,6 +181,10 @@ class EmailChannel(BaseChannel):
             except ImapAuthError as exc:
                 raise ChannelUnavailable(
                     str(exc), "Check the IMAP username and password in Settings → Email."
+                ) from None
+            except ImapFolderError as exc:
+                raise ChannelUnavailable(
+                    str(exc), "Check imapMailbox in Settings → Email (INBOX is the inbox)."
                 ) from None
             self._set_cursor(mailbox.uidvalidity)
             log.debug(
@@ -268,7 +280,7 @@ class EmailChannel(BaseChannel):
                 if self.stopping:
                     return
                 if uid in wanted and uid not in bodies:
-                    group = _size_group(wanted[wanted.index(uid) :], headers, BODY_BATCH_BYTES)
+                    group = first_batch(wanted[wanted.index(uid) :], headers, BODY_BATCH_BYTES)
                     bodies = await asyncio.to_thread(mailbox.fetch_mail, group)
                 await self._handle(
                     mailbox, uid, uid in headers, screened.get(uid), bodies.pop(uid, None)
@@ -476,16 +488,3 @@ class EmailChannel(BaseChannel):
             raise ValueError(f"SMTP: {exc}") from None
         except OSError as exc:
             raise ValueError(f"Could not reach {cfg.smtp_host}:{cfg.smtp_port} ({exc})") from None
-
-
-def _size_group(uids: list[int], headers: dict[int, tuple[bytes, int]], budget: int) -> list[int]:
-    """The first of ``uids`` and those after it that fit in ``budget`` bytes together."""
-    group: list[int] = []
-    total = 0
-    for uid in uids:
-        size = headers[uid][1] if uid in headers else 0
-        if group and total + size > budget:
-            break
-        group.append(uid)
-        total += size
-    return group

@@ -35,6 +35,10 @@ class ImapAuthError(ImapError):
     """The server refused the login."""
 
 
+class ImapFolderError(ImapError):
+    """The watched folder cannot be opened (it does not exist, or no access)."""
+
+
 def uid_set(uids: Iterable[int]) -> str:
     """``[3, 4, 5, 9]`` → ``"3:5,9"`` (an IMAP sequence set)."""
     ordered = sorted(set(uids))
@@ -75,7 +79,7 @@ class ImapMailbox:
 
         Raises:
             ImapAuthError: The username or password was refused.
-            ImapError: The mailbox could not be opened.
+            ImapFolderError: The folder could not be opened.
             OSError: The server could not be reached.
         """
         cfg = self.config
@@ -102,7 +106,9 @@ class ImapMailbox:
             mailbox = cfg.imap_mailbox or "INBOX"
             status, data = client.select(_quote(mailbox), readonly=readonly)
             if status != "OK":
-                raise ImapError(f"the IMAP folder {mailbox!r} could not be opened: {_text(data)}")
+                raise ImapFolderError(
+                    f"the IMAP folder {mailbox!r} could not be opened: {_text(data)}"
+                )
             validity = client.untagged_responses.get("UIDVALIDITY", [b"0"])[-1]
             self.uidvalidity = int(validity)
             status, caps = client.capability()
@@ -222,6 +228,20 @@ class ImapMailbox:
             return
         self._uid("COPY", uid_set(uids), _quote(target))
         self.delete(uids)
+
+
+def first_batch(uids: list[int], headers: dict[int, tuple[bytes, int]], budget: int) -> list[int]:
+    """``uids[0]`` and the UIDs after it whose mails fit in ``budget`` bytes together (sizes
+    from :meth:`ImapMailbox.fetch_headers`; a larger first mail comes alone)."""
+    group: list[int] = []
+    total = 0
+    for uid in uids:
+        size = headers[uid][1] if uid in headers else 0
+        if group and total + size > budget:
+            break
+        group.append(uid)
+        total += size
+    return group
 
 
 def _quote(mailbox: str) -> str:
