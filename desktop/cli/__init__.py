@@ -73,6 +73,9 @@ def build_parser() -> argparse.ArgumentParser:
     from desktop.cli.cron import add_cron_parser
 
     add_cron_parser(commands, common)
+    from desktop.cli.sessions import add_sessions_parser
+
+    add_sessions_parser(commands, common)
     commands.add_parser(
         "gateway",
         parents=[common],
@@ -108,6 +111,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from desktop.cli.cron import run_cron
 
         return run_cron(args)
+    if args.command == "sessions":
+        from desktop.cli.sessions import run_sessions
+
+        return run_sessions(args)
     if args.command == "gateway":
         from desktop.cli.gateway import run_gateway
 

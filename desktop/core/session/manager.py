@@ -241,6 +241,12 @@ class SessionManager:
         """The JSONL file of ``key``."""
         return self.directory / session_filename(key)
 
+    def cached(self, key: str) -> list[dict[str, Any]] | None:
+        """A copy of the messages of ``key`` when it is in the cache (else ``None``)."""
+        with self._lock:
+            session = self._cache.get(key)
+            return list(session.messages) if session is not None else None
+
     def get_or_create(self, key: str) -> Session:
         """The cached session, else the one on disk, else a new one."""
         with self._lock:
