@@ -44,6 +44,7 @@ class ChatActions:
         picker = self.pane.picker
         picker.recent = self._recent_models()
         picker.set_model(defaults.model, defaults.provider or AUTO, via=via)
+        self.pane.fit_header()
 
     def _recent_models(self: ChatTab) -> list[dict[str, str]]:
         prefs = self.services.prefs

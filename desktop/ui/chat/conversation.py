@@ -10,6 +10,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QMenu,
     QPushButton,
+    QSizePolicy,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -20,10 +21,12 @@ from desktop.ui.chat.composer import Composer
 from desktop.ui.chat.error_banner import ErrorBanner
 from desktop.ui.chat.feed import TurnUsage
 from desktop.ui.chat.message_view import MessageView
-from desktop.ui.chat.model_picker import ModelPicker, OtherModelForm
+from desktop.ui.chat.model_picker import ModelPicker, OtherModelForm, short_model
 from desktop.ui.chat.usage_bar import UsageBar
 
 COPIED_MS = 1500
+TITLE_MIN = 80
+PICKER_MIN = 90
 
 
 class Toast(QLabel):
@@ -117,7 +120,8 @@ class ConversationPane(QWidget):
         font.setBold(True)
         font.setPointSizeF(font.pointSizeF() * 1.1)
         self.title.setFont(font)
-        self.title.setMinimumWidth(80)
+        self.title.setMinimumWidth(TITLE_MIN)
+        self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.channel = QLabel(self)
         self.channel.setAccessibleName("Channel")
         self.picker = ModelPicker(self)
@@ -177,6 +181,7 @@ class ConversationPane(QWidget):
             return
         self.usage.set_turn(usage.prompt_tokens, usage.completion_tokens, usage.cost)
         self.usage.set_context(usage.context_tokens, usage.context_window)
+        self.fit_header()
 
     def set_title(self, title: str, channel: str) -> None:
         """Show the chat's title and, for other channels, where it comes from."""
@@ -185,13 +190,29 @@ class ConversationPane(QWidget):
         self.title.setToolTip(title)
         self.title.setAccessibleDescription(title)
         self.channel.setText(f"from {channel}" if channel and channel != "desktop" else "")
+        self.channel.setVisible(bool(self.channel.text()))
+        self.fit_header()
 
     def _elide_title(self) -> None:
         metrics = self.title.fontMetrics()
-        width = max(80, self.title.width())
+        width = max(TITLE_MIN, self.title.width())
         self.title.setText(metrics.elidedText(self._full_title, Qt.TextElideMode.ElideRight, width))
 
-    def resizeEvent(self, event: object) -> None:
-        """Elide the title again for the new width."""
+    def fit_header(self) -> None:
+        """Keep the header inside the pane: at narrow widths the token counts go (the context
+        meter and its tooltip stay) and the model name is shortened."""
+        spacing = 6
+        fixed = [w for w in (self.channel, self.usage.meter, self.more) if w.isVisibleTo(self)]
+        room = self.width() - 24 - TITLE_MIN - sum(w.sizeHint().width() + spacing for w in fixed)
+        metrics = self.picker.fontMetrics()
+        picker = metrics.horizontalAdvance(short_model(self.picker.model) + " ▾") + 24 + spacing
+        turn = self.usage.turn.sizeHint().width() + spacing if self.usage.isVisibleTo(self) else 0
+        self.usage.turn.setVisible(room - picker - turn >= 0)
+        left = room - (turn if self.usage.turn.isVisibleTo(self) else 0)
+        self.picker.fit(max(PICKER_MIN, min(picker, left) - spacing))
+
+    def resizeEvent(self, event: object) -> None:  # noqa: N802 - Qt API
+        """Fit the header and elide the title again for the new width."""
         super().resizeEvent(event)  # type: ignore[arg-type]
+        self.fit_header()
         self._elide_title()

@@ -25,6 +25,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QAbstractScrollArea, QFrame, QWidget
 
+from desktop.ui.chat import accessible
 from desktop.ui.chat.colors import ChatColors
 from desktop.ui.chat.items import ChatItem
 from desktop.ui.chat.message_model import MessageModel
@@ -90,6 +91,8 @@ class MessageView(ViewInput, QAbstractScrollArea):
         self._spin = QTimer(self)
         self._spin.setInterval(80)
         self._spin.timeout.connect(self._turn_spinners)
+        accessible.install()  # screen readers see one list item per message
+        self.currentRowChanged.connect(lambda row: accessible.announce_focus(self, row))
 
     # -- model ----------------------------------------------------------------------------
     def model(self) -> MessageModel | None:

@@ -173,6 +173,7 @@ class ModelPicker(QToolButton):
         self.provider = AUTO
         self.recent: list[dict[str, str]] = []
         self.busy = False
+        self._width = 0
         self._menu = QMenu(self)
         self._menu.aboutToShow.connect(self._fill)
         self.setMenu(self._menu)
@@ -181,10 +182,24 @@ class ModelPicker(QToolButton):
     def set_model(self, model: str, provider: str, *, via: str = "") -> None:
         """Show ``model`` (served by ``via``, a display name, when known)."""
         self.model, self.provider = model, provider or AUTO
-        self.setText(f"{short_model(model) or 'No model'} ▾")
+        self._label()
         where = f" via {via}" if via else ""
         self.setToolTip(f"Model: {model or 'none'}{where}. Click to switch.")
         self.setAccessibleDescription(f"{model}{where}")
+
+    def fit(self, width: int) -> None:
+        """Show the model name shortened (in the middle) to fit ``width`` pixels."""
+        self._width = max(0, width)
+        self.setMaximumWidth(width)
+        self._label()
+
+    def _label(self) -> None:
+        text = short_model(self.model) or "No model"
+        if self._width:
+            metrics = self.fontMetrics()
+            room = self._width - metrics.horizontalAdvance(" ▾") - 16
+            text = metrics.elidedText(text, Qt.TextElideMode.ElideMiddle, max(20, room))
+        self.setText(f"{text} ▾")
 
     def set_busy(self, busy: bool, text: str = "") -> None:
         """While switching: show ``text`` and refuse another pick."""
