@@ -79,37 +79,37 @@ class RowAccessible(QAccessibleInterface):
         row = self._row()
         return self._view.items()[row] if row >= 0 else None
 
-    def isValid(self) -> bool:  # noqa: N802, D102 - Qt API
+    def isValid(self) -> bool:
         return self._item() is not None
 
-    def object(self) -> Any:  # noqa: D102 - Qt API
+    def object(self) -> Any:
         return None
 
-    def window(self) -> Any:  # noqa: D102 - Qt API
+    def window(self) -> Any:
         return self._view.window()
 
-    def relations(self, match: Any = None) -> list[Any]:  # noqa: D102 - Qt API
+    def relations(self, match: Any = None) -> list[Any]:
         return []
 
-    def focusChild(self) -> Any:  # noqa: N802, D102 - Qt API
+    def focusChild(self) -> Any:
         return None
 
-    def childAt(self, x: int, y: int) -> Any:  # noqa: N802, D102 - Qt API
+    def childAt(self, x: int, y: int) -> Any:
         return None
 
-    def parent(self) -> Any:  # noqa: D102 - Qt API
+    def parent(self) -> Any:
         return self._view
 
-    def child(self, index: int) -> Any:  # noqa: D102 - Qt API
+    def child(self, index: int) -> Any:
         return None
 
-    def childCount(self) -> int:  # noqa: N802, D102 - Qt API
+    def childCount(self) -> int:
         return 0
 
-    def indexOfChild(self, child: Any) -> int:  # noqa: N802, D102 - Qt API
+    def indexOfChild(self, child: Any) -> int:
         return -1
 
-    def text(self, kind: QAccessible.Text) -> str:  # noqa: D102 - Qt API
+    def text(self, kind: QAccessible.Text) -> str:
         item = self._item()
         if item is None:
             return ""
@@ -119,16 +119,16 @@ class RowAccessible(QAccessibleInterface):
             return item.footer
         return ""
 
-    def setText(self, kind: QAccessible.Text, text: str) -> None:  # noqa: N802, D102 - Qt API
+    def setText(self, kind: QAccessible.Text, text: str) -> None:
         return
 
-    def rect(self) -> QRect:  # noqa: D102 - Qt API
+    def rect(self) -> QRect:
         return self._view.row_rect(self._row())
 
-    def role(self) -> QAccessible.Role:  # noqa: D102 - Qt API
+    def role(self) -> QAccessible.Role:
         return QAccessible.Role.ListItem
 
-    def state(self) -> QAccessible.State:  # noqa: D102 - Qt API
+    def state(self) -> QAccessible.State:
         state = QAccessible.State()
         item = self._item()
         if item is None:
@@ -182,10 +182,10 @@ class ConversationAccessible(QAccessibleWidget):
         top_left = self.view.viewport().mapToGlobal(rect.topLeft())
         return QRect(top_left, rect.size())
 
-    def childCount(self) -> int:  # noqa: N802, D102 - Qt API
+    def childCount(self) -> int:
         return len(self.items())
 
-    def child(self, index: int) -> Any:  # noqa: D102 - Qt API
+    def child(self, index: int) -> Any:
         items = self.items()
         if not 0 <= index < len(items):
             return None
@@ -197,14 +197,14 @@ class ConversationAccessible(QAccessibleWidget):
             face = self._rows[uid] = RowAccessible(self, uid)
         return face
 
-    def indexOfChild(self, child: Any) -> int:  # noqa: N802, D102 - Qt API
+    def indexOfChild(self, child: Any) -> int:
         return self.row_of(child.uid) if isinstance(child, RowAccessible) else -1
 
-    def focusChild(self) -> Any:  # noqa: N802, D102 - Qt API
+    def focusChild(self) -> Any:
         row = self.view.current_row()
         return self.child(row) if row >= 0 and self.view.hasFocus() else None
 
-    def childAt(self, x: int, y: int) -> Any:  # noqa: N802, D102 - Qt API
+    def childAt(self, x: int, y: int) -> Any:
         for row in self.view.visible_rows():
             if self.row_rect(row).contains(x, y):
                 return self.child(row)

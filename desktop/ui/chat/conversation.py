@@ -211,7 +211,7 @@ class ConversationPane(QWidget):
         left = room - (turn if self.usage.turn.isVisibleTo(self) else 0)
         self.picker.fit(max(PICKER_MIN, min(picker, left) - spacing))
 
-    def resizeEvent(self, event: object) -> None:  # noqa: N802 - Qt API
+    def resizeEvent(self, event: object) -> None:
         """Fit the header and elide the title again for the new width."""
         super().resizeEvent(event)  # type: ignore[arg-type]
         self.fit_header()
