@@ -47,7 +47,7 @@ from desktop.core.memory.git_store import GitStore
 from desktop.core.memory.store import MemoryStore
 from desktop.core.memory.templates import sync_workspace_templates
 from desktop.core.providers.base import LLMProvider
-from desktop.core.providers.reconfigure import snapshot
+from desktop.core.providers.reconfigure import absorb, snapshot
 from desktop.core.providers.switchable import SwitchableProvider
 from desktop.core.session.manager import Session, SessionManager
 from desktop.core.tools.cron import CronTool
@@ -222,8 +222,7 @@ class Runtime:
             defaults.model = model
         if provider is not None:
             defaults.provider = provider
-        self.applied.clear()
-        self.applied.update(snapshot(config))
+        absorb(self.applied, config)
         await self.refresh_context_window(built.choice, built.key.value)
         return built
 

@@ -77,10 +77,28 @@ def changed_paths(before: dict[tuple[str, ...], Any], config: Config) -> list[tu
     return sorted(p for p in before.keys() | after.keys() if before.get(p) != after.get(p))
 
 
+def needs(before: dict[tuple[str, ...], Any], config: Config) -> set[Impact]:
+    """Everything a change from ``before`` to ``config`` needs (empty: nothing changed)."""
+    return {_kind(p) for p in changed_paths(before, config)}
+
+
 def plan(before: dict[tuple[str, ...], Any], config: Config) -> Impact:
     """The most a change from ``before`` to ``config`` needs: ``rebuild`` > ``switch`` >
     ``none``."""
-    kinds = {_kind(p) for p in changed_paths(before, config)}
+    kinds = needs(before, config)
     if "rebuild" in kinds:
         return "rebuild"
     return "switch" if "switch" in kinds else "none"
+
+
+def absorb(before: dict[tuple[str, ...], Any], config: Config) -> None:
+    """Take the live and provider settings of ``config`` into ``before`` (after a switch);
+    settings that need a rebuild keep their old value, so :func:`plan` still reports them."""
+    after = snapshot(config)
+    for path in before.keys() | after.keys():
+        if _kind(path) == "rebuild":
+            continue
+        if path in after:
+            before[path] = after[path]
+        else:
+            before.pop(path, None)
