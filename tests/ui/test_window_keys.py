@@ -12,10 +12,10 @@ from pytestqt.qtbot import QtBot
 
 from desktop.app import build_main_window, install_tabs
 from desktop.core.assembly import build_runtime
-from desktop.core.providers.litellm_provider import import_litellm
 from desktop.core.config.loader import ConfigOrigin, save_config
 from desktop.core.config.schema import Config
 from desktop.core.config.secrets import SecretStore
+from desktop.core.providers.litellm_provider import import_litellm
 from desktop.ui.chat.chat_tab import ChatTab
 from desktop.ui.services import AppServices
 from tests.core.agent.conftest import make_provider
