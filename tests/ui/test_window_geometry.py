@@ -67,7 +67,12 @@ def _run(tmp_path: Path, mode: str, width: int, height: int, scale: str) -> dict
         "QT_SCALE_FACTOR": scale,
     }
     result = subprocess.run(
-        [sys.executable, "-c", PROBE, mode], env=env, capture_output=True, text=True, timeout=60
+        [sys.executable, "-c", PROBE, mode],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout.strip().splitlines()[-1])
