@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.config import secret_fields
+from desktop.ui.settings.allowances import AllowancesBox
 from desktop.ui.settings.config_edit import ChangeError
 from desktop.ui.settings.key_backends import field_key_backend
 from desktop.ui.settings.key_field import KeyField
@@ -71,6 +72,7 @@ class ToolsPage(SettingsPage):
         self.approval.addButton(self.autonomous)
         add(self.ask)
         add(self.autonomous)
+        add(AllowancesBox(services))
 
         add(heading("Files and commands", level=2))
         self.restrict = QCheckBox("Restrict file and command tools to the workspace")
