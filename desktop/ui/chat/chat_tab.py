@@ -350,9 +350,11 @@ class ChatTab(ChatActions, QWidget):
         needle = query.casefold()
         rows = [r for r, item in enumerate(model.items) if item.message_index == index]
         rows = [r for r in rows if needle in model.item(r).text.casefold()] or rows
-        if rows:  # else: not loaded yet; tried again when it is
+        if rows:
             self._jump = None
             self.pane.view.reveal(rows[0], highlight=query)
+        elif not self.feed.busy(key):  # rows of a finished live turn: read them back from disk
+            self._spawn(self._load(key))
 
     def _load_thumbnails(self, items: list[ChatItem]) -> None:
         media = [m for item in items if item.media for m in item.media]

@@ -132,6 +132,7 @@ class ConversationPane(QWidget):
         self.more.setAccessibleName("Chat actions")
         self.more.setToolTip("Regenerate, export")
         self.more.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.more.setStyleSheet("QToolButton::menu-indicator { image: none; width: 0px; }")
         menu = QMenu(self.more)
         self.regenerate_action = menu.addAction(
             "Regenerate last answer\tCtrl+Shift+R", self.regenerateRequested.emit

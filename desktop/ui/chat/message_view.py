@@ -289,7 +289,7 @@ class MessageView(ViewInput, QAbstractScrollArea):
             )
         current = self._current
         if self.hasFocus() and current in rows:
-            ring = self.row_rect(current).adjusted(4, 1, -4, -3)
+            ring = self.row_rect(current).adjusted(6, -5, -6, -6)
             painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
             painter.setPen(QPen(colors.accent, 2))
             painter.setBrush(Qt.BrushStyle.NoBrush)

@@ -17,7 +17,7 @@ from PySide6.QtGui import QAction, QPalette
 from PySide6.QtWidgets import (
     QComboBox,
     QFrame,
-    QHBoxLayout,
+    QGridLayout,
     QLabel,
     QMenu,
     QPushButton,
@@ -82,7 +82,11 @@ class OtherModelForm(QFrame):
         self.model.setEditable(True)
         self.model.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
         self.model.setAccessibleName("Model name")
-        self.model.setMinimumWidth(220)
+        self.model.setMinimumWidth(140)
+        self.provider.setMinimumContentsLength(10)
+        self.provider.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
         self.model.lineEdit().setPlaceholderText("model name")
         self.model.lineEdit().returnPressed.connect(self._use)
         self.use = QPushButton("Use", self)
@@ -92,15 +96,16 @@ class OtherModelForm(QFrame):
         self.cancel.clicked.connect(self.hide)
         self.note = QLabel(self)
         self.note.setForegroundRole(QPalette.ColorRole.PlaceholderText)
-        layout = QHBoxLayout(self)
+        layout = QGridLayout(self)
         layout.setContentsMargins(8, 4, 8, 4)
-        layout.addWidget(QLabel("Provider", self))
-        layout.addWidget(self.provider)
-        layout.addWidget(QLabel("Model", self))
-        layout.addWidget(self.model, 1)
-        layout.addWidget(self.note)
-        layout.addWidget(self.use)
-        layout.addWidget(self.cancel)
+        layout.addWidget(QLabel("Provider", self), 0, 0)
+        layout.addWidget(self.provider, 0, 1)
+        layout.addWidget(QLabel("Model", self), 0, 2)
+        layout.addWidget(self.model, 0, 3, 1, 3)
+        layout.addWidget(self.note, 1, 1, 1, 3)
+        layout.addWidget(self.use, 1, 4)
+        layout.addWidget(self.cancel, 1, 5)
+        layout.setColumnStretch(3, 1)
         self.provider.currentIndexChanged.connect(lambda _i: self._refetch())
         self.hide()
 
@@ -169,6 +174,7 @@ class ModelPicker(QToolButton):
         self.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
         self.setAutoRaise(True)
+        self.setStyleSheet("QToolButton::menu-indicator { image: none; width: 0px; }")
         self.model = ""
         self.provider = AUTO
         self.recent: list[dict[str, str]] = []

@@ -20,7 +20,8 @@ class SessionDelegate(QStyledItemDelegate):
     ) -> QSize:
         """Two text lines plus padding."""
         metrics = QFontMetrics(option.font)
-        return QSize(200, metrics.lineSpacing() * 2 + 2 * PAD + 2)
+        # As wide as the list (never wider: no horizontal scroll bar in a narrow panel).
+        return QSize(0, metrics.lineSpacing() * 2 + 2 * PAD + 2)
 
     def paint(
         self,
