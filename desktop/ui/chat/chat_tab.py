@@ -353,7 +353,8 @@ class ChatTab(ChatActions, QWidget):
         if rows:
             self._jump = None
             self.pane.view.reveal(rows[0], highlight=query)
-        elif not self.feed.busy(key):  # rows of a finished live turn: read them back from disk
+        elif model.rowCount() and not self.feed.busy(key):  # live rows of a finished turn
+            # (they have no message index): read the chat back from disk
             self._spawn(self._load(key))
 
     def _load_thumbnails(self, items: list[ChatItem]) -> None:

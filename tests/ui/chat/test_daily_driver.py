@@ -242,3 +242,18 @@ def test_everything_in_a_message_is_reachable_by_keyboard(make_chat) -> None:  #
     assert chat.items()[card].expanded is False
     QTest.keyClick(view, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
     assert "read_file" in QGuiApplication.clipboard().text()
+
+
+def test_a_search_hit_in_the_open_chat_jumps_too(make_chat) -> None:  # type: ignore[no-untyped-def]
+    """Rows of a turn that just ran are live (not read from disk): the jump still lands."""
+    chat: ChatHarness = make_chat()
+    chat.server.push(Reply("Keep the quince paste cool."))
+    chat.send("where does the quince paste go?")
+    chat.idle()
+    panel = chat.tab.panel
+    panel.search.setText("quince paste cool")
+    chat.wait(lambda: chat.tab.sessions.hit(chat.tab.current) is not None)
+    panel.search.returnPressed.emit()
+    view = chat.tab.pane.view
+    chat.wait(lambda: view.selected_text() == "quince paste cool")
+    assert chat.items()[view.current_row()].kind == "assistant"
