@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -155,7 +156,13 @@ async def test_auto_title_never_overwrites_a_rename_made_meanwhile(
     session.messages = conversation()[:2]
     sessions.save(session)
     access = SessionAccess(sessions)
-    scripted_server.push(Reply("Model title", delay=0.05, chunk=1))
+    gate = threading.Event()
+
+    def answer_late(_body: dict[str, Any]) -> Reply:  # the server thread waits for the rename
+        gate.wait(10)
+        return Reply("Model title")
+
+    scripted_server.route = answer_late
     provider = SwitchableProvider(make_provider(scripted_server.url))
     task = asyncio.ensure_future(access.auto_title(KEY, provider))
     deadline = asyncio.get_running_loop().time() + 10
@@ -163,6 +170,7 @@ async def test_auto_title_never_overwrites_a_rename_made_meanwhile(
         assert asyncio.get_running_loop().time() < deadline
         await asyncio.sleep(0.005)
     await access.rename(KEY, "My own title")
+    gate.set()
     assert await task is None
     assert reread(sessions, KEY).title == "My own title"
 
