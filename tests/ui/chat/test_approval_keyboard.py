@@ -20,7 +20,9 @@ def test_tab_reaches_every_button_and_space_decides(qtbot: QtBot) -> None:
     host.show()
     host.activateWindow()
     qtbot.waitUntil(host.isActiveWindow)
-    request = ApprovalRequest("desktop:a", "call_0", "exec", {"command": "ls\nmore"}, "runs a shell command")
+    request = ApprovalRequest(
+        "desktop:a", "call_0", "exec", {"command": "ls\nmore"}, "runs a shell command"
+    )
     prompt.show_request(request)
     prompt.arguments.setFocus()
     qtbot.waitUntil(prompt.arguments.hasFocus)
