@@ -67,6 +67,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 Clock = Callable[[], float]
+CONTEXT_TABLE_DELAY_S = 8.0  # after the app's own LiteLLM warm-up (5 s after ready)
 
 
 def worker_tools(config: Config) -> ToolRegistry:
@@ -227,20 +228,37 @@ class Runtime:
         return built
 
     async def refresh_context_window(
-        self, choice: ProviderChoice | None = None, api_key: str | None = None
+        self,
+        choice: ProviderChoice | None = None,
+        api_key: str | None = None,
+        *,
+        table_after_s: float = 0.0,
     ) -> int:
-        """Ask the server (or LiteLLM) for the model's real context window and use it where
-        the person did not set one; returns the window in force."""
+        """Ask the server (then LiteLLM's model table) for the model's real context window and
+        use it where the person did not set one; returns the window in force.
+
+        ``table_after_s``: wait this long before consulting LiteLLM's table (at start-up the
+        app imports LiteLLM a few seconds after the window is ready; importing it earlier in
+        a thread would compete with the first paint).
+        """
         from desktop.core.providers.context_window import (
+            ContextWindow,
             apply_context_window,
+            litellm_window,
             probe_context_window,
         )
 
         choice = choice or self.provider.choice
-        found = None
+        found: ContextWindow | None = None
         if choice is not None:
             try:
-                found = await probe_context_window(choice, api_key)
+                found = await probe_context_window(choice, api_key, use_litellm=False)
+                if found is None:
+                    await asyncio.sleep(table_after_s)
+                    tokens = await asyncio.to_thread(litellm_window, choice.model)
+                    found = ContextWindow(tokens, "LiteLLM model info") if tokens else None
+            except asyncio.CancelledError:
+                raise
             except Exception:  # a probe must never break the runtime
                 log.exception("probing the context window failed")
         defaults = self.config.agents.defaults
@@ -251,7 +269,7 @@ class Runtime:
         consolidator.target = consolidator.budget // 2
         self.subagents.context_window = window
         self.subagents.max_tokens = defaults.max_tokens
-        if found is not None:
+        if found is not None and choice is not None:
             log.info("context window of %s: %d tokens (%s)", choice.model, window, found.source)
         return window
 
@@ -419,6 +437,9 @@ async def start_runtime(
     await runtime.start()
     if built is not None:  # the real window, asked in the background (a server may be slow)
         runtime.owner.try_spawn(
-            runtime.refresh_context_window(built.choice, built.key.value), name="context-window"
+            runtime.refresh_context_window(
+                built.choice, built.key.value, table_after_s=CONTEXT_TABLE_DELAY_S
+            ),
+            name="context-window",
         )
     return runtime
