@@ -77,7 +77,9 @@ def install_tabs(window: MainWindow, services: AppServices) -> None:
     if services.tray is not None:
         chat.attentionChanged.connect(services.tray.set_waiting_approvals)
     if services.starter is not None:
-        settings.keyChanged.connect(lambda _provider: _settings_changed(window, services))
+        settings.keyChanged.connect(
+            lambda provider: _settings_changed(window, services, key_of=provider)
+        )
         services.configChanged.connect(lambda: _settings_changed(window, services))
     services.closables.extend([chat, settings, skills, memory])
     onboarding = _Onboarding(window, services)
@@ -85,30 +87,60 @@ def install_tabs(window: MainWindow, services: AppServices) -> None:
     onboarding.offer()
 
 
-def _settings_changed(window: MainWindow, services: AppServices) -> None:
-    """A new key, model or endpoint takes effect when the runtime is rebuilt.
+def _settings_changed(
+    window: MainWindow, services: AppServices, *, key_of: str | None = None
+) -> None:
+    """Apply saved settings to the running agent as far as possible without stopping it.
 
-    Not connected yet: rebuild at once. Connected: a rebuild would cancel running turns, so
-    the person chooses when (a banner with "Apply now").
+    Not connected yet: connect now. Connected: settings read on every turn apply by
+    themselves; a new model, key, endpoint or temperature is switched in without stopping
+    running answers (:meth:`desktop.core.assembly.Runtime.use_model`); only settings wired
+    into the agent at start (workspace, tools, MCP servers, channels…) need a reconnect,
+    which stops running answers, so the person chooses when (a banner with "Apply now").
+    ``key_of``: a provider whose stored key changed.
     """
+    from desktop.core.providers.reconfigure import needs
+
     starter = services.starter
     if starter is None:
         return
-    if services.runtime is None:
+    runtime = services.runtime
+    if runtime is None:
         if not starter.busy:
             starter.retry()
         return
+    impact = needs(runtime.applied, services.config)
+    if key_of is not None:
+        choice = runtime.provider.choice
+        if choice is None or choice.section == key_of:
+            impact.add("switch")
+    if "switch" in impact:  # applied now, whatever else waits for a reconnect
+        starter.tasks.try_spawn(_switch_provider(window, services), name="switch-provider")
+    if "rebuild" in impact:
 
-    def apply() -> None:
-        window.remove_banner("restart")
-        starter.retry()
+        def apply() -> None:
+            window.remove_banner("restart")
+            starter.retry()
 
-    window.show_banner(
-        "restart",
-        "Settings changed. Reconnect the agent to use them (running answers will stop).",
-        severity="info",
-        actions=[("Apply now", apply)],
-    )
+        window.show_banner(
+            "restart",
+            "Some settings need the agent to reconnect (running answers will stop).",
+            severity="info",
+            actions=[("Apply now", apply)],
+        )
+
+
+async def _switch_provider(window: MainWindow, services: AppServices) -> None:
+    """Rebuild the provider from the saved settings and switch to it (running turns go on)."""
+    runtime = services.runtime
+    if runtime is None:
+        return
+    try:
+        await runtime.use_model(None, services.secrets)
+    except LookupError as exc:  # no key, or no provider fits the model
+        window.show_banner("switch", f"The new model settings cannot be used yet: {exc}")
+        return
+    window.remove_banner("switch")
 
 
 class _Onboarding:

@@ -76,6 +76,9 @@ def build_parser() -> argparse.ArgumentParser:
     from desktop.cli.channels import add_channels_parser
 
     add_channels_parser(commands, common)
+    from desktop.cli.sessions import add_sessions_parser
+
+    add_sessions_parser(commands, common)
     commands.add_parser(
         "gateway",
         parents=[common],
@@ -115,6 +118,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from desktop.cli.cron import run_cron
 
         return run_cron(args)
+    if args.command == "sessions":
+        from desktop.cli.sessions import run_sessions
+
+        return run_sessions(args)
     if args.command == "gateway":
         from desktop.cli.gateway import run_gateway
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -48,6 +48,8 @@ from desktop.core.memory.git_store import GitStore
 from desktop.core.memory.store import MemoryStore
 from desktop.core.memory.templates import sync_workspace_templates
 from desktop.core.providers.base import LLMProvider
+from desktop.core.providers.reconfigure import absorb, snapshot
+from desktop.core.providers.switchable import SwitchableProvider
 from desktop.core.session.manager import Session, SessionManager
 from desktop.core.tools.cron import CronTool
 from desktop.core.tools.filesystem import filesystem_tools
@@ -60,10 +62,13 @@ from desktop.core.utils.tasks import TaskOwner
 
 if TYPE_CHECKING:
     from desktop.core.config.secrets import SecretStore
+    from desktop.core.providers.factory import BuiltProvider
+    from desktop.core.providers.matching import ProviderChoice
 
 log = logging.getLogger(__name__)
 
 Clock = Callable[[], float]
+CONTEXT_TABLE_DELAY_S = 8.0  # after the app's own LiteLLM warm-up (5 s after ready)
 
 
 def worker_tools(config: Config) -> ToolRegistry:
@@ -150,7 +155,8 @@ class Runtime:
     Attributes:
         config: The config it was built from.
         bus: Inbound/outbound messages and run events.
-        provider: The model backend.
+        provider: The model backend every part calls; :meth:`use_model` switches what is
+            behind it without stopping anything.
         sessions: Conversations on disk.
         tools: The main agent's tools.
         work: What runs per session (the source of truth for "busy").
@@ -164,11 +170,13 @@ class Runtime:
         channels: Delivers outbound messages to the window and the chat networks.
         owner: Owns every background task (closed by :meth:`stop`).
         ipc: The local socket the CLI hands its messages to (app and gateway only).
+        applied: The settings the runtime runs with (see
+            :mod:`desktop.core.providers.reconfigure`: what a later change needs).
     """
 
     config: Config
     bus: MessageBus
-    provider: LLMProvider
+    provider: SwitchableProvider
     sessions: SessionManager
     tools: ToolRegistry
     work: SessionWork
@@ -182,6 +190,87 @@ class Runtime:
     channels: ChannelManager
     owner: TaskOwner
     ipc: AgentSocketServer | None = None
+    applied: dict[tuple[str, ...], Any] = field(default_factory=dict)
+
+    async def use_model(
+        self,
+        model: str | None = None,
+        secrets: SecretStore | None = None,
+        *,
+        provider: str | None = None,
+    ) -> BuiltProvider:
+        """Build a provider for ``model`` off the loop and switch every later call to it.
+
+        Running turns keep going (on the provider they started with). On success the live
+        config's model (and forced provider) are set and the context window is asked from
+        the new server; saving the config is the caller's business. ``model=None`` rebuilds
+        the configured one (a new key, endpoint or temperature).
+
+        Raises:
+            desktop.core.providers.factory.MissingKeyError: No key for that provider.
+            desktop.core.providers.matching.ProviderNotFound: No provider fits the model.
+        """
+        from desktop.core.config.secrets import SecretStore
+        from desktop.core.providers.factory import abuild_provider
+
+        config = self.config
+        trial = config
+        if provider is not None and provider != config.agents.defaults.provider:
+            trial = config.model_copy(deep=True)
+            trial._origin = config._origin
+            trial.agents.defaults.provider = provider
+        built = await abuild_provider(trial, secrets or SecretStore(), model=model)
+        self.provider.switch(built.provider)
+        defaults = config.agents.defaults
+        if model:
+            defaults.model = model
+        if provider is not None:
+            defaults.provider = provider
+        absorb(self.applied, config)
+        await self.refresh_context_window(built.choice, built.key.value)
+        return built
+
+    async def refresh_context_window(
+        self,
+        choice: ProviderChoice | None = None,
+        api_key: str | None = None,
+        *,
+        table_after_s: float = 0.0,
+    ) -> int:
+        """Ask the server (then LiteLLM's model table) for the model's real context window and
+        use it where the person did not set one; returns the window in force.
+
+        ``table_after_s``: wait this long before consulting LiteLLM's table (at start-up the
+        app imports LiteLLM a few seconds after the window is ready; importing it earlier in
+        a thread would compete with the first paint).
+        """
+        from desktop.core.providers.context_window import (
+            ContextWindow,
+            apply_context_window,
+            litellm_window,
+            probe_context_window,
+        )
+
+        choice = choice or self.provider.choice
+        found: ContextWindow | None = None
+        if choice is not None:
+            try:
+                found = await probe_context_window(choice, api_key, use_litellm=False)
+                if found is None:
+                    await asyncio.sleep(table_after_s)
+                    tokens = await asyncio.to_thread(litellm_window, choice.model)
+                    found = ContextWindow(tokens, "LiteLLM model info") if tokens else None
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # a probe must never break the runtime
+                log.exception("probing the context window failed")
+        defaults = self.config.agents.defaults
+        window = apply_context_window(self.config, found.tokens if found else None)
+        self.memory.consolidator.set_limits(context_window=window, max_tokens=defaults.max_tokens)
+        self.subagents.set_limits(context_window=window, max_tokens=defaults.max_tokens)
+        if found is not None and choice is not None:
+            log.info("context window of %s: %d tokens (%s)", choice.model, window, found.source)
+        return window
 
     async def start(self) -> None:
         """Register the system jobs, start the channels, the loop, the scheduler and (app and
@@ -245,6 +334,9 @@ def build_runtime(
     defaults = config.agents.defaults
     workspace = config.workspace_path
     bus = bus or MessageBus()
+    provider = (
+        provider if isinstance(provider, SwitchableProvider) else SwitchableProvider(provider)
+    )
     owner = TaskOwner("runtime")
     work = SessionWork()
     sync_workspace_templates(workspace)
@@ -344,6 +436,7 @@ def build_runtime(
         )
         if serve_socket
         else None,
+        applied=snapshot(config),
     )
 
 
@@ -371,10 +464,12 @@ async def start_runtime(
     secrets = secrets or SecretStore()
     # Channel tokens and the web-search key stored in the keyring take effect in memory.
     await inject_stored_secrets(config, secrets)
+    built = None
     if provider is None:
         from desktop.core.providers.factory import abuild_provider
 
-        provider = (await abuild_provider(config, secrets)).provider
+        built = await abuild_provider(config, secrets)
+        provider = built.provider
     runtime = await asyncio.to_thread(
         build_runtime,
         config,
@@ -384,4 +479,11 @@ async def start_runtime(
         serve_socket=serve_socket,
     )
     await runtime.start()
+    if built is not None:  # the real window, asked in the background (a server may be slow)
+        runtime.owner.try_spawn(
+            runtime.refresh_context_window(
+                built.choice, built.key.value, table_after_s=CONTEXT_TABLE_DELAY_S
+            ),
+            name="context-window",
+        )
     return runtime

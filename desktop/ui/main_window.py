@@ -8,9 +8,10 @@ shortcuts into signals that the tabs connect to.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
-from PySide6.QtCore import QByteArray, Qt, QTimer, Signal
-from PySide6.QtGui import QCloseEvent, QKeySequence, QPaintEvent, QShortcut
+from PySide6.QtCore import QByteArray, QRect, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QCloseEvent, QGuiApplication, QKeySequence, QPaintEvent, QShortcut
 from PySide6.QtWidgets import QLabel, QMainWindow, QTabWidget, QVBoxLayout, QWidget
 
 from desktop.ui.banner import Action, Banner
@@ -19,6 +20,35 @@ from desktop.ui.placeholder import PlaceholderTab
 APP_TITLE = "nanobot Desktop"
 DEFAULT_SIZE = (1100, 720)
 MINIMUM_SIZE = (760, 520)
+SCREEN_FILL = 0.9  # a first window takes at most this share of the screen's free area
+FRAME_GUESS = (16, 40)  # frame width and height allowed for before the window is decorated
+
+
+def fit_rect(rect: QRect, area: QRect) -> QRect:
+    """``rect`` shrunk to fit ``area`` and moved inside it (as little as possible)."""
+    width, height = min(rect.width(), area.width()), min(rect.height(), area.height())
+    x = min(max(rect.x(), area.x()), area.x() + area.width() - width)
+    y = min(max(rect.y(), area.y()), area.y() + area.height() - height)
+    return QRect(x, y, width, height)
+
+
+def first_run_rect(area: QRect, default: QSize, minimum: QSize) -> QRect:
+    """The default size, at most :data:`SCREEN_FILL` of ``area`` (never below ``minimum``,
+    never beyond ``area``), centred in it."""
+    width = min(
+        area.width(), max(minimum.width(), min(default.width(), int(area.width() * SCREEN_FILL)))
+    )
+    height = min(
+        area.height(),
+        max(minimum.height(), min(default.height(), int(area.height() * SCREEN_FILL))),
+    )
+    return QRect(
+        area.x() + (area.width() - width) // 2,
+        area.y() + (area.height() - height) // 2,
+        width,
+        height,
+    )
+
 
 # key → (tab title, placeholder hint)
 TABS: dict[str, tuple[str, str]] = {
@@ -63,6 +93,7 @@ class MainWindow(QMainWindow):
         self.hide_on_close = False
         self._quitting = False
         self._painted = False
+        self._fitted = False
         self._banners: dict[str, Banner] = {}
 
         central = QWidget(self)
@@ -103,8 +134,8 @@ class MainWindow(QMainWindow):
                 f"tab_{key}", QKeySequence(f"Ctrl+{number}"), lambda k=key: self.show_tab(k)
             )
 
-        self.resize(*DEFAULT_SIZE)
         self.setMinimumSize(*MINIMUM_SIZE)
+        self.fit_to_screen(restored=False)
 
     # -- tabs -------------------------------------------------------------------------------
     def tab_keys(self) -> list[str]:
@@ -224,14 +255,61 @@ class MainWindow(QMainWindow):
         return bytes(self.saveGeometry().toBase64().data()).decode("ascii")
 
     def restore_geometry_text(self, text: str | None) -> bool:
-        """Restore a geometry saved by :meth:`geometry_text`; ``False`` if unusable."""
+        """Restore a geometry saved by :meth:`geometry_text`, kept within the screens there
+        are now; ``False`` if unusable (the window then keeps its first-run size)."""
         if not text:
             return False
         try:
             data = QByteArray.fromBase64(text.encode("ascii"))
         except (UnicodeEncodeError, ValueError):
             return False
-        return bool(self.restoreGeometry(data))
+        if not self.restoreGeometry(data):
+            return False
+        self.fit_to_screen(restored=True)
+        return True
+
+    def fit_to_screen(self, *, restored: bool) -> None:
+        """Fit the window, title bar and frame included, to the screen it is on.
+
+        First run (``restored=False``): the default size, at most 90 % of the free area,
+        centred. A restored geometry (saved on a bigger or a disconnected screen, or at another
+        scale) is shrunk and moved inside the free area. The minimum size never exceeds it.
+        """
+        geometry = self.geometry()
+        screen = QGuiApplication.screenAt(geometry.center()) if restored else None
+        screen = screen or self.screen() or QGuiApplication.primaryScreen()
+        if screen is None:
+            return
+        frame = self.frameGeometry()
+        if self.isVisible() and frame != geometry:
+            left, top = geometry.x() - frame.x(), geometry.y() - frame.y()
+            extra = QSize(frame.width() - geometry.width(), frame.height() - geometry.height())
+        elif restored:  # the real frame is allowed for when the window is first shown
+            left, top, extra = 0, 0, QSize(0, 0)
+        else:  # not decorated yet: allow for a typical title bar and border
+            left, top, extra = FRAME_GUESS[0] // 2, FRAME_GUESS[1] - 4, QSize(*FRAME_GUESS)
+        area = screen.availableGeometry()
+        inner = QRect(
+            area.x() + left,
+            area.y() + top,
+            max(1, area.width() - extra.width()),
+            max(1, area.height() - extra.height()),
+        )
+        minimum = QSize(*MINIMUM_SIZE).boundedTo(inner.size())
+        self.setMinimumSize(minimum)
+        if self.isMaximized() or self.isFullScreen():
+            return
+        if restored:
+            self.setGeometry(fit_rect(self.geometry(), inner))  # the minimum may have grown it
+        else:
+            self.setGeometry(first_run_rect(inner, QSize(*DEFAULT_SIZE), minimum))
+
+    def showEvent(self, event: Any) -> None:
+        """On the first show the real frame is known: fit once more with it."""
+        super().showEvent(event)
+        if not self._fitted:
+            self._fitted = True
+            QTimer.singleShot(0, lambda: self.fit_to_screen(restored=True))
 
     def allow_close(self) -> None:
         """Let the next close really close (called by the shutdown sequence)."""

@@ -143,4 +143,8 @@ class Theme(QObject):
             return
         self._dark = dark
         self.app.setPalette(_palette(dark))
+        # Style sheets resolve ``palette(role)`` when they are applied: set it again so every
+        # widget styled by it is polished with the new palette.
+        self.app.setStyleSheet("")
+        self.app.setStyleSheet(STYLESHEET)
         self.changed.emit(dark)

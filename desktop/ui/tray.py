@@ -12,8 +12,8 @@ import datetime as dt
 import logging
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject, QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QAction, QColor, QFont, QIcon, QPainter, QPixmap
+from PySide6.QtCore import QObject, QPointF, QRect, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QAction, QColor, QFont, QGuiApplication, QIcon, QPainter, QPixmap
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
 from desktop.ui.theme import app_icon
@@ -65,6 +65,20 @@ def badge_icon(*, working: bool = False, unread: int = 0) -> QIcon:
         painter.end()
         icon.addPixmap(pixmap)
     return icon
+
+
+def place_menu(shown: QRect, size: QSize, area: QRect) -> QRect:
+    """Where an open menu goes once it is ``size``: it keeps the edge it was opened against
+    (its bottom when it sat in the lower half of the screen, else its top; its right edge when
+    it sat in the right half) and is moved inside ``area``."""
+    bottom_anchored = shown.center().y() > area.center().y()
+    right_anchored = shown.center().x() > area.center().x()
+    y = shown.y() + shown.height() - size.height() if bottom_anchored else shown.y()
+    x = shown.x() + shown.width() - size.width() if right_anchored else shown.x()
+    width, height = min(size.width(), area.width()), min(size.height(), area.height())
+    x = min(max(x, area.x()), area.x() + area.width() - width)
+    y = min(max(y, area.y()), area.y() + area.height() - height)
+    return QRect(x, y, width, height)
 
 
 def format_when(moment: dt.datetime, now: dt.datetime) -> str:
@@ -280,8 +294,13 @@ class Tray(QObject):
 
     # -- menu -------------------------------------------------------------------------------
     def refresh_menu(self) -> None:
-        """Rebuild the menu from the last known upcoming jobs."""
+        """Rebuild the menu from the last known upcoming jobs.
+
+        An open menu is rebuilt in place and kept on its screen: it grows away from the edge
+        it was opened against (upwards from a tray at the bottom), never off the screen.
+        """
         menu = self.menu
+        shown = menu.geometry() if menu.isVisible() else None
         menu.clear()
         self._action(menu, "Show nanobot", self.showRequested.emit)
         self._action(menu, "New chat", self.newChatRequested.emit)
@@ -300,6 +319,17 @@ class Tray(QObject):
         self._pause_action = pause
         menu.addSeparator()
         self._action(menu, "Quit", self.quitRequested.emit)
+        if shown is not None:
+            self._keep_on_screen(shown)
+
+    def _keep_on_screen(self, shown: QRect) -> None:
+        menu = self.menu
+        screen = QGuiApplication.screenAt(shown.center()) or QGuiApplication.primaryScreen()
+        if screen is None:
+            return
+        menu.adjustSize()
+        size = menu.sizeHint().expandedTo(menu.size())
+        menu.setGeometry(place_menu(shown, size, screen.availableGeometry()))
 
     def _action(self, menu: QMenu, text: str, slot: Any) -> QAction:
         action = menu.addAction(text)

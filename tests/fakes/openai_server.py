@@ -97,6 +97,10 @@ class ScriptedOpenAIServer:
     def __init__(self, default: Reply | None = None, models: list[str] | None = None) -> None:
         self.default = default or Reply("Hello from the scripted server.")
         self.models = models or ["scripted-model"]
+        # Extra fields of each ``/models`` entry (e.g. ``{"max_model_len": 8192}``, as vLLM).
+        self.model_fields: dict[str, Any] = {}
+        # Other GET endpoints: path → JSON body (e.g. llama.cpp's ``/props``).
+        self.get_routes: dict[str, Any] = {}
         self.script: deque[Any] = deque()
         # Optional router: called with each request body; a non-None step wins over the script.
         self.route: Any = None
@@ -164,12 +168,17 @@ class ScriptedOpenAIServer:
 
             def do_GET(self) -> None:  # noqa: N802 - http.server API
                 outer._record(self, {})
-                if self.path.rstrip("/").endswith("/models"):
+                path = self.path.rstrip("/")
+                if path.endswith("/models"):
                     body = {
                         "object": "list",
-                        "data": [{"id": m, "object": "model"} for m in outer.models],
+                        "data": [
+                            {"id": m, "object": "model", **outer.model_fields} for m in outer.models
+                        ],
                     }
                     self._json(200, body)
+                elif path in outer.get_routes:
+                    self._json(200, outer.get_routes[path])
                 else:
                     self._json(404, {"error": {"message": "not found"}})
 

@@ -38,7 +38,8 @@ def test_main_window_title(qtbot: QtBot) -> None:
     window.show()
     qtbot.waitExposed(window)
     assert "nanobot" in window.windowTitle()
-    assert window.width() >= 800
+    area = window.screen().availableGeometry()
+    assert window.width() >= min(760, area.width()) and area.contains(window.geometry())
     window.allow_close()
 
 

@@ -172,6 +172,14 @@ class ApprovalPolicy:
         """Don't ask about ``tool`` again in this chat (until the app restarts)."""
         self.session_allowed.setdefault(origin_session(session_key), set()).add(tool)
 
+    def revoke_for_session(self, session_key: str, tool: str) -> None:
+        """Ask about ``tool`` again in this chat."""
+        allowed = self.session_allowed.get(origin_session(session_key))
+        if allowed is not None:
+            allowed.discard(tool)
+            if not allowed:
+                self.session_allowed.pop(origin_session(session_key), None)
+
     def forget_session(self, session_key: str) -> None:
         """Drop the chat's allowances (the chat was deleted)."""
         self.session_allowed.pop(origin_session(session_key), None)

@@ -148,6 +148,11 @@ class SubagentManager:
             )
         )
 
+    def set_limits(self, *, context_window: int, max_tokens: int) -> None:
+        """Use a new context window for subagents started from now on."""
+        self.context_window = context_window
+        self.max_tokens = max_tokens
+
     async def idle(self) -> None:
         """Wait until no subagent runs (tests)."""
         await self._owner.idle()

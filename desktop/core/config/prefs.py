@@ -62,6 +62,8 @@ class DesktopPrefs(BaseModel):
         start_at_login: Launch with the session (where the platform allows).
         reminders_paused: Reminders are counted as unread but do not pop up.
         window_geometry: ``QWidget.saveGeometry()`` as base64 text.
+        recent_models: Models picked in the chat header, newest first
+            (``{"model": ..., "provider": ...}``).
     """
 
     model_config = ConfigDict(
@@ -75,6 +77,7 @@ class DesktopPrefs(BaseModel):
     start_at_login: bool = False
     reminders_paused: bool = False
     window_geometry: str | None = None
+    recent_models: list[dict[str, str]] = []
 
     _load_warning: str | None = PrivateAttr(default=None)
 

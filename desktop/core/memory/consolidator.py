@@ -198,12 +198,19 @@ class Consolidator:
         self.store = store
         self.sessions = sessions
         self.max_tokens = max_tokens
+        self.safety_buffer = safety_buffer
         self.budget = budget_for(context_window, max_tokens, safety_buffer)
         self.target = self.budget // 2
         self.max_rounds = max_rounds
         self.max_messages_per_round = max_messages_per_round
         self.build_request = build_request
         self._locks: dict[str, asyncio.Lock] = {}
+
+    def set_limits(self, *, context_window: int, max_tokens: int) -> None:
+        """Use a new context window (the server reported its real one, the model changed)."""
+        self.max_tokens = max_tokens
+        self.budget = budget_for(context_window, max_tokens, self.safety_buffer)
+        self.target = self.budget // 2
 
     def lock_for(self, key: str) -> asyncio.Lock:
         """The lock that serialises consolidation of one session."""

@@ -231,7 +231,14 @@ async def list_models(
         return ProbeResult(
             False, redact(f"{url} listed no models."), seconds=seconds, kind="server"
         )
-    return ProbeResult(True, f"{len(models)} model(s) available.", models=models, seconds=seconds)
+    return ProbeResult(
+        True, f"{models_text(len(models))} available.", models=models, seconds=seconds
+    )
+
+
+def models_text(count: int) -> str:
+    """``1 model``, ``2 models``."""
+    return f"{count} model" if count == 1 else f"{count} models"
 
 
 def _model_ids(payload: Any) -> list[str]:

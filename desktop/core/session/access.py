@@ -12,9 +12,15 @@ import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from desktop.core.session import edits
+from desktop.core.session.export import ExportFormat, export_session
 from desktop.core.session.manager import PENDING, SessionManager, SessionSummary
+from desktop.core.session.search import SearchHit, search_sessions
+
+if TYPE_CHECKING:
+    from desktop.core.providers.base import LLMProvider
 
 LockFor = Callable[[str], asyncio.Lock]
 StopSession = Callable[[str], Awaitable[str]]
@@ -117,3 +123,65 @@ class SessionAccess:
                 return message
 
             return await asyncio.to_thread(work)
+
+    async def search_hits(self, query: str) -> list[SearchHit]:
+        """Chats matching ``query`` with a snippet and the matching message."""
+        return await asyncio.to_thread(search_sessions, self.sessions, query)
+
+    async def regenerate(self, key: str) -> edits.Rewind:
+        """Keep the chat as an earlier version and take its last answer out; returns the
+        person's last message (to be sent again as a new turn).
+
+        Raises:
+            desktop.core.session.edits.RewindError: Nothing to answer again.
+        """
+        async with self._locked(key):
+            return await asyncio.to_thread(edits.regenerate, self.sessions, key)
+
+    async def edit(self, key: str, ordinal: int, text: str) -> edits.Rewind:
+        """Keep the chat as an earlier version and cut it before the person's ``ordinal``-th
+        message (whose text was ``text``); the edited text is then sent as a new turn.
+
+        Raises:
+            desktop.core.session.edits.RewindError: The message is not there any more.
+        """
+        async with self._locked(key):
+            return await asyncio.to_thread(edits.edit, self.sessions, key, ordinal, text)
+
+    async def export(self, key: str, fmt: ExportFormat) -> str:
+        """The chat as Markdown (``md``) or JSON (``json``)."""
+
+        def work() -> str:
+            return export_session(self.sessions.get_or_create(key), fmt)
+
+        return await asyncio.to_thread(work)
+
+    async def auto_title(self, key: str, provider: LLMProvider) -> str | None:
+        """Give the chat a title from its first exchange (one cheap model call), unless it has
+        one; returns the new title, or ``None`` when nothing was done.
+
+        A title set while the model was asked (a rename) wins: it is not overwritten.
+        """
+        from desktop.core.session.titles import AUTO_TITLE, first_exchange, suggest_title
+
+        def due() -> tuple[str, str] | None:
+            return first_exchange(self.sessions.get_or_create(key))
+
+        exchange = await asyncio.to_thread(due)
+        if exchange is None:
+            return None
+        title = await suggest_title(provider, *exchange)
+        if not title:
+            return None
+        async with self._locked(key):
+
+            def store() -> bool:
+                session = self.sessions.get_or_create(key)
+                if session.metadata.get("title"):
+                    return False
+                session.metadata["title"] = title
+                session.metadata[AUTO_TITLE] = True
+                self.sessions.save(session)
+                return True
+
+            return title if await asyncio.to_thread(store) else None

@@ -24,7 +24,6 @@ belongs is moved aside so the session can be saved again.
 from __future__ import annotations
 
 import functools
-import json
 import logging
 import re
 import threading
@@ -46,7 +45,6 @@ from desktop.core.session.validate import (
     read_session_file,
     read_session_header,
 )
-from desktop.core.utils.atomic import atomic_write_text
 from desktop.core.utils.validate import (
     MAX_LINE_BYTES,
     Unusable,
@@ -342,6 +340,12 @@ class SessionManager(SharedFiles):
     def path_for(self, key: str) -> Path:
         """The JSONL file of ``key``."""
         return self.directory / session_filename(key)
+
+    def cached(self, key: str) -> list[dict[str, Any]] | None:
+        """A copy of the messages of ``key`` when it is in the cache (else ``None``)."""
+        with self._lock:
+            session = self._cache.get(key)
+            return list(session.messages) if session is not None else None
 
     def get_or_create(self, key: str) -> Session:
         """The cached session (brought up to date if another process changed its file), else

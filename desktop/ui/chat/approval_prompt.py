@@ -67,6 +67,7 @@ class ApprovalPrompt(QFrame):
         self.arguments.setAccessibleName("Tool arguments")
         self.arguments.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.arguments.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self.arguments.setTabChangesFocus(True)  # Tab goes on to the buttons
         self.queue_label = QLabel(self)
         buttons = QHBoxLayout()
         buttons.addWidget(self.queue_label, 1)

@@ -20,7 +20,7 @@ from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QCloseEvent
+from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QHBoxLayout, QSplitter, QWidget
 
 from desktop.core.agent.commands import parse_command
@@ -32,6 +32,7 @@ from desktop.core.bus.events import (
     TurnStarted,
 )
 from desktop.core.utils.tasks import TaskOwner
+from desktop.ui.chat.actions import ChatActions
 from desktop.ui.chat.approval_presenter import ApprovalPresenter
 from desktop.ui.chat.approver import UiApprover
 from desktop.ui.chat.conversation import ConversationPane
@@ -58,7 +59,7 @@ def new_session_key() -> str:
     return f"{CHANNEL}:{time.strftime('%Y%m%d-%H%M%S')}-{random.token_hex(3)}"
 
 
-class ChatTab(QWidget):
+class ChatTab(ChatActions, QWidget):
     """Chats with the agent.
 
     Args:
@@ -105,6 +106,12 @@ class ChatTab(QWidget):
         )
         self.turns = TurnRunner(services, self.feed, self.store, self._model_for, self._spawn, self)
         self._drafts: dict[str, str] = {}
+        self._recent: list[dict[str, str]] = []
+        self._editing: tuple[str, int, str] | None = None  # key, ordinal, original text
+        self._titling: set[str] = set()
+        self.auto_titles = True  # a cheap model call names a new chat after its first answer
+        self._export_dialog: Any = None
+        self._jump: tuple[str, int, str] | None = None  # key, message index, query
         self.current = ""
         splitter = QSplitter(Qt.Orientation.Horizontal, self)
         splitter.addWidget(self.panel)
@@ -118,6 +125,7 @@ class ChatTab(QWidget):
         layout.addWidget(splitter)
         self._wire()
         QTimer.singleShot(0, self.pane.view.warm_up)
+        self.refresh_model()
         if services.runtime is not None:
             self._agent_ready()
         self._spawn(self._start())
@@ -168,6 +176,20 @@ class ChatTab(QWidget):
         pane.banner.retryRequested.connect(self.retry)
         pane.banner.settingsRequested.connect(self.openSettingsRequested)
         pane.view.copied.connect(pane.flash_copied)
+        pane.view.editRequested.connect(self.start_edit)
+        pane.view.regenerateRequested.connect(self.regenerate)
+        pane.regenerateRequested.connect(self.regenerate)
+        pane.exportRequested.connect(self.export)
+        pane.picker.modelChosen.connect(self.choose_model)
+        pane.picker.otherRequested.connect(self.open_other_model)
+        pane.other_model.chosen.connect(self.choose_model)
+        pane.editing.cancelled.connect(self.cancel_edit)
+        pane.composer.edit.editLastRequested.connect(self.edit_last)
+        self.services.configChanged.connect(self.refresh_model)
+        regenerate = QShortcut(QKeySequence("Ctrl+Shift+R"), self)
+        regenerate.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        regenerate.activated.connect(self.regenerate)
+        self.panel.searchResultActivated.connect(self.open_search_result)
         self.approvals.attentionChanged.connect(self.attentionChanged)
 
     def _agent_ready(self) -> None:
@@ -182,6 +204,7 @@ class ChatTab(QWidget):
             # The desktop answers approval questions of every channel's turns.
             self._remove_approver = runtime.approval.add_approver(self.approver)
         self.pane.composer.set_ready(True)
+        self.refresh_model()
         self.list_controller.refresh_soon()
 
     async def _start(self) -> None:
@@ -207,6 +230,7 @@ class ChatTab(QWidget):
         self.list_controller.add_draft(key)
         self._models[key] = MessageModel(key)
         self._spawn(self._open(key))
+        self.focus_composer()
 
     def focus_search(self) -> None:
         """Put the cursor in the chat search (Ctrl+K)."""
@@ -255,6 +279,8 @@ class ChatTab(QWidget):
 
     async def _open(self, key: str) -> None:
         previous = self.current
+        if self._editing is not None and self._editing[0] != key:
+            self.cancel_edit()
         if previous and previous != key:
             self._drafts[previous] = self.pane.composer.text()
             entry = self.sessions.entry(previous)
@@ -286,6 +312,7 @@ class ChatTab(QWidget):
         self.sessions.update(key, unread=False)
         self.panel.select(key)
         self.sessionOpened.emit(key)
+        self._apply_jump(key)
 
     async def _load(self, key: str) -> None:
         """(Re)read ``key`` from disk into its model, keeping the live turn's rows."""
@@ -304,6 +331,31 @@ class ChatTab(QWidget):
         if key == self.current:
             self.pane.set_title(loaded.title, key.partition(":")[0])
             self._show_error(key)
+            self._apply_jump(key)
+
+    def open_search_result(self, key: str, message_index: int, query: str) -> None:
+        """Open ``key`` scrolled to the message a search found (highlighted)."""
+        self._jump = (key, message_index, query)
+        if key == self.current and key not in self._loading:
+            self._apply_jump(key)
+        else:
+            self.open_session(key)
+
+    def _apply_jump(self, key: str) -> None:
+        jump = self._jump
+        model = self._models.get(key)
+        if jump is None or jump[0] != key or model is None or key in self._loading:
+            return
+        _, index, query = jump
+        needle = query.casefold()
+        rows = [r for r, item in enumerate(model.items) if item.message_index == index]
+        rows = [r for r in rows if needle in model.item(r).text.casefold()] or rows
+        if rows:
+            self._jump = None
+            self.pane.view.reveal(rows[0], highlight=query)
+        elif model.rowCount() and not self.feed.busy(key):  # live rows of a finished turn
+            # (they have no message index): read the chat back from disk
+            self._spawn(self._load(key))
 
     def _load_thumbnails(self, items: list[ChatItem]) -> None:
         media = [m for item in items if item.media for m in item.media]
@@ -328,6 +380,8 @@ class ChatTab(QWidget):
         if self.services.runtime is None or not key:
             return
         command = parse_command(text) if not media else None
+        if command is None and self._editing is not None and self.send_edit(text):
+            return
         if command is not None:
             composer.clear_input()
             if command.name == "/stop":
@@ -372,6 +426,7 @@ class ChatTab(QWidget):
         if key != self.current:
             self.sessions.update(key, unread=True)
         self.list_controller.refresh_soon()
+        self.title_soon(key)
 
     def _on_turn_failed(self, event: TurnFailed) -> None:
         self.feed.on_failed(event)

@@ -27,12 +27,14 @@ class ComposerEdit(QPlainTextEdit):
     Signals:
         submitted(): Enter was pressed (without Shift).
         escapePressed(): Esc (stop the running turn).
+        editLastRequested(): Up in an empty editor (edit the last message sent).
         imagePasted(QImage): an image was pasted or dropped.
         filesDropped(list): image files were pasted or dropped (paths).
     """
 
     submitted = Signal()
     escapePressed = Signal()
+    editLastRequested = Signal()
     imagePasted = Signal(QImage)
     filesDropped = Signal(list)
 
@@ -88,6 +90,9 @@ class ComposerEdit(QPlainTextEdit):
             return
         if key == Qt.Key.Key_Escape:
             self.escapePressed.emit()
+            return
+        if key == Qt.Key.Key_Up and not self.toPlainText() and not event.modifiers():
+            self.editLastRequested.emit()
             return
         super().keyPressEvent(event)
         self._update_completion()

@@ -46,6 +46,8 @@ class ChatItem:
         turn_id: The live turn this row belongs to (``""`` for rows loaded from disk).
         status: What a streaming row shows while it has no text yet ("waiting for the
             model… (retrying 2/3)"); empty: "Thinking…".
+        message_index: The saved message the row shows (``-1``: a live row, or not saved).
+        echo: A user row that only echoes a slash command (not a message in the session).
     """
 
     kind: ItemKind
@@ -66,6 +68,8 @@ class ChatItem:
     timestamp: str = ""
     turn_id: str = ""
     status: str = ""
+    message_index: int = -1
+    echo: bool = False
 
     def touch(self) -> None:
         """Mark the item changed (its rendering is stale)."""
@@ -159,9 +163,10 @@ def items_from_messages(messages: list[dict[str, Any]], *, live: bool = False) -
     """
     items: list[ChatItem] = []
     cards: dict[str, ChatItem] = {}
-    for message in messages:
+    for index, message in enumerate(messages):
         role = message.get("role")
         stamp = str(message.get("timestamp") or "")
+        first = len(items)
         if role == "user":
             items.append(prompt_item(message, stamp))
         elif role == "assistant":
@@ -191,6 +196,8 @@ def items_from_messages(messages: list[dict[str, Any]], *, live: bool = False) -
                 continue
             card.result = result[:2000]
             card.ok = tool_ok(result)
+        for item in items[first:]:
+            item.message_index = index
     for card in cards.values():
         if card.ok is None and not live:  # a saved call without a result: it never finished
             card.ok = False

@@ -17,12 +17,15 @@ from typing import Any
 
 from PySide6.QtCore import QEvent, QModelIndex, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import (
+    QFocusEvent,
     QPainter,
     QPaintEvent,
+    QPen,
     QResizeEvent,
 )
 from PySide6.QtWidgets import QAbstractScrollArea, QFrame, QWidget
 
+from desktop.ui.chat import accessible
 from desktop.ui.chat.colors import ChatColors
 from desktop.ui.chat.items import ChatItem
 from desktop.ui.chat.message_model import MessageModel
@@ -42,11 +45,17 @@ class MessageView(ViewInput, QAbstractScrollArea):
             ``QDesktopServices`` unless :attr:`open_links` is false).
         copied(str): something was put on the clipboard; the argument says what ("Code").
         painted(): a frame was painted (benchmarks measure time to first paint with it).
+        editRequested(int): "Edit and resend" on the person's message in this row.
+        regenerateRequested(): "Regenerate answer" on the last answer.
+        currentRowChanged(int): the keyboard moved to this row.
     """
 
     linkActivated = Signal(str)
     copied = Signal(str)
     painted = Signal()
+    editRequested = Signal(int)
+    regenerateRequested = Signal()
+    currentRowChanged = Signal(int)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -73,6 +82,7 @@ class MessageView(ViewInput, QAbstractScrollArea):
         self._adjusting = False
         self._painting_all = False
         self._hover = -1
+        self._current = -1  # the keyboard's row
         self._pressed: tuple[int, str, int] | None = None  # uid, href, part
         self._selection: tuple[int, int, int, int] | None = None  # uid, part, anchor, cursor
         self._selecting = False
@@ -81,6 +91,8 @@ class MessageView(ViewInput, QAbstractScrollArea):
         self._spin = QTimer(self)
         self._spin.setInterval(80)
         self._spin.timeout.connect(self._turn_spinners)
+        accessible.install()  # screen readers see one list item per message
+        self.currentRowChanged.connect(lambda row: accessible.announce_focus(self, row))
 
     # -- model ----------------------------------------------------------------------------
     def model(self) -> MessageModel | None:
@@ -125,6 +137,7 @@ class MessageView(ViewInput, QAbstractScrollArea):
         builder, width = self.builder(), self._width()
         self._cache.clear()
         self._selection = None
+        self._current = -1
         self._heights = builder.estimates(self._items(), width)
         self._tops = [0.0]
         self._dirty = 0
@@ -138,6 +151,8 @@ class MessageView(ViewInput, QAbstractScrollArea):
 
     def _removed(self, parent: QModelIndex, first: int, last: int) -> None:
         del self._heights[first : last + 1]
+        if self._current >= first:
+            self._current = -1 if self._current <= last else self._current - (last - first + 1)
         self._mark(first)
 
     def _changed(self, top_left: QModelIndex, bottom_right: QModelIndex, roles: Any = ()) -> None:
@@ -272,6 +287,13 @@ class MessageView(ViewInput, QAbstractScrollArea):
                 pixels=self._pixels,
                 ratio=ratio,
             )
+        current = self._current
+        if self.hasFocus() and current in rows:
+            ring = self.row_rect(current).adjusted(6, -5, -6, -6)
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+            painter.setPen(QPen(colors.accent, 2))
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawRoundedRect(ring, 6, 6)
         if not rows and self._model is not None and not items:
             painter.setPen(colors.muted)
             painter.drawText(
@@ -311,7 +333,47 @@ class MessageView(ViewInput, QAbstractScrollArea):
             self.viewport().update()
         super().changeEvent(event)
 
+    def focusInEvent(self, event: QFocusEvent) -> None:
+        """Keyboard focus lands on the newest message (or where it was)."""
+        super().focusInEvent(event)
+        if self.current_row() < 0 and self._items():
+            self._current = len(self._items()) - 1
+        self.viewport().update()
+
+    def focusOutEvent(self, event: QFocusEvent) -> None:
+        """The focus ring goes with the focus."""
+        super().focusOutEvent(event)
+        self.viewport().update()
+
     # -- public helpers -------------------------------------------------------------------
+    def reveal(self, row: int, *, highlight: str = "") -> None:
+        """Scroll ``row`` near the top and put the keyboard on it; select the first
+        occurrence of ``highlight`` in it (a search result)."""
+        items = self._items()
+        if not 0 <= row < len(items):
+            return
+        self._sync()
+        self._current = row
+        self._stick = False
+        self._scroll_anchor = (row, -TOP_PAD)
+        self._adjusting = True
+        try:
+            self.verticalScrollBar().setValue(int(self._tops[row]))
+        finally:
+            self._adjusting = False
+        if highlight:
+            for index, part in enumerate(self._layout(row).parts):
+                cursor = part.doc.find(highlight, 0)
+                if not cursor.isNull():
+                    self._selection = (
+                        items[row].uid,
+                        index,
+                        cursor.selectionStart(),
+                        cursor.selectionEnd(),
+                    )
+                    break
+        self.viewport().update()
+
     def scroll_to_bottom(self) -> None:
         """Jump to the newest row and follow new text."""
         self._stick = True

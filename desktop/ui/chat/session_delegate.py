@@ -7,7 +7,7 @@ from PySide6.QtGui import QFont, QFontMetrics, QPainter, QPalette
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from desktop.ui.chat.colors import ChatColors, mix
-from desktop.ui.chat.session_list_model import EntryRole, SessionEntry, when_text
+from desktop.ui.chat.session_list_model import EntryRole, HitRole, SessionEntry, when_text
 
 PAD = 8
 
@@ -20,7 +20,8 @@ class SessionDelegate(QStyledItemDelegate):
     ) -> QSize:
         """Two text lines plus padding."""
         metrics = QFontMetrics(option.font)
-        return QSize(200, metrics.lineSpacing() * 2 + 2 * PAD + 2)
+        # As wide as the list (never wider: no horizontal scroll bar in a narrow panel).
+        return QSize(0, metrics.lineSpacing() * 2 + 2 * PAD + 2)
 
     def paint(
         self,
@@ -83,6 +84,11 @@ class SessionDelegate(QStyledItemDelegate):
                 QRect(x, second.top(), width, second.height()), Qt.AlignmentFlag.AlignCenter, badge
             )
             x += width + 6
+        hit = index.data(HitRole)
+        if hit is not None and hit.message_index >= 0:
+            _snippet(painter, second.adjusted(x - second.left(), 0, 0, 0), hit, small, colors)
+            painter.restore()
+            return
         status, color = "", colors.muted
         if entry.attention:
             status, color = "needs your approval", colors.warn
@@ -100,3 +106,31 @@ class SessionDelegate(QStyledItemDelegate):
                 status,
             )
         painter.restore()
+
+
+def _snippet(painter: QPainter, rect: QRect, hit: object, font: QFont, colors: ChatColors) -> None:
+    """A search result's snippet in one line: the match in bold, the rest muted."""
+    text: str = hit.snippet  # type: ignore[attr-defined]
+    start: int = hit.start  # type: ignore[attr-defined]
+    end = start + hit.length  # type: ignore[attr-defined]
+    bold = QFont(font)
+    bold.setBold(True)
+    x = rect.left()
+    for piece, piece_font, colour in (
+        (text[:start], font, colors.muted),
+        (text[start:end], bold, colors.text),
+        (text[end:], font, colors.muted),
+    ):
+        if not piece or x >= rect.right():
+            continue
+        metrics = QFontMetrics(piece_font)
+        width = rect.right() - x
+        shown = metrics.elidedText(piece, Qt.TextElideMode.ElideRight, width)
+        painter.setFont(piece_font)
+        painter.setPen(colour)
+        painter.drawText(
+            QRect(x, rect.top(), width, rect.height()),
+            Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+            shown,
+        )
+        x += metrics.horizontalAdvance(shown)

@@ -9,8 +9,10 @@ from typing import Any
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 
 from desktop.core.session.manager import SessionSummary
+from desktop.core.session.search import SearchHit
 
 EntryRole = Qt.ItemDataRole.UserRole + 1
+HitRole = Qt.ItemDataRole.UserRole + 2
 Index = QModelIndex | QPersistentModelIndex
 
 
@@ -75,6 +77,7 @@ class SessionListModel(QAbstractListModel):
         self._all: dict[str, SessionEntry] = {}
         self._shown: list[SessionEntry] = []
         self._filter: set[str] | None = None
+        self._hits: dict[str, SearchHit] = {}
 
     # -- Qt API ---------------------------------------------------------------------------
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 - Qt API
@@ -88,12 +91,17 @@ class SessionListModel(QAbstractListModel):
         entry = self._shown[index.row()]
         if role == EntryRole:
             return entry
+        if role == HitRole:
+            return self._hits.get(entry.key)
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
             return entry.title
         if role == Qt.ItemDataRole.AccessibleTextRole:
             flags = [entry.channel] if entry.channel != "desktop" else []
             flags += ["running"] * entry.running + ["unread"] * entry.unread
             flags += ["needs approval"] * entry.attention
+            hit = self._hits.get(entry.key)
+            if hit is not None and hit.message_index >= 0:
+                flags.append(f"found: {hit.snippet}")
             return ", ".join([entry.title, *flags])
         if role == Qt.ItemDataRole.ToolTipRole:
             return f"{entry.title}\n{entry.key}"
@@ -177,9 +185,31 @@ class SessionListModel(QAbstractListModel):
             self._rebuild()
 
     def set_filter(self, keys: set[str] | None) -> None:
-        """Show only ``keys`` (``None``: everything)."""
+        """Show only ``keys`` (``None``: everything; search snippets are dropped)."""
         self._filter = keys
+        if keys is None and self._hits:
+            self._hits = {}
+            self.beginResetModel()
+            self.endResetModel()
         self._rebuild()
+
+    def set_hits(self, hits: list[SearchHit]) -> None:
+        """Search results: show these chats, each with its snippet."""
+        self._hits = {hit.key: hit for hit in hits}
+        self._filter = (self._filter or set()) | set(self._hits)
+        self.beginResetModel()
+        self._rebuild_now()
+        self.endResetModel()
+
+    def hit(self, key: str) -> SearchHit | None:
+        """The search result shown for ``key``."""
+        return self._hits.get(key)
+
+    def _rebuild_now(self) -> None:
+        entries = sorted(self._all.values(), key=lambda e: (e.draft, e.updated_at), reverse=True)
+        if self._filter is not None:
+            entries = [e for e in entries if e.key in self._filter]
+        self._shown = entries
 
     def _rebuild(self) -> None:
         entries = sorted(self._all.values(), key=lambda e: (e.draft, e.updated_at), reverse=True)

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.ui.chat.session_delegate import SessionDelegate
-from desktop.ui.chat.session_list_model import EntryRole, SessionListModel
+from desktop.ui.chat.session_list_model import EntryRole, HitRole, SessionListModel
 from desktop.ui.chat.snackbar import Snackbar
 
 SEARCH_DELAY_MS = 250
@@ -42,9 +42,12 @@ class SessionPanel(QWidget):
         newChatRequested(): the "New chat" button.
         deleteRequested(str): delete this chat (with undo).
         searchChanged(str): the search text settled (debounced).
+        searchResultActivated(str, int, str): a search result was picked: open the chat at
+            that message (key, message index, query).
     """
 
     sessionActivated = Signal(str)
+    searchResultActivated = Signal(str, int, str)
     newChatRequested = Signal()
     deleteRequested = Signal(str)
     searchChanged = Signal(str)
@@ -66,6 +69,7 @@ class SessionPanel(QWidget):
         self.list.setItemDelegate(SessionDelegate(self.list))
         self.list.setMouseTracking(True)
         self.list.setUniformItemSizes(True)
+        self.list.setWordWrap(False)
         self.list.setEditTriggers(QAbstractItemView.EditTrigger.EditKeyPressed)
         self.list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
@@ -92,7 +96,13 @@ class SessionPanel(QWidget):
 
     def _activated(self, index: QModelIndex) -> None:
         entry = index.data(EntryRole)
-        if entry is not None:
+        if entry is None:
+            return
+        hit = index.data(HitRole)
+        query = self.search.text().strip()
+        if hit is not None and hit.message_index >= 0 and query:
+            self.searchResultActivated.emit(entry.key, hit.message_index, query)
+        else:
             self.sessionActivated.emit(entry.key)
 
     def _first(self) -> None:

@@ -13,11 +13,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from desktop.core.session.access import SessionAccess
+from desktop.core.session.edits import Rewind
+from desktop.core.session.export import ExportFormat
 from desktop.core.session.manager import SessionManager, SessionSummary
+from desktop.core.session.search import SearchHit
 from desktop.ui.chat.items import ChatItem, items_from_messages
 
 if TYPE_CHECKING:
     from desktop.core.assembly import Runtime
+    from desktop.core.providers.base import LLMProvider
 
 
 @dataclass
@@ -101,3 +105,23 @@ class SessionStore:
     async def take_pending(self, key: str) -> dict[str, Any] | None:
         """Remove the unfinished turn (for a Retry) and return its user message."""
         return await self.access.take_pending(key)
+
+    async def search_hits(self, query: str) -> list[SearchHit]:
+        """Chats matching ``query``, with a snippet and the matching message."""
+        return await self.access.search_hits(query)
+
+    async def regenerate(self, key: str) -> Rewind:
+        """Fork the chat and take its last answer out (see :mod:`desktop.core.session.edits`)."""
+        return await self.access.regenerate(key)
+
+    async def edit(self, key: str, ordinal: int, text: str) -> Rewind:
+        """Fork the chat before the person's ``ordinal``-th message (text ``text``)."""
+        return await self.access.edit(key, ordinal, text)
+
+    async def export(self, key: str, fmt: ExportFormat) -> str:
+        """The chat as Markdown or JSON."""
+        return await self.access.export(key, fmt)
+
+    async def auto_title(self, key: str, provider: LLMProvider) -> str | None:
+        """Title the chat from its first exchange when it has no title."""
+        return await self.access.auto_title(key, provider)

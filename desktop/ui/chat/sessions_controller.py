@@ -169,9 +169,15 @@ class SessionsController(QObject):
 
     async def _search_content(self, query: str, titles: set[str], generation: int) -> None:
         try:
-            keys = await self.store.search(query)
+            hits = await self.store.search_hits(query)
         except OSError:
             log.exception("searching sessions failed")
             return
         if generation == self._search_generation:
-            self.model.set_filter(titles | set(keys))
+            self.model.set_filter(titles)
+            self.model.set_hits(hits)
+
+    @property
+    def query(self) -> str:
+        """The search in force (``""``: none)."""
+        return self._query

@@ -161,7 +161,7 @@ class TurnRunner(QObject):
             return
         item = ChatItem("command", "Working…", tool=text.split()[0])
         if model is not None:
-            model.append(ChatItem("user", text))
+            model.append(ChatItem("user", text, echo=True))
             model.append(item)
         message = InboundMessage(
             channel_of(key), "user", chat_id_of(key), text, session_key_override=key

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QEvent, QPointF, Qt, QUrl
+from PySide6.QtCore import QEvent, QPoint, QPointF, Qt, QUrl
 from PySide6.QtGui import QDesktopServices, QGuiApplication, QKeySequence, QMouseEvent, QTextCursor
 from PySide6.QtWidgets import QMenu
 
@@ -89,6 +89,9 @@ class ViewInput:
         if event.button() != Qt.MouseButton.LeftButton:
             return
         hit = self._hit(event.position())
+        if hit is not None and hit[0] != self._current:
+            self._current = hit[0]
+            self.viewport().update()
         self._pressed = None
         if self._selection is not None:
             self._selection = None
@@ -167,32 +170,154 @@ class ViewInput:
                     return cursor.selection().toPlainText()
         return ""
 
+    # -- keyboard -------------------------------------------------------------------------
+    def current_row(self) -> int:
+        """The row the keyboard is on (``-1``: none)."""
+        return self._current if 0 <= self._current < len(self._items()) else -1
+
+    def set_current_row(self, row: int) -> None:
+        """Put the keyboard on ``row`` and scroll it into view."""
+        count = len(self._items())
+        if not count:
+            self._current = -1
+            return
+        self._current = max(0, min(row, count - 1))
+        self._ensure_visible(self._current)
+        self.viewport().update()
+        self.currentRowChanged.emit(self._current)
+
+    def _ensure_visible(self, row: int) -> None:
+        self._sync()
+        bar = self.verticalScrollBar()
+        top, height = self._tops[row], self._heights[row]
+        view = self.viewport().height()
+        value = bar.value()
+        if top < value or height > view:
+            target = top
+        elif top + height + 2 * self._pad() > value + view:
+            target = top + height + 2 * self._pad() - view
+        else:
+            return
+        self._stick = row == len(self._heights) - 1 and height <= view
+        self._scroll_anchor = (row, target - top)
+        if not self._stick:
+            self._adjusting = True
+            try:
+                bar.setValue(int(target))
+            finally:
+                self._adjusting = False
+
+    @staticmethod
+    def _pad() -> float:
+        return 12.0
+
     def keyPressEvent(self, event: Any) -> None:
-        """Ctrl+C copies the selection; Home/End jump."""
-        if event.matches(QKeySequence.StandardKey.Copy) and self.selected_text():
-            self._copy(self.selected_text(), "Selection")
+        """Up/Down move between messages; Enter or Space opens a card or the reasoning;
+        Ctrl+C copies the selection (else the message); the Menu key (or Shift+F10) opens the
+        message's actions (copy code, edit, regenerate); Home/End jump."""
+        key = event.key()
+        current = self.current_row()
+        if event.matches(QKeySequence.StandardKey.Copy):
+            if self.selected_text():
+                self._copy(self.selected_text(), "Selection")
+            elif current >= 0:
+                self._copy(self._items()[current].plain_text(), "Message")
             return
-        if event.key() == Qt.Key.Key_End:
+        if key in (Qt.Key.Key_Up, Qt.Key.Key_Down) and not event.modifiers():
+            step = -1 if key == Qt.Key.Key_Up else 1
+            start = len(self._items()) if current < 0 and step < 0 else current
+            self.set_current_row(start + step)
+            return
+        opens = key in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space)
+        if opens and current >= 0 and self._items()[current].kind in ("tool", "reasoning"):
+            self.toggle(current)
+            self._ensure_visible(current)
+            return
+        if key == Qt.Key.Key_Menu or (
+            key == Qt.Key.Key_F10 and event.modifiers() == Qt.KeyboardModifier.ShiftModifier
+        ):
+            if current >= 0:
+                self._row_menu(current, self.mapToGlobal(self._menu_point(current)))
+            return
+        if key == Qt.Key.Key_End:
             self.scroll_to_bottom()
+            if self._items():
+                self._current = len(self._items()) - 1
             return
-        if event.key() == Qt.Key.Key_Home:
+        if key == Qt.Key.Key_Home:
             self._stick = False
             self.verticalScrollBar().setValue(0)
+            if self._items():
+                self._current = 0
+                self.viewport().update()
             return
         super().keyPressEvent(event)
 
+    def _menu_point(self, row: int) -> QPoint:
+        """Where the keyboard's menu opens for ``row`` (widget coordinates)."""
+        self.visible_rows()
+        rect = self.row_rect(row)
+        y = int(max(0.0, min(rect.top() + 20, self.viewport().height() - 10)))
+        return self.viewport().mapTo(self, QPoint(int(rect.left() + 40), y))
+
+    # -- context menu ---------------------------------------------------------------------
     def contextMenuEvent(self, event: Any) -> None:
-        """Copy selection / copy message (the menu pops up without a nested event loop)."""
-        hit = self._hit(QPointF(event.pos()))
-        menu = QMenu(self)
-        menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        """The actions of the message under the mouse (or the keyboard's current message)."""
+        if event.reason() == event.Reason.Keyboard:
+            row = self.current_row()
+            if row >= 0:
+                self._row_menu(row, self.mapToGlobal(self._menu_point(row)))
+            return
+        hit = self._hit(QPointF(event.pos()))  # viewport coordinates (a scroll area's event)
+        if hit is not None:
+            self._current = hit[0]
+        self._row_menu(hit[0] if hit is not None else -1, event.globalPos())
+
+    def row_actions(self, row: int) -> list[tuple[str, Any]]:
+        """What can be done with ``row`` (label, callable): the context menu's entries."""
+        actions: list[tuple[str, Any]] = []
         selected = self.selected_text()
         if selected:
-            menu.addAction("Copy", lambda: self._copy(selected, "Selection"))
-        if hit is not None:
-            item = self._items()[hit[0]]
-            menu.addAction("Copy message", lambda: self._copy(item.plain_text(), "Message"))
+            actions.append(("Copy", lambda: self._copy(selected, "Selection")))
+        items = self._items()
+        if not 0 <= row < len(items):
+            return actions
+        item = items[row]
+        actions.append(("Copy message", lambda: self._copy(item.plain_text(), "Message")))
+        blocks = [
+            (i, b) for i, part in enumerate(self._layout(row).parts) for b in part.code_blocks
+        ]
+        for number, (_part, block) in enumerate(blocks, 1):
+            label = "Copy code" if len(blocks) == 1 else f"Copy code block {number}"
+            actions.append((label, lambda b=block: self._copy(b, "Code")))
+        if item.kind in ("tool", "reasoning"):
+            what = "details" if item.kind == "tool" else "reasoning"
+            verb = "Hide" if item.expanded else "Show"
+            actions.append((f"{verb} {what}", lambda: self.toggle(row)))
+        if item.kind == "user" and not item.echo:
+            actions.append(("Edit and resend…", lambda: self.editRequested.emit(row)))
+        if item.kind == "assistant" and self._is_last_answer(row):
+            actions.append(("Regenerate answer", self.regenerateRequested.emit))
+        return actions
+
+    def _is_last_answer(self, row: int) -> bool:
+        items = self._items()
+        later = items[row + 1 :]
+        return not item_streaming(items[row]) and not any(
+            i.kind in ("user", "assistant") and not i.echo for i in later
+        )
+
+    def _row_menu(self, row: int, where: QPoint) -> None:
+        menu = QMenu(self)
+        menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        for label, slot in self.row_actions(row):
+            menu.addAction(label, slot)
         if menu.actions():
-            menu.popup(event.globalPos())
+            menu.popup(where)  # no nested event loop
         else:
             menu.deleteLater()
+
+
+def item_streaming(item: Any) -> bool:
+    """Whether ``item`` is an answer still streaming."""
+    return bool(getattr(item, "streaming", False))

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QComboBox, QFormLayout, QHBoxLayout, QVBoxLayout, QWidget
 
-from desktop.core.providers.probe import EXAMPLE_MODELS, check_connection
+from desktop.core.providers.probe import EXAMPLE_MODELS, check_connection, models_text
 from desktop.core.providers.registry import ProviderSpec
 from desktop.ui.settings.tasks import TaskOwner
 from desktop.ui.settings.widgets import InlineStatus, button, hint
@@ -68,7 +68,8 @@ class ModelStep(TaskOwner, QWidget):
             example = EXAMPLE_MODELS.get(spec.name)
             self.model.lineEdit().setPlaceholderText(f"e.g. {example}" if example else "model name")
         found = (
-            f"{len(models)} models were found; pick one or type a name."
+            f"{models_text(len(models))} {'was' if len(models) == 1 else 'were'} found; "
+            "pick one or type a name."
             if models
             else "Type the name of the model to use."
         )
@@ -109,7 +110,7 @@ class ModelStep(TaskOwner, QWidget):
         (self.status.ok if result.ok else self.status.error)(result.message)
         return result.ok
 
-    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt API
+    def closeEvent(self, event: QCloseEvent) -> None:
         """Cancel what this step started."""
         self.cancel_tasks()
         super().closeEvent(event)

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 
 from desktop.core.config import secret_fields
 from desktop.core.security.sandbox import PROTECTIONS, probe_sandbox, sandbox_mode
+from desktop.ui.settings.allowances import AllowancesBox
 from desktop.ui.settings.config_edit import ChangeError
 from desktop.ui.settings.key_backends import field_key_backend
 from desktop.ui.settings.key_field import KeyField
@@ -75,6 +76,7 @@ class ToolsPage(SettingsPage):
         self.approval.addButton(self.autonomous)
         add(self.ask)
         add(self.autonomous)
+        add(AllowancesBox(services))
 
         add(heading("Files and commands", level=2))
         self.restrict = QCheckBox("Restrict file and command tools to the workspace")

@@ -131,7 +131,11 @@ def make_chat(
     made: list[ChatHarness] = []
 
     def factory(
-        *, ready: bool = True, policy: ApprovalPolicy | None = None, **defaults: Any
+        *,
+        ready: bool = True,
+        policy: ApprovalPolicy | None = None,
+        auto_titles: bool = False,
+        **defaults: Any,
     ) -> ChatHarness:
         config = Config.model_validate(
             {"agents": {"defaults": {"workspace": str(workspace), **defaults}}}
@@ -143,6 +147,7 @@ def make_chat(
             policy=policy,
         )
         tab = ChatTab(services)
+        tab.auto_titles = auto_titles  # a title call would take a scripted reply meant for a turn
         tab.pane.view.open_links = False
         qtbot.addWidget(tab)
         tab.resize(1024, 700)

@@ -1,0 +1,286 @@
+"""The chat's daily-driver actions: switch model, regenerate, edit and resend, export, titles.
+
+Each action is a thin layer over core: the model switch over
+:meth:`desktop.core.assembly.Runtime.use_model`, regenerate and edit over
+:mod:`desktop.core.session.edits` (the conversation as it was is kept as an earlier version),
+export over :mod:`desktop.core.session.export`, titles over :mod:`desktop.core.session.titles`.
+Mixed into :class:`~desktop.ui.chat.chat_tab.ChatTab` (it uses the tab's store, models, feed
+and panes).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFileDialog
+
+from desktop.core.bus.events import DESKTOP_CHANNEL
+from desktop.core.config.errors import ConfigError
+from desktop.core.session.edits import RewindError
+from desktop.ui.chat.items import ChatItem
+from desktop.ui.chat.model_picker import AUTO, provider_label, remember
+
+if TYPE_CHECKING:
+    from desktop.ui.chat.chat_tab import ChatTab
+
+log = logging.getLogger(__name__)
+EXPORT_FILTERS = {"md": "Markdown (*.md)", "json": "JSON (*.json)"}
+
+
+class ChatActions:
+    """Actions of :class:`ChatTab` (a mixin)."""
+
+    # -- model ----------------------------------------------------------------------------
+    def refresh_model(self: ChatTab) -> None:
+        """Show the configured model (and who serves it, once the agent runs)."""
+        defaults = self.services.config.agents.defaults
+        runtime = self.services.runtime
+        choice = runtime.provider.choice if runtime is not None else None
+        via = choice.spec.display_name if choice is not None else ""
+        picker = self.pane.picker
+        picker.recent = self._recent_models()
+        picker.set_model(defaults.model, defaults.provider or AUTO, via=via)
+        self.pane.fit_header()
+
+    def _recent_models(self: ChatTab) -> list[dict[str, str]]:
+        prefs = self.services.prefs
+        stored = list(getattr(prefs.prefs, "recent_models", []) or []) if prefs else []
+        recent = stored or self._recent
+        defaults = self.services.config.agents.defaults
+        return remember(
+            [dict(r) for r in recent if isinstance(r, dict)] if recent else [],
+            defaults.model,
+            defaults.provider or AUTO,
+        )
+
+    def choose_model(self: ChatTab, model: str, provider: str) -> None:
+        """Switch the running agent to ``model`` (running answers keep their model)."""
+        self._spawn(self.switch_model(model, provider))
+
+    async def switch_model(self: ChatTab, model: str, provider: str) -> bool:
+        """Switch, then save it as the default model; ``False`` (and a message) on failure."""
+        runtime = self.services.runtime
+        picker = self.pane.picker
+        if runtime is None or picker.busy:
+            return False
+        picker.set_busy(True, "Switching…")
+        try:
+            built = await runtime.use_model(model, self.services.secrets, provider=provider)
+        except LookupError as exc:  # no key for it, or no provider fits the name
+            picker.set_busy(False)
+            self.panel.snackbar.show_message(f"Model not changed: {exc}")
+            return False
+        except Exception as exc:
+            log.exception("switching the model failed")
+            picker.set_busy(False)
+            self.panel.snackbar.show_message(f"Model not changed: {type(exc).__name__}: {exc}")
+            return False
+        picker.set_busy(False)
+        self._recent = remember(self._recent_models(), model, provider)
+        prefs = self.services.prefs
+        if prefs is not None:
+            try:
+                prefs.update(recent_models=self._recent)
+                await prefs.asave()
+            except (OSError, ValueError):
+                log.warning("saving the recent models failed", exc_info=True)
+        try:
+            await self.services.save_config()
+        except (ConfigError, OSError) as exc:  # switched; only the default was not saved
+            log.warning("saving the default model failed: %s", exc)
+            self.panel.snackbar.show_message(
+                f"Now using {model}, but it was not saved as the default: {exc}"
+            )
+        self.refresh_model()
+        picker.setToolTip(picker.toolTip() + f" (via {built.choice.spec.display_name})")
+        return True
+
+    def open_other_model(self: ChatTab) -> None:
+        """Show the inline "other model" form."""
+        form = self.pane.other_model
+        form.fetch = self._list_models
+        form.spawn = self._spawn
+        picker = self.pane.picker
+        form.open(picker.model, picker.provider)
+
+    async def _list_models(self: ChatTab, provider: str) -> list[str]:
+        from desktop.core.providers.probe import list_models
+        from desktop.core.providers.registry import find_by_name
+
+        config = self.services.config
+        runtime = self.services.runtime
+        if provider == AUTO:
+            choice = runtime.provider.choice if runtime is not None else None
+            spec = choice.spec if choice is not None else None
+        else:
+            spec = find_by_name(provider)
+        if spec is None or not spec.supports_model_listing:
+            return []
+        from desktop.core.config.secrets import SecretStore
+
+        section = config.provider_config(spec.name)
+        secrets = self.services.secrets or SecretStore()
+        resolved = await secrets.aresolve(spec.name, config)
+        result = await list_models(
+            spec,
+            api_base=section.api_base if section else None,
+            api_key=resolved.value,
+            extra_headers=section.extra_headers if section else None,
+            timeout=8.0,
+        )
+        return result.models if result.ok else []
+
+    # -- regenerate / edit ----------------------------------------------------------------
+    def _can_rewind(self: ChatTab, key: str) -> bool:
+        if self.services.runtime is None or not key.startswith(f"{DESKTOP_CHANNEL}:"):
+            self.panel.snackbar.show_message("Only desktop chats can be answered again here.")
+            return False
+        if self.turns.busy(key) or self.turns.queued(key):
+            self.panel.snackbar.show_message("Wait for the current answer (or stop it) first.")
+            return False
+        return True
+
+    def regenerate(self: ChatTab) -> None:
+        """Answer the last message again (the current answer is kept in an earlier version)."""
+        key = self.current
+        if self._can_rewind(key):
+            self._spawn(self._rewind(key, None))
+
+    def start_edit(self: ChatTab, row: int) -> None:
+        """Put the text of the person's message in ``row`` into the composer for editing."""
+        model = self._models.get(self.current)
+        if model is None or not 0 <= row < model.rowCount():
+            return
+        item = model.item(row)
+        if item.kind != "user" or item.echo or not self._can_rewind(self.current):
+            return
+        ordinal = sum(1 for i in model.items[:row] if i.kind == "user" and not i.echo)
+        self._editing = (self.current, ordinal, item.text)
+        composer = self.pane.composer
+        composer.edit.setPlainText(item.text)
+        composer.edit.moveCursor(composer.edit.textCursor().MoveOperation.End)
+        self.pane.editing.show()
+        composer.edit.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def cancel_edit(self: ChatTab) -> None:
+        """Leave edit mode (the composer keeps its text)."""
+        self._editing = None
+        self.pane.editing.hide()
+
+    def edit_last(self: ChatTab) -> bool:
+        """Edit the person's last message (Up in an empty composer); whether one was found."""
+        model = self._models.get(self.current)
+        if model is None:
+            return False
+        for row in range(model.rowCount() - 1, -1, -1):
+            item = model.item(row)
+            if item.kind == "user" and not item.echo:
+                self.start_edit(row)
+                return True
+        return False
+
+    async def _rewind(self: ChatTab, key: str, edit: tuple[int, str, str] | None) -> None:
+        """Fork ``key`` (regenerate: at the last message; edit: at (ordinal, old text)) and
+        send the message — or its new text — as the next turn."""
+        try:
+            if edit is None:
+                rewind = await self.store.regenerate(key)
+                text = str(rewind.message.get("content") or "")
+            else:
+                ordinal, old, text = edit
+                rewind = await self.store.edit(key, ordinal, old)
+        except RewindError as exc:
+            self.panel.snackbar.show_message(str(exc))
+            return
+        except OSError as exc:
+            self.panel.snackbar.show_message(f"Could not change the chat: {exc}")
+            return
+        media = [m for m in rewind.message.get("media") or [] if isinstance(m, str)]
+        self.turns.clear_error(key)
+        await self._load(key)
+        row = ChatItem("user", text, media=media)
+        model = self._models.get(key)
+        if model is not None:
+            model.append(row)
+        self.turns.send(key, text, media, row)
+        self._update_busy(key)
+        self.list_controller.refresh_soon()
+        self.panel.snackbar.show_message(
+            "The previous version is kept as an earlier version in the chat list.", timeout_ms=4000
+        )
+
+    def send_edit(self: ChatTab, text: str) -> bool:
+        """Send ``text`` as the edit being made; ``False`` when not editing this chat."""
+        editing, self._editing = self._editing, None
+        self.pane.editing.hide()
+        if editing is None or editing[0] != self.current or not text.strip():
+            return False
+        key, ordinal, old = editing
+        if not self._can_rewind(key):
+            return True
+        self.pane.composer.clear_input()
+        self._spawn(self._rewind(key, (ordinal, old, text)))
+        return True
+
+    # -- export ---------------------------------------------------------------------------
+    def export(self: ChatTab, fmt: str) -> None:
+        """Ask where to save the chat as ``md`` or ``json`` (a non-blocking file dialog)."""
+        key = self.current
+        entry = self.sessions.entry(key)
+        if not key or entry is None or entry.draft:
+            self.panel.snackbar.show_message("Nothing to export yet.")
+            return
+        safe = "".join(c if c.isalnum() or c in " -_" else "_" for c in entry.title).strip()
+        dialog = QFileDialog(self, "Export chat", str(Path.home() / f"{safe or 'chat'}.{fmt}"))
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        dialog.setNameFilter(EXPORT_FILTERS[fmt])
+        dialog.setDefaultSuffix(fmt)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.fileSelected.connect(lambda path: self._spawn(self.export_to(key, fmt, Path(path))))
+        self._export_dialog = dialog
+        dialog.open()
+
+    async def export_to(self: ChatTab, key: str, fmt: str, path: Path) -> bool:
+        """Write the chat ``key`` as ``fmt`` to ``path`` (atomically, in a thread)."""
+        from desktop.core.utils.atomic import atomic_write_text
+
+        try:
+            text = await self.store.export(key, fmt)  # type: ignore[arg-type]
+            await asyncio.to_thread(atomic_write_text, path, text)
+        except (OSError, ValueError) as exc:
+            self.panel.snackbar.show_message(f"Not exported: {exc}")
+            return False
+        self.panel.snackbar.show_message(f"Exported to {path.name}.")
+        return True
+
+    # -- titles ---------------------------------------------------------------------------
+    def title_soon(self: ChatTab, key: str) -> None:
+        """After a turn: give a new desktop chat a title from its first exchange."""
+        runtime = self.services.runtime
+        if runtime is None or not key.startswith(f"{DESKTOP_CHANNEL}:") or key in self._titling:
+            return
+        if not self.auto_titles:
+            return
+        self._titling.add(key)
+        self._spawn(self._title(key, runtime.provider))
+
+    async def _title(self: ChatTab, key: str, provider: Any) -> None:
+        try:
+            title = await self.store.auto_title(key, provider)
+        except Exception as exc:  # noqa: BLE001 - a title is a nicety, never an error shown
+            log.info("automatic title of %s failed: %s", key, exc)
+            title = None
+        finally:
+            self._titling.discard(key)
+        if not title:
+            return
+        self.sessions.update(key, title=title)
+        if key == self.current:
+            self.pane.set_title(title, key.partition(":")[0])
+
+
+__all__ = ["ChatActions", "provider_label"]

@@ -1,0 +1,238 @@
+"""The model picker in the chat header: the model in use, recent models, any other model.
+
+Picking emits :attr:`ModelPicker.modelChosen` (model, provider); the chat tab switches the
+running agent to it (without stopping running answers) and saves it as the default. "Other
+model…" opens a small inline form (provider + model name, with the provider's model list
+fetched in the background when it offers one) — no dialog, no nested event loop.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QAction, QPalette
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFrame,
+    QGridLayout,
+    QLabel,
+    QMenu,
+    QPushButton,
+    QToolButton,
+    QWidget,
+)
+
+from desktop.core.providers.registry import PROVIDERS, find_by_name
+
+log = logging.getLogger(__name__)
+AUTO = "auto"
+RECENT = 6
+MODEL_CHARS = 36
+Fetch = Callable[[str], Coroutine[Any, Any, list[str]]]
+
+
+def short_model(model: str, limit: int = MODEL_CHARS) -> str:
+    """A model name for the header button (``…`` in the middle when long)."""
+    if len(model) <= limit:
+        return model
+    half = (limit - 1) // 2
+    return model[:half] + "…" + model[-(limit - 1 - half) :]
+
+
+def provider_label(name: str) -> str:
+    """``Auto`` or the provider's display name."""
+    if not name or name == AUTO:
+        return "Auto"
+    spec = find_by_name(name)
+    return spec.display_name if spec else name
+
+
+def remember(recent: list[dict[str, str]], model: str, provider: str) -> list[dict[str, str]]:
+    """``recent`` with (model, provider) moved to the front, at most :data:`RECENT` long."""
+    entry = {"model": model, "provider": provider or AUTO}
+    rest = [r for r in recent if (r.get("model"), r.get("provider")) != (model, entry["provider"])]
+    return [entry, *rest][:RECENT]
+
+
+class OtherModelForm(QFrame):
+    """Provider and model name, inline under the header.
+
+    Signals:
+        chosen(str, str): use this model (name, provider).
+    """
+
+    chosen = Signal(str, str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("otherModel")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setAccessibleName("Choose another model")
+        self.fetch: Fetch | None = None
+        self.spawn: Callable[[Coroutine[Any, Any, Any]], Any] | None = None
+        self.provider = QComboBox(self)
+        self.provider.setAccessibleName("Provider")
+        self.provider.addItem("Auto (from the model name)", AUTO)
+        for spec in PROVIDERS:
+            self.provider.addItem(spec.display_name, spec.name)
+        self.model = QComboBox(self)
+        self.model.setEditable(True)
+        self.model.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        self.model.setAccessibleName("Model name")
+        self.model.setMinimumWidth(140)
+        self.provider.setMinimumContentsLength(10)
+        self.provider.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.model.lineEdit().setPlaceholderText("model name")
+        self.model.lineEdit().returnPressed.connect(self._use)
+        self.use = QPushButton("Use", self)
+        self.use.setAccessibleName("Use this model")
+        self.use.clicked.connect(self._use)
+        self.cancel = QPushButton("Cancel", self)
+        self.cancel.clicked.connect(self.hide)
+        self.note = QLabel(self)
+        self.note.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        layout = QGridLayout(self)
+        layout.setContentsMargins(8, 4, 8, 4)
+        layout.addWidget(QLabel("Provider", self), 0, 0)
+        layout.addWidget(self.provider, 0, 1)
+        layout.addWidget(QLabel("Model", self), 0, 2)
+        layout.addWidget(self.model, 0, 3, 1, 3)
+        layout.addWidget(self.note, 1, 1, 1, 3)
+        layout.addWidget(self.use, 1, 4)
+        layout.addWidget(self.cancel, 1, 5)
+        layout.setColumnStretch(3, 1)
+        self.provider.currentIndexChanged.connect(lambda _i: self._refetch())
+        self.hide()
+
+    def open(self, model: str, provider: str) -> None:
+        """Show the form with ``model`` / ``provider`` filled in, the cursor in the name."""
+        index = self.provider.findData(provider or AUTO)
+        self.provider.setCurrentIndex(max(index, 0))
+        self.model.setEditText(model)
+        self.show()
+        self.model.setFocus(Qt.FocusReason.OtherFocusReason)
+        self.model.lineEdit().selectAll()
+        self._refetch()
+
+    def keyPressEvent(self, event: Any) -> None:
+        """Esc closes the form."""
+        if event.key() == Qt.Key.Key_Escape:
+            self.hide()
+            return
+        super().keyPressEvent(event)
+
+    def _refetch(self) -> None:
+        if self.fetch is None or self.spawn is None or not self.isVisible():
+            return
+        self.spawn(self._fill(str(self.provider.currentData() or AUTO)))
+
+    async def _fill(self, provider: str) -> None:
+        assert self.fetch is not None
+        self.note.setText("listing models…")
+        try:
+            models = await self.fetch(provider)
+        except Exception:  # a listing is a convenience: typing the name always works
+            log.debug("listing models of %s failed", provider, exc_info=True)
+            models = []
+        if str(self.provider.currentData() or AUTO) != provider:
+            return  # the person picked another provider meanwhile
+        typed = self.model.currentText()
+        self.model.clear()
+        self.model.addItems(models)
+        self.model.setEditText(typed)
+        self.note.setText(f"{len(models)} listed" if models else "")
+
+    def _use(self) -> None:
+        model = self.model.currentText().strip()
+        if not model or any(ch.isspace() for ch in model):
+            self.note.setText("enter a model name")
+            return
+        self.hide()
+        self.chosen.emit(model, str(self.provider.currentData() or AUTO))
+
+
+class ModelPicker(QToolButton):
+    """Shows the model in use; its menu switches model.
+
+    Signals:
+        modelChosen(str, str): switch to this model (name, provider: ``auto`` or a registry
+            name).
+        otherRequested(): "Other model…" was chosen.
+    """
+
+    modelChosen = Signal(str, str)
+    otherRequested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setAccessibleName("Model")
+        self.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        self.setAutoRaise(True)
+        self.setStyleSheet("QToolButton::menu-indicator { image: none; width: 0px; }")
+        self.model = ""
+        self.provider = AUTO
+        self.recent: list[dict[str, str]] = []
+        self.busy = False
+        self._width = 0
+        self._menu = QMenu(self)
+        self._menu.aboutToShow.connect(self._fill)
+        self.setMenu(self._menu)
+        self.set_model("", AUTO)
+
+    def set_model(self, model: str, provider: str, *, via: str = "") -> None:
+        """Show ``model`` (served by ``via``, a display name, when known)."""
+        self.model, self.provider = model, provider or AUTO
+        self._label()
+        where = f" via {via}" if via else ""
+        self.setToolTip(f"Model: {model or 'none'}{where}. Click to switch.")
+        self.setAccessibleDescription(f"{model}{where}")
+
+    def fit(self, width: int) -> None:
+        """Show the model name shortened (in the middle) to fit ``width`` pixels."""
+        self._width = max(0, width)
+        self.setMaximumWidth(width)
+        self._label()
+
+    def _label(self) -> None:
+        text = short_model(self.model) or "No model"
+        if self._width:
+            metrics = self.fontMetrics()
+            room = self._width - metrics.horizontalAdvance(" ▾") - 16
+            text = metrics.elidedText(text, Qt.TextElideMode.ElideMiddle, max(20, room))
+        self.setText(f"{text} ▾")
+
+    def set_busy(self, busy: bool, text: str = "") -> None:
+        """While switching: show ``text`` and refuse another pick."""
+        self.busy = busy
+        self.setEnabled(not busy)
+        if busy and text:
+            self.setText(text)
+        elif not busy:
+            self.set_model(self.model, self.provider)
+
+    def _fill(self) -> None:
+        menu = self._menu
+        menu.clear()
+        entries = self.recent or [{"model": self.model, "provider": self.provider}]
+        if entries:
+            menu.addSection("Recent models")
+        for entry in entries:
+            model, provider = entry.get("model", ""), entry.get("provider", AUTO)
+            if not model:
+                continue
+            label = model if provider in ("", AUTO) else f"{model}  ·  {provider_label(provider)}"
+            action = QAction(label, menu)
+            action.setCheckable(True)
+            action.setChecked(model == self.model and provider == self.provider)
+            action.triggered.connect(
+                lambda _c=False, m=model, p=provider: self.modelChosen.emit(m, p)
+            )
+            menu.addAction(action)
+        menu.addSeparator()
+        menu.addAction("Other model…", self.otherRequested.emit)

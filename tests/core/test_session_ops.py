@@ -1,0 +1,206 @@
+"""Session operations behind the chat's daily-driver features (issue 9 B): regenerate, edit and
+fork, automatic titles, export, search with snippets. Real files, real SessionManager; titles
+through the real provider on the scripted server."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from desktop.core.providers.switchable import SwitchableProvider
+from desktop.core.session.access import SessionAccess
+from desktop.core.session.edits import EARLIER_SUFFIX, EARLIER_VERSIONS, FORKED_FROM, RewindError
+from desktop.core.session.export import to_json, to_markdown
+from desktop.core.session.manager import PENDING, SessionManager
+from desktop.core.session.search import snippet
+from desktop.core.session.titles import AUTO_TITLE, clean_title
+from tests.core.agent.conftest import make_provider
+from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
+
+KEY = "desktop:chat1"
+
+
+def conversation() -> list[dict[str, Any]]:
+    return [
+        {
+            "role": "user",
+            "content": "What is the capital of France?",
+            "timestamp": "2024-05-01T10:00:00",
+        },
+        {"role": "assistant", "content": "Paris.", "timestamp": "2024-05-01T10:00:05"},
+        {"role": "user", "content": "cron prompt", "cron_job": "j1", "display": "Stretch!"},
+        {"role": "assistant", "content": "Time to stretch."},
+        {"role": "user", "content": "And of Italy?", "media": ["/tmp/a.png"]},
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [
+                {
+                    "id": "call_0",
+                    "type": "function",
+                    "function": {"name": "web_search", "arguments": '{"q": "capital of Italy"}'},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": "call_0", "content": "Rome is the capital."},
+        {"role": "assistant", "content": "Rome, with ``` backticks."},
+    ]
+
+
+@pytest.fixture
+def manager(tmp_path: Path) -> SessionManager:
+    sessions = SessionManager(tmp_path / "ws")
+    session = sessions.get_or_create(KEY)
+    session.messages = conversation()
+    session.last_consolidated = 6
+    sessions.save(session)
+    return SessionManager(tmp_path / "ws")  # a fresh manager reads the file
+
+
+def reread(manager: SessionManager, key: str) -> Any:
+    return SessionManager(manager.directory.parent).get_or_create(key)
+
+
+async def test_regenerate_keeps_the_old_answer_in_an_earlier_version(
+    manager: SessionManager,
+) -> None:
+    access = SessionAccess(manager)
+    rewind = await access.regenerate(KEY)
+    assert rewind.message["content"] == "And of Italy?"
+    assert rewind.message["media"] == ["/tmp/a.png"]
+    live = reread(manager, KEY)
+    assert [m["content"] for m in live.messages] == [
+        "What is the capital of France?",
+        "Paris.",
+        "cron prompt",
+        "Time to stretch.",
+    ]
+    assert live.last_consolidated == 4  # never past the end
+    assert live.metadata[EARLIER_VERSIONS][0]["key"] == rewind.earlier_key
+    earlier = reread(manager, rewind.earlier_key)
+    assert earlier.messages == conversation()  # nothing lost
+    assert earlier.title == "What is the capital of France?" + EARLIER_SUFFIX
+    assert earlier.metadata[FORKED_FROM]["key"] == KEY
+    # nanobot's format: first line metadata, one message per line, plain JSON
+    lines = manager.path_for(rewind.earlier_key).read_text().splitlines()
+    assert json.loads(lines[0])["_type"] == "metadata" and len(lines) == 1 + len(conversation())
+
+
+async def test_edit_forks_at_the_chosen_message(manager: SessionManager) -> None:
+    access = SessionAccess(manager)
+    rewind = await access.edit(KEY, 0, "What is the capital of France?")
+    assert rewind.index == 0
+    assert reread(manager, KEY).messages == []
+    assert reread(manager, rewind.earlier_key).messages == conversation()
+    with pytest.raises(RewindError):
+        await access.edit(KEY, 0, "never said")
+
+
+async def test_edit_with_a_stale_ordinal_finds_the_message_by_text(manager: SessionManager) -> None:
+    rewind = await SessionAccess(manager).edit(KEY, 5, "And of Italy?")
+    assert rewind.index == 4  # the reminder's prompt is not one of the person's messages
+
+
+async def test_a_pending_turn_is_cleared_and_closed_in_the_copy(manager: SessionManager) -> None:
+    session = manager.get_or_create(KEY)
+    session.begin_turn("unanswered")
+    manager.save(session)
+    rewind = await SessionAccess(manager).regenerate(KEY)
+    assert rewind.message["content"] == "unanswered"
+    live = reread(manager, KEY)
+    assert PENDING not in live.metadata and len(live.messages) == len(conversation())
+    assert PENDING not in reread(manager, rewind.earlier_key).metadata
+
+
+def test_clean_title() -> None:
+    assert clean_title('Title: "Capitals of Europe."') == "Capitals of Europe"
+    assert clean_title("<think>hmm</think>\n\n**Paris trivia**\nmore") == "Paris trivia"
+    assert clean_title("") is None and clean_title(None) is None
+    long = clean_title("word " * 40)
+    assert long is not None and len(long) <= 61 and long.endswith("…")
+
+
+async def test_auto_title_through_the_provider_tagged_title(
+    tmp_path: Path, scripted_server: ScriptedOpenAIServer
+) -> None:
+    sessions = SessionManager(tmp_path / "ws")
+    session = sessions.get_or_create(KEY)
+    session.messages = conversation()[:2]
+    sessions.save(session)
+    provider = SwitchableProvider(make_provider(scripted_server.url))
+    seen: list[str] = []
+    provider.add_usage_listener(lambda source, _model, _usage: seen.append(source))
+    scripted_server.push(Reply("Title: French capital."))
+    access = SessionAccess(sessions)
+    assert await access.auto_title(KEY, provider) == "French capital"
+    request = scripted_server.chat_requests()[0].body
+    assert request["max_tokens"] <= 32 and "Paris." in request["messages"][-1]["content"]
+    assert seen == ["title"]
+    saved = reread(sessions, KEY)
+    assert saved.metadata["title"] == "French capital" and saved.metadata[AUTO_TITLE] is True
+    # already titled (by the person or before): no second call
+    assert await access.auto_title(KEY, provider) is None
+    assert len(scripted_server.chat_requests()) == 1
+
+
+async def test_auto_title_never_overwrites_a_rename_made_meanwhile(
+    tmp_path: Path, scripted_server: ScriptedOpenAIServer
+) -> None:
+    sessions = SessionManager(tmp_path / "ws")
+    session = sessions.get_or_create(KEY)
+    session.messages = conversation()[:2]
+    sessions.save(session)
+    access = SessionAccess(sessions)
+    gate = threading.Event()
+
+    def answer_late(_body: dict[str, Any]) -> Reply:  # the server thread waits for the rename
+        gate.wait(10)
+        return Reply("Model title")
+
+    scripted_server.route = answer_late
+    provider = SwitchableProvider(make_provider(scripted_server.url))
+    task = asyncio.ensure_future(access.auto_title(KEY, provider))
+    deadline = asyncio.get_running_loop().time() + 10
+    while not scripted_server.chat_requests():
+        assert asyncio.get_running_loop().time() < deadline
+        await asyncio.sleep(0.005)
+    await access.rename(KEY, "My own title")
+    gate.set()
+    assert await task is None
+    assert reread(sessions, KEY).title == "My own title"
+
+
+def test_export_markdown_and_json(manager: SessionManager) -> None:
+    session = manager.get_or_create(KEY)
+    md = to_markdown(session)
+    assert md.startswith("# What is the capital of France?")
+    assert "### You · 2024-05-01 10:00" in md and "Paris." in md
+    assert "### Reminder" in md and "Stretch!" in md and "cron prompt" not in md
+    assert "**Tool call:** `web_search`" in md and "Rome is the capital." in md
+    assert "````\nRome" not in md and "Rome, with ``` backticks." in md
+    data = json.loads(to_json(session))
+    assert data["key"] == KEY and data["messages"] == conversation()
+
+
+async def test_search_hits_say_where(manager: SessionManager) -> None:
+    hits = await SessionAccess(manager).search_hits("ROME")
+    assert len(hits) == 1
+    hit = hits[0]
+    assert hit.key == KEY and hit.message_index == 7
+    assert hit.snippet[hit.start : hit.start + hit.length].casefold() == "rome"
+    assert await SessionAccess(manager).search_hits("nothing like this") == []
+    title_only = await SessionAccess(manager).search_hits("capital of France")
+    assert title_only[0].message_index == 0
+
+
+def test_snippet_cuts_at_words() -> None:
+    text = " ".join(f"w{i}" for i in range(60)) + " NEEDLE " + " ".join(f"v{i}" for i in range(60))
+    line, start = snippet(text, text.index("NEEDLE"), 6)
+    assert line.startswith("…") and line.endswith("…")
+    assert line[start : start + 6] == "NEEDLE"
+    assert len(line) < 110

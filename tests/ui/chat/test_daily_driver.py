@@ -1,0 +1,259 @@
+"""The chat's daily-driver features (issue 9 B): the model picker, regenerate, edit and resend,
+automatic titles, export, search results that jump to the match. A real runtime on the
+scripted server, real session files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from PySide6.QtGui import QGuiApplication
+
+from desktop.core.session.edits import EARLIER_SUFFIX
+from desktop.core.session.manager import SessionManager
+from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
+from tests.ui.chat.conftest import ChatHarness, write_session
+from tests.ui.conftest import run_async
+
+
+def _answers(chat: ChatHarness) -> list[str]:
+    return [i.text for i in chat.items() if i.kind == "assistant"]
+
+
+def _earlier(workspace: Path) -> list[str]:
+    return [
+        s.key for s in SessionManager(workspace).summaries() if s.title.endswith(EARLIER_SUFFIX)
+    ]
+
+
+# -- model picker -----------------------------------------------------------------------------
+@pytest.fixture
+def second_server():  # type: ignore[no-untyped-def]
+    with ScriptedOpenAIServer(Reply("Answer from B.")) as server:
+        yield server
+
+
+def test_picking_a_model_switches_without_stopping_the_running_answer(
+    make_chat, second_server: ScriptedOpenAIServer, memory_keyring: object, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    chat: ChatHarness = make_chat(model="openai/scripted", provider="custom")
+    config = chat.services.config
+    config.providers.vllm.api_base = second_server.url
+    picker = chat.tab.pane.picker
+    assert "openai/scripted" in picker.text()
+    chat.server.push(Reply("Slow answer from A. " * 6, chunk=3, delay=0.03))
+    chat.send("first")
+    chat.wait(lambda: any(i.kind == "assistant" and i.text for i in chat.items()))
+    picker.modelChosen.emit("hosted_vllm/model-b", "vllm")
+    chat.wait(lambda: "model-b" in picker.text() and picker.isEnabled())
+    chat.idle()
+    assert _answers(chat)[-1].startswith("Slow answer from A.")  # not stopped, not moved
+    chat.send("second")
+    chat.idle()
+    assert _answers(chat)[-1] == "Answer from B."
+    saved = json.loads((tmp_path / "config.json").read_text())["agents"]["defaults"]
+    assert (saved["model"], saved["provider"]) == ("hosted_vllm/model-b", "vllm")
+    assert picker.recent[0] == {"model": "hosted_vllm/model-b", "provider": "vllm"}
+    picker.menu().aboutToShow.emit()
+    labels = [a.text() for a in picker.menu().actions()]
+    assert any("model-b" in label for label in labels) and "Other model…" in labels
+
+
+def test_a_model_that_cannot_be_used_changes_nothing(make_chat, memory_keyring: object) -> None:  # type: ignore[no-untyped-def]
+    chat: ChatHarness = make_chat()
+    before = chat.services.runtime.provider.current  # type: ignore[union-attr]
+    chat.tab.pane.picker.modelChosen.emit("anthropic/claude-3-5-haiku-latest", "anthropic")
+    chat.wait(lambda: chat.tab.panel.snackbar.isVisible())
+    assert "Model not changed" in chat.tab.panel.snackbar.label.text()
+    assert chat.services.runtime.provider.current is before  # type: ignore[union-attr]
+
+
+def test_other_model_form_lists_the_providers_models(make_chat, memory_keyring: object) -> None:  # type: ignore[no-untyped-def]
+    chat: ChatHarness = make_chat(provider="custom")
+    chat.services.config.providers.custom.api_base = chat.server.url
+    chat.tab.open_other_model()
+    form = chat.tab.pane.other_model
+    assert form.isVisible()
+    form.provider.setCurrentIndex(form.provider.findData("custom"))
+    chat.wait(lambda: form.model.count() > 0)
+    assert form.model.itemText(0) == "scripted-model"
+
+
+# -- regenerate, edit -------------------------------------------------------------------------
+def test_regenerate_replaces_the_answer_and_keeps_the_old_one(make_chat, workspace: Path) -> None:  # type: ignore[no-untyped-def]
+    chat: ChatHarness = make_chat()
+    chat.server.push(Reply("First answer."), Reply("Second answer."))
+    chat.send("hello")
+    chat.idle()
+    chat.tab.regenerate()
+    chat.wait(lambda: _answers(chat) == ["Second answer."])
+    chat.idle()
+    assert [i.text for i in chat.items() if i.kind == "user"] == ["hello"]
+    key = chat.tab.current
+    live = SessionManager(workspace).get_or_create(key)
+    assert [m["content"] for m in live.messages] == ["hello", "Second answer."]
+    (earlier,) = _earlier(workspace)
+    old = SessionManager(workspace).get_or_create(earlier)
+    assert [m["content"] for m in old.messages] == ["hello", "First answer."]
+    chat.wait(lambda: earlier in chat.tab.sessions.all_keys())
+    # the last answer's menu offers it too, the person's message offers editing
+    view = chat.tab.pane.view
+    rows = chat.items()
+    labels = [label for label, _ in view.row_actions(len(rows) - 1)]
+    assert "Regenerate answer" in labels
+    assert "Edit and resend…" in [label for label, _ in view.row_actions(0)]
+
+
+def test_edit_and_resend_forks_the_conversation(make_chat, workspace: Path) -> None:  # type: ignore[no-untyped-def]
+    chat: ChatHarness = make_chat()
+    chat.server.push(Reply("About cats."), Reply("About dogs."), Reply("About birds."))
+    chat.send("tell me about cats")
+    chat.idle()
+    chat.send("and dogs")
+    chat.idle()
+    chat.tab.start_edit(0)
+    composer = chat.tab.pane.composer
+    assert composer.text() == "tell me about cats" and chat.tab.pane.editing.isVisible()
+    chat.send("tell me about birds")
+    chat.wait(lambda: _answers(chat) == ["About birds."])
+    chat.idle()
+    assert not chat.tab.pane.editing.isVisible()
+    assert [i.text for i in chat.items() if i.kind == "user"] == ["tell me about birds"]
+    live = SessionManager(workspace).get_or_create(chat.tab.current)
+    assert [m["content"] for m in live.messages] == ["tell me about birds", "About birds."]
+    (earlier,) = _earlier(workspace)
+    old = SessionManager(workspace).get_or_create(earlier)
+    assert len(old.messages) == 4 and old.messages[2]["content"] == "and dogs"
+
+
+def test_up_in_an_empty_composer_edits_the_last_message(make_chat) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    chat: ChatHarness = make_chat()
+    chat.send("typo mesage")
+    chat.idle()
+    edit = chat.tab.pane.composer.edit
+    edit.setFocus()
+    QTest.keyClick(edit, Qt.Key.Key_Up)
+    assert edit.toPlainText() == "typo mesage" and chat.tab.pane.editing.isVisible()
+    chat.tab.pane.editing.cancel.click()
+    assert not chat.tab.pane.editing.isVisible()
+
+
+# -- titles -----------------------------------------------------------------------------------
+def test_a_new_chat_gets_a_title_from_its_first_exchange(make_chat, workspace: Path) -> None:  # type: ignore[no-untyped-def]
+    chat: ChatHarness = make_chat(auto_titles=True)
+    chat.server.push(Reply("Lisbon in May is lovely."), Reply("Title: Lisbon trip in May"))
+    chat.send("plan a trip to Lisbon in May")
+    chat.idle()
+    key = chat.tab.current
+    chat.wait(lambda: chat.tab.sessions.entry(key).title == "Lisbon trip in May")  # type: ignore[union-attr]
+    assert chat.tab.pane.title.toolTip() == "Lisbon trip in May"
+    title_call = chat.requests()[-1]
+    assert title_call["max_tokens"] <= 32 and "stream" not in title_call or not title_call["stream"]
+    assert SessionManager(workspace).get_or_create(key).metadata["title"] == "Lisbon trip in May"
+
+
+# -- export -----------------------------------------------------------------------------------
+def test_export_through_the_file_dialog(make_chat, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    chat: ChatHarness = make_chat()
+    chat.server.push(Reply("Here is `code`."))
+    chat.send("show code")
+    chat.idle()
+    chat.wait(lambda: not chat.tab.sessions.entry(chat.tab.current).draft)  # type: ignore[union-attr]
+    chat.tab.export("md")
+    dialog = chat.tab._export_dialog
+    chat.wait(dialog.isVisible)  # opened with open(): no nested event loop
+    target = tmp_path / "out.md"
+    dialog.fileSelected.emit(str(target))
+    chat.wait(target.exists)
+    text = target.read_text()
+    assert text.startswith("# show code") and "Here is `code`." in text
+    dialog.close()
+    path = tmp_path / "out.json"
+    assert run_async(chat.qtbot, chat.loop, chat.tab.export_to(chat.tab.current, "json", path))
+    assert [m["role"] for m in json.loads(path.read_text())["messages"]] == ["user", "assistant"]
+
+
+# -- search -----------------------------------------------------------------------------------
+def test_search_shows_snippets_and_jumps_to_the_match(make_chat, workspace: Path) -> None:  # type: ignore[no-untyped-def]
+    filler = [
+        m
+        for i in range(30)
+        for m in (
+            {"role": "user", "content": f"question {i}"},
+            {"role": "assistant", "content": f"answer {i} " * 30},
+        )
+    ]
+    messages = [*filler, {"role": "user", "content": "where is the marmalade jar?"}]
+    messages.append({"role": "assistant", "content": "The marmalade is on the top shelf."})
+    write_session(workspace, "desktop:pantry", messages, title="Kitchen")
+    write_session(workspace, "desktop:other", [{"role": "user", "content": "unrelated"}])
+    chat: ChatHarness = make_chat(ready=False)
+    panel = chat.tab.panel
+    chat.wait(lambda: "desktop:pantry" in chat.tab.sessions.all_keys())
+    panel.search.setText("MARMALADE")
+    model = chat.tab.sessions
+    chat.wait(lambda: model.hit("desktop:pantry") is not None)
+    assert model.shown_keys() == ["desktop:pantry"]
+    hit = model.hit("desktop:pantry")
+    assert hit is not None and hit.message_index == 60
+    assert hit.snippet[hit.start : hit.start + hit.length] == "marmalade"
+    panel.search.returnPressed.emit()
+    chat.wait(lambda: chat.tab.current == "desktop:pantry" and chat.items())
+    view = chat.tab.pane.view
+    chat.wait(lambda: view.current_row() >= 0)
+    row = view.current_row()
+    assert chat.items()[row].message_index == 60
+    assert view.selected_text().casefold() == "marmalade"
+    assert row in view.visible_rows()
+
+
+# -- keyboard ---------------------------------------------------------------------------------
+def test_everything_in_a_message_is_reachable_by_keyboard(make_chat) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    chat: ChatHarness = make_chat()
+    chat.server.push(
+        Reply(tool_calls=[("read_file", json.dumps({"path": "nothing.txt"}))]),
+        Reply("Use:\n\n```python\nprint('hi')\n```\n\nor\n\n```sh\necho hi\n```"),
+    )
+    chat.send("how?")
+    chat.idle()
+    view = chat.tab.pane.view
+    view.setFocus()
+    chat.wait(view.hasFocus)
+    kinds = chat.kinds()
+    assert view.current_row() == len(kinds) - 1  # focus lands on the newest message
+    labels = [label for label, _ in view.row_actions(view.current_row())]
+    assert labels[:3] == ["Copy message", "Copy code block 1", "Copy code block 2"]
+    dict(view.row_actions(view.current_row()))["Copy code block 2"]()
+    assert QGuiApplication.clipboard().text() == "echo hi"
+    card = kinds.index("tool")
+    while view.current_row() > card:
+        QTest.keyClick(view, Qt.Key.Key_Up)
+    assert chat.items()[card].expanded is False
+    QTest.keyClick(view, Qt.Key.Key_Return)
+    assert chat.items()[card].expanded is True
+    QTest.keyClick(view, Qt.Key.Key_Space)
+    assert chat.items()[card].expanded is False
+    QTest.keyClick(view, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
+    assert "read_file" in QGuiApplication.clipboard().text()
+
+
+def test_a_search_hit_in_the_open_chat_jumps_too(make_chat) -> None:  # type: ignore[no-untyped-def]
+    """Rows of a turn that just ran are live (not read from disk): the jump still lands."""
+    chat: ChatHarness = make_chat()
+    chat.server.push(Reply("Keep the quince paste cool."))
+    chat.send("where does the quince paste go?")
+    chat.idle()
+    panel = chat.tab.panel
+    panel.search.setText("quince paste cool")
+    chat.wait(lambda: chat.tab.sessions.hit(chat.tab.current) is not None)
+    panel.search.returnPressed.emit()
+    view = chat.tab.pane.view
+    chat.wait(lambda: view.selected_text() == "quince paste cool")
+    assert chat.items()[view.current_row()].kind == "assistant"
