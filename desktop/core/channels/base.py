@@ -128,6 +128,9 @@ class BaseChannel(ABC):
     display_name: ClassVar[str] = ""
     open_when_empty: ClassVar[bool] = False
     """Whether an empty ``allowFrom`` lets everybody in (the channel's own choice)."""
+    app_config: Any = None
+    """The whole config, for settings shared with the rest of the app (a provider key for
+    voice transcription); set by the manager, ``None`` when unknown."""
 
     def __init__(
         self, config: Any, bus: MessageBus, state: ChannelStateStore, media_dir: Path
@@ -225,10 +228,13 @@ class BaseChannel(ABC):
         *,
         media: Iterable[str] = (),
         metadata: dict[str, Any] | None = None,
+        message_id: str | None = None,
     ) -> bool:
         """Hand a person's message to the agent; ``False`` (and logged) when not allowed.
 
         A reply that answers a waiting approval question is consumed here (``True``).
+        ``message_id`` becomes :attr:`InboundMessage.id` (unique; the turn it starts carries
+        it as ``TurnStarted.request_id``, so the channel can find the message it answers).
         """
         if not self.is_allowed(sender):
             log.info("%s: message from %s ignored (not in allowFrom)", self.name, sender)
@@ -243,6 +249,7 @@ class BaseChannel(ABC):
                 content,
                 media=list(media),
                 metadata=dict(metadata or {}),
+                **({"id": message_id} if message_id else {}),
             )
         )
         return True
