@@ -581,7 +581,7 @@ class ForwardProxy:
             await self._session.close()
 
     async def _forward(self, request: web.Request) -> web.Response:
-        target = f"http://{request.host}{request.path_qs}"
+        target = str(request.url)  # the absolute URL of a proxied request
         self.seen.append(target)
         assert self._session is not None
         hop = {"host", "proxy-connection", "connection", "content-length", "transfer-encoding"}

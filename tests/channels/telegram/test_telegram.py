@@ -3,7 +3,6 @@ real agent runtime (``build_runtime``) and the scripted model server through Lit
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 from pathlib import Path
@@ -11,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from desktop.core.assembly import Runtime
-from tests.channels.telegram.bot_api_server import BOT_ID, BotApiServer, telegram_text
+from tests.channels.telegram.bot_api_server import TOKEN, BotApiServer, telegram_text
 from tests.channels.telegram.conftest import (
     CHAT,
     echo,
@@ -69,12 +68,11 @@ async def test_a_long_answer_is_split_under_the_limit(
     code = "```python\n" + "\n".join(f"print({i} < {i + 1})" for i in range(30)) + "\n```"
     reply = "\n\n".join(paragraphs[:5] + [code] + paragraphs[5:])
     assert 5000 <= len(reply) <= 6000
-    scripted_server.push(Reply(reply))
+    scripted_server.push(Reply(reply, chunk=400))
     runtime = await start_runtime(tmp_path, api, scripted_server)
     try:
         api.put_message(CHAT, "write a lot")
         await until(lambda: len(api.sent(CHAT)) == 2, what="two pieces")
-        await asyncio.sleep(0.2)
         sent = api.sent(CHAT)
     finally:
         await runtime.stop()
@@ -157,9 +155,14 @@ async def test_the_server_disappears_and_returns_nothing_lost_nothing_twice(
     runtime = await start_runtime(tmp_path, api, scripted_server)
     states: list[str] = []
     finished: list[str] = []
-    runtime.bus.subscribe(
-        lambda e: states.append(e.state) if isinstance(e, ChannelStatusChanged) else None
-    )
+    reasons: list[str] = []
+
+    def status(event: object) -> None:
+        if isinstance(event, ChannelStatusChanged):
+            states.append(event.state)
+            reasons.append(f"{event.reason} {event.hint}")
+
+    runtime.bus.subscribe(status)
     runtime.bus.subscribe(
         lambda e: finished.append(e.content) if isinstance(e, TurnFinished) else None
     )
@@ -186,6 +189,7 @@ async def test_the_server_disappears_and_returns_nothing_lost_nothing_twice(
         assert runtime.channels.status("telegram").ok
     finally:
         await runtime.stop()
+    assert all(TOKEN not in reason for reason in reasons), "the token stays out of the status"
     assert api.texts(CHAT) == [
         "echo: before",
         "echo: slow",

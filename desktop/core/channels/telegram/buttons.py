@@ -182,22 +182,22 @@ class ButtonApprover(ReplyApprover):
             and any(r.call_id == call_id for r in self.pending(chat_id))
         )
         if not waiting or decision is None or call_id is None:
-            await _quietly(bot.answer_callback_query(query.id, text="This question is closed."))
+            await quietly(bot.answer_callback_query(query.id, text="This question is closed."))
             if message is not None:  # an old question (before a restart): drop its buttons
-                await _quietly(
+                await quietly(
                     bot.edit_message_reply_markup(
                         chat_id=message.chat.id, message_id=message.message_id, reply_markup=None
                     )
                 )
             return
-        await _quietly(bot.answer_callback_query(query.id, text=OUTCOMES[decision]))
+        await quietly(bot.answer_callback_query(query.id, text=OUTCOMES[decision]))
         question = self._questions.get((chat_id, call_id))
         if question is not None:
             question.answered_by = who
         self.answer(chat_id, decision, call_id)
 
 
-async def _quietly(call: Awaitable[Any]) -> None:
+async def quietly(call: Awaitable[Any]) -> None:
     """A best-effort Bot API call (a failure is logged)."""
     try:
         await call

@@ -32,40 +32,25 @@ import logging
 import re
 from collections import OrderedDict
 from collections.abc import Coroutine, Sequence
-from datetime import timedelta
 from pathlib import Path
 from typing import Any, ClassVar
 
-import telegram  # noqa: F401 - importing this module must import the SDK (registry check)
-from telegram import (
-    Bot,
-    BotCommand,
-    CallbackQuery,
-    InlineKeyboardMarkup,
-    Message,
-    ReactionTypeEmoji,
-    ReplyParameters,
-    User,
-)
-from telegram.constants import ChatAction, ParseMode
+from telegram import Bot, BotCommand, CallbackQuery, InlineKeyboardMarkup, Message, User
+from telegram.constants import ParseMode
 from telegram.error import BadRequest, Conflict, InvalidToken, RetryAfter, TelegramError
 from telegram.request import HTTPXRequest
 
-from desktop.core.bus.events import (
-    OutboundMessage,
-    RunEvent,
-    TurnFailed,
-    TurnFinished,
-    TurnStarted,
-    TurnStopped,
-)
+from desktop.core.bus.events import OutboundMessage, RunEvent
 from desktop.core.bus.queue import MessageBus
-from desktop.core.channels.base import BaseChannel, ChannelStatus, ChannelUnavailable, split_message
+from desktop.core.channels.base import BaseChannel, ChannelStatus, ChannelUnavailable
 from desktop.core.channels.state import ChannelStateStore
-from desktop.core.channels.telegram.buttons import ButtonApprover
+from desktop.core.channels.telegram import outbound
+from desktop.core.channels.telegram.activity import Activity
+from desktop.core.channels.telegram.buttons import PREFIX as BUTTON_PREFIX
+from desktop.core.channels.telegram.buttons import ButtonApprover, quietly
 from desktop.core.channels.telegram.config import DEFAULT_BASE_URL
 from desktop.core.channels.telegram.inbound import ConnectionLost, Received, describe
-from desktop.core.channels.telegram.markup import MESSAGE_LIMIT, Piece, escape, split_pieces
+from desktop.core.channels.telegram.markup import Piece
 from desktop.core.channels.telegram.polling import Fetched, UpdateFeed
 from desktop.core.utils.redact import redact, register_secret
 from desktop.core.utils.tasks import TaskOwner
@@ -86,13 +71,7 @@ COMMANDS = (
 # with the command list.
 ALIASES = {"/start": "/help", "/dream_log": "/dream-log", "/dream_restore": "/dream-restore"}
 _COMMAND = re.compile(r"^(/[A-Za-z0-9_-]+)(?:@([A-Za-z0-9_]+))?(?=\s|$)")
-_IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".gif", ".webp")
 DOWNLOAD_ATTEMPTS = 3
-REMEMBERED = 1000  # turns and half-sent messages remembered (oldest forgotten first)
-
-
-def _seconds(value: float | timedelta) -> float:
-    return value.total_seconds() if isinstance(value, timedelta) else float(value)
 
 
 def _sender(user: User) -> str:
@@ -126,9 +105,9 @@ class TelegramChannel(BaseChannel):
         self._bot: Bot | None = None
         self._feed: UpdateFeed | None = None
         self._me: User | None = None
-        self._typing: dict[str, set[str]] = {}
-        self._typing_tasks: dict[str, asyncio.Task[None]] = {}
-        self._turns: OrderedDict[str, tuple[str, str]] = OrderedDict()  # turn → (chat, request)
+        self._activity = Activity(
+            self.name, lambda: self._bot, self._owner, typing_every=self.typing_every
+        )
         self._progress: OrderedDict[int, tuple[OutboundMessage, int]] = OrderedDict()
         self._attempts: dict[str, int] = {}
         super().__init__(config, bus, state, media_dir)
@@ -149,7 +128,7 @@ class TelegramChannel(BaseChannel):
             raise ChannelUnavailable(
                 "No bot token is set.",
                 "Create a bot with @BotFather and enter its token in Settings → Channels → "
-                "Telegram (or: nanobot-desktop keys).",
+                "Telegram.",
             )
         proxy = self.config.proxy or None
         if proxy and "://" not in proxy:
@@ -211,8 +190,8 @@ class TelegramChannel(BaseChannel):
         try:
             await bot.delete_webhook(drop_pending_updates=False)
             await bot.set_my_commands(list(COMMANDS))
-        except (InvalidToken, Conflict):
-            raise
+        except InvalidToken:
+            raise self._token_refused() from None
         except BadRequest as exc:
             log.warning("Telegram: setting up the command menu failed: %s", redact(exc))
         self.set_status(ChannelStatus("connected", account=f"@{me.username}"))
@@ -227,7 +206,7 @@ class TelegramChannel(BaseChannel):
                 offset=offset, timeout=self.poll_timeout, allowed_updates=list(ALLOWED_UPDATES)
             )
         except RetryAfter as exc:
-            await asyncio.sleep(_seconds(exc.retry_after))
+            await asyncio.sleep(outbound.seconds(exc.retry_after))
             return []
         except InvalidToken:
             raise self._token_refused() from None
@@ -254,11 +233,11 @@ class TelegramChannel(BaseChannel):
         bot, _ = self._make_bot()
         try:
             await bot.initialize()
+            return f"Connected as @{bot.bot.username}"
         except InvalidToken:
             raise ValueError(self._token_refused().reason) from None
         finally:
             await bot.shutdown()
-        return f"Connected as @{bot.bot.username}"
 
     # -- receiving ------------------------------------------------------------------------
     @staticmethod
@@ -411,19 +390,16 @@ class TelegramChannel(BaseChannel):
             message_id=f"{chat_id}:{first.message_id}",
         )
         if published and self.config.react_emoji:
-            self.spawn(self._react(chat_id, first.message_id, self.config.react_emoji), "react")
+            self._activity.react(chat_id, first.message_id, self.config.react_emoji)
 
     async def _on_button(self, query: CallbackQuery) -> None:
         bot = self._require_bot()
         who = _sender(query.from_user)
         if not self.is_allowed(who):
             log.info("Telegram: button tap from %s ignored (not in allowFrom)", who)
-            try:
-                await bot.answer_callback_query(query.id, text="You may not answer this.")
-            except TelegramError as exc:
-                log.info("Telegram: answering a button tap failed: %s", redact(exc))
+            await quietly(bot.answer_callback_query(query.id, text="You may not answer this."))
             return
-        if (query.data or "").startswith("ap:"):
+        if (query.data or "").startswith(f"{BUTTON_PREFIX}:"):
             name = (
                 f"@{query.from_user.username}"
                 if query.from_user.username
@@ -432,71 +408,12 @@ class TelegramChannel(BaseChannel):
             assert isinstance(self.approvals, ButtonApprover)
             await self.approvals.on_button(bot, query, name)
             return
-        await bot.answer_callback_query(query.id)
+        await quietly(bot.answer_callback_query(query.id))  # a button of something else
 
-    # -- run events: typing, reactions ----------------------------------------------------
+    # -- run events ---------------------------------------------------------------------
     async def on_event(self, event: RunEvent) -> None:
         """Typing while a turn of a Telegram chat runs; the reaction goes when it ends."""
-        if isinstance(event, TurnStarted):
-            if event.channel != self.name:
-                return
-            self._remember(self._turns, event.turn_id, (event.chat_id, event.request_id))
-            chats = self._typing.setdefault(event.chat_id, set())
-            chats.add(event.turn_id)
-            task = self._typing_tasks.get(event.chat_id)
-            if task is None or task.done():
-                started = self._owner.try_spawn(self._type(event.chat_id), name="typing")
-                if started is not None:
-                    self._typing_tasks[event.chat_id] = started
-        elif isinstance(event, TurnFinished | TurnStopped | TurnFailed):
-            turn = self._turns.get(event.turn_id)
-            if turn is None:
-                return
-            chat_id, request_id = turn
-            active = self._typing.get(chat_id, set())
-            active.discard(event.turn_id)
-            if not active:
-                self._typing.pop(chat_id, None)
-                task = self._typing_tasks.pop(chat_id, None)
-                if task is not None:
-                    task.cancel()
-            message_id = self._message_of(chat_id, request_id)
-            if message_id is not None and self.config.react_emoji:
-                self.spawn(self._react(chat_id, message_id, None), "unreact")
-
-    async def _type(self, chat_id: str) -> None:
-        while True:
-            bot = self._bot
-            if bot is None:
-                return
-            try:
-                await bot.send_chat_action(int(chat_id), ChatAction.TYPING)
-            except (TelegramError, ValueError) as exc:
-                log.debug("Telegram: typing indicator failed: %s", redact(exc))
-            await asyncio.sleep(self.typing_every)
-
-    async def _react(self, chat_id: str, message_id: int, emoji: str | None) -> None:
-        bot = self._bot
-        if bot is None:
-            return
-        try:
-            await bot.set_message_reaction(
-                int(chat_id), message_id, [ReactionTypeEmoji(emoji)] if emoji else []
-            )
-        except (TelegramError, ValueError) as exc:
-            log.debug("Telegram: reaction failed: %s", redact(exc))
-
-    @staticmethod
-    def _remember(store: OrderedDict[Any, Any], key: Any, value: Any) -> None:
-        store[key] = value
-        while len(store) > REMEMBERED:
-            store.popitem(last=False)
-
-    @staticmethod
-    def _message_of(chat_id: str, request_id: str) -> int | None:
-        """The Telegram message id in an inbound message id (``"<chat>:<message>"``)."""
-        chat, _, message = request_id.rpartition(":")
-        return int(message) if chat == chat_id and message.isdigit() else None
+        self._activity.on_event(event, reaction=self.config.react_emoji)
 
     # -- sending --------------------------------------------------------------------------
     def _require_bot(self) -> Bot:
@@ -511,90 +428,38 @@ class TelegramChannel(BaseChannel):
         if not self.config.reply_to_message or meta.get("progress") or meta.get("reminder"):
             return None
         request_id = str(meta.get("request_id") or "")
-        if not request_id and meta.get("turn_id") in self._turns:
-            request_id = self._turns[meta["turn_id"]][1]
-        return self._message_of(message.chat_id, request_id) if request_id else None
-
-    @staticmethod
-    def _pieces(message: OutboundMessage) -> list[Piece]:
-        if message.metadata.get("tool_hint"):
-            return [
-                Piece(part, f"<blockquote expandable>{escape(part)}</blockquote>")
-                for part in split_message(message.content, MESSAGE_LIMIT - 40)
-            ]
-        return split_pieces(message.content)
+        if not request_id and meta.get("turn_id"):
+            request_id = self._activity.request_of(str(meta["turn_id"])) or ""
+        return outbound.message_of(message.chat_id, request_id) if request_id else None
 
     async def send(self, message: OutboundMessage) -> None:
-        """Deliver an answer: attachments, then the text in pieces (raises on failure)."""
+        """Deliver an answer: attachments, then the text in pieces (raises on failure).
+
+        When the manager retries a send that failed halfway, the pieces already delivered
+        are not sent again.
+        """
         bot = self._require_bot()
         try:
             chat = int(message.chat_id)
         except ValueError:
             raise ValueError(f"{message.chat_id!r} is not a Telegram chat id") from None
-        steps: list[str | Piece] = [*message.media, *self._pieces(message)]
+        steps: list[str | Piece] = [*message.media, *outbound.pieces(message)]
         reply_to = self._reply_target(message)
         done = self._progress.get(id(message), (message, 0))[1]
         for index in range(done, len(steps)):
             step = steps[index]
-            first = index == 0
+            reply = reply_to if index == 0 else None
             if isinstance(step, Piece):
-                await self._send_text(bot, chat, step, reply_to if first else None)
+                await outbound.send_text(bot, chat, step, reply)
             else:
-                await self._send_file(bot, chat, Path(step), reply_to if first else None)
-            self._remember(self._progress, id(message), (message, index + 1))
+                await outbound.send_file(bot, chat, Path(step), reply)
+            outbound.remember(self._progress, id(message), (message, index + 1))
         self._progress.pop(id(message), None)
-
-    @staticmethod
-    async def _retrying(call: Any, *args: Any, **kwargs: Any) -> Any:
-        """``call`` again after Telegram's flood wait (up to 30 s, twice)."""
-        for attempt in range(3):
-            try:
-                return await call(*args, **kwargs)
-            except RetryAfter as exc:
-                wait = _seconds(exc.retry_after)
-                if attempt == 2 or wait > 30:
-                    raise
-                await asyncio.sleep(wait)
-        raise AssertionError("unreachable")
-
-    async def _send_text(self, bot: Bot, chat: int, piece: Piece, reply_to: int | None) -> None:
-        reply = ReplyParameters(reply_to, allow_sending_without_reply=True) if reply_to else None
-        try:
-            await self._retrying(
-                bot.send_message,
-                chat,
-                piece.html,
-                parse_mode=ParseMode.HTML,
-                reply_parameters=reply,
-            )
-        except BadRequest as exc:
-            if "parse" not in str(exc).lower() and "entit" not in str(exc).lower():
-                raise
-            log.warning("Telegram refused the formatting (%s); sending plain text", exc)
-            for part in split_message(piece.markdown, MESSAGE_LIMIT):
-                await self._retrying(bot.send_message, chat, part, reply_parameters=reply)
-                reply = None
-
-    async def _send_file(self, bot: Bot, chat: int, path: Path, reply_to: int | None) -> None:
-        try:
-            data = await asyncio.to_thread(path.read_bytes)
-        except OSError as exc:
-            log.warning("Telegram: attachment %s not sent: %s", path.name, exc)
-            return
-        reply = ReplyParameters(reply_to, allow_sending_without_reply=True) if reply_to else None
-        if path.suffix.lower() in _IMAGE_SUFFIXES:
-            await self._retrying(
-                bot.send_photo, chat, data, filename=path.name, reply_parameters=reply
-            )
-        else:
-            await self._retrying(
-                bot.send_document, chat, data, filename=path.name, reply_parameters=reply
-            )
 
     async def send_question(self, chat_id: str, html: str, keyboard: InlineKeyboardMarkup) -> int:
         """An approval question with its buttons; returns its message id."""
         bot = self._require_bot()
-        sent = await self._retrying(
+        sent = await outbound.retrying(
             bot.send_message, int(chat_id), html, parse_mode=ParseMode.HTML, reply_markup=keyboard
         )
         return int(sent.message_id)
