@@ -243,3 +243,29 @@ async def test_a_flood_of_100_messages_in_10_chats(
     for chat in chats:
         assert api.texts(chat) == [f"echo: {chat}-{n}" for n in range(10)]
     assert len(scripted_server.chat_requests()) == 100
+
+
+async def test_typing_is_renewed_while_a_turn_runs_and_ends_with_it(
+    api: BotApiServer,
+    scripted_server: ScriptedOpenAIServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from desktop.core.channels.telegram.channel import TelegramChannel
+    from tests.fakes.openai_server import Stall
+
+    monkeypatch.setattr(TelegramChannel, "typing_every", 0.05)
+    scripted_server.push(Stall(0.6, Reply("finally")))
+    runtime = await start_runtime(tmp_path, api, scripted_server)
+    channel = runtime.channels.channel("telegram")
+    assert isinstance(channel, TelegramChannel)
+    try:
+        api.put_message(CHAT, "take your time")
+        await until(lambda: str(CHAT) in channel.activity.typing_chats, what="typing")
+        await until(lambda: api.sent(CHAT), what="the answer")
+        await runtime.agent.idle()
+        await until(lambda: not channel.activity.typing_chats, what="typing stopped")
+        typing = api.calls_of("sendChatAction")
+        assert len(typing) >= 4, "renewed while the model was thinking"
+    finally:
+        await runtime.stop()

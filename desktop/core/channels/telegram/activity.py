@@ -51,6 +51,11 @@ class Activity:
         self._running: dict[str, set[str]] = {}  # chat → its running turns
         self._typing: dict[str, asyncio.Task[None]] = {}
 
+    @property
+    def typing_chats(self) -> set[str]:
+        """Chats whose typing indicator runs now."""
+        return {chat for chat, task in self._typing.items() if not task.done()}
+
     def request_of(self, turn_id: str) -> str | None:
         """The inbound message id a turn answers (``"<chat>:<message>"``), if known."""
         turn = self.turns.get(turn_id)

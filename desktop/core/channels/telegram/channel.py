@@ -411,6 +411,11 @@ class TelegramChannel(BaseChannel):
         await quietly(bot.answer_callback_query(query.id))  # a button of something else
 
     # -- run events ---------------------------------------------------------------------
+    @property
+    def activity(self) -> Activity:
+        """Typing indicators and reactions."""
+        return self._activity
+
     async def on_event(self, event: RunEvent) -> None:
         """Typing while a turn of a Telegram chat runs; the reaction goes when it ends."""
         self._activity.on_event(event, reaction=self.config.react_emoji)
