@@ -184,6 +184,10 @@ async def test_photos_voice_and_documents_reach_the_model(
         api.transcript = "water the plants"
         api.put_message(CHAT, None, voice={**voice, "duration": 2, "mime_type": "audio/ogg"})
         await until(lambda: len(api.sent(CHAT)) == 4, what="the transcribed one")
+        # A (self-hosted) server's ids never name a path outside the media folder.
+        hostile = {**document, "file_unique_id": "../../evil", "file_name": "x./../y"}
+        api.put_message(CHAT, None, document=hostile)
+        await until(lambda: len(api.sent(CHAT)) == 5, what="the hostile one")
     finally:
         await runtime.stop()
     requests = [r.body for r in scripted_server.chat_requests()]
@@ -197,6 +201,10 @@ async def test_photos_voice_and_documents_reach_the_model(
     assert user_text(requests[1]) == NO_KEY_NOTE
     assert user_text(requests[2]) == f"[file: {saved / (document['file_unique_id'] + '.txt')}]"
     assert user_text(requests[3]) == "[transcription: water the plants]"
+    assert user_text(requests[4]) == f"[file: {saved / '______evil'}]"
+    assert sorted(p.name for p in (workspace / "media").rglob("*") if p.is_file()) == sorted(
+        ["______evil", "U1.jpg", "U2.ogg", "U3.txt"]
+    )
     (transcription,) = api.transcriptions
     assert transcription["model"] == "whisper-large-v3" and transcription["bytes"] == b"OggS-voice"
     assert transcription["auth"] == "Bearer gsk_test_key_0123456789"
@@ -316,3 +324,22 @@ async def test_refused_html_falls_back_to_plain_text_and_half_sent_answers_resum
     assert pieces[0].startswith("Block 0") and pieces[1].startswith("Block")
     assert "Block 6" in pieces[1] and sum(p.count("Block 0") for p in pieces) == 1
     assert len([c for c in api.calls_of("sendMessage") if c.status != 200]) == 2
+
+
+async def test_settings_a_retry_cannot_fix_make_the_channel_unavailable(tmp_path: Path) -> None:
+    import pytest
+
+    from desktop.core.channels.base import ChannelUnavailable
+    from desktop.core.channels.state import ChannelStateStore
+    from desktop.core.channels.telegram.channel import TelegramChannel
+
+    state = ChannelStateStore(tmp_path / "telegram.json")
+    for section, reason in (
+        (TelegramConfig(token=""), "No bot token is set."),
+        (TelegramConfig(token=TOKEN, mode="webhook"), "Webhook mode needs a public HTTPS"),
+    ):
+        channel = TelegramChannel(section, MessageBus(), state, tmp_path)
+        with pytest.raises(ChannelUnavailable) as caught:
+            await channel.run()
+        assert caught.value.reason.startswith(reason) and caught.value.hint
+        await channel.stop()

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import mimetypes
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,6 +43,7 @@ _EXTENSIONS = {
     "video/quicktime": ".mov",
     "video/webm": ".webm",
 }
+_SAFE = re.compile(r"[^A-Za-z0-9_-]")  # ids and suffixes from the server name no other path
 _DEFAULT_EXTENSION = {"image": ".jpg", "voice": ".ogg", "audio": ".mp3", "video": ".mp4"}
 
 
@@ -89,8 +91,9 @@ async def download(bot: Bot, kind: str, item: Any, media_dir: Path) -> Path:
     """
     mime = getattr(item, "mime_type", None)
     name = getattr(item, "file_name", None)
-    unique = getattr(item, "file_unique_id", None) or item.file_id
-    path = media_dir / "telegram" / f"{unique}{_extension(kind, mime, name)}"
+    unique = _SAFE.sub("_", str(getattr(item, "file_unique_id", None) or item.file_id))[:64]
+    suffix = _SAFE.sub("", _extension(kind, mime, name).lstrip("."))
+    path = media_dir / "telegram" / (f"{unique}.{suffix}" if suffix else unique)
     try:
         remote = await bot.get_file(item.file_id)
         data = await remote.download_as_bytearray()
