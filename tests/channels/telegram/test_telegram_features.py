@@ -10,15 +10,20 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+import pytest
+
 from desktop.core.agent.approval import (
     DENIED_RESULT,
     ApprovalGate,
     ApprovalPolicy,
 )
 from desktop.core.bus.queue import MessageBus
+from desktop.core.channels.base import ChannelUnavailable
 from desktop.core.channels.manager import ChannelManager
 from desktop.core.channels.registry import CHANNELS
+from desktop.core.channels.state import ChannelStateStore
 from desktop.core.channels.telegram.buttons import CLOSED
+from desktop.core.channels.telegram.channel import TelegramChannel
 from desktop.core.channels.telegram.config import TelegramConfig
 from desktop.core.channels.telegram.transcribe import NO_KEY_NOTE
 from desktop.core.config.secrets import SecretStore
@@ -327,12 +332,6 @@ async def test_refused_html_falls_back_to_plain_text_and_half_sent_answers_resum
 
 
 async def test_settings_a_retry_cannot_fix_make_the_channel_unavailable(tmp_path: Path) -> None:
-    import pytest
-
-    from desktop.core.channels.base import ChannelUnavailable
-    from desktop.core.channels.state import ChannelStateStore
-    from desktop.core.channels.telegram.channel import TelegramChannel
-
     state = ChannelStateStore(tmp_path / "telegram.json")
     for section, reason in (
         (TelegramConfig(token=""), "No bot token is set."),
