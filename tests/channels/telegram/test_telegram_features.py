@@ -85,13 +85,10 @@ async def test_an_approval_is_answered_with_a_button(
     assert tool_result["role"] == "tool" and "approved-run" in str(tool_result["content"])
 
 
-async def test_approvals_answered_by_keyword_or_left_unanswered(
-    api: BotApiServer, tmp_path: Path
-) -> None:
-    """A keyword reply answers and the question shows it; an unanswered one times out, shows
-    that, and a late tap is refused."""
-    bus = MessageBus()
-    gate = ApprovalGate(ApprovalPolicy(), timeout_s=0.5)
+def _manager(
+    api: BotApiServer, bus: MessageBus, tmp_path: Path, gate: ApprovalGate | None = None
+) -> tuple[ChannelManager, TaskOwner]:
+    """A channel manager running only the Telegram channel (no agent)."""
     owner = TaskOwner("test")
     section = TelegramConfig(
         enabled=True, token=TOKEN, base_url=api.base_url, allow_from=["*"], react_emoji=""
@@ -103,8 +100,43 @@ async def test_approvals_answered_by_keyword_or_left_unanswered(
         state_dir=tmp_path / "state",
         media_dir=tmp_path / "media",
         approval=gate,
+        send_delays=(0.05,),
         registry={"telegram": CHANNELS["telegram"]},
     )
+    return manager, owner
+
+
+async def test_attachments_go_out_as_photo_and_document(api: BotApiServer, tmp_path: Path) -> None:
+    from desktop.core.bus.events import OutboundMessage
+
+    picture, notes = tmp_path / "chart.png", tmp_path / "notes.txt"
+    picture.write_bytes(b"\x89PNG-chart")
+    notes.write_bytes(b"the notes")
+    manager, owner = _manager(api, MessageBus(), tmp_path)
+    await manager.start()
+    try:
+        await until(lambda: manager.status("telegram").ok)
+        message = OutboundMessage(
+            "telegram", str(CHAT), "Here you are.", media=[str(picture), str(notes)]
+        )
+        assert await manager.deliver(message)
+    finally:
+        await manager.stop()
+        await owner.aclose()
+    photo, document = api.calls_of("sendPhoto", "sendDocument")
+    assert photo.method == "sendPhoto" and photo.files["photo"] == b"\x89PNG-chart"
+    assert document.method == "sendDocument" and document.files["document"] == b"the notes"
+    assert api.texts(CHAT) == ["Here you are."] and document.at < api.sent(CHAT)[0].at
+
+
+async def test_approvals_answered_by_keyword_or_left_unanswered(
+    api: BotApiServer, tmp_path: Path
+) -> None:
+    """A keyword reply answers and the question shows it; an unanswered one times out, shows
+    that, and a late tap is refused."""
+    bus = MessageBus()
+    gate = ApprovalGate(ApprovalPolicy(), timeout_s=0.5)
+    manager, owner = _manager(api, bus, tmp_path, gate)
     await manager.start()
     ctx = ToolContext(
         workspace=tmp_path, session_key=f"telegram:{CHAT}", channel="telegram", chat_id=str(CHAT)
