@@ -1,0 +1,1 @@
+"""Tests of the chat channels against real or protocol-faithful local servers."""

@@ -128,6 +128,9 @@ class BaseChannel(ABC):
     display_name: ClassVar[str] = ""
     open_when_empty: ClassVar[bool] = False
     """Whether an empty ``allowFrom`` lets everybody in (the channel's own choice)."""
+    app_config: Any = None
+    """The whole config, for settings shared with the rest of the app (a provider key for
+    voice transcription); set by the manager, ``None`` when unknown."""
 
     def __init__(
         self, config: Any, bus: MessageBus, state: ChannelStateStore, media_dir: Path
@@ -230,8 +233,8 @@ class BaseChannel(ABC):
         """Hand a person's message to the agent; ``False`` (and logged) when not allowed.
 
         A reply that answers a waiting approval question is consumed here (``True``).
-        ``message_id`` becomes :attr:`InboundMessage.id` (the turn's ``request_id``), so the
-        channel can tell which answer belongs to which message.
+        ``message_id`` becomes :attr:`InboundMessage.id` (unique; the turn it starts carries
+        it as ``TurnStarted.request_id``, so the channel can find the message it answers).
         """
         if not self.is_allowed(sender):
             log.info("%s: message from %s ignored (not in allowFrom)", self.name, sender)
