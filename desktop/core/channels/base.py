@@ -122,20 +122,27 @@ class BaseChannel(ABC):
         bus: The message bus.
         state: Persistent per-channel state (cursors: update offsets, UIDs, sync tokens).
         media_dir: Where received files are saved (``<workspace>/media``).
+        app_config: The whole config (for settings shared with the app), when known.
     """
 
     name: ClassVar[str] = ""
     display_name: ClassVar[str] = ""
     open_when_empty: ClassVar[bool] = False
     """Whether an empty ``allowFrom`` lets everybody in (the channel's own choice)."""
-    app_config: Any = None
-    """The whole config, for settings shared with the rest of the app (a provider key for
-    voice transcription); set by the manager, ``None`` when unknown."""
 
     def __init__(
-        self, config: Any, bus: MessageBus, state: ChannelStateStore, media_dir: Path
+        self,
+        config: Any,
+        bus: MessageBus,
+        state: ChannelStateStore,
+        media_dir: Path,
+        *,
+        app_config: Any = None,
     ) -> None:
         self.config = config
+        self.app_config = app_config
+        """The whole config, for settings shared with the rest of the app (a provider key
+        for voice transcription); ``None`` when unknown."""
         self.bus = bus
         self.state = state
         self.media_dir = media_dir

@@ -195,8 +195,7 @@ class ChannelManager:
         state_dir = self.state_dir or Path.home() / ".nanobot" / "channel-state"
         state = await asyncio.to_thread(ChannelStateStore, state_dir / f"{info.name}.json")
         media = self.media_dir or state_dir / "media"
-        channel: BaseChannel = cls(section, self.bus, state, media)
-        channel.app_config = self.config
+        channel: BaseChannel = cls(section, self.bus, state, media, app_config=self.config)
         return channel
 
     async def check(self, name: str, section: Any) -> str:

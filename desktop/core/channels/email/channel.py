@@ -91,11 +91,17 @@ class EmailChannel(BaseChannel):
     config: EmailConfig
 
     def __init__(
-        self, config: Any, bus: MessageBus, state: ChannelStateStore, media_dir: Path
+        self,
+        config: Any,
+        bus: MessageBus,
+        state: ChannelStateStore,
+        media_dir: Path,
+        *,
+        app_config: Any = None,
     ) -> None:
         if not isinstance(config, EmailConfig):
             config = EmailConfig.model_validate(config, from_attributes=True)
-        super().__init__(config, bus, state, media_dir)
+        super().__init__(config, bus, state, media_dir, app_config=app_config)
         self._threads: OrderedDict[str, Thread] = OrderedDict()
         stored = state.get("threads", {})
         for chat, data in stored.items() if isinstance(stored, dict) else ():

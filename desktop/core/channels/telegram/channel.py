@@ -99,7 +99,13 @@ class TelegramChannel(BaseChannel):
     typing_every: ClassVar[float] = 4.0
 
     def __init__(
-        self, config: Any, bus: MessageBus, state: ChannelStateStore, media_dir: Path
+        self,
+        config: Any,
+        bus: MessageBus,
+        state: ChannelStateStore,
+        media_dir: Path,
+        *,
+        app_config: Any = None,
     ) -> None:
         self._owner = TaskOwner("telegram")
         self._bot: Bot | None = None
@@ -110,7 +116,7 @@ class TelegramChannel(BaseChannel):
         )
         self._progress: OrderedDict[int, tuple[OutboundMessage, int]] = OrderedDict()
         self._attempts: dict[str, int] = {}
-        super().__init__(config, bus, state, media_dir)
+        super().__init__(config, bus, state, media_dir, app_config=app_config)
         register_secret(getattr(config, "token", "") or None)
 
     def make_approver(self) -> ButtonApprover:
