@@ -13,7 +13,7 @@ import pytest
 
 from desktop.core.agent.approval import ApprovalPolicy
 from desktop.core.assembly import channel_state_dir
-from desktop.core.bus.events import ChannelStatusChanged, RunEvent
+from desktop.core.bus.events import ChannelStatusChanged, DeliveryFailed, RunEvent
 from desktop.core.channels.base import ChannelUnavailable
 from desktop.core.channels.matrix import channel as matrix_channel
 from desktop.core.channels.matrix.config import MatrixConfig
@@ -114,21 +114,57 @@ async def test_restart_answers_nothing_twice_and_nothing_old(
     assert _pongs(world, room) == ["pong-1", "pong-2", "pong-3", "pong-4", "pong-5", "pong-7"]
 
 
-async def test_the_homeserver_vanishes_and_returns(world: MatrixWorld) -> None:
-    """Synapse is killed while a turn runs and started again: the channel reconnects, the
-    pending answer is delivered once, and later messages are answered once."""
+async def test_a_crash_before_the_cursor_was_saved_answers_nothing_twice(
+    world: MatrixWorld,
+) -> None:
+    """Messages are marked handled as soon as they were passed on: when the app dies after
+    that but before the sync token was saved, the restart reads the batch again and skips
+    what it already passed on."""
     runtime = await world.start()
-    statuses: list[str] = []
+    room = await world.dm()
+    path = channel_state_dir(runtime.config) / "matrix.json"
+    before = json.loads(path.read_text())["values"]["next_batch"]
+    await world.alice.say(room, "ping-1")
+    await until(lambda: _pongs(world, room) == ["pong-1"], what="the first answer")
+    await world.stop(runtime)
+    saved = json.loads(path.read_text())
+    saved["values"]["next_batch"] = before  # as if the cursor had not been written yet
+    path.write_text(json.dumps(saved))
+    await world.start()
+    await world.alice.say(room, "ping-2")
+    await until(lambda: "pong-2" in _pongs(world, room), what="the barrier answered")
+    assert _pongs(world, room) == ["pong-1", "pong-2"]
 
-    def listen(event: RunEvent) -> None:
-        if isinstance(event, ChannelStatusChanged) and event.channel == "matrix":
-            statuses.append(event.state)
 
-    runtime.bus.subscribe(listen)
+async def test_history_from_before_the_bot_joined_is_not_answered(world: MatrixWorld) -> None:
+    """A room with earlier conversation: after the invite the bot answers only what is said
+    once it is there."""
+    await world.start()
+    room = await world.alice.create_room(direct=False)
+    await world.alice.say(room, "said before the bot came ping-early")
+    await world.alice.invite(room, world.bot.user_id)
+    await world.alice.wait_member(room, world.bot.user_id)
+    await world.alice.say(room, "ping-late")
+    await until(lambda: "pong-late" in _pongs(world, room), what="the answer")
+    assert _pongs(world, room) == ["pong-late"]
+
+
+async def test_the_homeserver_vanishes_and_returns(
+    world: MatrixWorld, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Synapse is killed while a turn runs and comes back only after the answer failed to
+    go out: the channel reconnects, the pending answer is delivered once (the channel waits
+    for the reconnect itself: the manager gets no retries here), later messages are answered
+    once."""
+    runtime = await world.start()
+    runtime.channels.send_delays = ()
+    caplog.set_level(logging.INFO, logger="desktop.core.channels.matrix")
+    events: list[RunEvent] = []
+    runtime.bus.subscribe(events.append)
 
     def route(body: dict[str, Any]) -> Any:
         step = echo_route(body)
-        return Stall(1.5, step) if step is not None and step.text == "pong-2" else step
+        return Stall(1.0, step) if step is not None and step.text == "pong-2" else step
 
     world.model.route = route
     room = await world.dm()
@@ -137,13 +173,20 @@ async def test_the_homeserver_vanishes_and_returns(world: MatrixWorld) -> None:
     await world.alice.say(room, "ping-2")
     await until(lambda: "ping-2" in json.dumps(world.model.chat_requests()[-1].body), what="turn")
     world.synapse.kill()
-    await until(lambda: "error" in statuses, what="the channel noticed")
+
+    def send_failed() -> bool:
+        waiting = any("waiting for the homeserver" in r.getMessage() for r in caplog.records)
+        return waiting or any(isinstance(e, DeliveryFailed) for e in events)
+
+    await until(send_failed, what="the answer could not go out")
     world.synapse.start()
     await until(lambda: _pongs(world, room) == ["pong-1", "pong-2"], 40, "the pending answer")
     await world.alice.say(room, "ping-3")
     await until(lambda: "pong-3" in _pongs(world, room), what="the answer after the return")
     assert _pongs(world, room) == ["pong-1", "pong-2", "pong-3"]
-    assert statuses[-1] == "connected"
+    states = [e.state for e in events if isinstance(e, ChannelStatusChanged)]
+    assert "error" in states and states[-1] == "connected"
+    assert not any(isinstance(e, DeliveryFailed) for e in events)
 
 
 async def test_a_malformed_event_is_logged_and_skipped(

@@ -26,6 +26,7 @@ from collections import OrderedDict, deque
 from contextlib import suppress
 from typing import Any
 
+import aiohttp
 from nio import (
     AsyncClient,
     AsyncClientConfig,
@@ -98,6 +99,8 @@ class MatrixChannel(InboundHandler, BaseChannel):
         super().__init__(*args, **kwargs)
         self._client: AsyncClient | None = None
         self._connected = asyncio.Event()
+        self._reconnect = asyncio.Condition()
+        self._generation = 0  # counts connections, so a send can wait for a newer one
         self._me = str(self.config.user_id or "")
         self._session: tuple[str, str] | None = None  # a password login's (token, device)
         self._typing: dict[str, asyncio.Task[None]] = {}
@@ -212,7 +215,10 @@ class MatrixChannel(InboundHandler, BaseChannel):
             assert isinstance(response, SyncResponse)
             if first:
                 first = False
-                self._connected.set()
+                async with self._reconnect:
+                    self._generation += 1
+                    self._connected.set()
+                    self._reconnect.notify_all()
                 self.set_status(ChannelStatus("connected", account=self._me))
                 log.info("matrix: connected as %s", self._me)
             await self.handle_sync(client, response, since=token)
@@ -232,6 +238,8 @@ class MatrixChannel(InboundHandler, BaseChannel):
     async def stop(self) -> None:
         """Stop syncing; a password session is logged out (no stale sessions pile up)."""
         await super().stop()
+        async with self._reconnect:
+            self._reconnect.notify_all()  # sends waiting for a connection give up
         client, session = self._client, self._session
         if client is not None and session is not None:
             self._session = None
@@ -255,19 +263,33 @@ class MatrixChannel(InboundHandler, BaseChannel):
             await client.close()
 
     # -- sending ---------------------------------------------------------------------------
-    async def _ready_client(self) -> AsyncClient:
-        """The connected client; waits a little while the channel reconnects."""
-        if self._client is not None and self._connected.is_set():
-            return self._client
-        if self.stopping or self.status.state in ("stopped", "unavailable"):
-            raise ConnectionError("the Matrix channel is not running")
-        try:
-            await asyncio.wait_for(self._connected.wait(), SEND_WAIT_S)
-        except TimeoutError:
-            raise ConnectionError("not connected to the homeserver (reconnecting)") from None
-        if self._client is None:
-            raise ConnectionError("not connected to the homeserver")
-        return self._client
+    async def _connection(self, newer_than: int = -1) -> tuple[AsyncClient, int]:
+        """The connected client and its generation, waiting (up to :data:`SEND_WAIT_S`) while
+        the channel reconnects, or for a connection newer than ``newer_than``.
+
+        Raises:
+            ConnectionError: Not running, or no connection in time.
+        """
+
+        def ready() -> bool:
+            return self.stopping or (
+                self._client is not None
+                and self._connected.is_set()
+                and self._generation > newer_than
+            )
+
+        if not ready():
+            if self.status.state in ("stopped", "unavailable"):
+                raise ConnectionError("the Matrix channel is not running")
+            log.info("matrix: not connected; waiting for the homeserver before sending")
+        async with self._reconnect:
+            try:
+                await asyncio.wait_for(self._reconnect.wait_for(ready), SEND_WAIT_S)
+            except TimeoutError:
+                raise ConnectionError("not connected to the homeserver (reconnecting)") from None
+        if self.stopping or self._client is None:
+            raise ConnectionError("the Matrix channel stopped")
+        return self._client, self._generation
 
     def _txn_base(self, message: OutboundMessage) -> str:
         """One transaction id per outbound message, the same on every retry (the homeserver
@@ -281,10 +303,24 @@ class MatrixChannel(InboundHandler, BaseChannel):
         return entry[1]
 
     async def send(self, message: OutboundMessage) -> None:
-        """Post an answer into its room (split when long)."""
+        """Post an answer into its room (split when long).
+
+        While the channel reconnects, the send waits for it; when the connection breaks
+        during the send, it waits for the next connection and sends again (the stable
+        transaction ids keep pieces that did arrive from being posted twice).
+        """
         if not message.content.strip():
             return
-        client = await self._ready_client()
+        client, generation = await self._connection()
+        try:
+            await self._post(client, message)
+        except (aiohttp.ClientError, TimeoutError, ConnectionError) as exc:
+            log.info("matrix: sending failed (%r); waiting for the homeserver", exc)
+            client, generation = await self._connection(newer_than=generation)
+            await self._post(client, message)
+        self._txn.pop(id(message), None)
+
+    async def _post(self, client: AsyncClient, message: OutboundMessage) -> None:
         notice = bool(message.metadata.get("progress") or message.metadata.get("tool_hint"))
         base = self._txn_base(message)
         for index, piece in enumerate(split_message(message.content, MAX_CHARS)):
@@ -295,11 +331,9 @@ class MatrixChannel(InboundHandler, BaseChannel):
             if not isinstance(response, RoomSendResponse):
                 raise SendRefused(f"the homeserver refused the message: {response.message}")
             self._sent.append(response.event_id)
-        self._txn.pop(id(message), None)
 
-    async def send_notice(self, room_id: str, text: str) -> None:
+    async def send_notice(self, client: AsyncClient, room_id: str, text: str) -> None:
         """A short notice from the channel itself (not from the agent)."""
-        client = await self._ready_client()
         response = await client.room_send(
             room_id, "m.room.message", message_content(text, notice=True)
         )

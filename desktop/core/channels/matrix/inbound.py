@@ -181,7 +181,7 @@ class InboundHandler:
             log.info("matrix: message from %s in %s ignored (not in allowFrom)", sender, room_id)
             return
         if isinstance(event, MegolmEvent):
-            await self._encrypted_room(room_id)
+            await self._encrypted_room(client, room_id)
             return
         content = source.get("content") if isinstance(source.get("content"), dict) else {}
         if is_edit(content) or not isinstance(
@@ -226,12 +226,12 @@ class InboundHandler:
         original = await client.room_get_event(room_id, target)
         return isinstance(original, RoomGetEventResponse) and original.event.sender == self._me
 
-    async def _encrypted_room(self: MatrixChannel, room_id: str) -> None:
+    async def _encrypted_room(self: MatrixChannel, client: AsyncClient, room_id: str) -> None:
         notified = list(self.state.get("encrypted_notice", []) or [])
         if room_id in notified:
             return
         log.warning("matrix: %s is encrypted; encrypted messages are not supported", room_id)
-        await self.send_notice(room_id, ENCRYPTED_NOTICE)
+        await self.send_notice(client, room_id, ENCRYPTED_NOTICE)
         await asyncio.to_thread(self.state.update, encrypted_notice=[*notified, room_id][-500:])
 
     async def _attachment(
