@@ -44,7 +44,7 @@ def synapse(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Synapse]:
     python = synapse_python()
     if not python.exists():
         message = f"Synapse is not installed ({python}); run scripts/setup.sh --test"
-        if os.environ.get("NANOBOT_TEST_REQUIRE_SYNAPSE"):
+        if os.environ.get("NANOBOT_TEST_REQUIRE_SYNAPSE") == "1":
             pytest.fail(message)
         pytest.skip(message)
     # Its SQLite database on tmpfs when there is one: Synapse fsyncs every event.

@@ -316,3 +316,62 @@ async def _devices(world: MatrixWorld) -> list[dict[str, Any]]:
         http.get(f"{world.synapse.url}/_matrix/client/v3/devices", headers=headers) as response,
     ):
         return list((await response.json())["devices"])
+
+
+def _png() -> bytes:
+    """A valid 1×1 PNG."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    header = struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)
+    pixels = zlib.compress(b"\x00\xff\x00\x00")
+    return (
+        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", pixels) + chunk(b"IEND", b"")
+    )
+
+
+async def test_received_files_are_saved_and_images_reach_the_model(world: MatrixWorld) -> None:
+    """An image is downloaded (authenticated media API) into the media folder and given to
+    the model; another file is saved and named in the text; a file over maxMediaBytes is
+    not downloaded."""
+    import io
+
+    from nio import UploadResponse
+
+    runtime = await world.start(maxMediaBytes=1000)
+    room = await world.dm()
+    uploads: list[str] = []
+    for name, data, kind in (("dot.png", _png(), "image/png"), ("notes.txt", b"ping-file", "text/plain"),
+                             ("big.bin", b"x" * 5000, "application/octet-stream")):  # fmt: skip
+        response, _ = await world.alice.client.upload(
+            io.BytesIO(data), content_type=kind, filename=name, filesize=len(data)
+        )
+        assert isinstance(response, UploadResponse), response
+        uploads.append(response.content_uri)
+    world.model.route = None
+    world.model.push(Reply("nice image"), Reply("got the file"), Reply("too big"))
+    image = {"msgtype": "m.image", "body": "dot.png", "url": uploads[0],
+             "info": {"mimetype": "image/png", "size": len(_png())}}  # fmt: skip
+    await world.alice.raw(room, "m.room.message", image)
+    await until(lambda: world.answers(room) == ["nice image"], what="the image answered")
+    document = {"msgtype": "m.file", "body": "notes.txt", "url": uploads[1],
+                "info": {"mimetype": "text/plain", "size": 9}}  # fmt: skip
+    await world.alice.raw(room, "m.room.message", document)
+    await until(lambda: world.answers(room)[-1:] == ["got the file"], what="the file answered")
+    big = {"msgtype": "m.file", "body": "big.bin", "url": uploads[2], "info": {"size": 5000}}
+    await world.alice.raw(room, "m.room.message", big)
+    await until(lambda: world.answers(room)[-1:] == ["too big"], what="the big file answered")
+    requests = world.model.chat_requests()
+    first = json.dumps(requests[0].body["messages"][-1])
+    assert "image_url" in first and "data:image/png;base64," in first
+    media = runtime.config.workspace_path / "media"
+    saved = {p.name.rsplit("-", 1)[-1]: p for p in media.iterdir()}
+    assert sorted(saved) == ["dot.png", "notes.txt"], "the big file was not downloaded"
+    assert saved["dot.png"].read_bytes() == _png()
+    assert saved["notes.txt"].read_bytes() == b"ping-file"
+    assert str(saved["notes.txt"]) in json.dumps(requests[1].body["messages"][-1])
+    assert "big.bin - too large" in json.dumps(requests[2].body["messages"][-1])
