@@ -4,6 +4,7 @@ through matrix-nio, and the real agent runtime with the Matrix channel enabled."
 from __future__ import annotations
 
 import asyncio
+import importlib
 import json
 import os
 import re
@@ -18,7 +19,14 @@ from typing import Any
 
 import aiohttp
 import pytest
-from nio import AsyncClient, AsyncClientConfig, RoomCreateResponse, SyncResponse, TypingNoticeEvent
+from nio import (
+    AsyncClient,
+    AsyncClientConfig,
+    RoomCreateResponse,
+    RoomSendResponse,
+    SyncResponse,
+    TypingNoticeEvent,
+)
 
 from desktop.core.assembly import Runtime, build_runtime
 from desktop.core.config.schema import Config
@@ -29,7 +37,7 @@ from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
 Condition = Callable[[], bool]
 
 
-async def until(condition: Condition, timeout: float = 20.0, what: str = "condition") -> None:
+async def until(condition: Condition, timeout: float = 30.0, what: str = "condition") -> None:
     """Poll ``condition`` until it holds (fails after ``timeout`` seconds)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
@@ -70,25 +78,44 @@ class Person:
     A background sync records every message from others and the typing notices per room.
     """
 
-    def __init__(self, server: Synapse, account: Account) -> None:
+    def __init__(self, server: Synapse, account: Account, store: Path | None = None) -> None:
         self.server = server
         self.account = account
         self.user_id = account.user_id
         config = AsyncClientConfig(max_timeouts=None, max_timeout_retry_wait_time=0.3,
-                                   encryption_enabled=False)  # fmt: skip
-        self.client = AsyncClient(server.url, account.user_id, account.device_id, config=config)
+                                   encryption_enabled=store is not None)  # fmt: skip
+        self.client = AsyncClient(server.url, account.user_id, account.device_id,
+                                  store_path=str(store or ""), config=config)  # fmt: skip
         self.client.access_token = account.access_token
         self.client.user_id = account.user_id
+        if store is not None:  # an encrypting client, like Element
+            store.mkdir(parents=True, exist_ok=True)
+            self.client.load_store()
+        self.decrypted: set[str] = set()  # ids of messages that arrived encrypted
         self.messages: dict[str, list[dict[str, Any]]] = defaultdict(list)
         self.typing: dict[str, list[tuple[str, ...]]] = defaultdict(list)
         self._since: str | None = None
         self._task: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
+        if self.client.olm is not None and self.client.should_upload_keys:
+            await self.client.keys_upload()
         first = await self.client.sync(timeout=0)
         assert isinstance(first, SyncResponse), first
         self._since = first.next_batch
         self._task = asyncio.create_task(self._sync())
+
+    async def _keys(self) -> None:
+        client = self.client
+        if client.olm is None:
+            return
+        if client.should_upload_keys:
+            await client.keys_upload()
+        if client.should_query_keys:
+            await client.keys_query()
+        if client.should_claim_keys:
+            await client.keys_claim(client.get_users_for_key_claiming())
+        await client.send_to_device_messages()
 
     async def _sync(self) -> None:
         while True:
@@ -108,10 +135,16 @@ class Person:
                         and source.get("sender") != self.user_id
                     ):
                         self.messages[room_id].append(source)
+                        if getattr(event, "decrypted", False):
+                            self.decrypted.add(str(source.get("event_id")))
                 for event in info.ephemeral:
                     if isinstance(event, TypingNoticeEvent):
                         self.typing[room_id].append(tuple(event.users))
             self._since = response.next_batch
+            try:
+                await self._keys()
+            except Exception:  # noqa: BLE001 - the server may be away (fault tests)
+                await asyncio.sleep(0.1)
 
     async def close(self) -> None:
         if self._task is not None:
@@ -158,6 +191,19 @@ class Person:
             room_id, "m.room.message", {"msgtype": "m.text", "body": text, **extra}
         )
 
+    async def say_encrypted(self, room_id: str, text: str) -> None:
+        """Send a message the way an encrypting client does (Megolm, to unverified devices)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 20
+        while not self.client.rooms.get(room_id) or not self.client.rooms[room_id].encrypted:
+            assert loop.time() < deadline, "the room never showed up as encrypted"
+            await asyncio.sleep(0.05)
+        response = await self.client.room_send(
+            room_id, "m.room.message", {"msgtype": "m.text", "body": text},
+            ignore_unverified_devices=True,
+        )  # fmt: skip
+        assert isinstance(response, RoomSendResponse), response
+
     async def raw(self, room_id: str, event_type: str, content: dict[str, Any]) -> str:
         """Send any event content straight through the HTTP API (no client-side checks)."""
         url = (f"{self.server.url}/_matrix/client/v3/rooms/{room_id}/send/{event_type}/"
@@ -195,6 +241,7 @@ class MatrixWorld:
         self.bot = synapse.register(f"bot{tag}")
         self.alice = Person(synapse, synapse.register(f"alice{tag}"))
         self.mallory = Person(synapse, synapse.register(f"mallory{tag}"))
+        self.carol = Person(synapse, synapse.register(f"carol{tag}"), tmp_path / "carol-store")
         self.runtimes: list[Runtime] = []
         server.route = echo_route
 
@@ -205,7 +252,7 @@ class MatrixWorld:
             "userId": self.bot.user_id,
             "accessToken": self.bot.access_token,
             "deviceId": self.bot.device_id,
-            "allowFrom": [self.alice.user_id],
+            "allowFrom": [self.alice.user_id, self.carol.user_id],
             **matrix,
         }
         workspace = self.tmp_path / "ws"
@@ -250,11 +297,14 @@ async def world(
     synapse: Synapse, scripted_server: ScriptedOpenAIServer, tmp_path: Path
 ) -> AsyncIterator[MatrixWorld]:
     """Accounts on the shared Synapse, alice's running client, runtimes stopped afterwards."""
+    # LiteLLM's first import takes seconds (more on a busy machine): pay it here, not inside
+    # the first test's answer deadline.
+    await asyncio.to_thread(importlib.import_module, "litellm")
     world = await asyncio.to_thread(MatrixWorld, synapse, scripted_server, tmp_path)
-    await world.alice.start()
-    await world.mallory.start()
+    for person in (world.alice, world.mallory, world.carol):
+        await person.start()
     yield world
     for runtime in list(world.runtimes):
         await world.stop(runtime)
-    await world.alice.close()
-    await world.mallory.close()
+    for person in (world.alice, world.mallory, world.carol):
+        await person.close()

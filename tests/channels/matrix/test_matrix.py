@@ -273,8 +273,9 @@ async def test_an_approval_is_answered_in_the_chat(world: MatrixWorld) -> None:
 
 
 async def test_encrypted_rooms_get_one_notice(world: MatrixWorld) -> None:
-    """Encrypted messages cannot be read: the room gets a single notice saying so."""
-    await world.start()
+    """With encryption off, encrypted messages cannot be read: the room gets a single notice
+    saying so."""
+    await world.start(e2eeEnabled=False)
     room = await world.alice.create_room(world.bot.user_id, encrypted=True)
     await world.alice.wait_member(room, world.bot.user_id)
     garbage = {"algorithm": "m.megolm.v1.aes-sha2", "ciphertext": "AAAA", "sender_key": "k",
@@ -285,6 +286,32 @@ async def test_encrypted_rooms_get_one_notice(world: MatrixWorld) -> None:
     await until(lambda: "pong-p" in world.answers(room), what="the barrier answered")
     notices = [m for m in world.alice.messages[room] if m["content"].get("msgtype") == "m.notice"]
     assert len(notices) == 1 and "encrypted" in notices[0]["content"]["body"]
+
+
+async def test_an_encrypted_direct_chat_end_to_end(world: MatrixWorld) -> None:
+    """carol's client encrypts (as Element does for new direct chats): the bot decrypts her
+    messages and answers encrypted, also after a restart (its keys are in its store, which
+    holds no access token)."""
+    runtime = await world.start()
+    carol, bot = world.carol, world.bot.user_id
+    room = await carol.create_room(bot, encrypted=True)
+    await carol.wait_member(room, bot)
+    await carol.say_encrypted(room, "secret ping-e1")
+
+    def answers() -> list[str]:
+        return carol.bodies(room, bot)
+
+    await until(lambda: answers() == ["pong-e1"], 30, "the encrypted answer")
+    assert {m["event_id"] for m in carol.messages[room]} <= carol.decrypted, "sent encrypted"
+    assert "ping-e1" in json.dumps(world.model.chat_requests()[-1].body), "the model read it"
+    await world.stop(runtime)
+    await world.start()
+    await carol.say_encrypted(room, "secret ping-e2")
+    await until(lambda: answers() == ["pong-e1", "pong-e2"], 30, "the answer after a restart")
+    state = channel_state_dir(runtime.config)
+    files = [p for p in state.rglob("*") if p.is_file()]
+    assert any(p.parent.name == "matrix-store" for p in files), files
+    assert not any(world.bot.access_token.encode() in p.read_bytes() for p in files)
 
 
 async def test_password_login_and_the_settings_test(world: MatrixWorld) -> None:

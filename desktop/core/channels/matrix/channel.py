@@ -39,6 +39,7 @@ from nio import (
 
 from desktop.core.bus.events import OutboundMessage, RunEvent
 from desktop.core.channels.base import BaseChannel, ChannelStatus, ChannelUnavailable, split_message
+from desktop.core.channels.matrix import crypto
 from desktop.core.channels.matrix.content import message_content
 from desktop.core.channels.matrix.inbound import InboundHandler
 
@@ -124,14 +125,15 @@ class MatrixChannel(InboundHandler, BaseChannel):
                 "Matrix needs the bot's user ID to log in with a password.", SETTINGS_HINT
             )
 
-    def _new_client(self) -> AsyncClient:
+    def _new_client(self, *, encrypted: bool = False) -> AsyncClient:
         proxy = (self.config.proxy or "").strip() or None
         if proxy and "://" not in proxy:
             proxy = f"http://{proxy}"
         config = AsyncClientConfig(
             max_timeouts=2,  # then the error reaches run(), and the manager's backoff takes over
             max_limit_exceeded=5,
-            encryption_enabled=False,
+            encryption_enabled=encrypted,
+            pickle_key=crypto.pickle_key(self.config.access_token) if encrypted else "",
             store_sync_tokens=False,
             request_timeout=60,
         )
@@ -139,9 +141,24 @@ class MatrixChannel(InboundHandler, BaseChannel):
             _homeserver(self.config.homeserver),
             self.config.user_id or "",
             device_id=self.config.device_id or None,
+            store_path=str(crypto.store_dir(self.state.path)) if encrypted else "",
             config=config,
             proxy=proxy,
         )
+
+    async def _start_encryption(self, client: AsyncClient) -> None:
+        """Open the crypto store of the token's device and publish its keys."""
+        path = crypto.store_dir(self.state.path)
+        await asyncio.to_thread(path.mkdir, parents=True, exist_ok=True)
+        # matrix-nio's store is synchronous SQLite (it writes from the event loop as it
+        # decrypts, too); opening it is a few milliseconds.
+        client.load_store()
+        if client.olm is None:
+            log.warning("matrix: the crypto store could not be opened; encryption is off")
+            return
+        if client.should_upload_keys:
+            await client.keys_upload()
+        log.info("matrix: end-to-end encryption on (device %s)", client.device_id)
 
     async def _log_in(self, client: AsyncClient) -> str:
         """Authenticate ``client``; returns the account's user id.
@@ -187,9 +204,15 @@ class MatrixChannel(InboundHandler, BaseChannel):
     async def run(self) -> None:
         """Log in, then sync until stopped (raises when the homeserver goes away)."""
         self._require_settings()
-        client = self._new_client()
+        encrypted = crypto.wanted(self.config)
+        if self.config.e2ee_enabled and not encrypted:
+            why = "matrix-nio[e2e] is not installed" if not crypto.AVAILABLE else "password login"
+            log.warning("matrix: encryption is off (%s); encrypted rooms get a notice", why)
+        client = self._new_client(encrypted=encrypted)
         try:
             self._me = await self._log_in(client)
+            if encrypted:
+                await self._start_encryption(client)
             self._client = client
             await self._sync_forever(client)
         finally:
@@ -221,6 +244,7 @@ class MatrixChannel(InboundHandler, BaseChannel):
                     self._reconnect.notify_all()
                 self.set_status(ChannelStatus("connected", account=self._me))
                 log.info("matrix: connected as %s", self._me)
+            await crypto.upkeep(client)
             await self.handle_sync(client, response, since=token)
             token = response.next_batch
             await asyncio.to_thread(self.state.update, next_batch=token)
@@ -326,7 +350,11 @@ class MatrixChannel(InboundHandler, BaseChannel):
         for index, piece in enumerate(split_message(message.content, MAX_CHARS)):
             content = message_content(piece, notice=notice)
             response = await client.room_send(
-                message.chat_id, "m.room.message", content, tx_id=f"{base}-{index}"
+                message.chat_id,
+                "m.room.message",
+                content,
+                tx_id=f"{base}-{index}",
+                ignore_unverified_devices=True,  # the bot cannot verify anyone interactively
             )
             if not isinstance(response, RoomSendResponse):
                 raise SendRefused(f"the homeserver refused the message: {response.message}")

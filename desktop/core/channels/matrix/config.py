@@ -7,6 +7,7 @@ The field names and defaults are nanobot's (``homeserver``, ``userId``, ``access
 
 from __future__ import annotations
 
+import sys
 from typing import Literal
 
 from pydantic import Field
@@ -49,18 +50,22 @@ class MatrixConfig(ChannelBase):
         description="The session (device) the access token belongs to; optional.",
     )
     e2ee_enabled: bool = Field(
-        False,
+        sys.platform != "win32",
         alias="e2eeEnabled",  # the generator would say "e2EeEnabled"
         title="End-to-end encryption",
         description=(
-            "Not supported yet: the channel cannot read encrypted rooms. In an encrypted room "
-            "it answers once with a short notice; use an unencrypted room or DM."
+            "Read and answer in encrypted rooms. Needs an access token (its device keeps its "
+            "keys in a local store, encrypted with a key derived from the token); with a "
+            "password login, or turned off, encrypted rooms get a short notice instead."
         ),
     )
     sas_verification: bool = Field(
         False,
         title="Emoji verification",
-        description="Kept for nanobot compatibility; has no effect (no encryption support).",
+        description=(
+            "Kept for nanobot compatibility; has no effect (the bot does not verify devices: "
+            "it sends to unverified ones)."
+        ),
     )
     sync_stop_grace_seconds: int = Field(
         2,

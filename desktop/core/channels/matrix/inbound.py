@@ -21,6 +21,8 @@ from nio import (
     InviteMemberEvent,
     MegolmEvent,
     MessageDirection,
+    RoomEncryptedImage,
+    RoomEncryptedMedia,
     RoomGetEventResponse,
     RoomMemberEvent,
     RoomMessageEmote,
@@ -32,6 +34,7 @@ from nio import (
     UnknownBadEvent,
 )
 
+from desktop.core.channels.matrix import crypto
 from desktop.core.channels.matrix.content import (
     is_edit,
     mentions,
@@ -46,10 +49,11 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 MESSAGE_TYPES = frozenset({"m.room.message", "m.room.encrypted"})
+MEDIA = (RoomMessageMedia, RoomEncryptedMedia)
 BACKFILL_PAGES = 10  # a gap longer than this many pages of 100 events is not filled
 ENCRYPTED_NOTICE = (
-    "This room is end-to-end encrypted, and nanobot Desktop cannot read encrypted messages "
-    "yet. Please write to me in a room without encryption."
+    "This room is end-to-end encrypted, and encryption is not set up for this bot, so it "
+    "cannot read the messages here. Please write to me in a room without encryption."
 )
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -180,18 +184,20 @@ class InboundHandler:
         if not self.is_allowed(sender):
             log.info("matrix: message from %s in %s ignored (not in allowFrom)", sender, room_id)
             return
-        if isinstance(event, MegolmEvent):
-            await self._encrypted_room(client, room_id)
+        if isinstance(event, MegolmEvent):  # still encrypted: no key for it
+            if client.olm is None:
+                await self._encrypted_room(client, room_id)
+            else:
+                log.warning("matrix: event %s in %s could not be decrypted (its key was not "
+                            "shared with this device); skipped", source.get("event_id"), room_id)  # fmt: skip
             return
         content = source.get("content") if isinstance(source.get("content"), dict) else {}
-        if is_edit(content) or not isinstance(
-            event, (RoomMessageText, RoomMessageEmote, RoomMessageMedia)
-        ):
+        if is_edit(content) or not isinstance(event, (RoomMessageText, RoomMessageEmote, *MEDIA)):
             return  # edits, notices (other bots), reactions, unknown message types
         if not await self._addressed(client, room_id, content):
             return
         media: list[str] = []
-        if isinstance(event, RoomMessageMedia):
+        if isinstance(event, MEDIA):
             text, media = await self._attachment(client, event, content)
         else:
             text = strip_reply_fallback(event.body)
@@ -235,7 +241,7 @@ class InboundHandler:
         await asyncio.to_thread(self.state.update, encrypted_notice=[*notified, room_id][-500:])
 
     async def _attachment(
-        self: MatrixChannel, client: AsyncClient, event: RoomMessageMedia, content: dict[str, Any]
+        self: MatrixChannel, client: AsyncClient, event: Any, content: dict[str, Any]
     ) -> tuple[str, list[str]]:
         """Download a received file into the media folder: (text for the agent, media paths).
 
@@ -249,13 +255,15 @@ class InboundHandler:
             return f"[attachment: {name} - too large]", []
         async with self._downloads:
             data = await self._download(client, event.url, limit)
+        if data is not None and isinstance(event, RoomEncryptedMedia):
+            data = crypto.decrypt_file(event, data)
         if data is None:
             return f"[attachment: {name} - download failed or too large]", []
         event_part = _safe(str(event.event_id).lstrip("$"), 24)
         path = Path(self.media_dir) / f"matrix-{event_part}-{_safe(Path(name).name)}"
         await asyncio.to_thread(path.parent.mkdir, parents=True, exist_ok=True)
         await asyncio.to_thread(atomic_write_bytes, path, data)
-        if isinstance(event, RoomMessageImage):
+        if isinstance(event, (RoomMessageImage, RoomEncryptedImage)):
             return name, [str(path)]
         return f"{name}\n[attachment: {path}]", []
 
