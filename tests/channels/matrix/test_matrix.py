@@ -17,7 +17,8 @@ from desktop.core.bus.events import ChannelStatusChanged, DeliveryFailed, RunEve
 from desktop.core.channels.base import ChannelUnavailable
 from desktop.core.channels.matrix import channel as matrix_channel
 from desktop.core.channels.matrix.config import MatrixConfig
-from tests.channels.matrix.conftest import MatrixWorld, echo_route, until
+from tests.channels.matrix.conftest import MatrixWorld, Person, echo_route, until
+from tests.channels.matrix.synapse import Account
 from tests.core.cron.test_cron import FakeClock
 from tests.fakes.openai_server import Reply, Stall
 
@@ -312,6 +313,30 @@ async def test_an_encrypted_direct_chat_end_to_end(world: MatrixWorld) -> None:
     files = [p for p in state.rglob("*") if p.is_file()]
     assert any(p.parent.name == "matrix-store" for p in files), files
     assert not any(world.bot.access_token.encode() in p.read_bytes() for p in files)
+
+
+async def test_a_new_device_of_a_person_gets_the_keys(world: MatrixWorld) -> None:
+    """carol signs in on a second device: the bot learns of it (key upkeep after each sync),
+    reads what it sends and encrypts its answers for it too."""
+    await world.start()
+    carol, bot = world.carol, world.bot.user_id
+    room = await carol.create_room(bot, encrypted=True)
+    await carol.wait_member(room, bot)
+    await carol.say_encrypted(room, "ping-d1")
+    await until(lambda: carol.bodies(room, bot) == ["pong-d1"], what="the first answer")
+    login = await carol.client.login_raw(
+        {"type": "m.login.password", "identifier": {"type": "m.id.user", "user": carol.user_id},
+         "password": carol.account.password}
+    )  # fmt: skip
+    second = Account(carol.user_id, carol.account.password, login.access_token, login.device_id)
+    phone = Person(world.synapse, second, world.tmp_path / "carol-phone")
+    await phone.start()
+    try:
+        await phone.say_encrypted(room, "ping-d2")
+        await until(lambda: phone.bodies(room, bot) == ["pong-d2"], what="the phone's answer")
+        assert {m["event_id"] for m in phone.messages[room]} <= phone.decrypted
+    finally:
+        await phone.close()
 
 
 async def test_password_login_and_the_settings_test(world: MatrixWorld) -> None:

@@ -13,8 +13,8 @@ How it behaves:
   plain ``body``; progress notes go out as ``m.notice``. Each answer has a stable transaction
   id, so a retry after a lost response never posts it twice.
 * The bot shows as typing while a turn runs.
-* Encrypted rooms are not supported: the first encrypted message in a room gets a short
-  (unencrypted) notice saying so; encrypted messages are not answered.
+* Encrypted rooms work with an access token login (see :mod:`.crypto`); otherwise the first
+  encrypted message in a room gets a short (unencrypted) notice saying so.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ import aiohttp
 from nio import (
     AsyncClient,
     AsyncClientConfig,
+    KeysUploadError,
     LoginResponse,
     RoomSendResponse,
     SyncError,
@@ -157,7 +158,13 @@ class MatrixChannel(InboundHandler, BaseChannel):
             log.warning("matrix: the crypto store could not be opened; encryption is off")
             return
         if client.should_upload_keys:
-            await client.keys_upload()
+            response = await client.keys_upload()
+            if isinstance(response, KeysUploadError):
+                log.warning(
+                    "matrix: publishing the device keys failed (%s); if the crypto store was "
+                    "lost, use a new access token (a new device)",
+                    response.message,
+                )
         log.info("matrix: end-to-end encryption on (device %s)", client.device_id)
 
     async def _log_in(self, client: AsyncClient) -> str:
@@ -244,7 +251,12 @@ class MatrixChannel(InboundHandler, BaseChannel):
                     self._reconnect.notify_all()
                 self.set_status(ChannelStatus("connected", account=self._me))
                 log.info("matrix: connected as %s", self._me)
-            await crypto.upkeep(client)
+            try:
+                await crypto.upkeep(client)
+            except (aiohttp.ClientError, TimeoutError, ConnectionError):
+                raise
+            except Exception:
+                log.exception("matrix: key upkeep failed; encrypted rooms may lag")
             await self.handle_sync(client, response, since=token)
             token = response.next_batch
             await asyncio.to_thread(self.state.update, next_batch=token)
