@@ -339,6 +339,34 @@ async def test_a_new_device_of_a_person_gets_the_keys(world: MatrixWorld) -> Non
         await phone.close()
 
 
+async def test_a_crypto_store_it_cannot_open_is_kept_and_the_channel_runs(
+    world: MatrixWorld, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The same device with another access token cannot open the store (its key comes from
+    the token): the store is left untouched, the channel runs without encryption."""
+    runtime = await world.start()
+    await world.stop(runtime)
+    store = channel_state_dir(runtime.config) / "matrix-store"
+    before = {p: p.read_bytes() for p in store.rglob("*") if p.is_file()}
+    assert before, "the first run made a store"
+    from nio import AsyncClient
+
+    other = AsyncClient(world.synapse.url, world.bot.user_id)
+    login = await other.login_raw(
+        {"type": "m.login.password", "identifier": {"type": "m.id.user", "user": world.bot.user_id},
+         "password": world.bot.password, "device_id": world.bot.device_id}
+    )  # fmt: skip
+    await other.close()
+    assert login.device_id == world.bot.device_id and login.access_token != world.bot.access_token
+    caplog.set_level(logging.WARNING, logger="desktop.core.channels.matrix")
+    await world.start(accessToken=login.access_token)
+    room = await world.dm()
+    await world.alice.say(room, "ping-s")
+    await until(lambda: _pongs(world, room) == ["pong-s"], what="the answer")
+    assert any("could not be opened" in r.getMessage() for r in caplog.records)
+    assert {p: p.read_bytes() for p in store.rglob("*") if p.is_file()} == before
+
+
 async def test_password_login_and_the_settings_test(world: MatrixWorld) -> None:
     """Settings → Test proves the credentials; a bad token is refused with a hint; a password
     login works and its session is logged out when the channel stops."""

@@ -149,13 +149,24 @@ class MatrixChannel(InboundHandler, BaseChannel):
 
     async def _start_encryption(self, client: AsyncClient) -> None:
         """Open the crypto store of the token's device and publish its keys."""
+        if not client.device_id:
+            log.warning("matrix: the homeserver did not name the token's device (set Device ID);"
+                        " encryption is off")  # fmt: skip
+            return
         path = crypto.store_dir(self.state.path)
         await asyncio.to_thread(path.mkdir, parents=True, exist_ok=True)
         # matrix-nio's store is synchronous SQLite (it writes from the event loop as it
         # decrypts, too); opening it is a few milliseconds.
-        client.load_store()
+        try:
+            client.load_store()
+        except Exception:
+            log.exception(
+                "matrix: the crypto store in %s could not be opened (made with another access "
+                "token?); left as it is, encryption is off",
+                path,
+            )
+            client.olm = None
         if client.olm is None:
-            log.warning("matrix: the crypto store could not be opened; encryption is off")
             return
         if client.should_upload_keys:
             response = await client.keys_upload()
