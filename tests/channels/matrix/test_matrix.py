@@ -105,6 +105,7 @@ async def test_restart_answers_nothing_twice_and_nothing_old(
     await world.stop(runtime)
     saved = json.loads((channel_state_dir(runtime.config) / "matrix.json").read_text())
     assert saved["values"]["next_batch"] and saved["seen"], "the cursor is on disk"
+    assert saved["values"]["account"] == f"{bot} on {world.synapse.url}"
     for n in range(2, 6):  # four messages while off, more than one sync carries (limit 2)
         await world.alice.say(room, f"ping-{n}")
     monkeypatch.setattr(matrix_channel, "SYNC_FILTER", matrix_channel._filter(2))

@@ -240,7 +240,11 @@ class MatrixChannel(InboundHandler, BaseChannel):
             await client.close()
 
     async def _sync_forever(self, client: AsyncClient) -> None:
+        account = f"{self._me} on {client.homeserver}"
         token: str | None = self.state.get("next_batch")
+        if token is not None and self.state.get("account") != account:
+            log.info("matrix: another account than last time (%s): starting afresh", account)
+            token = None  # a sync token is only valid for the account that got it
         first = True
         while not self.stopping:
             if token is None:
@@ -270,7 +274,7 @@ class MatrixChannel(InboundHandler, BaseChannel):
                 log.exception("matrix: key upkeep failed; encrypted rooms may lag")
             await self.handle_sync(client, response, since=token)
             token = response.next_batch
-            await asyncio.to_thread(self.state.update, next_batch=token)
+            await asyncio.to_thread(self.state.update, next_batch=token, account=account)
 
     def _sync_failed(self, response: SyncError) -> None:
         if _auth_failed(response):

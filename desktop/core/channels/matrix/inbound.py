@@ -155,7 +155,7 @@ class InboundHandler:
         event_id = source.get("event_id")
         if source.get("type") not in MESSAGE_TYPES or not isinstance(event_id, str):
             return
-        if self.state.seen(event_id):
+        if source.get("sender") == self._me or self.state.seen(event_id):
             return
         try:
             await self._on_message(client, room_id, event, source)
