@@ -137,7 +137,8 @@ class InboundHandler:
                 room_id, start=start, end=until, direction=MessageDirection.back, limit=100
             )
             if not isinstance(page, RoomMessagesResponse):
-                raise ConnectionError(f"reading the history of {room_id} failed: {page.message}")
+                log.warning("matrix: the gap in %s could not be read (%s)", room_id, page.message)
+                break
             if not page.chunk:
                 break
             pages.append(list(reversed(page.chunk)))
