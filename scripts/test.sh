@@ -16,6 +16,7 @@ export QT_QPA_PLATFORM=${QT_QPA_PLATFORM:-offscreen}
 # In this script the real-keyring, real-model and real-X (tray + notifications) tiers must
 # run, not skip.
 export NANOBOT_TEST_REQUIRE_KEYRING=1 NANOBOT_TEST_REQUIRE_E2E=1 NANOBOT_TEST_REQUIRE_X=1
+export NANOBOT_TEST_REQUIRE_SYNAPSE=1  # the Matrix tests need their real homeserver
 export PYTHONDONTWRITEBYTECODE=1
 exec dbus-run-session -- bash -c '
   set -e
