@@ -110,6 +110,7 @@ class ChannelManager:
         self._cleanups: dict[str, list[Callable[[], None]]] = {}
         self._fallback: Fallback | None = None
         self._unsubscribe: Callable[[], None] | None = None
+        self._queues: dict[str, asyncio.Queue[OutboundMessage]] = {}
 
     # -- registration ---------------------------------------------------------------------
     def register(self, channel: Channel) -> Callable[[], None]:
@@ -282,8 +283,20 @@ class ChannelManager:
 
     # -- delivery -------------------------------------------------------------------------
     async def _dispatch(self) -> None:
+        """Hand each outbound message to its channel's own queue: a channel that is slow or
+        reconnecting never holds up the others (the window included); order per channel is
+        kept."""
         while True:
             message = await self.bus.consume_outbound()
+            queue = self._queues.get(message.channel)
+            if queue is None:
+                queue = self._queues[message.channel] = asyncio.Queue()
+                self._owner.try_spawn(self._drain(queue), name=f"deliver:{message.channel}")
+            queue.put_nowait(message)
+
+    async def _drain(self, queue: asyncio.Queue[OutboundMessage]) -> None:
+        while True:
+            message = await queue.get()
             await self.deliver(message)
 
     async def deliver(self, message: OutboundMessage) -> bool:

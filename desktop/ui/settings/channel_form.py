@@ -49,9 +49,14 @@ def field_label(name: str) -> str:
 
 
 def _literal_choices(info: FieldInfo) -> list[str] | None:
+    """The choices of a ``Literal[...]`` field; ``Literal[...] | None`` adds ``""`` (unset)."""
     annotation = info.annotation
     if typing.get_origin(annotation) is typing.Literal:
         return [str(v) for v in typing.get_args(annotation)]
+    args = typing.get_args(annotation)
+    literals = [a for a in args if typing.get_origin(a) is typing.Literal]
+    if literals and type(None) in args:
+        return ["", *(str(v) for a in literals for v in typing.get_args(a))]
     return None
 
 
@@ -149,7 +154,7 @@ class ChannelForm(QWidget):
             control = QCheckBox(label)
         elif kind is int:
             control = QSpinBox()
-            control.setRange(0, 65_535 if "port" in field_name else 1_000_000)
+            control.setRange(0, 65_535 if "port" in field_name else 2_147_483_647)
             control.setMinimumWidth(120)
         elif kind is list:
             control = LinesEdit(placeholder="one entry per line", rows=3)
@@ -174,7 +179,7 @@ class ChannelForm(QWidget):
             if isinstance(control, QCheckBox):
                 control.setChecked(bool(value))
             elif isinstance(control, QComboBox):
-                control.setCurrentText(str(value))
+                control.setCurrentText("" if value is None else str(value))
             elif isinstance(control, QSpinBox):
                 control.setValue(int(value or 0))
             elif isinstance(control, LinesEdit):
@@ -199,6 +204,8 @@ class ChannelForm(QWidget):
                 value = control.isChecked()
             elif isinstance(control, QComboBox):
                 value = control.currentText()
+                if value == "" and not info.is_required() and info.default is None:
+                    value = None
             elif isinstance(control, QSpinBox):
                 value = control.value()
             elif isinstance(control, LinesEdit):

@@ -269,3 +269,40 @@ async def test_run_events_of_a_channels_sessions_reach_it(
     assert fresh_network.events == ["turn_started", "turn_finished"]
     await manager.stop()
     await owner.aclose()
+
+
+async def test_a_slow_channel_does_not_hold_up_the_others(
+    tmp_path: Path, fresh_network: Network
+) -> None:
+    """A channel whose send hangs (reconnecting) delays only its own messages."""
+    bus = MessageBus()
+    manager, owner = _manager(tmp_path, bus)
+    release = asyncio.Event()
+    delivered: list[str] = []
+
+    class Slow:
+        name = "slow"
+
+        async def send(self, message: OutboundMessage) -> None:
+            await release.wait()
+            delivered.append(f"slow:{message.content}")
+
+    class Fast:
+        name = "fast"
+
+        async def send(self, message: OutboundMessage) -> None:
+            delivered.append(f"fast:{message.content}")
+
+    manager.register(Slow())
+    manager.register(Fast())
+    await manager.start(networks=False)
+    await bus.publish_outbound(OutboundMessage("slow", "1", "a"))
+    await bus.publish_outbound(OutboundMessage("fast", "1", "b"))
+    await bus.publish_outbound(OutboundMessage("slow", "1", "c"))
+    await bus.publish_outbound(OutboundMessage("fast", "1", "d"))
+    await _until(lambda: delivered == ["fast:b", "fast:d"])
+    release.set()
+    await _until(lambda: len(delivered) == 4)
+    assert delivered[2:] == ["slow:a", "slow:c"]
+    await manager.stop()
+    await owner.aclose()

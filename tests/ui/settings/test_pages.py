@@ -356,3 +356,25 @@ def test_plaintext_channel_secret_moves_to_the_keyring(
     assert on_disk(path)["channels"]["discord"]["token"] == ""
     assert on_disk(path)["channels"]["discord"]["enabled"] is True
     qtbot.waitUntil(lambda: "OS keyring" in key.source_label.text())
+
+
+def test_channel_form_keeps_large_numbers_and_optional_choices(
+    make_tab: Callable[[], SettingsTab],
+    qtbot: QtBot,
+    qloop: asyncio.AbstractEventLoop,
+    config_path: Path,
+) -> None:
+    """Saving a channel form never changes what it did not touch: a 20 MB limit stays 20 MB
+    (spin boxes stopped at 1,000,000), an optional choice stays unset."""
+    tab = make_tab()
+    tab.show_section("channels/matrix")
+    page = tab.page("channels")
+    form = page.form("matrix")
+    form.controls["enabled"].setChecked(True)
+    assert run_async(qtbot, qloop, page.save())
+    matrix = on_disk(config_path)["channels"]["matrix"]
+    assert matrix["maxMediaBytes"] == 20_971_520
+    email_form = page.form("email")
+    email_form.controls["enabled"].setChecked(False)
+    assert run_async(qtbot, qloop, page.save())
+    assert on_disk(config_path)["channels"]["email"].get("postAction") is None
