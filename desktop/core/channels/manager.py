@@ -22,6 +22,9 @@ import asyncio
 import importlib
 import logging
 import random
+import re
+import socket
+import ssl
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -61,9 +64,22 @@ class Channel(Protocol):
         ...
 
 
+_ERRNO = re.compile(r"^\[Errno -?\d+\]\s*")
+
+
 def _reason(exc: BaseException) -> str:
-    text = str(exc).strip() or type(exc).__name__
-    return redact(" ".join(text.split()))[:300]
+    """One sentence for the person (no errno codes, no exception class names, redacted)."""
+    if isinstance(exc, ConnectionRefusedError):
+        return "The server refused the connection (is it running, and is the port right?)"
+    if isinstance(exc, socket.gaierror):
+        return "The server's name could not be found (check the host name)"
+    if isinstance(exc, TimeoutError | asyncio.TimeoutError):
+        return "The server did not answer in time"
+    if isinstance(exc, ssl.SSLError):
+        return f"The secure connection failed ({exc.reason or exc})"
+    text = _ERRNO.sub("", str(exc).strip()) or type(exc).__name__
+    text = " ".join(text.split())
+    return redact(text[:1].upper() + text[1:])[:300].rstrip(".")
 
 
 class ChannelManager:
@@ -277,7 +293,9 @@ class ChannelManager:
                 failures += 1
                 reason = _reason(exc)
                 log.warning("%s failed (%s); reconnecting in %.0f s", channel.name, reason, delay)
-                channel.set_status(ChannelStatus("error", reason, f"reconnecting in {delay:.0f} s"))
+                channel.set_status(
+                    ChannelStatus("error", reason, f"Reconnecting in {delay:.0f} s.")
+                )
                 await asyncio.sleep(delay)
         channel.set_status(ChannelStatus("stopped"))
 

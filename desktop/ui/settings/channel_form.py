@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 from pydantic.alias_generators import to_camel
 from pydantic.fields import FieldInfo
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QIcon, QPainter, QPixmap
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -34,6 +36,30 @@ NOT_RUNNING = "Not running. Enable it, save, then Connect (or restart the app)."
 
 
 _TITLES = {"dingtalk": "DingTalk", "whatsapp": "WhatsApp", "qq": "QQ"}
+
+
+_DOTS = {
+    "connected": "#2da44e",
+    "connecting": "#d4a72c",
+    "error": "#cf222e",
+    "unavailable": "#cf222e",
+    "stopped": "#8c959f",
+}
+
+
+def status_dot(state: str) -> QIcon:
+    """A small filled circle in the colour of a channel state (``off``: hollow grey)."""
+    pixmap = QPixmap(12, 12)
+    pixmap.fill(Qt.GlobalColor.transparent)
+    painter = QPainter(pixmap)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    colour = QColor(_DOTS.get(state, _DOTS["stopped"]))
+    painter.setPen(colour)
+    if state != "off":
+        painter.setBrush(colour)
+    painter.drawEllipse(2, 2, 8, 8)
+    painter.end()
+    return QIcon(pixmap)
 
 
 def channel_title(name: str) -> str:
@@ -249,9 +275,9 @@ class ChannelForm(QWidget):
         elif state == "connecting":
             self.status.info("Connecting…")
         elif state == "error":
-            self.status.error(f"Disconnected: {reason}. {hint_text}".strip())
+            self.status.error(f"Disconnected: {reason.rstrip('.')}. {hint_text}".strip())
         elif state == "unavailable":
-            self.status.error(f"Cannot run: {reason}. {hint_text}".strip())
+            self.status.error(f"Cannot run: {reason.rstrip('.')}. {hint_text}".strip())
         else:
             self.status.info(NOT_RUNNING)
 

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.config import secret_fields
-from desktop.ui.settings.channel_form import ChannelForm, channel_title
+from desktop.ui.settings.channel_form import ChannelForm, channel_title, status_dot
 from desktop.ui.settings.page import SettingsPage
 
 if TYPE_CHECKING:
@@ -68,6 +68,34 @@ class ChannelsPage(SettingsPage):
         self.body_layout.addLayout(row, 1)
         self.list.currentRowChanged.connect(self._show_row)
         self.watch(self.send_progress, self.send_tool_hints)
+        services.bridge.channelStatus.connect(self._on_channel_status)
+        services.agentReady.connect(self._mark_all)
+        self._mark_all()
+
+    def _on_channel_status(self, event: Any) -> None:
+        self._mark(event.channel, event.state)
+
+    def _mark_all(self) -> None:
+        runtime = self.services.runtime
+        for name in self.names:
+            state = runtime.channels.status(name).state if runtime is not None else "stopped"
+            self._mark(name, state)
+
+    def _mark(self, name: str, state: str) -> None:
+        """Show a channel's state in the list: a coloured dot and a tooltip."""
+        if name not in self.names:
+            return
+        item = self.list.item(self.names.index(name))
+        enabled = bool(getattr(getattr(self.services.config.channels, name, None), "enabled", 0))
+        words = {
+            "connected": "connected",
+            "connecting": "connecting…",
+            "error": "disconnected (retrying)",
+            "unavailable": "cannot run",
+        }.get(state, "on, not running" if enabled else "off")
+        item.setIcon(status_dot(state if state != "stopped" or enabled else "off"))
+        item.setToolTip(f"{channel_title(name)}: {words}")
+        item.setData(Qt.ItemDataRole.AccessibleDescriptionRole, words)
 
     def form(self, name: str) -> ChannelForm:
         """The form of channel ``name`` (built on first use)."""
