@@ -35,13 +35,18 @@ def lines_of(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line.strip()) for line in text.splitlines()]
 
 
+def tool_call(call_id: str) -> dict[str, Any]:
+    """A well-formed tool call (the session reader sets malformed ones aside)."""
+    return {"id": call_id, "type": "function", "function": {"name": "t", "arguments": "{}"}}
+
+
 def turn(manager: SessionManager, text: str, answer: str = "ok", key: str = KEY) -> None:
     """One turn the way the agent loop saves it: user message, checkpoint, end."""
     session = manager.get_or_create(key)
     session.repair()
     session.begin_turn(text)
     manager.save(session)
-    call = {"role": "assistant", "content": "", "tool_calls": [{"id": f"id-{text}"}]}
+    call = {"role": "assistant", "content": "", "tool_calls": [tool_call(f"id-{text}")]}
     result = {"role": "tool", "tool_call_id": f"id-{text}", "name": "t", "content": "r"}
     session.checkpoint([call, result])
     manager.save(session)
@@ -240,7 +245,7 @@ def test_a_turn_waits_for_the_other_process_turn(tmp_path: Path) -> None:
     worker = threading.Thread(target=lambda: (second.save(waiting), done.set()))
     worker.start()
     assert not done.wait(0.5)  # blocked on the other turn
-    call = {"role": "assistant", "content": "", "tool_calls": [{"id": "L"}]}
+    call = {"role": "assistant", "content": "", "tool_calls": [tool_call("L")]}
     result = {"role": "tool", "tool_call_id": "L", "content": "r"}
     running.checkpoint([call, result])
     first.save(running)
@@ -282,7 +287,7 @@ def test_when_the_wait_runs_out_both_turns_stay_whole(
     b = second.get_or_create(KEY)
     b.begin_turn("b")
     second.save(b)  # waited 0.2 s, then merged
-    a_call = {"role": "assistant", "content": "", "tool_calls": [{"id": "A"}]}
+    a_call = {"role": "assistant", "content": "", "tool_calls": [tool_call("A")]}
     a_result = {"role": "tool", "tool_call_id": "A", "content": "ra"}
     a.checkpoint([a_call, a_result])
     first.save(a)

@@ -28,6 +28,7 @@ from filelock import FileLock, Timeout
 from desktop.core.session import sync
 from desktop.core.session.sync import PENDING, DiskState, signature
 from desktop.core.utils.atomic import atomic_write_bytes
+from desktop.core.utils.validate import make_room_for_folder
 
 if TYPE_CHECKING:
     from desktop.core.session.manager import Session
@@ -67,7 +68,9 @@ class SharedFiles:
 
     @contextmanager
     def _locked(self) -> Iterator[None]:
-        """Hold the sessions folder's inter-process lock."""
+        """Hold the sessions folder's inter-process lock (a file standing where the folder
+        belongs is moved aside first, with a notice)."""
+        make_room_for_folder(self.directory)
         self.directory.mkdir(parents=True, exist_ok=True)
         try:
             self._files.acquire()

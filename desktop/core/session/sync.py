@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -294,15 +295,21 @@ def heal_tail(path: str | os.PathLike[str], quarantine: str | os.PathLike[str]) 
     else is copied to ``quarantine`` (appended, flushed) and cut from the file, so the file is
     valid JSONL again and the next append cannot glue onto the fragment.
 
+    Anything that is not a regular file we may write (a folder, a FIFO, a missing parent, no
+    permission) is left alone: the session reader reports it and sets it aside.
+
     Returns:
         Whether the file was changed.
     """
     try:
-        fd = os.open(path, os.O_RDWR)
-    except FileNotFoundError:
+        fd = os.open(path, os.O_RDWR | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except OSError:
         return False
     try:
-        size = os.fstat(fd).st_size
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return False
+        size = st.st_size
         if size == 0 or os.pread(fd, 1, size - 1) == b"\n":
             return False
         cut, end = 0, size
