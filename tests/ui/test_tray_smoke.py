@@ -101,6 +101,59 @@ def start_xvfb(timeout: float = 20) -> tuple[subprocess.Popen[bytes], str]:
     return process, f":{number}"
 
 
+TRAYER_ARGS = (
+    "trayer",
+    "--edge",
+    "top",
+    "--align",
+    "right",
+    "--widthtype",
+    "pixel",
+    "--width",
+    "160",
+    "--height",
+    "28",
+    "--transparent",
+    "false",
+    "--tint",
+    "0x333333",
+    "--SetDockType",
+    "true",
+)
+
+
+class TrayerPanel:
+    """The trayer process of an X session, its output kept in a file."""
+
+    def __init__(self, env: dict[str, str], log: Path) -> None:
+        self.env, self.log = env, log
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> subprocess.Popen[bytes]:
+        """Start trayer (its output appended to the log)."""
+        with self.log.open("ab") as out:
+            self.process = subprocess.Popen(
+                TRAYER_ARGS, env=self.env, stdout=out, stderr=subprocess.STDOUT
+            )
+        return self.process
+
+    def restart(self) -> subprocess.Popen[bytes]:
+        """Stop the current trayer (if it still runs) and start a new one."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(5)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+        return self.start()
+
+    def output(self) -> str:
+        """What trayer printed so far (the last 2,000 characters) and how it ended."""
+        text = self.log.read_text(errors="replace")[-2000:] if self.log.exists() else ""
+        code = self.process.poll() if self.process is not None else None
+        return f"{text} [exit code: {code}]"
+
+
 @pytest.fixture
 def xsession(tmp_path: Path) -> Iterator[XSession]:
     """Xvfb + private dbus-daemon + trayer + dunst + dbus-monitor, all stopped afterwards."""
@@ -128,39 +181,27 @@ def xsession(tmp_path: Path) -> Iterator[XSession]:
                     stderr=subprocess.STDOUT,
                 )
             )
-        processes.append(
-            subprocess.Popen(
-                [
-                    "trayer",
-                    "--edge",
-                    "top",
-                    "--align",
-                    "right",
-                    "--widthtype",
-                    "pixel",
-                    "--width",
-                    "160",
-                    "--height",
-                    "28",
-                    "--transparent",
-                    "false",
-                    "--tint",
-                    "0x333333",
-                    "--SetDockType",
-                    "true",
-                ],
-                env=env,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-            )
-        )
+        trayer_log = tmp_path / "trayer.txt"
+        trayer = TrayerPanel(env, trayer_log)
+        processes.append(trayer.start())
         processes.append(
             subprocess.Popen(
                 ["dunst"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
             )
         )
         session = XSession(env, monitor_log)
-        _wait(lambda: '("panel" "trayer")' in session.tree(), 30, "trayer's panel")
+        for attempt in range(3):
+            try:
+                _wait(lambda: '("panel" "trayer")' in session.tree(), 30, "trayer's panel")
+                break
+            except AssertionError:
+                # trayer (GTK 2) occasionally dies or never maps its panel on a loaded
+                # machine: start it again, and say what it printed if it never comes up.
+                if attempt == 2:
+                    raise AssertionError(
+                        f"trayer's panel never appeared; trayer printed: {trayer.output()!r}"
+                    ) from None
+                processes.append(trayer.restart())
 
         def dunst_owns_the_name() -> bool:
             out = session.run(
