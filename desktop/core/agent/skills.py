@@ -25,7 +25,6 @@ calls to rebuild. A skill whose frontmatter cannot be parsed is skipped, logged,
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import re
@@ -37,6 +36,7 @@ from typing import Any, Literal
 import yaml
 
 from desktop.core.resources import data_path, read_template
+from desktop.core.utils.validate import parse_json
 
 log = logging.getLogger(__name__)
 
@@ -166,7 +166,7 @@ def _nanobot_metadata(raw: Any) -> dict[str, Any]:
         return {}
     if isinstance(raw, str):
         try:
-            raw = json.loads(raw)
+            raw = parse_json(raw)
         except ValueError as exc:
             raise SkillFormatError(f"metadata is not valid JSON: {exc}") from None
     if not isinstance(raw, dict):
@@ -208,6 +208,8 @@ def parse_skill(text: str, folder_name: str) -> _Parsed:
     except yaml.YAMLError as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise SkillFormatError(f"frontmatter is not valid YAML: {first}") from None
+    except RecursionError:  # PyYAML builds nested values recursively
+        raise SkillFormatError("frontmatter is nested too deeply to read") from None
     if not isinstance(data, dict):
         raise SkillFormatError("frontmatter must be a mapping of fields")
     name = data.get("name", folder_name)

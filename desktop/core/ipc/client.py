@@ -14,6 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from desktop.core.utils.validate import parse_json
+
 CONNECT_TIMEOUT_S = 2.0
 SOCKET_NAME = "agent.sock"
 
@@ -39,7 +41,7 @@ class AgentConnection:
             reader, writer = await asyncio.wait_for(
                 asyncio.open_unix_connection(str(path), limit=1 << 20), CONNECT_TIMEOUT_S
             )
-        except (OSError, asyncio.TimeoutError):
+        except (TimeoutError, OSError):
             return None
         return cls(reader, writer)
 
@@ -51,7 +53,10 @@ class AgentConnection:
         line = await self.reader.readline()
         if not line:
             return None
-        data = json.loads(line)
+        try:
+            data = parse_json(line)
+        except ValueError:
+            return None
         return data if isinstance(data, dict) else None
 
     async def hello(self) -> dict[str, Any] | None:

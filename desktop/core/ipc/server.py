@@ -27,6 +27,7 @@ from desktop.core.bus.events import InboundMessage, OutboundMessage, RunEvent
 from desktop.core.bus.queue import MessageBus
 from desktop.core.ipc.client import socket_path
 from desktop.core.utils.tasks import TaskOwner
+from desktop.core.utils.validate import parse_json
 
 __all__ = ["AgentSocketServer", "event_json", "socket_path"]
 
@@ -124,7 +125,7 @@ class AgentSocketServer:
             _reader, writer = await asyncio.wait_for(
                 asyncio.open_unix_connection(str(self.path)), 2
             )
-        except (OSError, asyncio.TimeoutError):
+        except (TimeoutError, OSError):
             return False
         writer.close()
         with contextlib.suppress(OSError):
@@ -163,7 +164,7 @@ class AgentSocketServer:
                 if not line:
                     return
                 try:
-                    request = json.loads(line)
+                    request = parse_json(line)
                     if not isinstance(request, dict):
                         raise ValueError("not an object")
                 except ValueError:

@@ -13,11 +13,12 @@
 from __future__ import annotations
 
 import copy
-import json
 import re
 from typing import Any
 
 import json_repair
+
+from desktop.core.utils.validate import parse_json
 
 _ALLOWED_KEYS = {
     "system": ("role", "content", "name"),
@@ -115,7 +116,7 @@ def parse_tool_arguments(raw: Any) -> tuple[dict[str, Any], str | None]:
     if not isinstance(raw, str):
         return {}, f"tool arguments must be a JSON object, got {type(raw).__name__}"
     try:
-        value = json.loads(raw)
+        value = parse_json(raw)
     except ValueError:
         try:
             value = json_repair.loads(raw)

@@ -8,12 +8,12 @@ memory.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
 from desktop.core.session.edits import message_text
 from desktop.core.session.manager import SessionManager, SessionSummary
+from desktop.core.utils.validate import parse_json
 
 SNIPPET_CONTEXT = 40
 
@@ -79,7 +79,7 @@ def _scan_file(summary: SessionSummary, needle: str) -> SearchHit | None:
                 if needle not in raw.decode("utf-8", "replace").casefold():
                     continue  # cheap pre-filter (escapes may hide a few matches; fine)
                 try:
-                    yield index, json.loads(raw)
+                    yield index, parse_json(raw)
                 except ValueError:
                     continue
 

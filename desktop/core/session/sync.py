@@ -29,6 +29,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from desktop.core.utils.validate import parse_json
+
 PENDING = "pending_user_turn"
 CHECKPOINT = "runtime_checkpoint"
 PAGE = 4096  # the metadata slot stays inside the first page: one write, never torn by a kill
@@ -322,7 +324,7 @@ def heal_tail(path: str | os.PathLike[str], quarantine: str | os.PathLike[str]) 
             end = start
         tail = os.pread(fd, size - cut, cut)
         try:
-            whole = isinstance(json.loads(tail), dict)
+            whole = isinstance(parse_json(tail), dict)
         except ValueError:
             whole = False
         if whole:
@@ -365,7 +367,7 @@ def file_shape(path: str | os.PathLike[str]) -> FileShape | None:
     slot = 0
     if newline > 0:
         try:
-            first = json.loads(data[:newline])
+            first = parse_json(data[:newline])
         except ValueError:
             first = None
         if isinstance(first, dict) and first.get("_type") == "metadata":

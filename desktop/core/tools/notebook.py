@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 from desktop.core.security.paths import PathDenied, WriteTarget, display_path, open_tool_write
 from desktop.core.tools.base import Tool, ToolContext, ToolResult
 from desktop.core.tools.untrusted import note_written
+from desktop.core.utils.validate import parse_json
 
 MAX_NOTEBOOK_BYTES = 50 * 1024 * 1024
 
@@ -73,8 +74,8 @@ def load_notebook(target: WriteTarget) -> dict[str, Any]:
     if len(data) > MAX_NOTEBOOK_BYTES:
         raise NotebookError(f"notebook is larger than {MAX_NOTEBOOK_BYTES // 2**20} MB")
     try:
-        notebook = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        notebook = parse_json(data)
+    except ValueError as exc:
         raise NotebookError(f"not valid notebook JSON ({exc})") from None
     if not isinstance(notebook, dict) or not isinstance(notebook.get("cells"), list):
         raise NotebookError("not a notebook (no 'cells' list)")

@@ -31,6 +31,7 @@ from desktop.core.config.schema import WebToolsConfig
 from desktop.core.security.network import BlockedAddressError, resolve_public
 from desktop.core.tools.base import Tool, ToolContext, ToolResult
 from desktop.core.tools.untrusted import frame
+from desktop.core.utils.validate import parse_json
 
 MAX_REDIRECTS = 5
 MAX_BYTES = 2_000_000
@@ -373,7 +374,7 @@ class WebFetchTool(Tool):
             title, text = await asyncio.to_thread(html_to_markdown, text, str(final))
         elif "json" in ctype:
             try:
-                text = json.dumps(json.loads(text), indent=2, ensure_ascii=False)
+                text = json.dumps(parse_json(text), indent=2, ensure_ascii=False)
             except ValueError:
                 pass
         header = [f"URL: {final}"] + ([f"Title: {title}"] if title else [])

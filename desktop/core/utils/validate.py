@@ -67,6 +67,7 @@ __all__ = [
     "move_aside",
     "notify",
     "open_regular_file",
+    "parse_json",
     "read_bytes_limited",
     "read_document",
     "read_int_file",
@@ -110,6 +111,22 @@ class Unusable(ValueError):
 
 
 # --- JSON -----------------------------------------------------------------------------------
+
+
+def parse_json(raw: str | bytes | bytearray) -> Any:
+    """``json.loads`` whose every failure is a :class:`ValueError`.
+
+    For JSON from outside the app's own files (a model's tool arguments, a skill's metadata, a
+    web page, a line met while scanning): the standard parser raises :class:`RecursionError`
+    on text nested beyond its reach, which a caller catching ``ValueError`` would let escape.
+
+    Raises:
+        ValueError: Not JSON (``json.JSONDecodeError``), nested too deeply, or bad UTF-8.
+    """
+    try:
+        return json.loads(raw)
+    except RecursionError:
+        raise ValueError("JSON nested too deeply to read") from None
 
 
 def decode_utf8(raw: bytes) -> str:

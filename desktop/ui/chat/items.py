@@ -12,6 +12,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from desktop.core.utils.validate import parse_json
+
 ItemKind = Literal[
     "user", "assistant", "reasoning", "tool", "notice", "subagent", "outbound", "command"
 ]
@@ -109,7 +111,7 @@ def _arguments(call: dict[str, Any]) -> dict[str, Any]:
     if isinstance(raw, dict):
         return raw
     try:
-        value = json.loads(raw or "{}")
+        value = parse_json(raw or "{}")
     except (TypeError, ValueError):
         return {"(unparsed)": str(raw)}
     return value if isinstance(value, dict) else {"value": value}

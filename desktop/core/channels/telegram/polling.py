@@ -11,13 +11,14 @@ through unchanged, so PTB raises its usual exceptions.
 
 from __future__ import annotations
 
-import json
 import logging
 from dataclasses import dataclass
 from typing import Any
 
 from telegram import Bot, Update
 from telegram.request import BaseRequest, RequestData
+
+from desktop.core.utils.validate import parse_json
 
 log = logging.getLogger(__name__)
 
@@ -89,7 +90,7 @@ class UpdateFeed(BaseRequest):
         if code != 200 or not url.endswith("/getUpdates"):
             return code, payload
         try:
-            body = json.loads(payload)
+            body = parse_json(payload)
         except ValueError:
             return code, payload  # PTB reports the broken answer
         result = body.get("result") if isinstance(body, dict) else None
