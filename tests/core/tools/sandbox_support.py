@@ -133,12 +133,16 @@ def make_scene(root: Path, monkeypatch: pytest.MonkeyPatch) -> Scene:
 
 
 def require_sandbox() -> SandboxStatus:
-    """The sandbox status; the test is skipped (with the reason) when there is none."""
+    """The sandbox status; the test is skipped (with the reason) when there is none, and
+    fails instead when ``NANOBOT_TEST_REQUIRE_SANDBOX`` is set (``scripts/test.sh``)."""
     if not sys.platform.startswith("linux"):
         pytest.skip("the sandbox is Linux-only")
     status = sandbox_status()
     if not status.available:
-        pytest.skip(f"no sandbox here: {status.reason}")
+        message = f"no sandbox here: {status.reason}"
+        if os.environ.get("NANOBOT_TEST_REQUIRE_SANDBOX"):
+            pytest.fail(message)
+        pytest.skip(message)
     return status
 
 
