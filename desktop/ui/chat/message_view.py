@@ -314,10 +314,10 @@ class MessageView(ViewInput, QAbstractScrollArea):
             self.viewport().update(rect.toAlignedRect())
 
     def resizeEvent(self, event: QResizeEvent) -> None:
-        """Rows re-wrap at the new width (as they come on screen)."""
+        """Rows re-wrap at the new width (as they come on screen). A selection is kept: it
+        is held as character positions in the row's text, which re-wrapping leaves alone (a
+        scroll bar appearing after a search jump would otherwise drop the highlight)."""
         super().resizeEvent(event)
-        if event.oldSize().width() != event.size().width():
-            self._selection = None
         self.viewport().update()
 
     def changeEvent(self, event: QEvent) -> None:

@@ -151,3 +151,18 @@ def test_scroll_position_is_kept_when_rows_above_are_measured(qtbot: QtBot) -> N
     assert not view.at_bottom()
     assert view.visible_rows().start == first
     assert abs(view.row_rect(first).top() - top_before) < 2
+
+
+def test_a_selection_survives_a_change_of_width(qtbot: QtBot) -> None:
+    """A search highlight stays when the view re-wraps (a scroll bar appearing, the window
+    resized): CI saw the jump's highlight vanish when the layout settled after the jump."""
+    items = [ChatItem("assistant", "filler " * 200) for _ in range(20)]
+    items.append(ChatItem("assistant", "The marmalade is on the top shelf."))
+    view, _ = _view(qtbot, items)
+    view.reveal(20, highlight="marmalade")
+    assert view.selected_text() == "marmalade"
+    for width in (view.width() - 137, view.width() + 211):
+        view.resize(width, view.height())
+        qtbot.waitUntil(lambda w=width: view.width() == w)
+        QApplication.processEvents()
+        assert view.selected_text() == "marmalade"
