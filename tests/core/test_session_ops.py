@@ -121,6 +121,11 @@ def test_clean_title() -> None:
     assert clean_title('Title: "Capitals of Europe."') == "Capitals of Europe"
     assert clean_title("<think>hmm</think>\n\n**Paris trivia**\nmore") == "Paris trivia"
     assert clean_title("") is None and clean_title(None) is None
+    # markdown inside the title is not shown as asterisks in the chat list
+    assert clean_title("Here is a **summary** of `a.py`") == "Here is a summary of a.py"
+    assert clean_title("**Title: Trip to _Rome_**") == "Trip to Rome"
+    assert clean_title("[Rust](https://x.y) lifetimes, 2*3*4") == "Rust lifetimes, 2*3*4"
+    assert clean_title("snake_case_names explained") == "snake_case_names explained"
     long = clean_title("word " * 40)
     assert long is not None and len(long) <= 61 and long.endswith("…")
 

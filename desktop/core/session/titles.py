@@ -31,6 +31,13 @@ PROMPT = (
 )
 _PREFIX = re.compile(r"^(title|chat title)\s*[:\-–]\s*", re.IGNORECASE)
 _WRAPPERS = "\"'“”‘’`*#_ "
+# Inline markdown inside the title: **bold**, __bold__, *em*, _em_, `code`, [text](link).
+_INLINE = (
+    (re.compile(r"\[([^\]]*)\]\([^)]*\)"), r"\1"),
+    (re.compile(r"(\*\*|__|`)(.+?)\1"), r"\2"),
+    (re.compile(r"(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])"), r"\1"),
+    (re.compile(r"(?<![\w_])_(?!\s)(.+?)(?<!\s)_(?![\w_])"), r"\1"),
+)
 
 
 def first_exchange(session: Session) -> tuple[str, str] | None:
@@ -61,7 +68,11 @@ def clean_title(text: str | None) -> str | None:
     lines = [line.strip() for line in (content or "").splitlines() if line.strip()]
     if not lines:
         return None
-    title = _PREFIX.sub("", lines[0]).strip(_WRAPPERS).rstrip(".!?:;,").strip(_WRAPPERS)
+    title = lines[0]
+    for pattern, keep in _INLINE:
+        title = pattern.sub(keep, title)
+    title = _PREFIX.sub("", title.strip(_WRAPPERS)).strip(_WRAPPERS)
+    title = title.rstrip(".!?:;,").strip(_WRAPPERS)
     title = " ".join(title.split())
     if len(title) > TITLE_CHARS:
         cut = title[:TITLE_CHARS].rsplit(" ", 1)[0] or title[:TITLE_CHARS]
