@@ -8,8 +8,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QSize, Qt, Signal
-from PySide6.QtGui import QIcon, QImage, QPixmap
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, Signal
+from PySide6.QtGui import QIcon, QImage, QPixmap, QResizeEvent
 from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
@@ -25,6 +25,13 @@ from desktop.ui.chat.thumbnails import load_thumbnail
 log = logging.getLogger(__name__)
 IMAGE_FILTER = "Images (*.png *.jpg *.jpeg *.gif *.webp *.bmp)"
 MAX_ATTACHMENTS = 8
+# The ready placeholder, longest first: the longest that fits the editor on one line is shown
+# (a narrow window or a large scale factor would otherwise wrap it and cut its second line).
+READY_HINTS = (
+    "Message nanobot — Enter sends, Shift+Enter adds a line, / for commands",
+    "Message nanobot — Enter sends, / for commands",
+    "Message nanobot",
+)
 
 
 class Composer(QWidget):
@@ -73,7 +80,27 @@ class Composer(QWidget):
         layout.setSpacing(4)
         layout.addLayout(self.strip)
         layout.addLayout(row)
+        self._ready_hint = True
+        self.edit.installEventFilter(self)
         self.set_ready(False)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Re-fit the placeholder when the editor changes width."""
+        if watched is self.edit and isinstance(event, QResizeEvent):
+            self._fit_placeholder(event.size().width())  # the viewport follows only later
+        return super().eventFilter(watched, event)
+
+    def _fit_placeholder(self, width: int | None = None) -> None:
+        if not self._ready_hint:
+            return
+        edit = self.edit
+        metrics = edit.fontMetrics()
+        outer = edit.width() if width is None else width
+        room = outer - 2 * edit.frameWidth() - 2 * edit.document().documentMargin()
+        fitting = [hint for hint in READY_HINTS if metrics.horizontalAdvance(hint) <= room]
+        hint = fitting[0] if fitting else READY_HINTS[-1]
+        if edit.placeholderText() != hint:
+            edit.setPlaceholderText(hint)
 
     # -- state ----------------------------------------------------------------------------
     def set_ready(self, ready: bool, hint: str = "connecting…") -> None:
@@ -81,11 +108,11 @@ class Composer(QWidget):
         self.edit.setEnabled(ready)
         self.attach.setEnabled(ready)
         self.send.setEnabled(ready)
-        self.edit.setPlaceholderText(
-            "Message nanobot — Enter sends, Shift+Enter adds a line, / for commands"
-            if ready
-            else hint
-        )
+        self._ready_hint = ready
+        if ready:
+            self._fit_placeholder()
+        else:
+            self.edit.setPlaceholderText(hint)
 
     def set_busy(self, busy: bool) -> None:
         """While a turn runs the button stops it (commands can still be sent)."""
