@@ -5,7 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 COMMANDS: dict[str, str] = {
-    "/new": "start a fresh conversation (the current one is archived to memory)",
+    # The window answers /new in its own chats itself (a new chat; the list keeps this one);
+    # the loop answers it everywhere else (AgentLoop.new_session). One text fits both.
+    "/new": (
+        "start a fresh conversation (the window opens a new chat and keeps this one in its "
+        "list; elsewhere this one is archived to memory and set aside)"
+    ),
     "/stop": "stop the running turn and its subagents",
     "/status": "model, tokens used, context fill, messages, running tasks",
     "/dream": "distil recent history into long-term memory now",
