@@ -190,7 +190,7 @@ def test_new_command_opens_a_new_chat_and_keeps_the_old_one(make_chat, workspace
     chat.send("/help")
     chat.wait(lambda: chat.items()[-1].kind == "command" and "/new" in chat.items()[-1].text)
     [line] = [x for x in chat.items()[-1].text.splitlines() if x.strip().startswith("/new")]
-    assert "window opens a new chat and keeps this one" in line
+    assert "a new chat opens and this one stays in the list" in line
     requests = len(chat.server.chat_requests())
     chat.send("/new")
     chat.wait(lambda: chat.tab.current != old)
