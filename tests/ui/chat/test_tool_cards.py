@@ -164,7 +164,8 @@ def _exec(command: str) -> Reply:
 def test_denying_a_later_call_leaves_the_earlier_turns_card_alone(make_chat) -> None:  # type: ignore[no-untyped-def]
     """Two turns in one chat, the server calls ``call_0`` in both; the second call is denied in
     the approval prompt: only the second card says denied, the first keeps its result, live
-    and as saved."""
+    and as saved. (The loop renames the second ``call_0``, which is in the request's history;
+    the feed with a repeated id is :func:`test_turns_reusing_an_id_in_the_live_feed`.)"""
     chat: ChatHarness = make_chat()
     prompt = chat.tab.pane.approval
     chat.server.push(_exec("echo first-run"), Reply("Ran it."))
@@ -184,12 +185,8 @@ def test_denying_a_later_call_leaves_the_earlier_turns_card_alone(make_chat) -> 
     assert first_again is first and (first.version, first.result, first.duration_s) == seen
     assert first.ok is True and not first.denied and second.denied
     assert _states(chat.items()) == ["Tool exec, succeeded", "Tool exec, denied"]
-    # Both turns' calls were call_0 on the wire (the scripted server's ids).
-    second_request = chat.requests()[-1]["messages"]
-    assistant_calls = [
-        m for m in second_request if m["role"] == "assistant" and m.get("tool_calls")
-    ]
-    assert assistant_calls[0]["tool_calls"][0]["id"] == "call_0"
+    # The server said call_0 both times; the second is renamed against the history.
+    assert first.call_id == "call_0" and second.call_id not in ("", "call_0")
     saved = chat.agent.sessions.get_or_create(chat.tab.current).messages
     assert _states(items_from_messages(saved)) == ["Tool exec, succeeded", "Tool exec, denied"]
 
