@@ -209,3 +209,34 @@ def test_snippet_cuts_at_words() -> None:
     assert line.startswith("…") and line.endswith("…")
     assert line[start : start + 6] == "NEEDLE"
     assert len(line) < 110
+
+
+def test_export_gives_each_turn_its_own_tool_result(tmp_path: Path) -> None:
+    """Two turns both called ``call_0``; the second was denied: the first call's result in the
+    Markdown is its own, not the later denial."""
+    sessions = SessionManager(tmp_path / "ws")
+    session = sessions.get_or_create(KEY)
+
+    def call(command: str) -> dict[str, Any]:
+        function = {"name": "exec", "arguments": json.dumps({"command": command})}
+        return {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [{"id": "call_0", "type": "function", "function": function}],
+        }
+
+    denial = "Denied by the user: the person did not allow this exec call."
+    session.messages = [
+        {"role": "user", "content": "list"},
+        call("ls"),
+        {"role": "tool", "tool_call_id": "call_0", "content": "a.txt"},
+        {"role": "assistant", "content": "One file."},
+        {"role": "user", "content": "delete it"},
+        call("rm a.txt"),
+        {"role": "tool", "tool_call_id": "call_0", "content": denial},
+        {"role": "assistant", "content": "OK, I won't."},
+    ]
+    md = to_markdown(session)
+    first, second = md.split("**Tool call:**")[1:]
+    assert '"ls"' in first and "a.txt" in first.split("One file.")[0] and "Denied" not in first
+    assert '"rm a.txt"' in second and denial in second

@@ -156,13 +156,18 @@ def call_ids(messages: list[dict[str, Any]]) -> set[Any]:
 def _unique_call_ids(response: LLMResponse, seen: set[Any], iteration: int) -> LLMResponse:
     """Give calls fresh ids when the server reuses them (some local servers always say call_0).
 
-    ``seen`` holds the ids already in the request; the new ones are added to it.
+    ``seen`` holds the ids already in the request; the new ones are added to it. A fresh id is
+    itself checked against ``seen``: ``call_1_0`` may already be an earlier turn's.
     """
     calls = []
     for index, call in enumerate(response.tool_calls):
         call_id = call.id
         if not call_id or call_id in seen:
-            call_id = f"call_{iteration}_{index}"
+            call_id = base = f"call_{iteration}_{index}"
+            suffix = 1
+            while call_id in seen:
+                suffix += 1
+                call_id = f"{base}_{suffix}"
         seen.add(call_id)
         calls.append(dataclasses.replace(call, id=call_id))
     return dataclasses.replace(response, tool_calls=calls)

@@ -43,6 +43,30 @@ def _heading(who: str, stamp: Any) -> str:
     return f"### {who}" + (f" · {when}" if when else "")
 
 
+def tool_results(messages: list[dict[str, Any]]) -> dict[tuple[int, str], str]:
+    """Each tool result's text by (index of its assistant message, call id).
+
+    A result belongs to the nearest earlier assistant message of its turn (a user message
+    starts a turn) that carries its call id: ids repeat across a chat (some servers say
+    ``call_0`` every time), so matching by id alone would give an earlier call a later result.
+    """
+    results: dict[tuple[int, str], str] = {}
+    owner: dict[str, int] = {}  # call id -> its assistant message, in the current turn
+    for index, message in enumerate(messages):
+        role = message.get("role")
+        if role == "user":
+            owner = {}
+        elif role == "assistant":
+            for call in message.get("tool_calls") or []:
+                if isinstance(call, dict):
+                    owner[str(call.get("id"))] = index
+        elif role == "tool":
+            call_id = str(message.get("tool_call_id"))
+            if call_id in owner:
+                results[(owner[call_id], call_id)] = message_text(message)
+    return results
+
+
 def to_markdown(session: Session) -> str:
     """The chat as Markdown."""
     lines = [f"# {session.title}", ""]
@@ -50,12 +74,8 @@ def to_markdown(session: Session) -> str:
         f"*{session.key} · started {session.created_at.strftime('%Y-%m-%d %H:%M')} · "
         f"{sum(1 for m in session.messages if m.get('role') in ('user', 'assistant'))} messages*"
     )
-    results: dict[str, str] = {
-        str(m.get("tool_call_id")): message_text(m)
-        for m in session.messages
-        if m.get("role") == "tool"
-    }
-    for message in session.messages:
+    results = tool_results(session.messages)
+    for index, message in enumerate(session.messages):
         role = message.get("role")
         text = str(message.get("display") or message_text(message)).strip()
         if role == "user":
@@ -82,7 +102,7 @@ def to_markdown(session: Session) -> str:
                     arguments = json.dumps(arguments, ensure_ascii=False)
                 lines += ["", f"**Tool call:** `{function.get('name', '')}`", ""]
                 lines.append(_fence(arguments, "json"))
-                result = results.get(str(call.get("id")))
+                result = results.get((index, str(call.get("id"))))
                 if result is not None:
                     cut = result[:RESULT_CHARS] + ("…" if len(result) > RESULT_CHARS else "")
                     lines += ["", "Result:", "", _fence(cut)]

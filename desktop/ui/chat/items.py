@@ -2,13 +2,17 @@
 
 Qt-free so it can run in a worker thread (turning a 10,000-message session into rows) and be
 tested without a display. A saved assistant message becomes up to three rows (its reasoning,
-its text, one card per tool call); a tool result fills its call's card.
+its text, one card per tool call); a tool result fills its call's card: the card of the nearest
+earlier assistant message of the same turn that carries the result's call id. Call ids are not
+unique across a chat (some servers say ``call_0`` every time), so a result never reaches back
+into an earlier turn.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -123,6 +127,7 @@ def tool_ok(result: str) -> bool:
 
 
 STOPPED_FOOTER = "Stopped"
+INTERRUPTED_CARD = "(no result: the turn was interrupted)"
 
 
 def prompt_row(
@@ -158,18 +163,34 @@ def prompt_item(message: dict[str, Any], stamp: str = "") -> ChatItem:
     return item
 
 
+def _interrupted(cards: Iterable[ChatItem]) -> None:
+    """Mark saved calls that never got a result as failed (they will not finish now)."""
+    for card in cards:
+        if card.ok is None:
+            card.ok = False
+            card.result = card.result or INTERRUPTED_CARD
+
+
 def items_from_messages(messages: list[dict[str, Any]], *, live: bool = False) -> list[ChatItem]:
     """Rows for a saved conversation, oldest first.
 
-    ``live``: a turn is running, so calls without a result are still running (not interrupted).
+    Tool results are matched to cards within their turn (a user message starts a turn): by the
+    nearest earlier assistant message carrying the call id. A result with no such call is
+    not shown.
+
+    ``live``: a turn is running, so the last turn's calls without a result are still running
+    (not interrupted). Calls of earlier turns never are: a later turn started after them.
     """
     items: list[ChatItem] = []
-    cards: dict[str, ChatItem] = {}
+    cards: dict[str, ChatItem] = {}  # the current turn's cards by call id (the latest wins)
+    turn_cards: list[ChatItem] = []  # every card of the current turn
     for index, message in enumerate(messages):
         role = message.get("role")
         stamp = str(message.get("timestamp") or "")
         first = len(items)
         if role == "user":
+            _interrupted(turn_cards)  # a new turn: the previous one is over
+            cards, turn_cards = {}, []
             items.append(prompt_item(message, stamp))
         elif role == "assistant":
             reasoning = message.get("reasoning_content")
@@ -190,6 +211,7 @@ def items_from_messages(messages: list[dict[str, Any]], *, live: bool = False) -
                     timestamp=stamp,
                 )
                 cards[card.call_id] = card
+                turn_cards.append(card)
                 items.append(card)
         elif role == "tool":
             card = cards.get(str(message.get("tool_call_id", "")))
@@ -200,8 +222,6 @@ def items_from_messages(messages: list[dict[str, Any]], *, live: bool = False) -
             card.ok = tool_ok(result)
         for item in items[first:]:
             item.message_index = index
-    for card in cards.values():
-        if card.ok is None and not live:  # a saved call without a result: it never finished
-            card.ok = False
-            card.result = card.result or "(no result: the turn was interrupted)"
+    if not live:
+        _interrupted(turn_cards)
     return items

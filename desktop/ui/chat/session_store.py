@@ -67,7 +67,9 @@ class SessionStore:
         """Read ``key`` into rows.
 
         ``live``: a turn runs in ``key`` now; its rows (its opening row included) come from
-        the live turn, so the saved messages are cut before that turn's user message.
+        the live turn, so the saved messages are cut before that turn's user message. Every
+        turn read here is then over: a call of it without a result was interrupted, not
+        running (nothing would ever stop its spinner).
         """
         snapshot = await self.access.load(key)
 
@@ -79,7 +81,7 @@ class SessionStore:
                 messages = messages[: snapshot.pending_index]
             return LoadedSession(
                 key,
-                items_from_messages(messages, live=running),
+                items_from_messages(messages),
                 snapshot.title,
                 snapshot.pending_index is not None and not live,
             )

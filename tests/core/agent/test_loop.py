@@ -196,3 +196,23 @@ async def test_request_shape(make_loop, scripted_server: ScriptedOpenAIServer) -
         json.loads(l) for l in loop.sessions.path_for("cli:direct").read_text().splitlines()[1:]
     ]
     assert saved[0]["content"] == "one"
+
+
+async def test_reused_call_ids_get_ids_unique_in_the_whole_chat(
+    make_loop, scripted_server: ScriptedOpenAIServer
+) -> None:
+    """The server says ``call_0`` in every turn; the loop renames a repeated id, and the new
+    id is not one an earlier turn already got (providers reject repeated tool-call ids)."""
+    loop = make_loop()
+    for n in range(3):
+        scripted_server.push(Reply(tool_calls=[("slow_read", json.dumps({"n": n}))]), Reply("ok"))
+        assert await loop.process_direct(f"read {n}") == "ok"
+    messages = loop.sessions.get_or_create("cli:direct").messages
+    _check_invariants(messages)
+    ids = [c["id"] for m in messages for c in m.get("tool_calls") or []]
+    assert len(ids) == 3 and len(set(ids)) == 3 and ids[0] == "call_0"
+    last_request = scripted_server.chat_requests()[-1].body["messages"]
+    sent = [
+        c["id"] for m in last_request if m["role"] == "assistant" for c in m.get("tool_calls") or []
+    ]
+    assert sorted(sent) == sorted(ids)

@@ -253,3 +253,37 @@ def test_stopping_a_turn_the_tab_did_not_start_ends_it_in_the_tab(make_chat) -> 
     assert answer.footer == "Stopped" and not answer.streaming
     chat.wait(fired.done)
     assert not runtime.agent.is_busy(key)
+
+
+def test_retried_model_call_is_announced_then_answered(make_chat) -> None:  # type: ignore[no-untyped-def]
+    """The server answers 503, then takes a while: the waiting row says why and that the call
+    is retried (as drawn and as a screen reader hears it); the answer replaces it."""
+    from desktop.ui.chat.accessible import row_text
+    from tests.fakes.openai_server import Stall
+
+    chat: ChatHarness = make_chat()
+    chat.server.push(
+        Fail(503, "upstream overloaded"), Stall(1.5, Reply("Back again: here is the answer."))
+    )
+    chat.send("are you up?")
+    notice = "Waiting for the model… (retrying 2/2)"
+
+    def waiting_row() -> object:
+        rows = [i for i in chat.items() if i.kind == "assistant" and notice in i.status]
+        return rows[0] if rows else None
+
+    chat.wait(waiting_row)
+    row = waiting_row()
+    assert row is not None and row.streaming and not row.text  # type: ignore[attr-defined]
+    assert row.status.startswith("The provider had a server error")  # type: ignore[attr-defined]
+    index = chat.items().index(row)
+    drawn = " ".join(p.doc.toPlainText() for p in chat.tab.pane.view.layout_of(index).parts)
+    assert notice in drawn
+    assert notice in row_text(row)  # type: ignore[arg-type]
+    chat.wait(lambda: len(chat.server.chat_requests()) == 2)  # the retry is under way…
+    assert waiting_row() is row and notice in row_text(row)  # type: ignore[arg-type]  # …and said
+    chat.idle()
+    answers = [i for i in chat.items() if i.kind == "assistant"]
+    assert [a.text for a in answers] == ["Back again: here is the answer."]
+    assert not answers[0].streaming and answers[0].status == ""
+    assert not chat.tab.pane.banner.isVisible()

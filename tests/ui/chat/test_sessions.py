@@ -170,3 +170,42 @@ def test_manager_operations(tmp_path: Path) -> None:
     else:
         raise AssertionError("restore must not overwrite")
     assert aside.exists()
+
+
+def test_new_command_opens_a_new_chat_and_keeps_the_old_one(make_chat, workspace: Path) -> None:  # type: ignore[no-untyped-def]
+    """``/new`` in the window opens a new, empty chat: the old one stays in the list with its
+    title and its file and messages untouched (nothing archived, no model call); /help says
+    so."""
+    from tests.fakes.openai_server import Reply
+    from tests.ui.conftest import run_async
+
+    chat: ChatHarness = make_chat()
+    chat.server.push(Reply("Hello."))
+    chat.send("hi there")
+    chat.idle()
+    old = chat.tab.current
+    path = workspace / "sessions" / (old.replace(":", "_") + ".jsonl")
+    chat.wait(path.exists)
+    saved = path.read_bytes()
+    chat.send("/help")
+    chat.wait(lambda: chat.items()[-1].kind == "command" and "/new" in chat.items()[-1].text)
+    [line] = [x for x in chat.items()[-1].text.splitlines() if x.strip().startswith("/new")]
+    assert "a new chat opens and this one stays in the list" in line
+    requests = len(chat.server.chat_requests())
+    chat.send("/new")
+    chat.wait(lambda: chat.tab.current != old)
+    new = chat.tab.current
+    assert new.startswith("desktop:") and chat.tab.sessions.entry(new).draft  # type: ignore[union-attr]
+    assert chat.items() == [] and chat.tab.pane.composer.text() == ""
+    run_async(chat.qtbot, chat.loop, chat.tab.list_controller.refresh())
+    entry = chat.tab.sessions.entry(old)
+    assert entry is not None and entry.title == "hi there" and not entry.draft
+    assert path.read_bytes() == saved
+    assert [m["content"] for m in chat.agent.sessions.get_or_create(old).messages] == [
+        "hi there",
+        "Hello.",
+    ]
+    assert len(chat.server.chat_requests()) == requests
+    chat.tab.open_session(old)
+    chat.wait(lambda: chat.tab.current == old and chat.kinds()[:2] == ["user", "assistant"])
+    assert chat.tab.pane.title.toolTip() == "hi there"
