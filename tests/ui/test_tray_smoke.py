@@ -122,23 +122,23 @@ TRAYER_ARGS = (
 )
 
 
-class TrayerPanel:
-    """The trayer process of an X session, its output kept in a file."""
+class Daemon:
+    """A helper process of an X session (trayer, dunst), its output kept in a file."""
 
-    def __init__(self, env: dict[str, str], log: Path) -> None:
-        self.env, self.log = env, log
+    def __init__(self, args: tuple[str, ...], env: dict[str, str], log: Path) -> None:
+        self.args, self.env, self.log = args, env, log
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> subprocess.Popen[bytes]:
-        """Start trayer (its output appended to the log)."""
+        """Start the process (its output appended to the log)."""
         with self.log.open("ab") as out:
             self.process = subprocess.Popen(
-                TRAYER_ARGS, env=self.env, stdout=out, stderr=subprocess.STDOUT
+                self.args, env=self.env, stdout=out, stderr=subprocess.STDOUT
             )
         return self.process
 
     def restart(self) -> subprocess.Popen[bytes]:
-        """Stop the current trayer (if it still runs) and start a new one."""
+        """Stop the current process (if it still runs) and start a new one."""
         if self.process is not None and self.process.poll() is None:
             self.process.terminate()
             try:
@@ -148,7 +148,7 @@ class TrayerPanel:
         return self.start()
 
     def output(self) -> str:
-        """What trayer printed so far (the last 2,000 characters) and how it ended."""
+        """What the process printed so far (the last 2,000 characters) and how it ended."""
         text = self.log.read_text(errors="replace")[-2000:] if self.log.exists() else ""
         code = self.process.poll() if self.process is not None else None
         return f"{text} [exit code: {code}]"
@@ -181,27 +181,11 @@ def xsession(tmp_path: Path) -> Iterator[XSession]:
                     stderr=subprocess.STDOUT,
                 )
             )
-        trayer_log = tmp_path / "trayer.txt"
-        trayer = TrayerPanel(env, trayer_log)
+        trayer = Daemon(TRAYER_ARGS, env, tmp_path / "trayer.txt")
+        dunst = Daemon(("dunst",), env, tmp_path / "dunst.txt")
         processes.append(trayer.start())
-        processes.append(
-            subprocess.Popen(
-                ["dunst"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-            )
-        )
+        processes.append(dunst.start())
         session = XSession(env, monitor_log)
-        for attempt in range(3):
-            try:
-                _wait(lambda: '("panel" "trayer")' in session.tree(), 30, "trayer's panel")
-                break
-            except AssertionError:
-                # trayer (GTK 2) occasionally dies or never maps its panel on a loaded
-                # machine: start it again, and say what it printed if it never comes up.
-                if attempt == 2:
-                    raise AssertionError(
-                        f"trayer's panel never appeared; trayer printed: {trayer.output()!r}"
-                    ) from None
-                processes.append(trayer.restart())
 
         def dunst_owns_the_name() -> bool:
             out = session.run(
@@ -215,7 +199,22 @@ def xsession(tmp_path: Path) -> Iterator[XSession]:
             )
             return "boolean true" in out
 
-        _wait(dunst_owns_the_name, 30, "dunst on the session bus")
+        # trayer (GTK 2) and dunst occasionally die or never come up on a loaded machine (CI
+        # saw each once): start them again, and say what they printed if they never do.
+        for daemon, ready, what in (
+            (trayer, lambda: '("panel" "trayer")' in session.tree(), "trayer's panel"),
+            (dunst, dunst_owns_the_name, "dunst on the session bus"),
+        ):
+            for attempt in range(3):
+                try:
+                    _wait(ready, 30, what)
+                    break
+                except AssertionError:
+                    if attempt == 2:
+                        raise AssertionError(
+                            f"timed out waiting for {what}; it printed: {daemon.output()!r}"
+                        ) from None
+                    processes.append(daemon.restart())
         yield session
     finally:
         for process in reversed(processes):

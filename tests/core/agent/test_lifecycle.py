@@ -88,7 +88,9 @@ async def test_every_source_emits_one_complete_lifecycle(
         await runtime.bus.publish_inbound(InboundMessage("desktop", "me", "b", "fail please"))
         await _until(lambda: sum(e.kind in ENDS for e in events) == 3)
 
-        scripted_server.push(Reply("slow " * 400, chunk=2, delay=0.01))
+        # stalls after a few chunks, so /stop always lands mid-stream (a stream that merely
+        # trickles can be read to its end first on a loaded machine: CI saw that)
+        scripted_server.push(Reply("slow " * 400, chunk=2, stall_after=8, stall_for=60))
         await runtime.bus.publish_inbound(InboundMessage("desktop", "me", "c", "talk long"))
         await _until(
             lambda: any(isinstance(e, TextDelta) and e.session_key == "desktop:c" for e in events)
