@@ -62,9 +62,10 @@ EXCLUDES = (
 # .deb; the tarball's install.sh checks for them). Bundling them is what breaks frozen Qt
 # apps on other distributions: an old libstdc++ or fontconfig beside the system's GL driver
 # and font configuration. Only the Python runtime's own libraries are bundled from the
-# build machine's /lib, with the interpreter built against them.
-BUNDLED_SYSTEM_LIBS = ("libssl.so", "libcrypto.so", "libffi.so", "libsqlite3.so", "libbz2.so",
-                       "liblzma.so", "libz.so", "libexpat.so", "libreadline.so", "libtinfo.so",
+# build machine's /lib, with the interpreter built against them (libpython itself included:
+# a distribution's own python3 keeps it in /usr/lib).
+BUNDLED_SYSTEM_LIBS = ("libpython", "libssl.so", "libcrypto.so", "libffi.so", "libsqlite3.so",
+                       "libbz2.so", "liblzma.so", "libz.so", "libexpat.so", "libreadline.so", "libtinfo.so",
                        "libncursesw.so", "libuuid.so", "libmpdec.so", "libgdbm.so")  # fmt: skip
 SYSTEM_LIB_DIRS = ("/lib/", "/lib64/", "/usr/lib/", "/usr/lib64/")
 

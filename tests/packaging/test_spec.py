@@ -53,6 +53,8 @@ def test_app_data_goes_where_resources_looks() -> None:
         ("libz.so.1", "/lib/x86_64-linux-gnu/libz.so.1", True),
         ("libzstd.so.1", "/lib/x86_64-linux-gnu/libzstd.so.1", False),
         ("libpython3.11.so.1.0", "/root/.pyenv/versions/3.11.7/lib/libpython3.11.so.1.0", True),
+        # Debian's own python3 keeps its shared library among the system's
+        ("libpython3.11.so.1.0", "/usr/lib/x86_64-linux-gnu/libpython3.11.so.1.0", True),
         (
             "PySide6/Qt/lib/libQt6Gui.so.6",
             "/venv/site-packages/PySide6/Qt/lib/libQt6Gui.so.6",
