@@ -93,7 +93,8 @@ class ToolsPage(SettingsPage):
         )
         wait_form.addRow("Deny unanswered requests after", self.approval_timeout)
         self.body_layout.addLayout(wait_form)
-        self.ask.toggled.connect(self.approval_timeout.setEnabled)
+        self.approval_timeout_label = wait_form.labelForField(self.approval_timeout)
+        self.ask.toggled.connect(self._show_timeout_enabled)
         add(AllowancesBox(services))
 
         add(heading("Files and commands", level=2))
@@ -194,11 +195,16 @@ class ToolsPage(SettingsPage):
             (self.autonomous if store.prefs.approval_mode == "autonomous" else self.ask).setChecked(
                 True
             )
-            self.approval_timeout.setEnabled(self.ask.isChecked())
+            self._show_timeout_enabled(self.ask.isChecked())
             self.approval_timeout.setValue(store.prefs.approval_timeout_minutes or 0)
         finally:
             self._loading = False
         self._set_dirty(was_dirty)
+
+    def _show_timeout_enabled(self, asking: bool) -> None:
+        """The timeout matters only while the mode asks: greyed out (with its label) else."""
+        self.approval_timeout.setEnabled(asking)
+        self.approval_timeout_label.setEnabled(asking)
 
     def collect(self) -> dict[str, Any]:
         """Validated values for config.json."""

@@ -71,8 +71,8 @@ def test_the_timeout_control_changes_the_running_gate(
     qtbot.waitUntil(lambda: spin.value() == 0 and not page.dirty)
 
     page.autonomous.setChecked(True)
-    assert not spin.isEnabled()
+    assert not spin.isEnabled() and not page.approval_timeout_label.isEnabled()
     page.ask.setChecked(True)
-    assert spin.isEnabled()
+    assert spin.isEnabled() and page.approval_timeout_label.isEnabled()
     run_async(qtbot, qloop, owner.aclose())
     page.cancel_tasks()
