@@ -1,8 +1,9 @@
 """The tray icon: state badges, unread count, and the menu (show, new chat, reminders, quit).
 
 States: ``idle``; ``working`` while any turn streams or runs tools (an amber dot); and
-``attention`` while reminders are unread (a red badge with the count). The menu lists the next
-five enabled cron jobs in local time and can pause reminder pop-ups.
+``attention`` while reminders are unread or tool calls wait for approval (a red badge with the
+count) or a chat channel has dropped (a red badge with ``!`` when there is no count). The menu
+lists the next five enabled cron jobs in local time and can pause reminder pop-ups.
 """
 
 from __future__ import annotations
@@ -29,10 +30,20 @@ ATTENTION_COLOUR = "#d93025"
 UPCOMING_LIMIT = 5
 
 
-def badge_icon(*, working: bool = False, unread: int = 0) -> QIcon:
-    """The app icon with a working dot (bottom right) and an unread badge (top right)."""
+def badge_text(*, unread: int = 0, alert: bool = False) -> str:
+    """What the red badge shows: the count (``9+`` past nine), ``!`` for an alert without a
+    count, or ``""`` for no badge."""
+    if unread > 0:
+        return "9+" if unread > 9 else str(unread)
+    return "!" if alert else ""
+
+
+def badge_icon(*, working: bool = False, unread: int = 0, alert: bool = False) -> QIcon:
+    """The app icon with a working dot (bottom right) and a red badge (top right) holding the
+    unread count, or ``!`` when ``alert`` (a channel dropped) and nothing is unread."""
     base = app_icon()
-    if not working and unread <= 0:
+    text = badge_text(unread=unread, alert=alert)
+    if not working and not text:
         return base
     icon = QIcon()
     for size in ICON_SIZES:
@@ -47,7 +58,7 @@ def badge_icon(*, working: bool = False, unread: int = 0) -> QIcon:
             radius = max(2.5, size * 0.17)
             painter.setBrush(QColor(WORKING_COLOUR))
             painter.drawEllipse(QPointF(size - radius - 0.5, size - radius - 0.5), radius, radius)
-        if unread > 0:
+        if text:
             radius = max(3.5, size * 0.25)
             centre = QPointF(size - radius, radius)
             painter.setBrush(QColor(ATTENTION_COLOUR))
@@ -59,9 +70,7 @@ def badge_icon(*, working: bool = False, unread: int = 0) -> QIcon:
                 painter.setFont(font)
                 painter.setPen(QColor("#ffffff"))
                 box = QRectF(centre.x() - radius, centre.y() - radius, radius * 2, radius * 2)
-                painter.drawText(
-                    box, Qt.AlignmentFlag.AlignCenter, "9+" if unread > 9 else str(unread)
-                )
+                painter.drawText(box, Qt.AlignmentFlag.AlignCenter, text)
         painter.end()
         icon.addPixmap(pixmap)
     return icon
@@ -176,6 +185,16 @@ class Tray(QObject):
         """Unread reminders shown on the badge."""
         return self._unread
 
+    @property
+    def badge(self) -> str:
+        """What the icon's red badge shows: a count, ``!`` (a channel dropped) or ``""``."""
+        return badge_text(unread=self._unread + self._approvals, alert=bool(self._channel_problems))
+
+    @property
+    def channel_problems(self) -> dict[str, str]:
+        """Chat channels that dropped or failed, with why (a copy)."""
+        return dict(self._channel_problems)
+
     def set_unread(self, count: int) -> None:
         """Show ``count`` unread reminders on the icon."""
         self._unread = max(0, count)
@@ -221,11 +240,15 @@ class Tray(QObject):
         bridge.channelStatus.connect(self._channel_status)
 
     def _channel_status(self, event: Any) -> None:
+        """A dropped or failed channel needs attention until it is connected again or stopped
+        (disabled); ``connecting`` between retries keeps the attention on."""
+        channel = str(getattr(event, "channel", ""))
         state, reason = str(getattr(event, "state", "")), str(getattr(event, "reason", ""))
-        problem = None
         if state in ("error", "unavailable"):
-            problem = ("disconnected — " if state == "error" else "unavailable — ") + reason
-        self.set_channel_problem(str(getattr(event, "channel", "")), problem)
+            prefix = "disconnected" if state == "error" else "unavailable"
+            self.set_channel_problem(channel, f"{prefix} — {reason}" if reason else prefix)
+        elif state in ("connected", "stopped"):
+            self.set_channel_problem(channel, None)
 
     def _busy(self, event: Any) -> None:
         self.set_working(str(getattr(event, "turn_id", "")), True)
@@ -235,7 +258,11 @@ class Tray(QObject):
 
     def _update(self) -> None:
         self.icon.setIcon(
-            badge_icon(working=bool(self._active), unread=self._unread + self._approvals)
+            badge_icon(
+                working=bool(self._active),
+                unread=self._unread + self._approvals,
+                alert=bool(self._channel_problems),
+            )
         )
         if self._approvals:
             tip = (
@@ -251,6 +278,11 @@ class Tray(QObject):
             tip = "nanobot — working…"
         else:
             tip = "nanobot"
+        dropped = len(self._channel_problems)
+        if dropped and (self._approvals or self._unread):
+            tip += f"\n{dropped} chat channel{'s' if dropped != 1 else ''} disconnected"
+        elif dropped > 1:
+            tip += f" (and {dropped - 1} more channel{'s' if dropped != 2 else ''})"
         self.icon.setToolTip(tip)
 
     # -- reminders --------------------------------------------------------------------------

@@ -56,6 +56,29 @@ def test_round_trip_camel_case_and_unknown_keys(tmp_path: Path) -> None:
     assert again.model_extra == {"futureOption": {"x": 1}}
 
 
+def test_approval_timeout_round_trip(tmp_path: Path) -> None:
+    """approvalTimeoutMinutes: 10 by default, whole minutes kept, ``null`` means never; a value
+    out of range gets the default (with a warning) and the other settings are kept."""
+    path = tmp_path / "desktop.json"
+    assert load_prefs(path).approval_timeout_minutes == 10
+    prefs = load_prefs(path)
+    prefs.approval_timeout_minutes = 25
+    save_prefs(prefs, path)
+    assert json.loads(path.read_text())["approvalTimeoutMinutes"] == 25
+    assert load_prefs(path).approval_timeout_minutes == 25
+    prefs.approval_timeout_minutes = None
+    save_prefs(prefs, path)
+    assert json.loads(path.read_text())["approvalTimeoutMinutes"] is None
+    assert load_prefs(path).approval_timeout_minutes is None
+    for bad in (0, -5, 100_000, "soon"):
+        path.write_text(json.dumps({"approvalTimeoutMinutes": bad, "appearance": "dark"}))
+        loaded = load_prefs(path)
+        assert loaded.approval_timeout_minutes == 10, bad
+        assert loaded.appearance == "dark" and loaded.load_warning
+    with pytest.raises(ValidationError):
+        prefs.approval_timeout_minutes = 0
+
+
 def test_snake_case_is_accepted(tmp_path: Path) -> None:
     """A hand-written snake_case key is read (and written back camelCase)."""
     path = tmp_path / "desktop.json"

@@ -12,11 +12,17 @@ import pytest
 from PySide6.QtGui import QColor
 from pytestqt.qtbot import QtBot
 
-from desktop.core.bus.events import TurnFailed, TurnFinished, TurnStarted, TurnStopped
+from desktop.core.bus.events import (
+    ChannelStatusChanged,
+    TurnFailed,
+    TurnFinished,
+    TurnStarted,
+    TurnStopped,
+)
 from desktop.core.cron.service import CronService
 from desktop.core.cron.types import CronPayload, CronSchedule
 from desktop.ui.bridge import CoreBridge
-from desktop.ui.tray import Tray, badge_icon, format_when
+from desktop.ui.tray import Tray, badge_icon, badge_text, format_when
 from tests.ui.conftest import run_async
 
 pytestmark = pytest.mark.usefixtures("qloop")
@@ -142,3 +148,50 @@ def test_badges_are_drawn() -> None:
     assert unread.red() > 180 and unread.green() < 90 and unread != plain
     working = _pixel(size, size - 8, size - 8, working=True)
     assert working.red() > 200 and 120 < working.green() < 200 and working.blue() < 90
+
+
+def _badge_is_red(tray: Tray, size: int = 64) -> bool:
+    """Whether the tray's current icon has the red attention badge (top right)."""
+    colour = tray.icon.icon().pixmap(size, size).toImage().pixelColor(size - 10, 10)
+    return colour.red() > 180 and colour.green() < 90 and colour.blue() < 90
+
+
+def test_a_dropped_channel_shows_attention_on_the_icon(tray: Tray) -> None:
+    """A channel that drops (error, or unavailable) puts the red ``!`` badge on the icon and
+    names it in the tooltip; reconnect attempts keep it; connected again or stopped (disabled)
+    clears it. Approvals still show their count, with the dropped channel in the tooltip."""
+    bridge = CoreBridge()
+    tray.attach(bridge)
+    bridge.deliver(ChannelStatusChanged("telegram", "connecting"))
+    bridge.deliver(ChannelStatusChanged("telegram", "connected", account="@bot"))
+    assert tray.state == "idle" and tray.badge == "" and not _badge_is_red(tray)
+
+    bridge.deliver(ChannelStatusChanged("telegram", "error", "the network is unreachable"))
+    assert tray.state == "attention" and tray.badge == "!"
+    assert _badge_is_red(tray), "the icon itself shows the attention state"
+    assert tray.icon.toolTip() == "nanobot — telegram: disconnected — the network is unreachable"
+    bridge.deliver(ChannelStatusChanged("telegram", "connecting"))
+    assert tray.state == "attention" and _badge_is_red(tray), "retrying is not reconnected"
+
+    bridge.deliver(ChannelStatusChanged("matrix", "connected"))
+    bridge.deliver(ChannelStatusChanged("matrix", "unavailable", "the token was refused"))
+    assert "(and 1 more channel)" in tray.icon.toolTip()
+    tray.set_waiting_approvals(2)
+    assert tray.badge == "2" and _badge_is_red(tray)
+    assert tray.icon.toolTip().endswith("\n2 chat channels disconnected")
+    tray.set_waiting_approvals(0)
+
+    bridge.deliver(ChannelStatusChanged("telegram", "connected", account="@bot"))
+    assert tray.state == "attention" and tray.channel_problems == {
+        "matrix": "unavailable — the token was refused"
+    }
+    bridge.deliver(ChannelStatusChanged("matrix", "stopped"))  # disabled in Settings
+    assert tray.state == "idle" and tray.badge == "" and tray.icon.toolTip() == "nanobot"
+    assert not _badge_is_red(tray)
+
+
+def test_badge_text() -> None:
+    assert badge_text() == ""
+    assert badge_text(alert=True) == "!"
+    assert badge_text(unread=3, alert=True) == "3"
+    assert badge_text(unread=12) == "9+"

@@ -39,6 +39,13 @@ NO_APPROVER_RESULT = (
     "Not executed: this {tool} call needs the person's approval and nobody can approve it "
     "right now. Continue without it, or ask the person to allow it."
 )
+TIMED_OUT_RESULT = (
+    "Not executed: nobody answered the approval request for this {tool} call within "
+    "{waited}, so it timed out and was treated as denied. Continue without it, or ask the "
+    "person."
+)
+DEFAULT_TIMEOUT_S = 600.0
+"""An unanswered approval request counts as denied after ten minutes unless set otherwise."""
 
 
 class Decision(str, Enum):
@@ -119,6 +126,21 @@ def approval_reason(tool: str, arguments: dict[str, Any], workspace: Path) -> st
     return None
 
 
+def _check_timeout(seconds: float | None) -> None:
+    if seconds is not None and not seconds > 0:
+        raise ValueError(f"an approval timeout must be positive seconds or None, not {seconds!r}")
+
+
+def describe_wait(seconds: float) -> str:
+    """``10 minutes``, ``1 minute``, ``90 seconds``, ``0.2 seconds`` (for the model's result)."""
+    if seconds >= 60 and seconds % 60 == 0:
+        minutes = int(seconds // 60)
+        return f"{minutes} minute{'s' if minutes != 1 else ''}"
+    if seconds >= 1 and float(seconds).is_integer():
+        return f"{int(seconds)} second{'s' if seconds != 1 else ''}"
+    return f"{seconds:g} seconds"
+
+
 @dataclass
 class ApprovalPolicy:
     """What is allowed without asking.
@@ -127,19 +149,25 @@ class ApprovalPolicy:
         mode: ``"ask"`` (prompt before risky calls) or ``"autonomous"`` (nanobot's behaviour:
             never ask).
         always_allowed: Tool names allowed everywhere (persisted by the app).
-        on_change: Called with the policy after :attr:`mode` or :attr:`always_allowed`
-            changed (the app saves its prefs there). Per-chat allowances are not persisted.
+        on_change: Called with the policy after :attr:`mode`, :attr:`always_allowed` or
+            :attr:`timeout_s` changed (the app saves its prefs there). Per-chat allowances are
+            not persisted.
+        timeout_s: An unanswered request counts as denied after this many seconds (``None``:
+            wait until answered or the turn is stopped). The gate reads it for every request,
+            so a change applies to the next request without a restart.
     """
 
     mode: ApprovalMode = "ask"
     always_allowed: set[str] = field(default_factory=set)
     on_change: Callable[[ApprovalPolicy], Any] | None = None
     session_allowed: dict[str, set[str]] = field(default_factory=dict)
+    timeout_s: float | None = DEFAULT_TIMEOUT_S
 
     def __post_init__(self) -> None:
         if self.mode not in APPROVAL_MODES:
             raise ValueError(f"approval mode must be one of {APPROVAL_MODES}, not {self.mode!r}")
         self.always_allowed = set(self.always_allowed)
+        _check_timeout(self.timeout_s)
 
     def _changed(self) -> None:
         if self.on_change is not None:
@@ -154,6 +182,17 @@ class ApprovalPolicy:
             raise ValueError(f"approval mode must be one of {APPROVAL_MODES}, not {mode!r}")
         if mode != self.mode:
             self.mode = mode
+            self._changed()
+
+    def set_timeout(self, seconds: float | None) -> None:
+        """Count an unanswered request as denied after ``seconds`` (``None``: never).
+
+        Raises:
+            ValueError: ``seconds`` is not a positive number.
+        """
+        _check_timeout(seconds)
+        if seconds != self.timeout_s:
+            self.timeout_s = seconds
             self._changed()
 
     def allow_always(self, tool: str) -> None:
@@ -198,10 +237,13 @@ class ApprovalPolicy:
             self.allow_for_session(request.session_key, request.tool)
 
 
-TIMED_OUT_RESULT = (
-    "Not executed: nobody answered the approval request for this {tool} call within "
-    "{minutes} minute(s), so it was treated as denied. Continue without it, or ask the person."
-)
+class _Keep(Enum):
+    """The gate leaves the policy's timeout as it is."""
+
+    KEEP = "keep"
+
+
+_KEEP = _Keep.KEEP
 
 
 @dataclass(frozen=True)
@@ -218,15 +260,26 @@ class ApprovalGate:
     answer wins and the other prompts are withdrawn.
 
     Args:
-        policy: The rules and remembered answers.
-        timeout_s: An unanswered request counts as denied after this many seconds
-            (``None``: wait until answered or the turn is stopped).
+        policy: The rules and remembered answers; its :attr:`~ApprovalPolicy.timeout_s` is
+            the gate's timeout.
+        timeout_s: Set the policy's timeout to this (tests); omitted, the policy's stays.
     """
 
-    def __init__(self, policy: ApprovalPolicy, *, timeout_s: float | None = 600.0) -> None:
+    def __init__(self, policy: ApprovalPolicy, *, timeout_s: float | None | _Keep = _KEEP) -> None:
         self.policy = policy
-        self.timeout_s = timeout_s
+        if not isinstance(timeout_s, _Keep):
+            policy.set_timeout(timeout_s)
         self._approvers: list[_Registered] = []
+
+    @property
+    def timeout_s(self) -> float | None:
+        """Seconds until an unanswered request counts as denied (``None``: never); the
+        policy's, read for each request."""
+        return self.policy.timeout_s
+
+    @timeout_s.setter
+    def timeout_s(self, seconds: float | None) -> None:
+        self.policy.set_timeout(seconds)
 
     def add_approver(
         self, approver: Approver, *, channels: Iterable[str] | None = None
@@ -279,11 +332,10 @@ class ApprovalGate:
             ctx.chat_id,
             ctx.turn_id,
         )
+        timeout = self.timeout_s
         asks = [asyncio.ensure_future(a.request_approval(request)) for a in approvers]
         try:
-            done, _ = await asyncio.wait(
-                asks, timeout=self.timeout_s, return_when=asyncio.FIRST_COMPLETED
-            )
+            done, _ = await asyncio.wait(asks, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
         finally:
             for ask in asks:
                 ask.cancel()
@@ -292,8 +344,7 @@ class ApprovalGate:
         if not answers:
             if not done:  # nobody answered in time
                 log.info("approval for %s in %s timed out", tool, request.session_key)
-                minutes = max(1, round((self.timeout_s or 0) / 60))
-                return TIMED_OUT_RESULT.format(tool=tool, minutes=minutes)
+                return TIMED_OUT_RESULT.format(tool=tool, waited=describe_wait(timeout or 0))
             error = next(iter(done)).exception()
             log.error("approval prompt failed", exc_info=error)
             return NO_APPROVER_RESULT.format(tool=tool)

@@ -19,9 +19,9 @@ import json
 import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, PrivateAttr
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 from pydantic.alias_generators import to_camel
 
 from desktop.core.config.prefs_peek import PREFS_FILE_NAME, prefs_path
@@ -48,6 +48,8 @@ __all__ = [
 
 Appearance = Literal["system", "light", "dark"]
 ApprovalMode = Literal["ask", "autonomous"]
+MAX_APPROVAL_TIMEOUT_MIN = 24 * 60
+ApprovalTimeout = Annotated[int, Field(ge=1, le=MAX_APPROVAL_TIMEOUT_MIN)]
 PrefsListener = Callable[[set[str]], None]
 
 
@@ -59,6 +61,8 @@ class DesktopPrefs(BaseModel):
         close_to_tray: Closing the window hides it in the tray (only when a tray exists).
         approval_mode: ``ask`` before risky tool calls, or ``autonomous`` (nanobot's way).
         always_allowed_tools: Tools the person allowed for good ("Always allow this tool").
+        approval_timeout_minutes: An unanswered approval request counts as denied after this
+            many minutes (1 to 1440); ``None`` (JSON ``null``): wait until answered.
         start_at_login: Launch with the session (where the platform allows).
         reminders_paused: Reminders are counted as unread but do not pop up.
         window_geometry: ``QWidget.saveGeometry()`` as base64 text.
@@ -74,6 +78,7 @@ class DesktopPrefs(BaseModel):
     close_to_tray: bool = True
     approval_mode: ApprovalMode = "ask"
     always_allowed_tools: list[str] = []
+    approval_timeout_minutes: ApprovalTimeout | None = 10
     start_at_login: bool = False
     reminders_paused: bool = False
     window_geometry: str | None = None

@@ -1,4 +1,5 @@
-"""Tools & safety: workspace restriction, the exec tool, web search, approval mode."""
+"""Tools & safety: workspace restriction, the exec tool, web search, approval mode and
+how long an approval request waits for an answer."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.config import secret_fields
+from desktop.core.config.prefs import MAX_APPROVAL_TIMEOUT_MIN
 from desktop.core.security.sandbox import PROTECTIONS, probe_sandbox, sandbox_mode
 from desktop.ui.settings.allowances import AllowancesBox
 from desktop.ui.settings.config_edit import ChangeError
@@ -55,6 +57,7 @@ class ToolsPage(SettingsPage):
         "tools.web.search.provider": "Search provider",
         "tools.web.search.max_results": "Search results",
         "approval_mode": "Approval mode",
+        "approval_timeout_minutes": "Approval timeout",
     }
 
     def __init__(self, services: AppServices, parent: QWidget | None = None) -> None:
@@ -76,6 +79,22 @@ class ToolsPage(SettingsPage):
         self.approval.addButton(self.autonomous)
         add(self.ask)
         add(self.autonomous)
+        wait_form = QFormLayout()
+        wait_form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.FieldsStayAtSizeHint)
+        self.approval_timeout = QSpinBox()
+        self.approval_timeout.setRange(0, MAX_APPROVAL_TIMEOUT_MIN)
+        self.approval_timeout.setSpecialValueText("Never")  # shown for 0
+        self.approval_timeout.setSuffix(" min")
+        self.approval_timeout.setMinimumWidth(120)
+        self.approval_timeout.setAccessibleName("Approval timeout in minutes (0 = never)")
+        self.approval_timeout.setToolTip(
+            "A request nobody answers in this time counts as denied, and the agent is told "
+            "so. Never: the turn waits until you answer or stop it."
+        )
+        wait_form.addRow("Deny unanswered requests after", self.approval_timeout)
+        self.body_layout.addLayout(wait_form)
+        self.approval_timeout_label = wait_form.labelForField(self.approval_timeout)
+        self.ask.toggled.connect(self._show_timeout_enabled)
         add(AllowancesBox(services))
 
         add(heading("Files and commands", level=2))
@@ -136,6 +155,7 @@ class ToolsPage(SettingsPage):
         self.watch(
             self.ask,
             self.autonomous,
+            self.approval_timeout,
             self.restrict,
             self.sandbox_network,
             self.timeout,
@@ -175,9 +195,16 @@ class ToolsPage(SettingsPage):
             (self.autonomous if store.prefs.approval_mode == "autonomous" else self.ask).setChecked(
                 True
             )
+            self._show_timeout_enabled(self.ask.isChecked())
+            self.approval_timeout.setValue(store.prefs.approval_timeout_minutes or 0)
         finally:
             self._loading = False
         self._set_dirty(was_dirty)
+
+    def _show_timeout_enabled(self, asking: bool) -> None:
+        """The timeout matters only while the mode asks: greyed out (with its label) else."""
+        self.approval_timeout.setEnabled(asking)
+        self.approval_timeout_label.setEnabled(asking)
 
     def collect(self) -> dict[str, Any]:
         """Validated values for config.json."""
@@ -196,14 +223,16 @@ class ToolsPage(SettingsPage):
         }
 
     async def save(self) -> bool:
-        """Save config.json, then the approval mode (desktop preferences)."""
+        """Save config.json, then the approval mode and timeout (desktop preferences; the
+        running gate follows them at once)."""
         mode = "autonomous" if self.autonomous.isChecked() else "ask"
+        minutes = self.approval_timeout.value() or None  # 0 is "Never"
         if not await super().save():
             return False
         try:
-            await update_prefs(self.services, approval_mode=mode)
+            await update_prefs(self.services, approval_mode=mode, approval_timeout_minutes=minutes)
         except (ChangeError, OSError) as exc:
-            self.status.warn(f"Saved, but the approval mode was not saved: {exc}")
+            self.status.warn(f"Saved, but the approval settings were not saved: {exc}")
             return False
         await self._load_approval()
         return True

@@ -14,22 +14,26 @@ from typing import Any
 import pytest
 
 from desktop.core.agent.approval import (
+    DEFAULT_TIMEOUT_S,
     DENIED_RESULT,
     NO_APPROVER_RESULT,
+    TIMED_OUT_RESULT,
     ApprovalGate,
     ApprovalPolicy,
     ApprovalRequest,
     Decision,
-    TIMED_OUT_RESULT,
     approval_reason,
+    describe_wait,
     origin_session,
 )
+from desktop.core.agent.approval_prefs import policy_from_prefs
 from desktop.core.assembly import Runtime, build_runtime
+from desktop.core.config.prefs import PrefsStore
 from desktop.core.config.schema import Config
 from desktop.core.tools.base import ToolContext
+from desktop.core.utils.tasks import TaskOwner
 from tests.core.agent.conftest import make_provider
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
-
 
 SUBAGENT_PROMPT = "You are a background worker for nanobot"
 
@@ -251,7 +255,36 @@ async def test_unanswered_approval_times_out_as_a_denial(tmp_path: Path) -> None
     ctx = ToolContext(workspace=tmp_path, session_key="telegram:1", channel="telegram")
     result = await gate.check("c", "exec", {"command": "ls"}, ctx)
     assert asked.is_set()
-    assert result == TIMED_OUT_RESULT.format(tool="exec", minutes=1)
+    assert result == TIMED_OUT_RESULT.format(tool="exec", waited="0.2 seconds")
+    assert "timed out" in result and "within 0.2 seconds" in result and "denied" in result
+
+
+def test_the_timeout_is_described_for_the_model() -> None:
+    """The model reads how long the gate waited, in the unit the person chose."""
+    assert describe_wait(600) == "10 minutes"
+    assert describe_wait(60) == "1 minute"
+    assert describe_wait(90) == "90 seconds"
+    assert describe_wait(1) == "1 second"
+    assert describe_wait(0.2) == "0.2 seconds"
+
+
+async def test_the_timeout_follows_the_preferences_while_running(tmp_path: Path) -> None:
+    """desktop.json's approvalTimeoutMinutes is the running gate's timeout; a change in the
+    preferences applies to the next request, no restart; ``null`` waits for ever."""
+    prefs = tmp_path / "desktop.json"
+    prefs.write_text(json.dumps({"approvalTimeoutMinutes": 3}))
+    store = PrefsStore(prefs)
+    owner = TaskOwner("prefs")
+    gate = ApprovalGate(policy_from_prefs(store, owner))
+    assert gate.timeout_s == 180
+    store.update(approval_timeout_minutes=None)
+    assert gate.timeout_s is None
+    store.update(approval_timeout_minutes=15)
+    assert gate.timeout_s == 900
+    assert ApprovalGate(ApprovalPolicy()).timeout_s == DEFAULT_TIMEOUT_S == 600
+    with pytest.raises(ValueError):
+        ApprovalPolicy(timeout_s=0)
+    await owner.aclose()
 
 
 async def test_first_answer_wins_and_other_prompts_are_withdrawn(tmp_path: Path) -> None:
