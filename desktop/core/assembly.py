@@ -432,7 +432,7 @@ def build_runtime(
             bus,
             owner.child("ipc"),
             workspace=workspace,
-            model=provider.model,
+            model=lambda: provider.model,  # the one in use now (the model picker switches it)
         )
         if serve_socket
         else None,

@@ -77,6 +77,7 @@ class DesktopApp:
         self.exit_code = 0
         self._quit_requested = False
         self._quit_event: asyncio.Event | None = None
+        self._sandbox_warned = False
         self.tasks = TaskOwner("app")
         window.quitRequested.connect(self.request_quit)
 
@@ -212,7 +213,12 @@ class DesktopApp:
         self.tasks.try_spawn(self._warn_without_sandbox(), name="sandbox-check")
 
     async def _warn_without_sandbox(self) -> None:
-        """Once per run: say so when commands cannot be contained (no bubblewrap here)."""
+        """Once per run: say so when commands cannot be contained (no bubblewrap here).
+
+        The agent starts again after a settings change ("Apply now") or a retry; a warning
+        already shown (and perhaps dismissed) in this run is not shown again. Turning the
+        sandbox off in the settings takes a warning still shown away.
+        """
         from desktop.core.security.sandbox import probe_sandbox, sandbox_mode
 
         services = self.starter.services if self.starter is not None else None
@@ -221,14 +227,25 @@ class DesktopApp:
         mode = sandbox_mode(services.config.tools.exec.sandbox)
         status = await probe_sandbox()
         if status.available or mode == "off":
+            self.window.remove_banner("sandbox")
             return
+        if self._sandbox_warned:
+            return
+        self._sandbox_warned = True
         self.window.show_banner(
             "sandbox",
             f"Shell commands run without a sandbox: {status.reason}. Until that is fixed, only "
             "the safety rules (and your approvals) protect your files.",
             severity="info",
-            actions=[("Tools & safety", lambda: self.window.show_tab("settings"))],
+            actions=[("Tools & safety", self._open_tools_settings)],
         )
+
+    def _open_tools_settings(self) -> None:
+        """Settings → Tools & safety (the Settings tab when the real tabs are not in yet)."""
+        self.window.show_tab("settings")
+        show_section = getattr(self.window.tab("settings"), "show_section", None)
+        if callable(show_section):
+            show_section("tools")
 
     def _on_agent_failed(self, message: str) -> None:
         assert self.starter is not None

@@ -7,7 +7,12 @@ publishes it as an :class:`InboundMessage` on the ``cli`` channel (or the sessio
 and streams that turn's events back (``{"event": "text_delta", …}``), then
 ``{"event": "done", "status", "content", "message"}``. Slash commands are answered with
 ``{"event": "command", "content"}``. ``{"op": "hello"}`` answers with the server's workspace
-and model, so a client for another workspace keeps to itself.
+and the model in use, so a client for another workspace keeps to itself. A line that is not a
+valid request is answered with ``{"event": "error", "message"}`` and the connection goes on.
+
+Events reach a client without the agent waiting for it: a terminal that stops reading (paused,
+piped into a pager) holds up neither its own turn nor anyone else's; once more than
+:data:`MAX_BACKLOG` bytes wait for it, its connection is closed.
 """
 
 from __future__ import annotations
@@ -18,7 +23,9 @@ import dataclasses
 import json
 import logging
 import os
+import socket
 import stat
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +41,7 @@ __all__ = ["AgentSocketServer", "event_json", "socket_path"]
 log = logging.getLogger(__name__)
 
 MAX_LINE = 1 << 20
+MAX_BACKLOG = 4 * MAX_LINE  # bytes waiting for a client that does not read: then it is let go
 END_KINDS = ("turn_finished", "turn_stopped", "turn_failed")
 
 
@@ -58,8 +66,28 @@ class _Client:
         self.done = asyncio.Queue[None]()
 
     async def send(self, data: dict[str, Any]) -> None:
-        self.writer.write(json.dumps(data, ensure_ascii=False).encode() + b"\n")
+        """Answer a request (waits until the client takes it: only its own handler waits)."""
+        self.post(data)
         await self.writer.drain()
+
+    def post(self, data: dict[str, Any]) -> None:
+        """Queue an event without waiting for the client.
+
+        Raises:
+            ConnectionError: The client is gone, or so far behind that it was let go.
+        """
+        transport = self.writer.transport
+        if transport.is_closing():
+            raise ConnectionResetError("the client is gone")
+        self.writer.write(json.dumps(data, ensure_ascii=False).encode() + b"\n")
+        if transport.get_write_buffer_size() > MAX_BACKLOG:
+            transport.abort()
+            raise ConnectionAbortedError("the client does not read; let go")
+
+    def drop(self) -> None:
+        """Close the connection and release its handler if it waits for a turn."""
+        self.writer.transport.abort()
+        self.done.put_nowait(None)
 
 
 class AgentSocketServer:
@@ -71,21 +99,32 @@ class AgentSocketServer:
         bus: The runtime's bus (messages go in, events come out).
         owner: Owns the server and its connections.
         workspace: Reported by ``hello``.
-        model: Reported by ``hello``.
+        model: Reported by ``hello``: the model, or a function giving the one in use now.
     """
 
     def __init__(
-        self, path: Path, bus: MessageBus, owner: TaskOwner, *, workspace: Path, model: str
+        self,
+        path: Path,
+        bus: MessageBus,
+        owner: TaskOwner,
+        *,
+        workspace: Path,
+        model: str | Callable[[], str],
     ) -> None:
         self.path = path
         self.bus = bus
         self.workspace = workspace
-        self.model = model
+        self._model = model
         self._owner = owner
         self.name = "cli"
         self._server: asyncio.AbstractServer | None = None
         self._clients: set[_Client] = set()
         self._unsubscribe: Any = None
+
+    @property
+    def model(self) -> str:
+        """The model ``hello`` reports."""
+        return self._model() if callable(self._model) else self._model
 
     @property
     def serving(self) -> bool:
@@ -97,28 +136,56 @@ class AgentSocketServer:
         the platform has no Unix sockets."""
         if not hasattr(asyncio, "start_unix_server"):
             return False
-        folder = self.path.parent
-        await asyncio.to_thread(folder.mkdir, mode=0o700, parents=True, exist_ok=True)
-        await asyncio.to_thread(os.chmod, folder, 0o700)
-        if await asyncio.to_thread(self.path.exists):
+        try:
+            await asyncio.to_thread(self._private_folder)
+        except OSError as exc:
+            log.warning("cannot serve %s: %s", self.path, exc)
+            return False
+        if await asyncio.to_thread(os.path.lexists, self.path):
             if await self._alive():
                 log.info("another process serves %s; not serving it here", self.path)
                 return False
             with contextlib.suppress(FileNotFoundError):
                 await asyncio.to_thread(self.path.unlink)  # stale, after a crash
-        old = os.umask(0o177)
         try:
-            self._server = await asyncio.start_unix_server(
-                self._serve, path=str(self.path), limit=MAX_LINE
-            )
+            sock = self._bind()
+            self._server = await asyncio.start_unix_server(self._serve, sock=sock, limit=MAX_LINE)
         except OSError as exc:
             log.warning("cannot serve %s: %s", self.path, exc)
             return False
-        finally:
-            os.umask(old)
         self._unsubscribe = self.bus.subscribe(self._on_event)
         log.info("serving the agent on %s", self.path)
         return True
+
+    def _private_folder(self) -> None:
+        """Make the socket's folder ours alone (0700), or raise."""
+        folder = self.path.parent
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        st = os.lstat(folder)
+        if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid():
+            raise PermissionError(f"{folder} is not a folder of this user")
+        os.chmod(folder, 0o700)
+
+    def _bind(self) -> socket.socket:
+        """The socket bound at :attr:`path` and made 0600 before it listens.
+
+        The process umask is left alone: changing it would also change the permissions of
+        whatever other threads and tasks create meanwhile.
+        """
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            sock.bind(str(self.path))
+        except OSError:
+            sock.close()
+            raise
+        try:
+            os.chmod(self.path, 0o600)
+        except OSError:
+            sock.close()
+            with contextlib.suppress(OSError):
+                os.unlink(self.path)
+            raise
+        return sock
 
     async def _alive(self) -> bool:
         try:
@@ -165,10 +232,14 @@ class AgentSocketServer:
                     return
                 try:
                     request = parse_json(line)
-                    if not isinstance(request, dict):
-                        raise ValueError("not an object")
                 except ValueError:
+                    request = None
+                if not isinstance(request, dict):
                     await client.send({"event": "error", "message": "not a JSON object"})
+                    continue
+                problem = _problem(request)
+                if problem:
+                    await client.send({"event": "error", "message": problem})
                     continue
                 await self._handle(client, request)
         except (ConnectionError, OSError):
@@ -184,13 +255,11 @@ class AgentSocketServer:
                 {"event": "hello", "workspace": str(self.workspace), "model": self.model}
             )
             return
-        if op != "turn":
-            await client.send({"event": "error", "message": f"unknown op {op!r}"})
-            return
-        session = str(request.get("session") or "cli:direct")
+        assert op == "turn", "checked by _problem"
+        session = request.get("session") or "cli:direct"
         channel, _, chat_id = session.partition(":")
-        content = str(request.get("content") or "")
-        media = [m for m in request.get("media") or [] if isinstance(m, str)]
+        content = request.get("content") or ""
+        media = list(request.get("media") or [])
         message = InboundMessage(
             channel or "cli",
             "cli-user",
@@ -207,14 +276,19 @@ class AgentSocketServer:
             return  # the reply comes back as an outbound message with the request id
         await client.done.get()  # until the turn ends; the events flow meanwhile
 
+    def _drop(self, client: _Client) -> None:
+        self._clients.discard(client)
+        client.drop()
+
     async def _on_event(self, event: RunEvent) -> None:
         for client in list(self._clients):
             try:
-                await self._route(client, event)
-            except (ConnectionError, OSError):
-                self._clients.discard(client)
+                self._route(client, event)
+            except (ConnectionError, OSError) as exc:
+                log.info("a terminal client left: %s", exc)
+                self._drop(client)
 
-    async def _route(self, client: _Client, event: RunEvent) -> None:
+    def _route(self, client: _Client, event: RunEvent) -> None:
         turn_id = getattr(event, "turn_id", None)
         if event.kind == "turn_started":
             request = getattr(event, "request_id", "")
@@ -225,14 +299,14 @@ class AgentSocketServer:
                 return
         if turn_id is None or turn_id not in client.turns:
             return
-        await client.send(event_json(event))
+        client.post(event_json(event))
         if event.kind in END_KINDS:
             client.turns.pop(turn_id, None)
             data = event_json(event)
             status = {"turn_finished": "finished", "turn_stopped": "stopped"}.get(
                 event.kind, "failed"
             )
-            await client.send(
+            client.post(
                 {
                     "event": "done",
                     "status": status,
@@ -255,12 +329,37 @@ class AgentSocketServer:
         for client in list(self._clients):
             if key not in client.chats:
                 continue
-            if request and request in client.requests:
-                client.requests.pop(request, None)
-                await client.send({"event": "command", "content": message.content})
-                taken = True
-                continue
-            if not message.metadata.get("command"):
-                await client.send(event_json(message))
-                taken = True
+            try:
+                if request and request in client.requests:
+                    client.requests.pop(request, None)
+                    client.post({"event": "command", "content": message.content})
+                    taken = True
+                elif not message.metadata.get("command"):
+                    client.post(event_json(message))
+                    taken = True
+            except (ConnectionError, OSError) as exc:
+                log.info("a terminal client left: %s", exc)
+                self._drop(client)
         return taken
+
+
+def _problem(request: dict[str, Any]) -> str:
+    """What is wrong with a request (``""``: nothing)."""
+    op = request.get("op")
+    if op == "hello":
+        return ""
+    if op != "turn":
+        return f"unknown op {op!r}"
+    session = request.get("session")
+    if session is not None and not isinstance(session, str):
+        return "session must be a string like 'cli:direct'"
+    if not isinstance(request.get("content", ""), str):
+        return "content must be a string"
+    media = request.get("media")
+    if media is not None and not (
+        isinstance(media, list) and all(isinstance(m, str) for m in media)
+    ):
+        return "media must be a list of file paths"
+    if not request.get("content") and not media:
+        return "the message is empty"
+    return ""
