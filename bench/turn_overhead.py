@@ -165,11 +165,11 @@ def _child(count: int, shape: str, turns: int) -> dict[str, Any]:
     from desktop.core.agent.loop import AgentLoop
     from desktop.core.agent.work import SessionWork
     from desktop.core.assembly import build_runtime
-    from desktop.core.utils.tasks import TaskOwner
     from desktop.core.config.schema import Config
     from desktop.core.providers.base import LLMProvider, LLMResponse, ToolCallRequest, Usage
     from desktop.core.session import manager as manager_module
     from desktop.core.tools.base import Tool, ToolContext, ToolResult
+    from desktop.core.utils.tasks import TaskOwner
 
     spent: dict[str, float] = defaultdict(float)
 

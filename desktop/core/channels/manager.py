@@ -289,7 +289,7 @@ class ChannelManager:
                 if loop.time() - started >= STABLE_S:
                     failures = 0
                 delay = self.backoff[min(failures, len(self.backoff) - 1)]
-                delay *= 1 + random.uniform(0, 0.1)  # noqa: S311 - jitter, not security
+                delay *= 1 + random.uniform(0, 0.1)
                 failures += 1
                 reason = _reason(exc)
                 log.warning("%s failed (%s); reconnecting in %.0f s", channel.name, reason, delay)

@@ -349,7 +349,7 @@ class LiteLLMProvider(LLMProvider):
                     chunk = await asyncio.wait_for(iterator.__anext__(), self.stream_idle_timeout)
                 except StopAsyncIteration:
                     break
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     raise LLMError(
                         f"The provider stream stalled for {self.stream_idle_timeout:g} s",
                         kind="timeout",

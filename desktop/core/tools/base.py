@@ -53,7 +53,7 @@ class ToolResult:
     is_error: bool = False
 
     @classmethod
-    def error(cls, message: str) -> "ToolResult":
+    def error(cls, message: str) -> ToolResult:
         """A failed call with ``message`` for the model."""
         return cls(message, is_error=True)
 

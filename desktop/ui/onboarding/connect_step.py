@@ -223,7 +223,7 @@ class ConnectStep(TaskOwner, QWidget):
             "The key is kept for this session only; add it again in Settings once a keyring works."
         )
 
-    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt API
+    def closeEvent(self, event: QCloseEvent) -> None:
         """Cancel what this step started."""
         self.cancel_tasks()
         super().closeEvent(event)

@@ -144,7 +144,7 @@ class DefaultModelBox(TaskOwner, QGroupBox):
         spec = find_by_name(name)
         return spec.display_name if spec else name
 
-    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt API
+    def closeEvent(self, event: QCloseEvent) -> None:
         """Cancel what this box started."""
         self.cancel_tasks()
         super().closeEvent(event)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from desktop.core.config.loader import config_origin
 from desktop.core.config import secret_fields
+from desktop.core.config.loader import config_origin
 from desktop.ui.settings.key_field import KeyBackend, KeySource, StoredWithWarning
 from desktop.ui.settings.page import commit_changes, save_error_text
 from desktop.ui.settings.widgets import mask

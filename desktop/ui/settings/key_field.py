@@ -223,7 +223,7 @@ class KeyField(TaskOwner, QWidget):
         self.changed.emit()
         return existed
 
-    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt API
+    def closeEvent(self, event: QCloseEvent) -> None:
         """Cancel what this field started."""
         self.cancel_tasks()
         super().closeEvent(event)

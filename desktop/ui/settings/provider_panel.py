@@ -330,7 +330,7 @@ class ProviderPanel(TaskOwner, QScrollArea):
         self.useModel.emit(model, self.spec.name)
         return True
 
-    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt API
+    def closeEvent(self, event: QCloseEvent) -> None:
         """Cancel what this panel started."""
         self.cancel_tasks()
         self.key.cancel_tasks()

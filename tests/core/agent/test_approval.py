@@ -16,11 +16,11 @@ import pytest
 from desktop.core.agent.approval import (
     DENIED_RESULT,
     NO_APPROVER_RESULT,
+    TIMED_OUT_RESULT,
     ApprovalGate,
     ApprovalPolicy,
     ApprovalRequest,
     Decision,
-    TIMED_OUT_RESULT,
     approval_reason,
     origin_session,
 )
@@ -29,7 +29,6 @@ from desktop.core.config.schema import Config
 from desktop.core.tools.base import ToolContext
 from tests.core.agent.conftest import make_provider
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
-
 
 SUBAGENT_PROMPT = "You are a background worker for nanobot"
 

@@ -135,7 +135,7 @@ def test_key_lands_in_the_real_secret_service(
     real_keyring: RealKeyring,
     qtbot: QtBot,
     qloop: asyncio.AbstractEventLoop,
-    tmp_path: Path,  # noqa: F811
+    tmp_path: Path,
 ) -> None:
     """The real tier: Settings → Secret Service, and config.json never holds the key."""
     path = write_config(
@@ -213,7 +213,7 @@ class ModelsServer:
             def log_message(self, *args: Any) -> None:
                 return
 
-            def do_GET(self) -> None:  # noqa: N802
+            def do_GET(self) -> None:
                 outer.seen.append(
                     (self.path, self.headers.get("Authorization"), self.headers.get("X-Team"))
                 )
