@@ -283,7 +283,7 @@ class ChannelManager:
             except ChannelUnavailable as exc:
                 channel.set_status(ChannelStatus("unavailable", exc.reason, exc.hint))
                 return
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - a failing channel is restarted with backoff
                 if channel.stopping:
                     break
                 if loop.time() - started >= STABLE_S:
@@ -342,7 +342,7 @@ class ChannelManager:
                 return True
             except asyncio.CancelledError:
                 raise
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - a failed delivery is retried, then reported
                 error = exc
                 if attempt < len(self.send_delays):
                     log.warning(

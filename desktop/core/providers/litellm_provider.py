@@ -186,7 +186,7 @@ class LiteLLMProvider(LLMProvider):
                 response = await attempt_fn(attempt)
             except asyncio.CancelledError:
                 raise
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - every provider error is classified: retried or reported
                 error = classify(exc, attempt)
                 error.attempts = attempt
                 delay = next_delay(error, attempt, self.retry_delays)
@@ -277,7 +277,7 @@ class LiteLLMProvider(LLMProvider):
                 model=model, prompt_tokens=prompt, completion_tokens=completion
             )
             cost = float(prompt_cost) + float(completion_cost)
-        except Exception:  # unknown model price: no cost shown
+        except Exception:  # noqa: BLE001 - unknown model price: no cost shown
             cost = None
         return Usage(prompt, completion, cached, cost)
 

@@ -204,7 +204,7 @@ class ConnectStep(TaskOwner, QWidget):
             self.status.error(str(exc))
             self.session_button.show()
             return False
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - the message is for the person
             self.status.error(f"The key was not stored: {redact(exc)}")
             return False
         self.key.clear()
