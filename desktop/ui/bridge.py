@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from typing import ClassVar
 
 from PySide6.QtCore import QObject, Signal
 
@@ -64,7 +65,7 @@ class CoreBridge(QObject):
     outbound = Signal(object)
     event = Signal(object)
 
-    _BY_KIND = {
+    _BY_KIND: ClassVar[dict[str, str]] = {
         "turn_started": "turnStarted",
         "text_delta": "textDelta",
         "reasoning_delta": "reasoningDelta",

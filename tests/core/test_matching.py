@@ -137,7 +137,7 @@ def test_key_prefix_detects_openrouter() -> None:
 
 def test_unknown_forced_provider_is_a_clear_error() -> None:
     """A typo in agents.defaults.provider lists the valid names."""
-    with pytest.raises(ProviderNotFound, match="unknown provider 'opnai'.*openai"):
+    with pytest.raises(ProviderNotFound, match=r"unknown provider 'opnai'.*openai"):
         choose_provider(_config("gpt-4o", "opnai"), has_key=lambda n: True)
 
 

@@ -41,7 +41,7 @@ NO_APPROVER_RESULT = (
 )
 
 
-class Decision(str, Enum):
+class Decision(str, Enum):  # noqa: UP042 - StrEnum would change str(): kept as it was
     """A person's answer to an approval prompt."""
 
     ALLOW_ONCE = "allow_once"

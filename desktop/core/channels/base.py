@@ -261,5 +261,5 @@ class BaseChannel(ABC):
         )
         return True
 
-    async def on_event(self, event: RunEvent) -> None:
+    async def on_event(self, event: RunEvent) -> None:  # noqa: B027 - optional hook
         """A run event of one of this channel's sessions (typing indicators, reactions)."""

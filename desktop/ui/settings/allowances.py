@@ -84,7 +84,10 @@ class AllowancesBox(TaskOwner, QWidget):
             for tool in allowed
         )
         for row, (title, key, tool) in enumerate(rows):
-            revoke = lambda _c=False, k=key, t=tool: self.revoke(t, k)
+
+            def revoke(_c: bool = False, k: str = key, t: str = tool) -> None:
+                self.revoke(t, k)
+
             self._row(self.chats, row, key, tool, f"in “{title}”", revoke)
         self.chats_empty.setVisible(not rows)
 

@@ -21,7 +21,7 @@ from desktop.ui.settings.providers_page import ProvidersPage
 from tests.conftest import write_config
 from tests.fakes.memory_keyring import MemoryKeyring
 from tests.fakes.openai_server import Fail, ScriptedOpenAIServer
-from tests.real_keyring import RealKeyring, real_keyring  # noqa: F401 - fixture
+from tests.real_keyring import RealKeyring
 from tests.ui.conftest import run_async
 from tests.ui.settings.conftest import on_disk
 
