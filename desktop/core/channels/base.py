@@ -248,6 +248,7 @@ class BaseChannel(ABC):
             return False
         if self.approvals.intercept(chat_id, content):
             return True
+        given_id: dict[str, Any] = {"id": message_id} if message_id else {}
         await self.bus.publish_inbound(
             InboundMessage(
                 self.name,
@@ -256,7 +257,7 @@ class BaseChannel(ABC):
                 content,
                 media=list(media),
                 metadata=dict(metadata or {}),
-                **({"id": message_id} if message_id else {}),
+                **given_id,
             )
         )
         return True

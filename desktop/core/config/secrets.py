@@ -115,7 +115,7 @@ class SecretStore:
             return False, redact(f"{type(exc).__name__}: {exc}")
         name = f"{type(backend).__module__}.{type(backend).__name__}"
         try:
-            priority = float(backend.priority)  # type: ignore[attr-defined]
+            priority = float(backend.priority)
         except Exception:  # noqa: BLE001 - no usable priority counts as 0
             priority = 0.0
         usable = (

@@ -332,7 +332,9 @@ class LiteLLMProvider(LLMProvider):
 
         return await self._retrying(lambda _n: self._stream_once(kwargs, counting), before_retry)
 
-    async def _stream_once(self, kwargs: dict[str, Any], on_delta: StreamCallback) -> LLMResponse:
+    async def _stream_once(
+        self, kwargs: dict[str, Any], on_delta: Callable[[StreamDelta], Awaitable[None]]
+    ) -> LLMResponse:
         litellm = await aimport_litellm()
         stream = await asyncio.wait_for(litellm.acompletion(**kwargs), self.request_timeout)
         splitter = ThinkSplitter()
@@ -413,11 +415,10 @@ class LiteLLMProvider(LLMProvider):
                 details=f"stream ended without a finish reason after {len(text)} text pieces",
             )
         log.debug("stream finished in %.2fs", time.monotonic() - started)
-        content: str | None = "".join(text)
+        joined = "".join(text)
         if reasoning:
-            content = content.lstrip()  # the blank line that followed </think>
-        if not content.strip():
-            content = None
+            joined = joined.lstrip()  # the blank line that followed </think>
+        content = joined if joined.strip() else None
         return LLMResponse(
             content=content,
             tool_calls=tool_calls,

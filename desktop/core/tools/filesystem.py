@@ -213,8 +213,8 @@ def _text_result(
     if not page.lines:
         if offset == 1:
             return ToolResult(f"({shown} is empty)")
-        total = _count_lines(handle)
-        message = f"Error: offset {offset} is past the end ({shown} has {total} lines)"
+        count = _count_lines(handle)
+        message = f"Error: offset {offset} is past the end ({shown} has {count} lines)"
         return ToolResult.error(message)
     total = _count_lines(handle) if page.more and size <= COUNT_LINES_UP_TO else None
     width = len(str(page.last))
