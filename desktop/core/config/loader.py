@@ -309,7 +309,8 @@ def config_origin(config: Config) -> ConfigOrigin:
     """Return the origin recorded by :func:`load_config` (a fresh one for unsaved configs)."""
     if config._origin is None:
         config._origin = ConfigOrigin(path=default_config_path())
-    return config._origin
+    origin: ConfigOrigin = config._origin
+    return origin
 
 
 def _set(data: dict[str, Any], path: JsonPath, value: Any) -> None:

@@ -34,7 +34,7 @@ def parse_at(text: str, tz: str | None) -> int:
 
 def build_schedule(
     *,
-    every_seconds: float | None = None,
+    every_seconds: float | str | None = None,  # a string from the model's tool arguments
     cron_expr: str | None = None,
     tz: str | None = None,
     at: str | None = None,

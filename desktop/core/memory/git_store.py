@@ -103,7 +103,8 @@ def _when(commit: pygit2.Commit) -> datetime:
 
 def _diff_to_parent(repo: pygit2.Repository, commit: pygit2.Commit) -> pygit2.Diff:
     if commit.parents:
-        return repo.diff(commit.parents[0].tree, commit.tree)  # type: ignore[call-overload]  # pygit2's stub omits Tree, which diff() takes
+        diff: pygit2.Diff = repo.diff(commit.parents[0].tree, commit.tree)  # type: ignore[call-overload]  # pygit2's stub omits Tree, which diff() takes
+        return diff
     return commit.tree.diff_to_tree(swap=True)
 
 

@@ -268,7 +268,8 @@ class _WatchedReadStream:
         return self
 
     async def __aexit__(self, *exc_info: object) -> bool | None:
-        return await self._inner.__aexit__(*exc_info)
+        suppress: bool | None = await self._inner.__aexit__(*exc_info)
+        return suppress
 
     def __getattr__(self, name: str) -> Any:
         # e.g. ``last_context``, which the SDK's dispatcher reads when present.
