@@ -97,7 +97,7 @@ class AllowancesBox(TaskOwner, QWidget):
         label = QLabel(f"{tool}  ·  {where}")
         button = QPushButton("Revoke")
         button.setAccessibleName(f"Revoke {tool} {where}")
-        button.clicked.connect(slot)  # type: ignore[arg-type]
+        button.clicked.connect(slot)
         grid.addWidget(label, row, 0)
         grid.addWidget(button, row, 1)
         grid.setColumnStretch(0, 1)

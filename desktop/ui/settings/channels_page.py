@@ -148,7 +148,7 @@ class ChannelsPage(SettingsPage):
             changes.update(form.collect())
         return changes
 
-    def cancel_tasks(self) -> list[Any]:  # type: ignore[override]
+    def cancel_tasks(self) -> list[Any]:
         """Cancel this page's tasks and those of its key fields."""
         for form in self.forms.values():
             form.cancel_tasks()
