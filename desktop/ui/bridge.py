@@ -63,7 +63,7 @@ class CoreBridge(QObject):
     deliveryFailed = Signal(object)
     reminderDue = Signal(object)
     outbound = Signal(object)
-    event = Signal(object)
+    event = Signal(object)  # type: ignore[assignment]  # shadows QObject.event; renaming the signal is a change of its own
 
     _BY_KIND: ClassVar[dict[str, str]] = {
         "turn_started": "turnStarted",
