@@ -24,7 +24,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from tests.channels.matrix.synapse import Synapse, synapse_python
+from tests.channels.matrix.synapse import Synapse, synapse_python  # noqa: E402 - needs REPO on sys.path
 
 VERSION = "1.163.2"  # keep in step with scripts/setup.sh
 

@@ -121,16 +121,16 @@ def make_messages(count: int, seed: int = 7) -> list[dict[str, Any]]:
             out.append(
                 {"role": "assistant", "content": "", "tool_calls": calls, "timestamp": stamp}
             )
-            for call in calls:
-                out.append(
-                    {
-                        "role": "tool",
-                        "tool_call_id": call["id"],
-                        "name": call["function"]["name"],
-                        "content": _text(rng, 10, rng.choice([80, 300, 1000])),
-                        "timestamp": stamp,
-                    }
-                )
+            out.extend(
+                {
+                    "role": "tool",
+                    "tool_call_id": call["id"],
+                    "name": call["function"]["name"],
+                    "content": _text(rng, 10, rng.choice([80, 300, 1000])),
+                    "timestamp": stamp,
+                }
+                for call in calls
+            )
         answer = f"## Result {turn}\n\n{_text(rng, 20, 250)}\n\n```python\nx = {turn}\n```"
         out.append({"role": "assistant", "content": answer, "timestamp": stamp})
     return out[:count]
@@ -165,11 +165,11 @@ def _child(count: int, shape: str, turns: int) -> dict[str, Any]:
     from desktop.core.agent.loop import AgentLoop
     from desktop.core.agent.work import SessionWork
     from desktop.core.assembly import build_runtime
-    from desktop.core.utils.tasks import TaskOwner
     from desktop.core.config.schema import Config
     from desktop.core.providers.base import LLMProvider, LLMResponse, ToolCallRequest, Usage
     from desktop.core.session import manager as manager_module
     from desktop.core.tools.base import Tool, ToolContext, ToolResult
+    from desktop.core.utils.tasks import TaskOwner
 
     spent: dict[str, float] = defaultdict(float)
 

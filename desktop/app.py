@@ -15,7 +15,7 @@ import signal
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from desktop.ui.main_window import APP_TITLE, MainWindow
 
@@ -65,9 +65,12 @@ def install_tabs(window: MainWindow, services: AppServices) -> None:
     window.stopRequested.connect(chat.stop_current)
     window.openSessionRequested.connect(chat.open_session)
     window.shuttingDown.connect(chat.shutdown)
-    services.agentReady.connect(
-        lambda: window.current_tab_key() == "chat" and chat.focus_composer()
-    )
+
+    def focus_composer_on_chat() -> None:
+        if window.current_tab_key() == "chat":
+            chat.focus_composer()
+
+    services.agentReady.connect(focus_composer_on_chat)
 
     def open_settings(section: str) -> None:
         window.show_tab("settings")
@@ -285,7 +288,8 @@ def run_app(args: argparse.Namespace | None = None) -> int:
     from desktop.ui.theme import APPEARANCES, Theme
 
     config_path, workspace = _paths(args)
-    app = QApplication.instance() or QApplication(sys.argv)
+    # This process only ever makes a QApplication (instance() is typed as its base class).
+    app = cast(QApplication, QApplication.instance() or QApplication(sys.argv))
     app.setApplicationName("nanobot-desktop")
     app.setDesktopFileName("nanobot-desktop")
     app.setQuitOnLastWindowClosed(False)  # the tray keeps us alive; quitting is explicit

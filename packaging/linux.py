@@ -28,7 +28,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from spec_helpers import APP_NAME, DISPLAY_NAME, ROOT, project_version
+from spec_helpers import APP_NAME, DISPLAY_NAME, ROOT, project_version  # noqa: E402 - needs HERE on sys.path
 
 OPT = f"opt/{APP_NAME}"
 MAINTAINER = "nanobot Desktop contributors <maintainers@nanobot-desktop.invalid>"
@@ -109,7 +109,7 @@ def shlib_depends(files: list[Path], app: Path) -> list[str]:
         )
     if result.returncode != 0:
         raise RuntimeError(f"dpkg-shlibdeps failed:\n{result.stderr}")
-    line = next(l for l in result.stdout.splitlines() if l.startswith("shlibs:Depends="))
+    line = next(ln for ln in result.stdout.splitlines() if ln.startswith("shlibs:Depends="))
     return [d.strip() for d in line.split("=", 1)[1].split(",") if d.strip()]
 
 

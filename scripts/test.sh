@@ -5,9 +5,12 @@
 # First it builds the self-contained app, the tarball and the .deb (packaging/build.sh, a few
 # minutes) for the smoke tests in tests/packaging/; NANOBOT_SKIP_FROZEN_BUILD=1 skips that
 # locally (the tests then use what dist/ holds, or skip). CI always builds.
+# Before any of that, scripts/lint.sh runs the static checks (ruff, mypy, import-linter); a
+# lint or type error fails the run there, naming the check that failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh --test
+scripts/lint.sh
 if [ -n "${CI:-}" ] || [ "${NANOBOT_SKIP_FROZEN_BUILD:-}" != 1 ]; then
   packaging/build.sh
   export NANOBOT_TEST_REQUIRE_FROZEN=1

@@ -15,6 +15,7 @@ import pytest
 from desktop.core.providers.registry import PROVIDERS
 from tests.fakes.memory_keyring import MemoryKeyring
 from tests.fakes.openai_server import ScriptedOpenAIServer
+from tests.real_keyring import real_keyring  # noqa: F401 - the fixture, for every test
 
 REPO = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent

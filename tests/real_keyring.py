@@ -83,5 +83,5 @@ def real_keyring() -> Iterator[RealKeyring]:
     for spec in PROVIDERS:
         try:
             keyring.delete_password(handle.service, spec.name)
-        except Exception:  # not there (the usual case)
+        except Exception:  # noqa: BLE001 - not there (the usual case)
             pass

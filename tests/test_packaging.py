@@ -16,6 +16,7 @@ def test_wheel_contains_data_and_finds_it(tmp_path: Path) -> None:
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(REPO)],
         capture_output=True,
         text=True,
+        check=False,
         timeout=600,
     )
     assert result.returncode == 0, result.stderr
@@ -40,6 +41,7 @@ def test_wheel_contains_data_and_finds_it(tmp_path: Path) -> None:
         ],
         capture_output=True,
         text=True,
+        check=False,
         timeout=600,
     )
     assert result.returncode == 0, result.stderr
@@ -51,6 +53,7 @@ def test_wheel_contains_data_and_finds_it(tmp_path: Path) -> None:
         [sys.executable, "-I", "-c", probe, str(target)],
         capture_output=True,
         text=True,
+        check=False,
         timeout=120,
         cwd=tmp_path,
     )

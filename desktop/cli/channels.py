@@ -57,7 +57,7 @@ async def _status(config: Any, test: bool) -> int:
                 words.append(f"cannot run: {exc.reason}")
             except NotImplementedError:
                 words.append("no connection test")
-            except Exception as exc:  # a failed test is the answer, not a crash
+            except Exception as exc:  # noqa: BLE001 - a failed test is the answer, not a crash
                 failed = True
                 words.append(f"test failed: {exc}")
         print(f"{info.display_name:<{width}}  {', '.join(words)}")

@@ -30,10 +30,10 @@ class TerminalHook(AgentHook):
     def __init__(self) -> None:
         self.printed = False
 
-    def wants_streaming(self) -> bool:  # noqa: D102
+    def wants_streaming(self) -> bool:
         return True
 
-    async def on_stream(self, ctx: HookContext, delta: StreamDelta) -> None:  # noqa: D102
+    async def on_stream(self, ctx: HookContext, delta: StreamDelta) -> None:
         if delta.kind == "text":
             sys.stdout.write(delta.text)
             sys.stdout.flush()
@@ -46,7 +46,7 @@ class TerminalHook(AgentHook):
                 f"[{delta.text} Retrying ({delta.attempt + 1}/{delta.max_attempts})…]\n"
             )
 
-    async def on_tool_started(self, ctx: HookContext, call: ToolCallRequest) -> None:  # noqa: D102
+    async def on_tool_started(self, ctx: HookContext, call: ToolCallRequest) -> None:
         if self.printed:
             sys.stdout.write("\n")
             self.printed = False

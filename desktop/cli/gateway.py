@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING
 from desktop.cli.common import EXIT_OK, EXIT_USAGE, fail, load
 
 if TYPE_CHECKING:
+    from desktop.core.assembly import Runtime
     from desktop.core.bus.events import OutboundMessage, RunEvent
     from desktop.core.config.schema import Config
-    from desktop.core.assembly import Runtime
 
 
 def _say(text: str) -> None:
@@ -51,10 +51,10 @@ def _summary(runtime: Runtime, config: Config) -> None:
 
 
 async def _serve(config: Config) -> int:
+    from desktop.core.assembly import start_runtime
     from desktop.core.bus.events import ReminderDue
     from desktop.core.providers.factory import MissingKeyError
     from desktop.core.providers.matching import ProviderNotFound
-    from desktop.core.assembly import start_runtime
 
     try:
         runtime = await start_runtime(config)

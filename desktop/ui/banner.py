@@ -7,7 +7,7 @@ from collections.abc import Callable
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QWidget
 
-Action = tuple[str, Callable[[], None]]
+Action = tuple[str, Callable[[], object]]  # what the callback returns is ignored
 
 
 class Banner(QFrame):

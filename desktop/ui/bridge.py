@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from typing import ClassVar
 
 from PySide6.QtCore import QObject, Signal
 
@@ -62,9 +63,9 @@ class CoreBridge(QObject):
     deliveryFailed = Signal(object)
     reminderDue = Signal(object)
     outbound = Signal(object)
-    event = Signal(object)
+    event = Signal(object)  # type: ignore[assignment]  # shadows QObject.event; renaming the signal is a change of its own
 
-    _BY_KIND = {
+    _BY_KIND: ClassVar[dict[str, str]] = {
         "turn_started": "turnStarted",
         "text_delta": "textDelta",
         "reasoning_delta": "reasoningDelta",

@@ -7,6 +7,7 @@ shortcuts into signals that the tabs connect to.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -131,7 +132,7 @@ class MainWindow(QMainWindow):
         self._shortcut("stop", QKeySequence(Qt.Key.Key_Escape), self.stopRequested.emit)
         for number, key in enumerate(self._keys, start=1):
             self._shortcut(
-                f"tab_{key}", QKeySequence(f"Ctrl+{number}"), lambda k=key: self.show_tab(k)
+                f"tab_{key}", QKeySequence(f"Ctrl+{number}"), functools.partial(self.show_tab, key)
             )
 
         self.setMinimumSize(*MINIMUM_SIZE)
@@ -144,7 +145,9 @@ class MainWindow(QMainWindow):
 
     def tab(self, key: str) -> QWidget:
         """The widget currently shown for ``key``."""
-        return self.tabs.widget(self._index(key))
+        widget = self.tabs.widget(self._index(key))
+        assert widget is not None, key
+        return widget
 
     def set_tab(self, key: str, widget: QWidget) -> None:
         """Put ``widget`` in the tab ``key`` (replacing the placeholder or a previous widget).

@@ -8,8 +8,8 @@ an ``AppServices`` in their constructor and must work (read-only or disabled con
 
 from __future__ import annotations
 
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QObject, Signal

@@ -124,9 +124,12 @@ class DesktopApp:
             self.tray = Tray()
             self.tray.set_paused(prefs.prefs.reminders_paused)
             self.tray.showRequested.connect(window.bring_to_front)
-            self.tray.newChatRequested.connect(
-                lambda: (window.bring_to_front(), window.request_new_chat())
-            )
+
+            def new_chat() -> None:
+                window.bring_to_front()
+                window.request_new_chat()
+
+            self.tray.newChatRequested.connect(new_chat)
             self.tray.pauseToggled.connect(self._set_paused)
             self.tray.quitRequested.connect(self.request_quit)
             self.tray.show()

@@ -12,8 +12,12 @@ import hashlib
 import logging
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QLockFile, QObject, Signal
+
+if TYPE_CHECKING:
+    from PySide6.QtNetwork import QLocalServer
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +50,7 @@ class SingleInstance(QObject):
         self.lock_dir = lock_dir
         self.name = server_name(lock_dir)
         self._lock: QLockFile | None = None
-        self._server = None  # QLocalServer, created by listen() (QtNetwork loads late)
+        self._server: QLocalServer | None = None  # created by listen() (QtNetwork loads late)
         self._clients: set = set()
 
     @property

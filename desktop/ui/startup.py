@@ -17,9 +17,8 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
-from desktop.core.utils.threads import run_daemon
-
 from desktop.core.utils.tasks import TaskOwner
+from desktop.core.utils.threads import run_daemon
 
 if TYPE_CHECKING:
     from desktop.core.agent.approval import ApprovalPolicy

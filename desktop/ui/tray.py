@@ -311,13 +311,7 @@ class Tray(QObject):
             self._refresh = asyncio.ensure_future(self.refresh_reminders())
         except RuntimeError:  # no event loop (a test without one)
             return
-        self._refresh.add_done_callback(
-            lambda t: (
-                t.cancelled()
-                or t.exception() is None
-                or log.warning("reading the upcoming reminders failed: %s", t.exception())
-            )
-        )
+        self._refresh.add_done_callback(_log_refresh_failure)
 
     def _about_to_show(self) -> None:
         # The menu is not rebuilt here (Qt has sized and placed it already); the jobs are
@@ -404,3 +398,8 @@ class Tray(QObject):
     def show_message(self, title: str, body: str) -> None:
         """A balloon from the tray icon (the fallback when there is no notification service)."""
         self.icon.showMessage(title, body, self.icon.icon(), 10_000)
+
+
+def _log_refresh_failure(task: asyncio.Task[None]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        log.warning("reading the upcoming reminders failed: %s", task.exception())

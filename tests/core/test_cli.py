@@ -20,6 +20,7 @@ def run(
         input=stdin,
         capture_output=True,
         text=True,
+        check=False,
         timeout=180,
         env=cli_env(home, **env),
     )
@@ -252,7 +253,7 @@ def test_agent_hands_its_message_to_a_running_gateway(
         result = subprocess.run(
             [sys.executable, "-X", "importtime", "-m", "desktop", "agent", "-m", "hi",
              "--config", str(config)],
-            capture_output=True, text=True, timeout=120, env=cli_env(isolated_env),
+            capture_output=True, text=True, check=False, timeout=120, env=cli_env(isolated_env),
         )  # fmt: skip
         assert result.returncode == 0, result.stderr
         assert result.stdout == "Answered by the gateway.\n"
@@ -270,6 +271,6 @@ def test_agent_hands_its_message_to_a_running_gateway(
         assert (other / "sessions").is_dir()
     finally:
         gateway.send_signal(signal.SIGINT)
-        out, err = gateway.communicate(timeout=30)
+        _out, err = gateway.communicate(timeout=30)
     assert gateway.returncode == 0, err
     assert not socket.exists(), "the socket is removed on exit"

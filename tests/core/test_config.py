@@ -20,7 +20,7 @@ def _walk(data: object, prefix: tuple[str, ...] = ()) -> dict[tuple[str, ...], o
     if isinstance(data, dict):
         out: dict[tuple[str, ...], object] = {}
         for key, value in data.items():
-            out.update(_walk(value, prefix + (key,)))
+            out.update(_walk(value, (*prefix, key)))
         return out or {prefix: {}}
     return {prefix: data}
 

@@ -19,7 +19,7 @@ from desktop.core.config.loader import load_config
 from desktop.core.config.migrate import migrate_plaintext_keys
 from desktop.core.config.secrets import SERVICE_ENV, SecretStore
 from tests.conftest import CLI, cli_env, write_config
-from tests.real_keyring import RealKeyring, real_keyring  # noqa: F401 - fixture
+from tests.real_keyring import RealKeyring
 
 pytestmark = pytest.mark.keyring_real
 
@@ -32,7 +32,7 @@ def run(
     if sys.platform.startswith("linux"):
         assert env.get("DBUS_SESSION_BUS_ADDRESS"), "the subprocess must reach the Secret Service"
     return subprocess.run(
-        [CLI, *args], input=stdin, capture_output=True, text=True, timeout=180, env=env
+        [CLI, *args], input=stdin, capture_output=True, text=True, check=False, timeout=180, env=env
     )
 
 

@@ -22,7 +22,7 @@ import pytest
 from desktop.core.config.secrets import SERVICE_ENV
 from tests.conftest import CLI, cli_env, custom_config
 from tests.fakes.openai_server import Fail, ScriptedOpenAIServer
-from tests.real_keyring import RealKeyring, real_keyring  # noqa: F401 - fixture
+from tests.real_keyring import RealKeyring
 
 
 @dataclass
@@ -85,6 +85,7 @@ def _run(
         input=stdin,
         capture_output=True,
         text=True,
+        check=False,
         timeout=240,
         env={**scene.env, **extra_env},
     )

@@ -534,7 +534,7 @@ def test_token_counting_works_offline(monkeypatch: pytest.MonkeyPatch) -> None:
     total = count_messages(messages)
     assert total > count_text("Be brief.") + hello
     assert (
-        count_messages(messages + [{"role": "assistant", "content": "hello world " * 20}])
+        count_messages([*messages, {"role": "assistant", "content": "hello world " * 20}])
         > total + 20
     )
 

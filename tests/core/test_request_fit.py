@@ -63,8 +63,10 @@ def messages_strategy(draw: st.DrawFn) -> list[Message]:
     out: list[Message] = []
     if draw(st.booleans()):
         out.append({"role": "system", "content": draw(texts)})
-    for _ in range(draw(st.integers(0, 2))):  # a history that starts mid-turn
-        out.append({"role": draw(st.sampled_from(["assistant", "tool"])), "content": draw(texts)})
+    out.extend(  # a history that starts mid-turn
+        {"role": draw(st.sampled_from(["assistant", "tool"])), "content": draw(texts)}
+        for _ in range(draw(st.integers(0, 2)))
+    )
     for turn in range(draw(st.integers(0, 8))):
         content: Any = draw(texts)
         if draw(st.integers(0, 9)) == 0:

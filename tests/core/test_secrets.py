@@ -391,7 +391,7 @@ def test_hanging_keyring_times_out_once(hanging_keyring: HangingKeyring, tmp_pat
     config = _config(tmp_path, {})
     assert store.get("openai") is None
     key = store.resolve("openai", config, {"OPENAI_API_KEY": "sk-env-0123456789"})
-    with pytest.raises(KeyringUnavailable, match="timed out after 0.5 s"):
+    with pytest.raises(KeyringUnavailable, match=r"timed out after 0\.5 s"):
         store.set("openai", "sk-new-0123456789")
     assert (key.value, key.source) == ("sk-env-0123456789", "env")
     assert store.backend_status() == (False, "timed out after 0.5 s")
@@ -704,7 +704,7 @@ def test_cli_keys_migrate_without_keyring(run_cli, tmp_path: Path) -> None:
     """No keyring: exit 1, 'Nothing was changed', file byte-identical."""
     path, _ = _legacy_config(tmp_path, _fake_key("nk"), _fake_key("ant"))
     before = path.read_bytes()
-    code, out, err = run_cli(["keys", "migrate", "--config", str(path)])
+    code, _out, err = run_cli(["keys", "migrate", "--config", str(path)])
     assert code == 1 and "Nothing was changed" in err
     _no_traceback(err)
     assert path.read_bytes() == before

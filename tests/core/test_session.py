@@ -17,7 +17,7 @@ def test_format_and_reload(tmp_path: Path) -> None:
     session.metadata["title"] = "Greeting"
     path = manager.save(session)
     assert path == tmp_path / "sessions" / "telegram_42.jsonl"
-    meta, *lines = (json.loads(l) for l in path.read_text().splitlines())
+    meta, *_lines = (json.loads(ln) for ln in path.read_text().splitlines())
     assert set(meta) == {
         "_type",
         "key",

@@ -209,7 +209,7 @@ def test_a_lock_held_too_long_is_an_error(tmp_path: Path, monkeypatch: pytest.Mo
     manager = SessionManager(tmp_path)
     (tmp_path / "sessions").mkdir()
     other = FileLock(str(tmp_path / "sessions" / ".session-files.lock"))
-    with other, pytest.raises(SessionBusyError, match="session-files.lock"):
+    with other, pytest.raises(SessionBusyError, match=r"session-files\.lock"):
         manager.get_or_create(KEY)  # loading reads under the lock too
 
 
@@ -342,7 +342,10 @@ def _m(text: str) -> dict[str, Any]:
 
 def test_merge_rule() -> None:
     """Theirs first, then ours; our running turn last and whole; our deletions applied."""
-    form: Callable[[dict[str, Any]], dict[str, Any]] = lambda m: m
+
+    def form(m: dict[str, Any]) -> dict[str, Any]:
+        return m
+
     base = [_m("1"), _m("2")]
     ours = [*base, _m("ours")]
     theirs = [*[dict(m) for m in base], _m("theirs")]

@@ -124,7 +124,7 @@ class ScriptedOpenAIServer:
         """Base URL for ``apiBase`` (``http://127.0.0.1:PORT/v1``)."""
         return f"http://127.0.0.1:{self.port}/v1"
 
-    def start(self) -> "ScriptedOpenAIServer":
+    def start(self) -> ScriptedOpenAIServer:
         """Start serving in a daemon thread."""
         self._thread.start()
         return self
@@ -135,7 +135,7 @@ class ScriptedOpenAIServer:
         self._server.shutdown()
         self._server.server_close()
 
-    def __enter__(self) -> "ScriptedOpenAIServer":
+    def __enter__(self) -> ScriptedOpenAIServer:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
@@ -166,7 +166,7 @@ class ScriptedOpenAIServer:
             def log_message(self, *args: Any) -> None:  # quiet
                 return
 
-            def do_GET(self) -> None:  # noqa: N802 - http.server API
+            def do_GET(self) -> None:
                 outer._record(self, {})
                 path = self.path.rstrip("/")
                 if path.endswith("/models"):
@@ -182,7 +182,7 @@ class ScriptedOpenAIServer:
                 else:
                     self._json(404, {"error": {"message": "not found"}})
 
-            def do_POST(self) -> None:  # noqa: N802 - http.server API
+            def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length) if length else b"{}"
                 try:

@@ -32,7 +32,7 @@ from tests.packaging.frozen import (
     install_deb,
     wait_for,
 )
-from tests.real_keyring import RealKeyring, real_keyring  # noqa: F401 - fixture
+from tests.real_keyring import RealKeyring
 from tests.ui.test_tray_smoke import SCREENS, _agent_ready, _tray_icon_embedded, xsession  # noqa: F401
 
 # The Qt libraries scripts/setup.sh installs for the xcb platform: the .deb must declare them.
@@ -146,7 +146,7 @@ def test_version_from_the_launcher(installed: Installed, tmp_path: Path) -> None
 
 def test_key_in_secret_service_and_agent_reply(
     installed: Installed,
-    real_keyring: RealKeyring,  # noqa: F811 - the fixture
+    real_keyring: RealKeyring,
     tmp_path: Path,
 ) -> None:
     """The frozen binary stores a key in the real Secret Service, reads it back for a request

@@ -14,10 +14,10 @@ from typing import Any, TypeVar
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-import pytest  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402  (PySide6 before qasync)
-import qasync  # noqa: E402
-from pytestqt.qtbot import QtBot  # noqa: E402
+import pytest
+import qasync
+from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
 
 T = TypeVar("T")
 

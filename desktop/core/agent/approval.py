@@ -48,7 +48,7 @@ DEFAULT_TIMEOUT_S = 600.0
 """An unanswered approval request counts as denied after ten minutes unless set otherwise."""
 
 
-class Decision(str, Enum):
+class Decision(str, Enum):  # noqa: UP042 - StrEnum would change str(): kept as it was
     """A person's answer to an approval prompt."""
 
     ALLOW_ONCE = "allow_once"

@@ -86,7 +86,7 @@ class CompositeHook(AgentHook):
         """Append a hook."""
         self.hooks.append(hook)
 
-    def wants_streaming(self) -> bool:  # noqa: D102
+    def wants_streaming(self) -> bool:
         return any(self._safe_sync(h, "wants_streaming", False) for h in self.hooks)
 
     def _safe_sync(self, hook: AgentHook, name: str, default: Any, *args: Any) -> Any:
@@ -103,33 +103,33 @@ class CompositeHook(AgentHook):
             except Exception:
                 log.exception("hook %s.%s failed", type(hook).__name__, name)
 
-    async def before_iteration(self, ctx: HookContext) -> None:  # noqa: D102
+    async def before_iteration(self, ctx: HookContext) -> None:
         await self._each("before_iteration", ctx)
 
-    async def on_stream(self, ctx: HookContext, delta: StreamDelta) -> None:  # noqa: D102
+    async def on_stream(self, ctx: HookContext, delta: StreamDelta) -> None:
         await self._each("on_stream", ctx, delta)
 
-    async def on_stream_end(self, ctx: HookContext, response: LLMResponse) -> None:  # noqa: D102
+    async def on_stream_end(self, ctx: HookContext, response: LLMResponse) -> None:
         await self._each("on_stream_end", ctx, response)
 
-    async def before_execute_tools(self, ctx: HookContext, calls: list[ToolCallRequest]) -> None:  # noqa: D102
+    async def before_execute_tools(self, ctx: HookContext, calls: list[ToolCallRequest]) -> None:
         await self._each("before_execute_tools", ctx, calls)
 
-    async def on_tool_started(self, ctx: HookContext, call: ToolCallRequest) -> None:  # noqa: D102
+    async def on_tool_started(self, ctx: HookContext, call: ToolCallRequest) -> None:
         await self._each("on_tool_started", ctx, call)
 
-    async def on_tool_finished(  # noqa: D102
+    async def on_tool_finished(
         self, ctx: HookContext, call: ToolCallRequest, result: ToolResult, duration_s: float
     ) -> None:
         await self._each("on_tool_finished", ctx, call, result, duration_s)
 
-    async def on_checkpoint(self, ctx: HookContext) -> None:  # noqa: D102
+    async def on_checkpoint(self, ctx: HookContext) -> None:
         await self._each("on_checkpoint", ctx)
 
-    async def after_iteration(self, ctx: HookContext, response: LLMResponse) -> None:  # noqa: D102
+    async def after_iteration(self, ctx: HookContext, response: LLMResponse) -> None:
         await self._each("after_iteration", ctx, response)
 
-    def finalize_content(self, ctx: HookContext, content: str) -> str:  # noqa: D102
+    def finalize_content(self, ctx: HookContext, content: str) -> str:
         for hook in self.hooks:
             content = self._safe_sync(hook, "finalize_content", content, ctx, content)
         return content

@@ -38,10 +38,10 @@ class EventHook(AgentHook):
         self.bus = bus
         self.context_window = context_window
 
-    def wants_streaming(self) -> bool:  # noqa: D102
+    def wants_streaming(self) -> bool:
         return True
 
-    async def on_stream(self, ctx: HookContext, delta: StreamDelta) -> None:  # noqa: D102
+    async def on_stream(self, ctx: HookContext, delta: StreamDelta) -> None:
         turn, key = ctx.turn_id, ctx.session_key
         if delta.kind == "text":
             await self.bus.emit(TextDelta(turn, key, delta.text))
@@ -56,7 +56,7 @@ class EventHook(AgentHook):
         else:
             await self.bus.emit(StreamReset(turn, key))
 
-    async def on_stream_end(self, ctx: HookContext, response: LLMResponse) -> None:  # noqa: D102
+    async def on_stream_end(self, ctx: HookContext, response: LLMResponse) -> None:
         usage = response.usage
         await self.bus.emit(
             UsageReport(
@@ -70,12 +70,12 @@ class EventHook(AgentHook):
             )
         )
 
-    async def on_tool_started(self, ctx: HookContext, call: ToolCallRequest) -> None:  # noqa: D102
+    async def on_tool_started(self, ctx: HookContext, call: ToolCallRequest) -> None:
         await self.bus.emit(
             ToolCallStarted(ctx.turn_id, ctx.session_key, call.id, call.name, dict(call.arguments))
         )
 
-    async def on_tool_finished(  # noqa: D102
+    async def on_tool_finished(
         self, ctx: HookContext, call: ToolCallRequest, result: ToolResult, duration_s: float
     ) -> None:
         await self.bus.emit(
@@ -104,7 +104,7 @@ class ProgressHook(AgentHook):
         self.progress = progress
         self.tool_hints = tool_hints
 
-    async def before_execute_tools(self, ctx: HookContext, calls: list[ToolCallRequest]) -> None:  # noqa: D102
+    async def before_execute_tools(self, ctx: HookContext, calls: list[ToolCallRequest]) -> None:
         last = ctx.added[-1] if ctx.added else {}
         text = str(last.get("content") or "").strip() if last.get("role") == "assistant" else ""
         if self.progress and text:

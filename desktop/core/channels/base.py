@@ -248,6 +248,7 @@ class BaseChannel(ABC):
             return False
         if self.approvals.intercept(chat_id, content):
             return True
+        given_id: dict[str, Any] = {"id": message_id} if message_id else {}
         await self.bus.publish_inbound(
             InboundMessage(
                 self.name,
@@ -256,10 +257,10 @@ class BaseChannel(ABC):
                 content,
                 media=list(media),
                 metadata=dict(metadata or {}),
-                **({"id": message_id} if message_id else {}),
+                **given_id,
             )
         )
         return True
 
-    async def on_event(self, event: RunEvent) -> None:
+    async def on_event(self, event: RunEvent) -> None:  # noqa: B027 - optional hook
         """A run event of one of this channel's sessions (typing indicators, reactions)."""

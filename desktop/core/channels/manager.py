@@ -57,7 +57,10 @@ SEND_DELAYS_S: tuple[float, ...] = (1.0, 3.0)
 class Channel(Protocol):
     """Anything messages can be delivered to (the window, a chat network)."""
 
-    name: str
+    @property
+    def name(self) -> str:
+        """The channel's name (a class or an instance attribute satisfies it)."""
+        ...
 
     async def send(self, message: OutboundMessage) -> None:
         """Deliver ``message`` (raise on failure)."""
@@ -184,7 +187,11 @@ class ChannelManager:
         self._running[name] = channel
         self._channels[name] = channel
         cleanups = self._cleanups.setdefault(name, [])
-        cleanups.append(channel.add_status_listener(lambda n, s: self._set(n, s)))
+
+        def on_status(channel_name: str, status: ChannelStatus) -> None:
+            self._set(channel_name, status)
+
+        cleanups.append(channel.add_status_listener(on_status))
         if self.approval is not None:
             cleanups.append(self.approval.add_approver(channel.approver(), channels=[name]))
         self._supervisors[name] = self._owner.spawn(self._supervise(channel), name=name)
@@ -283,13 +290,13 @@ class ChannelManager:
             except ChannelUnavailable as exc:
                 channel.set_status(ChannelStatus("unavailable", exc.reason, exc.hint))
                 return
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - a failing channel is restarted with backoff
                 if channel.stopping:
                     break
                 if loop.time() - started >= STABLE_S:
                     failures = 0
                 delay = self.backoff[min(failures, len(self.backoff) - 1)]
-                delay *= 1 + random.uniform(0, 0.1)  # noqa: S311 - jitter, not security
+                delay *= 1 + random.uniform(0, 0.1)
                 failures += 1
                 reason = _reason(exc)
                 log.warning("%s failed (%s); reconnecting in %.0f s", channel.name, reason, delay)
@@ -342,7 +349,7 @@ class ChannelManager:
                 return True
             except asyncio.CancelledError:
                 raise
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - a failed delivery is retried, then reported
                 error = exc
                 if attempt < len(self.send_delays):
                     log.warning(

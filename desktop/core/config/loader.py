@@ -122,9 +122,9 @@ def _resolve_refs(
 ) -> Any:
     """Replace ``${VAR}`` in every string, remembering the raw text for saving."""
     if isinstance(node, dict):
-        return {k: _resolve_refs(v, path + (k,), environ, origin) for k, v in node.items()}
+        return {k: _resolve_refs(v, (*path, k), environ, origin) for k, v in node.items()}
     if isinstance(node, list):
-        return [_resolve_refs(v, path + (str(i),), environ, origin) for i, v in enumerate(node)]
+        return [_resolve_refs(v, (*path, str(i)), environ, origin) for i, v in enumerate(node)]
     if isinstance(node, str) and _REF.search(node):
 
         def sub(match: re.Match[str]) -> str:
@@ -309,7 +309,8 @@ def config_origin(config: Config) -> ConfigOrigin:
     """Return the origin recorded by :func:`load_config` (a fresh one for unsaved configs)."""
     if config._origin is None:
         config._origin = ConfigOrigin(path=default_config_path())
-    return config._origin
+    origin: ConfigOrigin = config._origin
+    return origin
 
 
 def _set(data: dict[str, Any], path: JsonPath, value: Any) -> None:

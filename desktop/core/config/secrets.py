@@ -97,7 +97,7 @@ class SecretStore:
             ) from None
         except KeyringUnavailable:
             raise
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - any keyring failure becomes KeyringUnavailable
             raise self._translate(exc, provider) from None
 
     def _translate(self, exc: Exception, provider: str | None = None) -> KeyringUnavailable:
@@ -111,12 +111,12 @@ class SecretStore:
 
         try:
             backend = keyring.get_keyring()
-        except Exception as exc:  # a broken backend module or keyring config file
+        except Exception as exc:  # noqa: BLE001 - a broken backend module or keyring config file
             return False, redact(f"{type(exc).__name__}: {exc}")
         name = f"{type(backend).__module__}.{type(backend).__name__}"
         try:
-            priority = float(backend.priority)  # type: ignore[attr-defined]
-        except Exception:
+            priority = float(backend.priority)
+        except Exception:  # noqa: BLE001 - no usable priority counts as 0
             priority = 0.0
         usable = (
             not isinstance(backend, fail.Keyring) and "null" not in name.lower() and priority > 0

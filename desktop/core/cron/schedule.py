@@ -16,7 +16,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
 from croniter import croniter
@@ -52,7 +52,7 @@ def _check_expr(expr: str | None) -> str:
 
 def _cron_next(expr: str, zone_name: str, after_ms: int) -> int | None:
     zone = ZoneInfo(zone_name)
-    after = datetime.fromtimestamp(after_ms / 1000, tz=timezone.utc)
+    after = datetime.fromtimestamp(after_ms / 1000, tz=UTC)
     local_wall = after.astimezone(zone).replace(tzinfo=None, fold=0)
     it = croniter(expr, local_wall)
     for _ in range(_MAX_CANDIDATES):

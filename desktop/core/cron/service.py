@@ -262,7 +262,7 @@ class CronService:
         except asyncio.CancelledError:
             error = "cancelled (the app was closing)"
             raise
-        except Exception as exc:  # the job failed; record it and keep the scheduler alive
+        except Exception as exc:  # noqa: BLE001 - the job failed; record it and keep the scheduler alive
             error = str(exc) or type(exc).__name__
             log.warning("cron job %s failed: %s", job.id, error)
         finally:

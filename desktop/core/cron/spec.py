@@ -34,7 +34,7 @@ def parse_at(text: str, tz: str | None) -> int:
 
 def build_schedule(
     *,
-    every_seconds: float | None = None,
+    every_seconds: float | str | None = None,  # a string from the model's tool arguments
     cron_expr: str | None = None,
     tz: str | None = None,
     at: str | None = None,
@@ -61,7 +61,7 @@ def build_schedule(
     if tz and not cron_expr and not at:
         raise ValueError("tz only applies to cron_expr or at")
     if every_seconds not in (None, ""):
-        seconds = float(every_seconds)  # type: ignore[arg-type]
+        seconds = float(every_seconds)
         if seconds < 1:
             raise ValueError(f"every_seconds must be at least 1, got {every_seconds}")
         return CronSchedule("every", every_ms=int(seconds * 1000)), False

@@ -294,7 +294,7 @@ class AgentSocketServer:
             request = getattr(event, "request_id", "")
             if request in client.requests:
                 client.requests.pop(request)
-                client.turns[event.turn_id] = event.session_key  # type: ignore[union-attr]
+                client.turns[event.turn_id] = event.session_key
             else:
                 return
         if turn_id is None or turn_id not in client.turns:

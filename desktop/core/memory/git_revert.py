@@ -12,6 +12,7 @@ Planning touches nothing: the caller writes files and commits only when no confl
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import pygit2
@@ -105,14 +106,15 @@ def _keep_ours(merged: pygit2.Index, ours: pygit2.Tree, paths: tuple[str, ...]) 
 
 
 def _conflict_path(entries: tuple[pygit2.IndexEntry | None, ...]) -> str:
-    return next(entry.path for entry in entries if entry is not None)
+    return next(os.fspath(entry.path) for entry in entries if entry is not None)
 
 
 def _changes(
     repo: pygit2.Repository, old: pygit2.Tree, new: pygit2.Tree
 ) -> tuple[tuple[str, pygit2.Oid | None], ...]:
     changes = []
-    for delta in repo.diff(old, new).deltas:
+    diff = repo.diff(old, new)  # type: ignore[call-overload]  # pygit2's stub omits Tree, which diff() takes
+    for delta in diff.deltas:
         if delta.status == DeltaStatus.DELETED:
             changes.append((delta.old_file.path, None))
         else:

@@ -103,7 +103,8 @@ def _when(commit: pygit2.Commit) -> datetime:
 
 def _diff_to_parent(repo: pygit2.Repository, commit: pygit2.Commit) -> pygit2.Diff:
     if commit.parents:
-        return repo.diff(commit.parents[0].tree, commit.tree)
+        diff: pygit2.Diff = repo.diff(commit.parents[0].tree, commit.tree)  # type: ignore[call-overload]  # pygit2's stub omits Tree, which diff() takes
+        return diff
     return commit.tree.diff_to_tree(swap=True)
 
 
@@ -236,7 +237,9 @@ class GitStore:
         """
         with self._lock, _damage_as_error():
             repo = self._open(write=False)
-            return [_file_diff(patch) for patch in _diff_to_parent(repo, self._resolve(repo, sha))]
+            diff = _diff_to_parent(repo, self._resolve(repo, sha))
+            # No patch (None) only for an unmodified delta, which a commit's diff never holds.
+            return [_file_diff(patch) for patch in diff if patch is not None]
 
     def revert(self, sha: str, *, author: str = "nanobot") -> str:
         """Undo one commit with a three-way merge, keeping every later change.

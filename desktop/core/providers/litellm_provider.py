@@ -186,7 +186,7 @@ class LiteLLMProvider(LLMProvider):
                 response = await attempt_fn(attempt)
             except asyncio.CancelledError:
                 raise
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - every provider error is classified: retried or reported
                 error = classify(exc, attempt)
                 error.attempts = attempt
                 delay = next_delay(error, attempt, self.retry_delays)
@@ -277,7 +277,7 @@ class LiteLLMProvider(LLMProvider):
                 model=model, prompt_tokens=prompt, completion_tokens=completion
             )
             cost = float(prompt_cost) + float(completion_cost)
-        except Exception:  # unknown model price: no cost shown
+        except Exception:  # noqa: BLE001 - unknown model price: no cost shown
             cost = None
         return Usage(prompt, completion, cached, cost)
 
@@ -332,7 +332,9 @@ class LiteLLMProvider(LLMProvider):
 
         return await self._retrying(lambda _n: self._stream_once(kwargs, counting), before_retry)
 
-    async def _stream_once(self, kwargs: dict[str, Any], on_delta: StreamCallback) -> LLMResponse:
+    async def _stream_once(
+        self, kwargs: dict[str, Any], on_delta: Callable[[StreamDelta], Awaitable[None]]
+    ) -> LLMResponse:
         litellm = await aimport_litellm()
         stream = await asyncio.wait_for(litellm.acompletion(**kwargs), self.request_timeout)
         splitter = ThinkSplitter()
@@ -349,7 +351,7 @@ class LiteLLMProvider(LLMProvider):
                     chunk = await asyncio.wait_for(iterator.__anext__(), self.stream_idle_timeout)
                 except StopAsyncIteration:
                     break
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     raise LLMError(
                         f"The provider stream stalled for {self.stream_idle_timeout:g} s",
                         kind="timeout",
@@ -413,11 +415,10 @@ class LiteLLMProvider(LLMProvider):
                 details=f"stream ended without a finish reason after {len(text)} text pieces",
             )
         log.debug("stream finished in %.2fs", time.monotonic() - started)
-        content: str | None = "".join(text)
+        joined = "".join(text)
         if reasoning:
-            content = content.lstrip()  # the blank line that followed </think>
-        if not content.strip():
-            content = None
+            joined = joined.lstrip()  # the blank line that followed </think>
+        content = joined if joined.strip() else None
         return LLMResponse(
             content=content,
             tool_calls=tool_calls,

@@ -85,7 +85,7 @@ def _usable(
     if has_key(spec.name):
         return True
     if not spec.needs_key:
-        return bool(section and section.api_base) or spec.is_local and bool(spec.default_api_base)
+        return bool(section and section.api_base) or (spec.is_local and bool(spec.default_api_base))
     return False
 
 

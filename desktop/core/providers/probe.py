@@ -149,7 +149,7 @@ async def check_connection(
             seconds=time.monotonic() - started,
             kind=exc.kind,
         )
-    except Exception as exc:  # anything else LiteLLM may throw: still a message, not a crash
+    except Exception as exc:  # noqa: BLE001 - anything else LiteLLM may throw: still a message, not a crash
         return ProbeResult(
             False,
             redact(f"{type(exc).__name__}: {exc}"),

@@ -152,9 +152,12 @@ def classify(exc: BaseException, attempts: int = 1) -> LLMError:
         kind, retryable = "timeout", True
     elif status in (None, 500) and _transport_failure(exc):
         kind, retryable, status = "connection", True, None  # the 500 is LiteLLM's invention
-    elif status in (401,) or "authentication" in name.lower():
-        kind = "auth"
-    elif status == 403 or "permissiondenied" in name.lower():
+    elif (
+        status in (401,)
+        or "authentication" in name.lower()
+        or status == 403
+        or "permissiondenied" in name.lower()
+    ):
         kind = "auth"
     elif status == 429 or "ratelimit" in name.lower():
         if any(word in lowered for word in _QUOTA_WORDS):

@@ -120,7 +120,7 @@ def parse_tool_arguments(raw: Any) -> tuple[dict[str, Any], str | None]:
     except ValueError:
         try:
             value = json_repair.loads(raw)
-        except Exception:  # json-repair gives up in several ways
+        except Exception:  # noqa: BLE001 - json-repair gives up in several ways
             value = None
     if isinstance(value, dict):
         return value, None

@@ -360,10 +360,10 @@ class SessionManager(SharedFiles):
                 self._disk[key] = state
                 session._turn_probe = functools.partial(self._busy_elsewhere, key)
             elif key not in self._turns_held:  # our own running turn keeps its session as is
-                state = self._disk.get(key)
-                if state is not None and signature(self.path_for(key)) != state.sig:
+                known = self._disk.get(key)
+                if known is not None and signature(self.path_for(key)) != known.sig:
                     with self._locked():
-                        self._disk[key] = self._absorb(session, state)
+                        self._disk[key] = self._absorb(session, known)
             return session
 
     def _load(self, key: str) -> Session | None:

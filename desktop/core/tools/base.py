@@ -53,7 +53,7 @@ class ToolResult:
     is_error: bool = False
 
     @classmethod
-    def error(cls, message: str) -> "ToolResult":
+    def error(cls, message: str) -> ToolResult:
         """A failed call with ``message`` for the model."""
         return cls(message, is_error=True)
 
@@ -98,5 +98,9 @@ class Tool(ABC):
         }
 
     @abstractmethod
-    async def execute(self, ctx: ToolContext, **kwargs: Any) -> ToolResult:
-        """Run the tool with validated arguments."""
+    async def execute(self, ctx: ToolContext, /, *args: Any, **kwargs: Any) -> ToolResult:
+        """Run the tool with validated arguments (always passed by keyword).
+
+        Each tool names its own keyword-only arguments; ``*args: Any, **kwargs: Any`` is how a
+        type checker is told that an override may take any arguments.
+        """

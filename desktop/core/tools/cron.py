@@ -43,7 +43,7 @@ class CronTool(Tool):
         self.service = service
         self.default_tz = default_tz
 
-    async def execute(self, ctx: ToolContext, **kwargs: Any) -> ToolResult:  # noqa: D102
+    async def execute(self, ctx: ToolContext, **kwargs: Any) -> ToolResult:
         action = kwargs["action"]
         try:
             if action == "add":

@@ -213,8 +213,8 @@ def _text_result(
     if not page.lines:
         if offset == 1:
             return ToolResult(f"({shown} is empty)")
-        total = _count_lines(handle)
-        message = f"Error: offset {offset} is past the end ({shown} has {total} lines)"
+        count = _count_lines(handle)
+        message = f"Error: offset {offset} is past the end ({shown} has {count} lines)"
         return ToolResult.error(message)
     total = _count_lines(handle) if page.more and size <= COUNT_LINES_UP_TO else None
     width = len(str(page.last))
@@ -338,7 +338,7 @@ def not_found_message(shown: str, content: str, old_text: str) -> str:
     where = f"line {end}" if len(window) == 1 else f"lines {start + 1}-{end}"
     diff = list(difflib.unified_diff(wanted, window, "old_text", f"{shown} {where}", lineterm=""))
     if len(diff) > MAX_DIFF_LINES:
-        diff = diff[:MAX_DIFF_LINES] + ["… (diff truncated)"]
+        diff = [*diff[:MAX_DIFF_LINES], "… (diff truncated)"]
     return (
         f"{head} The closest region is {where} ({ratio:.0%} similar); "
         "'-' is your old_text, '+' is the file:\n"

@@ -29,7 +29,7 @@ class MessageTool(Tool):
         self.bus = bus
         self.on_sent = on_sent
 
-    async def execute(self, ctx: ToolContext, **kwargs: Any) -> ToolResult:  # noqa: D102
+    async def execute(self, ctx: ToolContext, **kwargs: Any) -> ToolResult:
         channel = kwargs.get("channel") or ctx.channel
         chat_id = kwargs.get("chat_id") or ctx.chat_id
         await self.bus.publish_outbound(OutboundMessage(channel, chat_id, kwargs["content"]))
@@ -64,7 +64,7 @@ class SpawnTool(Tool):
     def __init__(self, spawner: Spawner) -> None:
         self.spawner = spawner
 
-    async def execute(self, ctx: ToolContext, **kwargs: Any) -> ToolResult:  # noqa: D102
+    async def execute(self, ctx: ToolContext, **kwargs: Any) -> ToolResult:
         label = (kwargs.get("label") or kwargs["task"][:40]).strip()
         try:
             task_id = await self.spawner(kwargs["task"], label, ctx)

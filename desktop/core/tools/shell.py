@@ -406,7 +406,7 @@ async def _spawn(launch: _Launch, cwd: Path, env: dict[str, str]) -> asyncio.sub
         "cwd": str(cwd),
         "env": env,
     }
-    if os.name == "nt":  # pragma: no cover - Windows only
+    if sys.platform == "win32":  # pragma: no cover - Windows only
         return await asyncio.create_subprocess_shell(
             launch.argv[0], creationflags=subprocess.CREATE_NEW_PROCESS_GROUP, **common
         )

@@ -103,9 +103,11 @@ def _check(schema: dict[str, Any], value: Any, path: str, errors: list[str]) -> 
                 _check(items, item, f"{path}[{index}]", errors)
     if isinstance(value, dict):
         props = schema.get("properties") or {}
-        for name in schema.get("required") or []:
-            if name not in value:
-                errors.append(f"{path + '.' if path else ''}{name}: required")
+        errors.extend(
+            f"{path + '.' if path else ''}{name}: required"
+            for name in schema.get("required") or []
+            if name not in value
+        )
         for name, item in value.items():
             if name in props:
                 _check(props[name], item, f"{path + '.' if path else ''}{name}", errors)

@@ -148,7 +148,8 @@ def _md(el: Any, base: str) -> str:
     if not tag or tag in _SKIP:
         return ""
     if tag == "pre":
-        return "\n\n```\n" + el.text_content().strip("\n") + "\n```\n\n"
+        code: str = el.text_content()
+        return "\n\n```\n" + code.strip("\n") + "\n```\n\n"
     if tag in ("ul", "ol"):
         return _list_md(el, base)
     if tag == "table":

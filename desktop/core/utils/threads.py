@@ -25,7 +25,7 @@ def start_daemon(fn: Callable[[], T], name: str = "blocking-call") -> concurrent
             return
         try:
             future.set_result(fn())
-        except BaseException as exc:  # handed to whoever waits on the future
+        except BaseException as exc:  # noqa: BLE001 - handed to whoever waits on the future
             future.set_exception(exc)
 
     threading.Thread(target=runner, name=name, daemon=True).start()

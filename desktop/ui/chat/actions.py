@@ -34,6 +34,8 @@ EXPORT_FILTERS = {"md": "Markdown (*.md)", "json": "JSON (*.json)"}
 class ChatActions:
     """Actions of :class:`ChatTab` (a mixin)."""
 
+    _editing: tuple[str, int, str] | None  # set by ChatTab
+
     # -- model ----------------------------------------------------------------------------
     def refresh_model(self: ChatTab) -> None:
         """Show the configured model (and who serves it, once the agent runs)."""

@@ -157,7 +157,12 @@ class ChatTab(ChatActions, QWidget):
         feed.turnStarted.connect(self._on_turn_started)
         feed.turnEnded.connect(self._on_turn_ended)
         feed.usageChanged.connect(self._on_usage)
-        self.turns.errorChanged.connect(lambda key: key == self.current and self._show_error(key))
+
+        def error_changed(key: str) -> None:
+            if key == self.current:
+                self._show_error(key)
+
+        self.turns.errorChanged.connect(error_changed)
         self.turns.activity.connect(lambda _key: self.list_controller.refresh_soon())
         self.services.agentReady.connect(self._agent_ready)
         self.services.agentFailed.connect(

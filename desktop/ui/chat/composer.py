@@ -187,7 +187,7 @@ class Composer(QWidget):
 
         def save() -> str:
             folder.mkdir(parents=True, exist_ok=True)
-            if not copy.save(str(path), "PNG"):
+            if not copy.save(str(path), "PNG"):  # type: ignore[call-overload]  # PySide6's stub wants bytes; Qt takes str
                 raise OSError(f"could not write {path}")
             return str(path)
 
@@ -206,7 +206,8 @@ class Composer(QWidget):
 
     def _rebuild_strip(self) -> None:
         while self.strip.count() > 1:
-            widget = self.strip.takeAt(0).widget()
+            item = self.strip.takeAt(0)
+            widget = item.widget() if item is not None else None
             if widget is not None:
                 widget.deleteLater()
         for index, path in enumerate(self.attachments):

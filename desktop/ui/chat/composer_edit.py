@@ -51,6 +51,7 @@ class ComposerEdit(QPlainTextEdit):
         self.completer.setCompletionMode(QCompleter.CompletionMode.PopupCompletion)
         self.completer.activated.connect(self._complete)
         popup = self.completer.popup()
+        assert popup is not None  # a QCompleter always has its popup view
         popup.setAccessibleName("Commands")
         for row, name in enumerate(SLASH_COMMANDS):
             index = self.completer.model().index(row, 0)
@@ -72,6 +73,7 @@ class ComposerEdit(QPlainTextEdit):
     def keyPressEvent(self, event: QKeyEvent) -> None:
         """Enter sends, Shift+Enter breaks, Esc stops; the command popup gets its keys."""
         popup = self.completer.popup()
+        assert popup is not None  # a QCompleter always has its popup view
         key = event.key()
         if popup.isVisible() and key in (
             Qt.Key.Key_Enter,
@@ -100,6 +102,7 @@ class ComposerEdit(QPlainTextEdit):
     def _update_completion(self) -> None:
         text = self.toPlainText()
         popup = self.completer.popup()
+        assert popup is not None  # a QCompleter always has its popup view
         if not text.startswith("/") or any(c.isspace() for c in text):
             popup.hide()
             return

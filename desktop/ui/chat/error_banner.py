@@ -89,7 +89,7 @@ class ErrorBanner(QFrame):
         layout.setContentsMargins(12, 6, 6, 6)
         layout.addLayout(row)
         layout.addWidget(self.details)
-        self.section = ""
+        self.section: str = ""
         self.kind = ""
         self.hide()
 

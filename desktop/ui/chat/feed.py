@@ -279,10 +279,14 @@ class TurnFeed(QObject):
         """Mark a running turn's card as waiting for the person's approval (or not)."""
         turn = self.live.get(turn_id)
         card = turn.cards.get(call_id) if turn is not None else None
-        if turn is not None and card is not None and card.ok is None:
-            if card.awaiting_approval != waiting:
-                card.awaiting_approval = waiting
-                self._changed(turn.key, card)
+        if (
+            turn is not None
+            and card is not None
+            and card.ok is None
+            and card.awaiting_approval != waiting
+        ):
+            card.awaiting_approval = waiting
+            self._changed(turn.key, card)
 
     # -- frames ---------------------------------------------------------------------------
     def _schedule(self) -> None:

@@ -214,12 +214,12 @@ def items_from_messages(messages: list[dict[str, Any]], *, live: bool = False) -
                 turn_cards.append(card)
                 items.append(card)
         elif role == "tool":
-            card = cards.get(str(message.get("tool_call_id", "")))
+            answered = cards.get(str(message.get("tool_call_id", "")))
             result = content_text(message.get("content"))
-            if card is None:
+            if answered is None:
                 continue
-            card.result = result[:2000]
-            card.ok = tool_ok(result)
+            answered.result = result[:2000]
+            answered.ok = tool_ok(result)
         for item in items[first:]:
             item.message_index = index
     if not live:

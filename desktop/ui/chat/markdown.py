@@ -16,6 +16,7 @@ from functools import lru_cache
 from typing import Any
 
 from markdown_it import MarkdownIt
+from markdown_it.renderer import RendererHTML
 from markdown_it.token import Token
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
@@ -135,7 +136,9 @@ class MarkdownRenderer:
         self._md = MarkdownIt("commonmark", {"html": False, "breaks": True})
         self._md.enable(["table", "strikethrough"])
         self._md.core.ruler.push("linkify_bare_urls", _linkify)
-        rules = self._md.renderer.rules  # plain callables (tokens, idx, options, env)
+        renderer = self._md.renderer
+        assert isinstance(renderer, RendererHTML)  # MarkdownIt's default renderer
+        rules: dict[str, Any] = renderer.rules  # plain callables (tokens, idx, options, env)
         rules["fence"] = self._fence
         rules["code_block"] = self._fence
         rules["code_inline"] = self._code_inline

@@ -87,8 +87,10 @@ class OtherModelForm(QFrame):
         self.provider.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
         )
-        self.model.lineEdit().setPlaceholderText("model name")
-        self.model.lineEdit().returnPressed.connect(self._use)
+        edit = self.model.lineEdit()
+        assert edit is not None  # the combo box is editable
+        edit.setPlaceholderText("model name")
+        edit.returnPressed.connect(self._use)
         self.use = QPushButton("Use", self)
         self.use.setAccessibleName("Use this model")
         self.use.clicked.connect(self._use)
@@ -116,7 +118,9 @@ class OtherModelForm(QFrame):
         self.model.setEditText(model)
         self.show()
         self.model.setFocus(Qt.FocusReason.OtherFocusReason)
-        self.model.lineEdit().selectAll()
+        edit = self.model.lineEdit()
+        assert edit is not None  # the combo box is editable
+        edit.selectAll()
         self._refetch()
 
     def keyPressEvent(self, event: Any) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import functools
 import logging
 from typing import Any
 
@@ -56,7 +57,7 @@ class ThumbnailLoader(QObject):
             self._images[source] = None
             task = asyncio.ensure_future(asyncio.to_thread(load_thumbnail, source))
             self._tasks.add(task)
-            task.add_done_callback(lambda t, s=source: self._done(s, t))
+            task.add_done_callback(functools.partial(self._done, source))
 
     def _done(self, source: str, task: asyncio.Future[Any]) -> None:
         self._tasks.discard(task)

@@ -17,6 +17,8 @@ from desktop.ui.chat.row_layout import TOGGLE, RowLayout
 class ViewInput:
     """Input handlers of :class:`MessageView` (a mixin; not a widget of its own)."""
 
+    _selection: tuple[int, int, int, int] | None  # set by MessageView
+
     # -- hit testing ----------------------------------------------------------------------
     def _hit(self, pos: QPointF) -> tuple[int, RowLayout, QPointF] | None:
         if self._model is None:
@@ -308,7 +310,7 @@ class ViewInput:
         )
 
     def _row_menu(self, row: int, where: QPoint) -> None:
-        menu = QMenu(self)
+        menu = QMenu(self)  # type: ignore[call-overload]  # self is the MessageView widget
         menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         for label, slot in self.row_actions(row):
             menu.addAction(label, slot)

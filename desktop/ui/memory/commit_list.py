@@ -108,10 +108,8 @@ class CommitList(QTreeWidget):
 
     def commits(self) -> list[CommitInfo]:
         """The commits shown, top to bottom."""
-        return [
-            self.topLevelItem(i).data(0, Qt.ItemDataRole.UserRole)
-            for i in range(self.topLevelItemCount())
-        ]
+        items = (self.topLevelItem(i) for i in range(self.topLevelItemCount()))
+        return [item.data(0, Qt.ItemDataRole.UserRole) for item in items if item is not None]
 
     def selected(self) -> CommitInfo | None:
         """The selected commit."""
@@ -127,6 +125,8 @@ class CommitList(QTreeWidget):
         """Select the commit ``sha`` (full or short); ``False`` when it is not listed."""
         for i in range(self.topLevelItemCount()):
             item = self.topLevelItem(i)
+            if item is None:
+                continue
             info = item.data(0, Qt.ItemDataRole.UserRole)
             if info.sha.startswith(sha):
                 self.setCurrentItem(item)

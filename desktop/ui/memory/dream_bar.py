@@ -11,8 +11,8 @@ from typing import Any
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
 
-from desktop.core.memory.git_store import GitStore, GitStoreError
 from desktop.core.memory.dream_cancel import commit_cancelled
+from desktop.core.memory.git_store import GitStore, GitStoreError
 from desktop.ui.memory.tasks import TaskSet
 from desktop.ui.services import AppServices
 

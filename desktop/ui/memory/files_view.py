@@ -62,7 +62,7 @@ class MemoryFilesView(QWidget):
         self.workspace = workspace
         self.git = git
         self._tasks = TaskSet()
-        self._baseline: dict[str, str | None] = {name: None for name in MEMORY_FILES}
+        self._baseline: dict[str, str | None] = dict.fromkeys(MEMORY_FILES)
         self._loaded = False
         self._warned: dict[str, str | None] = {}  # disk text already warned about, per file
 

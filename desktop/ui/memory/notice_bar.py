@@ -58,7 +58,8 @@ class NoticeBar(QFrame):
     @property
     def text(self) -> str:
         """The message shown (empty when hidden)."""
-        return self._text.text() if self.isVisibleTo(self.parentWidget()) else ""
+        parent = self.parentWidget()
+        return self._text.text() if parent is not None and self.isVisibleTo(parent) else ""
 
     @property
     def tone(self) -> Tone:
@@ -75,12 +76,18 @@ class NoticeBar(QFrame):
         self._text.setAccessibleDescription(text)
         while self._actions.count():
             item = self._actions.takeAt(0)
-            if item.widget() is not None:
-                item.widget().deleteLater()
+            widget = item.widget() if item is not None else None
+            if widget is not None:
+                widget.deleteLater()
         for label, callback in actions:
             button = QPushButton(label, self)
             button.setAccessibleName(label)
-            button.clicked.connect(lambda _=False, cb=callback: (self.clear(), cb()))
+
+            def clicked(_: bool = False, cb: Callable[[], object] = callback) -> None:
+                self.clear()
+                cb()
+
+            button.clicked.connect(clicked)
             self._actions.addWidget(button, 0, Qt.AlignmentFlag.AlignTop)
         self._restyle()
         self.show()
@@ -89,7 +96,8 @@ class NoticeBar(QFrame):
         """Labels of the action buttons shown (for tests and accessibility checks)."""
         found = []
         for i in range(self._actions.count()):
-            widget = self._actions.itemAt(i).widget()
+            item = self._actions.itemAt(i)
+            widget = item.widget() if item is not None else None
             if isinstance(widget, QPushButton):
                 found.append(widget.text())
         return found
@@ -97,7 +105,8 @@ class NoticeBar(QFrame):
     def trigger(self, label: str) -> None:
         """Click the action button called ``label``."""
         for i in range(self._actions.count()):
-            widget = self._actions.itemAt(i).widget()
+            item = self._actions.itemAt(i)
+            widget = item.widget() if item is not None else None
             if isinstance(widget, QPushButton) and widget.text() == label:
                 widget.click()
                 return

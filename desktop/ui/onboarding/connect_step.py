@@ -204,7 +204,7 @@ class ConnectStep(TaskOwner, QWidget):
             self.status.error(str(exc))
             self.session_button.show()
             return False
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - the message is for the person
             self.status.error(f"The key was not stored: {redact(exc)}")
             return False
         self.key.clear()
@@ -223,7 +223,7 @@ class ConnectStep(TaskOwner, QWidget):
             "The key is kept for this session only; add it again in Settings once a keyring works."
         )
 
-    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt API
+    def closeEvent(self, event: QCloseEvent) -> None:
         """Cancel what this step started."""
         self.cancel_tasks()
         super().closeEvent(event)

@@ -65,8 +65,10 @@ class ModelStep(TaskOwner, QWidget):
             self.model.setCurrentIndex(models.index(example) if example in models else 0)
         else:
             self.model.setEditText("")
-            example = EXAMPLE_MODELS.get(spec.name)
-            self.model.lineEdit().setPlaceholderText(f"e.g. {example}" if example else "model name")
+            suggestion = EXAMPLE_MODELS.get(spec.name)
+            edit = self.model.lineEdit()
+            assert edit is not None  # the combo box is editable
+            edit.setPlaceholderText(f"e.g. {suggestion}" if suggestion else "model name")
         found = (
             f"{models_text(len(models))} {'was' if len(models) == 1 else 'were'} found; "
             "pick one or type a name."

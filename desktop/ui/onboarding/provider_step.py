@@ -44,7 +44,7 @@ class ProviderStep(QWidget):
         self.list = QListWidget()
         self.list.setAccessibleName("Providers")
         self.list.setSpacing(2)
-        cloud = [n for n in POPULAR] + [
+        cloud = list(POPULAR) + [
             s.name
             for s in PROVIDERS
             if not s.is_local and s.name != "custom" and s.name not in POPULAR

@@ -226,7 +226,7 @@ class OnboardingWizard(TaskOwner, QWidget):
         self.finished.emit(True)
         return True
 
-    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt API
+    def closeEvent(self, event: QCloseEvent) -> None:
         """Cancel what the flow started."""
         self.cancel_tasks()
         for step in (self.connect_step, self.model_step, self.workspace_step.picker):

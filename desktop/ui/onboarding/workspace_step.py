@@ -38,6 +38,4 @@ class WorkspaceStep(QWidget):
         if not self.picker.text():
             self.picker.about.error("Choose a folder.")
             return False
-        if self.picker.kind == "invalid":
-            return False
-        return True
+        return self.picker.kind != "invalid"

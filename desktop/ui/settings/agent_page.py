@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCompleter, QDoubleSpinBox, QFormLayout, QLineEdit, QSpinBox, QWidget
@@ -41,7 +41,7 @@ class AgentPage(SettingsPage):
 
     section = "agent"
     title = "Agent"
-    labels = {
+    labels: ClassVar[dict[str, str]] = {
         f"{_D}.context_window_tokens": "Context window",
         f"{_D}.max_tokens": "Max tokens per answer",
         f"{_D}.temperature": "Temperature",

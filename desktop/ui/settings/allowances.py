@@ -84,7 +84,10 @@ class AllowancesBox(TaskOwner, QWidget):
             for tool in allowed
         )
         for row, (title, key, tool) in enumerate(rows):
-            revoke = lambda _c=False, k=key, t=tool: self.revoke(t, k)
+
+            def revoke(_c: bool = False, k: str = key, t: str = tool) -> None:
+                self.revoke(t, k)
+
             self._row(self.chats, row, key, tool, f"in “{title}”", revoke)
         self.chats_empty.setVisible(not rows)
 
@@ -94,7 +97,7 @@ class AllowancesBox(TaskOwner, QWidget):
         label = QLabel(f"{tool}  ·  {where}")
         button = QPushButton("Revoke")
         button.setAccessibleName(f"Revoke {tool} {where}")
-        button.clicked.connect(slot)  # type: ignore[arg-type]
+        button.clicked.connect(slot)
         grid.addWidget(label, row, 0)
         grid.addWidget(button, row, 1)
         grid.setColumnStretch(0, 1)

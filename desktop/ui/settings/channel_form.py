@@ -14,8 +14,8 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QFormLayout,
-    QLineEdit,
     QHBoxLayout,
+    QLineEdit,
     QPushButton,
     QSpinBox,
     QVBoxLayout,
@@ -311,7 +311,7 @@ class ChannelForm(QWidget):
             self.test_status.error(f"{exc.reason}. {exc.hint}".strip())
         except NotImplementedError:
             self.test_status.info("This channel has no connection test yet.")
-        except Exception as exc:  # the message is for the person (redacted by the channel)
+        except Exception as exc:  # noqa: BLE001 - the message is for the person (redacted by the channel)
             from desktop.core.utils.redact import redact
 
             self.test_status.error(f"It does not work: {redact(str(exc)) or type(exc).__name__}")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -32,7 +32,7 @@ class ChannelsPage(SettingsPage):
 
     section = "channels"
     title = "Channels"
-    labels = {
+    labels: ClassVar[dict[str, str]] = {
         "channels.send_progress": "Send progress",
         "channels.send_tool_hints": "Send tool hints",
     }
@@ -148,7 +148,7 @@ class ChannelsPage(SettingsPage):
             changes.update(form.collect())
         return changes
 
-    def cancel_tasks(self) -> list[Any]:  # type: ignore[override]
+    def cancel_tasks(self) -> list[Any]:
         """Cancel this page's tasks and those of its key fields."""
         for form in self.forms.values():
             form.cancel_tasks()

@@ -43,7 +43,9 @@ class DefaultModelBox(TaskOwner, QGroupBox):
         self.model.setEditable(True)
         self.model.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
         self.model.setAccessibleName("Default model")
-        self.model.lineEdit().setPlaceholderText("e.g. anthropic/claude-opus-4-5")
+        edit = self.model.lineEdit()
+        assert edit is not None  # the combo box is editable
+        edit.setPlaceholderText("e.g. anthropic/claude-opus-4-5")
         self.provider = QComboBox()
         self.provider.setAccessibleName("Provider of the default model")
         self.provider.addItem("Auto (from the model name and your keys)", AUTO)
@@ -144,7 +146,7 @@ class DefaultModelBox(TaskOwner, QGroupBox):
         spec = find_by_name(name)
         return spec.display_name if spec else name
 
-    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt API
+    def closeEvent(self, event: QCloseEvent) -> None:
         """Cancel what this box started."""
         self.cancel_tasks()
         super().closeEvent(event)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from PySide6.QtWidgets import QCheckBox, QFormLayout, QWidget
 
@@ -22,7 +22,7 @@ class DreamPage(SettingsPage):
 
     section = "dream"
     title = "Dream & heartbeat"
-    labels = {
+    labels: ClassVar[dict[str, str]] = {
         f"{_DREAM}.interval_h": "Dream interval",
         f"{_DREAM}.max_batch_size": "Batch size",
         f"{_DREAM}.max_iterations": "Iterations",

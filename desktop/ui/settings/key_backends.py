@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from desktop.core.config.loader import config_origin
 from desktop.core.config import secret_fields
+from desktop.core.config.loader import config_origin
 from desktop.ui.settings.key_field import KeyBackend, KeySource, StoredWithWarning
 from desktop.ui.settings.page import commit_changes, save_error_text
 from desktop.ui.settings.widgets import mask
@@ -53,7 +53,7 @@ def provider_key_backend(services: AppServices, provider: str) -> KeyBackend:
             # The keyring wins from now on; the plaintext copy leaves the file.
             try:
                 await commit_changes(services, {f"providers.{provider}.api_key": None})
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - the save error is told to the person
                 raise StoredWithWarning(
                     "The key is in the keyring, but the old plaintext copy could not be removed "
                     f"from config.json. {save_error_text(exc)}"
@@ -79,7 +79,7 @@ def field_key_backend(services: AppServices, path: str) -> KeyBackend:
         await secret_fields.astore(services.config, services.secrets, path, value)
         try:
             await services.save_config()  # a plaintext copy in the file becomes ""
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - the save error is told to the person
             raise StoredWithWarning(
                 f"The value is in the keyring, but config.json was not updated. "
                 f"{save_error_text(exc)}"

@@ -135,7 +135,7 @@ class KeyField(TaskOwner, QWidget):
     async def _refresh(self) -> None:
         try:
             current = await self.backend.resolve()
-        except Exception as exc:  # the keyring may fail in many ways: say so, do not crash
+        except Exception as exc:  # noqa: BLE001 - the keyring may fail in many ways: say so, do not crash
             self.source_label.setText(f"Cannot read the keyring: {redact(exc)}")
             return
         self.current = current
@@ -181,7 +181,7 @@ class KeyField(TaskOwner, QWidget):
             self.session_button.setVisible(self.backend.store_session is not None)
             self.save_button.setEnabled(True)
             return False
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - the message is for the person
             self.status.error(f"Not saved: {redact(exc)}")
             self.save_button.setEnabled(True)
             return False
@@ -213,7 +213,7 @@ class KeyField(TaskOwner, QWidget):
         """Remove the stored key."""
         try:
             existed = await self.backend.delete()
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - the message is for the person
             self.status.error(f"Not deleted: {redact(exc)}")
             return False
         self.status.ok(
@@ -223,7 +223,7 @@ class KeyField(TaskOwner, QWidget):
         self.changed.emit()
         return existed
 
-    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt API
+    def closeEvent(self, event: QCloseEvent) -> None:
         """Cancel what this field started."""
         self.cancel_tasks()
         super().closeEvent(event)

@@ -55,14 +55,14 @@ class ApprovalPanel(QWidget):
                 "servers are contacted as listed. Only approve what you trust."
             )
         )
-        self.scroll = QScrollArea()
-        self.scroll.setWidgetResizable(True)
-        self.scroll.setFrameShape(QFrame.Shape.StyledPanel)
+        self.scroll_area = QScrollArea()
+        self.scroll_area.setWidgetResizable(True)
+        self.scroll_area.setFrameShape(QFrame.Shape.StyledPanel)
         self.list_widget = QWidget()
         self.list_layout = QVBoxLayout(self.list_widget)
         self.list_layout.setSpacing(10)
-        self.scroll.setWidget(self.list_widget)
-        layout.addWidget(self.scroll, 1)
+        self.scroll_area.setWidget(self.list_widget)
+        layout.addWidget(self.scroll_area, 1)
         buttons = QHBoxLayout()
         buttons.addStretch(1)
         self.cancel = QPushButton("Cancel")
@@ -83,8 +83,9 @@ class ApprovalPanel(QWidget):
         self.boxes.clear()
         while self.list_layout.count():
             item = self.list_layout.takeAt(0)
-            if item.widget() is not None:
-                item.widget().deleteLater()
+            widget = item.widget() if item is not None else None
+            if widget is not None:
+                widget.deleteLater()
         mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
         for name, config in entries.items():
             note = " (replaces the existing entry)" if name in existing else ""

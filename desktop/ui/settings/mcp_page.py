@@ -370,7 +370,7 @@ class MCPPage(SettingsPage):
     async def _attach(self) -> None:
         await self.runtime.manager()
         self.statuses.update(self.runtime.peek_statuses())
-        for name, config in self.servers().items():
+        for name in self.servers():
             if name in self.statuses:
                 self._status_changed(self.statuses[name])
 

@@ -208,7 +208,7 @@ class SettingsPage(TaskOwner, QWidget):
         self.saved.emit()
         return True
 
-    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt API
+    def closeEvent(self, event: QCloseEvent) -> None:
         """Cancel what this page started."""
         self.cancel_tasks()
         super().closeEvent(event)

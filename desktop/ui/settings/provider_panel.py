@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (
     QLayout,
     QLineEdit,
     QListWidget,
+    QPushButton,
     QScrollArea,
     QVBoxLayout,
     QWidget,
@@ -162,7 +163,7 @@ class ProviderPanel(TaskOwner, QScrollArea):
         self.models.itemSelectionChanged.connect(
             lambda: self.use_button.setEnabled(bool(self.models.selectedItems()))
         )
-        self.use_button = button(
+        self.use_button: QPushButton = button(
             "Use as default model", f"Use the selected {spec.display_name} model as the default"
         )
         self.use_button.setEnabled(False)
@@ -330,7 +331,7 @@ class ProviderPanel(TaskOwner, QScrollArea):
         self.useModel.emit(model, self.spec.name)
         return True
 
-    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt API
+    def closeEvent(self, event: QCloseEvent) -> None:
         """Cancel what this panel started."""
         self.cancel_tasks()
         self.key.cancel_tasks()

@@ -196,7 +196,7 @@ class SettingsTab(TaskOwner, QWidget):
                     log.exception("closing the %s page failed", page.section)
         await asyncio.gather(*tasks, return_exceptions=True)
 
-    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt API
+    def closeEvent(self, event: QCloseEvent) -> None:
         """Cancel running tasks (call :meth:`aclose` on shutdown to stop MCP children too)."""
         self.cancel_tasks()
         for page in self.pages.values():

@@ -51,7 +51,7 @@ class InlineStatus(QLabel):
         if sheet != self.styleSheet():
             self.setStyleSheet(sheet)
 
-    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt API
+    def changeEvent(self, event: QEvent) -> None:
         """Follow a switch between the light and dark palettes."""
         super().changeEvent(event)
         if event.type() == QEvent.Type.PaletteChange:
@@ -73,7 +73,7 @@ class InlineStatus(QLabel):
         """Show neutral information."""
         self._show("info", text)
 
-    def clear(self) -> None:  # noqa: D102 - QLabel API
+    def clear(self) -> None:
         self.kind = ""
         super().clear()
         self.hide()

@@ -117,7 +117,7 @@ class WorkspacePicker(TaskOwner, QWidget):
             self.edit.setText(path)
             self._changed()
 
-    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt API
+    def closeEvent(self, event: QCloseEvent) -> None:
         """Cancel what this field started."""
         self.cancel_tasks()
         super().closeEvent(event)

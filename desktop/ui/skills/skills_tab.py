@@ -124,7 +124,7 @@ class SkillsTab(QWidget):
         self.view.editRequested.connect(lambda listing: self.edit(listing.path))
         self.view.deleteRequested.connect(self.confirm_delete)
         self.view.copyRequested.connect(self._copy)
-        self.editor.saved.connect(lambda _path: (self.skillsChanged.emit(), self.refresh()))
+        self.editor.saved.connect(self._editor_saved)
         self.editor.closed.connect(self._editor_closed)
         services.bridge.turnFinished.connect(self._turn_finished)
         services.configChanged.connect(self._mark_stale)
@@ -160,7 +160,11 @@ class SkillsTab(QWidget):
         self.dialog = dialog
         dialog.open()
 
-    async def create(self, name: str, description: str) -> Path | None:
+    def _editor_saved(self, _path: object) -> None:
+        self.skillsChanged.emit()
+        self.refresh()
+
+    async def create(self, name: str, description: str) -> Path | None:  # type: ignore[override]  # not QWidget.create(); renaming it is a change of its own
         """Create a workspace skill from the template and open it in the editor."""
         try:
             path = await asyncio.to_thread(create_skill, self.workspace, name, description)

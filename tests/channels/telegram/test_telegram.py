@@ -66,7 +66,7 @@ async def test_a_long_answer_is_split_under_the_limit(
 ) -> None:
     paragraphs = [f"Part {i}. " + "lorem ipsum dolor sit amet " * 18 for i in range(10)]
     code = "```python\n" + "\n".join(f"print({i} < {i + 1})" for i in range(30)) + "\n```"
-    reply = "\n\n".join(paragraphs[:5] + [code] + paragraphs[5:])
+    reply = "\n\n".join([*paragraphs[:5], code, *paragraphs[5:]])
     assert 5000 <= len(reply) <= 6000
     scripted_server.push(Reply(reply, chunk=400))
     runtime = await start_runtime(tmp_path, api, scripted_server)
@@ -83,7 +83,7 @@ async def test_a_long_answer_is_split_under_the_limit(
     assert sum("<pre>" in c.params["text"] for c in sent) == 1, "the code block stays whole"
     assert " ".join("\n\n".join(shown).split()) == " ".join(
         "\n\n".join(
-            paragraphs[:5] + [code.strip("`").removeprefix("python")] + paragraphs[5:]
+            [*paragraphs[:5], code.strip("`").removeprefix("python"), *paragraphs[5:]]
         ).split()
     )
 

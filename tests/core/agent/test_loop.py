@@ -193,7 +193,7 @@ async def test_request_shape(make_loop, scripted_server: ScriptedOpenAIServer) -
     ) and current.endswith("two")
     assert second["messages"][1] == {"role": "user", "content": "one"}
     saved = [
-        json.loads(l) for l in loop.sessions.path_for("cli:direct").read_text().splitlines()[1:]
+        json.loads(ln) for ln in loop.sessions.path_for("cli:direct").read_text().splitlines()[1:]
     ]
     assert saved[0]["content"] == "one"
 

@@ -63,7 +63,7 @@ async def test_exec_never_overlaps_and_reads_do(
         assert await loop.process_direct("go") == "Finished."
     finally:
         await runtime.stop()
-    (gs, ge), (rs, re_), (xs, xe), (ls, le) = (
+    (gs, ge), (rs, re_), (xs, xe), (ls, _le) = (
         spans[n] for n in ("grep", "read_file", "exec", "list_dir")
     )
     assert gs < re_ and rs < ge, "the two read-only calls ran together"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from datetime import datetime, timezone
+from datetime import datetime
 
 import pytest
 
@@ -224,7 +224,7 @@ async def test_missed_runs_catch_up_once(tmp_path):
     await svc2.tick()
     assert len(rec2.calls) == 2
     stored = json.loads(svc2.store_path.read_text())
-    hist = [j for j in stored["jobs"] if j["id"] == every.id][0]["state"]["runHistory"]
+    hist = next(j for j in stored["jobs"] if j["id"] == every.id)["state"]["runHistory"]
     assert hist[-1]["late"] is True
     await svc2.stop()
 

@@ -243,9 +243,9 @@ async def test_a_scheduled_turn_cannot_schedule_more_jobs(
         await agent.cron.run_now(job.id)
     finally:
         await agent.stop()
-    tool_result = [
+    tool_result = next(
         m for m in scripted_server.chat_requests()[-1].body["messages"] if m["role"] == "tool"
-    ][0]
+    )
     assert "cannot schedule new jobs" in tool_result["content"]
     assert [j.id for j in agent.cron.list_jobs()] == [job.id]
 

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from desktop.core.assembly import build_runtime
 from desktop.core.agent.loop import AgentLoop
+from desktop.core.assembly import build_runtime
 from desktop.core.bus.events import ReminderDue, RunEvent
 from desktop.core.config.schema import Config
 from desktop.core.heartbeat.service import (

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from desktop.core.agent.context import ContextBuilder
-from desktop.core.assembly import build_runtime, request_builder
 from desktop.core.agent.loop import AgentLoop
+from desktop.core.assembly import build_runtime, request_builder
 from desktop.core.bus.queue import MessageBus
 from desktop.core.config.schema import Config
 from desktop.core.memory.consolidator import (

@@ -227,7 +227,7 @@ async def test_whole_file_rewrite_with_edit_file_is_refused(
     result = await make_dream(scripted_server, workspace).run()
     assert (workspace / "memory" / "MEMORY.md").read_text(encoding="utf-8") == MEMORY
     assert result.status == "unchanged"
-    tool = [m for m in phase2_requests(scripted_server)[-1]["messages"] if m["role"] == "tool"][0]
+    tool = next(m for m in phase2_requests(scripted_server)[-1]["messages"] if m["role"] == "tool")
     assert "rewrite all of" in tool["content"]
 
 

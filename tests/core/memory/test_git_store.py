@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import shutil
 import subprocess
@@ -440,7 +441,7 @@ def test_lock_of_a_live_git_process_is_respected(store: GitStore, ws: Path) -> N
             f"cwd={_cwd_of(live.pid)!r} ws={ws.resolve()!r}"
         )
         replace_line(ws, "memory/MEMORY.md", 1, "busy")
-        with pytest.raises(RepositoryBusy, match="index.lock"):
+        with pytest.raises(RepositoryBusy, match=r"index\.lock"):
             store.commit("dream: busy")
         assert lock.exists()
     finally:
@@ -512,7 +513,7 @@ def test_concurrent_calls_are_serialised(store: GitStore, ws: Path) -> None:
     history = store.log(limit=None)
     assert history[-1].subject == "init: memory repository"
     repo = repo_of(ws)
-    for newer, older in zip(history, history[1:], strict=False):
+    for newer, older in itertools.pairwise(history):
         assert repo[newer.sha].peel(pygit2.Commit).parent_ids == [pygit2.Oid(hex=older.sha)]
 
 

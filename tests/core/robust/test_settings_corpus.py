@@ -193,7 +193,7 @@ def test_config_path_that_is_not_a_file(tmp_path: Path, shape: str) -> None:
         path.mkdir()
     else:
         make_fifo(path)
-    with pytest.raises(ConfigError, match="folder|regular file"):
+    with pytest.raises(ConfigError, match=r"folder|regular file"):
         load_config(path, environ={})
 
 

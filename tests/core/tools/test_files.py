@@ -205,7 +205,7 @@ async def test_read_refuses_fifo_without_blocking(ws: Path, ctx: ToolContext) ->
 async def test_write_creates_parents_and_reports_bytes(ws: Path, ctx: ToolContext) -> None:
     """Parents are created, the byte count is UTF-8 bytes, overwriting is reported."""
     created = await run(WriteFileTool(), ctx, path="a/b/c.txt", content="héllo\n")
-    assert not created.is_error and "Created a/b/c.txt (7 bytes written)" == created.text
+    assert not created.is_error and created.text == "Created a/b/c.txt (7 bytes written)"
     assert (ws / "a/b/c.txt").read_text(encoding="utf-8") == "héllo\n"
     again = await run(WriteFileTool(), ctx, path="a/b/c.txt", content="x")
     assert again.text.startswith("Overwrote") and (ws / "a/b/c.txt").read_text() == "x"

@@ -134,7 +134,7 @@ def only_loopback_connections(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str
         attempts.append((str(host), int(port or 0)))
         if host is None or not ipaddress.ip_address(host.strip("[]")).is_loopback:
             raise OSError(f"test guard: connection to {host}:{port} is not allowed")
-        return await original(self, protocol_factory, host, port, **kwargs)  # type: ignore
+        return await original(self, protocol_factory, host, port, **kwargs)  # type: ignore[call-overload]  # a pass-through wrapper
 
     monkeypatch.setattr(asyncio.BaseEventLoop, "create_connection", guarded)
     return attempts
@@ -620,7 +620,7 @@ async def test_https_is_pinned_with_sni_and_certificate_for_the_name(
     server_ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     server_ctx.load_cert_chain(tmp_path / "cert.pem", tmp_path / "key.pem")
     seen_sni: list[str | None] = []
-    server_ctx.sni_callback = lambda sock, name, ctx: seen_sni.append(name)  # type: ignore
+    server_ctx.sni_callback = lambda sock, name, ctx: seen_sni.append(name)
     hosts: list[str] = []
 
     async def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:

@@ -12,8 +12,8 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from desktop.core.agent.approval import ApprovalPolicy
-from desktop.core.assembly import build_runtime
 from desktop.core.agent.loop import AgentLoop
+from desktop.core.assembly import build_runtime
 from desktop.core.config.schema import Config
 from desktop.core.providers.litellm_provider import import_litellm
 from desktop.ui.chat.chat_tab import ChatTab

@@ -152,7 +152,9 @@ def test_a_new_chat_gets_a_title_from_its_first_exchange(make_chat, workspace: P
     chat.wait(lambda: chat.tab.sessions.entry(key).title == "Lisbon trip in May")  # type: ignore[union-attr]
     assert chat.tab.pane.title.toolTip() == "Lisbon trip in May"
     title_call = chat.requests()[-1]
-    assert title_call["max_tokens"] <= 32 and "stream" not in title_call or not title_call["stream"]
+    assert (title_call["max_tokens"] <= 32 and "stream" not in title_call) or not title_call[
+        "stream"
+    ]
     assert SessionManager(workspace).get_or_create(key).metadata["title"] == "Lisbon trip in May"
 
 

@@ -11,10 +11,10 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from desktop.core.config.loader import load_config
+from desktop.core.config.secret_fields import inject_stored_secrets
 from desktop.core.config.secrets import SecretStore
 from desktop.ui.services import AppServices
 from desktop.ui.settings import SECTIONS, SettingsTab, autostart
-from desktop.core.config.secret_fields import inject_stored_secrets
 from tests.fakes.memory_keyring import MemoryKeyring
 from tests.ui.conftest import run_async
 from tests.ui.settings.conftest import UNKNOWN, on_disk

@@ -21,7 +21,7 @@ from desktop.ui.settings.providers_page import ProvidersPage
 from tests.conftest import write_config
 from tests.fakes.memory_keyring import MemoryKeyring
 from tests.fakes.openai_server import Fail, ScriptedOpenAIServer
-from tests.real_keyring import RealKeyring, real_keyring  # noqa: F401 - fixture
+from tests.real_keyring import RealKeyring
 from tests.ui.conftest import run_async
 from tests.ui.settings.conftest import on_disk
 
@@ -135,7 +135,7 @@ def test_key_lands_in_the_real_secret_service(
     real_keyring: RealKeyring,
     qtbot: QtBot,
     qloop: asyncio.AbstractEventLoop,
-    tmp_path: Path,  # noqa: F811
+    tmp_path: Path,
 ) -> None:
     """The real tier: Settings → Secret Service, and config.json never holds the key."""
     path = write_config(
@@ -213,7 +213,7 @@ class ModelsServer:
             def log_message(self, *args: Any) -> None:
                 return
 
-            def do_GET(self) -> None:  # noqa: N802
+            def do_GET(self) -> None:
                 outer.seen.append(
                     (self.path, self.headers.get("Authorization"), self.headers.get("X-Team"))
                 )

@@ -25,7 +25,7 @@ def render_html(text: str) -> str | None:
     Raw HTML in ``text`` is escaped (never passed through); unsafe link schemes are dropped by
     the renderer.
     """
-    rendered = _MARKDOWN.render(text).strip()
+    rendered: str = _MARKDOWN.render(text).strip()
     if not rendered:
         return None
     plain = f"<p>{html.escape(text.strip(), quote=False)}</p>"

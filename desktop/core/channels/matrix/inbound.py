@@ -34,6 +34,7 @@ from nio import (
     UnknownBadEvent,
 )
 
+from desktop.core.channels.base import BaseChannel
 from desktop.core.channels.matrix import crypto
 from desktop.core.channels.matrix.content import (
     is_edit,
@@ -42,9 +43,6 @@ from desktop.core.channels.matrix.content import (
     strip_reply_fallback,
 )
 from desktop.core.utils.atomic import atomic_write_bytes
-
-if TYPE_CHECKING:
-    from desktop.core.channels.matrix.channel import MatrixChannel
 
 log = logging.getLogger(__name__)
 
@@ -62,11 +60,19 @@ def _safe(name: str, limit: int = 60) -> str:
     return _UNSAFE.sub("_", name).strip("._")[:limit] or "file"
 
 
-class InboundHandler:
+class InboundHandler(BaseChannel):
     """Turns sync batches into published messages (mixed into the channel)."""
 
+    if TYPE_CHECKING:  # defined by MatrixChannel
+        _me: str
+        _downloads: asyncio.Semaphore
+
+        async def send_notice(self, client: AsyncClient, room_id: str, text: str) -> None: ...
+
+        def sent_by_me(self, event_id: str) -> bool: ...
+
     async def handle_sync(
-        self: MatrixChannel, client: AsyncClient, response: SyncResponse, *, since: str | None
+        self, client: AsyncClient, response: SyncResponse, *, since: str | None
     ) -> None:
         """Join allowed invites; publish the new messages of every joined room, in order.
 
@@ -99,9 +105,7 @@ class InboundHandler:
             for event in events:
                 await self._on_timeline_event(client, room_id, event)
 
-    async def _on_invite(
-        self: MatrixChannel, client: AsyncClient, room_id: str, state: list[Any]
-    ) -> None:
+    async def _on_invite(self, client: AsyncClient, room_id: str, state: list[Any]) -> None:
         inviter = next(
             (
                 e.sender
@@ -128,7 +132,7 @@ class InboundHandler:
             log.info("matrix: joined %s (invited by %s)", room_id, inviter)
 
     async def _backfill(
-        self: MatrixChannel, client: AsyncClient, room_id: str, start: str, until: str
+        self, client: AsyncClient, room_id: str, start: str, until: str
     ) -> list[Any]:
         """The events of a gap in a room's timeline (more arrived than one sync carries)."""
         pages: list[list[Any]] = []
@@ -149,9 +153,7 @@ class InboundHandler:
             log.warning("matrix: a long gap in %s was only partly read", room_id)
         return [event for page in reversed(pages) for event in page]
 
-    async def _on_timeline_event(
-        self: MatrixChannel, client: AsyncClient, room_id: str, event: Any
-    ) -> None:
+    async def _on_timeline_event(self, client: AsyncClient, room_id: str, event: Any) -> None:
         source = event.source if isinstance(getattr(event, "source", None), dict) else {}
         event_id = source.get("event_id")
         if source.get("type") not in MESSAGE_TYPES or not isinstance(event_id, str):
@@ -169,7 +171,7 @@ class InboundHandler:
         await asyncio.to_thread(self.state.update, seen=[event_id])
 
     async def _on_message(
-        self: MatrixChannel, client: AsyncClient, room_id: str, event: Any, source: dict[str, Any]
+        self, client: AsyncClient, room_id: str, event: Any, source: dict[str, Any]
     ) -> None:
         sender = source.get("sender")
         if sender == self._me or not isinstance(sender, str):
@@ -192,7 +194,8 @@ class InboundHandler:
                 log.warning("matrix: event %s in %s could not be decrypted (its key was not "
                             "shared with this device); skipped", source.get("event_id"), room_id)  # fmt: skip
             return
-        content = source.get("content") if isinstance(source.get("content"), dict) else {}
+        raw_content = source.get("content")
+        content: dict[str, Any] = raw_content if isinstance(raw_content, dict) else {}
         if is_edit(content) or not isinstance(event, (RoomMessageText, RoomMessageEmote, *MEDIA)):
             return  # edits, notices (other bots), reactions, unknown message types
         if not await self._addressed(client, room_id, content):
@@ -211,9 +214,7 @@ class InboundHandler:
         }
         await self.publish(sender, room_id, text, media=media, metadata=metadata)
 
-    async def _addressed(
-        self: MatrixChannel, client: AsyncClient, room_id: str, content: dict[str, Any]
-    ) -> bool:
+    async def _addressed(self, client: AsyncClient, room_id: str, content: dict[str, Any]) -> bool:
         """Whether the room's policy lets the bot answer this message."""
         room = client.rooms.get(room_id)
         if room is not None and room.member_count <= 2:
@@ -233,7 +234,7 @@ class InboundHandler:
         original = await client.room_get_event(room_id, target)
         return isinstance(original, RoomGetEventResponse) and original.event.sender == self._me
 
-    async def _encrypted_room(self: MatrixChannel, client: AsyncClient, room_id: str) -> None:
+    async def _encrypted_room(self, client: AsyncClient, room_id: str) -> None:
         notified = list(self.state.get("encrypted_notice", []) or [])
         if room_id in notified:
             return
@@ -242,14 +243,15 @@ class InboundHandler:
         await asyncio.to_thread(self.state.update, encrypted_notice=[*notified, room_id][-500:])
 
     async def _attachment(
-        self: MatrixChannel, client: AsyncClient, event: Any, content: dict[str, Any]
+        self, client: AsyncClient, event: Any, content: dict[str, Any]
     ) -> tuple[str, list[str]]:
         """Download a received file into the media folder: (text for the agent, media paths).
 
         Images go to the model; other files are named in the text by their saved path.
         """
         name = event.body if isinstance(event.body, str) and event.body.strip() else "file"
-        info = content.get("info") if isinstance(content.get("info"), dict) else {}
+        raw_info = content.get("info")
+        info: dict[str, Any] = raw_info if isinstance(raw_info, dict) else {}
         size = info.get("size")
         limit = int(self.config.max_media_bytes)
         if isinstance(size, int) and size > limit:
@@ -268,9 +270,7 @@ class InboundHandler:
             return name, [str(path)]
         return f"{name}\n[attachment: {path}]", []
 
-    async def _download(
-        self: MatrixChannel, client: AsyncClient, mxc: str, limit: int
-    ) -> bytes | None:
+    async def _download(self, client: AsyncClient, mxc: str, limit: int) -> bytes | None:
         """The bytes behind an ``mxc://`` URI (authenticated media API), or ``None``."""
         parsed = urlparse(mxc)
         media_id = parsed.path.strip("/")

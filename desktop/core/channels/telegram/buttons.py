@@ -55,7 +55,10 @@ CLOSED = "No longer waiting: not answered here (timed out, stopped, or answered 
 class QuestionSender(Protocol):
     """What the approver needs from the channel."""
 
-    name: str
+    @property
+    def name(self) -> str:
+        """The channel's name (a class attribute of the channel satisfies it)."""
+        ...
 
     async def send(self, message: OutboundMessage) -> None:
         """Deliver a plain message."""

@@ -276,7 +276,7 @@ class TelegramChannel(BaseChannel):
                     )
             fresh = [
                 item
-                for item, key in zip(group, keys)
+                for item, key in zip(group, keys, strict=True)
                 if item.update is not None and not self.state.seen(key)
             ]
             if fresh:

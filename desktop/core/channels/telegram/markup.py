@@ -121,7 +121,9 @@ def _table(rows: list[list[str]]) -> str:
     widths = [max(_width(r[c]) for r in rows) for c in range(count)]
 
     def line(cells: list[str]) -> str:
-        return "  ".join(c + " " * (w - _width(c)) for c, w in zip(cells, widths)).rstrip()
+        return "  ".join(
+            c + " " * (w - _width(c)) for c, w in zip(cells, widths, strict=True)
+        ).rstrip()
 
     lines = [line(rows[0]), "  ".join("─" * w for w in widths)]
     lines.extend(line(r) for r in rows[1:])

@@ -220,7 +220,7 @@ class ServerConnection:
                 self._fail(_describe(exc))
             finally:
                 self._attempts += 1
-            if self._state != "connected":
+            if self.state != "connected":  # the property: _connect() changed the state
                 self._withdraw()
 
     async def _connect(self) -> None:

@@ -17,7 +17,7 @@ import sys
 import threading
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
-from typing import IO, Any, Literal, Self
+from typing import IO, Any, Literal, Self, TextIO
 from urllib.parse import urlparse
 
 import anyio
@@ -115,7 +115,7 @@ class StderrTail:
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
 
-    def open_writer(self, label: str) -> IO[str]:
+    def open_writer(self, label: str) -> TextIO:
         """A new pipe: returns its write end (for the child) and starts draining the read end."""
         read_fd, write_fd = os.pipe()
         reader = os.fdopen(read_fd, "rb", buffering=0)
@@ -268,7 +268,8 @@ class _WatchedReadStream:
         return self
 
     async def __aexit__(self, *exc_info: object) -> bool | None:
-        return await self._inner.__aexit__(*exc_info)
+        suppress: bool | None = await self._inner.__aexit__(*exc_info)
+        return suppress
 
     def __getattr__(self, name: str) -> Any:
         # e.g. ``last_context``, which the SDK's dispatcher reads when present.

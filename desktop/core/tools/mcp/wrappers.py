@@ -213,11 +213,12 @@ class _MCPWrapper(Tool):
         parameters: dict[str, Any],
         read_only: bool,
     ) -> None:
-        # Instance values shadow the class-level defaults of the Tool contract.
-        self.name = name
-        self.description = description
-        self.parameters = parameters
-        self.read_only = read_only
+        # Instance values shadow the class-level defaults of the Tool contract: an MCP tool's
+        # definition comes from its server, so it cannot be a class attribute (mypy: misc).
+        self.name = name  # type: ignore[misc]
+        self.description = description  # type: ignore[misc]
+        self.parameters = parameters  # type: ignore[misc]
+        self.read_only = read_only  # type: ignore[misc]
         self._caller = caller
 
     async def execute(self, ctx: ToolContext, /, **kwargs: Any) -> ToolResult:

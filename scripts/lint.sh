@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Static checks, as CI runs them (scripts/test.sh calls this before pytest):
+#   ruff check          lint rules ([tool.ruff.lint] in pyproject.toml)
+#   ruff format --check formatting
+#   mypy                types ([tool.mypy]: desktop/, strict for desktop.core)
+#   lint-imports        layering contracts ([tool.importlinter])
+# Every check runs even when an earlier one fails; the summary names the ones that failed.
+# Needs the test extra: scripts/setup.sh --test.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+bin=.venv/bin
+paths=(desktop tests bench packaging scripts)
+failed=()
+
+run() {
+  local name=$1
+  shift
+  echo "== $name"
+  if "$@"; then
+    echo "-- $name: ok"
+  else
+    echo "-- $name: FAILED" >&2
+    failed+=("$name")
+  fi
+}
+
+run "ruff check" "$bin/ruff" check "${paths[@]}"
+run "ruff format --check" "$bin/ruff" format --check "${paths[@]}"
+run "mypy" "$bin/mypy"
+run "lint-imports" "$bin/lint-imports" --no-cache
+
+if [ "${#failed[@]}" -gt 0 ]; then
+  printf -v list '%s, ' "${failed[@]}"
+  echo "Static checks failed: ${list%, }" >&2
+  exit 1
+fi
+echo "Static checks passed."
