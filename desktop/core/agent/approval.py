@@ -265,7 +265,7 @@ class ApprovalGate:
         timeout_s: Set the policy's timeout to this (tests); omitted, the policy's stays.
     """
 
-    def __init__(self, policy: ApprovalPolicy, *, timeout_s: float | None | _Keep = _KEEP) -> None:
+    def __init__(self, policy: ApprovalPolicy, *, timeout_s: float | _Keep | None = _KEEP) -> None:
         self.policy = policy
         if not isinstance(timeout_s, _Keep):
             policy.set_timeout(timeout_s)
