@@ -11,13 +11,13 @@ from PySide6.QtCore import Signal
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QStackedWidget, QVBoxLayout, QWidget
 
+from desktop.core.config.edit import ChangeError
 from desktop.core.config.errors import ConfigError
 from desktop.core.providers.registry import find_by_name
 from desktop.ui.onboarding.connect_step import ConnectStep
 from desktop.ui.onboarding.model_step import ModelStep
 from desktop.ui.onboarding.provider_step import ProviderStep
 from desktop.ui.onboarding.workspace_step import WorkspaceStep
-from desktop.ui.settings.config_edit import ChangeError
 from desktop.ui.settings.page import commit_changes, save_error_text
 from desktop.ui.settings.tasks import TaskOwner
 from desktop.ui.settings.widgets import InlineStatus, button, heading, hint

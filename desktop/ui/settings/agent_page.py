@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCompleter, QDoubleSpinBox, QFormLayout, QLineEdit, QSpinBox, QWidget
 
+from desktop.core.config.edit import ChangeError
 from desktop.core.config.timezone import is_valid_timezone, system_timezone, timezone_names
-from desktop.ui.settings.config_edit import ChangeError
 from desktop.ui.settings.page import SettingsPage
 from desktop.ui.settings.widgets import heading, hint
 from desktop.ui.settings.workspace_picker import WorkspacePicker

@@ -17,10 +17,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.core.config.edit import ChangeError
 from desktop.core.config.errors import ConfigError
 from desktop.core.config.schema import MCPServerConfig
 from desktop.core.tools.mcp import MCPServerStatus
-from desktop.ui.settings.config_edit import ChangeError
 from desktop.ui.settings.mcp_approval import ApprovalPanel, ImportPanel
 from desktop.ui.settings.mcp_details import ServerDetails, status_text
 from desktop.ui.settings.mcp_editor import MCPEditor

@@ -20,8 +20,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.core.config.edit import ChangeError, apply_changes
 from desktop.core.config.errors import ConfigError
-from desktop.ui.settings.config_edit import ChangeError, apply_changes
 from desktop.ui.settings.tasks import TaskOwner
 from desktop.ui.settings.widgets import InlineStatus, button, heading, hint
 

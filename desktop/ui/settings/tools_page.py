@@ -18,10 +18,10 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.config import secret_fields
+from desktop.core.config.edit import ChangeError
 from desktop.core.config.prefs import MAX_APPROVAL_TIMEOUT_MIN
 from desktop.core.security.sandbox import PROTECTIONS, probe_sandbox, sandbox_mode
 from desktop.ui.settings.allowances import AllowancesBox
-from desktop.ui.settings.config_edit import ChangeError
 from desktop.ui.settings.key_backends import field_key_backend
 from desktop.ui.settings.key_field import KeyField
 from desktop.ui.settings.page import SettingsPage
