@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, cast
 from desktop.ui.main_window import APP_TITLE, MainWindow
 
 if TYPE_CHECKING:
+    from desktop.ui.onboarding import OnboardingWizard
     from desktop.ui.services import AppServices
 
 __all__ = ["APP_TITLE", "build_main_window", "install_tabs", "run_app"]
@@ -158,7 +159,7 @@ class _Onboarding:
         self.window = window
         self.services = services
         self.tasks = TaskOwner("onboarding")
-        self.wizard: Any = None
+        self.wizard: OnboardingWizard | None = None
 
     def offer(self) -> None:
         """Check in the background whether onboarding is needed; show it if so."""
@@ -195,9 +196,7 @@ class _Onboarding:
         await self.tasks.aclose()
         wizard, self.wizard = self.wizard, None
         if wizard is not None:
-            closer = getattr(wizard, "aclose", None)
-            if closer is not None:
-                await closer()
+            await wizard.aclose()
             wizard.close()
             wizard.deleteLater()
 

@@ -92,7 +92,7 @@ class AgentPage(SettingsPage):
             )
         )
         self.body_layout.addWidget(heading("Workspace", level=2))
-        self.workspace = WorkspacePicker()
+        self.workspace = self.adopt(WorkspacePicker())
         self.workspace.edited.connect(self._edited)
         self.body_layout.addWidget(self.workspace)
         self.body_layout.addWidget(

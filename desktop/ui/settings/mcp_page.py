@@ -384,6 +384,7 @@ class MCPPage(SettingsPage):
         self.load()
 
     async def aclose(self) -> None:
-        """Stop the stand-in manager (its stdio children) and stop listening."""
+        """End this page's tasks, stop the stand-in manager (its stdio children) and listening."""
         self._refresh_timer.stop()
+        await super().aclose()
         await self.runtime.aclose()
