@@ -65,7 +65,7 @@ def install_tabs(window: MainWindow, services: AppServices) -> None:
     window.searchRequested.connect(chat.focus_search)
     window.stopRequested.connect(chat.stop_current)
     window.openSessionRequested.connect(chat.open_session)
-    window.shuttingDown.connect(chat.shutdown)
+    window.shuttingDown.connect(chat.approver.deny_all)  # at once; the shell then acloses tabs
 
     def focus_composer_on_chat() -> None:
         if window.current_tab_key() == "chat":
