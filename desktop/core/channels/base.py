@@ -31,7 +31,7 @@ from typing import Any, ClassVar, Literal
 from desktop.core.bus.events import Ack, AckOutcome, InboundMessage, OutboundMessage, RunEvent
 from desktop.core.bus.queue import MessageBus
 from desktop.core.channels.approvals import ReplyApprover
-from desktop.core.channels.journal import InboundJournal
+from desktop.core.channels.journal import journal_for
 from desktop.core.channels.state import ChannelStateStore
 
 log = logging.getLogger(__name__)
@@ -159,8 +159,7 @@ class BaseChannel(ABC):
         self._listeners: list[StatusListener] = []
         self._stopping = asyncio.Event()
         self.approvals = self.make_approver()
-        self.journal = InboundJournal(state)
-        self._replayed = False
+        self.journal = journal_for(state)
 
     def make_approver(self) -> ReplyApprover:
         """The approver that asks in this channel's chats (override for buttons)."""
@@ -256,6 +255,9 @@ class BaseChannel(ABC):
         A reply that answers a waiting approval question is consumed here (``True``).
         ``message_id`` becomes :attr:`InboundMessage.id` (unique; the turn it starts carries
         it as ``TurnStarted.request_id``, so the channel can find the message it answers).
+        A message whose id is still with the agent (published with ``confirm`` or ``journal``
+        and not yet safe, e.g. by this channel before a restart with new settings) is not
+        published again (``True``).
 
         Args:
             sender: Who wrote it (``id|username`` when the network has both).
@@ -263,7 +265,8 @@ class BaseChannel(ABC):
             content: The text.
             media: Saved attachments.
             metadata: Channel specifics.
-            message_id: The message's unique id.
+            message_id: The message's unique id (stable across restarts when ``confirm`` or
+                ``journal`` is used, so a message still with the agent is recognised).
             confirm: Awaited once the message is safe in its session or dropped on purpose
                 (at once when it is not allowed or answers an approval question): confirm it
                 to the network here (IMAP ``\\Seen``).
@@ -280,7 +283,9 @@ class BaseChannel(ABC):
             if confirm is not None:
                 await confirm("dropped")
             return True
-        if journal and message_id and message_id in self.journal:
+        if message_id and (
+            message_id in self.journal.in_flight or (journal and message_id in self.journal)
+        ):
             log.info("%s: message %s is already with the agent", self.name, message_id)
             return True
         message = InboundMessage(
@@ -294,6 +299,8 @@ class BaseChannel(ABC):
         )
         if journal:
             await self.journal.add(message)
+        elif confirm is not None:
+            self.journal.in_flight.add(message.id)
         message.ack = self._ack(message.id, confirm, journal, list(seen))
         await self.bus.publish_inbound(message)
         return True
@@ -305,6 +312,7 @@ class BaseChannel(ABC):
             return None
 
         async def done(outcome: AckOutcome) -> None:
+            self.journal.in_flight.discard(message_id)
             if journal:
                 await self.journal.remove(message_id, seen=seen)
             if confirm is not None:
@@ -313,12 +321,13 @@ class BaseChannel(ABC):
         return Ack(done)
 
     async def replay_journal(self) -> int:
-        """Publish again what the journal kept from before a restart (once per channel
-        object: later reconnects find those messages on the bus already); returns how many."""
-        if self._replayed:
+        """Publish again what the journal kept from before a restart (once per process:
+        later reconnects and restarted channel objects find them with the agent already);
+        returns how many."""
+        if self.journal.replayed:
             return 0
-        self._replayed = True
-        pending = self.journal.pending()
+        self.journal.replayed = True
+        pending = [m for m in self.journal.pending() if m.id not in self.journal.in_flight]
         for message in pending:
             log.info("%s: handing over message %s again (not saved before)", self.name, message.id)
             message.ack = self._ack(message.id, None, True, [])

@@ -7,12 +7,17 @@ this journal (in its state file) *before* its cursor moves on, and removes it wh
 :class:`~desktop.core.bus.events.Ack` says the message is in its session (or dropped on
 purpose). After a restart the channel publishes what is still in the journal again, with the
 same id, so it is answered once: not twice (it was never saved) and not never.
+
+There is one journal per state store (:func:`journal_for`; the manager keeps one store per
+channel), so a channel object restarted in the same process (new settings) shares it: it does
+not hand over again what the previous object already did (:attr:`InboundJournal.in_flight`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import weakref
 from datetime import datetime
 from typing import Any
 
@@ -84,6 +89,10 @@ class InboundJournal:
             else:
                 log.warning("%s: an unusable pending message was dropped", state.path.name)
         self._lock = asyncio.Lock()
+        self.in_flight: set[str] = set()
+        """Ids of messages this process handed to the agent that are not yet safe."""
+        self.replayed = False
+        """Whether the kept messages were handed over again in this process."""
 
     def pending(self) -> list[InboundMessage]:
         """The kept messages, oldest first."""
@@ -95,6 +104,7 @@ class InboundJournal:
 
     async def add(self, message: InboundMessage) -> None:
         """Keep ``message`` (saved before this returns)."""
+        self.in_flight.add(message.id)
         async with self._lock:
             self._entries[message.id] = to_json(message)
             while len(self._entries) > LIMIT:
@@ -105,6 +115,7 @@ class InboundJournal:
 
     async def remove(self, message_id: str, *, seen: list[str] | None = None) -> None:
         """Forget ``message_id`` (its message is safe); ``seen``: ids to mark handled too."""
+        self.in_flight.discard(message_id)
         async with self._lock:
             if self._entries.pop(message_id, None) is None and not seen:
                 return
@@ -113,3 +124,16 @@ class InboundJournal:
     async def _save(self, seen: list[str] | None = None) -> None:
         entries = list(self._entries.values())
         await asyncio.to_thread(self.state.update, seen=seen, **{KEY: entries})
+
+
+_JOURNALS: weakref.WeakKeyDictionary[ChannelStateStore, InboundJournal] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def journal_for(state: ChannelStateStore) -> InboundJournal:
+    """The one journal of ``state`` (created on first use)."""
+    journal = _JOURNALS.get(state)
+    if journal is None:
+        journal = _JOURNALS[state] = InboundJournal(state)
+    return journal

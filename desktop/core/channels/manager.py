@@ -137,6 +137,7 @@ class ChannelManager:
         self._unsubscribe: Callable[[], None] | None = None
         self._queues: dict[str, asyncio.Queue[OutboundMessage]] = {}
         self._status_waiters: dict[str, set[asyncio.Event]] = {}
+        self._states: dict[Path, ChannelStateStore] = {}  # one per file: restarts share it
 
     # -- registration ---------------------------------------------------------------------
     def register(self, channel: Channel) -> Callable[[], None]:
@@ -220,7 +221,10 @@ class ChannelManager:
             assert self.config is not None
             section = getattr(self.config.channels, info.name)
         state_dir = self.state_dir or Path.home() / ".nanobot" / "channel-state"
-        state = await asyncio.to_thread(ChannelStateStore, state_dir / f"{info.name}.json")
+        path = state_dir / f"{info.name}.json"
+        state = self._states.get(path)
+        if state is None:
+            state = self._states[path] = await asyncio.to_thread(ChannelStateStore, path)
         media = self.media_dir or state_dir / "media"
         channel: BaseChannel = cls(section, self.bus, state, media, app_config=self.config)
         return channel

@@ -67,3 +67,39 @@ async def test_a_confirmed_but_unsaved_message_is_answered_once_after_a_restart(
     texts = [user_text(r.body) for r in scripted_server.chat_requests()]
     assert texts.count("queued") == 1 and texts.count("busy") == 1
     assert api.texts(CHAT).count("echo: queued") == 1
+
+
+async def test_a_channel_restarted_while_a_message_waits_does_not_hand_it_over_twice(
+    api: BotApiServer, scripted_server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
+    """New settings restart the channel object in the same process: the message still with
+    the agent is not taken from the journal again."""
+    gate = threading.Event()
+
+    def route(body: dict[str, Any]) -> Reply:
+        text = user_text(body)
+        if text == "busy":
+            gate.wait(30)
+        return Reply(f"echo: {text}")
+
+    scripted_server.route = route
+    runtime = await start_runtime(tmp_path, api, scripted_server)
+    try:
+        api.put_message(CHAT, "busy")
+        await until(lambda: scripted_server.chat_requests(), what="the first turn at the model")
+        api.put_message(CHAT, "queued")
+        await until(lambda: _dispatches(runtime) == 2, what="the queued message waits its turn")
+        await runtime.channels.start_channel("telegram")  # as Settings → Apply does
+        await until(lambda: runtime.channels.status("telegram").ok, what="connected again")
+        await asyncio.sleep(0.5)
+        gate.set()
+        await until(lambda: "echo: queued" in api.texts(CHAT), what="the queued message answered")
+        await until(lambda: _journal(tmp_path) == [], what="the journal emptied")
+        await asyncio.sleep(1.0)
+        await runtime.agent.idle()
+    finally:
+        gate.set()
+        await runtime.stop()
+    texts = [user_text(r.body) for r in scripted_server.chat_requests()]
+    assert texts.count("queued") == 1, texts
+    assert api.texts(CHAT).count("echo: queued") == 1

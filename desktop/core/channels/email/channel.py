@@ -32,7 +32,6 @@ import contextlib
 import imaplib
 import logging
 import smtplib
-import uuid
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any, ClassVar
@@ -372,7 +371,7 @@ class EmailChannel(BaseChannel):
         if self.approvals.intercept(chat, received.reply):
             log.info("email: %s answered an approval question", chat)
             return False
-        request_id = uuid.uuid4().hex
+        request_id = received.key  # stable: a mail still with the agent is recognised
         self._remember(self._by_request, request_id, received.thread, TURNS_KEPT)
         validity = self._validity
 
