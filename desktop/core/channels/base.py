@@ -295,8 +295,9 @@ class BaseChannel(ABC):
             content,
             media=list(media),
             metadata=dict(metadata or {}),
-            **({"id": message_id} if message_id else {}),
         )
+        if message_id:
+            message.id = message_id
         if journal:
             await self.journal.add(message)
         elif confirm is not None:

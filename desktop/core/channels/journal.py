@@ -54,7 +54,8 @@ def from_json(data: Any) -> InboundMessage | None:
         if not all(isinstance(v, str) for v in fields.values()):
             return None
         media = [str(m) for m in data.get("media") or []]
-        metadata = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+        found = data.get("metadata")
+        metadata: dict[str, Any] = found if isinstance(found, dict) else {}
         override = data.get("session_key_override")
         stamp = datetime.fromisoformat(str(data.get("timestamp")))
     except (KeyError, TypeError, ValueError):
