@@ -356,12 +356,14 @@ class EmailChannel(BaseChannel):
         if self.state.seen(received.key):
             await self._done(mailbox, uid, None)
             return
+        self._last_uid = max(self._last_uid, uid)  # read on; saved below the pending mail
+        self._pending[uid] = received.key  # before publishing: its ack may come at once
         if await self._deliver(received, uid):
-            self._last_uid = max(self._last_uid, uid)  # read on; saved below the pending mail
-            self._pending[uid] = received.key
-            await self._save()
+            if uid in self._pending:
+                await self._save()
             log.debug("email: mail %s handed to the agent", uid)
         else:
+            self._pending.pop(uid, None)
             await self._done(mailbox, uid, received.key)
 
     async def _deliver(self, received: Received, uid: int) -> bool:
