@@ -133,9 +133,10 @@ def main() -> int:
 
         view.painted.connect(painted)
         tab.open_session(key)
-        elapsed = await asyncio.wait_for(done, 30)
+        async with asyncio.timeout(30):
+            elapsed = await done
         rows = view.model().rowCount() if view.model() is not None else 0
-        tab.shutdown()
+        await tab.aclose()
         tab.close()
         tab.deleteLater()
         await asyncio.sleep(0.05)

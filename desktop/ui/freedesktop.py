@@ -15,6 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from desktop.core.utils.tasks import cancel_and_wait
+
 log = logging.getLogger(__name__)
 
 BUS_NAME = "org.freedesktop.Notifications"
@@ -111,14 +113,16 @@ class FreedesktopNotifications:
             self.error = f"no D-Bus client ({exc})"
             return False
         try:
-            conn = await asyncio.wait_for(open_dbus_connection("SESSION"), CALL_TIMEOUT_S)
+            async with asyncio.timeout(CALL_TIMEOUT_S):
+                conn = await open_dbus_connection("SESSION")
         except Exception as exc:  # noqa: BLE001 - no session bus (KeyError, OSError…)
             self.error = f"no session bus ({type(exc).__name__}: {exc})"
             return False
         router = DBusRouter(conn)
         try:
             rule = MatchRule(type="signal", interface=INTERFACE, path=OBJECT_PATH)
-            await asyncio.wait_for(Proxy(message_bus, router).AddMatch(rule), CALL_TIMEOUT_S)
+            async with asyncio.timeout(CALL_TIMEOUT_S):
+                await Proxy(message_bus, router).AddMatch(rule)
             info = await self._call(router, "GetServerInformation", "", ())
             self.server = tuple(str(x) for x in info)
             caps = await self._call(router, "GetCapabilities", "", ())
@@ -142,7 +146,8 @@ class FreedesktopNotifications:
 
         address = DBusAddress(OBJECT_PATH, bus_name=BUS_NAME, interface=INTERFACE)
         message = new_method_call(address, method, signature or None, body)
-        reply = await asyncio.wait_for(router.send_and_get_reply(message), CALL_TIMEOUT_S)
+        async with asyncio.timeout(CALL_TIMEOUT_S):
+            reply = await router.send_and_get_reply(message)
         return tuple(unwrap_msg(reply))
 
     async def _listen(self, handle: Any, queue: asyncio.Queue[Any]) -> None:
@@ -180,9 +185,7 @@ class FreedesktopNotifications:
         """Stop listening and close the connection."""
         listener, self._listener = self._listener, None
         if listener is not None:
-            listener.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await listener
+            await cancel_and_wait(listener)
         router, conn = self._router, self._conn
         self._router = self._conn = None
         if router is not None:

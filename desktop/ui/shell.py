@@ -297,7 +297,8 @@ class DesktopApp:
         except Exception:
             log.exception("a tab failed to shut down")
         try:
-            await asyncio.wait_for(self._stop_parts(), SHUTDOWN_TIMEOUT_S)
+            async with asyncio.timeout(SHUTDOWN_TIMEOUT_S):
+                await self._stop_parts()
         except TimeoutError:
             log.warning("shutdown took longer than %s s; quitting anyway", SHUTDOWN_TIMEOUT_S)
         if self.tray is not None:

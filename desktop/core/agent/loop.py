@@ -453,19 +453,17 @@ class AgentLoop:
                 task = asyncio.current_task()
                 if turn.answer is not None:  # stopped after the answer was saved: finished
                     await self.bus.emit(TurnFinished(turn_id, key, turn.answer))
-                    if turn.stop_requested and task is not None:
-                        task.uncancel()
+                    if turn.stop_requested and task is not None and task.uncancel() == 0:
                         return TurnOutcome(
                             turn_id, "finished", turn.answer, None, turn.message_sent
                         )
-                    raise
+                    raise  # shutdown, or another cancel came while stopping: it goes on
                 partial = turn.partial_text
                 await self._keep_stopped(key, partial)
                 await self.bus.emit(TurnStopped(turn_id, key, partial))
-                if turn.stop_requested and task is not None:
-                    task.uncancel()
+                if turn.stop_requested and task is not None and task.uncancel() == 0:
                     return TurnOutcome(turn_id, "stopped", partial, None, turn.message_sent)
-                raise
+                raise  # shutdown, or another cancel came while stopping: it goes on
             except LLMError as exc:
                 self.work.end(turn)
                 # Pending for a Retry here; other processes need not wait for it.

@@ -420,7 +420,8 @@ class ChannelManager:
                     return False
                 waiter.clear()
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(waiter.wait(), remaining)
+                    async with asyncio.timeout(remaining):
+                        await waiter.wait()
             return False
         finally:
             self._status_waiters[name].discard(waiter)

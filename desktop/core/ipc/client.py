@@ -38,9 +38,8 @@ class AgentConnection:
         if not hasattr(asyncio, "open_unix_connection") or not os.path.exists(path):
             return None
         try:
-            reader, writer = await asyncio.wait_for(
-                asyncio.open_unix_connection(str(path), limit=1 << 20), CONNECT_TIMEOUT_S
-            )
+            async with asyncio.timeout(CONNECT_TIMEOUT_S):
+                reader, writer = await asyncio.open_unix_connection(str(path), limit=1 << 20)
         except (TimeoutError, OSError):
             return None
         return cls(reader, writer)

@@ -189,9 +189,8 @@ class AgentSocketServer:
 
     async def _alive(self) -> bool:
         try:
-            _reader, writer = await asyncio.wait_for(
-                asyncio.open_unix_connection(str(self.path)), 2
-            )
+            async with asyncio.timeout(2):
+                _reader, writer = await asyncio.open_unix_connection(str(self.path))
         except (TimeoutError, OSError):
             return False
         writer.close()

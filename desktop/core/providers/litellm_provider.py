@@ -230,7 +230,8 @@ class LiteLLMProvider(LLMProvider):
         litellm = await aimport_litellm()
 
         async def attempt(_n: int) -> LLMResponse:
-            raw = await asyncio.wait_for(litellm.acompletion(**kwargs), self.request_timeout)
+            async with asyncio.timeout(self.request_timeout):
+                raw = await litellm.acompletion(**kwargs)
             return self._parse_response(raw, kwargs["model"])
 
         return await self._retrying(attempt)
@@ -336,7 +337,8 @@ class LiteLLMProvider(LLMProvider):
         self, kwargs: dict[str, Any], on_delta: Callable[[StreamDelta], Awaitable[None]]
     ) -> LLMResponse:
         litellm = await aimport_litellm()
-        stream = await asyncio.wait_for(litellm.acompletion(**kwargs), self.request_timeout)
+        async with asyncio.timeout(self.request_timeout):
+            stream = await litellm.acompletion(**kwargs)
         splitter = ThinkSplitter()
         text: list[str] = []
         reasoning: list[str] = []
@@ -348,7 +350,8 @@ class LiteLLMProvider(LLMProvider):
             iterator = stream.__aiter__()
             while True:
                 try:
-                    chunk = await asyncio.wait_for(iterator.__anext__(), self.stream_idle_timeout)
+                    async with asyncio.timeout(self.stream_idle_timeout):
+                        chunk = await anext(iterator)
                 except StopAsyncIteration:
                     break
                 except TimeoutError:
@@ -392,7 +395,9 @@ class LiteLLMProvider(LLMProvider):
             if closer is not None:
                 try:
                     await asyncio.shield(closer())
-                except BaseException:  # closing is best effort; the real error wins
+                except asyncio.CancelledError:
+                    raise  # a cancel that came while closing goes on
+                except Exception:
                     log.debug("closing the stream failed", exc_info=True)
         for kind, part in splitter.flush():
             (text if kind == "text" else reasoning).append(part)

@@ -177,10 +177,8 @@ async def resolve_public(host: str, port: int) -> list[str]:
     if not name or _is_local_name(name):
         raise BlockedAddressError(f"{host or '(empty host)'} is a local name")
     try:
-        infos = await asyncio.wait_for(
-            asyncio.to_thread(socket.getaddrinfo, name, port, 0, socket.SOCK_STREAM),
-            RESOLVE_TIMEOUT,
-        )
+        async with asyncio.timeout(RESOLVE_TIMEOUT):
+            infos = await asyncio.to_thread(socket.getaddrinfo, name, port, 0, socket.SOCK_STREAM)
     except TimeoutError as exc:
         raise OSError(f"resolving {name} timed out") from exc
     addresses: list[str] = []

@@ -150,10 +150,11 @@ async def kill_process_group(proc: asyncio.subprocess.Process, grace: float = KI
     else:
         _killpg(proc.pid, signal.SIGTERM)
     try:
-        await asyncio.wait_for(proc.wait(), grace)
-    except (TimeoutError, asyncio.CancelledError):
+        async with asyncio.timeout(grace):
+            await proc.wait()
+    except TimeoutError:
         pass
-    finally:
+    finally:  # also when cancelled meanwhile: the group is killed, the cancel goes on
         # The leader may be gone while children that trapped SIGTERM live on: kill the group.
         if os.name != "nt":
             _killpg(proc.pid, signal.SIGKILL)
@@ -305,7 +306,8 @@ class ExecTool(Tool):
         prefix = f"{launch.notice}\n" if launch.notice else ""
         output = _Output()
         try:
-            await asyncio.wait_for(self._collect(proc, output), timeout)
+            async with asyncio.timeout(timeout):
+                await self._collect(proc, output)
         except TimeoutError:
             await kill_process_group(proc)
             partial = output.render().strip()
@@ -343,7 +345,8 @@ class ExecTool(Tool):
                 if not read.done():
                     assert deadline is not None
                     try:
-                        await asyncio.wait_for(read, max(0.0, deadline - loop.time()))
+                        async with asyncio.timeout_at(deadline):
+                            await read
                     except TimeoutError:
                         break
                 chunk = read.result()

@@ -347,9 +347,8 @@ class WebFetchTool(Tool):
         """Fetch the URL and return its readable text, framed as untrusted."""
         max_chars = int(kwargs.get("max_chars") or 20_000)
         try:
-            final, response, body, truncated = await asyncio.wait_for(
-                self.fetch(str(kwargs.get("url") or "")), FETCH_TIMEOUT
-            )
+            async with asyncio.timeout(FETCH_TIMEOUT):
+                final, response, body, truncated = await self.fetch(str(kwargs.get("url") or ""))
         except FetchError as exc:
             return _marked(f"Error: {exc}", "web_fetch", error=True)
         except TimeoutError:

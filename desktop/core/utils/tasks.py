@@ -24,6 +24,27 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 
+async def cancel_and_wait(task: asyncio.Future[Any]) -> None:
+    """Cancel ``task`` and wait until it has ended, without swallowing a cancel of our own.
+
+    ``with suppress(CancelledError): await task`` also swallows a cancel aimed at the caller
+    while it waits; here that cancel goes on. Other errors of ``task`` are logged, not raised
+    (the caller wanted it gone).
+
+    Args:
+        task: The task (or future) to end.
+    """
+    task.cancel()
+    try:
+        await task
+    except asyncio.CancelledError:
+        current = asyncio.current_task()
+        if current is not None and current.cancelling():
+            raise
+    except Exception:
+        log.debug("a cancelled task failed while ending", exc_info=True)
+
+
 class OwnerClosedError(RuntimeError):
     """A task was spawned on an owner that is closing or closed."""
 

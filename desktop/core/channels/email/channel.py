@@ -210,7 +210,8 @@ class EmailChannel(BaseChannel):
                 await self.poll(mailbox)
                 await self._flag(mailbox)
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._wake.wait(), self.poll_interval)
+                    async with asyncio.timeout(self.poll_interval):
+                        await self._wake.wait()
                 self._wake.clear()
                 await self._flag(mailbox)
         finally:

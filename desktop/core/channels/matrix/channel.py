@@ -298,9 +298,8 @@ class MatrixChannel(InboundHandler, BaseChannel):
         if client is not None and session is not None:
             self._session = None
             with suppress(Exception):
-                await asyncio.wait_for(
-                    client.logout(), max(0.1, self.config.sync_stop_grace_seconds)
-                )
+                async with asyncio.timeout(max(0.1, self.config.sync_stop_grace_seconds)):
+                    await client.logout()
 
     async def check(self) -> str:
         """Log in once with the settings (a password session is logged out again)."""
@@ -338,7 +337,8 @@ class MatrixChannel(InboundHandler, BaseChannel):
             log.info("matrix: not connected; waiting for the homeserver before sending")
         async with self._reconnect:
             try:
-                await asyncio.wait_for(self._reconnect.wait_for(ready), SEND_WAIT_S)
+                async with asyncio.timeout(SEND_WAIT_S):
+                    await self._reconnect.wait_for(ready)
             except TimeoutError:
                 raise ConnectionError("not connected to the homeserver (reconnecting)") from None
         if self.stopping or self._client is None:

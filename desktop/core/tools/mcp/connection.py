@@ -14,7 +14,6 @@ import asyncio
 import logging
 import math
 from collections.abc import Awaitable, Callable
-from contextlib import suppress
 from typing import Any, TypeVar
 
 import anyio
@@ -36,6 +35,7 @@ from desktop.core.tools.mcp.transport import (
 from desktop.core.tools.mcp.wrappers import Catalog, MCPCallError, build_wrappers
 from desktop.core.tools.registry import ToolRegistry
 from desktop.core.utils.redact import redact
+from desktop.core.utils.tasks import cancel_and_wait
 
 log = logging.getLogger(__name__)
 
@@ -330,9 +330,7 @@ class ServerConnection:
             self._scope.cancel()
             done, _ = await asyncio.wait({task}, timeout=_STOP_GRACE)
         if not done:
-            task.cancel()
-            with suppress(asyncio.CancelledError):
-                await task
+            await cancel_and_wait(task)
         self._task = None
 
 
