@@ -45,6 +45,7 @@ from desktop.core.session.location import (
     MIGRATION_LOCK_TIMEOUT_S,
     SessionPlaces,
     key_from_storage_stem,
+    legacy_filename,
     storage_name,
 )
 from desktop.core.session.validate import read_session_header
@@ -94,11 +95,13 @@ def _describe(path: Path, *, in_id_folder: bool) -> Found | None:
     header, handle = opened
     handle.close()
     key = header.key
-    if not key:
-        decoded = key_from_storage_stem(path.stem) if in_id_folder else None
-        key = decoded or key_from_legacy_stem(path.stem)
-    canonical = in_id_folder and path.name == storage_name(key)
-    return Found(path, key, canonical, header.updated_text)
+    decoded = key_from_storage_stem(path.stem) if in_id_folder else None
+    # A canonical name is the truth (nanobot loads by name), unless it is really the old
+    # name of the key the file names (an old name that happens to decode).
+    if decoded is not None and not (key and key != decoded and legacy_filename(key) == path.name):
+        return Found(path, decoded, True, header.updated_text)
+    key = key or key_from_legacy_stem(path.stem)
+    return Found(path, key, False, header.updated_text)
 
 
 def scan(places: SessionPlaces) -> list[Found]:

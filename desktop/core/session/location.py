@@ -45,6 +45,7 @@ LEGACY_FOLDER = "sessions"
 ROOT_FOLDER = "sessions"
 MIGRATION_LOCK_TIMEOUT_S = 30.0
 _ID = re.compile(r"[0-9a-f]{32}")
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 
 
 class SessionPlaceError(OSError):
@@ -76,6 +77,11 @@ class SessionPlaces:
 def storage_name(key: str) -> str:
     """nanobot 0.3.5's file name for ``key``: URL-safe base64 without padding, ``.jsonl``."""
     return base64.urlsafe_b64encode(key.encode("utf-8")).decode("ascii").rstrip("=") + ".jsonl"
+
+
+def legacy_filename(key: str) -> str:
+    """The old ``<channel>_<chat>.jsonl`` name of ``key`` (``cli:direct`` → ``cli_direct.jsonl``)."""
+    return _UNSAFE.sub("_", key.replace(":", "_")) + ".jsonl"
 
 
 def key_from_storage_stem(stem: str) -> str | None:
@@ -179,13 +185,15 @@ def _claim(root: Path, workspace: Path, found: str, marker: Path) -> str | None:
         if folder.is_symlink():
             return None
         owner_file = folder / OWNER_FILE
-        if not folder.exists() or (not owner_file.exists() and not any(folder.iterdir())):
+        if not owner_file.exists() and not owner_file.is_symlink():
+            # New, or its marker was lost: this workspace's own id names it (nanobot refuses
+            # a folder with data and no marker; writing the marker lets it start again).
             folder.mkdir(mode=0o700, parents=True, exist_ok=True)
             atomic_write_text(owner_file, f"{workspace}\n")
             return found
         owner = _owner_of(folder)
         if owner is None:
-            return None  # data without an owner: nanobot refuses it too
+            return None  # an unreadable marker: nanobot refuses it too
         if owner == workspace:
             return found
         if _same_place(owner, workspace) or not owner.exists():

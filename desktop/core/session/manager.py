@@ -36,7 +36,7 @@ from typing import Any
 
 from desktop.core.config.paths import nanobot_home
 from desktop.core.session.adopt import Found, adopt, scan
-from desktop.core.session.location import SessionPlaces, resolve, storage_name
+from desktop.core.session.location import SessionPlaces, legacy_filename, resolve, storage_name
 from desktop.core.session.model import HISTORY_KEYS, Session
 from desktop.core.session.shared import SessionBusyError, SharedFiles
 from desktop.core.session.sync import DiskState, signature
@@ -62,7 +62,6 @@ from desktop.core.utils.validate import (
 log = logging.getLogger(__name__)
 
 DEFAULT_MAX_TOOL_RESULT_CHARS = 16_000
-_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 _CUT_NOTE = re.compile(r"\n… \[\d+ more characters not saved\]")
 
 __all__ = [
@@ -79,7 +78,7 @@ __all__ = [
 
 def session_filename(key: str) -> str:
     """The legacy file name of a session key (``cli:direct`` → ``cli_direct.jsonl``)."""
-    return _UNSAFE.sub("_", key.replace(":", "_")) + ".jsonl"
+    return legacy_filename(key)
 
 
 @dataclass(frozen=True)
