@@ -224,6 +224,17 @@ def test_a_kill_at_any_step_loses_nothing(
     assert steps > 8  # every step of every file was tried
 
 
+def test_a_copy_left_by_a_kill_is_cleaned_up(tmp_path: Path, isolated_env: Path) -> None:
+    workspace = tmp_path / "ws"
+    folder = SessionManager(workspace).directory
+    _write(workspace / "sessions" / "cli_a.jsonl", "cli:a", ["a1"], "1")
+    stale = folder / ".cli_a.jsonl.0123456789ab.tmp"
+    stale.write_bytes((workspace / "sessions" / "cli_a.jsonl").read_bytes()[:10])
+    assert [s.key for s in SessionManager(workspace).summaries()] == ["cli:a"]
+    assert not stale.exists()
+    assert sorted(p.name for p in folder.iterdir() if p.name.endswith(".tmp")) == []
+
+
 def test_adoption_waits_for_nanobots_migration_lock(
     tmp_path: Path, isolated_env: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -19,7 +19,8 @@ start finishes the job:
 
 1. no canonical file yet: the file is copied byte-exact to a hidden temporary file beside the
    target, flushed, then *linked* to the canonical name (``link`` never replaces a file), and
-   only then is the source removed (a rename within one folder);
+   only then is the source removed (a rename within one folder); a temporary copy a kill left
+   behind is removed by the next run (its source is still in place);
 2. a canonical file with the same bytes: the source is removed;
 3. a different canonical file: the one updated last keeps the canonical name, the other is
    set aside as ``.migration-conflicts/<stem>.<from>.<digest>.jsonl`` (nanobot's conflict
@@ -32,6 +33,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import re
 import secrets
 from collections.abc import Iterator
 from contextlib import ExitStack
@@ -56,6 +58,7 @@ log = logging.getLogger(__name__)
 FILES_LOCK = ".session-files.lock"
 CONFLICTS = ".migration-conflicts"
 _CHUNK = 1024 * 1024
+_OUR_TMP = re.compile(r"\..+\.jsonl\.[0-9a-f]{12}\.tmp")
 
 
 @dataclass(frozen=True)
@@ -240,6 +243,7 @@ def adopt(places: SessionPlaces) -> int:
     with ExitStack() as stack:
         for lock in _locks(places):
             stack.enter_context(lock)
+        _remove_stale_copies(places.directory)
         for item in scan(places):  # again, under the locks
             if item.canonical:
                 continue
@@ -249,6 +253,17 @@ def adopt(places: SessionPlaces) -> int:
             except OSError as exc:
                 notify(f"{item.path} could not be moved to the shared sessions folder: {exc}")
     return done
+
+
+def _remove_stale_copies(folder: Path) -> None:
+    """Remove half-made copies a killed adoption left (caller holds the folder's lock, so no
+    copy is being made; their sources are still in place)."""
+    for parent in (folder, folder / CONFLICTS):
+        if not parent.is_dir():
+            continue
+        for path in parent.iterdir():
+            if _OUR_TMP.fullmatch(path.name) and path.is_file() and not path.is_symlink():
+                path.unlink(missing_ok=True)
 
 
 def _locks(places: SessionPlaces) -> Iterator[FileLock]:
