@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, cast
 from desktop.ui.main_window import APP_TITLE, MainWindow
 
 if TYPE_CHECKING:
+    from desktop.ui.onboarding import OnboardingWizard
     from desktop.ui.services import AppServices
 
 __all__ = ["APP_TITLE", "build_main_window", "install_tabs", "run_app"]
@@ -64,7 +65,7 @@ def install_tabs(window: MainWindow, services: AppServices) -> None:
     window.searchRequested.connect(chat.focus_search)
     window.stopRequested.connect(chat.stop_current)
     window.openSessionRequested.connect(chat.open_session)
-    window.shuttingDown.connect(chat.shutdown)
+    window.shuttingDown.connect(chat.approver.deny_all)  # at once; the shell then acloses tabs
 
     def focus_composer_on_chat() -> None:
         if window.current_tab_key() == "chat":
@@ -158,7 +159,7 @@ class _Onboarding:
         self.window = window
         self.services = services
         self.tasks = TaskOwner("onboarding")
-        self.wizard: Any = None
+        self.wizard: OnboardingWizard | None = None
 
     def offer(self) -> None:
         """Check in the background whether onboarding is needed; show it if so."""
@@ -195,9 +196,7 @@ class _Onboarding:
         await self.tasks.aclose()
         wizard, self.wizard = self.wizard, None
         if wizard is not None:
-            closer = getattr(wizard, "aclose", None)
-            if closer is not None:
-                await closer()
+            await wizard.aclose()
             wizard.close()
             wizard.deleteLater()
 

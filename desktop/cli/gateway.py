@@ -1,9 +1,21 @@
-"""``nanobot-desktop gateway``: the agent, scheduler, heartbeat and MCP servers, headless.
+"""``nanobot-desktop gateway``: the agent, its chat channels, scheduler, heartbeat and MCP
+servers, headless.
 
-Runs until Ctrl-C (SIGINT) or SIGTERM, then shuts down cleanly: the scheduler stops, running
-turns are cancelled (their sessions stay consistent), MCP children are closed. Reminders and
-heartbeat news are printed; messages for chat channels are printed too until channel runtimes
-exist.
+* **Channels.** Every chat channel enabled in the config (``channels.<name>.enabled``) runs
+  here as in the app: messages are answered in their chat, and status changes are printed.
+  Messages for a channel that is not running (a reminder for the window's chat) are printed.
+* **Approvals** follow the app's setting in ``desktop.json`` beside the config
+  (``approvalMode``, the always-allowed tools). In ``ask`` mode a risky tool call
+  (:func:`~desktop.core.agent.approval.approval_reason`) is asked in the chat it came from
+  (Telegram buttons, a reply keyword elsewhere) and runs only after a yes; a turn with nobody
+  to ask (a cron job for the window's chat) gets "not executed" as the tool's result. An
+  "Always" answer is saved to ``desktop.json``. In ``autonomous`` mode nothing is asked
+  (nanobot's behaviour).
+* The agent socket lets ``agent -m`` hand its message to this process.
+
+Runs until Ctrl-C (SIGINT) or SIGTERM, then shuts down cleanly: the scheduler and the channels
+stop, running turns are cancelled (their sessions stay consistent), MCP children are closed.
+Reminders and heartbeat news are printed.
 """
 
 from __future__ import annotations
@@ -35,7 +47,7 @@ def _print_outbound(message: OutboundMessage) -> None:
     _say(f"→ {message.channel}:{message.chat_id}: {message.content}")
 
 
-def _summary(runtime: Runtime, config: Config) -> None:
+def _summary(runtime: Runtime, config: Config, mode: str) -> None:
     defaults = config.agents.defaults
     _say(
         f"nanobot gateway: model {runtime.agent.provider.model}, workspace {config.workspace_path}"
@@ -47,37 +59,61 @@ def _summary(runtime: Runtime, config: Config) -> None:
         _say("Dream: disabled in the config")
     if config.tools.mcp_servers:
         _say(f"MCP servers: {', '.join(config.tools.mcp_servers)} (connected on the first turn)")
+    enabled = runtime.channels.enabled()
+    _say(f"channels: {', '.join(enabled) or 'none enabled'}")
+    if mode == "ask":
+        _say("approvals: ask (risky tool calls are asked in their chat)")
+    else:
+        _say("approvals: autonomous (tool calls run without asking)")
     _say("running; Ctrl-C to stop")
 
 
 async def _serve(config: Config) -> int:
+    from desktop.core.agent.approval_prefs import policy_from_prefs
     from desktop.core.assembly import start_runtime
-    from desktop.core.bus.events import ReminderDue
+    from desktop.core.bus.events import ChannelStatusChanged, ReminderDue
+    from desktop.core.bus.queue import MessageBus
+    from desktop.core.config.loader import config_origin
+    from desktop.core.config.prefs import PrefsStore
+    from desktop.core.config.prefs_peek import prefs_path
     from desktop.core.providers.factory import MissingKeyError
     from desktop.core.providers.matching import ProviderNotFound
+    from desktop.core.utils.tasks import TaskOwner
 
+    prefs = await asyncio.to_thread(PrefsStore, prefs_path(config_origin(config).path))
+    if prefs.warning:
+        print(f"warning: {prefs.warning}", file=sys.stderr)
+    prefs_owner = TaskOwner("gateway-prefs")  # saves "Always allow" answers
+    policy = policy_from_prefs(prefs, prefs_owner)
+
+    def on_event(event: RunEvent) -> None:
+        if isinstance(event, ReminderDue):
+            label = "heartbeat" if event.source == "heartbeat" else f"reminder '{event.job_name}'"
+            _say(f"{label} ({event.session_key}): {event.text}")
+        elif isinstance(event, ChannelStatusChanged):
+            detail = " — ".join(p for p in (event.account, event.reason, event.hint) if p)
+            _say(f"channel {event.channel}: {event.state}" + (f" ({detail})" if detail else ""))
+
+    bus = MessageBus()
+    bus.subscribe(on_event)  # before the start: the channels' first status changes too
     try:
-        runtime = await start_runtime(config)
+        runtime = await start_runtime(config, bus=bus, approval=policy)
     except (MissingKeyError, ProviderNotFound) as exc:
+        await prefs_owner.aclose()
         return fail(str(exc))
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
 
-    def on_event(event: RunEvent) -> None:
-        if isinstance(event, ReminderDue):
-            label = "heartbeat" if event.source == "heartbeat" else f"reminder '{event.job_name}'"
-            _say(f"{label} ({event.session_key}): {event.text}")
-
-    runtime.bus.subscribe(on_event)
     runtime.channels.set_fallback(_print_outbound)
-    _summary(runtime, config)
+    _summary(runtime, config, policy.mode)
     try:
         await stop.wait()
     finally:
         _say("stopping…")
         await runtime.stop()
+        await prefs_owner.aclose()
         _say("stopped")
     return EXIT_OK
 

@@ -73,8 +73,8 @@ class MainWindow(QMainWindow):
         activated(): the window became the active window (e.g. to clear unread reminders).
         openSessionRequested(str): show this session in the Chat tab (a reminder was clicked);
             the window is already in front with the Chat tab current.
-        shuttingDown(): the application is quitting; tabs cancel their tasks now (the agent
-            and the scheduler are stopped right after).
+        shuttingDown(): the application is quitting (waiting approvals are denied now); the
+            shell then closes the tabs (``aclose``) and stops the agent and the scheduler.
     """
 
     newChatRequested = Signal()

@@ -43,6 +43,40 @@ QLabel#placeholderTitle { font-size: 16pt; font-weight: 600; }
 QLabel#placeholderText { color: palette(placeholder-text); }
 """
 
+# Check boxes and radio buttons: Fusion outlines them with the window colour darkened, which
+# vanishes on a dark window (an unchecked box was all but invisible). These rules draw them
+# with a visible border in both schemes; the mark is an image in the accent's text colour.
+INDICATORS = """
+QCheckBox::indicator, QRadioButton::indicator {
+    width: 14px; height: 14px; border: 1px solid palette(placeholder-text);
+    background: palette(base);
+}
+QCheckBox::indicator { border-radius: 3px; }
+QRadioButton::indicator { border-radius: 8px; }
+QCheckBox::indicator:hover, QRadioButton::indicator:hover { border-color: palette(highlight); }
+QCheckBox::indicator:checked {
+    background: palette(highlight); border-color: palette(highlight); image: url("CHECK");
+}
+QRadioButton::indicator:checked {
+    background: palette(highlight); border-color: palette(highlight); image: url("DOT");
+}
+QCheckBox::indicator:disabled, QRadioButton::indicator:disabled {
+    border-color: palette(mid); background: palette(window);
+}
+QCheckBox::indicator:checked:disabled, QRadioButton::indicator:checked:disabled {
+    background: palette(mid);
+}
+"""
+
+
+def stylesheet(dark: bool) -> str:
+    """The application style sheet for a scheme (the indicator marks differ)."""
+    scheme = "dark" if dark else "light"
+    folder = data_path("resources", "icons", "indicators")
+    check = (folder / f"check-{scheme}.svg").as_posix()
+    dot = (folder / f"dot-{scheme}.svg").as_posix()
+    return STYLESHEET + INDICATORS.replace("CHECK", check).replace("DOT", dot)
+
 
 def _palette(dark: bool) -> QPalette:
     if dark:
@@ -120,7 +154,6 @@ class Theme(QObject):
         self.appearance = "system"
         self._dark: bool | None = None
         app.setStyle("Fusion")
-        app.setStyleSheet(STYLESHEET)
         QGuiApplication.styleHints().colorSchemeChanged.connect(self._on_system_changed)
         self.set_appearance(appearance)
 
@@ -146,5 +179,5 @@ class Theme(QObject):
         # Style sheets resolve ``palette(role)`` when they are applied: set it again so every
         # widget styled by it is polished with the new palette.
         self.app.setStyleSheet("")
-        self.app.setStyleSheet(STYLESHEET)
+        self.app.setStyleSheet(stylesheet(dark))
         self.changed.emit(dark)

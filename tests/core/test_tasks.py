@@ -79,3 +79,52 @@ def test_spawn_from_a_callback_outside_a_coroutine() -> None:
     finally:
         asyncio.set_event_loop(None)
         loop.close()
+
+
+async def _forever() -> None:
+    await asyncio.Future()
+
+
+async def test_adopted_owner_is_closed_with_its_new_parent() -> None:
+    """An owner built on its own (a widget) and adopted later (placed in a page) closes with it."""
+    page = TaskOwner("page")
+    other = TaskOwner("other")
+    widget = TaskOwner("widget", parent=other)
+    task = widget.spawn(_forever())
+    page.adopt(widget)
+    page.adopt(widget)  # adopting twice changes nothing
+    await other.aclose()  # the previous parent no longer closes it
+    assert not widget.closed and not task.done()
+    await page.aclose()
+    assert widget.closed and task.cancelled()
+    with pytest.raises(ValueError):
+        widget.adopt(widget)
+    root = TaskOwner("root")
+    with pytest.raises(ValueError):
+        root.child("tab").adopt(root)
+
+
+async def test_adopting_into_a_closed_owner_cancels_and_closes() -> None:
+    page = TaskOwner("page")
+    await page.aclose()
+    widget = TaskOwner("widget")
+    task = widget.spawn(_forever())
+    page.adopt(widget)
+    await asyncio.gather(task, return_exceptions=True)
+    assert task.cancelled() and widget.closed
+
+
+async def test_cancel_stops_tasks_of_children_without_closing() -> None:
+    """``cancel()`` (a closeEvent) stops everything below; the owners stay usable."""
+    owner = TaskOwner("root")
+    child = owner.child("panel")
+    tasks = [owner.spawn(_forever()), child.spawn(_forever())]
+    await asyncio.sleep(0)
+    cancelled = owner.cancel()
+    assert set(cancelled) == set(tasks)
+    await asyncio.gather(*cancelled, return_exceptions=True)
+    assert all(task.cancelled() for task in tasks)
+    assert not owner.closed and not child.closed and not owner.tasks and not child.tasks
+    again = child.spawn(_forever())
+    await owner.aclose()
+    assert again.cancelled()

@@ -319,3 +319,65 @@ def test_tarball_installs_and_uninstalls_per_user(artefacts: Artefacts, tmp_path
     assert not (home / ".local" / "bin" / APP).exists()
     assert not list((home / ".local/share/icons").rglob(f"{APP}.*"))
     assert (home / ".nanobot" / "config.json").read_text() == "{}"
+
+
+async def test_channel_sdks_run_in_the_frozen_gateway(installed: Installed, tmp_path: Path) -> None:
+    """The bundled channel SDKs are importable from the frozen binary (``channels status``), and
+    the frozen gateway's Telegram channel (python-telegram-bot inside the bundle) answers a
+    message through the local Bot API server and stops cleanly."""
+    import asyncio
+
+    from tests.channels.telegram.bot_api_server import TOKEN, BotApiServer
+
+    api = await BotApiServer().start()
+    chat = 4242
+    try:
+        with ScriptedOpenAIServer(Reply("Hello from the frozen gateway.")) as server:
+            _config(tmp_path, server.url)
+            path = tmp_path / ".nanobot" / "config.json"
+            data = json.loads(path.read_text(encoding="utf-8"))
+            data["channels"] = {
+                "telegram": {
+                    "enabled": True,
+                    "token": TOKEN,
+                    "baseUrl": api.base_url,
+                    "allowFrom": ["*"],
+                    "reactEmoji": "",
+                }
+            }
+            path.write_text(json.dumps(data), encoding="utf-8")
+            env = frozen_env(tmp_path, PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring")
+            status = await asyncio.to_thread(
+                _run, installed.launcher, "channels", "status", "--test", env=env
+            )
+            lines = {line.split()[0]: line for line in status.stdout.splitlines() if line.strip()}
+            for name in ("Telegram", "Email", "Matrix"):
+                assert "not installed" not in lines[name], status.stdout
+            assert "enabled, installed" in lines["Telegram"], status.stdout
+            assert status.returncode == 0, status.stdout + status.stderr
+            assert api.calls_of("getMe"), "the connection test called the Bot API"
+
+            gateway = await asyncio.create_subprocess_exec(
+                str(installed.launcher), "gateway", env=env,
+                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+            )  # fmt: skip
+            try:
+                deadline = time.monotonic() + 90
+                while not api.calls_of("getUpdates"):
+                    assert time.monotonic() < deadline, "the gateway never polled Telegram"
+                    await asyncio.sleep(0.1)
+                api.put_message(chat, "Are you there?")
+                while not api.sent(chat):
+                    assert time.monotonic() < deadline, "no answer reached Telegram"
+                    await asyncio.sleep(0.1)
+                assert "Hello from the frozen gateway." in str(api.sent(chat)[0].params)
+                gateway.send_signal(signal.SIGINT)
+                _, err = await asyncio.wait_for(gateway.communicate(), 30)
+                assert gateway.returncode == 0, err.decode(errors="replace")
+                assert b"Traceback" not in err
+            finally:
+                if gateway.returncode is None:
+                    gateway.kill()
+                    await gateway.wait()
+    finally:
+        await api.stop()

@@ -134,3 +134,45 @@ def test_switching_the_scheme_restyles_every_widget(
             window.show_tab(tab)
             window.grab().save(str(SHOTS / f"theme-switch-{tab}-{scheme}.png"))
         window.show_tab("settings")
+
+
+@pytest.mark.parametrize("dark", [False, True])
+def test_check_boxes_and_radio_buttons_are_visible_in_both_schemes(
+    qtbot: QtBot, qapp: QApplication, dark: bool
+) -> None:
+    """An unchecked box or radio button stands out from the window (WCAG non-text contrast,
+    3:1); a checked one shows its mark. Fusion alone outlined them with the window colour
+    darkened, which all but vanished on the dark window."""
+    from PySide6.QtWidgets import QCheckBox, QRadioButton, QVBoxLayout
+
+    palette, sheet = qapp.palette(), qapp.styleSheet()
+    theme = Theme(qapp, "dark" if dark else "light")
+    try:
+        for kind in (QCheckBox, QRadioButton):
+            holder = QWidget()
+            qtbot.addWidget(holder)
+            layout = QVBoxLayout(holder)
+            off, on = kind(""), kind("")
+            layout.addWidget(off)
+            layout.addWidget(on)
+            on.setChecked(True)
+            if kind is QRadioButton:
+                off.setAutoExclusive(False)
+                on.setAutoExclusive(False)
+            holder.show()
+            qtbot.waitExposed(holder)
+            window = qapp.palette().window().color()
+            off.repaint()
+            image = off.grab().toImage().convertToFormat(QImage.Format.Format_RGB32)
+            colours = [QColor.fromRgb(p) for p in set(memoryview(image.constBits()).cast("I"))]
+            strongest = max(colours, key=lambda c: contrast(c, window))
+            assert contrast(strongest, window) >= 3.0, (
+                f"unchecked {kind.__name__}: at best {strongest.name()} on {window.name()}"
+            )
+            checked = off.grab().toImage() != on.grab().toImage()
+            assert checked, f"a checked {kind.__name__} looks like an unchecked one"
+            holder.close()
+    finally:
+        theme.setParent(None)
+        qapp.setStyleSheet(sheet)
+        qapp.setPalette(palette)

@@ -22,6 +22,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
+from desktop.core.bus.events import DESKTOP_CHANNEL
 from desktop.core.tools.base import ToolContext
 
 log = logging.getLogger(__name__)
@@ -82,7 +83,7 @@ class ApprovalRequest:
     tool: str
     arguments: dict[str, Any]
     reason: str
-    channel: str = "desktop"
+    channel: str = DESKTOP_CHANNEL
     chat_id: str = ""
     turn_id: str = ""
 

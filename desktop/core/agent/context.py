@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from desktop.core.bus.events import DESKTOP_CHANNEL
 from desktop.core.memory.store import MemoryStore
 from desktop.core.resources import data_path, read_template
 from desktop.core.utils.validate import read_text_document
@@ -32,7 +33,7 @@ RUNTIME_OPEN = "[Runtime Context — metadata only, not instructions]"
 RUNTIME_CLOSE = "[/Runtime Context]"
 
 FORMAT_HINTS = {
-    "desktop": "Markdown renders in this window: use lists, code blocks and tables where they help.",
+    DESKTOP_CHANNEL: "Markdown renders in this window: use lists, code blocks and tables where they help.",
     "cli": "This is a terminal: keep formatting light; short paragraphs and plain lists.",
     "system": "Plain text.",
 }

@@ -6,7 +6,8 @@ turn in arrival order. Slash commands are answered at once, never queued behind 
 Every turn, whatever started it (a message on any channel, a cron job, the heartbeat, a
 subagent report), emits one complete lifecycle on the bus: :class:`TurnStarted`, its in-turn
 events, then exactly one of :class:`TurnFinished`, :class:`TurnStopped` or :class:`TurnFailed`.
-The user message is saved before the model is called; tool calls and results are checkpointed
+The user message is saved before the model is called, and only then is the message's
+:class:`~desktop.core.bus.events.Ack` resolved (the channel confirms it to its server); tool calls and results are checkpointed
 as they happen; a stopped turn keeps the text it had streamed; a failed turn stays pending so
 it can be retried.
 """
@@ -263,6 +264,7 @@ class AgentLoop:
                     metadata={"command": command.name, "request_id": message.id},
                 )
             )
+            await message.acknowledge("dropped")  # answered; nothing to keep
             return
         hook: AgentHook | None = None
         if channel not in EVENT_CHANNELS:
@@ -276,6 +278,8 @@ class AgentLoop:
             )
         source: TurnSource = "subagent" if message.channel == SYSTEM_CHANNEL else "message"
         outcome = await self.run_turn(message, source=source, hook=hook)
+        # Saved at the turn's first save; a turn that failed before it cannot keep it.
+        await message.acknowledge("dropped")
         if channel in EVENT_CHANNELS or outcome.message_sent:
             return
         if outcome.status == "finished":
@@ -534,6 +538,7 @@ class AgentLoop:
             await asyncio.to_thread(self.sessions.save, session)
         session.begin_turn(message.content, **extra)
         await asyncio.to_thread(self.sessions.save, session)  # saved before any model call
+        await message.acknowledge("saved")  # the channel may confirm it to its server now
         if self.consolidation is not None:
             await self.consolidation.maybe_consolidate(session)
         # The new message goes in below, with its runtime block.

@@ -7,10 +7,14 @@ Events are frozen dataclasses with a ``kind`` literal so a front end can dispatc
 
 from __future__ import annotations
 
+import logging
 import uuid
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
+
+log = logging.getLogger(__name__)
 
 DESKTOP_CHANNEL = "desktop"
 """The window's channel name (its sessions are ``desktop:<chat>``)."""
@@ -21,6 +25,47 @@ SYSTEM_CHANNEL = "system"
 TurnSource = Literal["message", "cron", "heartbeat", "subagent"]
 """What started a turn: a person's message (any channel), a cron job, the heartbeat, or a
 subagent's report."""
+
+
+AckOutcome = Literal["saved", "dropped"]
+"""How an inbound message stopped being at risk: its user message is ``saved`` in the session
+file, or it was ``dropped`` on purpose (a command answered, a sender not allowed, an approval
+reply consumed, a turn that failed before anything could be saved)."""
+
+
+class Ack:
+    """The agent's word to a channel that an inbound message is safe to confirm to its server.
+
+    A channel that must not lose a message across a crash attaches one to the
+    :class:`InboundMessage` and confirms the message to its network (IMAP ``\\Seen``, a
+    journal entry removed) only in the callback. The agent loop resolves it once the turn's
+    user message is in the session file (the turn's first save) or when it drops the message
+    on purpose. A message whose ack is never resolved (the process ended first) is still
+    unconfirmed, so the channel hands it over again after a restart.
+
+    Args:
+        callback: Awaited once, with the outcome. Keep it short (a small file write, a flag
+            for the channel's own task): the turn waits for it.
+    """
+
+    def __init__(self, callback: Callable[[AckOutcome], Awaitable[None]]) -> None:
+        self._callback = callback
+        self.outcome: AckOutcome | None = None
+
+    @property
+    def done(self) -> bool:
+        """Whether it was resolved."""
+        return self.outcome is not None
+
+    async def resolve(self, outcome: AckOutcome) -> None:
+        """Tell the channel (once; later calls do nothing). A failing callback is logged."""
+        if self.outcome is not None:
+            return
+        self.outcome = outcome
+        try:
+            await self._callback(outcome)
+        except Exception:
+            log.exception("acknowledging an inbound message failed")
 
 
 @dataclass
@@ -38,6 +83,8 @@ class InboundMessage:
         session_key_override: Use this session instead of ``channel:chat_id``.
         id: The sender's reference for this message; the turn it starts carries it as
             :attr:`TurnStarted.request_id`, so a front end can match its own messages.
+        ack: Resolved once the message is safe in its session or dropped on purpose (see
+            :class:`Ack`); ``None``: nobody waits for that.
     """
 
     channel: str
@@ -49,11 +96,17 @@ class InboundMessage:
     metadata: dict[str, Any] = field(default_factory=dict)
     session_key_override: str | None = None
     id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    ack: Ack | None = field(default=None, repr=False, compare=False)
 
     @property
     def session_key(self) -> str:
         """The session this message belongs to."""
         return self.session_key_override or f"{self.channel}:{self.chat_id}"
+
+    async def acknowledge(self, outcome: AckOutcome) -> None:
+        """Resolve :attr:`ack` (if any) with ``outcome``."""
+        if self.ack is not None:
+            await self.ack.resolve(outcome)
 
 
 @dataclass

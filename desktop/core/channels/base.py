@@ -10,6 +10,12 @@ backoff when :meth:`BaseChannel.run` fails, retries failed sends and reports sta
 see :attr:`BaseChannel.open_when_empty`); ``"*"`` lets everyone in; otherwise an entry matches
 a sender's id, username, or the ``"id|username"`` pair. Senders are identified as
 ``"id|username"`` when the network has both.
+
+Nothing lost across a crash: a channel confirms a message to its network only once the agent
+has it safe in a session (:meth:`BaseChannel.publish` with ``confirm``, resolved through the
+message's :class:`~desktop.core.bus.events.Ack`), or, where the network cannot wait for that,
+keeps it in its :class:`~desktop.core.channels.journal.InboundJournal` until then
+(``journal=True``) and publishes it again after a restart (:meth:`BaseChannel.replay_journal`).
 """
 
 from __future__ import annotations
@@ -17,14 +23,15 @@ from __future__ import annotations
 import asyncio
 import logging
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
-from desktop.core.bus.events import InboundMessage, OutboundMessage, RunEvent
+from desktop.core.bus.events import Ack, AckOutcome, InboundMessage, OutboundMessage, RunEvent
 from desktop.core.bus.queue import MessageBus
 from desktop.core.channels.approvals import ReplyApprover
+from desktop.core.channels.journal import journal_for
 from desktop.core.channels.state import ChannelStateStore
 
 log = logging.getLogger(__name__)
@@ -108,6 +115,8 @@ def split_message(text: str, limit: int) -> list[str]:
 
 
 StatusListener = Callable[[str, ChannelStatus], None]
+Confirm = Callable[[AckOutcome], Awaitable[None]]
+"""Confirms a message to its network once the agent has it safe (see :class:`Ack`)."""
 
 
 class BaseChannel(ABC):
@@ -150,6 +159,7 @@ class BaseChannel(ABC):
         self._listeners: list[StatusListener] = []
         self._stopping = asyncio.Event()
         self.approvals = self.make_approver()
+        self.journal = journal_for(state)
 
     def make_approver(self) -> ReplyApprover:
         """The approver that asks in this channel's chats (override for buttons)."""
@@ -236,31 +246,94 @@ class BaseChannel(ABC):
         media: Iterable[str] = (),
         metadata: dict[str, Any] | None = None,
         message_id: str | None = None,
+        confirm: Confirm | None = None,
+        journal: bool = False,
+        seen: Sequence[str] = (),
     ) -> bool:
         """Hand a person's message to the agent; ``False`` (and logged) when not allowed.
 
         A reply that answers a waiting approval question is consumed here (``True``).
         ``message_id`` becomes :attr:`InboundMessage.id` (unique; the turn it starts carries
         it as ``TurnStarted.request_id``, so the channel can find the message it answers).
+        A message whose id is still with the agent (published with ``confirm`` or ``journal``
+        and not yet safe, e.g. by this channel before a restart with new settings) is not
+        published again (``True``).
+
+        Args:
+            sender: Who wrote it (``id|username`` when the network has both).
+            chat_id: The conversation.
+            content: The text.
+            media: Saved attachments.
+            metadata: Channel specifics.
+            message_id: The message's unique id (stable across restarts when ``confirm`` or
+                ``journal`` is used, so a message still with the agent is recognised).
+            confirm: Awaited once the message is safe in its session or dropped on purpose
+                (at once when it is not allowed or answers an approval question): confirm it
+                to the network here (IMAP ``\\Seen``).
+            journal: Keep the message in :attr:`journal` until it is safe (for networks whose
+                cursor cannot wait); saved before this returns.
+            seen: Ids to mark handled in the channel state when the journal entry goes.
         """
         if not self.is_allowed(sender):
             log.info("%s: message from %s ignored (not in allowFrom)", self.name, sender)
+            if confirm is not None:
+                await confirm("dropped")
             return False
         if self.approvals.intercept(chat_id, content):
+            if confirm is not None:
+                await confirm("dropped")
             return True
-        given_id: dict[str, Any] = {"id": message_id} if message_id else {}
-        await self.bus.publish_inbound(
-            InboundMessage(
-                self.name,
-                sender,
-                chat_id,
-                content,
-                media=list(media),
-                metadata=dict(metadata or {}),
-                **given_id,
-            )
+        if message_id and (
+            message_id in self.journal.in_flight or (journal and message_id in self.journal)
+        ):
+            log.info("%s: message %s is already with the agent", self.name, message_id)
+            return True
+        message = InboundMessage(
+            self.name,
+            sender,
+            chat_id,
+            content,
+            media=list(media),
+            metadata=dict(metadata or {}),
         )
+        if message_id:
+            message.id = message_id
+        if journal:
+            await self.journal.add(message)
+        elif confirm is not None:
+            self.journal.in_flight.add(message.id)
+        message.ack = self._ack(message.id, confirm, journal, list(seen))
+        await self.bus.publish_inbound(message)
         return True
+
+    def _ack(
+        self, message_id: str, confirm: Confirm | None, journal: bool, seen: list[str]
+    ) -> Ack | None:
+        if confirm is None and not journal:
+            return None
+
+        async def done(outcome: AckOutcome) -> None:
+            self.journal.in_flight.discard(message_id)
+            if journal:
+                await self.journal.remove(message_id, seen=seen)
+            if confirm is not None:
+                await confirm(outcome)
+
+        return Ack(done)
+
+    async def replay_journal(self) -> int:
+        """Publish again what the journal kept from before a restart (once per process:
+        later reconnects and restarted channel objects find them with the agent already);
+        returns how many."""
+        if self.journal.replayed:
+            return 0
+        self.journal.replayed = True
+        pending = [m for m in self.journal.pending() if m.id not in self.journal.in_flight]
+        for message in pending:
+            log.info("%s: handing over message %s again (not saved before)", self.name, message.id)
+            message.ack = self._ack(message.id, None, True, [])
+            await self.bus.publish_inbound(message)
+        return len(pending)
 
     async def on_event(self, event: RunEvent) -> None:  # noqa: B027 - optional hook
         """A run event of one of this channel's sessions (typing indicators, reactions)."""

@@ -9,9 +9,11 @@ in ``gateway`` alike. The manager
 * supervises each channel: when :meth:`BaseChannel.run` fails it is restarted with growing
   backoff (1 s … 60 s), and every status change becomes a
   :class:`~desktop.core.bus.events.ChannelStatusChanged` event (Settings and the tray show it);
-* owns the one consumer of the bus's outbound queue: a send that fails is retried, and a
-  message that finally cannot be delivered becomes a
-  :class:`~desktop.core.bus.events.DeliveryFailed` event (never dropped silently);
+* owns the one consumer of the bus's outbound queue: a send that fails is retried; when the
+  channel is reconnecting, the message waits until it is connected again (at most
+  ``reconnect_wait``, 10 minutes) and is tried once more; a message that finally cannot be
+  delivered becomes a :class:`~desktop.core.bus.events.DeliveryFailed` event (never dropped
+  silently);
 * forwards the run events of a channel's sessions to it (typing indicators);
 * registers a channel's own approver (inline buttons, reply keywords) with the approval gate.
 """
@@ -19,6 +21,7 @@ in ``gateway`` alike. The manager
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 import logging
 import random
@@ -52,6 +55,7 @@ Fallback = Callable[[OutboundMessage], Awaitable[None] | None]
 BACKOFF_S = (1.0, 2.0, 4.0, 8.0, 15.0, 30.0, 60.0)
 STABLE_S = 60.0  # connected this long: the next failure starts the backoff from the beginning
 SEND_DELAYS_S: tuple[float, ...] = (1.0, 3.0)
+RECONNECT_WAIT_S = 600.0  # how long an answer waits for its reconnecting channel
 
 
 class Channel(Protocol):
@@ -95,7 +99,10 @@ class ChannelManager:
         state_dir: Where channels keep their cursors.
         media_dir: Where channels save received files.
         approval: The approval gate channels register their approvers with.
-        send_delays: Backoff between delivery attempts (its length is the number of retries).
+        send_delays: Backoff between delivery attempts (its length is the number of retries);
+            a channel that is reconnecting gets this round again once it is connected.
+        reconnect_wait: How long, from the first failure, a message waits for its reconnecting
+            channel before it is reported as not delivered.
         backoff: Restart delays of a failing channel.
         registry: The known channels (tests pass their own).
     """
@@ -110,6 +117,7 @@ class ChannelManager:
         media_dir: Path | None = None,
         approval: ApprovalGate | None = None,
         send_delays: Sequence[float] = SEND_DELAYS_S,
+        reconnect_wait: float = RECONNECT_WAIT_S,
         backoff: Sequence[float] = BACKOFF_S,
         registry: Mapping[str, ChannelInfo] = CHANNELS,
     ) -> None:
@@ -119,6 +127,7 @@ class ChannelManager:
         self.media_dir = media_dir
         self.approval = approval
         self.send_delays = tuple(send_delays)
+        self.reconnect_wait = reconnect_wait
         self.backoff = tuple(backoff)
         self.registry = registry
         self._owner = owner
@@ -130,6 +139,8 @@ class ChannelManager:
         self._fallback: Fallback | None = None
         self._unsubscribe: Callable[[], None] | None = None
         self._queues: dict[str, asyncio.Queue[OutboundMessage]] = {}
+        self._status_waiters: dict[str, set[asyncio.Event]] = {}
+        self._states: dict[Path, ChannelStateStore] = {}  # one per file: restarts share it
 
     # -- registration ---------------------------------------------------------------------
     def register(self, channel: Channel) -> Callable[[], None]:
@@ -217,7 +228,10 @@ class ChannelManager:
             assert self.config is not None
             section = getattr(self.config.channels, info.name)
         state_dir = self.state_dir or Path.home() / ".nanobot" / "channel-state"
-        state = await asyncio.to_thread(ChannelStateStore, state_dir / f"{info.name}.json")
+        path = state_dir / f"{info.name}.json"
+        state = self._states.get(path)
+        if state is None:
+            state = self._states[path] = await asyncio.to_thread(ChannelStateStore, path)
         media = self.media_dir or state_dir / "media"
         channel: BaseChannel = cls(section, self.bus, state, media, app_config=self.config)
         return channel
@@ -263,6 +277,8 @@ class ChannelManager:
     def _set(self, name: str, status: ChannelStatus) -> ChannelStatus:
         if self._statuses.get(name) != status:
             self._statuses[name] = status
+            for waiter in self._status_waiters.get(name, ()):
+                waiter.set()
             self._owner.try_spawn(
                 self.bus.emit(
                     ChannelStatusChanged(
@@ -342,13 +358,36 @@ class ChannelManager:
                 return False  # interim notes for a channel that is not running: not worth a notice
             await self._failed(message, f"the {message.channel} channel is not running")
             return False
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.reconnect_wait
+        while True:
+            error = await self._attempt(channel, message)
+            if error is None:
+                return True
+            if message.metadata.get("progress") or not await self._reconnected(
+                message.channel, deadline
+            ):
+                break
+            log.info("%s is connected again; sending the waiting message", message.channel)
+            channel = self._channels.get(message.channel)
+            if channel is None:
+                break
+        log.error("giving up sending to %s:%s: %s", message.channel, message.chat_id, error)
+        if not message.metadata.get("progress"):
+            await self._failed(message, _reason(error))
+        return False
+
+    async def _attempt(self, channel: Channel, message: OutboundMessage) -> BaseException | None:
+        """One round of sending with the quick retries; the last error, ``None`` when sent."""
         error: BaseException | None = None
         for attempt in range(len(self.send_delays) + 1):
             try:
                 await channel.send(message)
-                return True
+                return None
             except asyncio.CancelledError:
                 raise
+            except ChannelUnavailable as exc:
+                return exc  # a retry cannot fix it
             except Exception as exc:  # noqa: BLE001 - a failed delivery is retried, then reported
                 error = exc
                 if attempt < len(self.send_delays):
@@ -357,10 +396,34 @@ class ChannelManager:
                     )
                     await asyncio.sleep(self.send_delays[attempt])
         assert error is not None
-        log.error("giving up sending to %s:%s: %s", message.channel, message.chat_id, error)
-        if not message.metadata.get("progress"):
-            await self._failed(message, _reason(error))
-        return False
+        return error
+
+    async def _reconnected(self, name: str, deadline: float) -> bool:
+        """Wait while the chat channel ``name`` is reconnecting; ``True`` once it is connected
+        again, ``False`` when it is not reconnecting (connected but refusing, stopped,
+        unavailable) or ``deadline`` passed."""
+        loop = asyncio.get_running_loop()
+        if name not in self._running or self.status(name).state not in ("connecting", "error"):
+            return False
+        log.warning("%s is reconnecting; the message waits for it", name)
+        waiter = asyncio.Event()
+        self._status_waiters.setdefault(name, set()).add(waiter)
+        try:
+            while name in self._running:
+                state = self.status(name).state
+                if state == "connected":
+                    return True
+                if state not in ("connecting", "error"):
+                    return False
+                remaining = deadline - loop.time()
+                if remaining <= 0:
+                    return False
+                waiter.clear()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(waiter.wait(), remaining)
+            return False
+        finally:
+            self._status_waiters[name].discard(waiter)
 
     async def _failed(self, message: OutboundMessage, reason: str) -> None:
         preview = " ".join(message.content.split())[:120]

@@ -65,6 +65,47 @@ class TaskOwner:
         """A nested owner, closed with this one."""
         return TaskOwner(f"{self.name}/{name}", parent=self)
 
+    def adopt(self, owner: TaskOwner) -> None:
+        """Make an existing owner a child of this one (it leaves its previous parent).
+
+        For objects built before they know where they hang, e.g. a widget created and then
+        placed inside a page: the page's owner adopts the widget's owner, so closing the page
+        closes the widget's tasks too. Adopting into a closing owner cancels ``owner``'s tasks
+        and marks it closed.
+
+        Raises:
+            ValueError: ``owner`` is this owner or one of its ancestors (a cycle).
+        """
+        node: TaskOwner | None = self
+        while node is not None:
+            if node is owner:
+                raise ValueError(f"{owner.name} cannot adopt itself or an ancestor")
+            node = node._parent
+        previous = owner._parent
+        if previous is self:
+            return
+        if previous is not None and owner in previous._children:
+            previous._children.remove(owner)
+        owner._parent = self
+        self._adopt(owner)
+        if self._closed:
+            owner.cancel()
+
+    def cancel(self) -> list[asyncio.Task[Any]]:
+        """Ask every task of this owner and its children to stop, without closing anything.
+
+        For synchronous callers (a ``closeEvent``); new tasks may still start afterwards.
+
+        Returns:
+            The cancelled tasks (await them with ``asyncio.gather`` to wait for their end).
+        """
+        tasks = list(self._tasks)
+        for child in list(self._children):
+            tasks.extend(child.cancel())
+        for task in self._tasks:
+            task.cancel()
+        return tasks
+
     def spawn(self, coro: Coroutine[Any, Any, T], *, name: str | None = None) -> asyncio.Task[T]:
         """Start ``coro`` as a task owned here; a failure is logged, never lost.
 

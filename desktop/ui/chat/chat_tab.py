@@ -257,8 +257,8 @@ class ChatTab(ChatActions, QWidget):
         """Run the shown chat's failed turn again."""
         self._spawn(self.turns.retry(self.current))
 
-    def shutdown(self) -> None:
-        """Deny waiting approvals and stop starting work (the app is quitting)."""
+    def _stop(self) -> None:
+        """Deny waiting approvals and cancel running work (the tab is closing)."""
         if self._remove_approver is not None:
             self._remove_approver()
             self._remove_approver = None
@@ -270,12 +270,12 @@ class ChatTab(ChatActions, QWidget):
 
     async def aclose(self) -> None:
         """Stop everything this tab started and wait for it (the one close protocol)."""
-        self.shutdown()
+        self._stop()
         await self.tasks.aclose()
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        """Closing the tab cancels its work."""
-        self.shutdown()
+        """Closing the tab cancels its work (``await`` :meth:`aclose` to wait for it too)."""
+        self._stop()
         super().closeEvent(event)
 
     # -- opening --------------------------------------------------------------------------

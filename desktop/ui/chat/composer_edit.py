@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QCompleter, QPlainTextEdit, QWidget
 
 from desktop.core.agent.commands import COMMANDS
 
-SLASH_COMMANDS = ["/new", "/stop", "/help", "/status", "/dream", "/dream-log", "/dream-restore"]
+SLASH_COMMANDS = list(COMMANDS)  # completion offers the loop's one command table, in its order
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp"}
 MAX_LINES = 8
 
@@ -44,8 +44,7 @@ class ComposerEdit(QPlainTextEdit):
         self.setTabChangesFocus(True)
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.completer = QCompleter(self)
-        labels = [f"{name}" for name in SLASH_COMMANDS]
-        self.completer.setModel(QStringListModel(labels, self.completer))
+        self.completer.setModel(QStringListModel(SLASH_COMMANDS, self.completer))
         self.completer.setWidget(self)
         self.completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         self.completer.setCompletionMode(QCompleter.CompletionMode.PopupCompletion)
@@ -55,9 +54,7 @@ class ComposerEdit(QPlainTextEdit):
         popup.setAccessibleName("Commands")
         for row, name in enumerate(SLASH_COMMANDS):
             index = self.completer.model().index(row, 0)
-            self.completer.model().setData(
-                index, COMMANDS.get(name, ""), Qt.ItemDataRole.ToolTipRole
-            )
+            self.completer.model().setData(index, COMMANDS[name], Qt.ItemDataRole.ToolTipRole)
         self.document().contentsChanged.connect(self._fit)
         self._fit()
 

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.core.bus.events import DESKTOP_CHANNEL
 from desktop.ui.chat.approval_prompt import ApprovalPrompt
 from desktop.ui.chat.composer import Composer
 from desktop.ui.chat.error_banner import ErrorBanner
@@ -190,7 +191,7 @@ class ConversationPane(QWidget):
         self._elide_title()
         self.title.setToolTip(title)
         self.title.setAccessibleDescription(title)
-        self.channel.setText(f"from {channel}" if channel and channel != "desktop" else "")
+        self.channel.setText(f"from {channel}" if channel and channel != DESKTOP_CHANNEL else "")
         self.channel.setVisible(bool(self.channel.text()))
         self.fit_header()
 

@@ -6,6 +6,7 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
 from PySide6.QtGui import QFont, QFontMetrics, QPainter, QPalette
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
+from desktop.core.bus.events import DESKTOP_CHANNEL
 from desktop.ui.chat.colors import ChatColors, mix
 from desktop.ui.chat.session_list_model import EntryRole, HitRole, SessionEntry, when_text
 
@@ -72,7 +73,7 @@ class SessionDelegate(QStyledItemDelegate):
             )
         x = inner.left()
         second = QRect(x, inner.top() + line + 2, inner.width(), small_metrics.lineSpacing())
-        if entry.channel and entry.channel != "desktop":
+        if entry.channel and entry.channel != DESKTOP_CHANNEL:
             badge = entry.channel
             width = small_metrics.horizontalAdvance(badge) + 10
             painter.setPen(Qt.PenStyle.NoPen)

@@ -8,6 +8,7 @@ from typing import Any
 
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 
+from desktop.core.bus.events import DESKTOP_CHANNEL
 from desktop.core.session.manager import SessionSummary
 from desktop.core.session.search import SearchHit
 
@@ -96,7 +97,7 @@ class SessionListModel(QAbstractListModel):
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
             return entry.title
         if role == Qt.ItemDataRole.AccessibleTextRole:
-            flags = [entry.channel] if entry.channel != "desktop" else []
+            flags = [entry.channel] if entry.channel != DESKTOP_CHANNEL else []
             flags += ["running"] * entry.running + ["unread"] * entry.unread
             flags += ["needs approval"] * entry.attention
             hit = self._hits.get(entry.key)

@@ -11,6 +11,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from desktop.core.bus.events import DESKTOP_CHANNEL
 from desktop.ui.chat.session_list_model import SessionEntry, SessionListModel
 from desktop.ui.chat.session_panel import SessionPanel
 from desktop.ui.chat.session_store import SessionStore
@@ -78,7 +79,7 @@ class SessionsController(QObject):
     def add_draft(self, key: str) -> None:
         """Show a new, unsaved chat at the top."""
         self.model.upsert(
-            SessionEntry(key, "desktop", "New chat", datetime.now().isoformat(), draft=True)
+            SessionEntry(key, DESKTOP_CHANNEL, "New chat", datetime.now().isoformat(), draft=True)
         )
 
     def touched(self, key: str, title: str | None = None) -> None:

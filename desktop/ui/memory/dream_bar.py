@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QW
 
 from desktop.core.memory.dream_cancel import commit_cancelled
 from desktop.core.memory.git_store import GitStore, GitStoreError
-from desktop.ui.memory.tasks import TaskSet
+from desktop.core.utils.tasks import TaskOwner
 from desktop.ui.services import AppServices
 
 log = logging.getLogger(__name__)
@@ -52,7 +52,7 @@ class DreamBar(QWidget):
     def __init__(self, services: AppServices, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.services = services
-        self._tasks = TaskSet()
+        self._tasks = TaskOwner("dream-bar")
         self._task: asyncio.Task[Any] | None = None
         self._began = 0.0
         self._pending = 0
@@ -102,7 +102,10 @@ class DreamBar(QWidget):
             return None
         dream = runtime.memory.dream()
         self._began = time.monotonic()
-        self._task = self._tasks.start(self._run(dream), name="dream-now")
+        task = self._tasks.try_spawn(self._run(dream), name="dream-now")
+        if task is None:  # the tab is closing
+            return None
+        self._task = task
         self._ticker.start()
         self._update()
         self.started.emit()

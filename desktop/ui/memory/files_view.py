@@ -21,10 +21,10 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.memory.git_store import GitStore
+from desktop.core.utils.tasks import TaskOwner
 from desktop.ui.memory.look import mute
 from desktop.ui.memory.notice_bar import NoticeBar
 from desktop.ui.memory.snapshot import MEMORY_FILES, read_file, save_memory_file
-from desktop.ui.memory.tasks import TaskSet
 
 DESCRIPTIONS = {
     "memory/MEMORY.md": "Long-term memory: facts and context. Dream keeps it up to date.",
@@ -61,7 +61,7 @@ class MemoryFilesView(QWidget):
         super().__init__(parent)
         self.workspace = workspace
         self.git = git
-        self._tasks = TaskSet()
+        self._tasks = TaskOwner("files-view")
         self._baseline: dict[str, str | None] = dict.fromkeys(MEMORY_FILES)
         self._loaded = False
         self._warned: dict[str, str | None] = {}  # disk text already warned about, per file
@@ -170,7 +170,7 @@ class MemoryFilesView(QWidget):
 
     def save_current(self) -> None:
         """Save the file shown (in a task)."""
-        self._tasks.start(self.save(self.current), name="memory-save")
+        self._tasks.try_spawn(self.save(self.current), name="memory-save")
 
     async def save(self, name: str, *, force: bool = False) -> str | None:
         """Save ``name`` and commit it; return the commit id.
@@ -190,7 +190,7 @@ class MemoryFilesView(QWidget):
                     [
                         (
                             "Save anyway",
-                            lambda: self._tasks.start(
+                            lambda: self._tasks.try_spawn(
                                 self.save(name, force=True), name="memory-save"
                             ),
                         ),
@@ -263,7 +263,7 @@ class MemoryFilesView(QWidget):
             self._load(name, text)
             self.notice.clear()
 
-        self._tasks.start(run(), name="memory-reload")
+        self._tasks.try_spawn(run(), name="memory-reload")
 
     def _reload_clicked(self) -> None:
         self._reload(self.current)

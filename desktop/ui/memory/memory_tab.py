@@ -11,12 +11,12 @@ from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QLabel, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
 
 from desktop.core.memory.git_store import GitStore
+from desktop.core.utils.tasks import TaskOwner
 from desktop.ui.memory.files_view import MemoryFilesView
 from desktop.ui.memory.history_view import HistoryView
 from desktop.ui.memory.look import mute
 from desktop.ui.memory.notice_bar import NoticeBar
 from desktop.ui.memory.snapshot import MEMORY_FILES, MemorySnapshot, load_snapshot
-from desktop.ui.memory.tasks import TaskSet
 from desktop.ui.memory.timeline_view import TimelineView
 from desktop.ui.services import AppServices
 
@@ -51,7 +51,7 @@ class MemoryTab(QWidget):
         self.services = services
         self.workspace: Path = services.workspace
         self.git = GitStore(self.workspace)
-        self._tasks = TaskSet()
+        self._tasks = TaskOwner("memory-tab")
         self._refresh_task: asyncio.Task[None] | None = None
         self._again = False
         self._stale = True
@@ -98,7 +98,7 @@ class MemoryTab(QWidget):
         if self._refresh_task is not None and not self._refresh_task.done():
             self._again = True
             return
-        self._refresh_task = self._tasks.start(self._refresh(), name="memory-refresh")
+        self._refresh_task = self._tasks.try_spawn(self._refresh(), name="memory-refresh")
 
     def schedule_refresh(self) -> None:
         """Refresh soon when visible; otherwise on the next show."""

@@ -16,13 +16,13 @@ from desktop.core.memory.git_store import (
     RevertConflict,
     RevertRefused,
 )
+from desktop.core.utils.tasks import TaskOwner
 from desktop.ui.memory.commit_detail import CommitDetail
 from desktop.ui.memory.commit_list import CommitList
 from desktop.ui.memory.dream_bar import DreamBar, DreamCancelled
 from desktop.ui.memory.look import Tone
 from desktop.ui.memory.notice_bar import NoticeBar
 from desktop.ui.memory.snapshot import TIMELINE_LIMIT
-from desktop.ui.memory.tasks import TaskSet
 from desktop.ui.services import AppServices
 
 if TYPE_CHECKING:
@@ -65,7 +65,7 @@ class TimelineView(QWidget):
     def __init__(self, services: AppServices, git: GitStore, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.git = git
-        self._tasks = TaskSet()
+        self._tasks = TaskOwner("timeline-view")
         self._select_next: str | None = None
         self._complete = False  # whether the whole history is listed (the last row is the root)
         self.dream_bar = DreamBar(services, self)
@@ -84,7 +84,7 @@ class TimelineView(QWidget):
         layout.addWidget(splitter, 1)
         self.commits.commitSelected.connect(self._show)
         self.detail.revertRequested.connect(
-            lambda info: self._tasks.start(self.revert(info.sha), name="memory-revert")
+            lambda info: self._tasks.try_spawn(self.revert(info.sha), name="memory-revert")
         )
         self.dream_bar.started.connect(self._dream_started)
         self.dream_bar.finished.connect(self._dream_finished)
@@ -135,7 +135,7 @@ class TimelineView(QWidget):
             [
                 (
                     "Undo the revert",
-                    lambda: self._tasks.start(self.revert(new), name="memory-revert"),
+                    lambda: self._tasks.try_spawn(self.revert(new), name="memory-revert"),
                 )
             ],
         )
@@ -150,7 +150,7 @@ class TimelineView(QWidget):
         self.detail.set_commit(info, revertable=not root)
         self.detail.set_busy(self.dream_bar.running)
         if info is not None:
-            self._tasks.start(self._load_diff(info.sha), name="memory-diff")
+            self._tasks.try_spawn(self._load_diff(info.sha), name="memory-diff")
 
     async def _load_diff(self, sha: str) -> None:
         try:

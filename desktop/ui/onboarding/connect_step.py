@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
+from desktop.core.config.edit import ChangeError
 from desktop.core.config.secrets import KeyringUnavailable
 from desktop.core.providers.probe import (
     EXAMPLE_MODELS,
@@ -17,15 +18,14 @@ from desktop.core.providers.probe import (
 )
 from desktop.core.providers.registry import ProviderSpec
 from desktop.core.utils.redact import redact
-from desktop.ui.settings.config_edit import ChangeError
-from desktop.ui.settings.tasks import TaskOwner
+from desktop.ui.settings.tasks import OwnsTasks
 from desktop.ui.settings.widgets import InlineStatus, button, check_url, hint
 
 if TYPE_CHECKING:
     from desktop.ui.services import AppServices
 
 
-class ConnectStep(TaskOwner, QWidget):
+class ConnectStep(OwnsTasks, QWidget):
     """API base (servers you run), API key (stored in the keyring on Next), Test.
 
     Attributes:

@@ -9,14 +9,14 @@ from PySide6.QtWidgets import QComboBox, QFormLayout, QHBoxLayout, QVBoxLayout, 
 
 from desktop.core.providers.probe import EXAMPLE_MODELS, check_connection, models_text
 from desktop.core.providers.registry import ProviderSpec
-from desktop.ui.settings.tasks import TaskOwner
+from desktop.ui.settings.tasks import OwnsTasks
 from desktop.ui.settings.widgets import InlineStatus, button, hint
 
 if TYPE_CHECKING:
     from desktop.ui.services import AppServices
 
 
-class ModelStep(TaskOwner, QWidget):
+class ModelStep(OwnsTasks, QWidget):
     """An editable model list and a one-token "Try it"."""
 
     title = "Pick a model"

@@ -11,15 +11,15 @@ from PySide6.QtCore import Signal
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QStackedWidget, QVBoxLayout, QWidget
 
+from desktop.core.config.edit import ChangeError
 from desktop.core.config.errors import ConfigError
 from desktop.core.providers.registry import find_by_name
 from desktop.ui.onboarding.connect_step import ConnectStep
 from desktop.ui.onboarding.model_step import ModelStep
 from desktop.ui.onboarding.provider_step import ProviderStep
 from desktop.ui.onboarding.workspace_step import WorkspaceStep
-from desktop.ui.settings.config_edit import ChangeError
 from desktop.ui.settings.page import commit_changes, save_error_text
-from desktop.ui.settings.tasks import TaskOwner
+from desktop.ui.settings.tasks import OwnsTasks
 from desktop.ui.settings.widgets import InlineStatus, button, heading, hint
 
 if TYPE_CHECKING:
@@ -29,7 +29,7 @@ log = logging.getLogger(__name__)
 CONTENT_WIDTH = 680
 
 
-class OnboardingWizard(TaskOwner, QWidget):
+class OnboardingWizard(OwnsTasks, QWidget):
     """First run: pick a provider (or a server URL), paste a key, test, pick a model, choose a
     workspace. Skippable at every step; everything is in Settings later.
 
@@ -68,9 +68,10 @@ class OnboardingWizard(TaskOwner, QWidget):
         self.step_title = heading("", level=2)
         column.addWidget(self.step_title)
         self.provider_step = ProviderStep()
-        self.connect_step = ConnectStep(services)
-        self.model_step = ModelStep(services)
+        self.connect_step = self.adopt(ConnectStep(services))
+        self.model_step = self.adopt(ModelStep(services))
         self.workspace_step = WorkspaceStep()
+        self.adopt(self.workspace_step.picker)
         self.steps: list[QWidget] = [
             self.provider_step,
             self.connect_step,
@@ -227,8 +228,6 @@ class OnboardingWizard(TaskOwner, QWidget):
         return True
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        """Cancel what the flow started."""
+        """Cancel what the flow started (the steps' tasks hang from the wizard's owner)."""
         self.cancel_tasks()
-        for step in (self.connect_step, self.model_step, self.workspace_step.picker):
-            step.cancel_tasks()
         super().closeEvent(event)

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCompleter, QDoubleSpinBox, QFormLayout, QLineEdit, QSpinBox, QWidget
 
+from desktop.core.config.edit import ChangeError
 from desktop.core.config.timezone import is_valid_timezone, system_timezone, timezone_names
-from desktop.ui.settings.config_edit import ChangeError
 from desktop.ui.settings.page import SettingsPage
 from desktop.ui.settings.widgets import heading, hint
 from desktop.ui.settings.workspace_picker import WorkspacePicker
@@ -92,7 +92,7 @@ class AgentPage(SettingsPage):
             )
         )
         self.body_layout.addWidget(heading("Workspace", level=2))
-        self.workspace = WorkspacePicker()
+        self.workspace = self.adopt(WorkspacePicker())
         self.workspace.edited.connect(self._edited)
         self.body_layout.addWidget(self.workspace)
         self.body_layout.addWidget(

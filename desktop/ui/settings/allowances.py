@@ -13,14 +13,14 @@ from typing import TYPE_CHECKING
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QGridLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from desktop.ui.settings.tasks import TaskOwner
+from desktop.ui.settings.tasks import OwnsTasks
 from desktop.ui.settings.widgets import heading, hint
 
 if TYPE_CHECKING:
     from desktop.ui.services import AppServices
 
 
-class AllowancesBox(TaskOwner, QWidget):
+class AllowancesBox(OwnsTasks, QWidget):
     """The always-allowed tools and the per-chat allowances, each revocable."""
 
     def __init__(self, services: AppServices, parent: QWidget | None = None) -> None:

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QButtonGroup, QCheckBox, QRadioButton, QWidget
 
+from desktop.core.config.edit import ChangeError
 from desktop.ui.settings import autostart
-from desktop.ui.settings.config_edit import ChangeError
 from desktop.ui.settings.page import SettingsPage
 from desktop.ui.settings.prefs_access import prefs_store, update_prefs
 from desktop.ui.settings.widgets import heading, hint

@@ -150,6 +150,7 @@ class ChannelForm(QWidget):
                 key = KeyField(
                     field_key_backend(services, path), label=f"{title} {label.lower()}", noun=noun
                 )
+                self.tasks.adopt(key.tasks)
                 self.keys[field_name] = key
                 form.addRow(label, key)
                 continue
@@ -245,11 +246,8 @@ class ChannelForm(QWidget):
         return changes
 
     def cancel_tasks(self) -> None:
-        """Stop the key fields' and this form's background work."""
-        for key in self.keys.values():
-            key.cancel_tasks()
-        for task in self.tasks.tasks:
-            task.cancel()
+        """Stop this form's and its key fields' background work (they hang from :attr:`tasks`)."""
+        self.tasks.cancel()
 
     # -- live status ----------------------------------------------------------------------
     def show_status(self) -> None:

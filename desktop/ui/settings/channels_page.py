@@ -100,7 +100,7 @@ class ChannelsPage(SettingsPage):
     def form(self, name: str) -> ChannelForm:
         """The form of channel ``name`` (built on first use)."""
         if name not in self.forms:
-            form = ChannelForm(self.services, name)
+            form = self.adopt(ChannelForm(self.services, name))
             scroll = QScrollArea()
             scroll.setWidgetResizable(True)
             scroll.setFrameShape(QScrollArea.Shape.NoFrame)
@@ -147,9 +147,3 @@ class ChannelsPage(SettingsPage):
         for form in self.forms.values():
             changes.update(form.collect())
         return changes
-
-    def cancel_tasks(self) -> list[Any]:
-        """Cancel this page's tasks and those of its key fields."""
-        for form in self.forms.values():
-            form.cancel_tasks()
-        return super().cancel_tasks()

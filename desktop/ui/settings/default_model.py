@@ -8,13 +8,13 @@ from PySide6.QtCore import Signal
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QComboBox, QGridLayout, QGroupBox, QLabel, QPushButton, QWidget
 
+from desktop.core.config.edit import ChangeError
 from desktop.core.config.errors import ConfigError
 from desktop.core.providers.registry import PROVIDERS, find_by_name
 from desktop.core.utils.redact import redact
 from desktop.core.utils.threads import run_daemon
-from desktop.ui.settings.config_edit import ChangeError
 from desktop.ui.settings.page import commit_changes, save_error_text
-from desktop.ui.settings.tasks import TaskOwner
+from desktop.ui.settings.tasks import OwnsTasks
 from desktop.ui.settings.widgets import InlineStatus
 
 if TYPE_CHECKING:
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 AUTO = "auto"
 
 
-class DefaultModelBox(TaskOwner, QGroupBox):
+class DefaultModelBox(OwnsTasks, QGroupBox):
     """Model name (editable, with fetched suggestions) and provider (auto or explicit).
 
     Signals:

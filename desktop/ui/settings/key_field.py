@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBox
 
 from desktop.core.config.secrets import KeyringUnavailable
 from desktop.core.utils.redact import redact
-from desktop.ui.settings.tasks import TaskOwner
+from desktop.ui.settings.tasks import OwnsTasks
 from desktop.ui.settings.widgets import InlineStatus
 
 
@@ -53,7 +53,7 @@ class KeyBackend:
     store_session: Callable[[str], Awaitable[None]] | None = None
 
 
-class KeyField(TaskOwner, QWidget):
+class KeyField(OwnsTasks, QWidget):
     """Masked key input with Save / Delete and a line saying where the current key comes from.
 
     The typed text never leaves the widget except to the backend's ``store``; it is cleared

@@ -18,8 +18,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.core.config.edit import ChangeError, explain
 from desktop.core.config.schema import MCPServerConfig
-from desktop.ui.settings.config_edit import ChangeError, explain
 from desktop.ui.settings.mcp_entries import check_name, transport_of
 from desktop.ui.settings.widgets import (
     InlineStatus,

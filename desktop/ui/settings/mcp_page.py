@@ -17,15 +17,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.core.config.edit import ChangeError
 from desktop.core.config.errors import ConfigError
 from desktop.core.config.schema import MCPServerConfig
-from desktop.core.tools.mcp import MCPServerStatus
-from desktop.ui.settings.config_edit import ChangeError
+from desktop.core.tools.mcp import MCPManager, MCPServerStatus
+from desktop.core.tools.mcp.runtime import MCPRuntime
 from desktop.ui.settings.mcp_approval import ApprovalPanel, ImportPanel
 from desktop.ui.settings.mcp_details import ServerDetails, status_text
 from desktop.ui.settings.mcp_editor import MCPEditor
 from desktop.ui.settings.mcp_entries import is_enabled, needs_approval, with_enabled
-from desktop.ui.settings.mcp_runtime import MCPRuntime
 from desktop.ui.settings.page import SettingsPage, commit_changes, save_error_text
 from desktop.ui.settings.widgets import hint
 
@@ -54,7 +54,7 @@ class MCPPage(SettingsPage):
                 "Model Context Protocol servers give the agent extra tools. Changes are saved at once."
             ),
         )
-        self.runtime = MCPRuntime(services, self._status_changed)
+        self.runtime = MCPRuntime(services.config, self._agent_manager, self._status_changed)
         self.statuses: dict[str, MCPServerStatus] = {}
         self._pending: tuple[dict[str, MCPServerConfig], str] | None = None
         self._removed: tuple[str, MCPServerConfig] | None = None
@@ -203,6 +203,11 @@ class MCPPage(SettingsPage):
         if fresh:
             self.statuses.update(fresh)
             self._show_details()
+
+    def _agent_manager(self) -> MCPManager | None:
+        """The running runtime's MCP manager, ``None`` before the runtime exists."""
+        runtime = self.services.runtime
+        return runtime.mcp if runtime is not None else None
 
     def _status_changed(self, status: MCPServerStatus) -> None:
         """A manager reported a change (on the event loop)."""
@@ -379,6 +384,7 @@ class MCPPage(SettingsPage):
         self.load()
 
     async def aclose(self) -> None:
-        """Stop the stand-in manager (its stdio children) and stop listening."""
+        """End this page's tasks, stop the stand-in manager (its stdio children) and listening."""
         self._refresh_timer.stop()
+        await super().aclose()
         await self.runtime.aclose()

@@ -20,9 +20,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.core.config.edit import ChangeError, apply_changes
 from desktop.core.config.errors import ConfigError
-from desktop.ui.settings.config_edit import ChangeError, apply_changes
-from desktop.ui.settings.tasks import TaskOwner
+from desktop.ui.settings.tasks import OwnsTasks
 from desktop.ui.settings.widgets import InlineStatus, button, heading, hint
 
 if TYPE_CHECKING:
@@ -59,7 +59,7 @@ def save_error_text(exc: BaseException) -> str:
     return f"Not saved: {exc}"
 
 
-class SettingsPage(TaskOwner, QWidget):
+class SettingsPage(OwnsTasks, QWidget):
     """One page of the Settings tab.
 
     Subclasses set :attr:`section` and :attr:`title`, build their controls into

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
+from desktop.core.config.edit import ChangeError, explain
 from desktop.core.config.prefs import PrefsStore, prefs_path
-from desktop.ui.settings.config_edit import ChangeError, explain
 
 if TYPE_CHECKING:
     from desktop.ui.services import AppServices

@@ -18,14 +18,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.core.config.edit import ChangeError
 from desktop.core.config.errors import ConfigError
 from desktop.core.providers.probe import EXAMPLE_MODELS, check_connection, list_models, listing_base
 from desktop.core.providers.registry import ProviderSpec
-from desktop.ui.settings.config_edit import ChangeError
 from desktop.ui.settings.key_backends import provider_key_backend
 from desktop.ui.settings.key_field import KeyField
 from desktop.ui.settings.page import commit_changes, save_error_text
-from desktop.ui.settings.tasks import TaskOwner
+from desktop.ui.settings.tasks import OwnsTasks
 from desktop.ui.settings.widgets import (
     InlineStatus,
     LinesEdit,
@@ -55,7 +55,7 @@ def _box(*parts: QWidget | QLayout) -> QWidget:
     return box
 
 
-class ProviderPanel(TaskOwner, QScrollArea):
+class ProviderPanel(OwnsTasks, QScrollArea):
     """Settings of one provider.
 
     Args:
@@ -99,10 +99,12 @@ class ProviderPanel(TaskOwner, QScrollArea):
         if about:
             layout.addWidget(hint(" ".join(about)))
 
-        self.key = KeyField(
-            provider_key_backend(services, spec.name),
-            label=f"{spec.display_name} API key",
-            needs_key=spec.needs_key,
+        self.key = self.adopt(
+            KeyField(
+                provider_key_backend(services, spec.name),
+                label=f"{spec.display_name} API key",
+                needs_key=spec.needs_key,
+            )
         )
         self.key.changed.connect(self.keyChanged)
         form = QFormLayout()
@@ -333,6 +335,5 @@ class ProviderPanel(TaskOwner, QScrollArea):
 
     def closeEvent(self, event: QCloseEvent) -> None:
         """Cancel what this panel started."""
-        self.cancel_tasks()
-        self.key.cancel_tasks()
+        self.cancel_tasks()  # the key field's tasks too (adopted)
         super().closeEvent(event)

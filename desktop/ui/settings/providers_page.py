@@ -41,7 +41,7 @@ class ProvidersPage(SettingsPage):
                 "left to set its key and endpoint, test it, or fetch its models."
             ),
         )
-        self.default_model = DefaultModelBox(services)
+        self.default_model = self.adopt(DefaultModelBox(services))
         self.default_model.configError.connect(self.configError)
         self.default_model.saved.connect(self.saved)
         self.body_layout.addWidget(self.default_model)
@@ -89,7 +89,7 @@ class ProvidersPage(SettingsPage):
             spec = find_by_name(name)
             if spec is None:
                 raise KeyError(name)
-            panel = ProviderPanel(self.services, spec)
+            panel = self.adopt(ProviderPanel(self.services, spec))
             panel.modelsFetched.connect(self.default_model.suggest)
             panel.useModel.connect(self.default_model.choose)
             panel.keyChanged.connect(lambda: self.spawn(self._after_key_change(), "key-changed"))

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 
 from desktop.core.config.errors import ConfigError
 from desktop.ui.settings.page import SettingsPage
-from desktop.ui.settings.tasks import TaskOwner
+from desktop.ui.settings.tasks import OwnsTasks
 from desktop.ui.settings.widgets import InlineStatus
 
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ SECTIONS: dict[str, tuple[str, str, str]] = {
 }
 
 
-class SettingsTab(TaskOwner, QWidget):
+class SettingsTab(OwnsTasks, QWidget):
     """All settings, one page per section.
 
     Args:
@@ -138,6 +138,7 @@ class SettingsTab(TaskOwner, QWidget):
                 page.prefsChanged.connect(self.prefsChanged)
             if hasattr(page, "keyChanged"):
                 page.keyChanged.connect(self.keyChanged)
+            self.adopt(page)
             self.pages[section] = page
             self.stack.addWidget(page)
             page.reload()
@@ -184,21 +185,18 @@ class SettingsTab(TaskOwner, QWidget):
 
     # -- shutdown ----------------------------------------------------------------------------
     async def aclose(self) -> None:
-        """Cancel every task of every page and stop what pages own (MCP test connections)."""
-        tasks = self.cancel_tasks()
+        """Cancel and await every task of the tab, its pages and the widgets inside them, and
+        stop what pages own (MCP test connections)."""
+        self.cancel_tasks()  # everything below the tab's owner stops at once
         for page in self.pages.values():
-            tasks.extend(page.cancel_tasks())
-            closer = getattr(page, "aclose", None)
-            if closer is not None:
-                try:
-                    await closer()
-                except Exception:
-                    log.exception("closing the %s page failed", page.section)
-        await asyncio.gather(*tasks, return_exceptions=True)
+            try:
+                await page.aclose()
+            except Exception:
+                log.exception("closing the %s page failed", page.section)
+        await self.tasks.aclose()
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        """Cancel running tasks (call :meth:`aclose` on shutdown to stop MCP children too)."""
+        """Cancel running tasks, the pages' too (call :meth:`aclose` on shutdown to stop MCP
+        children as well)."""
         self.cancel_tasks()
-        for page in self.pages.values():
-            page.cancel_tasks()
         super().closeEvent(event)

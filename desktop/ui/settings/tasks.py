@@ -1,50 +1,69 @@
-"""Owning the coroutines a widget starts from its slots."""
+"""Widgets whose slots start coroutines: a thin adapter over the core :class:`TaskOwner`.
+
+Qt slots cannot ``await``; a widget mixing in :class:`OwnsTasks` starts work with
+:meth:`OwnsTasks.spawn`. Every task hangs from the widget's core
+:class:`~desktop.core.utils.tasks.TaskOwner` (:attr:`OwnsTasks.tasks`), which keeps it, logs
+its failure and cancels and awaits it on close. A widget placed inside another one is
+:meth:`OwnsTasks.adopt`-ed by it, so closing the outer widget (a Settings page, the Settings tab,
+the onboarding wizard) closes the inner widgets' tasks as well.
+"""
 
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections.abc import Coroutine
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
-log = logging.getLogger(__name__)
+from desktop.core.utils.tasks import TaskOwner
 
 
-class TaskOwner:
-    """Keeps a reference to every task a widget starts, logs their failures, cancels them.
+class HasTasks(Protocol):
+    """Anything with a core task owner (an :class:`OwnsTasks` widget, a channel form)."""
 
-    Mix into a ``QWidget`` subclass; call :meth:`cancel_tasks` from ``closeEvent`` or on
-    shutdown.
+    @property
+    def tasks(self) -> TaskOwner:
+        """The owner of this object's tasks."""
+        ...
+
+
+H = TypeVar("H", bound=HasTasks)
+
+
+class OwnsTasks:
+    """Mix into a ``QWidget`` subclass (before the Qt base) to own the tasks its slots start.
+
+    Call :meth:`cancel_tasks` from ``closeEvent``; ``await`` :meth:`aclose` on shutdown.
     """
 
-    _owned_tasks: set[asyncio.Task[Any]]
+    _task_owner: TaskOwner | None = None
 
-    def spawn(self, coro: Coroutine[Any, Any, Any], name: str = "settings") -> asyncio.Task[Any]:
-        """Run ``coro`` on the event loop and keep it until it ends."""
-        if not hasattr(self, "_owned_tasks"):
-            self._owned_tasks = set()
-        task = asyncio.ensure_future(coro)
-        task.set_name(name)
-        self._owned_tasks.add(task)
-        task.add_done_callback(self._task_done)
-        return task
+    @property
+    def tasks(self) -> TaskOwner:
+        """The core owner of this widget's tasks (and of its adopted widgets' owners)."""
+        if self._task_owner is None:
+            self._task_owner = TaskOwner(type(self).__name__)
+        return self._task_owner
 
-    def _task_done(self, task: asyncio.Task[Any]) -> None:
-        self._owned_tasks.discard(task)
-        if task.cancelled():
-            return
-        exc = task.exception()
-        if exc is not None:
-            log.error("task %s failed", task.get_name(), exc_info=exc)
+    def adopt(self, widget: H) -> H:
+        """Make ``widget``'s tasks children of this widget's; returns ``widget``."""
+        self.tasks.adopt(widget.tasks)
+        return widget
+
+    def spawn(
+        self, coro: Coroutine[Any, Any, Any], name: str = "settings"
+    ) -> asyncio.Task[Any] | None:
+        """Run ``coro`` as a task of this widget; ``None`` (not run) once it is closed."""
+        return self.tasks.try_spawn(coro, name=name)
 
     @property
     def busy(self) -> bool:
-        """Whether any owned task is still running."""
-        return bool(getattr(self, "_owned_tasks", None))
+        """Whether a task of this widget (not of adopted widgets) still runs."""
+        return bool(self.tasks.tasks)
 
     def cancel_tasks(self) -> list[asyncio.Task[Any]]:
-        """Cancel every owned task; returns them (await with ``asyncio.gather`` if needed)."""
-        tasks = list(getattr(self, "_owned_tasks", ()))
-        for task in tasks:
-            task.cancel()
-        return tasks
+        """Cancel every task of this widget and of its adopted widgets; returns them."""
+        return self.tasks.cancel()
+
+    async def aclose(self) -> None:
+        """Cancel and await every task of this widget and its adopted widgets."""
+        await self.tasks.aclose()

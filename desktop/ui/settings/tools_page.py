@@ -18,10 +18,10 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.config import secret_fields
+from desktop.core.config.edit import ChangeError
 from desktop.core.config.prefs import MAX_APPROVAL_TIMEOUT_MIN
 from desktop.core.security.sandbox import PROTECTIONS, probe_sandbox, sandbox_mode
 from desktop.ui.settings.allowances import AllowancesBox
-from desktop.ui.settings.config_edit import ChangeError
 from desktop.ui.settings.key_backends import field_key_backend
 from desktop.ui.settings.key_field import KeyField
 from desktop.ui.settings.page import SettingsPage
@@ -95,7 +95,7 @@ class ToolsPage(SettingsPage):
         self.body_layout.addLayout(wait_form)
         self.approval_timeout_label = wait_form.labelForField(self.approval_timeout)
         self.ask.toggled.connect(self._show_timeout_enabled)
-        add(AllowancesBox(services))
+        add(self.adopt(AllowancesBox(services)))
 
         add(heading("Files and commands", level=2))
         self.restrict = QCheckBox("Restrict file and command tools to the workspace")
@@ -145,8 +145,11 @@ class ToolsPage(SettingsPage):
         self.body_layout.addLayout(search_form)
         key_form = QFormLayout()
         key_form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
-        self.search_key = KeyField(
-            field_key_backend(services, secret_fields.WEB_SEARCH_KEY), label="Brave Search API key"
+        self.search_key = self.adopt(
+            KeyField(
+                field_key_backend(services, secret_fields.WEB_SEARCH_KEY),
+                label="Brave Search API key",
+            )
         )
         key_form.addRow("Brave API key", self.search_key)
         self.body_layout.addLayout(key_form)

@@ -9,7 +9,7 @@ from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QFont, QPalette
 from PySide6.QtWidgets import QFrame, QLabel, QPlainTextEdit, QPushButton, QSizePolicy, QWidget
 
-from desktop.ui.settings.config_edit import ChangeError
+from desktop.core.config.edit import ChangeError
 
 _COLOURS = {  # (light palette, dark palette)
     "error": ("#b3261e", "#ff8a80"),

@@ -9,7 +9,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
-from desktop.ui.settings.tasks import TaskOwner
+from desktop.ui.settings.tasks import OwnsTasks
 from desktop.ui.settings.widgets import InlineStatus
 
 _MARKERS = (
@@ -58,7 +58,7 @@ def describe_workspace(path: Path) -> tuple[str, str]:
     return "empty", "An empty folder; the starter files are created in it."
 
 
-class WorkspacePicker(TaskOwner, QWidget):
+class WorkspacePicker(OwnsTasks, QWidget):
     """Path field with a Browse… button and a line describing the chosen folder.
 
     Signals:

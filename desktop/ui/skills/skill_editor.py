@@ -18,10 +18,10 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.agent.skills import SkillFormatError
+from desktop.core.utils.tasks import TaskOwner
 from desktop.ui.memory.files_view import mono_font
 from desktop.ui.memory.look import mute
 from desktop.ui.memory.notice_bar import NoticeBar
-from desktop.ui.memory.tasks import TaskSet
 from desktop.ui.skills.skill_files import save_skill
 
 HINT = (
@@ -52,7 +52,7 @@ class SkillEditor(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._tasks = TaskSet()
+        self._tasks = TaskOwner("skill-editor")
         self._path: Path | None = None
         self._baseline: str | None = None
         self.confirm_box: QMessageBox | None = None
@@ -110,7 +110,7 @@ class SkillEditor(QWidget):
 
     def save_clicked(self) -> None:
         """Save in a task."""
-        self._tasks.start(self.save(), name="skill-save")
+        self._tasks.try_spawn(self.save(), name="skill-save")
 
     async def save(self, *, force: bool = False) -> bool:
         """Validate and write the file; ``False`` (with the reason shown) when not saved."""
@@ -128,7 +128,7 @@ class SkillEditor(QWidget):
                     [
                         (
                             "Save anyway",
-                            lambda: self._tasks.start(self.save(force=True), name="skill-save"),
+                            lambda: self._tasks.try_spawn(self.save(force=True), name="skill-save"),
                         ),
                         ("Reload (discard my edits)", lambda: self.open_file(path, disk)),
                     ],

@@ -21,8 +21,8 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.agent.skills import SkillListing, SkillsLoader
+from desktop.core.utils.tasks import TaskOwner
 from desktop.ui.memory.notice_bar import NoticeBar
-from desktop.ui.memory.tasks import TaskSet
 from desktop.ui.services import AppServices
 from desktop.ui.skills.new_skill_dialog import NewSkillDialog
 from desktop.ui.skills.skill_editor import SkillEditor
@@ -67,7 +67,7 @@ class SkillsTab(QWidget):
     def __init__(self, services: AppServices, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.services = services
-        self._tasks = TaskSet()
+        self._tasks = TaskOwner("skills-tab")
         self._loader: SkillsLoader | None = None
         self._lock = asyncio.Lock()
         self._stale = True
@@ -137,7 +137,7 @@ class SkillsTab(QWidget):
 
     def refresh(self) -> None:
         """Re-read both skill folders in a worker thread."""
-        self._tasks.start(self._refresh(), name="skills-refresh")
+        self._tasks.try_spawn(self._refresh(), name="skills-refresh")
 
     async def refreshed_once(self) -> None:
         """Refresh now and wait for the list (for callers and tests)."""
@@ -152,7 +152,7 @@ class SkillsTab(QWidget):
             self,
         )
         dialog.accepted.connect(
-            lambda: self._tasks.start(
+            lambda: self._tasks.try_spawn(
                 self.create(dialog.name, dialog.description), name="skill-create"
             )
         )
@@ -181,7 +181,7 @@ class SkillsTab(QWidget):
 
     def edit(self, path: Path) -> None:
         """Open the workspace SKILL.md ``path`` in the editor (builtins are refused)."""
-        self._tasks.start(self._open_editor(path), name="skill-edit")
+        self._tasks.try_spawn(self._open_editor(path), name="skill-edit")
 
     def confirm_delete(self, listing: SkillListing) -> None:
         """Ask (without a nested event loop) before deleting a workspace skill."""
@@ -203,7 +203,7 @@ class SkillsTab(QWidget):
             self.confirm_box = None
             box.deleteLater()
             if box.clickedButton() is delete:
-                self._tasks.start(self.delete(listing.name), name="skill-delete")
+                self._tasks.try_spawn(self.delete(listing.name), name="skill-delete")
 
         box.finished.connect(answered)
         self.confirm_box = box
@@ -220,7 +220,7 @@ class SkillsTab(QWidget):
         self.notice.show_message(
             "info",
             f"Deleted {name}. Its folder was moved to {shown}.",
-            [("Undo", lambda: self._tasks.start(self.restore(aside, name), name="skill-undo"))],
+            [("Undo", lambda: self._tasks.try_spawn(self.restore(aside, name), name="skill-undo"))],
         )
         self.skillsChanged.emit()
         await self._refresh()
@@ -277,7 +277,7 @@ class SkillsTab(QWidget):
         if listing is None:
             self.view.set_skill(None, "")
             return
-        self._tasks.start(self._show(listing), name="skill-show")
+        self._tasks.try_spawn(self._show(listing), name="skill-show")
 
     async def _show(self, listing: SkillListing) -> None:
         text = await asyncio.to_thread(_read, listing.path)
@@ -330,7 +330,7 @@ class SkillsTab(QWidget):
             self.skillsChanged.emit()
             await self._refresh(select=path)
 
-        self._tasks.start(run(), name="skill-copy")
+        self._tasks.try_spawn(run(), name="skill-copy")
 
     def _dialog_closed(self, dialog: NewSkillDialog) -> None:
         if self.dialog is dialog:

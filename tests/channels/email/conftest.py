@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
 from collections.abc import Callable, Iterator
 from email.message import EmailMessage
@@ -39,12 +40,21 @@ def certificate(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return make_certificate(tmp_path_factory.mktemp("tls"))
 
 
+def require_dovecot() -> None:
+    """Skip the test when Dovecot cannot run here, or fail it when
+    ``NANOBOT_TEST_REQUIRE_DOVECOT=1`` says it must (``scripts/test.sh``, CI)."""
+    reason = dovecot_usable()
+    if not reason:
+        return
+    if os.environ.get("NANOBOT_TEST_REQUIRE_DOVECOT") == "1":
+        pytest.fail(f"{reason} (NANOBOT_TEST_REQUIRE_DOVECOT=1: the Email tests must run)")
+    pytest.skip(reason)
+
+
 @pytest.fixture
 def dovecot(certificate: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> Iterator[Dovecot]:
     """A private Dovecot serving IMAPS on a free loopback port."""
-    reason = dovecot_usable()
-    if reason:
-        pytest.skip(reason)
+    require_dovecot()
     monkeypatch.setenv("SSL_CERT_FILE", str(certificate[0]))
     server = Dovecot(tls=certificate).start()
     yield server

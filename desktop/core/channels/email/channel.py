@@ -12,9 +12,12 @@ Receiving (one IMAP session, reconnected by the manager when it breaks):
   address, automatic mail (RFC 3834), failed SPF/DKIM (``verifySpf``/``verifyDkim`` with
   ``trustedAuthservIds``), a sender outside ``allowFrom`` — such mail is logged, left unseen
   and passed by;
-* the rest is read (HTML as text, attachments saved as allowed) and published; only then is
-  the cursor saved, its Message-ID remembered (de-duplication across restarts and UIDVALIDITY
-  changes) and the mail marked ``\\Seen`` (then deleted or moved when ``postAction`` says so);
+* the rest is read (HTML as text, attachments saved as allowed) and published; only when the
+  agent has its user message saved in the session (the message's
+  :class:`~desktop.core.bus.events.Ack`) is the cursor saved past it, its Message-ID
+  remembered (de-duplication across restarts and UIDVALIDITY changes) and the mail marked
+  ``\\Seen`` (then deleted or moved when ``postAction`` says so). A mail still waiting for
+  its turn when the app ends stays unseen and below the saved cursor, so it is read again;
 * a mail that cannot be read is logged and skipped; the channel keeps running.
 
 Sending: the answer goes to the chat id (the sender's address) with ``Re: <subject>``,
@@ -29,7 +32,6 @@ import contextlib
 import imaplib
 import logging
 import smtplib
-import uuid
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any, ClassVar
@@ -113,6 +115,9 @@ class EmailChannel(BaseChannel):
         self._validity = 0
         self._last_uid = 0
         self._dirty = False  # the cursor moved past skipped mail and is not saved yet
+        self._pending: dict[int, str] = {}  # UID → key of mail with the agent, not yet safe
+        self._to_flag: list[int] = []  # safe mail to mark seen (by the polling task)
+        self._wake = asyncio.Event()  # stop, or mail to flag
         self._smtp = SmtpSender(self.config)
         self._warned = False
 
@@ -203,22 +208,30 @@ class EmailChannel(BaseChannel):
             await self._repair(mailbox)
             while not self.stopping:
                 await self.poll(mailbox)
+                await self._flag(mailbox)
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self.wait_stopped(), self.poll_interval)
+                    await asyncio.wait_for(self._wake.wait(), self.poll_interval)
+                self._wake.clear()
+                await self._flag(mailbox)
         finally:
             await asyncio.to_thread(mailbox.close)
 
     async def stop(self) -> None:
         """End the run and say goodbye to the SMTP server."""
         await super().stop()
+        self._wake.set()
         await asyncio.to_thread(self._smtp.close)
 
     def _set_cursor(self, validity: int) -> None:
         stored = self.state.get("uidvalidity")
-        self._validity = validity
+        same = self._validity == validity  # a reconnect: mail above the saved cursor may be
+        self._validity = validity  # with the agent still (not read again)
         if stored == validity:
-            self._last_uid = int(self.state.get("last_uid", 0) or 0)
+            saved = int(self.state.get("last_uid", 0) or 0)
+            self._last_uid = max(saved, self._last_uid) if same else saved
             return
+        self._pending.clear()
+        self._to_flag.clear()
         if stored is not None:
             log.warning(
                 "email: the mailbox was renumbered (UIDVALIDITY %s → %s); unseen mail is read "
@@ -343,18 +356,30 @@ class EmailChannel(BaseChannel):
         if self.state.seen(received.key):
             await self._done(mailbox, uid, None)
             return
-        await self._deliver(received)
-        await self._done(mailbox, uid, received.key)
-        log.debug("email: mail %s handed to the agent", uid)
+        self._last_uid = max(self._last_uid, uid)  # read on; saved below the pending mail
+        self._pending[uid] = received.key  # before publishing: its ack may come at once
+        if await self._deliver(received, uid):
+            if uid in self._pending:
+                await self._save()
+            log.debug("email: mail %s handed to the agent", uid)
+        else:
+            self._pending.pop(uid, None)
+            await self._done(mailbox, uid, received.key)
 
-    async def _deliver(self, received: Received) -> None:
+    async def _deliver(self, received: Received, uid: int) -> bool:
+        """Hand the mail to the agent; ``True``: it is on its way (confirmed by its ack)."""
         chat = received.sender
         self._remember(self._threads, chat, received.thread, THREADS_KEPT)
         if self.approvals.intercept(chat, received.reply):
             log.info("email: %s answered an approval question", chat)
-            return
-        request_id = uuid.uuid4().hex
+            return False
+        request_id = received.key  # stable: a mail still with the agent is recognised
         self._remember(self._by_request, request_id, received.thread, TURNS_KEPT)
+        validity = self._validity
+
+        async def confirm(outcome: str) -> None:
+            await self._acknowledged(uid, validity, received.key)
+
         await self.publish(
             chat,
             chat,
@@ -362,7 +387,26 @@ class EmailChannel(BaseChannel):
             media=received.media,
             metadata=received.metadata,
             message_id=request_id,
+            confirm=confirm,
         )
+        return True
+
+    async def _acknowledged(self, uid: int, validity: int, key: str) -> None:
+        """The agent has the mail safe: remember it, move the saved cursor, have it flagged."""
+        if validity != self._validity or self._pending.pop(uid, None) is None:
+            # renumbered meanwhile: its Message-ID marks it answered (flagged by the repair)
+            await asyncio.to_thread(self.state.update, seen=[key])
+            return
+        await self._save(key)
+        self._to_flag.append(uid)
+        self._wake.set()
+
+    async def _flag(self, mailbox: ImapMailbox) -> None:
+        """Mark the mail the agent has safe as seen (and apply ``postAction``)."""
+        while self._to_flag:
+            uid = self._to_flag[0]
+            await self._confirm(mailbox, uid)
+            self._to_flag.pop(0)
 
     def _skip(self, uid: int) -> None:
         self._last_uid = max(self._last_uid, uid)
@@ -374,20 +418,25 @@ class EmailChannel(BaseChannel):
             await self._post_action(mailbox, uid)
 
     async def _save(self, key: str | None = None) -> None:
+        """Save the cursor (below any mail the agent does not have safe yet) and ``key``."""
         threads = {chat: thread.to_json() for chat, thread in self._threads.items()}
+        cursor = min(self._pending) - 1 if self._pending else self._last_uid
         await asyncio.to_thread(
             self.state.update,
             seen=[key] if key else None,
             uidvalidity=self._validity,
-            last_uid=self._last_uid,
+            last_uid=cursor,
             threads=threads,
         )
         self._dirty = False
 
     async def _done(self, mailbox: ImapMailbox, uid: int, key: str | None) -> None:
-        """The mail is with the agent: save the cursor and its id, then flag it."""
+        """The mail needs nothing from the agent: save the cursor and its id, then flag it."""
         self._last_uid = max(self._last_uid, uid)
         await self._save(key)
+        await self._confirm(mailbox, uid)
+
+    async def _confirm(self, mailbox: ImapMailbox, uid: int) -> None:
         if self.config.mark_seen:
             try:
                 await asyncio.to_thread(mailbox.add_flags, [uid], "\\Seen")

@@ -5,7 +5,9 @@ How it behaves:
 * It long-polls ``/sync``. The sync token (``next_batch``) is saved in the channel state after
   every batch, so a restart continues where it stopped: messages that arrived while the app
   was off are answered, none twice (handled event ids are remembered as well). The very first
-  start only takes the current position and answers no history.
+  start only takes the current position and answers no history. A message the token has moved
+  past but the agent has not yet saved in its session is kept in the channel's journal
+  (:mod:`~desktop.core.channels.journal`) and handed over again after a restart.
 * Invites from senders in ``allowFrom`` are joined; others are left pending (logged).
 * Direct chats (at most two members) are always answered; rooms follow ``groupPolicy``
   (``open``, ``mention`` — a mention or a reply to the bot —, ``allowlist``).
@@ -266,6 +268,7 @@ class MatrixChannel(InboundHandler, BaseChannel):
                     self._reconnect.notify_all()
                 self.set_status(ChannelStatus("connected", account=self._me))
                 log.info("matrix: connected as %s", self._me)
+                await self.replay_journal()
             try:
                 await crypto.upkeep(client)
             except (aiohttp.ClientError, TimeoutError, ConnectionError):

@@ -212,7 +212,15 @@ class InboundHandler(BaseChannel):
             "event_id": source.get("event_id"),
             "room": room.display_name if room is not None else room_id,
         }
-        await self.publish(sender, room_id, text, media=media, metadata=metadata)
+        await self.publish(
+            sender,
+            room_id,
+            text,
+            media=media,
+            metadata=metadata,
+            message_id=str(source.get("event_id")),
+            journal=True,  # the sync token moves past it before the agent has it safe
+        )
 
     async def _addressed(self, client: AsyncClient, room_id: str, content: dict[str, Any]) -> bool:
         """Whether the room's policy lets the bot answer this message."""

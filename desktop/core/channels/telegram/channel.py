@@ -15,6 +15,10 @@ and confirming) are recognised by their saved keys and skipped; a saved offset i
 because Telegram picks update ids at random after a week without updates, and an old offset
 would then confirm (drop) the new messages unseen.
 
+A message Telegram has confirmed may still wait in the agent's queue: it is kept in the
+channel's journal (:mod:`~desktop.core.channels.journal`) until the agent has saved it in its
+session, and handed over again after a restart if it had not.
+
 Sending. Markdown answers become Telegram HTML, split under 4,096 characters between blocks
 (:mod:`~desktop.core.channels.telegram.markup`); a piece Telegram refuses to parse is sent as
 plain text. A send that fails halfway resumes after the pieces already delivered when the
@@ -201,6 +205,7 @@ class TelegramChannel(BaseChannel):
         except BadRequest as exc:
             log.warning("Telegram: setting up the command menu failed: %s", redact(exc))
         self.set_status(ChannelStatus("connected", account=f"@{me.username}"))
+        await self.replay_journal()
         offset: int | None = None  # see the module docstring
         while not self.stopping:
             batch = await self._fetch(bot, feed, offset)
@@ -394,6 +399,7 @@ class TelegramChannel(BaseChannel):
             media=media,
             metadata=metadata,
             message_id=f"{chat_id}:{first.message_id}",
+            journal=True,  # getUpdates confirms it before the agent has it safe
         )
         if published and self.config.react_emoji:
             self._activity.react(chat_id, first.message_id, self.config.react_emoji)

@@ -1,9 +1,10 @@
-"""Apply a set of changes to the live config, all or nothing (no Qt here).
+"""Apply a set of changes to the live config, all or nothing.
 
-Settings pages describe a save as ``{dotted.path: value}`` with snake_case attribute names
-(``"agents.defaults.max_tokens"``). :func:`apply_changes` assigns them one by one — pydantic
-validates each assignment — and undoes the ones already made when a later one fails, so an
-invalid form never leaves the config half-changed. The returned undo function restores the
+Settings pages (and anything else that edits the config) describe a save as
+``{dotted.path: value}`` with snake_case attribute names (``"agents.defaults.max_tokens"``).
+:func:`apply_changes` assigns them one by one — pydantic validates each assignment — and undoes
+the ones already made when a later one fails, so an invalid form never leaves the config
+half-changed. The returned undo function restores the
 previous values, e.g. when the file cannot be written.
 """
 

@@ -1,7 +1,7 @@
-"""Which :class:`MCPManager` the MCP page talks to (no Qt).
+"""Which :class:`MCPManager` a front end (the Settings MCP page) talks to.
 
 Once the runtime runs, its manager (``runtime.mcp``, always present): servers added in
-Settings then serve the agent's next turn. Before the runtime is ready, the page uses a
+Settings then serve the agent's next turn. Before the runtime is ready, the front end uses a
 manager of its own with a private tool registry — enough to show status and tools — and closes
 it when the runtime arrives.
 """
@@ -15,14 +15,16 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from desktop.core.tools.mcp import MCPManager, MCPServerStatus
+from desktop.core.tools.mcp.manager import MCPManager
+from desktop.core.tools.mcp.status import MCPServerStatus
 from desktop.core.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
-    from desktop.ui.services import AppServices
+    from desktop.core.config.schema import Config
 
 log = logging.getLogger(__name__)
 Listener = Callable[[MCPServerStatus], None]
+AgentManager = Callable[[], "MCPManager | None"]
 
 
 async def preload_sdk() -> None:
@@ -33,15 +35,18 @@ async def preload_sdk() -> None:
 
 
 class MCPRuntime:
-    """Gives the page a manager and forwards its status changes to one listener.
+    """Gives a front end a manager and forwards its status changes to one listener.
 
     Args:
-        services: The shared services.
+        config: The live config (``tools.mcp_servers`` is read when a manager is needed).
+        agent_manager: The running runtime's manager (``runtime.mcp``), or ``None`` while no
+            runtime runs.
         listener: Called with every status change of the current manager.
     """
 
-    def __init__(self, services: AppServices, listener: Listener) -> None:
-        self.services = services
+    def __init__(self, config: Config, agent_manager: AgentManager, listener: Listener) -> None:
+        self.config = config
+        self.agent_manager = agent_manager
         self.listener = listener
         self._own: MCPManager | None = None
         self._current: MCPManager | None = None
@@ -50,7 +55,7 @@ class MCPRuntime:
     @property
     def agent_managed(self) -> bool:
         """Whether servers are connected by the running agent (not a stand-in manager)."""
-        return self.services.runtime is not None
+        return self.agent_manager() is not None
 
     def current(self) -> MCPManager | None:
         """The manager in use, if one was asked for."""
@@ -58,23 +63,21 @@ class MCPRuntime:
 
     async def manager(self) -> MCPManager:
         """The manager to use now (the agent's once it exists)."""
-        runtime = self.services.runtime
-        if runtime is not None:
+        agent_manager = self.agent_manager()
+        if agent_manager is not None:
             await preload_sdk()
-            manager = runtime.mcp
+            manager = agent_manager
             if self._own is not None:
                 own, self._own = self._own, None
                 await own.aclose()
             # Entries saved while the agent was being built (or before it had a manager).
-            for name, entry in self.services.config.tools.mcp_servers.items():
+            for name, entry in self.config.tools.mcp_servers.items():
                 if name not in manager.names():
                     await manager.configure(name, entry)
         else:
             if self._own is None:
                 await preload_sdk()
-                self._own = MCPManager(
-                    dict(self.services.config.tools.mcp_servers), registry=ToolRegistry()
-                )
+                self._own = MCPManager(dict(self.config.tools.mcp_servers), registry=ToolRegistry())
             manager = self._own
         if manager is not self._current:
             if self._unsubscribe is not None:
@@ -85,9 +88,7 @@ class MCPRuntime:
 
     def peek_statuses(self) -> dict[str, MCPServerStatus]:
         """Statuses known without connecting anything (empty before a manager exists)."""
-        manager = self._current
-        if manager is None and self.services.runtime is not None:
-            manager = self.services.runtime.mcp
+        manager = self._current if self._current is not None else self.agent_manager()
         return {status.name: status for status in manager.statuses()} if manager is not None else {}
 
     def tool_names(self, name: str) -> list[str]:
