@@ -101,6 +101,8 @@ def cli_env(home: Path, **extra: str) -> dict[str, str]:
     """Environment for running the CLI in a subprocess: isolated HOME, no provider keys."""
     env = {k: v for k, v in os.environ.items() if not _scrubbed(k)}
     env.update(HOME=str(home), LITELLM_LOCAL_MODEL_COST_MAP="True", PYTHONUNBUFFERED="1")
+    # The code under test, even when the installed script points at another checkout.
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
     env.update(extra)
     return env
 

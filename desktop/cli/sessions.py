@@ -30,6 +30,8 @@ def add_sessions_parser(
 
 def run_sessions(args: argparse.Namespace) -> int:
     """Dispatch the ``sessions`` actions; see the module docstring for exit codes."""
+    from desktop.core.config.loader import config_origin
+    from desktop.core.config.paths import default_config_path
     from desktop.core.session.export import export_session
     from desktop.core.session.manager import SessionManager
     from desktop.core.utils.atomic import atomic_write_text
@@ -37,7 +39,8 @@ def run_sessions(args: argparse.Namespace) -> int:
     config = load(args)
     if config is None:
         return EXIT_USAGE
-    manager = SessionManager(config.workspace_path)
+    config_file = config_origin(config).path or default_config_path()
+    manager = SessionManager(config.workspace_path, config_dir=config_file.expanduser().parent)
     summaries = manager.summaries()
     if args.sessions_command == "list":
         for summary in summaries:

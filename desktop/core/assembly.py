@@ -340,7 +340,11 @@ def build_runtime(
     owner = TaskOwner("runtime")
     work = SessionWork()
     sync_workspace_templates(workspace)
-    sessions = SessionManager(workspace, max_tool_result_chars=defaults.max_tool_result_chars)
+    sessions = SessionManager(
+        workspace,
+        config_dir=config_dir(config),
+        max_tool_result_chars=defaults.max_tool_result_chars,
+    )
     context = ContextBuilder(
         workspace,
         timezone=defaults.effective_timezone,

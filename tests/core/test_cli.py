@@ -7,6 +7,7 @@ import subprocess
 from pathlib import Path
 
 from desktop import __version__
+from desktop.core.session.manager import SessionManager
 from tests.conftest import CLI, cli_env, custom_config, write_config
 from tests.fakes.openai_server import Fail, Reply, ScriptedOpenAIServer
 
@@ -26,8 +27,13 @@ def run(
     )
 
 
-def _session_lines(tmp_path: Path, name: str = "cli_direct.jsonl") -> list[dict[str, object]]:
-    path = tmp_path / "workspace" / "sessions" / name
+def _session_file(workspace: Path, key: str, config_dir: Path) -> Path:
+    """Where the app keeps ``key`` of ``workspace`` (nanobot 0.3.5's folder)."""
+    return SessionManager(workspace, config_dir=config_dir).path_for(key)
+
+
+def _session_lines(tmp_path: Path, key: str = "cli:direct") -> list[dict[str, object]]:
+    path = _session_file(tmp_path / "workspace", key, tmp_path / "config")
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
@@ -87,7 +93,7 @@ def test_second_turn_sends_history_and_session_flag(
         ("assistant", "first answer"),
     ]
     assert sent[-1]["content"].endswith("two")
-    assert len(_session_lines(tmp_path, "cli_work.jsonl")) == 5
+    assert len(_session_lines(tmp_path, "cli:work")) == 5
 
 
 def test_interactive_prompt(
@@ -174,8 +180,8 @@ def test_workspace_flag_overrides_for_the_run(
         ["agent", "-m", "hi", "--config", str(config), "--workspace", str(other)], isolated_env
     )
     assert result.returncode == 0, result.stderr
-    assert (other / "sessions" / "cli_direct.jsonl").is_file()
-    assert not (tmp_path / "workspace" / "sessions").exists()
+    assert _session_file(other, "cli:direct", config.parent).is_file()
+    assert not (tmp_path / "workspace" / ".nanobot").exists()  # no session was made there
     assert config.read_bytes() == before
 
 
@@ -268,7 +274,7 @@ def test_agent_hands_its_message_to_a_running_gateway(
         own = run(["agent", "-m", "hi", "--config", str(config), "--workspace", str(other)],
                   isolated_env)  # fmt: skip
         assert own.returncode == 0 and own.stdout == "Answered here.\n", own.stderr
-        assert (other / "sessions").is_dir()
+        assert _session_file(other, "cli:direct", config.parent).is_file()
     finally:
         gateway.send_signal(signal.SIGINT)
         _out, err = gateway.communicate(timeout=30)

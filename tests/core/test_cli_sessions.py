@@ -12,7 +12,7 @@ from tests.core.test_cli import run
 
 def test_list_and_export(tmp_path: Path, isolated_env: Path) -> None:
     config = custom_config(tmp_path, "http://127.0.0.1:9/v1")
-    sessions = SessionManager(tmp_path / "workspace")
+    sessions = SessionManager(tmp_path / "workspace", config_dir=config.parent)
     session = sessions.get_or_create("desktop:abc")
     session.add_message("user", "Plan a trip to Lisbon")
     session.add_message("assistant", "Day one: Alfama.")

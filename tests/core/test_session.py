@@ -16,7 +16,8 @@ def test_format_and_reload(tmp_path: Path) -> None:
     session.add_message("assistant", "hello", reasoning_content="r")
     session.metadata["title"] = "Greeting"
     path = manager.save(session)
-    assert path == tmp_path / "sessions" / "telegram_42.jsonl"
+    assert path == manager.directory / "dGVsZWdyYW06NDI.jsonl"  # base64url, no padding
+    assert manager.directory.parent == Path.home() / ".nanobot" / "sessions"
     meta, *_lines = (json.loads(ln) for ln in path.read_text().splitlines())
     assert set(meta) == {
         "_type",
@@ -56,23 +57,24 @@ def test_history_starts_at_user_and_keeps_provider_keys(tmp_path: Path) -> None:
 def test_unparseable_lines_are_quarantined_byte_exact(tmp_path: Path) -> None:
     """Bad lines are copied aside (``.corrupt-<time>``) and skipped; the original stays until a
     save, and loading again does not copy them a second time."""
-    directory = tmp_path / "sessions"
-    directory.mkdir()
-    path = directory / "cli_direct.jsonl"
+    legacy = tmp_path / "sessions"
+    legacy.mkdir()
     bad = b'{"role": "user", "content": "tru\xffncated\n'
     original = (
         b'{"_type": "metadata", "key": "cli:direct", "metadata": {}, "last_consolidated": 0}\n'
         b'{"role": "user", "content": "ok"}\n' + bad + b"[1]\n"
     )
-    path.write_bytes(original)
+    (legacy / "cli_direct.jsonl").write_bytes(original)
     manager = SessionManager(tmp_path)
     session = manager.get_or_create("cli:direct")
+    path = manager.path_for("cli:direct")  # adopted byte-exact under nanobot 0.3.5's name
+    directory = path.parent
     assert [m["content"] for m in session.messages] == ["ok"]
-    copies = list(directory.glob("cli_direct.jsonl.corrupt-*"))
+    copies = list(directory.glob(f"{path.name}.corrupt-*"))
     assert len(copies) == 1 and copies[0].read_bytes() == bad + b"[1]\n"
     assert path.read_bytes() == original
     SessionManager(tmp_path).get_or_create("cli:direct")
-    assert list(directory.glob("cli_direct.jsonl.corrupt-*")) == copies
+    assert list(directory.glob(f"{path.name}.corrupt-*")) == copies
     manager.save(session)
     assert len(path.read_text().splitlines()) == 2
 

@@ -184,10 +184,10 @@ def test_truncated_tool_results_survive_being_saved_again(tmp_path: Path) -> Non
 
 
 def test_saving_waits_for_the_folder_lock(tmp_path: Path) -> None:
-    """While another program holds sessions/.session-files.lock, a save waits for it."""
+    """While another program holds the folder's .session-files.lock, a save waits for it."""
     manager = SessionManager(tmp_path)
     turn(manager, "first")
-    other = FileLock(str(tmp_path / "sessions" / ".session-files.lock"))
+    other = FileLock(str(manager.directory / ".session-files.lock"))  # nanobot's lock
     other.acquire()
     session = manager.get_or_create(KEY)
     session.add_message("user", "while locked")
@@ -207,8 +207,7 @@ def test_a_lock_held_too_long_is_an_error(tmp_path: Path, monkeypatch: pytest.Mo
     """A clear error, not a hang, when the folder lock never comes free."""
     monkeypatch.setattr(shared, "LOCK_TIMEOUT_S", 0.2)
     manager = SessionManager(tmp_path)
-    (tmp_path / "sessions").mkdir()
-    other = FileLock(str(tmp_path / "sessions" / ".session-files.lock"))
+    other = FileLock(str(manager.directory / ".session-files.lock"))
     with other, pytest.raises(SessionBusyError, match=r"session-files\.lock"):
         manager.get_or_create(KEY)  # loading reads under the lock too
 

@@ -16,6 +16,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+from desktop.core.session.manager import SessionManager
 from tests.conftest import CLI, REPO, cli_env, custom_config
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
 
@@ -58,7 +59,7 @@ def test_two_agents_alternating_on_one_session_lose_nothing(
         proc.stdin.close()
     for proc, _ in procs:
         assert proc.wait(timeout=240) == 0, proc.stderr.read() if proc.stderr else ""
-    path = tmp_path / "workspace" / "sessions" / "cli_shared.jsonl"
+    path = SessionManager(tmp_path / "workspace", config_dir=config.parent).path_for("cli:shared")
     _check_turns(path, [f"{name}-{n}" for name in "ab" for n in range(TURNS)])
     rows = [json.loads(line) for line in path.read_text().splitlines()]
     users = [row["content"] for row in rows if row.get("role") == "user"]
@@ -98,7 +99,7 @@ def test_two_workers_running_agent_m_on_one_session(
     ]
     for worker in workers:
         assert worker.wait(timeout=240) == 0, worker.stderr.read() if worker.stderr else ""
-    path = tmp_path / "workspace" / "sessions" / "cli_oneshot.jsonl"
+    path = SessionManager(tmp_path / "workspace", config_dir=config.parent).path_for("cli:oneshot")
     _check_turns(path, [f"{name}-{n}" for name in "xy" for n in range(3)])
 
 

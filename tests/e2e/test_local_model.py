@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from desktop.core.session.manager import SessionManager
 from tests.conftest import CLI, cli_env, custom_config
 
 pytestmark = pytest.mark.e2e
@@ -31,7 +32,8 @@ def test_agent_message_streams_a_reply_and_persists_the_turn(
     assert result.returncode == 0, result.stderr
     reply = result.stdout.strip()
     assert reply and reply != "(the model returned no text)"
-    lines = (tmp_path / "workspace" / "sessions" / "cli_direct.jsonl").read_text().splitlines()
+    path = SessionManager(tmp_path / "workspace", config_dir=config.parent).path_for("cli:direct")
+    lines = path.read_text().splitlines()
     meta, *messages = (json.loads(line) for line in lines)
     assert meta["_type"] == "metadata" and meta["key"] == "cli:direct"
     assert [m["role"] for m in messages] == ["user", "assistant"]

@@ -97,7 +97,7 @@ class CronService:
     # ------------------------------------------------------------------ store
     def load(self) -> None:
         """Read the store (again, if another program changed it) and fill in missing next runs."""
-        self.store.refresh()
+        self.store.refresh(merge_queued=True)
         if any(self._needs_next(j) for j in self.store.jobs):
             with self.store.editing() as jobs:
                 now = self._now_ms()
@@ -219,7 +219,7 @@ class CronService:
     # ------------------------------------------------------------------ running
     def _claim_due(self) -> list[CronJob]:
         """Pick the due jobs and move their schedule on (saved before they run)."""
-        self.store.refresh()
+        self.store.refresh(merge_queued=True)
         now = self._now_ms()
         if not any(self._is_due(j, now) for j in self.store.jobs):
             return []

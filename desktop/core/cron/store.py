@@ -34,6 +34,7 @@ from typing import Any
 
 from filelock import FileLock, Timeout
 
+from desktop.core.cron.actions import ACTIONS_FILE, merge_queue, pending
 from desktop.core.cron.schedule import validate_schedule
 from desktop.core.cron.types import CronJob
 from desktop.core.utils.atomic import atomic_write_text
@@ -145,13 +146,35 @@ class JobStore:
                     f"another program is holding {self._file_lock.lock_file}; try again in a moment"
                 ) from exc
 
-    def refresh(self) -> bool:
-        """Re-read the file if it changed since we last saw it; ``True`` when it was re-read."""
+    def refresh(self, *, merge_queued: bool = False) -> bool:
+        """Re-read the file if it changed since we last saw it; ``True`` when it was re-read.
+
+        ``merge_queued`` (the scheduler's owner): also apply the job edits nanobot queued in
+        ``action.jsonl`` (:mod:`desktop.core.cron.actions`) and save the result.
+        """
         with self._thread_lock:
-            if self._loaded and _signature(self.path) == self._sig:
+            queued = merge_queued and pending(self.actions_path)
+            if not queued and self._loaded and _signature(self.path) == self._sig:
                 return False
             with self._locked():
-                return self._read()
+                changed = (
+                    self._read()
+                    if not self._loaded or _signature(self.path) != self._sig
+                    else False
+                )
+                if queued:
+                    merged = merge_queue(self.actions_path, self.jobs, self._save_jobs)
+                    changed = changed or merged is not None
+                return changed
+
+    @property
+    def actions_path(self) -> Path:
+        """nanobot's queue of job edits, ``action.jsonl`` beside ``jobs.json``."""
+        return self.path.parent / ACTIONS_FILE
+
+    def _save_jobs(self, jobs: list[CronJob]) -> None:
+        self.jobs = jobs
+        self._write()
 
     @contextmanager
     def editing(self) -> Iterator[list[CronJob]]:

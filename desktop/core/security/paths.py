@@ -64,7 +64,8 @@ WORKSPACE_STATE = (
     "memory/.dream_cursor",
     "memory/.dream_state",
 )
-# The app's own files beside the config file (the config itself is added by path).
+# The app's own files beside the config file (the config itself is added by path); its
+# ``sessions/`` holds each workspace's conversations (nanobot 0.3.5's layout).
 CONFIG_DIR_STATE = ("desktop.json", "desktop.lock", "logs", "sessions", "channel-state", "run")
 # Copies the app keeps beside a damaged file (``<name>.corrupt-<time>`` and older spellings).
 _ASIDE_LABELS = ("corrupt-", "malformed-", "quarantine")

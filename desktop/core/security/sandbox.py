@@ -279,9 +279,10 @@ def protected_paths(workspace: Path, extra: tuple[Path, ...] | list[Path] = ()) 
 _PROC_COVER = ("sys", "sysrq-trigger", "irq", "bus", "fs", "acpi", "driver", "scsi", "tty")
 
 # Protected folders that may be created (empty) before the first command, so that a command
-# cannot create them with content of its own (a cron job that runs later, fake sessions).
+# cannot create them with content of its own (a cron job that runs later, fake sessions, a
+# ``.nanobot/workspace-id`` naming another workspace's sessions folder).
 # ``.git`` is never pre-created: an empty ``.git`` folder would break the memory repository.
-_CREATE_IF_MISSING = ("sessions", "cron")
+_CREATE_IF_MISSING = ("sessions", "cron", ".nanobot")
 
 
 def bus_addresses(value: str | None) -> tuple[list[str], bool, bool]:

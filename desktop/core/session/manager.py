@@ -1,14 +1,16 @@
-"""Sessions in nanobot's JSONL format.
+"""Sessions in nanobot's JSONL format, where nanobot 0.3.5 keeps them.
 
-``workspace/sessions/<channel>_<chat>.jsonl``: a metadata line
+``<config folder>/sessions/<workspace id>/<base64url(key)>.jsonl`` (see
+:mod:`desktop.core.session.location`): a metadata line
 ``{"_type": "metadata", "key", "created_at", "updated_at", "metadata", "last_consolidated"}``
-followed by one message per line. A line that does not parse is copied byte-exact to
-``<file>.quarantine`` and skipped; the original file is only replaced by the next full save.
+followed by one message per line. Files in the legacy places — ``<workspace>/sessions/`` and
+old ``<channel>_<chat>.jsonl`` names in the id folder — are listed and read too, and moved to
+their canonical names on first use (:mod:`desktop.core.session.adopt`).
 
-Several processes may use one session (the app, ``agent -m``, a gateway): files are read and
-written under an inter-process lock, a cached session is read again when its file changed, a
-save merges what another process wrote, and turns of one session run one at a time across
-processes (:mod:`desktop.core.session.shared`). Saving costs what changed, not what the
+Several processes may use one session (the app, ``agent -m``, a gateway, nanobot): files are
+read and written under an inter-process lock, a cached session is read again when its file
+changed, a save merges what another process wrote, and turns of one session run one at a time
+across processes (:mod:`desktop.core.session.shared`). Saving costs what changed, not what the
 session holds: new messages are appended and the metadata line is updated in place; a
 whole-file atomic rewrite happens only when earlier lines change (:mod:`.sync`). Either way
 the data is flushed to disk before ``save`` returns; a line cut short by a crash mid-append is
@@ -27,14 +29,15 @@ import functools
 import logging
 import re
 import threading
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from desktop.core.session.history import HistoryCache
-from desktop.core.session.repair import INTERRUPTED_NOTE, repair_messages
+from desktop.core.config.paths import nanobot_home
+from desktop.core.session.adopt import Found, adopt, scan
+from desktop.core.session.location import SessionPlaces, legacy_filename, resolve, storage_name
+from desktop.core.session.model import HISTORY_KEYS, Session
 from desktop.core.session.shared import SessionBusyError, SharedFiles
 from desktop.core.session.sync import DiskState, signature
 from desktop.core.session.validate import (
@@ -58,9 +61,7 @@ from desktop.core.utils.validate import (
 
 log = logging.getLogger(__name__)
 
-HISTORY_KEYS = ("role", "content", "tool_calls", "tool_call_id", "name")
 DEFAULT_MAX_TOOL_RESULT_CHARS = 16_000
-_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 _CUT_NOTE = re.compile(r"\n… \[\d+ more characters not saved\]")
 
 __all__ = [
@@ -76,218 +77,8 @@ __all__ = [
 
 
 def session_filename(key: str) -> str:
-    """File name for a session key (``cli:direct`` → ``cli_direct.jsonl``)."""
-    return _UNSAFE.sub("_", key.replace(":", "_")) + ".jsonl"
-
-
-@dataclass
-class Session:
-    """One conversation.
-
-    Attributes:
-        key: ``channel:chat_id`` (or an override).
-        messages: Every message, oldest first (never trimmed by consolidation).
-        created_at: Creation time.
-        updated_at: Last change.
-        metadata: Free-form (title, channel hints...).
-        last_consolidated: Index of the first message not yet archived to memory.
-    """
-
-    key: str
-    messages: list[dict[str, Any]] = field(default_factory=list)
-    created_at: datetime = field(default_factory=datetime.now)
-    updated_at: datetime = field(default_factory=datetime.now)
-    metadata: dict[str, Any] = field(default_factory=dict)
-    last_consolidated: int = 0
-    # The running turn of this process: its user message, and the runner's messages whose
-    # copies follow it (so a checkpoint keeps the copies it already stored).
-    _turn_user: dict[str, Any] | None = field(default=None, init=False, repr=False, compare=False)
-    _turn_sources: list[dict[str, Any]] = field(
-        default_factory=list, init=False, repr=False, compare=False
-    )
-    # Says whether another live process is running this session's pending turn.
-    _turn_probe: Callable[[], bool] | None = field(
-        default=None, init=False, repr=False, compare=False
-    )
-    # The messages a previous repair found consistent (up to a user message).
-    _repaired: list[dict[str, Any]] = field(
-        default_factory=list, init=False, repr=False, compare=False
-    )
-    _history: HistoryCache = field(
-        default_factory=lambda: HistoryCache(HISTORY_KEYS), init=False, repr=False, compare=False
-    )
-
-    def add_message(self, role: str, content: Any, **extra: Any) -> dict[str, Any]:
-        """Append a message stamped with the current time and return it."""
-        message = {
-            "role": role,
-            "content": content,
-            "timestamp": datetime.now().isoformat(),
-            **extra,
-        }
-        self.messages.append(message)
-        self.updated_at = datetime.now()
-        return message
-
-    @property
-    def title(self) -> str:
-        """A human title: the metadata title, else the start of the first user message."""
-        title = self.metadata.get("title")
-        if title:
-            return str(title)
-        first = next((m for m in self.messages if m.get("role") == "user"), None)
-        text = first.get("content") if first else ""
-        if isinstance(text, list):
-            text = " ".join(p.get("text", "") for p in text if isinstance(p, dict))
-        text = " ".join(str(text or "").split())
-        return (text[:60] + "…") if len(text) > 60 else (text or "New chat")
-
-    def begin_turn(self, content: Any, **extra: Any) -> dict[str, Any]:
-        """Add the user message of a new turn and mark the turn as pending."""
-        message = self.add_message("user", content, **extra)
-        self.metadata[PENDING] = {"index": len(self.messages) - 1}
-        self.metadata.pop(CHECKPOINT, None)
-        self._turn_user = message
-        self._turn_sources = []
-        return message
-
-    def checkpoint(self, added: list[dict[str, Any]]) -> None:
-        """Record messages a running turn produced so far (tool calls, tool results).
-
-        ``added`` is the run's whole list so far; messages stored by an earlier checkpoint
-        stay the same objects with their first timestamp (only new ones are appended, which
-        keeps saving an append).
-        """
-        state = self.metadata.get(PENDING)
-        if not isinstance(state, dict):
-            return
-        base = int(state.get("index", len(self.messages) - 1)) + 1
-        stored = self.messages[base:]
-        sources = self._turn_sources
-        now = datetime.now().isoformat()
-        kept = []
-        for n, message in enumerate(added):
-            if n < len(stored) and n < len(sources) and sources[n] is message:
-                kept.append(stored[n])
-            else:
-                kept.append({**message, "timestamp": message.get("timestamp") or now})
-        self.messages[base:] = kept
-        self._turn_sources = list(added)
-        self.metadata[CHECKPOINT] = {"messages": len(added), "at": now}
-        self.updated_at = datetime.now()
-
-    def finish_turn(self, added: list[dict[str, Any]]) -> None:
-        """Store the turn's messages and clear the pending marker."""
-        self.checkpoint(added)
-        self.metadata.pop(PENDING, None)
-        self.metadata.pop(CHECKPOINT, None)
-
-    def take_pending_turn(self) -> dict[str, Any] | None:
-        """Undo a turn that never finished, so it can be run again (a *Retry*).
-
-        Removes the pending user message and whatever the turn checkpointed after it, clears
-        the markers and returns that user message (``None`` when no turn is pending).
-        """
-        state = self.metadata.get(PENDING)
-        if not isinstance(state, dict):
-            return None
-        index = int(state.get("index", -1))
-        self.metadata.pop(PENDING, None)
-        self.metadata.pop(CHECKPOINT, None)
-        self._turn_user = None
-        self._turn_sources = []
-        if not 0 <= index < len(self.messages) or self.messages[index].get("role") != "user":
-            return None
-        message = self.messages[index]
-        del self.messages[index:]
-        self.updated_at = datetime.now()
-        return message
-
-    def stop_turn(self, partial: str) -> bool:
-        """End a pending turn that was stopped, keeping the answer text it had streamed.
-
-        Unfinished tool calls get their "interrupted" result; ``partial`` (when not blank)
-        becomes the turn's answer, marked ``stopped``; with nothing streamed a short note
-        says the turn was interrupted. Returns ``False`` when no turn was pending.
-        """
-        if not self.has_pending_turn:
-            return False
-        self.metadata.pop(PENDING, None)
-        self.metadata.pop(CHECKPOINT, None)
-        self._turn_user = None
-        self._turn_sources = []
-        messages, _ = repair_messages(self.messages, interrupted=not partial.strip())
-        if partial.strip():
-            if messages and messages[-1].get("content") == INTERRUPTED_NOTE:
-                messages.pop()  # the streamed text is the answer, not a note
-            messages.append(
-                {
-                    "role": "assistant",
-                    "content": partial,
-                    "stopped": True,
-                    "timestamp": datetime.now().isoformat(),
-                }
-            )
-        self.messages = messages
-        self.updated_at = datetime.now()
-        return True
-
-    @property
-    def has_pending_turn(self) -> bool:
-        """Whether a turn was started and never finished."""
-        return PENDING in self.metadata
-
-    def repair(self) -> bool:
-        """Make an interrupted session consistent (see :mod:`desktop.core.session.repair`).
-
-        A pending turn that another live process is running is not interrupted: nothing is
-        changed then (that process finishes it, or whoever comes after a crash repairs it).
-        """
-        interrupted = self.has_pending_turn
-        if interrupted and self._turn_probe is not None and self._turn_probe():
-            return False
-        # Messages up to a user message that a previous repair left consistent, and that are
-        # unchanged since, need no second look: no call is open at a user message there, so
-        # repairing from that point on gives the same result as repairing everything.
-        start = len(self._repaired)
-        if start > len(self.messages) or self.messages[:start] != self._repaired:
-            start = 0
-            self._repaired = []
-        tail, changed = repair_messages(self.messages[start:], interrupted=interrupted)
-        if interrupted:
-            self.metadata.pop(PENDING, None)
-            self.metadata.pop(CHECKPOINT, None)
-            changed = True
-        if changed:
-            self.messages = self.messages[:start] + tail
-            self.updated_at = datetime.now()
-        last_user = next(
-            (
-                i
-                for i in range(len(self.messages) - 1, -1, -1)
-                if self.messages[i].get("role") == "user"
-            ),
-            0,
-        )
-        if changed or last_user < start:
-            self._repaired = self.messages[:last_user]
-        else:  # the checked prefix only grows
-            self._repaired.extend(self.messages[start:last_user])
-        return changed
-
-    def get_history(self, max_messages: int | None = None) -> list[dict[str, Any]]:
-        """Messages for the next request: unconsolidated, starting at a user message.
-
-        Only the keys a provider understands are kept. The copies are made once per message
-        and reused by later calls (so their token counts are remembered too): treat them as
-        read-only.
-        """
-        start = min(max(self.last_consolidated, 0), len(self.messages))
-        window = self._history.window(self.messages, start)
-        if max_messages is not None and len(window) > max_messages:
-            window = window[-max_messages:]
-        first_user = next((i for i, m in enumerate(window) if m.get("role") == "user"), len(window))
-        return window[first_user:] if first_user else window
+    """The legacy file name of a session key (``cli:direct`` → ``cli_direct.jsonl``)."""
+    return legacy_filename(key)
 
 
 @dataclass(frozen=True)
@@ -325,21 +116,84 @@ def _message_text(message: dict[str, Any]) -> str:
 
 
 class SessionManager(SharedFiles):
-    """Loads, caches and saves sessions under ``workspace/sessions``, shared with other
-    processes (see the module docstring and :mod:`desktop.core.session.shared`)."""
+    """Loads, caches and saves a workspace's sessions where nanobot 0.3.5 keeps them, shared
+    with other processes (see the module docstring and :mod:`desktop.core.session.shared`).
+
+    Args:
+        workspace: The agent's workspace.
+        config_dir: The folder of the config file in use (``~/.nanobot`` by default); its
+            ``sessions/`` folder holds the workspace's id folder, as in nanobot.
+        max_tool_result_chars: Tool results longer than this are cut on disk.
+
+    The folders are found (the workspace id created if missing) and legacy files adopted on
+    first use, not here: constructing a manager touches no file.
+    """
 
     def __init__(
-        self, workspace: Path, *, max_tool_result_chars: int = DEFAULT_MAX_TOOL_RESULT_CHARS
+        self,
+        workspace: Path,
+        *,
+        config_dir: Path | None = None,
+        max_tool_result_chars: int = DEFAULT_MAX_TOOL_RESULT_CHARS,
     ) -> None:
-        self.directory = Path(workspace).expanduser() / "sessions"
+        self.workspace = Path(workspace).expanduser()
+        self.config_dir = Path(config_dir).expanduser() if config_dir else nanobot_home()
         self.max_tool_result_chars = max_tool_result_chars
         self._cache: dict[str, Session] = {}
         self._lock = threading.RLock()
+        self._places: SessionPlaces | None = None
+        self._places_lock = threading.Lock()
         self._init_shared()
 
+    @property
+    def places(self) -> SessionPlaces:
+        """The session folders (found, and legacy files adopted, on first use).
+
+        Raises:
+            SessionPlaceError: nanobot's migration lock was held for too long.
+        """
+        with self._places_lock:
+            if self._places is None:
+                places = resolve(self.workspace, self.config_dir)
+                self._adopt(places)
+                self._places = places
+            return self._places
+
+    @property
+    def directory(self) -> Path:
+        """The folder sessions are written to."""
+        return self.places.directory
+
+    @staticmethod
+    def _adopt(places: SessionPlaces) -> None:
+        try:
+            adopt(places)
+        except OSError as exc:  # the files stay where they are and are read from there
+            notify(f"sessions could not be moved to {places.directory} yet: {exc}")
+
+    def _disk_files(self) -> list[Found]:
+        """Every session file the app reads (legacy files found are adopted first)."""
+        found = scan(self.places)
+        if any(not item.canonical for item in found):
+            self._adopt(self.places)
+            found = scan(self.places)
+        return found
+
+    def _adopt_legacy_of(self, key: str) -> None:
+        """Adopt the legacy file of ``key`` if there is one and no canonical file yet."""
+        places = self.places
+        if not places.shared or self.path_for(key).exists():
+            return
+        name = session_filename(key)
+        if (places.legacy / name).is_file() or (places.directory / name).is_file():
+            self._adopt(places)
+
     def path_for(self, key: str) -> Path:
-        """The JSONL file of ``key``."""
-        return self.directory / session_filename(key)
+        """The JSONL file of ``key`` (nanobot 0.3.5's name, or the legacy one when sessions
+        stay in the workspace)."""
+        places = self.places
+        name = storage_name(key) if places.shared else session_filename(key)
+        return places.directory / name
 
     def cached(self, key: str) -> list[dict[str, Any]] | None:
         """A copy of the messages of ``key`` when it is in the cache (else ``None``)."""
@@ -353,6 +207,7 @@ class SessionManager(SharedFiles):
         with self._lock:
             session = self._cache.get(key)
             if session is None:
+                self._adopt_legacy_of(key)
                 with self._locked():
                     loaded, state = self._read(key)
                 session = loaded or Session(key=key)
@@ -429,20 +284,18 @@ class SessionManager(SharedFiles):
     def list_sessions(self) -> list[dict[str, Any]]:
         """Every session on disk, newest activity first: key, title, updated_at, path."""
         found: dict[str, dict[str, Any]] = {}
-        if self.directory.is_dir():
-            for path in self.directory.glob("*.jsonl"):
-                opened = read_session_header(path)
-                if opened is None:
-                    continue
-                header, handle = opened
-                handle.close()
-                key = header.key or path.stem
-                found[key] = {
-                    "key": key,
-                    "title": header.title,
-                    "updated_at": header.updated_text,
-                    "path": path,
-                }
+        for item in self._disk_files():
+            opened = read_session_header(item.path)
+            if opened is None:
+                continue
+            header, handle = opened
+            handle.close()
+            found[item.key] = {
+                "key": item.key,
+                "title": header.title,
+                "updated_at": header.updated_text,
+                "path": item.path,
+            }
         with self._lock:
             for key, session in self._cache.items():
                 found[key] = {
@@ -460,26 +313,25 @@ class SessionManager(SharedFiles):
         Reads only the head of each file; call it from a worker thread.
         """
         found: dict[str, SessionSummary] = {}
-        if self.directory.is_dir():
-            for path in self.directory.glob("*.jsonl"):
-                opened = read_session_header(path)
-                if opened is None:
-                    continue
-                header, handle = opened
-                try:
-                    title = header.title or _first_user_text(handle)
-                except OSError:
-                    continue
-                finally:
-                    handle.close()
-                key = header.key or path.stem
-                found[key] = SessionSummary(
-                    key,
-                    key.partition(":")[0] if ":" in key else path.stem.partition("_")[0],
-                    title or "New chat",
-                    header.updated_text,
-                    path,
-                )
+        for item in self._disk_files():
+            opened = read_session_header(item.path)
+            if opened is None:
+                continue
+            header, handle = opened
+            try:
+                title = header.title or _first_user_text(handle)
+            except OSError:
+                continue
+            finally:
+                handle.close()
+            key = item.key
+            found[key] = SessionSummary(
+                key,
+                key.partition(":")[0] if ":" in key else item.path.stem.partition("_")[0],
+                title or "New chat",
+                header.updated_text,
+                item.path,
+            )
         with self._lock:
             cached = list(self._cache.items())
         for key, session in cached:

@@ -4,9 +4,10 @@ merging another process's writes, appending, and the per-session turn lock.
 
 Locks (``filelock``, released by the OS if a process dies):
 
-* ``sessions/.session-files.lock`` — held for every read and write of a session file (nanobot
-  names the lock of its sessions folder the same way), only for as long as that takes;
-* ``sessions/.turns/<file>.lock`` — held from the first save of a turn (its user message) to
+* ``<sessions folder>/.session-files.lock`` — held for every read and write of a session file
+  (the lock nanobot 0.3.5 takes for its id folder, so the two exclude each other), only for
+  as long as that takes;
+* ``<sessions folder>/.turns/<file>.lock`` — held from the first save of a turn (its user message) to
   the save that ends it, so the turns of one session run one at a time across processes, and
   a pending turn whose lock another process holds is known to be running, not interrupted.
 """
@@ -54,14 +55,18 @@ class SharedFiles:
     """Mixin of the session manager, which provides ``directory``, ``path_for(key)``,
     ``_load(key)`` (the parser) and ``_for_disk(message)`` (how a message is written)."""
 
-    directory: Path
     path_for: Callable[[str], Path]
     _load: Callable[[str], Session | None]
     _for_disk: Callable[[dict[str, Any]], dict[str, Any]]
 
+    @property
+    def directory(self) -> Path:
+        """The sessions folder (provided by the manager)."""
+        raise NotImplementedError
+
     def _init_shared(self) -> None:
         self._disk: dict[str, DiskState] = {}
-        self._files = FileLock(str(self.directory / LOCK_NAME), timeout=LOCK_TIMEOUT_S)
+        self._files_lock: FileLock | None = None
         self._turn_locks: dict[str, FileLock] = {}
         self._turns_held: set[str] = set()
         self._turn_guard = threading.Lock()
@@ -72,16 +77,19 @@ class SharedFiles:
         belongs is moved aside first, with a notice)."""
         make_room_for_folder(self.directory)
         self.directory.mkdir(parents=True, exist_ok=True)
+        if self._files_lock is None:
+            self._files_lock = FileLock(str(self.directory / LOCK_NAME), timeout=LOCK_TIMEOUT_S)
+        files = self._files_lock
         try:
-            self._files.acquire()
+            files.acquire()
         except Timeout as exc:
             raise SessionBusyError(
-                f"another program is holding {self._files.lock_file}; try again in a moment"
+                f"another program is holding {files.lock_file}; try again in a moment"
             ) from exc
         try:
             yield
         finally:
-            self._files.release()
+            files.release()
 
     def _read(self, key: str) -> tuple[Session | None, DiskState]:
         """Load ``key`` from disk (caller holds the folder lock) with what is known about the

@@ -80,7 +80,7 @@ class ChatTab(ChatActions, QWidget):
         super().__init__(parent)
         self.services = services
         self.tasks = TaskOwner("chat")
-        self.store = SessionStore(services.workspace)
+        self.store = SessionStore(services.workspace, services.config_path.parent)
         self.approver = UiApprover(self)
         self._remove_approver: Callable[[], None] | None = None
         self.sessions = SessionListModel(self)

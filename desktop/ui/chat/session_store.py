@@ -46,10 +46,12 @@ class SessionStore:
 
     Args:
         workspace: The workspace folder (for the manager used before the agent exists).
+        config_dir: The folder of the config file in use (its ``sessions/`` holds the
+            workspace's sessions); ``None``: ``~/.nanobot``.
     """
 
-    def __init__(self, workspace: Path) -> None:
-        self.access = SessionAccess(SessionManager(workspace))
+    def __init__(self, workspace: Path, config_dir: Path | None = None) -> None:
+        self.access = SessionAccess(SessionManager(workspace, config_dir=config_dir))
 
     def attach(self, runtime: Runtime) -> None:
         """Use the runtime's sessions and locks from now on."""

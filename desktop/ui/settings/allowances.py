@@ -53,7 +53,9 @@ class AllowancesBox(OwnsTasks, QWidget):
     async def _load_titles(self) -> None:
         from desktop.core.session.manager import SessionManager
 
-        manager = SessionManager(self.services.workspace)
+        manager = SessionManager(
+            self.services.workspace, config_dir=self.services.config_path.parent
+        )
         summaries = await asyncio.to_thread(manager.summaries)
         self._titles = {s.key: s.title for s in summaries}
         self.refresh()

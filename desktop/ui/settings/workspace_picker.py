@@ -19,7 +19,22 @@ _MARKERS = (
     "memory/MEMORY.md",
     "memory/history.jsonl",
     "sessions",
+    ".nanobot/workspace-id",
 )
+
+
+def count_chats(path: Path, config_dir: Path | None = None) -> int:
+    """Saved chats of the workspace ``path``: in its legacy ``sessions/`` folder and in its
+    nanobot 0.3.5 id folder under ``config_dir`` (``~/.nanobot``), if it has one."""
+    from desktop.core.config.paths import nanobot_home
+    from desktop.core.session.location import peek_directory
+
+    names: set[str] = set()
+    folders = [path / "sessions", peek_directory(path, config_dir or nanobot_home())]
+    for folder in folders:
+        if folder is not None and folder.is_dir():
+            names.update(p.name for p in folder.glob("*.jsonl"))
+    return len(names)
 
 
 def describe_workspace(path: Path) -> tuple[str, str]:
@@ -32,8 +47,7 @@ def describe_workspace(path: Path) -> tuple[str, str]:
         return "new", "This folder does not exist yet; it is created with the starter files."
     found = [name for name in _MARKERS if (path / name).exists()]
     if found:
-        sessions = path / "sessions"
-        count = len(list(sessions.glob("*.jsonl"))) if sessions.is_dir() else 0
+        count = count_chats(path)
         chats = f", {count} saved chat(s)" if count else ""
         return (
             "existing",

@@ -112,16 +112,16 @@ async def _recover(
 ) -> None:
     """After a kill: the file is (or, when torn, becomes on opening) valid JSONL with the user
     message once; the session repairs consistently; a fresh loop continues it."""
-    path = tmp_path / "sessions" / "cli_direct.jsonl"
+    path = SessionManager(tmp_path).path_for("cli:direct")
     assert path.exists(), "the user message is saved before the first model call"
-    quarantine = tmp_path / "sessions" / "cli_direct.jsonl.quarantine"
+    quarantine = path.with_name(path.name + ".quarantine")
     if torn:
         last = path.read_bytes().rsplit(b"\n", 1)[-1]
         assert last, "the kill left a partial line"
     else:
         lines = path.read_text().splitlines()
         assert all(json.loads(line) for line in lines)  # never a torn file
-        assert not list((tmp_path / "sessions").glob("cli_direct.jsonl.corrupt-*"))
+        assert not list(path.parent.glob(f"{path.name}.corrupt-*"))
     session = SessionManager(tmp_path).get_or_create("cli:direct")
     assert all(json.loads(line) for line in path.read_text().splitlines())
     if torn:
@@ -168,7 +168,7 @@ async def test_crash_and_recover(
     if crash_at == 1:
         # Event 1 is the very first save (the user message) starting: nothing is on disk yet,
         # and nothing was acknowledged to the user. Every later point must find the message.
-        assert not (tmp_path / "sessions" / "cli_direct.jsonl").exists()
+        assert not SessionManager(tmp_path).path_for("cli:direct").exists()
         return
     await _recover(scripted_server, tmp_path)
 

@@ -104,7 +104,7 @@ async def test_empty_reply_fails_the_turn_and_saves_no_fake_answer(
     assert len(scripted_server.chat_requests()) == 3
     session = loop.sessions.get_or_create("cli:direct")
     assert [m["role"] for m in session.messages] == ["user"] and session.has_pending_turn
-    reloaded = SessionManager(loop.sessions.directory.parent).get_or_create("cli:direct")
+    reloaded = SessionManager(loop.sessions.workspace).get_or_create("cli:direct")
     assert [m["role"] for m in reloaded.messages] == ["user"]
     ends = [e for e in events if e.kind in ("turn_finished", "turn_stopped", "turn_failed")]
     assert [e.kind for e in ends] == ["turn_failed"] and ends[0].error_kind == "empty_reply"
@@ -127,9 +127,7 @@ async def test_stop_during_a_long_tool(
     await asyncio.wait_for(timeline.started.wait(), 20)
     assert await loop.process_direct("/stop") == "Stopped."
     assert await asyncio.wait_for(turn, 10) == "Stopped."
-    session = SessionManager(loop.sessions.directory.parent).get_or_create(
-        "cli:direct"
-    )  # from disk
+    session = SessionManager(loop.sessions.workspace).get_or_create("cli:direct")  # from disk
     roles = [m["role"] for m in session.messages]
     assert roles == ["user", "assistant", "tool", "assistant"]
     assert session.messages[2]["content"] == INTERRUPTED_RESULT
@@ -170,7 +168,8 @@ async def test_new_archives_and_starts_fresh(
     reply = await loop.process_direct("/new")
     assert archived == [2] and "New conversation" in reply
     assert loop.sessions.get_or_create("cli:direct").messages == []
-    kept = list(loop.sessions.directory.glob("cli_direct.jsonl.archived-*"))
+    name = loop.sessions.path_for("cli:direct").name
+    kept = list(loop.sessions.directory.glob(f"{name}.archived-*"))
     assert len(kept) == 1 and "remember this" in kept[0].read_text()
 
 

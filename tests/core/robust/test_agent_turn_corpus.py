@@ -31,6 +31,7 @@ Damage = Callable[[Path, Path], None]
 
 
 def _session(ws: Path, *lines: bytes) -> None:
+    """A damaged conversation in the legacy folder (the app adopts it as it is)."""
     path = ws / "sessions" / "desktop_damaged.jsonl"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(b"".join(lines))
@@ -210,5 +211,5 @@ async def test_a_real_turn_answers_despite_the_damage(
     contents = [m.get("content") for m in body["messages"]]
     assert any(isinstance(c, str) and c.endswith("hello") for c in contents)
     assert {"dream", "heartbeat"} <= {job.id for job in jobs}
-    saved = (ws / "sessions" / "desktop_damaged.jsonl").read_text().splitlines()
+    saved = runtime.sessions.path_for(KEY).read_text().splitlines()  # adopted, or new
     assert json.loads(saved[-1]) == {**json.loads(saved[-1]), "content": "second answer"}

@@ -8,6 +8,7 @@ session lists and search still work, and a save makes the file clean again.
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -294,9 +295,10 @@ def test_session_path_that_is_not_a_file(
     manager = SessionManager(tmp_path)
     path = manager.path_for(KEY)
     if shape == "sessions_is_a_file":
+        shutil.rmtree(path.parent)  # the (new, empty) id folder becomes a file
         path.parent.write_text("not a folder")
     else:
-        path.parent.mkdir(parents=True)
+        path.parent.mkdir(parents=True, exist_ok=True)
         path.mkdir() if shape == "folder" else make_fifo(path)
     session = manager.get_or_create(KEY)
     assert session.messages == []

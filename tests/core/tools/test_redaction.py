@@ -104,6 +104,7 @@ async def test_a_leaked_key_reaches_neither_the_session_nor_the_provider(
     second = json.dumps(scripted_server.chat_requests()[1].body)
     assert "[REDACTED]" in second, "the tool results were not in the request"
     assert key not in second
-    saved = [p.read_text() for p in (workspace / "sessions").rglob("*.jsonl")]
+    saved = [p.read_text() for p in runtime.sessions.directory.rglob("*.jsonl")]
+    assert saved
     assert saved and "[REDACTED]" in "".join(saved)
     assert key not in "".join(saved)

@@ -14,6 +14,7 @@ from pytestqt.qtbot import QtBot
 from desktop.core.agent.approval import ApprovalPolicy
 from desktop.core.agent.loop import AgentLoop
 from desktop.core.assembly import build_runtime
+from desktop.core.config.loader import ConfigOrigin
 from desktop.core.config.schema import Config
 from desktop.core.providers.litellm_provider import import_litellm
 from desktop.ui.chat.chat_tab import ChatTab
@@ -86,6 +87,13 @@ class ChatHarness:
         return [r.body for r in self.server.chat_requests()]
 
 
+def session_path(workspace: Path, key: str) -> Path:
+    """Where the chat tab of :func:`make_chat` keeps ``key`` (config beside the workspace)."""
+    from desktop.core.session.manager import SessionManager
+
+    return SessionManager(workspace, config_dir=workspace.parent).path_for(key)
+
+
 def write_session(
     workspace: Path,
     key: str,
@@ -94,7 +102,8 @@ def write_session(
     updated: str = "2024-05-01T10:00:00",
     title: str = "",
 ) -> Path:
-    """A session file in nanobot's format."""
+    """A session file in nanobot's format, in the legacy ``<workspace>/sessions`` folder (the
+    app adopts it into nanobot 0.3.5's folder when it first reads the sessions)."""
     folder = workspace / "sessions"
     folder.mkdir(parents=True, exist_ok=True)
     meta = {
@@ -140,6 +149,7 @@ def make_chat(
         config = Config.model_validate(
             {"agents": {"defaults": {"workspace": str(workspace), **defaults}}}
         )
+        config._origin = ConfigOrigin(path=tmp_path / "config.json")
         services = AppServices(
             config,
             tmp_path / "config.json",

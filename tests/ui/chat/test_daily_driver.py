@@ -23,7 +23,9 @@ def _answers(chat: ChatHarness) -> list[str]:
 
 def _earlier(workspace: Path) -> list[str]:
     return [
-        s.key for s in SessionManager(workspace).summaries() if s.title.endswith(EARLIER_SUFFIX)
+        s.key
+        for s in SessionManager(workspace, config_dir=workspace.parent).summaries()
+        if s.title.endswith(EARLIER_SUFFIX)
     ]
 
 
@@ -91,10 +93,10 @@ def test_regenerate_replaces_the_answer_and_keeps_the_old_one(make_chat, workspa
     chat.idle()
     assert [i.text for i in chat.items() if i.kind == "user"] == ["hello"]
     key = chat.tab.current
-    live = SessionManager(workspace).get_or_create(key)
+    live = SessionManager(workspace, config_dir=workspace.parent).get_or_create(key)
     assert [m["content"] for m in live.messages] == ["hello", "Second answer."]
     (earlier,) = _earlier(workspace)
-    old = SessionManager(workspace).get_or_create(earlier)
+    old = SessionManager(workspace, config_dir=workspace.parent).get_or_create(earlier)
     assert [m["content"] for m in old.messages] == ["hello", "First answer."]
     chat.wait(lambda: earlier in chat.tab.sessions.all_keys())
     # the last answer's menu offers it too, the person's message offers editing
@@ -120,10 +122,10 @@ def test_edit_and_resend_forks_the_conversation(make_chat, workspace: Path) -> N
     chat.idle()
     assert not chat.tab.pane.editing.isVisible()
     assert [i.text for i in chat.items() if i.kind == "user"] == ["tell me about birds"]
-    live = SessionManager(workspace).get_or_create(chat.tab.current)
+    live = SessionManager(workspace, config_dir=workspace.parent).get_or_create(chat.tab.current)
     assert [m["content"] for m in live.messages] == ["tell me about birds", "About birds."]
     (earlier,) = _earlier(workspace)
-    old = SessionManager(workspace).get_or_create(earlier)
+    old = SessionManager(workspace, config_dir=workspace.parent).get_or_create(earlier)
     assert len(old.messages) == 4 and old.messages[2]["content"] == "and dogs"
 
 
@@ -155,7 +157,10 @@ def test_a_new_chat_gets_a_title_from_its_first_exchange(make_chat, workspace: P
     assert (title_call["max_tokens"] <= 32 and "stream" not in title_call) or not title_call[
         "stream"
     ]
-    assert SessionManager(workspace).get_or_create(key).metadata["title"] == "Lisbon trip in May"
+    assert (
+        SessionManager(workspace, config_dir=workspace.parent).get_or_create(key).metadata["title"]
+        == "Lisbon trip in May"
+    )
 
 
 # -- export -----------------------------------------------------------------------------------

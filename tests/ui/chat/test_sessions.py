@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from desktop.core.session.manager import SessionManager
-from tests.ui.chat.conftest import ChatHarness, write_session
+from tests.ui.chat.conftest import ChatHarness, session_path, write_session
 
 
 def _seed(workspace: Path) -> None:
@@ -83,7 +83,7 @@ def test_new_chat_rename_and_activity(make_chat, workspace: Path, qtbot: QtBot) 
     assert entry is not None and not entry.draft and entry.title == "plan my week"
     chat.tab.sessions.setData(chat.tab.sessions.index(chat.tab.sessions.row_of(key)), "Week plan")
     chat.wait(lambda: chat.tab.sessions.entry(key).title == "Week plan")  # type: ignore[union-attr]
-    path = workspace / "sessions" / (key.replace(":", "_") + ".jsonl")
+    path = session_path(workspace, key)
     chat.wait(
         lambda: json.loads(path.read_text().splitlines()[0])["metadata"].get("title") == "Week plan"
     )
@@ -95,13 +95,13 @@ def test_delete_sets_aside_and_undo_restores(make_chat, workspace: Path) -> None
     _seed(workspace)
     chat: ChatHarness = make_chat()
     chat.wait(lambda: chat.tab.current == "desktop:old")
-    original = workspace / "sessions" / "desktop_old.jsonl"
+    original = session_path(workspace, "desktop:old")
     content = original.read_bytes()
     chat.tab.panel.deleteRequested.emit("desktop:old")
     snackbar = chat.tab.panel.snackbar
     chat.wait(snackbar.isVisible)
     assert not original.exists() and "desktop:old" not in chat.tab.sessions.all_keys()
-    [aside] = list((workspace / "sessions" / ".deleted").iterdir())
+    [aside] = list((original.parent / ".deleted").iterdir())
     assert aside.read_bytes() == content
     assert chat.tab.current != "desktop:old"
     assert snackbar.button.text() == "Undo"
@@ -184,7 +184,7 @@ def test_new_command_opens_a_new_chat_and_keeps_the_old_one(make_chat, workspace
     chat.send("hi there")
     chat.idle()
     old = chat.tab.current
-    path = workspace / "sessions" / (old.replace(":", "_") + ".jsonl")
+    path = session_path(workspace, old)
     chat.wait(path.exists)
     saved = path.read_bytes()
     chat.send("/help")
