@@ -1,0 +1,198 @@
+"""Tool approvals in Feishu: the question is a card with Allow once / This chat / Always /
+Deny buttons.
+
+A button's ``value`` carries the decision and the tool call id. A tap reaches the app as a
+``card.action.trigger`` callback over the long connection; its answer (sent back on the same
+frame) shows a toast and replaces the card with one that names the outcome and has no buttons.
+Replying with a keyword ("allow", "deny" …) still works, as in every channel. When the
+question closes otherwise (the gate's timeout, ``/stop``, an answer in the app) the card is
+updated to say so (``PATCH`` of the message).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Coroutine
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from desktop.core.agent.approval import ApprovalRequest, Decision
+from desktop.core.bus.events import OutboundMessage
+from desktop.core.channels.approvals import PREVIEW_CHARS, ReplyApprover
+from desktop.core.channels.feishu.cards import card
+
+log = logging.getLogger(__name__)
+
+KIND = "nanobot-approval"
+CODES: dict[str, Decision] = {
+    "1": Decision.ALLOW_ONCE,
+    "2": Decision.ALLOW_SESSION,
+    "3": Decision.ALWAYS,
+    "4": Decision.DENY,
+}
+LABELS = {
+    Decision.ALLOW_ONCE: ("Allow once", "primary"),
+    Decision.ALLOW_SESSION: ("This chat", "default"),
+    Decision.ALWAYS: ("Always", "default"),
+    Decision.DENY: ("Deny", "danger"),
+}
+OUTCOMES = {
+    Decision.ALLOW_ONCE: "Allowed once",
+    Decision.ALLOW_SESSION: "Allowed in this chat",
+    Decision.ALWAYS: "Always allowed",
+    Decision.DENY: "Denied",
+}
+CLOSED = "No longer waiting: not answered here (timed out, stopped, or answered in the app)."
+
+
+class CardSender(Protocol):
+    """What the approver needs from the channel."""
+
+    @property
+    def name(self) -> str:
+        """The channel's name."""
+        ...
+
+    async def send(self, message: OutboundMessage) -> None:
+        """Deliver a plain message."""
+        ...
+
+    async def send_card(self, chat_id: str, body: dict[str, Any]) -> str:
+        """Send a card; returns its message id."""
+        ...
+
+    async def update_card(self, message_id: str, body: dict[str, Any]) -> None:
+        """Replace a card the bot sent (best effort)."""
+        ...
+
+    def spawn(self, coro: Coroutine[Any, Any, None], name: str) -> None:
+        """Run ``coro`` in the background (owned by the channel)."""
+        ...
+
+
+@dataclass
+class _Question:
+    message_id: str
+    request: ApprovalRequest
+    answered_by: str = ""
+
+
+@dataclass(frozen=True)
+class ActionResult:
+    """The answer to a button tap: a toast and, when the card changes, the new card."""
+
+    toast_type: str
+    toast: str
+    card: dict[str, Any] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The callback's response body."""
+        body: dict[str, Any] = {"toast": {"type": self.toast_type, "content": self.toast}}
+        if self.card is not None:
+            body["card"] = {"type": "raw", "data": self.card}
+        return body
+
+
+def _details(request: ApprovalRequest) -> str:
+    arguments = json.dumps(request.arguments, ensure_ascii=False, indent=1)
+    if len(arguments) > PREVIEW_CHARS:
+        arguments = arguments[: PREVIEW_CHARS - 1] + "…"
+    return f"It {request.reason}.\n```json\n{arguments}\n```"
+
+
+def _header(request: ApprovalRequest, template: str) -> dict[str, Any]:
+    return {
+        "title": {"tag": "plain_text", "content": f"Allow the tool {request.tool}?"},
+        "template": template,
+    }
+
+
+def question_card(request: ApprovalRequest) -> dict[str, Any]:
+    """The question with its four buttons."""
+
+    def button(decision: Decision) -> dict[str, Any]:
+        label, style = LABELS[decision]
+        code = next(c for c, d in CODES.items() if d is decision)
+        return {
+            "tag": "button",
+            "text": {"tag": "plain_text", "content": label},
+            "type": style,
+            "value": {"kind": KIND, "decision": code, "call_id": request.call_id},
+        }
+
+    return card(
+        [
+            {"tag": "markdown", "content": _details(request)},
+            {"tag": "action", "actions": [button(d) for d in CODES.values()]},
+            {
+                "tag": "note",
+                "elements": [
+                    {"tag": "plain_text", "content": "Or reply allow, allow chat, always or deny."}
+                ],
+            },
+        ],
+        _header(request, "orange"),
+    )
+
+
+def outcome_card(request: ApprovalRequest, outcome: str, *, allowed: bool | None) -> dict[str, Any]:
+    """The question once closed: its outcome instead of the buttons."""
+    template = "grey" if allowed is None else ("green" if allowed else "red")
+    return card(
+        [
+            {"tag": "markdown", "content": _details(request)},
+            {"tag": "div", "text": {"tag": "lark_md", "content": f"**{outcome}**"}},
+        ],
+        _header(request, template),
+    )
+
+
+class CardApprover(ReplyApprover):
+    """Asks with a card of buttons; keyword replies keep working.
+
+    Args:
+        channel: The Feishu channel (sends and updates the card).
+    """
+
+    def __init__(self, channel: CardSender) -> None:
+        super().__init__(channel.name, channel.send)
+        self._channel = channel
+        self._questions: dict[tuple[str, str], _Question] = {}
+
+    async def ask(self, request: ApprovalRequest) -> None:
+        """Send the question card."""
+        message_id = await self._channel.send_card(request.chat_id, question_card(request))
+        self._questions[(request.chat_id, request.call_id)] = _Question(message_id, request)
+
+    async def request_approval(self, request: ApprovalRequest) -> Decision:
+        """Ask and wait; a question not closed by a tap is updated to show how it ended."""
+        decision: Decision | None = None
+        try:
+            decision = await super().request_approval(request)
+            return decision
+        finally:
+            question = self._questions.pop((request.chat_id, request.call_id), None)
+            if question is not None and not question.answered_by:
+                outcome = CLOSED if decision is None else OUTCOMES[decision]
+                allowed = None if decision is None else decision is not Decision.DENY
+                body = outcome_card(request, outcome, allowed=allowed)
+                self._channel.spawn(
+                    self._channel.update_card(question.message_id, body), name="approval-close"
+                )
+
+    def on_action(self, chat_id: str, value: Any, who: str) -> ActionResult | None:
+        """A tap on a button; ``None`` when it is not one of the approval buttons."""
+        if not isinstance(value, dict) or value.get("kind") != KIND:
+            return None
+        decision = CODES.get(str(value.get("decision")))
+        call_id = str(value.get("call_id") or "")
+        question = self._questions.get((chat_id, call_id))
+        waiting = any(r.call_id == call_id for r in self.pending(chat_id))
+        if decision is None or question is None or not waiting:
+            return ActionResult("info", "This question is closed.")
+        question.answered_by = who
+        self.answer(chat_id, decision, call_id)
+        outcome = f"{OUTCOMES[decision]} by {who}"
+        body = outcome_card(question.request, outcome, allowed=decision is not Decision.DENY)
+        return ActionResult("success", OUTCOMES[decision], body)
