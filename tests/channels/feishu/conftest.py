@@ -56,11 +56,14 @@ def section(server: FeishuServer, **overrides: Any) -> dict[str, Any]:
     }
 
 
-def config_file(tmp_path: Path, server: FeishuServer, **overrides: Any) -> Path:
-    """A config whose only channel is Feishu, pointed at ``server``."""
+def config_file(
+    tmp_path: Path, server: FeishuServer, channels: dict[str, Any] | None = None, **overrides: Any
+) -> Path:
+    """A config whose only channel is Feishu, pointed at ``server`` (``channels``: settings
+    shared by all channels, like ``sendToolHints``)."""
     data = {
         "agents": {"defaults": {"workspace": str(tmp_path / "ws"), "timezone": "UTC"}},
-        "channels": {"feishu": section(server, **overrides)},
+        "channels": {**(channels or {}), "feishu": section(server, **overrides)},
         "providers": {},
     }
     return write_config(tmp_path / "nanobot" / "config.json", data)
@@ -73,12 +76,14 @@ async def start_runtime(
     *,
     approval: ApprovalPolicy | None = None,
     connected: bool = True,
+    clock: Any = None,
+    channels: dict[str, Any] | None = None,
     **overrides: Any,
 ) -> Runtime:
     """Build and start a runtime whose Feishu channel is connected to ``server``."""
-    config = load_config(config_file(tmp_path, server, **overrides))
+    config = load_config(config_file(tmp_path, server, channels, **overrides))
     runtime = await asyncio.to_thread(
-        build_runtime, config, make_provider(model.url), approval=approval
+        build_runtime, config, make_provider(model.url), approval=approval, clock=clock
     )
     await runtime.start()
     if connected:

@@ -67,6 +67,7 @@ class Delivery:
     frame_id: str
     payload: bytes
     answers: list[dict[str, Any]] = field(default_factory=list)
+    times_sent: int = 0
 
     @property
     def acked(self) -> bool:
@@ -89,6 +90,8 @@ class FeishuServer:
         self.endpoint_calls = 0
         self.lose_acks = False
         """Answers from the client are dropped (as if lost on the way)."""
+        self.refuse_endpoint = False
+        """Endpoint discovery refuses the app (as for an app without the long connection)."""
         self._by_uuid: dict[str, Sent] = {}
         self._ids = itertools.count(1)
         self._ws: web.WebSocketResponse | None = None
@@ -287,7 +290,8 @@ class FeishuServer:
     async def _endpoint(self, request: web.Request) -> web.Response:
         self.endpoint_calls += 1
         body = await request.json()
-        if body.get("AppID") != APP_ID or body.get("AppSecret") != APP_SECRET:
+        refused = body.get("AppID") != APP_ID or body.get("AppSecret") != APP_SECRET
+        if refused or self.refuse_endpoint:
             return web.json_response({"code": 10003, "msg": "invalid app_id or app_secret"})
         device = uuid.uuid4().hex[:12]
         return self._ok(
@@ -342,6 +346,7 @@ class FeishuServer:
         ):
             frame.headers.add(key=key, value=value)
         frame.payload = delivery.payload
+        delivery.times_sent += 1
         await ws.send_bytes(frame.SerializeToString())
 
     @property

@@ -341,7 +341,7 @@ class FeishuChannel(BaseChannel):
             if event.channel == self.name and event.request_id:
                 _remember(self._turns, event.turn_id, event.request_id)
         elif isinstance(event, TurnFinished | TurnStopped | TurnFailed):
-            message_id = self._turns.pop(event.turn_id, None)
+            message_id = self._turns.get(event.turn_id)  # kept: its answer is sent after
             if message_id and (message_id in self._reactions or self.config.done_emoji):
                 self.spawn(self._finish(message_id), name="feishu-unreact")
 

@@ -121,6 +121,8 @@ class LongConnection:
         self._app_loop = loop
         self._connected = loop.create_future()
         self._ended = loop.create_future()
+        for future in (self._connected, self._ended):  # awaited or not, never "unretrieved"
+            future.add_done_callback(lambda f: f.cancelled() or f.exception())
         self._thread = threading.Thread(target=self._main, name="feishu-long-connection")
         self._thread.daemon = True
         self._thread.start()
