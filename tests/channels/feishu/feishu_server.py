@@ -32,6 +32,7 @@ import itertools
 import json
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -80,6 +81,7 @@ class FeishuServer:
 
     def __init__(self) -> None:
         self.sent: list[Sent] = []
+        self.send_requests: list[dict[str, Any]] = []
         self.patched: list[tuple[str, dict[str, Any]]] = []
         self.reactions: dict[str, tuple[str, str]] = {}  # reaction id → (message, emoji)
         self.reaction_log: list[tuple[str, str, str]] = []  # (add/remove, message, emoji)
@@ -90,6 +92,9 @@ class FeishuServer:
         self.endpoint_calls = 0
         self.lose_acks = False
         """Answers from the client are dropped (as if lost on the way)."""
+        self.failures: list[tuple[Callable[[dict[str, Any]], bool], bool]] = []
+        """Send requests to fail once (predicate on the body; whether the message is still
+        sent, as when only the answer is lost)."""
         self.refuse_endpoint = False
         """Endpoint discovery refuses the app (as for an app without the long connection)."""
         self._by_uuid: dict[str, Sent] = {}
@@ -172,7 +177,18 @@ class FeishuServer:
             }
         )
 
+    def fail_once(self, when: Callable[[dict[str, Any]], bool], *, delivered: bool) -> None:
+        """The next send whose body matches ``when`` fails with 502 (after sending the
+        message when ``delivered``: the answer is lost on the way back)."""
+        self.failures.append((when, delivered))
+
     def _record(self, request_body: dict[str, Any], **fields: Any) -> web.Response:
+        for index, (when, delivered) in enumerate(self.failures):
+            if when(request_body):
+                del self.failures[index]
+                if delivered:
+                    self._record(request_body, **fields)
+                return web.Response(status=502, text="Bad Gateway")
         key = request_body.get("uuid")
         if key and key in self._by_uuid:
             return self._ok({"message_id": self._by_uuid[key].message_id})
@@ -197,12 +213,14 @@ class FeishuServer:
         if request.query.get("receive_id_type") != "chat_id":
             return web.json_response({"code": 99992402, "msg": "field validation failed"})
         body = await request.json()
+        self.send_requests.append(body)
         return self._record(body, chat_id=body["receive_id"])
 
     async def _reply(self, request: web.Request) -> web.Response:
         if not self._authorized(request):
             return self._refused()
         body = await request.json()
+        self.send_requests.append(body)
         target = request.match_info["id"]
         chat = self._chat_of(target)
         return self._record(
@@ -230,10 +248,11 @@ class FeishuServer:
     async def _form(self, request: web.Request) -> dict[str, Any]:
         form: dict[str, Any] = {}
         async for part in await request.multipart():
-            if part.filename is not None:  # type: ignore[union-attr]
-                form[part.name] = (part.filename, await part.read())  # type: ignore[union-attr]
+            data = bytes(await part.read())  # type: ignore[union-attr]
+            if part.name in ("image", "file"):  # type: ignore[union-attr]
+                form[part.name] = (part.filename, data)  # type: ignore[union-attr]
             else:
-                form[part.name] = await part.text()  # type: ignore[union-attr]
+                form[part.name] = data.decode()  # type: ignore[union-attr]
         return form
 
     async def _upload_image(self, request: web.Request) -> web.Response:
@@ -242,7 +261,7 @@ class FeishuServer:
         form = await self._form(request)
         assert form.get("image_type") == "message", form
         key = f"img_v3_{next(self._ids)}"
-        self.uploads[key] = form["image"]
+        self.uploads[key] = ("", form["image"][1])
         return self._ok({"image_key": key})
 
     async def _upload_file(self, request: web.Request) -> web.Response:
