@@ -39,6 +39,23 @@ _ONE_AT_A_TIME = threading.Lock()  # the SDK keeps its loop in a module global
 HANDLER_TIMEOUT_S = 30.0  # how long an event waits for the app (then it is not confirmed)
 
 
+def _release_import_loop() -> None:
+    """lark-oapi makes (and sets) an event loop when it is first imported; one made in a
+    worker thread (the manager imports channel packages off the event loop) is closed, so
+    that thread is left as it was. Each session sets the SDK's loop anew (:meth:`_main`)."""
+    if threading.current_thread() is threading.main_thread():
+        return
+    found = getattr(ws_client, "loop", None)
+    if isinstance(found, asyncio.AbstractEventLoop) and not (
+        found.is_running() or found.is_closed()
+    ):
+        found.close()
+        asyncio.set_event_loop(None)
+
+
+_release_import_loop()
+
+
 class CredentialsRefused(Exception):
     """The platform refused the app ID / secret (endpoint discovery said so)."""
 
@@ -164,7 +181,8 @@ class LongConnection:
                 coro.close()
                 return
             task = self._owner.try_spawn(coro, name="feishu-event")
-            if task is None:
+            if task is None:  # the channel is stopping
+                coro.close()
                 result.cancel()
                 return
 
