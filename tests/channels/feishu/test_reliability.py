@@ -56,6 +56,12 @@ async def test_a_dropped_connection_is_resumed_and_nothing_is_answered_twice(
         await until(lambda: len(feishu.texts(CHAT)) == 3, what="the last answer")
         await runtime.agent.idle()
         await asyncio.sleep(0.5)  # nothing more arrives
+        sdk_tasks = [
+            t
+            for t in asyncio.all_tasks()
+            if "lark_oapi" in getattr(getattr(t.get_coro(), "cr_code", None), "co_filename", "")
+        ]
+        assert sdk_tasks == [], "the SDK's tasks live on the connection's own loop"
     finally:
         await runtime.stop()
     assert feishu.texts(CHAT) == ["echo: before", "echo: during", "echo: after"]

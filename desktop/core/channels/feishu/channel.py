@@ -169,7 +169,11 @@ class FeishuChannel(BaseChannel):
             try:
                 await conn.connect()
             except CredentialsRefused as exc:
-                raise self._refused(str(exc)) from None
+                raise ChannelUnavailable(
+                    f"Feishu refused the long connection ({redact(exc)}).",
+                    "Check the App ID, the App Secret and the platform in Settings → Channels "
+                    "→ Feishu, and that the app has the bot feature and a published version.",
+                ) from None
             self.set_status(ChannelStatus("connected", account=str(bot.get("app_name") or "")))
             await self.replay_journal()
             stopped = asyncio.create_task(self.wait_stopped(), name="feishu-stopped")

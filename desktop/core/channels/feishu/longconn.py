@@ -37,6 +37,8 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 _ONE_AT_A_TIME = threading.Lock()  # the SDK keeps its loop in a module global
 HANDLER_TIMEOUT_S = 30.0  # how long an event waits for the app (then it is not confirmed)
+CONNECT_TIMEOUT_S = 60.0  # endpoint discovery and the WebSocket handshake together
+JOIN_TIMEOUT_S = 15.0  # how long closing waits for the thread (it is a daemon thread)
 
 
 def _release_import_loop() -> None:
@@ -57,7 +59,8 @@ _release_import_loop()
 
 
 class CredentialsRefused(Exception):
-    """The platform refused the app ID / secret (endpoint discovery said so)."""
+    """The platform refused the long connection for this app (endpoint discovery said so:
+    wrong credentials, or an app that may not use it); a retry does not help."""
 
 
 class _QuietQueries(logging.Filter):
@@ -108,14 +111,7 @@ class LongConnection:
         handler: lark.EventDispatcherHandler,
         owner: TaskOwner,
     ) -> None:
-        self._client = lark.ws.Client(
-            app_id,
-            app_secret,
-            event_handler=handler,
-            domain=domain,
-            auto_reconnect=False,
-            log_level=lark.LogLevel.WARNING,
-        )
+        self._settings = (app_id, app_secret, domain, handler)
         self._owner = owner
         self._app_loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
@@ -143,7 +139,11 @@ class LongConnection:
         self._thread = threading.Thread(target=self._main, name="feishu-long-connection")
         self._thread.daemon = True
         self._thread.start()
-        await asyncio.shield(self._connected)
+        try:
+            async with asyncio.timeout(CONNECT_TIMEOUT_S):
+                await asyncio.shield(self._connected)
+        except TimeoutError:
+            raise ConnectionError("Feishu's long connection did not open in time") from None
 
     async def wait_closed(self) -> None:
         """Return when the connection has ended (raises what ended it, if anything)."""
@@ -161,7 +161,9 @@ class LongConnection:
                 loop.call_soon_threadsafe(stop.set)
         thread = self._thread
         if thread is not None:
-            await asyncio.to_thread(thread.join)
+            await asyncio.to_thread(thread.join, JOIN_TIMEOUT_S)
+            if thread.is_alive():  # stuck in the SDK's endpoint request (it has no timeout)
+                log.warning("Feishu: the long connection's thread did not end; left behind")
 
     def call(self, coro: Coroutine[Any, Any, T]) -> T:
         """Run ``coro`` on the app's loop (owned there) and wait for it; for the SDK thread.
@@ -258,7 +260,17 @@ class LongConnection:
         self._stop = asyncio.Event()
         if self._closing.is_set():
             return
-        client = self._client
+        app_id, app_secret, domain, handler = self._settings
+        # Made here: the client starts a cache-cleaning task on the current loop, which must
+        # be this thread's (ended with it), not the app's.
+        client = lark.ws.Client(
+            app_id,
+            app_secret,
+            event_handler=handler,
+            domain=domain,
+            auto_reconnect=False,
+            log_level=lark.LogLevel.WARNING,
+        )
         try:
             await client._connect()  # endpoint discovery (blocking HTTP: this thread), then WS
         except ClientException as exc:
