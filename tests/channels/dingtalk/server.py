@@ -76,6 +76,7 @@ class DingTalkServer:
         self._tickets: set[str] = set()
         self._ws: web.WebSocketResponse | None = None
         self._frames: dict[str, dict[str, Any]] = {}  # frame id → frame, until ACKed
+        self.sent_frames: dict[str, dict[str, Any]] = {}  # every CALLBACK frame sent
         self._expired: set[str] = set()
         self._runner: web.AppRunner | None = None
         self.port = 0
@@ -142,6 +143,11 @@ class DingTalkServer:
     def connected(self) -> bool:
         """Whether a stream connection is open."""
         return self._ws is not None and not self._ws.closed
+
+    def unconfirm(self, frame_id: str) -> None:
+        """Act as if the ACK of ``frame_id`` never arrived: it is sent again on the next
+        connection."""
+        self._frames[frame_id] = self.sent_frames[frame_id]
 
     def unacked(self) -> list[str]:
         """Frame ids sent but not ACKed."""
@@ -211,7 +217,7 @@ class DingTalkServer:
             },
             "data": data if isinstance(data, str) else json.dumps(data),
         }
-        self._frames[frame_id] = frame
+        self._frames[frame_id] = self.sent_frames[frame_id] = frame
         assert self._ws is not None
         await self._ws.send_str(json.dumps(frame))
         return frame_id
