@@ -44,7 +44,7 @@ class BridgeServer:
         self.commands: list[dict[str, Any]] = []  # every command, in order
         self.delivered: list[dict[str, Any]] = []  # commands answered "sent" (went to WhatsApp)
         self.files: dict[str, bytes] = {}  # send_media: the file the bridge read
-        self.errors: list[str] = []  # the next commands fail with these
+        self.errors: list[str] = []  # the next sends fail with these
         self.drop_when: Callable[[dict[str, Any]], bool] | None = None
         self._server: Server | None = None
         self._ids = itertools.count(1)
@@ -114,7 +114,7 @@ class BridgeServer:
             await ws.close(1011, "bridge restarting")  # the command never reached WhatsApp
             return
         answer: dict[str, Any]
-        if self.errors:
+        if self.errors and command.get("type") in ("send", "send_media"):
             answer = {"type": "error", "error": self.errors.pop(0)}
         elif command.get("type") == "send_media" and not Path(command["filePath"]).is_file():
             answer = {"type": "error", "error": f"Error: ENOENT: {command['filePath']}"}
