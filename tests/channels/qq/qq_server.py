@@ -139,14 +139,10 @@ class QQServer:
             self.fail_next_messages -= 1
             return _json({"code": 500, "message": "internal error"}, status=500)
         if self.refuse_passive and body.get("msg_id"):
-            return _json(
-                {"code": 40034025, "message": "reply window has passed"}, status=400
-            )
+            return _json({"code": 40034025, "message": "reply window has passed"}, status=400)
         key = (str(body.get("msg_id")), int(body.get("msg_seq") or 1))
         if body.get("msg_id") and key in self._delivered:
-            return _json(
-                {"code": 40054005, "message": "消息被去重，请检查请求msgseq"}, status=400
-            )
+            return _json({"code": 40054005, "message": "消息被去重，请检查请求msgseq"}, status=400)
         if body.get("msg_id"):
             self._delivered.add(key)
         self.calls.append(Call("POST", request.path, body))
@@ -227,7 +223,11 @@ class QQServer:
     async def dispatch(self, event: str, data: Any, *, raw: dict[str, Any] | None = None) -> int:
         """Send a dispatch (kept for resumes); returns its sequence number."""
         seq = self._seq()
-        frame = raw if raw is not None else {"op": 0, "s": seq, "t": event, "id": f"ev-{seq}", "d": data}
+        frame = (
+            raw
+            if raw is not None
+            else {"op": 0, "s": seq, "t": event, "id": f"ev-{seq}", "d": data}
+        )
         self.events.append(frame)
         if self._ws is not None and not self._ws.closed:
             await self._ws.send_json(frame)

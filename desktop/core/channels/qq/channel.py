@@ -14,9 +14,10 @@ and number the replies to it (``msg_seq``: QQ refuses a second reply with the sa
 says so). Every piece of an answer gets its own number, saved per message, so a retried send
 reuses its numbers (a piece that did arrive is recognised by QQ's "duplicate" answer and not
 sent twice) and a restart does not reuse numbers already spent. Reminders are active
-messages (no ``msg_id``). A passive reply QQ refuses (its reply window has passed) is sent
-once more as an active message. Text is plain or QQ markdown (``msgFormat``), split under
-:data:`MESSAGE_LIMIT` characters; images are uploaded (base64) and sent as rich media.
+messages (no ``msg_id``), and so are replies QQ would refuse: after its reply window (60
+minutes in private chats, 5 in groups) or beyond four replies to one message. Text is plain
+or QQ markdown (``msgFormat``), split under :data:`MESSAGE_LIMIT` characters; images are
+uploaded (base64) and sent as rich media.
 
 Approvals are asked in the chat and answered with a reply keyword (QQ's message keyboards
 need a template approved by the platform, so buttons are not used).
@@ -27,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import logging
+import time
 from collections import OrderedDict
 from collections.abc import Coroutine
 from pathlib import Path
@@ -36,7 +38,7 @@ from desktop.core.bus.events import OutboundMessage, RunEvent, TurnStarted
 from desktop.core.bus.queue import MessageBus
 from desktop.core.channels.approvals import parse_answer
 from desktop.core.channels.base import BaseChannel, ChannelStatus, ChannelUnavailable, split_message
-from desktop.core.channels.qq.client import CredentialsRefused, QQApi, is_duplicate, is_network
+from desktop.core.channels.qq.client import CredentialsRefused, QQApi, is_duplicate
 from desktop.core.channels.qq.gateway import Dispatch, Gateway, Session
 from desktop.core.channels.qq.inbound import (
     IMAGE_SUFFIXES,
@@ -54,6 +56,8 @@ log = logging.getLogger(__name__)
 
 MESSAGE_LIMIT = 2000
 """Characters per message (QQ documents no exact limit; long texts are refused)."""
+PASSIVE_REPLIES = 4
+"""Passive replies QQ takes per message; later pieces go as new (active) messages."""
 REMEMBERED = 500  # turns, reply numbers and half-sent answers kept (oldest forgotten first)
 SETUP_HINT = (
     "Enter the bot's AppID and AppSecret (q.qq.com → Development) in Settings → Channels → QQ."
@@ -72,6 +76,8 @@ class QQChannel(BaseChannel):
 
     name: ClassVar[str] = "qq"
     display_name: ClassVar[str] = "QQ"
+    passive_window_s: ClassVar[dict[str, float]] = {"c2c": 3600.0, "group": 300.0, "dm": 300.0}
+    """How long QQ takes passive replies to a message (private: 60 min, groups: 5 min)."""
     media_hosts: ClassVar[tuple[str, ...]] = ("qq.com", "qpic.cn", "qq.com.cn")
     """Hosts attachments are downloaded from (QQ's media servers)."""
 
@@ -92,6 +98,7 @@ class QQChannel(BaseChannel):
         self._account = ""
         self._turns: OrderedDict[str, str] = OrderedDict()  # turn → the msg_id it answers
         self._latest: dict[str, str] = {}  # chat → the msg_id of its latest message
+        self._received: OrderedDict[str, tuple[str, float]] = OrderedDict()  # msg_id → kind, when
         self._sending: OrderedDict[int, tuple[OutboundMessage, int, dict[int, int]]] = OrderedDict()
         chats = state.get("chats", {})
         self._chats: dict[str, str] = dict(chats) if isinstance(chats, dict) else {}
@@ -200,6 +207,7 @@ class QQChannel(BaseChannel):
             await asyncio.to_thread(self.state.update, seen=[msg_id])
             return
         self._latest[incoming.chat_id] = msg_id
+        _remember(self._received, msg_id, (incoming.kind, time.monotonic()))
         await self._publish(incoming)
 
     async def _publish(self, incoming: Incoming) -> None:
@@ -294,6 +302,7 @@ class QQChannel(BaseChannel):
         for index in range(done, len(steps)):
             if msg_id and index not in seqs:
                 seqs[index] = await self._next_seq(msg_id)
+                _remember(self._sending, id(message), (message, index, seqs))  # kept for a retry
             seq = seqs.get(index, 1)
             step = steps[index]
             if isinstance(step, Path):
@@ -316,19 +325,27 @@ class QQChannel(BaseChannel):
     async def _post(
         self, kind: str, chat: str, payload: dict[str, Any], msg_id: str | None, seq: int
     ) -> None:
-        """One message; QQ's "duplicate" counts as delivered; a refused passive reply is
-        sent again as an active message."""
+        """One message; QQ's "duplicate" answer counts as delivered."""
         api = self._require_api().api
+        if msg_id and not self._passive_ok(msg_id, seq):
+            log.info("QQ: the reply window of %s has passed; sending a new message", msg_id)
+            msg_id, seq = None, 1
         try:
             await self._call(api, kind, chat, payload, msg_id, seq)
         except Exception as exc:
-            if is_duplicate(exc):
+            if msg_id and is_duplicate(exc):
                 log.info("QQ: reply %s/%s was delivered before", msg_id, seq)
                 return
-            if is_network(exc) or not msg_id:
-                raise
-            log.warning("QQ refused a reply to %s (%s); sending it as a new message", msg_id, exc)
-            await self._call(api, kind, chat, payload, None, 1)
+            raise
+
+    def _passive_ok(self, msg_id: str, seq: int) -> bool:
+        """Whether QQ still takes reply ``seq`` to ``msg_id`` (its reply window and count)."""
+        received = self._received.get(msg_id)
+        if received is None:
+            return seq <= PASSIVE_REPLIES  # from before a restart: its age is unknown
+        kind, when = received
+        window = self.passive_window_s.get(kind, 300.0)
+        return seq <= PASSIVE_REPLIES and time.monotonic() - when < window
 
     @staticmethod
     async def _call(
