@@ -60,6 +60,7 @@ class QQServer:
         self._seqs = itertools.count(1)
         self._delivered: set[tuple[str, int]] = set()
         self.media: dict[str, bytes] = {}
+        self.file_infos: list[str] = []  # what uploads answered
         self._runner: web.AppRunner | None = None
         self.port = 0
 
@@ -153,9 +154,9 @@ class QQServer:
             return _json({"code": 11241, "message": "wrong token"}, status=401)
         body = await request.json()
         self.calls.append(Call("POST", request.path, body))
-        return _json(
-            {"file_uuid": "uuid-1", "file_info": f"file-info-{next(self._ids)}", "ttl": 3600}
-        )
+        info = f"file-info-{next(self._ids)}"
+        self.file_infos.append(info)
+        return _json({"file_uuid": "uuid-1", "file_info": info, "ttl": 3600})
 
     async def _media(self, request: web.Request) -> web.Response:
         data = self.media.get(request.match_info["name"])
