@@ -43,3 +43,71 @@ async def test_a_direct_message_is_answered(
     lines = session_lines(runtime, f"discord:{DM}")
     assert [m["role"] for m in lines] == ["user", "assistant"]
 
+
+
+async def test_a_long_answer_is_split_under_the_limit_with_code_fences_reopened(
+    discord_api: DiscordServer, scripted_server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
+    paragraphs = [f"Part {i}. " + "lorem ipsum dolor sit amet " * 18 for i in range(6)]
+    code = "```python\n" + "\n".join(f"print({i} < {i + 1})  # step {i}" for i in range(90))
+    reply = "\n\n".join([*paragraphs[:3], code + "\n```", *paragraphs[3:]])
+    assert 4500 <= len(reply) <= 6500
+    scripted_server.push(Reply(reply, chunk=400))
+    runtime = await start_runtime(tmp_path, discord_api, scripted_server)
+    try:
+        incoming = discord_api.put_message(DM, "write a lot")
+        await until(lambda: any("Part 5." in t for t in discord_api.texts(DM)), what="the end")
+        sent = discord_api.sent(DM)
+    finally:
+        await runtime.stop()
+    pieces = [str((c.body or {})["content"]) for c in sent]
+    assert len(pieces) >= 3 and all(len(p) <= 2000 for p in pieces)
+    assert all(p.count("```") % 2 == 0 for p in pieces), "every piece closes its fence"
+    inside = [p for p in pieces if "print(" in p]
+    assert len(inside) >= 2 and all(p.count("```python") == 1 for p in inside)
+    assert pieces[0].startswith("Part 0.")
+    # only the first piece replies to the message
+    references = [("message_reference" in (c.body or {})) for c in sent]
+    assert references == [True] + [False] * (len(sent) - 1)
+    assert sent[0].body["message_reference"]["message_id"] == int(incoming["id"])  # type: ignore[index]
+    # nothing lost: the pieces hold the answer's words and code lines, in order
+    joined = "\n".join(p.replace("```python\n", "").replace("\n```", "") for p in pieces)
+    assert " ".join(joined.split()) == " ".join(
+        reply.replace("```python\n", "").replace("\n```", "").split()
+    )
+
+
+async def test_an_image_reaches_the_model_and_files_go_out(
+    discord_api: DiscordServer, scripted_server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
+    picture = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64
+    scripted_server.push(Reply("A picture."))
+    runtime = await start_runtime(tmp_path, discord_api, scripted_server)
+    try:
+        attachment = discord_api.attachment("cat.png", picture, "image/png")
+        discord_api.put_message(DM, "what is this?", attachments=[attachment])
+        await until(lambda: discord_api.sent(DM), what="the answer")
+        report = tmp_path / "report.txt"
+        report.write_bytes(b"the report")
+        from desktop.core.bus.events import OutboundMessage
+
+        await runtime.bus.publish_outbound(
+            OutboundMessage("discord", str(DM), "Here it is.", media=[str(report)])
+        )
+        await until(lambda: len(discord_api.sent(DM)) == 2, what="the file")
+    finally:
+        await runtime.stop()
+    request = scripted_server.chat_requests()[0].body
+    content = next(m for m in reversed(request["messages"]) if m["role"] == "user")["content"]
+    images = [p for p in content if p.get("type") == "image_url"]
+    assert len(images) == 1 and images[0]["image_url"]["url"].startswith("data:image/png;base64,")
+    text = " ".join(p.get("text", "") for p in content if p.get("type") == "text")
+    assert "what is this?" in text and "[image: " in text and "cat.png" in text
+    saved = list((tmp_path / "ws" / "media" / "discord").glob("*cat.png")) or list(
+        tmp_path.rglob("*_cat.png")
+    )
+    assert saved and saved[0].read_bytes() == picture
+    out = discord_api.sent(DM)[1]
+    assert out.files == [("report.txt", b"the report")]
+    assert (out.body or {})["content"] == "Here it is."
+    assert (out.body or {})["attachments"] == [{"id": 0, "filename": "report.txt"}]
