@@ -39,8 +39,9 @@ ADA = 900000000000000006
 
 def _json(data: Any, status: int = 200) -> web.Response:
     """A JSON response with Discord's exact content type (discord.py compares it as is)."""
-    return web.Response(body=json.dumps(data).encode(), status=status,
-                        content_type="application/json")  # fmt: skip
+    return web.Response(
+        body=json.dumps(data).encode(), status=status, content_type="application/json"
+    )
 
 
 @dataclass
@@ -153,8 +154,8 @@ class DiscordServer:
     def drop(self) -> None:
         """Cut the gateway connection (no close frame): the network went away."""
         socket, self._socket, self._out = self._socket, None, None
-        if socket is not None and socket._req is not None and socket._req.transport:  # noqa: SLF001
-            socket._req.transport.abort()  # noqa: SLF001
+        if socket is not None and socket._req is not None and socket._req.transport:
+            socket._req.transport.abort()
 
     @property
     def connected(self) -> bool:
@@ -193,8 +194,13 @@ class DiscordServer:
         }
         if guild:
             data["guild_id"] = str(GUILD_ID)
-            data["member"] = {"roles": [], "joined_at": data["timestamp"], "deaf": False,
-                              "mute": False, "flags": 0}  # fmt: skip
+            data["member"] = {
+                "roles": [],
+                "joined_at": data["timestamp"],
+                "deaf": False,
+                "mute": False,
+                "flags": 0,
+            }
         if reply_to is not None:
             data["message_reference"] = {
                 "type": 0,
@@ -217,8 +223,14 @@ class DiscordServer:
         name = f"{attachment_id}-{filename}"
         self.files[name] = data
         url = f"http://127.0.0.1:{self.port}/cdn/{name}"
-        return {"id": str(attachment_id), "filename": filename, "size": len(data), "url": url,
-                "proxy_url": url, "content_type": content_type}  # fmt: skip
+        return {
+            "id": str(attachment_id),
+            "filename": filename,
+            "size": len(data),
+            "url": url,
+            "proxy_url": url,
+            "content_type": content_type,
+        }
 
     def put_click(
         self, message: dict[str, Any], custom_id: str, clicker: dict[str, Any] | None = None
@@ -260,8 +272,11 @@ class DiscordServer:
 
     # -- REST -----------------------------------------------------------------------------
     def _bot_message(self, channel_id: str, body: dict[str, Any]) -> dict[str, Any]:
-        data = self.message(int(channel_id), str(body.get("content") or ""),
-                            author=user(BOT_ID, "nanobot", bot=True))  # fmt: skip
+        data = self.message(
+            int(channel_id),
+            str(body.get("content") or ""),
+            author=user(BOT_ID, "nanobot", bot=True),
+        )
         data["components"] = body.get("components") or []
         if body.get("message_reference"):
             data["message_reference"] = body["message_reference"]
@@ -281,8 +296,14 @@ class DiscordServer:
                     files.append((value.filename, value.file.read()))
         elif request.can_read_body:
             body = await request.json()
-        call = Call(request.method, path, body, files, dict(request.query),
-                    asyncio.get_running_loop().time())  # fmt: skip
+        call = Call(
+            request.method,
+            path,
+            body,
+            files,
+            dict(request.query),
+            asyncio.get_running_loop().time(),
+        )
         self.calls.append(call)
         if request.headers.get("Authorization") != f"Bot {TOKEN}" and not path.startswith(
             "/interactions/"
@@ -293,15 +314,32 @@ class DiscordServer:
             return _json(user(BOT_ID, "nanobot", bot=True))
         if request.method == "GET" and path == "/oauth2/applications/@me":
             return _json(
-                {"id": str(APP_ID), "name": "nanobot", "description": "", "icon": None,
-                 "bot_public": False, "bot_require_code_grant": False, "verify_key": "00",
-                 "owner": user(ADA, "ada"), "flags": 0, "team": None}  # fmt: skip
+                {
+                    "id": str(APP_ID),
+                    "name": "nanobot",
+                    "description": "",
+                    "icon": None,
+                    "bot_public": False,
+                    "bot_require_code_grant": False,
+                    "verify_key": "00",
+                    "owner": user(ADA, "ada"),
+                    "flags": 0,
+                    "team": None,
+                }
             )
         if request.method == "GET" and path == "/gateway/bot":
             return _json(
-                {"url": self.gateway_url, "shards": 1, "session_start_limit":
-                 {"total": 1000, "remaining": 999, "reset_after": 0, "max_concurrency": 1}}
-            )  # fmt: skip
+                {
+                    "url": self.gateway_url,
+                    "shards": 1,
+                    "session_start_limit": {
+                        "total": 1000,
+                        "remaining": 999,
+                        "reset_after": 0,
+                        "max_concurrency": 1,
+                    },
+                }
+            )
         if parts[0] == "channels" and parts[-1] == "typing":
             return web.Response(status=204)
         if parts[0] == "channels" and "reactions" in parts:
@@ -310,29 +348,43 @@ class DiscordServer:
             if parts[1] not in (str(GENERAL), str(DM)) and not parts[1].startswith("9"):
                 return _json({"message": "Unknown Channel", "code": 10003}, status=404)
             data = self._bot_message(parts[1], body or {})
-            data["attachments"] = [{"id": str(self.next_id()), "filename": name, "size": len(raw),
-                                    "url": "", "proxy_url": ""} for name, raw in files]  # fmt: skip
+            data["attachments"] = [
+                {
+                    "id": str(self.next_id()),
+                    "filename": name,
+                    "size": len(raw),
+                    "url": "",
+                    "proxy_url": "",
+                }
+                for name, raw in files
+            ]
             return _json(data)
         if parts[0] == "channels" and len(parts) == 4 and request.method == "PATCH":
             message = self.messages.get(int(parts[3]))
             if message is None:
                 return _json({"message": "Unknown Message", "code": 10008}, status=404)
-            message.update({k: v for k, v in (body or {}).items() if k in ("content", "components")})
+            message.update(
+                {k: v for k, v in (body or {}).items() if k in ("content", "components")}
+            )
             return _json(message)
         if parts[0] == "interactions" and parts[-1] == "callback":
             data = (body or {}).get("data") or {}
             clicks = [e["d"] for e in self._events if e.get("t") == "INTERACTION_CREATE"]
             click = next((d for d in clicks if d["id"] == parts[1]), None)
             if click is None:
-                return _json({"message": "Unknown interaction", "code": 10062},
-                                         status=404)  # fmt: skip
+                return _json({"message": "Unknown interaction", "code": 10062}, status=404)
             source = self.messages.get(int(click["message"]["id"]))
             if source is not None and (body or {}).get("type") == 7:
                 source.update({k: v for k, v in data.items() if k in ("content", "components")})
             return _json(
-                {"interaction": {"id": parts[1], "type": 3,
-                                 "response_message_id": source["id"] if source else None},
-                 "resource": {"type": (body or {}).get("type", 7)}}  # fmt: skip
+                {
+                    "interaction": {
+                        "id": parts[1],
+                        "type": 3,
+                        "response_message_id": source["id"] if source else None,
+                    },
+                    "resource": {"type": (body or {}).get("type", 7)},
+                }
             )
         return _json({"message": "404: Not Found", "code": 0}, status=404)
 
@@ -397,13 +449,35 @@ class DiscordServer:
         self.dispatch("READY", ready)
         self.dispatch(
             "GUILD_CREATE",
-            {"id": str(GUILD_ID), "name": "Test server", "unavailable": False, "owner_id": str(ADA),
-             "member_count": 2, "roles": [], "emojis": [], "stickers": [], "features": [],
-             "members": [], "presences": [], "voice_states": [], "threads": [],
-             "stage_instances": [], "guild_scheduled_events": [], "soundboard_sounds": [],
-             "channels": [{"id": str(GENERAL), "type": 0, "name": "general", "position": 0,
-                           "permission_overwrites": [], "guild_id": str(GUILD_ID)}]},
-        )  # fmt: skip
+            {
+                "id": str(GUILD_ID),
+                "name": "Test server",
+                "unavailable": False,
+                "owner_id": str(ADA),
+                "member_count": 2,
+                "roles": [],
+                "emojis": [],
+                "stickers": [],
+                "features": [],
+                "members": [],
+                "presences": [],
+                "voice_states": [],
+                "threads": [],
+                "stage_instances": [],
+                "guild_scheduled_events": [],
+                "soundboard_sounds": [],
+                "channels": [
+                    {
+                        "id": str(GENERAL),
+                        "type": 0,
+                        "name": "general",
+                        "position": 0,
+                        "permission_overwrites": [],
+                        "guild_id": str(GUILD_ID),
+                    }
+                ],
+            },
+        )
 
     @staticmethod
     async def _write(socket: web.WebSocketResponse, out: asyncio.Queue[str]) -> None:

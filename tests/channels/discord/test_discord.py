@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.channels.discord.conftest import echo, session_lines, start_runtime, until, user_text
+from tests.channels.discord.conftest import session_lines, start_runtime, until, user_text
 from tests.channels.discord.discord_server import DM, TOKEN, DiscordServer
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
 
@@ -27,7 +27,10 @@ async def test_a_direct_message_is_answered(
     body = answer.body or {}
     assert body["content"] == "**Hi** there.\n\n**Details**\n- one"
     assert body["message_reference"] == {
-        "type": 0, "message_id": int(incoming["id"]), "channel_id": DM, "fail_if_not_exists": False
+        "type": 0,
+        "message_id": int(incoming["id"]),
+        "channel_id": DM,
+        "fail_if_not_exists": False,
     }  # the answer replies to the message, without pinging its author:
     assert body["allowed_mentions"] == {"parse": ["users"]}
     react = discord_api.calls_of("PUT", "/reactions/👀/@me")
@@ -42,7 +45,6 @@ async def test_a_direct_message_is_answered(
     assert user_text(scripted_server.chat_requests()[0].body) == "hello _there_"
     lines = session_lines(runtime, f"discord:{DM}")
     assert [m["role"] for m in lines] == ["user", "assistant"]
-
 
 
 async def test_a_long_answer_is_split_under_the_limit_with_code_fences_reopened(

@@ -170,9 +170,7 @@ class DiscordChannel(BaseChannel):
         if proxy and self.config.proxy_username:
             auth = aiohttp.BasicAuth(self.config.proxy_username, self.config.proxy_password or "")
         intents = discord.Intents._from_value(int(self.config.intents))
-        client = _Client(
-            self, intents=intents, proxy=proxy, proxy_auth=auth, max_messages=None
-        )
+        client = _Client(self, intents=intents, proxy=proxy, proxy_auth=auth, max_messages=None)
         for event, parse in list(client._connection.parsers.items()):
             if event not in UNGUARDED:
                 client._connection.parsers[event] = _guarded(event, parse)
@@ -334,7 +332,7 @@ class DiscordChannel(BaseChannel):
             self._activity.react(chat_id, message.id, emoji)
 
     async def _on_interaction(self, interaction: discord.Interaction) -> None:
-        data = interaction.data or {}
+        data: dict[str, Any] = dict(interaction.data or {})
         custom_id = str(data.get("custom_id") or "")
         if interaction.type is not discord.InteractionType.component:
             return
@@ -411,7 +409,9 @@ class DiscordChannel(BaseChannel):
             raise ValueError(f"{message.chat_id!r} is not a Discord channel id") from None
         texts = self._texts(message)
         media = list(message.media)
-        batches = [media[i : i + FILES_PER_MESSAGE] for i in range(0, len(media), FILES_PER_MESSAGE)]
+        batches = [
+            media[i : i + FILES_PER_MESSAGE] for i in range(0, len(media), FILES_PER_MESSAGE)
+        ]
         steps = max(len(texts), len(batches))
         reply_to = self._reply_target(message)
         done = self._progress.get(id(message), (message, 0))[1]
