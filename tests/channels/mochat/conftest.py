@@ -42,8 +42,11 @@ async def until(condition: Callable[[], Any], timeout: float = 30.0, what: str =
         await asyncio.sleep(0.01)
 
 
-def config_file(tmp_path: Path, server: MochatServer, **section: Any) -> Path:
-    """A config with the Mochat channel pointed at ``server``."""
+def config_file(
+    tmp_path: Path, server: MochatServer, *, channels: dict[str, Any] | None = None, **section: Any
+) -> Path:
+    """A config with the Mochat channel pointed at ``server`` (``channels``: settings shared
+    by every channel, such as ``sendToolHints``)."""
     data = {
         "agents": {"defaults": {"workspace": str(tmp_path / "ws"), "timezone": "UTC"}},
         "channels": {
@@ -57,7 +60,8 @@ def config_file(tmp_path: Path, server: MochatServer, **section: Any) -> Path:
                 "allowFrom": ["*"],
                 "replyDelayMode": "off",
                 **section,
-            }
+            },
+            **(channels or {}),
         },
     }
     return write_config(tmp_path / "nanobot" / "config.json", data)
@@ -69,13 +73,15 @@ async def start_runtime(
     model: ScriptedOpenAIServer,
     *,
     approval: ApprovalPolicy | None = None,
+    clock: Any = None,
     connected: bool = True,
+    channels: dict[str, Any] | None = None,
     **section: Any,
 ) -> Runtime:
     """Build and start a runtime whose Mochat channel is connected to ``server``."""
-    config = load_config(config_file(tmp_path, server, **section))
+    config = load_config(config_file(tmp_path, server, channels=channels, **section))
     runtime = await asyncio.to_thread(
-        build_runtime, config, make_provider(model.url), approval=approval
+        build_runtime, config, make_provider(model.url), approval=approval, clock=clock
     )
     await runtime.start()
     if connected:

@@ -73,6 +73,7 @@ class MochatServer:
         self.subscribed_sessions: dict[str, set[str]] = {}  # sid → session ids
         self.subscribed_panels: set[str] = set()
         self.fail_sends = 0  # answer the next N sends with HTTP 500
+        self.ignore_cursors = False  # replay every session's whole log on subscribe
         self._ids = itertools.count(1)
         self._register()
         for path in ("sessions/send", "groups/panels/send", "sessions/list", "groups/get"):
@@ -131,7 +132,7 @@ class MochatServer:
                 if session is None:
                     continue
                 self.subscribed_sessions.setdefault(sid, set()).add(session_id)
-                after = int(cursors.get(session_id, 0))
+                after = 0 if self.ignore_cursors else int(cursors.get(session_id, 0))
                 events = [e for e in session.events if e["seq"] > after][-limit:]
                 found.append({"sessionId": session_id, "cursor": session.cursor, "events": events})
             return {"result": True, "data": {"sessions": found}}
