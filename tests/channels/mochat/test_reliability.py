@@ -108,9 +108,9 @@ async def test_a_message_received_but_not_saved_is_answered_once_after_a_restart
         await until(lambda: scripted_server.chat_requests(), what="the first turn at the model")
         await mochat.say(SESSION, "queued")
         await until(lambda: _dispatches(first) == 2, what="the queued message waits its turn")
+        await until(lambda: state_file(tmp_path).get("cursors") == {SESSION: 2}, what="cursor")
         pending = state_file(tmp_path).get("pending", [])
-        assert [e["content"] for e in pending] == ["queued"]
-        assert state_file(tmp_path)["cursors"] == {SESSION: 2}, "the cursor moved past it"
+        assert [e["content"] for e in pending] == ["queued"], "kept until the agent saves it"
     finally:
         await first.stop()  # the app ends (or dies) before the queued message's turn
         gate.set()
