@@ -249,6 +249,7 @@ class BaseChannel(ABC):
         confirm: Confirm | None = None,
         journal: bool = False,
         seen: Sequence[str] = (),
+        session_key: str | None = None,
     ) -> bool:
         """Hand a person's message to the agent; ``False`` (and logged) when not allowed.
 
@@ -273,6 +274,8 @@ class BaseChannel(ABC):
             journal: Keep the message in :attr:`journal` until it is safe (for networks whose
                 cursor cannot wait); saved before this returns.
             seen: Ids to mark handled in the channel state when the journal entry goes.
+            session_key: The session it belongs to, when not ``<channel>:<chat_id>`` (one
+                conversation per group member).
         """
         if not self.is_allowed(sender):
             log.info("%s: message from %s ignored (not in allowFrom)", self.name, sender)
@@ -295,6 +298,7 @@ class BaseChannel(ABC):
             content,
             media=list(media),
             metadata=dict(metadata or {}),
+            session_key_override=session_key,
         )
         if message_id:
             message.id = message_id

@@ -101,6 +101,21 @@ def _base_type(info: FieldInfo) -> Any:
     return annotation
 
 
+def _editable(info: FieldInfo) -> bool:
+    """Whether the form has a control for the field: text, number, switch, choice or a list
+    of strings. Nested sections (a model, a mapping, a list of objects) are kept as they are."""
+    if _literal_choices(info) is not None:
+        return True
+    kind = _base_type(info)
+    if kind is list:
+        annotation = info.annotation
+        args = [a for a in typing.get_args(annotation) if a is not type(None)]
+        inner = typing.get_args(args[0]) if args and typing.get_origin(args[0]) is list else ()
+        inner = inner or typing.get_args(annotation)
+        return all(a is str for a in inner)
+    return kind in (str, int, float, bool)
+
+
 class ChannelForm(QWidget):
     """Controls for ``channels.<name>``: secret fields go through the keyring.
 
@@ -116,6 +131,7 @@ class ChannelForm(QWidget):
         self.model: type[BaseModel] = type(getattr(services.config.channels, name))
         self.controls: dict[str, QWidget] = {}
         self.keys: dict[str, KeyField] = {}
+        self.kept: list[str] = []  # fields with no control here (nested sections)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 0, 4, 0)
         layout.setSpacing(8)
@@ -153,6 +169,9 @@ class ChannelForm(QWidget):
                 self.tasks.adopt(key.tasks)
                 self.keys[field_name] = key
                 form.addRow(label, key)
+                continue
+            if not _editable(info):
+                self.kept.append(field_name)
                 continue
             control = self._control(field_name, info, label)
             if info.description:
@@ -215,7 +234,7 @@ class ChannelForm(QWidget):
                 control.setText("" if value is None else str(value))
         for key in self.keys.values():
             key.refresh()
-        extra = sorted(to_camel(k) for k in (section.model_extra or {}))
+        extra = sorted(to_camel(k) for k in [*self.kept, *(section.model_extra or {})])
         self.extras.setText(
             f"Other keys in this section are kept as they are: {', '.join(extra)}." if extra else ""
         )

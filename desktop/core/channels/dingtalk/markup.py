@@ -1,0 +1,87 @@
+"""The agent's markdown as DingTalk markdown messages: a title and pieces under the limit.
+
+DingTalk renders a subset of markdown (headings, bold, italic, links, images, lists, quotes,
+code). What it lacks is rewritten: strikethrough (``~~x~~``) becomes the plain text, and a
+table becomes one line per row (cells joined with `` | ``), since tables show as raw pipes.
+
+Every message needs a ``title`` (what the conversation list and notifications show): the
+first line of the text without its markdown, shortened. Long answers are split under
+:data:`LIMIT` characters on paragraph, line, then word boundaries; a code block cut in two is
+closed at the end of one piece and opened again (same language) at the start of the next.
+"""
+
+from __future__ import annotations
+
+import re
+
+from desktop.core.channels.base import split_message
+
+LIMIT = 4000
+"""Characters per message: kept well under the size DingTalk accepts for one robot message
+(counted in bytes; a CJK character is three)."""
+TITLE_CHARS = 30
+DEFAULT_TITLE = "nanobot"
+
+_FENCE = re.compile(r"^\s*```(\S*)")
+_STRIKE = re.compile(r"~~(.+?)~~")
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
+_MARKS = re.compile(r"[*_`#>~]|!\[[^\]]*\]\([^)]*\)|\[([^\]]*)\]\([^)]*\)")
+
+
+def title_of(text: str) -> str:
+    """The first non-empty line without markdown, at most :data:`TITLE_CHARS` characters."""
+    for line in text.splitlines():
+        plain = _MARKS.sub(lambda m: m.group(1) or "", line)
+        plain = re.sub(r"^\s*(?:[-+]|\d+\.)\s+", "", plain)
+        plain = " ".join(plain.split())
+        if plain:
+            return plain if len(plain) <= TITLE_CHARS else plain[: TITLE_CHARS - 1] + "…"
+    return DEFAULT_TITLE
+
+
+def convert(text: str) -> str:
+    """Rewrite what DingTalk does not render (see the module docstring); code is kept as is."""
+    out: list[str] = []
+    in_code = False
+    in_table = False
+    for line in text.splitlines():
+        if _FENCE.match(line):
+            in_code = not in_code
+            out.append(line)
+            continue
+        if in_code:
+            out.append(line)
+            continue
+        if in_table and _TABLE_RULE.match(line):
+            continue  # the header rule of a table
+        stripped = line.strip()
+        in_table = stripped.startswith("|") and stripped.endswith("|") and len(stripped) > 1
+        if in_table:
+            cells = [c.strip() for c in stripped.strip("|").split("|")]
+            line = " | ".join(cells)
+        out.append(_STRIKE.sub(r"\1", line))
+    return "\n".join(out)
+
+
+def pieces(text: str, limit: int = LIMIT) -> list[str]:
+    """``text`` converted and split under ``limit`` with code blocks kept balanced."""
+    converted = convert(text).strip()
+    if not converted:
+        return []
+    room = limit - 16  # for a fence closed and opened again
+    result: list[str] = []
+    reopen = ""
+    for raw in split_message(converted, room):
+        piece = reopen + raw
+        language: str | None = None
+        for line in piece.splitlines():
+            match = _FENCE.match(line)
+            if match:
+                language = None if language is not None else match.group(1)
+        if language is not None:
+            piece += "\n```"
+            reopen = f"```{language}\n"
+        else:
+            reopen = ""
+        result.append(piece)
+    return result

@@ -1,0 +1,462 @@
+"""The Discord channel: a bot on the gateway (WebSocket) and the REST API, with discord.py.
+
+Connecting. The token is checked with ``GET /users/@me`` (discord.py's login); the gateway
+address comes from ``GET /gateway/bot`` (or ``gatewayUrl`` when it was changed); then
+discord.py's gateway client identifies with ``intents`` and receives. While the connection is
+up, discord.py itself reconnects a dropped socket and RESUMEs the session, so the events
+Discord sent in between arrive (only a resume can replay them); the status says
+``connecting`` meanwhile and ``connected`` again once resumed. What discord.py gives up on
+(a closed session, a refused token, missing intents) ends :meth:`DiscordChannel.run`, and the
+manager restarts it with backoff (or reports it as unavailable).
+
+discord.py has no setting for the API address: ``apiBase`` is applied to
+``discord.http.Route.BASE`` and the gateway address to ``DiscordWebSocket.DEFAULT_GATEWAY``
+(both process-wide, and only this channel uses discord.py).
+
+Receiving. Messages are handled one after the other, in the order the gateway sent them: a
+message from the bot itself or another bot, from a sender outside ``allowFrom``, outside
+``allowChannels``, or (``groupPolicy: mention``) a server message that neither mentions the
+bot nor replies to it is skipped. Each handed-over message is kept in the channel's journal
+until the agent saved it (the gateway confirms nothing, so a message received just before the
+app ends would otherwise be lost) and its id is remembered, so a replayed event is not
+answered twice. An event discord.py cannot parse is logged and skipped; the connection goes
+on.
+
+Sending. Answers are converted (:mod:`~desktop.core.channels.discord.markup`) and split under
+2,000 characters; the first piece replies to the message it answers (without pinging its
+author), files go with it (ten per message). A send that fails halfway resumes after the
+pieces already delivered when the manager retries it. While a turn runs, the chat shows
+``typing…`` and the message gets ``readReceiptEmoji``. Approval questions come with buttons
+(:mod:`~desktop.core.channels.discord.buttons`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import logging
+from collections import OrderedDict
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Any, ClassVar
+
+import aiohttp
+import discord
+import yarl
+from discord.gateway import DiscordWebSocket
+from discord.http import Route
+
+from desktop.core.bus.events import OutboundMessage, RunEvent
+from desktop.core.bus.queue import MessageBus
+from desktop.core.channels.base import BaseChannel, ChannelStatus, ChannelUnavailable
+from desktop.core.channels.discord import markup
+from desktop.core.channels.discord.activity import Activity, message_of
+from desktop.core.channels.discord.buttons import PREFIX as BUTTON_PREFIX
+from desktop.core.channels.discord.buttons import ButtonApprover
+from desktop.core.channels.discord.config import DEFAULT_API_BASE, DEFAULT_GATEWAY_URL
+from desktop.core.channels.discord.inbound import describe, mentions_me
+from desktop.core.channels.state import ChannelStateStore
+from desktop.core.utils.redact import redact, register_secret
+from desktop.core.utils.tasks import TaskOwner
+
+log = logging.getLogger(__name__)
+
+FILES_PER_MESSAGE = 10
+REMEMBERED = 1000
+UNGUARDED = frozenset({"READY", "RESUMED"})  # their failure must end the connection
+_TOKEN_HINT = "Check the bot token in Settings → Channels → Discord (Developer Portal → Bot)."
+
+
+def _sender(user: discord.abc.User) -> str:
+    """``"<id>|<name>"``: nanobot's allowFrom takes the id, the name or the pair."""
+    return f"{user.id}|{user.name}" if user.name else str(user.id)
+
+
+class _Client(discord.Client):
+    """discord.py's client, its events handed to the channel."""
+
+    def __init__(self, channel: DiscordChannel, **options: Any) -> None:
+        super().__init__(**options)
+        self._channel = channel
+
+    async def on_connect(self) -> None:
+        self._channel._connected()
+
+    async def on_resumed(self) -> None:
+        self._channel._connected()
+
+    async def on_disconnect(self) -> None:
+        self._channel._disconnected()
+
+    async def on_message(self, message: discord.Message) -> None:
+        self._channel._inbox.put_nowait(message)
+
+    async def on_interaction(self, interaction: discord.Interaction) -> None:
+        await self._channel._on_interaction(interaction)
+
+    async def on_error(self, event_method: str, /, *args: Any, **kwargs: Any) -> None:
+        log.exception("Discord: handling %s failed", event_method)
+
+
+def _guarded(event: str, parse: Callable[[Any], None]) -> Callable[[Any], None]:
+    """``parse`` that logs and skips an event it cannot read instead of raising."""
+
+    def guarded(data: Any) -> None:
+        try:
+            parse(data)
+        except Exception as exc:  # noqa: BLE001 - one bad event must not end the connection
+            log.warning("Discord: skipped a malformed %s event (%s)", event, redact(repr(exc)))
+
+    return guarded
+
+
+class DiscordChannel(BaseChannel):
+    """A Discord bot (see the module docstring)."""
+
+    name: ClassVar[str] = "discord"
+    display_name: ClassVar[str] = "Discord"
+    typing_every: ClassVar[float] = 8.0
+
+    def __init__(
+        self,
+        config: Any,
+        bus: MessageBus,
+        state: ChannelStateStore,
+        media_dir: Path,
+        *,
+        app_config: Any = None,
+    ) -> None:
+        self._owner = TaskOwner("discord")
+        self._client: _Client | None = None
+        self._inbox: asyncio.Queue[discord.Message] = asyncio.Queue()
+        self._activity = Activity(lambda: self._client, self._owner, typing_every=self.typing_every)
+        self._progress: OrderedDict[int, tuple[OutboundMessage, int]] = OrderedDict()
+        super().__init__(config, bus, state, media_dir, app_config=app_config)
+        register_secret(getattr(config, "token", "") or None)
+        register_secret(getattr(config, "proxy_password", "") or None)
+
+    def make_approver(self) -> ButtonApprover:
+        """Approval questions with buttons."""
+        return ButtonApprover(self)
+
+    def spawn(self, coro: Coroutine[Any, Any, None], name: str) -> None:
+        """Run ``coro`` in the background, owned by the channel (cancelled on stop)."""
+        self._owner.try_spawn(coro, name=name)
+
+    # -- connection -----------------------------------------------------------------------
+    def _token(self) -> str:
+        token = (self.config.token or "").strip()
+        if not token:
+            raise ChannelUnavailable(
+                "No bot token is set.",
+                "Create an application in Discord's Developer Portal, add a bot and enter its "
+                "token in Settings → Channels → Discord.",
+            )
+        return token
+
+    def _make_client(self) -> _Client:
+        """A client for these settings (and discord.py pointed at ``apiBase``)."""
+        base = (self.config.api_base or DEFAULT_API_BASE).strip().rstrip("/")
+        if not base.startswith(("http://", "https://")):
+            raise ChannelUnavailable(
+                f"The API address {base!r} is not an http(s) address.",
+                "Fix the API address in Settings → Channels → Discord (or clear it).",
+            )
+        Route.BASE = base
+        proxy = (self.config.proxy or "").strip() or None
+        if proxy and "://" not in proxy:
+            proxy = f"http://{proxy}"
+        auth = None
+        if proxy and self.config.proxy_username:
+            auth = aiohttp.BasicAuth(self.config.proxy_username, self.config.proxy_password or "")
+        intents = discord.Intents._from_value(int(self.config.intents))
+        client = _Client(self, intents=intents, proxy=proxy, proxy_auth=auth, max_messages=None)
+        for event, parse in list(client._connection.parsers.items()):
+            if event not in UNGUARDED:
+                client._connection.parsers[event] = _guarded(event, parse)
+        return client
+
+    async def _login(self, client: _Client) -> None:
+        try:
+            await client.login(self._token())
+        except discord.LoginFailure:
+            raise ChannelUnavailable("Discord did not accept the bot token.", _TOKEN_HINT) from None
+
+    async def _gateway(self, client: _Client) -> yarl.URL:
+        """The gateway address (discord.py adds the version and encoding itself)."""
+        configured = (self.config.gateway_url or "").strip()
+        if configured and configured != DEFAULT_GATEWAY_URL:
+            url = configured
+        else:
+            _, url, _ = await client.http.get_bot_gateway()
+        return yarl.URL(url).with_query(None)
+
+    async def run(self) -> None:
+        """Connect, then receive until stopped (a connection discord.py gives up raises)."""
+        client = self._make_client()
+        self._client = client
+        worker = self._owner.spawn(self._work(), name="inbox")
+        try:
+            await self._login(client)
+            DiscordWebSocket.DEFAULT_GATEWAY = await self._gateway(client)
+            try:
+                await client.connect(reconnect=True)
+            except discord.PrivilegedIntentsRequired:
+                raise ChannelUnavailable(
+                    "Discord refused the message content intent.",
+                    "Turn on Message Content Intent (Developer Portal → Bot → Privileged "
+                    "Gateway Intents).",
+                ) from None
+            except discord.ConnectionClosed as exc:
+                if exc.code == 4004:
+                    raise ChannelUnavailable(
+                        "Discord did not accept the bot token.", _TOKEN_HINT
+                    ) from None
+                if exc.code in (4013, 4014):
+                    raise ChannelUnavailable(
+                        "Discord refused the gateway intents.",
+                        "Check the intents setting and the privileged intents in the Developer "
+                        "Portal.",
+                    ) from None
+                raise ConnectionError(f"Discord closed the connection (code {exc.code})") from None
+            if not self.stopping:
+                raise ConnectionError("the connection to Discord ended")
+        finally:
+            worker.cancel()
+            await asyncio.gather(worker, return_exceptions=True)
+            if self._client is client:
+                self._client = None
+            await client.close()
+
+    def _connected(self) -> None:
+        client = self._client
+        user = client.user if client is not None else None
+        account = f"@{user.name}" if user is not None else ""
+        self.set_status(ChannelStatus("connected", account=account))
+        self.spawn(self._replay(), name="replay")
+
+    async def _replay(self) -> None:
+        await self.replay_journal()
+
+    def _disconnected(self) -> None:
+        if not self.stopping:
+            self.set_status(
+                ChannelStatus("connecting", "The connection to Discord was lost; resuming.")
+            )
+
+    async def stop(self) -> None:
+        """Stop receiving, cancel typing indicators, close the connection."""
+        await super().stop()
+        client = self._client
+        if client is not None:
+            try:
+                await client.close()
+            except Exception as exc:  # noqa: BLE001 - stopping must go on
+                log.debug("closing the Discord connection failed: %s", redact(exc))
+        await self._owner.aclose()
+
+    async def check(self) -> str:
+        """Settings → "Test": log in with these settings (``GET /users/@me``)."""
+        client = self._make_client()
+        try:
+            try:
+                await client.login(self._token())
+            except discord.LoginFailure:
+                raise ValueError("Discord did not accept the bot token.") from None
+            user = client.user
+            return f"Connected as @{user.name}" if user is not None else "Connected"
+        except ChannelUnavailable as exc:
+            raise ValueError(exc.reason) from None
+        finally:
+            await client.close()
+
+    # -- receiving ------------------------------------------------------------------------
+    async def _work(self) -> None:
+        """Handle the received messages in order (a failing one is logged and skipped)."""
+        while True:
+            message = await self._inbox.get()
+            try:
+                await self._on_message(message)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("Discord: handling message %s failed; skipped", message.id)
+
+    def _addressed(self, message: discord.Message, me: int) -> bool:
+        """Whether a server message is for the bot (``groupPolicy``)."""
+        return self.config.group_policy == "open" or mentions_me(message, me)
+
+    async def _on_message(self, message: discord.Message) -> None:
+        client = self._client
+        me = client.user.id if client is not None and client.user is not None else None
+        if me is None or message.author.id == me or message.author.bot:
+            return
+        chat_id = str(message.channel.id)
+        key = f"{chat_id}:{message.id}"
+        if self.state.seen(key):
+            log.info("Discord: message %s was handled before", message.id)
+            return
+        sender = _sender(message.author)
+        if not self.is_allowed(sender):
+            log.info("Discord: message from %s ignored (not in allowFrom)", sender)
+            return
+        is_dm = isinstance(message.channel, discord.DMChannel | discord.GroupChannel)
+        allowed_channels = [str(c).strip() for c in self.config.allow_channels if str(c).strip()]
+        if not is_dm and allowed_channels and chat_id not in allowed_channels:
+            return
+        if not is_dm and not self._addressed(message, me):
+            return
+        received = await describe(message, self.media_dir, me)
+        reference = message.reference
+        metadata = {
+            "message_id": str(message.id),
+            "user_id": str(message.author.id),
+            "username": message.author.name,
+            "display_name": message.author.display_name,
+            "guild_id": str(message.guild.id) if message.guild is not None else None,
+            "is_group": not is_dm,
+            "reply_to": str(reference.message_id) if reference and reference.message_id else None,
+        }
+        published = await self.publish(
+            sender,
+            chat_id,
+            received.content,
+            media=received.media,
+            metadata=metadata,
+            message_id=key,
+            journal=True,  # the gateway confirms nothing: keep it until the agent saved it
+            seen=[key],
+        )
+        emoji = self.config.read_receipt_emoji
+        if published and emoji:
+            self._activity.react(chat_id, message.id, emoji)
+
+    async def _on_interaction(self, interaction: discord.Interaction) -> None:
+        data: dict[str, Any] = dict(interaction.data or {})
+        custom_id = str(data.get("custom_id") or "")
+        if interaction.type is not discord.InteractionType.component:
+            return
+        if not custom_id.startswith(f"{BUTTON_PREFIX}:"):
+            return
+        who = _sender(interaction.user)
+        if not self.is_allowed(who):
+            log.info("Discord: button click from %s ignored (not in allowFrom)", who)
+            try:
+                await interaction.response.send_message("You may not answer this.", ephemeral=True)
+            except discord.DiscordException as exc:
+                log.info("Discord: answering a button click failed: %s", redact(exc))
+            return
+        assert isinstance(self.approvals, ButtonApprover)
+        await self.approvals.on_click(interaction, custom_id, f"@{interaction.user.name}")
+
+    # -- run events -----------------------------------------------------------------------
+    @property
+    def activity(self) -> Activity:
+        """Typing indicators and reactions."""
+        return self._activity
+
+    async def on_event(self, event: RunEvent) -> None:
+        """Typing while a turn of a Discord chat runs; the reaction goes when it ends."""
+        self._activity.on_event(event, reaction=self.config.read_receipt_emoji)
+
+    # -- sending --------------------------------------------------------------------------
+    def _require_client(self) -> _Client:
+        client = self._client
+        if client is None or client.is_closed() or not self.status.ok:
+            raise ConnectionError("Discord is not connected")
+        return client
+
+    def _reply_target(self, message: OutboundMessage) -> int | None:
+        if message.reply_to and str(message.reply_to).isdigit():
+            return int(message.reply_to)
+        meta = message.metadata
+        if meta.get("progress") or meta.get("reminder") or meta.get("tool_hint"):
+            return None
+        request_id = str(meta.get("request_id") or "")
+        if not request_id and meta.get("turn_id"):
+            request_id = self._activity.request_of(str(meta["turn_id"])) or ""
+        return message_of(message.chat_id, request_id) if request_id else None
+
+    @staticmethod
+    def _texts(message: OutboundMessage) -> list[str]:
+        if message.metadata.get("tool_hint"):
+            lines = [f"-# {line}" for line in message.content.splitlines() if line.strip()]
+            return markup.split("\n".join(lines))
+        return markup.split(markup.to_discord(message.content))
+
+    async def _files(self, paths: list[str]) -> list[discord.File]:
+        files: list[discord.File] = []
+        for name in paths:
+            path = Path(name)
+            try:
+                data = await asyncio.to_thread(path.read_bytes)
+            except OSError as exc:
+                log.warning("Discord: attachment %s not sent: %s", path.name, exc)
+                continue
+            files.append(discord.File(io.BytesIO(data), filename=path.name))
+        return files
+
+    async def send(self, message: OutboundMessage) -> None:
+        """Deliver an answer: text pieces (files with the first), raising on failure.
+
+        When the manager retries a send that failed halfway, the messages already delivered
+        are not sent again.
+        """
+        client = self._require_client()
+        try:
+            target = client.get_partial_messageable(int(message.chat_id))
+        except ValueError:
+            raise ValueError(f"{message.chat_id!r} is not a Discord channel id") from None
+        texts = self._texts(message)
+        media = list(message.media)
+        batches = [
+            media[i : i + FILES_PER_MESSAGE] for i in range(0, len(media), FILES_PER_MESSAGE)
+        ]
+        steps = max(len(texts), len(batches))
+        reply_to = self._reply_target(message)
+        done = self._progress.get(id(message), (message, 0))[1]
+        mentions = discord.AllowedMentions(everyone=False, roles=False, replied_user=False)
+        for index in range(done, steps):
+            options: dict[str, Any] = {"allowed_mentions": mentions}
+            if index < len(texts):
+                options["content"] = texts[index]
+            if index < len(batches):
+                options["files"] = await self._files(batches[index])
+            if index == 0 and reply_to is not None:
+                options["reference"] = discord.MessageReference(
+                    message_id=reply_to, channel_id=target.id, fail_if_not_exists=False
+                )
+            if options.get("content") or options.get("files"):
+                await self._deliver(target, options)
+            self._progress[id(message)] = (message, index + 1)
+            while len(self._progress) > REMEMBERED:
+                self._progress.popitem(last=False)
+        self._progress.pop(id(message), None)
+
+    @staticmethod
+    async def _deliver(target: discord.PartialMessageable, options: dict[str, Any]) -> None:
+        try:
+            await target.send(**options)
+        except (discord.Forbidden, discord.NotFound) as exc:
+            raise ChannelUnavailable(
+                f"Discord refused the message ({redact(exc)}).",
+                "Check that the bot is in that channel and may send messages there.",
+            ) from None
+
+    async def send_question(self, chat_id: str, text: str, view: discord.ui.View) -> int:
+        """An approval question with its buttons; returns its message id."""
+        client = self._require_client()
+        target = client.get_partial_messageable(int(chat_id))
+        sent = await target.send(content=text, view=view)
+        return int(sent.id)
+
+    async def edit_question(self, chat_id: str, message_id: int, text: str) -> None:
+        """Show an approval question's outcome and drop its buttons (best effort)."""
+        client = self._client
+        if client is None:
+            return
+        partial = client.get_partial_messageable(int(chat_id)).get_partial_message(message_id)
+        try:
+            await partial.edit(content=text, view=None)
+        except discord.DiscordException as exc:
+            log.info("Discord: updating an approval question failed: %s", redact(exc))

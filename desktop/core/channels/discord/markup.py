@@ -1,0 +1,157 @@
+"""Markdown for Discord: what it cannot show is rewritten, and long text is split safely.
+
+Discord renders most of the markdown a model writes (bold, italics, code, fenced blocks,
+lists, quotes, links, ``#``–``###`` headings). What it does not render is rewritten:
+
+* headings of level 4–6 become a bold line;
+* a table (``| a | b |`` rows with a ``|---|`` rule) becomes a fenced block, so its columns
+  stay aligned;
+* an image (``![alt](url)``) becomes a link.
+
+A message holds at most 2,000 characters. :func:`split` cuts between lines (between
+paragraphs when one ends late enough in the piece), and a piece that ends inside a fenced code
+block closes the fence, the next piece opening it again with the same language: every piece
+renders on its own.
+"""
+
+from __future__ import annotations
+
+import re
+
+MESSAGE_LIMIT = 2000
+_HEADING = re.compile(r"^#{4,6}\s+(.+?)\s*#*\s*$")
+_FENCE = re.compile(r"^\s*(`{3,}|~{3,})(.*)$")
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
+_IMAGE = re.compile(r"!\[([^\]]*)\]\(([^)\s]+)\)")
+
+
+def _is_row(line: str) -> bool:
+    return line.strip().startswith("|") and line.count("|") >= 2
+
+
+def _table(rows: list[str]) -> list[str]:
+    """A markdown table as aligned plain-text rows."""
+    cells = [[c.strip() for c in row.strip().strip("|").split("|")] for row in rows]
+    cells = [row for row in cells if not all(set(c) <= set(":-") and c for c in row)]
+    width = max(len(row) for row in cells)
+    cells = [row + [""] * (width - len(row)) for row in cells]
+    sizes = [max(len(row[i]) for row in cells) for i in range(width)]
+    lines = ["  ".join(c.ljust(sizes[i]) for i, c in enumerate(row)).rstrip() for row in cells]
+    if len(lines) > 1:
+        lines.insert(1, "  ".join("-" * s for s in sizes))
+    return lines
+
+
+def to_discord(text: str) -> str:
+    """``text`` (the model's markdown) as Discord shows it (see the module docstring)."""
+    lines = text.splitlines()
+    out: list[str] = []
+    fence: str | None = None
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        before, fence = fence, _step(line, fence)
+        if before is not None or fence is not None:
+            out.append(line)
+            index += 1
+            continue
+        if (
+            _is_row(line)
+            and index + 1 < len(lines)
+            and _TABLE_RULE.match(lines[index + 1])
+            and "|" in lines[index + 1]
+        ):
+            end = index + 2
+            while end < len(lines) and _is_row(lines[end]):
+                end += 1
+            out.extend(["```", *_table(lines[index:end]), "```"])
+            index = end
+            continue
+        heading = _HEADING.match(line)
+        if heading is not None:
+            line = f"**{heading.group(1)}**"
+        out.append(_IMAGE.sub(lambda m: f"[{m.group(1) or 'image'}]({m.group(2)})", line))
+        index += 1
+    return "\n".join(out)
+
+
+def _hard_cut(line: str, room: int) -> tuple[str, str]:
+    """The head of a too-long ``line`` (cut at a space when there is one) and the rest."""
+    cut = line.rfind(" ", 0, room)
+    if cut <= room // 2:
+        cut = room
+    return line[:cut], line[cut:].lstrip(" ")
+
+
+def _step(line: str, fence: str | None) -> str | None:
+    """The fence marker open after ``line`` (``None``: outside), given the one before."""
+    match = _FENCE.match(line)
+    if match is None:
+        return fence
+    marker = match.group(1)
+    if fence is None:
+        return marker
+    closes = marker[0] == fence[0] and len(marker) >= len(fence) and not match.group(2).strip()
+    return None if closes else fence
+
+
+def _breaks(lines: list[str]) -> list[int]:
+    """Indexes of the blank lines of ``lines`` that are outside fenced blocks."""
+    found: list[int] = []
+    fence: str | None = None
+    for index, line in enumerate(lines):
+        before, fence = fence, _step(line, fence)
+        if before is None and fence is None and not line.strip():
+            found.append(index)
+    return found
+
+
+def split(text: str, limit: int = MESSAGE_LIMIT) -> list[str]:
+    """``text`` in pieces of at most ``limit`` characters (see the module docstring)."""
+    pieces: list[str] = []
+    current: list[str] = []
+    fence: str | None = None  # the marker of the fenced block open at the end of ``current``
+    opener = ""  # the line that opened it (with its language)
+    pending = text.splitlines()
+    pending.reverse()
+
+    def size() -> int:
+        return len("\n".join(current))
+
+    def fresh() -> list[str]:
+        return [opener] if fence is not None else []
+
+    def flush() -> None:
+        nonlocal current
+        body = "\n".join(current) + (f"\n{fence}" if fence is not None else "")
+        if "\n".join(current).strip() and current != fresh():
+            pieces.append(body)
+        current = fresh()
+
+    while pending:
+        line = pending.pop()
+        closing = len(fence) + 1 if fence is not None else 0
+        if size() + len(line) + (1 if current else 0) + closing > limit:
+            if current != fresh():
+                breaks = _breaks(current)
+                if fence is None and breaks and breaks[-1] * 2 >= len(current):
+                    rest = current[breaks[-1] + 1 :]
+                    current = current[: breaks[-1]]
+                    pending.append(line)
+                    pending.extend(reversed(rest))
+                else:
+                    pending.append(line)
+                flush()
+                continue
+            head, tail = _hard_cut(line, limit - size() - closing - (1 if current else 0))
+            current.append(head)
+            pending.append(tail)
+            flush()
+            continue
+        before, fence = fence, _step(line, fence)
+        if before is None and fence is not None:
+            opener = line.strip()
+        current.append(line)
+    if current != fresh() and "\n".join(current).strip():
+        pieces.append("\n".join(current))
+    return pieces

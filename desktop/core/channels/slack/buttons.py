@@ -1,0 +1,175 @@
+"""Tool approvals in Slack: the question comes with Block Kit buttons.
+
+The question is a ``section`` block (mrkdwn) and an ``actions`` block with Allow once / This
+chat / Always / Deny. A button's ``action_id`` is ``ap:<code>`` and its ``value`` the tool call
+id; a click arrives as a ``block_actions`` interactive payload over Socket Mode and answers the
+waiting question (only when the person clicking is allowed). Then the question is updated to
+show the outcome, without its buttons; when it closes otherwise (the gate's timeout, ``/stop``,
+an answer in the app) it says so and loses its buttons too. Keyword replies ("allow", "deny" …)
+keep working, as in every channel.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Coroutine
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from desktop.core.agent.approval import ApprovalRequest, Decision
+from desktop.core.bus.events import OutboundMessage
+from desktop.core.channels.approvals import PREVIEW_CHARS, ReplyApprover
+from desktop.core.channels.slack.mrkdwn import escape
+
+log = logging.getLogger(__name__)
+
+PREFIX = "ap"
+CODES: dict[str, Decision] = {
+    "1": Decision.ALLOW_ONCE,
+    "2": Decision.ALLOW_SESSION,
+    "3": Decision.ALWAYS,
+    "4": Decision.DENY,
+}
+LABELS = {
+    Decision.ALLOW_ONCE: "Allow once",
+    Decision.ALLOW_SESSION: "This chat",
+    Decision.ALWAYS: "Always",
+    Decision.DENY: "Deny",
+}
+OUTCOMES = {
+    Decision.ALLOW_ONCE: "Allowed once",
+    Decision.ALLOW_SESSION: "Allowed in this chat",
+    Decision.ALWAYS: "Always allowed",
+    Decision.DENY: "Denied",
+}
+CLOSED = "No longer waiting: not answered here (timed out, stopped, or answered in the app)."
+SECTION_CHARS = 3000  # Block Kit's limit for a section's text
+
+
+class QuestionSender(Protocol):
+    """What the approver needs from the channel."""
+
+    @property
+    def name(self) -> str:
+        """The channel's name."""
+        ...
+
+    async def send(self, message: OutboundMessage) -> None:
+        """Deliver a plain message."""
+        ...
+
+    async def post_blocks(self, chat_id: str, text: str, blocks: list[dict[str, Any]]) -> str:
+        """Post ``blocks`` (``text`` is the notification fallback); returns the ``ts``."""
+        ...
+
+    async def update_blocks(
+        self, chat_id: str, ts: str, text: str, blocks: list[dict[str, Any]]
+    ) -> None:
+        """Replace a posted message (best effort)."""
+        ...
+
+    def spawn(self, coro: Coroutine[Any, Any, None], name: str) -> None:
+        """Run ``coro`` in the background, owned by the channel."""
+        ...
+
+
+@dataclass
+class _Question:
+    chat_id: str
+    ts: str
+    text: str
+    answered_by: str = ""
+
+
+def question_mrkdwn(request: ApprovalRequest) -> str:
+    """The question as mrkdwn (tool, reason, arguments)."""
+    arguments = json.dumps(request.arguments, ensure_ascii=False, indent=1)
+    if len(arguments) > PREVIEW_CHARS:
+        arguments = arguments[: PREVIEW_CHARS - 1] + "…"
+    text = (
+        f"*Allow the tool {escape(request.tool)}?* It {escape(request.reason)}.\n"
+        f"```\n{escape(arguments)}\n```\n"
+        "Click a button (or reply allow, allow chat, always or deny)."
+    )
+    return text[:SECTION_CHARS]
+
+
+def section(text: str) -> dict[str, Any]:
+    """A mrkdwn section block."""
+    return {"type": "section", "text": {"type": "mrkdwn", "text": text[:SECTION_CHARS]}}
+
+
+def buttons(call_id: str) -> dict[str, Any]:
+    """The actions block with the four buttons."""
+    styles = {Decision.ALLOW_ONCE: "primary", Decision.DENY: "danger"}
+    elements: list[dict[str, Any]] = []
+    for code, decision in CODES.items():
+        button: dict[str, Any] = {
+            "type": "button",
+            "action_id": f"{PREFIX}:{code}",
+            "text": {"type": "plain_text", "text": LABELS[decision]},
+            "value": call_id,
+        }
+        if decision in styles:
+            button["style"] = styles[decision]
+        elements.append(button)
+    return {"type": "actions", "block_id": f"{PREFIX}:{call_id}"[:255], "elements": elements}
+
+
+class BlockApprover(ReplyApprover):
+    """Asks with Block Kit buttons; keyword replies keep working.
+
+    Args:
+        channel: The Slack channel (posts and updates the question).
+    """
+
+    def __init__(self, channel: QuestionSender) -> None:
+        super().__init__(channel.name, channel.send)
+        self._channel = channel
+        self._questions: dict[str, _Question] = {}  # call id → question
+
+    async def ask(self, request: ApprovalRequest) -> None:
+        """Post the question with its buttons."""
+        text = question_mrkdwn(request)
+        ts = await self._channel.post_blocks(
+            request.chat_id,
+            f"Allow the tool {request.tool}?",
+            [section(text), buttons(request.call_id)],
+        )
+        self._questions[request.call_id] = _Question(request.chat_id, ts, text)
+
+    async def request_approval(self, request: ApprovalRequest) -> Decision:
+        """Ask and wait; afterwards the question shows its outcome and loses its buttons."""
+        decision: Decision | None = None
+        try:
+            decision = await super().request_approval(request)
+            return decision
+        finally:
+            question = self._questions.pop(request.call_id, None)
+            if question is not None:
+                self._channel.spawn(self._close(question, decision), name="approval-close")
+
+    async def _close(self, question: _Question, decision: Decision | None) -> None:
+        if decision is None:
+            outcome = CLOSED
+        else:
+            outcome = OUTCOMES[decision] + (
+                f" by <@{question.answered_by}>" if question.answered_by else ""
+            )
+        text = f"{question.text}\n_{outcome}_"
+        await self._channel.update_blocks(question.chat_id, question.ts, outcome, [section(text)])
+
+    async def on_action(self, action: dict[str, Any], user_id: str, channel_id: str) -> bool:
+        """A click on one of the buttons (``action`` from a ``block_actions`` payload);
+        ``True`` when it answered a waiting question."""
+        action_id = str(action.get("action_id") or "")
+        prefix, _, code = action_id.partition(":")
+        decision = CODES.get(code) if prefix == PREFIX else None
+        call_id = str(action.get("value") or "")
+        question = self._questions.get(call_id)
+        if decision is None or question is None or not question.chat_id.startswith(channel_id):
+            log.info("Slack: a click on a closed or unknown approval question")
+            return False
+        question.answered_by = user_id
+        return self.answer(question.chat_id, decision, call_id)

@@ -1,0 +1,438 @@
+"""The Slack channel: a Slack app in Socket Mode (slack-sdk's aiohttp ``SocketModeClient`` and
+``AsyncWebClient``).
+
+Connecting. ``auth.test`` with the bot token (who the bot is), then ``apps.connections.open``
+with the app token gives the WebSocket URL. The SDK's own reconnecting is turned off: a lost
+connection ends :meth:`SlackChannel.run` with an error, so the manager shows it and reconnects
+with its backoff. A ``disconnect`` envelope (Slack asks the app to move to a new connection)
+is still followed by the SDK within the same run. Refused tokens make the channel
+``unavailable`` with a hint instead of retrying.
+
+Receiving. Every envelope is acknowledged, as the protocol requires, with its
+``envelope_id``. Slack wants that within three seconds, sooner than the agent may save a
+message, so a message is first kept in the channel's journal (saved to disk), then
+acknowledged; the journal hands it over again after a restart until the agent has it safe.
+Envelopes are handled one after the other in arrival order. Slack delivers an envelope again
+when its acknowledgement did not arrive (a dropped connection), and sends both ``message``
+and ``app_mention`` for a mention: a message is known by ``<channel>:<ts>`` and handled once.
+An event that cannot be understood is logged, acknowledged and skipped.
+
+Sending. Markdown becomes mrkdwn in pieces under Slack's length (:mod:`.mrkdwn`), then the
+attachments are uploaded, all into the chat's thread when it has one. A send that fails
+halfway resumes after the pieces already delivered when the manager retries it. The message a
+turn answers gets ``reactEmoji`` while it runs and ``doneEmoji`` afterwards. Approval questions
+come with buttons (:mod:`.buttons`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import OrderedDict
+from collections.abc import Coroutine
+from pathlib import Path
+from typing import Any, ClassVar
+
+from slack_sdk.errors import SlackApiError
+from slack_sdk.socket_mode.aiohttp import SocketModeClient
+from slack_sdk.socket_mode.request import SocketModeRequest
+from slack_sdk.web.async_client import AsyncWebClient
+
+from desktop.core.bus.events import (
+    OutboundMessage,
+    RunEvent,
+    TurnFailed,
+    TurnFinished,
+    TurnStarted,
+    TurnStopped,
+)
+from desktop.core.bus.queue import MessageBus
+from desktop.core.channels.base import BaseChannel, ChannelStatus, ChannelUnavailable
+from desktop.core.channels.slack import files, inbound
+from desktop.core.channels.slack.buttons import CLOSED, PREFIX, BlockApprover, section
+from desktop.core.channels.slack.config import DEFAULT_BASE_URL
+from desktop.core.channels.slack.mrkdwn import pieces, to_mrkdwn
+from desktop.core.channels.state import ChannelStateStore
+from desktop.core.utils.redact import redact, register_secret
+from desktop.core.utils.tasks import TaskOwner
+
+log = logging.getLogger(__name__)
+
+REFUSED = {"invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired"}
+WRONG_TOKEN_TYPE = {"not_allowed_token_type", "missing_scope"}
+RATE_LIMIT_TRIES = 3
+KEPT = 500  # turns / partly sent messages remembered
+
+
+def _remember(store: OrderedDict[Any, Any], key: Any, value: Any) -> None:
+    store[key] = value
+    store.move_to_end(key)
+    while len(store) > KEPT:
+        store.popitem(last=False)
+
+
+class SlackChannel(BaseChannel):
+    """A Slack app in Socket Mode (see the module docstring)."""
+
+    name: ClassVar[str] = "slack"
+    display_name: ClassVar[str] = "Slack"
+    ping_interval: ClassVar[float] = 5.0
+    """Seconds between WebSocket pings (a connection silent for 4 of them is lost)."""
+    connect_timeout: ClassVar[float] = 45.0
+
+    def __init__(
+        self,
+        config: Any,
+        bus: MessageBus,
+        state: ChannelStateStore,
+        media_dir: Path,
+        *,
+        app_config: Any = None,
+    ) -> None:
+        self._owner = TaskOwner("slack")
+        self._web: AsyncWebClient | None = None
+        self._socket: SocketModeClient | None = None
+        self._bot_user_id: str | None = None
+        self._lost = asyncio.Event()
+        self._turns: OrderedDict[str, str] = OrderedDict()  # turn id → request id
+        self._progress: OrderedDict[int, tuple[OutboundMessage, int]] = OrderedDict()
+        super().__init__(config, bus, state, media_dir, app_config=app_config)
+        register_secret(getattr(config, "bot_token", "") or None)
+        register_secret(getattr(config, "app_token", "") or None)
+
+    def make_approver(self) -> BlockApprover:
+        """Approval questions with Block Kit buttons."""
+        return BlockApprover(self)
+
+    def spawn(self, coro: Coroutine[Any, Any, None], name: str) -> None:
+        """Run ``coro`` in the background, owned by the channel (cancelled on stop)."""
+        self._owner.try_spawn(coro, name=name)
+
+    # -- connection -----------------------------------------------------------------------
+    def _tokens(self) -> tuple[str, str]:
+        if self.config.mode != "socket":
+            raise ChannelUnavailable(
+                "Webhook mode needs a public HTTPS server; the desktop app uses Socket Mode.",
+                'Set the Slack mode to "socket" and turn on Socket Mode in the app settings.',
+            )
+        bot, app = (self.config.bot_token or "").strip(), (self.config.app_token or "").strip()
+        if not bot or not app:
+            missing = " and ".join(
+                n for n, v in (("bot token (xoxb-…)", bot), ("app token (xapp-…)", app)) if not v
+            )
+            raise ChannelUnavailable(
+                f"No {missing} is set.",
+                "Create a Slack app with Socket Mode on (see the README) and enter its tokens "
+                "in Settings → Channels → Slack.",
+            )
+        if not app.startswith("xapp-"):
+            raise ChannelUnavailable(
+                "The app token is not an app-level token (it starts with xapp-).",
+                "Create one under Basic Information → App-Level Tokens with connections:write.",
+            )
+        return bot, app
+
+    def _make_web(self, token: str) -> AsyncWebClient:
+        base = (self.config.base_url or DEFAULT_BASE_URL).strip()
+        return AsyncWebClient(token=token, base_url=base, proxy=self.config.proxy or None)
+
+    def _refused(self, which: str, exc: SlackApiError) -> ChannelUnavailable:
+        error = str(exc.response.get("error") or "")
+        hint = (
+            "Check the bot token (OAuth & Permissions → Bot User OAuth Token)"
+            if which == "bot"
+            else "Check the app token (Basic Information → App-Level Tokens, with the "
+            "connections:write scope, and Socket Mode turned on)"
+        )
+        return ChannelUnavailable(f"Slack did not accept the {which} token ({error}).", hint + ".")
+
+    async def _login(self, web: AsyncWebClient) -> dict[str, Any]:
+        try:
+            response = await web.auth_test()
+        except SlackApiError as exc:
+            if exc.response.get("error") in REFUSED | WRONG_TOKEN_TYPE:
+                raise self._refused("bot", exc) from None
+            raise ConnectionError(f"Slack answered {exc.response.get('error')}") from None
+        return dict(response.data) if isinstance(response.data, dict) else {}
+
+    async def run(self) -> None:
+        """Connect, then receive until stopped (a lost connection raises)."""
+        bot_token, app_token = self._tokens()
+        web = self._web = self._make_web(bot_token)
+        me = await self._login(web)
+        self._bot_user_id = str(me.get("user_id") or "") or None
+        queue: asyncio.Queue[SocketModeRequest] = asyncio.Queue()
+        self._lost.clear()
+
+        async def on_request(_client: Any, request: SocketModeRequest) -> None:
+            queue.put_nowait(request)
+
+        async def on_close(_message: Any) -> None:
+            self._lost.set()
+
+        socket = self._socket = SocketModeClient(
+            app_token,
+            web_client=web,
+            proxy=self.config.proxy or None,
+            auto_reconnect_enabled=False,
+            ping_interval=self.ping_interval,
+            on_close_listeners=[on_close],
+            on_error_listeners=[on_close],
+        )
+        socket.socket_mode_request_listeners.append(on_request)
+        worker: asyncio.Task[None] | None = None
+        try:
+            try:
+                socket.wss_uri = await socket.issue_new_wss_url()
+            except SlackApiError as exc:
+                if exc.response.get("error") in REFUSED | WRONG_TOKEN_TYPE:
+                    raise self._refused("app", exc) from None
+                raise ConnectionError(f"Slack answered {exc.response.get('error')}") from None
+            async with asyncio.timeout(self.connect_timeout):
+                await socket.connect()  # type: ignore[no-untyped-call]
+            account = f"@{me.get('user')}" if me.get("user") else str(me.get("user_id") or "")
+            team = me.get("team")
+            self.set_status(
+                ChannelStatus("connected", account=f"{account} ({team})" if team else account)
+            )
+            await self.replay_journal()
+            worker = self._owner.spawn(self._work(socket, queue), name="slack-envelopes")
+            await self._watch(socket)
+        finally:
+            if worker is not None:
+                worker.cancel()
+                await asyncio.gather(worker, return_exceptions=True)
+            self._socket = None
+            await self._close(socket)
+
+    async def _watch(self, socket: SocketModeClient) -> None:
+        """Return when stopped; raise when the connection is lost."""
+        while not self.stopping:
+            self._lost.clear()
+            try:
+                async with asyncio.timeout(self.ping_interval):
+                    await self._lost.wait()
+            except TimeoutError:
+                pass
+            if self.stopping or socket.connect_operation_lock.locked():
+                continue  # stopping, or following Slack's request to reconnect
+            if not await socket.is_connected():
+                raise ConnectionError("The connection to Slack was lost.")
+
+    @staticmethod
+    async def _close(socket: SocketModeClient) -> None:
+        try:
+            await socket.close()  # type: ignore[no-untyped-call]
+        except Exception as exc:  # noqa: BLE001 - closing must go on
+            log.debug("closing the Slack connection failed: %s", redact(exc))
+
+    async def stop(self) -> None:
+        """Stop receiving and cancel the channel's background work."""
+        await super().stop()
+        self._lost.set()
+        await self._owner.aclose()
+        socket, self._socket = self._socket, None
+        if socket is not None:
+            await self._close(socket)
+
+    async def check(self) -> str:
+        """Settings → "Test": ``auth.test`` with the bot token, ``apps.connections.open`` with
+        the app token (the URL it gives is not used)."""
+        bot_token, app_token = self._tokens()
+        web = self._make_web(bot_token)
+        try:
+            me = await self._login(web)
+            await web.apps_connections_open(app_token=app_token)
+        except ChannelUnavailable as exc:
+            raise ValueError(exc.reason) from None
+        except SlackApiError as exc:
+            raise ValueError(self._refused("app", exc).reason) from None
+        return f"Connected as @{me.get('user')} in {me.get('team')}"
+
+    # -- receiving ------------------------------------------------------------------------
+    async def _work(
+        self, socket: SocketModeClient, queue: asyncio.Queue[SocketModeRequest]
+    ) -> None:
+        while True:
+            request = await queue.get()
+            later = request.type == "events_api"  # acknowledged once the journal has it
+            if not later:
+                await self._acknowledge(socket, request)
+            try:
+                if request.type == "events_api":
+                    await self._on_event(request.payload)
+                elif request.type == "interactive":
+                    await self._on_interactive(request.payload)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - one bad event must not stop the channel
+                log.warning(
+                    "Slack: skipping an event that could not be handled (%s): %s",
+                    request.envelope_id,
+                    redact(exc),
+                )
+            if later:
+                await self._acknowledge(socket, request)
+
+    @staticmethod
+    async def _acknowledge(socket: SocketModeClient, request: SocketModeRequest) -> None:
+        try:
+            await socket.send_socket_mode_response({"envelope_id": request.envelope_id})
+        except Exception as exc:  # noqa: BLE001 - Slack delivers it again
+            log.info("Slack: acknowledging %s failed: %s", request.envelope_id, redact(exc))
+
+    async def _on_event(self, payload: Any) -> None:
+        event = payload.get("event") if isinstance(payload, dict) else None
+        incoming = inbound.parse(event, bot_user_id=self._bot_user_id, config=self.config)
+        if incoming is None:
+            return
+        if self.state.seen(incoming.key):
+            log.debug("Slack: message %s was handled before", incoming.key)
+            return
+        if not self.is_allowed(incoming.sender):
+            log.info("Slack: message from %s ignored (not in allowFrom)", incoming.sender)
+            return
+        described = await files.describe(
+            incoming.files, self.media_dir, self.config.bot_token, self.config.proxy or None
+        )
+        content = "\n".join(p for p in (incoming.text, *described.lines) if p)
+        if not content:
+            return
+        published = await self.publish(
+            incoming.sender,
+            incoming.chat_id,
+            content,
+            media=described.images,
+            metadata={
+                "message_id": incoming.ts,
+                "user_id": incoming.sender,
+                "channel": incoming.channel,
+                "thread_ts": incoming.thread_ts,
+                "is_group": not incoming.is_dm,
+            },
+            message_id=incoming.key,
+            journal=True,  # acknowledged to Slack before the agent has it safe
+            seen=[incoming.key],
+        )
+        if incoming.key not in self.journal:  # consumed (an approval answer) or already safe
+            await asyncio.to_thread(self.state.update, seen=[incoming.key])
+        if published and self.config.react_emoji:
+            self.spawn(self._react(incoming.channel, incoming.ts, self.config.react_emoji), "react")
+
+    async def _on_interactive(self, payload: Any) -> None:
+        if not isinstance(payload, dict) or payload.get("type") != "block_actions":
+            return
+        user = payload.get("user") or {}
+        channel = payload.get("channel") or {}
+        message = payload.get("message") or {}
+        user_id = str(user.get("id") or "") if isinstance(user, dict) else ""
+        channel_id = str(channel.get("id") or "") if isinstance(channel, dict) else ""
+        for action in payload.get("actions") or []:
+            if not isinstance(action, dict):
+                continue
+            if not str(action.get("action_id") or "").startswith(f"{PREFIX}:"):
+                continue
+            if not self.is_allowed(user_id):
+                log.info("Slack: approval click from %s ignored (not in allowFrom)", user_id)
+                return
+            assert isinstance(self.approvals, BlockApprover)
+            if not await self.approvals.on_action(action, user_id, channel_id):
+                ts = message.get("ts") if isinstance(message, dict) else None
+                if channel_id and isinstance(ts, str):  # an old question: drop its buttons
+                    await self.update_blocks(channel_id, ts, CLOSED, [section(CLOSED)])
+            return
+
+    # -- run events -----------------------------------------------------------------------
+    async def on_event(self, event: RunEvent) -> None:
+        """The answered message loses ``reactEmoji`` and gets ``doneEmoji`` when its turn ends."""
+        if isinstance(event, TurnStarted):
+            if event.channel == self.name and event.request_id:
+                _remember(self._turns, event.turn_id, event.request_id)
+            return
+        if not isinstance(event, TurnFinished | TurnStopped | TurnFailed):
+            return
+        request_id = self._turns.pop(event.turn_id, None)
+        where = inbound.message_of(request_id) if request_id else None
+        if where is None:
+            return
+        channel, ts = where
+        if self.config.react_emoji:
+            self.spawn(self._react(channel, ts, self.config.react_emoji, remove=True), "unreact")
+        if self.config.done_emoji and isinstance(event, TurnFinished):
+            self.spawn(self._react(channel, ts, self.config.done_emoji), "react-done")
+
+    async def _react(self, channel: str, ts: str, emoji: str, *, remove: bool = False) -> None:
+        web = self._web
+        if web is None:
+            return
+        name = emoji.strip().strip(":")
+        try:
+            if remove:
+                await web.reactions_remove(channel=channel, timestamp=ts, name=name)
+            else:
+                await web.reactions_add(channel=channel, timestamp=ts, name=name)
+        except Exception as exc:  # noqa: BLE001 - a reaction is decoration
+            log.debug("Slack: reaction %s failed: %s", name, redact(exc))
+
+    # -- sending --------------------------------------------------------------------------
+    def _require_web(self) -> AsyncWebClient:
+        if self._web is None:
+            raise ConnectionError("Slack is not connected")
+        return self._web
+
+    async def _call(self, method: str, **params: Any) -> dict[str, Any]:
+        """A Web API call that waits out Slack's rate limit (``Retry-After``) a few times."""
+        web = self._require_web()
+        for attempt in range(RATE_LIMIT_TRIES):
+            try:
+                response = await getattr(web, method)(**params)
+                return dict(response.data) if isinstance(response.data, dict) else {}
+            except SlackApiError as exc:
+                if exc.response.get("error") != "ratelimited" or attempt == RATE_LIMIT_TRIES - 1:
+                    raise
+                delay = float(exc.response.headers.get("Retry-After", "1") or 1)
+                await asyncio.sleep(min(max(delay, 0.0), 60.0))
+        raise AssertionError("unreachable")
+
+    async def send(self, message: OutboundMessage) -> None:
+        """Deliver an answer: the text in pieces, then the attachments (raises on failure).
+
+        When the manager retries a send that failed halfway, the steps already delivered are
+        not sent again.
+        """
+        channel, thread = inbound.split_chat(message.chat_id)
+        steps: list[str | Path] = [
+            *pieces(to_mrkdwn(message.content)),
+            *(Path(m) for m in message.media),
+        ]
+        done = self._progress.get(id(message), (message, 0))[1]
+        for index in range(done, len(steps)):
+            step = steps[index]
+            if isinstance(step, Path):
+                await files.upload(self._require_web(), channel, thread, step)
+            else:
+                await self._call(
+                    "chat_postMessage", channel=channel, thread_ts=thread, text=step, mrkdwn=True
+                )
+            _remember(self._progress, id(message), (message, index + 1))
+        self._progress.pop(id(message), None)
+
+    async def post_blocks(self, chat_id: str, text: str, blocks: list[dict[str, Any]]) -> str:
+        """Post a Block Kit message (an approval question); returns its ``ts``."""
+        channel, thread = inbound.split_chat(chat_id)
+        data = await self._call(
+            "chat_postMessage", channel=channel, thread_ts=thread, text=text, blocks=blocks
+        )
+        return str(data.get("ts") or "")
+
+    async def update_blocks(
+        self, chat_id: str, ts: str, text: str, blocks: list[dict[str, Any]]
+    ) -> None:
+        """Replace a posted message's blocks (best effort)."""
+        if self._web is None or not ts:
+            return
+        channel, _ = inbound.split_chat(chat_id)
+        try:
+            await self._call("chat_update", channel=channel, ts=ts, text=text, blocks=blocks)
+        except Exception as exc:  # noqa: BLE001 - the answer counts even if the edit fails
+            log.info("Slack: updating an approval question failed: %s", redact(exc))

@@ -1,0 +1,1 @@
+"""The DingTalk channel against a local DingTalk."""

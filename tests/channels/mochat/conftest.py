@@ -1,0 +1,112 @@
+"""Fixtures: the local Mochat server, and a real agent runtime whose Mochat channel talks to it
+(the model is the scripted OpenAI-compatible server, through the real LiteLLM path)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from desktop.core.agent.approval import ApprovalPolicy
+from desktop.core.agent.context import RUNTIME_CLOSE
+from desktop.core.assembly import Runtime, build_runtime
+from desktop.core.config.loader import load_config
+from tests.channels.mochat.server import AGENT, TOKEN, MochatServer
+from tests.conftest import write_config
+from tests.core.agent.conftest import make_provider
+from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
+
+SESSION = "session_alice"
+PANEL = "panel-general"
+
+
+@pytest.fixture
+async def mochat() -> AsyncIterator[MochatServer]:
+    """A running local Mochat server."""
+    server = await MochatServer().start()
+    server.add_session(SESSION)
+    yield server
+    await server.stop()
+
+
+async def until(condition: Callable[[], Any], timeout: float = 30.0, what: str = "") -> None:
+    """Wait until ``condition()`` is true (polled), or fail."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not condition():
+        assert loop.time() < deadline, f"not reached in {timeout} s: {what or condition}"
+        await asyncio.sleep(0.01)
+
+
+def config_file(
+    tmp_path: Path, server: MochatServer, *, channels: dict[str, Any] | None = None, **section: Any
+) -> Path:
+    """A config with the Mochat channel pointed at ``server`` (``channels``: settings shared
+    by every channel, such as ``sendToolHints``)."""
+    data = {
+        "agents": {"defaults": {"workspace": str(tmp_path / "ws"), "timezone": "UTC"}},
+        "channels": {
+            "mochat": {
+                "enabled": True,
+                "baseUrl": server.url,
+                "clawToken": TOKEN,
+                "agentUserId": AGENT,
+                "sessions": [SESSION],
+                "panels": [PANEL],
+                "allowFrom": ["*"],
+                "replyDelayMode": "off",
+                **section,
+            },
+            **(channels or {}),
+        },
+    }
+    return write_config(tmp_path / "nanobot" / "config.json", data)
+
+
+async def start_runtime(
+    tmp_path: Path,
+    server: MochatServer,
+    model: ScriptedOpenAIServer,
+    *,
+    approval: ApprovalPolicy | None = None,
+    clock: Any = None,
+    connected: bool = True,
+    channels: dict[str, Any] | None = None,
+    **section: Any,
+) -> Runtime:
+    """Build and start a runtime whose Mochat channel is connected to ``server``."""
+    config = load_config(config_file(tmp_path, server, channels=channels, **section))
+    runtime = await asyncio.to_thread(
+        build_runtime, config, make_provider(model.url), approval=approval, clock=clock
+    )
+    await runtime.start()
+    if connected:
+        await until(lambda: runtime.channels.status("mochat").ok, what="connected")
+    return runtime
+
+
+def user_text(body: dict[str, Any]) -> str:
+    """What the person wrote, from a chat-completion request (the last user message)."""
+    content = next(m for m in reversed(body["messages"]) if m["role"] == "user")["content"]
+    if isinstance(content, list):
+        content = " ".join(p.get("text", "") for p in content if p.get("type") == "text")
+    return str(content).split(RUNTIME_CLOSE, 1)[-1].strip()
+
+
+def echo(prefix: str = "echo: ") -> Callable[[dict[str, Any]], Any]:
+    """A router for the scripted server that answers with the person's text."""
+
+    def route(body: dict[str, Any]) -> Any:
+        return Reply(prefix + user_text(body))
+
+    return route
+
+
+def state_file(tmp_path: Path) -> dict[str, Any]:
+    """The Mochat channel's state file."""
+    path = tmp_path / "nanobot" / "channel-state" / "mochat.json"
+    return dict(json.loads(path.read_text())["values"]) if path.exists() else {}
