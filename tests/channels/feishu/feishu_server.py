@@ -59,6 +59,7 @@ class Sent:
     reply_to: str | None = None
     reply_in_thread: bool = False
     uuid: str | None = None
+    receive_id: str | None = None
 
 
 @dataclass
@@ -98,6 +99,7 @@ class FeishuServer:
         self.refuse_endpoint = False
         """Endpoint discovery refuses the app (as for an app without the long connection)."""
         self._by_uuid: dict[str, Sent] = {}
+        self._direct_chats: dict[str, str] = {}  # person's open id → their chat with the bot
         self._ids = itertools.count(1)
         self._ws: web.WebSocketResponse | None = None
         self._connected = asyncio.Event()
@@ -210,11 +212,17 @@ class FeishuServer:
     async def _create(self, request: web.Request) -> web.Response:
         if not self._authorized(request):
             return self._refused()
-        if request.query.get("receive_id_type") != "chat_id":
-            return web.json_response({"code": 99992402, "msg": "field validation failed"})
+        kind = request.query.get("receive_id_type")
         body = await request.json()
         self.send_requests.append(body)
-        return self._record(body, chat_id=body["receive_id"])
+        receiver = str(body.get("receive_id") or "")
+        if kind == "chat_id" and receiver.startswith("oc_"):
+            chat = receiver
+        elif kind == "open_id" and receiver.startswith("ou_"):
+            chat = self._direct_chats.get(receiver, receiver)  # the bot's chat with them
+        else:
+            return web.json_response({"code": 99992402, "msg": "field validation failed"})
+        return self._record(body, chat_id=chat, receive_id=receiver)
 
     async def _reply(self, request: web.Request) -> web.Response:
         if not self._authorized(request):
@@ -415,13 +423,14 @@ class FeishuServer:
         chat_type: str = "p2p",
         mentions: list[dict[str, Any]] | None = None,
         thread_id: str = "",
+        root_id: str = "",
         user_id: str = "",
     ) -> tuple[str, Delivery]:
         """A person's message (``im.message.receive_v1``); returns its id and delivery."""
         message_id = f"om_user_{next(self._ids)}"
         message: dict[str, Any] = {
             "message_id": message_id,
-            "root_id": message_id if thread_id else "",
+            "root_id": root_id,
             "parent_id": "",
             "create_time": str(int(time.time() * 1000)),
             "chat_id": chat_id,
@@ -432,6 +441,8 @@ class FeishuServer:
         }
         if thread_id:
             message["thread_id"] = thread_id
+        if chat_type == "p2p":
+            self._direct_chats[sender] = chat_id
         event = {
             "sender": {
                 "sender_id": {"open_id": sender, "user_id": user_id, "union_id": "on_x"},

@@ -88,7 +88,7 @@ async def test_an_approval_is_answered_with_a_card_button(
         "decision": "2",
         "call_id": buttons[1]["value"]["call_id"],
     }
-    assert policy.is_allowed(f"feishu:{CHAT}", "exec")
+    assert policy.is_allowed(f"feishu:{USER}", "exec")  # nanobot's key of a direct chat
     tool_result = scripted_server.chat_requests()[1].body["messages"][-1]
     assert tool_result["role"] == "tool" and "approved-run" in str(tool_result["content"])
     assert feishu.patched == [], "the callback's answer updated the card"
@@ -128,7 +128,7 @@ async def test_approvals_by_keyword_or_left_unanswered(
     manager, owner = _manager(feishu, bus, tmp_path, gate)
     await manager.start()
     ctx = ToolContext(
-        workspace=tmp_path, session_key=f"feishu:{CHAT}", channel="feishu", chat_id=CHAT
+        workspace=tmp_path, session_key=f"feishu:{USER}", channel="feishu", chat_id=USER
     )
     try:
         await until(lambda: manager.status("feishu").ok)

@@ -147,3 +147,30 @@ async def test_rich_text_images_and_files_reach_the_model(
     assert user_text(requests[1]) == f"[file: {document}]"
     assert document.read_bytes() == b"meeting at noon\n"
     assert delivery.acked
+
+
+async def test_sessions_are_nanobots_a_person_or_a_group_thread(
+    feishu: FeishuServer, scripted_server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
+    """A direct chat is the session ``feishu:<open id>``; with ``topicIsolation`` a group
+    message starts its own session, and replies in its thread join it."""
+    scripted_server.route = echo()
+    group = "oc_group_0002"
+    runtime = await start_runtime(tmp_path, feishu, scripted_server, groupPolicy="open")
+    try:
+        await feishu.push_text(CHAT, USER, "direct")
+        first = await feishu.push_text(group, USER, "topic one", chat_type="group")
+        await until(lambda: len(feishu.sent) == 2, what="two answers")
+        await feishu.push_text(group, "ou_user_0002", "in thread", chat_type="group", root_id=first)
+        await until(lambda: len(feishu.sent) == 3, what="the thread answer")
+    finally:
+        await runtime.stop()
+    assert feishu.texts(CHAT) == ["echo: direct"]
+    (answer,) = feishu.sent_to(CHAT)
+    assert answer.receive_id == USER, "a direct chat is answered by the person's id"
+    assert feishu.texts(group) == ["echo: topic one", "echo: in thread"]
+    direct = runtime.sessions.path_for(f"feishu:{USER}")
+    thread = runtime.sessions.path_for(f"feishu:{group}:{first}")
+    assert direct.exists() and thread.exists()
+    assert "in thread" in thread.read_text() and "topic one" in thread.read_text()
+    assert not runtime.sessions.path_for(f"feishu:{group}").exists()

@@ -28,8 +28,6 @@ from tests.channels.feishu.conftest import (
 from tests.channels.feishu.feishu_server import APP_ID, APP_SECRET, FeishuServer
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
 
-KEY = f"feishu:{CHAT}"
-
 
 def _asked(model: ScriptedOpenAIServer) -> list[str]:
     return [user_text(r.body) for r in model.chat_requests()]

@@ -67,6 +67,12 @@ class FeishuError(Exception):
         return self.code in CREDENTIAL_CODES
 
 
+def receive_id_type(chat_id: str) -> str:
+    """How the platform reads a chat id: ``oc_…`` is a chat, anything else a person's open id
+    (nanobot's direct chats are keyed by the person)."""
+    return "chat_id" if chat_id.startswith("oc_") else "open_id"
+
+
 def _checked(what: str, response: Any) -> Any:
     if not response.success():
         raise FeishuError(what, response.code, response.msg)
@@ -127,7 +133,7 @@ class OpenApi:
     def _create(self, chat_id: str, kind: str, body: str, uuid: str) -> str:
         request = (
             CreateMessageRequest.builder()
-            .receive_id_type("chat_id")
+            .receive_id_type(receive_id_type(chat_id))
             .request_body(
                 CreateMessageRequestBody.builder()
                 .receive_id(chat_id)

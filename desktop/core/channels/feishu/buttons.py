@@ -181,13 +181,23 @@ class CardApprover(ReplyApprover):
                     self._channel.update_card(question.message_id, body), name="approval-close"
                 )
 
-    def on_action(self, chat_id: str, value: Any, who: str) -> ActionResult | None:
-        """A tap on a button; ``None`` when it is not one of the approval buttons."""
+    def on_action(self, card_message: str, value: Any, who: str) -> ActionResult | None:
+        """A tap on a button of the card ``card_message``; ``None`` when it is not one of the
+        approval buttons. (The question is found by its card: in a direct chat the tap names
+        the chat's ``oc_`` id, while nanobot's chat id there is the person's open id.)"""
         if not isinstance(value, dict) or value.get("kind") != KIND:
             return None
         decision = CODES.get(str(value.get("decision")))
         call_id = str(value.get("call_id") or "")
-        question = self._questions.get((chat_id, call_id))
+        question = next(
+            (
+                q
+                for (_, call), q in self._questions.items()
+                if call == call_id and q.message_id == card_message
+            ),
+            None,
+        )
+        chat_id = question.request.chat_id if question is not None else ""
         waiting = any(r.call_id == call_id for r in self.pending(chat_id))
         if decision is None or question is None or not waiting:
             return ActionResult("info", "This question is closed.")

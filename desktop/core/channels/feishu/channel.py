@@ -227,8 +227,8 @@ class FeishuChannel(BaseChannel):
         if event is None or event.action is None:
             return None
         who = event.operator.open_id if event.operator is not None else None
-        chat_id = event.context.open_chat_id if event.context is not None else None
-        if not who or not chat_id:
+        card_message = event.context.open_message_id if event.context is not None else None
+        if not who or not card_message:
             return None
         user_id = event.operator.user_id if event.operator is not None else None
         sender = f"{who}|{user_id}" if user_id else who
@@ -236,7 +236,14 @@ class FeishuChannel(BaseChannel):
             log.info("Feishu: button tap from %s ignored (not in allowFrom)", sender)
             return ActionResult("error", "You may not answer this.")
         assert isinstance(self.approvals, CardApprover)
-        return self.approvals.on_action(chat_id, event.action.value, who)
+        return self.approvals.on_action(card_message, event.action.value, who)
+
+    def _session_key(self, received: Received) -> str | None:
+        """nanobot's session: with ``topicIsolation`` each group thread (a message and the
+        replies to it) is its own conversation; otherwise one per chat."""
+        if received.chat_type == "p2p" or not self.config.topic_isolation:
+            return None
+        return f"{self.name}:{received.chat_id}:{received.root_id or received.message_id}"
 
     def _addressed(self, received: Received) -> bool:
         if received.chat_type == "p2p" or self.config.group_policy == "open":
@@ -266,6 +273,7 @@ class FeishuChannel(BaseChannel):
         text = "\n".join(p for p in (received.text, *lines) if p) or "[empty message]"
         metadata = {
             "message_id": key,
+            "chat_id": received.chat_id,
             "chat_type": received.chat_type,
             "open_id": received.sender_open_id,
             "is_group": received.chat_type != "p2p",
@@ -276,13 +284,14 @@ class FeishuChannel(BaseChannel):
         _remember(self._inbound, key, received)
         published = await self.publish(
             received.sender,
-            received.chat_id,
+            _conversation(received),
             text,
             media=media,
             metadata=metadata,
             message_id=key,
             journal=True,  # confirmed to the platform when this returns
             seen=[key],
+            session_key=self._session_key(received),
         )
         if published and self.config.react_emoji:
             self.spawn(self._react(key, self.config.react_emoji), name="feishu-react")
@@ -364,7 +373,7 @@ class FeishuChannel(BaseChannel):
         if message.reply_to:
             request = str(message.reply_to)
         received = self._inbound.get(request) if request else None
-        if received is None or received.chat_id != message.chat_id:
+        if received is None or _conversation(received) != message.chat_id:
             return None, False
         if received.thread_id and self.config.topic_isolation:
             return received.message_id, True
@@ -444,6 +453,11 @@ class FeishuChannel(BaseChannel):
             await api.patch_card(message_id, cards.content(body))
         except (FeishuError, ConnectionError) as exc:
             log.info("Feishu: updating an approval card failed: %s", redact(exc))
+
+
+def _conversation(received: Received) -> str:
+    """nanobot's chat id: the group's chat id, or in a direct chat the person's open id."""
+    return received.chat_id if received.chat_type != "p2p" else received.sender_open_id
 
 
 def _write(path: Path, data: bytes) -> None:

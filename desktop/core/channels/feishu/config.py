@@ -83,8 +83,8 @@ class FeishuConfig(ChannelBase):
         True,
         title="Topic isolation",
         description=(
-            "In group topics (threads) answer inside the topic. nanobot also keeps a session "
-            "per topic; the desktop app keeps one per chat."
+            "In groups, each message and the replies in its thread are a conversation of "
+            "their own (answers to a topic stay in the topic); off: one conversation per group."
         ),
     )
     base_url: str = Field(
