@@ -4,16 +4,30 @@ API client) against the local platform, and a real agent runtime."""
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 
+import pytest
+
 from tests.channels.feishu.conftest import CHAT, USER, echo, start_runtime, until, user_text
-from tests.channels.feishu.feishu_server import BOT_OPEN_ID, PNG, FeishuServer, card_text
+from tests.channels.feishu.feishu_server import (
+    APP_SECRET,
+    BOT_OPEN_ID,
+    PNG,
+    TENANT_TOKEN,
+    FeishuServer,
+    card_text,
+)
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
 
 
 async def test_a_message_is_received_and_answered_as_a_card(
-    feishu: FeishuServer, scripted_server: ScriptedOpenAIServer, tmp_path: Path
+    feishu: FeishuServer,
+    scripted_server: ScriptedOpenAIServer,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
+    caplog.set_level(logging.DEBUG)
     scripted_server.route = echo()
     runtime = await start_runtime(tmp_path, feishu, scripted_server)
     try:
@@ -30,6 +44,7 @@ async def test_a_message_is_received_and_answered_as_a_card(
         "elements": [{"tag": "markdown", "content": "echo: hello there"}],
     }
     assert all(d.acked for d in feishu.deliveries)
+    assert APP_SECRET not in caplog.text and TENANT_TOKEN not in caplog.text
 
 
 async def test_the_working_reaction_comes_and_goes_and_done_is_put(
