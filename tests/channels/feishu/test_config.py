@@ -50,3 +50,15 @@ def test_defaults_are_nanobots() -> None:
             assert dumped[key] == value, key
     assert config.api_base == "https://open.feishu.cn"
     assert FeishuConfig(base_url="http://127.0.0.1:9/").api_base == "http://127.0.0.1:9"
+
+
+def test_the_platform_picks_the_open_api_address_the_sdk_uses() -> None:
+    from desktop.core.channels.feishu.api import OpenApi
+
+    for domain, address in (
+        ("feishu", "https://open.feishu.cn"),
+        ("lark", "https://open.larksuite.com"),
+    ):
+        config = FeishuConfig(domain=domain, app_id="cli_x", app_secret="s")
+        api = OpenApi(config.app_id, config.app_secret, config.api_base)
+        assert api.client._config.domain == address
