@@ -96,6 +96,8 @@ class FeishuServer:
         self.failures: list[tuple[Callable[[dict[str, Any]], bool], bool]] = []
         """Send requests to fail once (predicate on the body; whether the message is still
         sent, as when only the answer is lost)."""
+        self.reactions_held: asyncio.Event | None = None
+        """While set and not yet fired, adding a reaction waits for it."""
         self.refuse_endpoint = False
         """Endpoint discovery refuses the app (as for an app without the long connection)."""
         self._by_uuid: dict[str, Sent] = {}
@@ -298,6 +300,8 @@ class FeishuServer:
         if not self._authorized(request):
             return self._refused()
         body = await request.json()
+        if self.reactions_held is not None:  # a slow platform: held until the test says
+            await self.reactions_held.wait()
         emoji = body["reaction_type"]["emoji_type"]
         reaction = f"r_{next(self._ids)}"
         self.reactions[reaction] = (request.match_info["id"], emoji)

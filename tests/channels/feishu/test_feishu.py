@@ -3,6 +3,7 @@ API client) against the local platform, and a real agent runtime."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from pathlib import Path
@@ -58,13 +59,24 @@ async def test_the_working_reaction_comes_and_goes_and_done_is_put(
         message = await feishu.push_text(CHAT, USER, "hi")
         await until(lambda: feishu.sent_to(CHAT), what="the answer")
         await until(lambda: len(feishu.reaction_log) == 3, what="the reactions updated")
+        # The platform is slow to react: the turn ends first, the reaction still goes.
+        feishu.reactions_held = asyncio.Event()
+        quick = await feishu.push_text(CHAT, USER, "again")
+        await until(lambda: len(feishu.sent_to(CHAT)) == 2, what="the second answer")
+        assert feishu.reaction_log[3:] == [], "the answer came before the reaction"
+        feishu.reactions_held.set()
+        await until(lambda: len(feishu.reaction_log) == 6, what="its reactions updated")
     finally:
         await runtime.stop()
     assert feishu.reaction_log == [
         ("add", message, "OnIt"),
         ("remove", message, "OnIt"),
         ("add", message, "DONE"),
+        ("add", quick, "OnIt"),
+        ("remove", quick, "OnIt"),
+        ("add", quick, "DONE"),
     ]
+    assert feishu.reactions == {k: v for k, v in feishu.reactions.items() if v[1] == "DONE"}
 
 
 async def test_groups_answer_mentions_only_and_allow_from_is_kept(

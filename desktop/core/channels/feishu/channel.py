@@ -107,6 +107,7 @@ class FeishuChannel(BaseChannel):
         self._inbound: OrderedDict[str, Received] = OrderedDict()
         self._turns: OrderedDict[str, str] = OrderedDict()  # turn → the message it answers
         self._reactions: OrderedDict[str, str] = OrderedDict()  # message → our reaction
+        self._reacting: dict[str, asyncio.Task[None]] = {}  # reactions still being put
         self._progress: OrderedDict[int, tuple[OutboundMessage, int, str]] = OrderedDict()
         super().__init__(config, bus, state, media_dir, app_config=app_config)
         for secret in (config.app_secret, config.encrypt_key, config.verification_token):
@@ -294,7 +295,12 @@ class FeishuChannel(BaseChannel):
             session_key=self._session_key(received),
         )
         if published and self.config.react_emoji:
-            self.spawn(self._react(key, self.config.react_emoji), name="feishu-react")
+            task = self._owner.try_spawn(
+                self._react(key, self.config.react_emoji), name="feishu-react"
+            )
+            if task is not None:
+                self._reacting[key] = task
+                task.add_done_callback(lambda _: self._reacting.pop(key, None))
 
     async def _attachments(self, received: Received) -> tuple[list[str], list[str]]:
         """``[image: path]`` / ``[file: path]`` lines and the image paths for the model."""
@@ -336,6 +342,9 @@ class FeishuChannel(BaseChannel):
             _remember(self._reactions, message_id, reaction)
 
     async def _finish(self, message_id: str) -> None:
+        pending = self._reacting.get(message_id)
+        if pending is not None:  # a quick turn: its reaction may still be on its way
+            await asyncio.wait({pending})
         api = self._api
         reaction = self._reactions.pop(message_id, None)
         if api is None:
@@ -355,7 +364,8 @@ class FeishuChannel(BaseChannel):
                 _remember(self._turns, event.turn_id, event.request_id)
         elif isinstance(event, TurnFinished | TurnStopped | TurnFailed):
             message_id = self._turns.get(event.turn_id)  # kept: its answer is sent after
-            if message_id and (message_id in self._reactions or self.config.done_emoji):
+            known = message_id in self._reactions or message_id in self._reacting
+            if message_id and (known or self.config.done_emoji):
                 self.spawn(self._finish(message_id), name="feishu-unreact")
 
     # -- sending --------------------------------------------------------------------------
