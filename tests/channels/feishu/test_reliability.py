@@ -119,6 +119,10 @@ async def test_malformed_events_are_skipped_and_the_channel_goes_on(
         bad_content = await feishu.push_event(
             "im.message.receive_v1", {"sender": sender, "message": message}
         )
+        odd = {**message, "message_id": "om_y", "content": '{"text": "hi"}', "mentions": 5}
+        unexpected = await feishu.push_event(
+            "im.message.receive_v1", {"sender": sender, "message": odd}
+        )
         unknown = await feishu.push_event("im.chat.disbanded_v1", {"chat_id": CHAT})
         await feishu.push_text(CHAT, USER, "still there?")
         await until(lambda: "echo: still there?" in feishu.texts(CHAT), what="the answer")
@@ -127,7 +131,7 @@ async def test_malformed_events_are_skipped_and_the_channel_goes_on(
     assert feishu.connections == 1, "the connection was never lost"
     assert no_message.acked, "a malformed message event is confirmed (skipped)"
     assert garbage.answers and not garbage.acked and not unknown.acked  # the SDK refuses them
-    assert bad_content.acked
+    assert bad_content.acked and unexpected.acked, "skipped, not sent again and again"
     assert _asked(scripted_server) == ["still there?"]
 
 

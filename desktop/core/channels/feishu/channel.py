@@ -254,6 +254,15 @@ class FeishuChannel(BaseChannel):
         return bool(self._bot_open_id) and self._bot_open_id in received.mentions
 
     async def _receive(self, event: Any) -> None:
+        """One message event; raising leaves it unconfirmed (the platform sends it again)."""
+        try:
+            await self._receive_message(event)
+        except OSError:  # no connection, no disk: worth the platform's retry
+            raise
+        except Exception:  # a bug must not block the event forever
+            log.exception("Feishu: handling a message event failed; skipped")
+
+    async def _receive_message(self, event: Any) -> None:
         try:
             received = read_event(event, self._bot_open_id)
         except Malformed as exc:
