@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
@@ -18,7 +20,14 @@ class Base(BaseModel):
 
 
 class ChannelBase(Base):
-    """Fields every chat channel has (nanobot's names)."""
+    """Fields every chat channel has (nanobot's names).
+
+    Attributes:
+        kept_fields: Fields of nanobot's section this app reads and saves unchanged but does
+            not use (Settings shows no control for them, only their names).
+    """
+
+    kept_fields: ClassVar[frozenset[str]] = frozenset()
 
     enabled: bool = Field(False, title="Enabled", description="Run this channel.")
     allow_from: list[str] = Field(

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.config import secret_fields
+from desktop.core.config.base import ChannelBase
 from desktop.core.utils.tasks import TaskOwner
 from desktop.ui.settings.key_backends import field_key_backend
 from desktop.ui.settings.key_field import KeyField
@@ -156,7 +157,11 @@ class ChannelForm(QWidget):
         layout.addWidget(self.test_status)
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
+        unused = self.model.kept_fields if issubclass(self.model, ChannelBase) else frozenset()
         for field_name, info in self.model.model_fields.items():
+            if field_name in unused:
+                self.kept.append(field_name)
+                continue
             label = info.title or field_label(field_name)
             path = f"channels.{name}.{field_name}"
             if secret_fields.is_secret_field(field_name):
@@ -236,7 +241,9 @@ class ChannelForm(QWidget):
             key.refresh()
         extra = sorted(to_camel(k) for k in [*self.kept, *(section.model_extra or {})])
         self.extras.setText(
-            f"Other keys in this section are kept as they are: {', '.join(extra)}." if extra else ""
+            f"Kept as they are (nanobot settings not used or not edited here): {', '.join(extra)}."
+            if extra
+            else ""
         )
         self.extras.setVisible(bool(extra))
 

@@ -8,6 +8,8 @@ The field names and defaults are nanobot 0.3.5's (``clientId``, ``clientSecret``
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from pydantic import Field
 
 from desktop.core.config.base import ChannelBase
@@ -18,6 +20,11 @@ DEFAULT_OAPI_URL = "https://oapi.dingtalk.com"
 
 class DingTalkConfig(ChannelBase):
     """DingTalk robot in stream mode."""
+
+    # nanobot settings read and saved unchanged but not used here (no control in Settings).
+    kept_fields: ClassVar[frozenset[str]] = frozenset(
+        {"allow_remote_media_redirects", "remote_media_redirect_allowed_hosts"}
+    )
 
     client_id: str = Field(
         "",

@@ -8,7 +8,7 @@ config loads unchanged. ``token`` and ``proxyPassword`` are kept in the keyring 
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import Field
 
@@ -21,6 +21,11 @@ DEFAULT_INTENTS = 37377  # GUILDS, GUILD_MESSAGES, DIRECT_MESSAGES, MESSAGE_CONT
 
 class DiscordConfig(ChannelBase):
     """Discord bot."""
+
+    # nanobot settings read and saved unchanged but not used here (no control in Settings).
+    kept_fields: ClassVar[frozenset[str]] = frozenset(
+        {"working_emoji", "working_emoji_delay", "streaming"}
+    )
 
     token: str = Field(
         "",

@@ -8,7 +8,7 @@ multi-instance keys (``instanceId``, ``name``, ``identityKey``) are kept as they
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import Field
 
@@ -19,6 +19,9 @@ DOMAINS = {"feishu": "https://open.feishu.cn", "lark": "https://open.larksuite.c
 
 class FeishuConfig(ChannelBase):
     """Feishu / Lark over a WebSocket long connection."""
+
+    # nanobot settings read and saved unchanged but not used here (no control in Settings).
+    kept_fields: ClassVar[frozenset[str]] = frozenset({"streaming"})
 
     app_id: str = Field(
         "",

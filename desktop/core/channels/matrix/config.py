@@ -8,7 +8,7 @@ The field names and defaults are nanobot's (``homeserver``, ``userId``, ``access
 from __future__ import annotations
 
 import sys
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import Field
 
@@ -17,6 +17,9 @@ from desktop.core.config.base import ChannelBase
 
 class MatrixConfig(ChannelBase):
     """Matrix (Element and any other Matrix client)."""
+
+    # nanobot settings read and saved unchanged but not used here (no control in Settings).
+    kept_fields: ClassVar[frozenset[str]] = frozenset({"sas_verification", "streaming"})
 
     homeserver: str = Field(
         "https://matrix.org",

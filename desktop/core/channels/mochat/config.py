@@ -9,7 +9,7 @@ form edits flat fields only; it lists them as "kept as they are").
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
@@ -30,6 +30,17 @@ def _flag(data: Any, *names: str) -> bool | None:
 
 class MochatConfig(ChannelBase):
     """Mochat (Socket.IO)."""
+
+    # nanobot settings read and saved unchanged but not used here (no control in Settings).
+    kept_fields: ClassVar[frozenset[str]] = frozenset(
+        {
+            "socket_reconnect_delay_ms",
+            "socket_max_reconnect_delay_ms",
+            "watch_timeout_ms",
+            "retry_delay_ms",
+            "max_retry_attempts",
+        }
+    )
 
     base_url: str = Field(
         DEFAULT_BASE_URL,

@@ -12,7 +12,7 @@ Settings form edits flat values only): it stays in the section as it is and is r
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
@@ -31,6 +31,11 @@ class SlackDMConfig(Base):
 
 class SlackConfig(ChannelBase):
     """Slack app in Socket Mode."""
+
+    # nanobot settings read and saved unchanged but not used here (no control in Settings).
+    kept_fields: ClassVar[frozenset[str]] = frozenset(
+        {"webhook_path", "include_thread_context", "thread_context_limit"}
+    )
 
     bot_token: str = Field(
         "",

@@ -8,7 +8,7 @@ webhook another nanobot relies on). ``baseUrl`` is ours (a self-hosted Bot API s
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import Field
 
@@ -19,6 +19,22 @@ DEFAULT_BASE_URL = "https://api.telegram.org"
 
 class TelegramConfig(ChannelBase):
     """Telegram bot."""
+
+    # nanobot settings read and saved unchanged but not used here (no control in Settings).
+    kept_fields: ClassVar[frozenset[str]] = frozenset(
+        {
+            "streaming",
+            "inline_keyboards",
+            "rich_messages",
+            "stream_edit_interval",
+            "webhook_url",
+            "webhook_listen_host",
+            "webhook_listen_port",
+            "webhook_path",
+            "webhook_secret_token",
+            "webhook_max_connections",
+        }
+    )
 
     token: str = Field(
         "",
