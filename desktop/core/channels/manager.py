@@ -74,8 +74,28 @@ class Channel(Protocol):
 _ERRNO = re.compile(r"^\[Errno -?\d+\]\s*")
 
 
+def _known_cause(exc: BaseException) -> BaseException:
+    """The network error an SDK wrapped (aiohttp's ``os_error``, an exception's cause or
+    context), if there is one we can explain; else ``exc``."""
+    seen: list[BaseException] = []
+    current: BaseException | None = exc
+    known = (ConnectionRefusedError, socket.gaierror, TimeoutError, ssl.SSLError)
+    while current is not None and len(seen) < 6 and current not in seen:
+        if isinstance(current, known):
+            return current
+        seen.append(current)
+        wrapped = getattr(current, "os_error", None)  # aiohttp.ClientConnectorError
+        current = (
+            wrapped
+            if isinstance(wrapped, BaseException)
+            else current.__cause__ or current.__context__
+        )
+    return exc
+
+
 def _reason(exc: BaseException) -> str:
     """One sentence for the person (no errno codes, no exception class names, redacted)."""
+    exc = _known_cause(exc)
     if isinstance(exc, ConnectionRefusedError):
         return "The server refused the connection (is it running, and is the port right?)"
     if isinstance(exc, socket.gaierror):

@@ -5,6 +5,7 @@ approvals answered by a reply keyword — with a real agent runtime on the scrip
 from __future__ import annotations
 
 import asyncio
+import socket
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -306,3 +307,25 @@ async def test_a_slow_channel_does_not_hold_up_the_others(
     assert delivered[2:] == ["slow:a", "slow:c"]
     await manager.stop()
     await owner.aclose()
+
+
+async def test_a_refused_connection_wrapped_by_an_sdk_reads_plainly() -> None:
+    """aiohttp (Slack, Discord, QQ, Mochat) wraps the refusal in its own error; the status
+    still says what happened, without the SDK's jargon (before: "Cannot connect to host …
+    ssl:default [Connect call failed …]")."""
+    import aiohttp
+
+    from desktop.core.channels.manager import _reason
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    async with aiohttp.ClientSession() as session:
+        with pytest.raises(aiohttp.ClientConnectorError) as caught:
+            await session.get(f"http://127.0.0.1:{port}/")
+    assert _reason(caught.value).startswith("The server refused the connection")
+    try:
+        raise RuntimeError("handshake failed") from ConnectionRefusedError(111, "refused")
+    except RuntimeError as exc:
+        assert _reason(exc).startswith("The server refused the connection")
+    assert _reason(ValueError("bad frame")) == "Bad frame"
