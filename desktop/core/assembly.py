@@ -58,6 +58,7 @@ from desktop.core.tools.messaging import MessageTool, SpawnTool
 from desktop.core.tools.registry import ToolRegistry
 from desktop.core.tools.shell import exec_tools
 from desktop.core.tools.web import web_tools
+from desktop.core.usage.ledger import UsageLedger
 from desktop.core.utils.tasks import TaskOwner
 
 if TYPE_CHECKING:
@@ -172,6 +173,8 @@ class Runtime:
         ipc: The local socket the CLI hands its messages to (app and gateway only).
         applied: The settings the runtime runs with (see
             :mod:`desktop.core.providers.reconfigure`: what a later change needs).
+        ledger: The usage ledger every answered model call is appended to.
+        detach: Removes the runtime's listeners from the provider (called by :meth:`stop`).
     """
 
     config: Config
@@ -191,6 +194,8 @@ class Runtime:
     owner: TaskOwner
     ipc: AgentSocketServer | None = None
     applied: dict[tuple[str, ...], Any] = field(default_factory=dict)
+    ledger: UsageLedger | None = None
+    detach: tuple[Callable[[], None], ...] = ()
 
     async def use_model(
         self,
@@ -292,6 +297,8 @@ class Runtime:
             await self.ipc.stop()
         await self.channels.stop()
         await self.owner.aclose()
+        for remove in self.detach:
+            remove()
         try:
             await self.mcp.aclose()
         except Exception:
@@ -338,6 +345,8 @@ def build_runtime(
         provider if isinstance(provider, SwitchableProvider) else SwitchableProvider(provider)
     )
     owner = TaskOwner("runtime")
+    ledger = UsageLedger(workspace)
+    detach = (provider.add_call_listener(ledger.record),)
     work = SessionWork()
     sync_workspace_templates(workspace)
     sessions = SessionManager(
@@ -441,6 +450,8 @@ def build_runtime(
         if serve_socket
         else None,
         applied=snapshot(config),
+        ledger=ledger,
+        detach=detach,
     )
 
 

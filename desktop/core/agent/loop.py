@@ -44,6 +44,7 @@ from desktop.core.bus.queue import MessageBus
 from desktop.core.config.loader import config_origin
 from desktop.core.config.schema import Config
 from desktop.core.providers.base import LLMError, LLMProvider, StreamDelta
+from desktop.core.providers.switchable import TURN_SOURCES, usage_scope
 from desktop.core.security.paths import default_protected_paths
 from desktop.core.session.manager import Session, SessionManager
 from desktop.core.tools.base import ToolContext
@@ -447,7 +448,8 @@ class AgentLoop:
             if shown is not None and shown != message.content:
                 saved["display"] = shown
             try:
-                content = await self._turn(message, turn, hook, saved)
+                with usage_scope(source=TURN_SOURCES[source], session=key, channel=channel):
+                    content = await self._turn(message, turn, hook, saved)
             except asyncio.CancelledError:
                 self.work.end(turn)
                 task = asyncio.current_task()

@@ -20,6 +20,7 @@ from desktop.core.agent.work import SessionWork
 from desktop.core.bus.events import SYSTEM_CHANNEL, InboundMessage
 from desktop.core.bus.queue import MessageBus
 from desktop.core.providers.base import LLMError, LLMProvider
+from desktop.core.providers.switchable import usage_scope
 from desktop.core.resources import read_template
 from desktop.core.tools.base import ToolContext
 from desktop.core.tools.registry import ToolRegistry
@@ -115,7 +116,8 @@ class SubagentManager:
         )
         messages = [{"role": "system", "content": system}, {"role": "user", "content": task}]
         try:
-            result = await runner.run(messages, sub_ctx, session_key=sub_ctx.session_key)
+            with usage_scope(source="subagent", session=ctx.session_key, run=task_id):
+                result = await runner.run(messages, sub_ctx, session_key=sub_ctx.session_key)
             if result.stop_reason == "empty":
                 status, report = "failed", "the model returned no answer"
             else:

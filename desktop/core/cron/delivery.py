@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextvars
 import logging
+import uuid
 from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -24,6 +25,7 @@ from zoneinfo import ZoneInfo
 
 from desktop.core.bus.events import DESKTOP_CHANNEL, InboundMessage, OutboundMessage, ReminderDue
 from desktop.core.cron.types import CronJob, CronPayload
+from desktop.core.providers.switchable import usage_scope
 from desktop.core.resources import read_template
 
 if TYPE_CHECKING:
@@ -82,6 +84,10 @@ class JobRunner:
 
     async def __call__(self, job: CronJob) -> str | None:
         """Run ``job``; exceptions are recorded by the scheduler as a failed run."""
+        with usage_scope(source="cron", job=job.id, run=uuid.uuid4().hex[:12]):
+            return await self._run(job)
+
+    async def _run(self, job: CronJob) -> str | None:
         if job.payload.kind == "system_event":
             handler = self.system_jobs.get(job.id)
             if handler is None:

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 from desktop.core.bus.events import InboundMessage, ReminderDue
+from desktop.core.providers.switchable import usage_scope
 from desktop.core.resources import read_template
 from desktop.core.utils.validate import read_text_document
 
@@ -167,15 +168,16 @@ class HeartbeatService:
         prompt = read_template("agent", "heartbeat_decide.md").format(
             time=self._now_text(), tasks="\n".join(tasks)
         )
-        response = await self.provider.chat(
-            [
-                {"role": "system", "content": prompt},
-                {"role": "user", "content": "Decide now with the heartbeat tool."},
-            ],
-            tools=[DECISION_TOOL],
-            tool_choice={"type": "function", "function": {"name": "heartbeat"}},
-            max_tokens=300,
-        )
+        with usage_scope(source="heartbeat"):
+            response = await self.provider.chat(
+                [
+                    {"role": "system", "content": prompt},
+                    {"role": "user", "content": "Decide now with the heartbeat tool."},
+                ],
+                tools=[DECISION_TOOL],
+                tool_choice={"type": "function", "function": {"name": "heartbeat"}},
+                max_tokens=300,
+            )
         call = next((c for c in response.tool_calls if c.name == "heartbeat"), None)
         return parse_decision(call.arguments if call is not None else None)
 

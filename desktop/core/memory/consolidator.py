@@ -24,6 +24,7 @@ from typing import Any
 from desktop.core.agent.runner import budget_for
 from desktop.core.memory.store import MemoryStore
 from desktop.core.providers.base import LLMError, LLMProvider
+from desktop.core.providers.switchable import usage_scope
 from desktop.core.providers.tokens import count_messages, count_text, count_tools, message_tokens
 from desktop.core.resources import read_template
 from desktop.core.session.manager import Session, SessionManager
@@ -304,7 +305,8 @@ class Consolidator:
         chunk = session.messages[session.last_consolidated : end]
         if not chunk:
             return False
-        content = await self.summarize(chunk)
+        with usage_scope(source="consolidation", session=session.key):
+            content = await self.summarize(chunk)
 
         def commit() -> None:
             self.store.append_history(content)

@@ -41,6 +41,7 @@ import hashlib
 import json
 import logging
 import os
+import uuid
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -52,6 +53,7 @@ from desktop.core.agent.skills import SkillsLoader
 from desktop.core.memory.git_store import GitStore, GitStoreError
 from desktop.core.memory.store import HistoryEntry, MemoryStore
 from desktop.core.providers.base import LLMError, LLMProvider, LLMResponse
+from desktop.core.providers.switchable import usage_scope
 from desktop.core.resources import read_template
 from desktop.core.security.paths import PathDenied, is_within, resolve_tool_path
 from desktop.core.tools.base import ToolContext, ToolResult
@@ -267,7 +269,8 @@ class Dream:
         """Run one Dream over the next batch (serialised per workspace)."""
         lock = _locks.setdefault(str(self.workspace.resolve()), asyncio.Lock())
         async with lock:
-            return await self._run()
+            with usage_scope(source="dream", run=uuid.uuid4().hex[:12]):
+                return await self._run()
 
     # -- phases ---------------------------------------------------------------------------
     async def _run(self) -> DreamResult:
@@ -311,9 +314,10 @@ class Dream:
             return [{"role": "system", "content": prompt}, {"role": "user", "content": text}]
 
         request = await asyncio.to_thread(build)
-        response = await self.provider.chat(
-            request, None, max_tokens=min(self.max_tokens, PHASE1_MAX_TOKENS)
-        )
+        with usage_scope(source="dream", phase=1):
+            response = await self.provider.chat(
+                request, None, max_tokens=min(self.max_tokens, PHASE1_MAX_TOKENS)
+            )
         return (response.content or "").strip()
 
     def _phase2_request(self, analysis: str) -> list[dict[str, Any]]:
@@ -366,7 +370,8 @@ class Dream:
         )
         failure: str | None = None
         try:
-            result = await runner.run(request, ctx, session_key="dream")
+            with usage_scope(source="dream", phase=2):
+                result = await runner.run(request, ctx, session_key="dream")
             stop_reason = result.stop_reason
         except _BudgetExceeded:
             stop_reason = "budget"
