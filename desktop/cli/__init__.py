@@ -79,6 +79,10 @@ def build_parser() -> argparse.ArgumentParser:
     from desktop.cli.sessions import add_sessions_parser
 
     add_sessions_parser(commands, common)
+    usage = commands.add_parser(
+        "usage", parents=[common], help="tokens and cost today and this month, against budgets"
+    )
+    usage.add_argument("--json", action="store_true", help="print the summary as JSON")
     commands.add_parser(
         "gateway",
         parents=[common],
@@ -122,6 +126,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from desktop.cli.sessions import run_sessions
 
         return run_sessions(args)
+    if args.command == "usage":
+        from desktop.cli.usage import run_usage
+
+        return run_usage(args)
     if args.command == "gateway":
         from desktop.cli.gateway import run_gateway
 

@@ -26,6 +26,7 @@ from pydantic.alias_generators import to_camel
 
 from desktop.core.config.prefs_peek import PREFS_FILE_NAME, prefs_path
 from desktop.core.config.validate import validate_fields
+from desktop.core.usage.budgets import Budgets
 from desktop.core.utils.atomic import atomic_write_text
 from desktop.core.utils.validate import (
     Unusable,
@@ -68,6 +69,7 @@ class DesktopPrefs(BaseModel):
         window_geometry: ``QWidget.saveGeometry()`` as base64 text.
         recent_models: Models picked in the chat header, newest first
             (``{"model": ..., "provider": ...}``).
+        budgets: Spend budgets (see :mod:`desktop.core.usage.budgets`).
     """
 
     model_config = ConfigDict(
@@ -83,6 +85,7 @@ class DesktopPrefs(BaseModel):
     reminders_paused: bool = False
     window_geometry: str | None = None
     recent_models: list[dict[str, str]] = []
+    budgets: Budgets = Budgets()
 
     _load_warning: str | None = PrivateAttr(default=None)
 
