@@ -58,6 +58,8 @@ from desktop.core.tools.messaging import MessageTool, SpawnTool
 from desktop.core.tools.registry import ToolRegistry
 from desktop.core.tools.shell import exec_tools
 from desktop.core.tools.web import web_tools
+from desktop.core.usage.budgets import Budgets
+from desktop.core.usage.governor import SpendGovernor
 from desktop.core.usage.ledger import UsageLedger
 from desktop.core.utils.tasks import TaskOwner
 
@@ -174,6 +176,7 @@ class Runtime:
         applied: The settings the runtime runs with (see
             :mod:`desktop.core.providers.reconfigure`: what a later change needs).
         ledger: The usage ledger every answered model call is appended to.
+        governor: Checks budgets and runaway runs before each model call.
         detach: Removes the runtime's listeners from the provider (called by :meth:`stop`).
     """
 
@@ -195,6 +198,7 @@ class Runtime:
     ipc: AgentSocketServer | None = None
     applied: dict[tuple[str, ...], Any] = field(default_factory=dict)
     ledger: UsageLedger | None = None
+    governor: SpendGovernor | None = None
     detach: tuple[Callable[[], None], ...] = ()
 
     async def use_model(
@@ -327,6 +331,8 @@ def build_runtime(
     approval: ApprovalPolicy | None = None,
     clock: Clock | None = None,
     serve_socket: bool = False,
+    budgets: Callable[[], Budgets] | None = None,
+    ask_budgets: bool = False,
 ) -> Runtime:
     """Build (not start) the runtime for ``config``. Blocking file I/O: call it in a thread.
 
@@ -337,6 +343,10 @@ def build_runtime(
         approval: Approval rules; ``None`` builds no gate (nothing is asked).
         clock: The scheduler's time source (tests).
         serve_socket: Serve the local socket ``nanobot-desktop agent`` hands messages to.
+        budgets: Returns the spend budgets in force (``desktop.json``); default: none set
+            (the runaway guard still runs at its default multiple).
+        ask_budgets: A front end answers budget pauses (the window); otherwise a background
+            call over budget is refused at once and reported.
     """
     defaults = config.agents.defaults
     workspace = config.workspace_path
@@ -346,7 +356,14 @@ def build_runtime(
     )
     owner = TaskOwner("runtime")
     ledger = UsageLedger(workspace)
-    detach = (provider.add_call_listener(ledger.record),)
+    governor = SpendGovernor(
+        workspace,
+        budgets or Budgets,
+        bus.emit,
+        interactive=ask_budgets,
+        zone=defaults.effective_timezone,
+    )
+    detach = (provider.add_call_listener(ledger.record), provider.add_call_guard(governor.guard))
     work = SessionWork()
     sync_workspace_templates(workspace)
     sessions = SessionManager(
@@ -451,6 +468,7 @@ def build_runtime(
         else None,
         applied=snapshot(config),
         ledger=ledger,
+        governor=governor,
         detach=detach,
     )
 
@@ -463,6 +481,8 @@ async def start_runtime(
     secrets: SecretStore | None = None,
     approval: ApprovalPolicy | None = None,
     serve_socket: bool = True,
+    budgets: Callable[[], Budgets] | None = None,
+    ask_budgets: bool = False,
 ) -> Runtime:
     """Build the provider (unless given) and the runtime, then start it.
 
@@ -492,6 +512,8 @@ async def start_runtime(
         bus=bus or MessageBus(),
         approval=approval,
         serve_socket=serve_socket,
+        budgets=budgets,
+        ask_budgets=ask_budgets,
     )
     await runtime.start()
     if built is not None:  # the real window, asked in the background (a server may be slow)

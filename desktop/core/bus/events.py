@@ -355,6 +355,64 @@ class DeliveryFailed:
     kind: Literal["delivery_failed"] = "delivery_failed"
 
 
+@dataclass(frozen=True)
+class BudgetPaused:
+    """A background source was paused before a call that would pass a budget.
+
+    Front ends that can ask show it (notification + banner: Run once / Raise / Keep paused)
+    and answer with :meth:`desktop.core.usage.governor.SpendGovernor.answer`; headless ones
+    log it. ``asked`` is ``False`` when nobody can answer: the run was refused at once.
+    """
+
+    request_id: str
+    source: str
+    job: str
+    estimate_tokens: int
+    spent_tokens: int
+    spent_usd: float
+    limit_tokens: int | None
+    limit_usd: float | None
+    scope: str  # the source whose budget it is, or "overall"
+    period: Literal["day", "month"]
+    message: str
+    asked: bool = True
+    kind: Literal["budget_paused"] = "budget_paused"
+
+
+@dataclass(frozen=True)
+class BudgetResolved:
+    """A :class:`BudgetPaused` request was answered (or timed out): banners for it close."""
+
+    request_id: str
+    choice: Literal["run", "keep"]
+    kind: Literal["budget_resolved"] = "budget_resolved"
+
+
+@dataclass(frozen=True)
+class BudgetWarning:
+    """Chat spend reached the warning share of a budget (once per budget and period)."""
+
+    source: str
+    scope: str
+    period: Literal["day", "month"]
+    message: str
+    refused: bool = False  # a hard cap refused the call
+    kind: Literal["budget_warning"] = "budget_warning"
+
+
+@dataclass(frozen=True)
+class RunawayStopped:
+    """A background run used far more than its usual size and was stopped before its next call."""
+
+    source: str
+    run: str
+    job: str
+    tokens: int
+    usual_tokens: int
+    message: str
+    kind: Literal["runaway_stopped"] = "runaway_stopped"
+
+
 TurnEnd = TurnFinished | TurnStopped | TurnFailed
 """The three ways a turn ends; exactly one follows every :class:`TurnStarted`."""
 
@@ -374,4 +432,8 @@ RunEvent = (
     | ReminderDue
     | ChannelStatusChanged
     | DeliveryFailed
+    | BudgetPaused
+    | BudgetResolved
+    | BudgetWarning
+    | RunawayStopped
 )

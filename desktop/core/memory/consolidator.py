@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -305,7 +306,7 @@ class Consolidator:
         chunk = session.messages[session.last_consolidated : end]
         if not chunk:
             return False
-        with usage_scope(source="consolidation", session=session.key):
+        with usage_scope(source="consolidation", session=session.key, run=uuid.uuid4().hex[:12]):
             content = await self.summarize(chunk)
 
         def commit() -> None:

@@ -1,0 +1,373 @@
+"""The spend governor: budgets checked before each model call, and the runaway guard.
+
+It is a call guard of the runtime's :class:`~desktop.core.providers.switchable.SwitchableProvider`
+(awaited before every call with the call's :class:`~desktop.core.providers.switchable.UsageTag`):
+
+- A **background** source (:data:`~desktop.core.usage.budgets.BACKGROUND`: Dream, heartbeat,
+  cron, consolidation) whose next call would pass its budget or the overall one is paused
+  *before* the call: :class:`~desktop.core.bus.events.BudgetPaused` goes on the bus, and the
+  call waits for :meth:`SpendGovernor.answer` (the window's banner: Run once / Raise / Keep
+  paused; "Raise" saves a higher budget and answers ``run``). Without a front end that can
+  answer (``interactive=False``: the gateway, the CLI) the call is refused at once and the
+  event says so (the gateway logs it). "Run once" lets the whole run continue.
+- **Chat** calls (chat, subagent, title) are never paused: :class:`BudgetWarning` once spend
+  reaches ``chatWarnAt`` of a budget; with ``chatHardCap`` a call over budget is refused.
+- The **runaway guard**: a background run (one ``UsageTag.run``) whose own tokens pass
+  ``runawayMultiple`` times the usual size of a run of its source (the median of this month's
+  earlier runs; at least :data:`MIN_RUNS` of them) is refused its next call and
+  :class:`RunawayStopped` is reported.
+
+A refusal is :class:`BudgetRefused`, an :class:`~desktop.core.providers.base.LLMError`: every
+caller already turns that into data (Dream keeps its batch for later, the Consolidator archives
+raw, a turn fails with the message, a cron run is recorded as failed).
+
+Spend is read from the ledger itself, incrementally (:class:`SpendTally`), so calls made by
+another process on the same workspace (the gateway beside the app) count too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import statistics
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date, datetime
+from pathlib import Path
+from typing import Literal
+
+from desktop.core.bus.events import (
+    BudgetPaused,
+    BudgetResolved,
+    BudgetWarning,
+    RunawayStopped,
+    RunEvent,
+)
+from desktop.core.providers.base import LLMError
+from desktop.core.providers.switchable import UsageTag
+from desktop.core.usage.budgets import BACKGROUND, Budgets, Limit
+from desktop.core.usage.ledger import UsageRecord, month_files
+from desktop.core.usage.summary import period_starts, zone_of
+
+log = logging.getLogger(__name__)
+
+MIN_RUNS = 3
+ASK_TIMEOUT_S = 30 * 60.0
+Choice = Literal["run", "keep"]
+
+
+class BudgetRefused(LLMError):
+    """A call refused by a budget or the runaway guard."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, kind="quota", retryable=False, details=message)
+
+
+@dataclass
+class _Spend:
+    tokens: int = 0
+    usd: float = 0.0
+
+    def add(self, record: UsageRecord) -> None:
+        self.tokens += record.tokens
+        self.usd += record.cost_usd or 0.0
+
+
+class SpendTally:
+    """This month's spend per day and source, and per run, read from the ledger as it grows.
+
+    Args:
+        workspace: The workspace whose ledger is read.
+        zone: IANA zone for days and months (``None``: local time).
+    """
+
+    def __init__(self, workspace: Path, zone: str | None = None) -> None:
+        self.workspace = workspace
+        self.zone = zone_of(zone)
+        self._month: datetime | None = None
+        self._offsets: dict[Path, int] = {}
+        self.days: dict[date, dict[str, _Spend]] = {}
+        self.runs: dict[str, tuple[str, _Spend]] = {}  # run -> (source, spend)
+
+    def now(self) -> datetime:
+        """Now, in the tally's zone."""
+        return datetime.now(self.zone).astimezone(self.zone)
+
+    def refresh(self) -> None:
+        """Read what was appended since the last refresh (blocking: call it in a thread)."""
+        now = self.now()
+        _day, month = period_starts(now)
+        if month != self._month:
+            self._month, self._offsets, self.days, self.runs = month, {}, {}, {}
+        for path in month_files(self.workspace, month.timestamp(), now.timestamp() + 300):
+            self._tail(path, month.timestamp())
+
+    def _tail(self, path: Path, since: float) -> None:
+        offset = self._offsets.get(path, 0)
+        try:
+            with path.open("rb") as handle:
+                handle.seek(offset)
+                data = handle.read()
+        except FileNotFoundError:
+            return
+        end = data.rfind(b"\n") + 1  # only whole lines; a line being written waits
+        for raw in data[:end].splitlines():
+            try:
+                record = UsageRecord.from_json(json.loads(raw))
+            except ValueError:
+                record = None  # damaged: the readers set it aside
+            if record is None or record.time < since:
+                continue
+            when = datetime.fromtimestamp(record.time, self.zone).date()
+            self.days.setdefault(when, {}).setdefault(record.source, _Spend()).add(record)
+            if record.run:
+                self.runs.setdefault(record.run, (record.source, _Spend()))[1].add(record)
+        self._offsets[path] = offset + end
+
+    def spent(self, source: str | None, period: Literal["day", "month"]) -> _Spend:
+        """Spend of ``source`` (``None``: everything) today or this month."""
+        today = self.now().date()
+        total = _Spend()
+        for day, sources in self.days.items():
+            if period == "day" and day != today:
+                continue
+            for name, spend in sources.items():
+                if source is None or name == source:
+                    total.tokens += spend.tokens
+                    total.usd += spend.usd
+        return total
+
+    def usual_run(self, source: str, *, besides: str) -> int | None:
+        """The median tokens of this month's runs of ``source`` (``None``: too few runs)."""
+        sizes = [
+            s.tokens for run, (src, s) in self.runs.items() if src == source and run != besides
+        ]
+        return int(statistics.median(sizes)) if len(sizes) >= MIN_RUNS else None
+
+    def still_wanted(self, source: str, run: str) -> int:
+        """What ``run`` will likely still use: the average run of ``source`` this month, less
+        what ``run`` used so far (0 when ``source`` has no earlier run)."""
+        sizes = [s.tokens for r, (src, s) in self.runs.items() if src == source and r != run]
+        if not sizes:
+            return 0
+        used = self.runs[run][1].tokens if run in self.runs else 0
+        return max(0, sum(sizes) // len(sizes) - used)
+
+
+@dataclass(frozen=True)
+class _Over:
+    scope: str
+    period: Literal["day", "month"]
+    spent: _Spend
+    limit_tokens: int | None
+    limit_usd: float | None
+
+
+def _first_over(
+    tally: SpendTally, checks: list[tuple[str, str | None, Limit]], extra_tokens: int, share: float
+) -> _Over | None:
+    """The first limit that spend (plus ``extra_tokens``) reaches ``share`` of."""
+    for scope, source, limit in checks:
+        for period in ("day", "month"):
+            tokens = limit.daily_tokens if period == "day" else limit.monthly_tokens
+            usd = limit.daily_usd if period == "day" else limit.monthly_usd
+            if tokens is None and usd is None:
+                continue
+            spent = tally.spent(source, period)
+            total = spent.tokens + extra_tokens
+            if tokens is not None and (
+                total > tokens * share if extra_tokens else total >= tokens * share
+            ):
+                return _Over(scope, period, spent, tokens, usd)
+            if usd is not None and spent.usd >= usd * share:
+                return _Over(scope, period, spent, tokens, usd)
+    return None
+
+
+def _k(tokens: int) -> str:
+    return f"{tokens / 1000:.0f}k" if tokens >= 10_000 else f"{tokens:,}"
+
+
+def _describe(source: str, over: _Over, estimate: int) -> str:
+    name = source.capitalize()
+    whose = "overall" if over.scope == "overall" else name
+    when = "today's" if over.period == "day" else "this month's"
+    if over.limit_tokens is not None:
+        wants = f"~{_k(estimate)} tokens" if estimate else "more tokens"
+        return (
+            f"{name} wants {wants}; {when} {whose} budget is {_k(over.limit_tokens)} "
+            f"and {_k(over.spent.tokens)} are spent"
+        )
+    return (
+        f"{name} wants to run; {when} {whose} budget is ${over.limit_usd:g} "
+        f"and ${over.spent.usd:.2f} is spent"
+    )
+
+
+class SpendGovernor:
+    """Checks budgets and runaway runs before each model call (see the module docstring).
+
+    Args:
+        workspace: The workspace (its ledger is the record of spend).
+        budgets: Returns the budgets in force (read at every check: Settings apply at once).
+        emit: Puts an event on the bus (``MessageBus.emit``).
+        interactive: A front end answers :class:`BudgetPaused` (the window); otherwise a
+            background call over budget is refused at once.
+        zone: IANA zone for days and months.
+        ask_timeout_s: An unanswered pause counts as "Keep paused" after this long.
+    """
+
+    def __init__(
+        self,
+        workspace: Path,
+        budgets: Callable[[], Budgets],
+        emit: Callable[[RunEvent], object],
+        *,
+        interactive: bool = False,
+        zone: str | None = None,
+        ask_timeout_s: float = ASK_TIMEOUT_S,
+    ) -> None:
+        self.tally = SpendTally(workspace, zone)
+        self.budgets = budgets
+        self._emit = emit
+        self.interactive = interactive
+        self.ask_timeout_s = ask_timeout_s
+        self._pending: dict[str, asyncio.Future[Choice]] = {}
+        self._allowed_runs: set[str] = set()
+        self._stopped_runs: set[str] = set()
+        self._warned: set[tuple[str, str, str, str]] = set()
+        self._lock = asyncio.Lock()
+
+    @property
+    def pending(self) -> list[str]:
+        """Ids of the pauses waiting for an answer."""
+        return [rid for rid, f in self._pending.items() if not f.done()]
+
+    def answer(self, request_id: str, choice: Choice) -> bool:
+        """Answer a :class:`BudgetPaused` (``run`` = run once, ``keep`` = keep paused).
+
+        Returns whether the request was still waiting.
+        """
+        future = self._pending.get(request_id)
+        if future is None or future.done():
+            return False
+        future.set_result(choice)
+        return True
+
+    async def _send(self, event: RunEvent) -> None:
+        result = self._emit(event)
+        if asyncio.iscoroutine(result) or isinstance(result, asyncio.Future):
+            await result
+
+    async def guard(self, tag: UsageTag, model: str) -> None:
+        """The call guard: return to let the call go, raise :class:`BudgetRefused` to stop it."""
+        budgets = self.budgets()
+        await asyncio.to_thread(self.tally.refresh)
+        if tag.source in BACKGROUND:
+            await self._runaway(tag, budgets)
+            await self._background(tag, budgets)
+        else:
+            await self._chat(tag, budgets)
+
+    async def _runaway(self, tag: UsageTag, budgets: Budgets) -> None:
+        if not tag.run or budgets.runaway_multiple <= 0:
+            return
+        if tag.run in self._stopped_runs:
+            raise BudgetRefused(f"this {tag.source} run was stopped: it used far more than usual")
+        entry = self.tally.runs.get(tag.run)
+        usual = self.tally.usual_run(tag.source, besides=tag.run)
+        if entry is None or usual is None or usual <= 0:
+            return
+        used = entry[1].tokens
+        if used <= usual * budgets.runaway_multiple:
+            return
+        self._stopped_runs.add(tag.run)
+        message = (
+            f"Stopped a {tag.source} run: it used {used:,} tokens, "
+            f"{used / usual:.0f}× its usual {usual:,}."
+        )
+        log.warning("%s (run %s, job %s)", message, tag.run, tag.job or "-")
+        await self._send(RunawayStopped(tag.source, tag.run, tag.job, used, usual, message))
+        raise BudgetRefused(message)
+
+    async def _background(self, tag: UsageTag, budgets: Budgets) -> None:
+        if tag.run and tag.run in self._allowed_runs:
+            return
+        estimate = self.tally.still_wanted(tag.source, tag.run)
+        checks = [
+            (tag.source, tag.source, budgets.limit_for(tag.source)),
+            ("overall", None, budgets.overall),
+        ]
+        over = _first_over(self.tally, checks, estimate, 1.0)
+        if over is None:
+            return
+        message = _describe(tag.source, over, estimate)
+        request_id = uuid.uuid4().hex[:12]
+        event = BudgetPaused(
+            request_id,
+            tag.source,
+            tag.job,
+            estimate,
+            over.spent.tokens,
+            over.spent.usd,
+            over.limit_tokens,
+            over.limit_usd,
+            over.scope,
+            over.period,
+            message,
+            asked=self.interactive,
+        )
+        if not self.interactive:
+            log.warning("budget: %s — kept paused (nobody to ask here)", message)
+            await self._send(event)
+            raise BudgetRefused(f"Paused by the budget: {message}.")
+        future: asyncio.Future[Choice] = asyncio.get_running_loop().create_future()
+        self._pending[request_id] = future
+        log.info("budget: %s — asking", message)
+        choice: Choice = "keep"
+        try:
+            await self._send(event)
+            async with asyncio.timeout(self.ask_timeout_s):
+                choice = await future
+        except TimeoutError:
+            choice = "keep"
+        finally:
+            self._pending.pop(request_id, None)
+            await asyncio.shield(self._send(BudgetResolved(request_id, choice)))
+        if choice == "keep":
+            raise BudgetRefused(f"Paused by the budget: {message}.")
+        if tag.run:
+            self._allowed_runs.add(tag.run)
+
+    async def _chat(self, tag: UsageTag, budgets: Budgets) -> None:
+        checks = [
+            (tag.source, tag.source, budgets.limit_for(tag.source)),
+            ("overall", None, budgets.overall),
+        ]
+        if budgets.chat_hard_cap:
+            over = _first_over(self.tally, checks, 0, 1.0)
+            if over is not None:
+                message = _describe(tag.source, over, 0).split("; ", 1)[1]
+                text = f"The spend cap is reached: {message}. Raise it in Settings › Usage."
+                await self._send(
+                    BudgetWarning(tag.source, over.scope, over.period, text, refused=True)
+                )
+                raise BudgetRefused(text)
+        over = _first_over(self.tally, checks, 0, budgets.chat_warn_at)
+        if over is None:
+            return
+        key = (over.scope, over.period, str(self.tally.now().date()), tag.source)
+        if key in self._warned:
+            return
+        self._warned.add(key)
+        whose = "overall" if over.scope == "overall" else over.scope
+        when = "today" if over.period == "day" else "this month"
+        if over.limit_tokens is not None:
+            share = over.spent.tokens / max(1, over.limit_tokens)
+            text = f"{share:.0%} of the {whose} token budget for {when} is spent."
+        else:
+            share = over.spent.usd / max(1e-9, over.limit_usd or 0.0)
+            text = f"{share:.0%} of the {whose} budget for {when} is spent."
+        await self._send(BudgetWarning(tag.source, over.scope, over.period, text))
