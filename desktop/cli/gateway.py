@@ -71,7 +71,13 @@ def _summary(runtime: Runtime, config: Config, mode: str) -> None:
 async def _serve(config: Config) -> int:
     from desktop.core.agent.approval_prefs import policy_from_prefs
     from desktop.core.assembly import start_runtime
-    from desktop.core.bus.events import ChannelStatusChanged, ReminderDue
+    from desktop.core.bus.events import (
+        BudgetPaused,
+        BudgetWarning,
+        ChannelStatusChanged,
+        ReminderDue,
+        RunawayStopped,
+    )
     from desktop.core.bus.queue import MessageBus
     from desktop.core.config.loader import config_origin
     from desktop.core.config.prefs import PrefsStore
@@ -90,6 +96,11 @@ async def _serve(config: Config) -> int:
         if isinstance(event, ReminderDue):
             label = "heartbeat" if event.source == "heartbeat" else f"reminder '{event.job_name}'"
             _say(f"{label} ({event.session_key}): {event.text}")
+        elif isinstance(event, BudgetPaused | BudgetWarning | RunawayStopped):
+            _say(
+                f"budget: {event.message}"
+                + ("" if event.kind != "budget_paused" else " (kept paused)")
+            )
         elif isinstance(event, ChannelStatusChanged):
             detail = " — ".join(p for p in (event.account, event.reason, event.hint) if p)
             _say(f"channel {event.channel}: {event.state}" + (f" ({detail})" if detail else ""))
@@ -97,7 +108,9 @@ async def _serve(config: Config) -> int:
     bus = MessageBus()
     bus.subscribe(on_event)  # before the start: the channels' first status changes too
     try:
-        runtime = await start_runtime(config, bus=bus, approval=policy)
+        runtime = await start_runtime(
+            config, bus=bus, approval=policy, budgets=lambda: prefs.prefs.budgets
+        )
     except (MissingKeyError, ProviderNotFound) as exc:
         await prefs_owner.aclose()
         return fail(str(exc))

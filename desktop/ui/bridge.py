@@ -42,6 +42,10 @@ class CoreBridge(QObject):
         channelStatus(object): :class:`~desktop.core.bus.events.ChannelStatusChanged`.
         deliveryFailed(object): :class:`~desktop.core.bus.events.DeliveryFailed`.
         reminderDue(object): :class:`~desktop.core.bus.events.ReminderDue`.
+        budgetPaused(object): :class:`~desktop.core.bus.events.BudgetPaused`.
+        budgetResolved(object): :class:`~desktop.core.bus.events.BudgetResolved`.
+        budgetWarning(object): :class:`~desktop.core.bus.events.BudgetWarning`.
+        runawayStopped(object): :class:`~desktop.core.bus.events.RunawayStopped`.
         outbound(object): an :class:`~desktop.core.bus.events.OutboundMessage` for the
             desktop channel (``message`` tool, cron answers, subagent reports).
         event(object): every run event, for views that want them all.
@@ -62,6 +66,10 @@ class CoreBridge(QObject):
     channelStatus = Signal(object)
     deliveryFailed = Signal(object)
     reminderDue = Signal(object)
+    budgetPaused = Signal(object)
+    budgetResolved = Signal(object)
+    budgetWarning = Signal(object)
+    runawayStopped = Signal(object)
     outbound = Signal(object)
     event = Signal(object)  # type: ignore[assignment]  # shadows QObject.event; renaming the signal is a change of its own
 
@@ -81,6 +89,10 @@ class CoreBridge(QObject):
         "channel_status": "channelStatus",
         "delivery_failed": "deliveryFailed",
         "reminder_due": "reminderDue",
+        "budget_paused": "budgetPaused",
+        "budget_resolved": "budgetResolved",
+        "budget_warning": "budgetWarning",
+        "runaway_stopped": "runawayStopped",
     }
 
     def __init__(self, parent: QObject | None = None) -> None:

@@ -20,6 +20,7 @@ from desktop.ui.bridge import CoreBridge
 if TYPE_CHECKING:  # heavy imports stay off the path to the first window
     from desktop.core.agent.loop import AgentLoop
     from desktop.core.assembly import Runtime
+    from desktop.core.bus.events import BudgetPaused
     from desktop.core.config.prefs import PrefsStore
     from desktop.core.config.schema import Config
     from desktop.core.config.secrets import SecretStore
@@ -124,6 +125,24 @@ class AppServices(QObject):
         self.bridge.attach(runtime.bus)
         self._unregister = runtime.channels.register(self.bridge)
         self.agentReady.emit()
+
+    def answer_budget(self, request_id: str, choice: str) -> bool:
+        """Answer a budget pause: ``run`` (run once) or ``keep`` (keep paused)."""
+        governor = self.runtime.governor if self.runtime is not None else None
+        if governor is None or choice not in ("run", "keep"):
+            return False
+        return governor.answer(request_id, "run" if choice == "run" else "keep")
+
+    async def raise_budget(self, event: BudgetPaused) -> None:
+        """ "Raise": save a budget the paused run fits in (``desktop.json``), then run it."""
+        from desktop.core.usage.budgets import raised
+
+        if self.prefs is not None:
+            needed = event.spent_tokens + event.estimate_tokens
+            budgets = raised(self.prefs.prefs.budgets, event.scope, event.period, needed)
+            self.prefs.update(budgets=budgets)
+            await self.prefs.asave()
+        self.answer_budget(event.request_id, "run")
 
     def clear_runtime(self) -> None:
         """The runtime was stopped: stop listening and forget it."""

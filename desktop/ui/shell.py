@@ -176,6 +176,16 @@ class DesktopApp:
         assert self.notifier is not None
         services.bridge.reminderDue.connect(self.notifier.on_reminder)
         services.bridge.deliveryFailed.connect(self._on_delivery_failed)
+        from desktop.ui.budget_prompts import BudgetPrompts
+
+        prompts = BudgetPrompts(
+            services,
+            self.window,
+            notifications=self.notifier.service,
+            tray=self.tray,
+            parent=services,
+        )
+        services.closables.append(prompts)
         if self.tray is not None:
             self.tray.attach(services.bridge)
         self.window.remove_banner("config")

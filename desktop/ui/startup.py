@@ -38,7 +38,11 @@ WARM_UP_DELAY_S = 5.0
 
 
 async def start_runtime_for(
-    config: Config, secrets: SecretStore, bus: MessageBus, policy: ApprovalPolicy
+    config: Config,
+    secrets: SecretStore,
+    bus: MessageBus,
+    policy: ApprovalPolicy,
+    prefs: PrefsStore | None = None,
 ) -> Runtime:
     """Build and start the runtime (agent, scheduler, heartbeat, MCP): the one switch point.
 
@@ -47,7 +51,14 @@ async def start_runtime_for(
     """
     from desktop.core.assembly import start_runtime
 
-    return await start_runtime(config, bus=bus, secrets=secrets, approval=policy)
+    return await start_runtime(
+        config,
+        bus=bus,
+        secrets=secrets,
+        approval=policy,
+        budgets=(lambda: prefs.prefs.budgets) if prefs is not None else None,
+        ask_budgets=True,  # the window's banner answers (BudgetPrompts)
+    )
 
 
 def _import(*names: str) -> None:
@@ -197,7 +208,7 @@ class AgentStarter(QObject):
             self.bus = self.bus or MessageBus()
             try:
                 runtime = await start_runtime_for(
-                    services.config, services.secrets, self.bus, services.policy
+                    services.config, services.secrets, self.bus, services.policy, services.prefs
                 )
             except (MissingKeyError, ProviderNotFound) as exc:
                 self._fail(str(exc))

@@ -77,3 +77,22 @@ class Budgets(_Model):
     def limit_for(self, source: str) -> Limit:
         """The limits of ``source`` (empty when none is set)."""
         return self.sources.get(source) or Limit()
+
+
+def raised(budgets: Budgets, scope: str, period: str, needed_tokens: int) -> Budgets:
+    """``budgets`` with the ``scope`` limit for ``period`` raised so the paused run fits.
+
+    Tokens: at least double, and at least ``needed_tokens`` (spent + the run's estimate),
+    rounded up to a thousand. Dollars: doubled. ``scope`` is a source or ``"overall"``.
+    """
+    copy = budgets.model_copy(deep=True)
+    limit = copy.overall if scope == "overall" else copy.sources.setdefault(scope, Limit())
+    daily = period == "day"
+    tokens = limit.daily_tokens if daily else limit.monthly_tokens
+    usd = limit.daily_usd if daily else limit.monthly_usd
+    if tokens is not None:
+        value = -(-max(tokens * 2, needed_tokens, 1000) // 1000) * 1000
+        setattr(limit, "daily_tokens" if daily else "monthly_tokens", value)
+    if usd is not None:
+        setattr(limit, "daily_usd" if daily else "monthly_usd", round(max(usd * 2, 0.01), 2))
+    return copy
