@@ -124,7 +124,13 @@ async def _chat(config: Config, args: argparse.Namespace) -> int:
         built = await abuild_provider(config, SecretStore(), model=args.model)
     except (ProviderNotFound, MissingKeyError) as exc:
         return fail(str(exc))
-    runtime = await asyncio.to_thread(build_runtime, config, built.provider)
+    from desktop.cli.usage import budgets_of, say_budget_events
+
+    budgets = budgets_of(config)
+    runtime = await asyncio.to_thread(
+        lambda: build_runtime(config, built.provider, budgets=budgets)
+    )
+    runtime.bus.subscribe(say_budget_events)
     runtime.channels.register(TerminalChannel(args.session))
     _print_reports(runtime, args.session)
     await runtime.channels.start(networks=False)  # the terminal only: no chat networks here

@@ -175,9 +175,14 @@ async def _run(config: Config, job_id: str) -> int:
         return fail(str(exc))
     import asyncio
 
+    from desktop.cli.usage import budgets_of, say_budget_events
     from desktop.core.assembly import build_runtime
 
-    runtime = await asyncio.to_thread(build_runtime, config, built.provider)
+    budgets = budgets_of(config)
+    runtime = await asyncio.to_thread(
+        lambda: build_runtime(config, built.provider, budgets=budgets)
+    )
+    runtime.bus.subscribe(say_budget_events)
     try:
         if runtime.cron.get_job(job_id) is None:
             return fail(f"no job with id {job_id!r} (see 'cron list')")

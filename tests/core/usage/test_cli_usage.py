@@ -10,6 +10,7 @@ from pathlib import Path
 from desktop.core.usage.ledger import UsageLedger, UsageRecord
 from tests.conftest import custom_config, write_config
 from tests.core.test_cli import run
+from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
 
 
 def _rec(when: float, source: str, tokens: int, **extra: object) -> UsageRecord:
@@ -82,3 +83,42 @@ def test_usage_with_no_ledger_yet(tmp_path: Path, isolated_env: Path) -> None:
     shown = run(["usage", "--config", str(config)], isolated_env)
     assert shown.returncode == 0, shown.stderr
     assert "No model calls recorded this month." in shown.stdout
+
+
+def test_cron_run_is_counted_under_its_job_and_paused_headless_over_budget(
+    scripted_server: ScriptedOpenAIServer, tmp_path: Path, isolated_env: Path
+) -> None:
+    """``cron run``: the reminder turn's calls go to the ledger under the job's id; with the
+    cron budget spent, the next run is refused before any call and says why on stderr."""
+    config = custom_config(tmp_path, scripted_server.url, timezone="UTC")
+    added = run(
+        [
+            *("cron", "add", "--config", str(config), "--message", "Water the plants"),
+            *("--every", "3600", "--session", "cli:direct"),
+        ],
+        isolated_env,
+    )
+    assert added.returncode == 0, added.stderr
+    jobs = json.loads((tmp_path / "workspace" / "cron" / "jobs.json").read_text())["jobs"]
+    job_id = next(j["id"] for j in jobs if j["payload"]["kind"] == "agent_turn")
+    scripted_server.push(Reply("Go water the plants!", usage=(700, 500)))
+    first = run(["cron", "run", job_id, "--config", str(config)], isolated_env)
+    assert first.returncode == 0, first.stderr
+
+    shown = run(["usage", "--json", "--config", str(config)], isolated_env)
+    data = json.loads(shown.stdout)
+    assert data["todayBySource"]["cron"] == {
+        "calls": 1,
+        "tokens": 1200,
+        "cost_usd": 0.0,
+        "unpriced": 1,
+    }
+    assert data["topJobs"][0][0] == job_id
+
+    write_config(
+        config.parent / "desktop.json", {"budgets": {"sources": {"cron": {"dailyTokens": 1000}}}}
+    )
+    second = run(["cron", "run", job_id, "--config", str(config)], isolated_env)
+    said = "budget: Cron wants ~1,200 tokens; today's Cron budget is 1,000 and 1,200 are spent"
+    assert f"{said}; kept paused" in second.stderr, second.stderr
+    assert len(scripted_server.chat_requests()) == 1
