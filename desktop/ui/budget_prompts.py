@@ -95,13 +95,20 @@ class BudgetPrompts(QObject):
             f"budget-warning:{event.scope}",
             event.message,
             severity=severity,
-            actions=[("Budgets", lambda: self.window.show_tab("settings"))],
+            actions=[("Budgets", self.show_budgets)],
         )
 
     def on_runaway(self, event: RunawayStopped) -> None:
         """A background run was stopped: the person must know."""
         self.window.show_banner(f"runaway:{event.run}", event.message, severity="error")
         self._notify("A background run was stopped", event.message)
+
+    def show_budgets(self) -> None:
+        """Open Settings › Usage & budgets."""
+        self.window.show_tab("settings")
+        show_section = getattr(self.window.tab("settings"), "show_section", None)
+        if show_section is not None:  # the real tab (a placeholder until it is built)
+            show_section("usage")
 
     def _answer(self, request_id: str, choice: str) -> None:
         self.services.answer_budget(request_id, choice)

@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # heavy imports stay off the path to the first window
     from desktop.core.config.schema import Config
     from desktop.core.config.secrets import SecretStore
     from desktop.core.cron.service import CronService
+    from desktop.core.usage.summary import UsageSummary
     from desktop.ui.startup import AgentStarter
     from desktop.ui.tray import Tray
 
@@ -125,6 +126,15 @@ class AppServices(QObject):
         self.bridge.attach(runtime.bus)
         self._unregister = runtime.channels.register(self.bridge)
         self.agentReady.emit()
+
+    async def usage_summary(self) -> UsageSummary:
+        """Today's and this month's spend from the workspace's ledger (read in a thread)."""
+        import asyncio
+
+        from desktop.core.usage.summary import load_summary
+
+        zone = self.config.agents.defaults.effective_timezone
+        return await asyncio.to_thread(load_summary, self.workspace, zone=zone)
 
     def answer_budget(self, request_id: str, choice: str) -> bool:
         """Answer a budget pause: ``run`` (run once) or ``keep`` (keep paused)."""

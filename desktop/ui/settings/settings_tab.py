@@ -38,6 +38,7 @@ SECTIONS: dict[str, tuple[str, str, str]] = {
     "mcp": ("MCP servers", "desktop.ui.settings.mcp_page", "MCPPage"),
     "channels": ("Channels", "desktop.ui.settings.channels_page", "ChannelsPage"),
     "dream": ("Dream & heartbeat", "desktop.ui.settings.dream_page", "DreamPage"),
+    "usage": ("Usage & budgets", "desktop.ui.settings.usage_page", "UsagePage"),
     "appearance": ("Appearance & startup", "desktop.ui.settings.appearance_page", "AppearancePage"),
 }
 

@@ -1,0 +1,260 @@
+"""Usage & budgets: spend per day stacked by source, the top sessions and jobs, this period
+against the budgets, and the budgets themselves (``desktop.json``)."""
+
+from __future__ import annotations
+
+import html
+from typing import TYPE_CHECKING
+
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QSpinBox,
+    QWidget,
+)
+
+from desktop.core.config.edit import ChangeError
+from desktop.core.usage.budgets import Budgets, Limit
+from desktop.core.usage.summary import Totals, UsageSummary, source_order
+from desktop.ui.settings.page import SettingsPage
+from desktop.ui.settings.prefs_access import prefs_store, update_prefs
+from desktop.ui.settings.widgets import button, heading, hint
+from desktop.ui.usage_chart import SpendChart
+
+if TYPE_CHECKING:
+    from desktop.ui.services import AppServices
+
+ROWS = (
+    ("overall", "Everything"),
+    ("chat", "Chat"),
+    ("subagent", "Subagents"),
+    ("dream", "Dream"),
+    ("heartbeat", "Heartbeat"),
+    ("cron", "Scheduled jobs"),
+    ("consolidation", "Consolidation"),
+)
+COLUMNS = (
+    ("daily_tokens", "Tokens / day"),
+    ("monthly_tokens", "Tokens / month"),
+    ("daily_usd", "$ / day"),
+    ("monthly_usd", "$ / month"),
+)
+
+
+def _money(totals: Totals) -> str:
+    return f"${totals.cost_usd:.2f}" + ("*" if totals.unpriced else "")
+
+
+def _against(totals: Totals, limit: Limit, daily: bool) -> str:
+    tokens = limit.daily_tokens if daily else limit.monthly_tokens
+    usd = limit.daily_usd if daily else limit.monthly_usd
+    parts = []
+    if tokens:
+        parts.append(f"{totals.tokens / tokens:.0%} of {tokens:,} tokens")
+    if usd:
+        parts.append(f"{totals.cost_usd / usd:.0%} of ${usd:g}")
+    return ", ".join(parts) or "—"
+
+
+def summary_html(summary: UsageSummary, budgets: Budgets) -> str:
+    """Today and this month per source against the budgets, then the top sessions and jobs."""
+    rows = [
+        "<tr><th align='left'>Source</th><th align='right'>Today</th><th align='left'>"
+        "against the day</th><th align='right'>This month</th><th align='left'>against the "
+        "month</th></tr>"
+    ]
+
+    def row(name: str, today: Totals, month: Totals, limit: Limit) -> str:
+        return (
+            f"<tr><td>{html.escape(name)}</td>"
+            f"<td align='right'>{today.tokens:,} · {_money(today)}</td>"
+            f"<td>{_against(today, limit, True)}</td>"
+            f"<td align='right'>{month.tokens:,} · {_money(month)}</td>"
+            f"<td>{_against(month, limit, False)}</td></tr>"
+        )
+
+    rows.append(row("Everything", summary.today, summary.month, budgets.overall))
+    rows.extend(
+        row(
+            source,
+            summary.today_by_source.get(source, Totals()),
+            summary.month_by_source[source],
+            budgets.limit_for(source),
+        )
+        for source in source_order(summary.month_by_source)
+    )
+    parts = ["<table cellspacing='0' cellpadding='3'>", *rows, "</table>"]
+    for title, ranked in (("Top sessions", summary.top_sessions), ("Top jobs", summary.top_jobs)):
+        if ranked:
+            items = "".join(
+                f"<li>{html.escape(name)} — {t.tokens:,} tokens · {_money(t)}</li>"
+                for name, t in ranked
+            )
+            parts.append(f"<p><b>{title} this month</b></p><ul>{items}</ul>")
+    if summary.month.unpriced:
+        parts.append("<p>* models without a known price are not in the dollar figures.</p>")
+    return "".join(parts)
+
+
+def _number(text: str, kind: type[int] | type[float], where: str) -> int | float | None:
+    text = text.strip().replace(",", "").lstrip("$")
+    if not text:
+        return None
+    try:
+        value = kind(text)
+    except ValueError:
+        raise ChangeError(where, f"“{text}” is not a number") from None
+    if value < 0:
+        raise ChangeError(where, "must not be negative")
+    return value
+
+
+class UsagePage(SettingsPage):
+    """The Usage view and the budget settings."""
+
+    section = "usage"
+    title = "Usage & budgets"
+
+    def __init__(self, services: AppServices, parent: QWidget | None = None) -> None:
+        super().__init__(
+            services,
+            parent,
+            description=(
+                "Every model call is counted in the workspace (usage/ledger-*.jsonl). Budgets "
+                "pause Dream, the heartbeat, scheduled jobs and consolidation before they pass "
+                "a limit and ask you; chats are warned, and stopped only with a hard cap."
+            ),
+        )
+        add = self.body_layout.addWidget
+        top = QHBoxLayout()
+        top.addWidget(heading("Spend per day", level=2), 1)
+        self.unit_box = QComboBox()
+        self.unit_box.addItem("Tokens", "tokens")
+        self.unit_box.addItem("Cost ($)", "cost")
+        self.unit_box.setAccessibleName("Chart shows")
+        self.unit_box.currentIndexChanged.connect(self._redraw)
+        self.refresh_button = button("Refresh", "Refresh usage")
+        self.refresh_button.clicked.connect(self.load)
+        top.addWidget(self.unit_box)
+        top.addWidget(self.refresh_button)
+        self.body_layout.addLayout(top)
+        self.chart = SpendChart()
+        add(self.chart)
+        self.summary = QLabel("Loading…")
+        self.summary.setWordWrap(True)
+        self.summary.setAccessibleName("Usage summary")
+        add(self.summary)
+
+        add(heading("Budgets", level=2))
+        add(hint("Leave a field empty for no limit."))
+        grid = QGridLayout()
+        grid.setHorizontalSpacing(8)
+        for c, (_key, label) in enumerate(COLUMNS, start=1):
+            grid.addWidget(QLabel(label), 0, c)
+        self.fields: dict[tuple[str, str], QLineEdit] = {}
+        for r, (scope, label) in enumerate(ROWS, start=1):
+            grid.addWidget(QLabel(label), r, 0)
+            for c, (key, column) in enumerate(COLUMNS, start=1):
+                field = QLineEdit()
+                field.setPlaceholderText("no limit")
+                field.setAccessibleName(f"{label} {column}")
+                field.setMaximumWidth(130)
+                grid.addWidget(field, r, c)
+                self.fields[(scope, key)] = field
+        self.body_layout.addLayout(grid)
+        form = QFormLayout()
+        self.warn_at = QSpinBox()
+        self.warn_at.setRange(10, 100)
+        self.warn_at.setSuffix(" %")
+        self.warn_at.setAccessibleName("Warn chats at")
+        self.hard_cap = QCheckBox("Stop chats at the limit (hard cap) instead of only warning")
+        self.hard_cap.setAccessibleName("Hard cap for chats")
+        self.runaway = QDoubleSpinBox()
+        self.runaway.setRange(0, 100)
+        self.runaway.setDecimals(1)
+        self.runaway.setSuffix(" × usual")
+        self.runaway.setSpecialValueText("off")
+        self.runaway.setAccessibleName("Stop a background run past")
+        form.addRow("Warn chats at", self.warn_at)
+        form.addRow("", self.hard_cap)
+        form.addRow("Stop a background run past", self.runaway)
+        self.body_layout.addLayout(form)
+        self.body_layout.addStretch(1)
+        self.watch(*self.fields.values(), self.warn_at, self.hard_cap, self.runaway)
+        self._summary: UsageSummary | None = None
+
+    def load(self) -> None:
+        """Read the budgets and the ledger (in the background)."""
+        self.spawn(self._load(), "load-usage")
+
+    async def _load(self) -> None:
+        store = await prefs_store(self.services)
+        budgets = store.prefs.budgets
+        self._loading = True
+        try:
+            self._fill(budgets)
+        finally:
+            self._loading = False
+        self._set_dirty(False)
+        self._summary = await self.services.usage_summary()
+        self._redraw()
+
+    def _fill(self, budgets: Budgets) -> None:
+        for (scope, key), field in self.fields.items():
+            limit = budgets.overall if scope == "overall" else budgets.limit_for(scope)
+            value = getattr(limit, key)
+            field.setText("" if value is None else f"{value:g}")
+        self.warn_at.setValue(round(budgets.chat_warn_at * 100))
+        self.hard_cap.setChecked(budgets.chat_hard_cap)
+        self.runaway.setValue(budgets.runaway_multiple)
+
+    def _redraw(self) -> None:
+        summary = self._summary
+        if summary is None:
+            return
+        budgets = self.services.prefs.prefs.budgets if self.services.prefs else Budgets()
+        self.chart.set_data(summary.days, summary.now.date(), self.unit_box.currentData())
+        self.summary.setText(summary_html(summary, budgets))
+
+    def budgets(self) -> Budgets:
+        """The budgets the form holds.
+
+        Raises:
+            ChangeError: A field is not a number.
+        """
+        store = self.services.prefs
+        current = store.prefs.budgets if store is not None else Budgets()
+        data = current.model_copy(deep=True)
+        for (scope, key), field in self.fields.items():
+            kind = int if key.endswith("tokens") else float
+            label = f"{dict(ROWS)[scope]} {dict(COLUMNS)[key]}"
+            value = _number(field.text(), kind, label)
+            limit = data.overall if scope == "overall" else data.sources.setdefault(scope, Limit())
+            setattr(limit, key, value)
+        data.sources = {k: v for k, v in data.sources.items() if not v.empty}
+        data.chat_warn_at = self.warn_at.value() / 100
+        data.chat_hard_cap = self.hard_cap.isChecked()
+        data.runaway_multiple = self.runaway.value()
+        return data
+
+    async def save(self) -> bool:
+        """Save the budgets to ``desktop.json`` (the governor reads them at its next check)."""
+        try:
+            await update_prefs(self.services, budgets=self.budgets())
+        except ChangeError as exc:
+            self.status.error(f"{exc.path}: {exc.reason}. Nothing was saved.")
+            return False
+        except OSError as exc:
+            self.status.error(f"Not saved: {exc.strerror or exc}")
+            return False
+        self._set_dirty(False)
+        self.status.ok("Saved. Budgets apply from the next model call.")
+        self._redraw()
+        self.saved.emit()
+        return True

@@ -1,0 +1,93 @@
+"""Settings › Usage & budgets: the chart and summary from the real ledger, budgets saved to
+``desktop.json``."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
+from pytestqt.qtbot import QtBot
+
+from desktop.core.usage.ledger import UsageLedger, UsageRecord
+from desktop.ui.services import AppServices
+from desktop.ui.settings.settings_tab import SettingsTab
+from desktop.ui.settings.usage_page import UsagePage
+from desktop.ui.usage_chart import COLOURS
+from tests.conftest import write_config
+
+
+def _fill_ledger(workspace: Path) -> None:
+    now = time.time() - 1
+    UsageLedger(workspace).extend(
+        [
+            UsageRecord(now, "chat", "m", 9000, 1000, cost_usd=0.2, session="desktop:a"),
+            UsageRecord(now, "dream", "m", 4000, 1000, cost_usd=0.1, job="dream", phase=2),
+            UsageRecord(now, "heartbeat", "m", 1500, 500, cost_usd=0.05, job="heartbeat"),
+        ]
+    )
+
+
+def _has_colour(page: UsagePage, colour: str) -> bool:
+    image = page.chart.grab().toImage()
+    want = QColor(colour).rgb()
+    return any(
+        image.pixelColor(x, y).rgb() == want
+        for x in range(0, image.width(), 2)
+        for y in range(0, image.height(), 2)
+    )
+
+
+def test_usage_page_draws_the_month_and_saves_budgets(
+    qtbot: QtBot,
+    make_tab: Callable[[], SettingsTab],
+    services: AppServices,
+    config_path: Path,
+) -> None:
+    write_config(
+        config_path.parent / "desktop.json",
+        {"budgets": {"sources": {"dream": {"dailyTokens": 10000}}}, "theme": "kept"},
+    )
+    _fill_ledger(services.workspace)
+    tab = make_tab()
+    tab.show_section("usage")
+    page = tab.page("usage")
+    assert isinstance(page, UsagePage)
+    qtbot.waitUntil(lambda: bool(page.chart.days), timeout=10_000)
+    assert page.chart.sources() == ["chat", "dream", "heartbeat"]
+    qtbot.waitUntil(lambda: _has_colour(page, COLOURS["dream"]), timeout=5_000)
+    assert _has_colour(page, COLOURS["chat"]) and _has_colour(page, COLOURS["heartbeat"])
+    text = page.summary.text()
+    assert "17,000" in text  # today's total
+    assert "50% of 10,000 tokens" in text  # Dream against its daily budget
+    assert "desktop:a" in text and "heartbeat" in text
+    assert page.fields[("dream", "daily_tokens")].text() == "10000"
+
+    def type_into(scope: str, key: str, text: str) -> None:
+        field = page.fields[(scope, key)]
+        field.selectAll()
+        if text:
+            qtbot.keyClicks(field, text)
+        else:
+            qtbot.keyClick(field, Qt.Key.Key_Delete)
+
+    type_into("dream", "daily_tokens", "abc")
+    assert page.dirty
+    assert page.save_button is not None
+    page.save_button.click()
+    qtbot.waitUntil(lambda: page.status.kind == "error")
+    assert "Dream Tokens / day" in page.status.text() and "not a number" in page.status.text()
+
+    type_into("dream", "daily_tokens", "")
+    type_into("overall", "monthly_usd", "$25")
+    page.hard_cap.setChecked(True)
+    page.save_button.click()
+    qtbot.waitUntil(lambda: page.status.kind == "ok")
+    saved = json.loads((config_path.parent / "desktop.json").read_text())
+    assert saved["theme"] == "kept"  # unknown keys stay
+    assert saved["budgets"]["overall"]["monthlyUsd"] == 25
+    assert saved["budgets"]["sources"] == {}  # an emptied row is dropped
+    assert saved["budgets"]["chatHardCap"] is True
