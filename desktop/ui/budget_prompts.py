@@ -73,7 +73,7 @@ class BudgetPrompts(QObject):
             self.window.show_banner(key, f"{event.message}. It was kept paused.")
             return
         rid = event.request_id
-        self.window.show_banner(
+        banner = self.window.show_banner(
             key,
             f"{event.message}.",
             actions=[
@@ -82,6 +82,8 @@ class BudgetPrompts(QObject):
                 ("Keep paused", lambda: self._answer(rid, "keep")),
             ],
         )
+        # Dismissing the question is an answer too: the run must not wait for nobody.
+        banner.dismissed.connect(lambda: self.services.answer_budget(rid, "keep"))
         self._notify("Paused by the budget", f"{event.message}. Open nanobot to decide.")
 
     def on_resolved(self, event: BudgetResolved) -> None:

@@ -115,7 +115,7 @@ def test_the_banner_asks_and_raise_saves_a_budget_the_run_fits_then_runs_it(
         assert [b.text() for b in banner.buttons] == ["Run once", "Raise", "Keep paused"]
         banner.buttons[2].click()
         qtbot.waitUntil(run.done, timeout=30_000)
-        assert run.result().status == "failed" and window.banner(key) is None
+        assert run.result().status == "paused" and window.banner(key) is None
         assert scripted_server.chat_requests() == []
 
         # Raise: 18k spent + ~6k wanted → the Dream budget becomes 40k, saved; the run goes.

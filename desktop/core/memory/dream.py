@@ -59,12 +59,13 @@ from desktop.core.security.paths import PathDenied, is_within, resolve_tool_path
 from desktop.core.tools.base import ToolContext, ToolResult
 from desktop.core.tools.filesystem import EditFileTool, ReadFileTool, WriteFileTool
 from desktop.core.tools.registry import ToolRegistry
+from desktop.core.usage.governor import BudgetRefused
 from desktop.core.utils.atomic import atomic_write_text
 from desktop.core.utils.validate import Unusable, read_document
 
 log = logging.getLogger(__name__)
 
-Status = Literal["nothing", "skipped", "changed", "unchanged", "failed", "budget"]
+Status = Literal["nothing", "skipped", "changed", "unchanged", "failed", "budget", "paused"]
 MAX_FAILURES = 3
 PHASE1_MAX_TOKENS = 2048
 MEMORY_FILES = ("memory/MEMORY.md", "SOUL.md", "USER.md")
@@ -90,8 +91,9 @@ class DreamResult:
     Attributes:
         status: ``nothing`` (no new entries), ``skipped`` (phase 1 said ``[SKIP]``, or a batch
             was given up after repeated failures), ``changed`` / ``unchanged`` (phase 2 ran),
-            ``failed`` (a model call failed; the batch will be retried) or ``budget`` (phase 2
-            stopped at the token budget).
+            ``failed`` (a model call failed; the batch will be retried), ``budget`` (phase 2
+            stopped at the token budget) or ``paused`` (the spend governor kept the run from
+            starting; no failed attempt is counted).
         changes: Files changed (see the module docstring).
         commit: The Dream commit id, when one was made.
         analysis: The phase-1 analysis text.
@@ -283,6 +285,8 @@ class Dream:
         first, last = batch[0].cursor, batch[-1].cursor
         try:
             analysis = await self._analyse(batch)
+        except BudgetRefused as exc:  # not a failure: the batch waits, no attempt is counted
+            return DreamResult("paused", message=f"Dream did not run: {exc.message}")
         except LLMError as exc:
             return await self._failed(first, last, f"the analysis call failed: {exc.message}")
         if not analysis:

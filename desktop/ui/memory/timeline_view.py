@@ -36,6 +36,7 @@ _RESULT_TONE: dict[str, Tone] = {
     "nothing": "info",
     "skipped": "info",
     "budget": "warning",
+    "paused": "warning",
     "failed": "error",
 }
 

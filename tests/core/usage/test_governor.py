@@ -120,8 +120,10 @@ async def test_dream_over_its_budget_is_paused_before_the_call_and_the_person_de
         assert scripted_server.chat_requests() == [] and not run.done()
         assert governor.answer(paused.request_id, "keep")
         result = await run
-        assert result.status == "failed" and "budget" in result.message
+        assert result.status == "paused" and "budget" in result.message
         assert scripted_server.chat_requests() == []
+        state = config.workspace_path / "memory" / ".dream_state"
+        assert not state.exists() or '"1"' not in state.read_text()  # no failure counted
         assert _of(events, BudgetResolved) == [BudgetResolved(paused.request_id, "keep")]
 
         # Run once: the whole run goes ahead (phase 2's calls are not asked again).
@@ -154,7 +156,7 @@ async def test_headless_the_run_is_refused_at_once_and_reported(
             result = await runtime.memory.dream().run()
     finally:
         await runtime.stop()
-    assert result.status == "failed"
+    assert result.status == "paused"
     [paused] = _of(events, BudgetPaused)
     assert not paused.asked and paused.scope == "overall" and paused.spent_tokens == 500
     assert scripted_server.chat_requests() == []
