@@ -47,6 +47,13 @@ def _label(value: float, metric: str) -> str:
     return f"{value / 1000:.0f}k" if value >= 1000 else f"{value:.0f}"
 
 
+def _tick(value: float, ceiling: float, unit: str) -> str:
+    """A scale label; dollar labels share one number of decimals."""
+    if unit == "cost":
+        return f"${value:.2f}" if ceiling >= 0.2 else f"${value:.3f}"
+    return _label(value, unit)
+
+
 def _nice_ceiling(value: float) -> float:
     """A round number ≥ ``value`` for the top of the scale."""
     if value <= 0:
@@ -54,7 +61,7 @@ def _nice_ceiling(value: float) -> float:
     step = 10 ** (len(str(int(value))) - 1) if value >= 1 else 0.01
     while step * 10 < value:
         step *= 10
-    for factor in (1, 2, 2.5, 5, 10):
+    for factor in (1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10):
         if step * factor >= value:
             return step * factor
     return step * 10
@@ -127,7 +134,8 @@ class SpendChart(QWidget):
             for day, parts in self.days.items()
         }
         ceiling = _nice_ceiling(max(totals.values(), default=0.0))
-        axis_w = max(metrics.horizontalAdvance(_label(ceiling, self.unit)), 24) + 8
+        ticks = [_tick(ceiling * i / 4, ceiling, self.unit) for i in range(5)]
+        axis_w = max(max(metrics.horizontalAdvance(t) for t in ticks), 24) + 8
         plot = QRectF(axis_w, top, self.width() - axis_w - 4, self.height() - top - line - 6)
 
         # Scale: four grid lines with labels.
@@ -136,7 +144,7 @@ class SpendChart(QWidget):
             painter.setPen(faint)
             painter.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y))
             painter.setPen(text)
-            label = _label(ceiling * i / 4, self.unit)
+            label = ticks[i]
             painter.drawText(
                 QRectF(0, y - line / 2, axis_w - 6, line),
                 int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter),

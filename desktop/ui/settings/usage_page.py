@@ -167,12 +167,15 @@ class UsagePage(SettingsPage):
                 field.setMaximumWidth(130)
                 grid.addWidget(field, r, c)
                 self.fields[(scope, key)] = field
+        grid.setColumnStretch(len(COLUMNS) + 1, 1)  # fields stay beside their labels
         self.body_layout.addLayout(grid)
         form = QFormLayout()
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.FieldsStayAtSizeHint)
         self.warn_at = QSpinBox()
         self.warn_at.setRange(10, 100)
         self.warn_at.setSuffix(" %")
         self.warn_at.setAccessibleName("Warn chats at")
+        self.warn_at.setMinimumWidth(110)
         self.hard_cap = QCheckBox("Stop chats at the limit (hard cap) instead of only warning")
         self.hard_cap.setAccessibleName("Hard cap for chats")
         self.runaway = QDoubleSpinBox()
@@ -181,6 +184,7 @@ class UsagePage(SettingsPage):
         self.runaway.setSuffix(" × usual")
         self.runaway.setSpecialValueText("off")
         self.runaway.setAccessibleName("Stop a background run past")
+        self.runaway.setMinimumWidth(110)
         form.addRow("Warn chats at", self.warn_at)
         form.addRow("", self.hard_cap)
         form.addRow("Stop a background run past", self.runaway)
