@@ -118,6 +118,16 @@ def test_the_banner_asks_and_raise_saves_a_budget_the_run_fits_then_runs_it(
         assert run.result().status == "paused" and window.banner(key) is None
         assert scripted_server.chat_requests() == []
 
+        # Dismiss is an answer too (keep paused): the run does not wait for nobody.
+        run = asyncio.ensure_future(runtime.memory.dream().run())
+        qtbot.waitUntil(lambda: any(k.startswith("budget:") for k in window._banners))
+        [key] = [k for k in window._banners if k.startswith("budget:")]
+        banner = window.banner(key)
+        assert banner is not None
+        banner.dismiss()
+        qtbot.waitUntil(run.done, timeout=30_000)
+        assert run.result().status == "paused" and scripted_server.chat_requests() == []
+
         # Raise: 18k spent + ~6k wanted → the Dream budget becomes 40k, saved; the run goes.
         run = asyncio.ensure_future(runtime.memory.dream().run())
         qtbot.waitUntil(lambda: any(k.startswith("budget:") for k in window._banners))
