@@ -168,7 +168,9 @@ class HeartbeatService:
         prompt = read_template("agent", "heartbeat_decide.md").format(
             time=self._now_text(), tasks="\n".join(tasks)
         )
-        with usage_scope(source="heartbeat"):
+        # Its own small call, not part of a run: a tick that finds nothing due must not make
+        # the heartbeat's "usual run" tiny for the runaway guard.
+        with usage_scope(source="heartbeat", run=""):
             response = await self.provider.chat(
                 [
                     {"role": "system", "content": prompt},

@@ -66,6 +66,8 @@ class Budgets(_Model):
         chat_hard_cap: Chat turns are refused, not only warned, once a limit is reached.
         runaway_multiple: A background run is stopped once its own tokens pass this many
             times the usual size of a run of its source (``0`` turns the guard off).
+        runaway_min_tokens: ... and pass at least this many tokens (small runs that vary a
+            lot, like a heartbeat that sometimes has work, are never called runaways).
     """
 
     overall: Limit = Field(default_factory=Limit)
@@ -73,6 +75,7 @@ class Budgets(_Model):
     chat_warn_at: Annotated[float, Field(ge=0, le=1)] = 0.8
     chat_hard_cap: bool = False
     runaway_multiple: Annotated[float, Field(ge=0)] = 5.0
+    runaway_min_tokens: Tokens = 20_000
 
     def limit_for(self, source: str) -> Limit:
         """The limits of ``source`` (empty when none is set)."""

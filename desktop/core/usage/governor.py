@@ -14,8 +14,8 @@ It is a call guard of the runtime's :class:`~desktop.core.providers.switchable.S
   reaches ``chatWarnAt`` of a budget; with ``chatHardCap`` a call over budget is refused.
 - The **runaway guard**: a background run (one ``UsageTag.run``) whose own tokens pass
   ``runawayMultiple`` times the usual size of a run of its source (the median of this month's
-  earlier runs; at least :data:`MIN_RUNS` of them) is refused its next call and
-  :class:`RunawayStopped` is reported.
+  earlier runs; at least :data:`MIN_RUNS` of them), and at least ``runawayMinTokens``, is
+  refused its next call and :class:`RunawayStopped` is reported.
 
 A refusal is :class:`BudgetRefused`, an :class:`~desktop.core.providers.base.LLMError`: every
 caller already turns that into data (Dream keeps its batch for later, the Consolidator archives
@@ -281,7 +281,7 @@ class SpendGovernor:
         if entry is None or usual is None or usual <= 0:
             return
         used = entry[1].tokens
-        if used <= usual * budgets.runaway_multiple:
+        if used <= max(usual * budgets.runaway_multiple, budgets.runaway_min_tokens):
             return
         self._stopped_runs.add(tag.run)
         message = (

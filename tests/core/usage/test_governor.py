@@ -198,7 +198,8 @@ async def test_runaway_background_run_is_stopped_and_reported(
     config = _config(tmp_path)
     _spent(config.workspace_path, "dream", [1000, 1000, 1200])  # usual: 1,000 tokens
     _dream_script(scripted_server, usage=(1400, 200))
-    runtime, events = _runtime(config, scripted_server, {"runawayMultiple": 2}, ask=True)
+    budgets = {"runawayMultiple": 2, "runawayMinTokens": 0}
+    runtime, events = _runtime(config, scripted_server, budgets, ask=True)
     try:
         async with asyncio.timeout(30):
             result = await runtime.memory.dream().run()
@@ -212,3 +213,20 @@ async def test_runaway_background_run_is_stopped_and_reported(
     assert result.status == "failed" and result.stop_reason == "error"
     assert stopped.message in result.message and result.changes == 1  # its edit is kept
     assert not _of(events, BudgetPaused)
+
+
+async def test_a_small_run_is_never_a_runaway_below_the_floor(
+    scripted_server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
+    """Same run as above, default floor (20k tokens): 3× a small usual size goes on."""
+    config = _config(tmp_path)
+    _spent(config.workspace_path, "dream", [1000, 1000, 1200])
+    _dream_script(scripted_server, usage=(1400, 200))
+    runtime, events = _runtime(config, scripted_server, {"runawayMultiple": 2}, ask=True)
+    try:
+        async with asyncio.timeout(30):
+            result = await runtime.memory.dream().run()
+    finally:
+        await runtime.stop()
+    assert result.status == "changed" and len(scripted_server.chat_requests()) == 3
+    assert not _of(events, RunawayStopped)
