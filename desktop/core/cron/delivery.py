@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
 from desktop.core.bus.events import DESKTOP_CHANNEL, InboundMessage, OutboundMessage, ReminderDue
-from desktop.core.cron.receipts import JobResult, KeptReminder, KeptReminders
+from desktop.core.cron.receipts import CURRENT_RUN, JobResult, KeptReminder, KeptReminders
 from desktop.core.cron.types import CronJob, CronPayload
 from desktop.core.resources import read_template
 
@@ -174,7 +174,17 @@ class JobRunner:
     ) -> tuple[tuple[str, ...], str | None]:
         """Deliver ``text``; where it went, and why it went nowhere (then it is kept)."""
         bus = self.agent.bus
-        await bus.emit(ReminderDue(key, job.id, job.name, text, channel=channel, chat_id=chat_id))
+        await bus.emit(
+            ReminderDue(
+                key,
+                job.id,
+                job.name,
+                text,
+                channel=channel,
+                chat_id=chat_id,
+                run_id=CURRENT_RUN.get(),
+            )
+        )
         network = channel not in EVENT_CHANNELS
         outbound = OutboundMessage(
             channel, chat_id, text, metadata={"reminder": True, "cron_job": job.id}

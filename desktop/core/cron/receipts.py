@@ -28,6 +28,7 @@ skip damaged lines (:func:`~desktop.core.utils.validate.read_jsonl`).
 
 from __future__ import annotations
 
+import contextvars
 import hashlib
 import json
 import logging
@@ -60,6 +61,15 @@ RECEIPTS_DIR = "receipts"
 KEPT_FILE = "undelivered.jsonl"
 LOCK_TIMEOUT_S = 10.0
 _SAFE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+#: The receipt id of the run in progress in this task (a reminder carries it, so the person's
+#: Snooze or Done can point at the run it answers).
+CURRENT_RUN: contextvars.ContextVar[str] = contextvars.ContextVar("cron_run", default="")
+
+
+def new_id() -> str:
+    """A fresh receipt id."""
+    return uuid.uuid4().hex[:12]
 
 
 class JobSkipped(Exception):
@@ -100,7 +110,7 @@ class Receipt:
     job_id: str
     outcome: str
     at_ms: int
-    id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
+    id: str = field(default_factory=new_id)
     job_name: str = ""
     due_at_ms: int | None = None
     duration_ms: int = 0

@@ -32,7 +32,15 @@ import uuid
 from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 
-from desktop.core.cron.receipts import JobResult, JobSkipped, KeptReminders, Receipt, ReceiptLog
+from desktop.core.cron.receipts import (
+    CURRENT_RUN,
+    JobResult,
+    JobSkipped,
+    KeptReminders,
+    Receipt,
+    ReceiptLog,
+    new_id,
+)
 from desktop.core.cron.schedule import next_run, validate_schedule
 from desktop.core.cron.store import JobStore
 from desktop.core.cron.types import CronJob, CronPayload, CronRunRecord, CronSchedule
@@ -282,6 +290,8 @@ class CronService:
         skipped: JobSkipped | None = None
         due_at, missed = self._due.pop(job.id, (None, 0))
         self._active.add(job.id)
+        run_id = new_id()
+        token = CURRENT_RUN.set(run_id)
         try:
             outcome = await self.on_job(job)
         except asyncio.CancelledError:
@@ -293,6 +303,7 @@ class CronService:
             error = str(exc) or type(exc).__name__
             log.warning("cron job %s failed: %s", job.id, error)
         finally:
+            CURRENT_RUN.reset(token)
             self._active.discard(job.id)
             result = outcome if isinstance(outcome, JobResult) else JobResult(outcome)
             error = error or result.error
@@ -306,6 +317,7 @@ class CronService:
                 late=late,
             )
             receipt = Receipt(
+                id=run_id,
                 job_id=job.id,
                 job_name=job.name,
                 outcome=_outcome(result, error, skipped),
