@@ -127,6 +127,25 @@ class AppServices(QObject):
             runtime.owner.try_spawn(runtime.reminders.deliver_kept(), name="kept-reminders")
         self.agentReady.emit()
 
+    def answer_reminder(self, event: object, answer: str) -> None:
+        """Snooze a reminder (``10m``, ``1h``, ``tomorrow``) or mark it ``done``, in core."""
+        runtime = self.runtime
+        if runtime is None:
+            return
+        import asyncio
+
+        from desktop.core.cron.snooze import mark_done, snooze
+
+        cron = runtime.cron
+
+        async def apply() -> None:
+            if answer == "done":
+                await asyncio.to_thread(mark_done, cron, event)  # type: ignore[arg-type]
+            else:
+                await asyncio.to_thread(snooze, cron, event, answer)  # type: ignore[arg-type]
+
+        runtime.owner.try_spawn(apply(), name="reminder-answer")
+
     def clear_runtime(self) -> None:
         """The runtime was stopped: stop listening and forget it."""
         if self._unregister is not None:
