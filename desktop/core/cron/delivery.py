@@ -44,8 +44,6 @@ if TYPE_CHECKING:
 # Channels whose front ends render a turn from its events (the desktop, the CLI); every other
 # channel gets the answer as an outbound message. Mirrors ``desktop.core.agent.loop``.
 EVENT_CHANNELS = frozenset({DESKTOP_CHANNEL, "cli", "system", "heartbeat"})
-# Front ends that show a ReminderDue when they are registered with the channel manager.
-FRONT_ENDS = (DESKTOP_CHANNEL, "cli")
 
 log = logging.getLogger(__name__)
 
@@ -159,12 +157,19 @@ class JobRunner:
             )
         return JobResult(fallback, places, why, error)
 
-    def front_ends(self) -> list[str]:
-        """The front ends that would show a reminder now."""
+    def front_ends(self, channel: str = DESKTOP_CHANNEL) -> list[str]:
+        """The front ends that would show a reminder from ``channel`` now.
+
+        The window (``desktop``) shows every reminder; the terminal's ``cli`` channel only its
+        own (the app's socket for ``nanobot-desktop agent`` is registered as ``cli`` too, with
+        no one behind it for other chats); a gateway prints what has no other place.
+        """
         channels = self.channels
         if channels is None:
             return []
-        found = [name for name in FRONT_ENDS if channels.channel(name) is not None]
+        found = [DESKTOP_CHANNEL] if channels.channel(DESKTOP_CHANNEL) is not None else []
+        if channel == "cli" and channels.channel("cli") is not None:
+            found.append("cli")
         if not found and channels.has_fallback:
             found.append("terminal")
         return found
@@ -193,7 +198,7 @@ class JobRunner:
             if network and not sent_already:
                 await bus.publish_outbound(outbound)
             return (), None
-        places = self.front_ends()
+        places = self.front_ends(channel)
         why: str | None = None
         if network:
             running = self.channels.channel(channel) is not None  # else the fallback prints it
@@ -219,6 +224,7 @@ class JobRunner:
             channel=channel,
             chat_id=chat_id,
             at_ms=int(time.time() * 1000),
+            run_id=CURRENT_RUN.get(),
         )
         await asyncio.to_thread(self.kept.keep, reminder)
 
@@ -242,6 +248,7 @@ class JobRunner:
                         reminder.text,
                         channel=reminder.channel,
                         chat_id=reminder.chat_id,
+                        run_id=reminder.run_id,
                     )
                 )
                 await asyncio.to_thread(kept.mark_shown, reminder.id, int(time.time() * 1000))

@@ -293,6 +293,7 @@ class KeptReminder:
     channel: str
     chat_id: str
     at_ms: int
+    run_id: str = ""
 
 
 class KeptReminders:
@@ -317,6 +318,7 @@ class KeptReminders:
             "channel": reminder.channel,
             "chatId": reminder.chat_id,
             "atMs": reminder.at_ms,
+            "runId": reminder.run_id,
         }
         append_line(self.path, record, self._lock)
 
@@ -345,5 +347,6 @@ class KeptReminders:
                 channel=_text(record.get("channel")) or "desktop",
                 chat_id=_text(record.get("chatId")) or "reminders",
                 at_ms=record["atMs"] if _int(record.get("atMs")) else 0,
+                run_id=_text(record.get("runId")) or "",
             )
         return [r for rid, r in kept.items() if rid not in shown]

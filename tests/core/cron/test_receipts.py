@@ -169,6 +169,14 @@ async def test_an_undelivered_reminder_is_kept_and_shown_after_a_restart(
 ) -> None:
     clock = FakeClock(NOW)
     first = _runtime(scripted_server, tmp_path, clock)  # nothing can show it (no window)
+
+    class Socket:  # the app's socket for `nanobot-desktop agent` is registered as "cli"
+        name = "cli"
+
+        async def send(self, message: OutboundMessage) -> None:
+            pass
+
+    first.channels.register(Socket())
     job = first.cron.add_job(
         "pills", CronSchedule("every", every_ms=60_000), CronPayload(message="Take the pills")
     )
@@ -191,8 +199,8 @@ async def test_an_undelivered_reminder_is_kept_and_shown_after_a_restart(
         assert await second.reminders.deliver_kept() == 1
     finally:
         await second.stop()
-    assert [(e.text, e.job_id, e.session_key) for e in window.seen] == [
-        ("Time for your pills.", job.id, "desktop:reminders")
+    assert [(e.text, e.job_id, e.session_key, e.run_id) for e in window.seen] == [
+        ("Time for your pills.", job.id, "desktop:reminders", receipt.id)
     ]
 
     third = _runtime(scripted_server, tmp_path, clock)
