@@ -470,6 +470,38 @@ class CronService:
         self._arm()
         return job
 
+    def update_job(
+        self,
+        job_id: str,
+        *,
+        name: str | None = None,
+        message: str | None = None,
+        schedule: CronSchedule | None = None,
+    ) -> CronJob | None:
+        """Change a job's name, message or schedule (its next run is recomputed from now);
+        ``None`` when unknown. Raises ``ValueError`` for a bad schedule."""
+        now = self._now_ms()
+        if schedule is not None:
+            validate_schedule(schedule, now_ms=now, default_tz=self.default_tz)
+        with self.store.editing() as jobs:
+            job = next((j for j in jobs if j.id == job_id), None)
+            if job is None:
+                return None
+            if name is not None:
+                job.name = name
+            if message is not None:
+                job.payload.message = message
+            if schedule is not None:
+                job.schedule = schedule
+                job.delete_after_run = job.delete_after_run and schedule.kind == "at"
+                job.state.next_run_at_ms = None
+                if job.enabled:
+                    # A one-shot moved to a later time runs again: _initial_next allows it.
+                    job.state.next_run_at_ms = self._initial_next(job, now)
+            job.updated_at_ms = now
+        self._arm()
+        return job
+
     async def run_now(self, job_id: str) -> str | None:
         """Run a job immediately (enabled or not) without changing its schedule."""
         job = await asyncio.to_thread(self.get_job, job_id)

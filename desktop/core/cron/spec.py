@@ -72,6 +72,11 @@ def build_schedule(
     return CronSchedule("at", at_ms=parse_at(at, tz or default_tz)), True
 
 
+def local_time(ms: int | None, tz: str | None) -> str:
+    """``2026-05-01 09:30 CEST`` in ``tz`` (local time without one); ``—`` for ``None``."""
+    return _local(ms, tz)
+
+
 def _local(ms: int | None, tz: str | None) -> str:
     if ms is None:
         return "—"

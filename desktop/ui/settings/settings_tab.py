@@ -38,6 +38,7 @@ SECTIONS: dict[str, tuple[str, str, str]] = {
     "mcp": ("MCP servers", "desktop.ui.settings.mcp_page", "MCPPage"),
     "channels": ("Channels", "desktop.ui.settings.channels_page", "ChannelsPage"),
     "dream": ("Dream & heartbeat", "desktop.ui.settings.dream_page", "DreamPage"),
+    "reminders": ("Reminders", "desktop.ui.settings.reminders_page", "RemindersPage"),
     "appearance": ("Appearance & startup", "desktop.ui.settings.appearance_page", "AppearancePage"),
 }
 
@@ -111,7 +112,7 @@ class SettingsTab(OwnsTasks, QWidget):
     @Slot(str)
     def show_section(self, name: str) -> None:
         """Show section ``name`` (``providers``, ``agent``, ``tools``, ``mcp``, ``channels``,
-        ``dream``, ``appearance``). ``providers/openai`` (or ``providers:openai``) also
+        ``dream``, ``reminders``, ``appearance``). ``providers/openai`` (or ``providers:openai``) also
         selects that provider; ``channels/telegram`` that channel."""
         section, _, detail = name.replace(":", "/").partition("/")
         if section not in SECTIONS:
