@@ -57,7 +57,7 @@ def job_rows(cron: CronService) -> list[JobRow]:
                 id=job.id,
                 name=job.name,
                 message=job.payload.message,
-                when=describe_schedule(job.schedule),
+                when=describe_schedule(job.schedule, tz),
                 next_run=local_time(job.state.next_run_at_ms, tz),
                 last=past[0] if past else "",
                 enabled=job.enabled,

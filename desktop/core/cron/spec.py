@@ -84,8 +84,9 @@ def _local(ms: int | None, tz: str | None) -> str:
     return datetime.fromtimestamp(ms / 1000, zone).strftime("%Y-%m-%d %H:%M %Z").strip()
 
 
-def describe_schedule(schedule: CronSchedule) -> str:
-    """``every 1h``, ``cron 0 9 * * 1-5 (Europe/Berlin)``, ``at 2026-05-01 09:30``."""
+def describe_schedule(schedule: CronSchedule, tz: str | None = None) -> str:
+    """``every 1h``, ``cron 0 9 * * 1-5 (Europe/Berlin)``, ``at 2026-05-01 09:30``
+    (an ``at`` time in the schedule's zone, else ``tz``)."""
     if schedule.kind == "every" and schedule.every_ms:
         seconds = schedule.every_ms // 1000
         for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
@@ -94,14 +95,15 @@ def describe_schedule(schedule: CronSchedule) -> str:
         return f"every {seconds}s"
     if schedule.kind == "cron":
         return f"cron {schedule.expr}" + (f" ({schedule.tz})" if schedule.tz else "")
-    return f"at {_local(schedule.at_ms, schedule.tz)}"
+    return f"at {_local(schedule.at_ms, schedule.tz or tz)}"
 
 
 def describe_receipt(run: Receipt, answer: Receipt | None, tz: str | None) -> str:
     """``delivered to desktop at 2026-05-01 10:30 CEST (late: due 09:00, 3 runs missed)``."""
     text = run.outcome
     if run.delivered_to:
-        text += f" to {', '.join(run.delivered_to)}"
+        places = ", ".join(run.delivered_to)
+        text += f" to {places}" if run.outcome == "delivered" else f" (shown on {places})"
     text += f" at {_local(run.at_ms, tz)}"
     if run.late:
         text += f" (late: due {_local(run.due_at_ms, tz)}"
@@ -123,7 +125,7 @@ def describe_job(
     """A few lines about a job for the tool and ``cron list`` (``last``: its last receipt and
     the person's answer to it, from :meth:`~desktop.core.cron.receipts.ReceiptLog.last_run`)."""
     state = job.state
-    head = f"- {job.name} (id: {job.id}, {describe_schedule(job.schedule)})"
+    head = f"- {job.name} (id: {job.id}, {describe_schedule(job.schedule, tz)})"
     if not job.enabled:
         head += " [disabled]"
     lines = [head]

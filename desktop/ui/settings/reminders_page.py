@@ -110,14 +110,14 @@ class RemindersPage(SettingsPage):
         self.body_layout.addLayout(form)
         save_row = QHBoxLayout()
         save_row.addStretch(1)
-        self.save_reminder_button = button("Save reminder", "Save the reminder")
+        self.save_reminder_button = button("Add reminder", "Save the reminder")
         save_row.addWidget(self.save_reminder_button)
         self.body_layout.addLayout(save_row)
 
         self.editing: str | None = None
         self.kind.currentIndexChanged.connect(self._kind_changed)
         self.table.itemSelectionChanged.connect(self._selected)
-        self.new_button.clicked.connect(self._new)
+        self.new_button.clicked.connect(lambda: self._new())
         self.pause_button.clicked.connect(lambda: self.spawn(self._toggle(), "reminder-pause"))
         self.delete_button.clicked.connect(lambda: self.spawn(self._delete(), "reminder-delete"))
         self.refresh_button.clicked.connect(lambda: self.spawn(self.refresh(), "reminders"))
@@ -151,7 +151,8 @@ class RemindersPage(SettingsPage):
         self.rows = rows
         self.table.setRowCount(len(rows))
         for index, row in enumerate(rows):
-            name = row.name + ("" if row.enabled else "  (paused)")
+            name = row.name + (" (system)" if row.protected else "")
+            name += "" if row.enabled else " (paused)"
             for column, text in enumerate((name, row.when, row.next_run, row.last or "—")):
                 item = QTableWidgetItem(text)
                 item.setToolTip(row.message or text)
@@ -177,11 +178,14 @@ class RemindersPage(SettingsPage):
             return
         self.pause_button.setText("Resume" if not row.enabled else "Pause")
         self.past.addItems(list(row.past) or ["No runs yet."])
-        if not row.protected:
-            self.editing = row.id
-            self.name.setText(row.name)
-            self.message.setText(row.message)
-            self._fill_when(row.when)
+        if row.protected:  # Dream and the heartbeat are set in their own page
+            self._new(focus=False)
+            return
+        self.editing = row.id
+        self.save_reminder_button.setText("Save changes")
+        self.name.setText(row.name)
+        self.message.setText(row.message)
+        self._fill_when(row.when)
 
     def _fill_when(self, when: str) -> None:
         kind, _, value = when.partition(" ")
@@ -199,12 +203,14 @@ class RemindersPage(SettingsPage):
     def _kind_changed(self) -> None:
         self.when.setPlaceholderText(PLACEHOLDERS[self.kind.currentData()])
 
-    def _new(self) -> None:
+    def _new(self, *, focus: bool = True) -> None:
         self.editing = None
-        self.table.clearSelection()
+        self.save_reminder_button.setText("Add reminder")
         for field in (self.name, self.message, self.when):
             field.clear()
-        self.message.setFocus()
+        if focus:
+            self.table.clearSelection()
+            self.message.setFocus()
 
     # -- edits ------------------------------------------------------------------------------
     async def _save(self) -> None:
