@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pytestqt.qtbot import QtBot
 
 from desktop.core.assembly import build_runtime
+from desktop.core.cron.receipts import KeptReminder
 from desktop.core.cron.types import CronSchedule
 from desktop.ui.services import AppServices
 from desktop.ui.settings import SettingsTab
@@ -75,5 +76,50 @@ def test_reminders_page_shows_receipts_and_edits_jobs(
     if dream is not None:
         page.table.selectRow(dream)
         assert not page.delete_button.isEnabled()
+    run_async(qtbot, qloop, runtime.stop(), 60_000)
+    services.clear_runtime()
+
+
+def test_kept_reminder_reaches_the_window_and_answers_go_to_core(
+    qtbot: QtBot,
+    qloop: asyncio.AbstractEventLoop,
+    services: AppServices,
+    scripted_server: ScriptedOpenAIServer,
+) -> None:
+    """A reminder kept while no window was open is shown when the window attaches; Snooze from
+    the notification becomes a one-shot job in core, Done a receipt."""
+    clock = FakeClock("2026-05-01T10:00:00+00:00")
+    runtime = build_runtime(services.config, make_provider(scripted_server.url), clock=clock)
+    cron = runtime.cron
+    cron.kept.keep(
+        KeptReminder(
+            id="k1",
+            job_id="gone",
+            job_name="Pills",
+            text="Take the pills",
+            session_key="desktop:reminders",
+            channel="desktop",
+            chat_id="reminders",
+            at_ms=1,
+            run_id="r1",
+        )
+    )
+    with qtbot.waitSignal(services.bridge.reminderDue, timeout=10_000) as shown:
+        services.set_runtime(runtime)
+    event = shown.args[0]
+    assert (event.text, event.job_name, event.run_id) == ("Take the pills", "Pills", "r1")
+    qtbot.waitUntil(lambda: cron.kept.pending() == [], timeout=10_000)
+
+    services.answer_reminder(event, "1h")
+    qtbot.waitUntil(
+        lambda: any(j.name == "Pills (snoozed)" for j in cron.list_jobs()), timeout=10_000
+    )
+    snoozed = next(j for j in cron.list_jobs() if j.name == "Pills (snoozed)")
+    assert snoozed.schedule.at_ms == int(clock() * 1000) + 3_600_000
+    services.answer_reminder(event, "done")
+    qtbot.waitUntil(
+        lambda: [r.outcome for r in cron.receipts.read("gone")] == ["snoozed", "done"],
+        timeout=10_000,
+    )
     run_async(qtbot, qloop, runtime.stop(), 60_000)
     services.clear_runtime()
