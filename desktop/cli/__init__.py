@@ -79,6 +79,9 @@ def build_parser() -> argparse.ArgumentParser:
     from desktop.cli.sessions import add_sessions_parser
 
     add_sessions_parser(commands, common)
+    from desktop.cli.onboard import add_onboard_parser
+
+    add_onboard_parser(commands, common)
     commands.add_parser(
         "gateway",
         parents=[common],
@@ -102,6 +105,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from desktop.cli.channels import run_channels
 
         return run_channels(args)
+    if args.command == "onboard":
+        from desktop.cli.onboard import run_onboard
+
+        return run_onboard(args)
     if args.command == "status":
         from desktop.cli.status import run_status
 

@@ -262,3 +262,24 @@ def test_the_repository_we_create_on_template_sync_is_nanobots_too(shared: Share
     # "not initialized" / "has not run yet" would mean nanobot did not see our repository.
     assert "no saved versions yet" in dream_log, dream_log
     assert git_log(shared.workspace) == log  # nanobot adopted it: no second init commit
+
+
+def test_our_onboarded_config_runs_nanobot_and_back(shared: Shared) -> None:
+    """config.json both ways: the file our ``onboard`` writes is one nanobot runs with (it
+    refused ``"timezone": null`` before), and after nanobot refreshes it we still run."""
+    shared.config.unlink()
+    shared.ok(
+        "nanobot-desktop", "onboard", "--provider", "custom", "--api-base", shared.server.url,
+        "--model", "scripted-model", "--workspace", str(shared.workspace),
+    )  # fmt: skip
+    shared.server.push(Reply("nanobot runs on your config."))
+    out = shared.ok("nanobot", "agent", "-m", "hi")
+    assert "nanobot runs on your config." in out
+    assert shared.server.chat_requests()[-1].body["model"] == "scripted-model"
+
+    shared.ok("nanobot", "onboard", "--refresh")
+    refreshed = json.loads(shared.config.read_text(encoding="utf-8"))
+    assert "timezoneMode" in refreshed["agents"]["defaults"]  # nanobot rewrote the file
+    shared.server.push(Reply("And we run on nanobot's."))
+    assert shared.ok("nanobot-desktop", "agent", "-m", "hi again") == "And we run on nanobot's.\n"
+    assert texts(shared.last_messages(), "assistant") == ["nanobot runs on your config."]
