@@ -283,3 +283,75 @@ def test_our_onboarded_config_runs_nanobot_and_back(shared: Shared) -> None:
     shared.server.push(Reply("And we run on nanobot's."))
     assert shared.ok("nanobot-desktop", "agent", "-m", "hi again") == "And we run on nanobot's.\n"
     assert texts(shared.last_messages(), "assistant") == ["nanobot runs on your config."]
+
+
+def _nanobot_python(shared: Shared, code: str) -> str:
+    """Run ``code`` with nanobot's own library (its venv's Python); return stdout."""
+    result = subprocess.run(
+        [str(shared.nanobot.parent / "python"), "-c", code],
+        capture_output=True, text=True, check=False, timeout=120, env=shared.env,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def test_history_and_dream_cursor_both_ways(shared: Shared) -> None:
+    """``memory/history.jsonl`` and ``memory/.dream_cursor`` through nanobot's own
+    ``MemoryStore`` (nanobot writes these only from long chats and its Dream, so its library
+    stands in for them): cursors continue across the programs, our Dream reads nanobot's
+    entries, and nanobot reads the cursor our Dream left."""
+    shared.server.push(Reply("Hi."))
+    shared.ok("nanobot", "agent", "-m", "hi")  # nanobot's workspace
+    ws = str(shared.workspace)
+    _nanobot_python(
+        shared,
+        "from pathlib import Path\nfrom nanobot.agent.memory import MemoryStore\n"
+        f"s = MemoryStore(Path({ws!r}))\n"
+        "s.append_history('The user adopted a cat called Miso.')\n"
+        "s.append_history('The user moved to Porto.')\n",
+    )
+    ours = MemoryStore(shared.workspace)
+    assert [e.content for e in ours.entries()] == [
+        "The user adopted a cat called Miso.",
+        "The user moved to Porto.",
+    ]
+    assert ours.append_history("The user prefers metric units.") == 3
+
+    def route(body: dict[str, Any]) -> Reply | None:
+        return None if body.get("tools") else Reply("[SKIP]")
+
+    shared.server.route = route
+    shared.ok("nanobot-desktop", "cron", "run", "dream")
+    analysis = next(r.body for r in shared.server.chat_requests() if not r.body.get("tools"))
+    prompt = " ".join(texts(analysis["messages"], "user"))
+    assert "called Miso" in prompt and "moved to Porto" in prompt and "metric units" in prompt
+    assert ours.dream_cursor == 3
+
+    seen = json.loads(
+        _nanobot_python(
+            shared,
+            "import json\nfrom pathlib import Path\nfrom nanobot.agent.memory import MemoryStore\n"
+            f"s = MemoryStore(Path({ws!r}))\n"
+            "print(json.dumps([s.get_last_dream_cursor(), s.get_latest_cursor(),"
+            " [e['content'] for e in s.read_unprocessed_history(0)]]))\n",
+        )
+    )
+    assert seen[:2] == [3, 3], seen
+    assert seen[2][-1] == "The user prefers metric units.", seen
+
+
+def test_a_workspace_skill_is_offered_by_both(shared: Shared) -> None:
+    """``skills/<name>/SKILL.md`` (YAML front matter) in the shared workspace is listed in the
+    system prompt of both programs."""
+    skill = shared.workspace / "skills" / "tide-tables"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text(
+        "---\nname: tide-tables\ndescription: Look up tide tables for a harbour (interop 4417).\n"
+        "---\n\n# Tide tables\n\nAsk the harbour master.\n",
+        encoding="utf-8",
+    )
+    for program in ("nanobot", "nanobot-desktop"):
+        shared.server.push(Reply("Ok."))
+        shared.ok(program, "agent", "-m", "hi")
+        system = " ".join(texts(shared.last_messages(), "system"))
+        assert "tide-tables" in system and "interop 4417" in system, (program, system[-3000:])
