@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from desktop.core.channels.slack import catchup
 from tests.channels.slack.conftest import (
     CHANNEL,
     DM,
@@ -216,3 +217,80 @@ async def test_a_failing_history_call_is_logged_and_the_channel_goes_on(
         await runtime.stop()
     assert slack.texts(DM) == ["echo: hello", "echo: live", "echo: missed"]
     assert slack.calls_of("conversations.history")
+
+
+async def test_catch_up_follows_the_cursor_and_stops_at_the_cap(
+    slack: SlackServer,
+    scripted_server: ScriptedOpenAIServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(catchup, "PAGE", 2)
+    monkeypatch.setattr(catchup, "MESSAGES", 5)
+    scripted_server.route = echo()
+    runtime = await start_runtime(tmp_path, slack, scripted_server)
+    try:
+        slack.put_message(DM, "hello")
+        await until(lambda: slack.texts(DM), what="the first answer")
+        await runtime.agent.idle()
+    finally:
+        await runtime.stop()
+    for index in range(8):
+        slack.put_history(DM, f"missed {index}")
+    runtime = await start_runtime(tmp_path, slack, scripted_server)
+    try:
+        await until(lambda: len(slack.texts(DM)) == 6, what="the newest five answered")
+        await asyncio.sleep(0.5)
+        await runtime.agent.idle()
+    finally:
+        await runtime.stop()
+    assert slack.texts(DM) == ["echo: hello", *(f"echo: missed {i}" for i in range(3, 8))]
+    calls = slack.calls_of("conversations.history")
+    assert [c.params.get("cursor") for c in calls] == [None, "next:2", "next:4"]
+    assert all(c.params["limit"] == "2" for c in calls)
+
+
+def test_positions_are_bounded_recent_and_never_move_back() -> None:
+    now = 1_800_000_000.0
+    positions = catchup.Positions({"D1": ["5.000001", now - 10], "bad": "x", "C9": ["x", 1]})
+    assert positions.due(now=now) == [("D1", "5.000001")]
+    assert not positions.note("D1", "4.000000", now=now), "never moves back"
+    positions.note("COLD", "1.000000", now=now - catchup.RECENT - 1)
+    assert "COLD" in positions and ("COLD", "1.000000") not in positions.due(now=now)
+    for index in range(catchup.CONVERSATIONS + 5):
+        positions.note(f"C{index}", f"{index + 10}.000000", now=now + index)
+    assert len(positions.to_json()) == catchup.CONVERSATIONS
+    assert "D1" not in positions and "COLD" not in positions, "the least recent dropped"
+    positions.hold("C54", "3.000000")
+    positions.note("C54", "99.000000", now=now + 100)
+    assert positions.due(now=now + 100)[0] == ("C54", "3.000000"), "an unfinished catch-up"
+    again = catchup.Positions(positions.to_json())
+    assert again.due(now=now + 100)[0] == ("C54", "3.000000"), "kept across a restart"
+    again.release("C54")
+    assert again.due(now=now + 100)[0] == ("C54", "99.000000")
+
+
+async def test_a_missed_question_and_a_missed_reply_in_its_thread_are_both_answered(
+    slack: SlackServer, scripted_server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
+    scripted_server.route = echo()
+    runtime = await start_runtime(tmp_path, slack, scripted_server)
+    try:
+        slack.put_message(CHANNEL, "chatter, not for the bot")  # the channel is seen
+        await until(lambda: slack.acks, what="the event acknowledged")
+    finally:
+        await runtime.stop()
+    ts = slack.next_ts()
+    slack.put_history(CHANNEL, f"<@{BOT_USER}> question", ts=ts, thread_ts=ts, reply_count=1)
+    slack.put_history(CHANNEL, f"<@{BOT_USER}> follow-up", thread_ts=ts)
+    runtime = await start_runtime(tmp_path, slack, scripted_server)
+    try:
+        await until(lambda: len(slack.texts(CHANNEL)) == 2, what="both answered")
+        await asyncio.sleep(0.5)
+        await runtime.agent.idle()
+    finally:
+        await runtime.stop()
+    assert [(p["text"], p.get("thread_ts")) for p in slack.posted(CHANNEL)] == [
+        ("echo: question", ts),
+        ("echo: follow-up", ts),
+    ]
