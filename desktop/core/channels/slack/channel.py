@@ -392,8 +392,8 @@ class SlackChannel(BaseChannel):
             if key in done:
                 continue
             done.add(key)
-            channel, thread = inbound.split_chat(key)
             try:
+                channel, thread = inbound.split_chat(key)
                 messages = await self._fetch(channel, thread, oldest)
             except asyncio.CancelledError:
                 raise
