@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from desktop.core.channels.discord import catchup
 from desktop.core.channels.discord.channel import DiscordChannel
 from tests.channels.discord.conftest import until
 from tests.channels.discord.discord_server import ADA, BOT_ID, DM, GENERAL, DiscordServer, user
@@ -182,3 +183,35 @@ async def test_a_failing_history_call_leaves_the_channel_running(
     assert history_calls(discord_api, DM) or history_calls(discord_api, GENERAL)
     assert run.texts() == ["live"] and status_after.ok
     assert len(discord_api.identifies) == 2  # the connection was not restarted
+    # The position stayed before the gap: the next start fetches it (and not "live" again).
+    await until(lambda: stored(tmp_path).get("pending") == [], what="the state saved")
+    discord_api.history_error = None
+    again = Running(discord_api, tmp_path)
+    await again.start()
+    try:
+        await until(lambda: again.received, what="the missed message")
+        await asyncio.sleep(0.3)
+    finally:
+        await again.stop()
+    assert again.texts() == ["missed"]
+
+
+async def test_catch_up_pages_oldest_first_and_stops_at_the_cap(
+    discord_api: DiscordServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(catchup, "PAGE", 2)
+    monkeypatch.setattr(catchup, "MAX_MESSAGES", 3)
+    await first_run(discord_api, tmp_path)
+    for text in ("m1", "m2", "m3", "m4"):
+        discord_api.post_message(DM, text)
+    run = Running(discord_api, tmp_path)
+    await run.start()
+    try:
+        await until(lambda: len(run.received) == 3, what="the capped missed messages")
+        await asyncio.sleep(0.3)
+    finally:
+        await run.stop()
+    assert run.texts() == ["m1", "m2", "m3"]  # the oldest, in order; m4 is over the cap
+    first, second = history_calls(discord_api, DM)
+    assert first["limit"] == "2" and second["limit"] == "1"
+    assert int(second["after"]) > int(first["after"])

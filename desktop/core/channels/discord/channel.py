@@ -146,6 +146,9 @@ class DiscordChannel(BaseChannel):
         # Keys handed over by this process: the journal forgets a message a moment before its
         # id is saved as seen (a worker thread), and catch-up may bring it again just then.
         self._handed: OrderedDict[str, None] = OrderedDict()
+        # Conversations whose catch-up failed: their position stays where it was, so the next
+        # fresh session fetches the gap again (what was handled meanwhile is recognised).
+        self._behind: set[int] = set()
         self._activity = Activity(lambda: self._client, self._owner, typing_every=self.typing_every)
         self._progress: OrderedDict[int, tuple[OutboundMessage, int]] = OrderedDict()
         super().__init__(config, bus, state, media_dir, app_config=app_config)
@@ -334,9 +337,10 @@ class DiscordChannel(BaseChannel):
         log.info("Discord: catching up on %d conversations", len(due))
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.catch_up_limit
-        for chat_id, after, guild_id in due:
+        for index, (chat_id, after, guild_id) in enumerate(due):
             if loop.time() > deadline:
                 log.warning("Discord: catching up took too long; the other conversations wait")
+                self._behind.update(chat for chat, _, _ in due[index:])
                 return
             try:
                 async with asyncio.timeout(self.fetch_timeout):
@@ -347,6 +351,7 @@ class DiscordChannel(BaseChannel):
                     chat_id,
                     redact(repr(exc)) if not isinstance(exc, TimeoutError) else "no answer",
                 )
+                self._behind.update(chat for chat, _, _ in due[index:])
                 return
             except (discord.HTTPException, aiohttp.ClientError, OSError) as exc:
                 log.warning(
@@ -384,7 +389,8 @@ class DiscordChannel(BaseChannel):
         # journal or the seen ids recognise it).
         guild = message.guild.id if message.guild is not None else None
         guild = guild or getattr(message.channel, "guild_id", None)
-        await self._positions.advance(message.channel.id, message.id, None if is_dm else guild)
+        if message.channel.id not in self._behind:
+            await self._positions.advance(message.channel.id, message.id, None if is_dm else guild)
 
     async def _receive(self, message: discord.Message, me: int, is_dm: bool) -> None:
         if message.author.bot:
