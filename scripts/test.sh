@@ -20,6 +20,7 @@ export QT_QPA_PLATFORM=${QT_QPA_PLATFORM:-offscreen}
 # run, not skip.
 export NANOBOT_TEST_REQUIRE_KEYRING=1 NANOBOT_TEST_REQUIRE_E2E=1 NANOBOT_TEST_REQUIRE_X=1
 export NANOBOT_TEST_REQUIRE_SYNAPSE=1  # the Matrix tests need their real homeserver
+export NANOBOT_TEST_REQUIRE_NANOBOT=1  # the interop tier runs the real nanobot-ai CLI
 export NANOBOT_TEST_REQUIRE_DOVECOT=1  # the Email tests need root and Dovecot (dovecot-imapd)
 export NANOBOT_TEST_REQUIRE_SANDBOX=1  # the exec sandbox tests must run (bubblewrap is installed)
 export PYTHONDONTWRITEBYTECODE=1

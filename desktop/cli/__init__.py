@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from desktop import __version__
 
@@ -83,6 +84,10 @@ def build_parser() -> argparse.ArgumentParser:
         "usage", parents=[common], help="tokens and cost today and this month, against budgets"
     )
     usage.add_argument("--json", action="store_true", help="print the summary as JSON")
+
+    from desktop.cli.onboard import add_onboard_parser
+
+    add_onboard_parser(commands, common)
     commands.add_parser(
         "gateway",
         parents=[common],
@@ -91,8 +96,36 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _exit_now(code: int) -> NoReturn:
+    """End the process without the interpreter's teardown of every module.
+
+    With LiteLLM loaded that teardown (freeing a few hundred MB of objects one by one) takes
+    about a second after the answer is printed. Everything a normal exit does that matters
+    still happens first: ``atexit`` handlers run, logs and standard streams are flushed.
+    Session files are already on disk (written atomically, awaited before the loop ended).
+    """
+    import atexit
+    import logging
+    import os
+
+    atexit._run_exitfuncs()
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``nanobot-desktop`` console script."""
+    """Entry point of the ``nanobot-desktop`` console script.
+
+    Args:
+        argv: The arguments; ``None`` means the process's own command line. Only then does
+            ``agent`` end the process itself when done (see :func:`_exit_now`); a caller that
+            passes arguments always gets the exit code back.
+    """
     args = build_parser().parse_args(argv)
     if args.command is None:
         from desktop.app import run_app
@@ -101,11 +134,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "agent":
         from desktop.cli.chat import run_agent
 
-        return run_agent(args)
+        code = run_agent(args)
+        if argv is None:
+            _exit_now(code)
+        return code
     if args.command == "channels":
         from desktop.cli.channels import run_channels
 
         return run_channels(args)
+    if args.command == "onboard":
+        from desktop.cli.onboard import run_onboard
+
+        return run_onboard(args)
     if args.command == "status":
         from desktop.cli.status import run_status
 

@@ -115,7 +115,8 @@ def _list(service: CronService) -> int:
     if not jobs:
         print("No scheduled jobs.")
     for job in jobs:
-        print(describe_job(job, protected=service.is_protected(job.id), tz=tz))
+        last = service.receipts.last_run(job.id)
+        print(describe_job(job, protected=service.is_protected(job.id), tz=tz, last=last))
     return EXIT_OK
 
 
@@ -183,6 +184,8 @@ async def _run(config: Config, job_id: str) -> int:
         lambda: build_runtime(config, built.provider, budgets=budgets)
     )
     runtime.bus.subscribe(say_budget_events)
+    # The terminal shows what the run says (its receipt counts it as delivered there).
+    runtime.channels.set_fallback(lambda message: print(f"[{message.channel}] {message.content}"))
     try:
         if runtime.cron.get_job(job_id) is None:
             return fail(f"no job with id {job_id!r} (see 'cron list')")

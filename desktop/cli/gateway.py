@@ -120,6 +120,8 @@ async def _serve(config: Config) -> int:
         loop.add_signal_handler(signum, stop.set)
 
     runtime.channels.set_fallback(_print_outbound)
+    if runtime.reminders is not None:  # reminders kept while nothing could show them
+        runtime.owner.try_spawn(runtime.reminders.deliver_kept(), name="kept-reminders")
     _summary(runtime, config, policy.mode)
     try:
         await stop.wait()

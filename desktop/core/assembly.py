@@ -36,6 +36,7 @@ from desktop.core.bus.queue import MessageBus
 from desktop.core.channels.manager import ChannelManager
 from desktop.core.config.schema import Config
 from desktop.core.cron.delivery import JobRunner
+from desktop.core.cron.receipts import KeptReminders
 from desktop.core.cron.service import CronService
 from desktop.core.cron.system_jobs import SYSTEM_JOBS, sync_system_jobs
 from desktop.core.heartbeat.service import HeartbeatService
@@ -170,6 +171,8 @@ class Runtime:
         memory: Memory files, repo, Dream, Consolidator.
         heartbeat: The heartbeat.
         cron: The scheduler.
+        reminders: Runs jobs and delivers reminders (:meth:`JobRunner.deliver_kept` shows the
+            ones kept while no front end was there).
         channels: Delivers outbound messages to the window and the chat networks.
         owner: Owns every background task (closed by :meth:`stop`).
         ipc: The local socket the CLI hands its messages to (app and gateway only).
@@ -195,6 +198,7 @@ class Runtime:
     cron: CronService
     channels: ChannelManager
     owner: TaskOwner
+    reminders: JobRunner | None = None
     ipc: AgentSocketServer | None = None
     applied: dict[tuple[str, ...], Any] = field(default_factory=dict)
     ledger: UsageLedger | None = None
@@ -423,7 +427,21 @@ def build_runtime(
     async def dream_job() -> str | None:
         return await memory_commands("/dream", "")
 
-    runner = JobRunner(agent, {"dream": dream_job, "heartbeat": heartbeat.tick}, timezone=tz)
+    channels = ChannelManager(
+        bus,
+        owner.child("channels"),
+        config=config,
+        state_dir=channel_state_dir(config),
+        media_dir=workspace / "media",
+        approval=gate,
+    )
+    runner = JobRunner(
+        agent,
+        {"dream": dream_job, "heartbeat": heartbeat.tick},
+        timezone=tz,
+        channels=channels,
+        kept=KeptReminders(workspace / "cron"),
+    )
     cron_options: dict[str, Any] = {"clock": clock} if clock is not None else {}
     cron = CronService(
         workspace / "cron" / "jobs.json",
@@ -433,14 +451,6 @@ def build_runtime(
         **cron_options,
     )
     tools.register(CronTool(cron, default_tz=tz))
-    channels = ChannelManager(
-        bus,
-        owner.child("channels"),
-        config=config,
-        state_dir=channel_state_dir(config),
-        media_dir=workspace / "media",
-        approval=gate,
-    )
     return Runtime(
         config=config,
         bus=bus,
@@ -457,6 +467,7 @@ def build_runtime(
         cron=cron,
         channels=channels,
         owner=owner,
+        reminders=runner,
         ipc=AgentSocketServer(
             socket_path(config_dir(config)),
             bus,

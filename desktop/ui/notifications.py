@@ -28,6 +28,14 @@ log = logging.getLogger(__name__)
 
 BODY_LIMIT = 400
 BANNER_KEY = "reminder"
+#: Answers offered on a scheduled reminder: action key -> (answer, label). The answer is a
+#: :data:`desktop.core.cron.snooze.SnoozeChoice` or ``done``.
+ANSWERS: dict[str, tuple[str, str]] = {
+    "snooze-10m": ("10m", "Snooze 10 min"),
+    "snooze-1h": ("1h", "Snooze 1 h"),
+    "snooze-tomorrow": ("tomorrow", "Tomorrow"),
+    "done": ("done", "Done"),
+}
 
 
 def build_request(
@@ -43,9 +51,13 @@ def build_request(
         body = body[: BODY_LIMIT - 1] + "…"
     if markup:
         body = html.escape(body, quote=False)
+    actions: tuple[str, ...] = ("default", "Open chat")
+    if event.source == "cron":
+        actions += tuple(part for key, (_, label) in ANSWERS.items() for part in (key, label))
     return NotificationRequest(
         summary=summary,
         body=body,
+        actions=actions,
         app_icon=icon if icon is not None else str(data_path("resources", "icons", "nanobot.svg")),
         hints={"desktop-entry": ("s", "nanobot-desktop"), "urgency": ("y", 1)},
     )
@@ -66,9 +78,13 @@ class Notifier(QObject):
         unreadChanged(int): the unread count changed.
         delivered(str, object): how a reminder was shown — ``dbus``, ``tray``, ``banner`` or
             ``paused`` — and the :class:`NotificationRequest` built for it.
+        answered(object, str): the person snoozed a reminder (``10m``, ``1h``, ``tomorrow``) or
+            marked it ``done``; the :class:`ReminderDue` and the answer (the shell hands it to
+            core: :mod:`desktop.core.cron.snooze`).
     """
 
     openSessionRequested = Signal(str)
+    answered = Signal(object, str)
     unreadChanged = Signal(int)
     delivered = Signal(str, object)
 
@@ -90,6 +106,7 @@ class Notifier(QObject):
         self.service.on_closed = self._on_closed
         self.unread = 0
         self._by_id: dict[int, str] = {}
+        self._events: dict[int, ReminderDue] = {}
         self._last_balloon: str | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         if tray is not None:
@@ -131,6 +148,7 @@ class Notifier(QObject):
             log.exception("showing a reminder failed")
             return
         self._by_id[notification_id] = event.session_key
+        self._events[notification_id] = event
         self.delivered.emit("dbus", request)
 
     def _banner(self, event: ReminderDue) -> None:
@@ -141,20 +159,33 @@ class Notifier(QObject):
         if len(text) > 200:
             text = text[:199] + "…"
         key = event.session_key
-        window.show_banner(
-            BANNER_KEY,
-            f"Reminder — {name}: {text}",
-            actions=[("Open chat", lambda: self._open(key))],
-        )
+        actions: list[tuple[str, Callable[[], object]]] = [("Open chat", lambda: self._open(key))]
+        if event.source == "cron":  # the tray fallback: answer it in the window
+            actions += [
+                (label, self._answerer(event, answer)) for answer, label in ANSWERS.values()
+            ]
+        window.show_banner(BANNER_KEY, f"Reminder — {name}: {text}", actions=actions)
 
     # -- clicks -----------------------------------------------------------------------------
     def _on_action(self, notification_id: int, action: str) -> None:
         key = self._by_id.get(notification_id)
         if key is not None and action in ("default", "open"):
             self._open(key)
+        event = self._events.get(notification_id)
+        if event is not None and action in ANSWERS:
+            self._answer(event, ANSWERS[action][0])
+
+    def _answerer(self, event: ReminderDue, answer: str) -> Callable[[], None]:
+        return lambda: self._answer(event, answer)
+
+    def _answer(self, event: ReminderDue, answer: str) -> None:
+        if self.window is not None:
+            self.window.remove_banner(BANNER_KEY)
+        self.answered.emit(event, answer)
 
     def _on_closed(self, notification_id: int, _reason: int) -> None:
         self._by_id.pop(notification_id, None)
+        self._events.pop(notification_id, None)
 
     def _on_balloon_clicked(self) -> None:
         if self._last_balloon is not None:

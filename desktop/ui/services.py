@@ -125,6 +125,8 @@ class AppServices(QObject):
         self.runtime = runtime
         self.bridge.attach(runtime.bus)
         self._unregister = runtime.channels.register(self.bridge)
+        if runtime.reminders is not None:  # reminders kept while no window was open
+            runtime.owner.try_spawn(runtime.reminders.deliver_kept(), name="kept-reminders")
         self.agentReady.emit()
 
     async def usage_summary(self) -> UsageSummary:
@@ -153,6 +155,25 @@ class AppServices(QObject):
             self.prefs.update(budgets=budgets)
             await self.prefs.asave()
         self.answer_budget(event.request_id, "run")
+
+    def answer_reminder(self, event: object, answer: str) -> None:
+        """Snooze a reminder (``10m``, ``1h``, ``tomorrow``) or mark it ``done``, in core."""
+        runtime = self.runtime
+        if runtime is None:
+            return
+        import asyncio
+
+        from desktop.core.cron.snooze import mark_done, snooze
+
+        cron = runtime.cron
+
+        async def apply() -> None:
+            if answer == "done":
+                await asyncio.to_thread(mark_done, cron, event)  # type: ignore[arg-type]
+            else:
+                await asyncio.to_thread(snooze, cron, event, answer)  # type: ignore[arg-type]
+
+        runtime.owner.try_spawn(apply(), name="reminder-answer")
 
     def clear_runtime(self) -> None:
         """The runtime was stopped: stop listening and forget it."""

@@ -175,6 +175,7 @@ class DesktopApp:
     def _on_config_loaded(self, services: AppServices) -> None:
         assert self.notifier is not None
         services.bridge.reminderDue.connect(self.notifier.on_reminder)
+        self.notifier.answered.connect(services.answer_reminder)
         services.bridge.deliveryFailed.connect(self._on_delivery_failed)
         from desktop.ui.budget_prompts import BudgetPrompts
 

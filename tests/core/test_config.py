@@ -281,3 +281,14 @@ def test_config_to_json_does_not_mutate(tmp_path: Path) -> None:
     config = load_config(path, environ={"K": "sk-abcdefgh12345"})
     assert config_to_json(config) == config_to_json(config)
     assert config.providers.openai.api_key == "sk-abcdefgh12345"
+
+
+def test_an_unset_timezone_is_left_out_of_the_file(tmp_path: Path) -> None:
+    """nanobot 0.3.5 refuses ``"timezone": null``; a missing key means the system zone to both."""
+    path = save_config(Config(), tmp_path / "c.json")
+    assert "timezone" not in json.loads(path.read_text())["agents"]["defaults"]
+    assert load_config(path, environ={}).agents.defaults.timezone is None
+    config = load_config(path, environ={})
+    config.agents.defaults.timezone = "Europe/Berlin"
+    save_config(config)
+    assert json.loads(path.read_text())["agents"]["defaults"]["timezone"] == "Europe/Berlin"

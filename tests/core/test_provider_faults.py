@@ -8,8 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import socket
+import subprocess
+import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -636,3 +640,27 @@ async def test_a_tool_name_repeated_in_every_chunk_is_not_concatenated(
     response = await make_provider(scripted_server).chat_stream(HELLO, TOOLS)
     [call] = response.tool_calls
     assert call.name == "read_file" and call.arguments == {"path": "notes/todo.md"}
+
+
+def test_a_dotenv_file_where_the_app_starts_is_not_loaded(tmp_path: Path) -> None:
+    """LiteLLM's import loads `.env` (in the frozen app: from the folder the app was started
+    in) unless told not to; a project's `.env` must not change our keys or endpoints."""
+    (tmp_path / ".env").write_text("OPENAI_BASE_URL=http://attacker.invalid\nNB_PROBE=loaded\n")
+    code = (
+        "import sys, os; sys.frozen = True\n"  # the frozen app's rule: dotenv looks in the cwd
+        "from desktop.core.providers.litellm_provider import import_litellm\n"
+        "import_litellm()\n"
+        "print(os.environ.get('NB_PROBE'), os.environ.get('OPENAI_BASE_URL'))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("LITELLM_MODE", "NB_PROBE")}
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2])
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    assert result.stdout.split() == ["None", "None"], result.stdout

@@ -63,7 +63,7 @@ def manager(tmp_path: Path) -> SessionManager:
 
 
 def reread(manager: SessionManager, key: str) -> Any:
-    return SessionManager(manager.directory.parent).get_or_create(key)
+    return SessionManager(manager.workspace, config_dir=manager.config_dir).get_or_create(key)
 
 
 async def test_regenerate_keeps_the_old_answer_in_an_earlier_version(

@@ -36,7 +36,8 @@ def test_request_for_a_reminder() -> None:
     assert request.app_icon.endswith("nanobot.svg")
     args = request.dbus_args()
     assert len(args) == 8
-    assert args[1] == 0 and args[7] == -1 and args[5] == ["default", "Open chat"]
+    assert args[1] == 0 and args[7] == -1 and args[5][:2] == ["default", "Open chat"]
+    assert "Snooze 10 min" in args[5] and "Done" in args[5]
 
 
 def test_request_escapes_for_markup_servers_and_shortens() -> None:
@@ -109,7 +110,8 @@ def test_reminder_over_dbus_and_click_opens_the_chat(
         assert call.summary == "Reminder: Stretch"
         assert call.body == "Time to stand up &lt;now&gt; &amp; stretch."  # server has body-markup
         assert call.args[0] == "nanobot Desktop" and call.args[1] == 0
-        assert list(call.args[5]) == ["default", "Open chat"]
+        assert list(call.args[5])[:2] == ["default", "Open chat"]
+        assert list(call.args[5])[2::2] == ["snooze-10m", "snooze-1h", "snooze-tomorrow", "done"]
         assert notifier.unread == 1
         banner = window.banner("reminder")
         assert banner is not None and "Stretch" in banner.text()
@@ -120,6 +122,9 @@ def test_reminder_over_dbus_and_click_opens_the_chat(
         assert notifier.unread == 0
         assert window.banner("reminder") is None
         assert window.current_tab_key() == "chat"
+        with qtbot.waitSignal(notifier.answered, timeout=5000) as answered:
+            server.invoke_action(notification_id, "snooze-1h")  # type: ignore[attr-defined]
+        assert answered.args == [EVENT, "1h"]
         server.close_notification(notification_id)  # type: ignore[attr-defined]
         qtbot.waitUntil(lambda: notification_id not in notifier._by_id, timeout=5000)
     finally:

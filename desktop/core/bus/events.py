@@ -312,6 +312,7 @@ class ReminderDue:
         channel: Origin channel of the job (``desktop``, ``cli``, ``telegram``…).
         chat_id: Origin chat within the channel.
         source: ``cron`` for a user's job, ``heartbeat`` for a heartbeat result.
+        run_id: The run's receipt id (Snooze and Done answer it); empty when unknown.
     """
 
     session_key: str
@@ -321,6 +322,7 @@ class ReminderDue:
     channel: str = DESKTOP_CHANNEL
     chat_id: str = "direct"
     source: Literal["cron", "heartbeat"] = "cron"
+    run_id: str = ""
     kind: Literal["reminder_due"] = "reminder_due"
 
 

@@ -317,9 +317,10 @@ class BaseChannel(ABC):
             return None
 
         async def done(outcome: AckOutcome) -> None:
-            self.journal.in_flight.discard(message_id)
             if journal:
-                await self.journal.remove(message_id, seen=seen)
+                await self.journal.remove(message_id, seen=seen)  # ends in_flight once saved
+            else:
+                self.journal.in_flight.discard(message_id)
             if confirm is not None:
                 await confirm(outcome)
 

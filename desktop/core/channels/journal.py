@@ -115,15 +115,22 @@ class InboundJournal:
             await self._save()
 
     async def remove(self, message_id: str, *, seen: list[str] | None = None) -> None:
-        """Forget ``message_id`` (its message is safe); ``seen``: ids to mark handled too."""
-        self.in_flight.discard(message_id)
-        async with self._lock:
-            if self._entries.pop(message_id, None) is None and not seen:
-                return
-            await self._save(seen)
+        """Forget ``message_id`` (its message is safe); ``seen``: ids to mark handled too.
 
-    async def _save(self, seen: list[str] | None = None) -> None:
-        entries = list(self._entries.values())
+        The entry leaves memory only after the state (with ``seen``) is saved, so a copy of the
+        message arriving meanwhile is always recognised: by the journal, then by ``seen``.
+        """
+        try:
+            async with self._lock:
+                if message_id not in self._entries and not seen:
+                    return
+                await self._save(seen, without=message_id)
+                self._entries.pop(message_id, None)
+        finally:
+            self.in_flight.discard(message_id)
+
+    async def _save(self, seen: list[str] | None = None, *, without: str | None = None) -> None:
+        entries = [data for key, data in self._entries.items() if key != without]
         await asyncio.to_thread(self.state.update, seen=seen, **{KEY: entries})
 
 

@@ -177,6 +177,11 @@ class ChannelManager:
         """Where messages for channels that are not running go (default: the log)."""
         self._fallback = fallback
 
+    @property
+    def has_fallback(self) -> bool:
+        """Whether messages for channels that are not running go somewhere (a gateway prints)."""
+        return self._fallback is not None
+
     def channel(self, name: str) -> Channel | None:
         """The registered (or running) channel called ``name``."""
         return self._channels.get(name)

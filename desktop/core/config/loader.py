@@ -344,6 +344,11 @@ def config_to_json(config: Config) -> dict[str, Any]:
             if raw is _MISSING:
                 raw = _get(Config().model_dump(mode="json", by_alias=True), target)
             _set(data, target, raw)
+    defaults = _get(data, ("agents", "defaults"))
+    if isinstance(defaults, dict) and defaults.get("timezone", "") is None:
+        # Unset means "the system's zone". nanobot 0.3.5 reads a missing key that way too, but
+        # refuses the whole file when it finds ``"timezone": null``.
+        del defaults["timezone"]
     return data
 
 

@@ -11,12 +11,21 @@ busy (turns of one session never overlap). Its answer then goes
 
 If the model cannot be reached, the person still gets the reminder's own text, and the run is
 recorded as failed. System jobs (payload kind ``system_event``) call Dream or the heartbeat.
+
+Every run says where its answer went (:class:`~desktop.core.cron.receipts.JobResult`): a front
+end counts when one is registered with the channel manager (the window's ``desktop`` channel,
+the terminal's ``cli``, a gateway's printing fallback); a chat network counts when the manager
+delivered to it. A reminder that reached no one is kept
+(:class:`~desktop.core.cron.receipts.KeptReminders`) and :meth:`JobRunner.deliver_kept` shows
+it once a front end is there (the window calls it when it attaches, a gateway when it starts).
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 import logging
+import time
 import uuid
 from collections.abc import Awaitable, Callable
 from datetime import datetime
@@ -24,12 +33,14 @@ from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
 from desktop.core.bus.events import DESKTOP_CHANNEL, InboundMessage, OutboundMessage, ReminderDue
+from desktop.core.cron.receipts import CURRENT_RUN, JobResult, KeptReminder, KeptReminders
 from desktop.core.cron.types import CronJob, CronPayload
 from desktop.core.providers.switchable import usage_scope
 from desktop.core.resources import read_template
 
 if TYPE_CHECKING:
     from desktop.core.agent.loop import AgentLoop
+    from desktop.core.channels.manager import ChannelManager
 
 # Channels whose front ends render a turn from its events (the desktop, the CLI); every other
 # channel gets the answer as an outbound message. Mirrors ``desktop.core.agent.loop``.
@@ -69,6 +80,9 @@ class JobRunner:
         agent: Runs reminder turns.
         system_jobs: Coroutine functions for system jobs by id (``dream``, ``heartbeat``).
         timezone: IANA zone for the time in the reminder text.
+        channels: Delivers to chat networks and knows which front ends are there (``None``:
+            answers go out through the bus and count as delivered, the old behaviour).
+        kept: Where reminders that reached no one wait for the next start.
     """
 
     def __init__(
@@ -77,17 +91,22 @@ class JobRunner:
         system_jobs: dict[str, Callable[[], Awaitable[str | None]]],
         *,
         timezone: str | None = None,
+        channels: ChannelManager | None = None,
+        kept: KeptReminders | None = None,
     ) -> None:
         self.agent = agent
         self.system_jobs = system_jobs
         self.timezone = timezone
+        self.channels = channels
+        self.kept = kept
+        self._kept_lock = asyncio.Lock()
 
-    async def __call__(self, job: CronJob) -> str | None:
+    async def __call__(self, job: CronJob) -> str | JobResult | None:
         """Run ``job``; exceptions are recorded by the scheduler as a failed run."""
         with usage_scope(source="cron", job=job.id, run=uuid.uuid4().hex[:12]):
             return await self._run(job)
 
-    async def _run(self, job: CronJob) -> str | None:
+    async def _run(self, job: CronJob) -> str | JobResult | None:
         if job.payload.kind == "system_event":
             handler = self.system_jobs.get(job.id)
             if handler is None:
@@ -101,7 +120,7 @@ class JobRunner:
         zone = ZoneInfo(self.timezone) if self.timezone else None
         return datetime.now(zone).strftime("%Y-%m-%d %H:%M")
 
-    async def remind(self, job: CronJob) -> str:
+    async def remind(self, job: CronJob) -> JobResult:
         """The reminder turn in the job's conversation, then delivery."""
         channel, chat_id, key = job_target(job.payload)
         text = (
@@ -125,33 +144,117 @@ class JobRunner:
             CURRENT_JOB.reset(token)
         if outcome.status == "finished":
             # The ``message`` tool may already have answered in the chat.
-            await self._deliver(
-                job,
-                channel,
-                chat_id,
-                key,
-                outcome.content or job.payload.message,
-                sent_already=outcome.message_sent,
+            answer = outcome.content or job.payload.message
+            places, why = await self._deliver(
+                job, channel, chat_id, key, answer, sent_already=outcome.message_sent
             )
-            return outcome.content
+            return JobResult(outcome.content, places, why)
         # Stopped or failed: the reminder itself must still arrive.
         fallback = f"Reminder: {job.payload.message}"
-        await self._deliver(job, channel, chat_id, key, fallback, sent_already=False)
+        places, why = await self._deliver(job, channel, chat_id, key, fallback, sent_already=False)
+        error = None
         if outcome.status == "failed" and outcome.error is not None:
-            raise RuntimeError(
+            error = (
                 f"the model could not be reached ({outcome.error.message}); "
                 "the reminder text was delivered as is"
+                if places
+                else f"the model could not be reached ({outcome.error.message})"
             )
-        return fallback
+        return JobResult(fallback, places, why, error)
+
+    def front_ends(self, channel: str = DESKTOP_CHANNEL) -> list[str]:
+        """The front ends that would show a reminder from ``channel`` now.
+
+        The window (``desktop``) shows every reminder; the terminal's ``cli`` channel only its
+        own (the app's socket for ``nanobot-desktop agent`` is registered as ``cli`` too, with
+        no one behind it for other chats); a gateway prints what has no other place.
+        """
+        channels = self.channels
+        if channels is None:
+            return []
+        found = [DESKTOP_CHANNEL] if channels.channel(DESKTOP_CHANNEL) is not None else []
+        if channel == "cli" and channels.channel("cli") is not None:
+            found.append("cli")
+        if not found and channels.has_fallback:
+            found.append("terminal")
+        return found
 
     async def _deliver(
         self, job: CronJob, channel: str, chat_id: str, key: str, text: str, *, sent_already: bool
-    ) -> None:
+    ) -> tuple[tuple[str, ...], str | None]:
+        """Deliver ``text``; where it went, and why it went nowhere (then it is kept)."""
         bus = self.agent.bus
-        await bus.emit(ReminderDue(key, job.id, job.name, text, channel=channel, chat_id=chat_id))
-        if channel not in EVENT_CHANNELS and not sent_already:
-            await bus.publish_outbound(
-                OutboundMessage(
-                    channel, chat_id, text, metadata={"reminder": True, "cron_job": job.id}
-                )
+        await bus.emit(
+            ReminderDue(
+                key,
+                job.id,
+                job.name,
+                text,
+                channel=channel,
+                chat_id=chat_id,
+                run_id=CURRENT_RUN.get(),
             )
+        )
+        network = channel not in EVENT_CHANNELS
+        outbound = OutboundMessage(
+            channel, chat_id, text, metadata={"reminder": True, "cron_job": job.id}
+        )
+        if self.channels is None:  # no manager to ask: the old fire-and-forget delivery
+            if network and not sent_already:
+                await bus.publish_outbound(outbound)
+            return (), None
+        places = self.front_ends(channel)
+        why: str | None = None
+        if network:
+            running = self.channels.channel(channel) is not None  # else the fallback prints it
+            if sent_already or await self.channels.deliver(outbound):
+                places.append(channel if running or sent_already else "terminal")
+            else:
+                why = f"the {channel} chat could not be reached"
+        if places:
+            return tuple(dict.fromkeys(places)), None
+        why = why or "no window or terminal was open to show it"
+        await self._keep(job, key, channel, chat_id, text)
+        return (), f"{why}; it is kept and shown at the next start"
+
+    async def _keep(self, job: CronJob, key: str, channel: str, chat_id: str, text: str) -> None:
+        if self.kept is None:
+            return
+        reminder = KeptReminder(
+            id=uuid.uuid4().hex[:12],
+            job_id=job.id,
+            job_name=job.name,
+            text=text,
+            session_key=key,
+            channel=channel,
+            chat_id=chat_id,
+            at_ms=int(time.time() * 1000),
+            run_id=CURRENT_RUN.get(),
+        )
+        await asyncio.to_thread(self.kept.keep, reminder)
+
+    async def deliver_kept(self) -> int:
+        """Show the reminders kept while no one could see them; how many were shown.
+
+        Does nothing while no front end is there (they stay kept). Each one is marked shown
+        only after it went out, so a crash in between shows it again rather than never.
+        """
+        kept = self.kept
+        if kept is None or not self.front_ends():
+            return 0
+        async with self._kept_lock:
+            waiting = await asyncio.to_thread(kept.pending)
+            for reminder in waiting:
+                await self.agent.bus.emit(
+                    ReminderDue(
+                        reminder.session_key,
+                        reminder.job_id,
+                        reminder.job_name,
+                        reminder.text,
+                        channel=reminder.channel,
+                        chat_id=reminder.chat_id,
+                        run_id=reminder.run_id,
+                    )
+                )
+                await asyncio.to_thread(kept.mark_shown, reminder.id, int(time.time() * 1000))
+            return len(waiting)

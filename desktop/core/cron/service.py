@@ -32,17 +32,28 @@ import uuid
 from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 
+from desktop.core.cron.receipts import (
+    CURRENT_RUN,
+    JobResult,
+    JobSkipped,
+    KeptReminders,
+    Receipt,
+    ReceiptLog,
+    new_id,
+)
 from desktop.core.cron.schedule import next_run, validate_schedule
 from desktop.core.cron.store import JobStore
 from desktop.core.cron.types import CronJob, CronPayload, CronRunRecord, CronSchedule
 
 log = logging.getLogger(__name__)
 
-JobHandler = Callable[[CronJob], Awaitable[str | None]]
+JobHandler = Callable[[CronJob], Awaitable[str | JobResult | None]]
 SYSTEM_EVENT = "system_event"
 # Upper bound on one timer wait: a job added by another process, a suspended machine or a
 # changed wall clock is noticed within this time. One stat() per minute, not a busy loop.
 MAX_TIMER_DELAY_S = 60.0
+# How many missed runs a catch-up receipt counts at most.
+MAX_MISSED_COUNT = 1000
 
 
 class ProtectedJobError(Exception):
@@ -62,6 +73,8 @@ class CronService:
         protected: Iterable[str] = (),
     ) -> None:
         self.store = JobStore(Path(store_path))
+        self.receipts = ReceiptLog(self.store.path.parent)
+        self.kept = KeptReminders(self.store.path.parent)
         self.on_job = on_job
         self.clock = clock
         self.default_tz = default_tz
@@ -75,6 +88,8 @@ class CronService:
         self._loop_thread: int | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._active: set[str] = set()
+        # When each claimed job was due, and how many runs a catch-up stands for.
+        self._due: dict[str, tuple[int, int]] = {}
 
     @property
     def store_path(self) -> Path:
@@ -229,11 +244,27 @@ class CronService:
             )
             for job in due:
                 self._active.add(job.id)
+                due_at = job.state.next_run_at_ms or now
                 if job.schedule.kind == "at":
                     job.state.next_run_at_ms = None
+                    self._due[job.id] = (due_at, 1)
                 else:  # from now: several missed runs make one run
+                    self._due[job.id] = (due_at, self._count_missed(job, due_at, now))
                     job.state.next_run_at_ms = self._safe_next(job, now)
             return due
+
+    def _count_missed(self, job: CronJob, due_at: int, now: int) -> int:
+        """How many scheduled times fell in ``[due_at, now]`` (at most :data:`MAX_MISSED_COUNT`)."""
+        count, at = 1, due_at
+        while count < MAX_MISSED_COUNT:
+            try:
+                following = next_run(job.schedule, at, self.default_tz)
+            except ValueError:
+                break
+            if following is None or following > now or following <= at:
+                break
+            count, at = count + 1, following
+        return count
 
     def _is_due(self, job: CronJob, now: int) -> bool:
         return (
@@ -254,30 +285,59 @@ class CronService:
 
     async def _fire(self, job: CronJob, *, late: bool, manual: bool) -> str | None:
         started = self.clock()
-        result: str | None = None
+        outcome: str | JobResult | None = None
         error: str | None = None
+        skipped: JobSkipped | None = None
+        due_at, missed = self._due.pop(job.id, (None, 0))
         self._active.add(job.id)
+        run_id = new_id()
+        token = CURRENT_RUN.set(run_id)
         try:
-            result = await self.on_job(job)
+            outcome = await self.on_job(job)
         except asyncio.CancelledError:
             error = "cancelled (the app was closing)"
             raise
+        except JobSkipped as exc:
+            skipped = exc
         except Exception as exc:  # noqa: BLE001 - the job failed; record it and keep the scheduler alive
             error = str(exc) or type(exc).__name__
             log.warning("cron job %s failed: %s", job.id, error)
         finally:
+            CURRENT_RUN.reset(token)
             self._active.discard(job.id)
+            result = outcome if isinstance(outcome, JobResult) else JobResult(outcome)
+            error = error or result.error
+            duration = max(0, int((self.clock() - started) * 1000))
+            status = "skipped" if skipped is not None else "error" if error else "ok"
             record = CronRunRecord(
                 run_at_ms=int(started * 1000),
-                status="error" if error else "ok",
-                duration_ms=max(0, int((self.clock() - started) * 1000)),
-                error=error,
+                status=status,
+                duration_ms=duration,
+                error=skipped.reason if skipped is not None else error,
                 late=late,
             )
-            await asyncio.to_thread(self._record, job.id, record, manual)
-        return result
+            receipt = Receipt(
+                id=run_id,
+                job_id=job.id,
+                job_name=job.name,
+                outcome=_outcome(result, error, skipped),
+                at_ms=int(started * 1000),
+                due_at_ms=None if manual else due_at,
+                duration_ms=duration,
+                late=late,
+                missed=missed if late else 0,
+                delivered_to=result.delivered_to,
+                reason=skipped.reason if skipped is not None else error or result.undelivered,
+                cause=skipped.cause if skipped is not None else None,
+            )
+            await asyncio.to_thread(self._record, job.id, record, manual, receipt)
+        return result.text
 
-    def _record(self, job_id: str, record: CronRunRecord, manual: bool) -> None:
+    def _record(self, job_id: str, record: CronRunRecord, manual: bool, receipt: Receipt) -> None:
+        try:
+            self.receipts.append(receipt)
+        except Exception:
+            log.exception("writing the receipt of cron job %s failed", job_id)
         with self.store.editing() as jobs:
             job = next((j for j in jobs if j.id == job_id), None)
             if job is None:  # removed while it ran
@@ -285,7 +345,8 @@ class CronService:
             job.state.record(record)
             job.updated_at_ms = record.run_at_ms + record.duration_ms
             if not manual and job.schedule.kind == "at":
-                if job.delete_after_run:
+                # A skipped one-shot reminder is kept (disabled), never deleted unseen.
+                if job.delete_after_run and record.status != "skipped":
                     jobs.remove(job)
                 else:
                     job.enabled = False
@@ -409,6 +470,38 @@ class CronService:
         self._arm()
         return job
 
+    def update_job(
+        self,
+        job_id: str,
+        *,
+        name: str | None = None,
+        message: str | None = None,
+        schedule: CronSchedule | None = None,
+    ) -> CronJob | None:
+        """Change a job's name, message or schedule (its next run is recomputed from now);
+        ``None`` when unknown. Raises ``ValueError`` for a bad schedule."""
+        now = self._now_ms()
+        if schedule is not None:
+            validate_schedule(schedule, now_ms=now, default_tz=self.default_tz)
+        with self.store.editing() as jobs:
+            job = next((j for j in jobs if j.id == job_id), None)
+            if job is None:
+                return None
+            if name is not None:
+                job.name = name
+            if message is not None:
+                job.payload.message = message
+            if schedule is not None:
+                job.schedule = schedule
+                job.delete_after_run = job.delete_after_run and schedule.kind == "at"
+                job.state.next_run_at_ms = None
+                if job.enabled:
+                    # A one-shot moved to a later time runs again: _initial_next allows it.
+                    job.state.next_run_at_ms = self._initial_next(job, now)
+            job.updated_at_ms = now
+        self._arm()
+        return job
+
     async def run_now(self, job_id: str) -> str | None:
         """Run a job immediately (enabled or not) without changing its schedule."""
         job = await asyncio.to_thread(self.get_job, job_id)
@@ -419,3 +512,14 @@ class CronService:
         result = await self._fire(job, late=False, manual=True)
         self._arm()
         return result
+
+
+def _outcome(result: JobResult, error: str | None, skipped: JobSkipped | None) -> str:
+    """The receipt outcome of a run (see :mod:`desktop.core.cron.receipts`)."""
+    if skipped is not None:
+        return "skipped"
+    if error is not None:
+        return "failed"
+    if result.undelivered is not None:
+        return "undelivered"
+    return "delivered" if result.delivered_to else "ran"

@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
+from desktop.core.cron.receipts import Receipt
 from desktop.core.cron.types import CronJob, CronSchedule
 
 SYSTEM_PURPOSE = {
@@ -71,6 +72,11 @@ def build_schedule(
     return CronSchedule("at", at_ms=parse_at(at, tz or default_tz)), True
 
 
+def local_time(ms: int | None, tz: str | None) -> str:
+    """``2026-05-01 09:30 CEST`` in ``tz`` (local time without one); ``—`` for ``None``."""
+    return _local(ms, tz)
+
+
 def _local(ms: int | None, tz: str | None) -> str:
     if ms is None:
         return "—"
@@ -78,8 +84,9 @@ def _local(ms: int | None, tz: str | None) -> str:
     return datetime.fromtimestamp(ms / 1000, zone).strftime("%Y-%m-%d %H:%M %Z").strip()
 
 
-def describe_schedule(schedule: CronSchedule) -> str:
-    """``every 1h``, ``cron 0 9 * * 1-5 (Europe/Berlin)``, ``at 2026-05-01 09:30``."""
+def describe_schedule(schedule: CronSchedule, tz: str | None = None) -> str:
+    """``every 1h``, ``cron 0 9 * * 1-5 (Europe/Berlin)``, ``at 2026-05-01 09:30``
+    (an ``at`` time in the schedule's zone, else ``tz``)."""
     if schedule.kind == "every" and schedule.every_ms:
         seconds = schedule.every_ms // 1000
         for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
@@ -88,13 +95,37 @@ def describe_schedule(schedule: CronSchedule) -> str:
         return f"every {seconds}s"
     if schedule.kind == "cron":
         return f"cron {schedule.expr}" + (f" ({schedule.tz})" if schedule.tz else "")
-    return f"at {_local(schedule.at_ms, schedule.tz)}"
+    return f"at {_local(schedule.at_ms, schedule.tz or tz)}"
 
 
-def describe_job(job: CronJob, *, protected: bool, tz: str | None = None) -> str:
-    """A few lines about a job for the tool and ``cron list``."""
+def describe_receipt(run: Receipt, answer: Receipt | None, tz: str | None) -> str:
+    """``delivered to desktop at 2026-05-01 10:30 CEST (late: due 09:00, 3 runs missed)``."""
+    text = run.outcome
+    if run.delivered_to:
+        places = ", ".join(run.delivered_to)
+        text += f" to {places}" if run.outcome == "delivered" else f" (shown on {places})"
+    text += f" at {_local(run.at_ms, tz)}"
+    if run.late:
+        text += f" (late: due {_local(run.due_at_ms, tz)}"
+        text += f", {run.missed} runs missed)" if run.missed > 1 else ")"
+    if run.reason:
+        text += f" — {run.reason}"
+    if answer is not None:
+        text += f"; {answer.outcome} by you at {_local(answer.at_ms, tz)}"
+    return text
+
+
+def describe_job(
+    job: CronJob,
+    *,
+    protected: bool,
+    tz: str | None = None,
+    last: tuple[Receipt | None, Receipt | None] = (None, None),
+) -> str:
+    """A few lines about a job for the tool and ``cron list`` (``last``: its last receipt and
+    the person's answer to it, from :meth:`~desktop.core.cron.receipts.ReceiptLog.last_run`)."""
     state = job.state
-    head = f"- {job.name} (id: {job.id}, {describe_schedule(job.schedule)})"
+    head = f"- {job.name} (id: {job.id}, {describe_schedule(job.schedule, tz)})"
     if not job.enabled:
         head += " [disabled]"
     lines = [head]
@@ -108,8 +139,11 @@ def describe_job(job: CronJob, *, protected: bool, tz: str | None = None) -> str
     if state.next_run_at_ms:
         lines.append(f"  Next run: {_local(state.next_run_at_ms, tz)}")
     if state.last_run_at_ms:
-        last = f"  Last run: {_local(state.last_run_at_ms, tz)} — {state.last_status or 'unknown'}"
+        line = f"  Last run: {_local(state.last_run_at_ms, tz)} — {state.last_status or 'unknown'}"
         if state.last_error:
-            last += f" ({state.last_error})"
-        lines.append(last)
+            line += f" ({state.last_error})"
+        lines.append(line)
+    run, answer = last
+    if run is not None:
+        lines.append(f"  Last outcome: {describe_receipt(run, answer, tz)}")
     return "\n".join(lines)

@@ -155,6 +155,23 @@ class GitStore:
             self._record_outside_edits(repo)
             return self.take_notices()
 
+    def init(self) -> bool:
+        """Create the repository when the workspace has none, as nanobot does on template sync.
+
+        The first commit (``init: memory repository``) holds ``.gitignore`` and the tracked
+        files as they are on disk, so right after the templates are copied it records them
+        untouched. An existing repository (nanobot's or ours) is not opened or changed here;
+        :meth:`ensure_repo` adopts and repairs it on first use.
+
+        Returns:
+            Whether a repository was created.
+        """
+        with self._lock, _damage_as_error():
+            if self._gitdir.exists() or self._gitdir.is_symlink():
+                return False
+            self._create()
+            return True
+
     def take_notices(self) -> list[str]:
         """Return and forget the notices gathered by operations since the last call."""
         with self._lock:

@@ -1,4 +1,8 @@
-"""Seed a workspace with the shipped templates, never touching the user's own files."""
+"""Seed a workspace with the shipped templates, never touching the user's own files.
+
+As in nanobot 0.3.5, syncing the templates is also the moment the memory repository is created
+(when the workspace has none), so its first commit holds the templates as shipped.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,7 @@ import logging
 import os
 from pathlib import Path
 
+from desktop.core.memory.git_store import GitStore, GitStoreError
 from desktop.core.resources import data_path
 from desktop.core.utils.atomic import atomic_write_text
 from desktop.core.utils.validate import make_room_for_folder
@@ -29,6 +34,9 @@ def sync_workspace_templates(workspace: Path) -> list[str]:
 
     Existing files are never overwritten, whatever their content (an empty file is the user's
     choice too). ``memory/`` and an empty ``memory/history.jsonl`` are created when missing.
+    Then the memory repository is created when there is none (its first commit holds the
+    tracked files as they now are); a failure there is logged and left to the first memory
+    operation, which repairs or reports it.
 
     Args:
         workspace: The workspace folder (created when missing).
@@ -56,4 +64,8 @@ def sync_workspace_templates(workspace: Path) -> list[str]:
     if not os.path.lexists(history):
         history.touch(mode=0o600)
         created.append("memory/history.jsonl")
+    try:
+        GitStore(root).init()
+    except (GitStoreError, OSError) as exc:
+        log.warning("could not create the memory repository in %s: %s", root, exc)
     return created

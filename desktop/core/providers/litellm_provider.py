@@ -55,6 +55,10 @@ def import_litellm() -> Any:
     global _litellm
     if _litellm is None:
         os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+        # LiteLLM's default "DEV" mode loads a `.env` file at import: one found above its own
+        # folder, or (in the frozen app) in whatever folder the app was started from — keys and
+        # endpoints nobody chose would silently apply. Keys come from the keyring and config.
+        os.environ.setdefault("LITELLM_MODE", "PRODUCTION")
         ensure_offline_tiktoken()
         import litellm
 

@@ -113,6 +113,7 @@ class ChatTab(ChatActions, QWidget):
         self._export_dialog: Any = None
         self._jump: tuple[str, int, str] | None = None  # key, message index, query
         self.current = ""
+        self._asked_to_open = False  # a chat was asked for: start-up must not open another
         splitter = QSplitter(Qt.Orientation.Horizontal, self)
         splitter.addWidget(self.panel)
         splitter.addWidget(self.pane)
@@ -214,7 +215,7 @@ class ChatTab(ChatActions, QWidget):
 
     async def _start(self) -> None:
         await self.list_controller.refresh()
-        if self.current:
+        if self.current or self._asked_to_open:
             return
         recent = next((k for k in self.sessions.shown_keys() if k.startswith(f"{CHANNEL}:")), None)
         if recent is not None:
@@ -226,6 +227,7 @@ class ChatTab(ChatActions, QWidget):
     # -- public slots ---------------------------------------------------------------------
     def new_chat(self) -> None:
         """Start a new desktop chat (or focus the current one if it is still empty)."""
+        self._asked_to_open = True
         model = self._models.get(self.current)
         entry = self.sessions.entry(self.current)
         if entry is not None and entry.draft and model is not None and not model.rowCount():
@@ -251,6 +253,7 @@ class ChatTab(ChatActions, QWidget):
 
     def open_session(self, key: str) -> None:
         """Show the chat ``key`` (a notification click, the list)."""
+        self._asked_to_open = True
         self._spawn(self._open(key))
 
     def retry(self) -> None:

@@ -39,6 +39,8 @@ SECTIONS: dict[str, tuple[str, str, str]] = {
     "channels": ("Channels", "desktop.ui.settings.channels_page", "ChannelsPage"),
     "dream": ("Dream & heartbeat", "desktop.ui.settings.dream_page", "DreamPage"),
     "usage": ("Usage & budgets", "desktop.ui.settings.usage_page", "UsagePage"),
+
+    "reminders": ("Reminders", "desktop.ui.settings.reminders_page", "RemindersPage"),
     "appearance": ("Appearance & startup", "desktop.ui.settings.appearance_page", "AppearancePage"),
 }
 
@@ -112,7 +114,7 @@ class SettingsTab(OwnsTasks, QWidget):
     @Slot(str)
     def show_section(self, name: str) -> None:
         """Show section ``name`` (``providers``, ``agent``, ``tools``, ``mcp``, ``channels``,
-        ``dream``, ``appearance``). ``providers/openai`` (or ``providers:openai``) also
+        ``dream``, ``reminders``, ``appearance``). ``providers/openai`` (or ``providers:openai``) also
         selects that provider; ``channels/telegram`` that channel."""
         section, _, detail = name.replace(":", "/").partition("/")
         if section not in SECTIONS:

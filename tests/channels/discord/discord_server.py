@@ -4,7 +4,10 @@ One aiohttp server on an ephemeral 127.0.0.1 port serves
 
 * the REST API under ``/api/v10`` (``GET /users/@me``, ``GET /oauth2/applications/@me``,
   ``GET /gateway/bot``, ``POST /channels/{id}/messages`` as JSON or multipart with
-  ``payload_json`` and ``files[n]``, ``PATCH`` of a message, ``POST /channels/{id}/typing``,
+  ``payload_json`` and ``files[n]``, ``GET /channels/{id}/messages`` (a channel's history:
+  ``limit`` 1-100, default 50, and one of ``before``/``after``/``around``; newest first; no
+  ``guild_id`` or ``member`` in the messages; :attr:`DiscordServer.history_error` makes it
+  fail with a 5xx or a 429 as Discord's rate limiter sends it), ``PATCH`` of a message, ``POST /channels/{id}/typing``,
   reactions, ``POST /interactions/{id}/{token}/callback``), each call recorded; a request
   without ``Authorization: Bot <token>`` gets 401;
 * files under ``/cdn/`` (attachment downloads);
@@ -84,6 +87,8 @@ class DiscordServer:
         self.connections = 0
         self.messages: dict[int, dict[str, Any]] = {}  # every message, by id
         self.files: dict[str, bytes] = {}
+        self.history_error: int | None = None  # the status GET .../messages answers with
+        self.after_ready: list[dict[str, Any]] = []  # messages sent live as a session starts
         self._ids = itertools.count(1_300_000_000_000_000_000)
         self._events: list[dict[str, Any]] = []  # the session's dispatches (with "s")
         self._session = ""
@@ -208,6 +213,12 @@ class DiscordServer:
                 "channel_id": reply_to["channel_id"],
             }
             data["referenced_message"] = reply_to
+        return data
+
+    def post_message(self, channel_id: int, content: str, **options: Any) -> dict[str, Any]:
+        """A person writes while no session is open: only the history has it."""
+        data = self.message(channel_id, content, **options)
+        self.messages[int(data["id"])] = data
         return data
 
     def put_message(self, channel_id: int, content: str, **options: Any) -> dict[str, Any]:
@@ -344,6 +355,8 @@ class DiscordServer:
             return web.Response(status=204)
         if parts[0] == "channels" and "reactions" in parts:
             return web.Response(status=204)
+        if parts[0] == "channels" and parts[2:] == ["messages"] and request.method == "GET":
+            return self._history(parts[1], request.query)
         if parts[0] == "channels" and parts[-1] == "messages" and request.method == "POST":
             if parts[1] not in (str(GENERAL), str(DM)) and not parts[1].startswith("9"):
                 return _json({"message": "Unknown Channel", "code": 10003}, status=404)
@@ -387,6 +400,54 @@ class DiscordServer:
                 }
             )
         return _json({"message": "404: Not Found", "code": 0}, status=404)
+
+    def _history(self, channel_id: str, query: Any) -> web.Response:
+        """``GET /channels/{id}/messages`` as Discord documents it (newest first)."""
+        if self.history_error == 429:
+            response = _json(
+                {"message": "You are being rate limited.", "retry_after": 60.0, "global": False},
+                status=429,
+            )
+            response.headers.update(
+                {
+                    "Retry-After": "60",
+                    "X-RateLimit-Limit": "5",
+                    "X-RateLimit-Remaining": "0",
+                    "X-RateLimit-Reset-After": "60.000",
+                    "X-RateLimit-Bucket": "history",
+                    "X-RateLimit-Scope": "user",
+                    "Via": "1.1 google",
+                }
+            )
+            return response
+        if self.history_error is not None:
+            return _json({"message": "500: Internal Server Error", "code": 0}, status=500)
+        if not channel_id.startswith("9"):
+            return _json({"message": "Unknown Channel", "code": 10003}, status=404)
+        try:
+            limit = int(query.get("limit", "50"))
+            anchors = {k: int(query[k]) for k in ("before", "after", "around") if k in query}
+        except ValueError:
+            return _json({"message": "Invalid Form Body", "code": 50035}, status=400)
+        if not 1 <= limit <= 100 or len(anchors) > 1:
+            return _json({"message": "Invalid Form Body", "code": 50035}, status=400)
+        found = sorted(
+            (m for m in self.messages.values() if m["channel_id"] == channel_id),
+            key=lambda m: int(m["id"]),
+        )
+        if "after" in anchors:  # the oldest ``limit`` after it
+            found = [m for m in found if int(m["id"]) > anchors["after"]][:limit]
+        elif "around" in anchors:
+            older = [m for m in found if int(m["id"]) < anchors["around"]]
+            newer = [m for m in found if int(m["id"]) >= anchors["around"]]
+            found = older[-(limit // 2) :] if limit // 2 else []
+            found += newer[: limit - len(found)]
+        else:  # the newest ``limit`` (before ``before``)
+            found = [m for m in found if int(m["id"]) < anchors.get("before", 1 << 64)][-limit:]
+        stripped = [
+            {k: v for k, v in m.items() if k not in ("guild_id", "member")} for m in reversed(found)
+        ]
+        return _json(stripped)
 
     async def _cdn(self, request: web.Request) -> web.StreamResponse:
         data = self.files.get(request.match_info["name"])
@@ -478,6 +539,8 @@ class DiscordServer:
                 ],
             },
         )
+        for data in self.after_ready:
+            self.dispatch("MESSAGE_CREATE", data)
 
     @staticmethod
     async def _write(socket: web.WebSocketResponse, out: asyncio.Queue[str]) -> None:

@@ -5,7 +5,12 @@ Web API: ``POST /api/<method>`` with a bearer token (form, multipart or JSON par
 ``auth.test``, ``apps.connections.open`` (app-level token only; answers this server's
 ``ws://`` URL), ``chat.postMessage`` (at most 40,000 characters of text, blocks checked
 against Block Kit's shape), ``chat.update``, ``reactions.add``/``remove``,
-``files.getUploadURLExternal`` + the upload URL + ``files.completeUploadExternal``. Files put
+``files.getUploadURLExternal`` + the upload URL + ``files.completeUploadExternal``,
+``conversations.history`` and ``conversations.replies`` (GET or POST; ``oldest``/``latest``
+with ``inclusive``, ``limit``, ``cursor`` → ``response_metadata.next_cursor``; history newest
+first with ``has_more``, replies the parent first then oldest first, as Slack documents) over
+the messages put in with :meth:`SlackServer.put_history`; :attr:`SlackServer.fail_history`
+makes them answer HTTP 500 or 429 ``ratelimited`` with ``Retry-After``. Files put
 in with :meth:`SlackServer.put_file` are served at their ``url_private_download`` to the bot
 token only (anything else gets Slack's HTML sign-in page). Every call is recorded.
 
@@ -55,6 +60,8 @@ class SlackServer:
         self.uploads: dict[str, bytes] = {}
         self.drop_on_ack = 0  # close the connection on the next n acks (the ack is lost)
         self.refuse_bot_token = False
+        self.history: dict[str, list[dict[str, Any]]] = {}  # channel → messages as stored
+        self.fail_history: str | None = None  # "500" or "ratelimited": history calls fail
         self._pending: dict[str, dict[str, Any]] = {}
         self._sockets: set[web.WebSocketResponse] = set()
         self._tasks: set[asyncio.Future[None]] = set()
@@ -68,6 +75,7 @@ class SlackServer:
         """Listen on an ephemeral loopback port."""
         app = web.Application(client_max_size=64 * 1024 * 1024)
         app.router.add_post("/api/{method}", self._api)
+        app.router.add_get("/api/{method}", self._api)
         app.router.add_get("/link", self._socket)
         app.router.add_post("/upload/{file_id}", self._upload)
         app.router.add_get("/files/{file_id}", self._download)
@@ -160,6 +168,10 @@ class SlackServer:
         if thread_ts:
             event["thread_ts"] = thread_ts
         event["event_ts"] = event["ts"]
+        if kind == "message":  # what was said stays in the conversation's history
+            skip = ("channel", "channel_type", "event_ts")
+            kept = {k: v for k, v in event.items() if k not in skip}
+            self.history.setdefault(channel, []).append(kept)
         self.put_event(event)
         return event
 
@@ -192,6 +204,26 @@ class SlackServer:
             "url_private": url,
             "url_private_download": url + "?download=1",
         }
+
+    def put_history(
+        self,
+        channel: str,
+        text: str,
+        *,
+        user: str = "UALICE01",
+        ts: str | None = None,
+        thread_ts: str | None = None,
+        **extra: Any,
+    ) -> dict[str, Any]:
+        """A message that is in ``channel``'s history (sent while the app was not listening;
+        no event is delivered); returns it as ``conversations.history`` shows it."""
+        message: dict[str, Any] = {
+            "type": "message", "user": user, "text": text, "ts": ts or self.next_ts(), **extra,
+        }  # fmt: skip
+        if thread_ts:
+            message["thread_ts"] = thread_ts
+        self.history.setdefault(channel, []).append(message)
+        return message
 
     async def drop(self) -> None:
         """Close the open Socket Mode connections (the network drops them)."""
@@ -247,6 +279,12 @@ class SlackServer:
             if token != APP_TOKEN:
                 return self._error("invalid_auth")
             return self._ok(url=f"ws://127.0.0.1:{self.port}/link?ticket=t{next(self._ids)}")
+        if method.startswith("conversations.") and self.fail_history == "500":
+            return web.Response(status=500, text="Internal Server Error")
+        if method.startswith("conversations.") and self.fail_history == "ratelimited":
+            return web.json_response(
+                {"ok": False, "error": "ratelimited"}, status=429, headers={"Retry-After": "0"}
+            )
         if token != BOT_TOKEN or (self.refuse_bot_token and method == "auth.test"):
             return self._error("invalid_auth")
         handler = getattr(self, "_m_" + method.replace(".", "_"), None)
@@ -280,6 +318,10 @@ class SlackServer:
         if blocks is not None and not _valid_blocks(blocks):
             return self._error("invalid_blocks")
         ts = self.next_ts()
+        posted = {"type": "message", "user": BOT_USER, "bot_id": "B0001", "text": text, "ts": ts}
+        if params.get("thread_ts"):
+            posted["thread_ts"] = params["thread_ts"]
+        self.history.setdefault(str(params["channel"]), []).append(posted)
         return self._ok(channel=params["channel"], ts=ts, message={"text": text, "ts": ts})
 
     def _m_chat_update(self, params: dict[str, Any]) -> web.Response:
@@ -307,6 +349,63 @@ class SlackServer:
         if any(f.get("id") not in self.uploads for f in files):
             return self._error("file_not_found")
         return self._ok(files=[{"id": f["id"], "title": f.get("title")} for f in files])
+
+    @staticmethod
+    def _window(params: dict[str, Any], messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """``messages`` between ``oldest`` and ``latest`` (``inclusive`` keeps the ends)."""
+        inclusive = str(params.get("inclusive", "0")).lower() in ("1", "true")
+        oldest = float(params.get("oldest") or 0)
+        latest = float(params["latest"]) if params.get("latest") else float("inf")
+
+        def inside(ts: float) -> bool:
+            if inclusive:
+                return oldest <= ts <= latest
+            return oldest < ts < latest
+
+        return [m for m in messages if inside(float(m["ts"]))]
+
+    @staticmethod
+    def _page(
+        params: dict[str, Any], found: list[dict[str, Any]]
+    ) -> tuple[list[dict[str, Any]], str]:
+        """One page of ``found`` (``limit``, default 100, at most 999; ``cursor``)."""
+        limit = min(int(params.get("limit") or 100), 999)
+        cursor = str(params.get("cursor") or "")
+        start = int(cursor.removeprefix("next:")) if cursor.startswith("next:") else 0
+        page = found[start : start + limit]
+        more = start + limit < len(found)
+        return page, f"next:{start + limit}" if more else ""
+
+    def _m_conversations_history(self, params: dict[str, Any]) -> web.Response:
+        channel = str(params.get("channel") or "")
+        if channel not in self.history and not channel.startswith(("C", "D", "G")):
+            return self._error("channel_not_found")
+        top = [
+            m
+            for m in self.history.get(channel, [])
+            if not m.get("thread_ts") or m["thread_ts"] == m["ts"]
+        ]
+        found = sorted(self._window(params, top), key=lambda m: float(m["ts"]), reverse=True)
+        page, cursor = self._page(params, found)
+        return self._ok(
+            messages=page, has_more=bool(cursor), pin_count=0,
+            response_metadata={"next_cursor": cursor},
+        )  # fmt: skip
+
+    def _m_conversations_replies(self, params: dict[str, Any]) -> web.Response:
+        channel, ts = str(params.get("channel") or ""), str(params.get("ts") or "")
+        messages = self.history.get(channel, [])
+        parent = next((m for m in messages if m["ts"] == ts), None)
+        if parent is None:
+            return self._error("thread_not_found")
+        replies = [m for m in messages if m.get("thread_ts") == ts and m["ts"] != ts]
+        found = sorted(self._window(params, replies), key=lambda m: float(m["ts"]))
+        page, cursor = self._page(params, found)
+        if not params.get("cursor"):
+            page = [parent, *page]  # the parent comes first, whatever the window
+        return self._ok(
+            messages=page, has_more=bool(cursor), response_metadata={"next_cursor": cursor}
+        )
 
     def _m_files_info(self, params: dict[str, Any]) -> web.Response:
         return self._ok(file={"id": params.get("file")})

@@ -79,3 +79,25 @@ async def test_the_journal_keeps_messages_across_a_restart_and_drops_damage(
     data["values"]["pending"].append(to_json(InboundMessage("probe", "b", "c2", "two", id="m3")))
     path.write_text(json.dumps(data))
     assert [m.id for m in InboundJournal(ChannelStateStore(path)).pending()] == ["m1", "m3"]
+
+
+async def test_a_message_is_recognised_while_its_journal_entry_is_being_removed(
+    tmp_path: Path,
+) -> None:
+    """While the journal saves a message as handled, a copy arriving then (a redelivery, or
+    the same message by catch-up) is still recognised: by the journal until ``seen`` holds it
+    (before: the entry left memory before ``seen`` was saved — a window for a second answer)."""
+    state = ChannelStateStore(tmp_path / "probe.json")
+    journal = InboundJournal(state)
+    await journal.add(InboundMessage("probe", "ada", "c1", "hello", id="m1"))
+    known_during_save: list[bool] = []
+    update = state.update
+
+    def watching_update(**kwargs: object) -> None:
+        known_during_save.append("m1" in journal or "m1" in journal.in_flight or state.seen("k1"))
+        update(**kwargs)  # type: ignore[arg-type]
+
+    state.update = watching_update  # type: ignore[method-assign]
+    await journal.remove("m1", seen=["k1"])
+    assert known_during_save == [True]
+    assert "m1" not in journal and "m1" not in journal.in_flight and state.seen("k1")

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from desktop.core.assembly import Runtime, build_runtime
-from desktop.core.bus.events import ReminderDue, RunEvent
+from desktop.core.bus.events import OutboundMessage, ReminderDue, RunEvent
 from desktop.core.config.schema import Config
 from desktop.core.cron.system_jobs import sync_system_jobs
 from desktop.core.cron.types import CronPayload, CronSchedule
@@ -148,11 +148,20 @@ async def test_reminder_for_a_chat_channel_is_sent_there(
     )
     job = agent.cron.add_job("standup", CronSchedule("every", every_ms=60_000), payload)
     scripted_server.push(Reply("Standup starts now."))
+    sent: list[OutboundMessage] = []
+
+    class Telegram:
+        name = "telegram"
+
+        async def send(self, message: OutboundMessage) -> None:
+            sent.append(message)
+
+    agent.channels.register(Telegram())
     try:
         assert await agent.cron.run_now(job.id) == "Standup starts now."
-        out = agent.bus.outbound.get_nowait()
     finally:
         await agent.stop()
+    (out,) = sent
     assert (out.channel, out.chat_id, out.content) == ("telegram", "42", "Standup starts now.")
     assert out.metadata["reminder"] is True and out.metadata["cron_job"] == job.id
     assert seen[0].session_key == "telegram:42"

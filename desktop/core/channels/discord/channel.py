@@ -20,7 +20,10 @@ bot nor replies to it is skipped. Each handed-over message is kept in the channe
 until the agent saved it (the gateway confirms nothing, so a message received just before the
 app ends would otherwise be lost) and its id is remembered, so a replayed event is not
 answered twice. An event discord.py cannot parse is logged and skipped; the connection goes
-on.
+on. A fresh session (READY, not RESUMED) does not replay what was sent while the app was not
+running, so the channel first fetches, per recent conversation, the messages after the last
+one it handled (:mod:`~desktop.core.channels.discord.catchup`) and hands them to the same
+handler, oldest first, before the live ones that arrived meanwhile.
 
 Sending. Answers are converted (:mod:`~desktop.core.channels.discord.markup`) and split under
 2,000 characters; the first piece replies to the message it answers (without pinging its
@@ -53,6 +56,7 @@ from desktop.core.channels.discord import markup
 from desktop.core.channels.discord.activity import Activity, message_of
 from desktop.core.channels.discord.buttons import PREFIX as BUTTON_PREFIX
 from desktop.core.channels.discord.buttons import ButtonApprover
+from desktop.core.channels.discord.catchup import Positions, fetch_after
 from desktop.core.channels.discord.config import DEFAULT_API_BASE, DEFAULT_GATEWAY_URL
 from desktop.core.channels.discord.inbound import describe, mentions_me
 from desktop.core.channels.state import ChannelStateStore
@@ -88,6 +92,9 @@ class _Client(discord.Client):
     async def on_disconnect(self) -> None:
         self._channel._disconnected()
 
+    async def on_ready(self) -> None:
+        self._channel._ready.set()
+
     async def on_message(self, message: discord.Message) -> None:
         self._channel._inbox.put_nowait(message)
 
@@ -116,6 +123,12 @@ class DiscordChannel(BaseChannel):
     name: ClassVar[str] = "discord"
     display_name: ClassVar[str] = "Discord"
     typing_every: ClassVar[float] = 8.0
+    ready_wait: ClassVar[float] = 10.0
+    """How long catch-up waits for discord.py's ``ready`` (the servers' channels known)."""
+    fetch_timeout: ClassVar[float] = 15.0
+    """How long one conversation's catch-up request may take (discord.py retries inside)."""
+    catch_up_limit: ClassVar[float] = 60.0
+    """How long catch-up may go on fetching before the remaining conversations are skipped."""
 
     def __init__(
         self,
@@ -128,10 +141,18 @@ class DiscordChannel(BaseChannel):
     ) -> None:
         self._owner = TaskOwner("discord")
         self._client: _Client | None = None
-        self._inbox: asyncio.Queue[discord.Message] = asyncio.Queue()
+        self._inbox: asyncio.Queue[discord.Message | None] = asyncio.Queue()  # None: catch up
+        self._ready = asyncio.Event()
+        # Keys handed over by this process: the journal forgets a message a moment before its
+        # id is saved as seen (a worker thread), and catch-up may bring it again just then.
+        self._handed: OrderedDict[str, None] = OrderedDict()
+        # Conversations whose catch-up failed: their position stays where it was, so the next
+        # fresh session fetches the gap again (what was handled meanwhile is recognised).
+        self._behind: set[int] = set()
         self._activity = Activity(lambda: self._client, self._owner, typing_every=self.typing_every)
         self._progress: OrderedDict[int, tuple[OutboundMessage, int]] = OrderedDict()
         super().__init__(config, bus, state, media_dir, app_config=app_config)
+        self._positions = Positions(state)
         register_secret(getattr(config, "token", "") or None)
         register_secret(getattr(config, "proxy_password", "") or None)
 
@@ -174,6 +195,14 @@ class DiscordChannel(BaseChannel):
         for event, parse in list(client._connection.parsers.items()):
             if event not in UNGUARDED:
                 client._connection.parsers[event] = _guarded(event, parse)
+        ready = client._connection.parsers["READY"]
+
+        def fresh_session(data: Any) -> None:
+            ready(data)
+            self._ready.clear()
+            self._inbox.put_nowait(None)  # before any MESSAGE_CREATE of the new session
+
+        client._connection.parsers["READY"] = fresh_session
         return client
 
     async def _login(self, client: _Client) -> None:
@@ -275,12 +304,71 @@ class DiscordChannel(BaseChannel):
         """Handle the received messages in order (a failing one is logged and skipped)."""
         while True:
             message = await self._inbox.get()
+            if message is None:
+                try:
+                    await self._catch_up()
+                except asyncio.CancelledError:
+                    raise
+                except Exception:
+                    log.exception("Discord: catching up failed")
+                continue
+            await self._handle(message)
+
+    async def _handle(self, message: discord.Message) -> None:
+        try:
+            await self._on_message(message)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("Discord: handling message %s failed; skipped", message.id)
+
+    async def _catch_up(self) -> None:
+        """After a fresh session: the messages sent since the last handled one, per recent
+        conversation, through the live handler, oldest first (see the module docstring)."""
+        try:
+            async with asyncio.timeout(self.ready_wait):
+                await self._ready.wait()
+        except TimeoutError:
+            log.info("Discord: not ready after %s s; catching up anyway", self.ready_wait)
+        client = self._client
+        due = self._positions.due()
+        if client is None or not due:
+            return
+        log.info("Discord: catching up on %d conversations", len(due))
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.catch_up_limit
+        for index, (chat_id, after, guild_id) in enumerate(due):
+            if loop.time() > deadline:
+                log.warning("Discord: catching up took too long; the other conversations wait")
+                self._behind.update(chat for chat, _, _ in due[index:])
+                return
             try:
-                await self._on_message(message)
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("Discord: handling message %s failed; skipped", message.id)
+                async with asyncio.timeout(self.fetch_timeout):
+                    found = await fetch_after(client.http, chat_id, after)
+            except (TimeoutError, discord.DiscordServerError) as exc:
+                log.warning(
+                    "Discord: could not fetch the messages missed in %s (%s); catch-up stopped",
+                    chat_id,
+                    redact(repr(exc)) if not isinstance(exc, TimeoutError) else "no answer",
+                )
+                self._behind.update(chat for chat, _, _ in due[index:])
+                return
+            except (discord.HTTPException, aiohttp.ClientError, OSError) as exc:
+                log.warning(
+                    "Discord: could not fetch the messages missed in %s: %s", chat_id, redact(exc)
+                )
+                continue
+            state = client._connection
+            for data in found:
+                try:
+                    if guild_id is not None:
+                        data.setdefault("guild_id", str(guild_id))  # REST leaves it out
+                    channel, _ = state._get_guild_channel(data)
+                    message = discord.Message(state=state, channel=channel, data=data)  # type: ignore[arg-type]
+                except Exception as exc:  # noqa: BLE001 - like a malformed live event
+                    log.warning("Discord: skipped a malformed missed message (%s)", redact(exc))
+                    continue
+                await self._handle(message)
 
     def _addressed(self, message: discord.Message, me: int) -> bool:
         """Whether a server message is for the bot (``groupPolicy``)."""
@@ -289,20 +377,32 @@ class DiscordChannel(BaseChannel):
     async def _on_message(self, message: discord.Message) -> None:
         client = self._client
         me = client.user.id if client is not None and client.user is not None else None
-        if me is None or message.author.id == me or message.author.bot:
+        if me is None or message.author.id == me:
+            return
+        chat_id = str(message.channel.id)
+        is_dm = isinstance(message.channel, discord.DMChannel | discord.GroupChannel)
+        allowed_channels = [str(c).strip() for c in self.config.allow_channels if str(c).strip()]
+        if not is_dm and allowed_channels and chat_id not in allowed_channels:
+            return
+        await self._receive(message, me, is_dm)
+        # Only once handed over (journaled): a crash before this fetches it again (and the
+        # journal or the seen ids recognise it).
+        guild = message.guild.id if message.guild is not None else None
+        guild = guild or getattr(message.channel, "guild_id", None)
+        if message.channel.id not in self._behind:
+            await self._positions.advance(message.channel.id, message.id, None if is_dm else guild)
+
+    async def _receive(self, message: discord.Message, me: int, is_dm: bool) -> None:
+        if message.author.bot:
             return
         chat_id = str(message.channel.id)
         key = f"{chat_id}:{message.id}"
-        if self.state.seen(key):
+        if key in self._handed or self.state.seen(key):
             log.info("Discord: message %s was handled before", message.id)
             return
         sender = _sender(message.author)
         if not self.is_allowed(sender):
             log.info("Discord: message from %s ignored (not in allowFrom)", sender)
-            return
-        is_dm = isinstance(message.channel, discord.DMChannel | discord.GroupChannel)
-        allowed_channels = [str(c).strip() for c in self.config.allow_channels if str(c).strip()]
-        if not is_dm and allowed_channels and chat_id not in allowed_channels:
             return
         if not is_dm and not self._addressed(message, me):
             return
@@ -327,6 +427,9 @@ class DiscordChannel(BaseChannel):
             journal=True,  # the gateway confirms nothing: keep it until the agent saved it
             seen=[key],
         )
+        self._handed[key] = None
+        while len(self._handed) > REMEMBERED:
+            self._handed.popitem(last=False)
         emoji = self.config.read_receipt_emoji
         if published and emoji:
             self._activity.react(chat_id, message.id, emoji)

@@ -17,6 +17,15 @@ when its acknowledgement did not arrive (a dropped connection), and sends both `
 and ``app_mention`` for a mention: a message is known by ``<channel>:<ts>`` and handled once.
 An event that cannot be understood is logged, acknowledged and skipped.
 
+Catching up. Socket Mode delivers nothing sent while the app was not connected (beyond Slack's
+few retries). After every (re)connect the channel fetches, for each conversation it has seen
+recently, the messages after the newest one it saw (:mod:`.catchup`: ``conversations.history``
+for a channel or DM, ``conversations.replies`` for a thread it answers in), oldest first, and
+hands each to the same handler as a live ``message`` event (policy, allowFrom, de-duplication,
+journal). Live events and caught-up messages are handled one at a time. A conversation seen
+for the first time starts from then: the first start replays no history. A failing fetch is
+logged and tried again at the next connect.
+
 Sending. Markdown becomes mrkdwn in pieces under Slack's length (:mod:`.mrkdwn`), then the
 attachments are uploaded, all into the chat's thread when it has one. A send that fails
 halfway resumes after the pieces already delivered when the manager retries it. The message a
@@ -28,6 +37,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections import OrderedDict
 from collections.abc import Coroutine
 from pathlib import Path
@@ -48,7 +58,7 @@ from desktop.core.bus.events import (
 )
 from desktop.core.bus.queue import MessageBus
 from desktop.core.channels.base import BaseChannel, ChannelStatus, ChannelUnavailable
-from desktop.core.channels.slack import files, inbound
+from desktop.core.channels.slack import catchup, files, inbound
 from desktop.core.channels.slack.buttons import CLOSED, PREFIX, BlockApprover, section
 from desktop.core.channels.slack.config import DEFAULT_BASE_URL
 from desktop.core.channels.slack.mrkdwn import pieces, to_mrkdwn
@@ -62,6 +72,7 @@ REFUSED = {"invalid_auth", "not_authed", "account_inactive", "token_revoked", "t
 WRONG_TOKEN_TYPE = {"not_allowed_token_type", "missing_scope"}
 RATE_LIMIT_TRIES = 3
 KEPT = 500  # turns / partly sent messages remembered
+SAVE_EVERY = 10.0  # seconds between saves of positions moved by messages not for the agent
 
 
 def _remember(store: OrderedDict[Any, Any], key: Any, value: Any) -> None:
@@ -96,7 +107,10 @@ class SlackChannel(BaseChannel):
         self._lost = asyncio.Event()
         self._turns: OrderedDict[str, str] = OrderedDict()  # turn id → request id
         self._progress: OrderedDict[int, tuple[OutboundMessage, int]] = OrderedDict()
+        self._handling = asyncio.Lock()  # live and caught-up messages, one at a time
+        self._saved_at = 0.0
         super().__init__(config, bus, state, media_dir, app_config=app_config)
+        self._positions = catchup.Positions(state.get(catchup.KEY))
         register_secret(getattr(config, "bot_token", "") or None)
         register_secret(getattr(config, "app_token", "") or None)
 
@@ -181,6 +195,7 @@ class SlackChannel(BaseChannel):
         )
         socket.socket_mode_request_listeners.append(on_request)
         worker: asyncio.Task[None] | None = None
+        catching: asyncio.Task[None] | None = None
         try:
             try:
                 socket.wss_uri = await socket.issue_new_wss_url()
@@ -196,12 +211,15 @@ class SlackChannel(BaseChannel):
                 ChannelStatus("connected", account=f"{account} ({team})" if team else account)
             )
             await self.replay_journal()
+            due = self._positions.due()  # before live messages move them
             worker = self._owner.spawn(self._work(socket, queue), name="slack-envelopes")
+            catching = self._owner.spawn(self._catch_up(due), name="slack-catch-up")
             await self._watch(socket)
         finally:
-            if worker is not None:
-                worker.cancel()
-                await asyncio.gather(worker, return_exceptions=True)
+            for task in (worker, catching):
+                if task is not None:
+                    task.cancel()
+                    await asyncio.gather(task, return_exceptions=True)
             self._socket = None
             await self._close(socket)
 
@@ -231,6 +249,11 @@ class SlackChannel(BaseChannel):
         await super().stop()
         self._lost.set()
         await self._owner.aclose()
+        try:
+            if positions := self._positions.to_json():
+                await asyncio.to_thread(self._store_positions, positions)
+        except OSError as exc:
+            log.warning("Slack: saving the read positions failed: %s", exc)
         socket, self._socket = self._socket, None
         if socket is not None:
             await self._close(socket)
@@ -283,14 +306,42 @@ class SlackChannel(BaseChannel):
 
     async def _on_event(self, payload: Any) -> None:
         event = payload.get("event") if isinstance(payload, dict) else None
+        async with self._handling:
+            await self._handle(event)
+
+    def _note(self, event: Any, incoming: inbound.Incoming | None) -> bool:
+        """Move the conversation's position to ``event`` (a channel or DM always; a thread
+        when the bot answers in it); ``True`` when it moved."""
+        if not isinstance(event, dict):
+            return False
+        channel, ts, thread = event.get("channel"), event.get("ts"), event.get("thread_ts")
+        if not isinstance(channel, str) or not isinstance(ts, str):
+            return False
+        moved = False
+        if isinstance(thread, str) and thread and thread != ts:
+            key = inbound.join_chat(channel, thread)
+            if key in self._positions or incoming is not None:
+                moved = self._positions.note(key, ts)
+        else:
+            moved = self._positions.note(channel, ts)
+        if incoming is not None and incoming.thread_ts:
+            moved = self._positions.note(incoming.chat_id, ts) or moved
+        return moved
+
+    async def _handle(self, event: Any) -> None:
+        """A ``message`` event, live or caught up (hold :attr:`_handling`)."""
         incoming = inbound.parse(event, bot_user_id=self._bot_user_id, config=self.config)
+        moved = self._note(event, incoming)
         if incoming is None:
+            if moved and time.monotonic() - self._saved_at > SAVE_EVERY:
+                await self._save_positions()
             return
-        if self.state.seen(incoming.key):
+        if self.state.seen(incoming.key) or incoming.key in self.journal:
             log.debug("Slack: message %s was handled before", incoming.key)
             return
         if not self.is_allowed(incoming.sender):
             log.info("Slack: message from %s ignored (not in allowFrom)", incoming.sender)
+            await self._save_positions()
             return
         described = await files.describe(
             incoming.files, self.media_dir, self.config.bot_token, self.config.proxy or None
@@ -316,8 +367,106 @@ class SlackChannel(BaseChannel):
         )
         if incoming.key not in self.journal:  # consumed (an approval answer) or already safe
             await asyncio.to_thread(self.state.update, seen=[incoming.key])
+        await self._save_positions()  # only now: the journal or the seen ids have it
         if published and self.config.react_emoji:
             self.spawn(self._react(incoming.channel, incoming.ts, self.config.react_emoji), "react")
+
+    def _store_positions(self, positions: dict[str, list[Any]]) -> None:
+        self.state.update(positions=positions)  # catchup.KEY
+
+    async def _save_positions(self) -> None:
+        self._saved_at = time.monotonic()
+        await asyncio.to_thread(self._store_positions, self._positions.to_json())
+
+    # -- catching up ----------------------------------------------------------------------
+    async def _catch_up(self, due: list[tuple[str, str]]) -> None:
+        """Fetch and handle what was sent after each position in ``due`` (oldest first)."""
+        pending = list(due)
+        done: set[str] = set()
+        async with self._handling:
+            for key, oldest in due:
+                self._positions.hold(key, oldest)
+            await self._save_positions()
+        while pending:
+            key, oldest = pending.pop(0)
+            if key in done:
+                continue
+            done.add(key)
+            try:
+                channel, thread = inbound.split_chat(key)
+                messages = await self._fetch(channel, thread, oldest)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - tried again at the next connect
+                log.warning(
+                    "Slack: catching up on %s failed (tried again at the next connect): %s",
+                    key,
+                    redact(exc),
+                )
+                continue
+            if messages:
+                log.info("Slack: %d message(s) in %s since %s", len(messages), key, oldest)
+            for message in messages:
+                event = {**message, "type": "message", "channel": channel}
+                if thread is None and event.get("thread_ts") == event.get("ts"):
+                    event.pop("thread_ts")  # a thread started later; the message was not in one
+                async with self._handling:
+                    try:
+                        await self._handle(event)
+                    except Exception as exc:  # noqa: BLE001 - as a live event: skipped
+                        log.warning(
+                            "Slack: skipping a missed message that could not be handled "
+                            "(%s:%s): %s",
+                            channel,
+                            message.get("ts"),
+                            redact(exc),
+                        )
+                    if thread is None and message.get("reply_count"):
+                        root = inbound.join_chat(channel, str(message.get("ts")))
+                        since = self._positions.get(root)
+                        if since is not None and root not in done:
+                            pending.append((root, since))  # a thread it answers in since
+            async with self._handling:
+                if messages:
+                    self._positions.note(key, str(messages[-1].get("ts")))
+                self._positions.release(key)
+                await self._save_positions()
+
+    async def _fetch(self, channel: str, thread: str | None, oldest: str) -> list[dict[str, Any]]:
+        """The messages of a conversation (a thread) after ``oldest``, oldest first, at most
+        :data:`catchup.MESSAGES` (the newest of a channel's, the first of a thread's)."""
+        found: list[dict[str, Any]] = []
+        cursor: str | None = None
+        after = catchup.ts_order(oldest)
+        while True:
+            params: dict[str, Any] = {
+                "channel": channel, "oldest": oldest, "inclusive": False,
+                "limit": catchup.PAGE, "cursor": cursor,
+            }  # fmt: skip
+            if thread is None:
+                data = await self._call("conversations_history", **params)
+            else:
+                data = await self._call("conversations_replies", ts=thread, **params)
+            page = data.get("messages")
+            for message in page if isinstance(page, list) else []:
+                ts = message.get("ts") if isinstance(message, dict) else None
+                if isinstance(ts, str) and catchup.ts_order(ts) > after:
+                    found.append(message)
+            metadata = data.get("response_metadata")
+            cursor = metadata.get("next_cursor") if isinstance(metadata, dict) else None
+            if not cursor or len(found) >= catchup.MESSAGES:
+                break
+        if cursor:
+            log.warning(
+                "Slack: more than %d messages were missed in %s; only %d are handled",
+                catchup.MESSAGES,
+                inbound.join_chat(channel, thread),
+                catchup.MESSAGES,
+            )
+        found.sort(key=lambda m: catchup.ts_order(str(m["ts"])))
+        if thread is None:
+            return found[-catchup.MESSAGES :]
+        return found[: catchup.MESSAGES]
 
     async def _on_interactive(self, payload: Any) -> None:
         if not isinstance(payload, dict) or payload.get("type") != "block_actions":

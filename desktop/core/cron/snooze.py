@@ -1,0 +1,93 @@
+"""Snooze and Done, the person's answers to a reminder notification.
+
+Snoozing makes a one-shot job (``at``, deleted after it ran) in the reminder's conversation with
+the reminder's message, so the reminder comes back through the scheduler like any other job —
+it survives a restart and shows up in ``cron list``. Both answers leave a receipt on the
+original job (``snoozed`` / ``done``, pointing at the run they answer).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Literal
+from zoneinfo import ZoneInfo
+
+from desktop.core.bus.events import ReminderDue
+from desktop.core.cron.receipts import Receipt
+from desktop.core.cron.service import CronService
+from desktop.core.cron.types import CronJob, CronPayload, CronSchedule
+
+SnoozeChoice = Literal["10m", "1h", "tomorrow"]
+SNOOZE_CHOICES: dict[str, str] = {"10m": "10 min", "1h": "1 hour", "tomorrow": "Tomorrow"}
+#: "Tomorrow" means this hour of the next day, in the person's zone.
+TOMORROW_HOUR = 9
+
+
+def snooze_until(choice: SnoozeChoice, now_ms: int, tz: str | None) -> int:
+    """When a reminder snoozed with ``choice`` at ``now_ms`` comes back (epoch ms)."""
+    if choice == "10m":
+        return now_ms + 10 * 60_000
+    if choice == "1h":
+        return now_ms + 3_600_000
+    if choice != "tomorrow":
+        raise ValueError(f"unknown snooze choice {choice!r}")
+    zone = ZoneInfo(tz) if tz else None
+    now = datetime.fromtimestamp(now_ms / 1000, zone)
+    day = (now + timedelta(days=1)).date()
+    target = datetime(day.year, day.month, day.day, TOMORROW_HOUR, tzinfo=zone or now.tzinfo)
+    if zone is None:
+        target = target.astimezone()
+    return int(target.timestamp() * 1000)
+
+
+def snooze(cron: CronService, reminder: ReminderDue, choice: SnoozeChoice) -> CronJob:
+    """Bring ``reminder`` back later as a one-shot job; blocking (call it in a thread).
+
+    Raises:
+        ValueError: ``choice`` is unknown.
+    """
+    now = int(cron.clock() * 1000)
+    at = snooze_until(choice, now, cron.default_tz)
+    original = cron.get_job(reminder.job_id)
+    message = original.payload.message if original is not None else reminder.text
+    channel, chat = reminder.channel, reminder.chat_id
+    payload = CronPayload(
+        message=message,
+        session_key=reminder.session_key,
+        origin_channel=channel,
+        origin_chat_id=chat,
+    )
+    name = reminder.job_name or "Reminder"
+    job = cron.add_job(
+        name if name.endswith("(snoozed)") else f"{name[:29]} (snoozed)",
+        CronSchedule("at", at_ms=at, tz=cron.default_tz),
+        payload,
+        delete_after_run=True,
+    )
+    _answer(cron, reminder, "snoozed", now, f"until {_local(at, cron.default_tz)} (job {job.id})")
+    return job
+
+
+def mark_done(cron: CronService, reminder: ReminderDue) -> None:
+    """Record that the person marked ``reminder`` done; blocking (call it in a thread)."""
+    _answer(cron, reminder, "done", int(cron.clock() * 1000), None)
+
+
+def _answer(
+    cron: CronService, reminder: ReminderDue, outcome: str, now: int, reason: str | None
+) -> None:
+    cron.receipts.append(
+        Receipt(
+            job_id=reminder.job_id,
+            job_name=reminder.job_name,
+            outcome=outcome,
+            at_ms=now,
+            run_id=reminder.run_id or None,
+            reason=reason,
+        )
+    )
+
+
+def _local(ms: int, tz: str | None) -> str:
+    zone = ZoneInfo(tz) if tz else None
+    return datetime.fromtimestamp(ms / 1000, zone).strftime("%Y-%m-%d %H:%M %Z").strip()

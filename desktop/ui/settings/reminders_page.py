@@ -1,0 +1,270 @@
+"""The Reminders page: every scheduled job, upcoming and past (with receipts), and a form to
+create, edit, pause and delete reminders without asking the model.
+
+It lives in Settings beside "Dream & heartbeat" (the system jobs it also lists) because
+reminders span every chat and channel: a Telegram standup belongs to no desktop chat, so a side
+panel of the Chat tab would be the wrong home. Everything goes through core
+(:mod:`desktop.core.cron.overview`), in worker threads.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QFormLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLineEdit,
+    QListWidget,
+    QTableWidget,
+    QTableWidgetItem,
+    QWidget,
+)
+
+from desktop.core.cron.overview import JobRow, job_rows, save_reminder
+from desktop.ui.settings.page import SettingsPage
+from desktop.ui.settings.widgets import button, heading, hint
+
+if TYPE_CHECKING:
+    from desktop.core.cron.service import CronService
+    from desktop.ui.services import AppServices
+
+COLUMNS = ("Reminder", "When", "Next run", "Last outcome")
+KINDS = (("every", "Every … minutes"), ("cron", "Cron expression"), ("at", "Once at …"))
+PLACEHOLDERS = {"every": "60", "cron": "0 9 * * 1-5", "at": "2026-05-01 09:30"}
+
+
+class RemindersPage(SettingsPage):
+    """Upcoming and past runs of every job; create, edit, pause and delete reminders."""
+
+    section = "reminders"
+    title = "Reminders"
+
+    def __init__(self, services: AppServices, parent: QWidget | None = None) -> None:
+        super().__init__(
+            services,
+            parent,
+            buttons=False,
+            description=(
+                "Every scheduled job, with what became of each run: delivered where, failed why, "
+                "caught up late, skipped. Times are in your time zone."
+            ),
+        )
+        self.rows: list[JobRow] = []
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setAccessibleName("Scheduled jobs")
+        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(True)
+        self.table.setMinimumHeight(180)
+        self.body_layout.addWidget(self.table, 2)
+
+        actions = QHBoxLayout()
+        self.new_button = button("New", "New reminder")
+        self.pause_button = button("Pause", "Pause or resume the selected job")
+        self.delete_button = button("Delete", "Delete the selected reminder")
+        self.refresh_button = button("Refresh", "Refresh the reminders")
+        for widget in (self.new_button, self.pause_button, self.delete_button):
+            actions.addWidget(widget)
+        actions.addStretch(1)
+        actions.addWidget(self.refresh_button)
+        self.body_layout.addLayout(actions)
+
+        self.body_layout.addWidget(heading("Past runs", level=2))
+        self.past = QListWidget()
+        self.past.setAccessibleName("Past runs of the selected job")
+        self.past.setMinimumHeight(110)
+        self.body_layout.addWidget(self.past, 1)
+
+        self.body_layout.addWidget(heading("Reminder", level=2))
+        self.body_layout.addWidget(
+            hint("New reminders are posted in the desktop's Reminders chat.")
+        )
+        form = QFormLayout()
+        self.name = QLineEdit()
+        self.name.setAccessibleName("Reminder name")
+        self.message = QLineEdit()
+        self.message.setAccessibleName("Reminder message")
+        self.message.setPlaceholderText("What should I remind you of?")
+        self.kind = QComboBox()
+        self.kind.setAccessibleName("Schedule kind")
+        for key, label in KINDS:
+            self.kind.addItem(label, key)
+        self.when = QLineEdit()
+        self.when.setAccessibleName("Schedule value")
+        form.addRow("Name", self.name)
+        form.addRow("Message", self.message)
+        form.addRow("Schedule", self.kind)
+        form.addRow("", self.when)
+        self.body_layout.addLayout(form)
+        save_row = QHBoxLayout()
+        save_row.addStretch(1)
+        self.save_reminder_button = button("Add reminder", "Save the reminder")
+        save_row.addWidget(self.save_reminder_button)
+        self.body_layout.addLayout(save_row)
+
+        self.editing: str | None = None
+        self.kind.currentIndexChanged.connect(self._kind_changed)
+        self.table.itemSelectionChanged.connect(self._selected)
+        self.new_button.clicked.connect(lambda: self._new())
+        self.pause_button.clicked.connect(lambda: self.spawn(self._toggle(), "reminder-pause"))
+        self.delete_button.clicked.connect(lambda: self.spawn(self._delete(), "reminder-delete"))
+        self.refresh_button.clicked.connect(lambda: self.spawn(self.refresh(), "reminders"))
+        self.save_reminder_button.clicked.connect(lambda: self.spawn(self._save(), "reminder-save"))
+        services.agentReady.connect(lambda: self.spawn(self.refresh(), "reminders"))
+        self._kind_changed()
+        self._selected()
+
+    # -- data -------------------------------------------------------------------------------
+    @property
+    def cron(self) -> CronService | None:
+        """The running scheduler (``None`` until the agent started)."""
+        return self.services.cron
+
+    def load(self) -> None:
+        """Read the jobs (in the background)."""
+        self.spawn(self.refresh(), "reminders")
+
+    async def refresh(self) -> None:
+        """Read every job and its receipts off the loop, then show them."""
+        cron = self.cron
+        if cron is None:
+            self.status.error("The agent is not running yet; reminders show once it is.")
+            return
+        rows = await asyncio.to_thread(job_rows, cron)
+        self._show(rows)
+
+    def _show(self, rows: list[JobRow]) -> None:
+        selected = self.selected_row()
+        keep = selected.id if selected is not None else None
+        self.rows = rows
+        self.table.setRowCount(len(rows))
+        for index, row in enumerate(rows):
+            name = row.name + (" (system)" if row.protected else "")
+            name += "" if row.enabled else " (paused)"
+            for column, text in enumerate((name, row.when, row.next_run, row.last or "—")):
+                item = QTableWidgetItem(text)
+                item.setToolTip(row.message or text)
+                self.table.setItem(index, column, item)
+            if row.id == keep:
+                self.table.selectRow(index)
+        self._selected()
+
+    def selected_row(self) -> JobRow | None:
+        """The job selected in the table."""
+        indexes = self.table.selectionModel().selectedRows()
+        if not indexes or indexes[0].row() >= len(self.rows):
+            return None
+        return self.rows[indexes[0].row()]
+
+    # -- selection and form -----------------------------------------------------------------
+    def _selected(self) -> None:
+        row = self.selected_row()
+        self.past.clear()
+        self.pause_button.setEnabled(row is not None)
+        self.delete_button.setEnabled(row is not None and not row.protected)
+        if row is None:
+            return
+        self.pause_button.setText("Resume" if not row.enabled else "Pause")
+        self.past.addItems(list(row.past) or ["No runs yet."])
+        if row.protected:  # Dream and the heartbeat are set in their own page
+            self._new(focus=False)
+            return
+        self.editing = row.id
+        self.save_reminder_button.setText("Save changes")
+        self.name.setText(row.name)
+        self.message.setText(row.message)
+        self._fill_when(row.when)
+
+    def _fill_when(self, when: str) -> None:
+        kind, _, value = when.partition(" ")
+        if kind == "every":
+            minutes = _minutes(value)
+            self.kind.setCurrentIndex(0)
+            self.when.setText(minutes)
+        elif kind == "cron":
+            self.kind.setCurrentIndex(1)
+            self.when.setText(value.split(" (")[0])
+        else:
+            self.kind.setCurrentIndex(2)
+            self.when.setText(" ".join(value.split()[:2]))
+
+    def _kind_changed(self) -> None:
+        self.when.setPlaceholderText(PLACEHOLDERS[self.kind.currentData()])
+
+    def _new(self, *, focus: bool = True) -> None:
+        self.editing = None
+        self.save_reminder_button.setText("Add reminder")
+        for field in (self.name, self.message, self.when):
+            field.clear()
+        if focus:
+            self.table.clearSelection()
+            self.message.setFocus()
+
+    # -- edits ------------------------------------------------------------------------------
+    async def _save(self) -> None:
+        cron = self.cron
+        if cron is None:
+            return
+        kind, value = self.kind.currentData(), self.when.text().strip()
+        try:
+            every = float(value) if kind == "every" else None
+        except ValueError:
+            self.status.error(f"'{value}' is not a number of minutes.")
+            return
+        try:
+            job = await asyncio.to_thread(
+                save_reminder,
+                cron,
+                job_id=self.editing,
+                name=self.name.text(),
+                message=self.message.text(),
+                every_minutes=every,
+                cron_expr=value if kind == "cron" else None,
+                at=value.replace(" ", "T") if kind == "at" else None,
+            )
+        except ValueError as exc:
+            self.status.error(f"Not saved: {exc}")
+            return
+        self.editing = job.id
+        self.status.ok(f"Saved '{job.name}'.")
+        await self.refresh()
+
+    async def _toggle(self) -> None:
+        row, cron = self.selected_row(), self.cron
+        if row is None or cron is None:
+            return
+        await asyncio.to_thread(cron.enable_job, row.id, not row.enabled)
+        self.status.ok(f"{'Resumed' if not row.enabled else 'Paused'} '{row.name}'.")
+        await self.refresh()
+
+    async def _delete(self) -> None:
+        row, cron = self.selected_row(), self.cron
+        if row is None or cron is None or row.protected:
+            return
+        await asyncio.to_thread(cron.remove_job, row.id)
+        self.editing = None
+        self.status.ok(f"Deleted '{row.name}'. Its receipts are kept.")
+        await self.refresh()
+
+
+def _minutes(every: str) -> str:
+    """``1h`` → ``60``, ``90s`` → ``1.5`` (the words :func:`describe_schedule` wrote)."""
+    units = {"d": 1440.0, "h": 60.0, "m": 1.0, "s": 1 / 60}
+    number, unit = every[:-1], every[-1:]
+    try:
+        value = float(number) * units[unit]
+    except (KeyError, ValueError):
+        return every
+    return f"{value:g}"

@@ -1,0 +1,217 @@
+"""Catch-up after downtime: messages sent while the app was not running are fetched from the
+channel history after the next start (a fresh session), through the live handler."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from desktop.core.channels.discord import catchup
+from desktop.core.channels.discord.channel import DiscordChannel
+from tests.channels.discord.conftest import until
+from tests.channels.discord.discord_server import ADA, BOT_ID, DM, GENERAL, DiscordServer, user
+from tests.channels.discord.test_discord_gateway import Running
+
+BOT = user(BOT_ID, "nanobot", bot=True)
+
+
+def history_calls(api: DiscordServer, channel_id: int) -> list[dict[str, str]]:
+    return [c.query for c in api.calls_of("GET", f"/channels/{channel_id}/messages")]
+
+
+def stored(tmp_path: Path) -> dict[str, Any]:
+    """The channel state on disk."""
+    try:
+        values = json.loads((tmp_path / "state" / "discord.json").read_text())["values"]
+    except (OSError, ValueError):
+        return {}
+    return dict(values)
+
+
+async def saved(tmp_path: Path, conversations: int) -> None:
+    """Wait until the state file has the acknowledgements (an empty journal) and the positions
+    (written by worker threads that may still run when the manager stops)."""
+
+    def done() -> bool:
+        values = stored(tmp_path)
+        return values.get("pending") == [] and len(values.get("positions") or {}) == conversations
+
+    await until(done, what="the state saved")
+
+
+async def first_run(api: DiscordServer, tmp_path: Path, **settings: Any) -> list[str]:
+    """The app runs once: Ada writes in private and mentions the bot in #general."""
+    run = Running(api, tmp_path, **settings)
+    await run.start()
+    try:
+        api.put_message(DM, "hello")
+        api.put_message(GENERAL, f"<@{BOT_ID}> hi all", guild=True, mentions=[BOT])
+        await until(lambda: len(run.received) == 2, what="the first run's messages")
+    finally:
+        await run.stop()
+    await saved(tmp_path, 2)
+    return run.texts()
+
+
+async def test_messages_sent_while_stopped_are_handed_over_once_in_order_after_a_restart(
+    discord_api: DiscordServer, tmp_path: Path
+) -> None:
+    assert await first_run(discord_api, tmp_path) == ["hello", "hi all"]
+    last_seen = max(discord_api.messages)
+    discord_api.post_message(DM, "one")
+    discord_api.post_message(GENERAL, "chatter without the bot", guild=True)
+    discord_api.post_message(GENERAL, f"<@{BOT_ID}> two", guild=True, mentions=[BOT])
+    discord_api.post_message(DM, "three")
+    discord_api.post_message(DM, "my own answer", author=BOT)
+    discord_api.post_message(DM, "four")
+    run = Running(discord_api, tmp_path)
+    await run.start()
+    try:
+        await until(lambda: len(run.received) == 4, what="the missed messages")
+        discord_api.put_message(DM, "live")
+        await until(lambda: len(run.received) == 5, what="the live message")
+        await asyncio.sleep(0.3)  # nothing else comes
+    finally:
+        await run.stop()
+    in_dm = [m.content for m in run.received if m.chat_id == str(DM)]
+    in_general = [m.content for m in run.received if m.chat_id == str(GENERAL)]
+    assert in_dm == ["one", "three", "four", "live"] and in_general == ["two"]
+    assert run.received[-1].content == "live"  # the missed ones come first
+    general = next(m for m in run.received if m.chat_id == str(GENERAL))
+    assert general.metadata["is_group"] is True and general.metadata["guild_id"] is not None
+    (query,) = history_calls(discord_api, DM)
+    assert query["limit"] == "100" and int(query["after"]) < last_seen
+    assert len(history_calls(discord_api, GENERAL)) == 1
+
+
+async def test_a_message_both_live_and_in_the_history_is_handed_over_once(
+    discord_api: DiscordServer, tmp_path: Path
+) -> None:
+    await first_run(discord_api, tmp_path)
+    both = discord_api.post_message(DM, "both ways")
+    discord_api.after_ready = [both]  # Discord sends it live too as the session starts
+    run = Running(discord_api, tmp_path)
+    await run.start()
+    try:
+        await until(lambda: run.received, what="the message")
+        discord_api.dispatch("MESSAGE_CREATE", both)  # and once more, later
+        discord_api.put_message(DM, "after")
+        await until(lambda: len(run.received) >= 2, what="the next message")
+        await asyncio.sleep(0.3)
+    finally:
+        await run.stop()
+    assert run.texts() == ["both ways", "after"]
+    assert history_calls(discord_api, DM)  # catch-up did return it
+
+
+async def test_the_first_start_does_not_replay_old_history(
+    discord_api: DiscordServer, tmp_path: Path
+) -> None:
+    discord_api.post_message(DM, "old, before the bot ever ran")
+    discord_api.post_message(GENERAL, f"<@{BOT_ID}> old too", guild=True, mentions=[BOT])
+    run = Running(discord_api, tmp_path)
+    await run.start()
+    try:
+        discord_api.put_message(DM, "new")
+        await until(lambda: run.received, what="the live message")
+        await asyncio.sleep(0.3)
+    finally:
+        await run.stop()
+    assert run.texts() == ["new"]
+    assert not discord_api.calls_of("GET", "/messages")
+    await saved(tmp_path, 1)
+    # From then on the position is kept: the next start fetches only what came later.
+    discord_api.post_message(DM, "missed")
+    again = Running(discord_api, tmp_path)
+    await again.start()
+    try:
+        await until(lambda: again.received, what="the missed message")
+        await asyncio.sleep(0.3)
+    finally:
+        await again.stop()
+    assert again.texts() == ["missed"]
+    assert not history_calls(discord_api, GENERAL)  # never seen: not fetched
+
+
+async def test_a_caught_up_sender_outside_allow_from_is_ignored(
+    discord_api: DiscordServer, tmp_path: Path
+) -> None:
+    await first_run(discord_api, tmp_path, allow_from=["ada"])
+    mallory = user(ADA + 1, "mallory")
+    discord_api.post_message(
+        GENERAL, f"<@{BOT_ID}> let me in", guild=True, mentions=[BOT], author=mallory
+    )
+    discord_api.post_message(GENERAL, f"<@{BOT_ID}> me again", guild=True, mentions=[BOT])
+    run = Running(discord_api, tmp_path, allow_from=["ada"])
+    await run.start()
+    try:
+        await until(lambda: run.received, what="ada's missed message")
+        await asyncio.sleep(0.3)
+    finally:
+        await run.stop()
+    assert run.texts() == ["me again"]
+    assert run.received[0].sender_id == f"{ADA}|ada"
+
+
+@pytest.mark.parametrize("status", [500, 429])
+async def test_a_failing_history_call_leaves_the_channel_running(
+    discord_api: DiscordServer,
+    tmp_path: Path,
+    status: int,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    monkeypatch.setattr(DiscordChannel, "fetch_timeout", 0.5)  # discord.py retries inside
+    await first_run(discord_api, tmp_path)
+    discord_api.post_message(DM, "missed")
+    discord_api.history_error = status
+    run = Running(discord_api, tmp_path)
+    with caplog.at_level(logging.WARNING, logger="desktop.core.channels.discord"):
+        await run.start()
+        try:
+            await until(lambda: "could not fetch the messages missed" in caplog.text, what="logged")
+            discord_api.put_message(DM, "live")
+            await until(lambda: run.received, what="the live message")
+            status_after = run.manager.status("discord")
+        finally:
+            await run.stop()
+    assert history_calls(discord_api, DM) or history_calls(discord_api, GENERAL)
+    assert run.texts() == ["live"] and status_after.ok
+    assert len(discord_api.identifies) == 2  # the connection was not restarted
+    # The position stayed before the gap: the next start fetches it (and not "live" again).
+    await until(lambda: stored(tmp_path).get("pending") == [], what="the state saved")
+    discord_api.history_error = None
+    again = Running(discord_api, tmp_path)
+    await again.start()
+    try:
+        await until(lambda: again.received, what="the missed message")
+        await asyncio.sleep(0.3)
+    finally:
+        await again.stop()
+    assert again.texts() == ["missed"]
+
+
+async def test_catch_up_pages_oldest_first_and_stops_at_the_cap(
+    discord_api: DiscordServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(catchup, "PAGE", 2)
+    monkeypatch.setattr(catchup, "MAX_MESSAGES", 3)
+    await first_run(discord_api, tmp_path)
+    for text in ("m1", "m2", "m3", "m4"):
+        discord_api.post_message(DM, text)
+    run = Running(discord_api, tmp_path)
+    await run.start()
+    try:
+        await until(lambda: len(run.received) == 3, what="the capped missed messages")
+        await asyncio.sleep(0.3)
+    finally:
+        await run.stop()
+    assert run.texts() == ["m1", "m2", "m3"]  # the oldest, in order; m4 is over the cap
+    first, second = history_calls(discord_api, DM)
+    assert first["limit"] == "2" and second["limit"] == "1"
+    assert int(second["after"]) > int(first["after"])

@@ -1,0 +1,125 @@
+"""The Reminders page over a real runtime: past receipts shown; create, edit, pause, delete."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+
+from pytestqt.qtbot import QtBot
+
+from desktop.core.assembly import build_runtime
+from desktop.core.cron.receipts import KeptReminder
+from desktop.core.cron.types import CronSchedule
+from desktop.ui.services import AppServices
+from desktop.ui.settings import SettingsTab
+from tests.core.agent.conftest import make_provider
+from tests.core.cron.test_cron import FakeClock
+from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
+from tests.ui.conftest import run_async
+
+
+def test_reminders_page_shows_receipts_and_edits_jobs(
+    make_tab: Callable[[], SettingsTab],
+    qtbot: QtBot,
+    qloop: asyncio.AbstractEventLoop,
+    services: AppServices,
+    scripted_server: ScriptedOpenAIServer,
+) -> None:
+    clock = FakeClock("2026-05-01T10:00:00+00:00")
+    runtime = build_runtime(services.config, make_provider(scripted_server.url), clock=clock)
+    services.set_runtime(runtime)  # the window's bridge is the desktop channel
+    cron = runtime.cron
+    tea = cron.add_job("tea", CronSchedule("every", every_ms=60_000), message="Tea")
+    scripted_server.push(Reply("Tea time."))
+    clock.advance(60)
+    run_async(qtbot, qloop, cron.tick(), 60_000)
+
+    tab = make_tab()
+    tab.show_section("reminders")
+    page = tab.page("reminders")
+    qtbot.waitUntil(lambda: any(r.id == tea.id for r in page.rows), timeout=10_000)
+    index = next(i for i, r in enumerate(page.rows) if r.id == tea.id)
+    assert page.table.item(index, 3).text().startswith("delivered to desktop at ")
+    page.table.selectRow(index)
+    assert page.past.item(0).text().startswith("delivered to desktop")
+    assert page.message.text() == "Tea" and page.when.text() == "1"
+
+    # Edit the selected job: every 5 minutes now.
+    page.when.setText("5")
+    page.save_reminder_button.click()
+    qtbot.waitUntil(lambda: cron.get_job(tea.id).schedule.every_ms == 300_000, timeout=10_000)
+
+    # A new one from the form.
+    page.new_button.click()
+    page.message.setText("Drink water")
+    page.kind.setCurrentIndex(1)
+    page.when.setText("0 9 * * 1-5")
+    page.save_reminder_button.click()
+    qtbot.waitUntil(lambda: any(r.message == "Drink water" for r in page.rows), timeout=10_000)
+    stored = json.loads(cron.store_path.read_text())["jobs"]
+    water = next(j for j in stored if j["payload"]["message"] == "Drink water")
+    assert water["schedule"]["expr"] == "0 9 * * 1-5"
+    assert water["payload"]["sessionKey"] == "desktop:reminders"
+
+    # Pause, then delete it.
+    row = next(i for i, r in enumerate(page.rows) if r.id == water["id"])
+    page.table.selectRow(row)
+    page.pause_button.click()
+    qtbot.waitUntil(lambda: not cron.get_job(water["id"]).enabled, timeout=10_000)
+    qtbot.waitUntil(lambda: page.pause_button.text() == "Resume", timeout=10_000)
+    page.delete_button.click()
+    qtbot.waitUntil(lambda: cron.get_job(water["id"]) is None, timeout=10_000)
+    qtbot.waitUntil(lambda: all(r.id != water["id"] for r in page.rows), timeout=10_000)
+    # System jobs are listed but cannot be deleted here.
+    dream = next((i for i, r in enumerate(page.rows) if r.protected), None)
+    if dream is not None:
+        page.table.selectRow(dream)
+        assert not page.delete_button.isEnabled()
+    run_async(qtbot, qloop, runtime.stop(), 60_000)
+    services.clear_runtime()
+
+
+def test_kept_reminder_reaches_the_window_and_answers_go_to_core(
+    qtbot: QtBot,
+    qloop: asyncio.AbstractEventLoop,
+    services: AppServices,
+    scripted_server: ScriptedOpenAIServer,
+) -> None:
+    """A reminder kept while no window was open is shown when the window attaches; Snooze from
+    the notification becomes a one-shot job in core, Done a receipt."""
+    clock = FakeClock("2026-05-01T10:00:00+00:00")
+    runtime = build_runtime(services.config, make_provider(scripted_server.url), clock=clock)
+    cron = runtime.cron
+    cron.kept.keep(
+        KeptReminder(
+            id="k1",
+            job_id="gone",
+            job_name="Pills",
+            text="Take the pills",
+            session_key="desktop:reminders",
+            channel="desktop",
+            chat_id="reminders",
+            at_ms=1,
+            run_id="r1",
+        )
+    )
+    with qtbot.waitSignal(services.bridge.reminderDue, timeout=10_000) as shown:
+        services.set_runtime(runtime)
+    event = shown.args[0]
+    assert (event.text, event.job_name, event.run_id) == ("Take the pills", "Pills", "r1")
+    qtbot.waitUntil(lambda: cron.kept.pending() == [], timeout=10_000)
+
+    services.answer_reminder(event, "1h")
+    qtbot.waitUntil(
+        lambda: any(j.name == "Pills (snoozed)" for j in cron.list_jobs()), timeout=10_000
+    )
+    snoozed = next(j for j in cron.list_jobs() if j.name == "Pills (snoozed)")
+    assert snoozed.schedule.at_ms == int(clock() * 1000) + 3_600_000
+    services.answer_reminder(event, "done")
+    qtbot.waitUntil(
+        lambda: [r.outcome for r in cron.receipts.read("gone")] == ["snoozed", "done"],
+        timeout=10_000,
+    )
+    run_async(qtbot, qloop, runtime.stop(), 60_000)
+    services.clear_runtime()
