@@ -39,7 +39,6 @@ SECTIONS: dict[str, tuple[str, str, str]] = {
     "channels": ("Channels", "desktop.ui.settings.channels_page", "ChannelsPage"),
     "dream": ("Dream & heartbeat", "desktop.ui.settings.dream_page", "DreamPage"),
     "usage": ("Usage & budgets", "desktop.ui.settings.usage_page", "UsagePage"),
-
     "reminders": ("Reminders", "desktop.ui.settings.reminders_page", "RemindersPage"),
     "appearance": ("Appearance & startup", "desktop.ui.settings.appearance_page", "AppearancePage"),
 }
