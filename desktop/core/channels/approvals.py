@@ -32,6 +32,27 @@ KEYWORDS: dict[str, Decision] = {
     "4": Decision.DENY,
 }
 PREVIEW_CHARS = 400
+# Channels with buttons (Telegram, Discord, Slack, Feishu): the four answers, the short code a
+# button's data carries for each, their labels, and what a closed question says.
+CODES: dict[str, Decision] = {
+    "1": Decision.ALLOW_ONCE,
+    "2": Decision.ALLOW_SESSION,
+    "3": Decision.ALWAYS,
+    "4": Decision.DENY,
+}
+LABELS: dict[Decision, str] = {
+    Decision.ALLOW_ONCE: "Allow once",
+    Decision.ALLOW_SESSION: "This chat",
+    Decision.ALWAYS: "Always",
+    Decision.DENY: "Deny",
+}
+OUTCOMES: dict[Decision, str] = {
+    Decision.ALLOW_ONCE: "Allowed once",
+    Decision.ALLOW_SESSION: "Allowed in this chat",
+    Decision.ALWAYS: "Always allowed",
+    Decision.DENY: "Denied",
+}
+CLOSED = "No longer waiting: not answered here (timed out, stopped, or answered in the app)."
 
 
 def question_text(request: ApprovalRequest, *, keywords: bool = True) -> str:

@@ -12,7 +12,8 @@ from typing import Any
 from desktop.core.agent.approval import DENIED_RESULT, ApprovalGate, ApprovalPolicy
 from desktop.core.bus.events import OutboundMessage
 from desktop.core.bus.queue import MessageBus
-from desktop.core.channels.feishu.buttons import CLOSED, KIND
+from desktop.core.channels.approvals import CLOSED
+from desktop.core.channels.feishu.buttons import KIND
 from desktop.core.channels.feishu.config import FeishuConfig
 from desktop.core.channels.manager import ChannelManager
 from desktop.core.channels.registry import CHANNELS

@@ -18,11 +18,11 @@ from desktop.core.agent.approval import (
     ApprovalPolicy,
 )
 from desktop.core.bus.queue import MessageBus
+from desktop.core.channels.approvals import CLOSED
 from desktop.core.channels.base import ChannelUnavailable
 from desktop.core.channels.manager import ChannelManager
 from desktop.core.channels.registry import CHANNELS
 from desktop.core.channels.state import ChannelStateStore
-from desktop.core.channels.telegram.buttons import CLOSED
 from desktop.core.channels.telegram.channel import TelegramChannel
 from desktop.core.channels.telegram.config import TelegramConfig
 from desktop.core.channels.telegram.transcribe import NO_KEY_NOTE

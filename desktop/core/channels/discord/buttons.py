@@ -23,38 +23,26 @@ import discord
 
 from desktop.core.agent.approval import ApprovalRequest, Decision
 from desktop.core.bus.events import OutboundMessage
-from desktop.core.channels.approvals import PREVIEW_CHARS, ReplyApprover
+from desktop.core.channels.approvals import (
+    CLOSED,
+    CODES,
+    LABELS,
+    OUTCOMES,
+    PREVIEW_CHARS,
+    ReplyApprover,
+)
 from desktop.core.utils.redact import redact
 
 log = logging.getLogger(__name__)
 
 PREFIX = "nb-ap"
 CUSTOM_ID_CHARS = 100
-CODES: dict[str, Decision] = {
-    "1": Decision.ALLOW_ONCE,
-    "2": Decision.ALLOW_SESSION,
-    "3": Decision.ALWAYS,
-    "4": Decision.DENY,
-}
-LABELS = {
-    Decision.ALLOW_ONCE: "Allow once",
-    Decision.ALLOW_SESSION: "This chat",
-    Decision.ALWAYS: "Always",
-    Decision.DENY: "Deny",
-}
 STYLES = {
     Decision.ALLOW_ONCE: discord.ButtonStyle.success,
     Decision.ALLOW_SESSION: discord.ButtonStyle.primary,
     Decision.ALWAYS: discord.ButtonStyle.secondary,
     Decision.DENY: discord.ButtonStyle.danger,
 }
-OUTCOMES = {
-    Decision.ALLOW_ONCE: "Allowed once",
-    Decision.ALLOW_SESSION: "Allowed in this chat",
-    Decision.ALWAYS: "Always allowed",
-    Decision.DENY: "Denied",
-}
-CLOSED = "No longer waiting: not answered here (timed out, stopped, or answered in the app)."
 
 
 class QuestionSender(Protocol):

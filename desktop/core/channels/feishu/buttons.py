@@ -19,31 +19,18 @@ from typing import Any, Protocol
 
 from desktop.core.agent.approval import ApprovalRequest, Decision
 from desktop.core.bus.events import OutboundMessage
-from desktop.core.channels.approvals import PREVIEW_CHARS, ReplyApprover
+from desktop.core.channels.approvals import CLOSED, CODES, OUTCOMES, PREVIEW_CHARS, ReplyApprover
 from desktop.core.channels.feishu.cards import card
 
 log = logging.getLogger(__name__)
 
 KIND = "nanobot-approval"
-CODES: dict[str, Decision] = {
-    "1": Decision.ALLOW_ONCE,
-    "2": Decision.ALLOW_SESSION,
-    "3": Decision.ALWAYS,
-    "4": Decision.DENY,
-}
 LABELS = {
     Decision.ALLOW_ONCE: ("Allow once", "primary"),
     Decision.ALLOW_SESSION: ("This chat", "default"),
     Decision.ALWAYS: ("Always", "default"),
     Decision.DENY: ("Deny", "danger"),
 }
-OUTCOMES = {
-    Decision.ALLOW_ONCE: "Allowed once",
-    Decision.ALLOW_SESSION: "Allowed in this chat",
-    Decision.ALWAYS: "Always allowed",
-    Decision.DENY: "Denied",
-}
-CLOSED = "No longer waiting: not answered here (timed out, stopped, or answered in the app)."
 
 
 class CardSender(Protocol):

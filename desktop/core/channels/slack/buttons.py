@@ -19,31 +19,19 @@ from typing import Any, Protocol
 
 from desktop.core.agent.approval import ApprovalRequest, Decision
 from desktop.core.bus.events import OutboundMessage
-from desktop.core.channels.approvals import PREVIEW_CHARS, ReplyApprover
+from desktop.core.channels.approvals import (
+    CLOSED,
+    CODES,
+    LABELS,
+    OUTCOMES,
+    PREVIEW_CHARS,
+    ReplyApprover,
+)
 from desktop.core.channels.slack.mrkdwn import escape
 
 log = logging.getLogger(__name__)
 
 PREFIX = "ap"
-CODES: dict[str, Decision] = {
-    "1": Decision.ALLOW_ONCE,
-    "2": Decision.ALLOW_SESSION,
-    "3": Decision.ALWAYS,
-    "4": Decision.DENY,
-}
-LABELS = {
-    Decision.ALLOW_ONCE: "Allow once",
-    Decision.ALLOW_SESSION: "This chat",
-    Decision.ALWAYS: "Always",
-    Decision.DENY: "Deny",
-}
-OUTCOMES = {
-    Decision.ALLOW_ONCE: "Allowed once",
-    Decision.ALLOW_SESSION: "Allowed in this chat",
-    Decision.ALWAYS: "Always allowed",
-    Decision.DENY: "Denied",
-}
-CLOSED = "No longer waiting: not answered here (timed out, stopped, or answered in the app)."
 SECTION_CHARS = 3000  # Block Kit's limit for a section's text
 
 

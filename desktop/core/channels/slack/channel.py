@@ -57,9 +57,10 @@ from desktop.core.bus.events import (
     TurnStopped,
 )
 from desktop.core.bus.queue import MessageBus
+from desktop.core.channels.approvals import CLOSED
 from desktop.core.channels.base import BaseChannel, ChannelStatus, ChannelUnavailable
 from desktop.core.channels.slack import catchup, files, inbound
-from desktop.core.channels.slack.buttons import CLOSED, PREFIX, BlockApprover, section
+from desktop.core.channels.slack.buttons import PREFIX, BlockApprover, section
 from desktop.core.channels.slack.config import DEFAULT_BASE_URL
 from desktop.core.channels.slack.mrkdwn import pieces, to_mrkdwn
 from desktop.core.channels.state import ChannelStateStore

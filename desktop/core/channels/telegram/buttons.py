@@ -23,7 +23,14 @@ from telegram.error import TelegramError
 
 from desktop.core.agent.approval import ApprovalRequest, Decision
 from desktop.core.bus.events import OutboundMessage
-from desktop.core.channels.approvals import PREVIEW_CHARS, ReplyApprover
+from desktop.core.channels.approvals import (
+    CLOSED,
+    CODES,
+    LABELS,
+    OUTCOMES,
+    PREVIEW_CHARS,
+    ReplyApprover,
+)
 from desktop.core.channels.telegram.markup import escape
 from desktop.core.utils.redact import redact
 
@@ -31,25 +38,6 @@ log = logging.getLogger(__name__)
 
 PREFIX = "ap"
 CALLBACK_BYTES = 64
-CODES: dict[str, Decision] = {
-    "1": Decision.ALLOW_ONCE,
-    "2": Decision.ALLOW_SESSION,
-    "3": Decision.ALWAYS,
-    "4": Decision.DENY,
-}
-LABELS = {
-    Decision.ALLOW_ONCE: "Allow once",
-    Decision.ALLOW_SESSION: "This chat",
-    Decision.ALWAYS: "Always",
-    Decision.DENY: "Deny",
-}
-OUTCOMES = {
-    Decision.ALLOW_ONCE: "Allowed once",
-    Decision.ALLOW_SESSION: "Allowed in this chat",
-    Decision.ALWAYS: "Always allowed",
-    Decision.DENY: "Denied",
-}
-CLOSED = "No longer waiting: not answered here (timed out, stopped, or answered in the app)."
 
 
 class QuestionSender(Protocol):
