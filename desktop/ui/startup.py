@@ -58,6 +58,7 @@ async def start_runtime_for(
         approval=policy,
         budgets=(lambda: prefs.prefs.budgets) if prefs is not None else None,
         ask_budgets=True,  # the window's banner answers (BudgetPrompts)
+        dream_review=(lambda: prefs.prefs.review_dream) if prefs is not None else None,
     )
 
 
