@@ -70,7 +70,8 @@ def collect(
     files: list[ProposedFile] = []
     dropped: list[str] = []
     left_out: list[str] = []
-    for path in changed:
+    order = {name: index for index, name in enumerate(MEMORY_FILES)}
+    for path in sorted(changed, key=lambda p: (order.get(p, len(order)), p)):
         target = scratch / path
         try:
             after = target.read_text(encoding="utf-8") if target.is_file() else ""

@@ -40,8 +40,9 @@ class Hunk:
         new: The lines added.
         before: Unchanged lines just before (at most :data:`CONTEXT`).
         after: Unchanged lines just after.
-        at_start: The context reaches the start of the file (the hunk must stay there).
-        at_end: The context reaches the end of the file.
+        at_start: The file starts within the hunk's leading context (the hunk must stay at
+            the start of the file).
+        at_end: The file ends within its trailing context (it must stay at the end).
     """
 
     id: str
@@ -169,8 +170,8 @@ def split_hunks(path: str, before: str, after: str, *, context: int = CONTEXT) -
                 new,
                 ctx_before,
                 ctx_after,
-                at_start=lo == 0,
-                at_end=hi == len(old_lines),
+                at_start=index == 0 and i1 < context,
+                at_end=index == len(blocks) - 1 and len(old_lines) - i2 < context,
             )
         )
     return hunks
