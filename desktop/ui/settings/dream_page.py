@@ -6,8 +6,10 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from PySide6.QtWidgets import QCheckBox, QFormLayout, QWidget
 
+from desktop.core.config.edit import ChangeError
 from desktop.ui.settings.agent_page import spin
 from desktop.ui.settings.page import SettingsPage
+from desktop.ui.settings.prefs_access import prefs_store, update_prefs
 from desktop.ui.settings.widgets import heading, hint
 
 if TYPE_CHECKING:
@@ -18,7 +20,8 @@ _BEAT = "gateway.heartbeat"
 
 
 class DreamPage(SettingsPage):
-    """Dream interval, batch size, iterations, token budget; heartbeat on/off and interval."""
+    """Dream interval, batch size, iterations, token budget, review mode; heartbeat on/off and
+    interval. Review mode is a desktop preference (``desktop.json``), the rest is config.json."""
 
     section = "dream"
     title = "Dream & heartbeat"
@@ -53,6 +56,16 @@ class DreamPage(SettingsPage):
         form.addRow("Edit iterations per run", self.iterations)
         form.addRow("Token budget per run", self.budget)
         self.body_layout.addLayout(form)
+        self.review = QCheckBox("Review Dream changes before they land")
+        self.review.setAccessibleName("Review Dream changes before they land")
+        self.body_layout.addWidget(self.review)
+        self.body_layout.addWidget(
+            hint(
+                "Dream then proposes its changes instead of making them: the Memory tab shows "
+                "them, and you accept all, some or none (or edit them). Nothing is written until "
+                "you decide; while a proposal waits, Dream does not run again."
+            )
+        )
         self.body_layout.addWidget(heading("Heartbeat", level=2))
         self.body_layout.addWidget(
             hint(
@@ -79,6 +92,7 @@ class DreamPage(SettingsPage):
             self.batch,
             self.iterations,
             self.budget,
+            self.review,
             self.beat_enabled,
             self.beat_interval,
         )
@@ -100,6 +114,30 @@ class DreamPage(SettingsPage):
         self.beat_enabled.setChecked(beat.enabled)
         self.beat_interval.setValue(beat.interval_s)
         self._enable_fields()
+        self.spawn(self._load_review(), "load-dream-review")
+
+    async def _load_review(self) -> None:
+        store = await prefs_store(self.services)
+        was_dirty = self.dirty
+        self._loading = True
+        try:
+            self.review.setChecked(store.prefs.review_dream)
+        finally:
+            self._loading = False
+        self._set_dirty(was_dirty)
+
+    async def save(self) -> bool:
+        """Save config.json, then review mode (a desktop preference; the next Dream follows)."""
+        review = self.review.isChecked()
+        if not await super().save():
+            return False
+        try:
+            await update_prefs(self.services, review_dream=review)
+        except (ChangeError, OSError) as exc:
+            self.status.warn(f"Saved, but the review setting was not saved: {exc}")
+            return False
+        await self._load_review()
+        return True
 
     def collect(self) -> dict[str, Any]:
         """Values to save (the spin boxes keep them in range)."""
