@@ -144,7 +144,8 @@ class DreamResult:
         consumed_to: The dream cursor after the run, when it moved.
         stop_reason: Phase 2's ending: ``answer``, ``max_iterations``, ``budget``, ``error``,
             or ``""`` when phase 2 did not run.
-        dropped: Changes thrown away because they touched a pinned line (one line each).
+        dropped: Changes thrown away because they touched a pinned line
+            (``path: “pinned line”``, one per change).
     """
 
     status: Status
@@ -489,8 +490,10 @@ def pins_note(dropped: tuple[str, ...] | list[str]) -> str:
     """A sentence for the person about changes dropped because of pins (``""`` for none)."""
     if not dropped:
         return ""
-    return f" Pinned lines were kept as they were ({len(dropped)} change(s) dropped: " + (
-        "; ".join(dropped) + ")."
+    return (
+        f" Pinned lines were kept as they were ({len(dropped)} change(s) of them dropped: "
+        + "; ".join(dropped)
+        + ")."
     )
 
 

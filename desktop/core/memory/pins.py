@@ -252,13 +252,13 @@ def _dropped_notes(path: str, hunks: list[Hunk], fixed: set[str]) -> list[str]:
     for hunk in hunks:
         lines = sorted({line_text(line) for line in hunk.old if line_text(line) in fixed})
         shown = ", ".join(f"“{line}”" for line in lines)
-        notes.append(f"{path}: {shown} is pinned; Dream's change of it was dropped")
+        notes.append(f"{path}: {shown}")
     return notes
 
 
 def drop_pinned(path: str, before: str, after: str, fixed: set[str]) -> tuple[str, list[str]]:
-    """``after`` without the changes that touch a pinned line of ``before``, and notes on what
-    was dropped (review mode: applied to the proposal before it is stored)."""
+    """``after`` without the changes that touch a pinned line of ``before``, and the pinned
+    lines concerned (``path: “line”``; review mode: applied before the proposal is stored)."""
     if not fixed or before == after:
         return after, []
     hunks = split_hunks(path, before, after)

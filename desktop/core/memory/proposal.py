@@ -6,7 +6,7 @@ the memory repository's ``.gitignore`` leaves it out), written atomically::
     {"version": 1, "created": "2026-05-01T10:00:00+02:00", "first": 4, "last": 9,
      "analysis": "[MEMORY] ...", "stopReason": "answer",
      "files": [{"path": "memory/MEMORY.md", "before": "...", "after": "...", "edited": false}],
-     "dropped": ["USER.md: “- Name: Ada” is pinned; Dream's change of it was dropped"]}
+     "dropped": ["USER.md: “- Name: Ada”"]}
 
 ``before`` is the file when Dream started, ``after`` what it proposes (pinned lines already
 enforced; replaced by the person's text when they edit the proposal). The hunks shown and

@@ -284,8 +284,9 @@ class ReviewView(QWidget):
         if proposal.dropped:
             self.notice.show_message(
                 "info",
-                "Pinned lines were kept as they were; Dream's changes of them were dropped: "
-                + "; ".join(proposal.dropped),
+                "Dream also tried to change pinned lines; those changes were left out: "
+                + "; ".join(proposal.dropped)
+                + ".",
             )
         if select is not None:
             self.tree.setCurrentItem(select)

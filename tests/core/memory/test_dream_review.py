@@ -241,3 +241,34 @@ async def test_the_proposal_file_is_plain_json(
     assert ".dream_proposal.json" not in {
         d.path for c in GitStore(workspace).log(limit=None) for d in GitStore(workspace).show(c.sha)
     }
+
+
+async def test_cli_shows_accepts_some_and_rejects(
+    scripted_server: ScriptedOpenAIServer, workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from desktop.cli.memory import run_memory
+    from tests.core.memory.test_git_store import _parse
+
+    assert run_memory(_parse(workspace, "memory", "proposal")) == 0
+    assert "No Dream proposal is waiting" in capsys.readouterr().out
+    assert run_memory(_parse(workspace, "memory", "accept")) == 1
+    capsys.readouterr()
+    script_three_edits(scripted_server)
+    await make_dream(scripted_server, workspace, review=True).run()
+    proposal = ProposalStore(workspace).load()
+    assert proposal is not None
+    atlas, github = proposal.hunks["memory/MEMORY.md"]
+
+    assert run_memory(_parse(workspace, "memory", "proposal")) == 0
+    out = capsys.readouterr().out
+    assert "Dream proposes 3 change(s) from history entries 1..3" in out
+    assert f"change {github.id}" in out and "+- GitHub user: ada-lovelace" in out
+    assert run_memory(_parse(workspace, "memory", "accept", "--change", "nope")) == 2
+    assert "no change nope" in capsys.readouterr().err
+    assert run_memory(_parse(workspace, "memory", "accept", "--change", atlas.id)) == 0
+    assert "Accepted 1 of 3 proposed change(s) (memory/MEMORY.md), committed as" in (
+        capsys.readouterr().out
+    )
+    assert memory_text(workspace) == MEMORY.replace("~/code/old", "~/code/atlas")
+    assert (workspace / "USER.md").read_text(encoding="utf-8") == USER
+    assert run_memory(_parse(workspace, "memory", "reject")) == 1  # nothing left to decide

@@ -98,10 +98,8 @@ async def test_dream_cannot_change_a_pinned_line(
     assert (workspace / "USER.md").read_text(encoding="utf-8") == USER
     assert "~/code/atlas" in (workspace / "memory" / "MEMORY.md").read_text(encoding="utf-8")
     assert result.changes == 1
-    assert result.dropped == (
-        "USER.md: “- Lives in Berlin” is pinned; Dream's change of it was dropped",
-    )
-    assert "Pinned lines were kept as they were (1 change(s) dropped" in result.message
+    assert result.dropped == ("USER.md: “- Lives in Berlin”",)
+    assert "Pinned lines were kept as they were (1 change(s) of them dropped" in result.message
     head = GitStore(workspace).log(limit=1)[0]
     assert head.sha == result.commit and head.subject.endswith("1 change(s)")
     assert (
@@ -126,7 +124,7 @@ async def test_a_proposal_never_holds_a_change_of_a_pinned_line(
     result = await make_dream(scripted_server, workspace, review=True).run()
 
     assert result.status == "proposed" and result.changes == 1
-    assert "1 change(s) dropped" in result.message
+    assert "1 change(s) of them dropped" in result.message
     proposal = ProposalStore(workspace).load()
     assert proposal is not None
     assert [f.path for f in proposal.files] == ["memory/MEMORY.md"]
