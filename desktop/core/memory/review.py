@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Literal
 
 from desktop.core.memory.dream_state import consume_batch
-from desktop.core.memory.dream_tools import MEMORY_FILES
+from desktop.core.memory.git_store import HUMAN_FILES as MEMORY_FILES
 from desktop.core.memory.git_store import GitStore, GitStoreError
 from desktop.core.memory.hunks import Hunk, apply_hunks
 from desktop.core.memory.pins import PinStore, pinned_lines
