@@ -77,6 +77,7 @@ class MemoryTab(QWidget):
         self.pages.setTabVisible(REVIEW, False)
         self._pending_changes = 0
         self._show_review_when_pending = False
+        self._banner_for: tuple[str, int, int] | None = None
         self._missing = QLabel(self)
         self._missing.setWordWrap(True)
         mute(self._missing)
@@ -187,16 +188,19 @@ class MemoryTab(QWidget):
         count = proposal.change_count if proposal is not None else 0
         self.pages.setTabVisible(REVIEW, proposal is not None)
         self.pages.setTabText(REVIEW, f"Dream review ({count})" if count else "Dream review")
-        if proposal is not None:
+        key = (proposal.created, proposal.last, count) if proposal is not None else None
+        if proposal is not None and key != self._banner_for:  # once per proposal, not per refresh
+            self._banner_for = key
             self.notice.show_message(
                 "warning",
                 f"Dream proposes {count} change{'s' if count != 1 else ''} to your memory. "
                 "Nothing changes until you review them.",
                 [("Review", lambda: self.pages.setCurrentIndex(REVIEW))],
             )
-            if self._show_review_when_pending:
-                self.pages.setCurrentIndex(REVIEW)
-        elif self._pending_changes:
+        if proposal is not None and self._show_review_when_pending:
+            self.pages.setCurrentIndex(REVIEW)
+        elif proposal is None and self._banner_for is not None:
+            self._banner_for = None
             self.notice.clear()
         self._show_review_when_pending = False
         if count != self._pending_changes:

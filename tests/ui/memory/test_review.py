@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextCursor
 from pytestqt.qtbot import QtBot
 
+from desktop.core.assembly import build_runtime
 from desktop.core.memory.git_store import GitStore
 from desktop.core.memory.pins import PinStore
 from desktop.core.memory.proposal import Proposal, ProposalStore, ProposedFile, now_iso
@@ -19,8 +20,11 @@ from desktop.ui.memory.memory_tab import REVIEW, TIMELINE
 from desktop.ui.memory.proposal_watch import ProposalWatch
 from desktop.ui.services import AppServices
 from desktop.ui.tray import Tray
+from tests.core.agent.conftest import make_provider
+from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
 from tests.ui.conftest import run_async
 from tests.ui.memory.conftest import MEMORY
+from tests.ui.memory.test_dream_now import edit
 
 NAME = "memory/MEMORY.md"
 USER = "# User\n\n- Name: Ada\n"
@@ -212,3 +216,41 @@ def test_the_tray_shows_a_pending_proposal_and_offers_the_review(
         run_async(qtbot, qloop, watch.aclose())
         tray.hide()
         tray.menu.deleteLater()
+
+
+def test_dream_now_in_review_mode_ends_on_the_review_page(
+    qtbot: QtBot,
+    qloop: asyncio.AbstractEventLoop,
+    workspace: Path,
+    services: AppServices,
+    scripted_server: ScriptedOpenAIServer,
+    tab: MemoryTab,
+) -> None:
+    """The runtime reads the setting per run; the proposal shows up without a restart."""
+    review = {"on": True}
+    runtime = build_runtime(
+        services.config, make_provider(scripted_server.url), dream_review=lambda: review["on"]
+    )
+    services.set_runtime(runtime)
+    scripted_server.route = lambda body: None if body.get("tools") else Reply("[MEMORY] Lisbon")
+    scripted_server.push(
+        Reply(tool_calls=[edit(NAME, "- fact 2\n", "- fact 2\n- Ada lives in Lisbon\n")]),
+        Reply("Updated MEMORY.md."),
+    )
+    commits = len(GitStore(workspace).log(limit=None))
+    tab.pages.setCurrentIndex(TIMELINE)
+    bar = tab.timeline.dream_bar
+    bar.dream_button.click()
+    qtbot.waitUntil(lambda: tab.pages.isTabVisible(REVIEW), timeout=60_000)
+    assert "Dream proposes 1 change(s)" in tab.timeline.notice.text
+    assert tab.timeline.notice.tone == "info"
+    assert tab.review.title.text() == "Dream proposes 1 change"
+    assert (workspace / NAME).read_text(encoding="utf-8") == MEMORY  # nothing written yet
+    assert len(GitStore(workspace).log(limit=None)) == commits
+    # a second run is refused while the proposal waits
+    qtbot.waitUntil(lambda: not bar.running, timeout=10_000)
+    bar.dream_button.click()
+    qtbot.waitUntil(
+        lambda: "still waiting for your review" in tab.timeline.notice.text, timeout=10_000
+    )
+    assert tab.timeline.notice.tone == "warning"
