@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFont, QTextCharFormat, QTextCursor, QTextFormat
+from PySide6.QtGui import QTextCharFormat, QTextCursor, QTextFormat
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -27,7 +27,6 @@ def pin_selections(editor: QPlainTextEdit, pinned: set[str]) -> list[QTextEdit.E
         return found
     fmt = QTextCharFormat()
     fmt.setBackground(tint("accent", strength=0.14))
-    fmt.setFontWeight(QFont.Weight.Bold)
     fmt.setProperty(QTextFormat.Property.FullWidthSelection, True)
     block = editor.document().firstBlock()
     while block.isValid():
