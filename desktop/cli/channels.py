@@ -30,7 +30,7 @@ async def _status(config: Any, test: bool) -> int:
     from desktop.core.assembly import channel_state_dir
     from desktop.core.bus.queue import MessageBus
     from desktop.core.channels.base import ChannelUnavailable
-    from desktop.core.channels.manager import ChannelManager
+    from desktop.core.channels.manager import ChannelManager, explain
     from desktop.core.channels.registry import CHANNELS
     from desktop.core.config.secret_fields import inject_stored_secrets
     from desktop.core.config.secrets import SecretStore
@@ -59,7 +59,7 @@ async def _status(config: Any, test: bool) -> int:
                 words.append("no connection test")
             except Exception as exc:  # noqa: BLE001 - a failed test is the answer, not a crash
                 failed = True
-                words.append(f"test failed: {exc}")
+                words.append(f"test failed: {explain(exc)}")
         print(f"{info.display_name:<{width}}  {', '.join(words)}")
     await owner.aclose()
     return EXIT_FAILED if failed else EXIT_OK

@@ -335,10 +335,10 @@ class ChannelForm(QWidget):
             self.test_status.error(f"{exc.reason}. {exc.hint}".strip())
         except NotImplementedError:
             self.test_status.info("This channel has no connection test yet.")
-        except Exception as exc:  # noqa: BLE001 - the message is for the person (redacted by the channel)
-            from desktop.core.utils.redact import redact
+        except Exception as exc:  # noqa: BLE001 - the message is for the person
+            from desktop.core.channels.manager import explain
 
-            self.test_status.error(f"It does not work: {redact(str(exc)) or type(exc).__name__}")
+            self.test_status.error(f"It does not work: {explain(exc)}")
         else:
             self.test_status.ok(found)
         finally:
