@@ -23,8 +23,9 @@ REMEMBERED = 1000  # turns remembered (oldest forgotten first)
 
 
 def remember(store: OrderedDict[Any, Any], key: Any, value: Any) -> None:
-    """Store ``key`` and forget the oldest entries beyond :data:`REMEMBERED`."""
+    """Store ``key`` (as the newest) and forget the oldest entries beyond :data:`REMEMBERED`."""
     store[key] = value
+    store.move_to_end(key)
     while len(store) > REMEMBERED:
         store.popitem(last=False)
 
