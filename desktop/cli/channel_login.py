@@ -126,8 +126,9 @@ class _Screen:
             self._emit(json.dumps({"event": "linked"}))
         elif already:
             self._emit("WhatsApp is linked. (The bridge offered no QR code: it has its login.)")
-        else:
-            self._emit("WhatsApp is linked.")
+        else:  # on a terminal the used code goes (nobody should scan it again)
+            clear = _CLEAR if self.mode == "blocks" and self.codes and self.tty else ""
+            self._emit(f"{clear}WhatsApp is linked.")
 
 
 def _unreachable(url: str, exc: OSError) -> str:

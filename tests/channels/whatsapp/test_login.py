@@ -262,3 +262,35 @@ async def test_the_running_channel_status_carries_the_code_until_linked(
     codes: list[Any] = [(e.state, e.login_code) for e in events]
     assert codes[:3] == [("error", first), ("error", second), ("connected", "")]
     assert first not in repr(events[0])
+
+
+def test_on_a_terminal_a_new_code_and_the_link_clear_the_old_code(tmp_path: Path) -> None:
+    """A terminal shows one code at a time: a new code redraws the screen, and once linked the
+    used code goes (nobody should scan it again). Piped output keeps every line."""
+    import io
+
+    from desktop.cli.channel_login import _draw, _Screen
+    from desktop.core.channels.whatsapp.channel import LoginUpdate
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    clear = "\x1b[H\x1b[2J"
+    first, second = login_code(), login_code()
+    terminal = Terminal()
+    screen = _Screen(terminal, "blocks", _draw)
+    screen.update(LoginUpdate("qr", first))
+    assert clear not in terminal.getvalue()
+    screen.update(LoginUpdate("qr", second))
+    screen.linked(already=False)
+    drawn, *rest = terminal.getvalue().split(clear)
+    assert len(rest) == 2 and rest[-1] == "WhatsApp is linked.\n"
+    lines = [line for line in rest[0].splitlines() if line.startswith(DRAWN)]
+    assert _read_back(lines, tmp_path / "redrawn.png") == [second]
+    piped = io.StringIO()
+    screen = _Screen(piped, "blocks", _draw)
+    screen.update(LoginUpdate("qr", first))
+    screen.update(LoginUpdate("qr", second))
+    screen.linked(already=False)
+    assert clear not in piped.getvalue() and piped.getvalue().endswith("\nWhatsApp is linked.\n")
