@@ -284,10 +284,11 @@ def test_on_a_terminal_a_new_code_and_the_link_clear_the_old_code(tmp_path: Path
     assert clear not in terminal.getvalue()
     screen.update(LoginUpdate("qr", second))
     screen.linked(already=False)
-    drawn, *rest = terminal.getvalue().split(clear)
-    assert len(rest) == 2 and rest[-1] == "WhatsApp is linked.\n"
-    lines = [line for line in rest[0].splitlines() if line.startswith(DRAWN)]
-    assert _read_back(lines, tmp_path / "redrawn.png") == [second]
+    shown = terminal.getvalue().split(clear)
+    assert len(shown) == 3 and shown[-1] == "WhatsApp is linked.\n"
+    for text, code in zip(shown[:2], (first, second), strict=True):
+        lines = [line for line in text.splitlines() if line.startswith(DRAWN)]
+        assert _read_back(lines, tmp_path / "screen.png") == [code]
     piped = io.StringIO()
     screen = _Screen(piped, "blocks", _draw)
     screen.update(LoginUpdate("qr", first))
