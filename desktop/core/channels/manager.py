@@ -307,7 +307,12 @@ class ChannelManager:
             self._owner.try_spawn(
                 self.bus.emit(
                     ChannelStatusChanged(
-                        name, status.state, status.reason, status.hint, status.account
+                        name,
+                        status.state,
+                        status.reason,
+                        status.hint,
+                        status.account,
+                        login_code=status.login_code,
                     )
                 ),
                 name=f"status:{name}",
