@@ -46,6 +46,7 @@ from telegram.request import HTTPXRequest
 
 from desktop.core.bus.events import OutboundMessage, RunEvent
 from desktop.core.bus.queue import MessageBus
+from desktop.core.channels.activity import message_of, remember
 from desktop.core.channels.base import BaseChannel, ChannelStatus, ChannelUnavailable
 from desktop.core.channels.state import ChannelStateStore
 from desktop.core.channels.telegram import outbound
@@ -447,7 +448,7 @@ class TelegramChannel(BaseChannel):
         request_id = str(meta.get("request_id") or "")
         if not request_id and meta.get("turn_id"):
             request_id = self._activity.request_of(str(meta["turn_id"])) or ""
-        return outbound.message_of(message.chat_id, request_id) if request_id else None
+        return message_of(message.chat_id, request_id) if request_id else None
 
     async def send(self, message: OutboundMessage) -> None:
         """Deliver an answer: attachments, then the text in pieces (raises on failure).
@@ -470,7 +471,7 @@ class TelegramChannel(BaseChannel):
                 await outbound.send_text(bot, chat, step, reply)
             else:
                 await outbound.send_file(bot, chat, Path(step), reply)
-            outbound.remember(self._progress, id(message), (message, index + 1))
+            remember(self._progress, id(message), (message, index + 1))
         self._progress.pop(id(message), None)
 
     async def send_question(self, chat_id: str, html: str, keyboard: InlineKeyboardMarkup) -> int:
