@@ -143,7 +143,8 @@ class MemoryParts:
         )
 
     def command_handler(self) -> CommandHandler:
-        """``/dream``, ``/dream-log``, ``/dream-restore`` (the repo is readied on first use)."""
+        """``/dream``, ``/dream-log``, ``/dream-restore``, ``/dream-prompt`` (the repo is readied on
+        first use)."""
         ready = False
 
         async def handle(name: str, argument: str) -> str | None:

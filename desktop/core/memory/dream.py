@@ -75,6 +75,7 @@ from desktop.core.memory.dream_tools import (
 )
 from desktop.core.memory.git_store import GitStore, GitStoreError
 from desktop.core.memory.pins import Pin, PinStore, enforce_on_disk, prompt_block
+from desktop.core.memory.prompt_overrides import dream_instructions_block
 from desktop.core.memory.proposal import ProposalStore
 from desktop.core.memory.store import HistoryEntry, MemoryStore
 from desktop.core.providers.base import LLMError, LLMProvider
@@ -308,6 +309,7 @@ class Dream:
                 + render_entries(batch)
             )
             prompt = read_template("agent", "dream_phase1.md").strip()
+            prompt += dream_instructions_block(self.workspace)
             return [{"role": "system", "content": prompt}, {"role": "user", "content": text}]
 
         request = await asyncio.to_thread(build)
@@ -337,6 +339,7 @@ class Dream:
             + ("\n".join(skills) or "(none)")
         )
         prompt = read_template("agent", "dream_phase2.md").strip()
+        prompt += dream_instructions_block(self.workspace)
         return [{"role": "system", "content": prompt}, {"role": "user", "content": text}]
 
     async def phase2(

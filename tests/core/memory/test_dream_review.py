@@ -11,7 +11,7 @@ from desktop.core.memory.git_store import GitStore
 from desktop.core.memory.proposal import PROPOSAL_FILE, ProposalStore
 from desktop.core.memory.review import accept_proposal, edit_proposal, reject_proposal
 from desktop.core.memory.store import MemoryStore
-from tests.core.memory.test_dream import (
+from tests.core.memory.dreaming import (
     ANALYSIS,
     MEMORY,
     USER,
@@ -20,7 +20,6 @@ from tests.core.memory.test_dream import (
     make_dream,
     route,
 )
-from tests.core.memory.test_dream import workspace as workspace  # the fixture
 from tests.fakes.openai_server import Fail, Reply, ScriptedOpenAIServer
 
 ATLAS = ("memory/MEMORY.md", "- Project lives in ~/code/old", "- Project lives in ~/code/atlas")

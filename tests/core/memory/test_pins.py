@@ -12,8 +12,7 @@ from desktop.core.memory.pins import PINS_FILE, PinError, PinStore, find_missing
 from desktop.core.memory.proposal import ProposalStore
 from desktop.core.memory.review import accept_proposal
 from desktop.core.memory.store import MemoryStore
-from tests.core.memory.test_dream import ANALYSIS, MEMORY, USER, edit, make_dream, route
-from tests.core.memory.test_dream import workspace as workspace  # the fixture
+from tests.core.memory.dreaming import ANALYSIS, MEMORY, USER, edit, make_dream, route
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
 
 BERLIN = "- Lives in Berlin"

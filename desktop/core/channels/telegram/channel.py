@@ -70,11 +70,17 @@ COMMANDS = (
     BotCommand("dream", "Distil recent history into memory now"),
     BotCommand("dream_log", "Show the latest Dream change"),
     BotCommand("dream_restore", "Undo a Dream change"),
+    BotCommand("dream_prompt", "How Dream organises memory here"),
     BotCommand("help", "Show the commands"),
 )
 # Telegram commands cannot contain "-"; /start (sent when a chat with the bot opens) greets
 # with the command list.
-ALIASES = {"/start": "/help", "/dream_log": "/dream-log", "/dream_restore": "/dream-restore"}
+ALIASES = {
+    "/start": "/help",
+    "/dream_log": "/dream-log",
+    "/dream_restore": "/dream-restore",
+    "/dream_prompt": "/dream-prompt",
+}
 _COMMAND = re.compile(r"^(/[A-Za-z0-9_-]+)(?:@([A-Za-z0-9_]+))?(?=\s|$)")
 DOWNLOAD_ATTEMPTS = 3
 
