@@ -189,18 +189,35 @@ async def test_codex_refused_refresh_signs_out_with_a_clear_error(
 async def test_a_second_process_uses_the_token_the_first_renewed(
     oauth_server: FakeOAuthServer, store: SecretStore, memory_keyring: MemoryKeyring
 ) -> None:
-    """Two sessions (two processes) with the same expiring token: the first renews, the second
-    re-reads the keyring under the lock and uses that instead of spending the (rotated, now
-    invalid) refresh token, which would sign both out."""
+    """Two sessions (two processes) read the same expiring token; the first renews it. The
+    second, waiting for the lock meanwhile, re-reads the keyring under the lock and uses the
+    renewed token instead of spending the (rotated, now invalid) refresh token, which would
+    sign both out."""
     oauth_server.access_lifetime_s = 30
-    await signed_in_codex(store)
+    old = await signed_in_codex(store)
     oauth_server.access_lifetime_s = 3600
     one = session_for("openai_codex", store)
     two = session_for("openai_codex", store)
-    two._cached = two.vault.load("openai_codex")  # it read the old token before the renewal
     renewed = one.tokens()
-    assert two.tokens() == renewed
+    assert two._renew(old, None) == renewed  # what two does after having read ``old``
     assert (one.refreshes, two.refreshes) == (1, 0)
+    grants = [r.body["grant_type"] for r in oauth_server.seen("/oauth/token")]
+    assert grants == ["authorization_code", "refresh_token"]
+
+
+async def test_signing_out_stops_the_next_call(
+    oauth_server: FakeOAuthServer, store: SecretStore, tmp_path: Path
+) -> None:
+    """A provider built while signed in stops at once after a sign-out (no token kept)."""
+    from desktop.core.providers.oauth.accounts import sign_out
+
+    await signed_in_codex(store)
+    provider = _codex(tmp_path, store)
+    assert (await provider.chat(HELLO)).content
+    assert await sign_out("openai-codex", store)
+    with pytest.raises(LLMError, match="Not signed in to ChatGPT"):
+        await provider.chat(HELLO)
+    assert len(oauth_server.seen("/backend-api/codex/responses")) == 1
 
 
 async def test_copilot_chat_through_litellm_with_a_copilot_token(

@@ -42,6 +42,7 @@ from desktop.core.providers.sanitize import sanitize_messages
 from desktop.core.utils.redact import redact
 
 log = logging.getLogger(__name__)
+DRAIN_S = 2.0  # how long to wait for the end of a stream after its last event
 
 
 class _Unauthorized(Exception):
@@ -265,7 +266,23 @@ class CodexProvider(LLMProvider):
     async def _read_events(
         self, response: httpx.Response, state: StreamState, on_delta: Any
     ) -> None:
-        lines = response.aiter_lines().__aiter__()
+        lines = response.aiter_lines()
+        try:
+            await self._consume(lines, state, on_delta)
+            # Read on to the end of the stream (it ends right after the last event): a
+            # generator chain left half-read is finalised by the garbage collector, which
+            # an event loop without async-generator hooks (qasync) cannot do cleanly.
+            async with asyncio.timeout(DRAIN_S):
+                async for _rest in lines:
+                    pass
+        except TimeoutError:
+            log.debug("the stream stayed open after the answer; closing it")
+        finally:
+            closer = getattr(lines, "aclose", None)  # an async generator (typed as an iterator)
+            if closer is not None:
+                await closer()
+
+    async def _consume(self, lines: Any, state: StreamState, on_delta: Any) -> None:
         data: list[str] = []
         while True:
             try:

@@ -69,6 +69,7 @@ class CopilotProvider(LLMProvider):
         }
         self._lock = threading.Lock()
         self._token: CopilotToken | None = None
+        self._token_owner = ""  # the GitHub token the cached Copilot token came from
         self._inner: tuple[str, LiteLLMProvider] | None = None  # (Copilot token, provider)
         self.exchanges = 0  # Copilot tokens fetched (for tests and the log)
 
@@ -81,19 +82,28 @@ class CopilotProvider(LLMProvider):
         return self.choice.model
 
     def _copilot_token(self, refused: str | None) -> CopilotToken:
-        """A valid Copilot token (blocking): the cached one, or a fresh exchange."""
+        """A valid Copilot token (blocking): the cached one, or a fresh exchange.
+
+        The GitHub sign-in is read from the keyring every time (a sign-out stops the next
+        call); the cached Copilot token is used only while it belongs to that sign-in.
+        """
         with self._lock:
-            token = self._token
-            if token is not None and not token.expiring() and token.token != refused:
-                return token
             github = self.session.tokens()
+            cached = self._token
+            if (
+                cached is not None
+                and self._token_owner == github.access
+                and not cached.expiring()
+                and cached.token != refused
+            ):
+                return cached
             try:
                 token = exchange(self.endpoints, github.access)
             except CopilotAccessDenied:
                 # The GitHub token itself was refused: renew it (or sign out), then once more.
                 github = self.session.tokens(rejected=github.access)
                 token = exchange(self.endpoints, github.access)
-            self._token = token
+            self._token, self._token_owner = token, github.access
             self.exchanges += 1
             log.info("fetched a GitHub Copilot token")
             return token

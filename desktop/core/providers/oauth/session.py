@@ -1,8 +1,9 @@
 """A signed-in provider's tokens at run time: read from the keyring, renewed before expiry.
 
 :meth:`OAuthSession.tokens` blocks (keyring, HTTP); callers on the event loop use
-:meth:`OAuthSession.atokens`, which runs it in a daemon thread. A refresh holds a lock shared
-by every nanobot Desktop process of this user (the app, ``gateway``, a CLI ``agent``): refresh
+:meth:`OAuthSession.atokens`, which runs it in a daemon thread. The keyring is read on every
+call, so a sign-out anywhere takes effect on the next request. A refresh holds a lock shared by
+every nanobot Desktop process of this user (the app, ``gateway``, a CLI ``agent``): refresh
 tokens may be single-use, so two processes renewing at once could sign each other out. Under
 the lock the keyring is read again first; a token another process has just renewed is used as
 it is.
@@ -95,7 +96,6 @@ class OAuthSession:
         service = re.sub(r"[^A-Za-z0-9_.-]", "_", vault.store.service)
         self.lock_path = (lock_dir or default_lock_dir()) / f"oauth-{service}-{provider}.lock"
         self._thread_lock = threading.Lock()
-        self._cached: OAuthTokens | None = None
         self.refreshes = 0  # refreshes this session made (for tests and the log)
 
     def tokens(self, *, rejected: str | None = None) -> OAuthTokens:
@@ -112,14 +112,14 @@ class OAuthSession:
         """
         with self._thread_lock:
             try:
-                current = self._cached or self.vault.load(self.provider)
+                # Read on every call (one keyring read, in a worker thread): a sign-out in
+                # Settings or in another process takes effect on the next request.
+                current = self.vault.load(self.provider)
                 if current is None:
                     raise not_signed_in(self.provider, self.display)
                 if not current.expiring() and current.access != rejected:
-                    self._cached = current
                     return current
-                self._cached = None
-                return self._renew(rejected)
+                return self._renew(current, rejected)
             except KeyringUnavailable as exc:
                 raise LLMError(
                     f"Cannot read the {self.display} sign-in from the OS keyring. {exc}",
@@ -130,21 +130,15 @@ class OAuthSession:
         """:meth:`tokens` in a daemon thread."""
         return await run_daemon(lambda: self.tokens(rejected=rejected), "oauth-tokens")
 
-    def forget(self) -> None:
-        """Drop the in-memory copy (after a sign-out or a new sign-in elsewhere)."""
-        with self._thread_lock:
-            self._cached = None
-
-    def _renew(self, rejected: str | None) -> OAuthTokens:
+    def _renew(self, seen: OAuthTokens, rejected: str | None) -> OAuthTokens:
         self.lock_path.parent.mkdir(parents=True, exist_ok=True)
         try:
             with FileLock(str(self.lock_path), timeout=LOCK_TIMEOUT_S):
                 latest = self.vault.load(self.provider)
                 if latest is None:
                     raise not_signed_in(self.provider, self.display)
-                if not latest.expiring() and latest.access != rejected:
-                    self._cached = latest  # another process renewed it meanwhile
-                    return latest
+                if latest.access != seen.access and not latest.expiring():
+                    return latest  # another process renewed it while we waited for the lock
                 try:
                     renewed = self.refresher(latest)
                 except RefreshRejected as exc:
@@ -164,7 +158,6 @@ class OAuthSession:
                 self.vault.save(renewed)
                 self.refreshes += 1
                 log.info("renewed the %s sign-in", self.display)
-                self._cached = renewed
                 return renewed
         except Timeout:
             raise LLMError(
