@@ -100,8 +100,8 @@ class ProviderPanel(OwnsTasks, QScrollArea):
         if spec.oauth:
             cli = spec.name.replace("_", "-")
             about.append(
-                "No API key: sign in with your account. The sign-in is kept in the OS keyring "
-                f"(also from a terminal: nanobot-desktop provider login {cli})."
+                "The sign-in is kept in the OS keyring. From a terminal: "
+                f"nanobot-desktop provider login {cli}"
             )
         if about:
             layout.addWidget(hint(" ".join(about)))

@@ -227,6 +227,9 @@ def test_browser_sign_in_lands_in_the_real_keyring_and_tests_ok(
 
     page_widget = tab.page("providers")
     assert isinstance(page_widget, ProvidersPage)
+    route = page_widget.default_model.route
+    qtbot.waitUntil(lambda: f"(signed in as {EMAIL})" in route.text(), timeout=20_000)
+    assert route.text().startswith("Sent to ChatGPT (Codex)")
     panel = page_widget.panel("openai_codex")
     assert panel.test_model.text() == "openai-codex/gpt-5.1-codex"
     assert run_async(qtbot, qloop, panel.test(), timeout_ms=30_000)
