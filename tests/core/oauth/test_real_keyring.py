@@ -282,3 +282,23 @@ def test_cli_rejects_unknown_names_and_accepts_nanobot_spellings(cli: Any, tmp_p
     for name in ("openai-codex", "openai_codex", "github-copilot", "github_copilot", "copilot"):
         result = cli("provider", "status", name, config=config)
         assert result.returncode == 0 and "not signed in" in result.stdout, name
+
+
+def test_a_long_sign_in_round_trips_through_the_secret_service(real_keyring: RealKeyring) -> None:
+    """Real ChatGPT tokens are longer than one Windows credential: the split storage works
+    against the real Secret Service too, and deleting removes every part."""
+    from desktop.core.providers.oauth.tokens import OAuthTokens, TokenVault
+
+    vault = TokenVault(SecretStore(real_keyring.service, timeout=15))
+    tokens = OAuthTokens(
+        "openai_codex", access="x" * 2500, refresh="y" * 64, account="A B", expires_at=9e9
+    )
+    vault.save(tokens)
+    assert real_keyring.get("openai_codex#3") is not None
+    assert vault.load("openai_codex") == tokens
+    assert vault.delete("openai_codex")
+    assert [real_keyring.get(n) for n in ("openai_codex", "openai_codex#1", "openai_codex#3")] == [
+        None,
+        None,
+        None,
+    ]

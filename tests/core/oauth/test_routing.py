@@ -115,3 +115,32 @@ def test_a_failed_response_event_is_an_error_the_person_can_read() -> None:
             },
         )
     assert caught.value.kind == "quota" and "Try at 5pm" in caught.value.message
+
+
+def test_long_tokens_are_split_over_several_entries(memory_keyring: Any) -> None:
+    """A value longer than Windows' credential store takes (a real ChatGPT access token is)
+    is kept in parts of at most 1,000 characters; shorter values shrink back to one entry."""
+    from desktop.core.config.secrets import SecretStore
+    from desktop.core.providers.oauth.tokens import OAuthTokens, TokenVault
+
+    store = SecretStore("split-test", timeout=5)
+    vault = TokenVault(store)
+    long = OAuthTokens(
+        "openai_codex", access="a" * 3000, refresh="r" * 80, account="Ann Smith", expires_at=9e9
+    )
+    vault.save(long)
+    entries = {user: value for (service, user), value in memory_keyring.store.items()}
+    assert set(entries) == {"openai_codex", *(f"openai_codex#{i}" for i in range(1, 5))}
+    assert all(len(value) <= 1000 for value in entries.values())
+    assert vault.load("openai_codex") == long
+    short = OAuthTokens("openai_codex", access="b" * 50, account="Ann Smith")
+    vault.save(short)
+    assert {user for (_s, user) in memory_keyring.store} == {"openai_codex"}
+    assert vault.load("openai_codex") == short
+    vault.save(long)
+    assert vault.delete("openai_codex")
+    assert memory_keyring.store == {}
+    # A missing part reads as signed out, not as garbage.
+    vault.save(long)
+    del memory_keyring.store[("split-test", "openai_codex#2")]
+    assert vault.load("openai_codex") is None

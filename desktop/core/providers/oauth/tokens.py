@@ -2,7 +2,8 @@
 
 The entry lives where an API key of that provider would (service ``nanobot-desktop``, username
 = registry name), so ``keys list`` and the keyring's own tools show it in the usual place. Its
-value is a small JSON object; it never touches a file or a log (every token is registered
+value is a small JSON object (split over ``<name>#1``, ``<name>#2``… when it is longer than
+Windows' credential store allows); it never touches a file or a log (every token is registered
 with :func:`desktop.core.utils.redact.register_secret` as soon as it is read or received).
 """
 
@@ -19,6 +20,10 @@ from desktop.core.utils.redact import register_secret
 from desktop.core.utils.threads import run_daemon
 
 FORMAT = "nanobot-desktop-oauth/1"
+PARTS_FORMAT = "nanobot-desktop-oauth-parts/1"
+# Windows' credential store holds at most 2,560 bytes (1,280 UTF-16 characters) per entry and a
+# ChatGPT access token alone is longer: longer values are split over extra entries.
+PART_CHARS = 1000
 EXPIRY_SKEW_S = 60.0  # refresh this long before the access token expires
 
 
@@ -54,7 +59,9 @@ class OAuthTokens:
     def to_json(self) -> str:
         """The keyring value."""
         data: dict[str, Any] = {"format": FORMAT, **asdict(self)}
-        return json.dumps(data, separators=(",", ":"))
+        # No blank anywhere (spaces inside strings escaped): the store trims values, and a
+        # value split into parts must not lose a space at a cut.
+        return json.dumps(data, separators=(",", ":")).replace(" ", "\\u0020")
 
     @classmethod
     def from_json(cls, provider: str, text: str | None) -> OAuthTokens | None:
@@ -123,26 +130,70 @@ class TokenVault:
     def __init__(self, store: SecretStore) -> None:
         self.store = store
 
+    @staticmethod
+    def part_name(provider: str, index: int) -> str:
+        """The keyring username of part ``index`` (1-based) of a long value."""
+        return f"{provider}#{index}"
+
+    def _parts(self, head: str | None) -> int:
+        """How many extra entries ``head`` says the value was split over (0: none)."""
+        if not head or PARTS_FORMAT not in head:
+            return 0
+        try:
+            data = json.loads(head)
+        except ValueError:
+            return 0
+        parts = data.get("parts") if isinstance(data, dict) else None
+        return parts if isinstance(parts, int) and 0 < parts < 100 else 0
+
     def load(self, provider: str) -> OAuthTokens | None:
         """The stored tokens, or ``None`` when signed out.
 
         Raises:
             KeyringUnavailable: The keyring failed or did not answer.
         """
-        return OAuthTokens.from_json(provider, self.store.get_stored(provider))
+        head = self.store.get_stored(provider)
+        parts = self._parts(head)
+        if parts:
+            pieces = [
+                self.store.get_stored(self.part_name(provider, i)) for i in range(1, parts + 1)
+            ]
+            if any(piece is None for piece in pieces):
+                return None  # a value half written or half deleted: signed out
+            head = "".join(piece or "" for piece in pieces)
+        return OAuthTokens.from_json(provider, head)
 
     def save(self, tokens: OAuthTokens) -> None:
-        """Store ``tokens`` (replacing what was there).
+        """Store ``tokens`` (replacing what was there), split over several entries when long.
+
+        The parts are written before the entry that points at them, so a reader never finds
+        a pointer to parts that are not there yet.
 
         Raises:
             KeyringUnavailable: No keyring; nothing was stored.
         """
         tokens.register()
-        self.store.set(tokens.provider, tokens.to_json())
+        name = tokens.provider
+        before = self._parts(self.store.get_stored(name))
+        text = tokens.to_json()
+        chunks = [text[i : i + PART_CHARS] for i in range(0, len(text), PART_CHARS)]
+        if len(chunks) == 1:
+            self.store.set(name, text)
+            chunks = []
+        else:
+            for index, chunk in enumerate(chunks, start=1):
+                self.store.set(self.part_name(name, index), chunk)
+            self.store.set(name, json.dumps({"format": PARTS_FORMAT, "parts": len(chunks)}))
+        for index in range(len(chunks) + 1, before + 1):
+            self.store.delete(self.part_name(name, index))
 
     def delete(self, provider: str) -> bool:
-        """Forget the tokens; whether there were any."""
-        return self.store.delete(provider)
+        """Forget the tokens (every part); whether there were any."""
+        parts = self._parts(self.store.get_stored(provider))
+        existed = self.store.delete(provider)
+        for index in range(1, parts + 1):
+            self.store.delete(self.part_name(provider, index))
+        return existed
 
     async def aload(self, provider: str) -> OAuthTokens | None:
         """Async :meth:`load`."""
