@@ -177,6 +177,8 @@ class ProvidersConfig(Base):
     vllm: ProviderConfig = Field(default_factory=_provider)
     ollama: ProviderConfig = Field(default_factory=_provider)
     lm_studio: ProviderConfig = Field(default_factory=_provider)
+    openai_codex: ProviderConfig = Field(default_factory=_provider)  # OAuth: no apiKey
+    github_copilot: ProviderConfig = Field(default_factory=_provider)  # OAuth: no apiKey
 
 
 class ChannelsConfig(Base):
