@@ -179,7 +179,10 @@ class MemoryTab(QWidget):
             HISTORY, f"History log ({snapshot.pending} new)" if snapshot.pending else "History log"
         )
         if snapshot.notices:
-            self.notice.show_message("info", "Memory history: " + "; ".join(snapshot.notices))
+            text = "; ".join(snapshot.notices)
+            if not text.startswith("Memory history"):
+                text = "Memory history: " + text
+            self.notice.show_message("info", text)
 
     # -- review -------------------------------------------------------------------------
     def _set_proposal(self, snapshot: MemorySnapshot) -> None:
