@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFileDialog
+from PySide6.QtWidgets import QFileDialog, QWidget
 
 from desktop.core.bus.events import DESKTOP_CHANNEL
 from desktop.core.config.errors import ConfigError
@@ -25,19 +25,55 @@ from desktop.ui.chat.items import ChatItem
 from desktop.ui.chat.model_picker import AUTO, provider_label, remember
 
 if TYPE_CHECKING:
-    from desktop.ui.chat.chat_tab import ChatTab
+    from collections import OrderedDict
+    from collections.abc import Coroutine
+
+    from desktop.ui.chat.conversation import ConversationPane
+    from desktop.ui.chat.message_model import MessageModel
+    from desktop.ui.chat.session_list_model import SessionListModel
+    from desktop.ui.chat.session_panel import SessionPanel
+    from desktop.ui.chat.session_store import SessionStore
+    from desktop.ui.chat.sessions_controller import SessionsController
+    from desktop.ui.chat.turns import TurnRunner
+    from desktop.ui.services import AppServices
+
+    _Host = QWidget  # the widget this is mixed into, for the type checker
+else:
+    _Host = object
 
 log = logging.getLogger(__name__)
 EXPORT_FILTERS = {"md": "Markdown (*.md)", "json": "JSON (*.json)"}
 
 
-class ChatActions:
-    """Actions of :class:`ChatTab` (a mixin)."""
+class ChatActions(_Host):
+    """Actions of :class:`ChatTab` (a mixin).
 
-    _editing: tuple[str, int, str] | None  # set by ChatTab
+    The attributes and methods declared below belong to :class:`ChatTab`; they are declared
+    here so the type checker checks every use of them.
+    """
+
+    services: AppServices
+    store: SessionStore
+    sessions: SessionListModel
+    panel: SessionPanel
+    pane: ConversationPane
+    list_controller: SessionsController
+    turns: TurnRunner
+    current: str
+    auto_titles: bool
+    _models: OrderedDict[str, MessageModel]
+    _recent: list[dict[str, str]]
+    _editing: tuple[str, int, str] | None
+    _titling: set[str]
+
+    if TYPE_CHECKING:
+
+        def _spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Future[Any]: ...
+        def _update_busy(self, key: str) -> None: ...
+        async def _load(self, key: str) -> None: ...
 
     # -- model ----------------------------------------------------------------------------
-    def refresh_model(self: ChatTab) -> None:
+    def refresh_model(self) -> None:
         """Show the configured model (and who serves it, once the agent runs)."""
         defaults = self.services.config.agents.defaults
         runtime = self.services.runtime
@@ -48,7 +84,7 @@ class ChatActions:
         picker.set_model(defaults.model, defaults.provider or AUTO, via=via)
         self.pane.fit_header()
 
-    def _recent_models(self: ChatTab) -> list[dict[str, str]]:
+    def _recent_models(self) -> list[dict[str, str]]:
         prefs = self.services.prefs
         stored = list(getattr(prefs.prefs, "recent_models", []) or []) if prefs else []
         recent = stored or self._recent
@@ -59,11 +95,11 @@ class ChatActions:
             defaults.provider or AUTO,
         )
 
-    def choose_model(self: ChatTab, model: str, provider: str) -> None:
+    def choose_model(self, model: str, provider: str) -> None:
         """Switch the running agent to ``model`` (running answers keep their model)."""
         self._spawn(self.switch_model(model, provider))
 
-    async def switch_model(self: ChatTab, model: str, provider: str) -> bool:
+    async def switch_model(self, model: str, provider: str) -> bool:
         """Switch, then save it as the default model; ``False`` (and a message) on failure."""
         runtime = self.services.runtime
         picker = self.pane.picker
@@ -101,7 +137,7 @@ class ChatActions:
         picker.setToolTip(picker.toolTip() + f" (via {built.choice.spec.display_name})")
         return True
 
-    def open_other_model(self: ChatTab) -> None:
+    def open_other_model(self) -> None:
         """Show the inline "other model" form."""
         form = self.pane.other_model
         form.fetch = self._list_models
@@ -109,7 +145,7 @@ class ChatActions:
         picker = self.pane.picker
         form.open(picker.model, picker.provider)
 
-    async def _list_models(self: ChatTab, provider: str) -> list[str]:
+    async def _list_models(self, provider: str) -> list[str]:
         from desktop.core.providers.probe import list_models
         from desktop.core.providers.registry import find_by_name
 
@@ -137,7 +173,7 @@ class ChatActions:
         return result.models if result.ok else []
 
     # -- regenerate / edit ----------------------------------------------------------------
-    def _can_rewind(self: ChatTab, key: str) -> bool:
+    def _can_rewind(self, key: str) -> bool:
         if self.services.runtime is None or not key.startswith(f"{DESKTOP_CHANNEL}:"):
             self.panel.snackbar.show_message("Only desktop chats can be answered again here.")
             return False
@@ -146,13 +182,13 @@ class ChatActions:
             return False
         return True
 
-    def regenerate(self: ChatTab) -> None:
+    def regenerate(self) -> None:
         """Answer the last message again (the current answer is kept in an earlier version)."""
         key = self.current
         if self._can_rewind(key):
             self._spawn(self._rewind(key, None))
 
-    def start_edit(self: ChatTab, row: int) -> None:
+    def start_edit(self, row: int) -> None:
         """Put the text of the person's message in ``row`` into the composer for editing."""
         model = self._models.get(self.current)
         if model is None or not 0 <= row < model.rowCount():
@@ -168,12 +204,12 @@ class ChatActions:
         self.pane.editing.show()
         composer.edit.setFocus(Qt.FocusReason.OtherFocusReason)
 
-    def cancel_edit(self: ChatTab) -> None:
+    def cancel_edit(self) -> None:
         """Leave edit mode (the composer keeps its text)."""
         self._editing = None
         self.pane.editing.hide()
 
-    def edit_last(self: ChatTab) -> bool:
+    def edit_last(self) -> bool:
         """Edit the person's last message (Up in an empty composer); whether one was found."""
         model = self._models.get(self.current)
         if model is None:
@@ -185,7 +221,7 @@ class ChatActions:
                 return True
         return False
 
-    async def _rewind(self: ChatTab, key: str, edit: tuple[int, str, str] | None) -> None:
+    async def _rewind(self, key: str, edit: tuple[int, str, str] | None) -> None:
         """Fork ``key`` (regenerate: at the last message; edit: at (ordinal, old text)) and
         send the message — or its new text — as the next turn."""
         try:
@@ -215,7 +251,7 @@ class ChatActions:
             "The previous version is kept as an earlier version in the chat list.", timeout_ms=4000
         )
 
-    def send_edit(self: ChatTab, text: str) -> bool:
+    def send_edit(self, text: str) -> bool:
         """Send ``text`` as the edit being made; ``False`` when not editing this chat."""
         editing, self._editing = self._editing, None
         self.pane.editing.hide()
@@ -229,7 +265,7 @@ class ChatActions:
         return True
 
     # -- export ---------------------------------------------------------------------------
-    def export(self: ChatTab, fmt: str) -> None:
+    def export(self, fmt: str) -> None:
         """Ask where to save the chat as ``md`` or ``json`` (a non-blocking file dialog)."""
         key = self.current
         entry = self.sessions.entry(key)
@@ -246,7 +282,7 @@ class ChatActions:
         self._export_dialog = dialog
         dialog.open()
 
-    async def export_to(self: ChatTab, key: str, fmt: str, path: Path) -> bool:
+    async def export_to(self, key: str, fmt: str, path: Path) -> bool:
         """Write the chat ``key`` as ``fmt`` to ``path`` (atomically, in a thread)."""
         from desktop.core.utils.atomic import atomic_write_text
 
@@ -260,7 +296,7 @@ class ChatActions:
         return True
 
     # -- titles ---------------------------------------------------------------------------
-    def title_soon(self: ChatTab, key: str) -> None:
+    def title_soon(self, key: str) -> None:
         """After a turn: give a new desktop chat a title from its first exchange."""
         runtime = self.services.runtime
         if runtime is None or not key.startswith(f"{DESKTOP_CHANNEL}:") or key in self._titling:
@@ -270,7 +306,7 @@ class ChatActions:
         self._titling.add(key)
         self._spawn(self._title(key, runtime.provider))
 
-    async def _title(self: ChatTab, key: str, provider: Any) -> None:
+    async def _title(self, key: str, provider: Any) -> None:
         try:
             title = await self.store.auto_title(key, provider)
         except Exception as exc:  # noqa: BLE001 - a title is a nicety, never an error shown

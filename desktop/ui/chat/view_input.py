@@ -4,20 +4,58 @@ text selection, the context menu. Mixed into :class:`~desktop.ui.chat.message_vi
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from PySide6.QtCore import QEvent, QPoint, QPointF, Qt, QUrl
+from PySide6.QtCore import QEvent, QPoint, QPointF, QRectF, Qt, QUrl
 from PySide6.QtGui import QDesktopServices, QGuiApplication, QKeySequence, QMouseEvent, QTextCursor
-from PySide6.QtWidgets import QMenu
+from PySide6.QtWidgets import QAbstractScrollArea, QMenu
 
 from desktop.ui.chat.markdown import COPY_CODE
 from desktop.ui.chat.row_layout import TOGGLE, RowLayout
 
+if TYPE_CHECKING:
+    from PySide6.QtCore import Signal
 
-class ViewInput:
-    """Input handlers of :class:`MessageView` (a mixin; not a widget of its own)."""
+    from desktop.ui.chat.items import ChatItem
+    from desktop.ui.chat.message_model import MessageModel
 
-    _selection: tuple[int, int, int, int] | None  # set by MessageView
+    _Host = QAbstractScrollArea  # the widget this is mixed into, for the type checker
+else:
+    _Host = object
+
+
+class ViewInput(_Host):
+    """Input handlers of :class:`MessageView` (a mixin; not a widget of its own).
+
+    The attributes and methods declared below belong to :class:`MessageView`; they are
+    declared here so the type checker checks every use of them.
+    """
+
+    _model: MessageModel | None
+    _heights: list[float]
+    _tops: list[float]
+    _hover: int
+    _current: int
+    _selecting: bool
+    _selection: tuple[int, int, int, int] | None
+    open_links: bool
+    linkActivated: ClassVar[Signal]
+    copied: ClassVar[Signal]
+    editRequested: ClassVar[Signal]
+    regenerateRequested: ClassVar[Signal]
+    currentRowChanged: ClassVar[Signal]
+
+    if TYPE_CHECKING:
+
+        def _items(self) -> list[ChatItem]: ...
+        def _layout(self, row: int) -> RowLayout: ...
+        def _visible(self) -> range: ...
+        def _row_top(self, row: int) -> float: ...
+        def _sync(self) -> None: ...
+        def _mark(self, row: int) -> None: ...
+        def visible_rows(self) -> range: ...
+        def row_rect(self, row: int) -> QRectF: ...
+        def scroll_to_bottom(self) -> None: ...
 
     # -- hit testing ----------------------------------------------------------------------
     def _hit(self, pos: QPointF) -> tuple[int, RowLayout, QPointF] | None:
@@ -310,7 +348,7 @@ class ViewInput:
         )
 
     def _row_menu(self, row: int, where: QPoint) -> None:
-        menu = QMenu(self)  # type: ignore[call-overload]  # self is the MessageView widget
+        menu = QMenu(self)
         menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         for label, slot in self.row_actions(row):
             menu.addAction(label, slot)
