@@ -305,7 +305,10 @@ class CronService:
         finally:
             CURRENT_RUN.reset(token)
             self._active.discard(job.id)
-            result = outcome if isinstance(outcome, JobResult) else JobResult(outcome)
+            if skipped is not None:  # a reminder's own text may have been delivered all the same
+                result = skipped.delivered or JobResult(None)
+            else:
+                result = outcome if isinstance(outcome, JobResult) else JobResult(outcome)
             error = error or result.error
             duration = max(0, int((self.clock() - started) * 1000))
             status = "skipped" if skipped is not None else "error" if error else "ok"
@@ -329,6 +332,7 @@ class CronService:
                 delivered_to=result.delivered_to,
                 reason=skipped.reason if skipped is not None else error or result.undelivered,
                 cause=skipped.cause if skipped is not None else None,
+                quiet=result.quiet,
             )
             await asyncio.to_thread(self._record, job.id, record, manual, receipt)
         return result.text
