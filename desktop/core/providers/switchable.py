@@ -239,7 +239,8 @@ class SwitchableProvider(LLMProvider):
         call: Callable[[], Awaitable[LLMResponse]],
     ) -> LLMResponse:
         """Guard, make and report one call; a call that ends without an answer is reported
-        too (``stopped`` or ``failed``) before its exception goes on."""
+        too (``stopped`` or ``failed``) before its exception goes on, and so are the attempts
+        of an answered call that were cut off and retried (``failed``, beside the answer)."""
         started = await self._before(model)
         with metering() as meter:
             try:
@@ -259,6 +260,12 @@ class SwitchableProvider(LLMProvider):
                     log.exception("reporting an unanswered call failed")
                 raise
         await self._report(model, response, started)
+        if len(meter.attempts) > 1:  # the server took earlier attempts, then they broke off
+            retried = CallMeter(meter.attempts[:-1])
+            try:
+                await self._unanswered(provider, model, messages, tools, retried, started, False)
+            except Exception:
+                log.exception("reporting the retried attempts of a call failed")
         return response
 
     async def _unanswered(

@@ -259,3 +259,44 @@ async def test_reminders_paused_in_the_window_arrive_quietly_and_the_receipt_say
     assert row.past[0].startswith("delivered to desktop at "), row.past
     lines = runtime.cron.receipts.path(job.id).read_text().splitlines()
     assert '"quiet":true' in lines[0] and '"quiet"' not in lines[1]
+
+
+async def test_a_one_shot_reminder_cut_short_by_closing_the_app_runs_at_the_next_start(
+    scripted_server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
+    """The app closes while a one-shot reminder's turn streams: the job is not deleted (it
+    used to be: the run counted as done), and the next start runs it, late, to the person."""
+    clock = FakeClock(NOW)
+    first = _runtime(scripted_server, tmp_path, clock)
+    Window(first)
+    job = first.cron.add_job(
+        "dentist",
+        CronSchedule("at", at_ms=ms("2026-05-01T10:01:00+00:00")),
+        CronPayload(message="Call the dentist"),
+        delete_after_run=True,
+    )
+    scripted_server.push(Reply("word " * 400, chunk=5, delay=0.02))
+    clock.advance(60)
+    await first.start()  # it is due: the start runs it (in the background)
+    await _until(lambda: scripted_server.chat_requests())
+    await first.stop()  # closing the app while the turn streams
+    (cut,) = first.cron.receipts.read(job.id)
+    assert cut.outcome == "failed" and cut.late
+    assert cut.reason == "cancelled (the app was closing); it runs again at the next start"
+    kept = first.cron.get_job(job.id)
+    assert kept is not None and kept.enabled
+    assert kept.state.next_run_at_ms == ms("2026-05-01T10:01:00+00:00")
+
+    clock.advance(600)
+    second = _runtime(scripted_server, tmp_path, clock)
+    window = Window(second)
+    scripted_server.push(Reply("Call the dentist now."))
+    await second.start()
+    try:
+        await second.cron.idle()
+    finally:
+        await second.stop()
+    assert [e.text for e in window.seen] == ["Call the dentist now."]
+    _cut, done = second.cron.receipts.read(job.id)
+    assert (done.outcome, done.late, done.delivered_to) == ("delivered", True, ("desktop",))
+    assert second.cron.get_job(job.id) is None, "delivered: now it is done"

@@ -196,3 +196,20 @@ async def test_the_runaway_guard_counts_failed_calls_of_a_run(
     assert stopped.run == "r1" and stopped.usual_tokens == 50 and stopped.tokens > 150
     [record] = [r for r in _records(runtime) if r.run == "r1"]
     assert record.outcome == "failed" and record.job == "news"
+
+
+async def test_an_attempt_cut_off_before_the_retry_that_answered_is_counted_too(
+    scripted_server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
+    """The first attempt streamed part of an answer and was cut off; the retry answered. The
+    answer is counted with the server's usage, the broken attempt beside it (estimated)."""
+    scripted_server.push(Reply("word " * 40, chunk=5, reset_after=10), Reply("Hi.", usage=(60, 40)))
+    runtime, _events = _runtime(tmp_path, scripted_server)
+    try:
+        assert await runtime.agent.process_direct("hello", session_key="cli:retry") == "Hi."
+    finally:
+        await runtime.stop()
+    answered, cut = sorted(_records(runtime), key=lambda r: r.outcome != "ok")
+    assert (answered.outcome, answered.tokens, answered.estimated) == ("ok", 100, False)
+    assert (cut.outcome, cut.estimated, cut.session) == ("failed", True, "cli:retry")
+    assert cut.prompt_tokens > 100 and 5 <= cut.completion_tokens <= 12
