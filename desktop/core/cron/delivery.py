@@ -333,8 +333,8 @@ class JobRunner:
 
 
 def _skip_reason(error: BudgetRefused, shown: JobResult) -> str:
-    """Why a reminder's turn was skipped, and what became of its own text."""
-    reason = error.message.rstrip(".")
+    """Why a reminder's turn was skipped (where its own text went is in ``deliveredTo``), and
+    what became of that text when it reached no one."""
     if shown.delivered_to:
-        return f"{reason}. The reminder's own text was delivered instead of an answer."
-    return f"{reason}. Its own text reached no one: {shown.undelivered}."
+        return error.message
+    return f"{error.message.rstrip('.')}; its own text reached no one: {shown.undelivered}."

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -85,6 +86,9 @@ class RemindersPage(SettingsPage):
         self.past = QListWidget()
         self.past.setAccessibleName("Past runs of the selected job")
         self.past.setMinimumHeight(110)
+        # Reasons can be long (a budget's numbers): wrap them rather than hide them sideways.
+        self.past.setWordWrap(True)
+        self.past.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.body_layout.addWidget(self.past, 1)
 
         self.body_layout.addWidget(heading("Reminder", level=2))
@@ -155,7 +159,8 @@ class RemindersPage(SettingsPage):
             name += "" if row.enabled else " (paused)"
             for column, text in enumerate((name, row.when, row.next_run, row.last or "—")):
                 item = QTableWidgetItem(text)
-                item.setToolTip(row.message or text)
+                # The outcome's tooltip is the whole outcome (a long reason is cut in the cell).
+                item.setToolTip(text if column == 3 else row.message or text)
                 self.table.setItem(index, column, item)
             if row.id == keep:
                 self.table.selectRow(index)

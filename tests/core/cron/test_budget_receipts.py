@@ -113,7 +113,7 @@ async def test_a_one_shot_reminder_over_budget_is_skipped_kept_and_its_text_deli
     )
     assert receipt.reason == (
         "Paused by the budget: Cron wants more tokens; today's Cron budget is 1,000 and 1,200 "
-        "are spent. The reminder's own text was delivered instead of an answer."
+        "are spent."
     )
     kept = runtime.cron.get_job(job.id)
     assert kept is not None and not kept.enabled, "kept (disabled), never deleted unseen"
@@ -300,3 +300,23 @@ async def test_a_one_shot_reminder_cut_short_by_closing_the_app_runs_at_the_next
     _cut, done = second.cron.receipts.read(job.id)
     assert (done.outcome, done.late, done.delivered_to) == ("delivered", True, ("desktop",))
     assert second.cron.get_job(job.id) is None, "delivered: now it is done"
+
+
+async def test_a_reminder_over_budget_with_no_one_to_show_it_is_kept_for_the_next_start(
+    scripted_server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
+    clock = FakeClock(NOW)
+    runtime = _runtime(scripted_server, tmp_path, clock, OVER_CRON)
+    _spent(runtime, "cron", 1200)
+    job = runtime.cron.add_job("pills", CronSchedule("every", every_ms=60_000), message="Pills")
+    try:
+        await runtime.cron.run_now(job.id)  # no window, no terminal
+    finally:
+        await runtime.stop()
+    (receipt,) = runtime.cron.receipts.read(job.id)
+    assert (receipt.outcome, receipt.cause, receipt.delivered_to) == ("skipped", "budget", ())
+    assert receipt.reason is not None and receipt.reason.endswith(
+        "are spent; its own text reached no one: no window or terminal was open to show it; "
+        "it is kept and shown at the next start."
+    )
+    assert [r.text for r in runtime.cron.kept.pending()] == ["Reminder: Pills"]

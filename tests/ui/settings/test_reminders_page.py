@@ -174,7 +174,8 @@ def test_a_reminder_skipped_over_budget_reads_so_with_the_reason(
     assert last.startswith("skipped (over budget; its text shown on desktop) at "), last
     assert "Paused by the budget: Cron wants more tokens; today's Cron budget is 1,000" in last
     assert page.table.item(index, 0).text() == "dentist (paused)"  # kept, not deleted
+    assert page.table.item(index, 3).toolTip() == last  # whole, where the cell cuts it
     page.table.selectRow(index)
-    assert page.past.item(0).text() == last
+    assert page.past.item(0).text() == last and page.past.wordWrap()
     run_async(qtbot, qloop, runtime.stop(), 60_000)
     services.clear_runtime()
