@@ -119,6 +119,7 @@ class RemindersPage(SettingsPage):
         self.body_layout.addLayout(save_row)
 
         self.editing: str | None = None
+        self._form = 0  # bumped whenever the form switches to another job or to a new one
         self.kind.currentIndexChanged.connect(self._kind_changed)
         self.table.itemSelectionChanged.connect(self._selected)
         self.new_button.clicked.connect(lambda: self._new())
@@ -187,6 +188,7 @@ class RemindersPage(SettingsPage):
             self._new(focus=False)
             return
         self.editing = row.id
+        self._form += 1
         self.save_reminder_button.setText("Save changes")
         self.name.setText(row.name)
         self.message.setText(row.message)
@@ -210,6 +212,7 @@ class RemindersPage(SettingsPage):
 
     def _new(self, *, focus: bool = True) -> None:
         self.editing = None
+        self._form += 1
         self.save_reminder_button.setText("Add reminder")
         for field in (self.name, self.message, self.when):
             field.clear()
@@ -223,6 +226,7 @@ class RemindersPage(SettingsPage):
         if cron is None:
             return
         kind, value = self.kind.currentData(), self.when.text().strip()
+        form = self._form
         try:
             every = float(value) if kind == "every" else None
         except ValueError:
@@ -242,7 +246,8 @@ class RemindersPage(SettingsPage):
         except ValueError as exc:
             self.status.error(f"Not saved: {exc}")
             return
-        self.editing = job.id
+        if self._form == form:  # else the person moved on (New, another job) while it saved
+            self.editing = job.id
         self.status.ok(f"Saved '{job.name}'.")
         await self.refresh()
 

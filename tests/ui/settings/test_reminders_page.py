@@ -7,6 +7,7 @@ import json
 import time
 from collections.abc import Callable
 
+from filelock import FileLock
 from pytestqt.qtbot import QtBot
 
 from desktop.core.assembly import build_runtime
@@ -177,5 +178,46 @@ def test_a_reminder_skipped_over_budget_reads_so_with_the_reason(
     assert page.table.item(index, 3).toolTip() == last  # whole, where the cell cuts it
     page.table.selectRow(index)
     assert page.past.item(0).text() == last and page.past.wordWrap()
+    run_async(qtbot, qloop, runtime.stop(), 60_000)
+    services.clear_runtime()
+
+
+def test_new_clicked_while_an_edit_saves_adds_a_reminder_instead_of_overwriting(
+    make_tab: Callable[[], SettingsTab],
+    qtbot: QtBot,
+    qloop: asyncio.AbstractEventLoop,
+    services: AppServices,
+    scripted_server: ScriptedOpenAIServer,
+) -> None:
+    """Save changes, then New at once (before the save finished): the form stays a new
+    reminder; the save that finishes later used to turn it back into an edit of the first job,
+    so the next "Add reminder" overwrote that job's message."""
+    runtime = build_runtime(services.config, make_provider(scripted_server.url))
+    services.set_runtime(runtime)
+    cron = runtime.cron
+    tea = cron.add_job("tea", CronSchedule("every", every_ms=60_000), message="Tea")
+    tab = make_tab()
+    tab.show_section("reminders")
+    page = tab.page("reminders")
+    qtbot.waitUntil(lambda: any(r.id == tea.id for r in page.rows), timeout=10_000)
+    page.table.selectRow(next(i for i, r in enumerate(page.rows) if r.id == tea.id))
+    page.when.setText("5")
+    store_lock = FileLock(str(cron.store_path.parent) + ".lock")  # another process writing
+    with store_lock:
+        page.save_reminder_button.click()
+        qtbot.wait(200)  # the save has read the form and waits for the store
+        assert page.busy
+        page.new_button.click()
+    page.message.setText("Stretch")
+    page.kind.setCurrentIndex(0)
+    page.when.setText("30")
+    qtbot.waitUntil(lambda: not page.busy, timeout=10_000)  # the first save has finished
+    assert page.editing is None and page.save_reminder_button.text() == "Add reminder"
+    page.save_reminder_button.click()
+    qtbot.waitUntil(lambda: any(r.message == "Stretch" for r in page.rows), timeout=10_000)
+    qtbot.waitUntil(lambda: not page.busy, timeout=10_000)
+    job = cron.get_job(tea.id)
+    assert job is not None and job.payload.message == "Tea"
+    assert job.schedule.every_ms == 300_000
     run_async(qtbot, qloop, runtime.stop(), 60_000)
     services.clear_runtime()
