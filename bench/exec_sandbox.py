@@ -20,17 +20,25 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
-async def _measure(tools: dict[str, object], ctx: object, command: str, runs: int) -> dict:
+if TYPE_CHECKING:
+    from desktop.core.tools.base import ToolContext
+    from desktop.core.tools.shell import ExecTool
+
+
+async def _measure(
+    tools: dict[str, ExecTool], ctx: ToolContext, command: str, runs: int
+) -> dict[str, list[float]]:
     """Wall times (ms) per mode, the modes alternating call by call."""
     times: dict[str, list[float]] = {mode: [] for mode in tools}
     for _ in range(runs):
         for mode, tool in tools.items():
             started = time.perf_counter()
-            result = await tool.execute(ctx, command=command)  # type: ignore[attr-defined]
+            result = await tool.execute(ctx, command=command)
             times[mode].append((time.perf_counter() - started) * 1000)
             assert result.text.endswith("[exit code: 0]"), result.text
     return times

@@ -20,9 +20,9 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import startup
+from bench import startup
 
 REPO = Path(__file__).resolve().parent.parent
 DIST = REPO / "dist"
@@ -108,7 +108,7 @@ def main() -> int:
         shutil.rmtree(root, ignore_errors=True)
 
     median = {name: statistics.median(t for t, _ in runs) for name, runs in results.items()}
-    rss = {name: statistics.median(r for _, r in runs) for name, runs in results.items()}
+    rss_mb = {name: statistics.median(r for _, r in runs) for name, runs in results.items()}
     print(f"platform          : {platform}; {args.runs} cold starts each, alternating")
     for name in ("frozen", "source", "bare"):
         runs = ", ".join(f"{t * 1000:.0f}" for t, _ in results[name])
@@ -116,8 +116,8 @@ def main() -> int:
     print(f"ratio frozen/source: {median['frozen'] / median['source']:.2f}x")
     print(f"ratio frozen/bare  : {median['frozen'] / median['bare']:.2f}x "
           f"(source/bare {median['source'] / median['bare']:.2f}x)")  # fmt: skip
-    print(f"RSS {args.rss_after:g} s after paint: frozen {rss['frozen']:.0f} MB, "
-          f"source {rss['source']:.0f} MB, bare {rss['bare']:.0f} MB")  # fmt: skip
+    print(f"RSS {args.rss_after:g} s after paint: frozen {rss_mb['frozen']:.0f} MB, "
+          f"source {rss_mb['source']:.0f} MB, bare {rss_mb['bare']:.0f} MB")  # fmt: skip
     print(f"--version (frozen): median {cli * 1000:.0f} ms")
     return 0
 

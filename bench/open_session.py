@@ -98,7 +98,8 @@ def main() -> int:
     from desktop.ui.chat.chat_tab import ChatTab
     from desktop.ui.services import AppServices
 
-    app = QApplication.instance() or QApplication(sys.argv)
+    found = QApplication.instance()
+    app = found if isinstance(found, QApplication) else QApplication(sys.argv)
     app.setQuitOnLastWindowClosed(False)
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
@@ -135,7 +136,7 @@ def main() -> int:
         tab.open_session(key)
         async with asyncio.timeout(30):
             elapsed = await done
-        rows = view.model().rowCount() if view.model() is not None else 0
+        rows = model.rowCount() if (model := view.model()) is not None else 0
         await tab.aclose()
         tab.close()
         tab.deleteLater()

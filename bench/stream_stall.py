@@ -65,7 +65,8 @@ def step_{i}(items: list[str]) -> dict[str, int]:
 def answer_text(seconds: float) -> str:
     """A markdown answer long enough to stream for ``seconds`` at 300 tokens/s."""
     want = int(seconds * TOKENS_PER_S * CHARS_PER_TOKEN)
-    parts, i = [], 1
+    parts: list[str] = []
+    i = 1
     while sum(len(p) for p in parts) < want:
         parts.append(SECTION.format(i=i))
         i += 1
@@ -114,7 +115,8 @@ def main() -> int:
     from desktop.ui.chat.chat_tab import ChatTab
     from desktop.ui.services import AppServices
 
-    app = QApplication.instance() or QApplication(sys.argv)
+    found = QApplication.instance()
+    app = found if isinstance(found, QApplication) else QApplication(sys.argv)
     app.setQuitOnLastWindowClosed(False)
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
@@ -153,7 +155,7 @@ def main() -> int:
         await asyncio.sleep(0.3)
         tab.open_session(key)
         view = tab.pane.view
-        while view.model() is None or view.model().rowCount() < args.messages // 2:
+        while (model := view.model()) is None or model.rowCount() < args.messages // 2:
             await asyncio.sleep(0.05)
         if args.mode == "e2e":
             # One short turn first: the first turn of a process imports parts of LiteLLM,

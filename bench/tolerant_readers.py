@@ -24,10 +24,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from open_session import write_big_session
-
+from bench.open_session import write_big_session
 from desktop.core.agent.context import ContextBuilder
 from desktop.core.cron.store import JobStore
 from desktop.core.memory.store import MemoryStore

@@ -107,7 +107,7 @@ def make_messages(count: int, seed: int = 7) -> list[dict[str, Any]]:
         stamp = f"2030-01-01T{turn % 24:02d}:{turn % 60:02d}:00"
         out.append({"role": "user", "content": _text(rng, 5, 60), "timestamp": stamp})
         for step in range(rng.randint(0, 2)):
-            calls = [
+            calls: list[dict[str, Any]] = [
                 {
                     "id": f"call_{turn}_{step}_{n}",
                     "type": "function",
@@ -237,9 +237,9 @@ def _child(count: int, shape: str, turns: int) -> dict[str, Any]:
         os.fdatasync = timed("fsync", os.fdatasync)
     runner_module.drop_oldest_turns = timed("trim", runner_module.drop_oldest_turns)
     runner_module._unique_call_ids = timed("call_ids", runner_module._unique_call_ids)
-    manager_module.Session.repair = timed("repair", manager_module.Session.repair)
+    manager_module.Session.repair = timed("repair", manager_module.Session.repair)  # type: ignore[method-assign]
     runner_module.estimate_request = timed("estimate", runner_module.estimate_request)
-    manager_module.Session.get_history = timed("history", manager_module.Session.get_history)
+    manager_module.Session.get_history = timed("history", manager_module.Session.get_history)  # type: ignore[method-assign]
     runtime = build_runtime(config, Instant())
     runtime.tools.register(Noop())
     # Instrumentation for this measurement only: time the parts of a turn.

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, cast
 from desktop.ui.main_window import APP_TITLE, MainWindow
 
 if TYPE_CHECKING:
+    from desktop.ui.memory import MemoryTab
     from desktop.ui.onboarding import OnboardingWizard
     from desktop.ui.services import AppServices
 
@@ -86,9 +87,33 @@ def install_tabs(window: MainWindow, services: AppServices) -> None:
         )
         services.configChanged.connect(lambda: _settings_changed(window, services))
     services.closables.extend([chat, settings, skills, memory])
+    _watch_dream_proposals(window, services, memory)
     onboarding = _Onboarding(window, services)
     services.closables.append(onboarding)
     onboarding.offer()
+
+
+def _watch_dream_proposals(window: MainWindow, services: AppServices, memory: MemoryTab) -> None:
+    """A pending Dream proposal: attention in the tray, whose menu opens the review page."""
+    from PySide6.QtCore import QTimer
+
+    from desktop.ui.memory.proposal_watch import ProposalWatch
+
+    watch = ProposalWatch(services, memory)
+    services.closables.append(watch)
+    watch.changed.connect(lambda _count: memory.schedule_refresh())
+    tray = services.tray
+    if tray is not None:
+        watch.changed.connect(tray.set_dream_review)
+        memory.proposalChanged.connect(tray.set_dream_review)
+
+        def review() -> None:
+            window.bring_to_front()
+            window.show_tab("memory")
+            memory.show_review()
+
+        tray.reviewDreamRequested.connect(review)
+    QTimer.singleShot(0, watch.start)
 
 
 def _settings_changed(

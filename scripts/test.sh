@@ -23,6 +23,7 @@ export NANOBOT_TEST_REQUIRE_SYNAPSE=1  # the Matrix tests need their real homese
 export NANOBOT_TEST_REQUIRE_NANOBOT=1  # the interop tier runs the real nanobot-ai CLI
 export NANOBOT_TEST_REQUIRE_DOVECOT=1  # the Email tests need root and Dovecot (dovecot-imapd)
 export NANOBOT_TEST_REQUIRE_SANDBOX=1  # the exec sandbox tests must run (bubblewrap is installed)
+export NANOBOT_TEST_REQUIRE_ZBAR=1  # QR codes are read back with zbarimg (zbar-tools)
 export PYTHONDONTWRITEBYTECODE=1
 exec dbus-run-session -- bash -c '
   set -e

@@ -81,7 +81,10 @@ def real_keyring() -> Iterator[RealKeyring]:
     handle = RealKeyring(f"nanobot-desktop-test-{uuid.uuid4().hex[:12]}")
     yield handle
     for spec in PROVIDERS:
-        try:
-            keyring.delete_password(handle.service, spec.name)
-        except Exception:  # noqa: BLE001 - not there (the usual case)
-            pass
+        # OAuth sign-ins longer than one entry take extra entries NAME#1, NAME#2, ...
+        extra = [f"{spec.name}#{i}" for i in range(1, 10)] if spec.oauth else []
+        for name in (spec.name, *extra):
+            try:
+                keyring.delete_password(handle.service, name)
+            except Exception:  # noqa: BLE001 - not there (the usual case)
+                pass

@@ -68,6 +68,9 @@ def build_parser() -> argparse.ArgumentParser:
         parents=[common],
         help="move plaintext apiKey values from config.json to the keyring",
     )
+    from desktop.cli.provider import add_provider_parser
+
+    add_provider_parser(commands, common)
     from desktop.cli.memory import add_memory_parser
 
     add_memory_parser(commands, common)
@@ -154,6 +157,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from desktop.cli.keys import run_keys
 
         return run_keys(args)
+    if args.command == "provider":
+        from desktop.cli.provider import run_provider
+
+        return run_provider(args)
     if args.command == "memory":
         from desktop.cli.memory import run_memory
 

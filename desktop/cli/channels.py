@@ -1,4 +1,5 @@
-"""``nanobot-desktop channels status``: which chat channels are enabled, installed and working."""
+"""``nanobot-desktop channels status``: which chat channels are enabled, installed and working;
+``channels login``: link WhatsApp (:mod:`desktop.cli.channel_login`)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from desktop.cli.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, load
 
 
 def add_channels_parser(commands: Any, common: argparse.ArgumentParser) -> None:
-    """``channels status [--test]``."""
+    """``channels status [--test]``, ``channels login [whatsapp]``."""
     channels = commands.add_parser("channels", parents=[common], help="chat channels")
     actions = channels.add_subparsers(dest="channels_command", metavar="ACTION", required=True)
     status = actions.add_parser(
@@ -20,6 +21,9 @@ def add_channels_parser(commands: Any, common: argparse.ArgumentParser) -> None:
     status.add_argument(
         "--test", action="store_true", help="also make a cheap real call with each enabled one"
     )
+    from desktop.cli.channel_login import add_login_parser
+
+    add_login_parser(actions, common)
 
 
 def _installed(requires: tuple[str, ...]) -> bool:
@@ -30,7 +34,7 @@ async def _status(config: Any, test: bool) -> int:
     from desktop.core.assembly import channel_state_dir
     from desktop.core.bus.queue import MessageBus
     from desktop.core.channels.base import ChannelUnavailable
-    from desktop.core.channels.manager import ChannelManager
+    from desktop.core.channels.manager import ChannelManager, explain
     from desktop.core.channels.registry import CHANNELS
     from desktop.core.config.secret_fields import inject_stored_secrets
     from desktop.core.config.secrets import SecretStore
@@ -59,14 +63,18 @@ async def _status(config: Any, test: bool) -> int:
                 words.append("no connection test")
             except Exception as exc:  # noqa: BLE001 - a failed test is the answer, not a crash
                 failed = True
-                words.append(f"test failed: {exc}")
+                words.append(f"test failed: {explain(exc)}")
         print(f"{info.display_name:<{width}}  {', '.join(words)}")
     await owner.aclose()
     return EXIT_FAILED if failed else EXIT_OK
 
 
 def run_channels(args: argparse.Namespace) -> int:
-    """Print the channels' status."""
+    """Print the channels' status, or link one (``login``)."""
+    if args.channels_command == "login":
+        from desktop.cli.channel_login import run_login
+
+        return run_login(args)
     config = load(args)
     if config is None:
         return EXIT_USAGE

@@ -124,11 +124,11 @@ async def _chat(config: Config, args: argparse.Namespace) -> int:
         built = await abuild_provider(config, SecretStore(), model=args.model)
     except (ProviderNotFound, MissingKeyError) as exc:
         return fail(str(exc))
-    from desktop.cli.usage import budgets_of, say_budget_events
+    from desktop.cli.usage import budgets_of, dream_review_of, say_budget_events
 
-    budgets = budgets_of(config)
+    budgets, review = budgets_of(config), dream_review_of(config)
     runtime = await asyncio.to_thread(
-        lambda: build_runtime(config, built.provider, budgets=budgets)
+        lambda: build_runtime(config, built.provider, budgets=budgets, dream_review=review)
     )
     runtime.bus.subscribe(say_budget_events)
     runtime.channels.register(TerminalChannel(args.session))

@@ -176,12 +176,12 @@ async def _run(config: Config, job_id: str) -> int:
         return fail(str(exc))
     import asyncio
 
-    from desktop.cli.usage import budgets_of, say_budget_events
+    from desktop.cli.usage import budgets_of, dream_review_of, say_budget_events
     from desktop.core.assembly import build_runtime
 
-    budgets = budgets_of(config)
+    budgets, review = budgets_of(config), dream_review_of(config)
     runtime = await asyncio.to_thread(
-        lambda: build_runtime(config, built.provider, budgets=budgets)
+        lambda: build_runtime(config, built.provider, budgets=budgets, dream_review=review)
     )
     runtime.bus.subscribe(say_budget_events)
     # The terminal shows what the run says (its receipt counts it as delivered there).

@@ -109,7 +109,11 @@ async def _serve(config: Config) -> int:
     bus.subscribe(on_event)  # before the start: the channels' first status changes too
     try:
         runtime = await start_runtime(
-            config, bus=bus, approval=policy, budgets=lambda: prefs.prefs.budgets
+            config,
+            bus=bus,
+            approval=policy,
+            budgets=lambda: prefs.prefs.budgets,
+            dream_review=lambda: prefs.prefs.review_dream,
         )
     except (MissingKeyError, ProviderNotFound) as exc:
         await prefs_owner.aclose()

@@ -32,6 +32,13 @@ def run_keys(args: argparse.Namespace) -> int:
         if spec is None:
             names = ", ".join(s.name for s in PROVIDERS)
             return fail(f"unknown provider {args.provider!r}; known providers: {names}")
+        if spec.oauth:
+            cli = spec.name.replace("_", "-")
+            verb = "login" if action == "set" else "logout"
+            return fail(
+                f"{spec.display_name} is signed in to, not given a key: run "
+                f"'nanobot-desktop provider {verb} {cli}'."
+            )
         if action == "set":
             try:
                 value = _read_key(spec.display_name, args.stdin)
@@ -61,7 +68,12 @@ def run_keys(args: argparse.Namespace) -> int:
         usable, backend = store.backend_status()
         print(f"keyring: {backend if usable else 'unavailable (' + backend + ')'}")
         width = max(len(s.name) for s in PROVIDERS)
+        from desktop.core.providers.factory import oauth_key
+
         for spec in PROVIDERS:
+            if spec.oauth:
+                print(f"{spec.name.ljust(width)}  {oauth_key(spec.name, store).detail}")
+                continue
             key = store.resolve(spec.name, config)
             where = key.detail if key.found else ("not needed" if not spec.needs_key else "not set")
             print(f"{spec.name.ljust(width)}  {where}")

@@ -1,7 +1,9 @@
-"""``nanobot-desktop memory log|show|revert``: the memory timeline from the terminal.
+"""``nanobot-desktop memory log|show|revert``: the memory timeline from the terminal, and
+``proposal|accept|reject`` for a Dream proposal (:mod:`desktop.cli.memory_review`).
 
 Exit codes: 0 done, 1 refused (a conflicting or pointless revert, a damaged or busy
-repository), 2 usage (unknown commit, unusable config or workspace).
+repository, no proposal waiting), 2 usage (unknown commit or change, unusable config or
+workspace).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from desktop.cli.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, fail, load
+from desktop.cli.memory_review import accept, add_review_parsers, reject, show_proposal
 
 if TYPE_CHECKING:  # pygit2 loads only when a memory command runs, not for every CLI call
     from desktop.core.memory.git_store import CommitInfo, GitStore
@@ -60,6 +63,7 @@ def add_memory_parser(
         "revert", parents=[common], help="undo one commit, keeping every later change"
     )
     revert.add_argument("sha", help="commit id (full or the first 7 characters)")
+    add_review_parsers(actions, common)
 
 
 def run_memory(args: argparse.Namespace) -> int:
@@ -81,7 +85,7 @@ def run_memory(args: argparse.Namespace) -> int:
         return fail(f"{exc}. 'nanobot-desktop memory log' lists the commits.", EXIT_USAGE)
     except RevertConflict as exc:
         return fail(exc.message, EXIT_FAILED)
-    except GitStoreError as exc:
+    except (GitStoreError, OSError) as exc:
         return fail(str(exc), EXIT_FAILED)
 
 
@@ -134,4 +138,7 @@ _ACTIONS: dict[str, Callable[[GitStore, argparse.Namespace], int]] = {
     "log": _log,
     "show": _show,
     "revert": _revert,
+    "proposal": show_proposal,
+    "accept": accept,
+    "reject": reject,
 }

@@ -130,6 +130,11 @@ def run_onboard(args: argparse.Namespace) -> int:
             return fail(f"unknown provider {args.provider!r}; known providers: {names}")
     if args.key_stdin and spec is None:
         return fail("--key-stdin needs --provider")
+    if args.key_stdin and spec is not None and spec.oauth:
+        cli = spec.name.replace("_", "-")
+        return fail(
+            f"{spec.display_name} takes no key; sign in with 'nanobot-desktop provider login {cli}'"
+        )
     if args.api_base and spec is None:
         return fail("--api-base needs --provider")
     existed = path.exists()
@@ -167,7 +172,10 @@ def run_onboard(args: argparse.Namespace) -> int:
     for name in sync_workspace_templates(workspace):
         print(f"  Created {name}")
 
-    if spec is not None and (spec.needs_key or args.key_stdin):
+    if spec is not None and spec.oauth:
+        cli = spec.name.replace("_", "-")
+        print(f"Sign in to {spec.display_name} with: nanobot-desktop provider login {cli}")
+    elif spec is not None and (spec.needs_key or args.key_stdin):
         key = _read_key(spec.display_name, args.key_stdin)
         if key:
             store = SecretStore()

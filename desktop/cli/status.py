@@ -46,12 +46,31 @@ def run_status(args: argparse.Namespace) -> int:
         rows.append(("routed model", choice.model))
         if choice.api_base:
             rows.append(("api base", choice.api_base))
-        if key.found:
+        if choice.spec.oauth:
+            cli = choice.spec.name.replace("_", "-")
+            rows.append(
+                (
+                    "sign-in",
+                    key.detail
+                    if key.found
+                    else f"not signed in: run 'nanobot-desktop provider login {cli}'",
+                )
+            )
+        elif key.found:
             rows.append(("key", f"available from {key.detail}"))
         elif choice.spec.needs_key:
             rows.append(("key", f"missing: run 'nanobot-desktop keys set {choice.section}'"))
         else:
             rows.append(("key", "not needed"))
+    from desktop.core.providers.factory import oauth_key
+    from desktop.core.providers.oauth.accounts import OAUTH_PROVIDERS
+    from desktop.core.providers.registry import find_by_name
+
+    for name in OAUTH_PROVIDERS:  # sign-ins other than the chosen provider's, when there are
+        spec = find_by_name(name)
+        signed = oauth_key(name, store) if usable else None
+        if spec is not None and signed is not None and signed.found:
+            rows.append((spec.display_name, signed.detail))
     width = max(len(name) for name, _ in rows)
     for name, value in rows:
         print(f"{name.ljust(width)}  {value}")

@@ -63,6 +63,16 @@ def budgets_of(config: Config) -> Callable[[], Budgets]:
     return lambda: budgets
 
 
+def dream_review_of(config: Config) -> Callable[[], bool]:
+    """Whether Dream runs in review mode, from ``desktop.json`` beside ``config`` (read once)."""
+    from desktop.core.config.loader import config_origin
+    from desktop.core.config.prefs import load_prefs
+    from desktop.core.config.prefs_peek import prefs_path
+
+    review = load_prefs(prefs_path(config_origin(config).path)).review_dream
+    return lambda: review
+
+
 def say_budget_events(event: RunEvent) -> None:
     """Print the governor's reports on standard error (headless: nobody is asked)."""
     from desktop.core.bus.events import BudgetPaused, BudgetWarning, RunawayStopped

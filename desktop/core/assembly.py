@@ -75,6 +75,10 @@ Clock = Callable[[], float]
 CONTEXT_TABLE_DELAY_S = 8.0  # after the app's own LiteLLM warm-up (5 s after ready)
 
 
+def _never() -> bool:
+    return False
+
+
 def worker_tools(config: Config) -> ToolRegistry:
     """File, search, shell and web tools: what subagents get (and the base of the main set)."""
     registry = ToolRegistry()
@@ -110,6 +114,8 @@ class MemoryParts:
         consolidator: Archives old turns of oversized sessions.
         config: For Dream's limits.
         provider: Dream's model.
+        review: Whether Dream runs in review mode now (``desktop.json``'s ``reviewDream``):
+            it stores a proposal instead of changing the files.
     """
 
     store: MemoryStore
@@ -117,6 +123,7 @@ class MemoryParts:
     consolidator: Consolidator
     config: Config
     provider: LLMProvider
+    review: Callable[[], bool] = _never
 
     def dream(self) -> Dream:
         """A Dream run configured from the settings (one object per run)."""
@@ -132,10 +139,12 @@ class MemoryParts:
             token_budget=settings.token_budget,
             context_window=defaults.context_window_tokens,
             max_tokens=defaults.max_tokens,
+            review=self.review(),
         )
 
     def command_handler(self) -> CommandHandler:
-        """``/dream``, ``/dream-log``, ``/dream-restore`` (the repo is readied on first use)."""
+        """``/dream``, ``/dream-log``, ``/dream-restore``, ``/dream-prompt`` (the repo is readied on
+        first use)."""
         ready = False
 
         async def handle(name: str, argument: str) -> str | None:
@@ -338,6 +347,7 @@ def build_runtime(
     budgets: Callable[[], Budgets] | None = None,
     ask_budgets: bool = False,
     reminders_paused: Callable[[], bool] | None = None,
+    dream_review: Callable[[], bool] | None = None,
 ) -> Runtime:
     """Build (not start) the runtime for ``config``. Blocking file I/O: call it in a thread.
 
@@ -354,6 +364,8 @@ def build_runtime(
             call over budget is refused at once and reported.
         reminders_paused: Whether the window shows reminders without a pop-up now (the
             ``remindersPaused`` preference; their receipts say they arrived quietly).
+        dream_review: Whether Dream proposes instead of changing the files (``desktop.json``);
+            default: never.
     """
     defaults = config.agents.defaults
     workspace = config.workspace_path
@@ -395,7 +407,9 @@ def build_runtime(
         max_tokens=defaults.max_tokens,
         build_request=request_builder(context, tools),
     )
-    memory = MemoryParts(store, GitStore(workspace), consolidator, config, provider)
+    memory = MemoryParts(
+        store, GitStore(workspace), consolidator, config, provider, dream_review or _never
+    )
     subagents = SubagentManager(
         provider,
         bus,
@@ -504,6 +518,7 @@ async def start_runtime(
     budgets: Callable[[], Budgets] | None = None,
     ask_budgets: bool = False,
     reminders_paused: Callable[[], bool] | None = None,
+    dream_review: Callable[[], bool] | None = None,
 ) -> Runtime:
     """Build the provider (unless given) and the runtime, then start it.
 
@@ -536,6 +551,7 @@ async def start_runtime(
         budgets=budgets,
         ask_budgets=ask_budgets,
         reminders_paused=reminders_paused,
+        dream_review=dream_review,
     )
     await runtime.start()
     if built is not None:  # the real window, asked in the background (a server may be slow)

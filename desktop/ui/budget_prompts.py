@@ -10,7 +10,6 @@ warnings and runaway stops are banners the person dismisses.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +17,7 @@ from PySide6.QtCore import QObject
 
 from desktop.core.bus.events import BudgetPaused, BudgetResolved, BudgetWarning, RunawayStopped
 from desktop.core.resources import data_path
+from desktop.core.utils.tasks import TaskOwner
 from desktop.ui.freedesktop import NotificationRequest
 
 if TYPE_CHECKING:
@@ -59,7 +59,7 @@ class BudgetPrompts(QObject):
         self.window = window
         self.notifications = notifications
         self.tray = tray
-        self._tasks: set[asyncio.Task[Any]] = set()
+        self._tasks = TaskOwner("budget-prompts")
         bridge = services.bridge
         bridge.budgetPaused.connect(self.on_paused)
         bridge.budgetResolved.connect(self.on_resolved)
@@ -117,9 +117,7 @@ class BudgetPrompts(QObject):
         self.window.remove_banner(banner_key(request_id))
 
     def _spawn(self, coro: Any) -> None:
-        task = asyncio.ensure_future(coro)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self._tasks.try_spawn(coro, name="budget-notification")
 
     def _notify(self, summary: str, body: str) -> None:
         if self.notifications is None and self.tray is None:
@@ -146,6 +144,4 @@ class BudgetPrompts(QObject):
 
     async def aclose(self) -> None:
         """Cancel notifications still being sent."""
-        for task in list(self._tasks):
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self._tasks.aclose()

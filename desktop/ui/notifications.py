@@ -8,7 +8,6 @@ shows it too. While reminders are paused they are only counted as unread.
 
 from __future__ import annotations
 
-import asyncio
 import html
 import logging
 from collections.abc import Callable
@@ -18,6 +17,7 @@ from PySide6.QtCore import QObject, Signal
 
 from desktop.core.bus.events import ReminderDue
 from desktop.core.resources import data_path
+from desktop.core.utils.tasks import TaskOwner
 from desktop.ui.freedesktop import FreedesktopNotifications, NotificationRequest
 
 if TYPE_CHECKING:
@@ -108,7 +108,7 @@ class Notifier(QObject):
         self._by_id: dict[int, str] = {}
         self._events: dict[int, ReminderDue] = {}
         self._last_balloon: str | None = None
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._tasks = TaskOwner("notifications")
         if tray is not None:
             tray.messageClicked.connect(self._on_balloon_clicked)
         if window is not None:
@@ -125,9 +125,7 @@ class Notifier(QObject):
         if self.is_paused():
             self.delivered.emit("paused", request)
             return
-        task = asyncio.ensure_future(self._deliver(event))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self._tasks.try_spawn(self._deliver(event), name="notify")
 
     async def _deliver(self, event: ReminderDue) -> None:
         try:
@@ -212,7 +210,5 @@ class Notifier(QObject):
 
     async def aclose(self) -> None:
         """Cancel pending deliveries and close the D-Bus connection."""
-        for task in list(self._tasks):
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self._tasks.aclose()
         await self.service.close()

@@ -60,6 +60,7 @@ async def start_runtime_for(
         ask_budgets=True,  # the window's banner answers (BudgetPrompts)
         # "Pause reminders" in the tray: they arrive without a pop-up; receipts say so.
         reminders_paused=(lambda: prefs.prefs.reminders_paused) if prefs is not None else None,
+        dream_review=(lambda: prefs.prefs.review_dream) if prefs is not None else None,
     )
 
 

@@ -2,8 +2,9 @@
 
 States: ``idle``; ``working`` while any turn streams or runs tools (an amber dot); and
 ``attention`` while reminders are unread or tool calls wait for approval (a red badge with the
-count) or a chat channel has dropped (a red badge with ``!`` when there is no count). The menu
-lists the next five enabled cron jobs in local time and can pause reminder pop-ups.
+count), a chat channel has dropped or a Dream proposal waits for review (a red badge with ``!``
+when there is no count). The menu lists the next five enabled cron jobs in local time, can pause
+reminder pop-ups and, while a Dream proposal waits, offers "Review Dream changes".
 """
 
 from __future__ import annotations
@@ -137,8 +138,10 @@ class Tray(QObject):
         pauseToggled(bool): Pause reminders was checked or unchecked.
         quitRequested(): Quit (menu).
         messageClicked(): a balloon shown with :meth:`show_message` was clicked.
+        reviewDreamRequested(): Review Dream changes (menu, while a proposal waits).
     """
 
+    reviewDreamRequested = Signal()
     showRequested = Signal()
     newChatRequested = Signal()
     pauseToggled = Signal(bool)
@@ -154,6 +157,7 @@ class Tray(QObject):
         self._unread = 0
         self._approvals = 0
         self._channel_problems: dict[str, str] = {}
+        self._dream_changes = 0
         self._paused = False
         self._pause_action: QAction | None = None
         self.icon = QSystemTrayIcon(app_icon(), self)
@@ -175,8 +179,10 @@ class Tray(QObject):
     @property
     def state(self) -> str:
         """``attention`` (unread reminders, tool calls waiting for approval, a chat channel
-        that dropped), ``working`` (a turn runs) or ``idle``."""
+        that dropped, a Dream proposal waiting), ``working`` (a turn runs) or ``idle``."""
         if self._unread > 0 or self._approvals > 0 or self._channel_problems:
+            return "attention"
+        if self._dream_changes:
             return "attention"
         return "working" if self._active else "idle"
 
@@ -188,7 +194,21 @@ class Tray(QObject):
     @property
     def badge(self) -> str:
         """What the icon's red badge shows: a count, ``!`` (a channel dropped) or ``""``."""
-        return badge_text(unread=self._unread + self._approvals, alert=bool(self._channel_problems))
+        return badge_text(unread=self._unread + self._approvals, alert=self._alert)
+
+    @property
+    def _alert(self) -> bool:
+        return bool(self._channel_problems) or self._dream_changes > 0
+
+    def set_dream_review(self, changes: int) -> None:
+        """A Dream proposal with ``changes`` changes waits for review (0: none); the menu
+        offers "Review Dream changes" meanwhile."""
+        changes = max(0, changes)
+        if changes == self._dream_changes:
+            return
+        self._dream_changes = changes
+        self.refresh_menu()
+        self._update()
 
     @property
     def channel_problems(self) -> dict[str, str]:
@@ -261,7 +281,7 @@ class Tray(QObject):
             badge_icon(
                 working=bool(self._active),
                 unread=self._unread + self._approvals,
-                alert=bool(self._channel_problems),
+                alert=self._alert,
             )
         )
         if self._approvals:
@@ -274,6 +294,11 @@ class Tray(QObject):
         elif self._channel_problems:
             name, problem = next(iter(self._channel_problems.items()))
             tip = f"nanobot — {name}: {problem}"
+        elif self._dream_changes:
+            tip = (
+                f"nanobot — Dream proposes {self._dream_changes} "
+                f"change{'s' if self._dream_changes != 1 else ''} to review"
+            )
         elif self._active:
             tip = "nanobot — working…"
         else:
@@ -330,6 +355,8 @@ class Tray(QObject):
         menu.clear()
         self._action(menu, "Show nanobot", self.showRequested.emit)
         self._action(menu, "New chat", self.newChatRequested.emit)
+        if self._dream_changes:
+            self._action(menu, "Review Dream changes", self.reviewDreamRequested.emit)
         menu.addSeparator()
         lines = self._lines
         if self.cron is not None:

@@ -104,6 +104,9 @@ class ScriptedOpenAIServer:
         self.script: deque[Any] = deque()
         # Optional router: called with each request body; a non-None step wins over the script.
         self.route: Any = None
+        # Optional gate: called with each POST's headers; a non-None step (e.g. Fail(401))
+        # answers instead of the script (tests of token checks).
+        self.authorize: Any = None
         self.requests: list[Recorded] = []
         self.completed_streams = 0  # streams sent through to ``[DONE]``
         self.aborted_streams = 0  # streams whose writes failed because the client went away
@@ -190,6 +193,10 @@ class ScriptedOpenAIServer:
                 except ValueError:
                     body = {}
                 outer._record(self, body)
+                gate = outer.authorize(dict(self.headers.items())) if outer.authorize else None
+                if gate is not None:
+                    outer._serve(self, body, gate)
+                    return
                 routed = outer.route(body) if outer.route is not None else None
                 outer._serve(self, body, routed if routed is not None else outer._next())
 

@@ -17,6 +17,7 @@ COMMANDS: dict[str, str] = {
     "/dream": "distil recent history into long-term memory now",
     "/dream-log": "show the latest Dream change (or /dream-log <sha>)",
     "/dream-restore": "list recent Dream changes; /dream-restore <sha> undoes one",
+    "/dream-prompt": "show how Dream organises memory here; /dream-prompt init makes it editable",
     "/help": "this list",
 }
 

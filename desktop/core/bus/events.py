@@ -336,6 +336,8 @@ class ChannelStatusChanged:
         reason: One sentence for the person (why it is not connected).
         hint: What to do about it.
         account: Who it is connected as, when known.
+        login_code: The code to scan while the channel waits to be linked (WhatsApp's QR
+            login; see :class:`~desktop.core.channels.base.ChannelStatus`), else empty.
     """
 
     channel: str
@@ -343,6 +345,7 @@ class ChannelStatusChanged:
     reason: str = ""
     hint: str = ""
     account: str = ""
+    login_code: str = field(default="", repr=False)
     kind: Literal["channel_status"] = "channel_status"
 
 

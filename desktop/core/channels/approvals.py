@@ -52,15 +52,21 @@ OUTCOMES: dict[Decision, str] = {
     Decision.ALWAYS: "Always allowed",
     Decision.DENY: "Denied",
 }
+CODE_OF: dict[Decision, str] = {decision: code for code, decision in CODES.items()}
 CLOSED = "No longer waiting: not answered here (timed out, stopped, or answered in the app)."
+
+
+def arguments_preview(request: ApprovalRequest) -> str:
+    """The tool call's arguments as indented JSON, cut to :data:`PREVIEW_CHARS`."""
+    arguments = json.dumps(request.arguments, ensure_ascii=False, indent=1)
+    if len(arguments) > PREVIEW_CHARS:
+        arguments = arguments[: PREVIEW_CHARS - 1] + "…"
+    return arguments
 
 
 def question_text(request: ApprovalRequest, *, keywords: bool = True) -> str:
     """The question as plain text (the tool, why, its arguments; how to answer)."""
-    arguments = json.dumps(request.arguments, ensure_ascii=False, indent=1)
-    if len(arguments) > PREVIEW_CHARS:
-        arguments = arguments[: PREVIEW_CHARS - 1] + "…"
-    lines = [f"Allow the tool {request.tool}? It {request.reason}.", arguments]
+    lines = [f"Allow the tool {request.tool}? It {request.reason}.", arguments_preview(request)]
     if keywords:
         lines.append('Reply "allow" (once), "allow chat" (for this chat), "always" or "deny".')
     return "\n".join(lines)

@@ -24,7 +24,7 @@ import asyncio
 import logging
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
@@ -50,12 +50,16 @@ class ChannelStatus:
         reason: One sentence for the person (redacted).
         hint: What to do about it (an install command, the setting to fill in).
         account: Who the channel is connected as (``@my_bot``), when known.
+        login_code: While the channel waits for the person to link an account by scanning a
+            code (WhatsApp's QR login), the text that code encodes; empty otherwise. Settings
+            draws it. It is a credential of sorts, so it stays out of ``repr`` (and logs).
     """
 
     state: StatusName
     reason: str = ""
     hint: str = ""
     account: str = ""
+    login_code: str = field(default="", repr=False)
 
     @property
     def ok(self) -> bool:

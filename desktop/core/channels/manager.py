@@ -93,7 +93,7 @@ def _known_cause(exc: BaseException) -> BaseException:
     return exc
 
 
-def _reason(exc: BaseException) -> str:
+def explain(exc: BaseException) -> str:
     """One sentence for the person (no errno codes, no exception class names, redacted)."""
     exc = _known_cause(exc)
     if isinstance(exc, ConnectionRefusedError):
@@ -307,7 +307,12 @@ class ChannelManager:
             self._owner.try_spawn(
                 self.bus.emit(
                     ChannelStatusChanged(
-                        name, status.state, status.reason, status.hint, status.account
+                        name,
+                        status.state,
+                        status.reason,
+                        status.hint,
+                        status.account,
+                        login_code=status.login_code,
                     )
                 ),
                 name=f"status:{name}",
@@ -339,7 +344,7 @@ class ChannelManager:
                 delay = self.backoff[min(failures, len(self.backoff) - 1)]
                 delay *= 1 + random.uniform(0, 0.1)
                 failures += 1
-                reason = _reason(exc)
+                reason = explain(exc)
                 log.warning("%s failed (%s); reconnecting in %.0f s", channel.name, reason, delay)
                 channel.set_status(
                     ChannelStatus("error", reason, f"Reconnecting in {delay:.0f} s.")
@@ -399,7 +404,7 @@ class ChannelManager:
                 break
         log.error("giving up sending to %s:%s: %s", message.channel, message.chat_id, error)
         if not message.metadata.get("progress"):
-            await self._failed(message, _reason(error))
+            await self._failed(message, explain(error))
         return False
 
     async def _attempt(self, channel: Channel, message: OutboundMessage) -> BaseException | None:
@@ -417,7 +422,7 @@ class ChannelManager:
                 error = exc
                 if attempt < len(self.send_delays):
                     log.warning(
-                        "sending to %s failed (%s); retrying", message.channel, _reason(exc)
+                        "sending to %s failed (%s); retrying", message.channel, explain(exc)
                     )
                     await asyncio.sleep(self.send_delays[attempt])
         assert error is not None

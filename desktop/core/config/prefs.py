@@ -70,6 +70,8 @@ class DesktopPrefs(BaseModel):
         recent_models: Models picked in the chat header, newest first
             (``{"model": ..., "provider": ...}``).
         budgets: Spend budgets (see :mod:`desktop.core.usage.budgets`).
+        review_dream: Dream stores a proposal the person reviews (accepts per file or per
+            change, edits or rejects) instead of changing the memory files itself.
     """
 
     model_config = ConfigDict(
@@ -86,6 +88,7 @@ class DesktopPrefs(BaseModel):
     window_geometry: str | None = None
     recent_models: list[dict[str, str]] = []
     budgets: Budgets = Budgets()
+    review_dream: bool = False
 
     _load_warning: str | None = PrivateAttr(default=None)
 

@@ -35,28 +35,88 @@ __all__ = ["Base", "ChannelBase", "Config"]
 class DreamConfig(Base):
     """Dream: periodic distillation of history into long-term memory."""
 
-    enabled: bool = True
-    interval_h: int = Field(default=2, ge=1)
-    max_batch_size: int = Field(default=20, ge=1)
-    max_iterations: int = Field(default=10, ge=1)
-    token_budget: int = Field(default=60_000, ge=1_000)
+    enabled: bool = Field(default=True, title="Run Dream periodically")
+    interval_h: int = Field(
+        default=2,
+        ge=1,
+        title="Run every",
+        description="Hours between two Dream runs.",
+        json_schema_extra={"maximum": 24 * 30, "unit": "h"},
+    )
+    max_batch_size: int = Field(
+        default=20,
+        ge=1,
+        title="History entries per run",
+        description="How many history entries one Dream run distils.",
+        json_schema_extra={"maximum": 1000, "unit": "entries"},
+    )
+    max_iterations: int = Field(
+        default=10,
+        ge=1,
+        title="Edit iterations per run",
+        description="Model calls Dream may make to edit the memory files in one run.",
+        json_schema_extra={"maximum": 200},
+    )
+    token_budget: int = Field(
+        default=60_000,
+        ge=1_000,
+        title="Token budget per run",
+        description="Tokens (prompt and answer) one run may spend editing; it stops cleanly there.",
+        json_schema_extra={"maximum": 10_000_000, "step": 1000, "unit": "tokens"},
+    )
     model_override: str | None = None
 
 
 class AgentDefaults(Base):
     """Defaults for every agent run."""
 
-    workspace: str = "~/.nanobot/workspace"
+    workspace: str = Field(
+        default="~/.nanobot/workspace",
+        title="Workspace",
+        description="Where sessions, memory, skills and reminders live.",
+    )
     model: str = "anthropic/claude-opus-4-5"
     provider: str = "auto"
-    max_tokens: int = Field(default=8192, ge=1)
-    context_window_tokens: int = Field(default=65_536, ge=1_024)
-    temperature: float = Field(default=0.1, ge=0.0, le=2.0)
-    max_tool_iterations: int = Field(default=200, ge=1)
+    max_tokens: int = Field(
+        default=8192,
+        ge=1,
+        title="Max tokens per answer",
+        description="The longest answer the model may write in one call.",
+        json_schema_extra={"maximum": 1_000_000, "step": 256, "unit": "tokens"},
+    )
+    context_window_tokens: int = Field(
+        default=65_536,
+        ge=1_024,
+        title="Context window",
+        description=(
+            "How much of the conversation the model sees; older turns are archived into "
+            "memory when it fills."
+        ),
+        json_schema_extra={"maximum": 10_000_000, "step": 1024, "unit": "tokens"},
+    )
+    temperature: float = Field(
+        default=0.1,
+        ge=0.0,
+        le=2.0,
+        title="Temperature",
+        description="Higher is more varied, lower more predictable.",
+        json_schema_extra={"step": 0.05, "decimals": 2},
+    )
+    max_tool_iterations: int = Field(
+        default=200,
+        ge=1,
+        title="Max tool iterations",
+        description="Tool calls one turn may make before it stops.",
+        json_schema_extra={"maximum": 100_000},
+    )
     max_tool_result_chars: int = Field(default=16_000, ge=100)
     max_concurrent_subagents: int = Field(default=4, ge=1)
     reasoning_effort: str | None = None
-    timezone: str | None = None
+    timezone: str | None = Field(
+        default=None,
+        title="Timezone",
+        description="An IANA name such as Europe/Berlin; empty means the system's.",
+    )
     request_timeout_s: float = Field(default=120.0, gt=0)
     stream_idle_timeout_s: float = Field(default=60.0, gt=0)
     dream: DreamConfig = Field(default_factory=DreamConfig)
@@ -117,6 +177,8 @@ class ProvidersConfig(Base):
     vllm: ProviderConfig = Field(default_factory=_provider)
     ollama: ProviderConfig = Field(default_factory=_provider)
     lm_studio: ProviderConfig = Field(default_factory=_provider)
+    openai_codex: ProviderConfig = Field(default_factory=_provider)  # OAuth: no apiKey
+    github_copilot: ProviderConfig = Field(default_factory=_provider)  # OAuth: no apiKey
 
 
 class ChannelsConfig(Base):
@@ -139,8 +201,14 @@ class ChannelsConfig(Base):
 class HeartbeatConfig(Base):
     """Periodic HEARTBEAT.md check."""
 
-    enabled: bool = True
-    interval_s: int = Field(default=1800, ge=60)
+    enabled: bool = Field(default=True, title="Check HEARTBEAT.md periodically")
+    interval_s: int = Field(
+        default=1800,
+        ge=60,
+        title="Check every",
+        description="Seconds between two looks at HEARTBEAT.md.",
+        json_schema_extra={"maximum": 7 * 86_400, "step": 60, "unit": "s"},
+    )
 
 
 class GatewayConfig(Base):
@@ -154,9 +222,9 @@ class GatewayConfig(Base):
 class WebSearchConfig(Base):
     """Web search: keyless DuckDuckGo by default, Brave when a key is set."""
 
-    provider: str = "duckduckgo"
+    provider: str = Field(default="duckduckgo", title="Provider")
     api_key: str = ""
-    max_results: int = Field(default=5, ge=1, le=20)
+    max_results: int = Field(default=5, ge=1, le=20, title="Results per search")
 
 
 class WebToolsConfig(Base):
@@ -176,15 +244,30 @@ class ExecToolConfig(Base):
     ``sandboxNetwork`` is Desktop's own: ``false`` cuts sandboxed commands off the network.
     """
 
-    timeout: int = Field(default=60, ge=1, le=600)
+    timeout: int = Field(
+        default=60,
+        ge=1,
+        le=600,
+        title="Exec timeout",
+        description="Seconds a command may run before it is stopped.",
+        json_schema_extra={"unit": "s"},
+    )
     path_append: str = ""
     sandbox: str = ""
     sandbox_ro_binds: list[str] = Field(default_factory=list)
     sandbox_rw_binds: list[str] = Field(default_factory=list)
-    sandbox_network: bool = True
+    sandbox_network: bool = Field(default=True, title="Let sandboxed commands use the network")
     allowed_env_keys: list[str] = Field(default_factory=list)
-    allow_patterns: list[str] = Field(default_factory=list)
-    deny_patterns: list[str] = Field(default_factory=list)
+    allow_patterns: list[str] = Field(
+        default_factory=list,
+        title="Allow patterns",
+        description="Regular expressions (one per line); a command must match one when set.",
+    )
+    deny_patterns: list[str] = Field(
+        default_factory=list,
+        title="Deny patterns",
+        description="Regular expressions (one per line); a matching command is refused.",
+    )
 
 
 class MCPServerConfig(Base):
@@ -205,7 +288,9 @@ class ToolsConfig(Base):
 
     web: WebToolsConfig = Field(default_factory=WebToolsConfig)
     exec: ExecToolConfig = Field(default_factory=ExecToolConfig)
-    restrict_to_workspace: bool = False
+    restrict_to_workspace: bool = Field(
+        default=False, title="Restrict file and command tools to the workspace"
+    )
     mcp_servers: dict[str, MCPServerConfig] = Field(default_factory=dict)
 
 

@@ -29,7 +29,7 @@ SERVICE_ENV = "NANOBOT_DESKTOP_KEYRING_SERVICE"  # another service name (tests, 
 DEFAULT_TIMEOUT = 10.0
 T = TypeVar("T")
 
-KeySource = Literal["keyring", "session", "config-ref", "config", "env", "none"]
+KeySource = Literal["keyring", "session", "config-ref", "config", "env", "oauth", "none"]
 
 
 class KeyringUnavailable(RuntimeError):
@@ -56,17 +56,22 @@ def _no_keyring_help(detail: str, provider: str | None = None) -> str:
 
 @dataclass(frozen=True)
 class ResolvedKey:
-    """A provider key and where it came from. ``repr`` never shows the value."""
+    """A provider key and where it came from. ``repr`` never shows the value.
+
+    For an OAuth provider (source ``oauth``) ``signed_in`` says whether someone is signed in
+    and ``detail`` who; the tokens themselves are never put in ``value``.
+    """
 
     provider: str
     value: str | None = field(repr=False, default=None)
     source: KeySource = "none"
     detail: str = ""
+    signed_in: bool = False  # an OAuth sign-in stands in for the key (``value`` stays None)
 
     @property
     def found(self) -> bool:
-        """Whether a non-empty key was found."""
-        return bool(self.value)
+        """Whether a non-empty key (or an OAuth sign-in) was found."""
+        return bool(self.value) or self.signed_in
 
 
 class SecretStore:

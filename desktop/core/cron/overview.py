@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from desktop.core.bus.events import DESKTOP_CHANNEL
 from desktop.core.cron.service import CronService
 from desktop.core.cron.spec import build_schedule, describe_receipt, describe_schedule, local_time
 from desktop.core.cron.types import CronJob, CronPayload
@@ -101,7 +102,7 @@ def save_reminder(
         payload = CronPayload(
             message=message.strip(),
             session_key="desktop:reminders",
-            origin_channel="desktop",
+            origin_channel=DESKTOP_CHANNEL,
             origin_chat_id="reminders",
         )
         return cron.add_job(title, schedule, payload, delete_after_run=once)

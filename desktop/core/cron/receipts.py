@@ -46,6 +46,7 @@ from typing import Any, Literal
 
 from filelock import FileLock
 
+from desktop.core.bus.events import DESKTOP_CHANNEL
 from desktop.core.utils.validate import Unusable, notify, read_jsonl
 
 log = logging.getLogger(__name__)
@@ -359,7 +360,7 @@ class KeptReminders:
                 job_name=_text(record.get("jobName")) or "",
                 text=text,
                 session_key=_text(record.get("sessionKey")) or "desktop:reminders",
-                channel=_text(record.get("channel")) or "desktop",
+                channel=_text(record.get("channel")) or DESKTOP_CHANNEL,
                 chat_id=_text(record.get("chatId")) or "reminders",
                 at_ms=record["atMs"] if _int(record.get("atMs")) else 0,
                 run_id=_text(record.get("runId")) or "",

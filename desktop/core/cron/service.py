@@ -32,8 +32,9 @@ import logging
 import threading
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from pathlib import Path
+from typing import Any
 
 from desktop.core.cron.receipts import (
     CURRENT_RUN,
@@ -47,6 +48,7 @@ from desktop.core.cron.receipts import (
 from desktop.core.cron.schedule import next_run, validate_schedule
 from desktop.core.cron.store import JobStore
 from desktop.core.cron.types import CronJob, CronPayload, CronRunRecord, CronSchedule
+from desktop.core.utils.tasks import TaskOwner
 
 log = logging.getLogger(__name__)
 
@@ -89,7 +91,7 @@ class CronService:
         # re-arming to the loop instead of touching the timer themselves.
         self._loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread: int | None = None
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._tasks = TaskOwner("cron")
         self._active: set[str] = set()
         # When each claimed job was due, and how many runs a catch-up stands for.
         self._due: dict[str, tuple[int, int]] = {}
@@ -168,8 +170,7 @@ class CronService:
 
     async def idle(self) -> None:
         """Wait until no job runs (the catch-up after :meth:`start` included)."""
-        while tasks := [t for t in self._tasks if t is not asyncio.current_task()]:
-            await asyncio.gather(*tasks, return_exceptions=True)
+        await self._tasks.idle()
 
     async def stop(self) -> None:
         """Disarm the timer and cancel runs in progress (their turns repair themselves)."""
@@ -177,9 +178,8 @@ class CronService:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        tasks = [t for t in self._tasks if t is not asyncio.current_task()]
-        for task in tasks:
-            task.cancel()
+        current = asyncio.current_task()
+        tasks = [t for t in self._tasks.cancel() if t is not current]
         await asyncio.gather(*tasks, return_exceptions=True)
 
     async def tick(self) -> None:
@@ -228,11 +228,8 @@ class CronService:
         if self._running:
             self._spawn(self.tick())
 
-    def _spawn(self, coro: Awaitable[None]) -> asyncio.Task[None]:
-        task = asyncio.ensure_future(coro)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-        return task
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+        return self._tasks.spawn(coro, name="run")
 
     # ------------------------------------------------------------------ running
     def _claim_due(self) -> list[CronJob]:

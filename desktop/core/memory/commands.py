@@ -1,4 +1,5 @@
-"""Memory slash commands: ``/dream``, ``/dream-log [sha]``, ``/dream-restore [sha]``.
+"""Memory slash commands: ``/dream``, ``/dream-log [sha]``, ``/dream-restore [sha]``,
+``/dream-prompt [init]``.
 
 :func:`handle_memory_command` answers them with plain text; the agent loop delegates commands
 it does not know to it (``AgentLoop.extra_commands``). Git work runs in worker threads.
@@ -11,8 +12,14 @@ from collections.abc import Callable
 from typing import Any
 
 from desktop.core.memory.git_store import CommitInfo, GitStore, GitStoreError, RevertConflict
+from desktop.core.memory.prompt_overrides import (
+    FOLDER,
+    default_dream_instructions,
+    init_override,
+    load_override,
+)
 
-NAMES = ("dream", "dream-log", "dream-restore")
+NAMES = ("dream", "dream-log", "dream-restore", "dream-prompt")
 RESTORE_LIST = 10
 
 
@@ -65,6 +72,30 @@ async def _restore(git: GitStore, sha: str) -> str:
     )
 
 
+async def _prompt(git: GitStore, argument: str) -> str:
+    workspace = git.workspace
+    shown = f"{FOLDER}/dream.md"
+    if argument == "init":
+        made = await asyncio.to_thread(
+            init_override, workspace, "dream", default_dream_instructions()
+        )
+        if made:
+            return (
+                f"Created {shown} with Dream's defaults written out. Edit it to change what "
+                "Dream keeps and how it arranges the memory files; the next run follows it."
+            )
+        return f"{shown} already has instructions; edit it, or delete or empty it for the defaults."
+    if argument:
+        return "Usage: /dream-prompt [init]"
+    custom = await asyncio.to_thread(load_override, workspace, "dream")
+    if custom is None:
+        return (
+            f"Dream uses its default instructions for this workspace. /dream-prompt init creates "
+            f"{shown} for you to edit."
+        )
+    return f"Dream follows this workspace's own instructions in {shown}:\n\n{custom}"
+
+
 async def handle_memory_command(
     name: str, argument: str, *, dream_factory: Callable[[], Any], git: GitStore
 ) -> str | None:
@@ -85,6 +116,8 @@ async def handle_memory_command(
             return await _dream(dream_factory)
         if command == "dream-log":
             return await _log(git, sha)
+        if command == "dream-prompt":
+            return await _prompt(git, argument.strip().lower())
         return await _restore(git, sha)
     except GitStoreError as exc:
         return str(exc)

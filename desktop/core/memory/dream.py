@@ -31,6 +31,17 @@ moves past it and a history entry ``[DREAM-SKIPPED] cursors a..b after 3 failed 
 appended, so nothing is dropped silently — the raw entries stay in ``history.jsonl`` (compaction
 may later age them out like any consumed entry). A successful run clears the counter.
 
+**Pinned lines** (:mod:`desktop.core.memory.pins`) are listed in both prompts as fixed. After
+phase 2, every change that touches a pinned line is undone in the files (or, in review mode,
+left out of the proposal); the result message and the commit body say which.
+
+**Review mode** (``review=True``, the desktop setting "Review Dream changes before they land"):
+phase 2 edits a scratch copy and the run ends with a stored proposal
+(:mod:`desktop.core.memory.dream_review`); nothing is committed and the cursor stays until the
+person accepts or rejects it (:mod:`desktop.core.memory.review`). While a proposal is pending
+no Dream runs, in either mode (status ``pending``): its batch is not consumed yet, so a second
+run would read it again.
+
 All file and git work runs in worker threads.
 """
 
@@ -38,38 +49,69 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 import logging
-import os
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from desktop.core.agent.hooks import AgentHook, HookContext
 from desktop.core.agent.runner import AgentRunner
 from desktop.core.agent.skills import SkillsLoader
+from desktop.core.memory.dream_state import (
+    STATE_FILE,
+    consume_batch,
+    read_failures,
+    write_failures,
+)
+from desktop.core.memory.dream_tools import (
+    MEMORY_FILES,
+    BudgetExceeded,
+    BudgetHook,
+    SkillsWriteTool,
+    SurgicalEditTool,
+    phase2_tools,
+    read_text,
+)
 from desktop.core.memory.git_store import GitStore, GitStoreError
+from desktop.core.memory.pins import Pin, PinStore, enforce_on_disk, prompt_block
+from desktop.core.memory.prompt_overrides import dream_instructions_block
+from desktop.core.memory.proposal import ProposalStore
 from desktop.core.memory.store import HistoryEntry, MemoryStore
-from desktop.core.providers.base import LLMError, LLMProvider, LLMResponse
+from desktop.core.providers.base import LLMError, LLMProvider
 from desktop.core.providers.switchable import usage_scope
 from desktop.core.resources import read_template
-from desktop.core.security.paths import PathDenied, is_within, resolve_tool_path
-from desktop.core.tools.base import ToolContext, ToolResult
-from desktop.core.tools.filesystem import EditFileTool, ReadFileTool, WriteFileTool
-from desktop.core.tools.registry import ToolRegistry
+from desktop.core.tools.base import ToolContext
 from desktop.core.usage.governor import BudgetRefused
-from desktop.core.utils.atomic import atomic_write_text
-from desktop.core.utils.validate import Unusable, read_document
 
 log = logging.getLogger(__name__)
 
-Status = Literal["nothing", "skipped", "changed", "unchanged", "failed", "budget", "paused"]
+__all__ = [
+    "MEMORY_FILES",
+    "STATE_FILE",
+    "Dream",
+    "DreamResult",
+    "SkillsWriteTool",
+    "SurgicalEditTool",
+]
+
+Status = Literal[
+    "nothing",
+    "skipped",
+    "changed",
+    "unchanged",
+    "failed",
+    "budget",
+    "paused",
+    "proposed",
+    "pending",
+]
 MAX_FAILURES = 3
 PHASE1_MAX_TOKENS = 2048
-MEMORY_FILES = ("memory/MEMORY.md", "SOUL.md", "USER.md")
-STATE_FILE = "memory/.dream_state"
+PENDING_MESSAGE = (
+    "Dream did not run: its last proposal is still waiting for your review (Memory tab → Dream "
+    "review). Accept or reject it first."
+)
 _TAGS = (
     "[USER]",
     "[SOUL]",
@@ -93,14 +135,18 @@ class DreamResult:
             was given up after repeated failures), ``changed`` / ``unchanged`` (phase 2 ran),
             ``failed`` (a model call failed; the batch will be retried), ``budget`` (phase 2
             stopped at the token budget) or ``paused`` (the spend governor kept the run from
-            starting; no failed attempt is counted).
-        changes: Files changed (see the module docstring).
+            starting; no failed attempt is counted). In review mode: ``proposed`` (a proposal
+            was stored for the person to decide) or ``pending`` (an earlier proposal still
+            waits, so Dream did not run).
+        changes: Files changed (see the module docstring); for ``proposed``, the hunks.
         commit: The Dream commit id, when one was made.
         analysis: The phase-1 analysis text.
         message: One or two sentences for the person.
         consumed_to: The dream cursor after the run, when it moved.
         stop_reason: Phase 2's ending: ``answer``, ``max_iterations``, ``budget``, ``error``,
             or ``""`` when phase 2 did not run.
+        dropped: Changes thrown away because they touched a pinned line
+            (``path: “pinned line”``, one per change).
     """
 
     status: Status
@@ -110,78 +156,7 @@ class DreamResult:
     message: str = ""
     consumed_to: int | None = None
     stop_reason: str = ""
-
-
-class _BudgetExceeded(Exception):
-    """Raised by :class:`_BudgetHook` before a model call once the token budget is spent."""
-
-
-class _BudgetHook(AgentHook):
-    """Sums the tokens of phase 2 and stops the run before the next call once over budget."""
-
-    def __init__(self, budget: int) -> None:
-        self.budget = budget
-        self.used = 0
-
-    async def before_iteration(self, ctx: HookContext) -> None:
-        if self.used >= self.budget:
-            raise _BudgetExceeded
-
-    async def on_stream_end(self, ctx: HookContext, response: LLMResponse) -> None:
-        self.used += response.usage.prompt_tokens + response.usage.completion_tokens
-
-
-class SkillsWriteTool(WriteFileTool):
-    """``write_file`` that only writes under ``<workspace>/skills/``."""
-
-    description = "Create or overwrite a skill file; only paths under skills/ are allowed."
-
-    async def execute(
-        self, ctx: ToolContext, *, path: str, content: str, **kwargs: Any
-    ) -> ToolResult:
-        """Refuse any path outside the workspace's skills folder, else write as usual."""
-        try:
-            target = resolve_tool_path(path, ctx, write=True)
-        except PathDenied as exc:
-            return ToolResult.error(f"Error: {exc}")
-        root = Path(os.path.realpath(Path(ctx.workspace).expanduser() / "skills"))
-        if target == root or not is_within(target, root):
-            return ToolResult.error(
-                f"Error: write_file may only create files under skills/ (e.g. "
-                f"skills/<name>/SKILL.md); {path} was not written. Change memory files with "
-                "edit_file."
-            )
-        return await super().execute(ctx, path=path, content=content, **kwargs)
-
-
-class SurgicalEditTool(EditFileTool):
-    """``edit_file`` that refuses to replace the whole of a multi-line memory file at once."""
-
-    async def execute(self, ctx: ToolContext, **kwargs: Any) -> ToolResult:
-        """Refuse whole-file replacements of MEMORY.md / SOUL.md / USER.md, else edit."""
-        path, old = kwargs.get("path"), kwargs.get("old_text")
-        if isinstance(path, str) and isinstance(old, str):
-            try:
-                target = resolve_tool_path(path, ctx, write=True)
-            except PathDenied as exc:
-                return ToolResult.error(f"Error: {exc}")
-            workspace = Path(os.path.realpath(Path(ctx.workspace).expanduser()))
-            if target in {workspace / name for name in MEMORY_FILES}:
-                content = await asyncio.to_thread(_read, target)
-                lines = [line for line in content.splitlines() if line.strip()]
-                if len(lines) > 3 and old.strip() == content.strip():
-                    return ToolResult.error(
-                        f"Error: this would rewrite all of {path}. Edit only the lines "
-                        "concerned (replace, remove or add one line at a time)."
-                    )
-        return await super().execute(ctx, **kwargs)
-
-
-def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except (FileNotFoundError, UnicodeDecodeError):
-        return ""
+    dropped: tuple[str, ...] = ()
 
 
 def _snapshot(workspace: Path) -> dict[str, str]:
@@ -238,6 +213,8 @@ class Dream:
         skills_loader: Lists existing skills for de-duplication (default: the workspace's).
         context_window: The model's context size, for the phase-2 runner.
         max_tokens: Completion limit per phase-2 call.
+        review: Store a proposal for the person instead of changing the files
+            (:mod:`desktop.core.memory.dream_review`).
     """
 
     def __init__(
@@ -253,6 +230,7 @@ class Dream:
         skills_loader: SkillsLoader | None = None,
         context_window: int = 65_536,
         max_tokens: int = 4096,
+        review: bool = False,
     ) -> None:
         self.provider = provider
         self.store = store
@@ -264,7 +242,10 @@ class Dream:
         self.skills_loader = skills_loader or SkillsLoader(self.workspace)
         self.context_window = context_window
         self.max_tokens = max_tokens
+        self.review = review
         self.state_file = self.workspace / STATE_FILE
+        self.pins = PinStore(self.workspace)
+        self.proposals = ProposalStore(self.workspace)
 
     # -- public ---------------------------------------------------------------------------
     async def run(self) -> DreamResult:
@@ -276,15 +257,19 @@ class Dream:
 
     # -- phases ---------------------------------------------------------------------------
     async def _run(self) -> DreamResult:
-        def load() -> list[HistoryEntry]:
-            return self.store.entries_after(self.store.dream_cursor, self.max_batch_size)
+        if await asyncio.to_thread(self._pending):
+            return DreamResult("pending", message=PENDING_MESSAGE)
 
-        batch = await asyncio.to_thread(load)
+        def load() -> tuple[list[HistoryEntry], list[Pin]]:
+            batch = self.store.entries_after(self.store.dream_cursor, self.max_batch_size)
+            return batch, (self.pins.load() if batch else [])
+
+        batch, pins = await asyncio.to_thread(load)
         if not batch:
             return DreamResult("nothing", message="Nothing new to dream about.")
         first, last = batch[0].cursor, batch[-1].cursor
         try:
-            analysis = await self._analyse(batch)
+            analysis = await self._analyse(batch, pins)
         except BudgetRefused as exc:  # not a failure: the batch waits, no attempt is counted
             return DreamResult("paused", message=f"Dream did not run: {exc.message}")
         except LLMError as exc:
@@ -299,9 +284,17 @@ class Dream:
                 consumed_to=last,
                 message=f"Nothing worth keeping in entries {first}..{last}; moved on.",
             )
-        return await self._apply(analysis, first, last)
+        if self.review:
+            from desktop.core.memory.dream_review import propose
 
-    async def _analyse(self, batch: list[HistoryEntry]) -> str:
+            return await propose(self, analysis, first, last, pins)
+        return await self._apply(analysis, first, last, pins)
+
+    def _pending(self) -> bool:
+        """Whether a proposal waits (a damaged one is set aside and does not count)."""
+        return self.proposals.exists() and self.proposals.load() is not None
+
+    async def _analyse(self, batch: list[HistoryEntry], pins: list[Pin]) -> str:
         def build() -> list[dict[str, Any]]:
             files = [
                 _file_block("memory/MEMORY.md", self.store.read_memory()),
@@ -311,10 +304,12 @@ class Dream:
             text = (
                 f"Today: {datetime.now():%Y-%m-%d}\n\n## Current files\n\n"
                 + "\n\n".join(files)
+                + prompt_block(pins)
                 + f"\n\n## New log entries ({len(batch)})\n\n"
                 + render_entries(batch)
             )
             prompt = read_template("agent", "dream_phase1.md").strip()
+            prompt += dream_instructions_block(self.workspace)
             return [{"role": "system", "content": prompt}, {"role": "user", "content": text}]
 
         request = await asyncio.to_thread(build)
@@ -324,7 +319,8 @@ class Dream:
             )
         return (response.content or "").strip()
 
-    def _phase2_request(self, analysis: str) -> list[dict[str, Any]]:
+    def phase2_request(self, analysis: str, pins: list[Pin]) -> list[dict[str, Any]]:
+        """Phase 2's messages: the analysis, the current files, pinned lines, the skills."""
         files = [
             _file_block("memory/MEMORY.md", self.store.read_memory()),
             _file_block("SOUL.md", self.store.read_soul()),
@@ -338,54 +334,63 @@ class Dream:
             + analysis
             + "\n\n## Current files\n\n"
             + "\n\n".join(files)
+            + prompt_block(pins)
             + "\n\n## Existing skills\n\n"
             + ("\n".join(skills) or "(none)")
         )
         prompt = read_template("agent", "dream_phase2.md").strip()
+        prompt += dream_instructions_block(self.workspace)
         return [{"role": "system", "content": prompt}, {"role": "user", "content": text}]
 
-    def _tools(self) -> ToolRegistry:
-        registry = ToolRegistry()
-        for tool in (ReadFileTool(), SurgicalEditTool(), SkillsWriteTool()):
-            registry.register(tool)
-        return registry
+    async def phase2(
+        self, request: list[dict[str, Any]], workspace: Path
+    ) -> tuple[str, str | None]:
+        """Run phase 2 with its tools pointed at ``workspace`` (the real one or a scratch copy).
 
-    async def _apply(self, analysis: str, first: int, last: int) -> DreamResult:
-        # Human edits made meanwhile get their own ``edit:`` commits, not Dream's.
-        await asyncio.to_thread(self.git.record_outside_edits)
-        before = await asyncio.to_thread(_snapshot, self.workspace)
-        request = await asyncio.to_thread(self._phase2_request, analysis)
-        hook = _BudgetHook(self.token_budget)
+        Returns:
+            The stop reason and, when a model call failed, why.
+        """
         runner = AgentRunner(
             self.provider,
-            self._tools(),
-            hook=hook,
+            phase2_tools(),
+            hook=BudgetHook(self.token_budget),
             max_iterations=self.max_iterations,
             context_window=self.context_window,
             max_tokens=self.max_tokens,
         )
         ctx = ToolContext(
-            workspace=self.workspace,
+            workspace=workspace,
             session_key="dream",
             channel="system",
             chat_id="dream",
             restrict_to_workspace=True,
-            protected_paths=(self.state_file,),
+            protected_paths=(workspace / STATE_FILE,),
         )
-        failure: str | None = None
         try:
             with usage_scope(source="dream", phase=2):
                 result = await runner.run(request, ctx, session_key="dream")
-            stop_reason = result.stop_reason
-        except _BudgetExceeded:
-            stop_reason = "budget"
+            return result.stop_reason, None
+        except BudgetExceeded:
+            return "budget", None
         except LLMError as exc:
-            stop_reason, failure = "error", f"applying the analysis failed: {exc.message}"
+            return "error", f"applying the analysis failed: {exc.message}"
+
+    async def _apply(self, analysis: str, first: int, last: int, pins: list[Pin]) -> DreamResult:
+        # Human edits made meanwhile get their own ``edit:`` commits, not Dream's.
+        await asyncio.to_thread(self.git.record_outside_edits)
+
+        def read_before() -> tuple[dict[str, str], dict[str, str], list[dict[str, Any]]]:
+            texts = {name: read_text(self.workspace / name) for name in MEMORY_FILES}
+            return _snapshot(self.workspace), texts, self.phase2_request(analysis, pins)
+
+        before, texts, request = await asyncio.to_thread(read_before)
+        stop_reason, failure = await self.phase2(request, self.workspace)
+        dropped = tuple(await asyncio.to_thread(enforce_on_disk, self.workspace, texts, pins))
         after = await asyncio.to_thread(_snapshot, self.workspace)
         changed = _changed(before, after)
         if failure is not None:
             try:
-                commit = await self._commit(analysis, changed, incomplete=True)
+                commit = await self._commit(analysis, changed, incomplete=True, dropped=dropped)
             except GitStoreError:
                 log.exception("could not commit the edits of a failed dream")
                 commit = None
@@ -395,13 +400,16 @@ class Dream:
                 len(changed),
                 commit,
                 analysis,
-                outcome.message + _kept(changed),
+                outcome.message + _kept(changed) + pins_note(dropped),
                 outcome.consumed_to,
                 stop_reason,
+                dropped,
             )
         await asyncio.to_thread(self._consume, last)
         try:
-            commit = await self._commit(analysis, changed, incomplete=stop_reason != "answer")
+            commit = await self._commit(
+                analysis, changed, incomplete=stop_reason != "answer", dropped=dropped
+            )
         except GitStoreError as exc:
             return DreamResult(
                 "failed",
@@ -411,6 +419,7 @@ class Dream:
                 f"Dream changed {len(changed)} file(s) but could not commit: {exc}",
                 last,
                 stop_reason,
+                dropped,
             )
         status: Status = (
             "budget" if stop_reason == "budget" else ("changed" if changed else "unchanged")
@@ -420,54 +429,37 @@ class Dream:
             len(changed),
             commit,
             analysis,
-            _summary(stop_reason, changed, commit, self),
+            _summary(stop_reason, changed, commit, self) + pins_note(dropped),
             last,
             stop_reason,
+            dropped,
         )
 
     # -- bookkeeping ----------------------------------------------------------------------
-    async def _commit(self, analysis: str, changed: list[str], *, incomplete: bool) -> str | None:
+    async def _commit(
+        self, analysis: str, changed: list[str], *, incomplete: bool, dropped: tuple[str, ...]
+    ) -> str | None:
         if not any(name in MEMORY_FILES for name in changed):
             return None
         body = analysis + (
             "\n\n(incomplete run: stopped before the model finished)" if incomplete else ""
         )
+        body += pins_body(dropped)
         message = f"dream: {datetime.now():%Y-%m-%d %H:%M}, {len(changed)} change(s)\n\n{body}"
         return await asyncio.to_thread(self.git.commit, message)
 
     def _consume(self, last: int) -> None:
         """Move the dream cursor past the batch, forget its failures, compact history."""
-        self.store.dream_cursor = max(last, self.store.dream_cursor)
-        self._write_failures({})
-        self.store.compact_history()
-
-    def _read_failures(self) -> dict[str, int]:
-        try:
-            document = read_document(self.state_file)
-        except (Unusable, OSError):
-            return {}
-        failures = (
-            document[0].get("failures") if document and isinstance(document[0], dict) else None
-        )
-        if not isinstance(failures, dict):
-            return {}
-        return {
-            str(k): v for k, v in failures.items() if isinstance(v, int) and not isinstance(v, bool)
-        }
-
-    def _write_failures(self, failures: dict[str, int]) -> None:
-        if not failures and not self.state_file.exists():
-            return
-        atomic_write_text(self.state_file, json.dumps({"failures": failures}, indent=2) + "\n")
+        consume_batch(self.store, last)
 
     async def _failed(self, first: int, last: int, why: str) -> DreamResult:
         """Count a failure of the batch; give it up after :data:`MAX_FAILURES`."""
 
         def record() -> DreamResult:
-            failures = self._read_failures()
+            failures = read_failures(self.state_file)
             count = failures.get(str(first), 0) + 1
             if count < MAX_FAILURES:
-                self._write_failures({str(first): count})
+                write_failures(self.state_file, {str(first): count})
                 log.warning(
                     "dream failed on entries %d..%d (attempt %d): %s", first, last, count, why
                 )
@@ -479,7 +471,7 @@ class Dream:
                     ),
                 )
             self.store.dream_cursor = max(last, self.store.dream_cursor)
-            self._write_failures({})
+            write_failures(self.state_file, {})
             self.store.append_history(
                 f"[DREAM-SKIPPED] cursors {first}..{last} after {MAX_FAILURES} failed attempts"
             )
@@ -497,6 +489,26 @@ class Dream:
         return await asyncio.to_thread(record)
 
 
+def pins_note(dropped: tuple[str, ...] | list[str]) -> str:
+    """A sentence for the person about changes dropped because of pins (``""`` for none)."""
+    if not dropped:
+        return ""
+    return (
+        f" Pinned lines were kept as they were ({len(dropped)} change(s) of them dropped: "
+        + "; ".join(dropped)
+        + ")."
+    )
+
+
+def pins_body(dropped: tuple[str, ...] | list[str]) -> str:
+    """Commit-body lines listing changes dropped because of pins (``""`` for none)."""
+    if not dropped:
+        return ""
+    return "\n\nPinned lines kept (Dream's change dropped):\n" + "\n".join(
+        f"- {d}" for d in dropped
+    )
+
+
 def _kept(changed: list[str]) -> str:
     return f" Edits made before the failure were kept: {', '.join(changed)}." if changed else ""
 
@@ -505,12 +517,15 @@ def _summary(stop_reason: str, changed: list[str], commit: str | None, dream: Dr
     files = ", ".join(changed) if changed else "no files"
     head = f"Dream made {len(changed)} change(s) ({files})"
     head += f", committed as {commit[:7]}." if commit else "."
+    return head + stop_note(stop_reason, dream)
+
+
+def stop_note(stop_reason: str, dream: Dream) -> str:
+    """Why phase 2 stopped early, as a sentence (``""`` when it finished)."""
     if stop_reason == "budget":
-        return head + f" It stopped early: the token budget ({dream.token_budget}) ran out."
+        return f" It stopped early: the token budget ({dream.token_budget}) ran out."
     if stop_reason == "max_iterations":
-        return (
-            head + f" It stopped early: the iteration limit ({dream.max_iterations}) was reached."
-        )
+        return f" It stopped early: the iteration limit ({dream.max_iterations}) was reached."
     if stop_reason == "empty":
-        return head + " The model stopped answering; the run ended."
-    return head
+        return " The model stopped answering; the run ended."
+    return ""

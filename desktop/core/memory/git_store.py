@@ -11,6 +11,14 @@ commit per file, so each can be undone on its own — before a revert and at sta
 (:meth:`GitStore.ensure_repo`). Callers about to change the files themselves (Dream) call
 :meth:`GitStore.record_outside_edits` first, so that their own commit holds only their change.
 
+**Inside another repository** (a parent folder of the workspace holds ``.git``), no repository
+is created, as nanobot 0.3.5 does: a repository of its own would hide the memory files from
+the person's repository (git would treat the workspace as an embedded repository). The memory
+history is then off: :attr:`GitStore.nested_in` names the outer repository, commits and the
+recording of outside edits do nothing, :meth:`GitStore.log` is empty, :meth:`GitStore.ensure_repo`
+says so once, and opening a commit raises :class:`GitStoreError` with the reason. A workspace that
+already has its own ``.git`` keeps working as before.
+
 Every method is synchronous and serialised by a lock shared by all stores of one workspace in
 this process; run them off the event loop (``asyncio.to_thread``).
 """
@@ -143,13 +151,39 @@ class GitStore:
 
     # ----------------------------------------------------------------- public API
 
+    @property
+    def nested_in(self) -> Path | None:
+        """The repository the workspace lies inside, when it has none of its own (then the
+        memory history is off); else ``None``."""
+        if self._gitdir.exists() or self._gitdir.is_symlink():
+            return None
+        for parent in self.workspace.resolve().parents:
+            if (parent / ".git").exists():
+                return parent
+        return None
+
+    def off_reason(self) -> str | None:
+        """Why the memory history is off, in words for the person; ``None`` when it is on."""
+        outer = self.nested_in
+        if outer is None:
+            return None
+        return (
+            f"Memory history is off: this workspace lies inside the git repository {outer}, "
+            "and a repository of its own would hide the memory files from it. Move the "
+            "workspace out of it (or give it its own .git) to keep a history of memory changes."
+        )
+
     def ensure_repo(self) -> list[str]:
         """Create, adopt or repair the repository and record outside edits.
 
         Returns:
             Human notices about what had to be done (recoveries, outside edits recorded),
-            including those gathered by earlier calls and not yet taken.
+            including those gathered by earlier calls and not yet taken; when the history is
+            off (see the module docstring), that reason.
         """
+        off = self.off_reason()
+        if off is not None:
+            return [*self.take_notices(), off]
         with self._lock, _damage_as_error():
             repo = self._open(write=True)
             self._record_outside_edits(repo)
@@ -169,6 +203,8 @@ class GitStore:
         with self._lock, _damage_as_error():
             if self._gitdir.exists() or self._gitdir.is_symlink():
                 return False
+            if self.nested_in is not None:
+                return False
             self._create()
             return True
 
@@ -182,8 +218,10 @@ class GitStore:
         """Commit changes found on disk in the human files, one ``edit: <file>`` commit each.
 
         Returns:
-            The new commit ids (empty when the files match HEAD).
+            The new commit ids (empty when the files match HEAD or the history is off).
         """
+        if self.nested_in is not None:
+            return []
         with self._lock, _damage_as_error():
             return self._record_outside_edits(self._open(write=True))
 
@@ -198,8 +236,10 @@ class GitStore:
             author: Author name.
 
         Returns:
-            The new commit id, or ``None`` when nothing changed.
+            The new commit id, or ``None`` when nothing changed or the history is off.
         """
+        if self.nested_in is not None:
+            return None
         with self._lock, _damage_as_error():
             repo = self._open(write=True)
             oid = self._commit_paths(repo, TRACKED, message, author)
@@ -213,9 +253,11 @@ class GitStore:
             author: Author name.
 
         Returns:
-            The new commit id, or ``None`` when the file did not change.
+            The new commit id, or ``None`` when the file did not change or the history is off.
         """
         path = self._tracked_name(file)
+        if self.nested_in is not None:
+            return None
         with self._lock, _damage_as_error():
             repo = self._open(write=True)
             oid = self._commit_paths(repo, (path,), _message(f"edit: {path}"), author)
@@ -228,6 +270,8 @@ class GitStore:
             prefix: Keep only commits whose subject starts with this (e.g. ``"dream:"``).
             limit: At most this many entries (``None``: all).
         """
+        if self.nested_in is not None:
+            return []
         with self._lock, _damage_as_error():
             repo = self._open(write=False)
             if repo.head_is_unborn:
@@ -286,8 +330,15 @@ class GitStore:
     # ------------------------------------------------------------ opening / repair
 
     def _open(self, *, write: bool) -> pygit2.Repository:
-        """Open the repository, creating it or replacing a damaged one as needed."""
+        """Open the repository, creating it or replacing a damaged one as needed.
+
+        Raises:
+            GitStoreError: The history is off (the workspace is inside another repository).
+        """
         if not self._gitdir.exists() and not self._gitdir.is_symlink():
+            off = self.off_reason()
+            if off is not None:
+                raise GitStoreError(off)
             return self._create()
         try:
             repo = pygit2.Repository(str(self.workspace), RepositoryOpenFlag.NO_SEARCH)

@@ -26,6 +26,7 @@ WORKSPACE_TEMPLATES = (
     "TOOLS.md",
     "HEARTBEAT.md",
     "memory/MEMORY.md",
+    "prompts/README.md",
 )
 
 

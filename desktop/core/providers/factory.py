@@ -8,8 +8,10 @@ from typing import Any
 
 from desktop.core.config.schema import Config
 from desktop.core.config.secrets import ResolvedKey, SecretStore
+from desktop.core.providers.base import LLMProvider
 from desktop.core.providers.litellm_provider import LiteLLMProvider
 from desktop.core.providers.matching import ProviderChoice, choose_provider
+from desktop.core.providers.registry import find_by_name
 from desktop.core.utils.threads import run_daemon
 
 
@@ -17,11 +19,36 @@ class MissingKeyError(LookupError):
     """The chosen provider needs a key and none was found. The message says how to add one."""
 
 
+class NotSignedInError(MissingKeyError):
+    """The chosen provider is an OAuth one and nobody is signed in. The message says how."""
+
+
+def oauth_key(name: str, store: SecretStore) -> ResolvedKey:
+    """Whether someone is signed in to OAuth provider ``name``, as a :class:`ResolvedKey`
+    (blocking keyring call; never raises for a missing keyring)."""
+    from desktop.core.config.secrets import KeyringUnavailable
+    from desktop.core.providers.oauth.accounts import describe
+    from desktop.core.providers.oauth.tokens import TokenVault
+
+    try:
+        tokens = TokenVault(store).load(name)
+    except KeyringUnavailable as exc:
+        return ResolvedKey(name, source="none", detail=f"cannot read the keyring: {exc}")
+    if tokens is None:
+        return ResolvedKey(name, source="none", detail="not signed in")
+    return ResolvedKey(
+        name,
+        source="oauth",
+        detail=f"{describe(tokens)} (OS keyring {store.service}/{name})",
+        signed_in=True,
+    )
+
+
 @dataclass(frozen=True)
 class BuiltProvider:
     """A ready provider with the routing and key facts behind it (for ``status``)."""
 
-    provider: LiteLLMProvider
+    provider: LLMProvider
     choice: ProviderChoice
     key: ResolvedKey
 
@@ -38,7 +65,11 @@ def resolve_choice(
 
     def resolved(name: str) -> ResolvedKey:
         if name not in cache:
-            cache[name] = store.resolve(name, config, environ)
+            spec = find_by_name(name)
+            if spec is not None and spec.oauth:
+                cache[name] = oauth_key(name, store)
+            else:
+                cache[name] = store.resolve(name, config, environ)
         return cache[name]
 
     choice = choose_provider(
@@ -69,9 +100,21 @@ def build_provider(
 
     Raises:
         ProviderNotFound: No provider fits.
-        MissingKeyError: The provider needs a key and none is available.
+        MissingKeyError: The provider needs a key and none is available
+            (:class:`NotSignedInError` for an OAuth provider nobody signed in to).
     """
     choice, key = resolve_choice(config, store, model=model, environ=environ)
+    if choice.spec.oauth:
+        if not key.found:
+            from desktop.core.providers.oauth.session import login_hint
+
+            raise NotSignedInError(
+                f"Not signed in to {choice.spec.display_name}. {login_hint(choice.spec.name)}"
+            )
+        from desktop.core.providers.oauth.accounts import build_oauth_provider
+
+        oauth = build_oauth_provider(choice, config, store, environ=environ, **options)
+        return BuiltProvider(oauth, choice, key)
     if choice.spec.needs_key and not key.found:
         env = f" or set {choice.spec.env_key}" if choice.spec.env_key else ""
         raise MissingKeyError(

@@ -9,7 +9,6 @@ closes the HTTP stream.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import inspect
 import logging
 import os
@@ -28,7 +27,7 @@ from desktop.core.providers.base import (
 )
 from desktop.core.providers.matching import ProviderChoice
 from desktop.core.providers.meter import current_meter
-from desktop.core.providers.retry import DEFAULT_DELAYS, classify, next_delay
+from desktop.core.providers.retry import DEFAULT_DELAYS, classify, with_retries
 from desktop.core.providers.sanitize import (
     apply_prompt_caching,
     parse_tool_arguments,
@@ -184,30 +183,7 @@ class LiteLLMProvider(LLMProvider):
         attempt_fn: Callable[[int], Awaitable[LLMResponse]],
         before_retry: Callable[[LLMError, int, float], Awaitable[None]] | None = None,
     ) -> LLMResponse:
-        attempt = 0
-        while True:
-            attempt += 1
-            try:
-                response = await attempt_fn(attempt)
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:  # noqa: BLE001 - every provider error is classified: retried or reported
-                error = classify(exc, attempt)
-                error.attempts = attempt
-                delay = next_delay(error, attempt, self.retry_delays)
-                if delay is None:
-                    raise error from None
-                log.warning(
-                    "model call attempt %d failed (%s); retrying in %.1fs",
-                    attempt,
-                    error.kind,
-                    delay,
-                )
-                if before_retry is not None:
-                    await before_retry(error, attempt, delay)
-                await asyncio.sleep(delay)
-                continue
-            return dataclasses.replace(response, attempts=attempt)
+        return await with_retries(attempt_fn, self.retry_delays, before_retry, logger=log)
 
     # -- non-streaming --------------------------------------------------------------------
     async def chat(

@@ -2,8 +2,10 @@
 
 Order (first hit wins): the forced ``agents.defaults.provider``; an explicit ``name/`` prefix on
 the model; keyword match in registry order among providers that have a key; the first gateway
-with a key; ``custom`` when it has an apiBase. A provider section whose key or apiBase reveals a
-gateway (``sk-or-…`` keys, ``openrouter`` in the URL) is treated as that gateway.
+with a key; ``custom`` when it has an apiBase. A prefix naming an OAuth provider
+(``openai-codex/…``, ``github-copilot/…``) always chooses it, signed in or not. A provider
+section whose key or apiBase reveals a gateway (``sk-or-…`` keys, ``openrouter`` in the URL) is
+treated as that gateway.
 """
 
 from __future__ import annotations
@@ -122,7 +124,9 @@ def choose_provider(
         reason = "forced by agents.defaults.provider"
     if chosen is None and "/" in lowered:
         spec = find_by_name(lowered.split("/", 1)[0])
-        if spec and _usable(spec, config.provider_config(spec.name), has_key):
+        # An OAuth provider named by the prefix is chosen even when signed out: falling through
+        # would send ``openai-codex/gpt-5`` to OpenAI's API; building it says "sign in" instead.
+        if spec and (spec.oauth or _usable(spec, config.provider_config(spec.name), has_key)):
             chosen, reason = spec, "model prefix"
     if chosen is None:
         for spec in PROVIDERS:
@@ -155,7 +159,7 @@ def choose_provider(
     section_name = chosen.name
     section = config.provider_config(section_name)
     routed = chosen
-    if not chosen.is_gateway:
+    if not chosen.is_gateway and not chosen.oauth:
         gateway = detect_gateway(section, key_for(section_name))
         if gateway is not None:
             routed, reason = (

@@ -109,6 +109,8 @@ async def check_connection(
     if not model.strip():
         return ProbeResult(False, "Enter a model name to test with.", kind="bad_request")
     probe = _probe_config(config, spec.name, api_base, extra_headers)
+    if spec.oauth:
+        return await _check_signed_in(probe, store, model.strip(), timeout)
     if api_key:
         register_secret(api_key.strip())
     try:
@@ -159,6 +161,44 @@ async def check_connection(
     seconds = time.monotonic() - started
     return ProbeResult(
         True, f"Connected: {choice.model} answered in {seconds:.1f} s.", seconds=seconds
+    )
+
+
+async def _check_signed_in(
+    probe: Config, store: SecretStore, model: str, timeout: float
+) -> ProbeResult:
+    """:func:`check_connection` for an OAuth provider: the stored sign-in, renewed if due."""
+    from desktop.core.providers.base import LLMError
+    from desktop.core.providers.factory import build_provider
+
+    try:
+        built = await run_daemon(
+            lambda: build_provider(
+                probe,
+                store,
+                model=model,
+                retry_delays=(),
+                request_timeout=timeout,
+                stream_idle_timeout=timeout,
+            ),
+            "probe-build",
+        )
+    except LookupError as exc:
+        return ProbeResult(False, redact(str(exc)), kind="auth")
+    started = time.monotonic()
+    try:
+        await built.provider.chat([{"role": "user", "content": "Say OK."}], max_tokens=1)
+    except LLMError as exc:
+        status = f"HTTP {exc.status}: " if exc.status else ""
+        return ProbeResult(
+            False,
+            redact(f"{status}{exc.message}"),
+            seconds=time.monotonic() - started,
+            kind=exc.kind,
+        )
+    seconds = time.monotonic() - started
+    return ProbeResult(
+        True, f"Connected: {built.choice.model} answered in {seconds:.1f} s.", seconds=seconds
     )
 
 
@@ -289,4 +329,6 @@ EXAMPLE_MODELS: dict[str, str] = {
     "dashscope": "qwen-turbo",
     "zhipu": "glm-4-flash",
     "ollama": "llama3.2",
+    "openai_codex": "gpt-5.1-codex",
+    "github_copilot": "gpt-4.1",
 }

@@ -34,6 +34,8 @@ class ProviderSpec:
         supports_prompt_caching: Accepts ``cache_control`` blocks.
         supports_model_listing: Has an OpenAI-style ``GET /models``.
         needs_key: A request without a key is pointless.
+        oauth: Signed in to with an OAuth flow (``provider login``) instead of an API key; the
+            tokens live in the keyring entry of ``name`` (see :mod:`desktop.core.providers.oauth`).
     """
 
     name: str
@@ -52,6 +54,7 @@ class ProviderSpec:
     supports_prompt_caching: bool = False
     supports_model_listing: bool = True
     needs_key: bool = True
+    oauth: bool = False
 
 
 PROVIDERS: tuple[ProviderSpec, ...] = (
@@ -109,6 +112,25 @@ PROVIDERS: tuple[ProviderSpec, ...] = (
         is_gateway=True,
         base_keyword="volces",
         default_api_base="https://ark.cn-beijing.volces.com/api/v3",
+    ),
+    # Signed in with OAuth (no API key): before OpenAI, whose keywords match their model names.
+    ProviderSpec(
+        name="openai_codex",
+        display_name="ChatGPT (Codex)",
+        keywords=("openai-codex", "openai_codex"),
+        strip_model_prefix=True,  # our own client: bare model names (gpt-5.1-codex)
+        default_api_base="https://chatgpt.com/backend-api/codex",
+        supports_model_listing=False,
+        oauth=True,
+    ),
+    ProviderSpec(
+        name="github_copilot",
+        display_name="GitHub Copilot",
+        keywords=("github-copilot", "github_copilot", "copilot"),
+        litellm_prefix="openai",  # an OpenAI-compatible chat API, token passed per call
+        strip_model_prefix=True,
+        supports_model_listing=False,
+        oauth=True,
     ),
     # Vendors: matched by keywords in the model name.
     ProviderSpec(
@@ -255,6 +277,13 @@ _BY_NAME = {spec.name: spec for spec in PROVIDERS}
 def find_by_name(name: str) -> ProviderSpec | None:
     """Look a spec up by registry name (``-`` and ``_`` are interchangeable)."""
     return _BY_NAME.get(name.replace("-", "_").lower())
+
+
+def canonical_name(name: str) -> str | None:
+    """The registry name for ``name`` in any accepted spelling (``openai-codex``,
+    ``openai_codex``, ``OpenAI-Codex``), or ``None`` when unknown."""
+    spec = find_by_name(name.strip())
+    return spec.name if spec else None
 
 
 def provider_names() -> list[str]:

@@ -7,15 +7,19 @@ caller, so the attempts counted here are the HTTP attempts made.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import email.utils
 import json
+import logging
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from desktop.core.providers.base import ErrorKind, LLMError
+from desktop.core.providers.base import ErrorKind, LLMError, LLMResponse
 from desktop.core.utils.redact import redact
+
+log = logging.getLogger(__name__)
 
 DEFAULT_DELAYS: tuple[float, ...] = (1.0, 2.0, 4.0)
 MAX_RETRY_AFTER = 60.0
@@ -212,3 +216,41 @@ def next_delay(error: LLMError, attempt: int, delays: Sequence[float]) -> float 
     if error.retry_after is not None:
         delay = max(delay, min(error.retry_after, MAX_RETRY_AFTER))
     return delay
+
+
+async def with_retries(
+    attempt_fn: Callable[[int], Awaitable[LLMResponse]],
+    delays: Sequence[float],
+    before_retry: Callable[[LLMError, int, float], Awaitable[None]] | None = None,
+    *,
+    logger: logging.Logger = log,
+) -> LLMResponse:
+    """Call ``attempt_fn(attempt)`` until it answers or :func:`next_delay` gives up.
+
+    Every failure is classified; ``before_retry(error, attempt, delay)`` runs before each
+    wait (to tell the person). The response records the attempts made.
+
+    Raises:
+        LLMError: The last failure, classified.
+    """
+    attempt = 0
+    while True:
+        attempt += 1
+        try:
+            response = await attempt_fn(attempt)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - every provider error is classified: retried or reported
+            error = classify(exc, attempt)
+            error.attempts = attempt
+            delay = next_delay(error, attempt, delays)
+            if delay is None:
+                raise error from None
+            logger.warning(
+                "model call attempt %d failed (%s); retrying in %.1fs", attempt, error.kind, delay
+            )
+            if before_retry is not None:
+                await before_retry(error, attempt, delay)
+            await asyncio.sleep(delay)
+            continue
+        return dataclasses.replace(response, attempts=attempt)

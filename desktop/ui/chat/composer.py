@@ -6,7 +6,6 @@ import asyncio
 import logging
 import time
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, QSize, Qt, Signal
 from PySide6.QtGui import QIcon, QImage, QPixmap, QResizeEvent
@@ -19,6 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.core.utils.tasks import TaskOwner
 from desktop.ui.chat.composer_edit import ComposerEdit, is_image_path
 from desktop.ui.chat.thumbnails import load_thumbnail
 
@@ -51,7 +51,7 @@ class Composer(QWidget):
         self.media_dir: Path | None = None
         self.attachments: list[str] = []
         self._busy = False
-        self._tasks: set[asyncio.Future[Any]] = set()
+        self._tasks = TaskOwner("composer")
         self.edit = ComposerEdit(self)
         self.edit.submitted.connect(self.submit)
         self.edit.escapePressed.connect(self._escape)
@@ -191,18 +191,15 @@ class Composer(QWidget):
                 raise OSError(f"could not write {path}")
             return str(path)
 
-        task = asyncio.ensure_future(asyncio.to_thread(save))
-        self._tasks.add(task)
-        task.add_done_callback(self._saved)
+        async def save_then_attach() -> None:
+            try:
+                saved = await asyncio.to_thread(save)
+            except OSError as exc:
+                log.error("saving a pasted image failed: %s", exc)
+                return
+            self.add_files([saved])
 
-    def _saved(self, task: asyncio.Future[Any]) -> None:
-        self._tasks.discard(task)
-        if task.cancelled():
-            return
-        if task.exception() is not None:
-            log.error("saving a pasted image failed: %s", task.exception())
-            return
-        self.add_files([task.result()])
+        self._tasks.try_spawn(save_then_attach(), name="save-pasted-image")
 
     def _rebuild_strip(self) -> None:
         while self.strip.count() > 1:
@@ -223,21 +220,16 @@ class Composer(QWidget):
 
     def _load_icon(self, chip: QToolButton, path: str) -> None:
         """Decode the chip's thumbnail in a worker thread, then show it."""
-        task = asyncio.ensure_future(asyncio.to_thread(load_thumbnail, path, 64))
-        self._tasks.add(task)
 
-        def done(finished: asyncio.Future[Any]) -> None:
-            self._tasks.discard(finished)
-            if finished.cancelled() or finished.exception() is not None:
-                return
-            image = finished.result()
+        async def load() -> None:
+            image = await asyncio.to_thread(load_thumbnail, path, 64)
             try:
                 if image is not None:
                     chip.setIcon(QIcon(QPixmap.fromImage(image)))
             except RuntimeError:  # the chip was removed meanwhile
                 pass
 
-        task.add_done_callback(done)
+        self._tasks.try_spawn(load(), name="attachment-icon")
 
     def _remove(self, path: str) -> None:
         if path in self.attachments:
@@ -246,5 +238,4 @@ class Composer(QWidget):
 
     def cancel_tasks(self) -> None:
         """Cancel pending image saves (shutdown)."""
-        for task in list(self._tasks):
-            task.cancel()
+        self._tasks.cancel()

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import functools
 import logging
-from typing import Any
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QImage
+
+from desktop.core.utils.tasks import TaskOwner
 
 log = logging.getLogger(__name__)
 THUMB = 160
@@ -44,7 +44,7 @@ class ThumbnailLoader(QObject):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._images: dict[str, QImage | None] = {}
-        self._tasks: set[asyncio.Future[Any]] = set()
+        self._tasks = TaskOwner("thumbnails")
 
     def request(self, sources: list[str]) -> None:
         """Load what is not loaded yet; cached ones are emitted again at once."""
@@ -55,20 +55,14 @@ class ThumbnailLoader(QObject):
                     self.loaded.emit(source, image)
                 continue
             self._images[source] = None
-            task = asyncio.ensure_future(asyncio.to_thread(load_thumbnail, source))
-            self._tasks.add(task)
-            task.add_done_callback(functools.partial(self._done, source))
+            self._tasks.try_spawn(self._load(source), name="thumbnail")
 
-    def _done(self, source: str, task: asyncio.Future[Any]) -> None:
-        self._tasks.discard(task)
-        if task.cancelled() or task.exception() is not None:
-            return
-        image = task.result()
+    async def _load(self, source: str) -> None:
+        image = await asyncio.to_thread(load_thumbnail, source)
         if image is not None:
             self._images[source] = image
             self.loaded.emit(source, image)
 
     def cancel(self) -> None:
         """Stop pending loads (shutdown)."""
-        for task in list(self._tasks):
-            task.cancel()
+        self._tasks.cancel()

@@ -5,13 +5,14 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QPoint, Qt, Signal
 from PySide6.QtGui import QFont, QFontDatabase, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QListWidget,
     QListWidgetItem,
+    QMenu,
     QPlainTextEdit,
     QPushButton,
     QStackedWidget,
@@ -21,9 +22,11 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.memory.git_store import GitStore
+from desktop.core.memory.pins import Pin, PinError, PinStore
 from desktop.core.utils.tasks import TaskOwner
 from desktop.ui.memory.look import mute
 from desktop.ui.memory.notice_bar import NoticeBar
+from desktop.ui.memory.pins_panel import PinsPanel, line_at_cursor, pin_selections
 from desktop.ui.memory.snapshot import MEMORY_FILES, read_file, save_memory_file
 
 DESCRIPTIONS = {
@@ -50,12 +53,17 @@ class MemoryFilesView(QWidget):
         git: Its memory timeline.
         parent: Parent widget.
 
+    Lines can be pinned (the editor's context menu): pinned lines are tinted and listed under
+    the editor, and Dream never changes them.
+
     Signals:
         saved(str, str): a file was saved: workspace-relative name and the ``edit:`` commit id
             (empty when the content was unchanged or git failed).
+        pinsChanged(): a line was pinned or unpinned.
     """
 
     saved = Signal(str, str)
+    pinsChanged = Signal()
 
     def __init__(self, workspace: Path, git: GitStore, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -65,6 +73,8 @@ class MemoryFilesView(QWidget):
         self._baseline: dict[str, str | None] = dict.fromkeys(MEMORY_FILES)
         self._loaded = False
         self._warned: dict[str, str | None] = {}  # disk text already warned about, per file
+        self._pins: list[Pin] = []
+        self._menu: QMenu | None = None
 
         self._list = QListWidget(self)
         self._list.setAccessibleName("Memory files")
@@ -99,6 +109,11 @@ class MemoryFilesView(QWidget):
             editor.setAccessibleName(f"{_label(name)} editor")
             editor.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
             editor.modificationChanged.connect(lambda _m, n=name: self._mark(n))
+            editor.textChanged.connect(lambda n=name: self._mark_pins(n))
+            editor.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+            editor.customContextMenuRequested.connect(
+                lambda pos, n=name: self._context_menu(n, pos)
+            )
             self._editors[name] = editor
             self._editor_stack.addWidget(editor)
         self._preview = QTextBrowser(self)
@@ -107,6 +122,10 @@ class MemoryFilesView(QWidget):
         self._pages = QStackedWidget(self)
         self._pages.addWidget(self._editor_stack)
         self._pages.addWidget(self._preview)
+        self.pins = PinsPanel(self)
+        self.pins.unpinRequested.connect(
+            lambda text: self._tasks.try_spawn(self.unpin(self.current, text), name="memory-unpin")
+        )
 
         header = QHBoxLayout()
         titles = QVBoxLayout()
@@ -121,6 +140,7 @@ class MemoryFilesView(QWidget):
         right.addLayout(header)
         right.addWidget(self.notice)
         right.addWidget(self._pages, 1)
+        right.addWidget(self.pins)
         layout = QHBoxLayout(self)
         layout.addWidget(self._list)
         layout.addLayout(right, 1)
@@ -167,6 +187,44 @@ class MemoryFilesView(QWidget):
         self._loaded = True
         if changed_under_edit:
             self._warn_changed(changed_under_edit[0])
+
+    def set_pins(self, pins: list[Pin]) -> None:
+        """Show ``pins`` (tint in the editors, list of the file shown)."""
+        self._pins = list(pins)
+        for name in MEMORY_FILES:
+            self._mark_pins(name)
+
+    def pinned(self, name: str) -> list[Pin]:
+        """The pins of ``name``."""
+        return [pin for pin in self._pins if pin.path == name]
+
+    async def pin(self, name: str, text: str) -> Pin | None:
+        """Pin the line ``text`` of ``name`` (in a worker thread)."""
+        try:
+            pin = await asyncio.to_thread(PinStore(self.workspace).pin, name, text)
+        except (PinError, OSError) as exc:
+            self.notice.show_message("warning", f"The line was not pinned: {exc}")
+            return None
+        if pin not in self._pins:
+            self.set_pins([*self._pins, pin])
+        self.notice.show_message(
+            "success", f"Pinned “{pin.text}”: Dream will never change or remove it."
+        )
+        self.pinsChanged.emit()
+        return pin
+
+    async def unpin(self, name: str, text: str) -> bool:
+        """Unpin the line ``text`` of ``name``."""
+        try:
+            removed = await asyncio.to_thread(PinStore(self.workspace).unpin, name, text)
+        except OSError as exc:
+            self.notice.show_message("error", f"The pin was not removed: {exc}")
+            return False
+        self.set_pins([p for p in self._pins if not (p.path == name and p.text == text)])
+        if removed:
+            self.notice.show_message("info", f"Unpinned “{text}”.")
+        self.pinsChanged.emit()
+        return removed
 
     def save_current(self) -> None:
         """Save the file shown (in a task)."""
@@ -218,11 +276,17 @@ class MemoryFilesView(QWidget):
                 f"Saved {name}, but it could not be recorded in the history: {outcome.git_error}",
             )
         elif outcome.commit:
+            pins = (
+                (" " + "; ".join(outcome.pin_notes).capitalize() + ".") if outcome.pin_notes else ""
+            )
             self.notice.show_message(
-                "success", f"Saved {name} and recorded it as “edit: {name}” ({outcome.commit[:7]})."
+                "success",
+                f"Saved {name} and recorded it as “edit: {name}” ({outcome.commit[:7]})." + pins,
             )
         else:
             self.notice.show_message("info", f"{name} had no changes to save.")
+        if outcome.pin_notes:
+            self.pinsChanged.emit()
         self.saved.emit(name, outcome.commit or "")
         return outcome.commit
 
@@ -287,6 +351,36 @@ class MemoryFilesView(QWidget):
             Qt.ItemDataRole.AccessibleTextRole, _label(name) + (" (unsaved)" if dirty else "")
         )
 
+    def _mark_pins(self, name: str) -> None:
+        editor = self._editors[name]
+        pins = self.pinned(name)
+        editor.setExtraSelections(pin_selections(editor, {p.text for p in pins}))
+        if name == self.current:
+            self.pins.set_pins(pins, editor.toPlainText())
+
+    def _context_menu(self, name: str, pos: QPoint) -> None:
+        editor = self._editors[name]
+        cursor = editor.cursorForPosition(pos)
+        if not editor.textCursor().hasSelection():
+            editor.setTextCursor(cursor)
+        text = line_at_cursor(editor)
+        menu = editor.createStandardContextMenu()
+        menu.addSeparator()
+        if any(p.text == text for p in self.pinned(name)):
+            action = menu.addAction("Unpin this line")
+            action.triggered.connect(
+                lambda: self._tasks.try_spawn(self.unpin(name, text), name="memory-unpin")
+            )
+        else:
+            action = menu.addAction("Pin this line (Dream never changes it)")
+            action.setEnabled(bool(text.strip()))
+            action.triggered.connect(
+                lambda: self._tasks.try_spawn(self.pin(name, text), name="memory-pin")
+            )
+        menu.aboutToHide.connect(menu.deleteLater)
+        menu.popup(editor.viewport().mapToGlobal(pos))
+        self._menu = menu
+
     def _show_file(self, row: int) -> None:
         if row < 0:
             return
@@ -294,6 +388,7 @@ class MemoryFilesView(QWidget):
         self._title.setText(f"<b>{name}</b>")
         self._hint.setText(DESCRIPTIONS[name])
         self._editor_stack.setCurrentWidget(self._editors[name])
+        self._mark_pins(name)
         if self.preview_button.isChecked():
             self._preview.setMarkdown(self._editors[name].toPlainText())
 

@@ -16,6 +16,7 @@ from desktop.ui.memory.files_view import MemoryFilesView
 from desktop.ui.memory.history_view import HistoryView
 from desktop.ui.memory.look import mute
 from desktop.ui.memory.notice_bar import NoticeBar
+from desktop.ui.memory.review_view import ReviewView
 from desktop.ui.memory.snapshot import MEMORY_FILES, MemorySnapshot, load_snapshot
 from desktop.ui.memory.timeline_view import TimelineView
 from desktop.ui.services import AppServices
@@ -23,15 +24,16 @@ from desktop.ui.services import AppServices
 log = logging.getLogger(__name__)
 
 REFRESH_DELAY_MS = 400
-FILES, HISTORY, TIMELINE = range(3)
+FILES, HISTORY, TIMELINE, REVIEW = range(4)
 
 
 class MemoryTab(QWidget):
     """What the assistant remembers, and every change to it as an undoable commit.
 
     Three pages: the memory files (MEMORY.md, SOUL.md, USER.md; saving commits
-    ``edit: <file>``), the history log (newest first, searchable, entries Dream has not
-    consumed marked) and the Dream timeline (diffs, Revert, Dream now).
+    ``edit: <file>``; lines can be pinned), the history log (newest first, searchable, entries
+    Dream has not consumed marked) and the Dream timeline (diffs, Revert, Dream now). A fourth,
+    "Dream review", appears while a Dream proposal waits (review mode), with a banner on top.
 
     Re-reads everything (in a worker thread) after a turn, after its own changes, when the
     files change on disk, and when it is shown after being stale.
@@ -42,9 +44,11 @@ class MemoryTab(QWidget):
 
     Signals:
         refreshed(): a refresh finished and the views show the current state.
+        proposalChanged(int): the number of changes a pending Dream proposal holds (0: none).
     """
 
     refreshed = Signal()
+    proposalChanged = Signal(int)
 
     def __init__(self, services: AppServices, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -65,9 +69,15 @@ class MemoryTab(QWidget):
         self.files = MemoryFilesView(self.workspace, self.git, self)
         self.history = HistoryView(self)
         self.timeline = TimelineView(services, self.git, self)
+        self.review = ReviewView(self.workspace, self.git, self)
         self.pages.addTab(self.files, "Memory files")
         self.pages.addTab(self.history, "History log")
         self.pages.addTab(self.timeline, "Dream timeline")
+        self.pages.addTab(self.review, "Dream review")
+        self.pages.setTabVisible(REVIEW, False)
+        self._pending_changes = 0
+        self._show_review_when_pending = False
+        self._banner_for: tuple[str, int, int] | None = None
         self._missing = QLabel(self)
         self._missing.setWordWrap(True)
         mute(self._missing)
@@ -87,7 +97,10 @@ class MemoryTab(QWidget):
         self._watcher.fileChanged.connect(self._changed_on_disk)
 
         self.files.saved.connect(lambda *_: self.refresh())
+        self.files.pinsChanged.connect(self.refresh)
         self.timeline.changed.connect(self.refresh)
+        self.review.decided.connect(self._review_decided)
+        self.review.edited.connect(self.refresh)
         services.bridge.turnFinished.connect(self._turn_finished)
         services.configChanged.connect(self._config_changed)
 
@@ -106,6 +119,14 @@ class MemoryTab(QWidget):
         if self.isVisible():
             self._debounce.start()
 
+    def show_review(self) -> None:
+        """Show the Dream review page (re-reading the proposal first)."""
+        self.refresh()
+        if self.pages.isTabVisible(REVIEW):
+            self.pages.setCurrentIndex(REVIEW)
+        else:
+            self._show_review_when_pending = True
+
     async def refreshed_once(self) -> None:
         """Refresh now and wait until the views show the result (for callers and tests)."""
         self.refresh()
@@ -117,6 +138,7 @@ class MemoryTab(QWidget):
         self._debounce.stop()
         await self.files.aclose()
         await self.timeline.aclose()
+        await self.review.aclose()
         await self._tasks.aclose()
 
     # -- refresh ------------------------------------------------------------------------
@@ -151,11 +173,50 @@ class MemoryTab(QWidget):
         self.history.set_entries(snapshot.entries, snapshot.dream_cursor, snapshot.malformed)
         self.timeline.set_commits(snapshot.commits, snapshot.git_error)
         self.timeline.set_pending(snapshot.pending)
+        self.files.set_pins(snapshot.pins)
+        self._set_proposal(snapshot)
         self.pages.setTabText(
             HISTORY, f"History log ({snapshot.pending} new)" if snapshot.pending else "History log"
         )
         if snapshot.notices:
-            self.notice.show_message("info", "Memory history: " + "; ".join(snapshot.notices))
+            text = "; ".join(snapshot.notices)
+            if not text.startswith("Memory history"):
+                text = "Memory history: " + text
+            self.notice.show_message("info", text)
+
+    # -- review -------------------------------------------------------------------------
+    def _set_proposal(self, snapshot: MemorySnapshot) -> None:
+        proposal = snapshot.proposal
+        self.review.set_proposal(proposal)
+        count = proposal.change_count if proposal is not None else 0
+        self.pages.setTabVisible(REVIEW, proposal is not None)
+        self.pages.setTabText(REVIEW, f"Dream review ({count})" if count else "Dream review")
+        key = (proposal.created, proposal.last, count) if proposal is not None else None
+        if proposal is not None and key != self._banner_for:  # once per proposal, not per refresh
+            self._banner_for = key
+            self.notice.show_message(
+                "warning",
+                f"Dream proposes {count} change{'s' if count != 1 else ''} to your memory. "
+                "Nothing changes until you review them.",
+                [("Review", lambda: self.pages.setCurrentIndex(REVIEW))],
+            )
+        if proposal is not None and self._show_review_when_pending:
+            self.pages.setCurrentIndex(REVIEW)
+        elif proposal is None and self._banner_for is not None:
+            self._banner_for = None
+            self.notice.clear()
+        self._show_review_when_pending = False
+        if count != self._pending_changes:
+            self._pending_changes = count
+            self.proposalChanged.emit(count)
+
+    def _review_decided(self, outcome: object) -> None:
+        self.pages.setCurrentIndex(TIMELINE if getattr(outcome, "commit", None) else FILES)
+        message = str(getattr(outcome, "message", ""))
+        if message:
+            self.timeline.notice.show_message("success", message)
+            self.files.notice.show_message("success", message)
+        self.refresh()
 
     # -- watching -----------------------------------------------------------------------
     def _watch(self, exists: bool) -> None:
@@ -167,6 +228,7 @@ class MemoryTab(QWidget):
                 for p in (
                     memory,
                     memory / "history.jsonl",
+                    memory / ".dream_proposal.json",
                     memory / "MEMORY.md",
                     self.workspace / "SOUL.md",
                     self.workspace / "USER.md",
@@ -205,6 +267,7 @@ class MemoryTab(QWidget):
         self.files.workspace, self.files.git = self.workspace, self.git
         self.files.discard_all()
         self.timeline.git = self.git
+        self.review.workspace, self.review.git = self.workspace, self.git
         self._repo_checked = False
         paths = self._watcher.files() + self._watcher.directories()
         if paths:

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from desktop.core.memory.git_store import CommitInfo, GitStore, GitStoreError
+from desktop.core.memory.pins import Pin, PinStore
+from desktop.core.memory.proposal import Proposal, ProposalStore
 from desktop.core.memory.store import HistoryEntry, MemoryStore
 from desktop.core.utils.atomic import atomic_write_text
 from desktop.core.utils.validate import read_text_document
@@ -32,7 +34,10 @@ class MemorySnapshot:
         malformed: Lines of ``history.jsonl`` that could not be read.
         commits: The timeline, newest first (at most :data:`TIMELINE_LIMIT`).
         git_error: Why the timeline could not be read (``None`` when it could).
-        notices: What the repository had to do on first open (recoveries, outside edits).
+        notices: What the repository had to do on first open (recoveries, outside edits),
+            and damaged pin or proposal files that were set aside.
+        proposal: The Dream proposal waiting for review (``None``: none).
+        pins: The pinned lines.
     """
 
     exists: bool
@@ -43,6 +48,8 @@ class MemorySnapshot:
     commits: list[CommitInfo] = field(default_factory=list)
     git_error: str | None = None
     notices: list[str] = field(default_factory=list)
+    proposal: Proposal | None = None
+    pins: list[Pin] = field(default_factory=list)
 
     @property
     def pending(self) -> int:
@@ -80,8 +87,21 @@ def load_snapshot(workspace: Path, git: GitStore, *, ensure_repo: bool) -> Memor
         notices += git.take_notices()
     except GitStoreError as exc:
         error = str(exc)
+    proposals, pin_store = ProposalStore(workspace), PinStore(workspace)
+    proposal = proposals.load() if proposals.exists() else None
+    pins = pin_store.load()
+    notices += [w for w in (proposals.warning, pin_store.warning) if w]
     return MemorySnapshot(
-        True, files, entries, store.dream_cursor, store.malformed_count, commits, error, notices
+        True,
+        files,
+        entries,
+        store.dream_cursor,
+        store.malformed_count,
+        commits,
+        error,
+        notices,
+        proposal,
+        pins,
     )
 
 
@@ -92,17 +112,20 @@ class SaveOutcome:
     Attributes:
         commit: The ``edit:`` commit id (``None``: the file did not change, or git failed).
         git_error: Why the change could not be committed (the file was still saved).
+        pin_notes: Pins that followed the edit of their line, or whose line is gone.
     """
 
     commit: str | None
     git_error: str | None = None
+    pin_notes: tuple[str, ...] = ()
 
 
 def save_memory_file(workspace: Path, git: GitStore, name: str, text: str) -> SaveOutcome:
     """Write ``name`` atomically and commit it as ``edit: <name>``.
 
     Changes found on disk beforehand (made outside the app) are first committed on their own,
-    so the new commit holds exactly this edit. The file is the source of truth: it is written
+    so the new commit holds exactly this edit. Pins of lines the edit changed follow them
+    (:meth:`~desktop.core.memory.pins.PinStore.follow_edit`). The file is the source of truth: it is written
     even when the repository cannot be used, and the outcome says so.
 
     Raises:
@@ -114,8 +137,10 @@ def save_memory_file(workspace: Path, git: GitStore, name: str, text: str) -> Sa
         git.record_outside_edits()
     except GitStoreError:
         pass  # reported by the commit below, if it fails too
+    before = read_file(workspace, name) or ""
     atomic_write_text(workspace / name, text)
+    notes = tuple(PinStore(workspace).follow_edit(name, before, text))
     try:
-        return SaveOutcome(git.commit_edit(name))
+        return SaveOutcome(git.commit_edit(name), pin_notes=notes)
     except GitStoreError as exc:
-        return SaveOutcome(None, str(exc))
+        return SaveOutcome(None, str(exc), notes)

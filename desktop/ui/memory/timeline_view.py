@@ -38,6 +38,8 @@ _RESULT_TONE: dict[str, Tone] = {
     "budget": "warning",
     "paused": "warning",
     "failed": "error",
+    "proposed": "info",
+    "pending": "warning",
 }
 
 

@@ -19,6 +19,8 @@ def needs_onboarding_sync(config: Config, secrets: SecretStore) -> bool:
         choice, key = resolve_choice(config, secrets)
     except LookupError:  # no provider fits the configured model
         return True
+    if choice.spec.oauth:  # signed in to under Settings → Providers; the key step cannot help
+        return False
     return choice.spec.needs_key and not key.found
 
 

@@ -47,7 +47,8 @@ class ProviderStep(QWidget):
         cloud = list(POPULAR) + [
             s.name
             for s in PROVIDERS
-            if not s.is_local and s.name != "custom" and s.name not in POPULAR
+            # OAuth providers are signed in to under Settings → Providers (no key to enter).
+            if not s.is_local and not s.oauth and s.name != "custom" and s.name not in POPULAR
         ]
         self._group("Cloud services")
         for name in cloud:

@@ -4,36 +4,23 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QCompleter, QDoubleSpinBox, QFormLayout, QLineEdit, QSpinBox, QWidget
+from PySide6.QtWidgets import QCompleter, QLineEdit, QWidget
 
 from desktop.core.config.edit import ChangeError
 from desktop.core.config.timezone import is_valid_timezone, system_timezone, timezone_names
 from desktop.ui.settings.page import SettingsPage
+from desktop.ui.settings.schema_form import SchemaForm, config_path, field_info, title_of
 from desktop.ui.settings.widgets import heading, hint
 from desktop.ui.settings.workspace_picker import WorkspacePicker
 
 if TYPE_CHECKING:
     from desktop.ui.services import AppServices
 
-_D = "agents.defaults"
-
-
-def spin(
-    minimum: int, maximum: int, *, step: int = 1, suffix: str = "", name: str = ""
-) -> QSpinBox:
-    """An integer spin box with an accessible name."""
-    box = QSpinBox()
-    box.setRange(minimum, maximum)
-    box.setSingleStep(step)
-    box.setGroupSeparatorShown(True)
-    if suffix:
-        box.setSuffix(suffix)
-    box.setAccessibleName(name)
-    box.setMinimumWidth(140)
-    return box
+_TIMEZONE = config_path(lambda c: c.agents.defaults.timezone)
+_WORKSPACE = config_path(lambda c: c.agents.defaults.workspace)
 
 
 class AgentPage(SettingsPage):
@@ -41,48 +28,26 @@ class AgentPage(SettingsPage):
 
     section = "agent"
     title = "Agent"
-    labels: ClassVar[dict[str, str]] = {
-        f"{_D}.context_window_tokens": "Context window",
-        f"{_D}.max_tokens": "Max tokens per answer",
-        f"{_D}.temperature": "Temperature",
-        f"{_D}.max_tool_iterations": "Max tool iterations",
-        f"{_D}.timezone": "Timezone",
-        f"{_D}.workspace": "Workspace",
-    }
 
     def __init__(self, services: AppServices, parent: QWidget | None = None) -> None:
         super().__init__(
             services, parent, description="How the agent thinks and where it keeps its files."
         )
-        form = QFormLayout()
-        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.FieldsStayAtSizeHint)
-        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.DontWrapRows)
-        self.context_window = spin(
-            1024, 10_000_000, step=1024, suffix=" tokens", name="Context window"
-        )
-        self.max_tokens = spin(
-            1, 1_000_000, step=256, suffix=" tokens", name="Max tokens per answer"
-        )
-        self.temperature = QDoubleSpinBox()
-        self.temperature.setRange(0.0, 2.0)
-        self.temperature.setSingleStep(0.05)
-        self.temperature.setDecimals(2)
-        self.temperature.setAccessibleName("Temperature")
-        self.temperature.setMinimumWidth(140)
-        self.iterations = spin(1, 100_000, name="Max tool iterations")
+        self.form = form = SchemaForm()
+        self.context_window = form.number(lambda c: c.agents.defaults.context_window_tokens)
+        self.max_tokens = form.number(lambda c: c.agents.defaults.max_tokens)
+        self.temperature = form.number(lambda c: c.agents.defaults.temperature)
+        self.iterations = form.number(lambda c: c.agents.defaults.max_tool_iterations)
         self.timezone = QLineEdit()
-        self.timezone.setAccessibleName("Timezone")
+        self.timezone.setAccessibleName(title_of(_TIMEZONE))
+        self.timezone.setToolTip(field_info(_TIMEZONE).description or "")
         self.timezone.setMinimumWidth(320)
         self.timezone.setPlaceholderText(f"system timezone ({system_timezone()})")
         completer = QCompleter(timezone_names(), self.timezone)
         completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         completer.setFilterMode(Qt.MatchFlag.MatchContains)
         self.timezone.setCompleter(completer)
-        form.addRow("Context window", self.context_window)
-        form.addRow("Max tokens per answer", self.max_tokens)
-        form.addRow("Temperature", self.temperature)
-        form.addRow("Max tool iterations", self.iterations)
-        form.addRow("Timezone", self.timezone)
+        form.addRow(title_of(_TIMEZONE), self.timezone)
         self.body_layout.addLayout(form)
         self.body_layout.addWidget(
             hint(
@@ -91,7 +56,7 @@ class AgentPage(SettingsPage):
                 "empty means the system's."
             )
         )
-        self.body_layout.addWidget(heading("Workspace", level=2))
+        self.body_layout.addWidget(heading(title_of(_WORKSPACE), level=2))
         self.workspace = self.adopt(WorkspacePicker())
         self.workspace.edited.connect(self._edited)
         self.body_layout.addWidget(self.workspace)
@@ -103,18 +68,13 @@ class AgentPage(SettingsPage):
             )
         )
         self.body_layout.addStretch(1)
-        self.watch(
-            self.context_window, self.max_tokens, self.temperature, self.iterations, self.timezone
-        )
+        self.watch(*form.widgets, self.timezone)
         self._saved_workspace = ""
 
     def load(self) -> None:
         """Show the saved values."""
         d = self.services.config.agents.defaults
-        self.context_window.setValue(d.context_window_tokens)
-        self.max_tokens.setValue(d.max_tokens)
-        self.temperature.setValue(d.temperature)
-        self.iterations.setValue(d.max_tool_iterations)
+        self.form.load(self.services.config)
         self.timezone.setText(d.timezone or "")
         self.workspace.set_text(d.workspace)
         self._saved_workspace = d.workspace
@@ -124,23 +84,19 @@ class AgentPage(SettingsPage):
         timezone = self.timezone.text().strip()
         if timezone and not is_valid_timezone(timezone):
             raise ChangeError(
-                f"{_D}.timezone", f"{timezone!r} is not a known IANA timezone (e.g. Europe/Berlin)"
+                _TIMEZONE, f"{timezone!r} is not a known IANA timezone (e.g. Europe/Berlin)"
             )
         workspace = self.workspace.text()
         if not workspace:
-            raise ChangeError(f"{_D}.workspace", "choose a folder")
+            raise ChangeError(_WORKSPACE, "choose a folder")
         if self.workspace.kind == "invalid":
-            raise ChangeError(f"{_D}.workspace", f"{workspace} is a file, not a folder")
-        if self.max_tokens.value() >= self.context_window.value():
-            raise ChangeError(f"{_D}.max_tokens", "must be smaller than the context window")
-        return {
-            f"{_D}.context_window_tokens": self.context_window.value(),
-            f"{_D}.max_tokens": self.max_tokens.value(),
-            f"{_D}.temperature": round(self.temperature.value(), 2),
-            f"{_D}.max_tool_iterations": self.iterations.value(),
-            f"{_D}.timezone": timezone or None,
-            f"{_D}.workspace": workspace,
-        }
+            raise ChangeError(_WORKSPACE, f"{workspace} is a file, not a folder")
+        changes = self.form.collect()
+        max_tokens = config_path(lambda c: c.agents.defaults.max_tokens)
+        window = config_path(lambda c: c.agents.defaults.context_window_tokens)
+        if changes[max_tokens] >= changes[window]:
+            raise ChangeError(max_tokens, "must be smaller than the context window")
+        return {**changes, _TIMEZONE: timezone or None, _WORKSPACE: workspace}
 
     async def save(self) -> bool:
         """Save; a changed workspace gets its starter files (in a thread)."""

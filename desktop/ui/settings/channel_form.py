@@ -22,11 +22,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.core.bus.events import ChannelStatusChanged
 from desktop.core.config import secret_fields
 from desktop.core.config.base import ChannelBase
 from desktop.core.utils.tasks import TaskOwner
 from desktop.ui.settings.key_backends import field_key_backend
 from desktop.ui.settings.key_field import KeyField
+from desktop.ui.settings.qr_login import QrLoginPanel
 from desktop.ui.settings.widgets import InlineStatus, LinesEdit, heading, hint
 
 if TYPE_CHECKING:
@@ -37,6 +39,10 @@ NOT_RUNNING = "Not running. Enable it, save, then Connect (or restart the app)."
 
 
 _TITLES = {"dingtalk": "DingTalk", "whatsapp": "WhatsApp", "qq": "QQ"}
+_LINK_STEPS = {
+    "whatsapp": "On your phone open WhatsApp → Settings → Linked devices → Link a device",
+}
+"""What the person does before scanning a channel's login code (see ``QrLoginPanel``)."""
 
 
 _DOTS = {
@@ -141,6 +147,9 @@ class ChannelForm(QWidget):
         self.tasks = TaskOwner(f"channel-form:{name}")
         self.status = InlineStatus(accessible=f"{name} channel status")
         layout.addWidget(self.status)
+        steps = _LINK_STEPS.get(name, f"Open {channel_title(name)} on your phone")
+        self.login = QrLoginPanel(steps)
+        layout.addWidget(self.login)
         actions = QHBoxLayout()
         self.test_button = QPushButton("Test connection")
         self.test_button.setAccessibleName(f"Test the {name} connection")
@@ -284,16 +293,26 @@ class ChannelForm(QWidget):
             self.connect_button.setEnabled(False)
             return
         status = runtime.channels.status(self.name)
-        self._render(status.state, status.reason, status.hint, status.account)
+        self._render(status.state, status.reason, status.hint, status.account, status.login_code)
 
-    def _on_status(self, event: Any) -> None:
-        if getattr(event, "channel", None) == self.name:
-            self._render(event.state, event.reason, event.hint, event.account)
+    def _on_status(self, event: ChannelStatusChanged) -> None:
+        if event.channel == self.name:
+            self._render(event.state, event.reason, event.hint, event.account, event.login_code)
 
-    def _render(self, state: str, reason: str, hint_text: str, account: str) -> None:
+    def _render(
+        self, state: str, reason: str, hint_text: str, account: str, login_code: str = ""
+    ) -> None:
         self.connect_button.setEnabled(self.services.runtime is not None)
         running = state in ("connecting", "connected", "error")
         self.connect_button.setText("Disconnect" if running else "Connect")
+        if login_code:
+            self.login.show_code(login_code)
+            self.status.warn(f"{reason.rstrip('.')}: scan the QR code below.")
+            return
+        if state == "connected" and self.login.state != "hidden":
+            self.login.show_linked(f"Linked: your {channel_title(self.name)} account is linked.")
+        elif state != "connected":
+            self.login.clear()
         if state == "connected":
             self.status.ok(f"Connected{f' as {account}' if account else ''}.")
         elif state == "connecting":
@@ -335,10 +354,10 @@ class ChannelForm(QWidget):
             self.test_status.error(f"{exc.reason}. {exc.hint}".strip())
         except NotImplementedError:
             self.test_status.info("This channel has no connection test yet.")
-        except Exception as exc:  # noqa: BLE001 - the message is for the person (redacted by the channel)
-            from desktop.core.utils.redact import redact
+        except Exception as exc:  # noqa: BLE001 - the message is for the person
+            from desktop.core.channels.manager import explain
 
-            self.test_status.error(f"It does not work: {redact(str(exc)) or type(exc).__name__}")
+            self.test_status.error(f"It does not work: {explain(exc)}")
         else:
             self.test_status.ok(found)
         finally:

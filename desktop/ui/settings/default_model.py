@@ -132,7 +132,13 @@ class DefaultModelBox(OwnsTasks, QGroupBox):
         except LookupError as exc:
             self.route.setText(f"Not usable yet: {redact(exc)}")
             return
-        if choice.spec.needs_key and not key.found:
+        if choice.spec.oauth:
+            where = (
+                key.detail.split(" (", 1)[0]
+                if key.found
+                else f"not signed in yet — sign in on the {choice.spec.display_name} page below"
+            )
+        elif choice.spec.needs_key and not key.found:
             where = f"no key yet — add one on the {choice.spec.display_name} page below"
         elif key.found:
             where = f"key from {key.detail}"

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 
 from desktop.core.config.edit import ChangeError, apply_changes
 from desktop.core.config.errors import ConfigError
+from desktop.ui.settings.schema_form import title_of
 from desktop.ui.settings.tasks import OwnsTasks
 from desktop.ui.settings.widgets import InlineStatus, button, heading, hint
 
@@ -78,7 +79,6 @@ class SettingsPage(OwnsTasks, QWidget):
 
     section: ClassVar[str] = ""
     title: ClassVar[str] = ""
-    labels: ClassVar[dict[str, str]] = {}  # dotted path → label used in error messages
 
     def __init__(
         self,
@@ -180,16 +180,13 @@ class SettingsPage(OwnsTasks, QWidget):
     def _save_clicked(self) -> None:
         self.spawn(self.save(), f"save-{self.section}")
 
-    def _label(self, path: str) -> str:
-        return self.labels.get(path) or path.rsplit(".", 1)[-1].replace("_", " ").capitalize()
-
     async def save(self) -> bool:
         """Validate and save this page. Invalid input → inline error, nothing saved."""
         try:
             changes = self.collect()
             await commit_changes(self.services, changes)
         except ChangeError as exc:
-            self.status.error(f"{self._label(exc.path)}: {exc.reason}. Nothing was saved.")
+            self.status.error(f"{title_of(exc.path)}: {exc.reason}. Nothing was saved.")
             return False
         except (ConfigError, OSError) as exc:
             self.status.error(save_error_text(exc))

@@ -25,6 +25,7 @@ from desktop.core.providers.registry import ProviderSpec
 from desktop.ui.settings.key_backends import provider_key_backend
 from desktop.ui.settings.key_field import KeyField
 from desktop.ui.settings.page import commit_changes, save_error_text
+from desktop.ui.settings.sign_in import SignInBox
 from desktop.ui.settings.tasks import OwnsTasks
 from desktop.ui.settings.widgets import (
     InlineStatus,
@@ -65,7 +66,7 @@ class ProviderPanel(OwnsTasks, QScrollArea):
     Signals:
         modelsFetched(list): model ids fetched from the provider.
         useModel(str, str): the person picked ``(model, provider)`` as the default.
-        keyChanged(): a key was stored or deleted.
+        keyChanged(): a key was stored or deleted, or someone signed in or out.
         configError(str): the config file on disk is malformed.
     """
 
@@ -96,20 +97,34 @@ class ProviderPanel(OwnsTasks, QScrollArea):
             about.append("A gateway that serves models of many vendors.")
         if spec.env_key:
             about.append(f"The key may also come from the environment variable {spec.env_key}.")
+        if spec.oauth:
+            cli = spec.name.replace("_", "-")
+            about.append(
+                "The sign-in is kept in the OS keyring. From a terminal: "
+                f"nanobot-desktop provider login {cli}"
+            )
         if about:
             layout.addWidget(hint(" ".join(about)))
 
-        self.key = self.adopt(
-            KeyField(
-                provider_key_backend(services, spec.name),
-                label=f"{spec.display_name} API key",
-                needs_key=spec.needs_key,
-            )
-        )
-        self.key.changed.connect(self.keyChanged)
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
-        form.addRow("API key", self.key)
+        # OAuth providers are signed in to; the others take an API key.
+        self.key: KeyField | None = None
+        self.sign_in: SignInBox | None = None
+        if spec.oauth:
+            self.sign_in = self.adopt(SignInBox(services, spec))
+            self.sign_in.changed.connect(self.keyChanged)
+            form.addRow("Account", self.sign_in)
+        else:
+            self.key = self.adopt(
+                KeyField(
+                    provider_key_backend(services, spec.name),
+                    label=f"{spec.display_name} API key",
+                    needs_key=spec.needs_key,
+                )
+            )
+            self.key.changed.connect(self.keyChanged)
+            form.addRow("API key", self.key)
         self.api_base = QLineEdit()
         self.api_base.setAccessibleName(f"{spec.display_name} API base URL")
         self.api_base.setPlaceholderText(
@@ -205,7 +220,14 @@ class ProviderPanel(OwnsTasks, QScrollArea):
                 self._filling = False
         if not self.test_model.text():
             self.test_model.setText(self._default_model_for_me())
-        self.key.refresh()
+        self.refresh_credentials()
+
+    def refresh_credentials(self) -> None:
+        """Read the key's source (or who is signed in) again, in the background."""
+        if self.key is not None:
+            self.key.refresh()
+        if self.sign_in is not None:
+            self.sign_in.refresh()
 
     def _default_model_for_me(self) -> str:
         """The default model when it is (explicitly or by name) served by this provider."""
@@ -265,7 +287,7 @@ class ProviderPanel(OwnsTasks, QScrollArea):
                 self.services.secrets,
                 provider=self.spec.name,
                 model=self.test_model.text(),
-                api_key=self.key.typed() or None,
+                api_key=(self.key.typed() if self.key is not None else "") or None,
                 api_base=base or "",
                 extra_headers=headers,
             )
@@ -281,8 +303,10 @@ class ProviderPanel(OwnsTasks, QScrollArea):
         except ChangeError as exc:
             self.models_status.error(f"{exc.path}: {exc.reason}.")
             return False
-        key = self.key.typed() or None
-        if key is None:  # a stored key is sent even to keyless servers that were given one
+        key = (self.key.typed() if self.key is not None else "") or None
+        if (
+            key is None and not self.spec.oauth
+        ):  # a stored key is sent even to keyless servers that were given one
             resolved = await self.services.secrets.aresolve(self.spec.name, self.services.config)
             key = resolved.value
         self.fetch_button.setEnabled(False)

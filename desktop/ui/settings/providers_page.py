@@ -38,7 +38,8 @@ class ProvidersPage(SettingsPage):
             buttons=False,
             description=(
                 "API keys are stored in the OS keyring, never in config.json. Pick a provider on the "
-                "left to set its key and endpoint, test it, or fetch its models."
+                "left to set its key and endpoint, test it, or fetch its models. ChatGPT (Codex) "
+                "and GitHub Copilot are signed in to with your account instead of a key."
             ),
         )
         self.default_model = self.adopt(DefaultModelBox(services))
@@ -111,8 +112,8 @@ class ProvidersPage(SettingsPage):
             name = PROVIDERS[row].name
             fresh = name not in self.panels
             panel = self.panel(name)
-            if not fresh:
-                panel.key.refresh()  # a key may have been stored elsewhere (onboarding, CLI)
+            if not fresh:  # a key may have been stored (or a sign-in made) elsewhere
+                panel.refresh_credentials()
             self.stack.setCurrentWidget(panel)
 
     async def _after_key_change(self) -> None:
@@ -133,4 +134,7 @@ class ProvidersPage(SettingsPage):
             item = self.list.item(row)
             if item is not None:
                 item.setText(f"{spec.display_name}  ✓" if ready else spec.display_name)
-                item.setToolTip("Configured" if ready else "Not configured")
+                if spec.oauth:
+                    item.setToolTip("Signed in" if ready else "Not signed in")
+                else:
+                    item.setToolTip("Configured" if ready else "Not configured")

@@ -3,12 +3,11 @@ how long an approval request waits for an answer."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QButtonGroup,
-    QCheckBox,
     QComboBox,
     QFormLayout,
     QLabel,
@@ -26,7 +25,8 @@ from desktop.ui.settings.key_backends import field_key_backend
 from desktop.ui.settings.key_field import KeyField
 from desktop.ui.settings.page import SettingsPage
 from desktop.ui.settings.prefs_access import prefs_store, update_prefs
-from desktop.ui.settings.widgets import LinesEdit, check_patterns, heading, hint
+from desktop.ui.settings.schema_form import SchemaForm, config_path, title_of
+from desktop.ui.settings.widgets import check_patterns, heading, hint
 
 if TYPE_CHECKING:
     from desktop.ui.services import AppServices
@@ -38,6 +38,9 @@ ALLOW_EXPLANATION = (
     "command that contains a match; nothing overrides them. Both are regular expressions, one "
     "per line."
 )
+_ALLOW = config_path(lambda c: c.tools.exec.allow_patterns)
+_DENY = config_path(lambda c: c.tools.exec.deny_patterns)
+_PROVIDER = config_path(lambda c: c.tools.web.search.provider)
 SEARCH_PROVIDERS = (
     ("duckduckgo", "DuckDuckGo (no key needed)"),
     ("brave", "Brave Search (needs a key)"),
@@ -49,16 +52,6 @@ class ToolsPage(SettingsPage):
 
     section = "tools"
     title = "Tools & safety"
-    labels: ClassVar[dict[str, str]] = {
-        "tools.exec.timeout": "Exec timeout",
-        "tools.exec.allow_patterns": "Allow patterns",
-        "tools.exec.deny_patterns": "Deny patterns",
-        "tools.exec.sandbox_network": "Sandbox network",
-        "tools.web.search.provider": "Search provider",
-        "tools.web.search.max_results": "Search results",
-        "approval_mode": "Approval mode",
-        "approval_timeout_minutes": "Approval timeout",
-    }
 
     def __init__(self, services: AppServices, parent: QWidget | None = None) -> None:
         super().__init__(
@@ -98,50 +91,34 @@ class ToolsPage(SettingsPage):
         add(self.adopt(AllowancesBox(services)))
 
         add(heading("Files and commands", level=2))
-        self.restrict = QCheckBox("Restrict file and command tools to the workspace")
-        self.restrict.setAccessibleName("Restrict tools to the workspace")
-        add(self.restrict)
+        self.files_form = form = SchemaForm()
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
+        self.restrict = form.check(lambda c: c.tools.restrict_to_workspace)
         self.sandbox_status = QLabel("Sandbox: checking…")
         self.sandbox_status.setWordWrap(True)
         self.sandbox_status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.sandbox_status.setAccessibleName("Sandbox status")
         self.sandbox_status.setToolTip(PROTECTIONS)
-        add(self.sandbox_status)
-        self.sandbox_network = QCheckBox("Let sandboxed commands use the network")
-        self.sandbox_network.setAccessibleName("Sandboxed commands may use the network")
-        add(self.sandbox_network)
-        form = QFormLayout()
-        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
-        self.timeout = QSpinBox()
-        self.timeout.setRange(1, 600)
-        self.timeout.setSuffix(" s")
-        self.timeout.setAccessibleName("Exec timeout in seconds")
-        self.timeout.setMinimumWidth(120)
-        self.allow = LinesEdit(
-            placeholder=r"e.g. ^rm -rf \./build$", rows=3, accessible="Exec allow patterns"
+        form.addRow(self.sandbox_status)
+        self.sandbox_network = form.check(lambda c: c.tools.exec.sandbox_network)
+        self.timeout = form.number(lambda c: c.tools.exec.timeout, width=120)
+        self.allow = form.lines(
+            lambda c: c.tools.exec.allow_patterns, placeholder=r"e.g. ^rm -rf \./build$"
         )
-        self.deny = LinesEdit(
-            placeholder=r"e.g. \bgit push\b", rows=3, accessible="Exec deny patterns"
+        self.deny = form.lines(
+            lambda c: c.tools.exec.deny_patterns, placeholder=r"e.g. \bgit push\b"
         )
-        form.addRow("Exec timeout", self.timeout)
-        form.addRow("Allow patterns", self.allow)
-        form.addRow("Deny patterns", self.deny)
         self.body_layout.addLayout(form)
         add(hint(ALLOW_EXPLANATION))
 
         add(heading("Web search", level=2))
-        search_form = QFormLayout()
-        search_form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.FieldsStayAtSizeHint)
+        self.search_form = search_form = SchemaForm()
         self.search_provider = QComboBox()
         self.search_provider.setAccessibleName("Web search provider")
         for value, label in SEARCH_PROVIDERS:
             self.search_provider.addItem(label, value)
-        self.results = QSpinBox()
-        self.results.setRange(1, 20)
-        self.results.setAccessibleName("Number of web search results")
-        self.results.setMinimumWidth(120)
-        search_form.addRow("Provider", self.search_provider)
-        search_form.addRow("Results per search", self.results)
+        search_form.addRow(title_of(_PROVIDER), self.search_provider)
+        self.results = search_form.number(lambda c: c.tools.web.search.max_results, width=120)
         self.body_layout.addLayout(search_form)
         key_form = QFormLayout()
         key_form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
@@ -171,14 +148,10 @@ class ToolsPage(SettingsPage):
     def load(self) -> None:
         """Show the saved values (approval mode from the desktop preferences)."""
         tools = self.services.config.tools
-        self.restrict.setChecked(tools.restrict_to_workspace)
-        self.sandbox_network.setChecked(tools.exec.sandbox_network)
-        self.timeout.setValue(tools.exec.timeout)
-        self.allow.set_lines(tools.exec.allow_patterns)
-        self.deny.set_lines(tools.exec.deny_patterns)
+        self.files_form.load(self.services.config)
+        self.search_form.load(self.services.config)
         index = self.search_provider.findData(tools.web.search.provider.lower())
         self.search_provider.setCurrentIndex(max(index, 0))
-        self.results.setValue(tools.web.search.max_results)
         self.search_key.refresh()
         self.spawn(self._load_approval(), "load-approval")
         self.spawn(self._load_sandbox(), "load-sandbox")
@@ -211,19 +184,11 @@ class ToolsPage(SettingsPage):
 
     def collect(self) -> dict[str, Any]:
         """Validated values for config.json."""
-        return {
-            "tools.restrict_to_workspace": self.restrict.isChecked(),
-            "tools.exec.sandbox_network": self.sandbox_network.isChecked(),
-            "tools.exec.timeout": self.timeout.value(),
-            "tools.exec.allow_patterns": check_patterns(
-                self.allow.lines(), label="tools.exec.allow_patterns"
-            ),
-            "tools.exec.deny_patterns": check_patterns(
-                self.deny.lines(), label="tools.exec.deny_patterns"
-            ),
-            "tools.web.search.provider": str(self.search_provider.currentData()),
-            "tools.web.search.max_results": self.results.value(),
-        }
+        changes = {**self.files_form.collect(), **self.search_form.collect()}
+        for path in (_ALLOW, _DENY):
+            changes[path] = check_patterns(changes[path], label=path)
+        changes[_PROVIDER] = str(self.search_provider.currentData())
+        return changes
 
     async def save(self) -> bool:
         """Save config.json, then the approval mode and timeout (desktop preferences; the

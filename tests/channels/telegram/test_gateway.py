@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -220,3 +221,15 @@ async def test_channels_status_lists_every_channel_and_tests_the_enabled_ones(
     config.write_text(json.dumps(data))
     code, out, _ = await _channels_status(config, isolated_env, "--test")
     assert code == 1 and _rows(out)["Telegram"].startswith("enabled, installed, test failed:"), out
+
+    # a server that is not there: the same readable sentence the Settings page shows
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        free_port = probe.getsockname()[1]
+    data["channels"]["telegram"]["baseUrl"] = f"http://127.0.0.1:{free_port}/bot"
+    config.write_text(json.dumps(data))
+    code, out, _ = await _channels_status(config, isolated_env, "--test")
+    assert code == 1 and _rows(out)["Telegram"] == (
+        "enabled, installed, test failed: "
+        "The server refused the connection (is it running, and is the port right?)"
+    ), out

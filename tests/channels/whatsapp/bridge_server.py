@@ -2,15 +2,25 @@
 protocol exactly (``auth`` first — close 4003 on a wrong token, 4001 after 5 s without one —,
 browser ``Origin`` refused, ``message`` / ``qr`` / ``status`` events pushed to every
 authenticated client, ``send`` / ``send_media`` / ``presence`` commands answered with
-``sent`` or ``error``). Only WhatsApp itself is missing: what would go to WhatsApp is recorded.
+``sent`` or ``error``). Only WhatsApp itself is missing: what would go to WhatsApp is recorded,
+and the login is played by the test (:meth:`BridgeServer.offer_qr`, then
+:meth:`BridgeServer.link`), as WhatsApp Web's would be: like the real bridge, nothing of it is
+repeated to a client that connects later.
+
+Run as a script it is a bridge to try the app against by hand (screenshots):
+``python -m tests.channels.whatsapp.bridge_server PORT`` offers a new login code every 20 s
+until a line ``link`` arrives on standard input (then it says ``connected``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import itertools
 import json
+import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -151,6 +161,14 @@ class BridgeServer:
         await self.push(event)
         return event
 
+    async def offer_qr(self, code: str) -> None:
+        """WhatsApp Web offers a login code (the bridge relays it as a ``qr`` event)."""
+        await self.push({"type": "qr", "qr": code})
+
+    async def link(self) -> None:
+        """The person scanned the code: WhatsApp is linked (``status: connected``)."""
+        await self.push({"type": "status", "status": "connected"})
+
     async def drop(self) -> None:
         """Lose every client connection (the bridge restarts)."""
         for ws in list(self.clients):
@@ -171,4 +189,33 @@ class BridgeServer:
         ]
 
 
-__all__ = ["ALICE", "ALICE_LID", "GROUP", "TOKEN", "BridgeServer"]
+def login_code() -> str:
+    """A login code shaped like WhatsApp Web's (a ref, then three base64 keys; ~180 chars)."""
+
+    def b64(size: int) -> str:
+        return base64.b64encode(os.urandom(size)).decode()
+
+    return f"2@{b64(66)},{b64(32)},{b64(32)},{b64(32)}"
+
+
+async def _serve_by_hand(port: int) -> None:
+    """A bridge on ``port`` (token :data:`TOKEN`) offering a new code every 20 s until
+    ``link`` is typed."""
+    server = BridgeServer()
+    server._server = await serve(server._handler, "127.0.0.1", port)
+    print(f"bridge on {server.url}, token {TOKEN}; type 'link' + Enter to link", flush=True)
+    loop = asyncio.get_running_loop()
+    line = loop.run_in_executor(None, sys.stdin.readline)
+    while not line.done():
+        await server.offer_qr(login_code())
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(20):
+                await asyncio.shield(line)
+    await server.link()
+    await asyncio.Event().wait()
+
+
+if __name__ == "__main__":
+    asyncio.run(_serve_by_hand(int(sys.argv[1])))
+
+__all__ = ["ALICE", "ALICE_LID", "GROUP", "TOKEN", "BridgeServer", "login_code"]

@@ -122,7 +122,7 @@ def timeline() -> Timeline:
 
 
 @pytest.fixture
-def make_loop(scripted_server: ScriptedOpenAIServer, tmp_path: Path, timeline: Timeline):  # type: ignore[no-untyped-def]
+def make_loop(scripted_server: ScriptedOpenAIServer, tmp_path: Path, timeline: Timeline):  # type: ignore[no-untyped-def,unused-ignore]
     """Build an AgentLoop on the scripted server with the test tools."""
 
     def factory(*, consolidation: Any = None, **defaults: Any) -> AgentLoop:

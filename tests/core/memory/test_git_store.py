@@ -169,27 +169,6 @@ def test_adopted_gitignore_gains_only_missing_allow_lines(ws: Path) -> None:
     assert log[0].subject.startswith("init: track memory/MEMORY.md") and log[-1].sha == first
 
 
-def test_workspace_inside_another_repository_gets_its_own(tmp_path: Path) -> None:
-    """Never nest: the outer repository is left alone and the workspace gets its own .git."""
-    outer = tmp_path / "project"
-    outer_repo = pygit2.init_repository(str(outer))
-    write(outer, "README", "outer\n")
-    outer_repo.index.add("README")
-    outer_repo.index.write()
-    signature = pygit2.Signature("someone", "someone@example.com")
-    outer_head = outer_repo.create_commit(
-        "HEAD", signature, signature, "outer", outer_repo.index.write_tree(), []
-    )
-    ws = outer / "sub" / "workspace"
-    write(ws, "memory/MEMORY.md", "facts\n")
-    store = GitStore(ws)
-    store.ensure_repo()
-    assert (ws / ".git").is_dir()
-    assert Path(pygit2.discover_repository(str(ws))).resolve() == (ws / ".git").resolve()
-    assert subjects(store) == ["init: memory repository"]
-    assert pygit2.Repository(str(outer)).head.target == outer_head
-
-
 # ------------------------------------------------------------------ commit/log/show
 
 
@@ -644,3 +623,42 @@ def test_git_process_detection_on_a_fake_proc(tmp_path: Path, ws: Path) -> None:
     assert git_process_in(ws, hidden) is True
     assert git_process_in(ws, tmp_path / "missing") is None
     assert git_process_in(ws, _fake_proc(tmp_path / "p4", {})) is None
+
+
+def test_inside_another_repository_the_history_is_off_and_no_repository_is_made(
+    tmp_path: Path,
+) -> None:
+    """As nanobot 0.3.5: a workspace inside the person's own git repository gets no repository
+    of its own (git would treat it as an embedded repository and stop tracking the files);
+    everything else keeps working, and the reason is said once."""
+    from desktop.core.memory.templates import sync_workspace_templates
+
+    outer = tmp_path / "notes"
+    pygit2.init_repository(str(outer))
+    ws = outer / "assistant" / "workspace"
+    sync_workspace_templates(ws)
+    git = GitStore(ws)
+    assert not (ws / ".git").exists() and git.nested_in == outer.resolve()
+    (notice,) = git.ensure_repo()
+    assert notice.startswith("Memory history is off") and str(outer.resolve()) in notice
+    (ws / "memory" / "MEMORY.md").write_text("- likes tea\n", encoding="utf-8")
+    assert git.record_outside_edits() == [] and git.commit("dream: test") is None
+    assert git.commit_edit("memory/MEMORY.md") is None and git.log() == []
+    with pytest.raises(GitStoreError, match="Memory history is off"):
+        git.info("abc1234")
+    assert not (ws / ".git").exists()
+    status = subprocess.run(
+        ["git", "-C", str(outer), "status", "--porcelain", "--untracked-files=all"],
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    assert "assistant/workspace/memory/MEMORY.md" in status  # the outer repository sees it
+
+    # a workspace that already has its own repository keeps it, wherever it lies
+    own = outer / "own"
+    own.mkdir()
+    assert GitStore(own).nested_in == outer.resolve()
+    pygit2.init_repository(str(own))
+    assert GitStore(own).nested_in is None
+    assert GitStore(own).ensure_repo() == []
+    (own / "USER.md").write_text("- Name: Ada\n", encoding="utf-8")
+    assert GitStore(own).commit("dream: kept") is not None and GitStore(own).log()

@@ -4,14 +4,13 @@ and the Memory tab's snapshot (which now reads through the core's text reader)."
 from __future__ import annotations
 
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
 from desktop.core.agent.skills import SkillsLoader
 from desktop.core.heartbeat.service import HeartbeatService
-from desktop.core.memory.dream import Dream
+from desktop.core.memory.dream_state import read_failures
 from desktop.core.memory.git_store import GitStore
 from tests.core.robust.corpus import BOMB, aside_bytes, make_fifo
 
@@ -37,7 +36,7 @@ def test_dream_state(tmp_path: Path, kind: str) -> None:
         make_fifo(path)
     else:
         path.write_bytes(STATES[kind])
-    failures = Dream._read_failures(SimpleNamespace(state_file=path))  # type: ignore[arg-type]
+    failures = read_failures(path)
     assert failures == ({"4-5": 2} if kind == "failures_text_counts" else {})
 
 

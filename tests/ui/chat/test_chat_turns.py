@@ -144,7 +144,7 @@ def test_slash_commands_complete_and_answer_inline(make_chat, qtbot: QtBot) -> N
     offered = [
         completer.completionModel().index(r, 0).data() for r in range(completer.completionCount())
     ]
-    assert offered == ["/dream", "/dream-log", "/dream-restore"]
+    assert offered == ["/dream", "/dream-log", "/dream-restore", "/dream-prompt"]
     completer.popup().hide()
     chat.send("/help")
     chat.wait(

@@ -245,6 +245,29 @@ def test_dream_and_heartbeat_round_trip(
     assert reloaded.agents.defaults.dream.interval_h == 6
 
 
+def test_dream_review_setting_lives_in_desktop_json(
+    make_tab: Callable[[], SettingsTab],
+    qtbot: QtBot,
+    qloop: asyncio.AbstractEventLoop,
+    config_path: Path,
+) -> None:
+    """ "Review Dream changes before they land" goes to desktop.json, never to config.json
+    (nanobot reads config.json and refuses keys it does not know)."""
+    tab = make_tab()
+    tab.show_section("dream")
+    page = tab.page("dream")
+    qtbot.waitUntil(lambda: page.review.isEnabled())
+    assert not page.review.isChecked()
+    page.review.setChecked(True)
+    assert page.dirty
+    assert run_async(qtbot, qloop, page.save())
+    prefs = json.loads((config_path.parent / "desktop.json").read_text())
+    assert prefs["reviewDream"] is True
+    assert "reviewDream" not in json.dumps(on_disk(config_path))
+    page.reload()
+    qtbot.waitUntil(lambda: page.review.isChecked() and not page.dirty)
+
+
 def test_appearance_close_to_tray_and_start_at_login(
     make_tab: Callable[[], SettingsTab],
     qtbot: QtBot,

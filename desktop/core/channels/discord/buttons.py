@@ -12,25 +12,16 @@ process does not know (asked before a restart) only removes the buttons.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
-from collections.abc import Coroutine
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 import discord
 
 from desktop.core.agent.approval import ApprovalRequest, Decision
-from desktop.core.bus.events import OutboundMessage
-from desktop.core.channels.approvals import (
-    CLOSED,
-    CODES,
-    LABELS,
-    OUTCOMES,
-    PREVIEW_CHARS,
-    ReplyApprover,
-)
+from desktop.core.channels.approvals import CLOSED, LABELS, OUTCOMES, arguments_preview
+from desktop.core.channels.buttons import ButtonApprover as BaseApprover
+from desktop.core.channels.buttons import ButtonIds, QuestionChannel
 from desktop.core.utils.redact import redact
 
 log = logging.getLogger(__name__)
@@ -45,17 +36,8 @@ STYLES = {
 }
 
 
-class QuestionSender(Protocol):
+class QuestionSender(QuestionChannel, Protocol):
     """What the approver needs from the channel."""
-
-    @property
-    def name(self) -> str:
-        """The channel's name."""
-        ...
-
-    async def send(self, message: OutboundMessage) -> None:
-        """Deliver a plain message."""
-        ...
 
     async def send_question(self, chat_id: str, text: str, view: discord.ui.View) -> int:
         """Send ``text`` with the buttons of ``view``; returns the message id."""
@@ -63,10 +45,6 @@ class QuestionSender(Protocol):
 
     async def edit_question(self, chat_id: str, message_id: int, text: str) -> None:
         """Replace the question's text and drop its buttons."""
-        ...
-
-    def spawn(self, coro: Coroutine[Any, Any, None], name: str) -> None:
-        """Run ``coro`` in the background (owned by the channel)."""
         ...
 
 
@@ -80,10 +58,7 @@ class _Question:
 
 def question_text(request: ApprovalRequest) -> str:
     """The question in Discord markdown."""
-    arguments = json.dumps(request.arguments, ensure_ascii=False, indent=1)
-    if len(arguments) > PREVIEW_CHARS:
-        arguments = arguments[: PREVIEW_CHARS - 1] + "…"
-    arguments = arguments.replace("```", "`\u200b``")
+    arguments = arguments_preview(request).replace("```", "`\u200b``")
     return (
         f"**Allow the tool `{request.tool}`?** It {request.reason}.\n"
         f"```json\n{arguments}\n```\n"
@@ -91,7 +66,7 @@ def question_text(request: ApprovalRequest) -> str:
     )
 
 
-class ButtonApprover(ReplyApprover):
+class ButtonApprover(BaseApprover[_Question]):
     """Asks with buttons; keyword replies keep working.
 
     Args:
@@ -99,20 +74,13 @@ class ButtonApprover(ReplyApprover):
     """
 
     def __init__(self, channel: QuestionSender) -> None:
-        super().__init__(channel.name, channel.send)
+        super().__init__(channel)
         self._channel = channel
-        self._questions: dict[tuple[str, str], _Question] = {}
-        self._digests: dict[str, str] = {}
+        self._ids = ButtonIds(PREFIX, lambda data: len(data) <= CUSTOM_ID_CHARS)
 
     def custom_id(self, decision: Decision, call_id: str) -> str:
         """The ``custom_id`` of one button (at most 100 characters)."""
-        code = next(c for c, d in CODES.items() if d is decision)
-        data = f"{PREFIX}:{code}:{call_id}"
-        if len(data) <= CUSTOM_ID_CHARS:
-            return data
-        digest = hashlib.sha256(call_id.encode()).hexdigest()[:16]
-        self._digests[digest] = call_id
-        return f"{PREFIX}:{code}:#{digest}"
+        return self._ids.encode(decision, call_id)
 
     def view(self, call_id: str) -> discord.ui.View:
         """The four buttons in one row.
@@ -132,55 +100,39 @@ class ButtonApprover(ReplyApprover):
         view.stop()
         return view
 
-    async def ask(self, request: ApprovalRequest) -> None:
+    async def post(self, request: ApprovalRequest) -> _Question:
         """Send the question with its buttons."""
         text = question_text(request)
         message_id = await self._channel.send_question(
             request.chat_id, text, self.view(request.call_id)
         )
-        self._questions[(request.chat_id, request.call_id)] = _Question(message_id, text)
+        return _Question(message_id, text)
 
-    async def request_approval(self, request: ApprovalRequest) -> Decision:
-        """Ask and wait; afterwards the question shows its outcome and loses its buttons."""
-        decision: Decision | None = None
-        try:
-            decision = await super().request_approval(request)
-            return decision
-        finally:
-            question = self._questions.pop((request.chat_id, request.call_id), None)
-            self._digests = {k: v for k, v in self._digests.items() if v != request.call_id}
-            if question is not None and not question.shown:
-                self._channel.spawn(
-                    self._close(request.chat_id, question, decision), name="approval-close"
-                )
+    def forget(self, call_id: str) -> None:
+        """Drop the question's digests."""
+        self._ids.forget(call_id)
 
-    async def _close(self, chat_id: str, question: _Question, decision: Decision | None) -> None:
+    def shows_outcome(self, question: _Question) -> bool:
+        """A click's interaction response already showed the outcome."""
+        return question.shown
+
+    async def close(
+        self, request: ApprovalRequest, question: _Question, decision: Decision | None
+    ) -> None:
+        """Show how the question ended under it; drop the buttons."""
         outcome = CLOSED if decision is None else OUTCOMES[decision]
         await self._channel.edit_question(
-            chat_id, question.message_id, f"{question.text}\n\n*{outcome}*"
+            request.chat_id, question.message_id, f"{question.text}\n\n*{outcome}*"
         )
-
-    def _call_id(self, reference: str) -> str | None:
-        if reference.startswith("#"):
-            return self._digests.get(reference[1:])
-        return reference or None
 
     async def on_click(self, interaction: discord.Interaction, custom_id: str, who: str) -> None:
         """A click on one of the buttons: update the question, then answer it."""
-        _, _, rest = custom_id.partition(":")
-        code, _, reference = rest.partition(":")
-        decision = CODES.get(code)
-        call_id = self._call_id(reference)
+        decision, call_id = self._ids.decode(custom_id)
         chat_id = str(interaction.channel_id or "")
-        waiting = (
-            decision is not None
-            and call_id is not None
-            and any(r.call_id == call_id for r in self.pending(chat_id))
-        )
-        if not waiting or decision is None or call_id is None:
+        if decision is None or call_id is None or not self.waiting(chat_id, call_id):
             await _respond(interaction, view=None)  # an old question: drop its buttons
             return
-        question = self._questions.get((chat_id, call_id))
+        question = self.question(chat_id, call_id)
         if question is not None:
             question.answered_by = who
             question.shown = await _respond(

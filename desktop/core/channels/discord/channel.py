@@ -51,9 +51,10 @@ from discord.http import Route
 
 from desktop.core.bus.events import OutboundMessage, RunEvent
 from desktop.core.bus.queue import MessageBus
+from desktop.core.channels.activity import message_of
 from desktop.core.channels.base import BaseChannel, ChannelStatus, ChannelUnavailable
 from desktop.core.channels.discord import markup
-from desktop.core.channels.discord.activity import Activity, message_of
+from desktop.core.channels.discord.activity import Activity
 from desktop.core.channels.discord.buttons import PREFIX as BUTTON_PREFIX
 from desktop.core.channels.discord.buttons import ButtonApprover
 from desktop.core.channels.discord.catchup import Positions, fetch_after

@@ -11,15 +11,13 @@ updated to say so (``PATCH`` of the message).
 
 from __future__ import annotations
 
-import json
 import logging
-from collections.abc import Coroutine
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from desktop.core.agent.approval import ApprovalRequest, Decision
-from desktop.core.bus.events import OutboundMessage
-from desktop.core.channels.approvals import CLOSED, CODES, OUTCOMES, PREVIEW_CHARS, ReplyApprover
+from desktop.core.channels.approvals import CLOSED, CODE_OF, CODES, OUTCOMES, arguments_preview
+from desktop.core.channels.buttons import ButtonApprover, QuestionChannel
 from desktop.core.channels.feishu.cards import card
 
 log = logging.getLogger(__name__)
@@ -33,17 +31,8 @@ LABELS = {
 }
 
 
-class CardSender(Protocol):
+class CardSender(QuestionChannel, Protocol):
     """What the approver needs from the channel."""
-
-    @property
-    def name(self) -> str:
-        """The channel's name."""
-        ...
-
-    async def send(self, message: OutboundMessage) -> None:
-        """Deliver a plain message."""
-        ...
 
     async def send_card(self, chat_id: str, body: dict[str, Any]) -> str:
         """Send a card; returns its message id."""
@@ -51,10 +40,6 @@ class CardSender(Protocol):
 
     async def update_card(self, message_id: str, body: dict[str, Any]) -> None:
         """Replace a card the bot sent (best effort)."""
-        ...
-
-    def spawn(self, coro: Coroutine[Any, Any, None], name: str) -> None:
-        """Run ``coro`` in the background (owned by the channel)."""
         ...
 
 
@@ -82,10 +67,7 @@ class ActionResult:
 
 
 def _details(request: ApprovalRequest) -> str:
-    arguments = json.dumps(request.arguments, ensure_ascii=False, indent=1)
-    if len(arguments) > PREVIEW_CHARS:
-        arguments = arguments[: PREVIEW_CHARS - 1] + "…"
-    return f"It {request.reason}.\n```json\n{arguments}\n```"
+    return f"It {request.reason}.\n```json\n{arguments_preview(request)}\n```"
 
 
 def _header(request: ApprovalRequest, template: str) -> dict[str, Any]:
@@ -100,7 +82,7 @@ def question_card(request: ApprovalRequest) -> dict[str, Any]:
 
     def button(decision: Decision) -> dict[str, Any]:
         label, style = LABELS[decision]
-        code = next(c for c, d in CODES.items() if d is decision)
+        code = CODE_OF[decision]
         return {
             "tag": "button",
             "text": {"tag": "plain_text", "content": label},
@@ -135,7 +117,7 @@ def outcome_card(request: ApprovalRequest, outcome: str, *, allowed: bool | None
     )
 
 
-class CardApprover(ReplyApprover):
+class CardApprover(ButtonApprover[_Question]):
     """Asks with a card of buttons; keyword replies keep working.
 
     Args:
@@ -143,30 +125,27 @@ class CardApprover(ReplyApprover):
     """
 
     def __init__(self, channel: CardSender) -> None:
-        super().__init__(channel.name, channel.send)
+        super().__init__(channel)
         self._channel = channel
-        self._questions: dict[tuple[str, str], _Question] = {}
 
-    async def ask(self, request: ApprovalRequest) -> None:
+    async def post(self, request: ApprovalRequest) -> _Question:
         """Send the question card."""
         message_id = await self._channel.send_card(request.chat_id, question_card(request))
-        self._questions[(request.chat_id, request.call_id)] = _Question(message_id, request)
+        return _Question(message_id, request)
 
-    async def request_approval(self, request: ApprovalRequest) -> Decision:
-        """Ask and wait; a question not closed by a tap is updated to show how it ended."""
-        decision: Decision | None = None
-        try:
-            decision = await super().request_approval(request)
-            return decision
-        finally:
-            question = self._questions.pop((request.chat_id, request.call_id), None)
-            if question is not None and not question.answered_by:
-                outcome = CLOSED if decision is None else OUTCOMES[decision]
-                allowed = None if decision is None else decision is not Decision.DENY
-                body = outcome_card(request, outcome, allowed=allowed)
-                self._channel.spawn(
-                    self._channel.update_card(question.message_id, body), name="approval-close"
-                )
+    def shows_outcome(self, question: _Question) -> bool:
+        """A tap's callback answer already replaced the card."""
+        return bool(question.answered_by)
+
+    async def close(
+        self, request: ApprovalRequest, question: _Question, decision: Decision | None
+    ) -> None:
+        """Replace the card with one that says how the question ended."""
+        outcome = CLOSED if decision is None else OUTCOMES[decision]
+        allowed = None if decision is None else decision is not Decision.DENY
+        await self._channel.update_card(
+            question.message_id, outcome_card(request, outcome, allowed=allowed)
+        )
 
     def on_action(self, card_message: str, value: Any, who: str) -> ActionResult | None:
         """A tap on a button of the card ``card_message``; ``None`` when it is not one of the
@@ -176,18 +155,10 @@ class CardApprover(ReplyApprover):
             return None
         decision = CODES.get(str(value.get("decision")))
         call_id = str(value.get("call_id") or "")
-        question = next(
-            (
-                q
-                for (_, call), q in self._questions.items()
-                if call == call_id and q.message_id == card_message
-            ),
-            None,
-        )
-        chat_id = question.request.chat_id if question is not None else ""
-        waiting = any(r.call_id == call_id for r in self.pending(chat_id))
-        if decision is None or question is None or not waiting:
+        found = self.find(lambda _chat, call, q: call == call_id and q.message_id == card_message)
+        if decision is None or found is None or not self.waiting(found[0], call_id):
             return ActionResult("info", "This question is closed.")
+        chat_id, _, question = found
         question.answered_by = who
         self.answer(chat_id, decision, call_id)
         outcome = f"{OUTCOMES[decision]} by {who}"

@@ -25,6 +25,7 @@ import asyncio
 import logging
 import uuid
 from collections import OrderedDict, deque
+from collections.abc import Coroutine
 from contextlib import suppress
 from typing import Any
 
@@ -45,6 +46,7 @@ from desktop.core.channels.base import BaseChannel, ChannelStatus, ChannelUnavai
 from desktop.core.channels.matrix import crypto
 from desktop.core.channels.matrix.content import message_content
 from desktop.core.channels.matrix.inbound import InboundHandler
+from desktop.core.utils.tasks import TaskOwner
 
 log = logging.getLogger(__name__)
 
@@ -108,7 +110,7 @@ class MatrixChannel(InboundHandler, BaseChannel):
         self._me = str(self.config.user_id or "")
         self._session: tuple[str, str] | None = None  # a password login's (token, device)
         self._typing: dict[str, asyncio.Task[None]] = {}
-        self._background: set[asyncio.Task[None]] = set()
+        self._background = TaskOwner("matrix")  # typing calls of the running connection
         self._sent: deque[str] = deque(maxlen=SENT_MEMORY)
         self._txn: OrderedDict[int, tuple[OutboundMessage, str]] = OrderedDict()
         self._downloads = asyncio.Semaphore(max(1, int(self.config.max_concurrent_media_downloads)))
@@ -411,7 +413,9 @@ class MatrixChannel(InboundHandler, BaseChannel):
             return  # subagent sessions (``…#sub-1``) do not type in the room
         if event.kind == "turn_started":
             if room_id not in self._typing:
-                self._typing[room_id] = asyncio.create_task(self._keep_typing(room_id))
+                started = self._background.try_spawn(self._keep_typing(room_id), name="typing")
+                if started is not None:
+                    self._typing[room_id] = started
         elif event.kind in END_EVENTS:
             task = self._typing.pop(room_id, None)
             if task is not None:
@@ -436,14 +440,11 @@ class MatrixChannel(InboundHandler, BaseChannel):
         except Exception as exc:  # noqa: BLE001 - best effort: typing is not worth an error
             log.debug("matrix: typing in %s failed: %s", room_id, exc)
 
-    def _spawn(self, coro: Any) -> None:
-        task = asyncio.create_task(coro)
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        self._background.try_spawn(coro, name="typing-off")
 
     async def _cancel_tasks(self) -> None:
-        tasks = [*self._typing.values(), *self._background]
         self._typing.clear()
-        for task in tasks:
-            task.cancel()
+        current = asyncio.current_task()
+        tasks = [t for t in self._background.cancel() if t is not current]
         await asyncio.gather(*tasks, return_exceptions=True)

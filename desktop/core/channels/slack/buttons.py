@@ -11,22 +11,20 @@ keep working, as in every channel.
 
 from __future__ import annotations
 
-import json
 import logging
-from collections.abc import Coroutine
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from desktop.core.agent.approval import ApprovalRequest, Decision
-from desktop.core.bus.events import OutboundMessage
 from desktop.core.channels.approvals import (
     CLOSED,
+    CODE_OF,
     CODES,
     LABELS,
     OUTCOMES,
-    PREVIEW_CHARS,
-    ReplyApprover,
+    arguments_preview,
 )
+from desktop.core.channels.buttons import ButtonApprover, QuestionChannel
 from desktop.core.channels.slack.mrkdwn import escape
 
 log = logging.getLogger(__name__)
@@ -35,17 +33,8 @@ PREFIX = "ap"
 SECTION_CHARS = 3000  # Block Kit's limit for a section's text
 
 
-class QuestionSender(Protocol):
+class QuestionSender(QuestionChannel, Protocol):
     """What the approver needs from the channel."""
-
-    @property
-    def name(self) -> str:
-        """The channel's name."""
-        ...
-
-    async def send(self, message: OutboundMessage) -> None:
-        """Deliver a plain message."""
-        ...
 
     async def post_blocks(self, chat_id: str, text: str, blocks: list[dict[str, Any]]) -> str:
         """Post ``blocks`` (``text`` is the notification fallback); returns the ``ts``."""
@@ -57,14 +46,9 @@ class QuestionSender(Protocol):
         """Replace a posted message (best effort)."""
         ...
 
-    def spawn(self, coro: Coroutine[Any, Any, None], name: str) -> None:
-        """Run ``coro`` in the background, owned by the channel."""
-        ...
-
 
 @dataclass
 class _Question:
-    chat_id: str
     ts: str
     text: str
     answered_by: str = ""
@@ -72,12 +56,9 @@ class _Question:
 
 def question_mrkdwn(request: ApprovalRequest) -> str:
     """The question as mrkdwn (tool, reason, arguments)."""
-    arguments = json.dumps(request.arguments, ensure_ascii=False, indent=1)
-    if len(arguments) > PREVIEW_CHARS:
-        arguments = arguments[: PREVIEW_CHARS - 1] + "…"
     text = (
         f"*Allow the tool {escape(request.tool)}?* It {escape(request.reason)}.\n"
-        f"```\n{escape(arguments)}\n```\n"
+        f"```\n{escape(arguments_preview(request))}\n```\n"
         "Click a button (or reply allow, allow chat, always or deny)."
     )
     return text[:SECTION_CHARS]
@@ -92,11 +73,11 @@ def buttons(call_id: str) -> dict[str, Any]:
     """The actions block with the four buttons."""
     styles = {Decision.ALLOW_ONCE: "primary", Decision.DENY: "danger"}
     elements: list[dict[str, Any]] = []
-    for code, decision in CODES.items():
+    for decision, label in LABELS.items():
         button: dict[str, Any] = {
             "type": "button",
-            "action_id": f"{PREFIX}:{code}",
-            "text": {"type": "plain_text", "text": LABELS[decision]},
+            "action_id": f"{PREFIX}:{CODE_OF[decision]}",
+            "text": {"type": "plain_text", "text": label},
             "value": call_id,
         }
         if decision in styles:
@@ -105,7 +86,7 @@ def buttons(call_id: str) -> dict[str, Any]:
     return {"type": "actions", "block_id": f"{PREFIX}:{call_id}"[:255], "elements": elements}
 
 
-class BlockApprover(ReplyApprover):
+class BlockApprover(ButtonApprover[_Question]):
     """Asks with Block Kit buttons; keyword replies keep working.
 
     Args:
@@ -113,11 +94,10 @@ class BlockApprover(ReplyApprover):
     """
 
     def __init__(self, channel: QuestionSender) -> None:
-        super().__init__(channel.name, channel.send)
+        super().__init__(channel)
         self._channel = channel
-        self._questions: dict[str, _Question] = {}  # call id → question
 
-    async def ask(self, request: ApprovalRequest) -> None:
+    async def post(self, request: ApprovalRequest) -> _Question:
         """Post the question with its buttons."""
         text = question_mrkdwn(request)
         ts = await self._channel.post_blocks(
@@ -125,20 +105,12 @@ class BlockApprover(ReplyApprover):
             f"Allow the tool {request.tool}?",
             [section(text), buttons(request.call_id)],
         )
-        self._questions[request.call_id] = _Question(request.chat_id, ts, text)
+        return _Question(ts, text)
 
-    async def request_approval(self, request: ApprovalRequest) -> Decision:
-        """Ask and wait; afterwards the question shows its outcome and loses its buttons."""
-        decision: Decision | None = None
-        try:
-            decision = await super().request_approval(request)
-            return decision
-        finally:
-            question = self._questions.pop(request.call_id, None)
-            if question is not None:
-                self._channel.spawn(self._close(question, decision), name="approval-close")
-
-    async def _close(self, question: _Question, decision: Decision | None) -> None:
+    async def close(
+        self, request: ApprovalRequest, question: _Question, decision: Decision | None
+    ) -> None:
+        """Show the outcome (and who clicked) instead of the buttons."""
         if decision is None:
             outcome = CLOSED
         else:
@@ -146,18 +118,18 @@ class BlockApprover(ReplyApprover):
                 f" by <@{question.answered_by}>" if question.answered_by else ""
             )
         text = f"{question.text}\n_{outcome}_"
-        await self._channel.update_blocks(question.chat_id, question.ts, outcome, [section(text)])
+        await self._channel.update_blocks(request.chat_id, question.ts, outcome, [section(text)])
 
     async def on_action(self, action: dict[str, Any], user_id: str, channel_id: str) -> bool:
         """A click on one of the buttons (``action`` from a ``block_actions`` payload);
         ``True`` when it answered a waiting question."""
-        action_id = str(action.get("action_id") or "")
-        prefix, _, code = action_id.partition(":")
+        prefix, _, code = str(action.get("action_id") or "").partition(":")
         decision = CODES.get(code) if prefix == PREFIX else None
         call_id = str(action.get("value") or "")
-        question = self._questions.get(call_id)
-        if decision is None or question is None or not question.chat_id.startswith(channel_id):
+        found = self.find(lambda chat, call, _q: call == call_id and chat.startswith(channel_id))
+        if decision is None or found is None:
             log.info("Slack: a click on a closed or unknown approval question")
             return False
+        chat_id, _, question = found
         question.answered_by = user_id
-        return self.answer(question.chat_id, decision, call_id)
+        return self.answer(chat_id, decision, call_id)

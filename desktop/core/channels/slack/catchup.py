@@ -18,8 +18,14 @@ the next attempt skip what is still missing.
 
 from __future__ import annotations
 
+import logging
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
+
+from desktop.core.channels.slack.inbound import join_chat
+
+log = logging.getLogger(__name__)
 
 KEY = "positions"
 CONVERSATIONS = 50
@@ -114,3 +120,49 @@ class Positions:
         kept = sorted(self._items.items(), key=lambda item: item[1][1], reverse=True)
         self._items = dict(kept[:CONVERSATIONS])
         self._held = {k: v for k, v in self._held.items() if k in self._items}
+
+
+async def fetch(
+    call: Callable[..., Awaitable[dict[str, Any]]], channel: str, thread: str | None, oldest: str
+) -> list[dict[str, Any]]:
+    """The messages of a conversation (a thread) after ``oldest``, oldest first, at most
+    :data:`MESSAGES` (the newest of a channel's, the first of a thread's).
+
+    Args:
+        call: Calls a Web API method (the channel's rate-limit-aware ``_call``).
+        channel: The conversation id.
+        thread: The thread's root ``ts``, or ``None`` for the conversation itself.
+        oldest: The last ``ts`` already handled.
+    """
+    found: list[dict[str, Any]] = []
+    cursor: str | None = None
+    after = ts_order(oldest)
+    while True:
+        params: dict[str, Any] = {
+            "channel": channel, "oldest": oldest, "inclusive": False,
+            "limit": PAGE, "cursor": cursor,
+        }  # fmt: skip
+        if thread is None:
+            data = await call("conversations_history", **params)
+        else:
+            data = await call("conversations_replies", ts=thread, **params)
+        page = data.get("messages")
+        for message in page if isinstance(page, list) else []:
+            ts = message.get("ts") if isinstance(message, dict) else None
+            if isinstance(ts, str) and ts_order(ts) > after:
+                found.append(message)
+        metadata = data.get("response_metadata")
+        cursor = metadata.get("next_cursor") if isinstance(metadata, dict) else None
+        if not cursor or len(found) >= MESSAGES:
+            break
+    if cursor:
+        log.warning(
+            "Slack: more than %d messages were missed in %s; only %d are handled",
+            MESSAGES,
+            join_chat(channel, thread),
+            MESSAGES,
+        )
+    found.sort(key=lambda m: ts_order(str(m["ts"])))
+    if thread is None:
+        return found[-MESSAGES:]
+    return found[:MESSAGES]

@@ -57,6 +57,7 @@ from desktop.core.bus.events import (
     TurnStopped,
 )
 from desktop.core.bus.queue import MessageBus
+from desktop.core.channels.activity import remember
 from desktop.core.channels.approvals import CLOSED
 from desktop.core.channels.base import BaseChannel, ChannelStatus, ChannelUnavailable
 from desktop.core.channels.slack import catchup, files, inbound
@@ -72,15 +73,7 @@ log = logging.getLogger(__name__)
 REFUSED = {"invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired"}
 WRONG_TOKEN_TYPE = {"not_allowed_token_type", "missing_scope"}
 RATE_LIMIT_TRIES = 3
-KEPT = 500  # turns / partly sent messages remembered
 SAVE_EVERY = 10.0  # seconds between saves of positions moved by messages not for the agent
-
-
-def _remember(store: OrderedDict[Any, Any], key: Any, value: Any) -> None:
-    store[key] = value
-    store.move_to_end(key)
-    while len(store) > KEPT:
-        store.popitem(last=False)
 
 
 class SlackChannel(BaseChannel):
@@ -395,7 +388,7 @@ class SlackChannel(BaseChannel):
             done.add(key)
             try:
                 channel, thread = inbound.split_chat(key)
-                messages = await self._fetch(channel, thread, oldest)
+                messages = await catchup.fetch(self._call, channel, thread, oldest)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # noqa: BLE001 - tried again at the next connect
@@ -433,42 +426,6 @@ class SlackChannel(BaseChannel):
                 self._positions.release(key)
                 await self._save_positions()
 
-    async def _fetch(self, channel: str, thread: str | None, oldest: str) -> list[dict[str, Any]]:
-        """The messages of a conversation (a thread) after ``oldest``, oldest first, at most
-        :data:`catchup.MESSAGES` (the newest of a channel's, the first of a thread's)."""
-        found: list[dict[str, Any]] = []
-        cursor: str | None = None
-        after = catchup.ts_order(oldest)
-        while True:
-            params: dict[str, Any] = {
-                "channel": channel, "oldest": oldest, "inclusive": False,
-                "limit": catchup.PAGE, "cursor": cursor,
-            }  # fmt: skip
-            if thread is None:
-                data = await self._call("conversations_history", **params)
-            else:
-                data = await self._call("conversations_replies", ts=thread, **params)
-            page = data.get("messages")
-            for message in page if isinstance(page, list) else []:
-                ts = message.get("ts") if isinstance(message, dict) else None
-                if isinstance(ts, str) and catchup.ts_order(ts) > after:
-                    found.append(message)
-            metadata = data.get("response_metadata")
-            cursor = metadata.get("next_cursor") if isinstance(metadata, dict) else None
-            if not cursor or len(found) >= catchup.MESSAGES:
-                break
-        if cursor:
-            log.warning(
-                "Slack: more than %d messages were missed in %s; only %d are handled",
-                catchup.MESSAGES,
-                inbound.join_chat(channel, thread),
-                catchup.MESSAGES,
-            )
-        found.sort(key=lambda m: catchup.ts_order(str(m["ts"])))
-        if thread is None:
-            return found[-catchup.MESSAGES :]
-        return found[: catchup.MESSAGES]
-
     async def _on_interactive(self, payload: Any) -> None:
         if not isinstance(payload, dict) or payload.get("type") != "block_actions":
             return
@@ -497,7 +454,7 @@ class SlackChannel(BaseChannel):
         """The answered message loses ``reactEmoji`` and gets ``doneEmoji`` when its turn ends."""
         if isinstance(event, TurnStarted):
             if event.channel == self.name and event.request_id:
-                _remember(self._turns, event.turn_id, event.request_id)
+                remember(self._turns, event.turn_id, event.request_id)
             return
         if not isinstance(event, TurnFinished | TurnStopped | TurnFailed):
             return
@@ -564,7 +521,7 @@ class SlackChannel(BaseChannel):
                 await self._call(
                     "chat_postMessage", channel=channel, thread_ts=thread, text=step, mrkdwn=True
                 )
-            _remember(self._progress, id(message), (message, index + 1))
+            remember(self._progress, id(message), (message, index + 1))
         self._progress.pop(id(message), None)
 
     async def post_blocks(self, chat_id: str, text: str, blocks: list[dict[str, Any]]) -> str:

@@ -11,10 +11,8 @@ says so and loses its buttons too.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
-from collections.abc import Awaitable, Coroutine
+from collections.abc import Awaitable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -22,15 +20,9 @@ from telegram import Bot, CallbackQuery, InlineKeyboardButton, InlineKeyboardMar
 from telegram.error import TelegramError
 
 from desktop.core.agent.approval import ApprovalRequest, Decision
-from desktop.core.bus.events import OutboundMessage
-from desktop.core.channels.approvals import (
-    CLOSED,
-    CODES,
-    LABELS,
-    OUTCOMES,
-    PREVIEW_CHARS,
-    ReplyApprover,
-)
+from desktop.core.channels.approvals import CLOSED, LABELS, OUTCOMES, arguments_preview
+from desktop.core.channels.buttons import ButtonApprover as BaseApprover
+from desktop.core.channels.buttons import ButtonIds, QuestionChannel
 from desktop.core.channels.telegram.markup import escape
 from desktop.core.utils.redact import redact
 
@@ -40,17 +32,8 @@ PREFIX = "ap"
 CALLBACK_BYTES = 64
 
 
-class QuestionSender(Protocol):
+class QuestionSender(QuestionChannel, Protocol):
     """What the approver needs from the channel."""
-
-    @property
-    def name(self) -> str:
-        """The channel's name (a class attribute of the channel satisfies it)."""
-        ...
-
-    async def send(self, message: OutboundMessage) -> None:
-        """Deliver a plain message."""
-        ...
 
     async def send_question(self, chat_id: str, html: str, keyboard: InlineKeyboardMarkup) -> int:
         """Send ``html`` with ``keyboard``; returns the message id."""
@@ -58,10 +41,6 @@ class QuestionSender(Protocol):
 
     async def edit_question(self, chat_id: str, message_id: int, html: str) -> None:
         """Replace the question's text and drop its buttons."""
-        ...
-
-    def spawn(self, coro: Coroutine[Any, Any, None], name: str) -> None:
-        """Run ``coro`` in the background (owned by the channel)."""
         ...
 
 
@@ -74,17 +53,14 @@ class _Question:
 
 def question_html(request: ApprovalRequest) -> str:
     """The question as Telegram HTML."""
-    arguments = json.dumps(request.arguments, ensure_ascii=False, indent=1)
-    if len(arguments) > PREVIEW_CHARS:
-        arguments = arguments[: PREVIEW_CHARS - 1] + "…"
     return (
         f"<b>Allow the tool {escape(request.tool)}?</b> It {escape(request.reason)}.\n"
-        f"<pre>{escape(arguments)}</pre>\n"
+        f"<pre>{escape(arguments_preview(request))}</pre>\n"
         "Tap a button (or reply allow, allow chat, always or deny)."
     )
 
 
-class ButtonApprover(ReplyApprover):
+class ButtonApprover(BaseApprover[_Question]):
     """Asks with an inline keyboard; keyword replies keep working.
 
     Args:
@@ -92,20 +68,13 @@ class ButtonApprover(ReplyApprover):
     """
 
     def __init__(self, channel: QuestionSender) -> None:
-        super().__init__(channel.name, channel.send)
+        super().__init__(channel)
         self._channel = channel
-        self._questions: dict[tuple[str, str], _Question] = {}
-        self._digests: dict[str, str] = {}
+        self._ids = ButtonIds(PREFIX, lambda data: len(data.encode()) <= CALLBACK_BYTES)
 
     def callback_data(self, decision: Decision, call_id: str) -> str:
         """The data of one button (at most 64 bytes)."""
-        code = next(c for c, d in CODES.items() if d is decision)
-        data = f"{PREFIX}:{code}:{call_id}"
-        if len(data.encode()) <= CALLBACK_BYTES:
-            return data
-        digest = hashlib.sha256(call_id.encode()).hexdigest()[:16]
-        self._digests[digest] = call_id
-        return f"{PREFIX}:{code}:#{digest}"
+        return self._ids.encode(decision, call_id)
 
     def keyboard(self, call_id: str) -> InlineKeyboardMarkup:
         """The four buttons, two per row."""
@@ -122,29 +91,22 @@ class ButtonApprover(ReplyApprover):
             ]
         )
 
-    async def ask(self, request: ApprovalRequest) -> None:
+    async def post(self, request: ApprovalRequest) -> _Question:
         """Send the question with its buttons."""
         html = question_html(request)
         message_id = await self._channel.send_question(
             request.chat_id, html, self.keyboard(request.call_id)
         )
-        self._questions[(request.chat_id, request.call_id)] = _Question(message_id, html)
+        return _Question(message_id, html)
 
-    async def request_approval(self, request: ApprovalRequest) -> Decision:
-        """Ask and wait; afterwards the question shows its outcome and loses its buttons."""
-        decision: Decision | None = None
-        try:
-            decision = await super().request_approval(request)
-            return decision
-        finally:
-            question = self._questions.pop((request.chat_id, request.call_id), None)
-            self._digests = {k: v for k, v in self._digests.items() if v != request.call_id}
-            if question is not None:
-                self._channel.spawn(
-                    self._close(request.chat_id, question, decision), name="approval-close"
-                )
+    def forget(self, call_id: str) -> None:
+        """Drop the question's digests."""
+        self._ids.forget(call_id)
 
-    async def _close(self, chat_id: str, question: _Question, decision: Decision | None) -> None:
+    async def close(
+        self, request: ApprovalRequest, question: _Question, decision: Decision | None
+    ) -> None:
+        """Show the outcome (and who answered) under the question; drop the buttons."""
         if decision is None:
             outcome = CLOSED
         else:
@@ -152,27 +114,14 @@ class ButtonApprover(ReplyApprover):
                 f" by {question.answered_by}" if question.answered_by else ""
             )
         html = f"{question.html}\n\n<i>{escape(outcome)}</i>"
-        await self._channel.edit_question(chat_id, question.message_id, html)
-
-    def _call_id(self, reference: str) -> str | None:
-        if reference.startswith("#"):
-            return self._digests.get(reference[1:])
-        return reference or None
+        await self._channel.edit_question(request.chat_id, question.message_id, html)
 
     async def on_button(self, bot: Bot, query: CallbackQuery, who: str) -> None:
         """A tap on one of the buttons: acknowledge it, then answer the question."""
-        _, _, rest = (query.data or "").partition(":")
-        code, _, reference = rest.partition(":")
-        decision = CODES.get(code)
-        call_id = self._call_id(reference)
+        decision, call_id = self._ids.decode(query.data or "")
         message = query.message
         chat_id = str(message.chat.id) if message is not None else ""
-        waiting = (
-            decision is not None
-            and call_id is not None
-            and any(r.call_id == call_id for r in self.pending(chat_id))
-        )
-        if not waiting or decision is None or call_id is None:
+        if decision is None or call_id is None or not self.waiting(chat_id, call_id):
             await quietly(bot.answer_callback_query(query.id, text="This question is closed."))
             if message is not None:  # an old question (before a restart): drop its buttons
                 await quietly(
@@ -182,7 +131,7 @@ class ButtonApprover(ReplyApprover):
                 )
             return
         await quietly(bot.answer_callback_query(query.id, text=OUTCOMES[decision]))
-        question = self._questions.get((chat_id, call_id))
+        question = self.question(chat_id, call_id)
         if question is not None:
             question.answered_by = who
         self.answer(chat_id, decision, call_id)

@@ -46,6 +46,7 @@ from telegram.request import HTTPXRequest
 
 from desktop.core.bus.events import OutboundMessage, RunEvent
 from desktop.core.bus.queue import MessageBus
+from desktop.core.channels.activity import message_of, remember
 from desktop.core.channels.base import BaseChannel, ChannelStatus, ChannelUnavailable
 from desktop.core.channels.state import ChannelStateStore
 from desktop.core.channels.telegram import outbound
@@ -69,11 +70,17 @@ COMMANDS = (
     BotCommand("dream", "Distil recent history into memory now"),
     BotCommand("dream_log", "Show the latest Dream change"),
     BotCommand("dream_restore", "Undo a Dream change"),
+    BotCommand("dream_prompt", "How Dream organises memory here"),
     BotCommand("help", "Show the commands"),
 )
 # Telegram commands cannot contain "-"; /start (sent when a chat with the bot opens) greets
 # with the command list.
-ALIASES = {"/start": "/help", "/dream_log": "/dream-log", "/dream_restore": "/dream-restore"}
+ALIASES = {
+    "/start": "/help",
+    "/dream_log": "/dream-log",
+    "/dream_restore": "/dream-restore",
+    "/dream_prompt": "/dream-prompt",
+}
 _COMMAND = re.compile(r"^(/[A-Za-z0-9_-]+)(?:@([A-Za-z0-9_]+))?(?=\s|$)")
 DOWNLOAD_ATTEMPTS = 3
 
@@ -447,7 +454,7 @@ class TelegramChannel(BaseChannel):
         request_id = str(meta.get("request_id") or "")
         if not request_id and meta.get("turn_id"):
             request_id = self._activity.request_of(str(meta["turn_id"])) or ""
-        return outbound.message_of(message.chat_id, request_id) if request_id else None
+        return message_of(message.chat_id, request_id) if request_id else None
 
     async def send(self, message: OutboundMessage) -> None:
         """Deliver an answer: attachments, then the text in pieces (raises on failure).
@@ -470,7 +477,7 @@ class TelegramChannel(BaseChannel):
                 await outbound.send_text(bot, chat, step, reply)
             else:
                 await outbound.send_file(bot, chat, Path(step), reply)
-            outbound.remember(self._progress, id(message), (message, index + 1))
+            remember(self._progress, id(message), (message, index + 1))
         self._progress.pop(id(message), None)
 
     async def send_question(self, chat_id: str, html: str, keyboard: InlineKeyboardMarkup) -> int:

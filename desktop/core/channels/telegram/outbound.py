@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections import OrderedDict
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -21,25 +20,11 @@ log = logging.getLogger(__name__)
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".gif", ".webp")
 FLOOD_WAIT_MAX_S = 30.0
-REMEMBERED = 1000  # turns and half-sent messages remembered (oldest forgotten first)
 
 
 def seconds(value: float | timedelta) -> float:
     """A ``retry_after`` (seconds or a timedelta, depending on PTB's settings) in seconds."""
     return value.total_seconds() if isinstance(value, timedelta) else float(value)
-
-
-def remember(store: OrderedDict[Any, Any], key: Any, value: Any) -> None:
-    """Store ``key`` and forget the oldest entries beyond :data:`REMEMBERED`."""
-    store[key] = value
-    while len(store) > REMEMBERED:
-        store.popitem(last=False)
-
-
-def message_of(chat_id: str, request_id: str) -> int | None:
-    """The Telegram message id in an inbound message id (``"<chat>:<message>"``)."""
-    chat, _, message = request_id.rpartition(":")
-    return int(message) if chat == chat_id and message.isdigit() else None
 
 
 def pieces(message: OutboundMessage) -> list[Piece]:

@@ -13,9 +13,16 @@ message WhatsApp delivers again after a reconnect is recognised by its id; one t
 received but not saved when it ended is handed over again after the restart.
 
 Status. Connected means the bridge took the token; the bridge's own events then say whether
-WhatsApp is linked: a ``qr`` event means it is not (the status says to scan the code, and
-:attr:`WhatsAppChannel.qr` holds it), ``status: disconnected`` means the bridge is
-reconnecting to WhatsApp. In both cases answers wait (the manager waits for ``connected``).
+WhatsApp is linked: a ``qr`` event means it is not (the status says to scan the code and
+carries it as its ``login_code``, which Settings draws; :attr:`WhatsAppChannel.qr` holds it
+too), ``status: disconnected`` means the bridge is reconnecting to WhatsApp. In both cases
+answers wait (the manager waits for ``connected``).
+
+Login. :meth:`WhatsAppChannel.login` is ``nanobot-desktop channels login``: a second client of
+the same bridge that only watches the login (QR codes, then ``connected``) and leaves the
+messages to the channel that runs in the app or the gateway. The bridge repeats nothing to a
+client that connects later, and says nothing at all while WhatsApp stays linked, so a bridge
+that offers no code for a while (longer than the 60 s a first code lives) is linked.
 
 Sending. Markdown answers become WhatsApp markup, split under 4,096 characters
 (:mod:`~desktop.core.channels.whatsapp.markup`); files go as ``send_media`` with the text as
@@ -33,8 +40,10 @@ import logging
 import mimetypes
 import uuid
 from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 from urllib.parse import urlsplit
 
 from websockets.asyncio.client import ClientConnection, connect
@@ -61,15 +70,33 @@ log = logging.getLogger(__name__)
 TOKEN_FILE = Path("whatsapp-auth") / "bridge-token"
 """Where nanobot keeps the token it made up for its bridge (beside its config file)."""
 NOT_LINKED = "WhatsApp is not linked to the bridge yet"
+LINK_STEPS = "On your phone open WhatsApp → Settings → Linked devices → Link a device"
 SCAN_HINT = (
-    "Scan the QR code the bridge shows in its terminal: on your phone, WhatsApp → Settings → "
-    "Linked devices → Link a device."
+    f"{LINK_STEPS} and scan the QR code (shown in Settings → Channels → WhatsApp, by "
+    "`nanobot-desktop channels login` and in the bridge's terminal)."
+)
+LOGGED_OUT_HINT = (
+    "Delete the bridge's auth folder (whatsapp-auth), restart the bridge and scan its new QR code."
 )
 PROGRESS_KEPT = 64
 
 
 class BridgeError(RuntimeError):
     """The bridge answered a command with ``error``."""
+
+
+@dataclass(frozen=True)
+class LoginUpdate:
+    """What the bridge said while :meth:`WhatsAppChannel.login` waits.
+
+    Attributes:
+        kind: ``qr`` (a new code to scan, in ``qr``) or ``reconnecting`` (the bridge lost
+            WhatsApp for a moment; a new code or the link follows).
+        qr: The login code's text (for ``qr``).
+    """
+
+    kind: Literal["qr", "reconnecting"]
+    qr: str = ""
 
 
 class WhatsAppChannel(BaseChannel):
@@ -221,8 +248,61 @@ class WhatsAppChannel(BaseChannel):
         for frame in early:
             with contextlib.suppress(Malformed):
                 if isinstance(item := protocol.parse(frame), Event) and item.type == "qr":
-                    return f"{found}; {NOT_LINKED[0].lower()}{NOT_LINKED[1:]}. {SCAN_HINT}"
+                    return f"{found}, but {NOT_LINKED}. {SCAN_HINT}"
         return found
+
+    async def login(
+        self, on_update: Callable[[LoginUpdate], None], *, quiet: float = protocol.LOGIN_QUIET_S
+    ) -> bool:
+        """Connect to the bridge with these settings and wait until WhatsApp is linked,
+        passing on every QR code the bridge offers (``channels login``; see the module
+        docstring). Messages are left alone: the running channel answers them.
+
+        Args:
+            on_update: Called with each new code, and when the bridge reconnects to WhatsApp.
+            quiet: Seconds without a word from the bridge (before any code) that mean it is
+                linked already.
+
+        Returns:
+            ``True`` when the bridge said WhatsApp is linked now, ``False`` when it stayed
+            silent for ``quiet`` seconds (linked already).
+
+        Raises:
+            ChannelUnavailable: A bad address, a refused or missing token, or WhatsApp logged
+                the bridge out.
+            ConnectionError: The bridge closed the connection.
+            OSError: The bridge is not reachable (refused, no such host, no answer).
+        """
+        ws, frames = await self._open(self._url(), await self._token())
+        shown = False
+        try:
+            while True:
+                if not frames:
+                    try:
+                        async with asyncio.timeout(None if shown else quiet):
+                            frames.append(await ws.recv())
+                    except TimeoutError:
+                        return False
+                try:
+                    item = protocol.parse(frames.pop(0))
+                except Malformed:
+                    continue
+                if not isinstance(item, Event):
+                    continue
+                if item.type == "qr" and item.value:
+                    shown = True
+                    on_update(LoginUpdate("qr", item.value))
+                elif item.type == "status":
+                    status = item.value.strip().lower()
+                    if status in protocol.CONNECTED:
+                        return True
+                    if status in protocol.LOGGED_OUT:
+                        raise ChannelUnavailable("WhatsApp logged the bridge out.", LOGGED_OUT_HINT)
+                    on_update(LoginUpdate("reconnecting"))
+        except ConnectionClosed:
+            raise self._refused(ws) from None
+        finally:
+            await ws.close()
 
     # -- receiving ------------------------------------------------------------------------
     async def _handle(self, frame: str | bytes) -> None:
@@ -255,7 +335,7 @@ class WhatsAppChannel(BaseChannel):
             self.qr = event.value or None
             self._linked = False
             log.info("WhatsApp: the bridge waits for its QR code to be scanned")
-            self.set_status(ChannelStatus("error", NOT_LINKED, SCAN_HINT))
+            self.set_status(ChannelStatus("error", NOT_LINKED, SCAN_HINT, login_code=event.value))
         elif event.type == "status":
             self._on_status(event.value.strip().lower())
         else:
@@ -269,12 +349,7 @@ class WhatsAppChannel(BaseChannel):
         elif status in protocol.LOGGED_OUT:
             self._linked = False
             self.set_status(
-                ChannelStatus(
-                    "error",
-                    "WhatsApp logged the bridge out",
-                    "Delete the bridge's auth folder (whatsapp-auth), restart the bridge and "
-                    "scan its new QR code.",
-                )
+                ChannelStatus("error", "WhatsApp logged the bridge out", LOGGED_OUT_HINT)
             )
         elif status:
             self._linked = False

@@ -25,6 +25,11 @@ from typing import Any
 CLOSE_AUTH_TIMEOUT = 4001
 CLOSE_BAD_TOKEN = 4003
 
+LOGIN_QUIET_S = 65.0
+"""Seconds of silence after which a bridge is taken as linked: it says nothing to a new client
+while WhatsApp is linked, and while it is not it offers a QR code at least this often (a first
+code lives 60 s, later ones 20 s)."""
+
 CONNECTED = frozenset({"connected", "open"})
 LOGGED_OUT = frozenset({"logged_out", "loggedout", "logout", "logged-out"})
 

@@ -1,0 +1,236 @@
+"""``nanobot-desktop channels login [whatsapp]``: link WhatsApp by scanning the bridge's QR code.
+
+The command is a second client of the running WhatsApp bridge (the channel's own
+:meth:`~desktop.core.channels.whatsapp.channel.WhatsAppChannel.login`, with the address and
+token the channel uses). Each code the bridge offers is drawn in the terminal with Unicode half
+blocks, black on white whatever the terminal's colours, with the quiet zone around it; a new
+code replaces the old one. It ends when WhatsApp is linked.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, TextIO
+
+from desktop.cli.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, fail, load
+
+if TYPE_CHECKING:
+    from desktop.core.channels.whatsapp.channel import LoginUpdate
+    from desktop.core.config.schema import Config
+
+LOGIN_CHANNELS = ("whatsapp",)
+"""Channels with a login step (the others take a token or password in Settings)."""
+EXIT_INTERRUPTED = 130
+STEPS = "On your phone open WhatsApp → Settings → Linked devices → Link a device, then scan"
+_BLACK_ON_WHITE, _RESET = "\x1b[30;107m", "\x1b[0m"
+_CLEAR = "\x1b[H\x1b[2J"
+_CELLS = {(True, True): "█", (True, False): "▀", (False, True): "▄", (False, False): " "}
+
+HELP = """\
+Link WhatsApp to the bridge by scanning a QR code with your phone. Needs the WhatsApp bridge
+running (see the README) and the channel's Bridge address and Bridge token (Settings → Channels
+→ WhatsApp, config channels.whatsapp; an empty token means nanobot's
+whatsapp-auth/bridge-token beside the config file).
+
+Output: on a terminal the code is drawn in block characters and redrawn when the bridge offers
+a new one; when the output is not a terminal the code's text is printed instead (--blocks draws
+anyway); --json prints one JSON object per line: {"event": "qr", "qr": TEXT},
+{"event": "reconnecting"}, {"event": "linked"}.
+
+The bridge says nothing while WhatsApp is linked, so a bridge that offers no code within
+--wait seconds (default 65) is taken as linked.
+
+Exit codes: 0 linked; 1 the bridge is not reachable or refused the token, the settings cannot
+be used, or WhatsApp logged the bridge out; 2 an unknown channel or an unreadable config file;
+130 interrupted (Ctrl-C)."""
+
+
+def add_login_parser(actions: Any, common: argparse.ArgumentParser) -> None:
+    """``channels login [CHANNEL] [--json | --blocks] [--wait SECONDS]``."""
+    login = actions.add_parser(
+        "login",
+        parents=[common],
+        help="link WhatsApp: show the bridge's QR code to scan",
+        description=HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    login.add_argument(
+        "channel", nargs="?", default="whatsapp", help="the channel to link (only whatsapp)"
+    )
+    output = login.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help="print JSON lines instead")
+    output.add_argument(
+        "--blocks", action="store_true", help="draw the code even when not on a terminal"
+    )
+    login.add_argument(
+        "--wait",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="silence that means WhatsApp is linked already (default 65)",
+    )
+
+
+def terminal_lines(modules: Sequence[Sequence[bool]]) -> list[str]:
+    """A QR code (rows of modules, quiet zone included) as terminal lines: two module rows
+    per line in half blocks, black on white."""
+    rows = [list(r) for r in modules]
+    if len(rows) % 2:
+        rows.append([False] * len(rows[0]))
+    return [
+        _BLACK_ON_WHITE + "".join(_CELLS[pair] for pair in zip(top, bottom, strict=True)) + _RESET
+        for top, bottom in zip(rows[::2], rows[1::2], strict=True)
+    ]
+
+
+class _Screen:
+    """Shows the login's progress in the chosen form (blocks, text or JSON)."""
+
+    def __init__(self, out: TextIO, mode: str, draw: Callable[[str], list[list[bool]]]) -> None:
+        self.out, self.mode, self.draw = out, mode, draw
+        self.codes = 0
+        self.tty = out.isatty()
+
+    def _emit(self, text: str) -> None:
+        self.out.write(text + "\n")
+        self.out.flush()
+
+    def update(self, update: LoginUpdate) -> None:
+        if self.mode == "json":
+            fields = {"event": update.kind, **({"qr": update.qr} if update.kind == "qr" else {})}
+            self._emit(json.dumps(fields))
+            return
+        if update.kind == "reconnecting":
+            self._emit("The bridge is reconnecting to WhatsApp; a new code follows.")
+            return
+        self.codes += 1
+        if self.mode == "text":
+            if self.codes == 1:
+                self._emit(f"{STEPS} the QR code of this text (it changes every 20 s or so):")
+            self._emit(update.qr)
+            return
+        try:
+            lines = terminal_lines(self.draw(update.qr))
+        except ValueError as exc:  # not a QR code's worth of text: show the text itself
+            lines = [f"(cannot draw this code: {exc}) {update.qr}"]
+        head = _CLEAR if self.codes > 1 and self.tty else ("\n" if self.codes > 1 else "")
+        self._emit(f"{head}{STEPS} this code:\n")
+        self._emit("\n".join(lines))
+        self._emit("\nWaiting for the scan (a new code replaces this one; Ctrl-C stops)…")
+
+    def linked(self, already: bool) -> None:
+        if self.mode == "json":
+            self._emit(json.dumps({"event": "linked"}))
+        elif already:
+            self._emit("WhatsApp is linked. (The bridge offered no QR code: it has its login.)")
+        else:  # on a terminal the used code goes (nobody should scan it again)
+            clear = _CLEAR if self.mode == "blocks" and self.codes and self.tty else ""
+            self._emit(f"{clear}WhatsApp is linked.")
+
+
+def _unreachable(url: str, exc: OSError) -> str:
+    """Why the bridge at ``url`` could not be reached or used, and what to do."""
+    import socket
+
+    from desktop.core.utils.redact import redact
+
+    if type(exc) is ConnectionError:  # the bridge hung up (the channel's own words)
+        return f"{redact(str(exc))}. Check that the bridge runs at {url} and try again."
+    if isinstance(exc, ConnectionRefusedError) or "Connect call failed" in str(exc):
+        why = "nothing is listening there"
+    elif isinstance(exc, socket.gaierror):
+        why = "the host name is unknown"
+    elif isinstance(exc, TimeoutError):
+        why = "it did not answer"
+    else:
+        why = redact(str(exc)) or type(exc).__name__
+    return (
+        f"cannot reach the WhatsApp bridge at {url}: {why}.\nIs it running? Start it as the "
+        "README says (Set up WhatsApp), or set the Bridge address in Settings → Channels → "
+        "WhatsApp (channels.whatsapp.bridgeUrl)."
+    )
+
+
+def _draw(text: str) -> list[list[bool]]:
+    from desktop.core.utils.qr import qr_modules
+
+    return qr_modules(text)
+
+
+async def _login(config: Config, mode: str, wait: float | None) -> int:
+    from desktop.core.assembly import channel_state_dir
+    from desktop.core.bus.queue import MessageBus
+    from desktop.core.channels.base import ChannelUnavailable
+    from desktop.core.channels.manager import ChannelManager
+    from desktop.core.channels.registry import CHANNELS
+    from desktop.core.channels.whatsapp.protocol import LOGIN_QUIET_S
+    from desktop.core.config.secret_fields import inject_stored_secrets
+    from desktop.core.config.secrets import SecretStore
+    from desktop.core.utils.qr import QrUnavailable
+    from desktop.core.utils.redact import redact
+    from desktop.core.utils.tasks import TaskOwner
+
+    if mode == "blocks":
+        try:
+            _draw("probe")  # segno missing: say so before connecting
+        except QrUnavailable as exc:
+            return fail(f"{exc} Or use --json to get the code's text.", EXIT_FAILED)
+    await inject_stored_secrets(config, SecretStore())
+    owner = TaskOwner("channels-login")
+    manager = ChannelManager(
+        MessageBus(), owner, config=config, state_dir=channel_state_dir(config)
+    )
+    section = config.channels.whatsapp
+    url = redact(section.bridge_url)
+    quiet = LOGIN_QUIET_S if wait is None else wait
+    screen = _Screen(sys.stdout, mode, _draw)
+    try:
+        channel = await manager.create(CHANNELS["whatsapp"])
+        from desktop.core.channels.whatsapp.channel import WhatsAppChannel
+
+        assert isinstance(channel, WhatsAppChannel)
+        print(
+            f"Connecting to the WhatsApp bridge at {url}… (when WhatsApp is linked already the "
+            f"bridge offers no code, which shows after {quiet:g} s)",
+            file=sys.stderr,
+        )
+        linked_now = await channel.login(screen.update, quiet=quiet)
+    except ChannelUnavailable as exc:
+        return fail(f"{exc.reason.rstrip('.')}. {exc.hint}".strip(), EXIT_FAILED)
+    except OSError as exc:  # ConnectionError included
+        return fail(_unreachable(url, exc), EXIT_FAILED)
+    finally:
+        await owner.aclose()
+    screen.linked(already=not linked_now)
+    if not section.enabled:
+        print(
+            "Note: the WhatsApp channel is off. Turn it on in Settings → Channels → WhatsApp "
+            "(channels.whatsapp.enabled) for the agent to answer there.",
+            file=sys.stderr,
+        )
+    return EXIT_OK
+
+
+def run_login(args: argparse.Namespace) -> int:
+    """Run ``channels login``."""
+    import asyncio
+
+    name = str(args.channel).strip().lower()
+    if name not in LOGIN_CHANNELS:
+        return fail(
+            f"{args.channel!r} has no login. Channels with one: {', '.join(LOGIN_CHANNELS)} "
+            "(the others take a token or password in Settings → Channels)."
+        )
+    if args.wait is not None and args.wait <= 0:
+        return fail("--wait takes a number of seconds above 0.")
+    config = load(args)
+    if config is None:
+        return EXIT_USAGE
+    mode = "json" if args.json else "blocks" if args.blocks or sys.stdout.isatty() else "text"
+    try:
+        return asyncio.run(_login(config, mode, args.wait))
+    except KeyboardInterrupt:
+        return fail("stopped; WhatsApp was not linked.", EXIT_INTERRUPTED)

@@ -1,0 +1,254 @@
+"""Deciding a Dream proposal: accept all or some of its hunks, edit a file's text, or reject it.
+
+**Accept** (:func:`accept_proposal`): the chosen hunks of each file are applied to the file as
+it is *now* (the person or nanobot may have changed it since Dream ran): a hunk whose lines are
+no longer there is reported as not applicable and left out, never forced in. Hunks that touch a
+line pinned since the proposal was made are left out too. Changed files are written
+atomically; outside edits are recorded first so the commit holds only the accepted part, then
+``dream: <YYYY-MM-DD HH:MM>, <N> change(s)`` (``N``: files changed, as for a direct run) with
+the analysis as its body plus lines naming the rejected, not applicable and pinned hunks. The
+dream cursor moves past the batch as after a direct run and the proposal is removed.
+
+**Reject** (:func:`reject_proposal`): nothing is written or committed; the batch counts as
+consumed (the cursor moves past it, so Dream does not propose the same thing again) and the
+proposal is removed.
+
+**Edit** (:func:`edit_proposal`): the person's text replaces the proposed text of one file;
+its hunks are recomputed (unchanged hunks keep their ids) and the proposal is saved.
+
+Every call holds the proposal lock, so two programs never decide the same proposal. All of
+this is synchronous: run it in a worker thread.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Literal
+
+from desktop.core.memory.dream_state import consume_batch
+from desktop.core.memory.git_store import HUMAN_FILES as MEMORY_FILES
+from desktop.core.memory.git_store import GitStore, GitStoreError
+from desktop.core.memory.hunks import Hunk, apply_hunks
+from desktop.core.memory.pins import PinStore, pinned_lines
+from desktop.core.memory.proposal import Proposal, ProposalStore
+from desktop.core.memory.store import MemoryStore
+from desktop.core.utils.atomic import atomic_write_text
+
+NO_PROPOSAL = "No Dream proposal is waiting for review."
+Selection = Mapping[str, Collection[str]]
+
+
+@dataclass(frozen=True)
+class ReviewOutcome:
+    """What deciding a proposal did.
+
+    Attributes:
+        status: ``accepted``, ``rejected`` or ``none`` (no proposal was pending).
+        commit: The ``dream:`` commit, when one was made.
+        files: Files written.
+        applied: Hunks applied.
+        rejected: Hunks the person left out (``path: summary``).
+        not_applicable: Hunks whose lines were no longer in the file.
+        pinned: Hunks left out because they touch a pinned line.
+        consumed_to: Where the dream cursor moved.
+        message: One or two sentences for the person.
+        git_error: Why the commit failed (the files were still written).
+    """
+
+    status: Literal["accepted", "rejected", "none"]
+    commit: str | None = None
+    files: tuple[str, ...] = ()
+    applied: int = 0
+    rejected: tuple[str, ...] = ()
+    not_applicable: tuple[str, ...] = ()
+    pinned: tuple[str, ...] = ()
+    consumed_to: int | None = None
+    message: str = ""
+    git_error: str | None = None
+
+
+@dataclass
+class _Plan:
+    texts: dict[str, str] = field(default_factory=dict)
+    applied: int = 0
+    rejected: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    pinned: list[str] = field(default_factory=list)
+
+
+def _label(hunk: Hunk) -> str:
+    return f"{hunk.path}: {hunk.summary()}"
+
+
+def _read(file: Path) -> str | None:
+    """The file's text (``""`` when missing, ``None`` when it is not UTF-8 text)."""
+    try:
+        return file.read_text(encoding="utf-8") if file.is_file() else ""
+    except UnicodeDecodeError:
+        return None
+
+
+def _plan(workspace: Path, proposal: Proposal, selected: Selection | None) -> _Plan:
+    plan = _Plan()
+    fixed = pinned_lines(PinStore(workspace).load())
+    for entry in proposal.files:
+        hunks = proposal.hunks[entry.path]
+        wanted = set(selected.get(entry.path, ())) if selected is not None else None
+        chosen: list[Hunk] = []
+        for hunk in hunks:
+            if wanted is not None and hunk.id not in wanted:
+                plan.rejected.append(_label(hunk))
+            elif hunk.touches(fixed.get(entry.path, set())):
+                plan.pinned.append(_label(hunk))
+            else:
+                chosen.append(hunk)
+        if not chosen:
+            continue
+        current = _read(workspace / entry.path)
+        if current is None:  # not text any more: nothing of it can be matched
+            plan.missing += [_label(h) for h in chosen]
+            continue
+        result = apply_hunks(current, chosen)
+        plan.missing += [_label(h) for h in chosen if h.id in result.not_applicable]
+        plan.applied += len(result.applied)
+        if result.text != current:
+            plan.texts[entry.path] = result.text
+    return plan
+
+
+def _body(proposal: Proposal, plan: _Plan) -> str:
+    total = proposal.change_count
+    parts = [proposal.analysis.strip()]
+    if proposal.stop_reason not in ("answer", ""):
+        parts.append("(incomplete run: stopped before the model finished)")
+    parts.append(f"Reviewed: {plan.applied} of {total} proposed change(s) accepted.")
+    for title, items in (
+        ("Rejected", plan.rejected),
+        ("Not applicable (the file changed since)", plan.missing),
+        ("Pinned lines kept (Dream's change dropped)", [*proposal.dropped, *plan.pinned]),
+    ):
+        if items:
+            parts.append(f"{title}:\n" + "\n".join(f"- {item}" for item in items))
+    return "\n\n".join(p for p in parts if p)
+
+
+def accept_proposal(
+    workspace: Path, git: GitStore, selected: Selection | None = None
+) -> ReviewOutcome:
+    """Apply the chosen hunks of the pending proposal, commit them, consume its batch.
+
+    Args:
+        workspace: The workspace folder.
+        git: Its memory timeline.
+        selected: Hunk ids to accept per file path; ``None`` accepts every hunk.
+
+    Raises:
+        ProposalBusy: Another program is deciding it.
+        OSError: A file could not be written (the proposal stays pending).
+    """
+    workspace = Path(workspace).expanduser()
+    proposals = ProposalStore(workspace)
+    with proposals.locked():
+        proposal = proposals.load()
+        if proposal is None:
+            return ReviewOutcome("none", message=proposals.warning or NO_PROPOSAL)
+        git_error = None
+        try:
+            git.record_outside_edits()
+        except GitStoreError as exc:
+            git_error = str(exc)
+        plan = _plan(workspace, proposal, selected)
+        for path, text in plan.texts.items():
+            atomic_write_text(workspace / path, text)
+        store = MemoryStore(workspace)
+        consume_batch(store, proposal.last)
+        commit = None
+        memory_changed = [p for p in plan.texts if p in MEMORY_FILES]
+        if memory_changed and git_error is None:
+            stamp = datetime.now().strftime("%Y-%m-%d %H:%M")
+            message = f"dream: {stamp}, {len(plan.texts)} change(s)\n\n{_body(proposal, plan)}\n"
+            try:
+                commit = git.commit(message)
+            except GitStoreError as exc:
+                git_error = str(exc)
+        proposals.delete()
+    return ReviewOutcome(
+        "accepted",
+        commit,
+        tuple(plan.texts),
+        plan.applied,
+        tuple(plan.rejected),
+        tuple(plan.missing),
+        tuple(plan.pinned),
+        proposal.last,
+        _accept_message(proposal, plan, commit, git_error),
+        git_error,
+    )
+
+
+def _accept_message(proposal: Proposal, plan: _Plan, commit: str | None, error: str | None) -> str:
+    total = proposal.change_count
+    text = f"Accepted {plan.applied} of {total} proposed change(s)"
+    text += f" ({', '.join(plan.texts)})" if plan.texts else ""
+    text += f", committed as {commit[:7]}." if commit else "."
+    if plan.missing:
+        text += (
+            f" {len(plan.missing)} could not be applied because the file changed since Dream "
+            f"ran: {'; '.join(plan.missing)}."
+        )
+    if plan.pinned:
+        text += f" {len(plan.pinned)} left out because they touch a pinned line."
+    if error:
+        text += f" The files were saved, but the history could not record them: {error}"
+    return text
+
+
+def reject_proposal(workspace: Path) -> ReviewOutcome:
+    """Drop the pending proposal: nothing changes; its batch counts as read.
+
+    Raises:
+        ProposalBusy: Another program is deciding it.
+    """
+    workspace = Path(workspace).expanduser()
+    proposals = ProposalStore(workspace)
+    with proposals.locked():
+        proposal = proposals.load()
+        if proposal is None:
+            return ReviewOutcome("none", message=proposals.warning or NO_PROPOSAL)
+        consume_batch(MemoryStore(workspace), proposal.last)
+        proposals.delete()
+    return ReviewOutcome(
+        "rejected",
+        consumed_to=proposal.last,
+        message=(
+            f"Rejected Dream's proposal; nothing was changed. History entries "
+            f"{proposal.first}..{proposal.last} count as read, so Dream will not propose them "
+            "again."
+        ),
+    )
+
+
+def edit_proposal(workspace: Path, path: str, text: str) -> Proposal:
+    """Make ``text`` the proposed text of ``path`` and save the proposal.
+
+    Raises:
+        LookupError: No proposal is pending, or it does not change ``path``.
+        ProposalBusy: Another program is deciding it.
+    """
+    proposals = ProposalStore(Path(workspace).expanduser())
+    with proposals.locked():
+        proposal = proposals.load()
+        if proposal is None:
+            raise LookupError(NO_PROPOSAL)
+        edited = proposal.with_edit(path, text)
+        proposals.save(edited)
+        return edited
+
+
+def load_proposal(workspace: Path) -> tuple[Proposal | None, str | None]:
+    """The pending proposal (``None`` when there is none) and a warning when it was damaged."""
+    proposals = ProposalStore(Path(workspace).expanduser())
+    return proposals.load(), proposals.warning

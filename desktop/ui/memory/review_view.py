@@ -1,0 +1,460 @@
+"""The Dream review page: a pending proposal, a check box per change, Accept / Edit / Reject."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from datetime import datetime
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFont, QTextBlockFormat, QTextCharFormat, QTextCursor
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.core.memory.git_store import GitStore
+from desktop.core.memory.hunks import Hunk
+from desktop.core.memory.proposal import Proposal, ProposalBusy
+from desktop.core.memory.review import (
+    ReviewOutcome,
+    accept_proposal,
+    edit_proposal,
+    reject_proposal,
+)
+from desktop.core.utils.tasks import TaskOwner
+from desktop.ui.memory.files_view import mono_font
+from desktop.ui.memory.look import Tone, mute, tint, tone
+from desktop.ui.memory.notice_bar import NoticeBar
+
+log = logging.getLogger(__name__)
+
+HUNK_ROLE = Qt.ItemDataRole.UserRole
+PATH_ROLE = Qt.ItemDataRole.UserRole + 1
+
+
+def _when(created: str) -> str:
+    try:
+        return datetime.fromisoformat(created).astimezone().strftime("%Y-%m-%d %H:%M")
+    except ValueError:
+        return created or "an unknown time"
+
+
+def _hunk_label(hunk: Hunk) -> str:
+    where = f"line {hunk.old_start + 1}"
+    return f"{where}   +{hunk.additions} −{hunk.deletions}   {hunk.summary(48)}"
+
+
+class ProposalEditor(QDialog):
+    """Edit the proposed text of one file; opened with :meth:`open` (never ``exec``).
+
+    Args:
+        path: The file.
+        text: The proposed text to start from.
+        parent: Parent widget.
+    """
+
+    def __init__(self, path: str, text: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.path = path
+        self.setWindowTitle(f"Edit the proposed {path}")
+        self.resize(720, 520)
+        hint = QLabel(
+            f"This text becomes Dream's proposal for {path}. Its changes are then listed for "
+            "review again; nothing is written until you accept.",
+            self,
+        )
+        hint.setWordWrap(True)
+        self.editor = QPlainTextEdit(self)
+        self.editor.setFont(mono_font())
+        self.editor.setPlainText(text)
+        self.editor.setAccessibleName(f"Proposed {path}")
+        buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
+        )
+        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Use this text")
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(hint)
+        layout.addWidget(self.editor, 1)
+        layout.addWidget(buttons)
+
+
+class ReviewView(QWidget):
+    """Shows the pending Dream proposal and lets the person decide it.
+
+    Every change (hunk) has a check box; files can be ticked as a whole. Accept selected
+    writes and commits only the ticked changes, Accept all every one, Reject all none (the
+    history entries then count as read). Edit replaces a file's proposed text.
+
+    Args:
+        workspace: The workspace folder.
+        git: Its memory timeline.
+        parent: Parent widget.
+
+    Signals:
+        decided(object): the proposal was accepted or rejected: the
+            :class:`~desktop.core.memory.review.ReviewOutcome`.
+        edited(): a file's proposed text was replaced (the owner re-reads the proposal).
+    """
+
+    decided = Signal(object)
+    edited = Signal()
+
+    def __init__(self, workspace: Path, git: GitStore, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.workspace = workspace
+        self.git = git
+        self._tasks = TaskOwner("review-view")
+        self._proposal: Proposal | None = None
+        self._unticked: set[str] = set()  # kept across reloads of the same proposal
+        self._editor: ProposalEditor | None = None
+
+        self.title = QLabel(self)
+        font = self.title.font()
+        font.setPointSizeF(font.pointSizeF() * 1.25)
+        font.setBold(True)
+        self.title.setFont(font)
+        self.title.setAccessibleName("Dream proposal")
+        self.subtitle = QLabel(self)
+        self.subtitle.setWordWrap(True)
+        mute(self.subtitle)
+        self.accept_selected_button = QPushButton("Accept selected", self)
+        self.accept_selected_button.setDefault(True)
+        self.accept_selected_button.setToolTip("Write and commit only the ticked changes")
+        self.accept_all_button = QPushButton("Accept all", self)
+        self.reject_button = QPushButton("Reject all", self)
+        self.reject_button.setToolTip(
+            "Change nothing; Dream will not propose these history entries again"
+        )
+        self.notice = NoticeBar(self)
+        self.tree = QTreeWidget(self)
+        self.tree.setHeaderHidden(True)
+        self.tree.setAccessibleName("Proposed changes")
+        self.tree.setRootIsDecorated(True)
+        self.edit_button = QPushButton("Edit file…", self)
+        self.edit_button.setToolTip("Change the proposed text of the selected file yourself")
+        self.analysis = QPlainTextEdit(self)
+        self.analysis.setReadOnly(True)
+        self.analysis.setAccessibleName("Dream's analysis")
+        self.analysis.setMaximumHeight(110)
+        self.diff = QPlainTextEdit(self)
+        self.diff.setReadOnly(True)
+        self.diff.setFont(mono_font())
+        self.diff.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self.diff.setAccessibleName("Proposed changes of the selected file")
+
+        header = QHBoxLayout()
+        titles = QVBoxLayout()
+        titles.setSpacing(2)
+        titles.addWidget(self.title)
+        titles.addWidget(self.subtitle)
+        header.addLayout(titles, 1)
+        for button in (self.accept_selected_button, self.accept_all_button, self.reject_button):
+            header.addWidget(button, 0, Qt.AlignmentFlag.AlignTop)
+        left = QWidget(self)
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(0, 0, 0, 0)
+        left_layout.addWidget(self.tree, 1)
+        left_layout.addWidget(self.edit_button, 0, Qt.AlignmentFlag.AlignLeft)
+        right = QWidget(self)
+        right_layout = QVBoxLayout(right)
+        right_layout.setContentsMargins(0, 0, 0, 0)
+        analysis_label = QLabel("Dream's analysis", right)
+        mute(analysis_label)
+        right_layout.addWidget(analysis_label)
+        right_layout.addWidget(self.analysis)
+        right_layout.addWidget(self.diff, 1)
+        splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        splitter.addWidget(left)
+        splitter.addWidget(right)
+        splitter.setChildrenCollapsible(False)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([400, 600])
+        layout = QVBoxLayout(self)
+        layout.addLayout(header)
+        layout.addWidget(self.notice)
+        layout.addWidget(splitter, 1)
+
+        self.tree.itemChanged.connect(self._item_changed)
+        self.tree.currentItemChanged.connect(lambda *_: self._show_diff())
+        self.accept_selected_button.clicked.connect(
+            lambda: self._tasks.try_spawn(self.accept(self.selection()), name="review-accept")
+        )
+        self.accept_all_button.clicked.connect(
+            lambda: self._tasks.try_spawn(self.accept(None), name="review-accept")
+        )
+        self.reject_button.clicked.connect(
+            lambda: self._tasks.try_spawn(self.reject(), name="review-reject")
+        )
+        self.edit_button.clicked.connect(self.edit_current)
+        self.set_proposal(None)
+
+    # -- data in ------------------------------------------------------------------------
+    @property
+    def proposal(self) -> Proposal | None:
+        """The proposal shown."""
+        return self._proposal
+
+    def set_proposal(self, proposal: Proposal | None) -> None:
+        """Show ``proposal`` (``None``: nothing pending). Unticked changes stay unticked."""
+        same = (
+            self._proposal is not None
+            and proposal is not None
+            and proposal.created == self._proposal.created
+            and proposal.last == self._proposal.last
+        )
+        if proposal == self._proposal and proposal is not None:
+            return
+        if not same:
+            self._unticked.clear()
+        current = self.current_path()
+        self._proposal = proposal
+        self.tree.blockSignals(True)
+        self.tree.clear()
+        enabled = proposal is not None
+        for widget in (
+            self.accept_selected_button,
+            self.accept_all_button,
+            self.reject_button,
+            self.edit_button,
+        ):
+            widget.setEnabled(enabled)
+        if proposal is None:
+            self.title.setText("No Dream proposal is waiting")
+            self.subtitle.setText(
+                "With “Review Dream changes before they land” on (Settings → Dream & "
+                "heartbeat), Dream's changes wait here for you before they are written."
+            )
+            self.analysis.clear()
+            self.diff.clear()
+            self.tree.blockSignals(False)
+            return
+        count = proposal.change_count
+        self.title.setText(f"Dream proposes {count} change{'s' if count != 1 else ''}")
+        incomplete = (
+            " The run stopped early, so the proposal may be incomplete."
+            if proposal.stop_reason not in ("answer", "")
+            else ""
+        )
+        self.subtitle.setText(
+            f"From history entries {proposal.first}..{proposal.last}, {_when(proposal.created)}. "
+            "Untick what you do not want: only the ticked changes are written and committed."
+            + incomplete
+        )
+        self.analysis.setPlainText(proposal.analysis)
+        select: QTreeWidgetItem | None = None
+        for entry in proposal.files:
+            hunks = proposal.hunks[entry.path]
+            adds = sum(h.additions for h in hunks)
+            dels = sum(h.deletions for h in hunks)
+            label = f"{entry.path}   +{adds} −{dels}" + (
+                "   (edited by you)" if entry.edited else ""
+            )
+            item = QTreeWidgetItem(self.tree, [label])
+            item.setData(0, PATH_ROLE, entry.path)
+            item.setFlags(
+                item.flags() | Qt.ItemFlag.ItemIsUserCheckable | Qt.ItemFlag.ItemIsAutoTristate
+            )
+            for hunk in hunks:
+                child = QTreeWidgetItem(item, [_hunk_label(hunk)])
+                child.setData(0, HUNK_ROLE, hunk.id)
+                child.setData(0, PATH_ROLE, entry.path)
+                child.setFlags(child.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+                child.setCheckState(
+                    0,
+                    Qt.CheckState.Unchecked if hunk.id in self._unticked else Qt.CheckState.Checked,
+                )
+                child.setToolTip(0, "\n".join(hunk.patch_lines()))
+            item.setExpanded(True)
+            if select is None or entry.path == current:
+                select = item
+        self.tree.blockSignals(False)
+        if proposal.dropped:
+            self.notice.show_message(
+                "info",
+                "Dream also tried to change pinned lines; those changes were left out: "
+                + "; ".join(proposal.dropped)
+                + ".",
+            )
+        if select is not None:
+            self.tree.setCurrentItem(select)
+        self._show_diff()
+
+    # -- selection ----------------------------------------------------------------------
+    def hunk_items(self) -> list[QTreeWidgetItem]:
+        """Every hunk's tree item, in order."""
+        found: list[QTreeWidgetItem] = []
+        for i in range(self.tree.topLevelItemCount()):
+            top = self.tree.topLevelItem(i)
+            if top is None:
+                continue
+            for j in range(top.childCount()):
+                child = top.child(j)
+                if child is not None:
+                    found.append(child)
+        return found
+
+    def set_hunk_checked(self, hunk_id: str, checked: bool) -> None:
+        """Tick or untick one change."""
+        for item in self.hunk_items():
+            if item.data(0, HUNK_ROLE) == hunk_id:
+                item.setCheckState(0, Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
+                return
+        raise KeyError(hunk_id)
+
+    def selection(self) -> dict[str, list[str]]:
+        """The ticked hunk ids per file."""
+        chosen: dict[str, list[str]] = {}
+        for item in self.hunk_items():
+            path = str(item.data(0, PATH_ROLE))
+            chosen.setdefault(path, [])
+            if item.checkState(0) == Qt.CheckState.Checked:
+                chosen[path].append(str(item.data(0, HUNK_ROLE)))
+        return chosen
+
+    def current_path(self) -> str | None:
+        """The file selected in the tree."""
+        item = self.tree.currentItem()
+        return str(item.data(0, PATH_ROLE)) if item is not None else None
+
+    # -- actions ------------------------------------------------------------------------
+    async def accept(self, selected: dict[str, list[str]] | None) -> ReviewOutcome | None:
+        """Accept ``selected`` hunks (``None``: all); returns the outcome."""
+        if selected is not None and not any(selected.values()):
+            self.notice.show_message(
+                "warning",
+                "No change is ticked. Tick the changes to keep, or choose Reject all.",
+            )
+            return None
+        return await self._decide(accept_proposal, self.workspace, self.git, selected)
+
+    async def reject(self) -> ReviewOutcome | None:
+        """Reject the whole proposal."""
+        return await self._decide(reject_proposal, self.workspace)
+
+    async def _decide(self, action: object, *args: object) -> ReviewOutcome | None:
+        self._set_busy(True)
+        try:
+            outcome: ReviewOutcome = await asyncio.to_thread(action, *args)  # type: ignore[arg-type]
+        except (ProposalBusy, OSError) as exc:
+            self.notice.show_message("error", f"The proposal was not decided: {exc}")
+            return None
+        finally:
+            self._set_busy(False)
+        level: Tone = "warning" if outcome.not_applicable or outcome.git_error else "success"
+        self.notice.show_message(level if outcome.status == "accepted" else "info", outcome.message)
+        self.decided.emit(outcome)
+        return outcome
+
+    def edit_current(self) -> ProposalEditor | None:
+        """Open the editor for the selected file's proposed text (non-blocking)."""
+        path = self.current_path()
+        if self._proposal is None or path is None:
+            return None
+        editor = ProposalEditor(path, self._proposal.file(path).after, self)
+        editor.accepted.connect(
+            lambda: self._tasks.try_spawn(
+                self.save_edit(path, editor.editor.toPlainText()), name="review-edit"
+            )
+        )
+        editor.finished.connect(editor.deleteLater)
+        self._editor = editor
+        editor.open()
+        return editor
+
+    async def save_edit(self, path: str, text: str) -> Proposal | None:
+        """Make ``text`` the proposed text of ``path``."""
+        try:
+            proposal = await asyncio.to_thread(edit_proposal, self.workspace, path, text)
+        except (LookupError, ProposalBusy, OSError) as exc:
+            self.notice.show_message("error", f"The edit was not kept: {exc}")
+            return None
+        self.set_proposal(proposal)
+        self.notice.show_message(
+            "success", f"Your text is now the proposal for {path}; review its changes below."
+        )
+        self.edited.emit()
+        return proposal
+
+    async def aclose(self) -> None:
+        """Cancel running work."""
+        await self._tasks.aclose()
+
+    # -- internals ----------------------------------------------------------------------
+    def _set_busy(self, busy: bool) -> None:
+        enabled = not busy and self._proposal is not None
+        for widget in (
+            self.accept_selected_button,
+            self.accept_all_button,
+            self.reject_button,
+            self.edit_button,
+        ):
+            widget.setEnabled(enabled)
+
+    def _item_changed(self, item: QTreeWidgetItem, _column: int) -> None:
+        hunk_id = item.data(0, HUNK_ROLE)
+        if hunk_id is not None:
+            if item.checkState(0) == Qt.CheckState.Checked:
+                self._unticked.discard(str(hunk_id))
+            else:
+                self._unticked.add(str(hunk_id))
+        self._show_diff()
+
+    def _show_diff(self) -> None:
+        proposal, path = self._proposal, self.current_path()
+        self.diff.clear()
+        if proposal is None or path is None:
+            return
+        cursor = QTextCursor(self.diff.document())
+        cursor.beginEditBlock()
+        plain = QTextCharFormat()
+        plain.setFont(self.diff.font())
+        first = True
+        for number, hunk in enumerate(proposal.hunks[path], 1):
+            kept = hunk.id not in self._unticked
+            head = QTextCharFormat(plain)
+            head.setFontWeight(QFont.Weight.Bold)
+            head.setForeground(tone("hunk") if kept else tone("muted"))
+            block = QTextBlockFormat()
+            block.setBackground(tint("info", strength=0.10))
+            label = f"Change {number}: line {hunk.old_start + 1}" + (
+                "" if kept else "   — left out (unticked)"
+            )
+            self._line(cursor, label, block, head, first)
+            first = False
+            for line in hunk.patch_lines()[1:]:
+                char = QTextCharFormat(plain)
+                line_block = QTextBlockFormat()
+                if not kept:
+                    char.setForeground(tone("muted"))
+                    char.setFontStrikeOut(line[:1] in "+-")
+                elif line.startswith("+"):
+                    line_block.setBackground(tint("added"))
+                elif line.startswith("-"):
+                    line_block.setBackground(tint("removed"))
+                self._line(cursor, line, line_block, char, False)
+            cursor.insertBlock(QTextBlockFormat(), plain)
+        cursor.endEditBlock()
+        self.diff.moveCursor(QTextCursor.MoveOperation.Start)
+
+    @staticmethod
+    def _line(
+        cursor: QTextCursor, text: str, block: QTextBlockFormat, char: QTextCharFormat, first: bool
+    ) -> None:
+        if first:
+            cursor.setBlockFormat(block)
+        else:
+            cursor.insertBlock(block, char)
+        cursor.insertText(text, char)

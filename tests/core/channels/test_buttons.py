@@ -1,0 +1,121 @@
+"""The shared part of button approvals: button data within a limit, and every posted question
+closed exactly once, however it ends."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Coroutine
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from desktop.core.agent.approval import ApprovalRequest, Decision
+from desktop.core.bus.events import OutboundMessage
+from desktop.core.channels.buttons import ButtonApprover, ButtonIds
+
+
+def _request(call_id: str = "call-1", chat_id: str = "chat") -> ApprovalRequest:
+    return ApprovalRequest(
+        tool="exec",
+        arguments={"command": "ls"},
+        reason="runs a shell command",
+        channel="test",
+        chat_id=chat_id,
+        session_key=f"test:{chat_id}",
+        call_id=call_id,
+    )
+
+
+def test_button_data_round_trips_and_long_ids_become_digests() -> None:
+    ids = ButtonIds("ap", lambda data: len(data.encode()) <= 64)
+    short = ids.encode(Decision.ALWAYS, "call-1")
+    assert short == "ap:3:call-1"
+    assert ids.decode(short) == (Decision.ALWAYS, "call-1")
+
+    long_id = "toolu_" + "x" * 80
+    data = ids.encode(Decision.DENY, long_id)
+    assert len(data.encode()) <= 64 and data.startswith("ap:4:#")
+    assert ids.decode(data) == (Decision.DENY, long_id)
+    ids.forget(long_id)
+    assert ids.decode(data) == (Decision.DENY, None)  # no longer waiting
+
+
+def test_data_that_is_not_ours_decodes_to_nothing() -> None:
+    ids = ButtonIds("nb-ap", lambda data: len(data) <= 100)
+    assert ids.decode("other:1:call") == (None, None)
+    assert ids.decode("nb-ap:9:call") == (None, "call")
+    assert ids.decode("nb-ap:1:") == (Decision.ALLOW_ONCE, None)
+    assert ids.decode("") == (None, None)
+
+
+@dataclass
+class _Question:
+    number: int
+    clicked: bool = False
+
+
+@dataclass
+class _Channel:
+    name: str = "test"
+    sent: list[OutboundMessage] = field(default_factory=list)
+    tasks: list[asyncio.Task[None]] = field(default_factory=list)
+
+    async def send(self, message: OutboundMessage) -> None:
+        self.sent.append(message)
+
+    def spawn(self, coro: Coroutine[Any, Any, None], name: str) -> None:
+        self.tasks.append(asyncio.get_running_loop().create_task(coro, name=name))
+
+
+class _Approver(ButtonApprover[_Question]):
+    def __init__(self, channel: _Channel) -> None:
+        super().__init__(channel)
+        self.posted: list[str] = []
+        self.closed: list[tuple[str, int, Decision | None]] = []
+
+    async def post(self, request: ApprovalRequest) -> _Question:
+        self.posted.append(request.call_id)
+        return _Question(len(self.posted))
+
+    def shows_outcome(self, question: _Question) -> bool:
+        return question.clicked
+
+    async def close(
+        self, request: ApprovalRequest, question: _Question, decision: Decision | None
+    ) -> None:
+        self.closed.append((request.call_id, question.number, decision))
+
+
+async def test_every_question_is_closed_once_with_how_it_ended() -> None:
+    channel = _Channel()
+    approver = _Approver(channel)
+
+    # answered by keyword: closed with the decision
+    waiting = asyncio.create_task(approver.request_approval(_request("a")))
+    await asyncio.sleep(0)
+    assert approver.waiting("chat", "a") and approver.question("chat", "a") is not None
+    assert approver.intercept("chat", "always")
+    assert await waiting is Decision.ALWAYS
+
+    # ended without an answer (timeout, /stop): closed with None
+    stopped = asyncio.create_task(approver.request_approval(_request("b")))
+    await asyncio.sleep(0)
+    stopped.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await stopped
+
+    # answered by a click that already showed the outcome: not edited again
+    clicked = asyncio.create_task(approver.request_approval(_request("c")))
+    await asyncio.sleep(0)
+    found = approver.find(lambda chat, call, _q: call == "c")
+    assert found is not None
+    found[2].clicked = True
+    assert approver.answer("chat", Decision.DENY, "c")
+    assert await clicked is Decision.DENY
+
+    await asyncio.gather(*channel.tasks)
+    assert approver.posted == ["a", "b", "c"]
+    assert approver.closed == [("a", 1, Decision.ALWAYS), ("b", 2, None)]
+    assert approver.question("chat", "a") is None and not approver.waiting("chat", "a")
+    assert [t.get_name() for t in channel.tasks] == ["approval-close", "approval-close"]
