@@ -445,6 +445,8 @@ def build_runtime(
         result = await memory.dream().run()
         if result.status == "paused":  # the spend governor kept it from running
             raise JobSkipped(result.message, cause="budget")
+        if result.status == "pending":  # waiting for the person to review its last proposal
+            raise JobSkipped(result.message, cause="paused")
         if result.status == "failed":  # its batch is tried again at the next run
             raise RuntimeError(result.message)
         return result.message or f"Dream finished: {result.status}."

@@ -18,8 +18,9 @@ A receipt's :attr:`Receipt.outcome` is one of :data:`OUTCOMES`:
 * ``skipped`` -- the job did not run: the handler raised :class:`JobSkipped`. ``cause``
   ``budget``: the spend governor kept its model call from running (over a budget and kept
   paused, or stopped as a runaway); a reminder's own text is still delivered then, and
-  ``deliveredTo`` says where. ``paused``: the handler's own pause (none of the built-in jobs
-  uses it: a job paused in the Reminders page is disabled and does not run at all);
+  ``deliveredTo`` says where. ``paused``: the job waits for the person (Dream while its last
+  proposal awaits review). Neither is the Reminders page's "Pause" (the job is disabled and
+  does not run at all) nor the tray's "Pause reminders" (they run and arrive quietly, above);
 * ``done`` / ``snoozed`` -- the person answered the notification of run ``runId``.
 
 ``late`` marks a catch-up run for a time missed while the app was closed (``dueAtMs`` is that

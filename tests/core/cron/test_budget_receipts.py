@@ -6,6 +6,7 @@ path to the scripted server, the real scheduler on a fake clock."""
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from pathlib import Path
 from typing import Any
@@ -320,3 +321,42 @@ async def test_a_reminder_over_budget_with_no_one_to_show_it_is_kept_for_the_nex
         "it is kept and shown at the next start."
     )
     assert [r.text for r in runtime.cron.kept.pending()] == ["Reminder: Pills"]
+
+
+async def test_dream_waiting_for_a_review_is_skipped_as_paused_not_ran(
+    scripted_server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
+    """In review mode the first scheduled Dream stores a proposal (ran); the next one does not
+    run while that proposal waits for the person: skipped (paused), saying so."""
+
+    def route(body: dict[str, Any]) -> Reply:
+        if not body.get("tools"):
+            return Reply("[MEMORY] Ada lives in Lisbon")
+        if body["messages"][-1]["role"] == "user":
+            edit = {
+                "path": "memory/MEMORY.md",
+                "old_text": "- fact 1\n",
+                "new_text": "- fact 1\n- Ada lives in Lisbon\n",
+            }
+            return Reply(tool_calls=[("edit_file", json.dumps(edit))])
+        return Reply("Updated MEMORY.md.")
+
+    scripted_server.route = route
+    clock = FakeClock(NOW)
+    runtime = _runtime(scripted_server, tmp_path, clock, dream_review=lambda: True)
+    workspace = runtime.config.workspace_path
+    (workspace / "memory").mkdir(exist_ok=True)
+    (workspace / "memory" / "MEMORY.md").write_text("- fact 1\n")
+    MemoryStore(workspace).append_history("Ada moved to Lisbon.")
+    await runtime.start()
+    try:
+        await runtime.cron.run_now("dream")
+        await runtime.cron.run_now("dream")
+    finally:
+        await runtime.stop()
+    proposed, pending = runtime.cron.receipts.read("dream")
+    assert proposed.outcome == "ran"
+    assert (pending.outcome, pending.cause) == ("skipped", "paused")
+    assert "still waiting for your review" in (pending.reason or "")
+    [row] = [r for r in job_rows(runtime.cron) if r.id == "dream"]
+    assert row.last.startswith("skipped (paused) at "), row.last
