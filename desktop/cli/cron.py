@@ -2,8 +2,8 @@
 
 The commands work on ``<workspace>/cron/jobs.json`` directly (safe while the app or a gateway
 runs: the file is locked and re-read, see :mod:`desktop.core.cron.store`). Only ``run`` needs
-a model. Exit codes: 0 done, 1 refused (a protected system job, a failed run), 2 usage
-(unknown job, bad schedule, unusable config).
+a model. Exit codes: 0 done, 1 refused (a protected system job, a failed run, a run skipped
+over budget), 2 usage (unknown job, bad schedule, unusable config).
 """
 
 from __future__ import annotations
@@ -194,7 +194,12 @@ async def _run(config: Config, job_id: str) -> int:
     finally:
         await runtime.stop()
     state = job.state if job is not None else None
-    if state is not None and state.last_status == "error":
-        return fail(f"the job failed: {state.last_error}", EXIT_FAILED)
+    status = state.last_status if state is not None else None
+    if status in ("error", "skipped"):
+        # A reminder's own text is shown even so (its receipt counts it as shown here).
+        if result:
+            print(result)
+        what = "failed" if status == "error" else "was skipped"
+        return fail(f"the job {what}: {state.last_error if state else ''}", EXIT_FAILED)
     print(result or "(done)")
     return EXIT_OK

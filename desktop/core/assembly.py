@@ -36,7 +36,7 @@ from desktop.core.bus.queue import MessageBus
 from desktop.core.channels.manager import ChannelManager
 from desktop.core.config.schema import Config
 from desktop.core.cron.delivery import JobRunner
-from desktop.core.cron.receipts import KeptReminders
+from desktop.core.cron.receipts import JobSkipped, KeptReminders
 from desktop.core.cron.service import CronService
 from desktop.core.cron.system_jobs import SYSTEM_JOBS, sync_system_jobs
 from desktop.core.heartbeat.service import HeartbeatService
@@ -346,6 +346,7 @@ def build_runtime(
     serve_socket: bool = False,
     budgets: Callable[[], Budgets] | None = None,
     ask_budgets: bool = False,
+    reminders_paused: Callable[[], bool] | None = None,
     dream_review: Callable[[], bool] | None = None,
 ) -> Runtime:
     """Build (not start) the runtime for ``config``. Blocking file I/O: call it in a thread.
@@ -361,6 +362,8 @@ def build_runtime(
             (the runaway guard still runs at its default multiple).
         ask_budgets: A front end answers budget pauses (the window); otherwise a background
             call over budget is refused at once and reported.
+        reminders_paused: Whether the window shows reminders without a pop-up now (the
+            ``remindersPaused`` preference; their receipts say they arrived quietly).
         dream_review: Whether Dream proposes instead of changing the files (``desktop.json``);
             default: never.
     """
@@ -439,7 +442,14 @@ def build_runtime(
     heartbeat = HeartbeatService(workspace, provider, agent, timezone=tz)
 
     async def dream_job() -> str | None:
-        return await memory_commands("/dream", "")
+        result = await memory.dream().run()
+        if result.status == "paused":  # the spend governor kept it from running
+            raise JobSkipped(result.message, cause="budget")
+        if result.status == "pending":  # waiting for the person to review its last proposal
+            raise JobSkipped(result.message, cause="paused")
+        if result.status == "failed":  # its batch is tried again at the next run
+            raise RuntimeError(result.message)
+        return result.message or f"Dream finished: {result.status}."
 
     channels = ChannelManager(
         bus,
@@ -455,6 +465,7 @@ def build_runtime(
         timezone=tz,
         channels=channels,
         kept=KeptReminders(workspace / "cron"),
+        reminders_paused=reminders_paused,
     )
     cron_options: dict[str, Any] = {"clock": clock} if clock is not None else {}
     cron = CronService(
@@ -508,6 +519,7 @@ async def start_runtime(
     serve_socket: bool = True,
     budgets: Callable[[], Budgets] | None = None,
     ask_budgets: bool = False,
+    reminders_paused: Callable[[], bool] | None = None,
     dream_review: Callable[[], bool] | None = None,
 ) -> Runtime:
     """Build the provider (unless given) and the runtime, then start it.
@@ -540,6 +552,7 @@ async def start_runtime(
         serve_socket=serve_socket,
         budgets=budgets,
         ask_budgets=ask_budgets,
+        reminders_paused=reminders_paused,
         dream_review=dream_review,
     )
     await runtime.start()

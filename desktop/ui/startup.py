@@ -58,6 +58,8 @@ async def start_runtime_for(
         approval=policy,
         budgets=(lambda: prefs.prefs.budgets) if prefs is not None else None,
         ask_budgets=True,  # the window's banner answers (BudgetPrompts)
+        # "Pause reminders" in the tray: they arrive without a pop-up; receipts say so.
+        reminders_paused=(lambda: prefs.prefs.reminders_paused) if prefs is not None else None,
         dream_review=(lambda: prefs.prefs.review_dream) if prefs is not None else None,
     )
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from tests.conftest import CLI, cli_env, custom_config
 from tests.core.test_cli import run
-from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
+from tests.fakes.openai_server import Fail, Reply, ScriptedOpenAIServer
 
 
 def _jobs(tmp_path: Path) -> list[dict[str, object]]:
@@ -98,6 +98,16 @@ def test_cron_run_now_runs_a_real_turn(
     assert result.stdout.strip() == "Go water the plants!"
     job = next(j for j in _jobs(tmp_path) if j["id"] == job_id)
     assert job["state"]["lastStatus"] == "ok" and len(job["state"]["runHistory"]) == 1
+
+    # The model is down: the run failed, but the reminder's own text is shown here, as its
+    # receipt says ("shown on terminal"); it used to be claimed and never printed.
+    scripted_server.push(Fail(401, "bad key"))
+    failed = run(["cron", "run", job_id, "--config", config], isolated_env)
+    assert failed.returncode == 1
+    assert failed.stdout.strip() == "Reminder: Water the plants", failed.stdout
+    assert "the job failed: the model could not be reached" in failed.stderr
+    listed = run(["cron", "list", "--config", config], isolated_env)
+    assert "Last outcome: failed (shown on terminal) at " in listed.stdout, listed.stdout
 
 
 def test_gateway_fires_a_reminder_and_stops_cleanly(

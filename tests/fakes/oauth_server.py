@@ -68,6 +68,7 @@ class CodexReply:
     tool_call: tuple[str, str] | None = None  # (name, arguments json)
     reasoning: str = ""
     usage: tuple[int, int] = (12, 7)
+    delay: float = 0.0  # seconds between text pieces (time to stop it halfway)
 
 
 @dataclass
@@ -323,6 +324,8 @@ class FakeOAuthServer:
         for start in range(0, len(reply.text), reply.chunk):
             piece = reply.text[start : start + reply.chunk]
             send({"type": "response.output_text.delta", "item_id": "msg_1", "delta": piece})
+            if reply.delay:
+                time.sleep(reply.delay)
         if reply.tool_call:
             name, arguments = reply.tool_call
             item = {"type": "function_call", "id": "fc_1", "call_id": "call_abc", "name": name}

@@ -12,6 +12,17 @@ busy (turns of one session never overlap). Its answer then goes
 If the model cannot be reached, the person still gets the reminder's own text, and the run is
 recorded as failed. System jobs (payload kind ``system_event``) call Dream or the heartbeat.
 
+The spend governor never keeps a reminder from the person. When it refuses the job's model
+call (over a budget, or a runaway run) the reminder's own text is delivered and the run is
+recorded as skipped with cause ``budget`` (:class:`~desktop.core.cron.receipts.JobSkipped`;
+a system job kept from running is skipped the same way). While the window asks the person
+whether to go over the budget, the reminder's own text is delivered at once rather than
+after the answer; if they let it run, its answer follows.
+
+While reminders are paused in the window (the tray's "Pause reminders": no pop-up, counted as
+unread; ``reminders_paused``), a reminder still runs and reaches the window; its receipt says
+it arrived quietly.
+
 Every run says where its answer went (:class:`~desktop.core.cron.receipts.JobResult`): a front
 end counts when one is registered with the channel manager (the window's ``desktop`` channel,
 the terminal's ``cli``, a gateway's printing fallback); a chat network counts when the manager
@@ -24,6 +35,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import dataclasses
 import logging
 import time
 import uuid
@@ -32,11 +44,25 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
-from desktop.core.bus.events import DESKTOP_CHANNEL, InboundMessage, OutboundMessage, ReminderDue
-from desktop.core.cron.receipts import CURRENT_RUN, JobResult, KeptReminder, KeptReminders
+from desktop.core.bus.events import (
+    DESKTOP_CHANNEL,
+    BudgetPaused,
+    InboundMessage,
+    OutboundMessage,
+    ReminderDue,
+    RunEvent,
+)
+from desktop.core.cron.receipts import (
+    CURRENT_RUN,
+    JobResult,
+    JobSkipped,
+    KeptReminder,
+    KeptReminders,
+)
 from desktop.core.cron.types import CronJob, CronPayload
 from desktop.core.providers.switchable import usage_scope
 from desktop.core.resources import read_template
+from desktop.core.usage.governor import BudgetRefused
 
 if TYPE_CHECKING:
     from desktop.core.agent.loop import AgentLoop
@@ -83,6 +109,8 @@ class JobRunner:
         channels: Delivers to chat networks and knows which front ends are there (``None``:
             answers go out through the bus and count as delivered, the old behaviour).
         kept: Where reminders that reached no one wait for the next start.
+        reminders_paused: Whether the window shows reminders without a pop-up now (the
+            ``remindersPaused`` preference; ``None``: never).
     """
 
     def __init__(
@@ -93,16 +121,19 @@ class JobRunner:
         timezone: str | None = None,
         channels: ChannelManager | None = None,
         kept: KeptReminders | None = None,
+        reminders_paused: Callable[[], bool] | None = None,
     ) -> None:
         self.agent = agent
         self.system_jobs = system_jobs
         self.timezone = timezone
         self.channels = channels
         self.kept = kept
+        self.reminders_paused = reminders_paused
         self._kept_lock = asyncio.Lock()
 
     async def __call__(self, job: CronJob) -> str | JobResult | None:
-        """Run ``job``; exceptions are recorded by the scheduler as a failed run."""
+        """Run ``job``; exceptions are recorded by the scheduler as a failed run, a
+        :class:`~desktop.core.cron.receipts.JobSkipped` as a skipped one."""
         with usage_scope(source="cron", job=job.id, run=uuid.uuid4().hex[:12]):
             return await self._run(job)
 
@@ -113,7 +144,10 @@ class JobRunner:
                 raise ValueError(
                     f"system job {job.id!r} has no handler here (disabled in the config?)"
                 )
-            return await handler()
+            try:
+                return await handler()
+            except BudgetRefused as exc:
+                raise JobSkipped(exc.message, cause="budget") from None
         return await self.remind(job)
 
     def _now_text(self) -> str:
@@ -121,7 +155,12 @@ class JobRunner:
         return datetime.now(zone).strftime("%Y-%m-%d %H:%M")
 
     async def remind(self, job: CronJob) -> JobResult:
-        """The reminder turn in the job's conversation, then delivery."""
+        """The reminder turn in the job's conversation, then delivery.
+
+        Raises:
+            JobSkipped: The spend governor refused the turn's model call (the reminder's own
+                text was delivered: see the module docstring).
+        """
         channel, chat_id, key = job_target(job.payload)
         text = (
             read_template("agent", "cron_reminder.md")
@@ -131,36 +170,58 @@ class JobRunner:
         message = InboundMessage(
             channel, "cron", chat_id, text, session_key_override=key, metadata={"cron_job": job.id}
         )
+        fallback = f"Reminder: {job.payload.message}"
+        asked = asyncio.Event()
+
+        def on_event(event: RunEvent) -> None:
+            if isinstance(event, BudgetPaused) and event.job == job.id and event.asked:
+                asked.set()
+
+        async def deliver_while_asked() -> JobResult | None:
+            await asked.wait()
+            try:
+                return await self._deliver(job, channel, chat_id, key, fallback, sent_already=False)
+            except Exception:  # never the turn's end: the text is delivered after it instead
+                log.exception("delivering reminder %s while the budget asks failed", job.id)
+                return None
+
         token = CURRENT_JOB.set(job.id)
+        unsubscribe = self.agent.bus.subscribe(on_event)
         try:
-            outcome = await self.agent.run_turn(
-                message,
-                source="cron",
-                shown=job.payload.message or job.name,
-                label=job.name,
-                extra={"cron_job": job.id},
-            )
+            async with asyncio.TaskGroup() as group:
+                early = group.create_task(deliver_while_asked())
+                outcome = await self.agent.run_turn(
+                    message,
+                    source="cron",
+                    shown=job.payload.message or job.name,
+                    label=job.name,
+                    extra={"cron_job": job.id},
+                )
+                if not asked.is_set():
+                    early.cancel()
         finally:
+            unsubscribe()
             CURRENT_JOB.reset(token)
+        shown = None if early.cancelled() else early.result()
         if outcome.status == "finished":
             # The ``message`` tool may already have answered in the chat.
             answer = outcome.content or job.payload.message
-            places, why = await self._deliver(
+            result = await self._deliver(
                 job, channel, chat_id, key, answer, sent_already=outcome.message_sent
             )
-            return JobResult(outcome.content, places, why)
-        # Stopped or failed: the reminder itself must still arrive.
-        fallback = f"Reminder: {job.payload.message}"
-        places, why = await self._deliver(job, channel, chat_id, key, fallback, sent_already=False)
-        error = None
-        if outcome.status == "failed" and outcome.error is not None:
-            error = (
-                f"the model could not be reached ({outcome.error.message}); "
-                "the reminder text was delivered as is"
-                if places
-                else f"the model could not be reached ({outcome.error.message})"
-            )
-        return JobResult(fallback, places, why, error)
+            return dataclasses.replace(result, text=outcome.content)
+        # Stopped, failed or refused: the reminder itself must still arrive (once).
+        if shown is None:
+            shown = await self._deliver(job, channel, chat_id, key, fallback, sent_already=False)
+        error = outcome.error
+        if isinstance(error, BudgetRefused):
+            raise JobSkipped(_skip_reason(error, shown), cause="budget", delivered=shown)
+        if outcome.status == "failed" and error is not None:
+            why = f"the model could not be reached ({error.message})"
+            if shown.delivered_to:
+                why += "; the reminder text was delivered as is"
+            shown = dataclasses.replace(shown, error=why)
+        return shown
 
     def front_ends(self, channel: str = DESKTOP_CHANNEL) -> list[str]:
         """The front ends that would show a reminder from ``channel`` now.
@@ -181,8 +242,19 @@ class JobRunner:
 
     async def _deliver(
         self, job: CronJob, channel: str, chat_id: str, key: str, text: str, *, sent_already: bool
+    ) -> JobResult:
+        """Deliver ``text``: where it went (quietly?), or why it went nowhere (then it is kept)."""
+        places, why = await self._send(job, channel, chat_id, key, text, sent_already=sent_already)
+        quiet = (
+            DESKTOP_CHANNEL in places
+            and self.reminders_paused is not None
+            and self.reminders_paused()
+        )
+        return JobResult(text, places, why, quiet=quiet)
+
+    async def _send(
+        self, job: CronJob, channel: str, chat_id: str, key: str, text: str, *, sent_already: bool
     ) -> tuple[tuple[str, ...], str | None]:
-        """Deliver ``text``; where it went, and why it went nowhere (then it is kept)."""
         bus = self.agent.bus
         await bus.emit(
             ReminderDue(
@@ -258,3 +330,11 @@ class JobRunner:
                 )
                 await asyncio.to_thread(kept.mark_shown, reminder.id, int(time.time() * 1000))
             return len(waiting)
+
+
+def _skip_reason(error: BudgetRefused, shown: JobResult) -> str:
+    """Why a reminder's turn was skipped (where its own text went is in ``deliveredTo``), and
+    what became of that text when it reached no one."""
+    if shown.delivered_to:
+        return error.message
+    return f"{error.message.rstrip('.')}; its own text reached no one: {shown.undelivered}."

@@ -7,14 +7,20 @@ the job. Receipts keep the whole story, one JSON line per event, in
 
 A receipt's :attr:`Receipt.outcome` is one of :data:`OUTCOMES`:
 
-* ``delivered`` -- the job ran and its answer reached the places in ``deliveredTo``;
+* ``delivered`` -- the job ran and its answer reached the places in ``deliveredTo``
+  (``quiet``: the window showed it without a pop-up, because reminders were paused there --
+  the tray's "Pause reminders", a do-not-disturb: reminders still run and count as unread);
 * ``ran`` -- the job ran and had nothing to deliver (Dream, the heartbeat);
 * ``failed`` -- the job failed (``reason`` says why; a reminder's own text may still have
   been delivered, see ``deliveredTo``);
 * ``undelivered`` -- the job ran but its answer reached no one; it is kept in the inbox
   (:class:`KeptReminders`) and shown at the next start;
-* ``skipped`` -- the job did not run: the handler raised :class:`JobSkipped` (``cause``
-  ``paused`` or ``budget``: the hook for a spend governor);
+* ``skipped`` -- the job did not run: the handler raised :class:`JobSkipped`. ``cause``
+  ``budget``: the spend governor kept its model call from running (over a budget and kept
+  paused, or stopped as a runaway); a reminder's own text is still delivered then, and
+  ``deliveredTo`` says where. ``paused``: the job waits for the person (Dream while its last
+  proposal awaits review). Neither is the Reminders page's "Pause" (the job is disabled and
+  does not run at all) nor the tray's "Pause reminders" (they run and arrive quietly, above);
 * ``done`` / ``snoozed`` -- the person answered the notification of run ``runId``.
 
 ``late`` marks a catch-up run for a time missed while the app was closed (``dueAtMs`` is that
@@ -78,13 +84,17 @@ class JobSkipped(Exception):
 
     Args:
         reason: One sentence for the person.
-        cause: ``paused`` or ``budget``.
+        cause: ``budget`` or ``paused`` (see the module docstring).
+        delivered: What was delivered all the same (a reminder's own text), if anything.
     """
 
-    def __init__(self, reason: str, *, cause: str = "paused") -> None:
+    def __init__(
+        self, reason: str, *, cause: str = "paused", delivered: JobResult | None = None
+    ) -> None:
         super().__init__(reason)
         self.reason = reason
         self.cause = cause
+        self.delivered = delivered
 
 
 @dataclass(frozen=True)
@@ -96,12 +106,14 @@ class JobResult:
         delivered_to: Where it reached the person (``desktop``, ``telegram``, ``terminal``…).
         undelivered: Why it reached no one (``None`` when it did, or had nothing to deliver).
         error: Why the run failed although something was delivered (the model was down).
+        quiet: The window showed it without a pop-up (reminders were paused there).
     """
 
     text: str | None
     delivered_to: tuple[str, ...] = ()
     undelivered: str | None = None
     error: str | None = None
+    quiet: bool = False
 
 
 @dataclass(frozen=True)
@@ -121,6 +133,7 @@ class Receipt:
     reason: str | None = None
     cause: str | None = None
     run_id: str | None = None
+    quiet: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
@@ -141,6 +154,7 @@ class Receipt:
             "reason": self.reason,
             "cause": self.cause,
             "runId": self.run_id,
+            "quiet": self.quiet,
         }
         out.update({k: v for k, v in optional.items() if v not in (None, "", 0, False, [])})
         out.update(self.extra)
@@ -171,6 +185,7 @@ class Receipt:
             "reason",
             "cause",
             "runId",
+            "quiet",
         }
         return cls(
             job_id=job_id,
@@ -188,6 +203,7 @@ class Receipt:
             reason=_text(data.get("reason")),
             cause=_text(data.get("cause")),
             run_id=_text(data.get("runId")),
+            quiet=data.get("quiet") is True,
             extra={k: v for k, v in data.items() if k not in known},
         )
 

@@ -12,7 +12,10 @@ Missed runs (the app was closed when a job was due) are handled once, at :meth:`
 
 * a missed ``at`` job runs once, its run recorded as ``late``;
 * a recurring job (``every``/``cron``) runs once for all the runs it missed, also marked
-  ``late``, and its next run is then computed from *now* -- never once per miss.
+  ``late``, and its next run is then computed from *now* -- never once per miss;
+* a run cut short because the app closed (or restarted its agent) counts as missed: its job
+  is due again at the time it was due, so the next start runs it once more (a one-shot
+  reminder is never deleted before it reached the person).
 
 Other processes (the CLI, a gateway, nanobot itself) may change ``jobs.json`` while we run; see
 :mod:`desktop.core.cron.store`. The timer re-checks the file at least every
@@ -285,6 +288,7 @@ class CronService:
         outcome: str | JobResult | None = None
         error: str | None = None
         skipped: JobSkipped | None = None
+        retry_at: int | None = None
         due_at, missed = self._due.pop(job.id, (None, 0))
         self._active.add(job.id)
         run_id = new_id()
@@ -293,6 +297,9 @@ class CronService:
             outcome = await self.on_job(job)
         except asyncio.CancelledError:
             error = "cancelled (the app was closing)"
+            if not manual and due_at is not None:  # interrupted, not done: never dropped
+                retry_at = due_at
+                error += "; it runs again at the next start"
             raise
         except JobSkipped as exc:
             skipped = exc
@@ -302,7 +309,10 @@ class CronService:
         finally:
             CURRENT_RUN.reset(token)
             self._active.discard(job.id)
-            result = outcome if isinstance(outcome, JobResult) else JobResult(outcome)
+            if skipped is not None:  # a reminder's own text may have been delivered all the same
+                result = skipped.delivered or JobResult(None)
+            else:
+                result = outcome if isinstance(outcome, JobResult) else JobResult(outcome)
             error = error or result.error
             duration = max(0, int((self.clock() - started) * 1000))
             status = "skipped" if skipped is not None else "error" if error else "ok"
@@ -326,11 +336,25 @@ class CronService:
                 delivered_to=result.delivered_to,
                 reason=skipped.reason if skipped is not None else error or result.undelivered,
                 cause=skipped.cause if skipped is not None else None,
+                quiet=result.quiet,
             )
-            await asyncio.to_thread(self._record, job.id, record, manual, receipt)
+            await asyncio.to_thread(self._record, job.id, record, manual, receipt, retry_at)
         return result.text
 
-    def _record(self, job_id: str, record: CronRunRecord, manual: bool, receipt: Receipt) -> None:
+    def _record(
+        self,
+        job_id: str,
+        record: CronRunRecord,
+        manual: bool,
+        receipt: Receipt,
+        retry_at: int | None = None,
+    ) -> None:
+        """Write the run's receipt and history; a one-shot job that ran is done.
+
+        ``retry_at``: the run was interrupted (the app closed while it ran): its next run goes
+        back to that due time, so the next start catches it up (late), as a missed run --
+        a one-shot reminder is never deleted before it reached the person.
+        """
         try:
             self.receipts.append(receipt)
         except Exception:
@@ -341,6 +365,10 @@ class CronService:
                 return
             job.state.record(record)
             job.updated_at_ms = record.run_at_ms + record.duration_ms
+            if retry_at is not None:
+                following = job.state.next_run_at_ms
+                job.state.next_run_at_ms = min(following or retry_at, retry_at)
+                return
             if not manual and job.schedule.kind == "at":
                 # A skipped one-shot reminder is kept (disabled), never deleted unseen.
                 if job.delete_after_run and record.status != "skipped":

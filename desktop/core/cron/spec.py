@@ -98,12 +98,35 @@ def describe_schedule(schedule: CronSchedule, tz: str | None = None) -> str:
     return f"at {_local(schedule.at_ms, schedule.tz or tz)}"
 
 
+#: How a skipped run's ``cause`` reads.
+SKIP_CAUSES = {"budget": "over budget", "paused": "paused"}
+QUIET = "no pop-up: reminders are paused"
+
+
 def describe_receipt(run: Receipt, answer: Receipt | None, tz: str | None) -> str:
-    """``delivered to desktop at 2026-05-01 10:30 CEST (late: due 09:00, 3 runs missed)``."""
+    """``delivered to desktop at 2026-05-01 10:30 CEST (late: due 09:00, 3 runs missed)``.
+
+    A run the window showed without a pop-up reads ``delivered quietly to desktop (no pop-up:
+    reminders are paused)``; a skipped one says why (``skipped (over budget; its text shown on
+    desktop)``) before its reason.
+    """
     text = run.outcome
+    notes: list[str] = []
+    if run.outcome == "skipped" and run.cause:
+        notes.append(SKIP_CAUSES.get(run.cause, run.cause))
+    quietly = "quietly " if run.quiet else ""
     if run.delivered_to:
         places = ", ".join(run.delivered_to)
-        text += f" to {places}" if run.outcome == "delivered" else f" (shown on {places})"
+        if run.outcome == "delivered":
+            text += f" {quietly}to {places}"
+            if run.quiet:
+                notes.append(QUIET)
+        elif run.outcome == "skipped":
+            notes.append(f"its text shown {quietly}on {places}")
+        else:
+            notes.append(f"shown {quietly}on {places}")
+    if notes:
+        text += f" ({'; '.join(notes)})"
     text += f" at {_local(run.at_ms, tz)}"
     if run.late:
         text += f" (late: due {_local(run.due_at_ms, tz)}"

@@ -27,6 +27,7 @@ from zoneinfo import ZoneInfo
 from desktop.core.bus.events import InboundMessage, ReminderDue
 from desktop.core.providers.switchable import usage_scope
 from desktop.core.resources import read_template
+from desktop.core.usage.governor import BudgetRefused
 from desktop.core.utils.validate import read_text_document
 
 if TYPE_CHECKING:
@@ -127,7 +128,13 @@ class HeartbeatService:
         return active_tasks(text) if text else []
 
     async def tick(self) -> str:
-        """One heartbeat; returns a one-line summary of what happened (for the job's log)."""
+        """One heartbeat; returns a one-line summary of what happened (for the job's log).
+
+        Raises:
+            BudgetRefused: The spend governor kept a model call from running (the scheduler
+                records the run as skipped).
+            RuntimeError: The heartbeat turn failed.
+        """
         tasks = await asyncio.to_thread(self._read_tasks)
         if not tasks:
             return "no active tasks"
@@ -146,6 +153,8 @@ class HeartbeatService:
             message, source="heartbeat", shown="Heartbeat", label="Heartbeat"
         )
         if outcome.status == "failed" and outcome.error is not None:
+            if isinstance(outcome.error, BudgetRefused):
+                raise outcome.error  # kept from running by a budget: not a failure
             raise RuntimeError(f"the heartbeat turn failed: {outcome.error.message}")
         reply = outcome.content
         if outcome.status != "finished" or not worth_telling(reply):

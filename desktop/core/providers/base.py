@@ -163,3 +163,11 @@ class LLMProvider(ABC):
     @abstractmethod
     def model(self) -> str:
         """The default model of this provider instance."""
+
+    def price(self, model: str, prompt_tokens: int, completion_tokens: int) -> float | None:
+        """The price in dollars of so many tokens of ``model`` (``None``: unknown).
+
+        Used for calls that ended without an answer (the server's usage carries the price of
+        answered ones); blocking, call it in a thread.
+        """
+        return None

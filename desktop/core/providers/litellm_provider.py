@@ -26,7 +26,8 @@ from desktop.core.providers.base import (
     Usage,
 )
 from desktop.core.providers.matching import ProviderChoice
-from desktop.core.providers.retry import DEFAULT_DELAYS, with_retries
+from desktop.core.providers.meter import current_meter
+from desktop.core.providers.retry import DEFAULT_DELAYS, classify, with_retries
 from desktop.core.providers.sanitize import (
     apply_prompt_caching,
     parse_tool_arguments,
@@ -210,11 +211,39 @@ class LiteLLMProvider(LLMProvider):
         litellm = await aimport_litellm()
 
         async def attempt(_n: int) -> LLMResponse:
-            async with asyncio.timeout(self.request_timeout):
-                raw = await litellm.acompletion(**kwargs)
+            raw = await self._send(litellm, kwargs)
             return self._parse_response(raw, kwargs["model"])
 
         return await self._retrying(attempt)
+
+    async def _send(self, litellm: Any, kwargs: dict[str, Any]) -> Any:
+        """``acompletion`` under the request timeout, noted in the call's meter.
+
+        The attempt counts as sent (its prompt may be billed) unless the server answered with
+        an error or could not be reached; a timeout or a cancel leaves it counted.
+        """
+        meter = current_meter()
+        if meter is not None:
+            meter.sending()
+        try:
+            async with asyncio.timeout(self.request_timeout):
+                return await litellm.acompletion(**kwargs)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            if meter is not None and classify(exc).kind != "timeout":
+                meter.refused()
+            raise
+
+    def price(self, model: str, prompt_tokens: int, completion_tokens: int) -> float | None:
+        """The price from LiteLLM's bundled map (``None`` when the model is not in it)."""
+        try:
+            prompt_cost, completion_cost = import_litellm().cost_per_token(
+                model=model, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens
+            )
+        except Exception:  # noqa: BLE001 - unknown model price: no cost shown
+            return None
+        return float(prompt_cost) + float(completion_cost)
 
     def _parse_response(self, raw: Any, model: str) -> LLMResponse:
         choices = _get(raw, "choices") or []
@@ -252,15 +281,7 @@ class LiteLLMProvider(LLMProvider):
         completion = int(_get(usage, "completion_tokens", 0) or 0)
         details = _get(usage, "prompt_tokens_details")
         cached = int(_get(details, "cached_tokens", 0) or 0)
-        cost: float | None = None
-        try:
-            prompt_cost, completion_cost = import_litellm().cost_per_token(
-                model=model, prompt_tokens=prompt, completion_tokens=completion
-            )
-            cost = float(prompt_cost) + float(completion_cost)
-        except Exception:  # noqa: BLE001 - unknown model price: no cost shown
-            cost = None
-        return Usage(prompt, completion, cached, cost)
+        return Usage(prompt, completion, cached, self.price(model, prompt, completion))
 
     # -- streaming ------------------------------------------------------------------------
     async def chat_stream(
@@ -317,8 +338,8 @@ class LiteLLMProvider(LLMProvider):
         self, kwargs: dict[str, Any], on_delta: Callable[[StreamDelta], Awaitable[None]]
     ) -> LLMResponse:
         litellm = await aimport_litellm()
-        async with asyncio.timeout(self.request_timeout):
-            stream = await litellm.acompletion(**kwargs)
+        stream = await self._send(litellm, kwargs)
+        meter = current_meter()
         splitter = ThinkSplitter()
         text: list[str] = []
         reasoning: list[str] = []
@@ -340,16 +361,24 @@ class LiteLLMProvider(LLMProvider):
                         kind="timeout",
                         retryable=True,
                     ) from None
-                usage_raw = _get(chunk, "usage") or usage_raw
+                reported = _get(chunk, "usage")
+                if reported:
+                    usage_raw = reported
+                    if meter is not None:
+                        meter.reported(self._usage(reported, kwargs["model"]))
                 for choice in _get(chunk, "choices") or []:
                     delta = _get(choice, "delta")
                     finish = _get(choice, "finish_reason") or finish
                     piece = _get(delta, "reasoning_content")
                     if piece:
+                        if meter is not None:
+                            meter.output(piece)
                         reasoning.append(piece)
                         await on_delta(StreamDelta("reasoning", piece))
                     piece = _get(delta, "content")
                     if piece:
+                        if meter is not None:
+                            meter.output(piece)
                         for kind, part in splitter.feed(piece):
                             (text if kind == "text" else reasoning).append(part)
                             await on_delta(StreamDelta(kind, part))
@@ -361,9 +390,13 @@ class LiteLLMProvider(LLMProvider):
                         slot["id"] = _get(call, "id") or slot["id"]
                         function = _get(call, "function")
                         name = _get(function, "name") or ""
-                        if name != slot["name"]:  # some servers (llama.cpp) repeat the whole
-                            slot["name"] += name  # name in every chunk; OpenAI sends it once
-                        slot["arguments"] += _get(function, "arguments") or ""
+                        if name == slot["name"]:  # some servers (llama.cpp) repeat the whole
+                            name = ""  # name in every chunk; OpenAI sends it once
+                        slot["name"] += name
+                        arguments = _get(function, "arguments") or ""
+                        slot["arguments"] += arguments
+                        if meter is not None:
+                            meter.output(name + arguments)
                 if finish and usage_raw is not None:
                     # Everything has arrived (the provider put usage beside the finish reason).
                     # Reading on would make LiteLLM rebuild the whole response from its chunks on

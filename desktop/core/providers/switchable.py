@@ -12,22 +12,29 @@ Every call also passes :meth:`SwitchableProvider._report`: listeners get
 automatic chat titles). Call listeners (:meth:`add_call_listener`) get a whole
 :class:`ModelCall`: the :class:`UsageTag` in force (source, session, channel, cron job, Dream
 phase, set with :func:`usage_scope` by whoever starts the work), the model, the usage and the
-duration; the spend ledger (:mod:`desktop.core.usage.ledger`) hooks in there. Call guards
-(:meth:`add_call_guard`) run *before* each call and may refuse it (the budget governor).
+duration; the spend ledger (:mod:`desktop.core.usage.ledger`) hooks in there. They also get
+the calls that ended without an answer -- ``stopped`` (cancelled: ``/stop``, a cancelled
+background run, shutdown) or ``failed`` (after the provider's retries) -- with what those
+cost as far as it is known (:mod:`desktop.core.providers.meter`; ``estimated`` when it is
+not the server's own count). Call guards (:meth:`add_call_guard`) run *before* each call and
+may refuse it (the budget governor); a refused call was never made and is not reported.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import contextvars
 import dataclasses
+import functools
 import logging
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from desktop.core.providers.base import LLMProvider, LLMResponse, StreamCallback, Usage
+from desktop.core.providers.meter import CallMeter, metering, spent
 
 log = logging.getLogger(__name__)
 
@@ -57,15 +64,30 @@ class UsageTag:
     run: str = ""
 
 
+CallOutcome = Literal["ok", "stopped", "failed"]
+
+
 @dataclass(frozen=True)
 class ModelCall:
-    """One answered model call, as call listeners see it."""
+    """One model call, as call listeners see it.
+
+    Attributes:
+        tag: Who it was made for.
+        model: The model asked.
+        usage: Its tokens (and price, when known).
+        started: ``time.time()`` when the call began.
+        duration_s: Wall time of the call.
+        outcome: ``ok`` (answered), ``stopped`` (cancelled) or ``failed``.
+        estimated: ``usage`` is an estimate (the server never reported it).
+    """
 
     tag: UsageTag
     model: str
     usage: Usage
-    started: float  # time.time() when the call began
+    started: float
     duration_s: float
+    outcome: CallOutcome = "ok"
+    estimated: bool = False
 
 
 TURN_SOURCES: dict[str, str] = {
@@ -77,7 +99,7 @@ TURN_SOURCES: dict[str, str] = {
 """The ledger source of a turn, by what started it (a subagent's report counts as its spend)."""
 
 CallListener = Callable[[ModelCall], Awaitable[None] | None]
-"""Called with each answered :class:`ModelCall` (awaited when it returns an awaitable)."""
+"""Called with each :class:`ModelCall`, answered or not (awaited when it returns an awaitable)."""
 
 CallGuard = Callable[[UsageTag, str], Awaitable[None]]
 """Awaited with ``(tag, model)`` before each call; raising refuses the call."""
@@ -171,7 +193,8 @@ class SwitchableProvider(LLMProvider):
         return remove
 
     def add_call_listener(self, listener: CallListener) -> Callable[[], None]:
-        """Call ``listener(call)`` after each answered call; returns a remover."""
+        """Call ``listener(call)`` after each call, answered, stopped or failed; returns a
+        remover."""
         self._call_listeners.append(listener)
         return lambda: (
             self._call_listeners.remove(listener) if listener in self._call_listeners else None
@@ -196,6 +219,9 @@ class SwitchableProvider(LLMProvider):
             except Exception:  # accounting must never break a turn
                 log.exception("usage listener failed")
         call = ModelCall(tag, model, response.usage, started, max(0.0, time.time() - started))
+        await self._tell(call)
+
+    async def _tell(self, call: ModelCall) -> None:
         for call_listener in list(self._call_listeners):
             try:
                 result = call_listener(call)
@@ -203,6 +229,63 @@ class SwitchableProvider(LLMProvider):
                     await result
             except Exception:  # accounting must never break a turn
                 log.exception("call listener failed")
+
+    async def _metered(
+        self,
+        provider: LLMProvider,
+        model: str,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        call: Callable[[], Awaitable[LLMResponse]],
+    ) -> LLMResponse:
+        """Guard, make and report one call; a call that ends without an answer is reported
+        too (``stopped`` or ``failed``) before its exception goes on, and so are the attempts
+        of an answered call that were cut off and retried (``failed``, beside the answer)."""
+        started = await self._before(model)
+        with metering() as meter:
+            try:
+                response = await call()
+            except (asyncio.CancelledError, Exception) as exc:
+                cancelled = isinstance(exc, asyncio.CancelledError)
+                report = self._unanswered(
+                    provider, model, messages, tools, meter, started, cancelled
+                )
+                try:
+                    # Shielded: a second cancel (shutdown while stopping) must not lose it.
+                    await asyncio.shield(report)
+                except asyncio.CancelledError:
+                    if not cancelled:
+                        raise  # a cancel during a failure's report goes on, never lost
+                except Exception:
+                    log.exception("reporting an unanswered call failed")
+                raise
+        await self._report(model, response, started)
+        if len(meter.attempts) > 1:  # the server took earlier attempts, then they broke off
+            retried = CallMeter(meter.attempts[:-1])
+            try:
+                await self._unanswered(provider, model, messages, tools, retried, started, False)
+            except Exception:
+                log.exception("reporting the retried attempts of a call failed")
+        return response
+
+    async def _unanswered(
+        self,
+        provider: LLMProvider,
+        model: str,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        meter: CallMeter,
+        started: float,
+        cancelled: bool,
+    ) -> None:
+        if not self._call_listeners:
+            return
+        tag = _TAG.get()
+        price = functools.partial(provider.price, model)
+        usage, estimated = await asyncio.to_thread(spent, meter, messages, tools, price)
+        outcome: CallOutcome = "stopped" if cancelled else "failed"
+        duration = max(0.0, time.time() - started)
+        await self._tell(ModelCall(tag, model, usage, started, duration, outcome, estimated))
 
     async def chat(
         self,
@@ -217,18 +300,21 @@ class SwitchableProvider(LLMProvider):
     ) -> LLMResponse:
         """One non-streaming call on the current provider."""
         provider = self._current
-        started = await self._before(model or provider.model)
-        response = await provider.chat(
+        return await self._metered(
+            provider,
+            model or provider.model,
             messages,
             tools,
-            model=model,
-            max_tokens=max_tokens,
-            temperature=temperature,
-            tool_choice=tool_choice,
-            reasoning_effort=reasoning_effort,
+            lambda: provider.chat(
+                messages,
+                tools,
+                model=model,
+                max_tokens=max_tokens,
+                temperature=temperature,
+                tool_choice=tool_choice,
+                reasoning_effort=reasoning_effort,
+            ),
         )
-        await self._report(model or provider.model, response, started)
-        return response
 
     async def chat_stream(
         self,
@@ -244,16 +330,19 @@ class SwitchableProvider(LLMProvider):
     ) -> LLMResponse:
         """One streaming call on the current provider."""
         provider = self._current
-        started = await self._before(model or provider.model)
-        response = await provider.chat_stream(
+        return await self._metered(
+            provider,
+            model or provider.model,
             messages,
             tools,
-            on_delta=on_delta,
-            model=model,
-            max_tokens=max_tokens,
-            temperature=temperature,
-            tool_choice=tool_choice,
-            reasoning_effort=reasoning_effort,
+            lambda: provider.chat_stream(
+                messages,
+                tools,
+                on_delta=on_delta,
+                model=model,
+                max_tokens=max_tokens,
+                temperature=temperature,
+                tool_choice=tool_choice,
+                reasoning_effort=reasoning_effort,
+            ),
         )
-        await self._report(model or provider.model, response, started)
-        return response

@@ -19,10 +19,13 @@ It is a call guard of the runtime's :class:`~desktop.core.providers.switchable.S
 
 A refusal is :class:`BudgetRefused`, an :class:`~desktop.core.providers.base.LLMError`: every
 caller already turns that into data (Dream keeps its batch for later, the Consolidator archives
-raw, a turn fails with the message, a cron run is recorded as failed).
+raw, a turn fails with the message, a scheduled job is recorded as skipped with cause
+``budget`` -- a reminder's own text is delivered all the same, see
+:mod:`desktop.core.cron.delivery`).
 
 Spend is read from the ledger itself, incrementally (:class:`SpendTally`), so calls made by
-another process on the same workspace (the gateway beside the app) count too.
+another process on the same workspace (the gateway beside the app) count too -- calls that
+were stopped or failed included, with what they cost (:mod:`desktop.core.usage.ledger`).
 """
 
 from __future__ import annotations
@@ -350,7 +353,9 @@ class SpendGovernor:
             over = _first_over(self.tally, checks, 0, 1.0)
             if over is not None:
                 message = _describe(tag.source, over, 0).split("; ", 1)[1]
-                text = f"The spend cap is reached: {message}. Raise it in Settings › Usage."
+                text = (
+                    f"The spend cap is reached: {message}. Raise it in Settings › Usage & budgets."
+                )
                 await self._send(
                     BudgetWarning(tag.source, over.scope, over.period, text, refused=True)
                 )

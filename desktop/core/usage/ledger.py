@@ -1,4 +1,4 @@
-"""The usage ledger: one JSON line per answered model call, appended, never rewritten.
+"""The usage ledger: one JSON line per model call, appended, never rewritten.
 
 Where: ``<workspace>/usage/ledger-YYYY-MM.jsonl`` (the UTC month of the call). In the
 workspace because spend belongs to what the agent does there: the app and ``nanobot-desktop
@@ -16,6 +16,13 @@ ever changed, so a crash can cost at most the record being written.
 
 Reading (:func:`read_records`) is tolerant: a damaged line is copied aside once
 (``ledger-….jsonl.corrupt-…``, see :mod:`desktop.core.utils.validate_aside`) and skipped.
+
+Calls that ended without an answer are recorded too, so budgets and the runaway guard count
+what they cost: ``"outcome": "stopped"`` (cancelled: ``/stop``, a cancelled background run) or
+``"failed"``, with the server's usage when it sent some, else an estimate of the prompt and the
+output streamed (``"estimated": true``), or zero tokens when nothing reached the server. Both
+keys are left out for an answered call, so its line is the same as before they existed, and a
+reader that does not know them counts the tokens all the same.
 """
 
 from __future__ import annotations
@@ -62,6 +69,8 @@ class UsageRecord:
         cached_tokens: Of the prompt tokens, those served from the cache.
         cost_usd: Price from LiteLLM's bundled price map; ``None`` when the model is not in it.
         duration_s: Wall time of the call.
+        outcome: ``ok`` (answered), ``stopped`` (cancelled) or ``failed``.
+        estimated: The tokens are an estimate (the server never reported them).
     """
 
     time: float
@@ -77,6 +86,8 @@ class UsageRecord:
     job: str = ""
     phase: int = 0
     run: str = ""
+    outcome: str = "ok"
+    estimated: bool = False
 
     @property
     def tokens(self) -> int:
@@ -85,7 +96,7 @@ class UsageRecord:
 
     @classmethod
     def from_call(cls, call: ModelCall) -> UsageRecord:
-        """The record of one answered call."""
+        """The record of one call (answered, stopped or failed)."""
         tag, usage = call.tag, call.usage
         return cls(
             time=call.started,
@@ -101,12 +112,18 @@ class UsageRecord:
             job=tag.job,
             phase=tag.phase,
             run=tag.run,
+            outcome=call.outcome,
+            estimated=call.estimated,
         )
 
     def to_line(self) -> bytes:
         """The JSON line (newline included); ``time`` as ISO 8601 UTC for people reading it."""
         data: dict[str, Any] = {"v": VERSION, **asdict(self)}
         data["time"] = datetime.fromtimestamp(self.time, UTC).isoformat(timespec="milliseconds")
+        if self.outcome == "ok":
+            del data["outcome"]
+        if not self.estimated:
+            del data["estimated"]
         return json.dumps(data, ensure_ascii=False).encode("utf-8") + b"\n"
 
     @classmethod
@@ -131,6 +148,8 @@ class UsageRecord:
                 job=str(value.get("job") or ""),
                 phase=_count(value.get("phase")),
                 run=str(value.get("run") or ""),
+                outcome=str(value.get("outcome") or "ok"),
+                estimated=value.get("estimated") is True,
             )
         except (KeyError, TypeError, ValueError):
             return None
@@ -237,7 +256,7 @@ class UsageLedger:
             self.append(record)
 
     async def record(self, call: ModelCall) -> None:
-        """The call listener: append the call's record off the event loop."""
+        """The call listener: append the call's record off the event loop (answered or not)."""
         record = UsageRecord.from_call(call)
         try:
             await asyncio.to_thread(self.append, record)

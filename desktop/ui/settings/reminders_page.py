@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -85,6 +86,9 @@ class RemindersPage(SettingsPage):
         self.past = QListWidget()
         self.past.setAccessibleName("Past runs of the selected job")
         self.past.setMinimumHeight(110)
+        # Reasons can be long (a budget's numbers): wrap them rather than hide them sideways.
+        self.past.setWordWrap(True)
+        self.past.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.body_layout.addWidget(self.past, 1)
 
         self.body_layout.addWidget(heading("Reminder", level=2))
@@ -115,6 +119,7 @@ class RemindersPage(SettingsPage):
         self.body_layout.addLayout(save_row)
 
         self.editing: str | None = None
+        self._form = 0  # bumped whenever the form switches to another job or to a new one
         self.kind.currentIndexChanged.connect(self._kind_changed)
         self.table.itemSelectionChanged.connect(self._selected)
         self.new_button.clicked.connect(lambda: self._new())
@@ -155,7 +160,8 @@ class RemindersPage(SettingsPage):
             name += "" if row.enabled else " (paused)"
             for column, text in enumerate((name, row.when, row.next_run, row.last or "—")):
                 item = QTableWidgetItem(text)
-                item.setToolTip(row.message or text)
+                # The outcome's tooltip is the whole outcome (a long reason is cut in the cell).
+                item.setToolTip(text if column == 3 else row.message or text)
                 self.table.setItem(index, column, item)
             if row.id == keep:
                 self.table.selectRow(index)
@@ -182,6 +188,7 @@ class RemindersPage(SettingsPage):
             self._new(focus=False)
             return
         self.editing = row.id
+        self._form += 1
         self.save_reminder_button.setText("Save changes")
         self.name.setText(row.name)
         self.message.setText(row.message)
@@ -205,6 +212,7 @@ class RemindersPage(SettingsPage):
 
     def _new(self, *, focus: bool = True) -> None:
         self.editing = None
+        self._form += 1
         self.save_reminder_button.setText("Add reminder")
         for field in (self.name, self.message, self.when):
             field.clear()
@@ -218,6 +226,7 @@ class RemindersPage(SettingsPage):
         if cron is None:
             return
         kind, value = self.kind.currentData(), self.when.text().strip()
+        form = self._form
         try:
             every = float(value) if kind == "every" else None
         except ValueError:
@@ -237,7 +246,8 @@ class RemindersPage(SettingsPage):
         except ValueError as exc:
             self.status.error(f"Not saved: {exc}")
             return
-        self.editing = job.id
+        if self._form == form:  # else the person moved on (New, another job) while it saved
+            self.editing = job.id
         self.status.ok(f"Saved '{job.name}'.")
         await self.refresh()
 

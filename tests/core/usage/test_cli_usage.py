@@ -122,3 +122,9 @@ def test_cron_run_is_counted_under_its_job_and_paused_headless_over_budget(
     said = "budget: Cron wants ~1,200 tokens; today's Cron budget is 1,000 and 1,200 are spent"
     assert f"{said}; kept paused" in second.stderr, second.stderr
     assert len(scripted_server.chat_requests()) == 1
+    # The reminder's own text still went out; the run is skipped over budget, not failed.
+    assert "Reminder: Water the plants" in second.stdout, second.stdout
+    assert second.returncode == 1
+    assert f"the job was skipped: Paused by the {said}" in second.stderr
+    listed = run(["cron", "list", "--config", str(config)], isolated_env)
+    assert "Last outcome: skipped (over budget; its text shown on terminal) at " in listed.stdout

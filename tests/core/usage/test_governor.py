@@ -184,7 +184,7 @@ async def test_chat_warns_at_the_threshold_and_stops_only_with_a_hard_cap(
         [failed] = _of(events, TurnFailed)
         assert failed.message == (
             "The spend cap is reached: today's Chat budget is 1,000 and 1,050 are spent. "
-            "Raise it in Settings › Usage."
+            "Raise it in Settings › Usage & budgets."
         )
         assert len(scripted_server.chat_requests()) == 2  # refused before the call
         assert _of(events, BudgetWarning)[-1].refused

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Callable
 
+from filelock import FileLock
 from pytestqt.qtbot import QtBot
 
 from desktop.core.assembly import build_runtime
 from desktop.core.cron.receipts import KeptReminder
 from desktop.core.cron.types import CronSchedule
+from desktop.core.usage.budgets import Budgets
+from desktop.core.usage.ledger import UsageLedger, UsageRecord
 from desktop.ui.services import AppServices
 from desktop.ui.settings import SettingsTab
 from tests.core.agent.conftest import make_provider
@@ -116,10 +120,104 @@ def test_kept_reminder_reaches_the_window_and_answers_go_to_core(
     )
     snoozed = next(j for j in cron.list_jobs() if j.name == "Pills (snoozed)")
     assert snoozed.schedule.at_ms == int(clock() * 1000) + 3_600_000
+    # The job is added before its receipt is written: wait for both, or "done" may come first.
+    qtbot.waitUntil(
+        lambda: [r.outcome for r in cron.receipts.read("gone")] == ["snoozed"], timeout=10_000
+    )
     services.answer_reminder(event, "done")
     qtbot.waitUntil(
         lambda: [r.outcome for r in cron.receipts.read("gone")] == ["snoozed", "done"],
         timeout=10_000,
     )
+    run_async(qtbot, qloop, runtime.stop(), 60_000)
+    services.clear_runtime()
+
+
+def test_a_reminder_skipped_over_budget_reads_so_with_the_reason(
+    make_tab: Callable[[], SettingsTab],
+    qtbot: QtBot,
+    qloop: asyncio.AbstractEventLoop,
+    services: AppServices,
+    scripted_server: ScriptedOpenAIServer,
+) -> None:
+    """The cron budget is spent and nobody is asked: the page lists the run as skipped over
+    budget (its text shown in the window) with the governor's reason, and the one-shot
+    reminder stays, paused."""
+    clock = FakeClock("2026-05-01T10:00:00+00:00")
+    budgets = Budgets.model_validate({"sources": {"cron": {"dailyTokens": 1000}}})
+    runtime = build_runtime(
+        services.config, make_provider(scripted_server.url), clock=clock, budgets=lambda: budgets
+    )
+    UsageLedger(services.workspace).append(
+        UsageRecord(time=time.time() - 1, source="cron", model="m", prompt_tokens=1200)
+    )
+    services.set_runtime(runtime)
+    cron = runtime.cron
+    job = cron.add_job(
+        "dentist",
+        CronSchedule("at", at_ms=int(clock() * 1000) + 60_000),
+        message="Call the dentist",
+        delete_after_run=True,
+    )
+    with qtbot.waitSignal(services.bridge.reminderDue, timeout=30_000) as shown:
+        clock.advance(60)
+        run_async(qtbot, qloop, cron.tick(), 60_000)
+        run_async(qtbot, qloop, cron.idle(), 60_000)
+    assert shown.args[0].text == "Reminder: Call the dentist"
+    assert scripted_server.chat_requests() == []
+
+    tab = make_tab()
+    tab.show_section("reminders")
+    page = tab.page("reminders")
+    qtbot.waitUntil(lambda: any(r.id == job.id for r in page.rows), timeout=10_000)
+    index = next(i for i, r in enumerate(page.rows) if r.id == job.id)
+    last = page.table.item(index, 3).text()
+    assert last.startswith("skipped (over budget; its text shown on desktop) at "), last
+    assert "Paused by the budget: Cron wants more tokens; today's Cron budget is 1,000" in last
+    assert page.table.item(index, 0).text() == "dentist (paused)"  # kept, not deleted
+    assert page.table.item(index, 3).toolTip() == last  # whole, where the cell cuts it
+    page.table.selectRow(index)
+    assert page.past.item(0).text() == last and page.past.wordWrap()
+    run_async(qtbot, qloop, runtime.stop(), 60_000)
+    services.clear_runtime()
+
+
+def test_new_clicked_while_an_edit_saves_adds_a_reminder_instead_of_overwriting(
+    make_tab: Callable[[], SettingsTab],
+    qtbot: QtBot,
+    qloop: asyncio.AbstractEventLoop,
+    services: AppServices,
+    scripted_server: ScriptedOpenAIServer,
+) -> None:
+    """Save changes, then New at once (before the save finished): the form stays a new
+    reminder; the save that finishes later used to turn it back into an edit of the first job,
+    so the next "Add reminder" overwrote that job's message."""
+    runtime = build_runtime(services.config, make_provider(scripted_server.url))
+    services.set_runtime(runtime)
+    cron = runtime.cron
+    tea = cron.add_job("tea", CronSchedule("every", every_ms=60_000), message="Tea")
+    tab = make_tab()
+    tab.show_section("reminders")
+    page = tab.page("reminders")
+    qtbot.waitUntil(lambda: any(r.id == tea.id for r in page.rows), timeout=10_000)
+    page.table.selectRow(next(i for i, r in enumerate(page.rows) if r.id == tea.id))
+    page.when.setText("5")
+    store_lock = FileLock(str(cron.store_path.parent) + ".lock")  # another process writing
+    with store_lock:
+        page.save_reminder_button.click()
+        qtbot.wait(200)  # the save has read the form and waits for the store
+        assert page.busy
+        page.new_button.click()
+    page.message.setText("Stretch")
+    page.kind.setCurrentIndex(0)
+    page.when.setText("30")
+    qtbot.waitUntil(lambda: not page.busy, timeout=10_000)  # the first save has finished
+    assert page.editing is None and page.save_reminder_button.text() == "Add reminder"
+    page.save_reminder_button.click()
+    qtbot.waitUntil(lambda: any(r.message == "Stretch" for r in page.rows), timeout=10_000)
+    qtbot.waitUntil(lambda: not page.busy, timeout=10_000)
+    job = cron.get_job(tea.id)
+    assert job is not None and job.payload.message == "Tea"
+    assert job.schedule.every_ms == 300_000
     run_async(qtbot, qloop, runtime.stop(), 60_000)
     services.clear_runtime()

@@ -25,6 +25,7 @@ from desktop.core.providers.base import (
     StreamDelta,
 )
 from desktop.core.providers.matching import ProviderChoice
+from desktop.core.providers.meter import current_meter
 from desktop.core.providers.oauth.codex import ORIGINATOR
 from desktop.core.providers.oauth.endpoints import CodexEndpoints
 from desktop.core.providers.oauth.flow import as_dict
@@ -244,6 +245,9 @@ class CodexProvider(LLMProvider):
                     raise _Unauthorized
                 if response.status_code >= 400:
                     raise self._http_error(response, await response.aread())
+                meter = current_meter()  # the server took the request: its cost is counted
+                if meter is not None:
+                    meter.sending()
                 await self._read_events(response, state, on_delta)
             finally:
                 await response.aclose()
@@ -312,6 +316,11 @@ class CodexProvider(LLMProvider):
             if not isinstance(event, dict):
                 continue
             shown = apply_event(state, event)
+            meter = current_meter()
+            if meter is not None and shown is not None:
+                meter.output(shown[1])
+            if meter is not None and state.finish is not None:
+                meter.reported(state.usage)
             if shown is not None:
                 await on_delta(StreamDelta(shown[0], shown[1]))  # type: ignore[arg-type]
             if state.finish is not None:
