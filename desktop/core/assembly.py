@@ -28,9 +28,10 @@ from typing import TYPE_CHECKING, Any
 
 from desktop.core.agent.approval import ApprovalGate, ApprovalPolicy
 from desktop.core.agent.context import ContextBuilder
-from desktop.core.agent.loop import AgentLoop, CommandHandler
+from desktop.core.agent.loop import AgentLoop
 from desktop.core.agent.skills import SkillsLoader
 from desktop.core.agent.subagents import SubagentManager
+from desktop.core.agent.turn_parts import CommandHandler
 from desktop.core.agent.work import SessionWork
 from desktop.core.bus.queue import MessageBus
 from desktop.core.channels.manager import ChannelManager

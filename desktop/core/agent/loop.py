@@ -17,15 +17,24 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from collections.abc import Sequence
+from typing import Any
 
 from desktop.core.agent.commands import Command, help_text, parse_command
 from desktop.core.agent.context import ContextBuilder
-from desktop.core.agent.hooks import AgentHook, CompositeHook, HookContext
+from desktop.core.agent.hooks import AgentHook, CompositeHook
 from desktop.core.agent.observers import EventHook, ProgressHook
 from desktop.core.agent.runner import AgentRunner
+from desktop.core.agent.turn_parts import (
+    ApprovalCheck,
+    CheckpointHook,
+    CommandHandler,
+    Connector,
+    Consolidation,
+    PartialHook,
+    SessionStats,
+    TurnOutcome,
+)
 from desktop.core.agent.work import RunningTurn, SessionWork
 from desktop.core.bus.events import (
     CLI_CHANNEL,
@@ -43,10 +52,10 @@ from desktop.core.bus.events import (
 from desktop.core.bus.queue import MessageBus
 from desktop.core.config.loader import config_origin
 from desktop.core.config.schema import Config
-from desktop.core.providers.base import LLMError, LLMProvider, StreamDelta
+from desktop.core.providers.base import LLMError, LLMProvider
 from desktop.core.providers.switchable import TURN_SOURCES, usage_scope
 from desktop.core.security.paths import default_protected_paths
-from desktop.core.session.manager import Session, SessionManager
+from desktop.core.session.manager import SessionManager
 from desktop.core.tools.base import ToolContext
 from desktop.core.tools.registry import ToolRegistry
 from desktop.core.utils.atomic import set_aside
@@ -59,95 +68,6 @@ log = logging.getLogger(__name__)
 EVENT_CHANNELS = frozenset({DESKTOP_CHANNEL, CLI_CHANNEL, "heartbeat", SYSTEM_CHANNEL})
 EMPTY_REPLY = "The model returned no answer, even when asked again without tools."
 BUG_REPLY = "Something went wrong on our side; the details are in the log."
-
-CommandHandler = Callable[[str, str], Awaitable[str | None]]
-"""Answers a slash command (``name``, ``argument``) or returns ``None`` when it is not its."""
-
-
-class Consolidation(Protocol):
-    """Keeps sessions inside the context budget (the memory Consolidator)."""
-
-    async def maybe_consolidate(self, session: Session) -> bool:
-        """Archive old turns when the next request would be too large."""
-        ...
-
-    async def archive_all(self, session: Session) -> None:
-        """Archive everything not yet archived (``/new``)."""
-        ...
-
-
-class Connector(Protocol):
-    """Something to connect before a turn (MCP servers, connected lazily)."""
-
-    async def ensure_connected(self) -> None:
-        """Connect what is configured and not yet connected."""
-        ...
-
-
-class ApprovalCheck(Protocol):
-    """Asked before risky tool calls (the approval gate)."""
-
-    async def check(
-        self, call_id: str, tool: str, arguments: dict[str, Any], ctx: ToolContext
-    ) -> str | None:
-        """``None``: the call may run; else the refusal text the model reads."""
-        ...
-
-
-@dataclass(frozen=True)
-class TurnOutcome:
-    """How a turn ended.
-
-    Attributes:
-        turn_id: The id its events carried.
-        status: ``finished``, ``stopped`` or ``failed``.
-        content: The answer (``finished``), the streamed part (``stopped``), or ``""``.
-        error: The failure (``failed``).
-        message_sent: The ``message`` tool already delivered an answer to the chat.
-    """
-
-    turn_id: str
-    status: Literal["finished", "stopped", "failed"]
-    content: str = ""
-    error: LLMError | None = None
-    message_sent: bool = False
-
-
-class _CheckpointHook(AgentHook):
-    """Saves the session whenever the runner says new messages must survive a crash."""
-
-    def __init__(self, sessions: SessionManager, session: Session) -> None:
-        self.sessions = sessions
-        self.session = session
-
-    async def on_checkpoint(self, ctx: HookContext) -> None:
-        self.session.checkpoint(ctx.added)
-        await asyncio.to_thread(self.sessions.save, self.session)
-
-
-class _PartialHook(AgentHook):
-    """Keeps the text the current model call has streamed (what a stopped turn keeps)."""
-
-    def __init__(self, turn: RunningTurn) -> None:
-        self.turn = turn
-
-    async def on_stream(self, ctx: HookContext, delta: StreamDelta) -> None:
-        if delta.kind == "text":
-            self.turn.partial.append(delta.text)
-        elif delta.kind == "reset":
-            self.turn.partial.clear()
-
-    async def on_tool_started(self, ctx: HookContext, call: Any) -> None:
-        self.turn.partial.clear()  # that text is saved with the tool call already
-
-
-@dataclass
-class SessionStats:
-    """Per-session counters for ``/status``."""
-
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    last_context_tokens: int = 0
 
 
 class AgentLoop:
@@ -554,8 +474,8 @@ class AgentLoop:
         )
         hooks = CompositeHook(
             [
-                _CheckpointHook(self.sessions, session),
-                _PartialHook(turn),
+                CheckpointHook(self.sessions, session),
+                PartialHook(turn),
                 EventHook(self.bus, context_window=defaults.context_window_tokens),
             ]
         )
