@@ -2,8 +2,12 @@
 
 `blockbuster <https://pypi.org/project/blockbuster/>`_ swaps blocking functions (file reads
 and writes, ``os.stat``/``listdir``/..., ``time.sleep``, blocking sockets, sqlite, a held
-``Lock.acquire``, ``input``) for checks that raise ``BlockingError`` when they are called
-while an asyncio loop runs. It is active around every test, with two refinements:
+``Lock.acquire``, ``input``) for checks that run while an asyncio loop runs. It is active
+around every test, with three changes:
+
+- a blocking call is *recorded* and fails the test at teardown, with the stack of the first
+  one; it is not raised where it happens. Raised, it lands in the product's own error
+  handling (a failed turn, a logged task) and the test hangs or fails far from the cause;
 
 - only calls the product makes *while it runs on a loop* count: inside a loop callback (an
   ``asyncio.Handle._run`` frame on the stack; task steps and every qasync callback run
@@ -27,15 +31,14 @@ import inspect
 import os
 import sys
 import traceback
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 from typing import Any
 
-import blockbuster.blockbuster
 import pytest
-from blockbuster import BlockBuster, BlockBusterFunction, BlockingError
+from blockbuster import BlockBuster, BlockBusterFunction
 
 import desktop
 
@@ -74,6 +77,12 @@ EXEMPTIONS: tuple[Exemption, ...] = (
         "the rotating log file: the same appends, plus a rename every 2 MB",
     ),
     Exemption(
+        "litellm/llms/custom_httpx/http_handler.py",
+        frozenset({"get_ssl_verify", "get_ssl_configuration"}),
+        "LiteLLM checks that its CA files exist each time it builds an HTTP client (a stat or "
+        "two); not ours to move",
+    ),
+    Exemption(
         "linecache.py",
         frozenset({"updatecache", "checkcache"}),
         "formatting a traceback (log.exception) reads the frames' source lines: only when "
@@ -83,38 +92,72 @@ EXEMPTIONS: tuple[Exemption, ...] = (
 
 _EVENTS_FILE = asyncio.events.__file__
 _PRODUCT_DIR = str(Path(desktop.__file__).parent) + os.sep
+_TESTS_DIR = str(Path(__file__).resolve().parents[1]) + os.sep
 _ASYNC = inspect.CO_COROUTINE | inspect.CO_ITERABLE_COROUTINE | inspect.CO_ASYNC_GENERATOR
+_STACK_LINES = 24
+_SEEN: dict[str, int] = {}  # the running test's blocking calls: where -> how many times
+_SHOWN = 3  # distinct places shown in a failure
 
 
-def _product_drives_the_loop() -> bool:
-    """Whether product code is what runs on the loop at the caller's blocking call.
+def _exempt(frame: FrameType, allowed: Iterable[tuple[str, Iterable[str]]]) -> bool:
+    name = frame.f_code.co_filename.replace("\\", "/")
+    return any(name.endswith(file) and frame.f_code.co_name in fns for file, fns in allowed)
 
-    True inside a loop callback (an ``asyncio.Handle._run`` frame, task steps included) when
-    the callback itself is ``desktop`` code, or a ``desktop`` coroutine or async generator
-    is on the way to the call. A test coroutine calling a synchronous ``desktop`` helper
-    directly (the app calls it from a worker thread) is the test's choice, not a product bug.
+
+def _product_blocks_the_loop(
+    frame: FrameType | None, allowed: Iterable[tuple[str, Iterable[str]]]
+) -> list[FrameType]:
+    """The loop callback's frames when the blocking call at ``frame`` is the product's.
+
+    A blocking call counts inside a loop callback (an ``asyncio.Handle._run`` frame, task
+    steps included) when the callback itself is ``desktop`` code, or a ``desktop`` coroutine
+    or async generator is on the way to the call, and no exempted function is. A test
+    coroutine calling a synchronous ``desktop`` helper directly (the app calls it from a
+    worker thread) is the test's choice, not a product bug; so is a test's callback or fake
+    that the product calls (the innermost of ``desktop`` and ``tests`` frames decides).
+    Empty when it does not count.
     """
-    frame: FrameType | None = sys._getframe(2)
-    entry: FrameType | None = None
+    frames: list[FrameType] = []
     product_async = False
+    owner = ""  # the innermost frame's that is either the product's or the tests'
     while frame is not None:
         code = frame.f_code
+        if not owner and code.co_filename.startswith((_PRODUCT_DIR, _TESTS_DIR)):
+            owner = code.co_filename
+            if owner.startswith(_TESTS_DIR):
+                return []  # a test's callback or fake, called by the product: the test's
         if code.co_name == "_run" and code.co_filename == _EVENTS_FILE:
-            return product_async or (
-                entry is not None and entry.f_code.co_filename.startswith(_PRODUCT_DIR)
-            )
+            entry = frames[-1].f_code.co_filename if frames else ""
+            return frames if product_async or entry.startswith(_PRODUCT_DIR) else []
+        if _exempt(frame, allowed):
+            return []
         if code.co_flags & _ASYNC and code.co_filename.startswith(_PRODUCT_DIR):
             product_async = True
-        entry = frame
+        frames.append(frame)
         frame = frame.f_back
-    return False
+    return []
 
 
-def _on_product_loop_or(predicate: Callable[..., bool]) -> Callable[..., bool]:
-    """Blockbuster's own "may block" test, widened to anything the product does not drive."""
+def _recorder(name: str, function: BlockBusterFunction) -> Callable[..., bool]:
+    """blockbuster's "may block" predicate for ``function``, turned into a recorder.
+
+    It always answers "may block" (so blockbuster never raises) after noting the call when
+    blockbuster's own test (a non-blocking socket, standard output, ...) does not clear it
+    and the product blocks the loop with it.
+    """
+    cleared = function.can_block_predicate
 
     def can_block(*args: Any, **kwargs: Any) -> bool:
-        return not _product_drives_the_loop() or predicate(*args, **kwargs)
+        if cleared(*args, **kwargs):
+            return True
+        frames = _product_blocks_the_loop(sys._getframe(2), function.can_block_functions)
+        if frames:  # the loop callback, innermost last
+            summary = traceback.StackSummary.extract(
+                (f, f.f_lineno) for f in reversed(frames[:_STACK_LINES])
+            )
+            where = f"{name}, in this loop callback:\n{''.join(summary.format())}"
+            _SEEN[where] = _SEEN.get(where, 0) + 1
+        return True
 
     return can_block
 
@@ -122,27 +165,13 @@ def _on_product_loop_or(predicate: Callable[..., bool]) -> Callable[..., bool]:
 def _make() -> BlockBuster:
     buster = BlockBuster(scanned_modules=["desktop"])
     for name, function in buster.functions.items():
-        function.can_block_predicate = _on_product_loop_or(function.can_block_predicate)
         for exemption in EXEMPTIONS:
             if not exemption.blocking or name in exemption.blocking:
                 function.can_block_in(exemption.file, exemption.functions)
+        function.can_block_predicate = _recorder(name, function)
     return buster
 
 
-class _RecordedBlockingError(BlockingError):
-    """blockbuster's error, remembered when raised: product code may catch and log it."""
-
-    def __init__(self, func: str) -> None:
-        super().__init__(func)
-        stack = "".join(traceback.format_stack(limit=_STACK_LINES)[:-1])
-        _SEEN[id(self)] = f"{self}, at:\n{stack}"
-
-
-_STACK_LINES = 24
-_SEEN: dict[int, str] = {}  # id(error) -> report; what the test itself raised is dropped
-# blockbuster raises the error class named in its module; ours is a subclass, so every
-# `except BlockingError` still matches.
-blockbuster.blockbuster.BlockingError = _RecordedBlockingError  # type: ignore[misc]
 _BUSTER: list[BlockBuster] = []
 
 
@@ -150,11 +179,6 @@ def _buster() -> BlockBuster:
     if not _BUSTER:
         _BUSTER.append(_make())
     return _BUSTER[0]
-
-
-def functions() -> dict[str, BlockBusterFunction]:
-    """The guarded functions by name (for the guard's own tests)."""
-    return _buster().functions
 
 
 @pytest.fixture(autouse=True)
@@ -168,16 +192,11 @@ def _blocking_guard(_leak_guard: None) -> Iterator[None]:
     finally:
         buster.deactivate()
     if _SEEN:
-        first = next(iter(_SEEN.values()))
+        places = [f"{count} x {where}" for where, count in list(_SEEN.items())[:_SHOWN]]
+        total, distinct = sum(_SEEN.values()), len(_SEEN)
         _SEEN.clear()
-        pytest.fail(f"blocking call inside the event loop (blockbuster): {first}", pytrace=False)
-
-
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_call() -> Generator[None, None, None]:
-    """A blocking call that failed the test itself is reported there, not again at teardown."""
-    try:
-        return (yield)
-    except BlockingError as error:
-        _SEEN.pop(id(error), None)
-        raise
+        pytest.fail(
+            f"{total} blocking call(s) inside the event loop from {distinct} place(s) "
+            f"(blockbuster):\n" + "\n".join(places),
+            pytrace=False,
+        )

@@ -181,11 +181,8 @@ async def naps_in_a_thread():
 def reads(path):
     return Path(path).read_text()
 
-async def reads_swallowing(path):
-    try:
-        return Path(path).read_text()
-    except Exception:
-        return None
+async def reads_on_the_loop(path):
+    return Path(path).read_text()
 """)
 
 async def test_sleep_in_a_product_coroutine():
@@ -198,21 +195,24 @@ async def test_a_test_calling_sync_product_code_is_fine(tmp_path):
     (tmp_path / "f").write_text("x")
     assert code["reads"](tmp_path / "f") == "x"
 
-async def test_caught_and_swallowed_still_fails(tmp_path):
+async def test_a_read_goes_through_and_fails_at_teardown(tmp_path):
     (tmp_path / "f").write_text("x")
-    assert await code["reads_swallowing"](tmp_path / "f") is None
+    assert await code["reads_on_the_loop"](tmp_path / "f") == "x"
 
 def test_without_a_loop_is_fine():
     time.sleep(0.01)
 ''',
     )
-    result.assert_outcomes(passed=4, failed=1, errors=1)
+    result.assert_outcomes(passed=5, errors=2)
     result.stdout.fnmatch_lines(
-        ["*test_sleep_in_a_product_coroutine*", "*BlockingError: Blocking call to time.sleep"]
+        [
+            "*ERROR at teardown of test_sleep_in_a_product_coroutine*",
+            "*time.sleep, in this loop callback:",
+        ]
     )
     result.stdout.fnmatch_lines(
         [
-            "*ERROR at teardown of test_caught_and_swallowed_still_fails*",
-            "*Blocking call to io.*",
+            "*ERROR at teardown of test_a_read_goes_through_and_fails_at_teardown*",
+            "*io.*, in this loop callback:",
         ]
     )
