@@ -239,7 +239,9 @@ class AgentRunner:
         self, ctx: HookContext, messages: list[dict[str, Any]], use_tools: bool
     ) -> LLMResponse:
         definitions = self.tools.definitions() if use_tools and len(self.tools) else None
-        tool_tokens = count_tools(definitions)
+        # Off the loop: the first count loads tiktoken's encoding from disk, and the tool
+        # schemas are a long text to encode.
+        tool_tokens = await asyncio.to_thread(count_tools, definitions)
         request = await self.compact(messages, self.budget - tool_tokens)
         ctx.extra["context_tokens"] = await asyncio.to_thread(
             estimate_request, request, definitions
