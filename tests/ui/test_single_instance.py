@@ -65,7 +65,7 @@ app = QCoreApplication([])
 lock = SingleInstance(__import__("pathlib").Path(sys.argv[1]))
 assert lock.acquire()
 print("locked", flush=True)
-time.sleep(60)
+time.sleep(60)  # holds the lock until the test kills it
 """
 
 
@@ -166,7 +166,7 @@ def test_app_recovers_the_lock_after_kill_9(isolated_env: Path, app_env: dict[st
     )
     try:
         _wait_for_log(isolated_env, "system tray", again)
-        time.sleep(0.5)
+        time.sleep(0.5)  # the test: it stays up (a stale lock would make it exit now)
         assert again.poll() is None
         code, err = _interrupt(again)
         assert code == 0, err
