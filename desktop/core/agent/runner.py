@@ -360,9 +360,8 @@ class AgentRunner:
                     continue  # one plain retry
                 if empty_strikes == 2:
                     use_tools = False
-                    hctx.messages.append(
-                        {"role": "user", "content": read_template("agent", "answer_now.md").strip()}
-                    )
+                    nudge = await asyncio.to_thread(read_template, "agent", "answer_now.md")
+                    hctx.messages.append({"role": "user", "content": nudge.strip()})
                     continue
                 result.stop_reason = "empty"
                 break
