@@ -46,6 +46,8 @@ THREAD_EXEMPTIONS: dict[str, str] = {}
 TASK_EXEMPTIONS: dict[str, str] = {
     "LoggingWorker._worker_loop": "LiteLLM's module-wide logging worker: LiteLLM starts it on "
     "the loop of its first call and keeps it for that loop's life; closing the loop ends it",
+    "LoggingWorker._process_log_task": "the same worker's handling of one log record, "
+    "cancelled with it",
     "async_generator_athrow": "asyncio's own clean-up of an async generator that was dropped "
     "unfinished (the loop's finalizer hook schedules its aclose; closing the loop runs it). "
     "The task does not say which generator it was",
