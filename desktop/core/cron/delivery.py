@@ -36,7 +36,7 @@ from desktop.core.bus.events import DESKTOP_CHANNEL, InboundMessage, OutboundMes
 from desktop.core.cron.receipts import CURRENT_RUN, JobResult, KeptReminder, KeptReminders
 from desktop.core.cron.types import CronJob, CronPayload
 from desktop.core.providers.switchable import usage_scope
-from desktop.core.resources import read_template
+from desktop.core.resources import aread_template
 
 if TYPE_CHECKING:
     from desktop.core.agent.loop import AgentLoop
@@ -124,7 +124,7 @@ class JobRunner:
         """The reminder turn in the job's conversation, then delivery."""
         channel, chat_id, key = job_target(job.payload)
         text = (
-            read_template("agent", "cron_reminder.md")
+            (await aread_template("agent", "cron_reminder.md"))
             .format(name=job.name, time=self._now_text(), message=job.payload.message)
             .strip()
         )
