@@ -74,18 +74,19 @@ def test_stale_lock_after_kill_is_taken_over(tmp_path: Path) -> None:
     holder = subprocess.Popen(
         [sys.executable, "-c", _HOLDER, str(tmp_path)], stdout=subprocess.PIPE, text=True
     )
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
-        assert not SingleInstance(tmp_path).acquire()
-        holder.kill()
-        holder.wait(10)
-        assert (tmp_path / LOCK_FILE_NAME).exists()
-        instance = SingleInstance(tmp_path)
-        assert instance.acquire()
-        instance.release()
-    finally:
-        if holder.poll() is None:
+    with holder:  # closes the pipe at the end
+        try:
+            assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+            assert not SingleInstance(tmp_path).acquire()
             holder.kill()
+            holder.wait(10)
+            assert (tmp_path / LOCK_FILE_NAME).exists()
+            instance = SingleInstance(tmp_path)
+            assert instance.acquire()
+            instance.release()
+        finally:
+            if holder.poll() is None:
+                holder.kill()
 
 
 # -- the real application -----------------------------------------------------------------------

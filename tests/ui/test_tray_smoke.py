@@ -224,6 +224,7 @@ def xsession(tmp_path: Path) -> Iterator[XSession]:
                 process.wait(5)
             except subprocess.TimeoutExpired:
                 process.kill()
+                process.wait()
         bus.close()
 
 
