@@ -110,7 +110,9 @@ class DesktopApp:
         from desktop.core.config.paths import default_config_path, log_dir
         from desktop.core.utils.logs import setup_logging
 
-        log_path = setup_logging(log_dir(self.config_path or default_config_path()))
+        log_path = await asyncio.to_thread(  # creates the folder and opens the file
+            setup_logging, log_dir(self.config_path or default_config_path())
+        )
         self.reporter = ExceptionReporter(log_path, lambda: self.window)
         install_exception_hooks(self.reporter, asyncio.get_running_loop())
         self.app.setWindowIcon(self._icon())

@@ -17,7 +17,7 @@ and the checks leave it alone. Things from before the test (the X server, the ke
 model server's threads) are in the snapshot and ignored too.
 
 A leak fails the test at teardown; the leaked tasks are then cancelled and the widgets
-deleted, so the next test starts clean.
+hidden (and remembered), so the next test is not blamed for them.
 """
 
 from __future__ import annotations
@@ -218,11 +218,12 @@ def _leaked_widgets(before: _Owned) -> list[Any]:
     ]
 
 
-def _delete_widgets(widgets: list[Any]) -> None:
+def _hide_widgets(widgets: list[Any]) -> None:
+    """Hide what leaked and remember it, so the next test is not blamed. Not deleted: the
+    test or the product may still hold it, and deleting under them crashes the process."""
     for widget in widgets:
         widget.close()
-        widget.deleteLater()
-    _flush_deletions()
+        _LONG_LIVED.widgets.add(_widget_key(widget))
 
 
 def _describe_widget(widget: Any) -> str:
@@ -249,7 +250,7 @@ def pytest_runtest_teardown(item: pytest.Item) -> Generator[None, None, None]:
     widgets = _leaked_widgets(before)
     if widgets:
         names = "\n  ".join(sorted(_describe_widget(w) for w in widgets))
-        _delete_widgets(widgets)
+        _hide_widgets(widgets)
         problems.append(f"{len(widgets)} top-level widget(s) not deleted:\n  {names}")
     if problems:
         pytest.fail("the test left things behind:\n" + "\n".join(problems), pytrace=False)
