@@ -315,7 +315,7 @@ class DesktopApp:
         except TimeoutError:
             log.warning("shutdown took longer than %s s; quitting anyway", SHUTDOWN_TIMEOUT_S)
         if self.tray is not None:
-            self.tray.hide()
+            self.tray.close()
         self.window.close()
         self.instance.release()
 
