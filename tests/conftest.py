@@ -17,6 +17,10 @@ from tests.fakes.memory_keyring import MemoryKeyring
 from tests.fakes.openai_server import ScriptedOpenAIServer
 from tests.real_keyring import real_keyring  # noqa: F401 - the fixture, for every test
 
+# Suite-wide guards: no tasks, threads or widgets left behind; no blocking in the event loop.
+# (pytester runs the guards' own tests.)
+pytest_plugins = ["tests.guards.leaks", "tests.guards.blocking", "pytester"]
+
 REPO = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 CLI = str(BIN / "nanobot-desktop")

@@ -12,6 +12,7 @@ Where they are, always found through ``importlib.resources`` (never from ``__fil
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import sys
 from importlib.resources import files
@@ -43,3 +44,15 @@ def data_path(*parts: str) -> Path:
 def read_template(*parts: str) -> str:
     """Text of a file under ``templates/``."""
     return data_path("templates", *parts).read_text(encoding="utf-8")
+
+
+_read_templates: dict[tuple[str, ...], str] = {}
+
+
+async def aread_template(*parts: str) -> str:
+    """:func:`read_template` for coroutines: read in a worker thread the first time, then kept
+    (the templates ship with the app and do not change while it runs)."""
+    text = _read_templates.get(parts)
+    if text is None:
+        text = _read_templates[parts] = await asyncio.to_thread(read_template, *parts)
+    return text

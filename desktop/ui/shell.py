@@ -110,7 +110,9 @@ class DesktopApp:
         from desktop.core.config.paths import default_config_path, log_dir
         from desktop.core.utils.logs import setup_logging
 
-        log_path = setup_logging(log_dir(self.config_path or default_config_path()))
+        log_path = await asyncio.to_thread(  # creates the folder and opens the file
+            setup_logging, log_dir(self.config_path or default_config_path())
+        )
         self.reporter = ExceptionReporter(log_path, lambda: self.window)
         install_exception_hooks(self.reporter, asyncio.get_running_loop())
         self.app.setWindowIcon(self._icon())
@@ -313,7 +315,7 @@ class DesktopApp:
         except TimeoutError:
             log.warning("shutdown took longer than %s s; quitting anyway", SHUTDOWN_TIMEOUT_S)
         if self.tray is not None:
-            self.tray.hide()
+            self.tray.close()
         self.window.close()
         self.instance.release()
 

@@ -422,6 +422,12 @@ class Tray(QObject):
             self._refresh.cancel()
         self.icon.hide()
 
+    def close(self) -> None:
+        """Take the icon away for good: :meth:`hide`, then delete the menu (a QMenu without
+        a parent widget outlives the tray otherwise)."""
+        self.hide()
+        self.menu.deleteLater()
+
     def show_message(self, title: str, body: str) -> None:
         """A balloon from the tray icon (the fallback when there is no notification service)."""
         self.icon.showMessage(title, body, self.icon.icon(), 10_000)

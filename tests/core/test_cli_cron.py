@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 import signal
 import subprocess
-import time
 from datetime import datetime, timedelta
 from pathlib import Path
 
 from tests.conftest import CLI, cli_env, custom_config
 from tests.core.test_cli import run
 from tests.fakes.openai_server import Fail, Reply, ScriptedOpenAIServer
+from tests.waiting import wait_for
 
 
 def _jobs(tmp_path: Path) -> list[dict[str, object]]:
@@ -143,13 +143,17 @@ def test_gateway_fires_a_reminder_and_stops_cleanly(
         env=cli_env(isolated_env),
     )
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not scripted_server.chat_requests():
-            assert process.poll() is None, process.communicate()
-            time.sleep(0.2)
-        time.sleep(1.0)
+        assert process.stdout is not None
+        printed = []
+        for line in process.stdout:  # until the gateway prints the reminder's answer
+            printed.append(line)
+            if "reminder 'Stand up'" in line:
+                break
+        expected = {"dream", "heartbeat"}
+        wait_for(lambda: {j["id"] for j in _jobs(tmp_path)} == expected, 30, "the 'at' job gone")
         process.send_signal(signal.SIGINT)
         out, err = process.communicate(timeout=30)
+        out = "".join(printed) + out
     finally:
         if process.poll() is None:
             process.kill()

@@ -35,6 +35,7 @@ from desktop.core.config.secrets import (
     ResolvedKey,
     SecretStore,
 )
+from desktop.core.utils.tasks import cancel_and_wait
 from tests.conftest import write_config
 from tests.fakes.memory_keyring import MemoryKeyring
 
@@ -428,7 +429,7 @@ async def test_async_hang_does_not_block_the_loop(hanging_keyring: HangingKeyrin
     with pytest.raises(KeyringUnavailable):
         await store.aget("openai")
     assert time.monotonic() - started < 3.0
-    task.cancel()
+    await cancel_and_wait(task)
     assert ticks - before >= 5, ticks - before  # ≈50 at 10 ms per tick; a blocked loop: 0
 
 
@@ -457,7 +458,7 @@ async def test_async_calls_do_not_block_the_loop() -> None:
             assert time.monotonic() - started >= 0.35
             assert ticks - before >= 5, ticks - before  # ≈40; a blocked loop would tick 0 times
         assert backend.store[(SVC, "openai")] == "sk-slow-0123456789"
-        task.cancel()
+        await cancel_and_wait(task)
 
 
 # -- migration --------------------------------------------------------------------------------

@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import sys
@@ -41,24 +42,25 @@ def test_two_agents_alternating_on_one_session_lose_nothing(
     piece, the file valid JSONL."""
     scripted_server.route = _answer_or_call
     config = custom_config(tmp_path, scripted_server.url)
-    procs = []
-    for name in ("a", "b"):
-        lines = "".join(f"{name}-{n}\n" for n in range(TURNS))
-        proc = subprocess.Popen(
-            [CLI, "agent", "--config", str(config), "--session", "cli:shared"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=cli_env(isolated_env),
-        )
-        procs.append((proc, lines))
-    for proc, lines in procs:
-        assert proc.stdin is not None
-        proc.stdin.write(lines)
-        proc.stdin.close()
-    for proc, _ in procs:
-        assert proc.wait(timeout=240) == 0, proc.stderr.read() if proc.stderr else ""
+    with contextlib.ExitStack() as stack:  # each Popen closes its pipes on exit
+        procs = []
+        for name in ("a", "b"):
+            lines = "".join(f"{name}-{n}\n" for n in range(TURNS))
+            proc = subprocess.Popen(
+                [CLI, "agent", "--config", str(config), "--session", "cli:shared"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                text=True,
+                env=cli_env(isolated_env),
+            )
+            procs.append((stack.enter_context(proc), lines))
+        for proc, lines in procs:
+            assert proc.stdin is not None
+            proc.stdin.write(lines)
+            proc.stdin.close()
+        for proc, _ in procs:
+            assert proc.wait(timeout=240) == 0, proc.stderr.read() if proc.stderr else ""
     path = SessionManager(tmp_path / "workspace", config_dir=config.parent).path_for("cli:shared")
     _check_turns(path, [f"{name}-{n}" for name in "ab" for n in range(TURNS)])
     rows = [json.loads(line) for line in path.read_text().splitlines()]
@@ -88,17 +90,24 @@ def test_two_workers_running_agent_m_on_one_session(
     scripted_server.route = _answer_or_call
     config = custom_config(tmp_path, scripted_server.url)
     command = f"{CLI} agent --config {config} --session cli:oneshot -m"
-    workers = [
-        subprocess.Popen(
-            ["sh", "-c", "".join(f"{command} {name}-{n} >/dev/null || exit 1\n" for n in range(3))],
-            stderr=subprocess.PIPE,
-            text=True,
-            env=cli_env(isolated_env),
-        )
-        for name in ("x", "y")
-    ]
-    for worker in workers:
-        assert worker.wait(timeout=240) == 0, worker.stderr.read() if worker.stderr else ""
+    with contextlib.ExitStack() as stack:  # each Popen closes its pipe on exit
+        workers = [
+            stack.enter_context(
+                subprocess.Popen(
+                    [
+                        "sh",
+                        "-c",
+                        "".join(f"{command} {name}-{n} >/dev/null || exit 1\n" for n in range(3)),
+                    ],
+                    stderr=subprocess.PIPE,
+                    text=True,
+                    env=cli_env(isolated_env),
+                )
+            )
+            for name in ("x", "y")
+        ]
+        for worker in workers:
+            assert worker.wait(timeout=240) == 0, worker.stderr.read() if worker.stderr else ""
     path = SessionManager(tmp_path / "workspace", config_dir=config.parent).path_for("cli:oneshot")
     _check_turns(path, [f"{name}-{n}" for name in "xy" for n in range(3)])
 
@@ -124,18 +133,21 @@ def test_two_processes_appending_history_get_unique_increasing_cursors(tmp_path:
     """2 × 300 appends at once: 600 entries, cursors 1..600 in file order, .cursor = 600."""
     workspace = tmp_path / "ws"
     go = tmp_path / "go"
-    procs = [
-        subprocess.Popen(
-            [sys.executable, "-c", _APPENDER, str(workspace), name, str(APPENDS), str(go)],
-            cwd=REPO,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for name in ("a", "b")
-    ]
-    go.touch()  # both start appending at the same moment
-    for proc in procs:
-        assert proc.wait(timeout=120) == 0, proc.stderr.read() if proc.stderr else ""
+    with contextlib.ExitStack() as stack:  # each Popen closes its pipe on exit
+        procs = [
+            stack.enter_context(
+                subprocess.Popen(
+                    [sys.executable, "-c", _APPENDER, str(workspace), name, str(APPENDS), str(go)],
+                    cwd=REPO,
+                    stderr=subprocess.PIPE,
+                    text=True,
+                )
+            )
+            for name in ("a", "b")
+        ]
+        go.touch()  # both start appending at the same moment
+        for proc in procs:
+            assert proc.wait(timeout=120) == 0, proc.stderr.read() if proc.stderr else ""
     lines = (workspace / "memory" / "history.jsonl").read_text().splitlines()
     entries = [json.loads(line) for line in lines]
     cursors = [e["cursor"] for e in entries]

@@ -43,12 +43,15 @@ class PrivateBus:
             raise RuntimeError("dbus-daemon printed no address")
 
     def close(self) -> None:
-        """Stop the daemon."""
+        """Stop the daemon (and close our end of its output pipe)."""
         self.process.terminate()
         try:
             self.process.wait(timeout=5)
         except subprocess.TimeoutExpired:
             self.process.kill()
+            self.process.wait()
+        if self.process.stdout is not None:
+            self.process.stdout.close()
 
 
 @dataclass

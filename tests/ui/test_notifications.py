@@ -150,7 +150,7 @@ def test_paused_reminders_are_only_counted(
         assert notifier.unread == 0 and tray.unread == 0
     finally:
         _close(qtbot, qloop, notifier)
-        tray.hide()
+        tray.close()
 
 
 def test_without_a_notification_service_the_tray_balloon_is_used(
@@ -173,7 +173,7 @@ def test_without_a_notification_service_the_tray_balloon_is_used(
         assert opened.args == ["desktop:direct"]
     finally:
         _close(qtbot, qloop, notifier)
-        tray.hide()
+        tray.close()
 
 
 def test_without_any_bus_the_banner_remains(

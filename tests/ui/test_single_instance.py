@@ -65,7 +65,7 @@ app = QCoreApplication([])
 lock = SingleInstance(__import__("pathlib").Path(sys.argv[1]))
 assert lock.acquire()
 print("locked", flush=True)
-time.sleep(60)
+time.sleep(60)  # holds the lock until the test kills it
 """
 
 
@@ -74,18 +74,19 @@ def test_stale_lock_after_kill_is_taken_over(tmp_path: Path) -> None:
     holder = subprocess.Popen(
         [sys.executable, "-c", _HOLDER, str(tmp_path)], stdout=subprocess.PIPE, text=True
     )
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
-        assert not SingleInstance(tmp_path).acquire()
-        holder.kill()
-        holder.wait(10)
-        assert (tmp_path / LOCK_FILE_NAME).exists()
-        instance = SingleInstance(tmp_path)
-        assert instance.acquire()
-        instance.release()
-    finally:
-        if holder.poll() is None:
+    with holder:  # closes the pipe at the end
+        try:
+            assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+            assert not SingleInstance(tmp_path).acquire()
             holder.kill()
+            holder.wait(10)
+            assert (tmp_path / LOCK_FILE_NAME).exists()
+            instance = SingleInstance(tmp_path)
+            assert instance.acquire()
+            instance.release()
+        finally:
+            if holder.poll() is None:
+                holder.kill()
 
 
 # -- the real application -----------------------------------------------------------------------
@@ -166,7 +167,7 @@ def test_app_recovers_the_lock_after_kill_9(isolated_env: Path, app_env: dict[st
     )
     try:
         _wait_for_log(isolated_env, "system tray", again)
-        time.sleep(0.5)
+        time.sleep(0.5)  # the test: it stays up (a stale lock would make it exit now)
         assert again.poll() is None
         code, err = _interrupt(again)
         assert code == 0, err

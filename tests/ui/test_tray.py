@@ -32,7 +32,7 @@ pytestmark = pytest.mark.usefixtures("qloop")
 def tray() -> Iterator[Tray]:
     item = Tray()
     yield item
-    item.hide()
+    item.close()
     item.menu.deleteLater()
 
 

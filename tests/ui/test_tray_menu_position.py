@@ -22,7 +22,7 @@ def tray() -> Iterator[Tray]:
     item = Tray()
     yield item
     item.menu.hide()
-    item.hide()
+    item.close()
     item.menu.deleteLater()
 
 

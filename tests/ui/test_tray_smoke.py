@@ -224,6 +224,7 @@ def xsession(tmp_path: Path) -> Iterator[XSession]:
                 process.wait(5)
             except subprocess.TimeoutExpired:
                 process.kill()
+                process.wait()
         bus.close()
 
 
@@ -391,7 +392,7 @@ def test_tray_reminder_and_screens(xsession: XSession, tmp_path: Path) -> None:
         for number, key in enumerate(TABS, start=1):
             xsession.run("xdotool", "windowfocus", "--sync", window[0])
             xsession.run("xdotool", "key", f"ctrl+{number}")
-            time.sleep(0.8)
+            time.sleep(0.8)  # paint (seen from outside through X only)
             shots[key] = _shot(xsession, f"tab-{key}").read_bytes()
         assert len(set(shots.values())) == len(TABS), (
             "tab screenshots are identical: tabs did not switch"
@@ -411,7 +412,7 @@ def test_tray_reminder_and_screens(xsession: XSession, tmp_path: Path) -> None:
         assert "stand up and stretch" in monitor  # the turn's answer is the body
         assert 'string "default"' in monitor  # clicking it opens the chat
         _wait(lambda: "reminder shown via dbus" in log.read_text(), 10, "the app's delivery log")
-        time.sleep(0.7)
+        time.sleep(0.7)  # the badge painted (seen through X only)
         before = _shot(xsession, "reminder-notification").read_bytes()  # hidden window, badge "1"
 
         # A second launch brings the hidden window back and exits at once.
@@ -419,16 +420,16 @@ def test_tray_reminder_and_screens(xsession: XSession, tmp_path: Path) -> None:
                                 timeout=30)  # fmt: skip
         assert second.returncode == 0 and "already running" in second.stdout, second.stderr
         _wait(lambda: _mapped(xsession, window[0]), 10, "the window to come back")
-        time.sleep(0.5)
+        time.sleep(0.5)  # paint (seen through X only)
         _shot(xsession, "shown-again")
 
         position = _icon_position(xsession.tree())
         assert position is not None
         for _attempt in range(3):  # the tray menu: right click on the embedded icon
             xsession.run("xdotool", "mousemove", str(position[0]), str(position[1]))
-            time.sleep(0.3)
+            time.sleep(0.3)  # the pointer settles
             xsession.run("xdotool", "click", "3")
-            time.sleep(0.8)
+            time.sleep(0.8)  # the menu opens (seen through X only)
             if _shot(xsession, "tray-menu").read_bytes() != before:
                 break
         xsession.run("xdotool", "key", "Escape")
@@ -502,7 +503,7 @@ def test_a_reminder_asked_for_in_chat_fires_in_the_running_app(
         assert window, "main window not found"
         xsession.run("xdotool", "windowfocus", "--sync", window[0])
         xsession.run("xdotool", "key", "ctrl+1")
-        time.sleep(0.5)
+        time.sleep(0.5)  # the Chat tab takes the focus before typing
         xsession.run("xdotool", "type", "--delay", "20", "Remind me in a few seconds to drink")
         xsession.run("xdotool", "key", "Return")
 

@@ -251,7 +251,7 @@ class AgentLoop:
                 await self.consolidation.archive_all(session)
             archived = len(session.messages)
             path = self.sessions.path_for(key)
-            if archived and path.exists():
+            if archived and await asyncio.to_thread(path.exists):
                 await asyncio.to_thread(self.sessions.save, session)
                 await asyncio.to_thread(set_aside, path, "archived")
             session.messages.clear()

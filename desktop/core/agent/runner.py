@@ -30,7 +30,7 @@ from desktop.core.providers.base import (
     Usage,
 )
 from desktop.core.providers.tokens import count_messages, count_tools, message_tokens
-from desktop.core.resources import read_template
+from desktop.core.resources import aread_template
 from desktop.core.tools.base import ToolContext, ToolResult
 from desktop.core.tools.registry import ERROR_HINT, ToolRegistry
 
@@ -239,7 +239,9 @@ class AgentRunner:
         self, ctx: HookContext, messages: list[dict[str, Any]], use_tools: bool
     ) -> LLMResponse:
         definitions = self.tools.definitions() if use_tools and len(self.tools) else None
-        tool_tokens = count_tools(definitions)
+        # Off the loop: the first count loads tiktoken's encoding from disk, and the tool
+        # schemas are a long text to encode.
+        tool_tokens = await asyncio.to_thread(count_tools, definitions)
         request = await self.compact(messages, self.budget - tool_tokens)
         ctx.extra["context_tokens"] = await asyncio.to_thread(
             estimate_request, request, definitions
@@ -349,7 +351,10 @@ class AgentRunner:
                 partial += text
                 hctx.messages.append({"role": "assistant", "content": text})
                 hctx.messages.append(
-                    {"role": "user", "content": read_template("agent", "continue.md").strip()}
+                    {
+                        "role": "user",
+                        "content": (await aread_template("agent", "continue.md")).strip(),
+                    }
                 )
                 continue
             if not text.strip() and not partial:
@@ -358,9 +363,8 @@ class AgentRunner:
                     continue  # one plain retry
                 if empty_strikes == 2:
                     use_tools = False
-                    hctx.messages.append(
-                        {"role": "user", "content": read_template("agent", "answer_now.md").strip()}
-                    )
+                    nudge = await aread_template("agent", "answer_now.md")
+                    hctx.messages.append({"role": "user", "content": nudge.strip()})
                     continue
                 result.stop_reason = "empty"
                 break
@@ -376,7 +380,7 @@ class AgentRunner:
         else:
             result.stop_reason = "max_iterations"
             content = (
-                read_template("agent", "max_iterations.md")
+                (await aread_template("agent", "max_iterations.md"))
                 .strip()
                 .format(max_iterations=self.max_iterations)
             )

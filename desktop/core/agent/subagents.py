@@ -21,7 +21,7 @@ from desktop.core.bus.events import SYSTEM_CHANNEL, InboundMessage
 from desktop.core.bus.queue import MessageBus
 from desktop.core.providers.base import LLMError, LLMProvider
 from desktop.core.providers.switchable import usage_scope
-from desktop.core.resources import read_template
+from desktop.core.resources import aread_template
 from desktop.core.tools.base import ToolContext
 from desktop.core.tools.registry import ToolRegistry
 from desktop.core.utils.tasks import TaskOwner
@@ -91,7 +91,7 @@ class SubagentManager:
 
     async def _run(self, task_id: str, task: str, label: str, ctx: ToolContext) -> None:
         system = (
-            read_template("agent", "subagent.md")
+            (await aread_template("agent", "subagent.md"))
             .format(
                 runtime=f"{platform.system()} {platform.machine()}",
                 workspace=ctx.workspace,
@@ -131,7 +131,7 @@ class SubagentManager:
             log.exception("subagent %s crashed", task_id)
             status, report = "failed", f"{type(exc).__name__}: {exc}"
         content = (
-            read_template("agent", "subagent_result.md")
+            (await aread_template("agent", "subagent_result.md"))
             .format(label=label, status=status, result=report)
             .strip()
         )

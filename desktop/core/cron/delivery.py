@@ -61,7 +61,7 @@ from desktop.core.cron.receipts import (
 )
 from desktop.core.cron.types import CronJob, CronPayload
 from desktop.core.providers.switchable import usage_scope
-from desktop.core.resources import read_template
+from desktop.core.resources import aread_template
 from desktop.core.usage.governor import BudgetRefused
 
 if TYPE_CHECKING:
@@ -163,7 +163,7 @@ class JobRunner:
         """
         channel, chat_id, key = job_target(job.payload)
         text = (
-            read_template("agent", "cron_reminder.md")
+            (await aread_template("agent", "cron_reminder.md"))
             .format(name=job.name, time=self._now_text(), message=job.payload.message)
             .strip()
         )

@@ -26,7 +26,7 @@ from zoneinfo import ZoneInfo
 
 from desktop.core.bus.events import InboundMessage, ReminderDue
 from desktop.core.providers.switchable import usage_scope
-from desktop.core.resources import read_template
+from desktop.core.resources import aread_template
 from desktop.core.usage.governor import BudgetRefused
 from desktop.core.utils.validate import read_text_document
 
@@ -143,7 +143,7 @@ class HeartbeatService:
             return f"skipped: {decision.reason or 'nothing due'}"
         await self.trim_session()
         now = self._now_text()
-        prompt = read_template("agent", "heartbeat_run.md").format(
+        prompt = (await aread_template("agent", "heartbeat_run.md")).format(
             time=now, tasks=decision.tasks.strip() or "\n".join(tasks)
         )
         message = InboundMessage(
@@ -174,7 +174,7 @@ class HeartbeatService:
 
     async def decide(self, tasks: list[str]) -> Decision:
         """The small skip/run call."""
-        prompt = read_template("agent", "heartbeat_decide.md").format(
+        prompt = (await aread_template("agent", "heartbeat_decide.md")).format(
             time=self._now_text(), tasks="\n".join(tasks)
         )
         # Its own small call, not part of a run: a tick that finds nothing due must not make

@@ -35,7 +35,9 @@ class AgentConnection:
     @classmethod
     async def open(cls, path: Path) -> AgentConnection | None:
         """Connect, or ``None`` when no app or gateway serves ``path``."""
-        if not hasattr(asyncio, "open_unix_connection") or not os.path.exists(path):
+        if not hasattr(asyncio, "open_unix_connection"):
+            return None
+        if not await asyncio.to_thread(os.path.exists, path):
             return None
         try:
             async with asyncio.timeout(CONNECT_TIMEOUT_S):

@@ -211,6 +211,9 @@ class AgentSocketServer:
             client.writer.close()
         with contextlib.suppress(Exception):
             await server.wait_closed()
+        await asyncio.to_thread(self._remove_socket_file)
+
+    def _remove_socket_file(self) -> None:
         with contextlib.suppress(FileNotFoundError, OSError):
             st = os.lstat(self.path)
             if stat.S_ISSOCK(st.st_mode):

@@ -49,7 +49,7 @@ class SkillsWriteTool(WriteFileTool):
     ) -> ToolResult:
         """Refuse any path outside the workspace's skills folder, else write as usual."""
         try:
-            target = resolve_tool_path(path, ctx, write=True)
+            target = await asyncio.to_thread(resolve_tool_path, path, ctx, write=True)
         except PathDenied as exc:
             return ToolResult.error(f"Error: {exc}")
         root = Path(os.path.realpath(Path(ctx.workspace).expanduser() / "skills"))
@@ -70,7 +70,7 @@ class SurgicalEditTool(EditFileTool):
         path, old = kwargs.get("path"), kwargs.get("old_text")
         if isinstance(path, str) and isinstance(old, str):
             try:
-                target = resolve_tool_path(path, ctx, write=True)
+                target = await asyncio.to_thread(resolve_tool_path, path, ctx, write=True)
             except PathDenied as exc:
                 return ToolResult.error(f"Error: {exc}")
             workspace = Path(os.path.realpath(Path(ctx.workspace).expanduser()))

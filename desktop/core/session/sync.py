@@ -360,7 +360,8 @@ class FileShape:
 def file_shape(path: str | os.PathLike[str]) -> FileShape | None:
     """The :class:`FileShape` of ``path`` (``None`` without a file)."""
     try:
-        data = open(path, "rb").read()  # noqa: SIM115 - read at once, closed by refcount
+        with open(path, "rb") as handle:
+            data = handle.read()
     except FileNotFoundError:
         return None
     newline = data.find(b"\n", 0, PAGE)

@@ -235,7 +235,18 @@ class ExecTool(Tool):
             reason = check_command(command, **patterns)
         if reason:
             return ToolResult.error(f"Error: command refused by the safety guard ({reason}).")
-        cwd = self._working_dir(ctx, kwargs.get("working_dir"))
+        cwd = await asyncio.to_thread(self._check_paths, ctx, command, kwargs.get("working_dir"))
+        if isinstance(cwd, ToolResult):
+            return cwd
+        timeout = min(int(kwargs.get("timeout") or self.config.timeout), MAX_TIMEOUT)
+        return await self._run(command, ctx, cwd, timeout)
+
+    def _check_paths(
+        self, ctx: ToolContext, command: str, working_dir: str | None
+    ) -> Path | ToolResult:
+        """The folder to run in, or the refusal (runs in a worker thread: it resolves paths,
+        expands globs and looks at the file system)."""
+        cwd = self._working_dir(ctx, working_dir)
         if isinstance(cwd, str):
             return ToolResult.error(cwd)
         protected = protected_paths(Path(ctx.workspace).expanduser(), ctx.protected_paths)
@@ -246,14 +257,13 @@ class ExecTool(Tool):
             reason = check_paths_in_command(command, ctx.workspace, cwd=cwd)
             if reason:
                 return ToolResult.error(f"Error: command refused: {reason} (restrictToWorkspace).")
-        timeout = min(int(kwargs.get("timeout") or self.config.timeout), MAX_TIMEOUT)
-        return await self._run(command, ctx, cwd, timeout)
+        return cwd
 
     async def _launch(self, command: str, ctx: ToolContext, cwd: Path) -> _Launch | ToolResult:
         """Decide how the command runs: sandboxed, or as before (with a one-time warning)."""
         mode = sandbox_mode(self.config.sandbox)
-        if mode == "off":
-            return _Launch(_plain_argv(command))
+        if mode == "off":  # _plain_argv looks setpriv up on PATH the first time: a thread
+            return _Launch(await asyncio.to_thread(_plain_argv, command))
         status = await probe_sandbox()
         if not status.available:
             if mode == "required":
@@ -261,7 +271,8 @@ class ExecTool(Tool):
                     f"Error: command refused: tools.exec.sandbox is {self.config.sandbox!r}, "
                     f"which requires a sandbox, but {status.reason}."
                 )
-            return _Launch(_plain_argv(command), notice=unavailable_notice(status))
+            argv = await asyncio.to_thread(_plain_argv, command)
+            return _Launch(argv, notice=unavailable_notice(status))
         program = unix_socket_filter() if status.socket_filter else None
         fd = filter_fd(program) if program is not None else None  # in memory: no disk I/O
         try:
@@ -333,6 +344,7 @@ class ExecTool(Tool):
         assert proc.stdout is not None
         loop = asyncio.get_running_loop()
         waiter = asyncio.ensure_future(_exited(proc))
+        read: asyncio.Future[bytes] | None = None
         deadline: float | None = None
         eof = False
         try:
@@ -361,7 +373,13 @@ class ExecTool(Tool):
                 await waiter
                 _close_pipes(proc)
         finally:
-            waiter.cancel()
+            # A timeout or a cancel from outside lands in asyncio.wait, which leaves both
+            # futures running: end them here, so no read outlives the call.
+            left = [f for f in (read, waiter) if f is not None and not f.done()]
+            for future in left:
+                future.cancel()
+            if left:
+                await asyncio.wait(left)
 
 
 class _Launch:

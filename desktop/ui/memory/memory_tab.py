@@ -152,14 +152,15 @@ class MemoryTab(QWidget):
             )
             if snapshot.exists and snapshot.git_error is None:
                 self._repo_checked = True
-            self._apply(snapshot)
+            watch = await asyncio.to_thread(self._watch_paths, snapshot.exists)
+            self._apply(snapshot, watch)
             if not self._again:
                 break
         self.refreshed.emit()
 
-    def _apply(self, snapshot: MemorySnapshot) -> None:
+    def _apply(self, snapshot: MemorySnapshot, watch: list[str]) -> None:
         self.snapshot = snapshot
-        self._watch(snapshot.exists)
+        self._watch(watch)
         if not snapshot.exists:
             self._stale = True  # look again on the next show (onboarding may create it)
             self._missing.setText(
@@ -219,22 +220,23 @@ class MemoryTab(QWidget):
         self.refresh()
 
     # -- watching -----------------------------------------------------------------------
-    def _watch(self, exists: bool) -> None:
-        wanted = []
-        if exists:
-            memory = self.workspace / "memory"
-            wanted = [str(self.workspace)] + [
-                str(p)
-                for p in (
-                    memory,
-                    memory / "history.jsonl",
-                    memory / ".dream_proposal.json",
-                    memory / "MEMORY.md",
-                    self.workspace / "SOUL.md",
-                    self.workspace / "USER.md",
-                )
-                if p.exists()
-            ]
+    def _watch_paths(self, exists: bool) -> list[str]:
+        """The workspace and those of its memory files that exist (a worker thread: it looks
+        at the disk)."""
+        if not exists:
+            return []
+        memory = self.workspace / "memory"
+        files = (
+            memory,
+            memory / "history.jsonl",
+            memory / ".dream_proposal.json",
+            memory / "MEMORY.md",
+            self.workspace / "SOUL.md",
+            self.workspace / "USER.md",
+        )
+        return [str(self.workspace)] + [str(p) for p in files if p.exists()]
+
+    def _watch(self, wanted: list[str]) -> None:
         current = set(self._watcher.files()) | set(self._watcher.directories())
         missing = [path for path in wanted if path not in current]
         if missing:

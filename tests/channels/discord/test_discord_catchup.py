@@ -102,7 +102,7 @@ async def test_a_message_both_live_and_in_the_history_is_handed_over_once(
         discord_api.dispatch("MESSAGE_CREATE", both)  # and once more, later
         discord_api.put_message(DM, "after")
         await until(lambda: len(run.received) >= 2, what="the next message")
-        await asyncio.sleep(0.3)
+        await asyncio.sleep(0.3)  # the test: nothing more arrives (a duplicate would, now)
     finally:
         await run.stop()
     assert run.texts() == ["both ways", "after"]
@@ -119,7 +119,7 @@ async def test_the_first_start_does_not_replay_old_history(
     try:
         discord_api.put_message(DM, "new")
         await until(lambda: run.received, what="the live message")
-        await asyncio.sleep(0.3)
+        await asyncio.sleep(0.3)  # the test: nothing more arrives (a duplicate would, now)
     finally:
         await run.stop()
     assert run.texts() == ["new"]
@@ -131,7 +131,7 @@ async def test_the_first_start_does_not_replay_old_history(
     await again.start()
     try:
         await until(lambda: again.received, what="the missed message")
-        await asyncio.sleep(0.3)
+        await asyncio.sleep(0.3)  # the test: nothing more arrives (a duplicate would, now)
     finally:
         await again.stop()
     assert again.texts() == ["missed"]
@@ -151,7 +151,7 @@ async def test_a_caught_up_sender_outside_allow_from_is_ignored(
     await run.start()
     try:
         await until(lambda: run.received, what="ada's missed message")
-        await asyncio.sleep(0.3)
+        await asyncio.sleep(0.3)  # the test: nothing more arrives (a duplicate would, now)
     finally:
         await run.stop()
     assert run.texts() == ["me again"]
@@ -190,7 +190,7 @@ async def test_a_failing_history_call_leaves_the_channel_running(
     await again.start()
     try:
         await until(lambda: again.received, what="the missed message")
-        await asyncio.sleep(0.3)
+        await asyncio.sleep(0.3)  # the test: nothing more arrives (a duplicate would, now)
     finally:
         await again.stop()
     assert again.texts() == ["missed"]
@@ -208,7 +208,7 @@ async def test_catch_up_pages_oldest_first_and_stops_at_the_cap(
     await run.start()
     try:
         await until(lambda: len(run.received) == 3, what="the capped missed messages")
-        await asyncio.sleep(0.3)
+        await asyncio.sleep(0.3)  # the test: nothing more arrives (a duplicate would, now)
     finally:
         await run.stop()
     assert run.texts() == ["m1", "m2", "m3"]  # the oldest, in order; m4 is over the cap

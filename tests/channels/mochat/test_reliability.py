@@ -239,5 +239,5 @@ async def _start_on(server: MochatServer, port: int) -> None:
             await web.TCPSite(server.runner, "127.0.0.1", port).start()
             return
         except OSError:
-            await asyncio.sleep(0.1)
+            await asyncio.sleep(0.1)  # polling: the port may still be closing
     raise AssertionError(f"port {port} stayed busy")

@@ -66,7 +66,7 @@ async def test_messages_sent_while_stopped_are_answered_once_in_order_after_a_re
     runtime = await start_runtime(tmp_path, slack, scripted_server)  # and once more
     try:
         await until(lambda: len(slack.calls_of("conversations.history")) == 4, what="again")
-        await asyncio.sleep(0.5)
+        await asyncio.sleep(0.5)  # the test: nothing more arrives (a duplicate would, now)
         await runtime.agent.idle()
     finally:
         await runtime.stop()
@@ -121,7 +121,7 @@ async def test_a_message_delivered_live_and_by_catch_up_is_answered_once(
         slack.drop_on_ack = 0
         await slack.drop()  # a reconnect catches up again: all of it handled before
         await until(lambda: len(slack.calls_of("conversations.history")) == 2, what="again")
-        await asyncio.sleep(0.5)
+        await asyncio.sleep(0.5)  # the test: nothing more arrives (a duplicate would, now)
         await runtime.agent.idle()
     finally:
         await runtime.stop()
@@ -138,7 +138,7 @@ async def test_the_first_start_does_not_replay_old_history(
     slack.put_history(CHANNEL, f"<@{BOT_USER}> old question")
     runtime = await start_runtime(tmp_path, slack, scripted_server)
     try:
-        await asyncio.sleep(0.5)
+        await asyncio.sleep(0.5)  # the test: nothing more arrives (a duplicate would, now)
         assert slack.posted() == [], "nothing from before the first start"
         slack.put_message(DM, "new")
         await until(lambda: slack.texts(DM), what="the live answer")
@@ -146,7 +146,7 @@ async def test_the_first_start_does_not_replay_old_history(
         await slack.drop()  # a reconnect catches up from "new", not from the beginning
         await until(lambda: slack.calls_of("conversations.history"), what="the catch-up")
         await until(lambda: runtime.channels.status("slack").ok, what="connected again")
-        await asyncio.sleep(0.5)
+        await asyncio.sleep(0.5)  # the test: nothing more arrives (a duplicate would, now)
         await runtime.agent.idle()
     finally:
         await runtime.stop()
@@ -172,7 +172,7 @@ async def test_a_caught_up_sender_outside_allow_from_is_ignored(
     runtime = await start_runtime(tmp_path, slack, scripted_server, allowFrom=["UALICE01"])
     try:
         await until(lambda: len(slack.texts(DM)) == 2, what="alice's missed message answered")
-        await asyncio.sleep(0.5)
+        await asyncio.sleep(0.5)  # the test: nothing more arrives (a duplicate would, now)
         await runtime.agent.idle()
     finally:
         await runtime.stop()
@@ -240,7 +240,7 @@ async def test_catch_up_follows_the_cursor_and_stops_at_the_cap(
     runtime = await start_runtime(tmp_path, slack, scripted_server)
     try:
         await until(lambda: len(slack.texts(DM)) == 6, what="the newest five answered")
-        await asyncio.sleep(0.5)
+        await asyncio.sleep(0.5)  # the test: nothing more arrives (a duplicate would, now)
         await runtime.agent.idle()
     finally:
         await runtime.stop()
@@ -286,7 +286,7 @@ async def test_a_missed_question_and_a_missed_reply_in_its_thread_are_both_answe
     runtime = await start_runtime(tmp_path, slack, scripted_server)
     try:
         await until(lambda: len(slack.texts(CHANNEL)) == 2, what="both answered")
-        await asyncio.sleep(0.5)
+        await asyncio.sleep(0.5)  # the test: nothing more arrives (a duplicate would, now)
         await runtime.agent.idle()
     finally:
         await runtime.stop()

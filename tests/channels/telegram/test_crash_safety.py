@@ -91,11 +91,11 @@ async def test_a_channel_restarted_while_a_message_waits_does_not_hand_it_over_t
         await until(lambda: _dispatches(runtime) == 2, what="the queued message waits its turn")
         await runtime.channels.start_channel("telegram")  # as Settings → Apply does
         await until(lambda: runtime.channels.status("telegram").ok, what="connected again")
-        await asyncio.sleep(0.5)
+        await asyncio.sleep(0.5)  # the test: a redelivery after the restart would come now
         gate.set()
         await until(lambda: "echo: queued" in api.texts(CHAT), what="the queued message answered")
         await until(lambda: _journal(tmp_path) == [], what="the journal emptied")
-        await asyncio.sleep(1.0)
+        await asyncio.sleep(1.0)  # the test: nothing more arrives
         await runtime.agent.idle()
     finally:
         gate.set()

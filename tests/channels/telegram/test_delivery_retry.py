@@ -51,7 +51,7 @@ async def test_an_answer_waits_for_the_reconnect_and_arrives_once(
         await api.stop()
         await until(lambda: manager.status("telegram").state == "error", what="reconnecting")
         await bus.publish_outbound(OutboundMessage("telegram", str(CHAT), "Still here."))
-        await asyncio.sleep(6.0)
+        await asyncio.sleep(6.0)  # the test: past the quick retries (4 s), still down
         assert api.texts(CHAT) == []
         await api.start()
         await until(lambda: api.texts(CHAT) == ["Still here."], what="the answer")

@@ -122,8 +122,9 @@ def timeline() -> Timeline:
 
 
 @pytest.fixture
-def make_loop(scripted_server: ScriptedOpenAIServer, tmp_path: Path, timeline: Timeline):  # type: ignore[no-untyped-def,unused-ignore]
-    """Build an AgentLoop on the scripted server with the test tools."""
+async def make_loop(scripted_server: ScriptedOpenAIServer, tmp_path: Path, timeline: Timeline):  # type: ignore[no-untyped-def,unused-ignore]
+    """Build an AgentLoop on the scripted server with the test tools; stopped afterwards."""
+    made: list[AgentLoop] = []
 
     def factory(*, consolidation: Any = None, **defaults: Any) -> AgentLoop:
         config = Config.model_validate(
@@ -134,7 +135,7 @@ def make_loop(scripted_server: ScriptedOpenAIServer, tmp_path: Path, timeline: T
             tools.register(tool)
         workspace = tmp_path / "ws"
         workspace.mkdir(exist_ok=True)
-        return new_loop(
+        loop = new_loop(
             config,
             make_provider(scripted_server.url),
             MessageBus(),
@@ -143,5 +144,9 @@ def make_loop(scripted_server: ScriptedOpenAIServer, tmp_path: Path, timeline: T
             ContextBuilder(workspace),
             consolidation=consolidation,
         )
+        made.append(loop)
+        return loop
 
-    return factory
+    yield factory
+    for loop in made:  # background work (consolidation) ends with its loop
+        await loop.stop()

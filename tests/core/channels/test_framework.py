@@ -166,7 +166,7 @@ async def test_a_missing_setting_is_not_retried(tmp_path: Path, fresh_network: N
     await manager.start_channel("loopback")
     await _until(lambda: manager.status("loopback").state == "unavailable")
     assert manager.status("loopback").hint == "Fill in the token in Settings"
-    await asyncio.sleep(0.3)
+    await asyncio.sleep(0.3)  # the test: no retry comes
     assert fresh_network.connects == 1
     await owner.aclose()
 

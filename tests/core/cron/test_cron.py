@@ -11,6 +11,7 @@ import pytest
 from desktop.core.cron.schedule import next_run, validate_schedule
 from desktop.core.cron.service import CronService, ProtectedJobError
 from desktop.core.cron.types import CronJob, CronSchedule
+from tests.waiting import until
 
 
 def ms(iso: str) -> int:
@@ -386,9 +387,8 @@ async def test_real_timer_fires_job(tmp_path):
         "soon", CronSchedule("at", at_ms=int((_time.time() + 0.2) * 1000)), delete_after_run=True
     )
     await asyncio.wait_for(fired.wait(), timeout=3)
-    await asyncio.sleep(0.05)
+    await until(lambda: svc.get_job(job.id) is None, what="the job deleted after its run")
     assert calls == [job.id]
-    assert svc.get_job(job.id) is None
     await svc.stop()
 
 

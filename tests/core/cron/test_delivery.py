@@ -127,7 +127,7 @@ async def test_a_busy_session_makes_the_reminder_wait(
         async with agent.agent.session_lock("desktop:busy"):
             clock.advance(60)
             tick = asyncio.ensure_future(agent.cron.tick())
-            await asyncio.sleep(0.5)
+            await asyncio.sleep(0.5)  # the test: the busy session holds the job back
             assert not tick.done() and scripted_server.chat_requests() == []
         await asyncio.wait_for(tick, 30)
     finally:

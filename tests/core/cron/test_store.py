@@ -13,6 +13,7 @@ from desktop.core.cron.delivery import job_target
 from desktop.core.cron.service import CronService
 from desktop.core.cron.types import CronJob, CronSchedule
 from tests.core.cron.test_cron import FakeClock, Recorder, make
+from tests.waiting import until
 
 NANOBOT_JOBS = (
     Path(__file__).parents[2] / "fixtures" / "nanobot_0_3_5" / "workspace" / "cron" / "jobs.json"
@@ -65,11 +66,11 @@ async def test_a_long_run_is_not_started_twice(tmp_path: Path) -> None:
     other = svc.add_job("other", CronSchedule("every", every_ms=60_000))
     clock.advance(60)
     first = asyncio.ensure_future(svc.tick())
-    await asyncio.sleep(0.2)
+    await until(lambda: len(calls) == 2, what="both jobs started")
     calls_before = list(calls)
     clock.advance(120)
     second = asyncio.ensure_future(svc.tick())
-    await asyncio.sleep(0.2)
+    await asyncio.sleep(0.2)  # the test: a second tick that started nothing in 0.2 s
     assert calls_before == [job.id, other.id] and calls == calls_before, (
         "claimed jobs are not re-run"
     )

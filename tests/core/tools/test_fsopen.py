@@ -43,8 +43,8 @@ def ctx_for(ws: Path, *, restrict: bool = True, extra: tuple[Path, ...] = ()) ->
 
 
 def _read(raw: str, ctx: ToolContext) -> bytes:
-    with open_tool_path(raw, ctx) as opened:
-        return opened.file().read()
+    with open_tool_path(raw, ctx) as opened, opened.file() as handle:
+        return handle.read()
 
 
 def test_symlinks_inside_the_workspace_keep_working(ws: Path) -> None:

@@ -399,7 +399,7 @@ async def test_streamable_http_tools_resources_prompts(
 
         # /stop during a call: the turn's task is cancelled, the connection survives.
         pending = asyncio.create_task(call("mcp_demo_slow", seconds=0.8))
-        await asyncio.sleep(0.2)
+        await asyncio.sleep(0.2)  # the test: a cancel at any point of the 0.8 s call
         pending.cancel()
         with pytest.raises(asyncio.CancelledError):
             await pending
@@ -500,7 +500,7 @@ async def test_failing_servers_report_and_retry_next_call(
         launcher.chmod(0o755)
         server = start_http_server(scripts["http"], "http", port)
         try:
-            await asyncio.sleep(0.3)
+            await asyncio.sleep(0.3)  # the test: nothing reconnects on its own
             assert {manager.status("missing").state, manager.status("offline").state} == {"failed"}
             await manager.ensure_connected()
             assert manager.status("missing").state == "connected"

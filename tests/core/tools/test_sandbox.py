@@ -219,6 +219,7 @@ def private_bus(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]
     finally:
         proc.kill()
         proc.wait(timeout=10)
+        proc.stdout.close()  # type: ignore[union-attr]
         shutil.rmtree(folder, ignore_errors=True)
 
 

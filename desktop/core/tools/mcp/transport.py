@@ -202,8 +202,10 @@ async def _stdio(config: MCPServerConfig, tail: StderrTail, label: str) -> Async
     """Spawn the child with a minimal environment and stderr into ``tail``."""
     env = minimal_env(config.env)
     command = config.command
-    if sys.platform != "win32" and shutil.which(command, path=env.get("PATH")) is None:
-        raise FileNotFoundError(f"command not found: {command}")
+    if sys.platform != "win32":  # a search of every PATH folder: off the loop
+        found = await asyncio.to_thread(shutil.which, command, path=env.get("PATH"))
+        if found is None:
+            raise FileNotFoundError(f"command not found: {command}")
     params = StdioServerParameters(command=command, args=list(config.args), env=env)
     writer = tail.open_writer(label)
     try:

@@ -1,0 +1,1 @@
+"""Suite-wide guards (pytest plugins loaded by tests/conftest.py)."""
