@@ -88,6 +88,23 @@ EXEMPTIONS: tuple[Exemption, ...] = (
         "resolving a path (Path.resolve, and the stat it does to catch a symlink loop) reads "
         "metadata of local folders only, no file content; the tools resolve every path they "
         "are given, and doing that in a thread would cost more than the lookups",
+        ("os.stat", "os.lstat", "os.readlink"),
+    ),
+    Exemption(
+        "zoneinfo/_tzpath.py",
+        frozenset({"find_tzfile"}),
+        "checking a time zone name (the Agent page, the local zone) stats a few paths of the "
+        "tz database; ZoneInfo keeps each zone once loaded",
+    ),
+    Exemption(
+        "zoneinfo/_common.py",
+        frozenset({"load_data"}),
+        "loading a zone reads one small tz database file, once per zone (ZoneInfo caches it)",
+    ),
+    Exemption(
+        "desktop/ui/chat/composer_edit.py",
+        frozenset({"is_image_path"}),
+        "one stat of a file the person just pasted or dropped, in answer to that action",
         ("os.stat",),
     ),
     Exemption(
