@@ -32,6 +32,8 @@ from typing import Any
 
 import pytest
 
+from tests.guards import known
+
 # Seconds a new non-daemon thread gets to finish after the test's teardown.
 THREAD_GRACE = 3.0
 # Seconds the shared qasync loop gets to finish cancelling a leaked task before giving up.
@@ -48,6 +50,8 @@ TASK_EXEMPTIONS: dict[str, str] = {
     "the loop of its first call and keeps it for that loop's life; closing the loop ends it",
     "LoggingWorker._process_log_task": "the same worker's handling of one log record, "
     "cancelled with it",
+    "AsyncSocket._send_ping": "python-socketio's test server (tests/channels/mochat): a client "
+    "socket's ping task sleeps out its interval after the server has shut down",
     "async_generator_athrow": "asyncio's own clean-up of an async generator that was dropped "
     "unfinished (the loop's finalizer hook schedules its aclose; closing the loop runs it). "
     "The task does not say which generator it was",
@@ -185,7 +189,15 @@ def _leak_guard(request: pytest.FixtureRequest) -> Iterator[None]:
     request.node.stash[_BEFORE] = before
     yield
     shared = _shared_loop()
+    if known.debt(known.LEAKS, request.node):
+        return  # a listed debt (tests/guards/known.py)
     leaked_here = _pending(loop) - before.tasks
+    if loop is not None and any(t.cancelling() for t in leaked_here):
+        # Libraries that cancel their own tasks without waiting (slack-sdk, discord.py) leave
+        # them ending; the same moment as on the shared loop (below) to do so.
+        settling = [t for t in leaked_here if t.cancelling()]
+        loop.run_until_complete(asyncio.wait(settling, timeout=CANCEL_GRACE))
+        leaked_here = {t for t in leaked_here if not t.done()}
     leaked_shared = (_pending(shared) - before.tasks - _LONG_LIVED.tasks) if shared else set()
     if any(t.cancelling() for t in leaked_shared):
         # A Qt slot cannot await the task it cancels (Tray.hide, a tab's close): on the
@@ -248,7 +260,7 @@ def pytest_runtest_teardown(item: pytest.Item) -> Generator[None, None, None]:
     """After every finalizer (the loop closed, pytest-qt's widgets gone): threads, widgets."""
     yield
     before = item.stash.get(_BEFORE, None)
-    if before is None:  # the guard fixture never ran (setup failed before it)
+    if before is None or known.debt(known.LEAKS, item):  # no snapshot, or a listed debt
         return
     problems: list[str] = []
     threads = _leaked_threads(before)

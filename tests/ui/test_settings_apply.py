@@ -62,3 +62,4 @@ def test_model_changes_switch_live_and_only_wiring_changes_ask_to_reconnect(
         run_async(qtbot, qloop, starter.stop(), timeout_ms=20_000)
         window.allow_close()
         window.close()
+        window.deleteLater()  # with its popups (combo lists, menus)

@@ -80,6 +80,7 @@ def themed_window(
     qapp.setPalette(palette)
     window.allow_close()
     window.close()
+    window.deleteLater()  # with its popups (combo lists, menus)
 
 
 def _probes(window: MainWindow) -> dict[str, QWidget]:

@@ -70,3 +70,4 @@ def test_ctrl_n_from_any_tab_focuses_the_composer(
         run_async(qtbot, qloop, runtime.stop())
         window.allow_close()
         window.close()
+        window.deleteLater()  # with its popups (combo lists, menus)

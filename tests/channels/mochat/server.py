@@ -89,6 +89,7 @@ class MochatServer:
         return self
 
     async def stop(self) -> None:
+        await self.sio.shutdown()  # its background tasks (pings, the service task) end too
         if self.runner is not None:
             await self.runner.cleanup()
 

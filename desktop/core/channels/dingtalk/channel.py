@@ -326,7 +326,7 @@ class DingTalkChannel(BaseChannel):
         await api.send_robot(message.chat_id, "sampleMarkdown", {"title": title, "text": text})
 
     async def _send_file(self, api: DingTalkApi, chat_id: str, path: Path) -> None:
-        if not path.is_file():
+        if not await asyncio.to_thread(path.is_file):
             raise Rejected(f"the file {path.name} does not exist")
         if path.suffix.lower() in IMAGE_SUFFIXES:
             media_id = await api.upload(path, "image")

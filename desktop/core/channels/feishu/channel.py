@@ -449,7 +449,7 @@ class FeishuChannel(BaseChannel):
         self._progress.pop(id(message), None)
 
     async def _file_step(self, api: OpenApi, path: Path) -> tuple[str, dict[str, Any]] | None:
-        if not path.is_file():
+        if not await asyncio.to_thread(path.is_file):
             log.warning("Feishu: attachment %s not sent: no such file", path.name)
             return None
         if path.suffix.lower() in IMAGE_SUFFIXES:

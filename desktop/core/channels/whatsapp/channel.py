@@ -441,7 +441,7 @@ class WhatsAppChannel(BaseChannel):
             raise ConnectionError("The WhatsApp bridge is not connected")
         if not self._linked:
             raise ConnectionError(self.status.reason or NOT_LINKED)
-        steps = self._steps(message)
+        steps = await asyncio.to_thread(self._steps, message)  # looks at the files to send
         done = self._progress.get(id(message), (message, 0))[1]
         for index in range(done, len(steps)):
             await self._command(steps[index])
