@@ -207,6 +207,7 @@ def _leak_guard(request: pytest.FixtureRequest) -> Iterator[None]:
     leaked = leaked_here | leaked_shared
     if leaked_shared:
         _cancel_on_shared_loop(leaked_shared)
+        _LONG_LIVED.tasks |= {t for t in leaked_shared if not t.done()}  # reported once
     if leaked:
         lines = "\n  ".join(sorted(_describe_task(t) for t in leaked))
         pytest.fail(f"the test left {len(leaked)} asyncio task(s) pending:\n  {lines}")
