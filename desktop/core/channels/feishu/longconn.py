@@ -234,6 +234,7 @@ class LongConnection:
             self._loop = loop
             asyncio.set_event_loop(loop)
             loop.set_exception_handler(_quiet_exceptions)
+            _drop_sdk_loop(ws_client.loop)
             ws_client.loop = loop  # the SDK schedules its receive loop on this global
             error: BaseException | None = None
             try:
@@ -292,3 +293,10 @@ class LongConnection:
                 await client._disconnect()
         if not self._stop.is_set():
             raise ConnectionError("the Feishu long connection was closed")
+
+
+def _drop_sdk_loop(old: asyncio.AbstractEventLoop) -> None:
+    """Close the loop the SDK made for itself at import (``asyncio.get_event_loop()``), which
+    nothing runs once ours replaces it; left open, it is collected unclosed (a warning)."""
+    if not old.is_running() and not old.is_closed():
+        old.close()

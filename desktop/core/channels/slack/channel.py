@@ -237,6 +237,20 @@ class SlackChannel(BaseChannel):
             await socket.close()  # type: ignore[no-untyped-call]
         except Exception as exc:  # noqa: BLE001 - closing must go on
             log.debug("closing the Slack connection failed: %s", redact(exc))
+        # The SDK starts these in its constructor and cancels them only when close() gets
+        # that far (a failed disconnect skips it); end them here either way.
+        left = [
+            task
+            for task in (
+                socket.message_processor,
+                socket.current_session_monitor,
+                socket.message_receiver,
+            )
+            if task is not None and not task.done()
+        ]
+        for task in left:
+            task.cancel()
+        await asyncio.gather(*left, return_exceptions=True)
 
     async def stop(self) -> None:
         """Stop receiving and cancel the channel's background work."""
