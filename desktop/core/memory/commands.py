@@ -77,7 +77,7 @@ async def _prompt(git: GitStore, argument: str) -> str:
     shown = f"{FOLDER}/dream.md"
     if argument == "init":
         made = await asyncio.to_thread(
-            init_override, workspace, "dream", default_dream_instructions()
+            lambda: init_override(workspace, "dream", default_dream_instructions())
         )
         if made:
             return (
