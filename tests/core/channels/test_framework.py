@@ -315,7 +315,7 @@ async def test_a_refused_connection_wrapped_by_an_sdk_reads_plainly() -> None:
     ssl:default [Connect call failed …]")."""
     import aiohttp
 
-    from desktop.core.channels.manager import _reason
+    from desktop.core.channels.manager import explain
 
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -323,9 +323,9 @@ async def test_a_refused_connection_wrapped_by_an_sdk_reads_plainly() -> None:
     async with aiohttp.ClientSession() as session:
         with pytest.raises(aiohttp.ClientConnectorError) as caught:
             await session.get(f"http://127.0.0.1:{port}/")
-    assert _reason(caught.value).startswith("The server refused the connection")
+    assert explain(caught.value).startswith("The server refused the connection")
     try:
         raise RuntimeError("handshake failed") from ConnectionRefusedError(111, "refused")
     except RuntimeError as exc:
-        assert _reason(exc).startswith("The server refused the connection")
-    assert _reason(ValueError("bad frame")) == "Bad frame"
+        assert explain(exc).startswith("The server refused the connection")
+    assert explain(ValueError("bad frame")) == "Bad frame"

@@ -112,6 +112,7 @@ async def test_pkce_callback_with_a_wrong_state_is_refused(
     exchange; the real one that follows still completes the sign-in."""
     refused: list[httpx.Response] = []
     prompts = Prompts(browse=False)
+    visits: list[asyncio.Task[None]] = []
 
     async def browser(prompt_url: str) -> None:
         redirect = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(prompt_url).query))[
@@ -122,9 +123,10 @@ async def test_pkce_callback_with_a_wrong_state_is_refused(
 
     def on_prompt(prompt: object) -> None:
         prompts(prompt)  # type: ignore[arg-type]
-        asyncio.get_running_loop().create_task(browser(prompts.seen[-1].url))
+        visits.append(asyncio.get_running_loop().create_task(browser(prompts.seen[-1].url)))
 
     tokens = await sign_in("openai_codex", store, on_prompt=on_prompt)
+    await asyncio.gather(*visits)
     [bad] = refused
     assert bad.status_code == 400 and "did not come from the sign-in" in bad.text
     [exchange] = oauth_server.seen("/oauth/token")
@@ -144,11 +146,15 @@ async def test_pkce_provider_error_ends_the_sign_in(
             f"&state={query['state']}"
         )
 
+    visits: list[asyncio.Task[None]] = []
+
     def on_prompt(prompt: object) -> None:
-        asyncio.get_running_loop().create_task(browser(prompt.url))  # type: ignore[attr-defined]
+        visit = browser(prompt.url)  # type: ignore[attr-defined]
+        visits.append(asyncio.get_running_loop().create_task(visit))
 
     with pytest.raises(LoginError, match="You said no"):
         await sign_in("openai-codex", store, on_prompt=on_prompt)
+    await asyncio.gather(*visits)
     assert memory_keyring.store == {}
     assert oauth_server.seen("/oauth/token") == []
 
