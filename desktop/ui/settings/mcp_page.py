@@ -385,6 +385,9 @@ class MCPPage(SettingsPage):
 
     async def aclose(self) -> None:
         """End this page's tasks, stop the stand-in manager (its stdio children) and listening."""
-        self._refresh_timer.stop()
+        try:
+            self._refresh_timer.stop()
+        except RuntimeError:  # the page (and its timer) is already deleted: stop the rest anyway
+            pass
         await super().aclose()
         await self.runtime.aclose()
