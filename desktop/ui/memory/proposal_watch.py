@@ -59,17 +59,22 @@ class ProposalWatch(QObject):
         folders = self._watcher.directories()
         if folders:
             self._watcher.removePaths(folders)
-        memory = self.services.workspace / "memory"
-        if memory.is_dir():
-            self._watcher.addPath(str(memory))
         self.check()
 
     def check(self) -> None:
-        """Re-read the proposal in a worker thread."""
+        """Re-read the proposal (and see whether the memory folder is there) in a worker thread."""
         self._tasks.try_spawn(self._check(), name="proposal-check")
 
     async def _check(self) -> None:
-        count = await asyncio.to_thread(pending_changes, self.services.workspace)
+        workspace = self.services.workspace
+        memory = workspace / "memory"
+
+        def look() -> tuple[int, bool]:
+            return pending_changes(workspace), memory.is_dir()
+
+        count, exists = await asyncio.to_thread(look)
+        if exists and str(memory) not in self._watcher.directories():
+            self._watcher.addPath(str(memory))
         if count != self.count:
             self.count = count
             self.changed.emit(count)
