@@ -9,7 +9,6 @@ closes the HTTP stream.
 from __future__ import annotations
 
 import asyncio
-import inspect
 import logging
 import os
 import time
@@ -27,7 +26,12 @@ from desktop.core.providers.base import (
 )
 from desktop.core.providers.matching import ProviderChoice
 from desktop.core.providers.meter import current_meter
-from desktop.core.providers.retry import DEFAULT_DELAYS, classify, with_retries
+from desktop.core.providers.retry import (
+    DEFAULT_DELAYS,
+    StreamRetries,
+    classify,
+    with_retries,
+)
 from desktop.core.providers.sanitize import (
     apply_prompt_caching,
     parse_tool_arguments,
@@ -81,14 +85,6 @@ def _get(obj: Any, name: str, default: Any = None) -> Any:
     if isinstance(obj, dict):
         return obj.get(name, default)
     return getattr(obj, name, default)
-
-
-async def _emit(callback: StreamCallback | None, delta: StreamDelta) -> None:
-    if callback is None:
-        return
-    result = callback(delta)
-    if inspect.isawaitable(result):
-        await result
 
 
 class LiteLLMProvider(LLMProvider):
@@ -307,32 +303,11 @@ class LiteLLMProvider(LLMProvider):
             reasoning_effort=reasoning_effort,
             stream=True,
         )
-        emitted = False
-
-        async def counting(delta: StreamDelta) -> None:
-            nonlocal emitted
-            emitted = True
-            await _emit(on_delta, delta)
-
-        async def before_retry(error: LLMError, attempt: int, delay: float) -> None:
-            # Say so at once (the person sees "retrying 2/3" while we wait), then drop what
-            # the failed attempt showed.
-            nonlocal emitted
-            await _emit(
-                on_delta,
-                StreamDelta(
-                    "retry",
-                    error.message,
-                    attempt=attempt,
-                    max_attempts=len(self.retry_delays) + 1,
-                    delay_s=delay,
-                ),
-            )
-            if emitted:
-                emitted = False
-                await _emit(on_delta, StreamDelta("reset"))
-
-        return await self._retrying(lambda _n: self._stream_once(kwargs, counting), before_retry)
+        # "retrying 2/3" is said at once; what the failed attempt showed is then dropped.
+        retries = StreamRetries(on_delta, len(self.retry_delays) + 1)
+        return await self._retrying(
+            lambda _n: self._stream_once(kwargs, retries.forward), retries.before_retry
+        )
 
     async def _stream_once(
         self, kwargs: dict[str, Any], on_delta: Callable[[StreamDelta], Awaitable[None]]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import email.utils
+import inspect
 import json
 import logging
 import re
@@ -16,7 +17,13 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from desktop.core.providers.base import ErrorKind, LLMError, LLMResponse
+from desktop.core.providers.base import (
+    ErrorKind,
+    LLMError,
+    LLMResponse,
+    StreamCallback,
+    StreamDelta,
+)
 from desktop.core.utils.redact import redact
 
 log = logging.getLogger(__name__)
@@ -254,3 +261,51 @@ async def with_retries(
             await asyncio.sleep(delay)
             continue
         return dataclasses.replace(response, attempts=attempt)
+
+
+async def emit(callback: StreamCallback | None, delta: StreamDelta) -> None:
+    """Hand ``delta`` to ``callback`` (sync or async; none: dropped)."""
+    if callback is None:
+        return
+    result = callback(delta)
+    if inspect.isawaitable(result):
+        await result
+
+
+class StreamRetries:
+    """What a streamed call tells the person across retries.
+
+    :meth:`forward` passes deltas on and notes that the attempt showed something;
+    :meth:`before_retry` (for :func:`with_retries`) says "retrying n/m" at once, then, when the
+    failed attempt had shown text, a ``reset`` so the next attempt starts clean.
+
+    Args:
+        on_delta: The caller's callback.
+        max_attempts: Attempts in all (the retries plus the first).
+    """
+
+    def __init__(self, on_delta: StreamCallback | None, max_attempts: int) -> None:
+        self.on_delta = on_delta
+        self.max_attempts = max_attempts
+        self._emitted = False
+
+    async def forward(self, delta: StreamDelta) -> None:
+        """Pass one delta on."""
+        self._emitted = True
+        await emit(self.on_delta, delta)
+
+    async def before_retry(self, error: LLMError, attempt: int, delay: float) -> None:
+        """Announce the retry, then drop what the failed attempt showed."""
+        await emit(
+            self.on_delta,
+            StreamDelta(
+                "retry",
+                error.message,
+                attempt=attempt,
+                max_attempts=self.max_attempts,
+                delay_s=delay,
+            ),
+        )
+        if self._emitted:
+            self._emitted = False
+            await emit(self.on_delta, StreamDelta("reset"))

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import inspect
 import json
 import logging
 from collections.abc import Sequence
@@ -38,7 +37,12 @@ from desktop.core.providers.oauth.responses import (
 )
 from desktop.core.providers.oauth.session import OAuthSession
 from desktop.core.providers.oauth.tokens import OAuthTokens
-from desktop.core.providers.retry import DEFAULT_DELAYS, classify, with_retries
+from desktop.core.providers.retry import (
+    DEFAULT_DELAYS,
+    StreamRetries,
+    classify,
+    with_retries,
+)
 from desktop.core.providers.sanitize import sanitize_messages
 from desktop.core.utils.redact import redact
 
@@ -63,14 +67,6 @@ def _headers(tokens: OAuthTokens, extra: dict[str, str]) -> dict[str, str]:
     if tokens.account_id:
         headers["chatgpt-account-id"] = tokens.account_id
     return headers
-
-
-async def _emit(callback: StreamCallback | None, delta: StreamDelta) -> None:
-    if callback is None:
-        return
-    result = callback(delta)
-    if inspect.isawaitable(result):
-        await result
 
 
 class CodexProvider(LLMProvider):
@@ -184,31 +180,13 @@ class CodexProvider(LLMProvider):
             tool_choice=tool_choice,
             reasoning_effort=reasoning_effort,
         )
-        emitted = False
-
-        async def counting(delta: StreamDelta) -> None:
-            nonlocal emitted
-            emitted = True
-            await _emit(on_delta, delta)
-
-        async def before_retry(error: LLMError, attempt: int, delay: float) -> None:
-            nonlocal emitted
-            await _emit(
-                on_delta,
-                StreamDelta(
-                    "retry",
-                    error.message,
-                    attempt=attempt,
-                    max_attempts=len(self.retry_delays) + 1,
-                    delay_s=delay,
-                ),
-            )
-            if emitted:
-                emitted = False
-                await _emit(on_delta, StreamDelta("reset"))
+        retries = StreamRetries(on_delta, len(self.retry_delays) + 1)
 
         return await with_retries(
-            lambda _n: self._authorized(body, counting), self.retry_delays, before_retry, logger=log
+            lambda _n: self._authorized(body, retries.forward),
+            self.retry_delays,
+            retries.before_retry,
+            logger=log,
         )
 
     async def _authorized(self, body: dict[str, Any], on_delta: Any) -> LLMResponse:
