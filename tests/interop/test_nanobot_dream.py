@@ -62,26 +62,26 @@ def test_nanobots_dream_commit_shows_in_our_memory_history(shared: Shared) -> No
         Reply(tool_calls=[("edit_file", json.dumps(edit))]),
         Reply("Memory updated."),
     )
-    process = subprocess.Popen(
+    with subprocess.Popen(
         [str(shared.nanobot), "agent", "--classic", "--no-markdown"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         env=shared.env,
-    )
-    try:
-        assert process.stdin is not None
-        process.stdin.write(b"/dream\n")
-        process.stdin.flush()
-        out = _read_until(process, b"(commit ", timeout=120)
-    finally:
-        if process.stdin is not None:
-            process.stdin.close()
+    ) as process:  # closes the pipes however the test ends
         try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+            assert process.stdin is not None
+            process.stdin.write(b"/dream\n")
+            process.stdin.flush()
+            out = _read_until(process, b"(commit ", timeout=120)
+        finally:
+            if process.stdin is not None:
+                process.stdin.close()
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
     text = out.decode(errors="replace")
     assert "Dream completed" in text and "(commit " in text, text
     sha = text.split("(commit ", 1)[1].split(")", 1)[0].strip()
