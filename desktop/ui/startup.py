@@ -10,6 +10,7 @@ crash: a broken config (:attr:`AgentStarter.configFailed`) or no usable key
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import importlib
 import logging
 from pathlib import Path
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Signal
 
 from desktop.core.utils.tasks import TaskOwner
-from desktop.core.utils.threads import run_daemon
+from desktop.core.utils.threads import run_daemon, start_daemon
 
 if TYPE_CHECKING:
     from desktop.core.agent.approval import ApprovalPolicy
@@ -112,7 +113,7 @@ class AgentStarter(QObject):
         self.bus: MessageBus | None = None
         self.tasks = TaskOwner("starter")
         self._task: asyncio.Task[None] | None = None
-        self._warm: asyncio.Task[None] | None = None
+        self._warm: concurrent.futures.Future[None] | None = None
 
     @property
     def busy(self) -> bool:
@@ -244,16 +245,20 @@ class AgentStarter(QObject):
 
     def warm_up(self) -> None:
         """Import litellm in a thread now, so the first request does not wait for it."""
-        if self._warm is not None:
+        if self._warm is not None or self.tasks.closed:
             return
 
         def load() -> None:
-            from desktop.core.providers.litellm_provider import import_litellm
+            try:
+                from desktop.core.providers.litellm_provider import import_litellm
 
-            import_litellm()
+                import_litellm()
+            except Exception:  # the first request imports it itself (and reports a failure)
+                log.exception("importing LiteLLM ahead of the first request failed")
 
-        # A failure is logged by the task owner; the first request then imports it itself.
-        self._warm = self.tasks.try_spawn(run_daemon(load, "warm-litellm"), name="warm-litellm")
+        # A daemon thread and no task: nothing waits for it, so nothing needs cancelling at
+        # shutdown (an import cannot be interrupted; the process may exit while it runs).
+        self._warm = start_daemon(load, "warm-litellm")
 
     async def _stop_runtime(self) -> None:
         runtime, self.runtime = self.runtime, None

@@ -12,19 +12,6 @@ import pytest
 
 # node id prefix -> what is left and where the fix belongs
 LEAKS: dict[str, str] = {
-    "tests/ui/test_sandbox_banner.py::": (
-        "a runtime (agent consumer, outbound dispatch, context-window, kept-reminders tasks) "
-        "is left running after Starter.retry() reconnects the agent and the app shuts down: "
-        "desktop/ui/startup.py, to find"
-    ),
-    "tests/ui/test_single_instance.py::": (
-        "the starter's warm-litellm task (run_daemon: LiteLLM imported in a daemon thread) "
-        "is still pending after shutdown, and cancelling it does not end it within 2 s: "
-        "desktop/ui/startup.py warm_up / desktop/core/utils/threads.py, to find"
-    ),
-    "tests/ui/test_shell.py::test_desktop_app_starts_and_shuts_down": (
-        "the same warm-litellm task as above"
-    ),
     "tests/ui/settings/test_mcp.py::test_claude_desktop_import_reviews_every_server": (
         "the MCP servers connected for the import review are not closed (ServerConnection "
         "tasks, the SDK's stdio reader/writer)"
@@ -40,9 +27,6 @@ LEAKS: dict[str, str] = {
 }
 
 BLOCKING: dict[str, str] = {
-    "tests/ui/test_sandbox_banner.py::": (
-        "the chat sessions list creates its folder (sessions_controller.refresh) on the loop"
-    ),
     "tests/channels/matrix/": (
         "matrix-nio's encryption store (peewee/sqlite) is loaded on the loop in "
         "MatrixChannel._start_encryption; nio's store is not thread-safe, so moving it needs "

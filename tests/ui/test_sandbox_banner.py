@@ -85,8 +85,10 @@ class Run:
         self, qapp: QApplication, qtbot: QtBot, qloop: asyncio.AbstractEventLoop, config: Path
     ) -> None:
         self.qtbot, self.qloop = qtbot, qloop
+        self.stopped = False
+        # Not handed to qtbot: pytest-qt would delete the window before the fixture below
+        # shuts the run down (which still needs it).
         self.window: MainWindow = build_main_window()
-        qtbot.addWidget(self.window)
         self.window.show()
         self.theme = Theme(qapp, "light")
         self.instance = SingleInstance(config.parent)
@@ -129,6 +131,7 @@ class Run:
         self.checked()
 
     def stop(self) -> None:
+        self.stopped = True
         run_async(self.qtbot, self.qloop, self.app.shutdown(), timeout_ms=30_000)
         self.instance.release()
         self.theme.setParent(None)
@@ -142,13 +145,18 @@ def runs(
     app_state: None,
     memory_keyring: object,
 ) -> Iterator[list[Run]]:
-    """Start runs with ``runs.append(Run(...))``; whatever still runs is shut down after."""
+    """Start runs with ``runs.append(Run(...))``; whatever still runs is shut down after.
+
+    Whether a run was shut down is the run's own record (``quit_requested`` only says quitting
+    was asked for: closing the window asks too, without anything having been stopped yet).
+    """
     started: list[Run] = []
     yield started
     for run in started:
-        if not run.app.quit_requested:
+        if not run.stopped:
             run.app.request_quit()
             run.stop()
+        run.window.deleteLater()
 
 
 def _start(runs: list[Run], qtbot: QtBot, qloop: asyncio.AbstractEventLoop, config: Path) -> Run:

@@ -108,3 +108,27 @@ def test_agent_starts_and_outbound_reaches_the_bridge(
         assert not agent.running
         assert services.agent is None and starter.runtime is None
         assert not starter.tasks.tasks and starter.tasks.closed
+
+
+def test_warming_litellm_runs_beside_the_loop_and_holds_nothing_up(
+    qtbot: QtBot, qloop: asyncio.AbstractEventLoop
+) -> None:
+    """The early LiteLLM import runs in a daemon thread with no task waiting on it: stopping the
+    starter right after leaves nothing pending (an import cannot be interrupted, so a task
+    awaiting it outlived shutdown), and the import itself completes."""
+    import sys
+
+    starter = AgentStarter()
+    starter.warm_up()
+    warm = starter._warm
+    assert warm is not None
+    assert not starter.tasks.tasks
+    starter.warm_up()  # once only
+    assert starter._warm is warm
+    run_async(qtbot, qloop, starter.stop())
+    pending = [t for t in asyncio.all_tasks(qloop) if "warm" in t.get_name()]
+    assert pending == []
+    warm.result(timeout=60)
+    assert "litellm" in sys.modules
+    starter.warm_up()  # a stopped starter starts nothing new
+    assert starter._warm is warm

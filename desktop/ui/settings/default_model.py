@@ -18,6 +18,8 @@ from desktop.ui.settings.tasks import OwnsTasks
 from desktop.ui.settings.widgets import InlineStatus
 
 if TYPE_CHECKING:
+    from desktop.core.config.secrets import ResolvedKey
+    from desktop.core.providers.matching import ProviderChoice
     from desktop.ui.services import AppServices
 
 AUTO = "auto"
@@ -122,13 +124,17 @@ class DefaultModelBox(OwnsTasks, QGroupBox):
 
     async def describe_route(self) -> None:
         """Say which provider the saved default model goes to and whether it has a key."""
-        from desktop.core.providers.factory import resolve_choice
+        config, secrets = self.services.config, self.services.secrets
 
-        config = self.services.config
+        def route() -> tuple[ProviderChoice, ResolvedKey]:
+            # Imported in the thread: the agent's start may be importing the same module in
+            # another one, and the loop would wait for that import's lock.
+            from desktop.core.providers.factory import resolve_choice
+
+            return resolve_choice(config, secrets)
+
         try:
-            choice, key = await run_daemon(
-                lambda: resolve_choice(config, self.services.secrets), "model-route"
-            )
+            choice, key = await run_daemon(route, "model-route")
         except LookupError as exc:
             self.route.setText(f"Not usable yet: {redact(exc)}")
             return
