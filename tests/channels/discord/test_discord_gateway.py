@@ -10,6 +10,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from discord.state import ConnectionState
 
 from desktop.core.bus.events import InboundMessage, OutboundMessage
 from desktop.core.bus.queue import MessageBus
@@ -162,6 +163,31 @@ async def test_the_status_follows_a_lost_connection_and_an_answer_waits_for_it(
     await until(lambda: statuses[-1] == "connected", what="connected again")
     assert await running.manager.deliver(OutboundMessage("discord", str(DM), "back"))
     assert discord_api.texts(DM) == ["back"]
+
+
+async def test_stopping_while_discord_py_awaits_the_servers_leaves_no_task_behind(
+    discord_api: DiscordServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After READY, discord.py waits for more GUILD_CREATEs in a task of its own
+    (``_delay_ready``, 2 s after the last one); a stop meanwhile must end that task too."""
+    made = ConnectionState.__init__
+
+    def patient(self: ConnectionState, *args: Any, **kwargs: Any) -> None:
+        made(self, *args, **kwargs)
+        self.guild_ready_timeout = 60.0  # still waiting when the test stops, however slow
+
+    monkeypatch.setattr(ConnectionState, "__init__", patient)
+    run = Running(discord_api, tmp_path)
+    await run.start()
+    channel = run.manager.channel("discord")
+    client = channel._client  # type: ignore[attr-defined]
+    assert client is not None
+    waiting = client._connection._ready_task
+    assert waiting is not None and not waiting.done()
+    await run.stop()
+    assert waiting.done()
+    left = [t for t in asyncio.all_tasks() if "_delay_ready" in repr(t.get_coro())]
+    assert not left
 
 
 async def test_a_malformed_event_is_skipped_and_the_channel_goes_on(

@@ -62,7 +62,7 @@ from desktop.core.channels.discord.config import DEFAULT_API_BASE, DEFAULT_GATEW
 from desktop.core.channels.discord.inbound import describe, mentions_me
 from desktop.core.channels.state import ChannelStateStore
 from desktop.core.utils.redact import redact, register_secret
-from desktop.core.utils.tasks import TaskOwner
+from desktop.core.utils.tasks import TaskOwner, cancel_and_wait
 
 log = logging.getLogger(__name__)
 
@@ -104,6 +104,23 @@ class _Client(discord.Client):
 
     async def on_error(self, event_method: str, /, *args: Any, **kwargs: Any) -> None:
         log.exception("Discord: handling %s failed", event_method)
+
+
+async def _close_client(client: discord.Client) -> None:
+    """Close ``client`` and end the task its last READY started.
+
+    After READY, discord.py waits in a task of its own (``ConnectionState._delay_ready``) for
+    the servers' GUILD_CREATE events before it dispatches ``ready``; ``Client.close`` leaves
+    that task running (``Client.run`` cancels every task of its loop instead, which an app
+    sharing its loop cannot do). discord.py offers no call for it, so it is ended here, after
+    the close, when no new READY can start another.
+    """
+    try:
+        await client.close()
+    finally:
+        ready = getattr(client._connection, "_ready_task", None)
+        if isinstance(ready, asyncio.Task) and not ready.done():
+            await cancel_and_wait(ready)
 
 
 def _guarded(event: str, parse: Callable[[Any], None]) -> Callable[[Any], None]:
@@ -256,7 +273,7 @@ class DiscordChannel(BaseChannel):
             await asyncio.gather(worker, return_exceptions=True)
             if self._client is client:
                 self._client = None
-            await client.close()
+            await _close_client(client)
 
     def _connected(self) -> None:
         client = self._client
@@ -280,7 +297,7 @@ class DiscordChannel(BaseChannel):
         client = self._client
         if client is not None:
             try:
-                await client.close()
+                await _close_client(client)
             except Exception as exc:  # noqa: BLE001 - stopping must go on
                 log.debug("closing the Discord connection failed: %s", redact(exc))
         await self._owner.aclose()
@@ -298,7 +315,7 @@ class DiscordChannel(BaseChannel):
         except ChannelUnavailable as exc:
             raise ValueError(exc.reason) from None
         finally:
-            await client.close()
+            await _close_client(client)
 
     # -- receiving ------------------------------------------------------------------------
     async def _work(self) -> None:
