@@ -12,10 +12,6 @@ import pytest
 
 # node id prefix -> what is left and where the fix belongs
 LEAKS: dict[str, str] = {
-    "tests/ui/settings/test_mcp.py::test_claude_desktop_import_reviews_every_server": (
-        "the MCP servers connected for the import review are not closed (ServerConnection "
-        "tasks, the SDK's stdio reader/writer)"
-    ),
     "tests/channels/slack/": (
         "slack-sdk's process_messages / monitor_current_session tasks are sometimes still "
         "pending after a dropped connection or a restart (only under load; SlackChannel._close "

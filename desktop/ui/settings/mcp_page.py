@@ -389,5 +389,7 @@ class MCPPage(SettingsPage):
             self._refresh_timer.stop()
         except RuntimeError:  # the page (and its timer) is already deleted: stop the rest anyway
             pass
-        await super().aclose()
-        await self.runtime.aclose()
+        try:
+            await super().aclose()  # first: no task of the page may ask for a manager after
+        finally:
+            await self.runtime.aclose()

@@ -18,6 +18,7 @@ from desktop.ui.settings import SettingsTab
 from desktop.ui.settings.mcp_entries import EntryError, needs_approval, parse_servers
 from desktop.ui.settings.mcp_page import MCPPage
 from tests.core.agent.conftest import make_provider
+from tests.core.tools.test_mcp import children_of_me
 from tests.fakes.openai_server import ScriptedOpenAIServer
 from tests.ui.conftest import run_async
 from tests.ui.settings.conftest import on_disk
@@ -111,6 +112,7 @@ def test_cancelling_the_approval_saves_and_starts_nothing(
     assert page.mode.currentWidget() is page.overview
     assert config_path.read_bytes() == before
     assert page.runtime.current() is None
+    assert children_of_me("mcp_server_time") == []
 
 
 def test_editor_rejects_bad_input_inline(
@@ -198,6 +200,44 @@ def test_claude_desktop_import_reviews_every_server_and_reports_failures(
     assert page.undo_button.isVisible()
     page.undo_button.click()
     qtbot.waitUntil(lambda: "broken" in on_disk(config_path)["tools"]["mcpServers"], timeout=30_000)
+    # Closing the tab (as the app does on quit) stops every server the import started, even
+    # with the undo's reconnect still under way.
+    assert children_of_me("mcp_server_time")
+    run_async(qtbot, qloop, tab.aclose(), 60_000)
+    assert children_of_me("mcp_server_time") == []
+    assert children_of_me("boom: missing config") == []
+    assert not [t for t in asyncio.all_tasks(qloop) if "ServerConnection" in repr(t.get_coro())]
+
+
+def test_closing_the_tab_while_imported_servers_connect_stops_them(
+    make_tab: Callable[[], SettingsTab],
+    qtbot: QtBot,
+    qloop: asyncio.AbstractEventLoop,
+    config_path: Path,
+    tmp_path: Path,
+) -> None:
+    """Approved servers still starting when the app quits are stopped, not left running."""
+    slow = tmp_path / "slow_server.py"
+    slow.write_text("import time\ntime.sleep(120)\n", encoding="utf-8")
+    servers = {
+        "time": {"command": PYTHON, "args": ["-m", "mcp_server_time"]},
+        "slow": {"command": PYTHON, "args": [str(slow)]},
+    }
+    tab = make_tab()
+    page = mcp_page(tab)
+    page.import_button.click()
+    page.importer.text.setPlainText(json.dumps({"mcpServers": servers}))
+    page.importer.next.click()
+    page.approval.approve.click()
+    qtbot.waitUntil(lambda: bool(children_of_me(str(slow))), timeout=60_000)
+    assert page.statuses["slow"].state == "connecting"
+    started = qloop.time()
+    run_async(qtbot, qloop, tab.aclose(), 60_000)
+    took = qloop.time() - started
+    assert took < 8, f"closing took {took:.1f} s"  # stopped, not waited out (up to 30 s)
+    assert children_of_me(str(slow)) == [] and children_of_me("mcp_server_time") == []
+    assert not [t for t in asyncio.all_tasks(qloop) if "ServerConnection" in repr(t.get_coro())]
+    assert set(on_disk(config_path)["tools"]["mcpServers"]) == {"time", "slow"}  # kept
 
 
 def test_server_added_in_settings_serves_the_running_agent(

@@ -6,6 +6,11 @@ transport and the client, lists the server's capabilities, reports ready, then w
 stop request and closes everything itself. Other tasks (agent turns) only send requests
 through the live client. A connect deadline lives in a cancel scope *around* the whole
 client context, so it nests correctly and is lifted once connected.
+
+Closing wins over connecting: :meth:`ServerConnection.aclose` stops an owner task that is still
+connecting at once (the SDK's stdio shutdown is shielded, so the child still ends), and an
+attempt that was waiting to start when the close came does not start afterwards. The owner
+tasks belong to the manager's :class:`~desktop.core.utils.tasks.TaskOwner`.
 """
 
 from __future__ import annotations
@@ -35,7 +40,7 @@ from desktop.core.tools.mcp.transport import (
 from desktop.core.tools.mcp.wrappers import Catalog, MCPCallError, build_wrappers
 from desktop.core.tools.registry import ToolRegistry
 from desktop.core.utils.redact import redact
-from desktop.core.utils.tasks import cancel_and_wait
+from desktop.core.utils.tasks import TaskOwner, cancel_and_wait
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +71,7 @@ class ServerConnection:
         config: Its entry.
         registry: Where its tools are registered (after the builtins).
         connect_timeout: Seconds a connect (spawn, handshake, listing) may take.
+        owner: Owns the connection's owner task (the manager's, closed after its connections).
         on_change: Called with a fresh status whenever the state changes.
     """
 
@@ -76,9 +82,11 @@ class ServerConnection:
         *,
         registry: ToolRegistry,
         connect_timeout: float,
+        owner: TaskOwner,
         on_change: Callable[[MCPServerStatus], None] | None = None,
     ) -> None:
         self._name = name
+        self._owner = owner
         self._config = config
         self._registry = registry
         self._connect_timeout = connect_timeout
@@ -99,6 +107,7 @@ class ServerConnection:
         self._stop = asyncio.Event()
         self._lock = asyncio.Lock()
         self._attempts = 0
+        self._closes = 0  # aclose() calls so far: an attempt that began before one gives up
         self._registered: list[str] = []
 
     # -- MCPCaller -------------------------------------------------------------------------
@@ -210,11 +219,12 @@ class ServerConnection:
         start its own, so concurrent turns cause one attempt, not several.
         """
         seen = self._attempts
+        closes = self._closes
         async with self._lock:
             if self._attempts != seen or self._state not in ("idle", "failed"):
                 return
             try:
-                await self._connect()
+                await self._connect(closes)
             except Exception as exc:  # a bug here must not end the agent's turn
                 log.exception("MCP server %s: connect crashed", self._name)
                 self._fail(_describe(exc))
@@ -223,23 +233,32 @@ class ServerConnection:
             if self.state != "connected":  # the property: _connect() changed the state
                 self._withdraw()
 
-    async def _connect(self) -> None:
-        """Start the owner task and wait until it is connected or has given up."""
+    async def _connect(self, closes: int) -> None:
+        """Start the owner task and wait until it is connected or has given up.
+
+        ``closes``: :attr:`_closes` when the attempt began; a close since then cancels it.
+        """
         if self._kind is None:
             self._fail(self._config_error)
             return
         await self._join_owner()
+        if self._closes != closes:  # closed while the last owner task was being joined
+            return
         self._stop = asyncio.Event()
         ready = asyncio.Event()
+        # Made here, not in the task: a close right after the spawn can already cancel it.
+        self._scope = anyio.CancelScope(deadline=anyio.current_time() + self._connect_timeout)
         self._set_state("connecting")
-        self._task = asyncio.create_task(self._own(ready), name=f"mcp-{self._name}")
-        await _first_set(ready, also=self._task)
+        task = self._owner.try_spawn(self._own(ready, self._scope), name=self._name)
+        if task is None:  # the manager is closing
+            self._set_state("idle")
+            return
+        self._task = task
+        await _first_set(ready, also=task)
 
-    async def _own(self, ready: asyncio.Event) -> None:
+    async def _own(self, ready: asyncio.Event, scope: anyio.CancelScope) -> None:
         """The owner task: open, list, publish, wait for stop, close — all in this task."""
         assert self._kind is not None
-        scope = anyio.CancelScope(deadline=anyio.current_time() + self._connect_timeout)
-        self._scope = scope
         try:
             with scope:
                 ended = asyncio.Event()
@@ -311,8 +330,14 @@ class ServerConnection:
         self._fail(f"connection lost: {message}" if lost else message)
 
     async def aclose(self) -> None:
-        """Close the session (and stop a stdio child); unregister the tools."""
+        """Close the session (and stop a stdio child); unregister the tools.
+
+        A connect under way is stopped at once; one waiting to start does not start.
+        """
+        self._closes += 1
         self._stop.set()
+        if self._state == "connecting" and self._scope is not None:
+            self._scope.cancel()  # nothing is served yet: no need to finish the handshake
         await self._join_owner()
         self._withdraw()
         if self._state not in ("failed", "disabled"):
@@ -331,7 +356,8 @@ class ServerConnection:
             done, _ = await asyncio.wait({task}, timeout=_STOP_GRACE)
         if not done:
             await cancel_and_wait(task)
-        self._task = None
+        if self._task is task:  # not an owner task started meanwhile
+            self._task = None
 
 
 async def _first_set(*events: asyncio.Event, also: asyncio.Future[Any] | None = None) -> None:
@@ -343,6 +369,9 @@ async def _first_set(*events: asyncio.Event, also: asyncio.Future[Any] | None = 
     finally:
         for waiter in waiters:
             waiter.cancel()
+        # Each ends at its next step; waited for here so none is left behind (not raising:
+        # a cancel of our own is already on its way out).
+        await asyncio.gather(*waiters, return_exceptions=True)
 
 
 async def _discover(client: Client) -> Catalog:

@@ -12,6 +12,7 @@ from desktop.core.config.schema import MCPServerConfig
 from desktop.core.tools.mcp.status import MCPServerStatus
 from desktop.core.tools.registry import ToolRegistry
 from desktop.core.utils.redact import register_secret
+from desktop.core.utils.tasks import TaskOwner
 
 if TYPE_CHECKING:
     from desktop.core.tools.mcp.connection import ServerConnection
@@ -27,7 +28,8 @@ class MCPManager:
     Nothing happens at construction: the agent calls :meth:`ensure_connected` at the start of
     every turn, which connects the servers not connected yet. A server that fails is marked
     ``failed`` (with a readable, redacted error) and tried again at the next call — once per
-    call, never in a loop. :meth:`aclose` closes every session and stops every stdio child.
+    call, never in a loop. :meth:`aclose` closes every session and stops every stdio child;
+    each connection's task belongs to the manager's :class:`TaskOwner`, closed last.
 
     Args:
         servers: ``tools.mcpServers`` from the config, by name.
@@ -50,6 +52,7 @@ class MCPManager:
         on_status: Callable[[MCPServerStatus], None] | None = None,
     ) -> None:
         self._closed = False
+        self._tasks = TaskOwner("mcp")
         self._connections: dict[str, ServerConnection] = {}
         self._registry = registry
         self._connect_timeout = connect_timeout
@@ -69,6 +72,7 @@ class MCPManager:
             config,
             registry=self._registry,
             connect_timeout=self._connect_timeout,
+            owner=self._tasks,
             on_change=self._notify,
         )
 
@@ -173,14 +177,19 @@ class MCPManager:
         return [conn.status() for conn in self._connections.values()]
 
     async def aclose(self) -> None:
-        """Close every session; no stdio child is left running. Safe to call twice."""
+        """Close every session; no stdio child is left running. Safe to call twice.
+
+        A connect under way is stopped; one that has not started yet does not start.
+        """
         self._closed = True
+        connections = list(self._connections.values())
         results = await asyncio.gather(
-            *(conn.aclose() for conn in self._connections.values()), return_exceptions=True
+            *(conn.aclose() for conn in connections), return_exceptions=True
         )
-        for conn, result in zip(self._connections.values(), results, strict=True):
+        for conn, result in zip(connections, results, strict=True):
             if isinstance(result, Exception):
                 log.error("MCP server %s: error while closing", conn.server, exc_info=result)
+        await self._tasks.aclose()  # what a failed close left (or a replaced entry's task)
 
     async def __aenter__(self) -> Self:
         return self

@@ -3,7 +3,8 @@
 Once the runtime runs, its manager (``runtime.mcp``, always present): servers added in
 Settings then serve the agent's next turn. Before the runtime is ready, the front end uses a
 manager of its own with a private tool registry — enough to show status and tools — and closes
-it when the runtime arrives.
+it when the runtime arrives. There is at most one stand-in, however many callers ask at once,
+and none after :meth:`MCPRuntime.aclose`.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ class MCPRuntime:
         self._own: MCPManager | None = None
         self._current: MCPManager | None = None
         self._unsubscribe: Callable[[], None] | None = None
+        self._closed = False
 
     @property
     def agent_managed(self) -> bool:
@@ -62,10 +64,16 @@ class MCPRuntime:
         return self._current
 
     async def manager(self) -> MCPManager:
-        """The manager to use now (the agent's once it exists)."""
+        """The manager to use now (the agent's once it exists).
+
+        Raises:
+            RuntimeError: :meth:`aclose` was called (a new stand-in would be closed by nobody).
+        """
+        self._check_open()
+        await preload_sdk()  # may wait (first use): everything below reads the state after it
+        self._check_open()
         agent_manager = self.agent_manager()
         if agent_manager is not None:
-            await preload_sdk()
             manager = agent_manager
             if self._own is not None:
                 own, self._own = self._own, None
@@ -75,16 +83,20 @@ class MCPRuntime:
                 if name not in manager.names():
                     await manager.configure(name, entry)
         else:
-            if self._own is None:
-                await preload_sdk()
+            if self._own is None:  # no await between this check and the assignment
                 self._own = MCPManager(dict(self.config.tools.mcp_servers), registry=ToolRegistry())
             manager = self._own
+        self._check_open()  # closed while the stand-in closed or entries were attached
         if manager is not self._current:
             if self._unsubscribe is not None:
                 self._unsubscribe()
             self._unsubscribe = manager.add_listener(self.listener)
             self._current = manager
         return manager
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise RuntimeError("the MCP runtime of this page is closed")
 
     def peek_statuses(self) -> dict[str, MCPServerStatus]:
         """Statuses known without connecting anything (empty before a manager exists)."""
@@ -100,7 +112,9 @@ class MCPRuntime:
             return []
 
     async def aclose(self) -> None:
-        """Stop listening; close the stand-in manager (the agent closes its own)."""
+        """Stop listening; close the stand-in manager (the agent closes its own). For good:
+        :meth:`manager` raises afterwards."""
+        self._closed = True
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
