@@ -16,6 +16,7 @@ import pytest
 from desktop.core.config.loader import load_config
 from desktop.core.config.schema import MCPServerConfig
 from desktop.core.tools.mcp import MCPManager
+from desktop.core.tools.mcp import runtime as mcp_runtime
 from desktop.core.tools.mcp.runtime import MCPRuntime
 from desktop.core.tools.registry import ToolRegistry
 from tests.conftest import write_config
@@ -108,6 +109,7 @@ async def test_the_first_managers_asked_for_at_once_are_one(
     runtime = MCPRuntime(load_config(path, environ={}), lambda: None, lambda _status: None)
     # As on the first use in a session: the SDK is imported in a thread, so the call waits.
     monkeypatch.delitem(sys.modules, "desktop.core.tools.mcp.connection")
+    monkeypatch.setattr(mcp_runtime, "_sdk_loaded", False)
     try:
         first, second = await asyncio.gather(runtime.manager(), runtime.manager())
         assert first is second

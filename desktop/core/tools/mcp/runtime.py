@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import logging
-import sys
+import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -28,11 +28,28 @@ Listener = Callable[[MCPServerStatus], None]
 AgentManager = Callable[[], "MCPManager | None"]
 
 
+_SDK_MODULE = "desktop.core.tools.mcp.connection"
+_sdk_loaded = False  # set once an import of ours has finished
+# One import at a time per loop: a module is in sys.modules while it still executes, so a
+# caller that only looked there could go on and wait for the import lock on the loop.
+_SDK_LOCKS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = (
+    weakref.WeakKeyDictionary()
+)
+
+
 async def preload_sdk() -> None:
-    """Import the MCP SDK in a thread (about a second) so the event loop does not stall."""
-    module = "desktop.core.tools.mcp.connection"
-    if module not in sys.modules:
-        await asyncio.to_thread(importlib.import_module, module)
+    """Import the MCP SDK in a thread (about a second) so the event loop does not stall.
+
+    Callers arriving while it is imported wait for that import, not for one of their own.
+    """
+    global _sdk_loaded
+    if _sdk_loaded:
+        return
+    lock = _SDK_LOCKS.setdefault(asyncio.get_running_loop(), asyncio.Lock())
+    async with lock:
+        if not _sdk_loaded:
+            await asyncio.to_thread(importlib.import_module, _SDK_MODULE)
+            _sdk_loaded = True
 
 
 class MCPRuntime:
