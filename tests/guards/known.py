@@ -16,11 +16,6 @@ LEAKS: dict[str, str] = {
         "the MCP servers connected for the import review are not closed (ServerConnection "
         "tasks, the SDK's stdio reader/writer)"
     ),
-    "tests/channels/slack/": (
-        "slack-sdk's process_messages / monitor_current_session tasks are sometimes still "
-        "pending after a dropped connection or a restart (only under load; SlackChannel._close "
-        "now ends those of the client it closes, so another client is being made somewhere)"
-    ),
     "tests/channels/discord/test_discord_gateway.py::test_the_status_follows_a_lost": (
         "discord.py's ConnectionState._delay_ready task after a lost gateway connection"
     ),
