@@ -21,13 +21,7 @@ LEAKS: dict[str, str] = {
     ),
 }
 
-BLOCKING: dict[str, str] = {
-    "tests/channels/matrix/": (
-        "matrix-nio's encryption store (peewee/sqlite) is loaded on the loop in "
-        "MatrixChannel._start_encryption; nio's store is not thread-safe, so moving it needs "
-        "care"
-    ),
-}
+BLOCKING: dict[str, str] = {}
 
 
 def debt(table: dict[str, str], item: pytest.Item) -> str | None:

@@ -26,6 +26,7 @@ from typing import Any
 from slack_sdk.socket_mode.aiohttp import SocketModeClient
 
 from desktop.core.utils.redact import redact
+from desktop.core.utils.tasks import finish
 
 log = logging.getLogger(__name__)
 
@@ -88,15 +89,7 @@ class SocketClient(SocketModeClient):
         """
         if self._ending is None:
             self._ending = asyncio.ensure_future(self._end())
-        ending = self._ending
-        cancelled = False
-        while not ending.done():
-            try:
-                await asyncio.shield(ending)
-            except asyncio.CancelledError:
-                cancelled = True  # the caller's: finish closing first
-        if cancelled:
-            raise asyncio.CancelledError
+        await finish(self._ending)
 
     async def _end(self) -> None:
         try:
