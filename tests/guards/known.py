@@ -16,23 +16,12 @@ LEAKS: dict[str, str] = {
         "the MCP servers connected for the import review are not closed (ServerConnection "
         "tasks, the SDK's stdio reader/writer)"
     ),
-    "tests/channels/slack/": (
-        "slack-sdk's process_messages / monitor_current_session tasks are sometimes still "
-        "pending after a dropped connection or a restart (only under load; SlackChannel._close "
-        "now ends those of the client it closes, so another client is being made somewhere)"
-    ),
     "tests/channels/discord/test_discord_gateway.py::test_the_status_follows_a_lost": (
         "discord.py's ConnectionState._delay_ready task after a lost gateway connection"
     ),
 }
 
-BLOCKING: dict[str, str] = {
-    "tests/channels/matrix/": (
-        "matrix-nio's encryption store (peewee/sqlite) is loaded on the loop in "
-        "MatrixChannel._start_encryption; nio's store is not thread-safe, so moving it needs "
-        "care"
-    ),
-}
+BLOCKING: dict[str, str] = {}
 
 
 def debt(table: dict[str, str], item: pytest.Item) -> str | None:
