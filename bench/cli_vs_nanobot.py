@@ -9,6 +9,10 @@ imports, building the agent, one model call, saving the session, exiting.
 - **app running**: ``nanobot-desktop gateway`` runs on the same config (the app's window does
   the same), so ``nanobot-desktop agent -m`` hands its message over the local socket. nanobot's
   CLI has no such hand-off; its cold figure is the comparison.
+- **LiteLLM import alone**: ``python -c "import litellm"`` in our environment, the floor of any
+  cold run that answers through LiteLLM (our provider layer). nanobot-ai 0.3.5 no longer uses
+  LiteLLM (it calls the OpenAI and Anthropic SDKs itself), so this floor alone is above its
+  whole run; the row shows how much of our cold run is LiteLLM and how much is ours.
 
 Each run uses a new session key (the history does not grow). One untimed run of each program
 comes first (it creates the workspace and compiles bytecode). Time is from spawn to exit;
@@ -47,8 +51,8 @@ class Sample:
     rss_mb: float
 
 
-def measure(command: list[str], env: dict[str, str]) -> Sample:
-    """Run ``command`` to completion; fail loudly unless it answered."""
+def measure(command: list[str], env: dict[str, str], expect: str | None = ANSWER) -> Sample:
+    """Run ``command`` to completion; fail loudly unless it succeeded (and printed ``expect``)."""
     start = time.perf_counter()
     proc = subprocess.Popen(
         command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True
@@ -58,7 +62,7 @@ def measure(command: list[str], env: dict[str, str]) -> Sample:
     _pid, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode != 0 or ANSWER not in out:
+    if proc.returncode != 0 or (expect is not None and expect not in out):
         raise SystemExit(f"{command[0]} failed ({proc.returncode}):\n{out}\n{err}")
     return Sample(wall, usage.ru_maxrss / 1024)
 
@@ -135,10 +139,12 @@ def main() -> int:
         measure([*ours, "bench:warmup"], env)
         measure([*theirs, "bench:warmup"], env)
 
-        cold_ours, cold_theirs = [], []
-        for _ in range(args.runs):  # interleaved, so load changes hit both alike
+        floor = [str(Path(args.ours).parent / "python"), "-c", "import litellm"]
+        cold_ours, cold_theirs, floors = [], [], []
+        for _ in range(args.runs):  # interleaved, so load changes hit all alike
             cold_ours += series("ours", ours, env, 1)
             cold_theirs += series("nanobot", theirs, env, 1)
+            floors.append(measure(floor, env, expect=None))
         gateway = start_gateway(args.ours, env, config_dir)
         try:
             measure([*ours, "bench:warm-warmup"], env)
@@ -151,12 +157,19 @@ def main() -> int:
         ("nanobot-ai (cold)", median(cold_theirs)),
         ("ours, cold", median(cold_ours)),
         ("ours, app running", median(warm_ours)),
+        ("LiteLLM import alone", median(floors)),
     ]
     base_wall, base_rss = rows[0][1]
     print(f"agent -m 'hi', {args.runs} runs each, medians (ratio = ours / nanobot-ai)")
     print(f"{'':22} {'wall s':>8} {'peak RSS MB':>12} {'wall ratio':>11} {'RSS ratio':>10}")
     for name, (wall, rss) in rows:
         print(f"{name:22} {wall:8.2f} {rss:12.0f} {wall / base_wall:10.2f}x {rss / base_rss:9.2f}x")
+    ours_wall, ours_rss = rows[1][1]
+    floor_wall, floor_rss = rows[3][1]
+    print(
+        f"ours, cold, beyond importing LiteLLM: {ours_wall - floor_wall:+.2f} s, "
+        f"{ours_rss - floor_rss:+.0f} MB"
+    )
     return 0
 
 

@@ -264,7 +264,11 @@ class Tray(QObject):
         (disabled); ``connecting`` between retries keeps the attention on."""
         channel = str(getattr(event, "channel", ""))
         state, reason = str(getattr(event, "state", "")), str(getattr(event, "reason", ""))
-        if state in ("error", "unavailable"):
+        if getattr(event, "login_code", ""):  # not broken: waiting for the person to link it
+            self.set_channel_problem(
+                channel, "not linked yet — scan the QR code in Settings → Channels"
+            )
+        elif state in ("error", "unavailable"):
             prefix = "disconnected" if state == "error" else "unavailable"
             self.set_channel_problem(channel, f"{prefix} — {reason}" if reason else prefix)
         elif state in ("connected", "stopped"):

@@ -7,7 +7,7 @@ import logging
 
 import pytest
 
-from desktop.core.utils.tasks import OwnerClosedError, TaskOwner
+from desktop.core.utils.tasks import OwnerClosedError, TaskOwner, finish
 
 
 async def test_close_cancels_and_awaits_tasks_and_child_owners() -> None:
@@ -128,3 +128,50 @@ async def test_cancel_stops_tasks_of_children_without_closing() -> None:
     again = child.spawn(_forever())
     await owner.aclose()
     assert again.cancelled()
+
+
+async def test_finish_completes_the_work_when_the_caller_is_cancelled() -> None:
+    gate = asyncio.Event()
+    steps: list[str] = []
+
+    async def closing() -> str:
+        await gate.wait()
+        await asyncio.sleep(0)  # more than one step after the cancel
+        steps.append("closed")
+        return "done"
+
+    caller = asyncio.ensure_future(finish(closing()))
+    await asyncio.sleep(0.01)
+    caller.cancel()
+    await asyncio.sleep(0.01)
+    assert not caller.done(), "the caller waits for the work despite the cancel"
+    caller.cancel()  # a second cancel is waited out the same way
+    await asyncio.sleep(0.01)
+    gate.set()
+    with pytest.raises(asyncio.CancelledError):
+        await caller
+    assert steps == ["closed"]
+    assert await finish(asyncio.sleep(0, "x")) == "x"
+
+
+async def test_finish_logs_a_failure_that_ends_work_it_was_cancelled_in(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    gate = asyncio.Event()
+
+    async def failing() -> None:
+        await gate.wait()
+        raise OSError("disk gone")
+
+    caller = asyncio.ensure_future(finish(failing()))
+    await asyncio.sleep(0.01)
+    caller.cancel()
+    gate.set()
+    with (
+        caplog.at_level(logging.DEBUG, logger="desktop.core.utils.tasks"),
+        pytest.raises(asyncio.CancelledError),
+    ):
+        await caller
+    assert "disk gone" in caplog.text
+    with pytest.raises(OSError, match="disk gone"):
+        await finish(failing())  # not cancelled: the error is raised

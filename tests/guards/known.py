@@ -11,21 +11,9 @@ from __future__ import annotations
 import pytest
 
 # node id prefix -> what is left and where the fix belongs
-LEAKS: dict[str, str] = {
-    "tests/channels/slack/": (
-        "slack-sdk's process_messages / monitor_current_session tasks are sometimes still "
-        "pending after a dropped connection or a restart (only under load; SlackChannel._close "
-        "now ends those of the client it closes, so another client is being made somewhere)"
-    ),
-}
+LEAKS: dict[str, str] = {}
 
-BLOCKING: dict[str, str] = {
-    "tests/channels/matrix/": (
-        "matrix-nio's encryption store (peewee/sqlite) is loaded on the loop in "
-        "MatrixChannel._start_encryption; nio's store is not thread-safe, so moving it needs "
-        "care"
-    ),
-}
+BLOCKING: dict[str, str] = {}
 
 
 def debt(table: dict[str, str], item: pytest.Item) -> str | None:

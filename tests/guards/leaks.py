@@ -9,7 +9,10 @@ and checked after its teardown:
 - **threads**: non-daemon threads started during the test that are still alive after a
   short grace period (the guard joins them, it does not sleep);
 - **widgets**: top-level Qt widgets created during the test that still exist (visible or
-  hidden) after pytest-qt closed the test's widgets and pending deletions ran.
+  hidden) after pytest-qt closed the test's widgets and pending deletions ran;
+- **timers**: loop timers (``call_later``/``call_at``) armed by product code during the test
+  and still due: the scheduler's wake-up left armed means a scheduler left running, whose
+  next tick would start tasks inside some later test.
 
 What a module- or session-scoped fixture creates while it is set up belongs to that fixture,
 not to the test that happened to set it up first: :func:`pytest_fixture_setup` records it
@@ -68,6 +71,7 @@ class _Owned:
     threads: set[threading.Thread] = field(default_factory=set)
     widgets: set[int] = field(default_factory=set)
     tasks: set[asyncio.Task[Any]] = field(default_factory=set)
+    timers: set[int] = field(default_factory=set)  # ids of armed TimerHandles
 
 
 _LONG_LIVED = _Owned()  # what module/session fixtures made while being set up
@@ -120,6 +124,30 @@ def _pending(loop: asyncio.AbstractEventLoop | None) -> set[asyncio.Task[Any]]:
     }
 
 
+def _timers(loop: asyncio.AbstractEventLoop | None) -> dict[int, asyncio.TimerHandle]:
+    """Armed timers of ``loop`` whose callback is product code (``desktop.*``), by id."""
+    if loop is None or loop.is_closed():
+        return {}
+    qt_timer = getattr(loop, "_timer", None)  # qasync keeps its handles in a QObject timer
+    handles: Iterable[Any] = (
+        getattr(qt_timer, "_SimpleTimer__callbacks", {}).values()
+        if qt_timer is not None
+        else getattr(loop, "_scheduled", ())
+    )
+    return {
+        id(h): h
+        for h in handles
+        if not h.cancelled()
+        and str(getattr(getattr(h, "_callback", None), "__module__", "")).startswith("desktop.")
+    }
+
+
+def _describe_timer(loop: asyncio.AbstractEventLoop, handle: asyncio.TimerHandle) -> str:
+    callback = getattr(handle, "_callback", None)
+    name = getattr(callback, "__qualname__", repr(callback))
+    return f"timer {name} (due in {handle.when() - loop.time():.0f} s)"
+
+
 def _shared_loop() -> asyncio.AbstractEventLoop | None:
     """The GUI tier's qasync loop: installed as the main thread's running loop for good."""
     return asyncio.events._get_running_loop()
@@ -127,9 +155,11 @@ def _shared_loop() -> asyncio.AbstractEventLoop | None:
 
 def _snapshot(loops: list[asyncio.AbstractEventLoop | None]) -> _Owned:
     tasks: set[asyncio.Task[Any]] = set()
+    timers: set[int] = set()
     for loop in loops:
         tasks |= _pending(loop)
-    return _Owned(threads=_threads(), widgets=set(_widgets()), tasks=tasks)
+        timers |= set(_timers(loop))
+    return _Owned(threads=_threads(), widgets=set(_widgets()), tasks=tasks, timers=timers)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -145,6 +175,7 @@ def pytest_fixture_setup(fixturedef: pytest.FixtureDef[Any]) -> Generator[None, 
         _LONG_LIVED.threads |= after.threads - before.threads
         _LONG_LIVED.widgets |= after.widgets - before.widgets
         _LONG_LIVED.tasks |= after.tasks - before.tasks
+        _LONG_LIVED.timers |= after.timers - before.timers
 
 
 def _describe_task(task: asyncio.Task[Any]) -> str:
@@ -206,9 +237,20 @@ def _leak_guard(request: pytest.FixtureRequest) -> Iterator[None]:
     if leaked_shared:
         _cancel_on_shared_loop(leaked_shared)
         _LONG_LIVED.tasks |= {t for t in leaked_shared if not t.done()}  # reported once
-    if leaked and not known.debt(known.LEAKS, request.node):  # listed debts: cleaned only
-        lines = "\n  ".join(sorted(_describe_task(t) for t in leaked))
-        pytest.fail(f"the test left {len(leaked)} asyncio task(s) pending:\n  {lines}")
+    timers = [
+        (timer_loop, handle)
+        for timer_loop in (loop, shared)
+        if timer_loop is not None
+        for key, handle in _timers(timer_loop).items()
+        if key not in before.timers and key not in _LONG_LIVED.timers
+    ]
+    lines = sorted(_describe_task(t) for t in leaked)
+    lines += sorted(_describe_timer(timer_loop, h) for timer_loop, h in timers)
+    for _, handle in timers:  # disarmed, so a later test does not get its tick
+        handle.cancel()
+    if lines and not known.debt(known.LEAKS, request.node):  # listed debts: cleaned up only
+        text = "\n  ".join(lines)
+        pytest.fail(f"the test left {len(lines)} asyncio task(s) or timer(s) pending:\n  {text}")
 
 
 def _exempt_thread(thread: threading.Thread) -> bool:

@@ -71,7 +71,30 @@ async def test_cleans_up():
 """,
     )
     result.assert_outcomes(passed=2, errors=1)
-    result.stdout.fnmatch_lines(["*left 1 asyncio task(s) pending*", "*forgotten*"])
+    result.stdout.fnmatch_lines(["*left 1 asyncio task(s) or timer(s) pending*", "*forgotten*"])
+
+
+def test_a_product_timer_left_armed_fails_the_test(pytester: pytest.Pytester) -> None:
+    """A timer armed by product code (the scheduler's wake-up) and still due after teardown
+    means a scheduler left running: its tick would start tasks inside a later test. Timers of
+    libraries and of the test itself, and cancelled ones, are not the guard's business."""
+    result = run(
+        pytester,
+        """
+from desktop.core.utils.redact import redact
+
+async def test_leaves_a_product_timer():
+    asyncio.get_running_loop().call_later(60, redact, "wake up")
+
+async def test_disarms_it():
+    asyncio.get_running_loop().call_later(60, redact, "wake up").cancel()
+
+async def test_a_timer_of_its_own_is_not_product_code():
+    asyncio.get_running_loop().call_later(60, print, "not ours")
+""",
+    )
+    result.assert_outcomes(passed=3, errors=1)
+    result.stdout.fnmatch_lines(["*left 1 asyncio task(s) or timer(s) pending*", "*timer redact*"])
 
 
 def test_a_thread_left_running_fails_the_test(pytester: pytest.Pytester) -> None:
@@ -140,7 +163,7 @@ def test_next_one_starts_clean(qtbot, qloop):
 """,
     )
     result.assert_outcomes(passed=2, errors=1)
-    result.stdout.fnmatch_lines(["*left 1 asyncio task(s) pending*"])
+    result.stdout.fnmatch_lines(["*left 1 asyncio task(s) or timer(s) pending*"])
 
 
 def test_a_module_fixture_may_outlive_the_test(pytester: pytest.Pytester) -> None:

@@ -190,6 +190,26 @@ def test_a_dropped_channel_shows_attention_on_the_icon(tray: Tray) -> None:
     assert not _badge_is_red(tray)
 
 
+def test_a_channel_waiting_for_its_qr_code_asks_to_link_it_rather_than_reporting_a_drop(
+    tray: Tray,
+) -> None:
+    """WhatsApp waiting for its QR code to be scanned is not broken: the tooltip says what to
+    do (not "disconnected"), the icon still asks for attention until it is linked."""
+    bridge = CoreBridge()
+    tray.attach(bridge)
+    bridge.deliver(
+        ChannelStatusChanged(
+            "whatsapp", "error", "WhatsApp is not linked", "Scan it.", login_code="2@abc,def"
+        )
+    )
+    assert tray.state == "attention" and _badge_is_red(tray)
+    tip = tray.icon.toolTip()
+    assert tip == "nanobot — whatsapp: not linked yet — scan the QR code in Settings → Channels"
+    assert "disconnected" not in tip and "2@abc" not in tip
+    bridge.deliver(ChannelStatusChanged("whatsapp", "connected"))
+    assert tray.state == "idle" and tray.icon.toolTip() == "nanobot"
+
+
 def test_badge_text() -> None:
     assert badge_text() == ""
     assert badge_text(alert=True) == "!"

@@ -106,6 +106,9 @@ def test_the_whatsapp_form_draws_the_qr_code_replaces_it_and_says_linked(
         qtbot.waitUntil(form.login.code.isVisible, timeout=5_000)
         assert "Link a device" in form.login.steps.text()
         assert "scan the QR code below" in form.status.text()
+        page = tab.page("channels")
+        row = page.list.item(page.names.index("whatsapp"))
+        assert row.toolTip() == "WhatsApp: waiting for you to scan the QR code", "not an error"
         assert _read(form.login.code, tmp_path / "code.png") == [first]
         assert _read(tab, SCREENS / f"settings-whatsapp-qr-{scheme}.png") == [first]
         image = form.login.code.grab().toImage().convertToFormat(QImage.Format.Format_RGB32)
@@ -122,6 +125,7 @@ def test_the_whatsapp_form_draws_the_qr_code_replaces_it_and_says_linked(
         assert not form.login.code.isVisible()
         assert form.login.linked.text().startswith("Linked")
         assert form.status.text().startswith("Connected")
+        assert row.toolTip() == "WhatsApp: connected"
         assert whatsapp.runtime.channels.status("whatsapp").login_code == ""
         assert _read(tab, SCREENS / f"settings-whatsapp-linked-{scheme}.png") == []
     finally:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Coroutine
+from collections.abc import Awaitable, Coroutine
 from typing import Any, TypeVar
 
 log = logging.getLogger(__name__)
@@ -43,6 +43,34 @@ async def cancel_and_wait(task: asyncio.Future[Any]) -> None:
             raise
     except Exception:
         log.debug("a cancelled task failed while ending", exc_info=True)
+
+
+async def finish(work: Awaitable[T]) -> T:
+    """Await ``work`` to its end even when the caller is cancelled meanwhile.
+
+    For work that must not be left halfway: closing a connection, a worker thread holding a
+    file open. A cancel aimed at the caller while it waits is raised once ``work`` has ended
+    (and an error of ``work`` then is logged, not raised). ``work`` may be a future that
+    other callers wait for too.
+
+    Args:
+        work: A coroutine or future.
+
+    Returns:
+        What ``work`` returned.
+    """
+    task = asyncio.ensure_future(work)
+    cancelled = False
+    while not task.done():
+        try:
+            await asyncio.wait([task])  # never cancels ``task``
+        except asyncio.CancelledError:
+            cancelled = True
+    if cancelled:
+        if not task.cancelled() and task.exception() is not None:
+            log.debug("work finished after a cancel failed", exc_info=task.exception())
+        raise asyncio.CancelledError
+    return task.result()
 
 
 class OwnerClosedError(RuntimeError):

@@ -48,6 +48,7 @@ _LINK_STEPS = {
 _DOTS = {
     "connected": "#2da44e",
     "connecting": "#d4a72c",
+    "waiting": "#d4a72c",  # up, but waiting for the person (a QR code to scan)
     "error": "#cf222e",
     "unavailable": "#cf222e",
     "stopped": "#8c959f",

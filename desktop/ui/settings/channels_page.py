@@ -73,12 +73,15 @@ class ChannelsPage(SettingsPage):
         self._mark_all()
 
     def _on_channel_status(self, event: Any) -> None:
-        self._mark(event.channel, event.state)
+        self._mark(event.channel, _shown_state(event.state, event.login_code))
 
     def _mark_all(self) -> None:
         runtime = self.services.runtime
         for name in self.names:
-            state = runtime.channels.status(name).state if runtime is not None else "stopped"
+            state = "stopped"
+            if runtime is not None:
+                status = runtime.channels.status(name)
+                state = _shown_state(status.state, status.login_code)
             self._mark(name, state)
 
     def _mark(self, name: str, state: str) -> None:
@@ -90,6 +93,7 @@ class ChannelsPage(SettingsPage):
         words = {
             "connected": "connected",
             "connecting": "connecting…",
+            "waiting": "waiting for you to scan the QR code",
             "error": "disconnected (retrying)",
             "unavailable": "cannot run",
         }.get(state, "on, not running" if enabled else "off")
@@ -147,3 +151,9 @@ class ChannelsPage(SettingsPage):
         for form in self.forms.values():
             changes.update(form.collect())
         return changes
+
+
+def _shown_state(state: str, login_code: str) -> str:
+    """The state as the list shows it: a channel waiting for a code to be scanned is not a
+    failure (amber "waiting", not red), though it cannot carry messages yet."""
+    return "waiting" if login_code else state

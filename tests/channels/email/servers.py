@@ -250,8 +250,12 @@ service anvil {{
             )
         else:
             client = imaplib.IMAP4("127.0.0.1", self.port, timeout=5)
-        client.login(user, self.users[user])
-        client.select("INBOX")
+        try:
+            client.login(user, self.users[user])
+            client.select("INBOX")
+        except BaseException:  # refused while the server starts: the socket is closed, not left
+            client.shutdown()
+            raise
         return client
 
     def append(self, raw: bytes, user: str = BOT) -> None:

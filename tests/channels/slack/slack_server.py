@@ -18,11 +18,14 @@ Socket Mode: the WebSocket says ``hello``, then sends envelopes (``events_api``,
 ``interactive``, ``disconnect``). An ``events_api`` or ``interactive`` envelope stays pending
 until the app acknowledges it (``{"envelope_id": …}``); one still pending when a connection
 ends is delivered again on the next connection, with ``retry_attempt`` raised, as Slack does.
+:meth:`SlackServer.put_disconnect` asks the app to move to a new connection;
+:attr:`SlackServer.close_delay` makes the server answer the app's close handshake late.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 import time
@@ -59,6 +62,7 @@ class SlackServer:
         self.files: dict[str, tuple[bytes, str]] = {}
         self.uploads: dict[str, bytes] = {}
         self.drop_on_ack = 0  # close the connection on the next n acks (the ack is lost)
+        self.close_delay = 0.0  # seconds before answering the app's close (a slow network)
         self.refuse_bot_token = False
         self.history: dict[str, list[dict[str, Any]]] = {}  # channel → messages as stored
         self.fail_history: str | None = None  # "500" or "ratelimited": history calls fail
@@ -68,6 +72,7 @@ class SlackServer:
         self._ts = itertools.count(1)
         self._ids = itertools.count(1)
         self._runner: web.AppRunner | None = None
+        self._stopping = asyncio.Event()
         self.port = 0
 
     # -- lifecycle ------------------------------------------------------------------------
@@ -88,6 +93,7 @@ class SlackServer:
 
     async def stop(self) -> None:
         """Close every connection and stop listening."""
+        self._stopping.set()
         await asyncio.gather(*self._tasks, return_exceptions=True)
         await self.drop()
         if self._runner is not None:
@@ -127,6 +133,15 @@ class SlackServer:
             task.add_done_callback(self._tasks.discard)
             break
         return envelope_id
+
+    def put_disconnect(self, reason: str = "refresh_requested") -> None:
+        """Ask the app to move to a new connection (Slack's ``disconnect`` message: no
+        envelope id, nothing to acknowledge)."""
+        message = {"type": "disconnect", "reason": reason, "debug_info": {"host": "local"}}
+        for socket in list(self._sockets):
+            task = asyncio.ensure_future(socket.send_str(json.dumps(message)))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
 
     def put_event(self, event: dict[str, Any]) -> str:
         """An ``events_api`` envelope carrying ``event``; returns the envelope id."""
@@ -429,7 +444,7 @@ class SlackServer:
         return web.Response(body=found[0], content_type=found[1])
 
     async def _socket(self, request: web.Request) -> web.WebSocketResponse:
-        socket = web.WebSocketResponse(autoping=True)
+        socket = web.WebSocketResponse(autoping=True, autoclose=False)
         await socket.prepare(request)
         self.connections += 1
         self._sockets.add(socket)
@@ -443,7 +458,16 @@ class SlackServer:
                     envelope["retry_attempt"] = int(envelope.get("retry_attempt", 0)) + 1
                     envelope["retry_reason"] = "timeout"
                 await socket.send_str(json.dumps(envelope))
-            async for message in socket:
+            while not socket.closed:
+                message = await socket.receive()
+                if message.type == WSMsgType.CLOSE:  # the app closes: answer (after a while)
+                    with contextlib.suppress(TimeoutError):
+                        async with asyncio.timeout(self.close_delay):
+                            await self._stopping.wait()
+                    await socket.close()
+                    break
+                if message.type in (WSMsgType.CLOSING, WSMsgType.CLOSED, WSMsgType.ERROR):
+                    break
                 if message.type != WSMsgType.TEXT:
                     continue
                 data = json.loads(message.data)

@@ -220,6 +220,7 @@ def test_card_of_a_stopped_reminder_turn_stops_spinning(make_chat) -> None:  # t
     [card] = _cards(chat.items())
     view = chat.tab.pane.view
     assert view.layout_of(chat.items().index(card)).spinner is not None
+    chat.wait(lambda: chat.tab.pane.composer.busy)  # the button says Stop (as the person sees it)
     chat.tab.pane.composer.send.click()  # Stop
     chat.wait(lambda: not chat.tab.feed.live)
     chat.wait(fired.done)

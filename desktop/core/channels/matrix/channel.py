@@ -46,7 +46,7 @@ from desktop.core.channels.base import BaseChannel, ChannelStatus, ChannelUnavai
 from desktop.core.channels.matrix import crypto
 from desktop.core.channels.matrix.content import message_content
 from desktop.core.channels.matrix.inbound import InboundHandler
-from desktop.core.utils.tasks import TaskOwner
+from desktop.core.utils.tasks import TaskOwner, finish
 
 log = logging.getLogger(__name__)
 
@@ -141,6 +141,7 @@ class MatrixChannel(InboundHandler, BaseChannel):
             pickle_key=crypto.pickle_key(self.config.access_token) if encrypted else "",
             store_sync_tokens=False,
             request_timeout=60,
+            **({"store": crypto.store_class()} if encrypted else {}),
         )
         return AsyncClient(
             _homeserver(self.config.homeserver),
@@ -159,10 +160,10 @@ class MatrixChannel(InboundHandler, BaseChannel):
             return
         path = crypto.store_dir(self.state.path)
         await asyncio.to_thread(path.mkdir, parents=True, exist_ok=True)
-        # matrix-nio's store is synchronous SQLite (it writes from the event loop as it
-        # decrypts, too); opening it is a few milliseconds.
+        # Nothing else uses the client yet; the thread ends before this goes on, even when
+        # the run is cancelled meanwhile (the store is then closed, not left half-open).
         try:
-            client.load_store()
+            await finish(asyncio.to_thread(crypto.open_store, client))
         except Exception:
             log.exception(
                 "matrix: the crypto store in %s could not be opened (made with another access "
@@ -240,8 +241,13 @@ class MatrixChannel(InboundHandler, BaseChannel):
         finally:
             self._connected.clear()
             self._client = None
-            await self._cancel_tasks()
-            await client.close()
+            # On the loop: a send still holding the client may write to the store between
+            # awaits. Closing a connection with no transaction open does no disk work.
+            crypto.close_store(client)
+            try:
+                await self._cancel_tasks()
+            finally:
+                await client.close()
 
     async def _sync_forever(self, client: AsyncClient) -> None:
         account = f"{self._me} on {client.homeserver}"

@@ -9,6 +9,14 @@ The store (``<channel state>/matrix-store/``, SQLite) holds the device's keys an
 keys others shared with it — what every Matrix client keeps. It is encrypted with a key
 derived from the access token, which itself lives in the keyring; a new token means a new
 device and a new store.
+
+Threads. Opening the store (connecting, creating or upgrading its tables, reading the account,
+the Olm sessions and the encrypted rooms) happens in a worker thread, before anything else
+uses the client. From then on nio uses it from the event loop's thread only, as it handles a
+sync or a send: a few small writes per encrypted event, inside nio's synchronous response
+handling, which cannot be moved (nio's client is not thread-safe). peewee keeps one SQLite
+connection per thread by default, so :class:`.store.Store` keeps a single connection that may be
+used from another thread than the one that opened it (never by two at once).
 """
 
 from __future__ import annotations
@@ -36,6 +44,27 @@ def wanted(config: Any) -> bool:
 def store_dir(state_path: Path) -> Path:
     """Where the crypto store lives: beside the channel's state file."""
     return state_path.parent / "matrix-store"
+
+
+def store_class() -> type[Any]:
+    """The crypto store class (:class:`.store.Store`; needs the crypto part of matrix-nio)."""
+    from desktop.core.channels.matrix.store import Store
+
+    return Store
+
+
+def open_store(client: AsyncClient) -> None:
+    """Open ``client``'s crypto store and load its keys (blocking: call in a worker thread,
+    before anything else uses the client)."""
+    client.load_store()
+
+
+def close_store(client: AsyncClient) -> None:
+    """Close ``client``'s crypto store connection, if it opened one (nothing is left to write:
+    nio commits each change as it makes it)."""
+    store = client.store
+    if store is not None:
+        store.database.close()
 
 
 def pickle_key(access_token: str) -> str:

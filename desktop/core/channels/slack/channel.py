@@ -6,7 +6,9 @@ with the app token gives the WebSocket URL. The SDK's own reconnecting is turned
 connection ends :meth:`SlackChannel.run` with an error, so the manager shows it and reconnects
 with its backoff. A ``disconnect`` envelope (Slack asks the app to move to a new connection)
 is still followed by the SDK within the same run. Refused tokens make the channel
-``unavailable`` with a hint instead of retrying.
+``unavailable`` with a hint instead of retrying. Every connection ends with the run that
+opened it, all of the SDK's tasks awaited (:mod:`.connection`), also when stopping cancels
+the run while it is closing.
 
 Receiving. Every envelope is acknowledged, as the protocol requires, with its
 ``envelope_id``. Slack wants that within three seconds, sooner than the agent may save a
@@ -44,7 +46,6 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from slack_sdk.errors import SlackApiError
-from slack_sdk.socket_mode.aiohttp import SocketModeClient
 from slack_sdk.socket_mode.request import SocketModeRequest
 from slack_sdk.web.async_client import AsyncWebClient
 
@@ -63,6 +64,7 @@ from desktop.core.channels.base import BaseChannel, ChannelStatus, ChannelUnavai
 from desktop.core.channels.slack import catchup, files, inbound
 from desktop.core.channels.slack.buttons import PREFIX, BlockApprover, section
 from desktop.core.channels.slack.config import DEFAULT_BASE_URL
+from desktop.core.channels.slack.connection import SocketClient
 from desktop.core.channels.slack.mrkdwn import pieces, to_mrkdwn
 from desktop.core.channels.state import ChannelStateStore
 from desktop.core.utils.redact import redact, register_secret
@@ -84,6 +86,8 @@ class SlackChannel(BaseChannel):
     ping_interval: ClassVar[float] = 5.0
     """Seconds between WebSocket pings (a connection silent for 4 of them is lost)."""
     connect_timeout: ClassVar[float] = 45.0
+    close_timeout: ClassVar[float] = 2.0
+    """Seconds the WebSocket close handshake may take before the connection is dropped."""
 
     def __init__(
         self,
@@ -96,7 +100,7 @@ class SlackChannel(BaseChannel):
     ) -> None:
         self._owner = TaskOwner("slack")
         self._web: AsyncWebClient | None = None
-        self._socket: SocketModeClient | None = None
+        self._socket: SocketClient | None = None
         self._bot_user_id: str | None = None
         self._lost = asyncio.Event()
         self._turns: OrderedDict[str, str] = OrderedDict()  # turn id → request id
@@ -178,7 +182,7 @@ class SlackChannel(BaseChannel):
         async def on_close(_message: Any) -> None:
             self._lost.set()
 
-        socket = self._socket = SocketModeClient(
+        socket = self._socket = SocketClient(
             app_token,
             web_client=web,
             proxy=self.config.proxy or None,
@@ -186,6 +190,7 @@ class SlackChannel(BaseChannel):
             ping_interval=self.ping_interval,
             on_close_listeners=[on_close],
             on_error_listeners=[on_close],
+            close_timeout=self.close_timeout,
         )
         socket.socket_mode_request_listeners.append(on_request)
         worker: asyncio.Task[None] | None = None
@@ -198,7 +203,7 @@ class SlackChannel(BaseChannel):
                     raise self._refused("app", exc) from None
                 raise ConnectionError(f"Slack answered {exc.response.get('error')}") from None
             async with asyncio.timeout(self.connect_timeout):
-                await socket.connect()  # type: ignore[no-untyped-call]
+                await socket.connect()
             account = f"@{me.get('user')}" if me.get("user") else str(me.get("user_id") or "")
             team = me.get("team")
             self.set_status(
@@ -210,14 +215,16 @@ class SlackChannel(BaseChannel):
             catching = self._owner.spawn(self._catch_up(due), name="slack-catch-up")
             await self._watch(socket)
         finally:
-            for task in (worker, catching):
-                if task is not None:
-                    task.cancel()
-                    await asyncio.gather(task, return_exceptions=True)
-            self._socket = None
-            await self._close(socket)
+            try:
+                for task in (worker, catching):
+                    if task is not None:
+                        task.cancel()
+                        await asyncio.gather(task, return_exceptions=True)
+            finally:  # also when the stop cancels this run meanwhile
+                self._socket = None
+                await socket.aclose()
 
-    async def _watch(self, socket: SocketModeClient) -> None:
+    async def _watch(self, socket: SocketClient) -> None:
         """Return when stopped; raise when the connection is lost."""
         while not self.stopping:
             self._lost.clear()
@@ -231,27 +238,6 @@ class SlackChannel(BaseChannel):
             if not await socket.is_connected():
                 raise ConnectionError("The connection to Slack was lost.")
 
-    @staticmethod
-    async def _close(socket: SocketModeClient) -> None:
-        try:
-            await socket.close()  # type: ignore[no-untyped-call]
-        except Exception as exc:  # noqa: BLE001 - closing must go on
-            log.debug("closing the Slack connection failed: %s", redact(exc))
-        # The SDK starts these in its constructor and cancels them only when close() gets
-        # that far (a failed disconnect skips it); end them here either way.
-        left = [
-            task
-            for task in (
-                socket.message_processor,
-                socket.current_session_monitor,
-                socket.message_receiver,
-            )
-            if task is not None and not task.done()
-        ]
-        for task in left:
-            task.cancel()
-        await asyncio.gather(*left, return_exceptions=True)
-
     async def stop(self) -> None:
         """Stop receiving and cancel the channel's background work."""
         await super().stop()
@@ -264,7 +250,7 @@ class SlackChannel(BaseChannel):
             log.warning("Slack: saving the read positions failed: %s", exc)
         socket, self._socket = self._socket, None
         if socket is not None:
-            await self._close(socket)
+            await socket.aclose()
 
     async def check(self) -> str:
         """Settings → "Test": ``auth.test`` with the bot token, ``apps.connections.open`` with
@@ -281,9 +267,7 @@ class SlackChannel(BaseChannel):
         return f"Connected as @{me.get('user')} in {me.get('team')}"
 
     # -- receiving ------------------------------------------------------------------------
-    async def _work(
-        self, socket: SocketModeClient, queue: asyncio.Queue[SocketModeRequest]
-    ) -> None:
+    async def _work(self, socket: SocketClient, queue: asyncio.Queue[SocketModeRequest]) -> None:
         while True:
             request = await queue.get()
             later = request.type == "events_api"  # acknowledged once the journal has it
@@ -306,7 +290,7 @@ class SlackChannel(BaseChannel):
                 await self._acknowledge(socket, request)
 
     @staticmethod
-    async def _acknowledge(socket: SocketModeClient, request: SocketModeRequest) -> None:
+    async def _acknowledge(socket: SocketClient, request: SocketModeRequest) -> None:
         try:
             await socket.send_socket_mode_response({"envelope_id": request.envelope_id})
         except Exception as exc:  # noqa: BLE001 - Slack delivers it again
