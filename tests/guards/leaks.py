@@ -137,7 +137,8 @@ def _timers(loop: asyncio.AbstractEventLoop | None) -> dict[int, asyncio.TimerHa
     return {
         id(h): h
         for h in handles
-        if not h.cancelled()
+        if isinstance(h, asyncio.TimerHandle)  # qasync keeps call_soon's handles there too
+        and not h.cancelled()
         and str(getattr(getattr(h, "_callback", None), "__module__", "")).startswith("desktop.")
     }
 
