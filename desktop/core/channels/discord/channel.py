@@ -11,7 +11,8 @@ manager restarts it with backoff (or reports it as unavailable).
 
 discord.py has no setting for the API address: ``apiBase`` is applied to
 ``discord.http.Route.BASE`` and the gateway address to ``DiscordWebSocket.DEFAULT_GATEWAY``
-(both process-wide, and only this channel uses discord.py).
+(both process-wide, and only this channel uses discord.py); the client is built in
+:mod:`~desktop.core.channels.discord.client`.
 
 Receiving. Messages are handled one after the other, in the order the gateway sent them: a
 message from the bot itself or another bot, from a sender outside ``allowFrom``, outside
@@ -39,7 +40,7 @@ import asyncio
 import io
 import logging
 from collections import OrderedDict
-from collections.abc import Callable, Coroutine
+from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -47,7 +48,6 @@ import aiohttp
 import discord
 import yarl
 from discord.gateway import DiscordWebSocket
-from discord.http import Route
 
 from desktop.core.bus.events import OutboundMessage, RunEvent
 from desktop.core.bus.queue import MessageBus
@@ -58,81 +58,28 @@ from desktop.core.channels.discord.activity import Activity
 from desktop.core.channels.discord.buttons import PREFIX as BUTTON_PREFIX
 from desktop.core.channels.discord.buttons import ButtonApprover
 from desktop.core.channels.discord.catchup import Positions, fetch_after
-from desktop.core.channels.discord.config import DEFAULT_API_BASE, DEFAULT_GATEWAY_URL
+from desktop.core.channels.discord.client import (
+    ClientEvents,
+    GatewayClient,
+    build_client,
+    close_client,
+)
+from desktop.core.channels.discord.config import DEFAULT_GATEWAY_URL
 from desktop.core.channels.discord.inbound import describe, mentions_me
 from desktop.core.channels.state import ChannelStateStore
 from desktop.core.utils.redact import redact, register_secret
-from desktop.core.utils.tasks import TaskOwner, cancel_and_wait
+from desktop.core.utils.tasks import TaskOwner
 
 log = logging.getLogger(__name__)
 
 FILES_PER_MESSAGE = 10
 REMEMBERED = 1000
-UNGUARDED = frozenset({"READY", "RESUMED"})  # their failure must end the connection
 _TOKEN_HINT = "Check the bot token in Settings → Channels → Discord (Developer Portal → Bot)."
 
 
 def _sender(user: discord.abc.User) -> str:
     """``"<id>|<name>"``: nanobot's allowFrom takes the id, the name or the pair."""
     return f"{user.id}|{user.name}" if user.name else str(user.id)
-
-
-class _Client(discord.Client):
-    """discord.py's client, its events handed to the channel."""
-
-    def __init__(self, channel: DiscordChannel, **options: Any) -> None:
-        super().__init__(**options)
-        self._channel = channel
-
-    async def on_connect(self) -> None:
-        self._channel._connected()
-
-    async def on_resumed(self) -> None:
-        self._channel._connected()
-
-    async def on_disconnect(self) -> None:
-        self._channel._disconnected()
-
-    async def on_ready(self) -> None:
-        self._channel._ready.set()
-
-    async def on_message(self, message: discord.Message) -> None:
-        self._channel._inbox.put_nowait(message)
-
-    async def on_interaction(self, interaction: discord.Interaction) -> None:
-        await self._channel._on_interaction(interaction)
-
-    async def on_error(self, event_method: str, /, *args: Any, **kwargs: Any) -> None:
-        log.exception("Discord: handling %s failed", event_method)
-
-
-async def _close_client(client: discord.Client) -> None:
-    """Close ``client`` and end the task its last READY started.
-
-    After READY, discord.py waits in a task of its own (``ConnectionState._delay_ready``) for
-    the servers' GUILD_CREATE events before it dispatches ``ready``; ``Client.close`` leaves
-    that task running (``Client.run`` cancels every task of its loop instead, which an app
-    sharing its loop cannot do). discord.py offers no call for it, so it is ended here, after
-    the close, when no new READY can start another.
-    """
-    try:
-        await client.close()
-    finally:
-        ready = getattr(client._connection, "_ready_task", None)
-        if isinstance(ready, asyncio.Task) and not ready.done():
-            await cancel_and_wait(ready)
-
-
-def _guarded(event: str, parse: Callable[[Any], None]) -> Callable[[Any], None]:
-    """``parse`` that logs and skips an event it cannot read instead of raising."""
-
-    def guarded(data: Any) -> None:
-        try:
-            parse(data)
-        except Exception as exc:  # noqa: BLE001 - one bad event must not end the connection
-            log.warning("Discord: skipped a malformed %s event (%s)", event, redact(repr(exc)))
-
-    return guarded
 
 
 class DiscordChannel(BaseChannel):
@@ -158,7 +105,7 @@ class DiscordChannel(BaseChannel):
         app_config: Any = None,
     ) -> None:
         self._owner = TaskOwner("discord")
-        self._client: _Client | None = None
+        self._client: GatewayClient | None = None
         self._inbox: asyncio.Queue[discord.Message | None] = asyncio.Queue()  # None: catch up
         self._ready = asyncio.Event()
         # Keys handed over by this process: the journal forgets a message a moment before its
@@ -193,43 +140,31 @@ class DiscordChannel(BaseChannel):
             )
         return token
 
-    def _make_client(self) -> _Client:
-        """A client for these settings (and discord.py pointed at ``apiBase``)."""
-        base = (self.config.api_base or DEFAULT_API_BASE).strip().rstrip("/")
-        if not base.startswith(("http://", "https://")):
-            raise ChannelUnavailable(
-                f"The API address {base!r} is not an http(s) address.",
-                "Fix the API address in Settings → Channels → Discord (or clear it).",
-            )
-        Route.BASE = base
-        proxy = (self.config.proxy or "").strip() or None
-        if proxy and "://" not in proxy:
-            proxy = f"http://{proxy}"
-        auth = None
-        if proxy and self.config.proxy_username:
-            auth = aiohttp.BasicAuth(self.config.proxy_username, self.config.proxy_password or "")
-        intents = discord.Intents._from_value(int(self.config.intents))
-        client = _Client(self, intents=intents, proxy=proxy, proxy_auth=auth, max_messages=None)
-        for event, parse in list(client._connection.parsers.items()):
-            if event not in UNGUARDED:
-                client._connection.parsers[event] = _guarded(event, parse)
-        ready = client._connection.parsers["READY"]
+    def _make_client(self) -> GatewayClient:
+        """A client for these settings, its events handed to this channel."""
+        return build_client(
+            self.config,
+            ClientEvents(
+                connected=self._connected,
+                disconnected=self._disconnected,
+                ready=self._ready.set,
+                fresh_session=self._fresh_session,
+                message=self._inbox.put_nowait,
+                interaction=self._on_interaction,
+            ),
+        )
 
-        def fresh_session(data: Any) -> None:
-            ready(data)
-            self._ready.clear()
-            self._inbox.put_nowait(None)  # before any MESSAGE_CREATE of the new session
+    def _fresh_session(self) -> None:
+        self._ready.clear()
+        self._inbox.put_nowait(None)  # before any MESSAGE_CREATE of the new session
 
-        client._connection.parsers["READY"] = fresh_session
-        return client
-
-    async def _login(self, client: _Client) -> None:
+    async def _login(self, client: GatewayClient) -> None:
         try:
             await client.login(self._token())
         except discord.LoginFailure:
             raise ChannelUnavailable("Discord did not accept the bot token.", _TOKEN_HINT) from None
 
-    async def _gateway(self, client: _Client) -> yarl.URL:
+    async def _gateway(self, client: GatewayClient) -> yarl.URL:
         """The gateway address (discord.py adds the version and encoding itself)."""
         configured = (self.config.gateway_url or "").strip()
         if configured and configured != DEFAULT_GATEWAY_URL:
@@ -273,7 +208,7 @@ class DiscordChannel(BaseChannel):
             await asyncio.gather(worker, return_exceptions=True)
             if self._client is client:
                 self._client = None
-            await _close_client(client)
+            await close_client(client)
 
     def _connected(self) -> None:
         client = self._client
@@ -297,7 +232,7 @@ class DiscordChannel(BaseChannel):
         client = self._client
         if client is not None:
             try:
-                await _close_client(client)
+                await close_client(client)
             except Exception as exc:  # noqa: BLE001 - stopping must go on
                 log.debug("closing the Discord connection failed: %s", redact(exc))
         await self._owner.aclose()
@@ -315,7 +250,7 @@ class DiscordChannel(BaseChannel):
         except ChannelUnavailable as exc:
             raise ValueError(exc.reason) from None
         finally:
-            await _close_client(client)
+            await close_client(client)
 
     # -- receiving ------------------------------------------------------------------------
     async def _work(self) -> None:
@@ -481,7 +416,7 @@ class DiscordChannel(BaseChannel):
         self._activity.on_event(event, reaction=self.config.read_receipt_emoji)
 
     # -- sending --------------------------------------------------------------------------
-    def _require_client(self) -> _Client:
+    def _require_client(self) -> GatewayClient:
         client = self._client
         if client is None or client.is_closed() or not self.status.ok:
             raise ConnectionError("Discord is not connected")
