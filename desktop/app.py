@@ -123,7 +123,7 @@ def _settings_changed(
 
     Not connected yet: connect now. Connected: settings read on every turn apply by
     themselves; a new model, key, endpoint or temperature is switched in without stopping
-    running answers (:meth:`desktop.core.assembly.Runtime.use_model`); only settings wired
+    running answers (:meth:`desktop.core.runtime.Runtime.use_model`); only settings wired
     into the agent at start (workspace, tools, MCP servers, channels…) need a reconnect,
     which stops running answers, so the person chooses when (a banner with "Apply now").
     ``key_of``: a provider whose stored key changed.

@@ -30,9 +30,9 @@ from typing import TYPE_CHECKING
 from desktop.cli.common import EXIT_OK, EXIT_USAGE, fail, load
 
 if TYPE_CHECKING:
-    from desktop.core.assembly import Runtime
     from desktop.core.bus.events import OutboundMessage, RunEvent
     from desktop.core.config.schema import Config
+    from desktop.core.runtime import Runtime
 
 
 def _say(text: str) -> None:

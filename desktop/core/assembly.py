@@ -22,7 +22,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,7 +30,6 @@ from desktop.core.agent.context import ContextBuilder
 from desktop.core.agent.loop import AgentLoop
 from desktop.core.agent.skills import SkillsLoader
 from desktop.core.agent.subagents import SubagentManager
-from desktop.core.agent.turn_parts import CommandHandler
 from desktop.core.agent.work import SessionWork
 from desktop.core.bus.queue import MessageBus
 from desktop.core.channels.manager import ChannelManager
@@ -39,19 +37,17 @@ from desktop.core.config.schema import Config
 from desktop.core.cron.delivery import JobRunner
 from desktop.core.cron.receipts import JobSkipped, KeptReminders
 from desktop.core.cron.service import CronService
-from desktop.core.cron.system_jobs import SYSTEM_JOBS, sync_system_jobs
+from desktop.core.cron.system_jobs import SYSTEM_JOBS
 from desktop.core.heartbeat.service import HeartbeatService
 from desktop.core.ipc.server import AgentSocketServer, socket_path
-from desktop.core.memory.commands import NAMES as MEMORY_COMMANDS
-from desktop.core.memory.commands import handle_memory_command
 from desktop.core.memory.consolidator import Consolidator, RequestBuilder
-from desktop.core.memory.dream import Dream
 from desktop.core.memory.git_store import GitStore
 from desktop.core.memory.store import MemoryStore
 from desktop.core.memory.templates import sync_workspace_templates
 from desktop.core.providers.base import LLMProvider
-from desktop.core.providers.reconfigure import absorb, snapshot
+from desktop.core.providers.reconfigure import snapshot
 from desktop.core.providers.switchable import SwitchableProvider
+from desktop.core.runtime import MemoryParts, Runtime, never
 from desktop.core.session.manager import Session, SessionManager
 from desktop.core.tools.cron import CronTool
 from desktop.core.tools.filesystem import filesystem_tools
@@ -67,17 +63,11 @@ from desktop.core.utils.tasks import TaskOwner
 
 if TYPE_CHECKING:
     from desktop.core.config.secrets import SecretStore
-    from desktop.core.providers.factory import BuiltProvider
-    from desktop.core.providers.matching import ProviderChoice
 
 log = logging.getLogger(__name__)
 
 Clock = Callable[[], float]
 CONTEXT_TABLE_DELAY_S = 8.0  # after the app's own LiteLLM warm-up (5 s after ready)
-
-
-def _never() -> bool:
-    return False
 
 
 def worker_tools(config: Config) -> ToolRegistry:
@@ -103,224 +93,6 @@ def request_builder(context: ContextBuilder, tools: ToolRegistry) -> RequestBuil
         return messages, tools.definitions()
 
     return build
-
-
-@dataclass(frozen=True)
-class MemoryParts:
-    """Long-term memory: the files, their git history and Dream.
-
-    Attributes:
-        store: ``memory/`` files and ``history.jsonl``.
-        git: The memory repository (created or repaired on first use, in a thread).
-        consolidator: Archives old turns of oversized sessions.
-        config: For Dream's limits.
-        provider: Dream's model.
-        review: Whether Dream runs in review mode now (``desktop.json``'s ``reviewDream``):
-            it stores a proposal instead of changing the files.
-    """
-
-    store: MemoryStore
-    git: GitStore
-    consolidator: Consolidator
-    config: Config
-    provider: LLMProvider
-    review: Callable[[], bool] = _never
-
-    def dream(self) -> Dream:
-        """A Dream run configured from the settings (one object per run)."""
-        defaults = self.config.agents.defaults
-        settings = defaults.dream
-        return Dream(
-            self.provider,
-            MemoryStore(self.config.workspace_path),
-            self.git,
-            self.config.workspace_path,
-            max_batch_size=settings.max_batch_size,
-            max_iterations=settings.max_iterations,
-            token_budget=settings.token_budget,
-            context_window=defaults.context_window_tokens,
-            max_tokens=defaults.max_tokens,
-            review=self.review(),
-        )
-
-    def command_handler(self) -> CommandHandler:
-        """``/dream``, ``/dream-log``, ``/dream-restore``, ``/dream-prompt`` (the repo is readied on
-        first use)."""
-        ready = False
-
-        async def handle(name: str, argument: str) -> str | None:
-            nonlocal ready
-            if name.lstrip("/") not in MEMORY_COMMANDS:
-                return None
-            if not ready:
-                await asyncio.to_thread(self.git.ensure_repo)
-                ready = True
-            return await handle_memory_command(
-                name, argument, dream_factory=self.dream, git=self.git
-            )
-
-        return handle
-
-
-@dataclass(frozen=True)
-class Runtime:
-    """Everything that runs in the background, built once and passed around typed.
-
-    Attributes:
-        config: The config it was built from.
-        bus: Inbound/outbound messages and run events.
-        provider: The model backend every part calls; :meth:`use_model` switches what is
-            behind it without stopping anything.
-        sessions: Conversations on disk.
-        tools: The main agent's tools.
-        work: What runs per session (the source of truth for "busy").
-        agent: The agent loop.
-        subagents: Background subagents.
-        mcp: MCP servers (possibly none configured).
-        approval: The approval gate, or ``None`` (nothing is asked: nanobot's behaviour).
-        memory: Memory files, repo, Dream, Consolidator.
-        heartbeat: The heartbeat.
-        cron: The scheduler.
-        reminders: Runs jobs and delivers reminders (:meth:`JobRunner.deliver_kept` shows the
-            ones kept while no front end was there).
-        channels: Delivers outbound messages to the window and the chat networks.
-        owner: Owns every background task (closed by :meth:`stop`).
-        ipc: The local socket the CLI hands its messages to (app and gateway only).
-        applied: The settings the runtime runs with (see
-            :mod:`desktop.core.providers.reconfigure`: what a later change needs).
-        ledger: The usage ledger every answered model call is appended to.
-        governor: Checks budgets and runaway runs before each model call.
-        detach: Removes the runtime's listeners from the provider (called by :meth:`stop`).
-    """
-
-    config: Config
-    bus: MessageBus
-    provider: SwitchableProvider
-    sessions: SessionManager
-    tools: ToolRegistry
-    work: SessionWork
-    agent: AgentLoop
-    subagents: SubagentManager
-    mcp: MCPManager
-    approval: ApprovalGate | None
-    memory: MemoryParts
-    heartbeat: HeartbeatService
-    cron: CronService
-    channels: ChannelManager
-    owner: TaskOwner
-    reminders: JobRunner | None = None
-    ipc: AgentSocketServer | None = None
-    applied: dict[tuple[str, ...], Any] = field(default_factory=dict)
-    ledger: UsageLedger | None = None
-    governor: SpendGovernor | None = None
-    detach: tuple[Callable[[], None], ...] = ()
-
-    async def use_model(
-        self,
-        model: str | None = None,
-        secrets: SecretStore | None = None,
-        *,
-        provider: str | None = None,
-    ) -> BuiltProvider:
-        """Build a provider for ``model`` off the loop and switch every later call to it.
-
-        Running turns keep going (on the provider they started with). On success the live
-        config's model (and forced provider) are set and the context window is asked from
-        the new server; saving the config is the caller's business. ``model=None`` rebuilds
-        the configured one (a new key, endpoint or temperature).
-
-        Raises:
-            desktop.core.providers.factory.MissingKeyError: No key for that provider.
-            desktop.core.providers.matching.ProviderNotFound: No provider fits the model.
-        """
-        from desktop.core.config.secrets import SecretStore
-        from desktop.core.providers.factory import abuild_provider
-
-        config = self.config
-        trial = config
-        if provider is not None and provider != config.agents.defaults.provider:
-            trial = config.model_copy(deep=True)
-            trial._origin = config._origin
-            trial.agents.defaults.provider = provider
-        built = await abuild_provider(trial, secrets or SecretStore(), model=model)
-        self.provider.switch(built.provider)
-        defaults = config.agents.defaults
-        if model:
-            defaults.model = model
-        if provider is not None:
-            defaults.provider = provider
-        absorb(self.applied, config)
-        await self.refresh_context_window(built.choice, built.key.value)
-        return built
-
-    async def refresh_context_window(
-        self,
-        choice: ProviderChoice | None = None,
-        api_key: str | None = None,
-        *,
-        table_after_s: float = 0.0,
-    ) -> int:
-        """Ask the server (then LiteLLM's model table) for the model's real context window and
-        use it where the person did not set one; returns the window in force.
-
-        ``table_after_s``: wait this long before consulting LiteLLM's table (at start-up the
-        app imports LiteLLM a few seconds after the window is ready; importing it earlier in
-        a thread would compete with the first paint).
-        """
-        from desktop.core.providers.context_window import (
-            ContextWindow,
-            apply_context_window,
-            litellm_window,
-            probe_context_window,
-        )
-
-        choice = choice or self.provider.choice
-        found: ContextWindow | None = None
-        if choice is not None:
-            try:
-                found = await probe_context_window(choice, api_key, use_litellm=False)
-                if found is None:
-                    await asyncio.sleep(table_after_s)
-                    tokens = await asyncio.to_thread(litellm_window, choice.model)
-                    found = ContextWindow(tokens, "LiteLLM model info") if tokens else None
-            except asyncio.CancelledError:
-                raise
-            except Exception:  # a probe must never break the runtime
-                log.exception("probing the context window failed")
-        defaults = self.config.agents.defaults
-        window = apply_context_window(self.config, found.tokens if found else None)
-        self.memory.consolidator.set_limits(context_window=window, max_tokens=defaults.max_tokens)
-        self.subagents.set_limits(context_window=window, max_tokens=defaults.max_tokens)
-        if found is not None and choice is not None:
-            log.info("context window of %s: %d tokens (%s)", choice.model, window, found.source)
-        return window
-
-    async def start(self) -> None:
-        """Register the system jobs, start the channels, the loop, the scheduler and (app and
-        gateway) the socket the CLI talks to."""
-        await asyncio.to_thread(sync_system_jobs, self.cron, self.config)
-        await self.channels.start()
-        self.agent.start()
-        if self.ipc is not None and await self.ipc.start():
-            self.channels.register(self.ipc)
-        await self.cron.start()
-        if self.cron.warning:
-            log.warning(self.cron.warning)
-
-    async def stop(self) -> None:
-        """Stop the scheduler and the channels, cancel turns, subagents and background work,
-        close MCP."""
-        await self.cron.stop()
-        if self.ipc is not None:
-            await self.ipc.stop()
-        await self.channels.stop()
-        await self.owner.aclose()
-        for remove in self.detach:
-            remove()
-        try:
-            await self.mcp.aclose()
-        except Exception:
-            log.exception("closing the MCP servers failed")
 
 
 def config_dir(config: Config) -> Path:
@@ -409,7 +181,7 @@ def build_runtime(
         build_request=request_builder(context, tools),
     )
     memory = MemoryParts(
-        store, GitStore(workspace), consolidator, config, provider, dream_review or _never
+        store, GitStore(workspace), consolidator, config, provider, dream_review or never
     )
     subagents = SubagentManager(
         provider,

@@ -19,12 +19,12 @@ from desktop.ui.bridge import CoreBridge
 
 if TYPE_CHECKING:  # heavy imports stay off the path to the first window
     from desktop.core.agent.loop import AgentLoop
-    from desktop.core.assembly import Runtime
     from desktop.core.bus.events import BudgetPaused
     from desktop.core.config.prefs import PrefsStore
     from desktop.core.config.schema import Config
     from desktop.core.config.secrets import SecretStore
     from desktop.core.cron.service import CronService
+    from desktop.core.runtime import Runtime
     from desktop.core.usage.summary import UsageSummary
     from desktop.ui.startup import AgentStarter
     from desktop.ui.tray import Tray

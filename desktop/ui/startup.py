@@ -23,11 +23,11 @@ from desktop.core.utils.threads import run_daemon, start_daemon
 
 if TYPE_CHECKING:
     from desktop.core.agent.approval import ApprovalPolicy
-    from desktop.core.assembly import Runtime
     from desktop.core.bus.queue import MessageBus
     from desktop.core.config.prefs import PrefsStore
     from desktop.core.config.schema import Config
     from desktop.core.config.secrets import SecretStore
+    from desktop.core.runtime import Runtime
     from desktop.ui.services import AppServices
     from desktop.ui.tray import Tray
 

@@ -22,13 +22,14 @@ from typing import Any
 import pytest
 
 from desktop.core.agent.approval import ApprovalPolicy
-from desktop.core.assembly import Runtime, start_runtime
+from desktop.core.assembly import start_runtime
 from desktop.core.bus.events import RunEvent
 from desktop.core.bus.queue import MessageBus
 from desktop.core.config.loader import load_config
 from desktop.core.config.secrets import SecretStore
 from desktop.core.ipc.client import AgentConnection, socket_path
 from desktop.core.ipc.server import AgentSocketServer
+from desktop.core.runtime import Runtime
 from desktop.core.utils.tasks import TaskOwner
 from tests.conftest import cli_env, custom_config
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from desktop.core.assembly import Runtime, start_runtime
+from desktop.core.assembly import start_runtime
 from desktop.core.bus.events import (
     InboundMessage,
     RunEvent,
@@ -26,6 +26,7 @@ from desktop.core.config.secrets import SecretStore
 from desktop.core.providers.base import LLMResponse, Usage
 from desktop.core.providers.reconfigure import plan, snapshot
 from desktop.core.providers.switchable import SwitchableProvider, usage_source
+from desktop.core.runtime import Runtime
 from tests.conftest import custom_config, write_config
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
 

@@ -18,9 +18,10 @@ from typing import Any
 import pytest
 from pytestqt.qtbot import QtBot
 
-from desktop.core.assembly import Runtime, build_runtime
+from desktop.core.assembly import build_runtime
 from desktop.core.config.loader import load_config
 from desktop.core.providers.litellm_provider import import_litellm
+from desktop.core.runtime import Runtime
 from desktop.ui.chat.chat_tab import ChatTab
 from desktop.ui.services import AppServices
 from desktop.ui.settings import SettingsTab

@@ -18,10 +18,11 @@ from PySide6.QtGui import QColor, QImage
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from desktop.core.assembly import Runtime, build_runtime
+from desktop.core.assembly import build_runtime
 from desktop.core.config.loader import load_config
 from desktop.core.config.secrets import SecretStore
 from desktop.core.providers.litellm_provider import import_litellm
+from desktop.core.runtime import Runtime
 from desktop.ui.services import AppServices
 from desktop.ui.settings import SettingsTab
 from desktop.ui.settings.channel_form import ChannelForm

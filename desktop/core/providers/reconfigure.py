@@ -2,7 +2,7 @@
 
 The runtime reads some settings on every turn from the live config (they apply by themselves),
 builds its provider from others (a new provider is switched in without stopping anything:
-:meth:`desktop.core.assembly.Runtime.use_model`), and wires the rest into its parts at build
+:meth:`desktop.core.runtime.Runtime.use_model`), and wires the rest into its parts at build
 time (workspace, tools, MCP servers, channels, schedules…): only those need the runtime to be
 rebuilt, which stops running turns.
 

@@ -1,7 +1,7 @@
 """The chat's daily-driver actions: switch model, regenerate, edit and resend, export, titles.
 
 Each action is a thin layer over core: the model switch over
-:meth:`desktop.core.assembly.Runtime.use_model`, regenerate and edit over
+:meth:`desktop.core.runtime.Runtime.use_model`, regenerate and edit over
 :mod:`desktop.core.session.edits` (the conversation as it was is kept as an earlier version),
 export over :mod:`desktop.core.session.export`, titles over :mod:`desktop.core.session.titles`.
 Mixed into :class:`~desktop.ui.chat.chat_tab.ChatTab` (it uses the tab's store, models, feed

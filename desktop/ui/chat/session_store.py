@@ -20,8 +20,8 @@ from desktop.core.session.search import SearchHit
 from desktop.ui.chat.items import ChatItem, items_from_messages
 
 if TYPE_CHECKING:
-    from desktop.core.assembly import Runtime
     from desktop.core.providers.base import LLMProvider
+    from desktop.core.runtime import Runtime
 
 
 @dataclass

@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 
 from desktop.core.agent.approval import ApprovalPolicy
-from desktop.core.assembly import Runtime, build_runtime
+from desktop.core.assembly import build_runtime
 from desktop.core.config.loader import load_config
+from desktop.core.runtime import Runtime
 from tests.channels.dingtalk.server import CLIENT_ID, CLIENT_SECRET, DingTalkServer, until_true
 from tests.conftest import write_config
 from tests.core.agent.conftest import make_provider

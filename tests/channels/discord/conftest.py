@@ -14,8 +14,9 @@ import pytest
 
 from desktop.core.agent.approval import ApprovalPolicy
 from desktop.core.agent.context import RUNTIME_CLOSE
-from desktop.core.assembly import Runtime, build_runtime
+from desktop.core.assembly import build_runtime
 from desktop.core.config.loader import load_config
+from desktop.core.runtime import Runtime
 from tests.channels.discord.discord_server import TOKEN, DiscordServer
 from tests.conftest import write_config
 from tests.core.agent.conftest import make_provider

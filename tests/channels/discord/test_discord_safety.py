@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop.core.agent.approval import ApprovalPolicy
-from desktop.core.assembly import Runtime
+from desktop.core.runtime import Runtime
 from tests.channels.discord.conftest import start_runtime, until, user_text
 from tests.channels.discord.discord_server import DM, DiscordServer
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer

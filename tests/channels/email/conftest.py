@@ -16,8 +16,9 @@ from typing import Any
 
 import pytest
 
-from desktop.core.assembly import Runtime, build_runtime
+from desktop.core.assembly import build_runtime
 from desktop.core.config.schema import Config
+from desktop.core.runtime import Runtime
 from tests.channels.email.servers import (
     BOT,
     IMAP_PASSWORD,

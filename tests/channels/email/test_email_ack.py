@@ -8,7 +8,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from desktop.core.assembly import Runtime
+from desktop.core.runtime import Runtime
 from tests.channels.email.conftest import (
     echo_marks,
     last_user_text,

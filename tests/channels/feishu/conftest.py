@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 
 from desktop.core.agent.approval import ApprovalPolicy
-from desktop.core.assembly import Runtime, build_runtime
+from desktop.core.assembly import build_runtime
 from desktop.core.config.loader import load_config
+from desktop.core.runtime import Runtime
 from tests.channels.feishu.feishu_server import APP_ID, APP_SECRET, FeishuServer
 from tests.channels.telegram.conftest import echo, user_text
 from tests.conftest import write_config

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from desktop.core.assembly import Runtime
 from desktop.core.channels.feishu.channel import FeishuChannel
 from desktop.core.channels.feishu.config import FeishuConfig
+from desktop.core.runtime import Runtime
 from tests.channels.feishu.conftest import (
     CHAT,
     USER,

@@ -28,8 +28,9 @@ from nio import (
     TypingNoticeEvent,
 )
 
-from desktop.core.assembly import Runtime, build_runtime
+from desktop.core.assembly import build_runtime
 from desktop.core.config.schema import Config
+from desktop.core.runtime import Runtime
 from tests.channels.matrix.synapse import Account, Synapse, synapse_python
 from tests.core.agent.conftest import make_provider
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer

@@ -8,7 +8,8 @@ import json
 import threading
 from typing import Any
 
-from desktop.core.assembly import Runtime, channel_state_dir
+from desktop.core.assembly import channel_state_dir
+from desktop.core.runtime import Runtime
 from tests.channels.matrix.conftest import MatrixWorld, echo_route, until
 from tests.fakes.openai_server import Reply
 

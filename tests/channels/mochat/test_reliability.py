@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from desktop.core.assembly import Runtime
+from desktop.core.runtime import Runtime
 from tests.channels.mochat.conftest import (
     SESSION,
     echo,

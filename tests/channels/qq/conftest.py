@@ -18,10 +18,11 @@ import pytest
 from botpy.http import Route
 
 from desktop.core.agent.approval import ApprovalPolicy
-from desktop.core.assembly import Runtime, build_runtime
+from desktop.core.assembly import build_runtime
 from desktop.core.channels.qq import client
 from desktop.core.channels.qq.channel import QQChannel
 from desktop.core.config.loader import load_config
+from desktop.core.runtime import Runtime
 from tests.channels.qq.qq_server import APP_ID, SECRET, QQServer
 from tests.conftest import write_config
 from tests.core.agent.conftest import make_provider

@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 
 from desktop.core.agent.approval import ApprovalPolicy
-from desktop.core.assembly import Runtime, build_runtime
+from desktop.core.assembly import build_runtime
 from desktop.core.config.loader import load_config
+from desktop.core.runtime import Runtime
 from tests.channels.slack.slack_server import APP_TOKEN, BOT_TOKEN, SlackServer
 from tests.channels.telegram.conftest import echo, until, user_text
 from tests.conftest import write_config

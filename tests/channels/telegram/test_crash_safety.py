@@ -10,7 +10,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from desktop.core.assembly import Runtime
+from desktop.core.runtime import Runtime
 from tests.channels.telegram.bot_api_server import BotApiServer
 from tests.channels.telegram.conftest import CHAT, start_runtime, until, user_text
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer

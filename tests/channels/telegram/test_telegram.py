@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop.core.assembly import Runtime
+from desktop.core.runtime import Runtime
 from tests.channels.telegram.bot_api_server import TOKEN, BotApiServer, telegram_text
 from tests.channels.telegram.conftest import (
     CHAT,

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from desktop.core.assembly import Runtime
+from desktop.core.runtime import Runtime
 from tests.channels.whatsapp.bridge_server import ALICE, BridgeServer
 from tests.channels.whatsapp.conftest import echo, journal, start_runtime, until, user_text
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer

@@ -27,9 +27,10 @@ from desktop.core.agent.approval import (
     origin_session,
 )
 from desktop.core.agent.approval_prefs import policy_from_prefs
-from desktop.core.assembly import Runtime, build_runtime
+from desktop.core.assembly import build_runtime
 from desktop.core.config.prefs import PrefsStore
 from desktop.core.config.schema import Config
+from desktop.core.runtime import Runtime
 from desktop.core.tools.base import ToolContext
 from desktop.core.utils.tasks import TaskOwner
 from tests.core.agent.conftest import make_provider

@@ -12,7 +12,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from desktop.core.assembly import Runtime, build_runtime
+from desktop.core.assembly import build_runtime
 from desktop.core.bus.events import (
     InboundMessage,
     RunEvent,
@@ -23,6 +23,7 @@ from desktop.core.bus.events import (
 )
 from desktop.core.config.schema import Config
 from desktop.core.cron.types import CronPayload, CronSchedule
+from desktop.core.runtime import Runtime
 from desktop.core.session.manager import SessionManager
 from tests.core.agent.conftest import make_provider
 from tests.fakes.openai_server import Fail, Reply, ScriptedOpenAIServer

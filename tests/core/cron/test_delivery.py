@@ -9,11 +9,12 @@ from typing import Any
 
 import pytest
 
-from desktop.core.assembly import Runtime, build_runtime
+from desktop.core.assembly import build_runtime
 from desktop.core.bus.events import OutboundMessage, ReminderDue, RunEvent
 from desktop.core.config.schema import Config
 from desktop.core.cron.system_jobs import sync_system_jobs
 from desktop.core.cron.types import CronPayload, CronSchedule
+from desktop.core.runtime import Runtime
 from desktop.core.tools.base import ToolContext
 from tests.core.agent.conftest import make_provider
 from tests.core.cron.test_cron import FakeClock, ms

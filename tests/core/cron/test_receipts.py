@@ -6,13 +6,14 @@ import json
 from pathlib import Path
 from typing import Any
 
-from desktop.core.assembly import Runtime, build_runtime
+from desktop.core.assembly import build_runtime
 from desktop.core.bus.events import OutboundMessage, ReminderDue, RunEvent
 from desktop.core.channels.base import ChannelUnavailable
 from desktop.core.config.schema import Config
 from desktop.core.cron.receipts import JobResult, JobSkipped, Receipt, ReceiptLog
 from desktop.core.cron.service import CronService
 from desktop.core.cron.types import CronJob, CronPayload, CronSchedule
+from desktop.core.runtime import Runtime
 from tests.conftest import custom_config
 from tests.core.agent.conftest import make_provider
 from tests.core.cron.test_cron import FakeClock, ms

@@ -19,11 +19,12 @@ from typing import Any
 
 import pytest
 
-from desktop.core.assembly import Runtime, start_runtime
+from desktop.core.assembly import start_runtime
 from desktop.core.bus.events import InboundMessage, RunEvent, TextDelta, TurnFinished
 from desktop.core.bus.queue import MessageBus
 from desktop.core.config.loader import load_config
 from desktop.core.config.secrets import SERVICE_ENV, SecretStore
+from desktop.core.runtime import Runtime
 from tests.conftest import CLI, cli_env, write_config
 from tests.core.oauth.conftest import act_as_browser, signed_in_codex, signed_in_copilot
 from tests.fakes.oauth_server import EMAIL, GITHUB_LOGIN, CodexReply, FakeOAuthServer

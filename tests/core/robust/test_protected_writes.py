@@ -17,12 +17,13 @@ from pathlib import Path
 import pytest
 
 from desktop.core.agent.approval import ApprovalPolicy, ApprovalRequest, Decision
-from desktop.core.assembly import Runtime, build_runtime
+from desktop.core.assembly import build_runtime
 from desktop.core.config.loader import load_config
 from desktop.core.config.paths import default_config_path
 from desktop.core.cron.system_jobs import sync_system_jobs
 from desktop.core.cron.types import CronPayload, CronSchedule
 from desktop.core.memory.dream import SkillsWriteTool, SurgicalEditTool
+from desktop.core.runtime import Runtime
 from desktop.core.security.paths import default_protected_paths
 from desktop.core.tools.base import ToolContext, ToolResult
 from desktop.core.tools.filesystem import EditFileTool, WriteFileTool

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from desktop.core.assembly import Runtime, build_runtime
+from desktop.core.assembly import build_runtime
 from desktop.core.bus.events import (
     BudgetPaused,
     BudgetResolved,
@@ -22,6 +22,7 @@ from desktop.core.bus.events import (
 )
 from desktop.core.config.schema import Config
 from desktop.core.memory.store import MemoryStore
+from desktop.core.runtime import Runtime
 from desktop.core.usage.budgets import Budgets
 from desktop.core.usage.governor import BudgetRefused
 from desktop.core.usage.ledger import UsageLedger, UsageRecord, ledger_folder, read_file

@@ -12,11 +12,12 @@ from typing import Any
 
 import pytest
 
-from desktop.core.assembly import Runtime, build_runtime
+from desktop.core.assembly import build_runtime
 from desktop.core.bus.events import RunawayStopped, RunEvent, TextDelta, TurnStopped
 from desktop.core.config.schema import Config
 from desktop.core.providers.base import LLMError
 from desktop.core.providers.switchable import usage_scope
+from desktop.core.runtime import Runtime
 from desktop.core.usage.budgets import Budgets
 from desktop.core.usage.governor import BudgetRefused
 from desktop.core.usage.ledger import UsageLedger, UsageRecord, ledger_folder, read_file
