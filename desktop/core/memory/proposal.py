@@ -316,8 +316,7 @@ class ProposalStore:
         try:
             data = read_bytes(self.workspace, PROPOSAL_FILE, limit=MAX_DOCUMENT_BYTES)
         except NotFollowed as exc:
-            why = f"it is not a regular file: {exc.strerror}"
-            self._refuse(why, None, set_aside and exc.at_end)
+            self._refuse(str(exc.strerror), None, set_aside and exc.at_end)
             return None
         except OSError as exc:
             if set_aside:

@@ -33,7 +33,8 @@ from desktop.core.security.fsopen import (
 
 
 class NotFollowed(OSError):
-    """A link or a special file stands in the path; the message says which component.
+    """A link or a special file stands in the path; the message says which component (``it``:
+    the file itself).
 
     Attributes:
         at_end: Whether it is the last component (the file itself), not a folder above it.
@@ -62,7 +63,7 @@ def _enter(folder: Dir, name: str, shown: str, *, create: bool) -> Dir:
         folder.mkdir(name)
         st = folder.lstat(name)
     if stat.S_ISLNK(st.st_mode):
-        raise NotFollowed(errno.ELOOP, f"{shown} is a symbolic link; links are not followed")
+        raise NotFollowed(errno.ELOOP, f"{shown} is a symbolic link, which is not followed")
     if not stat.S_ISDIR(st.st_mode):
         raise NotFollowed(errno.ENOTDIR, f"{shown} is not a folder")
     where = os.path.join(folder.where, name)
@@ -96,13 +97,11 @@ def _parent(workspace: Path, path: str, *, create: bool) -> tuple[Dir, str]:
     return folder, parts[-1]
 
 
-def _check_file(st: os.stat_result, path: str) -> None:
+def _check_file(st: os.stat_result) -> None:
     if stat.S_ISLNK(st.st_mode):
-        raise NotFollowed(
-            errno.ELOOP, f"{path} is a symbolic link; links are not followed", at_end=True
-        )
+        raise NotFollowed(errno.ELOOP, "it is a symbolic link, which is not followed", at_end=True)
     if not stat.S_ISREG(st.st_mode):
-        raise NotFollowed(errno.EINVAL, f"{path} is not a regular file", at_end=True)
+        raise NotFollowed(errno.EINVAL, "it is not a regular file", at_end=True)
 
 
 def read_bytes(workspace: Path, path: str, *, limit: int | None = None) -> bytes | None:
@@ -121,17 +120,17 @@ def read_bytes(workspace: Path, path: str, *, limit: int | None = None) -> bytes
             st = folder.lstat(name)
         except FileNotFoundError:
             return None
-        _check_file(st, path)
+        _check_file(st)
         try:
             fd = folder.open(name, READ_FLAGS)
         except OSError as exc:
             if exc.errno == errno.ELOOP:
-                raise NotFollowed(exc.errno, f"{path} became a link", at_end=True) from None
+                raise NotFollowed(exc.errno, "it became a link", at_end=True) from None
             raise
         with os.fdopen(fd, "rb") as handle:
             opened = os.fstat(fd)
             if identity(opened) != identity(st) or not stat.S_ISREG(opened.st_mode):
-                raise NotFollowed(errno.EAGAIN, f"{path} changed while it was opened", at_end=True)
+                raise NotFollowed(errno.EAGAIN, "it changed while it was opened", at_end=True)
             data = handle.read() if limit is None else handle.read(limit + 1)
     finally:
         folder.close()
@@ -156,7 +155,7 @@ def write_bytes(workspace: Path, path: str, data: bytes) -> None:
         except FileNotFoundError:
             st = None
         if st is not None:
-            _check_file(st, path)
+            _check_file(st)
         write_atomic(folder, name, data, mode=None if st is None else st.st_mode & 0o777)
     finally:
         folder.close()
