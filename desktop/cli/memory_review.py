@@ -79,6 +79,8 @@ def show_proposal(store: GitStore, _args: argparse.Namespace) -> int:
 
 def _report(outcome: ReviewOutcome) -> int:
     print(outcome.message)
+    for refused in outcome.refused:
+        print(f"refused, not written: {refused}")
     if outcome.status == "none":
         return EXIT_FAILED
     return EXIT_FAILED if outcome.git_error else EXIT_OK

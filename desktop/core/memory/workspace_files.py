@@ -161,6 +161,26 @@ def write_bytes(workspace: Path, path: str, data: bytes) -> None:
         folder.close()
 
 
+def obstacle(workspace: Path, path: str) -> str | None:
+    """Why ``path`` could not be written without following a link (``None``: it could; a
+    missing file or folder is fine, it would be created). Never raises."""
+    try:
+        folder, name = _parent(workspace, path, create=False)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return str(exc.strerror or exc)
+    try:
+        _check_file(folder.lstat(name))
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return str(exc.strerror or exc)
+    finally:
+        folder.close()
+    return None
+
+
 def is_regular_file(workspace: Path, path: str) -> bool:
     """Whether ``path`` is a regular file reached without any link (never raises)."""
     try:

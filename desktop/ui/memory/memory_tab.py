@@ -14,7 +14,7 @@ from desktop.core.memory.git_store import GitStore
 from desktop.core.utils.tasks import TaskOwner
 from desktop.ui.memory.files_view import MemoryFilesView
 from desktop.ui.memory.history_view import HistoryView
-from desktop.ui.memory.look import mute
+from desktop.ui.memory.look import Tone, mute
 from desktop.ui.memory.notice_bar import NoticeBar
 from desktop.ui.memory.review_view import ReviewView
 from desktop.ui.memory.snapshot import MEMORY_FILES, MemorySnapshot, load_snapshot
@@ -237,9 +237,11 @@ class MemoryTab(QWidget):
     def _review_decided(self, outcome: object) -> None:
         self.pages.setCurrentIndex(TIMELINE if getattr(outcome, "commit", None) else FILES)
         message = str(getattr(outcome, "message", ""))
+        worry = any(getattr(outcome, name, None) for name in ("refused", "not_applicable"))
+        level: Tone = "warning" if worry or getattr(outcome, "git_error", None) else "success"
         if message:
-            self.timeline.notice.show_message("success", message)
-            self.files.notice.show_message("success", message)
+            self.timeline.notice.show_message(level, message)
+            self.files.notice.show_message(level, message)
         self.refresh()
 
     # -- watching -----------------------------------------------------------------------

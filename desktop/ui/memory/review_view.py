@@ -194,16 +194,17 @@ class ReviewView(QWidget):
         right_layout.addWidget(analysis_label)
         right_layout.addWidget(self.analysis)
         right_layout.addWidget(self.diff, 1)
-        splitter = QSplitter(Qt.Orientation.Horizontal, self)
-        splitter.addWidget(left)
-        splitter.addWidget(right)
-        splitter.setChildrenCollapsible(False)
-        splitter.setStretchFactor(1, 1)
-        splitter.setSizes([400, 600])
+        self.body = QSplitter(Qt.Orientation.Horizontal, self)
+        self.body.addWidget(left)
+        self.body.addWidget(right)
+        self.body.setChildrenCollapsible(False)
+        self.body.setStretchFactor(1, 1)
+        self.body.setSizes([400, 600])
         layout = QVBoxLayout(self)
         layout.addLayout(header)
         layout.addWidget(self.notice)
-        layout.addWidget(splitter, 1)
+        layout.addWidget(self.body, 1)
+        layout.addStretch(0)
 
         self.tree.itemChanged.connect(self._item_changed)
         self.tree.currentItemChanged.connect(lambda *_: self._show_diff())
@@ -246,6 +247,13 @@ class ReviewView(QWidget):
         self.tree.clear()
         self._set_busy(False)
         self.dismiss_button.setVisible(proposal is None and refusal is not None)
+        for widget in (
+            self.accept_selected_button,
+            self.accept_all_button,
+            self.reject_button,
+            self.body,
+        ):
+            widget.setVisible(proposal is not None)
         if proposal is None:
             self.notice.clear()
             if refusal is not None:
@@ -312,13 +320,16 @@ class ReviewView(QWidget):
             item.setData(0, REFUSED_ROLE, refusal_entry.label)
             item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable)
             item.setForeground(0, tone("error"))
-            item.setToolTip(0, "Dream may not change this file: it is never written.")
+            item.setToolTip(0, f"{refusal_entry.label}\nThis file is never written.")
         self.tree.blockSignals(False)
         if proposal.refused:
+            count = len(proposal.refused)
             self.notice.show_message(
                 "warning",
-                "This proposal also names files Dream may not change; they are refused and "
-                "never written: " + "; ".join(r.label for r in proposal.refused) + ".",
+                f"{count} file entr{'y' if count == 1 else 'ies'} of this proposal "
+                f"{'names a file' if count == 1 else 'name files'} Dream may not change (or "
+                "that a link now stands in the way of). They are refused and never written; "
+                "they are listed last, in red.",
             )
         elif proposal.dropped:
             self.notice.show_message(
@@ -402,7 +413,11 @@ class ReviewView(QWidget):
             return None
         finally:
             self._set_busy(False)
-        level: Tone = "warning" if outcome.not_applicable or outcome.git_error else "success"
+        level: Tone = (
+            "warning"
+            if outcome.not_applicable or outcome.git_error or outcome.refused
+            else "success"
+        )
         self.notice.show_message(level if outcome.status == "accepted" else "info", outcome.message)
         self.decided.emit(outcome)
         return outcome
@@ -466,9 +481,11 @@ class ReviewView(QWidget):
         item = self.tree.currentItem()
         refused = item.data(0, REFUSED_ROLE) if item is not None else None
         if refused is not None:
+            self.diff.setCurrentCharFormat(QTextCharFormat())
             self.diff.setPlainText(
                 f"Refused: {refused}\n\nThis entry of the proposal names a file Dream may "
-                "not change. It is not offered, and accepting the proposal never writes it."
+                "not change, or one that a link now stands in the way of. It is not offered, "
+                "and accepting the proposal never writes it."
             )
             return
         if proposal is None or path is None:

@@ -13,6 +13,7 @@ from pathlib import Path
 from desktop.core.memory.git_store import CommitInfo, GitStore, GitStoreError
 from desktop.core.memory.pins import Pin, PinStore
 from desktop.core.memory.proposal import Proposal, ProposalStore
+from desktop.core.memory.review import vet_proposal
 from desktop.core.memory.store import HistoryEntry, MemoryStore
 from desktop.core.utils.atomic import atomic_write_text
 from desktop.core.utils.validate import read_text_document
@@ -94,6 +95,7 @@ def load_snapshot(workspace: Path, git: GitStore, *, ensure_repo: bool) -> Memor
         error = str(exc)
     proposals, pin_store = ProposalStore(workspace), PinStore(workspace)
     proposal = proposals.load() if proposals.exists() else None
+    proposal = vet_proposal(workspace, proposal) if proposal is not None else None
     pins = pin_store.load()
     notices += [pin_store.warning] if pin_store.warning else []
     return MemorySnapshot(

@@ -51,7 +51,11 @@ JOBS = '{"version": 1, "jobs": []}\n'
 @pytest.fixture
 def ws(isolated_env: Path) -> Path:
     """A workspace at ``$HOME/.nanobot/workspace`` with decoys where the attacks point."""
-    home = isolated_env
+    return make_workspace(isolated_env)
+
+
+def make_workspace(home: Path) -> Path:
+    """The workspace of :func:`ws` under ``home`` (the test's own ``HOME``)."""
     ws = home / ".nanobot" / "workspace"
     (ws / "memory").mkdir(parents=True)
     (ws / "memory" / "MEMORY.md").write_text(MEMORY, encoding="utf-8")
@@ -210,12 +214,19 @@ def test_entries_dream_may_not_change_are_refused_and_never_written(
 
     loaded, warning = load_proposal(ws)
     assert warning is None and loaded is not None
-    assert [f.path for f in loaded.files] == ["skills/evil/SKILL.md", "USER.md", "memory/MEMORY.md"]
+    assert [f.path for f in loaded.files] == ["USER.md"]
     refused = {r.path: r.reason for r in loaded.refused}
-    assert set(refused) == set(targets(ws)) - {"skills/evil/SKILL.md"}
+    assert set(refused) == {*targets(ws), "memory/MEMORY.md"}
     assert refused["../../.bashrc"] == "it has an empty, '.' or '..' component"
     assert refused[".git/config"] == "its component '.git' is hidden (starts with '.')"
     assert refused["cron/jobs.json"].startswith("Dream may only change SOUL.md, USER.md")
+    # links planted after Dream ran are shown as refused too (and checked again on accept)
+    assert refused["skills/evil/SKILL.md"] == (
+        "skills/evil is a symbolic link, which is not followed; not written"
+    )
+    assert (
+        refused["memory/MEMORY.md"] == "it is a symbolic link, which is not followed; not written"
+    )
 
     assert run_memory(_parse(ws, "memory", "proposal")) == 0
     out = capsys.readouterr().out
@@ -233,7 +244,9 @@ def test_entries_dream_may_not_change_are_refused_and_never_written(
         "memory/MEMORY.md: it is a symbolic link, which is not followed; not written"
         in outcome.refused
     )
-    assert "Refused, not written: " in outcome.message
+    assert outcome.message.startswith("Accepted 1 of 1 proposed change(s) (USER.md)")
+    assert "9 file entries refused, not written: " in outcome.message
+    assert "(why: in the commit message)" in outcome.message
     after = state(ws)
     user = str(ws / "USER.md")
     assert after.pop(user) == USER + "- Prefers tea\n"
@@ -241,6 +254,19 @@ def test_entries_dream_may_not_change_are_refused_and_never_written(
     assert after == before  # every target, decoy and link exactly as it was
     head = GitStore(ws).log(limit=1)[0]
     assert head.sha == outcome.commit and "Refused (not written):" in head.body
+
+
+async def test_a_planted_proposal_does_not_block_dream(
+    scripted_server: ScriptedOpenAIServer, ws: Path
+) -> None:
+    """A planted file used to count as a pending proposal, so Dream stopped running ("still
+    waiting for your review") for good. Now it is set aside and Dream runs, saying why."""
+    plant(ws, [entry(ws, "USER.md", ws / "USER.md")])
+    route(scripted_server, Reply("[SKIP]"))
+    result = await make_dream(scripted_server, ws, review=True).run()
+    assert result.status == "skipped", result.message
+    assert result.message.startswith("A Dream proposal in memory/.dream_proposal.json was refused")
+    assert list((ws / "memory").glob(".dream_proposal.json.unrecorded-*"))
 
 
 # -- a recorded proposal changed afterwards ------------------------------------------------------
