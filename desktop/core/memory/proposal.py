@@ -341,8 +341,10 @@ class ProposalStore:
         data = proposal.to_json().encode("utf-8")
         new = digest(data)
         previous = self.records.read()
-        keep = previous.digests[-1:] if previous is not None and previous.id == proposal.id else ()
-        self.records.write(proposal.id, (*keep, new), now_iso())  # both, until the file is in
+        # The old digests stay valid until the new file is in (a crash in between, or a failed
+        # write, never disowns the file on disk); afterwards only the new one is.
+        keep = previous.digests if previous is not None and previous.id == proposal.id else ()
+        self.records.write(proposal.id, (*keep, new), now_iso())
         write_bytes(self.workspace, PROPOSAL_FILE, data)
         self.records.write(proposal.id, (new,), now_iso())
 

@@ -297,6 +297,33 @@ async def test_a_changed_proposal_no_longer_matches_dreams_record(
     assert (await make_dream(scripted_server, ws, review=True).run()).status == "skipped"
 
 
+def test_a_failed_replacement_keeps_the_proposal_dreams(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The person's edit replaces the file; if that write fails, the file on disk (Dream's)
+    still matches the record, and the next edit is recorded as well."""
+    import desktop.core.memory.proposal as module
+    from desktop.core.memory.review import edit_proposal
+
+    store = ProposalStore(ws)
+    store.save(
+        Proposal(now_iso(), 1, 3, "[USER] tea", (ProposedFile("USER.md", USER, USER + "- Tea\n"),))
+    )
+
+    def fail(*_args: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(module, "write_bytes", fail)
+        with pytest.raises(OSError):
+            edit_proposal(ws, "USER.md", USER + "- Green tea\n")
+    kept = store.load()
+    assert kept is not None and kept.file("USER.md").after == USER + "- Tea\n"
+    edited = edit_proposal(ws, "USER.md", USER + "- Green tea\n")
+    assert store.load() == edited and store.warning is None
+    assert len(store.records.read().digests) == 1  # type: ignore[union-attr]
+
+
 # -- empty placeholders (the sandbox's) mean "nothing" --------------------------------------------
 
 
