@@ -2,7 +2,9 @@
 
 A proposal exists when "Review Dream changes before they land" is on (desktop.json
 ``reviewDream``). ``accept`` takes every change, or only those named with ``--change ID``
-(ids as ``memory proposal`` lists them).
+(ids as ``memory proposal`` lists them). A proposal Dream did not write is refused (and set
+aside) with a note; file entries naming a file Dream may not change are listed as refused and
+never written.
 """
 
 from __future__ import annotations
@@ -58,6 +60,8 @@ def show_proposal(store: GitStore, _args: argparse.Namespace) -> int:
         print(f"    {line}".rstrip())
     for note in proposal.dropped:
         print(f"pinned, left out: {note}")
+    for refused in proposal.refused:
+        print(f"refused, never written: {refused.label}")
     for entry in proposal.files:
         print()
         print(f"{entry.path}" + ("  (edited by you)" if entry.edited else ""))
@@ -75,6 +79,8 @@ def show_proposal(store: GitStore, _args: argparse.Namespace) -> int:
 
 def _report(outcome: ReviewOutcome) -> int:
     print(outcome.message)
+    for refused in outcome.refused:
+        print(f"refused, not written: {refused}")
     if outcome.status == "none":
         return EXIT_FAILED
     return EXIT_FAILED if outcome.git_error else EXIT_OK

@@ -51,7 +51,7 @@ import asyncio
 import hashlib
 import logging
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -253,7 +253,11 @@ class Dream:
         lock = _locks.setdefault(str(self.workspace.resolve()), asyncio.Lock())
         async with lock:
             with usage_scope(source="dream", run=uuid.uuid4().hex[:12]):
-                return await self._run()
+                result = await self._run()
+        refused = self.proposals.warning if self.proposals.unrecorded else None
+        if refused:  # a proposal Dream did not write was set aside: say so with the outcome
+            result = replace(result, message=f"{refused} {result.message}".strip())
+        return result
 
     # -- phases ---------------------------------------------------------------------------
     async def _run(self) -> DreamResult:
@@ -291,7 +295,9 @@ class Dream:
         return await self._apply(analysis, first, last, pins)
 
     def _pending(self) -> bool:
-        """Whether a proposal waits (a damaged one is set aside and does not count)."""
+        """Whether a proposal waits (a damaged one, or one Dream did not write, is set aside
+        and does not count)."""
+        self.proposals.warning, self.proposals.unrecorded = None, False
         return self.proposals.exists() and self.proposals.load() is not None
 
     async def _analyse(self, batch: list[HistoryEntry], pins: list[Pin]) -> str:

@@ -6,7 +6,9 @@ phase 2's tools are pointed at it, so nothing in the workspace changes while Dre
 Afterwards every changed file becomes an entry of the proposal: its text when Dream started
 and the scratch copy's text, with the changes that touch a pinned line left out. New or
 changed **skill files are part of the proposal** too (accepting writes them; like today they
-are not in the git timeline). Files that are not UTF-8 text are left out with a note.
+are not in the git timeline). Files that are not UTF-8 text, and files Dream may not change
+(:func:`~desktop.core.memory.dream_scope.dream_refusal`, e.g. ``skills/README.md``), are left
+out with a note.
 
 Outcomes: a model failure is counted as in direct mode (nothing is proposed); no change at all
 consumes the batch (``unchanged``); otherwise the proposal is stored (``proposed``). If another
@@ -22,6 +24,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from desktop.core.memory.dream_scope import dream_refusal
 from desktop.core.memory.dream_tools import MEMORY_FILES, read_text
 from desktop.core.memory.pins import Pin, drop_pinned, pinned_lines
 from desktop.core.memory.proposal import Proposal, ProposedFile, now_iso
@@ -65,13 +68,18 @@ def collect(
     changed: list[str],
     pins: list[Pin],
 ) -> tuple[list[ProposedFile], list[str], list[str]]:
-    """The proposal's files, the changes dropped because of pins, and files left out."""
+    """The proposal's files, the changes dropped because of pins, and files left out
+    (``path (why)``)."""
     fixed = pinned_lines(pins)
     files: list[ProposedFile] = []
     dropped: list[str] = []
     left_out: list[str] = []
     order = {name: index for index, name in enumerate(MEMORY_FILES)}
     for path in sorted(changed, key=lambda p: (order.get(p, len(order)), p)):
+        reason = dream_refusal(path)
+        if reason is not None:
+            left_out.append(f"{path} ({reason})")
+            continue
         target = scratch / path
         try:
             after = target.read_text(encoding="utf-8") if target.is_file() else ""
@@ -80,7 +88,7 @@ def collect(
                 real = workspace / path
                 before = real.read_text(encoding="utf-8") if real.is_file() else ""
         except (OSError, UnicodeDecodeError):
-            left_out.append(path)
+            left_out.append(f"{path} (not UTF-8 text)")
             continue
         if path in MEMORY_FILES:
             after, notes = drop_pinned(path, before, after, fixed.get(path, set()))
@@ -116,9 +124,7 @@ async def propose(
         )
     finally:
         await asyncio.to_thread(shutil.rmtree, scratch, True)
-    note = pins_note(dropped) + (
-        f" Left out (not UTF-8 text): {', '.join(left_out)}." if left_out else ""
-    )
+    note = pins_note(dropped) + (f" Left out: {', '.join(left_out)}." if left_out else "")
     if not files:
         await asyncio.to_thread(dream._consume, last)
         return DreamResult(

@@ -1,7 +1,9 @@
-"""Dream's phase-2 tools and its token budget: ``edit_file`` that refuses whole-file rewrites of
-the memory files, ``write_file`` limited to ``skills/``, and a hook that stops the run once the
-budget is spent. They work on whatever workspace the tool context names (the real one, or the
-scratch copy a review run edits)."""
+"""Dream's phase-2 tools and its token budget: ``edit_file`` limited to the files Dream may
+change that refuses whole-file rewrites of the memory files, ``write_file`` limited to skill
+files, and a hook that stops the run once the budget is spent. Both tools resolve the path as
+the file tools do and apply :func:`~desktop.core.memory.dream_scope.dream_refusal` to where it
+leads (the same rule a stored proposal is held to). They work on whatever workspace the tool
+context names (the real one, or the scratch copy a review run edits)."""
 
 from __future__ import annotations
 
@@ -11,13 +13,22 @@ from pathlib import Path
 from typing import Any
 
 from desktop.core.agent.hooks import AgentHook, HookContext
+from desktop.core.memory.dream_scope import MEMORY_FILES, SKILLS_FOLDER, dream_refusal
 from desktop.core.providers.base import LLMResponse
-from desktop.core.security.paths import PathDenied, is_within, resolve_tool_path
+from desktop.core.security.paths import PathDenied, resolve_tool_path
 from desktop.core.tools.base import ToolContext, ToolResult
 from desktop.core.tools.filesystem import EditFileTool, ReadFileTool, WriteFileTool
 from desktop.core.tools.registry import ToolRegistry
 
-MEMORY_FILES = ("memory/MEMORY.md", "SOUL.md", "USER.md")
+__all__ = [
+    "MEMORY_FILES",
+    "BudgetExceeded",
+    "BudgetHook",
+    "SkillsWriteTool",
+    "SurgicalEditTool",
+    "phase2_tools",
+    "read_text",
+]
 
 
 class BudgetExceeded(Exception):
@@ -39,42 +50,68 @@ class BudgetHook(AgentHook):
         self.used += response.usage.prompt_tokens + response.usage.completion_tokens
 
 
-class SkillsWriteTool(WriteFileTool):
-    """``write_file`` that only writes under ``<workspace>/skills/``."""
+def dream_target(path: str, ctx: ToolContext) -> tuple[Path, str]:
+    """Where ``path`` leads (resolved as the file tools resolve it, symlinks included) and
+    that place relative to the workspace (absolute when it is outside).
 
-    description = "Create or overwrite a skill file; only paths under skills/ are allowed."
+    Raises:
+        PathDenied: The file tools refuse it.
+    """
+    target = resolve_tool_path(path, ctx, write=True)
+    workspace = Path(os.path.realpath(Path(ctx.workspace).expanduser()))
+    try:
+        return target, target.relative_to(workspace).as_posix()
+    except ValueError:
+        return target, str(target)
+
+
+def _refused(path: str, relative: str) -> ToolResult | None:
+    reason = dream_refusal(relative)
+    return None if reason is None else ToolResult.error(f"Error: {path} was not changed: {reason}")
+
+
+class SkillsWriteTool(WriteFileTool):
+    """``write_file`` that only writes skill files (``skills/<name>/…``)."""
+
+    description = "Create or overwrite a skill file; only paths under skills/<name>/ are allowed."
 
     async def execute(
         self, ctx: ToolContext, *, path: str, content: str, **kwargs: Any
     ) -> ToolResult:
-        """Refuse any path outside the workspace's skills folder, else write as usual."""
+        """Refuse anything but a skill file Dream may change, else write as usual."""
         try:
-            target = await asyncio.to_thread(resolve_tool_path, path, ctx, write=True)
+            _target, relative = await asyncio.to_thread(dream_target, path, ctx)
         except PathDenied as exc:
             return ToolResult.error(f"Error: {exc}")
-        root = Path(os.path.realpath(Path(ctx.workspace).expanduser() / "skills"))
-        if target == root or not is_within(target, root):
+        if not relative.startswith(f"{SKILLS_FOLDER}/"):
             return ToolResult.error(
                 f"Error: write_file may only create files under skills/ (e.g. "
                 f"skills/<name>/SKILL.md); {path} was not written. Change memory files with "
                 "edit_file."
             )
+        refused = _refused(path, relative)
+        if refused is not None:
+            return refused
         return await super().execute(ctx, path=path, content=content, **kwargs)
 
 
 class SurgicalEditTool(EditFileTool):
-    """``edit_file`` that refuses to replace the whole of a multi-line memory file at once."""
+    """``edit_file`` for the files Dream may change, refusing to replace the whole of a
+    multi-line memory file at once."""
 
     async def execute(self, ctx: ToolContext, **kwargs: Any) -> ToolResult:
-        """Refuse whole-file replacements of MEMORY.md / SOUL.md / USER.md, else edit."""
+        """Refuse files Dream may not change and whole-file replacements of MEMORY.md /
+        SOUL.md / USER.md, else edit."""
         path, old = kwargs.get("path"), kwargs.get("old_text")
-        if isinstance(path, str) and isinstance(old, str):
+        if isinstance(path, str):
             try:
-                target = await asyncio.to_thread(resolve_tool_path, path, ctx, write=True)
+                target, relative = await asyncio.to_thread(dream_target, path, ctx)
             except PathDenied as exc:
                 return ToolResult.error(f"Error: {exc}")
-            workspace = Path(os.path.realpath(Path(ctx.workspace).expanduser()))
-            if target in {workspace / name for name in MEMORY_FILES}:
+            refused = _refused(path, relative)
+            if refused is not None:
+                return refused
+            if relative in MEMORY_FILES and isinstance(old, str):
                 content = await asyncio.to_thread(read_text, target)
                 lines = [line for line in content.splitlines() if line.strip()]
                 if len(lines) > 3 and old.strip() == content.strip():

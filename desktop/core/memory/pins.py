@@ -18,6 +18,8 @@ again as soon as the text is back (an undo, a revert), and the person can unpin 
 
 **Damage.** A file that cannot be read as pins is copied aside (``.pins.json.corrupt-<time>``)
 and treated as empty, with a warning; entries that do not fit are skipped. Dream still runs.
+An empty file means no pins (the exec sandbox may create one as a read-only placeholder, so a
+command cannot plant pins; the file tools refuse to write it).
 
 Writes are atomic and serialised within the process (only the window changes pins).
 """
@@ -126,6 +128,8 @@ class PinStore:
         if document is None:
             return []
         data, problems = document
+        if data == {}:  # an empty file (the exec sandbox's placeholder): no pins
+            return []
         raw = data.get("pins") if isinstance(data, dict) else None
         if not isinstance(raw, list):
             self._damaged("it does not hold a list of pins")

@@ -3,7 +3,7 @@
 Stored as one JSON file, ``memory/.dream_proposal.json`` (nanobot neither reads nor writes it;
 the memory repository's ``.gitignore`` leaves it out), written atomically::
 
-    {"version": 1, "created": "2026-05-01T10:00:00+02:00", "first": 4, "last": 9,
+    {"version": 1, "id": "9f…", "created": "2026-05-01T10:00:00+02:00", "first": 4, "last": 9,
      "analysis": "[MEMORY] ...", "stopReason": "answer",
      "files": [{"path": "memory/MEMORY.md", "before": "...", "after": "...", "edited": false}],
      "dropped": ["USER.md: “- Name: Ada”"]}
@@ -11,8 +11,22 @@ the memory repository's ``.gitignore`` leaves it out), written atomically::
 ``before`` is the file when Dream started, ``after`` what it proposes (pinned lines already
 enforced; replaced by the person's text when they edit the proposal). The hunks shown and
 accepted are :func:`~desktop.core.memory.hunks.split_hunks` of the two, so their ids are the
-same after a restart. A proposal that cannot be read is copied aside and removed, so Dream is
-never blocked by a damaged file (its batch was not consumed; the next run reads it again).
+same after a restart.
+
+**Only Dream's proposal counts.** The file is in the workspace, so the model could write one;
+it is app state that the file tools and the exec sandbox refuse to write, and on top of that a
+proposal is used only when it matches Dream's record of it (:mod:`.proposal_record`: its id and
+the digest of its bytes, kept outside the workspace). A proposal without a matching record is
+refused: moved aside as ``.dream_proposal.json.unrecorded-<time>`` (never deleted) with a
+:attr:`ProposalStore.warning` that says so. A file entry naming anything Dream may not change
+(:func:`~desktop.core.memory.dream_scope.dream_refusal`) is kept out of :attr:`Proposal.files`
+and listed in :attr:`Proposal.refused` with the reason; it is never written. The file is read
+without following links (:mod:`.workspace_files`).
+
+A proposal that cannot be read is copied aside and removed, so Dream is never blocked by a
+damaged file (its batch was not consumed; the next run reads it again). An empty file means
+"no proposal": the exec sandbox may create one as a read-only placeholder
+(:func:`desktop.core.security.protected.create_state_placeholders`).
 
 Changes of the file take an inter-process lock (``.dream_proposal.json.lock``), so the window
 and ``nanobot-desktop memory accept`` never decide the same proposal twice.
@@ -24,27 +38,42 @@ import contextlib
 import json
 import logging
 import threading
+import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import cached_property
 from pathlib import Path
 
 from filelock import FileLock, Timeout
 
+from desktop.core.memory.dream_scope import dream_refusal, shown_path
 from desktop.core.memory.hunks import Hunk, split_hunks
-from desktop.core.utils.atomic import atomic_write_text
-from desktop.core.utils.validate import Unusable, read_document, set_aside_file
+from desktop.core.memory.proposal_record import ProposalRecords, digest
+from desktop.core.memory.workspace_files import NotFollowed, read_bytes, write_bytes
+from desktop.core.utils.validate import (
+    MAX_DOCUMENT_BYTES,
+    Unusable,
+    load_json_text,
+    move_aside,
+    set_aside_file,
+)
 
 log = logging.getLogger(__name__)
 
 PROPOSAL_FILE = "memory/.dream_proposal.json"
+UNRECORDED_LABEL = "unrecorded"
 LOCK_TIMEOUT_S = 10.0
 _THREAD_LOCK = threading.RLock()
 
 
 class ProposalBusy(OSError):
     """Another program holds the proposal lock."""
+
+
+def new_id() -> str:
+    """A fresh proposal id."""
+    return uuid.uuid4().hex
 
 
 @dataclass(frozen=True)
@@ -69,6 +98,24 @@ class ProposedFile:
 
 
 @dataclass(frozen=True)
+class RefusedFile:
+    """A file entry of a proposal that names a file Dream may not change (never written).
+
+    Attributes:
+        path: The path as the entry gave it (may be anything; show it with :attr:`label`).
+        reason: Why it is refused.
+    """
+
+    path: str
+    reason: str
+
+    @property
+    def label(self) -> str:
+        """``path: reason`` with the path made safe to show."""
+        return f"{shown_path(self.path)}: {self.reason}"
+
+
+@dataclass(frozen=True)
 class Proposal:
     """A pending Dream proposal.
 
@@ -80,6 +127,8 @@ class Proposal:
         files: The files it would change.
         dropped: Changes left out because they touched pinned lines (one line each).
         stop_reason: How phase 2 ended (``answer``, ``max_iterations``, ``budget``…).
+        id: Its id (Dream's record names it).
+        refused: File entries refused when the file was read (never written, not saved again).
     """
 
     created: str
@@ -89,6 +138,8 @@ class Proposal:
     files: tuple[ProposedFile, ...] = ()
     dropped: tuple[str, ...] = ()
     stop_reason: str = "answer"
+    id: str = field(default_factory=new_id)
+    refused: tuple[RefusedFile, ...] = ()
 
     @cached_property
     def hunks(self) -> dict[str, list[Hunk]]:
@@ -120,9 +171,10 @@ class Proposal:
         return replace(self, files=files)
 
     def to_json(self) -> str:
-        """The file's text."""
+        """The file's text (refused entries are left out: they are never Dream's)."""
         data = {
             "version": 1,
+            "id": self.id,
             "created": self.created,
             "first": self.first,
             "last": self.last,
@@ -157,6 +209,9 @@ def _text(value: object, name: str) -> str:
 def parse_proposal(data: object) -> Proposal:
     """A proposal from its JSON object.
 
+    File entries naming a file Dream may not change, or a file named twice, go to
+    :attr:`Proposal.refused` with the reason (:func:`~.dream_scope.dream_refusal`).
+
     Raises:
         ValueError: Something required is missing or of the wrong type.
     """
@@ -165,13 +220,21 @@ def parse_proposal(data: object) -> Proposal:
     raw_files = data.get("files")
     if not isinstance(raw_files, list):
         raise ValueError("files is not a list")
-    files = []
+    files: list[ProposedFile] = []
+    refused: list[RefusedFile] = []
     for entry in raw_files:
         if not isinstance(entry, dict):
             raise ValueError("a file entry is not an object")
+        path = entry.get("path")
+        reason = dream_refusal(path)
+        if reason is None and any(f.path == path for f in files):
+            reason = "the proposal names this file twice"
+        if reason is not None:
+            refused.append(RefusedFile(path if isinstance(path, str) else repr(path), reason))
+            continue
         files.append(
             ProposedFile(
-                _text(entry.get("path"), "path"),
+                _text(path, "path"),
                 _text(entry.get("before"), "before"),
                 _text(entry.get("after"), "after"),
                 bool(entry.get("edited", False)),
@@ -186,6 +249,8 @@ def parse_proposal(data: object) -> Proposal:
         tuple(files),
         tuple(str(d) for d in dropped) if isinstance(dropped, list) else (),
         _text(data.get("stopReason", "answer"), "stopReason"),
+        _text(data.get("id", ""), "id"),
+        tuple(refused),
     )
 
 
@@ -194,20 +259,29 @@ class ProposalStore:
 
     Args:
         workspace: The workspace folder.
+        records: Where Dream's record of it lives (default: the app's state, see
+            :mod:`.proposal_record`).
 
     Attributes:
         warning: Why the file on disk could not be used the last time (``None``: fine).
+        unrecorded: Whether that was because Dream did not write it.
     """
 
-    def __init__(self, workspace: Path) -> None:
+    def __init__(self, workspace: Path, records: ProposalRecords | None = None) -> None:
         self.workspace = Path(workspace).expanduser()
         self.path = self.workspace / PROPOSAL_FILE
+        self.records = records if records is not None else ProposalRecords(self.workspace)
         self.warning: str | None = None
+        self.unrecorded = False
         self._file_lock = FileLock(str(self.path) + ".lock", timeout=LOCK_TIMEOUT_S)
 
     def exists(self) -> bool:
-        """Whether a proposal file is there (cheap; it may still turn out unreadable)."""
-        return self.path.is_file()
+        """Whether a proposal file is there (cheap; it may still turn out unusable). An empty
+        file (the sandbox's placeholder) is no proposal."""
+        try:
+            return self.path.stat().st_size > 0
+        except OSError:
+            return False
 
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
@@ -230,22 +304,49 @@ class ProposalStore:
             finally:
                 self._file_lock.release()
 
-    def load(self) -> Proposal | None:
-        """The pending proposal, ``None`` when there is none or it could not be used (then it
-        is copied aside, removed and :attr:`warning` says so)."""
-        self.warning = None
+    def load(self, *, set_aside: bool = True) -> Proposal | None:
+        """The pending proposal, if Dream wrote it.
+
+        ``None`` when there is none, or it could not be used: damaged (copied aside and
+        removed) or not written by Dream (moved aside as ``…unrecorded-<time>``); then
+        :attr:`warning` says so. With ``set_aside=False`` (a quick look, e.g. for the tray)
+        nothing is moved.
+        """
+        self.warning, self.unrecorded = None, False
         try:
-            document = read_document(self.path)
-            if document is None:
-                return None
-            return parse_proposal(document[0])
-        except (Unusable, ValueError, OSError) as exc:
-            self._set_aside(str(exc))
+            data = read_bytes(self.workspace, PROPOSAL_FILE, limit=MAX_DOCUMENT_BYTES)
+        except NotFollowed as exc:
+            self._refuse(str(exc.strerror), None, set_aside and exc.at_end)
             return None
+        except OSError as exc:
+            if set_aside:
+                self._set_aside(exc.strerror or str(exc))
+            return None
+        if data is None or not data.strip():
+            return None
+        try:
+            proposal = parse_proposal(load_json_text(data)[0])
+        except (Unusable, ValueError) as exc:
+            if set_aside:
+                self._set_aside(str(exc))
+            return None
+        record = self.records.read()
+        if record is None or not record.matches(proposal.id, digest(data)):
+            self._refuse("no record of a Dream run matches it", data, set_aside)
+            return None
+        return proposal
 
     def save(self, proposal: Proposal) -> None:
-        """Write ``proposal`` (replacing one that is there)."""
-        atomic_write_text(self.path, proposal.to_json())
+        """Write ``proposal`` (replacing one that is there) and record it as Dream's."""
+        data = proposal.to_json().encode("utf-8")
+        new = digest(data)
+        previous = self.records.read()
+        # The old digests stay valid until the new file is in (a crash in between, or a failed
+        # write, never disowns the file on disk); afterwards only the new one is.
+        keep = previous.digests if previous is not None and previous.id == proposal.id else ()
+        self.records.write(proposal.id, (*keep, new), now_iso())
+        write_bytes(self.workspace, PROPOSAL_FILE, data)
+        self.records.write(proposal.id, (new,), now_iso())
 
     def save_new(self, proposal: Proposal) -> bool:
         """Write ``proposal`` unless one is already pending; whether it was written."""
@@ -256,8 +357,31 @@ class ProposalStore:
             return True
 
     def delete(self) -> None:
-        """Remove the proposal file (no error when it is gone)."""
+        """Remove the proposal file and its record (no error when they are gone)."""
         self.path.unlink(missing_ok=True)
+        self.records.clear()
+
+    def _refuse(self, why: str, data: bytes | None, set_aside: bool) -> None:
+        """Refuse a proposal Dream did not write: move it aside (under the lock, if it is
+        still the same file) and say so."""
+        self.unrecorded = True
+        where = "it was left where it is"
+        if set_aside:
+            try:
+                with self.locked():
+                    now = _peek(self.workspace) if data is not None else None
+                    if data is None or (now is not None and digest(now) == digest(data)):
+                        kept = move_aside(self.path, UNRECORDED_LABEL)
+                        where = f"it was moved aside as {kept.name} (in the memory folder)"
+                    else:
+                        where = "it was replaced meanwhile"
+            except OSError as exc:
+                where = f"it could not be moved aside ({exc})"
+        self.warning = (
+            f"A Dream proposal in {PROPOSAL_FILE} was refused: Dream did not write it ({why}), "
+            f"so nothing of it is offered or applied; {where}."
+        )
+        log.warning(self.warning)
 
     def _set_aside(self, reason: str) -> None:
         try:
@@ -270,3 +394,10 @@ class ProposalStore:
             "Dream will read those history entries again."
         )
         log.warning(self.warning)
+
+
+def _peek(workspace: Path) -> bytes | None:
+    try:
+        return read_bytes(workspace, PROPOSAL_FILE, limit=MAX_DOCUMENT_BYTES)
+    except OSError:
+        return None

@@ -3,10 +3,14 @@
 **Accept** (:func:`accept_proposal`): the chosen hunks of each file are applied to the file as
 it is *now* (the person or nanobot may have changed it since Dream ran): a hunk whose lines are
 no longer there is reported as not applicable and left out, never forced in. Hunks that touch a
-line pinned since the proposal was made are left out too. Changed files are written
-atomically; outside edits are recorded first so the commit holds only the accepted part, then
-``dream: <YYYY-MM-DD HH:MM>, <N> change(s)`` (``N``: files changed, as for a direct run) with
-the analysis as its body plus lines naming the rejected, not applicable and pinned hunks. The
+line pinned since the proposal was made are left out too. Only files Dream may change are
+touched (:func:`~desktop.core.memory.dream_scope.dream_refusal`; the proposal's refused entries
+are listed, never written), read and written without following links
+(:mod:`desktop.core.memory.workspace_files`): a file that became a link or a special file since
+is refused and left as it is. Changed files are written atomically; outside edits are
+recorded first so the commit holds only the accepted part, then ``dream: <YYYY-MM-DD HH:MM>,
+<N> change(s)`` (``N``: files changed, as for a direct run) with the analysis as its body plus
+lines naming the rejected, not applicable and pinned hunks and the refused files. The
 dream cursor moves past the batch as after a direct run and the proposal is removed.
 
 **Reject** (:func:`reject_proposal`): nothing is written or committed; the batch counts as
@@ -23,19 +27,20 @@ this is synchronous: run it in a worker thread.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Literal
 
+from desktop.core.memory.dream_scope import dream_refusal, shown_path
 from desktop.core.memory.dream_state import consume_batch
 from desktop.core.memory.git_store import HUMAN_FILES as MEMORY_FILES
 from desktop.core.memory.git_store import GitStore, GitStoreError
 from desktop.core.memory.hunks import Hunk, apply_hunks
 from desktop.core.memory.pins import PinStore, pinned_lines
-from desktop.core.memory.proposal import Proposal, ProposalStore
+from desktop.core.memory.proposal import Proposal, ProposalStore, ProposedFile, RefusedFile
 from desktop.core.memory.store import MemoryStore
-from desktop.core.utils.atomic import atomic_write_text
+from desktop.core.memory.workspace_files import NotFollowed, obstacle, read_bytes, write_bytes
 
 NO_PROPOSAL = "No Dream proposal is waiting for review."
 Selection = Mapping[str, Collection[str]]
@@ -53,6 +58,8 @@ class ReviewOutcome:
         rejected: Hunks the person left out (``path: summary``).
         not_applicable: Hunks whose lines were no longer in the file.
         pinned: Hunks left out because they touch a pinned line.
+        refused: Files not written: entries naming a file Dream may not change, and files
+            that became a link or a special file (``path: reason``).
         consumed_to: Where the dream cursor moved.
         message: One or two sentences for the person.
         git_error: Why the commit failed (the files were still written).
@@ -65,6 +72,7 @@ class ReviewOutcome:
     rejected: tuple[str, ...] = ()
     not_applicable: tuple[str, ...] = ()
     pinned: tuple[str, ...] = ()
+    refused: tuple[str, ...] = ()
     consumed_to: int | None = None
     message: str = ""
     git_error: str | None = None
@@ -73,28 +81,47 @@ class ReviewOutcome:
 @dataclass
 class _Plan:
     texts: dict[str, str] = field(default_factory=dict)
-    applied: int = 0
+    applied_by: dict[str, int] = field(default_factory=dict)
     rejected: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
     pinned: list[str] = field(default_factory=list)
+    refused: list[RefusedFile] = field(default_factory=list)
+
+    @property
+    def applied(self) -> int:
+        """Hunks applied to the files that are written."""
+        return sum(self.applied_by.get(path, 0) for path in self.texts)
 
 
 def _label(hunk: Hunk) -> str:
     return f"{hunk.path}: {hunk.summary()}"
 
 
-def _read(file: Path) -> str | None:
-    """The file's text (``""`` when missing, ``None`` when it is not UTF-8 text)."""
+def _read(workspace: Path, path: str) -> str | None:
+    """The file's text (``""`` when missing, ``None`` when it is not UTF-8 text).
+
+    Raises:
+        NotFollowed: A link or special file is in the way.
+    """
+    data = read_bytes(workspace, path)
     try:
-        return file.read_text(encoding="utf-8") if file.is_file() else ""
+        return "" if data is None else data.decode("utf-8")
     except UnicodeDecodeError:
         return None
 
 
 def _plan(workspace: Path, proposal: Proposal, selected: Selection | None) -> _Plan:
-    plan = _Plan()
+    plan = _Plan(refused=list(proposal.refused))
     fixed = pinned_lines(PinStore(workspace).load())
     for entry in proposal.files:
+        reason = dream_refusal(entry.path)
+        if reason is not None:  # parse_proposal keeps these out; never trust one that slipped in
+            plan.refused.append(RefusedFile(entry.path, reason))
+            continue
+        blocked = obstacle(workspace, entry.path)
+        if blocked is not None:  # a link planted since Dream ran (checked again on each open)
+            plan.refused.append(RefusedFile(entry.path, f"{blocked}; not written"))
+            continue
         hunks = proposal.hunks[entry.path]
         wanted = set(selected.get(entry.path, ())) if selected is not None else None
         chosen: list[Hunk] = []
@@ -107,20 +134,30 @@ def _plan(workspace: Path, proposal: Proposal, selected: Selection | None) -> _P
                 chosen.append(hunk)
         if not chosen:
             continue
-        current = _read(workspace / entry.path)
+        try:
+            current = _read(workspace, entry.path)
+        except NotFollowed as exc:
+            plan.refused.append(RefusedFile(entry.path, f"{exc.strerror}; not written"))
+            continue
         if current is None:  # not text any more: nothing of it can be matched
             plan.missing += [_label(h) for h in chosen]
             continue
         result = apply_hunks(current, chosen)
         plan.missing += [_label(h) for h in chosen if h.id in result.not_applicable]
-        plan.applied += len(result.applied)
+        plan.applied_by[entry.path] = len(result.applied)
         if result.text != current:
             plan.texts[entry.path] = result.text
     return plan
 
 
+def _offered(proposal: Proposal, plan: _Plan) -> int:
+    """The proposed changes that were up for decision (not in a refused file)."""
+    refused = {r.path for r in plan.refused}
+    return sum(len(h) for path, h in proposal.hunks.items() if path not in refused)
+
+
 def _body(proposal: Proposal, plan: _Plan) -> str:
-    total = proposal.change_count
+    total = _offered(proposal, plan)
     parts = [proposal.analysis.strip()]
     if proposal.stop_reason not in ("answer", ""):
         parts.append("(incomplete run: stopped before the model finished)")
@@ -129,6 +166,7 @@ def _body(proposal: Proposal, plan: _Plan) -> str:
         ("Rejected", plan.rejected),
         ("Not applicable (the file changed since)", plan.missing),
         ("Pinned lines kept (Dream's change dropped)", [*proposal.dropped, *plan.pinned]),
+        ("Refused (not written)", [r.label for r in plan.refused]),
     ):
         if items:
             parts.append(f"{title}:\n" + "\n".join(f"- {item}" for item in items))
@@ -161,8 +199,12 @@ def accept_proposal(
         except GitStoreError as exc:
             git_error = str(exc)
         plan = _plan(workspace, proposal, selected)
-        for path, text in plan.texts.items():
-            atomic_write_text(workspace / path, text)
+        for path, text in list(plan.texts.items()):
+            try:
+                write_bytes(workspace, path, text.encode("utf-8"))
+            except NotFollowed as exc:  # became a link since it was read: left as it is
+                del plan.texts[path]
+                plan.refused.append(RefusedFile(path, f"{exc.strerror}; not written"))
         store = MemoryStore(workspace)
         consume_batch(store, proposal.last)
         commit = None
@@ -183,6 +225,7 @@ def accept_proposal(
         tuple(plan.rejected),
         tuple(plan.missing),
         tuple(plan.pinned),
+        tuple(r.label for r in plan.refused),
         proposal.last,
         _accept_message(proposal, plan, commit, git_error),
         git_error,
@@ -190,7 +233,7 @@ def accept_proposal(
 
 
 def _accept_message(proposal: Proposal, plan: _Plan, commit: str | None, error: str | None) -> str:
-    total = proposal.change_count
+    total = _offered(proposal, plan)
     text = f"Accepted {plan.applied} of {total} proposed change(s)"
     text += f" ({', '.join(plan.texts)})" if plan.texts else ""
     text += f", committed as {commit[:7]}." if commit else "."
@@ -201,6 +244,13 @@ def _accept_message(proposal: Proposal, plan: _Plan, commit: str | None, error: 
         )
     if plan.pinned:
         text += f" {len(plan.pinned)} left out because they touch a pinned line."
+    if plan.refused:
+        count = len(plan.refused)
+        names = ", ".join(shown_path(r.path, 60) for r in plan.refused)
+        text += (
+            f" {count} file entr{'y' if count == 1 else 'ies'} refused, not written: {names}"
+            + (" (why: in the commit message)." if commit else ".")
+        )
     if error:
         text += f" The files were saved, but the history could not record them: {error}"
     return text
@@ -248,7 +298,27 @@ def edit_proposal(workspace: Path, path: str, text: str) -> Proposal:
         return edited
 
 
+def vet_proposal(workspace: Path, proposal: Proposal) -> Proposal:
+    """``proposal`` as it can be shown now: entries whose file cannot be written without
+    following a link (planted after Dream ran) moved to :attr:`Proposal.refused`. For showing
+    only; accepting checks each file again as it writes it."""
+    kept: list[ProposedFile] = []
+    refused = list(proposal.refused)
+    for entry in proposal.files:
+        reason = obstacle(workspace, entry.path)
+        if reason is None:
+            kept.append(entry)
+        else:
+            refused.append(RefusedFile(entry.path, f"{reason}; not written"))
+    if len(kept) == len(proposal.files):
+        return proposal
+    return replace(proposal, files=tuple(kept), refused=tuple(refused))
+
+
 def load_proposal(workspace: Path) -> tuple[Proposal | None, str | None]:
-    """The pending proposal (``None`` when there is none) and a warning when it was damaged."""
-    proposals = ProposalStore(Path(workspace).expanduser())
-    return proposals.load(), proposals.warning
+    """The pending proposal as it can be shown (:func:`vet_proposal`; ``None`` when there is
+    none, or it was refused) and a warning when it was damaged or refused."""
+    workspace = Path(workspace).expanduser()
+    proposals = ProposalStore(workspace)
+    proposal = proposals.load()
+    return (vet_proposal(workspace, proposal) if proposal else None), proposals.warning

@@ -8,8 +8,10 @@ the very folders the file is then opened in, and cannot be raced by a symlink sw
 
 With ``restrict_to_workspace`` the path must lead inside the workspace (builtin skills stay
 readable). Writes are refused for protected paths (the agent's own state: sessions, memory
-history and cursors, ``cron/``, the memory repository, the config file and the preferences
-beside it; :func:`default_protected_paths` plus ``ctx.protected_paths``) and for anything
+history and cursors, Dream's state, proposal and pins, ``cron/``, the usage ledger, the memory
+repository, the app's lock files, the config file and the app's state beside it;
+:data:`WORKSPACE_STATE`, :data:`CONFIG_DIR_STATE`, :func:`default_protected_paths` plus
+``ctx.protected_paths``) and for anything
 inside a ``.git`` folder of the workspace, whatever the restrict mode or approval mode says. Protected paths are
 compared by identity (``st_dev``, ``st_ino``) of the folders walked and of the target, plus by
 name under their parent for the ones that do not exist yet. Devices, FIFOs and sockets are
@@ -38,6 +40,10 @@ from desktop.core.security.fsopen import (
     open_verified,
     write_atomic,
 )
+from desktop.core.security.protected import ASIDE_LABELS as _ASIDE_LABELS
+from desktop.core.security.protected import CONFIG_DIR_STATE as CONFIG_DIR_STATE
+from desktop.core.security.protected import WORKSPACE_STATE as WORKSPACE_STATE
+from desktop.core.security.protected import default_protected_paths as default_protected_paths
 
 if TYPE_CHECKING:
     from desktop.core.tools.base import ToolContext
@@ -48,59 +54,6 @@ Rows = list[tuple[Identity | None, str]]
 
 class PathDenied(Exception):
     """A tool asked for a path it may not use; the message says why (the model reads it)."""
-
-
-# The agent's own state inside the workspace: conversations, the memory log and its cursors,
-# Dream's state, the scheduler's jobs (and their lock), the memory repository, nanobot's state.
-WORKSPACE_STATE = (
-    "sessions",
-    ".git",
-    ".gitignore",
-    ".nanobot",
-    "cron",
-    "cron.lock",
-    "memory/history.jsonl",
-    "memory/.cursor",
-    "memory/.dream_cursor",
-    "memory/.dream_state",
-)
-# The app's own files beside the config file (the config itself is added by path); its
-# ``sessions/`` holds each workspace's conversations (nanobot 0.3.5's layout).
-CONFIG_DIR_STATE = ("desktop.json", "desktop.lock", "logs", "sessions", "channel-state", "run")
-# Copies the app keeps beside a damaged file (``<name>.corrupt-<time>`` and older spellings).
-_ASIDE_LABELS = ("corrupt-", "malformed-", "quarantine")
-
-
-def default_protected_paths(workspace: Path, config_path: Path | None) -> tuple[Path, ...]:
-    """Paths no tool may write: the agent's own state files, in both approval modes.
-
-    Inside the workspace: ``sessions/``, the memory repository (``.git``, its ``.gitignore``),
-    ``memory/history.jsonl`` and the cursor files, Dream's state, ``cron/`` (``jobs.json``,
-    ``action.jsonl``) and its lock, nanobot's ``.nanobot/``. Beside the config file (the one in
-    use, and always the default ``~/.nanobot`` one, which other processes may use): the config,
-    ``desktop.json`` (preferences: approval mode, always-allowed tools), the instance lock,
-    ``logs/``, nanobot's ``sessions/``, the channels' cursors (``channel-state/``) and the
-    agent socket's folder (``run/``). Files set aside beside a protected file
-    (``<name>.corrupt-…``) are covered by :func:`is_protected`.
-
-    Args:
-        workspace: The agent's workspace folder.
-        config_path: The config file in use, if any.
-
-    Returns:
-        The protected files and folders (not resolved; the guard resolves them on each check).
-    """
-    from desktop.core.config.paths import default_config_path
-
-    root = Path(workspace).expanduser()
-    paths = [root / Path(name) for name in WORKSPACE_STATE]
-    configs = [default_config_path()]
-    if config_path is not None:
-        configs.insert(0, Path(config_path).expanduser())
-    for config in dict.fromkeys(configs):
-        paths.append(config)
-        paths.extend(config.parent / name for name in CONFIG_DIR_STATE)
-    return tuple(dict.fromkeys(paths))
 
 
 def is_protected(resolved: Path, item: Path) -> bool:

@@ -44,6 +44,7 @@ from typing import Literal
 from urllib.parse import unquote
 
 from desktop.core.security.paths import default_protected_paths
+from desktop.core.security.protected import create_state_placeholders
 from desktop.core.security.seccomp import filter_fd, unix_socket_filter
 
 log = logging.getLogger(__name__)
@@ -278,12 +279,6 @@ def protected_paths(workspace: Path, extra: tuple[Path, ...] | list[Path] = ()) 
 # the kernel runs as root outside every namespace.
 _PROC_COVER = ("sys", "sysrq-trigger", "irq", "bus", "fs", "acpi", "driver", "scsi", "tty")
 
-# Protected folders that may be created (empty) before the first command, so that a command
-# cannot create them with content of its own (a cron job that runs later, fake sessions, a
-# ``.nanobot/workspace-id`` naming another workspace's sessions folder).
-# ``.git`` is never pre-created: an empty ``.git`` folder would break the memory repository.
-_CREATE_IF_MISSING = ("sessions", "cron", ".nanobot")
-
 
 def bus_addresses(value: str | None) -> tuple[list[str], bool, bool]:
     """Parse a D-Bus address list.
@@ -450,14 +445,12 @@ def _protection_args(ws: str, protected: list[Path] | tuple[Path, ...]) -> list[
 
 
 def prepare_workspace(workspace: Path) -> None:
-    """Create the protected folders that do not exist yet (see ``_CREATE_IF_MISSING``)."""
-    for name in _CREATE_IF_MISSING:
-        folder = Path(workspace) / name
-        if not os.path.lexists(folder):
-            try:
-                folder.mkdir(mode=0o700)
-            except OSError as exc:  # the command still runs; this path is just not guarded
-                log.warning("could not create %s before sandboxing: %s", folder, exc)
+    """Create the protected folders (empty) and files (empty placeholders) that do not exist
+    yet, so they can be bound read-only and a command cannot create them with content of its
+    own (a cron job that runs later, fake sessions, a ``.nanobot/workspace-id`` naming another
+    workspace's sessions folder, ledger lines, a forged proposal): see
+    :func:`~desktop.core.security.protected.create_state_placeholders`."""
+    create_state_placeholders(workspace)
 
 
 __all__ = [

@@ -14,7 +14,7 @@ from desktop.core.memory.git_store import GitStore
 from desktop.core.utils.tasks import TaskOwner
 from desktop.ui.memory.files_view import MemoryFilesView
 from desktop.ui.memory.history_view import HistoryView
-from desktop.ui.memory.look import mute
+from desktop.ui.memory.look import Tone, mute
 from desktop.ui.memory.notice_bar import NoticeBar
 from desktop.ui.memory.review_view import ReviewView
 from desktop.ui.memory.snapshot import MEMORY_FILES, MemorySnapshot, load_snapshot
@@ -33,7 +33,8 @@ class MemoryTab(QWidget):
     Three pages: the memory files (MEMORY.md, SOUL.md, USER.md; saving commits
     ``edit: <file>``; lines can be pinned), the history log (newest first, searchable, entries
     Dream has not consumed marked) and the Dream timeline (diffs, Revert, Dream now). A fourth,
-    "Dream review", appears while a Dream proposal waits (review mode), with a banner on top.
+    "Dream review", appears while a Dream proposal waits (review mode), with a banner on top,
+    or, until dismissed, to say that a proposal Dream did not write was refused.
 
     Re-reads everything (in a worker thread) after a turn, after its own changes, when the
     files change on disk, and when it is shown after being stale.
@@ -78,6 +79,7 @@ class MemoryTab(QWidget):
         self._pending_changes = 0
         self._show_review_when_pending = False
         self._banner_for: tuple[str, int, int] | None = None
+        self._refusal: str | None = None
         self._missing = QLabel(self)
         self._missing.setWordWrap(True)
         mute(self._missing)
@@ -101,6 +103,7 @@ class MemoryTab(QWidget):
         self.timeline.changed.connect(self.refresh)
         self.review.decided.connect(self._review_decided)
         self.review.edited.connect(self.refresh)
+        self.review.refusalDismissed.connect(self._dismiss_refusal)
         services.bridge.turnFinished.connect(self._turn_finished)
         services.configChanged.connect(self._config_changed)
 
@@ -184,15 +187,27 @@ class MemoryTab(QWidget):
             if not text.startswith("Memory history"):
                 text = "Memory history: " + text
             self.notice.show_message("info", text)
+        if snapshot.proposal_warning and not snapshot.proposal_unrecorded:
+            self.notice.show_message("warning", snapshot.proposal_warning)
 
     # -- review -------------------------------------------------------------------------
     def _set_proposal(self, snapshot: MemorySnapshot) -> None:
         proposal = snapshot.proposal
-        self.review.set_proposal(proposal)
+        if proposal is not None:
+            self._refusal = None
+        elif snapshot.proposal_unrecorded and snapshot.proposal_warning:
+            self._refusal = snapshot.proposal_warning  # shown until dismissed
+            self.notice.show_message(
+                "warning",
+                "A Dream proposal that Dream did not write was found and refused; nothing of "
+                "it was applied.",
+                [("Details", lambda: self.pages.setCurrentIndex(REVIEW))],
+            )
+        self.review.set_proposal(proposal, self._refusal)
         count = proposal.change_count if proposal is not None else 0
-        self.pages.setTabVisible(REVIEW, proposal is not None)
+        self.pages.setTabVisible(REVIEW, proposal is not None or self._refusal is not None)
         self.pages.setTabText(REVIEW, f"Dream review ({count})" if count else "Dream review")
-        key = (proposal.created, proposal.last, count) if proposal is not None else None
+        key = (proposal.id, proposal.last, count) if proposal is not None else None
         if proposal is not None and key != self._banner_for:  # once per proposal, not per refresh
             self._banner_for = key
             self.notice.show_message(
@@ -205,18 +220,28 @@ class MemoryTab(QWidget):
             self.pages.setCurrentIndex(REVIEW)
         elif proposal is None and self._banner_for is not None:
             self._banner_for = None
-            self.notice.clear()
+            if self._refusal is None:
+                self.notice.clear()
         self._show_review_when_pending = False
         if count != self._pending_changes:
             self._pending_changes = count
             self.proposalChanged.emit(count)
 
+    def _dismiss_refusal(self) -> None:
+        self._refusal = None
+        if self.pages.currentIndex() == REVIEW:
+            self.pages.setCurrentIndex(FILES)
+        self.notice.clear()
+        self.refresh()
+
     def _review_decided(self, outcome: object) -> None:
         self.pages.setCurrentIndex(TIMELINE if getattr(outcome, "commit", None) else FILES)
         message = str(getattr(outcome, "message", ""))
+        worry = any(getattr(outcome, name, None) for name in ("refused", "not_applicable"))
+        level: Tone = "warning" if worry or getattr(outcome, "git_error", None) else "success"
         if message:
-            self.timeline.notice.show_message("success", message)
-            self.files.notice.show_message("success", message)
+            self.timeline.notice.show_message(level, message)
+            self.files.notice.show_message(level, message)
         self.refresh()
 
     # -- watching -----------------------------------------------------------------------

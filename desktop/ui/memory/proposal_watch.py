@@ -20,11 +20,13 @@ DEBOUNCE_MS = 300
 
 
 def pending_changes(workspace: Path) -> int:
-    """How many changes the workspace's pending proposal holds (0: none)."""
+    """How many changes the workspace's pending proposal holds (0: none, or one that Dream did
+    not write or that cannot be read: those are refused, never offered; this quick look
+    leaves them where they are, the Memory tab sets them aside and says why)."""
     store = ProposalStore(workspace)
     if not store.exists():
         return 0
-    proposal = store.load()
+    proposal = store.load(set_aside=False)
     return proposal.change_count if proposal is not None else 0
 
 

@@ -1,4 +1,8 @@
-"""The Dream review page: a pending proposal, a check box per change, Accept / Edit / Reject."""
+"""The Dream review page: a pending proposal, a check box per change, Accept / Edit / Reject.
+
+File entries of a proposal that name a file Dream may not change are listed as refused (with
+the reason, never ticked, never written); a proposal Dream did not write is not offered at all:
+the page says it was refused instead."""
 
 from __future__ import annotations
 
@@ -41,6 +45,8 @@ log = logging.getLogger(__name__)
 
 HUNK_ROLE = Qt.ItemDataRole.UserRole
 PATH_ROLE = Qt.ItemDataRole.UserRole + 1
+REFUSED_ROLE = Qt.ItemDataRole.UserRole + 2
+REFUSED_TITLE = "Dream proposal refused"
 
 
 def _when(created: str) -> str:
@@ -96,7 +102,9 @@ class ReviewView(QWidget):
 
     Every change (hunk) has a check box; files can be ticked as a whole. Accept selected
     writes and commits only the ticked changes, Accept all every one, Reject all none (the
-    history entries then count as read). Edit replaces a file's proposed text.
+    history entries then count as read). Edit replaces a file's proposed text. Refused file
+    entries are listed below the files, without a check box. Without a proposal the page can
+    show why one was refused (:meth:`set_proposal` with ``refusal``), with Dismiss.
 
     Args:
         workspace: The workspace folder.
@@ -107,10 +115,12 @@ class ReviewView(QWidget):
         decided(object): the proposal was accepted or rejected: the
             :class:`~desktop.core.memory.review.ReviewOutcome`.
         edited(): a file's proposed text was replaced (the owner re-reads the proposal).
+        refusalDismissed(): the person dismissed the message about a refused proposal.
     """
 
     decided = Signal(object)
     edited = Signal()
+    refusalDismissed = Signal()
 
     def __init__(self, workspace: Path, git: GitStore, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -138,6 +148,9 @@ class ReviewView(QWidget):
         self.reject_button.setToolTip(
             "Change nothing; Dream will not propose these history entries again"
         )
+        self.dismiss_button = QPushButton("Dismiss", self)
+        self.dismiss_button.setToolTip("Close this message")
+        self.dismiss_button.hide()
         self.notice = NoticeBar(self)
         self.tree = QTreeWidget(self)
         self.tree.setHeaderHidden(True)
@@ -161,7 +174,12 @@ class ReviewView(QWidget):
         titles.addWidget(self.title)
         titles.addWidget(self.subtitle)
         header.addLayout(titles, 1)
-        for button in (self.accept_selected_button, self.accept_all_button, self.reject_button):
+        for button in (
+            self.accept_selected_button,
+            self.accept_all_button,
+            self.reject_button,
+            self.dismiss_button,
+        ):
             header.addWidget(button, 0, Qt.AlignmentFlag.AlignTop)
         left = QWidget(self)
         left_layout = QVBoxLayout(left)
@@ -176,16 +194,17 @@ class ReviewView(QWidget):
         right_layout.addWidget(analysis_label)
         right_layout.addWidget(self.analysis)
         right_layout.addWidget(self.diff, 1)
-        splitter = QSplitter(Qt.Orientation.Horizontal, self)
-        splitter.addWidget(left)
-        splitter.addWidget(right)
-        splitter.setChildrenCollapsible(False)
-        splitter.setStretchFactor(1, 1)
-        splitter.setSizes([400, 600])
+        self.body = QSplitter(Qt.Orientation.Horizontal, self)
+        self.body.addWidget(left)
+        self.body.addWidget(right)
+        self.body.setChildrenCollapsible(False)
+        self.body.setStretchFactor(1, 1)
+        self.body.setSizes([400, 600])
         layout = QVBoxLayout(self)
         layout.addLayout(header)
         layout.addWidget(self.notice)
-        layout.addWidget(splitter, 1)
+        layout.addWidget(self.body, 1)
+        layout.addStretch(0)
 
         self.tree.itemChanged.connect(self._item_changed)
         self.tree.currentItemChanged.connect(lambda *_: self._show_diff())
@@ -199,6 +218,7 @@ class ReviewView(QWidget):
             lambda: self._tasks.try_spawn(self.reject(), name="review-reject")
         )
         self.edit_button.clicked.connect(self.edit_current)
+        self.dismiss_button.clicked.connect(self.refusalDismissed)
         self.set_proposal(None)
 
     # -- data in ------------------------------------------------------------------------
@@ -207,11 +227,13 @@ class ReviewView(QWidget):
         """The proposal shown."""
         return self._proposal
 
-    def set_proposal(self, proposal: Proposal | None) -> None:
-        """Show ``proposal`` (``None``: nothing pending). Unticked changes stay unticked."""
+    def set_proposal(self, proposal: Proposal | None, refusal: str | None = None) -> None:
+        """Show ``proposal`` (``None``: nothing pending; then ``refusal`` says why a proposal
+        was refused, if one was). Unticked changes stay unticked."""
         same = (
             self._proposal is not None
             and proposal is not None
+            and proposal.id == self._proposal.id
             and proposal.created == self._proposal.created
             and proposal.last == self._proposal.last
         )
@@ -223,20 +245,26 @@ class ReviewView(QWidget):
         self._proposal = proposal
         self.tree.blockSignals(True)
         self.tree.clear()
-        enabled = proposal is not None
+        self._set_busy(False)
+        self.dismiss_button.setVisible(proposal is None and refusal is not None)
         for widget in (
             self.accept_selected_button,
             self.accept_all_button,
             self.reject_button,
-            self.edit_button,
+            self.body,
         ):
-            widget.setEnabled(enabled)
+            widget.setVisible(proposal is not None)
         if proposal is None:
-            self.title.setText("No Dream proposal is waiting")
-            self.subtitle.setText(
-                "With “Review Dream changes before they land” on (Settings → Dream & "
-                "heartbeat), Dream's changes wait here for you before they are written."
-            )
+            self.notice.clear()
+            if refusal is not None:
+                self.title.setText(REFUSED_TITLE)
+                self.subtitle.setText(refusal + " Nothing in your memory was changed.")
+            else:
+                self.title.setText("No Dream proposal is waiting")
+                self.subtitle.setText(
+                    "With “Review Dream changes before they land” on (Settings → Dream & "
+                    "heartbeat), Dream's changes wait here for you before they are written."
+                )
             self.analysis.clear()
             self.diff.clear()
             self.tree.blockSignals(False)
@@ -248,10 +276,17 @@ class ReviewView(QWidget):
             if proposal.stop_reason not in ("answer", "")
             else ""
         )
+        refused = (
+            f" {len(proposal.refused)} file entr{'y' if len(proposal.refused) == 1 else 'ies'} "
+            "refused (listed last): never written."
+            if proposal.refused
+            else ""
+        )
         self.subtitle.setText(
             f"From history entries {proposal.first}..{proposal.last}, {_when(proposal.created)}. "
             "Untick what you do not want: only the ticked changes are written and committed."
             + incomplete
+            + refused
         )
         self.analysis.setPlainText(proposal.analysis)
         select: QTreeWidgetItem | None = None
@@ -280,8 +315,23 @@ class ReviewView(QWidget):
             item.setExpanded(True)
             if select is None or entry.path == current:
                 select = item
+        for refusal_entry in proposal.refused:
+            item = QTreeWidgetItem(self.tree, [f"Refused: {refusal_entry.label}"])
+            item.setData(0, REFUSED_ROLE, refusal_entry.label)
+            item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable)
+            item.setForeground(0, tone("error"))
+            item.setToolTip(0, f"{refusal_entry.label}\nThis file is never written.")
         self.tree.blockSignals(False)
-        if proposal.dropped:
+        if proposal.refused:
+            count = len(proposal.refused)
+            self.notice.show_message(
+                "warning",
+                f"{count} file entr{'y' if count == 1 else 'ies'} of this proposal "
+                f"{'names a file' if count == 1 else 'name files'} Dream may not change (or "
+                "that a link now stands in the way of). They are refused and never written; "
+                "they are listed last, in red.",
+            )
+        elif proposal.dropped:
             self.notice.show_message(
                 "info",
                 "Dream also tried to change pinned lines; those changes were left out: "
@@ -325,9 +375,19 @@ class ReviewView(QWidget):
         return chosen
 
     def current_path(self) -> str | None:
-        """The file selected in the tree."""
+        """The file selected in the tree (``None`` for none or a refused entry)."""
         item = self.tree.currentItem()
-        return str(item.data(0, PATH_ROLE)) if item is not None else None
+        path = item.data(0, PATH_ROLE) if item is not None else None
+        return str(path) if path is not None else None
+
+    def refused_labels(self) -> list[str]:
+        """The refused entries listed (``path: reason``)."""
+        found = []
+        for i in range(self.tree.topLevelItemCount()):
+            item = self.tree.topLevelItem(i)
+            if item is not None and item.data(0, REFUSED_ROLE) is not None:
+                found.append(str(item.data(0, REFUSED_ROLE)))
+        return found
 
     # -- actions ------------------------------------------------------------------------
     async def accept(self, selected: dict[str, list[str]] | None) -> ReviewOutcome | None:
@@ -353,7 +413,11 @@ class ReviewView(QWidget):
             return None
         finally:
             self._set_busy(False)
-        level: Tone = "warning" if outcome.not_applicable or outcome.git_error else "success"
+        level: Tone = (
+            "warning"
+            if outcome.not_applicable or outcome.git_error or outcome.refused
+            else "success"
+        )
         self.notice.show_message(level if outcome.status == "accepted" else "info", outcome.message)
         self.decided.emit(outcome)
         return outcome
@@ -394,14 +458,13 @@ class ReviewView(QWidget):
 
     # -- internals ----------------------------------------------------------------------
     def _set_busy(self, busy: bool) -> None:
-        enabled = not busy and self._proposal is not None
-        for widget in (
-            self.accept_selected_button,
-            self.accept_all_button,
-            self.reject_button,
-            self.edit_button,
-        ):
-            widget.setEnabled(enabled)
+        proposal = self._proposal
+        enabled = not busy and proposal is not None
+        can_accept = enabled and proposal is not None and proposal.change_count > 0
+        self.accept_selected_button.setEnabled(can_accept)
+        self.accept_all_button.setEnabled(can_accept)
+        self.reject_button.setEnabled(enabled)
+        self.edit_button.setEnabled(can_accept)
 
     def _item_changed(self, item: QTreeWidgetItem, _column: int) -> None:
         hunk_id = item.data(0, HUNK_ROLE)
@@ -415,6 +478,16 @@ class ReviewView(QWidget):
     def _show_diff(self) -> None:
         proposal, path = self._proposal, self.current_path()
         self.diff.clear()
+        item = self.tree.currentItem()
+        refused = item.data(0, REFUSED_ROLE) if item is not None else None
+        if refused is not None:
+            self.diff.setCurrentCharFormat(QTextCharFormat())
+            self.diff.setPlainText(
+                f"Refused: {refused}\n\nThis entry of the proposal names a file Dream may "
+                "not change, or one that a link now stands in the way of. It is not offered, "
+                "and accepting the proposal never writes it."
+            )
+            return
         if proposal is None or path is None:
             return
         cursor = QTextCursor(self.diff.document())

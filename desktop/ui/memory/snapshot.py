@@ -13,6 +13,7 @@ from pathlib import Path
 from desktop.core.memory.git_store import CommitInfo, GitStore, GitStoreError
 from desktop.core.memory.pins import Pin, PinStore
 from desktop.core.memory.proposal import Proposal, ProposalStore
+from desktop.core.memory.review import vet_proposal
 from desktop.core.memory.store import HistoryEntry, MemoryStore
 from desktop.core.utils.atomic import atomic_write_text
 from desktop.core.utils.validate import read_text_document
@@ -35,9 +36,12 @@ class MemorySnapshot:
         commits: The timeline, newest first (at most :data:`TIMELINE_LIMIT`).
         git_error: Why the timeline could not be read (``None`` when it could).
         notices: What the repository had to do on first open (recoveries, outside edits),
-            and damaged pin or proposal files that were set aside.
+            and a damaged pin file that was set aside.
         proposal: The Dream proposal waiting for review (``None``: none).
         pins: The pinned lines.
+        proposal_warning: Why a proposal file was not used (damaged, or not written by
+            Dream), ``None`` when nothing was wrong.
+        proposal_unrecorded: Whether that was because Dream did not write it (refused).
     """
 
     exists: bool
@@ -50,6 +54,8 @@ class MemorySnapshot:
     notices: list[str] = field(default_factory=list)
     proposal: Proposal | None = None
     pins: list[Pin] = field(default_factory=list)
+    proposal_warning: str | None = None
+    proposal_unrecorded: bool = False
 
     @property
     def pending(self) -> int:
@@ -89,8 +95,9 @@ def load_snapshot(workspace: Path, git: GitStore, *, ensure_repo: bool) -> Memor
         error = str(exc)
     proposals, pin_store = ProposalStore(workspace), PinStore(workspace)
     proposal = proposals.load() if proposals.exists() else None
+    proposal = vet_proposal(workspace, proposal) if proposal is not None else None
     pins = pin_store.load()
-    notices += [w for w in (proposals.warning, pin_store.warning) if w]
+    notices += [pin_store.warning] if pin_store.warning else []
     return MemorySnapshot(
         True,
         files,
@@ -102,6 +109,8 @@ def load_snapshot(workspace: Path, git: GitStore, *, ensure_repo: bool) -> Memor
         notices,
         proposal,
         pins,
+        proposals.warning,
+        proposals.unrecorded,
     )
 
 

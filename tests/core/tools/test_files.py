@@ -725,9 +725,11 @@ def test_resolve_tool_path_contract(ws: Path) -> None:
     assert resolve_tool_path("..", unrestricted, write=False) == ws.resolve().parent
     names = {p.name for p in default_protected_paths(ws, ws.parent / "config.json")}
     assert names == {
-        *("sessions", ".git", ".gitignore", ".nanobot", "cron", "cron.lock"),
-        *("history.jsonl", ".dream_cursor", ".cursor", ".dream_state"),
+        *("sessions", ".git", ".gitignore", ".nanobot", "cron", "cron.lock", "usage"),
+        *("history.jsonl", "history.jsonl.lock", ".dream_cursor", ".cursor", ".dream_state"),
+        *(".dream_proposal.json", ".dream_proposal.json.lock", ".pins.json"),
         *("config.json", "desktop.json", "desktop.lock", "logs", "channel-state", "run"),
+        "dream-proposals",
     }
 
 
