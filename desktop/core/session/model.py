@@ -165,6 +165,17 @@ class Session:
         """Whether a turn was started and never finished."""
         return PENDING in self.metadata
 
+    @property
+    def pending_index(self) -> int | None:
+        """Where the user message of a turn that never finished is (``None``: no such turn)."""
+        state = self.metadata.get(PENDING)
+        if not isinstance(state, dict):
+            return None
+        index = state.get("index")
+        if not isinstance(index, int) or not 0 <= index < len(self.messages):
+            return None
+        return index
+
     def repair(self) -> bool:
         """Make an interrupted session consistent (see :mod:`desktop.core.session.repair`).
 
