@@ -102,18 +102,18 @@ async def converse(
         stop: Asks the agent to stop the running turn of this chat.
     """
     terminal = _Terminal(asyncio.get_running_loop())
-    waiting: deque[str] = deque()  # lines typed during an answer
+    waiting: deque[Event] = deque()  # lines (and the end of input) typed during an answer
     try:
         while True:
             if waiting:
-                text = waiting.popleft()
+                kind, text = waiting.popleft()
             else:
                 _say(PROMPT)
                 await terminal.next()
                 kind, text = terminal.take()
-                if kind != "line":
-                    _say("\n")
-                    return EXIT_INTERRUPTED if kind == "interrupt" else EXIT_OK
+            if kind != "line":
+                _say("\n")
+                return EXIT_INTERRUPTED if kind == "interrupt" else EXIT_OK
             if not text.strip():
                 continue
             if text.strip() in QUIT_COMMANDS:
@@ -130,12 +130,11 @@ async def _answer(
     terminal: _Terminal,
     answer: Awaitable[Any],
     stop: Callable[[], Awaitable[Any]],
-    waiting: deque[str],
+    waiting: deque[Event],
 ) -> int | None:
-    """Run one turn while reading the terminal; an exit code when the chat must end."""
+    """Run one turn while reading the terminal; an exit code when the chat must end now."""
     task = asyncio.ensure_future(answer)
     stopping: asyncio.Task[Any] | None = None
-    ended = False  # Ctrl-D: quit once the answer is complete
     try:
         while not task.done():
             getter = terminal.next()
@@ -143,8 +142,8 @@ async def _answer(
             if not getter.done():
                 continue
             kind, text = terminal.take()
-            if kind == "eof":
-                ended = True
+            if kind == "eof":  # Ctrl-D: quit after this answer and the lines typed before
+                waiting.append((kind, text))
             elif kind == "interrupt" and stopping is not None:
                 _say("\n")
                 return EXIT_INTERRUPTED  # a second Ctrl-C: quit now
@@ -153,12 +152,12 @@ async def _answer(
                     _say(f"\n{STOPPING}\n")
                     stopping = asyncio.ensure_future(stop())
             elif kind == "line" and text.strip():
-                waiting.append(text)
+                waiting.append((kind, text))
         await task
         if stopping is not None:
             await stopping
             _say(f"{STOPPED}\n")
-        return EXIT_OK if ended else None
+        return None
     finally:
         for pending in (task, stopping):
             if pending is not None and not pending.done():
