@@ -42,8 +42,8 @@ run_ticking() {
   ) &
   ticker=$!
   "$@" || rc=$?
-  kill "$ticker" 2>/dev/null
-  wait "$ticker" 2>/dev/null
+  kill "$ticker" 2>/dev/null || true
+  wait "$ticker" 2>/dev/null || true # its own exit status (killed) is not the command's
   return "$rc"
 }
 

@@ -53,6 +53,13 @@ def test_a_quiet_command_says_it_is_still_working_and_keeps_its_exit_code() -> N
     assert failing.stdout.strip().endswith("exit 3")
 
 
+def test_a_quick_command_does_not_end_the_script() -> None:
+    """Under ``set -e`` a command that ends before its ticker got going: the script goes on
+    (the ticker's own exit status, killed, is not the command's)."""
+    quick = _bash("for i in $(seq 30); do run_ticking true; done; echo after", NANOBOT_TICK_S="1")
+    assert quick.returncode == 0 and quick.stdout.strip() == "after", quick
+
+
 def test_every_apt_get_in_setup_waits_for_the_lock() -> None:
     """setup.sh calls apt only through apt_get, which passes apt's lock timeout."""
     setup = (REPO / "scripts" / "setup.sh").read_text(encoding="utf-8")
