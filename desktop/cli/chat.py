@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop.cli.common import EXIT_FAILED, EXIT_OK, fail
+from desktop.cli.interactive import HELP, converse
 from desktop.core.ipc.client import AgentConnection, socket_path
 
 HAND_OFF_ENV = "NANOBOT_DESKTOP_NO_HANDOFF"  # "1": always run in this process
@@ -67,6 +68,10 @@ async def _remote_turn(connection: AgentConnection, session: str, text: str) -> 
     printer = _Printer()
     result = await connection.turn(session, text, printer, command=parse_command(text) is not None)
     status = result.get("status")
+    if status == "stopped" and not printer.printed:
+        sys.stdout.write("\n")  # the stop says so itself
+        sys.stdout.flush()
+        return True
     if status == "failed":
         sys.stdout.write("\n" if printer.printed else "")
         fail(f"{result.get('message')} (your message is saved in session {session})", EXIT_FAILED)
@@ -76,6 +81,18 @@ async def _remote_turn(connection: AgentConnection, session: str, text: str) -> 
     sys.stdout.write("\n")
     sys.stdout.flush()
     return True
+
+
+async def _remote_stop(path: Path, session: str) -> None:
+    """``/stop`` for ``session``, on a connection of its own (the turn's connection is busy
+    with its events until the turn ends)."""
+    connection = await AgentConnection.open(path)
+    if connection is None:
+        return
+    try:
+        await connection.turn(session, "/stop", lambda _event: None, command=True)
+    finally:
+        await connection.close()
 
 
 async def _hand_off(args: argparse.Namespace) -> int | None:
@@ -94,20 +111,12 @@ async def _hand_off(args: argparse.Namespace) -> int | None:
             return None  # the running agent works in another workspace
         if args.message is not None:
             return EXIT_OK if await _remote_turn(connection, args.session, args.message) else 1
-        print(f"nanobot ({hello.get('model')}, in the running app). Ctrl-D to quit.")
-        loop = asyncio.get_running_loop()
-        while True:
-            try:
-                text = await loop.run_in_executor(None, input, "you> ")
-            except EOFError:
-                print()
-                return EXIT_OK
-            if not text.strip():
-                continue
-            if text.strip() in ("/exit", "/quit"):
-                return EXIT_OK
-            sys.stdout.write("nanobot> ")
-            await _remote_turn(connection, args.session, text)
+        print(f"nanobot ({hello.get('model')}, in the running app). {HELP}")
+        path = socket_path(_config_dir(args))
+        return await converse(
+            lambda text: _remote_turn(connection, args.session, text),
+            lambda: _remote_stop(path, args.session),
+        )
     except (ConnectionError, OSError, ValueError) as exc:
         return fail(f"lost the connection to the running agent: {exc}", EXIT_FAILED)
     finally:

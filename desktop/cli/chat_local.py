@@ -12,6 +12,7 @@ import json
 import sys
 
 from desktop.cli.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, fail, load
+from desktop.cli.interactive import HELP, converse
 from desktop.core.agent.hooks import AgentHook, HookContext
 from desktop.core.agent.loop import AgentLoop
 from desktop.core.assembly import build_runtime
@@ -22,7 +23,6 @@ from desktop.core.providers.base import LLMError, StreamDelta, ToolCallRequest
 from desktop.core.providers.factory import MissingKeyError, abuild_provider
 from desktop.core.providers.matching import ProviderNotFound
 from desktop.core.runtime import Runtime
-from desktop.core.utils.threads import run_daemon
 
 
 class TerminalHook(AgentHook):
@@ -113,7 +113,7 @@ async def _turn(loop: AgentLoop, session: str, text: str) -> bool:
         sys.stdout.write("\n" if hook.printed else "")
         fail(f"{exc.message} (your message is saved in session {session})", EXIT_FAILED)
         return False
-    if not hook.printed:
+    if not hook.printed and answer != "Stopped.":  # a stopped turn says so itself
         sys.stdout.write(answer or "(the model returned no text)")
     sys.stdout.write("\n")
     sys.stdout.flush()
@@ -150,19 +150,10 @@ async def _chat(config: Config, args: argparse.Namespace) -> int:
 async def _converse(loop: AgentLoop, model: str, provider: str, args: argparse.Namespace) -> int:
     if args.message is not None:
         return EXIT_OK if await _turn(loop, args.session, args.message) else EXIT_FAILED
-    print(f"nanobot ({model} via {provider}). Ctrl-D to quit.")
-    while True:
-        try:
-            text = await run_daemon(lambda: input("you> "), "stdin")
-        except EOFError:
-            print()
-            return EXIT_OK
-        if not text.strip():
-            continue
-        if text.strip() in ("/exit", "/quit"):
-            return EXIT_OK
-        sys.stdout.write("nanobot> ")
-        await _turn(loop, args.session, text)
+    print(f"nanobot ({model} via {provider}). {HELP}")
+    return await converse(
+        lambda text: _turn(loop, args.session, text), lambda: loop.stop_session(args.session)
+    )
 
 
 def run_local(args: argparse.Namespace) -> int:

@@ -292,3 +292,57 @@ def test_an_unset_timezone_is_left_out_of_the_file(tmp_path: Path) -> None:
     config.agents.defaults.timezone = "Europe/Berlin"
     save_config(config)
     assert json.loads(path.read_text())["agents"]["defaults"]["timezone"] == "Europe/Berlin"
+
+
+def test_a_bad_env_override_is_reported_as_the_override_and_the_file_is_left_alone(
+    tmp_path: Path,
+) -> None:
+    """``NANOBOT_AGENTS__DEFAULTS__MAX_TOKENS=lots`` does not fit: the warning names the
+    variable (not a line of config.json), the file's own value applies, the good overrides
+    still do, and no ``config.json.corrupt-*`` copy is made of the valid file."""
+    path = write_config(
+        tmp_path / "config.json",
+        {"agents": {"defaults": {"model": "file/model", "maxTokens": 100, "temperature": 0.3}}},
+    )
+    env = {
+        "NANOBOT_AGENTS__DEFAULTS__MAX_TOKENS": "lots",
+        "NANOBOT_AGENTS__DEFAULTS__TEMPERATURE": '{"not": "a number"}',
+        "NANOBOT_AGENTS__DEFAULTS__MODEL": "env/model",
+    }
+    config = load_config(path, environ=env)
+    assert config.agents.defaults.max_tokens == 100 and config.agents.defaults.temperature == 0.3
+    assert config.agents.defaults.model == "env/model"
+    warnings = config_origin(config).warnings
+    assert len(warnings) == 2, warnings
+    assert warnings[0].startswith("environment override NANOBOT_AGENTS__DEFAULTS__MAX_TOKENS: ")
+    assert warnings[1].startswith("environment override NANOBOT_AGENTS__DEFAULTS__TEMPERATURE: ")
+    assert all("it is ignored (config.json's own value" in w for w in warnings)
+    assert not any("line" in w or "kept in" in w for w in warnings)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["config.json"], "no corrupt copy"
+    save_config(config)
+    saved = json.loads(path.read_text())["agents"]["defaults"]
+    assert (saved["model"], saved["maxTokens"]) == ("file/model", 100)
+
+
+def test_a_bad_env_override_beside_a_bad_file_value(tmp_path: Path) -> None:
+    """The file's own bad value is still the file's: reported with its line and kept aside;
+    the bad override only by its name."""
+    path = write_config(
+        tmp_path / "config.json", {"agents": {"defaults": {"maxToolIterations": "many"}}}
+    )
+    config = load_config(path, environ={"NANOBOT_AGENTS__DEFAULTS__MAX_TOKENS": "lots"})
+    warnings = config_origin(config).warnings
+    assert any(
+        w.startswith("environment override NANOBOT_AGENTS__DEFAULTS__MAX_TOKENS") for w in warnings
+    )
+    assert any("line" in w and "maxToolIterations" in w for w in warnings)
+    assert any(p.name.startswith("config.json.corrupt-") for p in tmp_path.iterdir())
+
+
+def test_a_bad_env_override_of_a_safety_setting_is_refused_by_name(tmp_path: Path) -> None:
+    path = write_config(tmp_path / "config.json", {"tools": {"restrictToWorkspace": True}})
+    with pytest.raises(ConfigError) as refused:
+        load_config(path, environ={"NANOBOT_TOOLS__RESTRICT_TO_WORKSPACE": "sometimes"})
+    assert "environment override NANOBOT_TOOLS__RESTRICT_TO_WORKSPACE" in str(refused.value)
+    assert refused.value.line is None
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["config.json"]

@@ -5,12 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 COMMANDS: dict[str, str] = {
-    # The window answers /new in its own (desktop) chats itself: a new chat, the list keeps
-    # this one. The loop answers it in every other chat (AgentLoop.new_session), including a
-    # Telegram chat shown in the window and the terminal. One text fits both.
+    # The window answers /new in its own (desktop) chats itself: it archives the chat into
+    # memory (AgentLoop.archive_session) and opens a new chat; the list keeps this one. The
+    # loop answers it in every other chat (AgentLoop.new_session), including a Telegram chat
+    # shown in the window and the terminal. One text fits both.
     "/new": (
-        "start a fresh conversation (in a desktop chat a new chat opens and this one stays in "
-        "the list; any other chat is archived to memory and set aside)"
+        "summarise this conversation into memory and start a fresh one (in a desktop chat a new "
+        "chat opens and this one stays in the list; any other chat is set aside)"
     ),
     "/stop": "stop the running turn and its subagents",
     "/status": "model, tokens used, context fill, messages, running tasks",

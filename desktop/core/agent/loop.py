@@ -242,6 +242,22 @@ class AgentLoop:
         """Cancel the session's running turn and its subagents."""
         return "Stopped." if await self.work.stop(key) else "Nothing is running."
 
+    async def archive_session(self, key: str) -> int:
+        """Archive the session's messages not yet in memory into ``history.jsonl`` now, as
+        ``/new`` does first (the window's "Archive into memory now"); how many were archived.
+
+        Waits for a running turn of the session; a turn waiting for Retry stays out (its
+        user message would otherwise be archived twice). The session keeps every message.
+        """
+        if self.consolidation is None:
+            return 0
+        async with self.session_lock(key):
+            session = await asyncio.to_thread(self.sessions.get_or_create, key)
+            before = session.last_consolidated
+            end = session.pending_index
+            await self.consolidation.archive_all(session, end)
+            return max(0, session.last_consolidated - before)
+
     async def new_session(self, key: str) -> str:
         """Archive (memory) and start the session afresh; the old file is kept beside it."""
         await self.stop_session(key)

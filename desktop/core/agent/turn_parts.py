@@ -30,8 +30,8 @@ class Consolidation(Protocol):
         """Archive old turns when the next request would be too large."""
         ...
 
-    async def archive_all(self, session: Session) -> None:
-        """Archive everything not yet archived (``/new``)."""
+    async def archive_all(self, session: Session, end: int | None = None) -> None:
+        """Archive everything not yet archived (``/new``), or what comes before ``end``."""
         ...
 
 

@@ -313,6 +313,8 @@ class ReminderDue:
         chat_id: Origin chat within the channel.
         source: ``cron`` for a user's job, ``heartbeat`` for a heartbeat result.
         run_id: The run's receipt id (Snooze and Done answer it); empty when unknown.
+        message: The reminder's own instruction (the job's message, "Stretch your legs"): what
+            a snooze brings back, whatever the answer said; empty when unknown.
     """
 
     session_key: str
@@ -323,6 +325,7 @@ class ReminderDue:
     chat_id: str = "direct"
     source: Literal["cron", "heartbeat"] = "cron"
     run_id: str = ""
+    message: str = ""
     kind: Literal["reminder_due"] = "reminder_due"
 
 

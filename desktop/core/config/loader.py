@@ -5,7 +5,10 @@ environment overrides (``__`` nests) → ``${VAR}`` references resolved → pyda
 field by field (:mod:`desktop.core.config.validate`): a value that does not fit (a wrong type,
 ``NaN``, nesting deeper than the reader allows) is dropped so its default applies, with a
 warning naming the file, the line and the field, and the file is copied byte-exact beside
-itself (``config.json.corrupt-<time>``) before any save can replace the bad value. Only a
+itself (``config.json.corrupt-<time>``) before any save can replace the bad value. An
+environment override that does not fit is the override's fault, not the file's: it is left
+out (the file's own value applies), the warning names the variable, and no copy of the file
+is made; an override of a safety setting that does not fit raises :class:`ConfigError`. Only a
 file that cannot be used at all (a folder, not UTF-8, not JSON, nested beyond the parser, not
 an object), a safety setting that does not fit, or a workspace path that is a file raise
 :class:`ConfigError`. Saving is atomic, writes camelCase, keeps unknown keys, and writes back
@@ -16,11 +19,12 @@ JSON is never overwritten.
 
 from __future__ import annotations
 
+import copy
 import json
 import logging
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -86,10 +90,17 @@ def _get(data: Any, path: JsonPath) -> Any:
     return data
 
 
-def _apply_env(data: dict[str, Any], environ: Mapping[str, str], origin: ConfigOrigin) -> None:
-    """Apply ``NANOBOT_SECTION__SUB__KEY=value`` overrides in place."""
+def _apply_env(
+    data: dict[str, Any],
+    environ: Mapping[str, str],
+    origin: ConfigOrigin,
+    skip: Collection[str] = (),
+) -> dict[str, JsonPath]:
+    """Apply ``NANOBOT_SECTION__SUB__KEY=value`` overrides in place (except those in ``skip``);
+    returns each applied variable's path in ``data``."""
+    applied: dict[str, JsonPath] = {}
     for name in sorted(environ):
-        if not name.startswith(ENV_PREFIX):
+        if not name.startswith(ENV_PREFIX) or name in skip:
             continue
         parts = [p.lower() for p in name[len(ENV_PREFIX) :].split("__") if p]
         if not parts or to_snake(parts[0]) not in _TOP_LEVEL:
@@ -115,6 +126,18 @@ def _apply_env(data: dict[str, Any], environ: Mapping[str, str], origin: ConfigO
             value = raw_value
         origin.preserved[tuple(path)] = (node.get(key, _MISSING), value)
         node[key] = value
+        applied[name] = tuple(path)
+    return applied
+
+
+def _override_at(loc: tuple[Any, ...], overrides: Mapping[str, JsonPath]) -> str | None:
+    """The environment variable that set the value at ``loc`` (or a value around it)."""
+    where = tuple(to_snake(p) for p in loc if isinstance(p, str))
+    for name, path in overrides.items():
+        snake = tuple(to_snake(p) for p in path)
+        if where[: len(snake)] == snake:
+            return name
+    return None
 
 
 def _resolve_refs(
@@ -199,23 +222,54 @@ def _field_warning(path: Path, text: str, problem: FieldProblem) -> str:
 
 
 def _validate(
-    path: Path, text: str, data: dict[str, Any], origin: ConfigOrigin
-) -> tuple[Config, int]:
-    """Validate field by field; bad fields get their defaults and a warning.
+    path: Path,
+    text: str,
+    file_data: dict[str, Any],
+    environ: Mapping[str, str],
+    origin: ConfigOrigin,
+) -> tuple[Config, dict[str, Any], int]:
+    """Apply the environment, resolve references and validate field by field: bad fields of
+    the file get their defaults and a warning; a bad environment override is left out (the
+    file's value applies) and reported by its variable's name.
 
     Returns:
-        The config and how many fields were dropped.
+        The config, the data it was made from, and how many of the file's fields were dropped.
+
+    Raises:
+        ConfigError: A safety setting does not fit (in the file, or from an override).
     """
-    try:
-        config, problems = validate_fields(Config, data, fail_closed=FAIL_CLOSED)
-    except FieldRejected as exc:
-        loc = exc.problem.loc
-        dotted = ".".join(str(p) for p in loc)
-        message = f"{exc.problem.message} (a safety setting: fix it, no default is assumed)"
-        line = _locate(text, loc) if text else None
-        raise ConfigError(path, message, line=line, field=dotted or None) from None
+    refused: dict[str, str] = {}  # override -> why it was left out
+    while True:  # each round leaves out at least one more override, so it ends
+        trial = ConfigOrigin(path=origin.path, existed=origin.existed)
+        data = copy.deepcopy(file_data)
+        overrides = _apply_env(data, environ, trial, skip=refused)
+        data = _resolve_refs(data, (), environ, trial)
+        try:
+            config, problems = validate_fields(Config, data, fail_closed=FAIL_CLOSED)
+        except FieldRejected as exc:
+            loc = exc.problem.loc
+            dotted = ".".join(str(p) for p in loc)
+            message = f"{exc.problem.message} (a safety setting: fix it, no default is assumed)"
+            name = _override_at(loc, overrides)
+            if name is not None:
+                raise ConfigError(
+                    path, f"the environment override {name} does not fit: {message}", field=dotted
+                ) from None
+            line = _locate(text, loc) if text else None
+            raise ConfigError(path, message, line=line, field=dotted or None) from None
+        theirs = {p: _override_at(p.loc, overrides) for p in problems}
+        if not any(theirs.values()):
+            break
+        refused.update({name: p.message for p, name in theirs.items() if name is not None})
+    origin.preserved.update(trial.preserved)
+    origin.warnings.extend(trial.warnings)
+    origin.warnings.extend(
+        f"environment override {name}: {why}; it is ignored ({path.name}'s own value, or the "
+        "default, applies)"
+        for name, why in refused.items()
+    )
     origin.warnings.extend(_field_warning(path, text, problem) for problem in problems)
-    return config, len(problems)
+    return config, data, len(problems)
 
 
 def _refuse_removed_safety_values(path: Path, text: str, problems: list[str]) -> None:
@@ -284,9 +338,7 @@ def load_config(
     data, text, problems = read_config_object(path) if origin.existed else ({}, "", [])
     _refuse_removed_safety_values(path, text, problems)
     origin.warnings.extend(f"{path}: {problem}; the value is ignored" for problem in problems)
-    _apply_env(data, env, origin)
-    data = _resolve_refs(data, (), env, origin)
-    config, dropped = _validate(path, text, data, origin)
+    config, data, dropped = _validate(path, text, data, env, origin)
     if origin.existed and (problems or dropped):
         _keep_copy(path, origin)
     if workspace is not None:

@@ -265,6 +265,7 @@ class JobRunner:
                 channel=channel,
                 chat_id=chat_id,
                 run_id=CURRENT_RUN.get(),
+                message=job.payload.message,
             )
         )
         network = channel not in EVENT_CHANNELS
@@ -302,6 +303,7 @@ class JobRunner:
             chat_id=chat_id,
             at_ms=int(time.time() * 1000),
             run_id=CURRENT_RUN.get(),
+            message=job.payload.message,
         )
         await asyncio.to_thread(self.kept.keep, reminder)
 
@@ -326,6 +328,7 @@ class JobRunner:
                         channel=reminder.channel,
                         chat_id=reminder.chat_id,
                         run_id=reminder.run_id,
+                        message=reminder.message,
                     )
                 )
                 await asyncio.to_thread(kept.mark_shown, reminder.id, int(time.time() * 1000))

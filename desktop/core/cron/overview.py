@@ -1,5 +1,10 @@
 """What the Reminders view shows, and the edits it makes: plain data, no Qt.
 
+The view lists every scheduled job, then the one-shot reminders that ran lately and left
+``jobs.json`` (:mod:`desktop.core.cron.past`, :data:`~desktop.core.cron.past.KEEP_DAYS` days),
+each with its receipts. Delete can be undone: a scheduled job is put back as it was, an ended
+one shown again.
+
 Every function here is blocking (file reads under the store's lock): call it through
 ``asyncio.to_thread``.
 """
@@ -9,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from desktop.core.bus.events import DESKTOP_CHANNEL
-from desktop.core.cron.service import CronService
+from desktop.core.cron.service import SYSTEM_EVENT, CronService
 from desktop.core.cron.spec import build_schedule, describe_receipt, describe_schedule, local_time
 from desktop.core.cron.types import CronJob, CronPayload
 
@@ -31,6 +36,8 @@ class JobRow:
         enabled: Whether it is scheduled (not paused).
         protected: A system job (Dream, heartbeat): not edited or deleted here.
         past: Past receipts in words, newest first.
+        ended: A one-shot reminder that ran and left the schedule (shown for a few days).
+        ran: It has run at least once (a reminder that ran can be snoozed from the view).
     """
 
     id: str
@@ -42,31 +49,88 @@ class JobRow:
     enabled: bool
     protected: bool
     past: tuple[str, ...]
+    ended: bool = False
+    ran: bool = False
+
+
+def _row(cron: CronService, job: CronJob, *, ended: bool) -> JobRow:
+    tz = cron.default_tz
+    receipts = cron.receipts.read(job.id)
+    answers = {r.run_id: r for r in receipts if r.run_id}
+    runs = [r for r in receipts if r.outcome not in ("done", "snoozed")]
+    past = tuple(describe_receipt(r, answers.get(r.id), tz) for r in reversed(runs))
+    protected = not ended and cron.is_protected(job.id)
+    return JobRow(
+        id=job.id,
+        name=job.name,
+        message=job.payload.message,
+        when=describe_schedule(job.schedule, tz),
+        next_run=local_time(None if ended else job.state.next_run_at_ms, tz),
+        last=past[0] if past else "",
+        enabled=job.enabled and not ended,
+        protected=protected,
+        past=past[:PAST_LIMIT],
+        ended=ended,
+        ran=bool(runs) and not protected and job.payload.kind != SYSTEM_EVENT,
+    )
 
 
 def job_rows(cron: CronService) -> list[JobRow]:
-    """Every job, upcoming first, with its receipts."""
-    tz = cron.default_tz
-    rows = []
-    for job in cron.list_jobs():
-        receipts = cron.receipts.read(job.id)
-        answers = {r.run_id: r for r in receipts if r.run_id}
-        runs = [r for r in receipts if r.outcome not in ("done", "snoozed")]
-        past = tuple(describe_receipt(r, answers.get(r.id), tz) for r in reversed(runs))
-        rows.append(
-            JobRow(
-                id=job.id,
-                name=job.name,
-                message=job.payload.message,
-                when=describe_schedule(job.schedule, tz),
-                next_run=local_time(job.state.next_run_at_ms, tz),
-                last=past[0] if past else "",
-                enabled=job.enabled,
-                protected=cron.is_protected(job.id),
-                past=past[:PAST_LIMIT],
-            )
-        )
-    return rows
+    """Every scheduled job (upcoming first), then the one-shot reminders that ended lately
+    (newest first), with their receipts."""
+    rows = [_row(cron, job, ended=False) for job in cron.list_jobs()]
+    scheduled = {row.id for row in rows}
+    now = int(cron.clock() * 1000)
+    ended = [p.job for p in cron.past.recent(now) if p.job.id not in scheduled]
+    return rows + [_row(cron, job, ended=True) for job in ended]
+
+
+@dataclass(frozen=True)
+class Deleted:
+    """What Delete took away, for its Undo.
+
+    Attributes:
+        job_id: The job.
+        name: Its name.
+        job: The scheduled job as it was (put back by Undo); ``None`` for an ended reminder
+            (Undo shows it again).
+    """
+
+    job_id: str
+    name: str
+    job: CronJob | None
+
+
+def delete_reminder(cron: CronService, job_id: str) -> Deleted | None:
+    """Delete a reminder from the view: unschedule it, or hide an ended one; ``None`` when it
+    is gone already. Receipts are kept either way.
+
+    Raises:
+        ValueError: A system job (change it in its settings page).
+    """
+    if cron.is_protected(job_id):
+        raise ValueError(f"{job_id!r} is a system job; change it in its settings page")
+    job = cron.get_job(job_id)
+    if job is not None:
+        return Deleted(job.id, job.name, job) if cron.remove_job(job_id) else None
+    now = int(cron.clock() * 1000)
+    ended = cron.past.get(job_id, now)
+    if ended is None:
+        return None
+    cron.past.hide(job_id, now)
+    return Deleted(job_id, ended.job.name, None)
+
+
+def undo_delete(cron: CronService, deleted: Deleted) -> None:
+    """Undo :func:`delete_reminder`.
+
+    Raises:
+        ValueError: The id was taken meanwhile.
+    """
+    if deleted.job is None:
+        cron.past.restore(deleted.job_id, int(cron.clock() * 1000))
+    else:
+        cron.restore_job(deleted.job)
 
 
 def save_reminder(

@@ -311,6 +311,7 @@ class KeptReminder:
     chat_id: str
     at_ms: int
     run_id: str = ""
+    message: str = ""
 
 
 class KeptReminders:
@@ -336,6 +337,7 @@ class KeptReminders:
             "chatId": reminder.chat_id,
             "atMs": reminder.at_ms,
             "runId": reminder.run_id,
+            "message": reminder.message,
         }
         append_line(self.path, record, self._lock)
 
@@ -365,5 +367,6 @@ class KeptReminders:
                 chat_id=_text(record.get("chatId")) or "reminders",
                 at_ms=record["atMs"] if _int(record.get("atMs")) else 0,
                 run_id=_text(record.get("runId")) or "",
+                message=_text(record.get("message")) or "",
             )
         return [r for rid, r in kept.items() if rid not in shown]

@@ -36,6 +36,7 @@ from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from pathlib import Path
 from typing import Any
 
+from desktop.core.cron.past import PastJobs
 from desktop.core.cron.receipts import (
     CURRENT_RUN,
     JobResult,
@@ -80,6 +81,7 @@ class CronService:
         self.store = JobStore(Path(store_path))
         self.receipts = ReceiptLog(self.store.path.parent)
         self.kept = KeptReminders(self.store.path.parent)
+        self.past = PastJobs(self.store.path.parent)
         self.on_job = on_job
         self.clock = clock
         self.default_tz = default_tz
@@ -353,29 +355,42 @@ class CronService:
 
         ``retry_at``: the run was interrupted (the app closed while it ran): its next run goes
         back to that due time, so the next start catches it up (late), as a missed run --
-        a one-shot reminder is never deleted before it reached the person.
+        a one-shot reminder is never deleted before it reached the person. A one-shot job
+        removed after its run is kept in :attr:`past` for the Reminders view.
         """
         try:
             self.receipts.append(receipt)
         except Exception:
             log.exception("writing the receipt of cron job %s failed", job_id)
+        ended = self._record_in_store(job_id, record, manual, retry_at)
+        if ended is not None:
+            try:
+                self.past.keep(ended, self._now_ms())
+            except Exception:
+                log.exception("keeping the ended cron job %s for the view failed", job_id)
+
+    def _record_in_store(
+        self, job_id: str, record: CronRunRecord, manual: bool, retry_at: int | None
+    ) -> CronJob | None:
+        """The run's history in ``jobs.json``; the one-shot job it removed, if it did."""
         with self.store.editing() as jobs:
             job = next((j for j in jobs if j.id == job_id), None)
             if job is None:  # removed while it ran
-                return
+                return None
             job.state.record(record)
             job.updated_at_ms = record.run_at_ms + record.duration_ms
             if retry_at is not None:
                 following = job.state.next_run_at_ms
                 job.state.next_run_at_ms = min(following or retry_at, retry_at)
-                return
+                return None
             if not manual and job.schedule.kind == "at":
                 # A skipped one-shot reminder is kept (disabled), never deleted unseen.
                 if job.delete_after_run and record.status != "skipped":
                     jobs.remove(job)
-                else:
-                    job.enabled = False
-                    job.state.next_run_at_ms = None
+                    return job
+                job.enabled = False
+                job.state.next_run_at_ms = None
+            return None
 
     # ------------------------------------------------------------------ API
     def list_jobs(self, include_disabled: bool = True) -> list[CronJob]:
@@ -481,6 +496,18 @@ class CronService:
                 f"'{job_id}' is a system job and cannot be removed; disable it in the settings instead"
             )
         return self._drop(job_id)
+
+    def restore_job(self, job: CronJob) -> CronJob:
+        """Put back a job removed by :meth:`remove_job` (Undo), as it was; its next run is
+        recomputed when it has none. Raises ``ValueError`` when its id is taken meanwhile."""
+        with self.store.editing() as jobs:
+            if any(j.id == job.id for j in jobs):
+                raise ValueError(f"a job with id {job.id!r} already exists")
+            if self._needs_next(job):
+                job.state.next_run_at_ms = self._initial_next(job, self._now_ms())
+            jobs.append(job)
+        self._arm()
+        return job
 
     def enable_job(self, job_id: str, enabled: bool = True) -> CronJob | None:
         """Enable or disable a job; its next run is recomputed from now when enabled."""

@@ -1,8 +1,12 @@
 """Snooze and Done, the person's answers to a reminder notification.
 
 Snoozing makes a one-shot job (``at``, deleted after it ran) in the reminder's conversation with
-the reminder's message, so the reminder comes back through the scheduler like any other job —
-it survives a restart and shows up in ``cron list``. Both answers leave a receipt on the
+the reminder's own instruction ("Stretch your legs" -- never the answer the model gave to it),
+so the reminder comes back through the scheduler like any other job: it survives a restart and
+shows up in ``cron list``. The instruction travels with the notification
+(:attr:`ReminderDue.message`); for an older notification it is read from the job, or from the
+ended one-shot job kept for the Reminders view (:mod:`desktop.core.cron.past`). The
+Reminders view snoozes through :func:`reminder_for`. Both answers leave a receipt on the
 original job (``snoozed`` / ``done``, pointing at the run they answer).
 """
 
@@ -13,8 +17,9 @@ from typing import Literal
 from zoneinfo import ZoneInfo
 
 from desktop.core.bus.events import ReminderDue
+from desktop.core.cron.delivery import job_target
 from desktop.core.cron.receipts import Receipt
-from desktop.core.cron.service import CronService
+from desktop.core.cron.service import SYSTEM_EVENT, CronService
 from desktop.core.cron.types import CronJob, CronPayload, CronSchedule
 
 SnoozeChoice = Literal["10m", "1h", "tomorrow"]
@@ -48,8 +53,7 @@ def snooze(cron: CronService, reminder: ReminderDue, choice: SnoozeChoice) -> Cr
     """
     now = int(cron.clock() * 1000)
     at = snooze_until(choice, now, cron.default_tz)
-    original = cron.get_job(reminder.job_id)
-    message = original.payload.message if original is not None else reminder.text
+    message = _instruction(cron, reminder, now)
     channel, chat = reminder.channel, reminder.chat_id
     payload = CronPayload(
         message=message,
@@ -66,6 +70,48 @@ def snooze(cron: CronService, reminder: ReminderDue, choice: SnoozeChoice) -> Cr
     )
     _answer(cron, reminder, "snoozed", now, f"until {_local(at, cron.default_tz)} (job {job.id})")
     return job
+
+
+def _instruction(cron: CronService, reminder: ReminderDue, now: int) -> str:
+    """What the reminder said: its own instruction, never the answer it got (that answer is
+    the last resort, for a notification of a job that is gone without a trace)."""
+    if reminder.message.strip():
+        return reminder.message
+    job = _job(cron, reminder.job_id, now)
+    if job is not None and job.payload.message.strip():
+        return job.payload.message
+    return reminder.text
+
+
+def _job(cron: CronService, job_id: str, now: int) -> CronJob | None:
+    """The job ``job_id``: scheduled, or a one-shot job that ended lately."""
+    job = cron.get_job(job_id)
+    if job is None:
+        past = cron.past.get(job_id, now)
+        job = past.job if past is not None else None
+    return job
+
+
+def reminder_for(cron: CronService, job_id: str) -> ReminderDue | None:
+    """The last run of a reminder as its notification had it, for the Reminders view's Snooze;
+    blocking. ``None`` for a system job, an unknown job, or one that has not run yet."""
+    job = _job(cron, job_id, int(cron.clock() * 1000))
+    if job is None or job.payload.kind == SYSTEM_EVENT or cron.is_protected(job_id):
+        return None
+    run, _answer = cron.receipts.last_run(job_id)
+    if run is None:
+        return None
+    channel, chat, key = job_target(job.payload)
+    return ReminderDue(
+        key,
+        job.id,
+        job.name,
+        job.payload.message,
+        channel=channel,
+        chat_id=chat,
+        run_id=run.id,
+        message=job.payload.message,
+    )
 
 
 def mark_done(cron: CronService, reminder: ReminderDue) -> None:

@@ -135,6 +135,8 @@ def describe_receipt(run: Receipt, answer: Receipt | None, tz: str | None) -> st
         text += f" — {run.reason}"
     if answer is not None:
         text += f"; {answer.outcome} by you at {_local(answer.at_ms, tz)}"
+        if answer.outcome == "snoozed" and answer.reason:
+            text += f" {answer.reason}"  # "until 2026-05-01 10:40 CEST (job ab12cd34)"
     return text
 
 

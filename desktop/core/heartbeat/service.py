@@ -150,7 +150,11 @@ class HeartbeatService:
             "heartbeat", "heartbeat", "main", prompt, session_key_override=SESSION_KEY
         )
         outcome = await self.agent.run_turn(
-            message, source="heartbeat", shown="Heartbeat", label="Heartbeat"
+            message,
+            source="heartbeat",
+            shown="Heartbeat",
+            label="Heartbeat",
+            extra={"heartbeat": True},  # not the person's message: never a title, not edited
         )
         if outcome.status == "failed" and outcome.error is not None:
             if isinstance(outcome.error, BudgetRefused):

@@ -268,13 +268,17 @@ class Consolidator:
                 )
             return archived
 
-    async def archive_all(self, session: Session) -> None:
-        """Archive every message after ``last_consolidated`` (``/new`` calls this)."""
+    async def archive_all(self, session: Session, end: int | None = None) -> None:
+        """Archive every message after ``last_consolidated`` (``/new``; the window's "Archive
+        into memory now"), or those before ``end`` (a pending turn's user message stays out)."""
+        stop = len(session.messages) if end is None else min(end, len(session.messages))
         async with self.lock_for(session.key):
-            while session.last_consolidated < len(session.messages):
+            while session.last_consolidated < stop:
                 start = session.last_consolidated
-                end = _archive_all_boundary(session.messages, start, self.max_messages_per_round)
-                if not await self._archive(session, end):
+                piece = _archive_all_boundary(
+                    session.messages[:stop], start, self.max_messages_per_round
+                )
+                if not await self._archive(session, piece):
                     break
 
     async def summarize(self, messages: list[dict[str, Any]]) -> str:

@@ -18,6 +18,7 @@ ErrorKind = Literal[
     "connection",
     "cancelled",
     "empty_reply",
+    "budget",
     "unknown",
 ]
 

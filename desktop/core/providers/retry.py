@@ -211,6 +211,7 @@ _LABELS: dict[str, str] = {
     "connection": "Could not reach the provider",
     "cancelled": "Cancelled",
     "empty_reply": "The model returned an empty answer",
+    "budget": "Stopped by your own spend budget",
     "unknown": "The model call failed",
 }
 

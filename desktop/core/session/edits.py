@@ -26,6 +26,7 @@ from datetime import datetime
 from typing import Any
 
 from desktop.core.session.manager import CHECKPOINT, PENDING, Session, SessionManager
+from desktop.core.session.naming import internal_source
 
 EARLIER_SUFFIX = " (earlier version)"
 FORKED_FROM = "forked_from"
@@ -65,13 +66,9 @@ def message_text(message: dict[str, Any]) -> str:
 
 
 def is_person_message(message: dict[str, Any]) -> bool:
-    """A user message the person wrote (not a reminder's prompt or a subagent's report)."""
-    return (
-        message.get("role") == "user"
-        and not message.get("cron_job")
-        and not message.get("subagent")
-        and not message.get("heartbeat")
-    )
+    """A user message the person wrote (not a reminder's prompt, the heartbeat's or a
+    subagent's report: :func:`~desktop.core.session.naming.internal_source`)."""
+    return message.get("role") == "user" and internal_source(message) is None
 
 
 def person_messages(messages: list[dict[str, Any]]) -> list[int]:

@@ -38,15 +38,16 @@ from desktop.core.config.paths import nanobot_home
 from desktop.core.session.adopt import Found, adopt, scan
 from desktop.core.session.location import SessionPlaces, legacy_filename, resolve, storage_name
 from desktop.core.session.model import HISTORY_KEYS, Session
+from desktop.core.session.naming import derive_title
 from desktop.core.session.shared import SessionBusyError, SharedFiles
 from desktop.core.session.sync import DiskState, signature
 from desktop.core.session.validate import (
     CHECKPOINT,
     PENDING,
-    first_user_message,
     message_line,
     read_session_file,
     read_session_header,
+    user_messages,
 )
 from desktop.core.utils.validate import (
     MAX_LINE_BYTES,
@@ -100,12 +101,10 @@ class SessionSummary:
     path: Path
 
 
-def _first_user_text(handle: Any, limit: int = 50) -> str:
-    """The text of the first user message among the next ``limit`` lines of ``handle``."""
-    message = first_user_message(handle, limit)
-    if message is None:
-        return ""
-    return Session(key="", messages=[message]).title
+def _title_from_head(key: str, handle: Any, title: str, limit: int = 50) -> str:
+    """The title of session ``key`` from its metadata ``title`` and the user messages among the
+    next ``limit`` lines of ``handle`` (:func:`~desktop.core.session.naming.derive_title`)."""
+    return derive_title(key, user_messages(handle, limit), title)
 
 
 def _message_text(message: dict[str, Any]) -> str:
@@ -319,7 +318,7 @@ class SessionManager(SharedFiles):
                 continue
             header, handle = opened
             try:
-                title = header.title or _first_user_text(handle)
+                title = _title_from_head(item.key, handle, header.title)
             except OSError:
                 continue
             finally:

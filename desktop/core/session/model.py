@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from desktop.core.session.history import HistoryCache
+from desktop.core.session.naming import derive_title
 from desktop.core.session.repair import INTERRUPTED_NOTE, repair_messages
 from desktop.core.session.validate import CHECKPOINT, PENDING
 
@@ -65,16 +66,9 @@ class Session:
 
     @property
     def title(self) -> str:
-        """A human title: the metadata title, else the start of the first user message."""
-        title = self.metadata.get("title")
-        if title:
-            return str(title)
-        first = next((m for m in self.messages if m.get("role") == "user"), None)
-        text = first.get("content") if first else ""
-        if isinstance(text, list):
-            text = " ".join(p.get("text", "") for p in text if isinstance(p, dict))
-        text = " ".join(str(text or "").split())
-        return (text[:60] + "…") if len(text) > 60 else (text or "New chat")
+        """A human title, never internal text (:func:`~desktop.core.session.naming.derive_title`:
+        the metadata title, a name the app keeps, the start of the person's first message…)."""
+        return derive_title(self.key, self.messages, self.metadata.get("title"))
 
     def begin_turn(self, content: Any, **extra: Any) -> dict[str, Any]:
         """Add the user message of a new turn and mark the turn as pending."""
@@ -170,6 +164,17 @@ class Session:
     def has_pending_turn(self) -> bool:
         """Whether a turn was started and never finished."""
         return PENDING in self.metadata
+
+    @property
+    def pending_index(self) -> int | None:
+        """Where the user message of a turn that never finished is (``None``: no such turn)."""
+        state = self.metadata.get(PENDING)
+        if not isinstance(state, dict):
+            return None
+        index = state.get("index")
+        if not isinstance(index, int) or not 0 <= index < len(self.messages):
+            return None
+        return index
 
     def repair(self) -> bool:
         """Make an interrupted session consistent (see :mod:`desktop.core.session.repair`).

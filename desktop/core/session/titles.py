@@ -19,6 +19,7 @@ from desktop.core.providers.sanitize import split_think
 from desktop.core.providers.switchable import usage_source
 from desktop.core.session.edits import is_person_message, message_text
 from desktop.core.session.manager import Session
+from desktop.core.session.naming import fixed_title
 
 TITLE_SOURCE = "title"
 TITLE_MAX_TOKENS = 24
@@ -43,9 +44,10 @@ _INLINE = (
 def first_exchange(session: Session) -> tuple[str, str] | None:
     """The person's first message and the answer to it, when the session is due a title.
 
-    Due: no title yet, exactly one message of the person's, and an answer with text after it.
+    Due: no title yet, not a session the app names itself (the Reminders chat), exactly one
+    message of the person's, and an answer with text after it.
     """
-    if session.metadata.get("title"):
+    if session.metadata.get("title") or fixed_title(session.key) is not None:
         return None
     people = [i for i, m in enumerate(session.messages) if is_person_message(m)]
     if len(people) != 1:

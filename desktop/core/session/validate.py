@@ -25,6 +25,7 @@ the caller can copy its original bytes beside the file before the next save rewr
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -306,8 +307,8 @@ def read_session_header(path: Path) -> tuple[SessionHeader, BinaryIO] | None:
     return SessionHeader(), handle
 
 
-def first_user_message(handle: Any, limit: int = 50) -> dict[str, Any] | None:
-    """The first valid user message among the next ``limit`` lines of an open session file."""
+def user_messages(handle: Any, limit: int = 50) -> Iterator[dict[str, Any]]:
+    """The valid user messages among the next ``limit`` lines of an open session file."""
     for _ in range(limit):
         raw = handle.readline(HEADER_BYTES + 1)
         if not raw:
@@ -322,8 +323,7 @@ def first_user_message(handle: Any, limit: int = 50) -> dict[str, Any] | None:
             continue
         message, _ = check_message(data)
         if message is not None and message.get("role") == "user":
-            return message
-    return None
+            yield message
 
 
 def message_line(raw: bytes) -> dict[str, Any] | None:

@@ -62,10 +62,14 @@ Choice = Literal["run", "keep"]
 
 
 class BudgetRefused(LLMError):
-    """A call refused by a budget or the runaway guard."""
+    """A call refused by a budget or the runaway guard.
+
+    Its kind is ``budget``, not the provider's ``quota``: the app's own cap stopped the call,
+    so the advice is Settings › Usage & budgets, never "add credit or switch provider".
+    """
 
     def __init__(self, message: str) -> None:
-        super().__init__(message, kind="quota", retryable=False, details=message)
+        super().__init__(message, kind="budget", retryable=False, details=message)
 
 
 @dataclass

@@ -35,6 +35,7 @@ from desktop.core.utils.tasks import TaskOwner
 from desktop.ui.chat.actions import ChatActions
 from desktop.ui.chat.approval_presenter import ApprovalPresenter
 from desktop.ui.chat.approver import UiApprover
+from desktop.ui.chat.archive_action import ChatArchiver
 from desktop.ui.chat.conversation import ConversationPane
 from desktop.ui.chat.feed import TurnFeed
 from desktop.ui.chat.items import ChatItem
@@ -105,6 +106,7 @@ class ChatTab(ChatActions, QWidget):
             self,
         )
         self.turns = TurnRunner(services, self.feed, self.store, self._model_for, self._spawn, self)
+        self.archiver = ChatArchiver(self)  # "Archive into memory now"; /new archives first
         self._drafts: dict[str, str] = {}
         self._recent: list[dict[str, str]] = []
         self._editing: tuple[str, int, str] | None = None  # key, ordinal, original text
@@ -382,7 +384,8 @@ class ChatTab(ChatActions, QWidget):
         """Send ``text`` (and images) in the shown chat; slash commands are answered inline.
 
         A message sent while the chat's turn runs is queued (shown as such) and answered next.
-        ``/new`` opens a new chat (the current one stays, with its title).
+        ``/new`` archives the chat into memory (as nanobot's does) and opens a new chat (the
+        current one stays, with its title).
         """
         key, composer = self.current, self.pane.composer
         if self.services.runtime is None or not key:
@@ -395,6 +398,7 @@ class ChatTab(ChatActions, QWidget):
             if command.name == "/stop":
                 self.stop_current()
             elif command.name == "/new" and key.startswith(f"{CHANNEL}:"):
+                self.archiver.archive(key)
                 self.new_chat()
             else:
                 self.turns.command(key, text, command.name)

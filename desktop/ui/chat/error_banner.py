@@ -18,6 +18,8 @@ from PySide6.QtWidgets import (
 ERRORS: dict[str, tuple[str, str, str]] = {
     "auth": ("Check the key in the provider settings.", "providers", "Provider settings"),
     "quota": ("Add credit or switch provider.", "providers", "Provider settings"),
+    # The app's own spend cap (or runaway guard): the core's sentence says what to change.
+    "budget": ("", "usage", "Usage & budgets"),
     "rate_limit": ("Wait a moment, then retry.", "providers", "Provider settings"),
     "not_found": ("Choose another model.", "providers", "Choose a model"),
     "connection": ("Check the endpoint and your connection.", "providers", "Provider settings"),
@@ -39,7 +41,8 @@ class ErrorBanner(QFrame):
 
     Signals:
         retryRequested(): run the failed turn again.
-        settingsRequested(str): open this settings section (``providers``, ``agent``).
+        settingsRequested(str): open this settings section (``providers``, ``agent``,
+            ``usage``).
     """
 
     retryRequested = Signal()

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from desktop.core.session.naming import internal_source
 from desktop.core.utils.validate import parse_json
 
 ItemKind = Literal[
@@ -152,12 +153,7 @@ def prompt_item(message: dict[str, Any], stamp: str = "") -> ChatItem:
     """The row of a saved user message (see :func:`prompt_row`)."""
     media = [m for m in message.get("media") or [] if isinstance(m, str)]
     text = str(message.get("display") or content_text(message.get("content")))
-    if message.get("cron_job"):
-        source = "cron"
-    elif message.get("subagent"):
-        source = "subagent"
-    else:
-        source = "message"
+    source = internal_source(message) or "message"
     item = prompt_row(source, text, label=str(message.get("label") or ""), media=media)
     item.timestamp = stamp
     return item

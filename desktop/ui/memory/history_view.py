@@ -31,8 +31,9 @@ from desktop.ui.memory.history_model import (
 from desktop.ui.memory.look import mute
 
 EMPTY = (
-    "No history yet. Conversations are summarised here when they grow long or when a "
-    "new chat starts; Dream then distils them into MEMORY.md."
+    "No history yet. A chat is summarised here when it grows too long for the model's "
+    "context window, when you type /new in it, or when you choose “Archive into memory now” "
+    "in its ⋯ menu; Dream then distils the summaries into MEMORY.md."
 )
 
 

@@ -1,5 +1,6 @@
-"""The Reminders page: every scheduled job, upcoming and past (with receipts), and a form to
-create, edit, pause and delete reminders without asking the model.
+"""The Reminders page: every scheduled job, upcoming and past (with receipts), the one-shot
+reminders that ran lately, and a form to create, edit, pause, snooze and delete reminders
+without asking the model (Delete has an Undo).
 
 It lives in Settings beside "Dream & heartbeat" (the system jobs it also lists) because
 reminders span every chat and channel: a Telegram standup belongs to no desktop chat, so a side
@@ -10,7 +11,8 @@ panel of the Chat tab would be the wrong home. Everything goes through core
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, cast
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -21,12 +23,25 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLineEdit,
     QListWidget,
+    QMenu,
+    QSizePolicy,
     QTableWidget,
     QTableWidgetItem,
+    QToolButton,
     QWidget,
 )
 
-from desktop.core.cron.overview import JobRow, job_rows, save_reminder
+from desktop.core.cron.overview import (
+    Deleted,
+    JobRow,
+    delete_reminder,
+    job_rows,
+    save_reminder,
+    undo_delete,
+)
+from desktop.core.cron.past import KEEP_DAYS
+from desktop.core.cron.snooze import SNOOZE_CHOICES, SnoozeChoice, reminder_for, snooze
+from desktop.core.cron.spec import local_time
 from desktop.ui.settings.page import SettingsPage
 from desktop.ui.settings.widgets import button, heading, hint
 
@@ -52,7 +67,8 @@ class RemindersPage(SettingsPage):
             buttons=False,
             description=(
                 "Every scheduled job, with what became of each run: delivered where, failed why, "
-                "caught up late, skipped. Times are in your time zone."
+                "caught up late, skipped, snoozed. A one-time reminder stays here for "
+                f"{KEEP_DAYS} days after it ran. Times are in your time zone."
             ),
         )
         self.rows: list[JobRow] = []
@@ -75,9 +91,23 @@ class RemindersPage(SettingsPage):
         self.new_button = button("New", "New reminder")
         self.pause_button = button("Pause", "Pause or resume the selected job")
         self.delete_button = button("Delete", "Delete the selected reminder")
+        self.snooze_button = QToolButton()
+        self.snooze_button.setText("Snooze")
+        self.snooze_button.setAccessibleName("Remind me of the selected reminder again later")
+        self.snooze_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.snooze_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        self.snooze_button.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
+        snooze_menu = QMenu(self.snooze_button)
+        for choice, label in SNOOZE_CHOICES.items():
+            snooze_menu.addAction(label, self._snoozer(choice))
+        self.snooze_button.setMenu(snooze_menu)
+        self.undo_button = button("Undo delete", "Put the deleted reminder back")
+        self.undo_button.hide()
         self.refresh_button = button("Refresh", "Refresh the reminders")
-        for widget in (self.new_button, self.pause_button, self.delete_button):
+        for widget in (self.new_button, self.pause_button, self.snooze_button):
             actions.addWidget(widget)
+        actions.addWidget(self.delete_button)
+        actions.addWidget(self.undo_button)
         actions.addStretch(1)
         actions.addWidget(self.refresh_button)
         self.body_layout.addLayout(actions)
@@ -119,12 +149,14 @@ class RemindersPage(SettingsPage):
         self.body_layout.addLayout(save_row)
 
         self.editing: str | None = None
+        self.deleted: Deleted | None = None  # what the last Delete took away (for Undo)
         self._form = 0  # bumped whenever the form switches to another job or to a new one
         self.kind.currentIndexChanged.connect(self._kind_changed)
         self.table.itemSelectionChanged.connect(self._selected)
         self.new_button.clicked.connect(lambda: self._new())
         self.pause_button.clicked.connect(lambda: self.spawn(self._toggle(), "reminder-pause"))
         self.delete_button.clicked.connect(lambda: self.spawn(self._delete(), "reminder-delete"))
+        self.undo_button.clicked.connect(lambda: self.spawn(self._undo(), "reminder-undo"))
         self.refresh_button.clicked.connect(lambda: self.spawn(self.refresh(), "reminders"))
         self.save_reminder_button.clicked.connect(lambda: self.spawn(self._save(), "reminder-save"))
         services.agentReady.connect(lambda: self.spawn(self.refresh(), "reminders"))
@@ -157,7 +189,10 @@ class RemindersPage(SettingsPage):
         self.table.setRowCount(len(rows))
         for index, row in enumerate(rows):
             name = row.name + (" (system)" if row.protected else "")
-            name += "" if row.enabled else " (paused)"
+            if row.ended:
+                name += " (ran)"
+            elif not row.enabled:
+                name += " (paused)"
             for column, text in enumerate((name, row.when, row.next_run, row.last or "—")):
                 item = QTableWidgetItem(text)
                 # The outcome's tooltip is the whole outcome (a long reason is cut in the cell).
@@ -178,14 +213,21 @@ class RemindersPage(SettingsPage):
     def _selected(self) -> None:
         row = self.selected_row()
         self.past.clear()
-        self.pause_button.setEnabled(row is not None)
+        self.pause_button.setEnabled(row is not None and not row.ended)
         self.delete_button.setEnabled(row is not None and not row.protected)
+        self.snooze_button.setEnabled(row is not None and row.ran)
         if row is None:
             return
-        self.pause_button.setText("Resume" if not row.enabled else "Pause")
+        self.pause_button.setText("Resume" if not row.enabled and not row.ended else "Pause")
         self.past.addItems(list(row.past) or ["No runs yet."])
         if row.protected:  # Dream and the heartbeat are set in their own page
             self._new(focus=False)
+            return
+        if row.ended:  # gone from the schedule: the form offers it as a new reminder
+            self._new(focus=False)
+            self.name.setText(row.name)
+            self.message.setText(row.message)
+            self.kind.setCurrentIndex(2)
             return
         self.editing = row.id
         self._form += 1
@@ -263,9 +305,47 @@ class RemindersPage(SettingsPage):
         row, cron = self.selected_row(), self.cron
         if row is None or cron is None or row.protected:
             return
-        await asyncio.to_thread(cron.remove_job, row.id)
+        try:
+            deleted = await asyncio.to_thread(delete_reminder, cron, row.id)
+        except ValueError as exc:
+            self.status.error(f"Not deleted: {exc}")
+            return
         self.editing = None
+        self.deleted = deleted
+        self.undo_button.setVisible(deleted is not None)
         self.status.ok(f"Deleted '{row.name}'. Its receipts are kept.")
+        await self.refresh()
+
+    async def _undo(self) -> None:
+        deleted, cron = self.deleted, self.cron
+        if deleted is None or cron is None:
+            return
+        self.deleted = None
+        self.undo_button.hide()
+        try:
+            await asyncio.to_thread(undo_delete, cron, deleted)
+        except ValueError as exc:
+            self.status.error(f"Not put back: {exc}")
+            return
+        self.status.ok(f"Put '{deleted.name}' back.")
+        await self.refresh()
+
+    def _snoozer(self, choice: str) -> Callable[[], object]:
+        return lambda: self.spawn(self._snooze(choice), "reminder-snooze")
+
+    async def _snooze(self, choice: str) -> None:
+        """Bring the selected reminder back later, with its own text (not its last answer)."""
+        row, cron = self.selected_row(), self.cron
+        if row is None or cron is None:
+            return
+        reminder = await asyncio.to_thread(reminder_for, cron, row.id)
+        if reminder is None:
+            self.status.error(f"'{row.name}' has not run yet; there is nothing to snooze.")
+            return
+        # The menu offers the keys of SNOOZE_CHOICES: SnoozeChoice values.
+        job = await asyncio.to_thread(snooze, cron, reminder, cast(SnoozeChoice, choice))
+        when = local_time(job.schedule.at_ms, cron.default_tz)
+        self.status.ok(f"Snoozed '{row.name}': back at {when}.")
         await self.refresh()
 
 

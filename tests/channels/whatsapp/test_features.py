@@ -221,3 +221,35 @@ async def test_one_message_is_not_handed_over_while_the_same_is_with_the_agent(
         await runtime.stop()
     assert [user_text(r.body) for r in scripted_server.chat_requests()] == ["twice", "after"]
     assert all("msg_id" in c for c in bridge.commands)
+
+
+async def test_inbound_media_types_are_looked_up_off_the_loop(
+    bridge: BridgeServer,
+    scripted_server: ScriptedOpenAIServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The first media-type lookup of a process reads the system's type tables: with them not
+    read yet (as when this folder's tests run alone), a message with files is labelled
+    without blocking the loop (the blocking guard fails the test otherwise)."""
+    import mimetypes
+
+    from desktop.core.utils import mime
+
+    monkeypatch.setattr(mimetypes, "inited", False)
+    monkeypatch.setattr(mimetypes, "_db", None)
+    monkeypatch.setattr(mime, "_loaded", False, raising=False)
+    downloads = tmp_path / "bridge-media"
+    downloads.mkdir()
+    (image := downloads / "wa_3_ef.png").write_bytes(_png())
+    (doc := downloads / "wa_4_gh.pdf").write_bytes(b"%PDF-1.4")
+    scripted_server.push(Reply("seen"))
+    runtime = await start_runtime(tmp_path, bridge, scripted_server)
+    try:
+        await bridge.say("two files", media=[str(image), str(doc)])
+        await until(lambda: bridge.texts() == ["seen"], what="answered")
+    finally:
+        await runtime.stop()
+    last = json.dumps(scripted_server.chat_requests()[0].body["messages"][-1])
+    assert f"[image: {image}]" in last and f"[file: {doc}]" in last
+    assert mimetypes.inited

@@ -200,9 +200,9 @@ async def test_an_undelivered_reminder_is_kept_and_shown_after_a_restart(
         assert await second.reminders.deliver_kept() == 1
     finally:
         await second.stop()
-    assert [(e.text, e.job_id, e.session_key, e.run_id) for e in window.seen] == [
-        ("Time for your pills.", job.id, "desktop:reminders", receipt.id)
-    ]
+    assert [(e.text, e.job_id, e.session_key, e.run_id, e.message) for e in window.seen] == [
+        ("Time for your pills.", job.id, "desktop:reminders", receipt.id, "Take the pills")
+    ]  # its own text too: a snooze of it brings that back
 
     third = _runtime(scripted_server, tmp_path, clock)
     Window(third)

@@ -460,3 +460,33 @@ async def test_legacy_last_consolidated_inside_a_turn(
     assert session.messages[session.last_consolidated]["role"] == "user"
     first = summaries(scripted_server)[0].body["messages"][1]["content"]
     assert first.startswith("[2026-05-01 10:00] TOOL slow_read:")
+
+
+async def test_archive_now_keeps_the_chat_and_skips_a_turn_waiting_for_retry(
+    scripted_server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
+    """The window's "Archive into memory now" (and its /new): the messages not yet in memory
+    are summarised into history.jsonl by the real summary call; the chat keeps every message;
+    a second archive finds nothing new; a turn waiting for Retry stays out of memory."""
+    route_summaries(scripted_server)
+    workspace = tmp_path / "ws"
+    config = Config.model_validate({"agents": {"defaults": {"workspace": str(workspace)}}})
+    loop = build_runtime(config, make_provider(scripted_server.url)).agent
+    session = loop.sessions.get_or_create(KEY)
+    seed(session, 3, tool_turn=None)
+    session.begin_turn("Turn 3: the failed one")  # pending: its model call failed
+    loop.sessions.save(session)
+    total = len(session.messages)
+    try:
+        assert await loop.archive_session(KEY) == total - 1
+        assert await loop.archive_session(KEY) == 0, "nothing new: no second summary"
+    finally:
+        await loop.stop()
+    (asked,) = summaries(scripted_server)
+    transcript = asked.body["messages"][1]["content"]
+    assert "Turn 0:" in transcript and "Turn 2:" in transcript and "failed one" not in transcript
+    entries = MemoryStore(workspace).entries()
+    assert [e.content for e in entries] == ["- 2026-05-01: summary number 1 of the old turns"]
+    reloaded = SessionManager(workspace).get_or_create(KEY)
+    assert len(reloaded.messages) == total and reloaded.last_consolidated == total - 1
+    assert reloaded.has_pending_turn, "Retry still finds its turn"

@@ -173,9 +173,10 @@ def test_manager_operations(tmp_path: Path) -> None:
 
 
 def test_new_command_opens_a_new_chat_and_keeps_the_old_one(make_chat, workspace: Path) -> None:  # type: ignore[no-untyped-def]
-    """``/new`` in the window opens a new, empty chat: the old one stays in the list with its
-    title and its file and messages untouched (nothing archived, no model call); /help says
-    so."""
+    """``/new`` in the window archives the chat into memory as nanobot's does (one summary
+    call; history.jsonl gets it) and opens a new, empty chat: the old one stays in the list
+    with its title and every message (only its archived mark moves); /help says so."""
+    from desktop.core.memory.store import MemoryStore
     from tests.fakes.openai_server import Reply
     from tests.ui.conftest import run_async
 
@@ -191,8 +192,11 @@ def test_new_command_opens_a_new_chat_and_keeps_the_old_one(make_chat, workspace
     chat.wait(lambda: chat.items()[-1].kind == "command" and "/new" in chat.items()[-1].text)
     [line] = [x for x in chat.items()[-1].text.splitlines() if x.strip().startswith("/new")]
     assert "a new chat opens and this one stays in the list" in line
+    assert "summarise this conversation into memory" in line
     requests = len(chat.server.chat_requests())
-    chat.send("/new")
+    chat.server.push(Reply("- The person said hi."))
+    with chat.qtbot.waitSignal(chat.tab.archiver.archived, timeout=20_000):
+        chat.send("/new")
     chat.wait(lambda: chat.tab.current != old)
     new = chat.tab.current
     assert new.startswith("desktop:") and chat.tab.sessions.entry(new).draft  # type: ignore[union-attr]
@@ -200,12 +204,12 @@ def test_new_command_opens_a_new_chat_and_keeps_the_old_one(make_chat, workspace
     run_async(chat.qtbot, chat.loop, chat.tab.list_controller.refresh())
     entry = chat.tab.sessions.entry(old)
     assert entry is not None and entry.title == "hi there" and not entry.draft
-    assert path.read_bytes() == saved
-    assert [m["content"] for m in chat.agent.sessions.get_or_create(old).messages] == [
-        "hi there",
-        "Hello.",
-    ]
-    assert len(chat.server.chat_requests()) == requests
+    assert path.read_bytes() != saved and path.exists(), "kept; only its archived mark moved"
+    session = chat.agent.sessions.get_or_create(old)
+    assert [m["content"] for m in session.messages] == ["hi there", "Hello."]
+    assert session.last_consolidated == 2
+    assert [e.content for e in MemoryStore(workspace).entries()] == ["- The person said hi."]
+    assert len(chat.server.chat_requests()) == requests + 1, "the summary call"
     chat.tab.open_session(old)
     chat.wait(lambda: chat.tab.current == old and chat.kinds()[:2] == ["user", "assistant"])
     assert chat.tab.pane.title.toolTip() == "hi there"

@@ -72,3 +72,16 @@ def test_empty_history_explains_itself(
     run_async(qtbot, qloop, tab.refreshed_once())
     assert tab.history._stack.currentWidget() is tab.history._empty
     assert "No history yet" in tab.history._empty.text()
+
+
+def test_the_empty_history_says_what_really_archives_a_chat(qtbot: QtBot) -> None:
+    """The window never summarises a chat "when a new chat starts": the hint names what does
+    (the context window, /new, the chat menu's action, spelt as the menu spells it)."""
+    from desktop.ui.chat.archive_action import LABEL
+    from desktop.ui.memory.history_view import HistoryView
+
+    view = HistoryView()
+    qtbot.addWidget(view)
+    text = view._empty.text()
+    assert "new chat starts" not in text
+    assert "context window" in text and "/new" in text and f"“{LABEL}”" in text

@@ -221,3 +221,67 @@ def test_new_clicked_while_an_edit_saves_adds_a_reminder_instead_of_overwriting(
     assert job.schedule.every_ms == 300_000
     run_async(qtbot, qloop, runtime.stop(), 60_000)
     services.clear_runtime()
+
+
+def test_a_fired_one_shot_reminder_stays_listed_and_snoozes_with_its_own_text(
+    make_tab: Callable[[], SettingsTab],
+    qtbot: QtBot,
+    qloop: asyncio.AbstractEventLoop,
+    services: AppServices,
+    scripted_server: ScriptedOpenAIServer,
+) -> None:
+    """ "Stretch your legs" fires once and its job leaves the schedule: the page still lists it
+    (ran) with its receipt; Snooze -- from the notification and from the page -- brings back
+    "Stretch your legs", not the model's answer; Delete hides it and Undo shows it again."""
+    clock = FakeClock("2026-05-01T10:00:00+00:00")
+    runtime = build_runtime(services.config, make_provider(scripted_server.url), clock=clock)
+    services.set_runtime(runtime)
+    cron = runtime.cron
+    job = cron.add_job(
+        "Stretch",
+        CronSchedule("at", at_ms=int(clock() * 1000) + 60_000),
+        message="Stretch your legs",
+        delete_after_run=True,
+    )
+    scripted_server.push(Reply("Reminder / done"))
+    with qtbot.waitSignal(services.bridge.reminderDue, timeout=30_000) as shown:
+        clock.advance(60)
+        run_async(qtbot, qloop, cron.tick(), 60_000)
+        run_async(qtbot, qloop, cron.idle(), 60_000)
+    assert shown.args[0].text == "Reminder / done" and cron.get_job(job.id) is None
+    services.answer_reminder(shown.args[0], "10m")  # the notification's "Snooze 10 min"
+    qtbot.waitUntil(lambda: [r.outcome for r in cron.receipts.read(job.id)][-1:] == ["snoozed"])
+    [from_notification] = [j for j in cron.list_jobs() if j.name == "Stretch (snoozed)"]
+    assert from_notification.payload.message == "Stretch your legs"
+
+    tab = make_tab()
+    tab.show_section("reminders")
+    page = tab.page("reminders")
+    qtbot.waitUntil(lambda: any(r.id == job.id for r in page.rows), timeout=10_000)
+    index = next(i for i, r in enumerate(page.rows) if r.id == job.id)
+    assert page.table.item(index, 0).text() == "Stretch (ran)"
+    assert page.table.item(index, 2).text() == "—"
+    assert page.table.item(index, 3).text().startswith("delivered to desktop at 2026-05-01 10:01")
+    page.table.selectRow(index)
+    assert "snoozed by you" in page.past.item(0).text()
+    assert not page.pause_button.isEnabled() and page.snooze_button.isEnabled()
+    assert page.editing is None and page.message.text() == "Stretch your legs"
+    assert page.save_reminder_button.text() == "Add reminder"  # again, as a new reminder
+
+    later = next(a for a in page.snooze_button.menu().actions() if a.text() == "1 hour")
+    later.trigger()
+    qtbot.waitUntil(lambda: len([j for j in cron.list_jobs() if "snoozed" in j.name]) == 2)
+    texts = {j.payload.message for j in cron.list_jobs() if "snoozed" in j.name}
+    assert texts == {"Stretch your legs"}
+    qtbot.waitUntil(lambda: "Snoozed 'Stretch'" in page.status.text(), timeout=10_000)
+
+    index = next(i for i, r in enumerate(page.rows) if r.id == job.id)
+    page.table.selectRow(index)
+    page.delete_button.click()
+    qtbot.waitUntil(lambda: all(r.id != job.id for r in page.rows), timeout=10_000)
+    assert page.undo_button.isVisible()
+    page.undo_button.click()
+    qtbot.waitUntil(lambda: any(r.id == job.id for r in page.rows), timeout=10_000)
+    assert not page.undo_button.isVisible()
+    run_async(qtbot, qloop, runtime.stop(), 60_000)
+    services.clear_runtime()

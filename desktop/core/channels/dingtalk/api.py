@@ -25,13 +25,13 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import mimetypes
 import time
 from pathlib import Path
 from typing import Any
 
 import httpx
 
+from desktop.core.utils.mime import guess_type
 from desktop.core.utils.redact import redact, register_secret
 
 log = logging.getLogger(__name__)
@@ -208,7 +208,7 @@ class DingTalkApi:
             Rejected: DingTalk refused it.
         """
         token = await self.token()
-        mime = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+        mime = await guess_type(path.name) or "application/octet-stream"
         content = await asyncio.to_thread(path.read_bytes)
         try:
             response = await self._http.post(

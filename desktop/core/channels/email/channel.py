@@ -505,7 +505,8 @@ class EmailChannel(BaseChannel):
             log.info("email: answer to %s not sent (autoReplyEnabled is off)", to)
             return
         subject = meta.get("subject") if isinstance(meta.get("subject"), str) else None
-        mail = compose(
+        mail = await asyncio.to_thread(  # reads the attachments
+            compose,
             cfg,
             to,
             message.content,

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import mimetypes
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +22,7 @@ from typing import Any
 
 import aiohttp
 
+from desktop.core.utils.mime import guess_type
 from desktop.core.utils.redact import redact
 
 log = logging.getLogger(__name__)
@@ -106,6 +106,7 @@ async def describe(
 async def upload(client: Any, channel: str, thread_ts: str | None, path: Path) -> None:
     """Upload ``path`` into ``channel`` (and ``thread_ts``) with ``files_upload_v2``."""
     data = await asyncio.to_thread(path.read_bytes)
+    kind = await guess_type(path.name) or ""
     await client.files_upload_v2(
         channel=channel,
         thread_ts=thread_ts,
@@ -113,6 +114,5 @@ async def upload(client: Any, channel: str, thread_ts: str | None, path: Path) -
         filename=path.name,
         title=path.name,
         snippet_type=None,
-        alt_txt=path.name if (mimetypes.guess_type(path.name)[0] or "").startswith("image/")
-        else None,
-    )  # fmt: skip
+        alt_txt=path.name if kind.startswith("image/") else None,
+    )

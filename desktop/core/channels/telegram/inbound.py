@@ -25,6 +25,8 @@ from telegram.error import BadRequest, NetworkError, TelegramError
 
 from desktop.core.channels.telegram.transcribe import NO_KEY_NOTE, groq_access, transcribe
 from desktop.core.utils.atomic import atomic_write_bytes
+from desktop.core.utils.mime import guess_type
+from desktop.core.utils.mime import ready as mime_tables_ready
 from desktop.core.utils.redact import redact
 
 log = logging.getLogger(__name__)
@@ -91,6 +93,7 @@ async def download(bot: Bot, kind: str, item: Any, media_dir: Path) -> Path:
     """
     mime = getattr(item, "mime_type", None)
     name = getattr(item, "file_name", None)
+    await mime_tables_ready()  # _extension may ask mimetypes, which reads files the first time
     unique = _SAFE.sub("_", str(getattr(item, "file_unique_id", None) or item.file_id))[:64]
     suffix = _SAFE.sub("", _extension(kind, mime, name).lstrip("."))
     path = media_dir / "telegram" / (f"{unique}.{suffix}" if suffix else unique)
@@ -167,7 +170,7 @@ async def attachment_parts(
         return [f"[{label}: download failed]"], []
     if kind in ("voice", "audio"):
         return [await _voice_text(path, app_config)], []
-    mime = getattr(item, "mime_type", None) or mimetypes.guess_type(path.name)[0] or ""
+    mime = getattr(item, "mime_type", None) or await guess_type(path.name) or ""
     is_image = kind == "image" or mime.startswith("image/")
     return [f"[{label}: {path}]"], ([str(path)] if is_image else [])
 

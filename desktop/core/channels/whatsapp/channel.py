@@ -62,6 +62,7 @@ from desktop.core.channels.base import BaseChannel, ChannelStatus, ChannelUnavai
 from desktop.core.channels.state import ChannelStateStore
 from desktop.core.channels.whatsapp import markup, protocol
 from desktop.core.channels.whatsapp.protocol import Event, Malformed, Message
+from desktop.core.utils.mime import guess_type
 from desktop.core.utils.redact import redact, register_secret
 from desktop.core.utils.tasks import TaskOwner
 
@@ -370,7 +371,7 @@ class WhatsAppChannel(BaseChannel):
             return
         lines = [message.content] if message.content else []
         for path in message.media:
-            kind = mimetypes.guess_type(path)[0] or ""
+            kind = await guess_type(path) or ""
             lines.append(f"[{'image' if kind.startswith('image/') else 'file'}: {path}]")
         await self.publish(
             message.sender,
