@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 from desktop.core.bus.events import Ack, AckOutcome, InboundMessage, OutboundMessage, RunEvent
+from desktop.core.bus.limits import describe_size, max_inbound_kb, refusal, utf8_size
 from desktop.core.bus.queue import MessageBus
 from desktop.core.channels.approvals import ReplyApprover
 from desktop.core.channels.journal import journal_for
@@ -304,7 +305,9 @@ class BaseChannel(ABC):
         seen: Sequence[str] = (),
         session_key: str | None = None,
     ) -> bool:
-        """Hand a person's message to the agent; ``False`` (and logged) when not allowed.
+        """Hand a person's message to the agent; ``False`` (and logged) when not allowed, or
+        when it is longer than ``channels.maxInboundKb`` (:mod:`desktop.core.bus.limits`): the
+        sender is told so, and nothing of it reaches the journal, the session or the model.
 
         A reply that answers a waiting approval question is consumed here (``True``).
         ``message_id`` becomes :attr:`InboundMessage.id` (unique; the turn it starts carries
@@ -335,6 +338,10 @@ class BaseChannel(ABC):
             if confirm is not None:
                 await confirm("dropped")
             return False
+        if await self._refused_as_too_long(chat_id, content, message_id):
+            if confirm is not None:
+                await confirm("dropped")
+            return False
         if self.approvals.intercept(chat_id, content):
             if confirm is not None:
                 await confirm("dropped")
@@ -361,6 +368,28 @@ class BaseChannel(ABC):
             self.journal.in_flight.add(message.id)
         message.ack = self._ack(message.id, confirm, journal, list(seen))
         await self.bus.publish_inbound(message)
+        return True
+
+    async def _refused_as_too_long(
+        self, chat_id: str, content: str, message_id: str | None
+    ) -> bool:
+        """Answer a message longer than ``channels.maxInboundKb`` and say it is not to be
+        handed on (nothing of it is kept)."""
+        max_kb = max_inbound_kb(self.app_config)
+        answer = refusal(content, max_kb)
+        if answer is None:
+            return False
+        log.warning(
+            "%s: a message of %s in chat %s was not read (the limit is %s KB)",
+            self.name,
+            describe_size(utf8_size(content)),
+            chat_id,
+            max_kb,
+        )
+        metadata = {"refused": "too_long", "request_id": message_id or ""}
+        await self.bus.publish_outbound(
+            OutboundMessage(self.name, chat_id, answer, metadata=metadata)
+        )
         return True
 
     def _ack(
