@@ -275,3 +275,31 @@ async def test_a_message_over_the_limit_is_refused_at_the_socket(
     assert process.returncode != 0 and out == b""
     assert "Your message is too long (3 KB); I read messages up to 1 KB." in err.decode()
     assert served.started() == [] and scripted_server.chat_requests() == []
+
+
+async def test_a_request_sent_during_a_turn_is_served_after_it(
+    served: Served, scripted_server: ScriptedOpenAIServer
+) -> None:
+    """While its turn runs the server reads the connection (for approval answers); a second
+    message sent ahead on the same connection is not lost: it is run once the first ends."""
+    scripted_server.push(Reply("one", delay=0.05, chunk=1), Reply("two"))
+    ipc = served.runtime.ipc
+    assert ipc is not None
+    reader, writer = await asyncio.open_unix_connection(str(ipc.path))
+    try:
+        for text in ("first", "second"):
+            request = {"op": "turn", "session": "cli:ahead", "content": text}
+            writer.write(json.dumps(request).encode() + b"\n")
+        await writer.drain()
+        done: list[str] = []
+        async with asyncio.timeout(WAIT_S):
+            while len(done) < 2:
+                event = json.loads(await reader.readline())
+                if event["event"] == "done":
+                    done.append(event["content"])
+    finally:
+        writer.close()
+        with contextlib.suppress(ConnectionError, OSError):
+            await writer.wait_closed()
+    assert done == ["one", "two"]
+    assert served.started() == ["first", "second"]

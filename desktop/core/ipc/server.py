@@ -29,6 +29,7 @@ piped into a pager) holds up neither its own turn nor anyone else's; once more t
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import dataclasses
 import json
@@ -56,6 +57,7 @@ log = logging.getLogger(__name__)
 
 MAX_LINE = 1 << 20
 MAX_BACKLOG = 4 * MAX_LINE  # bytes waiting for a client that does not read: then it is let go
+MAX_LATER = 16  # requests a client may send ahead while its turn runs
 END_KINDS = ("turn_finished", "turn_stopped", "turn_failed")
 
 
@@ -79,6 +81,7 @@ class _Client:
         self.turns: dict[str, str] = {}  # turn id -> session key
         self.chats: set[str] = set()  # "channel:chat" the client talks in
         self.approvals: dict[str, asyncio.Future[Decision]] = {}  # question id -> its answer
+        self.later: collections.deque[bytes] = collections.deque()  # sent during a turn
         self.done = asyncio.Queue[None]()
 
     def withdraw(self) -> None:
@@ -266,7 +269,7 @@ class AgentSocketServer:
         try:
             while True:
                 try:
-                    line = await reader.readline()
+                    line = client.later.popleft() if client.later else await reader.readline()
                 except (ValueError, asyncio.LimitOverrunError):
                     await client.send({"event": "error", "message": "request too large"})
                     return
@@ -350,7 +353,8 @@ class AgentSocketServer:
                 try:
                     raw = line.result()
                 except (ValueError, asyncio.LimitOverrunError):
-                    raw = b"{}"  # an over-long line: answered as not a request below
+                    client.post({"event": "error", "message": "request too large"})
+                    continue
                 if not raw:
                     client.withdraw()
                     raise ConnectionResetError("the client left")
@@ -368,10 +372,10 @@ class AgentSocketServer:
             request = None
         if isinstance(request, dict) and request.get("op") == "approve":
             self._answer(client, request)
+        elif len(client.later) < MAX_LATER:
+            client.later.append(raw)  # the next request: served once this turn has ended
         else:
-            client.post(
-                {"event": "error", "message": "while a turn runs only approval answers are read"}
-            )
+            client.post({"event": "error", "message": "too many requests ahead; send them later"})
 
     def _answer(self, client: _Client, request: dict[str, Any]) -> None:
         """An ``approve`` line: the answer to one of the client's open questions."""
