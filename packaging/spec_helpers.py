@@ -228,5 +228,9 @@ def everything(root: Path = ROOT) -> Collected:
     collected.add(app_data(root))
     collected.add(litellm())
     collected.add(channel_sdks())
+    from PyInstaller.utils.hooks import collect_data_files
+
+    # The Public Suffix List file the email channel's DKIM/SPF alignment reads.
+    collected.datas += collect_data_files("publicsuffixlist", includes=["*.dat"])
     collected.datas += metadata_of(*METADATA)
     return collected

@@ -37,6 +37,7 @@ HELP = "Ctrl-C or /stop stops an answer; Ctrl-D or /exit quits."
 STOPPED = "[stopped]"
 
 Event = tuple[str, str]  # ("line", text) | ("eof", "") | ("interrupt", "")
+_active: _Terminal | None = None  # the terminal of the running :func:`converse`
 
 
 class _Terminal:
@@ -46,6 +47,7 @@ class _Terminal:
         self._loop = loop
         self.events: asyncio.Queue[Event] = asyncio.Queue()
         self._getter: asyncio.Task[Event] | None = None
+        self._question: asyncio.Future[str | None] | None = None
         self.signals = False
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
             loop.add_signal_handler(signal.SIGINT, self._put, ("interrupt", ""))
@@ -53,7 +55,24 @@ class _Terminal:
         start_daemon(self._read, "stdin")
 
     def _put(self, event: Event) -> None:
+        question, (kind, text) = self._question, event
+        if question is not None and not question.done() and kind != "interrupt":
+            question.set_result(text if kind == "line" else None)  # the answer, not a message
+            if kind == "line":
+                return
         self.events.put_nowait(event)
+
+    async def ask(self) -> str | None:
+        """The next line typed, as the answer to a question (``None`` at the end of input).
+
+        While a question waits, lines go to it instead of being queued as messages; Ctrl-C
+        still reaches the running answer (it stops the turn, which closes the question).
+        """
+        self._question = self._loop.create_future()
+        try:
+            return await self._question
+        finally:
+            self._question = None
 
     def _read(self) -> None:
         """The reading thread: every line, then ``eof`` (blocking; never on the loop)."""
@@ -101,7 +120,8 @@ async def converse(
         turn: Sends one line to the agent and prints its answer (returns when the turn ended).
         stop: Asks the agent to stop the running turn of this chat.
     """
-    terminal = _Terminal(asyncio.get_running_loop())
+    global _active
+    terminal = _active = _Terminal(asyncio.get_running_loop())
     waiting: deque[Event] = deque()  # lines (and the end of input) typed during an answer
     try:
         while True:
@@ -123,7 +143,16 @@ async def converse(
             if outcome is not None:
                 return outcome
     finally:
+        _active = None
         terminal.close()
+
+
+async def read_answer() -> str | None:
+    """A line typed as the answer to a question, when an interactive chat reads the terminal
+    (its reader thread owns standard input then); raises :class:`LookupError` otherwise."""
+    if _active is None:
+        raise LookupError("no interactive chat is reading the terminal")
+    return await _active.ask()
 
 
 async def _answer(

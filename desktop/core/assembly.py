@@ -31,6 +31,7 @@ from desktop.core.agent.loop import AgentLoop
 from desktop.core.agent.skills import SkillsLoader
 from desktop.core.agent.subagents import SubagentManager
 from desktop.core.agent.work import SessionWork
+from desktop.core.bus.limits import max_inbound_kb
 from desktop.core.bus.queue import MessageBus
 from desktop.core.channels.manager import ChannelManager
 from desktop.core.config.schema import Config
@@ -272,6 +273,8 @@ def build_runtime(
             owner.child("ipc"),
             workspace=workspace,
             model=lambda: provider.model,  # the one in use now (the model picker switches it)
+            approval=gate,  # a terminal's turn asks there too
+            max_inbound_kb=lambda: max_inbound_kb(config),
         )
         if serve_socket
         else None,

@@ -10,6 +10,7 @@ import pytest
 
 from desktop.core.config.errors import ConfigError
 from desktop.core.config.loader import config_origin, config_to_json, load_config, save_config
+from desktop.core.config.product import LOCK_NAME
 from desktop.core.config.schema import Config
 from tests.conftest import REPO, write_config
 
@@ -250,8 +251,10 @@ def test_save_is_atomic_and_private(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     config.agents.defaults.model = "new"
     save_config(config)
     assert json.loads(path.read_text())["agents"]["defaults"]["model"] == "new"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.json"]
+    # beside it: the settings nanobot does not know, and the lock their writers take
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.json", "desktop.json", LOCK_NAME]
     assert (path.stat().st_mode & 0o777) == 0o600
+    assert ((tmp_path / "desktop.json").stat().st_mode & 0o777) == 0o600
 
     def boom(*_a: object, **_k: object) -> None:
         raise OSError("disk full")
@@ -261,7 +264,7 @@ def test_save_is_atomic_and_private(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     with pytest.raises(OSError):
         save_config(config)
     assert json.loads(path.read_text())["agents"]["defaults"]["model"] == "new"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.json"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.json", "desktop.json", LOCK_NAME]
 
 
 def test_first_save_creates_the_file(tmp_path: Path) -> None:

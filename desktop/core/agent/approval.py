@@ -89,7 +89,11 @@ class ApprovalRequest:
 
 
 class Approver(Protocol):
-    """Asks a person; the coroutine ends when they answer (or is cancelled by ``/stop``)."""
+    """Asks a person; the coroutine ends when they answer (or is cancelled by ``/stop``).
+
+    An approver may also have ``serves(request) -> bool``: it is asked only about the
+    requests it serves (a terminal: the turns it started).
+    """
 
     async def request_approval(self, request: ApprovalRequest) -> Decision:
         """Return the person's decision for ``request``."""
@@ -238,6 +242,12 @@ class ApprovalPolicy:
             self.allow_for_session(request.session_key, request.tool)
 
 
+def serves(approver: Approver, request: ApprovalRequest) -> bool:
+    """Whether ``approver`` takes ``request`` (see :class:`Approver`)."""
+    check = getattr(approver, "serves", None)
+    return bool(check(request)) if callable(check) else True
+
+
 class _Keep(Enum):
     """The gate leaves the policy's timeout as it is."""
 
@@ -320,9 +330,6 @@ class ApprovalGate:
         reason = self.needs_approval(tool, arguments, ctx)
         if reason is None:
             return None
-        approvers = self.approvers_for(ctx.channel)
-        if not approvers:
-            return NO_APPROVER_RESULT.format(tool=tool)
         request = ApprovalRequest(
             origin_session(ctx.session_key),
             call_id,
@@ -333,6 +340,9 @@ class ApprovalGate:
             ctx.chat_id,
             ctx.turn_id,
         )
+        approvers = [a for a in self.approvers_for(ctx.channel) if serves(a, request)]
+        if not approvers:
+            return NO_APPROVER_RESULT.format(tool=tool)
         timeout = self.timeout_s
         asks = [asyncio.ensure_future(a.request_approval(request)) for a in approvers]
         try:

@@ -345,7 +345,8 @@ class AgentLoop:
     ) -> TurnOutcome:
         """Run a turn for ``message`` in its session, in the calling task.
 
-        Waits while another turn runs in the session. Emits the turn's whole lifecycle.
+        Waits while another turn runs in the session. Emits the turn's whole lifecycle, unless
+        the message was withdrawn meanwhile (``withdrawn``, no events).
 
         Args:
             message: What to answer.
@@ -363,6 +364,10 @@ class AgentLoop:
         key = message.session_key
         turn_id = uuid.uuid4().hex[:12]
         async with self.session_lock(key), self._semaphore:
+            if message.withdrawn:  # its sender left while it waited: nothing to answer
+                log.info("message %s for %s was withdrawn before its turn", message.id, key)
+                await message.acknowledge("dropped")
+                return TurnOutcome(turn_id, "withdrawn")
             turn = RunningTurn(turn_id, key, task=asyncio.current_task())
             self.work.begin(turn)
             channel, chat_id = self.reply_target(message)

@@ -59,14 +59,15 @@ class TurnOutcome:
 
     Attributes:
         turn_id: The id its events carried.
-        status: ``finished``, ``stopped`` or ``failed``.
+        status: ``finished``, ``stopped`` or ``failed``; ``withdrawn``: the message was
+            taken back before the turn began (:attr:`InboundMessage.withdrawn`), nothing ran.
         content: The answer (``finished``), the streamed part (``stopped``), or ``""``.
         error: The failure (``failed``).
         message_sent: The ``message`` tool already delivered an answer to the chat.
     """
 
     turn_id: str
-    status: Literal["finished", "stopped", "failed"]
+    status: Literal["finished", "stopped", "failed", "withdrawn"]
     content: str = ""
     error: LLMError | None = None
     message_sent: bool = False

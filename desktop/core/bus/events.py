@@ -85,6 +85,8 @@ class InboundMessage:
             :attr:`TurnStarted.request_id`, so a front end can match its own messages.
         ack: Resolved once the message is safe in its session or dropped on purpose (see
             :class:`Ack`); ``None``: nobody waits for that.
+        withdrawn: Its sender took it back before its turn began (a terminal that went away
+            while the message waited behind a running turn): it is dropped, not run.
     """
 
     channel: str
@@ -97,6 +99,7 @@ class InboundMessage:
     session_key_override: str | None = None
     id: str = field(default_factory=lambda: uuid.uuid4().hex)
     ack: Ack | None = field(default=None, repr=False, compare=False)
+    withdrawn: bool = field(default=False, compare=False)
 
     @property
     def session_key(self) -> str:

@@ -7,9 +7,12 @@ the agent's answers come back through :meth:`BaseChannel.send`. The
 backoff when :meth:`BaseChannel.run` fails, retries failed sends and reports status changes.
 
 ``allowFrom`` (nanobot's semantics): an empty list lets nobody in (unless the channel says so,
-see :attr:`BaseChannel.open_when_empty`); ``"*"`` lets everyone in; otherwise an entry matches
-a sender's id, username, or the ``"id|username"`` pair. Senders are identified as
-``"id|username"`` when the network has both.
+see :attr:`BaseChannel.open_when_empty`); ``"*"`` lets everyone in; otherwise an entry must
+name the sender exactly. Where a network gives a sender as ``"id|name"`` (Telegram, Discord:
+:attr:`BaseChannel.sender_shape`), an entry may also be the id alone, or an ``"id|name"`` pair
+whose name has changed since; never the name alone: names can be changed and taken over by
+someone else, ids cannot. Where both halves are ids (Feishu ``open_id|user_id``, WhatsApp
+``phone|lid``) either one matches.
 
 Nothing lost across a crash: a channel confirms a message to its network only once the agent
 has it safe in a session (:meth:`BaseChannel.publish` with ``confirm``, resolved through the
@@ -29,6 +32,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 from desktop.core.bus.events import Ack, AckOutcome, InboundMessage, OutboundMessage, RunEvent
+from desktop.core.bus.limits import describe_size, max_inbound_kb, refusal, utf8_size
 from desktop.core.bus.queue import MessageBus
 from desktop.core.channels.approvals import ReplyApprover
 from desktop.core.channels.journal import journal_for
@@ -76,22 +80,53 @@ class ChannelUnavailable(Exception):
         self.hint = hint
 
 
-def allowed(allow_from: Sequence[str], sender: str, *, open_when_empty: bool = False) -> bool:
-    """nanobot's ``allowFrom`` check (see the module docstring)."""
+SenderShape = Literal["opaque", "id|name", "id|id"]
+"""How a channel writes its sender ids (see :func:`allowed`)."""
+
+
+def _ids(text: str, shape: SenderShape) -> set[str]:
+    """The ids a sender (or an ``allowFrom`` entry) stands for under ``shape``."""
+    ids = {text}
+    if shape == "opaque" or "|" not in text:
+        return ids
+    parts = [p.strip() for p in text.split("|")]
+    ids.update(p for p in (parts[:1] if shape == "id|name" else parts) if p)
+    return ids
+
+
+def allowed(
+    allow_from: Sequence[str],
+    sender: str,
+    *,
+    shape: SenderShape = "opaque",
+    open_when_empty: bool = False,
+) -> bool:
+    """nanobot's ``allowFrom`` check (see the module docstring).
+
+    Args:
+        allow_from: The entries.
+        sender: The sender as the channel writes it.
+        shape: ``opaque``: the sender is one id, matched whole (nanobot's base rule);
+            ``id|name``: the part before ``|`` is the id, the rest a display name that never
+            matches alone; ``id|id``: every ``|``-separated part is an id.
+        open_when_empty: What an empty list means.
+    """
     entries = [str(e).strip() for e in allow_from if str(e).strip()]
     if not entries:
         return open_when_empty
     if "*" in entries:
         return True
-    parts = {sender, *(p for p in sender.split("|") if p)}
-    for entry in entries:
-        if entry in parts:
-            return True
-        if "|" in entry and any(p and p in parts for p in entry.split("|")):
-            return True
-        if entry.startswith("@") and entry[1:] in parts:
-            return True
-    return False
+    ids = _ids(sender, shape)
+    return any(_ids(entry, shape) & ids for entry in entries)
+
+
+def name_only_entries(allow_from: Sequence[str], sender: str) -> list[str]:
+    """Entries that name only the name half of an ``id|name`` sender (they let nobody in)."""
+    _, bar, name = sender.partition("|")
+    if not bar or not name:
+        return []
+    names = {name, f"@{name}"}
+    return [str(e).strip() for e in allow_from if str(e).strip() in names]
 
 
 def split_message(text: str, limit: int) -> list[str]:
@@ -142,6 +177,9 @@ class BaseChannel(ABC):
     display_name: ClassVar[str] = ""
     open_when_empty: ClassVar[bool] = False
     """Whether an empty ``allowFrom`` lets everybody in (the channel's own choice)."""
+    sender_shape: ClassVar[SenderShape] = "opaque"
+    """How the channel writes sender ids: ``id|name`` where the network has a display name
+    (only the id may be named in ``allowFrom``), ``id|id`` where both halves are ids."""
 
     def __init__(
         self,
@@ -234,12 +272,24 @@ class BaseChannel(ABC):
         raise NotImplementedError(f"{self.name} has no connection test")
 
     def is_allowed(self, sender: str) -> bool:
-        """Whether ``sender`` may talk to the agent (``allowFrom``)."""
-        return allowed(
-            list(getattr(self.config, "allow_from", []) or []),
-            sender,
-            open_when_empty=self.open_when_empty,
-        )
+        """Whether ``sender`` may talk to the agent (``allowFrom``).
+
+        An entry naming only the name half of an ``id|name`` sender lets nobody in; the log
+        says which id to write instead.
+        """
+        entries = list(getattr(self.config, "allow_from", []) or [])
+        if allowed(entries, sender, shape=self.sender_shape, open_when_empty=self.open_when_empty):
+            return True
+        if self.sender_shape == "id|name":
+            for entry in name_only_entries(entries, sender):
+                log.warning(
+                    "%s: the allowFrom entry %r is a name, which can change hands; it lets "
+                    "nobody in. Write the id %r instead.",
+                    self.name,
+                    entry,
+                    sender.partition("|")[0],
+                )
+        return False
 
     async def publish(
         self,
@@ -255,7 +305,9 @@ class BaseChannel(ABC):
         seen: Sequence[str] = (),
         session_key: str | None = None,
     ) -> bool:
-        """Hand a person's message to the agent; ``False`` (and logged) when not allowed.
+        """Hand a person's message to the agent; ``False`` (and logged) when not allowed, or
+        when it is longer than ``channels.maxInboundKb`` (:mod:`desktop.core.bus.limits`): the
+        sender is told so, and nothing of it reaches the journal, the session or the model.
 
         A reply that answers a waiting approval question is consumed here (``True``).
         ``message_id`` becomes :attr:`InboundMessage.id` (unique; the turn it starts carries
@@ -286,6 +338,10 @@ class BaseChannel(ABC):
             if confirm is not None:
                 await confirm("dropped")
             return False
+        if await self._refused_as_too_long(chat_id, content, message_id):
+            if confirm is not None:
+                await confirm("dropped")
+            return False
         if self.approvals.intercept(chat_id, content):
             if confirm is not None:
                 await confirm("dropped")
@@ -312,6 +368,28 @@ class BaseChannel(ABC):
             self.journal.in_flight.add(message.id)
         message.ack = self._ack(message.id, confirm, journal, list(seen))
         await self.bus.publish_inbound(message)
+        return True
+
+    async def _refused_as_too_long(
+        self, chat_id: str, content: str, message_id: str | None
+    ) -> bool:
+        """Answer a message longer than ``channels.maxInboundKb`` and say it is not to be
+        handed on (nothing of it is kept)."""
+        max_kb = max_inbound_kb(self.app_config)
+        answer = refusal(content, max_kb)
+        if answer is None:
+            return False
+        log.warning(
+            "%s: a message of %s in chat %s was not read (the limit is %s KB)",
+            self.name,
+            describe_size(utf8_size(content)),
+            chat_id,
+            max_kb,
+        )
+        metadata = {"refused": "too_long", "request_id": message_id or ""}
+        await self.bus.publish_outbound(
+            OutboundMessage(self.name, chat_id, answer, metadata=metadata)
+        )
         return True
 
     def _ack(

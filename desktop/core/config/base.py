@@ -34,7 +34,7 @@ class ChannelBase(Base):
         default_factory=list,
         title="Allowed senders",
         description=(
-            'Who may talk to the agent: ids, usernames or "id|username"; "*" for everyone. '
-            "Empty: nobody."
+            'Who may talk to the agent: ids (or "id|username"; a username alone never '
+            'matches: it can change hands); "*" for everyone. Empty: nobody.'
         ),
     )

@@ -15,6 +15,10 @@ an object), a safety setting that does not fit, or a workspace path that is a fi
 ``${VAR}`` references and the file's own values where an environment override was in force, so
 neither resolved secrets nor temporary overrides ever reach the disk. A file that is not valid
 JSON is never overwritten.
+
+Settings nanobot 0.3.5 does not know (:data:`~desktop.core.config.product.PRODUCT_PATHS`) are
+read from and saved to ``desktop.json`` beside the file (:mod:`desktop.core.config.product`);
+one still found in ``config.json`` is moved there once the file has loaded cleanly.
 """
 
 from __future__ import annotations
@@ -31,8 +35,10 @@ from typing import Any
 
 from pydantic.alias_generators import to_camel, to_snake
 
+from desktop.core.config import product
 from desktop.core.config.errors import ConfigError
 from desktop.core.config.paths import default_config_path
+from desktop.core.config.prefs_peek import prefs_path
 from desktop.core.config.schema import Config
 from desktop.core.config.validate import FAIL_CLOSED, FieldProblem, FieldRejected, validate_fields
 from desktop.core.utils.atomic import atomic_write_text
@@ -66,12 +72,14 @@ class ConfigOrigin:
         preserved: Paths whose on-disk value differs from the effective one: the file's raw
             value (``${VAR}`` text, or the value under an env override) and the effective value.
         warnings: Non-fatal problems found while loading (e.g. an unset ``${VAR}``).
+        from_prefs: Product settings whose value came from ``desktop.json``.
     """
 
     path: Path
     existed: bool = False
     preserved: dict[JsonPath, tuple[Any, Any]] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    from_prefs: set[JsonPath] = field(default_factory=set)
 
 
 def _key_in(mapping: Mapping[str, Any], name: str) -> str:
@@ -221,23 +229,30 @@ def _field_warning(path: Path, text: str, problem: FieldProblem) -> str:
     return f"{path}{where}: field '{problem.dotted}': {problem.message}; the default is used"
 
 
+def _in_prefs(origin: ConfigOrigin, loc: tuple[Any, ...]) -> bool:
+    """Whether a problem at ``loc`` is in a value that came from ``desktop.json``."""
+    return product.is_product_loc(loc) in origin.from_prefs
+
+
 def _validate(
     path: Path,
     text: str,
     file_data: dict[str, Any],
     environ: Mapping[str, str],
     origin: ConfigOrigin,
-) -> tuple[Config, dict[str, Any], int]:
+) -> tuple[Config, dict[str, Any], int, int]:
     """Apply the environment, resolve references and validate field by field: bad fields of
-    the file get their defaults and a warning; a bad environment override is left out (the
-    file's value applies) and reported by its variable's name.
+    the files get their defaults and a warning; a bad environment override is left out (the
+    file's own value applies) and reported by its variable's name.
 
     Returns:
-        The config, the data it was made from, and how many of the file's fields were dropped.
+        The config, the data it was made from, how many fields of ``config.json`` were
+        dropped, and how many of ``desktop.json`` (product settings).
 
     Raises:
-        ConfigError: A safety setting does not fit (in the file, or from an override).
+        ConfigError: A safety setting does not fit (in a file, or from an override).
     """
+    prefs_file = prefs_path(path)
     refused: dict[str, str] = {}  # override -> why it was left out
     while True:  # each round leaves out at least one more override, so it ends
         trial = ConfigOrigin(path=origin.path, existed=origin.existed)
@@ -255,6 +270,9 @@ def _validate(
                 raise ConfigError(
                     path, f"the environment override {name} does not fit: {message}", field=dotted
                 ) from None
+            if _in_prefs(origin, loc):
+                where = f"{product.SECTION}.{dotted}"
+                raise ConfigError(prefs_file, message, field=where) from None
             line = _locate(text, loc) if text else None
             raise ConfigError(path, message, line=line, field=dotted or None) from None
         theirs = {p: _override_at(p.loc, overrides) for p in problems}
@@ -268,8 +286,16 @@ def _validate(
         "default, applies)"
         for name, why in refused.items()
     )
-    origin.warnings.extend(_field_warning(path, text, problem) for problem in problems)
-    return config, data, len(problems)
+    in_prefs = [p for p in problems if _in_prefs(origin, p.loc)]
+    for problem in problems:
+        if problem in in_prefs:
+            origin.warnings.append(
+                f"{prefs_file}: field '{product.SECTION}.{problem.dotted}': {problem.message}; "
+                "the default is used"
+            )
+        else:
+            origin.warnings.append(_field_warning(path, text, problem))
+    return config, data, len(problems) - len(in_prefs), len(in_prefs)
 
 
 def _refuse_removed_safety_values(path: Path, text: str, problems: list[str]) -> None:
@@ -338,9 +364,16 @@ def load_config(
     data, text, problems = read_config_object(path) if origin.existed else ({}, "", [])
     _refuse_removed_safety_values(path, text, problems)
     origin.warnings.extend(f"{path}: {problem}; the value is ignored" for problem in problems)
-    config, data, dropped = _validate(path, text, data, env, origin)
+    to_move = product.found(data)
+    prefs_file = prefs_path(path)
+    origin.from_prefs = set(product.fill_missing(data, product.read_extras(prefs_file)))
+    config, data, dropped, dropped_prefs = _validate(path, text, data, env, origin)
     if origin.existed and (problems or dropped):
         _keep_copy(path, origin)
+    if dropped_prefs:
+        _keep_copy(prefs_file, origin)
+    if to_move and not (problems or dropped):
+        _move_product_settings(path, prefs_file, origin)
     if workspace is not None:
         ws_key = ("agents", "defaults", "workspace")
         previous = origin.preserved.get(ws_key, (_get(data, ws_key), None))[0]
@@ -355,6 +388,17 @@ def load_config(
         log.info("%s: %s", path, warning)
     config._origin = origin
     return config
+
+
+def _move_product_settings(path: Path, prefs_file: Path, origin: ConfigOrigin) -> None:
+    """Move the product settings found in ``config.json`` to ``desktop.json`` (once)."""
+    try:
+        product.migrate(path, prefs_file)
+    except OSError as exc:  # filelock's Timeout too; the values in config.json are used
+        origin.warnings.append(
+            f"{path}: settings nanobot does not know could not be moved to {prefs_file.name} "
+            f"({exc}); nanobot may drop them when it saves the file"
+        )
 
 
 def config_origin(config: Config) -> ConfigOrigin:
@@ -407,15 +451,20 @@ def config_to_json(config: Config) -> dict[str, Any]:
 def save_config(config: Config, path: Path | None = None) -> Path:
     """Write ``config`` atomically (camelCase, unknown keys kept, references kept).
 
+    Settings nanobot does not know go to ``desktop.json`` beside it (written first).
+
     Raises:
         ConfigError: The file on disk is not valid JSON: it is left untouched so the user can
             repair it, and nothing is written.
+        OSError: A file cannot be written.
     """
     origin = config_origin(config)
     target = (path or origin.path).expanduser()
     if target.exists():
         read_json_object(target)  # refuse to overwrite a malformed file
-    text = json.dumps(config_to_json(config), indent=2, ensure_ascii=False) + "\n"
+    data = config_to_json(config)
+    product.write_extras(prefs_path(target), product.take(data))
+    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     atomic_write_text(target, text, mode=0o600)
     origin.path = target
     origin.existed = True

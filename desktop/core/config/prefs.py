@@ -24,6 +24,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 from pydantic.alias_generators import to_camel
 
+from desktop.core.config import product
 from desktop.core.config.prefs_peek import PREFS_FILE_NAME, prefs_path
 from desktop.core.config.validate import validate_fields
 from desktop.core.usage.budgets import Budgets
@@ -72,6 +73,10 @@ class DesktopPrefs(BaseModel):
         budgets: Spend budgets (see :mod:`desktop.core.usage.budgets`).
         review_dream: Dream stores a proposal the person reviews (accepts per file or per
             change, edits or rejects) instead of changing the memory files itself.
+
+    The file also holds ``configExtras``: agent settings nanobot 0.3.5 would drop from
+    ``config.json`` (:mod:`desktop.core.config.product`; the config loader reads and writes
+    them, this model keeps them as an extra key).
     """
 
     model_config = ConfigDict(
@@ -164,10 +169,27 @@ def prefs_to_json(prefs: DesktopPrefs) -> dict[str, Any]:
     return prefs.model_dump(mode="json", by_alias=True)
 
 
+def _field_keys() -> set[str]:
+    return {info.alias or to_camel(name) for name, info in DesktopPrefs.model_fields.items()}
+
+
 def save_prefs(prefs: DesktopPrefs, path: Path) -> None:
-    """Write ``prefs`` to ``path`` atomically (private to the user)."""
-    text = json.dumps(prefs_to_json(prefs), indent=2, ensure_ascii=False) + "\n"
-    atomic_write_text(path, text, mode=0o600)
+    """Write ``prefs`` to ``path`` atomically (private to the user).
+
+    Keys that are not preferences (the agent settings in ``configExtras``, a newer version's
+    keys) are taken from the file as it is now, under the lock their other writer holds too,
+    so saving the preferences never undoes what was written there meanwhile.
+    """
+    data = prefs_to_json(prefs)
+    fields = _field_keys()
+    with product.lock_for(path):
+        try:
+            current = product.read_prefs_object(path)
+        except OSError:
+            current = {}  # the write below says what is wrong
+        data.update({k: v for k, v in current.items() if k not in fields})
+        text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+        atomic_write_text(path, text, mode=0o600)
 
 
 class PrefsStore:

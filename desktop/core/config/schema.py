@@ -3,9 +3,10 @@
 camelCase on disk, snake_case accepted on load. Every model keeps keys it does not know
 (``extra="allow"``) so a config written by a newer nanobot survives a load/save round trip.
 
-Compatibility rule learned from nanobot-ai 0.3.5: it rejects unknown *top-level* keys but
-ignores unknown nested ones. Settings that only nanobot Desktop uses therefore live inside
-existing sections (e.g. ``agents.defaults.requestTimeoutS``), never at the top level.
+Compatibility rules learned from nanobot-ai 0.3.5: it rejects unknown *top-level* keys, and
+drops unknown nested ones whenever it saves the file. Settings that only nanobot Desktop uses
+are still declared here, inside existing sections (e.g. ``agents.defaults.requestTimeoutS``),
+but they are stored in ``desktop.json`` (:mod:`desktop.core.config.product` lists them).
 """
 
 from __future__ import annotations
@@ -186,6 +187,16 @@ class ChannelsConfig(Base):
 
     send_progress: bool = True
     send_tool_hints: bool = False
+    max_inbound_kb: int = Field(
+        default=256,
+        ge=1,
+        title="Longest message read",
+        description=(
+            "A message longer than this (in UTF-8) is answered with a note to send it as a "
+            "file, and never reaches the model or the chat's history."
+        ),
+        json_schema_extra={"maximum": 100 * 1024, "unit": "KB"},
+    )
     telegram: TelegramConfig = Field(default_factory=TelegramConfig)
     discord: DiscordConfig = Field(default_factory=DiscordConfig)
     slack: SlackConfig = Field(default_factory=SlackConfig)

@@ -27,6 +27,7 @@ def _fail_closed_config(parts: tuple[str, ...]) -> bool:
     return (
         parts[:2] == ("tools", "restrict_to_workspace")
         or parts[:3] == ("tools", "exec", "deny_patterns")
+        or parts[:3] == ("tools", "exec", "sandbox_network")
         or (len(parts) >= 3 and parts[0] == "channels" and parts[2] == "allow_from")
     )
 

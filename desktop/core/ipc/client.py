@@ -10,7 +10,7 @@ import asyncio
 import contextlib
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +18,11 @@ from desktop.core.utils.validate import parse_json
 
 CONNECT_TIMEOUT_S = 2.0
 SOCKET_NAME = "agent.sock"
+
+Asker = Callable[[dict[str, Any]], Awaitable[str | None]]
+"""Asks the person an ``approval`` event's question; the decision (``allow_once``,
+``allow_session``, ``always``, ``deny``), or ``None`` to leave it to the app's window.
+Cancelled when the question closes (answered elsewhere, or the turn ended)."""
 
 
 def socket_path(config_dir: Path) -> Path:
@@ -73,11 +78,17 @@ class AgentConnection:
         *,
         media: list[str] | None = None,
         command: bool = False,
+        ask: Asker | None = None,
     ) -> dict[str, Any]:
         """Send a message and pass every event of its turn to ``on_event``.
 
+        Approval questions of the turn (``approval`` events) are asked through ``ask`` while
+        the events go on, and its answer is sent back; an ``approval_closed`` event (answered
+        elsewhere) cancels that ask. Both events reach ``on_event`` as well.
+
         Returns:
-            The final ``done`` event (``status``, ``content``, ``message``), or for a command
+            The final ``done`` event (``status``: ``finished``, ``stopped``, ``failed`` or
+            ``refused`` — too long —, ``content``, ``message``), or for a command
             ``{"status": "command", "content": reply}``.
 
         Raises:
@@ -86,16 +97,36 @@ class AgentConnection:
         await self._send(
             {"op": "turn", "session": session, "content": content, "media": media or []}
         )
-        while True:
-            event = await self._read()
-            if event is None:
-                raise ConnectionError("the agent closed the connection")
-            kind = event.get("event")
-            if command and kind == "command":
-                return {"status": "command", "content": event.get("content", "")}
-            if kind == "done":
-                return event
-            on_event(event)
+        asks: dict[str, asyncio.Task[None]] = {}
+        started = False
+        try:
+            while True:
+                event = await self._read()
+                if event is None:
+                    raise ConnectionError("the agent closed the connection")
+                kind = event.get("event")
+                if command and kind == "command":
+                    return {"status": "command", "content": event.get("content", "")}
+                if kind == "done":
+                    return event
+                if kind == "error" and not started:  # the request itself (too large) was refused
+                    return {"status": "refused", "content": "", "message": event.get("message")}
+                started = started or kind == "turn_started"
+                on_event(event)
+                key = str(event.get("id") or "")
+                if kind == "approval" and ask is not None:
+                    asks[key] = asyncio.ensure_future(self._ask(key, event, ask))
+                elif kind == "approval_closed" and key in asks:
+                    asks.pop(key).cancel()
+        finally:
+            for task in asks.values():
+                task.cancel()
+            await asyncio.gather(*asks.values(), return_exceptions=True)
+
+    async def _ask(self, key: str, event: dict[str, Any], ask: Asker) -> None:
+        decision = await ask(event)
+        if decision is not None:
+            await self._send({"op": "approve", "id": key, "decision": decision})
 
     async def close(self) -> None:
         """Close the connection."""

@@ -9,6 +9,17 @@ and streams that turn's events back (``{"event": "text_delta", …}``), then
 ``{"event": "command", "content"}``. ``{"op": "hello"}`` answers with the server's workspace
 and the model in use, so a client for another workspace keeps to itself. A line that is not a
 valid request is answered with ``{"event": "error", "message"}`` and the connection goes on.
+A message longer than ``channels.maxInboundKb`` is not published: ``done`` comes at once with
+``"status": "refused"`` and the reason.
+
+While its turn runs (or waits behind another turn of the session) the client may answer
+approval questions: the server asks every approval of the client's turns in the terminal too
+(``{"event": "approval", "id", "tool", "reason", "question", "window"}``, ``window``: someone
+else, the app's window, is asked as well) and takes ``{"op": "approve", "id", "decision"}``
+(``allow_once``, ``allow_session``, ``always``, ``deny``); the first answer wins, anywhere, and
+the terminal is told when its question closes (``{"event": "approval_closed", "id"}``). A
+client that goes away (Ctrl-C, ``timeout``) before its message's turn began takes the message
+back: it is dropped, not run later.
 
 Events reach a client without the agent waiting for it: a terminal that stops reading (paused,
 piped into a pager) holds up neither its own turn nor anyone else's; once more than
@@ -18,6 +29,7 @@ piped into a pager) holds up neither its own turn nor anyone else's; once more t
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import dataclasses
 import json
@@ -29,9 +41,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from desktop.core.agent.approval import ApprovalGate, ApprovalRequest, Decision, serves
 from desktop.core.agent.commands import parse_command
 from desktop.core.bus.events import InboundMessage, OutboundMessage, RunEvent
+from desktop.core.bus.limits import DEFAULT_MAX_INBOUND_KB, refusal
 from desktop.core.bus.queue import MessageBus
+from desktop.core.channels.approvals import question_text
 from desktop.core.ipc.client import socket_path
 from desktop.core.utils.tasks import TaskOwner
 from desktop.core.utils.validate import parse_json
@@ -42,6 +57,7 @@ log = logging.getLogger(__name__)
 
 MAX_LINE = 1 << 20
 MAX_BACKLOG = 4 * MAX_LINE  # bytes waiting for a client that does not read: then it is let go
+MAX_LATER = 16  # requests a client may send ahead while its turn runs
 END_KINDS = ("turn_finished", "turn_stopped", "turn_failed")
 
 
@@ -61,9 +77,18 @@ class _Client:
     def __init__(self, writer: asyncio.StreamWriter) -> None:
         self.writer = writer
         self.requests: dict[str, str] = {}  # inbound message id -> session key
+        self.waiting: dict[str, InboundMessage] = {}  # published, its turn not begun yet
         self.turns: dict[str, str] = {}  # turn id -> session key
         self.chats: set[str] = set()  # "channel:chat" the client talks in
+        self.approvals: dict[str, asyncio.Future[Decision]] = {}  # question id -> its answer
+        self.later: collections.deque[bytes] = collections.deque()  # sent during a turn
         self.done = asyncio.Queue[None]()
+
+    def withdraw(self) -> None:
+        """The client left: what it sent that has not begun is not to be run."""
+        for message in self.waiting.values():
+            message.withdrawn = True
+        self.waiting.clear()
 
     async def send(self, data: dict[str, Any]) -> None:
         """Answer a request (waits until the client takes it: only its own handler waits)."""
@@ -100,6 +125,9 @@ class AgentSocketServer:
         owner: Owns the server and its connections.
         workspace: Reported by ``hello``.
         model: Reported by ``hello``: the model, or a function giving the one in use now.
+        approval: The gate whose questions about its clients' turns are asked in the terminal
+            too (the server registers as an approver while it serves).
+        max_inbound_kb: ``channels.maxInboundKb`` (or a function giving it now).
     """
 
     def __init__(
@@ -110,12 +138,17 @@ class AgentSocketServer:
         *,
         workspace: Path,
         model: str | Callable[[], str],
+        approval: ApprovalGate | None = None,
+        max_inbound_kb: int | Callable[[], int] = DEFAULT_MAX_INBOUND_KB,
     ) -> None:
         self.path = path
         self.bus = bus
         self.workspace = workspace
         self._model = model
         self._owner = owner
+        self._gate = approval
+        self._remove_approver: Callable[[], None] | None = None
+        self._max_inbound_kb = max_inbound_kb
         self.name = "cli"
         self._server: asyncio.AbstractServer | None = None
         self._clients: set[_Client] = set()
@@ -130,6 +163,11 @@ class AgentSocketServer:
     def serving(self) -> bool:
         """Whether the socket is open."""
         return self._server is not None
+
+    @property
+    def waiting(self) -> int:
+        """Messages from connected terminals whose turns have not begun yet."""
+        return sum(len(c.waiting) for c in self._clients)
 
     async def start(self) -> bool:
         """Open the socket; ``False`` (logged) when another live process serves it already or
@@ -154,6 +192,8 @@ class AgentSocketServer:
             log.warning("cannot serve %s: %s", self.path, exc)
             return False
         self._unsubscribe = self.bus.subscribe(self._on_event)
+        if self._gate is not None:
+            self._remove_approver = self._gate.add_approver(self)
         log.info("serving the agent on %s", self.path)
         return True
 
@@ -203,6 +243,9 @@ class AgentSocketServer:
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
+        if self._remove_approver is not None:
+            self._remove_approver()
+            self._remove_approver = None
         server, self._server = self._server, None
         if server is None:
             return
@@ -226,7 +269,7 @@ class AgentSocketServer:
         try:
             while True:
                 try:
-                    line = await reader.readline()
+                    line = client.later.popleft() if client.later else await reader.readline()
                 except (ValueError, asyncio.LimitOverrunError):
                     await client.send({"event": "error", "message": "request too large"})
                     return
@@ -243,25 +286,37 @@ class AgentSocketServer:
                 if problem:
                     await client.send({"event": "error", "message": problem})
                     continue
-                await self._handle(client, request)
+                await self._handle(client, request, reader)
         except (ConnectionError, OSError):
             return
         finally:
             self._clients.discard(client)
             writer.close()
 
-    async def _handle(self, client: _Client, request: dict[str, Any]) -> None:
+    async def _handle(
+        self, client: _Client, request: dict[str, Any], reader: asyncio.StreamReader
+    ) -> None:
         op = request.get("op")
         if op == "hello":
             await client.send(
                 {"event": "hello", "workspace": str(self.workspace), "model": self.model}
             )
             return
+        if op == "approve":
+            self._answer(client, request)
+            return
         assert op == "turn", "checked by _problem"
         session = request.get("session") or "cli:direct"
         channel, _, chat_id = session.partition(":")
         content = request.get("content") or ""
         media = list(request.get("media") or [])
+        limit = self._max_inbound_kb
+        refused = refusal(content, limit() if callable(limit) else limit)
+        if refused is not None:
+            await client.send(
+                {"event": "done", "status": "refused", "content": "", "message": refused}
+            )
+            return
         message = InboundMessage(
             channel or "cli",
             "cli-user",
@@ -273,10 +328,111 @@ class AgentSocketServer:
         )
         client.chats.add(f"{message.channel}:{message.chat_id}")
         client.requests[message.id] = session
-        await self.bus.publish_inbound(message)
         if parse_command(content) is not None and not media:
+            await self.bus.publish_inbound(message)
             return  # the reply comes back as an outbound message with the request id
-        await client.done.get()  # until the turn ends; the events flow meanwhile
+        client.waiting[message.id] = message
+        await self.bus.publish_inbound(message)
+        await self._until_done(client, reader)
+
+    async def _until_done(self, client: _Client, reader: asyncio.StreamReader) -> None:
+        """Wait until the client's turn ends (its events flow meanwhile), reading its approval
+        answers; a client that leaves first withdraws its message if the turn has not begun.
+
+        Raises:
+            ConnectionResetError: The client left.
+        """
+        done = asyncio.ensure_future(client.done.get())
+        line: asyncio.Future[bytes] | None = None
+        try:
+            while not done.done():
+                line = asyncio.ensure_future(reader.readline())
+                await asyncio.wait({done, line}, return_when=asyncio.FIRST_COMPLETED)
+                if not line.done():
+                    break  # the turn ended
+                try:
+                    raw = line.result()
+                except (ValueError, asyncio.LimitOverrunError):
+                    client.post({"event": "error", "message": "request too large"})
+                    continue
+                if not raw:
+                    client.withdraw()
+                    raise ConnectionResetError("the client left")
+                self._read_during_turn(client, raw)
+        finally:
+            for pending in (done, line):
+                if pending is not None and not pending.done():
+                    pending.cancel()
+                    await asyncio.gather(pending, return_exceptions=True)
+
+    def _read_during_turn(self, client: _Client, raw: bytes) -> None:
+        try:
+            request = parse_json(raw)
+        except ValueError:
+            request = None
+        if isinstance(request, dict) and request.get("op") == "approve":
+            self._answer(client, request)
+        elif len(client.later) < MAX_LATER:
+            client.later.append(raw)  # the next request: served once this turn has ended
+        else:
+            client.post({"event": "error", "message": "too many requests ahead; send them later"})
+
+    def _answer(self, client: _Client, request: dict[str, Any]) -> None:
+        """An ``approve`` line: the answer to one of the client's open questions."""
+        future = client.approvals.get(str(request.get("id") or ""))
+        try:
+            decision = Decision(str(request.get("decision") or ""))
+        except ValueError:
+            client.post(
+                {
+                    "event": "error",
+                    "message": "decision must be one of " + ", ".join(d.value for d in Decision),
+                }
+            )
+            return
+        if future is not None and not future.done():
+            future.set_result(decision)
+
+    # -- approvals (the gate asks the terminal too) --------------------------------------
+    def _client_of(self, request: ApprovalRequest) -> _Client | None:
+        return next((c for c in self._clients if request.turn_id in c.turns), None)
+
+    def serves(self, request: ApprovalRequest) -> bool:
+        """Whether the turn asking is one a connected terminal started."""
+        return self._client_of(request) is not None
+
+    async def request_approval(self, request: ApprovalRequest) -> Decision:
+        """Ask the terminal whose turn it is; wait for its answer (cancelled when someone
+        else answers first, or the turn stops). A terminal that is gone never answers."""
+        future: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
+        client = self._client_of(request)
+        if client is None:
+            return await future  # left meanwhile: the others answer
+        key = f"{request.turn_id}:{request.call_id}"
+        client.approvals[key] = future
+        others = self._gate is not None and any(
+            a is not self and serves(a, request) for a in self._gate.approvers_for(request.channel)
+        )
+        try:
+            client.post(
+                {
+                    "event": "approval",
+                    "id": key,
+                    "tool": request.tool,
+                    "reason": request.reason,
+                    "question": question_text(request, keywords=False),
+                    "window": others,
+                }
+            )
+            return await future
+        except (ConnectionError, OSError):
+            never: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
+            return await never  # gone: the others answer
+        finally:
+            client.approvals.pop(key, None)
+            if not future.done() or future.cancelled():
+                with contextlib.suppress(ConnectionError, OSError):
+                    client.post({"event": "approval_closed", "id": key})
 
     def _drop(self, client: _Client) -> None:
         self._clients.discard(client)
@@ -296,6 +452,7 @@ class AgentSocketServer:
             request = getattr(event, "request_id", "")
             if request in client.requests:
                 client.requests.pop(request)
+                client.waiting.pop(request, None)
                 client.turns[event.turn_id] = event.session_key
             else:
                 return
@@ -348,7 +505,7 @@ class AgentSocketServer:
 def _problem(request: dict[str, Any]) -> str:
     """What is wrong with a request (``""``: nothing)."""
     op = request.get("op")
-    if op == "hello":
+    if op in ("hello", "approve"):
         return ""
     if op != "turn":
         return f"unknown op {op!r}"

@@ -31,6 +31,7 @@ from desktop.core.bus.events import (
     TurnFailed,
     TurnStarted,
 )
+from desktop.core.bus.limits import max_inbound_kb, refusal
 from desktop.core.utils.tasks import TaskOwner
 from desktop.ui.chat.actions import ChatActions
 from desktop.ui.chat.approval_presenter import ApprovalPresenter
@@ -385,12 +386,17 @@ class ChatTab(ChatActions, QWidget):
 
         A message sent while the chat's turn runs is queued (shown as such) and answered next.
         ``/new`` archives the chat into memory (as nanobot's does) and opens a new chat (the
-        current one stays, with its title).
+        current one stays, with its title). A message longer than ``channels.maxInboundKb``
+        stays in the composer and the banner says why.
         """
         key, composer = self.current, self.pane.composer
         if self.services.runtime is None or not key:
             return
         command = parse_command(text) if not media else None
+        too_long = refusal(text, max_inbound_kb(self.services.config)) if command is None else None
+        if too_long is not None:  # kept in the composer, never sent
+            self.turns.set_error(key, "too_long", too_long)
+            return
         if command is None and self._editing is not None and self.send_edit(text):
             return
         if command is not None:

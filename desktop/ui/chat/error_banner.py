@@ -28,7 +28,10 @@ ERRORS: dict[str, tuple[str, str, str]] = {
     "bad_request": ("", "agent", "Agent settings"),
     "empty_reply": ("Retry, or rephrase the request.", "", ""),
     "interrupted": ("", "", ""),
+    "too_long": ("", "", ""),
 }
+NO_RETRY = frozenset({"too_long"})
+"""Kinds that are not a failed turn: nothing to run again."""
 HEADLINES: dict[str, str] = {
     "interrupted": "The last reply did not finish.",
 }
@@ -114,6 +117,7 @@ class ErrorBanner(QFrame):
         self.settings.setText(button)
         self.settings.setAccessibleName(button)
         self.settings.setVisible(bool(section))
+        self.retry.setVisible(kind not in NO_RETRY)
         details = details.strip()
         if len(details) > DETAIL_CHARS:
             details = details[: DETAIL_CHARS - 1] + "…"

@@ -113,3 +113,34 @@ async def test_an_image_reaches_the_model_and_files_go_out(
     assert out.files == [("report.txt", b"the report")]
     assert (out.body or {})["content"] == "Here it is."
     assert (out.body or {})["attachments"] == [{"id": 0, "filename": "report.txt"}]
+
+
+async def test_a_50_mb_message_is_answered_and_never_stored_or_sent_to_the_model(
+    discord_api: DiscordServer, scripted_server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
+    """A 50 MB message over the gateway: the sender is told the limit (in reply to it), the
+    model and the session never see it, no file holds it; the next message is answered."""
+    scripted_server.push(Reply("Short answered."))
+    runtime = await start_runtime(tmp_path, discord_api, scripted_server)
+    try:
+        huge = discord_api.put_message(DM, "x" * (50 * 1024 * 1024))
+        await until(lambda: discord_api.sent(DM), timeout=120, what="the answer to it")
+        discord_api.put_message(DM, "a short one")
+        await until(lambda: len(discord_api.sent(DM)) == 2, what="the short one's answer")
+    finally:
+        await runtime.stop()
+    assert discord_api.texts(DM) == [
+        "Your message is too long (50 MB); I read messages up to 256 KB. "
+        "Send it as a file instead, or in shorter parts.",
+        "Short answered.",
+    ]
+    reference = (discord_api.sent(DM)[0].body or {})["message_reference"]
+    assert reference["message_id"] == int(huge["id"])
+    requests = scripted_server.chat_requests()
+    assert [user_text(r.body) for r in requests] == ["a short one"]
+    assert [m["content"] for m in session_lines(runtime, f"discord:{DM}")] == [
+        "a short one",
+        "Short answered.",
+    ]
+    largest = max(p.stat().st_size for p in tmp_path.rglob("*") if p.is_file())
+    assert largest < 1024 * 1024

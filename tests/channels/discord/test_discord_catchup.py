@@ -141,13 +141,13 @@ async def test_the_first_start_does_not_replay_old_history(
 async def test_a_caught_up_sender_outside_allow_from_is_ignored(
     discord_api: DiscordServer, tmp_path: Path
 ) -> None:
-    await first_run(discord_api, tmp_path, allow_from=["ada"])
+    await first_run(discord_api, tmp_path, allow_from=[str(ADA)])
     mallory = user(ADA + 1, "mallory")
     discord_api.post_message(
         GENERAL, f"<@{BOT_ID}> let me in", guild=True, mentions=[BOT], author=mallory
     )
     discord_api.post_message(GENERAL, f"<@{BOT_ID}> me again", guild=True, mentions=[BOT])
-    run = Running(discord_api, tmp_path, allow_from=["ada"])
+    run = Running(discord_api, tmp_path, allow_from=[str(ADA)])
     await run.start()
     try:
         await until(lambda: run.received, what="ada's missed message")

@@ -89,7 +89,7 @@ async def running(discord_api: DiscordServer, tmp_path: Path) -> AsyncIterator[R
 async def test_server_messages_need_a_mention_and_the_sender_must_be_allowed(
     discord_api: DiscordServer, tmp_path: Path
 ) -> None:
-    run = Running(discord_api, tmp_path, allow_from=["ada"])
+    run = Running(discord_api, tmp_path, allow_from=[str(ADA)])
     await run.start()
     try:
         mallory = user(ADA + 1, "mallory")
@@ -113,6 +113,26 @@ async def test_server_messages_need_a_mention_and_the_sender_must_be_allowed(
     assert first.metadata["guild_id"] == str(GUILD_ID)
     assert second.content == "and in private" and second.metadata["is_group"] is False
     assert third.id == f"{DM}:{last['id']}"
+
+
+async def test_an_allow_from_name_lets_nobody_in_an_id_or_a_renamed_pair_does(
+    discord_api: DiscordServer, tmp_path: Path
+) -> None:
+    """allowFrom names Ada by her name only and Grace by an ``id|name`` pair from before she
+    was renamed: someone who took the name "ada" is ignored (a name can change hands), and so
+    is Ada herself; Grace, renamed since, is let in by her id."""
+    grace = user(ADA + 2, "grace_renamed")
+    run = Running(discord_api, tmp_path, allow_from=["ada", f"{ADA + 2}|grace"])
+    await run.start()
+    try:
+        discord_api.put_message(DM, "let me in", author=user(ADA + 1, "ada"))
+        discord_api.put_message(DM, "me too")  # Ada, named only by name
+        discord_api.put_message(DM, "hello from grace", author=grace)
+        await until(lambda: run.received, what="grace's message")
+    finally:
+        await run.stop()
+    assert run.texts() == ["hello from grace"]
+    assert run.received[0].sender_id == f"{ADA + 2}|grace_renamed"
 
 
 async def test_open_policy_and_allowed_channels(discord_api: DiscordServer, tmp_path: Path) -> None:

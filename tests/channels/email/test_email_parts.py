@@ -158,6 +158,18 @@ ALICE = "alice@example.org"
         (["=?utf-8?q?mx.test?=; spf=pass smtp.mailfrom=example.org"], (False, False)),
         # header.d must be a domain
         (["mx.test; dkim=pass header.d=alice@example.org"], (False, False)),
+        # a public suffix is nobody's organizational domain: aligned with nothing
+        (["mx.test; spf=pass smtp.mailfrom=bounce@org; dkim=pass header.d=org"], (False, False)),
+        # a sibling under the same organizational domain is aligned (relaxed)
+        (
+            ["mx.test; spf=pass smtp.mailfrom=news.example.org; dkim=pass header.d=a.example.org"],
+            (True, True),
+        ),
+        # a longer name that only ends like the From domain is someone else's
+        (
+            ["mx.test; spf=pass smtp.mailfrom=evilexample.org; dkim=pass header.d=evilexample.org"],
+            (False, False),
+        ),
         (["mx.test; none"], (False, False)),
         ([], (False, False)),
     ],
@@ -165,6 +177,34 @@ ALICE = "alice@example.org"
 def test_authentication_results(headers: list[str], expected: tuple[bool, bool]) -> None:
     message = _mail(*[("Authentication-Results", h) for h in headers], ("From", ALICE))
     assert auth.verify(message, ALICE, ["mx.test"]) == expected
+
+
+@pytest.mark.parametrize(
+    ("signer", "sender", "expected"),
+    [
+        ("example.com", "example.com", True),
+        ("mail.example.com", "example.com", True),  # relaxed: a subdomain either way
+        ("example.com", "mail.example.com", True),
+        ("com", "example.com", False),  # a public suffix aligns with nothing
+        ("example.com", "com", False),
+        ("co.uk", "example.co.uk", False),
+        ("example.co.uk", "co.uk", False),
+        ("mail.example.co.uk", "example.co.uk", True),
+        ("other.co.uk", "example.co.uk", False),  # two organizations under one suffix
+        ("github.io", "alice.github.io", False),  # the list's private part counts too
+        ("bob.github.io", "alice.github.io", False),
+        ("xn--bcher-kva.example", "mail.xn--bcher-kva.example", True),  # IDNA names
+        ("", "example.com", False),
+    ],
+)
+def test_alignment_is_an_exact_organizational_domain_match(
+    signer: str, sender: str, expected: bool
+) -> None:
+    assert auth.aligned(signer, sender) is expected
+    headers = [f"mx.test; spf=pass smtp.mailfrom={signer}; dkim=pass header.d={signer}"]
+    address = f"alice@{sender}"
+    message = _mail(*[("Authentication-Results", h) for h in headers], ("From", address))
+    assert auth.verify(message, address, ["mx.test"]) == (expected, expected)
 
 
 def test_authentication_needs_exactly_one_from_address() -> None:

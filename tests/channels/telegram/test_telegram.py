@@ -133,7 +133,9 @@ async def test_senders_outside_allow_from_are_ignored(
     api: BotApiServer, scripted_server: ScriptedOpenAIServer, tmp_path: Path
 ) -> None:
     scripted_server.route = echo()
-    runtime = await start_runtime(tmp_path, api, scripted_server, telegram={"allowFrom": ["ada"]})
+    runtime = await start_runtime(
+        tmp_path, api, scripted_server, telegram={"allowFrom": [str(CHAT)]}
+    )
     try:
         api.put_message(CHAT + 1, "let me in", user_id=CHAT + 1, username="mallory")
         api.put_message(CHAT, "hi", username="ada")
@@ -144,6 +146,35 @@ async def test_senders_outside_allow_from_are_ignored(
     assert api.texts(CHAT) == ["echo: hi"]
     assert api.sent(CHAT + 1) == [] and len(scripted_server.chat_requests()) == 1
     assert all(c.params["chat_id"] == CHAT for c in api.calls_of("sendChatAction"))
+
+
+async def test_an_allow_from_username_lets_nobody_in_an_id_or_a_renamed_pair_does(
+    api: BotApiServer,
+    scripted_server: ScriptedOpenAIServer,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """allowFrom names "ada" and "@grace" by username only, and Bob by an ``id|username``
+    pair from before he renamed himself. Usernames change hands: whoever holds "ada" or
+    "grace" now is ignored (the log says to write the id); Bob, renamed, is let in by his id."""
+    scripted_server.route = echo()
+    bob = CHAT + 3
+    allow = ["ada", "@grace", f"{bob}|bob_old"]
+    runtime = await start_runtime(tmp_path, api, scripted_server, telegram={"allowFrom": allow})
+    try:
+        with caplog.at_level(logging.WARNING, logger="desktop.core.channels.base"):
+            api.put_message(CHAT + 1, "I am ada now", user_id=CHAT + 1, username="ada")
+            api.put_message(CHAT + 2, "and I grace", user_id=CHAT + 2, username="grace")
+            api.put_message(bob, "bob here", user_id=bob, username="bob_new")
+            await until(lambda: api.sent(bob), what="bob's answer")
+            await _settled(runtime, api)
+    finally:
+        await runtime.stop()
+    assert api.texts(bob) == ["echo: bob here"]
+    assert api.sent(CHAT + 1) == [] and api.sent(CHAT + 2) == []
+    assert len(scripted_server.chat_requests()) == 1
+    hints = " ".join(r.getMessage() for r in caplog.records)
+    assert f"Write the id '{CHAT + 1}'" in hints and f"Write the id '{CHAT + 2}'" in hints
 
 
 async def test_the_server_disappears_and_returns_nothing_lost_nothing_twice(

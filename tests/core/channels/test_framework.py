@@ -21,7 +21,7 @@ from desktop.core.bus.events import (
 )
 from desktop.core.bus.queue import MessageBus
 from desktop.core.channels.approvals import parse_answer
-from desktop.core.channels.base import allowed, split_message
+from desktop.core.channels.base import SenderShape, allowed, split_message
 from desktop.core.channels.manager import ChannelManager
 from desktop.core.channels.registry import ChannelInfo
 from desktop.core.channels.state import ChannelStateStore
@@ -67,24 +67,35 @@ def _manager(tmp_path: Path, bus: MessageBus, **section: Any) -> tuple[ChannelMa
 
 
 @pytest.mark.parametrize(
-    ("allow", "sender", "expected"),
+    ("allow", "sender", "shape", "expected"),
     [
-        ([], "42|ada", False),
-        (["*"], "42|ada", True),
-        (["42"], "42|ada", True),
-        (["ada"], "42|ada", True),
-        (["@ada"], "42|ada", True),
-        (["42|ada"], "42|ada", True),
-        (["43|ada"], "42|ada", True),  # the username part matches
-        (["43"], "42|ada", False),
-        (["ad"], "42|ada", False),  # no partial matches
-        (["alice@example.org"], "alice@example.org", True),
-        (["bob@example.org"], "alice@example.org", False),
-        ([" ", ""], "42", False),
+        ([], "42|ada", "id|name", False),
+        (["*"], "42|ada", "id|name", True),
+        (["42"], "42|ada", "id|name", True),
+        (["42|ada"], "42|ada", "id|name", True),
+        (["42|ada_before"], "42|ada", "id|name", True),  # renamed since: the id still matches
+        (["ada"], "42|ada", "id|name", False),  # a name alone never matches
+        (["@ada"], "42|ada", "id|name", False),
+        (["|ada"], "42|ada", "id|name", False),
+        (["43|ada"], "42|ada", "id|name", False),  # someone else who had the name
+        (["43"], "42|ada", "id|name", False),
+        (["4"], "42|ada", "id|name", False),  # no partial matches
+        (["42"], "42", "id|name", True),  # no username
+        (["ou_1"], "ou_1|u_9", "id|id", True),  # Feishu open_id|user_id: both are ids
+        (["u_9"], "ou_1|u_9", "id|id", True),
+        (["u_8"], "ou_1|u_9", "id|id", False),
+        (["4915112345678"], "4915112345678|2222", "id|id", True),  # WhatsApp phone|lid
+        (["alice@example.org"], "alice@example.org", "opaque", True),
+        (["bob@example.org"], "alice@example.org", "opaque", False),
+        (["alice@example.org"], "evil|alice@example.org", "opaque", False),  # matched whole
+        (["evil"], "evil|alice@example.org", "opaque", False),
+        ([" ", ""], "42", "opaque", False),
     ],
 )
-def test_allow_from_semantics(allow: list[str], sender: str, expected: bool) -> None:
-    assert allowed(allow, sender) is expected
+def test_allow_from_semantics(
+    allow: list[str], sender: str, shape: SenderShape, expected: bool
+) -> None:
+    assert allowed(allow, sender, shape=shape) is expected
 
 
 def test_an_empty_allow_list_may_mean_everyone_when_the_channel_says_so() -> None:
@@ -198,7 +209,7 @@ async def test_not_allowed_senders_never_reach_the_agent(
     tmp_path: Path, fresh_network: Network
 ) -> None:
     bus = MessageBus()
-    manager, owner = _manager(tmp_path, bus, allow_from=["ada"])
+    manager, owner = _manager(tmp_path, bus, allow_from=["42|ada"])
     await manager.start()
     await _until(lambda: manager.status("loopback").ok)
     await fresh_network.incoming.put(("7|mallory", "7", "let me in"))

@@ -287,3 +287,26 @@ def test_retried_model_call_is_announced_then_answered(make_chat) -> None:  # ty
     assert [a.text for a in answers] == ["Back again: here is the answer."]
     assert not answers[0].streaming and answers[0].status == ""
     assert not chat.tab.pane.banner.isVisible()
+
+
+def test_a_message_over_the_limit_stays_in_the_composer(make_chat) -> None:  # type: ignore[no-untyped-def]
+    """A pasted text over ``channels.maxInboundKb``: not sent (no row, no request, no
+    session), the banner says why (no Retry: nothing failed), the text stays to be cut down;
+    once short enough it goes."""
+    chat: ChatHarness = make_chat()
+    chat.services.config.channels.max_inbound_kb = 1
+    chat.server.push(Reply("Got the short one."))
+    long_text = "Ünïcode " * 200  # 1,600 characters, 2,000 bytes: over 1 KB
+    chat.send(long_text)
+    banner = chat.tab.pane.banner
+    chat.wait(banner.isVisible)
+    assert banner.label.text().startswith(
+        "Your message is too long (2 KB); I read messages up to 1 KB."
+    )
+    assert not banner.retry.isVisible() and not banner.settings.isVisible()
+    assert chat.tab.pane.composer.text() == long_text
+    assert chat.kinds() == [] and chat.requests() == [] and not chat.tab.turns.sent
+    assert not chat.agent.sessions.path_for(chat.tab.current).exists()
+    chat.send("short")
+    chat.idle()
+    assert chat.kinds() == ["user", "assistant"] and not banner.isVisible()

@@ -11,6 +11,7 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from desktop.core.config.loader import load_config
+from desktop.core.config.prefs_peek import prefs_path
 from desktop.core.config.secret_fields import inject_stored_secrets
 from desktop.core.config.secrets import SecretStore
 from desktop.ui.services import AppServices
@@ -220,7 +221,8 @@ def test_dream_and_heartbeat_round_trip(
     qloop: asyncio.AbstractEventLoop,
     config_path: Path,
 ) -> None:
-    """Dream and heartbeat values land in their nanobot keys and load back."""
+    """Dream and heartbeat values land in their nanobot keys (Dream's own limits, which
+    nanobot does not know, in desktop.json) and load back."""
     tab = make_tab()
     tab.show_section("dream")
     page = tab.page("dream")
@@ -232,17 +234,14 @@ def test_dream_and_heartbeat_round_trip(
     page.beat_interval.setValue(600)
     assert run_async(qtbot, qloop, page.save())
     data = on_disk(config_path)
-    dream = data["agents"]["defaults"]["dream"]
-    assert (
-        dream["intervalH"],
-        dream["maxBatchSize"],
-        dream["maxIterations"],
-        dream["tokenBudget"],
-    ) == (6, 50, 3, 20_000)
+    assert data["agents"]["defaults"]["dream"]["intervalH"] == 6
+    dream = on_disk(prefs_path(config_path))["configExtras"]["agents"]["defaults"]["dream"]
+    assert (dream["maxBatchSize"], dream["maxIterations"], dream["tokenBudget"]) == (50, 3, 20_000)
     assert data["gateway"]["heartbeat"] == {"enabled": False, "intervalS": 600}
     assert not page.beat_interval.isEnabled()
     reloaded = load_config(config_path)
     assert reloaded.agents.defaults.dream.interval_h == 6
+    assert reloaded.agents.defaults.dream.max_batch_size == 50
 
 
 def test_dream_review_setting_lives_in_desktop_json(

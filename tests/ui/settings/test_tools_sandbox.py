@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
+from desktop.core.config.prefs_peek import prefs_path
 from desktop.core.security import sandbox as sb
 from desktop.core.security.sandbox import SandboxStatus, reset_sandbox_status
 from desktop.ui.settings import SettingsTab
@@ -43,7 +44,10 @@ def test_active_sandbox_and_network_switch_saved(
     assert page.dirty
     assert run_async(qtbot, qloop, page.save())
     exec_section = on_disk(config_path)["tools"]["exec"]
-    assert exec_section["sandboxNetwork"] is False
+    assert "sandboxNetwork" not in exec_section  # nanobot would drop it: desktop.json keeps it
+    assert on_disk(prefs_path(config_path))["configExtras"]["tools"]["exec"] == {
+        "sandboxNetwork": False
+    }
     assert exec_section["futureFlag"] is True  # unknown keys survive
 
 

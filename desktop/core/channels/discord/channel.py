@@ -52,7 +52,12 @@ from discord.gateway import DiscordWebSocket
 from desktop.core.bus.events import OutboundMessage, RunEvent
 from desktop.core.bus.queue import MessageBus
 from desktop.core.channels.activity import message_of
-from desktop.core.channels.base import BaseChannel, ChannelStatus, ChannelUnavailable
+from desktop.core.channels.base import (
+    BaseChannel,
+    ChannelStatus,
+    ChannelUnavailable,
+    SenderShape,
+)
 from desktop.core.channels.discord import markup
 from desktop.core.channels.discord.activity import Activity
 from desktop.core.channels.discord.buttons import PREFIX as BUTTON_PREFIX
@@ -78,7 +83,7 @@ _TOKEN_HINT = "Check the bot token in Settings → Channels → Discord (Develop
 
 
 def _sender(user: discord.abc.User) -> str:
-    """``"<id>|<name>"``: nanobot's allowFrom takes the id, the name or the pair."""
+    """``"<id>|<name>"``: ``allowFrom`` takes the id (or the pair), never the name alone."""
     return f"{user.id}|{user.name}" if user.name else str(user.id)
 
 
@@ -87,6 +92,7 @@ class DiscordChannel(BaseChannel):
 
     name: ClassVar[str] = "discord"
     display_name: ClassVar[str] = "Discord"
+    sender_shape: ClassVar[SenderShape] = "id|name"
     typing_every: ClassVar[float] = 8.0
     ready_wait: ClassVar[float] = 10.0
     """How long catch-up waits for discord.py's ``ready`` (the servers' channels known)."""

@@ -4,19 +4,24 @@ The receiving provider records SPF and DKIM verdicts in an ``Authentication-Resu
 named after itself (the *authserv-id*, e.g. ``mx.google.com``). Only headers from a trusted
 authserv-id count, and exactly one of them must be present: a second one may be a header the
 sender forged and the provider kept. A verdict counts when it is ``pass`` and its domain is
-aligned with the ``From`` domain (the same domain, or one is a subdomain of the other):
-``smtp.mailfrom`` for SPF, ``header.d`` (else the domain of ``header.i``) for DKIM.
+aligned with the ``From`` domain — DMARC's relaxed alignment: both have the same organizational
+domain, the registrable name the Public Suffix List gives (``mail.example.com`` and
+``example.com`` are aligned; ``com`` and ``example.com``, ``co.uk`` and ``example.co.uk`` are
+not) — ``smtp.mailfrom`` for SPF, ``header.d`` (else the domain of ``header.i``) for DKIM.
 
 The header is parsed as wire text (comments dropped, quoted strings kept, nothing decoded).
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from email.message import EmailMessage
 from email.utils import getaddresses
+
+from publicsuffixlist import PublicSuffixList
 
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]*")
 _KEY = re.compile(r"\s*([A-Za-z][A-Za-z0-9_-]*(?:\.[A-Za-z][A-Za-z0-9_-]*|/[0-9]+)?)\s*=\s*")
@@ -175,9 +180,29 @@ def domain_of(value: str) -> str:
     return ascii_domain
 
 
+@functools.cache
+def _public_suffixes() -> PublicSuffixList:
+    """The Public Suffix List shipped with the library (read once; no network)."""
+    return PublicSuffixList()
+
+
+def organizational_domain(domain: str) -> str:
+    """The registrable domain of a normalised domain (:func:`domain_of`): its public suffix
+    plus one label (``mail.example.co.uk`` → ``example.co.uk``); ``""`` for a public suffix
+    itself (``com``, ``co.uk``, ``github.io``) or an empty one."""
+    if not domain:
+        return ""
+    return _public_suffixes().privatesuffix(domain) or ""
+
+
 def aligned(a: str, b: str) -> bool:
-    """Relaxed alignment: equal, or one is a subdomain of the other."""
-    return bool(a and b) and (a == b or a.endswith("." + b) or b.endswith("." + a))
+    """DMARC's relaxed alignment (RFC 7489, 3.1.1): the same organizational domain.
+
+    A public suffix has none, so it is aligned with nothing: a signature by ``com`` vouches
+    for no ``example.com`` mail.
+    """
+    org = organizational_domain(a)
+    return bool(org) and org == organizational_domain(b)
 
 
 def _passes(verdicts: Iterable[Verdict], method: str, sender_domain: str) -> bool:

@@ -50,7 +50,12 @@ from desktop.core.bus.events import (
     TurnStopped,
 )
 from desktop.core.bus.queue import MessageBus
-from desktop.core.channels.base import BaseChannel, ChannelStatus, ChannelUnavailable
+from desktop.core.channels.base import (
+    BaseChannel,
+    ChannelStatus,
+    ChannelUnavailable,
+    SenderShape,
+)
 from desktop.core.channels.feishu import cards
 from desktop.core.channels.feishu.api import FeishuError, OpenApi
 from desktop.core.channels.feishu.buttons import ActionResult, CardApprover
@@ -90,6 +95,7 @@ class FeishuChannel(BaseChannel):
 
     name: ClassVar[str] = "feishu"
     display_name: ClassVar[str] = "Feishu / Lark"
+    sender_shape: ClassVar[SenderShape] = "id|id"
 
     def __init__(
         self,

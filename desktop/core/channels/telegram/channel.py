@@ -47,7 +47,12 @@ from telegram.request import HTTPXRequest
 from desktop.core.bus.events import OutboundMessage, RunEvent
 from desktop.core.bus.queue import MessageBus
 from desktop.core.channels.activity import message_of, remember
-from desktop.core.channels.base import BaseChannel, ChannelStatus, ChannelUnavailable
+from desktop.core.channels.base import (
+    BaseChannel,
+    ChannelStatus,
+    ChannelUnavailable,
+    SenderShape,
+)
 from desktop.core.channels.state import ChannelStateStore
 from desktop.core.channels.telegram import outbound
 from desktop.core.channels.telegram.activity import Activity
@@ -105,6 +110,7 @@ class TelegramChannel(BaseChannel):
 
     name: ClassVar[str] = "telegram"
     display_name: ClassVar[str] = "Telegram"
+    sender_shape: ClassVar[SenderShape] = "id|name"
     poll_timeout: ClassVar[int] = 25
     """Seconds a ``getUpdates`` long poll waits for news."""
     typing_every: ClassVar[float] = 4.0

@@ -58,7 +58,12 @@ from desktop.core.bus.events import (
     TurnStopped,
 )
 from desktop.core.bus.queue import MessageBus
-from desktop.core.channels.base import BaseChannel, ChannelStatus, ChannelUnavailable
+from desktop.core.channels.base import (
+    BaseChannel,
+    ChannelStatus,
+    ChannelUnavailable,
+    SenderShape,
+)
 from desktop.core.channels.state import ChannelStateStore
 from desktop.core.channels.whatsapp import markup, protocol
 from desktop.core.channels.whatsapp.protocol import Event, Malformed, Message
@@ -105,6 +110,7 @@ class WhatsAppChannel(BaseChannel):
 
     name: ClassVar[str] = "whatsapp"
     display_name: ClassVar[str] = "WhatsApp"
+    sender_shape: ClassVar[SenderShape] = "id|id"
     ack_timeout: ClassVar[float] = 30.0
     """Seconds the bridge has to confirm a command."""
     auth_grace: ClassVar[float] = 0.5
