@@ -43,7 +43,9 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import unquote
 
+from desktop.core.security.limits import Limits, rlimit_argv
 from desktop.core.security.paths import default_protected_paths
+from desktop.core.security.sandbox_view import HomeView, hidden_again, home_hidden, view_args
 from desktop.core.security.seccomp import filter_fd, unix_socket_filter
 
 log = logging.getLogger(__name__)
@@ -59,6 +61,20 @@ PROTECTIONS = (
     "app's processes, the session bus and the keyring are out of reach; everything a command "
     "started ends with it, or with the app."
 )
+# The install command per distribution (``ID`` / ``ID_LIKE`` in /etc/os-release).
+_INSTALL_COMMANDS = {
+    "debian": "sudo apt install bubblewrap",
+    "ubuntu": "sudo apt install bubblewrap",
+    "fedora": "sudo dnf install bubblewrap",
+    "rhel": "sudo dnf install bubblewrap",
+    "centos": "sudo dnf install bubblewrap",
+    "arch": "sudo pacman -S bubblewrap",
+    "opensuse": "sudo zypper install bubblewrap",
+    "suse": "sudo zypper install bubblewrap",
+    "alpine": "sudo apk add bubblewrap",
+    "gentoo": "sudo emerge sys-apps/bubblewrap",
+    "void": "sudo xbps-install bubblewrap",
+}
 PROBE_TIMEOUT = 15.0
 _OFF_VALUES = frozenset({"none", "off", "false", "disabled", "no"})
 
@@ -74,6 +90,8 @@ class SandboxStatus:
         version: ``bwrap --version`` output.
         socket_filter: The Unix-socket seccomp filter exists for this CPU architecture.
         notes: Facts the person should know (e.g. the network cut for an abstract bus).
+        sized_tmpfs: This bwrap can size a ``tmpfs`` (``--size``, 0.8+): ``/tmp`` is limited.
+        prlimit: Absolute path of ``prlimit`` (util-linux), which sets the rlimits inside.
     """
 
     available: bool
@@ -82,6 +100,8 @@ class SandboxStatus:
     version: str = ""
     socket_filter: bool = False
     notes: tuple[str, ...] = field(default=())
+    sized_tmpfs: bool = False
+    prlimit: str | None = None
 
     def describe(self, mode: SandboxMode = "auto") -> str:
         """One line for Settings: ``Sandbox: bubblewrap, active`` or why not."""
@@ -96,6 +116,33 @@ class SandboxStatus:
         if mode == "required":
             return f"Sandbox: unavailable — {self.reason}. Commands are refused until it works"
         return f"Sandbox: unavailable — {self.reason}"
+
+
+def install_hint(os_release: Path = Path("/etc/os-release")) -> str:
+    """How to install bubblewrap here: this distribution's command, else the common ones."""
+    try:
+        text = os_release.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        text = ""
+    fields = dict(line.partition("=")[::2] for line in text.splitlines() if "=" in line)
+    names = [fields.get("ID", ""), *fields.get("ID_LIKE", "").split()]
+    for name in (n.strip().strip("\"'").lower() for n in names):
+        for key, command in _INSTALL_COMMANDS.items():
+            if name == key or name.startswith(f"{key}-"):
+                return f"install it ({command}), then restart nanobot Desktop"
+    return INSTALL_HINT
+
+
+def unsandboxed_warning(status: SandboxStatus, mode: SandboxMode) -> str | None:
+    """What to tell the person when commands would run without the sandbox, else ``None``.
+
+    Said by ``status``, the gateway's start, ``channels status``, the window's banner and the
+    first command approval asked in each chat channel. ``mode`` ``"off"`` is the person's own
+    choice (Settings says so); with ``"required"`` commands are refused, not run.
+    """
+    if mode != "auto" or status.available:
+        return None
+    return f"Commands run without the sandbox: {status.reason}."
 
 
 def sandbox_mode(value: str | None) -> SandboxMode:
@@ -137,7 +184,7 @@ def _detect() -> SandboxStatus:
         return other
     found = shutil.which("bwrap")
     if not found:
-        return SandboxStatus(False, f"bubblewrap (bwrap) is not installed; {INSTALL_HINT}")
+        return SandboxStatus(False, f"bubblewrap (bwrap) is not installed; {install_hint()}")
     executable = str(Path(found).resolve())
     try:
         version = subprocess.run(
@@ -186,9 +233,29 @@ def _detect() -> SandboxStatus:
             executable,
             version,
         )
-    return SandboxStatus(
-        True, "", executable, version, program is not None, _notes(program is not None)
-    )
+    sized, prlimit = _features(executable)
+    notes = _notes(program is not None)
+    if prlimit is None:
+        notes += ("no prlimit (util-linux): the file size, CPU and per-process limits are off",)
+    if not sized:
+        notes += ("bubblewrap older than 0.8: the private /tmp has no size limit",)
+    return SandboxStatus(True, "", executable, version, program is not None, notes, sized, prlimit)
+
+
+def _features(executable: str) -> tuple[bool, str | None]:
+    """Whether bwrap can size a tmpfs, and where ``prlimit`` is."""
+    try:
+        text = subprocess.run(
+            [executable, "--help"],
+            check=False,
+            capture_output=True,
+            text=True,
+            timeout=PROBE_TIMEOUT,
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        text = ""
+    found = shutil.which("prlimit")
+    return "--size" in text, (str(Path(found).resolve()) if found else None)
 
 
 def _notes(socket_filter: bool) -> tuple[str, ...]:
@@ -331,6 +398,11 @@ def _hidden_folders(environ: dict[str, str]) -> list[str]:
     return out
 
 
+def _visible(path: str, ws: str, gone: str) -> bool:
+    real = os.path.realpath(path)
+    return _inside(real, ws) or not _inside(real, gone)
+
+
 def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
 
@@ -357,6 +429,10 @@ def build_argv(
     ro_binds: list[str] | tuple[str, ...] = (),
     rw_binds: list[str] | tuple[str, ...] = (),
     environ: dict[str, str] | None = None,
+    home: HomeView | None = None,
+    limits: Limits | None = None,
+    prlimit: str | None = None,
+    sized_tmpfs: bool = False,
 ) -> list[str]:
     """The ``bwrap`` command line for one shell command (reads the file system, no changes).
 
@@ -373,6 +449,11 @@ def build_argv(
         ro_binds: ``tools.exec.sandboxRoBinds``: extra read-only paths (re-exposing hidden ones).
         rw_binds: ``tools.exec.sandboxRwBinds``: extra writable paths.
         environ: The app's environment (to find the buses and runtime folders).
+        home: The home folder's replacement, the always-hidden folders and the extra folders
+            (:mod:`~desktop.core.security.sandbox_view`); ``None``: the home folder is shown.
+        limits: Resource limits (``/tmp``'s size; the rlimits when ``prlimit`` is given).
+        prlimit: Path of ``prlimit``, which sets the rlimits inside the sandbox.
+        sized_tmpfs: bwrap understands ``--size`` (0.8+).
 
     Returns:
         The argument vector.
@@ -382,22 +463,33 @@ def build_argv(
     argv = [executable, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     for entry in _PROC_COVER:  # kernel knobs: as real root, their files would be writable
         argv += ["--ro-bind-try", f"/proc/{entry}", f"/proc/{entry}"]
-    argv += ["--tmpfs", "/tmp"]
-    hidden = [d for d in _hidden_folders(environ) if not _inside(d, "/tmp") and not _inside(ws, d)]
+    tmp_size = limits.tmp_size if limits is not None and sized_tmpfs else None
+    argv += (["--size", str(tmp_size)] if tmp_size else []) + ["--tmpfs", "/tmp"]
+    cover, folders = view_args(home, ws, tmp_size)
+    argv += cover  # the home folder replaced, the config folder hidden
+    gone = home_hidden(home, ws)
+    secret = [d for d in _hidden_folders(environ) if not _inside(d, "/tmp") and not _inside(ws, d)]
+    hidden = [d for d in secret if gone is None or not _inside(d, gone)]
     for folder in hidden:
         argv += ["--tmpfs", folder]
     socket_paths, abstract, _tcp = bus_addresses(environ.get("DBUS_SESSION_BUS_ADDRESS"))
     system_paths = bus_addresses(environ.get("DBUS_SYSTEM_BUS_ADDRESS"))[0]
+    out_of_sight = [*hidden, *([gone] if gone else [])]
     for sock in (*socket_paths, *system_paths):
         real = os.path.realpath(sock)
-        covered = _inside(real, "/tmp") or any(_inside(real, d) for d in hidden)
+        covered = _inside(real, "/tmp") or any(_inside(real, d) for d in out_of_sight)
         if os.path.exists(real) and not covered and not _inside(real, ws):
             argv += ["--ro-bind", "/dev/null", real]
     for path in _absolute_existing(ro_binds):
         argv += ["--ro-bind", path, path]
     for path in _absolute_existing(rw_binds):
         argv += ["--bind", path, path]
+    argv += folders
+    for folder in hidden_again(home, ws, secret):  # inside a larger folder the person listed
+        argv += ["--tmpfs", folder]
     argv += ["--bind", ws, ws]
+    if gone is not None:  # what lies in the hidden home folder needs no cover of its own
+        protected = [p for p in protected if _visible(os.path.abspath(p), ws, gone)]
     argv += _protection_args(ws, protected)
     if not network or (abstract and not socket_filter):
         argv.append("--unshare-net")
@@ -415,7 +507,10 @@ def build_argv(
     ]
     if seccomp_fd is not None:
         argv += ["--seccomp", str(seccomp_fd)]
-    argv += ["--chdir", os.path.realpath(cwd), "--", "/bin/sh", "-c", command]
+    argv += ["--chdir", os.path.realpath(cwd), "--"]
+    if limits is not None and prlimit is not None:
+        argv += rlimit_argv(prlimit, limits)
+    argv += ["/bin/sh", "-c", command]
     return argv
 
 
@@ -468,6 +563,7 @@ __all__ = [
     "build_argv",
     "bus_addresses",
     "cached_sandbox_status",
+    "install_hint",
     "prepare_workspace",
     "probe_sandbox",
     "protected_paths",
@@ -475,4 +571,5 @@ __all__ = [
     "sandbox_mode",
     "sandbox_status",
     "unavailable_notice",
+    "unsandboxed_warning",
 ]

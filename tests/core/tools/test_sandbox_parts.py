@@ -28,6 +28,7 @@ from desktop.core.security.sandbox import (
 from desktop.core.security.seccomp import unix_socket_filter
 from desktop.core.tools.base import ToolContext
 from desktop.core.tools.shell import ExecTool
+from tests.core.tools.exec_output import unframe
 from tests.core.tools.sandbox_support import PY, require_sandbox, scene_root
 
 LINUX = sys.platform.startswith("linux")
@@ -144,9 +145,9 @@ async def test_unavailable_sandbox_warns_once_and_runs(tmp_path: Path, fresh_sta
     tool, ctx = ExecTool(ExecToolConfig()), ToolContext(workspace=tmp_path)
     first = await tool.execute(ctx, command="echo one")
     assert first.text.startswith("[Warning: no sandbox — bubblewrap (bwrap) is not installed")
-    assert first.text.endswith("one\n[exit code: 0]") and not first.is_error
+    assert unframe(first.text).endswith("one\n[exit code: 0]") and not first.is_error
     second = await tool.execute(ctx, command="echo two")
-    assert second.text == "two\n[exit code: 0]"
+    assert unframe(second.text) == "two\n[exit code: 0]"
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX shell")
@@ -162,7 +163,7 @@ async def test_required_sandbox_refuses_without_one(tmp_path: Path, fresh_status
     off = await ExecTool(ExecToolConfig(sandbox="none")).execute(
         ToolContext(workspace=tmp_path), command="echo plain"
     )
-    assert off.text == "plain\n[exit code: 0]"  # switched off on purpose: no warning
+    assert unframe(off.text) == "plain\n[exit code: 0]"  # switched off on purpose: no warning
 
 
 # --- the bwrap command line ---------------------------------------------------------------------
@@ -385,7 +386,7 @@ async def test_unix_sockets_refused_inet_and_socketpair_work(tmp_path: Path) -> 
     result = await ExecTool(ExecToolConfig(sandbox="bwrap")).execute(
         ToolContext(workspace=tmp_path), command=f"{PY} probe.py"
     )
-    assert result.text == "UNIX-REFUSED\nPAIR b'x'\n[exit code: 0]"
+    assert unframe(result.text) == "UNIX-REFUSED\nPAIR b'x'\n[exit code: 0]"
 
 
 # --- kernel interfaces a root-owned sandbox must not reach ----------------------------------
