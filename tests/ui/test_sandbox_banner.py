@@ -1,4 +1,4 @@
-"""The one-time warning when shell commands run without a sandbox (:class:`DesktopApp`).
+"""The one-time warning when commands run without the sandbox (:class:`DesktopApp`).
 
 The running application with the real tabs on the scripted server. The sandbox detection is
 the real one: "unavailable" is a run whose ``PATH`` holds no ``bwrap`` (the probe then says it
@@ -36,7 +36,7 @@ pytestmark = [
     pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the sandbox is Linux-only"),
 ]
 
-WARNING = "Shell commands run without a sandbox"
+WARNING = "Commands run without the sandbox"
 
 
 @pytest.fixture
@@ -187,7 +187,8 @@ def test_without_bubblewrap_one_warning_per_run_says_why_and_what_to_install(
     assert banner.property("severity") == "info"
     [tools] = banner.buttons
     [dismiss] = [b for b in banner.findChildren(QPushButton) if b.text() == "Dismiss"]
-    assert tools.text() == "Tools & safety"
+    assert tools.text() == "Tools && safety"  # shows "Tools & safety" (no mnemonic)
+    assert tools.accessibleName() == "Tools & safety"
     tools.click()
     assert run.window.current_tab_key() == "settings"
     assert run.window.tab("settings").current_section() == "tools"  # type: ignore[attr-defined]

@@ -56,10 +56,12 @@ INSTALL_HINT = (
     "bubblewrap; Arch: sudo pacman -S bubblewrap), then restart nanobot Desktop"
 )
 PROTECTIONS = (
-    "Commands run inside bubblewrap: only the workspace and a private /tmp are writable; the "
-    "agent's sessions, memory history, cron jobs and memory repository stay read-only; the "
-    "app's processes, the session bus and the keyring are out of reach; everything a command "
-    "started ends with it, or with the app."
+    "Commands run inside bubblewrap: only the workspace and a private /tmp are writable; your "
+    "home folder is replaced by a scratch folder (unless you let commands see it) and the "
+    "config folder is hidden; the agent's sessions, memory history, cron jobs and memory "
+    "repository stay read-only; the app's processes, the session bus and the keyring are out "
+    "of reach; processes, memory, file size, /tmp and CPU time are limited; everything a "
+    "command started ends with it, or with the app."
 )
 # The install command per distribution (``ID`` / ``ID_LIKE`` in /etc/os-release).
 _INSTALL_COMMANDS = {

@@ -8,7 +8,11 @@ Two layers protect the person. The safety rules (:mod:`desktop.core.security.com
 refuse obviously destructive commands before anything runs; on Linux the command then runs
 inside the bubblewrap sandbox (:mod:`desktop.core.security.sandbox`): the app's processes,
 buses and keyring out of reach, only the workspace writable (the agent's own state files
-excepted), everything killed when the command ends or the app dies. Without a sandbox
+excepted), a scratch home folder instead of the person's
+(:mod:`~desktop.core.security.sandbox_view`), resource limits
+(:mod:`~desktop.core.security.limits`: a command that reaches the process or memory limit is
+stopped and the result says so), everything killed when the command ends or the app dies. Its
+output is framed as untrusted (:mod:`~desktop.core.tools.untrusted`). Without a sandbox
 (unavailable, or ``tools.exec.sandbox = "none"``) the command runs as before, with a
 one-time warning in its result, and on Linux its process group still dies with the app: the
 shell gets a parent-death signal (``setpriv --pdeathsig``) and then kills its group.
@@ -105,8 +109,9 @@ class ExecTool(Tool):
     name = "exec"
     description = (
         "Run a shell command in the workspace; returns combined output and exit code. On "
-        "Linux it normally runs sandboxed: only the workspace and /tmp are writable, and "
-        "background processes end when the command returns."
+        "Linux it normally runs sandboxed: only the workspace, /tmp and ~ (a scratch home "
+        "folder, not the person's) are writable, processes, memory and file sizes are "
+        "limited, and background processes end when the command returns."
     )
     parameters: ClassVar[dict[str, Any]] = {
         "type": "object",
