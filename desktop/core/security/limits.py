@@ -171,8 +171,15 @@ def _rss_anon(status: str) -> int:
 
 
 def sample_namespace(init: int, limits: Limits) -> str | None:
-    """Count the sandbox's processes (and their memory) through its own ``/proc``."""
+    """Count the sandbox's processes (and their memory) through its own ``/proc``.
+
+    Until bwrap has mounted that ``/proc`` (and while it sets up), ``/proc/<init>/root``
+    still shows the host's: the view counts only once its PID 1 is the sandbox's init.
+    """
     proc = Path(f"/proc/{init}/root/proc")
+    own = _pid_ns(init)
+    if own is None or _pid_ns(f"{init}/root/proc/1") != own:
+        return None  # not (or no longer) the sandbox's own /proc
     try:
         pids = [e for e in os.listdir(proc) if e.isdigit()]
     except OSError:

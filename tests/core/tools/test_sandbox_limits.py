@@ -280,3 +280,27 @@ def test_rlimit_nproc_counts_only_the_sandbox_for_an_ordinary_user(tmp_path: Pat
             proc.kill()
             proc.wait()
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_the_watch_counts_only_the_sandboxs_own_proc() -> None:
+    """While bwrap sets up, its child is in the new PID namespace but still sees the host's
+    /proc: that view must not be counted (it would stop every command at once)."""
+    from desktop.core.security.limits import Limits, sample_namespace
+
+    if os.geteuid() != 0 or shutil.which("unshare") is None:
+        pytest.skip("needs root and unshare")
+    child = subprocess.Popen(["unshare", "--pid", "--fork", "--kill-child", "sleep", "30"])
+    try:
+        init = None
+        for _ in range(200):
+            children = Path(f"/proc/{child.pid}/task/{child.pid}/children").read_text().split()
+            if children:
+                init = int(children[0])
+                break
+            time.sleep(0.01)  # the test: unshare forks its child right away
+        assert init is not None
+        assert len(os.listdir("/proc")) > 16  # the host view would breach this limit
+        assert sample_namespace(init, Limits(processes=16)) is None
+    finally:
+        child.kill()
+        child.wait()
