@@ -158,6 +158,18 @@ def frame(text: str, source: str) -> str:
     return f"<<<untrusted id={nonce} source={label}>>>\n{body}\n<<<end untrusted id={nonce}>>>"
 
 
+_FRAME_LINE = re.compile(
+    r"^<<<untrusted id=(?P<id>[0-9a-f]{8}) source=[^\n]*>>>\n(?P<body>.*?)\n<<<end untrusted id=(?P=id)>>>$",
+    re.DOTALL | re.MULTILINE,
+)
+
+
+def shown(text: str) -> str:
+    """``text`` as the person sees it in a tool card: each frame's two marker lines removed,
+    what was inside kept (the model still gets the framed text)."""
+    return _FRAME_LINE.sub(lambda match: match.group("body"), text)
+
+
 def frame_result(result: ToolResult, source: str) -> ToolResult:
     """``result`` with its text framed (images and the error flag are kept)."""
     return replace(result, text=frame(result.text, source))
