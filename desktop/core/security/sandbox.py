@@ -470,8 +470,10 @@ def build_argv(
     cover, folders = view_args(home, ws, tmp_size)
     argv += cover  # the home folder replaced, the config folder hidden
     gone = home_hidden(home, ws)
-    secret = [d for d in _hidden_folders(environ) if not _inside(d, "/tmp") and not _inside(ws, d)]
-    hidden = [d for d in secret if gone is None or not _inside(d, gone)]
+    secret = [d for d in _hidden_folders(environ) if not _inside(ws, d)]
+    hidden = [
+        d for d in secret if not _inside(d, "/tmp") and (gone is None or not _inside(d, gone))
+    ]
     for folder in hidden:
         argv += ["--tmpfs", folder]
     socket_paths, abstract, _tcp = bus_addresses(environ.get("DBUS_SESSION_BUS_ADDRESS"))
