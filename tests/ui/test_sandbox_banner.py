@@ -248,3 +248,24 @@ def test_with_bubblewrap_working_there_is_no_warning(
     assert run.window.banner("sandbox") is None and run.warnings() == []
     run.restart_agent()
     assert run.window.banner("sandbox") is None
+
+
+def test_a_required_sandbox_that_is_missing_says_commands_are_refused(
+    tmp_path: Path,
+    qtbot: QtBot,
+    qloop: asyncio.AbstractEventLoop,
+    server: ScriptedOpenAIServer,
+    no_bwrap: None,
+    runs: list[Run],
+) -> None:
+    """``tools.exec.sandbox: "bwrap"`` without bubblewrap: commands do not run unsandboxed,
+    they are refused — the banner says that (and how to install), not "run without"."""
+    config = custom_config(tmp_path, server.url)
+    data = json.loads(config.read_text())
+    data["tools"] = {"exec": {"sandbox": "bwrap"}}
+    config.write_text(json.dumps(data))
+    run = _start(runs, qtbot, qloop, config)
+    banner = run.window.banner("sandbox")
+    assert banner is not None and run.warnings() == []
+    assert banner.text().startswith("Commands are refused: tools.exec.sandbox requires the sandbox")
+    assert "apt install bubblewrap" in banner.text()
