@@ -99,10 +99,13 @@ def rehide(view: HomeView, workspace: str, home: str | None) -> list[str]:
     inside the workspace, not one already out of sight with the home folder (a workspace
     inside a hidden folder is mounted back over it)."""
     out: list[str] = []
+    real_home = os.path.realpath(view.home) if view.home else ""
     for raw in view.hidden:
         folder = os.path.realpath(raw)
         if folder == "/" or inside(folder, workspace):
             continue  # hiding it would hide the workspace's files (its own guards apply)
+        if real_home and inside(real_home, folder):
+            continue  # a config folder that is the home folder: only its files are covered
         if home is not None and inside(folder, home):
             continue  # out of sight with the home folder
         out.append(folder)

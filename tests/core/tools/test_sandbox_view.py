@@ -114,3 +114,12 @@ def test_listed_folders_and_what_stays_hidden_inside_them(tmp_path: Path) -> Non
     assert mounts.index(("--tmpfs", str(keyrings))) > mounts.index(shown)
     assert mounts.index(("--tmpfs", str(home / ".nanobot"))) > mounts.index(shown)
     assert not any("missing" in part for m in mounts for part in m)
+
+
+def test_a_config_folder_that_is_the_home_folder_does_not_hide_it(tmp_path: Path) -> None:
+    """``--config ~/config.json``: showing the home folder must not be undone by hiding the
+    config folder (the config file itself stays covered by the protected paths)."""
+    home, workspace = tmp_path / "home", tmp_path / "home" / "ws"
+    workspace.mkdir(parents=True)
+    view = HomeView(str(home), None, visible=True, hidden=(str(home),))
+    assert not any(m[-1] == str(home) for m in _mounts(_argv(workspace, view)))
