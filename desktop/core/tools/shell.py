@@ -365,6 +365,9 @@ async def _collect_until(
     try:
         both: list[asyncio.Future[Any]] = [reading, watcher]
         await asyncio.wait(both, return_when=asyncio.FIRST_COMPLETED)
+        if not reading.done() and watcher.exception() is not None:  # a bug in the watch
+            log.error("the sandbox's watch failed", exc_info=watcher.exception())
+            await reading  # the command still ends, times out or is stopped as ever
         if reading.done():
             reading.result()
             return None

@@ -304,3 +304,19 @@ def test_the_watch_counts_only_the_sandboxs_own_proc() -> None:
     finally:
         child.kill()
         child.wait()
+
+
+async def test_a_failing_watch_does_not_fail_the_command(
+    box: Box, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A bug in the watch is logged; the command runs to its end as it would without it."""
+    require_sandbox()
+    from desktop.core.tools import shell
+
+    async def broken(*_args: object, **_kwargs: object) -> str:
+        raise ValueError("broken watch")
+
+    monkeypatch.setattr(shell, "watch", broken)
+    result, _lag = await box.run("sleep 0.2; echo finished")
+    assert unframe(result.text) == "finished\n[exit code: 0]"
+    assert "the sandbox's watch failed" in caplog.text
