@@ -434,3 +434,30 @@ async def test_kernel_settings_are_read_only(tmp_path: Path) -> None:
     )
     assert "sandbox-probe" not in result.text, result.text
     assert " /proc/sys ro," in result.text, result.text
+
+
+@pytest.mark.parametrize(
+    ("os_release", "command"),
+    [
+        ('ID=debian\nVERSION_ID="12"\n', "sudo apt install bubblewrap"),
+        ("ID=ubuntu\nID_LIKE=debian\n", "sudo apt install bubblewrap"),
+        ('ID=linuxmint\nID_LIKE="ubuntu debian"\n', "sudo apt install bubblewrap"),
+        ('ID="fedora"\n', "sudo dnf install bubblewrap"),
+        ('ID=rocky\nID_LIKE="rhel centos fedora"\n', "sudo dnf install bubblewrap"),
+        ("ID=manjaro\nID_LIKE=arch\n", "sudo pacman -S bubblewrap"),
+        ('ID="opensuse-tumbleweed"\nID_LIKE="opensuse suse"\n', "sudo zypper install bubblewrap"),
+        ("ID=alpine\n", "sudo apk add bubblewrap"),
+    ],
+)
+def test_install_hint_names_this_distributions_command(
+    tmp_path: Path, os_release: str, command: str
+) -> None:
+    path = tmp_path / "os-release"
+    path.write_text(os_release)
+    assert sb.install_hint(path) == f"install it ({command}), then restart nanobot Desktop"
+
+
+def test_install_hint_lists_the_common_ones_when_unknown(tmp_path: Path) -> None:
+    assert sb.install_hint(tmp_path / "missing") == sb.INSTALL_HINT
+    (tmp_path / "other").write_text("ID=plan9\n")
+    assert "apt install" in sb.install_hint(tmp_path / "other")
