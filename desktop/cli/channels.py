@@ -66,6 +66,15 @@ async def _status(config: Any, test: bool) -> int:
                 words.append(f"test failed: {explain(exc)}")
         print(f"{info.display_name:<{width}}  {', '.join(words)}")
     await owner.aclose()
+    from desktop.cli.sandbox_note import sandbox_report
+    from desktop.core.security.sandbox import probe_sandbox
+
+    line, warning = await asyncio.to_thread(sandbox_report, config, await probe_sandbox())
+    print()
+    if warning is None:
+        print(f"sandbox: {line}")
+    else:
+        print(f"WARNING: {warning} Commands asked for in a chat run with your full rights.")
     return EXIT_FAILED if failed else EXIT_OK
 
 

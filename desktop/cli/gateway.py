@@ -47,7 +47,7 @@ def _print_outbound(message: OutboundMessage) -> None:
     _say(f"→ {message.channel}:{message.chat_id}: {message.content}")
 
 
-def _summary(runtime: Runtime, config: Config, mode: str) -> None:
+def _summary(runtime: Runtime, config: Config, mode: str, sandbox: tuple[str, str | None]) -> None:
     defaults = config.agents.defaults
     _say(
         f"nanobot gateway: model {runtime.agent.provider.model}, workspace {config.workspace_path}"
@@ -65,6 +65,10 @@ def _summary(runtime: Runtime, config: Config, mode: str) -> None:
         _say("approvals: ask (risky tool calls are asked in their chat)")
     else:
         _say("approvals: autonomous (tool calls run without asking)")
+    line, warning = sandbox
+    _say(f"sandbox: {line}")
+    if warning is not None:
+        _say(f"WARNING: {warning}")
     _say("running; Ctrl-C to stop")
 
 
@@ -123,10 +127,15 @@ async def _serve(config: Config) -> int:
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
 
+    from desktop.cli.sandbox_note import sandbox_report
+    from desktop.core.security.sandbox import probe_sandbox
+
+    status = await probe_sandbox()
+    sandbox = await asyncio.to_thread(sandbox_report, config, status)
     runtime.channels.set_fallback(_print_outbound)
     if runtime.reminders is not None:  # reminders kept while nothing could show them
         runtime.owner.try_spawn(runtime.reminders.deliver_kept(), name="kept-reminders")
-    _summary(runtime, config, policy.mode)
+    _summary(runtime, config, policy.mode, sandbox)
     try:
         await stop.wait()
     finally:

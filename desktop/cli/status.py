@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from importlib import metadata
 
 from desktop import __version__
@@ -14,7 +15,8 @@ from desktop.core.providers.matching import ProviderNotFound
 
 
 def run_status(args: argparse.Namespace) -> int:
-    """Print where things are and which provider/key would be used. Never prints a key."""
+    """Print where things are, which provider/key would be used and whether commands run in
+    the sandbox. Never prints a key."""
     config = load(args)
     if config is None:
         return EXIT_USAGE
@@ -71,7 +73,14 @@ def run_status(args: argparse.Namespace) -> int:
         signed = oauth_key(name, store) if usable else None
         if spec is not None and signed is not None and signed.found:
             rows.append((spec.display_name, signed.detail))
+    from desktop.cli.sandbox_note import sandbox_report
+    from desktop.core.security.sandbox import sandbox_status
+
+    line, warning = sandbox_report(config, sandbox_status())
+    rows.append(("sandbox", line))
     width = max(len(name) for name, _ in rows)
     for name, value in rows:
         print(f"{name.ljust(width)}  {value}")
+    if warning is not None:
+        print(f"warning: {warning}", file=sys.stderr)
     return EXIT_OK

@@ -49,13 +49,14 @@ from desktop.core.providers.base import LLMProvider
 from desktop.core.providers.reconfigure import snapshot
 from desktop.core.providers.switchable import SwitchableProvider
 from desktop.core.runtime import MemoryParts, Runtime, never
+from desktop.core.security.sandbox_settings import SandboxPlaces
 from desktop.core.session.manager import Session, SessionManager
 from desktop.core.tools.cron import CronTool
 from desktop.core.tools.filesystem import filesystem_tools
 from desktop.core.tools.mcp import MCPManager
 from desktop.core.tools.messaging import MessageTool, SpawnTool
 from desktop.core.tools.registry import ToolRegistry
-from desktop.core.tools.shell import exec_tools
+from desktop.core.tools.shell import exec_sandbox_warning, exec_tools
 from desktop.core.tools.web import web_tools
 from desktop.core.usage.budgets import Budgets
 from desktop.core.usage.governor import SpendGovernor
@@ -76,7 +77,7 @@ def worker_tools(config: Config) -> ToolRegistry:
     registry = ToolRegistry()
     for tool in [
         *filesystem_tools(),
-        *exec_tools(config.tools.exec),
+        *exec_tools(config.tools.exec, places=SandboxPlaces(config_dir(config))),
         *web_tools(config.tools.web),
     ]:
         registry.register(tool)
@@ -170,7 +171,11 @@ def build_runtime(
         skills_section=SkillsLoader(workspace).sections,
     )
     tools = worker_tools(config)
-    gate = ApprovalGate(approval) if approval is not None else None
+    gate = (
+        ApprovalGate(approval, shell_warning=lambda: exec_sandbox_warning(config.tools.exec))
+        if approval is not None
+        else None
+    )
     mcp = MCPManager(dict(config.tools.mcp_servers), registry=tools)
     store = MemoryStore(workspace)
     consolidator = Consolidator(

@@ -51,7 +51,7 @@ class Banner(QFrame):
         layout.addWidget(self.label, 1)
         self.buttons: list[QPushButton] = []
         for label, callback in actions or []:
-            button = QPushButton(label, self)
+            button = QPushButton(label.replace("&", "&&"), self)  # "&" shown, not a mnemonic
             button.setAccessibleName(label)
             button.clicked.connect(callback)
             layout.addWidget(button)

@@ -235,7 +235,7 @@ class DesktopApp:
         already shown (and perhaps dismissed) in this run is not shown again. Turning the
         sandbox off in the settings takes a warning still shown away.
         """
-        from desktop.core.security.sandbox import probe_sandbox, sandbox_mode
+        from desktop.core.security.sandbox import probe_sandbox, sandbox_mode, unsandboxed_warning
 
         services = self.starter.services if self.starter is not None else None
         if services is None:
@@ -248,10 +248,13 @@ class DesktopApp:
         if self._sandbox_warned:
             return
         self._sandbox_warned = True
+        warning = unsandboxed_warning(status, mode)
         self.window.show_banner(
             "sandbox",
-            f"Shell commands run without a sandbox: {status.reason}. Until that is fixed, only "
-            "the safety rules (and your approvals) protect your files.",
+            f"{warning} Until then, only the safety rules (and your approvals) protect your files."
+            if warning is not None
+            else f"Commands are refused: tools.exec.sandbox requires the sandbox, but "
+            f"{status.reason}.",
             severity="info",
             actions=[("Tools & safety", self._open_tools_settings)],
         )

@@ -1,4 +1,4 @@
-"""The one-time warning when shell commands run without a sandbox (:class:`DesktopApp`).
+"""The one-time warning when commands run without the sandbox (:class:`DesktopApp`).
 
 The running application with the real tabs on the scripted server. The sandbox detection is
 the real one: "unavailable" is a run whose ``PATH`` holds no ``bwrap`` (the probe then says it
@@ -36,7 +36,7 @@ pytestmark = [
     pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the sandbox is Linux-only"),
 ]
 
-WARNING = "Shell commands run without a sandbox"
+WARNING = "Commands run without the sandbox"
 
 
 @pytest.fixture
@@ -187,7 +187,8 @@ def test_without_bubblewrap_one_warning_per_run_says_why_and_what_to_install(
     assert banner.property("severity") == "info"
     [tools] = banner.buttons
     [dismiss] = [b for b in banner.findChildren(QPushButton) if b.text() == "Dismiss"]
-    assert tools.text() == "Tools & safety"
+    assert tools.text() == "Tools && safety"  # shows "Tools & safety" (no mnemonic)
+    assert tools.accessibleName() == "Tools & safety"
     tools.click()
     assert run.window.current_tab_key() == "settings"
     assert run.window.tab("settings").current_section() == "tools"  # type: ignore[attr-defined]
@@ -247,3 +248,24 @@ def test_with_bubblewrap_working_there_is_no_warning(
     assert run.window.banner("sandbox") is None and run.warnings() == []
     run.restart_agent()
     assert run.window.banner("sandbox") is None
+
+
+def test_a_required_sandbox_that_is_missing_says_commands_are_refused(
+    tmp_path: Path,
+    qtbot: QtBot,
+    qloop: asyncio.AbstractEventLoop,
+    server: ScriptedOpenAIServer,
+    no_bwrap: None,
+    runs: list[Run],
+) -> None:
+    """``tools.exec.sandbox: "bwrap"`` without bubblewrap: commands do not run unsandboxed,
+    they are refused — the banner says that (and how to install), not "run without"."""
+    config = custom_config(tmp_path, server.url)
+    data = json.loads(config.read_text())
+    data["tools"] = {"exec": {"sandbox": "bwrap"}}
+    config.write_text(json.dumps(data))
+    run = _start(runs, qtbot, qloop, config)
+    banner = run.window.banner("sandbox")
+    assert banner is not None and run.warnings() == []
+    assert banner.text().startswith("Commands are refused: tools.exec.sandbox requires the sandbox")
+    assert "apt install bubblewrap" in banner.text()

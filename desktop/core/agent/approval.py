@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
@@ -274,13 +274,24 @@ class ApprovalGate:
         policy: The rules and remembered answers; its :attr:`~ApprovalPolicy.timeout_s` is
             the gate's timeout.
         timeout_s: Set the policy's timeout to this (tests); omitted, the policy's stays.
+        shell_warning: Returns what to tell the person when shell commands run without the
+            sandbox (``None`` when they do not). The first shell command asked about in each
+            channel carries it in full, later ones a short reminder.
     """
 
-    def __init__(self, policy: ApprovalPolicy, *, timeout_s: float | _Keep | None = _KEEP) -> None:
+    def __init__(
+        self,
+        policy: ApprovalPolicy,
+        *,
+        timeout_s: float | _Keep | None = _KEEP,
+        shell_warning: Callable[[], Awaitable[str | None]] | None = None,
+    ) -> None:
         self.policy = policy
         if not isinstance(timeout_s, _Keep):
             policy.set_timeout(timeout_s)
         self._approvers: list[_Registered] = []
+        self._shell_warning = shell_warning
+        self._warned: set[str] = set()
 
     @property
     def timeout_s(self) -> float | None:
@@ -320,6 +331,16 @@ class ApprovalGate:
             return None
         return reason
 
+    async def _shell_reason(self, reason: str, channel: str) -> str:
+        """``reason`` with the no-sandbox warning: in full the first time in ``channel``."""
+        warning = await self._shell_warning() if self._shell_warning is not None else None
+        if not warning:
+            return reason
+        if channel in self._warned:
+            return f"{reason} without the sandbox"
+        self._warned.add(channel)
+        return f"{reason} — {warning.rstrip('.')}"
+
     async def check(
         self, call_id: str, tool: str, arguments: dict[str, Any], ctx: ToolContext
     ) -> str | None:
@@ -330,6 +351,10 @@ class ApprovalGate:
         reason = self.needs_approval(tool, arguments, ctx)
         if reason is None:
             return None
+        if not self.approvers_for(ctx.channel):
+            return NO_APPROVER_RESULT.format(tool=tool)
+        if tool in SHELL_TOOLS:
+            reason = await self._shell_reason(reason, ctx.channel)
         request = ApprovalRequest(
             origin_session(ctx.session_key),
             call_id,

@@ -18,6 +18,7 @@ from desktop.core.bus.events import (
 from desktop.core.bus.queue import MessageBus
 from desktop.core.providers.base import LLMResponse, StreamDelta, ToolCallRequest
 from desktop.core.tools.base import ToolResult
+from desktop.core.tools.untrusted import shown
 
 PREVIEW_CHARS = 500
 
@@ -85,7 +86,7 @@ class EventHook(AgentHook):
                 call.id,
                 call.name,
                 dict(call.arguments),
-                result.text[:PREVIEW_CHARS],
+                shown(result.text)[:PREVIEW_CHARS],
                 round(duration_s, 3),
                 not result.is_error,
             )

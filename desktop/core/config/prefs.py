@@ -27,6 +27,7 @@ from pydantic.alias_generators import to_camel
 from desktop.core.config import product
 from desktop.core.config.prefs_peek import PREFS_FILE_NAME, prefs_path
 from desktop.core.config.validate import validate_fields
+from desktop.core.security.sandbox_settings import SandboxPrefs
 from desktop.core.usage.budgets import Budgets
 from desktop.core.utils.atomic import atomic_write_text
 from desktop.core.utils.validate import (
@@ -73,6 +74,8 @@ class DesktopPrefs(BaseModel):
         budgets: Spend budgets (see :mod:`desktop.core.usage.budgets`).
         review_dream: Dream stores a proposal the person reviews (accepts per file or per
             change, edits or rejects) instead of changing the memory files itself.
+        sandbox: What sandboxed commands may see and their resource limits
+            (:mod:`desktop.core.security.sandbox_settings`).
 
     The file also holds ``configExtras``: agent settings nanobot 0.3.5 would drop from
     ``config.json`` (:mod:`desktop.core.config.product`; the config loader reads and writes
@@ -94,6 +97,7 @@ class DesktopPrefs(BaseModel):
     recent_models: list[dict[str, str]] = []
     budgets: Budgets = Budgets()
     review_dream: bool = False
+    sandbox: SandboxPrefs = SandboxPrefs()
 
     _load_warning: str | None = PrivateAttr(default=None)
 

@@ -38,80 +38,34 @@ import subprocess
 import sys
 import tempfile
 import threading
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
 from urllib.parse import unquote
 
+from desktop.core.security.limits import Limits, rlimit_argv
 from desktop.core.security.paths import default_protected_paths
 from desktop.core.security.protected import create_state_placeholders
+from desktop.core.security.sandbox_status import (
+    INSTALL_HINT,
+    SandboxMode,
+    SandboxStatus,
+    install_hint,
+    sandbox_mode,
+    unsandboxed_warning,
+)
+from desktop.core.security.sandbox_view import HomeView, hidden_again, home_hidden, view_args
 from desktop.core.security.seccomp import filter_fd, unix_socket_filter
 
 log = logging.getLogger(__name__)
 
-SandboxMode = Literal["auto", "required", "off"]
-INSTALL_HINT = (
-    "install it (Debian/Ubuntu: sudo apt install bubblewrap; Fedora: sudo dnf install "
-    "bubblewrap; Arch: sudo pacman -S bubblewrap), then restart nanobot Desktop"
-)
 PROTECTIONS = (
-    "Commands run inside bubblewrap: only the workspace and a private /tmp are writable; the "
-    "agent's sessions, memory history, cron jobs and memory repository stay read-only; the "
-    "app's processes, the session bus and the keyring are out of reach; everything a command "
-    "started ends with it, or with the app."
+    "Commands run inside bubblewrap: only the workspace and a private /tmp are writable; your "
+    "home folder is replaced by a scratch folder (unless you let commands see it) and the "
+    "config folder is hidden; the agent's sessions, memory history, cron jobs and memory "
+    "repository stay read-only; the app's processes, the session bus and the keyring are out "
+    "of reach; processes, memory, file size, /tmp and CPU time are limited; everything a "
+    "command started ends with it, or with the app."
 )
 PROBE_TIMEOUT = 15.0
-_OFF_VALUES = frozenset({"none", "off", "false", "disabled", "no"})
-
-
-@dataclass(frozen=True)
-class SandboxStatus:
-    """Whether commands can be sandboxed here, and why not.
-
-    Attributes:
-        available: bubblewrap works on this machine.
-        reason: Why it is unavailable, with how to fix it (empty when available).
-        executable: Absolute path of ``bwrap``.
-        version: ``bwrap --version`` output.
-        socket_filter: The Unix-socket seccomp filter exists for this CPU architecture.
-        notes: Facts the person should know (e.g. the network cut for an abstract bus).
-    """
-
-    available: bool
-    reason: str = ""
-    executable: str | None = None
-    version: str = ""
-    socket_filter: bool = False
-    notes: tuple[str, ...] = field(default=())
-
-    def describe(self, mode: SandboxMode = "auto") -> str:
-        """One line for Settings: ``Sandbox: bubblewrap, active`` or why not."""
-        if mode == "off":
-            return (
-                'Sandbox: off (tools.exec.sandbox is "none") — commands run without '
-                "containment; only the safety rules apply"
-            )
-        if self.available:
-            extra = f" ({'; '.join(self.notes)})" if self.notes else ""
-            return f"Sandbox: bubblewrap, active{extra}"
-        if mode == "required":
-            return f"Sandbox: unavailable — {self.reason}. Commands are refused until it works"
-        return f"Sandbox: unavailable — {self.reason}"
-
-
-def sandbox_mode(value: str | None) -> SandboxMode:
-    """Read ``tools.exec.sandbox`` (nanobot's key).
-
-    ``""`` (nanobot's default) or ``"auto"``: sandbox when possible, else run as before with a
-    warning. ``"none"``/``"off"``: never sandbox. Anything else (nanobot's ``"bwrap"``,
-    ``"seatbelt"``): a sandbox is required, and commands are refused without one.
-    """
-    text = (value or "").strip().lower()
-    if text in ("", "auto"):
-        return "auto"
-    if text in _OFF_VALUES:
-        return "off"
-    return "required"
 
 
 # -- detection -------------------------------------------------------------------------------
@@ -138,7 +92,7 @@ def _detect() -> SandboxStatus:
         return other
     found = shutil.which("bwrap")
     if not found:
-        return SandboxStatus(False, f"bubblewrap (bwrap) is not installed; {INSTALL_HINT}")
+        return SandboxStatus(False, f"bubblewrap (bwrap) is not installed; {install_hint()}")
     executable = str(Path(found).resolve())
     try:
         version = subprocess.run(
@@ -187,9 +141,29 @@ def _detect() -> SandboxStatus:
             executable,
             version,
         )
-    return SandboxStatus(
-        True, "", executable, version, program is not None, _notes(program is not None)
-    )
+    sized, prlimit = _features(executable)
+    notes = _notes(program is not None)
+    if prlimit is None:
+        notes += ("no prlimit (util-linux): the file size, CPU and per-process limits are off",)
+    if not sized:
+        notes += ("bubblewrap older than 0.8: the private /tmp has no size limit",)
+    return SandboxStatus(True, "", executable, version, program is not None, notes, sized, prlimit)
+
+
+def _features(executable: str) -> tuple[bool, str | None]:
+    """Whether bwrap can size a tmpfs, and where ``prlimit`` is."""
+    try:
+        text = subprocess.run(
+            [executable, "--help"],
+            check=False,
+            capture_output=True,
+            text=True,
+            timeout=PROBE_TIMEOUT,
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        text = ""
+    found = shutil.which("prlimit")
+    return "--size" in text, (str(Path(found).resolve()) if found else None)
 
 
 def _notes(socket_filter: bool) -> tuple[str, ...]:
@@ -326,6 +300,11 @@ def _hidden_folders(environ: dict[str, str]) -> list[str]:
     return out
 
 
+def _visible(path: str, ws: str, gone: str) -> bool:
+    real = os.path.realpath(path)
+    return _inside(real, ws) or not _inside(real, gone)
+
+
 def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
 
@@ -352,6 +331,10 @@ def build_argv(
     ro_binds: list[str] | tuple[str, ...] = (),
     rw_binds: list[str] | tuple[str, ...] = (),
     environ: dict[str, str] | None = None,
+    home: HomeView | None = None,
+    limits: Limits | None = None,
+    prlimit: str | None = None,
+    sized_tmpfs: bool = False,
 ) -> list[str]:
     """The ``bwrap`` command line for one shell command (reads the file system, no changes).
 
@@ -368,6 +351,11 @@ def build_argv(
         ro_binds: ``tools.exec.sandboxRoBinds``: extra read-only paths (re-exposing hidden ones).
         rw_binds: ``tools.exec.sandboxRwBinds``: extra writable paths.
         environ: The app's environment (to find the buses and runtime folders).
+        home: The home folder's replacement, the always-hidden folders and the extra folders
+            (:mod:`~desktop.core.security.sandbox_view`); ``None``: the home folder is shown.
+        limits: Resource limits (``/tmp``'s size; the rlimits when ``prlimit`` is given).
+        prlimit: Path of ``prlimit``, which sets the rlimits inside the sandbox.
+        sized_tmpfs: bwrap understands ``--size`` (0.8+).
 
     Returns:
         The argument vector.
@@ -377,22 +365,35 @@ def build_argv(
     argv = [executable, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     for entry in _PROC_COVER:  # kernel knobs: as real root, their files would be writable
         argv += ["--ro-bind-try", f"/proc/{entry}", f"/proc/{entry}"]
-    argv += ["--tmpfs", "/tmp"]
-    hidden = [d for d in _hidden_folders(environ) if not _inside(d, "/tmp") and not _inside(ws, d)]
+    tmp_size = limits.tmp_size if limits is not None and sized_tmpfs else None
+    argv += (["--size", str(tmp_size)] if tmp_size else []) + ["--tmpfs", "/tmp"]
+    cover, folders = view_args(home, ws, tmp_size)
+    argv += cover  # the home folder replaced, the config folder hidden
+    gone = home_hidden(home, ws)
+    secret = [d for d in _hidden_folders(environ) if not _inside(ws, d)]
+    hidden = [
+        d for d in secret if not _inside(d, "/tmp") and (gone is None or not _inside(d, gone))
+    ]
     for folder in hidden:
         argv += ["--tmpfs", folder]
     socket_paths, abstract, _tcp = bus_addresses(environ.get("DBUS_SESSION_BUS_ADDRESS"))
     system_paths = bus_addresses(environ.get("DBUS_SYSTEM_BUS_ADDRESS"))[0]
+    out_of_sight = [*hidden, *([gone] if gone else [])]
     for sock in (*socket_paths, *system_paths):
         real = os.path.realpath(sock)
-        covered = _inside(real, "/tmp") or any(_inside(real, d) for d in hidden)
+        covered = _inside(real, "/tmp") or any(_inside(real, d) for d in out_of_sight)
         if os.path.exists(real) and not covered and not _inside(real, ws):
             argv += ["--ro-bind", "/dev/null", real]
     for path in _absolute_existing(ro_binds):
         argv += ["--ro-bind", path, path]
     for path in _absolute_existing(rw_binds):
         argv += ["--bind", path, path]
+    argv += folders
+    for folder in hidden_again(home, ws, secret):  # inside a larger folder the person listed
+        argv += ["--tmpfs", folder]
     argv += ["--bind", ws, ws]
+    if gone is not None:  # what lies in the hidden home folder needs no cover of its own
+        protected = [p for p in protected if _visible(os.path.abspath(p), ws, gone)]
     argv += _protection_args(ws, protected)
     if not network or (abstract and not socket_filter):
         argv.append("--unshare-net")
@@ -410,7 +411,10 @@ def build_argv(
     ]
     if seccomp_fd is not None:
         argv += ["--seccomp", str(seccomp_fd)]
-    argv += ["--chdir", os.path.realpath(cwd), "--", "/bin/sh", "-c", command]
+    argv += ["--chdir", os.path.realpath(cwd), "--"]
+    if limits is not None and prlimit is not None:
+        argv += rlimit_argv(prlimit, limits)
+    argv += ["/bin/sh", "-c", command]
     return argv
 
 
@@ -461,6 +465,7 @@ __all__ = [
     "build_argv",
     "bus_addresses",
     "cached_sandbox_status",
+    "install_hint",
     "prepare_workspace",
     "probe_sandbox",
     "protected_paths",
@@ -468,4 +473,5 @@ __all__ = [
     "sandbox_mode",
     "sandbox_status",
     "unavailable_notice",
+    "unsandboxed_warning",
 ]

@@ -8,7 +8,11 @@ Two layers protect the person. The safety rules (:mod:`desktop.core.security.com
 refuse obviously destructive commands before anything runs; on Linux the command then runs
 inside the bubblewrap sandbox (:mod:`desktop.core.security.sandbox`): the app's processes,
 buses and keyring out of reach, only the workspace writable (the agent's own state files
-excepted), everything killed when the command ends or the app dies. Without a sandbox
+excepted), a scratch home folder instead of the person's
+(:mod:`~desktop.core.security.sandbox_view`), resource limits
+(:mod:`~desktop.core.security.limits`: a command that reaches the process or memory limit is
+stopped and the result says so), everything killed when the command ends or the app dies. Its
+output is framed as untrusted (:mod:`~desktop.core.tools.untrusted`). Without a sandbox
 (unavailable, or ``tools.exec.sandbox = "none"``) the command runs as before, with a
 one-time warning in its result, and on Linux its process group still dies with the app: the
 shell gets a parent-death signal (``setpriv --pdeathsig``) and then kills its group.
@@ -17,23 +21,20 @@ shell gets a parent-death signal (``setpriv --pdeathsig``) and then kills its gr
 from __future__ import annotations
 
 import asyncio
-import codecs
 import contextlib
 import logging
 import os
-import shutil
-import signal
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any, ClassVar
 
 from desktop.core.config.schema import ExecToolConfig
+from desktop.core.security.cgroup import Cgroup, open_cgroup
 from desktop.core.security.commands import (
     check_command,
     check_paths_in_command,
     check_protected_writes,
 )
+from desktop.core.security.limits import Limits, breach_text, exit_note, watch
 from desktop.core.security.sandbox import (
     SandboxStatus,
     build_argv,
@@ -42,22 +43,28 @@ from desktop.core.security.sandbox import (
     protected_paths,
     sandbox_mode,
     unavailable_notice,
+    unsandboxed_warning,
 )
+from desktop.core.security.sandbox_settings import SandboxPlaces, SandboxPrefs, read_sandbox_prefs
+from desktop.core.security.sandbox_view import HomeView, sees
 from desktop.core.security.seccomp import filter_fd, unix_socket_filter
 from desktop.core.tools.base import Tool, ToolContext, ToolResult
+from desktop.core.tools.shell_process import (
+    MAX_OUTPUT,
+    Output,
+    collect,
+    kill_process_group,
+    plain_argv,
+    spawn,
+)
+from desktop.core.tools.untrusted import frame
+from desktop.core.utils.tasks import finish
 
 log = logging.getLogger(__name__)
 
 MAX_TIMEOUT = 600
-MAX_OUTPUT = 10_000
-KILL_GRACE = 2.0  # seconds between SIGTERM and SIGKILL
-DRAIN_AFTER_EXIT = 1.0  # seconds to keep reading after the shell exits (background children)
-SHELL = "/bin/sh"
-# Unsandboxed on Linux: ``setpriv`` gives this shell a parent-death signal (SIGHUP), and the
-# shell answers it by killing its whole process group. ``$2`` is the app's PID: if the app
-# died before the signal was armed, the shell has been re-parented and stops at once.
-_GUARD = '[ "$PPID" = "$2" ] || exit 125; trap "kill -KILL 0" HUP; ' + SHELL + ' -c "$1" & wait $!'
-
+DRAIN_AFTER_BREACH = 5.0  # seconds to read what is left once the sandbox is being torn down
+SOURCE = "exec"
 BASE_ENV_KEYS = ("HOME", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "PATH", "TMPDIR", "USER", "LOGNAME")
 WINDOWS_ENV_KEYS = (
     "SYSTEMROOT",
@@ -96,80 +103,15 @@ def child_env(config: ExecToolConfig, source: dict[str, str] | None = None) -> d
     return env
 
 
-class _Output:
-    """Collects decoded output, keeping the head and the tail of long streams (bounded memory)."""
-
-    def __init__(self, limit: int = MAX_OUTPUT) -> None:
-        self.limit = limit
-        self.half = limit // 2
-        self.head = ""  # the first ``limit`` characters
-        self.tail = ""  # the last ``limit // 2`` characters
-        self.total = 0
-        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-
-    def feed(self, data: bytes, final: bool = False) -> None:
-        """Add a chunk of raw output."""
-        text = self._decoder.decode(data, final)
-        self.total += len(text)
-        if len(self.head) < self.limit:
-            self.head += text[: self.limit - len(self.head)]
-        self.tail = (self.tail + text)[-self.half :]
-
-    def render(self) -> str:
-        """The output, with the middle replaced by a note when it was too long."""
-        if self.total <= self.limit:
-            return self.head
-        cut = self.total - self.half - len(self.tail)
-        return (
-            f"{self.head[: self.half]}\n\n... [{cut:,} of {self.total:,} characters truncated]"
-            f" ...\n\n{self.tail}"
-        )
-
-
-def _killpg(pid: int, sig: int) -> None:
-    """Signal the process group led by ``pid`` (POSIX), ignoring a group that is gone."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, sig)
-
-
-def _taskkill(pid: int) -> None:  # pragma: no cover - Windows only
-    """Kill the process tree of ``pid`` on Windows."""
-    with contextlib.suppress(OSError, subprocess.SubprocessError):
-        subprocess.run(
-            ["taskkill", "/T", "/F", "/PID", str(pid)], capture_output=True, timeout=10, check=False
-        )
-
-
-async def kill_process_group(proc: asyncio.subprocess.Process, grace: float = KILL_GRACE) -> None:
-    """SIGTERM the whole group, wait up to ``grace`` seconds, then SIGKILL what is left.
-
-    On Windows the process tree is killed with ``taskkill /T /F`` (in a thread).
-    """
-    if os.name == "nt":  # pragma: no cover - Windows only
-        await asyncio.to_thread(_taskkill, proc.pid)
-    else:
-        _killpg(proc.pid, signal.SIGTERM)
-    try:
-        async with asyncio.timeout(grace):
-            await proc.wait()
-    except TimeoutError:
-        pass
-    finally:  # also when cancelled meanwhile: the group is killed, the cancel goes on
-        # The leader may be gone while children that trapped SIGTERM live on: kill the group.
-        if os.name != "nt":
-            _killpg(proc.pid, signal.SIGKILL)
-        if proc.returncode is not None:
-            _close_pipes(proc)  # a child that left the group may still hold the pipe
-
-
 class ExecTool(Tool):
     """Run a shell command (see the module docstring)."""
 
     name = "exec"
     description = (
         "Run a shell command in the workspace; returns combined output and exit code. On "
-        "Linux it normally runs sandboxed: only the workspace and /tmp are writable, and "
-        "background processes end when the command returns."
+        "Linux it normally runs sandboxed: only the workspace, /tmp and ~ (a scratch home "
+        "folder, not the person's) are writable, processes, memory and file sizes are "
+        "limited, and background processes end when the command returns."
     )
     parameters: ClassVar[dict[str, Any]] = {
         "type": "object",
@@ -191,13 +133,20 @@ class ExecTool(Tool):
     read_only = False
     exclusive = True
 
-    def __init__(self, config: ExecToolConfig | None = None) -> None:
+    def __init__(
+        self, config: ExecToolConfig | None = None, *, places: SandboxPlaces | None = None
+    ) -> None:
         """Create the tool.
 
         Args:
             config: ``tools.exec`` settings (timeout, path_append, env and pattern lists).
+            places: The config folder: the sandbox hides it, reads its settings from its
+                ``desktop.json`` for every command and keeps the scratch home folders there.
+                ``None`` (tests, a tool used alone): default settings and a home folder in
+                memory that ends with each command.
         """
         self.config = config or ExecToolConfig()
+        self.places = places
 
     def _working_dir(self, ctx: ToolContext, working_dir: str | None) -> Path | str:
         """The resolved folder to run in, or an error message."""
@@ -262,8 +211,8 @@ class ExecTool(Tool):
     async def _launch(self, command: str, ctx: ToolContext, cwd: Path) -> _Launch | ToolResult:
         """Decide how the command runs: sandboxed, or as before (with a one-time warning)."""
         mode = sandbox_mode(self.config.sandbox)
-        if mode == "off":  # _plain_argv looks setpriv up on PATH the first time: a thread
-            return _Launch(await asyncio.to_thread(_plain_argv, command))
+        if mode == "off":  # plain_argv looks setpriv up on PATH the first time: a thread
+            return _Launch(await asyncio.to_thread(plain_argv, command))
         status = await probe_sandbox()
         if not status.available:
             if mode == "required":
@@ -271,25 +220,46 @@ class ExecTool(Tool):
                     f"Error: command refused: tools.exec.sandbox is {self.config.sandbox!r}, "
                     f"which requires a sandbox, but {status.reason}."
                 )
-            argv = await asyncio.to_thread(_plain_argv, command)
+            argv = await asyncio.to_thread(plain_argv, command)
             return _Launch(argv, notice=unavailable_notice(status))
         program = unix_socket_filter() if status.socket_filter else None
         fd = filter_fd(program) if program is not None else None  # in memory: no disk I/O
         try:
-            argv = await asyncio.to_thread(self._sandbox_argv, command, ctx, cwd, status, fd)
+            launch = await asyncio.to_thread(self._sandboxed, command, ctx, cwd, status, fd)
         except BaseException:
             if fd is not None:
                 os.close(fd)
             raise
-        return _Launch(argv, () if fd is None else (fd,))
+        if isinstance(launch, ToolResult) and fd is not None:
+            os.close(fd)
+        return launch
 
-    def _sandbox_argv(
+    def _sandboxed(
         self, command: str, ctx: ToolContext, cwd: Path, status: SandboxStatus, fd: int | None
-    ) -> list[str]:
-        """The bwrap command line (runs in a worker thread: it looks at the file system)."""
+    ) -> _Launch | ToolResult:
+        """The bwrap command line (runs in a worker thread: it reads ``desktop.json`` and looks
+        at the file system)."""
         workspace = Path(ctx.workspace).expanduser().resolve()
         prepare_workspace(workspace)
-        return build_argv(
+        places = self.places
+        prefs = read_sandbox_prefs(places.prefs_file) if places else SandboxPrefs()
+        limits = Limits.from_prefs(prefs.limits)
+        home = os.environ.get("HOME") or os.path.expanduser("~")
+        view = HomeView(
+            home=home,
+            scratch=str(places.scratch_home(workspace)) if places else None,
+            visible=prefs.home_visible,
+            hidden=(str(places.config_dir),) if places else (),
+            folders=tuple((f.path, f.writable) for f in prefs.folders),
+        )
+        extra = [*self.config.sandbox_ro_binds, *self.config.sandbox_rw_binds]
+        if not sees(view, str(workspace), str(cwd), [os.path.expanduser(p) for p in extra]):
+            return ToolResult.error(
+                f"Error: working_dir {str(cwd)!r} is in your home folder, which commands do "
+                "not see: add it to the folders commands may see (Settings → Tools & safety), "
+                "or work in the workspace."
+            )
+        argv = build_argv(
             command,
             executable=str(status.executable),
             workspace=workspace,
@@ -300,163 +270,168 @@ class ExecTool(Tool):
             socket_filter=fd is not None,
             ro_binds=self.config.sandbox_ro_binds,
             rw_binds=self.config.sandbox_rw_binds,
+            home=view,
+            limits=limits,
+            prlimit=status.prlimit,
+            sized_tmpfs=status.sized_tmpfs,
         )
+        return _Launch(argv, () if fd is None else (fd,), limits=limits)
 
     async def _run(self, command: str, ctx: ToolContext, cwd: Path, timeout: int) -> ToolResult:
-        """Spawn the shell in its own process group and collect its output."""
+        """Spawn the shell in its own process group (and cgroup) and collect its output."""
         launch = await self._launch(command, ctx, cwd)
         if isinstance(launch, ToolResult):
             return launch
+        made: list[Cgroup] = []
         try:
-            proc = await _spawn(launch, cwd, child_env(self.config))
-        except OSError as exc:
-            return ToolResult.error(f"Error: could not start the command: {exc}")
+            if launch.limits is not None:  # a cgroup made is always removed again (finally)
+                await finish(asyncio.to_thread(_open_cgroup, launch.limits, made))
+                launch.cgroup = made[0] if made else None
+                if launch.cgroup is not None:
+                    launch.argv = launch.cgroup.wrap(launch.argv)
+            try:
+                proc = await spawn(launch.argv, launch.pass_fds, cwd, child_env(self.config))
+            except OSError as exc:
+                return ToolResult.error(f"Error: could not start the command: {exc}")
+            return await self._supervise(proc, launch, timeout)
         finally:
             for fd in launch.pass_fds:
                 os.close(fd)
+            for cgroup in made:  # waits for its processes to be gone: never left halfway
+                await finish(asyncio.to_thread(cgroup.close))
+
+    async def _supervise(
+        self, proc: asyncio.subprocess.Process, launch: _Launch, timeout: int
+    ) -> ToolResult:
+        """Collect the output until the command ends, times out or reaches a limit."""
         prefix = f"{launch.notice}\n" if launch.notice else ""
-        output = _Output()
+        output = Output()
+        limits = launch.limits
+        watcher = (
+            asyncio.ensure_future(watch(proc.pid, limits, launch.cgroup))
+            if limits is not None
+            else None
+        )
         try:
             async with asyncio.timeout(timeout):
-                await self._collect(proc, output)
+                breach = await _collect_until(proc, output, watcher)
         except TimeoutError:
             await kill_process_group(proc)
-            partial = output.render().strip()
             return ToolResult.error(
                 f"{prefix}Error: command timed out after {timeout}s; its process group was "
-                "killed." + (f"\nPartial output:\n{partial}" if partial else "")
+                "killed." + _partial(output)
             )
         except BaseException:  # cancelled (/stop) or a bug: never leave the group running
             await kill_process_group(proc)
             raise
-        text = output.render().rstrip("\n")
-        return ToolResult(f"{prefix}{text or '(no output)'}\n[exit code: {proc.returncode}]")
-
-    @staticmethod
-    async def _collect(proc: asyncio.subprocess.Process, output: _Output) -> None:
-        """Read output until EOF; once the shell exits, only for ``DRAIN_AFTER_EXIT`` more.
-
-        Unsandboxed, background children (``server &``) may keep the pipe open long after
-        the shell is gone; they are left running, the pipe is closed, and the call returns
-        with what they printed so far. In the sandbox they end with the command (its PID
-        namespace goes away), so the pipe closes at once.
-        """
-        assert proc.stdout is not None
-        loop = asyncio.get_running_loop()
-        waiter = asyncio.ensure_future(_exited(proc))
-        read: asyncio.Future[bytes] | None = None
-        deadline: float | None = None
-        eof = False
-        try:
-            while True:
-                read = asyncio.ensure_future(proc.stdout.read(65_536))
-                if deadline is None:
-                    await asyncio.wait({read, waiter}, return_when=asyncio.FIRST_COMPLETED)
-                    if waiter.done():
-                        deadline = loop.time() + DRAIN_AFTER_EXIT
-                if not read.done():
-                    assert deadline is not None
-                    try:
-                        async with asyncio.timeout_at(deadline):
-                            await read
-                    except TimeoutError:
-                        break
-                chunk = read.result()
-                if not chunk:
-                    eof = True
-                    break
-                output.feed(chunk)
-            output.feed(b"", final=True)
-            if eof:  # Process.wait() also waits for the pipe, so only once it is closed
-                await proc.wait()
-            else:
-                await waiter
-                _close_pipes(proc)
         finally:
-            # A timeout or a cancel from outside lands in asyncio.wait, which leaves both
-            # futures running: end them here, so no read outlives the call.
-            left = [f for f in (read, waiter) if f is not None and not f.done()]
-            for future in left:
-                future.cancel()
-            if left:
-                await asyncio.wait(left)
+            if watcher is not None and not watcher.done():
+                watcher.cancel()
+                await asyncio.gather(watcher, return_exceptions=True)
+        if breach is not None and limits is not None:
+            return ToolResult.error(
+                f"{prefix}Error: stopped by the sandbox: {breach_text(breach, limits)}."
+                + _partial(output)
+            )
+        text = output.render().rstrip("\n")
+        lines = [f"{prefix}{frame(text, SOURCE) if text else '(no output)'}"]
+        lines.append(f"[exit code: {proc.returncode}]")
+        hits: set[str] = set()
+        if limits is not None:
+            hits = await asyncio.to_thread(launch.cgroup.hits) if launch.cgroup else set()
+            lines += [f"[sandbox: {breach_text(kind, limits)}]" for kind in sorted(hits)]
+            note = exit_note(proc.returncode, text, limits)
+            if note is not None and not hits:
+                lines.append(note)
+        return ToolResult("\n".join(lines), is_error=bool(hits))
+
+
+def _open_cgroup(limits: Limits, made: list[Cgroup]) -> None:
+    """Make the command's cgroup, if one can be made, into ``made`` (a worker thread)."""
+    cgroup = open_cgroup(limits.processes, limits.memory)
+    if cgroup is not None:
+        made.append(cgroup)
+
+
+async def _collect_until(
+    proc: asyncio.subprocess.Process, output: Output, watcher: asyncio.Future[str] | None
+) -> str | None:
+    """Read the command's output to its end; ``None``, or the limit the watch saw reached
+    (then the command is killed and what is left of its output read)."""
+    if watcher is None:
+        await collect(proc, output)
+        return None
+    reading: asyncio.Future[None] = asyncio.ensure_future(collect(proc, output))
+    try:
+        both: list[asyncio.Future[Any]] = [reading, watcher]
+        await asyncio.wait(both, return_when=asyncio.FIRST_COMPLETED)
+        if not reading.done() and watcher.exception() is not None:  # a bug in the watch
+            log.error("the sandbox's watch failed", exc_info=watcher.exception())
+            await reading  # the command still ends, times out or is stopped as ever
+        if reading.done():
+            reading.result()
+            return None
+        breach = watcher.result()
+        await kill_process_group(proc)  # bwrap goes, and with it the sandbox's PID namespace
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(DRAIN_AFTER_BREACH):
+                await asyncio.shield(reading)
+        return breach
+    finally:
+        if not reading.done():
+            reading.cancel()
+            await asyncio.gather(reading, return_exceptions=True)
+
+
+def _partial(output: Output) -> str:
+    """What the command printed before it was stopped, framed (empty when nothing)."""
+    text = output.render().strip()
+    return f"\nPartial output:\n{frame(text, SOURCE)}" if text else ""
 
 
 class _Launch:
-    """How to start one command: argv, descriptors to hand over, a warning for the result."""
+    """How to start one command: argv, descriptors to hand over, a warning for the result,
+    and for a sandboxed one its limits and cgroup."""
 
-    __slots__ = ("argv", "notice", "pass_fds")
+    __slots__ = ("argv", "cgroup", "limits", "notice", "pass_fds")
 
     def __init__(
-        self, argv: list[str], pass_fds: tuple[int, ...] = (), notice: str | None = None
+        self,
+        argv: list[str],
+        pass_fds: tuple[int, ...] = (),
+        notice: str | None = None,
+        *,
+        limits: Limits | None = None,
+        cgroup: Cgroup | None = None,
     ) -> None:
         self.argv = argv
         self.pass_fds = pass_fds
         self.notice = notice
+        self.limits = limits
+        self.cgroup = cgroup
 
 
-def _plain_argv(command: str) -> list[str]:
-    """Unsandboxed: the shell, under the parent-death guard on Linux (see ``_GUARD``)."""
-    if os.name == "nt":  # pragma: no cover - Windows only
-        return [command]
-    setpriv = _setpriv()
-    if setpriv is None:  # not Linux, or util-linux without setpriv: the old behaviour
-        return [SHELL, "-c", command]
-    return [setpriv, "--pdeathsig", "HUP", SHELL, "-c", _GUARD, "exec", command, str(os.getpid())]
+async def exec_sandbox_warning(config: ExecToolConfig) -> str | None:
+    """The warning for a command approval when commands run without the sandbox, else
+    ``None`` (probes the sandbox in a worker thread the first time)."""
+    mode = sandbox_mode(config.sandbox)
+    if mode != "auto":
+        return None
+    return unsandboxed_warning(await probe_sandbox(), mode)
 
 
-_setpriv_path: list[str | None] = []
-
-
-def _setpriv() -> str | None:
-    """``setpriv`` (util-linux) on Linux, looked up once."""
-    if not _setpriv_path:
-        found = shutil.which("setpriv") if sys.platform.startswith("linux") else None
-        if sys.platform.startswith("linux") and found is None:
-            log.warning("setpriv not found: unsandboxed commands will outlive a killed app")
-        _setpriv_path.append(found)
-    return _setpriv_path[0]
-
-
-async def _spawn(launch: _Launch, cwd: Path, env: dict[str, str]) -> asyncio.subprocess.Process:
-    """Start the command in its own process group (session) with merged output."""
-    common: dict[str, Any] = {
-        "stdin": asyncio.subprocess.DEVNULL,
-        "stdout": asyncio.subprocess.PIPE,
-        "stderr": asyncio.subprocess.STDOUT,
-        "cwd": str(cwd),
-        "env": env,
-    }
-    if sys.platform == "win32":  # pragma: no cover - Windows only
-        return await asyncio.create_subprocess_shell(
-            launch.argv[0], creationflags=subprocess.CREATE_NEW_PROCESS_GROUP, **common
-        )
-    return await asyncio.create_subprocess_exec(
-        *launch.argv, start_new_session=True, pass_fds=launch.pass_fds, **common
-    )
-
-
-def _close_pipes(proc: asyncio.subprocess.Process) -> None:
-    """Stop reading a pipe that background children still hold open.
-
-    asyncio has no public way to close a subprocess's pipes; without this the transport lives
-    on until every child exits. Children that write afterwards get EPIPE (SIGPIPE): background
-    jobs should redirect their output to a file.
-    """
-    transport = getattr(proc, "_transport", None)
-    if transport is not None:
-        transport.close()
-
-
-async def _exited(proc: asyncio.subprocess.Process, poll: float = 0.05) -> None:
-    """Return once the shell itself has exited, even if children still hold its pipes."""
-    while proc.returncode is None:
-        await asyncio.sleep(poll)
-
-
-def exec_tools(config: ExecToolConfig | None = None) -> list[Tool]:
+def exec_tools(
+    config: ExecToolConfig | None = None, *, places: SandboxPlaces | None = None
+) -> list[Tool]:
     """The exec tool family."""
-    return [ExecTool(config)]
+    return [ExecTool(config, places=places)]
 
 
-__all__ = ["MAX_OUTPUT", "ExecTool", "child_env", "exec_tools", "kill_process_group"]
+__all__ = [
+    "MAX_OUTPUT",
+    "ExecTool",
+    "child_env",
+    "exec_sandbox_warning",
+    "exec_tools",
+    "kill_process_group",
+]

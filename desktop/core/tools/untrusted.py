@@ -25,6 +25,7 @@ import os
 import re
 import secrets
 import threading
+import unicodedata
 from collections import OrderedDict
 from dataclasses import replace
 from pathlib import Path
@@ -37,21 +38,110 @@ TRUSTED_WORKSPACE_FILES = frozenset(
 )
 MAX_REMEMBERED = 4096
 
-# An opening run of brackets (ASCII, full-width, guillemets, HTML-escaped) then a marker word.
-_LOOKALIKE = re.compile(
-    r"(?:<{2,}|＜{2,}|‹{2,}|«+|〈{2,}|(?:&lt;){2,}|\[)"
-    r"(?=\s*/?\s*(?:end\s+(?:of\s+)?)?(?:untrusted\b|external\s+content\b))",
-    re.IGNORECASE,
+# Look-alike markers are found on a "skeleton" of the text (see :func:`_skeleton`): letters
+# folded to plain lower-case ASCII where they look alike, invisible characters dropped, white
+# space made plain. Brackets that look like ``<`` all become ``<``.
+_CONFUSABLES = str.maketrans(
+    {
+        **dict.fromkeys("＜﹤‹«〈〈⟨❮❬⧼≺⋖《⦉⦑⊰ᐸ˂⟪⫷⋘≪", "<"),
+        **dict.fromkeys("＞﹥›»〉〉⟩❯❭⧽≻⋗》⦊⦒⊱ᐳ˃⟫⫸⋙≫", ">"),
+        **dict.fromkeys("аαɑᴀ", "a"),
+        **dict.fromkeys("сϲᴄ", "c"),
+        **dict.fromkeys("ԁᴅ", "d"),
+        **dict.fromkeys("еεᴇ℮ҽ", "e"),
+        **dict.fromkeys("іιɪıӏ", "i"),
+        **dict.fromkeys("ʟ", "l"),
+        **dict.fromkeys("ɴηոп", "n"),
+        **dict.fromkeys("оοօᴏ", "o"),
+        **dict.fromkeys("ʀгᴦ", "r"),
+        **dict.fromkeys("ѕꜱ", "s"),
+        **dict.fromkeys("тτᴛ", "t"),
+        **dict.fromkeys("υսᴜʋ", "u"),
+        **dict.fromkeys("хχ", "x"),
+        **dict.fromkeys("ƒ", "f"),
+    }
 )
+_OPEN = r"(?:<|&lt;?|&#0*60;?|&#x0*3c;?|%3c|\\u0*3c|\\x3c|&lsaquo;|&laquo;|\[)"
+_CLOSE = r"(?:>|&gt;?|&#0*62;?|&#x0*3e;?|%3e|\\u0*3e|\\x3e|&rsaquo;|&raquo;|\])"
+_SEP = r"(?:[\s_.\-*~|·•+]|%20|&nbsp;|&#0*32;|\\u0020)*"
+
+
+def _spaced(word: str) -> str:
+    return _SEP.join(re.escape(letter) for letter in word)
+
+
+_MARKER = re.compile(
+    rf"(?P<open>(?:{_OPEN}{_SEP})+)?/?{_SEP}"
+    rf"(?P<end>{_spaced('end')}{_SEP}(?:{_spaced('of')}{_SEP})?)?"
+    rf"(?P<key>{_spaced('untrusted')}|{_spaced('external')}{_SEP}{_spaced('content')})"
+    rf"(?P<id>{_SEP}{_spaced('id')}{_SEP}=)?"
+    rf"(?P<close>{_SEP}{_CLOSE})?"
+)
+
 _SOURCE_UNSAFE = re.compile(r"[^\w./:@+\- ]")
 
 _written: OrderedDict[tuple[int, int], tuple[int, int]] = OrderedDict()
 _written_lock = threading.Lock()
 
 
+@functools.lru_cache(maxsize=4096)
+def _fold(char: str) -> str:
+    """One character of the skeleton: ``""`` (invisible), ``" "`` or folded letters."""
+    if char.isspace():
+        return " "
+    kind = unicodedata.category(char)
+    if kind in ("Cf", "Cc", "Mn", "Me", "Co", "Cn") or 0xFE00 <= ord(char) <= 0xFE0F:
+        return ""  # format (zero-width, bidi, soft hyphen, tags), marks, private, unassigned
+    plain = unicodedata.normalize("NFKD", char.translate(_CONFUSABLES))
+    plain = "".join(c for c in plain if not unicodedata.combining(c))
+    return unicodedata.normalize("NFKC", plain).casefold().translate(_CONFUSABLES)
+
+
+def _skeleton(text: str) -> tuple[str, list[int]]:
+    """The folded text, and for each of its characters the index it came from in ``text``."""
+    if text.isascii():
+        return text.lower(), list(range(len(text)))
+    parts: list[str] = []
+    origin: list[int] = []
+    for index, char in enumerate(text):
+        folded = char.lower() if char.isascii() else _fold(char)
+        parts.append(folded)
+        origin.extend([index] * len(folded))
+    return "".join(parts), origin
+
+
 def neutralise(text: str) -> str:
-    """``text`` with every look-alike of a frame marker defused (its brackets become ``(``)."""
-    return _LOOKALIKE.sub("(", text)
+    """``text`` with every look-alike of a frame marker defused.
+
+    A look-alike is the word ``untrusted`` (or ``external content``) written any way that
+    reads the same — other scripts' look-alike letters, full-width or mathematical letters,
+    small capitals, accents, zero-width or bidi characters between the letters, spaces or
+    ``_``/``-`` between them, any case — after a ``<``-like bracket run (also full-width,
+    angle, guillemet, HTML- or URL-escaped, spaced out), or before ``id=`` or a ``>``.
+    It becomes ``(untrusted`` / ``(end untrusted`` in plain letters: readable as data, never
+    as a marker. ``untrusted`` in ordinary prose is left alone.
+    """
+    skeleton, origin = _skeleton(text)
+    letters = re.sub(r"[^a-z]", "", skeleton)
+    if "untrusted" not in letters and "externalcontent" not in letters:
+        return text
+    out: list[str] = []
+    last = 0
+    for match in _MARKER.finditer(skeleton):
+        if not (match.group("open") or match.group("id") or match.group("close")):
+            continue
+        first = "open" if match.group("open") else "end" if match.group("end") else "key"
+        start, end = origin[match.start(first)], origin[match.end("key") - 1] + 1
+        if start < last:
+            continue
+        words = "end " if match.group("end") else ""
+        if match.group("end") and re.search(r"\bof\b", match.group("end")):
+            words = "end of "
+        key = "untrusted" if match.group("key").startswith("u") else "external content"
+        out += [text[last:start], f"({words}{key}"]
+        last = end
+    out.append(text[last:])
+    return "".join(out)
 
 
 def frame(text: str, source: str) -> str:
@@ -66,6 +156,18 @@ def frame(text: str, source: str) -> str:
     label = _SOURCE_UNSAFE.sub("_", source)[:120]
     body = neutralise(text)
     return f"<<<untrusted id={nonce} source={label}>>>\n{body}\n<<<end untrusted id={nonce}>>>"
+
+
+_FRAME_LINE = re.compile(
+    r"^<<<untrusted id=(?P<id>[0-9a-f]{8}) source=[^\n]*>>>\n(?P<body>.*?)\n<<<end untrusted id=(?P=id)>>>$",
+    re.DOTALL | re.MULTILINE,
+)
+
+
+def shown(text: str) -> str:
+    """``text`` as the person sees it in a tool card: each frame's two marker lines removed,
+    what was inside kept (the model still gets the framed text)."""
+    return _FRAME_LINE.sub(lambda match: match.group("body"), text)
 
 
 def frame_result(result: ToolResult, source: str) -> ToolResult:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from desktop.core.session.naming import internal_source
+from desktop.core.tools.untrusted import shown
 from desktop.core.utils.validate import parse_json
 
 ItemKind = Literal[
@@ -211,7 +212,7 @@ def items_from_messages(messages: list[dict[str, Any]], *, live: bool = False) -
                 items.append(card)
         elif role == "tool":
             answered = cards.get(str(message.get("tool_call_id", "")))
-            result = content_text(message.get("content"))
+            result = shown(content_text(message.get("content")))
             if answered is None:
                 continue
             answered.result = result[:2000]

@@ -1,5 +1,5 @@
-"""Tools & safety: workspace restriction, the exec tool, web search, approval mode and
-how long an approval request waits for an answer."""
+"""Tools & safety: workspace restriction, the exec tool and its sandbox (what commands see,
+their limits), web search, approval mode and how long an approval request waits."""
 
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ from desktop.ui.settings.key_backends import field_key_backend
 from desktop.ui.settings.key_field import KeyField
 from desktop.ui.settings.page import SettingsPage
 from desktop.ui.settings.prefs_access import prefs_store, update_prefs
+from desktop.ui.settings.sandbox_box import SandboxBox
 from desktop.ui.settings.schema_form import SchemaForm, config_path, title_of
 from desktop.ui.settings.widgets import check_patterns, heading, hint
 
@@ -110,6 +111,9 @@ class ToolsPage(SettingsPage):
         )
         self.body_layout.addLayout(form)
         add(hint(ALLOW_EXPLANATION))
+        self.sandbox_box = SandboxBox()
+        self.sandbox_box.edited.connect(self._edited)
+        add(self.sandbox_box)
 
         add(heading("Web search", level=2))
         self.search_form = search_form = SchemaForm()
@@ -162,6 +166,7 @@ class ToolsPage(SettingsPage):
         mode = sandbox_mode(self.services.config.tools.exec.sandbox)
         self.sandbox_status.setText(status.describe(mode))
         self.sandbox_network.setEnabled(status.available and mode != "off")
+        self.sandbox_box.setEnabled(status.available and mode != "off")
 
     async def _load_approval(self) -> None:
         store = await prefs_store(self.services)
@@ -173,6 +178,7 @@ class ToolsPage(SettingsPage):
             )
             self._show_timeout_enabled(self.ask.isChecked())
             self.approval_timeout.setValue(store.prefs.approval_timeout_minutes or 0)
+            self.sandbox_box.load(store.prefs.sandbox)
         finally:
             self._loading = False
         self._set_dirty(was_dirty)
@@ -191,14 +197,24 @@ class ToolsPage(SettingsPage):
         return changes
 
     async def save(self) -> bool:
-        """Save config.json, then the approval mode and timeout (desktop preferences; the
-        running gate follows them at once)."""
+        """Save config.json, then the approval mode and timeout and the sandbox's settings
+        (desktop preferences; the running gate and the next command follow them at once)."""
         mode = "autonomous" if self.autonomous.isChecked() else "ask"
         minutes = self.approval_timeout.value() or None  # 0 is "Never"
+        try:
+            sandbox = self.sandbox_box.collect()
+        except ChangeError as exc:
+            self.status.error(f"Folders commands may see: {exc.reason}. Nothing was saved.")
+            return False
         if not await super().save():
             return False
         try:
-            await update_prefs(self.services, approval_mode=mode, approval_timeout_minutes=minutes)
+            await update_prefs(
+                self.services,
+                approval_mode=mode,
+                approval_timeout_minutes=minutes,
+                sandbox=sandbox,
+            )
         except (ChangeError, OSError) as exc:
             self.status.warn(f"Saved, but the approval settings were not saved: {exc}")
             return False

@@ -189,8 +189,9 @@ async def _channels_status(config: Path, home: Path, *args: str) -> tuple[int, s
 
 
 def _rows(out: str) -> dict[str, str]:
-    """``channels status`` lines as {channel: what it says} (names are padded to a column)."""
-    rows = (line.split("  ", 1) for line in out.splitlines())
+    """``channels status`` lines as {channel: what it says} (names are padded to a column;
+    the sandbox's line follows after a blank line)."""
+    rows = (line.split("  ", 1) for line in out.split("\n\n")[0].splitlines())
     return {name: rest.strip() for name, rest in rows}
 
 

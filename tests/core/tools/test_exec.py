@@ -27,6 +27,7 @@ from desktop.core.security.commands import check_command, check_paths_in_command
 from desktop.core.tools.base import ToolContext
 from desktop.core.tools.registry import ToolRegistry
 from desktop.core.tools.shell import MAX_OUTPUT, ExecTool, child_env
+from tests.core.tools.exec_output import unframe
 from tests.core.tools.sandbox_support import (
     PY,
     kill_all,
@@ -87,12 +88,12 @@ async def _all_gone(token: str) -> bool:
 async def test_echo_and_exit_code(ctx: ToolContext, config: ExecToolConfig) -> None:
     result = await ExecTool(config).execute(ctx, command="echo hello; echo oops >&2; exit 3")
     assert not result.is_error  # a non-zero exit is data for the model, not a tool failure
-    assert result.text == "hello\noops\n[exit code: 3]"
+    assert unframe(result.text) == "hello\noops\n[exit code: 3]"
 
 
 async def test_no_output(ctx: ToolContext, config: ExecToolConfig) -> None:
     result = await ExecTool(config).execute(ctx, command="true")
-    assert result.text == "(no output)\n[exit code: 0]"
+    assert unframe(result.text) == "(no output)\n[exit code: 0]"
 
 
 async def test_cwd_is_the_workspace_and_working_dir_is_relative(
@@ -100,9 +101,9 @@ async def test_cwd_is_the_workspace_and_working_dir_is_relative(
 ) -> None:
     (ws / "sub").mkdir()
     tool = ExecTool(config)
-    assert (await tool.execute(ctx, command="pwd")).text.startswith(str(ws.resolve()))
+    assert unframe((await tool.execute(ctx, command="pwd")).text).startswith(str(ws.resolve()))
     result = await tool.execute(ctx, command="pwd", working_dir="sub")
-    assert result.text.startswith(str((ws / "sub").resolve()))
+    assert unframe(result.text).startswith(str((ws / "sub").resolve()))
     missing = await tool.execute(ctx, command="pwd", working_dir="nope")
     assert missing.is_error and "not a folder" in missing.text
 
@@ -112,11 +113,12 @@ async def test_output_truncated_keeping_head_and_tail(
 ) -> None:
     script = "print('a' * 6000 + 'MIDDLE' + 'b' * 20000 + 'END')"
     result = await ExecTool(config).execute(ctx, command=f"{PY} -c {shlex.quote(script)}")
-    assert result.text.startswith("aaaa")
-    assert "END\n[exit code: 0]" in result.text
-    assert "MIDDLE" not in result.text
-    assert "characters truncated" in result.text and "26,010" in result.text
-    assert len(result.text) < MAX_OUTPUT + 200
+    text = unframe(result.text)
+    assert text.startswith("aaaa")
+    assert "END\n[exit code: 0]" in text
+    assert "MIDDLE" not in text
+    assert "characters truncated" in text and "26,010" in text
+    assert len(text) < MAX_OUTPUT + 200
 
 
 async def test_timeout_kills_the_whole_process_group(
@@ -160,7 +162,7 @@ async def test_background_child_does_not_hold_the_call(
     started = time.monotonic()
     result = await ExecTool(config).execute(ctx, command=f"{sleeper(token, 30)} & echo started")
     assert time.monotonic() - started < 5
-    assert result.text == "started\n[exit code: 0]"
+    assert unframe(result.text) == "started\n[exit code: 0]"
     if config.sandbox == "bwrap":  # the PID namespace ends with the command
         assert await _all_gone(token)
 
@@ -171,7 +173,7 @@ async def test_registry_casts_and_runs_exec(ctx: ToolContext, config: ExecToolCo
     tool = registry.get("exec")
     assert tool is not None and tool.exclusive and not tool.read_only and not tool.concurrency_safe
     result = await registry.execute("exec", {"command": "echo hi", "timeout": "5"}, ctx)
-    assert result.text == "hi\n[exit code: 0]"
+    assert unframe(result.text) == "hi\n[exit code: 0]"
     too_long = await registry.execute("exec", {"command": "echo hi", "timeout": 601}, ctx)
     assert too_long.is_error and "timeout" in too_long.text
 
@@ -200,7 +202,7 @@ async def test_allowed_env_keys_and_path_append(
         update={"allowed_env_keys": ["MY_SETTING"], "path_append": "/opt/extra/bin"}
     )
     result = await ExecTool(config).execute(ctx, command='echo "$MY_SETTING|$OTHER_SETTING|$PATH"')
-    first = result.text.splitlines()[0]
+    first = unframe(result.text).splitlines()[0]
     assert first.startswith("visible||") and first.endswith(os.pathsep + "/opt/extra/bin")
 
 
@@ -368,10 +370,18 @@ async def test_benign_look_alikes_really_run(
     (ws / "build" / "x.o").write_text("x")
     (ws / "notes.txt").write_text("see history.jsonl\n")
     tool = ExecTool(config)
-    assert (await tool.execute(ctx, command="rm -rf ./build")).text == "(no output)\n[exit code: 0]"
+    assert (
+        unframe((await tool.execute(ctx, command="rm -rf ./build")).text)
+        == "(no output)\n[exit code: 0]"
+    )
     assert not (ws / "build").exists()
-    assert (await tool.execute(ctx, command='echo "rm -rf /"')).text == "rm -rf /\n[exit code: 0]"
-    assert (await tool.execute(ctx, command="grep history.jsonl notes.txt")).text.startswith("see")
+    assert (
+        unframe((await tool.execute(ctx, command='echo "rm -rf /"')).text)
+        == "rm -rf /\n[exit code: 0]"
+    )
+    assert unframe(
+        (await tool.execute(ctx, command="grep history.jsonl notes.txt")).text
+    ).startswith("see")
 
 
 def test_user_patterns() -> None:
@@ -457,7 +467,7 @@ async def test_exec_applies_restrict_to_workspace(ws: Path, config: ExecToolConf
     outside_dir = await tool.execute(ctx, command="ls", working_dir="/")
     assert outside_dir.is_error and "outside the workspace" in outside_dir.text
     ok = await tool.execute(ctx, command="echo ok > out.txt && cat out.txt")
-    assert ok.text == "ok\n[exit code: 0]"
+    assert unframe(ok.text) == "ok\n[exit code: 0]"
 
 
 @pytest.mark.parametrize(

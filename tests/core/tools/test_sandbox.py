@@ -24,6 +24,7 @@ import pytest
 from desktop.core.config.schema import ExecToolConfig
 from desktop.core.security.sandbox import build_argv
 from desktop.core.tools.shell import ExecTool
+from tests.core.tools.exec_output import unframe
 from tests.core.tools.sandbox_support import (
     PY,
     REPO,
@@ -111,7 +112,7 @@ def test_app_environment_is_out_of_reach(tmp_path: Path, scene: Scene) -> None:
     results = _results(proc, state)  # the app survived its own kill attempt
     for result in results:
         assert canary not in result["text"] and key not in result["text"], result
-    assert results[-1]["text"].endswith("alive\n[exit code: 0]")
+    assert unframe(results[-1]["text"]).endswith("alive\n[exit code: 0]")
     pids = [int(n) for n in results[-2]["text"].split() if n.isdigit()]
     assert pids and max(pids) < 10, f"the sandbox sees host processes: {pids}"
 
@@ -185,7 +186,7 @@ async def test_background_processes_end_with_the_command(scene: Scene) -> None:
     tool = ExecTool(ExecToolConfig(**SANDBOXED))
     result = await tool.execute(scene.ctx(), command=f"{sleeper(token)} & echo started")
     try:
-        assert result.text == "started\n[exit code: 0]"
+        assert unframe(result.text) == "started\n[exit code: 0]"
         assert await wait_until(lambda: not pids_with(token), within=5)
     finally:
         kill_all(token)
@@ -332,7 +333,7 @@ async def test_ordinary_commands_work(scene: Scene, loopback_server: int) -> Non
 
     async def run(command: str) -> str:
         result = await tool.execute(ctx, command=command)
-        assert result.text.endswith("[exit code: 0]"), f"{command}: {result.text}"
+        assert unframe(result.text).endswith("[exit code: 0]"), f"{command}: {unframe(result.text)}"
         return result.text
 
     assert "3.1" in await run(f"{PY} -c 'import sys; print(sys.version)'")

@@ -28,6 +28,7 @@ import pytest
 from desktop.core.config.schema import ExecToolConfig
 from desktop.core.tools.base import ToolContext
 from desktop.core.tools.shell import ExecTool
+from tests.core.tools.exec_output import unframe
 from tests.core.tools.sandbox_support import (
     PY,
     Scene,
@@ -184,15 +185,18 @@ async def test_killing_host_processes_fails(scene: Scene, sandbox_proven: None) 
 
 
 async def test_secrets_on_disk_are_hidden(scene: Scene, sandbox_proven: None) -> None:
-    """The config file (which may still hold keys) and the keyring files read as empty."""
+    """The config file (which may still hold keys), the keyring files and the rest of the
+    home folder are out of sight."""
     tool = ExecTool(ExecToolConfig(sandbox="bwrap"))
     config = await tool.execute(scene.ctx(), command=f"cat {scene.config}; echo END")
-    assert scene.key not in config.text and config.text.endswith("END\n[exit code: 0]")
+    assert scene.key not in unframe(config.text) and unframe(config.text).endswith(
+        "END\n[exit code: 0]"
+    )
     keyring = await tool.execute(scene.ctx(), command="cat ~/.local/share/keyrings/*")
     assert "decoy keyring" not in keyring.text
-    # Ordinary files in the home stay readable (tools need ~/.gitconfig and the like).
+    # The home folder is a scratch one (Settings can show the real one: test_sandbox_home.py).
     notes = await tool.execute(scene.ctx(), command="cat ~/notes.txt")
-    assert "decoy notes" in notes.text
+    assert "decoy notes" not in notes.text and "No such file" in notes.text
 
 
 CONTROL = [

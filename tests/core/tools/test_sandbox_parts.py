@@ -28,6 +28,7 @@ from desktop.core.security.sandbox import (
 from desktop.core.security.seccomp import unix_socket_filter
 from desktop.core.tools.base import ToolContext
 from desktop.core.tools.shell import ExecTool
+from tests.core.tools.exec_output import unframe
 from tests.core.tools.sandbox_support import PY, require_sandbox, scene_root
 
 LINUX = sys.platform.startswith("linux")
@@ -144,9 +145,9 @@ async def test_unavailable_sandbox_warns_once_and_runs(tmp_path: Path, fresh_sta
     tool, ctx = ExecTool(ExecToolConfig()), ToolContext(workspace=tmp_path)
     first = await tool.execute(ctx, command="echo one")
     assert first.text.startswith("[Warning: no sandbox — bubblewrap (bwrap) is not installed")
-    assert first.text.endswith("one\n[exit code: 0]") and not first.is_error
+    assert unframe(first.text).endswith("one\n[exit code: 0]") and not first.is_error
     second = await tool.execute(ctx, command="echo two")
-    assert second.text == "two\n[exit code: 0]"
+    assert unframe(second.text) == "two\n[exit code: 0]"
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX shell")
@@ -162,7 +163,7 @@ async def test_required_sandbox_refuses_without_one(tmp_path: Path, fresh_status
     off = await ExecTool(ExecToolConfig(sandbox="none")).execute(
         ToolContext(workspace=tmp_path), command="echo plain"
     )
-    assert off.text == "plain\n[exit code: 0]"  # switched off on purpose: no warning
+    assert unframe(off.text) == "plain\n[exit code: 0]"  # switched off on purpose: no warning
 
 
 # --- the bwrap command line ---------------------------------------------------------------------
@@ -385,7 +386,7 @@ async def test_unix_sockets_refused_inet_and_socketpair_work(tmp_path: Path) -> 
     result = await ExecTool(ExecToolConfig(sandbox="bwrap")).execute(
         ToolContext(workspace=tmp_path), command=f"{PY} probe.py"
     )
-    assert result.text == "UNIX-REFUSED\nPAIR b'x'\n[exit code: 0]"
+    assert unframe(result.text) == "UNIX-REFUSED\nPAIR b'x'\n[exit code: 0]"
 
 
 # --- kernel interfaces a root-owned sandbox must not reach ----------------------------------
@@ -433,3 +434,30 @@ async def test_kernel_settings_are_read_only(tmp_path: Path) -> None:
     )
     assert "sandbox-probe" not in result.text, result.text
     assert " /proc/sys ro," in result.text, result.text
+
+
+@pytest.mark.parametrize(
+    ("os_release", "command"),
+    [
+        ('ID=debian\nVERSION_ID="12"\n', "sudo apt install bubblewrap"),
+        ("ID=ubuntu\nID_LIKE=debian\n", "sudo apt install bubblewrap"),
+        ('ID=linuxmint\nID_LIKE="ubuntu debian"\n', "sudo apt install bubblewrap"),
+        ('ID="fedora"\n', "sudo dnf install bubblewrap"),
+        ('ID=rocky\nID_LIKE="rhel centos fedora"\n', "sudo dnf install bubblewrap"),
+        ("ID=manjaro\nID_LIKE=arch\n", "sudo pacman -S bubblewrap"),
+        ('ID="opensuse-tumbleweed"\nID_LIKE="opensuse suse"\n', "sudo zypper install bubblewrap"),
+        ("ID=alpine\n", "sudo apk add bubblewrap"),
+    ],
+)
+def test_install_hint_names_this_distributions_command(
+    tmp_path: Path, os_release: str, command: str
+) -> None:
+    path = tmp_path / "os-release"
+    path.write_text(os_release)
+    assert sb.install_hint(path) == f"install it ({command}), then restart nanobot Desktop"
+
+
+def test_install_hint_lists_the_common_ones_when_unknown(tmp_path: Path) -> None:
+    assert sb.install_hint(tmp_path / "missing") == sb.INSTALL_HINT
+    (tmp_path / "other").write_text("ID=plan9\n")
+    assert "apt install" in sb.install_hint(tmp_path / "other")

@@ -264,3 +264,13 @@ def test_turns_reusing_an_id_in_the_live_feed(make_chat) -> None:  # type: ignor
     assert third.result == STOPPED_CARD and not chat.tab.feed.live
     view = chat.tab.pane.view
     assert all(view.layout_of(r).spinner is None for r in range(len(chat.items())))
+
+
+def test_a_framed_result_is_shown_without_its_markers() -> None:
+    """Command output reaches the model framed as untrusted; the card shows the output."""
+    from desktop.core.tools.untrusted import frame
+
+    framed = frame("a.txt\nb.txt", "exec") + "\n[exit code: 0]"
+    items = items_from_messages([_user("list"), _call("ls"), _result(framed), _answer("Two.")])
+    [card] = _cards(items)
+    assert card.result == "a.txt\nb.txt\n[exit code: 0]" and card.ok is True
