@@ -2,7 +2,8 @@
 
 Each action is a thin layer over core: the model switch over
 :meth:`desktop.core.runtime.Runtime.use_model`, regenerate and edit over
-:mod:`desktop.core.session.edits` (the conversation as it was is kept as an earlier version),
+:mod:`desktop.core.session.edits` (the conversation as it was is kept as a version of the same
+chat, switched with "‹ 2/3 ›" on the message: :mod:`desktop.core.session.versions`),
 export over :mod:`desktop.core.session.export`, titles over :mod:`desktop.core.session.titles`.
 Mixed into :class:`~desktop.ui.chat.chat_tab.ChatTab` (it uses the tab's store, models, feed
 and panes).
@@ -21,6 +22,7 @@ from PySide6.QtWidgets import QFileDialog, QWidget
 from desktop.core.bus.events import DESKTOP_CHANNEL
 from desktop.core.config.errors import ConfigError
 from desktop.core.session.edits import RewindError
+from desktop.core.session.versions import VersionError
 from desktop.ui.chat.items import ChatItem
 from desktop.ui.chat.model_picker import AUTO, provider_label, remember
 
@@ -183,7 +185,7 @@ class ChatActions(_Host):
         return True
 
     def regenerate(self) -> None:
-        """Answer the last message again (the current answer is kept in an earlier version)."""
+        """Answer the last message again (the current answer is kept as a version)."""
         key = self.current
         if self._can_rewind(key):
             self._spawn(self._rewind(key, None))
@@ -241,15 +243,57 @@ class ChatActions(_Host):
         self.turns.clear_error(key)
         await self._load(key)
         row = ChatItem("user", text, media=media)
+        if rewind.version is not None:
+            version = rewind.version
+            row.fork = (version.at, version.current, version.total)
         model = self._models.get(key)
+        if key == self.current:
+            self.pane.view.scroll_to_bottom()
         if model is not None:
             model.append(row)
         self.turns.send(key, text, media, row)
         self._update_busy(key)
         self.list_controller.refresh_soon()
-        self.panel.snackbar.show_message(
-            "The previous version is kept as an earlier version in the chat list.", timeout_ms=4000
-        )
+        if rewind.version is not None:
+            note = "The previous version is kept: switch with ‹ › under your message."
+        else:
+            note = "The previous version was too long to keep here: it is in the chat list."
+        self.panel.snackbar.show_message(note, timeout_ms=4000)
+
+    def show_version(self, row: int, step: int) -> None:
+        """Show the previous (``step=-1``) or next version of the conversation from ``row``."""
+        key = self.current
+        model = self._models.get(key)
+        if model is None or not 0 <= row < model.rowCount():
+            return
+        fork = model.item(row).fork
+        if fork is None:
+            return
+        at, current, total = fork
+        target = current - 1 + step
+        if not 0 <= target < total or not self._can_rewind(key):
+            return
+        self._spawn(self._show_version(key, at, target))
+
+    async def _show_version(self, key: str, at: int, target: int) -> None:
+        try:
+            info = await self.store.show_version(key, at, target)
+        except VersionError as exc:
+            self.panel.snackbar.show_message(str(exc))
+            return
+        except OSError as exc:
+            self.panel.snackbar.show_message(f"Could not switch versions: {exc}")
+            return
+        await self._load(key)
+        self.list_controller.refresh_soon()
+        model = self._models.get(key)
+        if model is None or key != self.current:
+            return
+        for row, item in enumerate(model.items):  # keep the person at the message they switched
+            if item.fork is not None and item.fork[0] == at:
+                self.pane.view.reveal(row)
+                break
+        self.pane.view.announce(f"Version {info.current} of {info.total}")
 
     def send_edit(self, text: str) -> bool:
         """Send ``text`` as the edit being made; ``False`` when not editing this chat."""

@@ -17,6 +17,7 @@ from desktop.core.session.edits import Rewind
 from desktop.core.session.export import ExportFormat
 from desktop.core.session.manager import SessionManager, SessionSummary
 from desktop.core.session.search import SearchHit
+from desktop.core.session.versions import VersionInfo
 from desktop.ui.chat.items import ChatItem, items_from_messages
 
 if TYPE_CHECKING:
@@ -81,9 +82,15 @@ class SessionStore:
             if running:
                 assert snapshot.pending_index is not None
                 messages = messages[: snapshot.pending_index]
+            items = items_from_messages(messages)
+            forks = dict(snapshot.versions)
+            for item in items:  # the switcher goes on the first row of each fork point
+                info = forks.pop(item.message_index, None)
+                if info is not None:
+                    item.fork = (info.at, info.current, info.total)
             return LoadedSession(
                 key,
-                items_from_messages(messages),
+                items,
                 snapshot.title,
                 snapshot.pending_index is not None and not live,
             )
@@ -115,12 +122,16 @@ class SessionStore:
         return await self.access.search_hits(query)
 
     async def regenerate(self, key: str) -> Rewind:
-        """Fork the chat and take its last answer out (see :mod:`desktop.core.session.edits`)."""
+        """Keep the chat as a version and take its last answer out."""
         return await self.access.regenerate(key)
 
     async def edit(self, key: str, ordinal: int, text: str) -> Rewind:
-        """Fork the chat before the person's ``ordinal``-th message (text ``text``)."""
+        """Keep the chat as a version and cut it before the person's ``ordinal``-th message."""
         return await self.access.edit(key, ordinal, text)
+
+    async def show_version(self, key: str, at: int, target: int) -> VersionInfo:
+        """Show version ``target`` (0-based) of the chat from fork point ``at``."""
+        return await self.access.show_version(key, at, target)
 
     async def export(self, key: str, fmt: ExportFormat) -> str:
         """The chat as Markdown or JSON."""
