@@ -184,6 +184,7 @@ class ChatTab(ChatActions, QWidget):
         pane.view.copied.connect(pane.flash_copied)
         pane.view.editRequested.connect(self.start_edit)
         pane.view.regenerateRequested.connect(self.regenerate)
+        pane.view.versionRequested.connect(self.show_version)
         pane.regenerateRequested.connect(self.regenerate)
         pane.exportRequested.connect(self.export)
         pane.picker.modelChosen.connect(self.choose_model)
@@ -258,6 +259,7 @@ class ChatTab(ChatActions, QWidget):
 
     def retry(self) -> None:
         """Run the shown chat's failed turn again."""
+        self.pane.view.scroll_to_bottom()
         self._spawn(self.turns.retry(self.current))
 
     def _stop(self) -> None:
@@ -400,6 +402,7 @@ class ChatTab(ChatActions, QWidget):
                 self.turns.command(key, text, command.name)
             return
         composer.clear_input()
+        self.pane.view.scroll_to_bottom()  # what you send, and its answer, are in view
         row = ChatItem("user", text, media=list(media))
         model = self._models.get(key)
         if model is not None:
