@@ -115,3 +115,25 @@ def test_after_a_search_jump_new_content_shows_the_chip(make_chat, workspace: Pa
     QTest.keyClick(view.chip, Qt.Key.Key_Space)
     chat.wait(lambda: len(chat.items()) - 1 in view.visible_rows())
     assert not view.chip.isVisible()
+
+
+# -- item 14: a search without hits says so -------------------------------------------------
+def test_a_search_without_hits_says_so(make_chat, workspace: Path) -> None:  # type: ignore[no-untyped-def]
+    write_session(workspace, "desktop:pantry", _filler(2), title="Kitchen")
+    chat: ChatHarness = make_chat(ready=False)
+    panel = chat.tab.panel
+    chat.wait(lambda: "desktop:pantry" in chat.tab.sessions.all_keys())
+    chat.tab.focus_search()
+    QTest.keyClicks(panel.search, "zebra crossing")
+    chat.wait(lambda: panel.empty.isVisible() and "No chats match" in panel.empty.text())
+    assert panel.empty.text() == "No chats match “zebra crossing”."
+    assert chat.tab.sessions.rowCount() == 0
+    empty = panel.empty.geometry()
+    assert panel.list.viewport().rect().contains(empty.topLeft()) and empty.width() > 100
+    # a query that finds a message (not a title): the note goes, the chat is listed
+    panel.search.setText("answer 1")
+    chat.wait(lambda: chat.tab.sessions.rowCount() == 1)
+    assert not panel.empty.isVisible()
+    panel.search.setText("")
+    chat.wait(lambda: chat.tab.sessions.rowCount() >= 1)
+    assert not panel.empty.isVisible()
