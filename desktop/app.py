@@ -66,6 +66,8 @@ def install_tabs(window: MainWindow, services: AppServices) -> None:
     window.searchRequested.connect(chat.focus_search)
     window.stopRequested.connect(chat.stop_current)
     window.openSessionRequested.connect(chat.open_session)
+    chat.modelShown.connect(window.show_model)  # the status bar names the shown chat's model
+    chat.refresh_model()
     window.shuttingDown.connect(chat.approver.deny_all)  # at once; the shell then acloses tabs
 
     def focus_composer_on_chat() -> None:

@@ -119,6 +119,8 @@ class MainWindow(QMainWindow):
             self._keys.append(key)
             self.tabs.addTab(PlaceholderTab(title, hint, self.tabs), title)
 
+        self._status = "connecting…"
+        self._model_text = ""
         self.status_label = QLabel("connecting…", self)
         self.status_label.setAccessibleName("Connection status")
         self.statusBar().addPermanentWidget(self.status_label)
@@ -180,12 +182,24 @@ class MainWindow(QMainWindow):
 
     # -- status and banners -----------------------------------------------------------------
     def set_status(self, text: str) -> None:
-        """The connection text at the right of the status bar (and on the Chat placeholder)."""
+        """The connection text at the right of the status bar (and on the Chat placeholder).
+
+        Once connected ("ready — …") it names the model the shown chat uses, when the Chat
+        tab has said which (:meth:`show_model`).
+        """
+        self._status = text
+        if text.startswith("ready") and self._model_text:
+            text = f"ready — {self._model_text}"
         self.status_label.setText(text)
         self.status_label.setToolTip(text)
         chat = self.tab("chat")
         if isinstance(chat, PlaceholderTab):
             chat.set_text(text[:1].upper() + text[1:])
+
+    def show_model(self, text: str) -> None:
+        """The model the shown chat uses ("name · provider", "… (this chat)"), at once."""
+        self._model_text = text
+        self.set_status(self._status)
 
     def show_banner(
         self, key: str, text: str, *, severity: str = "info", actions: list[Action] | None = None

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from desktop.core.session import edits
+from desktop.core.session.chat_model import ModelChoice, chat_model, set_chat_model
 from desktop.core.session.export import ExportFormat, export_session
 from desktop.core.session.manager import PENDING, SessionManager, SessionSummary
 from desktop.core.session.search import SearchHit, search_sessions
@@ -39,6 +40,7 @@ class SessionSnapshot:
             (running now, or failed and waiting for a Retry), else ``None``.
         versions: The fork points of the conversation shown, by message index (see
             :mod:`desktop.core.session.versions`).
+        model: The chat's own model (``None``: it uses the default).
     """
 
     key: str
@@ -46,6 +48,7 @@ class SessionSnapshot:
     title: str
     pending_index: int | None
     versions: dict[int, VersionInfo] = field(default_factory=dict)
+    model: ModelChoice | None = None
 
 
 class SessionAccess:
@@ -91,7 +94,12 @@ class SessionAccess:
                 index if isinstance(index, int) and 0 <= index < len(session.messages) else None
             )
             return SessionSnapshot(
-                key, list(session.messages), session.title, pending, fork_points(session)
+                key,
+                list(session.messages),
+                session.title,
+                pending,
+                fork_points(session),
+                chat_model(session.metadata),
             )
 
         return await asyncio.to_thread(work)
@@ -100,6 +108,11 @@ class SessionAccess:
         """Set the title (empty: back to the first message)."""
         async with self._locked(key):
             await asyncio.to_thread(self.sessions.rename, key, title)
+
+    async def set_chat_model(self, key: str, choice: ModelChoice | None) -> None:
+        """Give the chat its own model (``None``: back to the default)."""
+        async with self._locked(key):
+            await asyncio.to_thread(set_chat_model, self.sessions, key, choice)
 
     async def set_aside(self, key: str) -> Path | None:
         """Delete with undo: stop the chat's turn, move its file aside; returns where."""

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from desktop.core.session.access import SessionAccess
+from desktop.core.session.chat_model import ModelChoice
 from desktop.core.session.edits import Rewind
 from desktop.core.session.export import ExportFormat
 from desktop.core.session.manager import SessionManager, SessionSummary
@@ -34,12 +35,14 @@ class LoadedSession:
         items: The rows (without the rows of a turn running now).
         title: Its title.
         pending: A turn was started and never finished (a Retry can re-run it).
+        model: The chat's own model (``None``: it uses the default).
     """
 
     key: str
     items: list[ChatItem]
     title: str
     pending: bool
+    model: ModelChoice | None = None
 
 
 class SessionStore:
@@ -93,6 +96,7 @@ class SessionStore:
                 items,
                 snapshot.title,
                 snapshot.pending_index is not None and not live,
+                snapshot.model,
             )
 
         return await asyncio.to_thread(rows)
@@ -100,6 +104,10 @@ class SessionStore:
     async def rename(self, key: str, title: str) -> None:
         """Set the title (empty: back to the first message)."""
         await self.access.rename(key, title)
+
+    async def set_chat_model(self, key: str, choice: ModelChoice | None) -> None:
+        """Give the chat its own model (``None``: it follows the default)."""
+        await self.access.set_chat_model(key, choice)
 
     async def set_aside(self, key: str) -> Path | None:
         """Delete with undo; returns where the file went."""

@@ -27,30 +27,70 @@ def second_server():  # type: ignore[no-untyped-def]
         yield server
 
 
-def test_picking_a_model_switches_without_stopping_the_running_answer(
+def test_picking_a_model_changes_this_chat_only_without_stopping_its_answer(
     make_chat, second_server: ScriptedOpenAIServer, memory_keyring: object, tmp_path: Path
 ) -> None:  # type: ignore[no-untyped-def]
+    """Issue 21 item 3: the picker chooses the shown chat's model (kept in the chat); the
+    default — Settings, new chats, the status bar of other chats — stays until "Make … the
+    default"."""
+    from desktop.ui.main_window import MainWindow
+
     chat: ChatHarness = make_chat(model="openai/scripted", provider="custom")
+    window = MainWindow()
+    chat.qtbot.addWidget(window)
+    chat.tab.modelShown.connect(window.show_model)  # as install_tabs wires it
+    window.set_status("ready — openai/scripted")
+    chat.tab.refresh_model()
     config = chat.services.config
     config.providers.vllm.api_base = second_server.url
     picker = chat.tab.pane.picker
-    assert "openai/scripted" in picker.text()
+    assert "openai/scripted" in picker.text() and not picker.own
     chat.server.push(Reply("Slow answer from A. " * 6, chunk=3, delay=0.03))
     chat.send("first")
+    first_chat = chat.tab.current
     chat.wait(lambda: any(i.kind == "assistant" and i.text for i in chat.items()))
     picker.modelChosen.emit("hosted_vllm/model-b", "vllm")
     chat.wait(lambda: "model-b" in picker.text() and picker.isEnabled())
+    assert picker.own and "its own model" in picker.toolTip()
+    # the status bar follows at once
+    assert window.status_label.text() == "ready — hosted_vllm/model-b · vLLM (this chat)"
     chat.idle()
     assert _answers(chat)[-1].startswith("Slow answer from A.")  # not stopped, not moved
     chat.send("second")
     chat.idle()
     assert _answers(chat)[-1] == "Answer from B."
-    saved = json.loads((tmp_path / "config.json").read_text())["agents"]["defaults"]
-    assert (saved["model"], saved["provider"]) == ("hosted_vllm/model-b", "vllm")
+    assert not (tmp_path / "config.json").exists()  # the default was not saved over
+    assert config.agents.defaults.model == "openai/scripted"  # the default did not change
+    meta = (
+        SessionManager(Path(config.agents.defaults.workspace), config_dir=tmp_path)
+        .get_or_create(first_chat)
+        .metadata
+    )
+    assert meta["desktop_model"] == {"model": "hosted_vllm/model-b", "provider": "vllm"}
+    # a new chat uses the default
+    chat.tab.new_chat()
+    chat.wait(lambda: chat.tab.current != first_chat)
+    chat.wait(lambda: "openai/scripted" in picker.text())
+    assert not picker.own and window.status_label.text().startswith("ready — openai/scripted")
+    chat.server.push(Reply("Answer from A again."))
+    chat.send("third")
+    chat.idle()
+    assert _answers(chat) == ["Answer from A again."]
+    # back in the first chat: its own model again
+    chat.tab.open_session(first_chat)
+    chat.wait(lambda: chat.tab.current == first_chat and "model-b" in picker.text())
     assert picker.recent[0] == {"model": "hosted_vllm/model-b", "provider": "vllm"}
     picker.menu().aboutToShow.emit()
     labels = [a.text() for a in picker.menu().actions()]
     assert any("model-b" in label for label in labels) and "Other model…" in labels
+    assert "Make hosted_vllm/model-b the default for new chats" in labels
+    # making it the default saves it, as Settings would show it
+    picker.defaultRequested.emit()
+    chat.wait(lambda: window.status_label.text() == "ready — hosted_vllm/model-b · vLLM")
+    assert config.agents.defaults.model == "hosted_vllm/model-b" and not picker.own
+    chat.wait(lambda: (tmp_path / "config.json").exists())
+    saved = json.loads((tmp_path / "config.json").read_text())["agents"]["defaults"]
+    assert (saved["model"], saved["provider"]) == ("hosted_vllm/model-b", "vllm")
 
 
 def test_a_model_that_cannot_be_used_changes_nothing(make_chat, memory_keyring: object) -> None:  # type: ignore[no-untyped-def]

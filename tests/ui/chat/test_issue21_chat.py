@@ -4,6 +4,7 @@ scripted server, real session files."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -31,8 +32,7 @@ def _filler(pairs: int) -> list[dict[str, Any]]:
 
 def _open_long_chat(make_chat: Any, workspace: Path) -> ChatHarness:
     write_session(workspace, LONG, _filler(30), title="Long read")
-    chat: ChatHarness = make_chat()
-    chat.tab.open_session(LONG)
+    chat: ChatHarness = make_chat()  # opens the most recent desktop chat: this one
     chat.wait(lambda: chat.tab.current == LONG and len(chat.items()) == 60)
     return chat
 
@@ -137,3 +137,51 @@ def test_a_search_without_hits_says_so(make_chat, workspace: Path) -> None:  # t
     panel.search.setText("")
     chat.wait(lambda: chat.tab.sessions.rowCount() >= 1)
     assert not panel.empty.isVisible()
+
+
+# -- item 3: a chat's own model -------------------------------------------------------------
+def test_a_new_chat_keeps_the_model_picked_before_its_first_message(  # type: ignore[no-untyped-def]
+    make_chat, workspace: Path, memory_keyring: object
+) -> None:
+    from desktop.core.session.manager import SessionManager
+    from tests.fakes.openai_server import ScriptedOpenAIServer
+
+    with ScriptedOpenAIServer(Reply("Answer from B.")) as second:
+        chat: ChatHarness = make_chat(model="openai/scripted", provider="custom")
+        chat.services.config.providers.vllm.api_base = second.url
+        chat.tab.new_chat()
+        key = chat.tab.current
+        picker = chat.tab.pane.picker
+        picker.modelChosen.emit("hosted_vllm/model-b", "vllm")
+        chat.wait(lambda: picker.own and picker.isEnabled())
+        sessions = SessionManager(workspace, config_dir=workspace.parent)
+        assert not sessions.path_for(key).exists()  # an empty new chat leaves no file
+        chat.send("hello")
+        chat.idle()
+        assert [i.text for i in chat.items() if i.kind == "assistant"] == ["Answer from B."]
+        meta = SessionManager(workspace, config_dir=workspace.parent).get_or_create(key).metadata
+        assert meta["desktop_model"] == {"model": "hosted_vllm/model-b", "provider": "vllm"}
+        assert not chat.server.chat_requests()  # the default model was not asked
+
+
+def test_a_chats_model_that_lost_its_key_fails_the_turn_with_a_way_out(  # type: ignore[no-untyped-def]
+    make_chat, workspace: Path, memory_keyring: object
+) -> None:
+    """The chat's model cannot be used any more: the message is kept, the banner says why."""
+    write_session(workspace, "desktop:own", _filler(1), title="Own model")
+    session_file = workspace / "sessions" / "desktop_own.jsonl"
+    lines = session_file.read_text().splitlines()
+    head = json.loads(lines[0])
+    head["metadata"]["desktop_model"] = {"model": "anthropic/claude-3-5-haiku-latest"}
+    session_file.write_text("\n".join([json.dumps(head), *lines[1:]]) + "\n")
+    chat: ChatHarness = make_chat()
+    chat.tab.open_session("desktop:own")
+    picker = chat.tab.pane.picker
+    chat.wait(lambda: chat.tab.current == "desktop:own" and "haiku" in picker.text())
+    assert picker.own
+    chat.send("still there?")
+    chat.wait(lambda: chat.tab.pane.banner.isVisible())
+    banner = chat.tab.pane.banner.label.text()
+    assert "This chat's model anthropic/claude-3-5-haiku-latest cannot be used" in banner
+    assert [i.text for i in chat.items() if i.kind == "user"][-1] == "still there?"
+    assert not chat.server.chat_requests()
