@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, cast
 from desktop.ui.main_window import APP_TITLE, MainWindow
 
 if TYPE_CHECKING:
+    from desktop.core.runtime import Runtime
     from desktop.ui.memory import MemoryTab
     from desktop.ui.onboarding import OnboardingWizard
     from desktop.ui.services import AppServices
@@ -125,12 +126,13 @@ def _settings_changed(
 
     Not connected yet: connect now. Connected: settings read on every turn apply by
     themselves; a new model, key, endpoint or temperature is switched in without stopping
-    running answers (:meth:`desktop.core.runtime.Runtime.use_model`); only settings wired
-    into the agent at start (workspace, tools, MCP servers, channels…) need a reconnect,
-    which stops running answers, so the person chooses when (a banner with "Apply now").
-    ``key_of``: a provider whose stored key changed.
+    running answers (:meth:`desktop.core.runtime.Runtime.use_model`); a chat channel whose
+    settings changed is restarted alone; only settings wired into the agent at start
+    (workspace, tools, MCP servers…) need a reconnect, which stops running answers, so the
+    person chooses when (a banner with "Apply now", taken away again when nothing needs it
+    any more). ``key_of``: a provider whose stored key changed.
     """
-    from desktop.core.providers.reconfigure import needs
+    from desktop.core.providers.reconfigure import changed_channels, needs
 
     starter = services.starter
     if starter is None:
@@ -147,18 +149,34 @@ def _settings_changed(
             impact.add("switch")
     if "switch" in impact:  # applied now, whatever else waits for a reconnect
         starter.tasks.try_spawn(_switch_provider(window, services), name="switch-provider")
-    if "rebuild" in impact:
+    for name in sorted(changed_channels(runtime.applied, services.config)):
+        starter.tasks.try_spawn(_restart_channel(runtime, name), name=f"channel:{name}")
+    if "rebuild" not in impact:
+        window.remove_banner("restart")  # nothing waits for a reconnect (any more)
+        return
 
-        def apply() -> None:
-            window.remove_banner("restart")
-            starter.retry()
+    def apply() -> None:
+        window.remove_banner("restart")
+        starter.retry()
 
-        window.show_banner(
-            "restart",
-            "Some settings need the agent to reconnect (running answers will stop).",
-            severity="info",
-            actions=[("Apply now", apply)],
-        )
+    window.show_banner(
+        "restart",
+        "Some settings need the agent to reconnect (running answers will stop).",
+        severity="info",
+        actions=[("Apply now", apply)],
+    )
+
+
+async def _restart_channel(runtime: Runtime, name: str) -> None:
+    """Run chat channel ``name`` with its saved settings (stop it when it was disabled)."""
+    from desktop.core.providers.reconfigure import absorb_channel
+
+    manager = runtime.channels
+    absorb_channel(runtime.applied, runtime.config, name)
+    if name in manager.enabled():
+        await manager.start_channel(name)
+    else:
+        await manager.stop_channel(name)
 
 
 async def _switch_provider(window: MainWindow, services: AppServices) -> None:
