@@ -93,6 +93,7 @@ def install_tabs(window: MainWindow, services: AppServices) -> None:
     _watch_dream_proposals(window, services, memory)
     onboarding = _Onboarding(window, services)
     services.closables.append(onboarding)
+    settings.setupRequested.connect(onboarding.open)
     onboarding.offer()
 
 
@@ -192,10 +193,22 @@ async def _switch_provider(window: MainWindow, services: AppServices) -> None:
     window.remove_banner("switch")
 
 
-class _Onboarding:
-    """First run (no config or no usable key): the onboarding dialog over the window.
+SETUP_BANNER = (
+    "nanobot Desktop is not set up yet: it needs a model provider (and usually a key) before "
+    "it can answer."
+)
 
-    Owns its check task and the dialog; :meth:`aclose` ends both (the app is quitting).
+
+class _Onboarding:
+    """First run (no config or no usable key): the setup assistant over the window.
+
+    While it is being decided, and while the assistant is open, the "agent could not start"
+    banner is held back: it would name the default config's provider, which the person never
+    chose. Skipping leaves a "Set up now" banner (and Settings → Providers has the assistant
+    too); finishing opens Settings → Providers on the provider just set up.
+
+    Owns its check task and the assistants it opened; :meth:`aclose` ends them (the app is
+    quitting).
     """
 
     def __init__(self, window: MainWindow, services: AppServices) -> None:
@@ -205,20 +218,41 @@ class _Onboarding:
         self.services = services
         self.tasks = TaskOwner("onboarding")
         self.wizard: OnboardingWizard | None = None
+        self._closed: list[OnboardingWizard] = []
+        services.agentReady.connect(lambda: window.remove_banner("setup"))
 
     def offer(self) -> None:
         """Check in the background whether onboarding is needed; show it if so."""
+        self.window.hold("agent")
         self.tasks.try_spawn(self._check(), name="check")
 
     async def _check(self) -> None:
+        from desktop.ui.onboarding import needs_onboarding
+
+        services = self.services
+        needed = False
+        try:
+            needed = await needs_onboarding(services.config, services.secrets)
+        finally:
+            if not needed:  # a real failure of a set-up agent is shown after all
+                self.window.release("agent")
+        if needed:
+            self.open()
+
+    def open(self) -> None:
+        """Show the setup assistant (again), a window-modal dialog over the main window."""
         from PySide6.QtCore import Qt
 
-        from desktop.ui.onboarding import OnboardingWizard, needs_onboarding
+        from desktop.ui.onboarding import OnboardingWizard
 
         services, window = self.services, self.window
-        if not await needs_onboarding(services.config, services.secrets):
+        if self.wizard is not None and self.wizard.isVisible():
+            self.wizard.raise_()
+            self.wizard.activateWindow()
             return
-        # A window-modal dialog over the main window, shown with show() (no nested loop).
+        window.hold("agent")
+        window.remove_banner("setup")
+        # shown with show() (no nested loop)
         wizard = OnboardingWizard(services, window)
         wizard.setWindowFlag(Qt.WindowType.Dialog, True)
         wizard.setWindowModality(Qt.WindowModality.WindowModal)
@@ -226,9 +260,26 @@ class _Onboarding:
         self.wizard = wizard
 
         def done(completed: bool) -> None:
+            provider = wizard.provider_step.selected()
             wizard.close()
-            if completed and services.starter is not None:
-                services.starter.retry()
+            self._closed.append(wizard)
+            if self.wizard is wizard:
+                self.wizard = None
+            window.release("agent", show=False)  # it named a provider nobody chose
+            if completed:
+                settings = window.tab("settings")
+                show_section = getattr(settings, "show_section", None)
+                if callable(show_section) and provider:
+                    show_section(f"providers/{provider}")
+                if services.starter is not None:
+                    services.starter.retry()
+            elif services.runtime is None:
+                window.show_banner(
+                    "setup",
+                    SETUP_BANNER,
+                    severity="info",
+                    actions=[("Set up now", self.open)],
+                )
             window.bring_to_front()
 
         wizard.finished.connect(done)
@@ -237,10 +288,11 @@ class _Onboarding:
         wizard.show()
 
     async def aclose(self) -> None:
-        """Cancel the check, close the dialog and end its work."""
+        """Cancel the check, close the assistants and end their work."""
         await self.tasks.aclose()
-        wizard, self.wizard = self.wizard, None
-        if wizard is not None:
+        wizards = [*self._closed, *([self.wizard] if self.wizard is not None else [])]
+        self.wizard, self._closed = None, []
+        for wizard in wizards:
             await wizard.aclose()
             wizard.close()
             wizard.deleteLater()

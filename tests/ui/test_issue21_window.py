@@ -9,17 +9,26 @@ channel against the local Bot API server of ``tests/channels/telegram``.
 from __future__ import annotations
 
 import asyncio
+import logging
+import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QPoint
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from desktop.app import build_main_window, install_tabs
+from desktop.ui.banner import Banner
 from desktop.ui.main_window import MainWindow
+from desktop.ui.onboarding import OnboardingWizard
 from desktop.ui.services import AppServices
+from desktop.ui.shell import DesktopApp
+from desktop.ui.single_instance import SingleInstance
 from desktop.ui.startup import AgentStarter
+from desktop.ui.theme import Theme
 from tests.channels.telegram.bot_api_server import TOKEN, BotApiServer
 from tests.conftest import custom_config
 from tests.fakes.openai_server import ScriptedOpenAIServer
@@ -132,3 +141,98 @@ def test_banners_float_over_the_page_and_go_when_no_longer_true(
     run_async(qtbot, qloop, services.save_config())
     qtbot.waitUntil(lambda: window.banner("restart") is None, timeout=5_000)
     assert _page_origin(window) == before
+
+
+# -- item 12: the first run -------------------------------------------------------------------
+@pytest.fixture
+def app_state(qapp: QApplication, qloop: asyncio.AbstractEventLoop) -> Iterator[None]:
+    """What a running app changes in the process (look, hooks, log handlers) is put back."""
+    palette, sheet = qapp.palette(), qapp.styleSheet()
+    hooks = sys.excepthook, threading.excepthook
+    yield
+    qloop.set_exception_handler(None)
+    sys.excepthook, threading.excepthook = hooks
+    for handler in list(logging.getLogger().handlers):
+        if getattr(handler, "_nanobot_desktop", False):
+            logging.getLogger().removeHandler(handler)
+            handler.close()
+    qapp.setStyleSheet(sheet)
+    qapp.setPalette(palette)
+
+
+def _wizards(window: MainWindow) -> list[OnboardingWizard]:
+    return [w for w in window.findChildren(OnboardingWizard) if w.isVisible()]
+
+
+def test_first_run_shows_no_error_about_a_provider_nobody_chose_and_skip_leaves_a_way_back(
+    qapp: QApplication,
+    qtbot: QtBot,
+    qloop: asyncio.AbstractEventLoop,
+    tmp_path: Path,
+    app_state: None,
+    memory_keyring: object,
+    scripted_server: ScriptedOpenAIServer,
+) -> None:
+    config = tmp_path / "home" / ".nanobot" / "config.json"  # a first start: no file yet
+    window = build_main_window()
+    window.show()
+    theme = Theme(qapp, "light")
+    instance = SingleInstance(config.parent)
+    assert instance.acquire()
+    app = DesktopApp(
+        qapp,
+        window,
+        theme,
+        instance,
+        prefs_file=config.parent / "desktop.json",
+        config_path=config,
+        install_tabs=install_tabs,
+    )
+    try:
+        run_async(qtbot, qloop, app.start())
+        qtbot.waitUntil(lambda: bool(_wizards(window)), timeout=30_000)
+        starter = app.starter
+        assert starter is not None
+        qtbot.waitUntil(lambda: not starter.busy, timeout=30_000)  # the agent start failed
+        assert starter.runtime is None
+        # no red "No API key for Anthropic" behind the setup: the person chose no provider
+        assert window.banner("agent") is None
+        assert not [b for b in window.findChildren(Banner) if b.isVisible()]
+        # Skip: a way back into the setup stays
+        _wizards(window)[0].skip_button.click()
+        qtbot.waitUntil(lambda: window.banner("setup") is not None)
+        banner = window.banner("setup")
+        assert banner is not None and banner.isVisible() and window.banner("agent") is None
+        assert [b.text() for b in banner.buttons] == ["Set up now"]
+        banner.buttons[0].click()
+        qtbot.waitUntil(lambda: bool(_wizards(window)))
+        assert window.banner("setup") is None
+        # ... and so does Settings → Providers
+        wizard = _wizards(window)[0]
+        wizard.skip_button.click()
+        qtbot.waitUntil(lambda: not _wizards(window))
+        settings = window.tab("settings")
+        settings.show_section("providers")
+        settings.page("providers").setup_button.click()
+        qtbot.waitUntil(lambda: bool(_wizards(window)))
+        # finishing: Settings opens on the provider just set up
+        wizard = _wizards(window)[0]
+        wizard.provider_step.select("custom")
+        assert run_async(qtbot, qloop, wizard.next())
+        wizard.connect_step.api_base.setText(scripted_server.url)
+        assert run_async(qtbot, qloop, wizard.next(), 30_000)
+        wizard.model_step.model.setEditText("scripted-model")
+        assert run_async(qtbot, qloop, wizard.next())
+        wizard.workspace_step.picker.edit.setText(str(tmp_path / "workspace"))
+        assert run_async(qtbot, qloop, wizard.next(), 30_000)
+        qtbot.waitUntil(lambda: starter.runtime is not None, timeout=30_000)
+        assert settings.current_section() == "providers"
+        page = settings.page("providers")
+        assert page.list.currentItem().data(Qt.ItemDataRole.UserRole) == "custom"
+        assert window.banner("setup") is None and window.banner("agent") is None
+    finally:
+        app.request_quit()
+        run_async(qtbot, qloop, app.shutdown(), timeout_ms=30_000)
+        instance.release()
+        theme.setParent(None)
+        window.deleteLater()
