@@ -193,6 +193,8 @@ async def _switch_provider(window: MainWindow, services: AppServices) -> None:
     window.remove_banner("switch")
 
 
+WIZARD_SIZE = (760, 560)
+FRAME_ROOM = (16, 48)  # a window manager's frame and title bar around the setup
 SETUP_BANNER = (
     "nanobot Desktop is not set up yet: it needs a model provider (and usually a key) before "
     "it can answer."
@@ -283,8 +285,21 @@ class _Onboarding:
             window.bring_to_front()
 
         wizard.finished.connect(done)
-        wizard.resize(760, 560)
+        wizard.resize(WIZARD_SIZE[0], WIZARD_SIZE[1])
+        screen = window.screen()
+        if screen is not None:  # at a high scale the screen may be smaller than that
+            area = screen.availableGeometry()
+            width = min(WIZARD_SIZE[0], area.width() - FRAME_ROOM[0])
+            height = min(WIZARD_SIZE[1], area.height() - FRAME_ROOM[1])
+            wizard.resize(max(320, width), max(240, height))
         wizard.move(window.geometry().center() - wizard.rect().center())
+        fit = window.screen().availableGeometry() if window.screen() is not None else None
+        if fit is not None:
+            frame = wizard.frameGeometry()
+            frame.moveCenter(window.geometry().center())
+            frame.moveTop(max(fit.top(), min(frame.top(), fit.bottom() - frame.height())))
+            frame.moveLeft(max(fit.left(), min(frame.left(), fit.right() - frame.width())))
+            wizard.move(frame.topLeft())
         wizard.show()
 
     async def aclose(self) -> None:

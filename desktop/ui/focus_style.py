@@ -27,6 +27,11 @@ _COMPLEX = frozenset({Complex.CC_ComboBox, Complex.CC_SpinBox, Complex.CC_ToolBu
 _FRAMES = frozenset({Primitive.PE_FrameLineEdit})
 
 
+def _widget(widget: object) -> QWidget | None:
+    """``widget`` when it is one (the binding has been seen handing over another object)."""
+    return widget if isinstance(widget, QWidget) else None
+
+
 def keyboard_focus(option: QStyleOption) -> bool:
     """Whether ``option`` describes something with focus the keyboard moved to."""
     state = option.state
@@ -65,7 +70,7 @@ class FocusRingStyle(QProxyStyle):
         if element == Primitive.PE_FrameFocusRect:
             draw_ring(painter, option)
             return
-        super().drawPrimitive(element, option, painter, widget)
+        super().drawPrimitive(element, option, painter, _widget(widget))
         if element in _FRAMES and keyboard_focus(option):
             draw_ring(painter, option)
 
@@ -77,7 +82,7 @@ class FocusRingStyle(QProxyStyle):
         widget: QWidget | None = None,
     ) -> None:
         """Push buttons: the ring over the button drawn as usual."""
-        super().drawControl(element, option, painter, widget)
+        super().drawControl(element, option, painter, _widget(widget))
         if element in _CONTROLS and keyboard_focus(option):
             draw_ring(painter, option)
 
@@ -89,6 +94,6 @@ class FocusRingStyle(QProxyStyle):
         widget: QWidget | None = None,
     ) -> None:
         """Combo boxes, spin boxes and tool buttons: the ring over the control."""
-        super().drawComplexControl(control, option, painter, widget)
+        super().drawComplexControl(control, option, painter, _widget(widget))
         if control in _COMPLEX and keyboard_focus(option):
             draw_ring(painter, option)

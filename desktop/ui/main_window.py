@@ -4,8 +4,9 @@ The window knows nothing about the agent: it shows placeholders until the compos
 (:mod:`desktop.app`) plugs the real tabs in with :meth:`MainWindow.set_tab`, and it turns
 shortcuts into signals that the tabs connect to.
 
-Banners float over the top of the page, under the tab bar (not in the layout): one that
-appears or goes never moves the page under the pointer.
+Banners float over the top of the page, centred under the tab bar (not in the layout): one
+that appears or goes never moves the page under the pointer, and the page's corners (where
+its actions are) stay free on a window of ordinary width.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ MINIMUM_SIZE = (760, 520)
 SCREEN_FILL = 0.9  # a first window takes at most this share of the screen's free area
 FRAME_GUESS = (16, 40)  # frame width and height allowed for before the window is decorated
 BANNER_MARGIN = 8  # between the floating banners and the window's edges
+SHADOW_ROOM = (8, 2, 8, 10)  # left, top, right, bottom room around the banners for shadows
+BANNER_WIDTH = 620  # at most: centred, they leave the page's corners (its actions) free
 
 
 def fit_rect(rect: QRect, area: QRect) -> QRect:
@@ -116,7 +119,7 @@ class MainWindow(QMainWindow):
         self._banner_area = QWidget(central)
         self._banner_area.setObjectName("bannerArea")
         self._banner_layout = QVBoxLayout(self._banner_area)
-        self._banner_layout.setContentsMargins(0, 0, 0, 0)
+        self._banner_layout.setContentsMargins(*SHADOW_ROOM)  # the banners' shadows show
         self._banner_layout.setSpacing(6)
         self._banner_area.hide()
         central.installEventFilter(self)
@@ -265,7 +268,7 @@ class MainWindow(QMainWindow):
         if not self._banners or central is None:
             return
         top = self.tabs.geometry().top() + self.tabs.tabBar().height() + BANNER_MARGIN
-        width = max(1, central.width() - 2 * BANNER_MARGIN)
+        width = max(1, min(BANNER_WIDTH, central.width() - 2 * BANNER_MARGIN))
         heights = []
         for banner in self._banners.values():
             banner.ensurePolished()
@@ -275,7 +278,10 @@ class MainWindow(QMainWindow):
             wanted = banner.heightForWidth(width) if banner.hasHeightForWidth() else -1
             heights.append(max(wanted, banner.minimumSizeHint().height()))
         spacing = self._banner_layout.spacing() * (len(heights) - 1)
-        area.setGeometry(BANNER_MARGIN, top, width, sum(heights) + spacing)
+        left, above, right, below = SHADOW_ROOM
+        x = (central.width() - width) // 2 - left
+        height = sum(heights) + spacing + above + below
+        area.setGeometry(x, top - above, width + left + right, height)
         area.raise_()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:

@@ -121,15 +121,14 @@ class ChatActions(_Host):
         self.modelShown.emit(f"{shown.model}{where}" + (" (this chat)" if own else ""))
 
     def _recent_models(self) -> list[dict[str, str]]:
+        """Recent models, the shown one first and the default always among them."""
         prefs = self.services.prefs
         stored = list(getattr(prefs.prefs, "recent_models", []) or []) if prefs else []
-        recent = stored or self._recent
-        shown = self._own_model(self.current) or self._default_choice()
-        return remember(
-            [dict(r) for r in recent if isinstance(r, dict)] if recent else [],
-            shown.model,
-            shown.provider,
-        )
+        recent = [dict(r) for r in (stored or self._recent) if isinstance(r, dict)]
+        default = self._default_choice()
+        shown = self._own_model(self.current) or default
+        recent = remember(recent, default.model, default.provider)
+        return remember(recent, shown.model, shown.provider)
 
     async def _remember_recent(self, choice: ModelChoice) -> None:
         self._recent = remember(self._recent_models(), choice.model, choice.provider)

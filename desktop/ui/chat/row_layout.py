@@ -272,15 +272,16 @@ class RowBuilder:
         muted = self.colors.muted.name()
 
         def arrow(symbol: str, step: str, enabled: bool) -> str:
+            shown = f'<b style="font-size:large">&nbsp;{symbol}&nbsp;</b>'
             if enabled:
-                return f'<a href="{VERSION}{step}" style="text-decoration:none">&nbsp;{symbol}&nbsp;</a>'
-            return f'<span style="color:{muted}">&nbsp;{symbol}&nbsp;</span>'
+                return f'<a href="{VERSION}{step}" style="text-decoration:none">{shown}</a>'
+            return f'<span style="color:{muted}">{shown}</span>'
 
         body = (
             f'<p style="color:{muted}">{arrow("‹", "-1", current > 1)}'
-            f"&nbsp;{current}/{total}&nbsp;{arrow('›', '+1', current < total)}</p>"
+            f"&nbsp;{current} / {total}&nbsp;{arrow('›', '+1', current < total)}</p>"
         )
-        doc = self.document(body, 400, small=True)
+        doc = self.document(body, 400)
         doc.setTextWidth(math.ceil(doc.idealWidth()) + 1)
         return DocPart(doc, right - doc.size().width(), y)
 
