@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, cast
 from desktop.ui.main_window import APP_TITLE, MainWindow
 
 if TYPE_CHECKING:
+    from desktop.core.runtime import Runtime
     from desktop.ui.memory import MemoryTab
     from desktop.ui.onboarding import OnboardingWizard
     from desktop.ui.services import AppServices
@@ -66,6 +67,8 @@ def install_tabs(window: MainWindow, services: AppServices) -> None:
     window.searchRequested.connect(chat.focus_search)
     window.stopRequested.connect(chat.stop_current)
     window.openSessionRequested.connect(chat.open_session)
+    chat.modelShown.connect(window.show_model)  # the status bar names the shown chat's model
+    chat.refresh_model()
     window.shuttingDown.connect(chat.approver.deny_all)  # at once; the shell then acloses tabs
 
     def focus_composer_on_chat() -> None:
@@ -90,6 +93,7 @@ def install_tabs(window: MainWindow, services: AppServices) -> None:
     _watch_dream_proposals(window, services, memory)
     onboarding = _Onboarding(window, services)
     services.closables.append(onboarding)
+    settings.setupRequested.connect(onboarding.open)
     onboarding.offer()
 
 
@@ -123,12 +127,13 @@ def _settings_changed(
 
     Not connected yet: connect now. Connected: settings read on every turn apply by
     themselves; a new model, key, endpoint or temperature is switched in without stopping
-    running answers (:meth:`desktop.core.runtime.Runtime.use_model`); only settings wired
-    into the agent at start (workspace, tools, MCP servers, channels…) need a reconnect,
-    which stops running answers, so the person chooses when (a banner with "Apply now").
-    ``key_of``: a provider whose stored key changed.
+    running answers (:meth:`desktop.core.runtime.Runtime.use_model`); a chat channel whose
+    settings changed is restarted alone; only settings wired into the agent at start
+    (workspace, tools, MCP servers…) need a reconnect, which stops running answers, so the
+    person chooses when (a banner with "Apply now", taken away again when nothing needs it
+    any more). ``key_of``: a provider whose stored key changed.
     """
-    from desktop.core.providers.reconfigure import needs
+    from desktop.core.providers.reconfigure import changed_channels, needs
 
     starter = services.starter
     if starter is None:
@@ -145,18 +150,34 @@ def _settings_changed(
             impact.add("switch")
     if "switch" in impact:  # applied now, whatever else waits for a reconnect
         starter.tasks.try_spawn(_switch_provider(window, services), name="switch-provider")
-    if "rebuild" in impact:
+    for name in sorted(changed_channels(runtime.applied, services.config)):
+        starter.tasks.try_spawn(_restart_channel(runtime, name), name=f"channel:{name}")
+    if "rebuild" not in impact:
+        window.remove_banner("restart")  # nothing waits for a reconnect (any more)
+        return
 
-        def apply() -> None:
-            window.remove_banner("restart")
-            starter.retry()
+    def apply() -> None:
+        window.remove_banner("restart")
+        starter.retry()
 
-        window.show_banner(
-            "restart",
-            "Some settings need the agent to reconnect (running answers will stop).",
-            severity="info",
-            actions=[("Apply now", apply)],
-        )
+    window.show_banner(
+        "restart",
+        "Some settings need the agent to reconnect (running answers will stop).",
+        severity="info",
+        actions=[("Apply now", apply)],
+    )
+
+
+async def _restart_channel(runtime: Runtime, name: str) -> None:
+    """Run chat channel ``name`` with its saved settings (stop it when it was disabled)."""
+    from desktop.core.providers.reconfigure import absorb_channel
+
+    manager = runtime.channels
+    absorb_channel(runtime.applied, runtime.config, name)
+    if name in manager.enabled():
+        await manager.start_channel(name)
+    else:
+        await manager.stop_channel(name)
 
 
 async def _switch_provider(window: MainWindow, services: AppServices) -> None:
@@ -172,10 +193,24 @@ async def _switch_provider(window: MainWindow, services: AppServices) -> None:
     window.remove_banner("switch")
 
 
-class _Onboarding:
-    """First run (no config or no usable key): the onboarding dialog over the window.
+WIZARD_SIZE = (760, 560)
+FRAME_ROOM = (16, 48)  # a window manager's frame and title bar around the setup
+SETUP_BANNER = (
+    "nanobot Desktop is not set up yet: it needs a model provider (and usually a key) before "
+    "it can answer."
+)
 
-    Owns its check task and the dialog; :meth:`aclose` ends both (the app is quitting).
+
+class _Onboarding:
+    """First run (no config or no usable key): the setup assistant over the window.
+
+    While it is being decided, and while the assistant is open, the "agent could not start"
+    banner is held back: it would name the default config's provider, which the person never
+    chose. Skipping leaves a "Set up now" banner (and Settings → Providers has the assistant
+    too); finishing opens Settings → Providers on the provider just set up.
+
+    Owns its check task and the assistants it opened; :meth:`aclose` ends them (the app is
+    quitting).
     """
 
     def __init__(self, window: MainWindow, services: AppServices) -> None:
@@ -185,20 +220,41 @@ class _Onboarding:
         self.services = services
         self.tasks = TaskOwner("onboarding")
         self.wizard: OnboardingWizard | None = None
+        self._closed: list[OnboardingWizard] = []
+        services.agentReady.connect(lambda: window.remove_banner("setup"))
 
     def offer(self) -> None:
         """Check in the background whether onboarding is needed; show it if so."""
+        self.window.hold("agent")
         self.tasks.try_spawn(self._check(), name="check")
 
     async def _check(self) -> None:
+        from desktop.ui.onboarding import needs_onboarding
+
+        services = self.services
+        needed = False
+        try:
+            needed = await needs_onboarding(services.config, services.secrets)
+        finally:
+            if not needed:  # a real failure of a set-up agent is shown after all
+                self.window.release("agent")
+        if needed:
+            self.open()
+
+    def open(self) -> None:
+        """Show the setup assistant (again), a window-modal dialog over the main window."""
         from PySide6.QtCore import Qt
 
-        from desktop.ui.onboarding import OnboardingWizard, needs_onboarding
+        from desktop.ui.onboarding import OnboardingWizard
 
         services, window = self.services, self.window
-        if not await needs_onboarding(services.config, services.secrets):
+        if self.wizard is not None and self.wizard.isVisible():
+            self.wizard.raise_()
+            self.wizard.activateWindow()
             return
-        # A window-modal dialog over the main window, shown with show() (no nested loop).
+        window.hold("agent")
+        window.remove_banner("setup")
+        # shown with show() (no nested loop)
         wizard = OnboardingWizard(services, window)
         wizard.setWindowFlag(Qt.WindowType.Dialog, True)
         wizard.setWindowModality(Qt.WindowModality.WindowModal)
@@ -206,21 +262,52 @@ class _Onboarding:
         self.wizard = wizard
 
         def done(completed: bool) -> None:
+            provider = wizard.provider_step.selected()
             wizard.close()
-            if completed and services.starter is not None:
-                services.starter.retry()
+            self._closed.append(wizard)
+            if self.wizard is wizard:
+                self.wizard = None
+            window.release("agent", show=False)  # it named a provider nobody chose
+            if completed:
+                settings = window.tab("settings")
+                show_section = getattr(settings, "show_section", None)
+                if callable(show_section) and provider:
+                    show_section(f"providers/{provider}")
+                if services.starter is not None:
+                    services.starter.retry()
+            elif services.runtime is None:
+                window.show_banner(
+                    "setup",
+                    SETUP_BANNER,
+                    severity="info",
+                    actions=[("Set up now", self.open)],
+                )
             window.bring_to_front()
 
         wizard.finished.connect(done)
-        wizard.resize(760, 560)
+        wizard.resize(WIZARD_SIZE[0], WIZARD_SIZE[1])
+        screen = window.screen()
+        if screen is not None:  # at a high scale the screen may be smaller than that
+            area = screen.availableGeometry()
+            width = min(WIZARD_SIZE[0], area.width() - FRAME_ROOM[0])
+            height = min(WIZARD_SIZE[1], area.height() - FRAME_ROOM[1])
+            wizard.resize(max(320, width), max(240, height))
         wizard.move(window.geometry().center() - wizard.rect().center())
+        fit = window.screen().availableGeometry() if window.screen() is not None else None
+        if fit is not None:
+            frame = wizard.frameGeometry()
+            frame.moveCenter(window.geometry().center())
+            frame.moveTop(max(fit.top(), min(frame.top(), fit.bottom() - frame.height())))
+            frame.moveLeft(max(fit.left(), min(frame.left(), fit.right() - frame.width())))
+            wizard.move(frame.topLeft())
         wizard.show()
 
     async def aclose(self) -> None:
-        """Cancel the check, close the dialog and end its work."""
+        """Cancel the check, close the assistants and end their work."""
         await self.tasks.aclose()
-        wizard, self.wizard = self.wizard, None
-        if wizard is not None:
+        wizards = [*self._closed, *([self.wizard] if self.wizard is not None else [])]
+        self.wizard, self._closed = None, []
+        for wizard in wizards:
             await wizard.aclose()
             wizard.close()
             wizard.deleteLater()

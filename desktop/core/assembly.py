@@ -46,6 +46,7 @@ from desktop.core.memory.git_store import GitStore
 from desktop.core.memory.store import MemoryStore
 from desktop.core.memory.templates import sync_workspace_templates
 from desktop.core.providers.base import LLMProvider
+from desktop.core.providers.chat_models import ChatModels
 from desktop.core.providers.reconfigure import snapshot
 from desktop.core.providers.switchable import SwitchableProvider
 from desktop.core.runtime import MemoryParts, Runtime, never
@@ -123,6 +124,7 @@ def build_runtime(
     ask_budgets: bool = False,
     reminders_paused: Callable[[], bool] | None = None,
     dream_review: Callable[[], bool] | None = None,
+    secrets: SecretStore | None = None,
 ) -> Runtime:
     """Build (not start) the runtime for ``config``. Blocking file I/O: call it in a thread.
 
@@ -141,6 +143,8 @@ def build_runtime(
             ``remindersPaused`` preference; their receipts say they arrived quietly).
         dream_review: Whether Dream proposes instead of changing the files (``desktop.json``);
             default: never.
+        secrets: Where keys are found when a chat's own model needs its provider built
+            (``None``: the system keyring).
     """
     defaults = config.agents.defaults
     workspace = config.workspace_path
@@ -201,6 +205,7 @@ def build_runtime(
         max_tokens=defaults.max_tokens,
     )
     memory_commands = memory.command_handler()
+    chat_models = ChatModels(config, provider, sessions, secrets)
     tools.register(MessageTool(bus, on_sent=work.mark_message_sent))
     tools.register(SpawnTool(subagents.spawn))
     agent = AgentLoop(
@@ -216,6 +221,7 @@ def build_runtime(
         connectors=(mcp,),
         approval=gate,
         commands=(memory_commands,),
+        models=chat_models,
     )
     tz = defaults.effective_timezone
     heartbeat = HeartbeatService(workspace, provider, agent, timezone=tz)
@@ -287,6 +293,7 @@ def build_runtime(
         ledger=ledger,
         governor=governor,
         detach=detach,
+        chat_models=chat_models,
     )
 
 
@@ -335,6 +342,7 @@ async def start_runtime(
         ask_budgets=ask_budgets,
         reminders_paused=reminders_paused,
         dream_review=dream_review,
+        secrets=secrets,
     )
     await runtime.start()
     if built is not None:  # the real window, asked in the background (a server may be slow)

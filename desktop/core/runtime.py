@@ -33,6 +33,7 @@ from desktop.core.memory.dream import Dream
 from desktop.core.memory.git_store import GitStore
 from desktop.core.memory.store import MemoryStore
 from desktop.core.providers.base import LLMProvider
+from desktop.core.providers.chat_models import ChatModels
 from desktop.core.providers.reconfigure import absorb
 from desktop.core.providers.switchable import SwitchableProvider
 from desktop.core.session.manager import SessionManager
@@ -141,6 +142,8 @@ class Runtime:
         ledger: The usage ledger every answered model call is appended to.
         governor: Checks budgets and runaway runs before each model call.
         detach: Removes the runtime's listeners from the provider (called by :meth:`stop`).
+        chat_models: The providers of chats with a model of their own (the agent loop runs
+            their turns on them); ``None`` when built without.
     """
 
     config: Config
@@ -164,6 +167,7 @@ class Runtime:
     ledger: UsageLedger | None = None
     governor: SpendGovernor | None = None
     detach: tuple[Callable[[], None], ...] = ()
+    chat_models: ChatModels | None = None
 
     async def use_model(
         self,
@@ -194,6 +198,8 @@ class Runtime:
             trial.agents.defaults.provider = provider
         built = await abuild_provider(trial, secrets or SecretStore(), model=model)
         self.provider.switch(built.provider)
+        if self.chat_models is not None:  # keys or endpoints may have changed too
+            self.chat_models.forget()
         defaults = config.agents.defaults
         if model:
             defaults.model = model

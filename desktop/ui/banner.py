@@ -1,11 +1,21 @@
-"""A dismissible message strip shown above the tabs (errors, reminders without a tray)."""
+"""A dismissible message strip floating over the top of the page (errors, reminders without a
+tray); :class:`~desktop.ui.main_window.MainWindow` places it."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QWidget
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (
+    QFrame,
+    QGraphicsDropShadowEffect,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSizePolicy,
+    QWidget,
+)
 
 Action = tuple[str, Callable[[], object]]  # what the callback returns is ignored
 
@@ -39,6 +49,12 @@ class Banner(QFrame):
         self.setObjectName("banner")
         self.setProperty("severity", severity)
         self.setAccessibleName("Error message" if severity == "error" else "Notice")
+        self.setAutoFillBackground(True)  # it floats over the page: opaque, with a shadow
+        shadow = QGraphicsDropShadowEffect(self)
+        shadow.setBlurRadius(16)
+        shadow.setOffset(0, 2)
+        shadow.setColor(QColor(0, 0, 0, 90))
+        self.setGraphicsEffect(shadow)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(12, 6, 6, 6)
         layout.setSpacing(8)

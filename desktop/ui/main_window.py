@@ -3,6 +3,10 @@
 The window knows nothing about the agent: it shows placeholders until the composition root
 (:mod:`desktop.app`) plugs the real tabs in with :meth:`MainWindow.set_tab`, and it turns
 shortcuts into signals that the tabs connect to.
+
+Banners float over the top of the page, centred under the tab bar (not in the layout): one
+that appears or goes never moves the page under the pointer, and the page's corners (where
+its actions are) stay free on a window of ordinary width.
 """
 
 from __future__ import annotations
@@ -11,7 +15,7 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QRect, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QByteArray, QEvent, QObject, QRect, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QGuiApplication, QKeySequence, QPaintEvent, QShortcut
 from PySide6.QtWidgets import QLabel, QMainWindow, QTabWidget, QVBoxLayout, QWidget
 
@@ -23,6 +27,9 @@ DEFAULT_SIZE = (1100, 720)
 MINIMUM_SIZE = (760, 520)
 SCREEN_FILL = 0.9  # a first window takes at most this share of the screen's free area
 FRAME_GUESS = (16, 40)  # frame width and height allowed for before the window is decorated
+BANNER_MARGIN = 8  # between the floating banners and the window's edges
+SHADOW_ROOM = (8, 2, 8, 10)  # left, top, right, bottom room around the banners for shadows
+BANNER_WIDTH = 620  # at most: centred, they leave the page's corners (its actions) free
 
 
 def fit_rect(rect: QRect, area: QRect) -> QRect:
@@ -97,28 +104,34 @@ class MainWindow(QMainWindow):
         self._fitted = False
         self._banners: dict[str, Banner] = {}
 
+        self._held: dict[str, Banner | None] = {}
         central = QWidget(self)
         layout = QVBoxLayout(central)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
-        self._banner_area = QWidget(central)
-        self._banner_layout = QVBoxLayout(self._banner_area)
-        self._banner_layout.setContentsMargins(8, 6, 8, 0)
-        self._banner_layout.setSpacing(6)
-        self._banner_area.hide()
-        layout.addWidget(self._banner_area)
         self.tabs = QTabWidget(central)
         self.tabs.setDocumentMode(True)
         self.tabs.setObjectName("mainTabs")
         self.tabs.setAccessibleName("Main sections")
         layout.addWidget(self.tabs, 1)
         self.setCentralWidget(central)
+        # Over the page, not in the layout (see the module docstring).
+        self._banner_area = QWidget(central)
+        self._banner_area.setObjectName("bannerArea")
+        self._banner_layout = QVBoxLayout(self._banner_area)
+        self._banner_layout.setContentsMargins(*SHADOW_ROOM)  # the banners' shadows show
+        self._banner_layout.setSpacing(6)
+        self._banner_area.hide()
+        central.installEventFilter(self)
+        self._banner_area.installEventFilter(self)
 
         self._keys: list[str] = []
         for key, (title, hint) in TABS.items():
             self._keys.append(key)
             self.tabs.addTab(PlaceholderTab(title, hint, self.tabs), title)
 
+        self._status = "connecting…"
+        self._model_text = ""
         self.status_label = QLabel("connecting…", self)
         self.status_label.setAccessibleName("Connection status")
         self.statusBar().addPermanentWidget(self.status_label)
@@ -180,27 +193,109 @@ class MainWindow(QMainWindow):
 
     # -- status and banners -----------------------------------------------------------------
     def set_status(self, text: str) -> None:
-        """The connection text at the right of the status bar (and on the Chat placeholder)."""
+        """The connection text at the right of the status bar (and on the Chat placeholder).
+
+        Once connected ("ready — …") it names the model the shown chat uses, when the Chat
+        tab has said which (:meth:`show_model`).
+        """
+        self._status = text
+        if text.startswith("ready") and self._model_text:
+            text = f"ready — {self._model_text}"
         self.status_label.setText(text)
         self.status_label.setToolTip(text)
         chat = self.tab("chat")
         if isinstance(chat, PlaceholderTab):
             chat.set_text(text[:1].upper() + text[1:])
 
+    def show_model(self, text: str) -> None:
+        """The model the shown chat uses ("name · provider", "… (this chat)"), at once."""
+        self._model_text = text
+        self.set_status(self._status)
+
     def show_banner(
         self, key: str, text: str, *, severity: str = "info", actions: list[Action] | None = None
     ) -> Banner:
-        """Show (or replace) the banner named ``key`` above the tabs."""
+        """Show (or replace) the banner named ``key`` over the top of the page.
+
+        A banner :meth:`hold`-en back is made but not shown until :meth:`release`.
+        """
         self.remove_banner(key)
         banner = Banner(text, severity=severity, actions=actions, parent=self._banner_area)
         banner.dismissed.connect(lambda k=key, b=banner: self._forget(k, b))
+        if key in self._held:
+            old = self._held[key]
+            if old is not None:
+                old.deleteLater()
+            banner.hide()
+            self._held[key] = banner
+            return banner
         self._banners[key] = banner
         self._banner_layout.addWidget(banner)
-        self._banner_area.show()
+        self._place_banners()
         return banner
 
+    def hold(self, key: str) -> None:
+        """Keep the banner ``key`` from showing (it is kept) until :meth:`release` — e.g.
+        while the first-run setup is shown, an error about the provider it is about to set
+        up would only confuse."""
+        banner = self._banners.pop(key, None)
+        if banner is not None:
+            banner.hide()
+            self._banner_layout.removeWidget(banner)
+            self._place_banners()
+        self._held[key] = banner or self._held.get(key)
+
+    def release(self, key: str, *, show: bool = True) -> None:
+        """Stop holding ``key`` back; ``show``: show the banner held meanwhile, if any (else
+        it is dropped)."""
+        banner = self._held.pop(key, None)
+        if banner is None:
+            return
+        if not show:
+            banner.deleteLater()
+            return
+        self.remove_banner(key)
+        self._banners[key] = banner
+        self._banner_layout.addWidget(banner)
+        banner.show()
+        self._place_banners()
+
+    def _place_banners(self) -> None:
+        """Float the banners over the top of the page, just under the tab bar."""
+        area = self._banner_area
+        central = self.centralWidget()
+        area.setVisible(bool(self._banners))
+        if not self._banners or central is None:
+            return
+        top = self.tabs.geometry().top() + self.tabs.tabBar().height() + BANNER_MARGIN
+        width = max(1, min(BANNER_WIDTH, central.width() - 2 * BANNER_MARGIN))
+        heights = []
+        for banner in self._banners.values():
+            banner.ensurePolished()
+            layout = banner.layout()
+            if layout is not None:
+                layout.activate()
+            wanted = banner.heightForWidth(width) if banner.hasHeightForWidth() else -1
+            heights.append(max(wanted, banner.minimumSizeHint().height()))
+        spacing = self._banner_layout.spacing() * (len(heights) - 1)
+        left, above, right, below = SHADOW_ROOM
+        x = (central.width() - width) // 2 - left
+        height = sum(heights) + spacing + above + below
+        area.setGeometry(x, top - above, width + left + right, height)
+        area.raise_()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Keep the banners in place and tall enough when the window is resized or a banner's
+        contents change."""
+        kind = event.type()
+        if (watched is self.centralWidget() and kind == QEvent.Type.Resize) or (
+            watched is self._banner_area and kind == QEvent.Type.LayoutRequest
+        ):
+            self._place_banners()
+        return super().eventFilter(watched, event)
+
     def banner(self, key: str) -> Banner | None:
-        """The banner named ``key``, if shown."""
+        """The banner named ``key``, if shown (not one held back)."""
         return self._banners.get(key)
 
     def remove_banner(self, key: str) -> None:
@@ -208,13 +303,15 @@ class MainWindow(QMainWindow):
         banner = self._banners.pop(key, None)
         if banner is not None:
             banner.hide()
+            self._banner_layout.removeWidget(banner)
             banner.deleteLater()
-        self._banner_area.setVisible(bool(self._banners))
+        self._place_banners()
 
     def _forget(self, key: str, banner: Banner) -> None:
         if self._banners.get(key) is banner:
             del self._banners[key]
-        self._banner_area.setVisible(bool(self._banners))
+        self._banner_layout.removeWidget(banner)
+        self._place_banners()
 
     # -- shortcuts --------------------------------------------------------------------------
     def _shortcut(self, name: str, sequence: QKeySequence, slot: Callable[[], None]) -> None:

@@ -13,6 +13,7 @@ from PySide6.QtGui import QColor, QGuiApplication, QIcon, QPalette
 from PySide6.QtWidgets import QApplication
 
 from desktop.core.resources import data_path
+from desktop.ui.focus_style import FocusRingStyle
 
 APPEARANCES = ("system", "light", "dark")
 ACCENT = "#2b59c3"  # the icon's blue
@@ -153,7 +154,7 @@ class Theme(QObject):
         self.app = app
         self.appearance = "system"
         self._dark: bool | None = None
-        app.setStyle("Fusion")
+        app.setStyle(FocusRingStyle("Fusion"))  # Fusion, with a visible keyboard focus ring
         QGuiApplication.styleHints().colorSchemeChanged.connect(self._on_system_changed)
         self.set_appearance(appearance)
 

@@ -132,6 +132,24 @@ def test_plan_tells_a_switch_from_a_rebuild(tmp_path: Path) -> None:
     assert plan(before, fresh) == "rebuild"
 
 
+def test_a_channels_own_settings_need_only_that_channel_restarted(tmp_path: Path) -> None:
+    """Issue 21 item 11: saving a channel's form restarts that channel, not the agent."""
+    from desktop.core.providers.reconfigure import absorb_channel, changed_channels
+
+    config = load_config(custom_config(tmp_path, "http://127.0.0.1:9/v1"))
+    before = snapshot(config)
+    config.channels.send_progress = not config.channels.send_progress  # read live
+    assert plan(before, config) == "none"
+    config.channels.telegram.enabled = True
+    config.channels.telegram.token = "123:abc"
+    assert plan(before, config) == "channel"
+    assert changed_channels(before, config) == {"telegram"}
+    absorb_channel(before, config, "telegram")
+    assert changed_channels(before, config) == set() and plan(before, config) == "none"
+    config.tools.exec.timeout = 7
+    assert plan(before, config) == "rebuild"
+
+
 async def test_usage_listeners_see_the_source_tag() -> None:
     class Stub:  # one layer's unit test: the listener plumbing, not the HTTP path
         model = "stub-model"

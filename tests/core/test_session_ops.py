@@ -13,12 +13,14 @@ from typing import Any
 import pytest
 
 from desktop.core.providers.switchable import SwitchableProvider
+from desktop.core.session import versions
 from desktop.core.session.access import SessionAccess
 from desktop.core.session.edits import EARLIER_SUFFIX, EARLIER_VERSIONS, FORKED_FROM, RewindError
 from desktop.core.session.export import to_json, to_markdown
 from desktop.core.session.manager import PENDING, SessionManager
 from desktop.core.session.search import snippet
 from desktop.core.session.titles import AUTO_TITLE, clean_title
+from desktop.core.session.versions import VERSIONS, VersionError, VersionInfo
 from tests.core.agent.conftest import make_provider
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
 
@@ -66,13 +68,20 @@ def reread(manager: SessionManager, key: str) -> Any:
     return SessionManager(manager.workspace, config_dir=manager.config_dir).get_or_create(key)
 
 
-async def test_regenerate_keeps_the_old_answer_in_an_earlier_version(
+def _files(manager: SessionManager) -> list[Path]:
+    return sorted(manager.directory.glob("*.jsonl"))
+
+
+async def test_regenerate_keeps_the_old_answer_as_a_version_of_the_same_chat(
     manager: SessionManager,
 ) -> None:
     access = SessionAccess(manager)
+    before = _files(manager)
     rewind = await access.regenerate(KEY)
     assert rewind.message["content"] == "And of Italy?"
     assert rewind.message["media"] == ["/tmp/a.png"]
+    assert rewind.earlier_key == "" and rewind.version == VersionInfo(4, 2, 2)
+    assert _files(manager) == before  # no second chat in the list
     live = reread(manager, KEY)
     assert [m["content"] for m in live.messages] == [
         "What is the capital of France?",
@@ -81,24 +90,83 @@ async def test_regenerate_keeps_the_old_answer_in_an_earlier_version(
         "Time to stretch.",
     ]
     assert live.last_consolidated == 4  # never past the end
-    assert live.metadata[EARLIER_VERSIONS][0]["key"] == rewind.earlier_key
-    earlier = reread(manager, rewind.earlier_key)
-    assert earlier.messages == conversation()  # nothing lost
-    assert earlier.title == "What is the capital of France?" + EARLIER_SUFFIX
-    assert earlier.metadata[FORKED_FROM]["key"] == KEY
+    # the old answer sits on the message before the fork, where nanobot does not look
+    record = live.messages[3][VERSIONS]
+    assert record["current"] == 1 and record["versions"][1] is None
+    assert record["versions"][0]["messages"] == conversation()[4:]  # nothing lost
+    assert EARLIER_VERSIONS not in live.metadata
     # nanobot's format: first line metadata, one message per line, plain JSON
-    lines = manager.path_for(rewind.earlier_key).read_text().splitlines()
-    assert json.loads(lines[0])["_type"] == "metadata" and len(lines) == 1 + len(conversation())
+    lines = manager.path_for(KEY).read_text().splitlines()
+    assert json.loads(lines[0])["_type"] == "metadata" and len(lines) == 1 + 4
+    assert [s.key for s in manager.summaries()] == [KEY]
+
+
+async def test_versions_switch_back_and_forth_without_losing_a_message(
+    manager: SessionManager,
+) -> None:
+    access = SessionAccess(manager)
+    await access.regenerate(KEY)
+    session = manager.get_or_create(KEY)  # the new answer arrives as a turn would add it
+    session.begin_turn("And of Italy?", media=["/tmp/a.png"])
+    session.finish_turn([{"role": "assistant", "content": "Rome (second answer)."}])
+    manager.save(session)
+    second = [m["content"] for m in reread(manager, KEY).messages]
+    snapshot = await access.load(KEY)
+    assert snapshot.versions == {4: VersionInfo(4, 2, 2)}
+    info = await access.show_version(KEY, 4, 0)
+    assert info == VersionInfo(4, 1, 2)
+    first = reread(manager, KEY)
+    assert first.messages[:3] == conversation()[:3]
+    assert {k: v for k, v in first.messages[3].items() if k != VERSIONS} == conversation()[3]
+    assert [m["content"] for m in first.messages[4:]] == [m["content"] for m in conversation()[4:]]
+    assert (await access.load(KEY)).versions == {4: VersionInfo(4, 1, 2)}
+    await access.show_version(KEY, 4, 1)
+    assert [m["content"] for m in reread(manager, KEY).messages] == second
+    with pytest.raises(VersionError):
+        await access.show_version(KEY, 4, 7)
+    with pytest.raises(VersionError):
+        await access.show_version(KEY, 2, 0)  # no versions there
 
 
 async def test_edit_forks_at_the_chosen_message(manager: SessionManager) -> None:
     access = SessionAccess(manager)
     rewind = await access.edit(KEY, 0, "What is the capital of France?")
     assert rewind.index == 0
-    assert reread(manager, KEY).messages == []
-    assert reread(manager, rewind.earlier_key).messages == conversation()
+    live = reread(manager, KEY)
+    assert live.messages == []
+    # a fork at the first message is kept in the metadata (no message before it)
+    assert live.metadata[VERSIONS]["versions"][0]["messages"] == conversation()
     with pytest.raises(RewindError):
         await access.edit(KEY, 0, "never said")
+
+
+async def test_editing_the_first_message_retitles_an_automatically_titled_chat(
+    manager: SessionManager,
+) -> None:
+    session = manager.get_or_create(KEY)
+    session.metadata.update({"title": "French capital", AUTO_TITLE: True})
+    manager.save(session)
+    access = SessionAccess(manager)
+    await access.edit(KEY, 0, "What is the capital of France?")
+    live = reread(manager, KEY)
+    assert "title" not in live.metadata and AUTO_TITLE not in live.metadata  # due again
+    session = manager.get_or_create(KEY)
+    session.begin_turn("What is the capital of Spain?")
+    session.finish_turn([{"role": "assistant", "content": "Madrid."}])
+    session.metadata.update({"title": "Spanish capital", AUTO_TITLE: True})
+    manager.save(session)
+    await access.show_version(KEY, 0, 0)
+    assert reread(manager, KEY).title == "French capital"  # the title went with its version
+    await access.show_version(KEY, 0, 1)
+    assert reread(manager, KEY).title == "Spanish capital"
+
+
+async def test_a_title_the_person_chose_stays_through_edits(manager: SessionManager) -> None:
+    session = manager.get_or_create(KEY)
+    session.metadata["title"] = "My trip"
+    manager.save(session)
+    await SessionAccess(manager).edit(KEY, 0, "What is the capital of France?")
+    assert reread(manager, KEY).title == "My trip"
 
 
 async def test_edit_with_a_stale_ordinal_finds_the_message_by_text(manager: SessionManager) -> None:
@@ -106,7 +174,9 @@ async def test_edit_with_a_stale_ordinal_finds_the_message_by_text(manager: Sess
     assert rewind.index == 4  # the reminder's prompt is not one of the person's messages
 
 
-async def test_a_pending_turn_is_cleared_and_closed_in_the_copy(manager: SessionManager) -> None:
+async def test_a_pending_turn_is_cleared_and_closed_in_the_kept_version(
+    manager: SessionManager,
+) -> None:
     session = manager.get_or_create(KEY)
     session.begin_turn("unanswered")
     manager.save(session)
@@ -114,7 +184,54 @@ async def test_a_pending_turn_is_cleared_and_closed_in_the_copy(manager: Session
     assert rewind.message["content"] == "unanswered"
     live = reread(manager, KEY)
     assert PENDING not in live.metadata and len(live.messages) == len(conversation())
-    assert PENDING not in reread(manager, rewind.earlier_key).metadata
+    kept = live.messages[-1][VERSIONS]["versions"][0]["messages"]
+    assert kept[0]["content"] == "unanswered" and kept[-1]["role"] == "assistant"
+
+
+async def test_a_retry_after_a_regenerate_keeps_the_versions(manager: SessionManager) -> None:
+    """The regenerated turn failed (pending); Retry takes the pending message out and sends
+    it again: the kept version is on the message before it, so it survives."""
+    access = SessionAccess(manager)
+    await access.regenerate(KEY)
+    session = manager.get_or_create(KEY)
+    session.begin_turn("And of Italy?")
+    manager.save(session)
+    assert (await access.take_pending(KEY)) is not None
+    assert (await access.load(KEY)).versions == {4: VersionInfo(4, 2, 2)}
+
+
+async def test_a_version_too_large_to_keep_inline_becomes_a_distinct_chat(
+    manager: SessionManager, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(versions, "MAX_MESSAGE_BYTES", 200)
+    rewind = await SessionAccess(manager).regenerate(KEY)
+    assert rewind.version is None and rewind.earlier_key
+    live = reread(manager, KEY)
+    assert live.metadata[EARLIER_VERSIONS][0]["key"] == rewind.earlier_key
+    assert VERSIONS not in live.messages[3]
+    earlier = reread(manager, rewind.earlier_key)
+    assert earlier.messages == conversation()  # nothing lost
+    # named apart from the chat (not another "… (earlier version)")
+    assert earlier.title.startswith("What is the capital of France? (version of ")
+    assert not earlier.title.endswith(EARLIER_SUFFIX)
+    assert earlier.metadata[FORKED_FROM]["key"] == KEY
+
+
+async def test_a_damaged_version_is_kept_and_not_shown(manager: SessionManager) -> None:
+    session = manager.get_or_create(KEY)
+    anchor = dict(session.messages[3])
+    anchor[VERSIONS] = {"current": 1, "versions": [{"messages": [{"role": 7}]}, None]}
+    session.messages[3] = anchor
+    manager.save(session)
+    access = SessionAccess(manager)
+    with pytest.raises(VersionError, match="damaged"):
+        await access.show_version(KEY, 4, 0)
+    assert reread(manager, KEY).messages[3][VERSIONS]["versions"][0] == {"messages": [{"role": 7}]}
+    # a regenerate adds its version beside the damaged one, dropping nothing
+    await access.regenerate(KEY)
+    record = reread(manager, KEY).messages[3][VERSIONS]
+    assert record["versions"][0] == {"messages": [{"role": 7}]}
+    assert len(record["versions"]) == 3 and record["current"] == 2
 
 
 def test_clean_title() -> None:

@@ -77,6 +77,8 @@ def test_real_tabs_are_wired(
         "shuttingDown()",
     ):
         assert window.receivers(SIGNAL(signal)) >= 1, signal
+    # the status bar names the shown chat's model (issue 21 item 3)
+    assert chat.receivers(SIGNAL("modelShown(QString)")) >= 1
     window.openSessionRequested.emit("desktop:from-a-reminder")
     qtbot.waitUntil(lambda: chat.current == "desktop:from-a-reminder", timeout=5000)
     run_async(qtbot, qloop, services.aclose_tabs())

@@ -15,10 +15,11 @@ it can be retried.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import uuid
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from desktop.core.agent.commands import Command, help_text, parse_command
 from desktop.core.agent.context import ContextBuilder
@@ -55,11 +56,15 @@ from desktop.core.config.schema import Config
 from desktop.core.providers.base import LLMError, LLMProvider
 from desktop.core.providers.switchable import TURN_SOURCES, usage_scope
 from desktop.core.security.paths import default_protected_paths
+from desktop.core.session.chat_model import chat_model
 from desktop.core.session.manager import SessionManager
 from desktop.core.tools.base import ToolContext
 from desktop.core.tools.registry import ToolRegistry
 from desktop.core.utils.atomic import set_aside
 from desktop.core.utils.tasks import TaskOwner
+
+if TYPE_CHECKING:
+    from desktop.core.providers.chat_models import ChatModels
 
 log = logging.getLogger(__name__)
 
@@ -90,6 +95,8 @@ class AgentLoop:
         approval: Asked before risky tool calls; ``None``: nothing is asked.
         commands: Handlers for slash commands the loop does not answer itself.
         max_concurrent: Sessions that may run at once.
+        models: Runs a chat's turns on the chat's own model, when it has one; ``None``: every
+            chat uses ``provider``'s model.
     """
 
     def __init__(
@@ -108,6 +115,7 @@ class AgentLoop:
         approval: ApprovalCheck | None = None,
         commands: Sequence[CommandHandler] = (),
         max_concurrent: int = 3,
+        models: ChatModels | None = None,
     ) -> None:
         self.config = config
         self.provider = provider
@@ -120,6 +128,7 @@ class AgentLoop:
         self.connectors = tuple(connectors)
         self.approval = approval
         self.commands = tuple(commands)
+        self.models = models
         self._owner = owner
         self._semaphore = asyncio.Semaphore(max_concurrent)
         self._locks: dict[str, asyncio.Lock] = {}
@@ -285,9 +294,11 @@ class AgentLoop:
         session = await asyncio.to_thread(self.sessions.get_or_create, key)
         window = defaults.context_window_tokens
         fill = 100.0 * stats.last_context_tokens / window if window else 0.0
+        own = chat_model(session.metadata)
+        model = f"{own.model} (this chat's own)" if own is not None else self.provider.model
         return "\n".join(
             [
-                f"Model: {self.provider.model}",
+                f"Model: {model}",
                 f"Tokens this session: {stats.prompt_tokens} in, {stats.completion_tokens} out",
                 f"Context: {stats.last_context_tokens} of {window} tokens ({fill:.0f}%)",
                 f"Messages: {len(session.messages)}",
@@ -389,7 +400,10 @@ class AgentLoop:
             if shown is not None and shown != message.content:
                 saved["display"] = shown
             try:
-                with usage_scope(source=TURN_SOURCES[source], session=key, channel=channel):
+                with (
+                    usage_scope(source=TURN_SOURCES[source], session=key, channel=channel),
+                    self.models.pin(key) if self.models else contextlib.nullcontext(),
+                ):
                     content = await self._turn(message, turn, hook, saved)
             except asyncio.CancelledError:
                 self.work.end(turn)

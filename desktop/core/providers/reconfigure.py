@@ -1,10 +1,13 @@
-"""What a settings change needs from a running runtime: nothing, a provider switch, or a rebuild.
+"""What a settings change needs from a running runtime: nothing, a provider switch, a channel
+restart, or a rebuild.
 
 The runtime reads some settings on every turn from the live config (they apply by themselves),
 builds its provider from others (a new provider is switched in without stopping anything:
 :meth:`desktop.core.runtime.Runtime.use_model`), and wires the rest into its parts at build
-time (workspace, tools, MCP servers, channels, schedules…): only those need the runtime to be
-rebuilt, which stops running turns.
+time (workspace, tools, MCP servers, schedules…): only those need the runtime to be rebuilt,
+which stops running turns. A chat channel's own section (``channels.<name>``) needs only that
+channel restarted (:func:`changed_channels`, then :func:`absorb_channel`); the flags shared
+by all channels (``sendProgress``, ``sendToolHints``) are read live.
 
 :func:`snapshot` records the settings a runtime was built (or last switched) with;
 :func:`plan` compares it with the config now.
@@ -16,7 +19,7 @@ from typing import Any, Literal
 
 from desktop.core.config.schema import Config
 
-Impact = Literal["none", "switch", "rebuild"]
+Impact = Literal["none", "switch", "channel", "rebuild"]
 
 # Read from the live config on each turn or each use: applied without doing anything.
 LIVE: frozenset[tuple[str, ...]] = frozenset(
@@ -29,6 +32,8 @@ LIVE: frozenset[tuple[str, ...]] = frozenset(
         ("agents", "defaults", "dream", "tokenBudget"),
         ("agents", "defaults", "dream", "modelOverride"),
         ("tools", "restrictToWorkspace"),
+        ("channels", "sendProgress"),
+        ("channels", "sendToolHints"),
     }
 )
 # Baked into the provider: a new provider is built and switched in.
@@ -68,6 +73,8 @@ def _kind(path: tuple[str, ...]) -> Impact:
             return "switch"
     if any(path[: len(p)] == p for p in PROVIDER_PREFIXES):
         return "switch"
+    if len(path) >= 3 and path[0] == "channels":
+        return "channel"
     return "rebuild"
 
 
@@ -83,20 +90,41 @@ def needs(before: dict[tuple[str, ...], Any], config: Config) -> set[Impact]:
 
 
 def plan(before: dict[tuple[str, ...], Any], config: Config) -> Impact:
-    """The most a change from ``before`` to ``config`` needs: ``rebuild`` > ``switch`` >
-    ``none``."""
+    """The most a change from ``before`` to ``config`` needs: ``rebuild`` > ``channel`` >
+    ``switch`` > ``none``."""
     kinds = needs(before, config)
-    if "rebuild" in kinds:
-        return "rebuild"
-    return "switch" if "switch" in kinds else "none"
+    for kind in ("rebuild", "channel", "switch"):
+        if kind in kinds:
+            return kind
+    return "none"
+
+
+def changed_channels(before: dict[tuple[str, ...], Any], config: Config) -> set[str]:
+    """Chat channels whose own settings differ between ``before`` and ``config``."""
+    return {p[1] for p in changed_paths(before, config) if _kind(p) == "channel"}
+
+
+def absorb_channel(before: dict[tuple[str, ...], Any], config: Config, name: str) -> None:
+    """Take channel ``name``'s settings of ``config`` into ``before`` (it was restarted with
+    them)."""
+    after = snapshot(config)
+    prefix = ("channels", name)
+    for path in before.keys() | after.keys():
+        if path[:2] != prefix:
+            continue
+        if path in after:
+            before[path] = after[path]
+        else:
+            before.pop(path, None)
 
 
 def absorb(before: dict[tuple[str, ...], Any], config: Config) -> None:
     """Take the live and provider settings of ``config`` into ``before`` (after a switch);
-    settings that need a rebuild keep their old value, so :func:`plan` still reports them."""
+    settings that need a rebuild or a channel restart keep their old value, so :func:`plan`
+    still reports them."""
     after = snapshot(config)
     for path in before.keys() | after.keys():
-        if _kind(path) == "rebuild":
+        if _kind(path) in ("rebuild", "channel"):
             continue
         if path in after:
             before[path] = after[path]

@@ -18,6 +18,10 @@ background run, shutdown) or ``failed`` (after the provider's retries) -- with w
 cost as far as it is known (:mod:`desktop.core.providers.meter`; ``estimated`` when it is
 not the server's own count). Call guards (:meth:`add_call_guard`) run *before* each call and
 may refuse it (the budget governor); a refused call was never made and is not reported.
+
+A chat with a model of its own (:mod:`desktop.core.session.chat_model`) runs its turn inside
+:meth:`SwitchableProvider.pinned`: its calls (and those of tasks the turn starts) go to the
+provider the pin resolves, still guarded, metered and reported here.
 """
 
 from __future__ import annotations
@@ -104,8 +108,15 @@ CallListener = Callable[[ModelCall], Awaitable[None] | None]
 CallGuard = Callable[[UsageTag, str], Awaitable[None]]
 """Awaited with ``(tag, model)`` before each call; raising refuses the call."""
 
+PinResolver = Callable[[], Awaitable[LLMProvider | None]]
+"""Awaited before each call made under a pin: the provider to use (``None``: the current one).
+It may raise :class:`~desktop.core.providers.base.LLMError` (the call then fails as any call)."""
+
 _UNTAGGED = UsageTag()  # frozen: safe to share as the default
 _TAG: contextvars.ContextVar[UsageTag] = contextvars.ContextVar("usage_tag", default=_UNTAGGED)
+_PIN: contextvars.ContextVar[tuple[SwitchableProvider, PinResolver] | None] = (
+    contextvars.ContextVar("provider_pin", default=None)
+)
 
 
 @contextlib.contextmanager
@@ -181,6 +192,25 @@ class SwitchableProvider(LLMProvider):
         previous, self._current = self._current, provider
         log.info("model switched: %s → %s", previous.model, provider.model)
         return previous
+
+    @contextlib.contextmanager
+    def pinned(self, resolve: PinResolver) -> Iterator[None]:
+        """Inside the block (this task and the tasks it starts) calls go to the provider
+        ``resolve()`` returns, asked before each call (``None``: the current provider)."""
+        token = _PIN.set((self, resolve))
+        try:
+            yield
+        finally:
+            _PIN.reset(token)
+
+    async def _target(self) -> LLMProvider:
+        """The provider the next call here goes to (a pin's choice, else the current one)."""
+        pin = _PIN.get()
+        if pin is not None and pin[0] is self:
+            chosen = await pin[1]()
+            if chosen is not None:
+                return chosen
+        return self._current
 
     def add_usage_listener(self, listener: UsageListener) -> Callable[[], None]:
         """Call ``listener(source, model, usage)`` after each answered call; returns a remover."""
@@ -298,8 +328,8 @@ class SwitchableProvider(LLMProvider):
         tool_choice: str | dict[str, Any] | None = None,
         reasoning_effort: str | None = None,
     ) -> LLMResponse:
-        """One non-streaming call on the current provider."""
-        provider = self._current
+        """One non-streaming call on the current (or pinned) provider."""
+        provider = await self._target()
         return await self._metered(
             provider,
             model or provider.model,
@@ -328,8 +358,8 @@ class SwitchableProvider(LLMProvider):
         tool_choice: str | dict[str, Any] | None = None,
         reasoning_effort: str | None = None,
     ) -> LLMResponse:
-        """One streaming call on the current provider."""
-        provider = self._current
+        """One streaming call on the current (or pinned) provider."""
+        provider = await self._target()
         return await self._metered(
             provider,
             model or provider.model,

@@ -10,14 +10,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from desktop.core.session import edits
+from desktop.core.session.chat_model import ModelChoice, chat_model, set_chat_model
 from desktop.core.session.export import ExportFormat, export_session
 from desktop.core.session.manager import PENDING, SessionManager, SessionSummary
 from desktop.core.session.search import SearchHit, search_sessions
+from desktop.core.session.versions import VersionInfo, fork_points
 
 if TYPE_CHECKING:
     from desktop.core.providers.base import LLMProvider
@@ -36,12 +38,17 @@ class SessionSnapshot:
         title: Its title.
         pending_index: Index of the user message of a turn that started and never finished
             (running now, or failed and waiting for a Retry), else ``None``.
+        versions: The fork points of the conversation shown, by message index (see
+            :mod:`desktop.core.session.versions`).
+        model: The chat's own model (``None``: it uses the default).
     """
 
     key: str
     messages: list[dict[str, Any]]
     title: str
     pending_index: int | None
+    versions: dict[int, VersionInfo] = field(default_factory=dict)
+    model: ModelChoice | None = None
 
 
 class SessionAccess:
@@ -86,7 +93,14 @@ class SessionAccess:
             pending = (
                 index if isinstance(index, int) and 0 <= index < len(session.messages) else None
             )
-            return SessionSnapshot(key, list(session.messages), session.title, pending)
+            return SessionSnapshot(
+                key,
+                list(session.messages),
+                session.title,
+                pending,
+                fork_points(session),
+                chat_model(session.metadata),
+            )
 
         return await asyncio.to_thread(work)
 
@@ -94,6 +108,11 @@ class SessionAccess:
         """Set the title (empty: back to the first message)."""
         async with self._locked(key):
             await asyncio.to_thread(self.sessions.rename, key, title)
+
+    async def set_chat_model(self, key: str, choice: ModelChoice | None) -> None:
+        """Give the chat its own model (``None``: back to the default)."""
+        async with self._locked(key):
+            await asyncio.to_thread(set_chat_model, self.sessions, key, choice)
 
     async def set_aside(self, key: str) -> Path | None:
         """Delete with undo: stop the chat's turn, move its file aside; returns where."""
@@ -129,8 +148,8 @@ class SessionAccess:
         return await asyncio.to_thread(search_sessions, self.sessions, query)
 
     async def regenerate(self, key: str) -> edits.Rewind:
-        """Keep the chat as an earlier version and take its last answer out; returns the
-        person's last message (to be sent again as a new turn).
+        """Keep the chat as a version and take its last answer out; returns the person's
+        last message (to be sent again as a new turn).
 
         Raises:
             desktop.core.session.edits.RewindError: Nothing to answer again.
@@ -139,14 +158,24 @@ class SessionAccess:
             return await asyncio.to_thread(edits.regenerate, self.sessions, key)
 
     async def edit(self, key: str, ordinal: int, text: str) -> edits.Rewind:
-        """Keep the chat as an earlier version and cut it before the person's ``ordinal``-th
-        message (whose text was ``text``); the edited text is then sent as a new turn.
+        """Keep the chat as a version and cut it before the person's ``ordinal``-th message
+        (whose text was ``text``); the edited text is then sent as a new turn.
 
         Raises:
             desktop.core.session.edits.RewindError: The message is not there any more.
         """
         async with self._locked(key):
             return await asyncio.to_thread(edits.edit, self.sessions, key, ordinal, text)
+
+    async def show_version(self, key: str, at: int, target: int) -> VersionInfo:
+        """Show version ``target`` (0-based) of the conversation at fork point ``at``.
+
+        Raises:
+            desktop.core.session.versions.VersionError: No such version, a damaged one, or
+                a turn is pending.
+        """
+        async with self._locked(key):
+            return await asyncio.to_thread(edits.show_version, self.sessions, key, at, target)
 
     async def export(self, key: str, fmt: ExportFormat) -> str:
         """The chat as Markdown (``md``) or JSON (``json``)."""

@@ -1,17 +1,18 @@
-"""Regenerate an answer, or edit a sent message and send it again, keeping the old branch.
+"""Regenerate an answer, or edit a sent message and send it again, keeping what was there.
 
 Both rewind a session to one of the person's messages and hand that message back, so the
 front end can send it (or its edited text) as a new turn through the bus. The conversation
-as it was is never lost: it is first copied to a session of its own (an *earlier version*,
-titled "… (earlier version)"), a plain nanobot session file that nanobot, the chat list and
-search all read like any other.
+as it was is never lost: it is kept as a *version* inside the same session file
+(:mod:`desktop.core.session.versions`), where nanobot ignores it and the chat shows
+"‹ 1/2 ›" on the message to switch between versions. The chat list keeps one entry per chat.
 
-Why a copy and not a branch record inside the session: nanobot keeps one linear list of
-messages per file and ignores unknown metadata keys, so a branch stored inside the metadata
-would be invisible (and silently dropped) for nanobot, and would bloat the metadata line that
-the chat list reads for every session. A copy is readable everywhere; the two are linked by
-small metadata pointers (``forked_from`` in the copy, ``earlier_versions`` in the original),
-which nanobot ignores.
+Only when a version is too large to keep inline (its line would outgrow what the readers
+accept) is it copied to a session of its own instead, titled "… (version of <time>)" so the
+chat list tells the copies apart; the two are linked by small metadata pointers
+(``forked_from`` in the copy, ``earlier_versions`` in the original), which nanobot ignores.
+
+Editing the person's first message of a chat titled automatically drops the title, so the
+chat is titled again from the new exchange (the old title stays with the old version).
 
 The functions here are blocking (file I/O): call them in a worker thread, under the agent's
 session lock (:class:`desktop.core.session.access.SessionAccess` does both).
@@ -26,11 +27,35 @@ from datetime import datetime
 from typing import Any
 
 from desktop.core.session.manager import CHECKPOINT, PENDING, Session, SessionManager
-from desktop.core.session.naming import internal_source
+from desktop.core.session.versions import (
+    AUTO_TITLE,
+    VersionError,
+    VersionInfo,
+    first_person_index,
+    is_person_message,
+    keep_version,
+    switch_version,
+)
 
-EARLIER_SUFFIX = " (earlier version)"
+EARLIER_SUFFIX = " (earlier version)"  # copies made before versions were kept inline
+VERSION_OF = " (version of {when})"
 FORKED_FROM = "forked_from"
 EARLIER_VERSIONS = "earlier_versions"
+
+__all__ = [
+    "EARLIER_VERSIONS",
+    "FORKED_FROM",
+    "Rewind",
+    "RewindError",
+    "VersionError",
+    "edit",
+    "is_person_message",
+    "message_text",
+    "person_messages",
+    "regenerate",
+    "rewind_to",
+    "show_version",
+]
 
 
 class RewindError(LookupError):
@@ -44,13 +69,16 @@ class Rewind:
     Attributes:
         message: The person's message the session was rewound to (now removed: send it, or its
             edited text, as the next turn). Keys as saved: ``content``, ``media``…
-        earlier_key: The session that keeps the conversation as it was.
+        earlier_key: The session that keeps the conversation as it was, when it was too large
+            to keep as a version inside the chat (``""``: it is a version of this chat).
         index: Where the message was (the session now has exactly this many messages).
+        version: The new version's place (``None`` when ``earlier_key`` holds the old one).
     """
 
     message: dict[str, Any]
     earlier_key: str
     index: int
+    version: VersionInfo | None = None
 
 
 def message_text(message: dict[str, Any]) -> str:
@@ -63,12 +91,6 @@ def message_text(message: dict[str, Any]) -> str:
             if isinstance(p, dict) and p.get("type") == "text"
         )
     return str(content or "")
-
-
-def is_person_message(message: dict[str, Any]) -> bool:
-    """A user message the person wrote (not a reminder's prompt, the heartbeat's or a
-    subagent's report: :func:`~desktop.core.session.naming.internal_source`)."""
-    return message.get("role") == "user" and internal_source(message) is None
 
 
 def person_messages(messages: list[dict[str, Any]]) -> list[int]:
@@ -106,9 +128,10 @@ def keep_earlier_version(sessions: SessionManager, session: Session, at: int) ->
     metadata = {
         k: copy.deepcopy(v)
         for k, v in session.metadata.items()
-        if k not in (PENDING, CHECKPOINT, EARLIER_VERSIONS)
+        if k not in (PENDING, CHECKPOINT, EARLIER_VERSIONS, AUTO_TITLE)
     }
-    metadata["title"] = f"{session.title}{EARLIER_SUFFIX}"
+    when = session.updated_at.strftime("%d %b %H:%M")
+    metadata["title"] = session.title + VERSION_OF.format(when=when)
     metadata[FORKED_FROM] = {"key": session.key, "at": at, "created_at": now.isoformat()}
     earlier = Session(
         key=earlier_key(session.key, now),
@@ -124,8 +147,11 @@ def keep_earlier_version(sessions: SessionManager, session: Session, at: int) ->
     return earlier
 
 
-def rewind_to(sessions: SessionManager, key: str, index: int) -> Rewind:
-    """Keep the conversation as an earlier version, then cut ``key`` before message ``index``.
+def rewind_to(sessions: SessionManager, key: str, index: int, *, retitle: bool = False) -> Rewind:
+    """Keep the conversation from message ``index`` on as a version, then cut ``key`` there.
+
+    ``retitle``: an edit — when it is of the person's first message and the chat was titled
+    automatically, the title goes with the old version (the chat is titled again).
 
     Raises:
         RewindError: ``index`` is not one of the person's messages.
@@ -133,20 +159,31 @@ def rewind_to(sessions: SessionManager, key: str, index: int) -> Rewind:
     session = sessions.get_or_create(key)
     if not 0 <= index < len(session.messages) or not is_person_message(session.messages[index]):
         raise RewindError("That message is no longer in this chat.")
-    earlier = keep_earlier_version(sessions, session, index)
     message = session.messages[index]
+    titled = (
+        retitle
+        and index == first_person_index(session.messages)
+        and bool(session.metadata.get(AUTO_TITLE))
+    )
+    title = str(session.metadata.get("title") or "") if titled else None
+    version = keep_version(session, index, pending=session.has_pending_turn, title=title)
+    earlier = "" if version is not None else keep_earlier_version(sessions, session, index).key
     del session.messages[index:]
     session.metadata.pop(PENDING, None)
     session.metadata.pop(CHECKPOINT, None)
     session.last_consolidated = min(session.last_consolidated, index)
-    versions = session.metadata.get(EARLIER_VERSIONS)
-    if not isinstance(versions, list):
-        versions = []
-    versions.append({"key": earlier.key, "at": index, "created_at": datetime.now().isoformat()})
-    session.metadata[EARLIER_VERSIONS] = versions
+    if earlier:
+        versions = session.metadata.get(EARLIER_VERSIONS)
+        if not isinstance(versions, list):
+            versions = []
+        versions.append({"key": earlier, "at": index, "created_at": datetime.now().isoformat()})
+        session.metadata[EARLIER_VERSIONS] = versions
+    if titled:
+        session.metadata.pop("title", None)
+        session.metadata.pop(AUTO_TITLE, None)
     session.updated_at = datetime.now()
     sessions.save(session)
-    return Rewind(dict(message), earlier.key, index)
+    return Rewind(dict(message), earlier, index, version)
 
 
 def regenerate(sessions: SessionManager, key: str) -> Rewind:
@@ -169,4 +206,17 @@ def edit(sessions: SessionManager, key: str, ordinal: int, text: str) -> Rewind:
         RewindError: No such message.
     """
     session = sessions.get_or_create(key)
-    return rewind_to(sessions, key, find_person_message(session.messages, ordinal, text))
+    index = find_person_message(session.messages, ordinal, text)
+    return rewind_to(sessions, key, index, retitle=True)
+
+
+def show_version(sessions: SessionManager, key: str, at: int, target: int) -> VersionInfo:
+    """Show version ``target`` (0-based) of the conversation at fork point ``at`` and save.
+
+    Raises:
+        VersionError: No such version, a damaged one, or a turn is pending.
+    """
+    session = sessions.get_or_create(key)
+    info = switch_version(session, at, target)
+    sessions.save(session)
+    return info

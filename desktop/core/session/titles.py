@@ -20,11 +20,12 @@ from desktop.core.providers.switchable import usage_source
 from desktop.core.session.edits import is_person_message, message_text
 from desktop.core.session.manager import Session
 from desktop.core.session.naming import fixed_title
+from desktop.core.session.versions import AUTO_TITLE
 
+__all__ = ["AUTO_TITLE", "TITLE_SOURCE", "clean_title", "first_exchange", "suggest_title"]
 TITLE_SOURCE = "title"
 TITLE_MAX_TOKENS = 24
 TITLE_CHARS = 60
-AUTO_TITLE = "title_auto"  # metadata flag: the title was made by the model
 EXCERPT_CHARS = 1500
 PROMPT = (
     "Write a short title (at most six words) for the conversation below. "

@@ -61,6 +61,9 @@ def row_text(item: ChatItem) -> str:
         text = " ".join(item.text.split())[:200]
     if item.streaming and not text:
         text = item.status or "Thinking…"
+    if item.fork is not None:
+        _at, current, total = item.fork
+        text = f"{text} (version {current} of {total}; Left and Right arrows switch)"
     return f"{speaker(item)}: {text}" if text else speaker(item)
 
 

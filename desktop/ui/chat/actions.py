@@ -1,8 +1,10 @@
 """The chat's daily-driver actions: switch model, regenerate, edit and resend, export, titles.
 
-Each action is a thin layer over core: the model switch over
-:meth:`desktop.core.runtime.Runtime.use_model`, regenerate and edit over
-:mod:`desktop.core.session.edits` (the conversation as it was is kept as an earlier version),
+Each action is a thin layer over core: the chat's own model over
+:mod:`desktop.core.session.chat_model` (the default model over
+:meth:`desktop.core.runtime.Runtime.use_model`), regenerate and edit over
+:mod:`desktop.core.session.edits` (the conversation as it was is kept as a version of the same
+chat, switched with "‹ 2/3 ›" on the message: :mod:`desktop.core.session.versions`),
 export over :mod:`desktop.core.session.export`, titles over :mod:`desktop.core.session.titles`.
 Mixed into :class:`~desktop.ui.chat.chat_tab.ChatTab` (it uses the tab's store, models, feed
 and panes).
@@ -13,20 +15,24 @@ from __future__ import annotations
 import asyncio
 import logging
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 from desktop.core.bus.events import DESKTOP_CHANNEL
 from desktop.core.config.errors import ConfigError
+from desktop.core.session.chat_model import ModelChoice
 from desktop.core.session.edits import RewindError
+from desktop.core.session.versions import VersionError
 from desktop.ui.chat.items import ChatItem
 from desktop.ui.chat.model_picker import AUTO, provider_label, remember
 
 if TYPE_CHECKING:
     from collections import OrderedDict
     from collections.abc import Coroutine
+
+    from PySide6.QtCore import Signal
 
     from desktop.ui.chat.conversation import ConversationPane
     from desktop.ui.chat.message_model import MessageModel
@@ -65,6 +71,9 @@ class ChatActions(_Host):
     _recent: list[dict[str, str]]
     _editing: tuple[str, int, str] | None
     _titling: set[str]
+    _chat_models: dict[str, ModelChoice | None]
+    _via: dict[ModelChoice, str]
+    modelShown: ClassVar[Signal]
 
     if TYPE_CHECKING:
 
@@ -73,52 +82,56 @@ class ChatActions(_Host):
         async def _load(self, key: str) -> None: ...
 
     # -- model ----------------------------------------------------------------------------
-    def refresh_model(self) -> None:
-        """Show the configured model (and who serves it, once the agent runs)."""
+    def _default_choice(self) -> ModelChoice:
         defaults = self.services.config.agents.defaults
+        return ModelChoice(defaults.model, defaults.provider or AUTO)
+
+    def _own_model(self, key: str) -> ModelChoice | None:
+        """The chat's own model (``None``: it uses the default, or has the default as its
+        own)."""
+        own = self._chat_models.get(key)
+        return None if own is None or own == self._default_choice() else own
+
+    def refresh_model(self) -> None:
+        """Show the shown chat's model — its own, else the default — in the picker and the
+        status bar (and who serves it, once known)."""
+        default = self._default_choice()
+        own = self._own_model(self.current)
         runtime = self.services.runtime
-        choice = runtime.provider.choice if runtime is not None else None
-        via = choice.spec.display_name if choice is not None else ""
+        if own is not None:
+            shown = own
+            via = self._via.get(own) or (
+                provider_label(own.provider) if own.provider != AUTO else ""
+            )
+        else:
+            shown = default
+            choice = runtime.provider.choice if runtime is not None else None
+            via = choice.spec.display_name if choice is not None else ""
         picker = self.pane.picker
         picker.recent = self._recent_models()
-        picker.set_model(defaults.model, defaults.provider or AUTO, via=via)
+        picker.set_model(
+            shown.model,
+            shown.provider,
+            via=via,
+            own=own is not None,
+            default=(default.model, default.provider),
+        )
         self.pane.fit_header()
+        where = f" · {via}" if via else ""
+        self.modelShown.emit(f"{shown.model}{where}" + (" (this chat)" if own else ""))
 
     def _recent_models(self) -> list[dict[str, str]]:
+        """Recent models, the shown one first and the default always among them."""
         prefs = self.services.prefs
         stored = list(getattr(prefs.prefs, "recent_models", []) or []) if prefs else []
-        recent = stored or self._recent
-        defaults = self.services.config.agents.defaults
-        return remember(
-            [dict(r) for r in recent if isinstance(r, dict)] if recent else [],
-            defaults.model,
-            defaults.provider or AUTO,
-        )
+        recent = [dict(r) for r in (stored or self._recent) if isinstance(r, dict)]
+        default = self._default_choice()
+        shown = self._own_model(self.current) or default
+        recent = remember(recent, default.model, default.provider)
+        return remember(recent, shown.model, shown.provider)
 
-    def choose_model(self, model: str, provider: str) -> None:
-        """Switch the running agent to ``model`` (running answers keep their model)."""
-        self._spawn(self.switch_model(model, provider))
-
-    async def switch_model(self, model: str, provider: str) -> bool:
-        """Switch, then save it as the default model; ``False`` (and a message) on failure."""
-        runtime = self.services.runtime
-        picker = self.pane.picker
-        if runtime is None or picker.busy:
-            return False
-        picker.set_busy(True, "Switching…")
-        try:
-            built = await runtime.use_model(model, self.services.secrets, provider=provider)
-        except LookupError as exc:  # no key for it, or no provider fits the name
-            picker.set_busy(False)
-            self.panel.snackbar.show_message(f"Model not changed: {exc}")
-            return False
-        except Exception as exc:
-            log.exception("switching the model failed")
-            picker.set_busy(False)
-            self.panel.snackbar.show_message(f"Model not changed: {type(exc).__name__}: {exc}")
-            return False
-        picker.set_busy(False)
-        self._recent = remember(self._recent_models(), model, provider)
+    async def _remember_recent(self, choice: ModelChoice) -> None:
+        self._recent = remember(self._recent_models(), choice.model, choice.provider)
         prefs = self.services.prefs
         if prefs is not None:
             try:
@@ -126,15 +139,94 @@ class ChatActions(_Host):
                 await prefs.asave()
             except (OSError, ValueError):
                 log.warning("saving the recent models failed", exc_info=True)
+
+    def choose_model(self, model: str, provider: str) -> None:
+        """Give the shown chat ``model`` (its running answer keeps the model it started with)."""
+        self._spawn(self.switch_model(model, provider))
+
+    async def switch_model(self, model: str, provider: str) -> bool:
+        """Give the shown chat its own model (the default model: it follows the default
+        again); ``False`` (and a message) when the model cannot be used. Other chats and the
+        default are not changed."""
+        key = self.current
+        runtime = self.services.runtime
+        picker = self.pane.picker
+        if runtime is None or picker.busy or not key:
+            return False
+        choice = ModelChoice(model, provider or AUTO)
+        own = None if choice == self._default_choice() else choice
+        picker.set_busy(True, "Checking…")
+        try:
+            if own is not None and runtime.chat_models is not None:
+                built = await runtime.chat_models.build(own)  # a missing key shows now
+                self._via[own] = built.choice.spec.display_name
+            await self._store_chat_model(key, own)
+        except LookupError as exc:  # no key for it, or no provider fits the name
+            picker.set_busy(False)
+            self.panel.snackbar.show_message(f"Model not changed: {exc}")
+            return False
+        except Exception as exc:
+            log.exception("choosing the chat's model failed")
+            picker.set_busy(False)
+            self.panel.snackbar.show_message(f"Model not changed: {type(exc).__name__}: {exc}")
+            return False
+        picker.set_busy(False)
+        self._chat_models[key] = own
+        await self._remember_recent(choice)
+        self.refresh_model()
+        return True
+
+    async def _store_chat_model(self, key: str, own: ModelChoice | None) -> None:
+        """Keep the chat's model in the chat (a new chat's, once its first message is sent)."""
+        entry = self.sessions.entry(key)
+        if entry is not None and not entry.draft:
+            await self.store.set_chat_model(key, own)
+
+    def follow_default(self) -> None:
+        """The shown chat goes back to the default model."""
+        default = self._default_choice()
+        self._spawn(self.switch_model(default.model, default.provider))
+
+    def make_default(self) -> None:
+        """Make the shown chat's model the default for new chats (and chats without one)."""
+        self._spawn(self.save_default())
+
+    async def save_default(self) -> bool:
+        """Switch the default model to the shown chat's own model and save it in the config
+        (as Settings does); ``False`` (and a message) on failure."""
+        key = self.current
+        own = self._own_model(key)
+        runtime = self.services.runtime
+        picker = self.pane.picker
+        if runtime is None or own is None or picker.busy:
+            return False
+        picker.set_busy(True, "Switching…")
+        try:
+            await runtime.use_model(own.model, self.services.secrets, provider=own.provider)
+        except LookupError as exc:
+            picker.set_busy(False)
+            self.panel.snackbar.show_message(f"Default not changed: {exc}")
+            return False
+        except Exception as exc:
+            log.exception("switching the default model failed")
+            picker.set_busy(False)
+            self.panel.snackbar.show_message(f"Default not changed: {type(exc).__name__}: {exc}")
+            return False
+        picker.set_busy(False)
         try:
             await self.services.save_config()
         except (ConfigError, OSError) as exc:  # switched; only the default was not saved
             log.warning("saving the default model failed: %s", exc)
             self.panel.snackbar.show_message(
-                f"Now using {model}, but it was not saved as the default: {exc}"
+                f"Now using {own.model}, but it was not saved as the default: {exc}"
             )
+        self._chat_models[key] = None  # the default now; the chat follows it
+        try:
+            await self._store_chat_model(key, None)
+        except OSError as exc:
+            log.warning("clearing the chat's own model failed: %s", exc)
         self.refresh_model()
-        picker.setToolTip(picker.toolTip() + f" (via {built.choice.spec.display_name})")
+        self.panel.snackbar.show_message(f"New chats now use {own.model}.", timeout_ms=4000)
         return True
 
     def open_other_model(self) -> None:
@@ -183,7 +275,7 @@ class ChatActions(_Host):
         return True
 
     def regenerate(self) -> None:
-        """Answer the last message again (the current answer is kept in an earlier version)."""
+        """Answer the last message again (the current answer is kept as a version)."""
         key = self.current
         if self._can_rewind(key):
             self._spawn(self._rewind(key, None))
@@ -241,15 +333,57 @@ class ChatActions(_Host):
         self.turns.clear_error(key)
         await self._load(key)
         row = ChatItem("user", text, media=media)
+        if rewind.version is not None:
+            version = rewind.version
+            row.fork = (version.at, version.current, version.total)
         model = self._models.get(key)
+        if key == self.current:
+            self.pane.view.scroll_to_bottom()
         if model is not None:
             model.append(row)
         self.turns.send(key, text, media, row)
         self._update_busy(key)
         self.list_controller.refresh_soon()
-        self.panel.snackbar.show_message(
-            "The previous version is kept as an earlier version in the chat list.", timeout_ms=4000
-        )
+        if rewind.version is not None:
+            note = "The previous version is kept: switch with ‹ › under your message."
+        else:
+            note = "The previous version was too long to keep here: it is in the chat list."
+        self.panel.snackbar.show_message(note, timeout_ms=4000)
+
+    def show_version(self, row: int, step: int) -> None:
+        """Show the previous (``step=-1``) or next version of the conversation from ``row``."""
+        key = self.current
+        model = self._models.get(key)
+        if model is None or not 0 <= row < model.rowCount():
+            return
+        fork = model.item(row).fork
+        if fork is None:
+            return
+        at, current, total = fork
+        target = current - 1 + step
+        if not 0 <= target < total or not self._can_rewind(key):
+            return
+        self._spawn(self._show_version(key, at, target))
+
+    async def _show_version(self, key: str, at: int, target: int) -> None:
+        try:
+            info = await self.store.show_version(key, at, target)
+        except VersionError as exc:
+            self.panel.snackbar.show_message(str(exc))
+            return
+        except OSError as exc:
+            self.panel.snackbar.show_message(f"Could not switch versions: {exc}")
+            return
+        await self._load(key)
+        self.list_controller.refresh_soon()
+        model = self._models.get(key)
+        if model is None or key != self.current:
+            return
+        for row, item in enumerate(model.items):  # keep the person at the message they switched
+            if item.fork is not None and item.fork[0] == at:
+                self.pane.view.reveal(row)
+                break
+        self.pane.view.announce(f"Version {info.current} of {info.total}")
 
     def send_edit(self, text: str) -> bool:
         """Send ``text`` as the edit being made; ``False`` when not editing this chat."""

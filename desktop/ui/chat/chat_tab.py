@@ -32,6 +32,7 @@ from desktop.core.bus.events import (
     TurnStarted,
 )
 from desktop.core.bus.limits import max_inbound_kb, refusal
+from desktop.core.session.chat_model import ModelChoice
 from desktop.core.utils.tasks import TaskOwner
 from desktop.ui.chat.actions import ChatActions
 from desktop.ui.chat.approval_presenter import ApprovalPresenter
@@ -72,11 +73,14 @@ class ChatTab(ChatActions, QWidget):
         openSettingsRequested(str): open this settings section (``providers``, ``agent``).
         attentionChanged(int): tool calls waiting for approval, across all chats (for the tray).
         sessionOpened(str): the shown chat changed (session key).
+        modelShown(str): the model the shown chat uses ("name · provider", "… (this chat)"
+            when it is the chat's own model), for the status bar.
     """
 
     openSettingsRequested = Signal(str)
     attentionChanged = Signal(int)
     sessionOpened = Signal(str)
+    modelShown = Signal(str)
 
     def __init__(self, services: AppServices, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -112,6 +116,8 @@ class ChatTab(ChatActions, QWidget):
         self._recent: list[dict[str, str]] = []
         self._editing: tuple[str, int, str] | None = None  # key, ordinal, original text
         self._titling: set[str] = set()
+        self._chat_models: dict[str, ModelChoice | None] = {}  # a chat's own model, once known
+        self._via: dict[ModelChoice, str] = {}  # who serves a chat's own model
         self.auto_titles = True  # a cheap model call names a new chat after its first answer
         self._export_dialog: Any = None
         self._jump: tuple[str, int, str] | None = None  # key, message index, query
@@ -187,10 +193,14 @@ class ChatTab(ChatActions, QWidget):
         pane.view.copied.connect(pane.flash_copied)
         pane.view.editRequested.connect(self.start_edit)
         pane.view.regenerateRequested.connect(self.regenerate)
+        pane.view.versionRequested.connect(self.show_version)
         pane.regenerateRequested.connect(self.regenerate)
         pane.exportRequested.connect(self.export)
         pane.picker.modelChosen.connect(self.choose_model)
         pane.picker.otherRequested.connect(self.open_other_model)
+        pane.picker.defaultRequested.connect(self.make_default)
+        pane.picker.followDefaultRequested.connect(self.follow_default)
+        pane.picker.settingsRequested.connect(lambda: self.openSettingsRequested.emit("providers"))
         pane.other_model.chosen.connect(self.choose_model)
         pane.editing.cancelled.connect(self.cancel_edit)
         pane.composer.edit.editLastRequested.connect(self.edit_last)
@@ -261,6 +271,7 @@ class ChatTab(ChatActions, QWidget):
 
     def retry(self) -> None:
         """Run the shown chat's failed turn again."""
+        self.pane.view.scroll_to_bottom()
         self._spawn(self.turns.retry(self.current))
 
     def _stop(self) -> None:
@@ -323,6 +334,7 @@ class ChatTab(ChatActions, QWidget):
         self.sessions.update(key, unread=False)
         self.panel.select(key)
         self.sessionOpened.emit(key)
+        self.refresh_model()
         self._apply_jump(key)
 
     async def _load(self, key: str) -> None:
@@ -337,11 +349,15 @@ class ChatTab(ChatActions, QWidget):
             return
         model.set_items(loaded.items + self.feed.live_rows(key) + self.turns.queued(key))
         self._load_thumbnails(model.items)
+        entry = self.sessions.entry(key)
+        if entry is None or not entry.draft:  # a new chat's choice waits for its first message
+            self._chat_models[key] = loaded.model
         if loaded.pending and not self.feed.busy(key) and key not in self.turns.errors:
             self.turns.set_error(key, "interrupted", "Retry runs it again.")
         if key == self.current:
             self.pane.set_title(loaded.title, key.partition(":")[0])
             self._show_error(key)
+            self.refresh_model()
             self._apply_jump(key)
 
     def open_search_result(self, key: str, message_index: int, query: str) -> None:
@@ -410,15 +426,20 @@ class ChatTab(ChatActions, QWidget):
                 self.turns.command(key, text, command.name)
             return
         composer.clear_input()
+        self.pane.view.scroll_to_bottom()  # what you send, and its answer, are in view
         row = ChatItem("user", text, media=list(media))
         model = self._models.get(key)
         if model is not None:
             self._load_thumbnails([model.append(row)])
+        entry = self.sessions.entry(key)
+        own = self._chat_models.get(key) if entry is not None and entry.draft else None
         self.list_controller.touched(key, text or "Image")
         entry = self.sessions.entry(key)
         if entry is not None:
             self.pane.set_title(entry.title, entry.channel)
-        self.turns.send(key, text, media, row)
+        # A new chat given its own model keeps it from its first message on.
+        before = self.store.set_chat_model(key, own) if own is not None else None
+        self.turns.send(key, text, media, row, before=before)
         self._update_busy(key)
 
     def _update_busy(self, key: str) -> None:
@@ -482,6 +503,7 @@ class ChatTab(ChatActions, QWidget):
 
     def _on_deleted(self, key: str) -> None:
         self._models.pop(key, None)
+        self._chat_models.pop(key, None)
         self.turns.clear_error(key)
         self.services.policy.forget_session(key)
         if key == self.current:

@@ -113,6 +113,7 @@ class Composer(QWidget):
             self._fit_placeholder()
         else:
             self.edit.setPlaceholderText(hint)
+            self.edit.viewport().update()  # a disabled editor is not repainted by itself
 
     def set_busy(self, busy: bool) -> None:
         """While a turn runs the button stops it (commands can still be sent)."""

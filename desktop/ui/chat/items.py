@@ -56,6 +56,8 @@ class ChatItem:
             model… (retrying 2/3)"); empty: "Thinking…".
         message_index: The saved message the row shows (``-1``: a live row, or not saved).
         echo: A user row that only echoes a slash command (not a message in the session).
+        fork: The conversation has versions from this row on: ``(fork point, version shown
+            (1-based), versions)``; the row shows "‹ 2/3 ›" to switch.
     """
 
     kind: ItemKind
@@ -78,6 +80,7 @@ class ChatItem:
     status: str = ""
     message_index: int = -1
     echo: bool = False
+    fork: tuple[int, int, int] | None = None
 
     def touch(self) -> None:
         """Mark the item changed (its rendering is stale)."""

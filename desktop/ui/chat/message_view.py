@@ -5,7 +5,8 @@ screen, then its measured height) and their running sums, so finding the rows un
 viewport is a binary search and a growing last row costs O(1). Rendered rows are cached by
 (item version, width); a 10,000-message conversation is 10,000 small Python objects and no
 widgets. While the view is scrolled to the bottom it stays there as rows grow; otherwise the
-row at the top of the viewport stays put when rows above it are measured.
+row at the top of the viewport stays put when rows above it are measured, and rows added
+below show the "New messages ↓" chip (:mod:`desktop.ui.chat.jump_chip`).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from PySide6.QtWidgets import QAbstractScrollArea, QFrame, QWidget
 from desktop.ui.chat import accessible
 from desktop.ui.chat.colors import ChatColors
 from desktop.ui.chat.items import ChatItem
+from desktop.ui.chat.jump_chip import JumpChip, announce
 from desktop.ui.chat.message_model import MessageModel
 from desktop.ui.chat.row_layout import RowBuilder, RowLayout
 from desktop.ui.chat.row_painter import PixelCache, paint_row, spinner_dirty_rect
@@ -47,6 +49,8 @@ class MessageView(ViewInput, QAbstractScrollArea):
         painted(): a frame was painted (benchmarks measure time to first paint with it).
         editRequested(int): "Edit and resend" on the person's message in this row.
         regenerateRequested(): "Regenerate answer" on the last answer.
+        versionRequested(int, int): show the previous (-1) or next (+1) version of the
+            conversation from the message in this row ("‹ 2/3 ›", Left/Right, the menu).
         currentRowChanged(int): the keyboard moved to this row.
     """
 
@@ -55,6 +59,7 @@ class MessageView(ViewInput, QAbstractScrollArea):
     painted = Signal()
     editRequested = Signal(int)
     regenerateRequested = Signal()
+    versionRequested = Signal(int, int)
     currentRowChanged = Signal(int)
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -91,6 +96,8 @@ class MessageView(ViewInput, QAbstractScrollArea):
         self._spin = QTimer(self)
         self._spin.setInterval(80)
         self._spin.timeout.connect(self._turn_spinners)
+        self.chip = JumpChip(self)
+        self.chip.clicked.connect(self.scroll_to_bottom)
         accessible.install()  # screen readers see one list item per message
         self.currentRowChanged.connect(lambda row: accessible.announce_focus(self, row))
 
@@ -142,12 +149,15 @@ class MessageView(ViewInput, QAbstractScrollArea):
         self._tops = [0.0]
         self._dirty = 0
         self._stick = True
+        self.chip.hide()
         self.viewport().update()
 
     def _inserted(self, parent: QModelIndex, first: int, last: int) -> None:
         builder, width, items = self.builder(), self._width(), self._items()
         self._heights[first:first] = builder.estimates(items[first : last + 1], width)
         self._mark(first)
+        if not self._stick and last == len(items) - 1:
+            self.chip.pop_up()  # new content below, out of sight
 
     def _removed(self, parent: QModelIndex, first: int, last: int) -> None:
         del self._heights[first : last + 1]
@@ -197,6 +207,8 @@ class MessageView(ViewInput, QAbstractScrollArea):
             return
         bar = self.verticalScrollBar()
         self._stick = value >= bar.maximum() - 2
+        if self._stick:
+            self.chip.hide()
         row = max(0, bisect.bisect_right(self._tops, value) - 1)
         row = min(row, max(0, len(self._heights) - 1))
         self._scroll_anchor = (row, value - self._tops[row] if self._tops else 0.0)
@@ -377,7 +389,12 @@ class MessageView(ViewInput, QAbstractScrollArea):
     def scroll_to_bottom(self) -> None:
         """Jump to the newest row and follow new text."""
         self._stick = True
+        self.chip.hide()
         self.viewport().update()
+
+    def announce(self, text: str) -> None:
+        """Have screen readers say ``text`` (politely)."""
+        announce(self, text)
 
     def at_bottom(self) -> bool:
         """Whether the view follows the newest row."""

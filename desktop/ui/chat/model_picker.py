@@ -1,9 +1,11 @@
-"""The model picker in the chat header: the model in use, recent models, any other model.
+"""The model picker in the chat header: this chat's model, recent models, any other model.
 
-Picking emits :attr:`ModelPicker.modelChosen` (model, provider); the chat tab switches the
-running agent to it (without stopping running answers) and saves it as the default. "Other
-model…" opens a small inline form (provider + model name, with the provider's model list
-fetched in the background when it offers one) — no dialog, no nested event loop.
+Picking emits :attr:`ModelPicker.modelChosen` (model, provider); the chat tab gives the shown
+chat that model (its own model, kept in the chat: :mod:`desktop.core.session.chat_model`).
+The default model — the one every chat without a model of its own uses, as in Settings →
+Providers — changes only through "Make … the default for new chats" here, or in Settings.
+"Other model…" opens a small inline form (provider + model name, with the provider's model
+list fetched in the background when it offers one) — no dialog, no nested event loop.
 """
 
 from __future__ import annotations
@@ -161,16 +163,22 @@ class OtherModelForm(QFrame):
 
 
 class ModelPicker(QToolButton):
-    """Shows the model in use; its menu switches model.
+    """Shows the shown chat's model; its menu chooses the model of this chat.
 
     Signals:
-        modelChosen(str, str): switch to this model (name, provider: ``auto`` or a registry
-            name).
+        modelChosen(str, str): use this model in this chat (name, provider: ``auto`` or a
+            registry name).
         otherRequested(): "Other model…" was chosen.
+        defaultRequested(): make this chat's model the default for new chats.
+        followDefaultRequested(): this chat goes back to the default model.
+        settingsRequested(): open the default model's settings.
     """
 
     modelChosen = Signal(str, str)
     otherRequested = Signal()
+    defaultRequested = Signal()
+    followDefaultRequested = Signal()
+    settingsRequested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -181,6 +189,8 @@ class ModelPicker(QToolButton):
         self.setStyleSheet("QToolButton::menu-indicator { image: none; width: 0px; }")
         self.model = ""
         self.provider = AUTO
+        self.own = False
+        self.default = ("", AUTO)
         self.recent: list[dict[str, str]] = []
         self.busy = False
         self._width = 0
@@ -189,13 +199,38 @@ class ModelPicker(QToolButton):
         self.setMenu(self._menu)
         self.set_model("", AUTO)
 
-    def set_model(self, model: str, provider: str, *, via: str = "") -> None:
-        """Show ``model`` (served by ``via``, a display name, when known)."""
+    def set_model(
+        self,
+        model: str,
+        provider: str,
+        *,
+        via: str = "",
+        own: bool = False,
+        default: tuple[str, str] | None = None,
+    ) -> None:
+        """Show ``model`` (served by ``via``, a display name, when known).
+
+        ``own``: the chat has it as its own model; ``default``: the default model (model,
+        provider), which chats without their own model use.
+        """
         self.model, self.provider = model, provider or AUTO
+        self.own = own
+        self.default = default or (model, self.provider)
         self._label()
         where = f" via {via}" if via else ""
-        self.setToolTip(f"Model: {model or 'none'}{where}. Click to switch.")
-        self.setAccessibleDescription(f"{model}{where}")
+        if own:
+            tip = (
+                f"This chat uses {model}{where} (its own model). New chats use the default, "
+                f"{self.default[0]}. Click to change this chat's model."
+            )
+        else:
+            tip = (
+                f"This chat uses the default model, {model or 'none'}{where}. "
+                "Click to choose another model for this chat."
+            )
+        self.setToolTip(tip)
+        scope = "this chat's own model" if own else "the default model"
+        self.setAccessibleDescription(f"{model}{where}, {scope}")
 
     def fit(self, width: int) -> None:
         """Show the model name shortened (in the middle) to fit ``width`` pixels."""
@@ -218,14 +253,14 @@ class ModelPicker(QToolButton):
         if busy and text:
             self.setText(text)
         elif not busy:
-            self.set_model(self.model, self.provider)
+            self._label()
 
     def _fill(self) -> None:
         menu = self._menu
         menu.clear()
         entries = self.recent or [{"model": self.model, "provider": self.provider}]
         if entries:
-            menu.addSection("Recent models")
+            menu.addSection("Model for this chat")
         for entry in entries:
             model, provider = entry.get("model", ""), entry.get("provider", AUTO)
             if not model:
@@ -238,5 +273,13 @@ class ModelPicker(QToolButton):
                 lambda _c=False, m=model, p=provider: self.modelChosen.emit(m, p)
             )
             menu.addAction(action)
-        menu.addSeparator()
         menu.addAction("Other model…", self.otherRequested.emit)
+        menu.addSeparator()
+        default = short_model(self.default[0])
+        if self.own:
+            menu.addAction(f"Use the default model ({default})", self.followDefaultRequested.emit)
+            menu.addAction(
+                f"Make {short_model(self.model)} the default for new chats",
+                self.defaultRequested.emit,
+            )
+        menu.addAction("Default model settings…", self.settingsRequested.emit)

@@ -28,6 +28,7 @@ PAD = 10.0
 MAX_CONTENT = 880.0
 SPINNER = 14.0
 TOGGLE = "toggle:"
+VERSION = "version:"  # "version:-1" / "version:+1": show the previous / next version
 PREVIEW_CHARS = 2000
 LONG_TEXT = 3000  # longer answers are rendered (and cached) block by block
 SEGMENT_CACHE = 600
@@ -197,6 +198,8 @@ class RowBuilder:
                 extra += 120
             if item.footer:
                 extra += line
+            if item.fork is not None:
+                extra += line
             append(lines * text_line + extra)
         return out
 
@@ -255,7 +258,32 @@ class RowBuilder:
         )
         part = DocPart(doc, card.x() + PAD, PAD, rendered.code_blocks)
         copy = QRectF(card.x() - 46, 2, 42, self.line)
-        return RowLayout(card.height() + GAP, [part], card, "bubble", copy=copy)
+        parts = [part]
+        height = card.height()
+        if item.fork is not None:
+            switcher = self._versions_part(item.fork, card.right(), height + 2)
+            parts.append(switcher)
+            height = switcher.y + switcher.doc.size().height()
+        return RowLayout(height + GAP, parts, card, "bubble", copy=copy)
+
+    def _versions_part(self, fork: tuple[int, int, int], right: float, y: float) -> DocPart:
+        """ "‹ 2/3 ›" under a message whose conversation has versions (right-aligned)."""
+        _at, current, total = fork
+        muted = self.colors.muted.name()
+
+        def arrow(symbol: str, step: str, enabled: bool) -> str:
+            shown = f'<b style="font-size:large">&nbsp;{symbol}&nbsp;</b>'
+            if enabled:
+                return f'<a href="{VERSION}{step}" style="text-decoration:none">{shown}</a>'
+            return f'<span style="color:{muted}">{shown}</span>'
+
+        body = (
+            f'<p style="color:{muted}">{arrow("‹", "-1", current > 1)}'
+            f"&nbsp;{current} / {total}&nbsp;{arrow('›', '+1', current < total)}</p>"
+        )
+        doc = self.document(body, 400)
+        doc.setTextWidth(math.ceil(doc.idealWidth()) + 1)
+        return DocPart(doc, right - doc.size().width(), y)
 
     def _answer(self, item: ChatItem, left: float, column: float) -> RowLayout:
         style, label, inset, top = "plain", "", 0.0, 0.0

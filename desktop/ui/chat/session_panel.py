@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QModelIndex, QPoint, Qt, QTimer, Signal
-from PySide6.QtGui import QKeyEvent
+from PySide6.QtGui import QKeyEvent, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
+    QLabel,
     QLineEdit,
     QListView,
     QMenu,
@@ -15,6 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.ui.chat.jump_chip import announce
 from desktop.ui.chat.session_delegate import SessionDelegate
 from desktop.ui.chat.session_list_model import EntryRole, HitRole, SessionListModel
 from desktop.ui.chat.snackbar import Snackbar
@@ -77,6 +79,16 @@ class SessionPanel(QWidget):
         self.list.clicked.connect(self._activated)
         self.list.activated.connect(self._activated)
         self.list.deletePressed.connect(lambda: self._delete(self.list.currentIndex()))
+        self.empty = QLabel(self.list.viewport())
+        self.empty.setObjectName("searchEmpty")
+        self.empty.setAccessibleName("Search result")
+        self.empty.setWordWrap(True)
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)
+        self.empty.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        self.empty.setMargin(12)
+        self.empty.hide()
+        for signal in (model.modelReset, model.rowsInserted):
+            signal.connect(lambda *_: self.empty.hide() if model.rowCount() else None)
         self.snackbar = Snackbar(self)
         top = QHBoxLayout()
         top.setContentsMargins(0, 0, 0, 0)
@@ -141,6 +153,26 @@ class SessionPanel(QWidget):
         index = self.model.index(row)
         selection.setCurrentIndex(index, selection.SelectionFlag.ClearAndSelect)
         self.list.scrollTo(index)
+
+    def show_search_state(self, query: str, *, searching: bool) -> None:
+        """Say so in the list when a search finds no chat ("Searching…" until the messages
+        were searched too); nothing when there is no search or it found chats."""
+        if not query or self.model.rowCount():
+            self.empty.hide()
+            return
+        text = "Searching…" if searching else f"No chats match “{query}”."
+        changed = text != self.empty.text() or not self.empty.isVisible()
+        self.empty.setText(text)
+        self.empty.setGeometry(0, 0, self.list.viewport().width(), 80)
+        self.empty.show()
+        if changed and not searching:
+            announce(self.search, text)
+
+    def resizeEvent(self, event: object) -> None:
+        """Keep the "no chats match" note as wide as the list."""
+        super().resizeEvent(event)  # type: ignore[arg-type]
+        if self.empty.isVisible():
+            self.empty.setGeometry(0, 0, self.list.viewport().width(), 80)
 
     def focus_search(self) -> None:
         """Put the cursor in the search field, text selected."""

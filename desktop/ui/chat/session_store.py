@@ -13,10 +13,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from desktop.core.session.access import SessionAccess
+from desktop.core.session.chat_model import ModelChoice
 from desktop.core.session.edits import Rewind
 from desktop.core.session.export import ExportFormat
 from desktop.core.session.manager import SessionManager, SessionSummary
 from desktop.core.session.search import SearchHit
+from desktop.core.session.versions import VersionInfo
 from desktop.ui.chat.items import ChatItem, items_from_messages
 
 if TYPE_CHECKING:
@@ -33,12 +35,14 @@ class LoadedSession:
         items: The rows (without the rows of a turn running now).
         title: Its title.
         pending: A turn was started and never finished (a Retry can re-run it).
+        model: The chat's own model (``None``: it uses the default).
     """
 
     key: str
     items: list[ChatItem]
     title: str
     pending: bool
+    model: ModelChoice | None = None
 
 
 class SessionStore:
@@ -81,11 +85,18 @@ class SessionStore:
             if running:
                 assert snapshot.pending_index is not None
                 messages = messages[: snapshot.pending_index]
+            items = items_from_messages(messages)
+            forks = dict(snapshot.versions)
+            for item in items:  # the switcher goes on the first row of each fork point
+                info = forks.pop(item.message_index, None)
+                if info is not None:
+                    item.fork = (info.at, info.current, info.total)
             return LoadedSession(
                 key,
-                items_from_messages(messages),
+                items,
                 snapshot.title,
                 snapshot.pending_index is not None and not live,
+                snapshot.model,
             )
 
         return await asyncio.to_thread(rows)
@@ -93,6 +104,10 @@ class SessionStore:
     async def rename(self, key: str, title: str) -> None:
         """Set the title (empty: back to the first message)."""
         await self.access.rename(key, title)
+
+    async def set_chat_model(self, key: str, choice: ModelChoice | None) -> None:
+        """Give the chat its own model (``None``: it follows the default)."""
+        await self.access.set_chat_model(key, choice)
 
     async def set_aside(self, key: str) -> Path | None:
         """Delete with undo; returns where the file went."""
@@ -115,12 +130,16 @@ class SessionStore:
         return await self.access.search_hits(query)
 
     async def regenerate(self, key: str) -> Rewind:
-        """Fork the chat and take its last answer out (see :mod:`desktop.core.session.edits`)."""
+        """Keep the chat as a version and take its last answer out."""
         return await self.access.regenerate(key)
 
     async def edit(self, key: str, ordinal: int, text: str) -> Rewind:
-        """Fork the chat before the person's ``ordinal``-th message (text ``text``)."""
+        """Keep the chat as a version and cut it before the person's ``ordinal``-th message."""
         return await self.access.edit(key, ordinal, text)
+
+    async def show_version(self, key: str, at: int, target: int) -> VersionInfo:
+        """Show version ``target`` (0-based) of the chat from fork point ``at``."""
+        return await self.access.show_version(key, at, target)
 
     async def export(self, key: str, fmt: ExportFormat) -> str:
         """The chat as Markdown or JSON."""

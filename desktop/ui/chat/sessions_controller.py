@@ -158,6 +158,7 @@ class SessionsController(QObject):
         self._search_generation += 1
         if not query:
             self.model.set_filter(None)
+            self.panel.show_search_state("", searching=False)
             return
         needle = query.casefold()
         titles = {
@@ -166,6 +167,7 @@ class SessionsController(QObject):
             if needle in (self.model.entry(key) or SessionEntry("", "", "", "")).title.casefold()
         }
         self.model.set_filter(titles)
+        self.panel.show_search_state(query, searching=True)
         self.spawn(self._search_content(query, titles, self._search_generation))
 
     async def _search_content(self, query: str, titles: set[str], generation: int) -> None:
@@ -173,10 +175,11 @@ class SessionsController(QObject):
             hits = await self.store.search_hits(query)
         except OSError:
             log.exception("searching sessions failed")
-            return
+            hits = []
         if generation == self._search_generation:
             self.model.set_filter(titles)
             self.model.set_hits(hits)
+            self.panel.show_search_state(query, searching=False)
 
     @property
     def query(self) -> str:

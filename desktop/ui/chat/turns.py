@@ -129,13 +129,24 @@ class TurnRunner(QObject):
             self.errorChanged.emit(key)
 
     # -- sending --------------------------------------------------------------------------
-    def send(self, key: str, text: str, media: list[str], row: ChatItem) -> str | None:
+    def send(
+        self,
+        key: str,
+        text: str,
+        media: list[str],
+        row: ChatItem,
+        *,
+        before: Coroutine[Any, Any, Any] | None = None,
+    ) -> str | None:
         """Publish a message for ``key`` (``row`` already shows it); returns its id.
 
-        ``None`` when there is no agent to take it.
+        ``before``: awaited first (e.g. saving a new chat's own model). ``None`` when there is
+        no agent to take it.
         """
         runtime = self.services.runtime
         if runtime is None:
+            if before is not None:
+                before.close()
             return None
         self.clear_error(key)
         message = InboundMessage(
@@ -150,8 +161,21 @@ class TurnRunner(QObject):
         if self.busy(key) or any(s.key == key for s in self.sent.values()):
             row.footer = QUEUED
         self.sent[message.id] = Sent(key, row)
-        self.spawn(runtime.bus.publish_inbound(message))
+        self.spawn(self._publish(runtime, message, before))
         return message.id
+
+    @staticmethod
+    async def _publish(
+        runtime: Any, message: InboundMessage, before: Coroutine[Any, Any, Any] | None
+    ) -> None:
+        if before is not None:
+            try:
+                await before
+            except OSError:  # the message still goes; the chat then uses the default model
+                log.warning(
+                    "saving the chat's model before its first message failed", exc_info=True
+                )
+        await runtime.bus.publish_inbound(message)
 
     def command(self, key: str, text: str, name: str) -> None:
         """Send a slash command; its answer is shown inline when it comes back."""

@@ -11,7 +11,7 @@ from PySide6.QtGui import QDesktopServices, QGuiApplication, QKeySequence, QMous
 from PySide6.QtWidgets import QAbstractScrollArea, QMenu
 
 from desktop.ui.chat.markdown import COPY_CODE
-from desktop.ui.chat.row_layout import TOGGLE, RowLayout
+from desktop.ui.chat.row_layout import TOGGLE, VERSION, RowLayout
 
 if TYPE_CHECKING:
     from PySide6.QtCore import Signal
@@ -43,6 +43,7 @@ class ViewInput(_Host):
     copied: ClassVar[Signal]
     editRequested: ClassVar[Signal]
     regenerateRequested: ClassVar[Signal]
+    versionRequested: ClassVar[Signal]
     currentRowChanged: ClassVar[Signal]
 
     if TYPE_CHECKING:
@@ -178,6 +179,8 @@ class ViewInput(_Host):
                 self._copy(blocks[index], "Code")
         elif href.startswith(TOGGLE):
             self.toggle(row)
+        elif href.startswith(VERSION):
+            self.versionRequested.emit(row, -1 if href.endswith("-1") else 1)
         else:
             self.linkActivated.emit(href)
             if self.open_links:
@@ -252,7 +255,8 @@ class ViewInput(_Host):
         return 12.0
 
     def keyPressEvent(self, event: Any) -> None:
-        """Up/Down move between messages; Enter or Space opens a card or the reasoning;
+        """Up/Down move between messages; Left/Right switch the versions of a message that has
+        them; Enter or Space opens a card or the reasoning;
         Ctrl+C copies the selection (else the message); the Menu key (or Shift+F10) opens the
         message's actions (copy code, edit, regenerate); Home/End jump."""
         key = event.key()
@@ -268,6 +272,13 @@ class ViewInput(_Host):
             start = len(self._items()) if current < 0 and step < 0 else current
             self.set_current_row(start + step)
             return
+        if key in (Qt.Key.Key_Left, Qt.Key.Key_Right) and not event.modifiers() and current >= 0:
+            fork = self._items()[current].fork
+            if fork is not None:
+                step = -1 if key == Qt.Key.Key_Left else 1
+                if 1 <= fork[1] + step <= fork[2]:
+                    self.versionRequested.emit(current, step)
+                return
         opens = key in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space)
         if opens and current >= 0 and self._items()[current].kind in ("tool", "reasoning"):
             self.toggle(current)
@@ -336,6 +347,14 @@ class ViewInput(_Host):
             actions.append((f"{verb} {what}", lambda: self.toggle(row)))
         if item.kind == "user" and not item.echo:
             actions.append(("Edit and resend…", lambda: self.editRequested.emit(row)))
+        if item.fork is not None:
+            _at, current, total = item.fork
+            if current > 1:
+                label = f"Show version {current - 1} of {total}"
+                actions.append((label, lambda: self.versionRequested.emit(row, -1)))
+            if current < total:
+                label = f"Show version {current + 1} of {total}"
+                actions.append((label, lambda: self.versionRequested.emit(row, 1)))
         if item.kind == "assistant" and self._is_last_answer(row):
             actions.append(("Regenerate answer", self.regenerateRequested.emit))
         return actions

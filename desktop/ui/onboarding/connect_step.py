@@ -18,6 +18,7 @@ from desktop.core.providers.probe import (
 )
 from desktop.core.providers.registry import ProviderSpec
 from desktop.core.utils.redact import redact
+from desktop.ui.settings.key_field import KeyEdit
 from desktop.ui.settings.tasks import OwnsTasks
 from desktop.ui.settings.widgets import InlineStatus, button, check_url, hint
 
@@ -49,7 +50,7 @@ class ConnectStep(OwnsTasks, QWidget):
         self.api_base = QLineEdit()
         self.api_base.setAccessibleName("Server URL")
         key_row = QHBoxLayout()
-        self.key = QLineEdit()
+        self.key = KeyEdit()
         self.key.setEchoMode(QLineEdit.EchoMode.Password)
         self.key.setAccessibleName("API key")
         self.key.setClearButtonEnabled(True)

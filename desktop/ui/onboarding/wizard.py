@@ -7,9 +7,17 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Signal
-from PySide6.QtGui import QCloseEvent
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QCloseEvent, QKeyEvent
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QApplication,
+    QHBoxLayout,
+    QLabel,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
 from desktop.core.config.edit import ChangeError
 from desktop.core.config.errors import ConfigError
@@ -226,6 +234,23 @@ class OnboardingWizard(OwnsTasks, QWidget):
             return False
         self.finished.emit(True)
         return True
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        """Return (or Enter) goes on, as a dialog's default button would: Next, or Finish on
+        the last step. On a focused button it presses that button instead; fields and lists
+        that use Return themselves (a provider's row: go on) pass it on here."""
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            focused = QApplication.focusWidget()
+            if isinstance(focused, QAbstractButton) and focused is not self.next_button:
+                if focused.isEnabled():
+                    focused.click()
+                event.accept()
+                return
+            if self.next_button.isEnabled():
+                self.next_button.click()
+            event.accept()
+            return
+        super().keyPressEvent(event)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         """Cancel what the flow started (the steps' tasks hang from the wizard's owner)."""

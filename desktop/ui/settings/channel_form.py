@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from desktop.ui.services import AppServices
 
 _ACRONYMS = {"id": "ID", "imap": "IMAP", "smtp": "SMTP", "url": "URL", "qq": "QQ"}
-NOT_RUNNING = "Not running. Enable it, save, then Connect (or restart the app)."
+NOT_RUNNING = "Not running. Enable it and save: it connects (or use Connect)."
 
 
 _TITLES = {"dingtalk": "DingTalk", "whatsapp": "WhatsApp", "qq": "QQ"}

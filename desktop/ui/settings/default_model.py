@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Signal
-from PySide6.QtGui import QCloseEvent
+from PySide6.QtGui import QCloseEvent, QPalette
 from PySide6.QtWidgets import QComboBox, QGridLayout, QGroupBox, QLabel, QPushButton, QWidget
 
 from desktop.core.config.edit import ChangeError
@@ -60,6 +60,11 @@ class DefaultModelBox(OwnsTasks, QGroupBox):
         self.route.setWordWrap(True)
         self.route.setAccessibleName("Where the default model is sent")
         self.status = InlineStatus(accessible="Default model status")
+        self.scope = QLabel(
+            "Every chat uses this model unless it was given its own in the chat's header."
+        )
+        self.scope.setWordWrap(True)
+        self.scope.setForegroundRole(QPalette.ColorRole.PlaceholderText)
         grid.addWidget(QLabel("Model"), 0, 0)
         grid.addWidget(self.model, 0, 1)
         grid.addWidget(QLabel("Provider"), 0, 2)
@@ -67,6 +72,7 @@ class DefaultModelBox(OwnsTasks, QGroupBox):
         grid.addWidget(self.save_button, 0, 4)
         grid.addWidget(self.route, 1, 1, 1, 4)
         grid.addWidget(self.status, 2, 1, 1, 4)
+        grid.addWidget(self.scope, 3, 1, 1, 4)
         grid.setColumnStretch(1, 3)
         grid.setColumnStretch(3, 2)
 

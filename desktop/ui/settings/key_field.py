@@ -1,13 +1,27 @@
-"""A key entry bound to the OS keyring: masked input, where the current key comes from, delete."""
+"""A key entry bound to the OS keyring: masked input, where the current key comes from, delete.
+
+The input never gets narrower than its placeholder ("Paste a new key") needs in its own font,
+at any scale (:class:`KeyEdit`); when the row is too narrow for the input and its buttons, the
+buttons move to a line of their own instead of squeezing the input to "Pa…".
+"""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from PySide6.QtCore import Signal
-from PySide6.QtGui import QCloseEvent
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtCore import QSize, Signal
+from PySide6.QtGui import QCloseEvent, QResizeEvent
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QStyle,
+    QStyleOptionFrame,
+    QVBoxLayout,
+    QWidget,
+)
 
 from desktop.core.config.secrets import KeyringUnavailable
 from desktop.core.utils.redact import redact
@@ -53,6 +67,30 @@ class KeyBackend:
     store_session: Callable[[str], Awaitable[None]] | None = None
 
 
+def readable_width(edit: QLineEdit, text: str = "") -> int:
+    """The width ``edit`` needs to show ``text`` (default: its placeholder) whole, in its
+    font: text, text margins, the frame and the clear button."""
+    metrics = edit.fontMetrics()
+    shown = text or edit.placeholderText()
+    margins = edit.textMargins()
+    option = QStyleOptionFrame()
+    edit.initStyleOption(option)
+    frame = edit.style().pixelMetric(QStyle.PixelMetric.PM_DefaultFrameWidth, option, edit)
+    clear = metrics.height() + 8 if edit.isClearButtonEnabled() else 0
+    inner = metrics.horizontalAdvance(shown) + metrics.averageCharWidth() * 2
+    return inner + margins.left() + margins.right() + 2 * frame + 8 + clear
+
+
+class KeyEdit(QLineEdit):
+    """A line edit whose minimum width shows its placeholder whole (in its font, at any
+    scale)."""
+
+    def minimumSizeHint(self) -> QSize:
+        """At least as wide as the placeholder needs."""
+        hint = super().minimumSizeHint()
+        return QSize(max(hint.width(), readable_width(self)), hint.height())
+
+
 class KeyField(OwnsTasks, QWidget):
     """Masked key input with Save / Delete and a line saying where the current key comes from.
 
@@ -92,7 +130,7 @@ class KeyField(OwnsTasks, QWidget):
         self.source_label.setAccessibleName(f"{label}: where the current key comes from")
         layout.addWidget(self.source_label)
         row = QHBoxLayout()
-        self.edit = QLineEdit()
+        self.edit = KeyEdit()
         self.edit.setEchoMode(QLineEdit.EchoMode.Password)
         self.edit.setPlaceholderText(f"Paste a new {noun}")
         self.edit.setAccessibleName(label)
@@ -113,6 +151,10 @@ class KeyField(OwnsTasks, QWidget):
         row.addWidget(self.save_button)
         row.addWidget(self.delete_button)
         layout.addLayout(row)
+        self._row = row
+        self._below = QHBoxLayout()  # the buttons, when the row is too narrow for them
+        layout.addLayout(self._below)
+        self._wrapped = False
         self.status = InlineStatus(accessible=f"{label} status")
         layout.addWidget(self.status)
         self.session_button = QPushButton("Use for this session only")
@@ -123,6 +165,38 @@ class KeyField(OwnsTasks, QWidget):
         self.edit.textChanged.connect(lambda text: self.save_button.setEnabled(bool(text.strip())))
         self.save_button.setEnabled(False)
         self.delete_button.setEnabled(False)
+
+    # -- layout ----------------------------------------------------------------------------
+    def _buttons(self) -> list[QPushButton]:
+        return [self.reveal, self.save_button, self.delete_button]
+
+    def _one_row_width(self) -> int:
+        spacing = max(0, self._row.spacing())
+        widths = [b.sizeHint().width() for b in self._buttons()]
+        return self.edit.minimumSizeHint().width() + sum(widths) + spacing * len(widths)
+
+    def minimumSizeHint(self) -> QSize:
+        """Narrow enough for the input alone: the buttons then go below it."""
+        hint = super().minimumSizeHint()
+        spacing = max(0, self._row.spacing())
+        buttons = sum(b.sizeHint().width() + spacing for b in self._buttons())
+        return QSize(max(self.edit.minimumSizeHint().width(), buttons), hint.height())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """Put the buttons below the input when one row would squeeze it (and back)."""
+        super().resizeEvent(event)
+        wrap = self.width() < self._one_row_width()
+        if wrap == self._wrapped:
+            return
+        self._wrapped = wrap
+        target = self._below if wrap else self._row
+        for button in self._buttons():
+            target.addWidget(button)
+        if wrap:
+            self._below.addStretch(1)
+        else:
+            while self._below.count():
+                self._below.takeAt(0)
 
     def typed(self) -> str:
         """The key typed but not saved yet (``""`` when none)."""

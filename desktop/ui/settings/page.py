@@ -1,12 +1,18 @@
-"""The base of every settings page: a heading, a scrolling body, Save / Revert, save plumbing."""
+"""The base of every settings page: a heading with Revert / Save beside it, a scrolling body,
+save plumbing.
+
+Revert and Save sit at the top right, beside the heading, so they are the first stops after
+the section list when Tab moves through the page (and stay in view however long the page);
+Ctrl+S saves, and Return in a one-line field saves too.
+"""
 
 from __future__ import annotations
 
 import logging
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from PySide6.QtCore import Signal
-from PySide6.QtGui import QCloseEvent
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QCloseEvent, QKeyEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractSpinBox,
@@ -96,7 +102,25 @@ class SettingsPage(OwnsTasks, QWidget):
         outer = QVBoxLayout(self)
         outer.setContentsMargins(20, 16, 20, 12)
         outer.setSpacing(8)
-        outer.addWidget(heading(self.title))
+        top = QHBoxLayout()
+        top.addWidget(heading(self.title), 1)
+        outer.addLayout(top)
+        self.status = InlineStatus(accessible=f"{self.title} status")
+        self.save_button: QPushButton | None = None
+        self.revert_button: QPushButton | None = None
+        if buttons:
+            self.revert_button = button("Revert", f"Revert {self.title} settings")
+            self.revert_button.setToolTip("Show the saved values again")
+            self.revert_button.clicked.connect(self.reload)
+            self.save_button = button("Save", f"Save {self.title} settings")
+            self.save_button.setToolTip("Save these settings (Ctrl+S)")
+            self.save_button.setDefault(True)
+            self.save_button.clicked.connect(self._save_clicked)
+            top.addWidget(self.revert_button, 0, Qt.AlignmentFlag.AlignBottom)
+            top.addWidget(self.save_button, 0, Qt.AlignmentFlag.AlignBottom)
+            shortcut = QShortcut(QKeySequence.StandardKey.Save, self)
+            shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            shortcut.activated.connect(self._save_if_dirty)
         if description:
             outer.addWidget(hint(description))
         scroll = QScrollArea()
@@ -108,24 +132,9 @@ class SettingsPage(OwnsTasks, QWidget):
         self.body_layout.setSpacing(10)
         scroll.setWidget(self.body)
         outer.addWidget(scroll, 1)
-        self.status = InlineStatus(accessible=f"{self.title} status")
-        self.save_button: QPushButton | None = None
-        self.revert_button: QPushButton | None = None
+        outer.addWidget(self.status)
         if buttons:
-            footer = QHBoxLayout()
-            footer.addWidget(self.status, 1)
-            footer.addStretch(0)
-            self.revert_button = button("Revert", f"Revert {self.title} settings")
-            self.revert_button.clicked.connect(self.reload)
-            self.save_button = button("Save", f"Save {self.title} settings")
-            self.save_button.setDefault(True)
-            self.save_button.clicked.connect(self._save_clicked)
-            footer.addWidget(self.revert_button)
-            footer.addWidget(self.save_button)
-            outer.addLayout(footer)
             self._set_dirty(False)
-        else:
-            outer.addWidget(self.status)
 
     # -- subclass API ------------------------------------------------------------------------
     def load(self) -> None:
@@ -179,6 +188,20 @@ class SettingsPage(OwnsTasks, QWidget):
     # -- saving ------------------------------------------------------------------------------
     def _save_clicked(self) -> None:
         self.spawn(self.save(), f"save-{self.section}")
+
+    def _save_if_dirty(self) -> None:
+        if self.save_button is not None and self.dirty:
+            self._save_clicked()
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        """Return in a one-line field (which passes it on) saves the page, as a dialog's
+        default button would."""
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self.save_button is not None:
+            if self.dirty:
+                self._save_clicked()
+            event.accept()
+            return
+        super().keyPressEvent(event)
 
     async def save(self) -> bool:
         """Validate and save this page. Invalid input → inline error, nothing saved."""

@@ -5,7 +5,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QHBoxLayout, QListWidget, QListWidgetItem, QStackedWidget, QWidget
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QStackedWidget,
+    QWidget,
+)
 
 from desktop.core.config.secrets import KeyringUnavailable
 from desktop.core.providers.registry import PROVIDERS, find_by_name
@@ -24,9 +31,11 @@ class ProvidersPage(SettingsPage):
 
     Signals:
         keyChanged(str): a provider's key was stored or deleted (registry name).
+        setupRequested(): open the first-run setup assistant again.
     """
 
     keyChanged = Signal(str)
+    setupRequested = Signal()
 
     section = "providers"
     title = "Providers"
@@ -42,6 +51,16 @@ class ProvidersPage(SettingsPage):
                 "and GitHub Copilot are signed in to with your account instead of a key."
             ),
         )
+        self.setup_button = QPushButton("Set up with the assistant…")
+        self.setup_button.setAccessibleName("Open the setup assistant")
+        self.setup_button.setToolTip(
+            "The first-run steps again: provider, key and test, model, workspace"
+        )
+        self.setup_button.clicked.connect(self.setupRequested)
+        setup_row = QHBoxLayout()
+        setup_row.addStretch(1)
+        setup_row.addWidget(self.setup_button)
+        self.body_layout.addLayout(setup_row)
         self.default_model = self.adopt(DefaultModelBox(services))
         self.default_model.configError.connect(self.configError)
         self.default_model.saved.connect(self.saved)
@@ -62,14 +81,18 @@ class ProvidersPage(SettingsPage):
         self.body_layout.addLayout(row, 1)
         self.list.currentRowChanged.connect(self._show_row)
         self._marked = False
+        self._auto_row = -1  # the row chosen for the person (not by them)
 
     def load(self) -> None:
         """Refresh the default model, the open panels and the key marks."""
         self.default_model.load()
         for panel in self.panels.values():
             panel.load()
-        if self.list.currentRow() < 0:
-            self.list.setCurrentRow(self._initial_row())
+        if self.list.currentRow() in (-1, self._auto_row):
+            # Follow the default model's provider (a setup just made, say) until the person
+            # picks a provider of their own.
+            self._auto_row = self._initial_row()
+            self.list.setCurrentRow(self._auto_row)
         self.spawn(self._mark_configured(), "provider-marks")
 
     def _initial_row(self) -> int:

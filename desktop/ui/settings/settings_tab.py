@@ -57,11 +57,13 @@ class SettingsTab(OwnsTasks, QWidget):
         keyChanged(str): a provider key was stored or deleted (registry name): a provider
             built with the old key should be rebuilt. Config changes (model, provider, API
             base…) arrive as ``services.configChanged``.
+        setupRequested(): the first-run setup assistant was asked for (Providers page).
     """
 
     appearanceChanged = Signal(str)
     prefsChanged = Signal()
     keyChanged = Signal(str)
+    setupRequested = Signal()
 
     def __init__(self, services: AppServices, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -140,6 +142,8 @@ class SettingsTab(OwnsTasks, QWidget):
                 page.prefsChanged.connect(self.prefsChanged)
             if hasattr(page, "keyChanged"):
                 page.keyChanged.connect(self.keyChanged)
+            if hasattr(page, "setupRequested"):
+                page.setupRequested.connect(self.setupRequested)
             self.adopt(page)
             self.pages[section] = page
             self.stack.addWidget(page)

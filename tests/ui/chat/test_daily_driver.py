@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 from PySide6.QtGui import QGuiApplication
 
-from desktop.core.session.edits import EARLIER_SUFFIX
 from desktop.core.session.manager import SessionManager
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
 from tests.ui.chat.conftest import ChatHarness, write_session
@@ -21,14 +20,6 @@ def _answers(chat: ChatHarness) -> list[str]:
     return [i.text for i in chat.items() if i.kind == "assistant"]
 
 
-def _earlier(workspace: Path) -> list[str]:
-    return [
-        s.key
-        for s in SessionManager(workspace, config_dir=workspace.parent).summaries()
-        if s.title.endswith(EARLIER_SUFFIX)
-    ]
-
-
 # -- model picker -----------------------------------------------------------------------------
 @pytest.fixture
 def second_server():  # type: ignore[no-untyped-def]
@@ -36,30 +27,70 @@ def second_server():  # type: ignore[no-untyped-def]
         yield server
 
 
-def test_picking_a_model_switches_without_stopping_the_running_answer(
+def test_picking_a_model_changes_this_chat_only_without_stopping_its_answer(
     make_chat, second_server: ScriptedOpenAIServer, memory_keyring: object, tmp_path: Path
 ) -> None:  # type: ignore[no-untyped-def]
+    """Issue 21 item 3: the picker chooses the shown chat's model (kept in the chat); the
+    default — Settings, new chats, the status bar of other chats — stays until "Make … the
+    default"."""
+    from desktop.ui.main_window import MainWindow
+
     chat: ChatHarness = make_chat(model="openai/scripted", provider="custom")
+    window = MainWindow()
+    chat.qtbot.addWidget(window)
+    chat.tab.modelShown.connect(window.show_model)  # as install_tabs wires it
+    window.set_status("ready — openai/scripted")
+    chat.tab.refresh_model()
     config = chat.services.config
     config.providers.vllm.api_base = second_server.url
     picker = chat.tab.pane.picker
-    assert "openai/scripted" in picker.text()
+    assert "openai/scripted" in picker.text() and not picker.own
     chat.server.push(Reply("Slow answer from A. " * 6, chunk=3, delay=0.03))
     chat.send("first")
+    first_chat = chat.tab.current
     chat.wait(lambda: any(i.kind == "assistant" and i.text for i in chat.items()))
     picker.modelChosen.emit("hosted_vllm/model-b", "vllm")
     chat.wait(lambda: "model-b" in picker.text() and picker.isEnabled())
+    assert picker.own and "its own model" in picker.toolTip()
+    # the status bar follows at once
+    assert window.status_label.text() == "ready — hosted_vllm/model-b · vLLM (this chat)"
     chat.idle()
     assert _answers(chat)[-1].startswith("Slow answer from A.")  # not stopped, not moved
     chat.send("second")
     chat.idle()
     assert _answers(chat)[-1] == "Answer from B."
-    saved = json.loads((tmp_path / "config.json").read_text())["agents"]["defaults"]
-    assert (saved["model"], saved["provider"]) == ("hosted_vllm/model-b", "vllm")
+    assert not (tmp_path / "config.json").exists()  # the default was not saved over
+    assert config.agents.defaults.model == "openai/scripted"  # the default did not change
+    meta = (
+        SessionManager(Path(config.agents.defaults.workspace), config_dir=tmp_path)
+        .get_or_create(first_chat)
+        .metadata
+    )
+    assert meta["desktop_model"] == {"model": "hosted_vllm/model-b", "provider": "vllm"}
+    # a new chat uses the default
+    chat.tab.new_chat()
+    chat.wait(lambda: chat.tab.current != first_chat)
+    chat.wait(lambda: "openai/scripted" in picker.text())
+    assert not picker.own and window.status_label.text().startswith("ready — openai/scripted")
+    chat.server.push(Reply("Answer from A again."))
+    chat.send("third")
+    chat.idle()
+    assert _answers(chat) == ["Answer from A again."]
+    # back in the first chat: its own model again
+    chat.tab.open_session(first_chat)
+    chat.wait(lambda: chat.tab.current == first_chat and "model-b" in picker.text())
     assert picker.recent[0] == {"model": "hosted_vllm/model-b", "provider": "vllm"}
     picker.menu().aboutToShow.emit()
     labels = [a.text() for a in picker.menu().actions()]
     assert any("model-b" in label for label in labels) and "Other model…" in labels
+    assert "Make hosted_vllm/model-b the default for new chats" in labels
+    # making it the default saves it, as Settings would show it
+    picker.defaultRequested.emit()
+    chat.wait(lambda: window.status_label.text() == "ready — hosted_vllm/model-b · vLLM")
+    assert config.agents.defaults.model == "hosted_vllm/model-b" and not picker.own
+    chat.wait(lambda: (tmp_path / "config.json").exists())
+    saved = json.loads((tmp_path / "config.json").read_text())["agents"]["defaults"]
+    assert (saved["model"], saved["provider"]) == ("hosted_vllm/model-b", "vllm")
 
 
 def test_a_model_that_cannot_be_used_changes_nothing(make_chat, memory_keyring: object) -> None:  # type: ignore[no-untyped-def]
@@ -83,7 +114,44 @@ def test_other_model_form_lists_the_providers_models(make_chat, memory_keyring: 
 
 
 # -- regenerate, edit -------------------------------------------------------------------------
-def test_regenerate_replaces_the_answer_and_keeps_the_old_one(make_chat, workspace: Path) -> None:  # type: ignore[no-untyped-def]
+def _chats(workspace: Path) -> list[str]:
+    return [s.key for s in SessionManager(workspace, config_dir=workspace.parent).summaries()]
+
+
+def _switcher(chat: ChatHarness, row: int) -> tuple[int, int, int] | None:
+    return chat.items()[row].fork
+
+
+def _click_link(chat: ChatHarness, row: int, href: str) -> None:
+    """Click the link ``href`` drawn in ``row`` (a real mouse press and release)."""
+    from PySide6.QtCore import QPoint, QPointF, Qt
+    from PySide6.QtTest import QTest
+
+    view = chat.tab.pane.view
+    view.reveal(row)
+    view.visible_rows()
+    layout = view.layout_of(row)
+    top = view.row_rect(row).top()
+    for part in layout.parts:
+        rect = part.rect()
+        y = rect.top() + 2
+        while y < rect.bottom():
+            x = rect.left() + 1
+            while x < rect.right():
+                local = QPointF(x - part.x, y - part.y)
+                if part.doc.documentLayout().anchorAt(local) == href:
+                    point = QPoint(int(x), int(top + y))
+                    QTest.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=point)
+                    return
+                x += 2
+            y += 2
+    raise AssertionError(f"no link {href} in row {row}")
+
+
+def test_regenerate_keeps_both_answers_in_one_chat_with_a_switcher(  # type: ignore[no-untyped-def]
+    make_chat, workspace: Path
+) -> None:
+    """Issue 21 item 5: no "(earlier version)" chat in the list; "‹ 2/2 ›" on the message."""
     chat: ChatHarness = make_chat()
     chat.server.push(Reply("First answer."), Reply("Second answer."))
     chat.send("hello")
@@ -95,16 +163,24 @@ def test_regenerate_replaces_the_answer_and_keeps_the_old_one(make_chat, workspa
     key = chat.tab.current
     live = SessionManager(workspace, config_dir=workspace.parent).get_or_create(key)
     assert [m["content"] for m in live.messages] == ["hello", "Second answer."]
-    (earlier,) = _earlier(workspace)
-    old = SessionManager(workspace, config_dir=workspace.parent).get_or_create(earlier)
-    assert [m["content"] for m in old.messages] == ["hello", "First answer."]
-    chat.wait(lambda: earlier in chat.tab.sessions.all_keys())
-    # the last answer's menu offers it too, the person's message offers editing
+    chat.tab.list_controller.refresh_soon()
+    chat.wait(lambda: chat.tab.sessions.all_keys() == [key])
+    assert _chats(workspace) == [key]  # one chat, no "(earlier version)" beside it
+    assert _switcher(chat, 0) == (0, 2, 2)
+    _click_link(chat, 0, "version:-1")  # ‹ : back to the first answer
+    chat.wait(lambda: _answers(chat) == ["First answer."])
+    assert _switcher(chat, 0) == (0, 1, 2)
+    live = SessionManager(workspace, config_dir=workspace.parent).get_or_create(key)
+    assert [m["content"] for m in live.messages] == ["hello", "First answer."]
+    _click_link(chat, 0, "version:+1")
+    chat.wait(lambda: _answers(chat) == ["Second answer."])
+    # the last answer's menu offers it too, the person's message offers editing and versions
     view = chat.tab.pane.view
     rows = chat.items()
     labels = [label for label, _ in view.row_actions(len(rows) - 1)]
     assert "Regenerate answer" in labels
-    assert "Edit and resend…" in [label for label, _ in view.row_actions(0)]
+    user_labels = [label for label, _ in view.row_actions(0)]
+    assert "Edit and resend…" in user_labels and "Show version 1 of 2" in user_labels
 
 
 def test_edit_and_resend_forks_the_conversation(make_chat, workspace: Path) -> None:  # type: ignore[no-untyped-def]
@@ -124,9 +200,45 @@ def test_edit_and_resend_forks_the_conversation(make_chat, workspace: Path) -> N
     assert [i.text for i in chat.items() if i.kind == "user"] == ["tell me about birds"]
     live = SessionManager(workspace, config_dir=workspace.parent).get_or_create(chat.tab.current)
     assert [m["content"] for m in live.messages] == ["tell me about birds", "About birds."]
-    (earlier,) = _earlier(workspace)
-    old = SessionManager(workspace, config_dir=workspace.parent).get_or_create(earlier)
-    assert len(old.messages) == 4 and old.messages[2]["content"] == "and dogs"
+    assert _chats(workspace) == [chat.tab.current]
+    # the keyboard switches too: Left on the message shows the conversation as it was
+    view = chat.tab.pane.view
+    view.setFocus()
+    chat.wait(view.hasFocus)
+    view.set_current_row(0)
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    QTest.keyClick(view, Qt.Key.Key_Left)
+    chat.wait(
+        lambda: (
+            [i.text for i in chat.items() if i.kind == "user"]
+            == [
+                "tell me about cats",
+                "and dogs",
+            ]
+        )
+    )
+    assert _answers(chat) == ["About cats.", "About dogs."]
+    assert _switcher(chat, 0) == (0, 1, 2)
+
+
+def test_an_edited_first_message_gives_the_chat_a_new_title(make_chat, workspace: Path) -> None:  # type: ignore[no-untyped-def]
+    """Issue 21 item 5: the subject changed, so the chat is titled again (one entry)."""
+    chat: ChatHarness = make_chat(auto_titles=True)
+    chat.server.push(Reply("About cats."), Reply("Cat facts"), Reply("About birds."))
+    chat.server.push(Reply("Bird facts"))
+    chat.send("tell me about cats")
+    chat.idle()
+    key = chat.tab.current
+    chat.wait(lambda: chat.tab.sessions.entry(key).title == "Cat facts")  # type: ignore[union-attr]
+    chat.tab.start_edit(0)
+    chat.send("tell me about birds")
+    chat.wait(lambda: _answers(chat) == ["About birds."])
+    chat.idle()
+    chat.wait(lambda: chat.tab.sessions.entry(key).title == "Bird facts")  # type: ignore[union-attr]
+    assert chat.tab.pane._full_title == "Bird facts"
+    assert _chats(workspace) == [key]
 
 
 def test_up_in_an_empty_composer_edits_the_last_message(make_chat) -> None:  # type: ignore[no-untyped-def]
