@@ -20,6 +20,8 @@ from tests.real_keyring import real_keyring  # noqa: F401 - the fixture, for eve
 # Suite-wide guards: no tasks, threads or widgets left behind; no blocking in the event loop.
 # (pytester runs the guards' own tests.)
 pytest_plugins = ["tests.guards.leaks", "tests.guards.blocking", "pytester"]
+if os.environ.get("NANOBOT_TEST_COSTS"):  # the per-test cost table (scripts/test_costs.py)
+    pytest_plugins.append("tests.costs")
 
 REPO = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
