@@ -61,9 +61,20 @@ def _loggers() -> list[logging.Logger]:
 
 
 @contextlib.contextmanager
-def _logging_restored() -> Iterator[None]:
-    """Remove (and close) handlers the command added; put levels back."""
+def logging_restored() -> Iterator[None]:
+    """Logging as a fresh process has it for the body; as it was afterwards.
+
+    Handlers the body added are removed (and closed) and levels put back. The CLI's echo of
+    notices to standard error (``desktop.cli.common.echo_notices``) is added once per process
+    and bound to the ``sys.stderr`` of that moment, so one left by an earlier in-process call
+    (its stream long closed) is detached for the body and put back after.
+    """
     before = {id(lg): (list(lg.handlers), lg.level) for lg in _loggers()}
+    echoes = [
+        (lg, h) for lg in _loggers() for h in list(lg.handlers) if getattr(h, "_nanobot_echo", 0)
+    ]
+    for logger, handler in echoes:
+        logger.removeHandler(handler)
     try:
         yield
     finally:
@@ -74,6 +85,8 @@ def _logging_restored() -> Iterator[None]:
                     logger.removeHandler(handler)
                     handler.close()
             logger.setLevel(level)
+        for logger, handler in echoes:
+            logger.addHandler(handler)
 
 
 class _Stream(io.TextIOWrapper):
@@ -106,7 +119,7 @@ def run_cli(
     source = _Stream((stdin or "").encode("utf-8"))
     with (
         _environment(cli_env(home, **env)),
-        _logging_restored(),
+        logging_restored(),
         contextlib.redirect_stdout(out),
         contextlib.redirect_stderr(err),
     ):
