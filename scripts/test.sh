@@ -2,19 +2,37 @@
 # Run the whole test suite: installs what it needs, then runs pytest inside a private D-Bus
 # session with a real, unlocked Secret Service (gnome-keyring) so the keyring tier is real.
 # Extra arguments go to pytest (e.g. scripts/test.sh -k config).
-# First it builds the self-contained app, the tarball and the .deb (packaging/build.sh, a few
-# minutes) for the smoke tests in tests/packaging/; NANOBOT_SKIP_FROZEN_BUILD=1 skips that
-# locally (the tests then use what dist/ holds, or skip). CI always builds.
-# Before any of that, scripts/lint.sh runs the static checks (ruff, mypy, import-linter); a
+# Before anything else, scripts/lint.sh runs the static checks (ruff, mypy, import-linter); a
 # lint or type error fails the run there, naming the check that failed.
+# The self-contained app, the tarball and the .deb (packaging/build.sh, a few minutes) are
+# built for the smoke tests in tests/packaging/test_frozen_app.py; NANOBOT_SKIP_FROZEN_BUILD=1
+# skips that locally (the tests then use what dist/ holds, or skip). CI always builds.
+#
+# Lanes (with no arguments, as CI runs it):
+#   1. the suite on two workers (pytest-xdist, `-n 2 --dist loadgroup`; which tests share a
+#      worker and in what order: LANES in tests/conftest.py), while the build runs beside it;
+#   2. once the build is done, the frozen-app smoke tests.
+# With arguments, one pytest run gets them (on two workers too), after the build.
+# NANOBOT_TEST_WORKERS=N sets the number of workers (0: no xdist, one process).
+# NANOBOT_NO_E2E=1 (not under CI): the end-to-end tier is neither installed nor required
+# (scripts/setup.sh), so it skips.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh --test
-scripts/lint.sh
-if [ -n "${CI:-}" ] || [ "${NANOBOT_SKIP_FROZEN_BUILD:-}" != 1 ]; then
-  packaging/build.sh
-  export NANOBOT_TEST_REQUIRE_FROZEN=1
+
+if [ -z "${NANOBOT_TEST_IN_SESSION:-}" ]; then
+  scripts/setup.sh --test
+  scripts/lint.sh
+  export PYTHONDONTWRITEBYTECODE=1
+  # The rest of this script runs inside a private D-Bus session (the keyring tier's).
+  exec dbus-run-session -- env NANOBOT_TEST_IN_SESSION=1 "$0" "$@"
 fi
+
+export HOME_FOR_KEYRING
+HOME_FOR_KEYRING=$(mktemp -d)
+export XDG_DATA_HOME=$HOME_FOR_KEYRING/data XDG_RUNTIME_DIR=$HOME_FOR_KEYRING/run
+mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
+printf "test-keyring-password" | gnome-keyring-daemon --unlock --components=secrets >/dev/null
+
 export QT_QPA_PLATFORM=${QT_QPA_PLATFORM:-offscreen}
 # In this script the real-keyring, real-model and real-X (tray + notifications) tiers must
 # run, not skip.
@@ -24,12 +42,45 @@ export NANOBOT_TEST_REQUIRE_NANOBOT=1  # the interop tier runs the real nanobot-
 export NANOBOT_TEST_REQUIRE_DOVECOT=1  # the Email tests need root and Dovecot (dovecot-imapd)
 export NANOBOT_TEST_REQUIRE_SANDBOX=1  # the exec sandbox tests must run (bubblewrap is installed)
 export NANOBOT_TEST_REQUIRE_ZBAR=1  # QR codes are read back with zbarimg (zbar-tools)
-export PYTHONDONTWRITEBYTECODE=1
-exec dbus-run-session -- bash -c '
-  set -e
-  export HOME_FOR_KEYRING=$(mktemp -d)
-  export XDG_DATA_HOME=$HOME_FOR_KEYRING/data XDG_RUNTIME_DIR=$HOME_FOR_KEYRING/run
-  mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
-  printf "test-keyring-password" | gnome-keyring-daemon --unlock --components=secrets >/dev/null
-  exec .venv/bin/python -m pytest "$@"
-' pytest "$@"
+if [ -z "${CI:-}" ] && [ "${NANOBOT_NO_E2E:-}" = 1 ]; then
+  export NANOBOT_TEST_REQUIRE_E2E=0  # a contributor's choice (README); CI always runs it
+fi
+
+workers=${NANOBOT_TEST_WORKERS:-2}
+xdist=()
+[ "$workers" != 0 ] && xdist=(-n "$workers" --dist loadgroup --no-loadscope-reorder)
+pytest=(.venv/bin/python -m pytest)
+frozen_tests=tests/packaging/test_frozen_app.py
+
+build=0
+if [ -n "${CI:-}" ] || [ "${NANOBOT_SKIP_FROZEN_BUILD:-}" != 1 ]; then
+  build=1
+  export NANOBOT_TEST_REQUIRE_FROZEN=1
+fi
+
+if [ "$#" -gt 0 ]; then
+  [ "$build" = 1 ] && packaging/build.sh
+  exec "${pytest[@]}" "${xdist[@]}" "$@"
+fi
+
+build_log=$(mktemp --suffix=-build.log)
+build_pid=
+if [ "$build" = 1 ]; then
+  echo "Building the frozen app in the background (log: $build_log)"
+  packaging/build.sh >"$build_log" 2>&1 &
+  build_pid=$!
+fi
+status=0
+"${pytest[@]}" "${xdist[@]}" --deselect "$frozen_tests" || status=$?
+if [ -n "$build_pid" ]; then
+  if ! wait "$build_pid"; then
+    echo "packaging/build.sh failed:" >&2
+    tail -n 60 "$build_log" >&2
+    exit 1
+  fi
+  tail -n 8 "$build_log"
+fi
+frozen_status=0
+"${pytest[@]}" "$frozen_tests" || frozen_status=$?
+[ "$status" = 0 ] && status=$frozen_status
+exit "$status"

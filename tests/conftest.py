@@ -20,6 +20,8 @@ from tests.real_keyring import real_keyring  # noqa: F401 - the fixture, for eve
 # Suite-wide guards: no tasks, threads or widgets left behind; no blocking in the event loop.
 # (pytester runs the guards' own tests.)
 pytest_plugins = ["tests.guards.leaks", "tests.guards.blocking", "pytester"]
+if os.environ.get("NANOBOT_TEST_COSTS"):  # the per-test cost table (scripts/test_costs.py)
+    pytest_plugins.append("tests.costs")
 
 REPO = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
@@ -111,17 +113,79 @@ def cli_env(home: Path, **extra: str) -> dict[str, str]:
     return env
 
 
+# Lanes for pytest-xdist (scripts/test.sh: ``-n 2 --dist loadgroup``). Every test may run on
+# either worker (each worker is its own process: its own HOME per test, ports from the OS, its
+# own QApplication and qasync loop, its own Xvfb per X test through ``-displayfd``, unique
+# keyring service names), except these, which share something expensive or system-wide and so
+# run on one worker, one after the other: path prefix -> (group, why).
+LANES: dict[str, tuple[str, str]] = {
+    "tests/channels/matrix/": (
+        "synapse",
+        "one real Synapse per session (a session fixture); a second worker would start another",
+    ),
+    "tests/e2e/": ("llama", "one llama.cpp server per session, with the model loaded"),
+    "tests/packaging/test_frozen_app.py": (
+        "frozen",
+        "installs the .deb system-wide under CI (dpkg -i, one at a time)",
+    ),
+}
+# Groups that start first (long and serial: the other worker works beside them) and last
+# (before the GUI tier).
+FIRST, LAST = ("synapse", "llama"), ("frozen",)
+
+
+def _path(nodeid: str) -> str:
+    nodeid = nodeid.replace("\\", "/")
+    return nodeid if nodeid.startswith("tests/") else f"tests/{nodeid}"
+
+
+def lane(nodeid: str) -> str | None:
+    """The group the test ``nodeid`` runs in under xdist (``None``: any worker)."""
+    path = _path(nodeid)
+    return next((group for prefix, (group, _) in LANES.items() if path.startswith(prefix)), None)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Run the GUI tests last, whatever the order on the command line.
+    """Order the tests: the GUI tests always last; under xdist the long lanes first.
 
     The GUI tier shares one qasync loop that stays installed as the running loop for the rest
     of the session (DESIGN §4); pytest-asyncio tests after it would find "another loop running".
+    Under xdist every worker collects in this order and is handed tests in this order, so on
+    every worker too the GUI tests come after all the others it runs.
     """
-    gui = [
-        item
-        for item in items
-        if "tests/ui/" in item.nodeid.replace("\\", "/") or item.nodeid.startswith("ui/")
-    ]
-    if gui:
-        moved = set(gui)
-        items[:] = [item for item in items if item not in moved] + gui
+    distributed = hasattr(config, "workerinput")  # this process is an xdist worker
+
+    def rank(item: pytest.Item) -> int:
+        if _path(item.nodeid).startswith("tests/ui/"):
+            return 4
+        group = lane(item.nodeid)
+        if group in LAST:
+            return 3
+        if distributed and group in FIRST:
+            return FIRST.index(group)
+        return 2
+
+    items.sort(key=rank)  # stable: the collection order within each rank
+
+
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist's
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """Under ``--dist load``/``loadgroup``: one test at a time to whichever worker is free, in
+    the collection order, except a :data:`LANES` group, which goes to one worker as a whole.
+
+    (xdist's own ``loadgroup`` marks tests by renaming their node ids, which pytest 9.2's node
+    ids ignore; the lanes are found from the path instead.)
+    """
+    if config.getvalue("dist") not in ("load", "loadgroup"):
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class LaneScheduling(LoadScopeScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            return lane(nodeid) or nodeid
+
+        def schedule(self) -> None:
+            self.config.option.loadscopereorder = False  # keep the order above
+            super().schedule()
+
+    return LaneScheduling(config, log)

@@ -179,18 +179,24 @@ async def _run(config: Config, job_id: str) -> int:
     from desktop.cli.usage import budgets_of, dream_review_of, say_budget_events
     from desktop.core.assembly import build_runtime
 
-    budgets, review = budgets_of(config), dream_review_of(config)
+    # desktop.json and the runtime's files are read off the loop.
     runtime = await asyncio.to_thread(
-        lambda: build_runtime(config, built.provider, budgets=budgets, dream_review=review)
+        lambda: build_runtime(
+            config,
+            built.provider,
+            budgets=budgets_of(config),
+            dream_review=dream_review_of(config),
+        )
     )
     runtime.bus.subscribe(say_budget_events)
     # The terminal shows what the run says (its receipt counts it as delivered there).
     runtime.channels.set_fallback(lambda message: print(f"[{message.channel}] {message.content}"))
     try:
-        if runtime.cron.get_job(job_id) is None:
+        # get_job reloads jobs.json (file I/O under the cron lock): off the loop.
+        if await asyncio.to_thread(runtime.cron.get_job, job_id) is None:
             return fail(f"no job with id {job_id!r} (see 'cron list')")
         result = await runtime.cron.run_now(job_id)
-        job = runtime.cron.get_job(job_id)
+        job = await asyncio.to_thread(runtime.cron.get_job, job_id)
     finally:
         await runtime.stop()
     state = job.state if job is not None else None

@@ -1,4 +1,9 @@
-"""The headless commands, run as a user would (subprocesses of the installed script)."""
+"""The headless commands, run as a user would.
+
+Most run in this process through ``desktop.cli.main`` (``tests/cli_runner.py``: the
+environment, standard streams and exit code a subprocess would have); the console script
+itself, the gateway and the import-time check run as real subprocesses.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ from pathlib import Path
 
 from desktop import __version__
 from desktop.core.session.manager import SessionManager
+from tests.cli_runner import run_cli
 from tests.conftest import CLI, cli_env, custom_config, write_config
 from tests.fakes.openai_server import Fail, Reply, ScriptedOpenAIServer
 
@@ -15,7 +21,14 @@ from tests.fakes.openai_server import Fail, Reply, ScriptedOpenAIServer
 def run(
     args: list[str], home: Path, stdin: str | None = None, **env: str
 ) -> subprocess.CompletedProcess[str]:
-    """Run the CLI with an isolated environment."""
+    """Run the CLI with an isolated environment, in this process (see the module docstring)."""
+    return run_cli(args, home, stdin, **env)
+
+
+def run_process(
+    args: list[str], home: Path, stdin: str | None = None, **env: str
+) -> subprocess.CompletedProcess[str]:
+    """Run the installed console script as a subprocess with an isolated environment."""
     return subprocess.run(
         [CLI, *args],
         input=stdin,
@@ -39,7 +52,7 @@ def _session_lines(tmp_path: Path, key: str = "cli:direct") -> list[dict[str, ob
 
 def test_version(isolated_env: Path) -> None:
     """--version prints the package version."""
-    result = run(["--version"], isolated_env)
+    result = run_process(["--version"], isolated_env)  # the console script itself
     assert result.returncode == 0 and result.stdout.strip() == f"nanobot-desktop {__version__}"
 
 

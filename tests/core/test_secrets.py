@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import io
 import json
-import logging
 import os
 import stat
 import threading
@@ -36,6 +35,7 @@ from desktop.core.config.secrets import (
     SecretStore,
 )
 from desktop.core.utils.tasks import cancel_and_wait
+from tests.cli_runner import logging_restored
 from tests.conftest import write_config
 from tests.fakes.memory_keyring import MemoryKeyring
 
@@ -606,8 +606,6 @@ def test_migrate_without_keyring_changes_nothing(tmp_path: Path) -> None:
 def run_cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
     """Call the CLI entry point in-process: ``run_cli(args, stdin) -> (code, out, err)``."""
     monkeypatch.setenv(SERVICE_ENV, SVC)
-    root = logging.getLogger()
-    handlers, level = list(root.handlers), root.level
 
     def run(args: list[str], stdin: str = "") -> tuple[int, str, str]:
         monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
@@ -615,12 +613,10 @@ def run_cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str])
         captured = capsys.readouterr()
         return code, captured.out, captured.err
 
-    yield run
-    for handler in list(root.handlers):  # the CLI's log file handler
-        if handler not in handlers:
-            root.removeHandler(handler)
-            handler.close()
-    root.setLevel(level)
+    # The CLI's log file handler and its echo of notices (bound to this test's captured
+    # stderr) go with the test: a later in-process run must not write to a closed stream.
+    with logging_restored():
+        yield run
 
 
 def test_cli_keys_set_list_delete(run_cli, memory_keyring: MemoryKeyring, tmp_path: Path) -> None:

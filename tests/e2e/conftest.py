@@ -50,7 +50,7 @@ def local_model_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             [
                 sys.executable,
                 "-m",
-                "llama_cpp.server",
+                "tests.e2e.llama_server",  # llama_cpp.server, see its docstring
                 "--model",
                 str(MODEL),
                 "--host",
@@ -64,6 +64,7 @@ def local_model_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             ],
             stdout=sink,
             stderr=subprocess.STDOUT,
+            cwd=REPO,
         )
     url = f"http://127.0.0.1:{port}/v1"
     deadline = time.monotonic() + 120

@@ -1,6 +1,7 @@
 """Child process for the crash harness: runs one agent turn and SIGKILLs itself at event N.
 
 Usage: python -m tests.core.agent.crash_child URL WORKSPACE CRASH_AT [MODE]
+(the tests fork it from a pre-imported server instead: ``tests.zygote.run`` calls :func:`run`).
 MODE ``events`` (the default): events are counted at hook callbacks (model call start/end,
 tool start/finish, after each checkpoint), right before and after every session save, and
 inside tool execution, so each N is a distinct point of the scripted tool loop.
@@ -114,10 +115,10 @@ def watch_saves(sessions: SessionManager, mode: str) -> None:
     sessions._write_at = write  # type: ignore[method-assign]
 
 
-async def main() -> None:
-    url, workspace = sys.argv[1], Path(sys.argv[2])
-    COUNTER["crash_at"] = int(sys.argv[3])
-    mode = MODE["name"] = sys.argv[4] if len(sys.argv) > 4 else "events"
+async def main(argv: list[str]) -> None:
+    url, workspace = argv[0], Path(argv[1])
+    COUNTER["crash_at"] = int(argv[2])
+    mode = MODE["name"] = argv[3] if len(argv) > 3 else "events"
     config = Config.model_validate({"agents": {"defaults": {"workspace": str(workspace)}}})
     tools = ToolRegistry()
     tools.register(Step())
@@ -132,5 +133,11 @@ async def main() -> None:
     print(f"EVENTS:{COUNTER['n']}")
 
 
+def run(argv: list[str]) -> int:
+    """Run the child with ``argv`` (URL WORKSPACE CRASH_AT [MODE]); 0 when it did not crash."""
+    asyncio.run(main(argv))
+    return 0
+
+
 if __name__ == "__main__":
-    asyncio.run(main())
+    sys.exit(run(sys.argv[1:]))

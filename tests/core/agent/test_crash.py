@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,7 @@ from desktop.core.bus.queue import MessageBus
 from desktop.core.config.schema import Config
 from desktop.core.session.manager import SessionManager
 from desktop.core.tools.registry import ToolRegistry
+from tests import zygote
 from tests.conftest import REPO
 from tests.core.agent.conftest import make_provider, new_loop
 from tests.core.agent.crash_child import Step
@@ -36,22 +36,17 @@ SCRIPT = [
 def _run_child(
     server: ScriptedOpenAIServer, workspace: Path, crash_at: int, mode: str = "events"
 ) -> subprocess.CompletedProcess[str]:
+    """Run the scripted turn in a separate process that SIGKILLs itself at event ``crash_at``.
+
+    The process is forked from a server that imported LiteLLM and the agent once
+    (``tests.zygote``), not started from nothing: the kill is just as real.
+    """
     server.script.clear()
     server.push(*SCRIPT)
-    return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "tests.core.agent.crash_child",
-            server.url,
-            str(workspace),
-            str(crash_at),
-            mode,
-        ],
-        capture_output=True,
-        text=True,
+    return zygote.run(
+        "tests.core.agent.crash_child:run",
+        [server.url, str(workspace), str(crash_at), mode],
         timeout=120,
-        check=False,
         cwd=REPO,
     )
 

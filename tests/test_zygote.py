@@ -1,0 +1,63 @@
+"""The pre-imported child processes of ``tests/zygote.py``: real processes, started cheaply.
+
+The children are in ``tests/fakes/zygote_children.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests import zygote
+from tests.conftest import REPO
+from tests.waiting import wait_for
+
+
+def test_the_child_is_a_separate_process_with_the_imports_done(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its own pid; LiteLLM and the core already imported; this checkout's code; the caller's
+    environment, folder and arguments; output and exit code back as ``subprocess.run``'s."""
+    monkeypatch.setenv("ZYGOTE_MARKER", "from the caller")
+    result = zygote.run("tests.fakes.zygote_children:probe", ["3", "x y"], cwd=tmp_path)
+    assert result.returncode == 3, result.stderr
+    seen = json.loads(result.stdout)
+    assert seen["pid"] != os.getpid() and seen["ppid"] != os.getpid()
+    assert seen["preloaded"] == zygote.PRELOAD
+    assert seen["tests"] == str(REPO)
+    assert seen["cwd"] == str(tmp_path)
+    assert seen["marker"] == "from the caller"
+    assert seen["argv"] == ["3", "x y"]
+    assert result.stderr == "to stderr\n"
+
+
+def test_sigkill_is_real(tmp_path: Path) -> None:
+    """A SIGKILL ends the child for real: -9 as ``subprocess`` reports it, its unflushed
+    buffer lost, what it printed before kept."""
+    target = tmp_path / "file.txt"
+    result = zygote.run("tests.fakes.zygote_children:killed_mid_write", [str(target)])
+    assert result.returncode == -signal.SIGKILL
+    assert result.stdout == "about to die\n"
+    assert target.read_text() == "complete line\n"
+
+
+def test_a_child_past_its_timeout_is_killed(tmp_path: Path) -> None:
+    """Past the timeout: TimeoutExpired, and the child is gone."""
+    pid_file = tmp_path / "pid"
+    with pytest.raises(subprocess.TimeoutExpired):
+        zygote.run("tests.fakes.zygote_children:hang", [str(pid_file)], timeout=5)
+    pid = int(pid_file.read_text())
+
+    def gone() -> bool:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        return False
+
+    wait_for(gone, 10, "the timed-out child to be gone")

@@ -1,0 +1,151 @@
+"""Child processes forked from a pre-imported server instead of started from nothing.
+
+A test that needs a *real separate process* (one it kills with SIGKILL in the middle of a
+write, one that must die for real) used to start ``python -m ...`` each time, and every such
+interpreter imported LiteLLM and the agent again: about 4-5 s of CPU per child, a few hundred
+children per run. :func:`run` forks the child from Python's multiprocessing *forkserver*
+instead, with LiteLLM and the core modules imported once (``set_forkserver_preload``):
+
+- the child is still its own process with its own pid, memory and file descriptors; a
+  SIGKILL kills it for real (``returncode == -9``, as ``subprocess`` reports it) and whatever
+  it had not written is lost exactly as before;
+- it gets the caller's environment and working directory (the forkserver was started once,
+  from whichever test came first), and its standard output and error go to files the caller
+  reads back, so the result looks like :func:`subprocess.run`'s.
+
+What it does not prove: anything about starting an interpreter (imports, the console script,
+exit codes of ``main``, ``-X importtime``); tests of those keep real subprocesses.
+"""
+
+from __future__ import annotations
+
+import importlib
+import multiprocessing
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+from collections.abc import Mapping, Sequence
+from multiprocessing import forkserver
+from multiprocessing.context import ForkServerContext
+from pathlib import Path
+
+# Imported once in the forkserver; each child starts with them loaded. The core's heavy
+# imports (LiteLLM ~2.5 s, the pydantic config models, the agent loop) and the test children.
+PRELOAD = [
+    "litellm",
+    # What LiteLLM's first OpenAI-compatible call imports lazily (the openai client's
+    # resources, httpx's transports).
+    "openai.resources",
+    "httpcore",
+    "h2.connection",
+    "anyio._backends._asyncio",
+    "desktop.core.config.schema",
+    "desktop.core.providers.litellm_provider",
+    "desktop.core.agent.loop",
+    "desktop.core.session.manager",
+    "tests.core.agent.crash_child",
+]
+
+_CONTEXT: list[ForkServerContext] = []
+_COST_MAP = "LITELLM_LOCAL_MODEL_COST_MAP"
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _context() -> ForkServerContext:
+    """The forkserver context, with the server started (once) on this checkout's code.
+
+    The server imports :data:`PRELOAD` from its own ``sys.path`` (Python 3.11 ignores the
+    parent's there) and skips a module that fails to import, so it is started with this
+    checkout first on ``PYTHONPATH``, whatever folder pytest runs in.
+    """
+    if not _CONTEXT:
+        context = multiprocessing.get_context("forkserver")
+        assert isinstance(context, ForkServerContext)
+        context.set_forkserver_preload(PRELOAD)
+        saved = {name: os.environ.get(name) for name in ("PYTHONPATH", _COST_MAP)}
+        os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), saved["PYTHONPATH"]]))
+        os.environ[_COST_MAP] = "True"  # LiteLLM reads it at import: no network
+        try:
+            forkserver.ensure_running()
+        finally:
+            for name, value in saved.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
+        _CONTEXT.append(context)
+    return _CONTEXT[0]
+
+
+def _child_main(
+    target: str, argv: list[str], env: dict[str, str], cwd: str, out: str, err: str
+) -> None:
+    """In the forked child: the caller's environment, folder and argv; output to files."""
+    os.environ.clear()
+    os.environ.update(env)
+    os.chdir(cwd)
+    for fd, path in ((1, out), (2, err)):
+        handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.dup2(handle, fd)
+        os.close(handle)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    module_name, _, function = target.partition(":")
+    sys.argv = [module_name, *argv]
+    code = getattr(importlib.import_module(module_name), function or "main")(argv)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    sys.exit(code or 0)
+
+
+def run(
+    target: str,
+    argv: Sequence[str],
+    *,
+    env: Mapping[str, str] | None = None,
+    cwd: str | Path | None = None,
+    timeout: float = 120.0,
+) -> subprocess.CompletedProcess[str]:
+    """Run ``module:function(argv)`` in a process forked from the pre-imported server.
+
+    Args:
+        target: ``"package.module:function"``; the function takes the argument list and
+            returns an exit code (or ``None`` for 0).
+        argv: Its arguments.
+        env: The child's whole environment (default: this process's, as ``subprocess``).
+        cwd: Its working directory (default: this process's).
+        timeout: Seconds before the child is killed and :class:`subprocess.TimeoutExpired`
+            raised.
+
+    Returns:
+        What :func:`subprocess.run` returns: ``returncode`` (negative: the signal that ended
+        it, ``-9`` for SIGKILL), ``stdout`` and ``stderr`` as text.
+    """
+    sys.audit("tests.zygote.run", target)  # counted by the cost table (tests/costs.py)
+    with tempfile.TemporaryDirectory(prefix="zygote-") as folder:
+        out, err = os.path.join(folder, "stdout"), os.path.join(folder, "stderr")
+        process = _context().Process(
+            target=_child_main,
+            args=(
+                target,
+                list(argv),
+                dict(os.environ if env is None else env),
+                str(cwd or os.getcwd()),
+                out,
+                err,
+            ),
+            daemon=False,
+        )
+        process.start()
+        process.join(timeout)
+        if process.exitcode is None:
+            process.kill()
+            process.join()
+            process.close()
+            raise subprocess.TimeoutExpired([target, *argv], timeout)
+        code = process.exitcode
+        process.close()
+        stdout = Path(out).read_text(errors="replace") if os.path.exists(out) else ""
+        stderr = Path(err).read_text(errors="replace") if os.path.exists(err) else ""
+    return subprocess.CompletedProcess([target, *argv], code, stdout, stderr)
