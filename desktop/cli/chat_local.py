@@ -127,10 +127,11 @@ async def _chat(config: Config, args: argparse.Namespace) -> int:
         return fail(str(exc))
     from desktop.cli.usage import budgets_of, dream_review_of, say_budget_events
 
-    budgets, review = budgets_of(config), dream_review_of(config)
-    runtime = await asyncio.to_thread(
-        lambda: build_runtime(config, built.provider, budgets=budgets, dream_review=review)
-    )
+    def build() -> Runtime:  # desktop.json and the workspace are read: off the loop
+        budgets, review = budgets_of(config), dream_review_of(config)
+        return build_runtime(config, built.provider, budgets=budgets, dream_review=review)
+
+    runtime = await asyncio.to_thread(build)
     runtime.bus.subscribe(say_budget_events)
     runtime.channels.register(TerminalChannel(args.session))
     _print_reports(runtime, args.session)

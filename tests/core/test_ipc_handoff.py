@@ -32,6 +32,7 @@ from desktop.core.config.secrets import SecretStore
 from desktop.core.ipc.client import socket_path
 from desktop.core.runtime import Runtime
 from tests.conftest import cli_env, custom_config
+from tests.core.tools.exec_output import unframe
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
 from tests.waiting import until
 
@@ -161,8 +162,9 @@ def _exec_then_answer(scripted_server: ScriptedOpenAIServer) -> None:
 
 
 def _tool_result(scripted_server: ScriptedOpenAIServer) -> str:
+    """The exec call's result the model got, without its untrusted frame."""
     messages = scripted_server.chat_requests()[-1].body["messages"]
-    return str(next(m for m in messages if m["role"] == "tool")["content"])
+    return unframe(str(next(m for m in messages if m["role"] == "tool")["content"]))
 
 
 @contextlib.contextmanager

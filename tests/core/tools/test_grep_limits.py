@@ -60,7 +60,9 @@ async def test_one_catastrophic_line_is_stopped_with_a_clear_error(
     print(f"\ncatastrophic line: {elapsed:.2f}s -> {result.text[:80]}")
     assert result.is_error and "grep stopped" in result.text
     assert "backtracks catastrophically" in result.text and CATASTROPHIC in result.text
-    assert elapsed < 3
+    # The message proves the limit fired; the bound only rules out grinding through the line
+    # (seconds unloaded, far more on a loaded machine), with room for a busy CI machine.
+    assert elapsed < 10
 
 
 async def test_many_slow_lines_hit_the_call_budget(ws: Path, ctx: ToolContext) -> None:
@@ -72,7 +74,9 @@ async def test_many_slow_lines_hit_the_call_budget(ws: Path, ctx: ToolContext) -
     elapsed = time.monotonic() - started
     print(f"\nslow lines: {elapsed:.2f}s -> {result.text[:80]}")
     assert result.is_error and "over 1s in total" in result.text
-    assert elapsed < 3
+    # Without the call's budget the 40 lines take up to 40 × 0.9 s; the budget ends it after
+    # about 1 s (a line's limit more at worst). The bound leaves room for a loaded machine.
+    assert elapsed < 12
 
 
 async def test_cancelling_grep_stops_its_worker(ws: Path, ctx: ToolContext) -> None:
