@@ -65,8 +65,17 @@ WORKSPACE_STATE = (
     "memory/.dream_state",
 )
 # The app's own files beside the config file (the config itself is added by path); its
-# ``sessions/`` holds each workspace's conversations (nanobot 0.3.5's layout).
-CONFIG_DIR_STATE = ("desktop.json", "desktop.lock", "logs", "sessions", "channel-state", "run")
+# ``sessions/`` holds each workspace's conversations (nanobot 0.3.5's layout), ``usage/`` each
+# workspace's usage ledger.
+CONFIG_DIR_STATE = (
+    "desktop.json",
+    "desktop.lock",
+    "logs",
+    "sessions",
+    "usage",
+    "channel-state",
+    "run",
+)
 # Copies the app keeps beside a damaged file (``<name>.corrupt-<time>`` and older spellings).
 _ASIDE_LABELS = ("corrupt-", "malformed-", "quarantine")
 
@@ -79,8 +88,9 @@ def default_protected_paths(workspace: Path, config_path: Path | None) -> tuple[
     ``action.jsonl``) and its lock, nanobot's ``.nanobot/``. Beside the config file (the one in
     use, and always the default ``~/.nanobot`` one, which other processes may use): the config,
     ``desktop.json`` (preferences: approval mode, always-allowed tools), the instance lock,
-    ``logs/``, nanobot's ``sessions/``, the channels' cursors (``channel-state/``) and the
-    agent socket's folder (``run/``). Files set aside beside a protected file
+    ``logs/``, nanobot's ``sessions/``, the usage ledgers (``usage/``), the channels' cursors
+    (``channel-state/``) and the agent socket's folder (``run/``). Files set aside beside a
+    protected file
     (``<name>.corrupt-…``) are covered by :func:`is_protected`.
 
     Args:
