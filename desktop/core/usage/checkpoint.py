@@ -28,10 +28,11 @@ import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from desktop.core.utils.atomic import atomic_write_text
-from desktop.core.utils.validate import Unusable, read_document
+from desktop.core.utils.validate import Unusable, notify, read_document
 
 if TYPE_CHECKING:
     from desktop.core.usage.ledger import UsageRecord
@@ -181,12 +182,14 @@ class Gap:
         calls: How many.
         sources: ``(calls, tokens, usd)`` missing per source.
         message: One sentence for the person.
+        path: The month file.
     """
 
     month: str
     calls: int
     sources: dict[str, Spend]
     message: str
+    path: Path
 
     @property
     def tokens(self) -> int:
@@ -232,12 +235,26 @@ def gap(
             sources[source] = missing
     calls = mark.calls - found.calls
     path = place.folder / f"ledger-{month}.jsonl"
-    what = "is missing" if not exists else f"holds {calls} call(s) fewer than were recorded"
     tokens = sum(s[1] for s in sources.values())
     usd = sum(s[2] for s in sources.values())
-    message = (
-        f"The usage ledger {path} {what} (deleted or changed outside the app); "
-        f"{calls} call(s), {tokens:,} tokens, ${usd:.2f} recorded in the checkpoint still "
-        "count toward the budgets."
-    )
-    return Gap(month, calls, sources, message)
+    label = _month_label(month)
+    counted = f"{calls} call{'s' if calls != 1 else ''} ({tokens:,} tokens, ${usd:.2f})"
+    if not exists:
+        message = (
+            f"The usage ledger for {label} was deleted outside the app: its {counted} still "
+            "count toward the budgets."
+        )
+    else:
+        message = (
+            f"The usage ledger for {label} lost {counted}: it was changed outside the app; "
+            "they still count toward the budgets."
+        )
+    notify(f"{message} ({path})", key=f"gap:{path}:{calls}")
+    return Gap(month, calls, sources, message, path)
+
+
+def _month_label(month: str) -> str:
+    try:
+        return datetime.strptime(month, "%Y-%m").strftime("%B %Y")
+    except ValueError:
+        return month

@@ -187,6 +187,29 @@ async def test_a_forged_enormous_line_cannot_lock_chats_out(
         await runtime.stop()
 
 
+async def test_a_planted_lock_or_ledger_in_the_workspace_cannot_stop_the_counting(
+    scripted_server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
+    """A symlinked ``usage/.ledger.lock`` once stopped every call being counted (a hard cap
+    was passed) and a linked ledger made the app append to a file elsewhere: the ledger is no
+    longer in the workspace, and the cap holds."""
+    ws = tmp_path / "ws"
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (ws / "usage").mkdir(parents=True)
+    (ws / "usage" / ".ledger.lock").symlink_to(outside / "x.lock")
+    (ws / "usage" / f"ledger-{MONTH}.jsonl").symlink_to(outside / "ledger.jsonl")
+    runtime = _runtime(tmp_path, scripted_server, CAP)
+    try:
+        for text in ("one", "two", "three"):
+            await runtime.agent.process_direct(text)
+        with pytest.raises(BudgetRefused):
+            await runtime.agent.process_direct("four")
+    finally:
+        await runtime.stop()
+    assert list(outside.iterdir()) == []
+
+
 async def test_a_deleted_ledger_still_counts_and_is_reported(
     scripted_server: ScriptedOpenAIServer, tmp_path: Path
 ) -> None:
@@ -209,7 +232,8 @@ async def test_a_deleted_ledger_still_counts_and_is_reported(
     summary = await asyncio.to_thread(load_summary, place, zone="UTC")
     assert summary.month.calls == 2
     [warning] = summary.warnings
-    assert "1 call(s), 15 tokens" in warning and "still count toward the budgets" in warning
+    assert "lost 1 call (15 tokens, $0.00)" in warning  # deleted, then written again
+    assert "still count toward the budgets" in warning
     assert f"Warning: {warning}" in render_text(summary)
 
 
@@ -249,4 +273,4 @@ def test_the_cli_usage_says_the_ledger_lost_calls(tmp_path: Path) -> None:
     path.write_bytes(path.read_bytes().splitlines(keepends=True)[0])  # cut: one record lost
     summary = load_summary(place, zone="UTC")
     [warning] = summary.warnings
-    assert "holds 1 call(s) fewer" in warning and "200 tokens" in warning
+    assert "lost 1 call (200 tokens, $0.00): it was changed outside the app" in warning
