@@ -728,6 +728,7 @@ def test_resolve_tool_path_contract(ws: Path) -> None:
         *("sessions", ".git", ".gitignore", ".nanobot", "cron", "cron.lock"),
         *("history.jsonl", ".dream_cursor", ".cursor", ".dream_state"),
         *("config.json", "desktop.json", "desktop.lock", "logs", "channel-state", "run"),
+        "usage",  # the usage ledgers beside the config
     }
 
 
