@@ -309,7 +309,8 @@ class SkillsLoader:
         data = ownfiles.read_bytes(path, root=self.workspace)
         if data is None:
             raise FileNotFoundError(2, "No such file or directory", str(path))
-        return data.decode("utf-8")
+        # Universal newlines, as ``read_text`` reads them (CRLF files are common in skills).
+        return data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
 
     def _load(self, path: Path, folder_name: str) -> tuple[_StatKey, _Parsed | str] | None:
         """The parsed file (or its error text), re-read only when its stat key changed."""
