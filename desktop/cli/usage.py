@@ -1,7 +1,7 @@
 """``nanobot-desktop usage``: spend today and this month, per source, against the budgets.
 
-Reads the workspace's usage ledger (:mod:`desktop.core.usage.ledger`) and the budgets in
-``desktop.json``. Exit codes: 0 done, 2 the config cannot be used.
+Reads the workspace's usage ledger (:mod:`desktop.core.usage.ledger`, beside the config) and the
+budgets in ``desktop.json``. Exit codes: 0 done, 2 the config cannot be used.
 """
 
 from __future__ import annotations
@@ -34,7 +34,9 @@ def run_usage(args: argparse.Namespace) -> int:
     prefs = load_prefs(prefs_path(config_origin(config).path))
     if prefs.load_warning:
         print(f"warning: {prefs.load_warning}", file=sys.stderr)
-    summary = load_summary(config.workspace_path, zone=config.agents.defaults.effective_timezone)
+    from desktop.core.assembly import usage_place
+
+    summary = load_summary(usage_place(config), zone=config.agents.defaults.effective_timezone)
     if not getattr(args, "json", False):
         sys.stdout.write(render_text(summary, prefs.budgets))
         return EXIT_OK
@@ -47,6 +49,7 @@ def run_usage(args: argparse.Namespace) -> int:
         "monthBySource": {k: asdict(v) for k, v in summary.month_by_source.items()},
         "topSessions": [[k, asdict(v)] for k, v in summary.top_sessions],
         "topJobs": [[k, asdict(v)] for k, v in summary.top_jobs],
+        "warnings": summary.warnings,
         "budgets": prefs.budgets.model_dump(mode="json", by_alias=True),
     }
     print(json.dumps(data, indent=2))

@@ -62,6 +62,7 @@ from desktop.core.tools.web import web_tools
 from desktop.core.usage.budgets import Budgets
 from desktop.core.usage.governor import SpendGovernor
 from desktop.core.usage.ledger import UsageLedger
+from desktop.core.usage.place import LedgerPlace, locate
 from desktop.core.utils.tasks import TaskOwner
 
 if TYPE_CHECKING:
@@ -105,6 +106,12 @@ def config_dir(config: Config) -> Path:
 
     path = config_origin(config).path or default_config_path()
     return Path(path).expanduser().parent
+
+
+def usage_place(config: Config) -> LedgerPlace:
+    """Where ``config``'s workspace keeps its usage ledger (beside the config; a ledger left in
+    the workspace by an earlier version is moved there). Blocking: call it in a thread."""
+    return locate(config.workspace_path, config_dir(config))
 
 
 def channel_state_dir(config: Config) -> Path:
@@ -153,13 +160,14 @@ def build_runtime(
         provider if isinstance(provider, SwitchableProvider) else SwitchableProvider(provider)
     )
     owner = TaskOwner("runtime")
-    ledger = UsageLedger(workspace)
+    ledger = UsageLedger(usage_place(config))
     governor = SpendGovernor(
-        workspace,
+        ledger.place,
         budgets or Budgets,
         bus.emit,
         interactive=ask_budgets,
         zone=defaults.effective_timezone,
+        pending=lambda: list(ledger.unwritten),
     )
     detach = (provider.add_call_listener(ledger.record), provider.add_call_guard(governor.guard))
     work = SessionWork()

@@ -133,10 +133,12 @@ class AppServices(QObject):
         """Today's and this month's spend from the workspace's ledger (read in a thread)."""
         import asyncio
 
+        from desktop.core.assembly import usage_place
         from desktop.core.usage.summary import load_summary
 
-        zone = self.config.agents.defaults.effective_timezone
-        return await asyncio.to_thread(load_summary, self.workspace, zone=zone)
+        config = self.config
+        zone = config.agents.defaults.effective_timezone
+        return await asyncio.to_thread(lambda: load_summary(usage_place(config), zone=zone))
 
     def answer_budget(self, request_id: str, choice: str) -> bool:
         """Answer a budget pause: ``run`` (run once) or ``keep`` (keep paused)."""

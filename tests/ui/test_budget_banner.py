@@ -21,7 +21,7 @@ from desktop.core.assembly import build_runtime
 from desktop.core.config.loader import load_config
 from desktop.core.config.prefs import PrefsStore, load_prefs
 from desktop.core.memory.store import MemoryStore
-from desktop.core.usage.ledger import UsageLedger, UsageRecord
+from desktop.core.usage.ledger import UsageRecord
 from desktop.ui.budget_prompts import banner_key
 from desktop.ui.main_window import MainWindow
 from desktop.ui.notifications import Notifier
@@ -31,6 +31,7 @@ from desktop.ui.single_instance import SingleInstance
 from desktop.ui.theme import Theme
 from tests.conftest import write_config
 from tests.core.agent.conftest import make_provider
+from tests.core.usage.helpers import ledger_of
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
 from tests.ui.conftest import run_async
 
@@ -74,7 +75,7 @@ def test_the_banner_asks_and_raise_saves_a_budget_the_run_fits_then_runs_it(
         config_path.parent / "desktop.json",
         {"budgets": {"sources": {"dream": {"dailyTokens": 20000}}}},
     )
-    UsageLedger(workspace).extend(
+    ledger_of(load_config(config_path)).extend(
         UsageRecord(time=time.time() - 1, source="dream", model="m", prompt_tokens=6000, run=r)
         for r in ("a", "b", "c")
     )

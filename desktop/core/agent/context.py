@@ -3,6 +3,10 @@
 The system prompt depends only on the workspace files and the channel, never on the clock, so
 it stays byte-identical between turns and provider prompt caches stay warm. Time, channel and
 chat id go into a runtime block at the start of the current user message instead.
+
+Workspace files are read without following a symlink (a command the model ran may have left
+one: ``MEMORY.md`` linked to ``config.json``), and everything taken from files passes through
+:func:`~desktop.core.utils.redact.redact_for_prompt` before it reaches the provider.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from zoneinfo import ZoneInfo
 from desktop.core.bus.events import DESKTOP_CHANNEL
 from desktop.core.memory.store import MemoryStore
 from desktop.core.resources import data_path, read_template
+from desktop.core.utils.redact import redact_for_prompt
 from desktop.core.utils.validate import read_text_document
 
 SEPARATOR = "\n\n---\n\n"
@@ -40,14 +45,15 @@ FORMAT_HINTS = {
 CHAT_APP_HINT = "This is a chat app: keep messages short; light markdown only."
 
 
-def _read(path: Path) -> str:
-    """A workspace text file, stripped ('' when missing or unusable; never raises)."""
-    return (read_text_document(path) or "").strip()
+def _read(path: Path, root: Path | None = None) -> str:
+    """A text file, stripped ('' when missing or unusable; never raises). With ``root`` (the
+    workspace) no symlink below it is followed and only a regular file is read."""
+    return (read_text_document(path, root=root) or "").strip()
 
 
-def _for_prompt(path: Path, shown: str) -> str:
+def _for_prompt(path: Path, shown: str, workspace: Path) -> str:
     """A workspace file's text for the system prompt, cut at :data:`PROMPT_FILE_CHARS`."""
-    text = _read(path)
+    text = _read(path, workspace)
     if len(text) <= PROMPT_FILE_CHARS:
         return text
     return (
@@ -99,14 +105,16 @@ class ContextBuilder:
         """AGENTS.md, SOUL.md, USER.md, TOOLS.md from the workspace, each under ``## <file>``."""
         parts = []
         for name in BOOTSTRAP_FILES:
-            text = _for_prompt(self.workspace / name, name)
+            text = _for_prompt(self.workspace / name, name, self.workspace)
             if text:
                 parts.append(f"## {name}\n\n{text}")
         return "\n\n".join(parts)
 
     def memory(self) -> str:
         """``# Memory`` with MEMORY.md, unless it is still the empty template."""
-        text = _for_prompt(self.workspace / "memory" / "MEMORY.md", "memory/MEMORY.md")
+        text = _for_prompt(
+            self.workspace / "memory" / "MEMORY.md", "memory/MEMORY.md", self.workspace
+        )
         template = _read(data_path("templates", "memory", "MEMORY.md"))
         if not text or text == template:
             return ""
@@ -137,11 +145,15 @@ class ContextBuilder:
         return "# Recent History\n\n" + "\n".join(reversed(kept))
 
     def system_prompt(self, channel: str) -> str:
-        """All parts joined by ``---`` separators; empty parts are left out."""
-        parts = [self.identity(channel), self.bootstrap(), self.memory()]
+        """All parts joined by ``---`` separators; empty parts are left out.
+
+        The parts read from files (bootstrap files, memory, skills, history) are redacted.
+        """
+        files = [self.bootstrap(), self.memory()]
         if self.skills_section is not None:
-            parts.extend(self.skills_section())
-        parts.append(self.recent_history())
+            files.extend(self.skills_section())
+        files.append(self.recent_history())
+        parts = [self.identity(channel), *(redact_for_prompt(p) for p in files if p)]
         return SEPARATOR.join(p for p in parts if p)
 
     # -- current message ------------------------------------------------------------------

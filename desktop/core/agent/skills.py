@@ -21,6 +21,11 @@ with the SKILL.md path the model reads with ``read_file`` when it needs it. Both
 and cached, so they stay byte-identical between turns (prompt caching) and cost a few ``stat``
 calls to rebuild. A skill whose frontmatter cannot be parsed is skipped, logged, and reported in
 :attr:`SkillsLoader.errors`.
+
+Workspace skills are read without following a symlink (:mod:`desktop.core.security.ownfiles`):
+a command the model ran may have linked a ``SKILL.md`` (or a skill folder) to a file elsewhere,
+whose text would otherwise land in the system prompt. A linked skill, or one whose ``SKILL.md``
+is a FIFO, is listed with the reason in :attr:`SkillsLoader.errors` and never read.
 """
 
 from __future__ import annotations
@@ -36,7 +41,8 @@ from typing import Any, Literal
 import yaml
 
 from desktop.core.resources import data_path, read_template
-from desktop.core.utils.validate import parse_json
+from desktop.core.security import ownfiles
+from desktop.core.utils.validate import notify, parse_json
 
 log = logging.getLogger(__name__)
 
@@ -234,9 +240,9 @@ def parse_skill(text: str, folder_name: str) -> _Parsed:
     )
 
 
-def _stat_key(path: Path) -> _StatKey | None:
+def _stat_key(path: Path, *, follow: bool = True) -> _StatKey | None:
     try:
-        st = path.stat()
+        st = path.stat() if follow else os.lstat(path)
     except OSError:
         return None
     return (st.st_mtime_ns, st.st_size, st.st_ino)
@@ -264,24 +270,61 @@ class SkillsLoader:
         return self.workspace / "skills"
 
     # -- discovery ------------------------------------------------------------------------
-    @staticmethod
-    def _candidates(base: Path) -> list[tuple[str, Path]]:
-        try:
-            folders = sorted(p for p in base.iterdir() if not p.name.startswith("."))
-        except OSError:
+    def _candidates(self, base: Path) -> list[tuple[str, Path]]:
+        """``(folder name, SKILL.md path)`` of each skill folder under ``base``.
+
+        Under the workspace nothing is followed: a linked skill folder, or a ``SKILL.md`` that
+        is a link or special file, is still a candidate (its load reports why it is skipped).
+        """
+        if base != self.workspace_dir:
+            try:
+                folders = sorted(p for p in base.iterdir() if not p.name.startswith("."))
+            except OSError:
+                return []
+            return [(p.name, p / SKILL_FILE) for p in folders if (p / SKILL_FILE).is_file()]
+        root = self.workspace
+        if ownfiles.entry_kind(base, root=root) in ("link", "folder-link"):
+            notify(f"{base} is a symbolic link; workspace skills are not read through links")
             return []
-        return [(p.name, p / SKILL_FILE) for p in folders if (p / SKILL_FILE).is_file()]
+        found: list[tuple[str, Path]] = []
+        for name, kind in ownfiles.list_folder(base, root=root):
+            path = base / name / SKILL_FILE
+            if name.startswith(".") or kind not in ("folder", "link"):
+                continue
+            if kind == "folder" and ownfiles.entry_kind(path, root=root) in ("missing", "folder"):
+                continue
+            found.append((name, path))
+        return found
+
+    def _read(self, path: Path) -> str:
+        """A SKILL.md's text; under the workspace without following a link.
+
+        Raises:
+            OSError: Unreadable, or (workspace) a link, FIFO or linked folder
+                (:class:`~desktop.core.security.ownfiles.Refused`).
+            UnicodeDecodeError: Not UTF-8.
+        """
+        if not path.is_relative_to(self.workspace_dir):
+            return path.read_text(encoding="utf-8")
+        data = ownfiles.read_bytes(path, root=self.workspace)
+        if data is None:
+            raise FileNotFoundError(2, "No such file or directory", str(path))
+        # Universal newlines, as ``read_text`` reads them (CRLF files are common in skills).
+        return data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
 
     def _load(self, path: Path, folder_name: str) -> tuple[_StatKey, _Parsed | str] | None:
         """The parsed file (or its error text), re-read only when its stat key changed."""
-        key = _stat_key(path)
+        own = path.is_relative_to(self.workspace_dir)
+        key = _stat_key(path, follow=not own) or (
+            _stat_key(path.parent, follow=False) if own else None
+        )
         if key is None:
             return None
         cached = self._parsed.get(path)
         if cached is not None and cached[0] == key:
             return cached
         try:
-            result: _Parsed | str = parse_skill(path.read_text(encoding="utf-8"), folder_name)
+            result: _Parsed | str = parse_skill(self._read(path), folder_name)
         except (OSError, UnicodeDecodeError, SkillFormatError) as exc:
             result = str(exc)
             log.warning("Skipping skill %s: %s", path, result)

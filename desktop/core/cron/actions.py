@@ -92,8 +92,9 @@ def merge_queue(
     The caller holds the cron lock. Returns the new job list, or ``None`` when there was
     nothing to apply (the queue is left as it is when it cannot be read).
     """
+    root = path.parent.parent  # the workspace: no link below it is followed
     try:
-        raw = read_bytes_limited(path, MAX_ACTIONS_BYTES)
+        raw = read_bytes_limited(path, MAX_ACTIONS_BYTES, root=root)
     except (OSError, Unusable) as exc:
         notify(f"{path} cannot be read ({exc}); the queued job edits wait")
         return None
@@ -102,12 +103,12 @@ def merge_queue(
     merged, applied, problems = apply_actions(jobs, raw)
     if problems:
         try:
-            copy = set_aside_file(path, "corrupt")
+            copy = set_aside_file(path, "corrupt", root=root)
         except OSError as exc:
             notify(f"{path} has unusable lines and cannot be copied aside ({exc}); kept as is")
             return None
         notify(f"{path}: {'; '.join(problems[:3])}; the queue was kept as {copy.name}")
     save(merged)
-    atomic_write_text(path, "")
+    atomic_write_text(path, "", root=root)
     log.info("applied %d queued job edit(s) from %s", applied, path)
     return merged

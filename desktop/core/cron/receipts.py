@@ -29,7 +29,9 @@ time, ``missed`` how many runs it stands for).
 Each record is written whole: one ``write`` of one line on a file opened for appending, then
 ``fsync``, under an inter-process lock (the app, a gateway and ``cron run`` may all write). A
 line torn by a crash is closed off before the next record, so it costs only itself; readers
-skip damaged lines (:func:`~desktop.core.utils.validate.read_jsonl`).
+skip damaged lines (:func:`~desktop.core.utils.validate.read_jsonl`). Files and the lock are
+opened below the workspace without following a link (:mod:`desktop.core.security.ownfiles`):
+a link or FIFO left where a receipt file belongs is never read, written through, or waited on.
 """
 
 from __future__ import annotations
@@ -38,16 +40,15 @@ import contextvars
 import hashlib
 import json
 import logging
-import os
 import re
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from filelock import FileLock
-
 from desktop.core.bus.events import DESKTOP_CHANNEL
+from desktop.core.security import ownfiles
+from desktop.core.security.ownfiles import OwnLock
 from desktop.core.utils.validate import Unusable, notify, read_jsonl
 
 log = logging.getLogger(__name__)
@@ -216,29 +217,18 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def append_line(path: Path, record: dict[str, Any], lock: FileLock) -> None:
+def append_line(path: Path, record: dict[str, Any], lock: OwnLock) -> None:
     """Append ``record`` as one whole line to ``path`` (see the module docstring)."""
     line = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
-    with lock:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        try:
-            size = os.fstat(fd).st_size
-            if size:
-                with open(path, "rb") as handle:
-                    handle.seek(size - 1)
-                    if handle.read(1) != b"\n":  # a line torn by a crash: close it off
-                        line = b"\n" + line
-            os.write(fd, line)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+    with lock:  # a line torn by a crash is closed off first
+        ownfiles.append(path, line, root=lock.root)
 
 
-def read_records(path: Path) -> list[dict[str, Any]]:
-    """The good JSON-object lines of ``path``; damaged ones are skipped and reported once."""
+def read_records(path: Path, root: Path | None = None) -> list[dict[str, Any]]:
+    """The good JSON-object lines of ``path`` (below ``root``, no link followed); damaged ones
+    are skipped and reported once."""
     try:
-        lines = read_jsonl(path)
+        lines = read_jsonl(path, root=root)
     except (Unusable, OSError) as exc:
         notify(f"{path} could not be read ({exc}); it was left as it is.")
         return []
@@ -265,7 +255,8 @@ class ReceiptLog:
 
     def __init__(self, cron_dir: Path) -> None:
         self.folder = cron_dir / RECEIPTS_DIR
-        self._lock = FileLock(str(self.folder / ".lock"), timeout=LOCK_TIMEOUT_S)
+        self.root = cron_dir.parent  # the workspace
+        self._lock = OwnLock(self.folder / ".lock", root=self.root, timeout=LOCK_TIMEOUT_S)
 
     def path(self, job_id: str) -> Path:
         """The receipts file of ``job_id``."""
@@ -273,12 +264,11 @@ class ReceiptLog:
 
     def append(self, receipt: Receipt) -> None:
         """Write one receipt (blocking: call it in a thread from the loop)."""
-        self.folder.mkdir(parents=True, exist_ok=True)
         append_line(self.path(receipt.job_id), receipt.to_json(), self._lock)
 
     def read(self, job_id: str) -> list[Receipt]:
         """Every receipt of ``job_id``, oldest first."""
-        found = (Receipt.from_json(r) for r in read_records(self.path(job_id)))
+        found = (Receipt.from_json(r) for r in read_records(self.path(job_id), self.root))
         return [r for r in found if r is not None and r.job_id == job_id]
 
     def last_run(self, job_id: str) -> tuple[Receipt | None, Receipt | None]:
@@ -322,11 +312,13 @@ class KeptReminders:
 
     def __init__(self, cron_dir: Path) -> None:
         self.path = cron_dir / KEPT_FILE
-        self._lock = FileLock(str(cron_dir / RECEIPTS_DIR / ".lock"), timeout=LOCK_TIMEOUT_S)
+        self.root = cron_dir.parent  # the workspace
+        self._lock = OwnLock(
+            cron_dir / RECEIPTS_DIR / ".lock", root=self.root, timeout=LOCK_TIMEOUT_S
+        )
 
     def keep(self, reminder: KeptReminder) -> None:
         """Keep ``reminder`` for the next start (blocking)."""
-        (self.path.parent / RECEIPTS_DIR).mkdir(parents=True, exist_ok=True)
         record = {
             "kept": reminder.id,
             "jobId": reminder.job_id,
@@ -343,14 +335,13 @@ class KeptReminders:
 
     def mark_shown(self, reminder_id: str, at_ms: int) -> None:
         """Record that ``reminder_id`` reached the person (blocking)."""
-        (self.path.parent / RECEIPTS_DIR).mkdir(parents=True, exist_ok=True)
         append_line(self.path, {"shown": reminder_id, "atMs": at_ms}, self._lock)
 
     def pending(self) -> list[KeptReminder]:
         """Kept reminders not shown yet, oldest first."""
         kept: dict[str, KeptReminder] = {}
         shown: set[str] = set()
-        for record in read_records(self.path):
+        for record in read_records(self.path, self.root):
             if isinstance(record.get("shown"), str):
                 shown.add(record["shown"])
                 continue

@@ -32,16 +32,16 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from filelock import FileLock, Timeout
+from filelock import Timeout
 
 from desktop.core.cron.actions import ACTIONS_FILE, merge_queue, pending
 from desktop.core.cron.schedule import validate_schedule
 from desktop.core.cron.types import CronJob
+from desktop.core.security.ownfiles import OwnLock
 from desktop.core.utils.atomic import atomic_write_text
 from desktop.core.utils.validate import (
     MAX_INT,
     Unusable,
-    make_room_for_file,
     make_room_for_folder,
     move_aside,
     notify,
@@ -130,14 +130,17 @@ class JobStore:
         self._version = STORE_VERSION
         self._top_extra: dict[str, Any] = {}
         self._thread_lock = threading.RLock()
-        self._file_lock = FileLock(str(path.parent) + ".lock", timeout=LOCK_TIMEOUT_S)
+        # The workspace: below it no link is followed (a command may write there).
+        self.root = path.parent.parent
+        self._file_lock = OwnLock(
+            Path(str(path.parent) + ".lock"), root=self.root, timeout=LOCK_TIMEOUT_S
+        )
 
     @contextmanager
     def _locked(self) -> Iterator[None]:
         with self._thread_lock:
             make_room_for_folder(self.path.parent)
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            make_room_for_file(Path(self._file_lock.lock_file))
             try:
                 with self._file_lock:
                     yield
@@ -189,9 +192,9 @@ class JobStore:
         first = not self._loaded
         self._loaded = True
         try:
-            document = read_document(self.path, limit=MAX_STORE_BYTES)
+            document = read_document(self.path, limit=MAX_STORE_BYTES, root=self.root)
         except Unusable as exc:
-            if exc.kind in ("folder", "special"):
+            if exc.kind in ("folder", "special", "link"):
                 moved = move_aside(self.path)
                 self._unusable(f"it {exc.reason}; it was moved to {moved.name}", first)
             else:
@@ -223,7 +226,7 @@ class JobStore:
     def _copy(self) -> str:
         """Copy the file aside; the words saying where it went."""
         try:
-            self.corrupt_copy = set_aside_file(self.path, "corrupt")
+            self.corrupt_copy = set_aside_file(self.path, "corrupt", root=self.root)
         except OSError as exc:
             return f"it could not be copied aside ({exc})"
         return f"it was kept as {self.corrupt_copy.name}"
@@ -256,7 +259,8 @@ class JobStore:
             "jobs": [job.to_json() for job in self.jobs],
             **self._top_extra,
         }
-        atomic_write_text(self.path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+        text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+        atomic_write_text(self.path, text, root=self.root)
         self._sig = _signature(self.path)
 
     def get(self, job_id: str) -> CronJob | None:

@@ -28,6 +28,7 @@ from desktop.core.bus.events import InboundMessage, ReminderDue
 from desktop.core.providers.switchable import usage_scope
 from desktop.core.resources import aread_template
 from desktop.core.usage.governor import BudgetRefused
+from desktop.core.utils.redact import redact_for_prompt
 from desktop.core.utils.validate import read_text_document
 
 if TYPE_CHECKING:
@@ -124,8 +125,9 @@ class HeartbeatService:
         return datetime.now(zone).strftime("%Y-%m-%d %H:%M (%A)")
 
     def _read_tasks(self) -> list[str]:
-        text = read_text_document(self.workspace / HEARTBEAT_FILE)
-        return active_tasks(text) if text else []
+        # No link followed, no FIFO waited on; a key copied into the file never reaches a prompt.
+        text = read_text_document(self.workspace / HEARTBEAT_FILE, root=self.workspace)
+        return active_tasks(redact_for_prompt(text)) if text else []
 
     async def tick(self) -> str:
         """One heartbeat; returns a one-line summary of what happened (for the job's log).

@@ -81,8 +81,10 @@ from desktop.core.memory.store import HistoryEntry, MemoryStore
 from desktop.core.providers.base import LLMError, LLMProvider
 from desktop.core.providers.switchable import usage_scope
 from desktop.core.resources import read_template
+from desktop.core.security import ownfiles
 from desktop.core.tools.base import ToolContext
 from desktop.core.usage.governor import BudgetRefused
+from desktop.core.utils.redact import redact_for_prompt
 
 log = logging.getLogger(__name__)
 
@@ -160,19 +162,27 @@ class DreamResult:
 
 
 def _snapshot(workspace: Path) -> dict[str, str]:
-    """Digest of every memory file and every file under ``skills/`` (missing: absent)."""
+    """Digest of every memory file and every file under ``skills/`` (missing: absent).
+
+    Nothing is followed and only regular files are read (a link or FIFO counts as absent).
+    """
     found: dict[str, str] = {}
-    for name in MEMORY_FILES:
-        file = workspace / name
-        if file.is_file():
-            found[name] = hashlib.sha256(file.read_bytes()).hexdigest()
-    skills = workspace / "skills"
-    if skills.is_dir():
-        for file in sorted(skills.rglob("*")):
-            if file.is_file() and not file.is_symlink():
-                found[file.relative_to(workspace).as_posix()] = hashlib.sha256(
-                    file.read_bytes()
-                ).hexdigest()
+    names = list(MEMORY_FILES)
+    folders = [workspace / "skills"]
+    while folders:
+        folder = folders.pop()
+        for name, kind in ownfiles.list_folder(folder, root=workspace):
+            if kind == "folder":
+                folders.append(folder / name)
+            elif kind == "file":
+                names.append((folder / name).relative_to(workspace).as_posix())
+    for name in sorted(set(names)):
+        try:
+            data = ownfiles.read_bytes(workspace / name, root=workspace)
+        except OSError:
+            continue
+        if data is not None:
+            found[name] = hashlib.sha256(data).hexdigest()
     return found
 
 
@@ -307,7 +317,7 @@ class Dream:
                 _file_block("SOUL.md", self.store.read_soul()),
                 _file_block("USER.md", self.store.read_user()),
             ]
-            text = (
+            text = redact_for_prompt(
                 f"Today: {datetime.now():%Y-%m-%d}\n\n## Current files\n\n"
                 + "\n\n".join(files)
                 + prompt_block(pins)
@@ -315,7 +325,7 @@ class Dream:
                 + render_entries(batch)
             )
             prompt = read_template("agent", "dream_phase1.md").strip()
-            prompt += dream_instructions_block(self.workspace)
+            prompt += redact_for_prompt(dream_instructions_block(self.workspace))
             return [{"role": "system", "content": prompt}, {"role": "user", "content": text}]
 
         request = await asyncio.to_thread(build)
@@ -335,7 +345,7 @@ class Dream:
         skills = [
             f"- {s.name} ({s.source}): {s.description}" for s in self.skills_loader.list_skills()
         ]
-        text = (
+        text = redact_for_prompt(
             "## Analysis\n\n"
             + analysis
             + "\n\n## Current files\n\n"
@@ -345,7 +355,7 @@ class Dream:
             + ("\n".join(skills) or "(none)")
         )
         prompt = read_template("agent", "dream_phase2.md").strip()
-        prompt += dream_instructions_block(self.workspace)
+        prompt += redact_for_prompt(dream_instructions_block(self.workspace))
         return [{"role": "system", "content": prompt}, {"role": "user", "content": text}]
 
     async def phase2(
@@ -386,7 +396,9 @@ class Dream:
         await asyncio.to_thread(self.git.record_outside_edits)
 
         def read_before() -> tuple[dict[str, str], dict[str, str], list[dict[str, Any]]]:
-            texts = {name: read_text(self.workspace / name) for name in MEMORY_FILES}
+            texts = {
+                name: read_text(self.workspace / name, self.workspace) for name in MEMORY_FILES
+            }
             return _snapshot(self.workspace), texts, self.phase2_request(analysis, pins)
 
         before, texts, request = await asyncio.to_thread(read_before)

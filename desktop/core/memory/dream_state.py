@@ -8,6 +8,7 @@ compacts the history log. Synchronous: run it in a worker thread.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from desktop.core.memory.store import MemoryStore
@@ -17,10 +18,15 @@ from desktop.core.utils.validate import Unusable, read_document
 STATE_FILE = "memory/.dream_state"
 
 
+def _root(state_file: Path) -> Path:
+    """The workspace (``memory/.dream_state``'s grandparent): no link below it is followed."""
+    return state_file.parent.parent
+
+
 def read_failures(state_file: Path) -> dict[str, int]:
     """Failed attempts per batch (keyed by the batch's first cursor)."""
     try:
-        document = read_document(state_file)
+        document = read_document(state_file, root=_root(state_file))
     except (Unusable, OSError):
         return {}
     failures = document[0].get("failures") if document and isinstance(document[0], dict) else None
@@ -33,9 +39,10 @@ def read_failures(state_file: Path) -> dict[str, int]:
 
 def write_failures(state_file: Path, failures: dict[str, int]) -> None:
     """Record ``failures`` (nothing is written for none when there is no file yet)."""
-    if not failures and not state_file.exists():
+    if not failures and not os.path.lexists(state_file):
         return
-    atomic_write_text(state_file, json.dumps({"failures": failures}, indent=2) + "\n")
+    text = json.dumps({"failures": failures}, indent=2) + "\n"
+    atomic_write_text(state_file, text, root=_root(state_file))
 
 
 def consume_batch(store: MemoryStore, last: int) -> None:

@@ -19,6 +19,7 @@ from desktop.core.security.paths import PathDenied, resolve_tool_path
 from desktop.core.tools.base import ToolContext, ToolResult
 from desktop.core.tools.filesystem import EditFileTool, ReadFileTool, WriteFileTool
 from desktop.core.tools.registry import ToolRegistry
+from desktop.core.utils.validate import notify
 
 __all__ = [
     "MEMORY_FILES",
@@ -122,8 +123,24 @@ class SurgicalEditTool(EditFileTool):
         return await super().execute(ctx, **kwargs)
 
 
-def read_text(path: Path) -> str:
-    """The file's text (``""`` when missing or not UTF-8)."""
+def read_text(path: Path, root: Path | None = None) -> str:
+    """The file's text (``""`` when missing or not UTF-8).
+
+    With ``root`` (the workspace) no symlink below it is followed and only a regular file is
+    read (``""`` otherwise, with a notice).
+    """
+    if root is not None:
+        from desktop.core.security.ownfiles import read_bytes
+
+        try:
+            data = read_bytes(path, root=root)
+        except OSError as exc:
+            notify(f"{exc}; it is ignored")
+            return ""
+        try:
+            return data.decode("utf-8") if data is not None else ""
+        except UnicodeDecodeError:
+            return ""
     try:
         return path.read_text(encoding="utf-8")
     except (FileNotFoundError, UnicodeDecodeError):

@@ -53,6 +53,7 @@ from desktop.core.memory.git_types import (
     RevertRefused,
     UnknownCommit,
 )
+from desktop.core.security import ownfiles
 from desktop.core.utils.atomic import atomic_write_bytes
 
 __all__ = [
@@ -393,7 +394,11 @@ class GitStore:
             return []
         shas = []
         for path in HUMAN_FILES:
-            if self._disk_id(path) == entry_id(repo.head.peel(pygit2.Commit).tree, path):
+            try:
+                disk = self._disk_id(path)
+            except ownfiles.Refused:
+                continue
+            if disk == entry_id(repo.head.peel(pygit2.Commit).tree, path):
                 continue
             body = (
                 "Found changed on disk (edited outside nanobot Desktop); recorded before going on."
@@ -404,9 +409,24 @@ class GitStore:
                 self._notices.append(f"recorded an outside edit of {path} as {str(oid)[:7]}")
         return shas
 
+    def _disk_bytes(self, path: str) -> bytes | None:
+        """A tracked file's bytes (``None``: absent), never through a link nor from a FIFO.
+
+        Raises:
+            Refused: A link, FIFO or folder stands there (its target is never committed; the
+                history keeps the file as it was, with a notice).
+        """
+        try:
+            return ownfiles.read_bytes(self.workspace / path, root=self.workspace)
+        except ownfiles.Refused as exc:
+            notice = f"{exc}; the memory history keeps it as it was"
+            if notice not in self._notices:
+                self._notices.append(notice)
+            raise
+
     def _disk_id(self, path: str) -> pygit2.Oid | None:
-        file = self.workspace / path
-        return pygit2.hash(file.read_bytes()) if file.is_file() else None
+        data = self._disk_bytes(path)
+        return pygit2.hash(data) if data is not None else None
 
     def _commit_paths(
         self, repo: pygit2.Repository, paths: tuple[str, ...], message: str, author: str
@@ -417,11 +437,12 @@ class GitStore:
         if parent is not None:
             index.read_tree(parent.tree)
         for path in paths:
-            file = self.workspace / path
-            if file.is_file():
-                index.add(
-                    pygit2.IndexEntry(path, repo.create_blob(file.read_bytes()), FileMode.BLOB)
-                )
+            try:
+                data = self._disk_bytes(path)
+            except ownfiles.Refused:
+                continue  # not a regular file: HEAD's version stays
+            if data is not None:
+                index.add(pygit2.IndexEntry(path, repo.create_blob(data), FileMode.BLOB))
             elif path in index:
                 index.remove(path)
         tree_id = index.write_tree(repo)
@@ -466,9 +487,10 @@ class GitStore:
             if root not in target.parents or ".git" in Path(path).parts:
                 raise GitStoreError(f"refusing to write outside the workspace: {path}")
             if blob_id is None:
-                target.unlink(missing_ok=True)
+                ownfiles.remove(self.workspace / path, root=self.workspace)
             else:
-                atomic_write_bytes(target, repo[blob_id].peel(pygit2.Blob).data)
+                data = repo[blob_id].peel(pygit2.Blob).data
+                atomic_write_bytes(self.workspace / path, data, root=self.workspace)
 
     # -------------------------------------------------------------------- reading
 

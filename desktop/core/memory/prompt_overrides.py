@@ -16,6 +16,7 @@ import logging
 from pathlib import Path
 
 from desktop.core.resources import read_template
+from desktop.core.security import ownfiles
 from desktop.core.utils.atomic import atomic_write_text
 
 log = logging.getLogger(__name__)
@@ -34,9 +35,10 @@ def load_override(workspace: Path, name: str) -> str | None:
     defaults (no file, not a regular file, unreadable, not UTF-8, or empty)."""
     path = override_path(workspace, name)
     try:
-        if not path.is_file():
+        data = ownfiles.read_bytes(path, root=Path(workspace))  # no link followed, no FIFO
+        if data is None:
             return None
-        text = path.read_text(encoding="utf-8").strip()
+        text = data.decode("utf-8").strip()
     except (OSError, UnicodeDecodeError) as exc:
         log.warning("%s could not be read; Dream uses its defaults: %s", path, exc)
         return None

@@ -16,6 +16,12 @@ Other processes (``agent -m``, a gateway, the app) append to the same log, so wr
 allocating a cursor and appending, or compacting — also holds an inter-process lock,
 ``memory/history.jsonl.lock`` (nanobot has no lock of its own for this file).
 
+A command the model runs may write in the workspace, so every file here is opened through
+:mod:`desktop.core.security.ownfiles`: no symlink is followed below the workspace and nothing
+but a regular file is used. A link, FIFO or socket where a file belongs is ignored by readers
+(with a notice) and moved aside by the next write (the lock file included), so it can neither
+redirect a read or write outside the workspace nor block a turn.
+
 Reading never raises for bad content (:mod:`desktop.core.utils.validate` is the one reader of
 every format here): a line that is not a valid entry is skipped, counted, and copied byte-exact
 beside the log (``history.jsonl.corrupt-<time>``, once per distinct set of bad lines) with a
@@ -39,21 +45,22 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from filelock import FileLock, Timeout
+from filelock import Timeout
 
-from desktop.core.utils.atomic import atomic_write_bytes, atomic_write_text, set_aside
+from desktop.core.security import ownfiles
+from desktop.core.security.ownfiles import OwnLock
+from desktop.core.utils.atomic import atomic_write_bytes, atomic_write_text
 from desktop.core.utils.validate import (
     MAX_INT,
     JsonLine,
     Unusable,
     iter_jsonl,
     load_json_text,
-    make_room_for_file,
-    make_room_for_folder,
     notify,
     open_regular_file,
     read_int_file,
     read_text_document,
+    set_aside_file,
     set_aside_lines,
     summarize,
 )
@@ -144,11 +151,6 @@ def parse_entry(line: str | bytes) -> HistoryEntry | None:
     return entry if isinstance(entry, HistoryEntry) else None
 
 
-def _read_int(path: Path) -> int | None:
-    """A non-negative integer stored as text in ``path`` (``None``: missing or unusable)."""
-    return read_int_file(path)
-
-
 class MemoryStore:
     """Reads and writes one workspace's memory files.
 
@@ -170,7 +172,11 @@ class MemoryStore:
         self.user_file = self.workspace / "USER.md"
         self.malformed_count = 0
         self._lock = _workspace_lock(self.workspace)
-        self._file_lock = FileLock(str(self.history_file) + ".lock", timeout=HISTORY_LOCK_TIMEOUT_S)
+        self._file_lock = OwnLock(
+            Path(str(self.history_file) + ".lock"),
+            root=self.workspace,
+            timeout=HISTORY_LOCK_TIMEOUT_S,
+        )
         self._last_cursor = (
             0  # highest cursor this process has seen (guards against a lost .cursor)
         )
@@ -182,7 +188,7 @@ class MemoryStore:
         An unusable log (a folder, a special file) reads as empty, with a notice.
         """
         try:
-            handle = open_regular_file(self.history_file)
+            handle = open_regular_file(self.history_file, root=self.workspace)
         except Unusable as exc:
             notify(f"{self.history_file} {exc.reason}; the history log is ignored")
             return
@@ -225,7 +231,7 @@ class MemoryStore:
     def _report(self, bad: list[JsonLine]) -> None:
         """Copy the bad lines aside and log a notice (once per distinct set of lines)."""
         try:
-            copy = set_aside_lines(self.history_file, bad)
+            copy = set_aside_lines(self.history_file, bad, root=self.workspace)
             kept = f"copied to {copy.name}"
         except OSError as exc:
             copy, kept = None, f"not copied ({exc})"
@@ -244,7 +250,7 @@ class MemoryStore:
     def _tail_cursor(self) -> int | None:
         """Cursor of the newest valid line, reading only the end of the file when possible."""
         try:
-            handle = open_regular_file(self.history_file)
+            handle = open_regular_file(self.history_file, root=self.workspace)
         except Unusable:
             return None
         if handle is None:
@@ -270,16 +276,15 @@ class MemoryStore:
         """The last cursor allocated (0 when the log has never been written)."""
         with self._lock:
             return max(
-                _read_int(self.cursor_file) or 0, self._tail_cursor() or 0, self._last_cursor
+                self._read_int(self.cursor_file), self._tail_cursor() or 0, self._last_cursor
             )
 
     # -- history: writing -----------------------------------------------------------------
     @contextmanager
     def _writing(self) -> Iterator[None]:
-        """Hold the workspace's thread lock and the log's inter-process lock."""
+        """Hold the workspace's thread lock and the log's inter-process lock (taking it makes
+        ``memory/``; a file standing there is moved aside)."""
         with self._lock:
-            make_room_for_folder(self.memory_dir)  # a file standing where the folder belongs
-            self.memory_dir.mkdir(parents=True, exist_ok=True)
             try:
                 self._file_lock.acquire()
             except Timeout as exc:
@@ -305,24 +310,17 @@ class MemoryStore:
 
         Raises:
             HistoryBusyError: Another program held the lock for ``HISTORY_LOCK_TIMEOUT_S``.
+            OSError: The log cannot be written (e.g. ``memory/`` is a symlinked folder:
+                :class:`~desktop.core.security.ownfiles.Refused`).
         """
         stamp = (when or datetime.now()).strftime(TIMESTAMP_FORMAT)
         with self._writing():
             cursor = self.last_cursor + 1
             line = HistoryEntry(cursor, stamp, content.rstrip()).to_json() + "\n"
-            make_room_for_file(self.history_file)
-            make_room_for_file(self.cursor_file)
-            with self.history_file.open("ab+") as handle:
-                size = handle.seek(0, os.SEEK_END)
-                if size:
-                    handle.seek(size - 1)
-                    if handle.read(1) != b"\n":
-                        line = "\n" + line  # a torn last line must not swallow this entry
-                handle.write(line.encode("utf-8"))
-                handle.flush()
-                os.fsync(handle.fileno())
+            # A torn last line gets its newline first, so it cannot swallow this entry.
+            ownfiles.append(self.history_file, line.encode("utf-8"), root=self.workspace)
             self._last_cursor = cursor
-            atomic_write_text(self.cursor_file, str(cursor))
+            atomic_write_text(self.cursor_file, str(cursor), root=self.workspace)
             return cursor
 
     def compact_history(self, keep: int = DEFAULT_KEEP) -> int:
@@ -351,16 +349,16 @@ class MemoryStore:
                     continue
                 kept.append(raw if raw.endswith(b"\n") else raw + b"\n")
             if len(lines) != len(valid):
-                copy = set_aside(self.history_file, "malformed")
+                copy = set_aside_file(self.history_file, "malformed", root=self.workspace)
                 log.warning(
                     "history compaction set %d malformed line(s) aside in %s",
                     len(lines) - len(valid),
                     copy,
                 )
             self._last_cursor = max(self._last_cursor, max((e.cursor for e in valid), default=0))
-            if (_read_int(self.cursor_file) or 0) < self._last_cursor:
-                atomic_write_text(self.cursor_file, str(self._last_cursor))
-            atomic_write_bytes(self.history_file, b"".join(kept))
+            if self._read_int(self.cursor_file) < self._last_cursor:
+                atomic_write_text(self.cursor_file, str(self._last_cursor), root=self.workspace)
+            atomic_write_bytes(self.history_file, b"".join(kept), root=self.workspace)
             self.malformed_count = 0
             return drop
 
@@ -368,20 +366,22 @@ class MemoryStore:
     @property
     def dream_cursor(self) -> int:
         """The last cursor Dream consumed (0 when missing or unreadable)."""
-        return _read_int(self.dream_cursor_file) or 0
+        return self._read_int(self.dream_cursor_file)
 
     @dream_cursor.setter
     def dream_cursor(self, cursor: int) -> None:
         if cursor < 0:
             raise ValueError(f"a cursor is never negative (got {cursor})")
-        make_room_for_file(self.dream_cursor_file)
-        atomic_write_text(self.dream_cursor_file, str(int(cursor)))
+        atomic_write_text(self.dream_cursor_file, str(int(cursor)), root=self.workspace)
+
+    def _read_int(self, path: Path) -> int:
+        """A cursor file's integer (0: missing, unusable, or not a regular file)."""
+        return read_int_file(path, root=self.workspace) or 0
 
     # -- markdown files -------------------------------------------------------------------
-    @staticmethod
-    def _read_text(path: Path) -> str:
+    def _read_text(self, path: Path) -> str:
         """The file's text ('' when missing or unusable; see :func:`read_text_document`)."""
-        return read_text_document(path) or ""
+        return read_text_document(path, root=self.workspace) or ""
 
     def read_memory(self) -> str:
         """``memory/MEMORY.md`` ('' when missing)."""
@@ -389,7 +389,7 @@ class MemoryStore:
 
     def write_memory(self, text: str) -> None:
         """Replace ``memory/MEMORY.md`` atomically."""
-        atomic_write_text(self.memory_file, text)
+        atomic_write_text(self.memory_file, text, root=self.workspace)
 
     def read_soul(self) -> str:
         """``SOUL.md`` ('' when missing)."""
@@ -397,7 +397,7 @@ class MemoryStore:
 
     def write_soul(self, text: str) -> None:
         """Replace ``SOUL.md`` atomically."""
-        atomic_write_text(self.soul_file, text)
+        atomic_write_text(self.soul_file, text, root=self.workspace)
 
     def read_user(self) -> str:
         """``USER.md`` ('' when missing)."""
@@ -405,4 +405,4 @@ class MemoryStore:
 
     def write_user(self, text: str) -> None:
         """Replace ``USER.md`` atomically."""
-        atomic_write_text(self.user_file, text)
+        atomic_write_text(self.user_file, text, root=self.workspace)

@@ -7,11 +7,11 @@ As in nanobot 0.3.5, syncing the templates is also the moment the memory reposit
 from __future__ import annotations
 
 import logging
-import os
 from pathlib import Path
 
 from desktop.core.memory.git_store import GitStore, GitStoreError
 from desktop.core.resources import data_path
+from desktop.core.security import ownfiles
 from desktop.core.utils.atomic import atomic_write_text
 from desktop.core.utils.validate import make_room_for_folder
 
@@ -34,7 +34,8 @@ def sync_workspace_templates(workspace: Path) -> list[str]:
     """Copy missing workspace templates into ``workspace``; return what was created.
 
     Existing files are never overwritten, whatever their content (an empty file is the user's
-    choice too). ``memory/`` and an empty ``memory/history.jsonl`` are created when missing.
+    choice too); nothing is written through a link or into a linked folder (one a command left
+    there counts as existing). ``memory/`` and an empty ``memory/history.jsonl`` are created when missing.
     Then the memory repository is created when there is none (its first commit holds the
     tracked files as they now are); a failure there is logged and left to the first memory
     operation, which repairs or reports it.
@@ -51,7 +52,7 @@ def sync_workspace_templates(workspace: Path) -> list[str]:
     created: list[str] = []
     for name in WORKSPACE_TEMPLATES:
         target = root / name
-        if target.exists():
+        if ownfiles.entry_kind(target, root=root) != "missing":
             continue
         source = data_path("templates", name)
         try:
@@ -59,11 +60,15 @@ def sync_workspace_templates(workspace: Path) -> list[str]:
         except OSError:
             log.warning("template %s is missing from this installation", source)
             continue
-        atomic_write_text(target, text)  # new files are private to the user
+        try:
+            atomic_write_text(target, text, root=root)  # new files are private to the user
+        except OSError as exc:
+            log.warning("template %s was not written: %s", target, exc)
+            continue
         created.append(name)
     history = root / "memory" / "history.jsonl"
-    if not os.path.lexists(history):
-        history.touch(mode=0o600)
+    if ownfiles.entry_kind(history, root=root) == "missing":
+        ownfiles.append(history, b"", root=root)
         created.append("memory/history.jsonl")
     try:
         GitStore(root).init()

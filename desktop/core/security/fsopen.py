@@ -64,7 +64,7 @@ def identity(st: os.stat_result) -> Identity:
     return (st.st_dev, st.st_ino)
 
 
-class _Symlink(Exception):
+class Symlink(Exception):
     """The component is a symlink; ``target`` is what it points to."""
 
     def __init__(self, target: str) -> None:
@@ -107,6 +107,28 @@ class Dir:
             return cls(fd, anchor, identity(os.fstat(fd)))
         return cls(None, anchor, identity(os.stat(anchor)))
 
+    @classmethod
+    def at(cls, real: str) -> Dir:
+        """The folder at the absolute path ``real`` (already resolved: its last component is
+        opened with ``O_NOFOLLOW``, the ones above are followed as the kernel does).
+
+        Raises:
+            NotADirectoryError: Not a folder (or a symlink).
+            FileNotFoundError: Nothing is there.
+        """
+        if DIR_FD:
+            try:
+                fd = os.open(real, _WALK_FLAGS)
+            except OSError as exc:
+                if exc.errno in _LINK_ERRNOS:
+                    raise NotADirectoryError(errno.ENOTDIR, "Not a directory", real) from None
+                raise
+            return cls(fd, real, identity(os.fstat(fd)))
+        st = os.lstat(real)
+        if not stat.S_ISDIR(st.st_mode):
+            raise NotADirectoryError(errno.ENOTDIR, "Not a directory", real)
+        return cls(None, real, identity(st))
+
     def _at(self, name: str) -> str:
         return name if self.fd is not None else self._join(name)
 
@@ -137,14 +159,14 @@ class Dir:
             listable: Open it so that its entries can be read (not ``O_PATH``).
 
         Raises:
-            _Symlink: ``name`` is a symlink.
+            Symlink: ``name`` is a symlink.
             FileNotFoundError: Nothing is there.
             NotADirectoryError: It is a file.
         """
         if self.fd is None:
             st = self.lstat(name)
             if stat.S_ISLNK(st.st_mode):
-                raise _Symlink(os.readlink(self._at(name)))
+                raise Symlink(os.readlink(self._at(name)))
             if not stat.S_ISDIR(st.st_mode):
                 raise NotADirectoryError(errno.ENOTDIR, "Not a directory", self._join(name))
             return Dir(None, self._join(name), identity(st))
@@ -155,7 +177,7 @@ class Dir:
                 raise
             target = self.readlink(name)
             if target is not None:
-                raise _Symlink(target) from None
+                raise Symlink(target) from None
             if exc.errno == errno.ENOTDIR:
                 raise
             raise Changed from None
@@ -180,6 +202,18 @@ class Dir:
             os.mkdir(self._at(name), 0o777, dir_fd=self.fd)
         except FileExistsError:
             pass
+
+    def rename(self, name: str, new: str) -> None:
+        """Rename the entry ``name`` to ``new``, both in this folder (a symlink itself moves)."""
+        os.rename(self._at(name), self._at(new), src_dir_fd=self.fd, dst_dir_fd=self.fd)
+
+    def unlink(self, name: str) -> None:
+        """Remove the entry ``name`` (a symlink itself, never its target)."""
+        os.unlink(self._at(name), dir_fd=self.fd)
+
+    def join(self, name: str) -> Path:
+        """The path of the entry ``name`` (for messages)."""
+        return Path(self._join(name))
 
     def fsync(self) -> None:
         """Flush the folder's entries to disk (best effort)."""
@@ -286,7 +320,7 @@ class Walker:
                 continue
             try:
                 self.chain.dirs.append(self.chain.top.child(name))
-            except _Symlink as link:
+            except Symlink as link:
                 self.follow(link.target)
             except Changed:
                 self.spend()
@@ -429,7 +463,7 @@ def _walk_tree(
     for name in subdirs:
         try:
             child = folder.child(name, listable=True)
-        except (OSError, _Symlink, Changed):
+        except (OSError, Symlink, Changed):
             continue
         try:
             if skip_dir is None or not skip_dir(child):

@@ -33,7 +33,7 @@ WORKSPACE_STATE = (
     ".nanobot",  # nanobot's workspace id (it picks the sessions folder)
     "cron",  # jobs.json, action.jsonl, receipts/ (+ its .lock), undelivered.jsonl
     "cron.lock",  # the scheduler's lock
-    "usage",  # the usage ledger: ledger-YYYY-MM.jsonl and .ledger.lock
+    "usage",  # where earlier versions kept the usage ledger (moved beside the config)
     "memory/history.jsonl",  # the memory log
     "memory/history.jsonl.lock",  # its lock
     "memory/.cursor",  # the log's last cursor
@@ -64,12 +64,14 @@ STATE_PLACEHOLDERS = (
 )
 # The app's own files beside the config file (the config itself is added by path); its
 # ``sessions/`` holds each workspace's conversations (nanobot 0.3.5's layout);
-# ``dream-proposals/`` holds Dream's records of its proposals (beside the default config).
+# ``dream-proposals/`` holds Dream's records of its proposals (beside the default config);
+# ``usage/`` each workspace's usage ledger (``usage/<workspace id>/``).
 CONFIG_DIR_STATE = (
     "desktop.json",
     "desktop.lock",
     "logs",
     "sessions",
+    "usage",
     "channel-state",
     "run",
     "dream-proposals",

@@ -39,6 +39,7 @@ from collections.abc import Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from filelock import FileLock
 
@@ -51,7 +52,7 @@ from desktop.core.session.location import (
     storage_name,
 )
 from desktop.core.session.validate import read_session_header
-from desktop.core.utils.validate import notify
+from desktop.core.utils.validate import Unusable, notify, open_regular_file
 
 log = logging.getLogger(__name__)
 
@@ -126,9 +127,20 @@ def scan(places: SessionPlaces) -> list[Found]:
     return found
 
 
+def _open(path: Path) -> BinaryIO:
+    """A session file for reading: never through a link, never a FIFO."""
+    try:
+        handle = open_regular_file(path, root=path.parent)
+    except Unusable as exc:
+        raise OSError(f"{path} {exc.reason}") from None
+    if handle is None:
+        raise FileNotFoundError(2, "No such file or directory", str(path))
+    return handle
+
+
 def _digest(path: Path) -> str:
     sha = hashlib.sha256()
-    with path.open("rb") as handle:
+    with _open(path) as handle:
         while chunk := handle.read(_CHUNK):
             sha.update(chunk)
     return sha.hexdigest()
@@ -161,7 +173,7 @@ def _unlink(path: Path) -> None:
 def _copy_to_tmp(src: Path, folder: Path) -> Path:
     """A flushed byte-exact copy of ``src`` under a hidden temporary name in ``folder``."""
     tmp = folder / f".{src.name}.{secrets.token_hex(6)}.tmp"
-    with src.open("rb") as source, tmp.open("xb") as target:
+    with _open(src) as source, tmp.open("xb") as target:
         os.chmod(tmp, 0o600)
         while chunk := source.read(_CHUNK):
             target.write(chunk)

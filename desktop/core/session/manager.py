@@ -234,7 +234,7 @@ class SessionManager(SharedFiles):
             loaded = read_session_file(path)
         except Unusable as exc:
             moved = ""
-            if exc.kind in ("folder", "special"):  # free the name, or no save could succeed
+            if exc.kind in ("folder", "special", "link"):  # free the name for the next save
                 try:
                     moved = f"; it was moved to {move_aside(path).name}"
                 except OSError as move_error:
@@ -262,7 +262,7 @@ class SessionManager(SharedFiles):
         copy = None
         if aside:
             try:
-                copy = set_aside_lines(path, aside)
+                copy = set_aside_lines(path, aside, root=path.parent)
                 kept = f"; the original lines were copied to {copy.name}"
             except OSError as exc:
                 kept = f"; the original lines could not be copied ({exc})"
@@ -376,7 +376,7 @@ class SessionManager(SharedFiles):
                     hits.append(summary.key)
                 continue
             try:
-                handle = open_regular_file(summary.path)
+                handle = open_regular_file(summary.path, root=summary.path.parent)
                 if handle is None:
                     continue
                 with handle:

@@ -13,7 +13,7 @@ from typing import Any
 
 from desktop.core.session.edits import message_text
 from desktop.core.session.manager import SessionManager, SessionSummary
-from desktop.core.utils.validate import parse_json
+from desktop.core.utils.validate import Unusable, open_regular_file, parse_json
 
 SNIPPET_CONTEXT = 40
 
@@ -69,7 +69,13 @@ def _hit_in(key: str, messages: Any, needle: str) -> SearchHit | None:
 
 def _scan_file(summary: SessionSummary, needle: str) -> SearchHit | None:
     def lines() -> Any:
-        with summary.path.open("rb") as handle:
+        try:
+            opened = open_regular_file(summary.path, root=summary.path.parent)
+        except Unusable:
+            return
+        if opened is None:
+            return
+        with opened as handle:
             handle.readline()  # the metadata line
             index = -1
             for raw in handle:

@@ -38,15 +38,35 @@ MIN_SLOT = 512
 SLOT_ROOM = 256  # spare bytes for the record to grow (markers, a title) without a rewrite
 
 Signature = tuple[int, int, int, bytes] | None
+# A session file is never opened through a link, and a FIFO there never blocks (a read
+# refuses it as not a regular file).
+_OPEN = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+
+
+def _open_regular(path: str | os.PathLike[str], flags: int) -> int | None:
+    """``path`` opened with ``flags`` if it is a regular file (no link followed, no FIFO
+    waited on); ``None`` when missing, a link or anything else."""
+    try:
+        fd = os.open(path, flags | _OPEN)
+    except OSError:
+        return None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        return None
+    if hasattr(os, "set_blocking"):
+        os.set_blocking(fd, True)
+    return fd
+
+
 Message = dict[str, Any]
 DiskForm = Callable[[Message], Message]
 
 
 def signature(path: str | os.PathLike[str]) -> Signature:
-    """``(inode, size, mtime_ns, digest of the first page)``, or ``None`` without a file."""
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except FileNotFoundError:
+    """``(inode, size, mtime_ns, digest of the first page)``, or ``None`` without a file (or
+    when a link or special file stands there)."""
+    fd = _open_regular(path, os.O_RDONLY)
+    if fd is None:
         return None
     try:
         st = os.fstat(fd)
@@ -303,15 +323,11 @@ def heal_tail(path: str | os.PathLike[str], quarantine: str | os.PathLike[str]) 
     Returns:
         Whether the file was changed.
     """
-    try:
-        fd = os.open(path, os.O_RDWR | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
-    except OSError:
+    fd = _open_regular(path, os.O_RDWR)
+    if fd is None:
         return False
     try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            return False
-        size = st.st_size
+        size = os.fstat(fd).st_size
         if size == 0 or os.pread(fd, 1, size - 1) == b"\n":
             return False
         cut, end = 0, size
@@ -358,12 +374,12 @@ class FileShape:
 
 
 def file_shape(path: str | os.PathLike[str]) -> FileShape | None:
-    """The :class:`FileShape` of ``path`` (``None`` without a file)."""
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except FileNotFoundError:
+    """The :class:`FileShape` of ``path`` (``None`` without a regular file)."""
+    fd = _open_regular(path, os.O_RDONLY)
+    if fd is None:
         return None
+    with os.fdopen(fd, "rb") as handle:
+        data = handle.read()
     newline = data.find(b"\n", 0, PAGE)
     slot = 0
     if newline > 0:
@@ -391,7 +407,9 @@ def append_lines(
     messages exist is harmless; messages of a turn not yet marked would not be repaired).
     """
     slot_bytes = record.ljust(state.slot, b" ") if record is not None else None
-    fd = os.open(path, os.O_RDWR)
+    fd = _open_regular(path, os.O_RDWR)
+    if fd is None:
+        raise OSError(f"{path} is not a regular file any more; it is not written through")
     try:
         if slot_bytes is not None and record_first:
             write(fd, slot_bytes, 0)

@@ -242,7 +242,7 @@ def read_session_file(path: Path) -> LoadedSession:
         Unusable: The path is a folder, a special file or unreadable.
     """
     loaded = LoadedSession()
-    handle = open_regular_file(path)
+    handle = open_regular_file(path, root=path.parent)  # a link is refused, never followed
     if handle is None:
         return loaded
     seen_header = False
@@ -290,7 +290,7 @@ def read_session_header(path: Path) -> tuple[SessionHeader, BinaryIO] | None:
         ``None`` when the file is missing or unusable as a whole.
     """
     try:
-        handle = open_regular_file(path)
+        handle = open_regular_file(path, root=path.parent)
     except Unusable:
         return None
     if handle is None:

@@ -26,13 +26,18 @@ raw, a turn fails with the message, a scheduled job is recorded as skipped with 
 Spend is read from the ledger itself, incrementally (:class:`SpendTally`), so calls made by
 another process on the same workspace (the gateway beside the app) count too -- calls that
 were stopped or failed included, with what they cost (:mod:`desktop.core.usage.ledger`).
+Nothing can make spend look smaller than it was: records the ledger could not write yet
+(:attr:`~desktop.core.usage.ledger.UsageLedger.unwritten`) count, and so do calls the
+checkpoint counted that the ledger no longer holds (a deleted or cut ledger:
+:class:`~desktop.core.usage.checkpoint.Gap`, counted toward today's and this month's spend);
+forged or garbage lines do not (:func:`~desktop.core.usage.ledger.implausible`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
+import os
 import statistics
 import uuid
 from collections.abc import Callable
@@ -50,9 +55,13 @@ from desktop.core.bus.events import (
 )
 from desktop.core.providers.base import LLMError
 from desktop.core.providers.switchable import UsageTag
+from desktop.core.security import ownfiles
+from desktop.core.usage import checkpoint
 from desktop.core.usage.budgets import BACKGROUND, Budgets, Limit
-from desktop.core.usage.ledger import UsageRecord, month_files
+from desktop.core.usage.ledger import UsageRecord, month_files, parse_line
+from desktop.core.usage.place import LedgerPlace
 from desktop.core.usage.summary import period_starts, zone_of
+from desktop.core.utils.validate import Unusable, load_json_text
 
 log = logging.getLogger(__name__)
 
@@ -86,17 +95,27 @@ class SpendTally:
     """This month's spend per day and source, and per run, read from the ledger as it grows.
 
     Args:
-        workspace: The workspace whose ledger is read.
+        place: The ledger (:func:`desktop.core.usage.place.locate`).
         zone: IANA zone for days and months (``None``: local time).
+        pending: Returns the records the ledger could not write yet (they count too).
     """
 
-    def __init__(self, workspace: Path, zone: str | None = None) -> None:
-        self.workspace = workspace
+    def __init__(
+        self,
+        place: LedgerPlace,
+        zone: str | None = None,
+        pending: Callable[[], list[UsageRecord]] | None = None,
+    ) -> None:
+        self.place = place
         self.zone = zone_of(zone)
+        self.pending = pending or list
         self._month: datetime | None = None
-        self._offsets: dict[Path, int] = {}
+        self._offsets: dict[Path, tuple[int, tuple[int, int]]] = {}
+        self._files: dict[Path, checkpoint.MonthMark] = {}
         self.days: dict[date, dict[str, _Spend]] = {}
         self.runs: dict[str, tuple[str, _Spend]] = {}  # run -> (source, spend)
+        self.gaps: list[checkpoint.Gap] = []
+        self.unwritten: list[UsageRecord] = []
 
     def now(self) -> datetime:
         """Now, in the tally's zone."""
@@ -107,34 +126,68 @@ class SpendTally:
         now = self.now()
         _day, month = period_starts(now)
         if month != self._month:
-            self._month, self._offsets, self.days, self.runs = month, {}, {}, {}
-        for path in month_files(self.workspace, month.timestamp(), now.timestamp() + 300):
-            self._tail(path, month.timestamp())
+            self._reset(month)
+        paths = month_files(self.place.folder, month.timestamp(), now.timestamp() + 300)
+        marks = checkpoint.load(self.place)  # before the ledger: an append meanwhile is no gap
+        if not all(self._tail(path, month.timestamp()) for path in paths):
+            self._reset(month)  # a file was cut or replaced: count it all again
+            for path in paths:
+                self._tail(path, month.timestamp())
+        self.gaps = []
+        for path in paths:
+            exists = ownfiles.entry_kind(path, root=self.place.root) == "file"
+            mark = self._files.get(path, checkpoint.MonthMark())
+            month_name = path.stem.removeprefix("ledger-")
+            found = checkpoint.gap(self.place, month_name, mark, exists=exists, marks=marks)
+            if found is not None:
+                self.gaps.append(found)
+        self.unwritten = [r for r in self.pending() if r.time >= month.timestamp()]
 
-    def _tail(self, path: Path, since: float) -> None:
-        offset = self._offsets.get(path, 0)
+    def _reset(self, month: datetime) -> None:
+        self._month, self._offsets, self._files, self.days, self.runs = month, {}, {}, {}, {}
+
+    def _tail(self, path: Path, since: float) -> bool:
+        """Count the whole lines appended to ``path`` since the last read (``False``: the file
+        is not the one read before, or is shorter: the caller counts again)."""
+        offset, ident = self._offsets.get(path, (0, (0, 0)))
         try:
-            with path.open("rb") as handle:
-                handle.seek(offset)
-                data = handle.read()
-        except FileNotFoundError:
-            return
+            handle = ownfiles.open_read(path, root=self.place.root)
+        except OSError as exc:  # a link or FIFO there: its calls are missing (see the gaps)
+            log.warning("usage ledger: %s", exc)
+            return offset == 0
+        if handle is None:
+            return offset == 0
+        with handle:
+            st = os.fstat(handle.fileno())
+            if offset and ((st.st_dev, st.st_ino) != ident or st.st_size < offset):
+                return False
+            handle.seek(offset)
+            data = handle.read()
         end = data.rfind(b"\n") + 1  # only whole lines; a line being written waits
+        mark = self._files.setdefault(path, checkpoint.MonthMark())
         for raw in data[:end].splitlines():
-            try:
-                record = UsageRecord.from_json(json.loads(raw))
-            except ValueError:
-                record = None  # damaged: the readers set it aside
-            if record is None or record.time < since:
+            record = _parse(raw)
+            if record is None:
+                continue  # damaged, forged or garbage: the readers set it aside
+            mark.add(record.source, record.tokens, record.cost_usd or 0.0)
+            if record.time < since:
                 continue
-            when = datetime.fromtimestamp(record.time, self.zone).date()
-            self.days.setdefault(when, {}).setdefault(record.source, _Spend()).add(record)
-            if record.run:
-                self.runs.setdefault(record.run, (record.source, _Spend()))[1].add(record)
-        self._offsets[path] = offset + end
+            self._count(record)
+        self._offsets[path] = (offset + end, (st.st_dev, st.st_ino))
+        return True
+
+    def _count(self, record: UsageRecord) -> None:
+        when = datetime.fromtimestamp(record.time, self.zone).date()
+        self.days.setdefault(when, {}).setdefault(record.source, _Spend()).add(record)
+        if record.run:
+            self.runs.setdefault(record.run, (record.source, _Spend()))[1].add(record)
 
     def spent(self, source: str | None, period: Literal["day", "month"]) -> _Spend:
-        """Spend of ``source`` (``None``: everything) today or this month."""
+        """Spend of ``source`` (``None``: everything) today or this month.
+
+        Records not written yet count on their day; calls the ledger lost (its gaps) count
+        both today and this month, since when they were made is not known.
+        """
         today = self.now().date()
         total = _Spend()
         for day, sources in self.days.items():
@@ -144,6 +197,15 @@ class SpendTally:
                 if source is None or name == source:
                     total.tokens += spend.tokens
                     total.usd += spend.usd
+        for record in self.unwritten:
+            day = datetime.fromtimestamp(record.time, self.zone).date()
+            if (period == "month" or day == today) and source in (None, record.source):
+                total.add(record)
+        for gap in self.gaps:
+            for name, (_calls, tokens, usd) in gap.sources.items():
+                if source is None or name == source:
+                    total.tokens += tokens
+                    total.usd += usd
         return total
 
     def usual_run(self, source: str, *, besides: str) -> int | None:
@@ -161,6 +223,14 @@ class SpendTally:
             return 0
         used = self.runs[run][1].tokens if run in self.runs else 0
         return max(0, sum(sizes) // len(sizes) - used)
+
+
+def _parse(raw: bytes) -> UsageRecord | None:
+    try:
+        value, problems = load_json_text(raw)
+    except Unusable:
+        return None
+    return None if problems else parse_line(value)
 
 
 @dataclass(frozen=True)
@@ -217,26 +287,28 @@ class SpendGovernor:
     """Checks budgets and runaway runs before each model call (see the module docstring).
 
     Args:
-        workspace: The workspace (its ledger is the record of spend).
+        place: The workspace's ledger, the record of spend.
         budgets: Returns the budgets in force (read at every check: Settings apply at once).
         emit: Puts an event on the bus (``MessageBus.emit``).
         interactive: A front end answers :class:`BudgetPaused` (the window); otherwise a
             background call over budget is refused at once.
         zone: IANA zone for days and months.
         ask_timeout_s: An unanswered pause counts as "Keep paused" after this long.
+        pending: Returns the records the ledger could not write yet (they count).
     """
 
     def __init__(
         self,
-        workspace: Path,
+        place: LedgerPlace,
         budgets: Callable[[], Budgets],
         emit: Callable[[RunEvent], object],
         *,
         interactive: bool = False,
         zone: str | None = None,
         ask_timeout_s: float = ASK_TIMEOUT_S,
+        pending: Callable[[], list[UsageRecord]] | None = None,
     ) -> None:
-        self.tally = SpendTally(workspace, zone)
+        self.tally = SpendTally(place, zone, pending)
         self.budgets = budgets
         self._emit = emit
         self.interactive = interactive

@@ -1,21 +1,28 @@
 """The usage ledger: one JSON line per model call, appended, never rewritten.
 
-Where: ``<workspace>/usage/ledger-YYYY-MM.jsonl`` (the UTC month of the call). In the
-workspace because spend belongs to what the agent does there: the app and ``nanobot-desktop
-gateway`` on the same workspace add to the same file (under ``usage/.ledger.lock``), and a
-second workspace keeps its own account. One file per month so that "today" and "this month"
-read one or two small files however long the app has been used, and a closed month is never
-opened for writing again. nanobot ignores the folder (the memory repository's ``.gitignore``
-ignores everything but the memory files).
+Where: ``<config folder>/usage/<workspace id>/ledger-YYYY-MM.jsonl`` (the UTC month of the
+call; :mod:`desktop.core.usage.place` finds the folder and moves a ledger earlier versions kept
+in the workspace). Per workspace because spend belongs to what the agent does there: the app
+and ``nanobot-desktop gateway`` on the same workspace add to the same file (under the folder's
+``.ledger.lock``), and a second workspace keeps its own account. Beside the config, not in the
+workspace, so that no command the model runs can forge or delete it. One file per month so
+that "today" and "this month" read one or two small files however long the app has been used,
+and a closed month is never opened for writing again.
 
 How a record is written (:meth:`UsageLedger.append`): under the lock, a file whose last byte
 is not a newline (a crash cut an append short) first gets one, so the fragment stays a line of
-its own and the new record is never glued onto it; then the record is written in one
-``write`` on an ``O_APPEND`` descriptor and flushed to disk. Nothing already in the file is
-ever changed, so a crash can cost at most the record being written.
+its own and the new record is never glued onto it; then the record is written on an
+``O_APPEND`` descriptor and flushed to disk. Nothing already in the file is ever changed, so a
+crash can cost at most the record being written. The month totals are then counted in the
+checkpoint (:mod:`desktop.core.usage.checkpoint`), so a ledger that vanishes is noticed. A
+record that cannot be written is kept in memory (:attr:`UsageLedger.unwritten`, still counted
+by the budgets) and written before the next one.
 
-Reading (:func:`read_records`) is tolerant: a damaged line is copied aside once
-(``ledger-….jsonl.corrupt-…``, see :mod:`desktop.core.utils.validate_aside`) and skipped.
+Reading (:func:`read_records`) is tolerant: a damaged line, or a record whose figures no model
+call can have (:func:`implausible`: negative or enormous tokens or cost, a time far in the
+future), is copied aside once (``ledger-….jsonl.damaged-…``, see
+:mod:`desktop.core.utils.validate_aside`) and not counted. Files are opened through
+:mod:`desktop.core.security.ownfiles` (no link followed, no FIFO waited on).
 
 Calls that ended without an answer are recorded too, so budgets and the runaway guard count
 what they cost: ``"outcome": "stopped"`` (cancelled: ``/stop``, a cancelled background run) or
@@ -30,25 +37,29 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import os
+import math
+import threading
+import time
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from filelock import FileLock
-
 from desktop.core.providers.switchable import ModelCall
-from desktop.core.utils.validate import Unusable, read_jsonl
+from desktop.core.security import ownfiles
+from desktop.core.usage import checkpoint
+from desktop.core.usage.place import LedgerPlace
+from desktop.core.utils.validate import JsonLine, Unusable, read_jsonl
 from desktop.core.utils.validate_aside import set_aside_lines
 
 log = logging.getLogger(__name__)
 
-FOLDER = "usage"
-LOCK_NAME = ".ledger.lock"
-LOCK_TIMEOUT_S = 10.0
 VERSION = 1
+# Figures no single model call reaches: a record beyond them is forged or garbage.
+MAX_CALL_TOKENS = 50_000_000
+MAX_CALL_USD = 10_000.0
+MAX_FUTURE_S = 86_400.0
 
 
 @dataclass(frozen=True)
@@ -158,27 +169,53 @@ class UsageRecord:
 def _count(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return 0
+    if isinstance(value, float) and not math.isfinite(value):
+        return 0
     return max(0, int(value))
 
 
-def ledger_folder(workspace: Path) -> Path:
-    """``<workspace>/usage``."""
-    return Path(workspace) / FOLDER
+def implausible(value: Any, record: UsageRecord, now: float | None = None) -> str | None:
+    """Why a parsed record cannot be a real call (``None``: it can).
+
+    Negative or enormous token counts or cost, or a time more than a day ahead: a line like
+    that is forged or garbage, and counting it could lock chats out with spend that never was.
+    """
+    for key in ("prompt_tokens", "completion_tokens", "cached_tokens"):
+        raw = value.get(key)
+        if isinstance(raw, int | float) and not isinstance(raw, bool) and raw < 0:
+            return f"{key} is negative"
+    cost = value.get("cost_usd")
+    if isinstance(cost, int | float) and not isinstance(cost, bool) and cost < 0:
+        return "cost_usd is negative"
+    if record.tokens > MAX_CALL_TOKENS or record.cached_tokens > MAX_CALL_TOKENS:
+        return f"{record.tokens:,} tokens in one call"
+    if record.cost_usd is not None and record.cost_usd > MAX_CALL_USD:
+        return f"${record.cost_usd:,.2f} for one call"
+    if record.time > (now if now is not None else time.time()) + MAX_FUTURE_S:
+        return "its time is in the future"
+    return None
 
 
-def ledger_file(workspace: Path, when: float) -> Path:
+def parse_line(value: Any, now: float | None = None) -> UsageRecord | None:
+    """The record of one parsed ledger line (``None``: damaged, forged or garbage)."""
+    record = UsageRecord.from_json(value)
+    if record is None or implausible(value, record, now) is not None:
+        return None
+    return record
+
+
+def ledger_file(folder: Path, when: float) -> Path:
     """The month file a call made at ``when`` goes to."""
-    month = datetime.fromtimestamp(when, UTC).strftime("%Y-%m")
-    return ledger_folder(workspace) / f"ledger-{month}.jsonl"
+    return Path(folder) / f"ledger-{checkpoint.month_of(when)}.jsonl"
 
 
-def month_files(workspace: Path, since: float, until: float) -> list[Path]:
+def month_files(folder: Path, since: float, until: float) -> list[Path]:
     """The month files that can hold calls made between ``since`` and ``until``."""
     files: list[Path] = []
     day = datetime.fromtimestamp(since, UTC).replace(day=1, hour=0, minute=0, second=0)
     end = datetime.fromtimestamp(until, UTC)
     while day <= end:
-        files.append(ledger_file(workspace, day.timestamp()))
+        files.append(ledger_file(folder, day.timestamp()))
         day = (
             day.replace(year=day.year + 1, month=1)
             if day.month == 12
@@ -187,67 +224,112 @@ def month_files(workspace: Path, since: float, until: float) -> list[Path]:
     return files
 
 
-def read_file(path: Path) -> list[UsageRecord]:
-    """Every good record of one ledger file; damaged lines are copied aside and skipped."""
+def read_file(path: Path, *, root: Path) -> list[UsageRecord]:
+    """Every good record of one ledger file (below ``root``: nothing followed); damaged,
+    forged and garbage lines are copied aside and skipped."""
     try:
-        lines = read_jsonl(path)
+        lines = read_jsonl(path, root=root)
     except Unusable as exc:
         log.warning("usage ledger %s cannot be read: %s", path, exc.reason)
         return []
     records: list[UsageRecord] = []
-    bad = []
+    bad: list[JsonLine] = []
+    now = time.time()
     for line in lines:
-        record = UsageRecord.from_json(line.value) if line.ok else None
+        record = parse_line(line.value, now) if line.ok else None
         if record is None:
             bad.append(line)
         else:
             records.append(record)
     if bad:
         try:
-            copy = set_aside_lines(path, bad, "damaged")
-            log.warning("usage ledger %s: %d damaged line(s) kept in %s", path, len(bad), copy)
+            copy = set_aside_lines(path, bad, "damaged", root=root)
+            log.warning(
+                "usage ledger %s: %d damaged or implausible line(s) kept in %s and not counted",
+                path,
+                len(bad),
+                copy,
+            )
         except OSError:
             log.exception("keeping the damaged lines of %s aside failed", path)
     return records
 
 
-def read_records(workspace: Path, since: float, until: float) -> list[UsageRecord]:
+def read_records(place: LedgerPlace, since: float, until: float) -> list[UsageRecord]:
     """The calls made between ``since`` and ``until`` (blocking: call it in a thread)."""
     found: list[UsageRecord] = []
-    for path in month_files(workspace, since, until):
-        found.extend(r for r in read_file(path) if since <= r.time < until)
+    for path in month_files(place.folder, since, until):
+        found.extend(r for r in read_file(path, root=place.root) if since <= r.time < until)
     return found
+
+
+def read_months(
+    place: LedgerPlace, since: float, until: float
+) -> tuple[list[UsageRecord], list[checkpoint.Gap]]:
+    """The calls made between ``since`` and ``until``, and what the ledger of those months
+    lost compared with the checkpoint (blocking: call it in a thread)."""
+    marks = checkpoint.load(place)  # before the ledger: an append meanwhile is no gap
+    found: list[UsageRecord] = []
+    gaps: list[checkpoint.Gap] = []
+    for path in month_files(place.folder, since, until):
+        records = read_file(path, root=place.root)
+        found.extend(r for r in records if since <= r.time < until)
+        exists = ownfiles.entry_kind(path, root=place.root) == "file"
+        month = path.stem.removeprefix("ledger-")
+        lost = checkpoint.gap(place, month, checkpoint.count(records), exists=exists, marks=marks)
+        if lost is not None:
+            gaps.append(lost)
+    return found, gaps
 
 
 class UsageLedger:
     """Appends :class:`UsageRecord` lines to the workspace's ledger.
 
     Args:
-        workspace: The workspace folder.
+        place: Where the ledger is (:func:`desktop.core.usage.place.locate`).
+
+    Attributes:
+        unwritten: Records whose append failed, oldest first; written before the next record,
+            and counted by the budgets meanwhile.
     """
 
-    def __init__(self, workspace: Path) -> None:
-        self.workspace = Path(workspace)
-        self.folder = ledger_folder(self.workspace)
-        self._lock = FileLock(str(self.folder / LOCK_NAME), timeout=LOCK_TIMEOUT_S)
+    def __init__(self, place: LedgerPlace) -> None:
+        self.place = place
+        self.folder = place.folder
+        self.unwritten: list[UsageRecord] = []
+        self._guard = threading.Lock()
 
     def append(self, record: UsageRecord) -> Path:
-        """Write ``record`` at the end of its month file, durably (blocking). Returns the file."""
-        path = ledger_file(self.workspace, record.time)
-        line = record.to_line()
-        self.folder.mkdir(parents=True, exist_ok=True)
-        with self._lock:
-            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        """Write ``record`` at the end of its month file, durably (blocking). Returns the file.
+
+        Records an earlier append could not write go first.
+
+        Raises:
+            OSError: It could not be written (it is kept in :attr:`unwritten`).
+            filelock.Timeout: Another process held the lock too long (kept likewise).
+        """
+        with self._guard:
+            queue = [*self.unwritten, record]
+            self.unwritten = []
             try:
-                size = os.fstat(fd).st_size
-                if size and not _ends_with_newline(path, size):
-                    line = b"\n" + line  # isolate a fragment left by a crash
-                written = os.write(fd, line)
-                if written != len(line):  # a full disk: finish the line or leave a fragment
-                    os.write(fd, line[written:])
-                (getattr(os, "fdatasync", None) or os.fsync)(fd)
+                with self.place.lock():
+                    while queue:
+                        path = self._write(queue[0])
+                        queue.pop(0)
             finally:
-                os.close(fd)
+                self.unwritten = queue
+        return path
+
+    def _write(self, record: UsageRecord) -> Path:
+        path = ledger_file(self.folder, record.time)
+        root = self.place.root
+        before, after = ownfiles.append(path, record.to_line(), root=root)
+        try:
+            checkpoint.after_append(
+                self.place, record, before, after, lambda: read_file(path, root=root)
+            )
+        except OSError as exc:  # the record is on disk: only the second copy is behind
+            log.warning("the usage checkpoint could not be updated: %s", exc)
         return path
 
     def extend(self, records: Iterable[UsageRecord]) -> None:
@@ -260,11 +342,9 @@ class UsageLedger:
         record = UsageRecord.from_call(call)
         try:
             await asyncio.to_thread(self.append, record)
-        except OSError:
-            log.exception("writing the usage ledger failed (the call is not counted)")
-
-
-def _ends_with_newline(path: Path, size: int) -> bool:
-    with path.open("rb") as handle:
-        handle.seek(size - 1)
-        return handle.read(1) == b"\n"
+        except Exception as exc:  # noqa: BLE001 - a lock timeout too: the call stays counted
+            log.error(
+                "writing the usage ledger failed (%s); the call is kept in memory, counted by "
+                "the budgets, and written with the next one",
+                exc,
+            )

@@ -11,11 +11,12 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
-from pathlib import Path
 from zoneinfo import ZoneInfo
 
 from desktop.core.usage.budgets import SOURCES, Budgets, Limit
-from desktop.core.usage.ledger import UsageRecord, read_records
+from desktop.core.usage.checkpoint import Gap
+from desktop.core.usage.ledger import UsageRecord, read_months
+from desktop.core.usage.place import LedgerPlace
 
 TOP = 5
 
@@ -61,6 +62,8 @@ class UsageSummary:
         top_sessions: This month's costliest sessions ``(key, totals)``.
         top_jobs: This month's costliest cron jobs ``(job id, totals)``.
         days: This month per day and source ``{date: {source: totals}}``.
+        gaps: Calls the ledger lost (deleted or changed outside the app) that its checkpoint
+            counted: not in the totals above, but counted by the budgets.
     """
 
     now: datetime
@@ -72,6 +75,12 @@ class UsageSummary:
     top_sessions: list[tuple[str, Totals]] = field(default_factory=list)
     top_jobs: list[tuple[str, Totals]] = field(default_factory=list)
     days: dict[date, dict[str, Totals]] = field(default_factory=dict)
+    gaps: list[Gap] = field(default_factory=list)
+
+    @property
+    def warnings(self) -> list[str]:
+        """One sentence per problem with the ledger (empty: none)."""
+        return [gap.message for gap in self.gaps]
 
 
 def zone_of(name: str | None) -> ZoneInfo | None:
@@ -122,13 +131,15 @@ def summarize(records: Iterable[UsageRecord], now: datetime) -> UsageSummary:
 
 
 def load_summary(
-    workspace: Path, *, zone: str | None = None, now: datetime | None = None
+    place: LedgerPlace, *, zone: str | None = None, now: datetime | None = None
 ) -> UsageSummary:
     """Read this month's ledger and summarize it (blocking: call it in a thread)."""
     now = now or datetime.now(zone_of(zone)).astimezone(zone_of(zone))
     _day, month_start = period_starts(now)
-    records = read_records(workspace, month_start.timestamp(), now.timestamp() + 300)
-    return summarize(records, now)
+    records, gaps = read_months(place, month_start.timestamp(), now.timestamp() + 300)
+    summary = summarize(records, now)
+    summary.gaps = gaps
+    return summary
 
 
 def source_order(names: Iterable[str]) -> list[str]:
@@ -157,6 +168,8 @@ def render_text(summary: UsageSummary, budgets: Budgets | None = None) -> str:
     """The summary as plain text for the terminal."""
     budgets = budgets or Budgets()
     lines = [f"Usage on {summary.now:%Y-%m-%d} ({summary.zone})", ""]
+    if summary.warnings:
+        lines += [f"Warning: {text}" for text in summary.warnings] + [""]
     for title, totals, by_source, daily in (
         ("Today", summary.today, summary.today_by_source, True),
         (f"This month ({summary.now:%B %Y})", summary.month, summary.month_by_source, False),

@@ -4,6 +4,10 @@ Every write of user data goes through :func:`atomic_write_text` (or its bytes tw
 content is written to a temporary file in the same directory, flushed and fsynced, then moved
 over the target with :func:`os.replace`, and the directory entry is fsynced. A reader never
 sees a half-written file and a crash leaves either the old or the new content.
+
+The app's own files in the workspace are written with ``root=`` (the workspace): no symlink is
+followed below it, and a link or special file standing at the name is moved aside first
+(:func:`desktop.core.security.ownfiles.replace`).
 """
 
 from __future__ import annotations
@@ -30,7 +34,11 @@ def _fsync_dir(directory: Path) -> None:
 
 
 def atomic_write_bytes(
-    path: str | os.PathLike[str], data: bytes, *, mode: int | None = None
+    path: str | os.PathLike[str],
+    data: bytes,
+    *,
+    mode: int | None = None,
+    root: str | os.PathLike[str] | None = None,
 ) -> None:
     """Write ``data`` to ``path`` atomically.
 
@@ -39,7 +47,17 @@ def atomic_write_bytes(
         data: Full new content.
         mode: Permission bits for the file. When ``None`` an existing file keeps its mode and a
             new one is private to the user (``0o600``).
+        root: A folder above ``path`` below which no symlink is followed (the workspace, for
+            the app's own files there).
+
+    Raises:
+        desktop.core.security.ownfiles.Refused: With ``root``: a folder on the way is a link.
     """
+    if root is not None:
+        from desktop.core.security.ownfiles import replace
+
+        replace(Path(path), data, root=Path(root), mode=mode)
+        return
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     if mode is None and target.exists():
@@ -63,10 +81,15 @@ def atomic_write_bytes(
 
 
 def atomic_write_text(
-    path: str | os.PathLike[str], text: str, *, encoding: str = "utf-8", mode: int | None = None
+    path: str | os.PathLike[str],
+    text: str,
+    *,
+    encoding: str = "utf-8",
+    mode: int | None = None,
+    root: str | os.PathLike[str] | None = None,
 ) -> None:
     """Write ``text`` to ``path`` atomically (see :func:`atomic_write_bytes`)."""
-    atomic_write_bytes(path, text.encode(encoding), mode=mode)
+    atomic_write_bytes(path, text.encode(encoding), mode=mode, root=root)
 
 
 def set_aside(path: str | os.PathLike[str], label: str = "corrupt") -> Path:

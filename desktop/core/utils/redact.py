@@ -6,6 +6,12 @@ and replaced wherever it appears; on top of that, patterns that look like creden
 
 Tool results use only the first layer (:func:`redact_known`): the model reads and edits code,
 and masking everything shaped like ``token = …`` would garble the files it works on.
+
+What the app itself puts into a prompt from files (the bootstrap files, ``MEMORY.md``, skills,
+the history log, Dream's view of the memory files) goes through :func:`redact_for_prompt`:
+known secrets, values shaped like credentials, and secret fields of a JSON document
+(``"apiKey": "…"``, ``"botToken": "…"``: a copy of ``config.json``), but not assignments in
+code, which skills and notes quote.
 """
 
 from __future__ import annotations
@@ -27,6 +33,14 @@ _PATTERNS: tuple[re.Pattern[str], ...] = (
     re.compile(
         r"(?i)((?:api[_-]?key|x-api-key|authorization|token|secret|password)[\"']?\s*[:=]\s*[\"']?)[^\s\"',}]{6,}"
     ),
+)
+
+
+# The credential shapes of _PATTERNS that need no key name (the value alone gives it away).
+_VALUE_PATTERNS = _PATTERNS[:4]
+# A secret field of a JSON document with a quoted value: ``"apiKey": "…"``, ``"appSecret": "…"``.
+_JSON_FIELD = re.compile(
+    r"""(?i)("[A-Za-z0-9_\-]*(?:api[_-]?key|token|secret|password|passwd)[A-Za-z0-9_\-]*"\s*:\s*")((?:[^"\\\s]|\\.){6,})(")"""
 )
 
 
@@ -60,6 +74,22 @@ def redact(text: object) -> str:
         else:
             result = pattern.sub(_MASK, result)
     return result
+
+
+def redact_for_prompt(text: str) -> str:
+    """``text`` from a file, made safe to send to a model provider.
+
+    Masks every registered secret, values shaped like credentials (``sk-…``, ``ghp_…``,
+    ``Bearer …``) and the values of secret fields in JSON (``"apiKey": "…"``); code such as
+    ``api_key = os.environ["KEY"]`` is left as it is.
+    """
+    result = redact_known(text)
+    for pattern in _VALUE_PATTERNS:
+        if pattern.groups:
+            result = pattern.sub(lambda m: m.group(1) + _MASK, result)
+        else:
+            result = pattern.sub(_MASK, result)
+    return _JSON_FIELD.sub(lambda m: m.group(1) + _MASK + m.group(3), result)
 
 
 class RedactingFilter(logging.Filter):

@@ -99,7 +99,8 @@ class Unusable(ValueError):
         reason: Human-readable cause ("not UTF-8 text (byte 12)", "is a folder, not a file").
         line: 1-based line of a JSON syntax error, when known.
         kind: ``"content"`` (bad bytes), ``"folder"`` (a directory stands there),
-            ``"special"`` (device, FIFO, socket), ``"unreadable"`` (permissions) or
+            ``"special"`` (device, FIFO, socket), ``"link"`` (a symlink where the app's own
+            file belongs), ``"unreadable"`` (permissions, a linked folder on the way) or
             ``"too_large"``.
     """
 
@@ -279,14 +280,18 @@ def _refuse(kind: str) -> Unusable:
     return Unusable("is not a regular file (device, FIFO or socket)", kind="special")
 
 
-def open_regular_file(path: Path) -> BinaryIO | None:
+def open_regular_file(path: Path, *, root: Path | None = None) -> BinaryIO | None:
     """Open ``path`` for binary reading if it is a regular file; ``None`` when missing.
 
-    Never blocks on a FIFO and never reads a device.
+    Never blocks on a FIFO and never reads a device. With ``root`` (the workspace, or the
+    folder of the app's own state) no symlink is followed below it, the file's own name
+    included (:func:`desktop.core.security.ownfiles.open_read`): a link is refused.
 
     Raises:
-        Unusable: A folder, special file, or no permission to read it.
+        Unusable: A folder, special file, symlink (with ``root``), or no permission to read it.
     """
+    if root is not None:
+        return _open_own(path, root)
     try:
         fd = os.open(path, _READ_FLAGS)
     except FileNotFoundError:
@@ -313,13 +318,35 @@ def open_regular_file(path: Path) -> BinaryIO | None:
         raise
 
 
-def read_bytes_limited(path: Path, limit: int) -> bytes | None:
+def _open_own(path: Path, root: Path) -> BinaryIO | None:
+    """:func:`open_regular_file` below ``root`` (no link followed), refusals as Unusable."""
+    from desktop.core.security.ownfiles import Refused, open_read
+
+    try:
+        return open_read(path, root=root)
+    except Refused as exc:
+        if exc.kind == "not-folder":
+            return None  # a parent is a file: nothing can be there
+        if exc.path != Path(path):  # a folder on the way is a link
+            raise Unusable(f"cannot be read: {exc}", kind="unreadable") from None
+        kind = {"folder": "folder", "special": "special"}.get(exc.kind, "link")
+        raise Unusable(exc.reason, kind=kind) from None
+    except PermissionError:
+        raise Unusable("cannot be read (permission denied)", kind="unreadable") from None
+    except OSError as exc:
+        raise Unusable(f"cannot be read ({exc.strerror or exc})", kind="unreadable") from None
+
+
+def read_bytes_limited(path: Path, limit: int, *, root: Path | None = None) -> bytes | None:
     """The bytes of a regular file of at most ``limit`` bytes; ``None`` when missing.
 
+    ``root``: see :func:`open_regular_file`.
+
     Raises:
-        Unusable: A folder, special file, unreadable, or larger than ``limit``.
+        Unusable: A folder, special file, link (with ``root``), unreadable, or larger than
+            ``limit``.
     """
-    handle = open_regular_file(path)
+    handle = open_regular_file(path, root=root)
     if handle is None:
         return None
     with handle:
@@ -332,15 +359,17 @@ def read_bytes_limited(path: Path, limit: int) -> bytes | None:
     return data
 
 
-def read_document(path: Path, *, limit: int = MAX_DOCUMENT_BYTES) -> tuple[Any, list[str]] | None:
+def read_document(
+    path: Path, *, limit: int = MAX_DOCUMENT_BYTES, root: Path | None = None
+) -> tuple[Any, list[str]] | None:
     """A JSON document file read tolerantly (:func:`load_json_text`); ``None`` when missing.
 
-    An empty (or blank) file reads as ``({}, [])``.
+    An empty (or blank) file reads as ``({}, [])``. ``root``: see :func:`open_regular_file`.
 
     Raises:
         Unusable: The file as a whole cannot be used.
     """
-    data = read_bytes_limited(path, limit)
+    data = read_bytes_limited(path, limit, root=root)
     if data is None:
         return None
     if not data.strip():
@@ -417,13 +446,17 @@ def iter_jsonl(handle: BinaryIO, *, max_line_bytes: int = MAX_LINE_BYTES) -> Ite
         yield JsonLine(number, start, len(raw), raw, value, None)
 
 
-def read_jsonl(path: Path, *, max_line_bytes: int = MAX_LINE_BYTES) -> list[JsonLine]:
+def read_jsonl(
+    path: Path, *, max_line_bytes: int = MAX_LINE_BYTES, root: Path | None = None
+) -> list[JsonLine]:
     """All non-blank lines of a JSON Lines file (``[]`` when it does not exist).
 
+    ``root``: see :func:`open_regular_file`.
+
     Raises:
-        Unusable: The path is a folder, a special file or unreadable.
+        Unusable: The path is a folder, a special file, a link (with ``root``) or unreadable.
     """
-    handle = open_regular_file(path)
+    handle = open_regular_file(path, root=root)
     if handle is None:
         return []
     with handle:
@@ -433,19 +466,22 @@ def read_jsonl(path: Path, *, max_line_bytes: int = MAX_LINE_BYTES) -> list[Json
 # --- small files ----------------------------------------------------------------------------
 
 
-def read_text_document(path: Path, *, limit: int = MAX_TEXT_BYTES) -> str | None:
+def read_text_document(
+    path: Path, *, limit: int = MAX_TEXT_BYTES, root: Path | None = None
+) -> str | None:
     """A text (Markdown) file; ``None`` when missing or when no text can be had from it.
 
     Bytes that are not UTF-8 are replaced by U+FFFD after the file was copied aside; a file
-    over ``limit`` is cut there. Each problem is a notice, never an exception.
+    over ``limit`` is cut there. Each problem is a notice, never an exception. ``root``: see
+    :func:`open_regular_file` (a link is ignored, with a notice).
     """
     try:
-        data = read_bytes_limited(path, limit)
+        data = read_bytes_limited(path, limit, root=root)
     except Unusable as exc:
         if exc.kind != "too_large":
             notify(f"{path} {exc.reason}; it is ignored")
             return None
-        handle = open_regular_file(path)
+        handle = open_regular_file(path, root=root)
         if handle is None:
             return None
         with handle:
@@ -457,8 +493,8 @@ def read_text_document(path: Path, *, limit: int = MAX_TEXT_BYTES) -> str | None
         return decode_utf8(data)
     except Unusable as exc:
         try:
-            copy: Path | None = set_aside_file(path)
-        except OSError:
+            copy: Path | None = set_aside_file(path, root=root)
+        except (OSError, Unusable):
             copy = None
         kept = f"the original bytes were kept in {copy.name}" if copy else "no copy was made"
         notify(
@@ -468,17 +504,18 @@ def read_text_document(path: Path, *, limit: int = MAX_TEXT_BYTES) -> str | None
         return data.decode("utf-8", errors="replace").removeprefix("\ufeff")
 
 
-def read_int_file(path: Path) -> int | None:
+def read_int_file(path: Path, *, root: Path | None = None) -> int | None:
     """A non-negative integer stored as text; ``None`` when missing, empty or unusable.
 
     An unusable file (not a number, negative, huge, a folder) is reported once and, when it is
-    a regular file, copied aside; the caller falls back as if it were missing.
+    a regular file, copied aside; the caller falls back as if it were missing. ``root``: see
+    :func:`open_regular_file` (a link is ignored, with a notice).
     """
     try:
-        data = read_bytes_limited(path, _INT_FILE_BYTES)
+        data = read_bytes_limited(path, _INT_FILE_BYTES, root=root)
     except Unusable as exc:
         if exc.kind == "too_large":
-            _bad_int(path, exc.reason)
+            _bad_int(path, exc.reason, root)
             return None
         notify(f"{path} {exc.reason}; it is ignored")
         return None
@@ -487,14 +524,14 @@ def read_int_file(path: Path) -> int | None:
     text = data.strip()
     if text.isdigit() and len(text) <= 19 and int(text) <= MAX_INT:
         return int(text)
-    _bad_int(path, "is not a non-negative integer")
+    _bad_int(path, "is not a non-negative integer", root)
     return None
 
 
-def _bad_int(path: Path, reason: str) -> None:
+def _bad_int(path: Path, reason: str, root: Path | None) -> None:
     try:
-        copy: Path | None = set_aside_file(path)
-    except OSError:
+        copy: Path | None = set_aside_file(path, root=root)
+    except (OSError, Unusable):
         copy = None
     kept = f"; a copy was kept as {copy.name}" if copy else ""
     notify(f"{path} {reason}; it is ignored{kept}", key=f"int:{path}:{copy}")

@@ -127,20 +127,37 @@ def _publish(tmp: Path, path: Path, label: str) -> Path:
         return target
 
 
+def _open_source(path: Path, root: Path | None) -> BinaryIO:
+    """``path`` opened for reading (below ``root`` without following a link, when given)."""
+    if root is None:
+        return open(path, "rb")
+    from desktop.core.security.ownfiles import open_read
+
+    handle = open_read(path, root=root)
+    if handle is None:
+        raise FileNotFoundError(2, "No such file or directory", str(path))
+    return handle
+
+
 def _copy_segments(
-    path: Path, segments: Sequence[tuple[int, int, bytes | None]], label: str
+    path: Path,
+    segments: Sequence[tuple[int, int | None, bytes | None]],
+    label: str,
+    root: Path | None = None,
 ) -> Path:
     """Write the segments of ``path`` beside it (deduplicated); return the copy's path.
 
     Each segment is ``(offset, size, raw)``; ``raw`` (when given) is written instead of
-    re-reading the range. Segments are separated so every one ends with a newline.
+    re-reading the range; a size of ``None`` reads to the end. Segments are separated so every
+    one ends with a newline. With ``root`` the file is read without following a link.
     """
+    source = _open_source(path, root)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     tmp = Path(tmp_name)
     digest = hashlib.sha256()
     size = 0
     try:
-        with os.fdopen(fd, "wb") as out, open(path, "rb") as source:
+        with os.fdopen(fd, "wb") as out, source:
             for offset, length, raw in segments:
                 last = b""
                 if raw is not None:
@@ -168,22 +185,27 @@ def _copy_segments(
         raise
 
 
-def _ranged(source: BinaryIO, offset: int, length: int) -> Iterator[bytes]:
+def _ranged(source: BinaryIO, offset: int, length: int | None) -> Iterator[bytes]:
     source.seek(offset)
-    left = length
+    left = length if length is not None else 1 << 62
     while left > 0 and (chunk := source.read(min(_COPY_CHUNK, left))):
         left -= len(chunk)
         yield chunk
 
 
-def set_aside_lines(path: Path, lines: Sequence[Segment], label: str = "corrupt") -> Path:
+def set_aside_lines(
+    path: Path, lines: Sequence[Segment], label: str = "corrupt", *, root: Path | None = None
+) -> Path:
     """Copy the bytes of ``lines`` (bad lines of ``path``) byte-exact into one aside file.
 
     The lines keep their order; a line without a final newline gets one in the copy when
     several lines are copied. Returns the copy (an earlier identical one when it exists). The
     same lines read again in this process (a log read on every turn) reuse the copy at once.
+    With ``root`` the file is read without following a link below it.
     """
-    segments = [(line.offset, line.size, line.raw) for line in lines]
+    segments: list[tuple[int, int | None, bytes | None]] = [
+        (line.offset, line.size, line.raw) for line in lines
+    ]
     key = (
         str(path),
         label,
@@ -196,15 +218,18 @@ def set_aside_lines(path: Path, lines: Sequence[Segment], label: str = "corrupt"
         known = _copies.get(key)
     if known is not None and known.is_file():
         return known
-    copy = _copy_segments(path, segments, label)
+    copy = _copy_segments(path, segments, label, root)
     with _copies_lock:
         _copies[key] = copy
     return copy
 
 
-def set_aside_file(path: Path, label: str = "corrupt") -> Path:
-    """Copy the whole regular file ``path`` byte-exact beside itself (deduplicated)."""
-    return _copy_segments(path, [(0, os.path.getsize(path), None)], label)
+def set_aside_file(path: Path, label: str = "corrupt", *, root: Path | None = None) -> Path:
+    """Copy the whole regular file ``path`` byte-exact beside itself (deduplicated).
+
+    With ``root`` the file is read without following a link below it.
+    """
+    return _copy_segments(path, [(0, None, None)], label, root)
 
 
 def move_aside(path: Path, label: str = "corrupt") -> Path:

@@ -89,7 +89,10 @@ def summary_html(summary: UsageSummary, budgets: Budgets) -> str:
         )
         for source in source_order(summary.month_by_source)
     )
-    parts = ["<table cellspacing='0' cellpadding='3'>", *rows, "</table>"]
+    parts = [
+        f"<p style='color:#c0392b'><b>⚠ {html.escape(text)}</b></p>" for text in summary.warnings
+    ]
+    parts += ["<table cellspacing='0' cellpadding='3'>", *rows, "</table>"]
     for title, ranked in (("Top sessions", summary.top_sessions), ("Top jobs", summary.top_jobs)):
         if ranked:
             items = "".join(
@@ -126,7 +129,8 @@ class UsagePage(SettingsPage):
             services,
             parent,
             description=(
-                "Every model call is counted in the workspace (usage/ledger-*.jsonl). Budgets "
+                "Every model call is counted in a ledger beside the config "
+                "(usage/<workspace id>/ledger-*.jsonl), out of the agent's reach. Budgets "
                 "pause Dream, the heartbeat, scheduled jobs and consolidation before they pass "
                 "a limit and ask you; chats are warned, and stopped only with a hard cap."
             ),

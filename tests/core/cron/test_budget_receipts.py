@@ -19,7 +19,7 @@ from desktop.core.cron.types import CronPayload, CronSchedule
 from desktop.core.memory.store import MemoryStore
 from desktop.core.runtime import Runtime
 from desktop.core.usage.budgets import Budgets
-from desktop.core.usage.ledger import UsageLedger, UsageRecord
+from desktop.core.usage.ledger import UsageRecord
 from tests.conftest import custom_config
 from tests.core.agent.conftest import make_provider
 from tests.core.cron.test_cron import FakeClock, ms
@@ -71,7 +71,8 @@ def _runtime(
 
 def _spent(runtime: Runtime, source: str, tokens: int) -> None:
     """A call of ``source`` made earlier today (real time: the governor counts today)."""
-    UsageLedger(runtime.config.workspace_path).append(
+    assert runtime.ledger is not None
+    runtime.ledger.append(
         UsageRecord(time=time.time() - 1, source=source, model="m", prompt_tokens=tokens)
     )
 

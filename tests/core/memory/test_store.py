@@ -239,7 +239,7 @@ def test_compact_is_atomic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     store.dream_cursor = 6
     before = store.history_file.read_bytes()
 
-    def broken_replace(src: str, dst: str) -> None:
+    def broken_replace(src: str, dst: str, **_: object) -> None:
         raise OSError("disk full")
 
     monkeypatch.setattr(os, "replace", broken_replace)

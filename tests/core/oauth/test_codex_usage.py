@@ -15,7 +15,8 @@ from desktop.core.providers.base import StreamDelta
 from desktop.core.providers.factory import build_provider
 from desktop.core.providers.oauth.codex_provider import CodexProvider
 from desktop.core.providers.switchable import SwitchableProvider, usage_scope
-from desktop.core.usage.ledger import UsageLedger, ledger_folder, read_file
+from desktop.core.usage.ledger import UsageLedger, read_file
+from desktop.core.usage.place import LedgerPlace
 from tests.conftest import write_config
 from tests.core.oauth.conftest import signed_in_codex
 from tests.fakes.memory_keyring import MemoryKeyring
@@ -39,7 +40,8 @@ async def test_codex_calls_answered_and_stopped_are_in_the_ledger(
     built = build_provider(config, store, retry_delays=())
     assert isinstance(built.provider, CodexProvider)
     provider = SwitchableProvider(built.provider)
-    provider.add_call_listener(UsageLedger(tmp_path).record)
+    place = LedgerPlace.in_workspace(tmp_path)
+    provider.add_call_listener(UsageLedger(place).record)
     oauth_server.codex_replies.append(CodexReply("Short answer.", usage=(30, 4)))
     oauth_server.codex_replies.append(CodexReply("word " * 300, chunk=5, delay=0.02))
     deltas: list[StreamDelta] = []
@@ -53,7 +55,7 @@ async def test_codex_calls_answered_and_stopped_are_in_the_ledger(
         call.cancel()  # /stop
         with pytest.raises(asyncio.CancelledError):
             await call
-    answered, stopped = read_file(next(ledger_folder(tmp_path).glob("ledger-*.jsonl")))
+    answered, stopped = read_file(next(place.folder.glob("ledger-*.jsonl")), root=place.root)
     assert (answered.outcome, answered.prompt_tokens, answered.completion_tokens) == ("ok", 30, 4)
     assert (stopped.outcome, stopped.estimated, stopped.session) == (
         "stopped",

@@ -7,9 +7,11 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from desktop.core.usage.ledger import UsageLedger, UsageRecord
+from desktop.core.config.loader import load_config
+from desktop.core.usage.ledger import UsageRecord
 from tests.conftest import custom_config, write_config
 from tests.core.test_cli import run
+from tests.core.usage.helpers import ledger_of
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
 
 
@@ -40,7 +42,7 @@ def test_usage_prints_today_month_sources_top_sessions_and_jobs_against_budgets(
     now = time.time()
     today = datetime.now(UTC)
     month_start = today.replace(day=1, hour=0, minute=0, second=0, microsecond=0)
-    ledger = UsageLedger(tmp_path / "workspace")
+    ledger = ledger_of(load_config(config, environ={}))
     ledger.extend(
         [
             _rec(now - 1, "chat", 1500, session="desktop:a", cost_usd=0.5),

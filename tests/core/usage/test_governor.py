@@ -25,8 +25,9 @@ from desktop.core.memory.store import MemoryStore
 from desktop.core.runtime import Runtime
 from desktop.core.usage.budgets import Budgets
 from desktop.core.usage.governor import BudgetRefused
-from desktop.core.usage.ledger import UsageLedger, UsageRecord, ledger_folder, read_file
+from desktop.core.usage.ledger import UsageRecord
 from tests.core.agent.conftest import make_provider
+from tests.core.usage.helpers import ledger_of, place_of, records_of
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
 
 
@@ -38,10 +39,10 @@ def _config(tmp_path: Path) -> Config:
     )
 
 
-def _spent(workspace: Path, source: str, runs: list[int], **extra: Any) -> None:
+def _spent(config: Config, source: str, runs: list[int], **extra: Any) -> None:
     """Calls made earlier today: one record of ``tokens`` per run."""
     now = time.time() - 1
-    UsageLedger(workspace).extend(
+    ledger_of(config).extend(
         UsageRecord(
             time=now,
             source=source,
@@ -101,7 +102,7 @@ async def test_dream_over_its_budget_is_paused_before_the_call_and_the_person_de
     scripted_server: ScriptedOpenAIServer, tmp_path: Path
 ) -> None:
     config = _config(tmp_path)
-    _spent(config.workspace_path, "dream", [6000, 6000, 6000])
+    _spent(config, "dream", [6000, 6000, 6000])
     _dream_script(scripted_server)
     budgets = {"sources": {"dream": {"dailyTokens": 20000}}}
     runtime, events = _runtime(config, scripted_server, budgets, ask=True)
@@ -139,7 +140,7 @@ async def test_dream_over_its_budget_is_paused_before_the_call_and_the_person_de
         assert not governor.answer(second.request_id, "keep")  # already answered
     finally:
         await runtime.stop()
-    records = read_file(next(ledger_folder(config.workspace_path).glob("ledger-*.jsonl")))
+    records = records_of(place_of(config))
     assert sum(r.source == "dream" and r.run.startswith("earlier") for r in records) == 3
     assert sum(r.source == "dream" and not r.run.startswith("earlier") for r in records) == 3
 
@@ -148,7 +149,7 @@ async def test_headless_the_run_is_refused_at_once_and_reported(
     scripted_server: ScriptedOpenAIServer, tmp_path: Path
 ) -> None:
     config = _config(tmp_path)
-    _spent(config.workspace_path, "heartbeat", [500])
+    _spent(config, "heartbeat", [500])
     _dream_script(scripted_server)
     budgets = {"overall": {"dailyTokens": 400}}  # the overall budget is passed already
     runtime, events = _runtime(config, scripted_server, budgets, ask=False)
@@ -167,7 +168,7 @@ async def test_chat_warns_at_the_threshold_and_stops_only_with_a_hard_cap(
     scripted_server: ScriptedOpenAIServer, tmp_path: Path
 ) -> None:
     config = _config(tmp_path)
-    _spent(config.workspace_path, "chat", [850], session="desktop:x")
+    _spent(config, "chat", [850], session="desktop:x")
     scripted_server.default = Reply("Hi.", usage=(60, 40))
     budgets: dict[str, Any] = {"sources": {"chat": {"dailyTokens": 1000}}, "chatWarnAt": 0.8}
     runtime, events = _runtime(config, scripted_server, budgets, ask=True)
@@ -197,7 +198,7 @@ async def test_runaway_background_run_is_stopped_and_reported(
     scripted_server: ScriptedOpenAIServer, tmp_path: Path
 ) -> None:
     config = _config(tmp_path)
-    _spent(config.workspace_path, "dream", [1000, 1000, 1200])  # usual: 1,000 tokens
+    _spent(config, "dream", [1000, 1000, 1200])  # usual: 1,000 tokens
     _dream_script(scripted_server, usage=(1400, 200))
     budgets = {"runawayMultiple": 2, "runawayMinTokens": 0}
     runtime, events = _runtime(config, scripted_server, budgets, ask=True)
@@ -221,7 +222,7 @@ async def test_a_small_run_is_never_a_runaway_below_the_floor(
 ) -> None:
     """Same run as above, default floor (20k tokens): 3× a small usual size goes on."""
     config = _config(tmp_path)
-    _spent(config.workspace_path, "dream", [1000, 1000, 1200])
+    _spent(config, "dream", [1000, 1000, 1200])
     _dream_script(scripted_server, usage=(1400, 200))
     runtime, events = _runtime(config, scripted_server, {"runawayMultiple": 2}, ask=True)
     try:

@@ -17,8 +17,10 @@ from desktop.core.assembly import build_runtime
 from desktop.core.bus.events import InboundMessage
 from desktop.core.config.schema import Config
 from desktop.core.memory.store import MemoryStore
-from desktop.core.usage.ledger import UsageLedger, UsageRecord, ledger_folder, read_file
+from desktop.core.usage.ledger import UsageLedger, UsageRecord, read_file
+from desktop.core.usage.place import LedgerPlace
 from tests.core.agent.conftest import make_provider
+from tests.core.usage.helpers import only_file, place_of
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
 
 REPO = Path(__file__).resolve().parents[3]
@@ -112,7 +114,8 @@ async def test_counts_match_the_servers_usage_for_a_turn_a_subagent_and_dream(
     finally:
         await runtime.stop()
 
-    records = await asyncio.to_thread(read_file, _only_ledger_file(workspace))
+    place = place_of(config)
+    records = await asyncio.to_thread(lambda: read_file(only_file(place), root=place.root))
     assert len(records) == len(sent) >= 7
     assert Counter((r.source, r.phase, r.prompt_tokens, r.completion_tokens) for r in records) == (
         Counter(sent)
@@ -129,12 +132,6 @@ async def test_counts_match_the_servers_usage_for_a_turn_a_subagent_and_dream(
     assert len(dream_runs) == 1 and "" not in dream_runs
 
 
-def _only_ledger_file(workspace: Path) -> Path:
-    files = sorted(ledger_folder(workspace).glob("ledger-*.jsonl"))
-    assert len(files) == 1, files
-    return files[0]
-
-
 def _record(n: int, when: float | None = None) -> UsageRecord:
     return UsageRecord(
         time=when or time.time(),
@@ -149,7 +146,8 @@ def _record(n: int, when: float | None = None) -> UsageRecord:
 def test_a_line_cut_short_by_a_crash_costs_only_itself(tmp_path: Path) -> None:
     """A fragment at the end (a crash mid-append) is isolated by the next append, kept aside
     by the reader and skipped; every other record survives; old bytes are never changed."""
-    ledger = UsageLedger(tmp_path)
+    place = LedgerPlace.in_workspace(tmp_path)
+    ledger = UsageLedger(place)
     now = time.time()
     path = ledger.append(_record(1, now))
     ledger.append(_record(2, now))
@@ -159,28 +157,30 @@ def test_a_line_cut_short_by_a_crash_costs_only_itself(tmp_path: Path) -> None:
     ledger.append(_record(3, now))
     ledger.append(_record(4, now))
     assert path.read_bytes().startswith(before)
-    records = read_file(path)
+    records = read_file(path, root=place.root)
     assert [r.prompt_tokens for r in records] == [1, 2, 3, 4]
     aside = list(path.parent.glob(f"{path.name}.damaged*"))
     assert len(aside) == 1 and aside[0].read_bytes().startswith(b'{"v": 1')
-    assert read_file(path) == records  # a second read does not set it aside again
+    assert read_file(path, root=place.root) == records  # a second read sets nothing aside
     assert len(list(path.parent.glob(f"{path.name}.damaged*"))) == 1
 
 
 def test_garbage_lines_are_skipped_never_fatal(tmp_path: Path) -> None:
-    ledger = UsageLedger(tmp_path)
+    place = LedgerPlace.in_workspace(tmp_path)
+    ledger = UsageLedger(place)
     path = ledger.append(_record(1))
     with path.open("ab") as handle:
         handle.write(b'[1, 2]\n{"time": "not a time"}\n\xff\xfe\n')
     ledger.append(_record(2))
-    assert [r.prompt_tokens for r in read_file(path)] == [1, 2]
+    assert [r.prompt_tokens for r in read_file(path, root=place.root)] == [1, 2]
 
 
 WRITER = """
 import sys, time
 from pathlib import Path
 from desktop.core.usage.ledger import UsageLedger, UsageRecord
-ledger = UsageLedger(Path(sys.argv[1]))
+from desktop.core.usage.place import LedgerPlace
+ledger = UsageLedger(LedgerPlace.in_workspace(Path(sys.argv[1])))
 count = int(sys.argv[2])
 tag = sys.argv[3]
 i = 0
@@ -198,7 +198,7 @@ def _writer(workspace: Path, count: int, tag: str) -> subprocess.Popen[bytes]:
 
 
 def _lines(workspace: Path) -> int:
-    folder = ledger_folder(workspace)
+    folder = LedgerPlace.in_workspace(workspace).folder
     return sum(p.read_bytes().count(b"\n") for p in folder.glob("ledger-*.jsonl"))
 
 
@@ -214,13 +214,14 @@ def test_a_killed_writer_loses_nothing_and_two_processes_interleave_whole_lines(
         time.sleep(0.01)
     killed.send_signal(signal.SIGKILL)
     killed.wait(30)
-    first = [r.prompt_tokens for r in read_file(_only_ledger_file(tmp_path))]
+    place = LedgerPlace.in_workspace(tmp_path)
+    first = [r.prompt_tokens for r in read_file(only_file(place), root=place.root)]
     assert first == list(range(1, len(first) + 1))  # no hole, no damaged line
 
     writers = [_writer(tmp_path, 150, tag) for tag in ("app", "gateway")]
     for writer in writers:
         assert writer.wait(120) == 0
-    records = read_file(_only_ledger_file(tmp_path))
+    records = read_file(only_file(place), root=place.root)
     for tag in ("app", "gateway"):
         assert [r.prompt_tokens for r in records if r.source == tag] == list(range(1, 151))
     assert [r.prompt_tokens for r in records if r.source == "killed"] == first

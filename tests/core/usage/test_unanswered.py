@@ -20,8 +20,9 @@ from desktop.core.providers.switchable import usage_scope
 from desktop.core.runtime import Runtime
 from desktop.core.usage.budgets import Budgets
 from desktop.core.usage.governor import BudgetRefused
-from desktop.core.usage.ledger import UsageLedger, UsageRecord, ledger_folder, read_file
+from desktop.core.usage.ledger import UsageLedger, UsageRecord
 from tests.core.agent.conftest import make_provider
+from tests.core.usage.helpers import records_of
 from tests.fakes.openai_server import Fail, Reply, ScriptedOpenAIServer
 
 LONG = "word " * 600  # streamed slowly: plenty of time to stop it halfway
@@ -45,9 +46,13 @@ def _runtime(
     return runtime, events
 
 
+def _ledger(runtime: Runtime) -> UsageLedger:
+    assert runtime.ledger is not None
+    return runtime.ledger
+
+
 def _records(runtime: Runtime) -> list[UsageRecord]:
-    files = sorted(ledger_folder(runtime.config.workspace_path).glob("ledger-*.jsonl"))
-    return [r for path in files for r in read_file(path)]
+    return records_of(_ledger(runtime).place)
 
 
 async def _until(condition: Any, seconds: float = 30.0) -> None:
@@ -90,9 +95,7 @@ async def test_a_call_stopped_midstream_is_recorded_with_an_estimate(
     assert record.prompt_tokens > 100
     assert 0.5 * streamed / 5 <= record.completion_tokens <= streamed / 5 + 5
     assert record.completion_tokens < 600, "only what was streamed before the stop"
-    line = json.loads(
-        next(ledger_folder(runtime.config.workspace_path).glob("*.jsonl")).read_text()
-    )
+    line = json.loads(next(_ledger(runtime).folder.glob("*.jsonl")).read_text())
     assert line["outcome"] == "stopped" and line["estimated"] is True
 
 
@@ -130,7 +133,7 @@ async def test_a_call_the_server_refused_is_recorded_with_zero_tokens(
     [record] = _records(runtime)
     assert (record.outcome, record.tokens, record.estimated) == ("failed", 0, False)
     assert record.cost_usd == 0.0 and record.session == "cli:down"
-    line = next(ledger_folder(runtime.config.workspace_path).glob("*.jsonl")).read_text()
+    line = next(_ledger(runtime).folder.glob("*.jsonl")).read_text()
     assert '"estimated"' not in line  # only written when true
 
 
@@ -143,9 +146,7 @@ async def test_answered_calls_keep_their_line_as_before(
         assert await runtime.agent.process_direct("hello") == "Hi."
     finally:
         await runtime.stop()
-    line = json.loads(
-        next(ledger_folder(runtime.config.workspace_path).glob("*.jsonl")).read_text()
-    )
+    line = json.loads(next(_ledger(runtime).folder.glob("*.jsonl")).read_text())
     assert "outcome" not in line and "estimated" not in line
     [record] = _records(runtime)
     assert (record.outcome, record.tokens, record.estimated) == ("ok", 100, False)
@@ -175,8 +176,7 @@ async def test_the_runaway_guard_counts_failed_calls_of_a_run(
     size: its next call is refused as a runaway."""
     budgets = {"runawayMultiple": 3, "runawayMinTokens": 0}
     runtime, events = _runtime(tmp_path, scripted_server, budgets)
-    workspace = runtime.config.workspace_path
-    UsageLedger(workspace).extend(
+    _ledger(runtime).extend(
         UsageRecord(time=time.time() - 1, source="cron", model="m", prompt_tokens=50, run=f"e{i}")
         for i in range(3)
     )  # usual run: 50 tokens

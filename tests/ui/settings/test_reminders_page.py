@@ -14,7 +14,7 @@ from desktop.core.assembly import build_runtime
 from desktop.core.cron.receipts import KeptReminder
 from desktop.core.cron.types import CronSchedule
 from desktop.core.usage.budgets import Budgets
-from desktop.core.usage.ledger import UsageLedger, UsageRecord
+from desktop.core.usage.ledger import UsageRecord
 from desktop.ui.services import AppServices
 from desktop.ui.settings import SettingsTab
 from tests.core.agent.conftest import make_provider
@@ -148,7 +148,8 @@ def test_a_reminder_skipped_over_budget_reads_so_with_the_reason(
     runtime = build_runtime(
         services.config, make_provider(scripted_server.url), clock=clock, budgets=lambda: budgets
     )
-    UsageLedger(services.workspace).append(
+    assert runtime.ledger is not None
+    runtime.ledger.append(
         UsageRecord(time=time.time() - 1, source="cron", model="m", prompt_tokens=1200)
     )
     services.set_runtime(runtime)

@@ -12,17 +12,19 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from pytestqt.qtbot import QtBot
 
-from desktop.core.usage.ledger import UsageLedger, UsageRecord
+from desktop.core.config.schema import Config
+from desktop.core.usage.ledger import UsageRecord
 from desktop.ui.services import AppServices
 from desktop.ui.settings.settings_tab import SettingsTab
 from desktop.ui.settings.usage_page import UsagePage
 from desktop.ui.usage_chart import COLOURS
 from tests.conftest import write_config
+from tests.core.usage.helpers import ledger_of, place_of
 
 
-def _fill_ledger(workspace: Path) -> None:
+def _fill_ledger(config: Config) -> None:
     now = time.time() - 1
-    UsageLedger(workspace).extend(
+    ledger_of(config).extend(
         [
             UsageRecord(now, "chat", "m", 9000, 1000, cost_usd=0.2, session="desktop:a"),
             UsageRecord(now, "dream", "m", 4000, 1000, cost_usd=0.1, job="dream", phase=2),
@@ -51,7 +53,7 @@ def test_usage_page_draws_the_month_and_saves_budgets(
         config_path.parent / "desktop.json",
         {"budgets": {"sources": {"dream": {"dailyTokens": 10000}}}, "theme": "kept"},
     )
-    _fill_ledger(services.workspace)
+    _fill_ledger(services.config)
     tab = make_tab()
     tab.show_section("usage")
     page = tab.page("usage")
@@ -91,3 +93,20 @@ def test_usage_page_draws_the_month_and_saves_budgets(
     assert saved["budgets"]["overall"]["monthlyUsd"] == 25
     assert saved["budgets"]["sources"] == {}  # an emptied row is dropped
     assert saved["budgets"]["chatHardCap"] is True
+
+
+def test_usage_page_says_when_the_ledger_lost_calls(
+    qtbot: QtBot, make_tab: Callable[[], SettingsTab], services: AppServices
+) -> None:
+    """A ledger deleted behind the app's back is not "nothing spent": the page says so."""
+    _fill_ledger(services.config)
+    place = place_of(services.config)
+    for path in place.folder.glob("ledger-*.jsonl"):
+        path.unlink()
+    tab = make_tab()
+    tab.show_section("usage")
+    page = tab.page("usage")
+    assert isinstance(page, UsagePage)
+    qtbot.waitUntil(lambda: "was deleted" in page.summary.text(), timeout=10_000)
+    text = page.summary.text()
+    assert "its 3 calls (17,000 tokens, $0.35) still count toward the budgets" in text
