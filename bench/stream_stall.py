@@ -164,7 +164,7 @@ def main() -> int:
             assert server is not None
             server.push(Reply("Ready."))
             tab.send("warm up", [])
-            while tab.turns.sent or tab.feed.live:
+            while tab.state.sent or tab.state.live:
                 await asyncio.sleep(0.05)
         await asyncio.sleep(0.5)
         gc.collect()
@@ -181,7 +181,7 @@ def main() -> int:
         started = time.perf_counter()
         if args.mode == "e2e":
             tab.send("Write the long plan, please.", [])
-            while tab.turns.sent or tab.feed.live:
+            while tab.state.sent or tab.state.live:
                 await asyncio.sleep(0.05)
         else:
             turn = "bench-turn"

@@ -77,11 +77,8 @@ def install_tabs(window: MainWindow, services: AppServices) -> None:
 
     services.agentReady.connect(focus_composer_on_chat)
 
-    def open_settings(section: str) -> None:
-        window.show_tab("settings")
-        settings.show_section(section)
-
-    chat.openSettingsRequested.connect(open_settings)
+    window.settingsSectionRequested.connect(settings.show_section)
+    chat.openSettingsRequested.connect(window.show_settings)
     if services.tray is not None:
         chat.attentionChanged.connect(services.tray.set_waiting_approvals)
     if services.starter is not None:
@@ -269,10 +266,8 @@ class _Onboarding:
                 self.wizard = None
             window.release("agent", show=False)  # it named a provider nobody chose
             if completed:
-                settings = window.tab("settings")
-                show_section = getattr(settings, "show_section", None)
-                if callable(show_section) and provider:
-                    show_section(f"providers/{provider}")
+                if provider:  # Settings opens at that provider (the tab stays as it is)
+                    window.settingsSectionRequested.emit(f"providers/{provider}")
                 if services.starter is not None:
                     services.starter.retry()
             elif services.runtime is None:

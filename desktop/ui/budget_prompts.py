@@ -107,10 +107,7 @@ class BudgetPrompts(QObject):
 
     def show_budgets(self) -> None:
         """Open Settings › Usage & budgets."""
-        self.window.show_tab("settings")
-        show_section = getattr(self.window.tab("settings"), "show_section", None)
-        if show_section is not None:  # the real tab (a placeholder until it is built)
-            show_section("usage")
+        self.window.show_settings("usage")
 
     def _answer(self, request_id: str, choice: str) -> None:
         self.services.answer_budget(request_id, choice)

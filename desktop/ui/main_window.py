@@ -13,10 +13,16 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any
 
 from PySide6.QtCore import QByteArray, QEvent, QObject, QRect, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QCloseEvent, QGuiApplication, QKeySequence, QPaintEvent, QShortcut
+from PySide6.QtGui import (
+    QCloseEvent,
+    QGuiApplication,
+    QKeySequence,
+    QPaintEvent,
+    QShortcut,
+    QShowEvent,
+)
 from PySide6.QtWidgets import QLabel, QMainWindow, QTabWidget, QVBoxLayout, QWidget
 
 from desktop.ui.banner import Action, Banner
@@ -82,6 +88,8 @@ class MainWindow(QMainWindow):
             the window is already in front with the Chat tab current.
         shuttingDown(): the application is quitting (waiting approvals are denied now); the
             shell then closes the tabs (``aclose``) and stops the agent and the scheduler.
+        settingsSectionRequested(str): show this section of the Settings tab (the Settings
+            tab is already current); the composition root connects the real tab to it.
     """
 
     newChatRequested = Signal()
@@ -93,6 +101,7 @@ class MainWindow(QMainWindow):
     activated = Signal()
     openSessionRequested = Signal(str)
     shuttingDown = Signal()
+    settingsSectionRequested = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -180,6 +189,13 @@ class MainWindow(QMainWindow):
     def show_tab(self, key: str) -> None:
         """Make ``key`` the current tab."""
         self.tabs.setCurrentIndex(self._index(key))
+
+    def show_settings(self, section: str = "") -> None:
+        """Make Settings the current tab, at ``section`` (``tools``, ``providers/openai``…)
+        once the real Settings tab is in (before that, the placeholder is shown)."""
+        self.show_tab("settings")
+        if section:
+            self.settingsSectionRequested.emit(section)
 
     def current_tab_key(self) -> str:
         """Key of the current tab."""
@@ -404,7 +420,7 @@ class MainWindow(QMainWindow):
         else:
             self.setGeometry(first_run_rect(inner, QSize(*DEFAULT_SIZE), minimum))
 
-    def showEvent(self, event: Any) -> None:
+    def showEvent(self, event: QShowEvent) -> None:
         """On the first show the real frame is known: fit once more with it."""
         super().showEvent(event)
         if not self._fitted:
@@ -431,7 +447,7 @@ class MainWindow(QMainWindow):
         else:
             self.quitRequested.emit()
 
-    def changeEvent(self, event) -> None:
+    def changeEvent(self, event: QEvent) -> None:
         """Report activation (used to clear the unread count)."""
         super().changeEvent(event)
         if event.type() == event.Type.ActivationChange and self.isActiveWindow():

@@ -19,7 +19,7 @@ from desktop.ui.bridge import CoreBridge
 
 if TYPE_CHECKING:  # heavy imports stay off the path to the first window
     from desktop.core.agent.loop import AgentLoop
-    from desktop.core.bus.events import BudgetPaused
+    from desktop.core.bus.events import BudgetPaused, ReminderDue
     from desktop.core.config.prefs import PrefsStore
     from desktop.core.config.schema import Config
     from desktop.core.config.secrets import SecretStore
@@ -158,7 +158,7 @@ class AppServices(QObject):
             await self.prefs.asave()
         self.answer_budget(event.request_id, "run")
 
-    def answer_reminder(self, event: object, answer: str) -> None:
+    def answer_reminder(self, event: ReminderDue, answer: str) -> None:
         """Snooze a reminder (``10m``, ``1h``, ``tomorrow``) or mark it ``done``, in core."""
         runtime = self.runtime
         if runtime is None:
@@ -171,8 +171,8 @@ class AppServices(QObject):
 
         async def apply() -> None:
             if answer == "done":
-                await asyncio.to_thread(mark_done, cron, event)  # type: ignore[arg-type]
-            else:
+                await asyncio.to_thread(mark_done, cron, event)
+            else:  # the notification's buttons send only the snooze choices
                 await asyncio.to_thread(snooze, cron, event, answer)  # type: ignore[arg-type]
 
         runtime.owner.try_spawn(apply(), name="reminder-answer")

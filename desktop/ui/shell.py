@@ -12,7 +12,7 @@ import asyncio
 import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from desktop.core.utils.tasks import TaskOwner
 from desktop.core.utils.threads import run_daemon
@@ -23,8 +23,10 @@ from desktop.ui.startup import WARM_UP_DELAY_S, AgentStarter
 from desktop.ui.tray import Tray
 
 if TYPE_CHECKING:
+    from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QApplication
 
+    from desktop.core.bus.events import DeliveryFailed
     from desktop.core.config.prefs import PrefsStore
     from desktop.ui.services import AppServices
     from desktop.ui.single_instance import SingleInstance
@@ -164,7 +166,7 @@ class DesktopApp:
         return PrefsStore(self.prefs_file)
 
     @staticmethod
-    def _icon() -> Any:
+    def _icon() -> QIcon:
         from desktop.ui.theme import app_icon
 
         return app_icon()
@@ -195,7 +197,7 @@ class DesktopApp:
         if self.install_tabs is not None:
             self.install_tabs(self.window, services)
 
-    def _on_delivery_failed(self, event: Any) -> None:
+    def _on_delivery_failed(self, event: DeliveryFailed) -> None:
         """An answer could not reach a chat (after retries): the person must know."""
         log.warning("delivery to %s:%s failed: %s", event.channel, event.chat_id, event.reason)
         preview = f" (“{event.preview}”)" if event.preview else ""
@@ -261,10 +263,7 @@ class DesktopApp:
 
     def _open_tools_settings(self) -> None:
         """Settings → Tools & safety (the Settings tab when the real tabs are not in yet)."""
-        self.window.show_tab("settings")
-        show_section = getattr(self.window.tab("settings"), "show_section", None)
-        if callable(show_section):
-            show_section("tools")
+        self.window.show_settings("tools")
 
     def _on_agent_failed(self, message: str) -> None:
         assert self.starter is not None

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QPointF, QRect, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QAction, QColor, QFont, QGuiApplication, QIcon, QPainter, QPixmap
@@ -21,6 +21,9 @@ from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 from desktop.ui.theme import app_icon
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from desktop.core.bus.events import ChannelStatusChanged, TurnEnd, TurnStarted
     from desktop.core.cron.service import CronService
     from desktop.ui.bridge import CoreBridge
 
@@ -259,12 +262,11 @@ class Tray(QObject):
         bridge.turnFailed.connect(self._idle)
         bridge.channelStatus.connect(self._channel_status)
 
-    def _channel_status(self, event: Any) -> None:
+    def _channel_status(self, event: ChannelStatusChanged) -> None:
         """A dropped or failed channel needs attention until it is connected again or stopped
         (disabled); ``connecting`` between retries keeps the attention on."""
-        channel = str(getattr(event, "channel", ""))
-        state, reason = str(getattr(event, "state", "")), str(getattr(event, "reason", ""))
-        if getattr(event, "login_code", ""):  # not broken: waiting for the person to link it
+        channel, state, reason = event.channel, event.state, event.reason
+        if event.login_code:  # not broken: waiting for the person to link it
             self.set_channel_problem(
                 channel, "not linked yet — scan the QR code in Settings → Channels"
             )
@@ -274,11 +276,11 @@ class Tray(QObject):
         elif state in ("connected", "stopped"):
             self.set_channel_problem(channel, None)
 
-    def _busy(self, event: Any) -> None:
-        self.set_working(str(getattr(event, "turn_id", "")), True)
+    def _busy(self, event: TurnStarted) -> None:
+        self.set_working(event.turn_id, True)
 
-    def _idle(self, event: Any) -> None:
-        self.set_working(str(getattr(event, "turn_id", "")), False)
+    def _idle(self, event: TurnEnd) -> None:
+        self.set_working(event.turn_id, False)
 
     def _update(self) -> None:
         self.icon.setIcon(
@@ -388,7 +390,7 @@ class Tray(QObject):
         size = menu.sizeHint().expandedTo(menu.size())
         menu.setGeometry(place_menu(shown, size, screen.availableGeometry()))
 
-    def _action(self, menu: QMenu, text: str, slot: Any) -> QAction:
+    def _action(self, menu: QMenu, text: str, slot: Callable[[], object]) -> QAction:
         action = menu.addAction(text)
         action.triggered.connect(slot)
         return action

@@ -22,7 +22,7 @@ from desktop.app import build_main_window, install_tabs
 from desktop.core.config.schema import Config
 from desktop.core.config.secrets import SecretStore
 from desktop.ui.chat.chat_tab import ChatTab
-from desktop.ui.chat.feed import TurnUsage
+from desktop.ui.chat.records import TurnUsage
 from desktop.ui.main_window import MainWindow
 from desktop.ui.services import AppServices
 from desktop.ui.theme import Theme

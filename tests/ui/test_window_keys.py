@@ -57,7 +57,7 @@ def test_ctrl_n_from_any_tab_focuses_the_composer(
         for tab in ("settings", "memory", "skills", "chat"):
             chat.pane.composer.edit.setPlainText("hello")
             chat.pane.composer.submit()  # the open chat is not empty: Ctrl+N makes a new one
-            qtbot.waitUntil(lambda: not chat.turns.sent and not chat.feed.live, timeout=10_000)
+            qtbot.waitUntil(lambda: not chat.state.sent and not chat.state.live, timeout=10_000)
             window.show_tab(tab)
             window.tab(tab).setFocus()
             before = chat.current

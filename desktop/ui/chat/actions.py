@@ -6,7 +6,7 @@ Each action is a thin layer over core: the chat's own model over
 :mod:`desktop.core.session.edits` (the conversation as it was is kept as a version of the same
 chat, switched with "‹ 2/3 ›" on the message: :mod:`desktop.core.session.versions`),
 export over :mod:`desktop.core.session.export`, titles over :mod:`desktop.core.session.titles`.
-Mixed into :class:`~desktop.ui.chat.chat_tab.ChatTab` (it uses the tab's store, models, feed
+Mixed into :class:`~desktop.ui.chat.chat_tab.ChatTab` (it uses the tab's store, models, state
 and panes).
 """
 
@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from desktop.ui.chat.session_panel import SessionPanel
     from desktop.ui.chat.session_store import SessionStore
     from desktop.ui.chat.sessions_controller import SessionsController
+    from desktop.ui.chat.state import ChatState
     from desktop.ui.chat.turns import TurnRunner
     from desktop.ui.services import AppServices
 
@@ -64,6 +65,7 @@ class ChatActions(_Host):
     panel: SessionPanel
     pane: ConversationPane
     list_controller: SessionsController
+    state: ChatState
     turns: TurnRunner
     current: str
     auto_titles: bool
@@ -269,7 +271,7 @@ class ChatActions(_Host):
         if self.services.runtime is None or not key.startswith(f"{DESKTOP_CHANNEL}:"):
             self.panel.snackbar.show_message("Only desktop chats can be answered again here.")
             return False
-        if self.turns.busy(key) or self.turns.queued(key):
+        if self.state.busy(key) or self.state.queued(key):
             self.panel.snackbar.show_message("Wait for the current answer (or stop it) first.")
             return False
         return True

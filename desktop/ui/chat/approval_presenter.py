@@ -10,7 +10,6 @@ from desktop.core.agent.approval import ApprovalRequest, Decision
 from desktop.ui.chat.approval_prompt import ApprovalPrompt
 from desktop.ui.chat.approver import UiApprover
 from desktop.ui.chat.feed import TurnFeed
-from desktop.ui.chat.message_model import MessageModel
 from desktop.ui.chat.session_list_model import SessionListModel
 
 
@@ -20,9 +19,8 @@ class ApprovalPresenter(QObject):
     Args:
         approver: The queue of questions.
         prompt: The in-chat prompt widget.
-        feed: Marks the waiting tool cards.
+        feed: Marks the waiting tool cards (in the chat's state) and shows them.
         sessions: The chat list (its "needs your approval" badge).
-        model_for: The open model of a session.
         current: The shown session key.
 
     Signals:
@@ -37,7 +35,6 @@ class ApprovalPresenter(QObject):
         prompt: ApprovalPrompt,
         feed: TurnFeed,
         sessions: SessionListModel,
-        model_for: Callable[[str], MessageModel | None],
         current: Callable[[], str],
         parent: QObject | None = None,
     ) -> None:
@@ -46,7 +43,6 @@ class ApprovalPresenter(QObject):
         self.prompt = prompt
         self.feed = feed
         self.sessions = sessions
-        self.model_for = model_for
         self.current = current
         approver.changed.connect(self.changed)
         prompt.decided.connect(self.decided)
@@ -55,12 +51,14 @@ class ApprovalPresenter(QObject):
         """The questions of ``key`` changed."""
         pending = self.approver.pending(key)
         waiting = {(r.turn_id, r.call_id) for r in pending}
-        turn = self.feed.turn_of(key)
+        state, render = self.feed.state, self.feed.render
+        turn = state.turn_of(key)
         if turn is not None:
-            for call_id in turn.cards:
-                self.feed.set_awaiting(turn.turn_id, call_id, (turn.turn_id, call_id) in waiting)
+            for call_id in list(turn.cards):
+                marked = (turn.turn_id, call_id) in waiting
+                render(state.set_awaiting(turn.turn_id, call_id, marked))
         for request in pending:
-            self.feed.set_awaiting(request.turn_id, request.call_id, True)
+            render(state.set_awaiting(request.turn_id, request.call_id, True))
         self.sessions.update(key, attention=bool(pending))
         if key == self.current():
             self.show_current()

@@ -2,11 +2,13 @@
 
 The tab is the ``desktop`` channel: what the person sends is published on the bus
 (:mod:`desktop.ui.chat.turns`), and everything shown about a turn — its start, streamed text,
-tool cards, its end — comes back as events through :class:`~desktop.ui.bridge.CoreBridge`,
-applied by :class:`~desktop.ui.chat.feed.TurnFeed`. Turns started elsewhere (a reminder, a
-chat network, a subagent report) are shown the same way. Tool approval questions reach the
-person through :attr:`ChatTab.approver` (registered with the runtime's approval gate for every
-channel) and are answered in the chat (no dialog, no nested event loop).
+tool cards, its end — comes back as events through :class:`~desktop.ui.bridge.CoreBridge`.
+The events feed one Qt-free :class:`~desktop.ui.chat.state.ChatState`; what it reports changed
+is rendered by :class:`~desktop.ui.chat.feed.TurnFeed` (rows) and this tab (the rest). Turns
+started elsewhere (a reminder, a chat network, a subagent report) are shown the same way. Tool
+approval questions reach the person through :attr:`ChatTab.approver` (registered with the
+runtime's approval gate for every channel) and are answered in the chat (no dialog, no nested
+event loop).
 """
 
 from __future__ import annotations
@@ -17,20 +19,14 @@ import secrets as random
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Coroutine
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, assert_never
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QHBoxLayout, QSplitter, QWidget
 
 from desktop.core.agent.commands import parse_command
-from desktop.core.bus.events import (
-    DESKTOP_CHANNEL,
-    OutboundMessage,
-    SessionChanged,
-    TurnFailed,
-    TurnStarted,
-)
+from desktop.core.bus.events import DESKTOP_CHANNEL, OutboundMessage, RunEvent
 from desktop.core.bus.limits import max_inbound_kb, refusal
 from desktop.core.session.chat_model import ModelChoice
 from desktop.core.utils.tasks import TaskOwner
@@ -38,6 +34,16 @@ from desktop.ui.chat.actions import ChatActions
 from desktop.ui.chat.approval_presenter import ApprovalPresenter
 from desktop.ui.chat.approver import UiApprover
 from desktop.ui.chat.archive_action import ChatArchiver
+from desktop.ui.chat.changes import (
+    ErrorChanged,
+    ListChanged,
+    Reload,
+    SessionChange,
+    TurnBegan,
+    TurnEnded,
+    Unread,
+    UsageChanged,
+)
 from desktop.ui.chat.conversation import ConversationPane
 from desktop.ui.chat.feed import TurnFeed
 from desktop.ui.chat.items import ChatItem
@@ -46,6 +52,7 @@ from desktop.ui.chat.session_list_model import SessionListModel
 from desktop.ui.chat.session_panel import SessionPanel
 from desktop.ui.chat.session_store import SessionStore
 from desktop.ui.chat.sessions_controller import SessionsController
+from desktop.ui.chat.state import ChatState
 from desktop.ui.chat.thumbnails import ThumbnailLoader
 from desktop.ui.chat.turns import TurnRunner
 
@@ -86,6 +93,7 @@ class ChatTab(ChatActions, QWidget):
         super().__init__(parent)
         self.services = services
         self.tasks = TaskOwner("chat")
+        self.state = ChatState()
         self.store = SessionStore(services.workspace, services.config_path.parent)
         self.approver = UiApprover(self)
         self._remove_approver: Callable[[], None] | None = None
@@ -93,7 +101,7 @@ class ChatTab(ChatActions, QWidget):
         self.panel = SessionPanel(self.sessions, self)
         self.pane = ConversationPane(self)
         self.pane.composer.media_dir = services.workspace / "media"
-        self.feed = TurnFeed(self._model_for, lambda rid: self.turns.own_row(rid), self)
+        self.feed = TurnFeed(self.state, self._model_for, self._session_changed, self)
         self.thumbnails = ThumbnailLoader(self)
         self.thumbnails.loaded.connect(self.pane.view.set_thumbnail)
         self.list_controller = SessionsController(
@@ -106,11 +114,12 @@ class ChatTab(ChatActions, QWidget):
             self.pane.approval,
             self.feed,
             self.sessions,
-            self._model_for,
             lambda: self.current,
             self,
         )
-        self.turns = TurnRunner(services, self.feed, self.store, self._model_for, self._spawn, self)
+        self.turns = TurnRunner(
+            services, self.state, self.feed.render, self.store, self._model_for, self._spawn
+        )
         self.archiver = ChatArchiver(self)  # "Archive into memory now"; /new archives first
         self._drafts: dict[str, str] = {}
         self._recent: list[dict[str, str]] = []
@@ -121,7 +130,6 @@ class ChatTab(ChatActions, QWidget):
         self.auto_titles = True  # a cheap model call names a new chat after its first answer
         self._export_dialog: Any = None
         self._jump: tuple[str, int, str] | None = None  # key, message index, query
-        self.current = ""
         self._asked_to_open = False  # a chat was asked for: start-up must not open another
         splitter = QSplitter(Qt.Orientation.Horizontal, self)
         splitter.addWidget(self.panel)
@@ -140,6 +148,15 @@ class ChatTab(ChatActions, QWidget):
             self._agent_ready()
         self._spawn(self._start())
 
+    @property
+    def current(self) -> str:
+        """The session shown (``""`` before the first one is opened)."""
+        return self.state.current
+
+    @current.setter
+    def current(self, key: str) -> None:
+        self.state.current = key
+
     # -- plumbing -------------------------------------------------------------------------
     def _spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Future[Any]:
         task = self.tasks.try_spawn(coro, name=getattr(coro, "__name__", "chat"))
@@ -150,30 +167,9 @@ class ChatTab(ChatActions, QWidget):
         return task
 
     def _wire(self) -> None:
-        bridge, feed, pane = self.services.bridge, self.feed, self.pane
-        bridge.turnStarted.connect(self._on_turn_event_started)
-        bridge.textDelta.connect(feed.on_text)
-        bridge.reasoningDelta.connect(feed.on_reasoning)
-        bridge.streamReset.connect(feed.on_reset)
-        bridge.modelRetrying.connect(feed.on_retrying)
-        bridge.toolStarted.connect(feed.on_tool_started)
-        bridge.toolFinished.connect(feed.on_tool_finished)
-        bridge.usage.connect(feed.on_usage)
-        bridge.turnFinished.connect(feed.on_finished)
-        bridge.turnStopped.connect(feed.on_stopped)
-        bridge.turnFailed.connect(self._on_turn_failed)
-        bridge.sessionChanged.connect(self._on_session_changed)
+        bridge, pane = self.services.bridge, self.pane
+        bridge.runEvent.connect(self._on_event)
         bridge.outbound.connect(self._on_outbound)
-        feed.turnStarted.connect(self._on_turn_started)
-        feed.turnEnded.connect(self._on_turn_ended)
-        feed.usageChanged.connect(self._on_usage)
-
-        def error_changed(key: str) -> None:
-            if key == self.current:
-                self._show_error(key)
-
-        self.turns.errorChanged.connect(error_changed)
-        self.turns.activity.connect(lambda _key: self.list_controller.refresh_soon())
         self.services.agentReady.connect(self._agent_ready)
         self.services.agentFailed.connect(
             # The full reason is in the window's banner; the one-line box only points there.
@@ -326,10 +322,10 @@ class ChatTab(ChatActions, QWidget):
         pane.view.setModel(model)
         entry = self.sessions.entry(key)
         pane.set_title(entry.title if entry else "New chat", key.partition(":")[0])
-        pane.show_usage(self.feed.usage.get(key))
+        pane.show_usage(self.state.usage.get(key))
         self._show_error(key)
         self.approvals.show_current()
-        pane.composer.set_busy(self.turns.busy(key))
+        pane.composer.set_busy(self.state.busy(key))
         pane.composer.edit.setPlainText(self._drafts.pop(key, ""))
         self.sessions.update(key, unread=False)
         self.panel.select(key)
@@ -341,18 +337,18 @@ class ChatTab(ChatActions, QWidget):
         """(Re)read ``key`` from disk into its model, keeping the live turn's rows."""
         self._loading.add(key)
         try:
-            loaded = await self.store.load(key, live=self.feed.busy(key))
+            loaded = await self.store.load(key, live=self.state.busy(key))
         finally:
             self._loading.discard(key)
         model = self._models.get(key)
         if model is None:
             return
-        model.set_items(loaded.items + self.feed.live_rows(key) + self.turns.queued(key))
+        model.set_items(loaded.items + self.state.live_rows(key) + self.state.queued(key))
         self._load_thumbnails(model.items)
         entry = self.sessions.entry(key)
         if entry is None or not entry.draft:  # a new chat's choice waits for its first message
             self._chat_models[key] = loaded.model
-        if loaded.pending and not self.feed.busy(key) and key not in self.turns.errors:
+        if loaded.pending and not self.state.busy(key) and key not in self.state.errors:
             self.turns.set_error(key, "interrupted", "Retry runs it again.")
         if key == self.current:
             self.pane.set_title(loaded.title, key.partition(":")[0])
@@ -380,7 +376,7 @@ class ChatTab(ChatActions, QWidget):
         if rows:
             self._jump = None
             self.pane.view.reveal(rows[0], highlight=query)
-        elif model.rowCount() and not self.feed.busy(key):  # live rows of a finished turn
+        elif model.rowCount() and not self.state.busy(key):  # live rows of a finished turn
             # (they have no message index): read the chat back from disk
             self._spawn(self._load(key))
 
@@ -393,7 +389,7 @@ class ChatTab(ChatActions, QWidget):
         for key in list(self._models):
             if len(self._models) <= OPEN_MODELS:
                 break
-            if key != self.current and not self.turns.busy(key):
+            if key != self.current and not self.state.busy(key):
                 del self._models[key]
 
     # -- sending --------------------------------------------------------------------------
@@ -423,7 +419,7 @@ class ChatTab(ChatActions, QWidget):
                 self.archiver.archive(key)
                 self.new_chat()
             else:
-                self.turns.command(key, text, command.name)
+                self.turns.command(key, text)
             return
         composer.clear_input()
         self.pane.view.scroll_to_bottom()  # what you send, and its answer, are in view
@@ -444,62 +440,48 @@ class ChatTab(ChatActions, QWidget):
 
     def _update_busy(self, key: str) -> None:
         # Running (the loop's events say so) or sent and about to start.
-        busy = self.turns.busy(key) or bool(self.turns.queued(key))
+        busy = self.state.busy(key) or bool(self.state.queued(key))
         self.sessions.update(key, running=busy)
         if key == self.current:
             self.pane.composer.set_busy(busy)
 
     # -- events ---------------------------------------------------------------------------
-    def _on_turn_event_started(self, event: TurnStarted) -> None:
-        if event.session_key == self.current or event.request_id in self.turns.sent:
-            self.turns.clear_error(event.session_key)
-        self.feed.on_started(event)
-
-    def _on_turn_started(self, key: str) -> None:
-        self._update_busy(key)
-        if key not in self.sessions.all_keys():
-            self.list_controller.refresh_soon()
-
-    def _on_turn_ended(self, key: str) -> None:
-        self._update_busy(key)
-        if key != self.current:
-            self.sessions.update(key, unread=True)
-        self.list_controller.refresh_soon()
-        self.title_soon(key)
-
-    def _on_turn_failed(self, event: TurnFailed) -> None:
-        self.feed.on_failed(event)
-        self.turns.on_failed(event)
-
-    def _on_session_changed(self, event: SessionChanged) -> None:
-        key = event.session_key
-        if key == self.current:
-            self._spawn(self._load(key))
-        else:
-            self._models.pop(key, None)
-        self.list_controller.refresh_soon()
-
-    def _on_usage(self, key: str) -> None:
-        if key == self.current:
-            self.pane.show_usage(self.feed.usage.get(key))
+    def _on_event(self, event: RunEvent) -> None:
+        self.feed.apply(event)
 
     def _on_outbound(self, message: OutboundMessage) -> None:
         """A message for a desktop chat that is not part of a turn's answer: a command's
         reply, or something the agent sent on its own (the ``message`` tool)."""
-        if self.turns.on_outbound(message):
-            return
-        if message.channel != CHANNEL or message.metadata.get("progress"):
-            return
-        key = f"{CHANNEL}:{message.chat_id}"
-        model = self._models.get(key)
-        if model is not None and key not in self._loading:
-            label = "Reminder" if message.metadata.get("reminder") else ""
-            model.append(
-                ChatItem("outbound", message.content, tool=label, media=list(message.media))
-            )
-        if key != self.current:
-            self.sessions.update(key, unread=True)
-        self.list_controller.refresh_soon()
+        self.feed.render(self.state.outbound(message))
+
+    def _session_changed(self, change: SessionChange) -> None:
+        """Show a change of the chat state that is not about one row."""
+        match change:
+            case TurnBegan(key=key):
+                self._update_busy(key)
+                if key not in self.sessions.all_keys():
+                    self.list_controller.refresh_soon()
+            case TurnEnded(key=key):
+                self._update_busy(key)
+                self.list_controller.refresh_soon()
+                self.title_soon(key)
+            case UsageChanged(key=key):
+                if key == self.current:
+                    self.pane.show_usage(self.state.usage.get(key))
+            case ErrorChanged(key=key):
+                if key == self.current:
+                    self._show_error(key)
+            case Unread(key=key):
+                self.sessions.update(key, unread=True)
+            case ListChanged():
+                self.list_controller.refresh_soon()
+            case Reload(key=key):
+                if key == self.current:
+                    self._spawn(self._load(key))
+                else:
+                    self._models.pop(key, None)
+            case _:
+                assert_never(change)
 
     def _on_deleted(self, key: str) -> None:
         self._models.pop(key, None)
@@ -516,7 +498,7 @@ class ChatTab(ChatActions, QWidget):
 
     # -- errors and approvals -------------------------------------------------------------
     def _show_error(self, key: str) -> None:
-        error = self.turns.errors.get(key)
+        error = self.state.errors.get(key)
         if error is None:
             self.pane.banner.hide()
         else:

@@ -20,9 +20,9 @@ from desktop.core.bus.events import DESKTOP_CHANNEL
 from desktop.ui.chat.approval_prompt import ApprovalPrompt
 from desktop.ui.chat.composer import Composer
 from desktop.ui.chat.error_banner import ErrorBanner
-from desktop.ui.chat.feed import TurnUsage
 from desktop.ui.chat.message_view import MessageView
 from desktop.ui.chat.model_picker import ModelPicker, OtherModelForm, short_model
+from desktop.ui.chat.records import TurnUsage
 from desktop.ui.chat.usage_bar import UsageBar
 
 COPIED_MS = 1500

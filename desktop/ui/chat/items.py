@@ -131,6 +131,14 @@ def tool_ok(result: str) -> bool:
     return not result.lstrip()[:40].startswith(("Error", DENIED_PREFIX, "Not executed"))
 
 
+def usage_text(prompt: int, completion: int, cost: float | None) -> str:
+    """``1,234 in · 56 out · $0.0012`` (cost left out when unknown)."""
+    text = f"{prompt:,} in · {completion:,} out"
+    if cost is not None:
+        text += f" · ${cost:.4f}" if cost < 1 else f" · ${cost:.2f}"
+    return text
+
+
 STOPPED_FOOTER = "Stopped"
 INTERRUPTED_CARD = "(no result: the turn was interrupted)"
 

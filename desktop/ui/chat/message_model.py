@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 
 from desktop.ui.chat.items import ChatItem
 
@@ -19,7 +19,7 @@ class MessageModel(QAbstractListModel):
         session_key: The conversation this model shows.
     """
 
-    def __init__(self, session_key: str = "", parent: Any = None) -> None:
+    def __init__(self, session_key: str = "", parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.session_key = session_key
         self._items: list[ChatItem] = []
@@ -65,6 +65,17 @@ class MessageModel(QAbstractListModel):
         row = len(self._items)
         self.beginInsertRows(QModelIndex(), row, row)
         self._items.append(item)
+        self.endInsertRows()
+        return item
+
+    def insert(self, item: ChatItem, before: ChatItem | None = None) -> ChatItem:
+        """Add ``item`` just before ``before`` (at the end when ``before`` is ``None`` or not
+        a row) and return it."""
+        row = self.row_of(before) if before is not None else -1
+        if row < 0:
+            return self.append(item)
+        self.beginInsertRows(QModelIndex(), row, row)
+        self._items.insert(row, item)
         self.endInsertRows()
         return item
 

@@ -15,7 +15,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QAction, QPalette
+from PySide6.QtGui import QAction, QKeyEvent, QPalette
 from PySide6.QtWidgets import (
     QComboBox,
     QFrame,
@@ -125,7 +125,7 @@ class OtherModelForm(QFrame):
         edit.selectAll()
         self._refetch()
 
-    def keyPressEvent(self, event: Any) -> None:
+    def keyPressEvent(self, event: QKeyEvent) -> None:
         """Esc closes the form."""
         if event.key() == Qt.Key.Key_Escape:
             self.hide()

@@ -4,13 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QWidget
 
-
-def usage_text(prompt: int, completion: int, cost: float | None) -> str:
-    """``1,234 in · 56 out · $0.0012`` (cost left out when unknown)."""
-    text = f"{prompt:,} in · {completion:,} out"
-    if cost is not None:
-        text += f" · ${cost:.4f}" if cost < 1 else f" · ${cost:.2f}"
-    return text
+from desktop.ui.chat.items import usage_text
 
 
 class UsageBar(QWidget):

@@ -7,7 +7,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from PySide6.QtCore import QEvent, QPoint, QPointF, QRectF, Qt, QUrl
-from PySide6.QtGui import QDesktopServices, QGuiApplication, QKeySequence, QMouseEvent, QTextCursor
+from PySide6.QtGui import (
+    QContextMenuEvent,
+    QDesktopServices,
+    QGuiApplication,
+    QKeyEvent,
+    QKeySequence,
+    QMouseEvent,
+    QTextCursor,
+)
 from PySide6.QtWidgets import QAbstractScrollArea, QMenu
 
 from desktop.ui.chat.markdown import COPY_CODE
@@ -254,7 +262,7 @@ class ViewInput(_Host):
     def _pad() -> float:
         return 12.0
 
-    def keyPressEvent(self, event: Any) -> None:
+    def keyPressEvent(self, event: QKeyEvent) -> None:
         """Up/Down move between messages; Left/Right switch the versions of a message that has
         them; Enter or Space opens a card or the reasoning;
         Ctrl+C copies the selection (else the message); the Menu key (or Shift+F10) opens the
@@ -312,7 +320,7 @@ class ViewInput(_Host):
         return self.viewport().mapTo(self, QPoint(int(rect.left() + 40), y))
 
     # -- context menu ---------------------------------------------------------------------
-    def contextMenuEvent(self, event: Any) -> None:
+    def contextMenuEvent(self, event: QContextMenuEvent) -> None:
         """The actions of the message under the mouse (or the keyboard's current message)."""
         if event.reason() == event.Reason.Keyboard:
             row = self.current_row()

@@ -20,6 +20,7 @@ from desktop.ui.settings.channel_form import ChannelForm, channel_title, status_
 from desktop.ui.settings.page import SettingsPage
 
 if TYPE_CHECKING:
+    from desktop.core.bus.events import ChannelStatusChanged
     from desktop.ui.services import AppServices
 
 
@@ -72,7 +73,7 @@ class ChannelsPage(SettingsPage):
         services.agentReady.connect(self._mark_all)
         self._mark_all()
 
-    def _on_channel_status(self, event: Any) -> None:
+    def _on_channel_status(self, event: ChannelStatusChanged) -> None:
         self._mark(event.channel, _shown_state(event.state, event.login_code))
 
     def _mark_all(self) -> None:

@@ -73,7 +73,7 @@ class ChatHarness:
 
     def idle(self) -> None:
         """Wait until no turn runs and nothing sent is still waiting for its turn."""
-        self.wait(lambda: not self.tab.turns.sent and not self.tab.feed.live)
+        self.wait(lambda: not self.tab.state.sent and not self.tab.state.live)
 
     def items(self) -> list[Any]:
         model = self.tab.pane.view.model()

@@ -246,7 +246,7 @@ def test_stopping_a_turn_the_tab_did_not_start_ends_it_in_the_tab(make_chat) -> 
     composer = chat.tab.pane.composer
     assert composer.busy and composer.send.text() == "Stop"
     composer.send.click()
-    chat.wait(lambda: not chat.tab.feed.live)
+    chat.wait(lambda: not chat.tab.state.live)
     chat.wait(lambda: not composer.busy)
     assert composer.send.text() == "Send"
     answer = chat.items()[-1]
@@ -305,7 +305,7 @@ def test_a_message_over_the_limit_stays_in_the_composer(make_chat) -> None:  # t
     )
     assert not banner.retry.isVisible() and not banner.settings.isVisible()
     assert chat.tab.pane.composer.text() == long_text
-    assert chat.kinds() == [] and chat.requests() == [] and not chat.tab.turns.sent
+    assert chat.kinds() == [] and chat.requests() == [] and not chat.tab.state.sent
     assert not chat.agent.sessions.path_for(chat.tab.current).exists()
     chat.send("short")
     chat.idle()

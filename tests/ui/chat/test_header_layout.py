@@ -7,7 +7,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
 from desktop.ui.chat.conversation import ConversationPane
-from desktop.ui.chat.feed import TurnUsage
+from desktop.ui.chat.records import TurnUsage
 
 
 def _rect(widget: QWidget, pane: QWidget) -> QRect:

@@ -17,9 +17,9 @@ from desktop.core.bus.events import (
     TurnStarted,
 )
 from desktop.ui.chat.accessible import speaker
-from desktop.ui.chat.feed import STOPPED_CARD
 from desktop.ui.chat.items import ChatItem, items_from_messages
 from desktop.ui.chat.session_store import SessionStore
+from desktop.ui.chat.state import STOPPED_CARD
 from tests.fakes.openai_server import Reply
 from tests.ui.chat.conftest import ChatHarness, write_session
 from tests.ui.conftest import run_async
@@ -222,7 +222,7 @@ def test_card_of_a_stopped_reminder_turn_stops_spinning(make_chat) -> None:  # t
     assert view.layout_of(chat.items().index(card)).spinner is not None
     chat.wait(lambda: chat.tab.pane.composer.busy)  # the button says Stop (as the person sees it)
     chat.tab.pane.composer.send.click()  # Stop
-    chat.wait(lambda: not chat.tab.feed.live)
+    chat.wait(lambda: not chat.tab.state.live)
     chat.wait(fired.done)
     assert not card.running and card.ok is False and not card.awaiting_approval
     assert card.result == STOPPED_CARD
@@ -261,7 +261,7 @@ def test_turns_reusing_an_id_in_the_live_feed(make_chat) -> None:  # type: ignor
     ]
     assert (first.version, first.result) == seen
     third = _cards(chat.items())[2]
-    assert third.result == STOPPED_CARD and not chat.tab.feed.live
+    assert third.result == STOPPED_CARD and not chat.tab.state.live
     view = chat.tab.pane.view
     assert all(view.layout_of(r).spinner is None for r in range(len(chat.items())))
 
