@@ -63,7 +63,9 @@ def session_result(
     until_exit: bool = False,
     waited_s: float = 0.0,
 ) -> ToolResult:
-    """The result the model reads for one call on ``session``."""
+    """The result the model reads for one call on ``session``: any error first, then the
+    session line (``[session_id=…: still running|ended|terminated]``, read by the window's tool
+    card), the framed output, and for an ended session its exit code and the sandbox's notes."""
     sid = session.id
     lines = [notice] if notice else []
     error = False
@@ -77,19 +79,22 @@ def session_result(
     elif not poll.running and poll.ended_by in ("processes", "memory") and limits is not None:
         lines.append(f"Error: stopped by the sandbox: {breach_text(poll.ended_by, limits)}.")
         error = True
-    lines.append(frame(poll.output, SOURCE) if poll.output.strip() else "(no new output)")
     if poll.running:
         lines.append(
             f"[session_id={sid}: still running; send input, wait for output or end it with "
             "exec_session]"
         )
+    else:
+        ended = "terminated" if poll.ended_by == "terminated" else "ended"
+        lines.append(f"[session_id={sid}: {ended}]")
+    lines.append(frame(poll.output, SOURCE) if poll.output.strip() else "(no new output)")
+    if poll.running:
         if poll.matched is False:
             lines.append(f"[{wait_for!r} did not appear within {waited_s:g} s]")
         elif until_exit:
             lines.append(f"[it did not end within {waited_s:g} s; it keeps running]")
     else:
-        ended = "terminated" if poll.ended_by == "terminated" else "ended"
-        lines += [f"[session_id={sid}: {ended}]", f"[exit code: {poll.returncode}]", *poll.notes]
+        lines += [f"[exit code: {poll.returncode}]", *poll.notes]
         error = error or any(
             note.startswith("[sandbox: the command reached") for note in poll.notes
         )
