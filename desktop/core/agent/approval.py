@@ -223,6 +223,7 @@ class ApprovalPolicy:
 
     def revoke(self, tool: str) -> None:
         """Ask about ``tool`` again."""
+        tool = allowance_name(tool)
         if tool in self.always_allowed:
             self.always_allowed.discard(tool)
             self._changed()
@@ -234,6 +235,7 @@ class ApprovalPolicy:
 
     def revoke_for_session(self, session_key: str, tool: str) -> None:
         """Ask about ``tool`` again in this chat."""
+        tool = allowance_name(tool)
         allowed = self.session_allowed.get(origin_session(session_key))
         if allowed is not None:
             allowed.discard(tool)

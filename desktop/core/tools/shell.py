@@ -146,9 +146,9 @@ class ExecTool(Tool):
                 "type": ["integer", "null"],
                 "minimum": 0,
                 "maximum": MAX_YIELD_MS,
-                "description": "Return after this many ms while it keeps running as a "
-                "session (interactive programs, early output; continue with exec_session); "
-                "omit to wait for the end.",
+                "description": "Return after this many ms while it keeps running (until its "
+                "timeout) as a session for interactive programs or early output; continue with "
+                "exec_session. Omit to wait for the end.",
             },
             "max_output_chars": {
                 "type": ["integer", "null"],

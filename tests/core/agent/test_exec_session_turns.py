@@ -162,6 +162,10 @@ def test_session_input_is_asked_about_like_exec(tmp_path: Path) -> None:
     assert policy.is_allowed("desktop:a#sub-1", "exec") and not policy.is_allowed(
         "desktop:b", "exec"
     )
+    policy.revoke_for_session("desktop:a", "exec_session")
+    assert not policy.is_allowed("desktop:a", "exec")
+    policy.allow_always("exec")
+    assert policy.always_allowed == {"exec"} and policy.is_allowed("desktop:b", "exec_session")
 
 
 async def test_an_exec_allowance_covers_the_sessions_input(
