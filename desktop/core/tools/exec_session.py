@@ -193,6 +193,7 @@ class ExecSessionTool(Tool):
                 "was never started here); list_exec_sessions shows the open ones."
             )
         session.touch()
+        sent = time.monotonic()
         try:
             if text:
                 refused = await self.guard(ctx, text, str(session.cwd))
@@ -215,7 +216,7 @@ class ExecSessionTool(Tool):
             "activity": DEFAULT_WAIT_MS,
         }[mode]
         waited = min(max(int(timeout_ms if timeout_ms is not None else default), 0), MAX_WAIT_MS)
-        matched = await session.wait(mode, waited / 1000, wait_for, fresh=bool(text))
+        matched = await session.wait(mode, waited / 1000, wait_for, since=sent if text else 0.0)
         poll = session.poll(DEFAULT_OUTPUT, matched)
         return session_result(
             session, poll, wait_for=wait_for, until_exit=until_exit, waited_s=waited / 1000

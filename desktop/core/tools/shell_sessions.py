@@ -205,14 +205,14 @@ class ExecSession:
         await self.exited.wait()
 
     async def wait(
-        self, mode: Mode, seconds: float, text: str | None = None, *, fresh: bool = False
+        self, mode: Mode, seconds: float, text: str | None = None, *, since: float = 0.0
     ) -> bool | None:
         """Wait up to ``seconds`` for the command to end, or, by ``mode``, for ``text`` in its
-        output (``text``) or for output to settle (``activity``: ``fresh`` counts only output
-        that arrives during the wait, the answer to input just sent); ``yield`` and ``exit``
-        wait for the end alone. Returns whether ``text`` was seen (``None`` without one)."""
-        begun = time.monotonic()
-        deadline = begun + seconds
+        output (``text``) or for output to settle (``activity``: only output that arrived at
+        or after the monotonic time ``since`` counts, e.g. the answer to input just sent);
+        ``yield`` and ``exit`` wait for the end alone. Returns whether ``text`` was seen
+        (``None`` without one)."""
+        deadline = time.monotonic() + seconds
         scanned = self.output.delivered
         while True:
             if mode == "text" and text:
@@ -224,11 +224,7 @@ class ExecSession:
                 return False if mode == "text" else None
             now = time.monotonic()
             until = deadline
-            if (
-                mode == "activity"
-                and self.output.total
-                and (not fresh or self.output.changed_at >= begun)
-            ):
+            if mode == "activity" and self.output.total and self.output.changed_at >= since:
                 settled = self.output.changed_at + SETTLE
                 if now >= settled:
                     return None
@@ -321,7 +317,8 @@ class ExecSessions:
         self._tasks[session.id] = task
         if self._track is not None:
             self._track(owner_key.split("#", 1)[0], task)
-        await started
+        # Shielded: a cancelled call leaves the session to its owners (/stop, close, idle).
+        await asyncio.shield(started)
         return session
 
     def get(self, session_id: str, owner_key: str) -> ExecSession | None:
@@ -384,7 +381,11 @@ class ExecSessions:
                 await self._linger(session)
         finally:
             if not started.done():
-                started.cancel()
+                current = asyncio.current_task()
+                if current is not None and current.cancelling():  # the caller is ending too
+                    started.cancel()
+                else:  # a bug: the caller reads a refusal, the log has the details
+                    started.set_exception(SessionError("the command could not be started"))
             if proc is not None and proc.returncode is None:
                 await finish(kill_process_group(proc))
             for cgroup in made:  # waits for its processes to be gone: never left halfway
@@ -441,7 +442,8 @@ class ExecSessions:
                     continue
                 await _kill(proc, reading)
                 break
-            reading.result()
+            if reading.done():
+                reading.result()  # a failure to read is a bug: the supervisor fails, logged
         finally:
             for future in (reading, watcher, gone):
                 if future is not None and not future.done():
