@@ -246,7 +246,7 @@ class ExecTool(Tool):
             return ToolResult.error(
                 "Error: commands cannot keep running here; run it without yield_time_ms."
             )
-        launch = await self._launch(command, ctx, cwd)
+        launch = await self._launch(command, ctx, cwd, session=True)
         if isinstance(launch, ToolResult):
             return launch
         notice = launch.notice
@@ -285,11 +285,14 @@ class ExecTool(Tool):
                 return ToolResult.error(f"Error: command refused: {reason} (restrictToWorkspace).")
         return cwd
 
-    async def _launch(self, command: str, ctx: ToolContext, cwd: Path) -> Launch | ToolResult:
-        """Decide how the command runs: sandboxed, or as before (with a one-time warning)."""
+    async def _launch(
+        self, command: str, ctx: ToolContext, cwd: Path, *, session: bool = False
+    ) -> Launch | ToolResult:
+        """Decide how the command runs: sandboxed, or as before (with a one-time warning);
+        ``session``: it will run as an exec session."""
         mode = sandbox_mode(self.config.sandbox)
         if mode == "off":  # plain_argv looks setpriv up on PATH the first time: a thread
-            return Launch(await asyncio.to_thread(plain_argv, command))
+            return Launch(await asyncio.to_thread(plain_argv, command, session=session))
         status = await probe_sandbox()
         if not status.available:
             if mode == "required":
@@ -297,7 +300,7 @@ class ExecTool(Tool):
                     f"Error: command refused: tools.exec.sandbox is {self.config.sandbox!r}, "
                     f"which requires a sandbox, but {status.reason}."
                 )
-            argv = await asyncio.to_thread(plain_argv, command)
+            argv = await asyncio.to_thread(plain_argv, command, session=session)
             return Launch(argv, notice=unavailable_notice(status))
         program = unix_socket_filter() if status.socket_filter else None
         fd = filter_fd(program) if program is not None else None  # in memory: no disk I/O

@@ -42,6 +42,11 @@ _GUARD = (
     + SHELL
     + ' -c "$1" <&3 3<&- & wait $!'
 )
+# An exec session's command reads the app's pipe, so the app's death can end it (end of
+# file) before the parent-death signal reaches the guard, which then exits unarmed: when
+# the command ends, the guard ends what it left behind (the sandbox does the same), and
+# keeps the command's exit status.
+_SESSION_GUARD = _GUARD + '; s=$?; trap "" TERM; kill -TERM 0; exit $s'
 
 
 class Output:
@@ -198,14 +203,16 @@ async def collect(proc: asyncio.subprocess.Process, output: Output) -> None:
             await asyncio.wait(left)
 
 
-def plain_argv(command: str) -> list[str]:
-    """Unsandboxed: the shell, under the parent-death guard on Linux (see ``_GUARD``)."""
+def plain_argv(command: str, *, session: bool = False) -> list[str]:
+    """Unsandboxed: the shell, under the parent-death guard on Linux (see ``_GUARD``; an exec
+    ``session``'s guard also ends what the command leaves running when it ends)."""
     if os.name == "nt":  # pragma: no cover - Windows only
         return [command]
     setpriv = _setpriv()
     if setpriv is None:  # not Linux, or util-linux without setpriv: the old behaviour
         return [SHELL, "-c", command]
-    return [setpriv, "--pdeathsig", "HUP", SHELL, "-c", _GUARD, "exec", command, str(os.getpid())]
+    guard = _SESSION_GUARD if session else _GUARD
+    return [setpriv, "--pdeathsig", "HUP", SHELL, "-c", guard, "exec", command, str(os.getpid())]
 
 
 _setpriv_path: list[str | None] = []

@@ -304,6 +304,29 @@ async def test_unsandboxed_sessions_get_their_input_too(scene: Scene) -> None:
         await shells.owner.aclose()  # type: ignore[attr-defined]
 
 
+@pytest.mark.parametrize("config", [SANDBOXED, PLAIN], ids=["sandboxed", "plain"])
+async def test_what_a_session_left_running_ends_with_it(
+    scene: Scene, config: dict[str, Any]
+) -> None:
+    """The shell reads end of file (as when the app dies and its pipe closes) and exits: the
+    job it left in the background ends too, sandboxed or not (unsandboxed, the app's death
+    could otherwise end the shell before the parent-death signal armed its guard)."""
+    if config is SANDBOXED:
+        require_sandbox()
+    token = "LEFT" + secrets.token_hex(4)
+    shells = await _shells(scene, config)
+    try:
+        sid = await shells.start("bash")
+        await shells.send(sid, input=f"{sleeper(token)} &\n")
+        await until(lambda: pids_with(token, sleepers_only=True), timeout=10)
+        out = await shells.send(sid, close_stdin=True, until_exit=True)
+        assert "[exit code: 0]" in out, out
+        await until(lambda: not pids_with(token), timeout=10, what="the background job's end")
+    finally:
+        kill_all(token)
+        await shells.owner.aclose()  # type: ignore[attr-defined]
+
+
 # --- dying with the app -------------------------------------------------------------------------
 
 
