@@ -58,6 +58,7 @@ from desktop.core.tools.mcp import MCPManager
 from desktop.core.tools.messaging import MessageTool, SpawnTool
 from desktop.core.tools.registry import ToolRegistry
 from desktop.core.tools.shell import exec_sandbox_warning, exec_tools
+from desktop.core.tools.shell_sessions import ExecSessions
 from desktop.core.tools.web import web_tools
 from desktop.core.usage.budgets import Budgets
 from desktop.core.usage.governor import SpendGovernor
@@ -74,12 +75,14 @@ Clock = Callable[[], float]
 CONTEXT_TABLE_DELAY_S = 8.0  # after the app's own LiteLLM warm-up (5 s after ready)
 
 
-def worker_tools(config: Config) -> ToolRegistry:
-    """File, search, shell and web tools: what subagents get (and the base of the main set)."""
+def worker_tools(config: Config, sessions: ExecSessions | None = None) -> ToolRegistry:
+    """File, search, shell and web tools: what subagents get (and the base of the main set);
+    with ``sessions``, commands may keep running (``exec_session``, ``list_exec_sessions``)."""
     registry = ToolRegistry()
+    places = SandboxPlaces(config_dir(config))
     for tool in [
         *filesystem_tools(),
-        *exec_tools(config.tools.exec, places=SandboxPlaces(config_dir(config))),
+        *exec_tools(config.tools.exec, places=places, sessions=sessions),
         *web_tools(config.tools.web),
     ]:
         registry.register(tool)
@@ -182,7 +185,8 @@ def build_runtime(
         timezone=defaults.effective_timezone,
         skills_section=SkillsLoader(workspace).sections,
     )
-    tools = worker_tools(config)
+    exec_sessions = ExecSessions(owner.child("exec-sessions"), work.add_child)
+    tools = worker_tools(config, exec_sessions)
     gate = (
         ApprovalGate(approval, shell_warning=lambda: exec_sandbox_warning(config.tools.exec))
         if approval is not None
@@ -204,13 +208,14 @@ def build_runtime(
     subagents = SubagentManager(
         provider,
         bus,
-        lambda: worker_tools(config),
+        lambda: worker_tools(config, exec_sessions),
         work=work,
         owner=owner.child("subagents"),
         approval=gate,
         max_concurrent=defaults.max_concurrent_subagents,
         context_window=defaults.context_window_tokens,
         max_tokens=defaults.max_tokens,
+        on_end=exec_sessions.end_owner,
     )
     memory_commands = memory.command_handler()
     chat_models = ChatModels(config, provider, sessions, secrets)

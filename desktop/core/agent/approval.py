@@ -1,6 +1,7 @@
 """Tool approval: which calls need a person's yes, and how their answers are remembered.
 
-Before a call that runs a shell command (``exec``), writes a file outside the workspace
+Before a call that runs a shell command (``exec``, or input for a running one through
+``exec_session``), writes a file outside the workspace
 (``write_file``, ``edit_file``, ``notebook_edit``) or calls an MCP server tool (``mcp_*``),
 the runner asks an :class:`ApprovalGate`. The gate consults the :class:`ApprovalPolicy`
 (mode, always-allowed tools, per-chat allowances) and, when the policy has no answer, awaits
@@ -30,6 +31,9 @@ log = logging.getLogger(__name__)
 ApprovalMode = Literal["ask", "autonomous"]
 APPROVAL_MODES: tuple[str, ...] = ("ask", "autonomous")
 SHELL_TOOLS = frozenset({"exec"})
+# Input typed into a running exec session is a new command: it is asked about like ``exec``,
+# and one allowance covers both (an allowance of either is recorded as ``exec``'s).
+SESSION_TOOLS = frozenset({"exec_session"})
 WRITE_TOOLS = frozenset({"write_file", "edit_file", "notebook_edit"})
 MCP_PREFIX = "mcp_"
 DENIED_RESULT = (
@@ -119,10 +123,20 @@ def _outside(raw: Any, workspace: Path) -> Path | None:
     return resolved
 
 
+def allowance_name(tool: str) -> str:
+    """The tool name an allowance of ``tool`` is kept under (``exec_session`` → ``exec``)."""
+    return "exec" if tool in SESSION_TOOLS else tool
+
+
 def approval_reason(tool: str, arguments: dict[str, Any], workspace: Path) -> str | None:
     """Why ``tool`` with ``arguments`` needs approval, or ``None`` when it does not."""
     if tool in SHELL_TOOLS:
         return "runs a shell command"
+    if tool in SESSION_TOOLS:  # reading output, closing the input, terminating: nothing new
+        data = arguments.get("input")
+        if isinstance(data, str) and data:
+            return "types a command into a running program (allowing it allows exec too)"
+        return None
     if tool in WRITE_TOOLS:
         target = _outside(arguments.get("path"), workspace)
         return f"writes outside the workspace: {target}" if target is not None else None
@@ -202,22 +216,26 @@ class ApprovalPolicy:
 
     def allow_always(self, tool: str) -> None:
         """Never ask about ``tool`` again."""
+        tool = allowance_name(tool)
         if tool not in self.always_allowed:
             self.always_allowed.add(tool)
             self._changed()
 
     def revoke(self, tool: str) -> None:
         """Ask about ``tool`` again."""
+        tool = allowance_name(tool)
         if tool in self.always_allowed:
             self.always_allowed.discard(tool)
             self._changed()
 
     def allow_for_session(self, session_key: str, tool: str) -> None:
         """Don't ask about ``tool`` again in this chat (until the app restarts)."""
+        tool = allowance_name(tool)
         self.session_allowed.setdefault(origin_session(session_key), set()).add(tool)
 
     def revoke_for_session(self, session_key: str, tool: str) -> None:
         """Ask about ``tool`` again in this chat."""
+        tool = allowance_name(tool)
         allowed = self.session_allowed.get(origin_session(session_key))
         if allowed is not None:
             allowed.discard(tool)
@@ -230,6 +248,7 @@ class ApprovalPolicy:
 
     def is_allowed(self, session_key: str, tool: str) -> bool:
         """Whether ``tool`` may run in this chat without asking."""
+        tool = allowance_name(tool)
         if self.mode == "autonomous" or tool in self.always_allowed:
             return True
         return tool in self.session_allowed.get(origin_session(session_key), set())
@@ -353,7 +372,7 @@ class ApprovalGate:
             return None
         if not self.approvers_for(ctx.channel):
             return NO_APPROVER_RESULT.format(tool=tool)
-        if tool in SHELL_TOOLS:
+        if tool in SHELL_TOOLS | SESSION_TOOLS:
             reason = await self._shell_reason(reason, ctx.channel)
         request = ApprovalRequest(
             origin_session(ctx.session_key),

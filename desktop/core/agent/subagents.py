@@ -12,7 +12,7 @@ import asyncio
 import itertools
 import logging
 import platform
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from desktop.core.agent.runner import AgentRunner, ApprovalCheck
@@ -24,7 +24,7 @@ from desktop.core.providers.switchable import usage_scope
 from desktop.core.resources import aread_template
 from desktop.core.tools.base import ToolContext
 from desktop.core.tools.registry import ToolRegistry
-from desktop.core.utils.tasks import TaskOwner
+from desktop.core.utils.tasks import TaskOwner, finish
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +42,8 @@ class SubagentManager:
         owner: Owns the subagent tasks (closed with the runtime).
         approval: Asked before a subagent's risky tool calls, as for the main agent.
         max_concurrent: Subagents allowed at once.
+        on_end: Called with a subagent's own session key when it ends (its exec sessions
+            end with it).
     """
 
     def __init__(
@@ -57,6 +59,7 @@ class SubagentManager:
         max_iterations: int = SUBAGENT_MAX_ITERATIONS,
         context_window: int = 65_536,
         max_tokens: int = 8192,
+        on_end: Callable[[str], Awaitable[object]] | None = None,
     ) -> None:
         self.provider = provider
         self.bus = bus
@@ -67,6 +70,7 @@ class SubagentManager:
         self.max_tokens = max_tokens
         self.work = work
         self.approval = approval
+        self.on_end = on_end
         self._owner = owner
         self.running: dict[str, asyncio.Task[Any]] = {}
         self._ids = itertools.count(1)
@@ -130,6 +134,9 @@ class SubagentManager:
         except Exception as exc:  # report, don't vanish
             log.exception("subagent %s crashed", task_id)
             status, report = "failed", f"{type(exc).__name__}: {exc}"
+        finally:
+            if self.on_end is not None:
+                await finish(self.on_end(sub_ctx.session_key))
         content = (
             (await aread_template("agent", "subagent_result.md"))
             .format(label=label, status=status, result=report)

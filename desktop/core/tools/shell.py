@@ -16,6 +16,11 @@ output is framed as untrusted (:mod:`~desktop.core.tools.untrusted`). Without a 
 (unavailable, or ``tools.exec.sandbox = "none"``) the command runs as before, with a
 one-time warning in its result, and on Linux its process group still dies with the app: the
 shell gets a parent-death signal (``setpriv --pdeathsig``) and then kills its group.
+
+With ``yield_time_ms`` the command starts the same way but keeps running as an exec session
+(:mod:`desktop.core.tools.shell_sessions`): the call returns after that time with what it
+printed and its ``session_id``, and ``exec_session`` talks to it
+(:mod:`desktop.core.tools.exec_session`).
 """
 
 from __future__ import annotations
@@ -49,14 +54,24 @@ from desktop.core.security.sandbox_settings import SandboxPlaces, SandboxPrefs, 
 from desktop.core.security.sandbox_view import HomeView, sees
 from desktop.core.security.seccomp import filter_fd, unix_socket_filter
 from desktop.core.tools.base import Tool, ToolContext, ToolResult
+from desktop.core.tools.exec_session import (
+    DEFAULT_OUTPUT,
+    MAX_OUTPUT_CHARS,
+    MAX_YIELD_MS,
+    ExecSessionTool,
+    ListExecSessionsTool,
+    session_result,
+)
 from desktop.core.tools.shell_process import (
     MAX_OUTPUT,
+    Launch,
     Output,
     collect,
     kill_process_group,
     plain_argv,
     spawn,
 )
+from desktop.core.tools.shell_sessions import ExecSessions, SessionError
 from desktop.core.tools.untrusted import frame
 from desktop.core.utils.tasks import finish
 
@@ -127,6 +142,20 @@ class ExecTool(Tool):
                 "maximum": MAX_TIMEOUT,
                 "description": "Seconds before the command is killed (default 60).",
             },
+            "yield_time_ms": {
+                "type": ["integer", "null"],
+                "minimum": 0,
+                "maximum": MAX_YIELD_MS,
+                "description": "Return after this many ms while it keeps running (until its "
+                "timeout) as a session for interactive programs or early output; continue with "
+                "exec_session. Omit to wait for the end.",
+            },
+            "max_output_chars": {
+                "type": ["integer", "null"],
+                "minimum": 1000,
+                "maximum": MAX_OUTPUT_CHARS,
+                "description": "Output limit of a session's reply (default 10000).",
+            },
         },
         "required": ["command"],
     }
@@ -134,7 +163,11 @@ class ExecTool(Tool):
     exclusive = True
 
     def __init__(
-        self, config: ExecToolConfig | None = None, *, places: SandboxPlaces | None = None
+        self,
+        config: ExecToolConfig | None = None,
+        *,
+        places: SandboxPlaces | None = None,
+        sessions: ExecSessions | None = None,
     ) -> None:
         """Create the tool.
 
@@ -144,9 +177,12 @@ class ExecTool(Tool):
                 ``desktop.json`` for every command and keeps the scratch home folders there.
                 ``None`` (tests, a tool used alone): default settings and a home folder in
                 memory that ends with each command.
+            sessions: Where commands started with ``yield_time_ms`` keep running (``None``:
+                such calls are refused).
         """
         self.config = config or ExecToolConfig()
         self.places = places
+        self.sessions = sessions
 
     def _working_dir(self, ctx: ToolContext, working_dir: str | None) -> Path | str:
         """The resolved folder to run in, or an error message."""
@@ -174,6 +210,22 @@ class ExecTool(Tool):
         command = str(kwargs.get("command") or "").strip()
         if not command:
             return ToolResult.error("Error: command is empty.")
+        cwd = await self.guard(ctx, command, kwargs.get("working_dir"))
+        if isinstance(cwd, ToolResult):
+            return cwd
+        timeout = min(int(kwargs.get("timeout") or self.config.timeout), MAX_TIMEOUT)
+        if kwargs.get("yield_time_ms") is not None:
+            return await self._start_session(command, ctx, cwd, timeout, kwargs)
+        return await self._run(command, ctx, cwd, timeout)
+
+    async def guard(
+        self, ctx: ToolContext, command: str, working_dir: str | None
+    ) -> Path | ToolResult:
+        """The safety guard: the folder ``command`` would run in, or the refusal.
+
+        The deny and allow patterns, the protected files and ``restrictToWorkspace``; also
+        applied to the input an exec session's program is sent (``exec_session``).
+        """
         patterns = {
             "allow_patterns": self.config.allow_patterns,
             "deny_patterns": self.config.deny_patterns,
@@ -184,11 +236,36 @@ class ExecTool(Tool):
             reason = check_command(command, **patterns)
         if reason:
             return ToolResult.error(f"Error: command refused by the safety guard ({reason}).")
-        cwd = await asyncio.to_thread(self._check_paths, ctx, command, kwargs.get("working_dir"))
-        if isinstance(cwd, ToolResult):
-            return cwd
-        timeout = min(int(kwargs.get("timeout") or self.config.timeout), MAX_TIMEOUT)
-        return await self._run(command, ctx, cwd, timeout)
+        return await asyncio.to_thread(self._check_paths, ctx, command, working_dir)
+
+    async def _start_session(
+        self, command: str, ctx: ToolContext, cwd: Path, timeout: int, kwargs: dict[str, Any]
+    ) -> ToolResult:
+        """Start ``command`` as an exec session; after ``yield_time_ms`` report what it did."""
+        if self.sessions is None:
+            return ToolResult.error(
+                "Error: commands cannot keep running here; run it without yield_time_ms."
+            )
+        launch = await self._launch(command, ctx, cwd, session=True)
+        if isinstance(launch, ToolResult):
+            return launch
+        notice = launch.notice
+        try:
+            session = await self.sessions.start(
+                launch,
+                command=command,
+                cwd=cwd,
+                env=child_env(self.config),
+                owner_key=ctx.session_key,
+                timeout=timeout,
+            )
+        except SessionError as exc:
+            return ToolResult.error(f"{notice + chr(10) if notice else ''}Error: {exc}.")
+        waited = min(max(int(kwargs["yield_time_ms"]), 0), MAX_YIELD_MS) / 1000
+        await session.wait("yield", waited)
+        chars = kwargs.get("max_output_chars") or DEFAULT_OUTPUT
+        limit = min(max(int(chars), 1000), MAX_OUTPUT_CHARS)
+        return session_result(session, session.poll(limit), notice=notice)
 
     def _check_paths(
         self, ctx: ToolContext, command: str, working_dir: str | None
@@ -208,11 +285,14 @@ class ExecTool(Tool):
                 return ToolResult.error(f"Error: command refused: {reason} (restrictToWorkspace).")
         return cwd
 
-    async def _launch(self, command: str, ctx: ToolContext, cwd: Path) -> _Launch | ToolResult:
-        """Decide how the command runs: sandboxed, or as before (with a one-time warning)."""
+    async def _launch(
+        self, command: str, ctx: ToolContext, cwd: Path, *, session: bool = False
+    ) -> Launch | ToolResult:
+        """Decide how the command runs: sandboxed, or as before (with a one-time warning);
+        ``session``: it will run as an exec session."""
         mode = sandbox_mode(self.config.sandbox)
         if mode == "off":  # plain_argv looks setpriv up on PATH the first time: a thread
-            return _Launch(await asyncio.to_thread(plain_argv, command))
+            return Launch(await asyncio.to_thread(plain_argv, command, session=session))
         status = await probe_sandbox()
         if not status.available:
             if mode == "required":
@@ -220,8 +300,8 @@ class ExecTool(Tool):
                     f"Error: command refused: tools.exec.sandbox is {self.config.sandbox!r}, "
                     f"which requires a sandbox, but {status.reason}."
                 )
-            argv = await asyncio.to_thread(plain_argv, command)
-            return _Launch(argv, notice=unavailable_notice(status))
+            argv = await asyncio.to_thread(plain_argv, command, session=session)
+            return Launch(argv, notice=unavailable_notice(status))
         program = unix_socket_filter() if status.socket_filter else None
         fd = filter_fd(program) if program is not None else None  # in memory: no disk I/O
         try:
@@ -236,7 +316,7 @@ class ExecTool(Tool):
 
     def _sandboxed(
         self, command: str, ctx: ToolContext, cwd: Path, status: SandboxStatus, fd: int | None
-    ) -> _Launch | ToolResult:
+    ) -> Launch | ToolResult:
         """The bwrap command line (runs in a worker thread: it reads ``desktop.json`` and looks
         at the file system)."""
         workspace = Path(ctx.workspace).expanduser().resolve()
@@ -275,7 +355,7 @@ class ExecTool(Tool):
             prlimit=status.prlimit,
             sized_tmpfs=status.sized_tmpfs,
         )
-        return _Launch(argv, () if fd is None else (fd,), limits=limits)
+        return Launch(argv, () if fd is None else (fd,), limits=limits)
 
     async def _run(self, command: str, ctx: ToolContext, cwd: Path, timeout: int) -> ToolResult:
         """Spawn the shell in its own process group (and cgroup) and collect its output."""
@@ -295,13 +375,12 @@ class ExecTool(Tool):
                 return ToolResult.error(f"Error: could not start the command: {exc}")
             return await self._supervise(proc, launch, timeout)
         finally:
-            for fd in launch.pass_fds:
-                os.close(fd)
+            launch.close_fds()
             for cgroup in made:  # waits for its processes to be gone: never left halfway
                 await finish(asyncio.to_thread(cgroup.close))
 
     async def _supervise(
-        self, proc: asyncio.subprocess.Process, launch: _Launch, timeout: int
+        self, proc: asyncio.subprocess.Process, launch: Launch, timeout: int
     ) -> ToolResult:
         """Collect the output until the command ends, times out or reaches a limit."""
         prefix = f"{launch.notice}\n" if launch.notice else ""
@@ -389,28 +468,6 @@ def _partial(output: Output) -> str:
     return f"\nPartial output:\n{frame(text, SOURCE)}" if text else ""
 
 
-class _Launch:
-    """How to start one command: argv, descriptors to hand over, a warning for the result,
-    and for a sandboxed one its limits and cgroup."""
-
-    __slots__ = ("argv", "cgroup", "limits", "notice", "pass_fds")
-
-    def __init__(
-        self,
-        argv: list[str],
-        pass_fds: tuple[int, ...] = (),
-        notice: str | None = None,
-        *,
-        limits: Limits | None = None,
-        cgroup: Cgroup | None = None,
-    ) -> None:
-        self.argv = argv
-        self.pass_fds = pass_fds
-        self.notice = notice
-        self.limits = limits
-        self.cgroup = cgroup
-
-
 async def exec_sandbox_warning(config: ExecToolConfig) -> str | None:
     """The warning for a command approval when commands run without the sandbox, else
     ``None`` (probes the sandbox in a worker thread the first time)."""
@@ -421,10 +478,17 @@ async def exec_sandbox_warning(config: ExecToolConfig) -> str | None:
 
 
 def exec_tools(
-    config: ExecToolConfig | None = None, *, places: SandboxPlaces | None = None
+    config: ExecToolConfig | None = None,
+    *,
+    places: SandboxPlaces | None = None,
+    sessions: ExecSessions | None = None,
 ) -> list[Tool]:
-    """The exec tool family."""
-    return [ExecTool(config, places=places)]
+    """The exec tool family: ``exec``, and with ``sessions`` also ``exec_session`` and
+    ``list_exec_sessions``."""
+    tool = ExecTool(config, places=places, sessions=sessions)
+    if sessions is None:
+        return [tool]
+    return [tool, ExecSessionTool(sessions, tool.guard), ListExecSessionsTool(sessions)]
 
 
 __all__ = [

@@ -1,6 +1,7 @@
 """The processes behind ``exec``: start, read, and kill a command's whole process group.
 
-The command runs in its own session (process group) with merged stdout/stderr and no stdin.
+The command runs in its own session (process group) with merged stdout/stderr and no stdin
+(an exec session's command gets a pipe for its input). :class:`Launch` says how to start it.
 Its output is read with bounded memory (:class:`Output` keeps the head and the tail);
 :func:`kill_process_group` ends the group (SIGTERM, a grace, SIGKILL). Unsandboxed on Linux,
 the shell gets a parent-death signal (``setpriv --pdeathsig``) and then kills its own group,
@@ -19,7 +20,11 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from desktop.core.security.cgroup import Cgroup
+    from desktop.core.security.limits import Limits
 
 log = logging.getLogger(__name__)
 
@@ -30,7 +35,18 @@ SHELL = "/bin/sh"
 # Unsandboxed on Linux: ``setpriv`` gives this shell a parent-death signal (SIGHUP), and the
 # shell answers it by killing its whole process group. ``$2`` is the app's PID: if the app
 # died before the signal was armed, the shell has been re-parented and stops at once.
-_GUARD = '[ "$PPID" = "$2" ] || exit 125; trap "kill -KILL 0" HUP; ' + SHELL + ' -c "$1" & wait $!'
+# The command's standard input goes to it through descriptor 3: a background job of a
+# non-interactive shell reads /dev/null otherwise, and dash ignores a plain ``<&0``.
+_GUARD = (
+    '[ "$PPID" = "$2" ] || exit 125; trap "kill -KILL 0" HUP; exec 3<&0; '
+    + SHELL
+    + ' -c "$1" <&3 3<&- & wait $!'
+)
+# An exec session's command reads the app's pipe, so the app's death can end it (end of
+# file) before the parent-death signal reaches the guard, which then exits unarmed: when
+# the command ends, the guard ends what it left behind (the sandbox does the same), and
+# keeps the command's exit status.
+_SESSION_GUARD = _GUARD + '; s=$?; trap "" TERM; kill -TERM 0; exit $s'
 
 
 class Output:
@@ -46,7 +62,10 @@ class Output:
 
     def feed(self, data: bytes, final: bool = False) -> None:
         """Add a chunk of raw output."""
-        text = self._decoder.decode(data, final)
+        self.add(self._decoder.decode(data, final))
+
+    def add(self, text: str) -> None:
+        """Add decoded output."""
         self.total += len(text)
         if len(self.head) < self.limit:
             self.head += text[: self.limit - len(self.head)]
@@ -61,6 +80,42 @@ class Output:
             f"{self.head[: self.half]}\n\n... [{cut:,} of {self.total:,} characters truncated]"
             f" ...\n\n{self.tail}"
         )
+
+
+class Launch:
+    """How to start one command: argv, descriptors to hand over, a warning for the result,
+    and for a sandboxed one its limits and cgroup.
+
+    Attributes:
+        argv: The command line (the sandbox's, or the plain shell's).
+        pass_fds: Descriptors the child inherits (the seccomp filter); the caller closes them.
+        notice: A one-time warning for the result (commands run without the sandbox).
+        limits: The resource limits of a sandboxed command (``None``: unsandboxed).
+        cgroup: Its cgroup, once made (:meth:`Cgroup.wrap` has then wrapped ``argv``).
+    """
+
+    __slots__ = ("argv", "cgroup", "limits", "notice", "pass_fds")
+
+    def __init__(
+        self,
+        argv: list[str],
+        pass_fds: tuple[int, ...] = (),
+        notice: str | None = None,
+        *,
+        limits: Limits | None = None,
+        cgroup: Cgroup | None = None,
+    ) -> None:
+        self.argv = argv
+        self.pass_fds = pass_fds
+        self.notice = notice
+        self.limits = limits
+        self.cgroup = cgroup
+
+    def close_fds(self) -> None:
+        """Close the descriptors handed to the child (once it has started, or will not)."""
+        fds, self.pass_fds = self.pass_fds, ()
+        for fd in fds:
+            os.close(fd)
 
 
 def _killpg(pid: int, sig: int) -> None:
@@ -148,14 +203,16 @@ async def collect(proc: asyncio.subprocess.Process, output: Output) -> None:
             await asyncio.wait(left)
 
 
-def plain_argv(command: str) -> list[str]:
-    """Unsandboxed: the shell, under the parent-death guard on Linux (see ``_GUARD``)."""
+def plain_argv(command: str, *, session: bool = False) -> list[str]:
+    """Unsandboxed: the shell, under the parent-death guard on Linux (see ``_GUARD``; an exec
+    ``session``'s guard also ends what the command leaves running when it ends)."""
     if os.name == "nt":  # pragma: no cover - Windows only
         return [command]
     setpriv = _setpriv()
     if setpriv is None:  # not Linux, or util-linux without setpriv: the old behaviour
         return [SHELL, "-c", command]
-    return [setpriv, "--pdeathsig", "HUP", SHELL, "-c", _GUARD, "exec", command, str(os.getpid())]
+    guard = _SESSION_GUARD if session else _GUARD
+    return [setpriv, "--pdeathsig", "HUP", SHELL, "-c", guard, "exec", command, str(os.getpid())]
 
 
 _setpriv_path: list[str | None] = []
@@ -172,11 +229,19 @@ def _setpriv() -> str | None:
 
 
 async def spawn(
-    argv: list[str], pass_fds: tuple[int, ...], cwd: Path, env: dict[str, str]
+    argv: list[str],
+    pass_fds: tuple[int, ...],
+    cwd: Path,
+    env: dict[str, str],
+    *,
+    stdin: bool = False,
 ) -> asyncio.subprocess.Process:
-    """Start the command in its own process group (session) with merged output."""
+    """Start the command in its own process group (session) with merged output.
+
+    ``stdin``: give it a pipe to write its input to (exec sessions); else it reads nothing.
+    """
     common: dict[str, Any] = {
-        "stdin": asyncio.subprocess.DEVNULL,
+        "stdin": asyncio.subprocess.PIPE if stdin else asyncio.subprocess.DEVNULL,
         "stdout": asyncio.subprocess.PIPE,
         "stderr": asyncio.subprocess.STDOUT,
         "cwd": str(cwd),
@@ -213,6 +278,7 @@ __all__ = [
     "DRAIN_AFTER_EXIT",
     "KILL_GRACE",
     "MAX_OUTPUT",
+    "Launch",
     "Output",
     "close_pipes",
     "collect",

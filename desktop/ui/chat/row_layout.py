@@ -18,6 +18,7 @@ from typing import Any
 from PySide6.QtCore import QRectF, QUrl
 from PySide6.QtGui import QFont, QFontMetricsF, QImage, QTextDocument
 
+from desktop.core.tools.exec_session import session_in
 from desktop.ui.chat.colors import ChatColors
 from desktop.ui.chat.items import ChatItem
 from desktop.ui.chat.markdown import MarkdownRenderer, split_stable
@@ -94,16 +95,44 @@ def duration_text(seconds: float | None) -> str:
     return f"{minutes} m {rest:02d} s"
 
 
-def argument_summary(arguments: dict[str, Any], limit: int = 90) -> str:
-    """One line for a card header: the command, the path, or compact JSON."""
-    for key in ("command", "path", "url", "query", "pattern", "task", "content"):
-        value = arguments.get(key)
-        if isinstance(value, str) and value.strip():
-            text = " ".join(value.split())
-            break
+def argument_summary(
+    arguments: dict[str, Any], limit: int = 90, *, tool: str = "", result: str = ""
+) -> str:
+    """One line for a card header: the command, the path, or compact JSON; for a call on an
+    exec session (``exec_session``, or an ``exec`` that left one running) what it sent and
+    the session's id and state, which stay visible when the line is cut."""
+    session = session_in(result) if tool in ("exec", "exec_session") else None
+    suffix = f" · session {session[0]} ({'running' if session[1] else 'ended'})" if session else ""
+    if tool == "exec_session":
+        text = _session_action(arguments)
+        if not session and arguments.get("session_id"):
+            suffix = f" · session {arguments['session_id']}"
     else:
-        text = json.dumps(arguments, ensure_ascii=False) if arguments else ""
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+        for key in ("command", "path", "url", "query", "pattern", "task", "content"):
+            value = arguments.get(key)
+            if isinstance(value, str) and value.strip():
+                text = " ".join(value.split())
+                break
+        else:
+            text = json.dumps(arguments, ensure_ascii=False) if arguments else ""
+    room = max(10, limit - len(suffix))
+    return (text if len(text) <= room else text[: room - 1] + "…") + suffix
+
+
+def _session_action(arguments: dict[str, Any]) -> str:
+    """What an ``exec_session`` call does: the input it sends, or its wait or end."""
+    data, wait_for = arguments.get("input"), arguments.get("wait_for")
+    if arguments.get("terminate"):
+        action = "terminate"
+    elif isinstance(data, str) and data:
+        action = " ".join(data.split()) or repr(data)
+    elif isinstance(wait_for, str) and wait_for:
+        action = f"wait for {wait_for!r}"
+    elif arguments.get("until_exit"):
+        action = "wait for the end"
+    else:
+        action = "read output"
+    return f"{action} · close input" if arguments.get("close_stdin") else action
 
 
 class RowBuilder:
@@ -395,7 +424,7 @@ class RowBuilder:
         else:
             status, color = f"✗ error {duration_text(item.duration_s)}".strip(), colors.error
         arrow = "▾" if item.expanded else "▸"
-        summary = html.escape(argument_summary(item.arguments))
+        summary = html.escape(argument_summary(item.arguments, tool=item.tool, result=item.result))
         return (
             '<table width="100%" cellspacing="0" cellpadding="0"><tr>'
             f'<td width="{SPINNER + 8:.0f}"></td>'
