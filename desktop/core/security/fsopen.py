@@ -181,6 +181,10 @@ class Dir:
         except FileExistsError:
             pass
 
+    def unlink(self, name: str) -> None:
+        """Remove the file ``name`` in this folder (a symlink itself, never its target)."""
+        os.unlink(self._at(name), dir_fd=self.fd)
+
     def fsync(self) -> None:
         """Flush the folder's entries to disk (best effort)."""
         if self.fd is None:

@@ -200,6 +200,12 @@ class SessionManager(SharedFiles):
             session = self._cache.get(key)
             return list(session.messages) if session is not None else None
 
+    def cached_metadata(self, key: str) -> dict[str, Any] | None:
+        """A copy of the metadata of ``key`` when it is in the cache (else ``None``)."""
+        with self._lock:
+            session = self._cache.get(key)
+            return dict(session.metadata) if session is not None else None
+
     def get_or_create(self, key: str) -> Session:
         """The cached session (brought up to date if another process changed its file), else
         the one on disk, else a new one."""
