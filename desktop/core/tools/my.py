@@ -100,9 +100,11 @@ class MyTool(Tool):
         value: Any = self.snapshot(ctx)
         if not key:
             return ToolResult(json.dumps(value, ensure_ascii=False, default=str))
-        for part in key.split("."):
-            if SENSITIVE.search(part):
+        parts = key.split(".")
+        for part in parts:
+            if SENSITIVE.search(part) or part.startswith("_"):
                 return ToolResult.error(f"Error: '{part}' is not accessible")
+        for part in parts:
             if isinstance(value, dict) and part in value:
                 value = value[part]
             elif key in self.scratchpad:
