@@ -38,6 +38,8 @@ class Reply:
         close_after: Stream this many chunks, then end the response cleanly without a finish
             reason, usage or ``[DONE]`` (a server that gave up mid-answer).
         repeat_name: Repeat the tool name in every argument chunk (as llama.cpp does).
+        call_ids: The ids of the tool calls (default ``call_0``, ``call_1``… in every reply, as
+            some local servers do).
     """
 
     text: str = ""
@@ -52,6 +54,11 @@ class Reply:
     reset_after: int | None = None
     close_after: int | None = None
     repeat_name: bool = False
+    call_ids: list[str] | None = None
+
+    def call_id(self, index: int) -> str:
+        """The id of tool call ``index``."""
+        return self.call_ids[index] if self.call_ids else f"call_{index}"
 
 
 class _Closed(Exception):
@@ -297,7 +304,7 @@ class ScriptedOpenAIServer:
             message["reasoning_content"] = step.reasoning
         if step.tool_calls:
             message["tool_calls"] = [
-                {"id": f"call_{i}", "type": "function", "function": {"name": n, "arguments": a}}
+                {"id": step.call_id(i), "type": "function", "function": {"name": n, "arguments": a}}
                 for i, (n, a) in enumerate(step.tool_calls)
             ]
         finish = step.finish_reason or ("tool_calls" if step.tool_calls else "stop")
@@ -355,7 +362,7 @@ class ScriptedOpenAIServer:
                     "tool_calls": [
                         {
                             "index": index,
-                            "id": f"call_{index}",
+                            "id": step.call_id(index),
                             "type": "function",
                             "function": {"name": name, "arguments": ""},
                         }

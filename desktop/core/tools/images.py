@@ -224,7 +224,7 @@ class GenerateImageTool(Tool):
             OutboundMessage(
                 ctx.channel,
                 ctx.chat_id,
-                "",
+                f"Generated image{'s' if len(paths) > 1 else ''}: {prompt[:200]}",
                 media=paths,
                 metadata={"generated_images": True, "turn_id": ctx.turn_id},
             )
