@@ -473,9 +473,12 @@ class ChatTab(ChatActions, QWidget):
         model = self._models.get(key)
         if model is not None and key not in self._loading:
             label = "Reminder" if message.metadata.get("reminder") else ""
-            model.append(
+            if message.metadata.get("generated_images"):
+                label = "Generated image"
+            row = model.append(
                 ChatItem("outbound", message.content, tool=label, media=list(message.media))
             )
+            self._load_thumbnails([row])
         if key != self.current:
             self.sessions.update(key, unread=True)
         self.list_controller.refresh_soon()

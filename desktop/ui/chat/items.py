@@ -127,6 +127,21 @@ def tool_ok(result: str) -> bool:
     return not result.lstrip()[:40].startswith(("Error", DENIED_PREFIX, "Not executed"))
 
 
+def generated_images(tool: str, result: str) -> list[str]:
+    """The image paths a saved ``generate_image`` result names (``[]`` for anything else)."""
+    if tool != "generate_image":
+        return []
+    try:
+        artifacts = json.loads(result).get("artifacts")
+    except (ValueError, AttributeError):
+        return []
+    if not isinstance(artifacts, list):
+        return []
+    return [
+        str(a["path"]) for a in artifacts if isinstance(a, dict) and isinstance(a.get("path"), str)
+    ]
+
+
 STOPPED_FOOTER = "Stopped"
 INTERRUPTED_CARD = "(no result: the turn was interrupted)"
 
@@ -216,6 +231,11 @@ def items_from_messages(messages: list[dict[str, Any]], *, live: bool = False) -
                 continue
             answered.result = result[:2000]
             answered.ok = tool_ok(result)
+            shown = generated_images(answered.tool, result) if answered.ok else []
+            if shown:  # the images the tool posted to the chat (that message is not saved)
+                items.append(
+                    ChatItem("outbound", "", tool="Generated image", media=shown, timestamp=stamp)
+                )
         for item in items[first:]:
             item.message_index = index
     if not live:

@@ -303,6 +303,16 @@ class RowBuilder:
                 parts.append(DocPart(self.document(self._footer(item), width), x, y))
         else:
             parts.append(self._markdown_part(item.text, x, top, width, extra=self._footer(item)))
+        if item.media:  # images the agent sent (generate_image): thumbnails below the text
+            below = max((p.y + p.doc.size().height() for p in parts), default=top)
+            images = {
+                f"thumb:{i}": self.thumbnails[path]
+                for i, path in enumerate(item.media)
+                if path in self.thumbnails
+            }
+            parts.append(
+                DocPart(self.document(self._media_html(item), width, images=images), x, below)
+            )
         bottom = max((p.y + p.doc.size().height() for p in parts), default=top)
         bottom = max(bottom, self.line)
         card = None
