@@ -301,7 +301,7 @@ class RowBuilder:
                 y += part.doc.size().height()
             if item.footer and not item.streaming:
                 parts.append(DocPart(self.document(self._footer(item), width), x, y))
-        else:
+        elif item.text.strip() or not item.media:
             parts.append(self._markdown_part(item.text, x, top, width, extra=self._footer(item)))
         if item.media:  # images the agent sent (generate_image): thumbnails below the text
             below = max((p.y + p.doc.size().height() for p in parts), default=top)
