@@ -55,7 +55,7 @@ from desktop.core.tools.cron import CronTool
 from desktop.core.tools.filesystem import filesystem_tools
 from desktop.core.tools.find import FindFilesTool
 from desktop.core.tools.goals import GoalContinuer, goal_notes, goal_tools
-from desktop.core.tools.groups import LoadToolsTool
+from desktop.core.tools.groups import LoadToolsTool, groups_in_history
 from desktop.core.tools.images import GenerateImageTool
 from desktop.core.tools.mcp import MCPManager
 from desktop.core.tools.messaging import MessageTool, SpawnTool
@@ -138,10 +138,9 @@ def request_builder(context: ContextBuilder, tools: ToolRegistry) -> RequestBuil
 
     def build(session: Session) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         channel, _, chat_id = session.key.partition(":")
-        messages = context.build_messages(
-            session.get_history(), "", channel=channel, chat_id=chat_id
-        )
-        return messages, tools.definitions()
+        history = session.get_history()
+        messages = context.build_messages(history, "", channel=channel, chat_id=chat_id)
+        return messages, tools.definitions(groups_in_history(history, tools))
 
     return build
 

@@ -31,6 +31,7 @@ TOGGLE = "toggle:"
 PREVIEW_CHARS = 2000
 LONG_TEXT = 3000  # longer answers are rendered (and cached) block by block
 SEGMENT_CACHE = 600
+DOCUMENT_ENDINGS = (".pdf", ".docx", ".xlsx", ".pptx")  # attachments shown as [file: name]
 
 
 @dataclass
@@ -228,9 +229,10 @@ class RowBuilder:
                 cells.append(f'<img src="thumb:{index}" />')
             else:
                 name = "pasted image" if path.startswith("data:") else path.rsplit("/", 1)[-1]
+                kind = "file" if name.lower().endswith(DOCUMENT_ENDINGS) else "image"
                 cells.append(
                     f'<span style="color:{self.colors.muted.name()}">'
-                    f"[image: {html.escape(name)}]</span>"
+                    f"[{kind}: {html.escape(name)}]</span>"
                 )
         return f"<p>{'&nbsp;'.join(cells)}</p>" if cells else ""
 

@@ -76,3 +76,24 @@ def test_generated_images_are_shown_again_when_the_chat_is_reopened(make_chat, w
     chat.wait(lambda: chat.tab.current == "desktop:drawn" and "outbound" in chat.kinds())
     row = chat.kinds().index("outbound")
     chat.wait(lambda: 'src="thumb:0"' in _html(chat, row))
+
+
+def test_an_attached_document_reaches_the_model_as_text(make_chat, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A PDF attached in the window: its chip is accepted, the model reads its text, the
+    person's message row names the file."""
+    from tests.core.tools.test_documents import make_pdf
+    from tests.fakes.openai_server import Reply
+
+    path = tmp_path / "invoice.pdf"
+    path.write_bytes(make_pdf(["Invoice 4711 total 99 EUR"]))
+    chat: ChatHarness = make_chat()
+    composer = chat.tab.pane.composer
+    composer.add_files([str(path), str(tmp_path / "notes.txt")])
+    assert composer.attachments == [str(path)]
+    chat.server.push(Reply("99 EUR."))
+    chat.send("what is the total?")
+    chat.idle()
+    sent = json.dumps(chat.requests()[0]["messages"][-1]["content"])
+    assert "Invoice 4711 total 99 EUR" in sent
+    assert chat.items()[0].media == [str(path)]
+    assert "[file: invoice.pdf]" in _html(chat, 0)
