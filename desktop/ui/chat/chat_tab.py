@@ -32,6 +32,7 @@ from desktop.core.bus.events import (
     TurnStarted,
 )
 from desktop.core.bus.limits import max_inbound_kb, refusal
+from desktop.core.session.handles import list_chats
 from desktop.core.utils.tasks import TaskOwner
 from desktop.ui.chat.actions import ChatActions
 from desktop.ui.chat.approval_presenter import ApprovalPresenter
@@ -194,6 +195,7 @@ class ChatTab(ChatActions, QWidget):
         pane.other_model.chosen.connect(self.choose_model)
         pane.editing.cancelled.connect(self.cancel_edit)
         pane.composer.edit.editLastRequested.connect(self.edit_last)
+        pane.composer.edit.mentions.wanted.connect(self._load_mentions)
         self.services.configChanged.connect(self.refresh_model)
         regenerate = QShortcut(QKeySequence("Ctrl+Shift+R"), self)
         regenerate.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
@@ -367,6 +369,20 @@ class ChatTab(ChatActions, QWidget):
         elif model.rowCount() and not self.feed.busy(key):  # live rows of a finished turn
             # (they have no message index): read the chat back from disk
             self._spawn(self._load(key))
+
+    def _load_mentions(self) -> None:
+        """The other chats for the composer's @-mention picker, read off the event loop."""
+        runtime = self.services.runtime
+        if runtime is None:
+            return
+        current = self.current
+
+        async def load() -> None:
+            chats = await asyncio.to_thread(list_chats, runtime.sessions)
+            offered = [(c.handle, c.title) for c in chats if c.key != current]
+            self.pane.composer.edit.mentions.set_chats(offered)
+
+        self._spawn(load())
 
     def _load_thumbnails(self, items: list[ChatItem]) -> None:
         media = [m for item in items if item.media for m in item.media]

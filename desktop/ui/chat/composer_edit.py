@@ -10,6 +10,7 @@ from PySide6.QtGui import QFontMetrics, QImage, QKeyEvent, QPixmap
 from PySide6.QtWidgets import QCompleter, QPlainTextEdit, QWidget
 
 from desktop.core.agent.commands import COMMANDS
+from desktop.ui.chat.mentions import MentionCompleter
 
 SLASH_COMMANDS = list(COMMANDS)  # completion offers the loop's one command table, in its order
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp"}
@@ -62,6 +63,7 @@ class ComposerEdit(QPlainTextEdit):
         for row, name in enumerate(SLASH_COMMANDS):
             index = self.completer.model().index(row, 0)
             self.completer.model().setData(index, COMMANDS[name], Qt.ItemDataRole.ToolTipRole)
+        self.mentions = MentionCompleter(self)  # @handle of another chat
         self.document().contentsChanged.connect(self._fit)
         self._fit()
 
@@ -79,7 +81,7 @@ class ComposerEdit(QPlainTextEdit):
         popup = self.completer.popup()
         assert popup is not None  # a QCompleter always has its popup view
         key = event.key()
-        if popup.isVisible() and key in (
+        if (popup.isVisible() or self.mentions.visible) and key in (
             Qt.Key.Key_Enter,
             Qt.Key.Key_Return,
             Qt.Key.Key_Tab,
@@ -102,6 +104,7 @@ class ComposerEdit(QPlainTextEdit):
             return
         super().keyPressEvent(event)
         self._update_completion()
+        self.mentions.update()
 
     def _update_completion(self) -> None:
         text = self.toPlainText()

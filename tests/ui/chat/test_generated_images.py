@@ -97,3 +97,40 @@ def test_an_attached_document_reaches_the_model_as_text(make_chat, tmp_path) -> 
     assert "Invoice 4711 total 99 EUR" in sent
     assert chat.items()[0].media == [str(path)]
     assert "[file: invoice.pdf]" in _html(chat, 0)
+
+
+def test_typing_at_offers_the_other_chats_and_the_agent_gets_the_mention(  # type: ignore[no-untyped-def]
+    make_chat, workspace, qtbot
+) -> None:
+    """ "@lis" in the composer lists the Lisbon chat by handle and title; picking it writes its
+    handle; the sent message names that chat for the agent and offers the session tools."""
+    from PySide6.QtCore import Qt
+
+    from tests.fakes.openai_server import Reply
+
+    write_session(
+        workspace,
+        "telegram:42",
+        [
+            {"role": "user", "content": "Plan the Lisbon trip"},
+            {"role": "assistant", "content": "Ok."},
+        ],
+        title="Lisbon trip",
+    )
+    chat: ChatHarness = make_chat()
+    edit = chat.tab.pane.composer.edit
+    edit.setFocus()
+    qtbot.keyClicks(edit, "ask @lis")
+    chat.wait(lambda: edit.mentions.visible)
+    popup = edit.mentions.completer.popup()
+    assert "Lisbon trip" in popup.model().index(0, 0).data()
+    qtbot.keyClick(popup, Qt.Key.Key_Return)
+    chat.wait(lambda: edit.toPlainText().startswith("ask @") and not edit.mentions.visible)
+    handle = edit.toPlainText().split("@", 1)[1].strip()
+    assert handle.isalpha() and edit.toPlainText() == f"ask @{handle} "
+    chat.server.push(Reply("It was Alfama."))
+    chat.send(edit.toPlainText())
+    chat.idle()
+    body = chat.requests()[0]
+    assert f"Mentioned chat @{handle}: session telegram:42" in json.dumps(body["messages"][-1])
+    assert "read_session" in [t["function"]["name"] for t in body["tools"]]
