@@ -322,7 +322,7 @@ class SendSessionMessageTool(_SessionTool):
         }
         ask = f" (reply with send_session_message to @{source.handle})" if expect_reply else ""
         text = f"[Message from chat @{source.handle} ({source.title}){ask}]\n{content}"
-        self._answered(target.key, source.key)
+        self._answered(source.key, target.key)
         await self.bus.publish_inbound(
             InboundMessage(
                 channel,

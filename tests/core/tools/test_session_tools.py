@@ -36,6 +36,26 @@ async def _seed(runtime: Runtime, key: str, question: str, answer: str) -> None:
     runtime.sessions.save(session)
 
 
+def _route_by_message(server: ScriptedOpenAIServer, **answers: Reply) -> None:
+    """Answer a turn whose conversation has a session message containing a key of ``answers``
+    with that reply (once the model has called a tool in it: the plain answer "done"); the
+    turns of the other chat follow the script. Two chats' turns overlap, so the script alone
+    could hand one chat's reply to the other."""
+
+    def route(body: dict[str, Any]) -> Reply | None:
+        for message in body["messages"]:
+            text = json.dumps(message.get("content"))
+            if message.get("role") != "user" or "[Message from chat" not in text:
+                continue
+            for word, reply in answers.items():
+                if word in text:
+                    answered = body["messages"][-1].get("role") == "tool"
+                    return Reply("done") if answered else reply
+        return None
+
+    server.route = route
+
+
 def _tool_texts(server: ScriptedOpenAIServer, index: int) -> list[str]:
     body = server.chat_requests()[index].body
     return [str(m["content"]) for m in body["messages"] if m["role"] == "tool"]
@@ -92,10 +112,9 @@ async def test_a_message_to_another_chat_starts_a_turn_there(
     assert target is not None and source is not None
     args = {"to": f"@{target.handle}", "content": "Add eggs.", "expect_reply": False}
     scripted_server.push(
-        Reply(tool_calls=[("send_session_message", json.dumps(args))]),
-        Reply("Sent it."),
-        Reply("Eggs added."),
+        Reply(tool_calls=[("send_session_message", json.dumps(args))]), Reply("Sent it.")
     )
+    _route_by_message(scripted_server, eggs=Reply("Eggs added."))
     runtime.agent.start()
     try:
         out = await runtime.agent.process_direct(
@@ -154,9 +173,9 @@ async def test_no_reply_in_time_sends_a_notice_back(
     scripted_server.push(
         Reply(tool_calls=[("send_session_message", json.dumps(args))]),
         Reply("Waiting."),
-        Reply("pong (here only)"),
         Reply("No answer came."),
     )
+    _route_by_message(scripted_server, ping=Reply("pong (here only)"))
     runtime.agent.start()
     try:
         await runtime.agent.process_direct(
@@ -193,3 +212,44 @@ def test_handles_prefer_what_is_stored_and_never_collide(tmp_path: Path) -> None
     assert all(re.fullmatch(r"[a-z]{4,16}", n) for n in names)
     message = InboundMessage("cli", "u", "x", "y")
     assert message.session_key == "cli:x"
+
+
+async def test_a_reply_cancels_the_no_reply_notice(
+    scripted_server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
+    """A asks B and waits; B's turn writes back to A: A's wait is over (no notice comes)."""
+    from desktop.core.tools.sessions import SendSessionMessageTool
+
+    runtime = _runtime(scripted_server, tmp_path)
+    await _seed(runtime, "desktop:bee", "q", "a")
+    await _seed(runtime, "desktop:ay", "q", "a")
+    ask = {
+        "to": "desktop:bee",
+        "content": "ping",
+        "expect_reply": True,
+        "reply_timeout_seconds": 60,
+    }
+    answer = {"to": "desktop:ay", "content": "pong", "expect_reply": False}
+    scripted_server.push(
+        Reply(tool_calls=[("send_session_message", json.dumps(ask))]), Reply("Asked.")
+    )
+    _route_by_message(
+        scripted_server,
+        ping=Reply(tool_calls=[("send_session_message", json.dumps(answer))]),  # B's turn
+        pong=Reply("Got pong."),  # A's turn for B's message
+    )
+    tool = runtime.tools.get("send_session_message")
+    assert isinstance(tool, SendSessionMessageTool)
+    runtime.agent.start()
+    try:
+        await runtime.agent.process_direct(
+            "ask bee", session_key="desktop:ay", channel="desktop", chat_id="ay"
+        )
+        assert ("desktop:ay", "desktop:bee") in tool._waiting
+        waiting = tool._waiting[("desktop:ay", "desktop:bee")]
+        await until(lambda: len(scripted_server.chat_requests()) >= 5, what="both turns")
+        assert not tool._waiting
+        await runtime.agent.idle()
+        assert tool._waiting == {} and waiting.cancelled()
+    finally:
+        await runtime.stop()
