@@ -70,6 +70,13 @@ class MyTool(Tool):
         self.subagents = subagents
         self.scratchpad: dict[str, Any] = {}
 
+    def definition(self) -> dict[str, Any]:
+        """The definition; it says when ``set`` is off (so the model does not ask for it)."""
+        found = super().definition()
+        if not self.config.tools.my.allow_set:
+            found["function"]["description"] += " set is off here."
+        return found
+
     def snapshot(self, ctx: ToolContext) -> dict[str, Any]:
         """Everything ``check`` can show (nothing secret)."""
         defaults = self.config.agents.defaults
