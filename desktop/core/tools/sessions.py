@@ -323,6 +323,9 @@ class SendSessionMessageTool(_SessionTool):
         ask = f" (reply with send_session_message to @{source.handle})" if expect_reply else ""
         text = f"[Message from chat @{source.handle} ({source.title}){ask}]\n{content}"
         self._answered(source.key, target.key)
+        if expect_reply:  # before the message goes out: its answer may come at once
+            assert reply_timeout_seconds is not None
+            self._wait_for_reply(source, target, reply_timeout_seconds)
         await self.bus.publish_inbound(
             InboundMessage(
                 channel,
@@ -335,8 +338,6 @@ class SendSessionMessageTool(_SessionTool):
         )
         if not expect_reply:
             return ToolResult(f"Sent to @{target.handle}.")
-        assert reply_timeout_seconds is not None
-        self._wait_for_reply(source, target, reply_timeout_seconds)
         return ToolResult(
             f"Sent to @{target.handle}. If it does not reply within {reply_timeout_seconds}s, "
             "a notice arrives in this chat."

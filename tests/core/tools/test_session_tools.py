@@ -240,16 +240,23 @@ async def test_a_reply_cancels_the_no_reply_notice(
     )
     tool = runtime.tools.get("send_session_message")
     assert isinstance(tool, SendSessionMessageTool)
+    waits: list[Any] = []
+    wait_for_reply = tool._wait_for_reply
+
+    def spy(source: Any, target: Any, seconds: int) -> None:
+        wait_for_reply(source, target, seconds)
+        waits.append(tool._waiting.get((source.key, target.key)))
+
+    tool._wait_for_reply = spy  # type: ignore[method-assign]
     runtime.agent.start()
     try:
         await runtime.agent.process_direct(
             "ask bee", session_key="desktop:ay", channel="desktop", chat_id="ay"
         )
-        assert ("desktop:ay", "desktop:bee") in tool._waiting
-        waiting = tool._waiting[("desktop:ay", "desktop:bee")]
         await until(lambda: len(scripted_server.chat_requests()) >= 5, what="both turns")
-        assert not tool._waiting
         await runtime.agent.idle()
-        assert tool._waiting == {} and waiting.cancelled()
+        assert len(waits) == 1 and waits[0] is not None, "A waited for B"
+        await until(waits[0].done, what="the wait to end")
+        assert waits[0].cancelled() and tool._waiting == {}
     finally:
         await runtime.stop()
