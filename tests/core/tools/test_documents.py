@@ -144,3 +144,27 @@ async def test_an_attached_document_is_read_into_the_message(
     sent = json.dumps(scripted_server.chat_requests()[0].body["messages"][-1]["content"])
     assert "Invoice 4711 total 99 EUR" in sent and "[Attachment: " in sent
     assert attachment_text(str(tmp_path / "nothing.txt")) is None
+
+
+async def test_the_model_reads_pdf_pages_through_read_file(
+    scripted_server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
+    """Through the real runner: read_file with ``pages`` returns those pages to the model."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "report.pdf").write_bytes(make_pdf(["Intro", "Results: 42 percent", "End"]))
+    config = Config.model_validate({"agents": {"defaults": {"workspace": str(workspace)}}})
+    runtime = build_runtime(config, make_provider(scripted_server.url))
+    scripted_server.push(
+        Reply(tool_calls=[("read_file", json.dumps({"path": "report.pdf", "pages": "2"}))]),
+        Reply("42 percent."),
+    )
+    try:
+        assert (
+            await runtime.agent.process_direct("results?", session_key="cli:pdf") == "42 percent."
+        )
+    finally:
+        await runtime.stop()
+    body = scripted_server.chat_requests()[1].body
+    (result,) = [m["content"] for m in body["messages"] if m["role"] == "tool"]
+    assert "--- Page 2 ---\nResults: 42 percent" in result and "Intro" not in result
