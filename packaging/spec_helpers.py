@@ -170,6 +170,24 @@ def litellm() -> Collected:
     )
 
 
+# read_file's document readers (desktop/core/tools/documents.py): imported lazily, so named
+# here; python-docx and python-pptx ship XML templates and schemas beside their code.
+DOCUMENT_LIBS: tuple[tuple[str, str], ...] = (
+    ("pypdf", "pypdf"),
+    ("python-docx", "docx"),
+    ("openpyxl", "openpyxl"),
+    ("python-pptx", "pptx"),
+)
+
+
+def document_readers() -> Collected:
+    """The PDF and Office libraries with their data files (see :data:`DOCUMENT_LIBS`)."""
+    collected = Collected()
+    for distribution, module in DOCUMENT_LIBS:
+        collected.add(optional_package(distribution, module, all_submodules=True))
+    return collected
+
+
 def app_data(root: Path = ROOT) -> Collected:
     """``templates/``, ``skills/`` and ``resources/`` where the wheel puts them.
 
@@ -228,6 +246,7 @@ def everything(root: Path = ROOT) -> Collected:
     collected.add(app_data(root))
     collected.add(litellm())
     collected.add(channel_sdks())
+    collected.add(document_readers())
     from PyInstaller.utils.hooks import collect_data_files
 
     # The Public Suffix List file the email channel's DKIM/SPF alignment reads.

@@ -11,7 +11,8 @@ Build order (each part gets what it needs, nothing later):
 2. approval gate (the app passes its policy; approvers register themselves later);
 3. MCP manager (always present; empty when no server is configured);
 4. memory: store, git repo, Dream factory, Consolidator, the memory slash commands;
-5. subagents, then the ``message`` and ``spawn`` tools;
+5. subagents, then the ``message`` and ``spawn`` tools and the deferred groups (sessions,
+   goals, ``my``, images) with ``load_tools`` (:func:`main_tools`);
 6. the agent loop;
 7. heartbeat and the cron service (their job runner runs turns on the loop), then the
    ``cron`` tool.
@@ -54,9 +55,16 @@ from desktop.core.security.sandbox_settings import SandboxPlaces
 from desktop.core.session.manager import Session, SessionManager
 from desktop.core.tools.cron import CronTool
 from desktop.core.tools.filesystem import filesystem_tools
+from desktop.core.tools.find import FindFilesTool
+from desktop.core.tools.goals import GoalContinuer, goal_notes, goal_tools
+from desktop.core.tools.groups import LoadToolsTool, groups_in_history
+from desktop.core.tools.images import GenerateImageTool
 from desktop.core.tools.mcp import MCPManager
 from desktop.core.tools.messaging import MessageTool, SpawnTool
+from desktop.core.tools.my import MyTool
+from desktop.core.tools.patch import ApplyPatchTool
 from desktop.core.tools.registry import ToolRegistry
+from desktop.core.tools.sessions import mention_notes, session_tools
 from desktop.core.tools.shell import exec_sandbox_warning, exec_tools
 from desktop.core.tools.shell_sessions import ExecSessions
 from desktop.core.tools.web import web_tools
@@ -82,6 +90,8 @@ def worker_tools(config: Config, sessions: ExecSessions | None = None) -> ToolRe
     places = SandboxPlaces(config_dir(config))
     for tool in [
         *filesystem_tools(),
+        ApplyPatchTool(),
+        FindFilesTool(),
         *exec_tools(config.tools.exec, places=places, sessions=sessions),
         *web_tools(config.tools.web),
     ]:
@@ -89,15 +99,54 @@ def worker_tools(config: Config, sessions: ExecSessions | None = None) -> ToolRe
     return registry
 
 
+def image_key(config: Config) -> Callable[[str], str | None]:
+    """The image tool's key lookup: the provider's key as chat finds it (keyring, config,
+    environment); blocking, called in a worker thread."""
+
+    def key_for(provider: str) -> str | None:
+        from desktop.core.config.secrets import SecretStore
+
+        return SecretStore().resolve(provider, config).value
+
+    return key_for
+
+
+def main_tools(
+    tools: ToolRegistry,
+    config: Config,
+    *,
+    sessions: SessionManager,
+    bus: MessageBus,
+    owner: TaskOwner,
+    subagents: SubagentManager,
+    model: Callable[[], str],
+) -> None:
+    """The main agent's tools beyond the workers': the deferred groups (sessions, goals,
+    ``my``, images) and ``load_tools``, which offers them."""
+    settings = config.tools
+    extra = [
+        LoadToolsTool(tools),
+        *session_tools(sessions, bus, owner, per_minute=settings.max_session_messages_per_minute),
+        *goal_tools(sessions),
+    ]
+    if settings.my.enable:
+        extra.append(
+            MyTool(config, tools, model=model, subagents=lambda: sorted(subagents.running))
+        )
+    if settings.image_generation.enabled:
+        extra.append(GenerateImageTool(config, bus, image_key(config)))
+    for tool in extra:
+        tools.register(tool)
+
+
 def request_builder(context: ContextBuilder, tools: ToolRegistry) -> RequestBuilder:
     """What the Consolidator measures: a session's next request (history, tools, no new text)."""
 
     def build(session: Session) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         channel, _, chat_id = session.key.partition(":")
-        messages = context.build_messages(
-            session.get_history(), "", channel=channel, chat_id=chat_id
-        )
-        return messages, tools.definitions()
+        history = session.get_history()
+        messages = context.build_messages(history, "", channel=channel, chat_id=chat_id)
+        return messages, tools.definitions(groups_in_history(history, tools))
 
     return build
 
@@ -184,6 +233,7 @@ def build_runtime(
         workspace,
         timezone=defaults.effective_timezone,
         skills_section=SkillsLoader(workspace).sections,
+        notes=(goal_notes, mention_notes(sessions)),
     )
     exec_sessions = ExecSessions(owner.child("exec-sessions"), work.add_child)
     tools = worker_tools(config, exec_sessions)
@@ -220,7 +270,16 @@ def build_runtime(
     memory_commands = memory.command_handler()
     chat_models = ChatModels(config, provider, sessions, secrets)
     tools.register(MessageTool(bus, on_sent=work.mark_message_sent))
-    tools.register(SpawnTool(subagents.spawn))
+    tools.register(SpawnTool(subagents.spawn, subagents.run_inline))
+    main_tools(
+        tools,
+        config,
+        sessions=sessions,
+        bus=bus,
+        owner=owner.child("tools"),
+        subagents=subagents,
+        model=lambda: provider.model,
+    )
     agent = AgentLoop(
         config=config,
         provider=provider,
@@ -237,7 +296,9 @@ def build_runtime(
         models=chat_models,
     )
     tz = defaults.effective_timezone
-    heartbeat = HeartbeatService(workspace, provider, agent, timezone=tz)
+    heartbeat = HeartbeatService(
+        workspace, provider, agent, timezone=tz, goals=GoalContinuer(agent)
+    )
 
     async def dream_job() -> str | None:
         result = await memory.dream().run()

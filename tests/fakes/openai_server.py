@@ -9,6 +9,7 @@ at what was sent.
 
 from __future__ import annotations
 
+import base64
 import json
 import socket
 import struct
@@ -114,6 +115,9 @@ class ScriptedOpenAIServer:
         # Optional gate: called with each POST's headers; a non-None step (e.g. Fail(401))
         # answers instead of the script (tests of token checks).
         self.authorize: Any = None
+        # The OpenAI images API (``POST …/images/generations``): the raw image bytes each
+        # generated image is (sent as ``b64_json``), or a Fail; ``None`` answers 404.
+        self.images: bytes | Fail | None = None
         self.requests: list[Recorded] = []
         self.completed_streams = 0  # streams sent through to ``[DONE]``
         self.aborted_streams = 0  # streams whose writes failed because the client went away
@@ -200,6 +204,9 @@ class ScriptedOpenAIServer:
                 except ValueError:
                     body = {}
                 outer._record(self, body)
+                if self.path.rstrip("/").endswith("/images/generations"):
+                    outer._images(self, body)
+                    return
                 gate = outer.authorize(dict(self.headers.items())) if outer.authorize else None
                 if gate is not None:
                     outer._serve(self, body, gate)
@@ -237,6 +244,22 @@ class ScriptedOpenAIServer:
         except OSError:
             pass
         handler.close_connection = True
+
+    def _images(self, handler: Any, body: dict[str, Any]) -> None:
+        """Answer an image generation request from :attr:`images`."""
+        made = self.images
+        if made is None:
+            handler._json(404, {"error": {"message": "no images here"}})
+            return
+        if isinstance(made, Fail):
+            self._serve(handler, body, made)
+            return
+        count = int(body.get("n") or 1)
+        encoded = base64.b64encode(made).decode("ascii")
+        handler._json(
+            200,
+            {"created": int(time.time()), "data": [{"b64_json": encoded} for _ in range(count)]},
+        )
 
     def _serve(self, handler: Any, body: dict[str, Any], step: Any) -> None:
         try:

@@ -104,7 +104,7 @@ EXEMPTIONS: tuple[Exemption, ...] = (
     ),
     Exemption(
         "desktop/ui/chat/composer_edit.py",
-        frozenset({"is_image_path"}),
+        frozenset({"is_image_path", "is_attachment_path"}),
         "one stat of a file the person just pasted or dropped, in answer to that action",
         ("os.stat",),
     ),

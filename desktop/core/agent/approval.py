@@ -1,9 +1,11 @@
 """Tool approval: which calls need a person's yes, and how their answers are remembered.
 
 Before a call that runs a shell command (``exec``, or input for a running one through
-``exec_session``), writes a file outside the workspace
-(``write_file``, ``edit_file``, ``notebook_edit``) or calls an MCP server tool (``mcp_*``),
-the runner asks an :class:`ApprovalGate`. The gate consults the :class:`ApprovalPolicy`
+``exec_session``), writes a file outside the workspace (``write_file``, ``edit_file``,
+``notebook_edit``, an ``apply_patch`` edit), calls an MCP server tool (``mcp_*``), changes the
+agent's own settings (``my`` with ``set``) or, from a chat network's chat (not the window or the
+terminal), reads or messages the person's other chats (the session tools), the runner asks an
+:class:`ApprovalGate`. The gate consults the :class:`ApprovalPolicy`
 (mode, always-allowed tools, per-chat allowances) and, when the policy has no answer, awaits
 an :class:`Approver` — the desktop window shows a prompt in the chat and resolves a future
 from its buttons (no nested event loop). A denial becomes the tool's result, a clear text the
@@ -33,8 +35,11 @@ APPROVAL_MODES: tuple[str, ...] = ("ask", "autonomous")
 SHELL_TOOLS = frozenset({"exec"})
 # Input typed into a running exec session is a new command: it is asked about like ``exec``,
 # and one allowance covers both (an allowance of either is recorded as ``exec``'s).
-SESSION_TOOLS = frozenset({"exec_session"})
+EXEC_SESSION_TOOLS = frozenset({"exec_session"})
 WRITE_TOOLS = frozenset({"write_file", "edit_file", "notebook_edit"})
+SESSION_TOOLS = frozenset({"list_sessions", "read_session", "search_sessions"})
+#: Channels whose chats are the person at the machine: the window and the terminal.
+PERSON_CHANNELS = frozenset({DESKTOP_CHANNEL, "cli"})
 MCP_PREFIX = "mcp_"
 DENIED_RESULT = (
     "Denied by the user: the person did not allow this {tool} call, so it was not executed. "
@@ -125,14 +130,20 @@ def _outside(raw: Any, workspace: Path) -> Path | None:
 
 def allowance_name(tool: str) -> str:
     """The tool name an allowance of ``tool`` is kept under (``exec_session`` → ``exec``)."""
-    return "exec" if tool in SESSION_TOOLS else tool
+    return "exec" if tool in EXEC_SESSION_TOOLS else tool
 
 
-def approval_reason(tool: str, arguments: dict[str, Any], workspace: Path) -> str | None:
-    """Why ``tool`` with ``arguments`` needs approval, or ``None`` when it does not."""
+def approval_reason(
+    tool: str, arguments: dict[str, Any], workspace: Path, channel: str = DESKTOP_CHANNEL
+) -> str | None:
+    """Why ``tool`` with ``arguments`` needs approval, or ``None`` when it does not.
+
+    ``channel``: where the call's conversation is (the session tools ask only outside the
+    window and the terminal).
+    """
     if tool in SHELL_TOOLS:
         return "runs a shell command"
-    if tool in SESSION_TOOLS:  # reading output, closing the input, terminating: nothing new
+    if tool in EXEC_SESSION_TOOLS:  # reading output, closing the input, terminating: nothing new
         data = arguments.get("input")
         if isinstance(data, str) and data:
             return "types a command into a running program (allowing it allows exec too)"
@@ -140,8 +151,22 @@ def approval_reason(tool: str, arguments: dict[str, Any], workspace: Path) -> st
     if tool in WRITE_TOOLS:
         target = _outside(arguments.get("path"), workspace)
         return f"writes outside the workspace: {target}" if target is not None else None
+    if tool == "apply_patch":
+        edits = arguments.get("edits")
+        for edit in edits if isinstance(edits, list) else []:
+            target = _outside(edit.get("path") if isinstance(edit, dict) else None, workspace)
+            if target is not None:
+                return f"writes outside the workspace: {target}"
+        return None
     if tool.startswith(MCP_PREFIX):
         return "calls a tool of an MCP server"
+    if tool == "my" and arguments.get("action") == "set":
+        return f"changes the agent's own setting {arguments.get('key')!s} to {arguments.get('value')!r}"
+    if channel.split(":", 1)[0] not in PERSON_CHANNELS:
+        if tool in SESSION_TOOLS:
+            return "reads your other chats from this chat"
+        if tool == "send_session_message":
+            return f"sends a message into your chat {arguments.get('to')!s}"
     return None
 
 
@@ -345,7 +370,7 @@ class ApprovalGate:
 
     def needs_approval(self, tool: str, arguments: dict[str, Any], ctx: ToolContext) -> str | None:
         """The reason to ask about this call, or ``None`` when it may run."""
-        reason = approval_reason(tool, arguments, ctx.workspace)
+        reason = approval_reason(tool, arguments, ctx.workspace, ctx.channel)
         if reason is None or self.policy.is_allowed(ctx.session_key, tool):
             return None
         return reason
@@ -372,7 +397,7 @@ class ApprovalGate:
             return None
         if not self.approvers_for(ctx.channel):
             return NO_APPROVER_RESULT.format(tool=tool)
-        if tool in SHELL_TOOLS | SESSION_TOOLS:
+        if tool in SHELL_TOOLS | EXEC_SESSION_TOOLS:
             reason = await self._shell_reason(reason, ctx.channel)
         request = ApprovalRequest(
             origin_session(ctx.session_key),

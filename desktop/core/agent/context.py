@@ -15,6 +15,7 @@ import base64
 import mimetypes
 import platform
 import sys
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ from zoneinfo import ZoneInfo
 from desktop.core.bus.events import DESKTOP_CHANNEL
 from desktop.core.memory.store import MemoryStore
 from desktop.core.resources import data_path, read_template
+from desktop.core.tools.documents import attachment_text
 from desktop.core.utils.redact import redact_for_prompt
 from desktop.core.utils.validate import read_text_document
 
@@ -36,6 +38,10 @@ RECENT_HISTORY_CHARS = 6_000  # the whole section (~1,500 tokens), newest entrie
 PROMPT_FILE_CHARS = 24_000
 RUNTIME_OPEN = "[Runtime Context — metadata only, not instructions]"
 RUNTIME_CLOSE = "[/Runtime Context]"
+
+#: Lines for the current message's runtime block, from its text and the session's metadata
+#: (the active goal, the chats the person mentioned). Called in a worker thread.
+RuntimeNotes = Callable[[str, dict[str, Any]], list[str]]
 
 FORMAT_HINTS = {
     DESKTOP_CHANNEL: "Markdown renders in this window: use lists, code blocks and tables where they help.",
@@ -71,14 +77,21 @@ class ContextBuilder:
         timezone: IANA zone for the runtime block.
         skills_section: Callable returning the skills parts (always-on skills, summary); the
             memory issue plugs the skills loader in. ``None`` leaves them out.
+        notes: Add lines to the current message's runtime block (:data:`RuntimeNotes`).
     """
 
     def __init__(
-        self, workspace: Path, *, timezone: str = "UTC", skills_section: Any = None
+        self,
+        workspace: Path,
+        *,
+        timezone: str = "UTC",
+        skills_section: Any = None,
+        notes: Sequence[RuntimeNotes] = (),
     ) -> None:
         self.workspace = Path(workspace).expanduser()
         self.timezone = timezone
         self.skills_section = skills_section
+        self.notes = tuple(notes)
 
     # -- system prompt --------------------------------------------------------------------
     def identity(self, channel: str) -> str:
@@ -157,13 +170,24 @@ class ContextBuilder:
         return SEPARATOR.join(p for p in parts if p)
 
     # -- current message ------------------------------------------------------------------
-    def runtime_block(self, channel: str, chat_id: str, now: datetime | None = None) -> str:
+    def runtime_block(
+        self,
+        channel: str,
+        chat_id: str,
+        now: datetime | None = None,
+        extra: Sequence[str] = (),
+    ) -> str:
         """Metadata that changes every turn, kept out of the cached system prompt."""
         moment = now or datetime.now(ZoneInfo(self.timezone))
+        more = "".join(f"{line}\n" for line in extra)
         return (
             f"{RUNTIME_OPEN}\nCurrent Time: {moment.strftime('%Y-%m-%d %H:%M (%A)')} {self.timezone}\n"
-            f"Channel: {channel}\nChat ID: {chat_id}\n{RUNTIME_CLOSE}"
+            f"Channel: {channel}\nChat ID: {chat_id}\n{more}{RUNTIME_CLOSE}"
         )
+
+    def note_lines(self, text: str, metadata: dict[str, Any] | None) -> list[str]:
+        """The runtime block's extra lines for a message (see :data:`RuntimeNotes`)."""
+        return [line for notes in self.notes for line in notes(text, metadata or {})]
 
     @staticmethod
     def image_part(path: str) -> dict[str, Any] | None:
@@ -178,10 +202,25 @@ class ContextBuilder:
         return {"type": "image_url", "image_url": {"url": f"data:{mime};base64,{data}"}}
 
     def user_content(
-        self, text: str, *, channel: str, chat_id: str, media: list[str] | None = None
+        self,
+        text: str,
+        *,
+        channel: str,
+        chat_id: str,
+        media: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
     ) -> Any:
-        """The current user message: runtime block, text, then images."""
-        body = f"{self.runtime_block(channel, chat_id)}\n\n{text}"
+        """The current user message: runtime block, text, documents, then images.
+
+        An attached document (PDF, Word, Excel, PowerPoint) is read as ``read_file`` reads it
+        (:mod:`desktop.core.tools.documents`): its text follows the message, framed as
+        untrusted and cut to a few thousand characters, with its path for reading on.
+        """
+        block = self.runtime_block(channel, chat_id, extra=self.note_lines(text, metadata))
+        body = f"{block}\n\n{text}"
+        documents = [d for d in (attachment_text(m) for m in media or []) if d]
+        if documents:
+            body += "\n\n" + "\n\n".join(documents)
         images = [part for part in (self.image_part(m) for m in media or []) if part]
         if not images:
             return body
@@ -195,13 +234,14 @@ class ContextBuilder:
         channel: str,
         chat_id: str,
         media: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
     ) -> list[dict[str, Any]]:
-        """System prompt + history + the current message."""
+        """System prompt + history + the current message (``metadata``: the session's)."""
+        content = self.user_content(
+            text, channel=channel, chat_id=chat_id, media=media, metadata=metadata
+        )
         return [
             {"role": "system", "content": self.system_prompt(channel)},
             *history,
-            {
-                "role": "user",
-                "content": self.user_content(text, channel=channel, chat_id=chat_id, media=media),
-            },
+            {"role": "user", "content": content},
         ]

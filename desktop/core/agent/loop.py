@@ -57,8 +57,10 @@ from desktop.core.providers.base import LLMError, LLMProvider
 from desktop.core.providers.switchable import TURN_SOURCES, usage_scope
 from desktop.core.security.paths import default_protected_paths
 from desktop.core.session.chat_model import chat_model
+from desktop.core.session.handles import SESSION_MESSAGE
 from desktop.core.session.manager import SessionManager
 from desktop.core.tools.base import ToolContext
+from desktop.core.tools.groups import groups_in_history
 from desktop.core.tools.registry import ToolRegistry
 from desktop.core.utils.atomic import set_aside
 from desktop.core.utils.tasks import TaskOwner
@@ -404,7 +406,7 @@ class AgentLoop:
                     usage_scope(source=TURN_SOURCES[source], session=key, channel=channel),
                     self.models.pin(key) if self.models else contextlib.nullcontext(),
                 ):
-                    content = await self._turn(message, turn, hook, saved)
+                    content = await self._turn(message, turn, hook, saved, source)
             except asyncio.CancelledError:
                 self.work.end(turn)
                 task = asyncio.current_task()
@@ -478,6 +480,7 @@ class AgentLoop:
         turn: RunningTurn,
         hook: AgentHook | None,
         saved: dict[str, Any],
+        source: TurnSource = "message",
     ) -> str:
         key = message.session_key
         for connector in self.connectors:
@@ -488,6 +491,8 @@ class AgentLoop:
             extra["media"] = list(message.media)
         if message.channel == SYSTEM_CHANNEL:
             extra["subagent"] = message.metadata.get("subagent", True)
+        if SESSION_MESSAGE in message.metadata:  # from another chat (send_session_message)
+            extra[SESSION_MESSAGE] = message.metadata[SESSION_MESSAGE]
         session = await asyncio.to_thread(self.sessions.get_or_create, key)
         if await asyncio.to_thread(session.repair):
             await asyncio.to_thread(self.sessions.save, session)
@@ -506,6 +511,7 @@ class AgentLoop:
             channel=channel,
             chat_id=chat_id,
             media=message.media,
+            metadata=session.metadata,
         )
         hooks = CompositeHook(
             [
@@ -535,6 +541,8 @@ class AgentLoop:
                 self.context.workspace, config_origin(self.config).path
             ),
             turn_id=turn.turn_id,
+            tool_groups=groups_in_history(history, self.tools, message.content),
+            source="session" if SESSION_MESSAGE in message.metadata else source,
         )
         result = await runner.run(messages, ctx, session_key=key, turn_id=turn.turn_id)
         if result.stop_reason == "empty":

@@ -236,9 +236,14 @@ class AgentRunner:
         self.approval = approval
 
     async def _call(
-        self, ctx: HookContext, messages: list[dict[str, Any]], use_tools: bool
+        self,
+        ctx: HookContext,
+        messages: list[dict[str, Any]],
+        use_tools: bool,
+        groups: set[str] | None = None,
     ) -> LLMResponse:
-        definitions = self.tools.definitions() if use_tools and len(self.tools) else None
+        # Deferred groups not loaded yet stay out (desktop.core.tools.groups).
+        definitions = self.tools.definitions(groups) if use_tools and len(self.tools) else None
         # Off the loop: the first count loads tiktoken's encoding from disk, and the tool
         # schemas are a long text to encode.
         tool_tokens = await asyncio.to_thread(count_tools, definitions)
@@ -323,7 +328,7 @@ class AgentRunner:
             result.iterations += 1
             hctx.iteration = result.iterations
             await self.hook.before_iteration(hctx)
-            response = await self._call(hctx, hctx.messages, use_tools)
+            response = await self._call(hctx, hctx.messages, use_tools, tctx.tool_groups)
             totals[0] += response.usage.prompt_tokens
             totals[1] += response.usage.completion_tokens
             if response.usage.cost_usd is not None:

@@ -73,6 +73,7 @@ class SubagentManager:
         self.on_end = on_end
         self._owner = owner
         self.running: dict[str, asyncio.Task[Any]] = {}
+        self._inline = 0  # subagents a turn waits for (spawn with wait), in the turn's task
         self._ids = itertools.count(1)
 
     async def spawn(self, task: str, label: str, ctx: ToolContext) -> str:
@@ -81,7 +82,7 @@ class SubagentManager:
         Raises:
             RuntimeError: Too many subagents are running.
         """
-        if len(self.running) >= self.max_concurrent:
+        if len(self.running) + self._inline >= self.max_concurrent:
             raise RuntimeError(
                 f"{len(self.running)} background tasks are already running (limit {self.max_concurrent}); "
                 "wait for one to finish"
@@ -93,7 +94,8 @@ class SubagentManager:
         self.work.add_child(ctx.session_key, job)
         return task_id
 
-    async def _run(self, task_id: str, task: str, label: str, ctx: ToolContext) -> None:
+    async def _work(self, task_id: str, task: str, ctx: ToolContext) -> tuple[str, str]:
+        """Run the subagent to its end: ``(status, report)``; a cancel goes through."""
         system = (
             (await aread_template("agent", "subagent.md"))
             .format(
@@ -117,26 +119,50 @@ class SubagentManager:
             chat_id=ctx.chat_id,
             restrict_to_workspace=ctx.restrict_to_workspace,
             protected_paths=ctx.protected_paths,
+            source="subagent",
         )
         messages = [{"role": "system", "content": system}, {"role": "user", "content": task}]
         try:
             with usage_scope(source="subagent", session=ctx.session_key, run=task_id):
                 result = await runner.run(messages, sub_ctx, session_key=sub_ctx.session_key)
             if result.stop_reason == "empty":
-                status, report = "failed", "the model returned no answer"
-            else:
-                status, report = "completed", result.content
+                return "failed", "the model returned no answer"
+            return "completed", result.content
         except asyncio.CancelledError:
             log.info("subagent %s cancelled", task_id)
             raise
         except LLMError as exc:
-            status, report = "failed", exc.message
+            return "failed", exc.message
         except Exception as exc:  # report, don't vanish
             log.exception("subagent %s crashed", task_id)
-            status, report = "failed", f"{type(exc).__name__}: {exc}"
+            return "failed", f"{type(exc).__name__}: {exc}"
         finally:
             if self.on_end is not None:
                 await finish(self.on_end(sub_ctx.session_key))
+
+    async def run_inline(self, task: str, label: str, ctx: ToolContext) -> str:
+        """Run a subagent in the calling task (``spawn`` with ``wait``) and return its report.
+
+        It counts against the concurrency limit while it runs; ``/stop`` of the turn cancels it.
+
+        Raises:
+            RuntimeError: Too many subagents are running.
+        """
+        if len(self.running) + self._inline >= self.max_concurrent:
+            raise RuntimeError(
+                f"{len(self.running) + self._inline} subagents are already running "
+                f"(limit {self.max_concurrent}); wait for one to finish"
+            )
+        task_id = f"sub-{next(self._ids)}"
+        self._inline += 1
+        try:
+            status, report = await self._work(task_id, task, ctx)
+        finally:
+            self._inline -= 1
+        return f"Subagent {task_id} ({label}) {status}:\n{report}"
+
+    async def _run(self, task_id: str, task: str, label: str, ctx: ToolContext) -> None:
+        status, report = await self._work(task_id, task, ctx)
         content = (
             (await aread_template("agent", "subagent_result.md"))
             .format(label=label, status=status, result=report)

@@ -294,11 +294,37 @@ class MCPServerConfig(Base):
     enabled_tools: list[str] = Field(default_factory=lambda: ["*"])
 
 
+class MyToolConfig(Base):
+    """The ``my`` tool (nanobot 0.3.5's ``tools.my``): the agent's look at its own settings."""
+
+    enable: bool = Field(default=True, title="Let the agent check its own settings")
+    allow_set: bool = Field(
+        default=False,
+        title="Let the agent change its own settings",
+        description="Each change still asks for approval (unless the approval mode is autonomous).",
+    )
+
+
+class ImageGenerationToolConfig(Base):
+    """Image generation (nanobot 0.3.5's ``tools.imageGeneration``), through LiteLLM."""
+
+    enabled: bool = False
+    provider: str = "openrouter"
+    model: str = "openai/gpt-5.4-image-2"
+    default_aspect_ratio: str = "1:1"
+    default_image_size: str = "1K"
+    max_images_per_turn: int = Field(default=4, ge=1, le=8)
+    save_dir: str = "generated"
+
+
 class ToolsConfig(Base):
     """The ``tools`` section."""
 
     web: WebToolsConfig = Field(default_factory=WebToolsConfig)
     exec: ExecToolConfig = Field(default_factory=ExecToolConfig)
+    my: MyToolConfig = Field(default_factory=MyToolConfig)
+    image_generation: ImageGenerationToolConfig = Field(default_factory=ImageGenerationToolConfig)
+    max_session_messages_per_minute: int = Field(default=6, ge=1)
     restrict_to_workspace: bool = Field(
         default=False, title="Restrict file and command tools to the workspace"
     )

@@ -21,10 +21,9 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
-from filelock import FileLock
-
 from desktop.core.cron.receipts import LOCK_TIMEOUT_S, RECEIPTS_DIR, append_line, read_records
 from desktop.core.cron.types import CronJob
+from desktop.core.security.ownfiles import OwnLock
 from desktop.core.utils.validate_fields import BadRecord
 
 log = logging.getLogger(__name__)
@@ -58,7 +57,8 @@ class PastJobs:
     def __init__(self, cron_dir: Path) -> None:
         self.path = cron_dir / PAST_FILE
         self._folder = cron_dir / RECEIPTS_DIR
-        self._lock = FileLock(str(self._folder / ".lock"), timeout=LOCK_TIMEOUT_S)
+        self.root = cron_dir.parent  # the workspace
+        self._lock = OwnLock(self._folder / ".lock", root=self.root, timeout=LOCK_TIMEOUT_S)
 
     def _append(self, record: dict[str, object]) -> None:
         self._folder.mkdir(parents=True, exist_ok=True)
@@ -81,7 +81,7 @@ class PastJobs:
         since = now_ms - days * DAY_MS
         ended: dict[str, PastJob] = {}
         hidden: set[str] = set()
-        for record in read_records(self.path):
+        for record in read_records(self.path, root=self.root):
             if isinstance(record.get("hidden"), str):
                 hidden.add(record["hidden"])
                 continue

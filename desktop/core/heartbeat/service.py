@@ -11,6 +11,9 @@ One heartbeat (run by the scheduler's protected ``heartbeat`` job) goes:
    otherwise carry all the earlier ones).
 4. The answer becomes a :class:`~desktop.core.bus.events.ReminderDue` only when it is worth
    telling: the run prompt asks for exactly ``HEARTBEAT_OK`` when nothing needs attention.
+
+Before that, each chat with an active goal gets one continuation turn
+(:class:`~desktop.core.tools.goals.GoalContinuer`), whatever ``HEARTBEAT.md`` says.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from desktop.core.utils.validate import read_text_document
 if TYPE_CHECKING:
     from desktop.core.agent.loop import AgentLoop
     from desktop.core.providers.base import LLMProvider
+    from desktop.core.tools.goals import GoalContinuer
 
 log = logging.getLogger(__name__)
 
@@ -103,6 +107,7 @@ class HeartbeatService:
         agent: Runs the heartbeat turn.
         timezone: IANA zone for the time shown to the model.
         keep_messages: How many messages of the heartbeat session survive a trim.
+        goals: Continues the chats' active goals first (``None``: no goals are continued).
     """
 
     def __init__(
@@ -113,7 +118,9 @@ class HeartbeatService:
         *,
         timezone: str | None = None,
         keep_messages: int = KEEP_MESSAGES,
+        goals: GoalContinuer | None = None,
     ) -> None:
+        self.goals = goals
         self.workspace = workspace
         self.provider = provider
         self.agent = agent
@@ -137,6 +144,9 @@ class HeartbeatService:
                 records the run as skipped).
             RuntimeError: The heartbeat turn failed.
         """
+        if self.goals is not None:
+            summary = await self.goals.tick()
+            log.info("heartbeat: %s", summary)
         tasks = await asyncio.to_thread(self._read_tasks)
         if not tasks:
             return "no active tasks"

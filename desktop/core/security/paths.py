@@ -382,6 +382,10 @@ class WriteTarget:
         mode = self.existing.st_mode & 0o777 if self.existing is not None else None
         return write_atomic(self._folder, self._name, data, mode=mode)
 
+    def remove(self) -> None:
+        """Remove the file in the checked folder (undoing the creation of a new file)."""
+        self._folder.unlink(self._name)
+
     def close(self) -> None:
         self._folder.close()
 

@@ -27,6 +27,11 @@ class ToolContext:
         restrict_to_workspace: Whether file and exec access must stay inside the workspace.
         protected_paths: Files and folders tools must never write (sessions, config, .git…).
         turn_id: The turn the call belongs to (``""`` outside a turn).
+        tool_groups: The deferred tool groups the model has loaded in this conversation
+            (:mod:`desktop.core.tools.groups`); ``None``: nothing is deferred (subagents,
+            direct calls), every tool's definition is sent.
+        source: What started the turn (``message``: a person; ``cron``, ``heartbeat``,
+            ``subagent``, ``session``…), for tools that only a person's turn may use.
     """
 
     workspace: Path
@@ -36,6 +41,8 @@ class ToolContext:
     restrict_to_workspace: bool = False
     protected_paths: tuple[Path, ...] = ()
     turn_id: str = ""
+    tool_groups: set[str] | None = field(default=None, compare=False, hash=False)
+    source: str = "message"
 
 
 @dataclass(frozen=True)
@@ -73,6 +80,9 @@ class Tool(ABC):
         parameters: JSON schema of the arguments (``type: object``).
         read_only: Never changes anything outside the agent.
         exclusive: Must not overlap with any other call (e.g. ``exec``).
+        group: The deferred group the tool belongs to (``""``: always offered). A deferred
+            tool's definition is sent only once the model loaded its group (or called it);
+            see :mod:`desktop.core.tools.groups`.
     """
 
     name: ClassVar[str] = ""
@@ -80,6 +90,7 @@ class Tool(ABC):
     parameters: ClassVar[dict[str, Any]] = {"type": "object", "properties": {}}
     read_only: ClassVar[bool] = False
     exclusive: ClassVar[bool] = False
+    group: ClassVar[str] = ""
 
     @property
     def concurrency_safe(self) -> bool:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import difflib
+import io
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -26,6 +27,14 @@ from desktop.core.security.paths import (
     open_tool_write,
 )
 from desktop.core.tools.base import Tool, ToolContext, ToolResult
+from desktop.core.tools.documents import (
+    MAX_DOC_BYTES,
+    DocumentError,
+    document_kind,
+    missing_library,
+    office_lines,
+    read_pdf,
+)
 from desktop.core.tools.notebook import NotebookEditTool
 from desktop.core.tools.search import SNIFF_BYTES, GlobTool, GrepTool, looks_binary
 from desktop.core.tools.untrusted import file_is_trusted, frame, note_written
@@ -224,8 +233,37 @@ def _text_result(
     return ToolResult(body + _page_note(page, total, size))
 
 
-def _read(raw: str, ctx: ToolContext, offset: int, limit: int) -> ToolResult:
-    """read_file's blocking part: resolve and open in one go, then image, binary or text page."""
+def _document(
+    handle: BinaryIO, shown: str, kind: str, pages: str | None, offset: int, limit: int
+) -> ToolResult:
+    """A PDF's pages, or an Office file's extracted lines as a text page (framed as untrusted)."""
+    if (package := missing_library(kind)) is not None:
+        return ToolResult.error(f"Error: reading {kind.upper()} files needs {package} installed")
+    size = os.fstat(handle.fileno()).st_size
+    if size > MAX_DOC_BYTES:
+        return ToolResult.error(f"Error: {shown} is larger than {human_size(MAX_DOC_BYTES)}")
+    try:
+        if kind == "pdf":
+            got = read_pdf(handle, pages)
+            note = ""
+            if got.last < got.total:
+                more = f"{got.last + 1}-{min(got.total, got.last + 20)}"
+                note = f"\n\n(pages {got.first}-{got.last} of {got.total}; use pages='{more}' to continue)"
+            return ToolResult(frame(got.text, f"file {shown}") + note)
+        lines = office_lines(handle, kind)
+    except DocumentError as exc:
+        return ToolResult.error(f"Error: {shown}: {exc}")
+    if not any(line.strip() for line in lines):
+        return ToolResult(f"({shown} has no text to extract)")
+    text = io.BytesIO("\n".join(lines).encode("utf-8"))
+    return _text_result(text, shown, offset, limit, len(text.getvalue()), untrusted=True)
+
+
+def _read(
+    raw: str, ctx: ToolContext, offset: int, limit: int, pages: str | None = None
+) -> ToolResult:
+    """read_file's blocking part: resolve and open in one go, then image, document, binary or
+    text page."""
     try:
         opened = open_tool_path(raw, ctx, want="file")
     except (OSError, PathDenied) as exc:
@@ -241,32 +279,44 @@ def _read(raw: str, ctx: ToolContext, offset: int, limit: int) -> ToolResult:
         mime = image_mime(head)
         if mime:
             return _image_result(handle, opened.path.name, mime)
+        kind = document_kind(opened.path.name, head)
+        if kind is not None:
+            return _document(handle, shown, kind, pages, offset, limit)
         if looks_binary(head):
             return ToolResult.error(f"Error: {shown} looks like a binary file; not reading it")
         return _text_result(handle, shown, offset, limit, size, untrusted=untrusted)
 
 
 class ReadFileTool(Tool):
-    """Read a text file with numbered lines, or an image."""
+    """Read a text file with numbered lines, an image, a PDF or an Office document."""
 
     name = "read_file"
-    description = "Read a text file as numbered lines (paged), or view an image."
+    description = "Read a text file as numbered lines (paged), an image, PDF, docx, xlsx or pptx."
     parameters: ClassVar[dict[str, Any]] = {
         "type": "object",
         "properties": {
             "path": {"type": "string"},
             "offset": {"type": "integer", "minimum": 1, "description": "First line, 1-based"},
             "limit": {"type": "integer", "minimum": 1},
+            "pages": {"type": "string", "description": "PDF pages: '3' or '1-5'"},
         },
         "required": ["path"],
     }
     read_only = True
 
     async def execute(
-        self, ctx: ToolContext, *, path: str, offset: int = 1, limit: int = 2000, **_: Any
+        self,
+        ctx: ToolContext,
+        *,
+        path: str,
+        offset: int = 1,
+        limit: int = 2000,
+        pages: str | None = None,
+        **_: Any,
     ) -> ToolResult:
-        """Return lines ``offset`` … ``offset + limit - 1`` as ``N| line``, or the image."""
-        return await asyncio.to_thread(_read, path, ctx, max(1, offset), max(1, limit))
+        """Return lines ``offset`` … ``offset + limit - 1`` as ``N| line``, the image, or a
+        document's text (PDF ``pages``; Office files as extracted lines)."""
+        return await asyncio.to_thread(_read, path, ctx, max(1, offset), max(1, limit), pages)
 
 
 # --- write_file -----------------------------------------------------------------------------

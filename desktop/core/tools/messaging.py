@@ -42,11 +42,13 @@ Spawner = Callable[[str, str, ToolContext], Awaitable[str]]
 
 
 class SpawnTool(Tool):
-    """Start a background subagent; its result comes back to this chat when done."""
+    """Start a subagent: in the background (its report comes back to this chat), or ``wait``
+    for it and get its report as the result (nanobot 0.3.5's ``wait``)."""
 
     name: ClassVar[str] = "spawn"
     description: ClassVar[str] = (
-        "Run a self-contained task in a background subagent; its report arrives in this chat later."
+        "Run a self-contained task in a subagent: in the background (report arrives later) "
+        "or with wait=true, returning its result now."
     )
     parameters: ClassVar[dict[str, Any]] = {
         "type": "object",
@@ -57,16 +59,20 @@ class SpawnTool(Tool):
                 "description": "Full instructions; it sees nothing else.",
             },
             "label": {"type": "string", "maxLength": 60},
+            "wait": {"type": "boolean"},
         },
         "required": ["task"],
     }
 
-    def __init__(self, spawner: Spawner) -> None:
+    def __init__(self, spawner: Spawner, inline: Spawner | None = None) -> None:
         self.spawner = spawner
+        self.inline = inline
 
     async def execute(self, ctx: ToolContext, **kwargs: Any) -> ToolResult:
         label = (kwargs.get("label") or kwargs["task"][:40]).strip()
         try:
+            if kwargs.get("wait") and self.inline is not None:
+                return ToolResult(await self.inline(kwargs["task"], label, ctx))
             task_id = await self.spawner(kwargs["task"], label, ctx)
         except RuntimeError as exc:
             return ToolResult.error(f"Error: {exc}")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import logging
+from collections.abc import Collection
 from typing import Any
 
 from desktop.core.tools.base import Tool, ToolContext, ToolResult
@@ -63,9 +64,27 @@ class ToolRegistry:
     def __len__(self) -> int:
         return len(self._tools)
 
-    def definitions(self) -> list[dict[str, Any]]:
-        """Function definitions for the request, in a stable order."""
-        return [self._tools[name].definition() for name in self.names()]
+    def definitions(self, groups: Collection[str] | None = None) -> list[dict[str, Any]]:
+        """Function definitions for the request, in a stable order.
+
+        Args:
+            groups: The deferred groups loaded in the conversation: tools of other groups are
+                left out. ``None``: every tool.
+        """
+        return [
+            tool.definition()
+            for tool in map(self._tools.__getitem__, self.names())
+            if groups is None or not tool.group or tool.group in groups
+        ]
+
+    def catalogue(self) -> dict[str, list[str]]:
+        """The deferred groups and their tools' names, sorted."""
+        found: dict[str, list[str]] = {}
+        for name in self.names():
+            group = self._tools[name].group
+            if group:
+                found.setdefault(group, []).append(name)
+        return dict(sorted(found.items()))
 
     def unknown_tool_message(self, name: str) -> str:
         """An error for a name we do not have, with the closest matches."""
@@ -88,6 +107,8 @@ class ToolRegistry:
         tool = self._tools.get(name)
         if tool is None:
             return ToolResult.error(self.unknown_tool_message(name) + ERROR_HINT)
+        if tool.group and ctx.tool_groups is not None:
+            ctx.tool_groups.add(tool.group)  # called without loading: offered from now on
         try:
             params = cast_params(tool.parameters, arguments)
             problems = validate_params(tool.parameters, params)

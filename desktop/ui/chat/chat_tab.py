@@ -29,6 +29,7 @@ from desktop.core.agent.commands import parse_command
 from desktop.core.bus.events import DESKTOP_CHANNEL, OutboundMessage, RunEvent
 from desktop.core.bus.limits import max_inbound_kb, refusal
 from desktop.core.session.chat_model import ModelChoice
+from desktop.core.session.handles import list_chats
 from desktop.core.utils.tasks import TaskOwner
 from desktop.ui.chat.actions import ChatActions
 from desktop.ui.chat.approval_presenter import ApprovalPresenter
@@ -38,6 +39,7 @@ from desktop.ui.chat.changes import (
     ErrorChanged,
     ListChanged,
     Reload,
+    RowAdded,
     SessionChange,
     TurnBegan,
     TurnEnded,
@@ -200,6 +202,7 @@ class ChatTab(ChatActions, QWidget):
         pane.other_model.chosen.connect(self.choose_model)
         pane.editing.cancelled.connect(self.cancel_edit)
         pane.composer.edit.editLastRequested.connect(self.edit_last)
+        pane.composer.edit.mentions.wanted.connect(self._load_mentions)
         self.services.configChanged.connect(self.refresh_model)
         regenerate = QShortcut(QKeySequence("Ctrl+Shift+R"), self)
         regenerate.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
@@ -380,6 +383,20 @@ class ChatTab(ChatActions, QWidget):
             # (they have no message index): read the chat back from disk
             self._spawn(self._load(key))
 
+    def _load_mentions(self) -> None:
+        """The other chats for the composer's @-mention picker, read off the event loop."""
+        runtime = self.services.runtime
+        if runtime is None:
+            return
+        current = self.current
+
+        async def load() -> None:
+            chats = await asyncio.to_thread(list_chats, runtime.sessions)
+            offered = [(c.handle, c.title) for c in chats if c.key != current]
+            self.pane.composer.edit.mentions.set_chats(offered)
+
+        self._spawn(load())
+
     def _load_thumbnails(self, items: list[ChatItem]) -> None:
         media = [m for item in items if item.media for m in item.media]
         if media:
@@ -452,7 +469,11 @@ class ChatTab(ChatActions, QWidget):
     def _on_outbound(self, message: OutboundMessage) -> None:
         """A message for a desktop chat that is not part of a turn's answer: a command's
         reply, or something the agent sent on its own (the ``message`` tool)."""
-        self.feed.render(self.state.outbound(message))
+        changes = self.state.outbound(message)
+        self.feed.render(changes)
+        added = [c.item for c in changes if isinstance(c, RowAdded) and c.item.media]
+        if added:  # images the agent sent (generate_image): their thumbnails
+            self._load_thumbnails(added)
 
     def _session_changed(self, change: SessionChange) -> None:
         """Show a change of the chat state that is not about one row."""

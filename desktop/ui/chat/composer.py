@@ -13,17 +13,20 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
     QPushButton,
+    QStyle,
     QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
 from desktop.core.utils.tasks import TaskOwner
-from desktop.ui.chat.composer_edit import ComposerEdit, is_image_path
+from desktop.ui.chat.composer_edit import ComposerEdit, is_attachment_path
 from desktop.ui.chat.thumbnails import load_thumbnail
 
 log = logging.getLogger(__name__)
-IMAGE_FILTER = "Images (*.png *.jpg *.jpeg *.gif *.webp *.bmp)"
+ATTACH_FILTER = (
+    "Images and documents (*.png *.jpg *.jpeg *.gif *.webp *.bmp *.pdf *.docx *.xlsx *.pptx)"
+)
 MAX_ATTACHMENTS = 8
 # The ready placeholder, longest first: the longest that fits the editor on one line is shown
 # (a narrow window or a large scale factor would otherwise wrap it and cut its second line).
@@ -38,8 +41,8 @@ class Composer(QWidget):
     """Where the person writes.
 
     Signals:
-        sendRequested(str, list): send this text with these image attachments (paths). The
-            receiver calls :meth:`clear_input` once it accepted the message.
+        sendRequested(str, list): send this text with these attachments (image or document
+            paths). The receiver calls :meth:`clear_input` once it accepted the message.
         stopRequested(): the Stop button or Esc while a turn runs.
     """
 
@@ -59,8 +62,8 @@ class Composer(QWidget):
         self.edit.imagePasted.connect(self.add_image)
         self.attach = QToolButton(self)
         self.attach.setText("+")
-        self.attach.setToolTip("Attach images (or paste / drop them)")
-        self.attach.setAccessibleName("Attach images")
+        self.attach.setToolTip("Attach images or documents (or paste / drop them)")
+        self.attach.setAccessibleName("Attach images or documents")
         self.attach.clicked.connect(self._choose)
         self.send = QPushButton("Send", self)
         self.send.setAccessibleName("Send")
@@ -159,18 +162,18 @@ class Composer(QWidget):
 
     # -- attachments ----------------------------------------------------------------------
     def _choose(self) -> None:
-        dialog = QFileDialog(self, "Attach images")
+        dialog = QFileDialog(self, "Attach images or documents")
         dialog.setFileMode(QFileDialog.FileMode.ExistingFiles)
-        dialog.setNameFilter(IMAGE_FILTER)
+        dialog.setNameFilter(ATTACH_FILTER)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.filesSelected.connect(self.add_files)
         dialog.open()  # not exec(): no nested event loop
 
     def add_files(self, paths: list[str]) -> None:
-        """Attach image files (others are ignored)."""
+        """Attach image and document files (others are ignored)."""
         for path in paths:
             if (
-                is_image_path(path)
+                is_attachment_path(path)
                 and path not in self.attachments
                 and len(self.attachments) < MAX_ATTACHMENTS
             ):
@@ -227,6 +230,8 @@ class Composer(QWidget):
             try:
                 if image is not None:
                     chip.setIcon(QIcon(QPixmap.fromImage(image)))
+                else:  # a document
+                    chip.setIcon(self.style().standardIcon(QStyle.StandardPixmap.SP_FileIcon))
             except RuntimeError:  # the chip was removed meanwhile
                 pass
 

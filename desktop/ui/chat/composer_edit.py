@@ -1,5 +1,5 @@
 """The message editor: Enter sends, Shift+Enter breaks the line, slash commands complete,
-pasted or dropped images become attachments."""
+pasted or dropped images and documents (PDF, Word, Excel, PowerPoint) become attachments."""
 
 from __future__ import annotations
 
@@ -10,15 +10,23 @@ from PySide6.QtGui import QFontMetrics, QImage, QKeyEvent, QPixmap
 from PySide6.QtWidgets import QCompleter, QPlainTextEdit, QWidget
 
 from desktop.core.agent.commands import COMMANDS
+from desktop.ui.chat.mentions import MentionCompleter
 
 SLASH_COMMANDS = list(COMMANDS)  # completion offers the loop's one command table, in its order
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp"}
+DOCUMENT_SUFFIXES = {".pdf", ".docx", ".xlsx", ".pptx"}  # the model gets their text
 MAX_LINES = 8
 
 
 def is_image_path(path: str) -> bool:
     """Whether ``path`` names an image file we can attach."""
     return Path(path).suffix.lower() in IMAGE_SUFFIXES and Path(path).is_file()
+
+
+def is_attachment_path(path: str) -> bool:
+    """Whether ``path`` names an image or a document file we can attach."""
+    suffix = Path(path).suffix.lower()
+    return suffix in IMAGE_SUFFIXES | DOCUMENT_SUFFIXES and Path(path).is_file()
 
 
 class ComposerEdit(QPlainTextEdit):
@@ -29,7 +37,7 @@ class ComposerEdit(QPlainTextEdit):
         escapePressed(): Esc (stop the running turn).
         editLastRequested(): Up in an empty editor (edit the last message sent).
         imagePasted(QImage): an image was pasted or dropped.
-        filesDropped(list): image files were pasted or dropped (paths).
+        filesDropped(list): image or document files were pasted or dropped (paths).
     """
 
     submitted = Signal()
@@ -55,6 +63,7 @@ class ComposerEdit(QPlainTextEdit):
         for row, name in enumerate(SLASH_COMMANDS):
             index = self.completer.model().index(row, 0)
             self.completer.model().setData(index, COMMANDS[name], Qt.ItemDataRole.ToolTipRole)
+        self.mentions = MentionCompleter(self)  # @handle of another chat
         self.document().contentsChanged.connect(self._fit)
         self._fit()
 
@@ -72,7 +81,7 @@ class ComposerEdit(QPlainTextEdit):
         popup = self.completer.popup()
         assert popup is not None  # a QCompleter always has its popup view
         key = event.key()
-        if popup.isVisible() and key in (
+        if (popup.isVisible() or self.mentions.visible) and key in (
             Qt.Key.Key_Enter,
             Qt.Key.Key_Return,
             Qt.Key.Key_Tab,
@@ -95,6 +104,7 @@ class ComposerEdit(QPlainTextEdit):
             return
         super().keyPressEvent(event)
         self._update_completion()
+        self.mentions.update()
 
     def _update_completion(self) -> None:
         text = self.toPlainText()
@@ -127,12 +137,12 @@ class ComposerEdit(QPlainTextEdit):
         return source.hasImage() or source.hasUrls() or super().canInsertFromMimeData(source)
 
     def insertFromMimeData(self, source: QMimeData) -> None:
-        """Images become attachments; everything else is pasted as text."""
+        """Images and documents become attachments; everything else is pasted as text."""
         if source.hasUrls():
             files = [u.toLocalFile() for u in source.urls() if u.isLocalFile()]
-            images = [f for f in files if is_image_path(f)]
-            if images:
-                self.filesDropped.emit(images)
+            attachable = [f for f in files if is_attachment_path(f)]
+            if attachable:
+                self.filesDropped.emit(attachable)
                 return
         if source.hasImage():
             image = source.imageData()

@@ -139,6 +139,21 @@ def usage_text(prompt: int, completion: int, cost: float | None) -> str:
     return text
 
 
+def generated_images(tool: str, result: str) -> list[str]:
+    """The image paths a saved ``generate_image`` result names (``[]`` for anything else)."""
+    if tool != "generate_image":
+        return []
+    try:
+        artifacts = json.loads(result).get("artifacts")
+    except (ValueError, AttributeError):
+        return []
+    if not isinstance(artifacts, list):
+        return []
+    return [
+        str(a["path"]) for a in artifacts if isinstance(a, dict) and isinstance(a.get("path"), str)
+    ]
+
+
 STOPPED_FOOTER = "Stopped"
 INTERRUPTED_CARD = "(no result: the turn was interrupted)"
 
@@ -228,6 +243,11 @@ def items_from_messages(messages: list[dict[str, Any]], *, live: bool = False) -
                 continue
             answered.result = result[:2000]
             answered.ok = tool_ok(result)
+            images = generated_images(answered.tool, result) if answered.ok else []
+            if images:  # the images the tool posted to the chat (that message is not saved)
+                items.append(
+                    ChatItem("outbound", "", tool="Generated image", media=images, timestamp=stamp)
+                )
         for item in items[first:]:
             item.message_index = index
     if not live:

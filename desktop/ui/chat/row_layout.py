@@ -33,6 +33,7 @@ VERSION = "version:"  # "version:-1" / "version:+1": show the previous / next ve
 PREVIEW_CHARS = 2000
 LONG_TEXT = 3000  # longer answers are rendered (and cached) block by block
 SEGMENT_CACHE = 600
+DOCUMENT_ENDINGS = (".pdf", ".docx", ".xlsx", ".pptx")  # attachments shown as [file: name]
 
 
 @dataclass
@@ -260,9 +261,10 @@ class RowBuilder:
                 cells.append(f'<img src="thumb:{index}" />')
             else:
                 name = "pasted image" if path.startswith("data:") else path.rsplit("/", 1)[-1]
+                kind = "file" if name.lower().endswith(DOCUMENT_ENDINGS) else "image"
                 cells.append(
                     f'<span style="color:{self.colors.muted.name()}">'
-                    f"[image: {html.escape(name)}]</span>"
+                    f"[{kind}: {html.escape(name)}]</span>"
                 )
         return f"<p>{'&nbsp;'.join(cells)}</p>" if cells else ""
 
@@ -358,8 +360,18 @@ class RowBuilder:
                 y += part.doc.size().height()
             if item.footer and not item.streaming:
                 parts.append(DocPart(self.document(self._footer(item), width), x, y))
-        else:
+        elif item.text.strip() or not item.media:
             parts.append(self._markdown_part(item.text, x, top, width, extra=self._footer(item)))
+        if item.media:  # images the agent sent (generate_image): thumbnails below the text
+            below = max((p.y + p.doc.size().height() for p in parts), default=top)
+            images = {
+                f"thumb:{i}": self.thumbnails[path]
+                for i, path in enumerate(item.media)
+                if path in self.thumbnails
+            }
+            parts.append(
+                DocPart(self.document(self._media_html(item), width, images=images), x, below)
+            )
         bottom = max((p.y + p.doc.size().height() for p in parts), default=top)
         bottom = max(bottom, self.line)
         card = None

@@ -453,6 +453,8 @@ class ChatState:
             return []
         key = f"{DESKTOP_CHANNEL}:{message.chat_id}"
         label = "Reminder" if message.metadata.get("reminder") else ""
+        if message.metadata.get("generated_images"):
+            label = "Generated image"
         row = ChatItem("outbound", message.content, tool=label, media=list(message.media))
         out: Changes = [RowAdded(key, row)]
         if key != self.current:
