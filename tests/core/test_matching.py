@@ -52,7 +52,7 @@ CASES = [
     ("gpt-4o-mini", "auto", {"openai"}, {}, "openai", "openai/gpt-4o-mini"),
     ("deepseek-chat", "auto", {"deepseek"}, {}, "deepseek", "deepseek/deepseek-chat"),
     ("deepseek/deepseek-chat", "auto", {"deepseek"}, {}, "deepseek", "deepseek/deepseek-chat"),
-    ("gemini-2.5-pro", "auto", {"gemini"}, {}, "gemini", "gemini/gemini-2.5-pro"),
+    ("gemini-2.5-pro", "auto", {"gemini"}, {}, "gemini", "openai/gemini-2.5-pro"),
     ("qwen-max", "auto", {"dashscope"}, {}, "dashscope", "dashscope/qwen-max"),
     ("glm-4.6", "auto", {"zhipu"}, {}, "zhipu", "zai/glm-4.6"),
     ("kimi-k2", "auto", {"moonshot"}, {}, "moonshot", "moonshot/kimi-k2"),
@@ -79,8 +79,8 @@ CASES = [
         "custom",
         "openai/any-name",
     ),
-    ("llama3", "ollama", set(), {}, "ollama", "ollama_chat/llama3"),
-    ("ollama/llama3", "auto", set(), {}, "ollama", "ollama/llama3"),
+    ("llama3", "ollama", set(), {}, "ollama", "openai/llama3"),
+    ("ollama/llama3", "auto", set(), {}, "ollama", "openai/llama3"),
     (
         "vllm/qwen",
         "auto",
@@ -162,7 +162,7 @@ def test_registry_covers_required_providers() -> None:
     assert len(names) == len(PROVIDERS)
     for spec in PROVIDERS:
         assert spec.display_name
-        assert spec.needs_key or spec.is_local or spec.name == "custom"
+        assert spec.needs_key or spec.is_local or spec.direct or spec.name == "custom"
         assert find_by_name(spec.name.replace("_", "-")) is spec
     assert find_by_name("openrouter").key_prefix == "sk-or-"  # type: ignore[union-attr]
     assert find_by_name("anthropic").supports_prompt_caching  # type: ignore[union-attr]

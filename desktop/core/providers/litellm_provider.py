@@ -15,6 +15,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
+from desktop.core.providers.aws import with_credentials
 from desktop.core.providers.base import (
     LLMError,
     LLMProvider,
@@ -75,8 +76,43 @@ def import_litellm() -> Any:
         litellm.disable_aiohttp_transport = True
         if hasattr(litellm, "telemetry"):
             litellm.telemetry = False
+        _offline_token_counts(litellm)
+        _no_stray_cache_callbacks(litellm)
         _litellm = litellm
     return _litellm
+
+
+def _offline_token_counts(litellm: Any) -> None:
+    """Count tokens of Llama and Command-R models with the bundled tokenizer.
+
+    LiteLLM prices each response as it arrives and, for model names containing ``llama-2``,
+    ``llama-3`` or ``command-r``, downloads a tokenizer from huggingface.co to count the
+    answer -- on the event loop, retrying for about 20 s when there is no network. The
+    bundled tiktoken counts are close enough for a price that is only an estimate.
+    """
+    utils = getattr(litellm, "utils", None)
+    if utils is not None and hasattr(utils, "_return_huggingface_tokenizer"):
+        utils._return_huggingface_tokenizer = lambda _model: None
+
+
+def _no_stray_cache_callbacks(litellm: Any) -> None:
+    """Undo the "cache" callbacks LiteLLM's Gemini route registers when it is first loaded.
+
+    That module builds a response cache object at import only to compute cache keys, which
+    adds "cache" to LiteLLM's global success callbacks; from then on every call (to any
+    provider) hands a no-op logging job to a pool of worker threads that stay behind. The
+    module is loaded here, off the event loop, and the callbacks are removed (no cache is set).
+    """
+    try:
+        import litellm.llms.vertex_ai.context_caching.vertex_ai_context_caching
+    except ImportError:  # another LiteLLM layout
+        return
+    if getattr(litellm, "cache", None) is not None:
+        return
+    for name in ("input_callback", "success_callback", "_async_success_callback"):
+        callbacks = getattr(litellm, name, None)
+        while isinstance(callbacks, list) and "cache" in callbacks:
+            callbacks.remove("cache")
 
 
 def _get(obj: Any, name: str, default: Any = None) -> Any:
@@ -155,6 +191,7 @@ class LiteLLMProvider(LLMProvider):
             "max_retries": 0,
             "stream": stream,
         }
+        kwargs.update(self.choice.options)
         kwargs.update(self.choice.params)
         if tools:
             kwargs["tools"] = tools
@@ -162,7 +199,7 @@ class LiteLLMProvider(LLMProvider):
                 kwargs["tool_choice"] = tool_choice
         if self._api_key:
             kwargs["api_key"] = self._api_key
-        elif not spec.needs_key:
+        elif not spec.needs_key and not spec.direct:
             kwargs["api_key"] = "no-key"  # OpenAI-compatible clients insist on some value
         if self.choice.api_base:
             kwargs["api_base"] = self.choice.api_base
@@ -218,6 +255,8 @@ class LiteLLMProvider(LLMProvider):
         The attempt counts as sent (its prompt may be billed) unless the server answered with
         an error or could not be reached; a timeout or a cancel leaves it counted.
         """
+        if self.choice.spec.litellm_prefix.startswith("bedrock"):
+            kwargs = await with_credentials(kwargs)
         meter = current_meter()
         if meter is not None:
             meter.sending()
