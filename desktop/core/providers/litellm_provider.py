@@ -77,7 +77,6 @@ def import_litellm() -> Any:
         if hasattr(litellm, "telemetry"):
             litellm.telemetry = False
         _offline_token_counts(litellm)
-        _no_stray_cache_callbacks(litellm)
         _litellm = litellm
     return _litellm
 
@@ -93,26 +92,6 @@ def _offline_token_counts(litellm: Any) -> None:
     utils = getattr(litellm, "utils", None)
     if utils is not None and hasattr(utils, "_return_huggingface_tokenizer"):
         utils._return_huggingface_tokenizer = lambda _model: None
-
-
-def _no_stray_cache_callbacks(litellm: Any) -> None:
-    """Undo the "cache" callbacks LiteLLM's Gemini route registers when it is first loaded.
-
-    That module builds a response cache object at import only to compute cache keys, which
-    adds "cache" to LiteLLM's global success callbacks; from then on every call (to any
-    provider) hands a no-op logging job to a pool of worker threads that stay behind. The
-    module is loaded here, off the event loop, and the callbacks are removed (no cache is set).
-    """
-    try:
-        import litellm.llms.vertex_ai.context_caching.vertex_ai_context_caching
-    except ImportError:  # another LiteLLM layout
-        return
-    if getattr(litellm, "cache", None) is not None:
-        return
-    for name in ("input_callback", "success_callback", "_async_success_callback"):
-        callbacks = getattr(litellm, name, None)
-        while isinstance(callbacks, list) and "cache" in callbacks:
-            callbacks.remove("cache")
 
 
 def _get(obj: Any, name: str, default: Any = None) -> Any:

@@ -174,6 +174,27 @@ async def test_bedrock_without_credentials_says_what_to_do(
     assert wire.take() == []
 
 
+async def test_llama_models_fetch_no_tokenizer(
+    wire: WireServer, memory_keyring: MemoryKeyring, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Pricing an answer of a Llama 3 model downloads nothing (LiteLLM would fetch a tokenizer
+    from huggingface.co, retrying for ~20 s offline, on the event loop)."""
+    import tokenizers
+
+    fetched: list[str] = []
+
+    def fetch(name: str, *args: Any, **kwargs: Any) -> Any:
+        fetched.append(name)
+        raise OSError("no network in this test")
+
+    monkeypatch.setattr(tokenizers.Tokenizer, "from_pretrained", fetch)
+    for route in ROUTES:
+        if "llama-3" in route.model.lower():
+            response, _seen = await route_one(nanobot_default(), route, wire, SecretStore())
+            assert response.content == "pong"
+    assert fetched == []
+
+
 def test_assemblyai_is_never_a_chat_provider() -> None:
     """AssemblyAI only transcribes: forcing it says so, a key for it never routes a chat."""
     config = Config.model_validate(
