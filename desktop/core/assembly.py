@@ -45,6 +45,8 @@ from desktop.core.memory.git_store import GitStore
 from desktop.core.memory.store import MemoryStore
 from desktop.core.memory.templates import sync_workspace_templates
 from desktop.core.providers.base import LLMProvider
+from desktop.core.providers.chat_presets import ChatPresets
+from desktop.core.providers.fallback import FallbackChain
 from desktop.core.providers.reconfigure import snapshot
 from desktop.core.providers.switchable import SwitchableProvider
 from desktop.core.runtime import MemoryParts, Runtime, never
@@ -121,6 +123,7 @@ def build_runtime(
     ask_budgets: bool = False,
     reminders_paused: Callable[[], bool] | None = None,
     dream_review: Callable[[], bool] | None = None,
+    secrets: SecretStore | None = None,
 ) -> Runtime:
     """Build (not start) the runtime for ``config``. Blocking file I/O: call it in a thread.
 
@@ -139,12 +142,16 @@ def build_runtime(
             ``remindersPaused`` preference; their receipts say they arrived quietly).
         dream_review: Whether Dream proposes instead of changing the files (``desktop.json``);
             default: never.
+        secrets: Where keys are found when a fallback model's provider is built (``None``:
+            the system keyring).
     """
     defaults = config.agents.defaults
     workspace = config.workspace_path
     bus = bus or MessageBus()
     provider = (
-        provider if isinstance(provider, SwitchableProvider) else SwitchableProvider(provider)
+        provider
+        if isinstance(provider, SwitchableProvider)
+        else SwitchableProvider(provider, fallbacks=FallbackChain(config, secrets))
     )
     owner = TaskOwner("runtime")
     ledger = UsageLedger(workspace)
@@ -195,6 +202,7 @@ def build_runtime(
         max_tokens=defaults.max_tokens,
     )
     memory_commands = memory.command_handler()
+    presets = ChatPresets(config, provider, secrets)
     tools.register(MessageTool(bus, on_sent=work.mark_message_sent))
     tools.register(SpawnTool(subagents.spawn))
     agent = AgentLoop(
@@ -210,6 +218,7 @@ def build_runtime(
         connectors=(mcp,),
         approval=gate,
         commands=(memory_commands,),
+        presets=presets,
     )
     tz = defaults.effective_timezone
     heartbeat = HeartbeatService(workspace, provider, agent, timezone=tz)
@@ -327,6 +336,7 @@ async def start_runtime(
         ask_budgets=ask_budgets,
         reminders_paused=reminders_paused,
         dream_review=dream_review,
+        secrets=secrets,
     )
     await runtime.start()
     if built is not None:  # the real window, asked in the background (a server may be slow)

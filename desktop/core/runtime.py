@@ -194,9 +194,12 @@ class Runtime:
             trial.agents.defaults.provider = provider
         built = await abuild_provider(trial, secrets or SecretStore(), model=model)
         self.provider.switch(built.provider)
+        if self.agent.presets is not None:  # keys, endpoints or presets may have changed too
+            self.agent.presets.forget()
         defaults = config.agents.defaults
         if model:
             defaults.model = model
+            defaults.model_preset = None  # a model chosen by name replaces the active preset
         if provider is not None:
             defaults.provider = provider
         absorb(self.applied, config)

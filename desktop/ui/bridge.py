@@ -34,6 +34,7 @@ class CoreBridge(QObject):
         toolStarted(object): :class:`~desktop.core.bus.events.ToolCallStarted`.
         toolFinished(object): :class:`~desktop.core.bus.events.ToolCallFinished`.
         modelRetrying(object): :class:`~desktop.core.bus.events.ModelRetrying`.
+        modelFallback(object): :class:`~desktop.core.bus.events.ModelFallback`.
         usage(object): :class:`~desktop.core.bus.events.UsageReport`.
         turnFinished(object): :class:`~desktop.core.bus.events.TurnFinished`.
         turnStopped(object): :class:`~desktop.core.bus.events.TurnStopped`.
@@ -58,6 +59,7 @@ class CoreBridge(QObject):
     toolStarted = Signal(object)
     toolFinished = Signal(object)
     modelRetrying = Signal(object)
+    modelFallback = Signal(object)
     usage = Signal(object)
     turnFinished = Signal(object)
     turnStopped = Signal(object)
@@ -81,6 +83,7 @@ class CoreBridge(QObject):
         "tool_started": "toolStarted",
         "tool_finished": "toolFinished",
         "model_retrying": "modelRetrying",
+        "model_fallback": "modelFallback",
         "usage": "usage",
         "turn_finished": "turnFinished",
         "turn_stopped": "turnStopped",

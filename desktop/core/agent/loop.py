@@ -15,6 +15,7 @@ it can be retried.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import uuid
 from collections.abc import Sequence
@@ -53,6 +54,8 @@ from desktop.core.bus.queue import MessageBus
 from desktop.core.config.loader import config_origin
 from desktop.core.config.schema import Config
 from desktop.core.providers.base import LLMError, LLMProvider
+from desktop.core.providers.chat_presets import ChatPresets
+from desktop.core.providers.presets import default_target
 from desktop.core.providers.switchable import TURN_SOURCES, usage_scope
 from desktop.core.security.paths import default_protected_paths
 from desktop.core.session.manager import SessionManager
@@ -90,6 +93,8 @@ class AgentLoop:
         approval: Asked before risky tool calls; ``None``: nothing is asked.
         commands: Handlers for slash commands the loop does not answer itself.
         max_concurrent: Sessions that may run at once.
+        presets: Runs the turns of a chat on a model preset on that preset; ``None``: every
+            chat uses the default model.
     """
 
     def __init__(
@@ -108,6 +113,7 @@ class AgentLoop:
         approval: ApprovalCheck | None = None,
         commands: Sequence[CommandHandler] = (),
         max_concurrent: int = 3,
+        presets: ChatPresets | None = None,
     ) -> None:
         self.config = config
         self.provider = provider
@@ -120,6 +126,7 @@ class AgentLoop:
         self.connectors = tuple(connectors)
         self.approval = approval
         self.commands = tuple(commands)
+        self.presets = presets
         self._owner = owner
         self._semaphore = asyncio.Semaphore(max_concurrent)
         self._locks: dict[str, asyncio.Lock] = {}
@@ -497,13 +504,15 @@ class AgentLoop:
         )
         if hook is not None:
             hooks.add(hook)
+        preset = self.presets.target_for(session.metadata) if self.presets else None
+        model = preset or default_target(self.config)  # the window and length in force
         runner = AgentRunner(
             self.provider,
             self.tools,
             hook=hooks,
             max_iterations=defaults.max_tool_iterations,
-            context_window=defaults.context_window_tokens,
-            max_tokens=defaults.max_tokens,
+            context_window=model.context_window_tokens or defaults.context_window_tokens,
+            max_tokens=model.max_tokens or defaults.max_tokens,
             approval=self.approval,
         )
         ctx = ToolContext(
@@ -517,7 +526,8 @@ class AgentLoop:
             ),
             turn_id=turn.turn_id,
         )
-        result = await runner.run(messages, ctx, session_key=key, turn_id=turn.turn_id)
+        with self.presets.pin(preset) if self.presets else contextlib.nullcontext():
+            result = await runner.run(messages, ctx, session_key=key, turn_id=turn.turn_id)
         if result.stop_reason == "empty":
             # Not an answer: the turn stays pending (Retry), nothing is saved as final.
             session.checkpoint(result.added)

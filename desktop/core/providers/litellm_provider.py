@@ -110,6 +110,7 @@ class LiteLLMProvider(LLMProvider):
         api_key: The key for this provider (``None`` for keyless servers).
         max_tokens: Default completion limit.
         temperature: Default temperature.
+        reasoning_effort: Default reasoning effort (``None``: not sent).
         request_timeout: Seconds for a whole non-streaming call, or until a stream starts.
         stream_idle_timeout: Seconds a stream may stay silent before it is abandoned.
         retry_delays: Backoff before each retry; its length is the number of retries.
@@ -122,6 +123,7 @@ class LiteLLMProvider(LLMProvider):
         api_key: str | None = None,
         max_tokens: int = 8192,
         temperature: float = 0.1,
+        reasoning_effort: str | None = None,
         request_timeout: float = 120.0,
         stream_idle_timeout: float = 60.0,
         retry_delays: Sequence[float] = DEFAULT_DELAYS,
@@ -131,6 +133,7 @@ class LiteLLMProvider(LLMProvider):
         register_secret(api_key)
         self.max_tokens = max_tokens
         self.temperature = temperature
+        self.reasoning_effort = reasoning_effort
         self.request_timeout = request_timeout
         self.stream_idle_timeout = stream_idle_timeout
         self.retry_delays = tuple(retry_delays)
@@ -184,8 +187,12 @@ class LiteLLMProvider(LLMProvider):
             kwargs["api_base"] = self.choice.api_base
         if self.choice.extra_headers:
             kwargs["extra_headers"] = dict(self.choice.extra_headers)
-        if reasoning_effort:
-            kwargs["reasoning_effort"] = reasoning_effort
+        if reasoning_effort or self.reasoning_effort:
+            kwargs["reasoning_effort"] = reasoning_effort or self.reasoning_effort
+            if spec.litellm_prefix == "openai" and spec.name != "openai":
+                # LiteLLM drops it for model names it does not know; an OpenAI-compatible
+                # server is asked as the person configured (as nanobot does).
+                kwargs["allowed_openai_params"] = ["reasoning_effort"]
         if stream:
             kwargs["stream_options"] = {"include_usage": True}
         return kwargs

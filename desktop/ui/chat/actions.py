@@ -81,8 +81,39 @@ class ChatActions(_Host):
         via = choice.spec.display_name if choice is not None else ""
         picker = self.pane.picker
         picker.recent = self._recent_models()
+        picker.presets = [(n, p.model) for n, p in self.services.config.model_presets.items()]
         picker.set_model(defaults.model, defaults.provider or AUTO, via=via)
+        picker.set_preset(picker.preset if picker.preset in dict(picker.presets) else "")
         self.pane.fit_header()
+
+    # -- model presets ----------------------------------------------------------------------
+    def choose_preset(self, name: str) -> None:
+        """Put the shown chat on preset ``name`` (``""``: back to the default model)."""
+        self._spawn(self.apply_preset(self.current, name))
+
+    async def apply_preset(self, key: str, name: str) -> bool:
+        """Save chat ``key``'s preset in its session (its next turn uses it)."""
+        if not key:
+            return False
+        try:
+            await self.store.access.set_preset(key, name or None)
+        except OSError as exc:
+            self.panel.snackbar.show_message(f"The preset was not set: {exc}")
+            return False
+        if key == self.current:
+            self.pane.picker.set_preset(name)
+            self.pane.fit_header()
+        return True
+
+    async def show_preset(self, key: str) -> None:
+        """Show the preset chat ``key`` is on (when it is still the shown chat)."""
+        try:
+            name = await self.store.access.preset(key) if key else None
+        except OSError:
+            name = None
+        if key == self.current:
+            self.pane.picker.set_preset(name or "")
+            self.pane.fit_header()
 
     def _recent_models(self) -> list[dict[str, str]]:
         prefs = self.services.prefs

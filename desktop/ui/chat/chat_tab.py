@@ -149,6 +149,7 @@ class ChatTab(ChatActions, QWidget):
         bridge.reasoningDelta.connect(feed.on_reasoning)
         bridge.streamReset.connect(feed.on_reset)
         bridge.modelRetrying.connect(feed.on_retrying)
+        bridge.modelFallback.connect(feed.on_fallback)
         bridge.toolStarted.connect(feed.on_tool_started)
         bridge.toolFinished.connect(feed.on_tool_finished)
         bridge.usage.connect(feed.on_usage)
@@ -190,6 +191,7 @@ class ChatTab(ChatActions, QWidget):
         pane.exportRequested.connect(self.export)
         pane.picker.modelChosen.connect(self.choose_model)
         pane.picker.otherRequested.connect(self.open_other_model)
+        pane.picker.presetChosen.connect(self.choose_preset)
         pane.other_model.chosen.connect(self.choose_model)
         pane.editing.cancelled.connect(self.cancel_edit)
         pane.composer.edit.editLastRequested.connect(self.edit_last)
@@ -323,6 +325,7 @@ class ChatTab(ChatActions, QWidget):
         self.panel.select(key)
         self.sessionOpened.emit(key)
         self._apply_jump(key)
+        self._spawn(self.show_preset(key))
 
     async def _load(self, key: str) -> None:
         """(Re)read ``key`` from disk into its model, keeping the live turn's rows."""

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from desktop.core.bus.events import (
+    ModelFallback,
     ModelRetrying,
     ReasoningDelta,
     StreamReset,
@@ -221,6 +222,13 @@ class TurnFeed(QObject):
             f"(retrying {event.attempt + 1}/{event.max_attempts})"
         )
         self._changed(turn.key, turn.answer)
+
+    def on_fallback(self, event: ModelFallback) -> None:
+        """Say, in a short line of its own, that a fallback model answers instead."""
+        self.flush()
+        turn = self._turn(event.turn_id, event.session_key)
+        self._close_stream(turn)
+        self._add(turn, ChatItem("notice", text=f"↪ {event.text}"))
 
     def on_tool_started(self, event: ToolCallStarted) -> None:
         """Close the streamed text and add a running card."""

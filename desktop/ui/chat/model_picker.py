@@ -3,7 +3,9 @@
 Picking emits :attr:`ModelPicker.modelChosen` (model, provider); the chat tab switches the
 running agent to it (without stopping running answers) and saves it as the default. "Other
 model…" opens a small inline form (provider + model name, with the provider's model list
-fetched in the background when it offers one) — no dialog, no nested event loop.
+fetched in the background when it offers one) — no dialog, no nested event loop. The config's
+model presets (``modelPresets``) are listed too: picking one emits
+:attr:`ModelPicker.presetChosen` and puts the shown chat on it (``""``: back to the default).
 """
 
 from __future__ import annotations
@@ -167,10 +169,12 @@ class ModelPicker(QToolButton):
         modelChosen(str, str): switch to this model (name, provider: ``auto`` or a registry
             name).
         otherRequested(): "Other model…" was chosen.
+        presetChosen(str): put the shown chat on this model preset (``""``: on none).
     """
 
     modelChosen = Signal(str, str)
     otherRequested = Signal()
+    presetChosen = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -182,6 +186,8 @@ class ModelPicker(QToolButton):
         self.model = ""
         self.provider = AUTO
         self.recent: list[dict[str, str]] = []
+        self.presets: list[tuple[str, str]] = []  # (name, model) of the config's presets
+        self.preset = ""  # the preset the shown chat is on
         self.busy = False
         self._width = 0
         self._menu = QMenu(self)
@@ -203,8 +209,19 @@ class ModelPicker(QToolButton):
         self.setMaximumWidth(width)
         self._label()
 
+    def set_preset(self, name: str) -> None:
+        """Show that the shown chat is on preset ``name`` (``""``: on none)."""
+        self.preset = name
+        self._label()
+        if name:
+            model = dict(self.presets).get(name, "")
+            self.setToolTip(f"This chat uses the preset {name} ({model}). Click to switch.")
+            self.setAccessibleDescription(f"preset {name}, {model}")
+
     def _label(self) -> None:
-        text = short_model(self.model) or "No model"
+        model = dict(self.presets).get(self.preset, "") if self.preset else ""
+        text = f"{self.preset} · {short_model(model)}" if model else ""
+        text = text or short_model(self.model) or "No model"
         if self._width:
             metrics = self.fontMetrics()
             room = self._width - metrics.horizontalAdvance(" ▾") - 16
@@ -240,3 +257,19 @@ class ModelPicker(QToolButton):
             menu.addAction(action)
         menu.addSeparator()
         menu.addAction("Other model…", self.otherRequested.emit)
+        self._fill_presets(menu)
+
+    def _fill_presets(self, menu: QMenu) -> None:
+        """The config's model presets, for the shown chat."""
+        if not self.presets:
+            return
+        menu.addSection("Presets for this chat")
+        for name, model in self.presets:
+            action = QAction(f"{name}  ·  {short_model(model)}", menu)
+            action.setCheckable(True)
+            action.setChecked(name == self.preset)
+            action.setToolTip(f"Answer this chat with the preset {name} ({model})")
+            action.triggered.connect(lambda _c=False, n=name: self.presetChosen.emit(n))
+            menu.addAction(action)
+        if self.preset:
+            menu.addAction("No preset for this chat", lambda: self.presetChosen.emit(""))
