@@ -155,7 +155,7 @@ PROVIDERS: tuple[ProviderSpec, ...] = (
     ),
     _compatible(  # nanobot's earlier name of the section above
         "opencode_zen",
-        "OpenCode Zen (opencodeZen)",
+        "OpenCode Zen (old)",
         "https://opencode.ai/zen/v1",
         "opencode_zen",
         env_key="OPENCODE_API_KEY",
@@ -532,7 +532,7 @@ PROVIDERS: tuple[ProviderSpec, ...] = (
     # Voice transcription only: its key is kept here, it never answers a chat.
     ProviderSpec(
         name="assemblyai",
-        display_name="AssemblyAI (voice transcription)",
+        display_name="AssemblyAI (voice)",
         keywords=("assemblyai",),
         env_key="ASSEMBLYAI_API_KEY",
         default_api_base="https://api.assemblyai.com/v2",

@@ -78,7 +78,7 @@ class OtherModelForm(QFrame):
         self.provider = QComboBox(self)
         self.provider.setAccessibleName("Provider")
         self.provider.addItem("Auto (from the model name)", AUTO)
-        for spec in PROVIDERS:
+        for spec in (s for s in PROVIDERS if s.chats):  # not the transcription-only ones
             self.provider.addItem(spec.display_name, spec.name)
         self.model = QComboBox(self)
         self.model.setEditable(True)
