@@ -110,6 +110,55 @@ CASES = [
     ),
     # Keyword with no key anywhere: the matching provider is still named (so the error can say which key).
     ("claude-opus-4-5", "auto", set(), {}, "anthropic", "anthropic/claude-opus-4-5"),
+    # nanobot 0.3.5's other providers. Azure and Bedrock: chosen by their prefix without a key
+    # (the deployment / the AWS credentials); Bedrock's model ids by keyword once configured.
+    ("azure/my-deployment", "auto", set(), {}, "azure_openai", "azure/my-deployment"),
+    (
+        "bedrock/amazon.nova-pro-v1:0",
+        "auto",
+        set(),
+        {},
+        "bedrock",
+        "bedrock/converse/amazon.nova-pro-v1:0",
+    ),
+    (
+        "anthropic.claude-3-5-sonnet",
+        "auto",
+        {"anthropic"},
+        {"bedrock": {"region": "us-east-1"}},
+        "bedrock",
+        "bedrock/converse/anthropic.claude-3-5-sonnet",
+    ),
+    # More specific sections first: the Coding Plans before their plain providers.
+    (
+        "kimi-for-coding",
+        "auto",
+        {"moonshot", "kimi_coding"},
+        {},
+        "kimi_coding",
+        "anthropic/kimi-for-coding",
+    ),
+    (
+        "opencode-go/kimi-k2",
+        "auto",
+        {"opencode", "opencode_go"},
+        {},
+        "opencode_go",
+        "openai/kimi-k2",
+    ),
+    ("opencode/qwen3-coder", "auto", {"opencode"}, {}, "opencode", "openai/qwen3-coder"),
+    # NVIDIA's model ids start with "nvidia/": the prefix chooses it and is kept.
+    (
+        "nvidia/llama-3.3-nemotron-super-49b-v1",
+        "auto",
+        {"nvidia"},
+        {},
+        "nvidia",
+        "openai/nvidia/llama-3.3-nemotron-super-49b-v1",
+    ),
+    ("gemini-2.5-flash", "auto", {"gemini"}, {}, "gemini", "openai/gemini-2.5-flash"),
+    ("xai-grok/grok-4.6", "auto", {"openai"}, {}, "xai_grok", "grok-4.6"),
+    ("step-3", "auto", {"stepfun"}, {}, "stepfun", "openai/step-3"),
 ]
 
 
