@@ -8,6 +8,7 @@ the Grok Responses API are all served by :class:`tests.fakes.xai_server.FakeXAIS
 from __future__ import annotations
 
 import json
+import logging
 import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +17,7 @@ from typing import Any
 import pytest
 
 from desktop.cli import main as cli_main
+from desktop.core.assembly import start_runtime
 from desktop.core.config.loader import load_config
 from desktop.core.config.secrets import SecretStore
 from desktop.core.providers.base import LLMError, StreamDelta
@@ -27,6 +29,7 @@ from tests.conftest import write_config
 from tests.core.oauth.conftest import Prompts
 from tests.fakes.memory_keyring import MemoryKeyring
 from tests.fakes.xai_server import CLIENT_ID, EMAIL, FakeXAIServer
+from tests.real_keyring import RealKeyring
 
 SERVICE = "nanobot-desktop-grok"
 HELLO = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hello"}]
@@ -166,3 +169,34 @@ def test_cli_status_names_grok(
     assert any(line.startswith("xai-grok  xAI Grok") for line in lines), lines
     assert cli_main(["provider", "status", "grok", "--config", str(config)]) == 0
     assert "not signed in" in capsys.readouterr().out
+
+
+@pytest.mark.keyring_real
+async def test_a_grok_turn_with_the_sign_in_in_the_real_keyring(
+    xai: FakeXAIServer,
+    real_keyring: RealKeyring,
+    tmp_path: Path,
+    isolated_env: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Signed in through the real Secret Service, a chat turn of the real runtime streams from
+    Grok; no token appears in the logs or in any file."""
+    caplog.set_level(logging.DEBUG, logger="desktop")
+    store = SecretStore(real_keyring.service, timeout=15)
+    await sign_in("xai-grok", store, on_prompt=Prompts())
+    stored = json.loads(real_keyring.get("xai_grok") or "{}")
+    assert stored["account"] == EMAIL and stored["access"] in xai.access_valid
+    data = {"agents": {"defaults": {"model": "xai-grok/grok-4.6", "workspace": str(tmp_path)}}}
+    config = load_config(write_config(tmp_path / "config.json", data))
+    runtime = await start_runtime(config, secrets=store, serve_socket=False)
+    try:
+        answer = await runtime.agent.process_direct("hello")
+    finally:
+        await runtime.stop()
+    assert answer == "Hello from Grok."
+    assert "nanobot" in xai.seen("/v1/responses")[0].body["instructions"].lower()
+    for path in [*tmp_path.rglob("*"), *isolated_env.rglob("*")]:
+        if path.is_file():
+            data_bytes = path.read_bytes()
+            assert not any(token.encode() in data_bytes for token in xai.issued), path
+    assert not any(token in caplog.text for token in xai.issued)
