@@ -33,7 +33,7 @@ _PROVIDER_ENV = {spec.env_key for spec in PROVIDERS if spec.env_key}
 
 def _scrubbed(name: str) -> bool:
     """Config overrides and provider keys are removed; test switches are kept."""
-    if name in _PROVIDER_ENV:
+    if name in _PROVIDER_ENV or name.startswith("AWS_"):  # AWS: Bedrock's credentials
         return True
     return name.startswith("NANOBOT_") and not name.startswith(
         ("NANOBOT_TEST_", "NANOBOT_DESKTOP_")

@@ -46,6 +46,11 @@ class TerminalHook(AgentHook):
             sys.stderr.write(
                 f"[{delta.text} Retrying ({delta.attempt + 1}/{delta.max_attempts})…]\n"
             )
+        elif delta.kind == "fallback":
+            if self.printed:
+                sys.stdout.write("\n")
+                self.printed = False
+            sys.stderr.write(f"[{delta.text}]\n")
 
     async def on_tool_started(self, ctx: HookContext, call: ToolCallRequest) -> None:
         if self.printed:

@@ -10,11 +10,14 @@ from typing import Any
 
 from desktop.cli.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, fail, load
 
-# nanobot's spellings (openai-codex, github-copilot), the registry's, and short ones.
+# nanobot's spellings (openai-codex, xai-grok, github-copilot), the registry's, and short ones.
 ALIASES = {
     "codex": "openai_codex",
     "chatgpt": "openai_codex",
     "openai-codex": "openai_codex",
+    "grok": "xai_grok",
+    "xai": "xai_grok",
+    "xai-grok": "xai_grok",
     "copilot": "github_copilot",
     "github": "github_copilot",
     "github-copilot": "github_copilot",
@@ -27,22 +30,24 @@ def add_provider_parser(commands: Any, common: argparse.ArgumentParser) -> None:
     provider = commands.add_parser(
         "provider",
         parents=[common],
-        help="sign in to ChatGPT (Codex) or GitHub Copilot (OAuth, no API key)",
+        help="sign in to ChatGPT (Codex), xAI Grok or GitHub Copilot (OAuth, no API key)",
     )
     actions = provider.add_subparsers(dest="provider_command", metavar="ACTION", required=True)
     login = actions.add_parser(
-        "login", parents=[common], help="sign in (openai-codex: browser; github-copilot: code)"
+        "login",
+        parents=[common],
+        help="sign in (openai-codex, xai-grok: browser; github-copilot: code)",
     )
-    login.add_argument("name", help="openai-codex or github-copilot")
+    login.add_argument("name", help="openai-codex, xai-grok or github-copilot")
     login.add_argument(
         "--no-browser",
         action="store_true",
         help="only print the address to open (do not start a browser)",
     )
     logout = actions.add_parser("logout", parents=[common], help="forget a sign-in")
-    logout.add_argument("name", help="openai-codex or github-copilot")
+    logout.add_argument("name", help="openai-codex, xai-grok or github-copilot")
     status = actions.add_parser("status", parents=[common], help="who is signed in")
-    status.add_argument("name", nargs="?", help="one provider (default: both)")
+    status.add_argument("name", nargs="?", help="one provider (default: all three)")
 
 
 def _oauth_name(name: str) -> str | None:
@@ -54,7 +59,7 @@ def _oauth_name(name: str) -> str | None:
 
 def _unknown(name: str) -> int:
     return fail(
-        f"{name!r} is not a provider you sign in to; use openai-codex (ChatGPT) or "
+        f"{name!r} is not a provider you sign in to; use openai-codex (ChatGPT), xai-grok or "
         "github-copilot. Providers with API keys use 'nanobot-desktop keys set NAME'."
     )
 

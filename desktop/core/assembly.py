@@ -48,6 +48,8 @@ from desktop.core.memory.store import MemoryStore
 from desktop.core.memory.templates import sync_workspace_templates
 from desktop.core.providers.base import LLMProvider
 from desktop.core.providers.chat_models import ChatModels
+from desktop.core.providers.chat_presets import ChatPresets
+from desktop.core.providers.fallback import FallbackChain
 from desktop.core.providers.reconfigure import snapshot
 from desktop.core.providers.switchable import SwitchableProvider
 from desktop.core.runtime import MemoryParts, Runtime, never
@@ -202,14 +204,16 @@ def build_runtime(
             ``remindersPaused`` preference; their receipts say they arrived quietly).
         dream_review: Whether Dream proposes instead of changing the files (``desktop.json``);
             default: never.
-        secrets: Where keys are found when a chat's own model needs its provider built
-            (``None``: the system keyring).
+        secrets: Where keys are found when a chat's own model, a preset or a fallback
+            model needs its provider built (``None``: the system keyring).
     """
     defaults = config.agents.defaults
     workspace = config.workspace_path
     bus = bus or MessageBus()
     provider = (
-        provider if isinstance(provider, SwitchableProvider) else SwitchableProvider(provider)
+        provider
+        if isinstance(provider, SwitchableProvider)
+        else SwitchableProvider(provider, fallbacks=FallbackChain(config, secrets))
     )
     owner = TaskOwner("runtime")
     ledger = UsageLedger(usage_place(config))
@@ -269,6 +273,7 @@ def build_runtime(
     )
     memory_commands = memory.command_handler()
     chat_models = ChatModels(config, provider, sessions, secrets)
+    presets = ChatPresets(config, provider, secrets)
     tools.register(MessageTool(bus, on_sent=work.mark_message_sent))
     tools.register(SpawnTool(subagents.spawn, subagents.run_inline))
     main_tools(
@@ -294,6 +299,7 @@ def build_runtime(
         approval=gate,
         commands=(memory_commands,),
         models=chat_models,
+        presets=presets,
     )
     tz = defaults.effective_timezone
     heartbeat = HeartbeatService(

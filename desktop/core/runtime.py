@@ -200,9 +200,12 @@ class Runtime:
         self.provider.switch(built.provider)
         if self.chat_models is not None:  # keys or endpoints may have changed too
             self.chat_models.forget()
+        if self.agent.presets is not None:  # keys, endpoints or presets may have changed too
+            self.agent.presets.forget()
         defaults = config.agents.defaults
         if model:
             defaults.model = model
+            defaults.model_preset = None  # a model chosen by name replaces the active preset
         if provider is not None:
             defaults.provider = provider
         absorb(self.applied, config)

@@ -29,6 +29,7 @@ from desktop.core.bus.events import (
     BudgetWarning,
     ChannelStatusChanged,
     DeliveryFailed,
+    ModelFallback,
     ModelRetrying,
     OutboundMessage,
     ReasoningDelta,
@@ -96,6 +97,7 @@ class CoreBridge(QObject):
         reasoningDelta(ReasoningDelta): a piece of the reasoning.
         streamReset(StreamReset): a retried stream starts over.
         modelRetrying(ModelRetrying): a model call is tried again.
+        modelFallback(ModelFallback): a fallback model answers instead of the failed one.
         toolStarted(ToolCallStarted): a tool call began.
         toolFinished(ToolCallFinished): a tool call ended.
         usage(UsageReport): the token use of a model call.
@@ -121,6 +123,7 @@ class CoreBridge(QObject):
     reasoningDelta = event_signal(ReasoningDelta)
     streamReset = event_signal(StreamReset)
     modelRetrying = event_signal(ModelRetrying)
+    modelFallback = event_signal(ModelFallback)
     toolStarted = event_signal(ToolCallStarted)
     toolFinished = event_signal(ToolCallFinished)
     usage = event_signal(UsageReport)
@@ -160,6 +163,8 @@ class CoreBridge(QObject):
                 self.streamReset.emit(event)
             case ModelRetrying():
                 self.modelRetrying.emit(event)
+            case ModelFallback():
+                self.modelFallback.emit(event)
             case ToolCallStarted():
                 self.toolStarted.emit(event)
             case ToolCallFinished():

@@ -52,7 +52,7 @@ CASES = [
     ("gpt-4o-mini", "auto", {"openai"}, {}, "openai", "openai/gpt-4o-mini"),
     ("deepseek-chat", "auto", {"deepseek"}, {}, "deepseek", "deepseek/deepseek-chat"),
     ("deepseek/deepseek-chat", "auto", {"deepseek"}, {}, "deepseek", "deepseek/deepseek-chat"),
-    ("gemini-2.5-pro", "auto", {"gemini"}, {}, "gemini", "gemini/gemini-2.5-pro"),
+    ("gemini-2.5-pro", "auto", {"gemini"}, {}, "gemini", "openai/gemini-2.5-pro"),
     ("qwen-max", "auto", {"dashscope"}, {}, "dashscope", "dashscope/qwen-max"),
     ("glm-4.6", "auto", {"zhipu"}, {}, "zhipu", "zai/glm-4.6"),
     ("kimi-k2", "auto", {"moonshot"}, {}, "moonshot", "moonshot/kimi-k2"),
@@ -79,8 +79,8 @@ CASES = [
         "custom",
         "openai/any-name",
     ),
-    ("llama3", "ollama", set(), {}, "ollama", "ollama_chat/llama3"),
-    ("ollama/llama3", "auto", set(), {}, "ollama", "ollama/llama3"),
+    ("llama3", "ollama", set(), {}, "ollama", "openai/llama3"),
+    ("ollama/llama3", "auto", set(), {}, "ollama", "openai/llama3"),
     (
         "vllm/qwen",
         "auto",
@@ -110,6 +110,55 @@ CASES = [
     ),
     # Keyword with no key anywhere: the matching provider is still named (so the error can say which key).
     ("claude-opus-4-5", "auto", set(), {}, "anthropic", "anthropic/claude-opus-4-5"),
+    # nanobot 0.3.5's other providers. Azure and Bedrock: chosen by their prefix without a key
+    # (the deployment / the AWS credentials); Bedrock's model ids by keyword once configured.
+    ("azure/my-deployment", "auto", set(), {}, "azure_openai", "azure/my-deployment"),
+    (
+        "bedrock/amazon.nova-pro-v1:0",
+        "auto",
+        set(),
+        {},
+        "bedrock",
+        "bedrock/converse/amazon.nova-pro-v1:0",
+    ),
+    (
+        "anthropic.claude-3-5-sonnet",
+        "auto",
+        {"anthropic"},
+        {"bedrock": {"region": "us-east-1"}},
+        "bedrock",
+        "bedrock/converse/anthropic.claude-3-5-sonnet",
+    ),
+    # More specific sections first: the Coding Plans before their plain providers.
+    (
+        "kimi-for-coding",
+        "auto",
+        {"moonshot", "kimi_coding"},
+        {},
+        "kimi_coding",
+        "anthropic/kimi-for-coding",
+    ),
+    (
+        "opencode-go/kimi-k2",
+        "auto",
+        {"opencode", "opencode_go"},
+        {},
+        "opencode_go",
+        "openai/kimi-k2",
+    ),
+    ("opencode/qwen3-coder", "auto", {"opencode"}, {}, "opencode", "openai/qwen3-coder"),
+    # NVIDIA's model ids start with "nvidia/": the prefix chooses it and is kept.
+    (
+        "nvidia/llama-3.3-nemotron-super-49b-v1",
+        "auto",
+        {"nvidia"},
+        {},
+        "nvidia",
+        "openai/nvidia/llama-3.3-nemotron-super-49b-v1",
+    ),
+    ("gemini-2.5-flash", "auto", {"gemini"}, {}, "gemini", "openai/gemini-2.5-flash"),
+    ("xai-grok/grok-4.6", "auto", {"openai"}, {}, "xai_grok", "grok-4.6"),
+    ("step-3", "auto", {"stepfun"}, {}, "stepfun", "openai/step-3"),
 ]
 
 
@@ -162,7 +211,7 @@ def test_registry_covers_required_providers() -> None:
     assert len(names) == len(PROVIDERS)
     for spec in PROVIDERS:
         assert spec.display_name
-        assert spec.needs_key or spec.is_local or spec.name == "custom"
+        assert spec.needs_key or spec.is_local or spec.direct or spec.name == "custom"
         assert find_by_name(spec.name.replace("_", "-")) is spec
     assert find_by_name("openrouter").key_prefix == "sk-or-"  # type: ignore[union-attr]
     assert find_by_name("anthropic").supports_prompt_caching  # type: ignore[union-attr]

@@ -54,6 +54,8 @@ from desktop.core.bus.queue import MessageBus
 from desktop.core.config.loader import config_origin
 from desktop.core.config.schema import Config
 from desktop.core.providers.base import LLMError, LLMProvider
+from desktop.core.providers.chat_presets import ChatPresets
+from desktop.core.providers.presets import default_target
 from desktop.core.providers.switchable import TURN_SOURCES, usage_scope
 from desktop.core.security.paths import default_protected_paths
 from desktop.core.session.chat_model import chat_model
@@ -99,6 +101,8 @@ class AgentLoop:
         max_concurrent: Sessions that may run at once.
         models: Runs a chat's turns on the chat's own model, when it has one; ``None``: every
             chat uses ``provider``'s model.
+        presets: Runs the turns of a chat on a model preset on that preset (it wins over a
+            model of the chat's own); ``None``: no chat uses a preset.
     """
 
     def __init__(
@@ -118,6 +122,7 @@ class AgentLoop:
         commands: Sequence[CommandHandler] = (),
         max_concurrent: int = 3,
         models: ChatModels | None = None,
+        presets: ChatPresets | None = None,
     ) -> None:
         self.config = config
         self.provider = provider
@@ -131,6 +136,7 @@ class AgentLoop:
         self.approval = approval
         self.commands = tuple(commands)
         self.models = models
+        self.presets = presets
         self._owner = owner
         self._semaphore = asyncio.Semaphore(max_concurrent)
         self._locks: dict[str, asyncio.Lock] = {}
@@ -522,13 +528,15 @@ class AgentLoop:
         )
         if hook is not None:
             hooks.add(hook)
+        preset = self.presets.target_for(session.metadata) if self.presets else None
+        model = preset or default_target(self.config)  # the window and length in force
         runner = AgentRunner(
             self.provider,
             self.tools,
             hook=hooks,
             max_iterations=defaults.max_tool_iterations,
-            context_window=defaults.context_window_tokens,
-            max_tokens=defaults.max_tokens,
+            context_window=model.context_window_tokens or defaults.context_window_tokens,
+            max_tokens=model.max_tokens or defaults.max_tokens,
             approval=self.approval,
         )
         ctx = ToolContext(
@@ -544,7 +552,8 @@ class AgentLoop:
             tool_groups=groups_in_history(history, self.tools, message.content),
             source="session" if SESSION_MESSAGE in message.metadata else source,
         )
-        result = await runner.run(messages, ctx, session_key=key, turn_id=turn.turn_id)
+        with self.presets.pin(preset) if self.presets else contextlib.nullcontext():
+            result = await runner.run(messages, ctx, session_key=key, turn_id=turn.turn_id)
         if result.stop_reason == "empty":
             # Not an answer: the turn stays pending (Retry), nothing is saved as final.
             session.checkpoint(result.added)

@@ -6,6 +6,7 @@ import json
 
 from desktop.core.agent.hooks import AgentHook, HookContext
 from desktop.core.bus.events import (
+    ModelFallback,
     ModelRetrying,
     OutboundMessage,
     ReasoningDelta,
@@ -53,6 +54,10 @@ class EventHook(AgentHook):
                 ModelRetrying(
                     turn, key, delta.text, delta.attempt, delta.max_attempts, delta.delay_s
                 )
+            )
+        elif delta.kind == "fallback":
+            await self.bus.emit(
+                ModelFallback(turn, key, delta.text, delta.model, delta.previous_model)
             )
         else:
             await self.bus.emit(StreamReset(turn, key))
@@ -104,6 +109,20 @@ class ProgressHook(AgentHook):
         self.chat_id = chat_id
         self.progress = progress
         self.tool_hints = tool_hints
+
+    def wants_streaming(self) -> bool:
+        return True  # to hear about a fallback model
+
+    async def on_stream(self, ctx: HookContext, delta: StreamDelta) -> None:
+        if delta.kind == "fallback":  # always said: the answer comes from another model
+            await self.bus.publish_outbound(
+                OutboundMessage(
+                    self.channel,
+                    self.chat_id,
+                    f"({delta.text})",
+                    metadata={"progress": True, "fallback": True},
+                )
+            )
 
     async def before_execute_tools(self, ctx: HookContext, calls: list[ToolCallRequest]) -> None:
         last = ctx.added[-1] if ctx.added else {}

@@ -209,6 +209,19 @@ class ModelRetrying:
 
 
 @dataclass(frozen=True)
+class ModelFallback:
+    """``previous_model`` failed (after its retries) and the fallback ``model`` answers
+    instead; ``text`` says so in one sentence (``agents.defaults.fallbackModels``)."""
+
+    turn_id: str
+    session_key: str
+    text: str
+    model: str
+    previous_model: str
+    kind: Literal["model_fallback"] = "model_fallback"
+
+
+@dataclass(frozen=True)
 class ToolCallStarted:
     """A tool call began (``call_id`` is unique within the turn only)."""
 
@@ -433,6 +446,7 @@ RunEvent = (
     | ReasoningDelta
     | StreamReset
     | ModelRetrying
+    | ModelFallback
     | ToolCallStarted
     | ToolCallFinished
     | UsageReport

@@ -28,9 +28,29 @@ from desktop.core.channels.slack.config import SlackConfig
 from desktop.core.channels.telegram.config import TelegramConfig
 from desktop.core.channels.whatsapp.config import WhatsAppConfig
 from desktop.core.config.base import Base, ChannelBase
+from desktop.core.config.provider_schema import (
+    BedrockProviderConfig,
+    FallbackCandidate,
+    InlineFallbackConfig,
+    ModelPresetConfig,
+    ProviderConfig,
+    ProvidersConfig,
+    TranscriptionConfig,
+)
 from desktop.core.config.timezone import is_valid_timezone, system_timezone
 
-__all__ = ["Base", "ChannelBase", "Config"]
+__all__ = [
+    "Base",
+    "BedrockProviderConfig",
+    "ChannelBase",
+    "Config",
+    "FallbackCandidate",
+    "InlineFallbackConfig",
+    "ModelPresetConfig",
+    "ProviderConfig",
+    "ProvidersConfig",
+    "TranscriptionConfig",
+]
 
 
 class DreamConfig(Base):
@@ -113,6 +133,8 @@ class AgentDefaults(Base):
     max_tool_result_chars: int = Field(default=16_000, ge=100)
     max_concurrent_subagents: int = Field(default=4, ge=1)
     reasoning_effort: str | None = None
+    model_preset: str | None = None  # a name in modelPresets: it stands in for the fields above
+    fallback_models: list[FallbackCandidate] = Field(default_factory=list)
     timezone: str | None = Field(
         default=None,
         title="Timezone",
@@ -139,47 +161,6 @@ class AgentsConfig(Base):
     """The ``agents`` section."""
 
     defaults: AgentDefaults = Field(default_factory=AgentDefaults)
-
-
-class ProviderConfig(Base):
-    """Credentials and endpoint of one LLM provider.
-
-    ``api_key`` is read for compatibility (and migrated into the keyring); nanobot Desktop never
-    writes a key here.
-    """
-
-    api_key: str | None = None
-    api_base: str | None = None
-    extra_headers: dict[str, str] | None = None
-
-
-def _provider() -> ProviderConfig:
-    return ProviderConfig()
-
-
-class ProvidersConfig(Base):
-    """One section per provider in the registry; other providers are kept as extras."""
-
-    custom: ProviderConfig = Field(default_factory=_provider)
-    anthropic: ProviderConfig = Field(default_factory=_provider)
-    openai: ProviderConfig = Field(default_factory=_provider)
-    openrouter: ProviderConfig = Field(default_factory=_provider)
-    deepseek: ProviderConfig = Field(default_factory=_provider)
-    gemini: ProviderConfig = Field(default_factory=_provider)
-    groq: ProviderConfig = Field(default_factory=_provider)
-    moonshot: ProviderConfig = Field(default_factory=_provider)
-    minimax: ProviderConfig = Field(default_factory=_provider)
-    zhipu: ProviderConfig = Field(default_factory=_provider)
-    dashscope: ProviderConfig = Field(default_factory=_provider)
-    siliconflow: ProviderConfig = Field(default_factory=_provider)
-    volcengine: ProviderConfig = Field(default_factory=_provider)
-    aihubmix: ProviderConfig = Field(default_factory=_provider)
-    mistral: ProviderConfig = Field(default_factory=_provider)
-    vllm: ProviderConfig = Field(default_factory=_provider)
-    ollama: ProviderConfig = Field(default_factory=_provider)
-    lm_studio: ProviderConfig = Field(default_factory=_provider)
-    openai_codex: ProviderConfig = Field(default_factory=_provider)  # OAuth: no apiKey
-    github_copilot: ProviderConfig = Field(default_factory=_provider)  # OAuth: no apiKey
 
 
 class ChannelsConfig(Base):
@@ -339,6 +320,8 @@ class Config(Base):
     providers: ProvidersConfig = Field(default_factory=ProvidersConfig)
     gateway: GatewayConfig = Field(default_factory=GatewayConfig)
     tools: ToolsConfig = Field(default_factory=ToolsConfig)
+    transcription: TranscriptionConfig = Field(default_factory=TranscriptionConfig)
+    model_presets: dict[str, ModelPresetConfig] = Field(default_factory=dict)
 
     _origin: Any = PrivateAttr(default=None)
 

@@ -79,16 +79,20 @@ class StreamDelta:
 
     ``kind`` is ``"text"`` or ``"reasoning"`` for content, ``"reset"`` when a retry after a
     broken stream starts over (consumers drop what they showed of the failed attempt; the final
-    :class:`LLMResponse` never contains it), or ``"retry"`` when an attempt failed and another
+    :class:`LLMResponse` never contains it), ``"retry"`` when an attempt failed and another
     one follows after ``delay_s``: ``text`` then says why in one sentence and ``attempt`` /
-    ``max_attempts`` count the attempts (the next one is ``attempt + 1``).
+    ``max_attempts`` count the attempts (the next one is ``attempt + 1``), or ``"fallback"``
+    when ``previous_model`` failed and the fallback ``model`` answers instead (``text`` says
+    so in one sentence).
     """
 
-    kind: Literal["text", "reasoning", "reset", "retry"]
+    kind: Literal["text", "reasoning", "reset", "retry", "fallback"]
     text: str = ""
     attempt: int = 0
     max_attempts: int = 0
     delay_s: float = 0.0
+    model: str = ""
+    previous_model: str = ""
 
 
 StreamCallback = Callable[[StreamDelta], Awaitable[None] | None]

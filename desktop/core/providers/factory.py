@@ -44,6 +44,15 @@ def oauth_key(name: str, store: SecretStore) -> ResolvedKey:
     )
 
 
+def with_active_preset(config: Config) -> Config:
+    """``config``, or a copy whose default model is its active model preset
+    (``agents.defaults.modelPreset``, when it names one in ``modelPresets``)."""
+    from desktop.core.providers.presets import preset_target, target_config
+
+    active = preset_target(config, config.agents.defaults.model_preset)
+    return config if active is None else target_config(config, active)
+
+
 @dataclass(frozen=True)
 class BuiltProvider:
     """A ready provider with the routing and key facts behind it (for ``status``)."""
@@ -61,6 +70,8 @@ def resolve_choice(
     environ: Mapping[str, str] | None = None,
 ) -> tuple[ProviderChoice, ResolvedKey]:
     """Choose the provider for ``model`` and resolve its key (blocking: keyring calls)."""
+    if model is None:
+        config = with_active_preset(config)
     cache: dict[str, ResolvedKey] = {}
 
     def resolved(name: str) -> ResolvedKey:
@@ -94,7 +105,8 @@ def build_provider(
     Args:
         config: Loaded config.
         store: Where keys live.
-        model: Model name; the configured default when ``None``.
+        model: Model name; the configured default when ``None`` (the active model preset,
+            with its settings, when ``agents.defaults.modelPreset`` names one).
         environ: Environment for the env-var fallback.
         **options: Extra :class:`LiteLLMProvider` arguments (e.g. ``retry_delays``).
 
@@ -103,6 +115,8 @@ def build_provider(
         MissingKeyError: The provider needs a key and none is available
             (:class:`NotSignedInError` for an OAuth provider nobody signed in to).
     """
+    if model is None:
+        config = with_active_preset(config)
     choice, key = resolve_choice(config, store, model=model, environ=environ)
     if choice.spec.oauth:
         if not key.found:
@@ -127,6 +141,7 @@ def build_provider(
         api_key=key.value,
         max_tokens=defaults.max_tokens,
         temperature=defaults.temperature,
+        reasoning_effort=defaults.reasoning_effort,
         request_timeout=defaults.request_timeout_s,
         stream_idle_timeout=defaults.stream_idle_timeout_s,
         **options,

@@ -15,6 +15,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
+from desktop.core.providers.aws import with_credentials
 from desktop.core.providers.base import (
     LLMError,
     LLMProvider,
@@ -75,8 +76,22 @@ def import_litellm() -> Any:
         litellm.disable_aiohttp_transport = True
         if hasattr(litellm, "telemetry"):
             litellm.telemetry = False
+        _offline_token_counts(litellm)
         _litellm = litellm
     return _litellm
+
+
+def _offline_token_counts(litellm: Any) -> None:
+    """Count tokens of Llama and Command-R models with the bundled tokenizer.
+
+    LiteLLM prices each response as it arrives and, for model names containing ``llama-2``,
+    ``llama-3`` or ``command-r``, downloads a tokenizer from huggingface.co to count the
+    answer -- on the event loop, retrying for about 20 s when there is no network. The
+    bundled tiktoken counts are close enough for a price that is only an estimate.
+    """
+    utils = getattr(litellm, "utils", None)
+    if utils is not None and hasattr(utils, "_return_huggingface_tokenizer"):
+        utils._return_huggingface_tokenizer = lambda _model: None
 
 
 def _get(obj: Any, name: str, default: Any = None) -> Any:
@@ -95,6 +110,7 @@ class LiteLLMProvider(LLMProvider):
         api_key: The key for this provider (``None`` for keyless servers).
         max_tokens: Default completion limit.
         temperature: Default temperature.
+        reasoning_effort: Default reasoning effort (``None``: not sent).
         request_timeout: Seconds for a whole non-streaming call, or until a stream starts.
         stream_idle_timeout: Seconds a stream may stay silent before it is abandoned.
         retry_delays: Backoff before each retry; its length is the number of retries.
@@ -107,6 +123,7 @@ class LiteLLMProvider(LLMProvider):
         api_key: str | None = None,
         max_tokens: int = 8192,
         temperature: float = 0.1,
+        reasoning_effort: str | None = None,
         request_timeout: float = 120.0,
         stream_idle_timeout: float = 60.0,
         retry_delays: Sequence[float] = DEFAULT_DELAYS,
@@ -116,6 +133,7 @@ class LiteLLMProvider(LLMProvider):
         register_secret(api_key)
         self.max_tokens = max_tokens
         self.temperature = temperature
+        self.reasoning_effort = reasoning_effort
         self.request_timeout = request_timeout
         self.stream_idle_timeout = stream_idle_timeout
         self.retry_delays = tuple(retry_delays)
@@ -155,6 +173,7 @@ class LiteLLMProvider(LLMProvider):
             "max_retries": 0,
             "stream": stream,
         }
+        kwargs.update(self.choice.options)
         kwargs.update(self.choice.params)
         if tools:
             kwargs["tools"] = tools
@@ -162,14 +181,18 @@ class LiteLLMProvider(LLMProvider):
                 kwargs["tool_choice"] = tool_choice
         if self._api_key:
             kwargs["api_key"] = self._api_key
-        elif not spec.needs_key:
+        elif not spec.needs_key and not spec.direct:
             kwargs["api_key"] = "no-key"  # OpenAI-compatible clients insist on some value
         if self.choice.api_base:
             kwargs["api_base"] = self.choice.api_base
         if self.choice.extra_headers:
             kwargs["extra_headers"] = dict(self.choice.extra_headers)
-        if reasoning_effort:
-            kwargs["reasoning_effort"] = reasoning_effort
+        if reasoning_effort or self.reasoning_effort:
+            kwargs["reasoning_effort"] = reasoning_effort or self.reasoning_effort
+            if spec.litellm_prefix == "openai" and spec.name != "openai":
+                # LiteLLM drops it for model names it does not know; an OpenAI-compatible
+                # server is asked as the person configured (as nanobot does).
+                kwargs["allowed_openai_params"] = ["reasoning_effort"]
         if stream:
             kwargs["stream_options"] = {"include_usage": True}
         return kwargs
@@ -218,6 +241,8 @@ class LiteLLMProvider(LLMProvider):
         The attempt counts as sent (its prompt may be billed) unless the server answered with
         an error or could not be reached; a timeout or a cancel leaves it counted.
         """
+        if self.choice.spec.litellm_prefix.startswith("bedrock"):
+            kwargs = await with_credentials(kwargs)
         meter = current_meter()
         if meter is not None:
             meter.sending()

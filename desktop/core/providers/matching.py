@@ -3,9 +3,14 @@
 Order (first hit wins): the forced ``agents.defaults.provider``; an explicit ``name/`` prefix on
 the model; keyword match in registry order among providers that have a key; the first gateway
 with a key; ``custom`` when it has an apiBase. A prefix naming an OAuth provider
-(``openai-codex/…``, ``github-copilot/…``) always chooses it, signed in or not. A provider
-section whose key or apiBase reveals a gateway (``sk-or-…`` keys, ``openrouter`` in the URL) is
-treated as that gateway.
+(``openai-codex/…``, ``github-copilot/…``) or a cloud platform with credentials of its own
+(``azure/…``, ``bedrock/…``) always chooses it, keyed or not. A provider section whose key or
+apiBase reveals a gateway (``sk-or-…`` keys, ``openrouter`` in the URL) is treated as that
+gateway. Transcription-only providers (AssemblyAI) are never chosen for chat.
+
+The API base is the section's (with the suffix the spec drops, e.g. the ``/v1`` nanobot writes
+for Anthropic-style servers) or the spec's default; :mod:`desktop.core.providers.routes` adds
+the arguments a route needs beyond model, key and base (Azure's API version, Bedrock's region).
 """
 
 from __future__ import annotations
@@ -15,7 +20,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from desktop.core.config.schema import Config, ProviderConfig
-from desktop.core.providers.registry import PROVIDERS, ProviderSpec, find_by_name
+from desktop.core.providers.registry import (
+    PROVIDERS,
+    ProviderSpec,
+    find_by_model_prefix,
+    find_by_name,
+)
+from desktop.core.providers.routes import route_options
 
 
 class ProviderNotFound(LookupError):
@@ -34,6 +45,8 @@ class ProviderChoice:
         extra_headers: Headers from the config section.
         params: Per-model parameter overrides from the registry.
         reason: Why this provider was chosen (for ``status``).
+        options: Further LiteLLM arguments of the route (``api_version``,
+            ``aws_region_name``, ``extra_body``…), from the spec and the config section.
     """
 
     spec: ProviderSpec
@@ -43,6 +56,7 @@ class ProviderChoice:
     extra_headers: dict[str, str] = field(default_factory=dict)
     params: dict[str, Any] = field(default_factory=dict)
     reason: str = ""
+    options: dict[str, Any] = field(default_factory=dict)
 
 
 def detect_gateway(section: ProviderConfig | None, key: str | None) -> ProviderSpec | None:
@@ -61,9 +75,11 @@ def detect_gateway(section: ProviderConfig | None, key: str | None) -> ProviderS
 def litellm_model_name(spec: ProviderSpec, model: str) -> str:
     """Spell ``model`` the way LiteLLM routes it to ``spec``."""
     lowered = model.lower()
-    own = f"{spec.name}/"
-    if lowered.startswith(own) and not any(lowered.startswith(p) for p in spec.skip_prefixes):
-        model = model[len(own) :]
+    if not any(lowered.startswith(p) for p in spec.skip_prefixes):
+        for own in spec.dropped_prefixes:
+            if lowered.startswith(own):
+                model = model[len(own) :]
+                break
     if spec.strip_model_prefix and "/" in model:
         model = model.split("/", 1)[1]
     if not spec.litellm_prefix or any(model.lower().startswith(p) for p in spec.skip_prefixes):
@@ -81,11 +97,35 @@ def model_params(spec: ProviderSpec, model: str) -> dict[str, Any]:
     return params
 
 
+def api_base_for(spec: ProviderSpec, section: ProviderConfig | None) -> str | None:
+    """The endpoint for ``spec``: the section's (without the suffix the spec drops), else the
+    spec's default, else ``None`` (LiteLLM's own default)."""
+    base = ((section.api_base if section else None) or "").strip()
+    trimmed = base.rstrip("/")
+    if base and spec.drop_base_suffix and trimmed.endswith(spec.drop_base_suffix):
+        base = trimmed[: -len(spec.drop_base_suffix)]
+    if base and spec.add_base_suffix and not trimmed.endswith(spec.add_base_suffix):
+        base = trimmed + spec.add_base_suffix
+    return base or spec.default_api_base or None
+
+
+def _configured(section: ProviderConfig | None) -> bool:
+    """Whether a section names anything (an endpoint, a region, a profile)."""
+    if section is None:
+        return False
+    extras = (getattr(section, "region", None), getattr(section, "profile", None))
+    return bool(section.api_base) or any(extras)
+
+
 def _usable(
     spec: ProviderSpec, section: ProviderConfig | None, has_key: Callable[[str], bool]
 ) -> bool:
+    if spec.transcription_only:
+        return False
     if has_key(spec.name):
         return True
+    if spec.direct and not spec.needs_key:
+        return _configured(section)
     if not spec.needs_key:
         return bool(section and section.api_base) or (spec.is_local and bool(spec.default_api_base))
     return False
@@ -117,16 +157,30 @@ def choose_provider(
     if forced and forced != "auto":
         chosen = find_by_name(forced)
         if chosen is None:
-            known = ", ".join(spec.name for spec in PROVIDERS)
+            known = ", ".join(spec.name for spec in PROVIDERS if spec.chats)
             raise ProviderNotFound(
                 f"unknown provider {forced!r} in agents.defaults.provider (known: {known})"
             )
+        if chosen.transcription_only:
+            raise ProviderNotFound(
+                f"{chosen.display_name} only transcribes voice messages; choose a chat "
+                "provider in agents.defaults.provider"
+            )
         reason = "forced by agents.defaults.provider"
     if chosen is None and "/" in lowered:
-        spec = find_by_name(lowered.split("/", 1)[0])
+        spec = find_by_model_prefix(lowered.split("/", 1)[0])
         # An OAuth provider named by the prefix is chosen even when signed out: falling through
         # would send ``openai-codex/gpt-5`` to OpenAI's API; building it says "sign in" instead.
-        if spec and (spec.oauth or _usable(spec, config.provider_config(spec.name), has_key)):
+        # Azure and Bedrock likewise: their credentials need not be an API key.
+        if (
+            spec
+            and spec.chats
+            and (
+                spec.oauth
+                or spec.direct
+                or _usable(spec, config.provider_config(spec.name), has_key)
+            )
+        ):
             chosen, reason = spec, "model prefix"
     if chosen is None:
         for spec in PROVIDERS:
@@ -143,12 +197,12 @@ def choose_provider(
     if chosen is None:
         for spec in PROVIDERS:
             section = config.provider_config(spec.name)
-            if not spec.needs_key and section and section.api_base:
+            if not spec.needs_key and not spec.direct and section and section.api_base:
                 chosen, reason = spec, "configured apiBase"
                 break
     if chosen is None:
         for spec in PROVIDERS:
-            if spec.keywords and any(k in lowered for k in spec.keywords):
+            if spec.chats and spec.keywords and any(k in lowered for k in spec.keywords):
                 chosen, reason = spec, "model keyword (no key yet)"
                 break
     if chosen is None:
@@ -166,13 +220,16 @@ def choose_provider(
                 gateway,
                 f"{reason}; {section_name} section points at {gateway.display_name}",
             )
-    api_base = (section.api_base if section else None) or routed.default_api_base or None
+    api_base = api_base_for(routed, section)
+    headers = dict(routed.default_headers)
+    headers.update((section.extra_headers or {}) if section else {})
     return ProviderChoice(
         spec=routed,
         section=section_name,
         model=litellm_model_name(routed, model),
         api_base=api_base,
-        extra_headers=dict((section.extra_headers or {}) if section else {}),
+        extra_headers=headers,
         params=model_params(routed, model),
         reason=reason,
+        options=route_options(routed, section),
     )

@@ -26,7 +26,7 @@ LIVE: frozenset[tuple[str, ...]] = frozenset(
     {
         ("agents", "defaults", "maxToolIterations"),
         ("agents", "defaults", "contextWindowTokens"),
-        ("agents", "defaults", "reasoningEffort"),
+        ("agents", "defaults", "fallbackModels"),
         ("agents", "defaults", "dream", "maxBatchSize"),
         ("agents", "defaults", "dream", "maxIterations"),
         ("agents", "defaults", "dream", "tokenBudget"),
@@ -43,11 +43,13 @@ PROVIDER: frozenset[tuple[str, ...]] = frozenset(
         ("agents", "defaults", "provider"),
         ("agents", "defaults", "maxTokens"),
         ("agents", "defaults", "temperature"),
+        ("agents", "defaults", "reasoningEffort"),
+        ("agents", "defaults", "modelPreset"),
         ("agents", "defaults", "requestTimeoutS"),
         ("agents", "defaults", "streamIdleTimeoutS"),
     }
 )
-PROVIDER_PREFIXES: tuple[tuple[str, ...], ...] = (("providers",),)
+PROVIDER_PREFIXES: tuple[tuple[str, ...], ...] = (("providers",), ("modelPresets",))
 
 
 def _flatten(data: Any, prefix: tuple[str, ...] = ()) -> dict[tuple[str, ...], Any]:

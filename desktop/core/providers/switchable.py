@@ -19,9 +19,10 @@ cost as far as it is known (:mod:`desktop.core.providers.meter`; ``estimated`` w
 not the server's own count). Call guards (:meth:`add_call_guard`) run *before* each call and
 may refuse it (the budget governor); a refused call was never made and is not reported.
 
-A chat with a model of its own (:mod:`desktop.core.session.chat_model`) runs its turn inside
-:meth:`SwitchableProvider.pinned`: its calls (and those of tasks the turn starts) go to the
-provider the pin resolves, still guarded, metered and reported here.
+A chat on a model preset of its own (:mod:`desktop.core.providers.chat_presets`) runs its turn
+inside :meth:`SwitchableProvider.pinned`: its calls (and those of tasks the turn starts) go to
+the provider the pin resolves, still guarded, metered and reported here. Pins nest: one that
+resolves nothing leaves the call to the pin around it, else to the current provider.
 """
 
 from __future__ import annotations
@@ -35,9 +36,16 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
-from desktop.core.providers.base import LLMProvider, LLMResponse, StreamCallback, Usage
+from desktop.core.providers.base import (
+    LLMError,
+    LLMProvider,
+    LLMResponse,
+    StreamCallback,
+    Usage,
+)
+from desktop.core.providers.fallback import FallbackChain, StreamWatch, should_fall_back
 from desktop.core.providers.meter import CallMeter, metering, spent
 
 log = logging.getLogger(__name__)
@@ -69,6 +77,15 @@ class UsageTag:
 
 
 CallOutcome = Literal["ok", "stopped", "failed"]
+
+
+class CallSettings(TypedDict):
+    """The per-call settings a fallback model may replace."""
+
+    model: str | None
+    max_tokens: int | None
+    temperature: float | None
+    reasoning_effort: str | None
 
 
 @dataclass(frozen=True)
@@ -109,14 +126,22 @@ CallGuard = Callable[[UsageTag, str], Awaitable[None]]
 """Awaited with ``(tag, model)`` before each call; raising refuses the call."""
 
 PinResolver = Callable[[], Awaitable[LLMProvider | None]]
-"""Awaited before each call made under a pin: the provider to use (``None``: the current one).
-It may raise :class:`~desktop.core.providers.base.LLMError` (the call then fails as any call)."""
+"""Awaited before each call made under a pin: the provider to use (``None``: the pin around
+it, else the current one). It may raise :class:`~desktop.core.providers.base.LLMError` (the
+call then fails as any call)."""
 
 _UNTAGGED = UsageTag()  # frozen: safe to share as the default
 _TAG: contextvars.ContextVar[UsageTag] = contextvars.ContextVar("usage_tag", default=_UNTAGGED)
-_PIN: contextvars.ContextVar[tuple[SwitchableProvider, PinResolver] | None] = (
-    contextvars.ContextVar("provider_pin", default=None)
-)
+
+
+@dataclass(frozen=True)
+class _Pin:
+    owner: SwitchableProvider
+    resolve: PinResolver
+    outer: _Pin | None
+
+
+_PIN: contextvars.ContextVar[_Pin | None] = contextvars.ContextVar("provider_pin", default=None)
 
 
 @contextlib.contextmanager
@@ -154,12 +179,18 @@ def current_tag() -> UsageTag:
 class SwitchableProvider(LLMProvider):
     """Delegates every call to the current provider; :meth:`switch` replaces it.
 
+    A call the current provider fails in a way another model may not goes on to the configured
+    fallback models in turn (:mod:`desktop.core.providers.fallback`); each attempt is a model
+    call of its own for the guards and listeners.
+
     Args:
         provider: The provider to start with.
+        fallbacks: The fallback models (``None``: a failed call stays failed).
     """
 
-    def __init__(self, provider: LLMProvider) -> None:
+    def __init__(self, provider: LLMProvider, *, fallbacks: FallbackChain | None = None) -> None:
         self._current = provider
+        self.fallbacks = fallbacks
         self._listeners: list[UsageListener] = []
         self._call_listeners: list[CallListener] = []
         self._guards: list[CallGuard] = []
@@ -196,20 +227,23 @@ class SwitchableProvider(LLMProvider):
     @contextlib.contextmanager
     def pinned(self, resolve: PinResolver) -> Iterator[None]:
         """Inside the block (this task and the tasks it starts) calls go to the provider
-        ``resolve()`` returns, asked before each call (``None``: the current provider)."""
-        token = _PIN.set((self, resolve))
+        ``resolve()`` returns, asked before each call (``None``: as without this pin)."""
+        token = _PIN.set(_Pin(self, resolve, _PIN.get()))
         try:
             yield
         finally:
             _PIN.reset(token)
 
     async def _target(self) -> LLMProvider:
-        """The provider the next call here goes to (a pin's choice, else the current one)."""
+        """The provider the next call here goes to (the innermost pin's choice, else the
+        current one)."""
         pin = _PIN.get()
-        if pin is not None and pin[0] is self:
-            chosen = await pin[1]()
-            if chosen is not None:
-                return chosen
+        while pin is not None:
+            if pin.owner is self:
+                chosen = await pin.resolve()
+                if chosen is not None:
+                    return chosen
+            pin = pin.outer
         return self._current
 
     def add_usage_listener(self, listener: UsageListener) -> Callable[[], None]:
@@ -328,23 +362,21 @@ class SwitchableProvider(LLMProvider):
         tool_choice: str | dict[str, Any] | None = None,
         reasoning_effort: str | None = None,
     ) -> LLMResponse:
-        """One non-streaming call on the current (or pinned) provider."""
+        """One non-streaming call on the current (or pinned) provider, then the fallbacks."""
         provider = await self._target()
-        return await self._metered(
-            provider,
-            model or provider.model,
-            messages,
-            tools,
-            lambda: provider.chat(
-                messages,
-                tools,
-                model=model,
-                max_tokens=max_tokens,
-                temperature=temperature,
-                tool_choice=tool_choice,
-                reasoning_effort=reasoning_effort,
-            ),
-        )
+
+        def call(
+            target: LLMProvider, settings: CallSettings, _watch: StreamWatch
+        ) -> Awaitable[LLMResponse]:
+            return target.chat(messages, tools, tool_choice=tool_choice, **settings)
+
+        settings: CallSettings = {
+            "model": model,
+            "max_tokens": max_tokens,
+            "temperature": temperature,
+            "reasoning_effort": reasoning_effort,
+        }
+        return await self._answer(provider, messages, tools, settings, call, StreamWatch(None))
 
     async def chat_stream(
         self,
@@ -358,21 +390,77 @@ class SwitchableProvider(LLMProvider):
         tool_choice: str | dict[str, Any] | None = None,
         reasoning_effort: str | None = None,
     ) -> LLMResponse:
-        """One streaming call on the current (or pinned) provider."""
+        """One streaming call on the current (or pinned) provider, then the fallbacks."""
         provider = await self._target()
-        return await self._metered(
-            provider,
-            model or provider.model,
-            messages,
-            tools,
-            lambda: provider.chat_stream(
-                messages,
-                tools,
-                on_delta=on_delta,
-                model=model,
-                max_tokens=max_tokens,
-                temperature=temperature,
-                tool_choice=tool_choice,
-                reasoning_effort=reasoning_effort,
-            ),
-        )
+
+        def call(
+            target: LLMProvider, settings: CallSettings, watch: StreamWatch
+        ) -> Awaitable[LLMResponse]:
+            return target.chat_stream(
+                messages, tools, on_delta=watch.forward, tool_choice=tool_choice, **settings
+            )
+
+        settings: CallSettings = {
+            "model": model,
+            "max_tokens": max_tokens,
+            "temperature": temperature,
+            "reasoning_effort": reasoning_effort,
+        }
+        watch = StreamWatch(on_delta)
+        return await self._answer(provider, messages, tools, settings, call, watch)
+
+    async def _answer(
+        self,
+        provider: LLMProvider,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        settings: CallSettings,
+        call: Callable[[LLMProvider, CallSettings, StreamWatch], Awaitable[LLMResponse]],
+        watch: StreamWatch,
+    ) -> LLMResponse:
+        """Make the call on ``provider``; on an error another model may not share, on each
+        fallback model in turn (each one guarded, metered and reported as its own call)."""
+        model = settings["model"] or provider.model
+        try:
+            return await self._metered(
+                provider, model, messages, tools, lambda: call(provider, settings, watch)
+            )
+        except LLMError as exc:
+            chain = self.fallbacks
+            if chain is None or not should_fall_back(exc):
+                raise
+            failure, failed = exc, model
+        for target in chain.targets():
+            if target.model == failed:
+                continue
+            try:
+                backup = await chain.provider(target)
+            except LLMError as exc:
+                log.warning("fallback model %s cannot be used: %s", target.label, exc.message)
+                continue
+            log.warning(
+                "%s failed (%s); trying the fallback model %s",
+                failed,
+                failure.message,
+                target.label,
+            )
+            await watch.switching(failed, target, failure)
+            changed: CallSettings = {
+                "model": None,
+                "max_tokens": settings["max_tokens"] or target.max_tokens,
+                "temperature": target.temperature,
+                "reasoning_effort": target.reasoning_effort,
+            }
+            try:
+                return await self._metered(
+                    backup,
+                    backup.model,
+                    messages,
+                    tools,
+                    functools.partial(call, backup, changed, watch),
+                )
+            except LLMError as exc:
+                if not should_fall_back(exc):
+                    raise
+                failure, failed = exc, backup.model
+        raise failure

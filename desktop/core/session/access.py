@@ -126,6 +126,22 @@ class SessionAccess:
         async with self._locked(key):
             await asyncio.to_thread(self.sessions.restore, key, aside)
 
+    async def preset(self, key: str) -> str | None:
+        """The model preset chat ``key`` is on (``None``: the default model)."""
+        from desktop.core.providers.presets import session_preset
+
+        def read() -> str | None:
+            return session_preset(self.sessions.get_or_create(key).metadata)
+
+        return await asyncio.to_thread(read)
+
+    async def set_preset(self, key: str, name: str | None) -> None:
+        """Put chat ``key`` on model preset ``name`` (``None``: the default model)."""
+        from desktop.core.providers.chat_presets import set_session_preset
+
+        async with self._locked(key):
+            await asyncio.to_thread(set_session_preset, self.sessions, key, name)
+
     async def search(self, query: str) -> list[str]:
         """Keys of sessions whose title or messages contain ``query``."""
         return await asyncio.to_thread(self.sessions.search, query)

@@ -7,9 +7,10 @@ model picker in the chat's header) keeps it in its session metadata under
 chat's turns (:class:`desktop.core.providers.chat_models.ChatModels`).
 
 nanobot 0.3.5 keeps unknown metadata keys and ignores this one: in nanobot the chat is answered
-by nanobot's default model. (nanobot's own per-session choice, ``_nanobot_model_preset``,
-names one of the config's ``modelPresets``; named presets are a later step, and this key is
-left to them then.)
+by nanobot's default model. nanobot's own per-session choice, :data:`SESSION_PRESET`
+(``_nanobot_model_preset``), names one of the config's ``modelPresets``
+(:mod:`desktop.core.providers.chat_presets`). A chat is on a preset or on a model of its own,
+never both: setting one removes the other.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any
 from desktop.core.session.manager import SessionManager
 
 CHAT_MODEL = "desktop_model"
+SESSION_PRESET = "_nanobot_model_preset"  # nanobot 0.3.5's key: the chat's model preset
 AUTO = "auto"
 
 
@@ -69,4 +71,5 @@ def set_chat_model(sessions: SessionManager, key: str, choice: ModelChoice | Non
         session.metadata.pop(CHAT_MODEL)
     else:
         session.metadata[CHAT_MODEL] = choice.as_metadata()
+        session.metadata.pop(SESSION_PRESET, None)  # a model of its own replaces a preset
     sessions.save(session)

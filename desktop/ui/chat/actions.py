@@ -111,6 +111,7 @@ class ChatActions(_Host):
             via = choice.spec.display_name if choice is not None else ""
         picker = self.pane.picker
         picker.recent = self._recent_models()
+        picker.presets = [(n, p.model) for n, p in self.services.config.model_presets.items()]
         picker.set_model(
             shown.model,
             shown.provider,
@@ -118,9 +119,41 @@ class ChatActions(_Host):
             own=own is not None,
             default=(default.model, default.provider),
         )
+        picker.set_preset(picker.preset if picker.preset in dict(picker.presets) else "")
         self.pane.fit_header()
         where = f" · {via}" if via else ""
         self.modelShown.emit(f"{shown.model}{where}" + (" (this chat)" if own else ""))
+
+    # -- model presets ----------------------------------------------------------------------
+    def choose_preset(self, name: str) -> None:
+        """Put the shown chat on preset ``name`` (``""``: back to the default model)."""
+        self._spawn(self.apply_preset(self.current, name))
+
+    async def apply_preset(self, key: str, name: str) -> bool:
+        """Save chat ``key``'s preset in its session (its next turn uses it)."""
+        if not key:
+            return False
+        try:
+            await self.store.access.set_preset(key, name or None)
+        except OSError as exc:
+            self.panel.snackbar.show_message(f"The preset was not set: {exc}")
+            return False
+        if name:  # a preset replaces the chat's own model (the store removed it)
+            self._chat_models[key] = None
+        if key == self.current:
+            self.pane.picker.set_preset(name)
+            self.refresh_model()
+        return True
+
+    async def show_preset(self, key: str) -> None:
+        """Show the preset chat ``key`` is on (when it is still the shown chat)."""
+        try:
+            name = await self.store.access.preset(key) if key else None
+        except OSError:
+            name = None
+        if key == self.current:
+            self.pane.picker.set_preset(name or "")
+            self.pane.fit_header()
 
     def _recent_models(self) -> list[dict[str, str]]:
         """Recent models, the shown one first and the default always among them."""
@@ -174,6 +207,8 @@ class ChatActions(_Host):
             return False
         picker.set_busy(False)
         self._chat_models[key] = own
+        if own is not None:  # a model of its own replaces a preset (the store removed it)
+            picker.set_preset("")
         await self._remember_recent(choice)
         self.refresh_model()
         return True

@@ -199,6 +199,7 @@ class ChatTab(ChatActions, QWidget):
         pane.picker.defaultRequested.connect(self.make_default)
         pane.picker.followDefaultRequested.connect(self.follow_default)
         pane.picker.settingsRequested.connect(lambda: self.openSettingsRequested.emit("providers"))
+        pane.picker.presetChosen.connect(self.choose_preset)
         pane.other_model.chosen.connect(self.choose_model)
         pane.editing.cancelled.connect(self.cancel_edit)
         pane.composer.edit.editLastRequested.connect(self.edit_last)
@@ -335,6 +336,7 @@ class ChatTab(ChatActions, QWidget):
         self.sessionOpened.emit(key)
         self.refresh_model()
         self._apply_jump(key)
+        self._spawn(self.show_preset(key))
 
     async def _load(self, key: str) -> None:
         """(Re)read ``key`` from disk into its model, keeping the live turn's rows."""

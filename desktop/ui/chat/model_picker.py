@@ -5,7 +5,10 @@ chat that model (its own model, kept in the chat: :mod:`desktop.core.session.cha
 The default model — the one every chat without a model of its own uses, as in Settings →
 Providers — changes only through "Make … the default for new chats" here, or in Settings.
 "Other model…" opens a small inline form (provider + model name, with the provider's model
-list fetched in the background when it offers one) — no dialog, no nested event loop.
+list fetched in the background when it offers one) — no dialog, no nested event loop. The
+config's model presets (``modelPresets``) are listed too: picking one emits
+:attr:`ModelPicker.presetChosen` and puts the shown chat on it (``""``: back to its model); a
+chat is on a preset or on a model of its own, never both.
 """
 
 from __future__ import annotations
@@ -78,7 +81,7 @@ class OtherModelForm(QFrame):
         self.provider = QComboBox(self)
         self.provider.setAccessibleName("Provider")
         self.provider.addItem("Auto (from the model name)", AUTO)
-        for spec in PROVIDERS:
+        for spec in (s for s in PROVIDERS if s.chats):  # not the transcription-only ones
             self.provider.addItem(spec.display_name, spec.name)
         self.model = QComboBox(self)
         self.model.setEditable(True)
@@ -172,6 +175,7 @@ class ModelPicker(QToolButton):
         defaultRequested(): make this chat's model the default for new chats.
         followDefaultRequested(): this chat goes back to the default model.
         settingsRequested(): open the default model's settings.
+        presetChosen(str): put the shown chat on this model preset (``""``: on none).
     """
 
     modelChosen = Signal(str, str)
@@ -179,6 +183,7 @@ class ModelPicker(QToolButton):
     defaultRequested = Signal()
     followDefaultRequested = Signal()
     settingsRequested = Signal()
+    presetChosen = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -192,6 +197,8 @@ class ModelPicker(QToolButton):
         self.own = False
         self.default = ("", AUTO)
         self.recent: list[dict[str, str]] = []
+        self.presets: list[tuple[str, str]] = []  # (name, model) of the config's presets
+        self.preset = ""  # the preset the shown chat is on
         self.busy = False
         self._width = 0
         self._menu = QMenu(self)
@@ -238,8 +245,19 @@ class ModelPicker(QToolButton):
         self.setMaximumWidth(width)
         self._label()
 
+    def set_preset(self, name: str) -> None:
+        """Show that the shown chat is on preset ``name`` (``""``: on none)."""
+        self.preset = name
+        self._label()
+        if name:
+            model = dict(self.presets).get(name, "")
+            self.setToolTip(f"This chat uses the preset {name} ({model}). Click to switch.")
+            self.setAccessibleDescription(f"preset {name}, {model}")
+
     def _label(self) -> None:
-        text = short_model(self.model) or "No model"
+        model = dict(self.presets).get(self.preset, "") if self.preset else ""
+        text = f"{self.preset} · {short_model(model)}" if model else ""
+        text = text or short_model(self.model) or "No model"
         if self._width:
             metrics = self.fontMetrics()
             room = self._width - metrics.horizontalAdvance(" ▾") - 16
@@ -283,3 +301,19 @@ class ModelPicker(QToolButton):
                 self.defaultRequested.emit,
             )
         menu.addAction("Default model settings…", self.settingsRequested.emit)
+        self._fill_presets(menu)
+
+    def _fill_presets(self, menu: QMenu) -> None:
+        """The config's model presets, for the shown chat."""
+        if not self.presets:
+            return
+        menu.addSection("Presets for this chat")
+        for name, model in self.presets:
+            action = QAction(f"{name}  ·  {short_model(model)}", menu)
+            action.setCheckable(True)
+            action.setChecked(name == self.preset)
+            action.setToolTip(f"Answer this chat with the preset {name} ({model})")
+            action.triggered.connect(lambda _c=False, n=name: self.presetChosen.emit(n))
+            menu.addAction(action)
+        if self.preset:
+            menu.addAction("No preset for this chat", lambda: self.presetChosen.emit(""))

@@ -34,6 +34,7 @@ from desktop.core.bus.events import (
     BudgetWarning,
     ChannelStatusChanged,
     DeliveryFailed,
+    ModelFallback,
     ModelRetrying,
     OutboundMessage,
     ReasoningDelta,
@@ -142,6 +143,8 @@ class ChatState:
                 self._reset(event, out)
             case ModelRetrying():
                 self._retrying(event, out)
+            case ModelFallback():
+                self._fallback(event, out)
             case ToolCallStarted():
                 self._tool_started(event, out)
             case ToolCallFinished():
@@ -254,6 +257,15 @@ class ChatState:
             f"(retrying {event.attempt + 1}/{event.max_attempts})"
         )
         out.append(RowChanged(turn.key, turn.answer))
+
+    def _fallback(self, event: ModelFallback, out: Changes) -> None:
+        """Say, in a short line of its own, that a fallback model answers instead."""
+        self._flush(out)
+        turn = self._turn(event.turn_id, event.session_key, out)
+        if turn is None:
+            return
+        self._close_stream(turn, out)
+        self._add(turn, ChatItem("notice", text=f"↪ {event.text}"), out)
 
     def _tool_started(self, event: ToolCallStarted, out: Changes) -> None:
         """Close the streamed text and add a running card."""

@@ -48,7 +48,12 @@ class ProviderStep(QWidget):
             s.name
             for s in PROVIDERS
             # OAuth providers are signed in to under Settings → Providers (no key to enter).
-            if not s.is_local and not s.oauth and s.name != "custom" and s.name not in POPULAR
+            if not s.is_local
+            and not s.oauth
+            and s.chats
+            and not s.alias_for
+            and s.name != "custom"
+            and s.name not in POPULAR
         ]
         self._group("Cloud services")
         for name in cloud:

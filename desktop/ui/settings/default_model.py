@@ -51,7 +51,7 @@ class DefaultModelBox(OwnsTasks, QGroupBox):
         self.provider = QComboBox()
         self.provider.setAccessibleName("Provider of the default model")
         self.provider.addItem("Auto (from the model name and your keys)", AUTO)
-        for spec in PROVIDERS:
+        for spec in (s for s in PROVIDERS if s.chats):  # not the transcription-only ones
             self.provider.addItem(spec.display_name, spec.name)
         self.save_button = QPushButton("Save")
         self.save_button.setAccessibleName("Save the default model")

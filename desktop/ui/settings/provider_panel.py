@@ -25,6 +25,7 @@ from desktop.core.providers.registry import ProviderSpec
 from desktop.ui.settings.key_backends import provider_key_backend
 from desktop.ui.settings.key_field import KeyField
 from desktop.ui.settings.page import commit_changes, save_error_text
+from desktop.ui.settings.provider_extras import ABOUT, SectionExtras
 from desktop.ui.settings.sign_in import SignInBox
 from desktop.ui.settings.tasks import OwnsTasks
 from desktop.ui.settings.widgets import (
@@ -103,6 +104,12 @@ class ProviderPanel(OwnsTasks, QScrollArea):
                 "The sign-in is kept in the OS keyring. From a terminal: "
                 f"nanobot-desktop provider login {cli}"
             )
+        about.extend(ABOUT.get(spec.name, ()))
+        if spec.alias_for:
+            about.append(
+                "nanobot's earlier name for the OpenCode Zen section; a key stored here is "
+                "used for models chosen with this provider."
+            )
         if about:
             layout.addWidget(hint(" ".join(about)))
 
@@ -141,6 +148,9 @@ class ProviderPanel(OwnsTasks, QScrollArea):
         self.headers.textChanged.connect(self._endpoint_edited)
         form.addRow("API base", self.api_base)
         form.addRow("Extra headers", self.headers)
+        self.extras = SectionExtras(spec, self._endpoint_edited)
+        for label, field in self.extras.rows():
+            form.addRow(label, field)
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
         self.endpoint_status = InlineStatus(accessible=f"{spec.display_name} endpoint status")
@@ -165,7 +175,8 @@ class ProviderPanel(OwnsTasks, QScrollArea):
         test_row.addWidget(self.test_model, 1)
         test_row.addWidget(self.test_button)
         self.test_status = InlineStatus(accessible=f"{spec.display_name} connection test result")
-        form.addRow("Test with model", _box(test_row, self.test_status))
+        self.test_box = _box(test_row, self.test_status)
+        form.addRow("Test with model", self.test_box)
 
         self.fetch_button = button("Fetch models", f"Fetch the list of {spec.display_name} models")
         self.fetch_button.clicked.connect(lambda: self.spawn(self.fetch(), "provider-models"))
@@ -193,6 +204,9 @@ class ProviderPanel(OwnsTasks, QScrollArea):
         fetch_row.addStretch(0)
         self.models_box = _box(fetch_row, self.models_status, self.models)
         form.addRow("Models", self.models_box)
+        if spec.transcription_only:  # it answers no chat: nothing to test with a model
+            for hidden in (self.test_box, self.models_box):
+                form.setRowVisible(hidden, False)
         layout.addLayout(form)
         self.form = form
         can_list = spec.supports_model_listing
@@ -216,6 +230,7 @@ class ProviderPanel(OwnsTasks, QScrollArea):
                 self.headers.set_lines(
                     format_mapping(section.extra_headers if section else None, ":")
                 )
+                self.extras.load(section)
             finally:
                 self._filling = False
         if not self.test_model.text():
@@ -255,9 +270,14 @@ class ProviderPanel(OwnsTasks, QScrollArea):
         try:
             base, headers = self._endpoint()
             prefix = f"providers.{self.spec.name}"
+            section = self.services.config.provider_config(self.spec.name)
             await commit_changes(
                 self.services,
-                {f"{prefix}.api_base": base, f"{prefix}.extra_headers": headers or None},
+                {
+                    f"{prefix}.api_base": base,
+                    f"{prefix}.extra_headers": headers or None,
+                    **self.extras.changes(prefix, section),
+                },
             )
         except ChangeError as exc:
             self.endpoint_status.error(f"{exc.path}: {exc.reason}. Nothing was saved.")

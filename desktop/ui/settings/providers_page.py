@@ -47,8 +47,8 @@ class ProvidersPage(SettingsPage):
             buttons=False,
             description=(
                 "API keys are stored in the OS keyring, never in config.json. Pick a provider on the "
-                "left to set its key and endpoint, test it, or fetch its models. ChatGPT (Codex) "
-                "and GitHub Copilot are signed in to with your account instead of a key."
+                "left to set its key and endpoint, test it, or fetch its models. ChatGPT (Codex), "
+                "xAI Grok and GitHub Copilot are signed in to with your account instead of a key."
             ),
         )
         self.setup_button = QPushButton("Set up with the assistant…")

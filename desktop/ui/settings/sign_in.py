@@ -30,6 +30,11 @@ _WHAT = {
         "Uses your ChatGPT plan (Plus, Pro, Team…) instead of an API key. Your browser opens "
         "to sign in and comes back here by itself.",
     ),
+    "xai_grok": (
+        "Sign in with xAI",
+        "Uses your xAI Grok subscription instead of an API key. Your browser opens to sign in "
+        "to your xAI account and comes back here by itself.",
+    ),
     "github_copilot": (
         "Sign in with GitHub",
         "Uses your GitHub Copilot plan instead of an API key. You type a short code on "

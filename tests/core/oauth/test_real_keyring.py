@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 import subprocess
 import sys
 import urllib.parse
@@ -203,7 +204,7 @@ def test_cli_device_login_status_chat_logout(
 
     keys = cli("keys", "list", config=config)
     outputs += [keys.stdout, keys.stderr]
-    assert f"github_copilot  signed in as {GITHUB_LOGIN}" in keys.stdout
+    assert re.search(rf"^github_copilot +signed in as {GITHUB_LOGIN}\b", keys.stdout, re.M)
     refused = cli("keys", "set", "github-copilot", "--stdin", config=config)
     assert refused.returncode != 0 and "provider login github-copilot" in refused.stderr
 

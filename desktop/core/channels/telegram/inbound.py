@@ -23,7 +23,11 @@ from typing import Any
 from telegram import Bot, Message
 from telegram.error import BadRequest, NetworkError, TelegramError
 
-from desktop.core.channels.telegram.transcribe import NO_KEY_NOTE, groq_access, transcribe
+from desktop.core.channels.telegram.transcribe import (
+    missing_note,
+    transcribe,
+    transcription_access,
+)
 from desktop.core.utils.atomic import atomic_write_bytes
 from desktop.core.utils.mime import guess_type
 from desktop.core.utils.mime import ready as mime_tables_ready
@@ -129,9 +133,9 @@ def reply_context(message: Message, bot_id: int | None) -> str | None:
 
 
 async def _voice_text(path: Path, app_config: Any) -> str:
-    access = await groq_access(app_config)
+    access = await transcription_access(app_config)
     if access is None:
-        return NO_KEY_NOTE
+        return missing_note(app_config)
     try:
         text = await transcribe(path, access)
     except Exception as exc:  # noqa: BLE001 - a failed transcription becomes a note

@@ -1,74 +1,41 @@
-"""Voice messages as text: Groq's Whisper endpoint (OpenAI-compatible), when a Groq key exists.
+"""Voice messages as text, through the configured transcription provider.
 
-The key is the Groq provider's (keyring, then ``providers.groq.apiKey``, then
-``GROQ_API_KEY``, see :meth:`~desktop.core.config.secrets.SecretStore.resolve`); the endpoint
-is ``<providers.groq.apiBase or https://api.groq.com/openai/v1>/audio/transcriptions``.
+The providers, their protocols and how one is chosen are in
+:mod:`desktop.core.providers.transcription` (Groq unless ``transcription.provider`` names
+another one of nanobot's: OpenAI, OpenRouter, AssemblyAI, Xiaomi MiMo, StepFun, SiliconFlow).
 """
 
 from __future__ import annotations
 
-import asyncio
-import logging
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-import httpx
+from desktop.core.providers.transcription import (
+    DEFAULT_PROVIDER,
+    TranscriptionAccess,
+    chosen_spec,
+    find_transcription,
+    no_key_note,
+    transcribe,
+    transcription_access,
+)
 
-from desktop.core.utils.redact import redact, register_secret
+__all__ = [
+    "NO_KEY_NOTE",
+    "TranscriptionAccess",
+    "missing_note",
+    "transcribe",
+    "transcription_access",
+]
 
-log = logging.getLogger(__name__)
-
-GROQ_API_BASE = "https://api.groq.com/openai/v1"
-WHISPER_MODEL = "whisper-large-v3"
-TIMEOUT_S = 60.0
-NO_KEY_NOTE = "(voice message: no transcription available — set a Groq key)"
-
-
-@dataclass(frozen=True)
-class GroqAccess:
-    """Where and with which key to transcribe."""
-
-    api_key: str
-    api_base: str = GROQ_API_BASE
+_DEFAULT = find_transcription(DEFAULT_PROVIDER)
+assert _DEFAULT is not None
+NO_KEY_NOTE = no_key_note(_DEFAULT)
+OFF_NOTE = "(voice message: voice transcription is turned off in the settings)"
 
 
-async def groq_access(app_config: Any) -> GroqAccess | None:
-    """The Groq key and endpoint from the app's config and keyring, or ``None``."""
+def missing_note(app_config: Any) -> str:
+    """Why a voice message was not transcribed (no key for the provider, or turned off)."""
     if app_config is None:
-        return None
-    from desktop.core.config.secrets import SecretStore
-
-    try:
-        resolved = await SecretStore().aresolve("groq", app_config)
-    except Exception as exc:  # noqa: BLE001 - a broken keyring must not lose the message
-        log.warning("looking up the Groq key failed: %s", redact(exc))
-        return None
-    if not resolved.found or resolved.value is None:
-        return None
-    register_secret(resolved.value)
-    section = app_config.provider_config("groq")
-    base = (getattr(section, "api_base", None) or GROQ_API_BASE).rstrip("/")
-    return GroqAccess(resolved.value, base)
-
-
-async def transcribe(path: Path, access: GroqAccess, *, timeout: float = TIMEOUT_S) -> str:
-    """The spoken text of the audio file at ``path``.
-
-    Raises:
-        httpx.HTTPError: The request failed.
-        TypeError: The answer had no text.
-    """
-    data = await asyncio.to_thread(path.read_bytes)
-    async with httpx.AsyncClient(timeout=timeout) as client:
-        response = await client.post(
-            f"{access.api_base}/audio/transcriptions",
-            headers={"Authorization": f"Bearer {access.api_key}"},
-            data={"model": WHISPER_MODEL, "response_format": "json"},
-            files={"file": (path.name, data, "application/octet-stream")},
-        )
-        response.raise_for_status()
-        text = response.json().get("text")
-    if not isinstance(text, str):
-        raise TypeError("the transcription answer had no text")
-    return text.strip()
+        return NO_KEY_NOTE
+    spec = chosen_spec(app_config)
+    return OFF_NOTE if spec is None else no_key_note(spec)

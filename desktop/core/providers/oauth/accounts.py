@@ -11,14 +11,18 @@ from desktop.core.config.schema import Config
 from desktop.core.config.secrets import SecretStore
 from desktop.core.providers.base import LLMProvider
 from desktop.core.providers.matching import ProviderChoice
-from desktop.core.providers.oauth import codex, copilot
-from desktop.core.providers.oauth.endpoints import codex_endpoints, copilot_endpoints
+from desktop.core.providers.oauth import codex, copilot, grok
+from desktop.core.providers.oauth.endpoints import (
+    codex_endpoints,
+    copilot_endpoints,
+    grok_endpoints,
+)
 from desktop.core.providers.oauth.flow import PromptCallback
 from desktop.core.providers.oauth.session import OAuthSession
 from desktop.core.providers.oauth.tokens import OAuthTokens, TokenVault
 from desktop.core.providers.registry import ProviderSpec, find_by_name
 
-OAUTH_PROVIDERS = ("openai_codex", "github_copilot")
+OAUTH_PROVIDERS = ("openai_codex", "xai_grok", "github_copilot")
 
 
 def oauth_spec(name: str) -> ProviderSpec | None:
@@ -44,10 +48,13 @@ def session_for(
     spec = oauth_spec(name)
     assert spec is not None, f"{name} is not an OAuth provider"
     vault = TokenVault(store)
+    base = _api_base(config, spec.name)
     if spec.name == codex.PROVIDER:
-        refresher = codex.make_refresher(codex_endpoints(_api_base(config, spec.name), environ))
+        refresher = codex.make_refresher(codex_endpoints(base, environ))
+    elif spec.name == grok.PROVIDER:
+        refresher = grok.make_refresher(grok_endpoints(base, environ))
     else:
-        refresher = copilot.make_refresher(copilot_endpoints(_api_base(config, spec.name), environ))
+        refresher = copilot.make_refresher(copilot_endpoints(base, environ))
     return OAuthSession(spec.name, spec.display_name, vault, refresher, lock_dir=lock_dir)
 
 
@@ -61,8 +68,9 @@ async def sign_in(
 ) -> OAuthTokens:
     """Run the provider's sign-in and store the tokens in the keyring.
 
-    ChatGPT (Codex): the browser flow (``on_prompt`` gets the page to open). GitHub Copilot:
-    the device flow (``on_prompt`` gets the page and the code). Cancel the coroutine to stop.
+    ChatGPT (Codex) and xAI Grok: the browser flow (``on_prompt`` gets the page to open).
+    GitHub Copilot: the device flow (``on_prompt`` gets the page and the code). Cancel the
+    coroutine to stop.
 
     Raises:
         LoginError: The sign-in did not complete (nothing was stored).
@@ -73,6 +81,8 @@ async def sign_in(
     base = _api_base(config, spec.name)
     if spec.name == codex.PROVIDER:
         tokens = await codex.login(codex_endpoints(base, environ), on_prompt)
+    elif spec.name == grok.PROVIDER:
+        tokens = await grok.login(grok_endpoints(base, environ), on_prompt)
     else:
         tokens = await copilot.login(copilot_endpoints(base, environ), on_prompt)
     await TokenVault(store).asave(tokens)
@@ -149,6 +159,19 @@ def build_oauth_provider(
             _with_base(choice, endpoints.api_base),
             session,
             endpoints,
+            **timeouts,
+            **_only(options, "retry_delays"),
+        )
+    if choice.section == grok.PROVIDER:
+        from desktop.core.providers.oauth.grok_provider import GrokProvider
+
+        endpoints_g = grok_endpoints(base, environ)
+        return GrokProvider(
+            _with_base(choice, endpoints_g.api_base),
+            session,
+            endpoints_g,
+            max_tokens=options.pop("max_tokens", defaults.max_tokens),
+            temperature=options.pop("temperature", defaults.temperature),
             **timeouts,
             **_only(options, "retry_delays"),
         )

@@ -114,7 +114,11 @@ class CodexProvider(LLMProvider):
         model: str | None,
         tool_choice: str | dict[str, Any] | None,
         reasoning_effort: str | None,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
     ) -> dict[str, Any]:
+        """The request body (``max_tokens`` and ``temperature`` are not sent: the Codex
+        backend does not take them)."""
         instructions, items = to_input(sanitize_messages(messages))
         name = (model or self.choice.model).split("/", 1)[-1]
         reasoning: dict[str, str] = {"summary": "auto"}
@@ -155,6 +159,8 @@ class CodexProvider(LLMProvider):
             messages,
             tools,
             model=model,
+            max_tokens=max_tokens,
+            temperature=temperature,
             tool_choice=tool_choice,
             reasoning_effort=reasoning_effort,
         )
@@ -171,14 +177,15 @@ class CodexProvider(LLMProvider):
         tool_choice: str | dict[str, Any] | None = None,
         reasoning_effort: str | None = None,
     ) -> LLMResponse:
-        """One streamed call with retries. ``max_tokens`` and ``temperature`` are not sent:
-        the Codex backend does not take them."""
+        """One streamed call with retries."""
         body = self._body(
             messages,
             tools,
             model=model,
             tool_choice=tool_choice,
             reasoning_effort=reasoning_effort,
+            max_tokens=max_tokens,
+            temperature=temperature,
         )
         retries = StreamRetries(on_delta, len(self.retry_delays) + 1)
 
@@ -189,20 +196,28 @@ class CodexProvider(LLMProvider):
             logger=log,
         )
 
+    def headers(self, tokens: OAuthTokens, body: dict[str, Any]) -> dict[str, str]:
+        """The headers of one request (the configured extra headers below ours)."""
+        return _headers(tokens, dict(self.choice.extra_headers))
+
+    def url(self) -> str:
+        """Where the Responses request goes."""
+        return f"{(self.choice.api_base or self.endpoints.api_base).rstrip('/')}/responses"
+
     async def _authorized(self, body: dict[str, Any], on_delta: Any) -> LLMResponse:
         """One attempt; a 401 renews the tokens and tries once more."""
         tokens = await self.session.atokens()
         try:
             return await self._stream_once(body, tokens, on_delta)
         except _Unauthorized:
-            log.info("the Codex API refused the access token; renewing the sign-in once")
+            log.info("%s refused the access token; renewing the sign-in once", self.session.display)
         tokens = await self.session.atokens(rejected=tokens.access)
         try:
             return await self._stream_once(body, tokens, on_delta)
         except _Unauthorized:
             raise LLMError(
-                "ChatGPT refused the sign-in even after renewing it. Sign out and sign in "
-                "again under Settings → Providers.",
+                f"{self.session.display} refused the sign-in even after renewing it. Sign out "
+                "and sign in again under Settings → Providers.",
                 kind="auth",
                 status=401,
             ) from None
@@ -210,8 +225,8 @@ class CodexProvider(LLMProvider):
     async def _stream_once(
         self, body: dict[str, Any], tokens: OAuthTokens, on_delta: Any
     ) -> LLMResponse:
-        headers = _headers(tokens, dict(self.choice.extra_headers))
-        url = f"{(self.choice.api_base or self.endpoints.api_base).rstrip('/')}/responses"
+        headers = self.headers(tokens, body)
+        url = self.url()
         timeout = httpx.Timeout(self.request_timeout, read=self.stream_idle_timeout)
         state = StreamState()
         async with httpx.AsyncClient(timeout=timeout) as client:

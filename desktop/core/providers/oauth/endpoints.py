@@ -17,6 +17,8 @@ CODEX_PORT_ENV = "NANOBOT_DESKTOP_CODEX_CALLBACK_PORT"
 GITHUB_ENV = "NANOBOT_DESKTOP_GITHUB_URL"
 GITHUB_API_ENV = "NANOBOT_DESKTOP_GITHUB_API_URL"
 COPILOT_API_ENV = "NANOBOT_DESKTOP_COPILOT_API_URL"
+GROK_AUTH_ENV = "NANOBOT_DESKTOP_GROK_AUTH_URL"
+GROK_API_ENV = "NANOBOT_DESKTOP_GROK_API_URL"
 
 CODEX_AUTH_BASE = "https://auth.openai.com"
 CODEX_API_BASE = "https://chatgpt.com/backend-api/codex"
@@ -26,6 +28,8 @@ CODEX_CALLBACK_PORT = 1455
 GITHUB_BASE = "https://github.com"
 GITHUB_API_BASE = "https://api.github.com"
 COPILOT_API_BASE = "https://api.githubcopilot.com"
+GROK_AUTH_BASE = "https://auth.x.ai"  # the OpenID issuer
+GROK_API_BASE = "https://cli-chat-proxy.grok.com/v1"
 
 
 def _pick(env: Mapping[str, str], name: str, *fallbacks: str | None) -> str:
@@ -95,6 +99,30 @@ class CopilotEndpoints:
         return f"{self.github_api}/copilot_internal/v2/token"
 
 
+@dataclass(frozen=True)
+class GrokEndpoints:
+    """xAI's sign-in (an OpenID issuer; its discovery document names the other endpoints)
+    and the Grok subscription's Responses API."""
+
+    auth_base: str = GROK_AUTH_BASE
+    api_base: str = GROK_API_BASE
+
+    @property
+    def discovery_url(self) -> str:
+        """The issuer's OpenID configuration."""
+        return f"{self.auth_base}/.well-known/openid-configuration"
+
+    @property
+    def refresh_url(self) -> str:
+        """Where refresh tokens are exchanged (the issuer's token endpoint)."""
+        return f"{self.auth_base}/oauth2/token"
+
+    @property
+    def responses_url(self) -> str:
+        """``POST`` here with a Responses-API body (streamed)."""
+        return f"{self.api_base}/responses"
+
+
 def codex_endpoints(
     api_base: str | None = None, environ: Mapping[str, str] | None = None
 ) -> CodexEndpoints:
@@ -121,4 +149,15 @@ def copilot_endpoints(
         github_base=_pick(env, GITHUB_ENV, GITHUB_BASE),
         github_api=_pick(env, GITHUB_API_ENV, GITHUB_API_BASE),
         api_base=_pick(env, COPILOT_API_ENV, api_base),
+    )
+
+
+def grok_endpoints(
+    api_base: str | None = None, environ: Mapping[str, str] | None = None
+) -> GrokEndpoints:
+    """The xAI endpoints: ``api_base`` from the config, environment overrides on top."""
+    env = os.environ if environ is None else environ
+    return GrokEndpoints(
+        auth_base=_pick(env, GROK_AUTH_ENV, GROK_AUTH_BASE),
+        api_base=_pick(env, GROK_API_ENV, api_base, GROK_API_BASE),
     )

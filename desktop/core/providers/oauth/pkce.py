@@ -61,11 +61,16 @@ class CallbackServer:
         state: The ``state`` sent in the authorization URL.
         port: Port to listen on (``0``: any free port, for tests).
         path: The redirect path.
+        host: The host name in the redirect address (the server listens on 127.0.0.1; some
+            providers register ``localhost``, others the address itself).
     """
 
-    def __init__(self, *, state: str, port: int, path: str = CALLBACK_PATH) -> None:
+    def __init__(
+        self, *, state: str, port: int, path: str = CALLBACK_PATH, host: str = "localhost"
+    ) -> None:
         self.state = state
         self.path = path
+        self.host = host
         self._port = port
         self._server: asyncio.Server | None = None
         self._result: asyncio.Future[str] | None = None
@@ -79,8 +84,8 @@ class CallbackServer:
 
     @property
     def redirect_uri(self) -> str:
-        """``http://localhost:PORT/auth/callback``."""
-        return f"http://localhost:{self.port}{self.path}"
+        """``http://localhost:PORT/auth/callback`` (host and path as given)."""
+        return f"http://{self.host}:{self.port}{self.path}"
 
     async def start(self) -> None:
         """Listen.

@@ -1,0 +1,100 @@
+"""What some providers' settings pages add: a sentence about the provider, and the fields of
+its config section beyond key, endpoint and headers (nanobot 0.3.5's names).
+
+- AWS Bedrock: ``region`` and ``profile`` (the section's own fields, with their titles).
+- Azure OpenAI: the API version, kept as nanobot users write it,
+  ``extraQuery: {"api-version": …}``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtWidgets import QLineEdit, QWidget
+
+from desktop.core.config.provider_schema import BedrockProviderConfig, ProviderConfig
+from desktop.core.providers.routes import AZURE_VERSION_KEYS
+from desktop.core.providers.spec import ProviderSpec
+
+ABOUT: dict[str, tuple[str, ...]] = {
+    "azure_openai": (
+        "The API base is your resource's endpoint (https://NAME.openai.azure.com) and the model "
+        "is your deployment's name.",
+    ),
+    "bedrock": (
+        "An Amazon Bedrock API key is optional: without one, the AWS credentials of the "
+        "environment or of the profile below sign the requests.",
+    ),
+    "kimi_coding": ("Kimi's Coding Plan (keys starting sk-kimi-).",),
+    "assemblyai": (
+        "AssemblyAI only turns voice messages into text; it answers no chat. Choose it with "
+        '"transcription": {"provider": "assemblyai"} in config.json.',
+    ),
+}
+_SECTIONS: dict[str, type[ProviderConfig]] = {"bedrock": BedrockProviderConfig}
+
+
+class SectionExtras:
+    """The extra fields of one provider's section, as line edits.
+
+    Args:
+        spec: The provider.
+        edited: Called when the person types in one of them.
+    """
+
+    def __init__(self, spec: ProviderSpec, edited: Callable[..., None]) -> None:
+        self.spec = spec
+        self.fields: dict[str, QLineEdit] = {}
+        self.labels: dict[str, str] = {}
+        section = _SECTIONS.get(spec.name)
+        if section is not None:
+            for name, info in section.model_fields.items():
+                if name in ProviderConfig.model_fields:
+                    continue
+                self._add(name, info.title or name, info.description or "", edited)
+        if spec.litellm_prefix == "azure":
+            default = dict(spec.litellm_options).get("api_version", "")
+            self._add("api_version", "API version", f"Default: {default}.", edited)
+            self.fields["api_version"].setPlaceholderText(default)
+
+    def _add(self, name: str, label: str, tip: str, edited: Callable[..., None]) -> None:
+        field = QLineEdit()
+        field.setAccessibleName(f"{self.spec.display_name} {label}")
+        field.setToolTip(tip)
+        field.setPlaceholderText(tip.split(" (")[0].rstrip("."))
+        field.textEdited.connect(edited)
+        self.fields[name] = field
+        self.labels[name] = label
+
+    def rows(self) -> list[tuple[str, QWidget]]:
+        """``(label, field)`` for the form."""
+        return [(self.labels[name], field) for name, field in self.fields.items()]
+
+    def load(self, section: ProviderConfig | None) -> None:
+        """Show ``section``'s values."""
+        for name, field in self.fields.items():
+            if name == "api_version":
+                query = (section.extra_query if section else None) or {}
+                value = next((query[k] for k in AZURE_VERSION_KEYS if query.get(k)), "")
+            else:
+                value = getattr(section, name, None) or ""
+            field.setText(str(value))
+
+    def changes(self, prefix: str, section: ProviderConfig | None) -> dict[str, Any]:
+        """The config changes the fields ask for (``{dotted path: value}``)."""
+        found: dict[str, Any] = {}
+        for name, field in self.fields.items():
+            value = field.text().strip() or None
+            if name == "api_version":
+                query = {
+                    k: v
+                    for k, v in ((section.extra_query if section else None) or {}).items()
+                    if k not in AZURE_VERSION_KEYS
+                }
+                if value:
+                    query["api-version"] = value
+                found[f"{prefix}.extra_query"] = query or None
+            else:
+                found[f"{prefix}.{name}"] = value
+        return found
