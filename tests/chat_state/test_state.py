@@ -22,6 +22,7 @@ from desktop.core.bus.events import (
     BudgetWarning,
     ChannelStatusChanged,
     DeliveryFailed,
+    ModelFallback,
     ModelRetrying,
     OutboundMessage,
     ReasoningDelta,
@@ -344,6 +345,7 @@ def test_every_event_kind_is_handled(screen: Screen) -> None:
         ReasoningDelta,
         StreamReset,
         ModelRetrying,
+        ModelFallback,
         ToolCallStarted,
         ToolCallFinished,
         UsageReport,
@@ -352,6 +354,22 @@ def test_every_event_kind_is_handled(screen: Screen) -> None:
         TurnFailed,
     }
     assert {type(e) for e in others} | {SessionChanged} | turn_kinds == set(get_args(RunEvent))
+
+
+def test_a_fallback_model_closes_the_stream_and_says_so_in_a_line_of_its_own(
+    screen: Screen,
+) -> None:
+    screen.apply(started("t1"), TextDelta("t1", A, "Half an"))
+    screen.flush()
+    fallback = ModelFallback("t1", A, "gpt-x failed; answering with llama-y.", "llama-y", "gpt-x")
+    screen.apply(fallback, TextDelta("t1", A, "Whole answer"))
+    screen.flush()
+    assert screen.texts(A)[-3:] == [
+        ("assistant", "Half an"),
+        ("notice", "↪ gpt-x failed; answering with llama-y."),
+        ("assistant", "Whole answer"),
+    ]
+    assert not screen.rows[A][-3].streaming and screen.rows[A][-2].turn_id == "t1"
 
 
 def test_commands_and_outbound_messages(screen: Screen) -> None:
@@ -368,6 +386,12 @@ def test_commands_and_outbound_messages(screen: Screen) -> None:
     assert screen.take() == [Unread(B), ListChanged(B)]
     assert state.outbound(OutboundMessage("desktop", "a", "…", metadata={"progress": True})) == []
     assert state.outbound(OutboundMessage("telegram", "42", "hi")) == []
+    image = OutboundMessage(
+        "desktop", "a", "", media=["/w/out/cat.png"], metadata={"generated_images": True}
+    )
+    screen.show(state.outbound(image))
+    assert screen.rows[A][-1].tool == "Generated image"
+    assert screen.rows[A][-1].media == ["/w/out/cat.png"]
 
 
 def test_approval_marks_only_a_running_card(screen: Screen) -> None:
