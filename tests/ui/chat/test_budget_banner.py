@@ -7,7 +7,7 @@ import time
 
 from pytestqt.qtbot import QtBot
 
-from desktop.core.assembly import build_runtime
+from desktop.core.assembly import build_runtime, usage_place
 from desktop.core.usage.budgets import Budgets
 from desktop.core.usage.ledger import UsageLedger, UsageRecord
 from tests.core.agent.conftest import make_provider
@@ -21,7 +21,7 @@ def test_the_spend_cap_points_to_usage_and_budgets(make_chat, qtbot: QtBot) -> N
     no provider advice."""
     chat: ChatHarness = make_chat(ready=False)
     config = chat.services.config
-    UsageLedger(config.workspace_path).extend(
+    UsageLedger(usage_place(config)).extend(
         [UsageRecord(time=time.time(), source="chat", model="m", prompt_tokens=500)]
     )
     capped = Budgets.model_validate(
