@@ -303,9 +303,13 @@ class ChannelManager:
             names = [n for n, q in self._queues.items() if not q.empty() or n in self._busy]
             return [n for n in names if n not in self._running or self.status(n).ok]
 
+        def undispatched() -> bool:
+            running = self._dispatcher is not None and not self._dispatcher.done()
+            return running and not self.bus.outbound.empty()
+
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.stop_grace
-        while (names := waiting()) or not self.bus.outbound.empty():
+        while (names := waiting()) or undispatched():
             remaining = deadline - loop.time()
             if remaining <= 0:
                 log.warning(

@@ -224,9 +224,12 @@ class Outbox:
 
     async def _save(self) -> None:
         entries = list(self._entries.values())
-        # to its end even when the delivery is cancelled meanwhile (the app stops): the file
-        # then holds the progress, and no later save overtakes this one
-        await finish(asyncio.to_thread(self.state.update, outbox=entries))
+        try:
+            # to its end even when the delivery is cancelled meanwhile (the app stops): the
+            # file then holds the progress, and no later save overtakes this one
+            await finish(asyncio.to_thread(self.state.update, outbox=entries))
+        except OSError as exc:  # the answer still goes out; it is only not kept on disk
+            log.warning("%s: undelivered answers could not be saved: %s", self.state.path, exc)
 
 
 _OUTBOXES: weakref.WeakKeyDictionary[ChannelStateStore, Outbox] = weakref.WeakKeyDictionary()

@@ -186,3 +186,21 @@ async def test_an_answer_kept_too_long_is_replaced_by_a_note(
         await until(lambda: _outbox(tmp_path) == [], what="the outbox empty")
     finally:
         await _close(manager, owner)
+
+
+async def test_an_outbox_that_cannot_be_saved_does_not_stop_delivery(
+    tmp_path: Path, network: Network, caplog: pytest.LogCaptureFixture
+) -> None:
+    (tmp_path / "state").write_text("a file where the state folder should be")
+    bus = MessageBus()
+    failures = _failures(bus)
+    manager, owner = await _started(tmp_path, bus)
+    try:
+        await bus.publish_outbound(OutboundMessage("loopback", "42", ANSWER))
+        await until(lambda: _texts(network) == PARTS, what="every piece all the same")
+        await bus.publish_outbound(OutboundMessage("loopback", "42", "and the next one"))
+        await until(lambda: _texts(network)[-1:] == ["and the next one"], what="the next answer")
+        assert failures == []
+        assert "undelivered answers could not be saved" in caplog.text
+    finally:
+        await _close(manager, owner)
