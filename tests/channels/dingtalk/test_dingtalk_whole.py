@@ -18,6 +18,8 @@ CODE = "```python\n" + "\n".join(f"print({i})" for i in range(200)) + "\n```"
 REPLY = "\n\n".join([*PARAGRAPHS[:4], CODE, *PARAGRAPHS[4:]])
 PIECES = pieces(REPLY)
 
+TURN_S = 90.0  # waits that include a model turn (the first imports LiteLLM; slow when loaded)
+
 
 def _robot_texts(server: DingTalkServer) -> list[str]:
     """What reached the chat through the robot API, in order."""
@@ -41,7 +43,9 @@ async def test_a_connection_reset_while_a_piece_is_read_sends_that_piece_again_o
         data = dingtalk.message("write a lot")
         dingtalk.expire(data["sessionWebhook"].rsplit("=", 1)[1])
         await dingtalk.push(data)
-        await until(lambda: _robot_texts(dingtalk) == PIECES, what="the whole answer, once")
+        await until(
+            lambda: _robot_texts(dingtalk) == PIECES, what="the whole answer, once", timeout=TURN_S
+        )
         await runtime.agent.idle()
     finally:
         await runtime.stop()
@@ -61,7 +65,7 @@ async def test_an_answer_cut_by_a_stop_is_finished_once_after_the_restart(
         data = dingtalk.message("write a lot")
         dingtalk.expire(data["sessionWebhook"].rsplit("=", 1)[1])
         await dingtalk.push(data)
-        await until(lambda: dingtalk.holding == 1, what="piece k on its way")
+        await until(lambda: dingtalk.holding == 1, what="piece k on its way", timeout=TURN_S)
         runtime.channels.stop_grace = 0.2  # DingTalk does not answer within the grace
     finally:
         await runtime.stop()
@@ -73,7 +77,11 @@ async def test_an_answer_cut_by_a_stop_is_finished_once_after_the_restart(
 
     runtime = await start_runtime(tmp_path, dingtalk, scripted_server)
     try:
-        await until(lambda: _robot_texts(dingtalk) == PIECES, what="the rest, once, in order")
+        await until(
+            lambda: _robot_texts(dingtalk) == PIECES,
+            what="the rest, once, in order",
+            timeout=TURN_S,
+        )
         await until(lambda: state_values(tmp_path)["outbox"] == [], what="the outbox empty")
     finally:
         await runtime.stop()

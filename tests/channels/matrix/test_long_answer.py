@@ -8,6 +8,8 @@ from desktop.core.channels.matrix.channel import MAX_CHARS
 from tests.channels.matrix.conftest import MatrixWorld, until
 from tests.fakes.openai_server import Reply
 
+TURN_S = 90.0  # waits that include a model turn (the first imports LiteLLM; slow when loaded)
+
 
 async def test_a_long_answer_is_split_and_every_piece_arrives_once_in_order(
     world: MatrixWorld,
@@ -21,5 +23,7 @@ async def test_a_long_answer_is_split_and_every_piece_arrives_once_in_order(
     await world.start()
     room = await world.dm()
     await world.alice.say(room, "write a lot")
-    await until(lambda: world.answers(room) == expected, what="every piece, once, in order")
+    await until(
+        lambda: world.answers(room) == expected, what="every piece, once, in order", timeout=TURN_S
+    )
     assert "\n\n".join(world.answers(room)) == reply

@@ -19,6 +19,8 @@ CODE = "```\n" + "\n".join(f"print({i} * {i})" for i in range(200)) + "\n```"
 REPLY = "\n\n".join([*PARAGRAPHS[:5], CODE, *PARAGRAPHS[5:]])
 PIECES = markup.pieces(markup.to_whatsapp(REPLY))
 
+TURN_S = 90.0  # waits that include a model turn (the first imports LiteLLM; slow when loaded)
+
 
 def _marked(command: dict[str, Any]) -> bool:
     return command["type"] == "send" and "Part 8." in command["text"]
@@ -44,7 +46,11 @@ async def test_a_dropped_connection_mid_answer_resends_that_piece_once_after_the
     runtime = await start_runtime(tmp_path, bridge, scripted_server)
     try:
         await bridge.say("write a lot")
-        await until(lambda: bridge.texts() == PIECES, what="the whole answer, once, in order")
+        await until(
+            lambda: bridge.texts() == PIECES,
+            what="the whole answer, once, in order",
+            timeout=TURN_S,
+        )
         await runtime.agent.idle()
     finally:
         await runtime.stop()
@@ -64,7 +70,9 @@ async def test_an_answer_cut_by_a_stop_is_finished_once_after_the_restart(
     runtime = await start_runtime(tmp_path, bridge, scripted_server)
     try:
         await bridge.say("write a lot")
-        await until(lambda: bridge.holding == 1, what="piece k waiting for the bridge")
+        await until(
+            lambda: bridge.holding == 1, what="piece k waiting for the bridge", timeout=TURN_S
+        )
         runtime.channels.stop_grace = 0.2  # the bridge does not confirm within the grace
     finally:
         await runtime.stop()
@@ -75,7 +83,9 @@ async def test_an_answer_cut_by_a_stop_is_finished_once_after_the_restart(
 
     runtime = await start_runtime(tmp_path, bridge, scripted_server)
     try:
-        await until(lambda: bridge.texts() == PIECES, what="the rest, once, in order")
+        await until(
+            lambda: bridge.texts() == PIECES, what="the rest, once, in order", timeout=TURN_S
+        )
         await until(lambda: _outbox(tmp_path) == [], what="the outbox empty")
     finally:
         await runtime.stop()
