@@ -48,7 +48,7 @@ async def test_a_group_mention_is_answered_in_the_group_as_markdown_in_pieces(
     qq: QQServer, scripted_server: ScriptedOpenAIServer, tmp_path: Path
 ) -> None:
     long_answer = "\n\n".join(f"**Part {i}** " + "word " * 150 for i in range(10))
-    scripted_server.route = lambda body: Reply(long_answer)
+    scripted_server.route = lambda body: Reply(long_answer, chunk=500)
     runtime = await start_runtime(
         tmp_path, scripted_server, qq={"msgFormat": "markdown", "ackMessage": "⏳ Processing..."}
     )

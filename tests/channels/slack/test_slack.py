@@ -62,7 +62,7 @@ async def test_channel_messages_follow_the_policy_thread_and_are_split_under_the
     long = "\n\n".join([*paragraphs[:5], code, *paragraphs[5:]])
     assert 8000 < len(long) < 12000
     scripted_server.route = lambda body: (
-        Reply(long) if user_text(body) == "write a lot" else echo()(body)
+        Reply(long, chunk=500) if user_text(body) == "write a lot" else echo()(body)
     )
     runtime = await start_runtime(tmp_path, slack, scripted_server)
     try:
