@@ -19,6 +19,12 @@ has it safe in a session (:meth:`BaseChannel.publish` with ``confirm``, resolved
 message's :class:`~desktop.core.bus.events.Ack`), or, where the network cannot wait for that,
 keeps it in its :class:`~desktop.core.channels.journal.InboundJournal` until then
 (``journal=True``) and publishes it again after a restart (:meth:`BaseChannel.replay_journal`).
+
+An answer is delivered whole: the channel says which pieces it becomes (:meth:`BaseChannel.pieces`)
+and how one piece is sent (:meth:`BaseChannel.send_piece`); :meth:`BaseChannel.deliver` sends
+them in order from the first one not yet acknowledged, so a retry resumes where a failure
+stopped it, and the manager keeps the unfinished rest across a stop
+(:mod:`~desktop.core.channels.outbox`).
 """
 
 from __future__ import annotations
@@ -36,6 +42,7 @@ from desktop.core.bus.limits import describe_size, max_inbound_kb, refusal, utf8
 from desktop.core.bus.queue import MessageBus
 from desktop.core.channels.approvals import ReplyApprover
 from desktop.core.channels.journal import journal_for
+from desktop.core.channels.outbox import Delivery, outbox_for
 from desktop.core.channels.state import ChannelStateStore
 
 log = logging.getLogger(__name__)
@@ -162,8 +169,8 @@ class BaseChannel(ABC):
     """A chat network as a channel.
 
     Subclasses set :attr:`name`, implement :meth:`run` (connect, then receive until stopped or
-    the connection fails: raise to be restarted with backoff) and :meth:`send`; they call
-    :meth:`publish` for every message a person sends.
+    the connection fails: raise to be restarted with backoff), :meth:`pieces` and
+    :meth:`send_piece`; they call :meth:`publish` for every message a person sends.
 
     Args:
         config: The channel's config section (``channels.<name>``).
@@ -202,6 +209,7 @@ class BaseChannel(ABC):
         self._stopping = asyncio.Event()
         self.approvals = self.make_approver()
         self.journal = journal_for(state)
+        self.outbox = outbox_for(state)
 
     def make_approver(self) -> ReplyApprover:
         """The approver that asks in this channel's chats (override for buttons)."""
@@ -257,8 +265,38 @@ class BaseChannel(ABC):
 
     # -- messages -------------------------------------------------------------------------
     @abstractmethod
+    async def pieces(self, message: OutboundMessage) -> Sequence[Any]:
+        """The pieces ``message`` is delivered as, in order (text under the network's limit,
+        files): the same for the same message and settings, since a delivery resumed after a
+        restart counts its progress in them. Empty: nothing to send (a progress note the
+        network does not show).
+
+        Raises:
+            ChannelUnavailable: The message cannot be sent as configured (not retried).
+            Exception: Anything else is retried.
+        """
+
+    @abstractmethod
+    async def send_piece(self, delivery: Delivery, index: int, piece: Any) -> None:
+        """Send piece ``index`` of ``delivery`` (one of :meth:`pieces`); return once the
+        network has acknowledged it, raise otherwise (it is sent again later, from this piece:
+        use :attr:`Delivery.id` and :attr:`Delivery.keys` for an idempotency key if the network
+        has one; call :meth:`Delivery.save` after changing ``keys``)."""
+
     async def send(self, message: OutboundMessage) -> None:
-        """Deliver an answer (raise on failure: the manager retries and reports)."""
+        """Deliver ``message`` whole, now (raise on failure). The manager delivers the bus's
+        answers through :meth:`deliver` (retried, resumed, kept across a stop); this is for
+        direct sends (approval questions, tests)."""
+        await self.deliver(Delivery(message))
+
+    async def deliver(self, delivery: Delivery) -> None:
+        """Send ``delivery``'s pieces in order from the first one not yet acknowledged,
+        saving the progress after each (raise on failure: a later call resumes there)."""
+        pieces = await self.pieces(delivery.message)
+        for index in range(delivery.done, len(pieces)):
+            await self.send_piece(delivery, index, pieces[index])
+            delivery.done = index + 1
+            await delivery.save()
 
     async def check(self) -> str:
         """A cheap real call that proves the settings work (Settings → "Test").

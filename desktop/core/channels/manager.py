@@ -9,11 +9,14 @@ in ``gateway`` alike. The manager
 * supervises each channel: when :meth:`BaseChannel.run` fails it is restarted with growing
   backoff (1 s … 60 s), and every status change becomes a
   :class:`~desktop.core.bus.events.ChannelStatusChanged` event (Settings and the tray show it);
-* owns the one consumer of the bus's outbound queue: a send that fails is retried; when the
-  channel is reconnecting, the message waits until it is connected again (at most
-  ``reconnect_wait``, 10 minutes) and is tried once more; a message that finally cannot be
+* owns the one consumer of the bus's outbound queue and delivers each answer whole
+  (:mod:`~desktop.core.channels.outbox`): its pieces in order, a failed piece retried from
+  that piece; when the channel is reconnecting, the answer waits until it is connected again
+  (at most ``reconnect_wait``, 10 minutes) and goes on; an answer that finally cannot be
   delivered becomes a :class:`~desktop.core.bus.events.DeliveryFailed` event (never dropped
-  silently);
+  silently). Answers for a chat network are kept in its outbox until their last piece is
+  acknowledged; :meth:`ChannelManager.stop` waits a bounded time (``stop_grace``) for those
+  in flight, and what is left goes out after the next start;
 * forwards the run events of a channel's sessions to it (typing indicators);
 * registers a channel's own approver (inline buttons, reply keywords) with the approval gate.
 """
@@ -25,9 +28,7 @@ import contextlib
 import importlib
 import logging
 import random
-import re
-import socket
-import ssl
+import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -40,10 +41,11 @@ from desktop.core.bus.events import (
 )
 from desktop.core.bus.queue import MessageBus
 from desktop.core.channels.base import BaseChannel, ChannelStatus, ChannelUnavailable
+from desktop.core.channels.errors import explain
+from desktop.core.channels.outbox import MAX_AGE_S, NOTE_PART, NOTE_WHOLE, Delivery
 from desktop.core.channels.registry import CHANNELS, ChannelInfo
 from desktop.core.channels.state import ChannelStateStore
-from desktop.core.utils.redact import redact
-from desktop.core.utils.tasks import TaskOwner
+from desktop.core.utils.tasks import TaskOwner, cancel_and_wait
 
 if TYPE_CHECKING:
     from desktop.core.agent.approval import ApprovalGate
@@ -56,6 +58,9 @@ BACKOFF_S = (1.0, 2.0, 4.0, 8.0, 15.0, 30.0, 60.0)
 STABLE_S = 60.0  # connected this long: the next failure starts the backoff from the beginning
 SEND_DELAYS_S: tuple[float, ...] = (1.0, 3.0)
 RECONNECT_WAIT_S = 600.0  # how long an answer waits for its reconnecting channel
+STOP_GRACE_S = 5.0  # how long stopping waits for answers in flight to connected channels
+
+__all__ = ["Channel", "ChannelManager", "explain"]
 
 
 class Channel(Protocol):
@@ -69,44 +74,6 @@ class Channel(Protocol):
     async def send(self, message: OutboundMessage) -> None:
         """Deliver ``message`` (raise on failure)."""
         ...
-
-
-_ERRNO = re.compile(r"^\[Errno -?\d+\]\s*")
-
-
-def _known_cause(exc: BaseException) -> BaseException:
-    """The network error an SDK wrapped (aiohttp's ``os_error``, an exception's cause or
-    context), if there is one we can explain; else ``exc``."""
-    seen: list[BaseException] = []
-    current: BaseException | None = exc
-    known = (ConnectionRefusedError, socket.gaierror, TimeoutError, ssl.SSLError)
-    while current is not None and len(seen) < 6 and current not in seen:
-        if isinstance(current, known):
-            return current
-        seen.append(current)
-        wrapped = getattr(current, "os_error", None)  # aiohttp.ClientConnectorError
-        current = (
-            wrapped
-            if isinstance(wrapped, BaseException)
-            else current.__cause__ or current.__context__
-        )
-    return exc
-
-
-def explain(exc: BaseException) -> str:
-    """One sentence for the person (no errno codes, no exception class names, redacted)."""
-    exc = _known_cause(exc)
-    if isinstance(exc, ConnectionRefusedError):
-        return "The server refused the connection (is it running, and is the port right?)"
-    if isinstance(exc, socket.gaierror):
-        return "The server's name could not be found (check the host name)"
-    if isinstance(exc, TimeoutError | asyncio.TimeoutError):
-        return "The server did not answer in time"
-    if isinstance(exc, ssl.SSLError):
-        return f"The secure connection failed ({exc.reason or exc})"
-    text = _ERRNO.sub("", str(exc).strip()) or type(exc).__name__
-    text = " ".join(text.split())
-    return redact(text[:1].upper() + text[1:])[:300].rstrip(".")
 
 
 class ChannelManager:
@@ -123,6 +90,8 @@ class ChannelManager:
             a channel that is reconnecting gets this round again once it is connected.
         reconnect_wait: How long, from the first failure, a message waits for its reconnecting
             channel before it is reported as not delivered.
+        stop_grace: How long :meth:`stop` waits for answers in flight to connected channels
+            (the rest is kept in the channels' outboxes and goes out after the next start).
         backoff: Restart delays of a failing channel.
         registry: The known channels (tests pass their own).
     """
@@ -138,6 +107,7 @@ class ChannelManager:
         approval: ApprovalGate | None = None,
         send_delays: Sequence[float] = SEND_DELAYS_S,
         reconnect_wait: float = RECONNECT_WAIT_S,
+        stop_grace: float = STOP_GRACE_S,
         backoff: Sequence[float] = BACKOFF_S,
         registry: Mapping[str, ChannelInfo] = CHANNELS,
     ) -> None:
@@ -148,6 +118,7 @@ class ChannelManager:
         self.approval = approval
         self.send_delays = tuple(send_delays)
         self.reconnect_wait = reconnect_wait
+        self.stop_grace = stop_grace
         self.backoff = tuple(backoff)
         self.registry = registry
         self._owner = owner
@@ -158,9 +129,15 @@ class ChannelManager:
         self._cleanups: dict[str, list[Callable[[], None]]] = {}
         self._fallback: Fallback | None = None
         self._unsubscribe: Callable[[], None] | None = None
-        self._queues: dict[str, asyncio.Queue[OutboundMessage]] = {}
+        self._queues: dict[str, asyncio.Queue[Delivery]] = {}
+        self._drains: dict[str, asyncio.Task[None]] = {}
+        self._dispatcher: asyncio.Task[None] | None = None
+        self._busy: set[str] = set()  # channels with a delivery in progress
+        self._changed = asyncio.Event()  # a delivery ended, a status changed (for stop)
         self._status_waiters: dict[str, set[asyncio.Event]] = {}
         self._states: dict[Path, ChannelStateStore] = {}  # one per file: restarts share it
+        self.stopping = False
+        """Whether :meth:`stop` has begun."""
 
     # -- registration ---------------------------------------------------------------------
     def register(self, channel: Channel) -> Callable[[], None]:
@@ -197,7 +174,7 @@ class ChannelManager:
     # -- lifecycle ------------------------------------------------------------------------
     async def start(self, *, networks: bool = True) -> None:
         """Start delivering, then (``networks``) every enabled chat channel."""
-        self._owner.spawn(self._dispatch(), name="outbound")
+        self._dispatcher = self._owner.spawn(self._dispatch(), name="outbound")
         self._unsubscribe = self.bus.subscribe(self._forward)
         if networks:
             for name in self.enabled():
@@ -231,6 +208,11 @@ class ChannelManager:
         if self.approval is not None:
             cleanups.append(self.approval.add_approver(channel.approver(), channels=[name]))
         self._supervisors[name] = self._owner.spawn(self._supervise(channel), name=name)
+        if not channel.outbox.resumed:  # what was kept from before a restart: first in line
+            channel.outbox.resumed = True
+            for delivery in channel.outbox.pending():
+                log.info("%s: an answer from before the restart goes on", name)
+                self._enqueue(delivery)
         return self.status(name)
 
     async def create(self, info: ChannelInfo, section: Any = None) -> BaseChannel:
@@ -292,18 +274,61 @@ class ChannelManager:
             self._set(name, ChannelStatus("stopped"))
 
     async def stop(self) -> None:
-        """Stop every chat channel (the dispatcher ends with the owner)."""
+        """Stop delivering and every chat channel.
+
+        Answers in flight to connected channels get ``stop_grace`` seconds to go out; then
+        delivering stops (between pieces or in the middle of one) and the rest stays in the
+        channels' outboxes, with what the bus still held, for the next start.
+        """
+        self.stopping = True
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
+        await self._settle()
+        tasks = [t for t in (self._dispatcher, *self._drains.values()) if t is not None]
+        self._dispatcher = None
+        self._drains.clear()
+        self._queues.clear()
+        for task in tasks:
+            await cancel_and_wait(task)
+        while not self.bus.outbound.empty():  # taken from the bus by nobody yet: keep it
+            await self._keep(Delivery(self.bus.outbound.get_nowait()))
         for name in list(self._running):
             await self.stop_channel(name)
+
+    async def _settle(self) -> None:
+        """Wait (``stop_grace`` at most) until no answer is on its way to a connected channel."""
+
+        def waiting() -> list[str]:
+            names = [n for n, q in self._queues.items() if not q.empty() or n in self._busy]
+            return [n for n in names if n not in self._running or self.status(n).ok]
+
+        def undispatched() -> bool:
+            running = self._dispatcher is not None and not self._dispatcher.done()
+            return running and not self.bus.outbound.empty()
+
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.stop_grace
+        while (names := waiting()) or undispatched():
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                log.warning(
+                    "stopping with answers on their way to %s; the rest goes out after the "
+                    "next start",
+                    ", ".join(names) or "the channels",
+                )
+                return
+            self._changed.clear()
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(remaining):
+                    await self._changed.wait()
 
     def _set(self, name: str, status: ChannelStatus) -> ChannelStatus:
         if self._statuses.get(name) != status:
             self._statuses[name] = status
             for waiter in self._status_waiters.get(name, ()):
                 waiter.set()
+            self._changed.set()
             self._owner.try_spawn(
                 self.bus.emit(
                     ChannelStatusChanged(
@@ -356,25 +381,53 @@ class ChannelManager:
     async def _dispatch(self) -> None:
         """Hand each outbound message to its channel's own queue: a channel that is slow or
         reconnecting never holds up the others (the window included); order per channel is
-        kept."""
+        kept. An answer for a running chat channel is kept in its outbox from here on."""
         while True:
-            message = await self.bus.consume_outbound()
-            queue = self._queues.get(message.channel)
-            if queue is None:
-                queue = self._queues[message.channel] = asyncio.Queue()
-                self._owner.try_spawn(self._drain(queue), name=f"deliver:{message.channel}")
-            queue.put_nowait(message)
+            delivery = Delivery(await self.bus.consume_outbound())
+            await self._keep(delivery)
+            self._enqueue(delivery)
 
-    async def _drain(self, queue: asyncio.Queue[OutboundMessage]) -> None:
+    async def _keep(self, delivery: Delivery) -> None:
+        """Keep ``delivery`` in its chat channel's outbox (answers only, running channels)."""
+        channel = self._running.get(delivery.message.channel)
+        if channel is not None and not delivery.interim:
+            await channel.outbox.add(delivery)
+
+    def _enqueue(self, delivery: Delivery) -> None:
+        name = delivery.message.channel
+        queue = self._queues.get(name)
+        if queue is None:
+            queue = self._queues[name] = asyncio.Queue()
+            task = self._owner.try_spawn(self._drain(name, queue), name=f"deliver:{name}")
+            if task is not None:
+                self._drains[name] = task
+        queue.put_nowait(delivery)
+        self._changed.set()
+
+    async def _drain(self, name: str, queue: asyncio.Queue[Delivery]) -> None:
         while True:
-            message = await queue.get()
-            await self.deliver(message)
+            delivery = await queue.get()
+            self._busy.add(name)
+            try:
+                await self._deliver(delivery)
+            finally:
+                self._busy.discard(name)
+                self._changed.set()
 
     async def deliver(self, message: OutboundMessage) -> bool:
-        """Hand ``message`` to its channel, retrying; ``False`` when it could not be delivered
-        (a :class:`DeliveryFailed` event says so)."""
+        """Hand ``message`` to its channel now, retrying; ``False`` when it could not be
+        delivered (a :class:`DeliveryFailed` event says so). Not kept across a stop: callers
+        keep their own record (cron's receipts)."""
+        return await self._deliver(Delivery(message))
+
+    async def _deliver(self, delivery: Delivery) -> bool:
+        """Deliver ``delivery`` whole (see :meth:`deliver`); it leaves its outbox once
+        delivered or reported, never when cancelled (the app stops: it goes on after the next
+        start)."""
+        message = delivery.message
         channel = self._channels.get(message.channel)
         if channel is None:
+            await delivery.forget()
             if self._fallback is not None:
                 try:
                     result = self._fallback(message)
@@ -384,35 +437,63 @@ class ChannelManager:
                 except Exception:
                     log.exception("the fallback for %s failed", message.channel)
                     return False
-            if message.metadata.get("progress"):
+            if delivery.interim:
                 return False  # interim notes for a channel that is not running: not worth a notice
             await self._failed(message, f"the {message.channel} channel is not running")
             return False
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.reconnect_wait
+        if delivery.resumed:
+            if time.time() - delivery.created > MAX_AGE_S:
+                return await self._too_old(channel, delivery, deadline)
+            if not self.status(message.channel).ok:
+                await self._reconnected(message.channel, deadline)
         while True:
-            error = await self._attempt(channel, message)
+            error = await self._attempt(channel, delivery)
             if error is None:
+                await delivery.forget()
                 return True
-            if message.metadata.get("progress") or not await self._reconnected(
-                message.channel, deadline
-            ):
+            if delivery.interim or not await self._reconnected(message.channel, deadline):
                 break
-            log.info("%s is connected again; sending the waiting message", message.channel)
+            log.info("%s is connected again; the waiting answer goes on", message.channel)
             channel = self._channels.get(message.channel)
             if channel is None:
                 break
         log.error("giving up sending to %s:%s: %s", message.channel, message.chat_id, error)
-        if not message.metadata.get("progress"):
-            await self._failed(message, explain(error))
+        await delivery.forget()
+        if not delivery.interim:
+            part = f" ({delivery.done} of its parts arrived)" if delivery.done else ""
+            await self._failed(message, explain(error) + part)
         return False
 
-    async def _attempt(self, channel: Channel, message: OutboundMessage) -> BaseException | None:
-        """One round of sending with the quick retries; the last error, ``None`` when sent."""
+    async def _too_old(self, channel: Channel, delivery: Delivery, deadline: float) -> bool:
+        """An answer kept too long to send now: the chat gets a note, the window a notice."""
+        message = delivery.message
+        note = Delivery(
+            OutboundMessage(
+                message.channel, message.chat_id, NOTE_PART if delivery.done else NOTE_WHOLE
+            )
+        )
+        if not self.status(message.channel).ok:
+            await self._reconnected(message.channel, deadline)
+        error = await self._attempt(channel, note)
+        if error is not None:
+            log.warning("%s: the note about an old answer failed too (%s)", message.channel, error)
+        await delivery.forget()
+        await self._failed(message, "it was too old to send after the restart")
+        return False
+
+    async def _attempt(self, channel: Channel, delivery: Delivery) -> BaseException | None:
+        """One round of sending with the quick retries (each resumes at the piece that
+        failed); the last error, ``None`` when delivered."""
         error: BaseException | None = None
+        message = delivery.message
         for attempt in range(len(self.send_delays) + 1):
             try:
-                await channel.send(message)
+                if isinstance(channel, BaseChannel):
+                    await channel.deliver(delivery)
+                else:
+                    await channel.send(message)
                 return None
             except asyncio.CancelledError:
                 raise
@@ -422,7 +503,10 @@ class ChannelManager:
                 error = exc
                 if attempt < len(self.send_delays):
                     log.warning(
-                        "sending to %s failed (%s); retrying", message.channel, explain(exc)
+                        "sending to %s failed (%s); retrying from part %d",
+                        message.channel,
+                        explain(exc),
+                        delivery.done + 1,
                     )
                     await asyncio.sleep(self.send_delays[attempt])
         assert error is not None

@@ -7,7 +7,11 @@ HTTP (aiohttp, an ephemeral port on 127.0.0.1):
   WebSocket) and a one-time ``ticket``;
 * ``POST /v1.0/oauth2/accessToken``: ``appKey``/``appSecret`` → ``accessToken``, ``expireIn``;
 * ``POST /v1.0/robot/oToMessages/batchSend`` and ``/v1.0/robot/groupMessages/send``: need the
-  ``x-acs-dingtalk-access-token`` header, record the request, answer ``processQueryKey``;
+  ``x-acs-dingtalk-access-token`` header, record the request, answer ``processQueryKey``. A
+  test can make the server reset the connection after reading a chosen message's body
+  (:attr:`DingTalkServer.reset_when`: the message is not sent), or hold a chosen message
+  until :attr:`DingTalkServer.release` is set (:attr:`DingTalkServer.hold_when`: sent only if
+  the client still waits for the answer then);
 * ``POST /robot/sendBySession?session=…``: a message's session webhook (``errcode`` 0, or an
   error once the session is expired with :meth:`DingTalkServer.expire`);
 * ``POST /v1.0/robot/messageFiles/download`` → ``downloadUrl``; ``GET /files/<code>``;
@@ -25,6 +29,7 @@ import asyncio
 import itertools
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -80,6 +85,11 @@ class DingTalkServer:
         self._expired: set[str] = set()
         self._runner: web.AppRunner | None = None
         self.port = 0
+        self.reset_when: Callable[[dict[str, Any]], bool] | None = None  # once
+        self.resets = 0
+        self.hold_when: Callable[[dict[str, Any]], bool] | None = None  # once
+        self.holding = 0  # robot messages held now
+        self.release = asyncio.Event()
 
     @property
     def base_url(self) -> str:
@@ -283,6 +293,22 @@ class DingTalkServer:
         return call.headers.get("x-acs-dingtalk-access-token") == "access-token-abcdef"
 
     async def _robot(self, request: web.Request) -> web.Response:
+        body = await request.json()
+        if self.reset_when is not None and self.reset_when(body):
+            self.reset_when = None
+            self.resets += 1
+            assert request.transport is not None
+            request.transport.abort()  # the connection is reset: the message is not sent
+            return web.Response(status=500)
+        if self.hold_when is not None and self.hold_when(body):
+            self.hold_when = None
+            self.holding += 1
+            try:
+                await self.release.wait()
+            finally:
+                self.holding -= 1
+            if request.transport is None or request.transport.is_closing():
+                return web.Response(status=500)  # the client is gone: the message is not sent
         call = await self._record(request)
         if not self._authorized(call):
             return web.json_response({"code": "InvalidAuthentication", "message": "token"}, 401)

@@ -10,7 +10,7 @@ from typing import Any
 
 from desktop.core.agent.approval import ApprovalPolicy
 from desktop.core.bus.events import OutboundMessage
-from desktop.core.channels.dingtalk.markup import LIMIT
+from desktop.core.channels.dingtalk.markup import LIMIT, pieces
 from tests.channels.dingtalk.conftest import start_runtime, state_values, until
 from tests.channels.dingtalk.server import PNG, DingTalkServer
 from tests.channels.dingtalk.test_dingtalk import frame_acked
@@ -31,7 +31,11 @@ async def test_a_long_answer_is_split_and_goes_through_the_robot_api_once_the_we
         data = dingtalk.message("write a lot")
         dingtalk.expire(data["sessionWebhook"].rsplit("=", 1)[1])
         await dingtalk.push(data)
-        await until(lambda: len(dingtalk.texts()) >= 3, what="the pieces")
+        expected = pieces(reply)
+        await until(
+            lambda: [s.param["text"] for s in dingtalk.sent() if s.via == "robot"] == expected,
+            what="every piece through the robot API",
+        )
         await runtime.agent.idle()
     finally:
         await runtime.stop()

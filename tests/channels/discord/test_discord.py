@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from desktop.core.channels.discord import markup
 from tests.channels.discord.conftest import session_lines, start_runtime, until, user_text
 from tests.channels.discord.discord_server import DM, TOKEN, DiscordServer
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
@@ -58,7 +59,8 @@ async def test_a_long_answer_is_split_under_the_limit_with_code_fences_reopened(
     runtime = await start_runtime(tmp_path, discord_api, scripted_server)
     try:
         incoming = discord_api.put_message(DM, "write a lot")
-        await until(lambda: any("Part 5." in t for t in discord_api.texts(DM)), what="the end")
+        expected = markup.split(markup.to_discord(reply))
+        await until(lambda: discord_api.texts(DM) == expected, what="every piece, in order")
         sent = discord_api.sent(DM)
     finally:
         await runtime.stop()

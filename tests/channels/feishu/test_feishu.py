@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from desktop.core.channels.feishu import cards
 from tests.channels.feishu.conftest import CHAT, USER, echo, start_runtime, until, user_text
 from tests.channels.feishu.feishu_server import (
     APP_SECRET,
@@ -112,11 +113,12 @@ async def test_long_answers_are_split_and_topics_get_replies_in_thread(
     feishu: FeishuServer, scripted_server: ScriptedOpenAIServer, tmp_path: Path
 ) -> None:
     long_answer = "\n\n".join(f"## Part {i}\n" + "text " * 300 for i in range(6))
-    scripted_server.push(Reply(long_answer), Reply("short **answer**"))
+    scripted_server.push(Reply(long_answer, chunk=500), Reply("short **answer**"))
     runtime = await start_runtime(tmp_path, feishu, scripted_server, replyToMessage=True)
     try:
         in_topic = await feishu.push_text(CHAT, USER, "tell me a lot", thread_id="omt_topic")
-        await until(lambda: len(feishu.sent) >= 3, what="the pieces")
+        expected = [json.loads(cards.content(b)) for b in cards.markdown_cards(long_answer)]
+        await until(lambda: [s.content for s in feishu.sent] == expected, what="every card")
         await runtime.agent.idle()
         count = len(feishu.sent)
         plain = await feishu.push_text(CHAT, USER, "and briefly?")

@@ -70,6 +70,7 @@ async def test_a_panel_message_is_answered_in_its_group_as_a_reply(
 async def test_a_long_answer_is_split_under_the_limit(
     mochat: MochatServer, scripted_server: ScriptedOpenAIServer, tmp_path: Path
 ) -> None:
+    from desktop.core.channels.base import split_message
     from desktop.core.channels.mochat.channel import MAX_CHARS
 
     paragraphs = [(f"Part {i}. " + "lorem ipsum dolor sit amet " * 28).strip() for i in range(10)]
@@ -79,7 +80,8 @@ async def test_a_long_answer_is_split_under_the_limit(
     runtime = await start_runtime(tmp_path, mochat, scripted_server)
     try:
         await mochat.say(SESSION, "write a lot")
-        await until(lambda: len(mochat.sent) == 2, what="two pieces")
+        expected = split_message(reply, MAX_CHARS)
+        await until(lambda: [s.content for s in mochat.sent] == expected, what="every piece")
         await runtime.agent.idle()
     finally:
         await runtime.stop()

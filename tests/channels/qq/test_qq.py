@@ -38,17 +38,23 @@ async def test_a_private_message_is_answered_with_a_passive_reply(
     assert user_text(scripted_server.chat_requests()[0].body) == "hello there"
 
 
+def _joined(qq: QQServer) -> list[str]:
+    """The words of the markdown pieces sent to GROUP1 after the acknowledgement."""
+    bodies = [c.body for c in qq.calls if c.path == "/v2/groups/GROUP1/messages"][1:]
+    return "\n\n".join(b["markdown"]["content"] for b in bodies).split()
+
+
 async def test_a_group_mention_is_answered_in_the_group_as_markdown_in_pieces(
     qq: QQServer, scripted_server: ScriptedOpenAIServer, tmp_path: Path
 ) -> None:
     long_answer = "\n\n".join(f"**Part {i}** " + "word " * 150 for i in range(10))
-    scripted_server.route = lambda body: Reply(long_answer)
+    scripted_server.route = lambda body: Reply(long_answer, chunk=500)
     runtime = await start_runtime(
         tmp_path, scripted_server, qq={"msgFormat": "markdown", "ackMessage": "⏳ Processing..."}
     )
     try:
         msg_id = await qq.group("GROUP1", "MEMBER1", "write a lot")
-        await until(lambda: len(qq.sent()) >= 2 and "Part 9" in str(qq.sent()[-1]), what="answer")
+        await until(lambda: _joined(qq) == long_answer.split(), what="every piece of the answer")
         await runtime.agent.idle()
     finally:
         await runtime.stop()

@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from desktop.core.channels.slack.mrkdwn import pieces as pieces_of
+from desktop.core.channels.slack.mrkdwn import to_mrkdwn
 from tests.channels.slack.conftest import (
     CHANNEL,
     DM,
@@ -60,7 +62,7 @@ async def test_channel_messages_follow_the_policy_thread_and_are_split_under_the
     long = "\n\n".join([*paragraphs[:5], code, *paragraphs[5:]])
     assert 8000 < len(long) < 12000
     scripted_server.route = lambda body: (
-        Reply(long) if user_text(body) == "write a lot" else echo()(body)
+        Reply(long, chunk=500) if user_text(body) == "write a lot" else echo()(body)
     )
     runtime = await start_runtime(tmp_path, slack, scripted_server)
     try:
@@ -68,7 +70,10 @@ async def test_channel_messages_follow_the_policy_thread_and_are_split_under_the
         text = f"<@{BOT_USER}> write a lot"
         root = slack.put_message(CHANNEL, text)  # Slack sends both events for a mention
         slack.put_message(CHANNEL, text, kind="app_mention", ts=root["ts"])
-        await until(lambda: len(slack.posted(CHANNEL)) >= 3, what="the pieces")
+        expected = pieces_of(to_mrkdwn(long))
+        await until(
+            lambda: [p["text"] for p in slack.posted(CHANNEL)] == expected, what="every piece"
+        )
         later = slack.put_message(CHANNEL, f"<@{BOT_USER}> and more", thread_ts=root["ts"])
         await until(lambda: "echo: and more" in slack.texts(CHANNEL), what="the thread answer")
         await until(lambda: len(slack.acks) == 4, what="every envelope acknowledged")

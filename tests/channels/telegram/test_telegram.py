@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from desktop.core.channels.telegram.markup import split_pieces
 from desktop.core.runtime import Runtime
 from tests.channels.telegram.bot_api_server import TOKEN, BotApiServer, telegram_text
 from tests.channels.telegram.conftest import (
@@ -72,7 +73,10 @@ async def test_a_long_answer_is_split_under_the_limit(
     runtime = await start_runtime(tmp_path, api, scripted_server)
     try:
         api.put_message(CHAT, "write a lot")
-        await until(lambda: len(api.sent(CHAT)) == 2, what="two pieces")
+        expected = [p.html for p in split_pieces(reply)]
+        await until(
+            lambda: [c.params["text"] for c in api.sent(CHAT)] == expected, what="every piece"
+        )
         sent = api.sent(CHAT)
     finally:
         await runtime.stop()

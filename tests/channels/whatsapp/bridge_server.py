@@ -5,7 +5,9 @@ authenticated client, ``send`` / ``send_media`` / ``presence`` commands answered
 ``sent`` or ``error``). Only WhatsApp itself is missing: what would go to WhatsApp is recorded,
 and the login is played by the test (:meth:`BridgeServer.offer_qr`, then
 :meth:`BridgeServer.link`), as WhatsApp Web's would be: like the real bridge, nothing of it is
-repeated to a client that connects later.
+repeated to a client that connects later. A test can make the bridge drop the connection when
+a chosen command arrives (:attr:`BridgeServer.drop_when`), or keep a chosen command from
+WhatsApp until the client leaves (:attr:`BridgeServer.hold_when`); neither is delivered.
 
 Run as a script it is a bridge to try the app against by hand (screenshots):
 ``python -m tests.channels.whatsapp.bridge_server PORT`` offers a new login code every 20 s
@@ -56,6 +58,8 @@ class BridgeServer:
         self.files: dict[str, bytes] = {}  # send_media: the file the bridge read
         self.errors: list[str] = []  # the next sends fail with these
         self.drop_when: Callable[[dict[str, Any]], bool] | None = None
+        self.hold_when: Callable[[dict[str, Any]], bool] | None = None  # once: never answered
+        self.holding = 0  # commands held now (they go nowhere; the connection ends first)
         self._server: Server | None = None
         self._ids = itertools.count(1)
 
@@ -122,6 +126,14 @@ class BridgeServer:
         if self.drop_when is not None and self.drop_when(command):
             self.drop_when = None
             await ws.close(1011, "bridge restarting")  # the command never reached WhatsApp
+            return
+        if self.hold_when is not None and self.hold_when(command):
+            self.hold_when = None
+            self.holding += 1
+            try:
+                await ws.wait_closed()  # WhatsApp is slow: the client leaves before it went out
+            finally:
+                self.holding -= 1
             return
         answer: dict[str, Any]
         if self.errors and command.get("type") in ("send", "send_media"):

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from desktop.core.bus.events import OutboundMessage, RunEvent
-from desktop.core.channels.base import BaseChannel, ChannelStatus, ChannelUnavailable
+from desktop.core.channels.base import BaseChannel, ChannelStatus, ChannelUnavailable, split_message
+from desktop.core.channels.outbox import Delivery
 
 
 @dataclass
@@ -23,7 +24,12 @@ class Network:
     sent: list[OutboundMessage] = field(default_factory=list)
     connects: int = 0
     fail_connects: int = 0  # the next N connects fail
-    fail_sends: int = 0  # the next N sends fail
+    fail_sends: int = 0  # the next N pieces fail
+    fail_at: dict[int, int] = field(default_factory=dict)  # piece index → its next N sends fail
+    limit: int = 10_000  # an answer goes in pieces of at most this many characters
+    hold: asyncio.Event | None = None  # while set to an unset event, a piece waits for it
+    hold_at: int | None = None  # only the piece with this index waits (None: every piece)
+    waiting: int = 0  # pieces waiting for ``hold``
     drop_after: int | None = None  # the connection breaks after N received messages
     events: list[str] = field(default_factory=list)
 
@@ -54,11 +60,25 @@ class LoopbackChannel(BaseChannel):
                 NETWORK.drop_after = None
                 raise ConnectionError("connection reset by peer")
 
-    async def send(self, message: OutboundMessage) -> None:
+    async def pieces(self, message: OutboundMessage) -> list[str]:
+        return split_message(message.content, NETWORK.limit) if message.content else [""]
+
+    async def send_piece(self, delivery: Delivery, index: int, piece: Any) -> None:
+        hold = NETWORK.hold
+        if hold is not None and not hold.is_set() and NETWORK.hold_at in (None, index):
+            NETWORK.waiting += 1
+            try:
+                await hold.wait()
+            finally:
+                NETWORK.waiting -= 1
+        if NETWORK.fail_at.get(index):
+            NETWORK.fail_at[index] -= 1
+            raise ConnectionError(f"the connection was reset while sending part {index + 1}")
         if NETWORK.fail_sends:
             NETWORK.fail_sends -= 1
             raise ConnectionError("send failed")
-        NETWORK.sent.append(message)
+        message = delivery.message
+        NETWORK.sent.append(OutboundMessage(message.channel, message.chat_id, piece))
 
     async def check(self) -> str:
         if getattr(self.config, "token", "") != "good":

@@ -20,8 +20,9 @@ Sending. Answers are DingTalk markdown (:mod:`~desktop.core.channels.dingtalk.ma
 under the limit, posted to the session webhook of the chat's latest message while it is
 valid (kept in the state, so it survives a restart); when it has expired or refuses, and for
 reminders, through the robot API (one-to-one batch send, or group send). Images and files go
-up to DingTalk's media store and out as image or file messages through the robot API. A send
-that fails halfway resumes after the pieces already delivered when the manager retries it.
+up to DingTalk's media store and out as image or file messages through the robot API. Each is
+a piece of the answer's delivery (:mod:`~desktop.core.channels.outbox`): a retry resumes at
+the piece that failed.
 
 Approvals are answered by a reply keyword (``allow``, ``deny``…; DingTalk's robot messages
 have no buttons in this path): :class:`~desktop.core.channels.approvals.ReplyApprover`.
@@ -34,7 +35,6 @@ import json
 import logging
 import re
 import time
-from collections import OrderedDict
 from pathlib import Path
 from typing import Any, ClassVar
 from urllib.parse import quote_plus
@@ -57,6 +57,7 @@ from desktop.core.channels.base import BaseChannel, ChannelStatus, ChannelUnavai
 from desktop.core.channels.dingtalk import inbound, markup
 from desktop.core.channels.dingtalk.api import DingTalkApi, Refused, Rejected
 from desktop.core.channels.dingtalk.config import DEFAULT_BASE_URL, DEFAULT_OAPI_URL
+from desktop.core.channels.outbox import Delivery
 from desktop.core.channels.state import ChannelStateStore
 from desktop.core.utils.redact import redact, register_secret
 
@@ -100,7 +101,6 @@ class DingTalkChannel(BaseChannel):
         super().__init__(config, bus, state, media_dir, app_config=app_config)
         register_secret(getattr(config, "client_secret", "") or None)
         self._api: DingTalkApi | None = None
-        self._progress: OrderedDict[int, tuple[OutboundMessage, int]] = OrderedDict()
         stored = state.get("webhooks", {})
         self._webhooks: dict[str, tuple[str, int]] = {}
         for chat, value in (stored if isinstance(stored, dict) else {}).items():
@@ -288,29 +288,22 @@ class DingTalkChannel(BaseChannel):
             return None
         return url
 
-    async def send(self, message: OutboundMessage) -> None:
-        """Deliver an answer: the text in pieces, then attachments (raises on failure).
+    async def pieces(self, message: OutboundMessage) -> list[str | Path]:
+        """The text in pieces under the limit, then the attachments."""
+        return [*markup.pieces(message.content), *map(Path, message.media)]
 
-        When the manager retries a send that failed halfway, the pieces already delivered
-        are not sent again.
-        """
+    async def send_piece(self, delivery: Delivery, index: int, piece: Any) -> None:
+        """One piece: text through the webhook or the robot API, or a file (raises on
+        failure; the robot API has no idempotency key, so a piece in doubt is sent again)."""
         api = self._require_api()
-        title = markup.title_of(message.content)
-        steps: list[str | Path] = [*markup.pieces(message.content), *map(Path, message.media)]
-        done = self._progress.get(id(message), (message, 0))[1]
         try:
-            for index in range(done, len(steps)):
-                step = steps[index]
-                if isinstance(step, Path):
-                    await self._send_file(api, message.chat_id, step)
-                else:
-                    await self._send_text(api, message, title, step)
-                self._progress[id(message)] = (message, index + 1)
-                while len(self._progress) > 100:
-                    self._progress.popitem(last=False)
+            if isinstance(piece, Path):
+                await self._send_file(api, delivery.message.chat_id, piece)
+            else:
+                title = markup.title_of(delivery.message.content)
+                await self._send_text(api, delivery.message, title, piece)
         except Refused as exc:
             raise self._refused(str(exc)) from None
-        self._progress.pop(id(message), None)
 
     async def _send_text(
         self, api: DingTalkApi, message: OutboundMessage, title: str, text: str

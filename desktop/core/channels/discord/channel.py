@@ -28,8 +28,8 @@ handler, oldest first, before the live ones that arrived meanwhile.
 
 Sending. Answers are converted (:mod:`~desktop.core.channels.discord.markup`) and split under
 2,000 characters; the first piece replies to the message it answers (without pinging its
-author), files go with it (ten per message). A send that fails halfway resumes after the
-pieces already delivered when the manager retries it. While a turn runs, the chat shows
+author), files go with it (ten per message). Each message is a piece of the answer's delivery
+(:mod:`~desktop.core.channels.outbox`): a retry resumes at the piece that failed. While a turn runs, the chat shows
 ``typing…`` and the message gets ``readReceiptEmoji``. Approval questions come with buttons
 (:mod:`~desktop.core.channels.discord.buttons`).
 """
@@ -71,6 +71,7 @@ from desktop.core.channels.discord.client import (
 )
 from desktop.core.channels.discord.config import DEFAULT_GATEWAY_URL
 from desktop.core.channels.discord.inbound import describe, mentions_me
+from desktop.core.channels.outbox import Delivery
 from desktop.core.channels.state import ChannelStateStore
 from desktop.core.utils.redact import redact, register_secret
 from desktop.core.utils.tasks import TaskOwner
@@ -121,7 +122,6 @@ class DiscordChannel(BaseChannel):
         # fresh session fetches the gap again (what was handled meanwhile is recognised).
         self._behind: set[int] = set()
         self._activity = Activity(lambda: self._client, self._owner, typing_every=self.typing_every)
-        self._progress: OrderedDict[int, tuple[OutboundMessage, int]] = OrderedDict()
         super().__init__(config, bus, state, media_dir, app_config=app_config)
         self._positions = Positions(state)
         register_secret(getattr(config, "token", "") or None)
@@ -458,15 +458,10 @@ class DiscordChannel(BaseChannel):
             files.append(discord.File(io.BytesIO(data), filename=path.name))
         return files
 
-    async def send(self, message: OutboundMessage) -> None:
-        """Deliver an answer: text pieces (files with the first), raising on failure.
-
-        When the manager retries a send that failed halfway, the messages already delivered
-        are not sent again.
-        """
-        client = self._require_client()
+    async def pieces(self, message: OutboundMessage) -> list[tuple[str, list[str]]]:
+        """The text pieces, each with its batch of files (ten per message)."""
         try:
-            target = client.get_partial_messageable(int(message.chat_id))
+            int(message.chat_id)
         except ValueError:
             raise ValueError(f"{message.chat_id!r} is not a Discord channel id") from None
         texts = self._texts(message)
@@ -474,26 +469,31 @@ class DiscordChannel(BaseChannel):
         batches = [
             media[i : i + FILES_PER_MESSAGE] for i in range(0, len(media), FILES_PER_MESSAGE)
         ]
-        steps = max(len(texts), len(batches))
-        reply_to = self._reply_target(message)
-        done = self._progress.get(id(message), (message, 0))[1]
+        count = max(len(texts), len(batches))
+        return [
+            (texts[i] if i < len(texts) else "", batches[i] if i < len(batches) else [])
+            for i in range(count)
+        ]
+
+    async def send_piece(self, delivery: Delivery, index: int, piece: Any) -> None:
+        """One message: a text piece with its files; the first replies to the message it
+        answers (discord.py does not enforce a nonce: a piece in doubt is sent again)."""
+        text, batch = piece
+        client = self._require_client()
+        target = client.get_partial_messageable(int(delivery.message.chat_id))
         mentions = discord.AllowedMentions(everyone=False, roles=False, replied_user=False)
-        for index in range(done, steps):
-            options: dict[str, Any] = {"allowed_mentions": mentions}
-            if index < len(texts):
-                options["content"] = texts[index]
-            if index < len(batches):
-                options["files"] = await self._files(batches[index])
-            if index == 0 and reply_to is not None:
-                options["reference"] = discord.MessageReference(
-                    message_id=reply_to, channel_id=target.id, fail_if_not_exists=False
-                )
-            if options.get("content") or options.get("files"):
-                await self._deliver(target, options)
-            self._progress[id(message)] = (message, index + 1)
-            while len(self._progress) > REMEMBERED:
-                self._progress.popitem(last=False)
-        self._progress.pop(id(message), None)
+        options: dict[str, Any] = {"allowed_mentions": mentions}
+        if text:
+            options["content"] = text
+        if batch:
+            options["files"] = await self._files(batch)
+        reply_to = self._reply_target(delivery.message) if index == 0 else None
+        if reply_to is not None:
+            options["reference"] = discord.MessageReference(
+                message_id=reply_to, channel_id=target.id, fail_if_not_exists=False
+            )
+        if options.get("content") or options.get("files"):
+            await self._deliver(target, options)
 
     @staticmethod
     async def _deliver(target: discord.PartialMessageable, options: dict[str, Any]) -> None:

@@ -57,6 +57,7 @@ from desktop.core.channels.email.parse import (
     parse_bytes,
 )
 from desktop.core.channels.email.smtp import SmtpSender, Thread, check_login, compose, sender_of
+from desktop.core.channels.outbox import Delivery
 from desktop.core.channels.state import ChannelStateStore
 
 log = logging.getLogger(__name__)
@@ -480,12 +481,13 @@ class EmailChannel(BaseChannel):
             return self._by_request[request]
         return self._threads.get(message.chat_id.strip().lower())
 
-    async def send(self, message: OutboundMessage) -> None:
-        """Mail an answer (interim progress is not mailed).
+    async def pieces(self, message: OutboundMessage) -> list[str]:
+        """One mail per answer (none for interim progress, or an answer to mail while
+        ``autoReplyEnabled`` is off).
 
         Raises:
             ChannelUnavailable: Consent or the SMTP settings are missing.
-            smtplib.SMTPException, OSError: Sending failed (the manager retries).
+            ValueError: The chat id is not an address.
         """
         cfg = self.config
         if not cfg.consent_granted:
@@ -494,7 +496,7 @@ class EmailChannel(BaseChannel):
             raise ChannelUnavailable("No SMTP host is set", "Fill in smtpHost in Settings.")
         meta = message.metadata
         if meta.get("progress") or meta.get("tool_hint"):
-            return
+            return []
         to = message.chat_id.strip()
         if not normalise_address(to):
             raise ValueError(f"{to!r} is not an email address")
@@ -503,17 +505,30 @@ class EmailChannel(BaseChannel):
         answer = thread is not None and not (own_initiative or meta.get("approval"))
         if answer and not cfg.auto_reply_enabled:
             log.info("email: answer to %s not sent (autoReplyEnabled is off)", to)
-            return
+            return []
+        return [to]
+
+    async def send_piece(self, delivery: Delivery, index: int, piece: Any) -> None:
+        """Mail the answer. Its Message-ID comes from the delivery, so a mail sent again
+        (its SMTP answer was lost) shows once in mail clients.
+
+        Raises:
+            smtplib.SMTPException, OSError: Sending failed (the manager retries).
+        """
+        message, to = delivery.message, str(piece)
+        meta = message.metadata
+        own_initiative = bool(meta.get("reminder") or meta.get("force_send"))
         subject = meta.get("subject") if isinstance(meta.get("subject"), str) else None
         mail = await asyncio.to_thread(  # reads the attachments
             compose,
-            cfg,
+            self.config,
             to,
             message.content,
-            thread=thread,
+            thread=self._thread_for(message),
             subject=(subject or "").strip() or None,
             attachments=[Path(p) for p in message.media],
             automatic=not own_initiative,
+            key=delivery.id,
         )
         await asyncio.to_thread(self._smtp.send, mail)
         log.debug("email: sent to %s", to)

@@ -82,6 +82,7 @@ def compose(
     subject: str | None = None,
     attachments: list[Path] = (),  # type: ignore[assignment]
     automatic: bool = True,
+    key: str | None = None,
 ) -> EmailMessage:
     """The mail for one answer.
 
@@ -95,6 +96,7 @@ def compose(
             text instead.
         automatic: An answer to mail (``Auto-Submitted: auto-replied``), or a message of the
             agent's own (``auto-generated``, e.g. a reminder).
+        key: Makes the Message-ID (the same for a mail sent again); random when ``None``.
     """
     mail = EmailMessage()
     from_address = sender_of(config)
@@ -108,7 +110,10 @@ def compose(
         mail["Subject"] = "Message from nanobot"
     mail["Date"] = formatdate(localtime=True)
     domain = normalise_address(from_address).rpartition("@")[2] or None
-    mail["Message-ID"] = make_msgid(domain=domain)
+    if key and domain:
+        mail["Message-ID"] = f"<nanobot.{key}@{domain}>"
+    else:
+        mail["Message-ID"] = make_msgid(domain=domain)
     if thread is not None and thread.message_id:
         mail["In-Reply-To"] = thread.message_id
         mail["References"] = " ".join(thread.references or [thread.message_id])

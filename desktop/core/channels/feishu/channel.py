@@ -17,9 +17,10 @@ that reaction goes (and ``doneEmoji`` is put, when set).
 Sending. Markdown answers become interactive cards (:mod:`.cards`), split between paragraphs;
 attachments are uploaded (images as image messages, other files as file messages). An answer
 to a message in a topic stays in the topic (a reply in thread); with ``replyToMessage`` the
-first piece quotes the message. Every piece carries a ``uuid`` derived from the answer, so
-when the manager retries a send that failed halfway the platform does not deliver a piece
-twice, and the pieces already sent are skipped. Tool hints are plain text with
+first piece quotes the message. Each message is a piece of the answer's delivery
+(:mod:`~desktop.core.channels.outbox`): a retry resumes at the piece that failed, and every
+piece carries a ``uuid`` derived from the delivery, so the platform does not show a piece
+twice when the answer to its request was lost. Tool hints are plain text with
 ``toolHintPrefix``. Approval questions are cards with buttons (:mod:`.buttons`).
 """
 
@@ -65,6 +66,7 @@ from desktop.core.channels.feishu.longconn import (
     LongConnection,
     quiet_sdk_logging,
 )
+from desktop.core.channels.outbox import Delivery
 from desktop.core.channels.state import ChannelStateStore
 from desktop.core.utils.redact import redact, register_secret
 from desktop.core.utils.tasks import TaskOwner
@@ -114,7 +116,6 @@ class FeishuChannel(BaseChannel):
         self._turns: OrderedDict[str, str] = OrderedDict()  # turn → the message it answers
         self._reactions: OrderedDict[str, str] = OrderedDict()  # message → our reaction
         self._reacting: dict[str, asyncio.Task[None]] = {}  # reactions still being put
-        self._progress: OrderedDict[int, tuple[OutboundMessage, int, str]] = OrderedDict()
         super().__init__(config, bus, state, media_dir, app_config=app_config)
         for secret in (config.app_secret, config.encrypt_key, config.verification_token):
             register_secret(secret or None)
@@ -419,40 +420,30 @@ class FeishuChannel(BaseChannel):
             steps.extend(("interactive", body) for body in cards.markdown_cards(message.content))
         return steps
 
-    async def send(self, message: OutboundMessage) -> None:
-        """Deliver an answer: attachments, then the text as cards (raises on failure).
+    async def pieces(self, message: OutboundMessage) -> list[tuple[str, Any]]:
+        """Attachments, then the text as cards (a tool hint: plain text)."""
+        return self._steps(message)
 
-        When the manager retries a send that failed halfway, the pieces already delivered
-        are not sent again (and a piece whose answer was lost is not delivered twice: each
-        carries the same ``uuid`` on every attempt).
-        """
+    async def send_piece(self, delivery: Delivery, index: int, piece: Any) -> None:
+        """One message; its ``uuid`` comes from the delivery, so Feishu keeps one copy of a
+        piece sent again (a retry, or after a restart within Feishu's hour)."""
         api = self._require_api()
-        _, done, base = self._progress.get(id(message), (message, 0, uuid.uuid4().hex[:24]))
+        message = delivery.message
+        kind, body = piece
+        if kind == "file":
+            sent = await self._file_step(api, body)
+            if sent is None:
+                return
+            kind, body = sent
         reply_to, in_thread = self._target(message)
-        steps = self._steps(message)
-        for index in range(done, len(steps)):
-            kind, body = steps[index]
-            if kind == "file":
-                sent = await self._file_step(api, body)
-                if sent is None:
-                    _remember(self._progress, id(message), (message, index + 1, base))
-                    continue
-                kind, body = sent
-            quote = reply_to if (index == 0 or in_thread) else None
-            try:
-                await api.send(
-                    message.chat_id,
-                    kind,
-                    cards.content(body),
-                    uuid=f"{base}-{index}",
-                    reply_to=quote,
-                    in_thread=in_thread,
-                )
-            except BaseException:
-                _remember(self._progress, id(message), (message, index, base))
-                raise
-            _remember(self._progress, id(message), (message, index + 1, base))
-        self._progress.pop(id(message), None)
+        await api.send(
+            message.chat_id,
+            kind,
+            cards.content(body),
+            uuid=f"{delivery.id[:24]}-{index}",
+            reply_to=reply_to if (index == 0 or in_thread) else None,
+            in_thread=in_thread,
+        )
 
     async def _file_step(self, api: OpenApi, path: Path) -> tuple[str, dict[str, Any]] | None:
         if not await asyncio.to_thread(path.is_file):

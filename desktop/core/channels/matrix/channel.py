@@ -12,8 +12,9 @@ How it behaves:
 * Direct chats (at most two members) are always answered; rooms follow ``groupPolicy``
   (``open``, ``mention`` — a mention or a reply to the bot —, ``allowlist``).
 * Answers are Markdown rendered to HTML (``org.matrix.custom.html``) with the Markdown as the
-  plain ``body``; progress notes go out as ``m.notice``. Each answer has a stable transaction
-  id, so a retry after a lost response never posts it twice.
+  plain ``body``; progress notes go out as ``m.notice``. Each piece of an answer has a
+  transaction id from its delivery (:mod:`~desktop.core.channels.outbox`), so a piece sent
+  again after a lost response (or a restart) is never posted twice.
 * The bot shows as typing while a turn runs.
 * Encrypted rooms work with an access token login (see :mod:`.crypto`); otherwise the first
   encrypted message in a room gets a short (unencrypted) notice saying so.
@@ -23,8 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import uuid
-from collections import OrderedDict, deque
+from collections import deque
 from collections.abc import Coroutine
 from contextlib import suppress
 from typing import Any
@@ -46,6 +46,7 @@ from desktop.core.channels.base import BaseChannel, ChannelStatus, ChannelUnavai
 from desktop.core.channels.matrix import crypto
 from desktop.core.channels.matrix.content import message_content
 from desktop.core.channels.matrix.inbound import InboundHandler
+from desktop.core.channels.outbox import Delivery
 from desktop.core.utils.tasks import TaskOwner, finish
 
 log = logging.getLogger(__name__)
@@ -112,7 +113,6 @@ class MatrixChannel(InboundHandler, BaseChannel):
         self._typing: dict[str, asyncio.Task[None]] = {}
         self._background = TaskOwner("matrix")  # typing calls of the running connection
         self._sent: deque[str] = deque(maxlen=SENT_MEMORY)
-        self._txn: OrderedDict[int, tuple[OutboundMessage, str]] = OrderedDict()
         self._downloads = asyncio.Semaphore(max(1, int(self.config.max_concurrent_media_downloads)))
 
     # -- settings and login ----------------------------------------------------------------
@@ -353,50 +353,40 @@ class MatrixChannel(InboundHandler, BaseChannel):
             raise ConnectionError("the Matrix channel stopped")
         return self._client, self._generation
 
-    def _txn_base(self, message: OutboundMessage) -> str:
-        """One transaction id per outbound message, the same on every retry (the homeserver
-        then stores it once even when a response was lost)."""
-        entry = self._txn.get(id(message))
-        if entry is None or entry[0] is not message:
-            entry = (message, uuid.uuid4().hex)
-            self._txn[id(message)] = entry
-            while len(self._txn) > 256:
-                self._txn.popitem(last=False)
-        return entry[1]
-
-    async def send(self, message: OutboundMessage) -> None:
-        """Post an answer into its room (split when long).
-
-        While the channel reconnects, the send waits for it; when the connection breaks
-        during the send, it waits for the next connection and sends again (the stable
-        transaction ids keep pieces that did arrive from being posted twice).
-        """
+    async def pieces(self, message: OutboundMessage) -> list[str]:
+        """The text, split when long (Matrix answers carry no files here)."""
         if not message.content.strip():
-            return
+            return []
+        return split_message(message.content, MAX_CHARS)
+
+    async def send_piece(self, delivery: Delivery, index: int, piece: Any) -> None:
+        """Post one piece into its room.
+
+        While the channel reconnects, the piece waits for it; when the connection breaks
+        during the send, it waits for the next connection and sends again. Its transaction id
+        comes from the delivery, so the homeserver stores a piece sent again once.
+        """
         client, generation = await self._connection()
         try:
-            await self._post(client, message)
+            await self._post(client, delivery, index, piece)
         except (aiohttp.ClientError, TimeoutError, ConnectionError) as exc:
             log.info("matrix: sending failed (%r); waiting for the homeserver", exc)
             client, generation = await self._connection(newer_than=generation)
-            await self._post(client, message)
-        self._txn.pop(id(message), None)
+            await self._post(client, delivery, index, piece)
 
-    async def _post(self, client: AsyncClient, message: OutboundMessage) -> None:
-        notice = bool(message.metadata.get("progress") or message.metadata.get("tool_hint"))
-        base = self._txn_base(message)
-        for index, piece in enumerate(split_message(message.content, MAX_CHARS)):
-            content = message_content(piece, notice=notice)
-            response = await client.room_send(
-                message.chat_id,
-                "m.room.message",
-                content,
-                tx_id=f"{base}-{index}",
-                ignore_unverified_devices=True,  # the bot cannot verify anyone interactively
-            )
-            if not isinstance(response, RoomSendResponse):
-                raise SendRefused(f"the homeserver refused the message: {response.message}")
-            self._sent.append(response.event_id)
+    async def _post(self, client: AsyncClient, delivery: Delivery, index: int, piece: str) -> None:
+        meta = delivery.message.metadata
+        notice = bool(meta.get("progress") or meta.get("tool_hint"))
+        response = await client.room_send(
+            delivery.message.chat_id,
+            "m.room.message",
+            message_content(piece, notice=notice),
+            tx_id=f"{delivery.id}-{index}",
+            ignore_unverified_devices=True,  # the bot cannot verify anyone interactively
+        )
+        if not isinstance(response, RoomSendResponse):
+            raise SendRefused(f"the homeserver refused the message: {response.message}")
+        self._sent.append(response.event_id)
 
     async def send_notice(self, client: AsyncClient, room_id: str, text: str) -> None:
         """A short notice from the channel itself (not from the agent)."""

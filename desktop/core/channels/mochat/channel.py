@@ -23,7 +23,8 @@ mention (:mod:`~desktop.core.channels.mochat.delay`).
 Sending goes through the HTTP API (``/api/claw/sessions/send``, ``/api/claw/groups/panels/
 send``), Markdown as it is (Mochat renders it), split under :data:`MAX_CHARS`. In panels an
 answer replies to the message it answers. Mochat's API has no file upload: attachments are
-listed by name (links as they are).
+listed by name (links as they are). Each piece is a piece of the answer's delivery
+(:mod:`~desktop.core.channels.outbox`): a retry resumes at the piece that failed.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ from desktop.core.channels.mochat.api import (
 )
 from desktop.core.channels.mochat.delay import KEYS_META, DelayBuffer
 from desktop.core.channels.mochat.protocol import Incoming
+from desktop.core.channels.outbox import Delivery
 from desktop.core.utils.redact import redact, register_secret
 from desktop.core.utils.tasks import TaskOwner, cancel_and_wait
 
@@ -98,7 +100,6 @@ class MochatChannel(BaseChannel):
         }  # fmt: skip
         self._sent: deque[str] = deque(maxlen=SENT_MEMORY)
         self._turns: OrderedDict[str, str] = OrderedDict()  # turn id → message key
-        self._progress: OrderedDict[int, tuple[OutboundMessage, int]] = OrderedDict()
         self._client: Any = None
         self.delayed = DelayBuffer(
             self.state,
@@ -471,44 +472,44 @@ class MochatChannel(BaseChannel):
         prefix = f"panel:{target.id}:"
         return request[len(prefix) :] if request.startswith(prefix) else None
 
-    async def send(self, message: OutboundMessage) -> None:
-        """Post an answer into its session or panel (split when long; a retry after a
-        failure halfway goes on after the pieces already delivered)."""
+    def _target(self, message: OutboundMessage) -> protocol.Target:
         target = protocol.resolve_target(message.chat_id)
         if not target.id:
             raise ValueError(f"{message.chat_id!r} is not a Mochat session or panel")
         if target.kind == "panel" and target.id in self._sessions:
             target = protocol.Target(target.id, "session")
+        return target
+
+    async def pieces(self, message: OutboundMessage) -> list[str]:
+        """The text with a line per attachment, split when long."""
+        self._target(message)
         lines = [message.content.strip()] if message.content.strip() else []
         lines.extend(_attachment_line(m) for m in message.media if m.strip())
         text = "\n".join(lines)
-        if not text:
-            return
-        pieces = split_message(text, MAX_CHARS)
-        reply_to = self._reply_to(message, target)
-        entry = self._progress.get(id(message))
-        done = entry[1] if entry is not None and entry[0] is message else 0
-        for index in range(done, len(pieces)):
-            body: dict[str, Any] = {"content": pieces[index]}
-            if target.kind == "session":
-                body["sessionId"] = target.id
-            else:
-                body["panelId"] = target.id
-                group = message.metadata.get("group_id") or self._groups.get(target.id)
-                if group:
-                    body["groupId"] = group
-            if reply_to and index == 0:
-                body["replyTo"] = reply_to
-            try:
-                answer = await self._http().post(
-                    SESSION_SEND if target.kind == "session" else PANEL_SEND, body
-                )
-            except TokenRefused:
-                raise self._refused() from None
-            sent = protocol.text_field(answer, "messageId", "_id")
-            if sent:
-                self._sent.append(sent)
-            self._progress[id(message)] = (message, index + 1)
-            while len(self._progress) > SENT_MEMORY:
-                self._progress.popitem(last=False)
-        self._progress.pop(id(message), None)
+        return split_message(text, MAX_CHARS) if text else []
+
+    async def send_piece(self, delivery: Delivery, index: int, piece: Any) -> None:
+        """Post one piece into its session or panel; the first replies to the message it
+        answers (Mochat has no idempotency key: a piece in doubt is sent again)."""
+        message = delivery.message
+        target = self._target(message)
+        body: dict[str, Any] = {"content": piece}
+        if target.kind == "session":
+            body["sessionId"] = target.id
+        else:
+            body["panelId"] = target.id
+            group = message.metadata.get("group_id") or self._groups.get(target.id)
+            if group:
+                body["groupId"] = group
+        reply_to = self._reply_to(message, target) if index == 0 else None
+        if reply_to:
+            body["replyTo"] = reply_to
+        try:
+            answer = await self._http().post(
+                SESSION_SEND if target.kind == "session" else PANEL_SEND, body
+            )
+        except TokenRefused:
+            raise self._refused() from None
+        sent = protocol.text_field(answer, "messageId", "_id")
+        if sent:
+            self._sent.append(sent)

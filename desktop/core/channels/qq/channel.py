@@ -11,9 +11,10 @@ agent, are skipped: nothing is answered twice. A malformed event is logged and s
 
 Sending. QQ answers are *passive replies*: they name the message they answer (``msg_id``)
 and number the replies to it (``msg_seq``: QQ refuses a second reply with the same pair, and
-says so). Every piece of an answer gets its own number, saved per message, so a retried send
-reuses its numbers (a piece that did arrive is recognised by QQ's "duplicate" answer and not
-sent twice) and a restart does not reuse numbers already spent. Reminders are active
+says so). Every piece of an answer gets its own number, kept with the answer's delivery
+(:mod:`~desktop.core.channels.outbox`), so a piece sent again reuses its number (one that did
+arrive is recognised by QQ's "duplicate" answer and not shown twice), also after a restart,
+and the numbers spent per message are saved, so a restart does not reuse them. Reminders are active
 messages (no ``msg_id``), and so are replies QQ would refuse: after its reply window (60
 minutes in private chats, 5 in groups) or beyond four replies to one message. Text is plain
 or QQ markdown (``msgFormat``), split under :data:`MESSAGE_LIMIT` characters; images are
@@ -38,6 +39,7 @@ from desktop.core.bus.events import OutboundMessage, RunEvent, TurnStarted
 from desktop.core.bus.queue import MessageBus
 from desktop.core.channels.approvals import parse_answer
 from desktop.core.channels.base import BaseChannel, ChannelStatus, ChannelUnavailable, split_message
+from desktop.core.channels.outbox import Delivery
 from desktop.core.channels.qq.client import CredentialsRefused, QQApi, is_duplicate
 from desktop.core.channels.qq.gateway import Dispatch, Gateway, Session
 from desktop.core.channels.qq.inbound import (
@@ -99,7 +101,6 @@ class QQChannel(BaseChannel):
         self._turns: OrderedDict[str, str] = OrderedDict()  # turn → the msg_id it answers
         self._latest: dict[str, str] = {}  # chat → the msg_id of its latest message
         self._received: OrderedDict[str, tuple[str, float]] = OrderedDict()  # msg_id → kind, when
-        self._sending: OrderedDict[int, tuple[OutboundMessage, int, dict[int, int]]] = OrderedDict()
         chats = state.get("chats", {})
         self._chats: dict[str, str] = dict(chats) if isinstance(chats, dict) else {}
         seqs = state.get("seqs", {})
@@ -286,31 +287,33 @@ class QQChannel(BaseChannel):
         await asyncio.to_thread(self.state.update, seqs=dict(self._seqs))
         return seq
 
-    async def send(self, message: OutboundMessage) -> None:
-        """Deliver an answer: images, then the text in pieces (raises on failure).
-
-        A retried send resumes after the pieces already delivered and reuses the reply
-        numbers of the others.
-        """
-        self._require_api()
-        chat = message.chat_id
-        kind = self._chats.get(chat, "c2c")
-        msg_id = self._reply_to(message)
+    async def pieces(self, message: OutboundMessage) -> list[str | Path]:
+        """Images, then the text in pieces."""
         steps: list[str | Path] = [Path(m) for m in message.media]
         steps += split_message(message.content, MESSAGE_LIMIT) if message.content.strip() else []
-        _, done, seqs = self._sending.get(id(message), (message, 0, {}))
-        for index in range(done, len(steps)):
-            if msg_id and index not in seqs:
-                seqs[index] = await self._next_seq(msg_id)
-                _remember(self._sending, id(message), (message, index, seqs))  # kept for a retry
-            seq = seqs.get(index, 1)
-            step = steps[index]
-            if isinstance(step, Path):
-                await self._post_file(kind, chat, step, msg_id, seq)
-            else:
-                await self._post_text(kind, chat, step, msg_id, seq)
-            _remember(self._sending, id(message), (message, index + 1, seqs))
-        self._sending.pop(id(message), None)
+        return steps
+
+    async def send_piece(self, delivery: Delivery, index: int, piece: Any) -> None:
+        """One message. The message it replies to and its reply number are kept with the
+        delivery (saved before the number is used), so a piece sent again, even after a
+        restart, carries the same pair and QQ's "duplicate" answer shows it arrived."""
+        self._require_api()
+        message = delivery.message
+        chat = message.chat_id
+        kind = self._chats.get(chat, "c2c")
+        if "msg_id" not in delivery.keys:
+            delivery.keys["msg_id"] = self._reply_to(message)
+        found = delivery.keys["msg_id"]
+        msg_id = found if isinstance(found, str) and found else None
+        seqs = delivery.keys.setdefault("seqs", {})
+        if msg_id and str(index) not in seqs:
+            seqs[str(index)] = await self._next_seq(msg_id)
+            await delivery.save()
+        seq = int(seqs.get(str(index), 1))
+        if isinstance(piece, Path):
+            await self._post_file(kind, chat, piece, msg_id, seq)
+        else:
+            await self._post_text(kind, chat, piece, msg_id, seq)
 
     def _text_payload(self, text: str) -> dict[str, Any]:
         if self.config.msg_format == "markdown":

@@ -29,8 +29,9 @@ for the first time starts from then: the first start replays no history. A faili
 logged and tried again at the next connect.
 
 Sending. Markdown becomes mrkdwn in pieces under Slack's length (:mod:`.mrkdwn`), then the
-attachments are uploaded, all into the chat's thread when it has one. A send that fails
-halfway resumes after the pieces already delivered when the manager retries it. The message a
+attachments are uploaded, all into the chat's thread when it has one. Each is a piece of the
+answer's delivery (:mod:`~desktop.core.channels.outbox`): a retry resumes at the piece that
+failed. The message a
 turn answers gets ``reactEmoji`` while it runs and ``doneEmoji`` afterwards. Approval questions
 come with buttons (:mod:`.buttons`).
 """
@@ -61,6 +62,7 @@ from desktop.core.bus.queue import MessageBus
 from desktop.core.channels.activity import remember
 from desktop.core.channels.approvals import CLOSED
 from desktop.core.channels.base import BaseChannel, ChannelStatus, ChannelUnavailable
+from desktop.core.channels.outbox import Delivery
 from desktop.core.channels.slack import catchup, files, inbound
 from desktop.core.channels.slack.buttons import PREFIX, BlockApprover, section
 from desktop.core.channels.slack.config import DEFAULT_BASE_URL
@@ -104,7 +106,6 @@ class SlackChannel(BaseChannel):
         self._bot_user_id: str | None = None
         self._lost = asyncio.Event()
         self._turns: OrderedDict[str, str] = OrderedDict()  # turn id → request id
-        self._progress: OrderedDict[int, tuple[OutboundMessage, int]] = OrderedDict()
         self._handling = asyncio.Lock()  # live and caught-up messages, one at a time
         self._saved_at = 0.0
         super().__init__(config, bus, state, media_dir, app_config=app_config)
@@ -499,28 +500,20 @@ class SlackChannel(BaseChannel):
                 await asyncio.sleep(min(max(delay, 0.0), 60.0))
         raise AssertionError("unreachable")
 
-    async def send(self, message: OutboundMessage) -> None:
-        """Deliver an answer: the text in pieces, then the attachments (raises on failure).
+    async def pieces(self, message: OutboundMessage) -> list[str | Path]:
+        """The text in pieces, then the attachments."""
+        return [*pieces(to_mrkdwn(message.content)), *(Path(m) for m in message.media)]
 
-        When the manager retries a send that failed halfway, the steps already delivered are
-        not sent again.
-        """
-        channel, thread = inbound.split_chat(message.chat_id)
-        steps: list[str | Path] = [
-            *pieces(to_mrkdwn(message.content)),
-            *(Path(m) for m in message.media),
-        ]
-        done = self._progress.get(id(message), (message, 0))[1]
-        for index in range(done, len(steps)):
-            step = steps[index]
-            if isinstance(step, Path):
-                await files.upload(self._require_web(), channel, thread, step)
-            else:
-                await self._call(
-                    "chat_postMessage", channel=channel, thread_ts=thread, text=step, mrkdwn=True
-                )
-            remember(self._progress, id(message), (message, index + 1))
-        self._progress.pop(id(message), None)
+    async def send_piece(self, delivery: Delivery, index: int, piece: Any) -> None:
+        """One message or upload, into the chat's thread (Slack has no idempotency key for
+        bots: a piece in doubt is sent again)."""
+        channel, thread = inbound.split_chat(delivery.message.chat_id)
+        if isinstance(piece, Path):
+            await files.upload(self._require_web(), channel, thread, piece)
+        else:
+            await self._call(
+                "chat_postMessage", channel=channel, thread_ts=thread, text=piece, mrkdwn=True
+            )
 
     async def post_blocks(self, chat_id: str, text: str, blocks: list[dict[str, Any]]) -> str:
         """Post a Block Kit message (an approval question); returns its ``ts``."""

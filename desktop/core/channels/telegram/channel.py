@@ -21,8 +21,8 @@ session, and handed over again after a restart if it had not.
 
 Sending. Markdown answers become Telegram HTML, split under 4,096 characters between blocks
 (:mod:`~desktop.core.channels.telegram.markup`); a piece Telegram refuses to parse is sent as
-plain text. A send that fails halfway resumes after the pieces already delivered when the
-manager retries it, so nothing arrives twice.
+plain text. Each message is a piece of the answer's delivery
+(:mod:`~desktop.core.channels.outbox`): a retry resumes at the piece that failed.
 
 While a turn runs for a chat, ``typing…`` is shown (renewed every 4 s); the message being
 worked on gets ``reactEmoji``. Approval questions come with buttons
@@ -34,7 +34,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from collections import OrderedDict
 from collections.abc import Coroutine, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
@@ -46,13 +45,14 @@ from telegram.request import HTTPXRequest
 
 from desktop.core.bus.events import OutboundMessage, RunEvent
 from desktop.core.bus.queue import MessageBus
-from desktop.core.channels.activity import message_of, remember
+from desktop.core.channels.activity import message_of
 from desktop.core.channels.base import (
     BaseChannel,
     ChannelStatus,
     ChannelUnavailable,
     SenderShape,
 )
+from desktop.core.channels.outbox import Delivery
 from desktop.core.channels.state import ChannelStateStore
 from desktop.core.channels.telegram import outbound
 from desktop.core.channels.telegram.activity import Activity
@@ -131,7 +131,6 @@ class TelegramChannel(BaseChannel):
         self._activity = Activity(
             self.name, lambda: self._bot, self._owner, typing_every=self.typing_every
         )
-        self._progress: OrderedDict[int, tuple[OutboundMessage, int]] = OrderedDict()
         self._attempts: dict[str, int] = {}
         super().__init__(config, bus, state, media_dir, app_config=app_config)
         register_secret(getattr(config, "token", "") or None)
@@ -462,29 +461,24 @@ class TelegramChannel(BaseChannel):
             request_id = self._activity.request_of(str(meta["turn_id"])) or ""
         return message_of(message.chat_id, request_id) if request_id else None
 
-    async def send(self, message: OutboundMessage) -> None:
-        """Deliver an answer: attachments, then the text in pieces (raises on failure).
-
-        When the manager retries a send that failed halfway, the pieces already delivered
-        are not sent again.
-        """
-        bot = self._require_bot()
+    async def pieces(self, message: OutboundMessage) -> list[str | Piece]:
+        """Attachments, then the text in pieces."""
         try:
-            chat = int(message.chat_id)
+            int(message.chat_id)
         except ValueError:
             raise ValueError(f"{message.chat_id!r} is not a Telegram chat id") from None
-        steps: list[str | Piece] = [*message.media, *outbound.pieces(message)]
-        reply_to = self._reply_target(message)
-        done = self._progress.get(id(message), (message, 0))[1]
-        for index in range(done, len(steps)):
-            step = steps[index]
-            reply = reply_to if index == 0 else None
-            if isinstance(step, Piece):
-                await outbound.send_text(bot, chat, step, reply)
-            else:
-                await outbound.send_file(bot, chat, Path(step), reply)
-            remember(self._progress, id(message), (message, index + 1))
-        self._progress.pop(id(message), None)
+        return [*message.media, *outbound.pieces(message)]
+
+    async def send_piece(self, delivery: Delivery, index: int, piece: Any) -> None:
+        """One message; the first replies to the message it answers (Telegram has no
+        idempotency key: a piece in doubt is sent again)."""
+        bot = self._require_bot()
+        chat = int(delivery.message.chat_id)
+        reply = self._reply_target(delivery.message) if index == 0 else None
+        if isinstance(piece, Piece):
+            await outbound.send_text(bot, chat, piece, reply)
+        else:
+            await outbound.send_file(bot, chat, Path(piece), reply)
 
     async def send_question(self, chat_id: str, html: str, keyboard: InlineKeyboardMarkup) -> int:
         """An approval question with its buttons; returns its message id."""

@@ -27,8 +27,8 @@ that offers no code for a while (longer than the 60 s a first code lives) is lin
 Sending. Markdown answers become WhatsApp markup, split under 4,096 characters
 (:mod:`~desktop.core.channels.whatsapp.markup`); files go as ``send_media`` with the text as
 their caption when it fits. Commands go one at a time and each waits for the bridge's
-``sent`` / ``error``; a send that fails halfway resumes after the parts already delivered when
-the manager retries it. While a turn runs, the chat shows "typing…" (``presence``).
+``sent`` / ``error``; each is a piece of the answer's delivery
+(:mod:`~desktop.core.channels.outbox`): a retry resumes at the piece that failed. While a turn runs, the chat shows "typing…" (``presence``).
 """
 
 from __future__ import annotations
@@ -39,7 +39,6 @@ import itertools
 import logging
 import mimetypes
 import uuid
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -64,6 +63,7 @@ from desktop.core.channels.base import (
     ChannelUnavailable,
     SenderShape,
 )
+from desktop.core.channels.outbox import Delivery
 from desktop.core.channels.state import ChannelStateStore
 from desktop.core.channels.whatsapp import markup, protocol
 from desktop.core.channels.whatsapp.protocol import Event, Malformed, Message
@@ -84,7 +84,6 @@ SCAN_HINT = (
 LOGGED_OUT_HINT = (
     "Delete the bridge's auth folder (whatsapp-auth), restart the bridge and scan its new QR code."
 )
-PROGRESS_KEPT = 64
 
 
 class BridgeError(RuntimeError):
@@ -132,7 +131,6 @@ class WhatsAppChannel(BaseChannel):
         self._lock = asyncio.Lock()
         self._waiting: tuple[str, asyncio.Future[Event]] | None = None
         self._ids = itertools.count(1)
-        self._progress: OrderedDict[int, tuple[OutboundMessage, int]] = OrderedDict()
         self._typing: dict[str, asyncio.Event] = {}  # chat → set when its turns are over
         self._turns: dict[str, str] = {}  # turn id → chat
         self.qr: str | None = None
@@ -442,21 +440,18 @@ class WhatsAppChannel(BaseChannel):
         texts = [{"type": "send", "to": to, "text": p} for p in markup.pieces(text)] if text else []
         return [*texts, *files]
 
-    async def send(self, message: OutboundMessage) -> None:
-        """Deliver an answer (raises on failure; a retry resumes after the delivered parts)."""
+    async def pieces(self, message: OutboundMessage) -> list[dict[str, Any]]:
+        """The commands that deliver ``message`` (the files are looked at in a thread)."""
+        return await asyncio.to_thread(self._steps, message)
+
+    async def send_piece(self, delivery: Delivery, index: int, piece: Any) -> None:
+        """One command, confirmed by the bridge (it has no idempotency key: a piece whose
+        confirmation was lost with the connection is sent again)."""
         if self._ws is None:
             raise ConnectionError("The WhatsApp bridge is not connected")
         if not self._linked:
             raise ConnectionError(self.status.reason or NOT_LINKED)
-        steps = await asyncio.to_thread(self._steps, message)  # looks at the files to send
-        done = self._progress.get(id(message), (message, 0))[1]
-        for index in range(done, len(steps)):
-            await self._command(steps[index])
-            self._progress[id(message)] = (message, index + 1)
-            self._progress.move_to_end(id(message))
-            while len(self._progress) > PROGRESS_KEPT:
-                self._progress.popitem(last=False)
-        self._progress.pop(id(message), None)
+        await self._command(piece)
 
     # -- typing ---------------------------------------------------------------------------
     async def on_event(self, event: RunEvent) -> None:
