@@ -36,7 +36,7 @@ from datetime import datetime
 from pathlib import Path
 
 from desktop.core.memory.hunks import Hunk, apply_hunks, split_hunks
-from desktop.core.utils.atomic import atomic_write_text
+from desktop.core.security import ownfiles
 from desktop.core.utils.validate import Unusable, read_document, set_aside_file
 
 log = logging.getLogger(__name__)
@@ -121,7 +121,7 @@ class PinStore:
         """The pins, in the order they were made (never raises for a damaged file)."""
         self.warning = None
         try:
-            document = read_document(self.path)
+            document = read_document(self.path, root=self.workspace)  # no link followed
         except (Unusable, OSError) as exc:
             self._damaged(str(exc))
             return []
@@ -217,7 +217,7 @@ class PinStore:
     def _save(self, pins: list[Pin]) -> None:
         entries = [{"file": p.path, "line": p.text, "pinnedAt": p.pinned_at} for p in pins]
         text = json.dumps({"version": 1, "pins": entries}, indent=2, ensure_ascii=False) + "\n"
-        atomic_write_text(self.path, text)
+        ownfiles.replace(self.path, text.encode(), root=self.workspace)  # no link followed
 
     def _damaged(self, reason: str) -> None:
         try:
@@ -281,9 +281,12 @@ def enforce_on_disk(workspace: Path, before: dict[str, str], pins: Iterable[Pin]
         if path not in before:
             continue
         file = workspace / path
-        try:
-            current = file.read_text(encoding="utf-8")
+        try:  # no link followed (the model may have planted one)
+            data = ownfiles.read_bytes(file, root=workspace)
+            current = data.decode("utf-8") if data is not None else None
         except (OSError, UnicodeDecodeError):
+            continue
+        if current is None:
             continue
         hunks = split_hunks(path, before[path], current)
         touching = [h for h in hunks if h.touches(fixed)]
@@ -291,6 +294,6 @@ def enforce_on_disk(workspace: Path, before: dict[str, str], pins: Iterable[Pin]
             continue
         result = apply_hunks(current, [h.inverse() for h in touching])
         if result.applied:
-            atomic_write_text(file, result.text)
+            ownfiles.replace(file, result.text.encode("utf-8"), root=workspace)
         notes += _dropped_notes(path, [h for h in touching if h.id in result.applied], fixed)
     return notes

@@ -45,12 +45,13 @@ from datetime import datetime
 from functools import cached_property
 from pathlib import Path
 
-from filelock import FileLock, Timeout
+from filelock import Timeout
 
 from desktop.core.memory.dream_scope import dream_refusal, shown_path
 from desktop.core.memory.hunks import Hunk, split_hunks
 from desktop.core.memory.proposal_record import ProposalRecords, digest
 from desktop.core.memory.workspace_files import NotFollowed, read_bytes, write_bytes
+from desktop.core.security.ownfiles import OwnLock
 from desktop.core.utils.validate import (
     MAX_DOCUMENT_BYTES,
     Unusable,
@@ -273,7 +274,9 @@ class ProposalStore:
         self.records = records if records is not None else ProposalRecords(self.workspace)
         self.warning: str | None = None
         self.unrecorded = False
-        self._file_lock = FileLock(str(self.path) + ".lock", timeout=LOCK_TIMEOUT_S)
+        self._file_lock = OwnLock(  # no planted link or FIFO can misdirect it
+            Path(str(self.path) + ".lock"), root=self.workspace, timeout=LOCK_TIMEOUT_S
+        )
 
     def exists(self) -> bool:
         """Whether a proposal file is there (cheap; it may still turn out unusable). An empty
