@@ -104,10 +104,24 @@ def session_result(
     return ToolResult("\n".join(lines), is_error=error)
 
 
+SHELL_GROUP = "shell"
+"""The deferred group of the exec-session tools: a trivial turn does not pay for their
+definitions; ``exec`` with ``yield_time_ms`` loads it (:func:`session_started`), and so does a
+conversation whose history has such a call (:func:`desktop.core.tools.groups.groups_in_history`).
+"""
+
+
+def session_started(ctx: ToolContext) -> None:
+    """An exec session began in this conversation: offer its tools from the next call on."""
+    if ctx.tool_groups is not None:
+        ctx.tool_groups.add(SHELL_GROUP)
+
+
 class ExecSessionTool(Tool):
     """Send input to, wait for, or end a running exec session (see the module docstring)."""
 
     name = "exec_session"
+    group = SHELL_GROUP  # loaded once exec starts a session (see :func:`session_started`)
     description = (
         "Use a command that exec started with yield_time_ms and that still runs: send input, "
         "read its new output (waiting for a text or for its end), or terminate it."
@@ -227,6 +241,7 @@ class ListExecSessionsTool(Tool):
     """List this conversation's exec sessions, as nanobot 0.3.5 does (one line each)."""
 
     name = "list_exec_sessions"
+    group = SHELL_GROUP
     description = "List the exec sessions of this conversation (their ids, state and command)."
     parameters: ClassVar[dict[str, Any]] = {"type": "object", "properties": {}}
     read_only = True

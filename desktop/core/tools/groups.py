@@ -32,7 +32,10 @@ GROUP_ABOUT: dict[str, str] = {
     "goals": "a durable goal that later turns and the heartbeat continue",
     "self": "check or change your own runtime settings",
     "images": "generate images",
+    "shell": "commands still running (exec with yield_time_ms starts one and loads these)",
 }
+#: A call of ``exec`` with ``yield_time_ms`` started an exec session: the ``shell`` group.
+_SESSION_STARTS = {"exec": ("yield_time_ms", "shell")}
 
 
 def _call_names(message: dict[str, Any]) -> Iterable[tuple[str, Any]]:
@@ -58,6 +61,16 @@ def _requested(arguments: Any) -> list[str]:
     return [g for g in groups or [] if isinstance(g, str)]
 
 
+def _has(arguments: Any, key: str) -> bool:
+    """Whether a call's arguments (as saved: JSON text) set ``key`` to something."""
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments)
+        except ValueError:
+            return False
+    return isinstance(arguments, dict) and arguments.get(key) is not None
+
+
 def groups_in_history(
     history: Iterable[dict[str, Any]], registry: ToolRegistry, text: str = ""
 ) -> set[str]:
@@ -80,6 +93,9 @@ def groups_in_history(
             tool = registry.get(name)
             if tool is not None and tool.group:
                 loaded.add(tool.group)
+            start = _SESSION_STARTS.get(name)
+            if start is not None and start[1] in known and _has(arguments, start[0]):
+                loaded.add(start[1])
     return loaded
 
 

@@ -61,6 +61,7 @@ from desktop.core.tools.exec_session import (
     ExecSessionTool,
     ListExecSessionsTool,
     session_result,
+    session_started,
 )
 from desktop.core.tools.shell_process import (
     MAX_OUTPUT,
@@ -261,6 +262,7 @@ class ExecTool(Tool):
             )
         except SessionError as exc:
             return ToolResult.error(f"{notice + chr(10) if notice else ''}Error: {exc}.")
+        session_started(ctx)  # exec_session and list_exec_sessions from the next call on
         waited = min(max(int(kwargs["yield_time_ms"]), 0), MAX_YIELD_MS) / 1000
         await session.wait("yield", waited)
         chars = kwargs.get("max_output_chars") or DEFAULT_OUTPUT

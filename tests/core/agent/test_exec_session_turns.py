@@ -110,8 +110,12 @@ async def test_a_turn_drives_a_python_session(
         assert "42" in answered and f"[session_id={sid}: still running" in answered
         assert listed.startswith(f"{sid} | running | ") and "-u -q -i" in listed
         assert f"[session_id={sid}: ended]" in ended and "[exit code: 0]" in ended
-        names = {t["function"]["name"] for t in last["tools"]}
-        assert {"exec", "exec_session", "list_exec_sessions"} <= names
+        offered = [
+            {t["function"]["name"] for t in r.body["tools"]} for r in scripted_server.chat_requests()
+        ]
+        session_tools = {"exec_session", "list_exec_sessions"}
+        assert "exec" in offered[0] and not session_tools & offered[0], "deferred until needed"
+        assert all(session_tools <= names for names in offered[1:]), "loaded by the session"
         saved = [
             (call["function"]["name"], json.loads(call["function"]["arguments"]))
             for message in runtime.sessions.get_or_create("cli:py").messages
@@ -119,6 +123,11 @@ async def test_a_turn_drives_a_python_session(
         ]
         assert saved[1] == ("exec_session", {"session_id": sid, "input": "print(6 * 7)\n"})
         assert saved[2] == ("list_exec_sessions", {})
+        scripted_server.route = None
+        scripted_server.push(Reply("Still here."))
+        assert await runtime.agent.process_direct("again", session_key="cli:py") == "Still here."
+        again = scripted_server.chat_requests()[-1].body
+        assert session_tools <= {t["function"]["name"] for t in again["tools"]}, "from history"
     finally:
         await runtime.stop()
 
