@@ -43,7 +43,7 @@ export NANOBOT_TEST_REQUIRE_DOVECOT=1  # the Email tests need root and Dovecot (
 export NANOBOT_TEST_REQUIRE_SANDBOX=1  # the exec sandbox tests must run (bubblewrap is installed)
 export NANOBOT_TEST_REQUIRE_ZBAR=1  # QR codes are read back with zbarimg (zbar-tools)
 if [ -z "${CI:-}" ] && [ "${NANOBOT_NO_E2E:-}" = 1 ]; then
-  export NANOBOT_TEST_REQUIRE_E2E=0  # a contributor's choice (README); CI always runs it
+  export NANOBOT_TEST_REQUIRE_E2E=0  # a contributor's choice (docs/CONTRIBUTING.md); CI always runs it
 fi
 
 workers=${NANOBOT_TEST_WORKERS:-2}

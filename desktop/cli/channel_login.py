@@ -31,8 +31,8 @@ _CELLS = {(True, True): "█", (True, False): "▀", (False, True): "▄", (Fals
 
 HELP = """\
 Link WhatsApp to the bridge by scanning a QR code with your phone. Needs the WhatsApp bridge
-running (see the README) and the channel's Bridge address and Bridge token (Settings → Channels
-→ WhatsApp, config channels.whatsapp; an empty token means nanobot's
+running (docs/channels/whatsapp.md) and the channel's Bridge address and Bridge token
+(Settings → Channels → WhatsApp, config channels.whatsapp; an empty token means nanobot's
 whatsapp-auth/bridge-token beside the config file).
 
 Output: on a terminal the code is drawn in block characters and redrawn when the bridge offers
@@ -148,8 +148,8 @@ def _unreachable(url: str, exc: OSError) -> str:
     else:
         why = redact(str(exc)) or type(exc).__name__
     return (
-        f"cannot reach the WhatsApp bridge at {url}: {why}.\nIs it running? Start it as the "
-        "README says (Set up WhatsApp), or set the Bridge address in Settings → Channels → "
+        f"cannot reach the WhatsApp bridge at {url}: {why}.\nIs it running? Start it as "
+        "docs/channels/whatsapp.md says, or set the Bridge address in Settings → Channels → "
         "WhatsApp (channels.whatsapp.bridgeUrl)."
     )
 

@@ -135,7 +135,7 @@ class SlackChannel(BaseChannel):
             )
             raise ChannelUnavailable(
                 f"No {missing} is set.",
-                "Create a Slack app with Socket Mode on (see the README) and enter its tokens "
+                "Create a Slack app with Socket Mode on (docs/channels/slack.md) and enter its tokens "
                 "in Settings → Channels → Slack.",
             )
         if not app.startswith("xapp-"):

@@ -3,8 +3,8 @@
 WhatsApp Web has no Python SDK that nanobot uses: nanobot runs a small Node.js bridge that
 links a WhatsApp account (by QR code) and speaks a JSON protocol on a local WebSocket
 (:mod:`~desktop.core.channels.whatsapp.protocol`). This channel is that protocol's client,
-built on the ``websockets`` library; the bridge itself is started by the person (see the
-README).
+built on the ``websockets`` library; the bridge itself is started by the person (see
+``docs/channels/whatsapp.md``).
 
 Receiving. The bridge pushes every message once and keeps nothing, so there is nothing to
 confirm to it: each message is written to the channel's journal before it is handed to the
