@@ -29,7 +29,7 @@ from desktop.core.config import secret_fields
 from desktop.core.config.base import ChannelBase
 from desktop.core.utils.tasks import TaskOwner
 from desktop.ui.settings.channel_guides import ChannelGuide, guide_for, section_of
-from desktop.ui.settings.guided import Collapsible, EmojiField
+from desktop.ui.settings.guided import Collapsible, EmojiField, LinkText
 from desktop.ui.settings.key_backends import field_key_backend
 from desktop.ui.settings.key_field import KeyField
 from desktop.ui.settings.qr_login import QrLoginPanel
@@ -147,11 +147,7 @@ def _how_to_label(guide: ChannelGuide) -> QLabel:
     text = html.escape(guide.how_to)
     if guide.link:
         text += f' <a href="{html.escape(guide.link)}">{html.escape(guide.link_text)}</a>'
-    label = QLabel(text)
-    label.setWordWrap(True)
-    label.setTextFormat(Qt.TextFormat.RichText)
-    label.setOpenExternalLinks(True)
-    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextBrowserInteraction)
+    label = LinkText(text)
     label.setAccessibleName("How to get it")
     label.setVisible(bool(text))
     return label
@@ -177,7 +173,9 @@ class ChannelForm(QWidget):
         layout.setContentsMargins(12, 0, 4, 0)
         layout.setSpacing(8)
         title = (self.model.__doc__ or name).strip().splitlines()[0].rstrip(".")
-        layout.addWidget(heading(title, level=2))
+        self.title = heading(title, level=2)
+        self.title.setWordWrap(True)  # WhatsApp's is a sentence
+        layout.addWidget(self.title)
         self.tasks = TaskOwner(f"channel-form:{name}")
         self.status = InlineStatus(accessible=f"{name} channel status")
         layout.addWidget(self.status)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -69,6 +69,28 @@ class Collapsible(QWidget):
             return
         self.toggle.setArrowType(Qt.ArrowType.DownArrow if open_ else Qt.ArrowType.RightArrow)
         self.body.setVisible(open_)
+
+
+class LinkText(QLabel):
+    """Wrapped rich text with links that open in the browser, drawn in the current theme's
+    link colour (Qt fixes a link's colour when the text is set: it is set again when the
+    palette changes)."""
+
+    def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWordWrap(True)
+        self.setTextFormat(Qt.TextFormat.RichText)
+        self.setOpenExternalLinks(True)
+        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextBrowserInteraction)
+        self.setText(text)
+
+    def changeEvent(self, event: QEvent) -> None:
+        """Lay the text out again in the new palette's link colour."""
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:
+            text = self.text()
+            self.setText("")
+            self.setText(text)
 
 
 class EmojiEdit(QLineEdit):

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, Qt
-from PySide6.QtGui import QColor, QFont, QImage, QKeyEvent, QPainter
+from PySide6.QtGui import QColor, QFont, QImage, QKeyEvent, QPainter, QPalette
 from PySide6.QtWidgets import QApplication, QFormLayout, QLabel, QWidget
 from pytestqt.qtbot import QtBot
 
@@ -19,6 +19,7 @@ from desktop.ui.settings import SettingsTab
 from desktop.ui.settings.channel_form import ChannelForm
 from desktop.ui.settings.channel_guides import GUIDES, TELEGRAM_ACCEPTED
 from desktop.ui.settings.guided import EmojiField
+from desktop.ui.theme import Theme
 from tests.ui.conftest import run_async
 
 
@@ -184,3 +185,38 @@ def test_every_emoji_field_has_a_picker(make_tab: Callable[[], SettingsTab]) -> 
     assert isinstance(discord_field, EmojiField)
     discord_field.edit.choose("🦀")
     assert discord_field.name.text() == "Custom (U+1F980)"
+
+
+def _has_pixel(widget: QWidget, colour: QColor) -> bool:
+    image = widget.grab().toImage()
+    want = colour.rgb()
+    return any(
+        image.pixelColor(x, y).rgb() == want
+        for x in range(image.width())
+        for y in range(image.height())
+    )
+
+
+def test_the_platform_link_follows_the_theme(
+    make_tab: Callable[[], SettingsTab], qtbot: QtBot, qapp: QApplication
+) -> None:
+    """The link under the how-to is drawn in the dark theme's link colour after a switch to
+    dark (Qt keeps a link's colour from when the text was set: dark blue on a dark page)."""
+    palette, sheet = qapp.palette(), qapp.styleSheet()
+    theme = Theme(qapp, "light")
+    try:
+        tab = make_tab()
+        tab.show_section("channels/qq")
+        form = tab.page("channels").form("qq")
+        qtbot.waitUntil(form.how_to.isVisible)
+        light_link = qapp.palette().color(QPalette.ColorRole.Link)
+        assert _has_pixel(form.how_to, light_link)  # the underline
+        theme.set_appearance("dark")
+        dark_link = qapp.palette().color(QPalette.ColorRole.Link)
+        assert dark_link != light_link
+        qtbot.waitUntil(lambda: _has_pixel(form.how_to, dark_link), timeout=2_000)
+        assert not _has_pixel(form.how_to, light_link)
+    finally:
+        theme.setParent(None)
+        qapp.setStyleSheet(sheet)
+        qapp.setPalette(palette)
