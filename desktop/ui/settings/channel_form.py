@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import itertools
 import typing
 from typing import TYPE_CHECKING, Any
 
@@ -210,6 +211,7 @@ class ChannelForm(QWidget):
         advanced_layout.addLayout(forms["advanced"])
         layout.addWidget(self.advanced)
         self.sections: dict[str, str] = {}  # field → essentials / access / advanced
+        rows: dict[str, list[QWidget]] = {section: [] for section in forms}
         unused = self.model.kept_fields if issubclass(self.model, ChannelBase) else frozenset()
         for field_name in _in_page_order(self.model, self.guide):
             info = self.model.model_fields[field_name]
@@ -231,6 +233,7 @@ class ChannelForm(QWidget):
                 self.keys[field_name] = key
                 self.sections[field_name] = section
                 form.addRow(label, key)
+                rows[section].append(key)
                 continue
             if not _editable(info):
                 self.kept.append(field_name)
@@ -242,9 +245,21 @@ class ChannelForm(QWidget):
             self.controls[field_name] = control
             self.sections[field_name] = section
             form.addRow("" if isinstance(control, QCheckBox) else label, row)
+            rows[section].append(row)
         self.extras = hint("")
         advanced_layout.addWidget(self.extras)
         layout.addStretch(1)
+        # Tab goes as the page reads (the buttons were made before the fields).
+        chain = [
+            *rows["essentials"],
+            self.test_button,
+            self.connect_button,
+            *rows["access"],
+            self.advanced.toggle,
+            *rows["advanced"],
+        ]
+        for first, second in itertools.pairwise(chain):
+            QWidget.setTabOrder(first, second)
         services.bridge.channelStatus.connect(self._on_status)
         services.agentReady.connect(self.show_status)
         self.show_status()

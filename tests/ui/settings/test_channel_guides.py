@@ -11,6 +11,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QColor, QFont, QImage, QKeyEvent, QPainter, QPalette
+from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QFormLayout, QLabel, QWidget
 from pytestqt.qtbot import QtBot
 
@@ -220,3 +221,35 @@ def test_the_platform_link_follows_the_theme(
         theme.setParent(None)
         qapp.setStyleSheet(sheet)
         qapp.setPalette(palette)
+
+
+def test_tab_walks_the_page_in_the_order_it_reads(
+    make_tab: Callable[[], SettingsTab], qtbot: QtBot
+) -> None:
+    """Keyboard only: from Enable, Tab reaches the token, then Test connection, then the
+    allowed senders, then Advanced (not Test first: the buttons were made before the fields)."""
+    tab = make_tab()
+    tab.show_section("channels/telegram")
+    form = tab.page("channels").form("telegram")
+    enabled = form.controls["enabled"]
+    enabled.activateWindow()
+    enabled.setFocus(Qt.FocusReason.TabFocusReason)
+    qtbot.waitUntil(enabled.hasFocus)
+    stops: list[QWidget] = []
+    for _ in range(20):
+        widget = QApplication.focusWidget()
+        assert widget is not None
+        stops.append(widget)
+        if widget is form.advanced.toggle:
+            break
+        QTest.keyClick(widget, Qt.Key.Key_Tab)
+    wanted = [
+        form.keys["token"].edit,
+        form.test_button,
+        form.controls["allow_from"],
+        form.controls["group_policy"],
+        form.advanced.toggle,
+    ]
+    assert all(w in stops for w in wanted), stops
+    assert [stops.index(w) for w in wanted] == sorted(stops.index(w) for w in wanted), stops
+    assert form.controls["pool_timeout"] not in stops  # closed Advanced: no hidden stops
