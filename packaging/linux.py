@@ -8,7 +8,8 @@ the ``.desktop`` entry and hicolor icons. Its ``Depends`` come from ``dpkg-shlib
 the bundle's ELF files: the system libraries the spec deliberately did not bundle (Qt's X11
 and font stack, GL, D-Bus, glib). Libraries needed only by optional Qt plugins (Wayland,
 the GTK theme) become ``Recommends``: Qt skips a plugin whose libraries are missing.
-``bubblewrap`` (the exec tool's sandbox) is a dependency too, ``gnome-keyring`` recommended.
+``bubblewrap`` (the exec tool's sandbox) is a dependency too, ``gnome-keyring`` and
+``fonts-noto-color-emoji`` recommended.
 Both are built with ``dpkg-deb --root-owner-group`` and ``tar``, offline and without root.
 """
 
@@ -49,8 +50,9 @@ OPTIONAL_ELF = re.compile(
 )
 # Programs the app runs, beside the libraries: bwrap, which sandboxes the exec tool's commands.
 DEPENDS_EXTRA = ("bubblewrap",)
-# The Secret Service the keyring talks to (any desktop keyring that provides it will do).
-RECOMMENDS_EXTRA = ("gnome-keyring",)
+# The Secret Service the keyring talks to (any desktop keyring that provides it will do), and an
+# emoji font (chats and reaction fields show emoji: without a font they are empty boxes).
+RECOMMENDS_EXTRA = ("gnome-keyring", "fonts-noto-color-emoji")
 
 
 def debian_arch() -> str:

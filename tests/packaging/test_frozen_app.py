@@ -105,6 +105,7 @@ def test_deb_declares_layout_and_dependencies(artefacts: Artefacts) -> None:
     assert set(QT_SYSTEM_PACKAGES) - {"libxcb-xinerama0"} <= depends, fields["Depends"]
     assert "bubblewrap" in depends  # the exec tool's sandbox
     assert "gnome-keyring" in fields["Recommends"]
+    assert "fonts-noto-color-emoji" in fields["Recommends"]  # emoji, not empty boxes
     listing = subprocess.run(
         ["dpkg-deb", "-c", str(artefacts.deb)], capture_output=True, text=True, check=True
     ).stdout

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+import itertools
 import typing
 from typing import TYPE_CHECKING, Any
 
@@ -15,6 +17,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
     QHBoxLayout,
+    QLabel,
     QLineEdit,
     QPushButton,
     QSpinBox,
@@ -26,6 +29,8 @@ from desktop.core.bus.events import ChannelStatusChanged
 from desktop.core.config import secret_fields
 from desktop.core.config.base import ChannelBase
 from desktop.core.utils.tasks import TaskOwner
+from desktop.ui.settings.channel_guides import ChannelGuide, guide_for, section_of
+from desktop.ui.settings.guided import Collapsible, EmojiField, LinkText
 from desktop.ui.settings.key_backends import field_key_backend
 from desktop.ui.settings.key_field import KeyField
 from desktop.ui.settings.qr_login import QrLoginPanel
@@ -38,7 +43,7 @@ _ACRONYMS = {"id": "ID", "imap": "IMAP", "smtp": "SMTP", "url": "URL", "qq": "QQ
 NOT_RUNNING = "Not running. Enable it and save: it connects (or use Connect)."
 
 
-_TITLES = {"dingtalk": "DingTalk", "whatsapp": "WhatsApp", "qq": "QQ"}
+_TITLES = {"dingtalk": "DingTalk", "whatsapp": "WhatsApp", "qq": "QQ", "cli": "CLI"}
 _LINK_STEPS = {
     "whatsapp": "On your phone open WhatsApp → Settings → Linked devices → Link a device",
 }
@@ -124,6 +129,31 @@ def _editable(info: FieldInfo) -> bool:
     return kind in (str, int, float, bool)
 
 
+def _form() -> QFormLayout:
+    form = QFormLayout()
+    form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
+    return form
+
+
+def _in_page_order(model: type[BaseModel], guide: ChannelGuide) -> list[str]:
+    """The model's fields: ``enabled``, the essentials and the access fields in the guide's
+    order, then the others in the schema's."""
+    fields = list(model.model_fields)
+    first = [f for f in ("enabled", *guide.essentials, *guide.access) if f in fields]
+    return [*first, *(f for f in fields if f not in first)]
+
+
+def _how_to_label(guide: ChannelGuide) -> QLabel:
+    """The guide's paragraph with the platform's link (opens in the browser)."""
+    text = html.escape(guide.how_to)
+    if guide.link:
+        text += f' <a href="{html.escape(guide.link)}">{html.escape(guide.link_text)}</a>'
+    label = LinkText(text)
+    label.setAccessibleName("How to get it")
+    label.setVisible(bool(text))
+    return label
+
+
 class ChannelForm(QWidget):
     """Controls for ``channels.<name>``: secret fields go through the keyring.
 
@@ -144,13 +174,21 @@ class ChannelForm(QWidget):
         layout.setContentsMargins(12, 0, 4, 0)
         layout.setSpacing(8)
         title = (self.model.__doc__ or name).strip().splitlines()[0].rstrip(".")
-        layout.addWidget(heading(title, level=2))
+        self.title = heading(title, level=2)
+        self.title.setWordWrap(True)  # WhatsApp's is a sentence
+        layout.addWidget(self.title)
         self.tasks = TaskOwner(f"channel-form:{name}")
         self.status = InlineStatus(accessible=f"{name} channel status")
         layout.addWidget(self.status)
         steps = _LINK_STEPS.get(name, f"Open {channel_title(name)} on your phone")
         self.login = QrLoginPanel(steps)
         layout.addWidget(self.login)
+        self.guide = guide_for(name)
+        layout.addWidget(heading(f"What you need from {channel_title(name)}", level=2))
+        self.how_to = _how_to_label(self.guide)
+        layout.addWidget(self.how_to)
+        forms = {section: _form() for section in ("essentials", "access", "advanced")}
+        layout.addLayout(forms["essentials"])
         actions = QHBoxLayout()
         self.test_button = QPushButton("Test connection")
         self.test_button.setAccessibleName(f"Test the {name} connection")
@@ -165,15 +203,25 @@ class ChannelForm(QWidget):
         layout.addLayout(actions)
         self.test_status = InlineStatus(accessible=f"{name} test result")
         layout.addWidget(self.test_status)
-        form = QFormLayout()
-        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
+        layout.addWidget(heading("Who may talk to the agent", level=2))
+        layout.addLayout(forms["access"])
+        self.advanced = Collapsible("Advanced", accessible=f"{channel_title(name)} advanced")
+        advanced_layout = QVBoxLayout(self.advanced.body)
+        advanced_layout.setContentsMargins(0, 0, 0, 0)
+        advanced_layout.addLayout(forms["advanced"])
+        layout.addWidget(self.advanced)
+        self.sections: dict[str, str] = {}  # field → essentials / access / advanced
+        rows: dict[str, list[QWidget]] = {section: [] for section in forms}
         unused = self.model.kept_fields if issubclass(self.model, ChannelBase) else frozenset()
-        for field_name, info in self.model.model_fields.items():
+        for field_name in _in_page_order(self.model, self.guide):
+            info = self.model.model_fields[field_name]
             if field_name in unused:
                 self.kept.append(field_name)
                 continue
             label = info.title or field_label(field_name)
             path = f"channels.{name}.{field_name}"
+            section = section_of(self.guide, field_name)
+            form = forms[section]
             if secret_fields.is_secret_field(field_name):
                 noun = next(
                     (n for n in ("password", "token", "secret") if field_name.endswith(n)), "key"
@@ -183,29 +231,53 @@ class ChannelForm(QWidget):
                 )
                 self.tasks.adopt(key.tasks)
                 self.keys[field_name] = key
+                self.sections[field_name] = section
                 form.addRow(label, key)
+                rows[section].append(key)
                 continue
             if not _editable(info):
                 self.kept.append(field_name)
                 continue
-            control = self._control(field_name, info, label)
+            control, row = self._control(field_name, info, label)
             if info.description:
                 control.setToolTip(info.description)
                 control.setAccessibleDescription(info.description)
             self.controls[field_name] = control
-            form.addRow("" if isinstance(control, QCheckBox) else label, control)
-        layout.addLayout(form)
+            self.sections[field_name] = section
+            form.addRow("" if isinstance(control, QCheckBox) else label, row)
+            rows[section].append(row)
         self.extras = hint("")
-        layout.addWidget(self.extras)
+        advanced_layout.addWidget(self.extras)
         layout.addStretch(1)
+        # Tab goes as the page reads (the buttons were made before the fields).
+        chain = [
+            *rows["essentials"],
+            self.test_button,
+            self.connect_button,
+            *rows["access"],
+            self.advanced.toggle,
+            *rows["advanced"],
+        ]
+        for first, second in itertools.pairwise(chain):
+            QWidget.setTabOrder(first, second)
         services.bridge.channelStatus.connect(self._on_status)
         services.agentReady.connect(self.show_status)
         self.show_status()
 
-    def _control(self, field_name: str, info: FieldInfo, label: str) -> QWidget:
+    def _control(self, field_name: str, info: FieldInfo, label: str) -> tuple[QWidget, QWidget]:
+        """The field's control and the widget its form row holds (the same, or the control
+        with a picker beside it)."""
         choices = _literal_choices(info)
         kind = _base_type(info)
         control: QWidget
+        if field_name in self.guide.emoji:
+            picker = EmojiField(
+                self.guide.emoji[field_name],
+                accepted=self.guide.emoji_accepted.get(field_name),
+                platform=channel_title(self.name),
+                accessible=f"{self.name} {label.lower()}",
+            )
+            return picker.edit, picker
         if field_name == "enabled":
             control = QCheckBox(f"Enable the {channel_title(self.name)} channel")
         elif choices is not None:
@@ -226,7 +298,7 @@ class ChannelForm(QWidget):
         control.setAccessibleName(f"{self.name} {label.lower()}")
         if field_name == "allow_from":
             control.setToolTip("User IDs or names allowed to talk to the bot, one per line.")
-        return control
+        return control, control
 
     def widgets(self) -> list[QWidget]:
         """The editable (non-key) controls, for change tracking."""
@@ -256,6 +328,7 @@ class ChannelForm(QWidget):
             else ""
         )
         self.extras.setVisible(bool(extra))
+        self.advanced.setVisible(bool(extra) or "advanced" in self.sections.values())
 
     def collect(self) -> dict[str, Any]:
         """``{channels.<name>.<field>: value}`` for the non-secret fields."""

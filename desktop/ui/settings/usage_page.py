@@ -3,7 +3,9 @@ against the budgets, and the budgets themselves (``desktop.json``)."""
 
 from __future__ import annotations
 
+import asyncio
 import html
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import (
@@ -20,8 +22,10 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.config.edit import ChangeError
+from desktop.core.session.manager import SessionManager, SessionSummary
 from desktop.core.usage.budgets import Budgets, Limit
 from desktop.core.usage.summary import Totals, UsageSummary, source_order
+from desktop.ui.settings.channel_form import channel_title
 from desktop.ui.settings.page import SettingsPage
 from desktop.ui.settings.prefs_access import prefs_store, update_prefs
 from desktop.ui.settings.widgets import button, heading, hint
@@ -62,8 +66,28 @@ def _against(totals: Totals, limit: Limit, daily: bool) -> str:
     return ", ".join(parts) or "—"
 
 
-def summary_html(summary: UsageSummary, budgets: Budgets) -> str:
-    """Today and this month per source against the budgets, then the top sessions and jobs."""
+def chat_name(key: str, titles: Mapping[str, SessionSummary] | None) -> str:
+    """How the usage page names session ``key``: its title as the chat list shows it and the
+    channel (``Plan the trip · Telegram``); a session no longer on disk: ``deleted chat``;
+    ``titles`` unknown (the sessions could not be read): the key itself."""
+    if titles is None:
+        return key
+    channel = key.partition(":")[0] if ":" in key else ""
+    found = titles.get(key)
+    if found is not None:
+        channel = found.channel or channel
+    where = channel_title(channel) if channel else ""
+    title = found.title if found is not None else "deleted chat"
+    return f"{title} · {where}" if where else title
+
+
+def summary_html(
+    summary: UsageSummary,
+    budgets: Budgets,
+    titles: Mapping[str, SessionSummary] | None = None,
+) -> str:
+    """Today and this month per source against the budgets, then the top sessions (by their
+    chat titles, see :func:`chat_name`) and jobs."""
     rows = [
         "<tr><th align='left'>Source</th><th align='right'>Today</th><th align='left'>"
         "against the day</th><th align='right'>This month</th><th align='left'>against the "
@@ -93,7 +117,8 @@ def summary_html(summary: UsageSummary, budgets: Budgets) -> str:
         f"<p style='color:#c0392b'><b>⚠ {html.escape(text)}</b></p>" for text in summary.warnings
     ]
     parts += ["<table cellspacing='0' cellpadding='3'>", *rows, "</table>"]
-    for title, ranked in (("Top sessions", summary.top_sessions), ("Top jobs", summary.top_jobs)):
+    sessions = [(chat_name(key, titles), t) for key, t in summary.top_sessions]
+    for title, ranked in (("Top chats", sessions), ("Top jobs", summary.top_jobs)):
         if ranked:
             items = "".join(
                 f"<li>{html.escape(name)} — {t.tokens:,} tokens · {_money(t)}</li>"
@@ -196,6 +221,7 @@ class UsagePage(SettingsPage):
         self.body_layout.addStretch(1)
         self.watch(*self.fields.values(), self.warn_at, self.hard_cap, self.runaway)
         self._summary: UsageSummary | None = None
+        self._titles: dict[str, SessionSummary] | None = None
 
     def load(self) -> None:
         """Read the budgets and the ledger (in the background)."""
@@ -211,7 +237,24 @@ class UsagePage(SettingsPage):
             self._loading = False
         self._set_dirty(False)
         self._summary = await self.services.usage_summary()
+        self._titles = await self._chat_titles()
         self._redraw()
+
+    async def _chat_titles(self) -> dict[str, SessionSummary] | None:
+        """Every session's summary by key (the running agent's sessions, else the disk's)."""
+        runtime = self.services.runtime
+        manager = (
+            runtime.sessions
+            if runtime is not None
+            else SessionManager(
+                self.services.workspace, config_dir=self.services.config_path.parent
+            )
+        )
+        try:
+            summaries = await asyncio.to_thread(manager.summaries)
+        except OSError:
+            return None  # the page then names the sessions by their keys
+        return {s.key: s for s in summaries}
 
     def _fill(self, budgets: Budgets) -> None:
         for (scope, key), field in self.fields.items():
@@ -228,7 +271,7 @@ class UsagePage(SettingsPage):
             return
         budgets = self.services.prefs.prefs.budgets if self.services.prefs else Budgets()
         self.chart.set_data(summary.days, summary.now.date(), self.unit_box.currentData())
-        self.summary.setText(summary_html(summary, budgets))
+        self.summary.setText(summary_html(summary, budgets, self._titles))
 
     def budgets(self) -> Budgets:
         """The budgets the form holds.

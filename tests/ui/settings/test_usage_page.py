@@ -13,6 +13,7 @@ from PySide6.QtGui import QColor
 from pytestqt.qtbot import QtBot
 
 from desktop.core.config.schema import Config
+from desktop.core.session.manager import SessionManager
 from desktop.core.usage.ledger import UsageRecord
 from desktop.ui.services import AppServices
 from desktop.ui.settings.settings_tab import SettingsTab
@@ -65,7 +66,7 @@ def test_usage_page_draws_the_month_and_saves_budgets(
     text = page.summary.text()
     assert "17,000" in text  # today's total
     assert "50% of 10,000 tokens" in text  # Dream against its daily budget
-    assert "desktop:a" in text and "heartbeat" in text
+    assert "deleted chat · Desktop" in text and "heartbeat" in text  # desktop:a has no file
     assert page.fields[("dream", "daily_tokens")].text() == "10000"
 
     def type_into(scope: str, key: str, text: str) -> None:
@@ -110,3 +111,38 @@ def test_usage_page_says_when_the_ledger_lost_calls(
     qtbot.waitUntil(lambda: "was deleted" in page.summary.text(), timeout=10_000)
     text = page.summary.text()
     assert "its 3 calls (17,000 tokens, $0.35) still count toward the budgets" in text
+
+
+def test_usage_page_names_chats_by_their_titles(
+    qtbot: QtBot,
+    make_tab: Callable[[], SettingsTab],
+    services: AppServices,
+    config_path: Path,
+) -> None:
+    """Top chats read as the chat list shows them (title and channel), not as session ids
+    like ``desktop:20261128-031553-578b97``."""
+    desktop_key, telegram_key = "desktop:20261128-031553-578b97", "telegram:4242"
+    sessions = SessionManager(services.workspace, config_dir=config_path.parent)
+    renamed = sessions.get_or_create(desktop_key)
+    renamed.add_message("user", "what should I pack for Lisbon?")
+    sessions.save(renamed)
+    sessions.rename(desktop_key, "Plan the Lisbon trip")
+    untitled = sessions.get_or_create(telegram_key)
+    untitled.add_message("user", "remind me to call the dentist")
+    sessions.save(untitled)
+    now = time.time() - 1
+    ledger_of(services.config).extend(
+        [
+            UsageRecord(now, "chat", "m", 5000, 500, cost_usd=0.3, session=desktop_key),
+            UsageRecord(now, "chat", "m", 2000, 200, cost_usd=0.1, session=telegram_key),
+        ]
+    )
+    tab = make_tab()
+    tab.show_section("usage")
+    page = tab.page("usage")
+    assert isinstance(page, UsagePage)
+    qtbot.waitUntil(lambda: "Top chats" in page.summary.text(), timeout=10_000)
+    text = page.summary.text()
+    assert "Plan the Lisbon trip · Desktop — 5,500 tokens" in text
+    assert "remind me to call the dentist · Telegram — 2,200 tokens" in text
+    assert desktop_key not in text and telegram_key not in text
