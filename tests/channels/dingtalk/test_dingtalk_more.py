@@ -17,6 +17,8 @@ from tests.channels.dingtalk.test_dingtalk import frame_acked
 from tests.channels.telegram.conftest import echo, user_text
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
 
+TURN_S = 90.0  # waits that include a model turn (the first imports LiteLLM; slow when loaded)
+
 
 async def test_a_long_answer_is_split_and_goes_through_the_robot_api_once_the_webhook_expired(
     dingtalk: DingTalkServer, scripted_server: ScriptedOpenAIServer, tmp_path: Path
@@ -32,10 +34,22 @@ async def test_a_long_answer_is_split_and_goes_through_the_robot_api_once_the_we
         dingtalk.expire(data["sessionWebhook"].rsplit("=", 1)[1])
         await dingtalk.push(data)
         expected = pieces(reply)
-        await until(
-            lambda: [s.param["text"] for s in dingtalk.sent() if s.via == "robot"] == expected,
-            what="every piece through the robot API",
-        )
+
+        def robot_texts() -> list[str]:
+            return [s.param["text"] for s in dingtalk.sent() if s.via == "robot"]
+
+        try:  # the wait includes a model turn (the first of a process imports LiteLLM)
+            await until(
+                lambda: robot_texts() == expected,
+                what="every piece through the robot API",
+                timeout=TURN_S,
+            )
+        except AssertionError as exc:  # slow, or a piece lost? say which
+            got = robot_texts()
+            lost = [i for i, text in enumerate(expected) if text not in got]
+            raise AssertionError(
+                f"{exc}: {len(got)} of {len(expected)} pieces arrived; missing {lost}"
+            ) from None
         await runtime.agent.idle()
     finally:
         await runtime.stop()

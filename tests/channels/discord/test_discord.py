@@ -60,7 +60,9 @@ async def test_a_long_answer_is_split_under_the_limit_with_code_fences_reopened(
     try:
         incoming = discord_api.put_message(DM, "write a lot")
         expected = markup.split(markup.to_discord(reply))
-        await until(lambda: discord_api.texts(DM) == expected, what="every piece, in order")
+        await until(
+            lambda: discord_api.texts(DM) == expected, what="every piece, in order", timeout=90
+        )  # includes a model turn (slow when loaded)
         sent = discord_api.sent(DM)
     finally:
         await runtime.stop()

@@ -118,7 +118,9 @@ async def test_long_answers_are_split_and_topics_get_replies_in_thread(
     try:
         in_topic = await feishu.push_text(CHAT, USER, "tell me a lot", thread_id="omt_topic")
         expected = [json.loads(cards.content(b)) for b in cards.markdown_cards(long_answer)]
-        await until(lambda: [s.content for s in feishu.sent] == expected, what="every card")
+        await until(
+            lambda: [s.content for s in feishu.sent] == expected, what="every card", timeout=90
+        )  # includes a model turn (slow when loaded)
         await runtime.agent.idle()
         count = len(feishu.sent)
         plain = await feishu.push_text(CHAT, USER, "and briefly?")

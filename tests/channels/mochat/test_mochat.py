@@ -81,7 +81,9 @@ async def test_a_long_answer_is_split_under_the_limit(
     try:
         await mochat.say(SESSION, "write a lot")
         expected = split_message(reply, MAX_CHARS)
-        await until(lambda: [s.content for s in mochat.sent] == expected, what="every piece")
+        await until(
+            lambda: [s.content for s in mochat.sent] == expected, what="every piece", timeout=90
+        )  # includes a model turn (slow when loaded)
         await runtime.agent.idle()
     finally:
         await runtime.stop()

@@ -54,7 +54,9 @@ async def test_a_group_mention_is_answered_in_the_group_as_markdown_in_pieces(
     )
     try:
         msg_id = await qq.group("GROUP1", "MEMBER1", "write a lot")
-        await until(lambda: _joined(qq) == long_answer.split(), what="every piece of the answer")
+        await until(
+            lambda: _joined(qq) == long_answer.split(), what="every piece of the answer", timeout=90
+        )  # includes a model turn (slow when loaded)
         await runtime.agent.idle()
     finally:
         await runtime.stop()

@@ -72,7 +72,9 @@ async def test_channel_messages_follow_the_policy_thread_and_are_split_under_the
         slack.put_message(CHANNEL, text, kind="app_mention", ts=root["ts"])
         expected = pieces_of(to_mrkdwn(long))
         await until(
-            lambda: [p["text"] for p in slack.posted(CHANNEL)] == expected, what="every piece"
+            lambda: [p["text"] for p in slack.posted(CHANNEL)] == expected,
+            what="every piece",
+            timeout=90,
         )
         later = slack.put_message(CHANNEL, f"<@{BOT_USER}> and more", thread_ts=root["ts"])
         await until(lambda: "echo: and more" in slack.texts(CHANNEL), what="the thread answer")

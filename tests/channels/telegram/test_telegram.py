@@ -75,7 +75,9 @@ async def test_a_long_answer_is_split_under_the_limit(
         api.put_message(CHAT, "write a lot")
         expected = [p.html for p in split_pieces(reply)]
         await until(
-            lambda: [c.params["text"] for c in api.sent(CHAT)] == expected, what="every piece"
+            lambda: [c.params["text"] for c in api.sent(CHAT)] == expected,
+            what="every piece",
+            timeout=90,
         )
         sent = api.sent(CHAT)
     finally:

@@ -62,7 +62,9 @@ async def test_a_long_answer_is_split_under_the_limit_with_code_blocks_kept_whol
     runtime = await start_runtime(tmp_path, bridge, scripted_server)
     try:
         await bridge.say("write a lot")
-        await until(lambda: joined() == expected, what="every piece")
+        await until(
+            lambda: joined() == expected, what="every piece", timeout=90
+        )  # includes a model turn (slow when loaded)
         await runtime.agent.idle()
         texts = bridge.texts()
     finally:
