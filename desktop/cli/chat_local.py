@@ -15,12 +15,12 @@ from desktop.cli.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, fail, load
 from desktop.cli.interactive import HELP, converse
 from desktop.core.agent.hooks import AgentHook, HookContext
 from desktop.core.agent.loop import AgentLoop
-from desktop.core.assembly import build_runtime
+from desktop.core.assembly import StartOptions, start_runtime
 from desktop.core.bus.events import OutboundMessage, RunEvent, TurnFinished, TurnStarted
+from desktop.core.bus.queue import MessageBus
 from desktop.core.config.schema import Config
-from desktop.core.config.secrets import SecretStore
 from desktop.core.providers.base import LLMError, StreamDelta, ToolCallRequest
-from desktop.core.providers.factory import MissingKeyError, abuild_provider
+from desktop.core.providers.factory import MissingKeyError
 from desktop.core.providers.matching import ProviderNotFound
 from desktop.core.runtime import Runtime
 
@@ -77,7 +77,7 @@ class TerminalChannel:
             sys.stdout.flush()
 
 
-def _print_reports(runtime: Runtime, session: str) -> None:
+def _print_reports(bus: MessageBus, session: str) -> None:
     """Print the answers of turns that summarise a subagent's report in ``session``."""
     reports: set[str] = set()
 
@@ -90,7 +90,7 @@ def _print_reports(runtime: Runtime, session: str) -> None:
             sys.stdout.write(f"\n[background task] {event.content}\n")
             sys.stdout.flush()
 
-    runtime.bus.subscribe(on_event)
+    bus.subscribe(on_event)
 
 
 async def _settle(runtime: Runtime) -> None:
@@ -126,26 +126,20 @@ async def _turn(loop: AgentLoop, session: str, text: str) -> bool:
 
 
 async def _chat(config: Config, args: argparse.Namespace) -> int:
+    from desktop.cli.usage import say_budget_events
+
+    bus = MessageBus()
+    bus.subscribe(say_budget_events)
+    _print_reports(bus, args.session)
     try:
-        built = await abuild_provider(config, SecretStore(), model=args.model)
+        # The terminal only: no chat networks, no scheduler (the app or gateway runs those).
+        runtime = await start_runtime(config, StartOptions.one_command(model=args.model, bus=bus))
     except (ProviderNotFound, MissingKeyError) as exc:
         return fail(str(exc))
-    from desktop.cli.usage import budgets_of, dream_review_of, say_budget_events
-
-    def build() -> Runtime:  # desktop.json and the workspace are read: off the loop
-        budgets, review = budgets_of(config), dream_review_of(config)
-        return build_runtime(config, built.provider, budgets=budgets, dream_review=review)
-
-    runtime = await asyncio.to_thread(build)
-    runtime.bus.subscribe(say_budget_events)
     runtime.channels.register(TerminalChannel(args.session))
-    _print_reports(runtime, args.session)
-    await runtime.channels.start(networks=False)  # the terminal only: no chat networks here
-    runtime.agent.start()
+    choice = runtime.provider.choice
     try:
-        code = await _converse(
-            runtime.agent, built.choice.model, built.choice.spec.display_name, args
-        )
+        code = await _converse(runtime.agent, choice.model, choice.spec.display_name, args)
         if args.message is not None:
             await _settle(runtime)
         return code

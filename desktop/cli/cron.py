@@ -166,29 +166,21 @@ def _remove(service: CronService, job_id: str) -> int:
 
 
 async def _run(config: Config, job_id: str) -> int:
-    from desktop.core.config.secrets import SecretStore
-    from desktop.core.providers.factory import MissingKeyError, abuild_provider
-    from desktop.core.providers.matching import ProviderNotFound
-
-    try:
-        built = await abuild_provider(config, SecretStore())
-    except (MissingKeyError, ProviderNotFound) as exc:
-        return fail(str(exc))
     import asyncio
 
-    from desktop.cli.usage import budgets_of, dream_review_of, say_budget_events
-    from desktop.core.assembly import build_runtime
+    from desktop.cli.usage import say_budget_events
+    from desktop.core.assembly import StartOptions, start_runtime
+    from desktop.core.bus.queue import MessageBus
+    from desktop.core.providers.factory import MissingKeyError
+    from desktop.core.providers.matching import ProviderNotFound
 
-    # desktop.json and the runtime's files are read off the loop.
-    runtime = await asyncio.to_thread(
-        lambda: build_runtime(
-            config,
-            built.provider,
-            budgets=budgets_of(config),
-            dream_review=dream_review_of(config),
-        )
-    )
-    runtime.bus.subscribe(say_budget_events)
+    bus = MessageBus()
+    bus.subscribe(say_budget_events)
+    try:
+        # This command runs the one job itself: no scheduler, no chat networks.
+        runtime = await start_runtime(config, StartOptions.one_command(bus=bus))
+    except (MissingKeyError, ProviderNotFound) as exc:
+        return fail(str(exc))
     # The terminal shows what the run says (its receipt counts it as delivered there).
     runtime.channels.set_fallback(lambda message: print(f"[{message.channel}] {message.content}"))
     try:

@@ -74,7 +74,7 @@ def _summary(runtime: Runtime, config: Config, mode: str, sandbox: tuple[str, st
 
 async def _serve(config: Config) -> int:
     from desktop.core.agent.approval_prefs import policy_from_prefs
-    from desktop.core.assembly import start_runtime
+    from desktop.core.assembly import StartOptions, start_runtime
     from desktop.core.bus.events import (
         BudgetPaused,
         BudgetWarning,
@@ -112,13 +112,7 @@ async def _serve(config: Config) -> int:
     bus = MessageBus()
     bus.subscribe(on_event)  # before the start: the channels' first status changes too
     try:
-        runtime = await start_runtime(
-            config,
-            bus=bus,
-            approval=policy,
-            budgets=lambda: prefs.prefs.budgets,
-            dream_review=lambda: prefs.prefs.review_dream,
-        )
+        runtime = await start_runtime(config, StartOptions(bus=bus, prefs=prefs, approval=policy))
     except (MissingKeyError, ProviderNotFound) as exc:
         await prefs_owner.aclose()
         return fail(str(exc))
@@ -133,8 +127,8 @@ async def _serve(config: Config) -> int:
     status = await probe_sandbox()
     sandbox = await asyncio.to_thread(sandbox_report, config, status)
     runtime.channels.set_fallback(_print_outbound)
-    if runtime.reminders is not None:  # reminders kept while nothing could show them
-        runtime.owner.try_spawn(runtime.reminders.deliver_kept(), name="kept-reminders")
+    # Reminders kept while nothing could show them.
+    runtime.owner.try_spawn(runtime.reminders.deliver_kept(), name="kept-reminders")
     _summary(runtime, config, policy.mode, sandbox)
     try:
         await stop.wait()

@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
@@ -17,8 +16,6 @@ from desktop.cli.common import EXIT_OK, EXIT_USAGE, load
 
 if TYPE_CHECKING:
     from desktop.core.bus.events import RunEvent
-    from desktop.core.config.schema import Config
-    from desktop.core.usage.budgets import Budgets
 
 
 def run_usage(args: argparse.Namespace) -> int:
@@ -54,26 +51,6 @@ def run_usage(args: argparse.Namespace) -> int:
     }
     print(json.dumps(data, indent=2))
     return EXIT_OK
-
-
-def budgets_of(config: Config) -> Callable[[], Budgets]:
-    """The budgets in ``desktop.json`` beside ``config`` (read once, for a headless run)."""
-    from desktop.core.config.loader import config_origin
-    from desktop.core.config.prefs import load_prefs
-    from desktop.core.config.prefs_peek import prefs_path
-
-    budgets = load_prefs(prefs_path(config_origin(config).path)).budgets
-    return lambda: budgets
-
-
-def dream_review_of(config: Config) -> Callable[[], bool]:
-    """Whether Dream runs in review mode, from ``desktop.json`` beside ``config`` (read once)."""
-    from desktop.core.config.loader import config_origin
-    from desktop.core.config.prefs import load_prefs
-    from desktop.core.config.prefs_peek import prefs_path
-
-    review = load_prefs(prefs_path(config_origin(config).path)).review_dream
-    return lambda: review
 
 
 def say_budget_events(event: RunEvent) -> None:

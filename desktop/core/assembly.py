@@ -1,176 +1,67 @@
-"""The composition root: one place builds the whole runtime, for the app, the CLI and the gateway.
+"""The composition root: one place builds the whole runtime, and one function starts it.
+
+:func:`start_runtime` is the one start path of the app, ``gateway``, ``agent`` (without a
+running app) and ``cron run``; :class:`StartOptions` says what each of them runs (chat
+networks, scheduler, socket). It puts the keyring's stored secrets into the live config, builds
+the provider (importing LiteLLM, off the event loop), reads ``desktop.json``, builds the
+runtime and starts it.
 
 :func:`build_runtime` creates every part and passes it in at construction (nothing is attached
-to an object after it is built) and returns one typed :class:`Runtime`. :func:`start_runtime`
-also builds the provider (importing LiteLLM, off the event loop), injects keyring-stored
-secrets, registers the system jobs and starts the loop and the scheduler.
+to an object after it is built) and returns one typed :class:`Runtime`. Build order (each part
+gets what it needs, nothing later; one function each in :mod:`desktop.core.parts`):
 
-Build order (each part gets what it needs, nothing later):
-
-1. bus, task owner, session work registry, sessions, context, tool registry (file, shell, web);
-2. approval gate (the app passes its policy; approvers register themselves later);
-3. MCP manager (always present; empty when no server is configured);
-4. memory: store, git repo, Dream factory, Consolidator, the memory slash commands;
-5. subagents, then the ``message`` and ``spawn`` tools and the deferred groups (sessions,
-   goals, ``my``, images) with ``load_tools`` (:func:`main_tools`);
-6. the agent loop;
-7. heartbeat and the cron service (their job runner runs turns on the loop), then the
-   ``cron`` tool.
+1. the spend ledger and governor around the provider;
+2. workspace templates, sessions, context, the worker tools (file, shell, web), the approval
+   gate (the front end passes its policy; approvers register themselves later), MCP;
+3. memory: store, git repo, Consolidator, Dream;
+4. subagents, the ``message`` and ``spawn`` tools and the deferred groups (sessions, goals,
+   ``my``, images) with ``load_tools``, then the agent loop;
+5. channels, heartbeat and the cron service (their job runner runs turns on the loop), then
+   the ``cron`` tool;
+6. the local socket (app and gateway).
 """
 
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections.abc import Callable
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from desktop.core.agent.approval import ApprovalGate, ApprovalPolicy
-from desktop.core.agent.context import ContextBuilder
-from desktop.core.agent.loop import AgentLoop
-from desktop.core.agent.skills import SkillsLoader
-from desktop.core.agent.subagents import SubagentManager
-from desktop.core.agent.work import SessionWork
-from desktop.core.bus.limits import max_inbound_kb
+from desktop.core.agent.approval import ApprovalPolicy
 from desktop.core.bus.queue import MessageBus
-from desktop.core.channels.manager import ChannelManager
+from desktop.core.config.loader import config_origin
+from desktop.core.config.prefs import PrefsStore
+from desktop.core.config.prefs_peek import prefs_path
 from desktop.core.config.schema import Config
-from desktop.core.cron.delivery import JobRunner
-from desktop.core.cron.receipts import JobSkipped, KeptReminders
-from desktop.core.cron.service import CronService
-from desktop.core.cron.system_jobs import SYSTEM_JOBS
-from desktop.core.heartbeat.service import HeartbeatService
-from desktop.core.ipc.server import AgentSocketServer, socket_path
-from desktop.core.memory.consolidator import Consolidator, RequestBuilder
-from desktop.core.memory.git_store import GitStore
-from desktop.core.memory.store import MemoryStore
-from desktop.core.memory.templates import sync_workspace_templates
+from desktop.core.parts import (
+    Clock,
+    agent_parts,
+    agent_socket,
+    background_parts,
+    base_parts,
+    memory_parts,
+    spend_parts,
+)
+from desktop.core.parts import channel_state_dir as channel_state_dir
+from desktop.core.parts import config_dir as config_dir
+from desktop.core.parts import main_tools as main_tools
+from desktop.core.parts import request_builder as request_builder
+from desktop.core.parts import usage_place as usage_place
+from desktop.core.parts import worker_tools as worker_tools
 from desktop.core.providers.base import LLMProvider
-from desktop.core.providers.chat_models import ChatModels
-from desktop.core.providers.chat_presets import ChatPresets
 from desktop.core.providers.fallback import FallbackChain
 from desktop.core.providers.reconfigure import snapshot
 from desktop.core.providers.switchable import SwitchableProvider
-from desktop.core.runtime import MemoryParts, Runtime, never
-from desktop.core.security.sandbox_settings import SandboxPlaces
-from desktop.core.session.manager import Session, SessionManager
-from desktop.core.tools.cron import CronTool
-from desktop.core.tools.filesystem import filesystem_tools
-from desktop.core.tools.find import FindFilesTool
-from desktop.core.tools.goals import GoalContinuer, goal_notes, goal_tools
-from desktop.core.tools.groups import LoadToolsTool, groups_in_history
-from desktop.core.tools.images import GenerateImageTool
-from desktop.core.tools.mcp import MCPManager
-from desktop.core.tools.messaging import MessageTool, SpawnTool
-from desktop.core.tools.my import MyTool
-from desktop.core.tools.patch import ApplyPatchTool
-from desktop.core.tools.registry import ToolRegistry
-from desktop.core.tools.sessions import mention_notes, session_tools
-from desktop.core.tools.shell import exec_sandbox_warning, exec_tools
-from desktop.core.tools.shell_sessions import ExecSessions
-from desktop.core.tools.web import web_tools
+from desktop.core.runtime import Runtime, never
 from desktop.core.usage.budgets import Budgets
-from desktop.core.usage.governor import SpendGovernor
-from desktop.core.usage.ledger import UsageLedger
-from desktop.core.usage.place import LedgerPlace, locate
 from desktop.core.utils.tasks import TaskOwner
 
 if TYPE_CHECKING:
     from desktop.core.config.secrets import SecretStore
 
-log = logging.getLogger(__name__)
 
-Clock = Callable[[], float]
 CONTEXT_TABLE_DELAY_S = 8.0  # after the app's own LiteLLM warm-up (5 s after ready)
-
-
-def worker_tools(config: Config, sessions: ExecSessions | None = None) -> ToolRegistry:
-    """File, search, shell and web tools: what subagents get (and the base of the main set);
-    with ``sessions``, commands may keep running (``exec_session``, ``list_exec_sessions``)."""
-    registry = ToolRegistry()
-    places = SandboxPlaces(config_dir(config))
-    for tool in [
-        *filesystem_tools(),
-        ApplyPatchTool(),
-        FindFilesTool(),
-        *exec_tools(config.tools.exec, places=places, sessions=sessions),
-        *web_tools(config.tools.web),
-    ]:
-        registry.register(tool)
-    return registry
-
-
-def image_key(config: Config) -> Callable[[str], str | None]:
-    """The image tool's key lookup: the provider's key as chat finds it (keyring, config,
-    environment); blocking, called in a worker thread."""
-
-    def key_for(provider: str) -> str | None:
-        from desktop.core.config.secrets import SecretStore
-
-        return SecretStore().resolve(provider, config).value
-
-    return key_for
-
-
-def main_tools(
-    tools: ToolRegistry,
-    config: Config,
-    *,
-    sessions: SessionManager,
-    bus: MessageBus,
-    owner: TaskOwner,
-    subagents: SubagentManager,
-    model: Callable[[], str],
-) -> None:
-    """The main agent's tools beyond the workers': the deferred groups (sessions, goals,
-    ``my``, images) and ``load_tools``, which offers them."""
-    settings = config.tools
-    extra = [
-        LoadToolsTool(tools),
-        *session_tools(sessions, bus, owner, per_minute=settings.max_session_messages_per_minute),
-        *goal_tools(sessions),
-    ]
-    if settings.my.enable:
-        extra.append(
-            MyTool(config, tools, model=model, subagents=lambda: sorted(subagents.running))
-        )
-    if settings.image_generation.enabled:
-        extra.append(GenerateImageTool(config, bus, image_key(config)))
-    for tool in extra:
-        tools.register(tool)
-
-
-def request_builder(context: ContextBuilder, tools: ToolRegistry) -> RequestBuilder:
-    """What the Consolidator measures: a session's next request (history, tools, no new text)."""
-
-    def build(session: Session) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-        channel, _, chat_id = session.key.partition(":")
-        history = session.get_history()
-        messages = context.build_messages(history, "", channel=channel, chat_id=chat_id)
-        return messages, tools.definitions(groups_in_history(history, tools))
-
-    return build
-
-
-def config_dir(config: Config) -> Path:
-    """The folder of the config file in use (``~/.nanobot`` by default)."""
-    from desktop.core.config.loader import config_origin
-    from desktop.core.config.paths import default_config_path
-
-    path = config_origin(config).path or default_config_path()
-    return Path(path).expanduser().parent
-
-
-def usage_place(config: Config) -> LedgerPlace:
-    """Where ``config``'s workspace keeps its usage ledger (beside the config; a ledger left in
-    the workspace by an earlier version is moved there). Blocking: call it in a thread."""
-    return locate(config.workspace_path, config_dir(config))
-
-
-def channel_state_dir(config: Config) -> Path:
-    """Where chat channels keep their cursors: beside the config file."""
-    return config_dir(config) / "channel-state"
 
 
 def build_runtime(
@@ -189,8 +80,10 @@ def build_runtime(
 ) -> Runtime:
     """Build (not start) the runtime for ``config``. Blocking file I/O: call it in a thread.
 
+    Front ends start it with :func:`start_runtime`; tests build it on the scripted server.
+
     Args:
-        config: Loaded config.
+        config: Loaded config (stored secrets already injected, see :func:`start_runtime`).
         provider: The model backend.
         bus: The bus to use (the app creates it first, to subscribe its bridge).
         approval: Approval rules; ``None`` builds no gate (nothing is asked).
@@ -207,193 +100,103 @@ def build_runtime(
         secrets: Where keys are found when a chat's own model, a preset or a fallback
             model needs its provider built (``None``: the system keyring).
     """
-    defaults = config.agents.defaults
-    workspace = config.workspace_path
     bus = bus or MessageBus()
-    provider = (
+    switchable = (
         provider
         if isinstance(provider, SwitchableProvider)
         else SwitchableProvider(provider, fallbacks=FallbackChain(config, secrets))
     )
-    owner = TaskOwner("runtime")
-    ledger = UsageLedger(usage_place(config))
-    governor = SpendGovernor(
-        ledger.place,
-        budgets or Budgets,
-        bus.emit,
-        interactive=ask_budgets,
-        zone=defaults.effective_timezone,
-        pending=lambda: list(ledger.unwritten),
-    )
-    detach = (provider.add_call_listener(ledger.record), provider.add_call_guard(governor.guard))
-    work = SessionWork()
-    sync_workspace_templates(workspace)
-    sessions = SessionManager(
-        workspace,
-        config_dir=config_dir(config),
-        max_tool_result_chars=defaults.max_tool_result_chars,
-    )
-    context = ContextBuilder(
-        workspace,
-        timezone=defaults.effective_timezone,
-        skills_section=SkillsLoader(workspace).sections,
-        notes=(goal_notes, mention_notes(sessions)),
-    )
-    exec_sessions = ExecSessions(owner.child("exec-sessions"), work.add_child)
-    tools = worker_tools(config, exec_sessions)
-    gate = (
-        ApprovalGate(approval, shell_warning=lambda: exec_sandbox_warning(config.tools.exec))
-        if approval is not None
-        else None
-    )
-    mcp = MCPManager(dict(config.tools.mcp_servers), registry=tools)
-    store = MemoryStore(workspace)
-    consolidator = Consolidator(
-        provider,
-        store,
-        sessions,
-        context_window=defaults.context_window_tokens,
-        max_tokens=defaults.max_tokens,
-        build_request=request_builder(context, tools),
-    )
-    memory = MemoryParts(
-        store, GitStore(workspace), consolidator, config, provider, dream_review or never
-    )
-    subagents = SubagentManager(
-        provider,
-        bus,
-        lambda: worker_tools(config, exec_sessions),
-        work=work,
-        owner=owner.child("subagents"),
-        approval=gate,
-        max_concurrent=defaults.max_concurrent_subagents,
-        context_window=defaults.context_window_tokens,
-        max_tokens=defaults.max_tokens,
-        on_end=exec_sessions.end_owner,
-    )
-    memory_commands = memory.command_handler()
-    chat_models = ChatModels(config, provider, sessions, secrets)
-    presets = ChatPresets(config, provider, secrets)
-    tools.register(MessageTool(bus, on_sent=work.mark_message_sent))
-    tools.register(SpawnTool(subagents.spawn, subagents.run_inline))
-    main_tools(
-        tools,
-        config,
-        sessions=sessions,
-        bus=bus,
-        owner=owner.child("tools"),
-        subagents=subagents,
-        model=lambda: provider.model,
-    )
-    agent = AgentLoop(
-        config=config,
-        provider=provider,
-        bus=bus,
-        sessions=sessions,
-        tools=tools,
-        context=context,
-        work=work,
-        owner=owner.child("agent"),
-        consolidation=consolidator,
-        connectors=(mcp,),
-        approval=gate,
-        commands=(memory_commands,),
-        models=chat_models,
-        presets=presets,
-    )
-    tz = defaults.effective_timezone
-    heartbeat = HeartbeatService(
-        workspace, provider, agent, timezone=tz, goals=GoalContinuer(agent)
-    )
-
-    async def dream_job() -> str | None:
-        result = await memory.dream().run()
-        if result.status == "paused":  # the spend governor kept it from running
-            raise JobSkipped(result.message, cause="budget")
-        if result.status == "pending":  # waiting for the person to review its last proposal
-            raise JobSkipped(result.message, cause="paused")
-        if result.status == "failed":  # its batch is tried again at the next run
-            raise RuntimeError(result.message)
-        return result.message or f"Dream finished: {result.status}."
-
-    channels = ChannelManager(
-        bus,
-        owner.child("channels"),
-        config=config,
-        state_dir=channel_state_dir(config),
-        media_dir=workspace / "media",
-        approval=gate,
-    )
-    runner = JobRunner(
-        agent,
-        {"dream": dream_job, "heartbeat": heartbeat.tick},
-        timezone=tz,
-        channels=channels,
-        kept=KeptReminders(workspace / "cron"),
-        reminders_paused=reminders_paused,
-    )
-    cron_options: dict[str, Any] = {"clock": clock} if clock is not None else {}
-    cron = CronService(
-        workspace / "cron" / "jobs.json",
-        on_job=runner,
-        default_tz=tz,
-        protected=SYSTEM_JOBS,
-        **cron_options,
-    )
-    tools.register(CronTool(cron, default_tz=tz))
+    spend = spend_parts(config, switchable, bus, budgets, ask_budgets)
+    base = base_parts(config, switchable, bus, TaskOwner("runtime"), approval)
+    memory = memory_parts(base, dream_review or never)
+    agent = agent_parts(base, memory, secrets)
+    background = background_parts(base, agent.loop, memory, clock, reminders_paused)
     return Runtime(
         config=config,
         bus=bus,
-        provider=provider,
-        sessions=sessions,
-        tools=tools,
-        work=work,
-        agent=agent,
-        subagents=subagents,
-        mcp=mcp,
-        approval=gate,
+        provider=switchable,
+        sessions=base.sessions,
+        tools=base.tools,
+        work=base.work,
+        agent=agent.loop,
+        subagents=agent.subagents,
+        mcp=base.mcp,
+        approval=base.gate,
         memory=memory,
-        heartbeat=heartbeat,
-        cron=cron,
-        channels=channels,
-        owner=owner,
-        reminders=runner,
-        ipc=AgentSocketServer(
-            socket_path(config_dir(config)),
-            bus,
-            owner.child("ipc"),
-            workspace=workspace,
-            model=lambda: provider.model,  # the one in use now (the model picker switches it)
-            approval=gate,  # a terminal's turn asks there too
-            max_inbound_kb=lambda: max_inbound_kb(config),
-        )
-        if serve_socket
-        else None,
+        heartbeat=background.heartbeat,
+        cron=background.cron,
+        channels=background.channels,
+        owner=base.owner,
+        reminders=background.reminders,
+        ledger=spend.ledger,
+        governor=spend.governor,
+        ipc=agent_socket(base) if serve_socket else None,
         applied=snapshot(config),
-        ledger=ledger,
-        governor=governor,
-        detach=detach,
-        chat_models=chat_models,
+        detach=spend.detach,
+        chat_models=agent.chat_models,
     )
 
 
-async def start_runtime(
-    config: Config,
-    *,
-    provider: LLMProvider | None = None,
-    bus: MessageBus | None = None,
-    secrets: SecretStore | None = None,
-    approval: ApprovalPolicy | None = None,
-    serve_socket: bool = True,
-    budgets: Callable[[], Budgets] | None = None,
-    ask_budgets: bool = False,
-    reminders_paused: Callable[[], bool] | None = None,
-    dream_review: Callable[[], bool] | None = None,
-) -> Runtime:
-    """Build the provider (unless given) and the runtime, then start it.
+@dataclass(frozen=True, kw_only=True)
+class StartOptions:
+    """How a front end starts the runtime (:func:`start_runtime`); the defaults are the app's
+    and the gateway's, :meth:`one_command` is a terminal command's.
 
-    Blocking work (importing LiteLLM, keyring, templates, jobs.json) runs in worker threads,
-    so a window on the same event loop stays responsive.
+    Attributes:
+        networks: Connect the chat channels enabled in the config.
+        scheduler: Register the system jobs and run the scheduler (cron jobs, heartbeat,
+            Dream).
+        serve_socket: Serve the local socket ``nanobot-desktop agent`` hands messages to.
+        probe_window: Ask the model's server (then LiteLLM's table) for its context window,
+            in the background.
+        model: A model other than the configured one (``agent --model``).
+        provider: A ready model backend instead of the configured one (tests).
+        bus: The bus to use (created first to subscribe to it before the start).
+        secrets: The key store (``None``: the system keyring); its stored secrets (channel
+            tokens, the web-search key) are put into the live config before anything is built.
+        prefs: ``desktop.json`` (budgets, Dream review, paused reminders), read live; ``None``:
+            read once from beside the config.
+        approval: Approval rules; ``None`` builds no gate (nothing is asked).
+        ask_budgets: A front end answers budget pauses (the window); otherwise a call over
+            budget is refused at once and reported.
+    """
+
+    networks: bool = True
+    scheduler: bool = True
+    serve_socket: bool = True
+    probe_window: bool = True
+    model: str | None = None
+    provider: LLMProvider | None = None
+    bus: MessageBus | None = None
+    secrets: SecretStore | None = None
+    prefs: PrefsStore | None = None
+    approval: ApprovalPolicy | None = None
+    ask_budgets: bool = False
+
+    @classmethod
+    def one_command(
+        cls, *, model: str | None = None, bus: MessageBus | None = None
+    ) -> StartOptions:
+        """A terminal command's runtime (``agent`` without a running app, ``cron run``): no
+        chat networks, no scheduler, no socket, no context-window probe."""
+        return cls(
+            networks=False,
+            scheduler=False,
+            serve_socket=False,
+            probe_window=False,
+            model=model,
+            bus=bus,
+        )
+
+
+async def start_runtime(config: Config, options: StartOptions | None = None) -> Runtime:
+    """Start the runtime for ``config``: the one start path of the app, ``gateway``, ``agent``
+    (without a running app) and ``cron run``.
+
+    In order: the keyring's stored secrets go into the live config, the provider is built
+    (unless given; LiteLLM is imported off the event loop), ``desktop.json`` is read (unless
+    given), the runtime is built in a worker thread and started as ``options`` say. Blocking
+    work runs in worker threads, so a window on the same event loop stays responsive.
 
     Raises:
         desktop.core.providers.factory.MissingKeyError: No key for the configured provider.
@@ -402,30 +205,39 @@ async def start_runtime(
     from desktop.core.config.secret_fields import inject_stored_secrets
     from desktop.core.config.secrets import SecretStore
 
-    secrets = secrets or SecretStore()
+    options = options or StartOptions()
+    secrets = options.secrets or SecretStore()
     # Channel tokens and the web-search key stored in the keyring take effect in memory.
     await inject_stored_secrets(config, secrets)
-    built = None
+    provider, built = options.provider, None
     if provider is None:
         from desktop.core.providers.factory import abuild_provider
 
-        built = await abuild_provider(config, secrets)
+        built = await abuild_provider(config, secrets, model=options.model)
         provider = built.provider
+    prefs = options.prefs
+    if prefs is None:
+        prefs = await asyncio.to_thread(PrefsStore, prefs_path(config_origin(config).path))
+    live = prefs  # read on every use: the window's settings change them while it runs
     runtime = await asyncio.to_thread(
         build_runtime,
         config,
         provider,
-        bus=bus or MessageBus(),
-        approval=approval,
-        serve_socket=serve_socket,
-        budgets=budgets,
-        ask_budgets=ask_budgets,
-        reminders_paused=reminders_paused,
-        dream_review=dream_review,
+        bus=options.bus or MessageBus(),
+        approval=options.approval,
+        serve_socket=options.serve_socket,
+        budgets=lambda: live.prefs.budgets,
+        ask_budgets=options.ask_budgets,
+        reminders_paused=lambda: live.prefs.reminders_paused,
+        dream_review=lambda: live.prefs.review_dream,
         secrets=secrets,
     )
-    await runtime.start()
-    if built is not None:  # the real window, asked in the background (a server may be slow)
+    try:
+        await runtime.start(networks=options.networks, scheduler=options.scheduler)
+    except BaseException:  # nothing it started may outlive a failed start
+        await runtime.stop()
+        raise
+    if built is not None and options.probe_window:  # asked in the background (may be slow)
         runtime.owner.try_spawn(
             runtime.refresh_context_window(
                 built.choice, built.key.value, table_after_s=CONTEXT_TABLE_DELAY_S

@@ -132,15 +132,15 @@ class Runtime:
         memory: Memory files, repo, Dream, Consolidator.
         heartbeat: The heartbeat.
         cron: The scheduler.
-        reminders: Runs jobs and delivers reminders (:meth:`JobRunner.deliver_kept` shows the
-            ones kept while no front end was there).
         channels: Delivers outbound messages to the window and the chat networks.
         owner: Owns every background task (closed by :meth:`stop`).
+        reminders: Runs jobs and delivers reminders (:meth:`JobRunner.deliver_kept` shows the
+            ones kept while no front end was there).
+        ledger: The usage ledger every answered model call is appended to.
+        governor: Checks budgets and runaway runs before each model call.
         ipc: The local socket the CLI hands its messages to (app and gateway only).
         applied: The settings the runtime runs with (see
             :mod:`desktop.core.providers.reconfigure`: what a later change needs).
-        ledger: The usage ledger every answered model call is appended to.
-        governor: Checks budgets and runaway runs before each model call.
         detach: Removes the runtime's listeners from the provider (called by :meth:`stop`).
         chat_models: The providers of chats with a model of their own (the agent loop runs
             their turns on them); ``None`` when built without.
@@ -161,11 +161,11 @@ class Runtime:
     cron: CronService
     channels: ChannelManager
     owner: TaskOwner
-    reminders: JobRunner | None = None
+    reminders: JobRunner
+    ledger: UsageLedger
+    governor: SpendGovernor
     ipc: AgentSocketServer | None = None
     applied: dict[tuple[str, ...], Any] = field(default_factory=dict)
-    ledger: UsageLedger | None = None
-    governor: SpendGovernor | None = None
     detach: tuple[Callable[[], None], ...] = ()
     chat_models: ChatModels | None = None
 
@@ -254,17 +254,26 @@ class Runtime:
             log.info("context window of %s: %d tokens (%s)", choice.model, window, found.source)
         return window
 
-    async def start(self) -> None:
-        """Register the system jobs, start the channels, the loop, the scheduler and (app and
-        gateway) the socket the CLI talks to."""
-        await asyncio.to_thread(sync_system_jobs, self.cron, self.config)
-        await self.channels.start()
+    async def start(self, *, networks: bool = True, scheduler: bool = True) -> None:
+        """Start the channels, the loop, the socket the CLI talks to (when built) and the
+        scheduler.
+
+        Args:
+            networks: Connect the chat channels enabled in the config (a terminal command
+                delivers to the terminal only).
+            scheduler: Register the system jobs and run the scheduler (``cron run`` runs one
+                job itself; ``agent`` runs none).
+        """
+        if scheduler:
+            await asyncio.to_thread(sync_system_jobs, self.cron, self.config)
+        await self.channels.start(networks=networks)
         self.agent.start()
         if self.ipc is not None and await self.ipc.start():
             self.channels.register(self.ipc)
-        await self.cron.start()
-        if self.cron.warning:
-            log.warning(self.cron.warning)
+        if scheduler:
+            await self.cron.start()
+            if self.cron.warning:
+                log.warning(self.cron.warning)
 
     async def stop(self) -> None:
         """Stop the scheduler and the channels, cancel turns, subagents and background work,

@@ -125,8 +125,8 @@ class AppServices(QObject):
         self.runtime = runtime
         self.bridge.attach(runtime.bus)
         self._unregister = runtime.channels.register(self.bridge)
-        if runtime.reminders is not None:  # reminders kept while no window was open
-            runtime.owner.try_spawn(runtime.reminders.deliver_kept(), name="kept-reminders")
+        # Reminders kept while no window was open.
+        runtime.owner.try_spawn(runtime.reminders.deliver_kept(), name="kept-reminders")
         self.agentReady.emit()
 
     async def usage_summary(self) -> UsageSummary:

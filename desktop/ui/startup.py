@@ -50,19 +50,17 @@ async def start_runtime_for(
     Raises:
         MissingKeyError, ProviderNotFound: the provider cannot be used (shown to the person).
     """
-    from desktop.core.assembly import start_runtime
+    from desktop.core.assembly import StartOptions, start_runtime
 
-    return await start_runtime(
-        config,
+    # The preferences are read live: "Pause reminders" in the tray, budgets, Dream review.
+    options = StartOptions(
         bus=bus,
         secrets=secrets,
+        prefs=prefs,
         approval=policy,
-        budgets=(lambda: prefs.prefs.budgets) if prefs is not None else None,
         ask_budgets=True,  # the window's banner answers (BudgetPrompts)
-        # "Pause reminders" in the tray: they arrive without a pop-up; receipts say so.
-        reminders_paused=(lambda: prefs.prefs.reminders_paused) if prefs is not None else None,
-        dream_review=(lambda: prefs.prefs.review_dream) if prefs is not None else None,
     )
+    return await start_runtime(config, options)
 
 
 def _import(*names: str) -> None:

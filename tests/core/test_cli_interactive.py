@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop.core.agent.approval import ApprovalPolicy
-from desktop.core.assembly import start_runtime
+from desktop.core.assembly import StartOptions, start_runtime
 from desktop.core.config.loader import load_config
 from desktop.core.config.secrets import SecretStore
 from desktop.core.session.manager import SessionManager
@@ -147,7 +147,7 @@ async def test_stop_and_ctrl_c_reach_the_running_app(
     terminal chats with that agent: ``/stop`` and Ctrl-C stop the app's turn the same way."""
     config = custom_config(tmp_path, scripted_server.url)
     runtime = await start_runtime(
-        load_config(config), secrets=SecretStore(), approval=ApprovalPolicy()
+        load_config(config), StartOptions(secrets=SecretStore(), approval=ApprovalPolicy())
     )
     try:
         assert runtime.ipc is not None and runtime.ipc.serving

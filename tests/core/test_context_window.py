@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from desktop.core.assembly import start_runtime
+from desktop.core.assembly import StartOptions, start_runtime
 from desktop.core.bus.events import InboundMessage, RunEvent, TurnFinished, UsageReport
 from desktop.core.bus.queue import MessageBus
 from desktop.core.config.loader import load_config, save_config
@@ -111,7 +111,7 @@ async def test_the_runtime_uses_the_server_window(
     bus = MessageBus()
     events: list[RunEvent] = []
     bus.subscribe(events.append)
-    runtime = await start_runtime(config, bus=bus, secrets=SecretStore())
+    runtime = await start_runtime(config, StartOptions(bus=bus, secrets=SecretStore()))
     try:
         deadline = asyncio.get_running_loop().time() + 15
         while config.agents.defaults.context_window_tokens != 8192:

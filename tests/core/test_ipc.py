@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from desktop.core.agent.approval import ApprovalPolicy
-from desktop.core.assembly import start_runtime
+from desktop.core.assembly import StartOptions, start_runtime
 from desktop.core.bus.events import RunEvent
 from desktop.core.bus.queue import MessageBus
 from desktop.core.config.loader import load_config
@@ -65,7 +65,9 @@ async def served(
 ) -> AsyncIterator[Served]:
     """The runtime started as the app starts it: ``start_runtime`` serves the socket."""
     config = load_config(custom_config(tmp_path, scripted_server.url))
-    runtime = await start_runtime(config, secrets=SecretStore(), approval=ApprovalPolicy())
+    runtime = await start_runtime(
+        config, StartOptions(secrets=SecretStore(), approval=ApprovalPolicy())
+    )
     events: list[RunEvent] = []
     runtime.bus.subscribe(events.append)
     path = socket_path(tmp_path / "config")

@@ -25,7 +25,7 @@ import pytest
 from desktop.cli.chat import CLOSED, WAITING
 from desktop.core.agent.approval import ApprovalPolicy, ApprovalRequest, Decision
 from desktop.core.agent.context import RUNTIME_CLOSE
-from desktop.core.assembly import start_runtime
+from desktop.core.assembly import StartOptions, start_runtime
 from desktop.core.bus.events import InboundMessage, RunEvent, TurnStarted
 from desktop.core.config.loader import load_config
 from desktop.core.config.secrets import SecretStore
@@ -75,7 +75,7 @@ async def served(
 ) -> AsyncIterator[Served]:
     config_file = custom_config(tmp_path, scripted_server.url)
     runtime = await start_runtime(
-        load_config(config_file), secrets=SecretStore(), approval=ApprovalPolicy()
+        load_config(config_file), StartOptions(secrets=SecretStore(), approval=ApprovalPolicy())
     )
     events: list[RunEvent] = []
     runtime.bus.subscribe(events.append)

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from desktop.core.assembly import start_runtime
+from desktop.core.assembly import StartOptions, start_runtime
 from desktop.core.bus.events import (
     InboundMessage,
     RunEvent,
@@ -61,7 +61,7 @@ async def running(
     bus = MessageBus()
     events: list[RunEvent] = []
     bus.subscribe(events.append)
-    runtime = await start_runtime(config, bus=bus, secrets=SecretStore())
+    runtime = await start_runtime(config, StartOptions(bus=bus, secrets=SecretStore()))
     yield runtime, events
     await runtime.stop()
 

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from desktop.cli import main as cli_main
-from desktop.core.assembly import start_runtime
+from desktop.core.assembly import StartOptions, start_runtime
 from desktop.core.config.loader import load_config
 from desktop.core.config.secrets import SecretStore
 from desktop.core.providers.base import LLMError, StreamDelta
@@ -188,7 +188,7 @@ async def test_a_grok_turn_with_the_sign_in_in_the_real_keyring(
     assert stored["account"] == EMAIL and stored["access"] in xai.access_valid
     data = {"agents": {"defaults": {"model": "xai-grok/grok-4.6", "workspace": str(tmp_path)}}}
     config = load_config(write_config(tmp_path / "config.json", data))
-    runtime = await start_runtime(config, secrets=store, serve_socket=False)
+    runtime = await start_runtime(config, StartOptions(secrets=store, serve_socket=False))
     try:
         answer = await runtime.agent.process_direct("hello")
     finally:

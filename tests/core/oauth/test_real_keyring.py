@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from desktop.core.assembly import start_runtime
+from desktop.core.assembly import StartOptions, start_runtime
 from desktop.core.bus.events import InboundMessage, RunEvent, TextDelta, TurnFinished
 from desktop.core.bus.queue import MessageBus
 from desktop.core.config.loader import load_config
@@ -79,7 +79,7 @@ async def codex_runtime(
     bus = MessageBus()
     events: list[RunEvent] = []
     bus.subscribe(events.append)
-    runtime = await start_runtime(config, bus=bus, secrets=store, serve_socket=False)
+    runtime = await start_runtime(config, StartOptions(bus=bus, secrets=store, serve_socket=False))
     yield runtime, events
     await runtime.stop()
 
@@ -126,7 +126,7 @@ async def test_a_chat_turn_streams_from_copilot_through_litellm(
     bus = MessageBus()
     events: list[RunEvent] = []
     bus.subscribe(events.append)
-    runtime = await start_runtime(config, bus=bus, secrets=store, serve_socket=False)
+    runtime = await start_runtime(config, StartOptions(bus=bus, secrets=store, serve_socket=False))
     try:
         finished = await _turn(runtime, events, "hello")
     finally:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop.core.assembly import start_runtime
+from desktop.core.assembly import StartOptions, start_runtime
 from desktop.core.config.loader import config_origin, load_config
 from tests.conftest import write_config
 from tests.core.agent.conftest import make_provider
@@ -194,7 +194,7 @@ async def test_a_real_turn_answers_despite_the_damage(
         assert config_origin(config).warnings, "the bad field was reported"
     scripted_server.push(Reply("first answer"), Reply("second answer"))
     runtime = await start_runtime(
-        config, provider=make_provider(scripted_server.url), serve_socket=False
+        config, StartOptions(provider=make_provider(scripted_server.url), serve_socket=False)
     )
     try:
         agent = runtime.agent

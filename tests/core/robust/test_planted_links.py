@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop.core.assembly import start_runtime
+from desktop.core.assembly import StartOptions, start_runtime
 from desktop.core.config.loader import load_config
 from desktop.core.memory.store import MemoryStore
 from desktop.core.runtime import Runtime
@@ -122,7 +122,7 @@ async def test_a_planted_link_or_fifo_never_leads_the_app_outside(
     before = _snapshot(outside)
     config = load_config(cfg, environ={})
     runtime = await start_runtime(
-        config, provider=make_provider(scripted_server.url), serve_socket=False
+        config, StartOptions(provider=make_provider(scripted_server.url), serve_socket=False)
     )
     try:
         async with asyncio.timeout(120):  # a FIFO followed naively blocks forever

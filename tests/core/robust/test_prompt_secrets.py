@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop.core.assembly import start_runtime
+from desktop.core.assembly import StartOptions, start_runtime
 from desktop.core.config.loader import load_config
 from desktop.core.runtime import Runtime
 from tests.conftest import write_config
@@ -88,7 +88,7 @@ async def test_no_key_from_a_file_reaches_a_request(
     )
     config = load_config(cfg, environ={})
     runtime = await start_runtime(
-        config, provider=make_provider(scripted_server.url), serve_socket=False
+        config, StartOptions(provider=make_provider(scripted_server.url), serve_socket=False)
     )
     try:
         async with asyncio.timeout(120):
