@@ -20,8 +20,8 @@ from desktop.core.providers.fallback import FallbackChain, should_fall_back
 from desktop.core.providers.presets import ModelTarget, build_target
 from desktop.core.providers.switchable import ModelCall, SwitchableProvider, UsageTag
 from desktop.core.runtime import Runtime
-from desktop.core.usage.ledger import ledger_folder, read_file
 from tests.core.agent.conftest import make_provider
+from tests.core.usage.helpers import records_of
 from tests.fakes.memory_keyring import MemoryKeyring
 from tests.fakes.openai_server import Fail, Reply, ScriptedOpenAIServer
 
@@ -60,8 +60,7 @@ async def _until(condition: Callable[[], bool], timeout: float = 60.0) -> None:
 
 
 def _ledger(runtime: Runtime) -> list[Any]:
-    [path] = sorted(ledger_folder(runtime.config.workspace_path).glob("ledger-*.jsonl"))
-    return read_file(path)
+    return records_of(runtime.ledger.place)
 
 
 async def test_a_failing_model_hands_the_turn_to_the_fallback_and_the_chat_is_told(

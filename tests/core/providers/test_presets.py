@@ -18,8 +18,8 @@ from desktop.core.config.secrets import SecretStore
 from desktop.core.providers.factory import build_provider
 from desktop.core.providers.presets import SESSION_PRESET, default_target
 from desktop.core.session.access import SessionAccess
-from desktop.core.usage.ledger import ledger_folder, read_file
 from tests.core.agent.conftest import make_provider
+from tests.core.usage.helpers import records_of
 from tests.fakes.memory_keyring import MemoryKeyring
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
 
@@ -84,8 +84,7 @@ async def test_a_chat_on_a_preset_sends_its_model_and_settings(
         "answered by careful-model",
         "answered by scripted",
     ]
-    [path] = ledger_folder(runtime.config.workspace_path).glob("ledger-*.jsonl")
-    assert [(r.session, r.model) for r in read_file(path)] == [
+    assert [(r.session, r.model) for r in records_of(runtime.ledger.place)] == [
         ("desktop:a", "openai/careful-model"),
         ("desktop:b", "openai/scripted"),
     ]
