@@ -17,8 +17,8 @@ from desktop.cli.common import EXIT_OK, EXIT_USAGE, load
 
 if TYPE_CHECKING:
     from desktop.core.bus.events import RunEvent
+    from desktop.core.config.budgets import Budgets
     from desktop.core.config.schema import Config
-    from desktop.core.usage.budgets import Budgets
 
 
 def run_usage(args: argparse.Namespace) -> int:

@@ -4,7 +4,7 @@
    next batch of at most ``max_batch_size`` entries after ``memory/.dream_cursor``, today's
    date and the three memory files with their sizes. The model answers with tagged lines
    (``[USER]``, ``[SOUL]``, ``[MEMORY]``, ``[*-REMOVE]``, ``[SKILL]``) or ``[SKIP]``.
-2. **Apply** — an :class:`~desktop.core.agent.runner.AgentRunner` with
+2. **Apply** — an :class:`~desktop.core.engine.runner.AgentRunner` with
    ``templates/agent/dream_phase2.md`` and a small tool set: ``read_file`` (workspace and builtin
    skills), ``edit_file`` (workspace; refuses to replace a whole memory file in one go) and
    ``write_file`` (only under ``<workspace>/skills/``). The run is bounded by
@@ -56,8 +56,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from desktop.core.agent.runner import AgentRunner
-from desktop.core.agent.skills import SkillsLoader
+from desktop.core.engine.runner import AgentRunner
+from desktop.core.engine.skills import SkillsLoader
 from desktop.core.memory.dream_state import (
     STATE_FILE,
     consume_batch,
@@ -80,11 +80,11 @@ from desktop.core.memory.proposal import ProposalStore
 from desktop.core.memory.store import HistoryEntry, MemoryStore
 from desktop.core.providers.base import LLMError, LLMProvider
 from desktop.core.providers.switchable import usage_scope
-from desktop.core.resources import read_template
-from desktop.core.security import ownfiles
 from desktop.core.tools.base import ToolContext
 from desktop.core.usage.governor import BudgetRefused
+from desktop.core.utils import ownfiles
 from desktop.core.utils.redact import redact_for_prompt
+from desktop.core.utils.resources import read_template
 
 log = logging.getLogger(__name__)
 

@@ -6,12 +6,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from desktop.core.config.provider_registry import find_by_name
 from desktop.core.config.schema import Config
 from desktop.core.config.secrets import ResolvedKey, SecretStore
 from desktop.core.providers.base import LLMProvider
 from desktop.core.providers.litellm_provider import LiteLLMProvider
 from desktop.core.providers.matching import ProviderChoice, choose_provider
-from desktop.core.providers.registry import find_by_name
 from desktop.core.utils.threads import run_daemon
 
 

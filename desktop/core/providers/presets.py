@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from desktop.core.config.schema import Config, InlineFallbackConfig, ModelPresetConfig
 from desktop.core.providers.base import ErrorKind, LLMError, LLMProvider
-from desktop.core.session.chat_model import SESSION_PRESET as CHAT_PRESET
+from desktop.core.providers.chat_model import SESSION_PRESET as CHAT_PRESET
 
 if TYPE_CHECKING:
     from desktop.core.config.secrets import SecretStore

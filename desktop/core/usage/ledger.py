@@ -22,7 +22,7 @@ Reading (:func:`read_records`) is tolerant: a damaged line, or a record whose fi
 call can have (:func:`implausible`: negative or enormous tokens or cost, a time far in the
 future), is copied aside once (``ledger-….jsonl.damaged-…``, see
 :mod:`desktop.core.utils.validate_aside`) and not counted. Files are opened through
-:mod:`desktop.core.security.ownfiles` (no link followed, no FIFO waited on).
+:mod:`desktop.core.utils.ownfiles` (no link followed, no FIFO waited on).
 
 Calls that ended without an answer are recorded too, so budgets and the runaway guard count
 what they cost: ``"outcome": "stopped"`` (cancelled: ``/stop``, a cancelled background run) or
@@ -47,9 +47,9 @@ from pathlib import Path
 from typing import Any
 
 from desktop.core.providers.switchable import ModelCall
-from desktop.core.security import ownfiles
 from desktop.core.usage import checkpoint
 from desktop.core.usage.place import LedgerPlace
+from desktop.core.utils import ownfiles
 from desktop.core.utils.validate import JsonLine, Unusable, read_jsonl
 from desktop.core.utils.validate_aside import set_aside_lines
 

@@ -285,7 +285,7 @@ def open_regular_file(path: Path, *, root: Path | None = None) -> BinaryIO | Non
 
     Never blocks on a FIFO and never reads a device. With ``root`` (the workspace, or the
     folder of the app's own state) no symlink is followed below it, the file's own name
-    included (:func:`desktop.core.security.ownfiles.open_read`): a link is refused.
+    included (:func:`desktop.core.utils.ownfiles.open_read`): a link is refused.
 
     Raises:
         Unusable: A folder, special file, symlink (with ``root``), or no permission to read it.
@@ -320,7 +320,7 @@ def open_regular_file(path: Path, *, root: Path | None = None) -> BinaryIO | Non
 
 def _open_own(path: Path, root: Path) -> BinaryIO | None:
     """:func:`open_regular_file` below ``root`` (no link followed), refusals as Unusable."""
-    from desktop.core.security.ownfiles import Refused, open_read
+    from desktop.core.utils.ownfiles import Refused, open_read
 
     try:
         return open_read(path, root=root)

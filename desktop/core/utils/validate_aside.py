@@ -131,7 +131,7 @@ def _open_source(path: Path, root: Path | None) -> BinaryIO:
     """``path`` opened for reading (below ``root`` without following a link, when given)."""
     if root is None:
         return open(path, "rb")
-    from desktop.core.security.ownfiles import open_read
+    from desktop.core.utils.ownfiles import open_read
 
     handle = open_read(path, root=root)
     if handle is None:

@@ -19,8 +19,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.core.config.budgets import Budgets, Limit
 from desktop.core.config.edit import ChangeError
-from desktop.core.usage.budgets import Budgets, Limit
 from desktop.core.usage.summary import Totals, UsageSummary, source_order
 from desktop.ui.settings.page import SettingsPage
 from desktop.ui.settings.prefs_access import prefs_store, update_prefs

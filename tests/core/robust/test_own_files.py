@@ -20,8 +20,8 @@ import pytest
 from filelock import Timeout
 
 from desktop.core.cron.receipts import Receipt, ReceiptLog
-from desktop.core.security import ownfiles
-from desktop.core.security.ownfiles import OwnLock, Refused
+from desktop.core.utils import ownfiles
+from desktop.core.utils.ownfiles import OwnLock, Refused
 from desktop.core.utils.validate import Unusable, read_int_file, read_jsonl, read_text_document
 from tests.core.robust.corpus import make_fifo
 

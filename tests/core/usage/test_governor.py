@@ -20,10 +20,10 @@ from desktop.core.bus.events import (
     RunEvent,
     TurnFailed,
 )
+from desktop.core.config.budgets import Budgets
 from desktop.core.config.schema import Config
 from desktop.core.memory.store import MemoryStore
 from desktop.core.runtime import Runtime
-from desktop.core.usage.budgets import Budgets
 from desktop.core.usage.governor import BudgetRefused
 from desktop.core.usage.ledger import UsageRecord
 from tests.core.agent.conftest import make_provider

@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 
 from desktop.core.assembly import build_runtime, usage_place
+from desktop.core.config.budgets import Budgets
 from desktop.core.config.loader import load_config
 from desktop.core.runtime import Runtime
 from desktop.core.usage import place as place_module
-from desktop.core.usage.budgets import Budgets
 from desktop.core.usage.governor import BudgetRefused
 from desktop.core.usage.ledger import UsageLedger, UsageRecord, read_file
 from desktop.core.usage.place import LedgerPlace, locate, migrate

@@ -11,9 +11,9 @@ from filelock import FileLock
 from pytestqt.qtbot import QtBot
 
 from desktop.core.assembly import build_runtime
+from desktop.core.config.budgets import Budgets
 from desktop.core.cron.receipts import KeptReminder
 from desktop.core.cron.types import CronSchedule
-from desktop.core.usage.budgets import Budgets
 from desktop.core.usage.ledger import UsageRecord
 from desktop.ui.services import AppServices
 from desktop.ui.settings import SettingsTab
