@@ -48,16 +48,25 @@ All file and git work runs in worker threads.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import logging
 import uuid
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from desktop.core.engine.runner import AgentRunner
 from desktop.core.engine.skills import SkillsLoader
+from desktop.core.memory.dream_result import (
+    PENDING_MESSAGE,
+    DreamResult,
+    Status,
+    changed_files,
+    pins_body,
+    pins_note,
+    snapshot,
+    stop_note,
+)
 from desktop.core.memory.dream_state import (
     STATE_FILE,
     consume_batch,
@@ -82,7 +91,6 @@ from desktop.core.providers.base import LLMError, LLMProvider
 from desktop.core.providers.switchable import usage_scope
 from desktop.core.tools.base import ToolContext
 from desktop.core.usage.governor import BudgetRefused
-from desktop.core.utils import ownfiles
 from desktop.core.utils.redact import redact_for_prompt
 from desktop.core.utils.resources import read_template
 
@@ -97,23 +105,8 @@ __all__ = [
     "SurgicalEditTool",
 ]
 
-Status = Literal[
-    "nothing",
-    "skipped",
-    "changed",
-    "unchanged",
-    "failed",
-    "budget",
-    "paused",
-    "proposed",
-    "pending",
-]
 MAX_FAILURES = 3
 PHASE1_MAX_TOKENS = 2048
-PENDING_MESSAGE = (
-    "Dream did not run: its last proposal is still waiting for your review (Memory tab → Dream "
-    "review). Accept or reject it first."
-)
 _TAGS = (
     "[USER]",
     "[SOUL]",
@@ -126,70 +119,6 @@ _TAGS = (
 )
 
 _locks: dict[str, asyncio.Lock] = {}
-
-
-@dataclass(frozen=True)
-class DreamResult:
-    """The outcome of one Dream run.
-
-    Attributes:
-        status: ``nothing`` (no new entries), ``skipped`` (phase 1 said ``[SKIP]``, or a batch
-            was given up after repeated failures), ``changed`` / ``unchanged`` (phase 2 ran),
-            ``failed`` (a model call failed; the batch will be retried), ``budget`` (phase 2
-            stopped at the token budget) or ``paused`` (the spend governor kept the run from
-            starting; no failed attempt is counted). In review mode: ``proposed`` (a proposal
-            was stored for the person to decide) or ``pending`` (an earlier proposal still
-            waits, so Dream did not run).
-        changes: Files changed (see the module docstring); for ``proposed``, the hunks.
-        commit: The Dream commit id, when one was made.
-        analysis: The phase-1 analysis text.
-        message: One or two sentences for the person.
-        consumed_to: The dream cursor after the run, when it moved.
-        stop_reason: Phase 2's ending: ``answer``, ``max_iterations``, ``budget``, ``error``,
-            or ``""`` when phase 2 did not run.
-        dropped: Changes thrown away because they touched a pinned line
-            (``path: “pinned line”``, one per change).
-    """
-
-    status: Status
-    changes: int = 0
-    commit: str | None = None
-    analysis: str = ""
-    message: str = ""
-    consumed_to: int | None = None
-    stop_reason: str = ""
-    dropped: tuple[str, ...] = ()
-
-
-def _snapshot(workspace: Path) -> dict[str, str]:
-    """Digest of every memory file and every file under ``skills/`` (missing: absent).
-
-    Nothing is followed and only regular files are read (a link or FIFO counts as absent).
-    """
-    found: dict[str, str] = {}
-    names = list(MEMORY_FILES)
-    folders = [workspace / "skills"]
-    while folders:
-        folder = folders.pop()
-        for name, kind in ownfiles.list_folder(folder, root=workspace):
-            if kind == "folder":
-                folders.append(folder / name)
-            elif kind == "file":
-                names.append((folder / name).relative_to(workspace).as_posix())
-    for name in sorted(set(names)):
-        try:
-            data = ownfiles.read_bytes(workspace / name, root=workspace)
-        except OSError:
-            continue
-        if data is not None:
-            found[name] = hashlib.sha256(data).hexdigest()
-    return found
-
-
-def _changed(before: dict[str, str], after: dict[str, str]) -> list[str]:
-    return sorted(
-        name for name in before.keys() | after.keys() if before.get(name) != after.get(name)
-    )
 
 
 def is_skip(analysis: str) -> bool:
@@ -399,13 +328,13 @@ class Dream:
             texts = {
                 name: read_text(self.workspace / name, self.workspace) for name in MEMORY_FILES
             }
-            return _snapshot(self.workspace), texts, self.phase2_request(analysis, pins)
+            return snapshot(self.workspace), texts, self.phase2_request(analysis, pins)
 
         before, texts, request = await asyncio.to_thread(read_before)
         stop_reason, failure = await self.phase2(request, self.workspace)
         dropped = tuple(await asyncio.to_thread(enforce_on_disk, self.workspace, texts, pins))
-        after = await asyncio.to_thread(_snapshot, self.workspace)
-        changed = _changed(before, after)
+        after = await asyncio.to_thread(snapshot, self.workspace)
+        changed = changed_files(before, after)
         if failure is not None:
             try:
                 commit = await self._commit(analysis, changed, incomplete=True, dropped=dropped)
@@ -507,26 +436,6 @@ class Dream:
         return await asyncio.to_thread(record)
 
 
-def pins_note(dropped: tuple[str, ...] | list[str]) -> str:
-    """A sentence for the person about changes dropped because of pins (``""`` for none)."""
-    if not dropped:
-        return ""
-    return (
-        f" Pinned lines were kept as they were ({len(dropped)} change(s) of them dropped: "
-        + "; ".join(dropped)
-        + ")."
-    )
-
-
-def pins_body(dropped: tuple[str, ...] | list[str]) -> str:
-    """Commit-body lines listing changes dropped because of pins (``""`` for none)."""
-    if not dropped:
-        return ""
-    return "\n\nPinned lines kept (Dream's change dropped):\n" + "\n".join(
-        f"- {d}" for d in dropped
-    )
-
-
 def _kept(changed: list[str]) -> str:
     return f" Edits made before the failure were kept: {', '.join(changed)}." if changed else ""
 
@@ -536,14 +445,3 @@ def _summary(stop_reason: str, changed: list[str], commit: str | None, dream: Dr
     head = f"Dream made {len(changed)} change(s) ({files})"
     head += f", committed as {commit[:7]}." if commit else "."
     return head + stop_note(stop_reason, dream)
-
-
-def stop_note(stop_reason: str, dream: Dream) -> str:
-    """Why phase 2 stopped early, as a sentence (``""`` when it finished)."""
-    if stop_reason == "budget":
-        return f" It stopped early: the token budget ({dream.token_budget}) ran out."
-    if stop_reason == "max_iterations":
-        return f" It stopped early: the iteration limit ({dream.max_iterations}) was reached."
-    if stop_reason == "empty":
-        return " The model stopped answering; the run ended."
-    return ""

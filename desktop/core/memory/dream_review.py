@@ -24,13 +24,21 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from desktop.core.memory.dream_result import (
+    PENDING_MESSAGE,
+    DreamResult,
+    changed_files,
+    pins_note,
+    snapshot,
+    stop_note,
+)
 from desktop.core.memory.dream_scope import dream_refusal
 from desktop.core.memory.dream_tools import MEMORY_FILES, read_text
 from desktop.core.memory.pins import Pin, drop_pinned, pinned_lines
 from desktop.core.memory.proposal import Proposal, ProposedFile, now_iso
 
 if TYPE_CHECKING:
-    from desktop.core.memory.dream import Dream, DreamResult
+    from desktop.core.memory.dream import Dream
 
 MAX_SKILL_FILE_BYTES = 1024 * 1024
 
@@ -102,12 +110,10 @@ async def propose(
     dream: Dream, analysis: str, first: int, last: int, pins: list[Pin]
 ) -> DreamResult:
     """Run phase 2 on a scratch copy and store what it changed as a proposal."""
-    from desktop.core.memory.dream import DreamResult, _changed, _snapshot, pins_note, stop_note
-
     request = await asyncio.to_thread(dream.phase2_request, analysis, pins)
     scratch, texts = await asyncio.to_thread(make_scratch, dream.workspace)
     try:
-        before = await asyncio.to_thread(_snapshot, scratch)
+        before = await asyncio.to_thread(snapshot, scratch)
         stop_reason, failure = await dream.phase2(request, scratch)
         if failure is not None:
             outcome = await dream._failed(first, last, failure)
@@ -118,9 +124,9 @@ async def propose(
                 consumed_to=outcome.consumed_to,
                 stop_reason=stop_reason,
             )
-        after = await asyncio.to_thread(_snapshot, scratch)
+        after = await asyncio.to_thread(snapshot, scratch)
         files, dropped, left_out = await asyncio.to_thread(
-            collect, dream.workspace, scratch, texts, _changed(before, after), pins
+            collect, dream.workspace, scratch, texts, changed_files(before, after), pins
         )
     finally:
         await asyncio.to_thread(shutil.rmtree, scratch, True)
@@ -137,8 +143,6 @@ async def propose(
         )
     proposal = Proposal(now_iso(), first, last, analysis, tuple(files), tuple(dropped), stop_reason)
     if not await asyncio.to_thread(dream.proposals.save_new, proposal):
-        from desktop.core.memory.dream import PENDING_MESSAGE
-
         return DreamResult("pending", analysis=analysis, message=PENDING_MESSAGE)
     count = proposal.change_count
     names = ", ".join(f.path for f in files)

@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING, Any
 
 from desktop.core.providers.base import LLMProvider
 from desktop.core.providers.chat_model import CHAT_MODEL
+from desktop.core.providers.factory import build_target
 from desktop.core.providers.presets import (
     SESSION_PRESET,
     ModelTarget,
-    build_target,
     preset_target,
     session_preset,
 )

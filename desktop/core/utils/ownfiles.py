@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, Literal
 
 from desktop.core.utils.fsopen import MAX_RETRIES, Changed, Dir, Symlink, write_atomic
-from desktop.core.utils.validate_aside import notify
+from desktop.core.utils.notices import notify
 
 if TYPE_CHECKING:
     from filelock import FileLock

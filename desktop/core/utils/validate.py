@@ -37,16 +37,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO, NamedTuple, Self
 
+from desktop.core.utils.notices import NOTICE_LOGGER, notify, reset_notices, summarize
 from desktop.core.utils.validate_aside import (
-    NOTICE_LOGGER,
     make_room_for_file,
     make_room_for_folder,
     move_aside,
-    notify,
-    reset_notices,
     set_aside_file,
     set_aside_lines,
-    summarize,
 )
 
 __all__ = [
