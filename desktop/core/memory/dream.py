@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import shutil
 import uuid
 from dataclasses import replace
 from datetime import datetime
@@ -67,6 +68,7 @@ from desktop.core.memory.dream_result import (
     snapshot,
     stop_note,
 )
+from desktop.core.memory.dream_review import collect, make_scratch
 from desktop.core.memory.dream_state import (
     STATE_FILE,
     consume_batch,
@@ -85,7 +87,7 @@ from desktop.core.memory.dream_tools import (
 from desktop.core.memory.git_store import GitStore, GitStoreError
 from desktop.core.memory.pins import Pin, PinStore, enforce_on_disk, prompt_block
 from desktop.core.memory.prompt_overrides import dream_instructions_block
-from desktop.core.memory.proposal import ProposalStore
+from desktop.core.memory.proposal import Proposal, ProposalStore, now_iso
 from desktop.core.memory.store import HistoryEntry, MemoryStore
 from desktop.core.providers.base import LLMError, LLMProvider
 from desktop.core.providers.switchable import usage_scope
@@ -228,10 +230,60 @@ class Dream:
                 message=f"Nothing worth keeping in entries {first}..{last}; moved on.",
             )
         if self.review:
-            from desktop.core.memory.dream_review import propose
-
-            return await propose(self, analysis, first, last, pins)
+            return await self._propose(analysis, first, last, pins)
         return await self._apply(analysis, first, last, pins)
+
+    async def _propose(self, analysis: str, first: int, last: int, pins: list[Pin]) -> DreamResult:
+        """Run phase 2 on a scratch copy and store what it changed as a proposal."""
+        request = await asyncio.to_thread(self.phase2_request, analysis, pins)
+        scratch, texts = await asyncio.to_thread(make_scratch, self.workspace)
+        try:
+            before = await asyncio.to_thread(snapshot, scratch)
+            stop_reason, failure = await self.phase2(request, scratch)
+            if failure is not None:
+                outcome = await self._failed(first, last, failure)
+                return DreamResult(
+                    outcome.status,
+                    analysis=analysis,
+                    message=outcome.message + " Nothing was proposed.",
+                    consumed_to=outcome.consumed_to,
+                    stop_reason=stop_reason,
+                )
+            after = await asyncio.to_thread(snapshot, scratch)
+            files, dropped, left_out = await asyncio.to_thread(
+                collect, self.workspace, scratch, texts, changed_files(before, after), pins
+            )
+        finally:
+            await asyncio.to_thread(shutil.rmtree, scratch, True)
+        note = pins_note(dropped) + (f" Left out: {', '.join(left_out)}." if left_out else "")
+        if not files:
+            await asyncio.to_thread(self._consume, last)
+            return DreamResult(
+                "unchanged",
+                analysis=analysis,
+                message="Dream found nothing to change." + stop_note(stop_reason, self) + note,
+                consumed_to=last,
+                stop_reason=stop_reason,
+                dropped=tuple(dropped),
+            )
+        proposal = Proposal(
+            now_iso(), first, last, analysis, tuple(files), tuple(dropped), stop_reason
+        )
+        if not await asyncio.to_thread(self.proposals.save_new, proposal):
+            return DreamResult("pending", analysis=analysis, message=PENDING_MESSAGE)
+        count = proposal.change_count
+        names = ", ".join(f.path for f in files)
+        return DreamResult(
+            "proposed",
+            count,
+            analysis=analysis,
+            message=(
+                f"Dream proposes {count} change(s) ({names}); nothing changes until you review them "
+                "in the Memory tab." + stop_note(stop_reason, self) + note
+            ),
+            stop_reason=stop_reason,
+            dropped=tuple(dropped),
+        )
 
     def _pending(self) -> bool:
         """Whether a proposal waits (a damaged one, or one Dream did not write, is set aside

@@ -19,7 +19,7 @@ from desktop.core.cron.overview import job_rows
 from desktop.core.cron.types import CronPayload, CronSchedule
 from desktop.core.memory.store import MemoryStore
 from desktop.core.runtime import Runtime
-from desktop.core.usage.ledger import UsageRecord
+from desktop.core.usage.record import UsageRecord
 from tests.conftest import custom_config
 from tests.core.agent.conftest import make_provider
 from tests.core.cron.test_cron import FakeClock, ms

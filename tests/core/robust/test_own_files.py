@@ -1,4 +1,4 @@
-"""The app's own files (security/ownfiles.py): no link followed, no FIFO waited on, on real files.
+"""The app's own files (utils/ownfiles.py): no link followed, no FIFO waited on, on real files.
 
 Each test plants what a command could leave in the workspace -- a symlink to a file outside,
 a dangling symlink into a folder outside, a FIFO, a symlinked folder -- and checks that the
