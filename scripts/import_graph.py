@@ -6,11 +6,11 @@ Usage (from the repository root)::
     .venv/bin/python scripts/import_graph.py --typing   # count TYPE_CHECKING imports too
 
 Imports inside functions count (a lazy import is still an import); imports under
-``if TYPE_CHECKING:`` do not unless ``--typing`` is given, as in ``lint-imports``
-(``exclude_type_checking_imports`` in ``[tool.importlinter]``). The layer order is read from the
-``desktop.core layers`` contract in ``pyproject.toml``, so this script and ``lint-imports`` agree.
-Exits 1 when a core subpackage imports one above it or two modules import each other.
-``tests/core/test_layering.py`` runs the same checks.
+``if TYPE_CHECKING:`` do not unless ``--typing`` is given (they never run). ``lint-imports``
+counts those too, and its ``desktop.core layers`` contract in ``pyproject.toml`` names each
+upward one in ``ignore_imports``. The layer order is read from that contract, so this script and
+``lint-imports`` agree. Exits 1 when a core part imports one above it or two modules import each
+other. ``tests/core/test_layering.py`` runs the same checks.
 """
 
 from __future__ import annotations
