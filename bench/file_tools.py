@@ -1,7 +1,7 @@
 """Cost of the file tools' race-free path walk: read_file, write_file, list_dir, grep.
 
 Each call resolves the path from ``/`` by directory descriptor and opens the file relative
-to the checked folder (``desktop.core.security.fsopen``); grep also runs its regex with a
+to the checked folder (``desktop.core.utils.fsopen``); grep also runs its regex with a
 time limit. This prints the time per call on a small workspace (a few folders deep, like a
 real one under the home folder) and for a grep over 2,000 files of 50 lines.
 

@@ -161,11 +161,11 @@ def write_session(workspace: Path, count: int, last_consolidated: int) -> None:
 
 # -- the child: one size, one shape -------------------------------------------------------
 def _child(count: int, shape: str, turns: int) -> dict[str, Any]:
-    from desktop.core.agent import runner as runner_module
     from desktop.core.agent.loop import AgentLoop
     from desktop.core.agent.work import SessionWork
     from desktop.core.assembly import build_runtime
     from desktop.core.config.schema import Config
+    from desktop.core.engine import runner as runner_module
     from desktop.core.providers.base import LLMProvider, LLMResponse, ToolCallRequest, Usage
     from desktop.core.session import manager as manager_module
     from desktop.core.tools.base import Tool, ToolContext, ToolResult

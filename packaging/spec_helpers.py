@@ -191,7 +191,7 @@ def document_readers() -> Collected:
 def app_data(root: Path = ROOT) -> Collected:
     """``templates/``, ``skills/`` and ``resources/`` where the wheel puts them.
 
-    ``desktop/core/resources.py`` finds them under ``desktop/_data/`` through
+    ``desktop/core/utils/resources.py`` finds them under ``desktop/_data/`` through
     ``importlib.resources``, in the wheel and in the frozen app alike.
     """
     return Collected(

@@ -12,7 +12,7 @@ from typing import Any
 import keyring
 import pytest
 
-from desktop.core.providers.registry import PROVIDERS
+from desktop.core.config.provider_registry import PROVIDERS
 from tests.fakes.memory_keyring import MemoryKeyring
 from tests.fakes.openai_server import ScriptedOpenAIServer
 from tests.real_keyring import real_keyring  # noqa: F401 - the fixture, for every test

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 import keyring
 import pytest
 
+from desktop.core.config.provider_registry import PROVIDERS
 from desktop.core.config.secrets import KeyringUnavailable, SecretStore
-from desktop.core.providers.registry import PROVIDERS
 from tests.fakes.memory_keyring import MemoryKeyring
 
 REQUIRE_ENV = "NANOBOT_TEST_REQUIRE_KEYRING"

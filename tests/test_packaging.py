@@ -46,7 +46,7 @@ def test_wheel_contains_data_and_finds_it(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     probe = (
-        "import sys; sys.path.insert(0, sys.argv[1]); from desktop.core.resources import data_path; "
+        "import sys; sys.path.insert(0, sys.argv[1]); from desktop.core.utils.resources import data_path; "
         "p = data_path('templates', 'agent', 'identity.md'); print(p); assert p.is_file()"
     )
     result = subprocess.run(

@@ -13,12 +13,12 @@ import sys
 
 from desktop.cli.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, fail, load
 from desktop.cli.interactive import HELP, converse
-from desktop.core.agent.hooks import AgentHook, HookContext
 from desktop.core.agent.loop import AgentLoop
 from desktop.core.assembly import StartOptions, start_runtime
 from desktop.core.bus.events import OutboundMessage, RunEvent, TurnFinished, TurnStarted
 from desktop.core.bus.queue import MessageBus
 from desktop.core.config.schema import Config
+from desktop.core.engine.hooks import AgentHook, HookContext
 from desktop.core.providers.base import LLMError, StreamDelta, ToolCallRequest
 from desktop.core.providers.factory import MissingKeyError
 from desktop.core.providers.matching import ProviderNotFound

@@ -10,8 +10,8 @@ from desktop.cli.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, fail, load
 from desktop.core.config.errors import ConfigError
 from desktop.core.config.loader import config_origin
 from desktop.core.config.migrate import migrate_plaintext_keys
+from desktop.core.config.provider_registry import PROVIDERS, find_by_name
 from desktop.core.config.secrets import KeyringUnavailable, SecretStore
-from desktop.core.providers.registry import PROVIDERS, find_by_name
 
 
 def _read_key(display: str, from_stdin: bool) -> str:

@@ -116,9 +116,9 @@ def run_onboard(args: argparse.Namespace) -> int:
     from desktop.core.config.errors import ConfigError
     from desktop.core.config.loader import save_config
     from desktop.core.config.paths import default_config_path
+    from desktop.core.config.provider_registry import PROVIDERS, find_by_name
     from desktop.core.config.secrets import KeyringUnavailable, SecretStore
     from desktop.core.memory.templates import sync_workspace_templates
-    from desktop.core.providers.registry import PROVIDERS, find_by_name
 
     explicit = bool(getattr(args, "config", None))
     path = Path(args.config).expanduser() if explicit else default_config_path()

@@ -72,9 +72,9 @@ def _can_open_browser() -> bool:
 
 def run_provider(args: argparse.Namespace) -> int:
     """Dispatch the ``provider`` actions."""
+    from desktop.core.config.provider_registry import find_by_name
     from desktop.core.config.secrets import KeyringUnavailable, SecretStore
     from desktop.core.providers.oauth.accounts import OAUTH_PROVIDERS, describe, signed_in
-    from desktop.core.providers.registry import find_by_name
 
     config = load(args)
     if config is None:

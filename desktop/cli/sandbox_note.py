@@ -20,9 +20,9 @@ def sandbox_report(config: Config, status: SandboxStatus) -> tuple[str, str | No
     """
     from desktop.core.config.loader import config_origin
     from desktop.core.config.prefs_peek import prefs_path
+    from desktop.core.config.sandbox_settings import read_sandbox_prefs
     from desktop.core.security.limits import Limits
     from desktop.core.security.sandbox import sandbox_mode, unsandboxed_warning
-    from desktop.core.security.sandbox_settings import read_sandbox_prefs
 
     mode = sandbox_mode(config.tools.exec.sandbox)
     warning = unsandboxed_warning(status, mode)

@@ -64,9 +64,9 @@ def run_status(args: argparse.Namespace) -> int:
             rows.append(("key", f"missing: run 'nanobot-desktop keys set {choice.section}'"))
         else:
             rows.append(("key", "not needed"))
+    from desktop.core.config.provider_registry import find_by_name
     from desktop.core.providers.factory import oauth_key
     from desktop.core.providers.oauth.accounts import OAUTH_PROVIDERS
-    from desktop.core.providers.registry import find_by_name
 
     for name in OAUTH_PROVIDERS:  # sign-ins other than the chosen provider's, when there are
         spec = find_by_name(name)

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 
 from desktop.core.agent.approval import ApprovalPolicy
 from desktop.core.bus.queue import MessageBus
+from desktop.core.config.budgets import Budgets
 from desktop.core.config.loader import config_origin
 from desktop.core.config.prefs import PrefsStore
 from desktop.core.config.prefs_peek import prefs_path
@@ -54,7 +55,6 @@ from desktop.core.providers.fallback import FallbackChain
 from desktop.core.providers.reconfigure import snapshot
 from desktop.core.providers.switchable import SwitchableProvider
 from desktop.core.runtime import Runtime, never
-from desktop.core.usage.budgets import Budgets
 from desktop.core.utils.tasks import TaskOwner
 
 if TYPE_CHECKING:

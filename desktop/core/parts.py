@@ -26,17 +26,19 @@ from typing import TYPE_CHECKING, Any
 from desktop.core.agent.approval import ApprovalGate, ApprovalPolicy
 from desktop.core.agent.context import ContextBuilder
 from desktop.core.agent.loop import AgentLoop
-from desktop.core.agent.skills import SkillsLoader
 from desktop.core.agent.subagents import SubagentManager
 from desktop.core.agent.work import SessionWork
 from desktop.core.bus.limits import max_inbound_kb
 from desktop.core.bus.queue import MessageBus
 from desktop.core.channels.manager import ChannelManager
+from desktop.core.config.budgets import Budgets
+from desktop.core.config.sandbox_settings import SandboxPlaces
 from desktop.core.config.schema import Config
 from desktop.core.cron.delivery import JobRunner
 from desktop.core.cron.receipts import JobSkipped, KeptReminders
 from desktop.core.cron.service import CronService
 from desktop.core.cron.system_jobs import SYSTEM_JOBS
+from desktop.core.engine.skills import SkillsLoader
 from desktop.core.heartbeat.service import HeartbeatService
 from desktop.core.ipc.server import AgentSocketServer, socket_path
 from desktop.core.memory.consolidator import Consolidator, RequestBuilder
@@ -47,7 +49,6 @@ from desktop.core.providers.chat_models import ChatModels
 from desktop.core.providers.chat_presets import ChatPresets
 from desktop.core.providers.switchable import SwitchableProvider
 from desktop.core.runtime import MemoryParts
-from desktop.core.security.sandbox_settings import SandboxPlaces
 from desktop.core.session.manager import Session, SessionManager
 from desktop.core.tools.cron import CronTool
 from desktop.core.tools.filesystem import filesystem_tools
@@ -64,7 +65,6 @@ from desktop.core.tools.sessions import mention_notes, session_tools
 from desktop.core.tools.shell import exec_sandbox_warning, exec_tools
 from desktop.core.tools.shell_sessions import ExecSessions
 from desktop.core.tools.web import web_tools
-from desktop.core.usage.budgets import Budgets
 from desktop.core.usage.governor import SpendGovernor
 from desktop.core.usage.ledger import UsageLedger
 from desktop.core.usage.place import LedgerPlace, locate

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject
 
 from desktop.core.bus.events import BudgetPaused, BudgetResolved, BudgetWarning, RunawayStopped
-from desktop.core.resources import data_path
+from desktop.core.utils.resources import data_path
 from desktop.core.utils.tasks import TaskOwner
 from desktop.ui.freedesktop import NotificationRequest
 

@@ -149,7 +149,7 @@ class AppServices(QObject):
 
     async def raise_budget(self, event: BudgetPaused) -> None:
         """ "Raise": save a budget the paused run fits in (``desktop.json``), then run it."""
-        from desktop.core.usage.budgets import raised
+        from desktop.core.config.budgets import raised
 
         if self.prefs is not None:
             needed = event.spent_tokens + event.estimate_tokens

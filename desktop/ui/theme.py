@@ -12,7 +12,7 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QColor, QGuiApplication, QIcon, QPalette
 from PySide6.QtWidgets import QApplication
 
-from desktop.core.resources import data_path
+from desktop.core.utils.resources import data_path
 from desktop.ui.focus_style import FocusRingStyle
 
 APPEARANCES = ("system", "light", "dark")

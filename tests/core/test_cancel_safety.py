@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
+from desktop.core.config.provider_registry import find_by_name
 from desktop.core.providers.base import StreamDelta
 from desktop.core.providers.litellm_provider import LiteLLMProvider, import_litellm
 from desktop.core.providers.matching import ProviderChoice
-from desktop.core.providers.registry import find_by_name
 from desktop.core.utils.tasks import cancel_and_wait
 
 

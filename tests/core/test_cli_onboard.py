@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from desktop.core.config.secrets import SERVICE_ENV
-from desktop.core.resources import data_path
+from desktop.core.utils.resources import data_path
 from tests.conftest import CLI, cli_env, write_config
 from tests.core.test_cli import run
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer

@@ -18,6 +18,7 @@ from desktop.core.assembly import StartOptions, start_runtime
 from desktop.core.bus.events import InboundMessage, RunEvent, TurnFinished, UsageReport
 from desktop.core.bus.queue import MessageBus
 from desktop.core.config.loader import load_config, save_config
+from desktop.core.config.provider_registry import find_by_name
 from desktop.core.config.secrets import SecretStore
 from desktop.core.providers.context_window import (
     DEFAULT_WINDOW,
@@ -28,7 +29,6 @@ from desktop.core.providers.context_window import (
     window_from_models,
 )
 from desktop.core.providers.matching import ProviderChoice
-from desktop.core.providers.registry import find_by_name
 from tests.conftest import custom_config
 from tests.fakes.openai_server import ScriptedOpenAIServer
 

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
+from desktop.core.config.provider_registry import PROVIDERS, find_by_name
 from desktop.core.config.schema import Config
 from desktop.core.providers.matching import ProviderNotFound, choose_provider, litellm_model_name
-from desktop.core.providers.registry import PROVIDERS, find_by_name
 
 REQUIRED = {
     "anthropic",

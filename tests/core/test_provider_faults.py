@@ -18,10 +18,10 @@ from typing import Any
 
 import pytest
 
+from desktop.core.config.provider_registry import find_by_name
 from desktop.core.providers.base import LLMError, StreamDelta
 from desktop.core.providers.litellm_provider import LiteLLMProvider
 from desktop.core.providers.matching import ProviderChoice
-from desktop.core.providers.registry import find_by_name
 from desktop.core.providers.tokens import _encoding, count_messages, count_text
 from tests.fakes.openai_server import Fail, Reply, Reset, ScriptedOpenAIServer, Stall
 

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from desktop.core.agent.runner import drop_oldest_turns, estimate_request, fit_to_budget
+from desktop.core.engine.runner import drop_oldest_turns, estimate_request, fit_to_budget
 from desktop.core.providers import tokens
 from desktop.core.session.manager import HISTORY_KEYS, Session, SessionManager
 from desktop.core.session.repair import repair_messages

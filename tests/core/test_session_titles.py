@@ -14,12 +14,12 @@ from desktop.core.config.schema import Config
 from desktop.core.cron.delivery import DEFAULT_CHANNEL, DEFAULT_CHAT
 from desktop.core.cron.types import CronPayload, CronSchedule
 from desktop.core.heartbeat.service import SESSION_KEY as HEARTBEAT_KEY
-from desktop.core.resources import read_template
 from desktop.core.runtime import Runtime
 from desktop.core.session.edits import is_person_message
 from desktop.core.session.manager import Session, SessionManager
 from desktop.core.session.naming import HEARTBEAT_KEYS, REMINDERS_KEY, derive_title
 from desktop.core.session.titles import first_exchange
+from desktop.core.utils.resources import read_template
 from tests.core.agent.conftest import make_provider
 from tests.core.cron.test_cron import FakeClock, ms
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
+from desktop.core.config.provider_registry import find_by_name
 from desktop.core.providers.context_window import probe_context_window
 from desktop.core.providers.matching import ProviderChoice
-from desktop.core.providers.registry import find_by_name
 
 pytestmark = pytest.mark.e2e
 

@@ -43,9 +43,9 @@ def test_agent_message_streams_a_reply_and_persists_the_turn(
 
 async def test_provider_streams_deltas_from_the_real_model(local_model_url: str) -> None:
     """The provider streams more than one delta and reports usage from the real server."""
+    from desktop.core.config.provider_registry import find_by_name
     from desktop.core.providers.litellm_provider import LiteLLMProvider
     from desktop.core.providers.matching import ProviderChoice
-    from desktop.core.providers.registry import find_by_name
 
     spec = find_by_name("custom")
     assert spec is not None

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from desktop.core.memory.store import MemoryStore
-from desktop.core.resources import data_path
 from desktop.core.session.location import storage_name
+from desktop.core.utils.resources import data_path
 from tests.conftest import CLI
 from tests.fakes.openai_server import Reply
 from tests.interop.conftest import Shared, dump, jsonl, texts

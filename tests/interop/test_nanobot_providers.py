@@ -18,10 +18,10 @@ from typing import Any
 from pydantic.alias_generators import to_snake
 
 from desktop.core.config.loader import load_config, save_config
+from desktop.core.config.provider_registry import PROVIDERS
 from desktop.core.config.schema import InlineFallbackConfig, ModelPresetConfig
 from desktop.core.config.secrets import SecretStore
 from desktop.core.providers.chat_presets import set_session_preset
-from desktop.core.providers.registry import PROVIDERS
 from desktop.core.providers.transcription import find_transcription
 from desktop.core.session.manager import SessionManager
 from tests.fakes.memory_keyring import MemoryKeyring

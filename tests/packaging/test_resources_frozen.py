@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop.core import resources
+from desktop.core.utils import resources
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ from desktop.core.assembly import build_runtime
 from desktop.core.config.loader import load_config
 from desktop.core.config.prefs import PrefsStore, load_prefs
 from desktop.core.memory.store import MemoryStore
-from desktop.core.usage.ledger import UsageRecord
+from desktop.core.usage.record import UsageRecord
 from desktop.ui.budget_prompts import banner_key
 from desktop.ui.main_window import MainWindow
 from desktop.ui.notifications import Notifier

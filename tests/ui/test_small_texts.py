@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
+from desktop.core.config.provider_registry import find_by_name
 from desktop.core.config.schema import Config
 from desktop.core.providers.probe import list_models
-from desktop.core.providers.registry import find_by_name
 from desktop.ui.onboarding.model_step import ModelStep
 from desktop.ui.services import AppServices
 from tests.fakes.openai_server import ScriptedOpenAIServer

@@ -1,1 +1,1 @@
-"""Agent loop, runner, hooks, context builder, slash commands, subagents, skills (agent-core issue)."""
+"""Agent loop, context builder, slash commands, subagents (the runner, hooks and skills: desktop.core.engine)."""

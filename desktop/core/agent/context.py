@@ -23,9 +23,9 @@ from zoneinfo import ZoneInfo
 
 from desktop.core.bus.events import DESKTOP_CHANNEL
 from desktop.core.memory.store import MemoryStore
-from desktop.core.resources import data_path, read_template
 from desktop.core.tools.documents import attachment_text
 from desktop.core.utils.redact import redact_for_prompt
+from desktop.core.utils.resources import data_path, read_template
 from desktop.core.utils.validate import read_text_document
 
 SEPARATOR = "\n\n---\n\n"

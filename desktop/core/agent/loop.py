@@ -23,9 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from desktop.core.agent.commands import Command, help_text, parse_command
 from desktop.core.agent.context import ContextBuilder
-from desktop.core.agent.hooks import AgentHook, CompositeHook
 from desktop.core.agent.observers import EventHook, ProgressHook
-from desktop.core.agent.runner import AgentRunner
 from desktop.core.agent.turn_parts import (
     ApprovalCheck,
     CheckpointHook,
@@ -39,7 +37,7 @@ from desktop.core.agent.turn_parts import (
 from desktop.core.agent.work import RunningTurn, SessionWork
 from desktop.core.bus.events import (
     CLI_CHANNEL,
-    DESKTOP_CHANNEL,
+    EVENT_CHANNELS,
     SYSTEM_CHANNEL,
     InboundMessage,
     OutboundMessage,
@@ -53,12 +51,14 @@ from desktop.core.bus.events import (
 from desktop.core.bus.queue import MessageBus
 from desktop.core.config.loader import config_origin
 from desktop.core.config.schema import Config
+from desktop.core.engine.hooks import AgentHook, CompositeHook
+from desktop.core.engine.runner import AgentRunner
 from desktop.core.providers.base import LLMError, LLMProvider
+from desktop.core.providers.chat_model import chat_model
 from desktop.core.providers.chat_presets import ChatPresets
 from desktop.core.providers.presets import default_target
 from desktop.core.providers.switchable import TURN_SOURCES, usage_scope
 from desktop.core.security.paths import default_protected_paths
-from desktop.core.session.chat_model import chat_model
 from desktop.core.session.handles import SESSION_MESSAGE
 from desktop.core.session.manager import SessionManager
 from desktop.core.tools.base import ToolContext
@@ -72,9 +72,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-# Channels whose front ends render a turn from its events; every other channel gets the
-# answer as an outbound message (and progress messages while the turn runs).
-EVENT_CHANNELS = frozenset({DESKTOP_CHANNEL, CLI_CHANNEL, "heartbeat", SYSTEM_CHANNEL})
 EMPTY_REPLY = "The model returned no answer, even when asked again without tools."
 BUG_REPLY = "Something went wrong on our side; the details are in the log."
 

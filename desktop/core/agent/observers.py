@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 
-from desktop.core.agent.hooks import AgentHook, HookContext
 from desktop.core.bus.events import (
     ModelFallback,
     ModelRetrying,
@@ -17,6 +16,7 @@ from desktop.core.bus.events import (
     UsageReport,
 )
 from desktop.core.bus.queue import MessageBus
+from desktop.core.engine.hooks import AgentHook, HookContext
 from desktop.core.providers.base import LLMResponse, StreamDelta, ToolCallRequest
 from desktop.core.tools.base import ToolResult
 from desktop.core.tools.untrusted import shown

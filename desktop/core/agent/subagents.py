@@ -15,15 +15,15 @@ import platform
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from desktop.core.agent.runner import AgentRunner, ApprovalCheck
 from desktop.core.agent.work import SessionWork
 from desktop.core.bus.events import SYSTEM_CHANNEL, InboundMessage
 from desktop.core.bus.queue import MessageBus
+from desktop.core.engine.runner import AgentRunner, ApprovalCheck
 from desktop.core.providers.base import LLMError, LLMProvider
 from desktop.core.providers.switchable import usage_scope
-from desktop.core.resources import aread_template
 from desktop.core.tools.base import ToolContext
 from desktop.core.tools.registry import ToolRegistry
+from desktop.core.utils.resources import aread_template
 from desktop.core.utils.tasks import TaskOwner, finish
 
 log = logging.getLogger(__name__)

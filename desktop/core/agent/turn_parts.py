@@ -13,8 +13,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-from desktop.core.agent.hooks import AgentHook, HookContext
 from desktop.core.agent.work import RunningTurn
+from desktop.core.engine.hooks import AgentHook, HookContext
 from desktop.core.providers.base import LLMError, StreamDelta
 from desktop.core.session.manager import Session, SessionManager
 from desktop.core.tools.base import ToolContext

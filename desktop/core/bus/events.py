@@ -21,6 +21,9 @@ DESKTOP_CHANNEL = "desktop"
 CLI_CHANNEL = "cli"
 SYSTEM_CHANNEL = "system"
 """Subagent reports come back on this channel, addressed to their origin chat."""
+EVENT_CHANNELS = frozenset({DESKTOP_CHANNEL, CLI_CHANNEL, "heartbeat", SYSTEM_CHANNEL})
+"""Channels whose front ends render a turn from its events; every other channel gets the
+answer as an outbound message (and progress messages while the turn runs)."""
 
 TurnSource = Literal["message", "cron", "heartbeat", "subagent"]
 """What started a turn: a person's message (any channel), a cron job, the heartbeat, or a

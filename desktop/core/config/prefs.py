@@ -25,10 +25,10 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 from pydantic.alias_generators import to_camel
 
 from desktop.core.config import product
+from desktop.core.config.budgets import Budgets
 from desktop.core.config.prefs_peek import PREFS_FILE_NAME, prefs_path
+from desktop.core.config.sandbox_settings import SandboxPrefs
 from desktop.core.config.validate import validate_fields
-from desktop.core.security.sandbox_settings import SandboxPrefs
-from desktop.core.usage.budgets import Budgets
 from desktop.core.utils.atomic import atomic_write_text
 from desktop.core.utils.validate import (
     Unusable,
@@ -71,11 +71,11 @@ class DesktopPrefs(BaseModel):
         window_geometry: ``QWidget.saveGeometry()`` as base64 text.
         recent_models: Models picked in the chat header, newest first
             (``{"model": ..., "provider": ...}``).
-        budgets: Spend budgets (see :mod:`desktop.core.usage.budgets`).
+        budgets: Spend budgets (see :mod:`desktop.core.config.budgets`).
         review_dream: Dream stores a proposal the person reviews (accepts per file or per
             change, edits or rejects) instead of changing the memory files itself.
         sandbox: What sandboxed commands may see and their resource limits
-            (:mod:`desktop.core.security.sandbox_settings`).
+            (:mod:`desktop.core.config.sandbox_settings`).
 
     The file also holds ``configExtras``: agent settings nanobot 0.3.5 would drop from
     ``config.json`` (:mod:`desktop.core.config.product`; the config loader reads and writes

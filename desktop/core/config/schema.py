@@ -17,17 +17,17 @@ from typing import Any, Literal
 from pydantic import Field, PrivateAttr, field_validator
 from pydantic.alias_generators import to_camel
 
-from desktop.core.channels.dingtalk.config import DingTalkConfig
-from desktop.core.channels.discord.config import DiscordConfig
-from desktop.core.channels.email.config import EmailConfig
-from desktop.core.channels.feishu.config import FeishuConfig
-from desktop.core.channels.matrix.config import MatrixConfig
-from desktop.core.channels.mochat.config import MochatConfig
-from desktop.core.channels.qq.config import QQConfig
-from desktop.core.channels.slack.config import SlackConfig
-from desktop.core.channels.telegram.config import TelegramConfig
-from desktop.core.channels.whatsapp.config import WhatsAppConfig
 from desktop.core.config.base import Base, ChannelBase
+from desktop.core.config.channels.dingtalk import DingTalkConfig
+from desktop.core.config.channels.discord import DiscordConfig
+from desktop.core.config.channels.email import EmailConfig
+from desktop.core.config.channels.feishu import FeishuConfig
+from desktop.core.config.channels.matrix import MatrixConfig
+from desktop.core.config.channels.mochat import MochatConfig
+from desktop.core.config.channels.qq import QQConfig
+from desktop.core.config.channels.slack import SlackConfig
+from desktop.core.config.channels.telegram import TelegramConfig
+from desktop.core.config.channels.whatsapp import WhatsAppConfig
 from desktop.core.config.provider_schema import (
     BedrockProviderConfig,
     FallbackCandidate,

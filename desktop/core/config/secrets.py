@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from typing import Literal, TypeVar
 
 from desktop.core.config.loader import config_origin
+from desktop.core.config.provider_registry import find_by_name
 from desktop.core.config.schema import Config
-from desktop.core.providers.registry import find_by_name
 from desktop.core.utils.redact import redact, register_secret
 from desktop.core.utils.threads import run_daemon, start_daemon
 

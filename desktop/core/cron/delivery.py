@@ -46,6 +46,7 @@ from zoneinfo import ZoneInfo
 
 from desktop.core.bus.events import (
     DESKTOP_CHANNEL,
+    EVENT_CHANNELS,
     BudgetPaused,
     InboundMessage,
     OutboundMessage,
@@ -61,16 +62,12 @@ from desktop.core.cron.receipts import (
 )
 from desktop.core.cron.types import CronJob, CronPayload
 from desktop.core.providers.switchable import usage_scope
-from desktop.core.resources import aread_template
 from desktop.core.usage.governor import BudgetRefused
+from desktop.core.utils.resources import aread_template
 
 if TYPE_CHECKING:
     from desktop.core.agent.loop import AgentLoop
     from desktop.core.channels.manager import ChannelManager
-
-# Channels whose front ends render a turn from its events (the desktop, the CLI); every other
-# channel gets the answer as an outbound message. Mirrors ``desktop.core.agent.loop``.
-EVENT_CHANNELS = frozenset({DESKTOP_CHANNEL, "cli", "system", "heartbeat"})
 
 log = logging.getLogger(__name__)
 

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from desktop.core.cron.receipts import LOCK_TIMEOUT_S, RECEIPTS_DIR, append_line, read_records
 from desktop.core.cron.types import CronJob
-from desktop.core.security.ownfiles import OwnLock
+from desktop.core.utils.ownfiles import OwnLock
 from desktop.core.utils.validate_fields import BadRecord
 
 log = logging.getLogger(__name__)

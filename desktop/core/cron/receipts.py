@@ -30,7 +30,7 @@ Each record is written whole: one ``write`` of one line on a file opened for app
 ``fsync``, under an inter-process lock (the app, a gateway and ``cron run`` may all write). A
 line torn by a crash is closed off before the next record, so it costs only itself; readers
 skip damaged lines (:func:`~desktop.core.utils.validate.read_jsonl`). Files and the lock are
-opened below the workspace without following a link (:mod:`desktop.core.security.ownfiles`):
+opened below the workspace without following a link (:mod:`desktop.core.utils.ownfiles`):
 a link or FIFO left where a receipt file belongs is never read, written through, or waited on.
 """
 
@@ -47,8 +47,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from desktop.core.bus.events import DESKTOP_CHANNEL
-from desktop.core.security import ownfiles
-from desktop.core.security.ownfiles import OwnLock
+from desktop.core.utils import ownfiles
+from desktop.core.utils.ownfiles import OwnLock
 from desktop.core.utils.validate import Unusable, notify, read_jsonl
 
 log = logging.getLogger(__name__)

@@ -37,8 +37,8 @@ from filelock import Timeout
 from desktop.core.cron.actions import ACTIONS_FILE, merge_queue, pending
 from desktop.core.cron.schedule import validate_schedule
 from desktop.core.cron.types import CronJob
-from desktop.core.security.ownfiles import OwnLock
 from desktop.core.utils.atomic import atomic_write_text
+from desktop.core.utils.ownfiles import OwnLock
 from desktop.core.utils.validate import (
     MAX_INT,
     Unusable,

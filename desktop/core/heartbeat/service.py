@@ -29,9 +29,9 @@ from zoneinfo import ZoneInfo
 
 from desktop.core.bus.events import InboundMessage, ReminderDue
 from desktop.core.providers.switchable import usage_scope
-from desktop.core.resources import aread_template
 from desktop.core.usage.governor import BudgetRefused
 from desktop.core.utils.redact import redact_for_prompt
+from desktop.core.utils.resources import aread_template
 from desktop.core.utils.validate import read_text_document
 
 if TYPE_CHECKING:

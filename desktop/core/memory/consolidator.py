@@ -22,13 +22,13 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from desktop.core.agent.runner import budget_for
+from desktop.core.engine.runner import budget_for
 from desktop.core.memory.store import MemoryStore
 from desktop.core.providers.base import LLMError, LLMProvider
 from desktop.core.providers.switchable import usage_scope
 from desktop.core.providers.tokens import count_messages, count_text, count_tools, message_tokens
-from desktop.core.resources import read_template
 from desktop.core.session.manager import Session, SessionManager
+from desktop.core.utils.resources import read_template
 
 log = logging.getLogger(__name__)
 

@@ -4,7 +4,7 @@
    next batch of at most ``max_batch_size`` entries after ``memory/.dream_cursor``, today's
    date and the three memory files with their sizes. The model answers with tagged lines
    (``[USER]``, ``[SOUL]``, ``[MEMORY]``, ``[*-REMOVE]``, ``[SKILL]``) or ``[SKIP]``.
-2. **Apply** — an :class:`~desktop.core.agent.runner.AgentRunner` with
+2. **Apply** — an :class:`~desktop.core.engine.runner.AgentRunner` with
    ``templates/agent/dream_phase2.md`` and a small tool set: ``read_file`` (workspace and builtin
    skills), ``edit_file`` (workspace; refuses to replace a whole memory file in one go) and
    ``write_file`` (only under ``<workspace>/skills/``). The run is bounded by
@@ -48,16 +48,27 @@ All file and git work runs in worker threads.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import logging
+import shutil
 import uuid
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from desktop.core.agent.runner import AgentRunner
-from desktop.core.agent.skills import SkillsLoader
+from desktop.core.engine.runner import AgentRunner
+from desktop.core.engine.skills import SkillsLoader
+from desktop.core.memory.dream_result import (
+    PENDING_MESSAGE,
+    DreamResult,
+    Status,
+    changed_files,
+    pins_body,
+    pins_note,
+    snapshot,
+    stop_note,
+)
+from desktop.core.memory.dream_review import collect, make_scratch
 from desktop.core.memory.dream_state import (
     STATE_FILE,
     consume_batch,
@@ -76,15 +87,14 @@ from desktop.core.memory.dream_tools import (
 from desktop.core.memory.git_store import GitStore, GitStoreError
 from desktop.core.memory.pins import Pin, PinStore, enforce_on_disk, prompt_block
 from desktop.core.memory.prompt_overrides import dream_instructions_block
-from desktop.core.memory.proposal import ProposalStore
+from desktop.core.memory.proposal import Proposal, ProposalStore, now_iso
 from desktop.core.memory.store import HistoryEntry, MemoryStore
 from desktop.core.providers.base import LLMError, LLMProvider
 from desktop.core.providers.switchable import usage_scope
-from desktop.core.resources import read_template
-from desktop.core.security import ownfiles
 from desktop.core.tools.base import ToolContext
 from desktop.core.usage.governor import BudgetRefused
 from desktop.core.utils.redact import redact_for_prompt
+from desktop.core.utils.resources import read_template
 
 log = logging.getLogger(__name__)
 
@@ -97,23 +107,8 @@ __all__ = [
     "SurgicalEditTool",
 ]
 
-Status = Literal[
-    "nothing",
-    "skipped",
-    "changed",
-    "unchanged",
-    "failed",
-    "budget",
-    "paused",
-    "proposed",
-    "pending",
-]
 MAX_FAILURES = 3
 PHASE1_MAX_TOKENS = 2048
-PENDING_MESSAGE = (
-    "Dream did not run: its last proposal is still waiting for your review (Memory tab → Dream "
-    "review). Accept or reject it first."
-)
 _TAGS = (
     "[USER]",
     "[SOUL]",
@@ -126,70 +121,6 @@ _TAGS = (
 )
 
 _locks: dict[str, asyncio.Lock] = {}
-
-
-@dataclass(frozen=True)
-class DreamResult:
-    """The outcome of one Dream run.
-
-    Attributes:
-        status: ``nothing`` (no new entries), ``skipped`` (phase 1 said ``[SKIP]``, or a batch
-            was given up after repeated failures), ``changed`` / ``unchanged`` (phase 2 ran),
-            ``failed`` (a model call failed; the batch will be retried), ``budget`` (phase 2
-            stopped at the token budget) or ``paused`` (the spend governor kept the run from
-            starting; no failed attempt is counted). In review mode: ``proposed`` (a proposal
-            was stored for the person to decide) or ``pending`` (an earlier proposal still
-            waits, so Dream did not run).
-        changes: Files changed (see the module docstring); for ``proposed``, the hunks.
-        commit: The Dream commit id, when one was made.
-        analysis: The phase-1 analysis text.
-        message: One or two sentences for the person.
-        consumed_to: The dream cursor after the run, when it moved.
-        stop_reason: Phase 2's ending: ``answer``, ``max_iterations``, ``budget``, ``error``,
-            or ``""`` when phase 2 did not run.
-        dropped: Changes thrown away because they touched a pinned line
-            (``path: “pinned line”``, one per change).
-    """
-
-    status: Status
-    changes: int = 0
-    commit: str | None = None
-    analysis: str = ""
-    message: str = ""
-    consumed_to: int | None = None
-    stop_reason: str = ""
-    dropped: tuple[str, ...] = ()
-
-
-def _snapshot(workspace: Path) -> dict[str, str]:
-    """Digest of every memory file and every file under ``skills/`` (missing: absent).
-
-    Nothing is followed and only regular files are read (a link or FIFO counts as absent).
-    """
-    found: dict[str, str] = {}
-    names = list(MEMORY_FILES)
-    folders = [workspace / "skills"]
-    while folders:
-        folder = folders.pop()
-        for name, kind in ownfiles.list_folder(folder, root=workspace):
-            if kind == "folder":
-                folders.append(folder / name)
-            elif kind == "file":
-                names.append((folder / name).relative_to(workspace).as_posix())
-    for name in sorted(set(names)):
-        try:
-            data = ownfiles.read_bytes(workspace / name, root=workspace)
-        except OSError:
-            continue
-        if data is not None:
-            found[name] = hashlib.sha256(data).hexdigest()
-    return found
-
-
-def _changed(before: dict[str, str], after: dict[str, str]) -> list[str]:
-    return sorted(
-        name for name in before.keys() | after.keys() if before.get(name) != after.get(name)
-    )
 
 
 def is_skip(analysis: str) -> bool:
@@ -299,10 +230,60 @@ class Dream:
                 message=f"Nothing worth keeping in entries {first}..{last}; moved on.",
             )
         if self.review:
-            from desktop.core.memory.dream_review import propose
-
-            return await propose(self, analysis, first, last, pins)
+            return await self._propose(analysis, first, last, pins)
         return await self._apply(analysis, first, last, pins)
+
+    async def _propose(self, analysis: str, first: int, last: int, pins: list[Pin]) -> DreamResult:
+        """Run phase 2 on a scratch copy and store what it changed as a proposal."""
+        request = await asyncio.to_thread(self.phase2_request, analysis, pins)
+        scratch, texts = await asyncio.to_thread(make_scratch, self.workspace)
+        try:
+            before = await asyncio.to_thread(snapshot, scratch)
+            stop_reason, failure = await self.phase2(request, scratch)
+            if failure is not None:
+                outcome = await self._failed(first, last, failure)
+                return DreamResult(
+                    outcome.status,
+                    analysis=analysis,
+                    message=outcome.message + " Nothing was proposed.",
+                    consumed_to=outcome.consumed_to,
+                    stop_reason=stop_reason,
+                )
+            after = await asyncio.to_thread(snapshot, scratch)
+            files, dropped, left_out = await asyncio.to_thread(
+                collect, self.workspace, scratch, texts, changed_files(before, after), pins
+            )
+        finally:
+            await asyncio.to_thread(shutil.rmtree, scratch, True)
+        note = pins_note(dropped) + (f" Left out: {', '.join(left_out)}." if left_out else "")
+        if not files:
+            await asyncio.to_thread(self._consume, last)
+            return DreamResult(
+                "unchanged",
+                analysis=analysis,
+                message="Dream found nothing to change." + stop_note(stop_reason, self) + note,
+                consumed_to=last,
+                stop_reason=stop_reason,
+                dropped=tuple(dropped),
+            )
+        proposal = Proposal(
+            now_iso(), first, last, analysis, tuple(files), tuple(dropped), stop_reason
+        )
+        if not await asyncio.to_thread(self.proposals.save_new, proposal):
+            return DreamResult("pending", analysis=analysis, message=PENDING_MESSAGE)
+        count = proposal.change_count
+        names = ", ".join(f.path for f in files)
+        return DreamResult(
+            "proposed",
+            count,
+            analysis=analysis,
+            message=(
+                f"Dream proposes {count} change(s) ({names}); nothing changes until you review them "
+                "in the Memory tab." + stop_note(stop_reason, self) + note
+            ),
+            stop_reason=stop_reason,
+            dropped=tuple(dropped),
+        )
 
     def _pending(self) -> bool:
         """Whether a proposal waits (a damaged one, or one Dream did not write, is set aside
@@ -399,13 +380,13 @@ class Dream:
             texts = {
                 name: read_text(self.workspace / name, self.workspace) for name in MEMORY_FILES
             }
-            return _snapshot(self.workspace), texts, self.phase2_request(analysis, pins)
+            return snapshot(self.workspace), texts, self.phase2_request(analysis, pins)
 
         before, texts, request = await asyncio.to_thread(read_before)
         stop_reason, failure = await self.phase2(request, self.workspace)
         dropped = tuple(await asyncio.to_thread(enforce_on_disk, self.workspace, texts, pins))
-        after = await asyncio.to_thread(_snapshot, self.workspace)
-        changed = _changed(before, after)
+        after = await asyncio.to_thread(snapshot, self.workspace)
+        changed = changed_files(before, after)
         if failure is not None:
             try:
                 commit = await self._commit(analysis, changed, incomplete=True, dropped=dropped)
@@ -507,26 +488,6 @@ class Dream:
         return await asyncio.to_thread(record)
 
 
-def pins_note(dropped: tuple[str, ...] | list[str]) -> str:
-    """A sentence for the person about changes dropped because of pins (``""`` for none)."""
-    if not dropped:
-        return ""
-    return (
-        f" Pinned lines were kept as they were ({len(dropped)} change(s) of them dropped: "
-        + "; ".join(dropped)
-        + ")."
-    )
-
-
-def pins_body(dropped: tuple[str, ...] | list[str]) -> str:
-    """Commit-body lines listing changes dropped because of pins (``""`` for none)."""
-    if not dropped:
-        return ""
-    return "\n\nPinned lines kept (Dream's change dropped):\n" + "\n".join(
-        f"- {d}" for d in dropped
-    )
-
-
 def _kept(changed: list[str]) -> str:
     return f" Edits made before the failure were kept: {', '.join(changed)}." if changed else ""
 
@@ -536,14 +497,3 @@ def _summary(stop_reason: str, changed: list[str], commit: str | None, dream: Dr
     head = f"Dream made {len(changed)} change(s) ({files})"
     head += f", committed as {commit[:7]}." if commit else "."
     return head + stop_note(stop_reason, dream)
-
-
-def stop_note(stop_reason: str, dream: Dream) -> str:
-    """Why phase 2 stopped early, as a sentence (``""`` when it finished)."""
-    if stop_reason == "budget":
-        return f" It stopped early: the token budget ({dream.token_budget}) ran out."
-    if stop_reason == "max_iterations":
-        return f" It stopped early: the iteration limit ({dream.max_iterations}) was reached."
-    if stop_reason == "empty":
-        return " The model stopped answering; the run ended."
-    return ""

@@ -10,6 +10,7 @@ are not in the git timeline). Files that are not UTF-8 text, and files Dream may
 (:func:`~desktop.core.memory.dream_scope.dream_refusal`, e.g. ``skills/README.md``), are left
 out with a note.
 
+:class:`~desktop.core.memory.dream.Dream` runs review mode with these helpers.
 Outcomes: a model failure is counted as in direct mode (nothing is proposed); no change at all
 consumes the batch (``unchanged``); otherwise the proposal is stored (``proposed``). If another
 program stored a proposal meanwhile, ours is discarded and the batch stays unread
@@ -18,19 +19,14 @@ program stored a proposal meanwhile, ours is discarded and the batch stays unrea
 
 from __future__ import annotations
 
-import asyncio
 import shutil
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from desktop.core.memory.dream_scope import dream_refusal
 from desktop.core.memory.dream_tools import MEMORY_FILES, read_text
 from desktop.core.memory.pins import Pin, drop_pinned, pinned_lines
-from desktop.core.memory.proposal import Proposal, ProposedFile, now_iso
-
-if TYPE_CHECKING:
-    from desktop.core.memory.dream import Dream, DreamResult
+from desktop.core.memory.proposal import ProposedFile
 
 MAX_SKILL_FILE_BYTES = 1024 * 1024
 
@@ -96,60 +92,3 @@ def collect(
         if after != before:
             files.append(ProposedFile(path, before, after))
     return files, dropped, left_out
-
-
-async def propose(
-    dream: Dream, analysis: str, first: int, last: int, pins: list[Pin]
-) -> DreamResult:
-    """Run phase 2 on a scratch copy and store what it changed as a proposal."""
-    from desktop.core.memory.dream import DreamResult, _changed, _snapshot, pins_note, stop_note
-
-    request = await asyncio.to_thread(dream.phase2_request, analysis, pins)
-    scratch, texts = await asyncio.to_thread(make_scratch, dream.workspace)
-    try:
-        before = await asyncio.to_thread(_snapshot, scratch)
-        stop_reason, failure = await dream.phase2(request, scratch)
-        if failure is not None:
-            outcome = await dream._failed(first, last, failure)
-            return DreamResult(
-                outcome.status,
-                analysis=analysis,
-                message=outcome.message + " Nothing was proposed.",
-                consumed_to=outcome.consumed_to,
-                stop_reason=stop_reason,
-            )
-        after = await asyncio.to_thread(_snapshot, scratch)
-        files, dropped, left_out = await asyncio.to_thread(
-            collect, dream.workspace, scratch, texts, _changed(before, after), pins
-        )
-    finally:
-        await asyncio.to_thread(shutil.rmtree, scratch, True)
-    note = pins_note(dropped) + (f" Left out: {', '.join(left_out)}." if left_out else "")
-    if not files:
-        await asyncio.to_thread(dream._consume, last)
-        return DreamResult(
-            "unchanged",
-            analysis=analysis,
-            message="Dream found nothing to change." + stop_note(stop_reason, dream) + note,
-            consumed_to=last,
-            stop_reason=stop_reason,
-            dropped=tuple(dropped),
-        )
-    proposal = Proposal(now_iso(), first, last, analysis, tuple(files), tuple(dropped), stop_reason)
-    if not await asyncio.to_thread(dream.proposals.save_new, proposal):
-        from desktop.core.memory.dream import PENDING_MESSAGE
-
-        return DreamResult("pending", analysis=analysis, message=PENDING_MESSAGE)
-    count = proposal.change_count
-    names = ", ".join(f.path for f in files)
-    return DreamResult(
-        "proposed",
-        count,
-        analysis=analysis,
-        message=(
-            f"Dream proposes {count} change(s) ({names}); nothing changes until you review them "
-            "in the Memory tab." + stop_note(stop_reason, dream) + note
-        ),
-        stop_reason=stop_reason,
-        dropped=tuple(dropped),
-    )

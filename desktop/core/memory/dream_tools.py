@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from desktop.core.agent.hooks import AgentHook, HookContext
+from desktop.core.engine.hooks import AgentHook, HookContext
 from desktop.core.memory.dream_scope import MEMORY_FILES, SKILLS_FOLDER, dream_refusal
 from desktop.core.providers.base import LLMResponse
 from desktop.core.security.paths import PathDenied, resolve_tool_path
@@ -130,7 +130,7 @@ def read_text(path: Path, root: Path | None = None) -> str:
     read (``""`` otherwise, with a notice).
     """
     if root is not None:
-        from desktop.core.security.ownfiles import read_bytes
+        from desktop.core.utils.ownfiles import read_bytes
 
         try:
             data = read_bytes(path, root=root)

@@ -53,7 +53,7 @@ from desktop.core.memory.git_types import (
     RevertRefused,
     UnknownCommit,
 )
-from desktop.core.security import ownfiles
+from desktop.core.utils import ownfiles
 from desktop.core.utils.atomic import atomic_write_bytes
 
 __all__ = [

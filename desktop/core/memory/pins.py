@@ -36,7 +36,7 @@ from datetime import datetime
 from pathlib import Path
 
 from desktop.core.memory.hunks import Hunk, apply_hunks, split_hunks
-from desktop.core.security import ownfiles
+from desktop.core.utils import ownfiles
 from desktop.core.utils.validate import Unusable, read_document, set_aside_file
 
 log = logging.getLogger(__name__)

@@ -15,9 +15,9 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from desktop.core.resources import read_template
-from desktop.core.security import ownfiles
+from desktop.core.utils import ownfiles
 from desktop.core.utils.atomic import atomic_write_text
+from desktop.core.utils.resources import read_template
 
 log = logging.getLogger(__name__)
 

@@ -51,7 +51,7 @@ from desktop.core.memory.dream_scope import dream_refusal, shown_path
 from desktop.core.memory.hunks import Hunk, split_hunks
 from desktop.core.memory.proposal_record import ProposalRecords, digest
 from desktop.core.memory.workspace_files import NotFollowed, read_bytes, write_bytes
-from desktop.core.security.ownfiles import OwnLock
+from desktop.core.utils.ownfiles import OwnLock
 from desktop.core.utils.validate import (
     MAX_DOCUMENT_BYTES,
     Unusable,

@@ -17,7 +17,7 @@ allocating a cursor and appending, or compacting — also holds an inter-process
 ``memory/history.jsonl.lock`` (nanobot has no lock of its own for this file).
 
 A command the model runs may write in the workspace, so every file here is opened through
-:mod:`desktop.core.security.ownfiles`: no symlink is followed below the workspace and nothing
+:mod:`desktop.core.utils.ownfiles`: no symlink is followed below the workspace and nothing
 but a regular file is used. A link, FIFO or socket where a file belongs is ignored by readers
 (with a notice) and moved aside by the next write (the lock file included), so it can neither
 redirect a read or write outside the workspace nor block a turn.
@@ -47,9 +47,9 @@ from typing import Any
 
 from filelock import Timeout
 
-from desktop.core.security import ownfiles
-from desktop.core.security.ownfiles import OwnLock
+from desktop.core.utils import ownfiles
 from desktop.core.utils.atomic import atomic_write_bytes, atomic_write_text
+from desktop.core.utils.ownfiles import OwnLock
 from desktop.core.utils.validate import (
     MAX_INT,
     JsonLine,
@@ -311,7 +311,7 @@ class MemoryStore:
         Raises:
             HistoryBusyError: Another program held the lock for ``HISTORY_LOCK_TIMEOUT_S``.
             OSError: The log cannot be written (e.g. ``memory/`` is a symlinked folder:
-                :class:`~desktop.core.security.ownfiles.Refused`).
+                :class:`~desktop.core.utils.ownfiles.Refused`).
         """
         stamp = (when or datetime.now()).strftime(TIMESTAMP_FORMAT)
         with self._writing():

@@ -10,9 +10,9 @@ import logging
 from pathlib import Path
 
 from desktop.core.memory.git_store import GitStore, GitStoreError
-from desktop.core.resources import data_path
-from desktop.core.security import ownfiles
+from desktop.core.utils import ownfiles
 from desktop.core.utils.atomic import atomic_write_text
+from desktop.core.utils.resources import data_path
 from desktop.core.utils.validate import make_room_for_folder
 
 log = logging.getLogger(__name__)

@@ -5,7 +5,7 @@ have tampered with: a Dream proposal, and the files a proposal changes. The path
 one component at a time from the workspace folder (the workspace path itself is the
 configured one and trusted), each folder with ``O_NOFOLLOW | O_DIRECTORY`` relative to its
 parent's descriptor and the file with ``O_NOFOLLOW``
-(:mod:`desktop.core.security.fsopen`). A symbolic link anywhere below the workspace, or a
+(:mod:`desktop.core.utils.fsopen`). A symbolic link anywhere below the workspace, or a
 folder, device, FIFO or socket where a file belongs, raises :class:`NotFollowed`: it is
 never followed, opened or replaced. A write creates a temporary file in the checked folder
 and renames it over the name, so a link swapped in after the check is replaced, not written
@@ -22,7 +22,7 @@ import os
 import stat
 from pathlib import Path
 
-from desktop.core.security.fsopen import (
+from desktop.core.utils.fsopen import (
     DIR_FD,
     LIST_FLAGS,
     READ_FLAGS,

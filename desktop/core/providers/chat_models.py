@@ -1,6 +1,6 @@
 """Providers for chats that use a model of their own (not the default).
 
-A chat's model lives in its session metadata (:mod:`desktop.core.session.chat_model`). The
+A chat's model lives in its session metadata (:mod:`desktop.core.providers.chat_model`). The
 agent loop runs each turn inside :meth:`ChatModels.pin`: before every model call of the turn
 the chat's model is looked up and its provider built (once, then cached; LiteLLM objects are
 cheap, the keyring lookup is not) — so the person's message is saved before anything can fail,
@@ -19,8 +19,8 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from desktop.core.providers.base import ErrorKind, LLMError, LLMProvider
+from desktop.core.providers.chat_model import AUTO, ModelChoice, chat_model
 from desktop.core.providers.switchable import SwitchableProvider
-from desktop.core.session.chat_model import AUTO, ModelChoice, chat_model
 
 if TYPE_CHECKING:
     from desktop.core.config.schema import Config

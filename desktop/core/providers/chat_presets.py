@@ -17,15 +17,15 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from desktop.core.providers.base import LLMProvider
+from desktop.core.providers.chat_model import CHAT_MODEL
+from desktop.core.providers.factory import build_target
 from desktop.core.providers.presets import (
     SESSION_PRESET,
     ModelTarget,
-    build_target,
     preset_target,
     session_preset,
 )
 from desktop.core.providers.switchable import SwitchableProvider
-from desktop.core.session.chat_model import CHAT_MODEL
 
 if TYPE_CHECKING:
     from desktop.core.config.schema import Config

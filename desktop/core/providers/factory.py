@@ -6,12 +6,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from desktop.core.config.provider_registry import find_by_name
 from desktop.core.config.schema import Config
 from desktop.core.config.secrets import ResolvedKey, SecretStore
-from desktop.core.providers.base import LLMProvider
+from desktop.core.providers.base import ErrorKind, LLMError, LLMProvider
 from desktop.core.providers.litellm_provider import LiteLLMProvider
 from desktop.core.providers.matching import ProviderChoice, choose_provider
-from desktop.core.providers.registry import find_by_name
+from desktop.core.providers.presets import ModelTarget, preset_target, target_config
 from desktop.core.utils.threads import run_daemon
 
 
@@ -47,8 +48,6 @@ def oauth_key(name: str, store: SecretStore) -> ResolvedKey:
 def with_active_preset(config: Config) -> Config:
     """``config``, or a copy whose default model is its active model preset
     (``agents.defaults.modelPreset``, when it names one in ``modelPresets``)."""
-    from desktop.core.providers.presets import preset_target, target_config
-
     active = preset_target(config, config.agents.defaults.model_preset)
     return config if active is None else target_config(config, active)
 
@@ -163,3 +162,23 @@ async def abuild_provider(
         lambda: build_provider(config, store, model=model, environ=environ, **options),
         "build-provider",
     )
+
+
+async def build_target(
+    config: Config, secrets: SecretStore | None, target: ModelTarget, **options: Any
+) -> LLMProvider:
+    """The provider of ``target``, built like the default one (keyring reads off the loop).
+
+    Raises:
+        LLMError: It cannot be built: no key (kind ``auth``), or no provider fits (``not_found``).
+    """
+    try:
+        built = await abuild_provider(
+            target_config(config, target), secrets or SecretStore(), model=target.model, **options
+        )
+    except LookupError as exc:
+        kind: ErrorKind = "auth" if isinstance(exc, MissingKeyError) else "not_found"
+        raise LLMError(
+            f"{target.label} cannot be used: {exc}", kind=kind, details=str(exc)
+        ) from None
+    return built.provider

@@ -20,7 +20,8 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from desktop.core.providers.base import LLMError, LLMProvider, StreamCallback, StreamDelta
-from desktop.core.providers.presets import ModelTarget, build_target, fallback_targets
+from desktop.core.providers.factory import build_target
+from desktop.core.providers.presets import ModelTarget, fallback_targets
 
 if TYPE_CHECKING:
     from desktop.core.config.schema import Config

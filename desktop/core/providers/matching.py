@@ -19,13 +19,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from desktop.core.config.schema import Config, ProviderConfig
-from desktop.core.providers.registry import (
+from desktop.core.config.provider_registry import (
     PROVIDERS,
     ProviderSpec,
     find_by_model_prefix,
     find_by_name,
 )
+from desktop.core.config.schema import Config, ProviderConfig
 from desktop.core.providers.routes import route_options
 
 

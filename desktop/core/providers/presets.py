@@ -9,8 +9,9 @@
   may not (see :mod:`desktop.core.providers.fallback`); each entry is a preset's name or a
   model written out in place, whose unset settings are the primary model's.
 
-A :class:`ModelTarget` is either of them resolved; :func:`build_target` makes its provider
-through the same factory as the default model (keys from the keyring, routing by the registry).
+A :class:`ModelTarget` is either of them resolved;
+:func:`desktop.core.providers.factory.build_target` makes its provider through the same factory
+as the default model (keys from the keyring, routing by the registry).
 """
 
 from __future__ import annotations
@@ -18,14 +19,10 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from desktop.core.config.schema import Config, InlineFallbackConfig, ModelPresetConfig
-from desktop.core.providers.base import ErrorKind, LLMError, LLMProvider
-from desktop.core.session.chat_model import SESSION_PRESET as CHAT_PRESET
-
-if TYPE_CHECKING:
-    from desktop.core.config.secrets import SecretStore
+from desktop.core.providers.chat_model import SESSION_PRESET as CHAT_PRESET
 
 log = logging.getLogger(__name__)
 
@@ -149,26 +146,3 @@ def target_config(config: Config, target: ModelTarget) -> Config:
         defaults.temperature = target.temperature
     defaults.reasoning_effort = target.reasoning_effort
     return trial
-
-
-async def build_target(
-    config: Config, secrets: SecretStore | None, target: ModelTarget, **options: Any
-) -> LLMProvider:
-    """The provider of ``target``, built like the default one (keyring reads off the loop).
-
-    Raises:
-        LLMError: It cannot be built: no key (kind ``auth``), or no provider fits (``not_found``).
-    """
-    from desktop.core.config.secrets import SecretStore
-    from desktop.core.providers.factory import MissingKeyError, abuild_provider
-
-    try:
-        built = await abuild_provider(
-            target_config(config, target), secrets or SecretStore(), model=target.model, **options
-        )
-    except LookupError as exc:
-        kind: ErrorKind = "auth" if isinstance(exc, MissingKeyError) else "not_found"
-        raise LLMError(
-            f"{target.label} cannot be used: {exc}", kind=kind, details=str(exc)
-        ) from None
-    return built.provider

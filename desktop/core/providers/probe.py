@@ -12,9 +12,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from desktop.core.config.provider_registry import ProviderSpec, find_by_name
 from desktop.core.config.schema import Config
 from desktop.core.config.secrets import SecretStore
-from desktop.core.providers.registry import ProviderSpec, find_by_name
 from desktop.core.utils.redact import redact, register_secret
 from desktop.core.utils.threads import run_daemon
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from desktop.core.config.provider_spec import ProviderSpec
 from desktop.core.config.schema import ProviderConfig
-from desktop.core.providers.spec import ProviderSpec
 
 AZURE_VERSION_KEYS = ("api-version", "api_version", "apiVersion")
 PROFILE_OPTION = "aws_profile_name"

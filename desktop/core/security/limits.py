@@ -31,8 +31,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from desktop.core.config.sandbox_settings import MIB, SandboxLimits
 from desktop.core.security.cgroup import Cgroup
-from desktop.core.security.sandbox_settings import MIB, SandboxLimits
 
 WATCH_INTERVAL = 0.05  # seconds between two samples of a running command
 CPU_GRACE = 5  # seconds between SIGXCPU (soft CPU limit) and SIGKILL (hard)

@@ -2,7 +2,7 @@
 
 Every path a tool receives is resolved *and* opened in one go by :func:`open_tool_path`
 (reads, listings, searches) or :func:`open_tool_write` (writes): ``~`` is expanded, relative
-paths start at the workspace, and the walk of :mod:`desktop.core.security.fsopen` follows
+paths start at the workspace, and the walk of :mod:`desktop.core.utils.fsopen` follows
 symlinks component by component from held directory descriptors, so the checks below run on
 the very folders the file is then opened in, and cannot be raced by a symlink swap.
 
@@ -28,7 +28,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, Literal, Self
 
-from desktop.core.security.fsopen import (
+from desktop.core.security.protected import ASIDE_LABELS as _ASIDE_LABELS
+from desktop.core.security.protected import CONFIG_DIR_STATE as CONFIG_DIR_STATE
+from desktop.core.security.protected import WORKSPACE_STATE as WORKSPACE_STATE
+from desktop.core.security.protected import default_protected_paths as default_protected_paths
+from desktop.core.utils.fsopen import (
     LIST_FLAGS,
     READ_FLAGS,
     Chain,
@@ -40,10 +44,6 @@ from desktop.core.security.fsopen import (
     open_verified,
     write_atomic,
 )
-from desktop.core.security.protected import ASIDE_LABELS as _ASIDE_LABELS
-from desktop.core.security.protected import CONFIG_DIR_STATE as CONFIG_DIR_STATE
-from desktop.core.security.protected import WORKSPACE_STATE as WORKSPACE_STATE
-from desktop.core.security.protected import default_protected_paths as default_protected_paths
 
 if TYPE_CHECKING:
     from desktop.core.tools.base import ToolContext
@@ -203,7 +203,7 @@ class _Rules:
 
 def _builtin_skills() -> Path:
     """Builtin skills ship with the app and stay readable when tools are restricted."""
-    from desktop.core.resources import data_path
+    from desktop.core.utils.resources import data_path
 
     return data_path("skills")
 
@@ -287,7 +287,7 @@ class Opened:
         return os.fdopen(fd, "rb")
 
     def folder(self) -> Dir:
-        """The folder as a listable :class:`~desktop.core.security.fsopen.Dir`."""
+        """The folder as a listable :class:`~desktop.core.utils.fsopen.Dir`."""
         fd, self.fd = self.fd, None
         return Dir(fd, str(self.path), identity(self.stat))
 

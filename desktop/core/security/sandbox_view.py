@@ -4,7 +4,7 @@ By default the person's home folder is replaced by a scratch folder of the sandb
 (``HOME`` keeps its path, so ``~`` still works): ``~/.ssh``, cloud credentials, ``.netrc``,
 tokens and mail are out of sight, and what tools keep in ``~`` (pip and npm caches, ``--user``
 installs, ``git config --global``) lands in the scratch folder, kept per workspace between
-commands (:meth:`~desktop.core.security.sandbox_settings.SandboxPlaces.scratch_home`; without
+commands (:meth:`~desktop.core.config.sandbox_settings.SandboxPlaces.scratch_home`; without
 one, a ``tmpfs`` that ends with the command). The workspace stays visible and writable where
 it is, also when it lives inside the home folder (``~/.nanobot/workspace``): bubblewrap mounts
 it over the scratch folder at its own path. The config folder (keys, other workspaces'

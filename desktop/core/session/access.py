@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from desktop.core.providers.chat_model import ModelChoice, chat_model, set_chat_model
 from desktop.core.session import edits
-from desktop.core.session.chat_model import ModelChoice, chat_model, set_chat_model
 from desktop.core.session.export import ExportFormat, export_session
 from desktop.core.session.manager import PENDING, SessionManager, SessionSummary
 from desktop.core.session.search import SearchHit, search_sessions

@@ -32,7 +32,7 @@ from desktop.core.utils.atomic import atomic_write_bytes
 from desktop.core.utils.validate import make_room_for_folder
 
 if TYPE_CHECKING:
-    from desktop.core.session.manager import Session
+    from desktop.core.session.model import Session
 
 log = logging.getLogger(__name__)
 

@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from desktop.core.bus.events import InboundMessage, OutboundMessage
+from desktop.core.bus.events import EVENT_CHANNELS, InboundMessage, OutboundMessage
 from desktop.core.session.manager import SessionManager
 from desktop.core.tools.base import Tool, ToolContext, ToolResult
 
@@ -286,9 +286,12 @@ class GoalContinuer:
             )
             ran += 1
             reply = outcome.content.strip()
-            if outcome.status == "finished" and reply and GOAL_OK not in reply:
-                from desktop.core.agent.loop import EVENT_CHANNELS
-
-                if channel not in EVENT_CHANNELS:  # the window shows the turn itself
-                    await self.agent.bus.publish_outbound(OutboundMessage(channel, chat_id, reply))
+            # On an event channel the window shows the turn itself.
+            if (
+                outcome.status == "finished"
+                and reply
+                and GOAL_OK not in reply
+                and channel not in EVENT_CHANNELS
+            ):
+                await self.agent.bus.publish_outbound(OutboundMessage(channel, chat_id, reply))
         return f"goals continued: {ran}" if ran else "no goals to continue"

@@ -145,8 +145,8 @@ class GenerateImageTool(Tool):
 
     def _request(self, prompt: str, size: str, count: int) -> dict[str, Any]:
         """LiteLLM's arguments: the model routed as for chat, with the section's key and base."""
+        from desktop.core.config.provider_registry import find_by_name
         from desktop.core.providers.matching import litellm_model_name
-        from desktop.core.providers.registry import find_by_name
 
         settings = self.config.tools.image_generation
         spec = find_by_name(settings.provider)

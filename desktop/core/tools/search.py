@@ -23,10 +23,10 @@ from typing import Any, BinaryIO, ClassVar
 
 import regex
 
-from desktop.core.security.fsopen import READ_FLAGS, Dir, iter_tree
 from desktop.core.security.paths import Opened, PathDenied, display_path, open_tool_path
 from desktop.core.tools.base import Tool, ToolContext, ToolResult
 from desktop.core.tools.untrusted import file_is_trusted, frame
+from desktop.core.utils.fsopen import READ_FLAGS, Dir, iter_tree
 
 NOISE_DIRS = frozenset(
     {
@@ -82,7 +82,7 @@ def is_noise_dir(folder: Dir) -> bool:
 class FileWalk:
     """Files below an open folder in sorted order, noise folders skipped, at most ``limit``.
 
-    The walk goes by descriptor (:func:`~desktop.core.security.fsopen.iter_tree`): symlinked
+    The walk goes by descriptor (:func:`~desktop.core.utils.fsopen.iter_tree`): symlinked
     folders are never entered, not even one swapped in during the walk. After iterating,
     ``truncated`` says whether the limit stopped it.
     """

@@ -32,6 +32,7 @@ import os
 from pathlib import Path
 from typing import Any, ClassVar
 
+from desktop.core.config.sandbox_settings import SandboxPlaces, SandboxPrefs, read_sandbox_prefs
 from desktop.core.config.schema import ExecToolConfig
 from desktop.core.security.cgroup import Cgroup, open_cgroup
 from desktop.core.security.commands import (
@@ -50,7 +51,6 @@ from desktop.core.security.sandbox import (
     unavailable_notice,
     unsandboxed_warning,
 )
-from desktop.core.security.sandbox_settings import SandboxPlaces, SandboxPrefs, read_sandbox_prefs
 from desktop.core.security.sandbox_view import HomeView, sees
 from desktop.core.security.seccomp import filter_fd, unix_socket_filter
 from desktop.core.tools.base import Tool, ToolContext, ToolResult

@@ -193,7 +193,7 @@ def agent_wrote(st: os.stat_result) -> bool:
 @functools.lru_cache(maxsize=1)
 def _builtin_skills() -> Path:
     """The real folder of the skills shipped with the app."""
-    from desktop.core.resources import data_path
+    from desktop.core.utils.resources import data_path
 
     return Path(os.path.realpath(data_path("skills")))
 

@@ -35,8 +35,8 @@ from desktop.core.utils.atomic import atomic_write_text
 from desktop.core.utils.validate import Unusable, notify, read_document
 
 if TYPE_CHECKING:
-    from desktop.core.usage.ledger import UsageRecord
     from desktop.core.usage.place import LedgerPlace
+    from desktop.core.usage.record import UsageRecord
 
 log = logging.getLogger(__name__)
 

@@ -3,7 +3,7 @@
 It is a call guard of the runtime's :class:`~desktop.core.providers.switchable.SwitchableProvider`
 (awaited before every call with the call's :class:`~desktop.core.providers.switchable.UsageTag`):
 
-- A **background** source (:data:`~desktop.core.usage.budgets.BACKGROUND`: Dream, heartbeat,
+- A **background** source (:data:`~desktop.core.config.budgets.BACKGROUND`: Dream, heartbeat,
   cron, consolidation) whose next call would pass its budget or the overall one is paused
   *before* the call: :class:`~desktop.core.bus.events.BudgetPaused` goes on the bus, and the
   call waits for :meth:`SpendGovernor.answer` (the window's banner: Run once / Raise / Keep
@@ -30,7 +30,7 @@ Nothing can make spend look smaller than it was: records the ledger could not wr
 (:attr:`~desktop.core.usage.ledger.UsageLedger.unwritten`) count, and so do calls the
 checkpoint counted that the ledger no longer holds (a deleted or cut ledger:
 :class:`~desktop.core.usage.checkpoint.Gap`, counted toward today's and this month's spend);
-forged or garbage lines do not (:func:`~desktop.core.usage.ledger.implausible`).
+forged or garbage lines do not (:func:`~desktop.core.usage.record.implausible`).
 """
 
 from __future__ import annotations
@@ -53,14 +53,15 @@ from desktop.core.bus.events import (
     RunawayStopped,
     RunEvent,
 )
+from desktop.core.config.budgets import BACKGROUND, Budgets, Limit
 from desktop.core.providers.base import LLMError
 from desktop.core.providers.switchable import UsageTag
-from desktop.core.security import ownfiles
 from desktop.core.usage import checkpoint
-from desktop.core.usage.budgets import BACKGROUND, Budgets, Limit
-from desktop.core.usage.ledger import UsageRecord, month_files, parse_line
+from desktop.core.usage.ledger import month_files
 from desktop.core.usage.place import LedgerPlace
+from desktop.core.usage.record import UsageRecord, parse_line
 from desktop.core.usage.summary import period_starts, zone_of
+from desktop.core.utils import ownfiles
 from desktop.core.utils.validate import Unusable, load_json_text
 
 log = logging.getLogger(__name__)

@@ -20,7 +20,7 @@ When sessions cannot use the shared folder (the config folder lies inside the wo
 id is unusable), the ledger stays in ``<workspace>/usage/`` too, with a notice; it is then
 protected in the sandbox like the rest of the agent's state.
 
-Every file here is opened through :mod:`desktop.core.security.ownfiles`, below
+Every file here is opened through :mod:`desktop.core.utils.ownfiles`, below
 :attr:`LedgerPlace.root`: nothing is followed, nothing but a regular file is used.
 """
 
@@ -33,8 +33,8 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from desktop.core.security import ownfiles
-from desktop.core.security.ownfiles import OwnLock
+from desktop.core.utils import ownfiles
+from desktop.core.utils.ownfiles import OwnLock
 from desktop.core.utils.validate import notify
 
 log = logging.getLogger(__name__)

@@ -13,10 +13,11 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from desktop.core.usage.budgets import SOURCES, Budgets, Limit
+from desktop.core.config.budgets import SOURCES, Budgets, Limit
 from desktop.core.usage.checkpoint import Gap
-from desktop.core.usage.ledger import UsageRecord, read_months
+from desktop.core.usage.ledger import read_months
 from desktop.core.usage.place import LedgerPlace
+from desktop.core.usage.record import UsageRecord
 
 TOP = 5
 

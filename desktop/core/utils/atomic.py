@@ -7,7 +7,7 @@ sees a half-written file and a crash leaves either the old or the new content.
 
 The app's own files in the workspace are written with ``root=`` (the workspace): no symlink is
 followed below it, and a link or special file standing at the name is moved aside first
-(:func:`desktop.core.security.ownfiles.replace`).
+(:func:`desktop.core.utils.ownfiles.replace`).
 """
 
 from __future__ import annotations
@@ -51,10 +51,10 @@ def atomic_write_bytes(
             the app's own files there).
 
     Raises:
-        desktop.core.security.ownfiles.Refused: With ``root``: a folder on the way is a link.
+        desktop.core.utils.ownfiles.Refused: With ``root``: a folder on the way is a link.
     """
     if root is not None:
-        from desktop.core.security.ownfiles import replace
+        from desktop.core.utils.ownfiles import replace
 
         replace(Path(path), data, root=Path(root), mode=mode)
         return

@@ -37,16 +37,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO, NamedTuple, Self
 
+from desktop.core.utils.notices import NOTICE_LOGGER, notify, reset_notices, summarize
 from desktop.core.utils.validate_aside import (
-    NOTICE_LOGGER,
     make_room_for_file,
     make_room_for_folder,
     move_aside,
-    notify,
-    reset_notices,
     set_aside_file,
     set_aside_lines,
-    summarize,
 )
 
 __all__ = [
@@ -285,7 +282,7 @@ def open_regular_file(path: Path, *, root: Path | None = None) -> BinaryIO | Non
 
     Never blocks on a FIFO and never reads a device. With ``root`` (the workspace, or the
     folder of the app's own state) no symlink is followed below it, the file's own name
-    included (:func:`desktop.core.security.ownfiles.open_read`): a link is refused.
+    included (:func:`desktop.core.utils.ownfiles.open_read`): a link is refused.
 
     Raises:
         Unusable: A folder, special file, symlink (with ``root``), or no permission to read it.
@@ -320,7 +317,7 @@ def open_regular_file(path: Path, *, root: Path | None = None) -> BinaryIO | Non
 
 def _open_own(path: Path, root: Path) -> BinaryIO | None:
     """:func:`open_regular_file` below ``root`` (no link followed), refusals as Unusable."""
-    from desktop.core.security.ownfiles import Refused, open_read
+    from desktop.core.utils.ownfiles import Refused, open_read
 
     try:
         return open_read(path, root=root)

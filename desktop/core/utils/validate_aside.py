@@ -5,14 +5,12 @@ this). What is set aside is copied byte-exact beside the file as ``<name>.corrup
 (:func:`set_aside_lines`, :func:`set_aside_file`); an identical earlier copy is reused, so
 reading the same damage again never piles up copies, and no copy is ever overwritten. A folder
 or special file standing where a file belongs is renamed aside (:func:`move_aside`) by a writer
-that needs the name. Each notice is logged once per process on the ``desktop.core.notices``
-logger (:func:`notify`), which the command line echoes to stderr.
+that needs the name. Each notice is logged once per process (:mod:`desktop.core.utils.notices`).
 """
 
 from __future__ import annotations
 
 import hashlib
-import logging
 import os
 import stat
 import tempfile
@@ -22,13 +20,10 @@ from pathlib import Path
 from typing import BinaryIO, Protocol
 
 from desktop.core.utils.atomic import aside_name
+from desktop.core.utils.notices import notify
 
-NOTICE_LOGGER = "desktop.core.notices"
 _COPY_CHUNK = 1024 * 1024
 
-log = logging.getLogger(NOTICE_LOGGER)
-_reported: set[str] = set()
-_reported_lock = threading.Lock()
 _copies: dict[tuple[object, ...], Path] = {}
 _copies_lock = threading.Lock()
 
@@ -47,37 +42,6 @@ class Segment(Protocol):
     @property
     def raw(self) -> bytes | None:
         """Its bytes when they are at hand (``None``: read them from the file)."""
-
-
-# --- notices --------------------------------------------------------------------------------
-
-
-def notify(message: str, *, key: str | None = None) -> bool:
-    """Log ``message`` as a warning once per process (per ``key`` when given).
-
-    Returns:
-        Whether it was logged now (``False``: already reported).
-    """
-    with _reported_lock:
-        token = key or message
-        if token in _reported:
-            return False
-        _reported.add(token)
-    log.warning("%s", message)
-    return True
-
-
-def summarize(problems: Sequence[str], limit: int = 3) -> str:
-    """The first ``limit`` problems joined by ``; `` plus "and N more"."""
-    shown = "; ".join(problems[:limit])
-    rest = len(problems) - limit
-    return shown + (f"; and {rest} more" if rest > 0 else "")
-
-
-def reset_notices() -> None:
-    """Forget which notices were logged (each is logged again on its next occurrence)."""
-    with _reported_lock:
-        _reported.clear()
 
 
 # --- setting damage aside -------------------------------------------------------------------
@@ -131,7 +95,7 @@ def _open_source(path: Path, root: Path | None) -> BinaryIO:
     """``path`` opened for reading (below ``root`` without following a link, when given)."""
     if root is None:
         return open(path, "rb")
-    from desktop.core.security.ownfiles import open_read
+    from desktop.core.utils.ownfiles import open_read
 
     handle = open_read(path, root=root)
     if handle is None:

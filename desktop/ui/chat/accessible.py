@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from desktop.ui.chat.message_view import MessageView
 
 _installed = False
+_view_type: type[MessageView] | None = None
 
 
 def speaker(item: ChatItem) -> str:
@@ -215,17 +216,20 @@ class ConversationAccessible(QAccessibleWidget):
 
 
 def _factory(_class_name: str, obj: QObject) -> Any:
-    from desktop.ui.chat.message_view import MessageView
-
-    if isinstance(obj, MessageView):
+    if _view_type is not None and isinstance(obj, _view_type):
         return ConversationAccessible(obj)
     return None
 
 
-def install() -> None:
-    """Register the interface factory once per process."""
-    global _installed
+def install(view_type: type[MessageView]) -> None:
+    """Register the interface factory for ``view_type`` once per process.
+
+    The view passes its own class (this module does not import the view's module at run
+    time: the view imports this one).
+    """
+    global _installed, _view_type
     if not _installed:
+        _view_type = view_type
         QAccessible.installFactory(_factory)
         _installed = True
 

@@ -1,7 +1,7 @@
 """The chat's daily-driver actions: switch model, regenerate, edit and resend, export, titles.
 
 Each action is a thin layer over core: the chat's own model over
-:mod:`desktop.core.session.chat_model` (the default model over
+:mod:`desktop.core.providers.chat_model` (the default model over
 :meth:`desktop.core.runtime.Runtime.use_model`), regenerate and edit over
 :mod:`desktop.core.session.edits` (the conversation as it was is kept as a version of the same
 chat, switched with "‹ 2/3 ›" on the message: :mod:`desktop.core.session.versions`),
@@ -22,7 +22,7 @@ from PySide6.QtWidgets import QFileDialog, QWidget
 
 from desktop.core.bus.events import DESKTOP_CHANNEL
 from desktop.core.config.errors import ConfigError
-from desktop.core.session.chat_model import ModelChoice
+from desktop.core.providers.chat_model import ModelChoice
 from desktop.core.session.edits import RewindError
 from desktop.core.session.versions import VersionError
 from desktop.ui.chat.items import ChatItem
@@ -275,8 +275,8 @@ class ChatActions(_Host):
         form.open(picker.model, picker.provider)
 
     async def _list_models(self, provider: str) -> list[str]:
+        from desktop.core.config.provider_registry import find_by_name
         from desktop.core.providers.probe import list_models
-        from desktop.core.providers.registry import find_by_name
 
         config = self.services.config
         runtime = self.services.runtime

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import QHBoxLayout, QSplitter, QWidget
 from desktop.core.agent.commands import parse_command
 from desktop.core.bus.events import DESKTOP_CHANNEL, OutboundMessage, RunEvent
 from desktop.core.bus.limits import max_inbound_kb, refusal
-from desktop.core.session.chat_model import ModelChoice
+from desktop.core.providers.chat_model import ModelChoice
 from desktop.core.session.handles import list_chats
 from desktop.core.utils.tasks import TaskOwner
 from desktop.ui.chat.actions import ChatActions

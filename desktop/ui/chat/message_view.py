@@ -98,7 +98,7 @@ class MessageView(ViewInput, QAbstractScrollArea):
         self._spin.timeout.connect(self._turn_spinners)
         self.chip = JumpChip(self)
         self.chip.clicked.connect(self.scroll_to_bottom)
-        accessible.install()  # screen readers see one list item per message
+        accessible.install(MessageView)  # screen readers see one list item per message
         self.currentRowChanged.connect(lambda row: accessible.announce_focus(self, row))
 
     # -- model ----------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """The model picker in the chat header: this chat's model, recent models, any other model.
 
 Picking emits :attr:`ModelPicker.modelChosen` (model, provider); the chat tab gives the shown
-chat that model (its own model, kept in the chat: :mod:`desktop.core.session.chat_model`).
+chat that model (its own model, kept in the chat: :mod:`desktop.core.providers.chat_model`).
 The default model — the one every chat without a model of its own uses, as in Settings →
 Providers — changes only through "Make … the default for new chats" here, or in Settings.
 "Other model…" opens a small inline form (provider + model name, with the provider's model
@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.core.providers.registry import PROVIDERS, find_by_name
+from desktop.core.config.provider_registry import PROVIDERS, find_by_name
 
 log = logging.getLogger(__name__)
 AUTO = "auto"

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from desktop.core.providers.chat_model import ModelChoice
 from desktop.core.session.access import SessionAccess
-from desktop.core.session.chat_model import ModelChoice
 from desktop.core.session.edits import Rewind
 from desktop.core.session.export import ExportFormat
 from desktop.core.session.manager import SessionManager, SessionSummary

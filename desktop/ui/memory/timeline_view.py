@@ -26,7 +26,7 @@ from desktop.ui.memory.snapshot import TIMELINE_LIMIT
 from desktop.ui.services import AppServices
 
 if TYPE_CHECKING:
-    from desktop.core.memory.dream import DreamResult
+    from desktop.core.memory.dream_result import DreamResult
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +45,7 @@ _RESULT_TONE: dict[str, Tone] = {
 
 def _dream_result_type() -> type[DreamResult]:
     """:class:`DreamResult`, imported on first use (the Dream machinery is not on the start path)."""
-    from desktop.core.memory.dream import DreamResult
+    from desktop.core.memory.dream_result import DreamResult
 
     return DreamResult
 

@@ -8,6 +8,7 @@ from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
 from desktop.core.config.edit import ChangeError
+from desktop.core.config.provider_registry import ProviderSpec
 from desktop.core.config.secrets import KeyringUnavailable
 from desktop.core.providers.probe import (
     EXAMPLE_MODELS,
@@ -16,7 +17,6 @@ from desktop.core.providers.probe import (
     list_models,
     listing_base,
 )
-from desktop.core.providers.registry import ProviderSpec
 from desktop.core.utils.redact import redact
 from desktop.ui.settings.key_field import KeyEdit
 from desktop.ui.settings.tasks import OwnsTasks

@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
-from desktop.core.providers.registry import PROVIDERS, find_by_name
+from desktop.core.config.provider_registry import PROVIDERS, find_by_name
 from desktop.ui.settings.widgets import hint
 
 # The ones most people look for first; the rest follow in registry order.

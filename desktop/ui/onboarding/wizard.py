@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 
 from desktop.core.config.edit import ChangeError
 from desktop.core.config.errors import ConfigError
-from desktop.core.providers.registry import find_by_name
+from desktop.core.config.provider_registry import find_by_name
 from desktop.ui.onboarding.connect_step import ConnectStep
 from desktop.ui.onboarding.model_step import ModelStep
 from desktop.ui.onboarding.provider_step import ProviderStep

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QComboBox, QGridLayout, QGroupBox, QLabel, QPushBu
 
 from desktop.core.config.edit import ChangeError
 from desktop.core.config.errors import ConfigError
-from desktop.core.providers.registry import PROVIDERS, find_by_name
+from desktop.core.config.provider_registry import PROVIDERS, find_by_name
 from desktop.core.utils.redact import redact
 from desktop.core.utils.threads import run_daemon
 from desktop.ui.settings.page import commit_changes, save_error_text

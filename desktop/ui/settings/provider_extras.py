@@ -14,8 +14,8 @@ from typing import Any
 from PySide6.QtWidgets import QLineEdit, QWidget
 
 from desktop.core.config.provider_schema import BedrockProviderConfig, ProviderConfig
+from desktop.core.config.provider_spec import ProviderSpec
 from desktop.core.providers.routes import AZURE_VERSION_KEYS
-from desktop.core.providers.spec import ProviderSpec
 
 ABOUT: dict[str, tuple[str, ...]] = {
     "azure_openai": (

@@ -20,8 +20,8 @@ from PySide6.QtWidgets import (
 
 from desktop.core.config.edit import ChangeError
 from desktop.core.config.errors import ConfigError
+from desktop.core.config.provider_registry import ProviderSpec
 from desktop.core.providers.probe import EXAMPLE_MODELS, check_connection, list_models, listing_base
-from desktop.core.providers.registry import ProviderSpec
 from desktop.ui.settings.key_backends import provider_key_backend
 from desktop.ui.settings.key_field import KeyField
 from desktop.ui.settings.page import commit_changes, save_error_text

@@ -14,8 +14,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.core.config.provider_registry import PROVIDERS, find_by_name
 from desktop.core.config.secrets import KeyringUnavailable
-from desktop.core.providers.registry import PROVIDERS, find_by_name
 from desktop.ui.settings.default_model import DefaultModelBox
 from desktop.ui.settings.page import SettingsPage
 from desktop.ui.settings.provider_panel import ProviderPanel

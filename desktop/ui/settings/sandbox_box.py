@@ -1,7 +1,7 @@
 """Settings → Tools & safety: what sandboxed commands see, and their resource limits.
 
 The values live in ``desktop.json`` under ``sandbox``
-(:class:`~desktop.core.security.sandbox_settings.SandboxPrefs`); the page saves them with
+(:class:`~desktop.core.config.sandbox_settings.SandboxPrefs`); the page saves them with
 its other preferences. Commands read them anew each time, so a change applies to the next
 command without a restart.
 """
@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.config.edit import ChangeError
-from desktop.core.security.sandbox_settings import SandboxFolder, SandboxLimits, SandboxPrefs
+from desktop.core.config.sandbox_settings import SandboxFolder, SandboxLimits, SandboxPrefs
 from desktop.ui.settings.widgets import heading, hint
 
 HOME_HINT = (

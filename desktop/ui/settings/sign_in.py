@@ -14,9 +14,9 @@ from PySide6.QtCore import Qt, QUrl, Signal
 from PySide6.QtGui import QCloseEvent, QDesktopServices, QFont, QGuiApplication
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
+from desktop.core.config.provider_registry import ProviderSpec
 from desktop.core.config.secrets import KeyringUnavailable
 from desktop.core.providers.oauth.flow import LoginError, LoginPrompt
-from desktop.core.providers.registry import ProviderSpec
 from desktop.core.utils.redact import redact
 from desktop.ui.settings.tasks import OwnsTasks
 from desktop.ui.settings.widgets import InlineStatus, button, hint

@@ -21,9 +21,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.core.config.budgets import Budgets, Limit
 from desktop.core.config.edit import ChangeError
 from desktop.core.session.manager import SessionManager, SessionSummary
-from desktop.core.usage.budgets import Budgets, Limit
 from desktop.core.usage.summary import Totals, UsageSummary, source_order
 from desktop.ui.settings.channel_form import channel_title
 from desktop.ui.settings.page import SettingsPage

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.core.agent.skills import SKILL_NAME_MAX, skill_name_problem
+from desktop.core.engine.skills import SKILL_NAME_MAX, skill_name_problem
 from desktop.ui.memory.look import tone
 
 INTRO = (

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.core.agent.skills import SkillFormatError
+from desktop.core.engine.skills import SkillFormatError
 from desktop.core.utils.tasks import TaskOwner
 from desktop.ui.memory.files_view import mono_font
 from desktop.ui.memory.look import mute

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import yaml
 
-from desktop.core.agent.skills import SKILL_FILE, parse_skill, skill_name_problem
-from desktop.core.resources import data_path
+from desktop.core.engine.skills import SKILL_FILE, parse_skill, skill_name_problem
 from desktop.core.utils.atomic import atomic_write_text
+from desktop.core.utils.resources import data_path
 
 DELETED_DIR = ".deleted"
 _FENCE = re.compile(r"^```[^\n]*\n(---\n.*?)^```", re.DOTALL | re.MULTILINE)

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.core.agent.skills import SkillListing
+from desktop.core.engine.skills import SkillListing
 from desktop.ui.memory.look import Tone, tint, tone
 
 ListingRole = Qt.ItemDataRole.UserRole + 1

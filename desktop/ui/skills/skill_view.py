@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.core.agent.skills import SkillListing, split_frontmatter
+from desktop.core.engine.skills import SkillListing, split_frontmatter
 from desktop.ui.memory.look import mute, tone
 
 READ_ONLY_TIP = (

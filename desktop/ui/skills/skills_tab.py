@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.core.agent.skills import SkillListing, SkillsLoader
+from desktop.core.engine.skills import SkillListing, SkillsLoader
 from desktop.core.utils.tasks import TaskOwner
 from desktop.ui.memory.notice_bar import NoticeBar
 from desktop.ui.services import AppServices

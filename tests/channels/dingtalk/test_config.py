@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from desktop.core.channels.dingtalk.config import DEFAULT_BASE_URL, DingTalkConfig
+from desktop.core.config.channels.dingtalk import DEFAULT_BASE_URL, DingTalkConfig
 from desktop.core.config.secret_fields import is_secret_field
 from tests.channels.dingtalk.conftest import start_runtime, until
 from tests.channels.dingtalk.server import DingTalkServer

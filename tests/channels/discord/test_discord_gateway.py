@@ -14,9 +14,9 @@ from discord.state import ConnectionState
 
 from desktop.core.bus.events import InboundMessage, OutboundMessage
 from desktop.core.bus.queue import MessageBus
-from desktop.core.channels.discord.config import DiscordConfig
 from desktop.core.channels.manager import ChannelManager
 from desktop.core.channels.registry import CHANNELS
+from desktop.core.config.channels.discord import DiscordConfig
 from desktop.core.utils.tasks import TaskOwner
 from tests.channels.discord.conftest import until
 from tests.channels.discord.discord_server import (

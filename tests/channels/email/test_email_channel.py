@@ -247,8 +247,8 @@ async def test_settings_test_logs_in_to_both_servers(
     tmp_path: Path, dovecot: Dovecot, smtp: SmtpServer
 ) -> None:
     from desktop.core.bus.queue import MessageBus
-    from desktop.core.channels.email.config import EmailConfig
     from desktop.core.channels.manager import ChannelManager
+    from desktop.core.config.channels.email import EmailConfig
     from desktop.core.utils.tasks import TaskOwner
     from tests.channels.email.conftest import email_section
 

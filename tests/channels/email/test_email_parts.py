@@ -10,7 +10,6 @@ import pytest
 from pydantic import ValidationError
 
 from desktop.core.channels.email import auth
-from desktop.core.channels.email.config import EmailConfig
 from desktop.core.channels.email.inbound import read, screen
 from desktop.core.channels.email.parse import (
     dedupe_key,
@@ -23,6 +22,7 @@ from desktop.core.channels.email.parse import (
     thread_references,
 )
 from desktop.core.channels.email.smtp import Thread, compose
+from desktop.core.config.channels.email import EmailConfig
 from desktop.core.config.schema import Config
 from desktop.core.config.secret_fields import channel_secret_paths
 

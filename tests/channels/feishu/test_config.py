@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from desktop.core.channels.feishu.config import FeishuConfig
+from desktop.core.config.channels.feishu import FeishuConfig
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "nanobot_0_3_5" / "config.json"
 NANOBOT_KEPT = {"instanceId", "name", "identityKey"}  # nanobot's multi-instance bookkeeping

@@ -14,9 +14,9 @@ from desktop.core.bus.events import OutboundMessage
 from desktop.core.bus.queue import MessageBus
 from desktop.core.channels.approvals import CLOSED
 from desktop.core.channels.feishu.buttons import KIND
-from desktop.core.channels.feishu.config import FeishuConfig
 from desktop.core.channels.manager import ChannelManager
 from desktop.core.channels.registry import CHANNELS
+from desktop.core.config.channels.feishu import FeishuConfig
 from desktop.core.tools.base import ToolContext
 from desktop.core.utils.tasks import TaskOwner
 from tests.channels.feishu.conftest import CHAT, USER, start_runtime, until, user_text

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from desktop.core.channels.feishu.channel import FeishuChannel
-from desktop.core.channels.feishu.config import FeishuConfig
+from desktop.core.config.channels.feishu import FeishuConfig
 from desktop.core.runtime import Runtime
 from tests.channels.feishu.conftest import (
     CHAT,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from desktop.core.channels.matrix.config import MatrixConfig
+from desktop.core.config.channels.matrix import MatrixConfig
 
 # Every key of nanobot 0.3.5's Matrix section, as written in its config.json.
 NANOBOT_SECTION = {

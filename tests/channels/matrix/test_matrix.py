@@ -16,7 +16,7 @@ from desktop.core.assembly import channel_state_dir
 from desktop.core.bus.events import ChannelStatusChanged, DeliveryFailed, RunEvent
 from desktop.core.channels.base import ChannelUnavailable
 from desktop.core.channels.matrix import channel as matrix_channel
-from desktop.core.channels.matrix.config import MatrixConfig
+from desktop.core.config.channels.matrix import MatrixConfig
 from tests.channels.matrix.conftest import MatrixWorld, Person, echo_route, until
 from tests.channels.matrix.synapse import Account
 from tests.core.cron.test_cron import FakeClock

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from desktop.core.channels.mochat.config import MochatConfig
+from desktop.core.config.channels.mochat import MochatConfig
 from desktop.core.config.loader import load_config
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "nanobot_0_3_5" / "config.json"

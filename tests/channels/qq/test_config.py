@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from desktop.core.channels.qq.config import QQConfig
+from desktop.core.config.channels.qq import QQConfig
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "nanobot_0_3_5" / "config.json"
 

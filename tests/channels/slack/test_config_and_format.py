@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from desktop.core.channels.slack.config import SlackConfig
 from desktop.core.channels.slack.inbound import MalformedEvent, parse, split_chat
 from desktop.core.channels.slack.mrkdwn import pieces, to_mrkdwn
+from desktop.core.config.channels.slack import SlackConfig
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "nanobot_0_3_5" / "config.json"
 

@@ -11,7 +11,7 @@ from desktop.core.bus.events import DeliveryFailed, OutboundMessage, RunEvent
 from desktop.core.bus.queue import MessageBus
 from desktop.core.channels.manager import ChannelManager
 from desktop.core.channels.registry import CHANNELS
-from desktop.core.channels.telegram.config import TelegramConfig
+from desktop.core.config.channels.telegram import TelegramConfig
 from desktop.core.utils.tasks import TaskOwner
 from tests.channels.telegram.bot_api_server import TOKEN, BotApiServer
 from tests.channels.telegram.conftest import CHAT, until

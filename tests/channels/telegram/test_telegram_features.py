@@ -24,8 +24,8 @@ from desktop.core.channels.manager import ChannelManager
 from desktop.core.channels.registry import CHANNELS
 from desktop.core.channels.state import ChannelStateStore
 from desktop.core.channels.telegram.channel import TelegramChannel
-from desktop.core.channels.telegram.config import TelegramConfig
 from desktop.core.channels.telegram.transcribe import NO_KEY_NOTE
+from desktop.core.config.channels.telegram import TelegramConfig
 from desktop.core.config.secrets import SecretStore
 from desktop.core.tools.base import ToolContext
 from desktop.core.utils.tasks import TaskOwner

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from desktop.core.channels.whatsapp.config import WhatsAppConfig
 from desktop.core.channels.whatsapp.protocol import Message
+from desktop.core.config.channels.whatsapp import WhatsAppConfig
 
 # nanobot's bridge-based WhatsApp section, as written in its config.json.
 NANOBOT_SECTION = {

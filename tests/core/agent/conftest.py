@@ -13,10 +13,10 @@ from desktop.core.agent.context import ContextBuilder
 from desktop.core.agent.loop import AgentLoop
 from desktop.core.agent.work import SessionWork
 from desktop.core.bus.queue import MessageBus
+from desktop.core.config.provider_registry import find_by_name
 from desktop.core.config.schema import Config
 from desktop.core.providers.litellm_provider import LiteLLMProvider
 from desktop.core.providers.matching import ProviderChoice
-from desktop.core.providers.registry import find_by_name
 from desktop.core.session.manager import SessionManager
 from desktop.core.tools.base import Tool, ToolContext, ToolResult
 from desktop.core.tools.registry import ToolRegistry

@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from desktop.core.agent.context import ContextBuilder
-from desktop.core.agent.hooks import AgentHook, HookContext
 from desktop.core.bus.queue import MessageBus
 from desktop.core.config.schema import Config
+from desktop.core.engine.hooks import AgentHook, HookContext
 from desktop.core.session.manager import SessionManager
 from desktop.core.tools.base import Tool, ToolContext, ToolResult
 from desktop.core.tools.registry import ToolRegistry

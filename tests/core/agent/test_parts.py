@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from desktop.core.agent.context import RUNTIME_CLOSE, RUNTIME_OPEN, SEPARATOR, ContextBuilder
-from desktop.core.agent.hooks import AgentHook, CompositeHook, HookContext
-from desktop.core.agent.runner import drop_oldest_turns
 from desktop.core.bus.events import RunEvent, TextDelta, ToolCallFinished, TurnFinished, UsageReport
+from desktop.core.engine.hooks import AgentHook, CompositeHook, HookContext
+from desktop.core.engine.runner import drop_oldest_turns
 from desktop.core.providers.tokens import count_messages
 from tests.core.agent.conftest import Timeline
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer

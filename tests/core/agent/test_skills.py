@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from desktop.core.agent import skills as skills_module
 from desktop.core.agent.context import ContextBuilder
-from desktop.core.agent.skills import Skill, SkillsLoader, split_frontmatter
+from desktop.core.engine import skills as skills_module
+from desktop.core.engine.skills import Skill, SkillsLoader, split_frontmatter
 from desktop.core.providers.tokens import count_text
-from desktop.core.resources import data_path
+from desktop.core.utils.resources import data_path
 
 BUILTIN_NAMES = ["cron", "github", "memory", "skill-creator", "summarize", "tmux", "weather"]
 
@@ -247,7 +247,7 @@ def test_malformed_frontmatter_is_skipped_and_reported(
     (base / "binary" / "SKILL.md").write_bytes(b"---\xff\xfe\x00\n")
     (base / "empty-folder").mkdir()  # no SKILL.md: simply not a skill
 
-    with caplog.at_level(logging.WARNING, logger="desktop.core.agent.skills"):
+    with caplog.at_level(logging.WARNING, logger="desktop.core.engine.skills"):
         loader = SkillsLoader(workspace, builtin)
         assert [s.name for s in loader.list_skills()] == ["good"]
     errors = {path.parent.name: message for path, message in loader.errors.items()}

@@ -13,13 +13,13 @@ from typing import Any
 
 from desktop.core.assembly import build_runtime
 from desktop.core.bus.events import BudgetPaused, OutboundMessage, ReminderDue, RunEvent
+from desktop.core.config.budgets import Budgets
 from desktop.core.config.loader import load_config
 from desktop.core.cron.overview import job_rows
 from desktop.core.cron.types import CronPayload, CronSchedule
 from desktop.core.memory.store import MemoryStore
 from desktop.core.runtime import Runtime
-from desktop.core.usage.budgets import Budgets
-from desktop.core.usage.ledger import UsageRecord
+from desktop.core.usage.record import UsageRecord
 from tests.conftest import custom_config
 from tests.core.agent.conftest import make_provider
 from tests.core.cron.test_cron import FakeClock, ms

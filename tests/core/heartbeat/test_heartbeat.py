@@ -20,7 +20,7 @@ from desktop.core.heartbeat.service import (
     trim_messages,
     worth_telling,
 )
-from desktop.core.resources import read_template
+from desktop.core.utils.resources import read_template
 from tests.core.agent.conftest import make_provider
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
 

@@ -14,7 +14,7 @@ import pytest
 
 from desktop.core.memory.store import MemoryStore
 from desktop.core.memory.templates import WORKSPACE_TEMPLATES, sync_workspace_templates
-from desktop.core.resources import data_path
+from desktop.core.utils.resources import data_path
 from tests.conftest import REPO
 
 FIXTURE = REPO / "tests" / "fixtures" / "nanobot_0_3_5" / "workspace"

@@ -12,7 +12,7 @@ import pygit2
 
 from desktop.core.memory.git_store import INIT_MESSAGE, GitStore
 from desktop.core.memory.templates import sync_workspace_templates
-from desktop.core.resources import data_path
+from desktop.core.utils.resources import data_path
 
 
 def git(workspace: Path, *args: str) -> str:

@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 
 from desktop.core.config.loader import load_config
+from desktop.core.config.provider_registry import canonical_name, find_by_name
 from desktop.core.providers.matching import choose_provider
 from desktop.core.providers.oauth.endpoints import codex_endpoints, copilot_endpoints
 from desktop.core.providers.oauth.responses import StreamState, apply_event
-from desktop.core.providers.registry import canonical_name, find_by_name
 from tests.conftest import write_config
 
 

@@ -16,8 +16,9 @@ from desktop.core.assembly import build_runtime
 from desktop.core.bus.events import InboundMessage, ModelFallback, RunEvent, StreamReset
 from desktop.core.config.schema import Config
 from desktop.core.providers.base import ErrorKind, LLMError, LLMProvider
+from desktop.core.providers.factory import build_target
 from desktop.core.providers.fallback import FallbackChain, should_fall_back
-from desktop.core.providers.presets import ModelTarget, build_target
+from desktop.core.providers.presets import ModelTarget
 from desktop.core.providers.switchable import ModelCall, SwitchableProvider, UsageTag
 from desktop.core.runtime import Runtime
 from tests.core.agent.conftest import make_provider

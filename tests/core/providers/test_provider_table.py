@@ -17,13 +17,13 @@ from typing import Any
 import pytest
 from pydantic.alias_generators import to_snake
 
+from desktop.core.config.provider_registry import PROVIDERS, find_by_name
 from desktop.core.config.provider_schema import ProvidersConfig
 from desktop.core.config.schema import Config
 from desktop.core.config.secrets import SecretStore
 from desktop.core.providers.base import LLMError
 from desktop.core.providers.factory import build_provider
 from desktop.core.providers.matching import ProviderNotFound, choose_provider
-from desktop.core.providers.registry import PROVIDERS, find_by_name
 from tests.fakes.memory_keyring import MemoryKeyring
 from tests.fakes.wire_server import WireServer, verify_sigv4
 from tests.provider_wire import ROUTES, TRANSCRIPTION_ONLY, Route, mismatches, route_one

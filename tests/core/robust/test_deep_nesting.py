@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop.core.agent.skills import SkillFormatError, parse_skill
+from desktop.core.engine.skills import SkillFormatError, parse_skill
 from desktop.core.providers.sanitize import parse_tool_arguments
 from desktop.core.security.paths import default_protected_paths
 from desktop.core.session import sync

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from desktop.core.agent.skills import SkillsLoader
+from desktop.core.engine.skills import SkillsLoader
 from desktop.core.heartbeat.service import HeartbeatService
 from desktop.core.memory.dream_state import read_failures
 from desktop.core.memory.git_store import GitStore

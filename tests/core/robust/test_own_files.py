@@ -1,4 +1,4 @@
-"""The app's own files (security/ownfiles.py): no link followed, no FIFO waited on, on real files.
+"""The app's own files (utils/ownfiles.py): no link followed, no FIFO waited on, on real files.
 
 Each test plants what a command could leave in the workspace -- a symlink to a file outside,
 a dangling symlink into a folder outside, a FIFO, a symlinked folder -- and checks that the
@@ -20,8 +20,8 @@ import pytest
 from filelock import Timeout
 
 from desktop.core.cron.receipts import Receipt, ReceiptLog
-from desktop.core.security import ownfiles
-from desktop.core.security.ownfiles import OwnLock, Refused
+from desktop.core.utils import ownfiles
+from desktop.core.utils.ownfiles import OwnLock, Refused
 from desktop.core.utils.validate import Unusable, read_int_file, read_jsonl, read_text_document
 from tests.core.robust.corpus import make_fifo
 

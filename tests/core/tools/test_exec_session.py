@@ -24,8 +24,8 @@ from typing import Any
 import pytest
 
 from desktop.core.agent.work import SessionWork
+from desktop.core.config.sandbox_settings import SandboxPlaces
 from desktop.core.config.schema import ExecToolConfig
-from desktop.core.security.sandbox_settings import SandboxPlaces
 from desktop.core.tools.base import ToolContext, ToolResult
 from desktop.core.tools.exec_session import session_in
 from desktop.core.tools.registry import ToolRegistry

@@ -735,7 +735,7 @@ def test_resolve_tool_path_contract(ws: Path) -> None:
 
 async def test_builtin_skills_readable_when_restricted(tmp_path: Path) -> None:
     """A restricted agent may read a builtin SKILL.md but not write it, nor read beside it."""
-    from desktop.core.resources import data_path
+    from desktop.core.utils.resources import data_path
 
     ctx = ToolContext(workspace=tmp_path, restrict_to_workspace=True)
     skill = data_path("skills", "memory", "SKILL.md")

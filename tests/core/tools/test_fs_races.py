@@ -4,7 +4,7 @@ A thread flips a folder of the workspace (``d``) between a real folder and a sym
 folder outside the workspace or to the protected sessions folder, as fast as it can, while the
 tools read, list, search and write through ``d`` thousands of times. A path check that runs
 before the open (check-then-use) loses this race hundreds of times; the descriptor walk of
-:mod:`desktop.core.security.fsopen` must lose it never. Each scenario is bounded by a number
+:mod:`desktop.core.utils.fsopen` must lose it never. Each scenario is bounded by a number
 of calls and a few seconds.
 """
 

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from desktop.core.security import fsopen
 from desktop.core.security.paths import (
     PathDenied,
     default_protected_paths,
@@ -20,6 +19,7 @@ from desktop.core.security.paths import (
 from desktop.core.tools.base import ToolContext
 from desktop.core.tools.filesystem import ListDirTool, ReadFileTool, WriteFileTool
 from desktop.core.tools.search import GlobTool, GrepTool
+from desktop.core.utils import fsopen
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX symlinks and modes")
 

@@ -26,10 +26,10 @@ from typing import Any
 
 import pytest
 
+from desktop.core.config.sandbox_settings import SandboxPlaces
 from desktop.core.config.schema import ExecToolConfig
 from desktop.core.security.cgroup import PREFIX, cgroup_bases, reset_cgroup_bases
 from desktop.core.security.sandbox import build_argv
-from desktop.core.security.sandbox_settings import SandboxPlaces
 from desktop.core.tools.base import ToolContext, ToolResult
 from desktop.core.tools.shell import ExecTool
 from tests.core.tools.exec_output import unframe

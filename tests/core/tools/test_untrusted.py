@@ -147,7 +147,7 @@ async def test_bootstrap_memory_and_skill_files_are_not_framed(
 
 
 async def test_builtin_skills_are_not_framed(ctx: ToolContext) -> None:
-    from desktop.core.resources import data_path
+    from desktop.core.utils.resources import data_path
 
     result = await _read(ctx, str(data_path("skills", "memory", "SKILL.md")))
     assert parse(result.text) is None and result.text.lstrip().startswith("1| ---")

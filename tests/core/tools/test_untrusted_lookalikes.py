@@ -151,10 +151,10 @@ async def test_the_live_tool_card_shows_exec_output_without_the_frame(tmp_path: 
     them."""
     from pathlib import Path
 
-    from desktop.core.agent.hooks import HookContext
     from desktop.core.agent.observers import EventHook
     from desktop.core.bus.events import ToolCallFinished
     from desktop.core.bus.queue import MessageBus
+    from desktop.core.engine.hooks import HookContext
     from desktop.core.providers.base import ToolCallRequest
     from desktop.core.tools.shell import ExecTool
 

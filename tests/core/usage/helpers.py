@@ -6,8 +6,9 @@ from pathlib import Path
 
 from desktop.core.assembly import usage_place
 from desktop.core.config.schema import Config
-from desktop.core.usage.ledger import UsageLedger, UsageRecord, read_file
+from desktop.core.usage.ledger import UsageLedger, read_file
 from desktop.core.usage.place import LedgerPlace
+from desktop.core.usage.record import UsageRecord
 
 
 def place_of(config: Config) -> LedgerPlace:

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from desktop.core.config.loader import load_config
-from desktop.core.usage.ledger import UsageRecord
+from desktop.core.usage.record import UsageRecord
 from tests.conftest import custom_config, write_config
 from tests.core.test_cli import run
 from tests.core.usage.helpers import ledger_of

@@ -20,12 +20,12 @@ from desktop.core.bus.events import (
     RunEvent,
     TurnFailed,
 )
+from desktop.core.config.budgets import Budgets
 from desktop.core.config.schema import Config
 from desktop.core.memory.store import MemoryStore
 from desktop.core.runtime import Runtime
-from desktop.core.usage.budgets import Budgets
 from desktop.core.usage.governor import BudgetRefused
-from desktop.core.usage.ledger import UsageRecord
+from desktop.core.usage.record import UsageRecord
 from tests.core.agent.conftest import make_provider
 from tests.core.usage.helpers import ledger_of, place_of, records_of
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer

@@ -17,8 +17,9 @@ from desktop.core.assembly import build_runtime
 from desktop.core.bus.events import InboundMessage
 from desktop.core.config.schema import Config
 from desktop.core.memory.store import MemoryStore
-from desktop.core.usage.ledger import UsageLedger, UsageRecord, read_file
+from desktop.core.usage.ledger import UsageLedger, read_file
 from desktop.core.usage.place import LedgerPlace
+from desktop.core.usage.record import UsageRecord
 from tests.core.agent.conftest import make_provider
 from tests.core.usage.helpers import only_file, place_of
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
@@ -178,7 +179,8 @@ def test_garbage_lines_are_skipped_never_fatal(tmp_path: Path) -> None:
 WRITER = """
 import sys, time
 from pathlib import Path
-from desktop.core.usage.ledger import UsageLedger, UsageRecord
+from desktop.core.usage.ledger import UsageLedger
+from desktop.core.usage.record import UsageRecord
 from desktop.core.usage.place import LedgerPlace
 ledger = UsageLedger(LedgerPlace.in_workspace(Path(sys.argv[1])))
 count = int(sys.argv[2])

@@ -16,13 +16,14 @@ from typing import Any
 import pytest
 
 from desktop.core.assembly import build_runtime, usage_place
+from desktop.core.config.budgets import Budgets
 from desktop.core.config.loader import load_config
 from desktop.core.runtime import Runtime
 from desktop.core.usage import place as place_module
-from desktop.core.usage.budgets import Budgets
 from desktop.core.usage.governor import BudgetRefused
-from desktop.core.usage.ledger import UsageLedger, UsageRecord, read_file
+from desktop.core.usage.ledger import UsageLedger, read_file
 from desktop.core.usage.place import LedgerPlace, locate, migrate
+from desktop.core.usage.record import UsageRecord
 from desktop.core.usage.summary import load_summary, render_text
 from tests.conftest import write_config
 from tests.core.agent.conftest import make_provider

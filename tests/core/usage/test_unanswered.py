@@ -14,13 +14,14 @@ import pytest
 
 from desktop.core.assembly import build_runtime
 from desktop.core.bus.events import RunawayStopped, RunEvent, TextDelta, TurnStopped
+from desktop.core.config.budgets import Budgets
 from desktop.core.config.schema import Config
 from desktop.core.providers.base import LLMError
 from desktop.core.providers.switchable import usage_scope
 from desktop.core.runtime import Runtime
-from desktop.core.usage.budgets import Budgets
 from desktop.core.usage.governor import BudgetRefused
-from desktop.core.usage.ledger import UsageLedger, UsageRecord
+from desktop.core.usage.ledger import UsageLedger
+from desktop.core.usage.record import UsageRecord
 from tests.core.agent.conftest import make_provider
 from tests.core.usage.helpers import records_of
 from tests.fakes.openai_server import Fail, Reply, ScriptedOpenAIServer

@@ -8,8 +8,9 @@ import time
 from pytestqt.qtbot import QtBot
 
 from desktop.core.assembly import build_runtime, usage_place
-from desktop.core.usage.budgets import Budgets
-from desktop.core.usage.ledger import UsageLedger, UsageRecord
+from desktop.core.config.budgets import Budgets
+from desktop.core.usage.ledger import UsageLedger
+from desktop.core.usage.record import UsageRecord
 from tests.core.agent.conftest import make_provider
 from tests.ui.chat.conftest import ChatHarness
 from tests.ui.conftest import run_async

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from pytestqt.qtbot import QtBot
 
-from desktop.core.providers.registry import PROVIDERS
+from desktop.core.config.provider_registry import PROVIDERS
 from desktop.ui.settings import SettingsTab
 from desktop.ui.settings.providers_page import ProvidersPage
 from tests.ui.conftest import run_async

@@ -11,10 +11,10 @@ from filelock import FileLock
 from pytestqt.qtbot import QtBot
 
 from desktop.core.assembly import build_runtime
+from desktop.core.config.budgets import Budgets
 from desktop.core.cron.receipts import KeptReminder
 from desktop.core.cron.types import CronSchedule
-from desktop.core.usage.budgets import Budgets
-from desktop.core.usage.ledger import UsageRecord
+from desktop.core.usage.record import UsageRecord
 from desktop.ui.services import AppServices
 from desktop.ui.settings import SettingsTab
 from tests.core.agent.conftest import make_provider

@@ -121,7 +121,7 @@ def test_home_folder_switch_folders_and_limits_saved_to_desktop_json(
     assert saved["folders"] == [{"path": str(projects), "writable": True}]
     assert saved["limits"]["processes"] == 128
     assert "sandbox" not in on_disk(config_path)
-    from desktop.core.security.sandbox_settings import read_sandbox_prefs
+    from desktop.core.config.sandbox_settings import read_sandbox_prefs
 
     prefs = read_sandbox_prefs(config_path.parent / "desktop.json")
     assert prefs.home_visible and prefs.folders[0].writable and prefs.limits.processes == 128

@@ -14,7 +14,7 @@ from pytestqt.qtbot import QtBot
 
 from desktop.core.config.schema import Config
 from desktop.core.session.manager import SessionManager
-from desktop.core.usage.ledger import UsageRecord
+from desktop.core.usage.record import UsageRecord
 from desktop.ui.services import AppServices
 from desktop.ui.settings.settings_tab import SettingsTab
 from desktop.ui.settings.usage_page import UsagePage

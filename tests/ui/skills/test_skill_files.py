@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop.core.agent.skills import (
+from desktop.core.engine.skills import (
     SkillFormatError,
     SkillsLoader,
     parse_skill,

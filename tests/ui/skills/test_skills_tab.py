@@ -8,7 +8,7 @@ from pathlib import Path
 from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
-from desktop.core.agent.skills import SkillListing
+from desktop.core.engine.skills import SkillListing
 from desktop.ui.skills import SkillsTab
 from desktop.ui.skills.skill_list import ListingRole, accessible_text
 from tests.ui.conftest import run_async

@@ -56,9 +56,9 @@ from desktop.core.bus.queue import MessageBus
 from desktop.core.channels.base import BaseChannel, ChannelStatus, ChannelUnavailable
 from desktop.core.channels.dingtalk import inbound, markup
 from desktop.core.channels.dingtalk.api import DingTalkApi, Refused, Rejected
-from desktop.core.channels.dingtalk.config import DEFAULT_BASE_URL, DEFAULT_OAPI_URL
 from desktop.core.channels.outbox import Delivery
 from desktop.core.channels.state import ChannelStateStore
+from desktop.core.config.channels.dingtalk import DEFAULT_BASE_URL, DEFAULT_OAPI_URL
 from desktop.core.utils.redact import redact, register_secret
 
 log = logging.getLogger(__name__)

@@ -69,10 +69,10 @@ from desktop.core.channels.discord.client import (
     build_client,
     close_client,
 )
-from desktop.core.channels.discord.config import DEFAULT_GATEWAY_URL
 from desktop.core.channels.discord.inbound import describe, mentions_me
 from desktop.core.channels.outbox import Delivery
 from desktop.core.channels.state import ChannelStateStore
+from desktop.core.config.channels.discord import DEFAULT_GATEWAY_URL
 from desktop.core.utils.redact import redact, register_secret
 from desktop.core.utils.tasks import TaskOwner
 

@@ -23,7 +23,7 @@ import discord
 from discord.http import Route
 
 from desktop.core.channels.base import ChannelUnavailable
-from desktop.core.channels.discord.config import DEFAULT_API_BASE, DiscordConfig
+from desktop.core.config.channels.discord import DEFAULT_API_BASE, DiscordConfig
 from desktop.core.utils.redact import redact
 from desktop.core.utils.tasks import cancel_and_wait
 

@@ -41,7 +41,6 @@ from desktop.core.bus.events import OutboundMessage, RunEvent, TurnStarted
 from desktop.core.bus.queue import MessageBus
 from desktop.core.channels.approvals import ReplyApprover, question_text
 from desktop.core.channels.base import BaseChannel, ChannelStatus, ChannelUnavailable, allowed
-from desktop.core.channels.email.config import EmailConfig
 from desktop.core.channels.email.imap import (
     ImapAuthError,
     ImapError,
@@ -59,6 +58,7 @@ from desktop.core.channels.email.parse import (
 from desktop.core.channels.email.smtp import SmtpSender, Thread, check_login, compose, sender_of
 from desktop.core.channels.outbox import Delivery
 from desktop.core.channels.state import ChannelStateStore
+from desktop.core.config.channels.email import EmailConfig
 
 log = logging.getLogger(__name__)
 

@@ -18,7 +18,7 @@ import threading
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from desktop.core.channels.email.config import EmailConfig
+from desktop.core.config.channels.email import EmailConfig
 
 TIMEOUT_S = 30.0
 _UID_IN_FETCH = re.compile(rb"\bUID (\d+)")

@@ -15,7 +15,6 @@ from typing import Any
 
 from desktop.core.agent.commands import parse_command
 from desktop.core.channels.email import auth
-from desktop.core.channels.email.config import EmailConfig
 from desktop.core.channels.email.parse import (
     Attachment,
     attachments,
@@ -31,6 +30,7 @@ from desktop.core.channels.email.parse import (
     thread_references,
 )
 from desktop.core.channels.email.smtp import Thread
+from desktop.core.config.channels.email import EmailConfig
 from desktop.core.utils.atomic import atomic_write_bytes
 
 log = logging.getLogger(__name__)

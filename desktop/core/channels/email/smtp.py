@@ -14,8 +14,8 @@ from email.message import EmailMessage
 from email.utils import formatdate, make_msgid
 from pathlib import Path
 
-from desktop.core.channels.email.config import EmailConfig
 from desktop.core.channels.email.parse import normalise_address
+from desktop.core.config.channels.email import EmailConfig
 
 log = logging.getLogger(__name__)
 

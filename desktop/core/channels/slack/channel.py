@@ -65,10 +65,10 @@ from desktop.core.channels.base import BaseChannel, ChannelStatus, ChannelUnavai
 from desktop.core.channels.outbox import Delivery
 from desktop.core.channels.slack import catchup, files, inbound
 from desktop.core.channels.slack.buttons import PREFIX, BlockApprover, section
-from desktop.core.channels.slack.config import DEFAULT_BASE_URL
 from desktop.core.channels.slack.connection import SocketClient
 from desktop.core.channels.slack.mrkdwn import pieces, to_mrkdwn
 from desktop.core.channels.state import ChannelStateStore
+from desktop.core.config.channels.slack import DEFAULT_BASE_URL
 from desktop.core.utils.redact import redact, register_secret
 from desktop.core.utils.tasks import TaskOwner
 

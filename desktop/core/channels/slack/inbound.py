@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from desktop.core.channels.slack.config import SlackConfig
+from desktop.core.config.channels.slack import SlackConfig
 
 _TS = re.compile(r"^\d+\.\d+$")
 _ID = re.compile(r"^[A-Z0-9]+$")

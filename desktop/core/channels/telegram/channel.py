@@ -58,10 +58,10 @@ from desktop.core.channels.telegram import outbound
 from desktop.core.channels.telegram.activity import Activity
 from desktop.core.channels.telegram.buttons import PREFIX as BUTTON_PREFIX
 from desktop.core.channels.telegram.buttons import ButtonApprover, quietly
-from desktop.core.channels.telegram.config import DEFAULT_BASE_URL
 from desktop.core.channels.telegram.inbound import ConnectionLost, Received, describe
 from desktop.core.channels.telegram.markup import Piece
 from desktop.core.channels.telegram.polling import Fetched, UpdateFeed
+from desktop.core.config.channels.telegram import DEFAULT_BASE_URL
 from desktop.core.utils.redact import redact, register_secret
 from desktop.core.utils.tasks import TaskOwner
 

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from desktop.core.config.provider_registry import ProviderSpec, find_by_name
 from desktop.core.config.schema import Config
 from desktop.core.config.secrets import SecretStore
 from desktop.core.providers.base import LLMProvider
@@ -20,7 +21,6 @@ from desktop.core.providers.oauth.endpoints import (
 from desktop.core.providers.oauth.flow import PromptCallback
 from desktop.core.providers.oauth.session import OAuthSession
 from desktop.core.providers.oauth.tokens import OAuthTokens, TokenVault
-from desktop.core.providers.registry import ProviderSpec, find_by_name
 
 OAUTH_PROVIDERS = ("openai_codex", "xai_grok", "github_copilot")
 

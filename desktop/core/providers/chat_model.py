@@ -17,9 +17,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from desktop.core.session.manager import SessionManager
+if TYPE_CHECKING:
+    from desktop.core.session.manager import SessionManager
 
 CHAT_MODEL = "desktop_model"
 SESSION_PRESET = "_nanobot_model_preset"  # nanobot 0.3.5's key: the chat's model preset

@@ -9,7 +9,7 @@ would have the app append to a file in ``~/Documents``); a FIFO blocks its reade
 
 Every access here names a *root* (the workspace, the config folder) and a path below it. The
 root is the person's choice and is used as it resolves; below it every folder is entered with
-``O_NOFOLLOW`` relative to its parent's descriptor (:mod:`desktop.core.security.fsopen`), and
+``O_NOFOLLOW`` relative to its parent's descriptor (:mod:`desktop.core.utils.fsopen`), and
 the file itself is opened with ``O_NOFOLLOW | O_NONBLOCK`` and checked with ``fstat``: only a
 regular file is used. A refusal is :class:`Refused` (an :class:`OSError`) whose message names
 the file and says why.
@@ -37,8 +37,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, Literal
 
-from desktop.core.security.fsopen import MAX_RETRIES, Changed, Dir, Symlink, write_atomic
-from desktop.core.utils.validate_aside import notify
+from desktop.core.utils.fsopen import MAX_RETRIES, Changed, Dir, Symlink, write_atomic
+from desktop.core.utils.notices import notify
 
 if TYPE_CHECKING:
     from filelock import FileLock

@@ -1,5 +1,5 @@
 """What the registry knows about one provider (:class:`ProviderSpec`); the data is in
-:mod:`desktop.core.providers.registry`."""
+:mod:`desktop.core.config.provider_registry`."""
 
 from __future__ import annotations
 

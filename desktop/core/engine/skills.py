@@ -22,7 +22,7 @@ and cached, so they stay byte-identical between turns (prompt caching) and cost 
 calls to rebuild. A skill whose frontmatter cannot be parsed is skipped, logged, and reported in
 :attr:`SkillsLoader.errors`.
 
-Workspace skills are read without following a symlink (:mod:`desktop.core.security.ownfiles`):
+Workspace skills are read without following a symlink (:mod:`desktop.core.utils.ownfiles`):
 a command the model ran may have linked a ``SKILL.md`` (or a skill folder) to a file elsewhere,
 whose text would otherwise land in the system prompt. A linked skill, or one whose ``SKILL.md``
 is a FIFO, is listed with the reason in :attr:`SkillsLoader.errors` and never read.
@@ -40,8 +40,8 @@ from typing import Any, Literal
 
 import yaml
 
-from desktop.core.resources import data_path, read_template
-from desktop.core.security import ownfiles
+from desktop.core.utils import ownfiles
+from desktop.core.utils.resources import data_path, read_template
 from desktop.core.utils.validate import notify, parse_json
 
 log = logging.getLogger(__name__)
@@ -301,7 +301,7 @@ class SkillsLoader:
 
         Raises:
             OSError: Unreadable, or (workspace) a link, FIFO or linked folder
-                (:class:`~desktop.core.security.ownfiles.Refused`).
+                (:class:`~desktop.core.utils.ownfiles.Refused`).
             UnicodeDecodeError: Not UTF-8.
         """
         if not path.is_relative_to(self.workspace_dir):

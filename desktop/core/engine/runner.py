@@ -21,7 +21,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from desktop.core.agent.hooks import AgentHook, HookContext
+from desktop.core.engine.hooks import AgentHook, HookContext
 from desktop.core.providers.base import (
     LLMProvider,
     LLMResponse,
@@ -30,9 +30,9 @@ from desktop.core.providers.base import (
     Usage,
 )
 from desktop.core.providers.tokens import count_messages, count_tools, message_tokens
-from desktop.core.resources import aread_template
 from desktop.core.tools.base import ToolContext, ToolResult
 from desktop.core.tools.registry import ERROR_HINT, ToolRegistry
+from desktop.core.utils.resources import aread_template
 
 log = logging.getLogger(__name__)
 

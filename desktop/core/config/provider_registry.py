@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic.alias_generators import to_snake
 
-from desktop.core.providers.spec import ProviderSpec
+from desktop.core.config.provider_spec import ProviderSpec
 
 __all__ = [
     "PROVIDERS",
