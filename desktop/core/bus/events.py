@@ -22,9 +22,9 @@ CLI_CHANNEL = "cli"
 SYSTEM_CHANNEL = "system"
 """Subagent reports come back on this channel, addressed to their origin chat."""
 
-TurnSource = Literal["message", "cron", "heartbeat", "subagent"]
-"""What started a turn: a person's message (any channel), a cron job, the heartbeat, or a
-subagent's report."""
+TurnSource = Literal["message", "cron", "heartbeat", "subagent", "api"]
+"""What started a turn: a person's message (any channel), a cron job, the heartbeat, a
+subagent's report, or a request to the OpenAI-compatible API (``serve``)."""
 
 
 AckOutcome = Literal["saved", "dropped"]
