@@ -118,8 +118,7 @@ async def _serve(config: Config, args: argparse.Namespace) -> int:
     from desktop.cli.usage import budgets_of, dream_review_of, say_budget_events
     from desktop.core.agent.approval_prefs import policy_from_prefs
     from desktop.core.api.request import DEFAULT_SESSION
-    from desktop.core.api.server import ApiChannel, ApiServer
-    from desktop.core.assembly import build_runtime
+    from desktop.core.api.service import start_api
     from desktop.core.config.loader import config_origin
     from desktop.core.config.prefs import PrefsStore
     from desktop.core.config.prefs_peek import prefs_path
@@ -128,7 +127,6 @@ async def _serve(config: Config, args: argparse.Namespace) -> int:
     from desktop.core.providers.factory import MissingKeyError, abuild_provider
     from desktop.core.providers.matching import ProviderNotFound
     from desktop.core.providers.presets import default_target
-    from desktop.core.runtime import Runtime
     from desktop.core.utils.tasks import TaskOwner
 
     store = SecretStore()
@@ -149,47 +147,36 @@ async def _serve(config: Config, args: argparse.Namespace) -> int:
     except (ProviderNotFound, MissingKeyError) as exc:
         return fail(str(exc))
     prefs = await asyncio.to_thread(PrefsStore, prefs_path(config_origin(config).path))
+    if prefs.warning:
+        print(f"warning: {prefs.warning}", file=sys.stderr)
     prefs_owner = TaskOwner("serve-prefs")
     policy = policy_from_prefs(prefs, prefs_owner)
-
-    def build() -> Runtime:  # desktop.json and the workspace are read: off the loop
-        budgets, review = budgets_of(config), dream_review_of(config)
-        return build_runtime(
+    budgets, review = await asyncio.to_thread(lambda: (budgets_of(config), dream_review_of(config)))
+    try:
+        service = await start_api(
             config,
             built.provider,
+            token=token,
+            host=host,
+            port=port,
+            timeout_s=timeout,
             approval=policy,
             budgets=budgets,
             dream_review=review,
             secrets=store,
+            fallback=_print_outbound,
         )
-
-    runtime = await asyncio.to_thread(build)
-    runtime.bus.subscribe(say_budget_events)
-    channel = ApiChannel()
-    runtime.channels.register(channel)
-    runtime.channels.set_fallback(_print_outbound)
-    await runtime.channels.start(networks=False)
-    runtime.agent.start()
-    server = ApiServer(
-        runtime.agent,
-        channel,
-        token=token,
-        model=lambda: default_target(config).model,  # nanobot's name: the config's
-        workspace=config.workspace_path,
-        owner=runtime.owner.child("api"),
-        timeout_s=timeout,
-    )
+    except OSError as exc:
+        await prefs_owner.aclose()
+        return fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}", EXIT_FAILED)
+    service.runtime.bus.subscribe(say_budget_events)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
     try:
-        try:
-            bound = await server.start(host, port)
-        except OSError as exc:
-            return fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}", EXIT_FAILED)
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(signum, stop.set)
         shown = f"[{host}]" if ":" in host else host
-        _say(f"nanobot API: http://{shown}:{bound}/v1 (POST /chat/completions, GET /models)")
+        _say(f"nanobot API: http://{shown}:{service.port}/v1 (POST /chat/completions, GET /models)")
         _say(f"model: {default_target(config).model}; session: {DEFAULT_SESSION} unless session_id")
         _say(f"timeout: {timeout:g} s per request; approvals: {policy.mode}"
              + (" (tools that need a yes run only if always allowed)"
@@ -202,8 +189,7 @@ async def _serve(config: Config, args: argparse.Namespace) -> int:
     finally:
         for signum in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(signum)
-        await server.stop()
-        await runtime.stop()
+        await service.stop()
         await prefs_owner.aclose()
 
 

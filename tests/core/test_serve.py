@@ -1,0 +1,271 @@
+"""``nanobot-desktop serve``: the agent behind an OpenAI-compatible API, called with the
+official ``openai`` client, the model answering from the scripted server over LiteLLM.
+
+The command itself runs once as a real process (what a person starts, stopped with Ctrl-C);
+the rest start the same service in-process (:func:`desktop.core.api.service.start_api`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+import subprocess
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import openai
+import pytest
+
+from desktop.core.agent.approval import ApprovalPolicy
+from desktop.core.api.service import ApiService, start_api
+from desktop.core.config.loader import load_config
+from desktop.core.config.schema import Config
+from desktop.core.config.secrets import SecretStore
+from desktop.core.providers.factory import abuild_provider
+from desktop.core.session.manager import SessionManager
+from desktop.core.usage.budgets import Budgets
+from desktop.core.usage.ledger import read_records
+from desktop.core.usage.place import locate
+from tests.cli_runner import run_cli
+from tests.conftest import CLI, cli_env, custom_config
+from tests.fakes.memory_keyring import MemoryKeyring
+from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
+
+TOKEN = "nbd-test-token-0123456789abcdef"
+
+
+def saved(config_path: Path, workspace: Path, key: str) -> list[dict[str, Any]]:
+    """The lines of session ``key``'s file, where nanobot 0.3.5 keeps it."""
+    path = SessionManager(workspace, config_dir=config_path.parent).path_for(key)
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def api_records(config_path: Path, workspace: Path) -> list[Any]:
+    """The usage ledger's records of this workspace."""
+    place = locate(workspace, config_path.parent, move=False)
+    return read_records(place, 0, time.time() + 3600)
+
+
+# -- the command, as a person runs it ---------------------------------------------------------
+def test_serve_answers_the_openai_client_and_keeps_the_session(
+    scripted_server: ScriptedOpenAIServer, tmp_path: Path, isolated_env: Path
+) -> None:
+    """``serve`` on a machine without a keyring: a token for the run is printed; the
+    ``openai`` client gets the model list, a completion and a streamed completion; a wrong
+    token gets 401 and runs nothing; both turns are in ``api:default`` (nanobot's key), their
+    calls in the ledger as ``api``; Ctrl-C ends it cleanly."""
+    config = custom_config(tmp_path, scripted_server.url)
+    process = subprocess.Popen(
+        [CLI, "serve", "--port", "0", "--config", str(config)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=cli_env(isolated_env, PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring"),
+    )
+    try:
+        assert process.stdout is not None
+        lines: list[str] = []
+        while not lines or not lines[-1].startswith("running"):
+            line = process.stdout.readline()
+            assert line, f"serve ended early: {''.join(lines)} {process.communicate()}"
+            lines.append(line)
+        banner = "".join(lines)
+        port = re.search(r"http://127\.0\.0\.1:(\d+)/v1", banner)
+        token = re.search(r"this run only.*:\n  (\S+)\n", banner)
+        assert port and token, banner
+        base = f"http://127.0.0.1:{port.group(1)}/v1"
+        client = openai.OpenAI(base_url=base, api_key=token.group(1), max_retries=0)
+
+        assert [m.id for m in client.models.list().data] == ["any-name"]
+        scripted_server.push(Reply("Hello from the agent.", chunk=4, usage=(12, 5)))
+        answer = client.chat.completions.create(
+            model="any-name", messages=[{"role": "user", "content": "hi there"}]
+        )
+        assert answer.choices[0].message.content == "Hello from the agent."
+        assert answer.usage is not None and answer.usage.total_tokens == 17
+
+        scripted_server.push(Reply("A streamed answer, piece by piece.", chunk=5))
+        stream = client.chat.completions.create(
+            model="any-name", messages=[{"role": "user", "content": "and now?"}], stream=True
+        )
+        pieces = [c.choices[0].delta.content for c in stream if c.choices[0].delta.content]
+        assert "".join(pieces) == "A streamed answer, piece by piece." and len(pieces) > 3
+
+        requests_before = len(scripted_server.chat_requests())
+        intruder = openai.OpenAI(base_url=base, api_key="not-the-token", max_retries=0)
+        with pytest.raises(openai.AuthenticationError) as refused:
+            intruder.chat.completions.create(
+                model="any-name", messages=[{"role": "user", "content": "let me in"}]
+            )
+        assert refused.value.status_code == 401
+        assert len(scripted_server.chat_requests()) == requests_before
+
+        # The second request's model call carried the first turn: one conversation.
+        last = scripted_server.chat_requests()[-1].body["messages"]
+        assert any(m["role"] == "assistant" and m["content"] == "Hello from the agent."
+                   for m in last)  # fmt: skip
+    finally:
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+    assert process.returncode == 0, err
+    assert token.group(1) not in err and "stopping" in out
+    workspace = tmp_path / "workspace"
+    lines_saved = saved(config, workspace, "api:default")
+    assert lines_saved[0]["key"] == "api:default"
+    assert [(m["role"], m["content"]) for m in lines_saved[1:]] == [
+        ("user", "hi there"),
+        ("assistant", "Hello from the agent."),
+        ("user", "and now?"),
+        ("assistant", "A streamed answer, piece by piece."),
+    ]
+    records = api_records(config, workspace)
+    assert [r.source for r in records] == ["api", "api"]
+    assert {r.session for r in records} == {"api:default"}
+    assert token.group(1) not in (tmp_path / "config" / "config.json").read_text()
+
+
+# -- the service in this process --------------------------------------------------------------
+@dataclass
+class Served:
+    """A running API and what the tests look at."""
+
+    service: ApiService
+    config: Config
+    config_path: Path
+    workspace: Path
+    policy: ApprovalPolicy
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.service.port}/v1"
+
+    def client(self, token: str = TOKEN) -> openai.AsyncOpenAI:
+        return openai.AsyncOpenAI(base_url=self.base, api_key=token, max_retries=0)
+
+
+@pytest.fixture
+async def served(
+    tmp_path: Path, scripted_server: ScriptedOpenAIServer, memory_keyring: MemoryKeyring
+) -> AsyncIterator[Served]:
+    config_path = custom_config(tmp_path, scripted_server.url)
+    config = load_config(config_path)
+    policy = ApprovalPolicy(mode="ask")
+    built = await abuild_provider(config, SecretStore())
+    service = await start_api(config, built.provider, token=TOKEN, approval=policy, budgets=Budgets)
+    try:
+        yield Served(service, config, config_path, tmp_path / "workspace", policy)
+    finally:
+        await service.stop()
+
+
+async def test_session_id_names_the_session(
+    served: Served, scripted_server: ScriptedOpenAIServer
+) -> None:
+    """``session_id`` in the body keeps a conversation of its own: ``api:<id>``."""
+    scripted_server.push(Reply("Noted for work."))
+    async with served.client() as client:
+        answer = await client.chat.completions.create(
+            model="any-name",
+            messages=[{"role": "user", "content": "a work question"}],
+            extra_body={"session_id": "work"},
+        )
+    assert answer.choices[0].message.content == "Noted for work."
+    lines = saved(served.config_path, served.workspace, "api:work")
+    assert [m["content"] for m in lines[1:]] == ["a work question", "Noted for work."]
+    assert (
+        not SessionManager(served.workspace, config_dir=served.config_path.parent)
+        .path_for("api:default")
+        .exists()
+    )
+
+
+async def test_a_tool_call_that_needs_approval_is_refused_at_once_unless_allowed(
+    served: Served, scripted_server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
+    """Nobody can answer an approval over the API: in ``ask`` mode a write outside the
+    workspace is not executed and the request still answers; once the person always allows
+    ``write_file``, the same call runs."""
+    outside = tmp_path / "outside.txt"
+    call = json.dumps({"path": str(outside), "content": "from the API"})
+    scripted_server.push(Reply(tool_calls=[("write_file", call)]), Reply("I could not write it."))
+    async with served.client() as client:
+        answer = await client.chat.completions.create(
+            model="any-name", messages=[{"role": "user", "content": "write the file"}]
+        )
+        assert answer.choices[0].message.content == "I could not write it."
+        assert not outside.exists()
+        tool_result = scripted_server.chat_requests()[-1].body["messages"][-1]
+        assert tool_result["role"] == "tool" and "Not executed" in tool_result["content"]
+        assert "needs the person's approval" in tool_result["content"]
+
+        served.policy.allow_always("write_file")
+        scripted_server.push(Reply(tool_calls=[("write_file", call)]), Reply("Written."))
+        answer = await client.chat.completions.create(
+            model="any-name", messages=[{"role": "user", "content": "now write it"}]
+        )
+    assert answer.choices[0].message.content == "Written."
+    assert outside.read_text() == "from the API"
+
+
+async def test_requests_the_api_cannot_answer_are_refused_clearly(
+    served: Served, scripted_server: ScriptedOpenAIServer
+) -> None:
+    """A conversation in the request, another model, no token: 400/401 with a sentence, and
+    no model call."""
+    async with served.client() as client:
+        with pytest.raises(openai.BadRequestError, match="exactly one user message"):
+            await client.chat.completions.create(
+                model="any-name",
+                messages=[
+                    {"role": "user", "content": "hi"},
+                    {"role": "assistant", "content": "hello"},
+                    {"role": "user", "content": "again"},
+                ],
+            )
+        with pytest.raises(openai.BadRequestError, match="only the configured model 'any-name'"):
+            await client.chat.completions.create(
+                model="gpt-4o", messages=[{"role": "user", "content": "hi"}]
+            )
+    import httpx
+
+    async with httpx.AsyncClient() as http:
+        health = await http.get(served.base.removesuffix("/v1") + "/health")
+        missing = await http.get(served.base + "/models")
+    assert health.status_code == 200 and health.json() == {"status": "ok"}
+    assert missing.status_code == 401 and "Bearer" in missing.json()["error"]["message"]
+    assert scripted_server.chat_requests() == []
+
+
+# -- the token ------------------------------------------------------------------------------
+def test_serve_token_is_made_once_and_kept_in_the_keyring(
+    tmp_path: Path, isolated_env: Path, memory_keyring: MemoryKeyring
+) -> None:
+    """``serve token`` makes a token, keeps it in the keyring (not in config.json) and shows
+    the same one again; ``--new`` replaces it."""
+    config = custom_config(tmp_path, "http://127.0.0.1:9/v1")
+    first = run_cli(["serve", "token", "--config", str(config)], isolated_env)
+    assert first.returncode == 0, first.stderr
+    token = first.stdout.strip()
+    assert len(token) > 40 and "keyring" in first.stderr
+    assert memory_keyring.get_password("nanobot-desktop", "api.apiKey") == token
+    again = run_cli(["serve", "token", "--config", str(config)], isolated_env)
+    assert again.stdout.strip() == token and "api.apiKey" in again.stderr
+    new = run_cli(["serve", "token", "--new", "--config", str(config)], isolated_env)
+    assert new.returncode == 0 and new.stdout.strip() not in ("", token)
+    assert token not in config.read_text() and new.stdout.strip() not in config.read_text()
+
+
+def test_a_host_other_machines_reach_is_refused_without_a_token(
+    tmp_path: Path, isolated_env: Path, no_keyring: None
+) -> None:
+    """``--host 0.0.0.0`` with no token set up: refused before anything listens or runs."""
+    config = custom_config(tmp_path, "http://127.0.0.1:9/v1")
+    result = run_cli(["serve", "--host", "0.0.0.0", "--port", "0", "--config", str(config)],
+                     isolated_env)  # fmt: skip
+    assert result.returncode == 2
+    assert "can be reached from other machines" in result.stderr
+    assert "serve token" in result.stderr and "running" not in result.stdout
