@@ -7,6 +7,7 @@ the rest start the same service in-process (:func:`desktop.core.api.service.star
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import signal
@@ -165,7 +166,8 @@ async def served(
 async def test_session_id_names_the_session(
     served: Served, scripted_server: ScriptedOpenAIServer
 ) -> None:
-    """``session_id`` in the body keeps a conversation of its own: ``api:<id>``."""
+    """``session_id`` in the body keeps a conversation of its own: ``api:<id>``; its model
+    call is in the usage ledger as source ``api`` for that session."""
     scripted_server.push(Reply("Noted for work."))
     async with served.client() as client:
         answer = await client.chat.completions.create(
@@ -181,6 +183,8 @@ async def test_session_id_names_the_session(
         .path_for("api:default")
         .exists()
     )
+    records = await asyncio.to_thread(api_records, served.config_path, served.workspace)
+    assert [(r.source, r.session, r.channel) for r in records] == [("api", "api:work", "api")]
 
 
 async def test_a_tool_call_that_needs_approval_is_refused_at_once_unless_allowed(
