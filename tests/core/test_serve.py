@@ -14,6 +14,7 @@ import signal
 import subprocess
 import time
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,7 +35,8 @@ from desktop.core.usage.place import locate
 from tests.cli_runner import run_cli
 from tests.conftest import CLI, cli_env, custom_config
 from tests.fakes.memory_keyring import MemoryKeyring
-from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
+from tests.fakes.openai_server import Reply, ScriptedOpenAIServer, Stall
+from tests.waiting import until
 
 TOKEN = "nbd-test-token-0123456789abcdef"
 
@@ -148,19 +150,29 @@ class Served:
         return openai.AsyncOpenAI(base_url=self.base, api_key=token, max_retries=0)
 
 
-@pytest.fixture
-async def served(
-    tmp_path: Path, scripted_server: ScriptedOpenAIServer, memory_keyring: MemoryKeyring
+@asynccontextmanager
+async def serving(
+    tmp_path: Path, server: ScriptedOpenAIServer, **options: Any
 ) -> AsyncIterator[Served]:
-    config_path = custom_config(tmp_path, scripted_server.url)
+    """The API service in this process on the scripted server (``ask`` approvals)."""
+    config_path = custom_config(tmp_path, server.url)
     config = load_config(config_path)
     policy = ApprovalPolicy(mode="ask")
     built = await abuild_provider(config, SecretStore())
-    service = await start_api(config, built.provider, token=TOKEN, approval=policy, budgets=Budgets)
+    options.setdefault("budgets", Budgets)
+    service = await start_api(config, built.provider, token=TOKEN, approval=policy, **options)
     try:
         yield Served(service, config, config_path, tmp_path / "workspace", policy)
     finally:
         await service.stop()
+
+
+@pytest.fixture
+async def served(
+    tmp_path: Path, scripted_server: ScriptedOpenAIServer, memory_keyring: MemoryKeyring
+) -> AsyncIterator[Served]:
+    async with serving(tmp_path, scripted_server) as running:
+        yield running
 
 
 async def test_session_id_names_the_session(
@@ -242,6 +254,79 @@ async def test_requests_the_api_cannot_answer_are_refused_clearly(
     assert health.status_code == 200 and health.json() == {"status": "ok"}
     assert missing.status_code == 401 and "Bearer" in missing.json()["error"]["message"]
     assert scripted_server.chat_requests() == []
+
+
+async def test_a_message_the_agent_sends_to_the_caller_is_in_the_answer(
+    served: Served, scripted_server: ScriptedOpenAIServer
+) -> None:
+    """What the agent sends with the ``message`` tool into the API chat reaches the caller
+    (a chat's own answer after it is then left out, as in every channel)."""
+    note = json.dumps({"content": "Here is the summary you asked for."})
+    scripted_server.push(Reply(tool_calls=[("message", note)]), Reply("Sent it."))
+    async with served.client() as client:
+        answer = await client.chat.completions.create(
+            model="any-name", messages=[{"role": "user", "content": "send me the summary"}]
+        )
+    assert answer.choices[0].message.content == "Here is the summary you asked for."
+
+
+async def test_a_turn_past_the_timeout_is_stopped_and_answered_504(
+    tmp_path: Path, scripted_server: ScriptedOpenAIServer, memory_keyring: MemoryKeyring
+) -> None:
+    """A model that does not answer within ``timeout`` gets the request a 504, the turn is
+    stopped (nothing left running) and the user message stays saved."""
+    scripted_server.push(Stall(60))
+    async with serving(tmp_path, scripted_server, timeout_s=1.0) as running:
+        async with running.client() as client:
+            with pytest.raises(openai.InternalServerError, match="timed out after 1 s") as error:
+                await client.chat.completions.create(
+                    model="any-name", messages=[{"role": "user", "content": "slow one"}]
+                )
+        assert error.value.status_code == 504
+        assert not running.service.runtime.agent.is_busy("api:default")
+        lines = saved(running.config_path, running.workspace, "api:default")
+        assert [m["content"] for m in lines[1:] if m.get("role") == "user"] == ["slow one"]
+
+
+async def test_the_api_source_has_its_own_budget(
+    tmp_path: Path, scripted_server: ScriptedOpenAIServer, memory_keyring: MemoryKeyring
+) -> None:
+    """A budget on the ``api`` source with the hard cap: once spent, the next request is
+    refused with 429 and no model call; the window's own chats are not in that budget."""
+    budgets = Budgets.model_validate({"sources": {"api": {"dailyTokens": 10}}, "chatHardCap": True})
+    scripted_server.push(Reply("First answer.", usage=(12, 5)))
+    async with (
+        serving(tmp_path, scripted_server, budgets=lambda: budgets) as running,
+        running.client() as client,
+    ):
+        first = await client.chat.completions.create(
+            model="any-name", messages=[{"role": "user", "content": "one"}]
+        )
+        assert first.choices[0].message.content == "First answer."
+        with pytest.raises(openai.RateLimitError, match="spend cap is reached") as refused:
+            await client.chat.completions.create(
+                model="any-name", messages=[{"role": "user", "content": "two"}]
+            )
+    assert refused.value.status_code == 429
+    assert len(scripted_server.chat_requests()) == 1
+
+
+async def test_a_client_that_leaves_a_stream_stops_its_turn(
+    served: Served, scripted_server: ScriptedOpenAIServer
+) -> None:
+    """The caller closes a stream half-way: the turn is stopped, not left running."""
+    scripted_server.push(Reply("word " * 200, chunk=5, delay=0.02))
+    async with served.client() as client:
+        stream = await client.chat.completions.create(
+            model="any-name", messages=[{"role": "user", "content": "talk a lot"}], stream=True
+        )
+        async for chunk in stream:
+            if chunk.choices[0].delta.content:
+                break
+        await stream.close()
+    agent = served.service.runtime.agent
+    await until(lambda: not agent.is_busy("api:default"), what="the turn to stop")
+    assert scripted_server.completed_streams == 0
 
 
 # -- the token ------------------------------------------------------------------------------
