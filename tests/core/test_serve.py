@@ -270,6 +270,39 @@ async def test_a_message_the_agent_sends_to_the_caller_is_in_the_answer(
     assert answer.choices[0].message.content == "Here is the summary you asked for."
 
 
+async def test_two_requests_in_one_session_run_in_turn_and_keep_their_messages(
+    served: Served, scripted_server: ScriptedOpenAIServer
+) -> None:
+    """A second request for a session waits for the first one's turn; what the first turn
+    sends with the ``message`` tool goes to the first caller, not to the one who came later."""
+    note = json.dumps({"content": "For the first caller."})
+    scripted_server.push(
+        Stall(1.0, then=Reply(tool_calls=[("message", note)])),
+        Reply("Sent."),
+        Reply("Second answer."),
+    )
+    channel = served.service.server.channel
+    async with served.client() as client:
+
+        def ask(text: str) -> Any:
+            return client.chat.completions.create(
+                model="any-name", messages=[{"role": "user", "content": text}]
+            )
+
+        first = asyncio.ensure_future(ask("first"))
+        await until(lambda: served.service.runtime.agent.is_busy("api:default"), what="turn 1")
+        second = asyncio.ensure_future(ask("second"))
+        await until(lambda: channel.waiting("api:default") == 2, what="both requests")
+        answers = await asyncio.gather(first, second)
+    assert [a.choices[0].message.content for a in answers] == [
+        "For the first caller.",
+        "Second answer.",
+    ]
+    lines = saved(served.config_path, served.workspace, "api:default")
+    users = [m["content"] for m in lines[1:] if m.get("role") == "user"]
+    assert users == ["first", "second"]
+
+
 async def test_a_turn_past_the_timeout_is_stopped_and_answered_504(
     tmp_path: Path, scripted_server: ScriptedOpenAIServer, memory_keyring: MemoryKeyring
 ) -> None:

@@ -32,10 +32,9 @@ import json
 import logging
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from aiohttp import web
 
@@ -90,23 +89,34 @@ class ApiChannel:
     name = API_CHANNEL
 
     def __init__(self) -> None:
-        self._listeners: dict[str, _Listener] = {}
+        # Per session, the requests waiting in arrival order; their turns run in that order,
+        # so the first one is the request whose turn is running.
+        self._listeners: dict[str, list[_Listener]] = {}
 
     @contextlib.contextmanager
-    def listen(self, session_key: str, listener: _Listener) -> Any:
-        """Route the session's messages to ``listener`` for the body of the ``with``."""
-        self._listeners[session_key] = listener
+    def listen(self, session_key: str, listener: _Listener) -> Iterator[_Listener]:
+        """Route the session's messages to ``listener`` while its turn runs (the body of the
+        ``with``)."""
+        self._listeners.setdefault(session_key, []).append(listener)
         try:
             yield listener
         finally:
-            if self._listeners.get(session_key) is listener:
-                del self._listeners[session_key]
+            waiting = self._listeners.get(session_key, [])
+            if listener in waiting:
+                waiting.remove(listener)
+            if not waiting:
+                self._listeners.pop(session_key, None)
+
+    def waiting(self, session_key: str) -> int:
+        """How many requests wait in (or run a turn of) ``session_key``."""
+        return len(self._listeners.get(session_key, ()))
 
     async def send(self, message: OutboundMessage) -> None:
         """Hand a message to the request of its session, if one runs."""
         if any(message.metadata.get(flag) for flag in ("progress", "tool_hint", "command")):
             return
-        listener = self._listeners.get(f"{message.channel}:{message.chat_id}")
+        waiting = self._listeners.get(f"{message.channel}:{message.chat_id}")
+        listener = waiting[0] if waiting else None
         if listener is None:
             log.info("API message for %s:%s with no request waiting", message.channel,
                      message.chat_id)  # fmt: skip
