@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import keyring
+import keyring.errors
 import openai
 import pytest
 
@@ -26,7 +28,7 @@ from desktop.core.agent.approval import ApprovalPolicy
 from desktop.core.api.service import ApiService, start_api
 from desktop.core.config.loader import load_config
 from desktop.core.config.schema import Config
-from desktop.core.config.secrets import SecretStore
+from desktop.core.config.secrets import SERVICE_ENV, SecretStore
 from desktop.core.providers.factory import abuild_provider
 from desktop.core.session.manager import SessionManager
 from desktop.core.usage.budgets import Budgets
@@ -36,6 +38,7 @@ from tests.cli_runner import run_cli
 from tests.conftest import CLI, cli_env, custom_config
 from tests.fakes.memory_keyring import MemoryKeyring
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer, Stall
+from tests.real_keyring import RealKeyring
 from tests.waiting import until
 
 TOKEN = "nbd-test-token-0123456789abcdef"
@@ -53,6 +56,37 @@ def api_records(config_path: Path, workspace: Path) -> list[Any]:
     return read_records(place, 0, time.time() + 3600)
 
 
+def start_serve(config: Path, env: dict[str, str]) -> tuple[subprocess.Popen[str], str, str]:
+    """``nanobot-desktop serve --port 0`` as a process: it, its banner and its base URL."""
+    process = subprocess.Popen(
+        [CLI, "serve", "--port", "0", "--config", str(config)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    assert process.stdout is not None
+    lines: list[str] = []
+    while not lines or not lines[-1].startswith("running"):
+        line = process.stdout.readline()
+        if not line:
+            process.kill()
+            raise AssertionError(f"serve ended early: {''.join(lines)} {process.communicate()}")
+        lines.append(line)
+    banner = "".join(lines)
+    port = re.search(r"http://127\.0\.0\.1:(\d+)/v1", banner)
+    assert port, banner
+    return process, banner, f"http://127.0.0.1:{port.group(1)}/v1"
+
+
+def stop_serve(process: subprocess.Popen[str]) -> tuple[str, str]:
+    """Ctrl-C; its remaining output and error (it must end cleanly)."""
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 0, err
+    return out, err
+
+
 # -- the command, as a person runs it ---------------------------------------------------------
 def test_serve_answers_the_openai_client_and_keeps_the_session(
     scripted_server: ScriptedOpenAIServer, tmp_path: Path, isolated_env: Path
@@ -62,25 +96,11 @@ def test_serve_answers_the_openai_client_and_keeps_the_session(
     token gets 401 and runs nothing; both turns are in ``api:default`` (nanobot's key), their
     calls in the ledger as ``api``; Ctrl-C ends it cleanly."""
     config = custom_config(tmp_path, scripted_server.url)
-    process = subprocess.Popen(
-        [CLI, "serve", "--port", "0", "--config", str(config)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=cli_env(isolated_env, PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring"),
-    )
+    env = cli_env(isolated_env, PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring")
+    process, banner, base = start_serve(config, env)
     try:
-        assert process.stdout is not None
-        lines: list[str] = []
-        while not lines or not lines[-1].startswith("running"):
-            line = process.stdout.readline()
-            assert line, f"serve ended early: {''.join(lines)} {process.communicate()}"
-            lines.append(line)
-        banner = "".join(lines)
-        port = re.search(r"http://127\.0\.0\.1:(\d+)/v1", banner)
         token = re.search(r"this run only.*:\n  (\S+)\n", banner)
-        assert port and token, banner
-        base = f"http://127.0.0.1:{port.group(1)}/v1"
+        assert token, banner
         client = openai.OpenAI(base_url=base, api_key=token.group(1), max_retries=0)
 
         assert [m.id for m in client.models.list().data] == ["any-name"]
@@ -112,9 +132,7 @@ def test_serve_answers_the_openai_client_and_keeps_the_session(
         assert any(m["role"] == "assistant" and m["content"] == "Hello from the agent."
                    for m in last)  # fmt: skip
     finally:
-        process.send_signal(signal.SIGINT)
-        out, err = process.communicate(timeout=60)
-    assert process.returncode == 0, err
+        out, err = stop_serve(process)
     assert token.group(1) not in err and "stopping" in out
     workspace = tmp_path / "workspace"
     lines_saved = saved(config, workspace, "api:default")
@@ -129,6 +147,50 @@ def test_serve_answers_the_openai_client_and_keeps_the_session(
     assert [r.source for r in records] == ["api", "api"]
     assert {r.session for r in records} == {"api:default"}
     assert token.group(1) not in (tmp_path / "config" / "config.json").read_text()
+
+
+@pytest.mark.keyring_real
+def test_the_first_serve_keeps_its_token_in_the_real_keyring(
+    scripted_server: ScriptedOpenAIServer,
+    tmp_path: Path,
+    isolated_env: Path,
+    real_keyring: RealKeyring,
+) -> None:
+    """With the Secret Service: the first ``serve`` makes the token, keeps it there and
+    prints it once; the next one uses it without printing it; ``serve token`` shows it."""
+    config = custom_config(tmp_path, scripted_server.url)
+    env = cli_env(isolated_env, **{SERVICE_ENV: real_keyring.service})
+    try:
+        process, banner, base = start_serve(config, env)
+        try:
+            made = re.search(r"new token, kept in the OS keyring.*:\n  (\S+)\n", banner)
+            assert made, banner
+            token = made.group(1)
+            assert real_keyring.get("api.apiKey") == token
+        finally:
+            stop_serve(process)
+        process, banner, base = start_serve(config, env)
+        try:
+            assert token not in banner and "OS keyring" in banner
+            scripted_server.push(Reply("Still you."))
+            client = openai.OpenAI(base_url=base, api_key=token, max_retries=0)
+            answer = client.chat.completions.create(
+                model="any-name", messages=[{"role": "user", "content": "me again"}]
+            )
+            assert answer.choices[0].message.content == "Still you."
+        finally:
+            stop_serve(process)
+        shown = subprocess.run(
+            [CLI, "serve", "token", "--config", str(config)],
+            capture_output=True, text=True, check=False, timeout=120, env=env,
+        )  # fmt: skip
+        assert shown.returncode == 0 and shown.stdout.strip() == token, shown.stderr
+        assert token not in config.read_text()
+    finally:
+        try:
+            keyring.delete_password(real_keyring.service, "api.apiKey")
+        except keyring.errors.PasswordDeleteError:
+            pass
 
 
 # -- the service in this process --------------------------------------------------------------
