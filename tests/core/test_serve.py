@@ -8,6 +8,7 @@ the rest start the same service in-process (:func:`desktop.core.api.service.star
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import re
 import signal
@@ -259,6 +260,71 @@ async def test_session_id_names_the_session(
     )
     records = await asyncio.to_thread(api_records, served.config_path, served.workspace)
     assert [(r.source, r.session, r.channel) for r in records] == [("api", "api:work", "api")]
+
+
+# A 1x1 PNG.
+PNG = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+)
+
+
+def _image_parts(body: dict[str, Any]) -> list[str]:
+    """The image URLs of the newest user message a model request carried."""
+    content = [m for m in body["messages"] if m["role"] == "user"][-1]["content"]
+    parts = content if isinstance(content, list) else []
+    return [p["image_url"]["url"] for p in parts if p.get("type") == "image_url"]
+
+
+async def test_images_reach_the_model_as_json_parts_and_as_uploaded_files(
+    served: Served, scripted_server: ScriptedOpenAIServer
+) -> None:
+    """A base64 image part (the openai client) and a file in nanobot's upload form
+    (``multipart/form-data``: message, session_id, files) are saved under ``media/api/`` and
+    shown to the model with the message; a remote image URL is refused."""
+    url = "data:image/png;base64," + base64.b64encode(PNG).decode()
+    scripted_server.push(Reply("A dot."), Reply("The same dot."))
+    async with served.client() as client:
+        answer = await client.chat.completions.create(
+            model="any-name",
+            messages=[
+                {
+                    "role": "user",
+                    "content": [
+                        {"type": "text", "text": "what is this?"},
+                        {"type": "image_url", "image_url": {"url": url}},
+                    ],
+                }
+            ],
+        )
+        assert answer.choices[0].message.content == "A dot."
+        with pytest.raises(openai.BadRequestError, match="remote image URLs are not fetched"):
+            await client.chat.completions.create(
+                model="any-name",
+                messages=[
+                    {
+                        "role": "user",
+                        "content": [{"type": "image_url", "image_url": {"url": "http://x/y.png"}}],
+                    }
+                ],
+            )
+    assert _image_parts(scripted_server.chat_requests()[0].body) == [url]
+    import httpx
+
+    async with httpx.AsyncClient(timeout=60) as http:
+        uploaded = await http.post(
+            served.base + "/chat/completions",
+            headers={"Authorization": f"Bearer {TOKEN}"},
+            data={"message": "and this file?", "session_id": "pics"},
+            files=[("files", ("../dot.png", PNG, "image/png"))],
+        )
+    assert uploaded.status_code == 200, uploaded.text
+    assert uploaded.json()["choices"][0]["message"]["content"] == "The same dot."
+    assert _image_parts(scripted_server.chat_requests()[1].body) == [url]
+    saved_files = sorted(p.name for p in (served.workspace / "media" / "api").iterdir())
+    assert len(saved_files) == 2
+    assert sum(name.endswith("_dot.png") for name in saved_files) == 1
+    lines = saved(served.config_path, served.workspace, "api:pics")
+    assert lines[1]["content"] == "and this file?" and len(lines[1]["media"]) == 1
 
 
 async def test_a_tool_call_that_needs_approval_is_refused_at_once_unless_allowed(

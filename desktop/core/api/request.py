@@ -4,6 +4,8 @@ As in nanobot 0.3.5 the conversation lives in the session, not in the request: a
 carries exactly one ``user`` message (text, or content parts of ``text`` and base64
 ``image_url`` data URLs), an optional ``session_id`` (the session key is ``api:<id>``, else
 ``api:default``), ``stream`` and ``model`` (which must be the served model when given).
+A ``multipart/form-data`` request (nanobot's upload form: ``message``, ``session_id``,
+``model`` and any number of ``files``) carries files the agent reads as attachments.
 Anything else is a :class:`RequestError` with a sentence for the caller; nothing is saved.
 """
 
@@ -22,7 +24,9 @@ from desktop.core.utils.atomic import atomic_write_bytes
 API_CHANNEL = "api"
 API_CHAT_ID = "default"  # nanobot 0.3.5 answers every API session as chat "default"
 DEFAULT_SESSION = "api:default"
-MAX_IMAGE_BYTES = 10 * 1024 * 1024
+MAX_FILE_BYTES = 10 * 1024 * 1024  # per image or file, as nanobot 0.3.5
+MAX_SESSION_ID = 200
+DEFAULT_UPLOAD_TEXT = "Please look at the attached file(s)."
 _DATA_URL = re.compile(r"data:(image/[\w.+-]+);base64,(.*)", re.DOTALL)
 _EXTENSIONS = {
     "image/jpeg": ".jpg",
@@ -30,7 +34,6 @@ _EXTENSIONS = {
     "image/gif": ".gif",
     "image/webp": ".webp",
 }
-MAX_SESSION_ID = 200
 
 
 class RequestError(ValueError):
@@ -43,10 +46,15 @@ class RequestError(ValueError):
 
 
 @dataclass(frozen=True)
-class Image:
-    """A decoded image part: its MIME type and bytes (saved only once the request is valid)."""
+class Upload:
+    """A file or image sent with a request (saved only once the request is valid).
 
-    mime: str
+    Attributes:
+        name: The name it came with (made safe when saved).
+        data: Its bytes.
+    """
+
+    name: str
     data: bytes = field(repr=False)
 
 
@@ -56,18 +64,23 @@ class ChatRequest:
 
     Attributes:
         text: The user message.
-        images: Images sent with it, not saved yet (:func:`save_images`).
+        uploads: Files and images sent with it, not saved yet (:func:`save_uploads`).
         session_key: ``api:<session_id>`` or ``api:default``.
         stream: Answer as server-sent events.
     """
 
     text: str
-    images: tuple[Image, ...]
+    uploads: tuple[Upload, ...]
     session_key: str
     stream: bool
 
 
-def _image(part: dict[str, Any]) -> Image:
+def too_large(name: str) -> RequestError:
+    """The 413 for a file or image over :data:`MAX_FILE_BYTES`."""
+    return RequestError(f"{name} is larger than {MAX_FILE_BYTES // (1024 * 1024)} MB", 413)
+
+
+def _image(part: dict[str, Any]) -> Upload:
     image_url = part.get("image_url")
     url = image_url.get("url") if isinstance(image_url, dict) else image_url
     if not isinstance(url, str) or not url:
@@ -82,18 +95,18 @@ def _image(part: dict[str, Any]) -> Image:
         data = base64.b64decode(match.group(2), validate=True)
     except (binascii.Error, ValueError):
         raise RequestError("an image's base64 data is not valid") from None
-    if len(data) > MAX_IMAGE_BYTES:
-        raise RequestError(f"an image is larger than {MAX_IMAGE_BYTES // (1024 * 1024)} MB", 413)
-    return Image(match.group(1).lower(), data)
+    if len(data) > MAX_FILE_BYTES:
+        raise too_large("an image")
+    return Upload("image" + _EXTENSIONS.get(match.group(1).lower(), ".img"), data)
 
 
-def _content(content: object) -> tuple[str, tuple[Image, ...]]:
+def _content(content: object) -> tuple[str, tuple[Upload, ...]]:
     if isinstance(content, str):
         return content, ()
     if not isinstance(content, list):
         raise RequestError("messages[0].content must be a string or a list of content parts")
     texts: list[str] = []
-    images: list[Image] = []
+    images: list[Upload] = []
     for part in content:
         if not isinstance(part, dict):
             raise RequestError("each content part must be an object")
@@ -108,6 +121,31 @@ def _content(content: object) -> tuple[str, tuple[Image, ...]]:
         else:
             raise RequestError(f"content parts of type {kind!r} are not supported")
     return " ".join(texts), tuple(images)
+
+
+def _check_model(requested: object, model: str) -> None:
+    if requested not in (None, "", model):
+        raise RequestError(f"only the configured model '{model}' is available")
+
+
+def session_key(session_id: object) -> str:
+    """``api:<session_id>``, or ``api:default`` without one.
+
+    Raises:
+        RequestError: The id is not text, too long, or has ``#`` or control characters.
+    """
+    if session_id in (None, ""):
+        return DEFAULT_SESSION
+    if (
+        isinstance(session_id, str)
+        and len(session_id) <= MAX_SESSION_ID
+        and session_id.isprintable()
+        and "#" not in session_id  # '#' marks a subagent's session
+    ):
+        return f"{API_CHANNEL}:{session_id}"
+    raise RequestError(
+        f"session_id must be text of at most {MAX_SESSION_ID} printable characters, without '#'"
+    )
 
 
 def parse_chat_request(body: object, model: str) -> ChatRequest:
@@ -136,31 +174,34 @@ def parse_chat_request(body: object, model: str) -> ChatRequest:
     text, images = _content(messages[0].get("content", ""))
     if not text.strip() and not images:
         raise RequestError("the user message is empty")
-    requested = body.get("model")
-    if requested not in (None, "", model):
-        raise RequestError(f"only the configured model '{model}' is available")
+    _check_model(body.get("model"), model)
     stream = body.get("stream", False)
     if not isinstance(stream, bool):
         raise RequestError("stream must be true or false")
-    session_id = body.get("session_id")
-    if session_id in (None, ""):
-        key = DEFAULT_SESSION
-    elif (
-        isinstance(session_id, str)
-        and len(session_id) <= MAX_SESSION_ID
-        and session_id.isprintable()
-        and "#" not in session_id  # '#' marks a subagent's session
-    ):
-        key = f"{API_CHANNEL}:{session_id}"
-    else:
-        raise RequestError(
-            f"session_id must be text of at most {MAX_SESSION_ID} printable characters, without '#'"
-        )
-    return ChatRequest(text, images, key, stream)
+    return ChatRequest(text, images, session_key(body.get("session_id")), stream)
 
 
-def save_images(images: tuple[Image, ...], workspace: Path) -> list[str]:
-    """Write ``images`` into ``<workspace>/media/api/`` under new names (atomically, no link
+def upload_request(fields: dict[str, str], files: list[Upload], model: str) -> ChatRequest:
+    """The fields and files of a ``multipart/form-data`` request (never streamed).
+
+    Raises:
+        RequestError: Another model was asked for, or the session id is not usable.
+    """
+    _check_model(fields.get("model"), model)
+    text = fields.get("message", "").strip() or DEFAULT_UPLOAD_TEXT
+    return ChatRequest(text, tuple(files), session_key(fields.get("session_id")), False)
+
+
+def safe_name(name: str | None) -> str:
+    """Only a file name: the last path part, characters other than letters, digits, ``.``,
+    ``-`` and ``_`` replaced, no leading dot, at most 100 characters."""
+    base = re.split(r"[\\/]", name or "")[-1]
+    cleaned = re.sub(r"[^\w.-]", "_", base).lstrip(".")[-100:]
+    return cleaned or "upload.bin"
+
+
+def save_uploads(uploads: tuple[Upload, ...], workspace: Path) -> list[str]:
+    """Write ``uploads`` into ``<workspace>/media/api/`` under new names (atomically, no link
     followed below the workspace); their paths. Blocking.
 
     Raises:
@@ -168,8 +209,8 @@ def save_images(images: tuple[Image, ...], workspace: Path) -> list[str]:
     """
     folder = workspace / "media" / API_CHANNEL
     paths: list[str] = []
-    for image in images:
-        path = folder / f"{uuid.uuid4().hex[:12]}{_EXTENSIONS.get(image.mime, '.img')}"
-        atomic_write_bytes(path, image.data, root=workspace)
+    for upload in uploads:
+        path = folder / f"{uuid.uuid4().hex[:12]}_{safe_name(upload.name)}"
+        atomic_write_bytes(path, upload.data, root=workspace)
         paths.append(str(path))
     return paths

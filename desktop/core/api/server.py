@@ -1,8 +1,8 @@
 """The OpenAI-compatible HTTP API over the agent loop (aiohttp), as nanobot 0.3.5 serves it.
 
 Endpoints: ``POST /v1/chat/completions`` (a JSON answer, or server-sent events with
-``"stream": true``), ``GET /v1/models`` (the one model served) and ``GET /health`` (no token
-needed). Every other request needs ``Authorization: Bearer <token>``; a missing or wrong token
+``"stream": true``; a JSON body or nanobot's ``multipart/form-data`` upload form),
+``GET /v1/models`` (the one model served) and ``GET /health`` (no token needed). Every other request needs ``Authorization: Bearer <token>``; a missing or wrong token
 gets 401 and nothing runs.
 
 Each request is one turn of the agent loop in the session its body names
@@ -36,16 +36,20 @@ from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from aiohttp import web
+from aiohttp import BodyPartReader, web
 
 from desktop.core.agent.hooks import AgentHook, HookContext
 from desktop.core.agent.loop import AgentLoop
 from desktop.core.api.request import (
     API_CHANNEL,
+    MAX_FILE_BYTES,
     ChatRequest,
     RequestError,
+    Upload,
     parse_chat_request,
-    save_images,
+    save_uploads,
+    too_large,
+    upload_request,
 )
 from desktop.core.bus.events import OutboundMessage
 from desktop.core.providers.base import LLMError, LLMResponse, StreamDelta
@@ -165,6 +169,32 @@ def _chunk(chunk_id: str, model: str, delta: dict[str, str], finish: str | None 
     return f"data: {json.dumps(payload, ensure_ascii=False)}\n\n".encode()
 
 
+async def _read_upload(request: web.Request, model: str) -> ChatRequest:
+    """A ``multipart/form-data`` request: nanobot's fields ``message``, ``session_id``,
+    ``model`` and ``files`` (any number; each at most :data:`MAX_FILE_BYTES`)."""
+    fields: dict[str, str] = {}
+    files: list[Upload] = []
+    try:
+        reader = await request.multipart()
+        while (part := await reader.next()) is not None:
+            if not isinstance(part, BodyPartReader):
+                raise RequestError("nested multipart bodies are not supported")
+            if part.name == "files":
+                data = bytearray()
+                while chunk := await part.read_chunk():
+                    data.extend(chunk)
+                    if len(data) > MAX_FILE_BYTES:
+                        raise too_large(f"the file {part.filename or ''!r}")
+                files.append(Upload(part.filename or "upload.bin", bytes(data)))
+            elif part.name in ("message", "session_id", "model"):
+                fields[part.name] = (await part.text()).strip()
+    except (ValueError, UnicodeDecodeError) as exc:
+        if isinstance(exc, RequestError):
+            raise
+        raise RequestError(f"the form could not be read: {exc}") from None
+    return upload_request(fields, files, model)
+
+
 class ApiServer:
     """The API over one agent loop.
 
@@ -250,14 +280,17 @@ class ApiServer:
 
     # -- chat completions -----------------------------------------------------------------
     async def _completions(self, request: web.Request) -> web.StreamResponse:
-        try:
-            body = await request.json()
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            return error_response(400, "the body is not valid JSON")
         model = self.model()
         try:
-            chat = parse_chat_request(body, model)
-            media = await asyncio.to_thread(save_images, chat.images, self.workspace)
+            if request.content_type.startswith("multipart/"):
+                chat = await _read_upload(request, model)
+            else:
+                try:
+                    body = await request.json()
+                except (json.JSONDecodeError, UnicodeDecodeError):
+                    return error_response(400, "the body is not valid JSON")
+                chat = parse_chat_request(body, model)
+            media = await asyncio.to_thread(save_uploads, chat.uploads, self.workspace)
         except RequestError as exc:
             return error_response(exc.status, exc.message)
         except Refused as exc:
