@@ -431,6 +431,28 @@ async def test_two_requests_in_one_session_run_in_turn_and_keep_their_messages(
     assert users == ["first", "second"]
 
 
+async def test_a_turn_that_breaks_is_an_error_not_an_empty_success(
+    served: Served, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An unexpected failure inside the turn (a stand-in here: the loop's entry raises)
+    answers 500 with a sentence, and a stream ends with an error event, never ``[DONE]``."""
+
+    async def broken(*_args: Any, **_kwargs: Any) -> str:
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(served.service.runtime.agent, "process_direct", broken)
+    ask = {"model": "any-name", "messages": [{"role": "user", "content": "hi"}]}
+    async with served.client() as client:
+        with pytest.raises(openai.InternalServerError, match="the agent failed") as error:
+            await client.chat.completions.create(**ask)
+        assert error.value.status_code == 500
+        stream = await client.chat.completions.create(**ask, stream=True)
+        with pytest.raises(openai.APIError, match="the agent failed"):
+            async for _chunk in stream:
+                pass
+    assert "disk on fire" in caplog.text
+
+
 async def test_a_turn_past_the_timeout_is_stopped_and_answered_504(
     tmp_path: Path, scripted_server: ScriptedOpenAIServer, memory_keyring: MemoryKeyring
 ) -> None:

@@ -61,6 +61,7 @@ log = logging.getLogger(__name__)
 MAX_BODY_BYTES = 20 * 1024 * 1024  # base64 images
 EMPTY_ANSWER = "(the agent finished without a text answer)"
 _DONE = b"data: [DONE]\n\n"
+_INTERNAL = ("the agent failed on this request (the app's log has the details)", "server_error")
 
 
 def error_response(status: int, message: str, kind: str = "invalid_request_error") -> web.Response:
@@ -325,6 +326,9 @@ class ApiServer:
                 )
             except LLMError as exc:
                 return error_response(*_llm_error(exc))
+            except Exception:  # a bug or a broken file: the caller gets a 500, the log the trace
+                log.exception("the API turn in %s failed", chat.session_key)
+                return error_response(500, *_INTERNAL)
         content = "\n\n".join([*listener.sent, answer] if answer else listener.sent)
         return web.json_response(
             {
@@ -373,6 +377,9 @@ class ApiServer:
                                     "timeout"))  # fmt: skip
                 except LLMError as exc:
                     failure.append(_llm_error(exc))
+                except Exception:  # a bug or a broken file: an error event, the trace in the log
+                    log.exception("the API turn in %s failed", chat.session_key)
+                    failure.append((500, *_INTERNAL))
                 finally:
                     pieces.put_nowait(None)
 
