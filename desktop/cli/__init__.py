@@ -91,6 +91,9 @@ def build_parser() -> argparse.ArgumentParser:
     from desktop.cli.onboard import add_onboard_parser
 
     add_onboard_parser(commands, common)
+    from desktop.cli.serve import add_serve_parser
+
+    add_serve_parser(commands, common)
     commands.add_parser(
         "gateway",
         parents=[common],
@@ -177,6 +180,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from desktop.cli.usage import run_usage
 
         return run_usage(args)
+    if args.command == "serve":
+        from desktop.cli.serve import run_serve
+
+        return run_serve(args)
     if args.command == "gateway":
         from desktop.cli.gateway import run_gateway
 

@@ -321,10 +321,12 @@ class AgentLoop:
         chat_id: str = "direct",
         media: list[str] | None = None,
         hook: AgentHook | None = None,
+        source: TurnSource = "message",
     ) -> str:
-        """Run one message in this task and return the answer (the CLI uses this).
+        """Run one message in this task and return the answer (the CLI and ``serve`` use this).
 
-        Commands return their reply. A stopped turn returns ``"Stopped."``.
+        Commands return their reply. A stopped turn returns ``"Stopped."``. ``source`` is what
+        the turn's spend is counted as (``api`` for the API server).
 
         Raises:
             LLMError: The turn failed (it stays pending for a retry).
@@ -340,7 +342,7 @@ class AgentLoop:
         command = parse_command(content) if not media else None
         if command is not None:
             return await self.run_command(session_key, command)
-        outcome = await self.run_turn(message, hook=hook)
+        outcome = await self.run_turn(message, source=source, hook=hook)
         if outcome.status == "failed":
             assert outcome.error is not None
             raise outcome.error

@@ -25,9 +25,9 @@ EVENT_CHANNELS = frozenset({DESKTOP_CHANNEL, CLI_CHANNEL, "heartbeat", SYSTEM_CH
 """Channels whose front ends render a turn from its events; every other channel gets the
 answer as an outbound message (and progress messages while the turn runs)."""
 
-TurnSource = Literal["message", "cron", "heartbeat", "subagent"]
-"""What started a turn: a person's message (any channel), a cron job, the heartbeat, or a
-subagent's report."""
+TurnSource = Literal["message", "cron", "heartbeat", "subagent", "api"]
+"""What started a turn: a person's message (any channel), a cron job, the heartbeat, a
+subagent's report, or a request to the OpenAI-compatible API (``serve``)."""
 
 
 AckOutcome = Literal["saved", "dropped"]

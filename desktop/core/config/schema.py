@@ -211,6 +211,19 @@ class GatewayConfig(Base):
     heartbeat: HeartbeatConfig = Field(default_factory=HeartbeatConfig)
 
 
+class ApiConfig(Base):
+    """``nanobot-desktop serve``: the OpenAI-compatible API (nanobot 0.3.5's ``api`` section).
+
+    ``apiKey`` is the bearer token clients send. nanobot Desktop keeps it in the OS keyring
+    (``serve token`` makes one); a value or ``${VAR}`` reference in the file works too.
+    """
+
+    host: str = "127.0.0.1"
+    port: int = Field(default=8900, ge=0, le=65535)
+    timeout: float = Field(default=120.0, gt=0)
+    api_key: str = Field(default="", repr=False)
+
+
 class WebSearchConfig(Base):
     """Web search: keyless DuckDuckGo by default, Brave when a key is set."""
 
@@ -319,6 +332,7 @@ class Config(Base):
     channels: ChannelsConfig = Field(default_factory=ChannelsConfig)
     providers: ProvidersConfig = Field(default_factory=ProvidersConfig)
     gateway: GatewayConfig = Field(default_factory=GatewayConfig)
+    api: ApiConfig = Field(default_factory=ApiConfig)
     tools: ToolsConfig = Field(default_factory=ToolsConfig)
     transcription: TranscriptionConfig = Field(default_factory=TranscriptionConfig)
     model_presets: dict[str, ModelPresetConfig] = Field(default_factory=dict)

@@ -1,4 +1,5 @@
-"""Secrets that live in config fields (channel tokens, the web search key), kept in the keyring.
+"""Secrets that live in config fields (channel tokens, the web search key, the API server's
+token), kept in the keyring.
 
 No Qt here. Such a secret is stored in the OS keyring under the service of the
 :class:`~desktop.core.config.secrets.SecretStore` with the field's JSON path as the user name
@@ -24,6 +25,7 @@ from desktop.core.config.secrets import KeyringUnavailable, SecretStore
 from desktop.core.utils.redact import register_secret
 
 WEB_SEARCH_KEY = "tools.web.search.api_key"
+API_TOKEN = "api.api_key"  # the bearer token of ``serve`` (keyring user name ``api.apiKey``)
 _SECRET_NAME = re.compile(r"(token|secret|password|api_key|encrypt_key)$")
 
 
@@ -49,8 +51,11 @@ def channel_secret_paths(channel: str) -> list[str]:
 
 
 def all_secret_paths() -> list[str]:
-    """Every field kept in the keyring: the web search key and channel credentials."""
-    return [WEB_SEARCH_KEY] + [p for ch in channel_names() for p in channel_secret_paths(ch)]
+    """Every field kept in the keyring: the web search key, the API token and channel
+    credentials."""
+    return [WEB_SEARCH_KEY, API_TOKEN] + [
+        p for ch in channel_names() for p in channel_secret_paths(ch)
+    ]
 
 
 def json_path(path: str) -> tuple[str, ...]:

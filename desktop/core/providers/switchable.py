@@ -59,8 +59,8 @@ class UsageTag:
     """Who a model call is made for (set with :func:`usage_scope`, read by the ledger).
 
     Attributes:
-        source: ``chat``, ``subagent``, ``consolidation``, ``dream``, ``heartbeat``, ``cron``,
-            ``title`` (``agent`` when nobody tagged the call).
+        source: ``chat``, ``api``, ``subagent``, ``consolidation``, ``dream``, ``heartbeat``,
+            ``cron``, ``title`` (``agent`` when nobody tagged the call).
         session: The session key the work belongs to (``""`` when none).
         channel: The chat channel of that session (``""`` when none).
         job: The cron job id when a scheduled job started the work.
@@ -116,6 +116,7 @@ TURN_SOURCES: dict[str, str] = {
     "cron": "cron",
     "heartbeat": "heartbeat",
     "subagent": "subagent",
+    "api": "api",
 }
 """The ledger source of a turn, by what started it (a subagent's report counts as its spend)."""
 
