@@ -115,7 +115,7 @@ async def _resolve_token(config: Config, store: SecretStore, host: str) -> tuple
 
 
 async def _serve(config: Config, args: argparse.Namespace) -> int:
-    from desktop.cli.usage import budgets_of, dream_review_of, say_budget_events
+    from desktop.cli.usage import say_budget_events
     from desktop.core.agent.approval_prefs import policy_from_prefs
     from desktop.core.api.request import DEFAULT_SESSION
     from desktop.core.api.service import start_api
@@ -151,7 +151,6 @@ async def _serve(config: Config, args: argparse.Namespace) -> int:
         print(f"warning: {prefs.warning}", file=sys.stderr)
     prefs_owner = TaskOwner("serve-prefs")
     policy = policy_from_prefs(prefs, prefs_owner)
-    budgets, review = await asyncio.to_thread(lambda: (budgets_of(config), dream_review_of(config)))
     try:
         service = await start_api(
             config,
@@ -161,8 +160,7 @@ async def _serve(config: Config, args: argparse.Namespace) -> int:
             port=port,
             timeout_s=timeout,
             approval=policy,
-            budgets=budgets,
-            dream_review=review,
+            prefs=prefs,
             secrets=store,
             fallback=_print_outbound,
         )

@@ -27,12 +27,13 @@ import pytest
 
 from desktop.core.agent.approval import ApprovalPolicy
 from desktop.core.api.service import ApiService, start_api
+from desktop.core.config.budgets import Budgets
 from desktop.core.config.loader import load_config
+from desktop.core.config.prefs import PrefsStore
 from desktop.core.config.schema import Config
 from desktop.core.config.secrets import SERVICE_ENV, SecretStore
 from desktop.core.providers.factory import abuild_provider
 from desktop.core.session.manager import SessionManager
-from desktop.core.usage.budgets import Budgets
 from desktop.core.usage.ledger import read_records
 from desktop.core.usage.place import locate
 from tests.cli_runner import run_cli
@@ -222,8 +223,11 @@ async def serving(
     config = load_config(config_path)
     policy = ApprovalPolicy(mode="ask")
     built = await abuild_provider(config, SecretStore())
-    options.setdefault("budgets", Budgets)
-    service = await start_api(config, built.provider, token=TOKEN, approval=policy, **options)
+    prefs = PrefsStore(tmp_path / "desktop.json")  # desktop.json: what the API reads budgets from
+    prefs.update(budgets=options.pop("budgets", Budgets)())
+    service = await start_api(
+        config, built.provider, token=TOKEN, approval=policy, prefs=prefs, **options
+    )
     try:
         yield Served(service, config, config_path, tmp_path / "workspace", policy)
     finally:

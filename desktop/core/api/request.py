@@ -205,7 +205,7 @@ def save_uploads(uploads: tuple[Upload, ...], workspace: Path) -> list[str]:
     followed below the workspace); their paths. Blocking.
 
     Raises:
-        desktop.core.security.ownfiles.Refused: A folder on the way is a link.
+        desktop.core.utils.ownfiles.Refused: A folder on the way is a link.
     """
     folder = workspace / "media" / API_CHANNEL
     paths: list[str] = []

@@ -38,7 +38,6 @@ from pathlib import Path
 
 from aiohttp import BodyPartReader, web
 
-from desktop.core.agent.hooks import AgentHook, HookContext
 from desktop.core.agent.loop import AgentLoop
 from desktop.core.api.request import (
     API_CHANNEL,
@@ -52,8 +51,9 @@ from desktop.core.api.request import (
     upload_request,
 )
 from desktop.core.bus.events import OutboundMessage
+from desktop.core.engine.hooks import AgentHook, HookContext
 from desktop.core.providers.base import LLMError, LLMResponse, StreamDelta
-from desktop.core.security.ownfiles import Refused
+from desktop.core.utils.ownfiles import Refused
 from desktop.core.utils.tasks import TaskOwner
 
 log = logging.getLogger(__name__)

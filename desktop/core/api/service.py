@@ -8,20 +8,19 @@ runtime's loop answers the API's turns, and messages the agent sends elsewhere g
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from desktop.core.agent.approval import ApprovalPolicy
 from desktop.core.api.server import ApiChannel, ApiServer
-from desktop.core.assembly import build_runtime
+from desktop.core.assembly import StartOptions, start_runtime
 from desktop.core.bus.events import OutboundMessage
+from desktop.core.config.prefs import PrefsStore
 from desktop.core.config.schema import Config
 from desktop.core.config.secrets import SecretStore
 from desktop.core.providers.base import LLMProvider
 from desktop.core.providers.presets import default_target
 from desktop.core.runtime import Runtime
-from desktop.core.usage.budgets import Budgets
 
 
 @dataclass
@@ -49,8 +48,7 @@ async def start_api(
     port: int = 0,
     timeout_s: float = 120.0,
     approval: ApprovalPolicy | None = None,
-    budgets: Callable[[], Budgets] | None = None,
-    dream_review: Callable[[], bool] | None = None,
+    prefs: PrefsStore | None = None,
     secrets: SecretStore | None = None,
     fallback: Callable[[OutboundMessage], None] | None = None,
 ) -> ApiService:
@@ -66,23 +64,25 @@ async def start_api(
         approval: The person's approval rules (``None``: no gate, nothing is asked —
             nanobot's behaviour); nobody can answer over the API, so what needs a yes and
             is not allowed is refused.
-        budgets: The spend budgets in force.
-        dream_review: Whether Dream proposes instead of editing.
+        prefs: ``desktop.json`` (budgets, Dream review), read live; ``None``: read once from
+            beside the config.
         secrets: Where keys for a chat's own model or a fallback model are found.
         fallback: Where messages for channels that are not running go (default: the log).
 
     Raises:
         OSError: The address cannot be bound (the runtime is stopped again).
     """
-    runtime = await asyncio.to_thread(
-        build_runtime,
-        config,
-        provider,
-        approval=approval,
-        budgets=budgets,
-        dream_review=dream_review,
+    options = StartOptions(  # the one start path; no chat networks, scheduler or socket
+        networks=False,
+        scheduler=False,
+        serve_socket=False,
+        probe_window=False,
+        provider=provider,
         secrets=secrets,
+        prefs=prefs,
+        approval=approval,
     )
+    runtime = await start_runtime(config, options)
     channel = ApiChannel()
     runtime.channels.register(channel)
     runtime.channels.set_fallback(fallback)
@@ -96,8 +96,6 @@ async def start_api(
         timeout_s=timeout_s,
     )
     try:
-        await runtime.channels.start(networks=False)
-        runtime.agent.start()
         bound = await server.start(host, port)
     except BaseException:
         await server.stop()
