@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from desktop.core.agent.approval import ApprovalGate, ApprovalPolicy
 from desktop.core.agent.context import ContextBuilder
+from desktop.core.agent.idle_compaction import IdleClock, IdleCompactor
 from desktop.core.agent.loop import AgentLoop
 from desktop.core.agent.skills import SkillsLoader
 from desktop.core.agent.subagents import SubagentManager
@@ -186,6 +187,7 @@ def build_runtime(
     reminders_paused: Callable[[], bool] | None = None,
     dream_review: Callable[[], bool] | None = None,
     secrets: SecretStore | None = None,
+    idle_clock: IdleClock | None = None,
 ) -> Runtime:
     """Build (not start) the runtime for ``config``. Blocking file I/O: call it in a thread.
 
@@ -206,6 +208,7 @@ def build_runtime(
             default: never.
         secrets: Where keys are found when a chat's own model, a preset or a fallback
             model needs its provider built (``None``: the system keyring).
+        idle_clock: Idle compaction's time source and sleep (tests).
     """
     defaults = config.agents.defaults
     workspace = config.workspace_path
@@ -374,6 +377,16 @@ def build_runtime(
         governor=governor,
         detach=detach,
         chat_models=chat_models,
+        idle=IdleCompactor(
+            sessions,
+            consolidator,
+            lock_for=agent.session_lock,
+            busy=agent.is_busy,
+            owner=owner.child("idle-compaction"),
+            after_minutes=defaults.idle_compact_after_minutes,
+            interval_s=defaults.idle_compact_check_interval_seconds,
+            clock=idle_clock,
+        ),
     )
 
 
