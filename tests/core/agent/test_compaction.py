@@ -146,6 +146,31 @@ async def test_compact_replaces_the_old_turns_with_a_summary_checkpoint(
         await runtime.stop()
 
 
+async def test_the_summary_stays_in_the_prompt_after_dream_took_it_from_history(
+    scripted_server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
+    """Once Dream has consumed the history entry, ``# Recent History`` no longer shows the
+    summary: the system prompt's ``[Archived Context Summary]`` (nanobot's section) does;
+    while Recent History shows it whole, it is not repeated."""
+    runtime = _runtime(scripted_server, tmp_path)
+    try:
+        scripted_server.push(Reply("Ok."), Reply("- DOOR-SUMMARY: the blue door."))
+        await _turn(runtime, "Remember the blue door.")
+        await _command(runtime, "/compact")
+        scripted_server.push(Reply("Yes."), Reply("Blue."))
+        await _turn(runtime, "Still there?")
+        system = scripted_server.chat_requests()[-1].body["messages"][0]["content"]
+        assert system.count("DOOR-SUMMARY") == 1 and "[Archived Context Summary]" not in system
+        store = MemoryStore(runtime.config.workspace_path)
+        store.dream_cursor = store.last_cursor  # Dream has distilled it
+        await _turn(runtime, "Which door?")
+        system = scripted_server.chat_requests()[-1].body["messages"][0]["content"]
+        assert "[Archived Context Summary]" in system
+        assert "DOOR-SUMMARY: the blue door." in system
+    finally:
+        await runtime.stop()
+
+
 async def test_compact_with_nothing_new_says_so_without_a_model_call(
     scripted_server: ScriptedOpenAIServer, tmp_path: Path
 ) -> None:
