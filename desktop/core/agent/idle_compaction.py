@@ -9,7 +9,8 @@ A timer runs only while something is to do: the compactor knows each session's d
 (from a scan of the session files at start, then from every turn's end) and sleeps until the
 earliest one; with no session waiting there is no timer. Sessions with a running turn and
 Dream's own (``dream:``) are left alone; one whose file another process touched meanwhile
-gets its new deadline instead. The clock is injectable (tests do not wait minutes).
+gets its new deadline instead. Unlike nanobot, the start's scan leaves chats idle for over a
+day alone (see :data:`SCAN_HORIZON`): a first start would otherwise summarise every old chat. The clock is injectable (tests do not wait minutes).
 """
 
 from __future__ import annotations
@@ -30,6 +31,10 @@ from desktop.core.utils.tasks import TaskOwner
 log = logging.getLogger(__name__)
 
 INTERNAL_PREFIXES = ("dream:",)
+#: The start's scan takes sessions that became idle at most this long ago; older ones are
+#: finished chats that would each cost a model call at a first start (one used again is
+#: compacted after it).
+SCAN_HORIZON = timedelta(days=1)
 
 
 class Compacting(Protocol):
@@ -142,12 +147,13 @@ class IdleCompactor:
     async def _scan_files(self) -> None:
         """Deadlines of the sessions on disk (another program's included)."""
         listed = await asyncio.to_thread(self.sessions.list_sessions)
+        oldest = self.clock.now() - self.after - SCAN_HORIZON  # became idle over a day ago
         for info in listed:
             key = str(info.get("key") or "")
             when = _parse(info.get("updated_at"))
-            internal = key.startswith(INTERNAL_PREFIXES)
-            if key and when is not None and key not in self._due and not internal:
-                self._due[key] = when + self.after
+            if when is None or when < oldest or not key or key.startswith(INTERNAL_PREFIXES):
+                continue
+            self._due.setdefault(key, when + self.after)
         self._arm()
 
     def _arm(self) -> None:

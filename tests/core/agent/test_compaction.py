@@ -248,7 +248,7 @@ async def test_a_session_idle_before_start_is_compacted_at_start(
     scripted_server: ScriptedOpenAIServer, tmp_path: Path
 ) -> None:
     """A session another program left an hour ago is found in the files and compacted; one
-    with nothing new is not (no model call)."""
+    with nothing new is not, nor one idle for days (a finished chat): one model call."""
     config = _config(scripted_server, tmp_path, idleCompactAfterMinutes=15)
     sessions = SessionManager(config.workspace_path, config_dir=config_dir(config))
     hour_ago = datetime.now() - timedelta(hours=1)
@@ -257,6 +257,10 @@ async def test_a_session_idle_before_start_is_compacted_at_start(
     old.add_message("assistant", "Booked for 9:10.")
     old.updated_at = hour_ago
     sessions.save(old)
+    finished = sessions.get_or_create("telegram:44")
+    finished.add_message("user", "Last year's question.")
+    finished.updated_at = datetime.now() - timedelta(days=2)
+    sessions.save(finished)
     empty = sessions.get_or_create("telegram:43")
     empty.updated_at = hour_ago
     sessions.save(empty)

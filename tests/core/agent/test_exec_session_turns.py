@@ -111,7 +111,8 @@ async def test_a_turn_drives_a_python_session(
         assert listed.startswith(f"{sid} | running | ") and "-u -q -i" in listed
         assert f"[session_id={sid}: ended]" in ended and "[exit code: 0]" in ended
         offered = [
-            {t["function"]["name"] for t in r.body["tools"]} for r in scripted_server.chat_requests()
+            {t["function"]["name"] for t in r.body["tools"]}
+            for r in scripted_server.chat_requests()
         ]
         session_tools = {"exec_session", "list_exec_sessions"}
         assert "exec" in offered[0] and not session_tools & offered[0], "deferred until needed"
