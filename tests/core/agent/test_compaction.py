@@ -332,3 +332,19 @@ async def test_unified_session_puts_every_channel_in_one_session(
         assert len(_file(runtime, UNIFIED_SESSION_KEY)) == 5
     finally:
         await runtime.stop()
+
+
+def test_the_checkpoint_is_not_one_of_the_persons_messages() -> None:
+    """Editing "the person's n-th message" (as the window counts its rows) skips the hidden
+    checkpoint, as the window does."""
+    from desktop.core.session.edits import find_person_message
+
+    messages = [
+        {"role": "user", "content": "Plan a day in Porto."},
+        {"role": "assistant", "content": "Visit Ribeira."},
+        {"role": "user", "content": CONTINUATION_TEXT, HIDDEN_KEY: True},
+        {"role": "user", "content": "And dinner?"},
+        {"role": "assistant", "content": "Try francesinha."},
+        {"role": "user", "content": "And dinner?"},
+    ]
+    assert find_person_message(messages, 1, "And dinner?") == 3
