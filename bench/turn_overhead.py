@@ -253,6 +253,7 @@ def _child(count: int, shape: str, turns: int) -> dict[str, Any]:
         def __init__(self, real: Any) -> None:
             self.maybe_consolidate = timed("consolidator", real.maybe_consolidate)
             self.archive_all = real.archive_all
+            self.compact = real.compact
 
     agent = AgentLoop(
         config=config,

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from desktop.core.agent.approval import ApprovalPolicy
+from desktop.core.agent.idle_compaction import IdleClock, IdleCompactor
 from desktop.core.bus.queue import MessageBus
 from desktop.core.config.budgets import Budgets
 from desktop.core.config.loader import config_origin
@@ -77,6 +78,7 @@ def build_runtime(
     reminders_paused: Callable[[], bool] | None = None,
     dream_review: Callable[[], bool] | None = None,
     secrets: SecretStore | None = None,
+    idle_clock: IdleClock | None = None,
 ) -> Runtime:
     """Build (not start) the runtime for ``config``. Blocking file I/O: call it in a thread.
 
@@ -99,6 +101,7 @@ def build_runtime(
             default: never.
         secrets: Where keys are found when a chat's own model, a preset or a fallback
             model needs its provider built (``None``: the system keyring).
+        idle_clock: Idle compaction's time source and sleep (tests).
     """
     bus = bus or MessageBus()
     switchable = (
@@ -134,6 +137,16 @@ def build_runtime(
         applied=snapshot(config),
         detach=spend.detach,
         chat_models=agent.chat_models,
+        idle=IdleCompactor(
+            base.sessions,
+            memory.consolidator,
+            lock_for=agent.loop.session_lock,
+            busy=agent.loop.is_busy,
+            owner=base.owner.child("idle-compaction"),
+            after_minutes=config.agents.defaults.idle_compact_after_minutes,
+            interval_s=config.agents.defaults.idle_compact_check_interval_seconds,
+            clock=idle_clock,
+        ),
     )
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from desktop.core.agent.approval import ApprovalGate
+from desktop.core.agent.idle_compaction import IdleCompactor
 from desktop.core.agent.loop import AgentLoop
 from desktop.core.agent.subagents import SubagentManager
 from desktop.core.agent.turn_parts import CommandHandler
@@ -144,6 +145,8 @@ class Runtime:
         detach: Removes the runtime's listeners from the provider (called by :meth:`stop`).
         chat_models: The providers of chats with a model of their own (the agent loop runs
             their turns on them); ``None`` when built without.
+        idle: Compacts chats left idle (``idleCompactAfterMinutes``); started by
+            :meth:`start` (app and gateway), never by a one-shot ``agent -m``.
     """
 
     config: Config
@@ -168,6 +171,7 @@ class Runtime:
     applied: dict[tuple[str, ...], Any] = field(default_factory=dict)
     detach: tuple[Callable[[], None], ...] = ()
     chat_models: ChatModels | None = None
+    idle: IdleCompactor | None = None
 
     async def use_model(
         self,
@@ -270,8 +274,10 @@ class Runtime:
         self.agent.start()
         if self.ipc is not None and await self.ipc.start():
             self.channels.register(self.ipc)
-        if scheduler:
+        if scheduler:  # the app and the gateway: jobs, and idle chats compacted
             await self.cron.start()
+            if self.idle is not None:
+                self.idle.start(self.bus)
             if self.cron.warning:
                 log.warning(self.cron.warning)
 
@@ -279,6 +285,8 @@ class Runtime:
         """Stop the scheduler and the channels, cancel turns, subagents and background work,
         close MCP."""
         await self.cron.stop()
+        if self.idle is not None:
+            await self.idle.aclose()
         if self.ipc is not None:
             await self.ipc.stop()
         await self.channels.stop()

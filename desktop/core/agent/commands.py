@@ -13,6 +13,7 @@ COMMANDS: dict[str, str] = {
         "summarise this conversation into memory and start a fresh one (in a desktop chat a new "
         "chat opens and this one stays in the list; any other chat is set aside)"
     ),
+    "/compact": "summarise this conversation so far; later turns send the summary, not every message",
     "/stop": "stop the running turn and its subagents",
     "/status": "model, tokens used, context fill, messages, running tasks",
     "/dream": "distil recent history into long-term memory now",

@@ -23,6 +23,7 @@ from zoneinfo import ZoneInfo
 
 from desktop.core.bus.events import DESKTOP_CHANNEL
 from desktop.core.memory.store import MemoryStore
+from desktop.core.session.compaction import last_summary, summary_section
 from desktop.core.tools.documents import attachment_text
 from desktop.core.utils.redact import redact_for_prompt
 from desktop.core.utils.resources import data_path, read_template
@@ -157,15 +158,21 @@ class ContextBuilder:
             return ""
         return "# Recent History\n\n" + "\n".join(reversed(kept))
 
-    def system_prompt(self, channel: str) -> str:
+    def system_prompt(self, channel: str, metadata: dict[str, Any] | None = None) -> str:
         """All parts joined by ``---`` separators; empty parts are left out.
 
         The parts read from files (bootstrap files, memory, skills, history) are redacted.
+        A compacted session (``metadata``: the session's) adds its summary, unless
+        ``# Recent History`` already shows it whole.
         """
         files = [self.bootstrap(), self.memory()]
         if self.skills_section is not None:
             files.extend(self.skills_section())
-        files.append(self.recent_history())
+        history = self.recent_history()
+        files.append(history)
+        found = last_summary(metadata)
+        if found is not None and " ".join(found[0].split()) not in history:
+            files.append(summary_section(metadata))
         parts = [self.identity(channel), *(redact_for_prompt(p) for p in files if p)]
         return SEPARATOR.join(p for p in parts if p)
 
@@ -241,7 +248,7 @@ class ContextBuilder:
             text, channel=channel, chat_id=chat_id, media=media, metadata=metadata
         )
         return [
-            {"role": "system", "content": self.system_prompt(channel)},
+            {"role": "system", "content": self.system_prompt(channel, metadata)},
             *history,
             {"role": "user", "content": content},
         ]

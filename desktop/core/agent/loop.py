@@ -37,6 +37,7 @@ from desktop.core.agent.turn_parts import (
 from desktop.core.agent.work import RunningTurn, SessionWork
 from desktop.core.bus.events import (
     CLI_CHANNEL,
+    DESKTOP_CHANNEL,
     EVENT_CHANNELS,
     SYSTEM_CHANNEL,
     InboundMessage,
@@ -61,6 +62,7 @@ from desktop.core.providers.switchable import TURN_SOURCES, usage_scope
 from desktop.core.security.paths import default_protected_paths
 from desktop.core.session.handles import SESSION_MESSAGE
 from desktop.core.session.manager import SessionManager
+from desktop.core.session.unified import UNIFIED_SESSION_KEY, remember_last_channel
 from desktop.core.tools.base import ToolContext
 from desktop.core.tools.groups import groups_in_history
 from desktop.core.tools.registry import ToolRegistry
@@ -187,6 +189,12 @@ class AgentLoop:
 
     async def dispatch(self, message: InboundMessage) -> None:
         """Answer one inbound message: a command at once, else a turn in its session."""
+        if (
+            self.config.agents.defaults.unified_session
+            and message.session_key_override is None
+            and message.channel != DESKTOP_CHANNEL  # the window keeps its chats apart
+        ):
+            message.session_key_override = UNIFIED_SESSION_KEY  # every channel: one session
         channel, chat_id = self.reply_target(message)
         command = parse_command(message.content) if not message.media else None
         if command is not None:
@@ -246,6 +254,8 @@ class AgentLoop:
             return await self.status_text(key)
         if command.name == "/new":
             return await self.new_session(key)
+        if command.name == "/compact":
+            return await self.compact_session(key)
         for handler in self.commands:
             reply = await handler(command.name, command.argument)
             if reply is not None:
@@ -271,6 +281,20 @@ class AgentLoop:
             end = session.pending_index
             await self.consolidation.archive_all(session, end)
             return max(0, session.last_consolidated - before)
+
+    async def compact_session(self, key: str) -> str:
+        """``/compact``: summarise the conversation so far into a checkpoint the next turns
+        replay instead (nanobot 0.3.5's format); waits for a running turn to end first."""
+        if self.consolidation is None:
+            return "Unable to compact context."
+        async with self.session_lock(key):
+            session = await asyncio.to_thread(self.sessions.get_or_create, key)
+            try:
+                done = await self.consolidation.compact(session, session.pending_index)
+            except Exception:
+                log.exception("compacting %s failed", key)
+                return "Unable to compact context."
+        return "Context compacted." if done else "Nothing to compact yet."
 
     async def new_session(self, key: str) -> str:
         """Archive (memory) and start the session afresh; the old file is kept beside it."""
@@ -501,6 +525,8 @@ class AgentLoop:
         session = await asyncio.to_thread(self.sessions.get_or_create, key)
         if await asyncio.to_thread(session.repair):
             await asyncio.to_thread(self.sessions.save, session)
+        if key == UNIFIED_SESSION_KEY and channel not in EVENT_CHANNELS:
+            remember_last_channel(session.metadata, channel, chat_id)
         session.begin_turn(message.content, **extra)
         await asyncio.to_thread(self.sessions.save, session)  # saved before any model call
         await message.acknowledge("saved")  # the channel may confirm it to its server now

@@ -34,6 +34,10 @@ class Consolidation(Protocol):
         """Archive everything not yet archived (``/new``), or what comes before ``end``."""
         ...
 
+    async def compact(self, session: Session, end: int | None = None) -> bool:
+        """Summarise what is not yet archived into a checkpoint (``/compact``)."""
+        ...
+
 
 class Connector(Protocol):
     """Something to connect before a turn (MCP servers, connected lazily)."""

@@ -38,6 +38,10 @@ from desktop.core.bus.events import (
     DeliveryFailed,
     OutboundMessage,
     RunEvent,
+    TurnFailed,
+    TurnFinished,
+    TurnStarted,
+    TurnStopped,
 )
 from desktop.core.bus.queue import MessageBus
 from desktop.core.channels.base import BaseChannel, ChannelStatus, ChannelUnavailable
@@ -45,6 +49,7 @@ from desktop.core.channels.errors import explain
 from desktop.core.channels.outbox import MAX_AGE_S, NOTE_PART, NOTE_WHOLE, Delivery
 from desktop.core.channels.registry import CHANNELS, ChannelInfo
 from desktop.core.channels.state import ChannelStateStore
+from desktop.core.session.unified import UNIFIED_SESSION_KEY
 from desktop.core.utils.tasks import TaskOwner, cancel_and_wait
 
 if TYPE_CHECKING:
@@ -124,6 +129,7 @@ class ChannelManager:
         self._owner = owner
         self._channels: dict[str, Channel] = {}
         self._running: dict[str, BaseChannel] = {}
+        self._unified_turns: dict[str, str] = {}  # turn id → its channel (unifiedSession)
         self._supervisors: dict[str, asyncio.Task[None]] = {}
         self._statuses: dict[str, ChannelStatus] = {}
         self._cleanups: dict[str, list[Callable[[], None]]] = {}
@@ -548,7 +554,15 @@ class ChannelManager:
         key = getattr(event, "session_key", None)
         if not isinstance(key, str):
             return
-        channel = self._running.get(key.partition(":")[0])
+        name = key.partition(":")[0]
+        if key == UNIFIED_SESSION_KEY:  # one session, many channels: the turn's own channel
+            turn = str(getattr(event, "turn_id", ""))
+            if isinstance(event, TurnStarted):
+                self._unified_turns[turn] = event.channel
+            ended = isinstance(event, TurnFinished | TurnStopped | TurnFailed)
+            found = self._unified_turns.pop(turn, "") if ended else self._unified_turns.get(turn)
+            name = found or ""
+        channel = self._running.get(name)
         if channel is not None:
             try:
                 await channel.on_event(event)

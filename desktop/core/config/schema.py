@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, PrivateAttr, field_validator
+from pydantic import AliasChoices, Field, PrivateAttr, field_validator
 from pydantic.alias_generators import to_camel
 
 from desktop.core.config.base import Base, ChannelBase
@@ -140,6 +140,26 @@ class AgentDefaults(Base):
         title="Timezone",
         description="An IANA name such as Europe/Berlin; empty means the system's.",
     )
+    unified_session: bool = Field(
+        default=False,
+        title="One conversation for every chat network",
+        description="Messages from Telegram, Slack, e-mail … all continue one session.",
+    )
+    idle_compact_after_minutes: int = Field(
+        default=15,
+        ge=0,
+        # nanobot 0.3.5 reads the older name too and writes this one
+        validation_alias=AliasChoices(
+            "idleCompactAfterMinutes",
+            "idle_compact_after_minutes",
+            "sessionTtlMinutes",
+            "session_ttl_minutes",
+        ),
+        title="Compact idle chats after",
+        description="A chat idle this long is summarised, so its next turn costs less (0: never).",
+        json_schema_extra={"maximum": 60 * 24 * 30, "unit": "min"},
+    )
+    idle_compact_check_interval_seconds: int = Field(default=60, ge=0)
     request_timeout_s: float = Field(default=120.0, gt=0)
     stream_idle_timeout_s: float = Field(default=60.0, gt=0)
     dream: DreamConfig = Field(default_factory=DreamConfig)

@@ -27,6 +27,12 @@ from desktop.core.memory.store import MemoryStore
 from desktop.core.providers.base import LLMError, LLMProvider
 from desktop.core.providers.switchable import usage_scope
 from desktop.core.providers.tokens import count_messages, count_text, count_tools, message_tokens
+from desktop.core.session.compaction import (
+    archivable,
+    commit_checkpoint,
+    is_checkpoint,
+    last_summary,
+)
 from desktop.core.session.manager import Session, SessionManager
 from desktop.core.utils.resources import read_template
 
@@ -84,6 +90,8 @@ def render_transcript(messages: list[dict[str, Any]]) -> str:
     """
     lines = []
     for message in messages:
+        if is_checkpoint(message):  # a compaction's marker, not conversation
+            continue
         role = str(message.get("role") or "unknown")
         stamp = str(message.get("timestamp") or "")[:16].replace("T", " ")
         text = _text_of(message.get("content"))
@@ -280,6 +288,42 @@ class Consolidator:
                 )
                 if not await self._archive(session, piece):
                     break
+
+    async def compact(self, session: Session, end: int | None = None) -> bool:
+        """Summarise what is not yet archived (before ``end``) into one checkpoint (``/compact``,
+        idle compaction; nanobot 0.3.5's format, see :mod:`desktop.core.session.compaction`).
+
+        The summary (which takes in the previous one) is appended to ``history.jsonl`` like
+        every archive; the session keeps every message, gets the checkpoint after the
+        summarised ones and replays from there. A failed summary call keeps the messages
+        verbatim (``[RAW]``), as archives do.
+
+        Returns:
+            Whether anything was compacted (``False``: nothing new since the last archive).
+        """
+        async with self.lock_for(session.key):
+            stop = len(session.messages) if end is None else min(end, len(session.messages))
+            chunk = [m for m in session.messages[session.last_consolidated : stop] if archivable(m)]
+            if not chunk:
+                return False
+            previous = last_summary(session.metadata)
+            if previous is not None:
+                earlier = {"role": "summary", "content": previous[0], "timestamp": previous[1]}
+                chunk = [earlier, *chunk]
+            with usage_scope(
+                source="consolidation", session=session.key, run=uuid.uuid4().hex[:12]
+            ):
+                summary = await self.summarize(chunk)
+
+            def commit() -> None:
+                self.store.append_history(summary)
+                commit_checkpoint(session, summary, stop)
+                self.sessions.save(session)
+
+            # One thread call: once the entry is written the session gets its checkpoint too.
+            await asyncio.to_thread(commit)
+            log.info("session %s: compacted %d messages", session.key, len(chunk))
+            return True
 
     async def summarize(self, messages: list[dict[str, Any]]) -> str:
         """Dated bullet points for ``messages``; the ``[RAW]`` archive if the model fails."""

@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from desktop.core.session.compaction import is_hidden
 from desktop.core.session.model import Session
 from desktop.core.session.naming import internal_source
 from desktop.core.session.repair import repair_messages
@@ -131,8 +132,13 @@ def _fits(session: Session, at: int, record: dict[str, Any]) -> bool:
 
 def is_person_message(message: dict[str, Any]) -> bool:
     """A user message the person wrote (not a reminder's prompt, the heartbeat's or a
-    subagent's report: :func:`~desktop.core.session.naming.internal_source`)."""
-    return message.get("role") == "user" and internal_source(message) is None
+    subagent's report: :func:`~desktop.core.session.naming.internal_source`; nor a
+    compaction's hidden checkpoint)."""
+    return (
+        message.get("role") == "user"
+        and internal_source(message) is None
+        and not is_hidden(message)
+    )
 
 
 def first_person_index(messages: list[dict[str, Any]]) -> int | None:

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from desktop.core.session.compaction import is_hidden
 from desktop.core.session.naming import internal_source
 from desktop.core.tools.untrusted import shown
 from desktop.core.utils.validate import parse_json
@@ -211,6 +212,8 @@ def items_from_messages(messages: list[dict[str, Any]], *, live: bool = False) -
         role = message.get("role")
         stamp = str(message.get("timestamp") or "")
         first = len(items)
+        if is_hidden(message):  # for the model only (a compaction's checkpoint)
+            continue
         if role == "user":
             _interrupted(turn_cards)  # a new turn: the previous one is over
             cards, turn_cards = {}, []

@@ -280,7 +280,7 @@ async def test_commands_and_groups(
     assert asked[1] == "[Reply to bot: echo: @test_bot what is up?]\nand this?"
     (commands,) = api.calls_of("setMyCommands")
     names = [c["command"] for c in commands.params["commands"]]
-    assert {"new", "stop", "help", "dream_log"} <= set(names)
+    assert {"new", "stop", "help", "dream_log", "compact"} <= set(names)
     assert reply_to["from"]["id"] == BOT_ID
 
 

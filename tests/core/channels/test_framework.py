@@ -283,6 +283,29 @@ async def test_run_events_of_a_channels_sessions_reach_it(
     await owner.aclose()
 
 
+async def test_run_events_of_a_unified_session_reach_the_channel_of_their_turn(
+    tmp_path: Path, fresh_network: Network
+) -> None:
+    """unifiedSession: every channel's turns share ``unified:default``; a turn's events go to
+    the channel its message came from (typing, reactions), another channel's turn's do not."""
+    from desktop.core.bus.events import TurnFinished, TurnStarted, TurnStopped
+
+    bus = MessageBus()
+    manager, owner = _manager(tmp_path, bus)
+    await manager.start()
+    try:
+        await _until(lambda: manager.status("loopback").ok)
+        await bus.emit(TurnStarted("t", "unified:default", "message", "loopback", "42", "hi"))
+        await bus.emit(TurnStarted("u", "unified:default", "message", "slack", "C9", "hi"))
+        await bus.emit(TurnStopped("u", "unified:default", ""))
+        await bus.emit(TurnFinished("t", "unified:default", "done"))
+        await bus.emit(TurnFinished("t", "unified:default", "late repeat"))
+        assert fresh_network.events == ["turn_started", "turn_finished"]
+    finally:
+        await manager.stop()
+        await owner.aclose()
+
+
 async def test_a_slow_channel_does_not_hold_up_the_others(
     tmp_path: Path, fresh_network: Network
 ) -> None:

@@ -71,6 +71,7 @@ ALLOWED_UPDATES = ("message", "callback_query")
 COMMANDS = (
     BotCommand("new", "Start a new conversation"),
     BotCommand("stop", "Stop the current task"),
+    BotCommand("compact", "Compact this chat's context"),
     BotCommand("status", "Model, tokens and running tasks"),
     BotCommand("dream", "Distil recent history into memory now"),
     BotCommand("dream_log", "Show the latest Dream change"),
