@@ -488,7 +488,9 @@ async def _kill(proc: asyncio.subprocess.Process, reading: asyncio.Future[None])
 
 async def _exited(proc: asyncio.subprocess.Process, poll: float = 0.05) -> None:
     """Return once the command's own process has exited."""
-    while proc.returncode is None:
+    # proc.wait() also waits for the pipes, which a background child may hold open; the
+    # return code is set with no event to await, so it is polled.
+    while proc.returncode is None:  # noqa: ASYNC110
         await asyncio.sleep(poll)
 
 
