@@ -20,7 +20,7 @@ def _read_key(display: str, from_stdin: bool) -> str:
     return getpass.getpass(f"API key for {display} (input hidden): ").strip()
 
 
-def run_keys(args: argparse.Namespace) -> int:
+def run_keys(args: argparse.Namespace) -> int:  # noqa: C901  # one branch per `keys` sub-command and its error
     """Dispatch the ``keys`` sub-commands."""
     config = load(args)
     if config is None:

@@ -396,7 +396,7 @@ class ExecSessions:
             session.exited.set()
             session._wake()
 
-    async def _run(self, session: ExecSession, proc: asyncio.subprocess.Process) -> bool:
+    async def _run(self, session: ExecSession, proc: asyncio.subprocess.Process) -> bool:  # noqa: C901  # supervises a command: output, idle, time limit, cancel, exit
         """Supervise the command until it ends; ``False`` when it idled out (then it goes)."""
         launch = session.launch
         limits = launch.limits

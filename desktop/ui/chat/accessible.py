@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 _installed = False
 
 
-def speaker(item: ChatItem) -> str:
+def speaker(item: ChatItem) -> str:  # noqa: C901  # one phrase per row kind
     """Who a row speaks for ("You", "Assistant", "Tool read_file, succeeded"…)."""
     kind = item.kind
     if kind == "user":

@@ -25,7 +25,7 @@ class SessionDelegate(QStyledItemDelegate):
         # As wide as the list (never wider: no horizontal scroll bar in a narrow panel).
         return QSize(0, metrics.lineSpacing() * 2 + 2 * PAD + 2)
 
-    def paint(
+    def paint(  # noqa: C901  # draws each part of a card in turn
         self,
         painter: QPainter,
         option: QStyleOptionViewItem,

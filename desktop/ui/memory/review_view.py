@@ -228,7 +228,7 @@ class ReviewView(QWidget):
         """The proposal shown."""
         return self._proposal
 
-    def set_proposal(self, proposal: Proposal | None, refusal: str | None = None) -> None:
+    def set_proposal(self, proposal: Proposal | None, refusal: str | None = None) -> None:  # noqa: C901  # each part of the proposal view updated in turn
         """Show ``proposal`` (``None``: nothing pending; then ``refusal`` says why a proposal
         was refused, if one was). Unticked changes stay unticked."""
         same = (

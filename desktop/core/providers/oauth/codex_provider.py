@@ -279,7 +279,7 @@ class CodexProvider(LLMProvider):
             if closer is not None:
                 await closer()
 
-    async def _consume(self, lines: Any, state: StreamState, on_delta: Any) -> None:
+    async def _consume(self, lines: Any, state: StreamState, on_delta: Any) -> None:  # noqa: C901  # an SSE reader: idle timeout, data lines, events, end
         data: list[str] = []
         while True:
             try:
