@@ -147,7 +147,7 @@ def is_auto_submitted(message: Message) -> bool:
 def _decoded(part: Message) -> str:
     """A text part's content as ``str``; unknown charsets and bad bytes are replaced."""
     with contextlib.suppress(Exception):  # unknown charset, bad transfer encoding: raw bytes
-        content = part.get_content()  # type: ignore[attr-defined]
+        content = part.get_content()  # type: ignore[attr-defined]  # an EmailMessage (policy=default) typed as Message
         if isinstance(content, str):
             return content
     payload = part.get_payload(decode=True)
