@@ -2,7 +2,7 @@
 # Static checks, as CI runs them (scripts/test.sh calls this before pytest):
 #   ruff check          lint rules ([tool.ruff.lint] in pyproject.toml)
 #   ruff format --check formatting
-#   mypy                types ([tool.mypy]: desktop/, strict for desktop.core)
+#   mypy                types ([tool.mypy]: desktop/ and bench/, --strict throughout)
 #   lint-imports        layering contracts ([tool.importlinter])
 # Every check runs even when an earlier one fails; the summary names the ones that failed.
 # Needs the test extra: scripts/setup.sh --test.

@@ -179,6 +179,11 @@ async def _remote_stop(path: Path, session: str) -> None:
         await connection.close()
 
 
+def _same_folder(a: str, b: str) -> bool:
+    """Whether ``a`` (``~`` expanded) and ``b`` name the same folder (resolves links: blocking)."""
+    return Path(a).expanduser().resolve() == Path(b).resolve()
+
+
 async def _hand_off(args: argparse.Namespace) -> int | None:
     """Talk to a running app or gateway; ``None`` when there is none to talk to."""
     if os.environ.get(HAND_OFF_ENV) == "1" or getattr(args, "model", None):
@@ -191,7 +196,7 @@ async def _hand_off(args: argparse.Namespace) -> int | None:
         if hello is None:
             return None
         wanted = getattr(args, "workspace", None)
-        if wanted and Path(wanted).expanduser().resolve() != Path(hello["workspace"]).resolve():
+        if wanted and not await asyncio.to_thread(_same_folder, wanted, hello["workspace"]):
             return None  # the running agent works in another workspace
         if args.message is not None:
             return EXIT_OK if await _remote_turn(connection, args.session, args.message) else 1

@@ -56,5 +56,5 @@ def echo_notices() -> None:
     handler.setLevel(logging.WARNING)
     handler.setFormatter(logging.Formatter("warning: %(message)s"))
     handler.addFilter(RedactingFilter())
-    handler._nanobot_echo = True  # type: ignore[attr-defined]
+    handler._nanobot_echo = True  # type: ignore[attr-defined]  # a marker: the next call and the tests find it
     logger.addHandler(handler)

@@ -155,7 +155,7 @@ async def read_answer() -> str | None:
     return await _active.ask()
 
 
-async def _answer(
+async def _answer(  # noqa: C901  # races the answer against Ctrl-C, Ctrl-D, /stop and typed lines in one loop
     terminal: _Terminal,
     answer: Awaitable[Any],
     stop: Callable[[], Awaitable[Any]],

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from desktop.cli.common import EXIT_FAILED, EXIT_OK, fail
 
 if TYPE_CHECKING:
+    from desktop.core.config.provider_spec import ProviderSpec
     from desktop.core.config.schema import Config
 
 
@@ -116,12 +117,50 @@ def run_onboard(args: argparse.Namespace) -> int:
     from desktop.core.config.errors import ConfigError
     from desktop.core.config.loader import save_config
     from desktop.core.config.paths import default_config_path
-    from desktop.core.config.provider_registry import PROVIDERS, find_by_name
-    from desktop.core.config.secrets import KeyringUnavailable, SecretStore
-    from desktop.core.memory.templates import sync_workspace_templates
 
     explicit = bool(getattr(args, "config", None))
     path = Path(args.config).expanduser() if explicit else default_config_path()
+    spec = _provider_of(args)
+    if isinstance(spec, int):
+        return spec
+    existed = path.exists()
+    chosen = _config_for(args, path)
+    if isinstance(chosen, int):
+        return chosen
+    config, reset = chosen
+    refused = _apply_flags(config, args, spec)
+    if refused is not None:
+        return refused
+    try:
+        save_config(config, path)
+    except (ConfigError, OSError) as exc:
+        return fail(f"cannot write {path}: {exc}", EXIT_FAILED)
+    if not existed:
+        print(f"✓ Created config at {path}")
+    elif reset:
+        print(f"✓ Config reset to defaults at {path}")
+    else:
+        print(f"✓ Config refreshed at {path} (existing values preserved)")
+    _prepare_workspace(config.workspace_path)
+    if spec is not None:
+        failed = _sign_in_or_store_key(spec, from_stdin=args.key_stdin)
+        if failed is not None:
+            return failed
+    suffix = f' --config "{path}"' if explicit else ""
+    print(
+        f"\n✓ nanobot Desktop is ready. Chat in the terminal: nanobot-desktop agent{suffix}, "
+        "or open the window:"
+    )
+    print("  nanobot-desktop" + suffix)
+    return EXIT_OK
+
+
+def _provider_of(args: argparse.Namespace) -> ProviderSpec | int | None:
+    """The provider ``--provider`` names (``None``: no flag), or the exit code of a usage
+    error in the provider flags (an unknown name, ``--key-stdin`` or ``--api-base`` without
+    one, a key for a provider one signs in to)."""
+    from desktop.core.config.provider_registry import PROVIDERS, find_by_name
+
     spec = None
     if args.provider:
         spec = find_by_name(args.provider)
@@ -137,11 +176,12 @@ def run_onboard(args: argparse.Namespace) -> int:
         )
     if args.api_base and spec is None:
         return fail("--api-base needs --provider")
-    existed = path.exists()
-    chosen = _config_for(args, path)
-    if isinstance(chosen, int):
-        return chosen
-    config, reset = chosen
+    return spec
+
+
+def _apply_flags(config: Config, args: argparse.Namespace, spec: ProviderSpec | None) -> int | None:
+    """``--workspace``, ``--provider``, ``--api-base`` and ``--model`` into ``config``; the
+    exit code when one does not fit."""
     defaults = config.agents.defaults
     if getattr(args, "workspace", None):
         defaults.workspace = str(Path(args.workspace).expanduser())
@@ -154,46 +194,40 @@ def run_onboard(args: argparse.Namespace) -> int:
             section.api_base = args.api_base
     if args.model:
         defaults.model = args.model
-    try:
-        save_config(config, path)
-    except (ConfigError, OSError) as exc:
-        return fail(f"cannot write {path}: {exc}", EXIT_FAILED)
-    if not existed:
-        print(f"✓ Created config at {path}")
-    elif reset:
-        print(f"✓ Config reset to defaults at {path}")
-    else:
-        print(f"✓ Config refreshed at {path} (existing values preserved)")
+    return None
 
-    workspace = config.workspace_path
+
+def _prepare_workspace(workspace: Path) -> None:
+    """Create the workspace folder and its starter files (those missing), saying which."""
+    from desktop.core.memory.templates import sync_workspace_templates
+
     if not workspace.exists():
         workspace.mkdir(parents=True, exist_ok=True)
         print(f"✓ Created workspace at {workspace}")
     for name in sync_workspace_templates(workspace):
         print(f"  Created {name}")
 
-    if spec is not None and spec.oauth:
+
+def _sign_in_or_store_key(spec: ProviderSpec, *, from_stdin: bool) -> int | None:
+    """Say how to sign in (OAuth), or read the key and store it in the keyring; the exit code
+    when it could not be stored."""
+    from desktop.core.config.secrets import KeyringUnavailable, SecretStore
+
+    if spec.oauth:
         cli = spec.name.replace("_", "-")
         print(f"Sign in to {spec.display_name} with: nanobot-desktop provider login {cli}")
-    elif spec is not None and (spec.needs_key or args.key_stdin):
-        key = _read_key(spec.display_name, args.key_stdin)
-        if key:
-            store = SecretStore()
-            try:
-                store.set(spec.name, key)
-            except KeyringUnavailable as exc:
-                return fail(
-                    f"{exc}\nThe key was not stored; the config and workspace are ready.",
-                    EXIT_FAILED,
-                )
-            else:
-                print(f"✓ Stored the {spec.display_name} key in the OS keyring")
-        else:
-            print(f"No key entered; add it later with: nanobot-desktop keys set {spec.name}")
-
-    command = "nanobot-desktop agent"
-    if explicit:
-        command += f' --config "{path}"'
-    print(f"\n✓ nanobot Desktop is ready. Chat in the terminal: {command}, or open the window:")
-    print("  nanobot-desktop" + (f' --config "{path}"' if explicit else ""))
-    return EXIT_OK
+        return None
+    if not (spec.needs_key or from_stdin):
+        return None
+    key = _read_key(spec.display_name, from_stdin)
+    if not key:
+        print(f"No key entered; add it later with: nanobot-desktop keys set {spec.name}")
+        return None
+    try:
+        SecretStore().set(spec.name, key)
+    except KeyringUnavailable as exc:
+        return fail(
+            f"{exc}\nThe key was not stored; the config and workspace are ready.", EXIT_FAILED
+        )
+    print(f"✓ Stored the {spec.display_name} key in the OS keyring")
+    return None

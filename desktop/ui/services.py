@@ -165,7 +165,7 @@ class AppServices(QObject):
             return
         import asyncio
 
-        from desktop.core.cron.snooze import mark_done, snooze
+        from desktop.core.cron.snooze import mark_done, snooze, snooze_choice
 
         cron = runtime.cron
 
@@ -173,7 +173,7 @@ class AppServices(QObject):
             if answer == "done":
                 await asyncio.to_thread(mark_done, cron, event)
             else:  # the notification's buttons send only the snooze choices
-                await asyncio.to_thread(snooze, cron, event, answer)  # type: ignore[arg-type]
+                await asyncio.to_thread(snooze, cron, event, snooze_choice(answer))
 
         runtime.owner.try_spawn(apply(), name="reminder-answer")
 

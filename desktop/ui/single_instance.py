@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QLockFile, QObject, Signal
 
 if TYPE_CHECKING:
-    from PySide6.QtNetwork import QLocalServer
+    from PySide6.QtNetwork import QLocalServer, QLocalSocket
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +51,7 @@ class SingleInstance(QObject):
         self.name = server_name(lock_dir)
         self._lock: QLockFile | None = None
         self._server: QLocalServer | None = None  # created by listen() (QtNetwork loads late)
-        self._clients: set = set()
+        self._clients: set[QLocalSocket] = set()
 
     @property
     def lock_path(self) -> Path:
@@ -107,14 +107,14 @@ class SingleInstance(QObject):
             if socket.bytesAvailable():
                 self._read(socket)
 
-    def _read(self, socket) -> None:
+    def _read(self, socket: QLocalSocket) -> None:
         if socket not in self._clients:
             return
         data = bytes(socket.readAll().data())
         if ACTIVATE.strip() in data:
             self.activateRequested.emit()
 
-    def _drop(self, socket) -> None:
+    def _drop(self, socket: QLocalSocket) -> None:
         if socket in self._clients:
             self._clients.discard(socket)
             socket.deleteLater()

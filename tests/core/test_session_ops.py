@@ -16,7 +16,7 @@ from desktop.core.providers.switchable import SwitchableProvider
 from desktop.core.session import versions
 from desktop.core.session.access import SessionAccess
 from desktop.core.session.edits import EARLIER_SUFFIX, EARLIER_VERSIONS, FORKED_FROM, RewindError
-from desktop.core.session.export import to_json, to_markdown
+from desktop.core.session.export import FORMATS, export_format, to_json, to_markdown
 from desktop.core.session.manager import PENDING, SessionManager
 from desktop.core.session.search import snippet
 from desktop.core.session.titles import AUTO_TITLE, clean_title
@@ -326,6 +326,12 @@ def test_snippet_cuts_at_words() -> None:
     assert line.startswith("…") and line.endswith("…")
     assert line[start : start + 6] == "NEEDLE"
     assert len(line) < 110
+
+
+def test_export_format_accepts_the_menu_names_and_names_a_bad_one() -> None:
+    assert [export_format(name) for name in ("md", "json")] == list(FORMATS)
+    with pytest.raises(ValueError, match=r"'pdf'.*md, json"):
+        export_format("pdf")
 
 
 def test_export_gives_each_turn_its_own_tool_result(tmp_path: Path) -> None:

@@ -133,7 +133,7 @@ def allowance_name(tool: str) -> str:
     return "exec" if tool in EXEC_SESSION_TOOLS else tool
 
 
-def approval_reason(
+def approval_reason(  # noqa: C901  # one rule per tool family, in the documented order
     tool: str, arguments: dict[str, Any], workspace: Path, channel: str = DESKTOP_CHANNEL
 ) -> str | None:
     """Why ``tool`` with ``arguments`` needs approval, or ``None`` when it does not.

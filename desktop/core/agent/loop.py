@@ -26,6 +26,7 @@ from desktop.core.agent.context import ContextBuilder
 from desktop.core.agent.observers import EventHook, ProgressHook
 from desktop.core.agent.turn_parts import (
     ApprovalCheck,
+    CheckpointFailed,
     CheckpointHook,
     CommandHandler,
     Connector,
@@ -503,7 +504,7 @@ class AgentLoop:
 
         self._owner.try_spawn(run(), name=f"consolidate:{key}")
 
-    async def _turn(
+    async def _turn(  # noqa: C901  # one turn, in order: context, runner, save; split = scattered
         self,
         message: InboundMessage,
         turn: RunningTurn,
@@ -578,7 +579,10 @@ class AgentLoop:
             source="session" if SESSION_MESSAGE in message.metadata else source,
         )
         with self.presets.pin(preset) if self.presets else contextlib.nullcontext():
-            result = await runner.run(messages, ctx, session_key=key, turn_id=turn.turn_id)
+            try:
+                result = await runner.run(messages, ctx, session_key=key, turn_id=turn.turn_id)
+            except CheckpointFailed as exc:  # a failed turn, pending for a Retry
+                raise LLMError(exc.message, kind="storage", details=exc.details) from exc
         if result.stop_reason == "empty":
             # Not an answer: the turn stays pending (Retry), nothing is saved as final.
             session.checkpoint(result.added)

@@ -3,7 +3,8 @@
 The interfaces (:class:`Consolidation`, :class:`Connector`, :class:`ApprovalCheck`,
 :data:`CommandHandler`) are what :class:`~desktop.core.agent.loop.AgentLoop` is given at
 construction; :class:`TurnOutcome` is how a turn ended; the two hooks save a turn's messages at
-checkpoints and keep the text a stopped turn keeps.
+checkpoints (a save that fails ends the turn: :class:`CheckpointFailed`) and keep the text a
+stopped turn keeps.
 """
 
 from __future__ import annotations
@@ -14,10 +15,11 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from desktop.core.agent.work import RunningTurn
-from desktop.core.engine.hooks import AgentHook, HookContext
+from desktop.core.engine.hooks import AgentHook, HookContext, RunAborted
 from desktop.core.providers.base import LLMError, StreamDelta
 from desktop.core.session.manager import Session, SessionManager
 from desktop.core.tools.base import ToolContext
+from desktop.core.utils.redact import redact
 
 CommandHandler = Callable[[str, str], Awaitable[str | None]]
 """Answers a slash command (``name``, ``argument``) or returns ``None`` when it is not its."""
@@ -77,8 +79,16 @@ class TurnOutcome:
     message_sent: bool = False
 
 
+class CheckpointFailed(RunAborted):
+    """The turn's messages could not be saved at a checkpoint: the turn ends there (no tool
+    runs whose call or result would not be on disk); the user message is already saved."""
+
+
 class CheckpointHook(AgentHook):
-    """Saves the session whenever the runner says new messages must survive a crash."""
+    """Saves the session whenever the runner says new messages must survive a crash.
+
+    Raises :class:`CheckpointFailed` (from :meth:`on_checkpoint`) when the save fails.
+    """
 
     def __init__(self, sessions: SessionManager, session: Session) -> None:
         self.sessions = sessions
@@ -86,7 +96,15 @@ class CheckpointHook(AgentHook):
 
     async def on_checkpoint(self, ctx: HookContext) -> None:
         self.session.checkpoint(ctx.added)
-        await asyncio.to_thread(self.sessions.save, self.session)
+        try:
+            await asyncio.to_thread(self.sessions.save, self.session)
+        except OSError as exc:  # disk full, permissions, a lock held too long elsewhere
+            reason = exc.strerror or str(exc) or type(exc).__name__
+            raise CheckpointFailed(
+                f"The chat could not be saved ({reason}), so the turn stopped. Your message "
+                "is kept: fix the cause (disk space, permissions), then retry.",
+                redact(f"{type(exc).__name__}: {exc}"),
+            ) from exc
 
 
 class PartialHook(AgentHook):

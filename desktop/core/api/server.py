@@ -389,14 +389,7 @@ class ApiServer:
             while (piece := await pieces.get()) is not None:
                 await response.write(_chunk(chunk_id, model, {"content": piece}))
             await task
-            if failure:
-                status, message, kind = failure[0]
-                error = {"error": {"message": message, "type": kind, "code": status}}
-                await response.write(f"data: {json.dumps(error)}\n\n".encode())
-            else:
-                await response.write(_chunk(chunk_id, model, {}, "stop"))
-                await response.write(_DONE)
-            await response.write_eof()
+            await _end_stream(response, chunk_id, model, failure[0] if failure else None)
         except ConnectionResetError:  # the client went away: its turn is stopped below
             log.info("API client of %s went away: the turn is stopped", chat.session_key)
         finally:
@@ -405,6 +398,20 @@ class ApiServer:
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
         return response
+
+
+async def _end_stream(
+    response: web.StreamResponse, chunk_id: str, model: str, failure: tuple[int, str, str] | None
+) -> None:
+    """End an SSE answer: ``stop`` and ``[DONE]``, or the error event (and no ``[DONE]``)."""
+    if failure is not None:
+        status, message, kind = failure
+        error = {"error": {"message": message, "type": kind, "code": status}}
+        await response.write(f"data: {json.dumps(error)}\n\n".encode())
+    else:
+        await response.write(_chunk(chunk_id, model, {}, "stop"))
+        await response.write(_DONE)
+    await response.write_eof()
 
 
 def is_loopback_host(host: str) -> bool:

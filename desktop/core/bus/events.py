@@ -293,7 +293,7 @@ class TurnFailed:
     Attributes:
         message: One sentence for the person.
         error_kind: The provider error kind (``auth``, ``rate_limit``, ``connection`` …), or
-            ``empty_reply`` / ``unknown``.
+            ``empty_reply`` / ``storage`` (the turn could not be saved) / ``unknown``.
         details: The full (redacted) error text, for a "Details" view.
         pending: The user message is saved and the turn can be run again (Retry).
     """

@@ -106,5 +106,6 @@ class TurnActivity(ABC):
         )
 
     async def _type(self, chat_id: str) -> None:
-        while await self.show_typing(chat_id):
+        # Not a busy wait: the indicator fades by itself, so it is sent again every few seconds.
+        while await self.show_typing(chat_id):  # noqa: ASYNC110
             await asyncio.sleep(self.typing_every)

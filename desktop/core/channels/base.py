@@ -329,7 +329,7 @@ class BaseChannel(ABC):
                 )
         return False
 
-    async def publish(
+    async def publish(  # noqa: C901  # the inbound checks (allowFrom, size, approvals, duplicates) in the order they apply
         self,
         sender: str,
         chat_id: str,

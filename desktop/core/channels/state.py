@@ -47,7 +47,7 @@ class ChannelStateStore:
         self.warning: str | None = None
         self._load()
 
-    def _load(self) -> None:
+    def _load(self) -> None:  # noqa: C901  # a tolerant load, field by field (each part kept or started fresh)
         """Read the file with the shared tolerant reader, field by field: a bad ``values`` or
         ``seen`` starts that part fresh, keeps the other, and the file is copied aside."""
         try:

@@ -151,7 +151,7 @@ class JobRunner:
         zone = ZoneInfo(self.timezone) if self.timezone else None
         return datetime.now(zone).strftime("%Y-%m-%d %H:%M")
 
-    async def remind(self, job: CronJob) -> JobResult:
+    async def remind(self, job: CronJob) -> JobResult:  # noqa: C901  # the reminder turn and each way its delivery can end
         """The reminder turn in the job's conversation, then delivery.
 
         Raises:

@@ -24,8 +24,21 @@ from desktop.core.cron.types import CronJob, CronPayload, CronSchedule
 
 SnoozeChoice = Literal["10m", "1h", "tomorrow"]
 SNOOZE_CHOICES: dict[str, str] = {"10m": "10 min", "1h": "1 hour", "tomorrow": "Tomorrow"}
+_CHOICES: tuple[SnoozeChoice, ...] = ("10m", "1h", "tomorrow")
 #: "Tomorrow" means this hour of the next day, in the person's zone.
 TOMORROW_HOUR = 9
+
+
+def snooze_choice(name: str) -> SnoozeChoice:
+    """``name`` (a menu's or a notification button's text) as a :data:`SnoozeChoice`.
+
+    Raises:
+        ValueError: ``name`` is not one of the choices (``10m``, ``1h``, ``tomorrow``).
+    """
+    for choice in _CHOICES:
+        if choice == name:
+            return choice
+    raise ValueError(f"unknown snooze choice {name!r}; expected one of {', '.join(SNOOZE_CHOICES)}")
 
 
 def snooze_until(choice: SnoozeChoice, now_ms: int, tz: str | None) -> int:

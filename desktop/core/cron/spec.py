@@ -103,7 +103,7 @@ SKIP_CAUSES = {"budget": "over budget", "paused": "paused"}
 QUIET = "no pop-up: reminders are paused"
 
 
-def describe_receipt(run: Receipt, answer: Receipt | None, tz: str | None) -> str:
+def describe_receipt(run: Receipt, answer: Receipt | None, tz: str | None) -> str:  # noqa: C901  # one clause per receipt detail
     """``delivered to desktop at 2026-05-01 10:30 CEST (late: due 09:00, 3 runs missed)``.
 
     A run the window showed without a pop-up reads ``delivered quietly to desktop (no pop-up:

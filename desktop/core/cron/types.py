@@ -70,7 +70,7 @@ class CronSchedule:
         )
         expr = fields.text("expr", required=kind == "cron")
         return cls(
-            kind=kind,  # type: ignore[arg-type]
+            kind=kind,  # type: ignore[arg-type]  # checked against SCHEDULE_KINDS above
             at_ms=at_ms,
             every_ms=every_ms,
             expr=expr,

@@ -2,7 +2,8 @@
 
 The CLI prints through a hook, the GUI gets typed events through a hook, the loop saves
 checkpoints through a hook. :class:`CompositeHook` runs several in order; a hook that raises is
-logged and the others (and the run) carry on.
+logged and the others (and the run) carry on, unless it raises :class:`RunAborted`: a failure
+the run must not outlive (its turn could not be saved).
 """
 
 from __future__ import annotations
@@ -15,6 +16,20 @@ from desktop.core.providers.base import LLMResponse, StreamDelta, ToolCallReques
 from desktop.core.tools.base import ToolResult
 
 log = logging.getLogger(__name__)
+
+
+class RunAborted(Exception):
+    """A hook's failure that ends the run: :class:`CompositeHook` passes it on, unlogged.
+
+    Attributes:
+        message: One sentence for the person.
+        details: The full (redacted) error text.
+    """
+
+    def __init__(self, message: str, details: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.details = details
 
 
 @dataclass
@@ -77,7 +92,8 @@ class AgentHook:
 
 
 class CompositeHook(AgentHook):
-    """Runs hooks in order; one failing hook is logged and skipped."""
+    """Runs hooks in order; one failing hook is logged and skipped (:class:`RunAborted` is
+    passed on: the hooks after it do not run)."""
 
     def __init__(self, hooks: list[AgentHook] | None = None) -> None:
         self.hooks = list(hooks or [])
@@ -100,6 +116,8 @@ class CompositeHook(AgentHook):
         for hook in self.hooks:
             try:
                 await getattr(hook, name)(*args)
+            except RunAborted:
+                raise
             except Exception:
                 log.exception("hook %s.%s failed", type(hook).__name__, name)
 

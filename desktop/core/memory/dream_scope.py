@@ -26,7 +26,7 @@ MAX_NAME_CHARS = 255
 MAX_SKILL_DEPTH = 8
 
 
-def path_problem(path: object) -> str | None:
+def path_problem(path: object) -> str | None:  # noqa: C901  # one check per way a path can leave the workspace
     """Why ``path`` is not a plain workspace-relative path (see the module docstring).
 
     Returns:

@@ -110,7 +110,7 @@ def _read(workspace: Path, path: str) -> str | None:
         return None
 
 
-def _plan(workspace: Path, proposal: Proposal, selected: Selection | None) -> _Plan:
+def _plan(workspace: Path, proposal: Proposal, selected: Selection | None) -> _Plan:  # noqa: C901  # per file: refusal, pins, selection and conflict in turn
     plan = _Plan(refused=list(proposal.refused))
     fixed = pinned_lines(PinStore(workspace).load())
     for entry in proposal.files:

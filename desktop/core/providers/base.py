@@ -19,6 +19,7 @@ ErrorKind = Literal[
     "cancelled",
     "empty_reply",
     "budget",
+    "storage",  # not the provider's: the turn could not be saved (disk full, permissions)
     "unknown",
 ]
 

@@ -13,7 +13,7 @@ import logging
 import os
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from desktop.core.providers.aws import with_credentials
 from desktop.core.providers.base import (
@@ -147,7 +147,7 @@ class LiteLLMProvider(LLMProvider):
         return self.choice.model
 
     # -- request --------------------------------------------------------------------------
-    def _kwargs(
+    def _kwargs(  # noqa: C901  # one branch per optional request setting
         self,
         messages: list[dict[str, Any]],
         tools: list[dict[str, Any]] | None,
@@ -339,13 +339,8 @@ class LiteLLMProvider(LLMProvider):
     ) -> LLMResponse:
         litellm = await aimport_litellm()
         stream = await self._send(litellm, kwargs)
-        meter = current_meter()
-        splitter = ThinkSplitter()
-        text: list[str] = []
-        reasoning: list[str] = []
-        calls: dict[int, dict[str, str]] = {}
-        finish: str | None = None
-        usage_raw: Any = None
+        model = kwargs["model"]
+        fold = _StreamFold(on_delta, lambda raw: self._usage(raw, model))
         started = time.monotonic()
         try:
             iterator = stream.__aiter__()
@@ -361,43 +356,7 @@ class LiteLLMProvider(LLMProvider):
                         kind="timeout",
                         retryable=True,
                     ) from None
-                reported = _get(chunk, "usage")
-                if reported:
-                    usage_raw = reported
-                    if meter is not None:
-                        meter.reported(self._usage(reported, kwargs["model"]))
-                for choice in _get(chunk, "choices") or []:
-                    delta = _get(choice, "delta")
-                    finish = _get(choice, "finish_reason") or finish
-                    piece = _get(delta, "reasoning_content")
-                    if piece:
-                        if meter is not None:
-                            meter.output(piece)
-                        reasoning.append(piece)
-                        await on_delta(StreamDelta("reasoning", piece))
-                    piece = _get(delta, "content")
-                    if piece:
-                        if meter is not None:
-                            meter.output(piece)
-                        for kind, part in splitter.feed(piece):
-                            (text if kind == "text" else reasoning).append(part)
-                            await on_delta(StreamDelta(kind, part))
-                    for call in _get(delta, "tool_calls") or []:
-                        slot = calls.setdefault(
-                            int(_get(call, "index", len(calls)) or 0),
-                            {"id": "", "name": "", "arguments": ""},
-                        )
-                        slot["id"] = _get(call, "id") or slot["id"]
-                        function = _get(call, "function")
-                        name = _get(function, "name") or ""
-                        if name == slot["name"]:  # some servers (llama.cpp) repeat the whole
-                            name = ""  # name in every chunk; OpenAI sends it once
-                        slot["name"] += name
-                        arguments = _get(function, "arguments") or ""
-                        slot["arguments"] += arguments
-                        if meter is not None:
-                            meter.output(name + arguments)
-                if finish and usage_raw is not None:
+                if await fold.add(chunk):
                     # Everything has arrived (the provider put usage beside the finish reason).
                     # Reading on would make LiteLLM rebuild the whole response from its chunks on
                     # the event loop (~0.2 s for a 3,000-chunk answer); closing skips that. With
@@ -412,16 +371,8 @@ class LiteLLMProvider(LLMProvider):
                     raise  # a cancel that came while closing goes on
                 except Exception:
                     log.debug("closing the stream failed", exc_info=True)
-        for kind, part in splitter.flush():
-            (text if kind == "text" else reasoning).append(part)
-            await on_delta(StreamDelta(kind, part))
-        tool_calls = []
-        for index in sorted(calls):
-            slot = calls[index]
-            arguments, error = parse_tool_arguments(slot["arguments"])
-            tool_calls.append(
-                ToolCallRequest(slot["id"] or f"call_{index}", slot["name"], arguments, error)
-            )
+        await fold.flush()
+        tool_calls = fold.tool_calls()
         if getattr(stream, "received_finish_reason", "unknown") is None:
             # LiteLLM makes up a final "stop" chunk when the connection simply ends; only the
             # server's own finish reason says the answer is complete. A cut answer is an error
@@ -430,17 +381,108 @@ class LiteLLMProvider(LLMProvider):
                 "The connection to the model ended before the answer was complete.",
                 kind="connection",
                 retryable=True,
-                details=f"stream ended without a finish reason after {len(text)} text pieces",
+                details=f"stream ended without a finish reason after {len(fold.text)} text pieces",
             )
         log.debug("stream finished in %.2fs", time.monotonic() - started)
-        joined = "".join(text)
-        if reasoning:
+        joined = "".join(fold.text)
+        if fold.reasoning:
             joined = joined.lstrip()  # the blank line that followed </think>
         content = joined if joined.strip() else None
         return LLMResponse(
             content=content,
             tool_calls=tool_calls,
-            finish_reason=finish or ("tool_calls" if tool_calls else "stop"),
-            usage=self._usage(usage_raw, kwargs["model"]),
-            reasoning_content="".join(reasoning).strip() or None,
+            finish_reason=fold.finish or ("tool_calls" if tool_calls else "stop"),
+            usage=self._usage(fold.usage_raw, model),
+            reasoning_content="".join(fold.reasoning).strip() or None,
         )
+
+
+class _StreamFold:
+    """What one streamed answer has brought so far: text, reasoning, tool calls, the finish
+    reason and the reported usage (each piece passed on to ``on_delta`` as it comes).
+
+    Args:
+        on_delta: Receives the text and reasoning pieces.
+        usage: Turns the provider's usage object into :class:`Usage` (for the call meter).
+    """
+
+    def __init__(
+        self,
+        on_delta: Callable[[StreamDelta], Awaitable[None]],
+        usage: Callable[[Any], Usage],
+    ) -> None:
+        self.on_delta = on_delta
+        self.usage = usage
+        self.meter = current_meter()
+        self.splitter = ThinkSplitter()
+        self.text: list[str] = []
+        self.reasoning: list[str] = []
+        self.calls: dict[int, dict[str, str]] = {}
+        self.finish: str | None = None
+        self.usage_raw: Any = None
+
+    async def add(self, chunk: Any) -> bool:
+        """Fold in one chunk; ``True`` once the finish reason and the usage have both come."""
+        reported = _get(chunk, "usage")
+        if reported:
+            self.usage_raw = reported
+            if self.meter is not None:
+                self.meter.reported(self.usage(reported))
+        for choice in _get(chunk, "choices") or []:
+            self.finish = _get(choice, "finish_reason") or self.finish
+            await self._delta(_get(choice, "delta"))
+        return bool(self.finish) and self.usage_raw is not None
+
+    async def _delta(self, delta: Any) -> None:
+        piece = _get(delta, "reasoning_content")
+        if piece:
+            self._count(piece)
+            self.reasoning.append(piece)
+            await self.on_delta(StreamDelta("reasoning", piece))
+        piece = _get(delta, "content")
+        if piece:
+            self._count(piece)
+            for kind, part in self.splitter.feed(piece):
+                await self._emit(kind, part)
+        for call in _get(delta, "tool_calls") or []:
+            self._call(call)
+
+    def _call(self, call: Any) -> None:
+        """One fragment of a tool call (its arguments come in pieces)."""
+        slot = self.calls.setdefault(
+            int(_get(call, "index", len(self.calls)) or 0),
+            {"id": "", "name": "", "arguments": ""},
+        )
+        slot["id"] = _get(call, "id") or slot["id"]
+        function = _get(call, "function")
+        name = _get(function, "name") or ""
+        if name == slot["name"]:  # some servers (llama.cpp) repeat the whole
+            name = ""  # name in every chunk; OpenAI sends it once
+        slot["name"] += name
+        arguments = _get(function, "arguments") or ""
+        slot["arguments"] += arguments
+        self._count(name + arguments)
+
+    def _count(self, piece: str) -> None:
+        if self.meter is not None:
+            self.meter.output(piece)
+
+    async def _emit(self, kind: Literal["text", "reasoning"], part: str) -> None:
+        (self.text if kind == "text" else self.reasoning).append(part)
+        await self.on_delta(StreamDelta(kind, part))
+
+    async def flush(self) -> None:
+        """Pass on what the ``<think>`` splitter still holds (the stream has ended)."""
+        for kind, part in self.splitter.flush():
+            await self._emit(kind, part)
+
+    def tool_calls(self) -> list[ToolCallRequest]:
+        """The tool calls, in index order, with their arguments parsed."""
+        requests = []
+        for index in sorted(self.calls):
+            slot = self.calls[index]
+            arguments, error = parse_tool_arguments(slot["arguments"])
+            requests.append(
+                ToolCallRequest(slot["id"] or f"call_{index}", slot["name"], arguments, error)
+            )
+        return requests

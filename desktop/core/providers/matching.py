@@ -131,7 +131,7 @@ def _usable(
     return False
 
 
-def choose_provider(
+def choose_provider(  # noqa: C901  # nanobot 0.3.5's matching order, step by step (parity)
     config: Config,
     model: str | None = None,
     *,

@@ -149,7 +149,7 @@ def headline(kind: str, reason: str) -> str:
     return f"{label}: {reason}."
 
 
-def classify(exc: BaseException, attempts: int = 1) -> LLMError:
+def classify(exc: BaseException, attempts: int = 1) -> LLMError:  # noqa: C901  # one branch per providers' error family
     """Turn any exception from a model call into a redacted :class:`LLMError`."""
     if isinstance(exc, LLMError):
         return exc

@@ -153,7 +153,7 @@ def _inside(path: str) -> Path:
     return Path(os.path.normpath(path.lstrip("/") or "."))
 
 
-def _bases() -> list[_Base]:
+def _bases() -> list[_Base]:  # noqa: C901  # each candidate cgroup base tried in order
     """Where commands' cgroups can be made, tried with a real folder each."""
     own = _own_paths()
     candidates: list[_Base] = []

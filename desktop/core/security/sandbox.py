@@ -318,7 +318,7 @@ def _absolute_existing(paths: list[str] | tuple[str, ...]) -> list[str]:
     return out
 
 
-def build_argv(
+def build_argv(  # noqa: C901  # one bubblewrap option group per setting
     command: str,
     *,
     executable: str,

@@ -20,6 +20,18 @@ FORMATS: tuple[ExportFormat, ...] = ("md", "json")
 RESULT_CHARS = 2000
 
 
+def export_format(name: str) -> ExportFormat:
+    """``name`` (a menu's text) as an :data:`ExportFormat`.
+
+    Raises:
+        ValueError: ``name`` is neither ``md`` nor ``json``.
+    """
+    for fmt in FORMATS:
+        if fmt == name:
+            return fmt
+    raise ValueError(f"unknown export format {name!r}; expected one of {', '.join(FORMATS)}")
+
+
 def _when(stamp: Any) -> str:
     try:
         return datetime.fromisoformat(str(stamp)).strftime("%Y-%m-%d %H:%M")
@@ -67,7 +79,7 @@ def tool_results(messages: list[dict[str, Any]]) -> dict[tuple[int, str], str]:
     return results
 
 
-def to_markdown(session: Session) -> str:
+def to_markdown(session: Session) -> str:  # noqa: C901  # one branch per message role and part
     """The chat as Markdown."""
     lines = [f"# {session.title}", ""]
     lines.append(

@@ -213,7 +213,7 @@ def _pending_index(
     return find_object(result, source[index])
 
 
-def merge_metadata(
+def merge_metadata(  # noqa: C901  # a three-way merge, field by field
     base: dict[str, Any] | None,
     ours: dict[str, Any],
     theirs: dict[str, Any],

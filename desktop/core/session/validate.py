@@ -183,7 +183,7 @@ def _check_call(call: Any) -> str | None:
     return None
 
 
-def check_message(data: Any) -> tuple[dict[str, Any] | None, list[str]]:
+def check_message(data: Any) -> tuple[dict[str, Any] | None, list[str]]:  # noqa: C901  # one check per message field the consumers rely on
     """A message that every consumer can use, or ``None`` and why not.
 
     Returns:

@@ -121,7 +121,7 @@ class MyTool(Tool):
                 return ToolResult.error(f"Error: no setting '{key}'; check without key lists them")
         return ToolResult(f"{key}: {json.dumps(value, ensure_ascii=False, default=str)}")
 
-    def _set(self, key: str, value: Any) -> ToolResult:
+    def _set(self, key: str, value: Any) -> ToolResult:  # noqa: C901  # one guard per refused key or value
         if not self.config.tools.my.allow_set:
             return ToolResult.error(
                 "Error: set is off (the person has not allowed tools.my.allowSet)"

@@ -113,7 +113,7 @@ def _add(file: _File, new: str) -> None:
     file.text = content + new
 
 
-def _plan(edits: list[Any], ctx: ToolContext) -> list[_File]:
+def _plan(edits: list[Any], ctx: ToolContext) -> list[_File]:  # noqa: C901  # per edit kind, each with its own error for the model
     """Every edit applied in memory, files in first-touched order.
 
     Raises:

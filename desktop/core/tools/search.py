@@ -533,7 +533,8 @@ async def run_in_worker(fn: Callable[..., ToolResult], *args: Any) -> ToolResult
         if error is not None:
             future.set_exception(error)
         else:
-            future.set_result(result)  # type: ignore[arg-type]
+            assert result is not None  # the worker passes a result or an error
+            future.set_result(result)
 
     def work() -> None:
         result: ToolResult | None = None

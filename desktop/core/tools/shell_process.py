@@ -270,7 +270,9 @@ def close_pipes(proc: asyncio.subprocess.Process) -> None:
 
 async def _exited(proc: asyncio.subprocess.Process, poll: float = 0.05) -> None:
     """Return once the shell itself has exited, even if children still hold its pipes."""
-    while proc.returncode is None:
+    # proc.wait() also waits for the pipes, which a background child may hold open; the
+    # return code is set with no event to await, so it is polled.
+    while proc.returncode is None:  # noqa: ASYNC110
         await asyncio.sleep(poll)
 
 

@@ -396,7 +396,7 @@ class ExecSessions:
             session.exited.set()
             session._wake()
 
-    async def _run(self, session: ExecSession, proc: asyncio.subprocess.Process) -> bool:
+    async def _run(self, session: ExecSession, proc: asyncio.subprocess.Process) -> bool:  # noqa: C901  # supervises a command: output, idle, time limit, cancel, exit
         """Supervise the command until it ends; ``False`` when it idled out (then it goes)."""
         launch = session.launch
         limits = launch.limits
@@ -488,7 +488,9 @@ async def _kill(proc: asyncio.subprocess.Process, reading: asyncio.Future[None])
 
 async def _exited(proc: asyncio.subprocess.Process, poll: float = 0.05) -> None:
     """Return once the command's own process has exited."""
-    while proc.returncode is None:
+    # proc.wait() also waits for the pipes, which a background child may hold open; the
+    # return code is set with no event to await, so it is polled.
+    while proc.returncode is None:  # noqa: ASYNC110
         await asyncio.sleep(poll)
 
 

@@ -14,7 +14,7 @@ _TRUE = {"true", "yes", "1", "on"}
 _FALSE = {"false", "no", "0", "off"}
 
 
-def _cast(schema: dict[str, Any], value: Any) -> Any:
+def _cast(schema: dict[str, Any], value: Any) -> Any:  # noqa: C901  # one branch per JSON Schema type
     kind = schema.get("type")
     if isinstance(kind, list):
         return value
@@ -73,7 +73,7 @@ def _type_ok(kind: str, value: Any) -> bool:
     return isinstance(value, _TYPES.get(kind, (object,)))
 
 
-def _check(schema: dict[str, Any], value: Any, path: str, errors: list[str]) -> None:
+def _check(schema: dict[str, Any], value: Any, path: str, errors: list[str]) -> None:  # noqa: C901  # one check per JSON Schema keyword
     where = path or "arguments"
     kind = schema.get("type")
     kinds = kind if isinstance(kind, list) else [kind] if kind else []

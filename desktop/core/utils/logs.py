@@ -34,14 +34,14 @@ def setup_logging(log_dir: Path, *, level: int = logging.INFO, stderr: bool = Fa
         if getattr(old, "_nanobot_desktop", False):
             root.removeHandler(old)
             old.close()
-    handler._nanobot_desktop = True  # type: ignore[attr-defined]
+    handler._nanobot_desktop = True  # type: ignore[attr-defined]  # a marker the next call finds
     root.addHandler(handler)
     if stderr:
         err = logging.StreamHandler()
         err.setLevel(logging.WARNING)
         err.setFormatter(logging.Formatter("%(levelname)s: %(message)s"))
         err.addFilter(RedactingFilter())
-        err._nanobot_desktop = True  # type: ignore[attr-defined]
+        err._nanobot_desktop = True  # type: ignore[attr-defined]  # a marker the next call finds
         root.addHandler(err)
     root.setLevel(level)
     logging.getLogger("LiteLLM").setLevel(logging.WARNING)

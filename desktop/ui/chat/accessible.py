@@ -25,7 +25,7 @@ _installed = False
 _view_type: type[MessageView] | None = None
 
 
-def speaker(item: ChatItem) -> str:
+def speaker(item: ChatItem) -> str:  # noqa: C901  # one phrase per row kind
     """Who a row speaks for ("You", "Assistant", "Tool read_file, succeeded"…)."""
     kind = item.kind
     if kind == "user":

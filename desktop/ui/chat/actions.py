@@ -455,10 +455,11 @@ class ChatActions(_Host):
 
     async def export_to(self, key: str, fmt: str, path: Path) -> bool:
         """Write the chat ``key`` as ``fmt`` to ``path`` (atomically, in a thread)."""
+        from desktop.core.session.export import export_format
         from desktop.core.utils.atomic import atomic_write_text
 
         try:
-            text = await self.store.export(key, fmt)  # type: ignore[arg-type]
+            text = await self.store.export(key, export_format(fmt))
             await asyncio.to_thread(atomic_write_text, path, text)
         except (OSError, ValueError) as exc:
             self.panel.snackbar.show_message(f"Not exported: {exc}")

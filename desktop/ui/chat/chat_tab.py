@@ -477,7 +477,7 @@ class ChatTab(ChatActions, QWidget):
         if added:  # images the agent sent (generate_image): their thumbnails
             self._load_thumbnails(added)
 
-    def _session_changed(self, change: SessionChange) -> None:
+    def _session_changed(self, change: SessionChange) -> None:  # noqa: C901  # one case per kind of session change
         """Show a change of the chat state that is not about one row."""
         match change:
             case TurnBegan(key=key):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, QPoint, Qt, QTimer, Signal
-from PySide6.QtGui import QFont, QPalette
+from PySide6.QtGui import QFont, QPalette, QResizeEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -213,8 +213,8 @@ class ConversationPane(QWidget):
         left = room - (turn if self.usage.turn.isVisibleTo(self) else 0)
         self.picker.fit(max(PICKER_MIN, min(picker, left) - spacing))
 
-    def resizeEvent(self, event: object) -> None:
+    def resizeEvent(self, event: QResizeEvent) -> None:
         """Fit the header and elide the title again for the new width."""
-        super().resizeEvent(event)  # type: ignore[arg-type]
+        super().resizeEvent(event)
         self.fit_header()
         self._elide_title()

@@ -27,6 +27,7 @@ ERRORS: dict[str, tuple[str, str, str]] = {
     "server": ("", "providers", "Provider settings"),
     "bad_request": ("", "agent", "Agent settings"),
     "empty_reply": ("Retry, or rephrase the request.", "", ""),
+    "storage": ("", "", ""),  # the core's sentence says what to fix; no settings page helps
     "interrupted": ("", "", ""),
     "too_long": ("", "", ""),
 }

@@ -195,7 +195,7 @@ def _interrupted(cards: Iterable[ChatItem]) -> None:
             card.result = card.result or INTERRUPTED_CARD
 
 
-def items_from_messages(messages: list[dict[str, Any]], *, live: bool = False) -> list[ChatItem]:
+def items_from_messages(messages: list[dict[str, Any]], *, live: bool = False) -> list[ChatItem]:  # noqa: C901  # one branch per message role, with tool results matched
     """Rows for a saved conversation, oldest first.
 
     Tool results are matched to cards within their turn (a user message starts a turn): by the

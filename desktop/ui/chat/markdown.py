@@ -20,6 +20,7 @@ from markdown_it.renderer import RendererHTML
 from markdown_it.token import Token
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
+from pygments.lexer import Lexer
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
@@ -70,12 +71,12 @@ class Rendered:
 
 
 @lru_cache(maxsize=64)
-def _formatter(style: str) -> HtmlFormatter:
+def _formatter(style: str) -> HtmlFormatter[str]:
     return HtmlFormatter(nowrap=True, noclasses=True, style=style)
 
 
 @lru_cache(maxsize=128)
-def _lexer(language: str) -> Any:
+def _lexer(language: str) -> Lexer | None:
     try:
         return get_lexer_by_name(language, stripnl=False, ensurenl=False)
     except ClassNotFound:

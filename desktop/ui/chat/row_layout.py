@@ -316,7 +316,7 @@ class RowBuilder:
         doc.setTextWidth(math.ceil(doc.idealWidth()) + 1)
         return DocPart(doc, right - doc.size().width(), y)
 
-    def _answer(self, item: ChatItem, left: float, column: float) -> RowLayout:
+    def _answer(self, item: ChatItem, left: float, column: float) -> RowLayout:  # noqa: C901  # one style per answer kind
         style, label, inset, top = "plain", "", 0.0, 0.0
         if item.kind == "subagent":
             style, label, inset = "report", "Background task report", PAD + 4

@@ -7,6 +7,7 @@ from PySide6.QtGui import QFont, QFontMetrics, QPainter, QPalette
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from desktop.core.bus.events import DESKTOP_CHANNEL
+from desktop.core.session.search import SearchHit
 from desktop.ui.chat.colors import ChatColors, mix
 from desktop.ui.chat.session_list_model import EntryRole, HitRole, SessionEntry, when_text
 
@@ -24,7 +25,7 @@ class SessionDelegate(QStyledItemDelegate):
         # As wide as the list (never wider: no horizontal scroll bar in a narrow panel).
         return QSize(0, metrics.lineSpacing() * 2 + 2 * PAD + 2)
 
-    def paint(
+    def paint(  # noqa: C901  # draws each part of a card in turn
         self,
         painter: QPainter,
         option: QStyleOptionViewItem,
@@ -86,7 +87,7 @@ class SessionDelegate(QStyledItemDelegate):
             )
             x += width + 6
         hit = index.data(HitRole)
-        if hit is not None and hit.message_index >= 0:
+        if isinstance(hit, SearchHit) and hit.message_index >= 0:
             _snippet(painter, second.adjusted(x - second.left(), 0, 0, 0), hit, small, colors)
             painter.restore()
             return
@@ -109,11 +110,13 @@ class SessionDelegate(QStyledItemDelegate):
         painter.restore()
 
 
-def _snippet(painter: QPainter, rect: QRect, hit: object, font: QFont, colors: ChatColors) -> None:
+def _snippet(
+    painter: QPainter, rect: QRect, hit: SearchHit, font: QFont, colors: ChatColors
+) -> None:
     """A search result's snippet in one line: the match in bold, the rest muted."""
-    text: str = hit.snippet  # type: ignore[attr-defined]
-    start: int = hit.start  # type: ignore[attr-defined]
-    end = start + hit.length  # type: ignore[attr-defined]
+    text = hit.snippet
+    start = hit.start
+    end = start + hit.length
     bold = QFont(font)
     bold.setBold(True)
     x = rect.left()

@@ -125,7 +125,7 @@ class ChatState:
         return any(t.text or t.thinking for t in self.live.values())
 
     # -- run events -----------------------------------------------------------------------
-    def apply(self, event: RunEvent) -> Changes:
+    def apply(self, event: RunEvent) -> Changes:  # noqa: C901  # one case per run event
         """Apply one run event; returns what changed, in order."""
         out: Changes = []
         match event:

@@ -262,7 +262,7 @@ class ViewInput(_Host):
     def _pad() -> float:
         return 12.0
 
-    def keyPressEvent(self, event: QKeyEvent) -> None:
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: C901  # one branch per key binding
         """Up/Down move between messages; Left/Right switch the versions of a message that has
         them; Enter or Space opens a card or the reasoning;
         Ctrl+C copies the selection (else the message); the Menu key (or Shift+F10) opens the

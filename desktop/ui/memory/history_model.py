@@ -86,7 +86,7 @@ class HistoryModel(QAbstractTableModel):
             return f"● = {PENDING_TIP.lower()}"
         return None
 
-    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: C901  # one branch per column and role
         """Cell contents; :data:`PendingRole` and :data:`EntryRole` for code."""
         if not index.isValid():
             return None

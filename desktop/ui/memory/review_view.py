@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
@@ -227,7 +228,7 @@ class ReviewView(QWidget):
         """The proposal shown."""
         return self._proposal
 
-    def set_proposal(self, proposal: Proposal | None, refusal: str | None = None) -> None:
+    def set_proposal(self, proposal: Proposal | None, refusal: str | None = None) -> None:  # noqa: C901  # each part of the proposal view updated in turn
         """Show ``proposal`` (``None``: nothing pending; then ``refusal`` says why a proposal
         was refused, if one was). Unticked changes stay unticked."""
         same = (
@@ -404,10 +405,12 @@ class ReviewView(QWidget):
         """Reject the whole proposal."""
         return await self._decide(reject_proposal, self.workspace)
 
-    async def _decide(self, action: object, *args: object) -> ReviewOutcome | None:
+    async def _decide(
+        self, action: Callable[..., ReviewOutcome], *args: object
+    ) -> ReviewOutcome | None:
         self._set_busy(True)
         try:
-            outcome: ReviewOutcome = await asyncio.to_thread(action, *args)  # type: ignore[arg-type]
+            outcome = await asyncio.to_thread(action, *args)
         except (ProposalBusy, OSError) as exc:
             self.notice.show_message("error", f"The proposal was not decided: {exc}")
             return None

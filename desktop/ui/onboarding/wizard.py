@@ -225,7 +225,8 @@ class OnboardingWizard(OwnsTasks, QWidget):
             self.status.error(save_error_text(exc))
             return False
         try:
-            await asyncio.to_thread(sync_workspace_templates, Path(workspace).expanduser())
+            folder = Path(workspace).expanduser()  # noqa: ASYNC240  # expanduser reads $HOME, not the disk
+            await asyncio.to_thread(sync_workspace_templates, folder)
         except OSError as exc:
             log.warning("workspace templates could not be synced: %s", exc)
             self.status.warn(

@@ -109,7 +109,7 @@ class AgentPage(SettingsPage):
     async def _sync_templates(self) -> None:
         from desktop.core.memory.templates import sync_workspace_templates
 
-        path = Path(self.services.config.agents.defaults.workspace).expanduser()
+        path = Path(self.services.config.agents.defaults.workspace).expanduser()  # noqa: ASYNC240  # expanduser reads $HOME, not the disk
         try:
             created = await asyncio.to_thread(sync_workspace_templates, path)
         except OSError as exc:

@@ -36,7 +36,7 @@ def check_name(name: str) -> str:
     return name
 
 
-def parse_servers(text: str) -> dict[str, MCPServerConfig]:
+def parse_servers(text: str) -> dict[str, MCPServerConfig]:  # noqa: C901  # the three accepted JSON shapes, each validated
     """Servers from Claude-Desktop JSON: ``{"mcpServers": {...}}``, a bare ``{name: entry}``
     mapping, or a whole nanobot config (``tools.mcpServers``).
 

@@ -15,13 +15,14 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QCloseEvent, QKeyEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractButton,
-    QAbstractSpinBox,
     QComboBox,
+    QDoubleSpinBox,
     QHBoxLayout,
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
     QScrollArea,
+    QSpinBox,
     QVBoxLayout,
     QWidget,
 )
@@ -155,8 +156,8 @@ class SettingsPage(OwnsTasks, QWidget):
                 widget.textEdited.connect(self._edited)
             elif isinstance(widget, QPlainTextEdit):
                 widget.textChanged.connect(self._edited)
-            elif isinstance(widget, QAbstractSpinBox):
-                widget.valueChanged.connect(self._edited)  # type: ignore[attr-defined]
+            elif isinstance(widget, QSpinBox | QDoubleSpinBox):
+                widget.valueChanged.connect(self._edited)
             elif isinstance(widget, QComboBox):
                 widget.currentTextChanged.connect(self._edited)
             elif isinstance(widget, QAbstractButton):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -40,7 +40,7 @@ from desktop.core.cron.overview import (
     undo_delete,
 )
 from desktop.core.cron.past import KEEP_DAYS
-from desktop.core.cron.snooze import SNOOZE_CHOICES, SnoozeChoice, reminder_for, snooze
+from desktop.core.cron.snooze import SNOOZE_CHOICES, reminder_for, snooze, snooze_choice
 from desktop.core.cron.spec import local_time
 from desktop.ui.settings.page import SettingsPage
 from desktop.ui.settings.widgets import button, heading, hint
@@ -343,7 +343,7 @@ class RemindersPage(SettingsPage):
             self.status.error(f"'{row.name}' has not run yet; there is nothing to snooze.")
             return
         # The menu offers the keys of SNOOZE_CHOICES: SnoozeChoice values.
-        job = await asyncio.to_thread(snooze, cron, reminder, cast(SnoozeChoice, choice))
+        job = await asyncio.to_thread(snooze, cron, reminder, snooze_choice(choice))
         when = local_time(job.schedule.at_ms, cron.default_tz)
         self.status.ok(f"Snoozed '{row.name}': back at {when}.")
         await self.refresh()

@@ -191,7 +191,8 @@ class SkillList(QListWidget):
     def selected(self) -> SkillListing | None:
         """The selected skill."""
         item = self.currentItem()
-        return item.data(ListingRole) if item is not None else None
+        listing = item.data(ListingRole) if item is not None else None
+        return listing if isinstance(listing, SkillListing) else None
 
     def select_path(self, path: object) -> bool:
         """Select the skill whose SKILL.md is ``path``."""

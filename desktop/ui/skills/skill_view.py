@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, Signal, SignalInstance
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -172,6 +172,6 @@ class SkillView(QWidget):
                 text += " Needs: " + ", ".join(html.escape(r) for r in requires) + "."
         self.availability.setText(f"<span style='color:{color.name()}'>{text}</span>")
 
-    def _emit(self, signal: object) -> None:
+    def _emit(self, signal: SignalInstance) -> None:
         if self._listing is not None:
-            signal.emit(self._listing)  # type: ignore[attr-defined]
+            signal.emit(self._listing)

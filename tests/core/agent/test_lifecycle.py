@@ -7,10 +7,13 @@ the window and the chat channels drive it.
 from __future__ import annotations
 
 import asyncio
+import errno
 import json
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from desktop.core.assembly import build_runtime
 from desktop.core.bus.events import (
@@ -24,7 +27,7 @@ from desktop.core.bus.events import (
 from desktop.core.config.schema import Config
 from desktop.core.cron.types import CronPayload, CronSchedule
 from desktop.core.runtime import Runtime
-from desktop.core.session.manager import SessionManager
+from desktop.core.session.manager import Session, SessionManager
 from tests.core.agent.conftest import make_provider
 from tests.fakes.openai_server import Fail, Reply, ScriptedOpenAIServer
 
@@ -233,3 +236,52 @@ async def test_messages_for_a_busy_session_queue_in_order(
     starts = [i for i, e in enumerate(events) if e.kind == "turn_started"]
     ends = [i for i, e in enumerate(events) if e.kind == "turn_finished"]
     assert starts[1] > ends[0] and starts[2] > ends[1], "one turn at a time per session"
+
+
+async def test_a_failed_checkpoint_save_fails_the_turn_and_keeps_the_message(
+    scripted_server: ScriptedOpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The disk refuses the save of the model's tool call (a checkpoint): the turn fails at
+    once with a "could not be saved" error (Retry), the tool does not run, the user message
+    stays saved and pending, and Retry works once the disk takes writes again."""
+    runtime = _runtime(scripted_server, tmp_path)
+    events = _record(runtime)
+    sessions = runtime.sessions
+    real_save = sessions.save
+
+    def save(session: Session) -> Path:
+        if any(m.get("tool_calls") for m in session.messages):  # the checkpoint's save
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_save(session)
+
+    monkeypatch.setattr(sessions, "save", save)
+    note = {"path": "note.txt", "content": "written"}
+    scripted_server.push(Reply(tool_calls=[("write_file", json.dumps(note))]))
+    turn = await runtime.agent.run_turn(
+        InboundMessage("desktop", "me", "c", "question", session_key_override="desktop:c")
+    )
+    assert turn.status == "failed" and turn.error is not None
+    assert turn.error.kind == "storage"
+    [failed] = [e for e in events if isinstance(e, TurnFailed)]
+    assert failed.pending and failed.error_kind == "storage"
+    assert "could not be saved (No space left on device)" in failed.message
+    assert "Your message is kept" in failed.message
+    assert not (runtime.config.workspace_path / "note.txt").exists()  # no tool ran
+    assert len(scripted_server.chat_requests()) == 1
+    on_disk = SessionManager(runtime.config.workspace_path).get_or_create("desktop:c")
+    assert [m["role"] for m in on_disk.messages] == ["user"] and on_disk.has_pending_turn
+
+    monkeypatch.setattr(sessions, "save", real_save)
+    retry = await asyncio.to_thread(sessions.get_or_create, "desktop:c")
+    pending = retry.take_pending_turn()
+    assert pending is not None and pending["content"] == "question"
+    scripted_server.push(Reply(tool_calls=[("write_file", json.dumps(note))]))
+    scripted_server.push(Reply("Saved the note."))
+    again = await runtime.agent.run_turn(
+        InboundMessage("desktop", "me", "c", pending["content"], session_key_override="desktop:c")
+    )
+    assert again.status == "finished" and again.content == "Saved the note."
+    assert (runtime.config.workspace_path / "note.txt").read_text() == "written"
+    reloaded = SessionManager(runtime.config.workspace_path).get_or_create("desktop:c")
+    assert [m["role"] for m in reloaded.messages] == ["user", "assistant", "tool", "assistant"]
+    await runtime.stop()

@@ -12,7 +12,7 @@ import pytest
 
 from desktop.core.agent.context import RUNTIME_CLOSE, RUNTIME_OPEN, SEPARATOR, ContextBuilder
 from desktop.core.bus.events import RunEvent, TextDelta, ToolCallFinished, TurnFinished, UsageReport
-from desktop.core.engine.hooks import AgentHook, CompositeHook, HookContext
+from desktop.core.engine.hooks import AgentHook, CompositeHook, HookContext, RunAborted
 from desktop.core.engine.runner import drop_oldest_turns
 from desktop.core.providers.tokens import count_messages
 from tests.core.agent.conftest import Timeline
@@ -48,6 +48,30 @@ async def test_failing_hook_does_not_stop_others_or_the_run(
     assert answer == "HELLO FROM THE SCRIPTED SERVER."
     assert upper.calls == 1
     assert "hook Boom.before_iteration failed" in caplog.text
+
+
+class Abort(AgentHook):
+    async def on_checkpoint(self, ctx: HookContext) -> None:
+        raise RunAborted("The chat could not be saved.", "OSError: disk full")
+
+
+class Seen(AgentHook):
+    def __init__(self) -> None:
+        self.checkpoints = 0
+
+    async def on_checkpoint(self, ctx: HookContext) -> None:
+        self.checkpoints += 1
+
+
+async def test_run_aborted_passes_through_the_composite_hook() -> None:
+    """A hook's RunAborted is not swallowed like other failures: it reaches the runner and
+    the hooks after it do not run."""
+    seen = Seen()
+    with pytest.raises(RunAborted) as raised:
+        await CompositeHook([Abort(), seen]).on_checkpoint(HookContext("k"))
+    assert raised.value.message == "The chat could not be saved."
+    assert raised.value.details == "OSError: disk full"
+    assert seen.checkpoints == 0
 
 
 async def test_drop_oldest_turns_keeps_system_and_current() -> None:

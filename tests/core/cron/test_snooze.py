@@ -5,9 +5,18 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+import pytest
+
 from desktop.core.cron.overview import delete_reminder, job_rows, undo_delete
 from desktop.core.cron.past import DAY_MS, KEEP_DAYS
-from desktop.core.cron.snooze import mark_done, reminder_for, snooze, snooze_until
+from desktop.core.cron.snooze import (
+    SNOOZE_CHOICES,
+    mark_done,
+    reminder_for,
+    snooze,
+    snooze_choice,
+    snooze_until,
+)
 from desktop.core.cron.types import CronSchedule
 from tests.core.cron.test_cron import FakeClock, ms
 from tests.core.cron.test_receipts import NOW, Window, _runtime
@@ -20,6 +29,12 @@ def test_snooze_times_in_the_persons_zone() -> None:
     assert snooze_until("1h", now, "Europe/Berlin") == now + 3_600_000
     assert snooze_until("tomorrow", now, "Europe/Berlin") == ms("2026-05-03T07:00:00+00:00")
     assert snooze_until("tomorrow", now, "UTC") == ms("2026-05-02T09:00:00+00:00")
+
+
+def test_snooze_choice_accepts_the_menu_keys_and_names_a_bad_one() -> None:
+    assert [snooze_choice(name) for name in SNOOZE_CHOICES] == ["10m", "1h", "tomorrow"]
+    with pytest.raises(ValueError, match=r"'2h'.*10m, 1h, tomorrow"):
+        snooze_choice("2h")
 
 
 async def test_snooze_brings_the_reminder_back_and_done_is_recorded(

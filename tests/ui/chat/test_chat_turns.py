@@ -5,6 +5,7 @@ from __future__ import annotations
 from pytestqt.qtbot import QtBot
 
 from desktop.core.agent.approval import ApprovalPolicy
+from desktop.ui.chat.error_banner import ErrorBanner
 from tests.fakes.openai_server import Fail, Reply
 from tests.ui.chat.conftest import ChatHarness
 
@@ -310,3 +311,13 @@ def test_a_message_over_the_limit_stays_in_the_composer(make_chat) -> None:  # t
     chat.send("short")
     chat.idle()
     assert chat.kinds() == ["user", "assistant"] and not banner.isVisible()
+
+
+def test_a_save_failure_banner_offers_retry_and_no_provider_settings(qtbot: QtBot) -> None:
+    """``storage`` (the turn could not be saved): the core's sentence, Retry, and no
+    "Provider settings" button (no provider setting fixes a full disk)."""
+    banner = ErrorBanner()
+    qtbot.addWidget(banner)
+    banner.show_error("storage", "The chat could not be saved (No space left on device).")
+    assert banner.label.text() == "The chat could not be saved (No space left on device)."
+    assert banner.retry.isVisibleTo(banner) and not banner.settings.isVisibleTo(banner)

@@ -49,7 +49,7 @@ def _text(value: Any) -> str:
     return value.strip() if isinstance(value, str) else ""
 
 
-def read(data: Any) -> Received:
+def read(data: Any) -> Received:  # noqa: C901  # one branch per message type of the SDK's payload
     """Read the ``data`` of a robot-message callback.
 
     Raises:

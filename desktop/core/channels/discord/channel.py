@@ -323,7 +323,7 @@ class DiscordChannel(BaseChannel):
                     if guild_id is not None:
                         data.setdefault("guild_id", str(guild_id))  # REST leaves it out
                     channel, _ = state._get_guild_channel(data)
-                    message = discord.Message(state=state, channel=channel, data=data)  # type: ignore[arg-type]
+                    message = discord.Message(state=state, channel=channel, data=data)  # type: ignore[arg-type]  # a REST message dict, not discord.py's TypedDict
                 except Exception as exc:  # noqa: BLE001 - like a malformed live event
                     log.warning("Discord: skipped a malformed missed message (%s)", redact(exc))
                     continue

@@ -37,7 +37,7 @@ class Verdict:
     properties: dict[str, str]
 
 
-def _strip_comments(text: str) -> str | None:
+def _strip_comments(text: str) -> str | None:  # noqa: C901  # a character scanner (quotes, escapes, nesting)
     """``text`` without ``(comments)``; ``None`` when quotes or parentheses do not close."""
     out: list[str] = []
     depth = 0
@@ -90,7 +90,7 @@ def _split_semicolons(text: str) -> list[str]:
     return parts
 
 
-def _pairs(text: str) -> list[tuple[str, str]] | None:
+def _pairs(text: str) -> list[tuple[str, str]] | None:  # noqa: C901  # a small tokenizer for key=value results (quotes, escapes)
     """``key=value`` pairs of one result (values unquoted); ``None`` if it does not parse."""
     pairs: list[tuple[str, str]] = []
     pos = 0

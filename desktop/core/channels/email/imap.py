@@ -47,7 +47,7 @@ def uid_set(uids: Iterable[int]) -> str:
     for uid in ordered:
         if start is None:
             start = prev = uid
-        elif uid == prev + 1:  # type: ignore[operator]
+        elif prev is not None and uid == prev + 1:
             prev = uid
         else:
             ranges.append(f"{start}:{prev}" if start != prev else f"{start}")

@@ -154,11 +154,11 @@ def read(
 
 
 def _size(n: int) -> str:
-    for unit in ("bytes", "KB", "MB"):
-        if n < 1000 or unit == "MB":
-            return f"{n} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"
-        n /= 1000  # type: ignore[assignment]
-    return f"{n} bytes"
+    if n < 1000:
+        return f"{n} bytes"
+    if n < 1_000_000:
+        return f"{n / 1000:.1f} KB"
+    return f"{n / 1_000_000:.1f} MB"
 
 
 def _keep_attachments(

@@ -9,6 +9,7 @@ import smtplib
 import ssl
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from email.message import EmailMessage
 from email.utils import formatdate, make_msgid
@@ -80,7 +81,7 @@ def compose(
     *,
     thread: Thread | None,
     subject: str | None = None,
-    attachments: list[Path] = (),  # type: ignore[assignment]
+    attachments: Sequence[Path] = (),
     automatic: bool = True,
     key: str | None = None,
 ) -> EmailMessage:
@@ -130,7 +131,7 @@ def compose(
 
 
 def _attachable(
-    config: EmailConfig, paths: list[Path]
+    config: EmailConfig, paths: Sequence[Path]
 ) -> tuple[list[tuple[Path, bytes]], list[str]]:
     files: list[tuple[Path, bytes]] = []
     notes: list[str] = []

@@ -165,7 +165,7 @@ class LongConnection:
             if thread.is_alive():  # stuck in the SDK's endpoint request (it has no timeout)
                 log.warning("Feishu: the long connection's thread did not end; left behind")
 
-    def call(self, coro: Coroutine[Any, Any, T]) -> T:
+    def call(self, coro: Coroutine[Any, Any, T]) -> T:  # noqa: C901  # the thread-to-loop hand-off and each way it can end
         """Run ``coro`` on the app's loop (owned there) and wait for it; for the SDK thread.
 
         Raises:

@@ -9,7 +9,7 @@ from typing import Any
 from nio.store import DefaultStore
 
 
-class Store(DefaultStore):  # type: ignore[misc]
+class Store(DefaultStore):  # type: ignore[misc]  # matrix-nio is untyped
     """nio's ``DefaultStore`` whose database keeps a single connection for every thread.
 
     peewee's default keeps one connection per thread: the one the worker thread opened would

@@ -212,7 +212,8 @@ class QQChannel(BaseChannel):
         await self._publish(incoming)
 
     async def _publish(self, incoming: Incoming) -> None:
-        folder = Path(self.config.media_dir).expanduser() if self.config.media_dir else None
+        media_dir = self.config.media_dir
+        folder = Path(media_dir).expanduser() if media_dir else None  # noqa: ASYNC240  # expanduser reads $HOME, not the disk
         saved = []
         for attachment in incoming.attachments:
             path = await download(

@@ -38,7 +38,7 @@ class CredentialsRefused(Exception):
     """QQ did not accept the AppID and AppSecret."""
 
 
-class AccessToken(Token):  # type: ignore[misc]
+class AccessToken(Token):  # type: ignore[misc]  # botpy is untyped
     """botpy's token, fetched from :data:`TOKEN_URL` with a time limit (see the module)."""
 
     async def update_access_token(self) -> None:
@@ -72,7 +72,7 @@ class AccessToken(Token):  # type: ignore[misc]
         self.expires_in = int(time.time()) + max(lifetime - 60, 0)
 
 
-class VerifiedHttp(BotHttp):  # type: ignore[misc]
+class VerifiedHttp(BotHttp):  # type: ignore[misc]  # botpy is untyped
     """botpy's HTTP client with certificate verification (see the module)."""
 
     async def check_session(self) -> None:

@@ -52,7 +52,7 @@ class SocketClient(SocketModeClient):
         """Connect (as the SDK does), keeping the tasks of the connection it replaces."""
         previous = (self.current_session_monitor, self.message_receiver)
         try:
-            await super().connect()  # type: ignore[no-untyped-call]
+            await super().connect()  # type: ignore[no-untyped-call]  # slack_sdk leaves it unannotated
         finally:
             self._retired = {t for t in (*self._retired, *previous) if t and not t.done()}
 
@@ -94,7 +94,7 @@ class SocketClient(SocketModeClient):
     async def _end(self) -> None:
         try:
             async with asyncio.timeout(self._close_timeout):
-                await self.close()  # type: ignore[no-untyped-call]
+                await self.close()  # type: ignore[no-untyped-call]  # slack_sdk leaves it unannotated
         except Exception as exc:  # noqa: BLE001 - the tasks and the session end below anyway
             log.debug("closing the Slack connection failed: %s", redact(exc))
         # close() stops early when the handshake fails; with closed set nothing starts anew.

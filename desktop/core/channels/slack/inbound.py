@@ -118,7 +118,7 @@ def _addressed(config: SlackConfig, channel: str, *, mentioned: bool) -> bool:
     return mentioned
 
 
-def parse(event: Any, *, bot_user_id: str | None, config: SlackConfig) -> Incoming | None:
+def parse(event: Any, *, bot_user_id: str | None, config: SlackConfig) -> Incoming | None:  # noqa: C901  # one branch per event subtype the agent skips or reads
     """The message ``event`` stands for, or ``None`` when it is not one for the agent.
 
     Raises:

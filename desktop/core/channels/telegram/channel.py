@@ -275,9 +275,10 @@ class TelegramChannel(BaseChannel):
                 previous = groups[-1][-1].update
                 prev_message = previous.message if previous is not None else None
                 if (
-                    prev_message is not None
+                    message is not None
+                    and prev_message is not None
                     and prev_message.media_group_id == album
-                    and prev_message.chat_id == message.chat_id  # type: ignore[union-attr]
+                    and prev_message.chat_id == message.chat_id
                 ):
                     groups[-1].append(item)
                     continue

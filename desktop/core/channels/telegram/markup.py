@@ -63,7 +63,7 @@ class Piece:
 
 
 # -- rendering ------------------------------------------------------------------------------
-def _inline(tokens: Sequence[Token] | None) -> str:
+def _inline(tokens: Sequence[Token] | None) -> str:  # noqa: C901  # one branch per inline token kind
     out: list[str] = []
     links: list[bool] = []  # per open link: whether its <a> was written
     for tok in tokens or ():
@@ -130,6 +130,18 @@ def _table(rows: list[list[str]]) -> str:
     return "<pre>" + escape("\n".join(lines)) + "</pre>"
 
 
+_LIST_TOKENS = frozenset(
+    {
+        "bullet_list_open",
+        "ordered_list_open",
+        "bullet_list_close",
+        "ordered_list_close",
+        "list_item_open",
+        "list_item_close",
+    }
+)
+
+
 class _Renderer:
     """Walks markdown-it's block tokens and writes Telegram HTML."""
 
@@ -162,76 +174,94 @@ class _Renderer:
             self.out.append(indent + "  ")
 
     def render(self, tokens: Sequence[Token]) -> str:
+        """Telegram HTML for the block tokens of one parse."""
         index = 0
         while index < len(tokens):
             tok = tokens[index]
-            kind = tok.type
-            if kind == "paragraph_open":
+            if tok.type in ("paragraph_open", "heading_open"):
                 self._start_block()
-                self.out.append(_inline(tokens[index + 1].children))
-                index += 2
-            elif kind == "heading_open":
-                self._start_block()
-                self.out.append(f"<b>{_inline(tokens[index + 1].children)}</b>")
-                index += 2
-            elif kind in ("fence", "code_block"):
-                self._start_block()
-                code = escape(tok.content.rstrip("\n"))
-                language = tok.info.strip().split(" ")[0] if tok.info else ""
-                if _LANGUAGE.match(language):
-                    self.out.append(f'<pre><code class="language-{language}">{code}</code></pre>')
-                else:
-                    self.out.append(f"<pre>{code}</pre>")
-            elif kind in ("bullet_list_open", "ordered_list_open"):
-                if not self.lists and not self.quote:
-                    self._separate("\n\n")
-                start = int(tok.attrGet("start") or 1)
-                self.lists.append({"ordered": kind == "ordered_list_open", "next": start})
-            elif kind in ("bullet_list_close", "ordered_list_close"):
-                self.lists.pop()
-            elif kind == "list_item_open":
-                current = self.lists[-1]
-                if current["ordered"]:
-                    self.prefix = f"{current['next']}. "
-                    current["next"] += 1
-                else:
-                    self.prefix = "• "
-            elif kind == "list_item_close":
-                if self.prefix is not None:  # an empty item
-                    self._start_block()
-            elif kind == "blockquote_open":
-                self._start_block()
-                if self.quote == 0:
-                    self.out.append("<blockquote>")
-                self.quote += 1
-            elif kind == "blockquote_close":
-                self.quote -= 1
-                if self.quote == 0:
-                    while self.out and self.out[-1] in ("\n", "\n\n"):
-                        self.out.pop()
-                    self.out.append("</blockquote>")
-            elif kind == "hr":
-                self._start_block()
-                self.out.append("———")
-            elif kind == "table_open":
-                rows: list[list[str]] = []
-                index += 1
-                while tokens[index].type != "table_close":
-                    if tokens[index].type == "tr_open":
-                        rows.append([])
-                    elif tokens[index].type == "inline":
-                        rows[-1].append(_plain(tokens[index].children).strip())
-                    index += 1
-                self._start_block()
-                self.out.append(_table(rows) if rows else "")
-            elif kind == "html_block":
-                self._start_block()
-                self.out.append(escape(tok.content.rstrip("\n")))
-            elif kind == "inline":
-                self.out.append(_inline(tok.children))
+                text = _inline(tokens[index + 1].children)
+                self.out.append(f"<b>{text}</b>" if tok.type == "heading_open" else text)
+                index += 2  # its inline content and its close are written
+            elif tok.type == "table_open":
+                index = self._table(tokens, index)
+            elif tok.type in _LIST_TOKENS:
+                self._list(tok)
+            elif tok.type in ("blockquote_open", "blockquote_close"):
+                self._quote(opening=tok.type == "blockquote_open")
+            else:
+                self._leaf(tok)
             index += 1
         text = "".join(self.out)
         return text.replace("<blockquote>\n", "<blockquote>").strip("\n")
+
+    def _leaf(self, tok: Token) -> None:
+        """A block with no blocks inside: code, a rule, raw HTML (shown as text), inline."""
+        kind = tok.type
+        if kind in ("fence", "code_block"):
+            self._start_block()
+            code = escape(tok.content.rstrip("\n"))
+            language = tok.info.strip().split(" ")[0] if tok.info else ""
+            if _LANGUAGE.match(language):
+                self.out.append(f'<pre><code class="language-{language}">{code}</code></pre>')
+            else:
+                self.out.append(f"<pre>{code}</pre>")
+        elif kind == "hr":
+            self._start_block()
+            self.out.append("———")
+        elif kind == "html_block":
+            self._start_block()
+            self.out.append(escape(tok.content.rstrip("\n")))
+        elif kind == "inline":
+            self.out.append(_inline(tok.children))
+
+    def _list(self, tok: Token) -> None:
+        """A list opens or closes, or one of its items does."""
+        kind = tok.type
+        if kind in ("bullet_list_open", "ordered_list_open"):
+            if not self.lists and not self.quote:
+                self._separate("\n\n")
+            start = int(tok.attrGet("start") or 1)
+            self.lists.append({"ordered": kind == "ordered_list_open", "next": start})
+        elif kind in ("bullet_list_close", "ordered_list_close"):
+            self.lists.pop()
+        elif kind == "list_item_open":
+            current = self.lists[-1]
+            if current["ordered"]:
+                self.prefix = f"{current['next']}. "
+                current["next"] += 1
+            else:
+                self.prefix = "• "
+        elif self.prefix is not None:  # list_item_close of an empty item
+            self._start_block()
+
+    def _quote(self, *, opening: bool) -> None:
+        """A quote opens or closes; nested quotes are one ``<blockquote>``."""
+        if opening:
+            self._start_block()
+            if self.quote == 0:
+                self.out.append("<blockquote>")
+            self.quote += 1
+            return
+        self.quote -= 1
+        if self.quote == 0:
+            while self.out and self.out[-1] in ("\n", "\n\n"):
+                self.out.pop()
+            self.out.append("</blockquote>")
+
+    def _table(self, tokens: Sequence[Token], index: int) -> int:
+        """Write the table opening at ``index``; returns the index of its ``table_close``."""
+        rows: list[list[str]] = []
+        index += 1
+        while tokens[index].type != "table_close":
+            if tokens[index].type == "tr_open":
+                rows.append([])
+            elif tokens[index].type == "inline":
+                rows[-1].append(_plain(tokens[index].children).strip())
+            index += 1
+        self._start_block()
+        self.out.append(_table(rows) if rows else "")
+        return index
 
 
 def to_html(markdown: str, env: dict[str, Any] | None = None) -> str:

@@ -256,7 +256,7 @@ class WhatsAppChannel(BaseChannel):
                     return f"{found}, but {NOT_LINKED}. {SCAN_HINT}"
         return found
 
-    async def login(
+    async def login(  # noqa: C901  # the bridge's login conversation, one branch per update
         self, on_update: Callable[[LoginUpdate], None], *, quiet: float = protocol.LOGIN_QUIET_S
     ) -> bool:
         """Connect to the bridge with these settings and wait until WhatsApp is linked,

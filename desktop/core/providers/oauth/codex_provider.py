@@ -279,7 +279,7 @@ class CodexProvider(LLMProvider):
             if closer is not None:
                 await closer()
 
-    async def _consume(self, lines: Any, state: StreamState, on_delta: Any) -> None:
+    async def _consume(self, lines: Any, state: StreamState, on_delta: Any) -> None:  # noqa: C901  # an SSE reader: idle timeout, data lines, events, end
         data: list[str] = []
         while True:
             try:
@@ -315,7 +315,7 @@ class CodexProvider(LLMProvider):
             if meter is not None and state.finish is not None:
                 meter.reported(state.usage)
             if shown is not None:
-                await on_delta(StreamDelta(shown[0], shown[1]))  # type: ignore[arg-type]
+                await on_delta(StreamDelta(shown[0], shown[1]))  # type: ignore[arg-type]  # apply_event's kind is text or reasoning, typed str
             if state.finish is not None:
                 return
 

@@ -176,7 +176,7 @@ def _failure(event: dict[str, Any]) -> LLMError:
     )
 
 
-def apply_event(state: StreamState, event: dict[str, Any]) -> tuple[str, str] | None:
+def apply_event(state: StreamState, event: dict[str, Any]) -> tuple[str, str] | None:  # noqa: C901  # one branch per Responses API event type
     """Fold one event into ``state``; returns ``(kind, text)`` to show, if any.
 
     Raises:
