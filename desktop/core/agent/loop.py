@@ -21,9 +21,10 @@ import uuid
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from desktop.core.agent.commands import Command, help_text, parse_command
+from desktop.core.agent.commands import parse_command
 from desktop.core.agent.context import ContextBuilder
 from desktop.core.agent.observers import EventHook, ProgressHook
+from desktop.core.agent.session_commands import SessionCommands
 from desktop.core.agent.turn_parts import (
     ApprovalCheck,
     CheckpointFailed,
@@ -43,7 +44,6 @@ from desktop.core.bus.events import (
     SYSTEM_CHANNEL,
     InboundMessage,
     OutboundMessage,
-    SessionChanged,
     TurnFailed,
     TurnFinished,
     TurnSource,
@@ -56,7 +56,6 @@ from desktop.core.config.schema import Config
 from desktop.core.engine.hooks import AgentHook, CompositeHook
 from desktop.core.engine.runner import AgentRunner
 from desktop.core.providers.base import LLMError, LLMProvider
-from desktop.core.providers.chat_model import chat_model
 from desktop.core.providers.chat_presets import ChatPresets
 from desktop.core.providers.presets import default_target
 from desktop.core.providers.switchable import TURN_SOURCES, usage_scope
@@ -67,7 +66,6 @@ from desktop.core.session.unified import UNIFIED_SESSION_KEY, remember_last_chan
 from desktop.core.tools.base import ToolContext
 from desktop.core.tools.groups import groups_in_history
 from desktop.core.tools.registry import ToolRegistry
-from desktop.core.utils.atomic import set_aside
 from desktop.core.utils.tasks import TaskOwner
 
 if TYPE_CHECKING:
@@ -79,7 +77,7 @@ EMPTY_REPLY = "The model returned no answer, even when asked again without tools
 BUG_REPLY = "Something went wrong on our side; the details are in the log."
 
 
-class AgentLoop:
+class AgentLoop(SessionCommands):
     """The agent: consumes the bus, runs turns, answers commands.
 
     Every collaborator is passed in; nothing is attached afterwards (see
@@ -243,98 +241,6 @@ class AgentLoop:
     def is_busy(self, key: str) -> bool:
         """Whether a turn runs in ``key`` (the one source of truth for "busy")."""
         return self.work.busy(key)
-
-    # -- commands -------------------------------------------------------------------------
-    async def run_command(self, key: str, command: Command) -> str:
-        """Answer a slash command for session ``key``."""
-        if command.name == "/stop":
-            return await self.stop_session(key)
-        if command.name == "/help":
-            return help_text()
-        if command.name == "/status":
-            return await self.status_text(key)
-        if command.name == "/new":
-            return await self.new_session(key)
-        if command.name == "/compact":
-            return await self.compact_session(key)
-        for handler in self.commands:
-            reply = await handler(command.name, command.argument)
-            if reply is not None:
-                return reply
-        return help_text(command.name)
-
-    async def stop_session(self, key: str) -> str:
-        """Cancel the session's running turn and its subagents."""
-        return "Stopped." if await self.work.stop(key) else "Nothing is running."
-
-    async def archive_session(self, key: str) -> int:
-        """Archive the session's messages not yet in memory into ``history.jsonl`` now, as
-        ``/new`` does first (the window's "Archive into memory now"); how many were archived.
-
-        Waits for a running turn of the session; a turn waiting for Retry stays out (its
-        user message would otherwise be archived twice). The session keeps every message.
-        """
-        if self.consolidation is None:
-            return 0
-        async with self.session_lock(key):
-            session = await asyncio.to_thread(self.sessions.get_or_create, key)
-            before = session.last_consolidated
-            end = session.pending_index
-            await self.consolidation.archive_all(session, end)
-            return max(0, session.last_consolidated - before)
-
-    async def compact_session(self, key: str) -> str:
-        """``/compact``: summarise the conversation so far into a checkpoint the next turns
-        replay instead (nanobot 0.3.5's format); waits for a running turn to end first."""
-        if self.consolidation is None:
-            return "Unable to compact context."
-        async with self.session_lock(key):
-            session = await asyncio.to_thread(self.sessions.get_or_create, key)
-            try:
-                done = await self.consolidation.compact(session, session.pending_index)
-            except Exception:
-                log.exception("compacting %s failed", key)
-                return "Unable to compact context."
-        return "Context compacted." if done else "Nothing to compact yet."
-
-    async def new_session(self, key: str) -> str:
-        """Archive (memory) and start the session afresh; the old file is kept beside it."""
-        await self.stop_session(key)
-        async with self.session_lock(key):
-            session = await asyncio.to_thread(self.sessions.get_or_create, key)
-            if self.consolidation is not None and session.messages:
-                await self.consolidation.archive_all(session)
-            archived = len(session.messages)
-            path = self.sessions.path_for(key)
-            if archived and await asyncio.to_thread(path.exists):
-                await asyncio.to_thread(self.sessions.save, session)
-                await asyncio.to_thread(set_aside, path, "archived")
-            session.messages.clear()
-            session.last_consolidated = 0
-            session.metadata.pop("title", None)
-            await asyncio.to_thread(self.sessions.save, session)
-        self._stats.pop(key, None)
-        await self.bus.emit(SessionChanged(key, "new"))
-        return f"New conversation started ({archived} earlier message(s) set aside)."
-
-    async def status_text(self, key: str) -> str:
-        """Model, tokens used, context fill, messages, running tasks."""
-        defaults = self.config.agents.defaults
-        stats = self._stats.get(key, SessionStats())
-        session = await asyncio.to_thread(self.sessions.get_or_create, key)
-        window = defaults.context_window_tokens
-        fill = 100.0 * stats.last_context_tokens / window if window else 0.0
-        own = chat_model(session.metadata)
-        model = f"{own.model} (this chat's own)" if own is not None else self.provider.model
-        return "\n".join(
-            [
-                f"Model: {model}",
-                f"Tokens this session: {stats.prompt_tokens} in, {stats.completion_tokens} out",
-                f"Context: {stats.last_context_tokens} of {window} tokens ({fill:.0f}%)",
-                f"Messages: {len(session.messages)}",
-                f"Running tasks: {self.work.running_count()}",
-            ]
-        )
 
     # -- compatibility entry point --------------------------------------------------------
     async def process_direct(
