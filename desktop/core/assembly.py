@@ -82,7 +82,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 Clock = Callable[[], float]
-CONTEXT_TABLE_DELAY_S = 8.0  # after the app's own LiteLLM warm-up (5 s after ready)
 
 
 def worker_tools(config: Config, sessions: ExecSessions | None = None) -> ToolRegistry:
@@ -426,9 +425,11 @@ async def start_runtime(
     )
     await runtime.start()
     if built is not None:  # the real window, asked in the background (a server may be slow)
+        # LiteLLM's table waits for LiteLLM's first call; OAuth providers never load LiteLLM
+        # for a call, so they read the table now.
         runtime.owner.try_spawn(
             runtime.refresh_context_window(
-                built.choice, built.key.value, table_after_s=CONTEXT_TABLE_DELAY_S
+                built.choice, built.key.value, table_when_loaded=not built.choice.spec.oauth
             ),
             name="context-window",
         )
