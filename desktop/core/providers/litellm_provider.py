@@ -9,6 +9,7 @@ closes the HTTP stream.
 from __future__ import annotations
 
 import asyncio
+import importlib
 import logging
 import os
 import threading
@@ -113,11 +114,30 @@ def import_litellm() -> Any:
         litellm.disable_aiohttp_transport = True
         if hasattr(litellm, "telemetry"):
             litellm.telemetry = False
+        _import_call_path()
         _offline_token_counts(litellm)
         with _waiters_lock:
             _litellm = litellm
         _wake_waiters(litellm)
     return _litellm
+
+
+def _import_call_path() -> None:
+    """Import here, in the importing thread, what the first call would import on the event
+    loop: the OpenAI client's resource modules (≈500 modules, 1–2 s during which the window
+    froze mid-send) and the HTTP/2 stack its transport loads."""
+    for name in (
+        "openai.resources",
+        "httpcore",
+        "h2.connection",
+        "anyio._backends._asyncio",
+        "encodings.idna",
+        "litellm._service_logger",
+    ):
+        try:
+            importlib.import_module(name)
+        except ImportError:  # an optional part missing: the call imports what it needs
+            log.debug("%s not importable ahead of the first call", name)
 
 
 def _offline_token_counts(litellm: Any) -> None:
