@@ -425,11 +425,11 @@ async def start_runtime(
     )
     await runtime.start()
     if built is not None:  # the real window, asked in the background (a server may be slow)
-        # LiteLLM's table waits for LiteLLM's first call; OAuth providers never load LiteLLM
-        # for a call, so they read the table now.
+        # LiteLLM's table waits for LiteLLM's first call; providers whose calls never load
+        # LiteLLM (Codex, Grok) read the table now.
         runtime.owner.try_spawn(
             runtime.refresh_context_window(
-                built.choice, built.key.value, table_when_loaded=not built.choice.spec.oauth
+                built.choice, built.key.value, table_when_loaded=built.provider.calls_litellm
             ),
             name="context-window",
         )

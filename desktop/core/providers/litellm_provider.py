@@ -175,6 +175,8 @@ class LiteLLMProvider(LLMProvider):
         retry_delays: Backoff before each retry; its length is the number of retries.
     """
 
+    calls_litellm = True
+
     def __init__(
         self,
         choice: ProviderChoice,
