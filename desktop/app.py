@@ -27,8 +27,10 @@ if TYPE_CHECKING:
 
 __all__ = ["APP_TITLE", "build_main_window", "install_tabs", "run_app"]
 
-# bench/startup.py and tests: print "first-paint <epoch seconds>" once; with the value
-# "modules", also "first-paint-modules <comma-separated sys.modules>" at that moment.
+# bench/startup.py and tests: print "first-paint <epoch seconds>" once and "agent-ready <epoch
+# seconds>" each time the agent is ready; with the value "modules", also "first-paint-modules
+# <comma-separated sys.modules>" and "agent-ready-modules …" at those moments, and
+# "exit-modules …" when the app quits.
 BENCH_ENV = "NANOBOT_DESKTOP_BENCH"
 FIRST_PAINT_WAIT_MS = 2000
 
@@ -383,6 +385,17 @@ def _report_first_paint(window: MainWindow, mode: str) -> None:
     window.firstPainted.connect(report)
 
 
+def _report_ready(mode: str) -> Callable[[], None]:
+    import time
+
+    def report() -> None:
+        print(f"agent-ready {time.time():.6f}", flush=True)
+        if mode == "modules":
+            print(f"agent-ready-modules {','.join(sorted(sys.modules))}", flush=True)
+
+    return report
+
+
 def run_app(args: argparse.Namespace | None = None) -> int:
     """Open the window (or bring the running one to the front) and run until quit."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -412,8 +425,9 @@ def run_app(args: argparse.Namespace | None = None) -> int:
     raw = peek_prefs(prefs_file)
     theme = Theme(app, peek_text(raw, "appearance", APPEARANCES) or "system")
     window = build_main_window(peek_text(raw, "windowGeometry"))
-    if os.environ.get(BENCH_ENV):
-        _report_first_paint(window, os.environ[BENCH_ENV])
+    bench = os.environ.get(BENCH_ENV, "")
+    if bench:
+        _report_first_paint(window, bench)
     window.show()
     _wait_for_first_paint(window, quit_signal)
 
@@ -430,6 +444,7 @@ def run_app(args: argparse.Namespace | None = None) -> int:
         config_path=config_path,
         workspace=workspace,
         install_tabs=install_tabs,
+        on_ready=_report_ready(bench) if bench else None,
     )
     quit_signal.handler = desktop.request_quit
     if quit_signal.requested:
@@ -441,3 +456,6 @@ def run_app(args: argparse.Namespace | None = None) -> int:
             raise
         instance.release()
         return 0
+    finally:
+        if bench == "modules":
+            print(f"exit-modules {','.join(sorted(sys.modules))}", flush=True)

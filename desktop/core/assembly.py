@@ -62,7 +62,6 @@ if TYPE_CHECKING:
     from desktop.core.config.secrets import SecretStore
 
 
-CONTEXT_TABLE_DELAY_S = 8.0  # after the app's own LiteLLM warm-up (5 s after ready)
 
 
 def build_runtime(
@@ -251,9 +250,11 @@ async def start_runtime(config: Config, options: StartOptions | None = None) -> 
         await runtime.stop()
         raise
     if built is not None and options.probe_window:  # asked in the background (may be slow)
+        # LiteLLM's table waits for LiteLLM's first call; providers whose calls never load
+        # LiteLLM (Codex, Grok) read the table now.
         runtime.owner.try_spawn(
             runtime.refresh_context_window(
-                built.choice, built.key.value, table_after_s=CONTEXT_TABLE_DELAY_S
+                built.choice, built.key.value, table_when_loaded=built.provider.calls_litellm
             ),
             name="context-window",
         )

@@ -221,14 +221,15 @@ class Runtime:
         choice: ProviderChoice | None = None,
         api_key: str | None = None,
         *,
-        table_after_s: float = 0.0,
+        table_when_loaded: bool = False,
     ) -> int:
         """Ask the server (then LiteLLM's model table) for the model's real context window and
         use it where the person did not set one; returns the window in force.
 
-        ``table_after_s``: wait this long before consulting LiteLLM's table (at start-up the
-        app imports LiteLLM a few seconds after the window is ready; importing it earlier in
-        a thread would compete with the first paint).
+        ``table_when_loaded``: consult LiteLLM's table only once a model call has imported
+        LiteLLM (start-up: importing it for the table alone kept ≈200 MB resident in an app
+        that may wait for hours; until the first call, the window only matters to that call,
+        which loads LiteLLM anyway).
         """
         from desktop.core.providers.context_window import (
             ContextWindow,
@@ -236,6 +237,7 @@ class Runtime:
             litellm_window,
             probe_context_window,
         )
+        from desktop.core.providers.litellm_provider import litellm_loaded
 
         choice = choice or self.provider.choice
         found: ContextWindow | None = None
@@ -243,7 +245,11 @@ class Runtime:
             try:
                 found = await probe_context_window(choice, api_key, use_litellm=False)
                 if found is None:
-                    await asyncio.sleep(table_after_s)
+                    if table_when_loaded:
+                        await litellm_loaded()
+                        if self.provider.choice is not choice:  # switched meanwhile:
+                            # the switch asked for its own model's window
+                            return self.config.agents.defaults.context_window_tokens
                     tokens = await asyncio.to_thread(litellm_window, choice.model)
                     found = ContextWindow(tokens, "LiteLLM model info") if tokens else None
             except asyncio.CancelledError:

@@ -19,7 +19,7 @@ from desktop.core.utils.threads import run_daemon
 from desktop.ui.error_dialog import ExceptionReporter, install_exception_hooks
 from desktop.ui.main_window import MainWindow
 from desktop.ui.notifications import Notifier
-from desktop.ui.startup import WARM_UP_DELAY_S, AgentStarter
+from desktop.ui.startup import AgentStarter
 from desktop.ui.tray import Tray
 
 if TYPE_CHECKING:
@@ -49,6 +49,7 @@ class DesktopApp:
         config_path: ``--config`` or ``None``.
         workspace: ``--workspace`` or ``None``.
         install_tabs: Plugs the real tabs in once the config is loaded.
+        on_ready: Called each time the agent is ready (the benches' report).
     """
 
     def __init__(
@@ -62,6 +63,7 @@ class DesktopApp:
         config_path: Path | None = None,
         workspace: Path | None = None,
         install_tabs: TabInstaller | None = None,
+        on_ready: Callable[[], None] | None = None,
     ) -> None:
         self.app = app
         self.window = window
@@ -71,6 +73,7 @@ class DesktopApp:
         self.config_path = config_path
         self.workspace = workspace
         self.install_tabs = install_tabs
+        self.on_ready = on_ready
         self.prefs: PrefsStore | None = None
         self.tray: Tray | None = None
         self.notifier: Notifier | None = None
@@ -220,15 +223,14 @@ class DesktopApp:
         )
 
     def _on_agent_ready(self) -> None:
-        from PySide6.QtCore import QTimer
-
         assert self.starter is not None
         self.window.remove_banner("agent")
         services = self.starter.services
         if self.tray is not None and services is not None:
             self.tray.set_cron(services.cron)
-        QTimer.singleShot(int(WARM_UP_DELAY_S * 1000), self.starter.warm_up)
         self.tasks.try_spawn(self._warn_without_sandbox(), name="sandbox-check")
+        if self.on_ready is not None:
+            self.on_ready()
 
     async def _warn_without_sandbox(self) -> None:
         """Once per run: say so when commands cannot be contained (no bubblewrap here).

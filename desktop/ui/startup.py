@@ -1,8 +1,8 @@
 """Background start-up: config, key store, provider and agent load after the window shows.
 
 Heavy modules (pydantic models, the agent, the provider) are imported in daemon threads so the
-window stays responsive; litellm itself is imported on the first request (or warmed earlier
-with :meth:`AgentStarter.warm_up`). Every failure becomes a message for the person, never a
+window stays responsive; litellm itself is imported on the first request, or when the person
+starts typing a message (:meth:`AgentStarter.warm_up`) — never while the app merely waits. Every failure becomes a message for the person, never a
 crash: a broken config (:attr:`AgentStarter.configFailed`) or no usable key
 (:attr:`AgentStarter.agentFailed`); :meth:`AgentStarter.retry` tries again after a fix.
 """
@@ -32,10 +32,6 @@ if TYPE_CHECKING:
     from desktop.ui.tray import Tray
 
 log = logging.getLogger(__name__)
-
-# litellm (≈3 s, ≈120 MB) is imported in a thread this long after the agent is ready, so the
-# first message does not wait for it; see AgentStarter.warm_up.
-WARM_UP_DELAY_S = 5.0
 
 
 async def start_runtime_for(
@@ -242,7 +238,8 @@ class AgentStarter(QObject):
         return f"ready — {model}{via}"
 
     def warm_up(self) -> None:
-        """Import litellm in a thread now, so the first request does not wait for it."""
+        """Import litellm (≈2–4 s, ≈200 MB) in a thread now, so the first request does not wait
+        for it; the chat calls this when the person starts typing."""
         if self._warm is not None or self.tasks.closed:
             return
 

@@ -31,6 +31,7 @@ from desktop.core.providers.context_window import (
 from desktop.core.providers.matching import ProviderChoice
 from tests.conftest import custom_config
 from tests.fakes.openai_server import ScriptedOpenAIServer
+from tests.waiting import until
 
 
 def choice(url: str, model: str = "openai/scripted", provider: str = "custom") -> ProviderChoice:
@@ -125,5 +126,40 @@ async def test_the_runtime_uses_the_server_window(
             await asyncio.sleep(0.01)
         usage = [e for e in events if isinstance(e, UsageReport)]
         assert usage and usage[-1].context_window == 8192  # what the context meter shows
+    finally:
+        await runtime.stop()
+
+
+async def test_the_table_waits_for_the_first_call(
+    tmp_path: Path,
+    scripted_server: ScriptedOpenAIServer,
+    memory_keyring: object,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The server knows no window: at start-up LiteLLM's table is not read (importing LiteLLM
+    for it kept ≈200 MB resident in a waiting app) until a call has imported LiteLLM; then it is,
+    and its window applies."""
+    from desktop.core.providers import context_window, litellm_provider
+
+    monkeypatch.setattr(litellm_provider, "_litellm", None)  # as in a fresh process
+    asked: list[str] = []
+
+    def table(model: str) -> int:
+        asked.append(model)
+        return 12_000
+
+    monkeypatch.setattr(context_window, "litellm_window", table)
+    config = load_config(custom_config(tmp_path, scripted_server.url, maxTokens=2048))
+    runtime = await start_runtime(config, bus=MessageBus(), secrets=SecretStore())
+    try:
+        await until(lambda: litellm_provider._waiters, 15, "the probe to wait for LiteLLM")
+        assert any(r.path.endswith("/models") for r in scripted_server.requests)
+        assert asked == []
+        assert config.agents.defaults.context_window_tokens == DEFAULT_WINDOW
+        await litellm_provider.aimport_litellm()  # what the first model call does
+        await until(lambda: config.agents.defaults.context_window_tokens == 12_000, 15, "the table")
+        assert [m.rsplit("/", 1)[-1] for m in asked] == ["any-name"]
+        assert runtime.memory.consolidator.budget == 12_000 - 2048 - 1024
+        assert not litellm_provider._waiters
     finally:
         await runtime.stop()

@@ -13,6 +13,7 @@ from pytestqt.qtbot import QtBot
 
 from desktop.app import build_main_window
 from tests.conftest import CLI, cli_env
+from tests.fakes.openai_server import ScriptedOpenAIServer
 from tests.waiting import wait_for
 
 # Modules that must not load before the first paint (DESIGN §4: litellm costs seconds; pydantic
@@ -154,3 +155,54 @@ def test_broken_config_is_a_message_not_a_crash(
     assert process.returncode == 0, err
     assert "Traceback" not in err
     assert config.read_text() == content  # never rewritten
+
+
+def test_ready_and_idle_without_litellm(isolated_env: Path) -> None:
+    """A usable config: the agent gets ready, and the app then waits, without LiteLLM in memory
+    (≈200 MB; it loaded 5 s after ready to warm up, and for the context-window table). It loads
+    for the first model call, or when the person starts typing."""
+    with ScriptedOpenAIServer() as server:  # knows no context window: the table would be asked
+        config = isolated_env / ".nanobot" / "config.json"
+        config.parent.mkdir(parents=True)
+        config.write_text(
+            json.dumps(
+                {
+                    "agents": {
+                        "defaults": {
+                            "model": "scripted-model",
+                            "provider": "custom",
+                            "workspace": str(isolated_env / "ws"),
+                        }
+                    },
+                    "providers": {"custom": {"apiBase": server.url, "apiKey": "sk-test"}},
+                }
+            )
+        )
+        process = _launch(isolated_env, NANOBOT_DESKTOP_BENCH="modules")
+        try:
+            assert process.stdout is not None
+            lines = {}
+            while "agent-ready-modules" not in lines:
+                line = process.stdout.readline()
+                assert line, process.communicate(timeout=30)
+                name, _, rest = line.strip().partition(" ")
+                lines[name] = rest
+            assert "litellm" not in lines["agent-ready-modules"].split(",")
+            # The context-window probe asked the server (which knew nothing) ...
+            wait_for(
+                lambda: any(r.path.endswith("/models") for r in server.requests),
+                30,
+                "the context-window probe",
+            )
+            # ... and an absence can only be watched over a span: past the old warm-up (5 s
+            # after ready), nothing may load LiteLLM while the app waits.
+            time.sleep(7)
+        finally:
+            process.send_signal(signal.SIGINT)
+            out, err = process.communicate(timeout=30)
+    assert process.returncode == 0, err
+    exit_modules = next(
+        line.split(" ", 1)[1] for line in out.splitlines() if line.startswith("exit-modules ")
+    )
+    assert "litellm" not in exit_modules.strip().split(",")
+    assert "openai" not in exit_modules.strip().split(",")

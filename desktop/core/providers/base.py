@@ -134,7 +134,14 @@ class LLMError(Exception):
 
 
 class LLMProvider(ABC):
-    """A chat-completion backend. Keys are passed per call, never through the environment."""
+    """A chat-completion backend. Keys are passed per call, never through the environment.
+
+    Attributes:
+        calls_litellm: Its calls import LiteLLM (what merely benefits from LiteLLM may wait
+            for that import instead of causing it).
+    """
+
+    calls_litellm = False
 
     @abstractmethod
     async def chat(

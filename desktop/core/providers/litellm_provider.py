@@ -9,8 +9,10 @@ closes the HTTP stream.
 from __future__ import annotations
 
 import asyncio
+import importlib
 import logging
 import os
+import threading
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Literal
@@ -45,6 +47,42 @@ from desktop.core.utils.redact import register_secret
 
 log = logging.getLogger(__name__)
 _litellm: Any = None
+# Who waits for LiteLLM to be imported by someone else (see litellm_loaded).
+_waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[Any]]] = []
+_waiters_lock = threading.Lock()
+
+
+async def litellm_loaded() -> Any:
+    """LiteLLM, once something that needs it (a model call) has imported it; never imports it.
+
+    Lookups that merely benefit from LiteLLM (its model table) wait here instead of loading
+    ≈200 MB for a call that may never come. No polling: the import wakes the waiter.
+    """
+    with _waiters_lock:
+        if _litellm is not None:
+            return _litellm
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        _waiters.append((asyncio.get_running_loop(), future))
+    try:
+        return await future
+    finally:
+        with _waiters_lock:
+            _waiters[:] = [(lp, f) for lp, f in _waiters if f is not future]
+
+
+def _wake_waiters(litellm: Any) -> None:
+    with _waiters_lock:
+        waiters, _waiters[:] = list(_waiters), []
+    for loop, future in waiters:
+
+        def wake(future: asyncio.Future[Any] = future) -> None:
+            if not future.done():
+                future.set_result(litellm)
+
+        try:
+            loop.call_soon_threadsafe(wake)
+        except RuntimeError:  # that loop is closed: nobody waits any more
+            pass
 
 
 async def aimport_litellm() -> Any:
@@ -76,9 +114,30 @@ def import_litellm() -> Any:
         litellm.disable_aiohttp_transport = True
         if hasattr(litellm, "telemetry"):
             litellm.telemetry = False
+        _import_call_path()
         _offline_token_counts(litellm)
-        _litellm = litellm
+        with _waiters_lock:
+            _litellm = litellm
+        _wake_waiters(litellm)
     return _litellm
+
+
+def _import_call_path() -> None:
+    """Import here, in the importing thread, what the first call would import on the event
+    loop: the OpenAI client's resource modules (≈500 modules, 1–2 s during which the window
+    froze mid-send) and the HTTP/2 stack its transport loads."""
+    for name in (
+        "openai.resources",
+        "httpcore",
+        "h2.connection",
+        "anyio._backends._asyncio",
+        "encodings.idna",
+        "litellm._service_logger",
+    ):
+        try:
+            importlib.import_module(name)
+        except ImportError:  # an optional part missing: the call imports what it needs
+            log.debug("%s not importable ahead of the first call", name)
 
 
 def _offline_token_counts(litellm: Any) -> None:
@@ -115,6 +174,8 @@ class LiteLLMProvider(LLMProvider):
         stream_idle_timeout: Seconds a stream may stay silent before it is abandoned.
         retry_delays: Backoff before each retry; its length is the number of retries.
     """
+
+    calls_litellm = True
 
     def __init__(
         self,

@@ -23,9 +23,6 @@ from typing import Any, ClassVar
 from urllib.parse import parse_qs, urlparse
 
 import httpx
-import lxml.html
-from lxml import etree
-from readability import Document
 
 from desktop.core.config.schema import WebToolsConfig
 from desktop.core.security.network import BlockedAddressError, resolve_public
@@ -214,6 +211,11 @@ def html_to_markdown(html: str, base_url: str = "") -> tuple[str, str]:
     Returns:
         ``(title, markdown)``.
     """
+    # lxml and readability (≈12 MB) load on the first page read, not with the app.
+    import lxml.html
+    from lxml import etree
+    from readability import Document
+
     html = re.sub(r"^\s*<\?xml[^>]*\?>", "", html)  # lxml refuses str with an encoding declaration
     try:
         page = lxml.html.fromstring(html)
@@ -396,8 +398,18 @@ _Hit = tuple[str, str, str]  # title, url, snippet
 
 
 def _ddg_results(html: str, count: int) -> list[_Hit]:
-    """``(title, url, snippet)`` from a DuckDuckGo HTML results page (ads skipped)."""
-    page = lxml.html.fromstring(html)
+    """``(title, url, snippet)`` from a DuckDuckGo HTML results page (ads skipped).
+
+    Raises:
+        ValueError: The page cannot be parsed.
+    """
+    import lxml.html
+    from lxml import etree
+
+    try:
+        page = lxml.html.fromstring(html)
+    except etree.ParserError as exc:
+        raise ValueError(f"unreadable results page: {exc}") from exc
     results = []
     for node in page.xpath(_DDG_RESULT):
         if "result--ad" in (node.get("class") or ""):
@@ -510,7 +522,7 @@ class WebSearchTool(Tool):
                 results = await search(client, query, count)
         except FetchError as exc:
             return ToolResult.error(f"Error: {exc}")
-        except (httpx.HTTPError, ValueError, etree.ParserError) as exc:
+        except (httpx.HTTPError, ValueError) as exc:
             message = f"Error: {engine} search failed: {type(exc).__name__}: {exc}"
             return _marked(message, "web_search", error=True)
         if not results:

@@ -203,6 +203,7 @@ class ChatTab(ChatActions, QWidget):
         pane.other_model.chosen.connect(self.choose_model)
         pane.editing.cancelled.connect(self.cancel_edit)
         pane.composer.edit.editLastRequested.connect(self.edit_last)
+        pane.composer.edit.textChanged.connect(self._warm_provider)
         pane.composer.edit.mentions.wanted.connect(self._load_mentions)
         self.services.configChanged.connect(self.refresh_model)
         regenerate = QShortcut(QKeySequence("Ctrl+Shift+R"), self)
@@ -210,6 +211,15 @@ class ChatTab(ChatActions, QWidget):
         regenerate.activated.connect(self.regenerate)
         self.panel.searchResultActivated.connect(self.open_search_result)
         self.approvals.attentionChanged.connect(self.attentionChanged)
+
+    def _warm_provider(self) -> None:
+        """The person is typing: load the provider layer now, so the answer does not wait for
+        it (nothing loads it while the app merely waits)."""
+        starter = self.services.starter
+        if starter is None or not self.pane.composer.edit.toPlainText():
+            return
+        self.pane.composer.edit.textChanged.disconnect(self._warm_provider)
+        starter.warm_up()
 
     def _agent_ready(self) -> None:
         runtime = self.services.runtime

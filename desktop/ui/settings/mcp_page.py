@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QHideEvent, QShowEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QListWidget,
@@ -193,11 +194,24 @@ class MCPPage(SettingsPage):
             self.runtime.tool_names(name),
             agent=self.runtime.agent_managed,
         )
-        self._refresh_timer.start()
+        if self.isVisible():  # a hidden page does not tick (showEvent starts it)
+            self._refresh_timer.start()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        """Shown again: refresh the server's details now and every second while visible."""
+        super().showEvent(event)
+        if self.current_name() in self.servers():
+            self._show_details()
+
+    def hideEvent(self, event: QHideEvent) -> None:
+        """Hidden (another section, another tab, the window in the tray): stop ticking."""
+        super().hideEvent(event)
+        self._refresh_timer.stop()
 
     def _tick(self) -> None:
         """Refresh the stderr tail and status of the shown server while the page is visible."""
         if not self.isVisible():
+            self._refresh_timer.stop()
             return
         fresh = self.runtime.peek_statuses()
         if fresh:

@@ -656,3 +656,21 @@ async def test_https_is_pinned_with_sni_and_certificate_for_the_name(
     finally:
         server.close()
         await server.wait_closed()
+
+
+def test_page_parsers_load_with_the_first_page_not_with_the_agent() -> None:
+    """lxml and readability (≈12 MB) are not in memory for an agent that has read no page yet
+    (a fresh interpreter: this process's imports would mask it)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, desktop.core.assembly, desktop.core.tools.web as web; "
+        "print(sorted(m for m in ('lxml', 'readability') if m in sys.modules)); "
+        "web.html_to_markdown('<p>x</p>'); "
+        "print(sorted(m for m in ('lxml', 'readability') if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], check=True, capture_output=True, text=True
+    ).stdout.splitlines()
+    assert out == ["[]", "['lxml', 'readability']"]

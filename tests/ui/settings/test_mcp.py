@@ -331,3 +331,27 @@ def test_editing_renames_and_only_new_commands_need_approval(
     )
     page.approval.cancel.click()
     assert on_disk(config_path)["tools"]["mcpServers"]["tool"]["args"] == []
+
+
+def test_the_status_refresh_ticks_only_while_the_page_is_shown(
+    make_tab: Callable[[], SettingsTab], qtbot: QtBot
+) -> None:
+    """A configured server is selected when the page loads (at start-up, with the agent): its
+    details refresh every second while the page is visible, and nothing ticks while it is
+    hidden (before: a 1 s timer ran for the app's whole life once any MCP server existed)."""
+    from desktop.core.config.schema import MCPServerConfig
+
+    tab = make_tab()
+    page = tab.page("mcp")
+    assert isinstance(page, MCPPage)
+    config = MCPServerConfig.model_validate({"command": PYTHON, "enabled": False})
+    tab.services.config.tools.mcp_servers["idle"] = config
+    page.load()
+    assert page.current_name() == "idle" and not page.isVisible()
+    assert not page._refresh_timer.isActive()
+    tab.show_section("mcp")
+    qtbot.waitUntil(page.isVisible)
+    assert page._refresh_timer.isActive()
+    tab.show_section("providers")
+    qtbot.waitUntil(lambda: not page.isVisible())
+    assert not page._refresh_timer.isActive()

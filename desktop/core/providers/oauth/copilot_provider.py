@@ -45,6 +45,8 @@ class CopilotProvider(LLMProvider):
         retry_delays: Backoff before each retry.
     """
 
+    calls_litellm = True
+
     def __init__(
         self,
         choice: ProviderChoice,
