@@ -83,7 +83,9 @@ if [ "$want_test" = 1 ]; then
   # many packages of its own; never in the app's venv). About 45 s the first time, then cached.
   synapse_version=1.163.2
   synapse=.cache/synapse-venv
-  if ! "$synapse/bin/python" -c "import synapse, sys; sys.exit(synapse.__version__ != '$synapse_version')" 2>/dev/null; then
+  # The installed version from its metadata: synapse.__version__ adds the git branch and commit
+  # of the current folder when it is a git checkout (ours is), which never equals the release.
+  if ! "$synapse/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('matrix-synapse') != '$synapse_version')" 2>/dev/null; then
     step "Installing Synapse $synapse_version for the Matrix tests (.cache/synapse-venv)"
     rm -rf "$synapse"
     "$python" -m venv "$synapse"
