@@ -49,7 +49,7 @@ GUIDES: dict[str, ProviderGuide] = {
         "Open Anthropic's API keys page",
     ),
     "openrouter": ProviderGuide(
-        _keys_page("openrouter.ai", "Keys") + " One key reaches models of many vendors.",
+        _keys_page("openrouter.ai", "Keys"),
         "https://openrouter.ai/keys",
         "Open OpenRouter's keys page",
     ),

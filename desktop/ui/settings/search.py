@@ -330,6 +330,8 @@ class SettingsSearch(QWidget):
         self.results.setAccessibleName("Settings found")
         self.results.setFrameShape(QFrame.Shape.NoFrame)
         self.results.setWordWrap(True)
+        self.results.setAlternatingRowColors(True)  # where one result ends and the next begins
+        self.results.setSpacing(1)
         self.results.hide()
         self.none_found = QLabel("No setting matches.")
         self.none_found.setWordWrap(True)

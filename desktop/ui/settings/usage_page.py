@@ -278,6 +278,8 @@ class UsagePage(SettingsPage):
 
     def load(self) -> None:
         """Read the budgets and the ledger (in the background)."""
+        if self.status.kind == "info":  # "preset filled in": Revert drops it
+            self.status.clear()
         self.spawn(self._load(), "load-usage")
 
     async def _load(self) -> None:

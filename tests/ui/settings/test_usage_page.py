@@ -212,6 +212,12 @@ def test_budget_presets_fill_the_table_and_save_with_the_keyboard(
     saved = save()  # the million tokens parse back
     assert saved["overall"]["monthlyUsd"] == 120 and saved["sources"]["cron"]["dailyTokens"]
 
+    choose("About $20 a month")
+    assert page.status.kind == "info" and page.revert_button is not None
+    QTest.keyClick(page.revert_button, Qt.Key.Key_Space)  # Revert: the saved values again
+    qtbot.waitUntil(lambda: page.fields[("overall", "monthly_usd")].text() == "120")
+    assert not page.dirty and page.status.kind == ""
+
     choose("No limit")
     assert all(not field.text() for field in page.fields.values())
     saved = save()
