@@ -129,6 +129,14 @@ def _editable(info: FieldInfo) -> bool:
     return kind in (str, int, float, bool)
 
 
+def has_control(model: type[BaseModel], field_name: str) -> bool:
+    """Whether a channel's form shows a control (or a key box) for ``field_name``."""
+    kept = model.kept_fields if issubclass(model, ChannelBase) else frozenset()
+    if field_name in kept or field_name not in model.model_fields:
+        return False
+    return secret_fields.is_secret_field(field_name) or _editable(model.model_fields[field_name])
+
+
 def _form() -> QFormLayout:
     form = QFormLayout()
     form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)

@@ -35,6 +35,23 @@ ABOUT: dict[str, tuple[str, ...]] = {
 _SECTIONS: dict[str, type[ProviderConfig]] = {"bedrock": BedrockProviderConfig}
 
 
+def _azure_default(spec: ProviderSpec) -> str:
+    return str(dict(spec.litellm_options).get("api_version", ""))
+
+
+def extra_fields(spec: ProviderSpec) -> list[tuple[str, str, str]]:
+    """``(name, label, help)`` of the extra fields of ``spec``'s section (none for most)."""
+    found: list[tuple[str, str, str]] = []
+    section = _SECTIONS.get(spec.name)
+    if section is not None:
+        for name, info in section.model_fields.items():
+            if name not in ProviderConfig.model_fields:
+                found.append((name, info.title or name, info.description or ""))
+    if spec.litellm_prefix == "azure":
+        found.append(("api_version", "API version", f"Default: {_azure_default(spec)}."))
+    return found
+
+
 class SectionExtras:
     """The extra fields of one provider's section, as line edits.
 
@@ -47,16 +64,10 @@ class SectionExtras:
         self.spec = spec
         self.fields: dict[str, QLineEdit] = {}
         self.labels: dict[str, str] = {}
-        section = _SECTIONS.get(spec.name)
-        if section is not None:
-            for name, info in section.model_fields.items():
-                if name in ProviderConfig.model_fields:
-                    continue
-                self._add(name, info.title or name, info.description or "", edited)
-        if spec.litellm_prefix == "azure":
-            default = dict(spec.litellm_options).get("api_version", "")
-            self._add("api_version", "API version", f"Default: {default}.", edited)
-            self.fields["api_version"].setPlaceholderText(default)
+        for name, label, tip in extra_fields(spec):
+            self._add(name, label, tip, edited)
+        if "api_version" in self.fields:
+            self.fields["api_version"].setPlaceholderText(_azure_default(spec))
 
     def _add(self, name: str, label: str, tip: str, edited: Callable[..., None]) -> None:
         field = QLineEdit()

@@ -1,7 +1,9 @@
-"""One provider's settings: key, API base, extra headers, test, model list."""
+"""One provider's settings: the key (how to get one, with a link), test and model list first;
+API base, extra headers and a section's own fields in a collapsed "Advanced" section."""
 
 from __future__ import annotations
 
+import html
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Signal
@@ -9,6 +11,7 @@ from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
     QFormLayout,
     QHBoxLayout,
+    QLabel,
     QLayout,
     QLineEdit,
     QListWidget,
@@ -22,10 +25,12 @@ from desktop.core.config.edit import ChangeError
 from desktop.core.config.errors import ConfigError
 from desktop.core.config.provider_registry import ProviderSpec
 from desktop.core.providers.probe import EXAMPLE_MODELS, check_connection, list_models, listing_base
+from desktop.ui.settings.guided import Collapsible, LinkText
 from desktop.ui.settings.key_backends import provider_key_backend
 from desktop.ui.settings.key_field import KeyField
 from desktop.ui.settings.page import commit_changes, save_error_text
 from desktop.ui.settings.provider_extras import ABOUT, SectionExtras
+from desktop.ui.settings.provider_guides import ProviderGuide, endpoint_is_essential, guide_for
 from desktop.ui.settings.sign_in import SignInBox
 from desktop.ui.settings.tasks import OwnsTasks
 from desktop.ui.settings.widgets import (
@@ -55,6 +60,16 @@ def _box(*parts: QWidget | QLayout) -> QWidget:
         else:
             column.addWidget(part)
     return box
+
+
+def _how_to_label(guide: ProviderGuide) -> QLabel:
+    """The guide's paragraph with the provider's key page (opens in the browser)."""
+    text = html.escape(guide.how_to)
+    if guide.link:
+        text += f' <a href="{html.escape(guide.link)}">{html.escape(guide.link_text)}</a>'
+    label = LinkText(text)
+    label.setAccessibleName("How to get a key")
+    return label
 
 
 class ProviderPanel(OwnsTasks, QScrollArea):
@@ -112,6 +127,9 @@ class ProviderPanel(OwnsTasks, QScrollArea):
             )
         if about:
             layout.addWidget(hint(" ".join(about)))
+        self.guide = guide_for(spec)
+        self.how_to = _how_to_label(self.guide)
+        layout.addWidget(self.how_to)
 
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
@@ -137,20 +155,29 @@ class ProviderPanel(OwnsTasks, QScrollArea):
         self.api_base.setPlaceholderText(
             spec.default_api_base or listing_base(spec, None) or "provider default"
         )
+        self.api_base.setToolTip("The address requests go to (empty: the provider's own).")
         self.headers = LinesEdit(
             placeholder="Header-Name: value (one per line)",
             rows=2,
             accessible=f"{spec.display_name} extra headers",
         )
+        self.headers.setToolTip("HTTP headers sent with every request, one “Name: value” a line.")
         self.endpoint_dirty = False  # typed but not saved: a reload must not wipe it
         self._filling = False
         self.api_base.textEdited.connect(self._endpoint_edited)
         self.headers.textChanged.connect(self._endpoint_edited)
-        form.addRow("API base", self.api_base)
-        form.addRow("Extra headers", self.headers)
+        # The endpoint is an essential only where there is no address of the provider's own.
+        self.advanced = Collapsible("Advanced", accessible=f"{spec.display_name} advanced")
+        advanced = QFormLayout(self.advanced.body)
+        advanced.setContentsMargins(0, 0, 0, 0)
+        advanced.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
+        self.endpoint_essential = endpoint_is_essential(spec)
+        endpoint_form = form if self.endpoint_essential else advanced
+        endpoint_form.addRow("API base", self.api_base)
+        advanced.addRow("Extra headers", self.headers)
         self.extras = SectionExtras(spec, self._endpoint_edited)
         for label, field in self.extras.rows():
-            form.addRow(label, field)
+            advanced.addRow(label, field)
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
         self.endpoint_status = InlineStatus(accessible=f"{spec.display_name} endpoint status")
@@ -163,7 +190,9 @@ class ProviderPanel(OwnsTasks, QScrollArea):
             lambda: self.spawn(self.save_endpoint_settings(), "save-endpoint")
         )
         row.addWidget(self.save_endpoint)
-        form.addRow("", _box(row))
+        endpoint_form.addRow("", _box(row))
+        if self.endpoint_essential:
+            advanced.addRow("", hint("Saved with “Save endpoint” above, with the API base."))
 
         test_row = QHBoxLayout()
         self.test_model = QLineEdit()
@@ -208,7 +237,9 @@ class ProviderPanel(OwnsTasks, QScrollArea):
             for hidden in (self.test_box, self.models_box):
                 form.setRowVisible(hidden, False)
         layout.addLayout(form)
+        layout.addWidget(self.advanced)
         self.form = form
+        self.advanced_form = advanced
         can_list = spec.supports_model_listing
         self._show_model_list(False)
         if not can_list:

@@ -8,7 +8,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSize, Qt, Signal, Slot
-from PySide6.QtGui import QCloseEvent
+from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 
 from desktop.core.config.errors import ConfigError
 from desktop.ui.settings.page import SettingsPage
+from desktop.ui.settings.search import SettingsSearch
 from desktop.ui.settings.tasks import OwnsTasks
 from desktop.ui.settings.widgets import InlineStatus
 
@@ -90,7 +91,6 @@ class SettingsTab(OwnsTasks, QWidget):
         row.setSpacing(0)
         self.sidebar = QListWidget()
         self.sidebar.setAccessibleName("Settings sections")
-        self.sidebar.setFixedWidth(180)
         self.sidebar.setFrameShape(QFrame.Shape.NoFrame)
         self.sidebar.setSpacing(2)
         for name, (label, _module, _cls) in SECTIONS.items():
@@ -99,7 +99,20 @@ class SettingsTab(OwnsTasks, QWidget):
             item.setSizeHint(QSize(160, self.sidebar.fontMetrics().height() + 14))
             self.sidebar.addItem(item)
         self.stack = QStackedWidget()
-        row.addWidget(self.sidebar)
+        side = QWidget()
+        side.setFixedWidth(200)
+        side_column = QVBoxLayout(side)
+        side_column.setContentsMargins(0, 0, 0, 0)
+        side_column.setSpacing(0)
+        self.search = SettingsSearch(self)
+        self.search.searching.connect(lambda active: self.sidebar.setVisible(not active))
+        side_column.addWidget(self.search, 0)
+        side_column.addWidget(self.sidebar, 1)
+        self.sidebar.setFixedWidth(200)
+        find = QShortcut(QKeySequence.StandardKey.Find, self)
+        find.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        find.activated.connect(self.search.start)
+        row.addWidget(side)
         line = QFrame()
         line.setFrameShape(QFrame.Shape.VLine)
         line.setFrameShadow(QFrame.Shadow.Sunken)

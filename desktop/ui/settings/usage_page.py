@@ -8,16 +8,20 @@ import html
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QDoubleSpinBox,
     QFormLayout,
+    QFrame,
     QGridLayout,
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QPushButton,
     QSpinBox,
+    QVBoxLayout,
     QWidget,
 )
 
@@ -25,6 +29,7 @@ from desktop.core.config.budgets import Budgets, Limit
 from desktop.core.config.edit import ChangeError
 from desktop.core.session.manager import SessionManager, SessionSummary
 from desktop.core.usage.summary import Totals, UsageSummary, source_order
+from desktop.ui.settings.budget_presets import PRESETS, BudgetPreset, cell_text, preset_matching
 from desktop.ui.settings.channel_form import channel_title
 from desktop.ui.settings.page import SettingsPage
 from desktop.ui.settings.prefs_access import prefs_store, update_prefs
@@ -181,7 +186,9 @@ class UsagePage(SettingsPage):
         add(self.summary)
 
         add(heading("Budgets", level=2))
-        add(hint("Leave a field empty for no limit."))
+        add(hint("Leave a field empty for no limit, or start from a preset on the right."))
+        budgets_row = QHBoxLayout()
+        budgets_row.setSpacing(16)
         grid = QGridLayout()
         grid.setHorizontalSpacing(8)
         for c, (_key, label) in enumerate(COLUMNS, start=1):
@@ -193,11 +200,13 @@ class UsagePage(SettingsPage):
                 field = QLineEdit()
                 field.setPlaceholderText("no limit")
                 field.setAccessibleName(f"{label} {column}")
-                field.setMaximumWidth(130)
+                field.setMaximumWidth(110)
                 grid.addWidget(field, r, c)
                 self.fields[(scope, key)] = field
-        grid.setColumnStretch(len(COLUMNS) + 1, 1)  # fields stay beside their labels
-        self.body_layout.addLayout(grid)
+        budgets_row.addLayout(grid)
+        budgets_row.addWidget(self._presets_box(), 0, Qt.AlignmentFlag.AlignTop)
+        budgets_row.addStretch(1)  # fields and presets stay beside their labels
+        self.body_layout.addLayout(budgets_row)
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.FieldsStayAtSizeHint)
         self.warn_at = QSpinBox()
@@ -223,8 +232,54 @@ class UsagePage(SettingsPage):
         self._summary: UsageSummary | None = None
         self._titles: dict[str, SessionSummary] | None = None
 
+    def _presets_box(self) -> QWidget:
+        """A column of preset buttons beside the table, and which preset the table holds."""
+        box = QFrame()
+        box.setFrameShape(QFrame.Shape.StyledPanel)
+        box.setAccessibleName("Budget presets")
+        column = QVBoxLayout(box)
+        column.setContentsMargins(10, 8, 10, 8)
+        column.setSpacing(4)
+        column.addWidget(heading("Presets", level=2))
+        self.preset_buttons: dict[str, QPushButton] = {}
+        for preset in PRESETS:
+            choose = QPushButton(preset.name)
+            choose.setAccessibleName(f"Budget preset: {preset.name}")
+            choose.setToolTip(preset.about)
+            choose.setAutoDefault(False)
+            choose.clicked.connect(lambda _checked=False, p=preset: self.apply_preset(p))
+            column.addWidget(choose)
+            self.preset_buttons[preset.name] = choose
+        self.preset_note = QLabel()
+        self.preset_note.setAccessibleName("Budget preset in use")
+        self.preset_note.setWordWrap(True)
+        self.preset_note.setMaximumWidth(200)
+        column.addWidget(self.preset_note)
+        for field in self.fields.values():
+            field.textChanged.connect(self._name_preset)
+        self._name_preset()
+        return box
+
+    def apply_preset(self, preset: BudgetPreset) -> None:
+        """Fill the table with ``preset`` (other cells emptied); the page is then changed and
+        Save keeps it."""
+        for cell, field in self.fields.items():
+            field.setText(cell_text(preset.values.get(cell)))
+        self._set_dirty(True)
+        self.status.info(f"“{preset.name}” filled in. Review the fields, then Save.")
+
+    def _name_preset(self, *_args: object) -> None:
+        found = preset_matching({cell: field.text() for cell, field in self.fields.items()})
+        self.preset_note.setText(f"Now: {found.name}" if found is not None else "Now: your own")
+        for name, choose in self.preset_buttons.items():
+            font = choose.font()
+            font.setBold(found is not None and found.name == name)
+            choose.setFont(font)
+
     def load(self) -> None:
         """Read the budgets and the ledger (in the background)."""
+        if self.status.kind == "info":  # "preset filled in": Revert drops it
+            self.status.clear()
         self.spawn(self._load(), "load-usage")
 
     async def _load(self) -> None:
@@ -260,7 +315,7 @@ class UsagePage(SettingsPage):
         for (scope, key), field in self.fields.items():
             limit = budgets.overall if scope == "overall" else budgets.limit_for(scope)
             value = getattr(limit, key)
-            field.setText("" if value is None else f"{value:g}")
+            field.setText(cell_text(value))
         self.warn_at.setValue(round(budgets.chat_warn_at * 100))
         self.hard_cap.setChecked(budgets.chat_hard_cap)
         self.runaway.setValue(budgets.runaway_multiple)

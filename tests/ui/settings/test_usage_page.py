@@ -7,9 +7,11 @@ import json
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
+from PySide6.QtTest import QTest
 from pytestqt.qtbot import QtBot
 
 from desktop.core.config.schema import Config
@@ -146,3 +148,77 @@ def test_usage_page_names_chats_by_their_titles(
     assert "Plan the Lisbon trip · Desktop — 5,500 tokens" in text
     assert "remind me to call the dentist · Telegram — 2,200 tokens" in text
     assert desktop_key not in text and telegram_key not in text
+
+
+def _set(limit: dict[str, Any]) -> dict[str, Any]:
+    """A saved limit's set fields."""
+    return {k: v for k, v in limit.items() if v is not None}
+
+
+def test_budget_presets_fill_the_table_and_save_with_the_keyboard(
+    qtbot: QtBot,
+    make_tab: Callable[[], SettingsTab],
+    config_path: Path,
+) -> None:
+    """A preset fills the budget table (other cells emptied) and marks the page changed; Save
+    writes desktop.json. A million tokens reads back as ``1000000`` and saves again (it was
+    shown as ``1e+06``, which does not parse); "No limit" empties every limit."""
+    write_config(
+        config_path.parent / "desktop.json",
+        {"budgets": {"sources": {"consolidation": {"monthlyTokens": 777}}}},
+    )
+    tab = make_tab()
+    tab.show_section("usage")
+    page = tab.page("usage")
+    assert isinstance(page, UsagePage)
+    qtbot.waitUntil(lambda: page.fields[("consolidation", "monthly_tokens")].text() == "777")
+    assert page.preset_note.text() == "Now: your own" and not page.dirty
+    desktop_json = config_path.parent / "desktop.json"
+
+    def choose(name: str) -> None:
+        choice = page.preset_buttons[name]
+        choice.setFocus()
+        qtbot.waitUntil(choice.hasFocus)
+        QTest.keyClick(choice, Qt.Key.Key_Space)
+
+    def save() -> dict[str, Any]:
+        assert page.dirty and page.save_button is not None and page.save_button.isEnabled()
+        QTest.keyClick(page.save_button, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
+        qtbot.waitUntil(lambda: page.status.kind == "ok" and not page.dirty)
+        budgets: dict[str, Any] = json.loads(desktop_json.read_text())["budgets"]
+        return budgets
+
+    choose("About $20 a month")
+    assert page.fields[("overall", "monthly_usd")].text() == "20"
+    assert page.fields[("dream", "daily_tokens")].text() == "50000"
+    assert page.fields[("consolidation", "monthly_tokens")].text() == ""
+    assert page.preset_note.text() == "Now: About $20 a month"
+    assert "Save" in page.status.text()
+    saved = save()
+    assert _set(saved["overall"]) == {"dailyUsd": 2, "monthlyUsd": 20}
+    assert _set(saved["sources"]["dream"]) == {"dailyTokens": 50000}
+    assert "consolidation" not in saved["sources"]
+
+    choose("About $100 a month")
+    assert _set(save()["sources"]["cron"]) == {"dailyTokens": 1_000_000}
+    page.fields[("cron", "daily_tokens")].setText("")
+    page.reload()  # from desktop.json
+    qtbot.waitUntil(lambda: page.fields[("cron", "daily_tokens")].text() == "1000000")
+    assert page.preset_note.text() == "Now: About $100 a month"
+    type_into = page.fields[("overall", "monthly_usd")]
+    type_into.selectAll()
+    qtbot.keyClicks(type_into, "120")
+    assert page.preset_note.text() == "Now: your own"
+    saved = save()  # the million tokens parse back
+    assert saved["overall"]["monthlyUsd"] == 120 and saved["sources"]["cron"]["dailyTokens"]
+
+    choose("About $20 a month")
+    assert page.status.kind == "info" and page.revert_button is not None
+    QTest.keyClick(page.revert_button, Qt.Key.Key_Space)  # Revert: the saved values again
+    qtbot.waitUntil(lambda: page.fields[("overall", "monthly_usd")].text() == "120")
+    assert not page.dirty and page.status.kind == ""
+
+    choose("No limit")
+    assert all(not field.text() for field in page.fields.values())
+    saved = save()
+    assert _set(saved["overall"]) == {} and saved["sources"] == {}
