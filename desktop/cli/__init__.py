@@ -83,6 +83,12 @@ def build_parser() -> argparse.ArgumentParser:
     from desktop.cli.sessions import add_sessions_parser
 
     add_sessions_parser(commands, common)
+    from desktop.cli.trigger import add_trigger_parser
+
+    add_trigger_parser(commands, common)
+    from desktop.cli.plugins import add_plugins_parser
+
+    add_plugins_parser(commands, common)
     usage = commands.add_parser(
         "usage", parents=[common], help="tokens and cost today and this month, against budgets"
     )
@@ -176,6 +182,14 @@ def main(argv: Sequence[str] | None = None) -> int:  # noqa: C901  # one branch 
         from desktop.cli.sessions import run_sessions
 
         return run_sessions(args)
+    if args.command == "trigger":
+        from desktop.cli.trigger import run_trigger
+
+        return run_trigger(args)
+    if args.command == "plugins":
+        from desktop.cli.plugins import run_plugins
+
+        return run_plugins(args)
     if args.command == "usage":
         from desktop.cli.usage import run_usage
 

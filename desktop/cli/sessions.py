@@ -1,6 +1,10 @@
-"""``nanobot-desktop sessions list|export``: chats from the terminal.
+"""``nanobot-desktop sessions list|export|restore-workspace``: chats from the terminal.
 
-Exit codes: 0 done, 1 the file could not be written, 2 usage (unknown chat, unusable config).
+``restore-workspace`` copies the workspace's sessions back to ``<workspace>/sessions`` before
+going back to an older nanobot (:mod:`desktop.core.session.restore`, nanobot 0.3.5's command).
+
+Exit codes: 0 done, 1 the file could not be written (``restore-workspace``: files need a
+review), 2 usage (unknown chat, unusable config).
 """
 
 from __future__ import annotations
@@ -26,6 +30,32 @@ def add_sessions_parser(
     export.add_argument(
         "--output", "-o", metavar="FILE", help="write to FILE (default: standard output)"
     )
+    actions.add_parser(
+        "restore-workspace",
+        parents=[common],
+        help="copy sessions back into the workspace before downgrading nanobot",
+    )
+
+
+def _restore(workspace: Path, config_dir: Path) -> int:
+    from filelock import Timeout
+
+    from desktop.core.session.restore import restore_to_workspace
+
+    try:
+        result = restore_to_workspace(workspace, config_dir)
+    except (RuntimeError, Timeout, OSError) as exc:
+        return fail(str(exc), EXIT_FAILED)
+    print(
+        f"Restored {result.restored} session file(s) to {result.target}; "
+        f"{result.unchanged} already matched."
+    )
+    if not result.conflicts:
+        return EXIT_OK
+    print("Rollback is incomplete: existing or invalid files require manual review.")
+    for path in result.conflicts:
+        print(f"- {path}")
+    return EXIT_FAILED
 
 
 def run_sessions(args: argparse.Namespace) -> int:
@@ -40,6 +70,8 @@ def run_sessions(args: argparse.Namespace) -> int:
     if config is None:
         return EXIT_USAGE
     config_file = config_origin(config).path or default_config_path()
+    if args.sessions_command == "restore-workspace":  # before a manager adopts legacy files
+        return _restore(config.workspace_path, config_file.expanduser().parent)
     manager = SessionManager(config.workspace_path, config_dir=config_file.expanduser().parent)
     summaries = manager.summaries()
     if args.sessions_command == "list":

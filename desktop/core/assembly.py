@@ -18,7 +18,7 @@ gets what it needs, nothing later; one function each in :mod:`desktop.core.parts
    ``my``, images) with ``load_tools``, then the agent loop;
 5. channels, heartbeat and the cron service (their job runner runs turns on the loop), then
    the ``cron`` tool;
-6. the local socket (app and gateway).
+6. the trigger queue and the local socket (app and gateway; the socket wakes the queue).
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 
 from desktop.core.agent.approval import ApprovalPolicy
 from desktop.core.agent.idle_compaction import IdleClock, IdleCompactor
+from desktop.core.bus.events import EVENT_CHANNELS
 from desktop.core.bus.queue import MessageBus
 from desktop.core.config.budgets import Budgets
 from desktop.core.config.loader import config_origin
@@ -56,6 +57,8 @@ from desktop.core.providers.fallback import FallbackChain
 from desktop.core.providers.reconfigure import snapshot
 from desktop.core.providers.switchable import SwitchableProvider
 from desktop.core.runtime import Runtime, never
+from desktop.core.triggers.queue import TriggerQueue
+from desktop.core.triggers.store import TriggerStore
 from desktop.core.utils.tasks import TaskOwner
 
 if TYPE_CHECKING:
@@ -111,6 +114,17 @@ def build_runtime(
     memory = memory_parts(base, dream_review or never)
     agent = agent_parts(base, memory, secrets)
     background = background_parts(base, agent.loop, memory, clock, reminders_paused)
+    channels = background.channels
+    triggers = TriggerQueue(
+        TriggerStore(config.workspace_path),
+        bus,
+        base.owner.child("triggers"),
+        channel_ready=lambda name: (
+            name in EVENT_CHANNELS
+            or channels.channel(name) is not None
+            or name in channels.enabled()
+        ),
+    )
     return Runtime(
         config=config,
         bus=bus,
@@ -130,7 +144,8 @@ def build_runtime(
         reminders=background.reminders,
         ledger=spend.ledger,
         governor=spend.governor,
-        ipc=agent_socket(base) if serve_socket else None,
+        ipc=agent_socket(base, triggers.wake) if serve_socket else None,
+        triggers=triggers,
         applied=snapshot(config),
         detach=spend.detach,
         chat_models=agent.chat_models,

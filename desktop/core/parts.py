@@ -387,8 +387,11 @@ def background_parts(
     return Background(channels, heartbeat, runner, cron)
 
 
-def agent_socket(base: BaseParts) -> AgentSocketServer:
-    """The local socket ``nanobot-desktop agent`` hands its messages to."""
+def agent_socket(
+    base: BaseParts, on_trigger: Callable[[], None] | None = None
+) -> AgentSocketServer:
+    """The local socket ``nanobot-desktop agent`` hands its messages to (``on_trigger``:
+    wakes the trigger queue when ``nanobot-desktop trigger`` queued a delivery)."""
     config, provider = base.config, base.provider
     return AgentSocketServer(
         socket_path(config_dir(config)),
@@ -398,4 +401,5 @@ def agent_socket(base: BaseParts) -> AgentSocketServer:
         model=lambda: provider.model,  # the one in use now (the model picker switches it)
         approval=base.gate,  # a terminal's turn asks there too
         max_inbound_kb=lambda: max_inbound_kb(config),
+        on_trigger=on_trigger,
     )

@@ -40,6 +40,7 @@ from desktop.core.providers.switchable import SwitchableProvider
 from desktop.core.session.manager import SessionManager
 from desktop.core.tools.mcp import MCPManager
 from desktop.core.tools.registry import ToolRegistry
+from desktop.core.triggers.queue import TriggerQueue
 from desktop.core.usage.governor import SpendGovernor
 from desktop.core.usage.ledger import UsageLedger
 from desktop.core.utils.tasks import TaskOwner
@@ -147,6 +148,9 @@ class Runtime:
             their turns on them); ``None`` when built without.
         idle: Compacts chats left idle (``idleCompactAfterMinutes``); started by
             :meth:`start` (app and gateway), never by a one-shot ``agent -m``.
+        triggers: Delivers queued trigger messages (``nanobot-desktop trigger``); started by
+            :meth:`start` with the scheduler (app and gateway); a one-shot ``trigger`` drains
+            it itself.
     """
 
     config: Config
@@ -172,6 +176,7 @@ class Runtime:
     detach: tuple[Callable[[], None], ...] = ()
     chat_models: ChatModels | None = None
     idle: IdleCompactor | None = None
+    triggers: TriggerQueue | None = None
 
     async def use_model(
         self,
@@ -284,6 +289,8 @@ class Runtime:
             await self.cron.start()
             if self.idle is not None:
                 self.idle.start(self.bus)
+            if self.triggers is not None:
+                self.triggers.start()
             if self.cron.warning:
                 log.warning(self.cron.warning)
 

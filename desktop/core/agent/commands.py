@@ -20,6 +20,10 @@ COMMANDS: dict[str, str] = {
     "/dream-log": "show the latest Dream change (or /dream-log <sha>)",
     "/dream-restore": "list recent Dream changes; /dream-restore <sha> undoes one",
     "/dream-prompt": "show how Dream organises memory here; /dream-prompt init makes it editable",
+    "/trigger": (
+        "/trigger <name> makes a trigger bound to this chat: "
+        "'nanobot-desktop trigger <id> \"message\"' then sends a message into it"
+    ),
     "/help": "this list",
 }
 

@@ -197,7 +197,7 @@ class AgentLoop(SessionCommands):
         channel, chat_id = self.reply_target(message)
         command = parse_command(message.content) if not message.media else None
         if command is not None:
-            reply = await self.run_command(message.session_key, command)
+            reply = await self.run_command(message.session_key, command, message)
             await self.bus.publish_outbound(
                 OutboundMessage(
                     channel,

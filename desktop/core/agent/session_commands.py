@@ -1,7 +1,7 @@
 """The slash commands the agent loop answers itself, and the session operations behind them.
 
-``/stop``, ``/help``, ``/status``, ``/new`` and ``/compact`` (nanobot 0.3.5's names and
-answers); other commands go to the loop's handlers (memory's ``/dream``…). A mixin of
+``/stop``, ``/help``, ``/status``, ``/new``, ``/compact`` and ``/trigger`` (nanobot 0.3.5's
+names and answers); other commands go to the loop's handlers (memory's ``/dream``…). A mixin of
 :class:`desktop.core.agent.loop.AgentLoop`, which provides the attributes declared below.
 """
 
@@ -14,12 +14,13 @@ from collections.abc import Sequence
 from desktop.core.agent.commands import Command, help_text
 from desktop.core.agent.turn_parts import CommandHandler, Consolidation, SessionStats
 from desktop.core.agent.work import SessionWork
-from desktop.core.bus.events import SessionChanged
+from desktop.core.bus.events import InboundMessage, SessionChanged
 from desktop.core.bus.queue import MessageBus
 from desktop.core.config.schema import Config
 from desktop.core.providers.base import LLMProvider
 from desktop.core.providers.chat_model import chat_model
 from desktop.core.session.manager import SessionManager
+from desktop.core.triggers.store import TriggerStore, TriggerStoreError
 from desktop.core.utils.atomic import set_aside
 
 log = logging.getLogger(__name__)
@@ -41,8 +42,13 @@ class SessionCommands:
         """The lock a session's turns run under (the loop provides it)."""
         raise NotImplementedError
 
-    async def run_command(self, key: str, command: Command) -> str:
-        """Answer a slash command for session ``key``."""
+    async def run_command(
+        self, key: str, command: Command, message: InboundMessage | None = None
+    ) -> str:
+        """Answer a slash command for session ``key`` (``message``: the one that asked, when
+        it came over the bus)."""
+        if command.name == "/trigger":
+            return await self.create_trigger(key, command.argument, message)
         if command.name == "/stop":
             return await self.stop_session(key)
         if command.name == "/help":
@@ -58,6 +64,38 @@ class SessionCommands:
             if reply is not None:
                 return reply
         return help_text(command.name)
+
+    async def create_trigger(
+        self, key: str, name: str, message: InboundMessage | None = None
+    ) -> str:
+        """``/trigger <name>``: a trigger bound to this chat (stored as nanobot 0.3.5 does)."""
+        name = name.strip()
+        if not name:
+            return (
+                "Usage: /trigger <name>\n\nCreate a named local trigger bound to this chat session."
+            )
+        if message is not None:
+            channel, chat_id = message.channel, message.chat_id
+            origin = {k: v for k, v in message.metadata.items() if not k.startswith("_")}
+        else:
+            channel, _, chat_id = key.partition(":")
+            origin = {}
+        store = TriggerStore(self.config.workspace_path)
+        try:
+            trigger = await asyncio.to_thread(
+                store.create,
+                name=name,
+                channel=channel,
+                chat_id=chat_id,
+                session_key=key,
+                origin_metadata=origin,
+            )
+        except (TriggerStoreError, ValueError, OSError) as exc:
+            return f"Could not create the trigger: {exc}"
+        return (
+            f"Trigger created: {trigger.name}\nID: {trigger.id}\n\n"
+            f'Command:\nnanobot-desktop trigger {trigger.id} "message"'
+        )
 
     async def stop_session(self, key: str) -> str:
         """Cancel the session's running turn and its subagents."""

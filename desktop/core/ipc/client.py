@@ -70,6 +70,12 @@ class AgentConnection:
         await self._send({"op": "hello"})
         return await self._read()
 
+    async def trigger(self) -> bool:
+        """Tell the app or gateway a trigger delivery was queued; whether it delivers them."""
+        await self._send({"op": "trigger"})
+        answer = await self._read()
+        return bool(answer and answer.get("event") == "trigger" and answer.get("queued"))
+
     async def turn(
         self,
         session: str,

@@ -7,7 +7,10 @@ publishes it as an :class:`InboundMessage` on the ``cli`` channel (or the sessio
 and streams that turn's events back (``{"event": "text_delta", …}``), then
 ``{"event": "done", "status", "content", "message"}``. Slash commands are answered with
 ``{"event": "command", "content"}``. ``{"op": "hello"}`` answers with the server's workspace
-and the model in use, so a client for another workspace keeps to itself. A line that is not a
+and the model in use, so a client for another workspace keeps to itself. ``{"op": "trigger"}``
+(``nanobot-desktop trigger`` queued a delivery) makes the trigger queue look at its inbox now
+and is answered ``{"event": "trigger", "queued": true}`` (``false``: this process delivers no
+triggers). A line that is not a
 valid request is answered with ``{"event": "error", "message"}`` and the connection goes on.
 A message longer than ``channels.maxInboundKb`` is not published: ``done`` comes at once with
 ``"status": "refused"`` and the reason.
@@ -128,6 +131,7 @@ class AgentSocketServer:
         approval: The gate whose questions about its clients' turns are asked in the terminal
             too (the server registers as an approver while it serves).
         max_inbound_kb: ``channels.maxInboundKb`` (or a function giving it now).
+        on_trigger: Wakes the trigger queue (``None``: triggers are not delivered here).
     """
 
     def __init__(
@@ -140,6 +144,7 @@ class AgentSocketServer:
         model: str | Callable[[], str],
         approval: ApprovalGate | None = None,
         max_inbound_kb: int | Callable[[], int] = DEFAULT_MAX_INBOUND_KB,
+        on_trigger: Callable[[], None] | None = None,
     ) -> None:
         self.path = path
         self.bus = bus
@@ -149,6 +154,7 @@ class AgentSocketServer:
         self._gate = approval
         self._remove_approver: Callable[[], None] | None = None
         self._max_inbound_kb = max_inbound_kb
+        self._on_trigger = on_trigger
         self.name = "cli"
         self._server: asyncio.AbstractServer | None = None
         self._clients: set[_Client] = set()
@@ -304,6 +310,11 @@ class AgentSocketServer:
             return
         if op == "approve":
             self._answer(client, request)
+            return
+        if op == "trigger":
+            if self._on_trigger is not None:
+                self._on_trigger()
+            await client.send({"event": "trigger", "queued": self._on_trigger is not None})
             return
         assert op == "turn", "checked by _problem"
         session = request.get("session") or "cli:direct"
@@ -505,7 +516,7 @@ class AgentSocketServer:
 def _problem(request: dict[str, Any]) -> str:
     """What is wrong with a request (``""``: nothing)."""
     op = request.get("op")
-    if op in ("hello", "approve"):
+    if op in ("hello", "approve", "trigger"):
         return ""
     if op != "turn":
         return f"unknown op {op!r}"

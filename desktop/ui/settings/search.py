@@ -51,6 +51,7 @@ from desktop.ui.settings.key_field import KeyField
 from desktop.ui.settings.provider_extras import extra_fields
 from desktop.ui.settings.provider_guides import endpoint_is_essential
 from desktop.ui.settings.provider_guides import guide_for as provider_guide
+from desktop.ui.settings.sections import SECTIONS
 
 if TYPE_CHECKING:
     from desktop.ui.settings.settings_tab import SettingsTab
@@ -104,8 +105,6 @@ def find(entries: list[Entry], query: str) -> list[Entry]:
 # -- the index ---------------------------------------------------------------------------------
 def build_index(tab: SettingsTab) -> list[Entry]:
     """Every setting of the tab (builds the pages not built yet)."""
-    from desktop.ui.settings.settings_tab import SECTIONS
-
     entries: list[Entry] = []
     for section, (title, _module, _cls) in SECTIONS.items():
         entries.extend(_page_entries(tab, section, title))

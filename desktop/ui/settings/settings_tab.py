@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 from desktop.core.config.errors import ConfigError
 from desktop.ui.settings.page import SettingsPage
 from desktop.ui.settings.search import SettingsSearch
+from desktop.ui.settings.sections import SECTIONS as SECTIONS
 from desktop.ui.settings.tasks import OwnsTasks
 from desktop.ui.settings.widgets import InlineStatus
 
@@ -30,19 +31,6 @@ if TYPE_CHECKING:
     from desktop.ui.services import AppServices
 
 log = logging.getLogger(__name__)
-
-# section name → (sidebar label, module, class); pages are built when first shown.
-SECTIONS: dict[str, tuple[str, str, str]] = {
-    "providers": ("Providers", "desktop.ui.settings.providers_page", "ProvidersPage"),
-    "agent": ("Agent", "desktop.ui.settings.agent_page", "AgentPage"),
-    "tools": ("Tools & safety", "desktop.ui.settings.tools_page", "ToolsPage"),
-    "mcp": ("MCP servers", "desktop.ui.settings.mcp_page", "MCPPage"),
-    "channels": ("Channels", "desktop.ui.settings.channels_page", "ChannelsPage"),
-    "dream": ("Dream & heartbeat", "desktop.ui.settings.dream_page", "DreamPage"),
-    "usage": ("Usage & budgets", "desktop.ui.settings.usage_page", "UsagePage"),
-    "reminders": ("Reminders", "desktop.ui.settings.reminders_page", "RemindersPage"),
-    "appearance": ("Appearance & startup", "desktop.ui.settings.appearance_page", "AppearancePage"),
-}
 
 
 class SettingsTab(OwnsTasks, QWidget):
