@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.config.edit import ChangeError, explain
+from desktop.core.config.mcp_headers import is_secret_header
 from desktop.core.config.schema import MCPServerConfig
 from desktop.ui.settings.mcp_entries import check_name, transport_of
 from desktop.ui.settings.widgets import (
@@ -30,6 +31,8 @@ from desktop.ui.settings.widgets import (
     hint,
     parse_mapping,
 )
+
+KEPT = "••••••••"  # a credential header's value, not shown; left as is, it stays unchanged
 
 TRANSPORTS = (
     ("stdio", "Local command (stdio)"),
@@ -80,7 +83,9 @@ class MCPEditor(QWidget):
         self.url.setAccessibleName("Server URL")
         self.url.setPlaceholderText("https://example.com/mcp")
         self.headers = LinesEdit(
-            placeholder="Header-Name: value (one per line)", rows=2, accessible="HTTP headers"
+            placeholder="Header-Name: value (one per line), e.g. Authorization: Bearer …",
+            rows=2,
+            accessible="HTTP headers",
         )
         self.timeout = QSpinBox()
         self.timeout.setRange(1, 3600)
@@ -106,7 +111,8 @@ class MCPEditor(QWidget):
         layout.addWidget(
             hint(
                 "A stdio server is a program on this computer: you approve its exact command "
-                "before it is started for the first time."
+                "before it is started for the first time. Credential headers (Authorization, "
+                "API keys, tokens) are kept in the OS keyring, not in config.json."
             )
         )
         self.status = InlineStatus(accessible="MCP server form status")
@@ -148,7 +154,8 @@ class MCPEditor(QWidget):
         self.args.setText(shlex.join(entry.args))
         self.env.set_lines(format_mapping(entry.env, "="))
         self.url.setText(entry.url)
-        self.headers.set_lines(format_mapping(entry.headers, ":"))
+        shown = {k: KEPT if v and is_secret_header(k) else v for k, v in entry.headers.items()}
+        self.headers.set_lines(format_mapping(shown, ":"))
         self.timeout.setValue(entry.tool_timeout)
         self.tools.setText(", ".join(entry.enabled_tools))
         self.status.clear()
@@ -189,9 +196,7 @@ class MCPEditor(QWidget):
             data.update(command=command, args=args, env=env, url="", headers={})
         else:
             url = check_url(self.url.text(), label="URL", required=True)
-            headers = parse_mapping(
-                self.headers.lines(), label="Headers", separator_char=":", kind="header"
-            )
+            headers = self._headers()
             data.update(url=url, headers=headers, command="", args=[], env={})
         try:
             config = MCPServerConfig.model_validate(data)
@@ -200,6 +205,19 @@ class MCPEditor(QWidget):
         except ValidationError as exc:
             raise ChangeError("Server", explain(exc)) from None
         return name, config
+
+    def _headers(self) -> dict[str, str]:
+        """The typed headers; a masked credential left as is keeps the entry's value."""
+        headers = parse_mapping(
+            self.headers.lines(), label="Headers", separator_char=":", kind="header"
+        )
+        before = self.base.headers if self.base is not None else {}
+        for header, value in headers.items():
+            if value == KEPT:  # unchanged: the value the entry had (never shown)
+                if header not in before:
+                    raise ChangeError("Headers", f"type the value of {header}")
+                headers[header] = before[header]
+        return headers
 
     def _submit(self) -> None:
         try:

@@ -20,7 +20,9 @@ from PySide6.QtWidgets import (
 
 from desktop.core.config.edit import ChangeError
 from desktop.core.config.errors import ConfigError
+from desktop.core.config.mcp_headers import forget_header_secrets, store_header_secrets
 from desktop.core.config.schema import MCPServerConfig
+from desktop.core.config.secrets import KeyringUnavailable
 from desktop.core.tools.mcp import MCPManager, MCPServerStatus
 from desktop.core.tools.mcp.runtime import MCPRuntime
 from desktop.ui.settings.mcp_approval import ApprovalPanel, ImportPanel
@@ -291,11 +293,16 @@ class MCPPage(SettingsPage):
         """Save ``entries`` (added or replaced), then connect them. On failure nothing changes
         and the form or approval stays open, so nothing typed is lost."""
         servers = self.servers()
+        before = dict(servers)
         if rename_from and rename_from not in entries:
             servers.pop(rename_from, None)
         servers.update(entries)
+        kept = await self._keep_secret_headers(entries)
         if not await self._commit(servers):
             return False
+        for name, config in before.items():  # headers (or a server) that are gone
+            dropped = set(config.headers) - set(servers[name].headers if name in servers else {})
+            await forget_header_secrets(self.services.secrets, name, dropped)
         self._pending = None
         self._back()
         manager = await self.runtime.manager()
@@ -306,12 +313,28 @@ class MCPPage(SettingsPage):
             await manager.configure(name, config)
         self.load()
         self.show_server(next(iter(entries)))
-        self.status.ok(f"Saved {', '.join(entries)}.")
+        self.status.ok(f"Saved {', '.join(entries)}.{kept}")
         await asyncio.gather(
             *(manager.connect(name) for name, cfg in entries.items() if is_enabled(cfg))
         )
         self.load()
         return True
+
+    async def _keep_secret_headers(self, entries: dict[str, MCPServerConfig]) -> str:
+        """Move typed credential headers into the keyring (the file keeps empty values).
+
+        Returns words for the status line ("" when nothing was moved).
+        """
+        moved: list[str] = []
+        for name, config in entries.items():
+            try:
+                headers = await store_header_secrets(
+                    self.services.config, self.services.secrets, name, config
+                )
+            except KeyringUnavailable:
+                return " No OS keyring: its secret headers stay in config.json."
+            moved += headers
+        return f" {', '.join(sorted(set(moved)))} kept in the OS keyring." if moved else ""
 
     async def _commit(self, servers: dict[str, MCPServerConfig]) -> bool:
         try:
@@ -341,6 +364,7 @@ class MCPPage(SettingsPage):
             await manager.remove(name)
         self.statuses.pop(name, None)
         self._removed = (name, config)
+        await forget_header_secrets(self.services.secrets, name, config.headers)
         self.undo_button.show()
         self.status.ok(f"Removed {name}.")
         self.load()

@@ -1,0 +1,87 @@
+"""The MCP server form: credential headers kept in the keyring; presets fill the form."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from desktop.core.config.mcp_headers import keyring_name
+from desktop.ui.services import AppServices
+from desktop.ui.settings import SettingsTab
+from desktop.ui.settings.mcp_editor import KEPT
+from desktop.ui.settings.mcp_page import MCPPage
+from tests.core.tools.test_mcp import HTTPServer
+from tests.core.tools.test_mcp_headers import API_KEY, TOKEN, gated  # noqa: F401 - a fixture
+from tests.fakes.memory_keyring import MemoryKeyring
+from tests.ui.conftest import run_async
+from tests.ui.settings.conftest import on_disk
+
+pytestmark = pytest.mark.timeout(180)
+
+
+def mcp_page(tab: SettingsTab) -> MCPPage:
+    tab.show_section("mcp")
+    page = tab.page("mcp")
+    assert isinstance(page, MCPPage)
+    return page
+
+
+def test_credential_headers_go_to_the_keyring_and_stay_hidden_in_the_form(
+    make_tab: Callable[[], SettingsTab],
+    qtbot: QtBot,
+    qloop: asyncio.AbstractEventLoop,
+    config_path: Path,
+    services: AppServices,
+    memory_keyring: MemoryKeyring,
+    gated: HTTPServer,  # noqa: F811 - the fixture imported above
+) -> None:
+    page = mcp_page(make_tab())
+    page.add_button.click()
+    editor = page.editor
+    editor.name.setText("gated")
+    editor.transport.setCurrentIndex(editor.transport.findData("streamableHttp"))
+    editor.url.setText(gated.url)
+    editor.headers.set_lines([f"Authorization: {TOKEN}", f"X-Api-Key: {API_KEY}", "X-Trace: 1"])
+    editor.ok.click()  # an HTTP server needs no approval: saved and connected at once
+    qtbot.waitUntil(
+        lambda: (
+            page.statuses.get("gated") is not None and page.statuses["gated"].state == "connected"
+        ),
+        timeout=60_000,
+    )
+    assert "Authorization, X-Api-Key kept in the OS keyring" in page.status.text()
+    saved = on_disk(config_path)["tools"]["mcpServers"]["gated"]
+    assert saved["headers"] == {"Authorization": "", "X-Api-Key": "", "X-Trace": "1"}
+    service = services.secrets.service
+    assert memory_keyring.store == {
+        (service, keyring_name("gated", "Authorization")): TOKEN,
+        (service, keyring_name("gated", "X-Api-Key")): API_KEY,
+    }
+
+    # Editing shows the credential masked; leaving it as is keeps the value.
+    page.edit_server("gated")
+    assert editor.headers.lines() == [f"Authorization: {KEPT}", f"X-Api-Key: {KEPT}", "X-Trace: 1"]
+    editor.timeout.setValue(45)
+    editor.ok.click()
+    qtbot.waitUntil(lambda: page.mode.currentWidget() is page.overview, timeout=30_000)
+    qtbot.waitUntil(lambda: page.statuses["gated"].state == "connected", timeout=60_000)
+    assert services.config.tools.mcp_servers["gated"].headers["Authorization"] == TOKEN
+    assert on_disk(config_path)["tools"]["mcpServers"]["gated"]["headers"]["Authorization"] == ""
+
+    # Dropping a header removes its keyring entry; removing the server removes the rest.
+    page.edit_server("gated")
+    editor.headers.set_lines([f"Authorization: {KEPT}", f"X-Api-Key: {KEPT}"])
+    editor.ok.click()
+    qtbot.waitUntil(lambda: page.mode.currentWidget() is page.overview, timeout=30_000)
+    assert run_async(qtbot, qloop, page.remove_server("gated"), 30_000)
+    assert memory_keyring.store == {}
+    # Undo puts the server back, its credentials into the keyring again.
+    assert run_async(qtbot, qloop, page._undo_remove(), 60_000) is None
+    assert set(memory_keyring.store) == {
+        (service, keyring_name("gated", "Authorization")),
+        (service, keyring_name("gated", "X-Api-Key")),
+    }
