@@ -6,7 +6,7 @@ import shlex
 from typing import Any
 
 from pydantic import ValidationError
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 from desktop.core.config.edit import ChangeError, explain
 from desktop.core.config.mcp_headers import is_secret_header
 from desktop.core.config.schema import MCPServerConfig
+from desktop.core.tools.mcp.presets import PRESETS, find_preset, placeholders
 from desktop.ui.settings.mcp_entries import check_name, transport_of
 from desktop.ui.settings.widgets import (
     InlineStatus,
@@ -94,6 +95,26 @@ class MCPEditor(QWidget):
         self.tools = QLineEdit()
         self.tools.setAccessibleName("Enabled tools")
         self.tools.setPlaceholderText("* (all), or names separated by commas")
+        self.preset = QComboBox()
+        self.preset.setAccessibleName("Start from a well-known server")
+        self.preset.addItem("Nothing — an empty form", "")
+        for preset in PRESETS:
+            self.preset.addItem(f"{preset.title} — {preset.where}", preset.name)
+        self.preset.currentIndexChanged.connect(
+            lambda _i: self.use_preset(str(self.preset.currentData() or ""))
+        )
+        self.preset_info = hint("")
+        self.preset_info.setAccessibleName("What the chosen server needs")
+        self.preset_info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.preset_info.hide()
+        chooser = QWidget()
+        column = QVBoxLayout(chooser)
+        column.setContentsMargins(0, 0, 0, 8)
+        column.setSpacing(4)
+        column.addWidget(self.preset)
+        column.addWidget(self.preset_info)
+        self.chooser = chooser
+        form.addRow("Start from", chooser)
         form.addRow("Name", self.name)
         form.addRow("Transport", self.transport)
         self._stdio_rows = [
@@ -146,7 +167,16 @@ class MCPEditor(QWidget):
         self.taken = taken - {name}
         self.title.setText(f"Edit MCP server “{name}”" if config else "Add an MCP server")
         self.title.setAccessibleName(self.title.text())
-        entry = config or MCPServerConfig()
+        self.form.setRowVisible(self.chooser, config is None)  # presets start new servers
+        self.preset.blockSignals(True)
+        self.preset.setCurrentIndex(0)
+        self.preset.blockSignals(False)
+        self.preset_info.hide()
+        self._fill(name, config or MCPServerConfig(), mask=True)
+        self.name.setFocus()
+
+    def _fill(self, name: str, entry: MCPServerConfig, *, mask: bool) -> None:
+        """Put ``entry`` into the fields (``mask``: hide the values of credential headers)."""
         self.name.setText(name)
         index = self.transport.findData(transport_of(entry) or "stdio")
         self.transport.setCurrentIndex(max(index, 0))
@@ -154,13 +184,44 @@ class MCPEditor(QWidget):
         self.args.setText(shlex.join(entry.args))
         self.env.set_lines(format_mapping(entry.env, "="))
         self.url.setText(entry.url)
-        shown = {k: KEPT if v and is_secret_header(k) else v for k, v in entry.headers.items()}
+        shown = {
+            k: KEPT if mask and v and is_secret_header(k) else v for k, v in entry.headers.items()
+        }
         self.headers.set_lines(format_mapping(shown, ":"))
         self.timeout.setValue(entry.tool_timeout)
         self.tools.setText(", ".join(entry.enabled_tools))
         self.status.clear()
         self._transport_changed()
-        self.name.setFocus()
+
+    def use_preset(self, name: str) -> None:
+        """Fill the form from preset ``name`` (``""``: an empty form) and say what it needs."""
+        preset = find_preset(name)
+        index = self.preset.findData(name)
+        if index >= 0 and index != self.preset.currentIndex():
+            self.preset.setCurrentIndex(index)  # comes back here through the signal
+            return
+        if preset is None:
+            self.preset_info.hide()
+            self._fill("", MCPServerConfig(), mask=False)
+            return
+        suggested = preset.name
+        number = 2
+        while suggested in self.taken:
+            suggested = f"{preset.name}-{number}"
+            number += 1
+        self._fill(suggested, preset.entry.model_copy(deep=True), mask=False)
+        self.preset_info.setText(
+            f"{preset.description}\n{'URL' if preset.entry.url else 'Runs'}: {preset.where}\n"
+            f"Needs: {preset.needs}.\nDocumentation: {preset.docs_url}"
+            + ("\nReplace each <…> with your own value." if self._placeholders() else "")
+        )
+        self.preset_info.show()
+
+    def _placeholders(self) -> list[str]:
+        """``<…>`` placeholders still in the fields of the chosen transport."""
+        if self.transport.currentData() == "stdio":
+            return placeholders([self.command.text(), self.args.text(), *self.env.lines()])
+        return placeholders([self.url.text(), *self.headers.lines()])
 
     def build(self) -> tuple[str, MCPServerConfig]:
         """The entry described by the form.
@@ -175,6 +236,9 @@ class MCPEditor(QWidget):
         if name in self.taken:
             raise ChangeError("Name", f"a server named {name!r} exists already")
         kind = str(self.transport.currentData())
+        if left := self._placeholders():
+            where = "Arguments" if kind == "stdio" else "Headers"
+            raise ChangeError(where, f"replace {left[0]} with your own value")
         data: dict[str, Any] = dict(self.base.model_extra or {}) if self.base is not None else {}
         data.pop("type", None)
         data["toolTimeout"] = self.timeout.value()

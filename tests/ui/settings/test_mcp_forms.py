@@ -10,6 +10,7 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from desktop.core.config.mcp_headers import keyring_name
+from desktop.core.tools.mcp.presets import PRESETS
 from desktop.ui.services import AppServices
 from desktop.ui.settings import SettingsTab
 from desktop.ui.settings.mcp_editor import KEPT
@@ -85,3 +86,68 @@ def test_credential_headers_go_to_the_keyring_and_stay_hidden_in_the_form(
         (service, keyring_name("gated", "Authorization")),
         (service, keyring_name("gated", "X-Api-Key")),
     }
+
+
+def test_presets_fill_the_form_and_placeholders_must_be_replaced(
+    make_tab: Callable[[], SettingsTab],
+    qtbot: QtBot,
+    config_path: Path,
+    memory_keyring: MemoryKeyring,
+    gated: HTTPServer,  # noqa: F811 - the fixture imported above
+) -> None:
+    page = mcp_page(make_tab())
+    page.add_button.click()
+    editor = page.editor
+    assert editor.preset.isVisibleTo(editor) and not editor.preset_info.isVisibleTo(editor)
+    assert [editor.preset.itemData(i) for i in range(editor.preset.count())] == [
+        "",
+        *(preset.name for preset in PRESETS),
+    ]
+
+    editor.preset.setCurrentIndex(editor.preset.findData("time"))
+    assert (editor.name.text(), editor.transport.currentData()) == ("time", "stdio")
+    assert (editor.command.text(), editor.args.text()) == ("uvx", "mcp-server-time")
+    assert editor.command.isVisibleTo(editor) and not editor.url.isVisibleTo(editor)
+    info = editor.preset_info.text()
+    assert editor.preset_info.isVisibleTo(editor)
+    assert "Runs: uvx mcp-server-time" in info and "Needs: uv (the uvx command)." in info
+
+    editor.preset.setCurrentIndex(editor.preset.findData("github"))
+    assert (editor.name.text(), editor.transport.currentData()) == ("github", "streamableHttp")
+    assert editor.url.text() == "https://api.githubcopilot.com/mcp/"
+    assert editor.headers.lines() == ["Authorization: Bearer <GitHub personal access token>"]
+    assert "Needs: a GitHub personal access token (kept in the OS keyring)." in (
+        editor.preset_info.text()
+    )
+    assert "Replace each <…> with your own value." in editor.preset_info.text()
+    editor.ok.click()  # the placeholder is still there: refused, nothing saved
+    assert page.mode.currentWidget() is editor
+    assert editor.status.text() == (
+        "Headers: replace <GitHub personal access token> with your own value. Nothing was saved."
+    )
+    assert "mcpServers" not in on_disk(config_path).get("tools", {})
+
+    # Typed in (pointed at the local server here), it saves and connects; the token goes to
+    # the keyring.
+    editor.url.setText(gated.url)
+    editor.headers.set_lines([f"Authorization: {TOKEN}", f"X-Api-Key: {API_KEY}"])
+    editor.ok.click()
+    qtbot.waitUntil(
+        lambda: (
+            page.statuses.get("github") is not None and page.statuses["github"].state == "connected"
+        ),
+        timeout=60_000,
+    )
+    assert on_disk(config_path)["tools"]["mcpServers"]["github"]["headers"]["Authorization"] == ""
+    assert TOKEN in memory_keyring.store.values()
+
+    # A taken name gets a suffix; "Nothing" empties the form again; editing shows no presets.
+    page.add_button.click()
+    editor.preset.setCurrentIndex(editor.preset.findData("github"))
+    assert editor.name.text() == "github-2"
+    editor.preset.setCurrentIndex(0)
+    assert (editor.name.text(), editor.url.text(), editor.command.text()) == ("", "", "")
+    assert not editor.preset_info.isVisibleTo(editor)
+    editor.cancel.click()
+    page.edit_server("github")
+    assert not editor.preset.isVisibleTo(editor)
