@@ -1,0 +1,115 @@
+"""OAuth for HTTP MCP servers against a local server speaking the documented flow.
+
+``tests/fakes/mcp_oauth_server.py`` is an MCP server behind OAuth with its own authorization
+server (discovery, dynamic registration, authorization code + PKCE, rotating refresh tokens).
+The test plays the person: it follows the authorization URL the app would open in a browser,
+and the redirect lands on the app's loopback listener.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx2
+import pytest
+
+from desktop.core.config.schema import MCPServerConfig
+from desktop.core.config.secrets import SecretStore
+from desktop.core.tools.mcp import MCPManager
+from desktop.core.tools.mcp.oauth import keyring_name, sign_in, sign_out, signed_in
+from desktop.core.tools.registry import ToolRegistry
+from tests.core.tools.test_mcp import Calls, HTTPServer, stop
+from tests.fakes.memory_keyring import MemoryKeyring
+
+pytestmark = pytest.mark.timeout(120)
+
+SERVICE = "nanobot-desktop-test-mcp-oauth"
+SCRIPT = Path(__file__).parents[2] / "fakes" / "mcp_oauth_server.py"
+
+
+@pytest.fixture
+def secured() -> Iterator[HTTPServer]:
+    process = subprocess.Popen(
+        [sys.executable, str(SCRIPT), "0"], stdout=subprocess.PIPE, text=True
+    )
+    assert process.stdout is not None
+    port = int(process.stdout.readline())
+    server = HTTPServer(f"http://127.0.0.1:{port}/mcp", process)
+    yield server
+    stop(server)
+
+
+def stats(server: HTTPServer) -> dict[str, int]:
+    base = server.url.removesuffix("/mcp")
+    return dict(httpx2.get(f"{base}/stats", timeout=10).json())
+
+
+class Browser:
+    """Plays the person's browser: opens the page and follows the redirect home."""
+
+    def __init__(self) -> None:
+        self.opened: list[str] = []
+
+    async def __call__(self, url: str) -> None:
+        self.opened.append(url)
+        async with httpx2.AsyncClient(timeout=10) as http:
+            page = await http.get(url)  # the authorization server's page answers with a redirect
+            assert page.status_code == 302, page.text
+            landing = await http.get(page.headers["location"])
+            assert "Signed in" in landing.text
+
+
+async def connect(config: MCPServerConfig, store: SecretStore, tmp_path: Path) -> tuple[str, str]:
+    registry = ToolRegistry()
+    async with MCPManager({"secured": config}, registry=registry, secrets=store) as manager:
+        await manager.ensure_connected()
+        status = manager.status("secured")
+        if status.state != "connected":
+            return status.state, status.last_error
+        return status.state, (await Calls(registry, tmp_path)("mcp_secured_whoami")).text
+
+
+async def test_sign_in_then_background_connects_refresh_an_expired_token(
+    secured: HTTPServer, tmp_path: Path, memory_keyring: MemoryKeyring
+) -> None:
+    store = SecretStore(SERVICE)
+    config = MCPServerConfig(url=secured.url, auth="oauth")
+
+    # Not signed in: an agent turn's connect opens no browser and says where to sign in.
+    state, error = await connect(config, store, tmp_path)
+    assert state == "failed" and "needs you to sign in" in error and "Settings" in error, error
+    assert stats(secured).get("authorize", 0) == 0
+    assert not await signed_in("secured", config, store)
+
+    browser = Browser()
+    await sign_in("secured", config, store, browser)
+    assert len(browser.opened) == 1 and "code_challenge_method=S256" in browser.opened[0]
+    assert stats(secured)["token-code"] == 1
+    entry = memory_keyring.store[(SERVICE, keyring_name("secured"))]
+    kept = json.loads(entry)
+    assert kept["url"] == secured.url and kept["tokens"]["access_token"].startswith("at-")
+    assert kept["client"]["client_id"].startswith("client-") and kept["expiresAt"] > 0
+    assert await signed_in("secured", config, store)
+
+    # A later connect (a new process would do the same) uses the stored token.
+    assert await connect(config, store, tmp_path) == ("connected", "signed in")
+    assert stats(secured).get("token-refresh", 0) == 0
+
+    # The token expired while the app was closed: the connect refreshes it, no browser.
+    kept["expiresAt"] = 1.0
+    memory_keyring.store[(SERVICE, keyring_name("secured"))] = json.dumps(kept)
+    assert await connect(config, store, tmp_path) == ("connected", "signed in")
+    counts = stats(secured)
+    assert counts["token-refresh"] == 1 and counts["authorize"] == 1
+    renewed = json.loads(memory_keyring.store[(SERVICE, keyring_name("secured"))])
+    assert renewed["tokens"]["access_token"] != kept["tokens"]["access_token"]
+    assert renewed["tokens"]["refresh_token"] != kept["tokens"]["refresh_token"]
+    assert renewed["expiresAt"] > kept["expiresAt"]
+
+    assert await sign_out("secured", store)
+    state, error = await connect(config, store, tmp_path)
+    assert state == "failed" and "needs you to sign in" in error
