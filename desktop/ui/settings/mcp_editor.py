@@ -8,6 +8,7 @@ from typing import Any
 from pydantic import ValidationError
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QFormLayout,
     QHBoxLayout,
@@ -122,7 +123,9 @@ class MCPEditor(QWidget):
             ("Arguments", self.args),
             ("Environment", self.env),
         ]
-        self._http_rows = [("URL", self.url), ("Headers", self.headers)]
+        self.oauth = QCheckBox("Sign in with OAuth in the browser (tokens in the OS keyring)")
+        self.oauth.setAccessibleName("Sign in with OAuth")
+        self._http_rows = [("URL", self.url), ("Headers", self.headers), ("Sign-in", self.oauth)]
         for label, widget in self._stdio_rows + self._http_rows:
             form.addRow(label, widget)
         form.addRow("Tool timeout", self.timeout)
@@ -188,6 +191,7 @@ class MCPEditor(QWidget):
             k: KEPT if mask and v and is_secret_header(k) else v for k, v in entry.headers.items()
         }
         self.headers.set_lines(format_mapping(shown, ":"))
+        self.oauth.setChecked(entry.auth == "oauth")
         self.timeout.setValue(entry.tool_timeout)
         self.tools.setText(", ".join(entry.enabled_tools))
         self.status.clear()
@@ -257,11 +261,12 @@ class MCPEditor(QWidget):
             env = parse_mapping(
                 self.env.lines(), label="Environment", separator_char="=", kind="variable"
             )
-            data.update(command=command, args=args, env=env, url="", headers={})
+            data.update(command=command, args=args, env=env, url="", headers={}, auth=None)
         else:
             url = check_url(self.url.text(), label="URL", required=True)
             headers = self._headers()
-            data.update(url=url, headers=headers, command="", args=[], env={})
+            auth = "oauth" if self.oauth.isChecked() else None
+            data.update(url=url, headers=headers, auth=auth, command="", args=[], env={})
         try:
             config = MCPServerConfig.model_validate(data)
             if transport_of(config) != kind:  # only spell the type out when it cannot be guessed

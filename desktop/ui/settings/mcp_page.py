@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QHideEvent, QShowEvent
+from PySide6.QtCore import Qt, QTimer, QUrl
+from PySide6.QtGui import QDesktopServices, QHideEvent, QShowEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QListWidget,
@@ -25,6 +26,7 @@ from desktop.core.config.schema import MCPServerConfig
 from desktop.core.config.secrets import KeyringUnavailable
 from desktop.core.tools.mcp import MCPManager, MCPServerStatus
 from desktop.core.tools.mcp.runtime import MCPRuntime
+from desktop.core.utils.redact import redact
 from desktop.ui.settings.mcp_approval import ApprovalPanel, ImportPanel
 from desktop.ui.settings.mcp_details import ServerDetails, status_text
 from desktop.ui.settings.mcp_editor import MCPEditor
@@ -36,6 +38,12 @@ if TYPE_CHECKING:
     from desktop.ui.services import AppServices
 
 _MAX_JSON_BYTES = 1_000_000
+
+
+async def _open_in_browser(url: str) -> None:
+    """Open the sign-in page in the person's browser."""
+    if not QDesktopServices.openUrl(QUrl(url)):
+        raise RuntimeError(f"no browser could be opened; open this address yourself: {url}")
 
 
 class MCPPage(SettingsPage):
@@ -57,7 +65,10 @@ class MCPPage(SettingsPage):
                 "Model Context Protocol servers give the agent extra tools. Changes are saved at once."
             ),
         )
-        self.runtime = MCPRuntime(services.config, self._agent_manager, self._status_changed)
+        self.runtime = MCPRuntime(
+            services.config, self._agent_manager, self._status_changed, secrets=services.secrets
+        )
+        self.open_url: Callable[[str], Awaitable[None]] = _open_in_browser
         self.statuses: dict[str, MCPServerStatus] = {}
         self._pending: tuple[dict[str, MCPServerConfig], str] | None = None
         self._removed: tuple[str, MCPServerConfig] | None = None
@@ -83,6 +94,12 @@ class MCPPage(SettingsPage):
         )
         self.details.reconnectRequested.connect(
             lambda name: self.spawn(self.reconnect(name), "mcp-reconnect")
+        )
+        self.details.signInRequested.connect(
+            lambda name: self.spawn(self.sign_in(name), "mcp-sign-in")
+        )
+        self.details.signOutRequested.connect(
+            lambda name: self.spawn(self.sign_out(name), "mcp-sign-out")
         )
         self.details.enableRequested.connect(
             lambda name, on: self.spawn(self.set_enabled(name, on), "mcp-enable")
@@ -408,6 +425,40 @@ class MCPPage(SettingsPage):
         self.statuses[name] = status
         self._status_changed(status)
         return status
+
+    async def sign_in(self, name: str) -> bool:
+        """Sign in to OAuth server ``name`` in the browser, then connect it."""
+        config = self.servers().get(name)
+        if config is None:
+            return False
+        from desktop.core.tools.mcp import oauth  # the SDK: loaded when first needed
+
+        self.status.info("Finish the sign-in in your browser (the page has opened)…")
+        try:
+            await oauth.sign_in(name, config, self.services.secrets, self.open_url)
+        except Exception as exc:  # noqa: BLE001 - any failure becomes a message for the person
+            self.status.error(f"Sign-in to {name} failed: {redact(str(exc) or type(exc).__name__)}")
+            return False
+        self.status.ok(f"Signed in to {name}.")
+        await self.reconnect(name)
+        return True
+
+    async def sign_out(self, name: str) -> bool:
+        """Forget ``name``'s tokens and disconnect it."""
+        from desktop.core.tools.mcp import oauth
+
+        try:
+            existed = await oauth.sign_out(name, self.services.secrets)
+        except KeyringUnavailable as exc:
+            self.status.error(str(exc))
+            return False
+        manager = self.runtime.current()
+        config = self.servers().get(name)
+        if manager is not None and config is not None:
+            await manager.configure(name, config)  # closes the signed-in connection
+        self.status.ok(f"Signed out of {name}." if existed else f"{name} was not signed in.")
+        self.load()
+        return existed
 
     # -- agent ---------------------------------------------------------------------------------
     async def _attach(self) -> None:

@@ -10,6 +10,7 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from desktop.core.config.mcp_headers import keyring_name
+from desktop.core.tools.mcp.oauth import keyring_name as oauth_keyring_name
 from desktop.core.tools.mcp.presets import PRESETS
 from desktop.ui.services import AppServices
 from desktop.ui.settings import SettingsTab
@@ -17,6 +18,7 @@ from desktop.ui.settings.mcp_editor import KEPT
 from desktop.ui.settings.mcp_page import MCPPage
 from tests.core.tools.test_mcp import HTTPServer
 from tests.core.tools.test_mcp_headers import API_KEY, TOKEN, gated  # noqa: F401 - a fixture
+from tests.core.tools.test_mcp_oauth import Browser, secured  # noqa: F401 - a fixture
 from tests.fakes.memory_keyring import MemoryKeyring
 from tests.ui.conftest import run_async
 from tests.ui.settings.conftest import on_disk
@@ -151,3 +153,42 @@ def test_presets_fill_the_form_and_placeholders_must_be_replaced(
     editor.cancel.click()
     page.edit_server("github")
     assert not editor.preset.isVisibleTo(editor)
+
+
+def test_oauth_server_signs_in_from_the_page(
+    make_tab: Callable[[], SettingsTab],
+    qtbot: QtBot,
+    qloop: asyncio.AbstractEventLoop,
+    config_path: Path,
+    services: AppServices,
+    memory_keyring: MemoryKeyring,
+    secured: HTTPServer,  # noqa: F811 - the fixture imported above
+) -> None:
+    page = mcp_page(make_tab())
+    page.add_button.click()
+    editor = page.editor
+    editor.preset.setCurrentIndex(editor.preset.findData("notion"))
+    assert editor.oauth.isChecked() and "sign in in the browser" in editor.preset_info.text()
+    editor.url.setText(secured.url)
+    editor.ok.click()
+    qtbot.waitUntil(
+        lambda: (
+            page.statuses.get("notion") is not None and page.statuses["notion"].state == "failed"
+        ),
+        timeout=60_000,
+    )
+    assert on_disk(config_path)["tools"]["mcpServers"]["notion"]["auth"] == "oauth"
+    assert "needs you to sign in" in page.details.status.text()
+    assert page.details.sign_in.isVisibleTo(page) and page.details.sign_in.text() == "Sign in…"
+
+    browser = Browser()
+    page.open_url = browser
+    assert run_async(qtbot, qloop, page.sign_in("notion"), 60_000)
+    assert len(browser.opened) == 1
+    qtbot.waitUntil(lambda: page.statuses["notion"].state == "connected", timeout=60_000)
+    assert page.details.sign_in.text() == "Sign in again…"
+    assert (services.secrets.service, oauth_keyring_name("notion")) in memory_keyring.store
+    assert "at-" not in config_path.read_text(encoding="utf-8")
+
+    assert run_async(qtbot, qloop, page.sign_out("notion"), 60_000)
+    assert (services.secrets.service, oauth_keyring_name("notion")) not in memory_keyring.store

@@ -50,9 +50,15 @@ def _stdio(command: str, *args: str, timeout: int = 30) -> MCPServerConfig:
     return MCPServerConfig(command=command, args=list(args), tool_timeout=timeout)
 
 
-def _http(url: str, *, headers: dict[str, str] | None = None, timeout: int = 30) -> MCPServerConfig:
+def _http(
+    url: str, *, headers: dict[str, str] | None = None, timeout: int = 30, oauth: bool = False
+) -> MCPServerConfig:
     return MCPServerConfig(
-        type="streamableHttp", url=url, headers=headers or {}, tool_timeout=timeout
+        type="streamableHttp",
+        url=url,
+        headers=headers or {},
+        tool_timeout=timeout,
+        auth="oauth" if oauth else None,
     )
 
 
@@ -108,6 +114,22 @@ PRESETS: tuple[MCPPreset, ...] = (
             headers={"Authorization": "Bearer <GitHub personal access token>"},
             timeout=60,
         ),
+    ),
+    MCPPreset(
+        "notion",
+        "Notion",
+        "Notion's hosted server: search, read and edit your pages and databases.",
+        "a Notion account (sign in in the browser after saving)",
+        "https://developers.notion.com/guides/mcp/get-started-with-mcp",
+        _http("https://mcp.notion.com/mcp", timeout=60, oauth=True),
+    ),
+    MCPPreset(
+        "linear",
+        "Linear",
+        "Linear's hosted server: issues, projects and comments.",
+        "a Linear account (sign in in the browser after saving)",
+        "https://linear.app/docs/mcp",
+        _http("https://mcp.linear.app/mcp", timeout=60, oauth=True),
     ),
     MCPPreset(
         "microsoft-learn",
