@@ -11,17 +11,21 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import textwrap
+import webbrowser
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx2
 import pytest
 
+from desktop.cli import main
 from desktop.core.config.schema import MCPServerConfig
-from desktop.core.config.secrets import SecretStore
+from desktop.core.config.secrets import SERVICE_ENV, SecretStore
 from desktop.core.tools.mcp import MCPManager
 from desktop.core.tools.mcp.oauth import keyring_name, sign_in, sign_out, signed_in
 from desktop.core.tools.registry import ToolRegistry
+from tests.conftest import write_config
 from tests.core.tools.test_mcp import Calls, HTTPServer, stop
 from tests.fakes.memory_keyring import MemoryKeyring
 
@@ -113,3 +117,47 @@ async def test_sign_in_then_background_connects_refresh_an_expired_token(
     assert await sign_out("secured", store)
     state, error = await connect(config, store, tmp_path)
     assert state == "failed" and "needs you to sign in" in error
+
+
+FOLLOW = textwrap.dedent(
+    """
+    import sys, urllib.request
+    # Plays the browser of $BROWSER: the authorization page redirects to the app's listener.
+    with urllib.request.urlopen(sys.argv[1], timeout=10) as page:
+        page.read()
+    """
+)
+
+
+def test_cli_login_and_logout(
+    secured: HTTPServer,
+    tmp_path: Path,
+    memory_keyring: MemoryKeyring,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv(SERVICE_ENV, SERVICE)
+    follow = tmp_path / "follow.py"
+    follow.write_text(FOLLOW, encoding="utf-8")
+    monkeypatch.setenv("BROWSER", f"{sys.executable} {follow} %s")
+    monkeypatch.setattr(webbrowser, "_tryorder", None)  # read $BROWSER again
+    config = write_config(
+        tmp_path / "config.json",
+        {
+            "agents": {"defaults": {"workspace": str(tmp_path / "workspace")}},
+            "tools": {
+                "mcpServers": {
+                    "secured": {"url": secured.url, "auth": "oauth"},
+                    "plain": {"url": secured.url},
+                }
+            },
+        },
+    )
+    assert main(["mcp", "login", "plain", "--config", str(config)]) == 2
+    assert main(["mcp", "login", "secured", "--config", str(config), "--timeout", "60"]) == 0
+    out = capsys.readouterr()
+    assert "Signed in to secured" in out.out and "/authorize?" in out.err
+    assert (SERVICE, keyring_name("secured")) in memory_keyring.store
+    assert stats(secured)["token-code"] == 1
+    assert main(["mcp", "logout", "secured", "--config", str(config)]) == 0
+    assert memory_keyring.store == {}
