@@ -5,7 +5,9 @@ No Qt here. The flow itself is the ``mcp`` SDK's :class:`~mcp.client.auth.OAuthC
 gives it what the desktop needs around it:
 
 * :class:`KeyringTokenStorage` keeps the tokens, the registered client and the server's OAuth
-  metadata in the OS keyring (one JSON entry ``mcp-oauth.<server>``), with the expiry time, so
+  metadata in the OS keyring (one JSON value ``mcp-oauth.<server>``, split over
+  ``mcp-oauth.<server>#1``… like the providers' sign-ins when longer than Windows allows
+  one entry), with the expiry time, so
   an access token that expired while the app was closed is refreshed, not used.
 * :func:`background_auth` is what a connect from an agent turn uses: stored tokens (refreshed
   when expired), and never a browser — when a person has to sign in, the connect fails with
@@ -39,7 +41,9 @@ from pydantic import AnyUrl, ValidationError
 from desktop import __version__
 from desktop.core.config.schema import MCPServerConfig
 from desktop.core.config.secrets import KeyringUnavailable, SecretStore
+from desktop.core.providers.oauth.tokens import TokenVault
 from desktop.core.utils.redact import register_secret
+from desktop.core.utils.threads import run_daemon
 
 CALLBACK_PATH = "/auth/mcp/callback"
 _PLACEHOLDER_REDIRECT = f"http://127.0.0.1{CALLBACK_PATH}"
@@ -75,7 +79,7 @@ class KeyringTokenStorage:
     """
 
     def __init__(self, store: SecretStore, server: str, url: str, *, fresh: bool = False) -> None:
-        self._store = store
+        self._vault = TokenVault(store)
         self._name = keyring_name(server)
         self._url = url
         self._data: dict[str, Any] | None = {"url": url} if fresh else None
@@ -84,7 +88,7 @@ class KeyringTokenStorage:
     async def _load(self) -> dict[str, Any]:
         if self._data is None:
             try:
-                raw = await self._store.aget(self._name)
+                raw = await run_daemon(lambda: self._vault.read_text(self._name), "mcp-oauth-read")
             except KeyringUnavailable:
                 raw = None
             try:
@@ -102,7 +106,8 @@ class KeyringTokenStorage:
             self._data["metadata"] = context.oauth_metadata.model_dump(mode="json")
         if context is not None:
             self._data["expiresAt"] = context.token_expiry_time
-        await self._store.aset(self._name, json.dumps(self._data))
+        text = json.dumps(self._data)
+        await run_daemon(lambda: self._vault.write_text(self._name, text), "mcp-oauth-write")
 
     async def get_tokens(self) -> OAuthToken | None:
         """The stored tokens, if any."""
@@ -291,8 +296,8 @@ async def sign_in(
 
 
 async def sign_out(name: str, store: SecretStore) -> bool:
-    """Forget server ``name``'s tokens; whether there were any."""
-    return await store.adelete(keyring_name(name))
+    """Forget server ``name``'s tokens (every part of a long entry); whether there were any."""
+    return await TokenVault(store).adelete(keyring_name(name))
 
 
 async def signed_in(name: str, config: MCPServerConfig, store: SecretStore) -> bool:
