@@ -29,6 +29,7 @@ from desktop.core.tools.registry import ToolRegistry
 from tests.conftest import write_config
 from tests.core.tools.test_mcp import Calls, HTTPServer, stop
 from tests.fakes.memory_keyring import MemoryKeyring
+from tests.real_keyring import RealKeyring
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -166,3 +167,18 @@ def test_cli_login_and_logout(
     assert stats(secured)["token-code"] == 1
     assert main(["mcp", "logout", "secured", "--config", str(config)]) == 0
     assert memory_keyring.store == {}
+
+
+@pytest.mark.keyring_real
+async def test_sign_in_with_the_real_keyring(
+    secured: HTTPServer, tmp_path: Path, real_keyring: RealKeyring
+) -> None:
+    store = SecretStore(real_keyring.service, timeout=15)
+    config = MCPServerConfig(url=secured.url, auth="oauth")
+    await sign_in("secured", config, store, Browser())
+    assert await signed_in("secured", config, store)
+    fresh = SecretStore(real_keyring.service, timeout=15)  # as a new process would
+    assert await connect(config, fresh, tmp_path) == ("connected", "signed in")
+    assert await sign_out("secured", fresh)
+    assert real_keyring.get(keyring_name("secured")) is None
+    assert real_keyring.get(f"{keyring_name('secured')}#1") is None
