@@ -1,6 +1,7 @@
 """A streamable-HTTP MCP server behind OAuth, with its own authorization server.
 
-Run as a script: ``python mcp_oauth_server.py PORT``; prints the port, then serves on
+Run as a script: ``python mcp_oauth_server.py http PORT`` (the arguments of the other test
+servers); prints the port, then serves on
 ``127.0.0.1``. It speaks the documented MCP authorization flow:
 
 - ``/mcp``: the MCP server (the SDK's), 401 with ``WWW-Authenticate: Bearer
@@ -31,7 +32,7 @@ from mcp.server.mcpserver import MCPServer
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 
-PORT = int(sys.argv[1]) if len(sys.argv) > 1 else 0
+PORT = int(sys.argv[2]) if len(sys.argv) > 2 else 0
 sock = socket.socket()
 sock.bind(("127.0.0.1", PORT))
 BASE = f"http://127.0.0.1:{sock.getsockname()[1]}"

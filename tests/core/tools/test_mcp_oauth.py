@@ -9,7 +9,6 @@ and the redirect lands on the app's loopback listener.
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import textwrap
 import webbrowser
@@ -27,7 +26,7 @@ from desktop.core.tools.mcp import MCPManager
 from desktop.core.tools.mcp.oauth import keyring_name, sign_in, sign_out, signed_in
 from desktop.core.tools.registry import ToolRegistry
 from tests.conftest import write_config
-from tests.core.tools.test_mcp import Calls, HTTPServer, stop
+from tests.core.tools.test_mcp import Calls, HTTPServer, start_http_server, stop
 from tests.fakes.memory_keyring import MemoryKeyring
 from tests.real_keyring import RealKeyring
 
@@ -39,12 +38,7 @@ SCRIPT = Path(__file__).parents[2] / "fakes" / "mcp_oauth_server.py"
 
 @pytest.fixture
 def secured() -> Iterator[HTTPServer]:
-    process = subprocess.Popen(
-        [sys.executable, str(SCRIPT), "0"], stdout=subprocess.PIPE, text=True
-    )
-    assert process.stdout is not None
-    port = int(process.stdout.readline())
-    server = HTTPServer(f"http://127.0.0.1:{port}/mcp", process)
+    server = start_http_server(SCRIPT, "http")  # returns once the port accepts connections
     yield server
     stop(server)
 
