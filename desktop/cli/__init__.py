@@ -80,6 +80,9 @@ def build_parser() -> argparse.ArgumentParser:
     from desktop.cli.channels import add_channels_parser
 
     add_channels_parser(commands, common)
+    from desktop.cli.mcp import add_mcp_parser
+
+    add_mcp_parser(commands, common)
     from desktop.cli.sessions import add_sessions_parser
 
     add_sessions_parser(commands, common)
@@ -178,6 +181,10 @@ def main(argv: Sequence[str] | None = None) -> int:  # noqa: C901  # one branch 
         from desktop.cli.cron import run_cron
 
         return run_cron(args)
+    if args.command == "mcp":
+        from desktop.cli.mcp import run_mcp
+
+        return run_mcp(args)
     if args.command == "sessions":
         from desktop.cli.sessions import run_sessions
 

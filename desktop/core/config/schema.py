@@ -299,6 +299,7 @@ class MCPServerConfig(Base):
     """One MCP server, in the Claude-Desktop-compatible shape."""
 
     type: Literal["stdio", "sse", "streamableHttp"] | None = None
+    auth: Literal["oauth"] | None = None  # OAuth sign-in (HTTP/SSE); tokens in the keyring
     command: str = ""
     args: list[str] = Field(default_factory=list)
     env: dict[str, str] = Field(default_factory=dict)

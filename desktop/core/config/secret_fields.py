@@ -20,6 +20,7 @@ from pydantic import BaseModel
 from pydantic.alias_generators import to_camel
 
 from desktop.core.config.loader import config_origin
+from desktop.core.config.mcp_headers import inject_header_secrets
 from desktop.core.config.schema import ChannelsConfig, Config
 from desktop.core.config.secrets import KeyringUnavailable, SecretStore
 from desktop.core.utils.redact import register_secret
@@ -184,7 +185,8 @@ async def adelete(config: Config, store: SecretStore, path: str) -> bool:
 
 
 async def inject_stored_secrets(config: Config, store: SecretStore) -> list[str]:
-    """Load every stored secret field into the live config (call once at start-up).
+    """Load every stored secret field into the live config (call once at start-up), and the
+    secret headers of MCP servers (:mod:`desktop.core.config.mcp_headers`).
 
     Returns:
         The paths that got a value from the keyring. Never raises for a missing keyring.
@@ -201,7 +203,11 @@ async def inject_stored_secrets(config: Config, store: SecretStore) -> list[str]
         if value:
             hold_in_memory(config, path, value)
             loaded.append(path)
-    return loaded
+    try:
+        headers = await inject_header_secrets(config, store)
+    except KeyringUnavailable:
+        return loaded
+    return loaded + [f"tools.mcp_servers.{name}" for name in headers]
 
 
 async def _backend(store: SecretStore) -> tuple[bool, str]:

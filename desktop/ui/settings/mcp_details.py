@@ -52,13 +52,16 @@ class ServerDetails(QWidget):
 
     Signals:
         editRequested(str), removeRequested(str), reconnectRequested(str),
-        enableRequested(str, bool): the action buttons, with the server name.
+        enableRequested(str, bool), signInRequested(str), signOutRequested(str): the action
+            buttons, with the server name.
     """
 
     editRequested = Signal(str)
     removeRequested = Signal(str)
     reconnectRequested = Signal(str)
     enableRequested = Signal(str, bool)
+    signInRequested = Signal(str)
+    signOutRequested = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -86,14 +89,21 @@ class ServerDetails(QWidget):
         self.reconnect.setAccessibleName("Reconnect this MCP server")
         self.remove = QPushButton("Remove")
         self.remove.setAccessibleName("Remove this MCP server")
-        for button in (self.edit, self.toggle, self.reconnect, self.remove):
+        self.sign_in = QPushButton("Sign in…")
+        self.sign_in.setAccessibleName("Sign in to this MCP server in the browser")
+        self.sign_out = QPushButton("Sign out")
+        self.sign_out.setAccessibleName("Forget the sign-in of this MCP server")
+        for button in (self.edit, self.toggle, self.reconnect, self.sign_in, self.sign_out):
             buttons.addWidget(button)
+        buttons.addWidget(self.remove)
         buttons.addStretch(1)
         layout.addLayout(buttons)
         self.edit.clicked.connect(lambda: self.editRequested.emit(self.name))
         self.remove.clicked.connect(lambda: self.removeRequested.emit(self.name))
         self.reconnect.clicked.connect(lambda: self.reconnectRequested.emit(self.name))
         self.toggle.clicked.connect(lambda: self.enableRequested.emit(self.name, not self.enabled))
+        self.sign_in.clicked.connect(lambda: self.signInRequested.emit(self.name))
+        self.sign_out.clicked.connect(lambda: self.signOutRequested.emit(self.name))
         self.tools_label = QLabel("Tools")
         layout.addWidget(self.tools_label)
         self.tools = QListWidget()
@@ -148,6 +158,10 @@ class ServerDetails(QWidget):
             self.tools.addItems(tools)
         self.tools_label.setText(f"Tools ({len(tools)})" if tools else "Tools (none yet)")
         is_stdio = kind == "stdio"
+        oauth = config.auth == "oauth" and not is_stdio
+        self.sign_in.setVisible(oauth)
+        self.sign_out.setVisible(oauth)
+        self.sign_in.setText("Sign in again…" if connected else "Sign in…")
         self.stderr_toggle.setVisible(is_stdio)
         self.stderr.setVisible(is_stdio and self.stderr_toggle.isChecked())
         tail = "\n".join(status.stderr_tail) if status is not None else ""

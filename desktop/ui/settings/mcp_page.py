@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QHideEvent, QShowEvent
+from PySide6.QtCore import Qt, QTimer, QUrl
+from PySide6.QtGui import QDesktopServices, QHideEvent, QShowEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QListWidget,
@@ -20,9 +21,12 @@ from PySide6.QtWidgets import (
 
 from desktop.core.config.edit import ChangeError
 from desktop.core.config.errors import ConfigError
+from desktop.core.config.mcp_headers import forget_header_secrets, store_header_secrets
 from desktop.core.config.schema import MCPServerConfig
+from desktop.core.config.secrets import KeyringUnavailable
 from desktop.core.tools.mcp import MCPManager, MCPServerStatus
 from desktop.core.tools.mcp.runtime import MCPRuntime
+from desktop.core.utils.redact import redact
 from desktop.ui.settings.mcp_approval import ApprovalPanel, ImportPanel
 from desktop.ui.settings.mcp_details import ServerDetails, status_text
 from desktop.ui.settings.mcp_editor import MCPEditor
@@ -34,6 +38,12 @@ if TYPE_CHECKING:
     from desktop.ui.services import AppServices
 
 _MAX_JSON_BYTES = 1_000_000
+
+
+async def _open_in_browser(url: str) -> None:
+    """Open the sign-in page in the person's browser."""
+    if not QDesktopServices.openUrl(QUrl(url)):
+        raise RuntimeError(f"no browser could be opened; open this address yourself: {url}")
 
 
 class MCPPage(SettingsPage):
@@ -55,7 +65,10 @@ class MCPPage(SettingsPage):
                 "Model Context Protocol servers give the agent extra tools. Changes are saved at once."
             ),
         )
-        self.runtime = MCPRuntime(services.config, self._agent_manager, self._status_changed)
+        self.runtime = MCPRuntime(
+            services.config, self._agent_manager, self._status_changed, secrets=services.secrets
+        )
+        self.open_url: Callable[[str], Awaitable[None]] = _open_in_browser
         self.statuses: dict[str, MCPServerStatus] = {}
         self._pending: tuple[dict[str, MCPServerConfig], str] | None = None
         self._removed: tuple[str, MCPServerConfig] | None = None
@@ -81,6 +94,12 @@ class MCPPage(SettingsPage):
         )
         self.details.reconnectRequested.connect(
             lambda name: self.spawn(self.reconnect(name), "mcp-reconnect")
+        )
+        self.details.signInRequested.connect(
+            lambda name: self.spawn(self.sign_in(name), "mcp-sign-in")
+        )
+        self.details.signOutRequested.connect(
+            lambda name: self.spawn(self.sign_out(name), "mcp-sign-out")
         )
         self.details.enableRequested.connect(
             lambda name, on: self.spawn(self.set_enabled(name, on), "mcp-enable")
@@ -291,11 +310,16 @@ class MCPPage(SettingsPage):
         """Save ``entries`` (added or replaced), then connect them. On failure nothing changes
         and the form or approval stays open, so nothing typed is lost."""
         servers = self.servers()
+        before = dict(servers)
         if rename_from and rename_from not in entries:
             servers.pop(rename_from, None)
         servers.update(entries)
+        kept = await self._keep_secret_headers(entries)
         if not await self._commit(servers):
             return False
+        for name, config in before.items():  # headers (or a server) that are gone
+            dropped = set(config.headers) - set(servers[name].headers if name in servers else {})
+            await forget_header_secrets(self.services.secrets, name, dropped)
         self._pending = None
         self._back()
         manager = await self.runtime.manager()
@@ -306,12 +330,28 @@ class MCPPage(SettingsPage):
             await manager.configure(name, config)
         self.load()
         self.show_server(next(iter(entries)))
-        self.status.ok(f"Saved {', '.join(entries)}.")
+        self.status.ok(f"Saved {', '.join(entries)}.{kept}")
         await asyncio.gather(
             *(manager.connect(name) for name, cfg in entries.items() if is_enabled(cfg))
         )
         self.load()
         return True
+
+    async def _keep_secret_headers(self, entries: dict[str, MCPServerConfig]) -> str:
+        """Move typed credential headers into the keyring (the file keeps empty values).
+
+        Returns words for the status line ("" when nothing was moved).
+        """
+        moved: list[str] = []
+        for name, config in entries.items():
+            try:
+                headers = await store_header_secrets(
+                    self.services.config, self.services.secrets, name, config
+                )
+            except KeyringUnavailable:
+                return " No OS keyring: its secret headers stay in config.json."
+            moved += headers
+        return f" {', '.join(sorted(set(moved)))} kept in the OS keyring." if moved else ""
 
     async def _commit(self, servers: dict[str, MCPServerConfig]) -> bool:
         try:
@@ -341,6 +381,7 @@ class MCPPage(SettingsPage):
             await manager.remove(name)
         self.statuses.pop(name, None)
         self._removed = (name, config)
+        await forget_header_secrets(self.services.secrets, name, config.headers)
         self.undo_button.show()
         self.status.ok(f"Removed {name}.")
         self.load()
@@ -384,6 +425,40 @@ class MCPPage(SettingsPage):
         self.statuses[name] = status
         self._status_changed(status)
         return status
+
+    async def sign_in(self, name: str) -> bool:
+        """Sign in to OAuth server ``name`` in the browser, then connect it."""
+        config = self.servers().get(name)
+        if config is None:
+            return False
+        from desktop.core.tools.mcp import oauth  # the SDK: loaded when first needed
+
+        self.status.info("Finish the sign-in in your browser (the page has opened)…")
+        try:
+            await oauth.sign_in(name, config, self.services.secrets, self.open_url)
+        except Exception as exc:  # noqa: BLE001 - any failure becomes a message for the person
+            self.status.error(f"Sign-in to {name} failed: {redact(str(exc) or type(exc).__name__)}")
+            return False
+        self.status.ok(f"Signed in to {name}.")
+        await self.reconnect(name)
+        return True
+
+    async def sign_out(self, name: str) -> bool:
+        """Forget ``name``'s tokens and disconnect it."""
+        from desktop.core.tools.mcp import oauth
+
+        try:
+            existed = await oauth.sign_out(name, self.services.secrets)
+        except KeyringUnavailable as exc:
+            self.status.error(str(exc))
+            return False
+        manager = self.runtime.current()
+        config = self.servers().get(name)
+        if manager is not None and config is not None:
+            await manager.configure(name, config)  # closes the signed-in connection
+        self.status.ok(f"Signed out of {name}." if existed else f"{name} was not signed in.")
+        self.load()
+        return existed
 
     # -- agent ---------------------------------------------------------------------------------
     async def _attach(self) -> None:

@@ -20,7 +20,7 @@ import subprocess
 import sys
 import textwrap
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -234,10 +234,12 @@ class HTTPServer:
     process: subprocess.Popen[str]
 
 
-def start_http_server(script: Path, transport: str, port: int = 0) -> HTTPServer:
-    """Run the SDK demo server; returns once it accepts connections."""
+def start_http_server(
+    script: Path, transport: str, port: int = 0, *, extra: Sequence[str] = ()
+) -> HTTPServer:
+    """Run the SDK demo server (``extra``: more arguments); returns once it accepts connections."""
     process = subprocess.Popen(
-        [PYTHON, str(script), transport, str(port)],
+        [PYTHON, str(script), transport, str(port), *extra],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,

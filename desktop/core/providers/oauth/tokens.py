@@ -152,19 +152,34 @@ class TokenVault:
         Raises:
             KeyringUnavailable: The keyring failed or did not answer.
         """
-        head = self.store.get_stored(provider)
+        return OAuthTokens.from_json(provider, self.read_text(provider))
+
+    def read_text(self, name: str) -> str | None:
+        """The value stored under ``name`` (joined again when split), or ``None``.
+
+        Raises:
+            KeyringUnavailable: The keyring failed or did not answer.
+        """
+        head = self.store.get_stored(name)
         parts = self._parts(head)
         if parts:
-            pieces = [
-                self.store.get_stored(self.part_name(provider, i)) for i in range(1, parts + 1)
-            ]
+            pieces = [self.store.get_stored(self.part_name(name, i)) for i in range(1, parts + 1)]
             if any(piece is None for piece in pieces):
                 return None  # a value half written or half deleted: signed out
             head = "".join(piece or "" for piece in pieces)
-        return OAuthTokens.from_json(provider, head)
+        return head
 
     def save(self, tokens: OAuthTokens) -> None:
         """Store ``tokens`` (replacing what was there), split over several entries when long.
+
+        Raises:
+            KeyringUnavailable: No keyring; nothing was stored.
+        """
+        tokens.register()
+        self.write_text(tokens.provider, tokens.to_json())
+
+    def write_text(self, name: str, text: str) -> None:
+        """Store ``text`` under ``name``, split over ``name#1``, ``name#2``… when long.
 
         The parts are written before the entry that points at them, so a reader never finds
         a pointer to parts that are not there yet.
@@ -172,10 +187,7 @@ class TokenVault:
         Raises:
             KeyringUnavailable: No keyring; nothing was stored.
         """
-        tokens.register()
-        name = tokens.provider
         before = self._parts(self.store.get_stored(name))
-        text = tokens.to_json()
         chunks = [text[i : i + PART_CHARS] for i in range(0, len(text), PART_CHARS)]
         if len(chunks) == 1:
             self.store.set(name, text)

@@ -29,6 +29,7 @@ from mcp.shared.exceptions import MCPError
 
 from desktop import __version__
 from desktop.core.config.schema import MCPServerConfig
+from desktop.core.config.secrets import SecretStore
 from desktop.core.tools.mcp.status import MCPServerStatus, ServerState, server_enabled
 from desktop.core.tools.mcp.transport import (
     StderrTail,
@@ -73,6 +74,7 @@ class ServerConnection:
         connect_timeout: Seconds a connect (spawn, handshake, listing) may take.
         owner: Owns the connection's owner task (the manager's, closed after its connections).
         on_change: Called with a fresh status whenever the state changes.
+        secrets: The keyring of an OAuth server's tokens (default: a :class:`SecretStore`).
     """
 
     def __init__(
@@ -84,8 +86,10 @@ class ServerConnection:
         connect_timeout: float,
         owner: TaskOwner,
         on_change: Callable[[MCPServerStatus], None] | None = None,
+        secrets: SecretStore | None = None,
     ) -> None:
         self._name = name
+        self._secrets = secrets
         self._owner = owner
         self._config = config
         self._registry = registry
@@ -268,6 +272,7 @@ class ServerConnection:
                     stderr=self._stderr,
                     label=self._name,
                     on_eof=ended.set,
+                    auth=self._auth(),
                 )
                 async with Client(transport, client_info=_CLIENT_INFO, cache=None) as client:
                     catalog = await _discover(client)
@@ -289,6 +294,14 @@ class ServerConnection:
             if self._state in ("connecting", "connected"):
                 self._set_state("idle")
             ready.set()
+
+    def _auth(self) -> httpx2.Auth | None:
+        """OAuth for an HTTP/SSE entry with ``"auth": "oauth"``: stored tokens, no browser."""
+        if self._config.auth != "oauth" or self._kind == "stdio":
+            return None
+        from desktop.core.tools.mcp.oauth import background_auth
+
+        return background_auth(self._name, self._config, self._secrets or SecretStore())
 
     def _go_live(self, client: Client, catalog: Catalog) -> None:
         """Register the wrappers (stable, sorted names) and mark the server connected."""

@@ -9,6 +9,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Self
 
 from desktop.core.config.schema import MCPServerConfig
+from desktop.core.config.secrets import SecretStore
 from desktop.core.tools.mcp.status import MCPServerStatus
 from desktop.core.tools.registry import ToolRegistry
 from desktop.core.utils.redact import register_secret
@@ -37,6 +38,7 @@ class MCPManager:
         connect_timeout: Seconds one connect (spawn, handshake, listing) may take.
         on_status: Called with a fresh :class:`MCPServerStatus` whenever a server's state
             changes (for the GUI; runs on the event loop, must not block).
+        secrets: Where OAuth servers' tokens are (default: a fresh :class:`SecretStore`).
 
     Example:
         >>> manager = MCPManager(config.tools.mcp_servers, registry=registry)  # doctest: +SKIP
@@ -50,8 +52,10 @@ class MCPManager:
         registry: ToolRegistry,
         connect_timeout: float = 30.0,
         on_status: Callable[[MCPServerStatus], None] | None = None,
+        secrets: SecretStore | None = None,
     ) -> None:
         self._closed = False
+        self._secrets = secrets
         self._tasks = TaskOwner("mcp")
         self._connections: dict[str, ServerConnection] = {}
         self._registry = registry
@@ -74,6 +78,7 @@ class MCPManager:
             connect_timeout=self._connect_timeout,
             owner=self._tasks,
             on_change=self._notify,
+            secrets=self._secrets,
         )
 
     def _notify(self, status: MCPServerStatus) -> None:

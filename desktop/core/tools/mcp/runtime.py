@@ -16,6 +16,7 @@ import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from desktop.core.config.secrets import SecretStore
 from desktop.core.tools.mcp.manager import MCPManager
 from desktop.core.tools.mcp.status import MCPServerStatus
 from desktop.core.tools.registry import ToolRegistry
@@ -62,8 +63,16 @@ class MCPRuntime:
         listener: Called with every status change of the current manager.
     """
 
-    def __init__(self, config: Config, agent_manager: AgentManager, listener: Listener) -> None:
+    def __init__(
+        self,
+        config: Config,
+        agent_manager: AgentManager,
+        listener: Listener,
+        *,
+        secrets: SecretStore | None = None,
+    ) -> None:
         self.config = config
+        self.secrets = secrets
         self.agent_manager = agent_manager
         self.listener = listener
         self._own: MCPManager | None = None
@@ -101,7 +110,11 @@ class MCPRuntime:
                     await manager.configure(name, entry)
         else:
             if self._own is None:  # no await between this check and the assignment
-                self._own = MCPManager(dict(self.config.tools.mcp_servers), registry=ToolRegistry())
+                self._own = MCPManager(
+                    dict(self.config.tools.mcp_servers),
+                    registry=ToolRegistry(),
+                    secrets=self.secrets,
+                )
             manager = self._own
         self._check_open()  # closed while the stand-in closed or entries were attached
         if manager is not self._current:

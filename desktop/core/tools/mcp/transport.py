@@ -168,6 +168,7 @@ def open_transport(
     stderr: StderrTail | None = None,
     label: str = "mcp",
     on_eof: Callable[[], None] | None = None,
+    auth: httpx2.Auth | None = None,
 ) -> Transport:
     """The SDK transport for ``config`` as an async context manager.
 
@@ -180,6 +181,7 @@ def open_transport(
         label: Short name for thread names.
         on_eof: Called when the server's side of the connection ends (e.g. a stdio child
             exited) — also when we close it ourselves.
+        auth: HTTP authentication for an HTTP/SSE server (OAuth, :mod:`.oauth`).
 
     Raises:
         TransportConfigError: The entry lacks what ``kind`` needs.
@@ -191,9 +193,9 @@ def open_transport(
     elif not config.url:
         raise TransportConfigError(f"{kind} server needs a 'url'")
     elif kind == "sse":
-        inner = sse_client(config.url, headers=dict(config.headers) or None)
+        inner = sse_client(config.url, headers=dict(config.headers) or None, auth=auth)
     else:
-        inner = _streamable_http(config.url, dict(config.headers))
+        inner = _streamable_http(config.url, dict(config.headers), auth)
     return _watched(inner, on_eof) if on_eof is not None else inner
 
 
@@ -217,10 +219,12 @@ async def _stdio(config: MCPServerConfig, tail: StderrTail, label: str) -> Async
 
 
 @asynccontextmanager
-async def _streamable_http(url: str, headers: dict[str, str]) -> AsyncIterator[Any]:
+async def _streamable_http(
+    url: str, headers: dict[str, str], auth: httpx2.Auth | None = None
+) -> AsyncIterator[Any]:
     """Streamable HTTP with our own HTTP client (the only way to send headers)."""
     async with (
-        httpx2.AsyncClient(headers=headers or None, timeout=_HTTP_TIMEOUT) as http,
+        httpx2.AsyncClient(headers=headers or None, timeout=_HTTP_TIMEOUT, auth=auth) as http,
         streamable_http_client(url, http_client=http) as streams,
     ):
         yield streams
