@@ -150,7 +150,7 @@ async def test_the_table_waits_for_the_first_call(
 
     monkeypatch.setattr(context_window, "litellm_window", table)
     config = load_config(custom_config(tmp_path, scripted_server.url, maxTokens=2048))
-    runtime = await start_runtime(config, bus=MessageBus(), secrets=SecretStore())
+    runtime = await start_runtime(config, StartOptions(bus=MessageBus(), secrets=SecretStore()))
     try:
         await until(lambda: litellm_provider._waiters, 15, "the probe to wait for LiteLLM")
         assert any(r.path.endswith("/models") for r in scripted_server.requests)
