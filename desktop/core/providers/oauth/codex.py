@@ -15,8 +15,6 @@ import urllib.parse
 from collections.abc import Callable
 from typing import Any
 
-import httpx
-
 from desktop.core.providers.oauth.endpoints import CodexEndpoints
 from desktop.core.providers.oauth.flow import (
     LoginError,
@@ -28,7 +26,7 @@ from desktop.core.providers.oauth.flow import (
     error_text,
     json_body,
     post_form,
-    sync_client,
+    refresh_grant,
 )
 from desktop.core.providers.oauth.pkce import CallbackServer, make_pkce, make_state
 from desktop.core.providers.oauth.tokens import OAuthTokens, jwt_claims
@@ -170,23 +168,8 @@ def make_refresher(endpoints: CodexEndpoints) -> Callable[[OAuthTokens], OAuthTo
     def refresh(tokens: OAuthTokens) -> OAuthTokens:
         if not tokens.refresh:
             raise RefreshRejected("no refresh token was stored")
-        with sync_client() as client:
-            response = client.post(
-                endpoints.token_url,
-                data={
-                    "grant_type": "refresh_token",
-                    "refresh_token": tokens.refresh,
-                    "client_id": CLIENT_ID,
-                    "scope": REFRESH_SCOPE,
-                },
-                headers={"Accept": "application/json"},
-            )
-        if response.status_code in (400, 401, 403):
-            raise RefreshRejected(error_text(response))
-        if response.status_code >= 400:
-            raise httpx.HTTPStatusError(
-                error_text(response), request=response.request, response=response
-            )
-        return tokens_from_response(json_body(response), tokens)
+        form = {"client_id": CLIENT_ID, "scope": REFRESH_SCOPE}
+        body = refresh_grant(endpoints.token_url, tokens.refresh, form, {})
+        return tokens_from_response(body, tokens)
 
     return refresh

@@ -109,3 +109,34 @@ def async_client(timeout: float = HTTP_TIMEOUT_S) -> httpx.AsyncClient:
 def sync_client(timeout: float = HTTP_TIMEOUT_S) -> httpx.Client:
     """A blocking HTTP client for refreshes (they run in worker threads)."""
     return httpx.Client(timeout=timeout, follow_redirects=True)
+
+
+def refresh_grant(
+    url: str, refresh: str, form: Mapping[str, str], headers: Mapping[str, str]
+) -> dict[str, Any]:
+    """``POST`` an OAuth ``refresh_token`` grant (blocking: refreshers run in worker threads)
+    and return the token response's JSON.
+
+    Args:
+        url: The token endpoint.
+        refresh: The stored refresh token.
+        form: The provider's other form fields (``client_id``, ``scope``…).
+        headers: The provider's extra headers (``Accept: application/json`` is always sent).
+
+    Raises:
+        RefreshRejected: The server refused the grant (400, 401, 403): sign in again.
+        httpx.HTTPStatusError: Any other error status (worth retrying later).
+    """
+    with sync_client() as client:
+        response = client.post(
+            url,
+            data={"grant_type": "refresh_token", "refresh_token": refresh, **form},
+            headers={"Accept": "application/json", **headers},
+        )
+    if response.status_code in (400, 401, 403):
+        raise RefreshRejected(error_text(response))
+    if response.status_code >= 400:
+        raise httpx.HTTPStatusError(
+            error_text(response), request=response.request, response=response
+        )
+    return json_body(response)

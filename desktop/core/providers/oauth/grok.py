@@ -31,7 +31,7 @@ from desktop.core.providers.oauth.flow import (
     emit,
     error_text,
     json_body,
-    sync_client,
+    refresh_grant,
 )
 from desktop.core.providers.oauth.pkce import CallbackServer, make_pkce, make_state
 from desktop.core.providers.oauth.tokens import OAuthTokens
@@ -233,22 +233,9 @@ def make_refresher(endpoints: GrokEndpoints) -> Callable[[OAuthTokens], OAuthTok
     def refresh(tokens: OAuthTokens) -> OAuthTokens:
         if not tokens.refresh:
             raise RefreshRejected("no refresh token was stored")
-        with sync_client() as client:
-            response = client.post(
-                endpoints.refresh_url,
-                data={
-                    "grant_type": "refresh_token",
-                    "refresh_token": tokens.refresh,
-                    "client_id": CLIENT_ID,
-                },
-                headers={"Accept": "application/json", **_VERSION_HEADER},
-            )
-        if response.status_code in (400, 401, 403):
-            raise RefreshRejected(error_text(response))
-        if response.status_code >= 400:
-            raise httpx.HTTPStatusError(
-                error_text(response), request=response.request, response=response
-            )
-        return tokens_from_response(json_body(response), previous=tokens)
+        body = refresh_grant(
+            endpoints.refresh_url, tokens.refresh, {"client_id": CLIENT_ID}, _VERSION_HEADER
+        )
+        return tokens_from_response(body, previous=tokens)
 
     return refresh
