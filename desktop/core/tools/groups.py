@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from typing import Any, ClassVar
 
 from desktop.core.tools.base import Tool, ToolContext, ToolResult
+from desktop.core.tools.exec_session import SHELL_GROUP
 from desktop.core.tools.registry import ToolRegistry
 
 LOAD_TOOLS = "load_tools"
@@ -34,41 +35,32 @@ GROUP_ABOUT: dict[str, str] = {
     "images": "generate images",
     "shell": "commands still running (exec with yield_time_ms starts one and loads these)",
 }
-#: A call of ``exec`` with ``yield_time_ms`` started an exec session: the ``shell`` group.
-_SESSION_STARTS = {"exec": ("yield_time_ms", "shell")}
 
 
-def _call_names(message: dict[str, Any]) -> Iterable[tuple[str, Any]]:
-    """``(name, arguments)`` of each tool call of an assistant message."""
+def _calls(message: dict[str, Any]) -> Iterable[tuple[str, dict[str, Any]]]:
+    """``(name, arguments)`` of each tool call of an assistant message (arguments as saved
+    are JSON text; unreadable ones read as ``{}``)."""
     for call in message.get("tool_calls") or []:
         if not isinstance(call, dict):
             continue
         function = call.get("function")
-        if isinstance(function, dict) and isinstance(function.get("name"), str):
-            yield function["name"], function.get("arguments")
+        if not isinstance(function, dict) or not isinstance(function.get("name"), str):
+            continue
+        arguments = function.get("arguments")
+        if isinstance(arguments, str):
+            try:
+                arguments = json.loads(arguments)
+            except ValueError:
+                arguments = None
+        yield function["name"], arguments if isinstance(arguments, dict) else {}
 
 
-def _requested(arguments: Any) -> list[str]:
-    """The group names a ``load_tools`` call asked for (arguments as saved: JSON text)."""
-    if isinstance(arguments, str):
-        try:
-            arguments = json.loads(arguments)
-        except ValueError:
-            return []
-    groups = arguments.get("groups") if isinstance(arguments, dict) else None
+def _requested(arguments: dict[str, Any]) -> list[str]:
+    """The group names a ``load_tools`` call asked for."""
+    groups = arguments.get("groups")
     if isinstance(groups, str):
         groups = [groups]
     return [g for g in groups or [] if isinstance(g, str)]
-
-
-def _has(arguments: Any, key: str) -> bool:
-    """Whether a call's arguments (as saved: JSON text) set ``key`` to something."""
-    if isinstance(arguments, str):
-        try:
-            arguments = json.loads(arguments)
-        except ValueError:
-            return False
-    return isinstance(arguments, dict) and arguments.get(key) is not None
 
 
 def groups_in_history(
@@ -86,16 +78,16 @@ def groups_in_history(
     for message in history:
         if message.get("role") != "assistant":
             continue
-        for name, arguments in _call_names(message):
+        for name, arguments in _calls(message):
             if name == LOAD_TOOLS:
                 loaded.update(g for g in _requested(arguments) if g in known)
                 continue
             tool = registry.get(name)
             if tool is not None and tool.group:
                 loaded.add(tool.group)
-            start = _SESSION_STARTS.get(name)
-            if start is not None and start[1] in known and _has(arguments, start[0]):
-                loaded.add(start[1])
+            started = name == "exec" and arguments.get("yield_time_ms") is not None
+            if started and SHELL_GROUP in known:  # it started an exec session
+                loaded.add(SHELL_GROUP)
     return loaded
 
 
