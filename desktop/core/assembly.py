@@ -62,8 +62,6 @@ if TYPE_CHECKING:
     from desktop.core.config.secrets import SecretStore
 
 
-
-
 def build_runtime(
     config: Config,
     provider: LLMProvider,
