@@ -12,6 +12,7 @@ import os
 import shutil
 import signal
 import subprocess
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,6 +21,7 @@ import pytest
 from desktop.cli import gateway_process as proc
 from tests.conftest import CLI, cli_env, custom_config
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
+from tests.waiting import wait_for
 
 
 def _run(home: Path, *args: str, timeout: float = 180) -> subprocess.CompletedProcess[str]:
@@ -190,3 +192,30 @@ def test_install_service_keeps_nanobots_unit_aside(tmp_path: Path, isolated_env:
     assert result.returncode == 0, (result.stdout, result.stderr)
     assert unit.with_name("nanobot-gateway.service.nanobot").read_text() == theirs
     assert "-m desktop gateway --foreground" in unit.read_text()
+
+
+def test_logs_follows_new_lines_until_ctrl_c(isolated_env: Path) -> None:
+    paths = proc.GatewayPaths.resolve(None, None)
+    paths.log.parent.mkdir(parents=True)
+    paths.log.write_text("old 1\nold 2\n")
+    seen: list[str] = []
+    with subprocess.Popen(
+        [CLI, "gateway", "logs", "--tail", "1"], stdout=subprocess.PIPE, text=True,
+        env=cli_env(isolated_env),
+    ) as follower:  # fmt: skip
+
+        def read() -> None:
+            assert follower.stdout is not None
+            seen.extend(follower.stdout)  # until the pipe closes
+
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+        try:
+            wait_for(lambda: seen == ["old 2\n"], what="the tail")
+            with paths.log.open("a") as log:
+                log.write("new line\n")
+            wait_for(lambda: seen == ["old 2\n", "new line\n"], what="the followed line")
+        finally:
+            follower.send_signal(signal.SIGINT)
+            assert follower.wait(timeout=30) == 130
+            reader.join(timeout=30)
