@@ -103,11 +103,9 @@ def build_parser() -> argparse.ArgumentParser:
     from desktop.cli.serve import add_serve_parser
 
     add_serve_parser(commands, common)
-    commands.add_parser(
-        "gateway",
-        parents=[common],
-        help="run the agent, scheduler, heartbeat and MCP servers headless until Ctrl-C",
-    )
+    from desktop.cli.gateway_commands import add_gateway_parser
+
+    add_gateway_parser(commands, common)
     return parser
 
 

@@ -27,9 +27,10 @@ import sys
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from desktop.cli.common import EXIT_OK, EXIT_USAGE, fail, load
+from desktop.cli.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, fail, load
 
 if TYPE_CHECKING:
+    from desktop.cli.gateway_process import GatewayPaths
     from desktop.core.bus.events import OutboundMessage, RunEvent
     from desktop.core.config.schema import Config
     from desktop.core.runtime import Runtime
@@ -72,7 +73,27 @@ def _summary(runtime: Runtime, config: Config, mode: str, sandbox: tuple[str, st
     _say("running; Ctrl-C to stop")
 
 
-async def _serve(config: Config) -> int:
+async def _serve(config: Config, paths: GatewayPaths) -> int:
+    from desktop.cli import gateway_process
+
+    # The record nanobot's ``gateway status|stop`` read too: one gateway per config.
+    claim = gateway_process.claim(paths, config.gateway.port)
+    try:
+        await asyncio.to_thread(claim.__enter__)
+    except gateway_process.AlreadyRunning as exc:
+        return fail(
+            f"{exc} since {exc.status.started_at or '?'} ({exc.status.program}, "
+            f"{exc.status.launch_mode}); `nanobot-desktop gateway stop` stops it",
+            EXIT_FAILED,
+        )
+    try:
+        return await _serve_claimed(config, paths)
+    finally:
+        await asyncio.to_thread(claim.__exit__, None, None, None)
+
+
+async def _serve_claimed(config: Config, paths: GatewayPaths) -> int:
+    from desktop.cli import gateway_process
     from desktop.core.agent.approval_prefs import policy_from_prefs
     from desktop.core.assembly import StartOptions, start_runtime
     from desktop.core.bus.events import (
@@ -130,6 +151,7 @@ async def _serve(config: Config) -> int:
     # Reminders kept while nothing could show them.
     runtime.owner.try_spawn(runtime.reminders.deliver_kept(), name="kept-reminders")
     _summary(runtime, config, policy.mode, sandbox)
+    await asyncio.to_thread(gateway_process.mark_ready, paths)
     try:
         await stop.wait()
     finally:
@@ -141,8 +163,14 @@ async def _serve(config: Config) -> int:
 
 
 def run_gateway(args: argparse.Namespace) -> int:
-    """Run the gateway until interrupted."""
+    """Run the gateway here until interrupted, or one of the management commands
+    (:mod:`desktop.cli.gateway_commands`)."""
+    from desktop.cli.gateway_commands import paths_for, run_gateway_command
+
+    code = run_gateway_command(args)
+    if code is not None:
+        return code
     config = load(args)
     if config is None:
         return EXIT_USAGE
-    return asyncio.run(_serve(config))
+    return asyncio.run(_serve(config, paths_for(args)))
