@@ -79,12 +79,20 @@ class ChannelStatus:
 
 
 class ChannelUnavailable(Exception):
-    """The channel cannot run as configured (missing token, dependency…); not retried."""
+    """The channel cannot run as configured (missing token, dependency…); not retried.
 
-    def __init__(self, reason: str, hint: str = "") -> None:
+    Args:
+        reason: One sentence for the person.
+        hint: What to do about it.
+        extra: When the channel's SDK is missing, the pip extra that installs it (Settings
+            offers to install it in a source install: :mod:`desktop.core.utils.extras`).
+    """
+
+    def __init__(self, reason: str, hint: str = "", *, extra: str = "") -> None:
         super().__init__(reason)
         self.reason = reason
         self.hint = hint
+        self.extra = extra
 
 
 SenderShape = Literal["opaque", "id|name", "id|id"]

@@ -235,6 +235,7 @@ class ChannelManager:
             raise ChannelUnavailable(
                 f"{info.display_name} needs a package that is not installed ({exc.name or exc})",
                 info.install_hint,
+                extra=info.extra,
             ) from None
         cls = getattr(module, info.class_name)
         if section is None:

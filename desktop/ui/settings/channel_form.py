@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 from pydantic.alias_generators import to_camel
 from pydantic.fields import FieldInfo
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor, QIcon, QPainter, QPixmap
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -28,8 +28,10 @@ from PySide6.QtWidgets import (
 from desktop.core.bus.events import ChannelStatusChanged
 from desktop.core.config import secret_fields
 from desktop.core.config.base import ChannelBase
+from desktop.core.utils.extras import InstallFailed, InstallPlan, install_plan, run_install
 from desktop.core.utils.tasks import TaskOwner
 from desktop.ui.settings.channel_guides import ChannelGuide, guide_for, section_of
+from desktop.ui.settings.connect_flow import ConnectSteps
 from desktop.ui.settings.guided import Collapsible, EmojiField, LinkText
 from desktop.ui.settings.key_backends import field_key_backend
 from desktop.ui.settings.key_field import KeyField
@@ -170,6 +172,9 @@ class ChannelForm(QWidget):
         name: The channel's section name (``telegram``).
     """
 
+    enableRequested = Signal()
+    """The person asked to turn the channel on (after a test that worked); the page saves."""
+
     def __init__(self, services: AppServices, name: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.services = services
@@ -211,6 +216,10 @@ class ChannelForm(QWidget):
         layout.addLayout(actions)
         self.test_status = InlineStatus(accessible=f"{name} test result")
         layout.addWidget(self.test_status)
+        self.steps = ConnectSteps(channel_title(name))
+        self.steps.installRequested.connect(self.install)
+        self.steps.enableRequested.connect(self.enableRequested)
+        layout.addWidget(self.steps)
         layout.addWidget(heading("Who may talk to the agent", level=2))
         layout.addLayout(forms["access"])
         self.advanced = Collapsible("Advanced", accessible=f"{channel_title(name)} advanced")
@@ -261,6 +270,8 @@ class ChannelForm(QWidget):
         chain = [
             *rows["essentials"],
             self.test_button,
+            self.steps.install_button,
+            self.steps.enable_button,
             self.connect_button,
             *rows["access"],
             self.advanced.toggle,
@@ -421,19 +432,28 @@ class ChannelForm(QWidget):
         """Run the channel's connection test with the values in the form."""
         self.tasks.try_spawn(self._test(), name="test")
 
-    async def _test(self) -> None:
-        from desktop.core.channels.base import ChannelUnavailable
-
+    def tested_section(self) -> Any:
+        """The channel's settings as the form shows them (typed keys included; not saved)."""
         section = getattr(self.services.config.channels, self.name).model_copy(deep=True)
         for path, value in self.collect().items():
             setattr(section, path.rsplit(".", 1)[1], value)
+        for field_name, key in self.keys.items():
+            if key.typed():
+                setattr(section, field_name, key.typed())
+        return section
+
+    async def _test(self) -> None:
+        from desktop.core.channels.base import ChannelUnavailable
+
+        section = self.tested_section()
         self.test_button.setEnabled(False)
+        self.steps.clear()
         self.test_status.info("Testing…")
         try:
             manager = self._manager()
             found = await manager.check(self.name, section)
         except ChannelUnavailable as exc:
-            self.test_status.error(f"{exc.reason}. {exc.hint}".strip())
+            self._unavailable(exc.reason, exc.hint, exc.extra)
         except NotImplementedError:
             self.test_status.info("This channel has no connection test yet.")
         except Exception as exc:  # noqa: BLE001 - the message is for the person
@@ -442,8 +462,43 @@ class ChannelForm(QWidget):
             self.test_status.error(f"It does not work: {explain(exc)}")
         else:
             self.test_status.ok(found)
+            if not getattr(self.services.config.channels, self.name).enabled:
+                self.steps.offer_enable()
         finally:
             self.test_button.setEnabled(True)
+
+    def _unavailable(self, reason: str, hint_text: str, extra: str) -> None:
+        """Say why the channel cannot run; offer to install its missing support."""
+        plan = install_plan(extra) if extra else None
+        if plan is not None:
+            self.test_status.warn(f"{reason}.")
+            self.steps.offer_install(plan)
+        elif extra and hint_text:
+            self.test_status.warn(f"{reason}.")
+            self.steps.show_command(hint_text)
+        else:
+            self.test_status.error(f"{reason}. {hint_text}".strip())
+
+    def install(self) -> None:
+        """Run the offered install, then test again."""
+        plan = self.steps.plan
+        if plan is not None:
+            self.tasks.try_spawn(self._install(plan), name="install")
+
+    async def _install(self, plan: InstallPlan) -> None:
+        self.test_button.setEnabled(False)
+        self.steps.installing()
+        self.test_status.info(f"Installing {channel_title(self.name)} support…")
+        try:
+            await run_install(plan.argv, self.steps.output)
+        except (InstallFailed, OSError) as exc:
+            self.steps.installed()
+            self.test_status.error(f"The install failed: {exc}")
+            self.test_button.setEnabled(True)
+            return
+        self.steps.installed()
+        self.test_button.setEnabled(True)
+        await self._test()
 
     def _manager(self) -> Any:
         runtime = self.services.runtime

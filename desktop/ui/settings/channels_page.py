@@ -119,7 +119,24 @@ class ChannelsPage(SettingsPage):
             finally:
                 self._loading = False
             self.watch(*form.widgets())
+            form.enableRequested.connect(lambda n=name: self.spawn(self.turn_on(n), f"on-{n}"))
         return self.forms[name]
+
+    async def turn_on(self, name: str) -> bool:
+        """The "Turn on" step after a test that worked: keep the typed keys, tick the channel's
+        ``enabled`` box and save the page (the window then connects the channel)."""
+        form = self.forms[name]
+        for key in form.keys.values():
+            if key.typed() and not await key.save():
+                return False  # the key field says why
+        enabled = form.controls.get("enabled")
+        if isinstance(enabled, QCheckBox):
+            enabled.setChecked(True)
+        if not await self.save():
+            return False
+        form.steps.clear()
+        form.test_status.ok(f"{channel_title(name)} is on.")
+        return True
 
     def show_channel(self, name: str) -> None:
         """Select channel ``name``."""
