@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from desktop.core.bus.events import DESKTOP_CHANNEL
 from desktop.core.session.search import SearchHit
+from desktop.ui.channel_marks import channel_pixmap
 from desktop.ui.chat.colors import ChatColors, mix
 from desktop.ui.chat.session_list_model import EntryRole, HitRole, SessionEntry, when_text
 
@@ -76,6 +77,10 @@ class SessionDelegate(QStyledItemDelegate):
         second = QRect(x, inner.top() + line + 2, inner.width(), small_metrics.lineSpacing())
         if entry.channel and entry.channel != DESKTOP_CHANNEL:
             badge = entry.channel
+            side = second.height()
+            mark = channel_pixmap(badge, side, painter.device().devicePixelRatioF())
+            painter.drawPixmap(x, second.top(), mark)
+            x += side + 4
             width = small_metrics.horizontalAdvance(badge) + 10
             painter.setPen(Qt.PenStyle.NoPen)
             painter.setBrush(mix(colors.accent, colors.base, 0.18))

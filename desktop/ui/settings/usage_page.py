@@ -29,6 +29,7 @@ from desktop.core.config.budgets import Budgets, Limit
 from desktop.core.config.edit import ChangeError
 from desktop.core.session.manager import SessionManager, SessionSummary
 from desktop.core.usage.summary import Totals, UsageSummary, source_order
+from desktop.ui.channel_marks import channel_img_html
 from desktop.ui.settings.budget_presets import PRESETS, BudgetPreset, cell_text, preset_matching
 from desktop.ui.settings.channel_form import channel_title
 from desktop.ui.settings.page import SettingsPage
@@ -77,13 +78,18 @@ def chat_name(key: str, titles: Mapping[str, SessionSummary] | None) -> str:
     ``titles`` unknown (the sessions could not be read): the key itself."""
     if titles is None:
         return key
-    channel = key.partition(":")[0] if ":" in key else ""
     found = titles.get(key)
-    if found is not None:
-        channel = found.channel or channel
+    channel = chat_channel(key, titles)
     where = channel_title(channel) if channel else ""
     title = found.title if found is not None else "deleted chat"
     return f"{title} · {where}" if where else title
+
+
+def chat_channel(key: str, titles: Mapping[str, SessionSummary] | None) -> str:
+    """The channel session ``key`` belongs to (``telegram``), or ``""`` when unknown."""
+    channel = key.partition(":")[0] if ":" in key else ""
+    found = titles.get(key) if titles is not None else None
+    return (found.channel if found is not None else "") or channel
 
 
 def summary_html(
@@ -122,12 +128,16 @@ def summary_html(
         f"<p style='color:#c0392b'><b>⚠ {html.escape(text)}</b></p>" for text in summary.warnings
     ]
     parts += ["<table cellspacing='0' cellpadding='3'>", *rows, "</table>"]
-    sessions = [(chat_name(key, titles), t) for key, t in summary.top_sessions]
-    for title, ranked in (("Top chats", sessions), ("Top jobs", summary.top_jobs)):
+    sessions = [
+        (chat_name(key, titles), t, chat_channel(key, titles)) for key, t in summary.top_sessions
+    ]
+    jobs = [(name, t, "") for name, t in summary.top_jobs]
+    for title, ranked in (("Top chats", sessions), ("Top jobs", jobs)):
         if ranked:
             items = "".join(
-                f"<li>{html.escape(name)} — {t.tokens:,} tokens · {_money(t)}</li>"
-                for name, t in ranked
+                f"<li>{channel_img_html(channel) + ' ' if channel else ''}{html.escape(name)} — "
+                f"{t.tokens:,} tokens · {_money(t)}</li>"
+                for name, t, channel in ranked
             )
             parts.append(f"<p><b>{title} this month</b></p><ul>{items}</ul>")
     if summary.month.unpriced:

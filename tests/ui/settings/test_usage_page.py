@@ -17,6 +17,7 @@ from pytestqt.qtbot import QtBot
 from desktop.core.config.schema import Config
 from desktop.core.session.manager import SessionManager
 from desktop.core.usage.record import UsageRecord
+from desktop.ui.channel_marks import channel_img_html
 from desktop.ui.services import AppServices
 from desktop.ui.settings.settings_tab import SettingsTab
 from desktop.ui.settings.usage_page import UsagePage
@@ -148,6 +149,9 @@ def test_usage_page_names_chats_by_their_titles(
     assert "Plan the Lisbon trip · Desktop — 5,500 tokens" in text
     assert "remind me to call the dentist · Telegram — 2,200 tokens" in text
     assert desktop_key not in text and telegram_key not in text
+    # Each chat leads with its channel's mark.
+    assert f"<li>{channel_img_html('desktop')} Plan the Lisbon trip" in text
+    assert f"<li>{channel_img_html('telegram')} remind me to call the dentist" in text
 
 
 def _set(limit: dict[str, Any]) -> dict[str, Any]:
