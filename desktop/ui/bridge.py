@@ -29,6 +29,7 @@ from desktop.core.bus.events import (
     BudgetWarning,
     ChannelStatusChanged,
     DeliveryFailed,
+    GuidanceTaken,
     ModelFallback,
     ModelRetrying,
     OutboundMessage,
@@ -93,7 +94,9 @@ class CoreBridge(QObject):
 
     Signals:
         turnStarted(TurnStarted): a turn began.
+        guidanceTaken(GuidanceTaken): a running turn took in what the person sent meanwhile.
         textDelta(TextDelta): a piece of the answer.
+        guidanceTaken(GuidanceTaken): a running turn took in what the person sent meanwhile.
         reasoningDelta(ReasoningDelta): a piece of the reasoning.
         streamReset(StreamReset): a retried stream starts over.
         modelRetrying(ModelRetrying): a model call is tried again.
@@ -120,6 +123,7 @@ class CoreBridge(QObject):
 
     turnStarted = event_signal(TurnStarted)
     textDelta = event_signal(TextDelta)
+    guidanceTaken = event_signal(GuidanceTaken)
     reasoningDelta = event_signal(ReasoningDelta)
     streamReset = event_signal(StreamReset)
     modelRetrying = event_signal(ModelRetrying)
@@ -157,6 +161,8 @@ class CoreBridge(QObject):
                 self.turnStarted.emit(event)
             case TextDelta():
                 self.textDelta.emit(event)
+            case GuidanceTaken():
+                self.guidanceTaken.emit(event)
             case ReasoningDelta():
                 self.reasoningDelta.emit(event)
             case StreamReset():

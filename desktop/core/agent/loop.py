@@ -470,6 +470,7 @@ class AgentLoop(SessionCommands):
             context_window=model.context_window_tokens or defaults.context_window_tokens,
             max_tokens=model.max_tokens or defaults.max_tokens,
             approval=self.approval,
+            steering=turn.take_guidance,
         )
         ctx = ToolContext(
             workspace=self.context.workspace,

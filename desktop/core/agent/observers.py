@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from desktop.core.bus.events import (
+    GuidanceTaken,
     ModelFallback,
     ModelRetrying,
     OutboundMessage,
@@ -16,7 +17,7 @@ from desktop.core.bus.events import (
     UsageReport,
 )
 from desktop.core.bus.queue import MessageBus
-from desktop.core.engine.hooks import AgentHook, HookContext
+from desktop.core.engine.hooks import AgentHook, Guidance, HookContext
 from desktop.core.providers.base import LLMResponse, StreamDelta, ToolCallRequest
 from desktop.core.tools.base import ToolResult
 from desktop.core.tools.untrusted import shown
@@ -94,6 +95,16 @@ class EventHook(AgentHook):
                 shown(result.text)[:PREVIEW_CHARS],
                 round(duration_s, 3),
                 not result.is_error,
+            )
+        )
+
+    async def on_guidance(self, ctx: HookContext, taken: list[Guidance]) -> None:
+        await self.bus.emit(
+            GuidanceTaken(
+                ctx.turn_id,
+                ctx.session_key,
+                tuple(g.id for g in taken),
+                tuple(g.text for g in taken),
             )
         )
 

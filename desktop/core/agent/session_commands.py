@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import uuid
 from collections.abc import Sequence
 
 from desktop.core.agent.commands import Command, help_text
@@ -17,6 +18,7 @@ from desktop.core.agent.work import SessionWork
 from desktop.core.bus.events import InboundMessage, SessionChanged
 from desktop.core.bus.queue import MessageBus
 from desktop.core.config.schema import Config
+from desktop.core.engine.hooks import Guidance
 from desktop.core.providers.base import LLMProvider
 from desktop.core.providers.chat_model import chat_model
 from desktop.core.session.manager import SessionManager
@@ -100,6 +102,20 @@ class SessionCommands:
     async def stop_session(self, key: str) -> str:
         """Cancel the session's running turn and its subagents."""
         return "Stopped." if await self.work.stop(key) else "Nothing is running."
+
+    def steer(self, key: str, text: str, guidance_id: str = "") -> str | None:
+        """Steer the running turn of ``key``: it takes ``text`` in at its next step, as a
+        message of the person's, and goes on (a :class:`~desktop.core.bus.events.GuidanceTaken`
+        event says when). Returns the guidance's id, or ``None`` when no turn runs there that
+        could take it (send ``text`` as a new message instead)."""
+        guidance = Guidance(guidance_id or uuid.uuid4().hex[:12], text)
+        return guidance.id if self.work.steer(key, guidance) else None
+
+    def withdraw_guidance(self, key: str, guidance_id: str) -> str | None:
+        """Take back guidance the running turn has not taken in yet; its text, or ``None``
+        when it was taken already (or the turn ended)."""
+        guidance = self.work.withdraw(key, guidance_id)
+        return guidance.text if guidance is not None else None
 
     async def archive_session(self, key: str) -> int:
         """Archive the session's messages not yet in memory into ``history.jsonl`` now, as

@@ -11,6 +11,8 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
+from desktop.core.engine.hooks import Guidance
+
 
 @dataclass
 class RunningTurn:
@@ -27,6 +29,8 @@ class RunningTurn:
         partial: Text streamed by the current model call (kept when the turn is stopped).
         answer: The final answer once it is saved (a stop arriving after that changes
             nothing: the turn has finished).
+        guidance: Messages the person sent while it runs, not yet taken in (steering: the
+            runner takes them before its next model call).
     """
 
     turn_id: str
@@ -36,11 +40,17 @@ class RunningTurn:
     message_sent: bool = False
     partial: list[str] = field(default_factory=list)
     answer: str | None = None
+    guidance: list[Guidance] = field(default_factory=list)
 
     @property
     def partial_text(self) -> str:
         """What the model had written of its answer so far."""
         return "".join(self.partial)
+
+    def take_guidance(self) -> list[Guidance]:
+        """Hand over the waiting guidance (the runner's ``steering``) and forget it."""
+        taken, self.guidance = self.guidance, []
+        return taken
 
 
 class SessionWork:
@@ -71,6 +81,29 @@ class SessionWork:
     def busy_sessions(self) -> list[str]:
         """Sessions with a running turn."""
         return list(self._turns)
+
+    def steer(self, session_key: str, guidance: Guidance) -> bool:
+        """Give the running turn of ``session_key`` a message to take in at its next step;
+        ``False`` when no turn runs there or its answer is already saved (send it as a new
+        message then)."""
+        turn = self._turns.get(session_key)
+        if turn is None or turn.answer is not None or turn.stop_requested:
+            return False
+        if turn.task is not None and turn.task.done():
+            return False
+        turn.guidance.append(guidance)
+        return True
+
+    def withdraw(self, session_key: str, guidance_id: str) -> Guidance | None:
+        """Take back guidance not taken in yet (``None``: taken already, or no turn)."""
+        turn = self._turns.get(session_key)
+        if turn is None:
+            return None
+        for guidance in turn.guidance:
+            if guidance.id == guidance_id:
+                turn.guidance.remove(guidance)
+                return guidance
+        return None
 
     def mark_message_sent(self, session_key: str) -> None:
         """The ``message`` tool answered in this session's chat during its turn."""

@@ -179,6 +179,23 @@ class TextDelta:
 
 
 @dataclass(frozen=True)
+class GuidanceTaken:
+    """The running turn took in messages the person sent while it ran (steering): they are
+    in its conversation now, after what was shown so far; the answer goes on after them.
+
+    Attributes:
+        ids: The guidance ids (as :meth:`AgentLoop.steer` returned them), in order.
+        texts: What the person wrote, in the same order.
+    """
+
+    turn_id: str
+    session_key: str
+    ids: tuple[str, ...]
+    texts: tuple[str, ...]
+    kind: Literal["guidance_taken"] = "guidance_taken"
+
+
+@dataclass(frozen=True)
 class ReasoningDelta:
     """A piece of the model's reasoning as it streams."""
 
@@ -446,6 +463,7 @@ TurnEnd = TurnFinished | TurnStopped | TurnFailed
 RunEvent = (
     TurnStarted
     | TextDelta
+    | GuidanceTaken
     | ReasoningDelta
     | StreamReset
     | ModelRetrying

@@ -32,6 +32,20 @@ class RunAborted(Exception):
         self.details = details
 
 
+@dataclass(frozen=True)
+class Guidance:
+    """A message the person sent while a turn ran, for that turn to take in at its next step
+    (steering; it does not stop the turn).
+
+    Attributes:
+        id: Identifies it for the front end that queued it (shown as waiting until taken).
+        text: What the person wrote.
+    """
+
+    id: str
+    text: str
+
+
 @dataclass
 class HookContext:
     """Shared state of one run, handed to every hook call.
@@ -85,6 +99,10 @@ class AgentHook:
 
     async def after_iteration(self, ctx: HookContext, response: LLMResponse) -> None:
         """After the tool calls of an iteration ran (or after the final answer)."""
+
+    async def on_guidance(self, ctx: HookContext, taken: list[Guidance]) -> None:
+        """The run took in messages the person sent while it ran (already in
+        ``ctx.messages`` and ``ctx.added``, before the next model call)."""
 
     def finalize_content(self, ctx: HookContext, content: str) -> str:
         """Last chance to change the final answer text."""
@@ -146,6 +164,9 @@ class CompositeHook(AgentHook):
 
     async def after_iteration(self, ctx: HookContext, response: LLMResponse) -> None:
         await self._each("after_iteration", ctx, response)
+
+    async def on_guidance(self, ctx: HookContext, taken: list[Guidance]) -> None:
+        await self._each("on_guidance", ctx, taken)
 
     def finalize_content(self, ctx: HookContext, content: str) -> str:
         for hook in self.hooks:

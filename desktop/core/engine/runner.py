@@ -5,6 +5,9 @@
 * An empty reply is retried once, then asked for without tools, then reported as empty.
 * ``finish_reason == "length"`` asks the model to continue (a few times at most).
 * Tool errors reach the model as results with a hint to try another approach.
+* Steering: messages the person sends while the run goes on (``steering``) are taken in before
+  the next model call, as user messages; one that arrives while the final answer is written
+  makes the run go on with it instead of ending.
 * Before each call the request is fitted to the context budget by the ``compact`` callback
   (the Consolidator later; until then the oldest whole turns are dropped from the *request*,
   never from the saved session).
@@ -21,7 +24,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from desktop.core.engine.hooks import AgentHook, HookContext
+from desktop.core.engine.hooks import AgentHook, Guidance, HookContext
 from desktop.core.providers.base import (
     LLMProvider,
     LLMResponse,
@@ -212,6 +215,8 @@ class AgentRunner:
         compact: Fits a request to the token budget; defaults to dropping oldest turns.
         approval: Asked before risky calls (the
             :class:`~desktop.core.agent.approval.ApprovalGate`); ``None``: nothing is asked.
+        steering: Hands over (and forgets) the messages the person sent since it was last
+            asked (:class:`~desktop.core.engine.hooks.Guidance`); ``None``: no steering.
     """
 
     def __init__(
@@ -225,8 +230,10 @@ class AgentRunner:
         max_tokens: int = 8192,
         compact: Compactor | None = None,
         approval: ApprovalCheck | None = None,
+        steering: Callable[[], list[Guidance]] | None = None,
     ) -> None:
         self.provider = provider
+        self.steering = steering
         self.tools = tools
         self.hook = hook or AgentHook()
         self.max_iterations = max_iterations
@@ -302,6 +309,19 @@ class AgentRunner:
                 hctx.added.append(message)
             await self.hook.on_checkpoint(hctx)
 
+    async def _take_guidance(self, hctx: HookContext) -> bool:
+        """Add what the person sent meanwhile as user messages (saved at once); whether any."""
+        taken = self.steering() if self.steering is not None else []
+        if not taken:
+            return False
+        for guidance in taken:
+            message = {"role": "user", "content": guidance.text}
+            hctx.messages.append(message)
+            hctx.added.append(message)
+        await self.hook.on_checkpoint(hctx)
+        await self.hook.on_guidance(hctx, taken)
+        return True
+
     async def run(
         self,
         messages: list[dict[str, Any]],
@@ -345,6 +365,7 @@ class AgentRunner:
                 result.tools_used.extend(c.name for c in response.tool_calls)
                 await self._execute(hctx, tctx, response.tool_calls)
                 await self.hook.after_iteration(hctx, response)
+                await self._take_guidance(hctx)
                 continue
             text = response.content or ""
             if (
@@ -381,6 +402,9 @@ class AgentRunner:
             hctx.added.append(final)
             await self.hook.after_iteration(hctx, response)
             result.content = content
+            if await self._take_guidance(hctx):  # sent while this answer was written
+                partial, continuations, empty_strikes, use_tools = "", 0, 0, True
+                continue
             break
         else:
             result.stop_reason = "max_iterations"

@@ -87,9 +87,25 @@ class Reload:
     key: str
 
 
+@dataclass(frozen=True)
+class GuidanceChanged:
+    """The messages waiting for ``key``'s running turn to take them in (steering) changed."""
+
+    key: str
+
+
 RowChange = RowAdded | RowChanged | RowRemoved
 """A change of one row."""
-SessionChange = TurnBegan | TurnEnded | UsageChanged | ErrorChanged | Unread | ListChanged | Reload
+SessionChange = (
+    TurnBegan
+    | TurnEnded
+    | UsageChanged
+    | ErrorChanged
+    | Unread
+    | ListChanged
+    | Reload
+    | GuidanceChanged
+)
 """A change of a session as a whole."""
 Change = RowChange | SessionChange
 """Anything :class:`~desktop.ui.chat.state.ChatState` reports."""

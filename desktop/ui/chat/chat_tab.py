@@ -37,6 +37,7 @@ from desktop.ui.chat.approver import UiApprover
 from desktop.ui.chat.archive_action import ChatArchiver
 from desktop.ui.chat.changes import (
     ErrorChanged,
+    GuidanceChanged,
     ListChanged,
     Reload,
     RowAdded,
@@ -55,6 +56,7 @@ from desktop.ui.chat.session_panel import SessionPanel
 from desktop.ui.chat.session_store import SessionStore
 from desktop.ui.chat.sessions_controller import SessionsController
 from desktop.ui.chat.state import ChatState
+from desktop.ui.chat.steering import Steering
 from desktop.ui.chat.thumbnails import ThumbnailLoader
 from desktop.ui.chat.turns import TurnRunner
 
@@ -122,6 +124,9 @@ class ChatTab(ChatActions, QWidget):
         self.turns = TurnRunner(
             services, self.state, self.feed.render, self.store, self._model_for, self._spawn
         )
+        self.steering = Steering(
+            services, self.state, self.feed.render, self._send_to, self.turns.stop
+        )
         self.archiver = ChatArchiver(self)  # "Archive into memory now"; /new archives first
         self._drafts: dict[str, str] = {}
         self._recent: list[dict[str, str]] = []
@@ -186,6 +191,8 @@ class ChatTab(ChatActions, QWidget):
         self.list_controller.refreshed.connect(lambda: self.panel.select(self.current))
         pane.composer.sendRequested.connect(self.send)
         pane.composer.stopRequested.connect(self.stop_current)
+        pane.guidance.sendNow.connect(lambda gid: self.steering.send_now(self.current, gid))
+        pane.guidance.removeRequested.connect(lambda gid: self.steering.remove(self.current, gid))
         pane.banner.retryRequested.connect(self.retry)
         pane.banner.settingsRequested.connect(self.openSettingsRequested)
         pane.view.copied.connect(pane.flash_copied)
@@ -340,6 +347,7 @@ class ChatTab(ChatActions, QWidget):
         self._show_error(key)
         self.approvals.show_current()
         pane.composer.set_busy(self.state.busy(key))
+        pane.guidance.show_guidance(self.state.guidance_of(key))
         pane.composer.edit.setPlainText(self._drafts.pop(key, ""))
         self.sessions.update(key, unread=False)
         self.panel.select(key)
@@ -450,6 +458,9 @@ class ChatTab(ChatActions, QWidget):
             else:
                 self.turns.command(key, text)
             return
+        if self.state.busy(key) and not media and self.steering.steer(key, text):
+            composer.clear_input()  # the running turn takes it in at its next step
+            return
         composer.clear_input()
         self.pane.view.scroll_to_bottom()  # what you send, and its answer, are in view
         row = ChatItem("user", text, media=list(media))
@@ -465,6 +476,17 @@ class ChatTab(ChatActions, QWidget):
         # A new chat given its own model keeps it from its first message on.
         before = self.store.set_chat_model(key, own) if own is not None else None
         self.turns.send(key, text, media, row, before=before)
+        self._update_busy(key)
+
+    def _send_to(self, key: str, text: str) -> None:
+        """Send ``text`` as a message in chat ``key`` (shown or not): guidance a turn never
+        took in, or taken back with "Send now"."""
+        row = ChatItem("user", text)
+        model = self._models.get(key)
+        if model is not None:
+            model.append(row)
+        self.list_controller.touched(key, text)
+        self.turns.send(key, text, [], row)
         self._update_busy(key)
 
     def _update_busy(self, key: str) -> None:
@@ -495,6 +517,7 @@ class ChatTab(ChatActions, QWidget):
                 if key not in self.sessions.all_keys():
                     self.list_controller.refresh_soon()
             case TurnEnded(key=key):
+                self.steering.turn_ended(key)  # what it never took in goes next
                 self._update_busy(key)
                 self.list_controller.refresh_soon()
                 self.title_soon(key)
@@ -513,6 +536,9 @@ class ChatTab(ChatActions, QWidget):
                     self._spawn(self._load(key))
                 else:
                     self._models.pop(key, None)
+            case GuidanceChanged(key=key):
+                if key == self.current:
+                    self.pane.guidance.show_guidance(self.state.guidance_of(key))
             case _:
                 assert_never(change)
 

@@ -35,6 +35,11 @@ READY_HINTS = (
     "Message nanobot — Enter sends, / for commands",
     "Message nanobot",
 )
+BUSY_HINTS = (
+    "Guide the running answer — Enter queues it for its next step, Esc stops",
+    "Guide the running answer — Esc stops",
+    "Guide the running answer",
+)
 
 
 class Composer(QWidget):
@@ -100,8 +105,9 @@ class Composer(QWidget):
         metrics = edit.fontMetrics()
         outer = edit.width() if width is None else width
         room = outer - 2 * edit.frameWidth() - 2 * edit.document().documentMargin()
-        fitting = [hint for hint in READY_HINTS if metrics.horizontalAdvance(hint) <= room]
-        hint = fitting[0] if fitting else READY_HINTS[-1]
+        hints = BUSY_HINTS if self._busy else READY_HINTS
+        fitting = [hint for hint in hints if metrics.horizontalAdvance(hint) <= room]
+        hint = fitting[0] if fitting else hints[-1]
         if edit.placeholderText() != hint:
             edit.setPlaceholderText(hint)
 
@@ -121,9 +127,14 @@ class Composer(QWidget):
     def set_busy(self, busy: bool) -> None:
         """While a turn runs the button stops it (commands can still be sent)."""
         self._busy = busy
+        self._fit_placeholder()
         self.send.setText("Stop" if busy else "Send")
         self.send.setAccessibleName("Stop" if busy else "Send")
-        self.send.setToolTip("Stop the running turn (Esc)" if busy else "Send (Enter)")
+        self.send.setToolTip(
+            "Stop the running turn (Esc). Enter sends what you typed to it as guidance."
+            if busy
+            else "Send (Enter)"
+        )
 
     @property
     def busy(self) -> bool:
@@ -136,11 +147,12 @@ class Composer(QWidget):
         return self.edit.toPlainText()
 
     def submit(self) -> None:
-        """Ask to send the current text and attachments (not a plain message while busy)."""
+        """Ask to send the current text and attachments. While a turn runs, text goes to
+        that turn as guidance (steering); attachments wait until it ends."""
         text = self.edit.toPlainText().strip()
         if not text and not self.attachments:
             return
-        if self._busy and not text.startswith("/"):
+        if self._busy and self.attachments and not text.startswith("/"):
             return
         self.sendRequested.emit(text, list(self.attachments))
 

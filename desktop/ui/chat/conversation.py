@@ -23,6 +23,7 @@ from desktop.ui.chat.error_banner import ErrorBanner
 from desktop.ui.chat.message_view import MessageView
 from desktop.ui.chat.model_picker import ModelPicker, OtherModelForm, short_model
 from desktop.ui.chat.records import TurnUsage
+from desktop.ui.chat.steering import GuidanceStrip
 from desktop.ui.chat.usage_bar import UsageBar
 
 COPIED_MS = 1500
@@ -147,6 +148,7 @@ class ConversationPane(QWidget):
         self.banner = ErrorBanner(self)
         self.approval = ApprovalPrompt(self)
         self.editing = EditingBar(self)
+        self.guidance = GuidanceStrip(self)
         self.composer = Composer(self)
         self.copied = Toast(self.view)
         header = QHBoxLayout()
@@ -162,6 +164,7 @@ class ConversationPane(QWidget):
         bottom.addWidget(self.banner)
         bottom.addWidget(self.approval)
         bottom.addWidget(self.editing)
+        bottom.addWidget(self.guidance)
         bottom.addWidget(self.composer)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)

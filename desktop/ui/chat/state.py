@@ -34,6 +34,7 @@ from desktop.core.bus.events import (
     BudgetWarning,
     ChannelStatusChanged,
     DeliveryFailed,
+    GuidanceTaken,
     ModelFallback,
     ModelRetrying,
     OutboundMessage,
@@ -55,6 +56,7 @@ from desktop.core.bus.events import (
 from desktop.ui.chat.changes import (
     Changes,
     ErrorChanged,
+    GuidanceChanged,
     ListChanged,
     Reload,
     RowAdded,
@@ -85,6 +87,8 @@ class ChatState:
         errors: The error shown for a session (a failed turn: Retry runs it again).
         sent: Messages sent whose turns have not started, by inbound message id.
         commands: Slash commands waiting for their answers, by inbound message id.
+        guidance: Messages sent to a running turn (steering) that it has not taken in yet, by
+            guidance id: ``(session key, text)``, in the order they were sent.
     """
 
     def __init__(self) -> None:
@@ -94,6 +98,7 @@ class ChatState:
         self.errors: dict[str, TurnError] = {}
         self.sent: dict[str, Sent] = {}
         self.commands: dict[str, Command] = {}
+        self.guidance: dict[str, tuple[str, str]] = {}
         self._ended: OrderedDict[str, None] = OrderedDict()
 
     # -- queries --------------------------------------------------------------------------
@@ -139,6 +144,8 @@ class ChatState:
                 turn = self._turn(event.turn_id, event.session_key, out)
                 if turn is not None:
                     turn.thinking.append(event.text)
+            case GuidanceTaken():
+                self._guidance_taken(event, out)
             case StreamReset():
                 self._reset(event, out)
             case ModelRetrying():
@@ -232,6 +239,21 @@ class ChatState:
             turn.answer = self._add(turn, ChatItem("assistant", streaming=True), out)
         if fresh:
             out.append(TurnBegan(key))
+
+    def _guidance_taken(self, event: GuidanceTaken, out: Changes) -> None:
+        """The running turn took in what the person sent meanwhile: it is in the conversation
+        now, after what was shown so far; the answer goes on below it."""
+        for guidance_id in event.ids:
+            self.guidance.pop(guidance_id, None)
+        out.append(GuidanceChanged(event.session_key))
+        self._flush(out)
+        turn = self._turn(event.turn_id, event.session_key, out)
+        if turn is None:
+            return
+        self._close_stream(turn, out)
+        for text in event.texts:
+            self._add(turn, ChatItem("user", text), out)
+        turn.answer = self._add(turn, ChatItem("assistant", streaming=True), out)
 
     def _reset(self, event: StreamReset, out: Changes) -> None:
         """A retried stream starts over: drop what this model call showed."""
@@ -445,6 +467,21 @@ class ChatState:
             out.append(RowChanged(key, row))
         self.sent[request_id] = Sent(key, row)
         return out
+
+    def steer(self, guidance_id: str, key: str, text: str) -> Changes:
+        """The tab sent ``text`` to the running turn of ``key`` (steering): it waits, shown
+        beside the composer, until the turn takes it in."""
+        self.guidance[guidance_id] = (key, text)
+        return [GuidanceChanged(key)]
+
+    def unsteer(self, guidance_id: str) -> Changes:
+        """Forget waiting guidance (taken back, sent as a message instead)."""
+        found = self.guidance.pop(guidance_id, None)
+        return [GuidanceChanged(found[0])] if found is not None else []
+
+    def guidance_of(self, key: str) -> list[tuple[str, str]]:
+        """``(guidance id, text)`` of what waits for ``key``'s running turn, in order."""
+        return [(gid, text) for gid, (k, text) in self.guidance.items() if k == key]
 
     def command(self, request_id: str, key: str, text: str) -> Changes:
         """The tab sent the slash command ``text``: echo it and wait for its answer."""
