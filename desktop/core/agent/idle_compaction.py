@@ -26,6 +26,7 @@ from desktop.core.bus.events import RunEvent, TurnFailed, TurnFinished, TurnStop
 from desktop.core.bus.queue import MessageBus
 from desktop.core.session.compaction import has_unarchived
 from desktop.core.session.manager import Session, SessionManager
+from desktop.core.session.temporary import is_temporary
 from desktop.core.utils.tasks import TaskOwner
 
 log = logging.getLogger(__name__)
@@ -139,7 +140,7 @@ class IdleCompactor:
 
     def touch(self, key: str, since: datetime | None = None) -> None:
         """Session ``key`` was active at ``since`` (default: now): it is due ``after`` later."""
-        if self._unsubscribe is None or key.startswith(INTERNAL_PREFIXES):
+        if self._unsubscribe is None or key.startswith(INTERNAL_PREFIXES) or is_temporary(key):
             return
         self._due[key] = (since or self.clock.now()) + self.after
         self._arm()

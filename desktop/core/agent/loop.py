@@ -62,6 +62,7 @@ from desktop.core.providers.switchable import TURN_SOURCES, usage_scope
 from desktop.core.security.paths import default_protected_paths
 from desktop.core.session.handles import SESSION_MESSAGE
 from desktop.core.session.manager import SessionManager
+from desktop.core.session.temporary import is_temporary, memory_paths
 from desktop.core.session.unified import UNIFIED_SESSION_KEY, remember_last_channel
 from desktop.core.tools.base import ToolContext
 from desktop.core.tools.groups import groups_in_history
@@ -397,7 +398,7 @@ class AgentLoop(SessionCommands):
     def _consolidate_later(self, key: str) -> None:
         """Consolidate the session in the background once the turn has released its lock."""
         consolidation = self.consolidation
-        if consolidation is None:
+        if consolidation is None or is_temporary(key):  # a temporary chat keeps nothing
             return
 
         async def run() -> None:
@@ -437,7 +438,7 @@ class AgentLoop(SessionCommands):
         session.begin_turn(message.content, **extra)
         await asyncio.to_thread(self.sessions.save, session)  # saved before any model call
         await message.acknowledge("saved")  # the channel may confirm it to its server now
-        if self.consolidation is not None:
+        if self.consolidation is not None and not is_temporary(key):
             await self.consolidation.maybe_consolidate(session)
         # The new message goes in below, with its runtime block.
         history = (await asyncio.to_thread(session.get_history))[:-1]
@@ -480,7 +481,8 @@ class AgentLoop(SessionCommands):
             restrict_to_workspace=self.config.tools.restrict_to_workspace,
             protected_paths=default_protected_paths(
                 self.context.workspace, config_origin(self.config).path
-            ),
+            )
+            + (memory_paths(self.context.workspace) if is_temporary(key) else ()),
             turn_id=turn.turn_id,
             tool_groups=groups_in_history(history, self.tools, message.content),
             source="session" if SESSION_MESSAGE in message.metadata else source,

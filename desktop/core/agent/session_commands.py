@@ -22,6 +22,7 @@ from desktop.core.engine.hooks import Guidance
 from desktop.core.providers.base import LLMProvider
 from desktop.core.providers.chat_model import chat_model
 from desktop.core.session.manager import SessionManager
+from desktop.core.session.temporary import is_temporary, refusal
 from desktop.core.triggers.store import TriggerStore, TriggerStoreError
 from desktop.core.utils.atomic import set_aside
 
@@ -72,6 +73,8 @@ class SessionCommands:
     ) -> str:
         """``/trigger <name>``: a trigger bound to this chat (stored as nanobot 0.3.5 does)."""
         name = name.strip()
+        if is_temporary(key):
+            return refusal("make a trigger")
         if not name:
             return (
                 "Usage: /trigger <name>\n\nCreate a named local trigger bound to this chat session."
@@ -124,7 +127,7 @@ class SessionCommands:
         Waits for a running turn of the session; a turn waiting for Retry stays out (its
         user message would otherwise be archived twice). The session keeps every message.
         """
-        if self.consolidation is None:
+        if self.consolidation is None or is_temporary(key):
             return 0
         async with self.session_lock(key):
             session = await asyncio.to_thread(self.sessions.get_or_create, key)
@@ -138,6 +141,8 @@ class SessionCommands:
         replay instead (nanobot 0.3.5's format); waits for a running turn to end first."""
         if self.consolidation is None:
             return "Unable to compact context."
+        if is_temporary(key):
+            return refusal("be compacted into memory")
         async with self.session_lock(key):
             session = await asyncio.to_thread(self.sessions.get_or_create, key)
             try:
@@ -152,7 +157,7 @@ class SessionCommands:
         await self.stop_session(key)
         async with self.session_lock(key):
             session = await asyncio.to_thread(self.sessions.get_or_create, key)
-            if self.consolidation is not None and session.messages:
+            if self.consolidation is not None and session.messages and not is_temporary(key):
                 await self.consolidation.archive_all(session)
             archived = len(session.messages)
             path = self.sessions.path_for(key)

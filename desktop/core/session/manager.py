@@ -41,6 +41,7 @@ from desktop.core.session.model import HISTORY_KEYS, Session
 from desktop.core.session.naming import derive_title
 from desktop.core.session.shared import SessionBusyError, SharedFiles
 from desktop.core.session.sync import DiskState, signature
+from desktop.core.session.temporary import is_temporary
 from desktop.core.session.validate import (
     CHECKPOINT,
     PENDING,
@@ -211,6 +212,9 @@ class SessionManager(SharedFiles):
         the one on disk, else a new one."""
         with self._lock:
             session = self._cache.get(key)
+            if session is None and is_temporary(key):  # in memory only, never read or written
+                session = self._cache[key] = Session(key=key)
+                return session
             if session is None:
                 self._adopt_legacy_of(key)
                 with self._locked():
@@ -433,6 +437,11 @@ class SessionManager(SharedFiles):
 
     def delete(self, key: str) -> bool:
         """Remove a session's file and cache entry; returns whether a file existed."""
+        if is_temporary(key):
+            with self._lock:
+                existed = self._cache.pop(key, None) is not None
+                self._forget(key)
+            return existed
         with self._lock, self._locked():
             self._forget(key)
             path = self.path_for(key)
@@ -464,6 +473,10 @@ class SessionManager(SharedFiles):
         (waiting up to ``TURN_WAIT_S`` for another process's turn to end).
         """
         key = session.key
+        if is_temporary(key):  # kept in memory only (desktop.core.session.temporary)
+            with self._lock:
+                self._cache[key] = session
+            return self.path_for(key)
         if session.has_pending_turn:
             self._claim_turn(session)
         path = self.path_for(key)

@@ -10,6 +10,7 @@ from desktop.core.cron.service import CronService, ProtectedJobError
 from desktop.core.cron.spec import build_schedule, describe_job
 from desktop.core.cron.store import StoreBusyError
 from desktop.core.cron.types import CronPayload
+from desktop.core.session.temporary import is_temporary, refusal
 from desktop.core.tools.base import Tool, ToolContext, ToolResult
 
 NAME_CHARS = 40
@@ -55,6 +56,8 @@ class CronTool(Tool):
             return ToolResult.error(f"Error: {exc}")
 
     async def _add(self, ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
+        if is_temporary(ctx.session_key):
+            return ToolResult.error(f"Error: {refusal('schedule reminders or jobs')}")
         if CURRENT_JOB.get() is not None:
             return ToolResult.error(
                 "Error: a scheduled task cannot schedule new jobs (this turn was started by one)."

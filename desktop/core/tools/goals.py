@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from desktop.core.bus.events import EVENT_CHANNELS, InboundMessage, OutboundMessage
 from desktop.core.session.manager import SessionManager
+from desktop.core.session.temporary import is_temporary, refusal
 from desktop.core.tools.base import Tool, ToolContext, ToolResult
 
 if TYPE_CHECKING:
@@ -119,6 +120,8 @@ class CreateGoalTool(_GoalTool):
         self, ctx: ToolContext, *, objective: str, ui_summary: str = "", **_: Any
     ) -> ToolResult:
         """Store an active goal unless one is active already."""
+        if is_temporary(ctx.session_key):
+            return ToolResult.error(f"Error: {refusal('keep a durable goal')}")
         if ctx.source != "message" or "#" in ctx.session_key:
             return ToolResult.error(
                 "Error: only a turn the person started may create a goal; ask them"
