@@ -1,0 +1,378 @@
+"""The WebSocket channel: we listen; browsers, phones and scripts connect (nanobot 0.3.5's
+protocol, so 0.3.5's own WebUI works against us).
+
+One listener serves both the WebSocket (at ``path``) and the HTTP routes beside it
+(:mod:`~desktop.core.channels.websocket.routes`: the token issue route, the WebUI's
+bootstrap and API, the WebUI's files). A connection gets ``{"event": "ready", "chat_id",
+"client_id"}`` and may then talk in many chats at once (multiplexed by ``chat_id``):
+
+- client → us: ``{"type": "new_chat"}`` (answered ``attached`` with a fresh chat id),
+  ``{"type": "attach", "chat_id"}``, ``{"type": "detach", "chat_id"}``, ``{"type":
+  "message", "chat_id", "content", "turn_id"?}``; plain text or ``{"content": …}`` goes to
+  the connection's default chat.
+- us → client: ``delta`` (``text``, ``stream_id``) while the answer is written, then
+  ``stream_end``; or one ``message`` (``text``) when nothing was streamed; ``turn_end``;
+  ``error`` (``detail``). Every event names its ``chat_id``.
+
+Session keys are ``websocket:<chat_id>``; the sender is the ``client_id`` the client gives in
+its URL (``allowFrom`` matches it), so a conversation continues across the two programs.
+A message is kept in the channel's journal until the agent has it safe, so a restart never
+loses it or answers it twice. Approvals are asked in the chat and answered with a reply word.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import ssl
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from websockets.asyncio.server import ServerConnection, serve
+from websockets.exceptions import ConnectionClosed
+from websockets.http11 import Request, Response
+
+from desktop.core.bus.events import (
+    OutboundMessage,
+    RunEvent,
+    StreamReset,
+    TextDelta,
+    TurnFailed,
+    TurnStarted,
+    TurnStopped,
+)
+from desktop.core.channels.base import BaseChannel, ChannelStatus, ChannelUnavailable
+from desktop.core.channels.outbox import Delivery
+from desktop.core.channels.websocket.routes import Routes, valid_chat_id
+from desktop.core.config.channels.websocket import WebSocketConfig
+
+log = logging.getLogger(__name__)
+
+MAX_CLIENT_ID = 128
+
+
+@dataclass
+class _Stream:
+    """The answer being streamed into one chat."""
+
+    turn_id: str
+    stream_id: str
+    parts: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Hub:
+    """Who listens to which chat, and the answers being streamed."""
+
+    subs: dict[str, set[ServerConnection]] = field(default_factory=dict)
+    chats_of: dict[ServerConnection, set[str]] = field(default_factory=dict)
+    streams: dict[str, _Stream] = field(default_factory=dict)
+    turns: dict[str, str] = field(default_factory=dict)  # chat -> running turn
+
+    def attach(self, connection: ServerConnection, chat_id: str) -> None:
+        self.subs.setdefault(chat_id, set()).add(connection)
+        self.chats_of.setdefault(connection, set()).add(chat_id)
+
+    def detach(self, connection: ServerConnection, chat_id: str) -> None:
+        self.subs.get(chat_id, set()).discard(connection)
+        if not self.subs.get(chat_id):
+            self.subs.pop(chat_id, None)
+        self.chats_of.get(connection, set()).discard(chat_id)
+
+    def drop(self, connection: ServerConnection) -> None:
+        for chat_id in list(self.chats_of.pop(connection, ())):
+            self.subs.get(chat_id, set()).discard(connection)
+            if not self.subs.get(chat_id):
+                self.subs.pop(chat_id, None)
+
+
+def _query(path: str) -> dict[str, str]:
+    return {k: v[0] for k, v in parse_qs(urlsplit(path).query).items() if v}
+
+
+def _content(raw: str) -> str | None:
+    """The text of a frame without a ``type`` (plain text, or ``content``/``text``/
+    ``message`` of a JSON object), as 0.3.5 reads them."""
+    text = raw.strip()
+    if not text:
+        return None
+    if not text.startswith("{"):
+        return text
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        return text
+    if not isinstance(data, dict):
+        return None
+    for key in ("content", "text", "message"):
+        value = data.get(key)
+        if isinstance(value, str) and value.strip():
+            return value
+    return None
+
+
+class WebSocketChannel(BaseChannel):
+    """A WebSocket server speaking nanobot 0.3.5's channel protocol."""
+
+    name = "websocket"
+    display_name = "WebSocket"
+
+    @cached_property
+    def hub(self) -> _Hub:
+        """The subscriptions and streams (made on first use)."""
+        return _Hub()
+
+    @property
+    def settings(self) -> WebSocketConfig:
+        """The channel's section, as our model."""
+        config = self.config
+        if isinstance(config, WebSocketConfig):
+            return config
+        return WebSocketConfig.model_validate(config or {})
+
+    # -- lifecycle ------------------------------------------------------------------------
+    async def _ssl_context(self) -> ssl.SSLContext | None:
+        cfg = self.settings
+        if not cfg.ssl_certfile.strip():
+            return None
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.minimum_version = ssl.TLSVersion.TLSv1_2
+        try:
+            await asyncio.to_thread(
+                context.load_cert_chain, cfg.ssl_certfile.strip(), cfg.ssl_keyfile.strip()
+            )
+        except (OSError, ssl.SSLError) as exc:
+            raise ChannelUnavailable(
+                f"The TLS certificate or key cannot be used: {exc}",
+                "Check sslCertfile and sslKeyfile (PEM files).",
+            ) from None
+        return context
+
+    async def run(self) -> None:
+        cfg = self.settings
+        refused = cfg.open_to_everyone()
+        if refused:
+            raise ChannelUnavailable(
+                refused, "Set a token or tokenIssueSecret, or listen on 127.0.0.1."
+            )
+        context = await self._ssl_context()
+        routes = await Routes.create(self, cfg, secure=context is not None)
+        self.set_status(ChannelStatus("connecting"))
+        try:
+            server = await serve(
+                self._connection,
+                cfg.host,
+                cfg.port,
+                process_request=routes.process_request,
+                ssl=context,
+                max_size=cfg.max_message_bytes,
+                ping_interval=cfg.ping_interval_s,
+                ping_timeout=cfg.ping_timeout_s,
+                logger=logging.getLogger("desktop.core.channels.websocket.server"),
+            )
+        except OSError as exc:
+            raise OSError(
+                f"cannot listen on {cfg.host}:{cfg.port}: {exc.strerror or exc}"
+            ) from None
+        self.routes = routes
+        try:
+            port = server.sockets[0].getsockname()[1] if server.sockets else cfg.port
+            scheme = "wss" if context else "ws"
+            self.address = f"{scheme}://{cfg.host}:{port}{cfg.path}"
+            log.info("websocket: listening on %s", self.address)
+            self.set_status(ChannelStatus("connected", account=self.address))
+            await self.replay_journal()
+            await self.wait_stopped()
+        finally:
+            server.close()
+            await server.wait_closed()
+            routes.tokens.clear()
+            self.hub.subs.clear()
+            self.hub.chats_of.clear()
+
+    async def check(self) -> str:
+        cfg = self.settings
+        refused = cfg.open_to_everyone()
+        if refused:
+            raise ChannelUnavailable(refused)
+        await self._ssl_context()
+        return f"Listens on {cfg.describe()['url']}"
+
+    # -- connections ----------------------------------------------------------------------
+    async def _connection(self, connection: ServerConnection) -> None:
+        request: Request | None = connection.request
+        query = _query(request.path if request else "/")
+        client_id = (query.get("client_id") or "").strip()[:MAX_CLIENT_ID]
+        client_id = client_id or f"anon-{uuid.uuid4().hex[:12]}"
+        default_chat = str(uuid.uuid4())
+        try:
+            await self._emit(connection, "ready", chat_id=default_chat, client_id=client_id)
+            self.hub.attach(connection, default_chat)
+            async for raw in connection:
+                text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
+                await self._frame(connection, client_id, default_chat, text)
+        except ConnectionClosed:
+            pass
+        finally:
+            self.hub.drop(connection)
+
+    async def _frame(
+        self, connection: ServerConnection, client_id: str, default_chat: str, raw: str
+    ) -> None:
+        envelope: dict[str, Any] | None = None
+        if raw.strip().startswith("{"):
+            try:
+                data = json.loads(raw)
+            except json.JSONDecodeError:
+                data = None
+            if isinstance(data, dict) and isinstance(data.get("type"), str):
+                envelope = data
+        if envelope is None:
+            content = _content(raw)
+            if content is not None:
+                await self._inbound(connection, client_id, default_chat, content, None)
+            return
+        kind = envelope["type"]
+        chat_id = envelope.get("chat_id")
+        if kind == "new_chat":
+            chat_id = str(uuid.uuid4())
+            self.hub.attach(connection, chat_id)
+            await self._emit(connection, "attached", chat_id=chat_id)
+        elif kind in ("attach", "detach", "message") and not valid_chat_id(chat_id):
+            await self._emit(connection, "error", detail="invalid chat_id")
+        elif kind == "attach":
+            self.hub.attach(connection, chat_id)
+            await self._emit(connection, "attached", chat_id=chat_id)
+        elif kind == "detach":
+            self.hub.detach(connection, chat_id)
+            await self._emit(connection, "detached", chat_id=chat_id)
+        elif kind == "message":
+            content = envelope.get("content")
+            turn = envelope.get("turn_id")
+            if not isinstance(content, str):
+                await self._emit(connection, "error", detail="missing content", chat_id=chat_id)
+                return
+            self.hub.attach(connection, chat_id)
+            await self._inbound(
+                connection, client_id, chat_id, content, turn if isinstance(turn, str) else None
+            )
+        else:
+            await self._emit(connection, "error", detail=f"unknown type: {kind!r}")
+
+    async def _inbound(
+        self,
+        connection: ServerConnection,
+        client_id: str,
+        chat_id: str,
+        content: str,
+        turn_id: str | None,
+    ) -> None:
+        if not self.is_allowed(client_id):
+            await self._emit(connection, "error", detail="access_denied", chat_id=chat_id)
+            return
+        message_id = turn_id or uuid.uuid4().hex
+        remote = connection.remote_address
+        published = await self.publish(
+            client_id,
+            chat_id,
+            content,
+            metadata={"remote": str(remote[0]) if remote else "", "turn_id": message_id},
+            message_id=f"ws-{message_id}",
+            journal=True,
+        )
+        if published:
+            fields: dict[str, Any] = {"chat_id": chat_id}
+            if turn_id:
+                fields["turn_id"] = turn_id
+            await self._emit(connection, "message_accepted", **fields)
+
+    async def _emit(self, connection: ServerConnection, event: str, **fields: Any) -> None:
+        await self._send_raw(connection, json.dumps({"event": event, **fields}, ensure_ascii=False))
+
+    @staticmethod
+    async def _send_raw(connection: ServerConnection, raw: str) -> bool:
+        try:
+            await connection.send(raw)
+        except ConnectionClosed:
+            return False
+        return True
+
+    async def _broadcast(self, chat_id: str, event: str, **fields: Any) -> int:
+        """Send an event to every connection attached to ``chat_id``; how many got it."""
+        raw = json.dumps({"event": event, "chat_id": chat_id, **fields}, ensure_ascii=False)
+        sent = 0
+        for connection in list(self.hub.subs.get(chat_id, ())):
+            sent += await self._send_raw(connection, raw)
+        return sent
+
+    # -- answers --------------------------------------------------------------------------
+    async def on_event(self, event: RunEvent) -> None:
+        key = getattr(event, "session_key", "")
+        if not isinstance(key, str) or not key.startswith(f"{self.name}:"):
+            return
+        chat_id = key.partition(":")[2]
+        if isinstance(event, TurnStarted):
+            self.hub.turns[chat_id] = event.turn_id
+        elif isinstance(event, TextDelta) and self.settings.streaming and event.text:
+            stream = self.hub.streams.get(chat_id)
+            if stream is None or stream.turn_id != event.turn_id:
+                stream = _Stream(event.turn_id, f"{key}:{event.turn_id}:{uuid.uuid4().hex[:8]}")
+                self.hub.streams[chat_id] = stream
+            stream.parts.append(event.text)
+            await self._broadcast(
+                chat_id, "delta", text=event.text, stream_id=stream.stream_id, turn_id=event.turn_id
+            )
+        elif isinstance(event, StreamReset):
+            stream = self.hub.streams.pop(chat_id, None)
+            if stream is not None:
+                await self._broadcast(
+                    chat_id, "stream_end", stream_id=stream.stream_id, turn_id=stream.turn_id
+                )
+        elif isinstance(event, TurnStopped | TurnFailed):
+            await self._end_turn(chat_id, event.turn_id)
+
+    async def _end_turn(self, chat_id: str, turn_id: str) -> None:
+        stream = self.hub.streams.pop(chat_id, None)
+        if stream is not None:
+            await self._broadcast(
+                chat_id, "stream_end", stream_id=stream.stream_id, turn_id=stream.turn_id
+            )
+        if self.hub.turns.get(chat_id) == turn_id:
+            del self.hub.turns[chat_id]
+            await self._broadcast(chat_id, "turn_end", turn_id=turn_id)
+            await self._broadcast(chat_id, "session_updated", scope="thread")
+
+    async def pieces(self, message: OutboundMessage) -> Sequence[Any]:
+        if not message.content.strip() and not message.media:
+            return []
+        return [message]
+
+    async def send_piece(self, delivery: Delivery, index: int, piece: Any) -> None:
+        """Send the answer to every connection attached to its chat. With nobody attached it
+        is not kept waiting: it is in the session, and the chat shows it when opened again
+        (as with 0.3.5)."""
+        message: OutboundMessage = piece
+        chat_id = message.chat_id
+        meta = message.metadata
+        turn_id = str(meta.get("turn_id") or "")
+        stream = self.hub.streams.get(chat_id)
+        final = not (meta.get("progress") or meta.get("tool_hint"))
+        fields: dict[str, Any] = {"turn_id": turn_id} if turn_id else {}
+        if final and stream is not None:
+            del self.hub.streams[chat_id]
+            if "".join(stream.parts).strip() != message.content.strip():
+                fields["text"] = message.content  # the answer as saved, when it differs
+            await self._broadcast(chat_id, "stream_end", stream_id=stream.stream_id, **fields)
+        else:
+            if message.media:
+                fields["media"] = list(message.media)
+            if not final:
+                fields["kind"] = "tool_hint" if meta.get("tool_hint") else "progress"
+            await self._broadcast(chat_id, "message", text=message.content, **fields)
+        if final and turn_id:
+            await self._end_turn(chat_id, turn_id)
