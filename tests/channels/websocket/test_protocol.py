@@ -45,3 +45,103 @@ async def test_a_message_is_answered_with_streamed_deltas_then_stream_end(
     assert [user_text(r.body) for r in scripted_server.chat_requests()] == ["hi there"]
     sessions = runtime.agent.sessions.list_sessions()
     assert [s["key"] for s in sessions] == [f"websocket:{chat}"], "0.3.5's session key"
+
+
+async def test_chats_are_multiplexed_on_one_connection(
+    scripted_server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
+    """Two chats on one socket: each answer comes back in its own chat, each chat is its own
+    session (``websocket:<chat_id>``)."""
+    scripted_server.route = echo()
+    runtime = await start_runtime(tmp_path, scripted_server, websocketRequiresToken=False)
+    try:
+        client = await Client.open(f"{url_of(runtime)}/?client_id=alice")
+        await client.send(type="new_chat")
+        await client.send(type="new_chat")
+        await until(lambda: len(client.of("attached")) == 2, what="two new chats")
+        first, second = (e["chat_id"] for e in client.of("attached"))
+        await client.send(type="message", chat_id=first, content="one")
+        await until(lambda: client.of("turn_end", first), what="the first answer")
+        await client.send(type="message", chat_id=second, content="two")
+        await until(lambda: client.of("turn_end", second), what="the second answer")
+        await client.send(type="attach", chat_id="not a valid id!")
+        await until(lambda: client.of("error"), what="the refusal")
+        await runtime.agent.idle()
+        await client.close()
+    finally:
+        await runtime.stop()
+    for chat, word in ((first, "one"), (second, "two")):
+        streamed = "".join(d["text"] for d in client.of("delta", chat))
+        assert streamed == f"echo: {word}", chat
+    assert client.of("error")[0]["detail"] == "invalid chat_id"
+    keys = sorted(s["key"] for s in runtime.agent.sessions.list_sessions())
+    assert keys == sorted([f"websocket:{first}", f"websocket:{second}"])
+
+
+async def test_without_streaming_the_answer_is_one_message(
+    scripted_server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
+    """``streaming: false``: no deltas, the answer as one ``message`` event (plain text in)."""
+    scripted_server.push(Reply("the whole answer", chunk=3))
+    runtime = await start_runtime(
+        tmp_path, scripted_server, websocketRequiresToken=False, streaming=False
+    )
+    try:
+        client = await Client.open(f"{url_of(runtime)}/?client_id=alice")
+        await client.ws.send("plain text goes to the default chat")
+        await until(lambda: client.of("turn_end"), what="the answer")
+        await client.close()
+    finally:
+        await runtime.stop()
+    chat = client.default_chat
+    assert not client.of("delta")
+    assert [m["text"] for m in client.of("message", chat)] == ["the whole answer"]
+    assert user_text(scripted_server.chat_requests()[0].body) == (
+        "plain text goes to the default chat"
+    )
+
+
+async def test_a_client_not_in_allow_from_is_refused_at_the_handshake(
+    scripted_server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
+    runtime = await start_runtime(
+        tmp_path, scripted_server, websocketRequiresToken=False, allowFrom=["alice"]
+    )
+    try:
+        with pytest.raises(InvalidStatus) as refused:
+            await Client.open(f"{url_of(runtime)}/?client_id=mallory")
+        assert refused.value.response.status_code == 403
+        client = await Client.open(f"{url_of(runtime)}/?client_id=alice")
+        await client.close()
+    finally:
+        await runtime.stop()
+    assert not scripted_server.chat_requests(), "nothing reached the agent"
+
+
+async def test_an_approval_is_asked_in_the_chat_and_answered_with_a_word(
+    scripted_server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
+    command = {"command": "echo approved-over-websocket"}
+    scripted_server.push(Reply(tool_calls=[("exec", json.dumps(command))]), Reply("Done."))
+    runtime = await start_runtime(
+        tmp_path, scripted_server, approval=ApprovalPolicy(), websocketRequiresToken=False
+    )
+    try:
+        client = await Client.open(f"{url_of(runtime)}/?client_id=alice")
+        chat = client.default_chat
+        await client.send(type="message", chat_id=chat, content="run the echo")
+        await until(
+            lambda: any("exec" in m["text"] for m in client.of("message", chat)),
+            what="the question",
+        )
+        assert "allow" in client.of("message", chat)[-1]["text"]
+        await client.send(type="message", chat_id=chat, content="allow")
+        await until(lambda: client.of("turn_end", chat), what="the end of the turn")
+        await runtime.agent.idle()
+        await client.close()
+    finally:
+        await runtime.stop()
+    requests = scripted_server.chat_requests()
+    assert len(requests) == 2, "the reply word did not start another turn"
+    tools = [m for m in requests[1].body["messages"] if m["role"] == "tool"]
+    assert "approved-over-websocket" in json.dumps(tools)

@@ -35,7 +35,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
-from websockets.http11 import Request, Response
+from websockets.http11 import Request
 
 from desktop.core.bus.events import (
     OutboundMessage,

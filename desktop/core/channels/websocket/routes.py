@@ -152,6 +152,7 @@ class Routes:
         dist: Path | None,
         sessions: webui.SessionsView | None,
         model: str,
+        provider: str,
         workspace: Path,
     ) -> None:
         self.channel = channel
@@ -160,6 +161,7 @@ class Routes:
         self.dist = dist
         self.sessions = sessions
         self.model = model
+        self.provider = provider
         self.workspace = workspace
         self.tokens = TokenStore()
 
@@ -171,13 +173,14 @@ class Routes:
             log.info("websocket: no nanobot WebUI found; only the WebSocket protocol is served")
         app = channel.app_config
         sessions = None
-        model = ""
+        model = provider = ""
         workspace = Path.home()
         if app is not None:
             workspace = app.workspace_path
             manager = SessionManager(workspace, config_dir=_config_dir(app))
             sessions = webui.SessionsView(manager)
             model = str(app.agents.defaults.model)
+            provider = str(app.agents.defaults.provider or "auto")
         return cls(
             channel,
             config,
@@ -185,6 +188,7 @@ class Routes:
             dist=dist,
             sessions=sessions,
             model=model,
+            provider=provider,
             workspace=workspace,
         )
 
@@ -200,7 +204,7 @@ class Routes:
             return self._handshake(connection, query)
         try:
             return await self._http(connection, request, path, query)
-        except Exception:  # noqa: BLE001 - a failing route answers 500, the listener goes on
+        except Exception:
             log.exception("websocket: the HTTP route %s failed", path)
             return error(500, "Internal error")
 
@@ -278,12 +282,7 @@ class Routes:
                 "expires_in": ttl,
                 "model_name": self.model,
                 "runtime_surface": "browser",
-                "runtime_capabilities": {
-                    "can_restart_engine": False,
-                    "can_pick_folder": False,
-                    "can_open_logs": False,
-                    "can_export_diagnostics": False,
-                },
+                "runtime_capabilities": webui.CAPABILITIES,
             }
         )
 
@@ -299,7 +298,7 @@ class Routes:
             if thread is None:
                 return error(404, "webui thread not found")
             return json_response(thread)
-        panels = webui.side_panels(self.workspace, self.model)
+        panels = webui.side_panels(self.workspace, self.model, self.provider)
         if path in panels:
             return json_response(panels[path])
         return error(404, "API route not found")

@@ -26,6 +26,14 @@ from desktop.core.session.validate import Unusable, read_session_file
 
 CHANNEL = "websocket"
 THREAD_SCHEMA = 3
+PROTOCOL_VERSION = "0.3.5"
+"""The nanobot release whose WebUI protocol this serves."""
+CAPABILITIES = {
+    "can_restart_engine": False,
+    "can_pick_folder": False,
+    "can_open_logs": False,
+    "can_export_diagnostics": False,
+}
 
 
 def _dist_in(path: Path) -> Path | None:
@@ -192,7 +200,7 @@ def workspace_scope(workspace: Path) -> dict[str, Any]:
     }
 
 
-def side_panels(workspace: Path, model: str) -> dict[str, Any]:
+def side_panels(workspace: Path, model: str, provider: str) -> dict[str, Any]:
     """Answers for the side panels the WebUI loads at start (by API path)."""
     scope = workspace_scope(workspace)
     return {
@@ -231,8 +239,36 @@ def side_panels(workspace: Path, model: str) -> dict[str, Any]:
         "/api/settings/mcp-presets": {"presets": []},
         "/api/commands": {"commands": []},
         "/api/settings": {
-            "agent": {"model": model, "model_preset": "default"},
-            "model_presets": [],
-            "providers": [],
+            # The chat's model picker reads these; the settings themselves stay in the app.
+            "agent": {
+                "model": model,
+                "provider": provider,
+                "resolved_provider": provider,
+                "has_api_key": True,
+                "model_preset": "default",
+            },
+            "model_presets": [
+                {
+                    "name": "default",
+                    "label": "Default",
+                    "active": True,
+                    "is_default": True,
+                    "model": model,
+                    "provider": provider,
+                    "resolved_provider": provider,
+                }
+            ],
+            "model_call_order": [],
+            "model_call_order_editable": False,
+            "providers": [
+                {"name": provider, "label": provider, "configured": True, "auth_type": "api_key"}
+            ],
+            "version": {"current": PROTOCOL_VERSION},
+            "surface": "browser",
+            "runtime_surface": "browser",
+            "runtime_capabilities": CAPABILITIES,
+            "requires_restart": False,
+            "restart_required_sections": [],
+            "apply_state": {"status": "idle", "sections": []},
         },
     }
