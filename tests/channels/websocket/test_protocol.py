@@ -42,6 +42,8 @@ async def test_a_message_is_answered_with_streamed_deltas_then_stream_end(
     assert kinds.index("stream_end") > max(i for i, k in enumerate(kinds) if k == "delta")
     assert kinds.index("turn_end") > kinds.index("stream_end")
     assert not client.of("message", chat), "no second copy of the answer"
+    turn_ids = {e["turn_id"] for e in [*deltas, *end, *client.of("turn_end", chat)]}
+    assert turn_ids == {"t-1"}, "events name the turn by the client's own turn_id"
     assert [user_text(r.body) for r in scripted_server.chat_requests()] == ["hi there"]
     sessions = runtime.agent.sessions.list_sessions()
     assert [s["key"] for s in sessions] == [f"websocket:{chat}"], "0.3.5's session key"

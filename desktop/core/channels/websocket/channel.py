@@ -73,6 +73,11 @@ class _Hub:
     chats_of: dict[ServerConnection, set[str]] = field(default_factory=dict)
     streams: dict[str, _Stream] = field(default_factory=dict)
     turns: dict[str, str] = field(default_factory=dict)  # chat -> running turn
+    wire: dict[str, str] = field(default_factory=dict)  # agent's turn id -> the client's
+
+    def wire_id(self, turn_id: str) -> str:
+        """The turn id the client knows: the ``turn_id`` it sent with the message, else ours."""
+        return self.wire.get(turn_id, turn_id)
 
     def attach(self, connection: ServerConnection, chat_id: str) -> None:
         self.subs.setdefault(chat_id, set()).add(connection)
@@ -113,6 +118,19 @@ def _content(raw: str) -> str | None:
         value = data.get(key)
         if isinstance(value, str) and value.strip():
             return value
+    return None
+
+
+def _envelope(raw: str) -> dict[str, Any] | None:
+    """A typed frame (a JSON object with a string ``type``); ``None`` for anything else."""
+    if not raw.strip().startswith("{"):
+        return None
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError:
+        return None
+    if isinstance(data, dict) and isinstance(data.get("type"), str):
+        return data
     return None
 
 
@@ -224,19 +242,17 @@ class WebSocketChannel(BaseChannel):
     async def _frame(
         self, connection: ServerConnection, client_id: str, default_chat: str, raw: str
     ) -> None:
-        envelope: dict[str, Any] | None = None
-        if raw.strip().startswith("{"):
-            try:
-                data = json.loads(raw)
-            except json.JSONDecodeError:
-                data = None
-            if isinstance(data, dict) and isinstance(data.get("type"), str):
-                envelope = data
+        envelope = _envelope(raw)
         if envelope is None:
             content = _content(raw)
             if content is not None:
                 await self._inbound(connection, client_id, default_chat, content, None)
             return
+        await self._command(connection, client_id, envelope)
+
+    async def _command(
+        self, connection: ServerConnection, client_id: str, envelope: dict[str, Any]
+    ) -> None:
         kind = envelope["type"]
         chat_id = envelope.get("chat_id")
         if kind == "new_chat":
@@ -281,7 +297,7 @@ class WebSocketChannel(BaseChannel):
             client_id,
             chat_id,
             content,
-            metadata={"remote": str(remote[0]) if remote else "", "turn_id": message_id},
+            metadata={"remote": str(remote[0]) if remote else ""},
             message_id=f"ws-{message_id}",
             journal=True,
         )
@@ -318,20 +334,29 @@ class WebSocketChannel(BaseChannel):
         chat_id = key.partition(":")[2]
         if isinstance(event, TurnStarted):
             self.hub.turns[chat_id] = event.turn_id
+            if event.request_id.startswith("ws-"):
+                self.hub.wire[event.turn_id] = event.request_id.removeprefix("ws-")
         elif isinstance(event, TextDelta) and self.settings.streaming and event.text:
             stream = self.hub.streams.get(chat_id)
             if stream is None or stream.turn_id != event.turn_id:
-                stream = _Stream(event.turn_id, f"{key}:{event.turn_id}:{uuid.uuid4().hex[:8]}")
+                stream = _Stream(event.turn_id, f"{key}:{uuid.uuid4().hex}")
                 self.hub.streams[chat_id] = stream
             stream.parts.append(event.text)
             await self._broadcast(
-                chat_id, "delta", text=event.text, stream_id=stream.stream_id, turn_id=event.turn_id
+                chat_id,
+                "delta",
+                text=event.text,
+                stream_id=stream.stream_id,
+                turn_id=self.hub.wire_id(event.turn_id),
             )
         elif isinstance(event, StreamReset):
             stream = self.hub.streams.pop(chat_id, None)
             if stream is not None:
                 await self._broadcast(
-                    chat_id, "stream_end", stream_id=stream.stream_id, turn_id=stream.turn_id
+                    chat_id,
+                    "stream_end",
+                    stream_id=stream.stream_id,
+                    turn_id=self.hub.wire_id(stream.turn_id),
                 )
         elif isinstance(event, TurnStopped | TurnFailed):
             await self._end_turn(chat_id, event.turn_id)
@@ -340,11 +365,15 @@ class WebSocketChannel(BaseChannel):
         stream = self.hub.streams.pop(chat_id, None)
         if stream is not None:
             await self._broadcast(
-                chat_id, "stream_end", stream_id=stream.stream_id, turn_id=stream.turn_id
+                chat_id,
+                "stream_end",
+                stream_id=stream.stream_id,
+                turn_id=self.hub.wire_id(stream.turn_id),
             )
+        wire = self.hub.wire.pop(turn_id, turn_id)
         if self.hub.turns.get(chat_id) == turn_id:
             del self.hub.turns[chat_id]
-            await self._broadcast(chat_id, "turn_end", turn_id=turn_id)
+            await self._broadcast(chat_id, "turn_end", turn_id=wire)
             await self._broadcast(chat_id, "session_updated", scope="thread")
 
     async def pieces(self, message: OutboundMessage) -> Sequence[Any]:
@@ -362,7 +391,7 @@ class WebSocketChannel(BaseChannel):
         turn_id = str(meta.get("turn_id") or "")
         stream = self.hub.streams.get(chat_id)
         final = not (meta.get("progress") or meta.get("tool_hint"))
-        fields: dict[str, Any] = {"turn_id": turn_id} if turn_id else {}
+        fields: dict[str, Any] = {"turn_id": self.hub.wire_id(turn_id)} if turn_id else {}
         if final and stream is not None:
             del self.hub.streams[chat_id]
             if "".join(stream.parts).strip() != message.content.strip():
