@@ -134,7 +134,9 @@ def has_control(model: type[BaseModel], field_name: str) -> bool:
     kept = model.kept_fields if issubclass(model, ChannelBase) else frozenset()
     if field_name in kept or field_name not in model.model_fields:
         return False
-    return secret_fields.is_secret_field(field_name) or _editable(model.model_fields[field_name])
+    return secret_fields.is_secret_model_field(model, field_name) or _editable(
+        model.model_fields[field_name]
+    )
 
 
 def _form() -> QFormLayout:
@@ -230,7 +232,7 @@ class ChannelForm(QWidget):
             path = f"channels.{name}.{field_name}"
             section = section_of(self.guide, field_name)
             form = forms[section]
-            if secret_fields.is_secret_field(field_name):
+            if secret_fields.is_secret_model_field(self.model, field_name):
                 noun = next(
                     (n for n in ("password", "token", "secret") if field_name.endswith(n)), "key"
                 )
