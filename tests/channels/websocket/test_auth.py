@@ -58,7 +58,7 @@ async def test_a_token_is_needed_by_default_and_issued_tokens_work_once(
         assert client.of("ready")[0]["client_id"] == "phone"
         await client.close()
         assert await refused(f"{base}/?token={body['token']}") == 401, "used up"
-        status, other = await get(f"{http}/auth/token", **{"X-Nanobot-Auth": SECRET})
+        status, _ = await get(f"{http}/auth/token", **{"X-Nanobot-Auth": SECRET})
         assert status == 200, "the secret also works as X-Nanobot-Auth"
     finally:
         await runtime.stop()

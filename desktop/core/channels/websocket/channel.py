@@ -199,7 +199,8 @@ class WebSocketChannel(BaseChannel):
             ) from None
         self.routes = routes
         try:
-            port = server.sockets[0].getsockname()[1] if server.sockets else cfg.port
+            sockets = list(server.sockets)
+            port = sockets[0].getsockname()[1] if sockets else cfg.port
             scheme = "wss" if context else "ws"
             self.address = f"{scheme}://{cfg.host}:{port}{cfg.path}"
             log.info("websocket: listening on %s", self.address)
@@ -254,12 +255,13 @@ class WebSocketChannel(BaseChannel):
         self, connection: ServerConnection, client_id: str, envelope: dict[str, Any]
     ) -> None:
         kind = envelope["type"]
-        chat_id = envelope.get("chat_id")
+        raw_chat = envelope.get("chat_id")
+        chat_id: str = str(raw_chat) if valid_chat_id(raw_chat) else ""
         if kind == "new_chat":
             chat_id = str(uuid.uuid4())
             self.hub.attach(connection, chat_id)
             await self._emit(connection, "attached", chat_id=chat_id)
-        elif kind in ("attach", "detach", "message") and not valid_chat_id(chat_id):
+        elif kind in ("attach", "detach", "message") and not chat_id:
             await self._emit(connection, "error", detail="invalid chat_id")
         elif kind == "attach":
             self.hub.attach(connection, chat_id)

@@ -22,7 +22,8 @@ from typing import Any
 
 from desktop.core.agent.context import RUNTIME_CLOSE
 from desktop.core.session.manager import SessionManager
-from desktop.core.session.validate import Unusable, read_session_file
+from desktop.core.session.validate import read_session_file
+from desktop.core.utils.validate import Unusable
 
 CHANNEL = "websocket"
 THREAD_SCHEMA = 3

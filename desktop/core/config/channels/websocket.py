@@ -19,7 +19,7 @@ from pydantic import Field, field_validator, model_validator
 
 from desktop.core.config.base import ChannelBase
 
-WILDCARD_HOSTS = frozenset({"0.0.0.0", "::"})  # noqa: S104 - the addresses we refuse without a token
+WILDCARD_HOSTS = frozenset({"0.0.0.0", "::"})
 
 
 def normalize_path(value: str) -> str:
@@ -150,12 +150,12 @@ class WebSocketConfig(ChannelBase):
 
     def open_to_everyone(self) -> str:
         """Why listening as configured would let anyone on the network in (0.3.5's rule: every
-        interface and neither a token nor a token issue secret nor a trusted proxy); empty
-        when it would not. Checked when the channel starts, not when the file is read: the
-        secrets live in the keyring and are filled in after loading."""
+        interface and neither a token nor a token issue secret); empty when it would not.
+        0.3.5 also accepts a trusted proxy (``trustedProxyAuth``) instead; we do not check
+        proxy assertions, so it does not count here. Checked when the channel starts, not
+        when the file is read: the secrets live in the keyring and are filled in after
+        loading."""
         if self.host.strip() not in WILDCARD_HOSTS or self.login_secret:
-            return ""
-        if (self.model_extra or {}).get("trustedProxyAuth"):
             return ""
         return (
             f"host is {self.host} (every network interface) but neither token nor "
