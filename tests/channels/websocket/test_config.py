@@ -14,7 +14,8 @@ import pytest
 from desktop.core.config.channels.websocket import WebSocketConfig
 from desktop.core.config.secret_fields import channel_secret_paths
 from tests.channels.websocket.conftest import Client, free_port, start_runtime, url_of
-from tests.conftest import CLI, cli_env, write_config
+from desktop.core.config.loader import load_config
+from tests.conftest import CLI, REPO, cli_env, write_config
 from tests.fakes.openai_server import ScriptedOpenAIServer
 from tests.interop.conftest import nanobot_executable
 
@@ -82,6 +83,17 @@ def test_the_defaults_are_nanobots_but_an_absent_section_is_off() -> None:
     for kept in ("unixSocketPath", "publicWsUrl", "trustedProxyAuth"):
         theirs.pop(kept)  # read and saved unchanged (extras), not used here
     assert ours == theirs
+
+
+def test_the_section_nanobot_onboard_writes_runs_the_channel(tmp_path: Path) -> None:
+    """``nanobot onboard`` writes ``"websocket": {"enabled": true}`` (the shared fixture): the
+    channel runs here too, on 0.3.5's defaults (this computer only, a token required)."""
+    fixture = REPO / "tests" / "fixtures" / "nanobot_0_3_5" / "config.json"
+    data = json.loads(fixture.read_text())
+    assert data["channels"]["websocket"] == {"enabled": True}
+    config = load_config(write_config(tmp_path / "config.json", data)).channels.websocket
+    assert config.enabled and config.host == "127.0.0.1" and config.websocket_requires_token
+    assert config.open_to_everyone() == ""
 
 
 def test_the_secrets_go_to_the_keyring_and_the_switch_does_not() -> None:

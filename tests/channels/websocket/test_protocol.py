@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import aiohttp
 import pytest
 from websockets.exceptions import InvalidStatus
 
@@ -147,3 +148,44 @@ async def test_an_approval_is_asked_in_the_chat_and_answered_with_a_word(
     assert len(requests) == 2, "the reply word did not start another turn"
     tools = [m for m in requests[1].body["messages"] if m["role"] == "tool"]
     assert "approved-over-websocket" in json.dumps(tools)
+
+
+async def test_a_browser_that_went_away_finds_its_chat_in_the_sessions_api(
+    scripted_server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
+    """The client closes before the answer is done: the answer is saved all the same, and a
+    new connection lists the chat (``/api/sessions``) and reads it (``webui-thread``)."""
+    scripted_server.push(Reply("answered while you were away", chunk=4, delay=0.02))
+    runtime = await start_runtime(tmp_path, scripted_server)
+    http = url_of(runtime, "http")
+    try:
+        async with aiohttp.ClientSession() as web:
+            async with web.get(f"{http}/webui/bootstrap") as response:
+                boot = await response.json()
+            client = await Client.open(f"{url_of(runtime)}/?token={boot['token']}")
+            chat = client.default_chat
+            await client.send(type="message", chat_id=chat, content="are you there?")
+            await until(lambda: client.of("delta"), what="the answer starts")
+            await client.close()
+            await runtime.agent.idle()
+            api = {"Authorization": f"Bearer {boot['api_token']}"}
+            async with web.get(f"{http}/api/sessions", headers=api) as response:
+                listing = await response.json()
+            key = f"websocket:{chat}"
+            async with web.get(
+                f"{http}/api/sessions/websocket%3A{chat}/webui-thread", headers=api
+            ) as response:
+                thread = await response.json()
+            async with web.get(
+                f"{http}/api/sessions/websocket%3Anope/webui-thread", headers=api
+            ) as response:
+                missing = response.status
+    finally:
+        await runtime.stop()
+    assert [(s["key"], s["preview"]) for s in listing["sessions"]] == [(key, "are you there?")]
+    assert thread["sessionKey"] == key
+    assert [(m["role"], m["content"]) for m in thread["messages"]] == [
+        ("user", "are you there?"),
+        ("assistant", "answered while you were away"),
+    ]
+    assert missing == 404
