@@ -30,6 +30,7 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -48,6 +49,7 @@ from desktop.core.bus.events import (
 )
 from desktop.core.channels.base import BaseChannel, ChannelStatus, ChannelUnavailable
 from desktop.core.channels.outbox import Delivery
+from desktop.core.channels.websocket.attachments import Refused, save_attachments
 from desktop.core.channels.websocket.routes import Routes, valid_chat_id
 from desktop.core.config.channels.websocket import WebSocketConfig
 
@@ -270,17 +272,49 @@ class WebSocketChannel(BaseChannel):
             self.hub.detach(connection, chat_id)
             await self._emit(connection, "detached", chat_id=chat_id)
         elif kind == "message":
-            content = envelope.get("content")
-            turn = envelope.get("turn_id")
-            if not isinstance(content, str):
-                await self._emit(connection, "error", detail="missing content", chat_id=chat_id)
-                return
-            self.hub.attach(connection, chat_id)
-            await self._inbound(
-                connection, client_id, chat_id, content, turn if isinstance(turn, str) else None
-            )
+            await self._message(connection, client_id, chat_id, envelope)
         else:
             await self._emit(connection, "error", detail=f"unknown type: {kind!r}")
+
+    async def _message(
+        self,
+        connection: ServerConnection,
+        client_id: str,
+        chat_id: str,
+        envelope: dict[str, Any],
+    ) -> None:
+        """A ``message`` frame: its text, its attachments (saved first), its turn id."""
+        content = envelope.get("content", "")
+        turn = envelope.get("turn_id")
+        turn_id = turn if isinstance(turn, str) and turn else None
+        fields: dict[str, Any] = {"chat_id": chat_id, **({"turn_id": turn_id} if turn_id else {})}
+        raw_media = envelope.get("media")
+        media: list[Path] = []
+        if not isinstance(content, str):
+            await self._emit(connection, "error", detail="missing content", **fields)
+            return
+        if raw_media is not None:
+            if not self.is_allowed(client_id):
+                await self._emit(connection, "error", detail="access_denied", **fields)
+                return
+            try:
+                if not isinstance(raw_media, list):
+                    raise Refused("malformed")
+                media = await asyncio.to_thread(save_attachments, raw_media, self.media_dir)
+            except Refused as refused:
+                await self._emit(
+                    connection,
+                    "error",
+                    detail="attachment_rejected",
+                    reason=refused.reason,
+                    **fields,
+                )
+                return
+        if not content.strip() and not media:
+            await self._emit(connection, "error", detail="missing content", **fields)
+            return
+        self.hub.attach(connection, chat_id)
+        await self._inbound(connection, client_id, chat_id, content, turn_id, media)
 
     async def _inbound(
         self,
@@ -289,6 +323,7 @@ class WebSocketChannel(BaseChannel):
         chat_id: str,
         content: str,
         turn_id: str | None,
+        media: Sequence[Path] = (),
     ) -> None:
         if not self.is_allowed(client_id):
             await self._emit(connection, "error", detail="access_denied", chat_id=chat_id)
@@ -299,6 +334,7 @@ class WebSocketChannel(BaseChannel):
             client_id,
             chat_id,
             content,
+            media=[str(path) for path in media],
             metadata={"remote": str(remote[0]) if remote else ""},
             message_id=f"ws-{message_id}",
             journal=True,
