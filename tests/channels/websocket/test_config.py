@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from desktop.core.config.channels.websocket import WebSocketConfig
+from desktop.core.config.loader import load_config
 from desktop.core.config.secret_fields import channel_secret_paths
 from tests.channels.websocket.conftest import Client, free_port, start_runtime, url_of
-from desktop.core.config.loader import load_config
 from tests.conftest import CLI, REPO, cli_env, write_config
 from tests.fakes.openai_server import ScriptedOpenAIServer
 from tests.interop.conftest import nanobot_executable

@@ -9,6 +9,9 @@ import struct
 import zlib
 from pathlib import Path
 
+import aiohttp
+
+from desktop.core.bus.events import OutboundMessage
 from tests.channels.websocket.conftest import Client, start_runtime, url_of
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
 from tests.waiting import until
@@ -76,3 +79,36 @@ async def test_an_image_and_a_document_reach_the_agent_and_a_bad_type_is_refused
     assert len(requests) == 1, "the refused message never reached the agent"
     sent = json.dumps(requests[0].body)
     assert "image_url" in sent and base64.b64encode(png).decode() in sent, "the image is seen"
+
+
+async def test_a_file_the_agent_sends_is_named_and_linked_for_the_browser(
+    scripted_server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
+    """An answer with a file: the ``message`` event names it (``media``) and links it
+    (``media_urls``, a signed ``/api/media/…`` URL that opens without a token); a forged
+    link opens nothing."""
+    report = tmp_path / "report.png"
+    report.write_bytes(tiny_png())
+    runtime = await start_runtime(tmp_path, scripted_server, websocketRequiresToken=False)
+    http = url_of(runtime, "http")
+    try:
+        client = await Client.open(f"{url_of(runtime)}/?client_id=alice")
+        chat = client.default_chat
+        message = OutboundMessage("websocket", chat, "here is the chart", media=[str(report)])
+        assert await runtime.channels.deliver(message)
+        await until(lambda: client.of("message", chat), what="the file's message")
+        await client.close()
+        event = client.of("message", chat)[0]
+        link = event["media_urls"][0]
+        async with aiohttp.ClientSession() as web:
+            async with web.get(http + link["url"]) as response:
+                got = (response.status, await response.read(), response.content_type)
+            sig, payload = link["url"].rsplit("/", 2)[-2:]
+            async with web.get(f"{http}/api/media/{sig[:-2]}AA/{payload}") as response:
+                forged = response.status
+    finally:
+        await runtime.stop()
+    assert event["text"] == "here is the chart" and event["media"] == [str(report)]
+    assert link["name"] == "report.png"
+    assert got == (200, tiny_png(), "image/png")
+    assert forged == 404

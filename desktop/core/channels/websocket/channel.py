@@ -141,6 +141,10 @@ class WebSocketChannel(BaseChannel):
 
     name = "websocket"
     display_name = "WebSocket"
+    routes: Routes | None = None
+    """The listener's request handling while it runs."""
+    address: str = ""
+    """Where it listens (``ws://host:port/path``) once it does."""
 
     @cached_property
     def hub(self) -> _Hub:
@@ -438,6 +442,8 @@ class WebSocketChannel(BaseChannel):
         else:
             if message.media:
                 fields["media"] = list(message.media)
+                if self.routes is not None:
+                    fields["media_urls"] = [self.routes.signer.link(p) for p in message.media]
             if not final:
                 fields["kind"] = "tool_hint" if meta.get("tool_hint") else "progress"
             await self._broadcast(chat_id, "message", text=message.content, **fields)

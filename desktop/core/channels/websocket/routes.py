@@ -34,6 +34,7 @@ from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
 from desktop.core.channels.websocket import webui
+from desktop.core.channels.websocket.media import MediaSigner
 from desktop.core.channels.websocket.tokens import (
     TokenStore,
     bearer,
@@ -51,6 +52,7 @@ log = logging.getLogger(__name__)
 
 _CHAT_ID = re.compile(r"^[A-Za-z0-9_:-]{1,64}$")
 _THREAD = re.compile(r"^/api/sessions/([^/]+)/webui-thread$")
+_MEDIA = re.compile(r"^/api/media/([A-Za-z0-9_-]+)/([A-Za-z0-9_-]+)$")
 NO_STORE = {"Cache-Control": "no-store"}
 
 
@@ -164,6 +166,7 @@ class Routes:
         self.provider = provider
         self.workspace = workspace
         self.tokens = TokenStore()
+        self.signer = MediaSigner()
 
     @classmethod
     async def create(cls, channel: BaseChannel, config: WebSocketConfig, *, secure: bool) -> Routes:
@@ -235,6 +238,13 @@ class Routes:
             return self._issue(headers)
         if path == "/webui/bootstrap":
             return self._bootstrap(connection, headers)
+        media = _MEDIA.match(path)
+        if media:  # a signed link (an <img src> sends no token): the signature is the key
+            found_file = await asyncio.to_thread(self.signer.read, media.group(1), media.group(2))
+            if found_file is None:
+                return error(404, "Not Found")
+            body, kind = found_file
+            return _response(200, body, kind, {"Cache-Control": "private, max-age=3600"})
         if path.startswith("/api/"):
             if not self.tokens.api_ok(bearer(headers) or query.get("token", "")):
                 return error(401, "Unauthorized")
