@@ -189,3 +189,32 @@ async def test_a_browser_that_went_away_finds_its_chat_in_the_sessions_api(
         ("assistant", "answered while you were away"),
     ]
     assert missing == 404
+
+
+async def test_text_before_a_tool_call_is_streamed_once_and_the_answer_after_it(
+    scripted_server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
+    """The agent writes, calls a tool, then answers: the first text streams and its stream
+    ends (the progress note that repeats it is not sent again), the answer streams anew."""
+    scripted_server.push(
+        Reply("Let me look.", tool_calls=[("list_dir", json.dumps({"path": "."}))]),
+        Reply("Nothing much here."),
+    )
+    runtime = await start_runtime(tmp_path, scripted_server, websocketRequiresToken=False)
+    try:
+        client = await Client.open(f"{url_of(runtime)}/?client_id=alice")
+        chat = client.default_chat
+        await client.send(type="message", chat_id=chat, content="what is here?", turn_id="t-9")
+        await until(lambda: client.of("turn_end", chat), what="the answer")
+        await runtime.agent.idle()
+        await client.close()
+    finally:
+        await runtime.stop()
+    ends = client.of("stream_end", chat)
+    streams = [
+        "".join(d["text"] for d in client.of("delta", chat) if d["stream_id"] == e["stream_id"])
+        for e in ends
+    ]
+    assert streams == ["Let me look.", "Nothing much here."]
+    assert not [m for m in client.of("message", chat) if m.get("kind") != "tool_hint"]
+    assert len(client.of("turn_end", chat)) == 1

@@ -424,28 +424,39 @@ class WebSocketChannel(BaseChannel):
         return [message]
 
     async def send_piece(self, delivery: Delivery, index: int, piece: Any) -> None:
-        """Send the answer to every connection attached to its chat. With nobody attached it
+        """Send a message to every connection attached to its chat. With nobody attached it
         is not kept waiting: it is in the session, and the chat shows it when opened again
-        (as with 0.3.5)."""
+        (as with 0.3.5).
+
+        A turn's answer (it names its ``turn_id``) that was streamed ends the stream
+        (``stream_end``, with the saved text only when it differs from what was streamed),
+        else it is one ``message``; then ``turn_end``. Text the agent wrote before calling
+        tools comes as a progress note too: when it was streamed, the stream just ends.
+        Everything else (tool hints, approval questions, reminders) is a ``message``.
+        """
         message: OutboundMessage = piece
         chat_id = message.chat_id
         meta = message.metadata
         turn_id = str(meta.get("turn_id") or "")
+        hint = bool(meta.get("tool_hint"))
+        progress = bool(meta.get("progress")) and not hint
+        answer = bool(turn_id) and not (progress or hint)
         stream = self.hub.streams.get(chat_id)
-        final = not (meta.get("progress") or meta.get("tool_hint"))
+        streamed = "".join(stream.parts).strip() if stream is not None else None
         fields: dict[str, Any] = {"turn_id": self.hub.wire_id(turn_id)} if turn_id else {}
-        if final and stream is not None:
+        if stream is not None and (answer or (progress and streamed == message.content.strip())):
             del self.hub.streams[chat_id]
-            if "".join(stream.parts).strip() != message.content.strip():
+            if streamed != message.content.strip():
                 fields["text"] = message.content  # the answer as saved, when it differs
+            fields.setdefault("turn_id", self.hub.wire_id(stream.turn_id))
             await self._broadcast(chat_id, "stream_end", stream_id=stream.stream_id, **fields)
         else:
             if message.media:
                 fields["media"] = list(message.media)
                 if self.routes is not None:
                     fields["media_urls"] = [self.routes.signer.link(p) for p in message.media]
-            if not final:
-                fields["kind"] = "tool_hint" if meta.get("tool_hint") else "progress"
+            if hint or progress:
+                fields["kind"] = "tool_hint" if hint else "progress"
             await self._broadcast(chat_id, "message", text=message.content, **fields)
-        if final and turn_id:
+        if answer:
             await self._end_turn(chat_id, turn_id)
