@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +27,6 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-SHOTS = Path(os.environ.get("NANOBOT_TEST_SHOTS", tempfile.gettempdir())) / "websocket-webui"
 ANSWER = "Hello from the desktop agent, streamed in small pieces to the browser."
 
 
@@ -56,8 +54,9 @@ def webui_dist() -> Path:
     return found
 
 
-def drive(base: str, secret: str, user_data: Path) -> dict[str, Any]:
-    """Log in, chat, look at the sessions list; what was seen (blocking: run in a thread)."""
+def drive(base: str, secret: str, user_data: Path, shots: Path) -> dict[str, Any]:
+    """Log in, chat, look at the sessions list; what was seen (blocking: run in a thread).
+    Screenshots go to ``shots``."""
     from playwright.sync_api import sync_playwright
 
     seen: dict[str, Any] = {"frames": []}
@@ -78,7 +77,7 @@ def drive(base: str, secret: str, user_data: Path) -> dict[str, Any]:
             login = page.locator("input[type=password]").first
             login.wait_for(timeout=30_000)
             seen["login_shown"] = True
-            page.screenshot(path=str(SHOTS / "1-login.png"))
+            page.screenshot(path=str(shots / "1-login.png"))
             login.fill(secret)
             login.press("Enter")
             box = page.locator("textarea").first
@@ -86,17 +85,17 @@ def drive(base: str, secret: str, user_data: Path) -> dict[str, Any]:
             box.fill("Hello desktop")
             box.press("Enter")
             page.get_by_text(ANSWER).first.wait_for(timeout=60_000)
-            page.screenshot(path=str(SHOTS / "2-answer.png"))
+            page.screenshot(path=str(shots / "2-answer.png"))
             page.reload()
             page.locator("textarea").first.wait_for(timeout=30_000)
             page.get_by_text(ANSWER[:20]).first.wait_for(timeout=30_000)
             # The chat's first words appear twice: its row in the sessions list, its bubble.
             page.get_by_text("Hello desktop").nth(1).wait_for(timeout=30_000)
             seen["listed"] = page.get_by_text("Hello desktop").count()
-            page.screenshot(path=str(SHOTS / "3-sessions.png"))
+            page.screenshot(path=str(shots / "3-sessions.png"))
         except Exception:
-            page.screenshot(path=str(SHOTS / "failed.png"))
-            (SHOTS / "failed.log").write_text("\n".join(seen["frames"]))
+            page.screenshot(path=str(shots / "failed.png"))
+            (shots / "failed.log").write_text("\n".join(seen["frames"]))
             raise
         finally:
             browser.close()
@@ -110,10 +109,12 @@ async def test_nanobot_webui_logs_in_chats_with_streaming_and_lists_the_session(
     runtime = await start_runtime(
         tmp_path, scripted_server, tokenIssueSecret=SECRET, webuiDist=str(webui_dist)
     )
-    SHOTS.mkdir(parents=True, exist_ok=True)
+    # NANOBOT_TEST_SHOTS keeps the screenshots somewhere to look at them.
+    shots = Path(os.environ.get("NANOBOT_TEST_SHOTS", tmp_path)) / "websocket-webui"
+    shots.mkdir(parents=True, exist_ok=True)
     try:
         seen = await asyncio.to_thread(
-            drive, url_of(runtime, "http"), SECRET, tmp_path / "chromium"
+            drive, url_of(runtime, "http"), SECRET, tmp_path / "chromium", shots
         )
         await runtime.agent.idle()
     finally:

@@ -217,6 +217,7 @@ class WebSocketChannel(BaseChannel):
             server.close()
             await server.wait_closed()
             routes.tokens.clear()
+            self.routes = None
             self.hub.subs.clear()
             self.hub.chats_of.clear()
 

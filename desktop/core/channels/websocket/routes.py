@@ -143,6 +143,8 @@ class Routes:
         dist: 0.3.5's built WebUI, when found.
         sessions: The channel's sessions, when the app's config is known.
         model: The model name the WebUI shows.
+        provider: The provider the WebUI shows beside it.
+        workspace: The agent's workspace (the WebUI shows its name).
     """
 
     def __init__(
