@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from tests.channels.websocket.conftest import Client, free_port, start_runtime, 
 from tests.conftest import CLI, REPO, cli_env, write_config
 from tests.fakes.openai_server import ScriptedOpenAIServer
 from tests.interop.conftest import nanobot_executable
+from tests.waiting import until
 
 NANOBOT_SECTION: dict[str, Any] = {
     "enabled": True,
@@ -133,3 +135,22 @@ def test_channels_status_lists_it(tmp_path: Path) -> None:
     )
     line = next(x for x in done.stdout.splitlines() if x.startswith("WebSocket"))
     assert "enabled, installed" in line and f"ws://127.0.0.1:{port}/" in line, done.stdout
+
+
+async def test_a_port_in_use_is_a_clear_error_and_retried(
+    scripted_server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
+    """Another program (a nanobot gateway on the same config) holds the port: the channel
+    says so and tries again later; the rest of the app runs."""
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        runtime = await start_runtime(tmp_path, scripted_server, connected=False, port=port)
+        try:
+            await until(lambda: runtime.channels.status("websocket").state == "error")
+            reason = runtime.channels.status("websocket").reason
+        finally:
+            await runtime.stop()
+    assert f"listen on 127.0.0.1:{port}: Address already in use" in reason, reason
+    assert "nanobot gateway" in reason

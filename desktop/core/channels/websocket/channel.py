@@ -23,8 +23,10 @@ loses it or answers it twice. Approvals are asked in the chat and answered with 
 from __future__ import annotations
 
 import asyncio
+import errno
 import json
 import logging
+import os
 import ssl
 import uuid
 from collections.abc import Sequence
@@ -200,9 +202,10 @@ class WebSocketChannel(BaseChannel):
                 logger=logging.getLogger("desktop.core.channels.websocket.server"),
             )
         except OSError as exc:
-            raise OSError(
-                f"cannot listen on {cfg.host}:{cfg.port}: {exc.strerror or exc}"
-            ) from None
+            why = os.strerror(exc.errno) if exc.errno else str(exc)
+            if exc.errno == errno.EADDRINUSE:
+                why += " (another program, perhaps a nanobot gateway, listens there)"
+            raise OSError(f"cannot listen on {cfg.host}:{cfg.port}: {why}") from None
         self.routes = routes
         try:
             sockets = list(server.sockets)
