@@ -38,7 +38,7 @@ runtime_pkgs=(python3-venv libxcb-cursor0 libxkbcommon-x11-0 libxcb-icccm4 libxc
   libxcb-keysyms1 libxcb-randr0 libxcb-render-util0 libxcb-shape0 libxcb-xinerama0 libxcb-xkb1
   libegl1 libgl1 libfontconfig1 libdbus-1-3 libglib2.0-0 bubblewrap fonts-noto-color-emoji)
 test_pkgs=(gnome-keyring dbus-x11 dbus xvfb xauth cmake build-essential git
-  trayer dunst x11-utils imagemagick xdotool dovecot-imapd openssl zbar-tools)
+  trayer dunst x11-utils imagemagick xdotool dovecot-imapd openssl zbar-tools chromium)
 # Building the .deb: dpkg-deb and dpkg-shlibdeps (its dependencies).
 package_pkgs=(dpkg-dev)
 pkgs=("${runtime_pkgs[@]}")

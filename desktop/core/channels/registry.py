@@ -57,5 +57,7 @@ CHANNELS: dict[str, ChannelInfo] = {
                     "whatsapp", ("websockets",)),
         ChannelInfo("mochat", "Mochat", "desktop.core.channels.mochat.channel", "MochatChannel",
                     "mochat", ("socketio",)),
+        ChannelInfo("websocket", "WebSocket", "desktop.core.channels.websocket.channel",
+                    "WebSocketChannel", "websocket", ("websockets",)),
     )
 }  # fmt: skip

@@ -27,6 +27,7 @@ from desktop.core.config.channels.mochat import MochatConfig
 from desktop.core.config.channels.qq import QQConfig
 from desktop.core.config.channels.slack import SlackConfig
 from desktop.core.config.channels.telegram import TelegramConfig
+from desktop.core.config.channels.websocket import WebSocketConfig
 from desktop.core.config.channels.whatsapp import WhatsAppConfig
 from desktop.core.config.provider_schema import (
     BedrockProviderConfig,
@@ -208,6 +209,7 @@ class ChannelsConfig(Base):
     qq: QQConfig = Field(default_factory=QQConfig)
     whatsapp: WhatsAppConfig = Field(default_factory=WhatsAppConfig)
     mochat: MochatConfig = Field(default_factory=MochatConfig)
+    websocket: WebSocketConfig = Field(default_factory=WebSocketConfig)
 
 
 class HeartbeatConfig(Base):

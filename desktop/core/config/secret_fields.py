@@ -35,6 +35,13 @@ def is_secret_field(name: str) -> bool:
     return bool(_SECRET_NAME.search(name))
 
 
+def is_secret_model_field(model: type[BaseModel], name: str) -> bool:
+    """Whether field ``name`` of ``model`` holds a credential: a secret's name and text (a
+    switch such as ``websocketRequiresToken`` is not one)."""
+    info = model.model_fields.get(name)
+    return info is not None and info.annotation is str and is_secret_field(name)
+
+
 def channel_names() -> list[str]:
     """The channel sections of the schema, in schema order."""
     return [
@@ -48,7 +55,11 @@ def channel_secret_paths(channel: str) -> list[str]:
     """Dotted snake_case paths of the secret fields of ``channel``."""
     model = ChannelsConfig.model_fields[channel].annotation
     assert isinstance(model, type) and issubclass(model, BaseModel)
-    return [f"channels.{channel}.{name}" for name in model.model_fields if is_secret_field(name)]
+    return [
+        f"channels.{channel}.{name}"
+        for name in model.model_fields
+        if is_secret_model_field(model, name)
+    ]
 
 
 def all_secret_paths() -> list[str]:

@@ -45,7 +45,13 @@ _ACRONYMS = {"id": "ID", "imap": "IMAP", "smtp": "SMTP", "url": "URL", "qq": "QQ
 NOT_RUNNING = "Not running. Enable it and save: it connects (or use Connect)."
 
 
-_TITLES = {"dingtalk": "DingTalk", "whatsapp": "WhatsApp", "qq": "QQ", "cli": "CLI"}
+_TITLES = {
+    "dingtalk": "DingTalk",
+    "whatsapp": "WhatsApp",
+    "qq": "QQ",
+    "cli": "CLI",
+    "websocket": "WebSocket",
+}
 _LINK_STEPS = {
     "whatsapp": "On your phone open WhatsApp → Settings → Linked devices → Link a device",
 }
@@ -136,7 +142,9 @@ def has_control(model: type[BaseModel], field_name: str) -> bool:
     kept = model.kept_fields if issubclass(model, ChannelBase) else frozenset()
     if field_name in kept or field_name not in model.model_fields:
         return False
-    return secret_fields.is_secret_field(field_name) or _editable(model.model_fields[field_name])
+    return secret_fields.is_secret_model_field(model, field_name) or _editable(
+        model.model_fields[field_name]
+    )
 
 
 def _form() -> QFormLayout:
@@ -239,7 +247,7 @@ class ChannelForm(QWidget):
             path = f"channels.{name}.{field_name}"
             section = section_of(self.guide, field_name)
             form = forms[section]
-            if secret_fields.is_secret_field(field_name):
+            if secret_fields.is_secret_model_field(self.model, field_name):
                 noun = next(
                     (n for n in ("password", "token", "secret") if field_name.endswith(n)), "key"
                 )

@@ -233,6 +233,19 @@ GUIDES: dict[str, ChannelGuide] = {
         link="https://mochat.io/",
         link_text="Mochat",
     ),
+    "websocket": ChannelGuide(
+        essentials=("host", "port", "token_issue_secret"),
+        access=("allow_from", "token", "websocket_requires_token"),
+        how_to=(
+            "The agent listens here and browsers, phones and scripts connect to it with "
+            "nanobot's WebSocket protocol. To open nanobot's WebUI from a phone on your "
+            "network, listen on 0.0.0.0, set a token issue secret (the WebUI asks for it at "
+            "login) and open http://<this computer's address>:<port>/ on the phone. Without "
+            "a token or secret it only listens on this computer."
+        ),
+        link="https://github.com/HKUDS/nanobot",
+        link_text="nanobot's WebUI",
+    ),
 }
 
 
