@@ -76,8 +76,8 @@ class QuestionChannel(Protocol):
         """Deliver a plain message."""
         ...
 
-    def spawn(self, coro: Coroutine[Any, Any, None], name: str) -> None:
-        """Run ``coro`` in the background, owned by the channel."""
+    def spawn(self, coro: Coroutine[Any, Any, None], name: str) -> object:
+        """Run ``coro`` in the background, owned by the channel (what it returns is unused)."""
         ...
 
 
