@@ -8,6 +8,7 @@ from dataclasses import replace
 import pytest
 
 from desktop.core.channels.dingtalk.markup import convert
+from desktop.core.channels.discord.markup import to_discord
 from desktop.core.channels.render import MARKDOWN, PLAIN, Rules, plain_text, render
 from desktop.core.channels.slack.mrkdwn import to_mrkdwn
 from desktop.core.channels.whatsapp.markup import to_whatsapp
@@ -112,3 +113,17 @@ def test_a_new_platform_is_a_few_lines() -> None:
 )
 def test_dingtalk_cases_the_regexes_got_wrong(markdown: str, text: str) -> None:
     assert convert(markdown) == text
+
+
+@pytest.mark.parametrize(
+    ("markdown", "text"),
+    [
+        # __x__ is underline on Discord: bold is written **x** (the regex passed __ through)
+        ("__bold__ here", "**bold** here"),
+        # a level-4 heading or a table nested in a list item or a quote is still rewritten
+        ("- item\n\n  #### deep", "- item\n\n  **deep**"),
+        ("> | a | b |\n> |---|---|\n> | 1 | 2 |", "> ```\n> a  b\n> -  -\n> 1  2\n> ```"),
+    ],
+)
+def test_discord_cases_the_regexes_got_wrong(markdown: str, text: str) -> None:
+    assert to_discord(markdown) == text
