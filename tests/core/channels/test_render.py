@@ -9,6 +9,7 @@ import pytest
 
 from desktop.core.channels.dingtalk.markup import convert
 from desktop.core.channels.discord.markup import to_discord
+from desktop.core.channels.feishu.cards import elements
 from desktop.core.channels.render import MARKDOWN, PLAIN, Rules, plain_text, render
 from desktop.core.channels.slack.mrkdwn import to_mrkdwn
 from desktop.core.channels.whatsapp.markup import to_whatsapp
@@ -127,3 +128,20 @@ def test_dingtalk_cases_the_regexes_got_wrong(markdown: str, text: str) -> None:
 )
 def test_discord_cases_the_regexes_got_wrong(markdown: str, text: str) -> None:
     assert to_discord(markdown) == text
+
+
+def test_feishu_cases_the_regexes_got_wrong() -> None:
+    # a table inside a code block is code, not a card table (the regex cut the block apart)
+    code = "```md\n| a | b |\n|---|---|\n| 1 | 2 |\n```"
+    assert elements(code) == [{"tag": "markdown", "content": code}]
+    # underscores inside words and code stay in a heading (the regex took them as italics)
+    assert elements("# Title with `code_x` and snake_case") == [
+        {
+            "tag": "div",
+            "text": {"tag": "lark_md", "content": "**Title with code_x and snake_case**"},
+        }
+    ]
+    # an indented code block stays code in the card's markdown
+    assert elements("    # indented code") == [
+        {"tag": "markdown", "content": "```\n# indented code\n```"}
+    ]

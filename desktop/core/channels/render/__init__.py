@@ -20,7 +20,7 @@ from markdown_it.tree import SyntaxTreeNode
 
 from desktop.core.channels.render.rules import MARKDOWN, PLAIN, Rules
 
-__all__ = ["MARKDOWN", "PLAIN", "Rules", "plain_text", "render"]
+__all__ = ["MARKDOWN", "PLAIN", "Document", "Rules", "plain_text", "render"]
 
 _MD = MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
 _TASK = ("[ ] ", "[x] ", "[X] ")
@@ -28,9 +28,40 @@ _TASK = ("[ ] ", "[x] ", "[X] ")
 
 def render(markdown: str, rules: Rules) -> str:
     """``markdown`` written in the format ``rules`` describe (see the module docstring)."""
-    source = markdown.replace("\r\n", "\n")
-    tree = SyntaxTreeNode(_MD.parse(source))
-    return _Writer(rules, source.split("\n")).blocks(tree.children).strip("\n")
+    document = Document(markdown)
+    return document.write(document.blocks, rules)
+
+
+class Document:
+    """One parse of ``markdown``, for platforms that build structure from its top-level
+    blocks (Feishu's card elements: a heading or a table becomes an element of its own).
+
+    Args:
+        markdown: The model's answer.
+    """
+
+    def __init__(self, markdown: str) -> None:
+        source = markdown.replace("\r\n", "\n")
+        self._lines = source.split("\n")
+        self.blocks: list[SyntaxTreeNode] = SyntaxTreeNode(_MD.parse(source)).children
+        """The top-level blocks (``node.type``: ``heading``, ``table``, ``paragraph`` …)."""
+
+    def write(self, nodes: list[SyntaxTreeNode], rules: Rules) -> str:
+        """Sibling ``nodes`` written with ``rules``, separated as in the source."""
+        return _Writer(rules, self._lines).blocks(nodes).strip("\n")
+
+    def plain(self, node: SyntaxTreeNode) -> str:
+        """A heading's or a paragraph's text without marks."""
+        return _Writer(PLAIN, self._lines).block(node.children[0]) if node.children else ""
+
+    def cells(self, table: SyntaxTreeNode) -> list[list[str]]:
+        """A table's rows (the header first) as plain-text cells."""
+        writer = _Writer(PLAIN, self._lines)
+        return [
+            [writer.inline(c.children[0]).strip() if c.children else "" for c in row.children]
+            for section in table.children
+            for row in section.children
+        ]
 
 
 def plain_text(markdown: str) -> str:
@@ -63,6 +94,8 @@ class _Writer:
         """One block."""
         r = self.r
         kind = node.type
+        if kind == "inline":
+            return self.inline(node)
         if kind == "paragraph":
             return self.inline(node.children[0]) if node.children else ""
         if kind == "heading":
