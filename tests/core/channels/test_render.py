@@ -11,6 +11,7 @@ from desktop.core.channels.dingtalk.markup import convert
 from desktop.core.channels.discord.markup import to_discord
 from desktop.core.channels.feishu.cards import elements
 from desktop.core.channels.render import MARKDOWN, PLAIN, Rules, plain_text, render
+from desktop.core.channels.render.styles import styled_text
 from desktop.core.channels.slack.mrkdwn import to_mrkdwn
 from desktop.core.channels.whatsapp.markup import to_whatsapp
 
@@ -145,3 +146,17 @@ def test_feishu_cases_the_regexes_got_wrong() -> None:
     assert elements("    # indented code") == [
         {"tag": "markdown", "content": "```\n# indented code\n```"}
     ]
+
+
+def test_style_ranges_for_platforms_that_style_by_offsets() -> None:
+    text, ranges = styled_text("**bold `code` inside** and _it_ 😀 ~~gone~~")
+    assert text == "bold code inside and it 😀 gone"
+    assert [r.signal() for r in ranges] == [
+        "5:4:MONOSPACE",
+        "0:16:BOLD",
+        "21:2:ITALIC",
+        "27:4:STRIKETHROUGH",  # the emoji before it is two UTF-16 units
+    ]
+    text, ranges = styled_text("# Head\n\n```\nx = 1\n```\n\nsneaky \ue000 mark")
+    assert text == "Head\n\nx = 1\n\nsneaky  mark"
+    assert [r.signal() for r in ranges] == ["0:4:BOLD", "6:5:MONOSPACE"]
