@@ -181,8 +181,8 @@ class BaseChannel(ABC, Generic[ConfigT]):
 
     The base owns the channel's background work: :meth:`spawn` runs a coroutine under
     :attr:`owner`, which :meth:`stop` closes (every task still running is cancelled and
-    awaited). A subclass that overrides :meth:`stop` to close its connection calls
-    ``await super().stop()`` first. The manager makes a new channel object for every start,
+    awaited). A subclass that overrides :meth:`stop` to close its connection does so after
+    ``await super().stop()`` (a wake-up signal for :meth:`run` may come before it). The manager makes a new channel object for every start,
     so a stopped channel is never started again (a restart after a failure reuses the object
     without stopping it: the owner stays open).
 
