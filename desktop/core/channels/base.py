@@ -35,7 +35,9 @@ from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Generic, Literal, TypeVar
+from typing import Any, ClassVar, Generic, Literal
+
+from typing_extensions import TypeVar  # a default for ConfigT (PEP 696); pydantic brings it
 
 from desktop.core.bus.events import Ack, AckOutcome, InboundMessage, OutboundMessage, RunEvent
 from desktop.core.bus.limits import describe_size, max_inbound_kb, refusal, utf8_size
@@ -164,9 +166,9 @@ def split_message(text: str, limit: int) -> list[str]:
 
 
 StatusListener = Callable[[str, ChannelStatus], None]
-ConfigT = TypeVar("ConfigT", bound=ChannelBase)
-"""A channel's config section class (``TelegramChannel(BaseChannel[TelegramConfig])``)."""
-T = TypeVar("T")
+ConfigT = TypeVar("ConfigT", bound=ChannelBase, default=ChannelBase)
+"""A channel's config section class (``TelegramChannel(BaseChannel[TelegramConfig])``); a
+bare ``BaseChannel`` is ``BaseChannel[ChannelBase]``."""
 Confirm = Callable[[AckOutcome], Awaitable[None]]
 """Confirms a message to its network once the agent has it safe (see :class:`Ack`)."""
 
@@ -277,7 +279,7 @@ class BaseChannel(ABC, Generic[ConfigT]):
         for problems a retry cannot fix.
         """
 
-    def spawn(self, coro: Coroutine[Any, Any, T], name: str) -> asyncio.Task[T] | None:
+    def spawn(self, coro: Coroutine[Any, Any, Any], name: str) -> asyncio.Task[Any] | None:
         """Run ``coro`` in the background, owned by the channel (cancelled and awaited on
         :meth:`stop`; a failure is logged).
 
