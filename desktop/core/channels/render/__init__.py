@@ -76,6 +76,7 @@ class _Writer:
         self.r = rules
         self._lines = lines
         self._bold = 0  # inside bold already (a heading that is bold, nested strong)
+        self._cut: set[int] = set()  # text nodes that begin with a task's "[x] "
 
     # -- blocks ---------------------------------------------------------------------------
     def blocks(self, nodes: list[SyntaxTreeNode], *, tight: bool = False) -> str:
@@ -148,9 +149,8 @@ class _Writer:
         first = inline.children[0] if inline.children else None
         if first is None or first.type != "text" or not first.content.startswith(_TASK):
             return marker
-        done = first.content[1] in "xX"
-        first.token.content = first.content[4:]  # type: ignore[union-attr]
-        return self.r.task[0] if done else self.r.task[1]
+        self._cut.add(id(first))  # its "[x] " is the marker now (the tree stays as parsed)
+        return self.r.task[0] if first.content[1] in "xX" else self.r.task[1]
 
     def table(self, node: SyntaxTreeNode) -> str:
         """A table: header cells and rows, each cell written inline."""
@@ -178,7 +178,7 @@ class _Writer:
         r = self.r
         kind = node.type
         if kind == "text":
-            return r.escape(node.content)
+            return r.escape(node.content[4:] if id(node) in self._cut else node.content)
         if kind == "softbreak":
             return "\n"
         if kind == "hardbreak":
