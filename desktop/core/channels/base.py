@@ -32,10 +32,12 @@ from __future__ import annotations
 import asyncio
 import logging
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Generic, Literal
+
+from typing_extensions import TypeVar  # a default for ConfigT (PEP 696); pydantic brings it
 
 from desktop.core.bus.events import Ack, AckOutcome, InboundMessage, OutboundMessage, RunEvent
 from desktop.core.bus.limits import describe_size, max_inbound_kb, refusal, utf8_size
@@ -44,6 +46,9 @@ from desktop.core.channels.approvals import ReplyApprover
 from desktop.core.channels.journal import journal_for
 from desktop.core.channels.outbox import Delivery, outbox_for
 from desktop.core.channels.state import ChannelStateStore
+from desktop.core.config.base import ChannelBase
+from desktop.core.utils.redact import register_secret
+from desktop.core.utils.tasks import TaskOwner
 
 log = logging.getLogger(__name__)
 
@@ -169,16 +174,27 @@ def split_message(text: str, limit: int) -> list[str]:
 
 
 StatusListener = Callable[[str, ChannelStatus], None]
+ConfigT = TypeVar("ConfigT", bound=ChannelBase, default=ChannelBase)
+"""A channel's config section class (``TelegramChannel(BaseChannel[TelegramConfig])``); a
+bare ``BaseChannel`` is ``BaseChannel[ChannelBase]``."""
 Confirm = Callable[[AckOutcome], Awaitable[None]]
 """Confirms a message to its network once the agent has it safe (see :class:`Ack`)."""
 
 
-class BaseChannel(ABC):
+class BaseChannel(ABC, Generic[ConfigT]):
     """A chat network as a channel.
 
-    Subclasses set :attr:`name`, implement :meth:`run` (connect, then receive until stopped or
+    Subclasses name their config class (``BaseChannel[TelegramConfig]``: :attr:`config` is
+    typed), set :attr:`name`, implement :meth:`run` (connect, then receive until stopped or
     the connection fails: raise to be restarted with backoff), :meth:`pieces` and
     :meth:`send_piece`; they call :meth:`publish` for every message a person sends.
+
+    The base owns the channel's background work: :meth:`spawn` runs a coroutine under
+    :attr:`owner`, which :meth:`stop` closes (every task still running is cancelled and
+    awaited). A subclass that overrides :meth:`stop` to close its connection does so after
+    ``await super().stop()`` (a wake-up signal for :meth:`run` may come before it). The manager makes a new channel object for every start,
+    so a stopped channel is never started again (a restart after a failure reuses the object
+    without stopping it: the owner stays open).
 
     Args:
         config: The channel's config section (``channels.<name>``).
@@ -195,17 +211,22 @@ class BaseChannel(ABC):
     sender_shape: ClassVar[SenderShape] = "opaque"
     """How the channel writes sender ids: ``id|name`` where the network has a display name
     (only the id may be named in ``allowFrom``), ``id|id`` where both halves are ids."""
+    secret_fields: ClassVar[tuple[str, ...]] = ()
+    """Config fields that hold credentials: registered for redaction when the channel is
+    made, so they never reach a log or an error shown to the person."""
 
     def __init__(
         self,
-        config: Any,
+        config: ConfigT,
         bus: MessageBus,
         state: ChannelStateStore,
         media_dir: Path,
         *,
         app_config: Any = None,
     ) -> None:
-        self.config = config
+        self.config: ConfigT = config
+        self.owner = TaskOwner(self.name or type(self).__name__)
+        """Owns the channel's background tasks (closed by :meth:`stop`)."""
         self.app_config = app_config
         """The whole config, for settings shared with the rest of the app (a provider key
         for voice transcription); ``None`` when unknown."""
@@ -215,9 +236,17 @@ class BaseChannel(ABC):
         self._status = ChannelStatus("stopped")
         self._listeners: list[StatusListener] = []
         self._stopping = asyncio.Event()
-        self.approvals = self.make_approver()
         self.journal = journal_for(state)
         self.outbox = outbox_for(state)
+        for secret in self.secret_fields:
+            register_secret(str(getattr(config, secret, "") or "") or None)
+        self.setup()
+        self.approvals = self.make_approver()
+
+    def setup(self) -> None:
+        """Set up the channel's own state (called once by the constructor, after
+        :attr:`config`, :attr:`state`, :attr:`owner`, :attr:`journal` and :attr:`outbox`
+        exist and before :meth:`make_approver`): a channel needs no ``__init__`` of its own."""
 
     def make_approver(self) -> ReplyApprover:
         """The approver that asks in this channel's chats (override for buttons)."""
@@ -258,9 +287,23 @@ class BaseChannel(ABC):
         for problems a retry cannot fix.
         """
 
+    def spawn(self, coro: Coroutine[Any, Any, Any], name: str) -> asyncio.Task[Any] | None:
+        """Run ``coro`` in the background, owned by the channel (cancelled and awaited on
+        :meth:`stop`; a failure is logged).
+
+        Returns:
+            The task, or ``None`` (``coro`` closed unrun) once the channel is stopping.
+        """
+        return self.owner.try_spawn(coro, name=name)
+
     async def stop(self) -> None:
-        """Ask :meth:`run` to end (the manager also cancels it)."""
+        """Ask :meth:`run` to end (the manager also cancels it) and end the background tasks.
+
+        :attr:`stopping` is set before anything is awaited, so whatever a subclass does before
+        or after ``await super().stop()`` sees it.
+        """
         self._stopping.set()
+        await self.owner.aclose()
 
     @property
     def stopping(self) -> bool:
@@ -468,5 +511,5 @@ class BaseChannel(ABC):
             await self.bus.publish_inbound(message)
         return len(pending)
 
-    async def on_event(self, event: RunEvent) -> None:  # noqa: B027 - optional hook
+    async def on_event(self, event: RunEvent) -> None:
         """A run event of one of this channel's sessions (typing indicators, reactions)."""

@@ -7,9 +7,15 @@ ends some other way than by a click that already showed the outcome (the gate's 
 ``/stop``, an answer in the app or by keyword), has the channel edit it to say how it ended.
 Subclasses say only how a question is posted and how it is closed on their platform.
 
-:class:`ButtonIds` packs the decision and the tool call id into a button's data
-(``<prefix>:<code>:<call id>``) and replaces a call id that would not fit the platform's limit
-by ``#`` and a short digest, which it resolves again while the question waits.
+:class:`ButtonIds` is the one button-id encoding: it packs the decision and the tool call id
+into a button's data (``<prefix>:<code>:<call id>``: Telegram's callback data, Discord's
+``custom_id``) and replaces a call id that would not fit the platform's limit by ``#`` and a
+short digest, which it resolves again while the question waits. Where the call id travels
+apart from the id (Slack's ``value``) the id is only ``<prefix>:<code>`` (:meth:`ButtonIds.action`);
+where a button carries an object (Feishu's card ``value``) it is ``{"kind": <prefix>,
+"decision": <code>, "call_id": …}`` (:meth:`ButtonIds.fields`). Every platform reads a click
+back with :meth:`ButtonIds.decode` / :meth:`ButtonIds.read_fields` and hands it to
+:meth:`ButtonApprover.claim`, which finds the waiting question it answers.
 """
 
 from __future__ import annotations
@@ -63,6 +69,22 @@ class ButtonIds:
         """Drop the digests of a question that is no longer waiting."""
         self._digests = {k: v for k, v in self._digests.items() if v != call_id}
 
+    def action(self, decision: Decision) -> str:
+        """The id of the button for ``decision`` where the call id travels apart from it
+        (:meth:`decode` reads it back with no call id)."""
+        return f"{self.prefix}:{CODE_OF[decision]}"
+
+    def fields(self, decision: Decision, call_id: str) -> dict[str, str]:
+        """The button's value where a platform carries an object (never too long)."""
+        return {"kind": self.prefix, "decision": CODE_OF[decision], "call_id": call_id}
+
+    def read_fields(self, value: object) -> tuple[Decision | None, str | None]:
+        """The decision and call id of a value made by :meth:`fields` (``None, None`` for a
+        value that is not one of ours)."""
+        if not isinstance(value, dict) or value.get("kind") != self.prefix:
+            return None, None
+        return CODES.get(str(value.get("decision"))), str(value.get("call_id") or "") or None
+
 
 class QuestionChannel(Protocol):
     """What every button approver needs from its channel."""
@@ -76,12 +98,18 @@ class QuestionChannel(Protocol):
         """Deliver a plain message."""
         ...
 
-    def spawn(self, coro: Coroutine[Any, Any, None], name: str) -> None:
-        """Run ``coro`` in the background, owned by the channel."""
+    def spawn(self, coro: Coroutine[Any, Any, None], name: str) -> object:
+        """Run ``coro`` in the background, owned by the channel (what it returns is unused)."""
         ...
 
 
-Q = TypeVar("Q")
+class Answerable(Protocol):
+    """What a channel keeps of a posted question: at least who answered it by a click."""
+
+    answered_by: str
+
+
+Q = TypeVar("Q", bound=Answerable)
 
 
 class ButtonApprover(ReplyApprover, ABC, Generic[Q]):
@@ -142,6 +170,29 @@ class ButtonApprover(ReplyApprover, ABC, Generic[Q]):
             if match(chat_id, call_id, question):
                 return chat_id, call_id, question
         return None
+
+    def claim(
+        self,
+        decision: Decision | None,
+        call_id: str | None,
+        who: str,
+        match: Callable[[str, Q], bool],
+    ) -> tuple[str, Q] | None:
+        """The waiting question a click answers, marked as answered by ``who``: the one
+        about ``call_id`` whose chat and question ``match`` accepts. ``None`` for a click on
+        a closed, unknown or not-ours button (the channel says so to the person).
+
+        The channel then shows the outcome where its platform needs the click answered first
+        (Discord's interaction response) and calls :meth:`answer` with the chat id.
+        """
+        if decision is None or call_id is None:
+            return None
+        found = self.find(lambda chat, call, q: call == call_id and match(chat, q))
+        if found is None or not self.waiting(found[0], call_id):
+            return None
+        chat_id, _, question = found
+        question.answered_by = who
+        return chat_id, question
 
     def waiting(self, chat_id: str, call_id: str | None) -> bool:
         """Whether the question about ``call_id`` still waits for an answer in ``chat_id``."""

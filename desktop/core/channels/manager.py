@@ -128,7 +128,7 @@ class ChannelManager:
         self.registry = registry
         self._owner = owner
         self._channels: dict[str, Channel] = {}
-        self._running: dict[str, BaseChannel] = {}
+        self._running: dict[str, BaseChannel[Any]] = {}
         self._unified_turns: dict[str, str] = {}  # turn id → its channel (unifiedSession)
         self._supervisors: dict[str, asyncio.Task[None]] = {}
         self._statuses: dict[str, ChannelStatus] = {}
@@ -221,7 +221,7 @@ class ChannelManager:
                 self._enqueue(delivery)
         return self.status(name)
 
-    async def create(self, info: ChannelInfo, section: Any = None) -> BaseChannel:
+    async def create(self, info: ChannelInfo, section: Any = None) -> BaseChannel[Any]:
         """A channel object for ``info`` (its SDK imported off the event loop).
 
         Raises:
@@ -247,7 +247,7 @@ class ChannelManager:
         if state is None:
             state = self._states[path] = await asyncio.to_thread(ChannelStateStore, path)
         media = self.media_dir or state_dir / "media"
-        channel: BaseChannel = cls(section, self.bus, state, media, app_config=self.config)
+        channel: BaseChannel[Any] = cls(section, self.bus, state, media, app_config=self.config)
         return channel
 
     async def check(self, name: str, section: Any) -> str:
@@ -351,7 +351,7 @@ class ChannelManager:
             )
         return status
 
-    async def _supervise(self, channel: BaseChannel) -> None:
+    async def _supervise(self, channel: BaseChannel[Any]) -> None:
         """Run ``channel``; restart it with backoff when it fails, until it is stopped."""
         loop = asyncio.get_running_loop()
         failures = 0

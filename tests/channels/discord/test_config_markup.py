@@ -40,9 +40,10 @@ def test_nanobots_section_loads_unchanged(tmp_path: Path) -> None:
 
 
 def test_markdown_discord_cannot_show_is_rewritten() -> None:
-    text = "#### Totals\n| item | n |\n|---|---:|\n| apples | 3 |\n![chart](https://x/c.png)"
+    # (a blank line ends the table: GFM reads a line right below it as one more row)
+    text = "#### Totals\n| item | n |\n|---|---:|\n| apples | 3 |\n\n![chart](https://x/c.png)"
     assert to_discord(text) == (
-        "**Totals**\n```\nitem    n\n------  -\napples  3\n```\n[chart](https://x/c.png)"
+        "**Totals**\n```\nitem    n\n------  -\napples  3\n```\n\n[chart](https://x/c.png)"
     )
     inside = "```md\n#### kept\n| a | b |\n|---|---|\n```"
     assert to_discord(inside) == inside, "code blocks are left alone"

@@ -53,6 +53,7 @@ def test_data_that_is_not_ours_decodes_to_nothing() -> None:
 class _Question:
     number: int
     clicked: bool = False
+    answered_by: str = ""
 
 
 @dataclass
@@ -119,3 +120,36 @@ async def test_every_question_is_closed_once_with_how_it_ended() -> None:
     assert approver.closed == [("a", 1, Decision.ALWAYS), ("b", 2, None)]
     assert approver.question("chat", "a") is None and not approver.waiting("chat", "a")
     assert [t.get_name() for t in channel.tasks] == ["approval-close", "approval-close"]
+
+
+def test_ids_apart_from_the_call_id_and_as_an_object() -> None:
+    ids = ButtonIds("ap", lambda _data: True)
+    assert ids.action(Decision.ALLOW_SESSION) == "ap:2"  # Slack: the call id is the value
+    assert ids.decode(ids.action(Decision.ALLOW_SESSION)) == (Decision.ALLOW_SESSION, None)
+    value = ids.fields(Decision.DENY, "call-9")  # Feishu: the value is an object
+    assert value == {"kind": "ap", "decision": "4", "call_id": "call-9"}
+    assert ids.read_fields(value) == (Decision.DENY, "call-9")
+    assert ids.read_fields({**value, "kind": "other"}) == (None, None)
+    assert ids.read_fields("ap:4:call-9") == (None, None)
+    assert ids.read_fields({**value, "call_id": ""}) == (Decision.DENY, None)
+
+
+async def test_a_click_claims_only_a_waiting_question_in_its_chat() -> None:
+    channel = _Channel()
+    approver = _Approver(channel)
+    waiting = asyncio.create_task(approver.request_approval(_request("a", chat_id="room")))
+    await asyncio.sleep(0)
+
+    def in_room(chat: str, _q: _Question) -> bool:
+        return chat == "room"
+
+    assert approver.claim(Decision.ALWAYS, "a", "bob", lambda chat, _q: chat == "hall") is None
+    assert approver.claim(None, "a", "bob", in_room) is None, "not a decision"
+    assert approver.claim(Decision.ALWAYS, None, "bob", in_room) is None, "not ours"
+    assert approver.claim(Decision.ALWAYS, "zz", "bob", in_room) is None, "unknown call"
+    found = approver.claim(Decision.ALWAYS, "a", "bob", in_room)
+    assert found is not None and found[0] == "room" and found[1].answered_by == "bob"
+    assert approver.answer(found[0], Decision.ALWAYS, "a")
+    assert await waiting is Decision.ALWAYS
+    assert approver.claim(Decision.DENY, "a", "eve", in_room) is None, "closed"
+    await asyncio.gather(*channel.tasks)

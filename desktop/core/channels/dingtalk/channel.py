@@ -52,14 +52,16 @@ from dingtalk_stream import (
 from dingtalk_stream.version import VERSION_STRING
 
 from desktop.core.bus.events import OutboundMessage
-from desktop.core.bus.queue import MessageBus
 from desktop.core.channels.base import BaseChannel, ChannelStatus, ChannelUnavailable
 from desktop.core.channels.dingtalk import inbound, markup
 from desktop.core.channels.dingtalk.api import DingTalkApi, Refused, Rejected
 from desktop.core.channels.outbox import Delivery
-from desktop.core.channels.state import ChannelStateStore
-from desktop.core.config.channels.dingtalk import DEFAULT_BASE_URL, DEFAULT_OAPI_URL
-from desktop.core.utils.redact import redact, register_secret
+from desktop.core.config.channels.dingtalk import (
+    DEFAULT_BASE_URL,
+    DEFAULT_OAPI_URL,
+    DingTalkConfig,
+)
+from desktop.core.utils.redact import redact
 
 log = logging.getLogger(__name__)
 
@@ -83,25 +85,17 @@ class _RobotHandler(CallbackHandler):  # type: ignore[misc]  # the SDK is untype
         return AckMessage.STATUS_OK, "OK"
 
 
-class DingTalkChannel(BaseChannel):
+class DingTalkChannel(BaseChannel[DingTalkConfig]):
     """A DingTalk robot (see the module docstring)."""
 
     name: ClassVar[str] = "dingtalk"
     display_name: ClassVar[str] = "DingTalk"
+    secret_fields: ClassVar[tuple[str, ...]] = ("client_secret",)
 
-    def __init__(
-        self,
-        config: Any,
-        bus: MessageBus,
-        state: ChannelStateStore,
-        media_dir: Path,
-        *,
-        app_config: Any = None,
-    ) -> None:
-        super().__init__(config, bus, state, media_dir, app_config=app_config)
-        register_secret(getattr(config, "client_secret", "") or None)
+    def setup(self) -> None:
+        """The channel's own state (see :meth:`BaseChannel.setup`)."""
         self._api: DingTalkApi | None = None
-        stored = state.get("webhooks", {})
+        stored = self.state.get("webhooks", {})
         self._webhooks: dict[str, tuple[str, int]] = {}
         for chat, value in (stored if isinstance(stored, dict) else {}).items():
             if isinstance(value, list) and len(value) == 2 and isinstance(value[1], int):

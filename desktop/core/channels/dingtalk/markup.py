@@ -3,6 +3,7 @@
 DingTalk renders a subset of markdown (headings, bold, italic, links, images, lists, quotes,
 code). What it lacks is rewritten: strikethrough (``~~x~~``) becomes the plain text, and a
 table becomes one line per row (cells joined with `` | ``), since tables show as raw pipes.
+The markdown is parsed and written again by :mod:`desktop.core.channels.render`.
 
 Every message needs a ``title`` (what the conversation list and notifications show): the
 first line of the text without its markdown, shortened. Long answers are split under
@@ -13,8 +14,10 @@ closed at the end of one piece and opened again (same language) at the start of 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from desktop.core.channels.base import split_message
+from desktop.core.channels.render import MARKDOWN, render
 
 LIMIT = 4000
 """Characters per message: kept well under the size DingTalk accepts for one robot message
@@ -23,8 +26,6 @@ TITLE_CHARS = 30
 DEFAULT_TITLE = "nanobot"
 
 _FENCE = re.compile(r"^\s*```(\S*)")
-_STRIKE = re.compile(r"~~(.+?)~~")
-_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
 _MARKS = re.compile(r"[*_`#>~]|!\[[^\]]*\]\([^)]*\)|\[([^\]]*)\]\([^)]*\)")
 
 
@@ -39,28 +40,18 @@ def title_of(text: str) -> str:
     return DEFAULT_TITLE
 
 
+def _table(header: list[str], rows: list[list[str]]) -> str:
+    """One line per row, the header too, cells joined with `` | ``."""
+    return "\n".join(" | ".join(row) for row in [header, *rows])
+
+
+DINGTALK = replace(MARKDOWN, name="dingtalk", strike=("", ""), table=_table)
+"""DingTalk's markdown: CommonMark without strike-through and tables."""
+
+
 def convert(text: str) -> str:
     """Rewrite what DingTalk does not render (see the module docstring); code is kept as is."""
-    out: list[str] = []
-    in_code = False
-    in_table = False
-    for line in text.splitlines():
-        if _FENCE.match(line):
-            in_code = not in_code
-            out.append(line)
-            continue
-        if in_code:
-            out.append(line)
-            continue
-        if in_table and _TABLE_RULE.match(line):
-            continue  # the header rule of a table
-        stripped = line.strip()
-        in_table = stripped.startswith("|") and stripped.endswith("|") and len(stripped) > 1
-        if in_table:
-            cells = [c.strip() for c in stripped.strip("|").split("|")]
-            line = " | ".join(cells)
-        out.append(_STRIKE.sub(r"\1", line))
-    return "\n".join(out)
+    return render(text, DINGTALK)
 
 
 def pieces(text: str, limit: int = LIMIT) -> list[str]:

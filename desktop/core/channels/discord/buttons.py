@@ -129,19 +129,14 @@ class ButtonApprover(BaseApprover[_Question]):
         """A click on one of the buttons: update the question, then answer it."""
         decision, call_id = self._ids.decode(custom_id)
         chat_id = str(interaction.channel_id or "")
-        if decision is None or call_id is None or not self.waiting(chat_id, call_id):
+        found = self.claim(decision, call_id, who, lambda chat, _q: chat == chat_id)
+        if decision is None or call_id is None or found is None:
             await _respond(interaction, view=None)  # an old question: drop its buttons
             return
-        question = self.question(chat_id, call_id)
-        if question is not None:
-            question.answered_by = who
-            question.shown = await _respond(
-                interaction,
-                content=f"{question.text}\n\n*{OUTCOMES[decision]} by {who}*",
-                view=None,
-            )
-        else:
-            await _respond(interaction, view=None)
+        question = found[1]
+        question.shown = await _respond(
+            interaction, content=f"{question.text}\n\n*{OUTCOMES[decision]} by {who}*", view=None
+        )
         self.answer(chat_id, decision, call_id)
 
 

@@ -40,7 +40,6 @@ import asyncio
 import io
 import logging
 from collections import OrderedDict
-from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -50,7 +49,6 @@ import yarl
 from discord.gateway import DiscordWebSocket
 
 from desktop.core.bus.events import OutboundMessage, RunEvent
-from desktop.core.bus.queue import MessageBus
 from desktop.core.channels.activity import message_of
 from desktop.core.channels.base import (
     BaseChannel,
@@ -71,10 +69,8 @@ from desktop.core.channels.discord.client import (
 )
 from desktop.core.channels.discord.inbound import describe, mentions_me
 from desktop.core.channels.outbox import Delivery
-from desktop.core.channels.state import ChannelStateStore
-from desktop.core.config.channels.discord import DEFAULT_GATEWAY_URL
-from desktop.core.utils.redact import redact, register_secret
-from desktop.core.utils.tasks import TaskOwner
+from desktop.core.config.channels.discord import DEFAULT_GATEWAY_URL, DiscordConfig
+from desktop.core.utils.redact import redact
 
 log = logging.getLogger(__name__)
 
@@ -88,13 +84,14 @@ def _sender(user: discord.abc.User) -> str:
     return f"{user.id}|{user.name}" if user.name else str(user.id)
 
 
-class DiscordChannel(BaseChannel):
+class DiscordChannel(BaseChannel[DiscordConfig]):
     """A Discord bot (see the module docstring)."""
 
     name: ClassVar[str] = "discord"
     display_name: ClassVar[str] = "Discord"
     sender_shape: ClassVar[SenderShape] = "id|name"
     typing_every: ClassVar[float] = 8.0
+    secret_fields: ClassVar[tuple[str, ...]] = ("token", "proxy_password")
     ready_wait: ClassVar[float] = 10.0
     """How long catch-up waits for discord.py's ``ready`` (the servers' channels known)."""
     fetch_timeout: ClassVar[float] = 15.0
@@ -102,16 +99,8 @@ class DiscordChannel(BaseChannel):
     catch_up_limit: ClassVar[float] = 60.0
     """How long catch-up may go on fetching before the remaining conversations are skipped."""
 
-    def __init__(
-        self,
-        config: Any,
-        bus: MessageBus,
-        state: ChannelStateStore,
-        media_dir: Path,
-        *,
-        app_config: Any = None,
-    ) -> None:
-        self._owner = TaskOwner("discord")
+    def setup(self) -> None:
+        """The channel's own state (see :meth:`BaseChannel.setup`)."""
         self._client: GatewayClient | None = None
         self._inbox: asyncio.Queue[discord.Message | None] = asyncio.Queue()  # None: catch up
         self._ready = asyncio.Event()
@@ -121,19 +110,12 @@ class DiscordChannel(BaseChannel):
         # Conversations whose catch-up failed: their position stays where it was, so the next
         # fresh session fetches the gap again (what was handled meanwhile is recognised).
         self._behind: set[int] = set()
-        self._activity = Activity(lambda: self._client, self._owner, typing_every=self.typing_every)
-        super().__init__(config, bus, state, media_dir, app_config=app_config)
-        self._positions = Positions(state)
-        register_secret(getattr(config, "token", "") or None)
-        register_secret(getattr(config, "proxy_password", "") or None)
+        self._activity = Activity(lambda: self._client, self.owner, typing_every=self.typing_every)
+        self._positions = Positions(self.state)
 
     def make_approver(self) -> ButtonApprover:
         """Approval questions with buttons."""
         return ButtonApprover(self)
-
-    def spawn(self, coro: Coroutine[Any, Any, None], name: str) -> None:
-        """Run ``coro`` in the background, owned by the channel (cancelled on stop)."""
-        self._owner.try_spawn(coro, name=name)
 
     # -- connection -----------------------------------------------------------------------
     def _token(self) -> str:
@@ -183,7 +165,7 @@ class DiscordChannel(BaseChannel):
         """Connect, then receive until stopped (a connection discord.py gives up raises)."""
         client = self._make_client()
         self._client = client
-        worker = self._owner.spawn(self._work(), name="inbox")
+        worker = self.owner.spawn(self._work(), name="inbox")
         try:
             await self._login(client)
             DiscordWebSocket.DEFAULT_GATEWAY = await self._gateway(client)
@@ -241,7 +223,6 @@ class DiscordChannel(BaseChannel):
                 await close_client(client)
             except Exception as exc:  # noqa: BLE001 - stopping must go on
                 log.debug("closing the Discord connection failed: %s", redact(exc))
-        await self._owner.aclose()
 
     async def check(self) -> str:
         """Settings → "Test": log in with these settings (``GET /users/@me``)."""

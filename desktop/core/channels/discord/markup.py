@@ -8,6 +8,8 @@ lists, quotes, links, ``#``–``###`` headings). What it does not render is rewr
   stay aligned;
 * an image (``![alt](url)``) becomes a link.
 
+The markdown is parsed and written again by :mod:`desktop.core.channels.render`.
+
 A message holds at most 2,000 characters. :func:`split` cuts between lines (between
 paragraphs when one ends late enough in the piece), and a piece that ends inside a fenced code
 block closes the fence, the next piece opening it again with the same language: every piece
@@ -17,62 +19,43 @@ renders on its own.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
+
+from desktop.core.channels.render import MARKDOWN, render
 
 MESSAGE_LIMIT = 2000
-_HEADING = re.compile(r"^#{4,6}\s+(.+?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})(.*)$")
-_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
-_IMAGE = re.compile(r"!\[([^\]]*)\]\(([^)\s]+)\)")
 
 
-def _is_row(line: str) -> bool:
-    return line.strip().startswith("|") and line.count("|") >= 2
-
-
-def _table(rows: list[str]) -> list[str]:
-    """A markdown table as aligned plain-text rows."""
-    cells = [[c.strip() for c in row.strip().strip("|").split("|")] for row in rows]
-    cells = [row for row in cells if not all(set(c) <= set(":-") and c for c in row)]
+def _table(header: list[str], rows: list[list[str]]) -> str:
+    """A table as aligned plain text in a code block (Discord draws no tables)."""
+    cells = [header, *rows]
     width = max(len(row) for row in cells)
     cells = [row + [""] * (width - len(row)) for row in cells]
     sizes = [max(len(row[i]) for row in cells) for i in range(width)]
     lines = ["  ".join(c.ljust(sizes[i]) for i, c in enumerate(row)).rstrip() for row in cells]
-    if len(lines) > 1:
-        lines.insert(1, "  ".join("-" * s for s in sizes))
-    return lines
+    lines.insert(1, "  ".join("-" * s for s in sizes))
+    return "\n".join(["```", *lines, "```"])
+
+
+def _heading(level: int, text: str) -> str:
+    return f"{'#' * level} {text}" if level <= 3 else f"**{text}**"
+
+
+DISCORD = replace(
+    MARKDOWN,
+    name="discord",
+    heading=_heading,
+    image=lambda alt, src: f"[{alt or 'image'}]({src})",
+    table=_table,
+)
+"""Discord's markdown: ``#``–``###`` headings, no tables or images (``__x__`` is underline
+there, so bold is always written ``**x**``)."""
 
 
 def to_discord(text: str) -> str:
     """``text`` (the model's markdown) as Discord shows it (see the module docstring)."""
-    lines = text.splitlines()
-    out: list[str] = []
-    fence: str | None = None
-    index = 0
-    while index < len(lines):
-        line = lines[index]
-        before, fence = fence, _step(line, fence)
-        if before is not None or fence is not None:
-            out.append(line)
-            index += 1
-            continue
-        if (
-            _is_row(line)
-            and index + 1 < len(lines)
-            and _TABLE_RULE.match(lines[index + 1])
-            and "|" in lines[index + 1]
-        ):
-            end = index + 2
-            while end < len(lines) and _is_row(lines[end]):
-                end += 1
-            out.extend(["```", *_table(lines[index:end]), "```"])
-            index = end
-            continue
-        heading = _HEADING.match(line)
-        if heading is not None:
-            line = f"**{heading.group(1)}**"
-        out.append(_IMAGE.sub(lambda m: f"[{m.group(1) or 'image'}]({m.group(2)})", line))
-        index += 1
-    return "\n".join(out)
+    return render(text, DISCORD)
 
 
 def _hard_cut(line: str, room: int) -> tuple[str, str]:

@@ -38,7 +38,6 @@ from typing import Any, ClassVar
 
 from desktop.core.agent.approval import ApprovalRequest
 from desktop.core.bus.events import OutboundMessage, RunEvent, TurnStarted
-from desktop.core.bus.queue import MessageBus
 from desktop.core.channels.approvals import ReplyApprover, question_text
 from desktop.core.channels.base import BaseChannel, ChannelStatus, ChannelUnavailable, allowed
 from desktop.core.channels.email.imap import (
@@ -57,7 +56,6 @@ from desktop.core.channels.email.parse import (
 )
 from desktop.core.channels.email.smtp import SmtpSender, Thread, check_login, compose, sender_of
 from desktop.core.channels.outbox import Delivery
-from desktop.core.channels.state import ChannelStateStore
 from desktop.core.config.channels.email import EmailConfig
 
 log = logging.getLogger(__name__)
@@ -86,27 +84,19 @@ class _MailApprover(ReplyApprover):
         )
 
 
-class EmailChannel(BaseChannel):
+class EmailChannel(BaseChannel[EmailConfig]):
     """A mailbox as a channel (see the module docstring)."""
 
     name: ClassVar[str] = "email"
     display_name: ClassVar[str] = "Email"
-    config: EmailConfig
 
-    def __init__(
-        self,
-        config: Any,
-        bus: MessageBus,
-        state: ChannelStateStore,
-        media_dir: Path,
-        *,
-        app_config: Any = None,
-    ) -> None:
-        if not isinstance(config, EmailConfig):
-            config = EmailConfig.model_validate(config, from_attributes=True)
-        super().__init__(config, bus, state, media_dir, app_config=app_config)
+    def setup(self) -> None:
+        """The channel's own state (see :meth:`BaseChannel.setup`); a config given as plain
+        attributes (tests) is read into an :class:`EmailConfig`."""
+        if not isinstance(self.config, EmailConfig):
+            self.config = EmailConfig.model_validate(self.config, from_attributes=True)
         self._threads: OrderedDict[str, Thread] = OrderedDict()
-        stored = state.get("threads", {})
+        stored = self.state.get("threads", {})
         for chat, data in stored.items() if isinstance(stored, dict) else ():
             thread = Thread.from_json(data)
             if thread is not None:

@@ -16,13 +16,15 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from desktop.core.agent.approval import ApprovalRequest, Decision
-from desktop.core.channels.approvals import CLOSED, CODE_OF, CODES, OUTCOMES, arguments_preview
-from desktop.core.channels.buttons import ButtonApprover, QuestionChannel
+from desktop.core.channels.approvals import CLOSED, CODES, OUTCOMES, arguments_preview
+from desktop.core.channels.buttons import ButtonApprover, ButtonIds, QuestionChannel
 from desktop.core.channels.feishu.cards import card
 
 log = logging.getLogger(__name__)
 
 KIND = "nanobot-approval"
+IDS = ButtonIds(KIND, lambda _data: True)
+"""A button's ``value`` object (the call id inside it has no length limit)."""
 LABELS = {
     Decision.ALLOW_ONCE: ("Allow once", "primary"),
     Decision.ALLOW_SESSION: ("This chat", "default"),
@@ -82,12 +84,11 @@ def question_card(request: ApprovalRequest) -> dict[str, Any]:
 
     def button(decision: Decision) -> dict[str, Any]:
         label, style = LABELS[decision]
-        code = CODE_OF[decision]
         return {
             "tag": "button",
             "text": {"tag": "plain_text", "content": label},
             "type": style,
-            "value": {"kind": KIND, "decision": code, "call_id": request.call_id},
+            "value": IDS.fields(decision, request.call_id),
         }
 
     return card(
@@ -153,13 +154,11 @@ class CardApprover(ButtonApprover[_Question]):
         the chat's ``oc_`` id, while nanobot's chat id there is the person's open id.)"""
         if not isinstance(value, dict) or value.get("kind") != KIND:
             return None
-        decision = CODES.get(str(value.get("decision")))
-        call_id = str(value.get("call_id") or "")
-        found = self.find(lambda _chat, call, q: call == call_id and q.message_id == card_message)
-        if decision is None or found is None or not self.waiting(found[0], call_id):
+        decision, call_id = IDS.read_fields(value)
+        found = self.claim(decision, call_id, who, lambda _chat, q: q.message_id == card_message)
+        if decision is None or found is None:
             return ActionResult("info", "This question is closed.")
-        chat_id, _, question = found
-        question.answered_by = who
+        chat_id, question = found
         self.answer(chat_id, decision, call_id)
         outcome = f"{OUTCOMES[decision]} by {who}"
         body = outcome_card(question.request, outcome, allowed=decision is not Decision.DENY)

@@ -5,35 +5,28 @@ fenced code, but neither headings nor tables: a heading becomes a bold line (a `
 ``lark_md`` text) and a table a card ``table`` element (at most one per card: the platform
 refuses more, so a second table starts a new card). Long answers are split between
 paragraphs into cards of at most :data:`CARD_TEXT_LIMIT` characters (far below the 30 KB a
-card may have, even in CJK); a code block cut by a split is closed and opened again.
+card may have, even in CJK); a code block cut by a split is closed and opened again. The
+markdown is parsed once by :mod:`desktop.core.channels.render`.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from typing import Any
 
+from markdown_it.tree import SyntaxTreeNode
+
 from desktop.core.channels.base import split_message
+from desktop.core.channels.render import MARKDOWN, Document
 
 CARD_TEXT_LIMIT = 4000
 TEXT_LIMIT = 4000  # characters per plain text message (tool hints)
 
-_TABLE = re.compile(
-    r"((?:^[ \t]*\|.+\|[ \t]*\n)(?:^[ \t]*\|[ \t:|-]+\|[ \t]*\n)(?:^[ \t]*\|.+\|[ \t]*(?:\n|$))+)",
-    re.MULTILINE,
-)
-_HEADING = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 _FENCE = re.compile(r"^[ \t]*(```|~~~)(.*)$")
-_EMPHASIS = re.compile(r"(\*\*|__|~~|\*|_|`)(.+?)\1")
-
-
-def plain(text: str) -> str:
-    """``text`` without inline markdown markers (for table cells and headings)."""
-    previous = None
-    while previous != text:
-        previous, text = text, _EMPHASIS.sub(r"\2", text)
-    return text
+FEISHU = replace(MARKDOWN, name="feishu")
+"""What a card's ``markdown`` element shows (headings and tables are elements of their own)."""
 
 
 def split_markdown(text: str, limit: int = CARD_TEXT_LIMIT) -> list[str]:
@@ -54,16 +47,8 @@ def split_markdown(text: str, limit: int = CARD_TEXT_LIMIT) -> list[str]:
     return pieces
 
 
-def _table(block: str) -> dict[str, Any] | None:
-    lines = [line.strip() for line in block.strip().splitlines() if line.strip()]
-    if len(lines) < 3:
-        return None
-
-    def cells(line: str) -> list[str]:
-        return [plain(cell.strip()) for cell in line.strip().strip("|").split("|")]
-
-    headers = cells(lines[0])
-    rows = [cells(line) for line in lines[2:]]
+def _table(rows: list[list[str]]) -> dict[str, Any]:
+    headers, rows = rows[0], rows[1:]
     return {
         "tag": "table",
         "page_size": min(max(len(rows), 1), 10),
@@ -77,43 +62,30 @@ def _table(block: str) -> dict[str, Any] | None:
     }
 
 
-def _text_elements(text: str) -> list[dict[str, Any]]:
-    """Markdown elements, with headings as bold lines (not inside code blocks)."""
-    elements: list[dict[str, Any]] = []
-    buffer: list[str] = []
-    fence = False
+def elements(text: str) -> list[dict[str, Any]]:
+    """The card elements of one piece of markdown: a heading a bold line, a table a table
+    element, the blocks between them one markdown element."""
+    document = Document(text)
+    found: list[dict[str, Any]] = []
+    run: list[SyntaxTreeNode] = []
 
     def flush() -> None:
-        content = "\n".join(buffer).strip("\n")
+        content = document.write(run, FEISHU)
         if content.strip():
-            elements.append({"tag": "markdown", "content": content})
-        buffer.clear()
+            found.append({"tag": "markdown", "content": content})
+        run.clear()
 
-    for line in text.splitlines():
-        if _FENCE.match(line):
-            fence = not fence
-        heading = None if fence else _HEADING.match(line)
-        if heading:
+    for node in document.blocks:
+        if node.type == "heading":
             flush()
-            elements.append(
-                {"tag": "div", "text": {"tag": "lark_md", "content": f"**{plain(heading[1])}**"}}
-            )
+            title = document.plain(node)
+            found.append({"tag": "div", "text": {"tag": "lark_md", "content": f"**{title}**"}})
+        elif node.type == "table" and (rows := document.cells(node)):
+            flush()
+            found.append(_table(rows))
         else:
-            buffer.append(line)
+            run.append(node)
     flush()
-    return elements
-
-
-def elements(text: str) -> list[dict[str, Any]]:
-    """The card elements of one piece of markdown."""
-    found: list[dict[str, Any]] = []
-    end = 0
-    for match in _TABLE.finditer(text):
-        found.extend(_text_elements(text[end : match.start()]))
-        table = _table(match.group(1))
-        found.append(table or {"tag": "markdown", "content": match.group(1)})
-        end = match.end()
-    found.extend(_text_elements(text[end:]))
     return found
 
 

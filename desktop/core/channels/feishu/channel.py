@@ -31,7 +31,6 @@ import logging
 import re
 import uuid
 from collections import OrderedDict
-from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -50,7 +49,6 @@ from desktop.core.bus.events import (
     TurnStarted,
     TurnStopped,
 )
-from desktop.core.bus.queue import MessageBus
 from desktop.core.channels.base import (
     BaseChannel,
     ChannelStatus,
@@ -67,9 +65,8 @@ from desktop.core.channels.feishu.longconn import (
     quiet_sdk_logging,
 )
 from desktop.core.channels.outbox import Delivery
-from desktop.core.channels.state import ChannelStateStore
-from desktop.core.utils.redact import redact, register_secret
-from desktop.core.utils.tasks import TaskOwner
+from desktop.core.config.channels.feishu import FeishuConfig
+from desktop.core.utils.redact import redact
 
 log = logging.getLogger(__name__)
 
@@ -92,23 +89,16 @@ def _image_suffix(data: bytes) -> str:
     return ".jpg"
 
 
-class FeishuChannel(BaseChannel):
+class FeishuChannel(BaseChannel[FeishuConfig]):
     """A Feishu / Lark bot (see the module docstring)."""
 
     name: ClassVar[str] = "feishu"
     display_name: ClassVar[str] = "Feishu / Lark"
     sender_shape: ClassVar[SenderShape] = "id|id"
+    secret_fields: ClassVar[tuple[str, ...]] = ("app_secret", "encrypt_key", "verification_token")
 
-    def __init__(
-        self,
-        config: Any,
-        bus: MessageBus,
-        state: ChannelStateStore,
-        media_dir: Path,
-        *,
-        app_config: Any = None,
-    ) -> None:
-        self._owner = TaskOwner("feishu")
+    def setup(self) -> None:
+        """The channel's own state (see :meth:`BaseChannel.setup`)."""
         self._api: OpenApi | None = None
         self._conn: LongConnection | None = None
         self._bot_open_id = ""
@@ -116,18 +106,11 @@ class FeishuChannel(BaseChannel):
         self._turns: OrderedDict[str, str] = OrderedDict()  # turn → the message it answers
         self._reactions: OrderedDict[str, str] = OrderedDict()  # message → our reaction
         self._reacting: dict[str, asyncio.Task[None]] = {}  # reactions still being put
-        super().__init__(config, bus, state, media_dir, app_config=app_config)
-        for secret in (config.app_secret, config.encrypt_key, config.verification_token):
-            register_secret(secret or None)
         quiet_sdk_logging()
 
     def make_approver(self) -> CardApprover:
         """Approval questions as cards with buttons."""
         return CardApprover(self)
-
-    def spawn(self, coro: Coroutine[Any, Any, None], name: str) -> None:
-        """Run ``coro`` in the background, owned by the channel (cancelled on stop)."""
-        self._owner.try_spawn(coro, name=name)
 
     # -- connection -----------------------------------------------------------------------
     def _credentials(self) -> tuple[str, str]:
@@ -169,7 +152,7 @@ class FeishuChannel(BaseChannel):
             .register_p2_card_action_trigger(self._on_card_action)
             .build()
         )
-        conn = LongConnection(app_id, secret, self.config.api_base, handler, self._owner)
+        conn = LongConnection(app_id, secret, self.config.api_base, handler, self.owner)
         self._conn = conn
         stopped: asyncio.Task[None] | None = None
         ended: asyncio.Task[None] | None = None
@@ -204,7 +187,6 @@ class FeishuChannel(BaseChannel):
         conn = self._conn
         if conn is not None:
             await conn.close()
-        await self._owner.aclose()
 
     async def check(self) -> str:
         """Settings → "Test": read the bot's profile with these settings."""
@@ -311,7 +293,7 @@ class FeishuChannel(BaseChannel):
             session_key=self._session_key(received),
         )
         if published and self.config.react_emoji:
-            task = self._owner.try_spawn(
+            task = self.owner.try_spawn(
                 self._react(key, self.config.react_emoji), name="feishu-react"
             )
             if task is not None:

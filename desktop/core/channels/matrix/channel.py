@@ -42,12 +42,12 @@ from nio import (
 )
 
 from desktop.core.bus.events import OutboundMessage, RunEvent
-from desktop.core.channels.base import BaseChannel, ChannelStatus, ChannelUnavailable, split_message
+from desktop.core.channels.base import ChannelStatus, ChannelUnavailable, split_message
 from desktop.core.channels.matrix import crypto
 from desktop.core.channels.matrix.content import message_content
 from desktop.core.channels.matrix.inbound import InboundHandler
 from desktop.core.channels.outbox import Delivery
-from desktop.core.utils.tasks import TaskOwner, finish
+from desktop.core.utils.tasks import finish
 
 log = logging.getLogger(__name__)
 
@@ -96,14 +96,14 @@ def _auth_failed(response: Any) -> bool:
     )
 
 
-class MatrixChannel(InboundHandler, BaseChannel):
+class MatrixChannel(InboundHandler):
     """A Matrix bot account as a channel (chat id: the room id)."""
 
     name = "matrix"
     display_name = "Matrix"
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def setup(self) -> None:
+        """The channel's own state (see :meth:`BaseChannel.setup`)."""
         self._client: AsyncClient | None = None
         self._connected = asyncio.Event()
         self._reconnect = asyncio.Condition()
@@ -111,7 +111,7 @@ class MatrixChannel(InboundHandler, BaseChannel):
         self._me = str(self.config.user_id or "")
         self._session: tuple[str, str] | None = None  # a password login's (token, device)
         self._typing: dict[str, asyncio.Task[None]] = {}
-        self._background = TaskOwner("matrix")  # typing calls of the running connection
+        self._background = self.owner.child("typing")  # typing calls of the connection
         self._sent: deque[str] = deque(maxlen=SENT_MEMORY)
         self._downloads = asyncio.Semaphore(max(1, int(self.config.max_concurrent_media_downloads)))
 

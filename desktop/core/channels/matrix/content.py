@@ -10,22 +10,19 @@ import json
 from typing import Any
 from urllib.parse import quote
 
-from markdown_it import MarkdownIt
+from desktop.core.channels.render.html import to_html
 
 HTML_FORMAT = "org.matrix.custom.html"
 MAX_EVENT_BYTES = 60_000  # the spec's limit is 65,536 bytes for the whole event
-_MARKDOWN = MarkdownIt("commonmark", {"html": False, "breaks": True}).enable(
-    ["table", "strikethrough"]
-)
 
 
 def render_html(text: str) -> str | None:
     """``text`` (Markdown) as HTML, or ``None`` when it has no formatting worth sending.
 
-    Raw HTML in ``text`` is escaped (never passed through); unsafe link schemes are dropped by
-    the renderer.
+    Raw HTML in ``text`` is escaped (never passed through); unsafe link schemes are dropped
+    (:mod:`desktop.core.channels.render.html`).
     """
-    rendered: str = _MARKDOWN.render(text).strip()
+    rendered = to_html(text)
     if not rendered:
         return None
     plain = f"<p>{html.escape(text.strip(), quote=False)}</p>"

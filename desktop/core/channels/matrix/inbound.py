@@ -42,6 +42,7 @@ from desktop.core.channels.matrix.content import (
     reply_target,
     strip_reply_fallback,
 )
+from desktop.core.config.channels.matrix import MatrixConfig
 from desktop.core.utils.atomic import atomic_write_bytes
 
 log = logging.getLogger(__name__)
@@ -60,7 +61,7 @@ def _safe(name: str, limit: int = 60) -> str:
     return _UNSAFE.sub("_", name).strip("._")[:limit] or "file"
 
 
-class InboundHandler(BaseChannel):
+class InboundHandler(BaseChannel[MatrixConfig]):
     """Turns sync batches into published messages (mixed into the channel)."""
 
     if TYPE_CHECKING:  # defined by MatrixChannel

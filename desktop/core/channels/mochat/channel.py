@@ -53,8 +53,9 @@ from desktop.core.channels.mochat.api import (
 from desktop.core.channels.mochat.delay import KEYS_META, DelayBuffer
 from desktop.core.channels.mochat.protocol import Incoming
 from desktop.core.channels.outbox import Delivery
-from desktop.core.utils.redact import redact, register_secret
-from desktop.core.utils.tasks import TaskOwner, cancel_and_wait
+from desktop.core.config.channels.mochat import MochatConfig
+from desktop.core.utils.redact import redact
+from desktop.core.utils.tasks import cancel_and_wait
 
 log = logging.getLogger(__name__)
 
@@ -76,16 +77,15 @@ def _attachment_line(path: str) -> str:
     return f"[file: {Path(path).name}]"
 
 
-class MochatChannel(BaseChannel):
+class MochatChannel(BaseChannel[MochatConfig]):
     """A Mochat agent account (chat id: the session or panel id)."""
 
     name: ClassVar[str] = "mochat"
     display_name: ClassVar[str] = "Mochat"
+    secret_fields: ClassVar[tuple[str, ...]] = ("claw_token",)
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        register_secret(self.config.claw_token or None)
-        self._owner = TaskOwner("mochat")
+    def setup(self) -> None:
+        """The channel's own state (see :meth:`BaseChannel.setup`)."""
         self._api: MochatApi | None = None
         self._queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
         self._sessions, self._all_sessions = _ids(self.config.sessions)
@@ -106,7 +106,7 @@ class MochatChannel(BaseChannel):
             self.journal,
             max(0, self.config.reply_delay_ms) / 1000,
             self._hand_over,
-            self._owner,
+            self.owner,
         )
 
     # -- settings --------------------------------------------------------------------------
@@ -321,9 +321,8 @@ class MochatChannel(BaseChannel):
 
     async def stop(self) -> None:
         """Stop receiving; end the timers; close the connections."""
-        await super().stop()
         self._queue.put_nowait(("stop", None))
-        await self._owner.aclose()
+        await super().stop()
         if self._api is not None:
             await self._api.close()
 

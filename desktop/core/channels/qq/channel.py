@@ -31,12 +31,10 @@ import base64
 import logging
 import time
 from collections import OrderedDict
-from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any, ClassVar
 
 from desktop.core.bus.events import OutboundMessage, RunEvent, TurnStarted
-from desktop.core.bus.queue import MessageBus
 from desktop.core.channels.approvals import parse_answer
 from desktop.core.channels.base import BaseChannel, ChannelStatus, ChannelUnavailable, split_message
 from desktop.core.channels.outbox import Delivery
@@ -50,9 +48,8 @@ from desktop.core.channels.qq.inbound import (
     download,
     parse,
 )
-from desktop.core.channels.state import ChannelStateStore
-from desktop.core.utils.redact import redact, register_secret
-from desktop.core.utils.tasks import TaskOwner
+from desktop.core.config.channels.qq import QQConfig
+from desktop.core.utils.redact import redact
 
 log = logging.getLogger(__name__)
 
@@ -73,46 +70,33 @@ def _remember(store: OrderedDict[Any, Any], key: Any, value: Any) -> None:
         store.popitem(last=False)
 
 
-class QQChannel(BaseChannel):
+class QQChannel(BaseChannel[QQConfig]):
     """A QQ bot (see the module docstring)."""
 
     name: ClassVar[str] = "qq"
     display_name: ClassVar[str] = "QQ"
+    secret_fields: ClassVar[tuple[str, ...]] = ("secret",)
     passive_window_s: ClassVar[dict[str, float]] = {"c2c": 3600.0, "group": 300.0, "dm": 300.0}
     """How long QQ takes passive replies to a message (private: 60 min, groups: 5 min)."""
     media_hosts: ClassVar[tuple[str, ...]] = ("qq.com", "qpic.cn", "qq.com.cn")
     """Hosts attachments are downloaded from (QQ's media servers)."""
 
-    def __init__(
-        self,
-        config: Any,
-        bus: MessageBus,
-        state: ChannelStateStore,
-        media_dir: Path,
-        *,
-        app_config: Any = None,
-    ) -> None:
-        super().__init__(config, bus, state, media_dir, app_config=app_config)
-        register_secret(getattr(config, "secret", "") or None)
-        self._owner = TaskOwner("qq")
+    def setup(self) -> None:
+        """The channel's own state (see :meth:`BaseChannel.setup`)."""
         self._api: QQApi | None = None
         self._connected = False
         self._account = ""
         self._turns: OrderedDict[str, str] = OrderedDict()  # turn → the msg_id it answers
         self._latest: dict[str, str] = {}  # chat → the msg_id of its latest message
         self._received: OrderedDict[str, tuple[str, float]] = OrderedDict()  # msg_id → kind, when
-        chats = state.get("chats", {})
+        chats = self.state.get("chats", {})
         self._chats: dict[str, str] = dict(chats) if isinstance(chats, dict) else {}
-        seqs = state.get("seqs", {})
+        seqs = self.state.get("seqs", {})
         self._seqs: OrderedDict[str, int] = OrderedDict(
             (str(k), int(v))
             for k, v in (seqs.items() if isinstance(seqs, dict) else ())
             if isinstance(v, int)
         )
-
-    def spawn(self, coro: Coroutine[Any, Any, None], name: str) -> None:
-        """Run ``coro`` in the background, owned by the channel (cancelled on stop)."""
-        self._owner.try_spawn(coro, name=name)
 
     # -- connection -----------------------------------------------------------------------
     def _make_api(self) -> QQApi:
@@ -167,7 +151,6 @@ class QQChannel(BaseChannel):
     async def stop(self) -> None:
         """Stop receiving, end background sends, close the connection pool."""
         await super().stop()
-        await self._owner.aclose()
         api, self._api = self._api, None
         if api is not None:
             try:

@@ -18,18 +18,18 @@ from typing import Any, Protocol
 from desktop.core.agent.approval import ApprovalRequest, Decision
 from desktop.core.channels.approvals import (
     CLOSED,
-    CODE_OF,
-    CODES,
     LABELS,
     OUTCOMES,
     arguments_preview,
 )
-from desktop.core.channels.buttons import ButtonApprover, QuestionChannel
+from desktop.core.channels.buttons import ButtonApprover, ButtonIds, QuestionChannel
 from desktop.core.channels.slack.mrkdwn import escape
 
 log = logging.getLogger(__name__)
 
 PREFIX = "ap"
+IDS = ButtonIds(PREFIX, lambda _data: True)
+"""A button's ``action_id`` (the call id is its ``value``, up to 2,000 characters)."""
 SECTION_CHARS = 3000  # Block Kit's limit for a section's text
 
 
@@ -76,7 +76,7 @@ def buttons(call_id: str) -> dict[str, Any]:
     for decision, label in LABELS.items():
         button: dict[str, Any] = {
             "type": "button",
-            "action_id": f"{PREFIX}:{CODE_OF[decision]}",
+            "action_id": IDS.action(decision),
             "text": {"type": "plain_text", "text": label},
             "value": call_id,
         }
@@ -123,13 +123,10 @@ class BlockApprover(ButtonApprover[_Question]):
     async def on_action(self, action: dict[str, Any], user_id: str, channel_id: str) -> bool:
         """A click on one of the buttons (``action`` from a ``block_actions`` payload);
         ``True`` when it answered a waiting question."""
-        prefix, _, code = str(action.get("action_id") or "").partition(":")
-        decision = CODES.get(code) if prefix == PREFIX else None
-        call_id = str(action.get("value") or "")
-        found = self.find(lambda chat, call, _q: call == call_id and chat.startswith(channel_id))
+        decision, _ = IDS.decode(str(action.get("action_id") or ""))
+        call_id = str(action.get("value") or "") or None
+        found = self.claim(decision, call_id, user_id, lambda chat, _q: chat.startswith(channel_id))
         if decision is None or found is None:
             log.info("Slack: a click on a closed or unknown approval question")
             return False
-        chat_id, _, question = found
-        question.answered_by = user_id
-        return self.answer(chat_id, decision, call_id)
+        return self.answer(found[0], decision, call_id)

@@ -42,7 +42,6 @@ import asyncio
 import logging
 import time
 from collections import OrderedDict
-from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -58,7 +57,6 @@ from desktop.core.bus.events import (
     TurnStarted,
     TurnStopped,
 )
-from desktop.core.bus.queue import MessageBus
 from desktop.core.channels.activity import remember
 from desktop.core.channels.approvals import CLOSED
 from desktop.core.channels.base import BaseChannel, ChannelStatus, ChannelUnavailable
@@ -67,10 +65,8 @@ from desktop.core.channels.slack import catchup, files, inbound
 from desktop.core.channels.slack.buttons import PREFIX, BlockApprover, section
 from desktop.core.channels.slack.connection import SocketClient
 from desktop.core.channels.slack.mrkdwn import pieces, to_mrkdwn
-from desktop.core.channels.state import ChannelStateStore
-from desktop.core.config.channels.slack import DEFAULT_BASE_URL
-from desktop.core.utils.redact import redact, register_secret
-from desktop.core.utils.tasks import TaskOwner
+from desktop.core.config.channels.slack import DEFAULT_BASE_URL, SlackConfig
+from desktop.core.utils.redact import redact
 
 log = logging.getLogger(__name__)
 
@@ -80,27 +76,20 @@ RATE_LIMIT_TRIES = 3
 SAVE_EVERY = 10.0  # seconds between saves of positions moved by messages not for the agent
 
 
-class SlackChannel(BaseChannel):
+class SlackChannel(BaseChannel[SlackConfig]):
     """A Slack app in Socket Mode (see the module docstring)."""
 
     name: ClassVar[str] = "slack"
     display_name: ClassVar[str] = "Slack"
+    secret_fields: ClassVar[tuple[str, ...]] = ("bot_token", "app_token")
     ping_interval: ClassVar[float] = 5.0
     """Seconds between WebSocket pings (a connection silent for 4 of them is lost)."""
     connect_timeout: ClassVar[float] = 45.0
     close_timeout: ClassVar[float] = 2.0
     """Seconds the WebSocket close handshake may take before the connection is dropped."""
 
-    def __init__(
-        self,
-        config: Any,
-        bus: MessageBus,
-        state: ChannelStateStore,
-        media_dir: Path,
-        *,
-        app_config: Any = None,
-    ) -> None:
-        self._owner = TaskOwner("slack")
+    def setup(self) -> None:
+        """The channel's own state (see :meth:`BaseChannel.setup`)."""
         self._web: AsyncWebClient | None = None
         self._socket: SocketClient | None = None
         self._bot_user_id: str | None = None
@@ -108,18 +97,11 @@ class SlackChannel(BaseChannel):
         self._turns: OrderedDict[str, str] = OrderedDict()  # turn id → request id
         self._handling = asyncio.Lock()  # live and caught-up messages, one at a time
         self._saved_at = 0.0
-        super().__init__(config, bus, state, media_dir, app_config=app_config)
-        self._positions = catchup.Positions(state.get(catchup.KEY))
-        register_secret(getattr(config, "bot_token", "") or None)
-        register_secret(getattr(config, "app_token", "") or None)
+        self._positions = catchup.Positions(self.state.get(catchup.KEY))
 
     def make_approver(self) -> BlockApprover:
         """Approval questions with Block Kit buttons."""
         return BlockApprover(self)
-
-    def spawn(self, coro: Coroutine[Any, Any, None], name: str) -> None:
-        """Run ``coro`` in the background, owned by the channel (cancelled on stop)."""
-        self._owner.try_spawn(coro, name=name)
 
     # -- connection -----------------------------------------------------------------------
     def _tokens(self) -> tuple[str, str]:
@@ -212,8 +194,8 @@ class SlackChannel(BaseChannel):
             )
             await self.replay_journal()
             due = self._positions.due()  # before live messages move them
-            worker = self._owner.spawn(self._work(socket, queue), name="slack-envelopes")
-            catching = self._owner.spawn(self._catch_up(due), name="slack-catch-up")
+            worker = self.owner.spawn(self._work(socket, queue), name="slack-envelopes")
+            catching = self.owner.spawn(self._catch_up(due), name="slack-catch-up")
             await self._watch(socket)
         finally:
             try:
@@ -241,9 +223,8 @@ class SlackChannel(BaseChannel):
 
     async def stop(self) -> None:
         """Stop receiving and cancel the channel's background work."""
-        await super().stop()
         self._lost.set()
-        await self._owner.aclose()
+        await super().stop()
         try:
             if positions := self._positions.to_json():
                 await asyncio.to_thread(self._store_positions, positions)

@@ -121,7 +121,8 @@ class ButtonApprover(BaseApprover[_Question]):
         decision, call_id = self._ids.decode(query.data or "")
         message = query.message
         chat_id = str(message.chat.id) if message is not None else ""
-        if decision is None or call_id is None or not self.waiting(chat_id, call_id):
+        found = self.claim(decision, call_id, who, lambda chat, _q: chat == chat_id)
+        if decision is None or call_id is None or found is None:
             await quietly(bot.answer_callback_query(query.id, text="This question is closed."))
             if message is not None:  # an old question (before a restart): drop its buttons
                 await quietly(
@@ -131,9 +132,6 @@ class ButtonApprover(BaseApprover[_Question]):
                 )
             return
         await quietly(bot.answer_callback_query(query.id, text=OUTCOMES[decision]))
-        question = self.question(chat_id, call_id)
-        if question is not None:
-            question.answered_by = who
         self.answer(chat_id, decision, call_id)
 
 

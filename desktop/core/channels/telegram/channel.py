@@ -34,7 +34,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from collections.abc import Coroutine, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -44,7 +44,6 @@ from telegram.error import BadRequest, Conflict, InvalidToken, RetryAfter, Teleg
 from telegram.request import HTTPXRequest
 
 from desktop.core.bus.events import OutboundMessage, RunEvent
-from desktop.core.bus.queue import MessageBus
 from desktop.core.channels.activity import message_of
 from desktop.core.channels.base import (
     BaseChannel,
@@ -53,7 +52,6 @@ from desktop.core.channels.base import (
     SenderShape,
 )
 from desktop.core.channels.outbox import Delivery
-from desktop.core.channels.state import ChannelStateStore
 from desktop.core.channels.telegram import outbound
 from desktop.core.channels.telegram.activity import Activity
 from desktop.core.channels.telegram.buttons import PREFIX as BUTTON_PREFIX
@@ -61,9 +59,8 @@ from desktop.core.channels.telegram.buttons import ButtonApprover, quietly
 from desktop.core.channels.telegram.inbound import ConnectionLost, Received, describe
 from desktop.core.channels.telegram.markup import Piece
 from desktop.core.channels.telegram.polling import Fetched, UpdateFeed
-from desktop.core.config.channels.telegram import DEFAULT_BASE_URL
-from desktop.core.utils.redact import redact, register_secret
-from desktop.core.utils.tasks import TaskOwner
+from desktop.core.config.channels.telegram import DEFAULT_BASE_URL, TelegramConfig
+from desktop.core.utils.redact import redact
 
 log = logging.getLogger(__name__)
 
@@ -106,7 +103,7 @@ def _key(fetched: Fetched) -> str:
     return f"u:{fetched.update_id}"
 
 
-class TelegramChannel(BaseChannel):
+class TelegramChannel(BaseChannel[TelegramConfig]):
     """A Telegram bot (see the module docstring)."""
 
     name: ClassVar[str] = "telegram"
@@ -115,34 +112,21 @@ class TelegramChannel(BaseChannel):
     poll_timeout: ClassVar[int] = 25
     """Seconds a ``getUpdates`` long poll waits for news."""
     typing_every: ClassVar[float] = 4.0
+    secret_fields: ClassVar[tuple[str, ...]] = ("token",)
 
-    def __init__(
-        self,
-        config: Any,
-        bus: MessageBus,
-        state: ChannelStateStore,
-        media_dir: Path,
-        *,
-        app_config: Any = None,
-    ) -> None:
-        self._owner = TaskOwner("telegram")
+    def setup(self) -> None:
+        """The channel's own state (see :meth:`BaseChannel.setup`)."""
         self._bot: Bot | None = None
         self._feed: UpdateFeed | None = None
         self._me: User | None = None
         self._activity = Activity(
-            self.name, lambda: self._bot, self._owner, typing_every=self.typing_every
+            self.name, lambda: self._bot, self.owner, typing_every=self.typing_every
         )
         self._attempts: dict[str, int] = {}
-        super().__init__(config, bus, state, media_dir, app_config=app_config)
-        register_secret(getattr(config, "token", "") or None)
 
     def make_approver(self) -> ButtonApprover:
         """Approval questions with an inline keyboard."""
         return ButtonApprover(self)
-
-    def spawn(self, coro: Coroutine[Any, Any, None], name: str) -> None:
-        """Run ``coro`` in the background, owned by the channel (cancelled on stop)."""
-        self._owner.try_spawn(coro, name=name)
 
     # -- connection -----------------------------------------------------------------------
     def _make_bot(self) -> tuple[Bot, UpdateFeed]:
@@ -244,7 +228,6 @@ class TelegramChannel(BaseChannel):
     async def stop(self) -> None:
         """Stop receiving, cancel typing indicators, close the connections."""
         await super().stop()
-        await self._owner.aclose()
         bot, self._bot = self._bot, None
         if bot is not None:
             try:

@@ -56,7 +56,6 @@ from desktop.core.bus.events import (
     TurnStarted,
     TurnStopped,
 )
-from desktop.core.bus.queue import MessageBus
 from desktop.core.channels.base import (
     BaseChannel,
     ChannelStatus,
@@ -64,12 +63,11 @@ from desktop.core.channels.base import (
     SenderShape,
 )
 from desktop.core.channels.outbox import Delivery
-from desktop.core.channels.state import ChannelStateStore
 from desktop.core.channels.whatsapp import markup, protocol
 from desktop.core.channels.whatsapp.protocol import Event, Malformed, Message
+from desktop.core.config.channels.whatsapp import WhatsAppConfig
 from desktop.core.utils.mime import guess_type
 from desktop.core.utils.redact import redact, register_secret
-from desktop.core.utils.tasks import TaskOwner
 
 log = logging.getLogger(__name__)
 
@@ -104,28 +102,21 @@ class LoginUpdate:
     qr: str = ""
 
 
-class WhatsAppChannel(BaseChannel):
+class WhatsAppChannel(BaseChannel[WhatsAppConfig]):
     """WhatsApp through nanobot's bridge (see the module docstring)."""
 
     name: ClassVar[str] = "whatsapp"
     display_name: ClassVar[str] = "WhatsApp"
     sender_shape: ClassVar[SenderShape] = "id|id"
+    secret_fields: ClassVar[tuple[str, ...]] = ("bridge_token",)
     ack_timeout: ClassVar[float] = 30.0
     """Seconds the bridge has to confirm a command."""
     auth_grace: ClassVar[float] = 0.5
     """Seconds to wait after the token for the bridge to refuse it (it never says yes)."""
     typing_every: ClassVar[float] = 10.0
 
-    def __init__(
-        self,
-        config: Any,
-        bus: MessageBus,
-        state: ChannelStateStore,
-        media_dir: Path,
-        *,
-        app_config: Any = None,
-    ) -> None:
-        self._owner = TaskOwner("whatsapp")
+    def setup(self) -> None:
+        """The channel's own state (see :meth:`BaseChannel.setup`)."""
         self._ws: ClientConnection | None = None
         self._linked = False
         self._lock = asyncio.Lock()
@@ -135,8 +126,6 @@ class WhatsAppChannel(BaseChannel):
         self._turns: dict[str, str] = {}  # turn id → chat
         self.qr: str | None = None
         """The login code the bridge last offered (``None`` once WhatsApp is linked)."""
-        super().__init__(config, bus, state, media_dir, app_config=app_config)
-        register_secret(getattr(config, "bridge_token", "") or None)
 
     # -- connection -----------------------------------------------------------------------
     def _url(self) -> str:
@@ -227,7 +216,6 @@ class WhatsAppChannel(BaseChannel):
     async def stop(self) -> None:
         """Stop receiving, end typing indicators, close the connection."""
         await super().stop()
-        await self._owner.aclose()
         self._typing.clear()
         ws = self._ws
         if ws is not None:
@@ -460,7 +448,7 @@ class WhatsAppChannel(BaseChannel):
             self._turns[event.turn_id] = event.chat_id
             if event.chat_id not in self._typing:
                 done = self._typing[event.chat_id] = asyncio.Event()
-                self._owner.try_spawn(
+                self.owner.try_spawn(
                     self._keep_typing(event.chat_id, done), name=f"typing:{event.chat_id}"
                 )
         elif isinstance(event, TurnFinished | TurnStopped | TurnFailed):

@@ -4,7 +4,8 @@ WhatsApp has its own light markup: ``*bold*``, ``_italic_``, ``~strike~``, ```` 
 ```` ```monospace blocks``` ````, ``> quotes`` and ``- `` lists. The model writes Markdown, so
 ``**bold**`` / ``__bold__`` become ``*bold*``, ``*italic*`` becomes ``_italic_``, ``~~x~~``
 becomes ``~x~``, headings become bold lines and ``[text](url)`` becomes ``text (url)`` (WhatsApp
-has no link markup; it links bare URLs itself). Code is left exactly as written.
+has no link markup; it links bare URLs itself). Code is left exactly as written; a table
+becomes one line per row. The text is written by :mod:`desktop.core.channels.render`.
 
 Long answers are split at :data:`TEXT_LIMIT` characters between paragraphs, lines or words
 (:func:`~desktop.core.channels.base.split_message`); a code block cut in two is closed at the
@@ -13,9 +14,8 @@ end of one piece and opened again at the start of the next.
 
 from __future__ import annotations
 
-import re
-
 from desktop.core.channels.base import split_message
+from desktop.core.channels.render import PLAIN, Rules, render
 
 TEXT_LIMIT = 4096
 """Characters per message: the WhatsApp Business Platform's documented text limit (WhatsApp
@@ -24,43 +24,33 @@ CAPTION_LIMIT = 1024
 """Characters of a media caption (WhatsApp's documented caption limit)."""
 FENCE = "```"
 
-_BLOCK = re.compile(r"```[^\n`]*\n?(.*?)```", re.DOTALL)
-_INLINE = re.compile(r"`[^`\n]+`")
-_ITALIC_STAR = re.compile(r"(?<![*\w])\*(?![\s*])([^*\n]+?)(?<![\s*])\*(?![*\w])")
-_BOLD_STARS = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*")
-_BOLD_UNDERSCORES = re.compile(r"(?<!\w)__(?=\S)(.+?)(?<=\S)__(?!\w)")
-_STRIKE = re.compile(r"~~(?=\S)(.+?)(?<=\S)~~")
-_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$", re.MULTILINE)
-_LINK = re.compile(r"!?\[([^\]\n]*)\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
-_BULLET = re.compile(r"^(\s*)[*+]\s+", re.MULTILINE)
-_HOLD = "\x00{}\x00"
+
+def _link(label: str, href: str) -> str:
+    return href if not label or label == href else f"{label} ({href})"
 
 
-def _link(match: re.Match[str]) -> str:
-    text, url = match.group(1).strip(), match.group(2)
-    return url if not text or text == url else f"{text} ({url})"
+WHATSAPP = Rules(
+    name="whatsapp",
+    strong=("*", "*"),
+    em=("_", "_"),
+    strike=("~", "~"),
+    code=lambda text: f"`{text}`",
+    link=_link,
+    image=_link,
+    heading=lambda level, text: f"*{text}*",
+    heading_is_bold=True,
+    bullet="-",
+    task=("☑", "☐"),
+    fence=lambda language, code: f"{FENCE}\n{code}\n{FENCE}",
+    table=PLAIN.table,
+    rule="───",
+)
+"""WhatsApp's text styles (see the module docstring)."""
 
 
 def to_whatsapp(markdown: str) -> str:
     """``markdown`` in WhatsApp's markup (see the module docstring)."""
-    held: list[str] = []
-
-    def hold(text: str) -> str:
-        held.append(text)
-        return _HOLD.format(len(held) - 1)
-
-    text = _BLOCK.sub(lambda m: hold(f"{FENCE}\n{m.group(1).rstrip()}\n{FENCE}"), markdown)
-    text = _INLINE.sub(lambda m: hold(m.group(0)), text)
-    text = _LINK.sub(_link, text)
-    text = _BULLET.sub(r"\1- ", text)
-    text = _ITALIC_STAR.sub(r"_\1_", text)
-    text = _BOLD_STARS.sub(r"*\1*", text)
-    text = _BOLD_UNDERSCORES.sub(r"*\1*", text)
-    text = _STRIKE.sub(r"~\1~", text)
-    text = _HEADING.sub(lambda m: f"*{m.group(1).strip('*')}*", text)
-    for index, original in enumerate(held):
-        text = text.replace(_HOLD.format(index), original)
-    return text.strip()
+    return render(markdown, WHATSAPP).strip()
 
 
 def pieces(text: str, limit: int = TEXT_LIMIT) -> list[str]:
