@@ -37,6 +37,7 @@ from desktop.core.bus.events import (
     ModelFallback,
     ModelRetrying,
     OutboundMessage,
+    PairingRequested,
     ReasoningDelta,
     ReminderDue,
     RunawayStopped,
@@ -163,6 +164,7 @@ class ChatState:
                 ReminderDue()
                 | ChannelStatusChanged()
                 | DeliveryFailed()
+                | PairingRequested()
                 | BudgetPaused()
                 | BudgetResolved()
                 | BudgetWarning()

@@ -1,0 +1,152 @@
+"""The channel side of pairing: who is paired, and the code a stranger's direct message gets.
+
+:meth:`~desktop.core.channels.base.BaseChannel.is_allowed` (synchronous, called on the event
+loop) consults an in-memory copy of the approved senders (:func:`paired`);
+:func:`admit` refreshes that copy from ``pairing.json`` in a worker thread first, then decides.
+A sender neither in ``allowFrom`` nor paired who wrote *directly* (a private chat, a DM) is
+sent a pairing code and the window is told (:class:`~desktop.core.bus.events.PairingRequested`);
+nothing of the message reaches the agent. In a group nobody gets a code (as in nanobot 0.3.5:
+the message is ignored). A channel that cannot tell a direct message from a group one (email)
+never issues codes, though senders approved another way are let in.
+
+A paired sender matches as ``allowFrom`` entries do (:func:`~desktop.core.channels.base.allowed`
+with the channel's sender shape): a Telegram sender approved as ``123|alice`` is still let in
+after renaming to ``123|alicia``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from desktop.core.bus.events import OutboundMessage, PairingRequested
+from desktop.core.channels.pairing.store import PairingRequest, PairingStore
+
+if TYPE_CHECKING:
+    from desktop.core.channels.base import BaseChannel
+
+log = logging.getLogger(__name__)
+
+CODE_META_KEY = "_pairing_code"
+"""Metadata key marking an outbound pairing-code reply (0.3.5's name)."""
+
+_approved: dict[Path, tuple[object, dict[str, list[str]]]] = {}
+"""Per pairing file: the signature it had when read, and its approved senders."""
+
+
+def folder_of(channel: BaseChannel) -> Path:
+    """The folder of ``channel``'s ``pairing.json``: the config folder, which holds the
+    ``channel-state`` folder of the channel's state file (else the state file's folder)."""
+    folder = Path(channel.state.path).parent
+    return folder.parent if folder.name == "channel-state" else folder
+
+
+def _signature(path: Path) -> object:
+    try:
+        st = os.stat(path, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def _reload(folder: Path) -> None:
+    """Re-read the approved senders when the file changed since the last read."""
+    store = PairingStore(folder)
+    signature = _signature(store.path)
+    cached = _approved.get(store.path)
+    if cached is not None and cached[0] == signature:
+        return
+    try:
+        approved = store.approved()
+    except OSError as exc:
+        log.warning(
+            "pairing: %s cannot be read (%s); paired senders are not let in", store.path, exc
+        )
+        approved = {}
+    _approved[store.path] = (signature, approved)
+
+
+def paired(channel: BaseChannel, sender: str) -> bool:
+    """Whether ``sender`` was approved on ``channel`` (in-memory copy; no I/O)."""
+    from desktop.core.channels.base import allowed
+
+    cached = _approved.get(folder_of(channel) / "pairing.json")
+    if cached is None:
+        return False
+    senders = cached[1].get(channel.name, [])
+    return bool(senders) and allowed(senders, sender, shape=channel.sender_shape)
+
+
+def is_direct(metadata: Mapping[str, Any] | None) -> bool:
+    """Whether a message's metadata marks it as sent directly to the bot (``is_direct``, else
+    ``is_group`` set to false); unmarked messages count as not direct."""
+    meta = metadata or {}
+    direct = meta.get("is_direct")
+    if isinstance(direct, bool):
+        return direct
+    return meta.get("is_group") is False
+
+
+def pairing_reply(code: str) -> str:
+    """What a stranger's direct message is answered with."""
+    return (
+        "Hello! This assistant only talks to people its owner has let in.\n\n"
+        f"Your pairing code: {code}\n\n"
+        "Send the code to the owner. They can approve it in the nanobot Desktop window, "
+        f"from its tray menu, or with `nanobot-desktop channels pair approve {code}`. "
+        "The code is valid for 10 minutes."
+    )
+
+
+async def admit(channel: BaseChannel, sender: str, chat_id: str, *, direct: bool) -> bool:
+    """Whether ``sender`` may talk to the agent on ``channel`` (``allowFrom`` or paired).
+
+    When not, and the message was ``direct``, the sender is given a pairing code in
+    ``chat_id`` and a :class:`PairingRequested` event goes to the window.
+    """
+    if channel.is_allowed(sender):
+        return True
+    folder = folder_of(channel)
+    await asyncio.to_thread(_reload, folder)
+    if channel.is_allowed(sender):
+        return True
+    if direct:
+        await offer_code(channel, sender, chat_id, folder)
+    return False
+
+
+async def offer_code(channel: BaseChannel, sender: str, chat_id: str, folder: Path) -> None:
+    """Give ``sender`` a pairing code (the pending one if any) and tell the window."""
+    store = PairingStore(folder)
+    try:
+        request: PairingRequest
+        request, new = await asyncio.to_thread(store.request, channel.name, sender)
+    except OSError as exc:
+        log.warning(
+            "%s: no pairing code for %s: %s cannot be written (%s)",
+            channel.name,
+            sender,
+            store.path,
+            exc,
+        )
+        return
+    reply = OutboundMessage(
+        channel.name,
+        chat_id,
+        pairing_reply(request.code),
+        metadata={CODE_META_KEY: request.code},
+    )
+    try:
+        await channel.send(reply)
+    except Exception as exc:  # noqa: BLE001  # the network's failure: logged, the message stays dropped
+        log.warning("%s: the pairing code for %s could not be sent: %s", channel.name, sender, exc)
+    else:
+        log.info("%s: pairing code sent to %s in chat %s", channel.name, sender, chat_id)
+    if new:
+        await channel.bus.emit(
+            PairingRequested(channel.name, sender, request.code, request.expires_at)
+        )
