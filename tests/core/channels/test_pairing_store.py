@@ -145,9 +145,7 @@ def test_two_processes_approving_at_once_lose_nothing(tmp_path: Path) -> None:
     codes = [store.request("telegram" if i % 2 else "slack", f"user{i}")[0].code for i in range(60)]
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     workers = [
-        subprocess.Popen(
-            [sys.executable, "-c", _APPROVER, str(tmp_path), *codes[half::2]], env=env
-        )
+        subprocess.Popen([sys.executable, "-c", _APPROVER, str(tmp_path), *codes[half::2]], env=env)
         for half in (0, 1)
     ]
     assert [w.wait(timeout=120) for w in workers] == [0, 0]

@@ -57,6 +57,7 @@ from desktop.core.channels.email.parse import (
 )
 from desktop.core.channels.email.smtp import SmtpSender, Thread, check_login, compose, sender_of
 from desktop.core.channels.outbox import Delivery
+from desktop.core.channels.pairing.gate import reload as reload_pairings
 from desktop.core.channels.state import ChannelStateStore
 from desktop.core.config.channels.email import EmailConfig
 
@@ -264,6 +265,7 @@ class EmailChannel(BaseChannel):
     def _screen_all(self, headers: dict[int, tuple[bytes, int]]) -> dict[int, Screening | None]:
         """Screen every header (``None``: the header cannot be read). Runs in a thread."""
         own = self.own_addresses()
+        reload_pairings(self)  # senders approved by DM pairing count as allowed
         result: dict[int, Screening | None] = {}
         for uid, (header, _) in headers.items():
             try:

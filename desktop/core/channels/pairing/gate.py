@@ -70,6 +70,12 @@ def _reload(folder: Path) -> None:
     _approved[store.path] = (signature, approved)
 
 
+def reload(channel: BaseChannel) -> None:
+    """Re-read ``channel``'s approved senders if the file changed (blocking: in a thread; for
+    channels that screen senders in a worker thread, such as Email)."""
+    _reload(folder_of(channel))
+
+
 def paired(channel: BaseChannel, sender: str) -> bool:
     """Whether ``sender`` was approved on ``channel`` (in-memory copy; no I/O)."""
     from desktop.core.channels.base import allowed
@@ -79,6 +85,14 @@ def paired(channel: BaseChannel, sender: str) -> bool:
         return False
     senders = cached[1].get(channel.name, [])
     return bool(senders) and allowed(senders, sender, shape=channel.sender_shape)
+
+
+def display_name(channel: str) -> str:
+    """A channel's name for people (``Feishu / Lark``); the config name when unknown."""
+    from desktop.core.channels.registry import CHANNELS
+
+    info = CHANNELS.get(channel)
+    return info.display_name if info is not None else channel
 
 
 def is_direct(metadata: Mapping[str, Any] | None) -> bool:
@@ -112,7 +126,7 @@ async def admit(channel: BaseChannel, sender: str, chat_id: str, *, direct: bool
         return True
     folder = folder_of(channel)
     await asyncio.to_thread(_reload, folder)
-    if channel.is_allowed(sender):
+    if paired(channel, sender):
         return True
     if direct:
         await offer_code(channel, sender, chat_id, folder)
@@ -140,12 +154,10 @@ async def offer_code(channel: BaseChannel, sender: str, chat_id: str, folder: Pa
         pairing_reply(request.code),
         metadata={CODE_META_KEY: request.code},
     )
-    try:
-        await channel.send(reply)
-    except Exception as exc:  # noqa: BLE001  # the network's failure: logged, the message stays dropped
-        log.warning("%s: the pairing code for %s could not be sent: %s", channel.name, sender, exc)
-    else:
-        log.info("%s: pairing code sent to %s in chat %s", channel.name, sender, chat_id)
+    # Through the bus, as every answer: the manager delivers it (with retries) outside this
+    # receive loop, which a network that confirms sends on the same connection needs.
+    await channel.bus.publish_outbound(reply)
+    log.info("%s: pairing code for %s in chat %s", channel.name, sender, chat_id)
     if new:
         await channel.bus.emit(
             PairingRequested(channel.name, sender, request.code, request.expires_at)
