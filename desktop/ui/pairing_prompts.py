@@ -39,12 +39,16 @@ def banner_key(code: str) -> str:
     return f"pairing:{code}"
 
 
+def who(event: PairingRequested) -> str:
+    """The sender for people: ``zoe (4249)`` for ``4249|zoe``."""
+    sender_id, _, name = event.sender.partition("|")
+    return f"{name} ({sender_id})" if name else sender_id
+
+
 def describe(event: PairingRequested) -> str:
     """The request in a sentence."""
-    sender_id, _, name = event.sender.partition("|")
-    who = f"{name} ({sender_id})" if name else sender_id
     return (
-        f"{who} wrote to the assistant on {display_name(event.channel)} and asks to be let in "
+        f"{who(event)} wrote to the assistant on {display_name(event.channel)} and asks to be let in "
         f"(pairing code {event.code})."
     )
 
@@ -80,7 +84,11 @@ class PairingPrompts(QObject):
         self.tray = tray
         self.folder = Path(services.config_path).parent
         self._tasks = TaskOwner("pairing-prompts")
+        self.waiting: dict[str, str] = {}
+        """Requests shown and not yet answered here: code → who (the tray's menu lists them)."""
         services.bridge.pairingRequested.connect(self.on_requested)
+        if tray is not None:
+            tray.pairingAnswered.connect(lambda code, ok: self.answer(code, approve=ok))
 
     def on_requested(self, event: PairingRequested) -> None:
         """Ask the person."""
@@ -93,6 +101,7 @@ class PairingPrompts(QObject):
                 ("Deny", lambda: self.answer(code, approve=False)),
             ],
         )
+        self._set_waiting(code, who(event))
         if self.notifications is not None or self.tray is not None:
             self._tasks.try_spawn(self._notify(event), name="pairing-notification")
 
@@ -110,11 +119,20 @@ class PairingPrompts(QObject):
                 key, f"The pairing file cannot be changed: {exc}", severity="error"
             )
             return
+        self._set_waiting(code, None)
         if found is None:
             self.window.show_banner(key, f"The pairing code {code} expired or was already used.")
             return
         self.window.remove_banner(key)
         self.answered.emit(code, approve)
+
+    def _set_waiting(self, code: str, who: str | None) -> None:
+        if who is None:
+            self.waiting.pop(code, None)
+        else:
+            self.waiting[code] = who
+        if self.tray is not None:
+            self.tray.set_pairing_requests(self.waiting)
 
     async def _notify(self, event: PairingRequested) -> None:
         summary, body = "Pairing request", describe(event) + " Open nanobot to approve or deny it."

@@ -135,3 +135,43 @@ def test_approve_in_the_banner_and_answer_in_settings(
         run_async(qtbot, qloop, services.aclose_tabs())
         run_async(qtbot, qloop, app.notifier.aclose())
         theme.setParent(None)
+
+
+def test_approve_from_the_tray_menu(
+    qtbot: QtBot,
+    qloop: asyncio.AbstractEventLoop,
+    tmp_path: Path,
+    window: MainWindow,
+    memory_keyring: MemoryKeyring,
+) -> None:
+    """A request is offered in the tray menu (Approve / Deny); choosing Approve writes it and
+    takes the entries away."""
+    from desktop.ui.pairing_prompts import PairingPrompts
+    from desktop.ui.tray import Tray
+
+    config_path = write_config(
+        tmp_path / "nanobot" / "config.json",
+        {"agents": {"defaults": {"workspace": str(tmp_path / "ws"), "timezone": "UTC"}}},
+    )
+    store = PairingStore(config_path.parent)
+    services = AppServices(
+        load_config(config_path), config_path, SecretStore("nanobot-desktop-gui-pairing")
+    )
+    tray = Tray()
+    prompts = PairingPrompts(services, window, tray=tray)
+    try:
+        request, _ = store.request("discord", "77|bob")
+        services.bridge.deliver(
+            PairingRequested("discord", request.sender, request.code, request.expires_at)
+        )
+        approve = f"Approve bob (77) ({request.code})"
+        assert approve in tray.action_texts() and f"Deny bob (77) ({request.code})" in (
+            tray.action_texts()
+        )
+        tray.action(approve).trigger()
+        qtbot.waitUntil(lambda: store.approved() == {"discord": ["77|bob"]}, timeout=10_000)
+        qtbot.waitUntil(lambda: approve not in tray.action_texts(), timeout=10_000)
+        assert window.banner(banner_key(request.code)) is None
+    finally:
+        run_async(qtbot, qloop, prompts.aclose())
+        tray.close()

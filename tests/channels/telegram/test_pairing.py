@@ -71,3 +71,32 @@ async def test_a_stranger_pairs_by_code_approved_on_the_command_line(
     assert len(scripted_server.chat_requests()) == 1
     stored = json.loads((tmp_path / "nanobot" / "pairing.json").read_text(encoding="utf-8"))
     assert stored == {"approved": {"telegram": [f"{STRANGER}|zoe"]}, "pending": {}}
+
+
+async def test_an_allowed_sender_approves_with_the_pairing_command_in_the_chat(
+    api: BotApiServer, scripted_server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
+    """``/pairing`` from the owner's own Telegram chat lists the request and approves it (the
+    agent loop answers the command; no model call), then the stranger is let in."""
+    scripted_server.route = echo()
+    runtime = await start_runtime(
+        tmp_path, api, scripted_server, telegram={"allowFrom": [str(CHAT)]}
+    )
+    try:
+        api.put_message(STRANGER, "hello?", user_id=STRANGER, username="zoe")
+        await until(lambda: api.texts(STRANGER), what="the pairing code")
+        match = re.search(r"\b([A-Z0-9]{4}-[A-Z0-9]{4})\b", api.texts(STRANGER)[0])
+        assert match is not None
+        code = match.group(1)
+        api.put_message(CHAT, "/pairing", username="ada")
+        await until(lambda: api.texts(CHAT), what="the list")
+        assert code in api.texts(CHAT)[0] and f"{STRANGER}|zoe" in api.texts(CHAT)[0]
+        api.put_message(CHAT, f"/pairing approve {code.lower()}", username="ada")
+        await until(lambda: len(api.texts(CHAT)) == 2, what="the approval")
+        assert "Approved" in api.texts(CHAT)[1]
+        assert scripted_server.chat_requests() == []
+        api.put_message(STRANGER, "in now?", user_id=STRANGER, username="zoe")
+        await until(lambda: len(api.texts(STRANGER)) == 2, what="the agent's answer")
+        assert api.texts(STRANGER)[1] == "echo: in now?"
+    finally:
+        await runtime.stop()
