@@ -36,6 +36,7 @@ EXTRA = Path("/tmp/shots/h24-pairing")
 
 
 def _save(widget: MainWindow | SettingsTab, name: str) -> None:
+    """Save a screenshot of ``widget`` as ``name``."""
     for folder in (SCREENS, *([EXTRA] if EXTRA.is_dir() else [])):
         folder.mkdir(parents=True, exist_ok=True)
         widget.grab().save(str(folder / name))
@@ -119,6 +120,7 @@ def test_approve_in_the_banner_and_answer_in_settings(
             qtbot.waitUntil(lambda s=scheme: theme.is_dark() == (s == "dark"), timeout=2000)
             qtbot.wait(50)
             pairing.grab().save(str(SCREENS / f"pairing-settings-{scheme}.png"))
+            _save(tab, f"pairing-settings-page-{scheme}.png")
             if EXTRA.is_dir():
                 pairing.grab().save(str(EXTRA / f"pairing-settings-{scheme}.png"))
         theme.set_appearance("light")
