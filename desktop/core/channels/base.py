@@ -43,7 +43,7 @@ from desktop.core.bus.queue import MessageBus
 from desktop.core.channels.approvals import ReplyApprover
 from desktop.core.channels.journal import journal_for
 from desktop.core.channels.outbox import Delivery, outbox_for
-from desktop.core.channels.pairing.gate import admit, is_direct, paired
+from desktop.core.channels.pairing.gate import admit, approved_senders, is_direct
 from desktop.core.channels.state import ChannelStateStore
 
 log = logging.getLogger(__name__)
@@ -320,7 +320,8 @@ class BaseChannel(ABC):
         entries = list(getattr(self.config, "allow_from", []) or [])
         if allowed(entries, sender, shape=self.sender_shape, open_when_empty=self.open_when_empty):
             return True
-        if paired(self, sender):
+        paired = approved_senders(self)
+        if paired and allowed(paired, sender, shape=self.sender_shape):
             return True
         if self.sender_shape == "id|name":
             for entry in name_only_entries(entries, sender):

@@ -1,7 +1,7 @@
 """The channel side of pairing: who is paired, and the code a stranger's direct message gets.
 
 :meth:`~desktop.core.channels.base.BaseChannel.is_allowed` (synchronous, called on the event
-loop) consults an in-memory copy of the approved senders (:func:`paired`);
+loop) consults an in-memory copy of the approved senders (:func:`approved_senders`);
 :func:`admit` refreshes that copy from ``pairing.json`` in a worker thread first, then decides.
 A sender neither in ``allowFrom`` nor paired who wrote *directly* (a private chat, a DM) is
 sent a pairing code and the window is told (:class:`~desktop.core.bus.events.PairingRequested`);
@@ -21,13 +21,37 @@ import logging
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from desktop.core.bus.events import OutboundMessage, PairingRequested
+from desktop.core.bus.queue import MessageBus
 from desktop.core.channels.pairing.store import PairingRequest, PairingStore
+from desktop.core.channels.state import ChannelStateStore
 
-if TYPE_CHECKING:
-    from desktop.core.channels.base import BaseChannel
+
+class Gated(Protocol):
+    """What the gate needs of a channel (:class:`~desktop.core.channels.base.BaseChannel`;
+    not imported: that module imports this one)."""
+
+    @property
+    def name(self) -> str:
+        """The channel's config name."""
+        ...
+
+    @property
+    def state(self) -> ChannelStateStore:
+        """Its state file (the pairing file is found from it)."""
+        ...
+
+    @property
+    def bus(self) -> MessageBus:
+        """Where the code reply and the window's event go."""
+        ...
+
+    def is_allowed(self, sender: str) -> bool:
+        """``allowFrom``, or paired (:func:`approved_senders`)."""
+        ...
+
 
 log = logging.getLogger(__name__)
 
@@ -38,7 +62,7 @@ _approved: dict[Path, tuple[object, dict[str, list[str]]]] = {}
 """Per pairing file: the signature it had when read, and its approved senders."""
 
 
-def folder_of(channel: BaseChannel) -> Path:
+def folder_of(channel: Gated) -> Path:
     """The folder of ``channel``'s ``pairing.json``: the config folder, which holds the
     ``channel-state`` folder of the channel's state file (else the state file's folder)."""
     folder = Path(channel.state.path).parent
@@ -70,21 +94,18 @@ def _reload(folder: Path) -> None:
     _approved[store.path] = (signature, approved)
 
 
-def reload(channel: BaseChannel) -> None:
+def reload(channel: Gated) -> None:
     """Re-read ``channel``'s approved senders if the file changed (blocking: in a thread; for
     channels that screen senders in a worker thread, such as Email)."""
     _reload(folder_of(channel))
 
 
-def paired(channel: BaseChannel, sender: str) -> bool:
-    """Whether ``sender`` was approved on ``channel`` (in-memory copy; no I/O)."""
-    from desktop.core.channels.base import allowed
-
+def approved_senders(channel: Gated) -> list[str]:
+    """The senders approved on ``channel`` (in-memory copy, as last read; no I/O).
+    :meth:`~desktop.core.channels.base.BaseChannel.is_allowed` matches them as ``allowFrom``
+    entries."""
     cached = _approved.get(folder_of(channel) / "pairing.json")
-    if cached is None:
-        return False
-    senders = cached[1].get(channel.name, [])
-    return bool(senders) and allowed(senders, sender, shape=channel.sender_shape)
+    return list(cached[1].get(channel.name, [])) if cached is not None else []
 
 
 def display_name(channel: str) -> str:
@@ -116,7 +137,7 @@ def pairing_reply(code: str) -> str:
     )
 
 
-async def admit(channel: BaseChannel, sender: str, chat_id: str, *, direct: bool) -> bool:
+async def admit(channel: Gated, sender: str, chat_id: str, *, direct: bool) -> bool:
     """Whether ``sender`` may talk to the agent on ``channel`` (``allowFrom`` or paired).
 
     When not, and the message was ``direct``, the sender is given a pairing code in
@@ -126,14 +147,14 @@ async def admit(channel: BaseChannel, sender: str, chat_id: str, *, direct: bool
         return True
     folder = folder_of(channel)
     await asyncio.to_thread(_reload, folder)
-    if paired(channel, sender):
+    if approved_senders(channel) and channel.is_allowed(sender):
         return True
     if direct:
         await offer_code(channel, sender, chat_id, folder)
     return False
 
 
-async def offer_code(channel: BaseChannel, sender: str, chat_id: str, folder: Path) -> None:
+async def offer_code(channel: Gated, sender: str, chat_id: str, folder: Path) -> None:
     """Give ``sender`` a pairing code (the pending one if any) and tell the window."""
     store = PairingStore(folder)
     try:
