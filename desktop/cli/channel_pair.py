@@ -45,7 +45,7 @@ def run_pair(args: argparse.Namespace) -> int:
     action: str = args.pair_action
     extra: list[str] = list(args.pair_args)
     wanted = {"list": 0, "approve": 1, "deny": 1, "revoke": 2}[action]
-    if len(extra) != wanted:
+    if len(extra) != wanted and not (action == "revoke" and len(extra) > wanted):
         usage = {
             "list": "channels pair list",
             "approve": "channels pair approve CODE",

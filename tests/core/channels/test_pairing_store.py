@@ -152,3 +152,25 @@ def test_two_processes_approving_at_once_lose_nothing(tmp_path: Path) -> None:
     approved = store.approved()
     assert sorted(approved["telegram"] + approved["slack"]) == sorted(f"user{i}" for i in range(60))
     assert store.pending() == []
+
+
+def test_the_pair_command_line(tmp_path: Path) -> None:
+    """``channels pair``: usage errors exit 2 and change nothing; a revoke names a sender
+    whose display name has a space."""
+    from tests.cli_runner import run_cli
+
+    config = tmp_path / ".nanobot" / "config.json"
+    config.parent.mkdir()
+    config.write_text("{}", encoding="utf-8")
+    store = PairingStore(config.parent)
+    request, _ = store.request("telegram", "5|Ada Lovelace")
+    store.approve(request.code)
+    missing = run_cli(["channels", "pair", "approve"], tmp_path)
+    assert missing.returncode == 2 and "channels pair approve CODE" in missing.stdout
+    unknown = run_cli(["channels", "pair", "approve", "ZZZZ-ZZZZ"], tmp_path)
+    assert unknown.returncode == 1 and "No pending pairing request" in unknown.stdout
+    listed = run_cli(["channels", "pair"], tmp_path)
+    assert listed.returncode == 0 and "telegram  5|Ada Lovelace" in listed.stdout
+    revoked = run_cli(["channels", "pair", "revoke", "telegram", "5|Ada", "Lovelace"], tmp_path)
+    assert revoked.returncode == 0, revoked.stdout + revoked.stderr
+    assert store.approved() == {}

@@ -66,8 +66,9 @@ def run(folder: Path, argument: str, channel: str = "") -> tuple[bool, str]:
                     f"Approved: {found.sender} may now talk to the assistant on {found.channel}.",
                 )
             return True, f"Denied the pairing request of {found.sender} on {found.channel}."
-        if action == "revoke" and len(rest) in (1, 2):
-            where, sender = (channel, rest[0]) if len(rest) == 1 else (rest[0], rest[1])
+        if action == "revoke" and rest:
+            # The sender is the rest of the line (a display name after "|" may have spaces).
+            where, sender = (channel, rest[0]) if len(rest) == 1 else (rest[0], " ".join(rest[1:]))
             if not where:
                 return False, "Say which channel: revoke CHANNEL SENDER."
             if store.revoke(where, sender):
