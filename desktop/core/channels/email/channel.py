@@ -57,6 +57,7 @@ from desktop.core.channels.email.parse import (
 )
 from desktop.core.channels.email.smtp import SmtpSender, Thread, check_login, compose, sender_of
 from desktop.core.channels.outbox import Delivery
+from desktop.core.channels.pairing.gate import approved_senders
 from desktop.core.channels.pairing.gate import reload as reload_pairings
 from desktop.core.channels.state import ChannelStateStore
 from desktop.core.config.channels.email import EmailConfig
@@ -171,8 +172,9 @@ class EmailChannel(BaseChannel):
             )
 
     def is_allowed(self, sender: str) -> bool:
-        """``allowFrom`` on the sender's address, ignoring case."""
+        """``allowFrom`` (or a DM pairing approval) on the sender's address, ignoring case."""
         entries = [str(e).strip().lower() for e in self.config.allow_from or []]
+        entries += [s.strip().lower() for s in approved_senders(self)]
         return allowed(entries, sender.strip().lower())
 
     @property
