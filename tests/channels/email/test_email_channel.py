@@ -237,7 +237,8 @@ async def test_a_sender_approved_by_pairing_is_read_and_a_stranger_gets_no_code(
     runtime = await start_agent(tmp_path, scripted_server, dovecot, smtp, allowFrom=[ALICE])
     try:
         await asyncio.to_thread(dovecot.append, mail(ALICE, "Hi", "[q:a1]", "<a1@example.org>"))
-        await until(lambda: smtp.messages(ALICE), what="Alice's answer")
+        # generous: the first poll and answer take long on a loaded machine
+        await until(lambda: smtp.messages(ALICE), timeout=90, what="Alice's answer")
         store = PairingStore(Path.home() / ".nanobot")
         request, _ = await asyncio.to_thread(store.request, "email", "bob@example.net")
         await asyncio.to_thread(store.approve, request.code)
@@ -246,7 +247,7 @@ async def test_a_sender_approved_by_pairing_is_read_and_a_stranger_gets_no_code(
             mail("bob@example.net", "Hi", "paired [q:b1]", "<b1@example.net>"),
         ):
             await asyncio.to_thread(dovecot.append, raw)
-        await until(lambda: smtp.messages("bob@example.net"), what="Bob's answer")
+        await until(lambda: smtp.messages("bob@example.net"), timeout=90, what="Bob's answer")
     finally:
         await runtime.stop()
     assert _bodies(smtp, "bob@example.net") == ["Answer to b1"]
