@@ -1,5 +1,6 @@
 """``nanobot-desktop channels status``: which chat channels are enabled, installed and working;
-``channels login``: link WhatsApp (:mod:`desktop.cli.channel_login`)."""
+``channels login``: link WhatsApp (:mod:`desktop.cli.channel_login`); ``channels pair``: DM
+pairing (:mod:`desktop.cli.channel_pair`)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,9 @@ def add_channels_parser(commands: Any, common: argparse.ArgumentParser) -> None:
     from desktop.cli.channel_login import add_login_parser
 
     add_login_parser(actions, common)
+    from desktop.cli.channel_pair import add_pair_parser
+
+    add_pair_parser(actions, common)
 
 
 def _installed(requires: tuple[str, ...]) -> bool:
@@ -84,6 +88,10 @@ def run_channels(args: argparse.Namespace) -> int:
         from desktop.cli.channel_login import run_login
 
         return run_login(args)
+    if args.channels_command == "pair":
+        from desktop.cli.channel_pair import run_pair
+
+        return run_pair(args)
     config = load(args)
     if config is None:
         return EXIT_USAGE

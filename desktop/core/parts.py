@@ -31,6 +31,7 @@ from desktop.core.agent.work import SessionWork
 from desktop.core.bus.limits import max_inbound_kb
 from desktop.core.bus.queue import MessageBus
 from desktop.core.channels.manager import ChannelManager
+from desktop.core.channels.pairing.command import command_handler as pairing_commands
 from desktop.core.config.budgets import Budgets
 from desktop.core.config.sandbox_settings import SandboxPlaces
 from desktop.core.config.schema import Config
@@ -313,7 +314,7 @@ def agent_parts(base: BaseParts, memory: MemoryParts, secrets: SecretStore | Non
         consolidation=memory.consolidator,
         connectors=(base.mcp,),
         approval=base.gate,
-        commands=(memory.command_handler(),),
+        commands=(memory.command_handler(), pairing_commands(config_dir(config))),
         models=chat_models,
         presets=ChatPresets(config, provider, secrets),
     )

@@ -33,6 +33,7 @@ from desktop.core.bus.events import (
     ModelFallback,
     ModelRetrying,
     OutboundMessage,
+    PairingRequested,
     ReasoningDelta,
     ReminderDue,
     RunawayStopped,
@@ -111,6 +112,7 @@ class CoreBridge(QObject):
         reminderDue(ReminderDue): a scheduled job has something to tell.
         channelStatus(ChannelStatusChanged): a chat channel's connection changed.
         deliveryFailed(DeliveryFailed): an answer could not reach its chat.
+        pairingRequested(PairingRequested): a stranger asked to pair on a channel.
         budgetPaused(BudgetPaused): a background source waits before passing a budget.
         budgetResolved(BudgetResolved): that pause was answered.
         budgetWarning(BudgetWarning): chat spend reached a budget's warning share.
@@ -138,6 +140,7 @@ class CoreBridge(QObject):
     reminderDue = event_signal(ReminderDue)
     channelStatus = event_signal(ChannelStatusChanged)
     deliveryFailed = event_signal(DeliveryFailed)
+    pairingRequested = event_signal(PairingRequested)
     budgetPaused = event_signal(BudgetPaused)
     budgetResolved = event_signal(BudgetResolved)
     budgetWarning = event_signal(BudgetWarning)
@@ -191,6 +194,8 @@ class CoreBridge(QObject):
                 self.channelStatus.emit(event)
             case DeliveryFailed():
                 self.deliveryFailed.emit(event)
+            case PairingRequested():
+                self.pairingRequested.emit(event)
             case BudgetPaused():
                 self.budgetPaused.emit(event)
             case BudgetResolved():

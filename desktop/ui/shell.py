@@ -194,6 +194,16 @@ class DesktopApp:
             parent=services,
         )
         services.closables.append(prompts)
+        from desktop.ui.pairing_prompts import PairingPrompts
+
+        pairing = PairingPrompts(
+            services,
+            self.window,
+            notifications=self.notifier.service,
+            tray=self.tray,
+            parent=services,
+        )
+        services.closables.append(pairing)
         if self.tray is not None:
             self.tray.attach(services.bridge)
         self.window.remove_banner("config")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import logging
+from functools import partial
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QPointF, QRect, QRectF, QSize, Qt, Signal
@@ -150,6 +151,7 @@ class Tray(QObject):
     pauseToggled = Signal(bool)
     quitRequested = Signal()
     messageClicked = Signal()
+    pairingAnswered = Signal(str, bool)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -163,6 +165,7 @@ class Tray(QObject):
         self._dream_changes = 0
         self._paused = False
         self._pause_action: QAction | None = None
+        self._pairing: dict[str, str] = {}
         self.icon = QSystemTrayIcon(app_icon(), self)
         self.menu = QMenu()
         self.menu.setAccessibleName("nanobot tray menu")
@@ -217,6 +220,12 @@ class Tray(QObject):
     def channel_problems(self) -> dict[str, str]:
         """Chat channels that dropped or failed, with why (a copy)."""
         return dict(self._channel_problems)
+
+    def set_pairing_requests(self, requests: dict[str, str]) -> None:
+        """The DM pairing requests waiting for an answer (code → who), offered in the menu
+        with Approve / Deny (:attr:`pairingAnswered`)."""
+        self._pairing = dict(requests)
+        self.refresh_menu()
 
     def set_unread(self, count: int) -> None:
         """Show ``count`` unread reminders on the icon."""
@@ -363,6 +372,13 @@ class Tray(QObject):
         self._action(menu, "New chat", self.newChatRequested.emit)
         if self._dream_changes:
             self._action(menu, "Review Dream changes", self.reviewDreamRequested.emit)
+        for code, who in self._pairing.items():
+            self._action(
+                menu, f"Approve {who} ({code})", partial(self.pairingAnswered.emit, code, True)
+            )
+            self._action(
+                menu, f"Deny {who} ({code})", partial(self.pairingAnswered.emit, code, False)
+            )
         menu.addSeparator()
         lines = self._lines
         if self.cron is not None:

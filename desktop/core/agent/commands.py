@@ -24,6 +24,9 @@ COMMANDS: dict[str, str] = {
         "/trigger <name> makes a trigger bound to this chat: "
         "'nanobot-desktop trigger <id> \"message\"' then sends a message into it"
     ),
+    "/pairing": (
+        "list pairing requests; /pairing approve|deny <code>, /pairing revoke <channel> <sender>"
+    ),
     "/help": "this list",
 }
 

@@ -400,6 +400,20 @@ class DeliveryFailed:
 
 
 @dataclass(frozen=True)
+class PairingRequested:
+    """Someone not yet allowed wrote to a channel directly and was given a pairing code.
+
+    The window shows it with Approve / Deny (:mod:`desktop.core.channels.pairing`).
+    """
+
+    channel: str
+    sender: str
+    code: str
+    expires_at: float
+    kind: Literal["pairing_requested"] = "pairing_requested"
+
+
+@dataclass(frozen=True)
 class BudgetPaused:
     """A background source was paused before a call that would pass a budget.
 
@@ -478,6 +492,7 @@ RunEvent = (
     | ReminderDue
     | ChannelStatusChanged
     | DeliveryFailed
+    | PairingRequested
     | BudgetPaused
     | BudgetResolved
     | BudgetWarning

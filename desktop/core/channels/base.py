@@ -45,6 +45,7 @@ from desktop.core.bus.queue import MessageBus
 from desktop.core.channels.approvals import ReplyApprover
 from desktop.core.channels.journal import journal_for
 from desktop.core.channels.outbox import Delivery, outbox_for
+from desktop.core.channels.pairing.gate import admit, approved_senders, is_direct
 from desktop.core.channels.state import ChannelStateStore
 from desktop.core.config.base import ChannelBase
 from desktop.core.utils.redact import register_secret
@@ -361,13 +362,17 @@ class BaseChannel(ABC, Generic[ConfigT]):
         raise NotImplementedError(f"{self.name} has no connection test")
 
     def is_allowed(self, sender: str) -> bool:
-        """Whether ``sender`` may talk to the agent (``allowFrom``).
+        """Whether ``sender`` may talk to the agent (``allowFrom``, or paired: see
+        :mod:`~desktop.core.channels.pairing.gate`).
 
         An entry naming only the name half of an ``id|name`` sender lets nobody in; the log
         says which id to write instead.
         """
         entries = list(getattr(self.config, "allow_from", []) or [])
         if allowed(entries, sender, shape=self.sender_shape, open_when_empty=self.open_when_empty):
+            return True
+        paired = approved_senders(self)
+        if paired and allowed(paired, sender, shape=self.sender_shape):
             return True
         if self.sender_shape == "id|name":
             for entry in name_only_entries(entries, sender):
@@ -394,7 +399,9 @@ class BaseChannel(ABC, Generic[ConfigT]):
         seen: Sequence[str] = (),
         session_key: str | None = None,
     ) -> bool:
-        """Hand a person's message to the agent; ``False`` (and logged) when not allowed, or
+        """Hand a person's message to the agent; ``False`` (and logged) when not allowed (a
+        direct message is answered with a pairing code: ``metadata`` ``is_direct``, or
+        ``is_group`` false; see :mod:`~desktop.core.channels.pairing.gate`), or
         when it is longer than ``channels.maxInboundKb`` (:mod:`desktop.core.bus.limits`): the
         sender is told so, and nothing of it reaches the journal, the session or the model.
 
@@ -422,7 +429,7 @@ class BaseChannel(ABC, Generic[ConfigT]):
             session_key: The session it belongs to, when not ``<channel>:<chat_id>`` (one
                 conversation per group member).
         """
-        if not self.is_allowed(sender):
+        if not await admit(self, sender, chat_id, direct=is_direct(metadata)):
             log.info("%s: message from %s ignored (not in allowFrom)", self.name, sender)
             if confirm is not None:
                 await confirm("dropped")

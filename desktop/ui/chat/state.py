@@ -38,6 +38,7 @@ from desktop.core.bus.events import (
     ModelFallback,
     ModelRetrying,
     OutboundMessage,
+    PairingRequested,
     ReasoningDelta,
     ReminderDue,
     RunawayStopped,
@@ -170,6 +171,7 @@ class ChatState:
                 ReminderDue()
                 | ChannelStatusChanged()
                 | DeliveryFailed()
+                | PairingRequested()
                 | BudgetPaused()
                 | BudgetResolved()
                 | BudgetWarning()

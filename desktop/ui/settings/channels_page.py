@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 from desktop.core.config import secret_fields
 from desktop.ui.settings.channel_form import ChannelForm, channel_title, status_dot
 from desktop.ui.settings.page import SettingsPage
+from desktop.ui.settings.pairing_list import PairingList
 
 if TYPE_CHECKING:
     from desktop.core.bus.events import ChannelStatusChanged
@@ -67,6 +68,10 @@ class ChannelsPage(SettingsPage):
         row.addWidget(self.list)
         row.addWidget(self.stack, 1)
         self.body_layout.addLayout(row, 1)
+        self.pairing = PairingList(services.config_path.parent)
+        self.body_layout.addWidget(self.pairing)
+        services.closables.append(self.pairing)
+        services.bridge.pairingRequested.connect(lambda _event: self.pairing.refresh())
         self.list.currentRowChanged.connect(self._show_row)
         self.watch(self.send_progress, self.send_tool_hints)
         services.bridge.channelStatus.connect(self._on_channel_status)

@@ -49,11 +49,12 @@ async def test_a_group_message_is_answered_in_the_group_and_a_stranger_is_ignore
         stranger = await dingtalk.push(dingtalk.message("let me in", sender="staff-mallory"))
         await until(lambda: frame_acked(dingtalk, stranger), what="the stranger's ACK")
         await dingtalk.push(dingtalk.message("hi team", group="cid-team"))
-        await until(lambda: dingtalk.sent(), what="the answer")
+        await until(lambda: len(dingtalk.sent()) == 2, what="the answer and the pairing code")
         await runtime.agent.idle()
     finally:
         await runtime.stop()
-    (answer,) = dingtalk.sent()
+    code, answer = sorted(dingtalk.sent(), key=lambda s: s.via != "robot")
+    assert "Your pairing code:" in str(code.param)  # the stranger's private chat: a code
     assert answer.via == "webhook" and answer.param["text"] == "echo: hi team"
     assert [user_text(r.body) for r in scripted_server.chat_requests()] == ["hi team"]
     assert runtime.sessions.path_for("dingtalk:group:cid-team").exists()

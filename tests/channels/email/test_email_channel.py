@@ -225,6 +225,36 @@ async def test_senders_outside_allow_from_and_forged_mail_are_ignored_and_stay_u
     assert "let me in" not in texts and "wire money" not in texts
 
 
+async def test_a_sender_approved_by_pairing_is_read_and_a_stranger_gets_no_code(
+    tmp_path: Path, scripted_server: ScriptedOpenAIServer, dovecot: Dovecot, smtp: SmtpServer
+) -> None:
+    """Email cannot tell a direct mail from a list's, so it issues no pairing codes (as in
+    nanobot 0.3.5), but a sender approved in ``~/.nanobot/pairing.json`` (here, approved while
+    the channel runs) is read like one in ``allowFrom``."""
+    from desktop.core.channels.pairing import PairingStore
+
+    scripted_server.route = echo_marks
+    runtime = await start_agent(tmp_path, scripted_server, dovecot, smtp, allowFrom=[ALICE])
+    try:
+        await asyncio.to_thread(dovecot.append, mail(ALICE, "Hi", "[q:a1]", "<a1@example.org>"))
+        # generous: the first poll and answer take long on a loaded machine
+        await until(lambda: smtp.messages(ALICE), timeout=90, what="Alice's answer")
+        store = PairingStore(Path.home() / ".nanobot")
+        request, _ = await asyncio.to_thread(store.request, "email", "bob@example.net")
+        await asyncio.to_thread(store.approve, request.code)
+        for raw in (
+            mail("eve@example.net", "Hi", "let me in [q:e1]", "<e1@example.net>"),
+            mail("bob@example.net", "Hi", "paired [q:b1]", "<b1@example.net>"),
+        ):
+            await asyncio.to_thread(dovecot.append, raw)
+        await until(lambda: smtp.messages("bob@example.net"), timeout=90, what="Bob's answer")
+    finally:
+        await runtime.stop()
+    assert _bodies(smtp, "bob@example.net") == ["Answer to b1"]
+    assert smtp.messages("eve@example.net") == []
+    assert "let me in" not in " ".join(_user_texts(scripted_server))
+
+
 async def test_without_consent_nothing_is_read_or_sent(
     tmp_path: Path, scripted_server: ScriptedOpenAIServer, dovecot: Dovecot, smtp: SmtpServer
 ) -> None:

@@ -98,13 +98,16 @@ async def test_groups_answer_mentions_only_and_allow_from_is_kept(
             group, USER, "@_user_1 what time is it", chat_type="group", mentions=[bot]
         )
         await feishu.push_text(CHAT, "ou_other", "by user id", user_id="u_boss")
-        await until(lambda: len(feishu.sent) == 2, what="two answers")
+        await until(lambda: len(feishu.sent) == 3, what="two answers and a pairing code")
         await until(lambda: all(d.acked for d in feishu.deliveries), what="all confirmed")
         await runtime.agent.idle()
     finally:
         await runtime.stop()
     assert feishu.texts(group) == ["echo: what time is it"]
-    assert feishu.texts(CHAT) == ["echo: by user id"]
+    codes = [t for t in feishu.texts(CHAT) if "Your pairing code:" in t]  # the stranger's DM
+    assert len(codes) == 1 and [t for t in feishu.texts(CHAT) if t not in codes] == [
+        "echo: by user id"
+    ]
     asked = [user_text(r.body) for r in scripted_server.chat_requests()]
     assert sorted(asked) == ["by user id", "what time is it"]
 

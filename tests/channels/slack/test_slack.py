@@ -109,13 +109,16 @@ async def test_a_sender_outside_allow_from_is_ignored_and_a_malformed_event_skip
         slack.put_event({"type": "message", "channel": DM, "text": "no user, no ts"})
         slack.put_event(["not", "an", "event"])  # type: ignore[arg-type]
         slack.put_message(DM, "from alice")
-        await until(lambda: slack.posted(DM), what="alice's answer")
+        await until(lambda: len(slack.posted(DM)) == 2, what="alice's answer, mallory's code")
         await until(lambda: len(slack.acks) == 4, what="every envelope acknowledged")
         assert runtime.channels.status("slack").ok, "the channel goes on"
         await runtime.agent.idle()
     finally:
         await runtime.stop()
-    assert slack.texts(DM) == ["echo: from alice"]
+    codes = [t for t in slack.texts(DM) if "Your pairing code:" in t]  # DM pairing: mallory
+    assert len(codes) == 1 and [t for t in slack.texts(DM) if t not in codes] == [
+        "echo: from alice"
+    ]
     assert [user_text(r.body) for r in scripted_server.chat_requests()] == ["from alice"]
     assert slack.connections == 1
 

@@ -171,12 +171,17 @@ async def test_a_caught_up_sender_outside_allow_from_is_ignored(
     slack.put_history(DM, "from alice while away")
     runtime = await start_runtime(tmp_path, slack, scripted_server, allowFrom=["UALICE01"])
     try:
-        await until(lambda: len(slack.texts(DM)) == 2, what="alice's missed message answered")
+        await until(lambda: len(slack.texts(DM)) == 3, what="alice answered, mallory a code")
         await asyncio.sleep(0.5)  # the test: nothing more arrives (a duplicate would, now)
         await runtime.agent.idle()
     finally:
         await runtime.stop()
-    assert slack.texts(DM) == ["echo: hello", "echo: from alice while away"]
+    codes = [t for t in slack.texts(DM) if "Your pairing code:" in t]  # DM pairing: mallory
+    assert len(codes) == 1
+    assert [t for t in slack.texts(DM) if t not in codes] == [
+        "echo: hello",
+        "echo: from alice while away",
+    ]
     assert asked(scripted_server) == ["hello", "from alice while away"]
 
 

@@ -113,7 +113,10 @@ async def test_the_gateway_answers_asks_before_a_risky_call_and_stops_on_sigint(
     try:
         await until(
             lambda: (
-                any("channel telegram: connected" in line for line in lines)
+                (
+                    any("channel telegram: connected" in line for line in lines)
+                    and any("running; Ctrl-C to stop" in line for line in lines)
+                )  # the summary comes after the sandbox probe: the channel may connect first
                 or process.returncode is not None
             ),
             timeout=90,
@@ -161,7 +164,10 @@ async def test_the_gateway_in_autonomous_mode_asks_nothing(
     try:
         await until(
             lambda: (
-                any("channel telegram: connected" in line for line in lines)
+                (
+                    any("channel telegram: connected" in line for line in lines)
+                    and any("running; Ctrl-C to stop" in line for line in lines)
+                )
                 or process.returncode is not None
             ),
             timeout=90,

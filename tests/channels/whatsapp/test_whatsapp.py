@@ -85,10 +85,12 @@ async def test_senders_outside_allow_from_are_ignored_and_a_lid_sender_matches_i
         await bridge.say("let me in", chat=stranger)
         await bridge.say("via lid", chat=ALICE_LID, pn=ALICE)
         await until(lambda: bridge.texts(ALICE_LID) == ["echo: via lid"], what="alice answered")
+        await until(lambda: bridge.texts(stranger), what="the stranger's pairing code")
         await runtime.agent.idle()
     finally:
         await runtime.stop()
-    assert bridge.sent(stranger) == []
+    [code] = bridge.texts(stranger)  # DM pairing: a code, nothing from the agent
+    assert "Your pairing code:" in code
     assert [user_text(r.body) for r in scripted_server.chat_requests()] == ["via lid"]
     lines = session_lines(runtime, f"whatsapp:{ALICE_LID}")
     assert lines[0]["content"].endswith("via lid")

@@ -56,6 +56,7 @@ from desktop.core.channels.base import BaseChannel, ChannelStatus, ChannelUnavai
 from desktop.core.channels.dingtalk import inbound, markup
 from desktop.core.channels.dingtalk.api import DingTalkApi, Refused, Rejected
 from desktop.core.channels.outbox import Delivery
+from desktop.core.channels.pairing.gate import admit
 from desktop.core.config.channels.dingtalk import (
     DEFAULT_BASE_URL,
     DEFAULT_OAPI_URL,
@@ -207,7 +208,8 @@ class DingTalkChannel(BaseChannel[DingTalkConfig]):
         if self.config.disable_private_chat and not received.is_group:
             log.info("DingTalk: one-to-one message ignored (disablePrivateChat)")
             return
-        if not self.is_allowed(received.sender):
+        direct = not received.is_group
+        if not await admit(self, received.sender, received.chat_id, direct=direct):
             log.info("DingTalk: message from %s ignored (not in allowFrom)", received.sender)
             return
         if received.webhook:

@@ -69,6 +69,7 @@ from desktop.core.channels.discord.client import (
 )
 from desktop.core.channels.discord.inbound import describe, mentions_me
 from desktop.core.channels.outbox import Delivery
+from desktop.core.channels.pairing.gate import admit
 from desktop.core.config.channels.discord import DEFAULT_GATEWAY_URL, DiscordConfig
 from desktop.core.utils.redact import redact
 
@@ -341,7 +342,7 @@ class DiscordChannel(BaseChannel[DiscordConfig]):
             log.info("Discord: message %s was handled before", message.id)
             return
         sender = _sender(message.author)
-        if not self.is_allowed(sender):
+        if not await admit(self, sender, chat_id, direct=message.guild is None):
             log.info("Discord: message from %s ignored (not in allowFrom)", sender)
             return
         if not is_dm and not self._addressed(message, me):

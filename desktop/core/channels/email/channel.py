@@ -56,6 +56,8 @@ from desktop.core.channels.email.parse import (
 )
 from desktop.core.channels.email.smtp import SmtpSender, Thread, check_login, compose, sender_of
 from desktop.core.channels.outbox import Delivery
+from desktop.core.channels.pairing.gate import approved_senders
+from desktop.core.channels.pairing.gate import reload as reload_pairings
 from desktop.core.config.channels.email import EmailConfig
 
 log = logging.getLogger(__name__)
@@ -160,8 +162,9 @@ class EmailChannel(BaseChannel[EmailConfig]):
             )
 
     def is_allowed(self, sender: str) -> bool:
-        """``allowFrom`` on the sender's address, ignoring case."""
+        """``allowFrom`` (or a DM pairing approval) on the sender's address, ignoring case."""
         entries = [str(e).strip().lower() for e in self.config.allow_from or []]
+        entries += [s.strip().lower() for s in approved_senders(self)]
         return allowed(entries, sender.strip().lower())
 
     @property
@@ -254,6 +257,7 @@ class EmailChannel(BaseChannel[EmailConfig]):
     def _screen_all(self, headers: dict[int, tuple[bytes, int]]) -> dict[int, Screening | None]:
         """Screen every header (``None``: the header cannot be read). Runs in a thread."""
         own = self.own_addresses()
+        reload_pairings(self)  # senders approved by DM pairing count as allowed
         result: dict[int, Screening | None] = {}
         for uid, (header, _) in headers.items():
             try:

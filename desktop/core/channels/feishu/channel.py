@@ -65,6 +65,7 @@ from desktop.core.channels.feishu.longconn import (
     quiet_sdk_logging,
 )
 from desktop.core.channels.outbox import Delivery
+from desktop.core.channels.pairing.gate import admit
 from desktop.core.config.channels.feishu import FeishuConfig
 from desktop.core.utils.redact import redact
 
@@ -263,7 +264,8 @@ class FeishuChannel(BaseChannel[FeishuConfig]):
             return
         if received.sender_type != "user" or received.sender_open_id == self._bot_open_id:
             return
-        if not self.is_allowed(received.sender):
+        direct = received.chat_type == "p2p"
+        if not await admit(self, received.sender, _conversation(received), direct=direct):
             log.info("Feishu: message from %s ignored (not in allowFrom)", received.sender)
             return
         if not self._addressed(received):

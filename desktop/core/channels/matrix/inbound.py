@@ -42,6 +42,7 @@ from desktop.core.channels.matrix.content import (
     reply_target,
     strip_reply_fallback,
 )
+from desktop.core.channels.pairing.gate import admit
 from desktop.core.config.channels.matrix import MatrixConfig
 from desktop.core.utils.atomic import atomic_write_bytes
 
@@ -185,7 +186,9 @@ class InboundHandler(BaseChannel[MatrixConfig]):
                 room_id,
             )
             return
-        if not self.is_allowed(sender):
+        room = client.rooms.get(room_id)
+        direct = room is not None and room.member_count <= 2
+        if not await admit(self, sender, room_id, direct=direct):
             log.info("matrix: message from %s in %s ignored (not in allowFrom)", sender, room_id)
             return
         if isinstance(event, MegolmEvent):  # still encrypted: no key for it

@@ -53,6 +53,7 @@ from desktop.core.channels.mochat.api import (
 from desktop.core.channels.mochat.delay import KEYS_META, DelayBuffer
 from desktop.core.channels.mochat.protocol import Incoming
 from desktop.core.channels.outbox import Delivery
+from desktop.core.channels.pairing.gate import admit
 from desktop.core.config.channels.mochat import MochatConfig
 from desktop.core.utils.redact import redact
 from desktop.core.utils.tasks import cancel_and_wait
@@ -396,7 +397,7 @@ class MochatChannel(BaseChannel[MochatConfig]):
         key = message.key
         if not self._wanted(message) or self.state.seen(key) or key in self.delayed:
             return
-        if not self.is_allowed(message.author):
+        if not await admit(self, message.author, message.target, direct=False):  # as 0.3.5
             log.info("mochat: message from %s ignored (not in allowFrom)", message.author)
             await asyncio.to_thread(self.state.update, seen=[key])
             return

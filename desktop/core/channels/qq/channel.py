@@ -38,6 +38,7 @@ from desktop.core.bus.events import OutboundMessage, RunEvent, TurnStarted
 from desktop.core.channels.approvals import parse_answer
 from desktop.core.channels.base import BaseChannel, ChannelStatus, ChannelUnavailable, split_message
 from desktop.core.channels.outbox import Delivery
+from desktop.core.channels.pairing.gate import admit
 from desktop.core.channels.qq.client import CredentialsRefused, QQApi, is_duplicate
 from desktop.core.channels.qq.gateway import Dispatch, Gateway, Session
 from desktop.core.channels.qq.inbound import (
@@ -186,7 +187,8 @@ class QQChannel(BaseChannel[QQConfig]):
         if self._chats.get(incoming.chat_id) != incoming.kind:
             self._chats[incoming.chat_id] = incoming.kind
             await asyncio.to_thread(self.state.update, chats=dict(self._chats))
-        if not self.is_allowed(incoming.sender):
+        direct = incoming.kind != "group"
+        if not await admit(self, incoming.sender, incoming.chat_id, direct=direct):
             log.info("QQ: message from %s ignored (not in allowFrom)", incoming.sender)
             await asyncio.to_thread(self.state.update, seen=[msg_id])
             return

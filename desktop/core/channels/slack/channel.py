@@ -61,6 +61,7 @@ from desktop.core.channels.activity import remember
 from desktop.core.channels.approvals import CLOSED
 from desktop.core.channels.base import BaseChannel, ChannelStatus, ChannelUnavailable
 from desktop.core.channels.outbox import Delivery
+from desktop.core.channels.pairing.gate import admit
 from desktop.core.channels.slack import catchup, files, inbound
 from desktop.core.channels.slack.buttons import PREFIX, BlockApprover, section
 from desktop.core.channels.slack.connection import SocketClient
@@ -313,7 +314,7 @@ class SlackChannel(BaseChannel[SlackConfig]):
         if self.state.seen(incoming.key) or incoming.key in self.journal:
             log.debug("Slack: message %s was handled before", incoming.key)
             return
-        if not self.is_allowed(incoming.sender):
+        if not await admit(self, incoming.sender, incoming.chat_id, direct=incoming.is_dm):
             log.info("Slack: message from %s ignored (not in allowFrom)", incoming.sender)
             await self._save_positions()
             return

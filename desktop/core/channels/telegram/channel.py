@@ -52,6 +52,7 @@ from desktop.core.channels.base import (
     SenderShape,
 )
 from desktop.core.channels.outbox import Delivery
+from desktop.core.channels.pairing.gate import admit
 from desktop.core.channels.telegram import outbound
 from desktop.core.channels.telegram.activity import Activity
 from desktop.core.channels.telegram.buttons import PREFIX as BUTTON_PREFIX
@@ -347,7 +348,7 @@ class TelegramChannel(BaseChannel[TelegramConfig]):
         if user is None or (self._me is not None and user.id == self._me.id):
             return
         sender, chat_id = _sender(user), str(first.chat_id)
-        if not self.is_allowed(sender):
+        if not await admit(self, sender, chat_id, direct=first.chat.type == "private"):
             log.info("Telegram: message from %s ignored (not in allowFrom)", sender)
             return
         if not self._addressed(first):
