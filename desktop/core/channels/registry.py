@@ -57,5 +57,7 @@ CHANNELS: dict[str, ChannelInfo] = {
                     "whatsapp", ("websockets",)),
         ChannelInfo("mochat", "Mochat", "desktop.core.channels.mochat.channel", "MochatChannel",
                     "mochat", ("socketio",)),
+        ChannelInfo("signal", "Signal", "desktop.core.channels.signal.channel", "SignalChannel",
+                    "signal", ("httpx",)),
     )
 }  # fmt: skip

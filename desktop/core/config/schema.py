@@ -25,6 +25,7 @@ from desktop.core.config.channels.feishu import FeishuConfig
 from desktop.core.config.channels.matrix import MatrixConfig
 from desktop.core.config.channels.mochat import MochatConfig
 from desktop.core.config.channels.qq import QQConfig
+from desktop.core.config.channels.signal import SignalConfig
 from desktop.core.config.channels.slack import SlackConfig
 from desktop.core.config.channels.telegram import TelegramConfig
 from desktop.core.config.channels.whatsapp import WhatsAppConfig
@@ -208,6 +209,7 @@ class ChannelsConfig(Base):
     qq: QQConfig = Field(default_factory=QQConfig)
     whatsapp: WhatsAppConfig = Field(default_factory=WhatsAppConfig)
     mochat: MochatConfig = Field(default_factory=MochatConfig)
+    signal: SignalConfig = Field(default_factory=SignalConfig)
 
 
 class HeartbeatConfig(Base):

@@ -233,6 +233,18 @@ GUIDES: dict[str, ChannelGuide] = {
         link="https://mochat.io/",
         link_text="Mochat",
     ),
+    "signal": ChannelGuide(
+        essentials=("phone_number", "daemon_host", "daemon_port"),
+        access=("allow_from",),
+        how_to=(
+            "Register a phone number for the agent with signal-cli (or link it to your Signal "
+            "app as a device) and keep its daemon running: signal-cli -a +NUMBER daemon --http "
+            "localhost:8080. Allowed senders are phone numbers or Signal UUIDs; group rules "
+            "(dm, group) are nanobot's and kept in config.json."
+        ),
+        link="https://github.com/AsamK/signal-cli",
+        link_text="signal-cli",
+    ),
 }
 
 
