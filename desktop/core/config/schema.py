@@ -24,6 +24,7 @@ from desktop.core.config.channels.email import EmailConfig
 from desktop.core.config.channels.feishu import FeishuConfig
 from desktop.core.config.channels.matrix import MatrixConfig
 from desktop.core.config.channels.mochat import MochatConfig
+from desktop.core.config.channels.napcat import NapcatConfig
 from desktop.core.config.channels.qq import QQConfig
 from desktop.core.config.channels.signal import SignalConfig
 from desktop.core.config.channels.slack import SlackConfig
@@ -210,6 +211,7 @@ class ChannelsConfig(Base):
     whatsapp: WhatsAppConfig = Field(default_factory=WhatsAppConfig)
     mochat: MochatConfig = Field(default_factory=MochatConfig)
     signal: SignalConfig = Field(default_factory=SignalConfig)
+    napcat: NapcatConfig = Field(default_factory=NapcatConfig)
 
 
 class HeartbeatConfig(Base):

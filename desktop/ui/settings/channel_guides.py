@@ -245,6 +245,17 @@ GUIDES: dict[str, ChannelGuide] = {
         link="https://github.com/AsamK/signal-cli",
         link_text="signal-cli",
     ),
+    "napcat": ChannelGuide(
+        essentials=("ws_url", "access_token"),
+        access=("allow_from", "group_policy"),
+        how_to=(
+            "Run NapCat with the QQ account logged in (scan its QR code in NapCat's web UI), "
+            "then add a WebSocket server under Network configuration (message format: array) "
+            "with an access token. Allowed senders are QQ numbers."
+        ),
+        link="https://napneko.github.io/",
+        link_text="NapCat",
+    ),
 }
 
 
