@@ -107,6 +107,25 @@ async def test_an_image_comes_in_and_files_go_out(
     assert text["params"]["message"] == [{"type": "text", "data": {"text": "here"}}]
 
 
+async def test_an_image_link_to_another_local_address_is_not_followed(
+    napcat: OneBotServer, scripted_server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
+    """Only NapCat's own host (here 127.0.0.1) or a public address is fetched: the same file
+    under the name "localhost" stands for any other local service."""
+    napcat.images["x.png"] = PNG
+    scripted_server.route = echo()
+    runtime = await start_runtime(tmp_path, napcat, scripted_server)
+    try:
+        url = f"http://localhost:{napcat.port}/files/x.png"
+        await napcat.say([{"type": "text", "data": {"text": "see"}},
+                          {"type": "image", "data": {"file": "x.png", "url": url}}])  # fmt: skip
+        await until(lambda: napcat.texts() == ["echo: see"], what="answered")
+    finally:
+        await runtime.stop()
+    assert not (tmp_path / "ws" / "media" / "napcat_x.png").exists()
+    assert "image" not in json.dumps(scripted_server.chat_requests()[0].body["messages"][-1])
+
+
 async def test_an_approval_is_answered_by_reply_word(
     napcat: OneBotServer, scripted_server: ScriptedOpenAIServer, tmp_path: Path
 ) -> None:

@@ -17,7 +17,7 @@ messages reach the agent as ``<nickname>: <text>``.
 Receiving. NapCat pushes each event once, so every message is kept in the channel's journal
 until the agent has saved it (a message received before a restart is answered after it; one
 NapCat repeats is recognised by its ``message_id``). Images are downloaded (at most
-``maxImageBytes``) into the media folder.
+``maxImageBytes``, from NapCat's own host or a public address) into the media folder.
 
 Sending. QQ shows plain text: Markdown is flattened, split under :data:`LIMIT` characters,
 and sent with ``send_private_msg`` / ``send_group_msg``; files go first, as ``image``
@@ -36,6 +36,7 @@ import random
 from collections import deque
 from pathlib import Path
 from typing import Any, ClassVar
+from urllib.parse import urlsplit
 
 import aiohttp
 from websockets.asyncio.client import ClientConnection, connect
@@ -47,6 +48,7 @@ from desktop.core.channels.base import BaseChannel, ChannelStatus, ChannelUnavai
 from desktop.core.channels.napcat import segments
 from desktop.core.channels.outbox import Delivery
 from desktop.core.channels.state import ChannelStateStore
+from desktop.core.security.network import BlockedAddressError, resolve_public
 from desktop.core.utils.redact import redact, register_secret
 from desktop.core.utils.tasks import TaskOwner
 
@@ -295,9 +297,25 @@ class NapcatChannel(BaseChannel):
             seen=[key] if key else [],
         )
 
+    async def _may_fetch(self, url: str) -> bool:
+        """Whether an image link may be fetched: from NapCat's own host, or a public address
+        (a link to another private or local address is not followed)."""
+        target = urlsplit(url)
+        host = target.hostname or ""
+        if host and host == urlsplit(self.config.ws_url or "").hostname:
+            return True
+        try:
+            await resolve_public(host, target.port or (443 if target.scheme == "https" else 80))
+        except (BlockedAddressError, OSError, ValueError) as exc:
+            log.warning("NapCat: an image link was not followed: %s", redact(exc))
+            return False
+        return True
+
     async def _download(self, image: segments.Image) -> str | None:
         """Save a received image into the media folder (at most ``maxImageBytes``)."""
         limit = self.config.max_image_bytes
+        if not await self._may_fetch(image.url):
+            return None
         if image.size is not None and image.size > limit:
             log.warning("NapCat: an image of %s bytes is over maxImageBytes; skipped", image.size)
             return None
