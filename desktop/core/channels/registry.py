@@ -59,5 +59,9 @@ CHANNELS: dict[str, ChannelInfo] = {
                     "mochat", ("socketio",)),
         ChannelInfo("websocket", "WebSocket", "desktop.core.channels.websocket.channel",
                     "WebSocketChannel", "websocket", ("websockets",)),
+        ChannelInfo("signal", "Signal", "desktop.core.channels.signal.channel", "SignalChannel",
+                    "signal", ("httpx",)),
+        ChannelInfo("napcat", "NapCat (QQ)", "desktop.core.channels.napcat.channel", "NapcatChannel",
+                    "napcat", ("websockets", "aiohttp")),
     )
 }  # fmt: skip

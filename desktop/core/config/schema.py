@@ -24,7 +24,9 @@ from desktop.core.config.channels.email import EmailConfig
 from desktop.core.config.channels.feishu import FeishuConfig
 from desktop.core.config.channels.matrix import MatrixConfig
 from desktop.core.config.channels.mochat import MochatConfig
+from desktop.core.config.channels.napcat import NapcatConfig
 from desktop.core.config.channels.qq import QQConfig
+from desktop.core.config.channels.signal import SignalConfig
 from desktop.core.config.channels.slack import SlackConfig
 from desktop.core.config.channels.telegram import TelegramConfig
 from desktop.core.config.channels.websocket import WebSocketConfig
@@ -210,6 +212,8 @@ class ChannelsConfig(Base):
     whatsapp: WhatsAppConfig = Field(default_factory=WhatsAppConfig)
     mochat: MochatConfig = Field(default_factory=MochatConfig)
     websocket: WebSocketConfig = Field(default_factory=WebSocketConfig)
+    signal: SignalConfig = Field(default_factory=SignalConfig)
+    napcat: NapcatConfig = Field(default_factory=NapcatConfig)
 
 
 class HeartbeatConfig(Base):

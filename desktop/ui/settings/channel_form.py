@@ -51,6 +51,7 @@ _TITLES = {
     "qq": "QQ",
     "cli": "CLI",
     "websocket": "WebSocket",
+    "napcat": "NapCat",
 }
 _LINK_STEPS = {
     "whatsapp": "On your phone open WhatsApp → Settings → Linked devices → Link a device",

@@ -246,6 +246,29 @@ GUIDES: dict[str, ChannelGuide] = {
         link="https://github.com/HKUDS/nanobot",
         link_text="nanobot's WebUI",
     ),
+    "signal": ChannelGuide(
+        essentials=("phone_number", "daemon_host", "daemon_port"),
+        access=("allow_from",),
+        how_to=(
+            "Register a phone number for the agent with signal-cli (or link it to your Signal "
+            "app as a device) and keep its daemon running: signal-cli -a +NUMBER daemon --http "
+            "localhost:8080. Allowed senders are phone numbers or Signal UUIDs; group rules "
+            "(dm, group) are nanobot's and kept in config.json."
+        ),
+        link="https://github.com/AsamK/signal-cli",
+        link_text="signal-cli",
+    ),
+    "napcat": ChannelGuide(
+        essentials=("ws_url", "access_token"),
+        access=("allow_from", "group_policy"),
+        how_to=(
+            "Run NapCat with the QQ account logged in (scan its QR code in NapCat's web UI), "
+            "then add a WebSocket server under Network configuration (message format: array) "
+            "with an access token. Allowed senders are QQ numbers."
+        ),
+        link="https://napneko.github.io/",
+        link_text="NapCat",
+    ),
 }
 
 

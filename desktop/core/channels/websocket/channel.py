@@ -138,7 +138,7 @@ def _envelope(raw: str) -> dict[str, Any] | None:
     return None
 
 
-class WebSocketChannel(BaseChannel):
+class WebSocketChannel(BaseChannel[WebSocketConfig]):
     """A WebSocket server speaking nanobot 0.3.5's channel protocol."""
 
     name = "websocket"

@@ -149,7 +149,7 @@ class Routes:
 
     def __init__(
         self,
-        channel: BaseChannel,
+        channel: BaseChannel[WebSocketConfig],
         config: WebSocketConfig,
         *,
         secure: bool,
@@ -171,7 +171,7 @@ class Routes:
         self.signer = MediaSigner()
 
     @classmethod
-    async def create(cls, channel: BaseChannel, config: WebSocketConfig, *, secure: bool) -> Routes:
+    async def create(cls, channel: BaseChannel[WebSocketConfig], config: WebSocketConfig, *, secure: bool) -> Routes:
         """Routes for ``channel`` (the WebUI found and the sessions opened off the loop)."""
         dist = await asyncio.to_thread(webui.find_dist, config.webui_dist)
         if dist is None:

@@ -1,0 +1,1 @@
+"""QQ through NapCat (OneBot v11)."""

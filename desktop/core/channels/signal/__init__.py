@@ -1,0 +1,1 @@
+"""Signal through signal-cli's JSON-RPC daemon."""
