@@ -57,5 +57,7 @@ CHANNELS: dict[str, ChannelInfo] = {
                     "whatsapp", ("websockets",)),
         ChannelInfo("mochat", "Mochat", "desktop.core.channels.mochat.channel", "MochatChannel",
                     "mochat", ("socketio",)),
+        ChannelInfo("mattermost", "Mattermost", "desktop.core.channels.mattermost.channel",
+                    "MattermostChannel", "mattermost", ("aiohttp",)),
     )
 }  # fmt: skip

@@ -233,6 +233,25 @@ GUIDES: dict[str, ChannelGuide] = {
         link="https://mochat.io/",
         link_text="Mochat",
     ),
+    "mattermost": ChannelGuide(
+        essentials=("server_url", "token"),
+        access=(
+            "allow_from",
+            "allow_from_match_mode",
+            "group_policy",
+            "group_policy_in_thread",
+            "group_allow_from",
+        ),
+        how_to=(
+            "In Mattermost open Integrations → Bot Accounts → Add Bot Account (a system admin "
+            "may first have to turn bot accounts on), then Create New Token and copy it. Add "
+            "the bot to the teams and channels it should answer in. The server address is the "
+            "one you open Mattermost at. Your user id (for Allowed senders) is under your "
+            "avatar → Profile → ⋮ → Copy user ID."
+        ),
+        link="https://developers.mattermost.com/integrate/reference/bot-accounts/",
+        link_text="Mattermost bot accounts",
+    ),
 }
 
 
