@@ -47,6 +47,10 @@ async def test_a_post_received_but_not_saved_is_answered_once_after_a_restart(
     try:
         await until(lambda: "echo: queued" in mattermost.texts(DM), what="queued answered")
         await until(lambda: journal(tmp_path) == [], what="the journal emptied")
+        (post,) = [p for p in mattermost.posts if p["message"] == "queued"]
+        await mattermost.broadcast_again(post)  # delivered once more after the restart
+        await mattermost.say(DM, "last")
+        await until(lambda: "echo: last" in mattermost.texts(DM), what="the last answer")
         await second.agent.idle()
     finally:
         await second.stop()

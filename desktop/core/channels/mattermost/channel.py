@@ -157,6 +157,10 @@ class MattermostChannel(BaseChannel):
             except TokenRefused as exc:
                 raise self._refused(exc) from None
             self.set_status(ChannelStatus("connected", account=self._account()))
+            # A replayed message is known as handled from now on (the journal keeps it until
+            # safe), so the network delivering it again later is not answered twice.
+            replayed = [m.id for m in self.journal.pending()]
+            await asyncio.to_thread(self.state.update, seen=replayed)
             await self.replay_journal()
             async for message in ws:
                 if message.type != aiohttp.WSMsgType.TEXT:
