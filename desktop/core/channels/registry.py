@@ -59,5 +59,7 @@ CHANNELS: dict[str, ChannelInfo] = {
                     "mochat", ("socketio",)),
         ChannelInfo("mattermost", "Mattermost", "desktop.core.channels.mattermost.channel",
                     "MattermostChannel", "mattermost", ("aiohttp",)),
+        ChannelInfo("msteams", "Microsoft Teams", "desktop.core.channels.msteams.channel",
+                    "MSTeamsChannel", "msteams", ("botbuilder.core", "botbuilder.integration.aiohttp")),
     )
 }  # fmt: skip

@@ -25,6 +25,7 @@ from desktop.core.config.channels.feishu import FeishuConfig
 from desktop.core.config.channels.matrix import MatrixConfig
 from desktop.core.config.channels.mattermost import MattermostConfig
 from desktop.core.config.channels.mochat import MochatConfig
+from desktop.core.config.channels.msteams import MSTeamsConfig
 from desktop.core.config.channels.qq import QQConfig
 from desktop.core.config.channels.slack import SlackConfig
 from desktop.core.config.channels.telegram import TelegramConfig
@@ -210,6 +211,7 @@ class ChannelsConfig(Base):
     whatsapp: WhatsAppConfig = Field(default_factory=WhatsAppConfig)
     mochat: MochatConfig = Field(default_factory=MochatConfig)
     mattermost: MattermostConfig = Field(default_factory=MattermostConfig)
+    msteams: MSTeamsConfig = Field(default_factory=MSTeamsConfig)
 
 
 class HeartbeatConfig(Base):

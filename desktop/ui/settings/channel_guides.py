@@ -252,6 +252,19 @@ GUIDES: dict[str, ChannelGuide] = {
         link="https://developers.mattermost.com/integrate/reference/bot-accounts/",
         link_text="Mattermost bot accounts",
     ),
+    "msteams": ChannelGuide(
+        essentials=("app_id", "app_password", "tenant_id", "port", "path"),
+        access=("allow_from", "trusted_service_url_hosts"),
+        how_to=(
+            "Create an Azure Bot (Azure portal → Create a resource → Azure Bot) and copy its "
+            "Microsoft App ID; under Configuration → Manage Password add a client secret. Set "
+            "its messaging endpoint to https://<your public host><path>, forwarded (e.g. by a "
+            "tunnel) to this port, and add the Microsoft Teams channel. Allowed senders are "
+            "Entra object ids (Teams admin center or Entra ID → Users → Object ID)."
+        ),
+        link="https://dev.teams.microsoft.com/apps",
+        link_text="Teams Developer Portal",
+    ),
 }
 
 
