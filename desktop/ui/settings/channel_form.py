@@ -43,7 +43,13 @@ _ACRONYMS = {"id": "ID", "imap": "IMAP", "smtp": "SMTP", "url": "URL", "qq": "QQ
 NOT_RUNNING = "Not running. Enable it and save: it connects (or use Connect)."
 
 
-_TITLES = {"dingtalk": "DingTalk", "whatsapp": "WhatsApp", "qq": "QQ", "cli": "CLI"}
+_TITLES = {
+    "dingtalk": "DingTalk",
+    "whatsapp": "WhatsApp",
+    "qq": "QQ",
+    "cli": "CLI",
+    "msteams": "Microsoft Teams",
+}
 _LINK_STEPS = {
     "whatsapp": "On your phone open WhatsApp → Settings → Linked devices → Link a device",
 }

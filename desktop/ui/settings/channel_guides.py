@@ -254,7 +254,7 @@ GUIDES: dict[str, ChannelGuide] = {
     ),
     "msteams": ChannelGuide(
         essentials=("app_id", "app_password", "tenant_id", "port", "path"),
-        access=("allow_from", "trusted_service_url_hosts"),
+        access=("allow_from",),
         how_to=(
             "Create an Azure Bot (Azure portal → Create a resource → Azure Bot) and copy its "
             "Microsoft App ID; under Configuration → Manage Password add a client secret. Set "
