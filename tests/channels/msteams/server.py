@@ -160,6 +160,7 @@ class BotFrameworkServer:
 
     sent: list[Sent] = field(default_factory=list)
     unauthorized: int = 0
+    files: dict[str, bytes] = field(default_factory=dict)
     port: int = 0
 
     def __post_init__(self) -> None:
@@ -173,6 +174,8 @@ class BotFrameworkServer:
         app.router.add_post("/v3/conversations/{conversation}/activities", self._post)
         app.router.add_post("/v3/conversations/{conversation}/activities/{reply}", self._post)
         app.router.add_put("/v3/conversations/{conversation}/activities/{id}", self._put)
+        app.router.add_get("/v3/attachments/{name}", self._attachment)
+        app.router.add_get("/download/{name}", self._download)
         self._runner, self.port = await _serve(app)
         self._client = aiohttp.ClientSession()
         return self
@@ -280,6 +283,18 @@ class BotFrameworkServer:
             Sent("POST", request.match_info["conversation"], request.match_info.get("reply"), body)
         )
         return web.json_response({"id": f"bot-{len(self.sent)}"}, status=201)
+
+    async def _attachment(self, request: web.Request) -> web.Response:
+        """An image pasted into the chat: the Connector serves it to the bot's token."""
+        if not self._authorized(request):
+            return web.json_response({"error": {"code": "Unauthorized"}}, status=401)
+        data = self.files.get(request.match_info["name"])
+        return web.Response(body=data) if data is not None else web.Response(status=404)
+
+    async def _download(self, request: web.Request) -> web.Response:
+        """A shared file's pre-signed download address (no token)."""
+        data = self.files.get(request.match_info["name"])
+        return web.Response(body=data) if data is not None else web.Response(status=404)
 
     async def _put(self, request: web.Request) -> web.Response:
         if not self._authorized(request):

@@ -112,3 +112,44 @@ async def test_a_wrong_app_password_is_a_clear_check_failure(
         await runtime.stop()
     assert "did not accept" in message and "invalid_client" in message
     assert "wrong-secret-42" not in message and APP_PASSWORD not in message
+
+
+async def test_a_shared_file_and_a_pasted_image_are_saved_under_media(
+    microsoft: Microsoft, scripted_server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
+    import base64
+
+    png = base64.b64decode(
+        "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+    )
+    scripted_server.push(Reply("got them"))
+    bf = microsoft.bot_framework
+    bf.files.update({"dot.png": png, "notes.txt": b"my notes"})
+    runtime = await start_runtime(tmp_path, microsoft, scripted_server)
+    try:
+        activity = bf.activity("look at these")
+        activity["attachments"] = [
+            {"contentType": "image/png", "contentUrl": f"{bf.url}/v3/attachments/dot.png",
+             "name": "dot.png"},
+            {"contentType": "application/vnd.microsoft.teams.file.download.info",
+             "name": "notes.txt",
+             "content": {"downloadUrl": f"{bf.url}/download/notes.txt", "fileType": "txt"}},
+            {"contentType": "application/vnd.microsoft.teams.file.download.info",
+             "name": "gone.txt", "content": {"downloadUrl": f"{bf.url}/download/gone.txt"}},
+            {"contentType": "text/html", "content": "<p>look at these</p>"},
+        ]  # fmt: skip
+        await bf.say(microsoft.endpoint, activity)
+        await until(lambda: bf.texts(), what="the answer")
+        await runtime.agent.idle()
+    finally:
+        await runtime.stop()
+    body = scripted_server.chat_requests()[0].body
+    user = next(m for m in reversed(body["messages"]) if m["role"] == "user")
+    assert any(p.get("type") == "image_url" for p in user["content"]), "the model sees the image"
+    text = user_text(body)
+    media = tmp_path / "ws" / "media" / "msteams"
+    image, notes = media / f"{activity['id']}_dot.png", media / f"{activity['id']}_notes.txt"
+    assert f"[image: {image}]" in text and image.read_bytes() == png
+    assert f"[file: {notes}]" in text and notes.read_bytes() == b"my notes"
+    assert "[file: gone.txt — download failed]" in text
+    assert bf.unauthorized == 0, "the image was fetched with the bot's token"

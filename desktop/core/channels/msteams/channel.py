@@ -20,7 +20,8 @@ posts to ``serviceUrl/v3/conversations/<id>/activities``. Teams shows Markdown
 (``textFormat: markdown``); long answers go in pieces of at most :data:`MAX_CHARS` characters
 (Teams refuses messages of about 28 KB), as replies to the message they answer when
 ``replyInThread`` is on. Attachments are not sent (Teams bots need a file-consent card for
-that); their names are listed instead. Approval questions are Adaptive Cards with four
+that); their names are listed instead. Files a person shares and images they paste are saved
+under ``<media>/msteams/``. Approval questions are Adaptive Cards with four
 ``Action.Submit`` buttons (:mod:`.cards`).
 """
 
@@ -37,6 +38,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 from urllib.parse import urlparse
 
+import aiohttp
 from aiohttp import web
 from botbuilder.core import TurnContext
 from botbuilder.integration.aiohttp import CloudAdapter
@@ -55,6 +57,7 @@ from desktop.core.channels.base import (
     ChannelUnavailable,
     split_message,
 )
+from desktop.core.channels.msteams import files
 from desktop.core.channels.msteams.auth import (
     BOT_SCOPE,
     CHANNEL_ISSUER,
@@ -73,6 +76,8 @@ MAX_CHARS = 8000  # characters per message: under Teams' ~28 KB even at 3 bytes 
 REFS_KEY = "conversations"
 _MENTION = re.compile(r"<at\b[^>]*>.*?</at>", re.IGNORECASE | re.DOTALL)
 _TAGS = re.compile(r"<[^>]+>")
+_SAFE = re.compile(r"[^A-Za-z0-9._-]")
+DOWNLOAD_INFO = "application/vnd.microsoft.teams.file.download.info"
 
 
 def trusted(service_url: str, hosts: list[str]) -> bool:
@@ -287,13 +292,18 @@ class MSTeamsChannel(BaseChannel):
         if self.state.seen(key) or key in self.journal:
             return
         await self._remember(chat_id, TurnContext.get_conversation_reference(activity))
-        content = readable(str(activity.text or "")) or self.config.mention_only_response.strip()
+        lines, images = await self._files(activity)
+        text = readable(str(activity.text or ""))
+        if not text and not lines:
+            text = self.config.mention_only_response.strip()
+        content = "\n".join(p for p in (text, *lines) if p)
         if not content:
             return
         await self.publish(
             sender,
             chat_id,
             content,
+            media=images,
             metadata={
                 "message_id": activity.id,
                 "user_id": sender,
@@ -305,6 +315,45 @@ class MSTeamsChannel(BaseChannel):
         )
         if key not in self.journal:  # consumed (an approval answer) or already safe
             await asyncio.to_thread(self.state.update, seen=[key])
+
+    async def _files(self, activity: Activity) -> tuple[list[str], list[str]]:
+        """Download a message's files into ``<media>/msteams/``: a line each, and the images.
+
+        A file shared in a personal chat comes as ``file.download.info`` with a pre-signed
+        ``downloadUrl``; a pasted image as an ``image/*`` attachment whose ``contentUrl`` on
+        the Connector service needs the bot's token (sent to a trusted host only).
+        """
+        lines: list[str] = []
+        images: list[str] = []
+        for index, attachment in enumerate(activity.attachments or []):
+            kind = str(attachment.content_type or "")
+            content = attachment.content if isinstance(attachment.content, dict) else {}
+            name = str(attachment.name or f"attachment-{index}")
+            if kind == DOWNLOAD_INFO:
+                url, token = str(content.get("downloadUrl") or ""), None
+            elif kind.startswith("image/") and attachment.content_url:
+                url = str(attachment.content_url)
+                hosts = list(self.config.trusted_service_url_hosts)
+                token = await self._token() if trusted(url, hosts) else None
+            else:
+                continue  # Teams' HTML copy of the message, cards …
+            label = "image" if kind.startswith("image/") else "file"
+            safe = _SAFE.sub("_", Path(name).name)[-80:].strip("._") or "file"
+            path = self.media_dir / "msteams" / f"{_SAFE.sub('_', str(activity.id))[:40]}_{safe}"
+            try:
+                await files.download(url, token, path)
+            except (aiohttp.ClientError, ValueError, OSError, TimeoutError) as exc:
+                log.warning("Teams: downloading %s failed: %s", name, redact(exc))
+                lines.append(f"[{label}: {name} — download failed]")
+                continue
+            lines.append(f"[{label}: {path}]")
+            if label == "image":
+                images.append(str(path))
+        return lines, images
+
+    async def _token(self) -> str | None:
+        credentials = self._credentials
+        return await credentials.token() if credentials is not None else None
 
     async def _remember(self, chat_id: str, reference: ConversationReference) -> None:
         refs = dict(self.state.get(REFS_KEY) or {})
