@@ -130,6 +130,7 @@ class MSTeamsChannel(BaseChannel):
     ) -> None:
         self._owner = TaskOwner("msteams")
         self._adapter: CloudAdapter | None = None
+        self._runner: web.AppRunner | None = None
         self._credentials: TokenCredentialFactory | None = None
         super().__init__(config, bus, state, media_dir, app_config=app_config)
         register_secret(getattr(config, "app_password", "") or None)
@@ -208,7 +209,7 @@ class MSTeamsChannel(BaseChannel):
         app = web.Application()
         path = "/" + (self.config.path or "/api/messages").lstrip("/")
         app.router.add_post(path, messages)
-        runner = web.AppRunner(app, access_log=None)
+        runner = self._runner = web.AppRunner(app, access_log=None)
         await runner.setup()
         try:
             site = web.TCPSite(runner, self.config.host, self.config.port)
@@ -231,12 +232,17 @@ class MSTeamsChannel(BaseChannel):
             await self.wait_stopped()
         finally:
             self._adapter = None
-            await runner.cleanup()
+            if self._runner is runner:
+                self._runner = None
+                await runner.cleanup()
 
     async def stop(self) -> None:
         """Stop serving and cancel the channel's background work."""
         await super().stop()
         await self._owner.aclose()
+        runner, self._runner = self._runner, None
+        if runner is not None:  # here, where no cancellation cuts the close short
+            await runner.cleanup()
 
     async def check(self) -> str:
         """Settings → "Test": get a token for the app from Microsoft's login service."""
