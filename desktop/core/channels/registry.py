@@ -63,5 +63,9 @@ CHANNELS: dict[str, ChannelInfo] = {
                     "signal", ("httpx",)),
         ChannelInfo("napcat", "NapCat (QQ)", "desktop.core.channels.napcat.channel", "NapcatChannel",
                     "napcat", ("websockets", "aiohttp")),
+        ChannelInfo("mattermost", "Mattermost", "desktop.core.channels.mattermost.channel",
+                    "MattermostChannel", "mattermost", ("aiohttp",)),
+        ChannelInfo("msteams", "Microsoft Teams", "desktop.core.channels.msteams.channel",
+                    "MSTeamsChannel", "msteams", ("botbuilder.core", "botbuilder.integration.aiohttp")),
     )
 }  # fmt: skip

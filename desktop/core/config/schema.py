@@ -23,7 +23,9 @@ from desktop.core.config.channels.discord import DiscordConfig
 from desktop.core.config.channels.email import EmailConfig
 from desktop.core.config.channels.feishu import FeishuConfig
 from desktop.core.config.channels.matrix import MatrixConfig
+from desktop.core.config.channels.mattermost import MattermostConfig
 from desktop.core.config.channels.mochat import MochatConfig
+from desktop.core.config.channels.msteams import MSTeamsConfig
 from desktop.core.config.channels.napcat import NapcatConfig
 from desktop.core.config.channels.qq import QQConfig
 from desktop.core.config.channels.signal import SignalConfig
@@ -214,6 +216,8 @@ class ChannelsConfig(Base):
     websocket: WebSocketConfig = Field(default_factory=WebSocketConfig)
     signal: SignalConfig = Field(default_factory=SignalConfig)
     napcat: NapcatConfig = Field(default_factory=NapcatConfig)
+    mattermost: MattermostConfig = Field(default_factory=MattermostConfig)
+    msteams: MSTeamsConfig = Field(default_factory=MSTeamsConfig)
 
 
 class HeartbeatConfig(Base):

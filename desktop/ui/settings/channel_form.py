@@ -52,6 +52,7 @@ _TITLES = {
     "cli": "CLI",
     "websocket": "WebSocket",
     "napcat": "NapCat",
+    "msteams": "Microsoft Teams",
 }
 _LINK_STEPS = {
     "whatsapp": "On your phone open WhatsApp → Settings → Linked devices → Link a device",

@@ -269,6 +269,38 @@ GUIDES: dict[str, ChannelGuide] = {
         link="https://napneko.github.io/",
         link_text="NapCat",
     ),
+    "mattermost": ChannelGuide(
+        essentials=("server_url", "token"),
+        access=(
+            "allow_from",
+            "allow_from_match_mode",
+            "group_policy",
+            "group_policy_in_thread",
+            "group_allow_from",
+        ),
+        how_to=(
+            "In Mattermost open Integrations → Bot Accounts → Add Bot Account (a system admin "
+            "may first have to turn bot accounts on), then Create New Token and copy it. Add "
+            "the bot to the teams and channels it should answer in. The server address is the "
+            "one you open Mattermost at. Your user id (for Allowed senders) is under your "
+            "avatar → Profile → ⋮ → Copy user ID."
+        ),
+        link="https://developers.mattermost.com/integrate/reference/bot-accounts/",
+        link_text="Mattermost bot accounts",
+    ),
+    "msteams": ChannelGuide(
+        essentials=("app_id", "app_password", "tenant_id", "port", "path"),
+        access=("allow_from",),
+        how_to=(
+            "Create an Azure Bot (Azure portal → Create a resource → Azure Bot) and copy its "
+            "Microsoft App ID; under Configuration → Manage Password add a client secret. Set "
+            "its messaging endpoint to https://<your public host><path>, forwarded (e.g. by a "
+            "tunnel) to this port, and add the Microsoft Teams channel. Allowed senders are "
+            "Entra object ids (Teams admin center or Entra ID → Users → Object ID)."
+        ),
+        link="https://dev.teams.microsoft.com/apps",
+        link_text="Teams Developer Portal",
+    ),
 }
 
 

@@ -171,7 +171,9 @@ class Routes:
         self.signer = MediaSigner()
 
     @classmethod
-    async def create(cls, channel: BaseChannel[WebSocketConfig], config: WebSocketConfig, *, secure: bool) -> Routes:
+    async def create(
+        cls, channel: BaseChannel[WebSocketConfig], config: WebSocketConfig, *, secure: bool
+    ) -> Routes:
         """Routes for ``channel`` (the WebUI found and the sessions opened off the loop)."""
         dist = await asyncio.to_thread(webui.find_dist, config.webui_dist)
         if dist is None:
