@@ -57,5 +57,7 @@ CHANNELS: dict[str, ChannelInfo] = {
                     "whatsapp", ("websockets",)),
         ChannelInfo("mochat", "Mochat", "desktop.core.channels.mochat.channel", "MochatChannel",
                     "mochat", ("socketio",)),
+        ChannelInfo("wecom", "WeCom", "desktop.core.channels.wecom.channel", "WecomChannel", "wecom",
+                    ("wecom_aibot_sdk",)),
     )
 }  # fmt: skip

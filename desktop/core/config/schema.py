@@ -24,6 +24,7 @@ from desktop.core.config.channels.email import EmailConfig
 from desktop.core.config.channels.feishu import FeishuConfig
 from desktop.core.config.channels.matrix import MatrixConfig
 from desktop.core.config.channels.mochat import MochatConfig
+from desktop.core.config.channels.wecom import WecomConfig
 from desktop.core.config.channels.qq import QQConfig
 from desktop.core.config.channels.slack import SlackConfig
 from desktop.core.config.channels.telegram import TelegramConfig
@@ -208,6 +209,7 @@ class ChannelsConfig(Base):
     qq: QQConfig = Field(default_factory=QQConfig)
     whatsapp: WhatsAppConfig = Field(default_factory=WhatsAppConfig)
     mochat: MochatConfig = Field(default_factory=MochatConfig)
+    wecom: WecomConfig = Field(default_factory=WecomConfig)
 
 
 class HeartbeatConfig(Base):

@@ -233,6 +233,17 @@ GUIDES: dict[str, ChannelGuide] = {
         link="https://mochat.io/",
         link_text="Mochat",
     ),
+    "wecom": ChannelGuide(
+        essentials=("bot_id", "secret"),
+        access=("allow_from",),
+        how_to=(
+            "In the WeCom admin console create an AI bot (智能机器人) and choose the API mode "
+            "with a long connection: no public address is needed. Its Bot ID and Secret are "
+            "shown there. Allowed senders are WeCom user ids (userid)."
+        ),
+        link="https://developer.work.weixin.qq.com/",
+        link_text="WeCom developer center",
+    ),
 }
 
 
