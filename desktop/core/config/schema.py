@@ -24,10 +24,10 @@ from desktop.core.config.channels.email import EmailConfig
 from desktop.core.config.channels.feishu import FeishuConfig
 from desktop.core.config.channels.matrix import MatrixConfig
 from desktop.core.config.channels.mochat import MochatConfig
-from desktop.core.config.channels.wecom import WecomConfig
 from desktop.core.config.channels.qq import QQConfig
 from desktop.core.config.channels.slack import SlackConfig
 from desktop.core.config.channels.telegram import TelegramConfig
+from desktop.core.config.channels.wecom import WecomConfig
 from desktop.core.config.channels.whatsapp import WhatsAppConfig
 from desktop.core.config.provider_schema import (
     BedrockProviderConfig,
