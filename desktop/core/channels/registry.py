@@ -59,5 +59,7 @@ CHANNELS: dict[str, ChannelInfo] = {
                     "mochat", ("socketio",)),
         ChannelInfo("wecom", "WeCom", "desktop.core.channels.wecom.channel", "WecomChannel", "wecom",
                     ("wecom_aibot_sdk",)),
+        ChannelInfo("weixin", "WeChat", "desktop.core.channels.weixin.channel", "WeixinChannel",
+                    "weixin", ("aiohttp",)),
     )
 }  # fmt: skip

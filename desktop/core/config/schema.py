@@ -28,6 +28,7 @@ from desktop.core.config.channels.qq import QQConfig
 from desktop.core.config.channels.slack import SlackConfig
 from desktop.core.config.channels.telegram import TelegramConfig
 from desktop.core.config.channels.wecom import WecomConfig
+from desktop.core.config.channels.weixin import WeixinConfig
 from desktop.core.config.channels.whatsapp import WhatsAppConfig
 from desktop.core.config.provider_schema import (
     BedrockProviderConfig,
@@ -210,6 +211,7 @@ class ChannelsConfig(Base):
     whatsapp: WhatsAppConfig = Field(default_factory=WhatsAppConfig)
     mochat: MochatConfig = Field(default_factory=MochatConfig)
     wecom: WecomConfig = Field(default_factory=WecomConfig)
+    weixin: WeixinConfig = Field(default_factory=WeixinConfig)
 
 
 class HeartbeatConfig(Base):
