@@ -244,6 +244,18 @@ GUIDES: dict[str, ChannelGuide] = {
         link="https://developer.work.weixin.qq.com/",
         link_text="WeCom developer center",
     ),
+    "weixin": ChannelGuide(
+        essentials=(),
+        access=("allow_from",),
+        how_to=(
+            "Enable the channel and save: a QR code appears here; scan it with WeChat on your "
+            "phone and confirm (or run `nanobot-desktop channels login weixin` in a terminal). "
+            "The login is kept in the weixin folder beside config.json, shared with nanobot. "
+            "Allowed senders are WeChat ids (…@im.wechat)."
+        ),
+        link="https://weixin.qq.com/",
+        link_text="WeChat",
+    ),
 }
 
 

@@ -47,6 +47,7 @@ class IlinkServer:
         self.scanned = False
         self.expired_codes: set[str] = set()
         self.context: dict[str, str] = {}  # person → the context token last issued
+        self.failing = 0  # how many getupdates calls still fail with HTTP 502
         self._ids = itertools.count(1)
         self._new = asyncio.Event()
         self._runner: web.AppRunner | None = None
@@ -80,6 +81,7 @@ class IlinkServer:
         return self.push(user, [{"type": 1, "text_item": {"text": text}}])
 
     def push(self, user: str, items: list[dict[str, Any]], **extra: Any) -> str:
+        """``user`` sends a message of ``items``; returns the message id."""
         number = next(self._ids)
         self.context[user] = f"ctx-{user}-{number}"
         message = {
@@ -143,6 +145,9 @@ class IlinkServer:
             return web.json_response({"ret": 0, "status": "wait"})
         if request.headers.get("Authorization") != f"Bearer {self.token}":
             return web.json_response({"ret": -14, "errmsg": "session timeout"})
+        if name == "getupdates" and self.failing:
+            self.failing -= 1
+            return web.json_response({"error": "bad gateway"}, status=502)
         if name == "getupdates":
             return web.json_response(await self._updates(str(body.get("get_updates_buf") or "")))
         if name == "sendmessage":

@@ -159,8 +159,10 @@ class WeixinChannel(BaseChannel):
     async def login(self, shown: LoginShown) -> bool:
         """Log in by QR code unless a token is there; ``shown`` gets each code to scan.
 
+        A saved token is tried first; one WeChat refuses as expired is replaced by a new login.
+
         Returns:
-            Whether a new login was made (``False``: one was there already).
+            Whether a new login was made (``False``: a working one was there already).
 
         Raises:
             ChannelUnavailable: The login failed or its codes kept expiring.
@@ -169,7 +171,16 @@ class WeixinChannel(BaseChannel):
         api = self._client(saved)
         try:
             if api.token:
-                return False
+                try:
+                    await api.call("ilink/bot/getconfig", {"ilink_user_id": ""})
+                    return False
+                except LoginExpired:
+                    if (self.config.token or "").strip():
+                        raise ChannelUnavailable(
+                            "The WeChat bot token typed in Settings has expired.",
+                            f"Clear it in {SETTINGS}, then log in again.",
+                        ) from None
+                    api.token = ""
             await self._scan(api, shown)
             return True
         finally:
