@@ -43,11 +43,14 @@ _ACRONYMS = {"id": "ID", "imap": "IMAP", "smtp": "SMTP", "url": "URL", "qq": "QQ
 NOT_RUNNING = "Not running. Enable it and save: it connects (or use Connect)."
 
 
-_TITLES = {"dingtalk": "DingTalk", "whatsapp": "WhatsApp", "qq": "QQ", "cli": "CLI"}
+_TITLES = {"dingtalk": "DingTalk", "whatsapp": "WhatsApp", "qq": "QQ", "cli": "CLI",
+           "wecom": "WeCom", "weixin": "WeChat"}  # fmt: skip
 _LINK_STEPS = {
     "whatsapp": "On your phone open WhatsApp → Settings → Linked devices → Link a device",
+    "weixin": "On your phone open WeChat → + → Scan",
 }
 """What the person does before scanning a channel's login code (see ``QrLoginPanel``)."""
+_LOGIN_NOTES = {"weixin": "A code that expires unscanned is replaced by a new one here."}
 
 
 _DOTS = {
@@ -189,7 +192,11 @@ class ChannelForm(QWidget):
         self.status = InlineStatus(accessible=f"{name} channel status")
         layout.addWidget(self.status)
         steps = _LINK_STEPS.get(name, f"Open {channel_title(name)} on your phone")
-        self.login = QrLoginPanel(steps)
+        self.login = (
+            QrLoginPanel(steps, note=_LOGIN_NOTES[name])
+            if name in _LOGIN_NOTES
+            else QrLoginPanel(steps)
+        )
         layout.addWidget(self.login)
         self.guide = guide_for(name)
         layout.addWidget(heading(f"What you need from {channel_title(name)}", level=2))

@@ -249,7 +249,7 @@ GUIDES: dict[str, ChannelGuide] = {
         access=("allow_from",),
         how_to=(
             "Enable the channel and save: a QR code appears here; scan it with WeChat on your "
-            "phone and confirm (or run `nanobot-desktop channels login weixin` in a terminal). "
+            "phone and confirm (or run 'nanobot-desktop channels login weixin' in a terminal). "
             "The login is kept in the weixin folder beside config.json, shared with nanobot. "
             "Allowed senders are WeChat ids (…@im.wechat)."
         ),

@@ -28,7 +28,7 @@ async def test_the_qr_login_saves_the_token_where_nanobot_keeps_it_then_messages
     try:
         await until(lambda: runtime.channels.status("weixin").login_code, what="a code to scan")
         status = runtime.channels.status("weixin")
-        assert status.state == "connecting"
+        assert status.state == "connecting" and status.reason == "WeChat is not logged in yet"
         assert status.login_code == f"https://liteapp.weixin.qq.com/q/{ilink.codes[-1]}"
         ilink.scan()
         await until(lambda: runtime.channels.status("weixin").ok, what="logged in")

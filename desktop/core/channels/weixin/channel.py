@@ -57,6 +57,7 @@ log = logging.getLogger(__name__)
 MAX_CHARS = 1800  # what nanobot sends per message
 SETTINGS = "Settings → Channels → WeChat"
 LOGIN_HINT = "Run `nanobot-desktop channels login weixin`, or enable the channel and scan the code in Settings."
+NOT_LOGGED_IN = "WeChat is not logged in yet"
 QR_REFRESHES = 3
 QR_POLL_S = 1.0
 RETRY_S = 2.0
@@ -234,7 +235,10 @@ class WeixinChannel(BaseChannel):
         try:
             if not api.token:
                 await self._scan(
-                    api, lambda code: self.set_status(ChannelStatus("connecting", login_code=code))
+                    api,
+                    lambda code: self.set_status(
+                        ChannelStatus("connecting", NOT_LOGGED_IN, LOGIN_HINT, login_code=code)
+                    ),
                 )
                 saved = await self._load()
             self.set_status(ChannelStatus("connected", account=self._account_name(saved)))
