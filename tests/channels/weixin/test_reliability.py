@@ -8,6 +8,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from desktop.core.runtime import Runtime
 from tests.channels.weixin.conftest import (
     ALICE,
@@ -127,3 +129,21 @@ async def test_an_expired_login_stops_the_channel_with_what_to_do(
     assert status.reason == "The WeChat login has expired."
     assert "channels login weixin" in status.hint
     assert "an-old-token-123456" not in f"{status}"
+
+
+async def test_settings_test_says_whether_the_login_works(
+    ilink: IlinkServer, scripted_server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
+    runtime = await start_runtime(tmp_path, ilink, scripted_server, connected=False, enabled=False)
+    try:
+        section = runtime.config.channels.weixin
+        with pytest.raises(ValueError, match="Not logged in yet"):
+            await runtime.channels.check("weixin", section)
+        logged_in(tmp_path, ilink, token="an-old-token-654321")
+        with pytest.raises(ValueError, match="login has expired") as info:
+            await runtime.channels.check("weixin", section)
+        assert "an-old-token-654321" not in str(info.value)
+        logged_in(tmp_path, ilink)
+        assert (await runtime.channels.check("weixin", section)).startswith("Logged in")
+    finally:
+        await runtime.stop()
