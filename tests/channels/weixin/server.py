@@ -48,6 +48,7 @@ class IlinkServer:
         self.expired_codes: set[str] = set()
         self.context: dict[str, str] = {}  # person → the context token last issued
         self.failing = 0  # how many getupdates calls still fail with HTTP 502
+        self.cdn: dict[str, bytes] = {}  # encrypt_query_param → the encrypted file
         self._ids = itertools.count(1)
         self._new = asyncio.Event()
         self._runner: web.AppRunner | None = None
@@ -60,6 +61,7 @@ class IlinkServer:
     async def start(self) -> IlinkServer:
         app = web.Application()
         app.router.add_route("*", "/ilink/bot/{name}", self._handle)
+        app.router.add_get("/c2c/download", self._download)
         self._runner = web.AppRunner(app)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
@@ -159,6 +161,20 @@ class IlinkServer:
             self.typing.append((body["ilink_user_id"], body["status"]))
             return web.json_response({"ret": 0})
         return web.json_response({"ret": -1, "errmsg": f"unknown {name}"}, status=404)
+
+    def put_file(self, data: bytes, key: bytes) -> str:
+        """Keep ``data`` on the CDN, AES-128-ECB encrypted with ``key``; its query param."""
+        from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+
+        pad = 16 - len(data) % 16
+        encryptor = Cipher(algorithms.AES(key), modes.ECB()).encryptor()
+        param = f"enc-{next(self._ids)}"
+        self.cdn[param] = encryptor.update(data + bytes([pad]) * pad) + encryptor.finalize()
+        return param
+
+    async def _download(self, request: web.Request) -> web.Response:
+        found = self.cdn.get(request.query.get("encrypted_query_param", ""))
+        return web.Response(body=found) if found is not None else web.Response(status=404)
 
     async def _updates(self, cursor: str) -> dict[str, Any]:
         done = int(cursor.removeprefix("buf-") or 0)

@@ -13,8 +13,9 @@ answer carries the messages since the cursor and the next cursor. Each message i
 the agent (kept in the channel's journal until saved) before the cursor is saved, and its id is
 remembered once handled, so nothing is lost and none answered twice. A message carries a
 ``context_token`` that a reply to that person must carry; the last one per person is kept.
-Text and voice transcripts are read; images, files and videos are named only (the CDN's
-encrypted media are not downloaded yet).
+Text and voice transcripts are read; pictures, files, videos and voice messages without a
+transcript are downloaded from WeChat's CDN and decrypted into ``<media>/weixin``
+(:mod:`~desktop.core.channels.weixin.media`).
 
 Sending. ``ilink/bot/sendmessage`` with the person's last ``context_token``; Markdown is cleaned
 of what WeChat shows badly (angle brackets outside code become full-width, images and
@@ -48,7 +49,7 @@ from desktop.core.bus.events import (
 )
 from desktop.core.channels.base import BaseChannel, ChannelStatus, ChannelUnavailable, split_message
 from desktop.core.channels.outbox import Delivery
-from desktop.core.channels.weixin import account
+from desktop.core.channels.weixin import account, media
 from desktop.core.channels.weixin.api import IlinkApi, IlinkError, LoginExpired
 from desktop.core.utils.redact import redact, register_secret
 
@@ -64,7 +65,6 @@ RETRY_S = 2.0
 TYPING, TYPING_DONE = 1, 2
 ITEM_TEXT, ITEM_IMAGE, ITEM_VOICE, ITEM_FILE, ITEM_VIDEO = 1, 2, 3, 4, 5
 BOT_MESSAGE, FINISHED = 2, 2
-NAMED = {ITEM_IMAGE: "[image]", ITEM_FILE: "[file]", ITEM_VIDEO: "[video]"}
 _CODE = re.compile(r"(```[\s\S]*?```|`[^`\n]*`)")
 
 
@@ -96,10 +96,19 @@ def _text(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
-def read_items(items: Any) -> str:
-    """The text of a message's ``item_list`` (media named)."""
+MEDIA_ITEMS = {ITEM_IMAGE: ("image_item", "image"), ITEM_FILE: ("file_item", "file"),
+               ITEM_VIDEO: ("video_item", "video"), ITEM_VOICE: ("voice_item", "voice")}  # fmt: skip
+EXTENSIONS = {"image": ".jpg", "video": ".mp4", "voice": ".silk", "file": ""}
+
+
+async def read_items(
+    items: Any, message_id: str, cdn_base_url: str, folder: Path
+) -> tuple[str, list[str]]:
+    """The text of a message's ``item_list`` and the files it brought (downloaded into
+    ``folder``; one that cannot be is named in the text)."""
     lines: list[str] = []
-    for item in items if isinstance(items, list) else ():
+    saved: list[str] = []
+    for number, item in enumerate(items if isinstance(items, list) else ()):
         if not isinstance(item, dict):
             continue
         kind = item.get("type")
@@ -107,15 +116,32 @@ def read_items(items: Any) -> str:
             text = _text((item.get("text_item") or {}).get("text"))
             if text:
                 lines.append(text)
-        elif kind == ITEM_VOICE:
-            said = _text((item.get("voice_item") or {}).get("text"))
-            lines.append(f"[voice] {said}" if said else "[voice]")
-        elif kind == ITEM_FILE:
-            name = _text((item.get("file_item") or {}).get("file_name"))
-            lines.append(f"[file: {name}]" if name else "[file]")
-        elif isinstance(kind, int) and kind in NAMED:
-            lines.append(NAMED[kind])
-    return "\n".join(lines)
+            continue
+        if not isinstance(kind, int) or kind not in MEDIA_ITEMS:
+            continue
+        field, label = MEDIA_ITEMS[kind]
+        found = item.get(field)
+        inner: dict[str, Any] = found if isinstance(found, dict) else {}
+        said = _text(inner.get("text"))
+        if label == "voice" and said:
+            lines.append(f"[voice] {said}")
+            continue
+        name = _text(inner.get("file_name"))
+        fallback = f"{label}_{message_id}_{number}{EXTENSIONS[label]}"
+        if not media.sources(inner, cdn_base_url):
+            lines.append(f"[{label}: {name}]" if name else f"[{label}]")
+            continue
+        try:
+            path = await media.download(
+                inner, label, media.safe_name(name, fallback), cdn_base_url, folder
+            )
+        except (ValueError, aiohttp.ClientError, TimeoutError, OSError) as exc:
+            log.warning("weixin: downloading a %s failed: %s", label, redact(exc))
+            lines.append(f"[{label}: {name + ': ' if name else ''}download failed]")
+            continue
+        saved.append(str(path))
+        lines.append(f"[{label}: {path}]")
+    return "\n".join(lines), saved
 
 
 LoginShown = Callable[[str], None]
@@ -296,7 +322,12 @@ class WeixinChannel(BaseChannel):
         if context and self._context.get(sender) != context:
             self._context[sender] = context
             await self._save(context_tokens=dict(self._context))
-        content = read_items(message.get("item_list"))
+        content, files = await read_items(
+            message.get("item_list"),
+            message_id,
+            self.config.cdn_base_url,
+            self.media_dir / "weixin",
+        )
         if not content:
             await asyncio.to_thread(self.state.update, seen=[message_id])
             return
@@ -304,6 +335,7 @@ class WeixinChannel(BaseChannel):
             sender,
             sender,
             content,
+            media=files,
             metadata={"message_id": message_id},
             message_id=message_id,
             journal=True,

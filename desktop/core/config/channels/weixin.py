@@ -24,7 +24,6 @@ class WeixinConfig(ChannelBase):
 
     kept_fields: ClassVar[frozenset[str]] = frozenset(
         {
-            "cdn_base_url",
             "route_tag",
             "send_progress",
             "send_tool_hints",
@@ -49,7 +48,11 @@ class WeixinConfig(ChannelBase):
     base_url: str = Field(
         DEFAULT_BASE_URL, title="Server", description="The iLink bot API's address."
     )
-    cdn_base_url: str = Field(DEFAULT_CDN_URL, title="CDN server")
+    cdn_base_url: str = Field(
+        DEFAULT_CDN_URL,
+        title="CDN server",
+        description="Where the pictures and files people send are downloaded from.",
+    )
     route_tag: str | int | None = Field(None, title="Route tag")
     state_dir: str = Field(
         "",
