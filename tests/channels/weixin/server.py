@@ -14,6 +14,7 @@ Every call must carry ``AuthorizationType: ilink_bot_token`` and ``iLink-App-Id`
 from __future__ import annotations
 
 import asyncio
+import base64
 import itertools
 from dataclasses import dataclass
 from typing import Any
@@ -49,6 +50,7 @@ class IlinkServer:
         self.context: dict[str, str] = {}  # person → the context token last issued
         self.failing = 0  # how many getupdates calls still fail with HTTP 502
         self.cdn: dict[str, bytes] = {}  # encrypt_query_param → the encrypted file
+        self.upload_requests: list[dict[str, Any]] = []
         self._ids = itertools.count(1)
         self._new = asyncio.Event()
         self._runner: web.AppRunner | None = None
@@ -62,6 +64,7 @@ class IlinkServer:
         app = web.Application()
         app.router.add_route("*", "/ilink/bot/{name}", self._handle)
         app.router.add_get("/c2c/download", self._download)
+        app.router.add_post("/c2c/upload", self._upload)
         self._runner = web.AppRunner(app)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
@@ -155,6 +158,9 @@ class IlinkServer:
         if name == "sendmessage":
             self.sent.append(body["msg"])
             return web.json_response({"ret": 0})
+        if name == "getuploadurl":
+            self.upload_requests.append(body)
+            return web.json_response({"ret": 0, "upload_param": f"up-{body['filekey']}"})
         if name == "getconfig":
             return web.json_response({"ret": 0, "typing_ticket": "ticket-1"})
         if name == "sendtyping":
@@ -175,6 +181,22 @@ class IlinkServer:
     async def _download(self, request: web.Request) -> web.Response:
         found = self.cdn.get(request.query.get("encrypted_query_param", ""))
         return web.Response(body=found) if found is not None else web.Response(status=404)
+
+    async def _upload(self, request: web.Request) -> web.Response:
+        assert request.query["encrypted_query_param"] == f"up-{request.query['filekey']}"
+        param = f"dl-{next(self._ids)}"
+        self.cdn[param] = await request.read()
+        return web.Response(headers={"x-encrypted-param": param})
+
+    def received_file(self, item: dict[str, Any]) -> bytes:
+        """The plain bytes of a file the bot sent (``item``: its media item)."""
+        from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+
+        media = item["media"]
+        key = bytes.fromhex(base64.b64decode(media["aes_key"]).decode())
+        decryptor = Cipher(algorithms.AES(key), modes.ECB()).decryptor()
+        plain = decryptor.update(self.cdn[media["encrypt_query_param"]]) + decryptor.finalize()
+        return plain[: -plain[-1]]
 
     async def _updates(self, cursor: str) -> dict[str, Any]:
         done = int(cursor.removeprefix("buf-") or 0)

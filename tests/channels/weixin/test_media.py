@@ -69,3 +69,37 @@ async def test_a_picture_and_a_file_are_decrypted_into_media(
     assert not (folder / "x.bin").exists()
     user = next(m for m in reversed(body["messages"]) if m["role"] == "user")
     assert any(p.get("type") == "image_url" for p in user["content"]), "the model sees it"
+
+
+async def test_files_out_are_encrypted_uploaded_and_sent(
+    ilink: IlinkServer, scripted_server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
+    from desktop.core.bus.events import OutboundMessage
+
+    scripted_server.push(Reply("Hello."))
+    logged_in(tmp_path, ilink)
+    chart, notes = tmp_path / "chart.png", tmp_path / "notes.txt"
+    chart.write_bytes(PNG)
+    notes.write_text("the numbers\n" * 30)
+    runtime = await start_runtime(tmp_path, ilink, scripted_server, cdnBaseUrl=f"{ilink.url}/c2c")
+    try:
+        ilink.say("hi")  # gives the context token replies carry
+        await until(lambda: ilink.texts(ALICE), what="the answer")
+        await runtime.agent.idle()
+        channel = runtime.channels.channel("weixin")
+        assert channel is not None
+        await channel.send(
+            OutboundMessage("weixin", ALICE, "Here:", media=[str(chart), str(notes)])
+        )
+    finally:
+        await runtime.stop()
+    *_, text, image, document = ilink.sent
+    assert text["item_list"][0]["text_item"]["text"] == "Here:"
+    assert image["context_token"] == ilink.context[ALICE]
+    [image_item] = image["item_list"]
+    assert image_item["type"] == 2 and ilink.received_file(image_item["image_item"]) == PNG
+    [doc_item] = document["item_list"]
+    assert doc_item["type"] == 4 and doc_item["file_item"]["file_name"] == "notes.txt"
+    assert ilink.received_file(doc_item["file_item"]) == notes.read_bytes()
+    kinds = [(r["media_type"], r["rawsize"]) for r in ilink.upload_requests]
+    assert kinds == [(1, len(PNG)), (3, notes.stat().st_size)]

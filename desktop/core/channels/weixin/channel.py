@@ -21,7 +21,8 @@ Sending. ``ilink/bot/sendmessage`` with the person's last ``context_token``; Mar
 of what WeChat shows badly (angle brackets outside code become full-width, images and
 strike-through go) and split under :data:`MAX_CHARS`, code fences closed and reopened across
 pieces. Each piece's ``client_id`` comes from the delivery, so a piece sent again is the same
-message. While the agent works, the person sees "typing" (``getconfig`` for the ticket,
+message. Files are encrypted and uploaded to the CDN, then sent as picture, video, voice or file
+messages. While the agent works, the person sees "typing" (``getconfig`` for the ticket,
 ``sendtyping``).
 
 An expired login (error -14) stops the channel as unavailable: log in again.
@@ -374,26 +375,38 @@ class WeixinChannel(BaseChannel):
             log.debug("weixin: typing for %s failed: %s", person, redact(exc))
 
     # -- sending ---------------------------------------------------------------------------
-    async def pieces(self, message: OutboundMessage) -> list[str]:
-        """The text, cleaned for WeChat and split; files named (not uploaded yet)."""
-        lines = [message.content.strip()] if message.content.strip() else []
-        lines.extend(f"[file: {Path(m).name}]" for m in message.media if m.strip())
-        return split_markdown("\n".join(lines)) if lines else []
+    async def pieces(self, message: OutboundMessage) -> list[tuple[str, str]]:
+        """The text, cleaned for WeChat and split, then each file."""
+        text = message.content.strip()
+        out = [("text", piece) for piece in split_markdown(text)] if text else []
+        out.extend(("file", path) for path in message.media if path.strip())
+        return out
 
     async def send_piece(self, delivery: Delivery, index: int, piece: Any) -> None:
-        """Send one piece with the person's context token (same ``client_id`` when resent)."""
+        """Send one piece with the person's context token (same ``client_id`` when resent);
+        a file is uploaded to the CDN first (:func:`~desktop.core.channels.weixin.media.upload`)."""
         api = self._api
         if api is None:
             raise ConnectionError("WeChat is not connected")
+        kind, value = piece
         person = delivery.message.chat_id
-        digest = hashlib.sha256(f"{delivery.id}:{index}".encode()).hexdigest()[:20]
+        digest = hashlib.sha256(f"{delivery.id}:{index}".encode()).hexdigest()
+        item: dict[str, Any] = {"type": ITEM_TEXT, "text_item": {"text": value}}
+        if kind == "file":
+            try:
+                item = await media.upload(
+                    api, Path(value), person, digest[:32], self.config.cdn_base_url
+                )
+            except (OSError, ValueError) as exc:
+                log.warning("weixin: cannot send %s: %s", Path(value).name, redact(exc))
+                item = {"type": ITEM_TEXT, "text_item": {"text": f"[file: {Path(value).name}]"}}
         body: dict[str, Any] = {
             "from_user_id": "",
             "to_user_id": person,
-            "client_id": f"nanobot-{digest}",
+            "client_id": f"nanobot-{digest[:20]}",
             "message_type": BOT_MESSAGE,
             "message_state": FINISHED,
-            "item_list": [{"type": ITEM_TEXT, "text_item": {"text": piece}}],
+            "item_list": [item],
         }
         context = self._context.get(person)
         if context:
