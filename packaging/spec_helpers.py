@@ -32,6 +32,7 @@ CHANNEL_SDKS: tuple[tuple[str, str, bool], ...] = (
     ("dingtalk-stream", "dingtalk_stream", True),
     ("qq-botpy", "botpy", True),
     ("python-socketio", "socketio", True),
+    ("wecom-aibot-sdk-python", "wecom_aibot_sdk", True),
 )
 
 # Distributions whose metadata the code (ours or theirs) reads at run time:

@@ -5,6 +5,9 @@ The command is a second client of the running WhatsApp bridge (the channel's own
 token the channel uses). Each code the bridge offers is drawn in the terminal with Unicode half
 blocks, black on white whatever the terminal's colours, with the quiet zone around it; a new
 code replaces the old one. It ends when WhatsApp is linked.
+
+``channels login weixin`` logs the WeChat channel in the same way with the iLink API's QR code
+(:meth:`~desktop.core.channels.weixin.channel.WeixinChannel.login`).
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ if TYPE_CHECKING:
     from desktop.core.channels.whatsapp.channel import LoginUpdate
     from desktop.core.config.schema import Config
 
-LOGIN_CHANNELS = ("whatsapp",)
+LOGIN_CHANNELS = ("whatsapp", "weixin")
 """Channels with a login step (the others take a token or password in Settings)."""
 EXIT_INTERRUPTED = 130
 STEPS = "On your phone open WhatsApp → Settings → Linked devices → Link a device, then scan"
@@ -43,6 +46,10 @@ anyway); --json prints one JSON object per line: {"event": "qr", "qr": TEXT},
 The bridge says nothing while WhatsApp is linked, so a bridge that offers no code within
 --wait seconds (default 65) is taken as linked.
 
+WeChat (channels login weixin): the iLink API's QR code, to scan with WeChat on your phone; the
+bot token it gives is saved in the weixin folder beside the config file (account.json, where
+nanobot keeps it). With a saved login nothing is shown. --wait does not apply.
+
 Exit codes: 0 linked; 1 the bridge is not reachable or refused the token, the settings cannot
 be used, or WhatsApp logged the bridge out; 2 an unknown channel or an unreadable config file;
 130 interrupted (Ctrl-C)."""
@@ -53,12 +60,12 @@ def add_login_parser(actions: Any, common: argparse.ArgumentParser) -> None:
     login = actions.add_parser(
         "login",
         parents=[common],
-        help="link WhatsApp: show the bridge's QR code to scan",
+        help="link WhatsApp or WeChat: show the QR code to scan",
         description=HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     login.add_argument(
-        "channel", nargs="?", default="whatsapp", help="the channel to link (only whatsapp)"
+        "channel", nargs="?", default="whatsapp", help="the channel to link: whatsapp or weixin"
     )
     output = login.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="print JSON lines instead")
@@ -89,8 +96,16 @@ def terminal_lines(modules: Sequence[Sequence[bool]]) -> list[str]:
 class _Screen:
     """Shows the login's progress in the chosen form (blocks, text or JSON)."""
 
-    def __init__(self, out: TextIO, mode: str, draw: Callable[[str], list[list[bool]]]) -> None:
+    def __init__(
+        self,
+        out: TextIO,
+        mode: str,
+        draw: Callable[[str], list[list[bool]]],
+        steps: str = STEPS,
+        network: str = "WhatsApp",
+    ) -> None:
         self.out, self.mode, self.draw = out, mode, draw
+        self.steps, self.network = steps, network
         self.codes = 0
         self.tty = out.isatty()
 
@@ -106,29 +121,38 @@ class _Screen:
         if update.kind == "reconnecting":
             self._emit("The bridge is reconnecting to WhatsApp; a new code follows.")
             return
+        self.show(update.qr)
+
+    def show(self, qr: str) -> None:
+        """Show a new code to scan."""
+        if self.mode == "json":
+            self._emit(json.dumps({"event": "qr", "qr": qr}))
+            return
         self.codes += 1
         if self.mode == "text":
             if self.codes == 1:
-                self._emit(f"{STEPS} the QR code of this text (it changes every 20 s or so):")
-            self._emit(update.qr)
+                self._emit(f"{self.steps} the QR code of this text (it changes now and then):")
+            self._emit(qr)
             return
         try:
-            lines = terminal_lines(self.draw(update.qr))
+            lines = terminal_lines(self.draw(qr))
         except ValueError as exc:  # not a QR code's worth of text: show the text itself
-            lines = [f"(cannot draw this code: {exc}) {update.qr}"]
+            lines = [f"(cannot draw this code: {exc}) {qr}"]
         head = _CLEAR if self.codes > 1 and self.tty else ("\n" if self.codes > 1 else "")
-        self._emit(f"{head}{STEPS} this code:\n")
+        self._emit(f"{head}{self.steps} this code:\n")
         self._emit("\n".join(lines))
         self._emit("\nWaiting for the scan (a new code replaces this one; Ctrl-C stops)…")
 
     def linked(self, already: bool) -> None:
         if self.mode == "json":
             self._emit(json.dumps({"event": "linked"}))
+        elif already and self.network != "WhatsApp":
+            self._emit(f"{self.network} is logged in already (a saved login).")
         elif already:
             self._emit("WhatsApp is linked. (The bridge offered no QR code: it has its login.)")
         else:  # on a terminal the used code goes (nobody should scan it again)
             clear = _CLEAR if self.mode == "blocks" and self.codes and self.tty else ""
-            self._emit(f"{clear}WhatsApp is linked.")
+            self._emit(f"{clear}{self.network} is linked.")
 
 
 def _unreachable(url: str, exc: OSError) -> str:
@@ -214,6 +238,49 @@ async def _login(config: Config, mode: str, wait: float | None) -> int:
     return EXIT_OK
 
 
+WEIXIN_STEPS = "Open WeChat on your phone and scan"
+
+
+async def _login_weixin(config: Config, mode: str) -> int:
+    """Log the WeChat channel in by QR code (the token goes where nanobot keeps it)."""
+    from desktop.core.assembly import channel_state_dir
+    from desktop.core.bus.queue import MessageBus
+    from desktop.core.channels.base import ChannelUnavailable
+    from desktop.core.channels.manager import ChannelManager
+    from desktop.core.channels.registry import CHANNELS
+    from desktop.core.channels.weixin.channel import WeixinChannel
+    from desktop.core.config.secret_fields import inject_stored_secrets
+    from desktop.core.config.secrets import SecretStore
+    from desktop.core.utils.redact import redact
+    from desktop.core.utils.tasks import TaskOwner
+
+    await inject_stored_secrets(config, SecretStore())
+    owner = TaskOwner("channels-login")
+    manager = ChannelManager(
+        MessageBus(), owner, config=config, state_dir=channel_state_dir(config)
+    )
+    screen = _Screen(sys.stdout, mode, _draw, WEIXIN_STEPS, "WeChat")
+    try:
+        channel = await manager.create(CHANNELS["weixin"])
+        assert isinstance(channel, WeixinChannel)
+        new = await channel.login(screen.show)
+    except ChannelUnavailable as exc:
+        return fail(f"{exc.reason.rstrip('.')}. {exc.hint}".strip(), EXIT_FAILED)
+    except Exception as exc:  # noqa: BLE001 - aiohttp errors, the API's refusals: said plainly
+        url = redact(config.channels.weixin.base_url)
+        return fail(f"the WeChat login at {url} failed: {redact(exc)}", EXIT_FAILED)
+    finally:
+        await owner.aclose()
+    screen.linked(already=not new)
+    if not config.channels.weixin.enabled:
+        print(
+            "Note: the WeChat channel is off. Turn it on in Settings → Channels → WeChat "
+            "(channels.weixin.enabled) for the agent to answer there.",
+            file=sys.stderr,
+        )
+    return EXIT_OK
+
+
 def run_login(args: argparse.Namespace) -> int:
     """Run ``channels login``."""
     import asyncio
@@ -231,6 +298,9 @@ def run_login(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     mode = "json" if args.json else "blocks" if args.blocks or sys.stdout.isatty() else "text"
     try:
+        if name == "weixin":
+            return asyncio.run(_login_weixin(config, mode))
         return asyncio.run(_login(config, mode, args.wait))
     except KeyboardInterrupt:
-        return fail("stopped; WhatsApp was not linked.", EXIT_INTERRUPTED)
+        network = "WeChat" if name == "weixin" else "WhatsApp"
+        return fail(f"stopped; {network} was not linked.", EXIT_INTERRUPTED)

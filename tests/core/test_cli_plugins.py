@@ -37,7 +37,7 @@ def test_plugins_list_enable_disable(
     assert rows["feishu"] == ["channel", "no", "no"]
     assert set(rows) - {"Name"} == {
         "telegram", "email", "matrix", "slack", "discord", "feishu", "dingtalk", "qq",
-        "whatsapp", "mochat", "websocket", "signal", "napcat", "mattermost", "msteams",
+        "whatsapp", "mochat", "websocket", "signal", "napcat", "mattermost", "msteams", "wecom", "weixin",
     }  # fmt: skip
 
     assert main(["plugins", "enable", "feishu", "--config", str(config)]) == 0

@@ -35,7 +35,7 @@ def test_optional_sdk_bundled_only_when_installed() -> None:
 def test_every_channel_sdk_is_listed() -> None:
     modules = {module for _dist, module, _all in spec_helpers.CHANNEL_SDKS}
     assert modules == {"telegram", "nio", "slack_sdk", "discord", "lark_oapi", "dingtalk_stream",
-                       "botpy", "socketio"}  # fmt: skip
+                       "botpy", "socketio", "wecom_aibot_sdk"}  # fmt: skip
 
 
 def test_app_data_goes_where_resources_looks() -> None:

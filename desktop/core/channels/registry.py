@@ -67,5 +67,9 @@ CHANNELS: dict[str, ChannelInfo] = {
                     "MattermostChannel", "mattermost", ("aiohttp",)),
         ChannelInfo("msteams", "Microsoft Teams", "desktop.core.channels.msteams.channel",
                     "MSTeamsChannel", "msteams", ("botbuilder.core", "botbuilder.integration.aiohttp")),
+        ChannelInfo("wecom", "WeCom", "desktop.core.channels.wecom.channel", "WecomChannel", "wecom",
+                    ("wecom_aibot_sdk",)),
+        ChannelInfo("weixin", "WeChat", "desktop.core.channels.weixin.channel", "WeixinChannel",
+                    "weixin", ("aiohttp",)),
     )
 }  # fmt: skip

@@ -32,6 +32,8 @@ from desktop.core.config.channels.signal import SignalConfig
 from desktop.core.config.channels.slack import SlackConfig
 from desktop.core.config.channels.telegram import TelegramConfig
 from desktop.core.config.channels.websocket import WebSocketConfig
+from desktop.core.config.channels.wecom import WecomConfig
+from desktop.core.config.channels.weixin import WeixinConfig
 from desktop.core.config.channels.whatsapp import WhatsAppConfig
 from desktop.core.config.provider_schema import (
     BedrockProviderConfig,
@@ -218,6 +220,8 @@ class ChannelsConfig(Base):
     napcat: NapcatConfig = Field(default_factory=NapcatConfig)
     mattermost: MattermostConfig = Field(default_factory=MattermostConfig)
     msteams: MSTeamsConfig = Field(default_factory=MSTeamsConfig)
+    wecom: WecomConfig = Field(default_factory=WecomConfig)
+    weixin: WeixinConfig = Field(default_factory=WeixinConfig)
 
 
 class HeartbeatConfig(Base):

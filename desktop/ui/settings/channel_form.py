@@ -54,10 +54,14 @@ _TITLES = {
     "napcat": "NapCat",
     "msteams": "Microsoft Teams",
 }
+_TITLES = {"dingtalk": "DingTalk", "whatsapp": "WhatsApp", "qq": "QQ", "cli": "CLI",
+           "wecom": "WeCom", "weixin": "WeChat"}  # fmt: skip
 _LINK_STEPS = {
     "whatsapp": "On your phone open WhatsApp → Settings → Linked devices → Link a device",
+    "weixin": "On your phone open WeChat → + → Scan",
 }
 """What the person does before scanning a channel's login code (see ``QrLoginPanel``)."""
+_LOGIN_NOTES = {"weixin": "A code that expires unscanned is replaced by a new one here."}
 
 
 _DOTS = {
@@ -204,7 +208,11 @@ class ChannelForm(QWidget):
         self.status = InlineStatus(accessible=f"{name} channel status")
         layout.addWidget(self.status)
         steps = _LINK_STEPS.get(name, f"Open {channel_title(name)} on your phone")
-        self.login = QrLoginPanel(steps)
+        self.login = (
+            QrLoginPanel(steps, note=_LOGIN_NOTES[name])
+            if name in _LOGIN_NOTES
+            else QrLoginPanel(steps)
+        )
         layout.addWidget(self.login)
         self.guide = guide_for(name)
         layout.addWidget(heading(f"What you need from {channel_title(name)}", level=2))

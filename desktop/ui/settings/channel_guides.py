@@ -301,6 +301,29 @@ GUIDES: dict[str, ChannelGuide] = {
         link="https://dev.teams.microsoft.com/apps",
         link_text="Teams Developer Portal",
     ),
+    "wecom": ChannelGuide(
+        essentials=("bot_id", "secret"),
+        access=("allow_from",),
+        how_to=(
+            "In the WeCom admin console create an AI bot (智能机器人) and choose the API mode "
+            "with a long connection: no public address is needed. Its Bot ID and Secret are "
+            "shown there. Allowed senders are WeCom user ids (userid)."
+        ),
+        link="https://developer.work.weixin.qq.com/",
+        link_text="WeCom developer center",
+    ),
+    "weixin": ChannelGuide(
+        essentials=(),
+        access=("allow_from",),
+        how_to=(
+            "Enable the channel and save: a QR code appears here; scan it with WeChat on your "
+            "phone and confirm (or run 'nanobot-desktop channels login weixin' in a terminal). "
+            "The login is kept in the weixin folder beside config.json, shared with nanobot. "
+            "Allowed senders are WeChat ids (…@im.wechat)."
+        ),
+        link="https://weixin.qq.com/",
+        link_text="WeChat",
+    ),
 }
 
 

@@ -97,9 +97,15 @@ class QrLoginPanel(QWidget):
     Args:
         steps: What the person does with the phone, ending where the code is scanned.
         parent: The parent widget.
+        note: Said under the code (how it is renewed).
     """
 
-    def __init__(self, steps: str, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        steps: str,
+        parent: QWidget | None = None,
+        note: str = "The bridge offers a new code every 20 seconds or so; it appears here.",
+    ) -> None:
         super().__init__(parent)
         self.state: Literal["hidden", "code", "linked"] = "hidden"
         layout = QVBoxLayout(self)
@@ -111,7 +117,7 @@ class QrLoginPanel(QWidget):
         layout.addWidget(self.steps)
         self.code = QrCodeView()
         layout.addWidget(self.code, 0, Qt.AlignmentFlag.AlignLeft)
-        self.note = hint("The bridge offers a new code every 20 seconds or so; it appears here.")
+        self.note = hint(note)
         layout.addWidget(self.note)
         self.linked = InlineStatus(accessible="Login")
         layout.addWidget(self.linked)

@@ -1,0 +1,1 @@
+"""The Weixin (personal WeChat) channel, through the iLink bot HTTP API."""
