@@ -129,6 +129,7 @@ class ChannelUnderTest(Protocol):
     person: str
     stranger: str
     person_entry: str  # what ``allowFrom`` lists to let ``person`` in
+    account: str  # the bot's account as the status and the connection test name it
 
     async def start_server(self) -> None:
         """Start the local server (or attach to a shared one)."""

@@ -19,6 +19,8 @@ from tests.channels.harness import ChannelUnderTest
 # channel name -> "module:Class" under this package
 ADAPTERS = {
     "telegram": "telegram:Telegram",
+    "slack": "slack:Slack",
+    "discord": "discord:Discord",
 }
 
 

@@ -23,6 +23,7 @@ class Telegram:
     caps = Capabilities(limit=4096, measure=utf16_len, flavour="html", approvals="buttons")
     person, stranger = "ada", "mallory"
     person_entry = "4242"
+    account = "@test_bot"
 
     def __init__(self, request: pytest.FixtureRequest) -> None:
         self.api = BotApiServer()
