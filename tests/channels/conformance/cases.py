@@ -144,14 +144,19 @@ async def test_media_in(rig: Rig) -> None:
     cut = rig.cut
     await rig.start()
     await cut.person_says("see attached", files=[("notes.txt", b"meeting at noon\n")])
-    await until(lambda: rig.inbound, what="the message on the bus")
-    (message,) = rig.inbound
-    media = rig.workspace / "media"
-    named = [*message.media, *re.findall(r"(/\S+)\]", message.content)]
-    saved = [p for p in named if p.startswith(str(media))]
-    assert saved, message
-    assert any(Path(p).read_bytes() == b"meeting at noon\n" for p in saved)
-    assert any(p in message.content for p in saved), "the agent is told where the file is"
+    media = str(rig.workspace / "media")
+
+    def saved() -> list[tuple[str, str]]:  # (path, the message's text) of files saved
+        return [
+            (path, message.content)
+            for message in rig.inbound
+            for path in [*message.media, *re.findall(r"(/[^\s\]]+)", message.content)]
+            if path.startswith(media) and Path(path).is_file()
+        ]
+
+    await until(saved, what="the attachment saved and named in a message")
+    assert any(Path(p).read_bytes() == b"meeting at noon\n" for p, _ in saved())
+    assert any(p in text for p, text in saved()), "the agent is told where the file is"
 
 
 def _approval_route(body: dict[str, Any]) -> Reply:

@@ -21,6 +21,7 @@ ADAPTERS = {
     "telegram": "telegram:Telegram",
     "slack": "slack:Slack",
     "discord": "discord:Discord",
+    "feishu": "feishu:Feishu",
 }
 
 
