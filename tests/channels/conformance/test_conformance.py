@@ -18,7 +18,7 @@ from tests.channels.conformance.cases import (  # noqa: F401 - collected here, p
     test_split,
 )
 
-CHANNELS = ["telegram", "slack", "discord", "feishu"]
+CHANNELS = ["telegram", "slack", "discord", "feishu", "dingtalk"]
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

@@ -22,6 +22,7 @@ ADAPTERS = {
     "slack": "slack:Slack",
     "discord": "discord:Discord",
     "feishu": "feishu:Feishu",
+    "dingtalk": "dingtalk:DingTalk",
 }
 
 
