@@ -22,10 +22,15 @@ from desktop.core.bus.events import OutboundMessage
 from tests.channels.harness import Rig, echo, until, user_text
 from tests.fakes.openai_server import Reply
 
+PNG = bytes.fromhex(  # a 1×1 picture
+    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+    "1f15c4890000000d4944415478da63f8cfc0f01f0005000201a5f0a7d20000000049454e44ae426082"
+)
+
 
 def _applies(value: object) -> None:
     """Skip the case with the adapter's reason when the capability is one."""
-    if isinstance(value, str) and value not in ("buttons", "words"):
+    if isinstance(value, str) and value not in ("buttons", "words", "file", "image"):
         pytest.skip(value)
 
 
@@ -127,13 +132,20 @@ async def test_media_out(rig: Rig) -> None:
     _applies(rig.cut.caps.media_out)
     cut = rig.cut
     runtime = await rig.start()
-    report = rig.workspace / "out" / "report.txt"
+    image = cut.caps.media_out == "image"
+    report = rig.workspace / "out" / ("chart.png" if image else "report.txt")
+    data = PNG if image else b"the quarterly numbers\n"
     report.parent.mkdir(parents=True, exist_ok=True)
-    report.write_bytes(b"the quarterly numbers\n")
+    report.write_bytes(data)
     await runtime.bus.publish_outbound(
         OutboundMessage(cut.name, cut.chat(), "Here is the report.", media=[str(report)])
     )
-    await until(lambda: any("report.txt" in s.files for s in cut.sent()), what="the file")
+
+    def files() -> list[tuple[str, bytes]]:
+        return [f for s in cut.sent() for f in s.files]
+
+    await until(lambda: any(content == data for _, content in files()), what="the file")
+    assert all(name in ("", report.name) for name, content in files() if content == data)
 
 
 async def test_media_in(rig: Rig) -> None:

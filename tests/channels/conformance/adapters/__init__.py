@@ -23,6 +23,8 @@ ADAPTERS = {
     "discord": "discord:Discord",
     "feishu": "feishu:Feishu",
     "dingtalk": "dingtalk:DingTalk",
+    "qq": "qq:QQ",
+    "mochat": "mochat:Mochat",
 }
 
 

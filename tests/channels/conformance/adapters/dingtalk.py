@@ -75,7 +75,11 @@ class DingTalk:
             if sent.chat.startswith("group:") or sent.chat == USERS[self.stranger]:
                 continue
             text = str(sent.param.get("text", ""))
-            files = [str(sent.param["fileName"])] if "fileName" in sent.param else []
+            media = str(sent.param.get("mediaId") or sent.param.get("photoURL") or "")
+            files = []
+            if media.startswith("@media-"):
+                _, name, data = self.server.uploads[int(media.removeprefix("@media-")) - 1]
+                files.append((str(sent.param.get("fileName", name)), data))
             out.append(Sent(text, text, files, [], sent))
         return out
 

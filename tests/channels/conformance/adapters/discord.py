@@ -64,7 +64,7 @@ class Discord:
                 for row in body.get("components") or []
                 for b in row.get("components", [])
             ]
-            out.append(Sent(text, text, [name for name, _ in call.files], buttons, call))
+            out.append(Sent(text, text, list(call.files), buttons, call))
         return out
 
     def markup(self, markdown: str) -> str:

@@ -74,8 +74,9 @@ class Feishu:
         for sent in (s for s in self.server.sent if s.chat_id in chats):
             text = feishu_server.card_text(sent)
             files = []
-            if sent.msg_type == "file":
-                files.append(self.server.uploads[sent.content["file_key"]][0])
+            key = sent.content.get("file_key") or sent.content.get("image_key")
+            if sent.msg_type in ("file", "image") and key:
+                files.append(self.server.uploads[key])
                 text = ""
             buttons = [
                 b["text"]["content"]

@@ -77,8 +77,12 @@ class Slack:
                 text = str(params.get("text") or "")
                 shown = " ".join([text, *(str(b.get("text", {}).get("text", "")) for b in blocks)])
                 out.append(Sent(text, shown, [], buttons, params))
-            elif call.method == "files.getUploadURLExternal":
-                out.append(Sent("", "", [str(params.get("filename"))], [], params))
+            elif call.method == "files.completeUploadExternal" and params.get("channel_id") == DM:
+                files = [
+                    (str(f.get("title")), self.server.uploads[f["id"]])
+                    for f in params.get("files") or []
+                ]
+                out.append(Sent("", "", files, [], params))
         return out
 
     def markup(self, markdown: str) -> str:

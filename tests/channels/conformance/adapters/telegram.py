@@ -65,8 +65,10 @@ class Telegram:
             html = call.params.get("parse_mode") == "HTML"
             markup = call.params.get("reply_markup") or {}
             buttons = [b["text"] for row in markup.get("inline_keyboard", []) for b in row]
-            files = [str(v).removeprefix("<file ").removesuffix(">") for v in call.params.values()
-                     if str(v).startswith("<file ")]  # fmt: skip
+            files = [
+                (str(call.params[key]).removeprefix("<file ").removesuffix(">"), data)
+                for key, data in call.files.items()
+            ]
             shown = telegram_text(text) if html else text
             out.append(Sent(text, shown, files, buttons, call))
         return out
