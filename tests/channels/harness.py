@@ -75,14 +75,15 @@ class Sent:
     Attributes:
         text: The text as the platform got it (with the platform's markup).
         shown: What people see of it (markup removed), for order/loss checks.
-        files: Names of the files it carried.
+        files: The files it carried: (name, content); the name is empty where the platform
+            carries none (an image on Feishu or QQ).
         buttons: Labels of the buttons it carried.
         raw: The server's own record of it.
     """
 
     text: str
     shown: str = ""
-    files: list[str] = field(default_factory=list)
+    files: list[tuple[str, bytes]] = field(default_factory=list)
     buttons: list[str] = field(default_factory=list)
     raw: Any = None
 
@@ -99,21 +100,25 @@ class Capabilities:
             limit worth splitting for).
         measure: How the platform counts a message's length (characters, UTF-16 units, bytes).
         flavour: The markup the platform renders: ``html``, ``mrkdwn``, ``markdown``, ``card``
-            (Feishu's card markdown), ``plain``.
+            (Feishu's card markdown), ``whatsapp``, ``plain``.
         approvals: ``buttons`` (a question with buttons) or ``words`` (the person replies a
             word), or the reason the platform cannot ask.
-        media_out: ``True``, or why the bot cannot send a file there.
+        media_out: ``file`` (any file), ``image`` (only pictures go out as files), or why the
+            bot cannot send a file there.
         media_in: ``True``, or why a person cannot send one.
         reconnect: ``True``, or why a dropped connection cannot be shown with the local server.
+        xfail: Cases that fail for a known product gap: case name -> the reason (the case
+            runs as ``xfail(strict=True)``, so the day it passes the entry must go).
     """
 
     limit: int | None
-    flavour: Literal["html", "mrkdwn", "markdown", "card", "plain"]
+    flavour: Literal["html", "mrkdwn", "markdown", "card", "whatsapp", "plain"]
     approvals: Literal["buttons", "words"] | Skip
     measure: Callable[[str], int] = len
-    media_out: Literal[True] | Skip = True
+    media_out: Literal["file", "image"] | Skip = "file"
     media_in: Literal[True] | Skip = True
     reconnect: Literal[True] | Skip = True
+    xfail: dict[str, str] = field(default_factory=dict)
 
 
 class ChannelUnderTest(Protocol):
@@ -129,7 +134,8 @@ class ChannelUnderTest(Protocol):
     person: str
     stranger: str
     person_entry: str  # what ``allowFrom`` lists to let ``person`` in
-    account: str  # the bot's account as the status and the connection test name it
+    account: str  # the bot's account as the status and the connection test name it ("":
+    # the protocol never says; the adapter's comment says why)
 
     async def start_server(self) -> None:
         """Start the local server (or attach to a shared one)."""

@@ -38,11 +38,15 @@ async def test_connect(rig: Rig) -> None:
     """The channel connects, says as whom, and its connection test names that account."""
     runtime = await rig.start()
     status = runtime.channels.status(rig.cut.name)
-    assert status.ok and rig.cut.account in status.account, status
+    assert status.ok, status
     channel = runtime.channels.channel(rig.cut.name)
     assert channel is not None
     found = await channel.check()
-    assert rig.cut.account in found, found
+    if rig.cut.account:
+        assert rig.cut.account in status.account, status
+        assert rig.cut.account in found, found
+    else:  # a protocol that never says who is connected (the adapter says why)
+        assert found.startswith("Connected"), found
 
 
 async def test_receive(rig: Rig) -> None:
@@ -82,6 +86,7 @@ FLAVOURS = {  # how each markup shows bold / code / a link (the platforms' docum
     "mrkdwn": ("*bold*", "`code`", "<https://example.com/doc|a link>"),
     "markdown": ("**bold**", "`code`", "[a link](https://example.com/doc)"),
     "card": ("**bold**", "`code`", "[a link](https://example.com/doc)"),
+    "whatsapp": ("*bold*", "`code`", "a link (https://example.com/doc)"),
     "plain": ("bold", "code", "https://example.com/doc"),
 }
 
@@ -156,7 +161,8 @@ async def test_media_in(rig: Rig) -> None:
     cut = rig.cut
     await rig.start()
     await cut.person_says("see attached", files=[("notes.txt", b"meeting at noon\n")])
-    media = str(rig.workspace / "media")
+    where = getattr(cut, "media_root", None)  # a bridge that downloads files itself
+    media = str(where(rig.workspace) if where else rig.workspace / "media")
 
     def saved() -> list[tuple[str, str]]:  # (path, the message's text) of files saved
         return [

@@ -18,7 +18,7 @@ from tests.channels.conformance.cases import (  # noqa: F401 - collected here, p
     test_split,
 )
 
-CHANNELS = ["telegram", "slack", "discord", "feishu", "dingtalk", "qq", "mochat"]
+CHANNELS = ["telegram", "slack", "discord", "feishu", "dingtalk", "qq", "mochat", "whatsapp"]
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

@@ -25,6 +25,7 @@ ADAPTERS = {
     "dingtalk": "dingtalk:DingTalk",
     "qq": "qq:QQ",
     "mochat": "mochat:Mochat",
+    "whatsapp": "whatsapp:WhatsApp",
 }
 
 
