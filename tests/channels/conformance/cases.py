@@ -19,13 +19,24 @@ import pytest
 
 from desktop.core.agent.approval import ApprovalPolicy
 from desktop.core.bus.events import OutboundMessage
-from tests.channels.harness import Rig, echo, until, user_text
+from tests.channels.harness import Rig, until, user_text
 from tests.fakes.openai_server import Reply
 
 PNG = bytes.fromhex(  # a 1×1 picture
     "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
     "1f15c4890000000d4944415478da63f8cfc0f01f0005000201a5f0a7d20000000049454e44ae426082"
 )
+
+
+def said(body: dict[str, Any]) -> str:
+    """The last line the person wrote (a mail's text comes after its headers)."""
+    lines = [line for line in user_text(body).splitlines() if line.strip()]
+    return lines[-1].strip() if lines else ""
+
+
+def echo(body: dict[str, Any]) -> Reply:
+    """The scripted model answers ``echo: <what the person said>``."""
+    return Reply(f"echo: {said(body)}")
 
 
 def _applies(value: object) -> None:
@@ -51,7 +62,7 @@ async def test_connect(rig: Rig) -> None:
 
 async def test_receive(rig: Rig) -> None:
     """A person's message reaches the bus with the chat's session key and its sender."""
-    rig.model.route = echo()
+    rig.model.route = echo
     await rig.start()
     cut = rig.cut
     await cut.person_says("hello there")
@@ -65,14 +76,14 @@ async def test_receive(rig: Rig) -> None:
 
 async def test_allow_from(rig: Rig) -> None:
     """Someone not in ``allowFrom`` is refused (nothing on the bus); ``*`` lets everyone in."""
-    rig.model.route = echo()
+    rig.model.route = echo
     cut = rig.cut
     await rig.start(allow_from=[cut.person_entry])
     await cut.person_says("from the stranger", sender=cut.stranger)
     await cut.person_says("from the person")
     await until(lambda: rig.answers("echo: from the person"), what="the person's answer")
     assert not rig.received("from the stranger")
-    assert "from the stranger" not in [user_text(r.body) for r in rig.model.chat_requests()]
+    assert "from the stranger" not in [said(r.body) for r in rig.model.chat_requests()]
     await rig.stop()
     await rig.start(allow_from=["*"])
     await cut.person_says("stranger again", sender=cut.stranger)
@@ -157,7 +168,7 @@ async def test_media_in(rig: Rig) -> None:
     """A person's attachment is saved under the workspace's media folder and named in the
     message the agent gets."""
     _applies(rig.cut.caps.media_in)
-    rig.model.route = echo()
+    rig.model.route = echo
     cut = rig.cut
     await rig.start()
     await cut.person_says("see attached", files=[("notes.txt", b"meeting at noon\n")])
@@ -182,11 +193,11 @@ def _approval_route(body: dict[str, Any]) -> Reply:
     if last["role"] == "tool":
         content = json.dumps(last["content"])
         return Reply("Done: denied." if "Denied by the user" in content else "Done: it ran.")
-    text = user_text(body)
+    text = said(body)
     if text.startswith("run "):
         command = json.dumps({"command": f"echo {text.split()[1]}-output"})
         return Reply(tool_calls=[("exec", command)])
-    return Reply(f"echo: {text}")
+    return echo(body)
 
 
 async def test_approvals(rig: Rig) -> None:
@@ -218,7 +229,7 @@ async def test_reconnect(rig: Rig) -> None:
     """The server drops the connection: the channel connects again and the next message
     arrives."""
     _applies(rig.cut.caps.reconnect)
-    rig.model.route = echo()
+    rig.model.route = echo
     cut = rig.cut
     await rig.start()
     await cut.person_says("before")
@@ -233,12 +244,11 @@ async def test_restart_without_duplicates(rig: Rig) -> None:
     """A message received but not yet answered when the app stops is answered exactly once
     after the restart."""
     gate = threading.Event()
-    answer = echo()
 
     def route(body: dict[str, Any]) -> Any:
-        if user_text(body) == "busy":
+        if said(body) == "busy":
             gate.wait(30)
-        return answer(body)
+        return echo(body)
 
     rig.model.route = route
     cut = rig.cut
@@ -256,5 +266,5 @@ async def test_restart_without_duplicates(rig: Rig) -> None:
     await cut.person_says("afterwards")  # answered after anything the restart would repeat
     await until(lambda: rig.answers("echo: afterwards"), 60, "the next message answered")
     assert len(rig.answers("echo: queued")) == 1, [s.shown for s in cut.sent()]
-    asked = [user_text(r.body) for r in rig.model.chat_requests()]
+    asked = [said(r.body) for r in rig.model.chat_requests()]
     assert asked.count("queued") == 1, asked

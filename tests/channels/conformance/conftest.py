@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.channels.conformance.adapters import adapter
+from tests.channels.email.conftest import certificate, dovecot, smtp  # noqa: F401 - fixtures
 from tests.channels.harness import Rig
 from tests.fakes.openai_server import ScriptedOpenAIServer
 

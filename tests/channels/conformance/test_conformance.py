@@ -18,7 +18,17 @@ from tests.channels.conformance.cases import (  # noqa: F401 - collected here, p
     test_split,
 )
 
-CHANNELS = ["telegram", "slack", "discord", "feishu", "dingtalk", "qq", "mochat", "whatsapp"]
+CHANNELS = [
+    "telegram",
+    "slack",
+    "discord",
+    "feishu",
+    "dingtalk",
+    "qq",
+    "mochat",
+    "whatsapp",
+    "email",
+]
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

@@ -26,6 +26,7 @@ ADAPTERS = {
     "qq": "qq:QQ",
     "mochat": "mochat:Mochat",
     "whatsapp": "whatsapp:WhatsApp",
+    "email": "email:Email",
 }
 
 
