@@ -74,7 +74,7 @@ class Sent:
 
     Attributes:
         text: The text as the platform got it (with the platform's markup).
-        shown: What people see of it (markup removed), for order/loss checks.
+        shown: What people see of it (markup removed), for order/loss checks and the limit.
         files: The files it carried: (name, content); the name is empty where the platform
             carries none (an image on Feishu or QQ).
         buttons: Labels of the buttons it carried.
@@ -100,7 +100,7 @@ class Capabilities:
             limit worth splitting for).
         measure: How the platform counts a message's length (characters, UTF-16 units, bytes).
         flavour: The markup the platform renders: ``html``, ``mrkdwn``, ``markdown``, ``card``
-            (Feishu's card markdown), ``whatsapp``, ``plain``.
+            (Feishu's card markdown), ``whatsapp``, ``matrix`` (its HTML), ``plain``.
         approvals: ``buttons`` (a question with buttons) or ``words`` (the person replies a
             word), or the reason the platform cannot ask.
         media_out: ``file`` (any file), ``image`` (only pictures go out as files), or why the
@@ -112,7 +112,7 @@ class Capabilities:
     """
 
     limit: int | None
-    flavour: Literal["html", "mrkdwn", "markdown", "card", "whatsapp", "plain"]
+    flavour: Literal["html", "mrkdwn", "markdown", "card", "whatsapp", "matrix", "plain"]
     approvals: Literal["buttons", "words"] | Skip
     measure: Callable[[str], int] = len
     media_out: Literal["file", "image"] | Skip = "file"

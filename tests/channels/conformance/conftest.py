@@ -13,6 +13,7 @@ import pytest
 from tests.channels.conformance.adapters import adapter
 from tests.channels.email.conftest import certificate, dovecot, smtp  # noqa: F401 - fixtures
 from tests.channels.harness import Rig
+from tests.channels.matrix.conftest import synapse  # noqa: F401 - the session's Synapse
 from tests.fakes.openai_server import ScriptedOpenAIServer
 
 

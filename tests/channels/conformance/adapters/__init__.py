@@ -27,6 +27,7 @@ ADAPTERS = {
     "mochat": "mochat:Mochat",
     "whatsapp": "whatsapp:WhatsApp",
     "email": "email:Email",
+    "matrix": "matrix:Matrix",
 }
 
 

@@ -84,8 +84,9 @@ class Feishu:
                 if e.get("tag") == "action"
                 for b in e["actions"]
             ]
-            header = json.dumps(sent.content.get("header", {}), ensure_ascii=False)
-            out.append(Sent(text, f"{header} {text}", files, buttons, sent))
+            header = sent.content.get("header")
+            shown = f"{json.dumps(header, ensure_ascii=False)} {text}" if header else text
+            out.append(Sent(text, shown, files, buttons, sent))
         return out
 
     def markup(self, markdown: str) -> str:
