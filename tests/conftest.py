@@ -123,6 +123,10 @@ LANES: dict[str, tuple[str, str]] = {
         "synapse",
         "one real Synapse per session (a session fixture); a second worker would start another",
     ),
+    "tests/channels/conformance/synapse/": (
+        "synapse",
+        "the conformance suite's Matrix cases, on the same session-wide Synapse",
+    ),
     "tests/e2e/": ("llama", "one llama.cpp server per session, with the model loaded"),
     "tests/packaging/test_frozen_app.py": (
         "frozen",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +16,7 @@ from desktop.core.assembly import build_runtime
 from desktop.core.config.loader import load_config
 from desktop.core.runtime import Runtime
 from tests.channels.feishu.feishu_server import APP_ID, APP_SECRET, FeishuServer
-from tests.channels.telegram.conftest import echo, user_text
+from tests.channels.harness import echo, until, user_text
 from tests.conftest import write_config
 from tests.core.agent.conftest import make_provider
 from tests.fakes.openai_server import ScriptedOpenAIServer
@@ -33,15 +33,6 @@ async def feishu() -> AsyncIterator[FeishuServer]:
     server = await FeishuServer().start()
     yield server
     await server.stop()
-
-
-async def until(condition: Callable[[], Any], timeout: float = 30.0, what: str = "") -> None:
-    """Wait until ``condition()`` is true (polled), or fail."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not condition():
-        assert loop.time() < deadline, f"not reached in {timeout} s: {what or condition}"
-        await asyncio.sleep(0.01)
 
 
 def section(server: FeishuServer, **overrides: Any) -> dict[str, Any]:

@@ -5,21 +5,21 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from desktop.core.agent.approval import ApprovalPolicy
-from desktop.core.agent.context import RUNTIME_CLOSE
 from desktop.core.assembly import build_runtime
 from desktop.core.config.loader import load_config
 from desktop.core.runtime import Runtime
+from tests.channels.harness import echo, until, user_text  # noqa: F401 - shared
 from tests.channels.mochat.server import AGENT, TOKEN, MochatServer
 from tests.conftest import write_config
 from tests.core.agent.conftest import make_provider
-from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
+from tests.fakes.openai_server import ScriptedOpenAIServer
 
 SESSION = "session_alice"
 PANEL = "panel-general"
@@ -32,15 +32,6 @@ async def mochat() -> AsyncIterator[MochatServer]:
     server.add_session(SESSION)
     yield server
     await server.stop()
-
-
-async def until(condition: Callable[[], Any], timeout: float = 30.0, what: str = "") -> None:
-    """Wait until ``condition()`` is true (polled), or fail."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not condition():
-        assert loop.time() < deadline, f"not reached in {timeout} s: {what or condition}"
-        await asyncio.sleep(0.01)
 
 
 def config_file(
@@ -88,23 +79,6 @@ async def start_runtime(
     if connected:
         await until(lambda: runtime.channels.status("mochat").ok, what="connected")
     return runtime
-
-
-def user_text(body: dict[str, Any]) -> str:
-    """What the person wrote, from a chat-completion request (the last user message)."""
-    content = next(m for m in reversed(body["messages"]) if m["role"] == "user")["content"]
-    if isinstance(content, list):
-        content = " ".join(p.get("text", "") for p in content if p.get("type") == "text")
-    return str(content).split(RUNTIME_CLOSE, 1)[-1].strip()
-
-
-def echo(prefix: str = "echo: ") -> Callable[[dict[str, Any]], Any]:
-    """A router for the scripted server that answers with the person's text."""
-
-    def route(body: dict[str, Any]) -> Any:
-        return Reply(prefix + user_text(body))
-
-    return route
 
 
 def state_file(tmp_path: Path) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,7 @@ from desktop.core.channels.qq import client
 from desktop.core.channels.qq.channel import QQChannel
 from desktop.core.config.loader import load_config
 from desktop.core.runtime import Runtime
+from tests.channels.harness import echo, until, user_text  # noqa: F401 - shared
 from tests.channels.qq.qq_server import APP_ID, SECRET, QQServer
 from tests.conftest import write_config
 from tests.core.agent.conftest import make_provider
@@ -41,15 +42,6 @@ async def qq(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[QQServer]:
     monkeypatch.setattr(QQChannel, "media_hosts", ("127.0.0.1",))
     yield server
     await server.stop()
-
-
-async def until(condition: Callable[[], Any], timeout: float = 30.0, what: str = "") -> None:
-    """Wait until ``condition()`` is true (polled), or fail."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not condition():
-        assert loop.time() < deadline, f"not reached in {timeout} s: {what or condition}"
-        await asyncio.sleep(0.01)
 
 
 def config_file(tmp_path: Path, qq_section: dict[str, Any] | None = None) -> Path:
@@ -93,23 +85,3 @@ def state(tmp_path: Path) -> dict[str, Any]:
     """The channel's state file."""
     path = tmp_path / "nanobot" / "channel-state" / "qq.json"
     return dict(json.loads(path.read_text())["values"]) if path.exists() else {}
-
-
-def user_text(body: dict[str, Any]) -> str:
-    """What the person wrote, from a chat-completion request (the last user message)."""
-    from desktop.core.agent.context import RUNTIME_CLOSE
-
-    content = next(m for m in reversed(body["messages"]) if m["role"] == "user")["content"]
-    if isinstance(content, list):
-        content = " ".join(p.get("text", "") for p in content if p.get("type") == "text")
-    return str(content).split(RUNTIME_CLOSE, 1)[-1].strip()
-
-
-def echo(prefix: str = "echo: ") -> Callable[[dict[str, Any]], Any]:
-    """A router for the scripted server that answers with the person's text."""
-    from tests.fakes.openai_server import Reply
-
-    def route(body: dict[str, Any]) -> Any:
-        return Reply(prefix + user_text(body))
-
-    return route

@@ -15,8 +15,8 @@ from desktop.core.agent.approval import ApprovalPolicy
 from desktop.core.assembly import build_runtime
 from desktop.core.config.loader import load_config
 from desktop.core.runtime import Runtime
+from tests.channels.harness import echo, until, user_text
 from tests.channels.slack.slack_server import APP_TOKEN, BOT_TOKEN, SlackServer
-from tests.channels.telegram.conftest import echo, until, user_text
 from tests.conftest import write_config
 from tests.core.agent.conftest import make_provider
 from tests.fakes.openai_server import ScriptedOpenAIServer

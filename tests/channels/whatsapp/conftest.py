@@ -5,21 +5,21 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from desktop.core.agent.approval import ApprovalPolicy
-from desktop.core.agent.context import RUNTIME_CLOSE
 from desktop.core.assembly import build_runtime
 from desktop.core.config.loader import load_config
 from desktop.core.runtime import Runtime
+from tests.channels.harness import echo, session_lines, until, user_text  # noqa: F401 - shared
 from tests.channels.whatsapp.bridge_server import TOKEN, BridgeServer
 from tests.conftest import write_config
 from tests.core.agent.conftest import make_provider
-from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
+from tests.fakes.openai_server import ScriptedOpenAIServer
 
 
 @pytest.fixture
@@ -28,15 +28,6 @@ async def bridge() -> AsyncIterator[BridgeServer]:
     server = await BridgeServer().start()
     yield server
     await server.stop()
-
-
-async def until(condition: Callable[[], Any], timeout: float = 30.0, what: str = "") -> None:
-    """Wait until ``condition()`` is true (polled), or fail."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not condition():
-        assert loop.time() < deadline, f"not reached in {timeout} s: {what or condition}"
-        await asyncio.sleep(0.01)
 
 
 def config_file(tmp_path: Path, bridge: BridgeServer, **whatsapp: Any) -> Path:
@@ -75,29 +66,6 @@ async def start_runtime(
         await until(lambda: runtime.channels.status("whatsapp").ok, what="connected")
         await until(lambda: bridge.clients, what="authenticated at the bridge")
     return runtime
-
-
-def user_text(body: dict[str, Any]) -> str:
-    """What the person wrote, from a chat-completion request (the last user message)."""
-    content = next(m for m in reversed(body["messages"]) if m["role"] == "user")["content"]
-    if isinstance(content, list):
-        content = " ".join(p.get("text", "") for p in content if p.get("type") == "text")
-    return str(content).split(RUNTIME_CLOSE, 1)[-1].strip()
-
-
-def echo(prefix: str = "echo: ") -> Callable[[dict[str, Any]], Any]:
-    """A router for the scripted server that answers with the person's text."""
-
-    def route(body: dict[str, Any]) -> Any:
-        return Reply(prefix + user_text(body))
-
-    return route
-
-
-def session_lines(runtime: Runtime, key: str) -> list[dict[str, Any]]:
-    """The messages of a session file (without the metadata line)."""
-    path = runtime.sessions.path_for(key)
-    return [json.loads(line) for line in path.read_text().splitlines()][1:]
 
 
 def journal(tmp_path: Path) -> list[dict[str, Any]]:

@@ -151,7 +151,9 @@ class MochatChannel(BaseChannel[MochatConfig]):
             await api.close()
         sessions = found.get("sessions")
         count = len(sessions) if isinstance(sessions, list) else 0
-        return f"Connected to {api.base_url} ({count} sessions)"
+        agent = (self.config.agent_user_id or "").strip()
+        who = f" as {agent}" if agent else ""
+        return f"Connected to {api.base_url}{who} ({count} sessions)"
 
     # -- connection ------------------------------------------------------------------------
     def _new_client(self) -> Any:
