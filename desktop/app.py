@@ -66,6 +66,7 @@ def install_tabs(window: MainWindow, services: AppServices) -> None:
     ):
         window.set_tab(key, tab)
     window.newChatRequested.connect(chat.new_chat)
+    window.newTemporaryChatRequested.connect(chat.new_temporary_chat)
     window.searchRequested.connect(chat.focus_search)
     window.stopRequested.connect(chat.stop_current)
     window.openSessionRequested.connect(chat.open_session)

@@ -78,6 +78,7 @@ class MainWindow(QMainWindow):
 
     Signals:
         newChatRequested(): Ctrl+N (the Chat tab is shown first).
+        newTemporaryChatRequested(): Ctrl+Shift+N: a chat that keeps nothing (Chat tab first).
         searchRequested(): Ctrl+K (the Chat tab is shown first).
         stopRequested(): Esc: stop the running turn.
         quitRequested(): Ctrl+Q, or closing the window when it does not hide to the tray.
@@ -93,6 +94,7 @@ class MainWindow(QMainWindow):
     """
 
     newChatRequested = Signal()
+    newTemporaryChatRequested = Signal()
     searchRequested = Signal()
     stopRequested = Signal()
     quitRequested = Signal()
@@ -150,6 +152,9 @@ class MainWindow(QMainWindow):
         self._shortcut("quit", QKeySequence("Ctrl+Q"), self.quitRequested.emit)
         self._shortcut("settings", QKeySequence("Ctrl+,"), lambda: self.show_tab("settings"))
         self._shortcut("new_chat", QKeySequence("Ctrl+N"), self.request_new_chat)
+        self._shortcut(
+            "new_temporary_chat", QKeySequence("Ctrl+Shift+N"), self.request_temporary_chat
+        )
         self._shortcut("search", QKeySequence("Ctrl+K"), self.request_search)
         self._shortcut("stop", QKeySequence(Qt.Key.Key_Escape), self.stopRequested.emit)
         for number, key in enumerate(self._keys, start=1):
@@ -345,6 +350,11 @@ class MainWindow(QMainWindow):
         """Show the Chat tab and emit :attr:`newChatRequested` (Ctrl+N, tray menu)."""
         self.show_tab("chat")
         self.newChatRequested.emit()
+
+    def request_temporary_chat(self) -> None:
+        """Show the Chat tab and emit :attr:`newTemporaryChatRequested` (Ctrl+Shift+N)."""
+        self.show_tab("chat")
+        self.newTemporaryChatRequested.emit()
 
     def request_search(self) -> None:
         """Show the Chat tab and emit :attr:`searchRequested` (Ctrl+K)."""

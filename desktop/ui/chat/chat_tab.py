@@ -30,6 +30,7 @@ from desktop.core.bus.events import DESKTOP_CHANNEL, OutboundMessage, RunEvent
 from desktop.core.bus.limits import max_inbound_kb, refusal
 from desktop.core.providers.chat_model import ModelChoice
 from desktop.core.session.handles import list_chats
+from desktop.core.session.temporary import is_temporary, new_temporary_key
 from desktop.core.utils.tasks import TaskOwner
 from desktop.ui.chat.actions import ChatActions
 from desktop.ui.chat.approval_presenter import ApprovalPresenter
@@ -57,6 +58,7 @@ from desktop.ui.chat.session_store import SessionStore
 from desktop.ui.chat.sessions_controller import SessionsController
 from desktop.ui.chat.state import ChatState
 from desktop.ui.chat.steering import Steering
+from desktop.ui.chat.temporary import forget as forget_temporary
 from desktop.ui.chat.thumbnails import ThumbnailLoader
 from desktop.ui.chat.turns import TurnRunner
 
@@ -186,6 +188,7 @@ class ChatTab(ChatActions, QWidget):
         )
         self.panel.sessionActivated.connect(self.open_session)
         self.panel.newChatRequested.connect(self.new_chat)
+        self.panel.newTemporaryRequested.connect(self.new_temporary_chat)
         self.list_controller.deleted.connect(self._on_deleted)
         self.list_controller.restored.connect(self.open_session)
         self.list_controller.refreshed.connect(lambda: self.panel.select(self.current))
@@ -255,19 +258,30 @@ class ChatTab(ChatActions, QWidget):
         self.focus_composer()
 
     # -- public slots ---------------------------------------------------------------------
-    def new_chat(self) -> None:
-        """Start a new desktop chat (or focus the current one if it is still empty)."""
+    def new_chat(self, *, temporary: bool = False) -> None:
+        """Start a new desktop chat (or focus the current one if it is still empty and of
+        the same kind); ``temporary``: one that keeps nothing (:mod:`.temporary`)."""
         self._asked_to_open = True
         model = self._models.get(self.current)
         entry = self.sessions.entry(self.current)
-        if entry is not None and entry.draft and model is not None and not model.rowCount():
+        if (
+            entry is not None
+            and entry.draft
+            and model is not None
+            and not model.rowCount()
+            and is_temporary(self.current) == temporary
+        ):
             self.focus_composer()
             return
-        key = new_session_key()
+        key = new_temporary_key() if temporary else new_session_key()
         self.list_controller.add_draft(key)
         self._models[key] = MessageModel(key)
         self._spawn(self._open(key))
         self.focus_composer()
+
+    def new_temporary_chat(self) -> None:
+        """Start a temporary chat (Ctrl+Shift+N): nothing of it is saved or remembered."""
+        self.new_chat(temporary=True)
 
     def focus_search(self) -> None:
         """Put the cursor in the chat search (Ctrl+K)."""
@@ -341,6 +355,7 @@ class ChatTab(ChatActions, QWidget):
     def _show(self, key: str, model: MessageModel) -> None:
         pane = self.pane
         pane.view.setModel(model)
+        pane.temporary.setVisible(is_temporary(key))
         entry = self.sessions.entry(key)
         pane.set_title(entry.title if entry else "New chat", key.partition(":")[0])
         pane.show_usage(self.state.usage.get(key))
@@ -358,6 +373,8 @@ class ChatTab(ChatActions, QWidget):
 
     async def _load(self, key: str) -> None:
         """(Re)read ``key`` from disk into its model, keeping the live turn's rows."""
+        if is_temporary(key) and key in self._models:
+            return  # never on disk: its rows are the only copy
         self._loading.add(key)
         try:
             loaded = await self.store.load(key, live=self.state.busy(key))
@@ -426,7 +443,7 @@ class ChatTab(ChatActions, QWidget):
         for key in list(self._models):
             if len(self._models) <= OPEN_MODELS:
                 break
-            if key != self.current and not self.state.busy(key):
+            if key != self.current and not self.state.busy(key) and not is_temporary(key):
                 del self._models[key]
 
     # -- sending --------------------------------------------------------------------------
@@ -543,6 +560,8 @@ class ChatTab(ChatActions, QWidget):
                 assert_never(change)
 
     def _on_deleted(self, key: str) -> None:
+        if is_temporary(key):
+            self._spawn(forget_temporary(self.services.runtime, key))
         self._models.pop(key, None)
         self._chat_models.pop(key, None)
         self.turns.clear_error(key)

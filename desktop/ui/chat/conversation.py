@@ -24,6 +24,7 @@ from desktop.ui.chat.message_view import MessageView
 from desktop.ui.chat.model_picker import ModelPicker, OtherModelForm, short_model
 from desktop.ui.chat.records import TurnUsage
 from desktop.ui.chat.steering import GuidanceStrip
+from desktop.ui.chat.temporary import TemporaryNotice
 from desktop.ui.chat.usage_bar import UsageBar
 
 COPIED_MS = 1500
@@ -144,6 +145,7 @@ class ConversationPane(QWidget):
         menu.addAction("Export as JSON…", lambda: self.exportRequested.emit("json"))
         self.more.setMenu(menu)
         self.other_model = OtherModelForm(self)
+        self.temporary = TemporaryNotice(self)
         self.view = MessageView(self)
         self.banner = ErrorBanner(self)
         self.approval = ApprovalPrompt(self)
@@ -171,6 +173,7 @@ class ConversationPane(QWidget):
         layout.setSpacing(0)
         layout.addLayout(header)
         layout.addWidget(self.other_model)
+        layout.addWidget(self.temporary)
         layout.addWidget(self.view, 1)
         layout.addLayout(bottom)
         self._full_title = "New chat"

@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from desktop.core.bus.events import DESKTOP_CHANNEL
 from desktop.core.session.search import SearchHit
+from desktop.core.session.temporary import is_temporary
 from desktop.ui.channel_marks import channel_pixmap
 from desktop.ui.chat.colors import ChatColors, mix
 from desktop.ui.chat.session_list_model import EntryRole, HitRole, SessionEntry, when_text
@@ -87,6 +88,17 @@ class SessionDelegate(QStyledItemDelegate):
             painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
             painter.drawRoundedRect(QRect(x, second.top(), width, second.height()), 4, 4)
             painter.setPen(colors.accent)
+            painter.drawText(
+                QRect(x, second.top(), width, second.height()), Qt.AlignmentFlag.AlignCenter, badge
+            )
+            x += width + 6
+        elif is_temporary(entry.key):
+            badge = "temporary"
+            width = small_metrics.horizontalAdvance(badge) + 10
+            painter.setPen(colors.muted)
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+            painter.drawRoundedRect(QRect(x, second.top(), width, second.height() - 1), 4, 4)
             painter.drawText(
                 QRect(x, second.top(), width, second.height()), Qt.AlignmentFlag.AlignCenter, badge
             )

@@ -11,6 +11,7 @@ from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelInde
 from desktop.core.bus.events import DESKTOP_CHANNEL
 from desktop.core.session.manager import SessionSummary
 from desktop.core.session.search import SearchHit
+from desktop.core.session.temporary import is_temporary
 
 EntryRole = Qt.ItemDataRole.UserRole + 1
 HitRole = Qt.ItemDataRole.UserRole + 2
@@ -144,7 +145,7 @@ class SessionListModel(QAbstractListModel):
         return -1
 
     def set_summaries(self, summaries: list[SessionSummary]) -> None:
-        """Replace the on-disk entries, keeping drafts and flags."""
+        """Replace the on-disk entries, keeping drafts, temporary chats and flags."""
         entries: dict[str, SessionEntry] = {}
         for summary in summaries:
             old = self._all.get(summary.key)
@@ -153,8 +154,8 @@ class SessionListModel(QAbstractListModel):
                 new = replace(new, running=old.running, unread=old.unread, attention=old.attention)
             entries[summary.key] = new
         for key, entry in self._all.items():
-            if entry.draft and key not in entries:
-                entries[key] = entry
+            if (entry.draft or is_temporary(key)) and key not in entries:
+                entries[key] = entry  # never on disk: kept while the window lives
         self._all = entries
         self._rebuild()
 

@@ -42,6 +42,7 @@ class SessionPanel(QWidget):
     Signals:
         sessionActivated(str): the person picked a chat (key).
         newChatRequested(): the "New chat" button.
+        newTemporaryRequested(): the "Temporary" button (a chat that keeps nothing).
         deleteRequested(str): delete this chat (with undo).
         searchChanged(str): the search text settled (debounced).
         searchResultActivated(str, int, str): a search result was picked: open the chat at
@@ -51,6 +52,7 @@ class SessionPanel(QWidget):
     sessionActivated = Signal(str)
     searchResultActivated = Signal(str, int, str)
     newChatRequested = Signal()
+    newTemporaryRequested = Signal()
     deleteRequested = Signal(str)
     searchChanged = Signal(str)
 
@@ -65,6 +67,13 @@ class SessionPanel(QWidget):
         self.new_button.setAccessibleName("New chat")
         self.new_button.setToolTip("Start a new chat (Ctrl+N)")
         self.new_button.clicked.connect(self.newChatRequested)
+        self.temporary_button = QPushButton("New temporary chat", self)
+        self.temporary_button.setFlat(True)
+        self.temporary_button.setAccessibleName("New temporary chat")
+        self.temporary_button.setToolTip(
+            "Start a temporary chat: nothing is saved, remembered or scheduled (Ctrl+Shift+N)"
+        )
+        self.temporary_button.clicked.connect(self.newTemporaryRequested)
         self.list = _ListView(self)
         self.list.setAccessibleName("Chats")
         self.list.setModel(model)
@@ -98,6 +107,7 @@ class SessionPanel(QWidget):
         layout.setContentsMargins(8, 8, 4, 8)
         layout.addLayout(top)
         layout.addWidget(self.list, 1)
+        layout.addWidget(self.temporary_button, 0, Qt.AlignmentFlag.AlignLeft)
         layout.addWidget(self.snackbar)
         self._debounce = QTimer(self)
         self._debounce.setSingleShot(True)

@@ -12,6 +12,7 @@ from typing import Any
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from desktop.core.bus.events import DESKTOP_CHANNEL
+from desktop.core.session.temporary import is_temporary
 from desktop.ui.chat.session_list_model import SessionEntry, SessionListModel
 from desktop.ui.chat.session_panel import SessionPanel
 from desktop.ui.chat.session_store import SessionStore
@@ -102,7 +103,7 @@ class SessionsController(QObject):
     async def rename(self, key: str, title: str) -> None:
         """Rename a chat (drafts just change their label)."""
         entry = self.model.entry(key)
-        if entry is not None and entry.draft:
+        if entry is not None and (entry.draft or is_temporary(key)):
             self.model.update(key, title=title)
             return
         try:
@@ -117,7 +118,7 @@ class SessionsController(QObject):
         entry = self.model.entry(key)
         if entry is None:
             return
-        if entry.draft:
+        if entry.draft or is_temporary(key):  # nothing on disk: closing it is the end of it
             self.model.remove(key)
             self.deleted.emit(key)
             return
