@@ -19,13 +19,17 @@ exit codes of ``main``, ``-X importtime``); tests of those keep real subprocesse
 
 from __future__ import annotations
 
+import atexit
 import importlib
+import logging
 import multiprocessing
 import os
+import resource
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Mapping, Sequence
 from multiprocessing import forkserver
 from multiprocessing.context import ForkServerContext
@@ -45,10 +49,16 @@ PRELOAD = [
     "desktop.core.providers.litellm_provider",
     "desktop.core.agent.loop",
     "desktop.core.session.manager",
+    # The command line (``tests.cli_runner.fork_cli``) and what its commands start.
+    "desktop.core.assembly",
+    "desktop.cli",
+    "desktop.cli.chat",
+    "desktop.cli.chat_local",
     "tests.core.agent.crash_child",
 ]
 
 _CONTEXT: list[ForkServerContext] = []
+_STARTING = threading.Lock()  # two threads' first children start one server
 _COST_MAP = "LITELLM_LOCAL_MODEL_COST_MAP"
 REPO = Path(__file__).resolve().parent.parent
 
@@ -60,6 +70,11 @@ def _context() -> ForkServerContext:
     parent's there) and skips a module that fails to import, so it is started with this
     checkout first on ``PYTHONPATH``, whatever folder pytest runs in.
     """
+    with _STARTING:
+        return _started()
+
+
+def _started() -> ForkServerContext:
     if not _CONTEXT:
         context = multiprocessing.get_context("forkserver")
         assert isinstance(context, ForkServerContext)
@@ -80,23 +95,45 @@ def _context() -> ForkServerContext:
 
 
 def _child_main(
-    target: str, argv: list[str], env: dict[str, str], cwd: str, out: str, err: str
+    target: str,
+    argv: list[str],
+    env: dict[str, str],
+    cwd: str,
+    folder: str,
+    stdin: bool,
 ) -> None:
-    """In the forked child: the caller's environment, folder and argv; output to files."""
+    """In the forked child: the caller's environment, folder, argv and standard input; output
+    to files; at the end, what an interpreter's exit does (``atexit`` handlers, logging shut
+    down, streams flushed) and this process's CPU seconds written to ``folder/cpu``."""
     os.environ.clear()
     os.environ.update(env)
     os.chdir(cwd)
-    for fd, path in ((1, out), (2, err)):
-        handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    for fd, name in ((1, "stdout"), (2, "stderr")):
+        handle = os.open(os.path.join(folder, name), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         os.dup2(handle, fd)
         os.close(handle)
+    if stdin:  # multiprocessing gave the child /dev/null
+        handle = os.open(os.path.join(folder, "stdin"), os.O_RDONLY)
+        os.dup2(handle, 0)
+        os.close(handle)
+        sys.stdin = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115 - the process's
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+    atexit.register(_note_cpu, folder)  # also when the target ends the process itself
     module_name, _, function = target.partition(":")
     sys.argv = [module_name, *argv]
-    code = getattr(importlib.import_module(module_name), function or "main")(argv)
-    sys.stdout.flush()
-    sys.stderr.flush()
+    try:
+        code = getattr(importlib.import_module(module_name), function or "main")(argv)
+    finally:
+        atexit._run_exitfuncs()
+        logging.shutdown()
+        sys.stdout.flush()
+        sys.stderr.flush()
     sys.exit(code or 0)
+
+
+def _note_cpu(folder: str) -> None:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    Path(folder, "cpu").write_text(f"{usage.ru_utime + usage.ru_stime:.4f}")
 
 
 def run(
@@ -105,6 +142,7 @@ def run(
     *,
     env: Mapping[str, str] | None = None,
     cwd: str | Path | None = None,
+    stdin: str | None = None,
     timeout: float = 120.0,
 ) -> subprocess.CompletedProcess[str]:
     """Run ``module:function(argv)`` in a process forked from the pre-imported server.
@@ -115,6 +153,7 @@ def run(
         argv: Its arguments.
         env: The child's whole environment (default: this process's, as ``subprocess``).
         cwd: Its working directory (default: this process's).
+        stdin: Its standard input (a file with this text; ``None``: ``/dev/null``).
         timeout: Seconds before the child is killed and :class:`subprocess.TimeoutExpired`
             raised.
 
@@ -124,7 +163,8 @@ def run(
     """
     sys.audit("tests.zygote.run", target)  # counted by the cost table (tests/costs.py)
     with tempfile.TemporaryDirectory(prefix="zygote-") as folder:
-        out, err = os.path.join(folder, "stdout"), os.path.join(folder, "stderr")
+        if stdin is not None:
+            Path(folder, "stdin").write_text(stdin, encoding="utf-8")
         process = _context().Process(
             target=_child_main,
             args=(
@@ -132,8 +172,8 @@ def run(
                 list(argv),
                 dict(os.environ if env is None else env),
                 str(cwd or os.getcwd()),
-                out,
-                err,
+                folder,
+                stdin is not None,
             ),
             daemon=False,
         )
@@ -146,6 +186,9 @@ def run(
             raise subprocess.TimeoutExpired([target, *argv], timeout)
         code = process.exitcode
         process.close()
-        stdout = Path(out).read_text(errors="replace") if os.path.exists(out) else ""
-        stderr = Path(err).read_text(errors="replace") if os.path.exists(err) else ""
+        out, err, cpu = (Path(folder, name) for name in ("stdout", "stderr", "cpu"))
+        stdout = out.read_text(errors="replace") if out.exists() else ""
+        stderr = err.read_text(errors="replace") if err.exists() else ""
+        if cpu.exists():  # not after a SIGKILL
+            sys.audit("tests.zygote.cpu", float(cpu.read_text()))
     return subprocess.CompletedProcess([target, *argv], code, stdout, stderr)
