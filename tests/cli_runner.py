@@ -165,3 +165,15 @@ def fork_cli(
     return subprocess.CompletedProcess(
         ["nanobot-desktop", *args], result.returncode, result.stdout, result.stderr
     )
+
+
+def start_cli(args: Sequence[str], env: Mapping[str, str]) -> zygote.Forked:
+    """Start ``nanobot-desktop ARGS`` (a long-running command: ``gateway``, ``serve``) in its
+    own process forked from the zygote; used like ``subprocess.Popen(..., text=True)`` with
+    its output and error as pipes.
+
+    Args:
+        args: The command line after the program name.
+        env: Its whole environment (``tests.conftest.cli_env`` builds one).
+    """
+    return zygote.start("desktop.cli:main", list(args), env=env)

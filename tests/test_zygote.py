@@ -90,3 +90,15 @@ def test_stdin_exit_handlers_and_cpu_reported(tmp_path: Path) -> None:
     assert marker.read_text() == "the atexit handler ran"
     assert log.read_text() == "logged"
     assert len(reported) == 1 and reported[0] >= 0.05
+
+
+def test_a_started_child_streams_its_output_and_takes_ctrl_c() -> None:
+    """``start``: output read line by line while the child runs (pipes, as a subprocess's);
+    SIGINT reaches it as Ctrl-C reaches a fresh interpreter (KeyboardInterrupt); the rest of
+    its output and its exit code come back as ``Popen.communicate`` gives them."""
+    with zygote.start("tests.fakes.zygote_children:until_interrupted", []) as child:
+        assert child.stdout.readline() == "running\n"
+        assert child.poll() is None and child.pid != os.getpid()
+        child.send_signal(signal.SIGINT)
+        out, err = child.communicate(timeout=60)
+    assert (child.returncode, out, err) == (0, "stopped\n", "interrupted\n")

@@ -81,3 +81,15 @@ class _Buffered(logging.Handler):
     def close(self) -> None:
         Path(self.path).write_text("\n".join(self.lines))
         super().close()
+
+
+def until_interrupted(argv: list[str]) -> int:
+    """Print that it runs, wait for Ctrl-C (SIGINT), say so on both streams, exit 0."""
+    print("running", flush=True)
+    try:
+        time.sleep(600)
+    except KeyboardInterrupt:
+        print("stopped")
+        print("interrupted", file=sys.stderr)
+        return 0
+    return 1
