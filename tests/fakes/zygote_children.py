@@ -85,8 +85,8 @@ class _Buffered(logging.Handler):
 
 def until_interrupted(argv: list[str]) -> int:
     """Print that it runs, wait for Ctrl-C (SIGINT), say so on both streams, exit 0."""
-    print("running", flush=True)
-    try:
+    try:  # from before "running": the Ctrl-C may come as soon as it is read
+        print("running", flush=True)
         time.sleep(600)
     except KeyboardInterrupt:
         print("stopped")
