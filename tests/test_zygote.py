@@ -101,4 +101,4 @@ def test_a_started_child_streams_its_output_and_takes_ctrl_c() -> None:
         assert child.poll() is None and child.pid != os.getpid()
         child.send_signal(signal.SIGINT)
         out, err = child.communicate(timeout=60)
-    assert (child.returncode, out, err) == (0, "stopped\n", "interrupted\n")
+    assert (child.returncode, out, err) == (0, "stopped\n", "interrupted\n"), err
