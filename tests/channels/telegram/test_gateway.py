@@ -114,7 +114,12 @@ async def test_the_gateway_answers_asks_before_a_risky_call_and_stops_on_sigint(
     try:
         await until(
             lambda: (
-                any("channel telegram: connected" in line for line in lines)
+                # Connected, and the summary printed: the channel may connect before the
+                # summary (ending "running") is out, or after.
+                (
+                    any("channel telegram: connected" in line for line in lines)
+                    and any("running; Ctrl-C to stop" in line for line in lines)
+                )
                 or process.returncode is not None
             ),
             timeout=90,
@@ -162,7 +167,12 @@ async def test_the_gateway_in_autonomous_mode_asks_nothing(
     try:
         await until(
             lambda: (
-                any("channel telegram: connected" in line for line in lines)
+                # Connected, and the summary printed: the channel may connect before the
+                # summary (ending "running") is out, or after.
+                (
+                    any("channel telegram: connected" in line for line in lines)
+                    and any("running; Ctrl-C to stop" in line for line in lines)
+                )
                 or process.returncode is not None
             ),
             timeout=90,
