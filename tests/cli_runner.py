@@ -14,8 +14,12 @@ what a subprocess would have had:
 - everything the command set up process-wide undone afterwards: log handlers it added
   (closed), log levels it changed.
 
-Keep real subprocesses where the process is the point: the console script itself, exit
-codes set by ``os._exit``, signals, ``-X importtime``, two processes at once.
+Where a separate process is the point but a fresh interpreter is not (two processes on one
+session, output captured at the file descriptors, a process holding a lock), :func:`fork_cli`
+runs the command in a process forked from the pre-imported zygote (``tests/zygote.py``).
+Keep real subprocesses where the interpreter's start is the point: the console script
+itself, exit codes set by ``os._exit``, import-time behaviour (``-X importtime``, what is
+loaded at import), long-running servers the test talks to while they run.
 """
 
 from __future__ import annotations
@@ -27,9 +31,10 @@ import os
 import subprocess
 import sys
 import traceback
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
+from tests import zygote
 from tests.conftest import cli_env
 
 # Set by cli_env for a subprocess; meaningless in this process.
@@ -137,3 +142,38 @@ def run_cli(
         finally:
             sys.stdin = saved_stdin
     return subprocess.CompletedProcess(["nanobot-desktop", *args], code, out.text(), err.text())
+
+
+def fork_cli(
+    args: Sequence[str],
+    env: Mapping[str, str],
+    stdin: str | None = None,
+    timeout: float = 240.0,
+) -> subprocess.CompletedProcess[str]:
+    """Run ``nanobot-desktop ARGS`` in its own process, forked from the pre-imported zygote.
+
+    A real process (its own pid, file descriptors, file locks, exit code; everything it
+    writes to descriptors 1 and 2 captured), without a fresh interpreter importing LiteLLM.
+
+    Args:
+        args: The command line after the program name.
+        env: Its whole environment (``tests.conftest.cli_env`` builds one).
+        stdin: Its standard input (``/dev/null`` when ``None``).
+        timeout: Seconds before it is killed and ``subprocess.TimeoutExpired`` raised.
+    """
+    result = zygote.run("desktop.cli:main", list(args), env=env, stdin=stdin, timeout=timeout)
+    return subprocess.CompletedProcess(
+        ["nanobot-desktop", *args], result.returncode, result.stdout, result.stderr
+    )
+
+
+def start_cli(args: Sequence[str], env: Mapping[str, str]) -> zygote.Forked:
+    """Start ``nanobot-desktop ARGS`` (a long-running command: ``gateway``, ``serve``) in its
+    own process forked from the zygote; used like ``subprocess.Popen(..., text=True)`` with
+    its output and error as pipes.
+
+    Args:
+        args: The command line after the program name.
+        env: Its whole environment (``tests.conftest.cli_env`` builds one).
+    """
+    return zygote.start("desktop.cli:main", list(args), env=env)

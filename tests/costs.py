@@ -14,8 +14,9 @@ the test that set it up):
 - ``spawns`` / ``interpreters``: processes started (``subprocess``, ``asyncio``'s subprocesses,
   ``os.posix_spawn``, ``os.fork``, children forked by ``tests/zygote.py``), and how many of
   them start a Python interpreter (``python``, a console script with a Python shebang, or
-  Python inside ``bwrap``/``env``). A zygote child is not an interpreter start, and its CPU
-  is not in ``child_cpu`` (it is the forkserver's child, not this process's).
+  Python inside ``bwrap``/``env``). A zygote child is not an interpreter start; its CPU (it
+  is the forkserver's child, not this process's) is added to ``child_cpu`` as the child
+  reports it when it ends (not after a SIGKILL: those children are cheap).
 
 Spawns are seen through audit hooks (PEP 578), so nothing in the product or the tests is
 patched.
@@ -82,11 +83,15 @@ class Costs:
         self.records: list[dict[str, Any]] = []
         self.spawns: list[str] = []
         self.interpreters = 0
+        self.zygote_cpu = 0.0
         self.active = False
 
     def audit(self, event: str, args: tuple[Any, ...]) -> None:
         """The audit hook: note processes started while a test runs."""
         if not self.active:
+            return
+        if event == "tests.zygote.cpu":  # a zygote child ended, after this many CPU seconds
+            self.zygote_cpu += float(args[0])
             return
         argv: list[str]
         if event == "subprocess.Popen":
@@ -140,7 +145,7 @@ def pytest_runtest_protocol(
     if not _COSTS:
         return (yield)
     costs = _COSTS[0]
-    costs.spawns, costs.interpreters, costs.active = [], 0, True
+    costs.spawns, costs.interpreters, costs.zygote_cpu, costs.active = [], 0, 0.0, True
     wall, cpu, child = time.monotonic(), time.process_time(), _children_cpu()
     try:
         return (yield)
@@ -151,7 +156,7 @@ def pytest_runtest_protocol(
                 "nodeid": item.nodeid,
                 "wall": round(time.monotonic() - wall, 4),
                 "cpu": round(time.process_time() - cpu, 4),
-                "child_cpu": round(_children_cpu() - child, 4),
+                "child_cpu": round(_children_cpu() - child + costs.zygote_cpu, 4),
                 "spawns": len(costs.spawns),
                 "interpreters": costs.interpreters,
                 "programs": sorted(set(costs.spawns)),

@@ -9,6 +9,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -61,3 +62,43 @@ def test_a_child_past_its_timeout_is_killed(tmp_path: Path) -> None:
         return False
 
     wait_for(gone, 10, "the timed-out child to be gone")
+
+
+_REPORTED: list[list[float]] = []
+
+
+def _note_cpu_report(event: str, args: tuple[object, ...]) -> None:
+    if event == "tests.zygote.cpu":
+        _REPORTED[0].append(float(args[0]))  # type: ignore[arg-type]
+
+
+def test_stdin_exit_handlers_and_cpu_reported(tmp_path: Path) -> None:
+    """Standard input comes from the text given; at the end the child does what an
+    interpreter's exit does (``atexit`` handlers, ``logging.shutdown``); and it reports its
+    CPU seconds to the cost table (an audit event), which could not see them otherwise."""
+    if not _REPORTED:  # an audit hook stays for the process: added once
+        _REPORTED.append([])
+        sys.addaudithook(_note_cpu_report)
+    reported = _REPORTED[0]
+    reported.clear()
+    marker, log = tmp_path / "atexit", tmp_path / "log"
+    result = zygote.run(
+        "tests.fakes.zygote_children:echo_stdin", [str(marker), str(log)], stdin="two\nlines\n"
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "TWO\nLINES\n"
+    assert marker.read_text() == "the atexit handler ran"
+    assert log.read_text() == "logged"
+    assert len(reported) == 1 and reported[0] >= 0.05
+
+
+def test_a_started_child_streams_its_output_and_takes_ctrl_c() -> None:
+    """``start``: output read line by line while the child runs (pipes, as a subprocess's);
+    SIGINT reaches it as Ctrl-C reaches a fresh interpreter (KeyboardInterrupt); the rest of
+    its output and its exit code come back as ``Popen.communicate`` gives them."""
+    with zygote.start("tests.fakes.zygote_children:until_interrupted", []) as child:
+        assert child.stdout.readline() == "running\n"
+        assert child.poll() is None and child.pid != os.getpid()
+        child.send_signal(signal.SIGINT)
+        out, err = child.communicate(timeout=60)
+    assert (child.returncode, out, err) == (0, "stopped\n", "interrupted\n"), err

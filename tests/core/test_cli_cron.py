@@ -1,14 +1,15 @@
-"""``cron`` and ``gateway`` commands, run as a user would (subprocesses of the installed script)."""
+"""``cron`` and ``gateway`` commands, run as a user would (the gateway in its own process,
+forked from the pre-imported zygote: ``tests.cli_runner.start_cli``)."""
 
 from __future__ import annotations
 
 import json
 import signal
-import subprocess
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from tests.conftest import CLI, cli_env, custom_config
+from tests.cli_runner import start_cli
+from tests.conftest import cli_env, custom_config
 from tests.core.test_cli import run
 from tests.fakes.openai_server import Fail, Reply, ScriptedOpenAIServer
 from tests.waiting import wait_for
@@ -135,13 +136,7 @@ def test_gateway_fires_a_reminder_and_stops_cleanly(
         == 0
     )
     scripted_server.push(Reply("Time to stand up!"))
-    process = subprocess.Popen(
-        [CLI, "gateway", "--config", config],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=cli_env(isolated_env),
-    )
+    process = start_cli(["gateway", "--config", config], cli_env(isolated_env))
     try:
         assert process.stdout is not None
         printed = []

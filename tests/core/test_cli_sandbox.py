@@ -1,8 +1,9 @@
 """``status`` and ``channels status`` say whether commands run in the sandbox, and say it
 plainly, with how to install bubblewrap, when they do not.
 
-The installed script runs as a user would; "no bubblewrap" is a ``PATH`` without ``bwrap``
-(the real detection then finds none). The gateway's start-up says it too
+Each command runs in its own process forked from the pre-imported zygote
+(``tests.cli_runner.fork_cli``; the detection runs there, with the command's environment);
+"no bubblewrap" is a ``PATH`` without ``bwrap`` (the real detection then finds none). The gateway's start-up says it too
 (``tests/channels/telegram/test_gateway_unsandboxed.py``).
 """
 
@@ -14,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CLI, cli_env, write_config
+from tests.cli_runner import fork_cli
+from tests.conftest import cli_env, write_config
 from tests.core.tools.sandbox_support import require_sandbox
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux sandbox")
@@ -40,9 +42,7 @@ def _run(
         empty = tmp_path / "empty-bin"
         empty.mkdir(exist_ok=True)
         env["PATH"] = str(empty)
-    return subprocess.run(
-        [CLI, *args], capture_output=True, text=True, check=False, timeout=180, env=env
-    )
+    return fork_cli(args, env, timeout=180)
 
 
 def _row(out: str, name: str) -> str:

@@ -1,4 +1,8 @@
-"""The real Secret Service: the ``keys`` command in subprocesses and SecretStore in-process.
+"""The real Secret Service: the ``keys`` command in other processes and SecretStore in-process.
+
+``keys migrate`` runs as the installed console script; set/list/status/delete run in
+processes forked from the pre-imported zygote (``tests.cli_runner.fork_cli``): each its own
+process on the same D-Bus session, without a fresh interpreter's imports.
 
 Each test works under its own keyring service name (NANOBOT_DESKTOP_KEYRING_SERVICE), so a
 developer's real keys are never touched. Runs inside scripts/test.sh's private D-Bus session.
@@ -18,6 +22,7 @@ import pytest
 from desktop.core.config.loader import load_config
 from desktop.core.config.migrate import migrate_plaintext_keys
 from desktop.core.config.secrets import SERVICE_ENV, SecretStore
+from tests.cli_runner import fork_cli
 from tests.conftest import CLI, cli_env, write_config
 from tests.real_keyring import RealKeyring
 
@@ -25,12 +30,15 @@ pytestmark = pytest.mark.keyring_real
 
 
 def run(
-    args: list[str], home: Path, service: str, stdin: str | None = None
+    args: list[str], home: Path, service: str, stdin: str | None = None, *, script: bool = False
 ) -> subprocess.CompletedProcess[str]:
-    """The CLI in a subprocess on the same D-Bus session, under the test's service name."""
+    """The CLI in another process on the same D-Bus session, under the test's service name:
+    forked from the zygote, or the installed console script when ``script``."""
     env = cli_env(home, **{SERVICE_ENV: service})
     if sys.platform.startswith("linux"):
-        assert env.get("DBUS_SESSION_BUS_ADDRESS"), "the subprocess must reach the Secret Service"
+        assert env.get("DBUS_SESSION_BUS_ADDRESS"), "the process must reach the Secret Service"
+    if not script:
+        return fork_cli(args, env, stdin, timeout=180)
     return subprocess.run(
         [CLI, *args], input=stdin, capture_output=True, text=True, check=False, timeout=180, env=env
     )
@@ -111,7 +119,12 @@ def test_cli_migrate_into_the_real_keyring(
         "tools": {"restrictToWorkspace": True},
     }
     config = write_config(tmp_path / "config.json", original)
-    result = run(["keys", "migrate", "--config", str(config)], isolated_env, real_keyring.service)
+    result = run(
+        ["keys", "migrate", "--config", str(config)],
+        isolated_env,
+        real_keyring.service,
+        script=True,
+    )
     assert result.returncode == 0, result.stderr
     assert "moved: deepseek" in result.stdout
     assert key not in result.stdout + result.stderr

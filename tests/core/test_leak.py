@@ -6,6 +6,10 @@ logged and retried. Afterwards every file under the config directory (including 
 the workspace and the home directory, and the subprocess output, are searched for the key.
 The server's record of the Authorization header proves the key was really sent, so the
 search is not vacuous.
+
+Each command is its own process (everything it writes to its standard output and error is
+captured at the file descriptors), forked from the pre-imported zygote
+(``tests.cli_runner.fork_cli``): a fresh interpreter's imports have nothing to do with a leak.
 """
 
 from __future__ import annotations
@@ -20,7 +24,8 @@ from pathlib import Path
 import pytest
 
 from desktop.core.config.secrets import SERVICE_ENV
-from tests.conftest import CLI, cli_env, custom_config
+from tests.cli_runner import fork_cli
+from tests.conftest import cli_env, custom_config
 from tests.fakes.openai_server import Fail, ScriptedOpenAIServer
 from tests.real_keyring import RealKeyring
 
@@ -80,15 +85,7 @@ def _scene(
 def _run(
     scene: Scene, args: list[str], stdin: str | None = None, **extra_env: str
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [CLI, *args, "--config", str(scene.config)],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=240,
-        env={**scene.env, **extra_env},
-    )
+    return fork_cli([*args, "--config", str(scene.config)], {**scene.env, **extra_env}, stdin)
 
 
 def _assert_no_leak(

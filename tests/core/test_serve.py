@@ -1,8 +1,10 @@
 """``nanobot-desktop serve``: the agent behind an OpenAI-compatible API, called with the
 official ``openai`` client, the model answering from the scripted server over LiteLLM.
 
-The command itself runs once as a real process (what a person starts, stopped with Ctrl-C);
-the rest start the same service in-process (:func:`desktop.core.api.service.start_api`).
+The command itself runs once as the installed console script (what a person starts, stopped
+with Ctrl-C) and, for the token in the real keyring, in processes forked from the
+pre-imported zygote; the rest start the same service in-process
+(:func:`desktop.core.api.service.start_api`).
 """
 
 from __future__ import annotations
@@ -36,12 +38,13 @@ from desktop.core.providers.factory import abuild_provider
 from desktop.core.session.manager import SessionManager
 from desktop.core.usage.ledger import read_records
 from desktop.core.usage.place import locate
-from tests.cli_runner import run_cli
+from tests.cli_runner import fork_cli, run_cli, start_cli
 from tests.conftest import CLI, cli_env, custom_config
 from tests.fakes.memory_keyring import MemoryKeyring
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer, Stall
 from tests.real_keyring import RealKeyring
 from tests.waiting import until
+from tests.zygote import Forked
 
 TOKEN = "nbd-test-token-0123456789abcdef"
 
@@ -58,14 +61,21 @@ def api_records(config_path: Path, workspace: Path) -> list[Any]:
     return read_records(place, 0, time.time() + 3600)
 
 
-def start_serve(config: Path, env: dict[str, str]) -> tuple[subprocess.Popen[str], str, str]:
-    """``nanobot-desktop serve --port 0`` as a process: it, its banner and its base URL."""
-    process = subprocess.Popen(
-        [CLI, "serve", "--port", "0", "--config", str(config)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
+def start_serve(
+    config: Path, env: dict[str, str], *, forked: bool = False
+) -> tuple[subprocess.Popen[str] | Forked, str, str]:
+    """``nanobot-desktop serve --port 0`` as a process: it, its banner and its base URL.
+
+    The installed console script, or (``forked``) a process forked from the pre-imported
+    zygote (``tests.cli_runner.start_cli``).
+    """
+    args = ["serve", "--port", "0", "--config", str(config)]
+    process: subprocess.Popen[str] | Forked = (
+        start_cli(args, env)
+        if forked
+        else subprocess.Popen(
+            [CLI, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+        )
     )
     assert process.stdout is not None
     lines: list[str] = []
@@ -81,7 +91,7 @@ def start_serve(config: Path, env: dict[str, str]) -> tuple[subprocess.Popen[str
     return process, banner, f"http://127.0.0.1:{port.group(1)}/v1"
 
 
-def stop_serve(process: subprocess.Popen[str]) -> tuple[str, str]:
+def stop_serve(process: subprocess.Popen[str] | Forked) -> tuple[str, str]:
     """Ctrl-C; its remaining output and error (it must end cleanly)."""
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=60)
@@ -163,7 +173,7 @@ def test_the_first_serve_keeps_its_token_in_the_real_keyring(
     config = custom_config(tmp_path, scripted_server.url)
     env = cli_env(isolated_env, **{SERVICE_ENV: real_keyring.service})
     try:
-        process, banner, base = start_serve(config, env)
+        process, banner, base = start_serve(config, env, forked=True)
         try:
             made = re.search(r"new token, kept in the OS keyring.*:\n  (\S+)\n", banner)
             assert made, banner
@@ -171,7 +181,7 @@ def test_the_first_serve_keeps_its_token_in_the_real_keyring(
             assert real_keyring.get("api.apiKey") == token
         finally:
             stop_serve(process)
-        process, banner, base = start_serve(config, env)
+        process, banner, base = start_serve(config, env, forked=True)
         try:
             assert token not in banner and "OS keyring" in banner
             scripted_server.push(Reply("Still you."))
@@ -182,10 +192,7 @@ def test_the_first_serve_keeps_its_token_in_the_real_keyring(
             assert answer.choices[0].message.content == "Still you."
         finally:
             stop_serve(process)
-        shown = subprocess.run(
-            [CLI, "serve", "token", "--config", str(config)],
-            capture_output=True, text=True, check=False, timeout=120, env=env,
-        )  # fmt: skip
+        shown = fork_cli(["serve", "token", "--config", str(config)], env, timeout=120)
         assert shown.returncode == 0 and shown.stdout.strip() == token, shown.stderr
         assert token not in config.read_text()
     finally:

@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import signal
 import socket
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,7 +23,8 @@ import pytest
 
 from desktop.core.config.secret_fields import WEB_SEARCH_KEY, keyring_name
 from desktop.core.config.secrets import SERVICE_ENV, SecretStore
-from tests.conftest import CLI, cli_env, write_config
+from tests.cli_runner import start_cli
+from tests.conftest import cli_env, write_config
 from tests.core.test_cli import run
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
 from tests.real_keyring import RealKeyring
@@ -132,15 +132,12 @@ def test_the_gateway_uses_the_stored_key(
     tmp_path: Path,
     isolated_env: Path,
 ) -> None:
-    """The gateway runs as a user runs it (a process); ``agent -m`` hands it the message."""
+    """The gateway runs in its own process (forked from the pre-imported zygote); ``agent -m``
+    hands it the message."""
     scripted_server.route = _route
     config = _config(tmp_path, scripted_server, refusing_port)
-    process = subprocess.Popen(
-        [CLI, "gateway", "--config", config],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=cli_env(isolated_env, **{SERVICE_ENV: stored_key}),
+    process = start_cli(
+        ["gateway", "--config", config], cli_env(isolated_env, **{SERVICE_ENV: stored_key})
     )
     try:
         assert process.stdout is not None

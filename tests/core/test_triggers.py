@@ -1,9 +1,11 @@
 """Local triggers (nanobot 0.3.5's ``/trigger <name>`` and ``trigger <id> "message"``).
 
 ``/trigger`` is answered by the real agent loop; ``nanobot-desktop trigger`` runs as a real
-subprocess, handing the delivery to a runtime serving the socket (as the app and the gateway
-run it) or running the agent itself; every model call goes through LiteLLM to the scripted
-OpenAI-compatible server.
+subprocess handing the delivery to a runtime serving the socket (as the app and the gateway
+run it), and in its own process forked from the pre-imported zygote
+(``tests.cli_runner.fork_cli``) when it runs the agent itself or refuses (what those show
+does not depend on a fresh interpreter); every model call goes through LiteLLM to the
+scripted OpenAI-compatible server.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from desktop.core.config.loader import load_config
 from desktop.core.config.secrets import SecretStore
 from desktop.core.runtime import Runtime
 from desktop.core.triggers.store import TriggerStore, TriggerStoreError
+from tests.cli_runner import fork_cli
 from tests.conftest import cli_env, custom_config
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
 from tests.waiting import until
@@ -63,6 +66,16 @@ async def cli(
         out, err = await process.communicate(stdin)
     assert process.returncode is not None
     return process.returncode, out.decode(), err.decode()
+
+
+async def forked_cli(
+    config: Path, home: Path, *args: str, stdin: str | None = None
+) -> tuple[int, str, str]:
+    """``nanobot-desktop ARGS --config CONFIG`` in its own process, forked from the zygote."""
+    result = await asyncio.to_thread(
+        fork_cli, [*args, "--config", str(config)], cli_env(home), stdin, WAIT_S
+    )
+    return result.returncode, result.stdout, result.stderr
 
 
 @pytest.fixture
@@ -130,7 +143,9 @@ async def test_trigger_runs_the_agent_itself_when_nothing_runs(
         store.create, name="nightly", channel="cli", chat_id="nightly", session_key="cli:nightly"
     )
     scripted_server.push(Reply("Backup noted."))
-    code, out, err = await cli(config, isolated_env, "trigger", trigger.id, stdin=b"backup ok\n")
+    code, out, err = await forked_cli(
+        config, isolated_env, "trigger", trigger.id, stdin="backup ok\n"
+    )
     assert code == 0, err
     assert "Backup noted." in out
     body = scripted_server.chat_requests()[-1].body
@@ -151,11 +166,11 @@ async def test_trigger_refuses_unknown_disabled_and_empty(
         store.create, name="t", channel="cli", chat_id="x", session_key="cli:x"
     )
     await asyncio.to_thread(store.enable, trigger.id, enabled=False)
-    code, _, err = await cli(config, isolated_env, "trigger", "trg_NOPE2345", "hi")
+    code, _, err = await forked_cli(config, isolated_env, "trigger", "trg_NOPE2345", "hi")
     assert code == 2 and "trigger not found: trg_NOPE2345" in err
-    code, _, err = await cli(config, isolated_env, "trigger", trigger.id, "hi")
+    code, _, err = await forked_cli(config, isolated_env, "trigger", trigger.id, "hi")
     assert code == 2 and f"trigger is disabled: {trigger.id}" in err
-    code, _, err = await cli(config, isolated_env, "trigger", trigger.id, stdin=b"  \n")
+    code, _, err = await forked_cli(config, isolated_env, "trigger", trigger.id, stdin="  \n")
     assert code == 2 and "trigger message is required" in err
     assert not list(store.inbox.iterdir())
     assert not scripted_server.chat_requests()

@@ -5,6 +5,11 @@
   every turn calling a tool before answering; and two workers each run ``agent -m`` three
   times in a row (a fresh process per turn) on one session.
 * Two processes append 300 entries each to ``memory/history.jsonl``.
+
+The agents are forked from the pre-imported zygote (``tests.cli_runner.fork_cli``): each is
+its own process with its own session cache, file descriptors and locks, as a fresh
+``nanobot-desktop`` would be, without importing LiteLLM again (what is on trial is two
+processes writing one session, not the interpreter's start).
 """
 
 from __future__ import annotations
@@ -14,11 +19,13 @@ import json
 import subprocess
 import sys
 import textwrap
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from desktop.core.session.manager import SessionManager
-from tests.conftest import CLI, REPO, cli_env, custom_config
+from tests.cli_runner import fork_cli
+from tests.conftest import REPO, cli_env, custom_config
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
 
 TURNS = 10
@@ -42,25 +49,16 @@ def test_two_agents_alternating_on_one_session_lose_nothing(
     piece, the file valid JSONL."""
     scripted_server.route = _answer_or_call
     config = custom_config(tmp_path, scripted_server.url)
-    with contextlib.ExitStack() as stack:  # each Popen closes its pipes on exit
-        procs = []
-        for name in ("a", "b"):
-            lines = "".join(f"{name}-{n}\n" for n in range(TURNS))
-            proc = subprocess.Popen(
-                [CLI, "agent", "--config", str(config), "--session", "cli:shared"],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE,
-                text=True,
-                env=cli_env(isolated_env),
-            )
-            procs.append((stack.enter_context(proc), lines))
-        for proc, lines in procs:
-            assert proc.stdin is not None
-            proc.stdin.write(lines)
-            proc.stdin.close()
-        for proc, _ in procs:
-            assert proc.wait(timeout=240) == 0, proc.stderr.read() if proc.stderr else ""
+    command = ["agent", "--config", str(config), "--session", "cli:shared"]
+
+    def agent(name: str) -> subprocess.CompletedProcess[str]:
+        lines = "".join(f"{name}-{n}\n" for n in range(TURNS))
+        return fork_cli(command, cli_env(isolated_env), stdin=lines)
+
+    with ThreadPoolExecutor(2) as pool:  # both processes at once
+        results = list(pool.map(agent, "ab"))
+    for result in results:
+        assert result.returncode == 0, result.stderr
     path = SessionManager(tmp_path / "workspace", config_dir=config.parent).path_for("cli:shared")
     _check_turns(path, [f"{name}-{n}" for name in "ab" for n in range(TURNS)])
     rows = [json.loads(line) for line in path.read_text().splitlines()]
@@ -89,25 +87,15 @@ def test_two_workers_running_agent_m_on_one_session(
     """``agent -m`` three times in each of two concurrent workers: six whole turns."""
     scripted_server.route = _answer_or_call
     config = custom_config(tmp_path, scripted_server.url)
-    command = f"{CLI} agent --config {config} --session cli:oneshot -m"
-    with contextlib.ExitStack() as stack:  # each Popen closes its pipe on exit
-        workers = [
-            stack.enter_context(
-                subprocess.Popen(
-                    [
-                        "sh",
-                        "-c",
-                        "".join(f"{command} {name}-{n} >/dev/null || exit 1\n" for n in range(3)),
-                    ],
-                    stderr=subprocess.PIPE,
-                    text=True,
-                    env=cli_env(isolated_env),
-                )
-            )
-            for name in ("x", "y")
-        ]
-        for worker in workers:
-            assert worker.wait(timeout=240) == 0, worker.stderr.read() if worker.stderr else ""
+    command = ["agent", "--config", str(config), "--session", "cli:oneshot", "-m"]
+
+    def worker(name: str) -> None:
+        for n in range(3):  # a fresh process per turn
+            result = fork_cli([*command, f"{name}-{n}"], cli_env(isolated_env))
+            assert result.returncode == 0, result.stderr
+
+    with ThreadPoolExecutor(2) as pool:  # the two workers at once
+        list(pool.map(worker, "xy"))
     path = SessionManager(tmp_path / "workspace", config_dir=config.parent).path_for("cli:oneshot")
     _check_turns(path, [f"{name}-{n}" for name in "xy" for n in range(3)])
 

@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from tests.waiting import serving
+
 CODEX_CLIENT = "app_EMoamEEZ73f0CkXaXp7hrann"
 GITHUB_CLIENT = "Iv1.b507a08c87ecfe98"
 ACCOUNT_ID = "acct-test-0001"
@@ -97,7 +99,7 @@ class FakeOAuthServer:
         self._devices: dict[str, deque[str]] = {}
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = serving(self._server)
 
     # -- lifecycle ------------------------------------------------------------------------
     @property

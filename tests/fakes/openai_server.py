@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from tests.waiting import serving
+
 
 @dataclass
 class Reply:
@@ -125,7 +127,7 @@ class ScriptedOpenAIServer:
         self._stop = threading.Event()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = serving(self._server)
 
     # -- lifecycle ------------------------------------------------------------------------
     @property

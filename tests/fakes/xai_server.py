@@ -27,6 +27,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from tests.fakes.oauth_server import Seen
+from tests.waiting import serving
 
 CLIENT_ID = "b1a00492-073a-47ea-816f-4c329264a828"
 EMAIL = "grok-user@example.com"
@@ -55,7 +56,7 @@ class FakeXAIServer:
         self._codes: dict[str, dict[str, str]] = {}
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = serving(self._server)
 
     @property
     def url(self) -> str:

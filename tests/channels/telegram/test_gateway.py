@@ -1,7 +1,7 @@
 """``nanobot-desktop gateway`` as a user runs it: a subprocess with the Telegram channel
 configured against the local Bot API server and the scripted model. It answers in the chat,
 asks before a risky tool call in "ask" mode (inline buttons) instead of running it, and stops
-cleanly on SIGINT. Also ``channels status``."""
+cleanly on SIGINT. Also ``channels status`` (in processes forked from the pre-imported zygote)."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from typing import Any
 from desktop.core.agent.approval import DENIED_RESULT
 from tests.channels.telegram.bot_api_server import TOKEN, BotApiServer
 from tests.channels.telegram.conftest import CHAT, until, user_text
+from tests.cli_runner import fork_cli
 from tests.conftest import REPO, cli_env, write_config
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
 
@@ -113,10 +114,12 @@ async def test_the_gateway_answers_asks_before_a_risky_call_and_stops_on_sigint(
     try:
         await until(
             lambda: (
+                # Connected, and the summary printed: the channel may connect before the
+                # summary (ending "running") is out, or after.
                 (
                     any("channel telegram: connected" in line for line in lines)
                     and any("running; Ctrl-C to stop" in line for line in lines)
-                )  # the summary comes after the sandbox probe: the channel may connect first
+                )
                 or process.returncode is not None
             ),
             timeout=90,
@@ -164,6 +167,8 @@ async def test_the_gateway_in_autonomous_mode_asks_nothing(
     try:
         await until(
             lambda: (
+                # Connected, and the summary printed: the channel may connect before the
+                # summary (ending "running") is out, or after.
                 (
                     any("channel telegram: connected" in line for line in lines)
                     and any("running; Ctrl-C to stop" in line for line in lines)
@@ -185,13 +190,11 @@ async def test_the_gateway_in_autonomous_mode_asks_nothing(
 
 
 async def _channels_status(config: Path, home: Path, *args: str) -> tuple[int, str, str]:
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "desktop", "channels", "status", *args, "--config", str(config),
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=cli_env(home), cwd=REPO,
-    )  # fmt: skip
-    out, err = await asyncio.wait_for(process.communicate(), 120)
-    assert process.returncode is not None
-    return process.returncode, out.decode(), err.decode()
+    """``channels status`` in its own process, forked from the pre-imported zygote."""
+    result = await asyncio.to_thread(
+        fork_cli, ["channels", "status", *args, "--config", str(config)], cli_env(home), None, 120
+    )
+    return result.returncode, result.stdout, result.stderr
 
 
 def _rows(out: str) -> dict[str, str]:

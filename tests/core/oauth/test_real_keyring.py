@@ -1,5 +1,7 @@
 """The real tier: sign-ins kept in the real Secret Service, a chat turn through the real agent
-runtime, and the ``provider`` CLI end to end (subprocesses on the same D-Bus session).
+runtime, and the ``provider`` CLI end to end (other processes on the same D-Bus session: the
+browser sign-in as the installed console script, the other commands forked from the
+pre-imported zygote, ``tests.cli_runner.fork_cli``).
 
 Every token the fake server hands out is then looked for in the captured logs, the CLI's
 output and every file under the test's home and config folders: none may appear.
@@ -26,6 +28,7 @@ from desktop.core.bus.queue import MessageBus
 from desktop.core.config.loader import load_config
 from desktop.core.config.secrets import SERVICE_ENV, SecretStore
 from desktop.core.runtime import Runtime
+from tests.cli_runner import fork_cli
 from tests.conftest import CLI, cli_env, write_config
 from tests.core.oauth.conftest import act_as_browser, signed_in_codex, signed_in_copilot
 from tests.fakes.oauth_server import EMAIL, GITHUB_LOGIN, CodexReply, FakeOAuthServer
@@ -152,14 +155,7 @@ def cli(
         assert env.get("DBUS_SESSION_BUS_ADDRESS"), "the CLI must reach the Secret Service"
 
     def run(*args: str, config: Path) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [CLI, *args, "--config", str(config)],
-            capture_output=True,
-            text=True,
-            timeout=180,
-            env=env,
-            check=False,
-        )
+        return fork_cli([*args, "--config", str(config)], env, timeout=180)
 
     run.env = env  # type: ignore[attr-defined]
     yield run

@@ -1,7 +1,7 @@
 """``cron list``, ``status``, ``agent -m`` and ``gateway`` on damaged files, as a user runs them.
 
-Each command runs as a subprocess of the installed script (``PYTHONPATH`` set by the test
-environment, so the code under test runs). Whatever is damaged: never a traceback; a damaged
+Each command runs in this process as the console script would run it
+(``tests.cli_runner``), the gateway in its own process forked from the pre-imported zygote. Whatever is damaged: never a traceback; a damaged
 file gives one clear ``warning:`` line on stderr and the command does its job; a config that
 cannot be used at all gives one ``nanobot-desktop: cannot use the config`` line and exit 2.
 """
@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CLI, cli_env, custom_config
+from tests.cli_runner import start_cli
+from tests.conftest import cli_env, custom_config
 from tests.core.robust.corpus import BOMB
 from tests.core.test_cli import run
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
@@ -165,13 +166,7 @@ def test_agent_message_answers_with_a_notice(
 
 def _gateway(config: str, home: Path) -> tuple[int, str, str]:
     """Start the gateway, wait until it runs (or exits), stop it with Ctrl-C."""
-    process = subprocess.Popen(
-        [CLI, "gateway", "--config", config],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=cli_env(home),
-    )
+    process = start_cli(["gateway", "--config", config], cli_env(home))
     try:
         assert process.stdout is not None
         deadline = time.monotonic() + 90

@@ -13,7 +13,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -38,6 +37,7 @@ from tests.core.tools.sandbox_support import (
     sleeper,
     wait_until,
 )
+from tests.waiting import serving
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux sandbox")
 
@@ -316,7 +316,7 @@ class _Hello(BaseHTTPRequestHandler):
 @pytest.fixture
 def loopback_server() -> Iterator[int]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Hello)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = serving(server)
     thread.start()
     try:
         yield server.server_address[1]

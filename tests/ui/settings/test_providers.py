@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import threading
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -24,6 +23,7 @@ from tests.fakes.openai_server import Fail, ScriptedOpenAIServer
 from tests.real_keyring import RealKeyring
 from tests.ui.conftest import run_async
 from tests.ui.settings.conftest import on_disk
+from tests.waiting import serving
 
 KEY = "sk-test-0123456789abcdefghijKLMN"
 
@@ -237,7 +237,7 @@ class ModelsServer:
                 self.wfile.write(data)
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        serving(self.server).start()
 
     @property
     def url(self) -> str:
