@@ -53,8 +53,8 @@ CHANNELS: dict[str, ChannelInfo] = {
         ChannelInfo("dingtalk", "DingTalk", "desktop.core.channels.dingtalk.channel", "DingTalkChannel",
                     "dingtalk", ("dingtalk_stream",)),
         ChannelInfo("qq", "QQ", "desktop.core.channels.qq.channel", "QQChannel", "qq", ("botpy",)),
-        ChannelInfo("whatsapp", "WhatsApp", "desktop.core.channels.whatsapp.channel", "WhatsAppChannel",
-                    "whatsapp", ("websockets",)),
+        ChannelInfo("whatsapp", "WhatsApp", "desktop.core.channels.whatsapp.select", "open_channel",
+                    "whatsapp", ("neonize",)),
         ChannelInfo("mochat", "Mochat", "desktop.core.channels.mochat.channel", "MochatChannel",
                     "mochat", ("socketio",)),
     )
