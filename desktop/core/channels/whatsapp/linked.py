@@ -349,13 +349,17 @@ class LinkedChannel(BaseChannel):
     async def _download(
         self, client: Any, message: Any, message_id: str, attachment: ev.Attachment
     ) -> Path:
-        folder = self.media_dir / "whatsapp"
-        await asyncio.to_thread(folder.mkdir, parents=True, exist_ok=True)
-        suffix = Path(attachment.filename).suffix or mimetypes.guess_extension(attachment.mimetype)
-        stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", message_id or str(int(time.time())))
-        path = folder / f"wa_{stem}_{secrets.token_hex(4)}{suffix or '.bin'}"
+        path = await asyncio.to_thread(self._media_path, message_id, attachment)
         await client.download_any(message, str(path))
         return path
+
+    def _media_path(self, message_id: str, attachment: ev.Attachment) -> Path:
+        """A new file under ``<media>/whatsapp`` (blocking: the folder, the type tables)."""
+        folder = self.media_dir / "whatsapp"
+        folder.mkdir(parents=True, exist_ok=True)
+        suffix = Path(attachment.filename).suffix or mimetypes.guess_extension(attachment.mimetype)
+        stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", message_id or str(int(time.time())))
+        return folder / f"wa_{stem}_{secrets.token_hex(4)}{suffix or '.bin'}"
 
     # -- sending --------------------------------------------------------------------------
     def _steps(self, message: OutboundMessage) -> list[dict[str, Any]]:
