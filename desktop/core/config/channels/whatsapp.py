@@ -20,7 +20,7 @@ LEGACY_BRIDGE_URL = "ws://localhost:3001"
 
 
 class WhatsAppConfig(ChannelBase):
-    """WhatsApp as a linked device (neonize), or through the legacy bridge."""
+    """WhatsApp, linked to your account as a device (like WhatsApp Web)."""
 
     group_policy: Literal["open", "mention"] = Field(
         "open",
