@@ -220,10 +220,10 @@ async def test_a_duplicate_and_an_old_message_are_not_answered(
 
 
 async def test_a_bridge_url_selects_the_legacy_bridge_client(tmp_path: Path) -> None:
+    from desktop.core.bus.queue import MessageBus
     from desktop.core.channels.manager import ChannelManager
     from desktop.core.channels.registry import CHANNELS
     from desktop.core.utils.tasks import TaskOwner
-    from desktop.core.bus.queue import MessageBus
 
     for section, kind in (
         ({"bridgeUrl": "ws://localhost:3001"}, WhatsAppChannel),
