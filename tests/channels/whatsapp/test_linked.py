@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from desktop.core.agent.approval import ApprovalPolicy
 from desktop.core.assembly import build_runtime
 from desktop.core.bus.events import OutboundMessage
 from desktop.core.channels.whatsapp.channel import WhatsAppChannel
@@ -48,10 +49,17 @@ def config_path(tmp_path: Path, **section: Any) -> Path:
 
 
 async def start(
-    tmp_path: Path, model: ScriptedOpenAIServer, *, connected: bool = True, **section: Any
+    tmp_path: Path,
+    model: ScriptedOpenAIServer,
+    *,
+    connected: bool = True,
+    approval: ApprovalPolicy | None = None,
+    **section: Any,
 ) -> Runtime:
     config = load_config(config_path(tmp_path, **section))
-    runtime = await asyncio.to_thread(build_runtime, config, make_provider(model.url))
+    runtime = await asyncio.to_thread(
+        build_runtime, config, make_provider(model.url), approval=approval
+    )
     await runtime.start()
     if connected:
         await until(lambda: runtime.channels.status("whatsapp").ok, what="connected")
