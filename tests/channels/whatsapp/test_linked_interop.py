@@ -137,3 +137,27 @@ async def test_the_database_real_neonize_makes_for_us_is_found_and_opened_by_0_3
     opened = await asyncio.to_thread(nanobot, OPEN_0_3_5, str(path), str(SITE), python=ours)
     assert Path(opened["db"]) == session
     assert "web.whatsapp.com" in opened["error"] or "dial" in opened["error"], opened
+
+
+DEFAULTS_0_3_5 = """
+import json
+from nanobot.channels.whatsapp.runtime import WhatsAppChannel
+print(json.dumps(WhatsAppChannel.default_config()))
+"""
+
+
+async def test_the_section_0_3_5_writes_loads_whole_and_selects_the_linked_device(
+    tmp_path: Path,
+) -> None:
+    from desktop.core.channels.whatsapp.select import open_channel
+    from desktop.core.config.channels.whatsapp import WhatsAppConfig
+
+    theirs = await asyncio.to_thread(nanobot, DEFAULTS_0_3_5)
+    assert set(theirs) >= {"allowFrom", "groupPolicy", "databasePath", "proxy", "lidMappings"}
+    ours = WhatsAppConfig.model_validate({**theirs, "enabled": True})
+    assert not ours.model_extra, f"keys that did not reach a field: {ours.model_extra}"
+    saved = ours.model_dump(by_alias=True)
+    assert {key: saved[key] for key in theirs} == {**theirs, "enabled": True}
+    state = ChannelStateStore(tmp_path / "channel-state" / "whatsapp.json")
+    channel = open_channel(ours, MessageBus(), state, tmp_path / "media")
+    assert isinstance(channel, LinkedChannel)
