@@ -74,7 +74,7 @@ def add_login_parser(actions: Any, common: argparse.ArgumentParser) -> None:
         type=float,
         default=None,
         metavar="SECONDS",
-        help="silence that means WhatsApp is linked already (default 65)",
+        help="legacy bridge only: silence that means WhatsApp is linked already (default 65)",
     )
 
 

@@ -244,3 +244,21 @@ async def test_a_bridge_url_selects_the_legacy_bridge_client(tmp_path: Path) -> 
             assert type(await manager.create(CHANNELS["whatsapp"])) is kind
         finally:
             await owner.aclose()
+
+
+async def test_a_long_answer_is_split_under_whatsapps_limit_in_order(
+    whatsapp: FakeWhatsApp, scripted_server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
+    paragraphs = [f"Part {i}. " + "lorem ipsum dolor sit amet " * 30 for i in range(12)]
+    reply = "\n\n".join(paragraphs)
+    assert len(reply) > 2 * 4096
+    scripted_server.push(Reply(reply, chunk=500))
+    runtime = await start(tmp_path, scripted_server)
+    try:
+        await whatsapp.client.fire(channel_api().message, message("tell me a lot"))
+        await until(lambda: "Part 11." in " ".join(whatsapp.texts()), what="the last piece")
+    finally:
+        await runtime.stop()
+    texts = whatsapp.texts()
+    assert len(texts) >= 3 and all(len(t) <= 4096 for t in texts)
+    assert " ".join(" ".join(texts).split()) == " ".join(reply.split()), "in order, nothing lost"
