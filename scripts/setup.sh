@@ -34,7 +34,8 @@ want_package=0
 # System packages (Debian/Ubuntu). Qt's xcb platform needs these libraries; the keyring needs
 # a Secret Service; the tests also need a virtual X server, a tray and a notification daemon.
 # An emoji font: chats and reaction fields show emoji, drawn as empty boxes without one.
-runtime_pkgs=(python3-venv libxcb-cursor0 libxkbcommon-x11-0 libxcb-icccm4 libxcb-image0
+# libmagic: WhatsApp's client (neonize) tells media types with it.
+runtime_pkgs=(python3-venv libmagic1 libxcb-cursor0 libxkbcommon-x11-0 libxcb-icccm4 libxcb-image0
   libxcb-keysyms1 libxcb-randr0 libxcb-render-util0 libxcb-shape0 libxcb-xinerama0 libxcb-xkb1
   libegl1 libgl1 libfontconfig1 libdbus-1-3 libglib2.0-0 bubblewrap fonts-noto-color-emoji)
 test_pkgs=(gnome-keyring dbus-x11 dbus xvfb xauth cmake build-essential git

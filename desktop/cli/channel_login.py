@@ -1,8 +1,10 @@
-"""``nanobot-desktop channels login [whatsapp]``: link WhatsApp by scanning the bridge's QR code.
+"""``nanobot-desktop channels login [whatsapp]``: link WhatsApp by scanning a QR code.
 
-The command is a second client of the running WhatsApp bridge (the channel's own
-:meth:`~desktop.core.channels.whatsapp.channel.WhatsAppChannel.login`, with the address and
-token the channel uses). Each code the bridge offers is drawn in the terminal with Unicode half
+The command runs the channel's own login with the channel's settings: as a linked device
+through neonize (:meth:`~desktop.core.channels.whatsapp.linked.LinkedChannel.login`; the
+session is saved where nanobot 0.3.5 keeps it, so one linking serves both programs), or, when
+``bridgeUrl`` is set, as a second client of the legacy bridge
+(:meth:`~desktop.core.channels.whatsapp.channel.WhatsAppChannel.login`). Each code offered is drawn in the terminal with Unicode half
 blocks, black on white whatever the terminal's colours, with the quiet zone around it; a new
 code replaces the old one. It ends when WhatsApp is linked.
 
@@ -21,7 +23,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from desktop.cli.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, fail, load
 
 if TYPE_CHECKING:
-    from desktop.core.channels.whatsapp.channel import LoginUpdate
+    from desktop.core.channels.whatsapp.login import LoginUpdate
     from desktop.core.config.schema import Config
 
 LOGIN_CHANNELS = ("whatsapp", "weixin")
@@ -33,24 +35,26 @@ _CLEAR = "\x1b[H\x1b[2J"
 _CELLS = {(True, True): "█", (True, False): "▀", (False, True): "▄", (False, False): " "}
 
 HELP = """\
-Link WhatsApp to the bridge by scanning a QR code with your phone. Needs the WhatsApp bridge
-running (docs/channels/whatsapp.md) and the channel's Bridge address and Bridge token
-(Settings → Channels → WhatsApp, config channels.whatsapp; an empty token means nanobot's
-whatsapp-auth/bridge-token beside the config file).
+Link WhatsApp by scanning a QR code with your phone. This app becomes a linked device of
+your account; the session is saved in whatsapp-auth/neonize.db beside the config file (or
+channels.whatsapp.databasePath), where nanobot 0.3.5 keeps it: one linking serves both.
+With channels.whatsapp.bridgeUrl set (the legacy bridge) it links the running bridge instead,
+with the channel's Bridge address and Bridge token.
 
 Output: on a terminal the code is drawn in block characters and redrawn when the bridge offers
 a new one; when the output is not a terminal the code's text is printed instead (--blocks draws
 anyway); --json prints one JSON object per line: {"event": "qr", "qr": TEXT},
 {"event": "reconnecting"}, {"event": "linked"}.
 
-The bridge says nothing while WhatsApp is linked, so a bridge that offers no code within
---wait seconds (default 65) is taken as linked.
+A saved session that WhatsApp accepts needs no code. (The legacy bridge says nothing while
+WhatsApp is linked, so a bridge that offers no code within --wait seconds, default 65, is
+taken as linked.)
 
 WeChat (channels login weixin): the iLink API's QR code, to scan with WeChat on your phone; the
 bot token it gives is saved in the weixin folder beside the config file (account.json, where
 nanobot keeps it). With a saved login nothing is shown. --wait does not apply.
 
-Exit codes: 0 linked; 1 the bridge is not reachable or refused the token, the settings cannot
+Exit codes: 0 linked; 1 WhatsApp or the bridge is not reachable or refused the token, the settings cannot
 be used, or WhatsApp logged the bridge out; 2 an unknown channel or an unreadable config file;
 130 interrupted (Ctrl-C)."""
 
@@ -77,7 +81,7 @@ def add_login_parser(actions: Any, common: argparse.ArgumentParser) -> None:
         type=float,
         default=None,
         metavar="SECONDS",
-        help="silence that means WhatsApp is linked already (default 65)",
+        help="legacy bridge only: silence that means WhatsApp is linked already (default 65)",
     )
 
 
@@ -103,9 +107,10 @@ class _Screen:
         draw: Callable[[str], list[list[bool]]],
         steps: str = STEPS,
         network: str = "WhatsApp",
+        bridge: bool = True,
     ) -> None:
         self.out, self.mode, self.draw = out, mode, draw
-        self.steps, self.network = steps, network
+        self.steps, self.network, self.bridge = steps, network, bridge
         self.codes = 0
         self.tty = out.isatty()
 
@@ -119,7 +124,8 @@ class _Screen:
             self._emit(json.dumps(fields))
             return
         if update.kind == "reconnecting":
-            self._emit("The bridge is reconnecting to WhatsApp; a new code follows.")
+            who = "The bridge is reconnecting" if self.bridge else "Reconnecting"
+            self._emit(f"{who} to WhatsApp; a new code follows.")
             return
         self.show(update.qr)
 
@@ -149,7 +155,11 @@ class _Screen:
         elif already and self.network != "WhatsApp":
             self._emit(f"{self.network} is logged in already (a saved login).")
         elif already:
-            self._emit("WhatsApp is linked. (The bridge offered no QR code: it has its login.)")
+            self._emit(
+                "WhatsApp is linked. (The bridge offered no QR code: it has its login.)"
+                if self.bridge
+                else "WhatsApp is linked. (The saved session was accepted: no code needed.)"
+            )
         else:  # on a terminal the used code goes (nobody should scan it again)
             clear = _CLEAR if self.mode == "blocks" and self.codes and self.tty else ""
             self._emit(f"{clear}{self.network} is linked.")
@@ -190,7 +200,10 @@ async def _login(config: Config, mode: str, wait: float | None) -> int:
     from desktop.core.channels.base import ChannelUnavailable
     from desktop.core.channels.manager import ChannelManager
     from desktop.core.channels.registry import CHANNELS
+    from desktop.core.channels.whatsapp.channel import WhatsAppChannel
+    from desktop.core.channels.whatsapp.linked import LinkedChannel
     from desktop.core.channels.whatsapp.protocol import LOGIN_QUIET_S
+    from desktop.core.config.channels.whatsapp import uses_bridge
     from desktop.core.config.secret_fields import inject_stored_secrets
     from desktop.core.config.secrets import SecretStore
     from desktop.core.utils.qr import QrUnavailable
@@ -208,23 +221,27 @@ async def _login(config: Config, mode: str, wait: float | None) -> int:
         MessageBus(), owner, config=config, state_dir=channel_state_dir(config)
     )
     section = config.channels.whatsapp
+    bridge = uses_bridge(section)
     url = redact(section.bridge_url)
     quiet = LOGIN_QUIET_S if wait is None else wait
-    screen = _Screen(sys.stdout, mode, _draw)
+    screen = _Screen(sys.stdout, mode, _draw, bridge=bridge)
     try:
         channel = await manager.create(CHANNELS["whatsapp"])
-        from desktop.core.channels.whatsapp.channel import WhatsAppChannel
-
-        assert isinstance(channel, WhatsAppChannel)
-        print(
-            f"Connecting to the WhatsApp bridge at {url}… (when WhatsApp is linked already the "
-            f"bridge offers no code, which shows after {quiet:g} s)",
-            file=sys.stderr,
-        )
+        assert isinstance(channel, WhatsAppChannel | LinkedChannel)
+        if isinstance(channel, LinkedChannel):
+            print(f"Connecting to WhatsApp (session: {channel.database_path()})…", file=sys.stderr)
+        else:
+            print(
+                f"Connecting to the WhatsApp bridge at {url}… (when WhatsApp is linked already "
+                f"the bridge offers no code, which shows after {quiet:g} s)",
+                file=sys.stderr,
+            )
         linked_now = await channel.login(screen.update, quiet=quiet)
     except ChannelUnavailable as exc:
         return fail(f"{exc.reason.rstrip('.')}. {exc.hint}".strip(), EXIT_FAILED)
     except OSError as exc:  # ConnectionError included
+        if not bridge:
+            return fail(f"cannot reach WhatsApp: {redact(str(exc))}", EXIT_FAILED)
         return fail(_unreachable(url, exc), EXIT_FAILED)
     finally:
         await owner.aclose()

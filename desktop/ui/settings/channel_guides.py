@@ -174,13 +174,14 @@ GUIDES: dict[str, ChannelGuide] = {
         link_text="Matrix clients",
     ),
     "whatsapp": ChannelGuide(
-        essentials=("bridge_url", "bridge_token"),
+        essentials=(),
         access=("allow_from", "group_policy"),
         how_to=(
-            "WhatsApp is reached through nanobot's bridge, a small Node.js program that links "
-            "your account like WhatsApp Web. Start the bridge, enable the channel and press "
-            "Connect: a QR code appears here; scan it from WhatsApp on your phone (Linked "
-            "devices). Allowed senders are phone numbers in international form without +."
+            "The app joins your WhatsApp account as a linked device, like WhatsApp Web. "
+            "Enable the channel and press Connect: a QR code appears here; scan it from "
+            "WhatsApp on your phone (Settings → Linked devices → Link a device). The session "
+            "is kept where nanobot keeps it, so one linking serves both. Allowed senders are "
+            "phone numbers in international form without +."
         ),
         link="https://faq.whatsapp.com/1317564962315842",
         link_text="About linked devices",

@@ -1,9 +1,9 @@
 """A channel's QR login in Settings: the code drawn with Qt, the steps, then "Linked".
 
-WhatsApp (through nanobot's bridge) is linked by scanning a QR code with the phone. While the
-running channel waits for that, its status carries the code (``login_code``); the channel form
-shows it here, replaces it when the bridge offers a new one and says "Linked" once the status
-is connected again.
+WhatsApp (a linked device, or the legacy bridge) is linked by scanning a QR code with the
+phone. While the running channel waits for that, its status carries the code
+(``login_code``); the channel form shows it here, replaces it when a new one is offered and
+says "Linked" once the status is connected again.
 """
 
 from __future__ import annotations
@@ -104,7 +104,7 @@ class QrLoginPanel(QWidget):
         self,
         steps: str,
         parent: QWidget | None = None,
-        note: str = "The bridge offers a new code every 20 seconds or so; it appears here.",
+        note: str = "WhatsApp offers a new code every 20 seconds or so; it appears here.",
     ) -> None:
         super().__init__(parent)
         self.state: Literal["hidden", "code", "linked"] = "hidden"

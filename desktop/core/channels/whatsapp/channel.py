@@ -1,4 +1,7 @@
-"""The WhatsApp channel: a WebSocket client of nanobot's WhatsApp bridge.
+"""The legacy WhatsApp channel: a WebSocket client of the older nanobot's WhatsApp bridge.
+
+Used only when ``bridgeUrl`` is set; otherwise WhatsApp is a linked device through neonize
+(:mod:`~desktop.core.channels.whatsapp.linked`), as nanobot 0.3.5 does it.
 
 WhatsApp Web has no Python SDK that nanobot uses: nanobot runs a small Node.js bridge that
 links a WhatsApp account (by QR code) and speaks a JSON protocol on a local WebSocket
@@ -40,9 +43,8 @@ import logging
 import mimetypes
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
 from websockets.asyncio.client import ClientConnection, connect
@@ -64,6 +66,7 @@ from desktop.core.channels.base import (
 )
 from desktop.core.channels.outbox import Delivery
 from desktop.core.channels.whatsapp import markup, protocol
+from desktop.core.channels.whatsapp.login import LoginUpdate
 from desktop.core.channels.whatsapp.protocol import Event, Malformed, Message
 from desktop.core.config.channels.whatsapp import WhatsAppConfig
 from desktop.core.utils.mime import guess_type
@@ -86,20 +89,6 @@ LOGGED_OUT_HINT = (
 
 class BridgeError(RuntimeError):
     """The bridge answered a command with ``error``."""
-
-
-@dataclass(frozen=True)
-class LoginUpdate:
-    """What the bridge said while :meth:`WhatsAppChannel.login` waits.
-
-    Attributes:
-        kind: ``qr`` (a new code to scan, in ``qr``) or ``reconnecting`` (the bridge lost
-            WhatsApp for a moment; a new code or the link follows).
-        qr: The login code's text (for ``qr``).
-    """
-
-    kind: Literal["qr", "reconnecting"]
-    qr: str = ""
 
 
 class WhatsAppChannel(BaseChannel[WhatsAppConfig]):
