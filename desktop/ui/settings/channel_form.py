@@ -53,9 +53,9 @@ _TITLES = {
     "websocket": "WebSocket",
     "napcat": "NapCat",
     "msteams": "Microsoft Teams",
+    "wecom": "WeCom",
+    "weixin": "WeChat",
 }
-_TITLES = {"dingtalk": "DingTalk", "whatsapp": "WhatsApp", "qq": "QQ", "cli": "CLI",
-           "wecom": "WeCom", "weixin": "WeChat"}  # fmt: skip
 _LINK_STEPS = {
     "whatsapp": "On your phone open WhatsApp → Settings → Linked devices → Link a device",
     "weixin": "On your phone open WeChat → + → Scan",

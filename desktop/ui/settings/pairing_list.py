@@ -35,7 +35,7 @@ class PairingList(QGroupBox):
         self.store = PairingStore(folder)
         self._tasks = TaskOwner("pairing-list")
         layout = QVBoxLayout(self)
-        intro = QLabel(
+        self.intro = intro = QLabel(
             "Someone not in a channel's allowed senders who writes to the bot directly gets a "
             "pairing code. Approve it to let them in on that channel."
         )
@@ -81,7 +81,18 @@ class PairingList(QGroupBox):
         _clear(self.rows)
         _clear(self.approved_rows)
         pending = sorted(pairings.pending.values(), key=lambda r: r.created_at)
-        if not pending:
+        approved = [(ch, s) for ch, senders in sorted(pairings.approved.items()) for s in senders]
+        quiet = not pending and not approved  # one line, not a box of empty lists
+        self.intro.setVisible(not quiet)
+        self.approved_title.setVisible(not quiet)
+        if quiet:
+            line = QLabel(
+                "No pending requests. Someone not in a channel's allowed senders who writes to "
+                "the bot directly gets a pairing code, to approve here."
+            )
+            line.setWordWrap(True)
+            self.rows.addWidget(line)
+        elif not pending:
             self.rows.addWidget(QLabel("No pending requests."))
         for request in pending:
             minutes = request.expires_in() // 60 + 1
@@ -95,8 +106,7 @@ class PairingList(QGroupBox):
                     ],
                 )
             )
-        approved = [(ch, s) for ch, senders in sorted(pairings.approved.items()) for s in senders]
-        if not approved:
+        if not approved and not quiet:
             self.approved_rows.addWidget(QLabel("Nobody has been paired yet."))
         for channel, sender in approved:
             self.approved_rows.addWidget(

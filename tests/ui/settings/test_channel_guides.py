@@ -253,3 +253,17 @@ def test_tab_walks_the_page_in_the_order_it_reads(
     assert all(w in stops for w in wanted), stops
     assert [stops.index(w) for w in wanted] == sorted(stops.index(w) for w in wanted), stops
     assert form.controls["pool_timeout"] not in stops  # closed Advanced: no hidden stops
+
+
+def test_every_channel_is_named_as_its_registry_names_it() -> None:
+    """The list, the page title and "Enable the … channel" use the platform's own spelling
+    ("WebSocket", "Microsoft Teams", "WeChat"), never a capitalised config key ("Msteams")."""
+    from desktop.core.channels.registry import CHANNELS
+    from desktop.ui.settings.channel_form import channel_title
+
+    wrong = {
+        name: channel_title(name)
+        for name, info in CHANNELS.items()
+        if not info.display_name.startswith(channel_title(name))
+    }
+    assert wrong == {}
