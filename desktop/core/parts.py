@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from desktop.core.agent.approval import ApprovalGate, ApprovalPolicy
 from desktop.core.agent.context import ContextBuilder
 from desktop.core.agent.loop import AgentLoop
+from desktop.core.agent.mentions import mention_notes
 from desktop.core.agent.subagents import SubagentManager
 from desktop.core.agent.work import SessionWork
 from desktop.core.bus.limits import max_inbound_kb
@@ -62,7 +63,7 @@ from desktop.core.tools.messaging import MessageTool, SpawnTool
 from desktop.core.tools.my import MyTool
 from desktop.core.tools.patch import ApplyPatchTool
 from desktop.core.tools.registry import ToolRegistry
-from desktop.core.tools.sessions import mention_notes, session_tools
+from desktop.core.tools.sessions import session_tools
 from desktop.core.tools.shell import exec_sandbox_warning, exec_tools
 from desktop.core.tools.shell_sessions import ExecSessions
 from desktop.core.tools.web import web_tools
@@ -229,11 +230,19 @@ def base_parts(
         config_dir=config_dir(config),
         max_tool_result_chars=defaults.max_tool_result_chars,
     )
+    skills = SkillsLoader(workspace)
     context = ContextBuilder(
         workspace,
         timezone=defaults.effective_timezone,
-        skills_section=SkillsLoader(workspace).sections,
-        notes=(goal_notes, mention_notes(sessions)),
+        skills_section=skills.sections,
+        notes=(
+            goal_notes,
+            mention_notes(
+                sessions,
+                skills=skills.list_skills,
+                servers=lambda: sorted(config.tools.mcp_servers),
+            ),
+        ),
     )
     exec_sessions = ExecSessions(owner.child("exec-sessions"), work.add_child)
     tools = worker_tools(config, exec_sessions)

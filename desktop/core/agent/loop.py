@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from desktop.core.agent.commands import parse_command
 from desktop.core.agent.context import ContextBuilder
+from desktop.core.agent.mentions import MENTIONS, mentions_chat, with_mentions
 from desktop.core.agent.observers import EventHook, ProgressHook
 from desktop.core.agent.session_commands import SessionCommands
 from desktop.core.agent.turn_parts import (
@@ -450,7 +451,7 @@ class AgentLoop(SessionCommands):
             channel=channel,
             chat_id=chat_id,
             media=message.media,
-            metadata=session.metadata,
+            metadata=with_mentions(session.metadata, message.metadata.get(MENTIONS)),
         )
         hooks = CompositeHook(
             [
@@ -484,7 +485,8 @@ class AgentLoop(SessionCommands):
             )
             + (memory_paths(self.context.workspace) if is_temporary(key) else ()),
             turn_id=turn.turn_id,
-            tool_groups=groups_in_history(history, self.tools, message.content),
+            tool_groups=groups_in_history(history, self.tools, message.content)
+            | ({"sessions"} if mentions_chat(message.metadata.get(MENTIONS)) else set()),
             source="session" if SESSION_MESSAGE in message.metadata else source,
         )
         with self.presets.pin(preset) if self.presets else contextlib.nullcontext():

@@ -24,7 +24,7 @@ from desktop.core.tools.registry import ToolRegistry
 
 LOAD_TOOLS = "load_tools"
 #: ``@name`` in the person's message: a chat mentioned by its handle (not ``me@mail.org``).
-MENTION = re.compile(r"(?<![\w.@])@([A-Za-z]{4,16})\b")
+MENTION = re.compile(r"(?<![\w.@])@([A-Za-z]{4,16})\b(?!:)")
 
 #: What each group is for, in the catalogue (a group without an entry shows its tools only).
 GROUP_ABOUT: dict[str, str] = {

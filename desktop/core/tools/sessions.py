@@ -26,7 +26,6 @@ import json
 import time
 import uuid
 from collections import deque
-from collections.abc import Callable
 from typing import Any, ClassVar
 
 from desktop.core.bus.events import InboundMessage
@@ -43,7 +42,6 @@ from desktop.core.session.manager import SessionManager
 from desktop.core.session.naming import internal_source
 from desktop.core.session.search import search_sessions
 from desktop.core.tools.base import Tool, ToolContext, ToolResult
-from desktop.core.tools.groups import MENTION
 from desktop.core.tools.untrusted import frame
 from desktop.core.utils.tasks import TaskOwner
 
@@ -384,21 +382,3 @@ def session_tools(
         SearchSessionsTool(sessions),
         SendSessionMessageTool(sessions, bus, owner, per_minute=per_minute),
     ]
-
-
-def mention_notes(sessions: SessionManager) -> Callable[[str, dict[str, Any]], list[str]]:
-    """A runtime-notes provider: one line per chat the person mentions by ``@handle``."""
-
-    def notes(text: str, _metadata: dict[str, Any]) -> list[str]:
-        names = list(dict.fromkeys(n.casefold() for n in MENTION.findall(text)))
-        if not names:
-            return []
-        chats = {c.handle: c for c in list_chats(sessions)}
-        return [
-            f'Mentioned chat @{n}: session {chats[n].key}, "{chats[n].title}" '
-            "(read_session or send_session_message with its handle)"
-            for n in names
-            if n in chats
-        ]
-
-    return notes

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import QHBoxLayout, QSplitter, QWidget
 from desktop.core.agent.commands import parse_command
 from desktop.core.bus.events import DESKTOP_CHANNEL, OutboundMessage, RunEvent
 from desktop.core.bus.limits import max_inbound_kb, refusal
+from desktop.core.engine.skills import SkillsLoader
 from desktop.core.providers.chat_model import ModelChoice
 from desktop.core.session.handles import list_chats
 from desktop.core.session.temporary import is_temporary, new_temporary_key
@@ -429,8 +430,12 @@ class ChatTab(ChatActions, QWidget):
 
         async def load() -> None:
             chats = await asyncio.to_thread(list_chats, runtime.sessions)
-            offered = [(c.handle, c.title) for c in chats if c.key != current]
-            self.pane.composer.edit.mentions.set_chats(offered)
+            skills = await asyncio.to_thread(SkillsLoader(self.services.workspace).list_skills)
+            self.pane.composer.edit.mentions.set_chats(
+                [(c.handle, c.title, c.key) for c in chats if c.key != current],
+                [(s.name, s.description) for s in skills],
+                sorted(self.services.config.tools.mcp_servers),
+            )
 
         self._spawn(load())
 
@@ -478,6 +483,8 @@ class ChatTab(ChatActions, QWidget):
         if self.state.busy(key) and not media and self.steering.steer(key, text):
             composer.clear_input()  # the running turn takes it in at its next step
             return
+        mentions = composer.edit.mentions.structured(text)
+        composer.edit.mentions.forget()
         composer.clear_input()
         self.pane.view.scroll_to_bottom()  # what you send, and its answer, are in view
         row = ChatItem("user", text, media=list(media))
@@ -492,7 +499,7 @@ class ChatTab(ChatActions, QWidget):
             self.pane.set_title(entry.title, entry.channel)
         # A new chat given its own model keeps it from its first message on.
         before = self.store.set_chat_model(key, own) if own is not None else None
-        self.turns.send(key, text, media, row, before=before)
+        self.turns.send(key, text, media, row, before=before, mentions=mentions)
         self._update_busy(key)
 
     def _send_to(self, key: str, text: str) -> None:

@@ -1,21 +1,25 @@
-"""@-mentions of other chats in the composer: type ``@`` and pick a chat.
+"""@-mentions in the composer: type ``@`` and pick another chat, a skill or an MCP server.
 
-The popup lists the other chats by handle and title (:mod:`desktop.core.session.handles`);
-what is typed after ``@`` filters them by handle or title words. Picking one writes its
-``@handle`` into the message: the agent then sees which chat is meant (a runtime note) and
-gets the session tools to read or write to it.
+The popup lists the other chats by handle and title (:mod:`desktop.core.session.handles`),
+the installed skills (``@skill:<name>``) and the configured MCP servers (``@mcp:<name>``);
+what is typed after ``@`` filters them. Picking one writes its token into the message and
+keeps what it points at: the message is sent with those references as data
+(:mod:`desktop.core.agent.mentions`), so the agent is told which chat (and gets the session
+tools), which skill to read first or which server's tools to use — not left to guess from text.
+A token deleted from the text before sending is dropped.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QCompleter, QPlainTextEdit
 
 #: ``@word`` right before the cursor, at the start of the text or after a space.
-AT_CURSOR = re.compile(r"(?:^|(?<=\s))@([\w-]*)$")
+AT_CURSOR = re.compile(r"(?:^|(?<=\s))@([\w:-]*)$")
 
 
 class MentionCompleter(QObject):
@@ -41,8 +45,10 @@ class MentionCompleter(QObject):
         self.completer.activated.connect(self._chosen)
         popup = self.completer.popup()
         assert popup is not None  # a QCompleter always has its popup view
-        popup.setAccessibleName("Chats")
+        popup.setAccessibleName("Chats, skills and MCP servers")
         self._loaded = False
+        self._targets: dict[str, tuple[str, str]] = {}  # token → (kind, ref) offered
+        self.chosen: dict[str, tuple[str, str]] = {}  # token → (kind, ref) picked
 
     @property
     def visible(self) -> bool:
@@ -50,16 +56,42 @@ class MentionCompleter(QObject):
         popup = self.completer.popup()
         return popup is not None and popup.isVisible()
 
-    def set_chats(self, chats: list[tuple[str, str]]) -> None:
-        """The chats to offer, as ``(handle, title)``; the picker updates if a mention is open."""
+    def set_chats(
+        self,
+        chats: Sequence[tuple[str, str, str]],
+        skills: Sequence[tuple[str, str]] = (),
+        servers: Sequence[str] = (),
+    ) -> None:
+        """What to offer: chats as ``(handle, title, session key)``, skills as ``(name,
+        description)``, MCP server names; the picker updates if a mention is open."""
         self.model.clear()
-        for handle, title in chats:
-            item = QStandardItem(f"@{handle}  {title}")
-            item.setData(f"{handle} {title}", Qt.ItemDataRole.UserRole)
-            item.setToolTip(title)
+        self._targets.clear()
+        offered: list[tuple[str, str, str, str]] = [
+            *((f"@{handle}", title, "chat", key) for handle, title, key in chats),
+            *((f"@skill:{name}", about or "skill", "skill", name) for name, about in skills),
+            *((f"@mcp:{name}", "MCP server", "mcp", name) for name in servers),
+        ]
+        for token, about, kind, ref in offered:
+            item = QStandardItem(f"{token}  {about}")
+            item.setData(f"{token[1:]} {about}", Qt.ItemDataRole.UserRole)
+            item.setToolTip(about)
             self.model.appendRow(item)
+            self._targets[token] = (kind, ref)
         self._loaded = True
         self.update()
+
+    def structured(self, text: str) -> list[dict[str, str]]:
+        """The references picked for ``text`` whose token it still holds, as message data."""
+        words = set(re.findall(r"@[\w:-]+", text))
+        return [
+            {"kind": kind, "ref": ref}
+            for token, (kind, ref) in self.chosen.items()
+            if token in words and ref
+        ]
+
+    def forget(self) -> None:
+        """Drop the picked references (the message went)."""
+        self.chosen.clear()
 
     def _typed(self) -> str | None:
         """What follows ``@`` at the cursor, or ``None`` when no mention is being typed."""
@@ -100,3 +132,6 @@ class MentionCompleter(QObject):
         cursor.movePosition(cursor.MoveOperation.Left, cursor.MoveMode.KeepAnchor, len(typed) + 1)
         cursor.insertText(f"@{handle} ")
         self.edit.setTextCursor(cursor)
+        target = self._targets.get(f"@{handle}")
+        if target is not None:
+            self.chosen[f"@{handle}"] = target

@@ -15,6 +15,7 @@ import logging
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
+from desktop.core.agent.mentions import MENTIONS
 from desktop.core.bus.events import DESKTOP_CHANNEL, InboundMessage
 from desktop.ui.chat.changes import Changes
 from desktop.ui.chat.items import ChatItem
@@ -85,11 +86,13 @@ class TurnRunner:
         row: ChatItem,
         *,
         before: Coroutine[Any, Any, Any] | None = None,
+        mentions: list[dict[str, str]] | None = None,
     ) -> str | None:
         """Publish a message for ``key`` (``row`` already shows it); returns its id.
 
-        ``before``: awaited first (e.g. saving a new chat's own model). ``None`` when there is
-        no agent to take it.
+        ``before``: awaited first (e.g. saving a new chat's own model). ``mentions``: the
+        chats, skills and MCP servers picked after ``@`` (:mod:`desktop.core.agent.mentions`).
+        ``None`` when there is no agent to take it.
         """
         runtime = self.services.runtime
         if runtime is None:
@@ -103,7 +106,7 @@ class TurnRunner:
             text,
             media=list(media),
             session_key_override=key,
-            metadata={"origin": DESKTOP_CHANNEL},
+            metadata={"origin": DESKTOP_CHANNEL, **({MENTIONS: mentions} if mentions else {})},
         )
         self.render(self.state.queue(message.id, key, row))
         self.spawn(self._publish(runtime, message, before))
