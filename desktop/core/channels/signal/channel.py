@@ -55,6 +55,7 @@ from desktop.core.bus.events import (
 from desktop.core.bus.queue import MessageBus
 from desktop.core.channels.base import BaseChannel, ChannelStatus, ChannelUnavailable, SenderShape
 from desktop.core.channels.outbox import Delivery
+from desktop.core.channels.pairing.gate import approved_senders
 from desktop.core.channels.signal import envelope, markup
 from desktop.core.channels.signal.envelope import Incoming
 from desktop.core.channels.state import ChannelStateStore
@@ -228,13 +229,15 @@ class SignalChannel(BaseChannel[SignalConfig]):
     # -- receiving ------------------------------------------------------------------------
     def is_allowed(self, sender: str) -> bool:
         """Whether ``sender`` may write directly (``dm.allowFrom`` or ``allowFrom``; ``dm.policy``
-        ``open``: anyone). A message already admitted by the group rules passes."""
+        ``open``: anyone), or paired (any of its ids, in any form). A message already admitted
+        by the group rules passes."""
         if _ADMITTED.get():
             return True
         dm = self.config.dm
         if dm.policy == "open":
             return True
-        return envelope.matches(sender, [*dm.allow_from, *self.config.allow_from])
+        entries = [*dm.allow_from, *self.config.allow_from, *approved_senders(self)]
+        return envelope.matches(sender, entries)
 
     def _account_ids(self) -> set[str]:
         return envelope.variants(self.config.phone_number or "")
