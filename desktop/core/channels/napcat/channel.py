@@ -47,6 +47,7 @@ from desktop.core.bus.queue import MessageBus
 from desktop.core.channels.base import BaseChannel, ChannelStatus, ChannelUnavailable
 from desktop.core.channels.napcat import segments
 from desktop.core.channels.outbox import Delivery
+from desktop.core.channels.pairing.gate import admit
 from desktop.core.channels.state import ChannelStateStore
 from desktop.core.config.channels.napcat import NapcatConfig
 from desktop.core.security.network import BlockedAddressError, resolve_public
@@ -273,7 +274,9 @@ class NapcatChannel(BaseChannel[NapcatConfig]):
             content = f"{nickname or user_id}: {parsed.text}"
         else:
             chat_id, content = f"private:{user_id}", parsed.text
-        if not self.is_allowed(str(user_id)):
+        # Paired senders are let in; a stranger gets no pairing code, private chat or not
+        # (nanobot 0.3.5 never offers one on NapCat: the account is a person's QQ).
+        if not await admit(self, str(user_id), chat_id, direct=False):
             log.info("napcat: message from %s ignored (not in allowFrom)", user_id)
             return
         saved = [await self._download(image) for image in parsed.images]
