@@ -79,6 +79,9 @@ async def test_an_image_and_a_document_reach_the_agent_and_a_bad_type_is_refused
     assert len(requests) == 1, "the refused message never reached the agent"
     sent = json.dumps(requests[0].body)
     assert "image_url" in sent and base64.b64encode(png).decode() in sent, "the image is seen"
+    notes = next(p for p in saved if p.suffix == ".txt")
+    assert f"[Attachment: {notes}]" in sent, "the agent is told where the text file is"
+    assert "[Attachment: " + str(next(p for p in saved if p.suffix == ".png")) not in sent
 
 
 async def test_a_file_the_agent_sends_is_named_and_linked_for_the_browser(

@@ -43,11 +43,10 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus, InvalidURI
 
 from desktop.core.bus.events import OutboundMessage
-from desktop.core.bus.queue import MessageBus
 from desktop.core.channels.base import BaseChannel, ChannelStatus, ChannelUnavailable
 from desktop.core.channels.napcat import segments
 from desktop.core.channels.outbox import Delivery
-from desktop.core.channels.state import ChannelStateStore
+from desktop.core.channels.pairing.gate import admit
 from desktop.core.config.channels.napcat import NapcatConfig
 from desktop.core.security.network import BlockedAddressError, resolve_public
 from desktop.core.utils.redact import redact, register_secret
@@ -77,23 +76,17 @@ class NapcatChannel(BaseChannel[NapcatConfig]):
     display_name: ClassVar[str] = "NapCat (QQ)"
     action_timeout: ClassVar[float] = 20.0
 
-    def __init__(
-        self,
-        config: Any,
-        bus: MessageBus,
-        state: ChannelStateStore,
-        media_dir: Path,
-        *,
-        app_config: Any = None,
-    ) -> None:
+    secret_fields: ClassVar[tuple[str, ...]] = ("access_token",)
+
+    def setup(self) -> None:
+        """The connection's state (its tasks have their own owner, one per connection: a
+        lost connection takes its receiver and waiting actions with it)."""
         self._owner = TaskOwner("napcat")
         self._ws: ClientConnection | None = None
         self._pending: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._echoes = itertools.count(1)
         self._self_id = ""
         self._own_messages: deque[str] = deque(maxlen=2000)
-        super().__init__(config, bus, state, media_dir, app_config=app_config)
-        register_secret(getattr(config, "access_token", "") or None)
 
     # -- connection -----------------------------------------------------------------------
     async def _open(self) -> ClientConnection:
@@ -273,7 +266,9 @@ class NapcatChannel(BaseChannel[NapcatConfig]):
             content = f"{nickname or user_id}: {parsed.text}"
         else:
             chat_id, content = f"private:{user_id}", parsed.text
-        if not self.is_allowed(str(user_id)):
+        # Paired senders are let in; a stranger gets no pairing code, private chat or not
+        # (nanobot 0.3.5 never offers one on NapCat: the account is a person's QQ).
+        if not await admit(self, str(user_id), chat_id, direct=False):
             log.info("napcat: message from %s ignored (not in allowFrom)", user_id)
             return
         saved = [await self._download(image) for image in parsed.images]

@@ -52,12 +52,11 @@ from desktop.core.bus.events import (
     TurnStarted,
     TurnStopped,
 )
-from desktop.core.bus.queue import MessageBus
 from desktop.core.channels.base import BaseChannel, ChannelStatus, ChannelUnavailable, SenderShape
 from desktop.core.channels.outbox import Delivery
+from desktop.core.channels.pairing.gate import approved_senders
 from desktop.core.channels.signal import envelope, markup
 from desktop.core.channels.signal.envelope import Incoming
-from desktop.core.channels.state import ChannelStateStore
 from desktop.core.config.channels.signal import SignalConfig
 from desktop.core.utils.redact import redact
 from desktop.core.utils.tasks import TaskOwner
@@ -88,22 +87,15 @@ class SignalChannel(BaseChannel[SignalConfig]):
     typing_every: ClassVar[float] = 10.0
     request_timeout: ClassVar[float] = 60.0
 
-    def __init__(
-        self,
-        config: Any,
-        bus: MessageBus,
-        state: ChannelStateStore,
-        media_dir: Path,
-        *,
-        app_config: Any = None,
-    ) -> None:
-        self._owner = TaskOwner("signal")
+    def setup(self) -> None:
+        """The connection, the group context and the typing indicators (their own owner:
+        :meth:`stop` lets each indicator send its "stopped" before closing it)."""
+        self._typing_owner = TaskOwner("signal:typing")
         self._http: httpx.AsyncClient | None = None
         self._ids = itertools.count(1)
         self._context: dict[str, deque[tuple[str, str]]] = {}
         self._typing: dict[str, asyncio.Event] = {}
         self._turns: dict[str, str] = {}
-        super().__init__(config, bus, state, media_dir, app_config=app_config)
 
     # -- connection -----------------------------------------------------------------------
     @property
@@ -212,7 +204,7 @@ class SignalChannel(BaseChannel[SignalConfig]):
         await super().stop()
         for done in self._typing.values():
             done.set()
-        await self._owner.aclose()
+        await self._typing_owner.aclose()
         self._typing.clear()
 
     async def check(self) -> str:
@@ -228,13 +220,15 @@ class SignalChannel(BaseChannel[SignalConfig]):
     # -- receiving ------------------------------------------------------------------------
     def is_allowed(self, sender: str) -> bool:
         """Whether ``sender`` may write directly (``dm.allowFrom`` or ``allowFrom``; ``dm.policy``
-        ``open``: anyone). A message already admitted by the group rules passes."""
+        ``open``: anyone), or paired (any of its ids, in any form). A message already admitted
+        by the group rules passes."""
         if _ADMITTED.get():
             return True
         dm = self.config.dm
         if dm.policy == "open":
             return True
-        return envelope.matches(sender, [*dm.allow_from, *self.config.allow_from])
+        entries = [*dm.allow_from, *self.config.allow_from, *approved_senders(self)]
+        return envelope.matches(sender, entries)
 
     def _account_ids(self) -> set[str]:
         return envelope.variants(self.config.phone_number or "")
@@ -389,7 +383,7 @@ class SignalChannel(BaseChannel[SignalConfig]):
             self._turns[event.turn_id] = event.chat_id
             if event.chat_id not in self._typing and not self.stopping:
                 done = self._typing[event.chat_id] = asyncio.Event()
-                self._owner.try_spawn(
+                self._typing_owner.try_spawn(
                     self._keep_typing(event.chat_id, done), name=f"typing:{event.chat_id}"
                 )
         elif isinstance(event, TurnFinished | TurnStopped | TurnFailed):

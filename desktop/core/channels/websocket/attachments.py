@@ -15,6 +15,7 @@ import base64
 import binascii
 import re
 import uuid
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ MAX_TOTAL_BYTES = 24 * 1024 * 1024
 MAX_VIDEO_BYTES = 20 * 1024 * 1024
 
 IMAGES = {"image/png": "png", "image/jpeg": "jpg", "image/webp": "webp", "image/gif": "gif"}
+_PICTURES = frozenset(IMAGES.values())
 VIDEOS = {"video/mp4": "mp4", "video/webm": "webm", "video/quicktime": "mov"}
 DOCUMENTS = {
     "application/json": "json",
@@ -104,3 +106,13 @@ def save_attachments(items: list[Any], media_dir: Path) -> list[Path]:
         atomic_write_bytes(path, data)
         saved.append(path)
     return saved
+
+
+def with_references(content: str, saved: Sequence[Path]) -> str:
+    """``content`` with an ``[Attachment: <path>]`` line per saved file that is not a picture
+    (pictures reach the model as images), as nanobot 0.3.5 words it: the agent learns where
+    a text file or a video is and reads it with its tools."""
+    lines = [f"[Attachment: {path}]" for path in saved if path.suffix[1:] not in _PICTURES]
+    if not lines:
+        return content
+    return "\n\n".join(part for part in (content, "\n".join(lines)) if part)

@@ -51,7 +51,7 @@ from desktop.core.bus.events import (
 )
 from desktop.core.channels.base import BaseChannel, ChannelStatus, ChannelUnavailable
 from desktop.core.channels.outbox import Delivery
-from desktop.core.channels.websocket.attachments import Refused, save_attachments
+from desktop.core.channels.websocket.attachments import Refused, save_attachments, with_references
 from desktop.core.channels.websocket.routes import Routes, valid_chat_id
 from desktop.core.config.channels.websocket import WebSocketConfig
 
@@ -322,6 +322,7 @@ class WebSocketChannel(BaseChannel[WebSocketConfig]):
             await self._emit(connection, "error", detail="missing content", **fields)
             return
         self.hub.attach(connection, chat_id)
+        content = with_references(content, media)
         await self._inbound(connection, client_id, chat_id, content, turn_id, media)
 
     async def _inbound(

@@ -33,6 +33,7 @@ from websockets.asyncio.server import ServerConnection
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
+from desktop.core.channels.pairing.gate import reload as reload_pairings
 from desktop.core.channels.websocket import webui
 from desktop.core.channels.websocket.media import MediaSigner
 from desktop.core.channels.websocket.tokens import (
@@ -208,6 +209,7 @@ class Routes:
         path = normalize_path(unquote(split.path))
         query = {k: v[0] for k, v in parse_qs(split.query).items() if v}
         if path == self.config.path and is_upgrade(request):
+            await asyncio.to_thread(reload_pairings, self.channel)  # senders paired since
             return self._handshake(connection, query)
         try:
             return await self._http(connection, request, path, query)

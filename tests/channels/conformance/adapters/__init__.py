@@ -28,6 +28,9 @@ ADAPTERS = {
     "whatsapp": "whatsapp:WhatsApp",
     "email": "email:Email",
     "matrix": "matrix:Matrix",
+    "signal": "signal:Signal",
+    "napcat": "napcat:Napcat",
+    "websocket": "websocket:WebSocket",
 }
 
 
