@@ -28,6 +28,8 @@ CHANNELS = [
     "mochat",
     "whatsapp",
     "email",
+    "mattermost",
+    "msteams",
 ]
 
 

@@ -28,6 +28,8 @@ ADAPTERS = {
     "whatsapp": "whatsapp:WhatsApp",
     "email": "email:Email",
     "matrix": "matrix:Matrix",
+    "mattermost": "mattermost:Mattermost",
+    "msteams": "msteams:MSTeams",
 }
 
 
