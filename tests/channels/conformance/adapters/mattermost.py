@@ -15,13 +15,12 @@ from tests.channels.mattermost.server import (
     ALICE,
     DM,
     MALLORY,
+    MALLORY_DM,
     TOKEN,
-    Channel,
     MattermostServer,
 )
 
 USERS = {"alice": ALICE, "mallory": MALLORY}
-STRANGER_DM = "dmmallory0000000000000001"  # the stranger's own direct message with the bot
 
 
 class Mattermost:
@@ -42,7 +41,6 @@ class Mattermost:
 
     def __init__(self, request: pytest.FixtureRequest) -> None:
         self.server = MattermostServer()
-        self.server.channels[STRANGER_DM] = Channel(STRANGER_DM, "D")
 
     async def start_server(self) -> None:
         await self.server.start()
@@ -64,7 +62,7 @@ class Mattermost:
     ) -> None:
         who = sender or self.person
         file_ids = [self.server.add_file(name, data, "text/plain") for name, data in files]
-        chat = DM if who == self.person else STRANGER_DM
+        chat = DM if who == self.person else MALLORY_DM
         await self.server.say(chat, text, user=USERS[who], file_ids=file_ids)
 
     def sent(self) -> list[Sent]:
