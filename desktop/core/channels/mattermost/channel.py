@@ -41,7 +41,6 @@ import json
 import logging
 import re
 from collections import OrderedDict
-from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -55,7 +54,6 @@ from desktop.core.bus.events import (
     TurnStarted,
     TurnStopped,
 )
-from desktop.core.bus.queue import MessageBus
 from desktop.core.channels.activity import remember
 from desktop.core.channels.base import (
     BaseChannel,
@@ -67,10 +65,8 @@ from desktop.core.channels.base import (
 from desktop.core.channels.mattermost.api import MattermostApi, MattermostError, TokenRefused
 from desktop.core.channels.outbox import Delivery
 from desktop.core.channels.pairing.gate import approved_senders, folder_of, offer_code, reload
-from desktop.core.channels.state import ChannelStateStore
 from desktop.core.config.channels.mattermost import MattermostConfig
-from desktop.core.utils.redact import redact, register_secret
-from desktop.core.utils.tasks import TaskOwner
+from desktop.core.utils.redact import redact
 
 log = logging.getLogger(__name__)
 
@@ -97,28 +93,16 @@ class MattermostChannel(BaseChannel[MattermostConfig]):
     name: ClassVar[str] = "mattermost"
     display_name: ClassVar[str] = "Mattermost"
 
-    def __init__(
-        self,
-        config: Any,
-        bus: MessageBus,
-        state: ChannelStateStore,
-        media_dir: Path,
-        *,
-        app_config: Any = None,
-    ) -> None:
-        self._owner = TaskOwner("mattermost")
+    secret_fields: ClassVar[tuple[str, ...]] = ("token",)
+
+    def setup(self) -> None:
+        """The connection and what the channel learns of the server while it runs."""
         self._api: MattermostApi | None = None
         self._ws: aiohttp.ClientWebSocketResponse | None = None
         self._me: dict[str, Any] = {}
         self._identities: dict[str, dict[str, str]] = {}  # user id → username, email
         self._teams: dict[str, str] = {}  # channel id → team id
         self._turns: OrderedDict[str, str] = OrderedDict()  # turn id → post id
-        super().__init__(config, bus, state, media_dir, app_config=app_config)
-        register_secret(getattr(config, "token", "") or None)
-
-    def spawn(self, coro: Coroutine[Any, Any, None], name: str) -> None:
-        """Run ``coro`` in the background, owned by the channel (cancelled on stop)."""
-        self._owner.try_spawn(coro, name=name)
 
     # -- connection -----------------------------------------------------------------------
     def _make_api(self) -> MattermostApi:
@@ -186,7 +170,6 @@ class MattermostChannel(BaseChannel[MattermostConfig]):
     async def stop(self) -> None:
         """Stop receiving and cancel the channel's background work."""
         await super().stop()
-        await self._owner.aclose()
         ws, api = self._ws, self._api
         if ws is not None:
             await ws.close()

@@ -33,7 +33,6 @@ import html
 import logging
 import platform
 import re
-from collections.abc import Coroutine
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, ClassVar
@@ -51,7 +50,6 @@ from botframework.connector.auth import (
 )
 
 from desktop.core.bus.events import OutboundMessage
-from desktop.core.bus.queue import MessageBus
 from desktop.core.channels.base import (
     BaseChannel,
     ChannelStatus,
@@ -68,10 +66,8 @@ from desktop.core.channels.msteams.auth import (
 from desktop.core.channels.msteams.cards import CardApprover, card_answer
 from desktop.core.channels.outbox import Delivery
 from desktop.core.channels.pairing.gate import admit
-from desktop.core.channels.state import ChannelStateStore
 from desktop.core.config.channels.msteams import MSTeamsConfig
-from desktop.core.utils.redact import redact, register_secret
-from desktop.core.utils.tasks import TaskOwner
+from desktop.core.utils.redact import redact
 
 log = logging.getLogger(__name__)
 
@@ -122,29 +118,17 @@ class MSTeamsChannel(BaseChannel[MSTeamsConfig]):
     name: ClassVar[str] = "msteams"
     display_name: ClassVar[str] = "Microsoft Teams"
 
-    def __init__(
-        self,
-        config: Any,
-        bus: MessageBus,
-        state: ChannelStateStore,
-        media_dir: Path,
-        *,
-        app_config: Any = None,
-    ) -> None:
-        self._owner = TaskOwner("msteams")
+    secret_fields: ClassVar[tuple[str, ...]] = ("app_password",)
+
+    def setup(self) -> None:
+        """The adapter and the endpoint's server, while it runs."""
         self._adapter: CloudAdapter | None = None
         self._runner: web.AppRunner | None = None
         self._credentials: TokenCredentialFactory | None = None
-        super().__init__(config, bus, state, media_dir, app_config=app_config)
-        register_secret(getattr(config, "app_password", "") or None)
 
     def make_approver(self) -> CardApprover:
         """Approval questions as Adaptive Cards with buttons."""
         return CardApprover(self)
-
-    def spawn(self, coro: Coroutine[Any, Any, None], name: str) -> None:
-        """Run ``coro`` in the background, owned by the channel (cancelled on stop)."""
-        self._owner.try_spawn(coro, name=name)
 
     # -- connection -----------------------------------------------------------------------
     def _make_adapter(self) -> tuple[CloudAdapter, TokenCredentialFactory]:
@@ -242,7 +226,6 @@ class MSTeamsChannel(BaseChannel[MSTeamsConfig]):
     async def stop(self) -> None:
         """Stop serving and cancel the channel's background work."""
         await super().stop()
-        await self._owner.aclose()
         runner, self._runner = self._runner, None
         if runner is not None:  # here, where no cancellation cuts the close short
             await runner.cleanup()
