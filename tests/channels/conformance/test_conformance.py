@@ -31,6 +31,8 @@ CHANNELS = [
     "signal",
     "napcat",
     "websocket",
+    "mattermost",
+    "msteams",
 ]
 
 

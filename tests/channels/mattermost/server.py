@@ -35,6 +35,7 @@ ALICE = "aliceuser00000000000000001"
 MALLORY = "malloryuser000000000000001"
 TEAM = "team00000000000000000000001"
 DM = "dmchannel00000000000000001"
+MALLORY_DM = "dmmallory0000000000000001"  # mallory's own direct message with the bot
 TOWN = "townsquare0000000000000001"
 
 
@@ -78,7 +79,13 @@ class MattermostServer:
                 MALLORY: {"id": MALLORY, "username": "mallory", "email": "m@example.org"},
             }
         )
-        self.channels.update({DM: Channel(DM, "D"), TOWN: Channel(TOWN, "O", TEAM)})
+        self.channels.update(
+            {
+                DM: Channel(DM, "D"),
+                MALLORY_DM: Channel(MALLORY_DM, "D"),
+                TOWN: Channel(TOWN, "O", TEAM),
+            }
+        )
         r = self.app.router
         r.add_get("/api/v4/websocket", self._websocket)
         r.add_get("/api/v4/users/me", self._me)

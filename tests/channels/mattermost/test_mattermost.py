@@ -19,6 +19,7 @@ from tests.channels.mattermost.server import (
     BOT,
     DM,
     MALLORY,
+    MALLORY_DM,
     TOKEN,
     TOWN,
     MattermostServer,
@@ -93,13 +94,15 @@ async def test_a_sender_outside_allow_from_is_refused_and_nothing_reaches_the_bu
     scripted_server.route = echo()
     runtime = await start_runtime(tmp_path, mattermost, scripted_server, allowFrom=[ALICE])
     try:
-        await mattermost.say(DM, "let me in", user=MALLORY)
+        await mattermost.say(MALLORY_DM, "let me in", user=MALLORY)
         await mattermost.say(DM, "from alice")
         await until(lambda: mattermost.texts(DM), what="alice's answer")
+        await until(lambda: mattermost.texts(MALLORY_DM), what="the stranger's pairing code")
         await runtime.agent.idle()
     finally:
         await runtime.stop()
     assert mattermost.texts(DM) == ["echo: from alice"]
+    assert "Your pairing code" in mattermost.texts(MALLORY_DM)[0]
     assert _asked(scripted_server) == ["from alice"]
 
 
@@ -115,7 +118,7 @@ async def test_allow_from_by_username_and_email(
         allowFromMatchMode="email",
     )
     try:
-        await mattermost.say(DM, "not me", user=MALLORY)
+        await mattermost.say(MALLORY_DM, "not me", user=MALLORY)
         await mattermost.say(DM, "by e-mail")
         await until(lambda: mattermost.texts(DM), what="alice's answer")
         await runtime.agent.idle()

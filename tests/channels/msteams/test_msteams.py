@@ -81,15 +81,20 @@ async def test_a_sender_outside_allow_from_and_group_chats_are_ignored(
     bf = microsoft.bot_framework
     runtime = await start_runtime(tmp_path, microsoft, scripted_server, allowFrom=[ALICE_AAD])
     try:
-        await bf.say(microsoft.endpoint, bf.activity("let me in", sender=MALLORY_AAD))
+        mallory = bf.activity("let me in", sender=MALLORY_AAD, conversation="a:1mallory")
+        await bf.say(microsoft.endpoint, mallory)  # answered with a pairing code only
         group = bf.activity("in a group", conversation="19:group", conversation_type="groupChat")
         await bf.say(microsoft.endpoint, group)
         await bf.say(microsoft.endpoint, bf.activity("from alice"))
-        await until(lambda: bf.texts(), what="alice's answer")
+        await until(lambda: len(bf.texts()) == 2, what="alice's answer and the code")
         await runtime.agent.idle()
     finally:
         await runtime.stop()
-    assert bf.texts() == ["echo: from alice"]
+    assert [s.activity["text"] for s in bf.sent if s.conversation == CONVERSATION] == [
+        "echo: from alice"
+    ]
+    (code,) = [s.activity["text"] for s in bf.sent if s.conversation == "a:1mallory"]
+    assert "Your pairing code" in code
     assert _asked(scripted_server) == ["from alice"]
 
 

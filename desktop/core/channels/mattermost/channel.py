@@ -13,7 +13,9 @@ backoff.
 Receiving. Each ``posted`` event is one person's post (system posts and the bot's own are
 skipped). In a direct message every post is read (nanobot's ``dm`` policy applies); in a
 channel only as ``groupPolicy`` says (``groupPolicyInThread`` inside a thread): with a
-``@mention`` of the bot, every post, or in the listed channels. A reply word to an approval
+``@mention`` of the bot, every post, or in the listed channels. A sender let in by neither
+``allowFrom`` nor the ``dm`` policy who writes a direct message gets a pairing code (as in
+nanobot 0.3.5); a paired sender passes both. A reply word to an approval
 question waiting in a thread is always read. ``teamId`` limits channels to one team. The
 conversation is nanobot's: a channel post is answered in a thread under it when
 ``replyInThread`` is on, and a thread is its own chat ``"<channel id>:<root post id>"``, so
@@ -39,7 +41,6 @@ import json
 import logging
 import re
 from collections import OrderedDict
-from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -53,7 +54,6 @@ from desktop.core.bus.events import (
     TurnStarted,
     TurnStopped,
 )
-from desktop.core.bus.queue import MessageBus
 from desktop.core.channels.activity import remember
 from desktop.core.channels.base import (
     BaseChannel,
@@ -64,10 +64,9 @@ from desktop.core.channels.base import (
 )
 from desktop.core.channels.mattermost.api import MattermostApi, MattermostError, TokenRefused
 from desktop.core.channels.outbox import Delivery
-from desktop.core.channels.state import ChannelStateStore
+from desktop.core.channels.pairing.gate import approved_senders, folder_of, offer_code, reload
 from desktop.core.config.channels.mattermost import MattermostConfig
-from desktop.core.utils.redact import redact, register_secret
-from desktop.core.utils.tasks import TaskOwner
+from desktop.core.utils.redact import redact
 
 log = logging.getLogger(__name__)
 
@@ -94,28 +93,16 @@ class MattermostChannel(BaseChannel[MattermostConfig]):
     name: ClassVar[str] = "mattermost"
     display_name: ClassVar[str] = "Mattermost"
 
-    def __init__(
-        self,
-        config: Any,
-        bus: MessageBus,
-        state: ChannelStateStore,
-        media_dir: Path,
-        *,
-        app_config: Any = None,
-    ) -> None:
-        self._owner = TaskOwner("mattermost")
+    secret_fields: ClassVar[tuple[str, ...]] = ("token",)
+
+    def setup(self) -> None:
+        """The connection and what the channel learns of the server while it runs."""
         self._api: MattermostApi | None = None
         self._ws: aiohttp.ClientWebSocketResponse | None = None
         self._me: dict[str, Any] = {}
         self._identities: dict[str, dict[str, str]] = {}  # user id → username, email
         self._teams: dict[str, str] = {}  # channel id → team id
         self._turns: OrderedDict[str, str] = OrderedDict()  # turn id → post id
-        super().__init__(config, bus, state, media_dir, app_config=app_config)
-        register_secret(getattr(config, "token", "") or None)
-
-    def spawn(self, coro: Coroutine[Any, Any, None], name: str) -> None:
-        """Run ``coro`` in the background, owned by the channel (cancelled on stop)."""
-        self._owner.try_spawn(coro, name=name)
 
     # -- connection -----------------------------------------------------------------------
     def _make_api(self) -> MattermostApi:
@@ -183,7 +170,6 @@ class MattermostChannel(BaseChannel[MattermostConfig]):
     async def stop(self) -> None:
         """Stop receiving and cancel the channel's background work."""
         await super().stop()
-        await self._owner.aclose()
         ws, api = self._ws, self._api
         if ws is not None:
             await ws.close()
@@ -238,11 +224,7 @@ class MattermostChannel(BaseChannel[MattermostConfig]):
             if not answering and not self._addressed(text, channel_id, in_thread=bool(root_id)):
                 return
         await self._identify(sender)
-        if is_dm and not self._dm_allowed(sender):
-            log.info("Mattermost: direct message from %s ignored (dm policy)", sender)
-            return
-        if not self.is_allowed(sender):
-            log.info("Mattermost: message from %s ignored (not in allowFrom)", sender)
+        if not await self._admitted(sender, channel_id, is_dm=is_dm):
             return
         text = self._without_mention(text)
         lines, images = await self._files(list(post.get("file_ids") or []))
@@ -320,13 +302,36 @@ class MattermostChannel(BaseChannel[MattermostConfig]):
         """``allowFrom`` by user id, or by username or e-mail (``allowFromMatchMode``)."""
         if self.config.allow_from_match_mode == "id":
             return super().is_allowed(sender)
-        return self._matches(list(self.config.allow_from or []), sender)
+        return self._matches(list(self.config.allow_from or []), sender) or self._paired(sender)
+
+    def _paired(self, sender: str) -> bool:
+        """Whether ``sender`` (a user id) was approved by pairing (as last read)."""
+        return allowed(approved_senders(self), sender)
 
     def _dm_allowed(self, sender: str) -> bool:
         dm = self.config.dm_policy
         if not dm.enabled:
             return False
         return dm.policy == "open" or self._matches(list(dm.allow_from), sender)
+
+    def _passes(self, sender: str, *, is_dm: bool) -> bool:
+        if self._paired(sender):
+            return not is_dm or self.config.dm_policy.enabled
+        return (not is_dm or self._dm_allowed(sender)) and self.is_allowed(sender)
+
+    async def _admitted(self, sender: str, channel_id: str, *, is_dm: bool) -> bool:
+        """Whether ``sender``'s post is read: ``allowFrom`` (and in a direct message the
+        ``dm`` policy), or paired. As in nanobot 0.3.5, a stranger's direct message (direct
+        messages enabled) is answered with a pairing code; a channel post gets nothing."""
+        if self._passes(sender, is_dm=is_dm):
+            return True
+        await asyncio.to_thread(reload, self)  # approvals made since the last read
+        if self._passes(sender, is_dm=is_dm):
+            return True
+        log.info("Mattermost: message from %s ignored (not allowed)", sender)
+        if is_dm and self.config.dm_policy.enabled:
+            await offer_code(self, sender, channel_id, folder_of(self))
+        return False
 
     async def _files(self, file_ids: list[Any]) -> tuple[list[str], list[str]]:
         """Download a post's files into ``<media>/mattermost/``: a line each, and the images."""

@@ -6,7 +6,8 @@ Receiving. Teams posts each activity to the bot's messaging endpoint, served her
 internet, e.g. through a tunnel). The SDK checks the request's Bot Connector token (signed by a
 key from Microsoft's OpenID metadata, issued for ``appId``, for the activity's ``serviceUrl``);
 a request it refuses gets HTTP 401 and reaches nobody. As in nanobot, only personal (one to
-one) chats are read, and only from a ``serviceUrl`` on ``trustedServiceUrlHosts``; the sender is
+one) chats are read (a stranger's message there gets a pairing code:
+:mod:`~desktop.core.channels.pairing.gate`), and only from a ``serviceUrl`` on ``trustedServiceUrlHosts``; the sender is
 the person's Entra object id (``aadObjectId``, else the channel account id), the chat is the
 conversation id, so the session key is 0.3.5's ``msteams:<conversation id>``. ``<at>`` mention
 markup is removed; a message that was only a mention becomes ``mentionOnlyResponse``. The
@@ -32,7 +33,6 @@ import html
 import logging
 import platform
 import re
-from collections.abc import Coroutine
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, ClassVar
@@ -50,7 +50,6 @@ from botframework.connector.auth import (
 )
 
 from desktop.core.bus.events import OutboundMessage
-from desktop.core.bus.queue import MessageBus
 from desktop.core.channels.base import (
     BaseChannel,
     ChannelStatus,
@@ -66,10 +65,9 @@ from desktop.core.channels.msteams.auth import (
 )
 from desktop.core.channels.msteams.cards import CardApprover, card_answer
 from desktop.core.channels.outbox import Delivery
-from desktop.core.channels.state import ChannelStateStore
+from desktop.core.channels.pairing.gate import admit
 from desktop.core.config.channels.msteams import MSTeamsConfig
-from desktop.core.utils.redact import redact, register_secret
-from desktop.core.utils.tasks import TaskOwner
+from desktop.core.utils.redact import redact
 
 log = logging.getLogger(__name__)
 
@@ -120,29 +118,17 @@ class MSTeamsChannel(BaseChannel[MSTeamsConfig]):
     name: ClassVar[str] = "msteams"
     display_name: ClassVar[str] = "Microsoft Teams"
 
-    def __init__(
-        self,
-        config: Any,
-        bus: MessageBus,
-        state: ChannelStateStore,
-        media_dir: Path,
-        *,
-        app_config: Any = None,
-    ) -> None:
-        self._owner = TaskOwner("msteams")
+    secret_fields: ClassVar[tuple[str, ...]] = ("app_password",)
+
+    def setup(self) -> None:
+        """The adapter and the endpoint's server, while it runs."""
         self._adapter: CloudAdapter | None = None
         self._runner: web.AppRunner | None = None
         self._credentials: TokenCredentialFactory | None = None
-        super().__init__(config, bus, state, media_dir, app_config=app_config)
-        register_secret(getattr(config, "app_password", "") or None)
 
     def make_approver(self) -> CardApprover:
         """Approval questions as Adaptive Cards with buttons."""
         return CardApprover(self)
-
-    def spawn(self, coro: Coroutine[Any, Any, None], name: str) -> None:
-        """Run ``coro`` in the background, owned by the channel (cancelled on stop)."""
-        self._owner.try_spawn(coro, name=name)
 
     # -- connection -----------------------------------------------------------------------
     def _make_adapter(self) -> tuple[CloudAdapter, TokenCredentialFactory]:
@@ -240,7 +226,6 @@ class MSTeamsChannel(BaseChannel[MSTeamsConfig]):
     async def stop(self) -> None:
         """Stop serving and cancel the channel's background work."""
         await super().stop()
-        await self._owner.aclose()
         runner, self._runner = self._runner, None
         if runner is not None:  # here, where no cancellation cuts the close short
             await runner.cleanup()
@@ -278,9 +263,6 @@ class MSTeamsChannel(BaseChannel[MSTeamsConfig]):
         if kind not in ("", "personal"):
             log.debug("Teams: ignoring a %s conversation (personal chats only)", kind)
             return None
-        if not self.is_allowed(sender):
-            log.info("Teams: message from %s ignored (not in allowFrom)", sender)
-            return None
         return sender, chat_id
 
     async def on_activity(self, activity: Activity) -> None:
@@ -291,6 +273,13 @@ class MSTeamsChannel(BaseChannel[MSTeamsConfig]):
         if found is None:
             return
         sender, chat_id = found
+        if not self.is_allowed(sender):
+            # Only personal chats are read: a stranger there is given a pairing code, answered
+            # in that chat (whose reference is kept for it).
+            await self._remember(chat_id, TurnContext.get_conversation_reference(activity))
+            if not await admit(self, sender, chat_id, direct=True):
+                log.info("Teams: message from %s ignored (not in allowFrom)", sender)
+                return
         if isinstance(activity.value, dict) and card_answer(activity.value) is not None:
             assert isinstance(self.approvals, CardApprover)
             await self.approvals.on_submit(activity.value, sender, chat_id)
@@ -315,6 +304,7 @@ class MSTeamsChannel(BaseChannel[MSTeamsConfig]):
                 "message_id": activity.id,
                 "user_id": sender,
                 "from_name": getattr(activity.from_property, "name", None),
+                "is_group": False,  # personal chats only
             },
             message_id=key,
             journal=True,  # saved before Teams hears back; handed over again after a restart

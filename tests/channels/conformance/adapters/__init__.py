@@ -31,6 +31,8 @@ ADAPTERS = {
     "signal": "signal:Signal",
     "napcat": "napcat:Napcat",
     "websocket": "websocket:WebSocket",
+    "mattermost": "mattermost:Mattermost",
+    "msteams": "msteams:MSTeams",
 }
 
 
