@@ -28,6 +28,9 @@ CHANNELS = [
     "mochat",
     "whatsapp",
     "email",
+    "wecom",
+    "weixin",
+    "whatsapp-linked",
 ]
 
 

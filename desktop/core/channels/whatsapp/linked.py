@@ -152,6 +152,8 @@ class LinkedChannel(BaseChannel[WhatsAppConfig]):
     _client: Any = None
     qr: str | None = None
     """The login code neonize last offered (``None`` once linked)."""
+    phone: str = ""
+    """The linked account's phone number (once connected)."""
 
     # -- the session ----------------------------------------------------------------------
     def database_path(self) -> Path:
@@ -241,7 +243,7 @@ class LinkedChannel(BaseChannel[WhatsAppConfig]):
         async def _connected(current: Any, _event: Any) -> None:
             self.qr = None
             await self._remember_me(current)
-            self.set_status(ChannelStatus("connected"))
+            self.set_status(ChannelStatus("connected", account=self.phone))
             await self.replay_journal()
 
         client.event(api.connected)(_connected)
@@ -289,6 +291,7 @@ class LinkedChannel(BaseChannel[WhatsAppConfig]):
         for name in ("JID", "LID"):
             if jid := ev.jid_text(ev.attr(device, name)):
                 self._me.update((jid, ev.bare(jid)))
+        self.phone = ev.bare(ev.attr(device, "JID")) or self.phone
 
     # -- receiving ------------------------------------------------------------------------
     async def _on_message(self, client: Any, event: Any) -> None:
@@ -422,7 +425,8 @@ class LinkedChannel(BaseChannel[WhatsAppConfig]):
         size = await asyncio.to_thread(lambda: path.stat().st_size if path.is_file() else 0)
         if not size:
             raise ValueError(f"{NOT_LINKED}. {SCAN_HINT}")
-        return f"A linked-device session is saved in {path}"
+        linked_as = f"Linked as {self.phone}. " if self.phone else ""
+        return f"{linked_as}A linked-device session is saved in {path}"
 
     async def login(self, on_update: Callable[[LoginUpdate], None], *, quiet: float = 0) -> bool:
         """Link this device (``channels login``): show every QR code neonize offers until

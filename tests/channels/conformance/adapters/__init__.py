@@ -28,6 +28,9 @@ ADAPTERS = {
     "whatsapp": "whatsapp:WhatsApp",
     "email": "email:Email",
     "matrix": "matrix:Matrix",
+    "wecom": "wecom:Wecom",
+    "weixin": "weixin:Weixin",
+    "whatsapp-linked": "whatsapp_linked:WhatsAppLinked",
 }
 
 
