@@ -46,6 +46,7 @@ from typing import Any, ClassVar
 from desktop.core.bus.events import OutboundMessage
 from desktop.core.channels.base import BaseChannel, ChannelStatus, ChannelUnavailable, SenderShape
 from desktop.core.channels.outbox import Delivery
+from desktop.core.channels.pairing import gate as pairing
 from desktop.core.channels.whatsapp import events as ev
 from desktop.core.channels.whatsapp import markup
 from desktop.core.channels.whatsapp.login import LoginUpdate
@@ -324,6 +325,8 @@ class LinkedChannel(BaseChannel[WhatsAppConfig]):
         text = ev.text_of(message)
         media: list[str] = []
         attachment = ev.attachment_of(message)
+        if attachment is not None:  # a sender paired since the last message counts too
+            await asyncio.to_thread(pairing.reload, self)
         if attachment is not None and (self.is_allowed(sender) or self.is_allowed(chat)):
             path = await self._download(client, message, message_id, attachment)
             media.append(str(path))
