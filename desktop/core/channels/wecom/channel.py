@@ -80,8 +80,8 @@ class WecomChannel(BaseChannel[WecomConfig]):
     name: ClassVar[str] = "wecom"
     display_name: ClassVar[str] = "WeCom"
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def setup(self) -> None:
+        """The channel's own state (see :meth:`BaseChannel.setup`)."""
         register_secret(self.config.secret or None)
         self._queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
         self._client: Any = None

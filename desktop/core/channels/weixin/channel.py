@@ -159,8 +159,8 @@ class WeixinChannel(BaseChannel[WeixinConfig]):
     name: ClassVar[str] = "weixin"
     display_name: ClassVar[str] = "WeChat"
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def setup(self) -> None:
+        """The channel's own state (see :meth:`BaseChannel.setup`)."""
         register_secret(self.config.token or None)
         self.folder = account.account_dir(self.config.state_dir, self.state.path.parent.parent)
         self._api: IlinkApi | None = None
