@@ -325,9 +325,7 @@ class LinkedChannel(BaseChannel[WhatsAppConfig]):
         text = ev.text_of(message)
         media: list[str] = []
         attachment = ev.attachment_of(message)
-        if attachment is not None:  # a sender paired since the last message counts too
-            await asyncio.to_thread(pairing.reload, self)
-        if attachment is not None and (self.is_allowed(sender) or self.is_allowed(chat)):
+        if attachment is not None and await self._admits(sender, chat):
             path = await self._download(client, message, message_id, attachment)
             media.append(str(path))
             label = attachment.kind if attachment.kind != "sticker" else "image"
@@ -352,6 +350,12 @@ class LinkedChannel(BaseChannel[WhatsAppConfig]):
             journal=True,
             seen=[key] if key else [],
         )
+
+    async def _admits(self, sender: str, chat: str) -> bool:
+        """Whether an attachment from ``sender`` in ``chat`` is worth downloading (allowed, or
+        paired: the pairing file is read again first, for a sender approved since)."""
+        await asyncio.to_thread(pairing.reload, self)
+        return self.is_allowed(sender) or self.is_allowed(chat)
 
     async def _download(
         self, client: Any, message: Any, message_id: str, attachment: ev.Attachment
