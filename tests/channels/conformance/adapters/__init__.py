@@ -16,7 +16,8 @@ import pytest
 
 from tests.channels.harness import ChannelUnderTest
 
-# channel name -> "module:Class" under this package
+# adapter id (the channel's name, or a mode of it: "whatsapp-linked" is the channel
+# "whatsapp" without a bridge) -> "module:Class" under this package
 ADAPTERS = {
     "telegram": "telegram:Telegram",
     "slack": "slack:Slack",
