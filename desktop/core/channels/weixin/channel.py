@@ -62,6 +62,7 @@ from desktop.core.utils.redact import redact, register_secret
 log = logging.getLogger(__name__)
 
 MAX_CHARS = 1800  # what nanobot sends per message
+MAX_STRANGERS = 1000  # context tokens kept for pairing-code replies
 SETTINGS = "Settings → Channels → WeChat"
 LOGIN_HINT = "Run `nanobot-desktop channels login weixin`, or enable the channel and scan the code in Settings."
 NOT_LOGGED_IN = "WeChat is not logged in yet"
@@ -327,7 +328,10 @@ class WeixinChannel(BaseChannel[WeixinConfig]):
             # without the context token its reply must carry); the token is kept in memory.
             direct = bool(context) and not sender.endswith("@chatroom")
             if direct:
+                self._strangers.pop(sender, None)
                 self._strangers[sender] = context
+                while len(self._strangers) > MAX_STRANGERS:  # the oldest go first
+                    del self._strangers[next(iter(self._strangers))]
             if not await admit(self, sender, sender, direct=direct):
                 log.info("weixin: message from %s ignored (not in allowFrom)", sender)
                 await asyncio.to_thread(self.state.update, seen=[message_id])
