@@ -33,6 +33,9 @@ CHANNELS = [
     "websocket",
     "mattermost",
     "msteams",
+    "wecom",
+    "weixin",
+    "whatsapp-linked",
 ]
 
 

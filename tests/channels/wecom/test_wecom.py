@@ -80,6 +80,8 @@ async def test_a_long_answer_is_split_under_the_limit(
 async def test_a_sender_outside_allow_from_is_ignored(
     wecom: WecomServer, scripted_server: ScriptedOpenAIServer, tmp_path: Path
 ) -> None:
+    """Mallory writes in a direct (single) chat and gets no pairing code either: nanobot
+    0.3.5's WeCom channel never offers one (its messages are not marked as DMs)."""
     scripted_server.route = echo()
     runtime = await start_runtime(tmp_path, wecom, scripted_server, allowFrom=["alice"])
     try:

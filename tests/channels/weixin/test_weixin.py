@@ -89,10 +89,12 @@ async def test_a_sender_outside_allow_from_is_ignored(
         ilink.say("from mallory", user="mallory@im.wechat")
         ilink.say("from alice")
         await until(lambda: ilink.texts(ALICE), what="alice answered")
+        await until(lambda: ilink.texts("mallory@im.wechat"), what="mallory's pairing code")
         await runtime.agent.idle()
     finally:
         await runtime.stop()
-    assert [m["to_user_id"] for m in ilink.sent] == [ALICE]
+    assert sorted(m["to_user_id"] for m in ilink.sent) == [ALICE, "mallory@im.wechat"]
+    assert "Your pairing code: " in ilink.texts("mallory@im.wechat")[0]  # test_pairing.py
     assert [user_text(r.body) for r in scripted_server.chat_requests()] == ["from alice"]
 
 

@@ -13,7 +13,8 @@ order they arrive. WeCom does not send a message again, so each is kept in the c
 journal until the agent has saved it (handed over again after a restart) and its id is
 remembered once handled (one that arrives twice is answered once). Images and files are
 downloaded and decrypted (AES key in the message) into ``<media>/wecom``. When ``welcomeMessage``
-is set, someone allowed who opens a chat with the bot is greeted.
+is set, someone allowed who opens a chat with the bot is greeted. A sender not in ``allowFrom``
+is ignored without a pairing code, in a direct chat too (as nanobot 0.3.5 does on WeCom).
 
 Sending. An answer goes back as a reply to the message it answers (``aibot_respond_msg``, a
 finished ``stream`` message: WeCom renders its Markdown), split under :data:`MAX_CHARS`; each
@@ -80,8 +81,8 @@ class WecomChannel(BaseChannel[WecomConfig]):
     name: ClassVar[str] = "wecom"
     display_name: ClassVar[str] = "WeCom"
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def setup(self) -> None:
+        """The channel's own state (see :meth:`BaseChannel.setup`)."""
         register_secret(self.config.secret or None)
         self._queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
         self._client: Any = None

@@ -13,8 +13,11 @@ answer carries the messages since the cursor and the next cursor. Each message i
 the agent (kept in the channel's journal until saved) before the cursor is saved, and its id is
 remembered once handled, so nothing is lost and none answered twice. A message carries a
 ``context_token`` that a reply to that person must carry; the last one per person is kept.
-Text and voice transcripts are read; pictures, files, videos and voice messages without a
-transcript are downloaded from WeChat's CDN and decrypted into ``<media>/weixin``
+A stranger (not in ``allowFrom``, not paired) writing directly is answered with a pairing code
+(:mod:`~desktop.core.channels.pairing.gate`; as in nanobot 0.3.5, not in a group chat, nor
+without a context token); nothing of the message reaches the agent. Text and voice transcripts
+are read; pictures, files, videos and voice messages without a transcript are downloaded
+from WeChat's CDN and decrypted into ``<media>/weixin``
 (:mod:`~desktop.core.channels.weixin.media`).
 
 Sending. ``ilink/bot/sendmessage`` with the person's last ``context_token``; Markdown is cleaned
@@ -50,6 +53,7 @@ from desktop.core.bus.events import (
 )
 from desktop.core.channels.base import BaseChannel, ChannelStatus, ChannelUnavailable, split_message
 from desktop.core.channels.outbox import Delivery
+from desktop.core.channels.pairing.gate import admit
 from desktop.core.channels.weixin import account, media
 from desktop.core.channels.weixin.api import IlinkApi, IlinkError, LoginExpired
 from desktop.core.config.channels.weixin import WeixinConfig
@@ -58,6 +62,7 @@ from desktop.core.utils.redact import redact, register_secret
 log = logging.getLogger(__name__)
 
 MAX_CHARS = 1800  # what nanobot sends per message
+MAX_STRANGERS = 1000  # context tokens kept for pairing-code replies
 SETTINGS = "Settings → Channels → WeChat"
 LOGIN_HINT = "Run `nanobot-desktop channels login weixin`, or enable the channel and scan the code in Settings."
 NOT_LOGGED_IN = "WeChat is not logged in yet"
@@ -155,12 +160,13 @@ class WeixinChannel(BaseChannel[WeixinConfig]):
     name: ClassVar[str] = "weixin"
     display_name: ClassVar[str] = "WeChat"
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def setup(self) -> None:
+        """The channel's own state (see :meth:`BaseChannel.setup`)."""
         register_secret(self.config.token or None)
         self.folder = account.account_dir(self.config.state_dir, self.state.path.parent.parent)
         self._api: IlinkApi | None = None
         self._context: dict[str, str] = {}
+        self._strangers: dict[str, str] = {}  # person not let in → context token (pairing)
         self._tickets: dict[str, str] = {}
         self._typing: dict[str, str] = {}  # turn id → person
 
@@ -316,11 +322,20 @@ class WeixinChannel(BaseChannel[WeixinConfig]):
         message_id = message_id or f"{sender}_{message.get('create_time_ms', '')}"
         if self.state.seen(message_id):
             return
-        if not self.is_allowed(sender):
-            log.info("weixin: message from %s ignored (not in allowFrom)", sender)
-            await asyncio.to_thread(self.state.update, seen=[message_id])
-            return
         context = _text(message.get("context_token"))
+        if not self.is_allowed(sender):
+            # A stranger's direct message gets a pairing code (0.3.5: not a group's, and not
+            # without the context token its reply must carry); the token is kept in memory.
+            direct = bool(context) and not sender.endswith("@chatroom")
+            if direct:
+                self._strangers.pop(sender, None)
+                self._strangers[sender] = context
+                while len(self._strangers) > MAX_STRANGERS:  # the oldest go first
+                    del self._strangers[next(iter(self._strangers))]
+            if not await admit(self, sender, sender, direct=direct):
+                log.info("weixin: message from %s ignored (not in allowFrom)", sender)
+                await asyncio.to_thread(self.state.update, seen=[message_id])
+                return
         if context and self._context.get(sender) != context:
             self._context[sender] = context
             await self._save(context_tokens=dict(self._context))
@@ -409,7 +424,7 @@ class WeixinChannel(BaseChannel[WeixinConfig]):
             "message_state": FINISHED,
             "item_list": [item],
         }
-        context = self._context.get(person)
+        context = self._context.get(person) or self._strangers.get(person)
         if context:
             body["context_token"] = context
         try:

@@ -46,6 +46,7 @@ from typing import Any, ClassVar
 from desktop.core.bus.events import OutboundMessage
 from desktop.core.channels.base import BaseChannel, ChannelStatus, ChannelUnavailable, SenderShape
 from desktop.core.channels.outbox import Delivery
+from desktop.core.channels.pairing import gate as pairing
 from desktop.core.channels.whatsapp import events as ev
 from desktop.core.channels.whatsapp import markup
 from desktop.core.channels.whatsapp.login import LoginUpdate
@@ -152,6 +153,8 @@ class LinkedChannel(BaseChannel[WhatsAppConfig]):
     _client: Any = None
     qr: str | None = None
     """The login code neonize last offered (``None`` once linked)."""
+    phone: str = ""
+    """The linked account's phone number (once connected)."""
 
     # -- the session ----------------------------------------------------------------------
     def database_path(self) -> Path:
@@ -241,7 +244,7 @@ class LinkedChannel(BaseChannel[WhatsAppConfig]):
         async def _connected(current: Any, _event: Any) -> None:
             self.qr = None
             await self._remember_me(current)
-            self.set_status(ChannelStatus("connected"))
+            self.set_status(ChannelStatus("connected", account=self.phone))
             await self.replay_journal()
 
         client.event(api.connected)(_connected)
@@ -289,6 +292,7 @@ class LinkedChannel(BaseChannel[WhatsAppConfig]):
         for name in ("JID", "LID"):
             if jid := ev.jid_text(ev.attr(device, name)):
                 self._me.update((jid, ev.bare(jid)))
+        self.phone = ev.bare(ev.attr(device, "JID")) or self.phone
 
     # -- receiving ------------------------------------------------------------------------
     async def _on_message(self, client: Any, event: Any) -> None:
@@ -321,7 +325,7 @@ class LinkedChannel(BaseChannel[WhatsAppConfig]):
         text = ev.text_of(message)
         media: list[str] = []
         attachment = ev.attachment_of(message)
-        if attachment is not None and (self.is_allowed(sender) or self.is_allowed(chat)):
+        if attachment is not None and await self._admits(sender, chat):
             path = await self._download(client, message, message_id, attachment)
             media.append(str(path))
             label = attachment.kind if attachment.kind != "sticker" else "image"
@@ -346,6 +350,12 @@ class LinkedChannel(BaseChannel[WhatsAppConfig]):
             journal=True,
             seen=[key] if key else [],
         )
+
+    async def _admits(self, sender: str, chat: str) -> bool:
+        """Whether an attachment from ``sender`` in ``chat`` is worth downloading (allowed, or
+        paired: the pairing file is read again first, for a sender approved since)."""
+        await asyncio.to_thread(pairing.reload, self)
+        return self.is_allowed(sender) or self.is_allowed(chat)
 
     async def _download(
         self, client: Any, message: Any, message_id: str, attachment: ev.Attachment
@@ -422,7 +432,8 @@ class LinkedChannel(BaseChannel[WhatsAppConfig]):
         size = await asyncio.to_thread(lambda: path.stat().st_size if path.is_file() else 0)
         if not size:
             raise ValueError(f"{NOT_LINKED}. {SCAN_HINT}")
-        return f"A linked-device session is saved in {path}"
+        linked_as = f"Linked as {self.phone}. " if self.phone else ""
+        return f"{linked_as}A linked-device session is saved in {path}"
 
     async def login(self, on_update: Callable[[LoginUpdate], None], *, quiet: float = 0) -> bool:
         """Link this device (``channels login``): show every QR code neonize offers until

@@ -16,7 +16,8 @@ import pytest
 
 from tests.channels.harness import ChannelUnderTest
 
-# channel name -> "module:Class" under this package
+# adapter id (the channel's name, or a mode of it: "whatsapp-linked" is the channel
+# "whatsapp" without a bridge) -> "module:Class" under this package
 ADAPTERS = {
     "telegram": "telegram:Telegram",
     "slack": "slack:Slack",
@@ -33,6 +34,9 @@ ADAPTERS = {
     "websocket": "websocket:WebSocket",
     "mattermost": "mattermost:Mattermost",
     "msteams": "msteams:MSTeams",
+    "wecom": "wecom:Wecom",
+    "weixin": "weixin:Weixin",
+    "whatsapp-linked": "whatsapp_linked:WhatsAppLinked",
 }
 
 
