@@ -22,6 +22,7 @@ from desktop.core.bus.events import (
     BudgetWarning,
     ChannelStatusChanged,
     DeliveryFailed,
+    GuidanceTaken,
     ModelFallback,
     ModelRetrying,
     OutboundMessage,
@@ -344,6 +345,7 @@ def test_every_event_kind_is_handled(screen: Screen) -> None:
     turn_kinds = {
         TurnStarted,
         TextDelta,
+        GuidanceTaken,
         ReasoningDelta,
         StreamReset,
         ModelRetrying,

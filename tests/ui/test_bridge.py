@@ -15,6 +15,7 @@ from desktop.core.bus.events import (
     BudgetWarning,
     ChannelStatusChanged,
     DeliveryFailed,
+    GuidanceTaken,
     ModelFallback,
     ModelRetrying,
     OutboundMessage,
@@ -43,6 +44,7 @@ pytestmark = pytest.mark.usefixtures("qapp")
 SAMPLES: dict[str, Any] = {
     "turnStarted": TurnStarted("t", "desktop:a", "message", "desktop", "a", "hi"),
     "textDelta": TextDelta("t", "desktop:a", "Hel"),
+    "guidanceTaken": GuidanceTaken("t", "desktop:a", ("g1",), ("shorter, please",)),
     "reasoningDelta": ReasoningDelta("t", "desktop:a", "hmm"),
     "streamReset": StreamReset("t", "desktop:a"),
     "modelRetrying": ModelRetrying("t", "desktop:a", "Busy.", 1, 3, 0.5),

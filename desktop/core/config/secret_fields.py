@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import get_args
 
 from pydantic import BaseModel
 from pydantic.alias_generators import to_camel
@@ -39,7 +40,10 @@ def is_secret_model_field(model: type[BaseModel], name: str) -> bool:
     """Whether field ``name`` of ``model`` holds a credential: a secret's name and text (a
     switch such as ``websocketRequiresToken`` is not one)."""
     info = model.model_fields.get(name)
-    return info is not None and info.annotation is str and is_secret_field(name)
+    if info is None or not is_secret_field(name):
+        return False
+    annotation = info.annotation
+    return annotation is str or set(get_args(annotation)) == {str, type(None)}  # str | None
 
 
 def channel_names() -> list[str]:
