@@ -58,6 +58,7 @@ from desktop.core.channels.email.smtp import SmtpSender, Thread, check_login, co
 from desktop.core.channels.outbox import Delivery
 from desktop.core.channels.pairing.gate import approved_senders
 from desktop.core.channels.pairing.gate import reload as reload_pairings
+from desktop.core.channels.render import plain_text
 from desktop.core.config.channels.email import EmailConfig
 
 log = logging.getLogger(__name__)
@@ -517,7 +518,7 @@ class EmailChannel(BaseChannel[EmailConfig]):
             compose,
             self.config,
             to,
-            message.content,
+            plain_text(message.content),  # a text/plain mail: no "**" shown
             thread=self._thread_for(message),
             subject=(subject or "").strip() or None,
             attachments=[Path(p) for p in message.media],

@@ -49,6 +49,7 @@ from desktop.core.channels.qq.inbound import (
     download,
     parse,
 )
+from desktop.core.channels.render import plain_text
 from desktop.core.config.channels.qq import QQConfig
 from desktop.core.utils.redact import redact
 
@@ -274,9 +275,12 @@ class QQChannel(BaseChannel[QQConfig]):
         return seq
 
     async def pieces(self, message: OutboundMessage) -> list[str | Path]:
-        """Images, then the text in pieces."""
+        """Images, then the text in pieces (markdown rendered as plain text unless
+        ``msgFormat`` is ``markdown``)."""
         steps: list[str | Path] = [Path(m) for m in message.media]
-        steps += split_message(message.content, MESSAGE_LIMIT) if message.content.strip() else []
+        markdown = self.config.msg_format == "markdown"
+        text = message.content if markdown else plain_text(message.content)  # no "**" shown
+        steps += split_message(text, MESSAGE_LIMIT) if text.strip() else []
         return steps
 
     async def send_piece(self, delivery: Delivery, index: int, piece: Any) -> None:

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from desktop.core.channels.render import plain_text
 from desktop.core.runtime import Runtime
 from tests.channels.email.conftest import email_section, mail
 from tests.channels.email.servers import BOT, Dovecot, SmtpServer
@@ -32,11 +33,6 @@ class Email:
         limit=None,  # one mail carries the whole answer
         flavour="plain",
         approvals="words",
-        xfail={
-            "test_reply_format": "the answer goes as a text/plain mail with the model's "
-            "markdown as typed (as in nanobot 0.3.5): people see **bold**; it needs plain "
-            "rendering or an HTML part (the #22 renderer work)",
-        },
     )
     person, stranger = "alice", "mallory"
     person_entry = USERS["alice"]
@@ -89,7 +85,7 @@ class Email:
         return out
 
     def markup(self, markdown: str) -> str:
-        return markdown  # text/plain, as written
+        return plain_text(markdown)  # a text/plain mail: rendered as plain text
 
     async def answer_approval(self, question: Sent, allow: bool) -> None:
         quoted = "\n> ".join(question.text.splitlines())

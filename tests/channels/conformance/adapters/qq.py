@@ -16,6 +16,7 @@ from botpy.http import Route
 from desktop.core.channels.base import split_message
 from desktop.core.channels.qq import client
 from desktop.core.channels.qq.channel import MESSAGE_LIMIT, QQChannel
+from desktop.core.channels.render import plain_text
 from desktop.core.runtime import Runtime
 from tests.channels.harness import Capabilities, Sent, until
 from tests.channels.qq.qq_server import APP_ID, BOT_NAME, SECRET, QQServer
@@ -33,11 +34,6 @@ class QQ:
         approvals="words",
         # The bot API takes pictures, voice and video as rich media; other files go as a note.
         media_out="image",
-        xfail={
-            "test_reply_format": "QQ's plain text (the default msgFormat, as in nanobot 0.3.5) "
-            "gets the model's markdown as typed: people see **bold** and `code`; it needs a "
-            "markdown-to-plain rendering (the #22 renderer work)",
-        },
     )
     person, stranger = "ada", "mallory"
     person_entry = USERS["ada"]
@@ -101,7 +97,7 @@ class QQ:
         return out
 
     def markup(self, markdown: str) -> str:
-        (piece,) = split_message(markdown, MESSAGE_LIMIT)
+        (piece,) = split_message(plain_text(markdown), MESSAGE_LIMIT)  # msgFormat "plain"
         return piece
 
     async def answer_approval(self, question: Sent, allow: bool) -> None:
