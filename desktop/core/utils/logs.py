@@ -46,4 +46,7 @@ def setup_logging(log_dir: Path, *, level: int = logging.INFO, stderr: bool = Fa
     root.setLevel(level)
     logging.getLogger("LiteLLM").setLevel(logging.WARNING)
     logging.getLogger("httpx").setLevel(logging.WARNING)
+    # websockets logs whole frames at DEBUG, cut short: a cut secret (WeCom's subscribe frame,
+    # a ?token= in a URL) no longer matches the redaction, so its frames never reach the log.
+    logging.getLogger("websockets").setLevel(logging.INFO)
     return path
