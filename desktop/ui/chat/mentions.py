@@ -47,6 +47,7 @@ class MentionCompleter(QObject):
         assert popup is not None  # a QCompleter always has its popup view
         popup.setAccessibleName("Chats, skills and MCP servers")
         self._loaded = False
+        self._asked = False  # the list was asked for (``wanted``) and has not come yet
         self._targets: dict[str, tuple[str, str]] = {}  # token → (kind, ref) offered
         self.chosen: dict[str, tuple[str, str]] = {}  # token → (kind, ref) picked
 
@@ -90,8 +91,10 @@ class MentionCompleter(QObject):
         ]
 
     def forget(self) -> None:
-        """Drop the picked references (the message went)."""
+        """Drop the picked references (the message went); the next ``@`` asks for a fresh
+        list (new chats, skills or servers since)."""
         self.chosen.clear()
+        self._loaded = self._asked = False
 
     def _typed(self) -> str | None:
         """What follows ``@`` at the cursor, or ``None`` when no mention is being typed."""
@@ -106,11 +109,13 @@ class MentionCompleter(QObject):
         assert popup is not None
         typed = self._typed()
         if typed is None:
-            self._loaded = False  # the next mention asks for a fresh list
+            self._loaded = self._asked = False  # the next mention asks for a fresh list
             popup.hide()
             return
         if not self._loaded:
-            self.wanted.emit()
+            if not self._asked:  # once: a list arriving later must not be replaced mid-typing
+                self._asked = True
+                self.wanted.emit()
             return
         self.completer.setCompletionPrefix(typed)
         if self.completer.completionCount() == 0:
