@@ -100,7 +100,8 @@ def mention_notes(
         if not mentions and not typed:
             return []
         lines: list[str] = []
-        chats = {c.key: c for c in list_chats(sessions)} if typed or mentions else {}
+        wants_chats = bool(typed) or any(m.kind == "chat" for m in mentions)
+        chats = {c.key: c for c in list_chats(sessions)} if wants_chats else {}  # reads heads
         named = set()
         for mention in mentions:
             if mention.kind == "chat":

@@ -439,8 +439,8 @@ class SessionManager(SharedFiles):
         """Remove a session's file and cache entry; returns whether a file existed."""
         if is_temporary(key):
             with self._lock:
-                existed = self._cache.pop(key, None) is not None
-                self._forget(key)
+                existed = key in self._cache
+                self._forget(key)  # drops the cache entry
             return existed
         with self._lock, self._locked():
             self._forget(key)
