@@ -49,6 +49,7 @@ class FakeClient:
         self.name = name
         self.handlers: dict[Any, Any] = {}
         self.on_qr: Any = None
+        self.offered: list[str] = []  # the QR codes shown so far, in order
         self.me: Any = None
         self.task: asyncio.Task[None] | None = None
         self._end: asyncio.Future[None] | None = None
@@ -114,6 +115,7 @@ class FakeClient:
 
     async def offer_qr(self, code: str) -> None:
         await self.on_qr(self, code.encode())
+        self.offered.append(code)
 
     async def connected(self) -> None:
         from neonize.proto.Neonize_pb2 import Device

@@ -84,6 +84,7 @@ class NapcatChannel(BaseChannel[NapcatConfig]):
         self._owner = TaskOwner("napcat")
         self._ws: ClientConnection | None = None
         self._pending: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self._sends: set[str] = set()  # echoes of pending send actions
         self._echoes = itertools.count(1)
         self._self_id = ""
         self._own_messages: deque[str] = deque(maxlen=2000)
@@ -149,6 +150,7 @@ class NapcatChannel(BaseChannel[NapcatConfig]):
                 if not future.done():
                     future.set_exception(ConnectionError("The NapCat connection was lost"))
             self._pending.clear()
+            self._sends.clear()
             await ws.close()
             await self._owner.aclose()
             self._owner = TaskOwner("napcat")
@@ -194,7 +196,15 @@ class NapcatChannel(BaseChannel[NapcatConfig]):
     async def _frame(self, frame: dict[str, Any]) -> None:
         post_type = frame.get("post_type")
         if post_type is None and "echo" in frame:
-            future = self._pending.pop(str(frame.get("echo")), None)
+            echo = str(frame.get("echo"))
+            future = self._pending.pop(echo, None)
+            if echo in self._sends:
+                # Noted here, in frame order: a reply to this message may be the next frame,
+                # read before the sender's task runs again.
+                self._sends.discard(echo)
+                data = _object(frame.get("data"))
+                if frame.get("status") == "ok" and data.get("message_id") is not None:
+                    self._own_messages.append(str(data["message_id"]))
             if future is not None and not future.done():
                 future.set_result(frame)
             return
@@ -216,6 +226,8 @@ class NapcatChannel(BaseChannel[NapcatConfig]):
         echo = f"nd-{next(self._echoes)}"
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._pending[echo] = future
+        if action.startswith("send_"):
+            self._sends.add(echo)
         try:
             frame = {"action": action, "params": params, "echo": echo}
             try:
@@ -229,6 +241,7 @@ class NapcatChannel(BaseChannel[NapcatConfig]):
                 raise TimeoutError(f"NapCat did not answer {action}") from None
         finally:
             self._pending.pop(echo, None)
+            self._sends.discard(echo)
         status, retcode = answer.get("status"), answer.get("retcode")
         if (status and status != "ok") or retcode not in (None, 0):
             detail = answer.get("wording") or answer.get("message") or f"retcode {retcode}"
@@ -381,7 +394,4 @@ class NapcatChannel(BaseChannel[NapcatConfig]):
     async def send_piece(self, delivery: Delivery, index: int, piece: Any) -> None:
         """One send action, confirmed by NapCat (OneBot has no idempotency key: a piece whose
         answer was lost with the connection is sent again)."""
-        answer = await self._action(piece["action"], piece["params"])
-        data = _object(answer.get("data"))
-        if data.get("message_id") is not None:
-            self._own_messages.append(str(data["message_id"]))
+        await self._action(piece["action"], piece["params"])
