@@ -25,9 +25,7 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QHBoxLayout, QSplitter, QWidget
 
-from desktop.core.agent.commands import parse_command
 from desktop.core.bus.events import DESKTOP_CHANNEL, OutboundMessage, RunEvent
-from desktop.core.bus.limits import max_inbound_kb, refusal
 from desktop.core.engine.skills import SkillsLoader
 from desktop.core.providers.chat_model import ModelChoice
 from desktop.core.session.handles import list_chats
@@ -51,8 +49,9 @@ from desktop.ui.chat.changes import (
 )
 from desktop.ui.chat.conversation import ConversationPane
 from desktop.ui.chat.feed import TurnFeed
-from desktop.ui.chat.items import ChatItem
 from desktop.ui.chat.message_model import MessageModel
+from desktop.ui.chat.opening import ChatOpening
+from desktop.ui.chat.sending import ChatSending
 from desktop.ui.chat.session_list_model import SessionListModel
 from desktop.ui.chat.session_panel import SessionPanel
 from desktop.ui.chat.session_store import SessionStore
@@ -67,7 +66,6 @@ if TYPE_CHECKING:
     from desktop.ui.services import AppServices
 
 log = logging.getLogger(__name__)
-OPEN_MODELS = 8
 CHANNEL = DESKTOP_CHANNEL
 
 
@@ -76,7 +74,7 @@ def new_session_key() -> str:
     return f"{CHANNEL}:{time.strftime('%Y%m%d-%H%M%S')}-{random.token_hex(3)}"
 
 
-class ChatTab(ChatActions, QWidget):
+class ChatTab(ChatOpening, ChatSending, ChatActions, QWidget):
     """Chats with the agent.
 
     Args:
@@ -327,100 +325,6 @@ class ChatTab(ChatActions, QWidget):
         self._stop()
         super().closeEvent(event)
 
-    # -- opening --------------------------------------------------------------------------
-    def _model_for(self, key: str) -> MessageModel | None:
-        return None if key in self._loading else self._models.get(key)
-
-    async def _open(self, key: str) -> None:
-        previous = self.current
-        if self._editing is not None and self._editing[0] != key:
-            self.cancel_edit()
-        if previous and previous != key:
-            self._drafts[previous] = self.pane.composer.text()
-            entry = self.sessions.entry(previous)
-            old = self._models.get(previous)
-            if entry is not None and entry.draft and (old is None or not old.rowCount()):
-                self.sessions.remove(previous)
-                self._models.pop(previous, None)
-        self.current = key
-        model = self._models.get(key)
-        if model is None:
-            model = self._models[key] = MessageModel(key)
-            self._show(key, model)
-            await self._load(key)
-        else:
-            self._models.move_to_end(key)
-            self._show(key, model)
-        self._evict()
-
-    def _show(self, key: str, model: MessageModel) -> None:
-        pane = self.pane
-        pane.view.setModel(model)
-        pane.temporary.setVisible(is_temporary(key))
-        entry = self.sessions.entry(key)
-        pane.set_title(entry.title if entry else "New chat", key.partition(":")[0])
-        pane.show_usage(self.state.usage.get(key))
-        self._show_error(key)
-        self.approvals.show_current()
-        pane.composer.set_busy(self.state.busy(key))
-        pane.guidance.show_guidance(self.state.guidance_of(key))
-        pane.composer.edit.setPlainText(self._drafts.pop(key, ""))
-        self.sessions.update(key, unread=False)
-        self.panel.select(key)
-        self.sessionOpened.emit(key)
-        self.refresh_model()
-        self._apply_jump(key)
-        self._spawn(self.show_preset(key))
-
-    async def _load(self, key: str) -> None:
-        """(Re)read ``key`` from disk into its model, keeping the live turn's rows."""
-        if is_temporary(key) and key in self._models:
-            return  # never on disk: its rows are the only copy
-        self._loading.add(key)
-        try:
-            loaded = await self.store.load(key, live=self.state.busy(key))
-        finally:
-            self._loading.discard(key)
-        model = self._models.get(key)
-        if model is None:
-            return
-        model.set_items(loaded.items + self.state.live_rows(key) + self.state.queued(key))
-        self._load_thumbnails(model.items)
-        entry = self.sessions.entry(key)
-        if entry is None or not entry.draft:  # a new chat's choice waits for its first message
-            self._chat_models[key] = loaded.model
-        if loaded.pending and not self.state.busy(key) and key not in self.state.errors:
-            self.turns.set_error(key, "interrupted", "Retry runs it again.")
-        if key == self.current:
-            self.pane.set_title(loaded.title, key.partition(":")[0])
-            self._show_error(key)
-            self.refresh_model()
-            self._apply_jump(key)
-
-    def open_search_result(self, key: str, message_index: int, query: str) -> None:
-        """Open ``key`` scrolled to the message a search found (highlighted)."""
-        self._jump = (key, message_index, query)
-        if key == self.current and key not in self._loading:
-            self._apply_jump(key)
-        else:
-            self.open_session(key)
-
-    def _apply_jump(self, key: str) -> None:
-        jump = self._jump
-        model = self._models.get(key)
-        if jump is None or jump[0] != key or model is None or key in self._loading:
-            return
-        _, index, query = jump
-        needle = query.casefold()
-        rows = [r for r, item in enumerate(model.items) if item.message_index == index]
-        rows = [r for r in rows if needle in model.item(r).text.casefold()] or rows
-        if rows:
-            self._jump = None
-            self.pane.view.reveal(rows[0], highlight=query)
-        elif model.rowCount() and not self.state.busy(key):  # live rows of a finished turn
-            # (they have no message index): read the chat back from disk
-            self._spawn(self._load(key))
-
     def _load_mentions(self) -> None:
         """The other chats for the composer's @-mention picker, read off the event loop."""
         runtime = self.services.runtime
@@ -438,87 +342,6 @@ class ChatTab(ChatActions, QWidget):
             )
 
         self._spawn(load())
-
-    def _load_thumbnails(self, items: list[ChatItem]) -> None:
-        media = [m for item in items if item.media for m in item.media]
-        if media:
-            self.thumbnails.request(media[-200:])
-
-    def _evict(self) -> None:
-        for key in list(self._models):
-            if len(self._models) <= OPEN_MODELS:
-                break
-            if key != self.current and not self.state.busy(key) and not is_temporary(key):
-                del self._models[key]
-
-    # -- sending --------------------------------------------------------------------------
-    def send(self, text: str, media: list[str]) -> None:
-        """Send ``text`` (and images) in the shown chat; slash commands are answered inline.
-
-        A message sent while the chat's turn runs is queued (shown as such) and answered next.
-        ``/new`` archives the chat into memory (as nanobot's does) and opens a new chat (the
-        current one stays, with its title). A message longer than ``channels.maxInboundKb``
-        stays in the composer and the banner says why.
-        """
-        key, composer = self.current, self.pane.composer
-        if self.services.runtime is None or not key:
-            return
-        command = parse_command(text) if not media else None
-        too_long = refusal(text, max_inbound_kb(self.services.config)) if command is None else None
-        if too_long is not None:  # kept in the composer, never sent
-            self.turns.set_error(key, "too_long", too_long)
-            return
-        if command is None and self._editing is not None and self.send_edit(text):
-            return
-        if command is not None:
-            composer.clear_input()
-            if command.name == "/stop":
-                self.stop_current()
-            elif command.name == "/new" and key.startswith(f"{CHANNEL}:"):
-                self.archiver.archive(key)
-                self.new_chat()
-            else:
-                self.turns.command(key, text)
-            return
-        if self.state.busy(key) and not media and self.steering.steer(key, text):
-            composer.clear_input()  # the running turn takes it in at its next step
-            return
-        mentions = composer.edit.mentions.structured(text)
-        composer.edit.mentions.forget()
-        composer.clear_input()
-        self.pane.view.scroll_to_bottom()  # what you send, and its answer, are in view
-        row = ChatItem("user", text, media=list(media))
-        model = self._models.get(key)
-        if model is not None:
-            self._load_thumbnails([model.append(row)])
-        entry = self.sessions.entry(key)
-        own = self._chat_models.get(key) if entry is not None and entry.draft else None
-        self.list_controller.touched(key, text or "Image")
-        entry = self.sessions.entry(key)
-        if entry is not None:
-            self.pane.set_title(entry.title, entry.channel)
-        # A new chat given its own model keeps it from its first message on.
-        before = self.store.set_chat_model(key, own) if own is not None else None
-        self.turns.send(key, text, media, row, before=before, mentions=mentions)
-        self._update_busy(key)
-
-    def _send_to(self, key: str, text: str) -> None:
-        """Send ``text`` as a message in chat ``key`` (shown or not): guidance a turn never
-        took in, or taken back with "Send now"."""
-        row = ChatItem("user", text)
-        model = self._models.get(key)
-        if model is not None:
-            model.append(row)
-        self.list_controller.touched(key, text)
-        self.turns.send(key, text, [], row)
-        self._update_busy(key)
-
-    def _update_busy(self, key: str) -> None:
-        # Running (the loop's events say so) or sent and about to start.
-        busy = self.state.busy(key) or bool(self.state.queued(key))
-        self.sessions.update(key, running=busy)
-        if key == self.current:
-            self.pane.composer.set_busy(busy)
 
     # -- events ---------------------------------------------------------------------------
     def _on_event(self, event: RunEvent) -> None:
