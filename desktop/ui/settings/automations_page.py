@@ -10,7 +10,7 @@ It lives in Settings beside "Dream & heartbeat" because automations span every c
 channel: a Telegram standup belongs to no desktop chat. Everything goes through core
 (:mod:`desktop.core.cron.overview`, :mod:`desktop.core.cron.automations`) in worker threads.
 
-Keys: Ctrl+F search, F2 rename, Delete delete, Ctrl+Z undo the delete, F5 refresh, the menu
+Keys: Alt+H search (Ctrl+F stays the Settings search), Alt+S the filter, Alt+O the sort, F2 rename, Delete delete, Ctrl+Z undo the delete, F5 refresh, the menu
 key (or a right click) the selected automation's actions.
 """
 
@@ -92,7 +92,7 @@ class AutomationsPage(SettingsPage):
         self.search = QLineEdit()
         self.search.setAccessibleName("Search automations")
         self.search.setPlaceholderText(SEARCH_HINT)
-        self.search.setToolTip(SEARCH_HINT + " (Ctrl+F)")
+        self.search.setToolTip(SEARCH_HINT + " (Alt+H)")
         self.search.setClearButtonEnabled(True)
         self.sort = QComboBox()
         self.sort.setAccessibleName("Sort by")
@@ -100,11 +100,13 @@ class AutomationsPage(SettingsPage):
             self.sort.addItem(label, order)
         self.refresh_button = button("Refresh", "Refresh the automations")
         self.refresh_button.setToolTip("Read the automations again (F5)")
-        show_label, sort_label = QLabel("&Show"), QLabel("S&ort")
+        show_label, search_label, sort_label = QLabel("&Show"), QLabel("Searc&h"), QLabel("S&ort")
         show_label.setBuddy(self.filter)
+        search_label.setBuddy(self.search)
         sort_label.setBuddy(self.sort)
         bar.addWidget(show_label)
         bar.addWidget(self.filter)
+        bar.addWidget(search_label)
         bar.addWidget(self.search, 1)
         bar.addWidget(sort_label)
         bar.addWidget(self.sort)
@@ -177,7 +179,6 @@ class AutomationsPage(SettingsPage):
         self.form.save_button.clicked.connect(lambda: self.spawn(self._save(), "reminder-save"))
         services.agentReady.connect(lambda: self.spawn(self.refresh(), "automations"))
         keys: tuple[tuple[QKeySequence | QKeySequence.StandardKey, Callable[[], object]], ...] = (
-            (QKeySequence.StandardKey.Find, self._focus_search),
             (QKeySequence.StandardKey.Undo, self._undo_clicked),
             (QKeySequence(Qt.Key.Key_F5), lambda: self.spawn(self.refresh(), "automations")),
         )
@@ -255,10 +256,6 @@ class AutomationsPage(SettingsPage):
         self.empty.show()
         self.table.hide()
 
-    def _focus_search(self) -> None:
-        self.search.setFocus()
-        self.search.selectAll()
-
     # -- selection --------------------------------------------------------------------------
     def selected_row(self) -> JobRow | None:
         """The automation selected in the table."""
@@ -333,8 +330,8 @@ class AutomationsPage(SettingsPage):
         except (KeyError, RuntimeError) as exc:
             self.status.error(f"Not run: {exc.args[0] if exc.args else exc}")
             return
-        self.status.ok(f"Ran '{row.name}'; its receipt is under Past runs.")
         await self.refresh()
+        self.status.ok(f"Ran '{row.name}'; its receipt is under Past runs.")
 
     async def _toggle(self) -> None:
         row, cron = self.selected_row(), self.cron
