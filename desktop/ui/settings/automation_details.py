@@ -34,6 +34,7 @@ class AutomationDetails(QWidget):
         self.past = QListWidget()
         self.past.setAccessibleName("Past runs of the selected automation")
         self.past.setMinimumHeight(110)
+        self.past.setMaximumHeight(220)  # the list of automations gets the rest
         # Reasons can be long (a budget's numbers): wrap them rather than hide them sideways.
         self.past.setWordWrap(True)
         self.past.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -42,8 +43,9 @@ class AutomationDetails(QWidget):
         layout.addWidget(heading("Local trigger", level=2))
         layout.addWidget(
             hint(
-                "Run it from a terminal, a script or another program's hook. The command runs "
-                "the job in the app (or on its own when the app is closed)."
+                "Run it from a terminal, a script or another program's hook: the command runs "
+                "the job at once, in its own process, prints what it says, and leaves a receipt "
+                "here."
             )
         )
         row = QHBoxLayout()

@@ -8,7 +8,7 @@ the work: this widget only shows rows and reports what the person asked for.
 from __future__ import annotations
 
 from PySide6.QtCore import QPoint, Qt, Signal
-from PySide6.QtGui import QKeyEvent
+from PySide6.QtGui import QColor, QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
@@ -17,10 +17,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.core.cron.automations import status_text
+from desktop.core.cron.automations import problems_of, status_text
 from desktop.core.cron.overview import JobRow
 from desktop.core.cron.spec import local_time
+from desktop.ui.settings.widgets import is_dark
 
+#: The colour of a status that needs attention (light theme, dark theme).
+ATTENTION = ("#b3261e", "#f2b8b5")
 COLUMNS = ("Name", "Status", "Schedule", "Next run", "Last run")
 
 
@@ -80,6 +83,7 @@ class AutomationTable(QTableWidget):
         try:
             self.rows = rows
             self.setRowCount(len(rows))
+            attention = QColor(ATTENTION[1] if is_dark(self) else ATTENTION[0])
             for index, row in enumerate(rows):
                 # The last outcome in words when we ran it (delivered where, failed why);
                 # just the time when another program (nanobot) did.
@@ -99,6 +103,8 @@ class AutomationTable(QTableWidget):
                     item.setFlags(flags)
                     # The name's tip is the message; others are whole where the cell cuts them.
                     item.setToolTip(row.message or text if column == 0 else text)
+                    if column == 1 and problems_of(row, now_ms):
+                        item.setForeground(attention)
                     self.setItem(index, column, item)
                 if row.id == keep:
                     self.selectRow(index)

@@ -59,7 +59,7 @@ if TYPE_CHECKING:
 
 #: How long the Undo of a delete is offered.
 UNDO_MS = 10_000
-SEARCH_HINT = "Search: words, name:…, schedule:cron, status:paused|failed|overdue|system"
+SEARCH_HINT = "words, name:…, schedule:cron, status:paused / failed / overdue / system"
 
 
 class AutomationsPage(SettingsPage):
@@ -87,6 +87,8 @@ class AutomationsPage(SettingsPage):
         bar = QHBoxLayout()
         self.filter = QComboBox()
         self.filter.setAccessibleName("Show")
+        # Its labels carry counts ("Needs attention (2)"): keep the box as wide as they are.
+        self.filter.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         for key, label in FILTERS.items():
             self.filter.addItem(label, key)
         self.search = QLineEdit()
