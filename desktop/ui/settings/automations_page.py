@@ -353,6 +353,8 @@ class AutomationsPage(SettingsPage):
             self.status.error(f"Not renamed: {exc}")
         else:
             self.status.ok(f"Renamed to '{job.name}'.")
+            if self.form.editing == job_id:  # else its Save changes would put the old name back
+                self.form.name.setText(job.name)
         await self.refresh()
 
     def _delete_clicked(self) -> None:
@@ -370,11 +372,13 @@ class AutomationsPage(SettingsPage):
             self.status.error(f"Not deleted: {exc}")
             return
         self.form.clear(focus=False)
-        self.deleted = deleted
         if deleted is not None:
+            # Shown first: a bar still up for an earlier delete expires here, forgetting that
+            # one's Undo -- not this one's.
             self.snackbar.show_message(
                 f"Deleted “{row.name}”. Its receipts are kept.", "Undo", timeout_ms=UNDO_MS
             )
+            self.deleted = deleted
         await self.refresh()
         self.table.setFocus()
 

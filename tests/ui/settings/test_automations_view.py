@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QApplication, QLineEdit, QWidget
+from PySide6.QtWidgets import QApplication, QLineEdit, QMenu, QWidget
 from pytestqt.qtbot import QtBot
 
 from desktop.core.assembly import build_runtime
@@ -176,5 +176,76 @@ def test_empty_states(
     qtbot.waitUntil(lambda: _names(page) == ["tea"], timeout=10_000)
     page.filter.setCurrentIndex(page.filter.findData("paused"))
     assert page.empty.text().startswith("No automations match this view.")
+    run_async(qtbot, qloop, runtime.stop(), 60_000)
+    services.clear_runtime()
+
+
+def test_a_second_delete_keeps_its_undo_and_a_rename_reaches_the_form(
+    make_tab: Callable[[], SettingsTab],
+    qtbot: QtBot,
+    qloop: asyncio.AbstractEventLoop,
+    services: AppServices,
+    scripted_server: ScriptedOpenAIServer,
+) -> None:
+    """Two deletes in a row: Undo brings back the second (the first's bar expiring used to
+    drop it). A rename of the job the form shows updates the form's name (Save changes used
+    to write the old name back)."""
+    runtime = build_runtime(services.config, make_provider(scripted_server.url))
+    services.set_runtime(runtime)
+    cron = runtime.cron
+    tea = cron.add_job("tea", CronSchedule("every", every_ms=60_000), message="Tea")
+    cron.add_job("water", CronSchedule("every", every_ms=60_000), message="Water")
+    page = _open(make_tab)
+    qtbot.waitUntil(lambda: len(page.rows) == 2, timeout=10_000)
+
+    _select(qtbot, page, "tea")
+    assert page.form.name.text() == "tea"
+    page.rename_button.click()
+    editor = QApplication.focusWidget()
+    assert isinstance(editor, QLineEdit)
+    editor.setText("green tea")
+    qtbot.keyClick(editor, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: "green tea" in _names(page), timeout=10_000)
+    assert page.form.name.text() == "green tea"
+    page.form.save_button.click()
+    qtbot.waitUntil(lambda: "Saved" in page.status.text(), timeout=10_000)
+    assert (_stored(page, tea.id) or {}).get("name") == "green tea"
+
+    _select(qtbot, page, "water")
+    qtbot.keyClick(page.table, Qt.Key.Key_Delete)
+    qtbot.waitUntil(lambda: "water" not in _names(page), timeout=10_000)
+    _select(qtbot, page, "green tea")
+    qtbot.keyClick(page.table, Qt.Key.Key_Delete)
+    qtbot.waitUntil(lambda: _names(page) == [], timeout=10_000)
+    assert "green tea" in page.snackbar.label.text()
+    qtbot.keyClick(page.table, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: _names(page) == ["green tea"], timeout=10_000)
+    run_async(qtbot, qloop, runtime.stop(), 60_000)
+    services.clear_runtime()
+
+
+def test_the_menu_key_opens_the_actions(
+    make_tab: Callable[[], SettingsTab],
+    qtbot: QtBot,
+    qloop: asyncio.AbstractEventLoop,
+    services: AppServices,
+    scripted_server: ScriptedOpenAIServer,
+) -> None:
+    runtime = build_runtime(services.config, make_provider(scripted_server.url))
+    services.set_runtime(runtime)
+    runtime.cron.add_job("tea", CronSchedule("every", every_ms=60_000), message="Tea")
+    page = _open(make_tab)
+    qtbot.waitUntil(lambda: _names(page) == ["tea"], timeout=10_000)
+    _select(qtbot, page, "tea")
+    qtbot.keyClick(page.table, Qt.Key.Key_Menu)
+    qtbot.waitUntil(lambda: isinstance(QApplication.activePopupWidget(), QMenu))
+    menu = QApplication.activePopupWidget()
+    assert isinstance(menu, QMenu) and menu.accessibleName() == "Actions for tea"
+    labels = [a.text() for a in menu.actions() if a.text()]
+    assert labels == ["Run now", "Pause", "Rename", "Copy command", "Delete"]
+    pause = next(a for a in menu.actions() if a.text() == "Pause")
+    pause.trigger()
+    menu.close()
+    qtbot.waitUntil(lambda: page.pause_button.text() == "Resume", timeout=10_000)
     run_async(qtbot, qloop, runtime.stop(), 60_000)
     services.clear_runtime()
