@@ -122,9 +122,9 @@ class AutomationsPage(SettingsPage):
         self.empty.setMinimumHeight(90)
         self.empty.setTextFormat(Qt.TextFormat.PlainText)
         self.empty.hide()
-        self.body_layout.addWidget(self.empty)
+        self.body_layout.addWidget(self.empty, 1)  # in the table's place when it is hidden
         self.table = AutomationTable()
-        self.body_layout.addWidget(self.table, 2)
+        self.body_layout.addWidget(self.table, 1)
 
         actions = QHBoxLayout()
         self.new_button = button("New", "New reminder")
@@ -159,7 +159,7 @@ class AutomationsPage(SettingsPage):
         self.body_layout.addWidget(self.snackbar)
 
         self.details = AutomationDetails(services.config_path)
-        self.body_layout.addWidget(self.details, 1)
+        self.body_layout.addWidget(self.details)
         self.form = ReminderForm()
         self.body_layout.addWidget(self.form)
 
