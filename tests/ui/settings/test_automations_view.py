@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
+from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QLineEdit, QMenu, QWidget
 from pytestqt.qtbot import QtBot
 
@@ -247,5 +248,45 @@ def test_the_menu_key_opens_the_actions(
     pause.trigger()
     menu.close()
     qtbot.waitUntil(lambda: page.pause_button.text() == "Resume", timeout=10_000)
+    run_async(qtbot, qloop, runtime.stop(), 60_000)
+    services.clear_runtime()
+
+
+def test_tab_reaches_every_control_in_reading_order(
+    make_tab: Callable[[], SettingsTab],
+    qtbot: QtBot,
+    qloop: asyncio.AbstractEventLoop,
+    services: AppServices,
+    scripted_server: ScriptedOpenAIServer,
+) -> None:
+    runtime = build_runtime(services.config, make_provider(scripted_server.url))
+    services.set_runtime(runtime)
+    runtime.cron.add_job("tea", CronSchedule("every", every_ms=60_000), message="Tea")
+    page = _open(make_tab)
+    qtbot.waitUntil(lambda: _names(page) == ["tea"], timeout=10_000)
+    _select(qtbot, page, "tea")
+    _focus(qtbot, page.filter)
+    expected = [
+        page.search,
+        page.sort,
+        page.refresh_button,
+        page.table,
+        page.new_button,
+        page.run_button,
+        page.pause_button,
+        page.rename_button,
+        page.delete_button,  # Snooze is off: tea has not run
+        page.details.past,
+        page.details.command,
+        page.details.copy_button,
+        page.form.name,
+    ]
+    for widget in expected:
+        QTest.keyClick(QApplication.focusWidget(), Qt.Key.Key_Tab)
+        assert QApplication.focusWidget() is widget, (
+            widget.accessibleName(),
+            QApplication.focusWidget(),
+        )
+        assert widget.accessibleName(), "every stop has a name a screen reader says"
     run_async(qtbot, qloop, runtime.stop(), 60_000)
     services.clear_runtime()
