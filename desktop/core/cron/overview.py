@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from desktop.core.bus.events import DESKTOP_CHANNEL
+from desktop.core.cron.receipts import Receipt
 from desktop.core.cron.service import SYSTEM_EVENT, CronService
 from desktop.core.cron.spec import build_schedule, describe_receipt, describe_schedule, local_time
 from desktop.core.cron.types import CronJob, CronPayload
@@ -38,6 +39,11 @@ class JobRow:
         past: Past receipts in words, newest first.
         ended: A one-shot reminder that ran and left the schedule (shown for a few days).
         ran: It has run at least once (a reminder that ran can be snoozed from the view).
+        next_ms: The next run (epoch ms), ``None`` when paused or done.
+        last_ms: The last run (epoch ms), ``None`` before the first.
+        problems: What went wrong in the last run: ``failed`` (the job failed) or
+            ``undelivered`` (its answer reached no one); see
+            :mod:`desktop.core.cron.automations`.
     """
 
     id: str
@@ -51,6 +57,9 @@ class JobRow:
     past: tuple[str, ...]
     ended: bool = False
     ran: bool = False
+    next_ms: int | None = None
+    last_ms: int | None = None
+    problems: tuple[str, ...] = ()
 
 
 def _row(cron: CronService, job: CronJob, *, ended: bool) -> JobRow:
@@ -60,6 +69,7 @@ def _row(cron: CronService, job: CronJob, *, ended: bool) -> JobRow:
     runs = [r for r in receipts if r.outcome not in ("done", "snoozed")]
     past = tuple(describe_receipt(r, answers.get(r.id), tz) for r in reversed(runs))
     protected = not ended and cron.is_protected(job.id)
+    last_ms, problems = _last_run(job, runs[-1] if runs else None)
     return JobRow(
         id=job.id,
         name=job.name,
@@ -72,7 +82,22 @@ def _row(cron: CronService, job: CronJob, *, ended: bool) -> JobRow:
         past=past[:PAST_LIMIT],
         ended=ended,
         ran=bool(runs) and not protected and job.payload.kind != SYSTEM_EVENT,
+        next_ms=None if ended else job.state.next_run_at_ms,
+        last_ms=last_ms,
+        problems=problems,
     )
+
+
+def _last_run(job: CronJob, receipt: Receipt | None) -> tuple[int | None, tuple[str, ...]]:
+    """When the job last ran and what went wrong then: from its newest receipt, or from
+    ``jobs.json`` when another program (nanobot) ran it later and left no receipt."""
+    state = job.state
+    if receipt is None or (state.last_run_at_ms or 0) > receipt.at_ms:
+        failed = state.last_status == "error"
+        return state.last_run_at_ms, ("failed",) if failed else ()
+    if receipt.outcome in ("failed", "undelivered"):
+        return receipt.at_ms, (receipt.outcome,)
+    return receipt.at_ms, ()
 
 
 def job_rows(cron: CronService) -> list[JobRow]:

@@ -47,6 +47,11 @@ class Snackbar(QFrame):
         self.show()
         self._timer.start(timeout_ms)
 
+    def trigger(self) -> None:
+        """Use the action as if its button was clicked (a keyboard shortcut's way in)."""
+        if self.active:
+            self._act()
+
     def _act(self) -> None:
         self._timer.stop()
         self.hide()

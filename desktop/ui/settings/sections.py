@@ -11,6 +11,9 @@ SECTIONS: dict[str, tuple[str, str, str]] = {
     "channels": ("Channels", "desktop.ui.settings.channels_page", "ChannelsPage"),
     "dream": ("Dream & heartbeat", "desktop.ui.settings.dream_page", "DreamPage"),
     "usage": ("Usage & budgets", "desktop.ui.settings.usage_page", "UsagePage"),
-    "reminders": ("Reminders", "desktop.ui.settings.reminders_page", "RemindersPage"),
+    "automations": ("Automations", "desktop.ui.settings.automations_page", "AutomationsPage"),
     "appearance": ("Appearance & startup", "desktop.ui.settings.appearance_page", "AppearancePage"),
 }
+
+#: Old section names still accepted by ``show_section`` (links, tray actions, tests).
+ALIASES: dict[str, str] = {"reminders": "automations"}

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 from desktop.core.config.errors import ConfigError
 from desktop.ui.settings.page import SettingsPage
 from desktop.ui.settings.search import SettingsSearch
+from desktop.ui.settings.sections import ALIASES
 from desktop.ui.settings.sections import SECTIONS as SECTIONS
 from desktop.ui.settings.tasks import OwnsTasks
 from desktop.ui.settings.widgets import InlineStatus
@@ -116,9 +117,10 @@ class SettingsTab(OwnsTasks, QWidget):
     @Slot(str)
     def show_section(self, name: str) -> None:
         """Show section ``name`` (``providers``, ``agent``, ``tools``, ``mcp``, ``channels``,
-        ``dream``, ``reminders``, ``appearance``). ``providers/openai`` (or ``providers:openai``) also
+        ``dream``, ``automations`` (or its old name ``reminders``), ``appearance``). ``providers/openai`` (or ``providers:openai``) also
         selects that provider; ``channels/telegram`` that channel."""
         section, _, detail = name.replace(":", "/").partition("/")
+        section = ALIASES.get(section, section)
         if section not in SECTIONS:
             log.warning("unknown settings section %r", name)
             return

@@ -1,4 +1,4 @@
-"""The Reminders page over a real runtime: past receipts shown; create, edit, pause, delete."""
+"""The Automations page over a real runtime: past receipts shown; create, edit, pause, delete."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
 from tests.ui.conftest import run_async
 
 
-def test_reminders_page_shows_receipts_and_edits_jobs(
+def test_automations_page_shows_receipts_and_edits_jobs(
     make_tab: Callable[[], SettingsTab],
     qtbot: QtBot,
     qloop: asyncio.AbstractEventLoop,
@@ -40,26 +40,26 @@ def test_reminders_page_shows_receipts_and_edits_jobs(
     run_async(qtbot, qloop, cron.tick(), 60_000)
 
     tab = make_tab()
-    tab.show_section("reminders")
-    page = tab.page("reminders")
+    tab.show_section("automations")
+    page = tab.page("automations")
     qtbot.waitUntil(lambda: any(r.id == tea.id for r in page.rows), timeout=10_000)
     index = next(i for i, r in enumerate(page.rows) if r.id == tea.id)
-    assert page.table.item(index, 3).text().startswith("delivered to desktop at ")
+    assert page.table.item(index, 4).text().startswith("delivered to desktop at ")
     page.table.selectRow(index)
-    assert page.past.item(0).text().startswith("delivered to desktop")
-    assert page.message.text() == "Tea" and page.when.text() == "1"
+    assert page.details.past.item(0).text().startswith("delivered to desktop")
+    assert page.form.message.text() == "Tea" and page.form.when.text() == "1"
 
     # Edit the selected job: every 5 minutes now.
-    page.when.setText("5")
-    page.save_reminder_button.click()
+    page.form.when.setText("5")
+    page.form.save_button.click()
     qtbot.waitUntil(lambda: cron.get_job(tea.id).schedule.every_ms == 300_000, timeout=10_000)
 
     # A new one from the form.
     page.new_button.click()
-    page.message.setText("Drink water")
-    page.kind.setCurrentIndex(1)
-    page.when.setText("0 9 * * 1-5")
-    page.save_reminder_button.click()
+    page.form.message.setText("Drink water")
+    page.form.kind.setCurrentIndex(1)
+    page.form.when.setText("0 9 * * 1-5")
+    page.form.save_button.click()
     qtbot.waitUntil(lambda: any(r.message == "Drink water" for r in page.rows), timeout=10_000)
     stored = json.loads(cron.store_path.read_text())["jobs"]
     water = next(j for j in stored if j["payload"]["message"] == "Drink water")
@@ -168,17 +168,18 @@ def test_a_reminder_skipped_over_budget_reads_so_with_the_reason(
     assert scripted_server.chat_requests() == []
 
     tab = make_tab()
-    tab.show_section("reminders")
-    page = tab.page("reminders")
+    tab.show_section("automations")
+    page = tab.page("automations")
     qtbot.waitUntil(lambda: any(r.id == job.id for r in page.rows), timeout=10_000)
     index = next(i for i, r in enumerate(page.rows) if r.id == job.id)
-    last = page.table.item(index, 3).text()
+    last = page.table.item(index, 4).text()
     assert last.startswith("skipped (over budget; its text shown on desktop) at "), last
     assert "Paused by the budget: Cron wants more tokens; today's Cron budget is 1,000" in last
-    assert page.table.item(index, 0).text() == "dentist (paused)"  # kept, not deleted
-    assert page.table.item(index, 3).toolTip() == last  # whole, where the cell cuts it
+    assert page.table.item(index, 0).text() == "dentist"
+    assert page.table.item(index, 1).text() == "Paused"  # kept, not deleted
+    assert page.table.item(index, 4).toolTip() == last  # whole, where the cell cuts it
     page.table.selectRow(index)
-    assert page.past.item(0).text() == last and page.past.wordWrap()
+    assert page.details.past.item(0).text() == last and page.details.past.wordWrap()
     run_async(qtbot, qloop, runtime.stop(), 60_000)
     services.clear_runtime()
 
@@ -198,23 +199,23 @@ def test_new_clicked_while_an_edit_saves_adds_a_reminder_instead_of_overwriting(
     cron = runtime.cron
     tea = cron.add_job("tea", CronSchedule("every", every_ms=60_000), message="Tea")
     tab = make_tab()
-    tab.show_section("reminders")
-    page = tab.page("reminders")
+    tab.show_section("automations")
+    page = tab.page("automations")
     qtbot.waitUntil(lambda: any(r.id == tea.id for r in page.rows), timeout=10_000)
     page.table.selectRow(next(i for i, r in enumerate(page.rows) if r.id == tea.id))
-    page.when.setText("5")
+    page.form.when.setText("5")
     store_lock = FileLock(str(cron.store_path.parent) + ".lock")  # another process writing
     with store_lock:
-        page.save_reminder_button.click()
+        page.form.save_button.click()
         qtbot.wait(200)  # the save has read the form and waits for the store
         assert page.busy
         page.new_button.click()
-    page.message.setText("Stretch")
-    page.kind.setCurrentIndex(0)
-    page.when.setText("30")
+    page.form.message.setText("Stretch")
+    page.form.kind.setCurrentIndex(0)
+    page.form.when.setText("30")
     qtbot.waitUntil(lambda: not page.busy, timeout=10_000)  # the first save has finished
-    assert page.editing is None and page.save_reminder_button.text() == "Add reminder"
-    page.save_reminder_button.click()
+    assert page.form.editing is None and page.form.save_button.text() == "Add reminder"
+    page.form.save_button.click()
     qtbot.waitUntil(lambda: any(r.message == "Stretch" for r in page.rows), timeout=10_000)
     qtbot.waitUntil(lambda: not page.busy, timeout=10_000)
     job = cron.get_job(tea.id)
@@ -257,17 +258,18 @@ def test_a_fired_one_shot_reminder_stays_listed_and_snoozes_with_its_own_text(
 
     tab = make_tab()
     tab.show_section("reminders")
-    page = tab.page("reminders")
+    page = tab.page("automations")
     qtbot.waitUntil(lambda: any(r.id == job.id for r in page.rows), timeout=10_000)
     index = next(i for i, r in enumerate(page.rows) if r.id == job.id)
-    assert page.table.item(index, 0).text() == "Stretch (ran)"
-    assert page.table.item(index, 2).text() == "—"
-    assert page.table.item(index, 3).text().startswith("delivered to desktop at 2026-05-01 10:01")
+    assert page.table.item(index, 0).text() == "Stretch"
+    assert page.table.item(index, 1).text() == "Ran"
+    assert page.table.item(index, 3).text() == "—"
+    assert page.table.item(index, 4).text().startswith("delivered to desktop at 2026-05-01 10:01")
     page.table.selectRow(index)
-    assert "snoozed by you" in page.past.item(0).text()
+    assert "snoozed by you" in page.details.past.item(0).text()
     assert not page.pause_button.isEnabled() and page.snooze_button.isEnabled()
-    assert page.editing is None and page.message.text() == "Stretch your legs"
-    assert page.save_reminder_button.text() == "Add reminder"  # again, as a new reminder
+    assert page.form.editing is None and page.form.message.text() == "Stretch your legs"
+    assert page.form.save_button.text() == "Add reminder"  # again, as a new reminder
 
     later = next(a for a in page.snooze_button.menu().actions() if a.text() == "1 hour")
     later.trigger()
@@ -280,9 +282,9 @@ def test_a_fired_one_shot_reminder_stays_listed_and_snoozes_with_its_own_text(
     page.table.selectRow(index)
     page.delete_button.click()
     qtbot.waitUntil(lambda: all(r.id != job.id for r in page.rows), timeout=10_000)
-    assert page.undo_button.isVisible()
-    page.undo_button.click()
+    assert page.snackbar.active and page.snackbar.button.text() == "Undo"
+    page.snackbar.button.click()
     qtbot.waitUntil(lambda: any(r.id == job.id for r in page.rows), timeout=10_000)
-    assert not page.undo_button.isVisible()
+    assert not page.snackbar.isVisible()
     run_async(qtbot, qloop, runtime.stop(), 60_000)
     services.clear_runtime()
