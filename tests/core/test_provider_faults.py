@@ -416,8 +416,9 @@ async def test_cancel_streaming_closes_the_connection(
     task.cancel()
     started = time.monotonic()
     with pytest.raises(asyncio.CancelledError):
-        await asyncio.wait_for(task, 5)
-    assert time.monotonic() - started < 2.0  # the rest of the stream would take ~12 s
+        await asyncio.wait_for(task, 10)
+    # the rest of the stream would take ~12 s; generous for a loaded machine
+    assert time.monotonic() - started < 6.0
 
     deadline = time.monotonic() + 5
     while scripted_server.aborted_streams == 0 and time.monotonic() < deadline:

@@ -73,6 +73,6 @@ async def test_a_long_call_id_still_fits_and_is_answered() -> None:
     )
     bot = _Bot()
     await approver.on_button(bot, query, "Ada")  # type: ignore[arg-type]
-    assert await asyncio.wait_for(waiting, 5) is Decision.DENY
+    assert await asyncio.wait_for(waiting, 30) is Decision.DENY
     await asyncio.gather(*channel.tasks)
     assert bot.answers == ["Denied"] and channel.edits[0].endswith("<i>Denied by Ada</i>")

@@ -85,7 +85,7 @@ async def test_every_source_emits_one_complete_lifecycle(
         scripted_server.push(Reply("Hello telegram."))
         await runtime.bus.publish_inbound(InboundMessage("telegram", "42", "42", "hi"))
         await _until(lambda: sum(e.kind in ENDS for e in events) == 2)
-        sent = await asyncio.wait_for(runtime.bus.consume_outbound(), 5)
+        sent = await asyncio.wait_for(runtime.bus.consume_outbound(), 30)
         assert (sent.channel, sent.content) == ("telegram", "Hello telegram.")
 
         scripted_server.push(Fail(401, "bad key"))

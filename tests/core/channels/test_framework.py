@@ -162,8 +162,8 @@ async def test_a_failing_channel_is_restarted_and_reports_its_status(
     fresh_network.drop_after = 1
     await fresh_network.incoming.put(("42|ada", "42", "first"))
     await fresh_network.incoming.put(("42|ada", "42", "second"))
-    first = await asyncio.wait_for(bus.consume_inbound(), 5)
-    second = await asyncio.wait_for(bus.consume_inbound(), 5)
+    first = await asyncio.wait_for(bus.consume_inbound(), 30)
+    second = await asyncio.wait_for(bus.consume_inbound(), 30)
     assert [first.content, second.content] == ["first", "second"]
     assert fresh_network.connects == 4
     await manager.stop()
@@ -214,7 +214,7 @@ async def test_not_allowed_senders_never_reach_the_agent(
     await _until(lambda: manager.status("loopback").ok)
     await fresh_network.incoming.put(("7|mallory", "7", "let me in"))
     await fresh_network.incoming.put(("42|ada", "42", "hello"))
-    message = await asyncio.wait_for(bus.consume_inbound(), 5)
+    message = await asyncio.wait_for(bus.consume_inbound(), 30)
     assert (message.sender_id, message.content) == ("42|ada", "hello")
     assert bus.inbound.empty()
     await manager.stop()
@@ -257,11 +257,11 @@ async def test_an_approval_is_answered_by_a_reply_in_the_chat(
         question.chat_id == "42" and "exec" in question.content and "allow chat" in question.content
     )
     await fresh_network.incoming.put(("42|ada", "42", "Allow chat"))
-    assert await asyncio.wait_for(check, 5) is None
+    assert await asyncio.wait_for(check, 30) is None
     assert withdrawn.is_set() and policy.is_allowed("loopback:42", "exec")
     assert bus.inbound.empty(), "the answer is not passed to the agent"
     await fresh_network.incoming.put(("42|ada", "42", "allow"))  # no question waits: a message
-    assert (await asyncio.wait_for(bus.consume_inbound(), 5)).content == "allow"
+    assert (await asyncio.wait_for(bus.consume_inbound(), 30)).content == "allow"
     await manager.stop()
     await owner.aclose()
 
