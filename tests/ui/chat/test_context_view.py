@@ -1,0 +1,71 @@
+"""The chat's context view: the meter opens a per-round chart of what the provider reported
+(real turns on the scripted server through LiteLLM, read back from the usage ledger), and
+"Compact now" runs ``/compact`` and shows the compaction when it lands."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
+
+from desktop.ui.chat.context_dialog import ContextView
+from tests.fakes.openai_server import Reply
+from tests.ui.chat.conftest import ChatHarness
+
+
+def _numbers(view: ContextView) -> list[tuple[int, int, int]]:
+    return [(r.prompt_tokens, r.completion_tokens, r.cached_tokens) for r in view.context.rounds]
+
+
+def test_the_meter_opens_each_round_as_reported_and_compact_now_marks_it(
+    make_chat,  # type: ignore[no-untyped-def]
+    qtbot: QtBot,
+) -> None:
+    chat: ChatHarness = make_chat(context_window_tokens=32768)
+    chat.server.push(
+        Reply(tool_calls=[("list_dir", "{}")], usage=(1200, 40)),
+        Reply("Two files here.", usage=(1500, 25), cached=1024),
+        Reply("Porto it is.", usage=(2100, 30), cached=1408),
+    )
+    chat.send("What is in the folder?")
+    chat.idle()
+    chat.send("Pick a city for me.")
+    chat.idle()
+    bar = chat.tab.pane.usage
+    chat.wait(bar.meter.isVisible)
+
+    qtbot.mouseClick(bar.meter, Qt.MouseButton.LeftButton)
+    views = chat.tab.context_views
+    chat.wait(lambda: views.view is not None and views.view.loads > 0 and views.view.isVisible())
+    view = views.view
+    assert view is not None
+    assert _numbers(view) == [(1200, 40, 0), (1500, 25, 1024), (2100, 30, 1408)]
+    assert view.window == 32768 and view.chart.window == 32768
+    assert view.context.compactions == ()
+    assert "3 round(s)" in view.summary.text() and "2,100 of 32,768" in view.summary.text()
+    assert "cache hits in 2 round(s), 2,432 tokens" in view.summary.text()
+    assert view.chart.describe().startswith("3 round(s); last input 2,100 of 32,768")
+
+    chat.server.push(Reply("- Listed the folder; chose Porto.", usage=(900, 60)))
+    qtbot.mouseClick(view.compact_button, Qt.MouseButton.LeftButton)
+    assert not view.compact_button.isEnabled()
+    chat.wait(lambda: len(view.context.compactions) == 1 and view.compact_button.isEnabled())
+    assert view.context.compactions[0].after == 3 and view.context.compactions[0].tokens == 960
+    assert chat.items()[-1].kind == "command" and chat.items()[-1].text == "Context compacted."
+
+    # The view follows the chat: a turn after the compaction lands after the mark.
+    chat.server.push(Reply("Hello again.", usage=(700, 12), cached=512))
+    chat.send("Hi again")
+    chat.idle()
+    chat.wait(lambda: len(view.context.rounds) == 4)
+    assert _numbers(view)[-1] == (700, 12, 512)
+    assert view.context.compactions[0].after == 3
+    assert "compacted 1×" in view.summary.text()
+    assert not view.chart.grab().isNull()  # drawn with the compaction mark
+
+    view.close()
+    chat.wait(lambda: views.view is None)
+    bar.meter.setFocus()
+    qtbot.keyClick(bar.meter, Qt.Key.Key_Return)  # the keyboard opens it too
+    chat.wait(lambda: views.view is not None and views.view.loads > 0)
+    assert len(views.view.context.rounds) == 4
+    views.view.close()
