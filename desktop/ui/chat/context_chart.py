@@ -57,7 +57,7 @@ class ContextChart(QWidget):
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.setMouseTracking(True)
         self.context = SessionContext("")
-        self.window = 0
+        self.window_tokens = 0
         self.first = 0  # index of the first round drawn
         self._bars: list[tuple[QRectF, int]] = []
 
@@ -67,7 +67,7 @@ class ContextChart(QWidget):
 
     def set_data(self, context: SessionContext, window: int) -> None:
         """Show ``context``'s rounds against a ``window``-token context window (0: unknown)."""
-        self.context, self.window = context, max(0, window)
+        self.context, self.window_tokens = context, max(0, window)
         self.setAccessibleDescription(self.describe())
         self.update()
 
@@ -77,7 +77,7 @@ class ContextChart(QWidget):
         if not rounds:
             return "No rounds recorded yet"
         last = rounds[-1]
-        window = f" of {self.window:,}" if self.window else ""
+        window = f" of {self.window_tokens:,}" if self.window_tokens else ""
         return (
             f"{len(rounds)} round(s); last input {last.prompt_tokens:,}{window} tokens, "
             f"output {last.completion_tokens:,}; {len(self.context.compactions)} compaction(s)"
@@ -89,7 +89,7 @@ class ContextChart(QWidget):
         if self.context.cached_reported:
             items.append(("cached input", CACHED, False))
         items.append(("output", OUTPUT, False))
-        if self.window:
+        if self.window_tokens:
             items.append(("context window", WINDOW, True))
         if self.context.compactions:
             items.append(("compaction", COMPACTION, True))
@@ -120,7 +120,7 @@ class ContextChart(QWidget):
         rounds = self.context.rounds
         top = 8 + line * 1.5
         peak = max((max(r.prompt_tokens, r.completion_tokens) for r in rounds), default=0)
-        ceiling = _nice_ceiling(float(max(peak, self.window)))
+        ceiling = _nice_ceiling(float(max(peak, self.window_tokens)))
         ticks = [tokens(ceiling * i / 4) for i in range(5)]
         axis_w = max(max(metrics.horizontalAdvance(t) for t in ticks), 24) + 8
         plot = QRectF(axis_w, top, self.width() - axis_w - 4, self.height() - top - line - 6)
@@ -174,11 +174,11 @@ class ContextChart(QWidget):
                     str(number),
                 )
 
-        if self.window:
-            y = plot.bottom() - height(self.window)
+        if self.window_tokens:
+            y = plot.bottom() - height(self.window_tokens)
             painter.setPen(QPen(QColor(WINDOW), 2, Qt.PenStyle.DashLine))
             painter.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y))
-            label = f"window {tokens(self.window)}"
+            label = f"window {tokens(self.window_tokens)}"
             painter.drawText(
                 QRectF(plot.left(), y + 2, plot.width() - 4, line),
                 int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop),

@@ -89,7 +89,7 @@ class ContextView(QDialog):
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
-        self.key, self.window = key, window
+        self.key, self.window_tokens = key, window
         self._load, self._spawn, self._compact = load, spawn, compact
         self.setWindowTitle(f"Context — {title or key}")
         self.setAccessibleName("Context view")
@@ -151,14 +151,14 @@ class ContextView(QDialog):
         if self._compacting and len(context.compactions) > len(self.context.compactions):
             self._end_compacting()
         self.context = context
-        self.summary.setText(summary_text(context, self.window))
-        self.chart.set_data(context, self.window)
+        self.summary.setText(summary_text(context, self.window_tokens))
+        self.chart.set_data(context, self.window_tokens)
         self.loads += 1
 
     def set_window(self, window: int) -> None:
         """The context window changed (a turn reported another one)."""
-        if window and window != self.window:
-            self.window = window
+        if window and window != self.window_tokens:
+            self.window_tokens = window
             self.show_context(self.context)
 
     # -- events of the chat -----------------------------------------------------------------

@@ -48,8 +48,9 @@ def _ziamath() -> Any:
     except ImportError:  # an optional install without it: math stays TeX source
         log.warning("ziamath is not installed: math in answers is shown as TeX source")
         return None
-    ziamath.config.svg2 = False  # plain paths: Qt's SVG Tiny renderer has no <symbol>
-    return ziamath
+    found: Any = ziamath
+    found.config.svg2 = False  # plain paths: Qt's SVG Tiny renderer has no <symbol>
+    return found
 
 
 @lru_cache(maxsize=256)

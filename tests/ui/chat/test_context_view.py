@@ -39,7 +39,7 @@ def test_the_meter_opens_each_round_as_reported_and_compact_now_marks_it(
     view = views.view
     assert view is not None
     assert _numbers(view) == [(1200, 40, 0), (1500, 25, 1024), (2100, 30, 1408)]
-    assert view.window == 32768 and view.chart.window == 32768
+    assert view.window_tokens == 32768 and view.chart.window_tokens == 32768
     assert view.context.compactions == ()
     assert "3 round(s)" in view.summary.text() and "2,100 of 32,768" in view.summary.text()
     assert "cache hits in 2 round(s), 2,432 tokens" in view.summary.text()
