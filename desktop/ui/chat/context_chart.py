@@ -178,7 +178,7 @@ class ContextChart(QWidget):
             y = plot.bottom() - height(self.window_tokens)
             painter.setPen(QPen(QColor(WINDOW), 2, Qt.PenStyle.DashLine))
             painter.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y))
-            label = f"window {tokens(self.window_tokens)}"
+            label = f"window {self.window_tokens:,}"
             painter.drawText(
                 QRectF(plot.left(), y + 2, plot.width() - 4, line),
                 int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop),

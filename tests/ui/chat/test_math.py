@@ -47,7 +47,9 @@ def test_inline_and_display_math_are_images_and_currency_stays_text() -> None:
 
 def test_qt_draws_the_formula_images() -> None:
     """Each data URL is an SVG Qt's image plugin loads, with a real size."""
-    for url in _images(MarkdownRenderer(LIGHT).render(ANSWER).html):
+    images = _images(MarkdownRenderer(LIGHT).render(ANSWER).html)
+    assert len(images) == 2
+    for url in images:
         image = QImage.fromData(QByteArray(base64.b64decode(url[len(PREFIX) :])), "SVG")
         assert not image.isNull() and image.width() > 20 and image.height() > 8
 
