@@ -69,3 +69,26 @@ def test_the_meter_opens_each_round_as_reported_and_compact_now_marks_it(
     chat.wait(lambda: views.view is not None and views.view.loads > 0)
     assert len(views.view.context.rounds) == 4
     views.view.close()
+
+
+def test_a_long_chat_shows_its_latest_rounds_and_the_marks_among_them(qtbot: QtBot) -> None:
+    """More rounds than fit: the chart draws the latest ones (and says so); a compaction
+    among them is placed by its round, one before them is not drawn."""
+    from desktop.core.usage.rounds import Compaction, Round, SessionContext
+    from desktop.ui.chat.context_chart import ContextChart
+
+    rounds = tuple(Round(float(n), "m", 1000 + n, 50, cached_tokens=n) for n in range(300))
+    context = SessionContext("k", rounds, (Compaction(1.5, 2), Compaction(299.5, 299)))
+    chart = ContextChart()
+    qtbot.addWidget(chart)
+    chart.resize(600, 300)
+    chart.set_data(context, 4096)
+    chart.show()
+    qtbot.waitExposed(chart)
+    image = chart.grab().toImage()
+    assert not image.isNull()
+    assert 0 < chart.first < 300 - 30  # at least 30 of the latest drawn, not all 300
+    assert chart._bars[-1][1] == 299 and chart._bars[0][1] == chart.first
+    assert chart.describe() == (
+        "300 round(s); last input 1,299 of 4,096 tokens, output 50; 2 compaction(s)"
+    )
