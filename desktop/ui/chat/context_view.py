@@ -74,6 +74,31 @@ class ContextViews:
         view.activateWindow()
         return view
 
+    def chat_shown(self, key: str) -> None:
+        """A chat was opened: one with no turn in this run shows its context meter from the
+        ledger's last round (so its context view can be opened before the next turn)."""
+        tab = self.tab
+        if not key or key in tab.state.usage:
+            return
+        tab._spawn(self._seed(key))
+
+    async def _seed(self, key: str) -> None:
+        from desktop.ui.chat.context_dialog import read_context
+
+        config = self.tab.services.config
+
+        def place() -> Any:
+            from desktop.core.assembly import usage_place
+
+            return usage_place(config)
+
+        context = await read_context(place, key)
+        tab = self.tab
+        if not context.rounds or tab.current != key or key in tab.state.usage:
+            return  # nothing recorded, another chat is shown, or a turn has reported since
+        window = config.agents.defaults.context_window_tokens
+        tab.pane.usage.set_context(context.rounds[-1].prompt_tokens, window)
+
     def _forget(self, view: ContextView) -> None:
         if self.view is view:
             self.view = None

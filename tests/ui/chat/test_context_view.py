@@ -92,3 +92,54 @@ def test_a_long_chat_shows_its_latest_rounds_and_the_marks_among_them(qtbot: QtB
     assert chart.describe() == (
         "300 round(s); last input 1,299 of 4,096 tokens, output 50; 2 compaction(s)"
     )
+
+
+def test_a_chat_from_an_earlier_run_shows_its_meter_and_rounds_from_the_ledger(
+    make_chat,  # type: ignore[no-untyped-def]
+    workspace,  # type: ignore[no-untyped-def]
+    qtbot: QtBot,
+) -> None:
+    """A chat whose turns ran before this window started (its calls in the real ledger file)
+    shows its context meter when opened, and the view lists those rounds and the compaction."""
+    import time
+
+    from desktop.core.usage.record import UsageRecord
+    from tests.core.usage.helpers import ledger_of
+    from tests.ui.chat.conftest import write_session
+
+    write_session(
+        workspace,
+        "telegram:7",
+        [{"role": "user", "content": "Plan a day."}, {"role": "assistant", "content": "Go."}],
+    )
+    chat: ChatHarness = make_chat(context_window_tokens=32768)
+    now = time.time() - 600
+    ledger = ledger_of(chat.services.config)
+    for n, (source, prompt, cached) in enumerate(
+        [("chat", 4000, 0), ("chat", 5200, 3900), ("consolidation", 6000, 0), ("chat", 2400, 0)]
+    ):
+        ledger.append(
+            UsageRecord(
+                time=now + n,
+                source=source,
+                model="m",
+                prompt_tokens=prompt,
+                completion_tokens=80,
+                cached_tokens=cached,
+                session="telegram:7",
+            )
+        )
+    bar = chat.tab.pane.usage
+    assert bar.isHidden()  # the new chat shown at start has no rounds
+    chat.wait(lambda: "telegram:7" in chat.tab.sessions.shown_keys())
+    chat.tab.open_session("telegram:7")
+    chat.wait(bar.meter.isVisible)
+    assert bar.meter.value() == round(100 * 2400 / 32768)
+    qtbot.mouseClick(bar.meter, Qt.MouseButton.LeftButton)
+    views = chat.tab.context_views
+    chat.wait(lambda: views.view is not None and views.view.loads > 0)
+    view = views.view
+    assert view is not None and view.key == "telegram:7"
+    assert _numbers(view) == [(4000, 80, 0), (5200, 80, 3900), (2400, 80, 0)]
+    assert [(c.after, c.tokens) for c in view.context.compactions] == [(2, 6080)]
+    view.close()
