@@ -28,6 +28,7 @@ class UsageBar(QWidget):
         self.turn.setAccessibleName("Last turn usage")
         self.meter = QProgressBar(self)
         self.meter.setAccessibleName("Context window fill")
+        self.meter.setAccessibleDescription("Enter opens the chat's context per round")
         self.meter.setRange(0, 100)
         self.meter.setFixedWidth(120)
         self.meter.setMaximumHeight(16)
