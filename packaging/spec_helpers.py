@@ -181,10 +181,21 @@ DOCUMENT_LIBS: tuple[tuple[str, str], ...] = (
 )
 
 
+# Math in answers (desktop/ui/chat/math_render.py, imported lazily): ziamath draws with the
+# STIX font it ships as a data file.
+MATH_LIBS: tuple[tuple[str, str], ...] = (
+    ("ziamath", "ziamath"),
+    ("ziafont", "ziafont"),
+    ("latex2mathml", "latex2mathml"),
+    ("mdit-py-plugins", "mdit_py_plugins"),
+)
+
+
 def document_readers() -> Collected:
-    """The PDF and Office libraries with their data files (see :data:`DOCUMENT_LIBS`)."""
+    """The PDF and Office libraries with their data files (see :data:`DOCUMENT_LIBS`), and
+    the math renderer's (:data:`MATH_LIBS`)."""
     collected = Collected()
-    for distribution, module in DOCUMENT_LIBS:
+    for distribution, module in DOCUMENT_LIBS + MATH_LIBS:
         collected.add(optional_package(distribution, module, all_submodules=True))
     return collected
 

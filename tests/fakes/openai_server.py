@@ -33,6 +33,8 @@ class Reply:
         reasoning: ``reasoning_content`` to send before the text.
         finish_reason: Defaults to ``tool_calls`` when there are calls, else ``stop``.
         usage: ``(prompt_tokens, completion_tokens)``.
+        cached: Of the prompt tokens, those reported as served from the cache
+            (``prompt_tokens_details.cached_tokens``; left out when 0).
         chunk: Characters per streamed content chunk.
         delay: Seconds between streamed chunks.
         stall_after: Stream this many chunks, then stall for ``stall_for`` seconds.
@@ -49,6 +51,7 @@ class Reply:
     reasoning: str | None = None
     finish_reason: str | None = None
     usage: tuple[int, int] = (10, 5)
+    cached: int = 0
     chunk: int = 4
     delay: float = 0.0
     stall_after: int | None = None
@@ -293,12 +296,15 @@ class ScriptedOpenAIServer:
                 with self._lock:
                     self.aborted_streams += 1
 
-    def _usage(self, step: Reply) -> dict[str, int]:
-        return {
+    def _usage(self, step: Reply) -> dict[str, Any]:
+        usage: dict[str, Any] = {
             "prompt_tokens": step.usage[0],
             "completion_tokens": step.usage[1],
             "total_tokens": sum(step.usage),
         }
+        if step.cached:
+            usage["prompt_tokens_details"] = {"cached_tokens": step.cached}
+        return usage
 
     def _completion(self, body: dict[str, Any], step: Reply) -> dict[str, Any]:
         message: dict[str, Any] = {"role": "assistant", "content": step.text or None}

@@ -47,6 +47,7 @@ from desktop.ui.chat.changes import (
     Unread,
     UsageChanged,
 )
+from desktop.ui.chat.context_view import ContextViews
 from desktop.ui.chat.conversation import ConversationPane
 from desktop.ui.chat.feed import TurnFeed
 from desktop.ui.chat.message_model import MessageModel
@@ -178,6 +179,7 @@ class ChatTab(ChatOpening, ChatSending, ChatActions, QWidget):
         bridge, pane = self.services.bridge, self.pane
         bridge.runEvent.connect(self._on_event)
         bridge.outbound.connect(self._on_outbound)
+        self.context_views = ContextViews(self)  # the context meter's per-round view
         self.services.agentReady.connect(self._agent_ready)
         self.services.agentFailed.connect(
             # The full reason is in the window's banner; the one-line box only points there.

@@ -134,10 +134,16 @@ class MarkdownRenderer:
 
     def __init__(self, theme: Theme = LIGHT) -> None:
         self.theme = theme
-        self._md = MarkdownIt("commonmark", {"html": False, "breaks": True})
-        self._md.enable(["table", "strikethrough"])
-        self._md.core.ruler.push("linkify_bare_urls", _linkify)
-        renderer = self._md.renderer
+        self._md = self._parser(math=False)
+        self._math_md: MarkdownIt | None = None  # made for the first text with a "$"
+        self._blocks: list[str] = []
+        self._highlight = True
+
+    def _parser(self, *, math: bool) -> MarkdownIt:
+        md = MarkdownIt("commonmark", {"html": False, "breaks": True})
+        md.enable(["table", "strikethrough"])
+        md.core.ruler.push("linkify_bare_urls", _linkify)
+        renderer = md.renderer
         assert isinstance(renderer, RendererHTML)  # MarkdownIt's default renderer
         rules: dict[str, Any] = renderer.rules  # plain callables (tokens, idx, options, env)
         rules["fence"] = self._fence
@@ -148,8 +154,11 @@ class MarkdownRenderer:
         rules["td_open"] = self._cell_open
         rules["blockquote_open"] = self._quote_open
         rules["blockquote_close"] = lambda *_: "</td></tr></table>\n"
-        self._blocks: list[str] = []
-        self._highlight = True
+        if math:  # TeX in answers: loaded with the first text that can have some
+            from desktop.ui.chat.math_render import add_math
+
+            add_math(md, lambda: (self.theme.text, self.theme.code_bg))
+        return md
 
     # -- render rules ---------------------------------------------------------------------
     def _fence(self, tokens: list[Token], idx: int, options: Any, env: Any) -> str:
@@ -208,7 +217,12 @@ class MarkdownRenderer:
         """Render ``text``; ``highlight_code_blocks=False`` skips Pygments (fast, for streams)."""
         self._blocks = []
         self._highlight = highlight_code_blocks
-        body = self._md.render(text)
+        md = self._md
+        if "$" in text:
+            if self._math_md is None:
+                self._math_md = self._parser(math=True)
+            md = self._math_md
+        body = md.render(text)
         return Rendered(body, self._blocks)
 
 

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
     from desktop.core.providers.chat_model import ModelChoice
     from desktop.ui.chat.approval_presenter import ApprovalPresenter
+    from desktop.ui.chat.context_view import ContextViews
     from desktop.ui.chat.conversation import ConversationPane
     from desktop.ui.chat.session_list_model import SessionListModel
     from desktop.ui.chat.session_panel import SessionPanel
@@ -52,6 +53,7 @@ class ChatOpening(_Host):
     approvals: ApprovalPresenter
     turns: TurnRunner
     thumbnails: ThumbnailLoader
+    context_views: ContextViews
     current: str
     sessionOpened: Signal
     _models: OrderedDict[str, MessageModel]
@@ -102,6 +104,7 @@ class ChatOpening(_Host):
         entry = self.sessions.entry(key)
         pane.set_title(entry.title if entry else "New chat", key.partition(":")[0])
         pane.show_usage(self.state.usage.get(key))
+        self.context_views.chat_shown(key)  # a chat with no turn yet: its meter from the ledger
         self._show_error(key)
         self.approvals.show_current()
         pane.composer.set_busy(self.state.busy(key))

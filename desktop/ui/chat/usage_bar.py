@@ -1,14 +1,26 @@
-"""Per-turn token use and cost, and how full the context window is."""
+"""Per-turn token use and cost, and how full the context window is.
+
+The meter opens the chat's context view (click, or Enter / Space on it):
+:attr:`UsageBar.contextRequested`.
+"""
 
 from __future__ import annotations
 
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtGui import QKeyEvent, QMouseEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QWidget
 
 from desktop.ui.chat.items import usage_text
 
 
 class UsageBar(QWidget):
-    """The last turn's tokens and cost, and a context-fill meter."""
+    """The last turn's tokens and cost, and a context-fill meter.
+
+    Signals:
+        contextRequested(): the meter was clicked or activated from the keyboard.
+    """
+
+    contextRequested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -16,10 +28,14 @@ class UsageBar(QWidget):
         self.turn.setAccessibleName("Last turn usage")
         self.meter = QProgressBar(self)
         self.meter.setAccessibleName("Context window fill")
+        self.meter.setAccessibleDescription("Enter opens the chat's context per round")
         self.meter.setRange(0, 100)
         self.meter.setFixedWidth(120)
         self.meter.setMaximumHeight(16)
         self.meter.setTextVisible(True)
+        self.meter.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.meter.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.meter.installEventFilter(self)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.turn)
@@ -32,7 +48,9 @@ class UsageBar(QWidget):
         self.turn.setText("")
         self.meter.setValue(0)
         self.meter.setFormat("context –")
-        self.meter.setToolTip("How much of the model's context window the last request used")
+        self.meter.setToolTip(
+            "How much of the model's context window the last request used (click for each round)"
+        )
 
     def set_turn(self, prompt: int, completion: int, cost: float | None) -> None:
         """Show a turn's totals."""
@@ -48,4 +66,26 @@ class UsageBar(QWidget):
         percent = max(0, min(100, round(100 * tokens / window)))
         self.meter.setValue(percent)
         self.meter.setFormat(f"context {percent}%")
-        self.meter.setToolTip(f"Last request: {tokens:,} of {window:,} tokens")
+        self.meter.setToolTip(
+            f"Last request: {tokens:,} of {window:,} tokens — click for each round"
+        )
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """A click on the meter, or Enter / Space while it has focus, asks for the context
+        view."""
+        if watched is self.meter:
+            if (
+                isinstance(event, QMouseEvent)
+                and event.type() == QEvent.Type.MouseButtonRelease
+                and event.button() == Qt.MouseButton.LeftButton
+            ):
+                self.contextRequested.emit()
+                return True
+            if (
+                isinstance(event, QKeyEvent)
+                and event.type() == QEvent.Type.KeyPress
+                and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space)
+            ):
+                self.contextRequested.emit()
+                return True
+        return super().eventFilter(watched, event)

@@ -218,7 +218,10 @@ class ViewInput(_Host):
                     cursor = QTextCursor(parts[part].doc)
                     cursor.setPosition(anchor)
                     cursor.setPosition(position, QTextCursor.MoveMode.KeepAnchor)
-                    return cursor.selection().toPlainText()
+                    from desktop.ui.chat.math_render import selection_text
+
+                    chosen = cursor.selection()  # formulas copy as their TeX source
+                    return selection_text(chosen.toPlainText(), chosen.toHtml())
         return ""
 
     # -- keyboard -------------------------------------------------------------------------
