@@ -49,6 +49,7 @@ class Preview:
         text: Plain text (long text files, or the message).
         data: Image bytes.
         size: File size in bytes (``-1``: unknown).
+        code_blocks: The code blocks of rendered Markdown (its ``copy-code:<n>`` links).
     """
 
     path: Path
@@ -57,6 +58,7 @@ class Preview:
     text: str = ""
     data: bytes = b""
     size: int = -1
+    code_blocks: tuple[str, ...] = ()
 
 
 def _message(path: Path, text: str, size: int = -1) -> Preview:
@@ -128,7 +130,9 @@ def read_preview(raw: str, base: Path, theme: Theme) -> Preview:
     except UnicodeDecodeError:
         return _message(path, "This file is not UTF-8 text; open it in an editor.", size)
     if path.suffix.lower() in MARKDOWN_ENDINGS:
-        return Preview(path, "markdown", html=MarkdownRenderer(theme).render(text).html, size=size)
+        rendered = MarkdownRenderer(theme).render(text)
+        blocks = tuple(rendered.code_blocks)
+        return Preview(path, "markdown", html=rendered.html, code_blocks=blocks, size=size)
     if len(text) > MAX_HIGHLIGHT:
         return Preview(path, "text", text=text, size=size)
     return Preview(path, "text", html=_code_html(text, path.name, theme), size=size)

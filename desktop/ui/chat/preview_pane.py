@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import Qt, QUrl, Signal
 from PySide6.QtGui import (
     QDesktopServices,
+    QGuiApplication,
     QImage,
     QKeySequence,
     QPalette,
@@ -44,6 +45,7 @@ from PySide6.QtWidgets import (
 
 from desktop.ui.chat.colors import ChatColors
 from desktop.ui.chat.diff_view import PREVIEW, preview_path, resolve
+from desktop.ui.chat.markdown import COPY_CODE
 
 if TYPE_CHECKING:
     from desktop.ui.chat.chat_tab import ChatTab
@@ -183,6 +185,12 @@ class PreviewPage(QWidget):
 
     def _link(self, url: QUrl) -> None:
         href = url.toString()
+        if href.startswith(COPY_CODE):  # a code block's "Copy" in rendered Markdown
+            blocks = self.preview.code_blocks if self.preview is not None else ()
+            index = int(href[len(COPY_CODE) :] or -1)
+            if 0 <= index < len(blocks):
+                QGuiApplication.clipboard().setText(blocks[index])
+            return
         if url.isRelative() and not href.startswith(PREVIEW) and not href.startswith("#"):
             href = PREVIEW + str(self.path.parent / url.path())  # a sibling file
         self.linkOpened.emit(href)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from desktop.ui.chat.accessible import row_text
 from desktop.ui.chat.items import ChatItem
-from desktop.ui.settings.prefs_access import update_prefs
+from desktop.ui.settings.appearance_page import AppearancePage
 from tests.fakes.openai_server import Reply
 from tests.ui.chat.conftest import ChatHarness
 from tests.ui.conftest import run_async
@@ -80,7 +80,13 @@ def test_the_setting_switches_the_mode_of_the_open_chat(make_chat, workspace: Pa
     view = chat.tab.pane.view
     chat.wait(lambda: chat.services.prefs is not None)  # the pane read desktop.json
     assert view.diff_mode == "inline"
-    run_async(chat.qtbot, chat.loop, update_prefs(chat.services, diff_display="summary"))
+    page = AppearancePage(chat.services)  # Settings → Appearance, on the same preferences
+    chat.qtbot.addWidget(page)
+    page.load()
+    chat.wait(lambda: page.diff_buttons["inline"].isChecked())
+    page.diff_buttons["summary"].click()
+    assert page.dirty
+    assert run_async(chat.qtbot, chat.loop, page.save())
     assert view.diff_mode == "summary"
     assert "+BETA" not in _card_text(chat, edit)
     saved = json.loads((workspace.parent / "desktop.json").read_text())

@@ -73,7 +73,9 @@ def _turn_with_files(chat: ChatHarness, workspace: Path) -> None:
 def test_a_path_in_a_card_and_in_an_answer_opens_a_tab(make_chat, workspace: Path) -> None:  # type: ignore[no-untyped-def]
     chat: ChatHarness = make_chat()
     (workspace / "docs").mkdir()
-    (workspace / "docs" / "notes.md").write_text("# Notes\n\nSome **bold** words.\n")
+    (workspace / "docs" / "notes.md").write_text(
+        "# Notes\n\nSome **bold** words.\n\n```sh\nmake test\n```\n"
+    )
     _turn_with_files(chat, workspace)
     pane: PreviewPane = chat.tab.preview
     assert not pane.isVisible()
@@ -94,6 +96,8 @@ def test_a_path_in_a_card_and_in_an_answer_opens_a_tab(make_chat, workspace: Pat
     notes = pane.pages()[1]
     assert pane.tabs.currentWidget() is notes
     assert notes.text.toPlainText().startswith("Notes\nSome bold words.")  # rendered, no "#"
+    notes.text.anchorClicked.emit(QUrl("copy-code:0"))  # the code block's "Copy"
+    assert QApplication.clipboard().text() == "make test"
     _click_link(chat, card, preview_href("app.py"))  # an open file: its tab comes to the front
     chat.wait(lambda: pane.tabs.currentWidget() is page)
     assert len(pane.pages()) == 2
