@@ -26,7 +26,9 @@ from PySide6.QtGui import (
     QKeySequence,
     QPalette,
     QPixmap,
+    QResizeEvent,
     QShortcut,
+    QShowEvent,
     QWheelEvent,
 )
 from PySide6.QtWidgets import (
@@ -122,7 +124,7 @@ class ImageView(QScrollArea):
         self._show()
         event.accept()
 
-    def resizeEvent(self, event: Any) -> None:
+    def resizeEvent(self, event: QResizeEvent) -> None:
         """A fitted image follows the view's size."""
         super().resizeEvent(event)
         if self.zoom is None:
@@ -339,7 +341,7 @@ class PreviewPane(QFrame):
         if not self.tabs.count():
             self.close_pane()
 
-    def showEvent(self, event: Any) -> None:
+    def showEvent(self, event: QShowEvent) -> None:
         """Say the pane is shown."""
         super().showEvent(event)
         self.opened.emit()
