@@ -104,7 +104,7 @@ class ChatItem:
         """What "Copy message" puts on the clipboard."""
         if self.kind == "tool":
             arguments = json.dumps(self.arguments, ensure_ascii=False, indent=2)
-            return f"{self.tool}\n{arguments}\n\n{self.result}".strip()
+            return f"{self.tool}\n{arguments}\n\n{self.result}\n\n{self.diff}".strip()
         return self.text
 
 

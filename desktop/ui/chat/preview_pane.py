@@ -256,7 +256,7 @@ class PreviewPane(QFrame):
         title = QLabel("<b>Preview</b>", self)
         self.close_button = QToolButton(self)
         self.close_button.setText("✕")
-        self.close_button.setToolTip("Close the preview (Esc)")
+        self.close_button.setToolTip("Close the preview (Esc); Ctrl+W closes the tab")
         self.close_button.setAccessibleName("Close the preview")
         self.close_button.clicked.connect(self.close_pane)
         head = QHBoxLayout()
@@ -277,6 +277,9 @@ class PreviewPane(QFrame):
         escape = QShortcut(QKeySequence(Qt.Key.Key_Escape), self)
         escape.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         escape.activated.connect(self.close_pane)
+        close_tab = QShortcut(QKeySequence("Ctrl+W"), self)
+        close_tab.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        close_tab.activated.connect(lambda: self.close_tab(self.tabs.currentIndex()))
         self.hide()
 
     # -- opening --------------------------------------------------------------------------

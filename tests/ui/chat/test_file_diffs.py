@@ -67,6 +67,7 @@ def test_cards_show_the_change_in_each_mode(make_chat, workspace: Path) -> None:
     view.toggle(chat.items().index(edit))  # opening the card shows the diff
     assert "+BETA" in _card_text(chat, edit)
 
+    assert "+BETA" in edit.plain_text()  # "Copy message" copies the change too
     # A screen reader hears what changed on a closed card.
     assert (
         row_text(write)

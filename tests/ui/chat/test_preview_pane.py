@@ -112,7 +112,11 @@ def test_a_path_in_a_card_and_in_an_answer_opens_a_tab(make_chat, workspace: Pat
     chat.qtbot.keyClick(page.text, Qt.Key.Key_Escape)  # Esc closes the pane, not the turn
     assert not pane.isVisible()
     pane.open_path("app.py")
-    pane.close_tab(1)
+    assert pane.isVisible()
+    notes.text.setFocus()
+    pane.tabs.setCurrentWidget(notes)
+    chat.qtbot.keyClick(notes.text, Qt.Key.Key_W, Qt.KeyboardModifier.ControlModifier)
+    assert pane.pages() == [page]  # Ctrl+W closed the shown tab
     pane.close_tab(0)
     assert not pane.isVisible() and not pane.pages()
 
