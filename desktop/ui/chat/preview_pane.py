@@ -200,6 +200,7 @@ class PreviewPage(QWidget):
     def show_preview(self, preview: Preview, image: QImage | None) -> None:
         """Show what was read (``image``: the decoded image of an image preview)."""
         self.preview = preview
+        scrolled = self.text.verticalScrollBar().value()  # a file read again keeps its place
         colors = ChatColors.from_palette(self.palette())
         self.text.document().setDefaultStyleSheet(colors.css() + "pre { margin: 0; }")
         size = f"{preview.size:,} bytes" if preview.size >= 0 else ""
@@ -215,6 +216,9 @@ class PreviewPage(QWidget):
             self.info.setText(f"{image.width()} × {image.height()} · {size}")
             return
         self.info.setText(size)
+        for widget in (self.image, self.fit, self.actual):
+            widget.hide()
+        self.text.show()
         if preview.kind == "message":
             self.text.setPlainText(preview.text)
         elif preview.html:
@@ -222,6 +226,7 @@ class PreviewPage(QWidget):
         else:
             self.text.setPlainText(preview.text)
             self.text.setFont(self._mono())
+        self.text.verticalScrollBar().setValue(scrolled)
 
     def _mono(self) -> Any:
         font = self.text.font()
@@ -301,12 +306,14 @@ class PreviewPane(QFrame):
         return [p for i in range(self.tabs.count()) if (p := self.page(i)) is not None]
 
     def open_path(self, raw: str) -> PreviewPage:
-        """Show the file ``raw`` names (a tab of its own; focused if it is open already)."""
+        """Show the file ``raw`` names in a tab of its own; a file open already is read again
+        (the agent may have changed it since) and its tab comes to the front."""
         path = resolve(raw, self.base())
         self.show()
         for page in self.pages():
             if page.path == path:
                 self.tabs.setCurrentWidget(page)
+                self.spawn(self._load(page))
                 return page
         page = PreviewPage(path, self)
         page.linkOpened.connect(self._page_link)

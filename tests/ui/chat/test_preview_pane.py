@@ -98,8 +98,10 @@ def test_a_path_in_a_card_and_in_an_answer_opens_a_tab(make_chat, workspace: Pat
     assert notes.text.toPlainText().startswith("Notes\nSome bold words.")  # rendered, no "#"
     notes.text.anchorClicked.emit(QUrl("copy-code:0"))  # the code block's "Copy"
     assert QApplication.clipboard().text() == "make test"
-    _click_link(chat, card, preview_href("app.py"))  # an open file: its tab comes to the front
+    (workspace / "app.py").write_text("def main():\n    return 44\n")  # changed since
+    _click_link(chat, card, preview_href("app.py"))  # an open file: to the front, read again
     chat.wait(lambda: pane.tabs.currentWidget() is page)
+    chat.wait(lambda: page.text.toPlainText().endswith("return 44"))
     assert len(pane.pages()) == 2
 
     opened: list[QUrl] = []
