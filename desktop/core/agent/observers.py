@@ -95,6 +95,7 @@ class EventHook(AgentHook):
                 shown(result.text)[:PREVIEW_CHARS],
                 round(duration_s, 3),
                 not result.is_error,
+                result.diff,
             )
         )
 

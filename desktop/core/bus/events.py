@@ -265,6 +265,8 @@ class ToolCallFinished:
     result_preview: str
     duration_s: float
     ok: bool
+    diff: str = ""
+    """What a file tool changed: a capped unified diff (``""``: nothing, or not a file tool)."""
     kind: Literal["tool_finished"] = "tool_finished"
 
 

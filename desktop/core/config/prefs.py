@@ -50,6 +50,7 @@ __all__ = [
 ]
 
 Appearance = Literal["system", "light", "dark"]
+DiffDisplay = Literal["summary", "inline", "collapsed"]
 ApprovalMode = Literal["ask", "autonomous"]
 MAX_APPROVAL_TIMEOUT_MIN = 24 * 60
 ApprovalTimeout = Annotated[int, Field(ge=1, le=MAX_APPROVAL_TIMEOUT_MIN)]
@@ -76,6 +77,9 @@ class DesktopPrefs(BaseModel):
             change, edits or rejects) instead of changing the memory files itself.
         sandbox: What sandboxed commands may see and their resource limits
             (:mod:`desktop.core.config.sandbox_settings`).
+        diff_display: How file changes show in the chat's tool cards: ``summary`` (lines
+            added and removed), ``inline`` (the diff) or ``collapsed`` (when opened).
+        preview_width: Width in pixels of the chat's file preview pane, once resized.
 
     The file also holds ``configExtras``: agent settings nanobot 0.3.5 would drop from
     ``config.json`` (:mod:`desktop.core.config.product`; the config loader reads and writes
@@ -98,6 +102,8 @@ class DesktopPrefs(BaseModel):
     budgets: Budgets = Budgets()
     review_dream: bool = False
     sandbox: SandboxPrefs = SandboxPrefs()
+    diff_display: DiffDisplay = "inline"
+    preview_width: Annotated[int, Field(ge=120, le=4000)] | None = None
 
     _load_warning: str | None = PrivateAttr(default=None)
 

@@ -53,11 +53,14 @@ class ToolResult:
         text: The text the model reads.
         images: Extra content parts (``{"type": "image_url", ...}``) for image results.
         is_error: Whether the call failed.
+        diff: What a file tool changed, as a capped unified diff for the person's view
+            (:mod:`desktop.core.tools.diffs`); never sent to the model.
     """
 
     text: str
     images: tuple[dict[str, Any], ...] = field(default=())
     is_error: bool = False
+    diff: str = ""
 
     @classmethod
     def error(cls, message: str) -> ToolResult:

@@ -27,6 +27,7 @@ from desktop.core.security.paths import (
     open_tool_write,
 )
 from desktop.core.tools.base import Tool, ToolContext, ToolResult
+from desktop.core.tools.diffs import MAX_SOURCE_CHARS, bytes_diff, unified_diff
 from desktop.core.tools.documents import (
     MAX_DOC_BYTES,
     DocumentError,
@@ -333,13 +334,26 @@ def _write(raw: str, ctx: ToolContext, content: str) -> ToolResult:
     try:
         with open_tool_write(raw, ctx) as target:
             shown = display_path(target.path, ctx.workspace)
+            before = _before(target)
             _save(target, data)
+            diff = bytes_diff(shown, before[1], data) if before[0] else ""
     except PathDenied as exc:
         return ToolResult.error(f"Error: {exc}")
     except OSError as exc:
         return ToolResult.error(f"Error: cannot write {raw}: {exc}")
     verb = "Overwrote" if target.existing is not None else "Created"
-    return ToolResult(f"{verb} {shown} ({len(data)} bytes written)")
+    return ToolResult(f"{verb} {shown} ({len(data)} bytes written)", diff=diff)
+
+
+def _before(target: WriteTarget) -> tuple[bool, bytes | None]:
+    """Whether the file could be read before a write, and what it held (``None``: a new file),
+    for the card's diff; past :data:`MAX_SOURCE_CHARS` it is only known to be large."""
+    if target.existing is None:
+        return True, None
+    try:
+        return True, target.read(MAX_SOURCE_CHARS + 1)
+    except (OSError, PathDenied):
+        return False, None
 
 
 class WriteFileTool(Tool):
@@ -453,12 +467,16 @@ def _edit_in(target: WriteTarget, shown: str, old: str, new: str, replace_all: b
             f"Error: old_text occurs {len(lines)} times in {shown} (lines {listed}). "
             "Include more surrounding lines to make it unique, or set replace_all=true."
         )
+    after = content.replace(old, new, -1 if replace_all else 1)
     try:
-        _save(target, content.replace(old, new, -1 if replace_all else 1).encode("utf-8"))
+        _save(target, after.encode("utf-8"))
     except OSError as exc:
         return ToolResult.error(f"Error: cannot write {shown}: {exc}")
     count = len(lines) if replace_all else 1
-    return ToolResult(f"Edited {shown}: replaced {count} occurrence(s) (first at line {lines[0]})")
+    return ToolResult(
+        f"Edited {shown}: replaced {count} occurrence(s) (first at line {lines[0]})",
+        diff=unified_diff(shown, content, after),
+    )
 
 
 class EditFileTool(Tool):

@@ -31,6 +31,7 @@ from desktop.core.security.paths import (
     resolve_tool_path,
 )
 from desktop.core.tools.base import Tool, ToolContext, ToolResult
+from desktop.core.tools.diffs import join_diffs, unified_diff
 from desktop.core.tools.filesystem import MAX_EDIT_BYTES, human_size, not_found_message
 from desktop.core.tools.search import SNIFF_BYTES, looks_binary
 from desktop.core.tools.untrusted import note_written
@@ -57,6 +58,11 @@ class _File:
     @property
     def created(self) -> bool:
         return self.original is None
+
+    @property
+    def original_text(self) -> str:
+        """The text as found (``""`` for a new file)."""
+        return "" if self.original is None else self.original.decode("utf-8")
 
 
 def _decode(data: bytes, shown: str) -> str:
@@ -223,7 +229,8 @@ def _apply(edits: list[Any], ctx: ToolContext, dry_run: bool) -> ToolResult:
         return ToolResult.error(f"Error: {exc}; nothing was changed")
     except PatchError as exc:
         return ToolResult.error(f"Error applying patch: {exc}; nothing was changed")
-    return ToolResult("Patch applied:\n" + summary)
+    diffs = [unified_diff(f.shown, None if f.created else f.original_text, f.text) for f in files]
+    return ToolResult("Patch applied:\n" + summary, diff=join_diffs(diffs))
 
 
 class ApplyPatchTool(Tool):

@@ -100,8 +100,10 @@ class ToolRegistry:
         The result's text has every registered secret masked.
         """
         result = await self._execute(name, arguments, ctx)
-        text = redact_known(result.text)
-        return result if text == result.text else ToolResult(text, result.images, result.is_error)
+        text, diff = redact_known(result.text), redact_known(result.diff)
+        if text == result.text and diff == result.diff:
+            return result
+        return ToolResult(text, result.images, result.is_error, diff)
 
     async def _execute(self, name: str, arguments: dict[str, Any], ctx: ToolContext) -> ToolResult:
         tool = self._tools.get(name)
@@ -129,5 +131,5 @@ class ToolRegistry:
                 f"Error: {name} failed: {redact(f'{type(exc).__name__}: {exc}')}{ERROR_HINT}"
             )
         if result.is_error and ERROR_HINT not in result.text:
-            return ToolResult(result.text + ERROR_HINT, result.images, True)
+            return ToolResult(result.text + ERROR_HINT, result.images, True, result.diff)
         return result

@@ -16,6 +16,7 @@ from PySide6.QtCore import QObject, QRect
 from PySide6.QtGui import QAccessible, QAccessibleEvent, QAccessibleInterface
 from PySide6.QtWidgets import QAccessibleWidget
 
+from desktop.ui.chat.diff_view import spoken_diff
 from desktop.ui.chat.items import ChatItem
 
 if TYPE_CHECKING:
@@ -57,7 +58,7 @@ def row_text(item: ChatItem) -> str:
     """What a screen reader says for a row."""
     text = item.plain_text().strip()
     if item.kind == "tool" and not item.expanded:
-        text = item.tool
+        text = ", ".join(filter(None, [item.tool, spoken_diff(item)]))
     if item.kind == "reasoning" and not item.expanded:
         text = " ".join(item.text.split())[:200]
     if item.streaming and not text:

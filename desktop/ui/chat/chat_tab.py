@@ -52,6 +52,7 @@ from desktop.ui.chat.conversation import ConversationPane
 from desktop.ui.chat.feed import TurnFeed
 from desktop.ui.chat.message_model import MessageModel
 from desktop.ui.chat.opening import ChatOpening
+from desktop.ui.chat.preview_pane import attach_preview
 from desktop.ui.chat.sending import ChatSending
 from desktop.ui.chat.session_list_model import SessionListModel
 from desktop.ui.chat.session_panel import SessionPanel
@@ -146,6 +147,7 @@ class ChatTab(ChatOpening, ChatSending, ChatActions, QWidget):
         splitter.setStretchFactor(1, 1)
         splitter.setSizes([260, 760])
         splitter.setChildrenCollapsible(False)
+        self.preview = attach_preview(self, splitter)  # files opened from links, beside the chat
         self.panel.setMinimumWidth(200)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)

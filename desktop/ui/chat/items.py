@@ -59,6 +59,8 @@ class ChatItem:
         echo: A user row that only echoes a slash command (not a message in the session).
         fork: The conversation has versions from this row on: ``(fork point, version shown
             (1-based), versions)``; the row shows "‹ 2/3 ›" to switch.
+        diff: What a file tool changed (a unified diff, live turns only: sessions do not
+            keep it), shown by :mod:`desktop.ui.chat.diff_view`.
     """
 
     kind: ItemKind
@@ -82,6 +84,7 @@ class ChatItem:
     message_index: int = -1
     echo: bool = False
     fork: tuple[int, int, int] | None = None
+    diff: str = ""
 
     def touch(self) -> None:
         """Mark the item changed (its rendering is stale)."""
@@ -101,7 +104,7 @@ class ChatItem:
         """What "Copy message" puts on the clipboard."""
         if self.kind == "tool":
             arguments = json.dumps(self.arguments, ensure_ascii=False, indent=2)
-            return f"{self.tool}\n{arguments}\n\n{self.result}".strip()
+            return f"{self.tool}\n{arguments}\n\n{self.result}\n\n{self.diff}".strip()
         return self.text
 
 

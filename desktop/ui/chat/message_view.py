@@ -74,6 +74,7 @@ class MessageView(ViewInput, QAbstractScrollArea):
         bar.setSingleStep(40)
         bar.valueChanged.connect(self._scrolled)
         self.open_links = True
+        self.diff_mode = "inline"  # file changes in tool cards: summary, inline or collapsed
         self._model: MessageModel | None = None
         self._builder: RowBuilder | None = None
         self._heights: list[float] = []
@@ -135,6 +136,7 @@ class MessageView(ViewInput, QAbstractScrollArea):
         if self._builder is None:
             self._builder = RowBuilder(self.font(), ChatColors.from_palette(self.palette()))
             self._builder.thumbnails = self._thumbnails
+            self._builder.diff_mode = self.diff_mode
         return self._builder
 
     def _width(self) -> float:
@@ -344,6 +346,16 @@ class MessageView(ViewInput, QAbstractScrollArea):
             self._pixels.clear()
             self.viewport().update()
         super().changeEvent(event)
+
+    def set_diff_mode(self, mode: str) -> None:
+        """Show file changes in tool cards as ``summary``, ``inline`` or ``collapsed``
+        (:mod:`desktop.ui.chat.diff_view`); every row is laid out again."""
+        self.diff_mode = mode
+        self._builder = None
+        self._cache.clear()
+        self._pixels.clear()
+        self._mark(0)
+        self.viewport().update()
 
     def focusInEvent(self, event: QFocusEvent) -> None:
         """Keyboard focus lands on the newest message (or where it was)."""

@@ -20,6 +20,7 @@ from PySide6.QtGui import QFont, QFontMetricsF, QImage, QTextDocument
 
 from desktop.core.tools.exec_session import session_in
 from desktop.ui.chat.colors import ChatColors
+from desktop.ui.chat.diff_view import diff_block, header_path_link, link_paths
 from desktop.ui.chat.items import ChatItem
 from desktop.ui.chat.markdown import MarkdownRenderer, split_stable
 
@@ -150,6 +151,7 @@ class RowBuilder:
         self.line = metrics.lineSpacing()
         self.char = max(4.0, metrics.averageCharWidth())
         self.thumbnails: dict[str, QImage] = {}
+        self.diff_mode = "inline"  # how file changes show in tool cards (diff_view)
         # segment text -> (width, DocPart template data) for streaming answers
         self._segments: OrderedDict[tuple[int, int], tuple[str, float, QTextDocument, list[str]]]
         self._segments = OrderedDict()
@@ -186,7 +188,8 @@ class RowBuilder:
         extra: str = "",
     ) -> DocPart:
         rendered = self.markdown.render(text, highlight_code_blocks=highlight)
-        return DocPart(self.document(rendered.html + extra, width), x, y, rendered.code_blocks)
+        body = link_paths(rendered.html)
+        return DocPart(self.document(body + extra, width), x, y, rendered.code_blocks)
 
     def _footer(self, item: ChatItem) -> str:
         if not item.footer:
@@ -437,6 +440,7 @@ class RowBuilder:
             status, color = f"✗ error {duration_text(item.duration_s)}".strip(), colors.error
         arrow = "▾" if item.expanded else "▸"
         summary = html.escape(argument_summary(item.arguments, tool=item.tool, result=item.result))
+        summary = header_path_link(item, summary)
         return (
             '<table width="100%" cellspacing="0" cellpadding="0"><tr>'
             f'<td width="{SPINNER + 8:.0f}"></td>'
@@ -449,7 +453,7 @@ class RowBuilder:
 
     def _tool(self, item: ChatItem, left: float, column: float) -> RowLayout:
         width = column - 2 * PAD
-        body = self._tool_header(item)
+        body = self._tool_header(item) + diff_block(item, self.colors, self.diff_mode)
         if item.expanded:
             muted = self.colors.muted.name()
             pretty = json.dumps(item.arguments, ensure_ascii=False, indent=2)

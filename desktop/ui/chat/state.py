@@ -322,6 +322,7 @@ class ChatState:
             )
             turn.cards[event.call_id] = self._add(turn, card, out)
         card.result = event.result_preview
+        card.diff = event.diff
         card.ok = event.ok
         card.duration_s = event.duration_s
         card.awaiting_approval = False

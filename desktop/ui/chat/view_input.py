@@ -18,6 +18,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QAbstractScrollArea, QMenu
 
+from desktop.ui.chat.diff_view import PREVIEW, preview_href, row_paths
 from desktop.ui.chat.markdown import COPY_CODE
 from desktop.ui.chat.row_layout import TOGGLE, VERSION, RowLayout
 
@@ -191,7 +192,7 @@ class ViewInput(_Host):
             self.versionRequested.emit(row, -1 if href.endswith("-1") else 1)
         else:
             self.linkActivated.emit(href)
-            if self.open_links:
+            if self.open_links and not href.startswith(PREVIEW):  # the preview pane opens it
                 QDesktopServices.openUrl(QUrl(href))
 
     def toggle(self, row: int) -> None:
@@ -352,6 +353,7 @@ class ViewInput(_Host):
         for number, (_part, block) in enumerate(blocks, 1):
             label = "Copy code" if len(blocks) == 1 else f"Copy code block {number}"
             actions.append((label, lambda b=block: self._copy(b, "Code")))
+        actions += self._preview_actions(row, item)  # the keyboard's way to its file links
         if item.kind in ("tool", "reasoning"):
             what = "details" if item.kind == "tool" else "reasoning"
             verb = "Hide" if item.expanded else "Show"
@@ -369,6 +371,12 @@ class ViewInput(_Host):
         if item.kind == "assistant" and self._is_last_answer(row):
             actions.append(("Regenerate answer", self.regenerateRequested.emit))
         return actions
+
+    def _preview_actions(self, row: int, item: ChatItem) -> list[tuple[str, Any]]:
+        return [
+            (f"Preview {path}", lambda p=path: self.activate(row, preview_href(p)))
+            for path in row_paths(item)
+        ]
 
     def _is_last_answer(self, row: int) -> bool:
         items = self._items()

@@ -9,6 +9,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QButtonGroup, QCheckBox, QRadioButton, QWidget
 
 from desktop.core.config.edit import ChangeError
+from desktop.ui.chat.diff_view import DIFF_LABELS
 from desktop.ui.settings import autostart
 from desktop.ui.settings.page import SettingsPage
 from desktop.ui.settings.prefs_access import prefs_store, update_prefs
@@ -21,7 +22,8 @@ THEMES = (("system", "Follow the system"), ("light", "Light"), ("dark", "Dark"))
 
 
 class AppearancePage(SettingsPage):
-    """Theme, close-to-tray and start-at-login; stored in ``desktop.json``, not config.json.
+    """Theme, how file changes show in the chat, close-to-tray and start-at-login; stored in
+    ``desktop.json``, not config.json.
 
     Signals:
         appearanceChanged(str): the saved theme (``system``, ``light`` or ``dark``).
@@ -51,6 +53,16 @@ class AppearancePage(SettingsPage):
             self.theme.addButton(button)
             self.theme_buttons[value] = button
             add(button)
+        add(heading("Chat", level=2))
+        add(hint("Show file changes as:"))
+        self.diff_display = QButtonGroup(self)
+        self.diff_buttons: dict[str, QRadioButton] = {}
+        for value, label in DIFF_LABELS.items():
+            button = QRadioButton(label)
+            button.setAccessibleName(f"Show file changes as: {label}")
+            self.diff_display.addButton(button)
+            self.diff_buttons[value] = button
+            add(button)
         add(heading("Window", level=2))
         self.close_to_tray = QCheckBox(
             "Closing the window keeps nanobot running in the system tray"
@@ -71,7 +83,12 @@ class AppearancePage(SettingsPage):
                 f"Adds {autostart.autostart_path()} (removed again when unticked)."
             )
         self.body_layout.addStretch(1)
-        self.watch(*self.theme_buttons.values(), self.close_to_tray, self.start_at_login)
+        self.watch(
+            *self.theme_buttons.values(),
+            *self.diff_buttons.values(),
+            self.close_to_tray,
+            self.start_at_login,
+        )
 
     def load(self) -> None:
         """Read the preferences (in the background the first time)."""
@@ -85,6 +102,7 @@ class AppearancePage(SettingsPage):
         try:
             self.theme_buttons.get(prefs.appearance, self.theme_buttons["system"]).setChecked(True)
             self.close_to_tray.setChecked(prefs.close_to_tray)
+            self.diff_buttons.get(prefs.diff_display, self.diff_buttons["inline"]).setChecked(True)
             self.start_at_login.setChecked(enabled)  # the entry on disk is the truth
         finally:
             self._loading = False
@@ -114,6 +132,9 @@ class AppearancePage(SettingsPage):
                 appearance=theme,
                 close_to_tray=self.close_to_tray.isChecked(),
                 start_at_login=login,
+                diff_display=next(
+                    (v for v, b in self.diff_buttons.items() if b.isChecked()), "inline"
+                ),
             )
         except (ChangeError, OSError) as exc:
             self.status.error(f"Not saved: {exc}")
