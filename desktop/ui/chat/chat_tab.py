@@ -51,6 +51,7 @@ from desktop.ui.chat.conversation import ConversationPane
 from desktop.ui.chat.feed import TurnFeed
 from desktop.ui.chat.message_model import MessageModel
 from desktop.ui.chat.opening import ChatOpening
+from desktop.ui.chat.project_bar import ProjectController
 from desktop.ui.chat.sending import ChatSending
 from desktop.ui.chat.session_list_model import SessionListModel
 from desktop.ui.chat.session_panel import SessionPanel
@@ -129,6 +130,7 @@ class ChatTab(ChatOpening, ChatSending, ChatActions, QWidget):
             services, self.state, self.feed.render, self._send_to, self.turns.stop
         )
         self.archiver = ChatArchiver(self)  # "Archive into memory now"; /new archives first
+        self.projects = ProjectController(self)  # the chat's project folder and access mode
         self._drafts: dict[str, str] = {}
         self._recent: list[dict[str, str]] = []
         self._editing: tuple[str, int, str] | None = None  # key, ordinal, original text
