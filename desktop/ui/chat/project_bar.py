@@ -91,6 +91,8 @@ class ProjectBar(QWidget):
         self.folder.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
         self.folder.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.folder.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        # The text ends in "▾" (as the model picker's); Qt's own arrow would be a second one.
+        self.folder.setStyleSheet("QToolButton::menu-indicator { image: none; width: 0px; }")
         menu = QMenu(self.folder)
         self.choose_action = menu.addAction("Choose project folder…", self.chooseRequested.emit)
         self.clear_action = menu.addAction("Clear project", self.clearRequested.emit)
