@@ -62,12 +62,14 @@ class ChatScope:
         project: The project folder (``None``: none; ``root`` is the workspace).
         mode: The access mode in force (``restricted`` whenever Settings restricts).
         full_allowed: Whether Settings lets a chat have full access.
+        chosen: The chat's own mode (``None``: it follows Settings).
     """
 
     root: Path
     project: Path | None
     mode: AccessMode
     full_allowed: bool
+    chosen: AccessMode | None = None
 
     @property
     def restricted(self) -> bool:
@@ -115,7 +117,9 @@ def chat_scope(
     default: AccessMode = "restricted" if settings_restrict else "full"
     mode: AccessMode = "restricted" if settings_restrict else (project.mode or default)
     root = project.folder or Path(os.path.realpath(Path(workspace).expanduser()))
-    return ChatScope(root, project.folder, mode, full_allowed=not settings_restrict)
+    return ChatScope(
+        root, project.folder, mode, full_allowed=not settings_restrict, chosen=project.mode
+    )
 
 
 def validate_folder(folder: str | Path) -> Path:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -34,7 +33,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.core.session.project import AccessMode, ChatProject, ChatScope, ProjectError
+from desktop.core.session.project import (
+    WORKSPACE_SCOPE,
+    AccessMode,
+    ChatProject,
+    ChatScope,
+    ProjectError,
+    chat_scope,
+    scope_metadata,
+    validate_folder,
+)
 
 if TYPE_CHECKING:
     from desktop.ui.chat.chat_tab import ChatTab
@@ -245,8 +253,7 @@ class ProjectController(QObject):
         self.changed.emit(key)
 
     def _staged_scope(self, project: ChatProject) -> ChatScope:
-        from desktop.core.session.project import WORKSPACE_SCOPE, chat_scope, scope_metadata
-
+        """The scope ``project`` gives (blocking: it looks at the folder)."""
         value = scope_metadata(project, self._workspace)
         meta = {WORKSPACE_SCOPE: value} if value is not None else {}
         return chat_scope(meta, self._workspace, self._restrict)
@@ -281,7 +288,7 @@ class ProjectController(QObject):
         shown = self._shown.get(key)
         old_folder = shown.project if shown is not None else None
         new_folder = folder if folder is not None or not keep_folder else old_folder
-        new_mode = mode or (shown.mode if shown is not None else None)
+        new_mode = mode or (shown.chosen if shown is not None else None)
         if new_mode == "full" and self._restrict:
             self.bar.show_scope(shown)  # Settings do not allow it: nothing changes
             return
@@ -289,34 +296,48 @@ class ProjectController(QObject):
         self.tab._spawn(self._save(key, ChatProject(new_folder, new_mode)))
 
     async def _save(self, key: str, project: ChatProject) -> None:
+        try:
+            folder = (
+                None
+                if project.folder is None
+                else await asyncio.to_thread(validate_folder, project.folder)
+            )
+        except ProjectError as exc:
+            await self._refuse(key, str(exc))
+            return
+        project = ChatProject(folder, project.mode)
         if self._draft(key):
-            try:
-                folder = (
-                    None
-                    if project.folder is None
-                    else await asyncio.to_thread(_checked, project.folder)
-                )
-            except ProjectError as exc:
-                self._refuse(key, str(exc))
-                return
-            self._staged[key] = ChatProject(folder, project.mode)
-        else:
-            try:
-                await self.tab.store.access.set_project(key, project, self._workspace)
-            except ProjectError as exc:
-                self._refuse(key, str(exc))
-                return
-            except OSError:
-                log.exception("saving the project of %s failed", key)
-                self._refuse(key, "The chat's project could not be saved.")
-                return
+            self._staged[key] = project  # saved with the first message (before_send)
+            await self._show(key)
+            return
+        # Shown at once: a running turn holds the chat's lock until it ends, and the change
+        # applies from the next message.
+        shown = await asyncio.to_thread(self._staged_scope, project)
+        self._shown[key] = shown
+        if key == self.tab.current:
+            self.bar.show_scope(shown)
+            if self.tab.state.busy(key):
+                self.bar.show_problem("This applies from the next message.")
+        try:
+            await self.tab.store.access.set_project(key, project, self._workspace)
+        except ProjectError as exc:
+            await self._refuse(key, str(exc))
+            return
+        except OSError:
+            log.exception("saving the project of %s failed", key)
+            await self._refuse(key, "The chat's project could not be saved.")
+            return
         await self._show(key)
 
-    def _refuse(self, key: str, message: str) -> None:
-        if key == self.tab.current:
+    async def _refuse(self, key: str, message: str) -> None:
+        """Show what is saved again, and why the change was not taken."""
+        if self._draft(key):
             self.bar.show_scope(self._shown.get(key))
+            self.changed.emit(key)
+        else:
+            await self._show(key)
+        if key == self.tab.current:
             self.bar.show_problem(message)
-        self.changed.emit(key)
 
     def before_send(
         self, key: str, before: Coroutine[Any, Any, Any] | None
@@ -341,9 +362,3 @@ class ProjectController(QObject):
         """A chat was deleted: drop what is held of it."""
         self._staged.pop(key, None)
         self._shown.pop(key, None)
-
-
-def _checked(folder: Path) -> Path:
-    from desktop.core.session.project import validate_folder
-
-    return validate_folder(os.fspath(folder))

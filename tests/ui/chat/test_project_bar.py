@@ -143,3 +143,27 @@ def test_full_access_cannot_be_picked_when_settings_restrict_tools(
     tab.projects.set_mode("full")  # and asked for directly, it is refused too
     scope = tab.projects.scope_of(key)
     assert scope is not None and scope.mode == "restricted" and not scope.full_allowed
+
+
+def test_a_folder_that_is_gone_is_refused_with_a_reason_and_changes_nothing(
+    make_chat,  # type: ignore[no-untyped-def]
+    tmp_path: Path,
+) -> None:
+    project = _project(tmp_path)
+    chat: ChatHarness = make_chat()
+    tab, bar = chat.tab, chat.tab.projects.bar
+    key = tab.current
+    chat.wait(lambda: tab.projects.scope_of(key) is not None)
+    tab.projects.choose = lambda *_: str(project)
+    bar.choose_action.trigger()
+    chat.wait(lambda: "shop-app" in bar.folder.text())
+    tab.projects.choose = lambda *_: str(tmp_path / "deleted meanwhile")
+    bar.choose_action.trigger()
+    chat.wait(lambda: bar.problem.isVisible())
+    assert "does not exist" in bar.problem.text()
+    assert "shop-app" in bar.folder.text()
+    scope = tab.projects.scope_of(key)
+    assert scope is not None and scope.project == project.resolve()
+    tab.projects.choose = lambda *_: ""  # cancelled: nothing happens
+    bar.choose_action.trigger()
+    assert "shop-app" in bar.folder.text()
