@@ -253,3 +253,29 @@ async def test_a_projects_own_skills_and_profile_files_stay_untrusted(
     theirs, mine = _tool_results(scripted_server)
     assert "IGNORE ALL RULES" in theirs and "<<<untrusted" in theirs, theirs
     assert "MY OWN SKILL" in mine and "<<<untrusted" not in mine, mine  # Restricted, yet read
+
+
+async def test_full_access_commands_may_also_write_the_agents_workspace_not_its_state(
+    scripted_server: ScriptedOpenAIServer, var_tmp: Path
+) -> None:
+    """Full: the sandbox binds the agent's workspace writable beside the project (as it was
+    before projects), while the agent's own state there stays out of reach."""
+    require_sandbox()
+    workspace, project, _ = _scene(var_tmp)
+    runtime = _runtime(scripted_server, var_tmp)
+    set_project(runtime.agent.sessions, KEY, ChatProject(project, "full"), workspace)
+    history = workspace / "memory" / "history.jsonl"
+    history.write_text("", encoding="utf-8")
+    hidden = base64.b64encode(str(history).encode()).decode()  # past the guard: the sandbox
+    command = (
+        f"touch made-here; touch {json.dumps(str(workspace / 'notes.md'))}; "
+        f'H=$(echo {hidden} | base64 -d); echo forged >> "$H"; echo done'
+    )
+    try:
+        await _turn(runtime, scripted_server, ("exec", {"command": command}))
+    finally:
+        await runtime.stop()
+    [ran] = _tool_results(scripted_server)
+    assert (project / "made-here").is_file(), ran
+    assert (workspace / "notes.md").is_file(), ran
+    assert "forged" not in history.read_text(encoding="utf-8"), ran
