@@ -135,8 +135,9 @@ class ContextBuilder:
         return (
             f"# Current Project\n\nWorking directory: {project}\n"
             "Relative paths of the file tools and shell commands start here, and the AGENTS.md "
-            f"above is this project's. Your own files stay in your workspace {self.workspace} "
-            "(memory, history, skills): give their full paths."
+            f"above is this project's. Your own files stay in your workspace {self.workspace}: "
+            "memory, history and the skills listed as skills/<name>/SKILL.md are there, so "
+            f"give their full paths ({self.workspace}/skills/<name>/SKILL.md)."
         )
 
     def memory(self) -> str:

@@ -130,6 +130,7 @@ async def test_a_project_chat_works_in_its_folder_and_keeps_the_agents_profile(
     assert "WORKSPACE-AGENTS-RULES" not in system
     assert "SOUL-OF-THE-AGENT" in system and "MEMORY-FACT-42" in system
     assert f"Working directory: {project.resolve()}" in system
+    assert f"{workspace}/skills/<name>/SKILL.md" in system  # its skills are read from there
 
 
 async def test_restricted_refuses_paths_outside_the_project(
