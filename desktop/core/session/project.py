@@ -116,7 +116,7 @@ def chat_scope(
     project = read_project(metadata, workspace)
     default: AccessMode = "restricted" if settings_restrict else "full"
     mode: AccessMode = "restricted" if settings_restrict else (project.mode or default)
-    root = project.folder or Path(os.path.realpath(Path(workspace).expanduser()))
+    root = project.folder or Path(workspace).expanduser()  # as given, as before projects
     return ChatScope(
         root, project.folder, mode, full_allowed=not settings_restrict, chosen=project.mode
     )
