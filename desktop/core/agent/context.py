@@ -24,6 +24,7 @@ from zoneinfo import ZoneInfo
 from desktop.core.bus.events import DESKTOP_CHANNEL
 from desktop.core.memory.store import MemoryStore
 from desktop.core.session.compaction import last_summary, summary_section
+from desktop.core.session.project import read_project
 from desktop.core.tools.documents import attachment_text
 from desktop.core.utils.redact import redact_for_prompt
 from desktop.core.utils.resources import data_path, read_template
@@ -31,6 +32,7 @@ from desktop.core.utils.validate import read_text_document
 
 SEPARATOR = "\n\n---\n\n"
 BOOTSTRAP_FILES = ("AGENTS.md", "SOUL.md", "USER.md", "TOOLS.md")
+PROJECT_FILE = "AGENTS.md"  # read from a chat's project folder when it has one
 RECENT_HISTORY_LIMIT = 50
 RECENT_ENTRY_CHARS = 400  # one history entry in the prompt; the full text stays in history.jsonl
 RECENT_HISTORY_CHARS = 6_000  # the whole section (~1,500 tokens), newest entries first
@@ -115,14 +117,28 @@ class ContextBuilder:
             .strip()
         )
 
-    def bootstrap(self) -> str:
-        """AGENTS.md, SOUL.md, USER.md, TOOLS.md from the workspace, each under ``## <file>``."""
+    def bootstrap(self, project: Path | None = None) -> str:
+        """AGENTS.md, SOUL.md, USER.md, TOOLS.md from the workspace, each under ``## <file>``;
+        with a ``project`` folder its AGENTS.md replaces the workspace's (the rest stay)."""
         parts = []
         for name in BOOTSTRAP_FILES:
-            text = _for_prompt(self.workspace / name, name, self.workspace)
+            root = project if project is not None and name == PROJECT_FILE else self.workspace
+            text = _for_prompt(root / name, name, root)
             if text:
                 parts.append(f"## {name}\n\n{text}")
         return "\n\n".join(parts)
+
+    def project_section(self, project: Path | None) -> str:
+        """``# Current Project``: the chat's project folder (empty without one)."""
+        if project is None:
+            return ""
+        return (
+            f"# Current Project\n\nWorking directory: {project}\n"
+            "Relative paths of the file tools and shell commands start here, and the AGENTS.md "
+            f"above is this project's. Your own files stay in your workspace {self.workspace}: "
+            "memory, history and the skills listed as skills/<name>/SKILL.md are there, so "
+            f"give their full paths ({self.workspace}/skills/<name>/SKILL.md)."
+        )
 
     def memory(self) -> str:
         """``# Memory`` with MEMORY.md, unless it is still the empty template."""
@@ -165,7 +181,8 @@ class ContextBuilder:
         A compacted session (``metadata``: the session's) adds its summary, unless
         ``# Recent History`` already shows it whole.
         """
-        files = [self.bootstrap(), self.memory()]
+        project = read_project(metadata, self.workspace).folder
+        files = [self.bootstrap(project), self.memory()]
         if self.skills_section is not None:
             files.extend(self.skills_section())
         history = self.recent_history()
@@ -173,7 +190,11 @@ class ContextBuilder:
         found = last_summary(metadata)
         if found is not None and " ".join(found[0].split()) not in history:
             files.append(summary_section(metadata))
-        parts = [self.identity(channel), *(redact_for_prompt(p) for p in files if p)]
+        parts = [
+            self.identity(channel),
+            *(redact_for_prompt(p) for p in files if p),
+            self.project_section(project),
+        ]
         return SEPARATOR.join(p for p in parts if p)
 
     # -- current message ------------------------------------------------------------------

@@ -63,6 +63,7 @@ from desktop.core.providers.switchable import TURN_SOURCES, usage_scope
 from desktop.core.security.paths import default_protected_paths
 from desktop.core.session.handles import SESSION_MESSAGE
 from desktop.core.session.manager import SessionManager
+from desktop.core.session.project import chat_scope
 from desktop.core.session.temporary import is_temporary, memory_paths
 from desktop.core.session.unified import UNIFIED_SESSION_KEY, remember_last_channel
 from desktop.core.tools.base import ToolContext
@@ -474,12 +475,19 @@ class AgentLoop(SessionCommands):
             approval=self.approval,
             steering=turn.take_guidance,
         )
+        scope = await asyncio.to_thread(  # the chat's project and access mode
+            chat_scope,
+            session.metadata,
+            self.context.workspace,
+            self.config.tools.restrict_to_workspace,
+        )
         ctx = ToolContext(
-            workspace=self.context.workspace,
+            workspace=scope.root,
+            agent_workspace=self.context.workspace if scope.project is not None else None,
             session_key=key,
             channel=channel,
             chat_id=chat_id,
-            restrict_to_workspace=self.config.tools.restrict_to_workspace,
+            restrict_to_workspace=scope.restricted,
             protected_paths=default_protected_paths(
                 self.context.workspace, config_origin(self.config).path
             )

@@ -120,6 +120,7 @@ class SubagentManager:
             restrict_to_workspace=ctx.restrict_to_workspace,
             protected_paths=ctx.protected_paths,
             source="subagent",
+            agent_workspace=ctx.agent_workspace,
         )
         messages = [{"role": "system", "content": system}, {"role": "user", "content": task}]
         try:

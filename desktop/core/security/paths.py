@@ -166,14 +166,24 @@ class _Rules:
         self.write = write
         self.restrict = ctx.restrict_to_workspace
         self.workspace_real = _real(workspace)
+        project = ctx.agent_workspace is not None
+        self.area = "the chat's project folder" if project else "the workspace"
+        self.why = (
+            "the chat's access mode is Restricted"
+            if project
+            else "restrictToWorkspace only allows paths inside it"
+        )
         self.workspace = _Anchor.of(workspace)
         self.inside = list(self.workspace)
         if self.restrict and not write:
             self.inside += _Anchor.of(_builtin_skills())
+            if ctx.agent_workspace is not None:  # a project chat still reads the agent's skills
+                self.inside += _Anchor.of(Path(ctx.agent_workspace).expanduser() / "skills")
         self.protected_paths: tuple[Path, ...] = ()
         self.protected: list[_Anchor] = []
         if write:
-            items = (*default_protected_paths(workspace, None), *ctx.protected_paths)
+            own = Path(os.path.abspath(Path(ctx.own_workspace).expanduser()))
+            items = (*default_protected_paths(own, None), *ctx.protected_paths)
             self.protected_paths = tuple(Path(item).expanduser() for item in items)
             for item in self.protected_paths:
                 self.protected += _Anchor.of(item, with_parent=True)
@@ -182,8 +192,7 @@ class _Rules:
         """Raise PathDenied unless the walked ``rows`` (leading to ``path``) are allowed."""
         if self.restrict and not any(a.below(rows) is not None for a in self.inside):
             raise PathDenied(
-                f"'{raw}' resolves to {path}, outside the workspace {self.workspace_real}; "
-                "restrictToWorkspace only allows paths inside it"
+                f"'{raw}' resolves to {path}, outside {self.area} {self.workspace_real}; {self.why}"
             )
         if not self.write:
             return

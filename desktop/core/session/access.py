@@ -18,6 +18,7 @@ from desktop.core.providers.chat_model import ModelChoice, chat_model, set_chat_
 from desktop.core.session import edits
 from desktop.core.session.export import ExportFormat, export_session
 from desktop.core.session.manager import PENDING, SessionManager, SessionSummary
+from desktop.core.session.project import ChatProject, ChatScope, chat_scope, set_project
 from desktop.core.session.search import SearchHit, search_sessions
 from desktop.core.session.versions import VersionInfo, fork_points
 
@@ -141,6 +142,25 @@ class SessionAccess:
 
         async with self._locked(key):
             await asyncio.to_thread(set_session_preset, self.sessions, key, name)
+
+    async def project(self, key: str, workspace: Path, settings_restrict: bool) -> ChatScope:
+        """Where chat ``key`` works: its project folder and access mode within Settings."""
+
+        def read() -> ChatScope:
+            return chat_scope(
+                self.sessions.get_or_create(key).metadata, workspace, settings_restrict
+            )
+
+        return await asyncio.to_thread(read)
+
+    async def set_project(self, key: str, project: ChatProject, workspace: Path) -> ChatProject:
+        """Give chat ``key`` a project folder and access mode (saved with the session).
+
+        Raises:
+            desktop.core.session.project.ProjectError: The folder is not usable.
+        """
+        async with self._locked(key):
+            return await asyncio.to_thread(set_project, self.sessions, key, project, workspace)
 
     async def search(self, query: str) -> list[str]:
         """Keys of sessions whose title or messages contain ``query``."""

@@ -20,7 +20,9 @@ class ToolContext:
     """What a tool call knows about where it runs.
 
     Attributes:
-        workspace: The agent's workspace folder.
+        workspace: Where the call works: the chat's project folder when it has one
+            (:mod:`desktop.core.session.project`), else the agent's workspace. Relative
+            paths start here and ``restrict_to_workspace`` keeps calls inside it.
         session_key: Conversation the call belongs to.
         channel: Channel of the conversation (``desktop``, ``cli``, ``telegram``…).
         chat_id: Chat within the channel.
@@ -32,6 +34,8 @@ class ToolContext:
             direct calls), every tool's definition is sent.
         source: What started the turn (``message``: a person; ``cron``, ``heartbeat``,
             ``subagent``, ``session``…), for tools that only a person's turn may use.
+        agent_workspace: The agent's own workspace when ``workspace`` is a project folder
+            (its state stays protected, its skills readable); ``None``: ``workspace`` is it.
     """
 
     workspace: Path
@@ -43,6 +47,12 @@ class ToolContext:
     turn_id: str = ""
     tool_groups: set[str] | None = field(default=None, compare=False, hash=False)
     source: str = "message"
+    agent_workspace: Path | None = None
+
+    @property
+    def own_workspace(self) -> Path:
+        """The agent's workspace (SOUL, memory, skills, its protected state)."""
+        return self.agent_workspace if self.agent_workspace is not None else self.workspace
 
 
 @dataclass(frozen=True)

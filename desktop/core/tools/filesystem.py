@@ -271,7 +271,7 @@ def _read(
         return _open_error(raw, exc)
     with opened:
         shown = display_path(opened.path, ctx.workspace)
-        untrusted = not file_is_trusted(opened.path, opened.stat, ctx.workspace)
+        untrusted = not file_is_trusted(opened.path, opened.stat, ctx.own_workspace)
         handle = opened.file()
     with handle:
         size = opened.stat.st_size

@@ -381,7 +381,7 @@ def _grep_file(handle: BinaryIO, path: Path, query: _GrepQuery, ctx: ToolContext
         return
     shown = display_path(path, query.workspace)
     query.total_matches += len(hits)
-    query.untrusted = query.untrusted or not file_is_trusted(path, st, ctx.workspace)
+    query.untrusted = query.untrusted or not file_is_trusted(path, st, ctx.own_workspace)
     if query.mode == "content":
         _grep_content(shown, lines, hits, query)
         return

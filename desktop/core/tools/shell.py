@@ -277,12 +277,17 @@ class ExecTool(Tool):
         cwd = self._working_dir(ctx, working_dir)
         if isinstance(cwd, str):
             return ToolResult.error(cwd)
-        protected = protected_paths(Path(ctx.workspace).expanduser(), ctx.protected_paths)
+        protected = protected_paths(Path(ctx.own_workspace).expanduser(), ctx.protected_paths)
         reason = check_protected_writes(command, protected, cwd=cwd)
         if reason:
             return ToolResult.error(f"Error: command refused: it {reason}.")
         if ctx.restrict_to_workspace:
             reason = check_paths_in_command(command, ctx.workspace, cwd=cwd)
+            if reason and ctx.agent_workspace is not None:  # a chat's project, Restricted
+                reason = reason.replace("the workspace", "the chat's project folder")
+                return ToolResult.error(
+                    f"Error: command refused: {reason} (the chat's access mode is Restricted)."
+                )
             if reason:
                 return ToolResult.error(f"Error: command refused: {reason} (restrictToWorkspace).")
         return cwd
@@ -321,20 +326,26 @@ class ExecTool(Tool):
     ) -> Launch | ToolResult:
         """The bwrap command line (runs in a worker thread: it reads ``desktop.json`` and looks
         at the file system)."""
-        workspace = Path(ctx.workspace).expanduser().resolve()
-        prepare_workspace(workspace)
+        workspace = Path(ctx.workspace).expanduser().resolve()  # the project, if any
+        own = Path(ctx.own_workspace).expanduser().resolve()
+        # Writable: the project (or workspace); in full access also the agent's workspace.
+        rw_binds = list(self.config.sandbox_rw_binds)
+        if own != workspace and not ctx.restrict_to_workspace:
+            rw_binds.append(str(own))
+        if own == workspace or not ctx.restrict_to_workspace:
+            prepare_workspace(own)
         places = self.places
         prefs = read_sandbox_prefs(places.prefs_file) if places else SandboxPrefs()
         limits = Limits.from_prefs(prefs.limits)
         home = os.environ.get("HOME") or os.path.expanduser("~")
         view = HomeView(
             home=home,
-            scratch=str(places.scratch_home(workspace)) if places else None,
+            scratch=str(places.scratch_home(own)) if places else None,
             visible=prefs.home_visible,
             hidden=(str(places.config_dir),) if places else (),
             folders=tuple((f.path, f.writable) for f in prefs.folders),
         )
-        extra = [*self.config.sandbox_ro_binds, *self.config.sandbox_rw_binds]
+        extra = [*self.config.sandbox_ro_binds, *rw_binds]
         if not sees(view, str(workspace), str(cwd), [os.path.expanduser(p) for p in extra]):
             return ToolResult.error(
                 f"Error: working_dir {str(cwd)!r} is in your home folder, which commands do "
@@ -346,12 +357,12 @@ class ExecTool(Tool):
             executable=str(status.executable),
             workspace=workspace,
             cwd=cwd,
-            protected=protected_paths(workspace, ctx.protected_paths),
+            protected=protected_paths(own, ctx.protected_paths),
             network=self.config.sandbox_network,
             seccomp_fd=fd,
             socket_filter=fd is not None,
             ro_binds=self.config.sandbox_ro_binds,
-            rw_binds=self.config.sandbox_rw_binds,
+            rw_binds=rw_binds,
             home=view,
             limits=limits,
             prlimit=status.prlimit,

@@ -18,6 +18,7 @@ import logging
 import secrets as random
 import time
 from collections import OrderedDict
+from pathlib import Path
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any, assert_never
 
@@ -53,6 +54,7 @@ from desktop.ui.chat.feed import TurnFeed
 from desktop.ui.chat.message_model import MessageModel
 from desktop.ui.chat.opening import ChatOpening
 from desktop.ui.chat.preview_pane import attach_preview
+from desktop.ui.chat.project_bar import ProjectController
 from desktop.ui.chat.sending import ChatSending
 from desktop.ui.chat.session_list_model import SessionListModel
 from desktop.ui.chat.session_panel import SessionPanel
@@ -131,6 +133,7 @@ class ChatTab(ChatOpening, ChatSending, ChatActions, QWidget):
             services, self.state, self.feed.render, self._send_to, self.turns.stop
         )
         self.archiver = ChatArchiver(self)  # "Archive into memory now"; /new archives first
+        self.projects = ProjectController(self)  # the chat's project folder and access mode
         self._drafts: dict[str, str] = {}
         self._recent: list[dict[str, str]] = []
         self._editing: tuple[str, int, str] | None = None  # key, ordinal, original text
@@ -167,6 +170,12 @@ class ChatTab(ChatOpening, ChatSending, ChatActions, QWidget):
     @current.setter
     def current(self, key: str) -> None:
         self.state.current = key
+
+    def working_folder(self) -> Path:
+        """The folder the shown chat's relative paths start from: its project, else the
+        agent's workspace (the file preview opens paths from here)."""
+        scope = self.projects.scope_of(self.current)
+        return scope.root if scope is not None else self.services.workspace
 
     # -- plumbing -------------------------------------------------------------------------
     def _spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Future[Any]:

@@ -427,8 +427,7 @@ class PaneSettings:
 def attach_preview(tab: ChatTab, splitter: QSplitter) -> PreviewPane:
     """Put a preview pane to the right of the chat in ``splitter`` and wire it: links in
     the conversation open in it, its width and the diff setting come from ``desktop.json``."""
-    services = tab.services
-    pane = PreviewPane(lambda: services.workspace, tab._spawn, splitter)
+    pane = PreviewPane(tab.working_folder, tab._spawn, splitter)
     splitter.addWidget(pane)
     splitter.setCollapsible(splitter.indexOf(pane), False)
     tab.pane.view.linkActivated.connect(pane.open_href)

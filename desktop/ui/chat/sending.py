@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from desktop.ui.chat.archive_action import ChatArchiver
     from desktop.ui.chat.conversation import ConversationPane
     from desktop.ui.chat.message_model import MessageModel
+    from desktop.ui.chat.project_bar import ProjectController
     from desktop.ui.chat.session_list_model import SessionListModel
     from desktop.ui.chat.session_store import SessionStore
     from desktop.ui.chat.sessions_controller import SessionsController
@@ -50,6 +51,7 @@ class ChatSending(_Host):
     turns: TurnRunner
     steering: Steering
     archiver: ChatArchiver
+    projects: ProjectController
     current: str
     _models: OrderedDict[str, MessageModel]
     _editing: tuple[str, int, str] | None
@@ -109,6 +111,7 @@ class ChatSending(_Host):
             self.pane.set_title(entry.title, entry.channel)
         # A new chat given its own model keeps it from its first message on.
         before = self.store.set_chat_model(key, own) if own is not None else None
+        before = self.projects.before_send(key, before)  # a new chat's project, too
         self.turns.send(key, text, media, row, before=before, mentions=mentions)
         self._update_busy(key)
 
