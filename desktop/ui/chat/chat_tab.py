@@ -18,8 +18,8 @@ import logging
 import secrets as random
 import time
 from collections import OrderedDict
-from pathlib import Path
 from collections.abc import Callable, Coroutine
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, assert_never
 
 from PySide6.QtCore import Qt, QTimer, Signal
