@@ -74,12 +74,13 @@ def token() -> str:
 async def _started(token: str, count: int) -> None:
     """Wait until ``count`` sleepers carrying ``token`` run."""
     assert await wait_until(
-        lambda: len(pids_with(token, sleepers_only=True)) >= count, within=15
+        lambda: len(pids_with(token, sleepers_only=True)) >= count, within=30
     ), pids_with(token)
 
 
 async def _all_gone(token: str) -> bool:
-    return await wait_until(lambda: not pids_with(token), within=8)
+    # Well under the sleepers' own 120 s: a survivor cannot pass by ending on its own.
+    return await wait_until(lambda: not pids_with(token), within=30)
 
 
 # --- running commands --------------------------------------------------------------------------
@@ -124,21 +125,21 @@ async def test_output_truncated_keeping_head_and_tail(
 async def test_timeout_kills_the_whole_process_group(
     ctx: ToolContext, config: ExecToolConfig, token: str
 ) -> None:
-    command = f"{sleeper(token + '-bg', 30)} & echo started; {sleeper(token + '-fg', 30)}"
+    command = f"{sleeper(token + '-bg', 120)} & echo started; {sleeper(token + '-fg', 120)}"
     started = time.monotonic()
-    task = asyncio.create_task(ExecTool(config).execute(ctx, command=command, timeout=2))
+    task = asyncio.create_task(ExecTool(config).execute(ctx, command=command, timeout=5))
     await _started(token + "-", 2)
     result = await task
-    assert time.monotonic() - started < 12
-    assert result.is_error and "timed out after 2s" in result.text and "started" in result.text
+    assert time.monotonic() - started < 25  # the sleepers would take 120 s
+    assert result.is_error and "timed out after 5s" in result.text and "started" in result.text
     assert await _all_gone(token), f"survived the timeout: {pids_with(token)}"
 
 
 async def test_children_ignoring_sigterm_get_sigkill(
     ctx: ToolContext, config: ExecToolConfig, token: str
 ) -> None:
-    command = f"(trap '' TERM; {sleeper(token + '-deaf', 30)}) & {sleeper(token + '-fg', 30)}"
-    task = asyncio.create_task(ExecTool(config).execute(ctx, command=command, timeout=2))
+    command = f"(trap '' TERM; {sleeper(token + '-deaf', 120)}) & {sleeper(token + '-fg', 120)}"
+    task = asyncio.create_task(ExecTool(config).execute(ctx, command=command, timeout=5))
     await _started(token + "-", 2)
     assert (await task).is_error
     assert await _all_gone(token), f"survived the timeout: {pids_with(token)}"
@@ -147,7 +148,7 @@ async def test_children_ignoring_sigterm_get_sigkill(
 async def test_cancellation_kills_the_group_and_is_reraised(
     ctx: ToolContext, config: ExecToolConfig, token: str
 ) -> None:
-    command = f"{sleeper(token + '-bg', 30)} & {sleeper(token + '-fg', 30)}"
+    command = f"{sleeper(token + '-bg', 120)} & {sleeper(token + '-fg', 120)}"
     task = asyncio.create_task(ExecTool(config).execute(ctx, command=command, timeout=60))
     await _started(token + "-", 2)
     task.cancel()
