@@ -38,6 +38,12 @@ def test_compact_is_offered_and_answered_inline(make_chat, qtbot: QtBot) -> None
     )
     assert "Plan a day in Porto." in str(chat.requests()[-1]["messages"])  # the summary call
     assert chat.kinds() == ["user", "assistant", "user", "command"]  # "/compact" and its answer
+    chat.idle()
+    composer = chat.tab.pane.composer
+    chat.wait(lambda: not composer.busy)  # the command's turn is over: nothing to guide
+    assert composer.send.text() == "Send" and not composer.edit.placeholderText().startswith(
+        "Guide"
+    ), composer.edit.placeholderText()
 
     session = chat.agent.sessions.get_or_create(chat.tab.current)
     assert session.messages[-1]["content"] == CONTINUATION_TEXT  # compacted on disk too

@@ -51,6 +51,9 @@ def test_the_meter_opens_each_round_as_reported_and_compact_now_marks_it(
     chat.wait(lambda: len(view.context.compactions) == 1 and view.compact_button.isEnabled())
     assert view.context.compactions[0].after == 3 and view.context.compactions[0].tokens == 960
     assert chat.items()[-1].kind == "command" and chat.items()[-1].text == "Context compacted."
+    composer = chat.tab.pane.composer
+    chat.wait(lambda: not composer.busy)  # the command's turn is over: nothing to guide
+    assert not composer.edit.placeholderText().startswith("Guide"), composer.edit.placeholderText()
 
     # The view follows the chat: a turn after the compaction lands after the mark.
     chat.server.push(Reply("Hello again.", usage=(700, 12), cached=512))
