@@ -127,9 +127,17 @@ async def check_connection(
 
     def build() -> Any:
         from desktop.core.providers.litellm_provider import LiteLLMProvider, import_litellm
+        from desktop.core.providers.openai_provider import (
+            OpenAIProvider,
+            import_openai,
+            speaks_openai,
+        )
 
-        import_litellm()  # seconds on first use: in this thread, not on the event loop
-        return LiteLLMProvider(
+        # Seconds on first use: in this thread, not on the event loop. OpenAI-wire routes
+        # are tested as they are called, through the SDK without LiteLLM.
+        thin = speaks_openai(choice)
+        import_openai() if thin else import_litellm()
+        return (OpenAIProvider if thin else LiteLLMProvider)(
             choice,
             api_key=key,
             max_tokens=1,
