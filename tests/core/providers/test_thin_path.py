@@ -170,3 +170,42 @@ def test_the_table_prices_as_litellm_does(model: str) -> None:
         assert ours is None
     else:
         assert ours == pytest.approx(expected)
+
+
+WARM_CHILD = """
+import json, sys
+from desktop.core.config.provider_registry import find_by_name
+from desktop.core.providers.matching import ProviderChoice
+from desktop.core.providers.openai_provider import OpenAIProvider
+from desktop.core.providers.switchable import SwitchableProvider
+from desktop.core.providers.warm import warm_up
+
+thin = OpenAIProvider(ProviderChoice(find_by_name("custom"), "custom", "openai/m", "http://x/v1"))
+loaded = [warm_up(None), warm_up(SwitchableProvider(thin))]
+print(json.dumps({"loaded": loaded, "litellm": "litellm" in sys.modules,
+                  "resources": "openai.resources.chat.completions" in sys.modules}))
+"""
+
+
+def test_warming_a_thin_provider_loads_the_sdk_not_litellm(tmp_path: Path) -> None:
+    """What the window warms when the person starts typing: the SDK for the thin path
+    (LiteLLM stays out), nothing without a provider, LiteLLM for a LiteLLM route."""
+    from desktop.core.config.provider_registry import find_by_name
+    from desktop.core.providers.matching import ProviderChoice
+    from desktop.core.providers.warm import warm_up
+
+    result = subprocess.run(
+        [sys.executable, "-c", WARM_CHILD],
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env=cli_env(tmp_path),
+        timeout=300,
+    )
+    data = json.loads(result.stdout.strip().splitlines()[-1])
+    assert data == {"loaded": ["", "openai"], "litellm": False, "resources": True}
+    spec = find_by_name("anthropic")
+    assert spec is not None
+    native = LiteLLMProvider(ProviderChoice(spec, "anthropic", "anthropic/claude-x", None))
+    assert warm_up(native) == "litellm" and "litellm" in sys.modules
