@@ -69,6 +69,7 @@ print(json.dumps({
     "code": code,
     "litellm": sorted(m for m in sys.modules if m.split(".")[0] == "litellm"),
     "openai": "openai" in sys.modules,
+    "resources": "openai.resources" in sys.modules,
     "window": litellm_window("openai/gpt-4o"),
 }))
 """
@@ -110,6 +111,7 @@ def test_an_agent_turn_on_an_openai_route_never_imports_litellm(tmp_path: Path) 
     assert data["code"] == 0
     assert data["litellm"] == [], data["litellm"]
     assert data["openai"] is True
+    assert data["resources"] is False  # the SDK's resource modules: ≈14 MB not needed
     assert data["window"] == 128000  # LiteLLM's table, read as a file
     ledgers = list(config_dir.glob("usage/*/ledger-*.jsonl"))
     assert ledgers, list(config_dir.rglob("*"))
@@ -183,7 +185,7 @@ from desktop.core.providers.warm import warm_up
 thin = OpenAIProvider(ProviderChoice(find_by_name("custom"), "custom", "openai/m", "http://x/v1"))
 loaded = [warm_up(None), warm_up(SwitchableProvider(thin))]
 print(json.dumps({"loaded": loaded, "litellm": "litellm" in sys.modules,
-                  "resources": "openai.resources.chat.completions" in sys.modules}))
+                  "resources": "openai.resources" in sys.modules}))
 """
 
 
@@ -204,7 +206,7 @@ def test_warming_a_thin_provider_loads_the_sdk_not_litellm(tmp_path: Path) -> No
         timeout=300,
     )
     data = json.loads(result.stdout.strip().splitlines()[-1])
-    assert data == {"loaded": ["", "openai"], "litellm": False, "resources": True}
+    assert data == {"loaded": ["", "openai"], "litellm": False, "resources": False}
     spec = find_by_name("anthropic")
     assert spec is not None
     native = LiteLLMProvider(ProviderChoice(spec, "anthropic", "anthropic/claude-x", None))
