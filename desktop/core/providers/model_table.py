@@ -3,9 +3,9 @@
 LiteLLM ships its table as ``model_prices_and_context_window_backup.json`` beside its own
 code; the LiteLLM path prices calls from it (``litellm.cost_per_token``) and the context-window
 fallback reads it (``litellm.get_model_info``). Providers that never import LiteLLM (the thin
-OpenAI-SDK path) read the same file here: ≈2 MB of JSON, parsed once in ≈15 ms and kept as a
-small ``name -> (input price, output price, window)`` map (≈4 MB), where importing LiteLLM
-costs ≈200 MB and seconds.
+OpenAI-SDK path) read the same file here, without LiteLLM (≈200 MB and seconds to import): each
+model asked for is found in the file's text and only its own entry decoded (a few ms; the whole
+table parsed would stay resident, ≈4 MB), then remembered.
 
 A model is looked up as LiteLLM's route spells it (``openrouter/anthropic/claude-x``), then
 without its route prefix (``openai/gpt-4o`` → ``gpt-4o``), as LiteLLM does for its own
@@ -37,7 +37,7 @@ class ModelFacts(NamedTuple):
     window: int | None
 
 
-_table: dict[str, ModelFacts] | None = None
+_facts: dict[str, ModelFacts | None] = {}
 _lock = threading.Lock()
 
 
@@ -77,46 +77,88 @@ def _window(entry: dict[str, object]) -> int | None:
     return None
 
 
-def _load() -> dict[str, ModelFacts]:
+def _read() -> str:
     path = table_path()
     if path is None:
         log.debug("LiteLLM's model table is not installed: no prices, no windows")
-        return {}
+        return ""
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+        return path.read_text(encoding="utf-8")
+    except OSError as exc:
         log.warning("LiteLLM's model table %s cannot be read: %s", path, exc)
-        return {}
-    if not isinstance(raw, dict):
-        return {}
-    facts: dict[str, ModelFacts] = {}
-    for name, entry in raw.items():
-        if not isinstance(entry, dict) or name == "sample_spec":
-            continue
-        facts[name.lower()] = ModelFacts(
-            _number(entry.get("input_cost_per_token")),
-            _number(entry.get("output_cost_per_token")),
-            _window(entry),
-        )
-    return facts
+        return ""
 
 
-def model_table() -> dict[str, ModelFacts]:
-    """The table, read on first use (blocking: call it in a thread)."""
-    global _table
-    with _lock:
-        if _table is None:
-            _table = _load()
-        return _table
+def _entry(text: str, name: str) -> dict[str, object] | None:
+    """The entry of model ``name`` in the table's text, decoded alone (parsing the whole table
+    kept ≈4 MB resident for the one or two models a person uses)."""
+    needle = json.dumps(name)
+    at = text.find(needle)
+    while at >= 0 and name != "sample_spec":  # the table's own field documentation
+        before = at - 1
+        while before >= 0 and text[before].isspace():
+            before -= 1
+        after = at + len(needle)
+        while after < len(text) and text[after].isspace():
+            after += 1
+        if before >= 0 and text[before] in "{," and text.startswith(":", after):
+            try:
+                value, _end = json.JSONDecoder().raw_decode(
+                    text, after + 1 + _spaces(text, after + 1)
+                )
+            except ValueError:
+                value = None
+            # A model's own entry names its provider; a field of the same name inside
+            # another entry does not.
+            if isinstance(value, dict) and "litellm_provider" in value:
+                return value
+        at = text.find(needle, at + len(needle))
+    return None
+
+
+def _spaces(text: str, at: int) -> int:
+    """How many whitespace characters start at ``at``."""
+    count = 0
+    while at + count < len(text) and text[at + count].isspace():
+        count += 1
+    return count
+
+
+def _facts_of(entry: dict[str, object] | None) -> ModelFacts | None:
+    if entry is None:
+        return None
+    return ModelFacts(
+        _number(entry.get("input_cost_per_token")),
+        _number(entry.get("output_cost_per_token")),
+        _window(entry),
+    )
+
+
+def known(model: str) -> bool:
+    """Whether ``model`` has been looked up already (:func:`lookup` will not read the file)."""
+    return model.lower() in _facts
 
 
 def lookup(model: str) -> ModelFacts | None:
-    """The facts of ``model`` as a LiteLLM route names it (blocking on first use)."""
-    table = model_table()
-    name = model.lower()
-    found = table.get(name)
-    if found is None and "/" in name:
-        found = table.get(name.split("/", 1)[1])
+    """The facts of ``model`` as a LiteLLM route names it (``None``: not in the table).
+
+    Blocking the first time for each model (it reads the file, ≈2 MB): call it in a thread.
+    """
+    key = model.lower()
+    with _lock:
+        if key in _facts:
+            return _facts[key]
+    text = _read()
+    names = [model, key]
+    if "/" in model:
+        names += [model.split("/", 1)[1], key.split("/", 1)[1]]
+    found = None
+    for name in dict.fromkeys(names) if text else ():
+        found = _facts_of(_entry(text, name))
+        if found is not None:
+            break
+    with _lock:
+        _facts[key] = found
     return found
 
 

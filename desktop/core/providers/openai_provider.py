@@ -27,7 +27,7 @@ from typing import Any
 from desktop.core.providers.base import LLMError
 from desktop.core.providers.litellm_provider import LiteLLMProvider, _StreamFold
 from desktop.core.providers.matching import ProviderChoice
-from desktop.core.providers.model_table import model_table
+from desktop.core.providers.model_table import known, lookup
 from desktop.core.providers.model_table import price as table_price
 from desktop.core.providers.retry import classify
 
@@ -60,8 +60,7 @@ def speaks_openai(choice: ProviderChoice) -> bool:
 
 def import_openai() -> Any:
     """Import the SDK with what its first call would import on the event loop (the HTTP
-    stack), make the TLS context and read the model table once
-    (blocking: call it in a thread)."""
+    stack) and make the TLS context once (blocking: call it in a thread)."""
     global _sdk, _ssl_context
     with _sdk_lock:
         if _sdk is None:
@@ -81,7 +80,6 @@ def import_openai() -> Any:
                 except ImportError:  # an optional part missing: the call imports what it needs
                     log.debug("%s not importable ahead of the first call", name)
             _ssl_context = httpx.create_ssl_context()
-            model_table()  # every answer is priced from it
             _sdk = openai
     return _sdk
 
@@ -200,6 +198,8 @@ class OpenAIProvider(LiteLLMProvider):
         ≈14 MB and ≈0.3 s of imports for a body that is sent as it is anyway."""
         from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
+        if not known(kwargs["model"]):  # the answer is priced from the table: read it now
+            await asyncio.to_thread(lookup, kwargs["model"])
         body = dict(kwargs)
         settings = body.pop("_client")
         body["model"] = _bare_model(self._prefix, body["model"])

@@ -211,3 +211,32 @@ def test_warming_a_thin_provider_loads_the_sdk_not_litellm(tmp_path: Path) -> No
     assert spec is not None
     native = LiteLLMProvider(ProviderChoice(spec, "anthropic", "anthropic/claude-x", None))
     assert warm_up(native) == "litellm" and "litellm" in sys.modules
+
+
+@pytest.mark.parametrize("indent", [4, None], ids=["pretty", "minified"])
+def test_the_table_finds_an_entry_in_any_layout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, indent: int | None
+) -> None:
+    """Only top-level keys count (a field of the same name inside an entry does not), in the
+    bundled pretty layout or a minified one; an unreadable table prices nothing."""
+    table = {
+        "sample_spec": {"input_cost_per_token": 0.0, "output_cost_per_token": 0.0},
+        "other": {"notes": {"my-model": {"input_cost_per_token": 9.0}}, "max_tokens": 5},
+        "my-model": {
+            "litellm_provider": "openai",
+            "input_cost_per_token": 1e-06,
+            "output_cost_per_token": 2e-06,
+            "max_input_tokens": 32000,
+        },
+    }
+    path = tmp_path / model_table.TABLE_FILE
+    path.write_text(json.dumps(table, indent=indent), encoding="utf-8")
+    monkeypatch.setattr(model_table, "table_path", lambda: path)
+    monkeypatch.setattr(model_table, "_facts", {})
+    assert model_table.price("custom/my-model", 1000, 100) == pytest.approx(0.0012)
+    assert model_table.context_window("my-model") == 32000
+    assert model_table.lookup("sample_spec") is None
+    assert model_table.lookup("notes") is None
+    path.write_text("{ not json", encoding="utf-8")
+    monkeypatch.setattr(model_table, "_facts", {})
+    assert model_table.price("my-model", 1, 1) is None
