@@ -19,6 +19,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import logging
+import mmap
 import sys
 import threading
 from pathlib import Path
@@ -77,51 +78,43 @@ def _window(entry: dict[str, object]) -> int | None:
     return None
 
 
-def _read() -> str:
-    path = table_path()
-    if path is None:
-        log.debug("LiteLLM's model table is not installed: no prices, no windows")
-        return ""
-    try:
-        return path.read_text(encoding="utf-8")
-    except OSError as exc:
-        log.warning("LiteLLM's model table %s cannot be read: %s", path, exc)
-        return ""
+_ENTRY_BYTES = 65536  # far more than any one entry of the table
 
 
-def _entry(text: str, name: str) -> dict[str, object] | None:
-    """The entry of model ``name`` in the table's text, decoded alone (parsing the whole table
-    kept ≈4 MB resident for the one or two models a person uses)."""
-    needle = json.dumps(name)
-    at = text.find(needle)
+def _entry(table: mmap.mmap, name: str) -> dict[str, object] | None:
+    """The entry of model ``name``, found in the mapped file and decoded alone.
+
+    Parsing the whole table kept ≈4 MB resident for the one or two models a person uses, and
+    even reading it into a string left the heap grown by a few MB; the mapping is released
+    when the lookup ends.
+    """
+    needle = json.dumps(name, ensure_ascii=False).encode()
+    decoder = json.JSONDecoder()
+    size = len(table)
+    at = table.find(needle)
     while at >= 0 and name != "sample_spec":  # the table's own field documentation
         before = at - 1
-        while before >= 0 and text[before].isspace():
+        while before >= 0 and table[before : before + 1].isspace():
             before -= 1
         after = at + len(needle)
-        while after < len(text) and text[after].isspace():
+        while after < size and table[after : after + 1].isspace():
             after += 1
-        if before >= 0 and text[before] in "{," and text.startswith(":", after):
+        if (
+            before >= 0
+            and table[before : before + 1] in (b"{", b",")
+            and (table[after : after + 1] == b":")
+        ):
+            chunk = table[after + 1 : after + 1 + _ENTRY_BYTES].decode("utf-8", "replace")
             try:
-                value, _end = json.JSONDecoder().raw_decode(
-                    text, after + 1 + _spaces(text, after + 1)
-                )
+                value, _end = decoder.raw_decode(chunk.lstrip())
             except ValueError:
                 value = None
             # A model's own entry names its provider; a field of the same name inside
             # another entry does not.
             if isinstance(value, dict) and "litellm_provider" in value:
                 return value
-        at = text.find(needle, at + len(needle))
+        at = table.find(needle, at + len(needle))
     return None
-
-
-def _spaces(text: str, at: int) -> int:
-    """How many whitespace characters start at ``at``."""
-    count = 0
-    while at + count < len(text) and text[at + count].isspace():
-        count += 1
-    return count
 
 
 def _facts_of(entry: dict[str, object] | None) -> ModelFacts | None:
@@ -142,21 +135,28 @@ def known(model: str) -> bool:
 def lookup(model: str) -> ModelFacts | None:
     """The facts of ``model`` as a LiteLLM route names it (``None``: not in the table).
 
-    Blocking the first time for each model (it reads the file, ≈2 MB): call it in a thread.
+    Blocking the first time for each model (it searches the file, ≈2 MB): call it in a
+    thread.
     """
     key = model.lower()
     with _lock:
         if key in _facts:
             return _facts[key]
-    text = _read()
     names = [model, key]
     if "/" in model:
         names += [model.split("/", 1)[1], key.split("/", 1)[1]]
     found = None
-    for name in dict.fromkeys(names) if text else ():
-        found = _facts_of(_entry(text, name))
-        if found is not None:
-            break
+    path = table_path()
+    try:
+        if path is None:
+            raise FileNotFoundError("LiteLLM is not installed")
+        with path.open("rb") as file, mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as table:
+            for name in dict.fromkeys(names):
+                found = _facts_of(_entry(table, name))
+                if found is not None:
+                    break
+    except (OSError, ValueError) as exc:  # missing, unreadable or empty: no prices, no windows
+        log.debug("LiteLLM's model table cannot be read: %s", exc)
     with _lock:
         _facts[key] = found
     return found
