@@ -238,18 +238,21 @@ class AgentStarter(QObject):
         return f"ready — {model}{via}"
 
     def warm_up(self) -> None:
-        """Import litellm (≈2–4 s, ≈200 MB) in a thread now, so the first request does not wait
-        for it; the chat calls this when the person starts typing."""
+        """Import what the provider's first request needs (LiteLLM, ≈2–4 s and ≈200 MB, only
+        for a provider that calls through it; the openai SDK for OpenAI-wire ones) in a thread
+        now, so that request does not wait for it; the chat calls this when the person starts
+        typing."""
         if self._warm is not None or self.tasks.closed:
             return
+        provider = self.runtime.provider if self.runtime is not None else None
 
         def load() -> None:
             try:
-                from desktop.core.providers.litellm_provider import import_litellm
+                from desktop.core.providers.warm import warm_up
 
-                import_litellm()
+                warm_up(provider)
             except Exception:  # the first request imports it itself (and reports a failure)
-                log.exception("importing LiteLLM ahead of the first request failed")
+                log.exception("loading the provider ahead of the first request failed")
 
         # A daemon thread and no task: nothing waits for it, so nothing needs cancelling at
         # shutdown (an import cannot be interrupted; the process may exit while it runs).

@@ -29,7 +29,7 @@ from desktop.core.providers.context_window import (
     window_from_models,
 )
 from desktop.core.providers.matching import ProviderChoice
-from tests.conftest import custom_config
+from tests.conftest import custom_config, write_config
 from tests.fakes.openai_server import ScriptedOpenAIServer
 from tests.waiting import until
 
@@ -130,15 +130,32 @@ async def test_the_runtime_uses_the_server_window(
         await runtime.stop()
 
 
+def litellm_route_config(tmp_path: Path, api_base: str, **defaults: Any) -> Path:
+    """A config whose provider is reached through LiteLLM (Moonshot: LiteLLM's own route for
+    an OpenAI-style server), pointed at ``api_base``."""
+    data = {
+        "agents": {
+            "defaults": {
+                "model": "any-name",
+                "provider": "moonshot",
+                "workspace": str(tmp_path / "workspace"),
+                **defaults,
+            }
+        },
+        "providers": {"moonshot": {"apiBase": api_base, "apiKey": "sk-moonshot-0123456789"}},
+    }
+    return write_config(tmp_path / "config" / "config.json", data)
+
+
 async def test_the_table_waits_for_the_first_call(
     tmp_path: Path,
     scripted_server: ScriptedOpenAIServer,
     memory_keyring: object,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The server knows no window: at start-up LiteLLM's table is not read (importing LiteLLM
-    for it kept ≈200 MB resident in a waiting app) until a call has imported LiteLLM; then it is,
-    and its window applies."""
+    """The server knows no window and the provider calls through LiteLLM: at start-up the
+    table is not consulted until a call has imported LiteLLM; then it is, and its window
+    applies."""
     from desktop.core.providers import context_window, litellm_provider
 
     monkeypatch.setattr(litellm_provider, "_litellm", None)  # as in a fresh process
@@ -149,7 +166,7 @@ async def test_the_table_waits_for_the_first_call(
         return 12_000
 
     monkeypatch.setattr(context_window, "litellm_window", table)
-    config = load_config(custom_config(tmp_path, scripted_server.url, maxTokens=2048))
+    config = load_config(litellm_route_config(tmp_path, scripted_server.url, maxTokens=2048))
     runtime = await start_runtime(config, StartOptions(bus=MessageBus(), secrets=SecretStore()))
     try:
         await until(lambda: litellm_provider._waiters, 15, "the probe to wait for LiteLLM")
@@ -161,5 +178,27 @@ async def test_the_table_waits_for_the_first_call(
         assert [m.rsplit("/", 1)[-1] for m in asked] == ["any-name"]
         assert runtime.memory.consolidator.budget == 12_000 - 2048 - 1024
         assert not litellm_provider._waiters
+    finally:
+        await runtime.stop()
+
+
+async def test_on_the_thin_path_the_table_is_read_at_once_without_litellm(
+    tmp_path: Path,
+    scripted_server: ScriptedOpenAIServer,
+    memory_keyring: object,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An OpenAI-wire provider never loads LiteLLM: the window comes from LiteLLM's table
+    read as a file at start-up (``gpt-4o``: 128,000), and LiteLLM stays unloaded."""
+    from desktop.core.providers import litellm_provider
+
+    monkeypatch.setattr(litellm_provider, "_litellm", None)  # as in a fresh process
+    config = load_config(custom_config(tmp_path, scripted_server.url, model="gpt-4o"))
+    runtime = await start_runtime(config, StartOptions(bus=MessageBus(), secrets=SecretStore()))
+    try:
+        await until(
+            lambda: config.agents.defaults.context_window_tokens == 128_000, 15, "the table"
+        )
+        assert litellm_provider._litellm is None and not litellm_provider._waiters
     finally:
         await runtime.stop()

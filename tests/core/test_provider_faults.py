@@ -1,5 +1,7 @@
-"""The provider layer against a scripted OpenAI-compatible server, through the real LiteLLM path.
+"""The provider layer against a scripted OpenAI-compatible server, over both provider paths.
 
+Every async test runs twice: through the real LiteLLM path (:class:`LiteLLMProvider`) and
+through the thin ``openai`` SDK path (:class:`OpenAIProvider`, which OpenAI-wire routes take).
 Every test counts HTTP attempts with ``len(server.chat_requests())``: LiteLLM's and the OpenAI
 client's own retries are off, so our retry layer is the only one and the counts are exact.
 """
@@ -22,6 +24,7 @@ from desktop.core.config.provider_registry import find_by_name
 from desktop.core.providers.base import LLMError, StreamDelta
 from desktop.core.providers.litellm_provider import LiteLLMProvider
 from desktop.core.providers.matching import ProviderChoice
+from desktop.core.providers.openai_provider import OpenAIProvider
 from desktop.core.providers.tokens import _encoding, count_messages, count_text
 from tests.fakes.openai_server import Fail, Reply, Reset, ScriptedOpenAIServer, Stall
 
@@ -48,6 +51,24 @@ TOOLS: list[dict[str, Any]] = [
 ]
 
 
+PATHS = {"litellm": LiteLLMProvider, "thin": OpenAIProvider}
+_path: list[type[LiteLLMProvider]] = [LiteLLMProvider]
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Each model-calling (async) test runs over both provider paths."""
+    if asyncio.iscoroutinefunction(metafunc.function):
+        metafunc.parametrize("provider_path", list(PATHS), indirect=True)
+
+
+@pytest.fixture(autouse=True)
+def provider_path(request: pytest.FixtureRequest) -> str:
+    """The provider class :func:`make_provider` builds for this test."""
+    name = getattr(request, "param", "litellm")
+    _path[0] = PATHS[name]
+    return str(name)
+
+
 def custom_choice(api_base: str) -> ProviderChoice:
     """The ``custom`` provider pointed at ``api_base``."""
     spec = find_by_name("custom")
@@ -61,7 +82,7 @@ def make_provider(server: ScriptedOpenAIServer | str, **options: Any) -> LiteLLM
     options.setdefault("request_timeout", 10.0)
     options.setdefault("stream_idle_timeout", 10.0)
     url = server if isinstance(server, str) else server.url
-    return LiteLLMProvider(custom_choice(url), **options)
+    return _path[0](custom_choice(url), **options)
 
 
 def closed_port_url() -> str:
@@ -327,7 +348,7 @@ async def test_stall_before_headers_times_out_then_retries(
     scripted_server.push(Stall(3, then=Reply("too late")), Reply("on time"))
     provider = make_provider(scripted_server, request_timeout=1.0)
     started = time.monotonic()
-    with caplog.at_level(logging.WARNING, logger="desktop.core.providers.litellm_provider"):
+    with caplog.at_level(logging.WARNING, logger="desktop.core.providers"):
         response = await provider.chat_stream(HELLO)
     elapsed = time.monotonic() - started
 
@@ -477,7 +498,7 @@ async def test_prompt_caching_marks_system_and_last_tool(
         model="openrouter/anthropic/claude-x",
         api_base=scripted_server.url,
     )
-    provider = LiteLLMProvider(
+    provider = _path[0](
         choice,
         api_key="sk-or-test-0123456789",
         retry_delays=FAST,
@@ -627,6 +648,7 @@ async def test_error_headline_is_one_sentence_and_details_keep_the_chain(
     error = caught.value
     assert error.message == "The provider rejected the API key: Incorrect API key provided."
     assert "litellm" not in error.message.lower() and error.message.count(":") == 1
+    assert "Error code" not in error.message  # the SDK's own wrapper text
     assert "AuthenticationError" in error.details and "HTTP 401" in error.details
     assert SECRET not in error.details
 

@@ -117,9 +117,20 @@ def test_warming_litellm_runs_beside_the_loop_and_holds_nothing_up(
     starter right after leaves nothing pending (an import cannot be interrupted, so a task
     awaiting it outlived shutdown), and the import itself completes."""
     import sys
+    from types import SimpleNamespace
 
+    from desktop.core.config.provider_registry import find_by_name
+    from desktop.core.providers.litellm_provider import LiteLLMProvider
+    from desktop.core.providers.matching import ProviderChoice
+
+    spec = find_by_name("anthropic")
+    assert spec is not None
     starter = AgentStarter()
+    # A runtime whose provider calls through LiteLLM (warming loads what the provider needs).
+    choice = ProviderChoice(spec, "anthropic", "anthropic/claude-x", None)
+    starter.runtime = SimpleNamespace(provider=LiteLLMProvider(choice))  # type: ignore[assignment]
     starter.warm_up()
+    starter.runtime = None
     warm = starter._warm
     assert warm is not None
     assert not starter.tasks.tasks

@@ -129,11 +129,21 @@ async def _get_json(client: Any, url: str, headers: dict[str, str]) -> Any:
 
 
 def litellm_window(model: str) -> int | None:
-    """``max_input_tokens`` (else ``max_tokens``) from LiteLLM's model table (blocking: the
-    first call imports LiteLLM)."""
-    from desktop.core.providers.litellm_provider import import_litellm
+    """``max_input_tokens`` (else ``max_tokens``) from LiteLLM's model table (blocking).
 
-    litellm = import_litellm()
+    Asked through LiteLLM once a call has loaded it; until then the table is read as a data
+    file (:mod:`model_table`): this lookup alone never imports LiteLLM.
+    """
+    from desktop.core.providers import litellm_provider
+    from desktop.core.providers.model_table import context_window
+
+    litellm = litellm_provider._litellm
+    if litellm is None:
+        for name in (model, _bare(model)):
+            found = context_window(name)
+            if found:
+                return found
+        return None
     for name in (model, _bare(model)):
         try:
             info = litellm.get_model_info(name)

@@ -12,6 +12,7 @@ from desktop.core.config.secrets import ResolvedKey, SecretStore
 from desktop.core.providers.base import ErrorKind, LLMError, LLMProvider
 from desktop.core.providers.litellm_provider import LiteLLMProvider
 from desktop.core.providers.matching import ProviderChoice, choose_provider
+from desktop.core.providers.openai_provider import OpenAIProvider, speaks_openai
 from desktop.core.providers.presets import ModelTarget, preset_target, target_config
 from desktop.core.utils.threads import run_daemon
 
@@ -109,6 +110,9 @@ def build_provider(
         environ: Environment for the env-var fallback.
         **options: Extra :class:`LiteLLMProvider` arguments (e.g. ``retry_delays``).
 
+    Routes that speak OpenAI's protocol get an :class:`OpenAIProvider` (the ``openai`` SDK,
+    no LiteLLM); the others a :class:`LiteLLMProvider`.
+
     Raises:
         ProviderNotFound: No provider fits.
         MissingKeyError: The provider needs a key and none is available
@@ -135,7 +139,9 @@ def build_provider(
             f"'nanobot-desktop keys set {choice.section}'{env}."
         )
     defaults = config.agents.defaults
-    provider = LiteLLMProvider(
+    # OpenAI-wire routes go through the openai SDK (LiteLLM is never imported for them).
+    kind = OpenAIProvider if speaks_openai(choice) else LiteLLMProvider
+    provider = kind(
         choice,
         api_key=key.value,
         max_tokens=defaults.max_tokens,

@@ -176,6 +176,9 @@ class LiteLLMProvider(LLMProvider):
     """
 
     calls_litellm = True
+    # Stop reading once the finish reason and the usage have come (see _stream_once).
+    stop_when_complete = True
+    _log = log
 
     def __init__(
         self,
@@ -263,7 +266,7 @@ class LiteLLMProvider(LLMProvider):
         attempt_fn: Callable[[int], Awaitable[LLMResponse]],
         before_retry: Callable[[LLMError, int, float], Awaitable[None]] | None = None,
     ) -> LLMResponse:
-        return await with_retries(attempt_fn, self.retry_delays, before_retry, logger=log)
+        return await with_retries(attempt_fn, self.retry_delays, before_retry, logger=self._log)
 
     # -- non-streaming --------------------------------------------------------------------
     async def chat(
@@ -288,16 +291,29 @@ class LiteLLMProvider(LLMProvider):
             reasoning_effort=reasoning_effort,
             stream=False,
         )
-        litellm = await aimport_litellm()
+        backend = await self._backend()
 
         async def attempt(_n: int) -> LLMResponse:
-            raw = await self._send(litellm, kwargs)
+            raw = await self._send(backend, kwargs)
             return self._parse_response(raw, kwargs["model"])
 
         return await self._retrying(attempt)
 
-    async def _send(self, litellm: Any, kwargs: dict[str, Any]) -> Any:
-        """``acompletion`` under the request timeout, noted in the call's meter.
+    async def _backend(self) -> Any:
+        """What makes the requests: LiteLLM itself (imported off the loop the first time)."""
+        return await aimport_litellm()
+
+    async def _request(self, backend: Any, kwargs: dict[str, Any]) -> Any:
+        """One HTTP attempt: the response, or the stream of chunks when ``kwargs`` stream."""
+        return await backend.acompletion(**kwargs)
+
+    def _answer_complete(self, stream: Any, fold: _StreamFold) -> bool:
+        """Whether the server itself ended the answer (LiteLLM makes up a final "stop" chunk
+        when the connection simply ends; only its ``received_finish_reason`` tells)."""
+        return getattr(stream, "received_finish_reason", "unknown") is not None
+
+    async def _send(self, backend: Any, kwargs: dict[str, Any]) -> Any:
+        """:meth:`_request` under the request timeout, noted in the call's meter.
 
         The attempt counts as sent (its prompt may be billed) unless the server answered with
         an error or could not be reached; a timeout or a cancel leaves it counted.
@@ -309,7 +325,7 @@ class LiteLLMProvider(LLMProvider):
             meter.sending()
         try:
             async with asyncio.timeout(self.request_timeout):
-                return await litellm.acompletion(**kwargs)
+                return await self._request(backend, kwargs)
         except asyncio.CancelledError:
             raise
         except Exception as exc:
@@ -334,7 +350,7 @@ class LiteLLMProvider(LLMProvider):
         choice = choices[0]
         message = _get(choice, "message")
         content, think = split_think(_get(message, "content"))
-        reasoning = _get(message, "reasoning_content") or think
+        reasoning = _get(message, "reasoning_content") or _get(message, "reasoning") or think
         if reasoning and isinstance(content, str):
             # LiteLLM may already have moved <think> into reasoning_content, leaving the blank
             # lines that followed the tag (split_think strips those when it does the split).
@@ -362,7 +378,10 @@ class LiteLLMProvider(LLMProvider):
         prompt = int(_get(usage, "prompt_tokens", 0) or 0)
         completion = int(_get(usage, "completion_tokens", 0) or 0)
         details = _get(usage, "prompt_tokens_details")
-        cached = int(_get(details, "cached_tokens", 0) or 0)
+        # DeepSeek reports its cache hits under a name of its own (LiteLLM renames it).
+        cached = int(
+            _get(details, "cached_tokens", 0) or _get(usage, "prompt_cache_hit_tokens", 0) or 0
+        )
         return Usage(prompt, completion, cached, self.price(model, prompt, completion))
 
     # -- streaming ------------------------------------------------------------------------
@@ -398,8 +417,7 @@ class LiteLLMProvider(LLMProvider):
     async def _stream_once(
         self, kwargs: dict[str, Any], on_delta: Callable[[StreamDelta], Awaitable[None]]
     ) -> LLMResponse:
-        litellm = await aimport_litellm()
-        stream = await self._send(litellm, kwargs)
+        stream = await self._send(await self._backend(), kwargs)
         model = kwargs["model"]
         fold = _StreamFold(on_delta, lambda raw: self._usage(raw, model))
         started = time.monotonic()
@@ -417,14 +435,14 @@ class LiteLLMProvider(LLMProvider):
                         kind="timeout",
                         retryable=True,
                     ) from None
-                if await fold.add(chunk):
+                if await fold.add(chunk) and self.stop_when_complete:
                     # Everything has arrived (the provider put usage beside the finish reason).
                     # Reading on would make LiteLLM rebuild the whole response from its chunks on
                     # the event loop (~0.2 s for a 3,000-chunk answer); closing skips that. With
                     # OpenAI-style streams usage only comes out of that final step, so it stays.
                     break
         finally:
-            closer = getattr(stream, "aclose", None)
+            closer = getattr(stream, "aclose", None) or getattr(stream, "close", None)
             if closer is not None:
                 try:
                     await asyncio.shield(closer())
@@ -434,17 +452,15 @@ class LiteLLMProvider(LLMProvider):
                     log.debug("closing the stream failed", exc_info=True)
         await fold.flush()
         tool_calls = fold.tool_calls()
-        if getattr(stream, "received_finish_reason", "unknown") is None:
-            # LiteLLM makes up a final "stop" chunk when the connection simply ends; only the
-            # server's own finish reason says the answer is complete. A cut answer is an error
-            # (retried, never saved as if it were the whole answer).
+        if not self._answer_complete(stream, fold):
+            # A cut answer is an error (retried, never saved as if it were the whole answer).
             raise LLMError(
                 "The connection to the model ended before the answer was complete.",
                 kind="connection",
                 retryable=True,
                 details=f"stream ended without a finish reason after {len(fold.text)} text pieces",
             )
-        log.debug("stream finished in %.2fs", time.monotonic() - started)
+        self._log.debug("stream finished in %.2fs", time.monotonic() - started)
         joined = "".join(fold.text)
         if fold.reasoning:
             joined = joined.lstrip()  # the blank line that followed </think>
@@ -495,7 +511,8 @@ class _StreamFold:
         return bool(self.finish) and self.usage_raw is not None
 
     async def _delta(self, delta: Any) -> None:
-        piece = _get(delta, "reasoning_content")
+        # ``reasoning``: OpenRouter's and newer vLLM's name for it (LiteLLM renames it).
+        piece = _get(delta, "reasoning_content") or _get(delta, "reasoning")
         if piece:
             self._count(piece)
             self.reasoning.append(piece)

@@ -15,6 +15,7 @@ from typing import Any
 from desktop.core.config.provider_registry import ProviderSpec, find_by_name
 from desktop.core.config.schema import Config
 from desktop.core.config.secrets import SecretStore
+from desktop.core.providers.base import LLMError
 from desktop.core.utils.redact import redact, register_secret
 from desktop.core.utils.threads import run_daemon
 
@@ -99,9 +100,6 @@ async def check_connection(
         extra_headers: Headers to try instead of the configured ones.
         timeout: Seconds for the whole request.
     """
-    from desktop.core.providers.base import LLMError
-    from desktop.core.providers.factory import resolve_choice
-
     started = time.monotonic()
     spec = find_by_name(provider)
     if spec is None:
@@ -115,7 +113,7 @@ async def check_connection(
         register_secret(api_key.strip())
     try:
         choice, resolved = await run_daemon(
-            lambda: resolve_choice(probe, store, model=model.strip()), "probe-resolve"
+            lambda: _resolve(probe, store, model.strip()), "probe-resolve"
         )
     except LookupError as exc:
         return ProbeResult(False, redact(str(exc)), kind="bad_request")
@@ -127,9 +125,17 @@ async def check_connection(
 
     def build() -> Any:
         from desktop.core.providers.litellm_provider import LiteLLMProvider, import_litellm
+        from desktop.core.providers.openai_provider import (
+            OpenAIProvider,
+            import_openai,
+            speaks_openai,
+        )
 
-        import_litellm()  # seconds on first use: in this thread, not on the event loop
-        return LiteLLMProvider(
+        # Seconds on first use: in this thread, not on the event loop. OpenAI-wire routes
+        # are tested as they are called, through the SDK without LiteLLM.
+        thin = speaks_openai(choice)
+        import_openai() if thin else import_litellm()
+        return (OpenAIProvider if thin else LiteLLMProvider)(
             choice,
             api_key=key,
             max_tokens=1,
@@ -164,16 +170,29 @@ async def check_connection(
     )
 
 
+def _resolve(probe: Config, store: SecretStore, model: str) -> Any:
+    """:func:`~desktop.core.providers.factory.resolve_choice`, imported here, in the worker
+    thread (the factory may be mid-import in another thread: waiting for its import lock on
+    the event loop froze the window)."""
+    from desktop.core.providers.factory import resolve_choice
+
+    return resolve_choice(probe, store, model=model)
+
+
+def _build(probe: Config, store: SecretStore, **options: Any) -> Any:
+    """:func:`~desktop.core.providers.factory.build_provider`, imported in the worker thread."""
+    from desktop.core.providers.factory import build_provider
+
+    return build_provider(probe, store, **options)
+
+
 async def _check_signed_in(
     probe: Config, store: SecretStore, model: str, timeout: float
 ) -> ProbeResult:
     """:func:`check_connection` for an OAuth provider: the stored sign-in, renewed if due."""
-    from desktop.core.providers.base import LLMError
-    from desktop.core.providers.factory import build_provider
-
     try:
         built = await run_daemon(
-            lambda: build_provider(
+            lambda: _build(
                 probe,
                 store,
                 model=model,
