@@ -195,6 +195,13 @@ def test_key_in_secret_service_and_agent_reply(
         mcp_result = next(m for m in third.body["messages"][::-1] if m["role"] == "tool")
         assert "Asia/Tokyo" in mcp_result["content"] and "+09:00" in mcp_result["content"]
         assert key not in _log(tmp_path) and key not in reply.stdout + reply.stderr
+        # The thin OpenAI path prices the calls from LiteLLM's table inside the bundle (read as
+        # a file, LiteLLM not imported): gpt-4o-mini's rates, 10 in + 5 out per call.
+        ledgers = list((tmp_path / ".nanobot").glob("usage/*/ledger-*.jsonl"))
+        assert ledgers, "no usage ledger"
+        lines = ledgers[0].read_text(encoding="utf-8").splitlines()
+        costs = [float(json.loads(line).get("cost_usd") or 0) for line in lines if line.strip()]
+        assert costs and all(c > 0 for c in costs), costs
     finally:
         server.stop()
 
