@@ -68,9 +68,9 @@ class ChannelsPage(SettingsPage):
         row.addWidget(self.list)
         row.addWidget(self.stack, 1)
         self.body_layout.addLayout(row, 1)
-        self.pairing = PairingList(services.config_path.parent)
+        # Its reads are the page's tasks: closing the page cancels and awaits them.
+        self.pairing = self.adopt(PairingList(services.config_path.parent))
         self.body_layout.addWidget(self.pairing)
-        services.closables.append(self.pairing)
         services.bridge.pairingRequested.connect(lambda _event: self.pairing.refresh())
         self.list.currentRowChanged.connect(self._show_row)
         self.watch(self.send_progress, self.send_tool_hints)

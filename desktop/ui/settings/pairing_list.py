@@ -33,7 +33,7 @@ class PairingList(QGroupBox):
         super().__init__("Pending pairing requests", parent)
         self.setAccessibleName("Pending pairing requests")
         self.store = PairingStore(folder)
-        self._tasks = TaskOwner("pairing-list")
+        self.tasks = TaskOwner("pairing-list")
         layout = QVBoxLayout(self)
         self.intro = intro = QLabel(
             "Someone not in a channel's allowed senders who writes to the bot directly gets a "
@@ -60,7 +60,7 @@ class PairingList(QGroupBox):
 
     def refresh(self) -> None:
         """Read the file again (in the background) and redraw."""
-        self._tasks.try_spawn(self._refresh(), name="pairing-list-read")
+        self.tasks.try_spawn(self._refresh(), name="pairing-list-read")
 
     async def _refresh(self) -> None:
         self._reads += 1
@@ -117,10 +117,10 @@ class PairingList(QGroupBox):
             )
 
     def _answer(self, action: Callable[[str], object], code: str) -> None:
-        self._tasks.try_spawn(self._change(action, code), name="pairing-list-answer")
+        self.tasks.try_spawn(self._change(action, code), name="pairing-list-answer")
 
     def _revoke(self, channel: str, sender: str) -> None:
-        self._tasks.try_spawn(
+        self.tasks.try_spawn(
             self._change(lambda _: self.store.revoke(channel, sender), ""),
             name="pairing-list-revoke",
         )
@@ -135,7 +135,7 @@ class PairingList(QGroupBox):
 
     async def aclose(self) -> None:
         """Cancel reads and answers still running."""
-        await self._tasks.aclose()
+        await self.tasks.aclose()
 
 
 def _row(text: str, actions: list[tuple[str, Callable[[], object]]]) -> QWidget:

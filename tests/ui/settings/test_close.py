@@ -61,6 +61,9 @@ def test_closing_the_tab_ends_every_nested_widgets_tasks(
     form_task = form.tasks.try_spawn(_in_flight(), name="in-flight")
     assert form_task is not None
     in_flight["ChannelForm"] = form_task
+    pairing_task = channels.pairing.tasks.try_spawn(_in_flight(), name="in-flight")
+    assert pairing_task is not None  # the pairing list's reads are the page's too
+    in_flight["PairingList"] = pairing_task
     qtbot.waitUntil(lambda: all(not task.done() for task in in_flight.values()))
 
     run_async(qtbot, qloop, tab.aclose(), 30_000)
