@@ -17,7 +17,7 @@ from typing import Any
 POLL = 0.01
 
 
-async def until(condition: Callable[[], Any], timeout: float = 30.0, what: str = "") -> None:
+async def until(condition: Callable[[], Any], timeout: float = 60.0, what: str = "") -> None:
     """Let the loop run until ``condition()`` is true; fail after ``timeout`` seconds."""
     deadline = time.monotonic() + timeout
     while not condition():
@@ -26,7 +26,7 @@ async def until(condition: Callable[[], Any], timeout: float = 30.0, what: str =
         await asyncio.sleep(POLL)
 
 
-def wait_for(condition: Callable[[], Any], timeout: float = 30.0, what: str = "") -> None:
+def wait_for(condition: Callable[[], Any], timeout: float = 60.0, what: str = "") -> None:
     """Block until ``condition()`` is true (another process or thread makes it so)."""
     deadline = time.monotonic() + timeout
     while not condition():

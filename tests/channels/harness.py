@@ -27,7 +27,7 @@ from tests.core.agent.conftest import make_provider
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
 
 
-async def until(condition: Callable[[], Any], timeout: float = 30.0, what: str = "") -> None:
+async def until(condition: Callable[[], Any], timeout: float = 60.0, what: str = "") -> None:
     """Wait until ``condition()`` is true (polled), or fail."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout

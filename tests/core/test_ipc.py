@@ -78,7 +78,7 @@ async def served(
         await runtime.stop()
 
 
-async def until(condition: Any, timeout: float = 20.0) -> None:
+async def until(condition: Any, timeout: float = 60.0) -> None:
     """Poll ``condition()`` until true (a deadline, no fixed sleeps)."""
     deadline = asyncio.get_running_loop().time() + timeout
     while not condition():

@@ -31,7 +31,7 @@ from tests.conftest import custom_config, write_config
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
 
 
-async def until(condition: Any, timeout: float = 15.0) -> None:
+async def until(condition: Any, timeout: float = 60.0) -> None:
     """Poll ``condition()`` until true (deadline, no fixed sleeps)."""
     deadline = asyncio.get_running_loop().time() + timeout
     while not condition():

@@ -379,7 +379,7 @@ class DingTalkServer:
         return ws
 
 
-async def until_true(condition: Any, timeout: float = 30.0, what: str = "") -> None:
+async def until_true(condition: Any, timeout: float = 60.0, what: str = "") -> None:
     """Wait until ``condition()`` holds (polled), or fail."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout

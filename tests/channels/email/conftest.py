@@ -161,7 +161,7 @@ def echo_marks(body: dict[str, Any]) -> Reply | None:
     return Reply(f"Answer to {found[-1]}") if found else None
 
 
-async def until(condition: Callable[[], Any], timeout: float = 20.0, what: str = "") -> None:
+async def until(condition: Callable[[], Any], timeout: float = 60.0, what: str = "") -> None:
     """Poll ``condition`` (without blocking the loop) until it holds."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
@@ -170,7 +170,7 @@ async def until(condition: Callable[[], Any], timeout: float = 20.0, what: str =
         await asyncio.sleep(0.02)
 
 
-async def until_async(condition: Callable[[], Any], timeout: float = 20.0, what: str = "") -> None:
+async def until_async(condition: Callable[[], Any], timeout: float = 60.0, what: str = "") -> None:
     """Like :func:`until` for a blocking check (run in a thread)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout

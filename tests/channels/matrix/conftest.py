@@ -38,7 +38,7 @@ from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
 Condition = Callable[[], bool]
 
 
-async def until(condition: Condition, timeout: float = 30.0, what: str = "condition") -> None:
+async def until(condition: Condition, timeout: float = 60.0, what: str = "condition") -> None:
     """Poll ``condition`` until it holds (fails after ``timeout`` seconds)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout

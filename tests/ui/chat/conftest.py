@@ -61,7 +61,7 @@ class ChatHarness:
         run_async(self.qtbot, self.loop, runtime.start())
         self.services.set_runtime(runtime)
 
-    def wait(self, condition: Callable[[], Any], timeout: int = 20_000) -> None:
+    def wait(self, condition: Callable[[], Any], timeout: int = 60_000) -> None:
         """Spin Qt (and asyncio) until ``condition()`` is true."""
         self.qtbot.waitUntil(lambda: bool(condition()), timeout=timeout)
 
