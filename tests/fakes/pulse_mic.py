@@ -15,13 +15,14 @@ import shutil
 import signal
 import subprocess
 import threading
+import time
 import wave
 from pathlib import Path
 
 from tests.waiting import wait_for
 
 RATE = 22_050  # espeak-ng's output rate; the source runs at it, PulseAudio resamples for us
-PIPE_BYTES = 65_536  # a Linux pipe's buffer: silence written past it pushed the speech out
+SPOKEN_AFTER = 2 * RATE // 2  # half a second of silence after the speech: it was read
 
 
 def speak_wav(text: str, path: Path) -> Path:
@@ -103,23 +104,28 @@ class PulseMic:
         self._queue.put(pcm)
 
     def _feed(self) -> None:
-        """Write what is spoken, else silence, into the pipe as a microphone would: without
-        end (PortAudio waits for samples when it stops a stream). The pipe's buffer bounds it:
-        a write waits until the source has read the pipe."""
+        """Write what is spoken, else silence, into the pipe as a microphone would: in real
+        time (the pipe source passes on whatever it reads at once, and a client that falls
+        behind would overrun) and without end (PortAudio waits for samples when it stops)."""
         silence = bytes(2 * (RATE // 20))  # 50 ms, whole frames (the source needs them)
         behind = -1  # bytes of silence written since the last speech (-1: none spoken yet)
+        written = 0
+        start = time.monotonic()
         with contextlib.suppress(BrokenPipeError), self.fifo.open("wb", buffering=0) as pipe:
             while not self._done.is_set():
                 try:
-                    pipe.write(self._queue.get_nowait())
+                    chunk = self._queue.get_nowait()
                     behind = 0
-                    self.spoken.clear()
                 except queue.Empty:
-                    pipe.write(silence)
+                    chunk = silence
                     if behind >= 0:
                         behind += len(silence)
-                    if behind >= PIPE_BYTES:  # the speech has left the pipe
-                        self.spoken.set()
+                for at in range(0, len(chunk), len(silence)):
+                    pipe.write(chunk[at : at + len(silence)])
+                    written += len(silence)
+                    self._done.wait(max(0.0, start + written / (2 * RATE) - time.monotonic()))
+                if behind >= SPOKEN_AFTER:
+                    self.spoken.set()
 
     def __exit__(self, *exc: object) -> None:
         self._done.set()

@@ -13,7 +13,6 @@ from __future__ import annotations
 import io
 import sys
 import threading
-import wave
 from array import array
 from typing import Any
 
@@ -55,6 +54,8 @@ def load_sounddevice() -> Any:
 
 def wav_bytes(samples: bytes, rate: int = SAMPLE_RATE) -> bytes:
     """Mono 16-bit PCM ``samples`` as a WAV file."""
+    import wave
+
     out = io.BytesIO()
     with wave.open(out, "wb") as wav:
         wav.setnchannels(1)

@@ -106,6 +106,7 @@ class ChatTab(ChatOpening, ChatSending, ChatActions, QWidget):
         self.panel = SessionPanel(self.sessions, self)
         self.pane = ConversationPane(self)
         self.pane.composer.media_dir = services.workspace / "media"
+        self.pane.composer.voice.app_config = lambda: self.services.config
         self.feed = TurnFeed(self.state, self._model_for, self._session_changed, self)
         self.thumbnails = ThumbnailLoader(self)
         self.thumbnails.loaded.connect(self.pane.view.set_thumbnail)
