@@ -133,3 +133,34 @@ def test_image_mode_draws_the_prompt_and_shows_it(make_chat, workspace, qtbot) -
     assert composer.image_mode.on  # stays on for the next image
     saved = json.dumps(chat.agent.sessions.get_or_create(chat.tab.current).messages)
     assert "generate_image" in saved and path in saved
+
+
+def test_attached_office_documents_reach_the_model_as_text(make_chat, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Word, Excel and PowerPoint files attached in the window: the model's request holds
+    their text, read with read_file's readers (a real turn on the scripted server)."""
+    import docx
+    import openpyxl
+    import pptx
+
+    from tests.fakes.openai_server import Reply
+
+    document = docx.Document()
+    document.add_paragraph("Hire two engineers in March.")
+    document.save(str(tmp_path / "plan.docx"))
+    book = openpyxl.Workbook()
+    book.active.append(["laptop", 1200])
+    book.save(str(tmp_path / "costs.xlsx"))
+    deck = pptx.Presentation()
+    deck.slides.add_slide(deck.slide_layouts[1]).shapes.title.text = "Ship the beta"
+    deck.save(str(tmp_path / "road.pptx"))
+    chat: ChatHarness = make_chat()
+    files = [str(tmp_path / name) for name in ("plan.docx", "costs.xlsx", "road.pptx")]
+    chat.tab.pane.composer.add_files(files)
+    assert chat.tab.pane.composer.attachments == files
+    chat.server.push(Reply("Noted."))
+    chat.send("summarise these")
+    chat.idle()
+    sent = json.dumps(chat.requests()[0]["messages"][-1]["content"])
+    for text in ("Hire two engineers in March.", "laptop | 1200", "Ship the beta"):
+        assert text in sent
+    assert chat.items()[0].media == files
