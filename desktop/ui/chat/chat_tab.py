@@ -312,6 +312,7 @@ class ChatTab(ChatOpening, ChatSending, ChatActions, QWidget):
             self._remove_approver = None
         self.approver.deny_all()
         self.pane.composer.cancel_tasks()
+        self.pane.view.reader.close()
         self.thumbnails.cancel()
         for task in self.tasks.tasks:
             task.cancel()

@@ -31,6 +31,7 @@ from desktop.ui.chat.colors import ChatColors
 from desktop.ui.chat.items import ChatItem
 from desktop.ui.chat.jump_chip import JumpChip, announce
 from desktop.ui.chat.message_model import MessageModel
+from desktop.ui.chat.read_aloud import ReadAloud
 from desktop.ui.chat.row_layout import RowBuilder, RowLayout
 from desktop.ui.chat.row_painter import PixelCache, paint_row, spinner_dirty_rect
 from desktop.ui.chat.view_input import ViewInput
@@ -74,6 +75,7 @@ class MessageView(ViewInput, QAbstractScrollArea):
         bar.setSingleStep(40)
         bar.valueChanged.connect(self._scrolled)
         self.open_links = True
+        self.reader = ReadAloud(self)
         self._model: MessageModel | None = None
         self._builder: RowBuilder | None = None
         self._heights: list[float] = []

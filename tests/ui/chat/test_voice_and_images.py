@@ -131,6 +131,7 @@ def test_image_mode_draws_the_prompt_and_shows_it(make_chat, workspace, qtbot) -
     assert chat.server.chat_requests() == []  # no model turn
     chat.wait(lambda: composer.edit.toPlainText() == "")
     assert composer.image_mode.on  # stays on for the next image
+    chat.wait(lambda: any("Saved in the workspace" in i.plain_text() for i in chat.items()))
     saved = json.dumps(chat.agent.sessions.get_or_create(chat.tab.current).messages)
     assert "generate_image" in saved and path in saved
 
@@ -164,3 +165,29 @@ def test_attached_office_documents_reach_the_model_as_text(make_chat, tmp_path) 
     for text in ("Hire two engineers in March.", "laptop | 1200", "Ship the beta"):
         assert text in sent
     assert chat.items()[0].media == files
+
+
+@needs_audio
+def test_read_aloud_speaks_an_answer_until_esc(make_chat, tmp_path, qtbot) -> None:  # type: ignore[no-untyped-def]
+    """The answer's "Read aloud" runs espeak-ng (playing into the private PulseAudio server);
+    its action turns into "Stop reading aloud"; Esc in the conversation stops it."""
+    from tests.fakes.openai_server import Reply
+
+    chat: ChatHarness = make_chat()
+    answer = "Here is a long answer. " * 20
+    chat.server.push(Reply(answer))
+    chat.send("tell me something long")
+    chat.idle()
+    view = chat.tab.pane.view
+    row = chat.kinds().index("assistant")
+    with PulseMic(tmp_path / "pa"):
+        labels = dict(view.row_actions(row))
+        labels["Read aloud"]()
+        chat.wait(lambda: view.reader.process is not None)
+        process = view.reader.process
+        assert process is not None and process.returncode is None
+        assert "Stop reading aloud" in dict(view.row_actions(row))
+        view.setFocus()
+        qtbot.keyClick(view, Qt.Key.Key_Escape)
+        chat.wait(lambda: process.returncode is not None)
+        assert not view.reader.speaking and "Read aloud" in dict(view.row_actions(row))
