@@ -56,6 +56,7 @@ class ImageMode(QObject):
         return self.button.isChecked()
 
     def _toggled(self, on: bool) -> None:
+        self.button.setText("🖼 Image mode" if on else "🖼")  # the state, said in words too
         self.button.setAccessibleName("Image mode (on)" if on else "Image mode")
         self.toggled.emit(on)
 

@@ -21,7 +21,14 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, QRectF, Qt, QTimer
-from PySide6.QtGui import QColor, QKeyEvent, QKeySequence, QPainter, QPaintEvent
+from PySide6.QtGui import (
+    QColor,
+    QKeyEvent,
+    QKeySequence,
+    QPainter,
+    QPaintEvent,
+    QTextDocumentFragment,
+)
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -96,9 +103,12 @@ class VoiceBar(QWidget):
         self.hide()
 
     def show_state(self, text: str, *buttons: QWidget, meter: bool = False) -> None:
-        """Show ``text`` with only ``buttons`` (and the meter when ``meter``)."""
+        """Show ``text`` with only ``buttons`` (and the meter when ``meter``); ``text`` is
+        plain unless ``meter`` (the recording line, which is ours, has a red dot)."""
+        self.label.setTextFormat(Qt.TextFormat.RichText if meter else Qt.TextFormat.PlainText)
         self.label.setText(text)
-        self.label.setAccessibleName(text)
+        plain = QTextDocumentFragment.fromHtml(text).toPlainText() if meter else text
+        self.label.setAccessibleName(plain)
         self.meter.setVisible(meter)
         for button in (self.stop, self.cancel, self.retry, self.install, self.dismiss):
             button.setVisible(button in buttons)
@@ -186,8 +196,8 @@ class VoiceInput(QObject):
         self.bar.meter.set_level(recorder.take_level())
         seconds = int(time.monotonic() - self._started)
         self.bar.show_state(
-            f"● Recording {seconds // 60}:{seconds % 60:02d} — press 🎙 or {SHORTCUT} to stop, "
-            "Esc to cancel",
+            f"<span style='color:#d93025'>●</span> Recording {seconds // 60}:{seconds % 60:02d}"
+            " — Esc cancels",
             self.bar.stop,
             self.bar.cancel,
             meter=True,
