@@ -13,7 +13,6 @@ from __future__ import annotations
 import io
 import sys
 import threading
-from array import array
 from typing import Any
 
 SAMPLE_RATE = 16_000
@@ -67,6 +66,8 @@ def wav_bytes(samples: bytes, rate: int = SAMPLE_RATE) -> bytes:
 
 def peak(samples: bytes) -> float:
     """The loudest sample of 16-bit little-endian PCM, from 0.0 (silence) to 1.0."""
+    from array import array  # here: nothing of voice input loads before it is used
+
     values = array("h")
     values.frombytes(samples[: len(samples) - len(samples) % 2])
     if sys.byteorder == "big":
