@@ -191,3 +191,22 @@ def test_read_aloud_speaks_an_answer_until_esc(make_chat, tmp_path, qtbot) -> No
         qtbot.keyClick(view, Qt.Key.Key_Escape)
         chat.wait(lambda: process.returncode is not None)
         assert not view.reader.speaking and "Read aloud" in dict(view.row_actions(row))
+
+
+def test_a_missing_voice_extra_offers_its_install(make_chat, qtbot) -> None:  # type: ignore[no-untyped-def]
+    """Without the voice extra (its import fails: a recorder that says so stands in), the bar
+    says what is missing and, in this source install, shows the pip command it would run."""
+    from desktop.core.utils.audio import Recorder, VoiceUnavailable
+
+    class Missing(Recorder):
+        def start(self) -> None:
+            raise VoiceUnavailable("Voice input needs the voice extra.", missing_extra=True)
+
+    chat: ChatHarness = make_chat()
+    voice = chat.tab.pane.composer.voice
+    voice.recorder_factory = Missing
+    qtbot.mouseClick(voice.button, Qt.MouseButton.LeftButton)
+    chat.wait(lambda: "voice extra" in voice.bar.label.text())
+    assert voice.bar.install.isVisible()
+    assert "pip install" in voice.bar.label.text() and "[voice]" in voice.bar.label.text()
+    assert voice.state == "idle"
