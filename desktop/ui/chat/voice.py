@@ -18,7 +18,7 @@ import logging
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, QObject, QRectF, Qt, QTimer
 from PySide6.QtGui import (
@@ -42,6 +42,9 @@ from desktop.core.utils.atomic import atomic_write_bytes
 from desktop.core.utils.audio import EXTRA, Recorder, VoiceUnavailable
 from desktop.core.utils.redact import redact
 from desktop.core.utils.tasks import TaskOwner
+
+if TYPE_CHECKING:
+    from desktop.core.utils.extras import InstallPlan
 
 log = logging.getLogger(__name__)
 SHORTCUT = "Ctrl+Shift+Space"
@@ -135,6 +138,8 @@ class VoiceInput(QObject):
         self.kept: Path | None = None
         """The last recording that was not transcribed yet."""
         self.state = "idle"  # idle | starting | recording | transcribing
+        self.plan: InstallPlan | None = None
+        """How to install the voice extra here (known once it was found missing)."""
         self._started = 0.0
         self._tasks = TaskOwner("voice")
         self.button = QToolButton(button_parent)
@@ -181,7 +186,7 @@ class VoiceInput(QObject):
             await asyncio.to_thread(recorder.start)
         except VoiceUnavailable as exc:
             self._set_state("idle")
-            self._unavailable(exc)
+            await self._unavailable(exc)
             return
         self.recorder = recorder
         self._started = time.monotonic()
@@ -298,13 +303,13 @@ class VoiceInput(QObject):
         return (Path(media) if media is not None else Path.home()) / "voice"
 
     # -- the voice extra ------------------------------------------------------------------
-    def _unavailable(self, exc: VoiceUnavailable) -> None:
+    async def _unavailable(self, exc: VoiceUnavailable) -> None:
         if not exc.missing_extra:
             self.bar.show_state(str(exc), self.bar.dismiss)
             return
         from desktop.core.utils.extras import install_plan
 
-        plan = install_plan(EXTRA)
+        plan = self.plan = await asyncio.to_thread(install_plan, EXTRA)  # reads pip's records
         if plan is None:
             self.bar.show_state(
                 f"{exc} Install it with: pip install 'nanobot-desktop[{EXTRA}]'", self.bar.dismiss
@@ -313,9 +318,7 @@ class VoiceInput(QObject):
         self.bar.show_state(f"{exc} This runs:\n{plan.command}", self.bar.install, self.bar.dismiss)
 
     def _install(self) -> None:
-        from desktop.core.utils.extras import install_plan
-
-        plan = install_plan(EXTRA)
+        plan = self.plan
         if plan is None:
             return
         self.bar.show_state("Installing voice support…")
