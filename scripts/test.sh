@@ -42,6 +42,7 @@ export NANOBOT_TEST_REQUIRE_NANOBOT=1  # the interop tier runs the real nanobot-
 export NANOBOT_TEST_REQUIRE_DOVECOT=1  # the Email tests need root and Dovecot (dovecot-imapd)
 export NANOBOT_TEST_REQUIRE_SANDBOX=1  # the exec sandbox tests must run (bubblewrap is installed)
 export NANOBOT_TEST_REQUIRE_ZBAR=1  # QR codes are read back with zbarimg (zbar-tools)
+export NANOBOT_TEST_REQUIRE_AUDIO=1  # voice: espeak-ng into a private PulseAudio microphone
 if [ -z "${CI:-}" ] && [ "${NANOBOT_NO_E2E:-}" = 1 ]; then
   export NANOBOT_TEST_REQUIRE_E2E=0  # a contributor's choice (docs/CONTRIBUTING.md); CI always runs it
 fi

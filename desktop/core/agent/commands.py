@@ -27,6 +27,7 @@ COMMANDS: dict[str, str] = {
     "/pairing": (
         "list pairing requests; /pairing approve|deny <code>, /pairing revoke <channel> <sender>"
     ),
+    "/image": "/image <description> makes an image with the configured image provider",
     "/help": "this list",
 }
 

@@ -1,6 +1,6 @@
 """The slash commands the agent loop answers itself, and the session operations behind them.
 
-``/stop``, ``/help``, ``/status``, ``/new``, ``/compact`` and ``/trigger`` (nanobot 0.3.5's
+``/stop``, ``/help``, ``/status``, ``/new``, ``/compact``, ``/trigger`` and ``/image`` (nanobot 0.3.5's
 names and answers); other commands go to the loop's handlers (memory's ``/dream``…). A mixin of
 :class:`desktop.core.agent.loop.AgentLoop`, which provides the attributes declared below.
 """
@@ -13,6 +13,7 @@ import uuid
 from collections.abc import Sequence
 
 from desktop.core.agent.commands import Command, help_text
+from desktop.core.agent.image_command import image_command
 from desktop.core.agent.turn_parts import CommandHandler, Consolidation, SessionStats
 from desktop.core.agent.work import SessionWork
 from desktop.core.bus.events import InboundMessage, SessionChanged
@@ -23,6 +24,7 @@ from desktop.core.providers.base import LLMProvider
 from desktop.core.providers.chat_model import chat_model
 from desktop.core.session.manager import SessionManager
 from desktop.core.session.temporary import is_temporary, refusal
+from desktop.core.tools.registry import ToolRegistry
 from desktop.core.triggers.store import TriggerStore, TriggerStoreError
 from desktop.core.utils.atomic import set_aside
 
@@ -39,6 +41,7 @@ class SessionCommands:
     work: SessionWork
     consolidation: Consolidation | None
     commands: Sequence[CommandHandler]
+    tools: ToolRegistry
     _stats: dict[str, SessionStats]
 
     def session_lock(self, key: str) -> asyncio.Lock:
@@ -62,6 +65,8 @@ class SessionCommands:
             return await self.new_session(key)
         if command.name == "/compact":
             return await self.compact_session(key)
+        if command.name == "/image":
+            return await self.image(key, command.argument, message)
         for handler in self.commands:
             reply = await handler(command.name, command.argument)
             if reply is not None:
@@ -100,6 +105,22 @@ class SessionCommands:
         return (
             f"Trigger created: {trigger.name}\nID: {trigger.id}\n\n"
             f'Command:\nnanobot-desktop trigger {trigger.id} "message"'
+        )
+
+    async def image(self, key: str, prompt: str, message: InboundMessage | None = None) -> str:
+        """``/image <prompt>``: an image from the image provider (:mod:`.image_command`)."""
+        channel, _, chat_id = key.partition(":")
+        if message is not None:
+            channel, chat_id = message.channel, message.chat_id
+        return await image_command(
+            key=key,
+            prompt=prompt,
+            channel=channel,
+            chat_id=chat_id,
+            config=self.config,
+            tools=self.tools,
+            sessions=self.sessions,
+            lock=self.session_lock,
         )
 
     async def stop_session(self, key: str) -> str:

@@ -110,6 +110,7 @@ class ChatTab(ChatOpening, ChatSending, ChatActions, QWidget):
         self.panel = SessionPanel(self.sessions, self)
         self.pane = ConversationPane(self)
         self.pane.composer.media_dir = services.workspace / "media"
+        self.pane.composer.voice.app_config = lambda: self.services.config
         self.feed = TurnFeed(self.state, self._model_for, self._session_changed, self)
         self.thumbnails = ThumbnailLoader(self)
         self.thumbnails.loaded.connect(self.pane.view.set_thumbnail)
@@ -324,6 +325,7 @@ class ChatTab(ChatOpening, ChatSending, ChatActions, QWidget):
             self._remove_approver = None
         self.approver.deny_all()
         self.pane.composer.cancel_tasks()
+        self.pane.view.reader.close()
         self.thumbnails.cancel()
         for task in self.tasks.tasks:
             task.cancel()

@@ -20,8 +20,10 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.utils.tasks import TaskOwner
+from desktop.ui.chat import image_mode
 from desktop.ui.chat.composer_edit import ComposerEdit, is_attachment_path
 from desktop.ui.chat.thumbnails import load_thumbnail
+from desktop.ui.chat.voice import VoiceInput
 
 log = logging.getLogger(__name__)
 ATTACH_FILTER = (
@@ -78,15 +80,22 @@ class Composer(QWidget):
         self.strip = QHBoxLayout()
         self.strip.setContentsMargins(0, 0, 0, 0)
         self.strip.addStretch(1)
+        self.voice = VoiceInput(self, self.edit, self)
+        self.image_mode = image_mode.ImageMode(self)
+        self.image_mode.watch(self.edit)
+        self.image_mode.toggled.connect(lambda _on: self._fit_placeholder())
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
         row.addWidget(self.attach, 0, Qt.AlignmentFlag.AlignBottom)
         row.addWidget(self.edit, 1)
+        row.addWidget(self.image_mode.button, 0, Qt.AlignmentFlag.AlignBottom)
+        row.addWidget(self.voice.button, 0, Qt.AlignmentFlag.AlignBottom)
         row.addWidget(self.send, 0, Qt.AlignmentFlag.AlignBottom)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(4)
         layout.addLayout(self.strip)
+        layout.addWidget(self.voice.bar)
         layout.addLayout(row)
         self._ready_hint = True
         self.edit.installEventFilter(self)
@@ -105,7 +114,9 @@ class Composer(QWidget):
         metrics = edit.fontMetrics()
         outer = edit.width() if width is None else width
         room = outer - 2 * edit.frameWidth() - 2 * edit.document().documentMargin()
-        hints = BUSY_HINTS if self._busy else READY_HINTS
+        hints = (
+            image_mode.HINTS if self.image_mode.on else BUSY_HINTS if self._busy else READY_HINTS
+        )
         fitting = [hint for hint in hints if metrics.horizontalAdvance(hint) <= room]
         hint = fitting[0] if fitting else hints[-1]
         if edit.placeholderText() != hint:
@@ -117,6 +128,8 @@ class Composer(QWidget):
         self.edit.setEnabled(ready)
         self.attach.setEnabled(ready)
         self.send.setEnabled(ready)
+        self.voice.button.setEnabled(ready)
+        self.image_mode.button.setEnabled(ready)
         self._ready_hint = ready
         if ready:
             self._fit_placeholder()
@@ -154,7 +167,9 @@ class Composer(QWidget):
             return
         if self._busy and self.attachments and not text.startswith("/"):
             return
-        self.sendRequested.emit(text, list(self.attachments))
+        self.sendRequested.emit(
+            self.image_mode.apply(text, self.attachments), list(self.attachments)
+        )
 
     def clear_input(self) -> None:
         """Empty the editor and the attachments."""
@@ -257,3 +272,4 @@ class Composer(QWidget):
     def cancel_tasks(self) -> None:
         """Cancel pending image saves (shutdown)."""
         self._tasks.cancel()
+        self.voice.close()

@@ -31,6 +31,7 @@ from desktop.ui.chat.colors import ChatColors
 from desktop.ui.chat.items import ChatItem
 from desktop.ui.chat.jump_chip import JumpChip, announce
 from desktop.ui.chat.message_model import MessageModel
+from desktop.ui.chat.read_aloud import ReadAloud
 from desktop.ui.chat.row_layout import RowBuilder, RowLayout
 from desktop.ui.chat.row_painter import PixelCache, paint_row, spinner_dirty_rect
 from desktop.ui.chat.view_input import ViewInput
@@ -75,6 +76,7 @@ class MessageView(ViewInput, QAbstractScrollArea):
         bar.valueChanged.connect(self._scrolled)
         self.open_links = True
         self.diff_mode = "inline"  # file changes in tool cards: summary, inline or collapsed
+        self.reader = ReadAloud(self)
         self._model: MessageModel | None = None
         self._builder: RowBuilder | None = None
         self._heights: list[float] = []

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
     from desktop.ui.chat.items import ChatItem
     from desktop.ui.chat.message_model import MessageModel
+    from desktop.ui.chat.read_aloud import ReadAloud
 
     _Host = QAbstractScrollArea  # the widget this is mixed into, for the type checker
 else:
@@ -48,6 +49,7 @@ class ViewInput(_Host):
     _selecting: bool
     _selection: tuple[int, int, int, int] | None
     open_links: bool
+    reader: ReadAloud
     linkActivated: ClassVar[Signal]
     copied: ClassVar[Signal]
     editRequested: ClassVar[Signal]
@@ -273,6 +275,9 @@ class ViewInput(_Host):
         message's actions (copy code, edit, regenerate); Home/End jump."""
         key = event.key()
         current = self.current_row()
+        if key == Qt.Key.Key_Escape and self.reader.speaking:
+            self.reader.stop()
+            return
         if event.matches(QKeySequence.StandardKey.Copy):
             if self.selected_text():
                 self._copy(self.selected_text(), "Selection")
@@ -368,6 +373,7 @@ class ViewInput(_Host):
             if current < total:
                 label = f"Show version {current + 1} of {total}"
                 actions.append((label, lambda: self.versionRequested.emit(row, 1)))
+        actions.extend(self.reader.entries(item, streaming=item_streaming(item)))
         if item.kind == "assistant" and self._is_last_answer(row):
             actions.append(("Regenerate answer", self.regenerateRequested.emit))
         return actions

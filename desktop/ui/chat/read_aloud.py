@@ -1,0 +1,118 @@
+"""Read aloud: an answer spoken by the system's speech synthesiser (``espeak-ng``).
+
+One answer at a time: reading another stops the first; the message's action (now "Stop
+reading aloud") or Esc in the conversation stops it. The synthesiser runs as a child process fed
+the text on its standard input; the task that waits for it belongs to a
+:class:`~desktop.core.utils.tasks.TaskOwner`, which kills the process when it is cancelled.
+Where no synthesiser is installed the action is not offered.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import shutil
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+
+from desktop.core.utils.tasks import TaskOwner
+
+PROGRAMS = ("espeak-ng", "espeak")
+MAX_CHARS = 20_000
+"""Longer answers are read up to here."""
+
+
+def synthesiser() -> str | None:
+    """The speech synthesiser's path, or ``None`` when none is installed."""
+    return next((path for path in map(shutil.which, PROGRAMS) if path), None)
+
+
+class ReadAloud(QObject):
+    """Speaks one text at a time.
+
+    Signals:
+        speakingChanged(bool): reading started or ended.
+    """
+
+    speakingChanged = Signal(bool)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.program = synthesiser()
+        self.text: str | None = None
+        """What is being read, or ``None``."""
+        self.process: asyncio.subprocess.Process | None = None
+        self._tasks = TaskOwner("read-aloud")
+        self._current: object | None = None  # the reading under way (a later one replaces it)
+
+    @property
+    def speaking(self) -> bool:
+        """Whether something is being read."""
+        return self.text is not None
+
+    def action(self, text: str) -> tuple[str, Callable[[], None]] | None:
+        """The context menu entry for an answer with ``text`` (``None``: no synthesiser)."""
+        if self.program is None or not text.strip():
+            return None
+        if self.text == text:
+            return ("Stop reading aloud", self.stop)
+        return ("Read aloud", lambda: self.read(text))
+
+    def entries(self, item: Any, *, streaming: bool) -> list[tuple[str, Callable[[], None]]]:
+        """The context menu entries for a chat row (an answer done streaming has one)."""
+        entry = self.action(item.plain_text()) if item.kind == "assistant" else None
+        return [entry] if entry is not None and not streaming else []
+
+    def read(self, text: str) -> None:
+        """Read ``text`` aloud (stops what was being read)."""
+        self.stop()
+        self.text = text
+        token = self._current = object()
+        self.speakingChanged.emit(True)
+        self._tasks.try_spawn(self._speak(text, token), name="read-aloud")
+
+    async def _speak(self, text: str, token: object) -> None:
+        assert self.program is not None
+        process: asyncio.subprocess.Process | None = None
+        try:
+            process = await asyncio.create_subprocess_exec(
+                self.program,
+                "--stdin",
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.DEVNULL,
+                stderr=asyncio.subprocess.DEVNULL,
+            )
+            if self._current is token:
+                self.process = process
+            assert process.stdin is not None
+            process.stdin.write(text[:MAX_CHARS].encode())
+            with contextlib.suppress(ConnectionError):
+                await process.stdin.drain()
+            process.stdin.close()
+            await process.wait()
+        except OSError:
+            pass  # the synthesiser went away: nothing to read with
+        finally:
+            if process is not None and process.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    process.kill()
+                await asyncio.shield(process.wait())
+            if self._current is token:
+                self._finished()
+
+    def stop(self) -> None:
+        """Stop reading (nothing happens when nothing is read)."""
+        if self.text is None:
+            return
+        self._tasks.cancel()  # the task kills its process
+        self._finished()
+
+    def _finished(self) -> None:
+        self._current = self.process = self.text = None
+        self.speakingChanged.emit(False)
+
+    def close(self) -> None:
+        """Stop reading (the window closes)."""
+        self._tasks.cancel()
