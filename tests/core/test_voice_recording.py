@@ -57,3 +57,25 @@ def test_no_microphone_is_a_plain_error(tmp_path: Path) -> None:
     with pytest.raises(VoiceUnavailable, match="No microphone") as caught:
         recorder.start()
     assert not caught.value.missing_extra
+
+
+def test_a_microphone_that_appears_later_is_found_without_a_restart(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PortAudio lists the devices when it starts: with no sound server then, the default
+    input is unusable; once a microphone (here: the sound server) is there, the next
+    recording rescans and records."""
+    import sounddevice as sd
+
+    monkeypatch.setenv("PULSE_SERVER", f"unix:{tmp_path / 'nothing-here'}")
+    sd._terminate()
+    sd._initialize()  # as an app started while there was no microphone
+    with pytest.raises(VoiceUnavailable, match="No microphone"):
+        Recorder().start()
+    with PulseMic(tmp_path / "pulse"):
+        recorder = Recorder()
+        recorder.start()
+        try:
+            wait_for(lambda: recorder.seconds > 0.2, what="samples from the new microphone")
+        finally:
+            recorder.stop()

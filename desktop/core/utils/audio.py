@@ -127,17 +127,33 @@ class Recorder:
         """
         sd = load_sounddevice()
         try:
-            stream = sd.RawInputStream(
-                samplerate=self.rate,
-                channels=1,
-                dtype="int16",
-                device=self.device,
-                callback=self._callback,
-            )
-            stream.start()
-        except (sd.PortAudioError, ValueError) as exc:
-            raise VoiceUnavailable(f"No microphone could be opened ({exc}).") from exc
+            stream = self._open(sd)
+        except (sd.PortAudioError, ValueError):
+            # PortAudio lists the devices once, when it starts: a microphone plugged in (or a
+            # sound server started) since then is found only after a fresh scan.
+            sd._terminate()  # a rescan (private functions; sounddevice has no public one)
+            sd._initialize()
+            try:
+                stream = self._open(sd)
+            except (sd.PortAudioError, ValueError) as exc:
+                raise VoiceUnavailable(f"No microphone could be opened ({exc}).") from exc
         self._stream = stream
+
+    def _open(self, sd: Any) -> Any:
+        """The started input stream (raises what PortAudio raises)."""
+        stream = sd.RawInputStream(
+            samplerate=self.rate,
+            channels=1,
+            dtype="int16",
+            device=self.device,
+            callback=self._callback,
+        )
+        try:
+            stream.start()
+        except BaseException:
+            stream.close()
+            raise
+        return stream
 
     def stop(self) -> bytes:
         """Stop and close the stream (blocking); the recording as WAV bytes."""
