@@ -3,8 +3,11 @@
 The app starts from this checkout as a person starts it (``nanobot-desktop``, a fresh HOME
 whose ``custom`` provider points at the scripted OpenAI-compatible server of the tests, an
 instant streamed answer), under Xvfb when it is installed, else offscreen (see
-bench/startup.py). Once its agent is ready (the agent socket exists), a bare PySide6 window
-starts beside it: the floor, measured over the same wall-clock windows.
+bench/startup.py). Once its agent is ready (the agent socket exists), two floors start beside
+it and are measured over the same wall-clock windows: a bare PySide6 window (what any Qt window
+costs) and nanobot 0.3.5's ``nanobot gateway`` (the same agent without a window, in the
+reference implementation: .cache/nanobot-venv, made by scripts/setup.sh --test; skipped when
+missing) on a config of its own pointing at the same server.
 
 Figures, each beside its goal (issue #26) and the floor:
 
@@ -23,7 +26,7 @@ Figures, each beside its goal (issue #26) and the floor:
 Nothing is asserted: it prints figures. ``--quick`` shortens every wait (to iterate).
 
 Usage: python bench/idle.py [--quick] [--turns 20] [--idle 60] [--window 30] [--settle 10]
-       [--platform xcb|xvfb|offscreen]
+       [--platform xcb|xvfb|offscreen] [--nanobot .cache/nanobot-venv/bin/nanobot]
 """
 
 from __future__ import annotations
@@ -34,12 +37,14 @@ import json
 import os
 import shutil
 import signal
+import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -54,6 +59,7 @@ from tests.fakes.openai_server import Reply, ScriptedOpenAIServer  # noqa: E402
 IDLE_RSS_GOAL_MB = 150.0
 CHAT_RSS_GOAL_MB = 220.0
 FIRST_TOKEN_GOAL_MS = 100.0
+NANOBOT = REPO / ".cache" / "nanobot-venv" / "bin" / "nanobot"
 ANSWER = "Sure, here is a short answer to that."
 TICK = os.sysconf("SC_CLK_TCK")
 
@@ -169,6 +175,64 @@ def make_home(root: Path, api_base: str) -> Path:
     return home
 
 
+def free_port() -> int:
+    """A TCP port nothing listens on now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class Nanobot:
+    """``nanobot gateway`` of nanobot 0.3.5 in its own HOME, on free ports (its health endpoint
+    and its always-on WebSocket channel), its model at ``api_base``."""
+
+    def __init__(self, program: Path, root: Path, api_base: str, env: dict[str, str]) -> None:
+        home = make_home(root, api_base)
+        config_path = home / ".nanobot" / "config.json"
+        config = json.loads(config_path.read_text(encoding="utf-8"))
+        config["channels"] = {"websocket": {"port": free_port()}}
+        config_path.write_text(json.dumps(config), encoding="utf-8")
+        self.port = free_port()
+        clean = {k: v for k, v in env.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+        self.process = subprocess.Popen(
+            [str(program), "gateway", "--foreground", "--port", str(self.port)],
+            env=dict(clean, HOME=str(home)),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def wait_ready(self, timeout: float = 120.0) -> None:
+        """Until its health endpoint answers (its agent loop and channels have started)."""
+        deadline = time.monotonic() + timeout
+        url = f"http://127.0.0.1:{self.port}/health"
+        while True:
+            if self.process.poll() is not None:
+                raise SystemExit(f"nanobot gateway exited ({self.process.returncode})")
+            try:
+                with urllib.request.urlopen(url, timeout=2) as answer:
+                    if answer.status == 200:
+                        return
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                raise SystemExit(f"nanobot gateway was not ready in {timeout:g} s")
+            time.sleep(0.1)
+
+    def stop(self) -> None:
+        """SIGINT, then kill after 20 s."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
 def wait_for_socket(child: Child, path: Path, timeout: float = 120.0) -> float:
     """Wait until the app's agent serves ``path``; the epoch it appeared."""
     deadline = time.monotonic() + timeout
@@ -226,13 +290,14 @@ def main() -> int:
     parser.add_argument("--window", type=float, help="seconds of each idle window (30)")
     parser.add_argument("--settle", type=float, help="seconds after the last turn (10)")
     parser.add_argument("--platform", choices=["xcb", "xvfb", "offscreen"], default=None)
+    parser.add_argument("--nanobot", type=Path, default=NANOBOT, help="nanobot 0.3.5's program")
     args = parser.parse_args()
     idle = args.idle or (20.0 if args.quick else 60.0)
     window = min(args.window or (10.0 if args.quick else 30.0), idle)
     settle = args.settle if args.settle is not None else (3.0 if args.quick else 10.0)
 
     root = Path(tempfile.mkdtemp(prefix="nanobot-bench-idle-"))
-    app = bare = None
+    app = bare = theirs = None
     try:
         with (
             ScriptedOpenAIServer(default=Reply(ANSWER)) as server,
@@ -254,55 +319,75 @@ def main() -> int:
             sock = socket_path(home / ".nanobot")
             ready = wait_for_socket(app, sock)
             bare = Child([sys.executable, "-c", startup.BARE], base)
+            if args.nanobot.exists():
+                theirs = Nanobot(args.nanobot, root, server.url, base)
             bare.wait_painted()
+            if theirs is not None:
+                theirs.wait_ready()
+            pids = {"app": app.pid, "bare": bare.pid}
+            if theirs is not None:
+                pids["nanobot"] = theirs.pid
             time.sleep(max(0.0, painted + idle - window - time.time()))
-            app_idle, bare_idle = idle_window([app.pid, bare.pid], window)
-            idle_rss, bare_rss = startup.rss_mb(app.pid), startup.rss_mb(bare.pid)
+            before = dict(zip(pids, idle_window(list(pids.values()), window), strict=True))
+            rss_before = {name: startup.rss_mb(pid) for name, pid in pids.items()}
 
             turn_times, first_tokens = (
                 asyncio.run(chat(sock, args.turns)) if args.turns else ([], [])
             )
             time.sleep(settle)
-            app_after, bare_after = idle_window([app.pid, bare.pid], window)
-            chat_rss, bare_rss_late = startup.rss_mb(app.pid), startup.rss_mb(bare.pid)
+            after = dict(zip(pids, idle_window(list(pids.values()), window), strict=True))
+            rss_after = {name: startup.rss_mb(pid) for name, pid in pids.items()}
             requests = len(server.chat_requests())
             platform = env.get("QT_QPA_PLATFORM")
     finally:
-        for child in (bare, app):
+        for child in (theirs, bare, app):
             if child is not None:
                 child.stop()
         shutil.rmtree(root, ignore_errors=True)
+
+    def floors(rss: dict[str, float]) -> str:
+        text = f"floors: bare window {rss['bare']:.0f} MB"
+        if "nanobot" in rss:
+            text += f", nanobot 0.3.5 gateway {rss['nanobot']:.0f} MB"
+        else:
+            text += f", nanobot 0.3.5 not found ({args.nanobot})"
+        return text
+
+    def idle_lines(label: str, windows: dict[str, Window]) -> None:
+        print(f"{label:<31}: app     {windows['app'].text()}   goal ~0")
+        print(f"{'':<31}  bare    {windows['bare'].text()}")
+        if "nanobot" in windows:
+            print(f"{'':<31}  nanobot {windows['nanobot'].text()}")
 
     print(f"platform: {platform}; app from {REPO}")
     print(
         f"first paint {(painted - spawned) * 1000:.0f} ms after spawn; "
         f"agent ready (socket) {(ready - painted) * 1000:.0f} ms after the paint"
     )
+    idle_rss = rss_before["app"]
     print(
-        f"RSS {idle:g} s after paint, no chat : app {idle_rss:5.0f} MB   goal <= "
-        f"{IDLE_RSS_GOAL_MB:.0f} MB {verdict(idle_rss, IDLE_RSS_GOAL_MB):6}  "
-        f"floor (bare window) {bare_rss:.0f} MB"
+        f"{f'RSS {idle:g} s after paint, no chat':<31}: app {idle_rss:5.0f} MB   goal <= "
+        f"{IDLE_RSS_GOAL_MB:.0f} MB {verdict(idle_rss, IDLE_RSS_GOAL_MB):6}  {floors(rss_before)}"
     )
-    print(f"idle {window:g} s before that      : app {app_idle.text()}   goal ~0")
-    print(f"                                 bare {bare_idle.text()}")
+    idle_lines(f"idle {window:g} s before that", before)
     if turn_times:
         print(
             f"{len(turn_times)} turns ({requests} model requests): "
             f"median {median(turn_times) * 1000:.0f} ms, first {turn_times[0] * 1000:.0f} ms"
         )
         print(
-            f"send to first token           : first turn {first_tokens[0] * 1000:.0f} ms, "
+            f"{'send to first token':<31}: first turn {first_tokens[0] * 1000:.0f} ms, "
             f"median {median(first_tokens) * 1000:.0f} ms   goal <= {FIRST_TOKEN_GOAL_MS:.0f} ms "
             f"over the server's own latency (~0 here) when idle "
             f"{verdict(first_tokens[0] * 1000, FIRST_TOKEN_GOAL_MS)}"
         )
+    chat_rss = rss_after["app"]
     print(
-        f"RSS after {len(turn_times)} turns + idle    : app {chat_rss:5.0f} MB   goal <= "
+        f"{f'RSS after {len(turn_times)} turns + idle':<31}: app {chat_rss:5.0f} MB   goal <= "
         f"{CHAT_RSS_GOAL_MB:.0f} MB {verdict(chat_rss, CHAT_RSS_GOAL_MB):6}  "
-        f"floor (bare window) {bare_rss_late:.0f} MB"
+        f"{floors(rss_after)} (no chat)"
     )
-    print(f"idle {window:g} s after the turns  : app {app_after.text()}   goal ~0")
-    print(f"                                 bare {bare_after.text()}")
+    idle_lines(f"idle {window:g} s after the turns", after)
     return 0
 
 

@@ -29,6 +29,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+REPO = Path(__file__).resolve().parent.parent
 TIME_TARGET_S = 0.5
 RATIO_TARGET = 4.0
 RSS_TARGET_MB = 200.0
@@ -177,6 +178,8 @@ def main() -> int:
                 LITELLM_LOCAL_MODEL_COST_MAP="True",
                 PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring",
                 NANOBOT_DESKTOP_BENCH="1",
+                # The code of this checkout, even when the installed script points elsewhere.
+                PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")])),
             )
             app_times, app_rss, bare_times, bare_rss, late = [], [], [], [], []
             for run in range(args.runs):

@@ -138,3 +138,21 @@ def test_mac_info_plist() -> None:
     assert plist["CFBundleShortVersionString"] == "0.1.0"
     assert plist["CFBundleExecutable"] == "nanobot-desktop"
     assert plist["NSHighResolutionCapable"] is True
+
+
+def test_frozen_start_layout() -> None:
+    """What the frozen app's start time depends on (#26, bench/frozen.py measures it): the
+    modules are loose .pyc files (no archive to decompress them from), and pkg_resources and
+    setuptools stay out (PyInstaller's runtime hooks for them import them before every start).
+    """
+    spec = ast.parse((REPO / "packaging" / "nanobot-desktop.spec").read_text(encoding="utf-8"))
+    analysis = next(
+        node
+        for node in ast.walk(spec)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "Analysis"
+    )
+    options = {k.arg: k.value for k in analysis.keywords}
+    assert isinstance(options["noarchive"], ast.Constant) and options["noarchive"].value is True
+    assert {"pkg_resources", "setuptools"} <= set(spec_helpers.EXCLUDES)

@@ -8,9 +8,11 @@ answer goes where that chat's answers go. The delivery is done (``ok``) when its
 a turn that failed is recorded as an error and not retried (it reached the agent, as in
 0.3.5); anything else before the turn is retried up to :data:`~.store.MAX_ATTEMPTS` times.
 
-While it runs the queue looks at ``inbox/`` every :data:`POLL_S` seconds (nanobot's command
-line writes there without telling anyone) and at once when :meth:`TriggerQueue.wake` is called
-(our command line says so over the agent socket).
+While it runs the queue looks at ``inbox/`` when a file lands there (nanobot's command line
+writes there without telling anyone; an inotify watch,
+:class:`~desktop.core.utils.dir_watch.DirWatch`, wakes it) and at once when
+:meth:`TriggerQueue.wake` is called (our command line says so over the agent socket). Where no watch can be had (not Linux, the folder gone) it looks
+every :data:`POLL_S` seconds instead, and tries the watch again each time.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from desktop.core.bus.events import (
 from desktop.core.bus.queue import MessageBus
 from desktop.core.triggers.store import TriggerStore
 from desktop.core.triggers.types import Delivery, Trigger
+from desktop.core.utils.dir_watch import DirWatch
 from desktop.core.utils.tasks import TaskOwner
 
 log = logging.getLogger(__name__)
@@ -64,7 +67,7 @@ class TriggerQueue:
         owner: Owns the queue's task.
         channel_ready: Whether answers can go to a channel (a trigger of a channel that is
             not enabled here is refused, as in 0.3.5).
-        poll_s: Seconds between looks at the inbox.
+        poll_s: Seconds between looks at the inbox when it cannot be watched.
     """
 
     def __init__(
@@ -83,6 +86,7 @@ class TriggerQueue:
         self._poll_s = poll_s
         self._wake = asyncio.Event()
         self._started = False
+        self._watch: DirWatch | None = None
 
     def start(self) -> None:
         """Requeue what a stopped runtime left half-delivered, then deliver until stopped."""
@@ -95,22 +99,37 @@ class TriggerQueue:
         self._wake.set()
 
     async def _run(self) -> None:
-        recovered = await asyncio.to_thread(self.store.recover)
+        recovered = await asyncio.to_thread(self.store.recover)  # makes the folders too
         if recovered:
             log.warning("requeued %d interrupted trigger delivery(ies)", recovered)
-        while True:
-            self._wake.clear()
-            try:
-                await self.drain()
-            except asyncio.CancelledError:
-                raise
-            except Exception:  # a broken store must not end the queue
-                log.exception("delivering trigger messages failed")
-            try:
-                async with asyncio.timeout(self._poll_s):
-                    await self._wake.wait()
-            except TimeoutError:
-                pass
+        try:
+            while True:
+                self._wake.clear()
+                watched = self._watch_inbox()  # before the look: nothing lands unseen
+                try:
+                    await self.drain()
+                except asyncio.CancelledError:
+                    raise
+                except Exception:  # a broken store must not end the queue
+                    log.exception("delivering trigger messages failed")
+                if watched:
+                    await self._wake.wait()  # no timer: asleep until a file lands
+                    continue
+                try:
+                    async with asyncio.timeout(self._poll_s):
+                        await self._wake.wait()
+                except TimeoutError:
+                    pass
+        finally:
+            if self._watch is not None:
+                self._watch.close()
+
+    def _watch_inbox(self) -> bool:
+        """Keep an inotify watch on the inbox (a new one when the folder came back); whether
+        there is one."""
+        if self._watch is None or not self._watch.alive:
+            self._watch = DirWatch.open(self.store.inbox, self._wake.set)
+        return self._watch is not None
 
     async def drain(self) -> int:
         """Deliver everything queued now, oldest first; how many deliveries were handled."""

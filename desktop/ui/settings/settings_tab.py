@@ -8,7 +8,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSize, Qt, Signal, Slot
-from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
+from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut, QShowEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -108,9 +108,12 @@ class SettingsTab(OwnsTasks, QWidget):
         row.addWidget(line)
         row.addWidget(self.stack, 1)
         outer.addLayout(row, 1)
+        # The first section is selected, but its page is built when the tab is first shown:
+        # a window that starts on another tab loads none of it (the Providers page brings the
+        # HTTP and sign-in stacks).
+        self.sidebar.setCurrentRow(0)
         self.sidebar.currentRowChanged.connect(self._show_row)
         services.configChanged.connect(self._config_changed)
-        self.sidebar.setCurrentRow(0)
         self.spawn(self.check_config_file(), "config-check")
 
     # -- navigation --------------------------------------------------------------------------
@@ -161,6 +164,12 @@ class SettingsTab(OwnsTasks, QWidget):
     def _show_row(self, row: int) -> None:
         if 0 <= row < len(SECTIONS):
             self.stack.setCurrentWidget(self.page(list(SECTIONS)[row]))
+
+    def showEvent(self, event: QShowEvent) -> None:
+        """Build the selected section's page the first time the tab is shown."""
+        if self.stack.currentWidget() is None:
+            self._show_row(self.sidebar.currentRow())
+        super().showEvent(event)
 
     # -- config file health -------------------------------------------------------------------
     def _config_changed(self) -> None:
