@@ -123,7 +123,7 @@ def started(turn: str, key: str = A, text: str = "hi", request: str = "", **kw: 
         text,
         request_id=request,
         label=kw.get("label", ""),
-    )  # type: ignore[arg-type]
+    )
 
 
 def test_it_imports_without_qt() -> None:

@@ -48,8 +48,8 @@ SVC = "nanobot-desktop-unit"
 class HangingKeyring(KeyringBackend):
     """A keyring whose every call blocks (a locked wallet waiting for a prompt nobody sees)."""
 
-    priority = 1  # type: ignore[assignment]
-    viable = False  # type: ignore[assignment]
+    priority = 1
+    viable = False
 
     def __init__(self, seconds: float = 30.0) -> None:
         super().__init__()
@@ -75,7 +75,7 @@ class HangingKeyring(KeyringBackend):
 class SlowKeyring(MemoryKeyring):
     """An in-memory keyring that takes ``delay`` seconds per call (time.sleep: blocking)."""
 
-    viable = False  # type: ignore[assignment]
+    viable = False
 
     def __init__(self, delay: float) -> None:
         super().__init__()
@@ -93,8 +93,8 @@ class SlowKeyring(MemoryKeyring):
 class LockedKeyring(KeyringBackend):
     """A keyring that is there but refuses (a collection that cannot be unlocked)."""
 
-    priority = 1  # type: ignore[assignment]
-    viable = False  # type: ignore[assignment]
+    priority = 1
+    viable = False
 
     def get_password(self, service: str, username: str) -> str | None:
         raise KeyringLocked("Failed to unlock the collection!")

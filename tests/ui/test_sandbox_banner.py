@@ -29,6 +29,7 @@ from desktop.ui.theme import Theme
 from tests.conftest import custom_config
 from tests.core.tools.sandbox_support import require_sandbox
 from tests.fakes.openai_server import ScriptedOpenAIServer
+from tests.typed import present
 from tests.ui.conftest import run_async
 
 pytestmark = [
@@ -104,7 +105,7 @@ class Run:
         )
         run_async(qtbot, qloop, self.app.start())
         assert self.app.starter is not None
-        qtbot.waitUntil(lambda: self.app.starter.runtime is not None, timeout=30_000)
+        qtbot.waitUntil(lambda: present(self.app.starter).runtime is not None, timeout=30_000)
         self.checked()
 
     def checked(self) -> None:

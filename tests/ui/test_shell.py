@@ -28,6 +28,7 @@ from desktop.ui.theme import Theme, _palette
 from desktop.ui.tray import Tray
 from tests.conftest import custom_config
 from tests.fakes.openai_server import ScriptedOpenAIServer
+from tests.typed import present
 from tests.ui.conftest import run_async
 
 pytestmark = pytest.mark.usefixtures("qloop")
@@ -364,7 +365,7 @@ def test_desktop_app_starts_and_shuts_down(
         run_async(qtbot, qloop, app.start())
         assert theme.is_dark()  # the validated prefs were applied
         assert app.starter is not None
-        qtbot.waitUntil(lambda: app.starter.runtime is not None, timeout=20_000)
+        qtbot.waitUntil(lambda: present(app.starter).runtime is not None, timeout=20_000)
         services = app.starter.services
         assert services is not None and tabs == [services]
         assert services.agent is not None and services.cron is not None

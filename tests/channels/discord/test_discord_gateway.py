@@ -200,7 +200,7 @@ async def test_stopping_while_discord_py_awaits_the_servers_leaves_no_task_behin
     run = Running(discord_api, tmp_path)
     await run.start()
     channel = run.manager.channel("discord")
-    client = channel._client  # type: ignore[attr-defined]
+    client = channel._client  # type: ignore[union-attr]
     assert client is not None
     waiting = client._connection._ready_task
     assert waiting is not None and not waiting.done()

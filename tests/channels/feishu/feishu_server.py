@@ -130,7 +130,7 @@ class FeishuServer:
         await site.start()
         server = site._server
         assert server is not None
-        self.port = server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        self.port = server.sockets[0].getsockname()[1]  # type: ignore[attr-defined]
         return self
 
     async def stop(self) -> None:

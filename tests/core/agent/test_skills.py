@@ -387,7 +387,7 @@ def test_cache_reuses_parse_and_invalidates_on_change(
     calls: list[str] = []
     real_parse = skills_module.parse_skill
 
-    def counting_parse(text: str, folder_name: str):  # type: ignore[no-untyped-def]
+    def counting_parse(text: str, folder_name: str):
         calls.append(folder_name)
         return real_parse(text, folder_name)
 

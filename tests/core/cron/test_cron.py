@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import json
 from datetime import datetime
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -44,7 +46,7 @@ class Recorder:
         return f"done {job.id}"
 
 
-def make(tmp_path, clock, rec=None, **kw):
+def make(tmp_path: Path, clock: FakeClock, rec: Recorder | None = None, **kw: Any) -> CronService:
     return CronService(
         tmp_path / "cron" / "jobs.json",
         on_job=rec or Recorder(),
@@ -55,7 +57,7 @@ def make(tmp_path, clock, rec=None, **kw):
 
 
 # ------------------------------------------------------------------ schedules
-def test_next_run_every_and_at():
+def test_next_run_every_and_at() -> None:
     assert next_run(CronSchedule("every", every_ms=60_000), 1_000) == 61_000
     assert next_run(CronSchedule("at", at_ms=5_000), 1_000) == 5_000
     assert next_run(CronSchedule("at", at_ms=5_000), 5_000) is None
@@ -88,7 +90,7 @@ def test_next_run_every_and_at():
         ),
     ],
 )
-def test_cron_across_dst_berlin(expr, start, expected):
+def test_cron_across_dst_berlin(expr, start, expected) -> None:
     sched = CronSchedule("cron", expr=expr, tz="Europe/Berlin")
     after = ms(start)
     got = []
@@ -98,14 +100,14 @@ def test_cron_across_dst_berlin(expr, start, expected):
     assert got == [ms(e) for e in expected]
 
 
-def test_cron_uses_default_tz():
+def test_cron_uses_default_tz() -> None:
     sched = CronSchedule("cron", expr="0 9 * * *")
     assert next_run(sched, ms("2026-06-01T00:00:00+00:00"), "America/New_York") == ms(
         "2026-06-01T13:00:00+00:00"
     )
 
 
-def test_validate_schedule_errors_and_warnings():
+def test_validate_schedule_errors_and_warnings() -> None:
     with pytest.raises(ValueError, match="5 fields"):
         validate_schedule(CronSchedule("cron", expr="0 9 * *"))
     with pytest.raises(ValueError, match="invalid cron"):
@@ -120,7 +122,7 @@ def test_validate_schedule_errors_and_warnings():
 
 
 # ------------------------------------------------------------------ service, by kind
-async def test_every_job_with_fake_clock(tmp_path):
+async def test_every_job_with_fake_clock(tmp_path: Path) -> None:
     clock, rec = FakeClock("2026-05-01T10:00:00+00:00"), Recorder()
     svc = make(tmp_path, clock, rec)
     await svc.start()
@@ -139,7 +141,7 @@ async def test_every_job_with_fake_clock(tmp_path):
     await svc.stop()
 
 
-async def test_cron_job_fires_at_berlin_time_across_dst(tmp_path):
+async def test_cron_job_fires_at_berlin_time_across_dst(tmp_path: Path) -> None:
     clock, rec = FakeClock("2026-03-28T12:00:00+00:00"), Recorder()
     svc = make(tmp_path, clock, rec)
     await svc.start()
@@ -155,7 +157,7 @@ async def test_cron_job_fires_at_berlin_time_across_dst(tmp_path):
     await svc.stop()
 
 
-async def test_at_job_deleted_after_run(tmp_path):
+async def test_at_job_deleted_after_run(tmp_path: Path) -> None:
     clock, rec = FakeClock("2026-05-01T10:00:00+00:00"), Recorder()
     svc = make(tmp_path, clock, rec)
     await svc.start()
@@ -171,7 +173,7 @@ async def test_at_job_deleted_after_run(tmp_path):
     await svc.stop()
 
 
-async def test_at_job_disabled_after_run_without_delete(tmp_path):
+async def test_at_job_disabled_after_run_without_delete(tmp_path: Path) -> None:
     clock, rec = FakeClock("2026-05-01T10:00:00+00:00"), Recorder(fail=True)
     svc = make(tmp_path, clock, rec)
     await svc.start()
@@ -187,7 +189,7 @@ async def test_at_job_disabled_after_run_without_delete(tmp_path):
     await svc.stop()
 
 
-async def test_history_is_capped_and_run_now_keeps_schedule(tmp_path):
+async def test_history_is_capped_and_run_now_keeps_schedule(tmp_path: Path) -> None:
     clock, rec = FakeClock("2026-05-01T10:00:00+00:00"), Recorder()
     svc = make(tmp_path, clock, rec)
     job = svc.add_job("x", CronSchedule("every", every_ms=3_600_000))
@@ -203,7 +205,7 @@ async def test_history_is_capped_and_run_now_keeps_schedule(tmp_path):
 
 
 # ------------------------------------------------------------------ missed runs
-async def test_missed_runs_catch_up_once(tmp_path):
+async def test_missed_runs_catch_up_once(tmp_path: Path) -> None:
     clock, rec = FakeClock("2026-05-01T10:00:00+00:00"), Recorder()
     svc = make(tmp_path, clock, rec)
     every = svc.add_job("every", CronSchedule("every", every_ms=60_000))
@@ -231,7 +233,7 @@ async def test_missed_runs_catch_up_once(tmp_path):
 
 
 # ------------------------------------------------------------------ protected, corrupt
-async def test_protected_jobs_refused(tmp_path):
+async def test_protected_jobs_refused(tmp_path: Path) -> None:
     clock = FakeClock("2026-05-01T10:00:00+00:00")
     svc = make(tmp_path, clock, protected={"dream", "heartbeat"})
     svc.add_job("Dream", CronSchedule("every", every_ms=7_200_000), job_id="dream")
@@ -246,7 +248,7 @@ async def test_protected_jobs_refused(tmp_path):
         svc.add_job("again", CronSchedule("every", every_ms=1000), job_id="dream")
 
 
-async def test_corrupt_store_set_aside_and_start_empty(tmp_path):
+async def test_corrupt_store_set_aside_and_start_empty(tmp_path: Path) -> None:
     path = tmp_path / "cron" / "jobs.json"
     path.parent.mkdir()
     path.write_text("{not json", encoding="utf-8")
@@ -318,7 +320,7 @@ NANOBOT_FIXTURE = {
 }
 
 
-async def test_written_store_uses_nanobot_field_names(tmp_path):
+async def test_written_store_uses_nanobot_field_names(tmp_path: Path) -> None:
     clock = FakeClock("2026-05-01T10:00:00+00:00")
     svc = make(tmp_path, clock)
     svc.add_job(
@@ -339,7 +341,7 @@ async def test_written_store_uses_nanobot_field_names(tmp_path):
     assert job["deleteAfterRun"] is True and job["payload"]["message"] == "tea"
 
 
-async def test_nanobot_fixture_round_trip_preserves_unknown_keys(tmp_path):
+async def test_nanobot_fixture_round_trip_preserves_unknown_keys(tmp_path: Path) -> None:
     path = tmp_path / "cron" / "jobs.json"
     path.parent.mkdir()
     path.write_text(json.dumps(NANOBOT_FIXTURE), encoding="utf-8")
@@ -360,7 +362,7 @@ async def test_nanobot_fixture_round_trip_preserves_unknown_keys(tmp_path):
     assert CronJob.from_json(sj).to_json() == sj
 
 
-async def test_atomic_writes_leave_no_temp_files(tmp_path):
+async def test_atomic_writes_leave_no_temp_files(tmp_path: Path) -> None:
     clock = FakeClock("2026-05-01T10:00:00+00:00")
     svc = make(tmp_path, clock)
     ids = [svc.add_job(f"j{i}", CronSchedule("every", every_ms=1000)).id for i in range(5)]
@@ -370,7 +372,7 @@ async def test_atomic_writes_leave_no_temp_files(tmp_path):
 
 
 # ------------------------------------------------------------------ real timer
-async def test_real_timer_fires_job(tmp_path):
+async def test_real_timer_fires_job(tmp_path: Path):
     fired = asyncio.Event()
     calls: list[str] = []
 
@@ -392,7 +394,7 @@ async def test_real_timer_fires_job(tmp_path):
     await svc.stop()
 
 
-async def test_jobs_changed_from_worker_threads_still_fire(tmp_path):
+async def test_jobs_changed_from_worker_threads_still_fire(tmp_path: Path):
     """The job API runs in worker threads (the cron tool, the GUI); the timer must survive it.
 
     Regression: re-arming from a thread cancelled the only timer and could not arm a new one

@@ -13,6 +13,7 @@ from desktop.core.cron.delivery import job_target
 from desktop.core.cron.service import CronService
 from desktop.core.cron.types import CronJob, CronSchedule
 from tests.core.cron.test_cron import FakeClock, Recorder, make
+from tests.typed import present
 from tests.waiting import until
 
 NANOBOT_JOBS = (
@@ -116,7 +117,7 @@ async def test_start_runs_nanobots_system_jobs_through_the_handler(tmp_path: Pat
     await svc.idle()
     await svc.stop()
     assert set(rec.calls) >= {"dream", "heartbeat"}
-    assert all(svc.get_job(i).state.history[-1].late for i in ("dream", "heartbeat"))
+    assert all(present(svc.get_job(i)).state.history[-1].late for i in ("dream", "heartbeat"))
 
 
 def test_our_jobs_have_exactly_nanobots_keys(tmp_path: Path) -> None:

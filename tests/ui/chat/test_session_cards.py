@@ -14,7 +14,7 @@ from desktop.ui.chat.items import ChatItem, items_from_messages
 from desktop.ui.chat.row_layout import argument_summary
 from tests.core.tools.sandbox_support import PY
 from tests.fakes.openai_server import Reply
-from tests.ui.chat.conftest import ChatHarness
+from tests.ui.chat.conftest import ChatHarness, MakeChat
 
 SID = re.compile(r"session ([0-9a-f]{12}) \((running|ended)\)")
 
@@ -41,7 +41,7 @@ def _header(chat: ChatHarness, card: ChatItem) -> str:
     return chat.tab.pane.view.layout_of(chat.items().index(card)).parts[0].doc.toPlainText()
 
 
-def test_live_cards_name_the_session_and_show_its_output(make_chat) -> None:  # type: ignore[no-untyped-def]
+def test_live_cards_name_the_session_and_show_its_output(make_chat: MakeChat) -> None:
     chat: ChatHarness = make_chat(policy=ApprovalPolicy(mode="autonomous"))
     chat.server.route = _route
     chat.send("Use Python to compute 6*7.")

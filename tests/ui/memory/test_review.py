@@ -22,6 +22,7 @@ from desktop.ui.services import AppServices
 from desktop.ui.tray import Tray
 from tests.core.agent.conftest import make_provider
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
+from tests.typed import present
 from tests.ui.conftest import run_async
 from tests.ui.memory.conftest import MEMORY
 from tests.ui.memory.test_dream_now import edit
@@ -142,7 +143,7 @@ def test_edit_a_file_of_the_proposal(
     editor.editor.setPlainText(USER + "- Prefers metric units (km, kg)\n")
     editor.accept()
     qtbot.waitUntil(
-        lambda: "(edited by you)" in review.tree.topLevelItem(1).text(0), timeout=10_000
+        lambda: "(edited by you)" in present(review.tree.topLevelItem(1)).text(0), timeout=10_000
     )
     stored = ProposalStore(workspace).load()
     assert stored is not None and stored.file("USER.md").edited

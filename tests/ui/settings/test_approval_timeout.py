@@ -46,7 +46,7 @@ def test_the_timeout_control_changes_the_running_gate(
         config_path,
         None,
         policy=policy,
-        prefs=store,  # type: ignore[arg-type]
+        prefs=store,
     )
     page = ToolsPage(services)
     qtbot.addWidget(page)

@@ -18,8 +18,10 @@ from pytestqt.qtbot import QtBot
 from desktop.ui.onboarding import OnboardingWizard
 from desktop.ui.services import AppServices
 from desktop.ui.settings import SettingsTab
+from desktop.ui.settings.agent_page import AgentPage
 from desktop.ui.theme import Theme
 from tests.ui.settings.conftest import on_disk
+from tests.ui.settings.pages import page_of
 
 
 def _focus(qtbot: QtBot, widget: QWidget) -> None:
@@ -33,7 +35,7 @@ def test_save_and_revert_are_the_first_stops_after_the_section_list(
 ) -> None:
     tab = make_tab()
     tab.show_section("agent")
-    page = tab.page("agent")
+    page = page_of(tab, "agent", AgentPage)
     assert page.save_button is not None and page.revert_button is not None
     page.iterations.setValue(page.iterations.value() + 3)
     page._edited()

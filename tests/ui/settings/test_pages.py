@@ -16,9 +16,17 @@ from desktop.core.config.secret_fields import inject_stored_secrets
 from desktop.core.config.secrets import SecretStore
 from desktop.ui.services import AppServices
 from desktop.ui.settings import SECTIONS, SettingsTab, autostart
+from desktop.ui.settings.agent_page import AgentPage
+from desktop.ui.settings.appearance_page import AppearancePage
+from desktop.ui.settings.channels_page import ChannelsPage
+from desktop.ui.settings.dream_page import DreamPage
+from desktop.ui.settings.providers_page import ProvidersPage
+from desktop.ui.settings.tools_page import ToolsPage
 from tests.fakes.memory_keyring import MemoryKeyring
+from tests.typed import present
 from tests.ui.conftest import run_async
 from tests.ui.settings.conftest import UNKNOWN, on_disk
+from tests.ui.settings.pages import page_of
 
 TOKEN = "123456:telegram-secret-token-value"
 
@@ -42,9 +50,11 @@ def test_every_section_opens_and_show_section_navigates(
         assert tab.current_section() == name
         assert tab.stack.currentWidget() is tab.page(name)
     tab.show_section("providers/anthropic")
-    assert tab.page("providers").list.currentItem().text().startswith("Anthropic")
+    assert (
+        page_of(tab, "providers", ProvidersPage).list.currentItem().text().startswith("Anthropic")
+    )
     tab.show_section("channels:slack")
-    assert tab.page("channels").list.currentItem().text() == "Slack"
+    assert page_of(tab, "channels", ChannelsPage).list.currentItem().text() == "Slack"
     tab.show_section("nonsense")
     assert tab.current_section() == "channels"
 
@@ -59,12 +69,12 @@ def test_agent_page_validates_then_saves_keeping_unknown_keys(
     """A bad timezone: inline error, file and config untouched. A good one: saved, extras kept."""
     tab = make_tab()
     tab.show_section("agent")
-    page = tab.page("agent")
+    page = page_of(tab, "agent", AgentPage)
     before = config_path.read_bytes()
     page.timezone.setText("Mars/Olympus_Mons")
     page.max_tokens.setValue(4096)
     page._edited()
-    assert page.save_button.isEnabled()
+    assert present(page.save_button).isEnabled()
     assert not run_async(qtbot, qloop, page.save())
     assert (
         page.status.kind == "error"
@@ -87,7 +97,7 @@ def test_agent_page_validates_then_saves_keeping_unknown_keys(
         42,
     )
     assert contains(data, UNKNOWN)
-    assert not page.save_button.isEnabled()
+    assert not present(page.save_button).isEnabled()
     # max tokens must stay below the context window
     page.max_tokens.setValue(40_000)
     assert not run_async(qtbot, qloop, page.save())
@@ -108,7 +118,7 @@ def test_open_existing_workspace_syncs_templates_without_overwriting(
     (ws / "SOUL.md").write_text("my own soul\n")
     tab = make_tab()
     tab.show_section("agent")
-    page = tab.page("agent")
+    page = page_of(tab, "agent", AgentPage)
     page.workspace.edit.setText(str(ws))
     page.workspace._changed()
     qtbot.waitUntil(lambda: page.workspace.kind == "existing")
@@ -138,7 +148,7 @@ def test_malformed_config_file_is_never_overwritten(
     broken = b'{"agents": {"defaults": {"model": "gpt-4o-mini",,}}\n'
     config_path.write_bytes(broken)
     tab.show_section("dream")
-    page = tab.page("dream")
+    page = page_of(tab, "dream", DreamPage)
     page.interval.setValue(7)
     assert not run_async(qtbot, qloop, page.save())
     assert config_path.read_bytes() == broken
@@ -184,7 +194,7 @@ def test_tools_page_patterns_search_and_approval_mode(
     the search key in the keyring only."""
     tab = make_tab()
     tab.show_section("tools")
-    page = tab.page("tools")
+    page = page_of(tab, "tools", ToolsPage)
     qtbot.waitUntil(lambda: page.ask.isChecked())
     before = config_path.read_bytes()
     page.deny.setPlainText("rm -rf (")
@@ -225,7 +235,7 @@ def test_dream_and_heartbeat_round_trip(
     nanobot does not know, in desktop.json) and load back."""
     tab = make_tab()
     tab.show_section("dream")
-    page = tab.page("dream")
+    page = page_of(tab, "dream", DreamPage)
     page.interval.setValue(6)
     page.batch.setValue(50)
     page.iterations.setValue(3)
@@ -254,7 +264,7 @@ def test_dream_review_setting_lives_in_desktop_json(
     (nanobot reads config.json and refuses keys it does not know)."""
     tab = make_tab()
     tab.show_section("dream")
-    page = tab.page("dream")
+    page = page_of(tab, "dream", DreamPage)
     qtbot.waitUntil(lambda: page.review.isEnabled())
     assert not page.review.isChecked()
     page.review.setChecked(True)
@@ -279,7 +289,7 @@ def test_appearance_close_to_tray_and_start_at_login(
         pytest.skip("XDG autostart is Linux-only")
     tab = make_tab()
     tab.show_section("appearance")
-    page = tab.page("appearance")
+    page = page_of(tab, "appearance", AppearancePage)
     qtbot.waitUntil(lambda: page.theme_buttons["system"].isChecked())
     before = config_path.read_bytes()
     page.theme_buttons["dark"].setChecked(True)
@@ -316,7 +326,7 @@ def test_channels_form_round_trips_and_tokens_go_to_the_keyring(
     after a restart the stored token is back in effect."""
     tab = make_tab()
     tab.show_section("channels/telegram")
-    page = tab.page("channels")
+    page = page_of(tab, "channels", ChannelsPage)
     form = page.form("telegram")
     assert "not running yet" in form.status.text()
     assert "futureChannelKey" in form.extras.text()
@@ -335,7 +345,7 @@ def test_channels_form_round_trips_and_tokens_go_to_the_keyring(
     assert memory_keyring.store[(keyring_service, "channels.telegram.token")] == TOKEN
     # Another page saves: the token stays off the disk.
     tab.show_section("dream")
-    dream = tab.page("dream")
+    dream = page_of(tab, "dream", DreamPage)
     dream.batch.setValue(33)
     assert run_async(qtbot, qloop, dream.save())
     assert TOKEN not in config_path.read_text()
@@ -371,7 +381,7 @@ def test_plaintext_channel_secret_moves_to_the_keyring(
     tab = SettingsTab(services)
     qtbot.addWidget(tab)
     tab.show_section("channels/discord")
-    key = tab.page("channels").form("discord").keys["token"]
+    key = page_of(tab, "channels", ChannelsPage).form("discord").keys["token"]
     qtbot.waitUntil(lambda: "plaintext" in key.source_label.text())
     key.edit.setText("discord-plaintext-token-123")
     assert run_async(qtbot, qloop, key.save())
@@ -390,7 +400,7 @@ def test_channel_form_keeps_large_numbers_and_optional_choices(
     (spin boxes stopped at 1,000,000), an optional choice stays unset."""
     tab = make_tab()
     tab.show_section("channels/matrix")
-    page = tab.page("channels")
+    page = page_of(tab, "channels", ChannelsPage)
     form = page.form("matrix")
     form.controls["enabled"].setChecked(True)
     assert run_async(qtbot, qloop, page.save())

@@ -1,0 +1,14 @@
+"""Small typed helpers for tests: narrowing a value the test knows is there."""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+T = TypeVar("T")
+
+
+def present(value: T | None) -> T:
+    """``value``, which the test expects to exist (a job, a tool, a table cell); a missing
+    one fails the test here, with a clear message, instead of as an AttributeError later."""
+    assert value is not None, "expected a value, got None"
+    return value
