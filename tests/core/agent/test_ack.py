@@ -8,6 +8,7 @@ import asyncio
 import json
 from pathlib import Path
 
+from desktop.core.agent.loop import AgentLoop
 from desktop.core.bus.events import Ack, AckOutcome, InboundMessage
 from desktop.core.channels.journal import InboundJournal, to_json
 from desktop.core.channels.state import ChannelStateStore
@@ -15,7 +16,9 @@ from tests.core.agent.conftest import MakeLoop
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer, Stall
 
 
-def _message(text: str, outcomes: list[tuple[AckOutcome, list[str]]], loop) -> InboundMessage:
+def _message(
+    text: str, outcomes: list[tuple[AckOutcome, list[str]]], loop: AgentLoop
+) -> InboundMessage:
     """A message whose ack records its outcome and the user messages on disk at that time."""
     message = InboundMessage("probe", "ada", "c1", text)
 

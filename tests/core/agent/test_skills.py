@@ -7,6 +7,7 @@ import logging
 import os
 import stat
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -387,7 +388,7 @@ def test_cache_reuses_parse_and_invalidates_on_change(
     calls: list[str] = []
     real_parse = skills_module.parse_skill
 
-    def counting_parse(text: str, folder_name: str):
+    def counting_parse(text: str, folder_name: str) -> Any:
         calls.append(folder_name)
         return real_parse(text, folder_name)
 

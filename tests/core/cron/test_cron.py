@@ -13,6 +13,7 @@ import pytest
 from desktop.core.cron.schedule import next_run, validate_schedule
 from desktop.core.cron.service import CronService, ProtectedJobError
 from desktop.core.cron.types import CronJob, CronSchedule
+from tests.typed import present
 from tests.waiting import until
 
 
@@ -90,7 +91,7 @@ def test_next_run_every_and_at() -> None:
         ),
     ],
 )
-def test_cron_across_dst_berlin(expr, start, expected) -> None:
+def test_cron_across_dst_berlin(expr: str, start: str, expected: list[str]) -> None:
     sched = CronSchedule("cron", expr=expr, tz="Europe/Berlin")
     after = ms(start)
     got = []
@@ -219,11 +220,11 @@ async def test_missed_runs_catch_up_once(tmp_path: Path) -> None:
     await svc2.idle()
     assert sorted(rec2.calls) == sorted([every.id, at.id])
     e = svc2.get_job(every.id)
-    assert e.state.history[-1].late is True
-    assert e.state.next_run_at_ms == ms("2026-05-01T10:06:30+00:00")
+    assert present(e).state.history[-1].late is True
+    assert present(e).state.next_run_at_ms == ms("2026-05-01T10:06:30+00:00")
     a = svc2.get_job(at.id)
-    assert a.state.history[-1].late and not a.enabled
-    assert svc2.get_job(future.id).state.next_run_at_ms == ms("2026-05-02T00:00:00+00:00")
+    assert present(a).state.history[-1].late and not present(a).enabled
+    assert present(svc2.get_job(future.id)).state.next_run_at_ms == ms("2026-05-02T00:00:00+00:00")
     await svc2.tick()
     assert len(rec2.calls) == 2
     stored = json.loads(svc2.store_path.read_text())
@@ -240,7 +241,7 @@ async def test_protected_jobs_refused(tmp_path: Path) -> None:
     with pytest.raises(ProtectedJobError, match="system job"):
         svc.remove_job("dream")
     assert svc.get_job("dream") is not None
-    assert svc.enable_job("dream", False).enabled is False
+    assert present(svc.enable_job("dream", False)).enabled is False
     other = svc.add_job("mine", CronSchedule("every", every_ms=1000))
     assert svc.remove_job(other.id) is True
     assert svc.remove_job("nope") is False
@@ -348,8 +349,10 @@ async def test_nanobot_fixture_round_trip_preserves_unknown_keys(tmp_path: Path)
     clock = FakeClock("2026-05-01T10:00:00+00:00")
     svc = make(tmp_path, clock, protected={"dream"})
     job = svc.get_job("abc12345")
-    assert job.payload.session_key == "telegram:42" and job.payload.to == "42"
-    assert job.schedule.expr == "0 9 * * 1-5" and job.state.history[0].run_id == "r1"
+    assert present(job).payload.session_key == "telegram:42" and present(job).payload.to == "42"
+    assert (
+        present(job).schedule.expr == "0 9 * * 1-5" and present(job).state.history[0].run_id == "r1"
+    )
     svc.enable_job("abc12345", True)  # forces a save
     saved = json.loads(path.read_text())
     assert saved["futureTopLevel"] == {"a": 1}
@@ -372,7 +375,7 @@ async def test_atomic_writes_leave_no_temp_files(tmp_path: Path) -> None:
 
 
 # ------------------------------------------------------------------ real timer
-async def test_real_timer_fires_job(tmp_path: Path):
+async def test_real_timer_fires_job(tmp_path: Path) -> None:
     fired = asyncio.Event()
     calls: list[str] = []
 
@@ -394,7 +397,7 @@ async def test_real_timer_fires_job(tmp_path: Path):
     await svc.stop()
 
 
-async def test_jobs_changed_from_worker_threads_still_fire(tmp_path: Path):
+async def test_jobs_changed_from_worker_threads_still_fire(tmp_path: Path) -> None:
     """The job API runs in worker threads (the cron tool, the GUI); the timer must survive it.
 
     Regression: re-arming from a thread cancelled the only timer and could not arm a new one

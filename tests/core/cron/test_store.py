@@ -77,7 +77,7 @@ async def test_a_long_run_is_not_started_twice(tmp_path: Path) -> None:
     )
     release.set()
     await asyncio.gather(first, second)
-    assert svc.get_job(job.id).state.last_status == "ok"
+    assert present(svc.get_job(job.id)).state.last_status == "ok"
 
 
 async def test_nanobot_jobs_json_loads_and_round_trips(tmp_path: Path) -> None:
@@ -159,10 +159,10 @@ async def test_start_does_not_wait_for_the_catch_up(tmp_path: Path) -> None:
     clock.advance(600)
     svc = make(tmp_path, clock, slow)
     await asyncio.wait_for(svc.start(), 2)
-    assert svc.get_job(job.id).state.last_run_at_ms is None
+    assert present(svc.get_job(job.id)).state.last_run_at_ms is None
     release.set()
     await asyncio.wait_for(svc.idle(), 5)
-    assert svc.get_job(job.id).state.history[-1].late is True
+    assert present(svc.get_job(job.id)).state.history[-1].late is True
     await svc.stop()
 
 
@@ -191,4 +191,4 @@ def test_a_hand_written_job_without_next_run_is_scheduled(tmp_path: Path) -> Non
     )
     svc = make(tmp_path, FakeClock("2026-05-01T10:00:00+00:00"))
     svc.register_system_job("dream", CronSchedule("every", every_ms=7_200_000))
-    assert svc.get_job("hand").state.next_run_at_ms == ms(at)
+    assert present(svc.get_job("hand")).state.next_run_at_ms == ms(at)

@@ -5,6 +5,7 @@ scripted server, real session files."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,7 +23,7 @@ def _answers(chat: ChatHarness) -> list[str]:
 
 # -- model picker -----------------------------------------------------------------------------
 @pytest.fixture
-def second_server():
+def second_server() -> Iterator[ScriptedOpenAIServer]:
     with ScriptedOpenAIServer(Reply("Answer from B.")) as server:
         yield server
 

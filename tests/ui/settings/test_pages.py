@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from PySide6.QtWidgets import QCheckBox
 from pytestqt.qtbot import QtBot
 
 from desktop.core.config.loader import load_config
@@ -22,11 +23,12 @@ from desktop.ui.settings.channels_page import ChannelsPage
 from desktop.ui.settings.dream_page import DreamPage
 from desktop.ui.settings.providers_page import ProvidersPage
 from desktop.ui.settings.tools_page import ToolsPage
+from desktop.ui.settings.widgets import LinesEdit
 from tests.fakes.memory_keyring import MemoryKeyring
 from tests.typed import present
 from tests.ui.conftest import run_async
 from tests.ui.settings.conftest import UNKNOWN, on_disk
-from tests.ui.settings.pages import page_of
+from tests.ui.settings.pages import page_of, spin, widget_as
 
 TOKEN = "123456:telegram-secret-token-value"
 
@@ -72,7 +74,7 @@ def test_agent_page_validates_then_saves_keeping_unknown_keys(
     page = page_of(tab, "agent", AgentPage)
     before = config_path.read_bytes()
     page.timezone.setText("Mars/Olympus_Mons")
-    page.max_tokens.setValue(4096)
+    spin(page.max_tokens).setValue(4096)
     page._edited()
     assert present(page.save_button).isEnabled()
     assert not run_async(qtbot, qloop, page.save())
@@ -85,8 +87,8 @@ def test_agent_page_validates_then_saves_keeping_unknown_keys(
     assert services.config.agents.defaults.max_tokens == 8192  # nothing applied
     assert page.timezone.text() == "Mars/Olympus_Mons"  # nothing lost
     page.timezone.setText("Europe/Berlin")
-    page.context_window.setValue(32_768)
-    page.iterations.setValue(42)
+    spin(page.context_window).setValue(32_768)
+    spin(page.iterations).setValue(42)
     assert run_async(qtbot, qloop, page.save())
     data = on_disk(config_path)
     d = data["agents"]["defaults"]
@@ -99,7 +101,7 @@ def test_agent_page_validates_then_saves_keeping_unknown_keys(
     assert contains(data, UNKNOWN)
     assert not present(page.save_button).isEnabled()
     # max tokens must stay below the context window
-    page.max_tokens.setValue(40_000)
+    spin(page.max_tokens).setValue(40_000)
     assert not run_async(qtbot, qloop, page.save())
     assert "smaller than the context window" in page.status.text()
 
@@ -149,7 +151,7 @@ def test_malformed_config_file_is_never_overwritten(
     config_path.write_bytes(broken)
     tab.show_section("dream")
     page = page_of(tab, "dream", DreamPage)
-    page.interval.setValue(7)
+    spin(page.interval).setValue(7)
     assert not run_async(qtbot, qloop, page.save())
     assert config_path.read_bytes() == broken
     assert (
@@ -158,7 +160,7 @@ def test_malformed_config_file_is_never_overwritten(
         and "line 1" in page.status.text()
     )
     assert services.config.agents.defaults.dream.interval_h == 2  # undone in memory too
-    assert page.interval.value() == 7  # the input is kept
+    assert spin(page.interval).value() == 7  # the input is kept
     assert tab.banner.isVisibleTo(tab) and "never overwrites" in tab.banner_text.text()
     config_path.write_text(json.dumps({"agents": {"defaults": {"model": "x"}}}))
     assert run_async(qtbot, qloop, tab.check_config_file())
@@ -203,7 +205,7 @@ def test_tools_page_patterns_search_and_approval_mode(
     assert config_path.read_bytes() == before
     page.deny.setPlainText(r"\bgit push\b")
     page.allow.setPlainText(r"^rm -rf \./build$")
-    page.timeout.setValue(120)
+    spin(page.timeout).setValue(120)
     page.restrict.setChecked(True)
     page.autonomous.setChecked(True)
     page.search_provider.setCurrentIndex(page.search_provider.findData("brave"))
@@ -236,12 +238,12 @@ def test_dream_and_heartbeat_round_trip(
     tab = make_tab()
     tab.show_section("dream")
     page = page_of(tab, "dream", DreamPage)
-    page.interval.setValue(6)
-    page.batch.setValue(50)
-    page.iterations.setValue(3)
-    page.budget.setValue(20_000)
+    spin(page.interval).setValue(6)
+    spin(page.batch).setValue(50)
+    spin(page.iterations).setValue(3)
+    spin(page.budget).setValue(20_000)
     page.beat_enabled.setChecked(False)
-    page.beat_interval.setValue(600)
+    spin(page.beat_interval).setValue(600)
     assert run_async(qtbot, qloop, page.save())
     data = on_disk(config_path)
     assert data["agents"]["defaults"]["dream"]["intervalH"] == 6
@@ -330,9 +332,9 @@ def test_channels_form_round_trips_and_tokens_go_to_the_keyring(
     form = page.form("telegram")
     assert "not running yet" in form.status.text()
     assert "futureChannelKey" in form.extras.text()
-    form.controls["enabled"].setChecked(True)
-    form.controls["allow_from"].setPlainText("alice\n 12345 \n\n")
-    form.controls["reply_to_message"].setChecked(True)
+    widget_as(form.controls["enabled"], QCheckBox).setChecked(True)
+    widget_as(form.controls["allow_from"], LinesEdit).setPlainText("alice\n 12345 \n\n")
+    widget_as(form.controls["reply_to_message"], QCheckBox).setChecked(True)
     page.send_tool_hints.setChecked(True)
     assert run_async(qtbot, qloop, page.save())
     form.keys["token"].edit.setText(TOKEN)
@@ -346,7 +348,7 @@ def test_channels_form_round_trips_and_tokens_go_to_the_keyring(
     # Another page saves: the token stays off the disk.
     tab.show_section("dream")
     dream = page_of(tab, "dream", DreamPage)
-    dream.batch.setValue(33)
+    spin(dream.batch).setValue(33)
     assert run_async(qtbot, qloop, dream.save())
     assert TOKEN not in config_path.read_text()
     # A fresh start: injected from the keyring into memory only.
@@ -402,11 +404,11 @@ def test_channel_form_keeps_large_numbers_and_optional_choices(
     tab.show_section("channels/matrix")
     page = page_of(tab, "channels", ChannelsPage)
     form = page.form("matrix")
-    form.controls["enabled"].setChecked(True)
+    widget_as(form.controls["enabled"], QCheckBox).setChecked(True)
     assert run_async(qtbot, qloop, page.save())
     matrix = on_disk(config_path)["channels"]["matrix"]
     assert matrix["maxMediaBytes"] == 20_971_520
     email_form = page.form("email")
-    email_form.controls["enabled"].setChecked(False)
+    widget_as(email_form.controls["enabled"], QCheckBox).setChecked(False)
     assert run_async(qtbot, qloop, page.save())
     assert on_disk(config_path)["channels"]["email"].get("postAction") is None
