@@ -12,3 +12,10 @@ def present(value: T | None) -> T:
     one fails the test here, with a clear message, instead of as an AttributeError later."""
     assert value is not None, "expected a value, got None"
     return value
+
+
+def narrow(value: object, cls: type[T]) -> T:
+    """``value`` checked to be a ``cls``: an object the test knows more about than its static
+    type says (a running channel behind the manager's protocol, a JSON value)."""
+    assert isinstance(value, cls), f"expected a {cls.__name__}, got {type(value).__name__}"
+    return value

@@ -7,6 +7,7 @@ import json
 import signal
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import cast
 
 from tests.cli_runner import start_cli
 from tests.conftest import cli_env, custom_config
@@ -16,7 +17,10 @@ from tests.waiting import wait_for
 
 
 def _jobs(tmp_path: Path) -> list[dict[str, object]]:
-    return json.loads((tmp_path / "workspace" / "cron" / "jobs.json").read_text())["jobs"]
+    return cast(
+        "list[dict[str, object]]",
+        json.loads((tmp_path / "workspace" / "cron" / "jobs.json").read_text())["jobs"],
+    )
 
 
 def test_cron_add_list_enable_disable_remove(tmp_path: Path, isolated_env: Path) -> None:

@@ -337,4 +337,4 @@ def verify_sigv4(
     expected = signer.signature(
         signer.string_to_sign(request, signer.canonical_request(request)), request
     )
-    return expected == fields.get("Signature")
+    return bool(expected == fields.get("Signature"))

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtWidgets import QApplication, QPushButton
+from PySide6.QtWidgets import QApplication, QPushButton, QWidget
 from pytestqt.qtbot import QtBot
 
 from desktop.app import build_main_window
@@ -54,9 +54,9 @@ def window(qtbot: QtBot) -> Iterator[MainWindow]:
     win.close()
 
 
-def _button(widget: object, name: str) -> QPushButton:
-    found = [b for b in widget.findChildren(QPushButton) if b.accessibleName().startswith(name)]  # type: ignore[attr-defined]
-    assert len(found) == 1, [b.accessibleName() for b in widget.findChildren(QPushButton)]  # type: ignore[attr-defined]
+def _button(widget: QWidget, name: str) -> QPushButton:
+    found = [b for b in widget.findChildren(QPushButton) if b.accessibleName().startswith(name)]
+    assert len(found) == 1, [b.accessibleName() for b in widget.findChildren(QPushButton)]
     return found[0]
 
 

@@ -311,11 +311,13 @@ class DingTalkServer:
                 return web.Response(status=500)  # the client is gone: the message is not sent
         call = await self._record(request)
         if not self._authorized(call):
-            return web.json_response({"code": "InvalidAuthentication", "message": "token"}, 401)
+            return web.json_response(
+                {"code": "InvalidAuthentication", "message": "token"}, status=401
+            )
         if call.body.get("robotCode") != CLIENT_ID or not isinstance(
             call.body.get("msgParam"), str
         ):
-            return web.json_response({"code": "param.error", "message": "bad request"}, 400)
+            return web.json_response({"code": "param.error", "message": "bad request"}, status=400)
         return web.json_response({"processQueryKey": f"q-{len(self.calls)}"})
 
     async def _webhook(self, request: web.Request) -> web.Response:
@@ -330,10 +332,14 @@ class DingTalkServer:
     async def _download(self, request: web.Request) -> web.Response:
         call = await self._record(request)
         if not self._authorized(call):
-            return web.json_response({"code": "InvalidAuthentication", "message": "token"}, 401)
+            return web.json_response(
+                {"code": "InvalidAuthentication", "message": "token"}, status=401
+            )
         code = str(call.body.get("downloadCode"))
         if code not in self.files:
-            return web.json_response({"code": "resource.not.found", "message": "no file"}, 404)
+            return web.json_response(
+                {"code": "resource.not.found", "message": "no file"}, status=404
+            )
         return web.json_response({"downloadUrl": f"{self.base_url}/files/{code}"})
 
     async def _file(self, request: web.Request) -> web.Response:

@@ -24,6 +24,7 @@ from desktop.core.memory.git_store import (
     RevertRefused,
     UnknownCommit,
 )
+from tests.typed import present
 
 NANOBOT_GITIGNORE = "/*\n!memory/\n!SOUL.md\n!USER.md\n!memory/MEMORY.md\n!.gitignore\n"
 LINES = "".join(f"line {n}\n" for n in range(1, 21))  # 20 lines: room for separate hunks
@@ -136,7 +137,7 @@ def _tree_paths(repo: pygit2.Repository, tree: pygit2.Tree, prefix: str = "") ->
         if entry.type_str == "tree":
             paths += _tree_paths(repo, repo[entry.id].peel(pygit2.Tree), f"{prefix}{entry.name}/")
         else:
-            paths.append(prefix + entry.name)
+            paths.append(prefix + present(entry.name))
     return paths
 
 
@@ -223,7 +224,7 @@ def test_show_diffs_statuses_and_short_shas(store: GitStore, ws: Path) -> None:
     replace_line(ws, "memory/MEMORY.md", 5, "changed five")
     (ws / "USER.md").unlink()
     write(ws, "memory/.dream_cursor", "1")
-    sha = store.commit("dream: mixed")
+    sha = present(store.commit("dream: mixed"))
     diffs = {d.path: d for d in store.show(sha[:7])}
     assert {p: d.status for p, d in diffs.items()} == {
         "USER.md": "deleted",
@@ -561,8 +562,8 @@ def test_cli_log_show_revert_and_exit_codes(
     assert rows[first[:7]][3:] == ["+1", "-1", "dream: first"]  # sha, date, time, +, -, subject
     assert any(row[5] == "edit: USER.md" for row in rows.values())
     assert run_memory(_parse(ws, "memory", "log", "--dream", "--limit", "1")) == 0
-    out = capsys.readouterr().out.splitlines()
-    assert len(out) == 1 and second[:7] in out[0]
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 1 and second[:7] in lines[0]
 
     assert run_memory(_parse(ws, "memory", "show", second[:7])) == 0
     out = capsys.readouterr().out

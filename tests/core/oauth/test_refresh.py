@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -45,7 +45,7 @@ def _codex(tmp_path: Path, store: SecretStore) -> CodexProvider:
 
 
 def _stored(memory_keyring: MemoryKeyring, name: str) -> dict[str, Any]:
-    return json.loads(memory_keyring.store[(SERVICE, name)])
+    return cast("dict[str, Any]", json.loads(memory_keyring.store[(SERVICE, name)]))
 
 
 async def test_codex_streams_and_sends_the_account_header(

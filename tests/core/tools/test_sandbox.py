@@ -16,7 +16,7 @@ import sys
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -78,7 +78,7 @@ def _start_app(
 
 def _results(proc: subprocess.Popen[bytes], state: Path) -> list[dict[str, Any]]:
     assert proc.wait(timeout=120) == 0
-    return json.loads((state / "results.json").read_text())
+    return cast("list[dict[str, Any]]", json.loads((state / "results.json").read_text()))
 
 
 # --- the app's environment ----------------------------------------------------------------------

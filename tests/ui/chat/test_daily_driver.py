@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import cast
 
 import pytest
 from PySide6.QtGui import QGuiApplication
@@ -124,7 +125,7 @@ def _chats(workspace: Path) -> list[str]:
 
 
 def _switcher(chat: ChatHarness, row: int) -> tuple[int, int, int] | None:
-    return chat.items()[row].fork
+    return cast("tuple[int, int, int] | None", chat.items()[row].fork)
 
 
 def _click_link(chat: ChatHarness, row: int, href: str) -> None:

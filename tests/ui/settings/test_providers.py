@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from PySide6.QtWidgets import QDoubleSpinBox
 from pytestqt.qtbot import QtBot
 
 from desktop.core.config.loader import load_config
@@ -25,7 +26,7 @@ from tests.real_keyring import RealKeyring
 from tests.typed import present
 from tests.ui.conftest import run_async
 from tests.ui.settings.conftest import on_disk
-from tests.ui.settings.pages import page_of, spin
+from tests.ui.settings.pages import page_of, widget_as
 from tests.waiting import serving
 
 KEY = "sk-test-0123456789abcdefghijKLMN"
@@ -64,7 +65,7 @@ def test_key_goes_to_the_keyring_never_to_config_json(
     # Other pages save the whole config: still no key in the file.
     tab.show_section("agent")
     agent = page_of(tab, "agent", AgentPage)
-    spin(agent.temperature).setValue(0.5)
+    widget_as(agent.temperature, QDoubleSpinBox).setValue(0.5)
     assert run_async(qtbot, qloop, agent.save())
     assert KEY not in config_path.read_text(encoding="utf-8")
     assert on_disk(config_path)["agents"]["defaults"]["temperature"] == 0.5
