@@ -16,7 +16,7 @@ class MemoryKeyring(KeyringBackend):
     viable = False
 
     def __init__(self) -> None:
-        super().__init__()  # type: ignore[no-untyped-call]  # keyring's __init__ is untyped
+        super().__init__()
         self.store: dict[tuple[str, str], str] = {}
         self.calls = 0
 

@@ -117,7 +117,11 @@ def test_approve_in_the_banner_and_answer_in_settings(
         qtbot.waitUntil(lambda: second.code in pairing.shown.pending, timeout=10_000)
         for scheme in ("light", "dark"):
             theme.set_appearance(scheme)
-            qtbot.waitUntil(lambda s=scheme: theme.is_dark() == (s == "dark"), timeout=2000)
+
+            def applied(s: str = scheme) -> bool:
+                return theme.is_dark() == (s == "dark")
+
+            qtbot.waitUntil(applied, timeout=2000)
             qtbot.wait(50)
             pairing.grab().save(str(SCREENS / f"pairing-settings-{scheme}.png"))
             _save(tab, f"pairing-settings-page-{scheme}.png")

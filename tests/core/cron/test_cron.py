@@ -96,7 +96,7 @@ def test_cron_across_dst_berlin(expr: str, start: str, expected: list[str]) -> N
     after = ms(start)
     got = []
     for _ in expected:
-        after = next_run(sched, after, "UTC")
+        after = present(next_run(sched, after, "UTC"))
         got.append(after)
     assert got == [ms(e) for e in expected]
 
@@ -267,7 +267,7 @@ async def test_corrupt_store_set_aside_and_start_empty(tmp_path: Path) -> None:
 
 
 # ------------------------------------------------------------------ format
-NANOBOT_FIXTURE = {
+NANOBOT_FIXTURE: dict[str, Any] = {
     "version": 1,
     "futureTopLevel": {"a": 1},
     "jobs": [

@@ -190,7 +190,7 @@ def test_commit_edit_commits_only_that_file(store: GitStore, ws: Path) -> None:
     """commit_edit records one file; other pending changes become their own edit: later."""
     write(ws, "SOUL.md", "# Soul\nKinder.\n")
     write(ws, "USER.md", "# User\nName: Ada L.\n")
-    sha = store.commit_edit("SOUL.md")
+    sha = present(store.commit_edit("SOUL.md"))
     assert [d.path for d in store.show(sha)] == ["SOUL.md"]
     assert store.commit_edit(str(ws / "SOUL.md")) is None
     with pytest.raises(GitStoreError):
@@ -276,7 +276,7 @@ def test_revert_latest_commit(store: GitStore, ws: Path) -> None:
 def test_revert_older_commit_keeps_later_change_in_same_file(store: GitStore, ws: Path) -> None:
     """True 3-way revert: the later edit of another region of the same file survives."""
     replace_line(ws, "memory/MEMORY.md", 2, "old mistake")
-    older = store.commit("dream: older")
+    older = present(store.commit("dream: older"))
     replace_line(ws, "memory/MEMORY.md", 18, "later keeper")
     store.commit("dream: later")
     store.revert(older)
@@ -454,7 +454,10 @@ def test_corrupt_repository_is_set_aside(ws: Path, damage: str) -> None:
     log = GitStore(ws).log()
     assert [i.subject for i in log] == ["init: memory repository"]
     assert ".git.corrupt-" in log[0].body
-    assert repo_of(ws).head.peel(pygit2.Commit).tree["memory/MEMORY.md"].data == memory
+    assert (
+        repo_of(ws).head.peel(pygit2.Commit).tree["memory/MEMORY.md"].peel(pygit2.Blob).data
+        == memory
+    )
     if GIT:
         assert git(ws, "fsck", "--no-progress") == ""
         assert git(ws, "status", "--porcelain") == ""

@@ -91,7 +91,7 @@ async def test_codex_tool_calls_come_back_as_tool_calls(
     [request] = oauth_server.seen("/backend-api/codex/responses")
     assert request.body["tools"][0]["name"] == "read_file"
     # The result goes back as function_call / function_call_output items.
-    follow = [
+    follow: list[dict[str, Any]] = [
         *HELLO,
         {
             "role": "assistant",

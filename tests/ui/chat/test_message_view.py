@@ -167,6 +167,10 @@ def test_a_selection_survives_a_change_of_width(qtbot: QtBot) -> None:
     assert view.selected_text() == "marmalade"
     for width in (view.width() - 137, view.width() + 211):
         view.resize(width, view.height())
-        qtbot.waitUntil(lambda w=width: view.width() == w)
+
+        def resized(w: int = width) -> bool:
+            return view.width() == w
+
+        qtbot.waitUntil(resized)
         QApplication.processEvents()
         assert view.selected_text() == "marmalade"

@@ -136,7 +136,7 @@ def test_edit_a_file_of_the_proposal(
     store_proposal(workspace)
     run_async(qtbot, qloop, tab.refreshed_once())
     review = tab.review
-    review.tree.setCurrentItem(review.tree.topLevelItem(1))  # USER.md
+    review.tree.setCurrentItem(present(review.tree.topLevelItem(1)))  # USER.md
     editor = review.edit_current()
     assert editor is not None and editor.isVisible()
     assert editor.editor.toPlainText() == USER + "- Prefers metric units\n"
@@ -254,4 +254,4 @@ def test_dream_now_in_review_mode_ends_on_the_review_page(
     qtbot.waitUntil(
         lambda: "still waiting for your review" in tab.timeline.notice.text, timeout=10_000
     )
-    assert tab.timeline.notice.tone == "warning"
+    assert tab.timeline.notice.tone == "warning"  # type: ignore[comparison-overlap]  # mypy keeps the narrowing above

@@ -68,7 +68,11 @@ def test_every_channel_page_leads_with_what_you_need(
         tab.show_section(f"channels/{name}")
         form = page.form(name)
         guide = GUIDES[name]
-        qtbot.waitUntil(lambda f=form: f.isVisible())
+
+        def shown(f: QWidget = form) -> bool:
+            return f.isVisible()
+
+        qtbot.waitUntil(shown)
         assert _form_order(form, "essentials") == ["enabled", *guide.essentials], name
         assert _form_order(form, "access")[0] == "allow_from", name
         assert set(_form_order(form, "access")) == set(guide.access), name

@@ -210,7 +210,8 @@ class ModelsServer:
     """A tiny OpenAI-style ``GET /v1/models`` that wants one bearer key."""
 
     def __init__(self, key: str, models: list[str]) -> None:
-        self.key, self.models, self.seen = key, models, []
+        self.key, self.models = key, models
+        self.seen: list[tuple[str, str | None, str | None]] = []
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -221,6 +222,7 @@ class ModelsServer:
                 outer.seen.append(
                     (self.path, self.headers.get("Authorization"), self.headers.get("X-Team"))
                 )
+                body: dict[str, object]
                 if self.headers.get("Authorization") != f"Bearer {outer.key}":
                     status, body = (
                         401,
