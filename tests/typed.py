@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from desktop.core.channels.base import BaseChannel
+
+if TYPE_CHECKING:
+    from desktop.core.runtime import Runtime
 
 T = TypeVar("T")
 
@@ -19,3 +24,11 @@ def narrow(value: object, cls: type[T]) -> T:
     type says (a running channel behind the manager's protocol, a JSON value)."""
     assert isinstance(value, cls), f"expected a {cls.__name__}, got {type(value).__name__}"
     return value
+
+
+def running_channel(runtime: Runtime, name: str) -> BaseChannel[Any]:
+    """The chat channel ``name`` registered with ``runtime`` (the manager types it as the
+    protocol every delivery target shares; a chat network's channel is a BaseChannel)."""
+    channel = runtime.channels.channel(name)
+    assert isinstance(channel, BaseChannel), f"{name}: {type(channel).__name__}"
+    return channel

@@ -402,7 +402,7 @@ def _edits(draw: st.DrawFn) -> tuple[list[Any], list[Any], list[Any], int | None
     theirs += [_m(f"t{n}") for n in range(draw(st.integers(0, 4)))]
     block_start = None
     if draw(st.booleans()):
-        if ours and draw(st.booleans()):
+        if len(ours) > 0 and draw(st.booleans()):
             block_start = len(ours) - 1  # the turn began with a message already saved
         else:
             block_start = len(ours)

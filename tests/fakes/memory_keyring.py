@@ -16,7 +16,7 @@ class MemoryKeyring(KeyringBackend):
     viable = False
 
     def __init__(self) -> None:
-        super().__init__()
+        super().__init__()  # type: ignore[no-untyped-call]  # keyring's KeyringBackend.__init__ has no annotations
         self.store: dict[tuple[str, str], str] = {}
         self.calls = 0
 

@@ -88,6 +88,7 @@ def test_a_text_event_resolves_mentions_and_a_broken_one_is_malformed() -> None:
     received = read_event(event, "ou_bot")
     assert received.text == "ask @Bea please" and received.sender == "ou_a|u_a"
     assert received.mentions == ["ou_bot", "ou_b"] and received.chat_type == "group"
+    broken: dict[str, Any] | None
     for broken in (
         None,
         {"message": {}},

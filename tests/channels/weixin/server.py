@@ -122,7 +122,9 @@ class IlinkServer:
     # -- the API ----------------------------------------------------------------------------
     async def _handle(self, request: web.Request) -> web.Response:
         name = request.match_info["name"]
-        body = await request.json() if request.method == "POST" else dict(request.query)
+        body: dict[str, Any] = (
+            await request.json() if request.method == "POST" else dict(request.query)
+        )
         self.calls.append(Call(name, body, dict(request.headers)))
         if request.headers.get("AuthorizationType") != "ilink_bot_token" or not request.headers.get(
             "iLink-App-Id"

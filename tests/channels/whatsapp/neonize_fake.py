@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 
 import pytest
 
+from desktop.core.channels.whatsapp import events as ev
 from desktop.core.channels.whatsapp import linked
 
 ME_PHONE = "4917600000001"
@@ -90,19 +91,19 @@ class FakeClient:
         return self.me
 
     async def send_message(self, to: Any, text: str) -> None:
-        self.world.sent.append(Sent("text", linked.ev.jid_text(to), text))
+        self.world.sent.append(Sent("text", ev.jid_text(to), text))
 
     async def send_image(self, to: Any, path: str) -> None:
-        self.world.sent.append(Sent("image", linked.ev.jid_text(to), path))
+        self.world.sent.append(Sent("image", ev.jid_text(to), path))
 
     async def send_video(self, to: Any, path: str) -> None:
-        self.world.sent.append(Sent("video", linked.ev.jid_text(to), path))
+        self.world.sent.append(Sent("video", ev.jid_text(to), path))
 
     async def send_audio(self, to: Any, path: str) -> None:
-        self.world.sent.append(Sent("audio", linked.ev.jid_text(to), path))
+        self.world.sent.append(Sent("audio", ev.jid_text(to), path))
 
     async def send_document(self, to: Any, path: str, **extra: Any) -> None:
-        self.world.sent.append(Sent("document", linked.ev.jid_text(to), path, extra))
+        self.world.sent.append(Sent("document", ev.jid_text(to), path, extra))
 
     async def download_any(self, message: Any, path: str) -> None:
         Path(path).write_bytes(self.world.media)

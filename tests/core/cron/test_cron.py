@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Awaitable, Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -47,7 +48,12 @@ class Recorder:
         return f"done {job.id}"
 
 
-def make(tmp_path: Path, clock: FakeClock, rec: Recorder | None = None, **kw: Any) -> CronService:
+def make(
+    tmp_path: Path,
+    clock: FakeClock,
+    rec: Callable[[CronJob], Awaitable[str | None]] | None = None,
+    **kw: Any,
+) -> CronService:
     return CronService(
         tmp_path / "cron" / "jobs.json",
         on_job=rec or Recorder(),

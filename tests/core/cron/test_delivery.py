@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -218,7 +218,7 @@ async def test_cron_tool_list_remove_and_protection(
             ({"message": "x", "at": "tomorrow"}, "ISO time"),
             ({"every_seconds": 60}, "message is required"),
         ]:
-            result = await tool.execute(ctx, action="add", **bad)
+            result = await tool.execute(ctx, action="add", **cast(dict[str, Any], bad))
             assert result.is_error and expected in result.text, (bad, result.text)
         added = await tool.execute(
             ctx, action="add", message="water", every_seconds=3600, name="plants"
