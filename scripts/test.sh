@@ -16,6 +16,10 @@
 # NANOBOT_TEST_WORKERS=N sets the number of workers (0: no xdist, one process).
 # NANOBOT_NO_E2E=1 (not under CI): the end-to-end tier is neither installed nor required
 # (scripts/setup.sh), so it skips.
+# Coverage: the lane-1 run measures desktop/ (pytest-cov; [tool.coverage] in pyproject.toml)
+# and prints the figures at the end; desktop/core below its floor (`fail_under`) fails the run.
+# The full table goes to test-output/coverage.txt. NANOBOT_TEST_COVERAGE=0 turns it off; with
+# arguments it is off unless NANOBOT_TEST_COVERAGE=1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -58,9 +62,36 @@ if [ -n "${CI:-}" ] || [ "${NANOBOT_SKIP_FROZEN_BUILD:-}" != 1 ]; then
   export NANOBOT_TEST_REQUIRE_FROZEN=1
 fi
 
+coverage=${NANOBOT_TEST_COVERAGE:-}
+[ -z "$coverage" ] && { [ "$#" -gt 0 ] && coverage=0 || coverage=1; }
+cov=()
+if [ "$coverage" = 1 ]; then
+  rm -f .coverage .coverage.*
+  # The floor is checked on desktop/core below, not on the whole total pytest-cov sees.
+  cov=(--cov --cov-report= --cov-fail-under=0)
+fi
+
+# Prints the coverage of desktop/ and of desktop/core; fails when core is under its floor.
+report_coverage() {
+  local coverage_bin=.venv/bin/coverage
+  mkdir -p test-output
+  "$coverage_bin" report --fail-under=0 >test-output/coverage.txt
+  echo "Coverage: desktop/ $("$coverage_bin" report --fail-under=0 --format=total)% (full table: test-output/coverage.txt)"
+  local core
+  if core=$("$coverage_bin" report --include='desktop/core/*' --format=total); then
+    echo "Coverage: desktop/core ${core}% (floor: fail_under in pyproject.toml)"
+  else
+    echo "Coverage: desktop/core ${core}% is under its floor (fail_under in pyproject.toml)" >&2
+    return 1
+  fi
+}
+
 if [ "$#" -gt 0 ]; then
   [ "$build" = 1 ] && packaging/build.sh
-  exec "${pytest[@]}" "${xdist[@]}" "$@"
+  status=0
+  "${pytest[@]}" "${xdist[@]}" "${cov[@]}" "$@" || status=$?
+  if [ "$coverage" = 1 ]; then report_coverage || { [ "$status" = 0 ] && status=1; }; fi
+  exit "$status"
 fi
 
 build_log=$(mktemp --suffix=-build.log)
@@ -71,7 +102,9 @@ if [ "$build" = 1 ]; then
   build_pid=$!
 fi
 status=0
-"${pytest[@]}" "${xdist[@]}" --deselect "$frozen_tests" || status=$?
+"${pytest[@]}" "${xdist[@]}" "${cov[@]}" --deselect "$frozen_tests" || status=$?
+cov_status=0
+[ "$coverage" = 1 ] && { report_coverage || cov_status=$?; }
 if [ -n "$build_pid" ]; then
   if ! wait "$build_pid"; then
     echo "packaging/build.sh failed:" >&2
@@ -83,4 +116,5 @@ fi
 frozen_status=0
 "${pytest[@]}" "$frozen_tests" || frozen_status=$?
 [ "$status" = 0 ] && status=$frozen_status
+[ "$status" = 0 ] && status=$cov_status
 exit "$status"
