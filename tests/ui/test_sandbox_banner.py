@@ -224,7 +224,7 @@ def test_with_the_sandbox_turned_off_there_is_no_warning(
     config.write_text(json.dumps(data))
     run = _start(runs, qtbot, qloop, config)
     assert run.window.banner("sandbox") is None and run.warnings() == []
-    services = run.app.starter.services  # type: ignore[union-attr]
+    services = present(run.app.starter).services
     assert services is not None
     services.config.tools.exec.sandbox = "auto"
     run.restart_agent()

@@ -373,10 +373,10 @@ def test_desktop_app_starts_and_shuts_down(
         assert window.status_label.text().startswith("ready — any-name")
         assert app.tray is None and window.hide_on_close is False  # offscreen: no tray
         app.tray = Tray()  # close-to-tray follows the preference once a tray exists
-        app.prefs.update(close_to_tray=True)  # type: ignore[union-attr]
-        app.prefs.update(close_to_tray=False)  # type: ignore[union-attr]
+        present(app.prefs).update(close_to_tray=True)
+        present(app.prefs).update(close_to_tray=False)
         assert window.hide_on_close is False
-        app.prefs.update(close_to_tray=True)  # type: ignore[union-attr]
+        present(app.prefs).update(close_to_tray=True)
         assert window.hide_on_close is True
         app.tray.hide()
         app.tray = None

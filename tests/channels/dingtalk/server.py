@@ -35,6 +35,8 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
+from tests.typed import narrow
+
 CLIENT_ID = "dingtestclient01"
 CLIENT_SECRET = "test-client-secret-0123456789"
 TOPIC = "/v1.0/im/bot/messages/get"
@@ -112,7 +114,7 @@ class DingTalkServer:
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
         await site.start()
-        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        self.port = narrow(site._server, asyncio.Server).sockets[0].getsockname()[1]
         return self
 
     async def stop(self) -> None:

@@ -14,6 +14,7 @@ and the HTTP API, speaking the protocol nanobot's Mochat channel uses.
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import itertools
 import json
@@ -23,6 +24,8 @@ from typing import Any
 
 import socketio  # type: ignore[import-untyped]  # no py.typed
 from aiohttp import web
+
+from tests.typed import narrow
 
 TOKEN = "claw_test_token_123456"
 AGENT = "agent-user-1"
@@ -85,7 +88,7 @@ class MochatServer:
         await self.runner.setup()
         site = web.TCPSite(self.runner, "127.0.0.1", 0)
         await site.start()
-        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        self.port = narrow(site._server, asyncio.Server).sockets[0].getsockname()[1]
         return self
 
     async def stop(self) -> None:

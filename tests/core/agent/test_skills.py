@@ -16,6 +16,7 @@ from desktop.core.engine import skills as skills_module
 from desktop.core.engine.skills import Skill, SkillsLoader, split_frontmatter
 from desktop.core.providers.tokens import count_text
 from desktop.core.utils.resources import data_path
+from tests.typed import present
 
 BUILTIN_NAMES = ["cron", "github", "memory", "skill-creator", "summarize", "tmux", "weather"]
 
@@ -156,7 +157,7 @@ def test_original_nanobot_layout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     assert loader.load_skill_body("weather") == "# Weather\n\nUse curl."
 
     monkeypatch.setenv("PATH", str(empty))
-    assert loader.get_skill("weather").missing == ("binary: curl",)  # type: ignore[union-attr]
+    assert present(loader.get_skill("weather")).missing == ("binary: curl",)
 
 
 def test_split_frontmatter_edge_cases() -> None:
@@ -212,7 +213,10 @@ metadata: {"nanobot": {"requires": {"bins": ["fakebin", "gh-missing"], "env": ["
     )
 
     monkeypatch.setenv("SKILL_TEST_TOKEN", "")  # set but empty counts as missing
-    assert loader.get_skill("gh-like").missing == ("binary: gh-missing", "env: SKILL_TEST_TOKEN")  # type: ignore[union-attr]
+    assert present(loader.get_skill("gh-like")).missing == (
+        "binary: gh-missing",
+        "env: SKILL_TEST_TOKEN",
+    )
     monkeypatch.setenv("SKILL_TEST_TOKEN", "secret")
     (fake_path / "gh-missing").write_text("#!/bin/sh\n", encoding="utf-8")
     (fake_path / "gh-missing").chmod(0o755)
@@ -279,7 +283,7 @@ def test_malformed_frontmatter_is_skipped_and_reported(
     # Fixing a broken skill clears its error on the next scan.
     write_skill(base, "bad-yaml", 'name: bad-yaml\ndescription: "Use when: quoted"')
     assert "bad-yaml" not in {p.parent.name for p in loader.errors}
-    assert loader.get_skill("bad-yaml").description == "Use when: quoted"  # type: ignore[union-attr]
+    assert present(loader.get_skill("bad-yaml")).description == "Use when: quoted"
 
 
 # -- prompt parts --------------------------------------------------------------------------

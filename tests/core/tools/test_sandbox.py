@@ -37,6 +37,7 @@ from tests.core.tools.sandbox_support import (
     sleeper,
     wait_until,
 )
+from tests.typed import present
 from tests.waiting import serving
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux sandbox")
@@ -220,7 +221,7 @@ def private_bus(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]
     finally:
         proc.kill()
         proc.wait(timeout=10)
-        proc.stdout.close()  # type: ignore[union-attr]
+        present(proc.stdout).close()
         shutil.rmtree(folder, ignore_errors=True)
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from desktop.core.agent.approval import DENIED_RESULT, ApprovalPolicy, Decision
 from tests.fakes.openai_server import Reply
+from tests.typed import present
 from tests.ui.chat.conftest import ChatHarness, MakeChat
 
 
@@ -29,7 +30,7 @@ def test_allow_once_runs_the_command(make_chat: MakeChat, workspace: Path) -> No
     assert f"command: touch {marker} && echo made-it" in shown and "timeout: 30" in shown
     card = next(i for i in chat.items() if i.kind == "tool")
     assert card.awaiting_approval
-    assert chat.tab.sessions.entry(chat.tab.current).attention  # type: ignore[union-attr]
+    assert present(chat.tab.sessions.entry(chat.tab.current)).attention
     prompt.buttons[Decision.ALLOW_ONCE].click()
     chat.wait(lambda: card.ok is not None)
     assert card.ok and "made-it" in card.result and marker.exists()
@@ -37,7 +38,7 @@ def test_allow_once_runs_the_command(make_chat: MakeChat, workspace: Path) -> No
     prompt.buttons[Decision.ALLOW_ONCE].click()
     chat.idle()
     assert chat.items()[-1].text == "Done."
-    assert not chat.tab.sessions.entry(chat.tab.current).attention  # type: ignore[union-attr]
+    assert not present(chat.tab.sessions.entry(chat.tab.current)).attention
 
 
 def test_deny_reaches_the_model(make_chat: MakeChat, workspace: Path) -> None:
@@ -100,7 +101,7 @@ def test_prompt_waits_in_its_own_chat(make_chat: MakeChat) -> None:
     with chat.qtbot.waitSignal(chat.tab.sessionOpened):
         chat.tab.new_chat()
     assert not chat.tab.pane.approval.isVisible()
-    assert chat.tab.sessions.entry(first).attention  # type: ignore[union-attr]
+    assert present(chat.tab.sessions.entry(first)).attention
     chat.tab.open_session(first)
     chat.wait(chat.tab.pane.approval.isVisible)
     chat.tab.pane.approval.buttons[Decision.ALLOW_SESSION].click()

@@ -14,6 +14,7 @@ from PySide6.QtGui import QGuiApplication
 
 from desktop.core.session.manager import SessionManager
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
+from tests.typed import present
 from tests.ui.chat.conftest import ChatHarness, MakeChat, write_session
 from tests.ui.conftest import run_async
 
@@ -99,11 +100,11 @@ def test_a_model_that_cannot_be_used_changes_nothing(
     make_chat: MakeChat, memory_keyring: object
 ) -> None:
     chat: ChatHarness = make_chat()
-    before = chat.services.runtime.provider.current  # type: ignore[union-attr]
+    before = present(chat.services.runtime).provider.current
     chat.tab.pane.picker.modelChosen.emit("anthropic/claude-3-5-haiku-latest", "anthropic")
     chat.wait(lambda: chat.tab.panel.snackbar.isVisible())
     assert "Model not changed" in chat.tab.panel.snackbar.label.text()
-    assert chat.services.runtime.provider.current is before  # type: ignore[union-attr]
+    assert present(chat.services.runtime).provider.current is before
 
 
 def test_other_model_form_lists_the_providers_models(
@@ -239,12 +240,12 @@ def test_an_edited_first_message_gives_the_chat_a_new_title(
     chat.send("tell me about cats")
     chat.idle()
     key = chat.tab.current
-    chat.wait(lambda: chat.tab.sessions.entry(key).title == "Cat facts")  # type: ignore[union-attr]
+    chat.wait(lambda: present(chat.tab.sessions.entry(key)).title == "Cat facts")
     chat.tab.start_edit(0)
     chat.send("tell me about birds")
     chat.wait(lambda: _answers(chat) == ["About birds."])
     chat.idle()
-    chat.wait(lambda: chat.tab.sessions.entry(key).title == "Bird facts")  # type: ignore[union-attr]
+    chat.wait(lambda: present(chat.tab.sessions.entry(key)).title == "Bird facts")
     assert chat.tab.pane._full_title == "Bird facts"
     assert _chats(workspace) == [key]
 
@@ -273,7 +274,7 @@ def test_a_new_chat_gets_a_title_from_its_first_exchange(
     chat.send("plan a trip to Lisbon in May")
     chat.idle()
     key = chat.tab.current
-    chat.wait(lambda: chat.tab.sessions.entry(key).title == "Lisbon trip in May")  # type: ignore[union-attr]
+    chat.wait(lambda: present(chat.tab.sessions.entry(key)).title == "Lisbon trip in May")
     assert chat.tab.pane.title.toolTip() == "Lisbon trip in May"
     title_call = chat.requests()[-1]
     assert (title_call["max_tokens"] <= 32 and "stream" not in title_call) or not title_call[
@@ -291,7 +292,7 @@ def test_export_through_the_file_dialog(make_chat: MakeChat, tmp_path: Path) -> 
     chat.server.push(Reply("Here is `code`."))
     chat.send("show code")
     chat.idle()
-    chat.wait(lambda: not chat.tab.sessions.entry(chat.tab.current).draft)  # type: ignore[union-attr]
+    chat.wait(lambda: not present(chat.tab.sessions.entry(chat.tab.current)).draft)
     chat.tab.export("md")
     dialog = chat.tab._export_dialog
     chat.wait(dialog.isVisible)  # opened with open(): no nested event loop

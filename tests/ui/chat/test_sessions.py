@@ -50,7 +50,7 @@ def test_list_is_sorted_by_activity_and_marks_channels(
     keys = chat.tab.sessions.shown_keys()
     assert keys == ["telegram:42", "cli:direct", "desktop:old"]
     entries = [chat.tab.sessions.entry(k) for k in keys]
-    assert [e.channel for e in entries] == ["telegram", "cli", "desktop"]  # type: ignore[union-attr]
+    assert [present(e).channel for e in entries] == ["telegram", "cli", "desktop"]
     assert [present(e).title for e in entries] == [
         "hello from the phone",
         "Terminal work",
@@ -60,7 +60,7 @@ def test_list_is_sorted_by_activity_and_marks_channels(
     index = chat.tab.sessions.index(0)
     assert "telegram" in index.data(Qt.ItemDataRole.AccessibleTextRole)
     chat.tab.open_session("telegram:42")
-    chat.wait(lambda: chat.tab.pane.view.model().rowCount() == 2)  # type: ignore[union-attr]
+    chat.wait(lambda: present(chat.tab.pane.view.model()).rowCount() == 2)
     assert chat.tab.pane.channel.text() == "from telegram"
 
 
@@ -76,7 +76,7 @@ def test_new_chat_rename_and_activity(make_chat: MakeChat, workspace: Path, qtbo
     chat.wait(lambda: chat.tab.current != "desktop:old")
     key = chat.tab.current
     assert key.startswith("desktop:") and chat.tab.sessions.shown_keys()[0] == key
-    assert chat.tab.sessions.entry(key).draft  # type: ignore[union-attr]
+    assert present(chat.tab.sessions.entry(key)).draft
     chat.tab.new_chat()  # still empty: no second draft
     assert chat.tab.current == key and len(chat.tab.sessions.all_keys()) == 4
     chat.server.push(Reply("Sure."))
@@ -85,7 +85,7 @@ def test_new_chat_rename_and_activity(make_chat: MakeChat, workspace: Path, qtbo
     entry = chat.tab.sessions.entry(key)
     assert entry is not None and not entry.draft and entry.title == "plan my week"
     chat.tab.sessions.setData(chat.tab.sessions.index(chat.tab.sessions.row_of(key)), "Week plan")
-    chat.wait(lambda: chat.tab.sessions.entry(key).title == "Week plan")  # type: ignore[union-attr]
+    chat.wait(lambda: present(chat.tab.sessions.entry(key)).title == "Week plan")
     path = session_path(workspace, key)
     chat.wait(
         lambda: json.loads(path.read_text().splitlines()[0])["metadata"].get("title") == "Week plan"
@@ -204,7 +204,7 @@ def test_new_command_opens_a_new_chat_and_keeps_the_old_one(
         chat.send("/new")
     chat.wait(lambda: chat.tab.current != old)
     new = chat.tab.current
-    assert new.startswith("desktop:") and chat.tab.sessions.entry(new).draft  # type: ignore[union-attr]
+    assert new.startswith("desktop:") and present(chat.tab.sessions.entry(new)).draft
     assert chat.items() == [] and chat.tab.pane.composer.text() == ""
     run_async(chat.qtbot, chat.loop, chat.tab.list_controller.refresh())
     entry = chat.tab.sessions.entry(old)
