@@ -16,6 +16,11 @@
 # NANOBOT_TEST_WORKERS=N sets the number of workers (0: no xdist, one process).
 # NANOBOT_NO_E2E=1 (not under CI): the end-to-end tier is neither installed nor required
 # (scripts/setup.sh), so it skips.
+# Coverage: the lane-1 run measures desktop/core while the core tier runs (pytest-cov;
+# [tool.coverage] in pyproject.toml, tests/coverage_lane.py) and prints the figure at the end;
+# under its floor (`fail_under`) the run fails. The per-file table goes to
+# test-output/coverage.txt. NANOBOT_TEST_COVERAGE=0 turns it off; with arguments it is off
+# unless NANOBOT_TEST_COVERAGE=1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -59,9 +64,40 @@ if [ -n "${CI:-}" ] || [ "${NANOBOT_SKIP_FROZEN_BUILD:-}" != 1 ]; then
   export NANOBOT_TEST_REQUIRE_FROZEN=1
 fi
 
+coverage=${NANOBOT_TEST_COVERAGE:-}
+[ -z "$coverage" ] && { [ "$#" -gt 0 ] && coverage=0 || coverage=1; }
+cov=()
+if [ "$coverage" = 1 ]; then
+  rm -f .coverage .coverage.*
+  # The floor is checked by report_coverage below, once the data files are combined.
+  cov=(--cov --cov-report= --cov-fail-under=0)
+fi
+
+# Prints the coverage of desktop/core; fails when it is under its floor.
+report_coverage() {
+  local coverage_bin=.venv/bin/coverage core core_status=0
+  if [ ! -e .coverage ]; then
+    echo "Coverage: no data (the test run ended before pytest-cov wrote it)" >&2
+    return 1
+  fi
+  mkdir -p test-output
+  "$coverage_bin" report --include='desktop/core/*' --fail-under=0 >test-output/coverage.txt
+  core=$("$coverage_bin" report --include='desktop/core/*' --format=total) || core_status=$?
+  core=${core%%$'\n'*}  # the figure; coverage adds a line when it is under the floor
+  if [ "$core_status" = 0 ]; then
+    echo "Coverage: desktop/core ${core}% by tests/core (floor: fail_under in pyproject.toml; table: test-output/coverage.txt)"
+  else
+    echo "Coverage: desktop/core ${core}% by tests/core is under its floor (fail_under in pyproject.toml)" >&2
+    return 1
+  fi
+}
+
 if [ "$#" -gt 0 ]; then
   [ "$build" = 1 ] && packaging/build.sh
-  exec "${pytest[@]}" "${xdist[@]}" "$@"
+  status=0
+  "${pytest[@]}" "${xdist[@]}" "${cov[@]}" "$@" || status=$?
+  if [ "$coverage" = 1 ]; then report_coverage || { [ "$status" = 0 ] && status=1; }; fi
+  exit "$status"
 fi
 
 build_log=$(mktemp --suffix=-build.log)
@@ -73,7 +109,9 @@ if [ "$build" = 1 ]; then
 fi
 status=0
 # The slowest tests are printed at the end (where the time goes, run after run).
-"${pytest[@]}" "${xdist[@]}" --durations=25 --durations-min=4 --deselect "$frozen_tests" || status=$?
+"${pytest[@]}" "${xdist[@]}" "${cov[@]}" --durations=25 --durations-min=4 --deselect "$frozen_tests" || status=$?
+cov_status=0
+[ "$coverage" = 1 ] && { report_coverage || cov_status=$?; }
 if [ -n "$build_pid" ]; then
   if ! wait "$build_pid"; then
     echo "packaging/build.sh failed:" >&2
@@ -85,4 +123,5 @@ fi
 frozen_status=0
 "${pytest[@]}" "$frozen_tests" || frozen_status=$?
 [ "$status" = 0 ] && status=$frozen_status
+[ "$status" = 0 ] && status=$cov_status
 exit "$status"

@@ -19,7 +19,7 @@ from tests.real_keyring import real_keyring  # noqa: F401 - the fixture, for eve
 
 # Suite-wide guards: no tasks, threads or widgets left behind; no blocking in the event loop.
 # (pytester runs the guards' own tests.)
-pytest_plugins = ["tests.guards.leaks", "tests.guards.blocking", "pytester"]
+pytest_plugins = ["tests.guards.leaks", "tests.guards.blocking", "pytester", "tests.coverage_lane"]
 if os.environ.get("NANOBOT_TEST_COSTS"):  # the per-test cost table (scripts/test_costs.py)
     pytest_plugins.append("tests.costs")
 

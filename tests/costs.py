@@ -96,8 +96,8 @@ class Costs:
         argv: list[str]
         if event == "subprocess.Popen":
             executable, raw = args[0], args[1]
-            argv = [raw] if isinstance(raw, (str, bytes)) else list(raw)
-            argv = [a.decode() if isinstance(a, bytes) else str(a) for a in argv]
+            parts = [raw] if isinstance(raw, (str, bytes)) else list(raw)
+            argv = [a.decode() if isinstance(a, bytes) else str(a) for a in parts]
             if executable:
                 argv = [os.fsdecode(executable), *argv[1:]]
         elif event == "os.posix_spawn":

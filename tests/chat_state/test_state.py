@@ -12,7 +12,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
-from typing import get_args
+from typing import cast, get_args
 
 import pytest
 
@@ -38,6 +38,7 @@ from desktop.core.bus.events import (
     ToolCallStarted,
     TurnFailed,
     TurnFinished,
+    TurnSource,
     TurnStarted,
     TurnStopped,
     UsageReport,
@@ -117,13 +118,13 @@ def started(turn: str, key: str = A, text: str = "hi", request: str = "", **kw: 
     return TurnStarted(
         turn,
         key,
-        kw.get("source", "message"),
+        cast(TurnSource, kw.get("source", "message")),
         "desktop",
         key[8:],
         text,
         request_id=request,
         label=kw.get("label", ""),
-    )  # type: ignore[arg-type]
+    )
 
 
 def test_it_imports_without_qt() -> None:
@@ -329,7 +330,7 @@ def test_two_sessions_interleaved(screen: Screen) -> None:
 
 def test_every_event_kind_is_handled(screen: Screen) -> None:
     """Events that are not about a chat's rows change nothing; ``SessionChanged`` reloads."""
-    others = [
+    others: list[RunEvent] = [
         ReminderDue(A, "j1", "Stretch", "Stand up"),
         ChannelStatusChanged("telegram", "connected"),
         DeliveryFailed("telegram", "42", "down"),

@@ -75,7 +75,12 @@ async def test_a_stop_as_the_next_chunk_arrives_ends_the_stream(
     async def on_delta(delta: StreamDelta) -> None:
         seen.append(delta.text)
         if len(seen) == 1:  # the stream now waits for chunk 2: release it and stop together
-            loop.call_soon(lambda: (stream.release(), call.cancel()))
+
+            def release_and_stop() -> None:
+                stream.release()
+                call.cancel()
+
+            loop.call_soon(release_and_stop)
 
     call = asyncio.ensure_future(
         provider.chat_stream([{"role": "user", "content": "hi"}], on_delta=on_delta)

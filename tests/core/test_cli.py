@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import subprocess
 from pathlib import Path
+from typing import Any
 
 from desktop import __version__
 from desktop.core.session.manager import SessionManager
@@ -45,7 +46,7 @@ def _session_file(workspace: Path, key: str, config_dir: Path) -> Path:
     return SessionManager(workspace, config_dir=config_dir).path_for(key)
 
 
-def _session_lines(tmp_path: Path, key: str = "cli:direct") -> list[dict[str, object]]:
+def _session_lines(tmp_path: Path, key: str = "cli:direct") -> list[dict[str, Any]]:
     path = _session_file(tmp_path / "workspace", key, tmp_path / "config")
     return [json.loads(line) for line in path.read_text().splitlines()]
 

@@ -7,6 +7,7 @@ import json
 import signal
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any, cast
 
 from tests.cli_runner import start_cli
 from tests.conftest import cli_env, custom_config
@@ -15,8 +16,11 @@ from tests.fakes.openai_server import Fail, Reply, ScriptedOpenAIServer
 from tests.waiting import wait_for
 
 
-def _jobs(tmp_path: Path) -> list[dict[str, object]]:
-    return json.loads((tmp_path / "workspace" / "cron" / "jobs.json").read_text())["jobs"]
+def _jobs(tmp_path: Path) -> list[dict[str, Any]]:
+    return cast(
+        "list[dict[str, Any]]",
+        json.loads((tmp_path / "workspace" / "cron" / "jobs.json").read_text())["jobs"],
+    )
 
 
 def test_cron_add_list_enable_disable_remove(tmp_path: Path, isolated_env: Path) -> None:

@@ -10,6 +10,7 @@ import stat
 import subprocess
 import time
 from pathlib import Path
+from typing import cast
 
 import pytest
 
@@ -22,7 +23,10 @@ from tests.real_keyring import RealKeyring
 
 
 def _config(home: Path) -> dict[str, object]:
-    return json.loads((home / ".nanobot" / "config.json").read_text(encoding="utf-8"))
+    return cast(
+        "dict[str, object]",
+        json.loads((home / ".nanobot" / "config.json").read_text(encoding="utf-8")),
+    )
 
 
 def _git_subjects(workspace: Path) -> list[str]:

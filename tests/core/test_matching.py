@@ -9,6 +9,7 @@ import pytest
 from desktop.core.config.provider_registry import PROVIDERS, find_by_name
 from desktop.core.config.schema import Config
 from desktop.core.providers.matching import ProviderNotFound, choose_provider, litellm_model_name
+from tests.typed import present
 
 REQUIRED = {
     "anthropic",
@@ -213,8 +214,8 @@ def test_registry_covers_required_providers() -> None:
         assert spec.display_name
         assert spec.needs_key or spec.is_local or spec.direct or spec.name == "custom"
         assert find_by_name(spec.name.replace("_", "-")) is spec
-    assert find_by_name("openrouter").key_prefix == "sk-or-"  # type: ignore[union-attr]
-    assert find_by_name("anthropic").supports_prompt_caching  # type: ignore[union-attr]
+    assert present(find_by_name("openrouter")).key_prefix == "sk-or-"
+    assert present(find_by_name("anthropic")).supports_prompt_caching
 
 
 def test_litellm_name_strips_gateway_vendor_prefix() -> None:

@@ -28,5 +28,5 @@ async def test_the_tables_are_read_once_in_a_worker(unread_tables: None) -> None
         mime.guess_type("no-extension"),
         mime.guess_extension("application/pdf"),
     )
-    assert found == ["image/png", "text/plain", None, ".pdf"]
+    assert list(found) == ["image/png", "text/plain", None, ".pdf"]
     assert mimetypes.inited

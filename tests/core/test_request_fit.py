@@ -134,7 +134,8 @@ class CountingEncoding:
 
     def encode(self, text: str, **kwargs: Any) -> list[int]:
         self.calls += 1
-        return self.inner.encode(text, **kwargs)
+        tokens: list[int] = self.inner.encode(text, **kwargs)
+        return tokens
 
 
 @pytest.fixture

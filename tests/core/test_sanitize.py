@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 
@@ -17,7 +18,7 @@ from desktop.core.providers.think import ThinkSplitter
 
 def test_only_standard_keys_survive() -> None:
     """Timestamps, reasoning and other bookkeeping never reach the provider."""
-    messages = [
+    messages: list[dict[str, Any]] = [
         {"role": "system", "content": "s", "timestamp": "t"},
         {"role": "user", "content": "u", "timestamp": "t", "media": ["x"]},
         {

@@ -13,7 +13,7 @@ import os
 import stat
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -27,6 +27,7 @@ from desktop.cli import main as cli_main
 from desktop.core.config.errors import ConfigError
 from desktop.core.config.loader import load_config
 from desktop.core.config.migrate import migrate_plaintext_keys, plaintext_keys
+from desktop.core.config.schema import Config
 from desktop.core.config.secrets import (
     SERVICE,
     SERVICE_ENV,
@@ -48,11 +49,11 @@ SVC = "nanobot-desktop-unit"
 class HangingKeyring(KeyringBackend):
     """A keyring whose every call blocks (a locked wallet waiting for a prompt nobody sees)."""
 
-    priority = 1  # type: ignore[assignment]
-    viable = False  # type: ignore[assignment]
+    priority = 1
+    viable = False
 
     def __init__(self, seconds: float = 30.0) -> None:
-        super().__init__()
+        super().__init__()  # type: ignore[no-untyped-call]  # keyring's KeyringBackend.__init__ has no annotations
         self.seconds = seconds
         self.release = threading.Event()
         self.calls = 0
@@ -75,7 +76,7 @@ class HangingKeyring(KeyringBackend):
 class SlowKeyring(MemoryKeyring):
     """An in-memory keyring that takes ``delay`` seconds per call (time.sleep: blocking)."""
 
-    viable = False  # type: ignore[assignment]
+    viable = False
 
     def __init__(self, delay: float) -> None:
         super().__init__()
@@ -93,8 +94,11 @@ class SlowKeyring(MemoryKeyring):
 class LockedKeyring(KeyringBackend):
     """A keyring that is there but refuses (a collection that cannot be unlocked)."""
 
-    priority = 1  # type: ignore[assignment]
-    viable = False  # type: ignore[assignment]
+    priority = 1
+    viable = False
+
+    def __init__(self) -> None:
+        super().__init__()  # type: ignore[no-untyped-call]  # keyring's KeyringBackend.__init__ has no annotations
 
     def get_password(self, service: str, username: str) -> str | None:
         raise KeyringLocked("Failed to unlock the collection!")
@@ -196,7 +200,7 @@ def _config(
     providers: dict[str, Any],
     environ: dict[str, str] | None = None,
     name: str = "config.json",
-):
+) -> Config:
     path = write_config(tmp_path / name, {"providers": providers})
     return load_config(path, environ=environ or {})
 
@@ -449,10 +453,11 @@ async def test_async_calls_do_not_block_the_loop() -> None:
 
         task = asyncio.create_task(ticker())
         await asyncio.sleep(0.05)
-        for call in (
+        calls: tuple[Callable[[], Awaitable[object]], ...] = (
             lambda: store.aset("openai", "sk-slow-0123456789"),
             lambda: store.aget("openai"),
-        ):
+        )
+        for call in calls:
             before, started = ticks, time.monotonic()
             await call()
             assert time.monotonic() - started >= 0.35
@@ -602,8 +607,14 @@ def test_migrate_without_keyring_changes_nothing(tmp_path: Path) -> None:
 
 
 # -- the keys command, in-process (so it can use the in-memory keyring) --------------------
+RunCli = Callable[..., tuple[int, str, str]]
+"""The ``run_cli`` fixture: ``run_cli(args, stdin="") -> (exit code, stdout, stderr)``."""
+
+
 @pytest.fixture
-def run_cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
+def run_cli(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> Iterator[RunCli]:
     """Call the CLI entry point in-process: ``run_cli(args, stdin) -> (code, out, err)``."""
     monkeypatch.setenv(SERVICE_ENV, SVC)
 
@@ -619,7 +630,9 @@ def run_cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str])
         yield run
 
 
-def test_cli_keys_set_list_delete(run_cli, memory_keyring: MemoryKeyring, tmp_path: Path) -> None:
+def test_cli_keys_set_list_delete(
+    run_cli: RunCli, memory_keyring: MemoryKeyring, tmp_path: Path
+) -> None:
     """keys set/list/delete: stored under the service, listed by source, never printed."""
     key = _fake_key("cli")
     config = write_config(
@@ -648,7 +661,7 @@ def test_cli_keys_set_list_delete(run_cli, memory_keyring: MemoryKeyring, tmp_pa
 
 
 def test_cli_keys_set_rejects_bad_input(
-    run_cli, memory_keyring: MemoryKeyring, tmp_path: Path
+    run_cli: RunCli, memory_keyring: MemoryKeyring, tmp_path: Path
 ) -> None:
     """Unknown provider and empty input: usage errors, nothing stored."""
     code, _out, err = run_cli(["keys", "set", "nosuchprovider", "--stdin"], "sk-x-0123456789\n")
@@ -659,7 +672,7 @@ def test_cli_keys_set_rejects_bad_input(
 
 
 @pytest.mark.usefixtures("no_keyring")
-def test_cli_keys_without_keyring(run_cli, tmp_path: Path) -> None:
+def test_cli_keys_without_keyring(run_cli: RunCli, tmp_path: Path) -> None:
     """No keyring: set fails with the alternatives (no traceback, no key); list still works."""
     key = _fake_key("nokr")
     code, out, err = run_cli(["keys", "set", "anthropic", "--stdin"], f"{key}\n")
@@ -672,7 +685,7 @@ def test_cli_keys_without_keyring(run_cli, tmp_path: Path) -> None:
     assert code == 0 and out.startswith("keyring: unavailable")
 
 
-def test_cli_keys_migrate(run_cli, memory_keyring: MemoryKeyring, tmp_path: Path) -> None:
+def test_cli_keys_migrate(run_cli: RunCli, memory_keyring: MemoryKeyring, tmp_path: Path) -> None:
     """keys migrate says what moved and never prints a key."""
     k_openai, k_anthropic = _fake_key("mig"), _fake_key("ant")
     path, _ = _legacy_config(tmp_path, k_openai, k_anthropic)
@@ -686,7 +699,7 @@ def test_cli_keys_migrate(run_cli, memory_keyring: MemoryKeyring, tmp_path: Path
 
 
 def test_cli_keys_migrate_conflict_exits_1(
-    run_cli, memory_keyring: MemoryKeyring, tmp_path: Path
+    run_cli: RunCli, memory_keyring: MemoryKeyring, tmp_path: Path
 ) -> None:
     """A skipped key is reported and makes the exit status 1."""
     path, _ = _legacy_config(tmp_path, _fake_key("file"), _fake_key("ant"))
@@ -697,7 +710,7 @@ def test_cli_keys_migrate_conflict_exits_1(
 
 
 @pytest.mark.usefixtures("no_keyring")
-def test_cli_keys_migrate_without_keyring(run_cli, tmp_path: Path) -> None:
+def test_cli_keys_migrate_without_keyring(run_cli: RunCli, tmp_path: Path) -> None:
     """No keyring: exit 1, 'Nothing was changed', file byte-identical."""
     path, _ = _legacy_config(tmp_path, _fake_key("nk"), _fake_key("ant"))
     before = path.read_bytes()

@@ -452,7 +452,7 @@ async def test_a_turn_that_breaks_is_an_error_not_an_empty_success(
         raise RuntimeError("disk on fire")
 
     monkeypatch.setattr(served.service.runtime.agent, "process_direct", broken)
-    ask = {"model": "any-name", "messages": [{"role": "user", "content": "hi"}]}
+    ask: dict[str, Any] = {"model": "any-name", "messages": [{"role": "user", "content": "hi"}]}
     async with served.client() as client:
         with pytest.raises(openai.InternalServerError, match="the agent failed") as error:
             await client.chat.completions.create(**ask)

@@ -118,7 +118,7 @@ def test_a_file_written_by_nanobot_is_appended_to(tmp_path: Path) -> None:
     saves append; the file stays in nanobot's format."""
     folder = tmp_path / "sessions"
     folder.mkdir()
-    meta = {"_type": "metadata", "key": KEY, "created_at": "2030-01-01T00:00:00"}
+    meta: dict[str, Any] = {"_type": "metadata", "key": KEY, "created_at": "2030-01-01T00:00:00"}
     meta |= {"updated_at": "2030-01-01T00:00:00", "metadata": {}, "last_consolidated": 0}
     rows = [
         meta,
@@ -192,7 +192,12 @@ def test_saving_waits_for_the_folder_lock(tmp_path: Path) -> None:
     session = manager.get_or_create(KEY)
     session.add_message("user", "while locked")
     done = threading.Event()
-    worker = threading.Thread(target=lambda: (manager.save(session), done.set()))
+
+    def save() -> None:
+        manager.save(session)
+        done.set()
+
+    worker = threading.Thread(target=save)
     worker.start()
     try:
         assert not done.wait(0.5)  # still waiting for the lock
@@ -241,7 +246,12 @@ def test_a_turn_waits_for_the_other_process_turn(tmp_path: Path) -> None:
     assert waiting.has_pending_turn and not waiting.repair()  # live elsewhere: untouched
     waiting.begin_turn("meanwhile")
     done = threading.Event()
-    worker = threading.Thread(target=lambda: (second.save(waiting), done.set()))
+
+    def save() -> None:
+        second.save(waiting)
+        done.set()
+
+    worker = threading.Thread(target=save)
     worker.start()
     assert not done.wait(0.5)  # blocked on the other turn
     call = {"role": "assistant", "content": "", "tool_calls": [tool_call("L")]}
@@ -392,7 +402,7 @@ def _edits(draw: st.DrawFn) -> tuple[list[Any], list[Any], list[Any], int | None
     theirs += [_m(f"t{n}") for n in range(draw(st.integers(0, 4)))]
     block_start = None
     if draw(st.booleans()):
-        if ours and draw(st.booleans()):
+        if len(ours) > 0 and draw(st.booleans()):
             block_start = len(ours) - 1  # the turn began with a message already saved
         else:
             block_start = len(ours)

@@ -25,7 +25,12 @@ FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "nanobot_0_3_5"
 
 
 def _write(path: Path, key: str, texts: list[str], updated: str) -> None:
-    meta = {"_type": "metadata", "key": key, "created_at": updated, "updated_at": updated}
+    meta: dict[str, Any] = {
+        "_type": "metadata",
+        "key": key,
+        "created_at": updated,
+        "updated_at": updated,
+    }
     meta |= {"metadata": {}, "last_consolidated": 0}
     rows = [meta] + [{"role": "user", "content": t, "timestamp": updated} for t in texts]
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -49,7 +49,7 @@ class FirstCallForced(LiteLLMProvider):
 
     forced = False
 
-    async def chat_stream(  # type: ignore[override]
+    async def chat_stream(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None, **kw: Any
     ) -> LLMResponse:
         if tools and not self.forced:

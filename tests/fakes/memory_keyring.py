@@ -9,14 +9,14 @@ from keyring.errors import PasswordDeleteError
 class MemoryKeyring(KeyringBackend):
     """Stores passwords in a dict; counts calls so tests can see the keyring was used."""
 
-    priority = 1  # type: ignore[assignment]
+    priority = 1
     # keyring auto-detects every imported KeyringBackend subclass: without this the fake would
     # become the process default (or, beside a real Secret Service, be chained behind it).
     # Tests install it explicitly through the ``memory_keyring`` fixture.
-    viable = False  # type: ignore[assignment]
+    viable = False
 
     def __init__(self) -> None:
-        super().__init__()
+        super().__init__()  # type: ignore[no-untyped-call]  # keyring's KeyringBackend.__init__ has no annotations
         self.store: dict[tuple[str, str], str] = {}
         self.calls = 0
 

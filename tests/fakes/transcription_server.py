@@ -49,8 +49,9 @@ def _multipart(content_type: str, raw: bytes) -> tuple[dict[str, Any], bytes, st
     for part in message.iter_parts():
         name = part.get_param("name", header="content-disposition")
         payload = part.get_payload(decode=True) or b""
+        assert isinstance(payload, bytes)  # decode=True on a leaf part: its bytes
         if part.get_filename():
-            audio, filename, kind = payload, part.get_filename(), part.get_content_type()
+            audio, filename, kind = payload, part.get_filename() or "", part.get_content_type()
         else:
             fields[str(name)] = payload.decode()
     return fields, audio, filename, kind

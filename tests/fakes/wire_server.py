@@ -254,11 +254,15 @@ class WireServer:
         }
         self._sse(handler, {"type": "message_start", "message": start}, "message_start")
         block = {"type": "content_block_start", "index": 0}
-        self._sse(handler, {**block, "content_block": {"type": "text", "text": ""}}, block["type"])
+        self._sse(
+            handler, {**block, "content_block": {"type": "text", "text": ""}}, str(block["type"])
+        )
         for piece in self._pieces():
             delta = {"type": "content_block_delta", "index": 0}
             self._sse(
-                handler, {**delta, "delta": {"type": "text_delta", "text": piece}}, delta["type"]
+                handler,
+                {**delta, "delta": {"type": "text_delta", "text": piece}},
+                str(delta["type"]),
             )
         if self.cut:
             return
@@ -337,4 +341,4 @@ def verify_sigv4(
     expected = signer.signature(
         signer.string_to_sign(request, signer.canonical_request(request)), request
     )
-    return expected == fields.get("Signature")
+    return bool(expected == fields.get("Signature"))

@@ -54,7 +54,7 @@ def test_trigger_made_by_nanobot_fires_in_ours(shared: Shared) -> None:
     ], dump(path)
     trigger = _store(shared)[tid]
     assert trigger["lastStatus"] == "ok" and trigger["sessionKey"] == "cli:direct"
-    assert [r["status"] for r in trigger["runHistory"]] == ["ok"]  # type: ignore[union-attr]
+    assert [r["status"] for r in trigger["runHistory"]] == ["ok"]  # type: ignore[attr-defined]
 
 
 def test_trigger_made_by_us_is_fired_by_nanobot_and_delivered_by_our_gateway(

@@ -30,7 +30,9 @@ def frozen(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     return exe
 
 
-def test_frozen_uses_the_launcher_on_path(frozen: Path, tmp_path: Path, monkeypatch) -> None:
+def test_frozen_uses_the_launcher_on_path(
+    frozen: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """/usr/bin/nanobot-desktop (the .deb) or ~/.local/bin (install.sh) links to the app:
     the autostart entry runs that link, which stays valid when the app is updated."""
     bin_dir = tmp_path / "usr" / "bin"
@@ -47,7 +49,9 @@ def test_frozen_without_launcher_runs_the_executable(frozen: Path) -> None:
     assert shlex.split(autostart.launch_command()) == [str(frozen)]
 
 
-def test_frozen_ignores_another_install_on_path(frozen: Path, tmp_path: Path, monkeypatch) -> None:
+def test_frozen_ignores_another_install_on_path(
+    frozen: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A nanobot-desktop on PATH that is not this app (a source venv) is not used."""
     other = tmp_path / "venv" / "bin"
     other.mkdir(parents=True)

@@ -33,7 +33,13 @@ from tests.packaging.frozen import (
     wait_for,
 )
 from tests.real_keyring import RealKeyring
-from tests.ui.test_tray_smoke import SCREENS, _agent_ready, _tray_icon_embedded, xsession  # noqa: F401
+from tests.ui.test_tray_smoke import (  # noqa: F401
+    SCREENS,
+    XSession,
+    _agent_ready,
+    _tray_icon_embedded,
+    xsession,
+)
 
 # The Qt libraries scripts/setup.sh installs for the xcb platform: the .deb must declare them.
 QT_SYSTEM_PACKAGES = ("libxcb-cursor0", "libxkbcommon-x11-0", "libxcb-icccm4", "libxcb-image0",
@@ -248,7 +254,7 @@ def test_headless_commands(installed: Installed, tmp_path: Path) -> None:
 
 def test_window_and_tray_from_the_launcher_entry(
     installed: Installed,
-    xsession,  # noqa: F811 - fixture from the tray smoke test
+    xsession: XSession,  # noqa: F811 - fixture from the tray smoke test
     tmp_path: Path,
 ) -> None:
     """Run the installed .desktop entry's Exec line under Xvfb with a tray: the window paints,

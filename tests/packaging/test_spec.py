@@ -15,6 +15,8 @@ from tests.conftest import REPO
 sys.path.insert(0, str(REPO / "packaging"))
 pytest.importorskip("PyInstaller", reason="the package extra is not installed")
 
+from typing import cast
+
 import platform_files
 import spec_helpers
 
@@ -121,13 +123,13 @@ def test_windows_version_resource() -> None:
         "0.1.0", name="nanobot-desktop", description="nanobot Desktop", exe="nanobot-desktop.exe"
     )
     tree = ast.parse(text, mode="eval")
-    calls = {node.func.id for node in ast.walk(tree) if isinstance(node, ast.Call)}
+    calls = {cast(ast.Name, node.func).id for node in ast.walk(tree) if isinstance(node, ast.Call)}
     assert calls == {"VSVersionInfo", "FixedFileInfo", "StringFileInfo", "StringTable",
                      "StringStruct", "VarFileInfo", "VarStruct"}  # fmt: skip
     pairs = {
-        node.args[0].value: node.args[1].value
+        cast(ast.Constant, node.args[0]).value: cast(ast.Constant, node.args[1]).value
         for node in ast.walk(tree)
-        if isinstance(node, ast.Call) and node.func.id == "StringStruct"
+        if isinstance(node, ast.Call) and cast(ast.Name, node.func).id == "StringStruct"
     }
     assert pairs["ProductVersion"] == "0.1.0" and pairs["OriginalFilename"] == "nanobot-desktop.exe"
     assert "filevers=(0, 1, 0, 0)" in text

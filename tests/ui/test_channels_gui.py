@@ -25,12 +25,14 @@ from desktop.core.runtime import Runtime
 from desktop.ui.chat.chat_tab import ChatTab
 from desktop.ui.services import AppServices
 from desktop.ui.settings import SettingsTab
+from desktop.ui.settings.channels_page import ChannelsPage
 from tests.channels.telegram.bot_api_server import TOKEN, BotApiServer
 from tests.conftest import REPO, write_config
 from tests.core.agent.conftest import make_provider
 from tests.fakes.memory_keyring import MemoryKeyring
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
 from tests.ui.conftest import run_async
+from tests.ui.settings.pages import page_of
 
 CHAT = 4242
 SCREENS = REPO / "test-output" / "screens"
@@ -109,7 +111,7 @@ def test_channels_page_shows_live_status_and_tests_the_connection(
     tab.resize(1100, 760)
     tab.show()
     tab.show_section("channels/telegram")
-    page = tab.page("channels")
+    page = page_of(tab, "channels", ChannelsPage)
     telegram = page.form("telegram")
     qtbot.waitUntil(lambda: "Connected as @" in telegram.status.text(), timeout=30_000)
     assert telegram.connect_button.text() == "Disconnect"

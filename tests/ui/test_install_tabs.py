@@ -51,15 +51,16 @@ def test_real_tabs_are_wired(
     assert isinstance(window.tab("memory"), MemoryTab)
     policy = services.policy
     assert policy.mode == "autonomous" and policy.always_allowed == {"exec"}
-    assert services.closables[:4] == [
+    tabs: list[object] = [
         window.tab("chat"),
         window.tab("settings"),
         window.tab("skills"),
         window.tab("memory"),
     ]
+    assert services.closables[:4] == tabs
     # the approval mode follows the preference, and policy changes are saved to desktop.json
     store.update(approval_mode="ask")
-    assert policy.mode == "ask"
+    assert policy.mode == "ask"  # type: ignore[comparison-overlap]  # mypy keeps the narrowing above
     policy.allow_always("mcp_time_get_current_time")
     qtbot.waitUntil(
         lambda: (

@@ -25,6 +25,8 @@ from desktop.ui.banner import Banner
 from desktop.ui.main_window import MainWindow
 from desktop.ui.onboarding import OnboardingWizard
 from desktop.ui.services import AppServices
+from desktop.ui.settings import SettingsTab
+from desktop.ui.settings.providers_page import ProvidersPage
 from desktop.ui.shell import DesktopApp
 from desktop.ui.single_instance import SingleInstance
 from desktop.ui.startup import AgentStarter
@@ -33,6 +35,7 @@ from tests.channels.telegram.bot_api_server import TOKEN, BotApiServer
 from tests.conftest import custom_config
 from tests.fakes.openai_server import ScriptedOpenAIServer
 from tests.ui.conftest import run_async
+from tests.ui.settings.pages import page_of, widget_as
 
 
 class Running:
@@ -211,9 +214,9 @@ def test_first_run_shows_no_error_about_a_provider_nobody_chose_and_skip_leaves_
         wizard = _wizards(window)[0]
         wizard.skip_button.click()
         qtbot.waitUntil(lambda: not _wizards(window))
-        settings = window.tab("settings")
+        settings = widget_as(window.tab("settings"), SettingsTab)
         settings.show_section("providers")
-        settings.page("providers").setup_button.click()
+        page_of(settings, "providers", ProvidersPage).setup_button.click()
         qtbot.waitUntil(lambda: bool(_wizards(window)))
         # finishing: Settings opens on the provider just set up
         wizard = _wizards(window)[0]
@@ -227,7 +230,7 @@ def test_first_run_shows_no_error_about_a_provider_nobody_chose_and_skip_leaves_
         assert run_async(qtbot, qloop, wizard.next(), 30_000)
         qtbot.waitUntil(lambda: starter.runtime is not None, timeout=30_000)
         assert settings.current_section() == "providers"
-        page = settings.page("providers")
+        page = page_of(settings, "providers", ProvidersPage)
         assert page.list.currentItem().data(Qt.ItemDataRole.UserRole) == "custom"
         assert window.banner("setup") is None and window.banner("agent") is None
     finally:

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtWidgets import QApplication, QPushButton
+from PySide6.QtWidgets import QApplication, QPushButton, QWidget
 from pytestqt.qtbot import QtBot
 
 from desktop.app import build_main_window
@@ -54,9 +54,9 @@ def window(qtbot: QtBot) -> Iterator[MainWindow]:
     win.close()
 
 
-def _button(widget: object, name: str) -> QPushButton:
-    found = [b for b in widget.findChildren(QPushButton) if b.accessibleName().startswith(name)]  # type: ignore[attr-defined]
-    assert len(found) == 1, [b.accessibleName() for b in widget.findChildren(QPushButton)]  # type: ignore[attr-defined]
+def _button(widget: QWidget, name: str) -> QPushButton:
+    found = [b for b in widget.findChildren(QPushButton) if b.accessibleName().startswith(name)]
+    assert len(found) == 1, [b.accessibleName() for b in widget.findChildren(QPushButton)]
     return found[0]
 
 
@@ -117,7 +117,11 @@ def test_approve_in_the_banner_and_answer_in_settings(
         qtbot.waitUntil(lambda: second.code in pairing.shown.pending, timeout=10_000)
         for scheme in ("light", "dark"):
             theme.set_appearance(scheme)
-            qtbot.waitUntil(lambda s=scheme: theme.is_dark() == (s == "dark"), timeout=2000)
+
+            def applied(s: str = scheme) -> bool:
+                return theme.is_dark() == (s == "dark")
+
+            qtbot.waitUntil(applied, timeout=2000)
             qtbot.wait(50)
             pairing.grab().save(str(SCREENS / f"pairing-settings-{scheme}.png"))
             _save(tab, f"pairing-settings-page-{scheme}.png")

@@ -29,6 +29,7 @@ from desktop.ui.theme import Theme
 from tests.conftest import custom_config
 from tests.core.tools.sandbox_support import require_sandbox
 from tests.fakes.openai_server import ScriptedOpenAIServer
+from tests.typed import present
 from tests.ui.conftest import run_async
 
 pytestmark = [
@@ -104,7 +105,7 @@ class Run:
         )
         run_async(qtbot, qloop, self.app.start())
         assert self.app.starter is not None
-        qtbot.waitUntil(lambda: self.app.starter.runtime is not None, timeout=30_000)
+        qtbot.waitUntil(lambda: present(self.app.starter).runtime is not None, timeout=30_000)
         self.checked()
 
     def checked(self) -> None:
@@ -223,7 +224,7 @@ def test_with_the_sandbox_turned_off_there_is_no_warning(
     config.write_text(json.dumps(data))
     run = _start(runs, qtbot, qloop, config)
     assert run.window.banner("sandbox") is None and run.warnings() == []
-    services = run.app.starter.services  # type: ignore[union-attr]
+    services = present(run.app.starter).services
     assert services is not None
     services.config.tools.exec.sandbox = "auto"
     run.restart_agent()

@@ -12,10 +12,12 @@ from pathlib import Path
 from pytestqt.qtbot import QtBot
 
 from desktop.app import build_main_window, install_tabs
+from desktop.ui.settings import SettingsTab
 from desktop.ui.startup import AgentStarter
 from tests.conftest import custom_config
 from tests.fakes.openai_server import ScriptedOpenAIServer
 from tests.ui.conftest import run_async
+from tests.ui.settings.pages import widget_as
 
 
 def test_model_changes_switch_live_and_only_wiring_changes_ask_to_reconnect(
@@ -53,7 +55,7 @@ def test_model_changes_switch_live_and_only_wiring_changes_ask_to_reconnect(
         qtbot.waitUntil(lambda: window.banner("restart") is not None, timeout=5_000)
         assert runtime.provider.current is second
 
-        settings = window.tab("settings")
+        settings = widget_as(window.tab("settings"), SettingsTab)
         settings.keyChanged.emit("custom")  # the key of the provider in use
         qtbot.waitUntil(lambda: runtime.provider.current is not second, timeout=10_000)
     finally:

@@ -28,6 +28,7 @@ from desktop.ui.theme import Theme, _palette
 from desktop.ui.tray import Tray
 from tests.conftest import custom_config
 from tests.fakes.openai_server import ScriptedOpenAIServer
+from tests.typed import present
 from tests.ui.conftest import run_async
 
 pytestmark = pytest.mark.usefixtures("qloop")
@@ -364,7 +365,7 @@ def test_desktop_app_starts_and_shuts_down(
         run_async(qtbot, qloop, app.start())
         assert theme.is_dark()  # the validated prefs were applied
         assert app.starter is not None
-        qtbot.waitUntil(lambda: app.starter.runtime is not None, timeout=20_000)
+        qtbot.waitUntil(lambda: present(app.starter).runtime is not None, timeout=20_000)
         services = app.starter.services
         assert services is not None and tabs == [services]
         assert services.agent is not None and services.cron is not None
@@ -372,10 +373,10 @@ def test_desktop_app_starts_and_shuts_down(
         assert window.status_label.text().startswith("ready — any-name")
         assert app.tray is None and window.hide_on_close is False  # offscreen: no tray
         app.tray = Tray()  # close-to-tray follows the preference once a tray exists
-        app.prefs.update(close_to_tray=True)  # type: ignore[union-attr]
-        app.prefs.update(close_to_tray=False)  # type: ignore[union-attr]
+        present(app.prefs).update(close_to_tray=True)
+        present(app.prefs).update(close_to_tray=False)
         assert window.hide_on_close is False
-        app.prefs.update(close_to_tray=True)  # type: ignore[union-attr]
+        present(app.prefs).update(close_to_tray=True)
         assert window.hide_on_close is True
         app.tray.hide()
         app.tray = None

@@ -26,6 +26,7 @@ from desktop.ui.chat.records import TurnUsage
 from desktop.ui.main_window import MainWindow
 from desktop.ui.services import AppServices
 from desktop.ui.theme import Theme
+from tests.typed import present
 from tests.ui.conftest import run_async
 
 SHOTS = Path(__file__).resolve().parents[2] / "test-output" / "screens"
@@ -92,11 +93,11 @@ def _probes(window: MainWindow) -> dict[str, QWidget]:
     chat = window.tab("chat")
     assert isinstance(chat, ChatTab)
     return {
-        "tab bar": window.tabs.findChild(QTabBar),
+        "tab bar": present(window.tabs.findChild(QTabBar)),
         "settings heading": heading,
-        "settings sidebar": settings.findChild(QListWidget),
-        "settings page body": next(
-            a.widget() for a in settings.findChildren(QScrollArea) if a.isVisible()
+        "settings sidebar": present(settings.findChild(QListWidget)),
+        "settings page body": present(
+            next(a.widget() for a in settings.findChildren(QScrollArea) if a.isVisible())
         ),
         "token counter": chat.pane.usage.turn,
         "chat title": chat.pane.title,
@@ -129,7 +130,11 @@ def test_switching_the_scheme_restyles_every_widget(
     SHOTS.mkdir(parents=True, exist_ok=True)
     for scheme in ("dark", "light", "dark"):
         theme.set_appearance(scheme)
-        qtbot.waitUntil(lambda s=scheme: theme.is_dark() == (s == "dark"), timeout=1000)
+
+        def applied(s: str = scheme) -> bool:
+            return theme.is_dark() == (s == "dark")
+
+        qtbot.waitUntil(applied, timeout=1000)
         _check(window, scheme == "dark", qtbot)
         for tab in ("settings", "chat"):
             window.show_tab(tab)

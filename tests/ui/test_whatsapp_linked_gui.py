@@ -21,6 +21,7 @@ from desktop.core.providers.litellm_provider import import_litellm
 from desktop.core.runtime import Runtime
 from desktop.ui.services import AppServices
 from desktop.ui.settings import SettingsTab
+from desktop.ui.settings.channels_page import ChannelsPage
 from desktop.ui.theme import Theme
 from tests.channels.whatsapp.neonize_fake import FakeWhatsApp, install
 from tests.conftest import REPO, write_config
@@ -29,6 +30,7 @@ from tests.fakes.memory_keyring import MemoryKeyring
 from tests.fakes.openai_server import ScriptedOpenAIServer
 from tests.qr_decode import decode, zbarimg
 from tests.ui.conftest import run_async
+from tests.ui.settings.pages import page_of
 
 SCREENS = Path(os.environ.get("NANOBOT_TEST_SCREENS", REPO / "test-output" / "screens"))
 
@@ -78,7 +80,7 @@ def test_the_form_draws_neonizes_qr_code_and_says_linked_after_the_scan(
         tab.resize(1100, 900)
         tab.show()
         tab.show_section("channels/whatsapp")
-        form = tab.page("channels").form("whatsapp")
+        form = page_of(tab, "channels", ChannelsPage).form("whatsapp")
         qtbot.waitUntil(form.login.code.isVisible, timeout=30_000)
         assert form.login.code.text() == "2@first-code,abc,def"
         shot = SCREENS / f"settings-whatsapp-linked-device-qr-{scheme}.png"

@@ -26,6 +26,7 @@ from desktop.core.runtime import Runtime
 from desktop.ui.services import AppServices
 from desktop.ui.settings import SettingsTab
 from desktop.ui.settings.channel_form import ChannelForm
+from desktop.ui.settings.channels_page import ChannelsPage
 from desktop.ui.theme import Theme
 from tests.channels.whatsapp.bridge_server import BridgeServer, login_code
 from tests.channels.whatsapp.conftest import config_file
@@ -35,6 +36,7 @@ from tests.fakes.memory_keyring import MemoryKeyring
 from tests.fakes.openai_server import ScriptedOpenAIServer
 from tests.qr_decode import decode, zbarimg
 from tests.ui.conftest import run_async
+from tests.ui.settings.pages import page_of
 
 SCREENS = REPO / "test-output" / "screens"
 
@@ -98,7 +100,7 @@ def test_the_whatsapp_form_draws_the_qr_code_replaces_it_and_says_linked(
         tab.resize(1100, 900)
         tab.show()
         tab.show_section("channels/whatsapp")
-        form = tab.page("channels").form("whatsapp")
+        form = page_of(tab, "channels", ChannelsPage).form("whatsapp")
         qtbot.waitUntil(lambda: bool(whatsapp.bridge.clients), timeout=30_000)
         qtbot.waitUntil(lambda: form.status.text().startswith("Connected"), timeout=30_000)
         assert not form.login.isVisible(), "no code before the bridge offers one"
@@ -107,7 +109,7 @@ def test_the_whatsapp_form_draws_the_qr_code_replaces_it_and_says_linked(
         qtbot.waitUntil(form.login.code.isVisible, timeout=5_000)
         assert "Link a device" in form.login.steps.text()
         assert "scan the QR code below" in form.status.text()
-        page = tab.page("channels")
+        page = page_of(tab, "channels", ChannelsPage)
         row = page.list.item(page.names.index("whatsapp"))
         assert row.toolTip() == "WhatsApp: waiting for you to scan the QR code", "not an error"
         assert _read(form.login.code, tmp_path / "code.png") == [first]

@@ -10,6 +10,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import cast
 
 import pytest
 
@@ -21,6 +22,7 @@ from PySide6.QtWidgets import QApplication
 app = QApplication(sys.argv)
 from desktop.app import build_main_window
 from desktop.ui.main_window import MainWindow
+from typing import cast
 mode = sys.argv[1]
 saved = None
 if mode == "restore":
@@ -75,7 +77,7 @@ def _run(tmp_path: Path, mode: str, width: int, height: int, scale: str) -> dict
         check=False,
     )
     assert result.returncode == 0, result.stderr
-    return json.loads(result.stdout.strip().splitlines()[-1])
+    return cast("dict[str, list[int]]", json.loads(result.stdout.strip().splitlines()[-1]))
 
 
 @pytest.mark.parametrize(("width", "height", "scale"), [(1920, 1080, "2"), (1024, 700, "1")])

@@ -63,7 +63,11 @@ def test_ctrl_n_from_any_tab_focuses_the_composer(
             before = chat.current
             QTest.keyClick(window, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)
             qtbot.waitUntil(lambda: window.current_tab_key() == "chat")
-            qtbot.waitUntil(lambda b=before: chat.current != b)
+
+            def moved(b: str = before) -> bool:
+                return chat.current != b
+
+            qtbot.waitUntil(moved)
             qtbot.waitUntil(lambda: QApplication.focusWidget() is chat.pane.composer.edit)
     finally:
         run_async(qtbot, qloop, services.aclose_tabs())

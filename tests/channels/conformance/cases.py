@@ -21,6 +21,7 @@ from desktop.core.agent.approval import ApprovalPolicy
 from desktop.core.bus.events import OutboundMessage
 from tests.channels.harness import Rig, until, user_text
 from tests.fakes.openai_server import Reply
+from tests.typed import running_channel
 
 PNG = bytes.fromhex(  # a 1×1 picture
     "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
@@ -52,7 +53,7 @@ async def test_connect(rig: Rig) -> None:
     assert status.ok, status
     channel = runtime.channels.channel(rig.cut.name)
     assert channel is not None
-    found = await channel.check()
+    found = await running_channel(runtime, rig.cut.name).check()
     if rig.cut.account:
         assert rig.cut.account in status.account, status
         assert rig.cut.account in found, found

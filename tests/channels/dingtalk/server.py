@@ -35,6 +35,8 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
+from tests.typed import narrow
+
 CLIENT_ID = "dingtestclient01"
 CLIENT_SECRET = "test-client-secret-0123456789"
 TOPIC = "/v1.0/im/bot/messages/get"
@@ -112,7 +114,7 @@ class DingTalkServer:
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
         await site.start()
-        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        self.port = narrow(site._server, asyncio.Server).sockets[0].getsockname()[1]
         return self
 
     async def stop(self) -> None:
@@ -311,11 +313,13 @@ class DingTalkServer:
                 return web.Response(status=500)  # the client is gone: the message is not sent
         call = await self._record(request)
         if not self._authorized(call):
-            return web.json_response({"code": "InvalidAuthentication", "message": "token"}, 401)
+            return web.json_response(
+                {"code": "InvalidAuthentication", "message": "token"}, status=401
+            )
         if call.body.get("robotCode") != CLIENT_ID or not isinstance(
             call.body.get("msgParam"), str
         ):
-            return web.json_response({"code": "param.error", "message": "bad request"}, 400)
+            return web.json_response({"code": "param.error", "message": "bad request"}, status=400)
         return web.json_response({"processQueryKey": f"q-{len(self.calls)}"})
 
     async def _webhook(self, request: web.Request) -> web.Response:
@@ -330,10 +334,14 @@ class DingTalkServer:
     async def _download(self, request: web.Request) -> web.Response:
         call = await self._record(request)
         if not self._authorized(call):
-            return web.json_response({"code": "InvalidAuthentication", "message": "token"}, 401)
+            return web.json_response(
+                {"code": "InvalidAuthentication", "message": "token"}, status=401
+            )
         code = str(call.body.get("downloadCode"))
         if code not in self.files:
-            return web.json_response({"code": "resource.not.found", "message": "no file"}, 404)
+            return web.json_response(
+                {"code": "resource.not.found", "message": "no file"}, status=404
+            )
         return web.json_response({"downloadUrl": f"{self.base_url}/files/{code}"})
 
     async def _file(self, request: web.Request) -> web.Response:

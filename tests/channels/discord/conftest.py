@@ -16,7 +16,10 @@ from desktop.core.assembly import build_runtime
 from desktop.core.config.loader import load_config
 from desktop.core.runtime import Runtime
 from tests.channels.discord.discord_server import TOKEN, DiscordServer
-from tests.channels.harness import echo, session_lines, until, user_text  # noqa: F401 - shared
+from tests.channels.harness import echo as echo  # re-exported: shared
+from tests.channels.harness import session_lines as session_lines
+from tests.channels.harness import until as until
+from tests.channels.harness import user_text as user_text
 from tests.conftest import write_config
 from tests.core.agent.conftest import make_provider
 from tests.fakes.openai_server import ScriptedOpenAIServer

@@ -303,7 +303,7 @@ class DiscordServer:
             for name, value in form.items():
                 if name == "payload_json":
                     body = json.loads(str(value))
-                elif hasattr(value, "file"):
+                elif isinstance(value, web.FileField):
                     files.append((value.filename, value.file.read()))
         elif request.can_read_body:
             body = await request.json()

@@ -14,6 +14,7 @@ from discord.state import ConnectionState
 
 from desktop.core.bus.events import InboundMessage, OutboundMessage
 from desktop.core.bus.queue import MessageBus
+from desktop.core.channels.discord.channel import DiscordChannel
 from desktop.core.channels.manager import ChannelManager
 from desktop.core.channels.registry import CHANNELS
 from desktop.core.config.channels.discord import DiscordConfig
@@ -29,6 +30,7 @@ from tests.channels.discord.discord_server import (
     DiscordServer,
     user,
 )
+from tests.typed import narrow
 
 
 class Running:
@@ -200,7 +202,7 @@ async def test_stopping_while_discord_py_awaits_the_servers_leaves_no_task_behin
     run = Running(discord_api, tmp_path)
     await run.start()
     channel = run.manager.channel("discord")
-    client = channel._client  # type: ignore[attr-defined]
+    client = narrow(channel, DiscordChannel)._client
     assert client is not None
     waiting = client._connection._ready_task
     assert waiting is not None and not waiting.done()

@@ -35,6 +35,8 @@ from email.parser import BytesParser
 from pathlib import Path
 from typing import Any
 
+from tests.typed import narrow
+
 BOT = "bot@example.org"
 IMAP_PASSWORD = "imap-pw-7f3a"
 SMTP_PASSWORD = "smtp-pw-91c2"
@@ -283,7 +285,7 @@ service anvil {{
         client = self.client(user)
         try:
             found: dict[str, set[str]] = {}
-            if int(client.untagged_responses.get("EXISTS", [b"0"])[-1]) == 0:
+            if int(narrow(client.untagged_responses.get("EXISTS", [b"0"])[-1], bytes)) == 0:
                 return found
             status, data = client.fetch("1:*", "(FLAGS BODY.PEEK[HEADER.FIELDS (MESSAGE-ID)])")
             if status != "OK" or not data or data == [None]:

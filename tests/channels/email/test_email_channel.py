@@ -9,6 +9,7 @@ import json
 import logging
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -444,7 +445,7 @@ async def test_an_approval_is_answered_by_replying_to_the_question(
     """The question is mailed into Alice's thread; Bob writing "allow" is Bob's own message
     and answers nothing; Alice's quoted reply "Allow" lets the command run."""
 
-    def route(body: dict) -> Reply | None:
+    def route(body: dict[str, Any]) -> Reply | None:
         return Reply("Answer to bob") if f"From: {BOB}" in last_user_text(body) else None
 
     scripted_server.route = route

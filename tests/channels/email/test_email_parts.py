@@ -25,6 +25,7 @@ from desktop.core.channels.email.smtp import Thread, compose
 from desktop.core.config.channels.email import EmailConfig
 from desktop.core.config.schema import Config
 from desktop.core.config.secret_fields import channel_secret_paths
+from tests.typed import present
 
 # nanobot-ai 0.3.5: EmailConfig().model_dump(by_alias=True)
 NANOBOT_DEFAULTS = {
@@ -102,7 +103,7 @@ def test_a_nanobot_config_section_loads_unchanged() -> None:
     with pytest.raises(ValidationError):
         EmailConfig(trusted_authserv_ids=["*.google.com"])
     with pytest.raises(ValidationError):
-        EmailConfig(post_action="archive")  # type: ignore[arg-type]
+        EmailConfig(post_action="archive")
 
 
 # -- Authentication-Results ----------------------------------------------------------------
@@ -318,7 +319,7 @@ def test_answers_are_threaded_and_attachments_capped(tmp_path: Path) -> None:
     assert mail["Subject"] == "Re: Lunch", "no Re: Re:"
     assert (mail["In-Reply-To"], mail["References"]) == ("<m2@x>", "<m1@x> <m2@x>")
     assert mail["Message-ID"].endswith("@example.org>")
-    body = mail.get_body(("plain",)).get_content()
+    body = present(mail.get_body(("plain",))).get_content()
     assert "[attachment: big.bin - too large]" in body
     assert "[attachment: b.txt - too many attachments]" in body
     assert "[attachment: missing - send failed]" in body

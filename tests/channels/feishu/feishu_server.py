@@ -36,7 +36,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from aiohttp import WSMsgType, web
+from aiohttp import BodyPartReader, WSMsgType, web
 from lark_oapi.ws.pb.pbbp2_pb2 import Frame
 
 APP_ID = "cli_test_app"
@@ -130,7 +130,7 @@ class FeishuServer:
         await site.start()
         server = site._server
         assert server is not None
-        self.port = server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        self.port = server.sockets[0].getsockname()[1]  # type: ignore[attr-defined]
         return self
 
     async def stop(self) -> None:
@@ -258,11 +258,13 @@ class FeishuServer:
     async def _form(self, request: web.Request) -> dict[str, Any]:
         form: dict[str, Any] = {}
         async for part in await request.multipart():
-            data = bytes(await part.read())  # type: ignore[union-attr]
-            if part.name in ("image", "file"):  # type: ignore[union-attr]
-                form[part.name] = (part.filename, data)  # type: ignore[union-attr]
+            assert isinstance(part, BodyPartReader)  # the upload's fields, no nested multipart
+            data = bytes(await part.read())
+            name = part.name or ""
+            if name in ("image", "file"):
+                form[name] = (part.filename, data)
             else:
-                form[part.name] = data.decode()  # type: ignore[union-attr]
+                form[name] = data.decode()
         return form
 
     async def _upload_image(self, request: web.Request) -> web.Response:

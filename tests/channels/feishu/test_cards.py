@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from desktop.core.channels.feishu.cards import CARD_TEXT_LIMIT, markdown_cards, split_markdown
 from desktop.core.channels.feishu.inbound import Malformed, read_event, read_post
@@ -70,7 +71,7 @@ def test_post_messages_are_read_with_links_mentions_code_and_images() -> None:
 
 
 def test_a_text_event_resolves_mentions_and_a_broken_one_is_malformed() -> None:
-    event = {
+    event: dict[str, Any] = {
         "sender": {"sender_id": {"open_id": "ou_a", "user_id": "u_a"}, "sender_type": "user"},
         "message": {
             "message_id": "om_1",
@@ -87,6 +88,7 @@ def test_a_text_event_resolves_mentions_and_a_broken_one_is_malformed() -> None:
     received = read_event(event, "ou_bot")
     assert received.text == "ask @Bea please" and received.sender == "ou_a|u_a"
     assert received.mentions == ["ou_bot", "ou_b"] and received.chat_type == "group"
+    broken: dict[str, Any] | None
     for broken in (
         None,
         {"message": {}},

@@ -21,6 +21,7 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, cast
 
 REPO = Path(__file__).resolve().parents[3]
 SERVER_NAME = "localhost"
@@ -187,7 +188,7 @@ rc_invites:
                 self.process.wait(5)
             self.process = None
 
-    def _post(self, path: str, body: dict[str, object], token: str | None = None) -> dict:
+    def _post(self, path: str, body: dict[str, object], token: str | None = None) -> dict[str, Any]:
         headers = {"Content-Type": "application/json"}
         if token:
             headers["Authorization"] = f"Bearer {token}"
@@ -195,7 +196,7 @@ rc_invites:
             self.url + path, data=json.dumps(body).encode(), headers=headers, method="POST"
         )
         with urllib.request.urlopen(request, timeout=30) as response:
-            return json.loads(response.read())
+            return cast(dict[str, Any], json.loads(response.read()))
 
     def register(self, localpart: str, *, admin: bool = False) -> Account:
         """Register a user through the shared-secret admin API."""

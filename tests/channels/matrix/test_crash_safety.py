@@ -44,7 +44,7 @@ async def test_a_synced_but_unsaved_message_is_answered_once_after_a_restart(
     path = channel_state_dir(runtime.config) / "matrix.json"
     try:
         await world.alice.say(room, "ping-busy")
-        await until(lambda: world.model.chat_requests(), what="the first turn at the model")
+        await until(lambda: bool(world.model.chat_requests()), what="the first turn at the model")
         await world.alice.say(room, "ping-queued")
         await until(lambda: _dispatches(runtime, room) == 2, what="the second message queued")
         pending = json.loads(path.read_text())["values"].get("pending", [])

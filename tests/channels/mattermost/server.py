@@ -19,6 +19,7 @@ a bot uses, as Mattermost documents them (developers.mattermost.com/api-document
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import json
 import secrets
@@ -27,6 +28,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aiohttp import WSMsgType, web
+
+from tests.typed import narrow
 
 TOKEN = "mm-bot-token-0123456789abcdef"
 BOT_ID = "botuser0000000000000000001"
@@ -108,7 +111,7 @@ class MattermostServer:
         await self.runner.setup()
         site = web.TCPSite(self.runner, "127.0.0.1", 0)
         await site.start()
-        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        self.port = narrow(site._server, asyncio.Server).sockets[0].getsockname()[1]
         return self
 
     async def stop(self) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -75,7 +76,7 @@ def test_a_nanobot_section_loads_into_the_fields_and_saves_back_the_same() -> No
 
 
 def test_without_a_thread_policy_threads_follow_the_channel_policy_as_in_nanobot() -> None:
-    section = {"groupPolicy": "open"}
+    section: dict[str, object] = {"groupPolicy": "open"}
     theirs = nanobot_validates(section)
     ours = MattermostConfig.model_validate(section)
     assert theirs["groupPolicyInThread"] == ours.group_policy_in_thread == "open"
@@ -85,7 +86,7 @@ def test_without_a_thread_policy_threads_follow_the_channel_policy_as_in_nanobot
 async def test_the_section_nanobot_writes_starts_the_channel(
     mattermost: MattermostServer, scripted_server: ScriptedOpenAIServer, tmp_path: Path
 ) -> None:
-    section = nanobot_validates(
+    section: dict[str, Any] = nanobot_validates(
         {"enabled": True, "serverUrl": mattermost.url, "token": TOKEN, "allowFrom": [ALICE]}
     )
     scripted_server.route = echo()

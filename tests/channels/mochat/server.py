@@ -14,6 +14,7 @@ and the HTTP API, speaking the protocol nanobot's Mochat channel uses.
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import itertools
 import json
@@ -21,8 +22,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-import socketio
+import socketio  # type: ignore[import-untyped]  # no py.typed
 from aiohttp import web
+
+from tests.typed import narrow
 
 TOKEN = "claw_test_token_123456"
 AGENT = "agent-user-1"
@@ -85,7 +88,7 @@ class MochatServer:
         await self.runner.setup()
         site = web.TCPSite(self.runner, "127.0.0.1", 0)
         await site.start()
-        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        self.port = narrow(site._server, asyncio.Server).sockets[0].getsockname()[1]
         return self
 
     async def stop(self) -> None:
@@ -110,7 +113,7 @@ class MochatServer:
     def _register(self) -> None:
         sio = self.sio
 
-        @sio.event
+        @sio.event  # type: ignore[untyped-decorator]  # python-socketio is untyped
         async def connect(sid: str, environ: dict[str, Any], auth: Any = None) -> None:
             if not isinstance(auth, dict) or auth.get("token") != TOKEN:
                 self.refused += 1
@@ -118,11 +121,11 @@ class MochatServer:
             self.connects.append(dict(auth))
             self.subscribed_sessions[sid] = set()
 
-        @sio.event
+        @sio.event  # type: ignore[untyped-decorator]  # python-socketio is untyped
         async def disconnect(sid: str, *_: Any) -> None:
             self.subscribed_sessions.pop(sid, None)
 
-        @sio.on("com.claw.im.subscribeSessions")
+        @sio.on("com.claw.im.subscribeSessions")  # type: ignore[untyped-decorator]  # python-socketio is untyped
         async def subscribe_sessions(sid: str, data: dict[str, Any]) -> dict[str, Any]:
             self.calls.append(("com.claw.im.subscribeSessions", data))
             cursors = data.get("cursors") or {}
@@ -138,7 +141,7 @@ class MochatServer:
                 found.append({"sessionId": session_id, "cursor": session.cursor, "events": events})
             return {"result": True, "data": {"sessions": found}}
 
-        @sio.on("com.claw.im.subscribePanels")
+        @sio.on("com.claw.im.subscribePanels")  # type: ignore[untyped-decorator]  # python-socketio is untyped
         async def subscribe_panels(sid: str, data: dict[str, Any]) -> dict[str, Any]:
             self.calls.append(("com.claw.im.subscribePanels", data))
             self.subscribed_panels.update(data.get("panelIds", []))

@@ -17,6 +17,7 @@ protocols, so the Bot Framework SDK runs its real authentication against them.
 
 from __future__ import annotations
 
+import asyncio
 import datetime
 import ipaddress
 import itertools
@@ -35,6 +36,8 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.x509.oid import NameOID
 from jwt.algorithms import RSAAlgorithm
+
+from tests.typed import narrow
 
 APP_ID = "00000000-1111-2222-3333-444444444444"
 APP_PASSWORD = "test-client-secret-value"
@@ -86,7 +89,7 @@ async def _serve(
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0, ssl_context=ssl_context)
     await site.start()
-    return runner, site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    return runner, narrow(site._server, asyncio.Server).sockets[0].getsockname()[1]
 
 
 @dataclass

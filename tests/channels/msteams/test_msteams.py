@@ -18,6 +18,7 @@ from tests.channels.msteams.server import (
     MALLORY_AAD,
 )
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
+from tests.typed import running_channel
 
 
 def _asked(model: ScriptedOpenAIServer) -> list[str]:
@@ -105,8 +106,7 @@ async def test_a_wrong_app_password_is_a_clear_check_failure(
         tmp_path, microsoft, scripted_server, appPassword="wrong-secret-42"
     )
     try:
-        channel = runtime.channels.channel("msteams")
-        assert channel is not None
+        channel = running_channel(runtime, "msteams")
         try:
             await channel.check()
         except ValueError as exc:

@@ -5,6 +5,7 @@ sender approved in ``pairing.json`` is let in."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from desktop.core.channels.pairing.store import PairingStore
 from tests.channels.napcat.conftest import echo, start_runtime, until, user_text
@@ -12,7 +13,7 @@ from tests.channels.napcat.onebot_server import GROUP, STRANGER, OneBotServer
 from tests.fakes.openai_server import ScriptedOpenAIServer
 
 
-def _to(napcat: OneBotServer, user: int) -> list[object]:
+def _to(napcat: OneBotServer, user: int) -> list[dict[str, Any]]:
     return [a for a in napcat.sent() if a["params"].get("user_id") == user]
 
 

@@ -6,9 +6,11 @@ agent runtime."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from desktop.core.channels.base import ChannelStatus
 from desktop.core.runtime import Runtime
 from tests.channels.napcat.conftest import (
     PRIVATE,
@@ -134,7 +136,7 @@ async def test_a_wrong_token_is_a_clear_status_not_a_retry_loop(
     raw = section(napcat, accessToken="not-the-token")
     runtime = await start_runtime(tmp_path, napcat, None, raw=raw, connected=False)
     try:
-        status = lambda: runtime.channels.status("napcat")  # noqa: E731
+        status: Callable[[], ChannelStatus] = lambda: runtime.channels.status("napcat")  # noqa: E731
         await until(lambda: status().state == "unavailable", what="unavailable")
         assert status().reason == "NapCat refused the access token."
         assert "Access token" in status().hint and napcat.refused == 1

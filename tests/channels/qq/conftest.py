@@ -23,7 +23,9 @@ from desktop.core.channels.qq import client
 from desktop.core.channels.qq.channel import QQChannel
 from desktop.core.config.loader import load_config
 from desktop.core.runtime import Runtime
-from tests.channels.harness import echo, until, user_text  # noqa: F401 - shared
+from tests.channels.harness import echo as echo  # re-exported: shared
+from tests.channels.harness import until as until
+from tests.channels.harness import user_text as user_text
 from tests.channels.qq.qq_server import APP_ID, SECRET, QQServer
 from tests.conftest import write_config
 from tests.core.agent.conftest import make_provider

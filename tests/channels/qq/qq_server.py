@@ -22,6 +22,8 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
+from tests.typed import narrow
+
 APP_ID = "102030405"
 SECRET = "qq-app-secret-value-42"
 BOT_NAME = "nanobot-test-bot"
@@ -82,7 +84,7 @@ class QQServer:
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
         await site.start()
-        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        self.port = narrow(site._server, asyncio.Server).sockets[0].getsockname()[1]
         return self
 
     async def stop(self) -> None:

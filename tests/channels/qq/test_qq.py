@@ -8,6 +8,7 @@ from desktop.core.channels.qq.channel import MESSAGE_LIMIT
 from tests.channels.qq.conftest import USER, echo, start_runtime, state, until, user_text
 from tests.channels.qq.qq_server import APP_ID, BOT_NAME, QQServer
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
+from tests.typed import present
 
 
 async def test_a_private_message_is_answered_with_a_passive_reply(
@@ -107,7 +108,7 @@ async def test_a_malformed_event_is_skipped_and_the_channel_goes_on(
         await qq.dispatch("C2C_MESSAGE_CREATE", "not an object")
         await qq.dispatch("", None, raw={"op": 0, "t": 5, "d": {}})
         await qq.dispatch("", None, raw={"op": 0, "t": "C2C_MESSAGE_CREATE", "s": "x"})
-        await qq._ws.send_str("{not json")  # type: ignore[union-attr]
+        await present(qq._ws).send_str("{not json")
         await qq.c2c(USER, "still there?")
         await until(lambda: qq.texts(USER), what="the answer after the bad events")
     finally:

@@ -21,6 +21,8 @@ from typing import Any
 
 from aiohttp import web
 
+from tests.typed import narrow
+
 ACCOUNT = "+4915100000000"
 ALICE = "+4915112345678"
 ALICE_UUID = "a1b2c3d4-0000-4000-8000-00000000a11c"
@@ -59,7 +61,7 @@ class SignalDaemon:
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
         await site.start()
-        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        self.port = narrow(site._server, asyncio.Server).sockets[0].getsockname()[1]
         return self
 
     async def stop(self) -> None:

@@ -34,6 +34,8 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
+from tests.typed import narrow
+
 BOT_TOKEN = "xoxb-1111-2222-local-test-bot-token"
 APP_TOKEN = "xapp-1-A0001-3333-local-test-app-token"
 BOT_USER = "UBOT0001"
@@ -88,7 +90,7 @@ class SlackServer:
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
         await site.start()
-        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        self.port = narrow(site._server, asyncio.Server).sockets[0].getsockname()[1]
         return self
 
     async def stop(self) -> None:

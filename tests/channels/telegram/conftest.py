@@ -14,7 +14,10 @@ from desktop.core.agent.approval import ApprovalPolicy
 from desktop.core.assembly import build_runtime
 from desktop.core.config.loader import load_config
 from desktop.core.runtime import Runtime
-from tests.channels.harness import echo, session_lines, until, user_text  # noqa: F401 - shared
+from tests.channels.harness import echo as echo  # re-exported: shared
+from tests.channels.harness import session_lines as session_lines
+from tests.channels.harness import until as until
+from tests.channels.harness import user_text as user_text
 from tests.channels.telegram.bot_api_server import TOKEN, BotApiServer
 from tests.conftest import write_config
 from tests.core.agent.conftest import make_provider

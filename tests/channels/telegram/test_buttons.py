@@ -46,7 +46,7 @@ class _Bot:
 
 async def test_a_long_call_id_still_fits_and_is_answered() -> None:
     channel = _Channel()
-    approver = ButtonApprover(channel)  # type: ignore[arg-type]
+    approver = ButtonApprover(channel)
     call_id = "call_" + "x" * 80  # longer than a button may carry
     request = ApprovalRequest("telegram:42", call_id, "exec", {"command": "ls"}, "runs a shell "
                               "command", "telegram", "42")  # fmt: skip

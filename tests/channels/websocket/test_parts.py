@@ -7,6 +7,7 @@ from pathlib import Path
 
 from desktop.core.channels.websocket.tokens import TokenStore, secret_matches
 from desktop.core.channels.websocket.webui import find_dist, static_file
+from tests.typed import present
 
 
 class Clock:
@@ -63,9 +64,11 @@ def test_files_are_served_from_the_dist_only(tmp_path: Path) -> None:
     dist = _dist(tmp_path).resolve()
     (tmp_path / "secret.txt").write_text("not for browsers")
     assert static_file(dist, "/", "") == (b"<html>app</html>", "text/html; charset=utf-8", "")
-    assert static_file(dist, "/settings/channels", "")[0] == b"<html>app</html>", "app route"
-    body, kind, encoding = static_file(dist, "/assets/app.js", "gzip, br")
+    assert present(static_file(dist, "/settings/channels", ""))[0] == b"<html>app</html>", (
+        "app route"
+    )
+    body, kind, encoding = present(static_file(dist, "/assets/app.js", "gzip, br"))
     assert (body, encoding) == (b"gzipped", "gzip") and kind.startswith("text/javascript")
-    assert static_file(dist, "/assets/app.js", "")[0] == b"console.log(1)"
+    assert present(static_file(dist, "/assets/app.js", ""))[0] == b"console.log(1)"
     assert static_file(dist, "/../secret.txt", "") is None
     assert static_file(dist, "/assets/missing.js", "") is None

@@ -25,6 +25,8 @@ from typing import Any
 from aiohttp import WSMsgType, web
 from Crypto.Cipher import AES
 
+from tests.typed import narrow
+
 BOT_ID = "aib-test-bot"
 SECRET = "wecom-secret-0123456789"
 REFUSED = 40058  # what the server answers a subscription with a wrong secret
@@ -88,7 +90,7 @@ class WecomServer:
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
         await site.start()
-        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        self.port = narrow(site._server, asyncio.Server).sockets[0].getsockname()[1]
         return self
 
     async def stop(self) -> None:

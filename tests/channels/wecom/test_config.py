@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -72,7 +73,7 @@ async def test_nanobots_section_starts_the_channel(
 ) -> None:
     """nanobot's section (only the server moved to the local one) connects and answers."""
     scripted_server.route = echo()
-    section = _nanobot_dump(NANOBOT_SECTION)
+    section: dict[str, Any] = _nanobot_dump(NANOBOT_SECTION)
     runtime = await start_runtime(tmp_path, wecom, scripted_server, **section)
     try:
         await wecom.say("hi", user="bob")

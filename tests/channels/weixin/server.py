@@ -21,6 +21,8 @@ from typing import Any
 
 from aiohttp import web
 
+from tests.typed import narrow
+
 TOKEN = "ilink-bot-token-abcdef123456"
 BOT = "b0f5@im.bot"
 HOLD_S = 0.3
@@ -69,7 +71,7 @@ class IlinkServer:
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
         await site.start()
-        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        self.port = narrow(site._server, asyncio.Server).sockets[0].getsockname()[1]
         return self
 
     async def stop(self) -> None:
@@ -122,7 +124,9 @@ class IlinkServer:
     # -- the API ----------------------------------------------------------------------------
     async def _handle(self, request: web.Request) -> web.Response:
         name = request.match_info["name"]
-        body = await request.json() if request.method == "POST" else dict(request.query)
+        body: dict[str, Any] = (
+            await request.json() if request.method == "POST" else dict(request.query)
+        )
         self.calls.append(Call(name, body, dict(request.headers)))
         if request.headers.get("AuthorizationType") != "ilink_bot_token" or not request.headers.get(
             "iLink-App-Id"

@@ -75,7 +75,10 @@ async def test_a_message_received_but_not_saved_is_answered_once_after_a_restart
         await until(lambda: scripted_server.chat_requests(), what="the first turn at the model")
         ilink.say("queued")
         await until(lambda: _dispatches(first) == 2, what="the queued message waits its turn")
-        cursor = lambda: json.loads(account_file(tmp_path).read_text())["get_updates_buf"]  # noqa: E731
+
+        def cursor() -> object:
+            return json.loads(account_file(tmp_path).read_text())["get_updates_buf"]
+
         await until(lambda: cursor() == "buf-2", what="the cursor saved past it")
     finally:
         await first.stop()

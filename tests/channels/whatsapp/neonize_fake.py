@@ -16,7 +16,9 @@ from typing import Any, ClassVar
 
 import pytest
 
+from desktop.core.channels.whatsapp import events as ev
 from desktop.core.channels.whatsapp import linked
+from tests.typed import present
 
 ME_PHONE = "4917600000001"
 ME_LID = "99000000000001"
@@ -90,19 +92,19 @@ class FakeClient:
         return self.me
 
     async def send_message(self, to: Any, text: str) -> None:
-        self.world.sent.append(Sent("text", linked.ev.jid_text(to), text))
+        self.world.sent.append(Sent("text", ev.jid_text(to), text))
 
     async def send_image(self, to: Any, path: str) -> None:
-        self.world.sent.append(Sent("image", linked.ev.jid_text(to), path))
+        self.world.sent.append(Sent("image", ev.jid_text(to), path))
 
     async def send_video(self, to: Any, path: str) -> None:
-        self.world.sent.append(Sent("video", linked.ev.jid_text(to), path))
+        self.world.sent.append(Sent("video", ev.jid_text(to), path))
 
     async def send_audio(self, to: Any, path: str) -> None:
-        self.world.sent.append(Sent("audio", linked.ev.jid_text(to), path))
+        self.world.sent.append(Sent("audio", ev.jid_text(to), path))
 
     async def send_document(self, to: Any, path: str, **extra: Any) -> None:
-        self.world.sent.append(Sent("document", linked.ev.jid_text(to), path, extra))
+        self.world.sent.append(Sent("document", ev.jid_text(to), path, extra))
 
     async def download_any(self, message: Any, path: str) -> None:
         Path(path).write_bytes(self.world.media)
@@ -121,19 +123,19 @@ class FakeClient:
         from neonize.proto.Neonize_pb2 import Device
 
         self.me = Device(JID=jid(f"{ME_PHONE}:3@s.whatsapp.net"), LID=jid(f"{ME_LID}@lid"))
-        await self.fire(linked._API.connected, linked._API.connected())  # type: ignore[union-attr]
+        await self.fire(present(linked._API).connected, present(linked._API).connected())
 
     async def scan(self) -> None:
         """The person scans the code: the session is saved and WhatsApp accepts it."""
         self.world.linked = True
         Path(self.name).write_bytes(b"SQLite format 3\x00")
-        pair = linked._API.pair_status  # type: ignore[union-attr]
+        pair = present(linked._API).pair_status
         await self.fire(pair, pair(ID=jid(f"{ME_PHONE}:3@s.whatsapp.net")))
         await self.connected()
 
     async def drop(self) -> None:
         """WhatsApp drops the connection for a moment (whatsmeow reconnects by itself)."""
-        kind = linked._API.disconnected  # type: ignore[union-attr]
+        kind = present(linked._API).disconnected
         await self.fire(kind, kind())
 
     def end(self, error: str) -> None:

@@ -8,6 +8,7 @@ import logging
 import struct
 import zlib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -150,7 +151,7 @@ async def test_bad_settings_make_the_channel_unavailable_with_a_clear_reason(
     bridge: BridgeServer,
     scripted_server: ScriptedOpenAIServer,
     tmp_path: Path,
-    settings: dict[str, str],
+    settings: dict[str, Any],
     reason: str,
 ) -> None:
     bridge.auth_timeout = 0.3

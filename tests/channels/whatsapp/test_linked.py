@@ -26,6 +26,7 @@ from tests.channels.whatsapp.test_features import _png
 from tests.conftest import write_config
 from tests.core.agent.conftest import make_provider
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
+from tests.typed import running_channel
 
 ALICE = "4915112345678"
 ALICE_JID = f"{ALICE}@s.whatsapp.net"
@@ -185,7 +186,7 @@ async def test_a_qr_code_is_the_login_code_until_scanned_then_connected(
         await whatsapp.client.scan()
         await until(lambda: runtime.channels.status("whatsapp").ok, what="linked")
         assert runtime.channels.status("whatsapp").login_code == ""
-        assert "saved" in await runtime.channels.channel("whatsapp").check()
+        assert "saved" in await running_channel(runtime, "whatsapp").check()
     finally:
         await runtime.stop()
 

@@ -271,7 +271,7 @@ def test_on_a_terminal_a_new_code_and_the_link_clear_the_old_code(tmp_path: Path
     import io
 
     from desktop.cli.channel_login import _draw, _Screen
-    from desktop.core.channels.whatsapp.channel import LoginUpdate
+    from desktop.core.channels.whatsapp.login import LoginUpdate
 
     class Terminal(io.StringIO):
         def isatty(self) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -121,8 +122,14 @@ def timeline() -> Timeline:
     return Timeline()
 
 
+MakeLoop = Callable[..., AgentLoop]
+"""The ``make_loop`` fixture: builds an AgentLoop (keywords: agent defaults, ``consolidation``)."""
+
+
 @pytest.fixture
-async def make_loop(scripted_server: ScriptedOpenAIServer, tmp_path: Path, timeline: Timeline):  # type: ignore[no-untyped-def,unused-ignore]
+async def make_loop(
+    scripted_server: ScriptedOpenAIServer, tmp_path: Path, timeline: Timeline
+) -> AsyncIterator[MakeLoop]:
     """Build an AgentLoop on the scripted server with the test tools; stopped afterwards."""
     made: list[AgentLoop] = []
 

@@ -8,13 +8,17 @@ import asyncio
 import json
 from pathlib import Path
 
+from desktop.core.agent.loop import AgentLoop
 from desktop.core.bus.events import Ack, AckOutcome, InboundMessage
 from desktop.core.channels.journal import InboundJournal, to_json
 from desktop.core.channels.state import ChannelStateStore
+from tests.core.agent.conftest import MakeLoop
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer, Stall
 
 
-def _message(text: str, outcomes: list[tuple[AckOutcome, list[str]]], loop) -> InboundMessage:  # type: ignore[no-untyped-def]
+def _message(
+    text: str, outcomes: list[tuple[AckOutcome, list[str]]], loop: AgentLoop
+) -> InboundMessage:
     """A message whose ack records its outcome and the user messages on disk at that time."""
     message = InboundMessage("probe", "ada", "c1", text)
 
@@ -29,7 +33,7 @@ def _message(text: str, outcomes: list[tuple[AckOutcome, list[str]]], loop) -> I
 
 
 async def test_the_ack_follows_the_first_save_and_commands_drop(
-    make_loop, scripted_server: ScriptedOpenAIServer
+    make_loop: MakeLoop, scripted_server: ScriptedOpenAIServer
 ) -> None:
     scripted_server.push(Reply("Hello Ada."))
     loop = make_loop()
@@ -41,7 +45,7 @@ async def test_the_ack_follows_the_first_save_and_commands_drop(
 
 
 async def test_a_turn_cancelled_before_its_save_leaves_the_ack_open(
-    make_loop, scripted_server: ScriptedOpenAIServer
+    make_loop: MakeLoop, scripted_server: ScriptedOpenAIServer
 ) -> None:
     """A message waiting behind a busy session when the app ends is not confirmed."""
     scripted_server.push(Stall(5))

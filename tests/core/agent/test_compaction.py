@@ -339,7 +339,7 @@ def test_the_checkpoint_is_not_one_of_the_persons_messages() -> None:
     checkpoint, as the window does."""
     from desktop.core.session.edits import find_person_message
 
-    messages = [
+    messages: list[dict[str, Any]] = [
         {"role": "user", "content": "Plan a day in Porto."},
         {"role": "assistant", "content": "Visit Ribeira."},
         {"role": "user", "content": CONTINUATION_TEXT, HIDDEN_KEY: True},

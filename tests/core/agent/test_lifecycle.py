@@ -139,7 +139,8 @@ async def test_every_source_emits_one_complete_lifecycle(
         ("message", "telegram:42", "turn_finished"),
         ("subagent", "desktop:e", "turn_finished"),
     ]
-    cron_start = next(s[0] for s in turns.values() if s[0].source == "cron")  # type: ignore[union-attr]
+    starts = [s[0] for s in turns.values() if isinstance(s[0], TurnStarted)]  # all (checked)
+    cron_start = next(start for start in starts if start.source == "cron")
     assert cron_start.content == "Stretch" and cron_start.label == "stretch"
 
 

@@ -11,7 +11,7 @@ import pytest
 from desktop.core.providers.base import LLMError
 from desktop.core.session.manager import SessionManager
 from desktop.core.session.repair import INTERRUPTED_NOTE, INTERRUPTED_RESULT
-from tests.core.agent.conftest import Timeline
+from tests.core.agent.conftest import MakeLoop, Timeline
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
 
 
@@ -35,7 +35,7 @@ def _check_invariants(messages: list[dict[str, Any]]) -> None:
 
 
 async def test_batches_overlap_read_only_and_isolate_exclusive(
-    make_loop, scripted_server: ScriptedOpenAIServer, timeline: Timeline
+    make_loop: MakeLoop, scripted_server: ScriptedOpenAIServer, timeline: Timeline
 ) -> None:
     """Two read-only calls overlap; the exclusive call overlaps nothing; order is kept."""
     scripted_server.push(
@@ -66,7 +66,7 @@ async def test_batches_overlap_read_only_and_isolate_exclusive(
     assert not session.has_pending_turn
 
 
-async def test_max_iterations(make_loop, scripted_server: ScriptedOpenAIServer) -> None:
+async def test_max_iterations(make_loop: MakeLoop, scripted_server: ScriptedOpenAIServer) -> None:
     """A model that never stops calling tools is cut off with a clear answer."""
     scripted_server.default = Reply(tool_calls=[("slow_read", '{"n": 1}')])
     loop = make_loop(maxToolIterations=3)
@@ -77,7 +77,7 @@ async def test_max_iterations(make_loop, scripted_server: ScriptedOpenAIServer) 
 
 
 async def test_empty_reply_retry_then_no_tools_answer(
-    make_loop, scripted_server: ScriptedOpenAIServer
+    make_loop: MakeLoop, scripted_server: ScriptedOpenAIServer
 ) -> None:
     """Empty → retry → no-tools 'answer now' call."""
     scripted_server.push(Reply(""), Reply(""), Reply("Best answer."))
@@ -90,7 +90,7 @@ async def test_empty_reply_retry_then_no_tools_answer(
 
 
 async def test_empty_reply_fails_the_turn_and_saves_no_fake_answer(
-    make_loop, scripted_server: ScriptedOpenAIServer
+    make_loop: MakeLoop, scripted_server: ScriptedOpenAIServer
 ) -> None:
     """Three empty replies fail the turn with a clear message (a banner with Retry); no
     explanation is saved into the history as if the model had said it."""
@@ -110,7 +110,7 @@ async def test_empty_reply_fails_the_turn_and_saves_no_fake_answer(
     assert [e.kind for e in ends] == ["turn_failed"] and ends[0].error_kind == "empty_reply"
 
 
-async def test_length_continues(make_loop, scripted_server: ScriptedOpenAIServer) -> None:
+async def test_length_continues(make_loop: MakeLoop, scripted_server: ScriptedOpenAIServer) -> None:
     """finish_reason=length asks for the rest and joins the parts."""
     scripted_server.push(Reply("First half, ", finish_reason="length"), Reply("second half."))
     answer = await make_loop().process_direct("long please")
@@ -118,7 +118,7 @@ async def test_length_continues(make_loop, scripted_server: ScriptedOpenAIServer
 
 
 async def test_stop_during_a_long_tool(
-    make_loop, scripted_server: ScriptedOpenAIServer, timeline: Timeline
+    make_loop: MakeLoop, scripted_server: ScriptedOpenAIServer, timeline: Timeline
 ) -> None:
     """/stop cancels the tool; the session is repaired; the next turn works."""
     scripted_server.push(Reply(tool_calls=[("forever", "{}")]), Reply("after stop"))
@@ -137,7 +137,7 @@ async def test_stop_during_a_long_tool(
 
 
 async def test_unknown_command_is_not_a_model_call(
-    make_loop, scripted_server: ScriptedOpenAIServer
+    make_loop: MakeLoop, scripted_server: ScriptedOpenAIServer
 ) -> None:
     """/x gets help; /help and /status answer locally; a path is not a command."""
     loop = make_loop()
@@ -151,7 +151,7 @@ async def test_unknown_command_is_not_a_model_call(
 
 
 async def test_new_archives_and_starts_fresh(
-    make_loop, scripted_server: ScriptedOpenAIServer
+    make_loop: MakeLoop, scripted_server: ScriptedOpenAIServer
 ) -> None:
     """/new hands the old session to the archiver and empties it."""
     archived: list[int] = []
@@ -173,7 +173,7 @@ async def test_new_archives_and_starts_fresh(
     assert len(kept) == 1 and "remember this" in kept[0].read_text()
 
 
-async def test_request_shape(make_loop, scripted_server: ScriptedOpenAIServer) -> None:
+async def test_request_shape(make_loop: MakeLoop, scripted_server: ScriptedOpenAIServer) -> None:
     """System prompt stable between turns; runtime block on the current message only."""
     loop = make_loop()
     await loop.process_direct("one")
@@ -198,7 +198,7 @@ async def test_request_shape(make_loop, scripted_server: ScriptedOpenAIServer) -
 
 
 async def test_reused_call_ids_get_ids_unique_in_the_whole_chat(
-    make_loop, scripted_server: ScriptedOpenAIServer
+    make_loop: MakeLoop, scripted_server: ScriptedOpenAIServer
 ) -> None:
     """The server says ``call_0`` in every turn; the loop renames a repeated id, and the new
     id is not one an earlier turn already got (providers reject repeated tool-call ids)."""

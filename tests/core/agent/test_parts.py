@@ -15,7 +15,7 @@ from desktop.core.bus.events import RunEvent, TextDelta, ToolCallFinished, TurnF
 from desktop.core.engine.hooks import AgentHook, CompositeHook, HookContext, RunAborted
 from desktop.core.engine.runner import drop_oldest_turns
 from desktop.core.providers.tokens import count_messages
-from tests.core.agent.conftest import Timeline
+from tests.core.agent.conftest import MakeLoop, Timeline
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
 
 
@@ -39,7 +39,7 @@ class Upper(AgentHook):
 
 
 async def test_failing_hook_does_not_stop_others_or_the_run(
-    make_loop, scripted_server: ScriptedOpenAIServer, caplog: pytest.LogCaptureFixture
+    make_loop: MakeLoop, scripted_server: ScriptedOpenAIServer, caplog: pytest.LogCaptureFixture
 ) -> None:
     """A hook that raises is logged; later hooks and the run carry on."""
     upper = Upper()
@@ -92,7 +92,7 @@ async def test_drop_oldest_turns_keeps_system_and_current() -> None:
 
 
 async def test_budget_trims_the_request_not_the_session(
-    make_loop, scripted_server: ScriptedOpenAIServer
+    make_loop: MakeLoop, scripted_server: ScriptedOpenAIServer
 ) -> None:
     """A tiny context window makes the runner send fewer turns; the session keeps them all."""
     loop = make_loop(contextWindowTokens=2048, maxTokens=256)
@@ -144,7 +144,9 @@ def test_runtime_block_and_images(tmp_path: Path) -> None:
     assert content[1]["image_url"]["url"].startswith("data:image/png;base64,iVBOR")
 
 
-async def test_run_events_are_typed(make_loop, scripted_server: ScriptedOpenAIServer) -> None:
+async def test_run_events_are_typed(
+    make_loop: MakeLoop, scripted_server: ScriptedOpenAIServer
+) -> None:
     """A turn with a tool emits text deltas, tool events, usage and turn-finished."""
     scripted_server.push(
         Reply(tool_calls=[("slow_read", '{"n": 1}')]), Reply("The answer is here.")
@@ -163,7 +165,7 @@ async def test_run_events_are_typed(make_loop, scripted_server: ScriptedOpenAISe
 
 
 async def test_sessions_run_concurrently_but_one_turn_per_session(
-    make_loop, scripted_server: ScriptedOpenAIServer, timeline: Timeline
+    make_loop: MakeLoop, scripted_server: ScriptedOpenAIServer, timeline: Timeline
 ) -> None:
     """Two sessions overlap; two messages of one session run one after the other."""
     scripted_server.default = Reply(tool_calls=[("slow_read", '{"n": 1}')])

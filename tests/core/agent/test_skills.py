@@ -7,6 +7,7 @@ import logging
 import os
 import stat
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,6 +16,7 @@ from desktop.core.engine import skills as skills_module
 from desktop.core.engine.skills import Skill, SkillsLoader, split_frontmatter
 from desktop.core.providers.tokens import count_text
 from desktop.core.utils.resources import data_path
+from tests.typed import present
 
 BUILTIN_NAMES = ["cron", "github", "memory", "skill-creator", "summarize", "tmux", "weather"]
 
@@ -155,7 +157,7 @@ def test_original_nanobot_layout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     assert loader.load_skill_body("weather") == "# Weather\n\nUse curl."
 
     monkeypatch.setenv("PATH", str(empty))
-    assert loader.get_skill("weather").missing == ("binary: curl",)  # type: ignore[union-attr]
+    assert present(loader.get_skill("weather")).missing == ("binary: curl",)
 
 
 def test_split_frontmatter_edge_cases() -> None:
@@ -211,7 +213,10 @@ metadata: {"nanobot": {"requires": {"bins": ["fakebin", "gh-missing"], "env": ["
     )
 
     monkeypatch.setenv("SKILL_TEST_TOKEN", "")  # set but empty counts as missing
-    assert loader.get_skill("gh-like").missing == ("binary: gh-missing", "env: SKILL_TEST_TOKEN")  # type: ignore[union-attr]
+    assert present(loader.get_skill("gh-like")).missing == (
+        "binary: gh-missing",
+        "env: SKILL_TEST_TOKEN",
+    )
     monkeypatch.setenv("SKILL_TEST_TOKEN", "secret")
     (fake_path / "gh-missing").write_text("#!/bin/sh\n", encoding="utf-8")
     (fake_path / "gh-missing").chmod(0o755)
@@ -278,7 +283,7 @@ def test_malformed_frontmatter_is_skipped_and_reported(
     # Fixing a broken skill clears its error on the next scan.
     write_skill(base, "bad-yaml", 'name: bad-yaml\ndescription: "Use when: quoted"')
     assert "bad-yaml" not in {p.parent.name for p in loader.errors}
-    assert loader.get_skill("bad-yaml").description == "Use when: quoted"  # type: ignore[union-attr]
+    assert present(loader.get_skill("bad-yaml")).description == "Use when: quoted"
 
 
 # -- prompt parts --------------------------------------------------------------------------
@@ -387,7 +392,7 @@ def test_cache_reuses_parse_and_invalidates_on_change(
     calls: list[str] = []
     real_parse = skills_module.parse_skill
 
-    def counting_parse(text: str, folder_name: str):  # type: ignore[no-untyped-def]
+    def counting_parse(text: str, folder_name: str) -> Any:
         calls.append(folder_name)
         return real_parse(text, folder_name)
 

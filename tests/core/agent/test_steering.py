@@ -68,7 +68,7 @@ async def test_guidance_sent_during_a_tool_round_reaches_the_next_model_call(
     first, second = (_user_texts(r.body) for r in requests)
     assert "Only look at the docs folder." not in " ".join(first)
     assert second[-1] == "Only look at the docs folder."  # after the tool result, as the person's
-    roles = [m["role"] for m in requests[1].body["messages"]][-3:]  # type: ignore[index]
+    roles = [m["role"] for m in requests[1].body["messages"]][-3:]
     assert roles == ["assistant", "tool", "user"]
     turns = check_lifecycles(events)
     (seen,) = turns.values()
@@ -106,7 +106,7 @@ async def test_guidance_sent_while_the_answer_is_written_makes_the_turn_go_on(
     assert sent == ["g2"]
     requests = scripted_server.chat_requests()
     assert len(requests) == 2
-    tail = requests[1].body["messages"][-2:]  # type: ignore[index]
+    tail = requests[1].body["messages"][-2:]
     assert tail == [
         {"role": "assistant", "content": "A long answer about everything."},
         {"role": "user", "content": "Make it shorter."},

@@ -28,7 +28,7 @@ def _tool_results(server: ScriptedOpenAIServer) -> list[str]:
     return [
         str(m.get("content"))
         for r in server.chat_requests()
-        for m in r.body["messages"]  # type: ignore[union-attr]
+        for m in r.body["messages"]
         if m.get("role") == "tool"
     ]
 

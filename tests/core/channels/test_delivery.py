@@ -169,7 +169,7 @@ async def test_stopping_mid_answer_keeps_the_rest_and_the_next_start_delivers_it
 async def test_an_answer_kept_too_long_is_replaced_by_a_note(
     tmp_path: Path, network: Network
 ) -> None:
-    old = {"id": "a" * 32, "channel": "loopback", "chat_id": "42", "content": ANSWER,
+    old: dict[str, Any] = {"id": "a" * 32, "channel": "loopback", "chat_id": "42", "content": ANSWER,
            "reply_to": None, "media": [], "metadata": {}, "created": time.time() - 3 * 86400,
            "done": 2, "keys": {}}  # fmt: skip
     state = tmp_path / "state" / "loopback.json"

@@ -4,6 +4,7 @@ own (a typed config, secrets registered, a task owner closed on stop, a ``setup`
 from __future__ import annotations
 
 import asyncio
+import inspect
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -61,4 +62,4 @@ async def test_the_base_does_what_every_channel_repeated(tmp_path: Path) -> None
 
     late = forever()
     assert channel.spawn(late, name="late") is None, "nothing starts once stopping"
-    assert late.cr_frame is None, "the coroutine was closed, not left unawaited"
+    assert inspect.getcoroutinestate(late) == inspect.CORO_CLOSED, "closed, not left unawaited"

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Awaitable, Callable
 from datetime import datetime
+from pathlib import Path
+from typing import Any
 
 import pytest
 
 from desktop.core.cron.schedule import next_run, validate_schedule
 from desktop.core.cron.service import CronService, ProtectedJobError
 from desktop.core.cron.types import CronJob, CronSchedule
+from tests.typed import present
 from tests.waiting import until
 
 
@@ -44,7 +48,12 @@ class Recorder:
         return f"done {job.id}"
 
 
-def make(tmp_path, clock, rec=None, **kw):
+def make(
+    tmp_path: Path,
+    clock: FakeClock,
+    rec: Callable[[CronJob], Awaitable[str | None]] | None = None,
+    **kw: Any,
+) -> CronService:
     return CronService(
         tmp_path / "cron" / "jobs.json",
         on_job=rec or Recorder(),
@@ -55,7 +64,7 @@ def make(tmp_path, clock, rec=None, **kw):
 
 
 # ------------------------------------------------------------------ schedules
-def test_next_run_every_and_at():
+def test_next_run_every_and_at() -> None:
     assert next_run(CronSchedule("every", every_ms=60_000), 1_000) == 61_000
     assert next_run(CronSchedule("at", at_ms=5_000), 1_000) == 5_000
     assert next_run(CronSchedule("at", at_ms=5_000), 5_000) is None
@@ -88,24 +97,24 @@ def test_next_run_every_and_at():
         ),
     ],
 )
-def test_cron_across_dst_berlin(expr, start, expected):
+def test_cron_across_dst_berlin(expr: str, start: str, expected: list[str]) -> None:
     sched = CronSchedule("cron", expr=expr, tz="Europe/Berlin")
     after = ms(start)
     got = []
     for _ in expected:
-        after = next_run(sched, after, "UTC")
+        after = present(next_run(sched, after, "UTC"))
         got.append(after)
     assert got == [ms(e) for e in expected]
 
 
-def test_cron_uses_default_tz():
+def test_cron_uses_default_tz() -> None:
     sched = CronSchedule("cron", expr="0 9 * * *")
     assert next_run(sched, ms("2026-06-01T00:00:00+00:00"), "America/New_York") == ms(
         "2026-06-01T13:00:00+00:00"
     )
 
 
-def test_validate_schedule_errors_and_warnings():
+def test_validate_schedule_errors_and_warnings() -> None:
     with pytest.raises(ValueError, match="5 fields"):
         validate_schedule(CronSchedule("cron", expr="0 9 * *"))
     with pytest.raises(ValueError, match="invalid cron"):
@@ -120,7 +129,7 @@ def test_validate_schedule_errors_and_warnings():
 
 
 # ------------------------------------------------------------------ service, by kind
-async def test_every_job_with_fake_clock(tmp_path):
+async def test_every_job_with_fake_clock(tmp_path: Path) -> None:
     clock, rec = FakeClock("2026-05-01T10:00:00+00:00"), Recorder()
     svc = make(tmp_path, clock, rec)
     await svc.start()
@@ -139,7 +148,7 @@ async def test_every_job_with_fake_clock(tmp_path):
     await svc.stop()
 
 
-async def test_cron_job_fires_at_berlin_time_across_dst(tmp_path):
+async def test_cron_job_fires_at_berlin_time_across_dst(tmp_path: Path) -> None:
     clock, rec = FakeClock("2026-03-28T12:00:00+00:00"), Recorder()
     svc = make(tmp_path, clock, rec)
     await svc.start()
@@ -155,7 +164,7 @@ async def test_cron_job_fires_at_berlin_time_across_dst(tmp_path):
     await svc.stop()
 
 
-async def test_at_job_deleted_after_run(tmp_path):
+async def test_at_job_deleted_after_run(tmp_path: Path) -> None:
     clock, rec = FakeClock("2026-05-01T10:00:00+00:00"), Recorder()
     svc = make(tmp_path, clock, rec)
     await svc.start()
@@ -171,7 +180,7 @@ async def test_at_job_deleted_after_run(tmp_path):
     await svc.stop()
 
 
-async def test_at_job_disabled_after_run_without_delete(tmp_path):
+async def test_at_job_disabled_after_run_without_delete(tmp_path: Path) -> None:
     clock, rec = FakeClock("2026-05-01T10:00:00+00:00"), Recorder(fail=True)
     svc = make(tmp_path, clock, rec)
     await svc.start()
@@ -187,7 +196,7 @@ async def test_at_job_disabled_after_run_without_delete(tmp_path):
     await svc.stop()
 
 
-async def test_history_is_capped_and_run_now_keeps_schedule(tmp_path):
+async def test_history_is_capped_and_run_now_keeps_schedule(tmp_path: Path) -> None:
     clock, rec = FakeClock("2026-05-01T10:00:00+00:00"), Recorder()
     svc = make(tmp_path, clock, rec)
     job = svc.add_job("x", CronSchedule("every", every_ms=3_600_000))
@@ -203,7 +212,7 @@ async def test_history_is_capped_and_run_now_keeps_schedule(tmp_path):
 
 
 # ------------------------------------------------------------------ missed runs
-async def test_missed_runs_catch_up_once(tmp_path):
+async def test_missed_runs_catch_up_once(tmp_path: Path) -> None:
     clock, rec = FakeClock("2026-05-01T10:00:00+00:00"), Recorder()
     svc = make(tmp_path, clock, rec)
     every = svc.add_job("every", CronSchedule("every", every_ms=60_000))
@@ -217,11 +226,11 @@ async def test_missed_runs_catch_up_once(tmp_path):
     await svc2.idle()
     assert sorted(rec2.calls) == sorted([every.id, at.id])
     e = svc2.get_job(every.id)
-    assert e.state.history[-1].late is True
-    assert e.state.next_run_at_ms == ms("2026-05-01T10:06:30+00:00")
+    assert present(e).state.history[-1].late is True
+    assert present(e).state.next_run_at_ms == ms("2026-05-01T10:06:30+00:00")
     a = svc2.get_job(at.id)
-    assert a.state.history[-1].late and not a.enabled
-    assert svc2.get_job(future.id).state.next_run_at_ms == ms("2026-05-02T00:00:00+00:00")
+    assert present(a).state.history[-1].late and not present(a).enabled
+    assert present(svc2.get_job(future.id)).state.next_run_at_ms == ms("2026-05-02T00:00:00+00:00")
     await svc2.tick()
     assert len(rec2.calls) == 2
     stored = json.loads(svc2.store_path.read_text())
@@ -231,14 +240,14 @@ async def test_missed_runs_catch_up_once(tmp_path):
 
 
 # ------------------------------------------------------------------ protected, corrupt
-async def test_protected_jobs_refused(tmp_path):
+async def test_protected_jobs_refused(tmp_path: Path) -> None:
     clock = FakeClock("2026-05-01T10:00:00+00:00")
     svc = make(tmp_path, clock, protected={"dream", "heartbeat"})
     svc.add_job("Dream", CronSchedule("every", every_ms=7_200_000), job_id="dream")
     with pytest.raises(ProtectedJobError, match="system job"):
         svc.remove_job("dream")
     assert svc.get_job("dream") is not None
-    assert svc.enable_job("dream", False).enabled is False
+    assert present(svc.enable_job("dream", False)).enabled is False
     other = svc.add_job("mine", CronSchedule("every", every_ms=1000))
     assert svc.remove_job(other.id) is True
     assert svc.remove_job("nope") is False
@@ -246,7 +255,7 @@ async def test_protected_jobs_refused(tmp_path):
         svc.add_job("again", CronSchedule("every", every_ms=1000), job_id="dream")
 
 
-async def test_corrupt_store_set_aside_and_start_empty(tmp_path):
+async def test_corrupt_store_set_aside_and_start_empty(tmp_path: Path) -> None:
     path = tmp_path / "cron" / "jobs.json"
     path.parent.mkdir()
     path.write_text("{not json", encoding="utf-8")
@@ -264,7 +273,7 @@ async def test_corrupt_store_set_aside_and_start_empty(tmp_path):
 
 
 # ------------------------------------------------------------------ format
-NANOBOT_FIXTURE = {
+NANOBOT_FIXTURE: dict[str, Any] = {
     "version": 1,
     "futureTopLevel": {"a": 1},
     "jobs": [
@@ -318,7 +327,7 @@ NANOBOT_FIXTURE = {
 }
 
 
-async def test_written_store_uses_nanobot_field_names(tmp_path):
+async def test_written_store_uses_nanobot_field_names(tmp_path: Path) -> None:
     clock = FakeClock("2026-05-01T10:00:00+00:00")
     svc = make(tmp_path, clock)
     svc.add_job(
@@ -339,15 +348,17 @@ async def test_written_store_uses_nanobot_field_names(tmp_path):
     assert job["deleteAfterRun"] is True and job["payload"]["message"] == "tea"
 
 
-async def test_nanobot_fixture_round_trip_preserves_unknown_keys(tmp_path):
+async def test_nanobot_fixture_round_trip_preserves_unknown_keys(tmp_path: Path) -> None:
     path = tmp_path / "cron" / "jobs.json"
     path.parent.mkdir()
     path.write_text(json.dumps(NANOBOT_FIXTURE), encoding="utf-8")
     clock = FakeClock("2026-05-01T10:00:00+00:00")
     svc = make(tmp_path, clock, protected={"dream"})
     job = svc.get_job("abc12345")
-    assert job.payload.session_key == "telegram:42" and job.payload.to == "42"
-    assert job.schedule.expr == "0 9 * * 1-5" and job.state.history[0].run_id == "r1"
+    assert present(job).payload.session_key == "telegram:42" and present(job).payload.to == "42"
+    assert (
+        present(job).schedule.expr == "0 9 * * 1-5" and present(job).state.history[0].run_id == "r1"
+    )
     svc.enable_job("abc12345", True)  # forces a save
     saved = json.loads(path.read_text())
     assert saved["futureTopLevel"] == {"a": 1}
@@ -360,7 +371,7 @@ async def test_nanobot_fixture_round_trip_preserves_unknown_keys(tmp_path):
     assert CronJob.from_json(sj).to_json() == sj
 
 
-async def test_atomic_writes_leave_no_temp_files(tmp_path):
+async def test_atomic_writes_leave_no_temp_files(tmp_path: Path) -> None:
     clock = FakeClock("2026-05-01T10:00:00+00:00")
     svc = make(tmp_path, clock)
     ids = [svc.add_job(f"j{i}", CronSchedule("every", every_ms=1000)).id for i in range(5)]
@@ -370,7 +381,7 @@ async def test_atomic_writes_leave_no_temp_files(tmp_path):
 
 
 # ------------------------------------------------------------------ real timer
-async def test_real_timer_fires_job(tmp_path):
+async def test_real_timer_fires_job(tmp_path: Path) -> None:
     fired = asyncio.Event()
     calls: list[str] = []
 
@@ -392,7 +403,7 @@ async def test_real_timer_fires_job(tmp_path):
     await svc.stop()
 
 
-async def test_jobs_changed_from_worker_threads_still_fire(tmp_path):
+async def test_jobs_changed_from_worker_threads_still_fire(tmp_path: Path) -> None:
     """The job API runs in worker threads (the cron tool, the GUI); the timer must survive it.
 
     Regression: re-arming from a thread cancelled the only timer and could not arm a new one

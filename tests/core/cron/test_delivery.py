@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -19,6 +19,7 @@ from desktop.core.tools.base import ToolContext
 from tests.core.agent.conftest import make_provider
 from tests.core.cron.test_cron import FakeClock, ms
 from tests.fakes.openai_server import Fail, Reply, ScriptedOpenAIServer
+from tests.typed import present
 
 NOW = "2026-05-01T10:00:00+00:00"
 
@@ -187,7 +188,7 @@ async def test_model_down_still_delivers_the_reminder_text(
     assert [(r.text, r.session_key) for r in seen] == [
         ("Reminder: Take the pills", "desktop:reminders")
     ]
-    state = agent.cron.get_job(job.id).state
+    state = present(agent.cron.get_job(job.id)).state
     assert state.last_status == "error" and "could not be reached" in (state.last_error or "")
 
 
@@ -198,7 +199,7 @@ async def test_cron_tool_list_remove_and_protection(
     clock = FakeClock(NOW)
     agent = _agent(scripted_server, tmp_path, clock)
     sync_system_jobs(agent.cron, agent.config)
-    tool = agent.tools.get("cron")
+    tool = present(agent.tools.get("cron"))
     ctx = ToolContext(workspace=agent.config.workspace_path, session_key="cli:direct")
     try:
         listed = (await tool.execute(ctx, action="list")).text
@@ -217,7 +218,7 @@ async def test_cron_tool_list_remove_and_protection(
             ({"message": "x", "at": "tomorrow"}, "ISO time"),
             ({"every_seconds": 60}, "message is required"),
         ]:
-            result = await tool.execute(ctx, action="add", **bad)
+            result = await tool.execute(ctx, action="add", **cast(dict[str, Any], bad))
             assert result.is_error and expected in result.text, (bad, result.text)
         added = await tool.execute(
             ctx, action="add", message="water", every_seconds=3600, name="plants"
@@ -268,16 +269,18 @@ async def test_system_jobs_follow_the_config(
     agent = _agent(scripted_server, tmp_path, clock)
     try:
         sync_system_jobs(agent.cron, agent.config)
-        dream = agent.cron.get_job("dream")
+        dream = present(agent.cron.get_job("dream"))
         assert dream.payload.kind == "system_event" and dream.schedule.every_ms == 2 * 3_600_000
         assert dream.state.next_run_at_ms == ms("2026-05-01T12:00:00+00:00")
         clock.advance(600)
         sync_system_jobs(agent.cron, agent.config)  # a restart keeps the schedule's next run
-        assert agent.cron.get_job("dream").state.next_run_at_ms == ms("2026-05-01T12:00:00+00:00")
+        assert present(agent.cron.get_job("dream")).state.next_run_at_ms == ms(
+            "2026-05-01T12:00:00+00:00"
+        )
         agent.config.agents.defaults.dream.interval_h = 6
         agent.config.gateway.heartbeat.enabled = False
         sync_system_jobs(agent.cron, agent.config)
-        assert agent.cron.get_job("dream").schedule.every_ms == 6 * 3_600_000
+        assert present(agent.cron.get_job("dream")).schedule.every_ms == 6 * 3_600_000
         assert agent.cron.get_job("heartbeat") is None
         # the dream job runs Dream (no new history: no model call, a clear result)
         result = await agent.cron.run_now("dream")
@@ -285,7 +288,7 @@ async def test_system_jobs_follow_the_config(
         await agent.stop()
     assert "nothing" in (result or "").lower() or "no new" in (result or "").lower()
     assert scripted_server.chat_requests() == []
-    assert agent.cron.get_job("dream").state.last_status == "ok"
+    assert present(agent.cron.get_job("dream")).state.last_status == "ok"
 
 
 def test_legacy_dream_cron_expression_is_honoured(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ from desktop.core.cron.delivery import job_target
 from desktop.core.cron.service import CronService
 from desktop.core.cron.types import CronJob, CronSchedule
 from tests.core.cron.test_cron import FakeClock, Recorder, make
+from tests.typed import present
 from tests.waiting import until
 
 NANOBOT_JOBS = (
@@ -76,7 +77,7 @@ async def test_a_long_run_is_not_started_twice(tmp_path: Path) -> None:
     )
     release.set()
     await asyncio.gather(first, second)
-    assert svc.get_job(job.id).state.last_status == "ok"
+    assert present(svc.get_job(job.id)).state.last_status == "ok"
 
 
 async def test_nanobot_jobs_json_loads_and_round_trips(tmp_path: Path) -> None:
@@ -116,7 +117,7 @@ async def test_start_runs_nanobots_system_jobs_through_the_handler(tmp_path: Pat
     await svc.idle()
     await svc.stop()
     assert set(rec.calls) >= {"dream", "heartbeat"}
-    assert all(svc.get_job(i).state.history[-1].late for i in ("dream", "heartbeat"))
+    assert all(present(svc.get_job(i)).state.history[-1].late for i in ("dream", "heartbeat"))
 
 
 def test_our_jobs_have_exactly_nanobots_keys(tmp_path: Path) -> None:
@@ -160,10 +161,10 @@ async def test_start_does_not_wait_for_the_catch_up(tmp_path: Path) -> None:
     # start() returns although the job is blocked (were it waited for, this would time out:
     # nothing releases it before); the bound is generous for a loaded machine.
     await asyncio.wait_for(svc.start(), 30)
-    assert svc.get_job(job.id).state.last_run_at_ms is None
+    assert present(svc.get_job(job.id)).state.last_run_at_ms is None
     release.set()
     await asyncio.wait_for(svc.idle(), 30)
-    assert svc.get_job(job.id).state.history[-1].late is True
+    assert present(svc.get_job(job.id)).state.history[-1].late is True
     await svc.stop()
 
 
@@ -192,4 +193,4 @@ def test_a_hand_written_job_without_next_run_is_scheduled(tmp_path: Path) -> Non
     )
     svc = make(tmp_path, FakeClock("2026-05-01T10:00:00+00:00"))
     svc.register_system_job("dream", CronSchedule("every", every_ms=7_200_000))
-    assert svc.get_job("hand").state.next_run_at_ms == ms(at)
+    assert present(svc.get_job("hand")).state.next_run_at_ms == ms(at)

@@ -184,7 +184,7 @@ def test_a_turn_longer_than_the_cap_is_taken_whole() -> None:
 
 def test_transcript_is_compact_and_raw_archive_is_marked() -> None:
     """One line per message with time and role; long tool output is clipped."""
-    messages = [
+    messages: list[dict[str, Any]] = [
         {"role": "user", "content": "Where is my config?", "timestamp": "2026-05-01T10:00:00.123"},
         {
             "role": "assistant",

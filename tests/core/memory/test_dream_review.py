@@ -21,6 +21,7 @@ from tests.core.memory.dreaming import (
     route,
 )
 from tests.fakes.openai_server import Fail, Reply, ScriptedOpenAIServer
+from tests.typed import present
 
 ATLAS = ("memory/MEMORY.md", "- Project lives in ~/code/old", "- Project lives in ~/code/atlas")
 GITHUB = ("memory/MEMORY.md", "- GitHub user: ada", "- GitHub user: ada-lovelace")
@@ -75,8 +76,9 @@ async def test_the_proposal_survives_a_restart_and_blocks_further_runs(
     script_three_edits(scripted_server)
     await make_dream(scripted_server, workspace, review=True).run()
     ids = {
-        path: [h.id for h in hunks] for path, hunks in ProposalStore(workspace).load().hunks.items()
-    }  # type: ignore[union-attr]
+        path: [h.id for h in hunks]
+        for path, hunks in present(ProposalStore(workspace).load()).hunks.items()
+    }
     calls = len(scripted_server.chat_requests())
     MemoryStore(workspace).append_history("- 2026-05-03: Another thing happened.")
 

@@ -24,6 +24,7 @@ from desktop.core.memory.git_store import (
     RevertRefused,
     UnknownCommit,
 )
+from tests.typed import present
 
 NANOBOT_GITIGNORE = "/*\n!memory/\n!SOUL.md\n!USER.md\n!memory/MEMORY.md\n!.gitignore\n"
 LINES = "".join(f"line {n}\n" for n in range(1, 21))  # 20 lines: room for separate hunks
@@ -136,7 +137,7 @@ def _tree_paths(repo: pygit2.Repository, tree: pygit2.Tree, prefix: str = "") ->
         if entry.type_str == "tree":
             paths += _tree_paths(repo, repo[entry.id].peel(pygit2.Tree), f"{prefix}{entry.name}/")
         else:
-            paths.append(prefix + entry.name)
+            paths.append(prefix + present(entry.name))
     return paths
 
 
@@ -189,7 +190,7 @@ def test_commit_edit_commits_only_that_file(store: GitStore, ws: Path) -> None:
     """commit_edit records one file; other pending changes become their own edit: later."""
     write(ws, "SOUL.md", "# Soul\nKinder.\n")
     write(ws, "USER.md", "# User\nName: Ada L.\n")
-    sha = store.commit_edit("SOUL.md")
+    sha = present(store.commit_edit("SOUL.md"))
     assert [d.path for d in store.show(sha)] == ["SOUL.md"]
     assert store.commit_edit(str(ws / "SOUL.md")) is None
     with pytest.raises(GitStoreError):
@@ -223,7 +224,7 @@ def test_show_diffs_statuses_and_short_shas(store: GitStore, ws: Path) -> None:
     replace_line(ws, "memory/MEMORY.md", 5, "changed five")
     (ws / "USER.md").unlink()
     write(ws, "memory/.dream_cursor", "1")
-    sha = store.commit("dream: mixed")
+    sha = present(store.commit("dream: mixed"))
     diffs = {d.path: d for d in store.show(sha[:7])}
     assert {p: d.status for p, d in diffs.items()} == {
         "USER.md": "deleted",
@@ -275,7 +276,7 @@ def test_revert_latest_commit(store: GitStore, ws: Path) -> None:
 def test_revert_older_commit_keeps_later_change_in_same_file(store: GitStore, ws: Path) -> None:
     """True 3-way revert: the later edit of another region of the same file survives."""
     replace_line(ws, "memory/MEMORY.md", 2, "old mistake")
-    older = store.commit("dream: older")
+    older = present(store.commit("dream: older"))
     replace_line(ws, "memory/MEMORY.md", 18, "later keeper")
     store.commit("dream: later")
     store.revert(older)
@@ -453,7 +454,10 @@ def test_corrupt_repository_is_set_aside(ws: Path, damage: str) -> None:
     log = GitStore(ws).log()
     assert [i.subject for i in log] == ["init: memory repository"]
     assert ".git.corrupt-" in log[0].body
-    assert repo_of(ws).head.peel(pygit2.Commit).tree["memory/MEMORY.md"].data == memory
+    assert (
+        repo_of(ws).head.peel(pygit2.Commit).tree["memory/MEMORY.md"].peel(pygit2.Blob).data
+        == memory
+    )
     if GIT:
         assert git(ws, "fsck", "--no-progress") == ""
         assert git(ws, "status", "--porcelain") == ""
@@ -561,8 +565,8 @@ def test_cli_log_show_revert_and_exit_codes(
     assert rows[first[:7]][3:] == ["+1", "-1", "dream: first"]  # sha, date, time, +, -, subject
     assert any(row[5] == "edit: USER.md" for row in rows.values())
     assert run_memory(_parse(ws, "memory", "log", "--dream", "--limit", "1")) == 0
-    out = capsys.readouterr().out.splitlines()
-    assert len(out) == 1 and second[:7] in out[0]
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 1 and second[:7] in lines[0]
 
     assert run_memory(_parse(ws, "memory", "show", second[:7])) == 0
     out = capsys.readouterr().out

@@ -43,6 +43,7 @@ from tests.conftest import CLI, cli_env, write_config
 from tests.core.memory.dreaming import MEMORY, USER, edit, make_dream, route
 from tests.core.memory.test_git_store import _parse
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
+from tests.typed import present
 
 PLANTED = "PLANTED by the model\n"
 JOBS = '{"version": 1, "jobs": []}\n'
@@ -321,7 +322,7 @@ def test_a_failed_replacement_keeps_the_proposal_dreams(
     assert kept is not None and kept.file("USER.md").after == USER + "- Tea\n"
     edited = edit_proposal(ws, "USER.md", USER + "- Green tea\n")
     assert store.load() == edited and store.warning is None
-    assert len(store.records.read().digests) == 1  # type: ignore[union-attr]
+    assert len(present(store.records.read()).digests) == 1
 
 
 # -- empty placeholders (the sandbox's) mean "nothing" --------------------------------------------

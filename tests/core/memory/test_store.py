@@ -9,6 +9,7 @@ import shutil
 import threading
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,7 +22,7 @@ FIXTURE = REPO / "tests" / "fixtures" / "nanobot_0_3_5" / "workspace"
 STAMP = re.compile(r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$")
 
 
-def _lines(store: MemoryStore) -> list[dict]:
+def _lines(store: MemoryStore) -> list[dict[str, Any]]:
     return [
         json.loads(line)
         for line in store.history_file.read_text(encoding="utf-8").splitlines()

@@ -12,7 +12,7 @@ import logging
 import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -49,7 +49,7 @@ def store(memory_keyring: MemoryKeyring) -> SecretStore:
 
 
 def _stored(memory_keyring: MemoryKeyring) -> dict[str, Any]:
-    return json.loads(memory_keyring.store[(SERVICE, "xai_grok")])
+    return cast("dict[str, Any]", json.loads(memory_keyring.store[(SERVICE, "xai_grok")]))
 
 
 def _grok(tmp_path: Path, store: SecretStore, model: str = "xai-grok/grok-4.6") -> GrokProvider:

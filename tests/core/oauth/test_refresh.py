@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -45,7 +45,7 @@ def _codex(tmp_path: Path, store: SecretStore) -> CodexProvider:
 
 
 def _stored(memory_keyring: MemoryKeyring, name: str) -> dict[str, Any]:
-    return json.loads(memory_keyring.store[(SERVICE, name)])
+    return cast("dict[str, Any]", json.loads(memory_keyring.store[(SERVICE, name)]))
 
 
 async def test_codex_streams_and_sends_the_account_header(
@@ -91,7 +91,7 @@ async def test_codex_tool_calls_come_back_as_tool_calls(
     [request] = oauth_server.seen("/backend-api/codex/responses")
     assert request.body["tools"][0]["name"] == "read_file"
     # The result goes back as function_call / function_call_output items.
-    follow = [
+    follow: list[dict[str, Any]] = [
         *HELLO,
         {
             "role": "assistant",

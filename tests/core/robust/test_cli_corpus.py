@@ -14,6 +14,7 @@ import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,8 +23,9 @@ from tests.conftest import cli_env, custom_config
 from tests.core.robust.corpus import BOMB
 from tests.core.test_cli import run
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
+from tests.typed import present
 
-Setup = Callable[[Path, Path], None]
+Setup = Callable[[Path, Path], object]  # what it returns is ignored
 
 
 def _ws(tmp_path: Path) -> Path:
@@ -45,7 +47,7 @@ def _folder_at_config(ws: Path, cfg: Path) -> None:
     cfg.mkdir()
 
 
-def _edit_config(config: Path, change: Callable[[dict], None]) -> None:
+def _edit_config(config: Path, change: Callable[[dict[str, Any]], None]) -> None:
     data = json.loads(config.read_text())
     change(data)
     config.write_text(json.dumps(data))
@@ -152,7 +154,10 @@ def test_commands_on_damaged_files(
     ids=["history", "session"],
 )
 def test_agent_message_answers_with_a_notice(
-    scripted_server: ScriptedOpenAIServer, tmp_path: Path, isolated_env: Path, damage: Callable
+    scripted_server: ScriptedOpenAIServer,
+    tmp_path: Path,
+    isolated_env: Path,
+    damage: Callable[[Path], object],
 ) -> None:
     """``agent -m`` on a damaged history or conversation: a notice, then the answer."""
     config = custom_config(tmp_path, scripted_server.url)
@@ -183,7 +188,7 @@ def _gateway(config: str, home: Path) -> tuple[int, str, str]:
     finally:
         if process.poll() is None:
             process.kill()
-    return process.returncode, "".join(seen) + out, err
+    return present(process.returncode), "".join(seen) + out, err
 
 
 @pytest.mark.parametrize(

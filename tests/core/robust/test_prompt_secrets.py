@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -48,7 +49,7 @@ def _history(text: str) -> str:
     return json.dumps(entry) + "\n"
 
 
-CASES = {
+CASES: dict[str, tuple[str, Callable[[str], str]]] = {
     "memory": ("memory/MEMORY.md", lambda t: t),
     "soul": ("SOUL.md", lambda t: t),
     "user": ("USER.md", lambda t: t),

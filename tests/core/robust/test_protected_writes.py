@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -25,7 +27,7 @@ from desktop.core.cron.types import CronPayload, CronSchedule
 from desktop.core.memory.dream import SkillsWriteTool, SurgicalEditTool
 from desktop.core.runtime import Runtime
 from desktop.core.security.paths import default_protected_paths
-from desktop.core.tools.base import ToolContext, ToolResult
+from desktop.core.tools.base import Tool, ToolContext, ToolResult
 from desktop.core.tools.filesystem import EditFileTool, WriteFileTool
 from desktop.core.tools.notebook import NotebookEditTool
 from tests.conftest import write_config
@@ -111,7 +113,7 @@ def _targets(tree: dict[str, Path], *, custom_config: bool = True) -> list[tuple
     return found
 
 
-WRITERS = {
+WRITERS: dict[str, Callable[[str], tuple[Tool, dict[str, Any]]]] = {
     "write_file": lambda raw: (WriteFileTool(), {"path": raw, "content": "PLANTED"}),
     "edit_file": lambda raw: (
         EditFileTool(),

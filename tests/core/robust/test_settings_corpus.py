@@ -10,6 +10,7 @@ else. ``desktop.json``: never raises at all.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from desktop.core.config.errors import ConfigError
 from desktop.core.config.loader import config_origin, load_config, save_config
 from desktop.core.config.prefs import load_prefs
 from desktop.core.config.prefs_peek import peek_prefs
+from desktop.core.config.schema import Config
 from tests.core.robust.corpus import (
     BOMB,
     FRAGMENTS,
@@ -85,7 +87,7 @@ FAIL_CLOSED = {
     ("tools", "exec", "denyPatterns"),
     ("channels", "telegram", "allowFrom"),
 }
-SENTINELS = {
+SENTINELS: dict[tuple[str, ...], Callable[[Config], bool]] = {
     ("agents", "defaults", "model"): lambda c: c.agents.defaults.model == "my-model",
     ("providers", "custom", "apiBase"): lambda c: (
         c.providers.custom.api_base == "http://127.0.0.1:9/v1"
@@ -105,7 +107,7 @@ def _config_file(tmp_path: Path, data: bytes) -> Path:
 
 
 def _base(tmp_path: Path) -> dict[str, Any]:
-    data = json.loads(json.dumps(CONFIG))
+    data: dict[str, Any] = json.loads(json.dumps(CONFIG))
     data["agents"]["defaults"]["workspace"] = str(tmp_path / "ws")
     return data
 

@@ -24,7 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -188,7 +188,9 @@ def kill_all(token: str) -> None:
             pass
 
 
-async def wait_until(predicate, within: float = 10.0, step: float = 0.05) -> bool:  # type: ignore[no-untyped-def]
+async def wait_until(
+    predicate: Callable[[], object], within: float = 10.0, step: float = 0.05
+) -> bool:
     """Poll ``predicate()`` until it is true or ``within`` seconds pass."""
     deadline = time.monotonic() + within
     while time.monotonic() < deadline:

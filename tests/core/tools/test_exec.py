@@ -18,6 +18,7 @@ import secrets
 import shlex
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -64,7 +65,7 @@ def config(request: pytest.FixtureRequest) -> ExecToolConfig:
 
 
 @pytest.fixture
-def token() -> str:
+def token() -> Iterator[str]:
     """A unique mark for the processes a test starts; they are all killed afterwards."""
     mark = "EXECTEST" + secrets.token_hex(6)
     yield mark

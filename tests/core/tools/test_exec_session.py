@@ -45,6 +45,7 @@ from tests.core.tools.sandbox_support import (
     scene_root,
     sleeper,
 )
+from tests.typed import present
 from tests.waiting import until
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux sandbox")
@@ -372,7 +373,7 @@ async def test_a_cancelled_wait_leaves_the_session_running(shells: Shells) -> No
     waiting = asyncio.ensure_future(
         shells.call("exec_session", session_id=sid, input="echo one\n", until_exit=True)
     )
-    await until(lambda: "one" in shells.sessions.get(sid, "cli:direct").output.recent)  # type: ignore[union-attr]
+    await until(lambda: "one" in present(shells.sessions.get(sid, "cli:direct")).output.recent)
     waiting.cancel()
     await asyncio.gather(waiting, return_exceptions=True)
     assert "one" in await shells.send(sid, input="echo two\n")

@@ -16,7 +16,7 @@ import sys
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -37,6 +37,7 @@ from tests.core.tools.sandbox_support import (
     sleeper,
     wait_until,
 )
+from tests.typed import present
 from tests.waiting import serving
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux sandbox")
@@ -78,7 +79,7 @@ def _start_app(
 
 def _results(proc: subprocess.Popen[bytes], state: Path) -> list[dict[str, Any]]:
     assert proc.wait(timeout=120) == 0
-    return json.loads((state / "results.json").read_text())
+    return cast("list[dict[str, Any]]", json.loads((state / "results.json").read_text()))
 
 
 # --- the app's environment ----------------------------------------------------------------------
@@ -220,7 +221,7 @@ def private_bus(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]
     finally:
         proc.kill()
         proc.wait(timeout=10)
-        proc.stdout.close()  # type: ignore[union-attr]
+        present(proc.stdout).close()
         shutil.rmtree(folder, ignore_errors=True)
 
 

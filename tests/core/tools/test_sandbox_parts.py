@@ -11,6 +11,7 @@ import struct
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import cast
 
 import pytest
 
@@ -328,7 +329,7 @@ def _run_bpf(program: bytes, nr: int, arch: int, arg0: int = 0) -> int:
             hit = acc == k if op == 0x15 else acc >= k
             pc += 1 + (jt if hit else jf)
         elif op == 0x06:
-            return k
+            return cast("int", k)
         else:
             raise AssertionError(f"unexpected opcode {op:#x}")
 

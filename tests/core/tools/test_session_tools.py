@@ -17,6 +17,7 @@ from desktop.core.session.handles import HANDLE_KEY, SESSION_MESSAGE, find_chat,
 from tests.core.agent.conftest import make_provider
 from tests.core.agent.test_approval import ScriptedApprover
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
+from tests.typed import present
 from tests.waiting import until
 
 
@@ -89,7 +90,7 @@ async def test_a_chat_lists_reads_and_searches_another(
     assert f"@{handle}\ttelegram:42\tPlan the Lisbon trip" in listed
     assert "desktop:me" not in listed, "the current chat is not listed"
     assert listed.startswith("<<<untrusted") and read.startswith("<<<untrusted")
-    payload = json.loads(re.search(r"\{.*\}", read, re.S).group(0))  # type: ignore[union-attr]
+    payload = json.loads(present(re.search(r"\{.*\}", read, re.S)).group(0))
     assert [m["content"] for m in payload["messages"]] == [
         "Plan the Lisbon trip",
         "Day one: Alfama.",

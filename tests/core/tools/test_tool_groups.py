@@ -135,7 +135,7 @@ def test_groups_are_found_in_history_and_in_a_mention(tmp_path: Path) -> None:
     the new message loads the sessions group; an e-mail address does not."""
     runtime = build_runtime(_config(tmp_path), _NoModel())
     tools = runtime.tools
-    history = [
+    history: list[dict[str, Any]] = [
         {"role": "user", "content": "x"},
         {
             "role": "assistant",

@@ -128,6 +128,10 @@ def workspace(tmp_path: Path) -> Path:
     return folder
 
 
+MakeChat = Callable[..., ChatHarness]
+"""The ``make_chat`` fixture: builds a shown ChatTab (``ready``, ``policy``, agent defaults)."""
+
+
 @pytest.fixture
 def make_chat(
     qtbot: QtBot,
@@ -135,7 +139,7 @@ def make_chat(
     scripted_server: ScriptedOpenAIServer,
     workspace: Path,
     tmp_path: Path,
-) -> Iterator[Callable[..., ChatHarness]]:
+) -> Iterator[MakeChat]:
     """Build a ChatTab (1024×700, shown) with or without a ready agent."""
     made: list[ChatHarness] = []
 

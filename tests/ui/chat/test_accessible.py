@@ -9,10 +9,10 @@ from PySide6.QtGui import QAccessible
 from PySide6.QtTest import QTest
 
 from tests.fakes.openai_server import Reply
-from tests.ui.chat.conftest import ChatHarness
+from tests.ui.chat.conftest import ChatHarness, MakeChat
 
 
-def test_messages_are_accessible_list_items(make_chat) -> None:  # type: ignore[no-untyped-def]
+def test_messages_are_accessible_list_items(make_chat: MakeChat) -> None:
     chat: ChatHarness = make_chat()
     chat.server.push(
         Reply(tool_calls=[("read_file", json.dumps({"path": "notes.txt"}))]),

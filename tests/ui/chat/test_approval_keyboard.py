@@ -10,6 +10,7 @@ from pytestqt.qtbot import QtBot
 
 from desktop.core.agent.approval import ApprovalRequest, Decision
 from desktop.ui.chat.approval_prompt import ApprovalPrompt
+from tests.typed import present
 
 
 def test_tab_reaches_every_button_and_space_decides(qtbot: QtBot) -> None:
@@ -28,11 +29,11 @@ def test_tab_reaches_every_button_and_space_decides(qtbot: QtBot) -> None:
     qtbot.waitUntil(prompt.arguments.hasFocus)
     reached: list[str] = []
     for _ in range(len(prompt.buttons)):
-        QTest.keyClick(QApplication.focusWidget(), Qt.Key.Key_Tab)
+        QTest.keyClick(present(QApplication.focusWidget()), Qt.Key.Key_Tab)
         focused = QApplication.focusWidget()
         assert isinstance(focused, QPushButton), f"Tab went to {focused!r}"
         reached.append(focused.text())
     assert reached == [b.text() for b in prompt.buttons.values()]
     with qtbot.waitSignal(prompt.decided) as decided:
-        QTest.keyClick(QApplication.focusWidget(), Qt.Key.Key_Space)
+        QTest.keyClick(present(QApplication.focusWidget()), Qt.Key.Key_Space)
     assert decided.args[1] is Decision.ALWAYS

@@ -7,14 +7,15 @@ from pathlib import Path
 
 from desktop.core.agent.approval import DENIED_RESULT, ApprovalPolicy, Decision
 from tests.fakes.openai_server import Reply
-from tests.ui.chat.conftest import ChatHarness
+from tests.typed import present
+from tests.ui.chat.conftest import ChatHarness, MakeChat
 
 
 def _exec(command: str) -> Reply:
     return Reply(tool_calls=[("exec", json.dumps({"command": command, "timeout": 30}))])
 
 
-def test_allow_once_runs_the_command(make_chat, workspace: Path) -> None:  # type: ignore[no-untyped-def]
+def test_allow_once_runs_the_command(make_chat: MakeChat, workspace: Path) -> None:
     """The prompt names the tool and shows every argument; Allow once runs the call and the
     next exec is asked about again."""
     marker = workspace / "allowed.txt"
@@ -29,7 +30,7 @@ def test_allow_once_runs_the_command(make_chat, workspace: Path) -> None:  # typ
     assert f"command: touch {marker} && echo made-it" in shown and "timeout: 30" in shown
     card = next(i for i in chat.items() if i.kind == "tool")
     assert card.awaiting_approval
-    assert chat.tab.sessions.entry(chat.tab.current).attention  # type: ignore[union-attr]
+    assert present(chat.tab.sessions.entry(chat.tab.current)).attention
     prompt.buttons[Decision.ALLOW_ONCE].click()
     chat.wait(lambda: card.ok is not None)
     assert card.ok and "made-it" in card.result and marker.exists()
@@ -37,10 +38,10 @@ def test_allow_once_runs_the_command(make_chat, workspace: Path) -> None:  # typ
     prompt.buttons[Decision.ALLOW_ONCE].click()
     chat.idle()
     assert chat.items()[-1].text == "Done."
-    assert not chat.tab.sessions.entry(chat.tab.current).attention  # type: ignore[union-attr]
+    assert not present(chat.tab.sessions.entry(chat.tab.current)).attention
 
 
-def test_deny_reaches_the_model(make_chat, workspace: Path) -> None:  # type: ignore[no-untyped-def]
+def test_deny_reaches_the_model(make_chat: MakeChat, workspace: Path) -> None:
     """Deny: nothing runs, the card says denied, the model reads "denied by the user"."""
     marker = workspace / "denied.txt"
     chat: ChatHarness = make_chat()
@@ -60,7 +61,7 @@ def test_deny_reaches_the_model(make_chat, workspace: Path) -> None:  # type: ig
     assert chat.items()[-1].text == "OK, I won't."
 
 
-def test_always_allow_updates_the_policy(make_chat) -> None:  # type: ignore[no-untyped-def]
+def test_always_allow_updates_the_policy(make_chat: MakeChat) -> None:
     """Always allow: the policy remembers the tool (and reports it for the prefs)."""
     saved: list[set[str]] = []
     policy = ApprovalPolicy(on_change=lambda p: saved.append(set(p.always_allowed)))
@@ -76,7 +77,7 @@ def test_always_allow_updates_the_policy(make_chat) -> None:  # type: ignore[no-
     assert not prompt.isVisible()
 
 
-def test_stop_while_waiting_removes_the_prompt(make_chat) -> None:  # type: ignore[no-untyped-def]
+def test_stop_while_waiting_removes_the_prompt(make_chat: MakeChat) -> None:
     """Stopping the turn cancels the question; the prompt goes away."""
     chat: ChatHarness = make_chat()
     chat.server.push(_exec("echo never"))
@@ -90,7 +91,7 @@ def test_stop_while_waiting_removes_the_prompt(make_chat) -> None:  # type: igno
     assert card.ok is False and not card.awaiting_approval
 
 
-def test_prompt_waits_in_its_own_chat(make_chat) -> None:  # type: ignore[no-untyped-def]
+def test_prompt_waits_in_its_own_chat(make_chat: MakeChat) -> None:
     """A question from a chat that is not shown marks that chat and appears when it opens."""
     chat: ChatHarness = make_chat()
     chat.server.push(_exec("echo hidden"), Reply("ran"))
@@ -100,7 +101,7 @@ def test_prompt_waits_in_its_own_chat(make_chat) -> None:  # type: ignore[no-unt
     with chat.qtbot.waitSignal(chat.tab.sessionOpened):
         chat.tab.new_chat()
     assert not chat.tab.pane.approval.isVisible()
-    assert chat.tab.sessions.entry(first).attention  # type: ignore[union-attr]
+    assert present(chat.tab.sessions.entry(first)).attention
     chat.tab.open_session(first)
     chat.wait(chat.tab.pane.approval.isVisible)
     chat.tab.pane.approval.buttons[Decision.ALLOW_SESSION].click()

@@ -10,11 +10,11 @@ from pytestqt.qtbot import QtBot
 
 from desktop.core.memory.store import MemoryStore
 from tests.fakes.openai_server import Reply
-from tests.ui.chat.conftest import ChatHarness
+from tests.ui.chat.conftest import ChatHarness, MakeChat
 
 
-def test_archive_now_and_new_put_the_chat_into_memory(  # type: ignore[no-untyped-def]
-    make_chat, qtbot: QtBot, workspace: Path
+def test_archive_now_and_new_put_the_chat_into_memory(
+    make_chat: MakeChat, qtbot: QtBot, workspace: Path
 ) -> None:
     chat: ChatHarness = make_chat()
     chat.server.push(Reply("Paris."))

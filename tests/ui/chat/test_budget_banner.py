@@ -12,11 +12,11 @@ from desktop.core.config.budgets import Budgets
 from desktop.core.usage.ledger import UsageLedger
 from desktop.core.usage.record import UsageRecord
 from tests.core.agent.conftest import make_provider
-from tests.ui.chat.conftest import ChatHarness
+from tests.ui.chat.conftest import ChatHarness, MakeChat
 from tests.ui.conftest import run_async
 
 
-def test_the_spend_cap_points_to_usage_and_budgets(make_chat, qtbot: QtBot) -> None:  # type: ignore[no-untyped-def]
+def test_the_spend_cap_points_to_usage_and_budgets(make_chat: MakeChat, qtbot: QtBot) -> None:
     """Chat over a hard cap of 100 tokens a day (500 spent today): the turn is refused before
     any model call; the banner says so, offers "Usage & budgets" (section ``usage``) and gives
     no provider advice."""

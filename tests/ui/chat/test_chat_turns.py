@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from pytestqt.qtbot import QtBot
 
 from desktop.core.agent.approval import ApprovalPolicy
 from desktop.ui.chat.error_banner import ErrorBanner
 from tests.fakes.openai_server import Fail, Reply
-from tests.ui.chat.conftest import ChatHarness
+from tests.typed import present
+from tests.ui.chat.conftest import ChatHarness, MakeChat
 
 
-def test_composer_waits_for_the_agent(make_chat) -> None:  # type: ignore[no-untyped-def]
+def test_composer_waits_for_the_agent(make_chat: MakeChat) -> None:
     """Before agentReady the composer is disabled and says "connecting…"."""
     chat: ChatHarness = make_chat(ready=False)
     composer = chat.tab.pane.composer
@@ -21,7 +24,7 @@ def test_composer_waits_for_the_agent(make_chat) -> None:  # type: ignore[no-unt
     assert "Enter sends" in composer.edit.placeholderText()
 
 
-def test_streamed_answer_appears_while_it_streams(make_chat) -> None:  # type: ignore[no-untyped-def]
+def test_streamed_answer_appears_while_it_streams(make_chat: MakeChat) -> None:
     """Deltas show up in one growing row before the turn ends; the final row has usage."""
     chat: ChatHarness = make_chat()
     text = "Hello! " + " ".join(f"word{i}" for i in range(60))
@@ -42,10 +45,10 @@ def test_streamed_answer_appears_while_it_streams(make_chat) -> None:  # type: i
     assert chat.kinds() == ["user", "assistant"]
     assert not chat.tab.pane.composer.busy
     assert "123 in" in chat.tab.pane.usage.turn.text()
-    assert chat.tab.sessions.entry(chat.tab.current).title == "hi there"  # type: ignore[union-attr]
+    assert chat.tab.sessions.entry(chat.tab.current).title == "hi there"
 
 
-def test_tool_card_runs_then_completes(make_chat) -> None:  # type: ignore[no-untyped-def]
+def test_tool_card_runs_then_completes(make_chat: MakeChat) -> None:
     """A running card (spinner) appears, then shows ok, duration and the result."""
     chat: ChatHarness = make_chat(policy=ApprovalPolicy(mode="autonomous"))
     chat.server.push(
@@ -68,7 +71,7 @@ def test_tool_card_runs_then_completes(make_chat) -> None:  # type: ignore[no-un
     assert card.expanded and view.layout_of(row).height > 60
 
 
-def test_stop_cancels_the_turn(make_chat, qtbot: QtBot) -> None:  # type: ignore[no-untyped-def]
+def test_stop_cancels_the_turn(make_chat: MakeChat, qtbot: QtBot) -> None:
     """Stop while streaming: the streamed text stays as the answer, marked "Stopped"; the
     session keeps it (a restart shows the same) and is consistent."""
     chat: ChatHarness = make_chat()
@@ -89,7 +92,7 @@ def test_stop_cancels_the_turn(make_chat, qtbot: QtBot) -> None:  # type: ignore
     assert session.messages[-1]["content"] == last.text and session.messages[-1]["stopped"]
 
 
-def test_escape_stops_too(make_chat, qtbot: QtBot) -> None:  # type: ignore[no-untyped-def]
+def test_escape_stops_too(make_chat: MakeChat, qtbot: QtBot) -> None:
     """Esc in the composer stops the running turn."""
     chat: ChatHarness = make_chat()
     chat.server.push(Reply("slow " * 200, chunk=5, stall_after=8, stall_for=60))
@@ -102,7 +105,7 @@ def test_escape_stops_too(make_chat, qtbot: QtBot) -> None:  # type: ignore[no-u
     assert chat.items()[-1].footer == "Stopped"
 
 
-def test_error_banner_retry_and_settings_link(make_chat, qtbot: QtBot) -> None:  # type: ignore[no-untyped-def]
+def test_error_banner_retry_and_settings_link(make_chat: MakeChat, qtbot: QtBot) -> None:
     """A rejected key shows the banner; its button asks for the provider settings; Retry
     re-runs the pending turn without duplicating the user message."""
     chat: ChatHarness = make_chat()
@@ -134,19 +137,19 @@ def test_error_banner_retry_and_settings_link(make_chat, qtbot: QtBot) -> None: 
     assert not session.has_pending_turn
 
 
-def test_slash_commands_complete_and_answer_inline(make_chat, qtbot: QtBot) -> None:  # type: ignore[no-untyped-def]
+def test_slash_commands_complete_and_answer_inline(make_chat: MakeChat, qtbot: QtBot) -> None:
     """Typing "/dr" offers the dream commands; /help is answered without a model call."""
     chat: ChatHarness = make_chat()
     edit = chat.tab.pane.composer.edit
     edit.setFocus()
     qtbot.keyClicks(edit, "/dr")
     completer = edit.completer
-    chat.wait(completer.popup().isVisible)
+    chat.wait(present(completer.popup()).isVisible)
     offered = [
         completer.completionModel().index(r, 0).data() for r in range(completer.completionCount())
     ]
     assert offered == ["/dream", "/dream-log", "/dream-restore", "/dream-prompt"]
-    completer.popup().hide()
+    present(completer.popup()).hide()
     chat.send("/help")
     chat.wait(
         lambda: (
@@ -158,7 +161,7 @@ def test_slash_commands_complete_and_answer_inline(make_chat, qtbot: QtBot) -> N
     assert chat.server.chat_requests() == []
 
 
-def test_image_attachment_is_sent_as_image_content(make_chat, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_image_attachment_is_sent_as_image_content(make_chat: MakeChat, tmp_path: Path) -> None:
     """An attached image reaches the model as an image_url part."""
     from PySide6.QtGui import QColor, QImage
 
@@ -182,7 +185,7 @@ def test_image_attachment_is_sent_as_image_content(make_chat, tmp_path) -> None:
     assert chat.items()[0].media == [str(path)] and composer.attachments == []
 
 
-def test_pasted_image_becomes_an_attachment(make_chat, workspace) -> None:  # type: ignore[no-untyped-def]
+def test_pasted_image_becomes_an_attachment(make_chat: MakeChat, workspace: Path) -> None:
     """Pasting image data saves a PNG under the workspace media folder and attaches it."""
     from PySide6.QtCore import QMimeData
     from PySide6.QtGui import QColor, QImage
@@ -199,7 +202,7 @@ def test_pasted_image_becomes_an_attachment(make_chat, workspace) -> None:  # ty
     assert chat.tab.pane.composer.edit.toPlainText() == ""
 
 
-def test_outbound_messages_appear_in_their_chat(make_chat) -> None:  # type: ignore[no-untyped-def]
+def test_outbound_messages_appear_in_their_chat(make_chat: MakeChat) -> None:
     """A message-tool/reminder message for the open desktop chat is shown (a turn's answer is
     never delivered as an outbound message to the window: it arrives once, as events)."""
     from desktop.core.bus.events import OutboundMessage
@@ -220,7 +223,7 @@ def test_outbound_messages_appear_in_their_chat(make_chat) -> None:  # type: ign
     assert chat.items()[-1].text == "Time to stretch!" and chat.items()[-1].tool == "Reminder"
 
 
-def test_stopping_a_turn_the_tab_did_not_start_ends_it_in_the_tab(make_chat) -> None:  # type: ignore[no-untyped-def]
+def test_stopping_a_turn_the_tab_did_not_start_ends_it_in_the_tab(make_chat: MakeChat) -> None:
     """A reminder turn (started by the scheduler, not the tab) streams into the open chat;
     Stop in the tab stops it, and the tab is not left "running" (regression)."""
     import asyncio
@@ -256,7 +259,7 @@ def test_stopping_a_turn_the_tab_did_not_start_ends_it_in_the_tab(make_chat) -> 
     assert not runtime.agent.is_busy(key)
 
 
-def test_retried_model_call_is_announced_then_answered(make_chat) -> None:  # type: ignore[no-untyped-def]
+def test_retried_model_call_is_announced_then_answered(make_chat: MakeChat) -> None:
     """The server answers 503, then takes a while: the waiting row says why and that the call
     is retried (as drawn and as a screen reader hears it); the answer replaces it."""
     from desktop.ui.chat.accessible import row_text
@@ -290,7 +293,7 @@ def test_retried_model_call_is_announced_then_answered(make_chat) -> None:  # ty
     assert not chat.tab.pane.banner.isVisible()
 
 
-def test_a_message_over_the_limit_stays_in_the_composer(make_chat) -> None:  # type: ignore[no-untyped-def]
+def test_a_message_over_the_limit_stays_in_the_composer(make_chat: MakeChat) -> None:
     """A pasted text over ``channels.maxInboundKb``: not sent (no row, no request, no
     session), the banner says why (no Retry: nothing failed), the text stays to be cut down;
     once short enough it goes."""

@@ -9,10 +9,11 @@ from pytestqt.qtbot import QtBot
 
 from desktop.core.session.compaction import CONTINUATION_TEXT, HIDDEN_KEY
 from tests.fakes.openai_server import Reply
-from tests.ui.chat.conftest import ChatHarness, write_session
+from tests.typed import present
+from tests.ui.chat.conftest import ChatHarness, MakeChat, write_session
 
 
-def test_compact_is_offered_and_answered_inline(make_chat, qtbot: QtBot) -> None:  # type: ignore[no-untyped-def]
+def test_compact_is_offered_and_answered_inline(make_chat: MakeChat, qtbot: QtBot) -> None:
     """ "/comp" offers /compact; sent after a turn it makes one summary call and says so in
     the chat."""
     chat: ChatHarness = make_chat()
@@ -20,12 +21,12 @@ def test_compact_is_offered_and_answered_inline(make_chat, qtbot: QtBot) -> None
     edit.setFocus()
     qtbot.keyClicks(edit, "/comp")
     completer = edit.completer
-    chat.wait(completer.popup().isVisible)
+    chat.wait(present(completer.popup()).isVisible)
     offered = [
         completer.completionModel().index(r, 0).data() for r in range(completer.completionCount())
     ]
     assert offered == ["/compact"]
-    completer.popup().hide()
+    present(completer.popup()).hide()
     edit.clear()
 
     chat.server.push(Reply("Visit Ribeira."))
@@ -49,7 +50,9 @@ def test_compact_is_offered_and_answered_inline(make_chat, qtbot: QtBot) -> None
     assert session.messages[-1]["content"] == CONTINUATION_TEXT  # compacted on disk too
 
 
-def test_a_chat_nanobot_compacted_shows_no_checkpoint_row(make_chat, workspace: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_chat_nanobot_compacted_shows_no_checkpoint_row(
+    make_chat: MakeChat, workspace: Path
+) -> None:
     """nanobot 0.3.5's hidden checkpoint is for the model only: the window leaves it out."""
     write_session(
         workspace,

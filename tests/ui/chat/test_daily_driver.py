@@ -5,14 +5,17 @@ scripted server, real session files."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
+from typing import cast
 
 import pytest
 from PySide6.QtGui import QGuiApplication
 
 from desktop.core.session.manager import SessionManager
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
-from tests.ui.chat.conftest import ChatHarness, write_session
+from tests.typed import present
+from tests.ui.chat.conftest import ChatHarness, MakeChat, write_session
 from tests.ui.conftest import run_async
 
 
@@ -22,14 +25,14 @@ def _answers(chat: ChatHarness) -> list[str]:
 
 # -- model picker -----------------------------------------------------------------------------
 @pytest.fixture
-def second_server():  # type: ignore[no-untyped-def]
+def second_server() -> Iterator[ScriptedOpenAIServer]:
     with ScriptedOpenAIServer(Reply("Answer from B.")) as server:
         yield server
 
 
 def test_picking_a_model_changes_this_chat_only_without_stopping_its_answer(
-    make_chat, second_server: ScriptedOpenAIServer, memory_keyring: object, tmp_path: Path
-) -> None:  # type: ignore[no-untyped-def]
+    make_chat: MakeChat, second_server: ScriptedOpenAIServer, memory_keyring: object, tmp_path: Path
+) -> None:
     """Issue 21 item 3: the picker chooses the shown chat's model (kept in the chat); the
     default — Settings, new chats, the status bar of other chats — stays until "Make … the
     default"."""
@@ -93,16 +96,20 @@ def test_picking_a_model_changes_this_chat_only_without_stopping_its_answer(
     assert (saved["model"], saved["provider"]) == ("hosted_vllm/model-b", "vllm")
 
 
-def test_a_model_that_cannot_be_used_changes_nothing(make_chat, memory_keyring: object) -> None:  # type: ignore[no-untyped-def]
+def test_a_model_that_cannot_be_used_changes_nothing(
+    make_chat: MakeChat, memory_keyring: object
+) -> None:
     chat: ChatHarness = make_chat()
-    before = chat.services.runtime.provider.current  # type: ignore[union-attr]
+    before = present(chat.services.runtime).provider.current
     chat.tab.pane.picker.modelChosen.emit("anthropic/claude-3-5-haiku-latest", "anthropic")
     chat.wait(lambda: chat.tab.panel.snackbar.isVisible())
     assert "Model not changed" in chat.tab.panel.snackbar.label.text()
-    assert chat.services.runtime.provider.current is before  # type: ignore[union-attr]
+    assert present(chat.services.runtime).provider.current is before
 
 
-def test_other_model_form_lists_the_providers_models(make_chat, memory_keyring: object) -> None:  # type: ignore[no-untyped-def]
+def test_other_model_form_lists_the_providers_models(
+    make_chat: MakeChat, memory_keyring: object
+) -> None:
     chat: ChatHarness = make_chat(provider="custom")
     chat.services.config.providers.custom.api_base = chat.server.url
     chat.tab.open_other_model()
@@ -119,7 +126,7 @@ def _chats(workspace: Path) -> list[str]:
 
 
 def _switcher(chat: ChatHarness, row: int) -> tuple[int, int, int] | None:
-    return chat.items()[row].fork
+    return cast("tuple[int, int, int] | None", chat.items()[row].fork)
 
 
 def _click_link(chat: ChatHarness, row: int, href: str) -> None:
@@ -148,8 +155,8 @@ def _click_link(chat: ChatHarness, row: int, href: str) -> None:
     raise AssertionError(f"no link {href} in row {row}")
 
 
-def test_regenerate_keeps_both_answers_in_one_chat_with_a_switcher(  # type: ignore[no-untyped-def]
-    make_chat, workspace: Path
+def test_regenerate_keeps_both_answers_in_one_chat_with_a_switcher(
+    make_chat: MakeChat, workspace: Path
 ) -> None:
     """Issue 21 item 5: no "(earlier version)" chat in the list; "‹ 2/2 ›" on the message."""
     chat: ChatHarness = make_chat()
@@ -183,7 +190,7 @@ def test_regenerate_keeps_both_answers_in_one_chat_with_a_switcher(  # type: ign
     assert "Edit and resend…" in user_labels and "Show version 1 of 2" in user_labels
 
 
-def test_edit_and_resend_forks_the_conversation(make_chat, workspace: Path) -> None:  # type: ignore[no-untyped-def]
+def test_edit_and_resend_forks_the_conversation(make_chat: MakeChat, workspace: Path) -> None:
     chat: ChatHarness = make_chat()
     chat.server.push(Reply("About cats."), Reply("About dogs."), Reply("About birds."))
     chat.send("tell me about cats")
@@ -223,7 +230,9 @@ def test_edit_and_resend_forks_the_conversation(make_chat, workspace: Path) -> N
     assert _switcher(chat, 0) == (0, 1, 2)
 
 
-def test_an_edited_first_message_gives_the_chat_a_new_title(make_chat, workspace: Path) -> None:  # type: ignore[no-untyped-def]
+def test_an_edited_first_message_gives_the_chat_a_new_title(
+    make_chat: MakeChat, workspace: Path
+) -> None:
     """Issue 21 item 5: the subject changed, so the chat is titled again (one entry)."""
     chat: ChatHarness = make_chat(auto_titles=True)
     chat.server.push(Reply("About cats."), Reply("Cat facts"), Reply("About birds."))
@@ -231,17 +240,17 @@ def test_an_edited_first_message_gives_the_chat_a_new_title(make_chat, workspace
     chat.send("tell me about cats")
     chat.idle()
     key = chat.tab.current
-    chat.wait(lambda: chat.tab.sessions.entry(key).title == "Cat facts")  # type: ignore[union-attr]
+    chat.wait(lambda: present(chat.tab.sessions.entry(key)).title == "Cat facts")
     chat.tab.start_edit(0)
     chat.send("tell me about birds")
     chat.wait(lambda: _answers(chat) == ["About birds."])
     chat.idle()
-    chat.wait(lambda: chat.tab.sessions.entry(key).title == "Bird facts")  # type: ignore[union-attr]
+    chat.wait(lambda: present(chat.tab.sessions.entry(key)).title == "Bird facts")
     assert chat.tab.pane._full_title == "Bird facts"
     assert _chats(workspace) == [key]
 
 
-def test_up_in_an_empty_composer_edits_the_last_message(make_chat) -> None:  # type: ignore[no-untyped-def]
+def test_up_in_an_empty_composer_edits_the_last_message(make_chat: MakeChat) -> None:
     from PySide6.QtCore import Qt
     from PySide6.QtTest import QTest
 
@@ -257,13 +266,15 @@ def test_up_in_an_empty_composer_edits_the_last_message(make_chat) -> None:  # t
 
 
 # -- titles -----------------------------------------------------------------------------------
-def test_a_new_chat_gets_a_title_from_its_first_exchange(make_chat, workspace: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_new_chat_gets_a_title_from_its_first_exchange(
+    make_chat: MakeChat, workspace: Path
+) -> None:
     chat: ChatHarness = make_chat(auto_titles=True)
     chat.server.push(Reply("Lisbon in May is lovely."), Reply("Title: Lisbon trip in May"))
     chat.send("plan a trip to Lisbon in May")
     chat.idle()
     key = chat.tab.current
-    chat.wait(lambda: chat.tab.sessions.entry(key).title == "Lisbon trip in May")  # type: ignore[union-attr]
+    chat.wait(lambda: present(chat.tab.sessions.entry(key)).title == "Lisbon trip in May")
     assert chat.tab.pane.title.toolTip() == "Lisbon trip in May"
     title_call = chat.requests()[-1]
     assert (title_call["max_tokens"] <= 32 and "stream" not in title_call) or not title_call[
@@ -276,12 +287,12 @@ def test_a_new_chat_gets_a_title_from_its_first_exchange(make_chat, workspace: P
 
 
 # -- export -----------------------------------------------------------------------------------
-def test_export_through_the_file_dialog(make_chat, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_export_through_the_file_dialog(make_chat: MakeChat, tmp_path: Path) -> None:
     chat: ChatHarness = make_chat()
     chat.server.push(Reply("Here is `code`."))
     chat.send("show code")
     chat.idle()
-    chat.wait(lambda: not chat.tab.sessions.entry(chat.tab.current).draft)  # type: ignore[union-attr]
+    chat.wait(lambda: not present(chat.tab.sessions.entry(chat.tab.current)).draft)
     chat.tab.export("md")
     dialog = chat.tab._export_dialog
     chat.wait(dialog.isVisible)  # opened with open(): no nested event loop
@@ -297,7 +308,7 @@ def test_export_through_the_file_dialog(make_chat, tmp_path: Path) -> None:  # t
 
 
 # -- search -----------------------------------------------------------------------------------
-def test_search_shows_snippets_and_jumps_to_the_match(make_chat, workspace: Path) -> None:  # type: ignore[no-untyped-def]
+def test_search_shows_snippets_and_jumps_to_the_match(make_chat: MakeChat, workspace: Path) -> None:
     filler = [
         m
         for i in range(30)
@@ -331,7 +342,7 @@ def test_search_shows_snippets_and_jumps_to_the_match(make_chat, workspace: Path
 
 
 # -- keyboard ---------------------------------------------------------------------------------
-def test_everything_in_a_message_is_reachable_by_keyboard(make_chat) -> None:  # type: ignore[no-untyped-def]
+def test_everything_in_a_message_is_reachable_by_keyboard(make_chat: MakeChat) -> None:
     from PySide6.QtCore import Qt
     from PySide6.QtTest import QTest
 
@@ -363,7 +374,7 @@ def test_everything_in_a_message_is_reachable_by_keyboard(make_chat) -> None:  #
     assert "read_file" in QGuiApplication.clipboard().text()
 
 
-def test_a_search_hit_in_the_open_chat_jumps_too(make_chat) -> None:  # type: ignore[no-untyped-def]
+def test_a_search_hit_in_the_open_chat_jumps_too(make_chat: MakeChat) -> None:
     """Rows of a turn that just ran are live (not read from disk): the jump still lands."""
     chat: ChatHarness = make_chat()
     chat.server.push(Reply("Keep the quince paste cool."))

@@ -6,10 +6,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from pytestqt.qtbot import QtBot
+
 from desktop.core.bus.events import OutboundMessage
 from desktop.ui.chat.items import items_from_messages
 from tests.core.tools.test_spawn_images import png
-from tests.ui.chat.conftest import ChatHarness, write_session
+from tests.typed import present
+from tests.ui.chat.conftest import ChatHarness, MakeChat, write_session
 
 
 def _image(workspace: Path, name: str) -> str:
@@ -50,7 +53,7 @@ def test_a_saved_generate_image_result_shows_its_images() -> None:
     assert "outbound" not in [i.kind for i in items_from_messages(failed)]
 
 
-def test_generated_images_appear_in_the_open_chat(make_chat, workspace) -> None:  # type: ignore[no-untyped-def]
+def test_generated_images_appear_in_the_open_chat(make_chat: MakeChat, workspace: Path) -> None:
     path = _image(workspace, "img_live.png")
     chat: ChatHarness = make_chat()
     chat_id = chat.tab.current.partition(":")[2]
@@ -69,7 +72,9 @@ def test_generated_images_appear_in_the_open_chat(make_chat, workspace) -> None:
     chat.wait(lambda: 'src="thumb:0"' in _html(chat, row))
 
 
-def test_generated_images_are_shown_again_when_the_chat_is_reopened(make_chat, workspace) -> None:  # type: ignore[no-untyped-def]
+def test_generated_images_are_shown_again_when_the_chat_is_reopened(
+    make_chat: MakeChat, workspace: Path
+) -> None:
     path = _image(workspace, "img_saved.png")
     write_session(workspace, "desktop:drawn", _saved_call(path))
     chat: ChatHarness = make_chat(ready=False)
@@ -78,7 +83,9 @@ def test_generated_images_are_shown_again_when_the_chat_is_reopened(make_chat, w
     chat.wait(lambda: 'src="thumb:0"' in _html(chat, row))
 
 
-def test_an_attached_document_reaches_the_model_as_text(make_chat, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_an_attached_document_reaches_the_model_as_text(
+    make_chat: MakeChat, tmp_path: Path
+) -> None:
     """A PDF attached in the window: its chip is accepted, the model reads its text, the
     person's message row names the file."""
     from tests.core.tools.test_documents import make_pdf
@@ -99,8 +106,8 @@ def test_an_attached_document_reaches_the_model_as_text(make_chat, tmp_path) -> 
     assert "[file: invoice.pdf]" in _html(chat, 0)
 
 
-def test_typing_at_offers_the_other_chats_and_the_agent_gets_the_mention(  # type: ignore[no-untyped-def]
-    make_chat, workspace, qtbot
+def test_typing_at_offers_the_other_chats_and_the_agent_gets_the_mention(
+    make_chat: MakeChat, workspace: Path, qtbot: QtBot
 ) -> None:
     """ "@lis" in the composer lists the Lisbon chat by handle and title; picking it writes its
     handle; the sent message names that chat for the agent and offers the session tools."""
@@ -123,7 +130,7 @@ def test_typing_at_offers_the_other_chats_and_the_agent_gets_the_mention(  # typ
     qtbot.keyClicks(edit, "ask @lis")
     chat.wait(lambda: edit.mentions.visible)
     popup = edit.mentions.completer.popup()
-    assert "Lisbon trip" in popup.model().index(0, 0).data()
+    assert "Lisbon trip" in present(popup).model().index(0, 0).data()
     qtbot.keyClick(popup, Qt.Key.Key_Return)
     chat.wait(lambda: edit.toPlainText().startswith("ask @") and not edit.mentions.visible)
     handle = edit.toPlainText().split("@", 1)[1].strip()

@@ -13,7 +13,7 @@ from PySide6.QtTest import QTest
 
 from desktop.core.bus.events import OutboundMessage
 from tests.fakes.openai_server import Reply
-from tests.ui.chat.conftest import ChatHarness, write_session
+from tests.ui.chat.conftest import ChatHarness, MakeChat, write_session
 from tests.ui.conftest import run_async
 
 LONG = "desktop:long"
@@ -55,8 +55,8 @@ def _remind(chat: ChatHarness, text: str) -> None:
 
 
 # -- item 2: sending while scrolled up; "New messages ↓" ------------------------------------
-def test_sending_while_scrolled_up_brings_your_message_and_the_answer_into_view(  # type: ignore[no-untyped-def]
-    make_chat, workspace: Path
+def test_sending_while_scrolled_up_brings_your_message_and_the_answer_into_view(
+    make_chat: MakeChat, workspace: Path
 ) -> None:
     chat = _open_long_chat(make_chat, workspace)
     _scroll_to_top(chat)
@@ -72,8 +72,8 @@ def test_sending_while_scrolled_up_brings_your_message_and_the_answer_into_view(
     assert not view.chip.isVisible()
 
 
-def test_new_content_while_reading_above_shows_a_chip_that_scrolls_down(  # type: ignore[no-untyped-def]
-    make_chat, workspace: Path
+def test_new_content_while_reading_above_shows_a_chip_that_scrolls_down(
+    make_chat: MakeChat, workspace: Path
 ) -> None:
     chat = _open_long_chat(make_chat, workspace)
     _scroll_to_top(chat)
@@ -94,7 +94,9 @@ def test_new_content_while_reading_above_shows_a_chip_that_scrolls_down(  # type
     assert len(chat.items()) - 1 in view.visible_rows() and not view.chip.isVisible()
 
 
-def test_after_a_search_jump_new_content_shows_the_chip(make_chat, workspace: Path) -> None:  # type: ignore[no-untyped-def]
+def test_after_a_search_jump_new_content_shows_the_chip(
+    make_chat: MakeChat, workspace: Path
+) -> None:
     messages = [*_filler(30), {"role": "user", "content": "where is the marmalade jar?"}]
     messages.append({"role": "assistant", "content": "On the top shelf."})
     messages.extend(_filler(20))
@@ -118,7 +120,7 @@ def test_after_a_search_jump_new_content_shows_the_chip(make_chat, workspace: Pa
 
 
 # -- item 14: a search without hits says so -------------------------------------------------
-def test_a_search_without_hits_says_so(make_chat, workspace: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_search_without_hits_says_so(make_chat: MakeChat, workspace: Path) -> None:
     write_session(workspace, "desktop:pantry", _filler(2), title="Kitchen")
     chat: ChatHarness = make_chat(ready=False)
     panel = chat.tab.panel
@@ -140,8 +142,8 @@ def test_a_search_without_hits_says_so(make_chat, workspace: Path) -> None:  # t
 
 
 # -- item 3: a chat's own model -------------------------------------------------------------
-def test_a_new_chat_keeps_the_model_picked_before_its_first_message(  # type: ignore[no-untyped-def]
-    make_chat, workspace: Path, memory_keyring: object
+def test_a_new_chat_keeps_the_model_picked_before_its_first_message(
+    make_chat: MakeChat, workspace: Path, memory_keyring: object
 ) -> None:
     from desktop.core.session.manager import SessionManager
     from tests.fakes.openai_server import ScriptedOpenAIServer
@@ -164,8 +166,8 @@ def test_a_new_chat_keeps_the_model_picked_before_its_first_message(  # type: ig
         assert not chat.server.chat_requests()  # the default model was not asked
 
 
-def test_a_chats_model_that_lost_its_key_fails_the_turn_with_a_way_out(  # type: ignore[no-untyped-def]
-    make_chat, workspace: Path, memory_keyring: object
+def test_a_chats_model_that_lost_its_key_fails_the_turn_with_a_way_out(
+    make_chat: MakeChat, workspace: Path, memory_keyring: object
 ) -> None:
     """The chat's model cannot be used any more: the message is kept, the banner says why."""
     write_session(workspace, "desktop:own", _filler(1), title="Own model")

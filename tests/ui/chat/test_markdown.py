@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from desktop.ui.chat.items import ChatItem, items_from_messages
 from desktop.ui.chat.markdown import COPY_CODE, DARK, LIGHT, MarkdownRenderer, split_stable
 
@@ -52,7 +54,7 @@ def test_split_stable_keeps_open_fences_in_the_tail() -> None:
 
 def test_items_from_a_saved_session() -> None:
     """Reasoning, text and one card per call; results fill cards; subagent reports marked."""
-    messages = [
+    messages: list[dict[str, Any]] = [
         {"role": "user", "content": "hi", "media": ["/tmp/a.png"]},
         {
             "role": "assistant",

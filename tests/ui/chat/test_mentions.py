@@ -16,7 +16,8 @@ from desktop.core.agent.mentions import MENTIONS
 from desktop.core.bus.events import InboundMessage
 from desktop.core.config.schema import MCPServerConfig
 from tests.fakes.openai_server import Reply
-from tests.ui.chat.conftest import ChatHarness
+from tests.typed import present
+from tests.ui.chat.conftest import ChatHarness, MakeChat
 
 
 def _pick(chat: ChatHarness, qtbot: QtBot, typed: str, wanted: str) -> None:
@@ -25,14 +26,18 @@ def _pick(chat: ChatHarness, qtbot: QtBot, typed: str, wanted: str) -> None:
     qtbot.keyClicks(edit, typed)
     chat.wait(lambda: edit.mentions.visible)
     popup = edit.mentions.completer.popup()
-    texts = [popup.model().index(r, 0).data() for r in range(popup.model().rowCount())]
+    texts = [
+        present(popup).model().index(r, 0).data() for r in range(present(popup).model().rowCount())
+    ]
     row = next(r for r, t in enumerate(texts) if t.startswith(wanted))
-    popup.setCurrentIndex(popup.model().index(row, 0))
+    present(popup).setCurrentIndex(present(popup).model().index(row, 0))
     qtbot.keyClick(popup, Qt.Key.Key_Return)
     chat.wait(lambda: not edit.mentions.visible)
 
 
-def test_a_picked_skill_is_sent_as_a_reference_and_its_file_named(make_chat, qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_a_picked_skill_is_sent_as_a_reference_and_its_file_named(
+    make_chat: MakeChat, qtbot: QtBot
+) -> None:
     chat: ChatHarness = make_chat()
     published: list[InboundMessage] = []
     runtime = chat.services.runtime
@@ -55,7 +60,9 @@ def test_a_picked_skill_is_sent_as_a_reference_and_its_file_named(make_chat, qtb
     assert "Mentioned skill weather: read " in sent and "SKILL.md first" in sent
 
 
-def test_a_deleted_token_is_not_sent_and_servers_are_offered(make_chat, qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_a_deleted_token_is_not_sent_and_servers_are_offered(
+    make_chat: MakeChat, qtbot: QtBot
+) -> None:
     chat: ChatHarness = make_chat()
     _pick(chat, qtbot, "@summ", "@skill:summarize")
     edit = chat.tab.pane.composer.edit
@@ -74,4 +81,4 @@ def test_a_deleted_token_is_not_sent_and_servers_are_offered(make_chat, qtbot) -
     qtbot.keyClicks(edit, "@mcp")
     chat.wait(lambda: edit.mentions.visible)
     popup = edit.mentions.completer.popup()
-    assert popup.model().index(0, 0).data() == "@mcp:github  MCP server"
+    assert present(popup).model().index(0, 0).data() == "@mcp:github  MCP server"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtWidgets import QApplication, QWidget
@@ -12,7 +13,8 @@ from desktop.ui.chat.items import ChatItem
 from desktop.ui.chat.markdown import COPY_CODE
 from desktop.ui.chat.message_model import MessageModel
 from desktop.ui.chat.message_view import MessageView
-from tests.ui.chat.conftest import ChatHarness, write_session
+from tests.typed import present
+from tests.ui.chat.conftest import ChatHarness, MakeChat, write_session
 
 
 def _view(qtbot: QtBot, items: list[ChatItem]) -> tuple[MessageView, MessageModel]:
@@ -38,7 +40,9 @@ def _conversation(count: int) -> list[dict[str, object]]:
     return messages
 
 
-def test_ten_thousand_messages_open_without_per_message_widgets(make_chat, workspace) -> None:  # type: ignore[no-untyped-def]
+def test_ten_thousand_messages_open_without_per_message_widgets(
+    make_chat: MakeChat, workspace: Path
+) -> None:
     """A 10,000-message session: 10,000 rows, a handful of widgets, only visible rows laid out."""
     write_session(workspace, "desktop:big", _conversation(10_000), updated="2030-01-01T00:00:00")
     chat: ChatHarness = make_chat()
@@ -46,7 +50,7 @@ def test_ten_thousand_messages_open_without_per_message_widgets(make_chat, works
     widgets_before = len(chat.tab.findChildren(QWidget))
     started = time.perf_counter()
     chat.tab.open_session("desktop:big")
-    chat.wait(lambda: view.model() is not None and view.model().rowCount() == 10_000)
+    chat.wait(lambda: view.model() is not None and present(view.model()).rowCount() == 10_000)
     with chat.qtbot.waitSignal(view.painted, timeout=5000):
         view.viewport().update()
     elapsed = time.perf_counter() - started
@@ -163,6 +167,10 @@ def test_a_selection_survives_a_change_of_width(qtbot: QtBot) -> None:
     assert view.selected_text() == "marmalade"
     for width in (view.width() - 137, view.width() + 211):
         view.resize(width, view.height())
-        qtbot.waitUntil(lambda w=width: view.width() == w)
+
+        def resized(w: int = width) -> bool:
+            return view.width() == w
+
+        qtbot.waitUntil(resized)
         QApplication.processEvents()
         assert view.selected_text() == "marmalade"

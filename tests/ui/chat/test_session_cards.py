@@ -14,7 +14,8 @@ from desktop.ui.chat.items import ChatItem, items_from_messages
 from desktop.ui.chat.row_layout import argument_summary
 from tests.core.tools.sandbox_support import PY
 from tests.fakes.openai_server import Reply
-from tests.ui.chat.conftest import ChatHarness
+from tests.typed import present
+from tests.ui.chat.conftest import ChatHarness, MakeChat
 
 SID = re.compile(r"session ([0-9a-f]{12}) \((running|ended)\)")
 
@@ -41,7 +42,7 @@ def _header(chat: ChatHarness, card: ChatItem) -> str:
     return chat.tab.pane.view.layout_of(chat.items().index(card)).parts[0].doc.toPlainText()
 
 
-def test_live_cards_name_the_session_and_show_its_output(make_chat) -> None:  # type: ignore[no-untyped-def]
+def test_live_cards_name_the_session_and_show_its_output(make_chat: MakeChat) -> None:
     chat: ChatHarness = make_chat(policy=ApprovalPolicy(mode="autonomous"))
     chat.server.route = _route
     chat.send("Use Python to compute 6*7.")
@@ -50,9 +51,9 @@ def test_live_cards_name_the_session_and_show_its_output(make_chat) -> None:  # 
     headers = [_header(chat, card) for card in (start, ask, leave)]
     found = [SID.search(h) for h in headers]
     assert all(found), headers
-    sid = found[0].group(1)  # type: ignore[union-attr]
-    assert [f.group(1) for f in found] == [sid] * 3  # type: ignore[union-attr]
-    assert [f.group(2) for f in found] == ["running", "running", "ended"]  # type: ignore[union-attr]
+    sid = present(found[0]).group(1)
+    assert [present(f).group(1) for f in found] == [sid] * 3
+    assert [present(f).group(2) for f in found] == ["running", "running", "ended"]
     assert "-u -q -i" in headers[0] and "print(6 * 7)" in headers[1]
     assert "exit() · session" in headers[2]
     chat.tab.pane.view.toggle(chat.items().index(ask))

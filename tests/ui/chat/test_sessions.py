@@ -10,7 +10,8 @@ from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from desktop.core.session.manager import SessionManager
-from tests.ui.chat.conftest import ChatHarness, session_path, write_session
+from tests.typed import present
+from tests.ui.chat.conftest import ChatHarness, MakeChat, session_path, write_session
 
 
 def _seed(workspace: Path) -> None:
@@ -38,7 +39,9 @@ def _seed(workspace: Path) -> None:
     )
 
 
-def test_list_is_sorted_by_activity_and_marks_channels(make_chat, workspace: Path) -> None:  # type: ignore[no-untyped-def]
+def test_list_is_sorted_by_activity_and_marks_channels(
+    make_chat: MakeChat, workspace: Path
+) -> None:
     """Newest first; other channels carry their channel; titles fall back to the first message;
     the newest desktop chat opens at start."""
     _seed(workspace)
@@ -47,21 +50,21 @@ def test_list_is_sorted_by_activity_and_marks_channels(make_chat, workspace: Pat
     keys = chat.tab.sessions.shown_keys()
     assert keys == ["telegram:42", "cli:direct", "desktop:old"]
     entries = [chat.tab.sessions.entry(k) for k in keys]
-    assert [e.channel for e in entries] == ["telegram", "cli", "desktop"]  # type: ignore[union-attr]
-    assert [e.title for e in entries] == [
+    assert [present(e).channel for e in entries] == ["telegram", "cli", "desktop"]
+    assert [present(e).title for e in entries] == [
         "hello from the phone",
-        "Terminal work",  # type: ignore[union-attr]
+        "Terminal work",
         "old desktop question",
     ]
     assert chat.tab.current == "desktop:old"
     index = chat.tab.sessions.index(0)
     assert "telegram" in index.data(Qt.ItemDataRole.AccessibleTextRole)
     chat.tab.open_session("telegram:42")
-    chat.wait(lambda: chat.tab.pane.view.model().rowCount() == 2)  # type: ignore[union-attr]
+    chat.wait(lambda: present(chat.tab.pane.view.model()).rowCount() == 2)
     assert chat.tab.pane.channel.text() == "from telegram"
 
 
-def test_new_chat_rename_and_activity(make_chat, workspace: Path, qtbot: QtBot) -> None:  # type: ignore[no-untyped-def]
+def test_new_chat_rename_and_activity(make_chat: MakeChat, workspace: Path, qtbot: QtBot) -> None:
     """new_chat() adds a draft on top; the first message titles it; rename persists the title
     in the session metadata."""
     from tests.fakes.openai_server import Reply
@@ -73,7 +76,7 @@ def test_new_chat_rename_and_activity(make_chat, workspace: Path, qtbot: QtBot) 
     chat.wait(lambda: chat.tab.current != "desktop:old")
     key = chat.tab.current
     assert key.startswith("desktop:") and chat.tab.sessions.shown_keys()[0] == key
-    assert chat.tab.sessions.entry(key).draft  # type: ignore[union-attr]
+    assert present(chat.tab.sessions.entry(key)).draft
     chat.tab.new_chat()  # still empty: no second draft
     assert chat.tab.current == key and len(chat.tab.sessions.all_keys()) == 4
     chat.server.push(Reply("Sure."))
@@ -82,7 +85,7 @@ def test_new_chat_rename_and_activity(make_chat, workspace: Path, qtbot: QtBot) 
     entry = chat.tab.sessions.entry(key)
     assert entry is not None and not entry.draft and entry.title == "plan my week"
     chat.tab.sessions.setData(chat.tab.sessions.index(chat.tab.sessions.row_of(key)), "Week plan")
-    chat.wait(lambda: chat.tab.sessions.entry(key).title == "Week plan")  # type: ignore[union-attr]
+    chat.wait(lambda: present(chat.tab.sessions.entry(key)).title == "Week plan")
     path = session_path(workspace, key)
     chat.wait(
         lambda: json.loads(path.read_text().splitlines()[0])["metadata"].get("title") == "Week plan"
@@ -90,7 +93,7 @@ def test_new_chat_rename_and_activity(make_chat, workspace: Path, qtbot: QtBot) 
     chat.wait(lambda: chat.tab.sessions.shown_keys()[0] == key)
 
 
-def test_delete_sets_aside_and_undo_restores(make_chat, workspace: Path) -> None:  # type: ignore[no-untyped-def]
+def test_delete_sets_aside_and_undo_restores(make_chat: MakeChat, workspace: Path) -> None:
     """Delete moves the file aside (not destroyed); Undo puts it back and reopens the chat."""
     _seed(workspace)
     chat: ChatHarness = make_chat()
@@ -111,7 +114,7 @@ def test_delete_sets_aside_and_undo_restores(make_chat, workspace: Path) -> None
     assert "desktop:old" in chat.tab.sessions.shown_keys()
 
 
-def test_search_by_title_and_content(make_chat, workspace: Path) -> None:  # type: ignore[no-untyped-def]
+def test_search_by_title_and_content(make_chat: MakeChat, workspace: Path) -> None:
     """Titles filter at once; a word that only appears in a message is found by the content
     search; clearing shows everything; Ctrl+K's slot focuses the field."""
     _seed(workspace)
@@ -172,7 +175,9 @@ def test_manager_operations(tmp_path: Path) -> None:
     assert aside.exists()
 
 
-def test_new_command_opens_a_new_chat_and_keeps_the_old_one(make_chat, workspace: Path) -> None:  # type: ignore[no-untyped-def]
+def test_new_command_opens_a_new_chat_and_keeps_the_old_one(
+    make_chat: MakeChat, workspace: Path
+) -> None:
     """``/new`` in the window archives the chat into memory as nanobot's does (one summary
     call; history.jsonl gets it) and opens a new, empty chat: the old one stays in the list
     with its title and every message (only its archived mark moves); /help says so."""
@@ -199,7 +204,7 @@ def test_new_command_opens_a_new_chat_and_keeps_the_old_one(make_chat, workspace
         chat.send("/new")
     chat.wait(lambda: chat.tab.current != old)
     new = chat.tab.current
-    assert new.startswith("desktop:") and chat.tab.sessions.entry(new).draft  # type: ignore[union-attr]
+    assert new.startswith("desktop:") and present(chat.tab.sessions.entry(new)).draft
     assert chat.items() == [] and chat.tab.pane.composer.text() == ""
     run_async(chat.qtbot, chat.loop, chat.tab.list_controller.refresh())
     entry = chat.tab.sessions.entry(old)

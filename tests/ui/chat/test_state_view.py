@@ -4,10 +4,10 @@ repeated ones, leave the rows and the busy state the person should see."""
 from __future__ import annotations
 
 from desktop.core.bus.events import TextDelta, ToolCallStarted, TurnFinished, TurnStarted
-from tests.ui.chat.conftest import ChatHarness
+from tests.ui.chat.conftest import ChatHarness, MakeChat
 
 
-def test_late_and_repeated_events_leave_the_chat_idle(make_chat) -> None:  # type: ignore[no-untyped-def]
+def test_late_and_repeated_events_leave_the_chat_idle(make_chat: MakeChat) -> None:
     """A repeated start shows its prompt once; a delta or a call that arrives after the end
     does not bring the turn back (the chat would stay "running" for good)."""
     chat: ChatHarness = make_chat(ready=False)
@@ -30,7 +30,7 @@ def test_late_and_repeated_events_leave_the_chat_idle(make_chat) -> None:  # typ
     assert entry is None or not entry.running
 
 
-def test_a_start_seen_after_the_first_delta_opens_the_turn(make_chat) -> None:  # type: ignore[no-untyped-def]
+def test_a_start_seen_after_the_first_delta_opens_the_turn(make_chat: MakeChat) -> None:
     """Rows of a turn whose start comes late: the prompt row goes above the answer."""
     chat: ChatHarness = make_chat(ready=False)
     key, bridge = chat.tab.current, chat.services.bridge

@@ -16,7 +16,7 @@ from pytestqt.qtbot import QtBot
 
 from desktop.core.agent.approval import ApprovalPolicy
 from tests.fakes.openai_server import Reply
-from tests.ui.chat.conftest import ChatHarness
+from tests.ui.chat.conftest import ChatHarness, MakeChat
 
 GUIDANCE = "Only look at the docs folder."
 
@@ -33,7 +33,7 @@ def _strip_texts(chat: ChatHarness) -> list[str]:
     return [label.text() for row in strip.rows.values() for label in row.findChildren(QLabel)]
 
 
-def test_enter_while_a_turn_runs_steers_it(make_chat, qtbot: QtBot) -> None:  # type: ignore[no-untyped-def]
+def test_enter_while_a_turn_runs_steers_it(make_chat: MakeChat, qtbot: QtBot) -> None:
     chat: ChatHarness = make_chat(policy=ApprovalPolicy(mode="autonomous"))
     chat.server.push(
         Reply(tool_calls=[("exec", '{"command": "sleep 1.5; echo listed"}')]),
@@ -57,7 +57,9 @@ def test_enter_while_a_turn_runs_steers_it(make_chat, qtbot: QtBot) -> None:  # 
     assert second[-1] == {"role": "user", "content": GUIDANCE}
 
 
-def test_send_now_stops_the_turn_and_sends_it_as_a_new_message(make_chat, qtbot: QtBot) -> None:  # type: ignore[no-untyped-def]
+def test_send_now_stops_the_turn_and_sends_it_as_a_new_message(
+    make_chat: MakeChat, qtbot: QtBot
+) -> None:
     chat: ChatHarness = make_chat()
     chat.server.push(
         Reply("slow " * 200, chunk=5, stall_after=8, stall_for=60),
@@ -81,7 +83,7 @@ def test_send_now_stops_the_turn_and_sends_it_as_a_new_message(make_chat, qtbot:
     assert not strip.isVisible()
 
 
-def test_remove_takes_it_back(make_chat, qtbot: QtBot) -> None:  # type: ignore[no-untyped-def]
+def test_remove_takes_it_back(make_chat: MakeChat, qtbot: QtBot) -> None:
     chat: ChatHarness = make_chat(policy=ApprovalPolicy(mode="autonomous"))
     chat.server.push(
         Reply(tool_calls=[("exec", '{"command": "sleep 1.5; echo listed"}')]),
@@ -101,7 +103,7 @@ def test_remove_takes_it_back(make_chat, qtbot: QtBot) -> None:  # type: ignore[
     assert all("never mind" not in str(r["messages"]) for r in chat.requests())
 
 
-def test_what_the_turn_never_took_in_is_sent_next(make_chat, qtbot: QtBot) -> None:  # type: ignore[no-untyped-def]
+def test_what_the_turn_never_took_in_is_sent_next(make_chat: MakeChat, qtbot: QtBot) -> None:
     """Guidance the core accepted after the turn's last step (it ended first) is not lost:
     the tab sends it as the next message."""
     chat: ChatHarness = make_chat()

@@ -8,16 +8,20 @@ A real ChatTab and runtime on the scripted model server (the real LiteLLM path).
 
 from __future__ import annotations
 
+import asyncio
+
+from pytestqt.qtbot import QtBot
+
 from desktop.core.session.temporary import is_temporary
 from tests.fakes.openai_server import Reply
-from tests.ui.chat.conftest import ChatHarness
+from tests.ui.chat.conftest import ChatHarness, MakeChat
 from tests.ui.conftest import run_async
 
 
 def test_a_temporary_chat_is_marked_answered_kept_while_shown_and_gone_when_closed(
-    make_chat,  # type: ignore[no-untyped-def]
-    qtbot,  # type: ignore[no-untyped-def]
-    qloop,  # type: ignore[no-untyped-def]
+    make_chat: MakeChat,
+    qtbot: QtBot,
+    qloop: asyncio.AbstractEventLoop,
 ) -> None:
     chat: ChatHarness = make_chat()
     tab, pane = chat.tab, chat.tab.pane

@@ -9,6 +9,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from pytestqt.qtbot import QtBot
+
 from desktop.core.agent.approval import DENIED_RESULT, ApprovalPolicy, Decision
 from desktop.core.bus.events import (
     ToolCallFinished,
@@ -21,7 +23,7 @@ from desktop.ui.chat.items import ChatItem, items_from_messages
 from desktop.ui.chat.session_store import SessionStore
 from desktop.ui.chat.state import STOPPED_CARD
 from tests.fakes.openai_server import Reply
-from tests.ui.chat.conftest import ChatHarness, write_session
+from tests.ui.chat.conftest import ChatHarness, MakeChat, write_session
 from tests.ui.conftest import run_async
 
 DENIAL = DENIED_RESULT.format(tool="exec")
@@ -59,7 +61,7 @@ def _states(items: list[ChatItem]) -> list[str]:
 
 
 # -- reopening a saved chat -----------------------------------------------------------------
-def test_reopened_chat_gives_each_turn_its_own_result(make_chat, workspace: Path) -> None:  # type: ignore[no-untyped-def]
+def test_reopened_chat_gives_each_turn_its_own_result(make_chat: MakeChat, workspace: Path) -> None:
     """Two turns both used ``call_0``; the second was denied: reopened, the first card still
     shows its own result (ok), the second says denied, and neither spins."""
     write_session(
@@ -133,7 +135,9 @@ def test_only_the_last_turn_can_still_be_running() -> None:
     assert _states(items) == ["Tool exec, failed", "Tool exec, running"]
 
 
-def test_chat_opened_mid_turn_has_no_running_card_from_disk(qtbot, qloop, workspace: Path) -> None:  # type: ignore[no-untyped-def]
+def test_chat_opened_mid_turn_has_no_running_card_from_disk(
+    qtbot: QtBot, qloop: asyncio.AbstractEventLoop, workspace: Path
+) -> None:
     """Opening a chat while its turn runs: that turn's rows come from the live feed, so every
     card read from disk belongs to a turn that is over (none keeps spinning)."""
     write_session(
@@ -161,7 +165,7 @@ def _exec(command: str) -> Reply:
     return Reply(tool_calls=[("exec", json.dumps({"command": command}))])
 
 
-def test_denying_a_later_call_leaves_the_earlier_turns_card_alone(make_chat) -> None:  # type: ignore[no-untyped-def]
+def test_denying_a_later_call_leaves_the_earlier_turns_card_alone(make_chat: MakeChat) -> None:
     """Two turns in one chat, the server calls ``call_0`` in both; the second call is denied in
     the approval prompt: only the second card says denied, the first keeps its result, live
     and as saved. (The loop renames the second ``call_0``, which is in the request's history;
@@ -191,7 +195,7 @@ def test_denying_a_later_call_leaves_the_earlier_turns_card_alone(make_chat) -> 
     assert _states(items_from_messages(saved)) == ["Tool exec, succeeded", "Tool exec, denied"]
 
 
-def test_card_of_a_stopped_reminder_turn_stops_spinning(make_chat) -> None:  # type: ignore[no-untyped-def]
+def test_card_of_a_stopped_reminder_turn_stops_spinning(make_chat: MakeChat) -> None:
     """A reminder turn (started by the scheduler, not the tab) runs a slow command; stopping
     it ends the turn and its card: no spinner, "stopped" in the card, and the same when the
     chat is read back from disk."""
@@ -231,7 +235,7 @@ def test_card_of_a_stopped_reminder_turn_stops_spinning(make_chat) -> None:  # t
     assert not any(c.running for c in _cards(items_from_messages(saved)))
 
 
-def test_turns_reusing_an_id_in_the_live_feed(make_chat) -> None:  # type: ignore[no-untyped-def]
+def test_turns_reusing_an_id_in_the_live_feed(make_chat: MakeChat) -> None:
     """The loop's events when an id repeats across turns (the loop renames an id only against
     the request's history, so after consolidation ``call_0`` comes back): a later turn's
     denial, or a reminder turn that ends with its call still open, touches only its own

@@ -22,6 +22,7 @@ from desktop.ui.services import AppServices
 from desktop.ui.tray import Tray
 from tests.core.agent.conftest import make_provider
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
+from tests.typed import present
 from tests.ui.conftest import run_async
 from tests.ui.memory.conftest import MEMORY
 from tests.ui.memory.test_dream_now import edit
@@ -135,14 +136,14 @@ def test_edit_a_file_of_the_proposal(
     store_proposal(workspace)
     run_async(qtbot, qloop, tab.refreshed_once())
     review = tab.review
-    review.tree.setCurrentItem(review.tree.topLevelItem(1))  # USER.md
+    review.tree.setCurrentItem(present(review.tree.topLevelItem(1)))  # USER.md
     editor = review.edit_current()
     assert editor is not None and editor.isVisible()
     assert editor.editor.toPlainText() == USER + "- Prefers metric units\n"
     editor.editor.setPlainText(USER + "- Prefers metric units (km, kg)\n")
     editor.accept()
     qtbot.waitUntil(
-        lambda: "(edited by you)" in review.tree.topLevelItem(1).text(0), timeout=10_000
+        lambda: "(edited by you)" in present(review.tree.topLevelItem(1)).text(0), timeout=10_000
     )
     stored = ProposalStore(workspace).load()
     assert stored is not None and stored.file("USER.md").edited
@@ -253,4 +254,4 @@ def test_dream_now_in_review_mode_ends_on_the_review_page(
     qtbot.waitUntil(
         lambda: "still waiting for your review" in tab.timeline.notice.text, timeout=10_000
     )
-    assert tab.timeline.notice.tone == "warning"
+    assert tab.timeline.notice.tone == "warning"  # type: ignore[comparison-overlap]  # mypy keeps the narrowing above

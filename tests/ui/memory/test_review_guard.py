@@ -28,6 +28,7 @@ from tests.core.memory.test_proposal_guard import (
     state,
     targets,
 )
+from tests.typed import present
 from tests.ui.conftest import run_async
 from tests.ui.memory.conftest import make_services
 
@@ -140,7 +141,7 @@ def test_the_tray_never_offers_a_planted_proposal(
         assert (ws / PROPOSAL_FILE).exists()  # a quick look moves nothing
         recorded_with_attacks(ws)  # Dream's own (recorded) proposal is offered
         qtbot.waitUntil(lambda: tray.state == "attention", timeout=10_000)
-        assert watch.count == recorded.load(set_aside=False).change_count  # type: ignore[union-attr]
+        assert watch.count == present(recorded.load(set_aside=False)).change_count
     finally:
         run_async(qtbot, qloop, watch.aclose())
         tray.hide()

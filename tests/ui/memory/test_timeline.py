@@ -11,6 +11,7 @@ from pytestqt.qtbot import QtBot
 from desktop.core.memory.git_store import GitStore
 from desktop.ui.memory import MemoryTab
 from desktop.ui.memory.memory_tab import TIMELINE
+from tests.typed import present
 from tests.ui.conftest import run_async
 from tests.ui.memory.conftest import dream_commit, replace_line
 
@@ -36,8 +37,8 @@ def test_timeline_lists_commits_with_counts_and_shows_a_coloured_diff(
     first = tab.timeline.commits.commits()[0]
     assert first.sha == sha and first.subject.startswith("dream:")
     item = tab.timeline.commits.topLevelItem(0)
-    assert item.text(2) == "1" == str(first.files_changed)  # MEMORY.md
-    assert item.text(3) == f"+{first.additions} −{first.deletions}"
+    assert present(item).text(2) == "1" == str(first.files_changed)  # MEMORY.md
+    assert present(item).text(3) == f"+{first.additions} −{first.deletions}"
     select(qtbot, tab, sha)
     diff = tab.timeline.detail.diff
     text = diff.toPlainText()

@@ -7,7 +7,7 @@ import json
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from pytestqt.qtbot import QtBot
@@ -100,4 +100,4 @@ def make_tab(qtbot: QtBot, services: AppServices) -> Iterator[Callable[[], Setti
 
 def on_disk(path: Path) -> dict[str, Any]:
     """The config file as JSON."""
-    return json.loads(path.read_text(encoding="utf-8"))
+    return cast("dict[str, Any]", json.loads(path.read_text(encoding="utf-8")))

@@ -44,9 +44,9 @@ def test_the_timeout_control_changes_the_running_gate(
     services = AppServices(
         load_config(config_path),
         config_path,
-        None,
+        None,  # type: ignore[arg-type]  # no secret store: this test reads no key
         policy=policy,
-        prefs=store,  # type: ignore[arg-type]
+        prefs=store,
     )
     page = ToolsPage(services)
     qtbot.addWidget(page)

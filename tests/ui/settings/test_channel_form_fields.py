@@ -12,6 +12,8 @@ from desktop.core.config.base import ChannelBase
 from desktop.core.config.schema import ChannelsConfig
 from desktop.ui.settings import SettingsTab
 from desktop.ui.settings.channel_form import _editable
+from desktop.ui.settings.channels_page import ChannelsPage
+from tests.ui.settings.pages import page_of
 
 
 class _Inner(BaseModel):
@@ -60,7 +62,7 @@ def test_unused_nanobot_settings_get_no_control_and_are_named(
         assert model.kept_fields <= set(model.model_fields), name
     tab = make_tab()
     tab.show_section("channels/telegram")
-    form = tab.page("channels").form("telegram")
+    form = page_of(tab, "channels", ChannelsPage).form("telegram")
     form.load()
     assert "streaming" not in form.controls and "webhook_url" not in form.controls
     assert "webhook_secret_token" not in form.keys

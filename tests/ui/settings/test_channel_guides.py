@@ -19,9 +19,11 @@ from desktop.core.config import secret_fields
 from desktop.ui.settings import SettingsTab
 from desktop.ui.settings.channel_form import ChannelForm
 from desktop.ui.settings.channel_guides import GUIDES, TELEGRAM_ACCEPTED
+from desktop.ui.settings.channels_page import ChannelsPage
 from desktop.ui.settings.guided import EmojiField
 from desktop.ui.theme import Theme
 from tests.ui.conftest import run_async
+from tests.ui.settings.pages import page_of
 
 
 def _row_widget(form: ChannelForm, field_name: str) -> QWidget:
@@ -61,12 +63,16 @@ def test_every_channel_page_leads_with_what_you_need(
     platform's link, then who may talk (allowFrom first), and every other field inside a
     closed Advanced section, which the keyboard opens."""
     tab = make_tab()
-    page = tab.page("channels")
+    page = page_of(tab, "channels", ChannelsPage)
     for name in secret_fields.channel_names():
         tab.show_section(f"channels/{name}")
         form = page.form(name)
         guide = GUIDES[name]
-        qtbot.waitUntil(lambda f=form: f.isVisible())
+
+        def shown(f: QWidget = form) -> bool:
+            return f.isVisible()
+
+        qtbot.waitUntil(shown)
         assert _form_order(form, "essentials") == ["enabled", *guide.essentials], name
         assert _form_order(form, "access")[0] == "allow_from", name
         assert set(_form_order(form, "access")) == set(guide.access), name
@@ -92,7 +98,7 @@ def test_telegram_puts_its_connection_knobs_under_advanced(
     beside the token. Now the page shows the token, where to get it and the allowed senders."""
     tab = make_tab()
     tab.show_section("channels/telegram")
-    form = tab.page("channels").form("telegram")
+    form = page_of(tab, "channels", ChannelsPage).form("telegram")
     qtbot.waitUntil(form.isVisible)
     for knob in ("connection_pool_size", "pool_timeout", "base_url", "proxy", "mode"):
         assert form.sections[knob] == "advanced"
@@ -142,7 +148,7 @@ def test_the_reaction_field_draws_its_emoji_and_names_it(
     Telegram refuses is flagged, and the choice is saved."""
     tab = make_tab()
     tab.show_section("channels/telegram")
-    page = tab.page("channels")
+    page = page_of(tab, "channels", ChannelsPage)
     form = page.form("telegram")
     field = form.controls["react_emoji"].parentWidget()
     assert isinstance(field, EmojiField)
@@ -174,7 +180,7 @@ def test_every_emoji_field_has_a_picker(make_tab: Callable[[], SettingsTab]) -> 
     """Discord's reaction and Feishu's tool hint prefix get the picker too; a custom emoji
     is named by its code points, so a system without an emoji font still says what it is."""
     tab = make_tab()
-    page = tab.page("channels")
+    page = page_of(tab, "channels", ChannelsPage)
     for name, guide in GUIDES.items():
         form = page.form(name)
         for field_name in guide.emoji:
@@ -208,7 +214,7 @@ def test_the_platform_link_follows_the_theme(
     try:
         tab = make_tab()
         tab.show_section("channels/qq")
-        form = tab.page("channels").form("qq")
+        form = page_of(tab, "channels", ChannelsPage).form("qq")
         qtbot.waitUntil(form.how_to.isVisible)
         light_link = qapp.palette().color(QPalette.ColorRole.Link)
         assert _has_pixel(form.how_to, light_link)  # the underline
@@ -230,7 +236,7 @@ def test_tab_walks_the_page_in_the_order_it_reads(
     allowed senders, then Advanced (not Test first: the buttons were made before the fields)."""
     tab = make_tab()
     tab.show_section("channels/telegram")
-    form = tab.page("channels").form("telegram")
+    form = page_of(tab, "channels", ChannelsPage).form("telegram")
     enabled = form.controls["enabled"]
     enabled.activateWindow()
     enabled.setFocus(Qt.FocusReason.TabFocusReason)

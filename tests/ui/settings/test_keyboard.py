@@ -12,14 +12,16 @@ import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QColor, QImage, QPalette
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QHBoxLayout, QPushButton, QWidget
+from PySide6.QtWidgets import QApplication, QHBoxLayout, QPushButton, QSpinBox, QWidget
 from pytestqt.qtbot import QtBot
 
 from desktop.ui.onboarding import OnboardingWizard
 from desktop.ui.services import AppServices
 from desktop.ui.settings import SettingsTab
+from desktop.ui.settings.agent_page import AgentPage
 from desktop.ui.theme import Theme
 from tests.ui.settings.conftest import on_disk
+from tests.ui.settings.pages import page_of, widget_as
 
 
 def _focus(qtbot: QtBot, widget: QWidget) -> None:
@@ -33,9 +35,9 @@ def test_save_and_revert_are_the_first_stops_after_the_section_list(
 ) -> None:
     tab = make_tab()
     tab.show_section("agent")
-    page = tab.page("agent")
+    page = page_of(tab, "agent", AgentPage)
     assert page.save_button is not None and page.revert_button is not None
-    page.iterations.setValue(page.iterations.value() + 3)
+    widget_as(page.iterations, QSpinBox).setValue(widget_as(page.iterations, QSpinBox).value() + 3)
     page._edited()
     _focus(qtbot, tab.sidebar)
     QTest.keyClick(tab.sidebar, Qt.Key.Key_Tab)
@@ -45,11 +47,11 @@ def test_save_and_revert_are_the_first_stops_after_the_section_list(
     QTest.keyClick(page.save_button, Qt.Key.Key_Space)
     qtbot.waitUntil(lambda: not page.dirty)
     saved = on_disk(config_path)["agents"]["defaults"]["maxToolIterations"]
-    assert saved == page.iterations.value()
+    assert saved == widget_as(page.iterations, QSpinBox).value()
     # the buttons are at the top of the page, beside its heading
     assert page.save_button.mapTo(page, QPoint(0, 0)).y() < 60
     # Ctrl+S saves too, and Return in a one-line field
-    page.iterations.setValue(page.iterations.value() + 1)
+    widget_as(page.iterations, QSpinBox).setValue(widget_as(page.iterations, QSpinBox).value() + 1)
     page._edited()
     _focus(qtbot, page.timezone)
     QTest.keyClick(page.timezone, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)

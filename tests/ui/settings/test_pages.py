@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from PySide6.QtWidgets import QCheckBox
 from pytestqt.qtbot import QtBot
 
 from desktop.core.config.loader import load_config
@@ -16,9 +17,18 @@ from desktop.core.config.secret_fields import inject_stored_secrets
 from desktop.core.config.secrets import SecretStore
 from desktop.ui.services import AppServices
 from desktop.ui.settings import SECTIONS, SettingsTab, autostart
+from desktop.ui.settings.agent_page import AgentPage
+from desktop.ui.settings.appearance_page import AppearancePage
+from desktop.ui.settings.channels_page import ChannelsPage
+from desktop.ui.settings.dream_page import DreamPage
+from desktop.ui.settings.providers_page import ProvidersPage
+from desktop.ui.settings.tools_page import ToolsPage
+from desktop.ui.settings.widgets import LinesEdit
 from tests.fakes.memory_keyring import MemoryKeyring
+from tests.typed import present
 from tests.ui.conftest import run_async
 from tests.ui.settings.conftest import UNKNOWN, on_disk
+from tests.ui.settings.pages import page_of, spin, widget_as
 
 TOKEN = "123456:telegram-secret-token-value"
 
@@ -42,9 +52,11 @@ def test_every_section_opens_and_show_section_navigates(
         assert tab.current_section() == name
         assert tab.stack.currentWidget() is tab.page(name)
     tab.show_section("providers/anthropic")
-    assert tab.page("providers").list.currentItem().text().startswith("Anthropic")
+    assert (
+        page_of(tab, "providers", ProvidersPage).list.currentItem().text().startswith("Anthropic")
+    )
     tab.show_section("channels:slack")
-    assert tab.page("channels").list.currentItem().text() == "Slack"
+    assert page_of(tab, "channels", ChannelsPage).list.currentItem().text() == "Slack"
     tab.show_section("nonsense")
     assert tab.current_section() == "channels"
 
@@ -59,12 +71,12 @@ def test_agent_page_validates_then_saves_keeping_unknown_keys(
     """A bad timezone: inline error, file and config untouched. A good one: saved, extras kept."""
     tab = make_tab()
     tab.show_section("agent")
-    page = tab.page("agent")
+    page = page_of(tab, "agent", AgentPage)
     before = config_path.read_bytes()
     page.timezone.setText("Mars/Olympus_Mons")
-    page.max_tokens.setValue(4096)
+    spin(page.max_tokens).setValue(4096)
     page._edited()
-    assert page.save_button.isEnabled()
+    assert present(page.save_button).isEnabled()
     assert not run_async(qtbot, qloop, page.save())
     assert (
         page.status.kind == "error"
@@ -75,8 +87,8 @@ def test_agent_page_validates_then_saves_keeping_unknown_keys(
     assert services.config.agents.defaults.max_tokens == 8192  # nothing applied
     assert page.timezone.text() == "Mars/Olympus_Mons"  # nothing lost
     page.timezone.setText("Europe/Berlin")
-    page.context_window.setValue(32_768)
-    page.iterations.setValue(42)
+    spin(page.context_window).setValue(32_768)
+    spin(page.iterations).setValue(42)
     assert run_async(qtbot, qloop, page.save())
     data = on_disk(config_path)
     d = data["agents"]["defaults"]
@@ -87,9 +99,9 @@ def test_agent_page_validates_then_saves_keeping_unknown_keys(
         42,
     )
     assert contains(data, UNKNOWN)
-    assert not page.save_button.isEnabled()
+    assert not present(page.save_button).isEnabled()
     # max tokens must stay below the context window
-    page.max_tokens.setValue(40_000)
+    spin(page.max_tokens).setValue(40_000)
     assert not run_async(qtbot, qloop, page.save())
     assert "smaller than the context window" in page.status.text()
 
@@ -108,7 +120,7 @@ def test_open_existing_workspace_syncs_templates_without_overwriting(
     (ws / "SOUL.md").write_text("my own soul\n")
     tab = make_tab()
     tab.show_section("agent")
-    page = tab.page("agent")
+    page = page_of(tab, "agent", AgentPage)
     page.workspace.edit.setText(str(ws))
     page.workspace._changed()
     qtbot.waitUntil(lambda: page.workspace.kind == "existing")
@@ -138,8 +150,8 @@ def test_malformed_config_file_is_never_overwritten(
     broken = b'{"agents": {"defaults": {"model": "gpt-4o-mini",,}}\n'
     config_path.write_bytes(broken)
     tab.show_section("dream")
-    page = tab.page("dream")
-    page.interval.setValue(7)
+    page = page_of(tab, "dream", DreamPage)
+    spin(page.interval).setValue(7)
     assert not run_async(qtbot, qloop, page.save())
     assert config_path.read_bytes() == broken
     assert (
@@ -148,7 +160,7 @@ def test_malformed_config_file_is_never_overwritten(
         and "line 1" in page.status.text()
     )
     assert services.config.agents.defaults.dream.interval_h == 2  # undone in memory too
-    assert page.interval.value() == 7  # the input is kept
+    assert spin(page.interval).value() == 7  # the input is kept
     assert tab.banner.isVisibleTo(tab) and "never overwrites" in tab.banner_text.text()
     config_path.write_text(json.dumps({"agents": {"defaults": {"model": "x"}}}))
     assert run_async(qtbot, qloop, tab.check_config_file())
@@ -184,7 +196,7 @@ def test_tools_page_patterns_search_and_approval_mode(
     the search key in the keyring only."""
     tab = make_tab()
     tab.show_section("tools")
-    page = tab.page("tools")
+    page = page_of(tab, "tools", ToolsPage)
     qtbot.waitUntil(lambda: page.ask.isChecked())
     before = config_path.read_bytes()
     page.deny.setPlainText("rm -rf (")
@@ -193,7 +205,7 @@ def test_tools_page_patterns_search_and_approval_mode(
     assert config_path.read_bytes() == before
     page.deny.setPlainText(r"\bgit push\b")
     page.allow.setPlainText(r"^rm -rf \./build$")
-    page.timeout.setValue(120)
+    spin(page.timeout).setValue(120)
     page.restrict.setChecked(True)
     page.autonomous.setChecked(True)
     page.search_provider.setCurrentIndex(page.search_provider.findData("brave"))
@@ -225,13 +237,13 @@ def test_dream_and_heartbeat_round_trip(
     nanobot does not know, in desktop.json) and load back."""
     tab = make_tab()
     tab.show_section("dream")
-    page = tab.page("dream")
-    page.interval.setValue(6)
-    page.batch.setValue(50)
-    page.iterations.setValue(3)
-    page.budget.setValue(20_000)
+    page = page_of(tab, "dream", DreamPage)
+    spin(page.interval).setValue(6)
+    spin(page.batch).setValue(50)
+    spin(page.iterations).setValue(3)
+    spin(page.budget).setValue(20_000)
     page.beat_enabled.setChecked(False)
-    page.beat_interval.setValue(600)
+    spin(page.beat_interval).setValue(600)
     assert run_async(qtbot, qloop, page.save())
     data = on_disk(config_path)
     assert data["agents"]["defaults"]["dream"]["intervalH"] == 6
@@ -254,7 +266,7 @@ def test_dream_review_setting_lives_in_desktop_json(
     (nanobot reads config.json and refuses keys it does not know)."""
     tab = make_tab()
     tab.show_section("dream")
-    page = tab.page("dream")
+    page = page_of(tab, "dream", DreamPage)
     qtbot.waitUntil(lambda: page.review.isEnabled())
     assert not page.review.isChecked()
     page.review.setChecked(True)
@@ -279,7 +291,7 @@ def test_appearance_close_to_tray_and_start_at_login(
         pytest.skip("XDG autostart is Linux-only")
     tab = make_tab()
     tab.show_section("appearance")
-    page = tab.page("appearance")
+    page = page_of(tab, "appearance", AppearancePage)
     qtbot.waitUntil(lambda: page.theme_buttons["system"].isChecked())
     before = config_path.read_bytes()
     page.theme_buttons["dark"].setChecked(True)
@@ -316,13 +328,13 @@ def test_channels_form_round_trips_and_tokens_go_to_the_keyring(
     after a restart the stored token is back in effect."""
     tab = make_tab()
     tab.show_section("channels/telegram")
-    page = tab.page("channels")
+    page = page_of(tab, "channels", ChannelsPage)
     form = page.form("telegram")
     assert "not running yet" in form.status.text()
     assert "futureChannelKey" in form.extras.text()
-    form.controls["enabled"].setChecked(True)
-    form.controls["allow_from"].setPlainText("alice\n 12345 \n\n")
-    form.controls["reply_to_message"].setChecked(True)
+    widget_as(form.controls["enabled"], QCheckBox).setChecked(True)
+    widget_as(form.controls["allow_from"], LinesEdit).setPlainText("alice\n 12345 \n\n")
+    widget_as(form.controls["reply_to_message"], QCheckBox).setChecked(True)
     page.send_tool_hints.setChecked(True)
     assert run_async(qtbot, qloop, page.save())
     form.keys["token"].edit.setText(TOKEN)
@@ -335,8 +347,8 @@ def test_channels_form_round_trips_and_tokens_go_to_the_keyring(
     assert memory_keyring.store[(keyring_service, "channels.telegram.token")] == TOKEN
     # Another page saves: the token stays off the disk.
     tab.show_section("dream")
-    dream = tab.page("dream")
-    dream.batch.setValue(33)
+    dream = page_of(tab, "dream", DreamPage)
+    spin(dream.batch).setValue(33)
     assert run_async(qtbot, qloop, dream.save())
     assert TOKEN not in config_path.read_text()
     # A fresh start: injected from the keyring into memory only.
@@ -371,7 +383,7 @@ def test_plaintext_channel_secret_moves_to_the_keyring(
     tab = SettingsTab(services)
     qtbot.addWidget(tab)
     tab.show_section("channels/discord")
-    key = tab.page("channels").form("discord").keys["token"]
+    key = page_of(tab, "channels", ChannelsPage).form("discord").keys["token"]
     qtbot.waitUntil(lambda: "plaintext" in key.source_label.text())
     key.edit.setText("discord-plaintext-token-123")
     assert run_async(qtbot, qloop, key.save())
@@ -390,13 +402,13 @@ def test_channel_form_keeps_large_numbers_and_optional_choices(
     (spin boxes stopped at 1,000,000), an optional choice stays unset."""
     tab = make_tab()
     tab.show_section("channels/matrix")
-    page = tab.page("channels")
+    page = page_of(tab, "channels", ChannelsPage)
     form = page.form("matrix")
-    form.controls["enabled"].setChecked(True)
+    widget_as(form.controls["enabled"], QCheckBox).setChecked(True)
     assert run_async(qtbot, qloop, page.save())
     matrix = on_disk(config_path)["channels"]["matrix"]
     assert matrix["maxMediaBytes"] == 20_971_520
     email_form = page.form("email")
-    email_form.controls["enabled"].setChecked(False)
+    widget_as(email_form.controls["enabled"], QCheckBox).setChecked(False)
     assert run_async(qtbot, qloop, page.save())
     assert on_disk(config_path)["channels"]["email"].get("postAction") is None

@@ -17,6 +17,7 @@ from desktop.core.config.provider_registry import PROVIDERS
 from desktop.ui.settings import SettingsTab
 from desktop.ui.settings.provider_panel import ProviderPanel
 from desktop.ui.settings.providers_page import ProvidersPage
+from tests.typed import present
 from tests.ui.settings.conftest import on_disk
 
 
@@ -37,7 +38,7 @@ def _inside(widget: QWidget, ancestor: QWidget) -> bool:
 
 
 def _above(panel: ProviderPanel, first: QWidget, second: QWidget) -> bool:
-    body = panel.widget()
+    body = present(panel.widget())
     return (
         first.mapTo(body, first.rect().topLeft()).y()
         < second.mapTo(body, second.rect().topLeft()).y()

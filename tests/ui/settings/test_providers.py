@@ -10,19 +10,23 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from PySide6.QtWidgets import QDoubleSpinBox
 from pytestqt.qtbot import QtBot
 
 from desktop.core.config.loader import load_config
 from desktop.core.config.secrets import SecretStore
 from desktop.ui.services import AppServices
 from desktop.ui.settings import SettingsTab
+from desktop.ui.settings.agent_page import AgentPage
 from desktop.ui.settings.providers_page import ProvidersPage
 from tests.conftest import write_config
 from tests.fakes.memory_keyring import MemoryKeyring
 from tests.fakes.openai_server import Fail, ScriptedOpenAIServer
 from tests.real_keyring import RealKeyring
+from tests.typed import present
 from tests.ui.conftest import run_async
 from tests.ui.settings.conftest import on_disk
+from tests.ui.settings.pages import page_of, widget_as
 from tests.waiting import serving
 
 KEY = "sk-test-0123456789abcdefghijKLMN"
@@ -30,7 +34,7 @@ KEY = "sk-test-0123456789abcdefghijKLMN"
 
 def providers(tab: SettingsTab) -> ProvidersPage:
     tab.show_section("providers")
-    page = tab.page("providers")
+    page = page_of(tab, "providers", ProvidersPage)
     assert isinstance(page, ProvidersPage)
     return page
 
@@ -47,28 +51,28 @@ def test_key_goes_to_the_keyring_never_to_config_json(
     tab = make_tab()
     tab.show_section("providers/openai")
     panel = providers(tab).panel("openai")
-    panel.key.edit.setText(KEY)
+    present(panel.key).edit.setText(KEY)
     with qtbot.waitSignal(tab.keyChanged) as changed:
-        assert run_async(qtbot, qloop, panel.key.save())
+        assert run_async(qtbot, qloop, present(panel.key).save())
     assert changed.args == ["openai"]
     assert memory_keyring.store[(services.secrets.service, "openai")] == KEY
     text = config_path.read_text(encoding="utf-8")
     assert KEY not in text
-    qtbot.waitUntil(lambda: "OS keyring" in panel.key.source_label.text())
-    assert KEY not in panel.key.source_label.text()
-    assert panel.key.source_label.text().endswith("••••KLMN")
-    assert panel.key.edit.text() == ""  # the typed key does not linger in the widget
+    qtbot.waitUntil(lambda: "OS keyring" in present(panel.key).source_label.text())
+    assert KEY not in present(panel.key).source_label.text()
+    assert present(panel.key).source_label.text().endswith("••••KLMN")
+    assert present(panel.key).edit.text() == ""  # the typed key does not linger in the widget
     # Other pages save the whole config: still no key in the file.
     tab.show_section("agent")
-    agent = tab.page("agent")
-    agent.temperature.setValue(0.5)
+    agent = page_of(tab, "agent", AgentPage)
+    widget_as(agent.temperature, QDoubleSpinBox).setValue(0.5)
     assert run_async(qtbot, qloop, agent.save())
     assert KEY not in config_path.read_text(encoding="utf-8")
     assert on_disk(config_path)["agents"]["defaults"]["temperature"] == 0.5
     # Delete removes it from the keyring.
-    assert run_async(qtbot, qloop, panel.key.delete())
+    assert run_async(qtbot, qloop, present(panel.key).delete())
     assert (services.secrets.service, "openai") not in memory_keyring.store
-    qtbot.waitUntil(lambda: panel.key.source_label.text() == "No key set.")
+    qtbot.waitUntil(lambda: present(panel.key).source_label.text() == "No key set.")
 
 
 def test_plaintext_key_in_config_moves_out_when_a_key_is_saved(
@@ -91,9 +95,9 @@ def test_plaintext_key_in_config_moves_out_when_a_key_is_saved(
     tab = SettingsTab(services)
     qtbot.addWidget(tab)
     panel = providers(tab).panel("deepseek")
-    qtbot.waitUntil(lambda: "plaintext" in panel.key.source_label.text())
-    panel.key.edit.setText(KEY)
-    assert run_async(qtbot, qloop, panel.key.save())
+    qtbot.waitUntil(lambda: "plaintext" in present(panel.key).source_label.text())
+    present(panel.key).edit.setText(KEY)
+    assert run_async(qtbot, qloop, present(panel.key).save())
     data = on_disk(path)
     assert data["providers"]["deepseek"]["apiKey"] is None
     assert data["providers"]["deepseek"]["apiBase"] == "https://api.deepseek.com/v1"
@@ -122,7 +126,7 @@ def test_reference_in_config_is_kept(
     tab = SettingsTab(services)
     qtbot.addWidget(tab)
     panel = providers(tab).panel("groq")
-    qtbot.waitUntil(lambda: "reference ${MY_GROQ}" in panel.key.source_label.text())
+    qtbot.waitUntil(lambda: "reference ${MY_GROQ}" in present(panel.key).source_label.text())
     panel.api_base.setText("https://api.groq.com/openai/v1")
     assert run_async(qtbot, qloop, panel.save_endpoint_settings())
     data = on_disk(path)
@@ -148,12 +152,12 @@ def test_key_lands_in_the_real_secret_service(
     tab = SettingsTab(services)
     qtbot.addWidget(tab)
     panel = providers(tab).panel("openai")
-    panel.key.edit.setText(KEY)
-    assert run_async(qtbot, qloop, panel.key.save(), timeout_ms=30_000)
+    present(panel.key).edit.setText(KEY)
+    assert run_async(qtbot, qloop, present(panel.key).save(), timeout_ms=30_000)
     assert real_keyring.get("openai") == KEY
     assert KEY not in path.read_text(encoding="utf-8")
-    qtbot.waitUntil(lambda: "OS keyring" in panel.key.source_label.text(), timeout=20_000)
-    assert run_async(qtbot, qloop, panel.key.delete(), timeout_ms=30_000)
+    qtbot.waitUntil(lambda: "OS keyring" in present(panel.key).source_label.text(), timeout=20_000)
+    assert run_async(qtbot, qloop, present(panel.key).delete(), timeout_ms=30_000)
     assert real_keyring.get("openai") is None
 
 
@@ -206,7 +210,8 @@ class ModelsServer:
     """A tiny OpenAI-style ``GET /v1/models`` that wants one bearer key."""
 
     def __init__(self, key: str, models: list[str]) -> None:
-        self.key, self.models, self.seen = key, models, []
+        self.key, self.models = key, models
+        self.seen: list[tuple[str, str | None, str | None]] = []
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -217,6 +222,7 @@ class ModelsServer:
                 outer.seen.append(
                     (self.path, self.headers.get("Authorization"), self.headers.get("X-Team"))
                 )
+                body: dict[str, object]
                 if self.headers.get("Authorization") != f"Bearer {outer.key}":
                     status, body = (
                         401,
@@ -274,7 +280,7 @@ def test_fetch_models_lists_and_sets_the_default(
     assert not run_async(qtbot, qloop, panel.fetch())
     assert panel.models_status.kind == "error" and "401" in panel.models_status.text()
     run_async(qtbot, qloop, services.secrets.aset("vllm", KEY))
-    panel.key.refresh()
+    present(panel.key).refresh()
     assert run_async(qtbot, qloop, panel.fetch())
     assert models_server.seen[-1] == ("/v1/models", f"Bearer {KEY}", "blue")
     items = [panel.models.item(i).text() for i in range(panel.models.count())]

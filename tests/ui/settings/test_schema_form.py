@@ -13,7 +13,9 @@ from pytestqt.qtbot import QtBot
 from desktop.core.config.schema import Config
 from desktop.ui.settings import SettingsTab
 from desktop.ui.settings.schema_form import SchemaForm, config_path, field_info, title_of
+from desktop.ui.settings.tools_page import ToolsPage
 from tests.ui.conftest import run_async
+from tests.ui.settings.pages import page_of
 
 
 def test_a_field_is_named_by_reading_it_from_the_typed_config() -> None:
@@ -81,7 +83,7 @@ def test_a_refused_value_is_named_by_its_title(
 ) -> None:
     tab = make_tab()
     tab.show_section("tools")
-    page = tab.page("tools")
+    page = page_of(tab, "tools", ToolsPage)
     page.deny.set_lines(["(unclosed"])
     page._edited()
     assert not run_async(qtbot, qloop, page.save())

@@ -68,7 +68,7 @@ def oauth_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOAuthServer]:
 def browser(qloop: asyncio.AbstractEventLoop, request: pytest.FixtureRequest) -> Iterator[Browser]:
     handler = Browser(qloop, follow=getattr(request, "param", True))
     for scheme in ("http", "https"):
-        QDesktopServices.setUrlHandler(scheme, handler, "open")
+        QDesktopServices.setUrlHandler(scheme, handler, "open")  # type: ignore[arg-type]  # PySide6 takes the slot name as str (its stub says bytes)
     yield handler
     for scheme in ("http", "https"):
         QDesktopServices.unsetUrlHandler(scheme)

@@ -15,8 +15,10 @@ from desktop.core.config.prefs_peek import prefs_path
 from desktop.core.security import sandbox as sb
 from desktop.core.security.sandbox import SandboxStatus, reset_sandbox_status
 from desktop.ui.settings import SettingsTab
+from desktop.ui.settings.tools_page import ToolsPage
 from tests.ui.conftest import run_async
 from tests.ui.settings.conftest import on_disk
+from tests.ui.settings.pages import page_of
 
 MISSING = "bubblewrap (bwrap) is not installed; install it (sudo apt install bubblewrap)"
 
@@ -39,7 +41,7 @@ def test_active_sandbox_and_network_switch_saved(
     status(SandboxStatus(True, executable="/usr/bin/bwrap", socket_filter=True))
     tab = make_tab()
     tab.show_section("tools")
-    page = tab.page("tools")
+    page = page_of(tab, "tools", ToolsPage)
     qtbot.waitUntil(lambda: page.sandbox_status.text() == "Sandbox: bubblewrap, active")
     assert page.sandbox_network.isEnabled() and page.sandbox_network.isChecked()
     page.sandbox_network.setChecked(False)
@@ -61,7 +63,7 @@ def test_unavailable_sandbox_says_why_and_how(
     status(SandboxStatus(False, MISSING))
     tab = make_tab()
     tab.show_section("tools")
-    page = tab.page("tools")
+    page = page_of(tab, "tools", ToolsPage)
     qtbot.waitUntil(lambda: "unavailable" in page.sandbox_status.text())
     assert page.sandbox_status.text() == f"Sandbox: unavailable — {MISSING}"
     assert not page.sandbox_network.isEnabled()
@@ -72,7 +74,7 @@ def test_unavailable_sandbox_says_why_and_how(
 
 def _loaded(qtbot: QtBot, tab: SettingsTab) -> Any:
     tab.show_section("tools")
-    page = tab.page("tools")
+    page = page_of(tab, "tools", ToolsPage)
     qtbot.waitUntil(lambda: "bubblewrap" in page.sandbox_status.text())
     qtbot.waitUntil(lambda: page.sandbox_box.limits["processes"].value() == 256)
     return page
@@ -154,6 +156,6 @@ def test_without_a_sandbox_the_settings_are_shown_but_greyed_out(
     status(SandboxStatus(False, MISSING))
     tab = make_tab()
     tab.show_section("tools")
-    page = tab.page("tools")
+    page = page_of(tab, "tools", ToolsPage)
     qtbot.waitUntil(lambda: "unavailable" in page.sandbox_status.text())
     assert not page.sandbox_box.isEnabled()

@@ -11,6 +11,7 @@ from pytestqt.qtbot import QtBot
 from desktop.core.engine.skills import SkillListing
 from desktop.ui.skills import SkillsTab
 from desktop.ui.skills.skill_list import ListingRole, accessible_text
+from tests.typed import present
 from tests.ui.conftest import run_async
 from tests.ui.skills.conftest import MISSING_BIN, MISSING_ENV, NOTES
 
@@ -140,7 +141,9 @@ def test_edit_saves_valid_text_and_refuses_bad_frontmatter(
     assert not [p for p in path.parent.iterdir() if p.name.endswith(".tmp")]
     tab.editor.close_button.click()
     qtbot.waitUntil(lambda: tab.pages.currentWidget() is tab.view)
-    qtbot.waitUntil(lambda: not listing(tab, "notes", "workspace").skill.always, timeout=5_000)
+    qtbot.waitUntil(
+        lambda: not present(listing(tab, "notes", "workspace").skill).always, timeout=5_000
+    )
     assert tab.list.isEnabled()
 
 
@@ -156,7 +159,7 @@ def test_close_with_unsaved_edits_asks_first(qtbot: QtBot, tab: SkillsTab, works
     qtbot.waitUntil(lambda: tab.editor.confirm_box is None)
     assert tab.pages.currentWidget() is tab.editor and "Unsaved" in tab.editor.text.toPlainText()
     tab.editor.close_button.click()
-    tab.editor.confirm_box.button(QMessageBox.StandardButton.Discard).click()
+    present(tab.editor.confirm_box).button(QMessageBox.StandardButton.Discard).click()
     qtbot.waitUntil(lambda: tab.pages.currentWidget() is tab.view)
     assert (workspace / "skills" / "notes" / "SKILL.md").read_text(encoding="utf-8") == NOTES
 
@@ -207,7 +210,7 @@ def test_delete_sets_the_folder_aside_and_undo_restores_it(
 
     tab.view.delete_button.click()
     box = tab.confirm_box
-    delete = next(b for b in box.buttons() if b.text() == "Delete")
+    delete = next(b for b in present(box).buttons() if b.text() == "Delete")
     delete.click()
     qtbot.waitUntil(lambda: not any(i.name == "notes" for i in tab.list.listings()), timeout=5_000)
     assert not (workspace / "skills" / "notes").exists()

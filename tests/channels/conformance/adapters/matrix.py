@@ -44,11 +44,11 @@ class Matrix:
         self.runtime: Runtime | None = None
 
     @property
-    def person_entry(self) -> str:  # type: ignore[override]
+    def person_entry(self) -> str:
         return self.people["alice"].user_id
 
     @property
-    def account(self) -> str:  # type: ignore[override]
+    def account(self) -> str:
         assert self.bot is not None
         return self.bot.user_id
 

@@ -61,7 +61,7 @@ class WhatsApp:
             path = self.bridge_media / name
             path.write_bytes(data)
             paths.append(str(path))
-        extra = {"media": paths} if paths else {}
+        extra: dict[str, Any] = {"media": paths} if paths else {}
         await self.server.say(text, chat=USERS[sender or self.person], **extra)
 
     def sent(self) -> list[Sent]:

@@ -16,6 +16,7 @@ from desktop.core.channels.whatsapp.markup import TEXT_LIMIT, pieces, to_whatsap
 from desktop.core.runtime import Runtime
 from tests.channels.harness import Capabilities, Sent, until
 from tests.channels.whatsapp.neonize_fake import ME_PHONE, FakeWhatsApp, install, message
+from tests.typed import present
 
 USERS = {"alice": "4915112345678@s.whatsapp.net", "mallory": "4930999999@s.whatsapp.net"}
 
@@ -70,7 +71,7 @@ class WhatsAppLinked:
         for name, data in files:  # one attachment per message, its caption the text
             self.world.media = data
             event = _document(text, name, **fields)
-        await self.world.client.fire(linked._API.message, event)  # type: ignore[union-attr]
+        await self.world.client.fire(present(linked._API).message, event)
 
     def sent(self) -> list[Sent]:
         out = []
