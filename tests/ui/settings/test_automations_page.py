@@ -17,10 +17,13 @@ from desktop.core.cron.types import CronSchedule
 from desktop.core.usage.record import UsageRecord
 from desktop.ui.services import AppServices
 from desktop.ui.settings import SettingsTab
+from desktop.ui.settings.automations_page import AutomationsPage
 from tests.core.agent.conftest import make_provider
 from tests.core.cron.test_cron import FakeClock
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
+from tests.typed import present
 from tests.ui.conftest import run_async
+from tests.ui.settings.pages import page_of
 
 
 def test_automations_page_shows_receipts_and_edits_jobs(
@@ -41,10 +44,10 @@ def test_automations_page_shows_receipts_and_edits_jobs(
 
     tab = make_tab()
     tab.show_section("automations")
-    page = tab.page("automations")
+    page = page_of(tab, "automations", AutomationsPage)
     qtbot.waitUntil(lambda: any(r.id == tea.id for r in page.rows), timeout=10_000)
     index = next(i for i, r in enumerate(page.rows) if r.id == tea.id)
-    assert page.table.item(index, 4).text().startswith("delivered to desktop at ")
+    assert present(page.table.item(index, 4)).text().startswith("delivered to desktop at ")
     page.table.selectRow(index)
     assert page.details.past.item(0).text().startswith("delivered to desktop")
     assert page.form.message.text() == "Tea" and page.form.when.text() == "1"
@@ -52,7 +55,9 @@ def test_automations_page_shows_receipts_and_edits_jobs(
     # Edit the selected job: every 5 minutes now.
     page.form.when.setText("5")
     page.form.save_button.click()
-    qtbot.waitUntil(lambda: cron.get_job(tea.id).schedule.every_ms == 300_000, timeout=10_000)
+    qtbot.waitUntil(
+        lambda: present(cron.get_job(tea.id)).schedule.every_ms == 300_000, timeout=10_000
+    )
 
     # A new one from the form.
     page.new_button.click()
@@ -70,7 +75,7 @@ def test_automations_page_shows_receipts_and_edits_jobs(
     row = next(i for i, r in enumerate(page.rows) if r.id == water["id"])
     page.table.selectRow(row)
     page.pause_button.click()
-    qtbot.waitUntil(lambda: not cron.get_job(water["id"]).enabled, timeout=10_000)
+    qtbot.waitUntil(lambda: not present(cron.get_job(water["id"])).enabled, timeout=10_000)
     qtbot.waitUntil(lambda: page.pause_button.text() == "Resume", timeout=10_000)
     page.delete_button.click()
     qtbot.waitUntil(lambda: cron.get_job(water["id"]) is None, timeout=10_000)
@@ -169,15 +174,15 @@ def test_a_reminder_skipped_over_budget_reads_so_with_the_reason(
 
     tab = make_tab()
     tab.show_section("automations")
-    page = tab.page("automations")
+    page = page_of(tab, "automations", AutomationsPage)
     qtbot.waitUntil(lambda: any(r.id == job.id for r in page.rows), timeout=10_000)
     index = next(i for i, r in enumerate(page.rows) if r.id == job.id)
-    last = page.table.item(index, 4).text()
+    last = present(page.table.item(index, 4)).text()
     assert last.startswith("skipped (over budget; its text shown on desktop) at "), last
     assert "Paused by the budget: Cron wants more tokens; today's Cron budget is 1,000" in last
-    assert page.table.item(index, 0).text() == "dentist"
-    assert page.table.item(index, 1).text() == "Paused"  # kept, not deleted
-    assert page.table.item(index, 4).toolTip() == last  # whole, where the cell cuts it
+    assert present(page.table.item(index, 0)).text() == "dentist"
+    assert present(page.table.item(index, 1)).text() == "Paused"  # kept, not deleted
+    assert present(page.table.item(index, 4)).toolTip() == last  # whole, where the cell cuts it
     page.table.selectRow(index)
     assert page.details.past.item(0).text() == last and page.details.past.wordWrap()
     run_async(qtbot, qloop, runtime.stop(), 60_000)
@@ -200,7 +205,7 @@ def test_new_clicked_while_an_edit_saves_adds_a_reminder_instead_of_overwriting(
     tea = cron.add_job("tea", CronSchedule("every", every_ms=60_000), message="Tea")
     tab = make_tab()
     tab.show_section("automations")
-    page = tab.page("automations")
+    page = page_of(tab, "automations", AutomationsPage)
     qtbot.waitUntil(lambda: any(r.id == tea.id for r in page.rows), timeout=10_000)
     page.table.selectRow(next(i for i, r in enumerate(page.rows) if r.id == tea.id))
     page.form.when.setText("5")
@@ -258,13 +263,17 @@ def test_a_fired_one_shot_reminder_stays_listed_and_snoozes_with_its_own_text(
 
     tab = make_tab()
     tab.show_section("reminders")
-    page = tab.page("automations")
+    page = page_of(tab, "automations", AutomationsPage)
     qtbot.waitUntil(lambda: any(r.id == job.id for r in page.rows), timeout=10_000)
     index = next(i for i, r in enumerate(page.rows) if r.id == job.id)
-    assert page.table.item(index, 0).text() == "Stretch"
-    assert page.table.item(index, 1).text() == "Ran"
-    assert page.table.item(index, 3).text() == "—"
-    assert page.table.item(index, 4).text().startswith("delivered to desktop at 2026-05-01 10:01")
+    assert present(page.table.item(index, 0)).text() == "Stretch"
+    assert present(page.table.item(index, 1)).text() == "Ran"
+    assert present(page.table.item(index, 3)).text() == "—"
+    assert (
+        present(page.table.item(index, 4))
+        .text()
+        .startswith("delivered to desktop at 2026-05-01 10:01")
+    )
     page.table.selectRow(index)
     assert "snoozed by you" in page.details.past.item(0).text()
     assert not page.pause_button.isEnabled() and page.snooze_button.isEnabled()

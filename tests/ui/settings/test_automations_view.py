@@ -22,13 +22,15 @@ from desktop.ui.settings.automations_page import AutomationsPage
 from tests.core.agent.conftest import make_provider
 from tests.core.cron.test_cron import FakeClock
 from tests.fakes.openai_server import Fail, Reply, ScriptedOpenAIServer
+from tests.typed import present
 from tests.ui.conftest import run_async
+from tests.ui.settings.pages import page_of
 
 
 def _open(make_tab: Callable[[], SettingsTab]) -> AutomationsPage:
     tab = make_tab()
     tab.show_section("automations")
-    page = tab.page("automations")
+    page = page_of(tab, "automations", AutomationsPage)
     assert isinstance(page, AutomationsPage)
     return page
 
@@ -86,7 +88,7 @@ def test_automations_from_the_keyboard(
     page.run_button.click()
     qtbot.waitUntil(lambda: "Ran 'pills'" in page.status.text(), timeout=30_000)
     index = _names(page).index("pills")
-    assert page.table.item(index, 1).text() == "Active · last run failed"
+    assert present(page.table.item(index, 1)).text() == "Active · last run failed"
     assert page.details.past.item(0).text().startswith("failed")
 
     # Filter, search, sort.
@@ -125,7 +127,7 @@ def test_automations_from_the_keyboard(
     run_async(qtbot, qloop, page.refresh())
     _select(qtbot, page, "dream")
     assert not page.rename_button.isEnabled() and not page.delete_button.isEnabled()
-    assert page.table.item(_names(page).index("dream"), 1).text() == "System"
+    assert present(page.table.item(_names(page).index("dream"), 1)).text() == "System"
 
     # Pause from the keyboard (Space on the focused button).
     _select(qtbot, page, "pills")
@@ -282,7 +284,7 @@ def test_tab_reaches_every_control_in_reading_order(
         page.form.name,
     ]
     for widget in expected:
-        QTest.keyClick(QApplication.focusWidget(), Qt.Key.Key_Tab)
+        QTest.keyClick(present(QApplication.focusWidget()), Qt.Key.Key_Tab)
         assert QApplication.focusWidget() is widget, (
             widget.accessibleName(),
             QApplication.focusWidget(),
