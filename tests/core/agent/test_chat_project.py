@@ -93,11 +93,11 @@ async def _turn(runtime: Runtime, server: ScriptedOpenAIServer, *calls: tuple[st
 
 def _tool_results(server: ScriptedOpenAIServer) -> list[str]:
     request = server.chat_requests()[-1].body
-    return [str(m.get("content")) for m in request["messages"] if m.get("role") == "tool"]  # type: ignore[union-attr,index]
+    return [str(m.get("content")) for m in request["messages"] if m.get("role") == "tool"]
 
 
 def _system_prompt(server: ScriptedOpenAIServer) -> str:
-    return str(server.chat_requests()[0].body["messages"][0]["content"])  # type: ignore[index]
+    return str(server.chat_requests()[0].body["messages"][0]["content"])
 
 
 async def test_a_project_chat_works_in_its_folder_and_keeps_the_agents_profile(

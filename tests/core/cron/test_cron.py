@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Awaitable, Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -12,7 +11,7 @@ from typing import Any
 import pytest
 
 from desktop.core.cron.schedule import next_run, validate_schedule
-from desktop.core.cron.service import CronService, ProtectedJobError
+from desktop.core.cron.service import CronService, JobHandler, ProtectedJobError
 from desktop.core.cron.types import CronJob, CronSchedule
 from tests.typed import present
 from tests.waiting import until
@@ -51,7 +50,7 @@ class Recorder:
 def make(
     tmp_path: Path,
     clock: FakeClock,
-    rec: Callable[[CronJob], Awaitable[str | None]] | None = None,
+    rec: JobHandler | None = None,
     **kw: Any,
 ) -> CronService:
     return CronService(

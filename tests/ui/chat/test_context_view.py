@@ -4,12 +4,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from desktop.ui.chat.context_dialog import ContextView
 from tests.fakes.openai_server import Reply
-from tests.ui.chat.conftest import ChatHarness
+from tests.typed import present
+from tests.ui.chat.conftest import ChatHarness, MakeChat
 
 
 def _numbers(view: ContextView) -> list[tuple[int, int, int]]:
@@ -17,7 +20,7 @@ def _numbers(view: ContextView) -> list[tuple[int, int, int]]:
 
 
 def test_the_meter_opens_each_round_as_reported_and_compact_now_marks_it(
-    make_chat,  # type: ignore[no-untyped-def]
+    make_chat: MakeChat,
     qtbot: QtBot,
 ) -> None:
     chat: ChatHarness = make_chat(context_window_tokens=32768)
@@ -40,7 +43,7 @@ def test_the_meter_opens_each_round_as_reported_and_compact_now_marks_it(
     assert view is not None
     assert _numbers(view) == [(1200, 40, 0), (1500, 25, 1024), (2100, 30, 1408)]
     assert view.window_tokens == 32768 and view.chart.window_tokens == 32768
-    assert view.context.compactions == ()
+    assert not view.context.compactions  # (not `== ()`: mypy would narrow it to an empty tuple)
     assert "3 round(s)" in view.summary.text() and "2,100 of 32,768" in view.summary.text()
     assert "cache hits in 2 round(s), 2,432 tokens" in view.summary.text()
     assert view.chart.describe().startswith("3 round(s); last input 2,100 of 32,768")
@@ -70,8 +73,9 @@ def test_the_meter_opens_each_round_as_reported_and_compact_now_marks_it(
     bar.meter.setFocus()
     qtbot.keyClick(bar.meter, Qt.Key.Key_Return)  # the keyboard opens it too
     chat.wait(lambda: views.view is not None and views.view.loads > 0)
-    assert len(views.view.context.rounds) == 4
-    views.view.close()
+    reopened = present(views.view)
+    assert len(reopened.context.rounds) == 4
+    reopened.close()
 
 
 def test_a_long_chat_shows_its_latest_rounds_and_the_marks_among_them(qtbot: QtBot) -> None:
@@ -98,8 +102,8 @@ def test_a_long_chat_shows_its_latest_rounds_and_the_marks_among_them(qtbot: QtB
 
 
 def test_a_chat_from_an_earlier_run_shows_its_meter_and_rounds_from_the_ledger(
-    make_chat,  # type: ignore[no-untyped-def]
-    workspace,  # type: ignore[no-untyped-def]
+    make_chat: MakeChat,
+    workspace: Path,
     qtbot: QtBot,
 ) -> None:
     """A chat whose turns ran before this window started (its calls in the real ledger file)

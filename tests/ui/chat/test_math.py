@@ -14,7 +14,7 @@ from pytestqt.qtbot import QtBot
 from desktop.ui.chat.markdown import DARK, LIGHT, MarkdownRenderer
 from desktop.ui.chat.math_render import PREFIX, selection_text, tex_of
 from tests.fakes.openai_server import Reply
-from tests.ui.chat.conftest import ChatHarness
+from tests.ui.chat.conftest import ChatHarness, MakeChat
 
 ANSWER = (
     "Euler says $e^{i\\pi}+1=0$ and\n\n$$\\int_0^1 x^2\\,dx = \\frac{1}{3}$$\n\n"
@@ -50,7 +50,9 @@ def test_qt_draws_the_formula_images() -> None:
     images = _images(MarkdownRenderer(LIGHT).render(ANSWER).html)
     assert len(images) == 2
     for url in images:
-        image = QImage.fromData(QByteArray(base64.b64decode(url[len(PREFIX) :])), "SVG")
+        data = QByteArray(base64.b64decode(url[len(PREFIX) :]))
+        # the stub types the format as bytes; PySide accepts only a str for it at run time
+        image = QImage.fromData(data, "SVG")  # type: ignore[arg-type]
         assert not image.isNull() and image.width() > 20 and image.height() > 8
 
 
@@ -79,7 +81,7 @@ def test_selection_text_puts_tex_back() -> None:
     assert selection_text("plain", "<p>plain</p>") == "plain"
 
 
-def test_an_answer_with_math_in_the_window(make_chat, qtbot: QtBot) -> None:  # type: ignore[no-untyped-def]
+def test_an_answer_with_math_in_the_window(make_chat: MakeChat, qtbot: QtBot) -> None:
     """A real answer through the model path: its row's document holds the two formula images
     (loaded by Qt: the display line is taller than text), keeps the currency and the broken
     formula as text, and selecting all of it copies the TeX."""

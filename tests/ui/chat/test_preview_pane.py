@@ -10,13 +10,15 @@ from pathlib import Path
 
 from PySide6.QtCore import QEvent, QPoint, QPointF, Qt, QUrl
 from PySide6.QtGui import QColor, QImage, QMouseEvent, QTextCursor, QWheelEvent
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QSplitter
 
 from desktop.ui.chat.diff_view import preview_href
 from desktop.ui.chat.preview_files import MAX_TEXT
 from desktop.ui.chat.preview_pane import PreviewPage, PreviewPane
 from tests.fakes.openai_server import Reply
-from tests.ui.chat.conftest import ChatHarness
+from tests.typed import narrow
+from tests.ui.chat.conftest import ChatHarness, MakeChat
+from tests.ui.settings.pages import widget_as
 
 
 def _link_point(chat: ChatHarness, row: int, href: str) -> QPoint:
@@ -38,7 +40,8 @@ def _link_point(chat: ChatHarness, row: int, href: str) -> QPoint:
                     cursor.setPosition(position)
                     line = block.layout().lineForTextPosition(position - block.position())
                     box = part.doc.documentLayout().blockBoundingRect(block)
-                    x = line.cursorToX(position - block.position())[0]
+                    # PySide's stub says object; it returns (x, cursor position)
+                    x: float = narrow(line.cursorToX(position - block.position()), tuple)[0]
                     y = box.top() + line.y() + line.height() / 2
                     point = top + QPointF(part.x + box.left() + x, part.y + y)
                     return point.toPoint()
@@ -70,7 +73,9 @@ def _turn_with_files(chat: ChatHarness, workspace: Path) -> None:
     chat.idle()
 
 
-def test_a_path_in_a_card_and_in_an_answer_opens_a_tab(make_chat, workspace: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_path_in_a_card_and_in_an_answer_opens_a_tab(
+    make_chat: MakeChat, workspace: Path
+) -> None:
     chat: ChatHarness = make_chat()
     (workspace / "docs").mkdir()
     (workspace / "docs" / "notes.md").write_text(
@@ -123,7 +128,7 @@ def test_a_path_in_a_card_and_in_an_answer_opens_a_tab(make_chat, workspace: Pat
     assert not pane.isVisible() and not pane.pages()
 
 
-def test_the_keyboard_reaches_the_links_of_a_card(make_chat, workspace: Path) -> None:  # type: ignore[no-untyped-def]
+def test_the_keyboard_reaches_the_links_of_a_card(make_chat: MakeChat, workspace: Path) -> None:
     chat: ChatHarness = make_chat()
     _turn_with_files(chat, workspace)
     view = chat.tab.pane.view
@@ -136,7 +141,7 @@ def test_the_keyboard_reaches_the_links_of_a_card(make_chat, workspace: Path) ->
     assert pane.pages()[0].path == workspace / "app.py"
 
 
-def test_images_zoom_and_unshowable_files_say_why(make_chat, workspace: Path) -> None:  # type: ignore[no-untyped-def]
+def test_images_zoom_and_unshowable_files_say_why(make_chat: MakeChat, workspace: Path) -> None:
     chat: ChatHarness = make_chat(ready=False)
     pane: PreviewPane = chat.tab.preview
     image = QImage(1600, 1200, QImage.Format.Format_RGB32)
@@ -180,14 +185,14 @@ def test_images_zoom_and_unshowable_files_say_why(make_chat, workspace: Path) ->
     assert len(pane.pages()) == 4
 
 
-def test_the_pane_remembers_its_width(make_chat, workspace: Path) -> None:  # type: ignore[no-untyped-def]
+def test_the_pane_remembers_its_width(make_chat: MakeChat, workspace: Path) -> None:
     chat: ChatHarness = make_chat(ready=False)
     pane: PreviewPane = chat.tab.preview
     (workspace / "a.txt").write_text("a\n")
     chat.wait(lambda: chat.services.prefs is not None)
     pane.open_path("a.txt")
     chat.wait(lambda: pane.width() > 0)
-    splitter = pane.parentWidget()
+    splitter = widget_as(pane.parentWidget(), QSplitter)
     handle = splitter.handle(splitter.indexOf(pane))
     start = handle.rect().center()
     bot = chat.qtbot

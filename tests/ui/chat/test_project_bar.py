@@ -7,16 +7,18 @@ the turn and the reading back are the real ones.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QStandardItemModel
+from pytestqt.qtbot import QtBot
 
 from desktop.core.session.project import WORKSPACE_SCOPE
 from desktop.ui.chat.project_bar import FULL_REFUSED, NO_PROJECT
 from tests.fakes.openai_server import Reply
-from tests.ui.chat.conftest import ChatHarness
+from tests.ui.chat.conftest import ChatHarness, MakeChat
 from tests.ui.conftest import run_async
 
 
@@ -38,9 +40,9 @@ def _tool_texts(chat: ChatHarness) -> list[str]:
 
 
 def test_a_chosen_project_is_shown_used_and_kept_across_reopening_and_restart(
-    make_chat,  # type: ignore[no-untyped-def]
-    qtbot,  # type: ignore[no-untyped-def]
-    qloop,  # type: ignore[no-untyped-def]
+    make_chat: MakeChat,
+    qtbot: QtBot,
+    qloop: asyncio.AbstractEventLoop,
     tmp_path: Path,
 ) -> None:
     project = _project(tmp_path)
@@ -124,8 +126,8 @@ def test_a_chosen_project_is_shown_used_and_kept_across_reopening_and_restart(
 
 
 def test_full_access_cannot_be_picked_when_settings_restrict_tools(
-    make_chat,  # type: ignore[no-untyped-def]
-    qtbot,  # type: ignore[no-untyped-def]
+    make_chat: MakeChat,
+    qtbot: QtBot,
     tmp_path: Path,
 ) -> None:
     chat: ChatHarness = make_chat()
@@ -151,7 +153,7 @@ def test_full_access_cannot_be_picked_when_settings_restrict_tools(
 
 
 def test_a_folder_that_is_gone_is_refused_with_a_reason_and_changes_nothing(
-    make_chat,  # type: ignore[no-untyped-def]
+    make_chat: MakeChat,
     tmp_path: Path,
 ) -> None:
     project = _project(tmp_path)

@@ -16,12 +16,13 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
 
 from desktop.core.utils.audio import peak
 from tests.core.tools.test_spawn_images import png
 from tests.fakes.pulse_mic import PulseMic, pcm_of, skip_without_audio, speak_wav
 from tests.fakes.transcription_server import TranscriptionServer
-from tests.ui.chat.conftest import ChatHarness
+from tests.ui.chat.conftest import ChatHarness, MakeChat
 
 PHRASE = "water the plants on Friday"
 needs_audio = pytest.mark.skipif(skip_without_audio() is not None, reason=str(skip_without_audio()))
@@ -34,7 +35,7 @@ def _transcription(chat: ChatHarness, server: TranscriptionServer, key: str | No
     config.providers.openai.api_key = key
 
 
-def _record(chat: ChatHarness, mic: PulseMic, qtbot, spoken: bytes) -> None:  # type: ignore[no-untyped-def]
+def _record(chat: ChatHarness, mic: PulseMic, qtbot: QtBot, spoken: bytes) -> None:
     voice = chat.tab.pane.composer.voice
     qtbot.mouseClick(voice.button, Qt.MouseButton.LeftButton)
     chat.wait(lambda: voice.state == "recording" and voice.bar.meter.isVisible())
@@ -53,7 +54,9 @@ _CTRL_SHIFT = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftMod
 
 
 @needs_audio
-def test_speaking_puts_the_transcript_in_the_composer(make_chat, tmp_path, qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_speaking_puts_the_transcript_in_the_composer(
+    make_chat: MakeChat, tmp_path: Path, qtbot: QtBot
+) -> None:
     spoken = pcm_of(speak_wav(PHRASE, tmp_path / "spoken.wav"))
     chat: ChatHarness = make_chat()
     composer = chat.tab.pane.composer
@@ -75,8 +78,8 @@ def test_speaking_puts_the_transcript_in_the_composer(make_chat, tmp_path, qtbot
 
 @needs_audio
 def test_a_missing_key_keeps_the_recording_and_try_again_uses_it(
-    make_chat, tmp_path, qtbot, workspace: Path
-) -> None:  # type: ignore[no-untyped-def]
+    make_chat: MakeChat, tmp_path: Path, qtbot: QtBot, workspace: Path
+) -> None:
     spoken = pcm_of(speak_wav(PHRASE, tmp_path / "spoken.wav"))
     chat: ChatHarness = make_chat()
     voice = chat.tab.pane.composer.voice
@@ -95,7 +98,7 @@ def test_a_missing_key_keeps_the_recording_and_try_again_uses_it(
         assert server.heard[0].audio == kept.read_bytes()
 
 
-def test_no_microphone_is_said_plainly(make_chat, qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_no_microphone_is_said_plainly(make_chat: MakeChat, qtbot: QtBot) -> None:
     from desktop.core.utils.audio import Recorder
 
     chat: ChatHarness = make_chat()
@@ -106,7 +109,9 @@ def test_no_microphone_is_said_plainly(make_chat, qtbot) -> None:  # type: ignor
     assert voice.state == "idle" and not voice.button.isChecked()
 
 
-def test_image_mode_draws_the_prompt_and_shows_it(make_chat, workspace, qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_image_mode_draws_the_prompt_and_shows_it(
+    make_chat: MakeChat, workspace: Path, qtbot: QtBot
+) -> None:
     chat: ChatHarness = make_chat(ready=False)
     config = chat.services.config
     config.providers.custom.api_base = chat.server.url
@@ -136,7 +141,9 @@ def test_image_mode_draws_the_prompt_and_shows_it(make_chat, workspace, qtbot) -
     assert "generate_image" in saved and path in saved
 
 
-def test_attached_office_documents_reach_the_model_as_text(make_chat, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_attached_office_documents_reach_the_model_as_text(
+    make_chat: MakeChat, tmp_path: Path
+) -> None:
     """Word, Excel and PowerPoint files attached in the window: the model's request holds
     their text, read with read_file's readers (a real turn on the scripted server)."""
     import docx
@@ -168,7 +175,9 @@ def test_attached_office_documents_reach_the_model_as_text(make_chat, tmp_path) 
 
 
 @needs_audio
-def test_read_aloud_speaks_an_answer_until_esc(make_chat, tmp_path, qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_read_aloud_speaks_an_answer_until_esc(
+    make_chat: MakeChat, tmp_path: Path, qtbot: QtBot
+) -> None:
     """The answer's "Read aloud" runs espeak-ng (playing into the private PulseAudio server);
     its action turns into "Stop reading aloud"; Esc in the conversation stops it."""
     from tests.fakes.openai_server import Reply
@@ -193,7 +202,7 @@ def test_read_aloud_speaks_an_answer_until_esc(make_chat, tmp_path, qtbot) -> No
         assert not view.reader.speaking and "Read aloud" in dict(view.row_actions(row))
 
 
-def test_a_missing_voice_extra_offers_its_install(make_chat, qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_a_missing_voice_extra_offers_its_install(make_chat: MakeChat, qtbot: QtBot) -> None:
     """Without the voice extra (its import fails: a recorder that says so stands in), the bar
     says what is missing and, in this source install, shows the pip command it would run."""
     from desktop.core.utils.audio import Recorder, VoiceUnavailable
