@@ -54,7 +54,7 @@ def turn(manager: SessionManager, text: str, answer: str = "ok", key: str = KEY)
     manager.save(session)
 
 
-def wait_for(condition: Callable[[], bool], seconds: float = 20.0) -> None:
+def wait_for(condition: Callable[[], bool], seconds: float = 60.0) -> None:
     """Poll ``condition`` until it holds (fails after ``seconds``)."""
     deadline = time.monotonic() + seconds
     while not condition():

@@ -184,7 +184,7 @@ service anvil {{
             start_new_session=True,  # its own process group: stop() ends every process of it
         )
         try:
-            wait_until(self._answers, 15.0, "dovecot to accept logins")
+            wait_until(self._answers, 60.0, "dovecot to accept logins")
         except BaseException:
             self.stop()
             raise

@@ -275,7 +275,7 @@ class MatrixWorld:
         runtime.channels.send_delays = (0.3, 1.0)
         self.runtimes.append(runtime)
         await runtime.start()
-        await until(lambda: runtime.channels.status("matrix").ok, 30, "the channel connected")
+        await until(lambda: runtime.channels.status("matrix").ok, 60, "the channel connected")
         return runtime
 
     async def stop(self, runtime: Runtime) -> None:

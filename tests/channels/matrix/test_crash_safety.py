@@ -53,9 +53,9 @@ async def test_a_synced_but_unsaved_message_is_answered_once_after_a_restart(
         await world.stop(runtime)  # the app ends (or dies) before the queued message's turn
         gate.set()
     await world.start()
-    await until(lambda: "pong-queued" in world.answers(room), 30, "the queued message answered")
+    await until(lambda: "pong-queued" in world.answers(room), 60, "the queued message answered")
     await world.alice.say(room, "ping-after")
-    await until(lambda: "pong-after" in world.answers(room), 30, "the barrier answered")
+    await until(lambda: "pong-after" in world.answers(room), 60, "the barrier answered")
     assert [a for a in world.answers(room) if a.startswith("pong-")] == [
         "pong-queued",
         "pong-after",

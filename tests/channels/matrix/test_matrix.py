@@ -303,13 +303,13 @@ async def test_an_encrypted_direct_chat_end_to_end(world: MatrixWorld) -> None:
     def answers() -> list[str]:
         return carol.bodies(room, bot)
 
-    await until(lambda: answers() == ["pong-e1"], 30, "the encrypted answer")
+    await until(lambda: answers() == ["pong-e1"], 60, "the encrypted answer")
     assert {m["event_id"] for m in carol.messages[room]} <= carol.decrypted, "sent encrypted"
     assert "ping-e1" in json.dumps(world.model.chat_requests()[-1].body), "the model read it"
     await world.stop(runtime)
     await world.start()
     await carol.say_encrypted(room, "secret ping-e2")
-    await until(lambda: answers() == ["pong-e1", "pong-e2"], 30, "the answer after a restart")
+    await until(lambda: answers() == ["pong-e1", "pong-e2"], 60, "the answer after a restart")
     state = channel_state_dir(runtime.config)
     files = [p for p in state.rglob("*") if p.is_file()]
     assert any(p.parent.name == "matrix-store" for p in files), files

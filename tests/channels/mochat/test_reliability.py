@@ -220,7 +220,7 @@ async def test_a_server_that_is_down_is_retried_with_backoff(
         await until(lambda: runtime.channels.status("mochat").state == "error", what="error")
         assert "Reconnecting" in runtime.channels.status("mochat").hint
         await _start_on(again, port)
-        await until(lambda: runtime.channels.status("mochat").ok, 20, "connected")
+        await until(lambda: runtime.channels.status("mochat").ok, 60, "connected")
         scripted_server.route = echo()
         await again.say(SESSION, "hello")
         await until(lambda: again.texts(SESSION) == ["echo: hello"], what="answered")

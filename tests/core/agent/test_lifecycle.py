@@ -47,7 +47,7 @@ def _record(runtime: Runtime) -> list[RunEvent]:
     return events
 
 
-async def _until(condition: Any, timeout: float = 20.0) -> None:
+async def _until(condition: Any, timeout: float = 60.0) -> None:
     deadline = asyncio.get_running_loop().time() + timeout
     while not condition():
         assert asyncio.get_running_loop().time() < deadline, "condition not met in time"

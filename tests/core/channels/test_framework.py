@@ -41,7 +41,7 @@ def fresh_network(monkeypatch: pytest.MonkeyPatch) -> Network:
     return network
 
 
-async def _until(condition: Any, timeout: float = 10.0) -> None:
+async def _until(condition: Any, timeout: float = 60.0) -> None:
     deadline = asyncio.get_running_loop().time() + timeout
     while not condition():
         assert asyncio.get_running_loop().time() < deadline, "condition not met in time"
