@@ -165,7 +165,12 @@ async def test_media_out(rig: Rig) -> None:
     def files() -> list[tuple[str, bytes]]:
         return [f for s in cut.sent() for f in s.files]
 
-    await until(lambda: any(content == data for _, content in files()), what="the file")
+    # The text goes with the file (before or after it, as the platform does it): once the
+    # text is there the file follows within moments, or never (a channel that sends no files
+    # fails here in seconds, not at the end of a long wait).
+    await until(lambda: any("report" in s.shown or "report" in s.text for s in cut.sent()),
+                what="the message's text")  # fmt: skip
+    await until(lambda: any(content == data for _, content in files()), 15, what="the file")
     assert all(name in ("", report.name) for name, content in files() if content == data)
 
 
