@@ -1,7 +1,6 @@
-"""Qt widgets. Only this package (and desktop.app) may import Qt."""
+"""Qt widgets. Only this package (and desktop.app) may import Qt.
 
-import PySide6.QtCore  # noqa: F401  # before the check below: its import hook comes with it
-
-from desktop.ui import qt_feature
-
-qt_feature.install()
+(Importing the package itself loads no Qt: the chat's state, changes and records under it are
+Qt-free. The app's first Qt module, :mod:`desktop.ui.main_window`, installs
+:mod:`desktop.ui.qt_feature` right after PySide6 loads.)
+"""

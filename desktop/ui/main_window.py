@@ -25,8 +25,11 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QLabel, QMainWindow, QTabWidget, QVBoxLayout, QWidget
 
+from desktop.ui import qt_feature
 from desktop.ui.banner import Action, Banner
 from desktop.ui.placeholder import PlaceholderTab
+
+qt_feature.install()  # the app's first Qt module: PySide6 has just loaded (see qt_feature)
 
 APP_TITLE = "nanobot Desktop"
 DEFAULT_SIZE = (1100, 720)

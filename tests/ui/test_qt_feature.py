@@ -10,7 +10,7 @@ from types import ModuleType
 
 import pytest
 
-import desktop.ui  # noqa: F401  # installs the check, as the app's first Qt import does
+import desktop.ui.main_window  # noqa: F401  # installs the check: the app's first Qt module
 from desktop.ui import qt_feature
 
 

@@ -109,6 +109,7 @@ class ChatTab(ChatOpening, ChatSending, ChatActions, QWidget):
         self.sessions = SessionListModel(self)
         self.panel = SessionPanel(self.sessions, self)
         self.pane = ConversationPane(self)
+        self.tasks.adopt(self.pane.view.reader.tasks)  # closing the tab awaits its reading
         self.pane.composer.media_dir = services.workspace / "media"
         self.pane.composer.voice.app_config = lambda: self.services.config
         self.feed = TurnFeed(self.state, self._model_for, self._session_changed, self)

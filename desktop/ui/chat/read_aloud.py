@@ -40,12 +40,22 @@ class ReadAloud(QObject):
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.program = synthesiser()
+        self.program: str | None = None
+        """The synthesiser found (``None``: none, or not looked up yet)."""
         self.text: str | None = None
         """What is being read, or ``None``."""
         self.process: asyncio.subprocess.Process | None = None
-        self._tasks = TaskOwner("read-aloud")
+        self.tasks = TaskOwner("read-aloud")
         self._current: object | None = None  # the reading under way (a later one replaces it)
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:  # built outside the loop: looking on the PATH blocks nothing
+            self.program = synthesiser()
+        else:  # the window is built inside a loop callback: look on the PATH in a thread
+            self.tasks.try_spawn(self._find(), name="read-aloud-find")
+
+    async def _find(self) -> None:
+        self.program = await asyncio.to_thread(synthesiser)
 
     @property
     def speaking(self) -> bool:
@@ -71,7 +81,7 @@ class ReadAloud(QObject):
         self.text = text
         token = self._current = object()
         self.speakingChanged.emit(True)
-        self._tasks.try_spawn(self._speak(text, token), name="read-aloud")
+        self.tasks.try_spawn(self._speak(text, token), name="read-aloud")
 
     async def _speak(self, text: str, token: object) -> None:
         assert self.program is not None
@@ -106,7 +116,7 @@ class ReadAloud(QObject):
         """Stop reading (nothing happens when nothing is read)."""
         if self.text is None:
             return
-        self._tasks.cancel()  # the task kills its process
+        self.tasks.cancel()  # the task kills its process
         self._finished()
 
     def _finished(self) -> None:
@@ -115,4 +125,4 @@ class ReadAloud(QObject):
 
     def close(self) -> None:
         """Stop reading (the window closes)."""
-        self._tasks.cancel()
+        self.tasks.cancel()
