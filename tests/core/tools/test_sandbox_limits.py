@@ -141,7 +141,10 @@ def _no_cgroups_left() -> bool:
 # Run from files (named after the test's token, so every copy of a bomb carries it): the
 # safety rules refuse the well-known ones typed in, which is not the point here.
 FORK_BOMBS = {
-    "shell": (".sh", ":(){ :|:& };:\n", "bash"),
+    # The classic bomb's first shell returns at once, and the sandbox's PID namespace ends
+    # with it: whether 64 processes came first was a race. The script waits, as a bomb that
+    # means it would (the limit must end it, not the script).
+    "shell": (".sh", ":(){ :|:& };:\nsleep 60\n", "bash"),
     "python": (
         ".py",
         "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass\n",
