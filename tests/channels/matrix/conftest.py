@@ -195,10 +195,25 @@ class Person:
     async def say_encrypted(self, room_id: str, text: str) -> None:
         """Send a message the way an encrypting client does (Megolm, to unverified devices)."""
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + 20
+        deadline = loop.time() + 60
         while not self.client.rooms.get(room_id) or not self.client.rooms[room_id].encrypted:
             assert loop.time() < deadline, "the room never showed up as encrypted"
             await asyncio.sleep(0.05)
+        # Know the others' devices before the room key is shared: a key query made before the
+        # bot's device had uploaded its keys shared the key with none of the bot's devices, and
+        # the bot could never read the message (as an Element that had not fetched them).
+        others = [u for u in self.client.rooms[room_id].users if u != self.client.user_id]
+
+        def known() -> bool:
+            return all(list(self.client.device_store.active_user_devices(u)) for u in others)
+
+        while not known():
+            assert loop.time() < deadline, f"the devices of {others} never became known"
+            assert self.client.olm is not None
+            self.client.olm.users_for_key_query.update(others)
+            await self.client.keys_query()
+            if not known():
+                await asyncio.sleep(0.2)
         response = await self.client.room_send(
             room_id, "m.room.message", {"msgtype": "m.text", "body": text},
             ignore_unverified_devices=True,
