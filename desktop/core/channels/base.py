@@ -459,7 +459,7 @@ class BaseChannel(ABC, Generic[ConfigT]):
         if message_id:
             message.id = message_id
         if journal:
-            await self.journal.add(message)
+            await self.journal.add(message, seen=list(seen))
         elif confirm is not None:
             self.journal.in_flight.add(message.id)
         message.ack = self._ack(message.id, confirm, journal, list(seen))
@@ -514,7 +514,7 @@ class BaseChannel(ABC, Generic[ConfigT]):
         pending = [m for m in self.journal.pending() if m.id not in self.journal.in_flight]
         for message in pending:
             log.info("%s: handing over message %s again (not saved before)", self.name, message.id)
-            message.ack = self._ack(message.id, None, True, [])
+            message.ack = self._ack(message.id, None, True, self.journal.seen_of(message.id))
             await self.bus.publish_inbound(message)
         return len(pending)
 

@@ -103,11 +103,20 @@ class InboundJournal:
     def __contains__(self, message_id: object) -> bool:
         return message_id in self._entries
 
-    async def add(self, message: InboundMessage) -> None:
-        """Keep ``message`` (saved before this returns)."""
+    def seen_of(self, message_id: str) -> list[str]:
+        """The ids to mark handled when the kept message ``message_id`` is safe (an entry kept
+        before they were stored: its own id)."""
+        found = self._entries.get(message_id, {}).get("seen")
+        if isinstance(found, list) and all(isinstance(item, str) for item in found):
+            return list(found)
+        return [message_id]
+
+    async def add(self, message: InboundMessage, *, seen: list[str] | None = None) -> None:
+        """Keep ``message`` (saved before this returns); ``seen``: the ids its channel marks
+        handled once it is safe, kept with it so a copy delivered after a restart is known."""
         self.in_flight.add(message.id)
         async with self._lock:
-            self._entries[message.id] = to_json(message)
+            self._entries[message.id] = {**to_json(message), "seen": list(seen or [])}
             while len(self._entries) > LIMIT:
                 dropped = next(iter(self._entries))
                 log.warning("%s: too many pending messages; %s dropped", self.state.path, dropped)

@@ -124,6 +124,7 @@ async def test_a_message_received_but_not_saved_is_answered_once_after_a_restart
         await until(lambda: "echo: queued" in bf.texts(), what="the queued message answered")
         await until(lambda: journal(tmp_path) == [], what="the journal emptied")
         await bf.say(microsoft.endpoint, queued)  # Teams delivering it again
+        await until(lambda: second.bus.inbound.empty(), what="the agent took what was sent")
         await second.agent.idle()
     finally:
         await second.stop()

@@ -79,6 +79,7 @@ async def test_a_received_but_unanswered_message_is_answered_once_after_a_restar
         await until(lambda: "echo: queued" in whatsapp.texts(), what="answered after restart")
         await until(lambda: journal(tmp_path) == [], what="the journal emptied")
         await whatsapp.client.fire(kind, message("queued", msg_id="b2"))  # delivered again
+        await until(lambda: second.bus.inbound.empty(), what="the agent took what was sent")
         await second.agent.idle()
     finally:
         await second.stop()

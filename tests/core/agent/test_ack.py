@@ -105,3 +105,26 @@ async def test_a_message_is_recognised_while_its_journal_entry_is_being_removed(
     await journal.remove("m1", seen=["k1"])
     assert known_during_save == [True]
     assert "m1" not in journal and "m1" not in journal.in_flight and state.seen("k1")
+
+
+async def test_a_kept_message_marks_its_channel_ids_handled_when_safe_after_a_restart(
+    tmp_path: Path,
+) -> None:
+    """The ids a channel marks handled (``seen``) are kept with the journal entry, so the message
+    handed over again after a restart records them once safe: a copy the network delivers
+    later is not answered twice (before: the replayed message marked nothing)."""
+    path = tmp_path / "probe.json"
+    await InboundJournal(ChannelStateStore(path)).add(
+        InboundMessage("probe", "ada", "c1", "queued", id="m1"), seen=["chat:m1", "uid-7"]
+    )
+    data = json.loads(path.read_text())
+    data["values"]["pending"].append(to_json(InboundMessage("probe", "b", "c2", "old", id="m2")))
+    path.write_text(json.dumps(data))  # an entry written before ``seen`` was kept with it
+    state = ChannelStateStore(path)
+    journal = InboundJournal(state)
+    assert (journal.seen_of("m1"), journal.seen_of("m2")) == (["chat:m1", "uid-7"], ["m2"])
+    for message_id in ("m1", "m2"):
+        await journal.remove(message_id, seen=journal.seen_of(message_id))
+    again = ChannelStateStore(path)
+    assert all(again.seen(item) for item in ("chat:m1", "uid-7", "m2"))
+    assert InboundJournal(again).pending() == []
