@@ -10,6 +10,7 @@ Qt is imported here and in ``desktop.ui`` only.
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import os
 import signal
 import sys
@@ -400,6 +401,8 @@ def _report_ready(mode: str) -> Callable[[], None]:
 def run_app(args: argparse.Namespace | None = None) -> int:
     """Open the window (or bring the running one to the front) and run until quit."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    if sys.stderr is not None and not faulthandler.is_enabled():
+        faulthandler.enable(sys.stderr)  # a crash in Qt or a library prints where each thread was
     from PySide6.QtWidgets import QApplication
 
     from desktop.core.config.paths import default_config_path

@@ -113,14 +113,21 @@ def _exit_now(code: int) -> NoReturn:
     """End the process without the interpreter's teardown of every module.
 
     With LiteLLM loaded that teardown (freeing a few hundred MB of objects one by one) takes
-    about a second after the answer is printed. Everything a normal exit does that matters
-    still happens first: ``atexit`` handlers run, logs and standard streams are flushed.
-    Session files are already on disk (written atomically, awaited before the loop ended).
+    about a second after the answer is printed; for the window, the teardown destroys Qt and
+    Python objects in no set order, which can crash a process that has already shut down
+    cleanly (seen once as a segfault after Ctrl-C). Everything a normal exit does that matters
+    still happens first: other threads that are not daemons are given a moment to end,
+    ``atexit`` handlers run, logs and standard streams are flushed. Session files are already
+    on disk (written atomically, awaited before the loop ended).
     """
     import atexit
     import logging
     import os
+    import threading
 
+    for thread in threading.enumerate():
+        if thread is not threading.current_thread() and not thread.daemon:
+            thread.join(timeout=2)
     atexit._run_exitfuncs()
     logging.shutdown()
     for stream in (sys.stdout, sys.stderr):
@@ -143,7 +150,10 @@ def main(argv: Sequence[str] | None = None) -> int:  # noqa: C901  # one branch 
     if args.command is None:
         from desktop.app import run_app
 
-        return run_app(args)
+        code = run_app(args)
+        if argv is None:  # the window's own process: its shutdown is done, nothing to tear down
+            _exit_now(code)
+        return code
     if args.command == "agent":
         from desktop.cli.chat import run_agent
 
