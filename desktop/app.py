@@ -428,6 +428,9 @@ def run_app(args: argparse.Namespace | None = None) -> int:
     prefs_file = prefs_path(config_path)
     raw = peek_prefs(prefs_file)
     theme = Theme(app, peek_text(raw, "appearance", APPEARANCES) or "system")
+    from desktop.ui.i18n import LANGUAGES, install_language
+
+    install_language(peek_text(raw, "language", tuple(LANGUAGES)) or "system")
     window = build_main_window(peek_text(raw, "windowGeometry"))
     bench = os.environ.get(BENCH_ENV, "")
     if bench:

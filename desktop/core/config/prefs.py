@@ -50,6 +50,7 @@ __all__ = [
 ]
 
 Appearance = Literal["system", "light", "dark"]
+Language = Literal["system", "en", "zh_CN"]
 DiffDisplay = Literal["summary", "inline", "collapsed"]
 ApprovalMode = Literal["ask", "autonomous"]
 MAX_APPROVAL_TIMEOUT_MIN = 24 * 60
@@ -62,6 +63,8 @@ class DesktopPrefs(BaseModel):
 
     Attributes:
         appearance: ``system`` follows the desktop's colour scheme.
+        language: The window's language: ``system`` (the desktop's, when translated), ``en``
+            or ``zh_CN``; used from the next start.
         close_to_tray: Closing the window hides it in the tray (only when a tray exists).
         approval_mode: ``ask`` before risky tool calls, or ``autonomous`` (nanobot's way).
         always_allowed_tools: Tools the person allowed for good ("Always allow this tool").
@@ -91,6 +94,7 @@ class DesktopPrefs(BaseModel):
     )
 
     appearance: Appearance = "system"
+    language: Language = "system"
     close_to_tray: bool = True
     approval_mode: ApprovalMode = "ask"
     always_allowed_tools: list[str] = []

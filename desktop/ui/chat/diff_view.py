@@ -24,13 +24,14 @@ from urllib.parse import quote, unquote
 from desktop.core.tools.diffs import diff_files, diff_stats
 from desktop.ui.chat.colors import ChatColors, mix
 from desktop.ui.chat.items import ChatItem
+from desktop.ui.i18n import QT_TR_NOOP
 
 DiffMode = Literal["summary", "inline", "collapsed"]
 DIFF_MODES: tuple[DiffMode, ...] = get_args(DiffMode)
-DIFF_LABELS: dict[DiffMode, str] = {
-    "summary": "Summary (lines added and removed)",
-    "inline": "Inline diff",
-    "collapsed": "Collapsed (open the card to see it)",
+DIFF_LABELS: dict[DiffMode, str] = {  # marked; shown through tr()
+    "summary": QT_TR_NOOP("Summary (lines added and removed)"),
+    "inline": QT_TR_NOOP("Inline diff"),
+    "collapsed": QT_TR_NOOP("Collapsed (open the card to see it)"),
 }
 PREVIEW = "preview:"
 INLINE_LINES = 40

@@ -6,10 +6,11 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QButtonGroup, QCheckBox, QRadioButton, QWidget
+from PySide6.QtWidgets import QButtonGroup, QCheckBox, QComboBox, QRadioButton, QWidget
 
 from desktop.core.config.edit import ChangeError
 from desktop.ui.chat.diff_view import DIFF_LABELS
+from desktop.ui.i18n import LANGUAGES, QT_TR_NOOP, tr
 from desktop.ui.settings import autostart
 from desktop.ui.settings.page import SettingsPage
 from desktop.ui.settings.prefs_access import prefs_store, update_prefs
@@ -18,12 +19,16 @@ from desktop.ui.settings.widgets import heading, hint
 if TYPE_CHECKING:
     from desktop.ui.services import AppServices
 
-THEMES = (("system", "Follow the system"), ("light", "Light"), ("dark", "Dark"))
+THEMES = (
+    ("system", QT_TR_NOOP("Follow the system")),
+    ("light", QT_TR_NOOP("Light")),
+    ("dark", QT_TR_NOOP("Dark")),
+)
 
 
 class AppearancePage(SettingsPage):
-    """Theme, how file changes show in the chat, close-to-tray and start-at-login; stored in
-    ``desktop.json``, not config.json.
+    """Theme, language, how file changes show in the chat, close-to-tray and start-at-login;
+    stored in ``desktop.json``, not config.json.
 
     Signals:
         appearanceChanged(str): the saved theme (``system``, ``light`` or ``dark``).
@@ -34,44 +39,56 @@ class AppearancePage(SettingsPage):
     prefsChanged = Signal()
 
     section = "appearance"
-    title = "Appearance & startup"
+    title = QT_TR_NOOP("Appearance & startup")
 
     def __init__(self, services: AppServices, parent: QWidget | None = None) -> None:
         super().__init__(
             services,
             parent,
-            description="How the window looks and behaves. These settings "
-            "belong to this app and are kept in desktop.json.",
+            description=tr(
+                "How the window looks and behaves. These settings "
+                "belong to this app and are kept in desktop.json."
+            ),
         )
         add = self.body_layout.addWidget
-        add(heading("Theme", level=2))
+        add(heading(tr("Theme"), level=2))
         self.theme = QButtonGroup(self)
         self.theme_buttons: dict[str, QRadioButton] = {}
-        for value, label in THEMES:
+        for value, name in THEMES:
+            label = tr(name)
             button = QRadioButton(label)
-            button.setAccessibleName(f"Theme: {label}")
+            button.setAccessibleName(tr("Theme: {choice}").format(choice=label))
             self.theme.addButton(button)
             self.theme_buttons[value] = button
             add(button)
-        add(heading("Chat", level=2))
-        add(hint("Show file changes as:"))
+        add(heading(tr("Language"), level=2))
+        self.language = QComboBox()
+        self.language.setAccessibleName(tr("Language"))
+        for code, name in LANGUAGES.items():
+            self.language.addItem(tr(name) if code == "system" else name, code)
+        add(self.language)
+        self.language_hint = hint(tr("The window shows the new language from the next start."))
+        add(self.language_hint)
+        add(heading(tr("Chat"), level=2))
+        add(hint(tr("Show file changes as:")))
         self.diff_display = QButtonGroup(self)
         self.diff_buttons: dict[str, QRadioButton] = {}
-        for value, label in DIFF_LABELS.items():
+        for value, name in DIFF_LABELS.items():
+            label = tr(name)
             button = QRadioButton(label)
-            button.setAccessibleName(f"Show file changes as: {label}")
+            button.setAccessibleName(tr("Show file changes as: {choice}").format(choice=label))
             self.diff_display.addButton(button)
             self.diff_buttons[value] = button
             add(button)
-        add(heading("Window", level=2))
+        add(heading(tr("Window"), level=2))
         self.close_to_tray = QCheckBox(
-            "Closing the window keeps nanobot running in the system tray"
+            tr("Closing the window keeps nanobot running in the system tray")
         )
-        self.close_to_tray.setAccessibleName("Close to tray")
+        self.close_to_tray.setAccessibleName(tr("Close to tray"))
         add(self.close_to_tray)
-        add(hint("Only where a system tray exists; otherwise closing the window quits."))
-        self.start_at_login = QCheckBox("Start nanobot Desktop when I log in")
-        self.start_at_login.setAccessibleName("Start at login")
+        add(hint(tr("Only where a system tray exists; otherwise closing the window quits.")))
+        self.start_at_login = QCheckBox(tr("Start nanobot Desktop when I log in"))
+        self.start_at_login.setAccessibleName(tr("Start at login"))
         add(self.start_at_login)
         self.login_hint = hint("")
         add(self.login_hint)
@@ -80,12 +97,15 @@ class AppearancePage(SettingsPage):
             self.login_hint.setText(autostart.unsupported_reason())
         else:
             self.login_hint.setText(
-                f"Adds {autostart.autostart_path()} (removed again when unticked)."
+                tr("Adds {path} (removed again when unticked).").format(
+                    path=autostart.autostart_path()
+                )
             )
         self.body_layout.addStretch(1)
         self.watch(
             *self.theme_buttons.values(),
             *self.diff_buttons.values(),
+            self.language,
             self.close_to_tray,
             self.start_at_login,
         )
@@ -103,6 +123,7 @@ class AppearancePage(SettingsPage):
             self.theme_buttons.get(prefs.appearance, self.theme_buttons["system"]).setChecked(True)
             self.close_to_tray.setChecked(prefs.close_to_tray)
             self.diff_buttons.get(prefs.diff_display, self.diff_buttons["inline"]).setChecked(True)
+            self.language.setCurrentIndex(max(0, self.language.findData(prefs.language)))
             self.start_at_login.setChecked(enabled)  # the entry on disk is the truth
         finally:
             self._loading = False
@@ -122,8 +143,9 @@ class AppearancePage(SettingsPage):
                 await asyncio.to_thread(autostart.set_enabled, login)
         except OSError as exc:
             self.status.error(
-                f"Start at login: cannot change {autostart.autostart_path()} "
-                f"({exc.strerror or exc}). Nothing was saved."
+                tr("Start at login: cannot change {path} ({error}). Nothing was saved.").format(
+                    path=autostart.autostart_path(), error=exc.strerror or exc
+                )
             )
             return False
         try:
@@ -135,12 +157,16 @@ class AppearancePage(SettingsPage):
                 diff_display=next(
                     (v for v, b in self.diff_buttons.items() if b.isChecked()), "inline"
                 ),
+                language=str(self.language.currentData() or "system"),
             )
         except (ChangeError, OSError) as exc:
-            self.status.error(f"Not saved: {exc}")
+            self.status.error(tr("Not saved: {error}").format(error=exc))
             return False
         self._set_dirty(False)
-        self.status.ok("Saved.")
+        if "language" in changed:
+            self.status.ok(tr("Saved. The new language shows from the next start."))
+        else:
+            self.status.ok(tr("Saved."))
         if "appearance" in changed:
             self.appearanceChanged.emit(theme)
         self.prefsChanged.emit()

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from desktop.core.config.edit import ChangeError, apply_changes
 from desktop.core.config.errors import ConfigError
+from desktop.ui.i18n import tr
 from desktop.ui.settings.schema_form import title_of
 from desktop.ui.settings.tasks import OwnsTasks
 from desktop.ui.settings.widgets import InlineStatus, button, heading, hint
@@ -58,13 +59,15 @@ async def commit_changes(services: AppServices, changes: dict[str, Any]) -> None
 def save_error_text(exc: BaseException) -> str:
     """Words for a failed save."""
     if isinstance(exc, ConfigError):
-        return (
-            f"Not saved: the config file has an error ({exc}). Fix the file (it was not "
+        return tr(
+            "Not saved: the config file has an error ({error}). Fix the file (it was not "
             "changed), then save again."
-        )
+        ).format(error=exc)
     if isinstance(exc, OSError):
-        return f"Not saved: cannot write the config file ({exc.strerror or exc})."
-    return f"Not saved: {exc}"
+        return tr("Not saved: cannot write the config file ({error}).").format(
+            error=exc.strerror or exc
+        )
+    return tr("Not saved: {error}").format(error=exc)
 
 
 class SettingsPage(OwnsTasks, QWidget):
@@ -99,22 +102,25 @@ class SettingsPage(OwnsTasks, QWidget):
         self.services = services
         self.dirty = False
         self._loading = False
-        self.setAccessibleName(f"{self.title} settings")
+        title = tr(self.title)
+        self.setAccessibleName(tr("{page} settings").format(page=title))
         outer = QVBoxLayout(self)
         outer.setContentsMargins(20, 16, 20, 12)
         outer.setSpacing(8)
         top = QHBoxLayout()
-        top.addWidget(heading(self.title), 1)
+        top.addWidget(heading(title), 1)
         outer.addLayout(top)
-        self.status = InlineStatus(accessible=f"{self.title} status")
+        self.status = InlineStatus(accessible=tr("{page} status").format(page=title))
         self.save_button: QPushButton | None = None
         self.revert_button: QPushButton | None = None
         if buttons:
-            self.revert_button = button("Revert", f"Revert {self.title} settings")
-            self.revert_button.setToolTip("Show the saved values again")
+            self.revert_button = button(
+                tr("Revert"), tr("Revert {page} settings").format(page=title)
+            )
+            self.revert_button.setToolTip(tr("Show the saved values again"))
             self.revert_button.clicked.connect(self.reload)
-            self.save_button = button("Save", f"Save {self.title} settings")
-            self.save_button.setToolTip("Save these settings (Ctrl+S)")
+            self.save_button = button(tr("Save"), tr("Save {page} settings").format(page=title))
+            self.save_button.setToolTip(tr("Save these settings (Ctrl+S)"))
             self.save_button.setDefault(True)
             self.save_button.clicked.connect(self._save_clicked)
             top.addWidget(self.revert_button, 0, Qt.AlignmentFlag.AlignBottom)
@@ -210,7 +216,11 @@ class SettingsPage(OwnsTasks, QWidget):
             changes = self.collect()
             await commit_changes(self.services, changes)
         except ChangeError as exc:
-            self.status.error(f"{title_of(exc.path)}: {exc.reason}. Nothing was saved.")
+            self.status.error(
+                tr("{field}: {reason}. Nothing was saved.").format(
+                    field=title_of(exc.path), reason=exc.reason
+                )
+            )
             return False
         except (ConfigError, OSError) as exc:
             self.status.error(save_error_text(exc))
@@ -222,10 +232,10 @@ class SettingsPage(OwnsTasks, QWidget):
             await self.after_save()
         except Exception as exc:  # a side effect failed; the config itself is saved
             log.exception("after-save step of %s failed", self.section)
-            self.status.warn(f"Saved, but: {exc}")
+            self.status.warn(tr("Saved, but: {problem}").format(problem=exc))
         else:
             if self.status.kind != "warn":
-                self.status.ok("Saved.")
+                self.status.ok(tr("Saved."))
         self.saved.emit()
         return True
 

@@ -1,0 +1,45 @@
+"""The translation files are in step with the code, and the app loads them."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from PySide6.QtCore import QLocale
+from pytestqt.qtbot import QtBot
+
+from desktop.ui.i18n import install_language, language_file, resolve_language, tr
+from tests.ui.i18n.pseudo import ROOT
+
+
+def test_the_translation_files_are_in_step_with_the_code() -> None:
+    """Every text marked in the code is listed and translated, and the .qm is what the .ts
+    builds (``scripts/translations.py check``; ``update`` mends it)."""
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "translations.py"), "check"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_chinese_is_loaded_and_english_comes_back(qtbot: QtBot) -> None:
+    """The built zh_CN file loads (ours and Qt's own dialogs); English removes it again."""
+    assert language_file("zh_CN").is_file()
+    try:
+        assert install_language("zh_CN") == "zh_CN"
+        assert tr("System default") == "跟随系统"
+    finally:
+        assert install_language("en") == "en"
+    assert tr("System default") == "System default"
+
+
+def test_the_system_language_picks_chinese_for_any_chinese_desktop() -> None:
+    assert resolve_language("system", QLocale("zh_CN")) == "zh_CN"
+    assert resolve_language("system", QLocale("zh_Hans_SG")) == "zh_CN"
+    assert resolve_language("system", QLocale("de_DE")) == "en"
+    assert resolve_language("system", QLocale("en_GB")) == "en"
+    assert resolve_language("en", QLocale("zh_CN")) == "en"
+    assert resolve_language("zh_CN", QLocale("en_US")) == "zh_CN"
