@@ -8,8 +8,8 @@ the ``.desktop`` entry and hicolor icons. Its ``Depends`` come from ``dpkg-shlib
 the bundle's ELF files: the system libraries the spec deliberately did not bundle (Qt's X11
 and font stack, GL, D-Bus, glib). Libraries needed only by optional Qt plugins (Wayland,
 the GTK theme) become ``Recommends``: Qt skips a plugin whose libraries are missing.
-``bubblewrap`` (the exec tool's sandbox) is a dependency too, ``gnome-keyring`` and
-``fonts-noto-color-emoji`` recommended.
+``bubblewrap`` (the exec tool's sandbox) is a dependency too, ``gnome-keyring``,
+``fonts-noto-color-emoji`` and a Chinese font recommended.
 Both are built with ``dpkg-deb --root-owner-group`` and ``tar``, offline and without root.
 """
 
@@ -51,8 +51,13 @@ OPTIONAL_ELF = re.compile(
 # Programs the app runs, beside the libraries: bwrap, which sandboxes the exec tool's commands.
 DEPENDS_EXTRA = ("bubblewrap",)
 # The Secret Service the keyring talks to (any desktop keyring that provides it will do), and an
-# emoji font (chats and reaction fields show emoji: without a font they are empty boxes).
-RECOMMENDS_EXTRA = ("gnome-keyring", "fonts-noto-color-emoji")
+# emoji font (chats and reaction fields show emoji: without a font they are empty boxes), and a
+# font with Chinese glyphs (the window's Chinese, and Chinese chats).
+RECOMMENDS_EXTRA = (
+    "gnome-keyring",
+    "fonts-noto-color-emoji",
+    "fonts-noto-cjk | fonts-wqy-microhei | fonts-droid-fallback",
+)
 
 
 def debian_arch() -> str:

@@ -78,6 +78,9 @@ SYSTEM_LIB_DIRS = ("/lib/", "/lib64/", "/usr/lib/", "/usr/lib64/")
 # Parts of PySide6 the app never uses: Qt's own translations (the UI is not translated),
 # embedded-device platforms (eglfs, linuxfb, vnc, Vulkan display) and their helpers, network
 # information and TLS backends (QtNetwork only serves the single-instance socket).
+# Qt's own translations for the languages the window ships (its standard buttons and dialogs:
+# desktop/ui/i18n.py loads them); the rest of Qt's translations folder is left out.
+QT_TRANSLATIONS_KEPT = ("PySide6/Qt/translations/qtbase_zh_CN.qm",)
 QT_UNUSED = (
     "PySide6/Qt/translations/",
     "PySide6/Qt/plugins/egldeviceintegrations/",
@@ -220,9 +223,11 @@ def app_data(root: Path = ROOT) -> Collected:
 
 
 def keep_binary(dest: str, source: str, platform: str = sys.platform) -> bool:
-    """Whether a file PyInstaller found goes into the bundle (see :data:`QT_UNUSED` and
-    :data:`BUNDLED_SYSTEM_LIBS`)."""
+    """Whether a file PyInstaller found goes into the bundle (see :data:`QT_UNUSED`,
+    :data:`QT_TRANSLATIONS_KEPT` and :data:`BUNDLED_SYSTEM_LIBS`)."""
     normalized = dest.replace("\\", "/")
+    if normalized in QT_TRANSLATIONS_KEPT:
+        return True
     if normalized.startswith(QT_UNUSED):
         return False
     if platform.startswith("linux") and source.startswith(SYSTEM_LIB_DIRS):

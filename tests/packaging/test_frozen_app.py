@@ -112,6 +112,7 @@ def test_deb_declares_layout_and_dependencies(artefacts: Artefacts) -> None:
     assert "bubblewrap" in depends  # the exec tool's sandbox
     assert "gnome-keyring" in fields["Recommends"]
     assert "fonts-noto-color-emoji" in fields["Recommends"]  # emoji, not empty boxes
+    assert "fonts-noto-cjk | fonts-wqy-microhei" in fields["Recommends"]  # Chinese glyphs
     listing = subprocess.run(
         ["dpkg-deb", "-c", str(artefacts.deb)], capture_output=True, text=True, check=True
     ).stdout
@@ -119,6 +120,8 @@ def test_deb_declares_layout_and_dependencies(artefacts: Artefacts) -> None:
         f"./opt/{APP}/{APP}",
         f"./opt/{APP}/_internal/desktop/_data/templates/agent/identity.md",
         f"./opt/{APP}/_internal/desktop/_data/skills/weather/SKILL.md",
+        f"./opt/{APP}/_internal/desktop/_data/resources/translations/nanobot_zh_CN.qm",
+        f"./opt/{APP}/_internal/PySide6/Qt/translations/qtbase_zh_CN.qm",
         f"./usr/bin/{APP} -> /opt/{APP}/{APP}",
         f"./usr/share/applications/{APP}.desktop",
         f"./usr/share/icons/hicolor/256x256/apps/{APP}.png",

@@ -65,6 +65,11 @@ def test_app_data_goes_where_resources_looks() -> None:
         ("PySide6/Qt/plugins/platforms/libqxcb.so", "/venv/PySide6/plugins/libqxcb.so", True),
         ("PySide6/Qt/plugins/platforms/libqvnc.so", "/venv/PySide6/plugins/libqvnc.so", False),
         ("PySide6/Qt/translations/qt_de.qm", "/venv/PySide6/Qt/translations/qt_de.qm", False),
+        (  # Qt's own dialogs in the window's Chinese
+            "PySide6/Qt/translations/qtbase_zh_CN.qm",
+            "/venv/PySide6/Qt/translations/qtbase_zh_CN.qm",
+            True,
+        ),
     ],
 )
 def test_keep_binary(dest: str, source: str, kept: bool) -> None:
