@@ -25,15 +25,7 @@ from desktop.core.runtime import Runtime
 from tests.conftest import write_config
 from tests.core.agent.conftest import make_provider
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
-
-
-async def until(condition: Callable[[], Any], timeout: float = 60.0, what: str = "") -> None:
-    """Wait until ``condition()`` is true (polled), or fail."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not condition():
-        assert loop.time() < deadline, f"not reached in {timeout} s: {what or condition}"
-        await asyncio.sleep(0.01)
+from tests.waiting import until as until
 
 
 def user_text(body: dict[str, Any]) -> str:

@@ -33,6 +33,7 @@ from desktop.core.runtime import Runtime
 from desktop.core.utils.tasks import TaskOwner
 from tests.conftest import cli_env, custom_config
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
+from tests.waiting import until
 
 pytestmark = pytest.mark.skipif(
     not hasattr(asyncio, "start_unix_server"), reason="the agent socket needs Unix sockets"
@@ -76,14 +77,6 @@ async def served(
         yield Served(runtime, events, path)
     finally:
         await runtime.stop()
-
-
-async def until(condition: Any, timeout: float = 60.0) -> None:
-    """Poll ``condition()`` until true (a deadline, no fixed sleeps)."""
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not condition():
-        assert asyncio.get_running_loop().time() < deadline, "condition not met in time"
-        await asyncio.sleep(0.01)
 
 
 class Line:

@@ -29,15 +29,7 @@ from desktop.core.providers.switchable import SwitchableProvider, usage_source
 from desktop.core.runtime import Runtime
 from tests.conftest import custom_config, write_config
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
-
-
-async def until(condition: Any, timeout: float = 60.0) -> None:
-    """Poll ``condition()`` until true (deadline, no fixed sleeps)."""
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not condition():
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError("condition not met in time")
-        await asyncio.sleep(0.01)
+from tests.waiting import until
 
 
 @pytest.fixture

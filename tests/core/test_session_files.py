@@ -11,8 +11,6 @@ from __future__ import annotations
 import json
 import os
 import threading
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -52,14 +50,6 @@ def turn(manager: SessionManager, text: str, answer: str = "ok", key: str = KEY)
     manager.save(session)
     session.finish_turn([call, result, {"role": "assistant", "content": answer}])
     manager.save(session)
-
-
-def wait_for(condition: Callable[[], bool], seconds: float = 60.0) -> None:
-    """Poll ``condition`` until it holds (fails after ``seconds``)."""
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, "condition not reached in time"
-        time.sleep(0.01)
 
 
 # -- one process ---------------------------------------------------------------------------

@@ -15,12 +15,11 @@ from desktop.core.agent.approval import ApprovalPolicy
 from desktop.core.assembly import build_runtime
 from desktop.core.config.loader import load_config
 from desktop.core.runtime import Runtime
-from tests.channels.dingtalk.server import CLIENT_ID, CLIENT_SECRET, DingTalkServer, until_true
+from tests.channels.dingtalk.server import CLIENT_ID, CLIENT_SECRET, DingTalkServer
 from tests.conftest import write_config
 from tests.core.agent.conftest import make_provider
 from tests.fakes.openai_server import ScriptedOpenAIServer
-
-until = until_true
+from tests.waiting import until as until
 
 
 @pytest.fixture

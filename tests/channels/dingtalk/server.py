@@ -385,12 +385,3 @@ class DingTalkServer:
         if self._ws is ws:
             self._ws = None
         return ws
-
-
-async def until_true(condition: Any, timeout: float = 60.0, what: str = "") -> None:
-    """Wait until ``condition()`` holds (polled), or fail."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not condition():
-        assert loop.time() < deadline, f"not reached in {timeout} s: {what or condition}"
-        await asyncio.sleep(0.01)

@@ -30,6 +30,7 @@ from tests.channels.email.servers import (
 )
 from tests.core.agent.conftest import make_provider
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
+from tests.waiting import until as until
 
 AUTHSERV = "mx.test"
 MARK = re.compile(r"\[q:([\w-]+)\]")
@@ -159,15 +160,6 @@ def echo_marks(body: dict[str, Any]) -> Reply | None:
     """Route: a mail carrying ``[q:NAME]`` is answered ``Answer to NAME``."""
     found = MARK.findall(last_user_text(body))
     return Reply(f"Answer to {found[-1]}") if found else None
-
-
-async def until(condition: Callable[[], Any], timeout: float = 60.0, what: str = "") -> None:
-    """Poll ``condition`` (without blocking the loop) until it holds."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not condition():
-        assert loop.time() < deadline, f"timed out waiting for {what or condition}"
-        await asyncio.sleep(0.02)
 
 
 async def until_async(condition: Callable[[], Any], timeout: float = 60.0, what: str = "") -> None:

@@ -34,17 +34,9 @@ from desktop.core.runtime import Runtime
 from tests.channels.matrix.synapse import Account, Synapse, synapse_python
 from tests.core.agent.conftest import make_provider
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
+from tests.waiting import until as until
 
 Condition = Callable[[], bool]
-
-
-async def until(condition: Condition, timeout: float = 60.0, what: str = "condition") -> None:
-    """Poll ``condition`` until it holds (fails after ``timeout`` seconds)."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not condition():
-        assert loop.time() < deadline, f"{what} not met within {timeout} s"
-        await asyncio.sleep(0.02)
 
 
 @pytest.fixture(scope="session")

@@ -31,9 +31,10 @@ from desktop.core.session.project import (
     set_project,
 )
 from tests.core.agent.conftest import make_provider
-from tests.core.agent.test_lifecycle import _record, _until
+from tests.core.agent.test_lifecycle import _record
 from tests.core.tools.sandbox_support import require_sandbox
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
+from tests.waiting import until
 
 KEY = "desktop:20261128-150000-project"
 
@@ -88,7 +89,7 @@ async def _turn(runtime: Runtime, server: ScriptedOpenAIServer, *calls: tuple[st
     await runtime.bus.publish_inbound(
         InboundMessage("desktop", "user", KEY.partition(":")[2], "Go.", session_key_override=KEY)
     )
-    await _until(lambda: any(isinstance(e, TurnFinished) for e in events), 60)
+    await until(lambda: any(isinstance(e, TurnFinished) for e in events), 60)
 
 
 def _tool_results(server: ScriptedOpenAIServer) -> list[str]:

@@ -30,6 +30,7 @@ from desktop.core.runtime import Runtime
 from desktop.core.session.manager import Session, SessionManager
 from tests.core.agent.conftest import make_provider
 from tests.fakes.openai_server import Fail, Reply, ScriptedOpenAIServer
+from tests.waiting import until
 
 ENDS = ("turn_finished", "turn_stopped", "turn_failed")
 
@@ -45,13 +46,6 @@ def _record(runtime: Runtime) -> list[RunEvent]:
     events: list[RunEvent] = []
     runtime.bus.subscribe(events.append)
     return events
-
-
-async def _until(condition: Any, timeout: float = 60.0) -> None:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not condition():
-        assert asyncio.get_running_loop().time() < deadline, "condition not met in time"
-        await asyncio.sleep(0.01)
 
 
 def check_lifecycles(events: list[RunEvent]) -> dict[str, list[RunEvent]]:
@@ -80,27 +74,27 @@ async def test_every_source_emits_one_complete_lifecycle(
     try:
         scripted_server.push(Reply("Hello desktop."))
         await runtime.bus.publish_inbound(InboundMessage("desktop", "me", "a", "hi"))
-        await _until(lambda: sum(e.kind in ENDS for e in events) == 1)
+        await until(lambda: sum(e.kind in ENDS for e in events) == 1)
 
         scripted_server.push(Reply("Hello telegram."))
         await runtime.bus.publish_inbound(InboundMessage("telegram", "42", "42", "hi"))
-        await _until(lambda: sum(e.kind in ENDS for e in events) == 2)
+        await until(lambda: sum(e.kind in ENDS for e in events) == 2)
         sent = await asyncio.wait_for(runtime.bus.consume_outbound(), 30)
         assert (sent.channel, sent.content) == ("telegram", "Hello telegram.")
 
         scripted_server.push(Fail(401, "bad key"))
         await runtime.bus.publish_inbound(InboundMessage("desktop", "me", "b", "fail please"))
-        await _until(lambda: sum(e.kind in ENDS for e in events) == 3)
+        await until(lambda: sum(e.kind in ENDS for e in events) == 3)
 
         # stalls after a few chunks, so /stop always lands mid-stream (a stream that merely
         # trickles can be read to its end first on a loaded machine: CI saw that)
         scripted_server.push(Reply("slow " * 400, chunk=2, stall_after=8, stall_for=60))
         await runtime.bus.publish_inbound(InboundMessage("desktop", "me", "c", "talk long"))
-        await _until(
+        await until(
             lambda: any(isinstance(e, TextDelta) and e.session_key == "desktop:c" for e in events)
         )
         await runtime.bus.publish_inbound(InboundMessage("desktop", "me", "c", "/stop"))
-        await _until(lambda: sum(e.kind in ENDS for e in events) == 4)
+        await until(lambda: sum(e.kind in ENDS for e in events) == 4)
 
         payload = CronPayload(
             message="Stretch", session_key="desktop:d", origin_channel="desktop", origin_chat_id="d"
@@ -122,7 +116,7 @@ async def test_every_source_emits_one_complete_lifecycle(
             else main.pop(0)
         )
         await runtime.bus.publish_inbound(InboundMessage("desktop", "me", "e", "background"))
-        await _until(lambda: sum(e.kind in ENDS for e in events) == 7)
+        await until(lambda: sum(e.kind in ENDS for e in events) == 7)
     finally:
         await runtime.stop()
     turns = check_lifecycles(events)
@@ -158,7 +152,7 @@ async def test_a_stopped_answer_keeps_its_text_after_a_restart(
     turn = asyncio.ensure_future(
         runtime.agent.process_direct("tell me a story", session_key="desktop:s", channel="desktop")
     )
-    await _until(lambda: sum(isinstance(e, TextDelta) for e in events) >= 5)
+    await until(lambda: sum(isinstance(e, TextDelta) for e in events) >= 5)
     assert await runtime.agent.stop_session("desktop:s") == "Stopped."
     assert await turn == "Stopped."
     [stopped] = [e for e in events if isinstance(e, TurnStopped)]
@@ -226,7 +220,7 @@ async def test_messages_for_a_busy_session_queue_in_order(
     try:
         for n in (1, 2, 3):
             await runtime.bus.publish_inbound(InboundMessage("desktop", "me", "q", f"message {n}"))
-        await _until(lambda: sum(e.kind == "turn_finished" for e in events) == 3)
+        await until(lambda: sum(e.kind == "turn_finished" for e in events) == 3)
     finally:
         await runtime.stop()
     turns = check_lifecycles(events)

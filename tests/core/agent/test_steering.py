@@ -24,8 +24,9 @@ from desktop.core.bus.events import (
     TurnFinished,
 )
 from desktop.core.session.manager import SessionManager
-from tests.core.agent.test_lifecycle import _record, _runtime, _until, check_lifecycles
+from tests.core.agent.test_lifecycle import _record, _runtime, check_lifecycles
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
+from tests.waiting import until
 
 KEY = "desktop:steer"
 
@@ -59,7 +60,7 @@ async def test_guidance_sent_during_a_tool_round_reaches_the_next_model_call(
     runtime.agent.start()
     try:
         await runtime.bus.publish_inbound(_message("What is in this workspace?"))
-        await _until(lambda: any(isinstance(e, TurnFinished) for e in events))
+        await until(lambda: any(isinstance(e, TurnFinished) for e in events))
     finally:
         await runtime.stop()
     assert accepted == ["g1"]
@@ -100,7 +101,7 @@ async def test_guidance_sent_while_the_answer_is_written_makes_the_turn_go_on(
     runtime.agent.start()
     try:
         await runtime.bus.publish_inbound(_message("Tell me about it."))
-        await _until(lambda: any(isinstance(e, TurnFinished) for e in events))
+        await until(lambda: any(isinstance(e, TurnFinished) for e in events))
     finally:
         await runtime.stop()
     assert sent == ["g2"]
@@ -135,7 +136,7 @@ async def test_guidance_can_be_taken_back_and_is_refused_without_a_running_turn(
     runtime.agent.start()
     try:
         await runtime.bus.publish_inbound(_message("List it."))
-        await _until(lambda: any(isinstance(e, TurnFinished) for e in events))
+        await until(lambda: any(isinstance(e, TurnFinished) for e in events))
         await asyncio.sleep(0)
         assert runtime.agent.steer(KEY, "too late", "g4") is None  # the turn has ended
     finally:

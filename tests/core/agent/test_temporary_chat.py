@@ -10,12 +10,19 @@ The real runtime on the scripted model server, the real tools (the memory write 
 from __future__ import annotations
 
 import json
+from functools import partial
 from pathlib import Path
 
-from desktop.core.bus.events import InboundMessage, TurnFinished
+from desktop.core.bus.events import InboundMessage, RunEvent, TurnFinished
 from desktop.core.session.temporary import is_temporary, new_temporary_key
-from tests.core.agent.test_lifecycle import _record, _runtime, _until
+from tests.core.agent.test_lifecycle import _record, _runtime
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
+from tests.waiting import until
+
+
+def _finished_more_than(events: list[RunEvent], count: int) -> bool:
+    return sum(isinstance(e, TurnFinished) for e in events) > count
+
 
 NORMAL = "desktop:20261128-120000-abcdef"
 
@@ -55,7 +62,7 @@ async def test_a_temporary_chat_keeps_nothing_and_schedules_nothing(
         for chat in (key, NORMAL):
             count = sum(isinstance(e, TurnFinished) for e in events)
             await runtime.bus.publish_inbound(_message(chat, "Remember my plans, remind me."))
-            await _until(lambda c=count: sum(isinstance(e, TurnFinished) for e in events) > c, 60)
+            await until(partial(_finished_more_than, events, count), 60)
             if chat == key:
                 temp_results = _tool_results(scripted_server)
                 assert memory.read_text(encoding="utf-8") == "# Memory\n"

@@ -28,6 +28,7 @@ from desktop.core.channels.state import ChannelStateStore
 from desktop.core.utils.tasks import TaskOwner
 from tests.core.channels import loopback
 from tests.core.channels.loopback import Network
+from tests.waiting import until
 
 INFO = ChannelInfo("loopback", "Loopback", "tests.core.channels.loopback", "LoopbackChannel", "x")
 MISSING = ChannelInfo("ghost", "Ghost", "tests.core.channels.loopback", "LoopbackChannel",
@@ -39,13 +40,6 @@ def fresh_network(monkeypatch: pytest.MonkeyPatch) -> Network:
     network = Network()
     monkeypatch.setattr(loopback, "NETWORK", network)
     return network
-
-
-async def _until(condition: Any, timeout: float = 60.0) -> None:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not condition():
-        assert asyncio.get_running_loop().time() < deadline, "condition not met in time"
-        await asyncio.sleep(0.01)
 
 
 def _manager(tmp_path: Path, bus: MessageBus, **section: Any) -> tuple[ChannelManager, TaskOwner]:
@@ -140,7 +134,7 @@ async def test_missing_sdk_makes_the_channel_unavailable_with_a_hint(tmp_path: P
     manager, owner = _manager(tmp_path, bus)
     status = await manager.start_channel("ghost")
     assert status.state == "unavailable" and 'pip install "nanobot-desktop[ghost]"' in status.hint
-    await _until(lambda: any(isinstance(e, ChannelStatusChanged) for e in events))
+    await until(lambda: any(isinstance(e, ChannelStatusChanged) for e in events))
     await owner.aclose()
 
 
@@ -153,9 +147,9 @@ async def test_a_failing_channel_is_restarted_and_reports_its_status(
     fresh_network.fail_connects = 2
     manager, owner = _manager(tmp_path, bus)
     await manager.start()
-    await _until(lambda: manager.status("loopback").state == "connected")
+    await until(lambda: manager.status("loopback").state == "connected")
     assert fresh_network.connects == 3
-    await _until(lambda: states and states[-1] == "connected")  # events follow the status
+    await until(lambda: states and states[-1] == "connected")  # events follow the status
     assert states.count("error") == 2
     assert manager.status("loopback").account == "@loopback_bot"
     # the connection drops while receiving: reconnected, nothing lost
@@ -175,7 +169,7 @@ async def test_a_missing_setting_is_not_retried(tmp_path: Path, fresh_network: N
     bus = MessageBus()
     manager, owner = _manager(tmp_path, bus, token="")
     await manager.start_channel("loopback")
-    await _until(lambda: manager.status("loopback").state == "unavailable")
+    await until(lambda: manager.status("loopback").state == "unavailable")
     assert manager.status("loopback").hint == "Fill in the token in Settings"
     await asyncio.sleep(0.3)  # the test: no retry comes
     assert fresh_network.connects == 1
@@ -190,7 +184,7 @@ async def test_delivery_is_retried_and_a_final_failure_is_reported(
     bus.subscribe(lambda e: failures.append(e) if isinstance(e, DeliveryFailed) else None)
     manager, owner = _manager(tmp_path, bus)
     await manager.start()
-    await _until(lambda: manager.status("loopback").ok)
+    await until(lambda: manager.status("loopback").ok)
     fresh_network.fail_sends = 2
     assert await manager.deliver(OutboundMessage("loopback", "42", "after two failures"))
     assert [m.content for m in fresh_network.sent] == ["after two failures"]
@@ -211,7 +205,7 @@ async def test_not_allowed_senders_never_reach_the_agent(
     bus = MessageBus()
     manager, owner = _manager(tmp_path, bus, allow_from=["42|ada"])
     await manager.start()
-    await _until(lambda: manager.status("loopback").ok)
+    await until(lambda: manager.status("loopback").ok)
     await fresh_network.incoming.put(("7|mallory", "7", "let me in"))
     await fresh_network.incoming.put(("42|ada", "42", "hello"))
     message = await asyncio.wait_for(bus.consume_inbound(), 30)
@@ -245,13 +239,13 @@ async def test_an_approval_is_answered_by_a_reply_in_the_chat(
     manager = ChannelManager(bus, owner, config=config, state_dir=tmp_path,  # type: ignore[arg-type]
                              approval=gate, registry={"loopback": INFO})  # fmt: skip
     await manager.start()
-    await _until(lambda: manager.status("loopback").ok)
+    await until(lambda: manager.status("loopback").ok)
     from desktop.core.tools.base import ToolContext
 
     ctx = ToolContext(workspace=tmp_path, session_key="loopback:42", channel="loopback",
                       chat_id="42")  # fmt: skip
     check = asyncio.ensure_future(gate.check("c1", "exec", {"command": "ls"}, ctx))
-    await _until(lambda: fresh_network.sent)
+    await until(lambda: fresh_network.sent)
     question = fresh_network.sent[0]
     assert (
         question.chat_id == "42" and "exec" in question.content and "allow chat" in question.content
@@ -274,7 +268,7 @@ async def test_run_events_of_a_channels_sessions_reach_it(
     bus = MessageBus()
     manager, owner = _manager(tmp_path, bus)
     await manager.start()
-    await _until(lambda: manager.status("loopback").ok)
+    await until(lambda: manager.status("loopback").ok)
     await bus.emit(TurnStarted("t", "loopback:42", "message", "loopback", "42", "hi"))
     await bus.emit(TurnStarted("u", "desktop:x", "message", "desktop", "x", "hi"))
     await bus.emit(TurnFinished("t", "loopback:42", "done"))
@@ -294,7 +288,7 @@ async def test_run_events_of_a_unified_session_reach_the_channel_of_their_turn(
     manager, owner = _manager(tmp_path, bus)
     await manager.start()
     try:
-        await _until(lambda: manager.status("loopback").ok)
+        await until(lambda: manager.status("loopback").ok)
         await bus.emit(TurnStarted("t", "unified:default", "message", "loopback", "42", "hi"))
         await bus.emit(TurnStarted("u", "unified:default", "message", "slack", "C9", "hi"))
         await bus.emit(TurnStopped("u", "unified:default", ""))
@@ -335,9 +329,9 @@ async def test_a_slow_channel_does_not_hold_up_the_others(
     await bus.publish_outbound(OutboundMessage("fast", "1", "b"))
     await bus.publish_outbound(OutboundMessage("slow", "1", "c"))
     await bus.publish_outbound(OutboundMessage("fast", "1", "d"))
-    await _until(lambda: delivered == ["fast:b", "fast:d"])
+    await until(lambda: delivered == ["fast:b", "fast:d"])
     release.set()
-    await _until(lambda: len(delivered) == 4)
+    await until(lambda: len(delivered) == 4)
     assert delivered[2:] == ["slow:a", "slow:c"]
     await manager.stop()
     await owner.aclose()

@@ -25,6 +25,7 @@ from tests.core.agent.conftest import make_provider
 from tests.core.cron.test_cron import FakeClock, ms
 from tests.core.test_cli import run
 from tests.fakes.openai_server import Fail, Reply, ScriptedOpenAIServer
+from tests.waiting import until
 
 NOW = "2026-05-01T10:00:00+00:00"
 OVER_CRON = {"sources": {"cron": {"dailyTokens": 1000}}}
@@ -75,12 +76,6 @@ def _spent(runtime: Runtime, source: str, tokens: int) -> None:
     runtime.ledger.append(
         UsageRecord(time=time.time() - 1, source=source, model="m", prompt_tokens=tokens)
     )
-
-
-async def _until(condition: Any, seconds: float = 30.0) -> None:
-    async with asyncio.timeout(seconds):
-        while not condition():
-            await asyncio.sleep(0.01)
 
 
 async def test_a_one_shot_reminder_over_budget_is_skipped_kept_and_its_text_delivered(
@@ -152,7 +147,7 @@ async def test_while_the_window_asks_the_reminder_arrives_at_once(
     scripted_server.push(Reply("Time for a walk!"))
     try:
         first = asyncio.ensure_future(runtime.cron.run_now(kept.id))
-        await _until(lambda: window.seen)
+        await until(lambda: window.seen)
         assert [e.text for e in window.seen] == ["Reminder: Tea"]
         assert not first.done(), "the question is still open"
         [paused] = [e for e in window.events if isinstance(e, BudgetPaused)]
@@ -168,7 +163,7 @@ async def test_while_the_window_asks_the_reminder_arrives_at_once(
         )
 
         second = asyncio.ensure_future(runtime.cron.run_now(ran.id))
-        await _until(lambda: len(window.seen) == 2)
+        await until(lambda: len(window.seen) == 2)
         assert window.seen[-1].text == "Reminder: Walk"
         [_, paused] = [e for e in window.events if isinstance(e, BudgetPaused)]
         assert governor.answer(paused.request_id, "run")
@@ -281,7 +276,7 @@ async def test_a_one_shot_reminder_cut_short_by_closing_the_app_runs_at_the_next
     scripted_server.push(Reply("word " * 400, chunk=5, delay=0.02))
     clock.advance(60)
     await first.start()  # it is due: the start runs it (in the background)
-    await _until(lambda: scripted_server.chat_requests())
+    await until(lambda: scripted_server.chat_requests())
     await first.stop()  # closing the app while the turn streams
     (cut,) = first.cron.receipts.read(job.id)
     assert cut.outcome == "failed" and cut.late

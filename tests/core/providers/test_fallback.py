@@ -25,6 +25,7 @@ from tests.core.agent.conftest import make_provider
 from tests.core.usage.helpers import records_of
 from tests.fakes.memory_keyring import MemoryKeyring
 from tests.fakes.openai_server import Fail, Reply, ScriptedOpenAIServer
+from tests.waiting import until
 
 ENDS = ("turn_finished", "turn_stopped", "turn_failed")
 BACKUP = "Answered by the backup model."
@@ -54,12 +55,6 @@ def _by_model(**steps: Callable[[], Any]) -> Callable[[dict[str, Any]], Any]:
     return lambda body: steps[body["model"].replace("-", "_")]()
 
 
-async def _until(condition: Callable[[], bool], timeout: float = 60.0) -> None:
-    async with asyncio.timeout(timeout):
-        while not condition():
-            await asyncio.sleep(0.01)
-
-
 def _ledger(runtime: Runtime) -> list[Any]:
     return records_of(runtime.ledger.place)
 
@@ -85,7 +80,7 @@ async def test_a_failing_model_hands_the_turn_to_the_fallback_and_the_chat_is_to
     runtime.agent.start()
     try:
         await runtime.bus.publish_inbound(InboundMessage("desktop", "me", "a", "hello"))
-        await _until(lambda: any(e.kind in ENDS for e in events))
+        await until(lambda: any(e.kind in ENDS for e in events))
     finally:
         await runtime.stop()
 
@@ -148,7 +143,7 @@ async def test_text_the_failed_model_streamed_is_withdrawn(
     runtime.agent.start()
     try:
         await runtime.bus.publish_inbound(InboundMessage("desktop", "me", "a", "hello"))
-        await _until(lambda: any(e.kind in ENDS for e in events))
+        await until(lambda: any(e.kind in ENDS for e in events))
         session = runtime.agent.sessions.get_or_create("desktop:a")
     finally:
         await runtime.stop()
@@ -172,7 +167,7 @@ async def test_a_request_error_is_not_handed_on(
     runtime.agent.start()
     try:
         await runtime.bus.publish_inbound(InboundMessage("desktop", "me", "a", "hello"))
-        await _until(lambda: any(e.kind in ENDS for e in events))
+        await until(lambda: any(e.kind in ENDS for e in events))
     finally:
         await runtime.stop()
     assert [e.kind for e in events if e.kind in ENDS] == ["turn_failed"]

@@ -6,8 +6,8 @@ temperature and reasoning effort each request carries.
 
 from __future__ import annotations
 
-import asyncio
 import json
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -22,8 +22,15 @@ from tests.core.agent.conftest import make_provider
 from tests.core.usage.helpers import records_of
 from tests.fakes.memory_keyring import MemoryKeyring
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
+from tests.waiting import until
 
 ENDS = ("turn_finished", "turn_stopped", "turn_failed")
+
+
+def _ended(events: list[RunEvent], count: int) -> bool:
+    return sum(e.kind in ENDS for e in events) == count
+
+
 CAREFUL = {
     "model": "careful-model",
     "provider": "custom",
@@ -46,12 +53,6 @@ def _config(server: ScriptedOpenAIServer, tmp_path: Path, **defaults: Any) -> Co
     )
 
 
-async def _until(condition: Any, timeout: float = 60.0) -> None:
-    async with asyncio.timeout(timeout):
-        while not condition():
-            await asyncio.sleep(0.01)
-
-
 async def test_a_chat_on_a_preset_sends_its_model_and_settings(
     scripted_server: ScriptedOpenAIServer, tmp_path: Path, memory_keyring: MemoryKeyring
 ) -> None:
@@ -69,7 +70,7 @@ async def test_a_chat_on_a_preset_sends_its_model_and_settings(
     try:
         for count, chat in enumerate(("a", "b"), start=1):
             await runtime.bus.publish_inbound(InboundMessage("desktop", "me", chat, "hello"))
-            await _until(lambda n=count: sum(e.kind in ENDS for e in events) == n)
+            await until(partial(_ended, events, count))
     finally:
         await runtime.stop()
 

@@ -29,6 +29,7 @@ from desktop.core.usage.record import UsageRecord
 from tests.core.agent.conftest import make_provider
 from tests.core.usage.helpers import ledger_of, place_of, records_of
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
+from tests.waiting import until
 
 
 def _config(tmp_path: Path) -> Config:
@@ -88,12 +89,6 @@ def _runtime(
     return runtime, events
 
 
-async def _until(condition: Any, seconds: float = 30.0) -> None:
-    async with asyncio.timeout(seconds):
-        while not condition():
-            await asyncio.sleep(0.01)
-
-
 def _of(events: list[RunEvent], kind: type) -> list[Any]:
     return [e for e in events if isinstance(e, kind)]
 
@@ -111,7 +106,7 @@ async def test_dream_over_its_budget_is_paused_before_the_call_and_the_person_de
     try:
         # Keep paused: nothing is sent to the model, Dream keeps its batch for later.
         run = asyncio.create_task(runtime.memory.dream().run())
-        await _until(lambda: _of(events, BudgetPaused))
+        await until(lambda: _of(events, BudgetPaused))
         paused = _of(events, BudgetPaused)[0]
         assert paused.asked and paused.source == "dream" and paused.scope == "dream"
         assert paused.period == "day" and paused.limit_tokens == 20000
@@ -130,7 +125,7 @@ async def test_dream_over_its_budget_is_paused_before_the_call_and_the_person_de
 
         # Run once: the whole run goes ahead (phase 2's calls are not asked again).
         run = asyncio.create_task(runtime.memory.dream().run())
-        await _until(lambda: len(_of(events, BudgetPaused)) == 2)
+        await until(lambda: len(_of(events, BudgetPaused)) == 2)
         second = _of(events, BudgetPaused)[1]
         assert governor.answer(second.request_id, "run")
         result = await run

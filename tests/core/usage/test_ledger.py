@@ -50,12 +50,6 @@ def _kind(body: dict[str, Any]) -> tuple[str, int]:
     return "chat", 0
 
 
-async def _until(condition: Any, seconds: float = 30.0) -> None:
-    async with asyncio.timeout(seconds):
-        while not condition():
-            await asyncio.sleep(0.02)
-
-
 async def test_counts_match_the_servers_usage_for_a_turn_a_subagent_and_dream(
     scripted_server: ScriptedOpenAIServer, tmp_path: Path
 ) -> None:
@@ -182,6 +176,7 @@ from pathlib import Path
 from desktop.core.usage.ledger import UsageLedger
 from desktop.core.usage.record import UsageRecord
 from desktop.core.usage.place import LedgerPlace
+from tests.waiting import until
 ledger = UsageLedger(LedgerPlace.in_workspace(Path(sys.argv[1])))
 count = int(sys.argv[2])
 tag = sys.argv[3]

@@ -25,6 +25,7 @@ from desktop.core.usage.record import UsageRecord
 from tests.core.agent.conftest import make_provider
 from tests.core.usage.helpers import records_of
 from tests.fakes.openai_server import Fail, Reply, ScriptedOpenAIServer
+from tests.waiting import until
 
 LONG = "word " * 600  # streamed slowly: plenty of time to stop it halfway
 
@@ -56,16 +57,10 @@ def _records(runtime: Runtime) -> list[UsageRecord]:
     return records_of(_ledger(runtime).place)
 
 
-async def _until(condition: Any, seconds: float = 30.0) -> None:
-    async with asyncio.timeout(seconds):
-        while not condition():
-            await asyncio.sleep(0.01)
-
-
 async def _stopped_midstream(runtime: Runtime, events: list[RunEvent], key: str) -> None:
     """Start a chat turn, let it stream a little, then ``/stop`` it."""
     turn = asyncio.create_task(runtime.agent.process_direct("tell me a story", session_key=key))
-    await _until(lambda: sum(isinstance(e, TextDelta) for e in events) >= 5)
+    await until(lambda: sum(isinstance(e, TextDelta) for e in events) >= 5)
     assert await runtime.agent.run_command(key, _stop()) == "Stopped."
     assert await turn == "Stopped."
     assert any(isinstance(e, TurnStopped) for e in events)

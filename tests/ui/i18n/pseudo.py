@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from PySide6.QtCore import QAbstractItemModel, QCoreApplication, Qt, QTranslator
+from PySide6.QtCore import QAbstractItemModel, QCoreApplication, QModelIndex, Qt, QTranslator
 from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractItemView,
@@ -180,7 +180,7 @@ def _model_texts(model: QAbstractItemModel | None) -> Iterator[str]:
     if model is None:
         return
     for orientation in (Qt.Orientation.Horizontal, Qt.Orientation.Vertical):
-        count = model.columnCount() if orientation == Qt.Orientation.Horizontal else 0
+        count = model.columnCount(QModelIndex()) if orientation == Qt.Orientation.Horizontal else 0
         for section in range(count):
             value = model.headerData(section, orientation, Qt.ItemDataRole.DisplayRole)
             if isinstance(value, str):
