@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QCompleter, QPlainTextEdit, QWidget
 
 from desktop.core.agent.commands import COMMANDS
 from desktop.ui.chat.mentions import MentionCompleter
+from desktop.ui.i18n import tr
 
 SLASH_COMMANDS = list(COMMANDS)  # completion offers the loop's one command table, in its order
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp"}
@@ -48,7 +49,7 @@ class ComposerEdit(QPlainTextEdit):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setAccessibleName("Message")
+        self.setAccessibleName(tr("Message"))
         self.setTabChangesFocus(True)
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.completer = QCompleter(self)
@@ -59,10 +60,10 @@ class ComposerEdit(QPlainTextEdit):
         self.completer.activated.connect(self._complete)
         popup = self.completer.popup()
         assert popup is not None  # a QCompleter always has its popup view
-        popup.setAccessibleName("Commands")
+        popup.setAccessibleName(tr("Commands"))
         for row, name in enumerate(SLASH_COMMANDS):
             index = self.completer.model().index(row, 0)
-            self.completer.model().setData(index, COMMANDS[name], Qt.ItemDataRole.ToolTipRole)
+            self.completer.model().setData(index, tr(COMMANDS[name]), Qt.ItemDataRole.ToolTipRole)
         self.mentions = MentionCompleter(self)  # @handle of another chat
         self.document().contentsChanged.connect(self._fit)
         self._fit()
