@@ -5,8 +5,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QMimeData, QStringListModel, Qt, Signal
-from PySide6.QtGui import QFontMetrics, QImage, QKeyEvent, QPixmap
+from PySide6.QtCore import QMimeData, Qt, Signal
+from PySide6.QtGui import (
+    QFontMetrics,
+    QImage,
+    QKeyEvent,
+    QPixmap,
+    QStandardItem,
+    QStandardItemModel,
+)
 from PySide6.QtWidgets import QCompleter, QPlainTextEdit, QWidget
 
 from desktop.core.agent.commands import COMMANDS
@@ -53,7 +60,13 @@ class ComposerEdit(QPlainTextEdit):
         self.setTabChangesFocus(True)
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.completer = QCompleter(self)
-        self.completer.setModel(QStringListModel(SLASH_COMMANDS, self.completer))
+        # Each command with what it does as its tooltip (a QStringListModel keeps no tooltips).
+        commands = QStandardItemModel(self.completer)
+        for name in SLASH_COMMANDS:
+            item = QStandardItem(name)
+            item.setToolTip(tr(COMMANDS[name]))
+            commands.appendRow(item)
+        self.completer.setModel(commands)
         self.completer.setWidget(self)
         self.completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         self.completer.setCompletionMode(QCompleter.CompletionMode.PopupCompletion)
@@ -61,9 +74,6 @@ class ComposerEdit(QPlainTextEdit):
         popup = self.completer.popup()
         assert popup is not None  # a QCompleter always has its popup view
         popup.setAccessibleName(tr("Commands"))
-        for row, name in enumerate(SLASH_COMMANDS):
-            index = self.completer.model().index(row, 0)
-            self.completer.model().setData(index, tr(COMMANDS[name]), Qt.ItemDataRole.ToolTipRole)
         self.mentions = MentionCompleter(self)  # @handle of another chat
         self.document().contentsChanged.connect(self._fit)
         self._fit()

@@ -137,7 +137,11 @@ class ErrorBanner(QFrame):
             sentence = sentence[:299] + "…"
         advice = tr(advice) if advice else ""
         button = tr(button) if button else ""
-        self.label.setText(f"{sentence} {advice}".strip())
+        self.label.setText(
+            tr("{sentence} {advice}").format(sentence=sentence, advice=advice)
+            if advice
+            else sentence
+        )
         self.settings.setText(button)
         self.settings.setAccessibleName(button)
         self.settings.setVisible(bool(section))
