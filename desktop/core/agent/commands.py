@@ -4,31 +4,37 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from desktop.core.utils.i18n import QT_TR_NOOP
+
 COMMANDS: dict[str, str] = {
     # The window answers /new in its own (desktop) chats itself: it archives the chat into
     # memory (AgentLoop.archive_session) and opens a new chat; the list keeps this one. The
     # loop answers it in every other chat (AgentLoop.new_session), including a Telegram chat
     # shown in the window and the terminal. One text fits both.
-    "/new": (
+    "/new": QT_TR_NOOP(
         "summarise this conversation into memory and start a fresh one (in a desktop chat a new "
         "chat opens and this one stays in the list; any other chat is set aside)"
     ),
-    "/compact": "summarise this conversation so far; later turns send the summary, not every message",
-    "/stop": "stop the running turn and its subagents",
-    "/status": "model, tokens used, context fill, messages, running tasks",
-    "/dream": "distil recent history into long-term memory now",
-    "/dream-log": "show the latest Dream change (or /dream-log <sha>)",
-    "/dream-restore": "list recent Dream changes; /dream-restore <sha> undoes one",
-    "/dream-prompt": "show how Dream organises memory here; /dream-prompt init makes it editable",
-    "/trigger": (
+    "/compact": QT_TR_NOOP(
+        "summarise this conversation so far; later turns send the summary, not every message"
+    ),
+    "/stop": QT_TR_NOOP("stop the running turn and its subagents"),
+    "/status": QT_TR_NOOP("model, tokens used, context fill, messages, running tasks"),
+    "/dream": QT_TR_NOOP("distil recent history into long-term memory now"),
+    "/dream-log": QT_TR_NOOP("show the latest Dream change (or /dream-log <sha>)"),
+    "/dream-restore": QT_TR_NOOP("list recent Dream changes; /dream-restore <sha> undoes one"),
+    "/dream-prompt": QT_TR_NOOP(
+        "show how Dream organises memory here; /dream-prompt init makes it editable"
+    ),
+    "/trigger": QT_TR_NOOP(
         "/trigger <name> makes a trigger bound to this chat: "
         "'nanobot-desktop trigger <id> \"message\"' then sends a message into it"
     ),
-    "/pairing": (
+    "/pairing": QT_TR_NOOP(
         "list pairing requests; /pairing approve|deny <code>, /pairing revoke <channel> <sender>"
     ),
-    "/image": "/image <description> makes an image with the configured image provider",
-    "/help": "this list",
+    "/image": QT_TR_NOOP("/image <description> makes an image with the configured image provider"),
+    "/help": QT_TR_NOOP("this list"),
 }
 
 

@@ -11,9 +11,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from desktop.core.utils.i18n import QT_TR_NOOP
+
 DEFAULT_MAX_INBOUND_KB = 256
 """The default of ``channels.maxInboundKb``: a long document's worth of text."""
 KB = 1024
+TOO_LONG = QT_TR_NOOP(
+    "Your message is too long ({size}); I read messages up to {limit} KB. "
+    "Send it as a file instead, or in shorter parts."
+)
+"""The refusal, with the message's size and the limit (the window shows it translated)."""
 
 
 def utf8_size(text: str) -> int:
@@ -45,7 +52,4 @@ def refusal(content: str, max_kb: int) -> str | None:
     size = utf8_size(content)
     if size <= limit:
         return None
-    return (
-        f"Your message is too long ({describe_size(size)}); I read messages up to {max_kb} KB. "
-        "Send it as a file instead, or in shorter parts."
-    )
+    return TOO_LONG.format(size=describe_size(size), limit=max_kb)

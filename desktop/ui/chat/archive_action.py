@@ -17,6 +17,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QAction
 
 from desktop.core.utils.redact import redact
+from desktop.ui.i18n import QT_TR_NOOP, tr
 
 if TYPE_CHECKING:
     from desktop.core.runtime import Runtime
@@ -25,15 +26,18 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 NOTICE_MS = 5000
-LABEL = "Archive into memory now"
+LABEL = QT_TR_NOOP("Archive into memory now")
 
 
 def archived_text(count: int) -> str:
     """What the window says after archiving ``count`` messages."""
     if count == 0:
-        return "Nothing new to archive: this chat is in memory already."
-    plural = "s" if count != 1 else ""
-    return f"{count} message{plural} summarised into memory (History); Dream learns from them."
+        return tr("Nothing new to archive: this chat is in memory already.")
+    if count == 1:
+        return tr("1 message summarised into memory (History); Dream learns from them.")
+    return tr("{count} messages summarised into memory (History); Dream learns from them.").format(
+        count=count
+    )
 
 
 class ChatArchiver(QObject):
@@ -53,10 +57,10 @@ class ChatArchiver(QObject):
         self.tab = tab
         menu = tab.pane.more.menu()
         menu.addSeparator()
-        self.action = QAction(LABEL, menu)
+        self.action = QAction(tr(LABEL), menu)
         self.action.triggered.connect(lambda: self.archive(self.tab.current))
         menu.addAction(self.action)
-        tab.pane.more.setToolTip("Regenerate, export, archive into memory")
+        tab.pane.more.setToolTip(tr("Regenerate, export, archive into memory"))
 
     def archive(self, key: str) -> None:
         """Archive ``key`` in the background (after its running turn, if one runs)."""
@@ -70,7 +74,8 @@ class ChatArchiver(QObject):
             count = await runtime.agent.archive_session(key)
         except Exception as exc:  # told to the person; the chat itself is untouched
             log.exception("archiving %s into memory failed", key)
-            self.tab.pane.copied.flash(f"Archiving into memory failed: {redact(exc)}", NOTICE_MS)
+            failed = tr("Archiving into memory failed: {error}").format(error=redact(exc))
+            self.tab.pane.copied.flash(failed, NOTICE_MS)
             return
         self.tab.pane.copied.flash(archived_text(count), NOTICE_MS)
         self.archived.emit(key, count)

@@ -65,6 +65,7 @@ from desktop.ui.chat.steering import Steering
 from desktop.ui.chat.temporary import forget as forget_temporary
 from desktop.ui.chat.thumbnails import ThumbnailLoader
 from desktop.ui.chat.turns import TurnRunner
+from desktop.ui.i18n import tr
 
 if TYPE_CHECKING:
     from desktop.ui.services import AppServices
@@ -197,7 +198,7 @@ class ChatTab(ChatOpening, ChatSending, ChatActions, QWidget):
         self.services.agentFailed.connect(
             # The full reason is in the window's banner; the one-line box only points there.
             lambda _message: pane.composer.set_ready(
-                False, "Not connected — see the message at the top of the window"
+                False, tr("Not connected — see the message at the top of the window")
             )
         )
         self.panel.sessionActivated.connect(self.open_session)

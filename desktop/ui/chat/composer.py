@@ -24,23 +24,24 @@ from desktop.ui.chat import image_mode
 from desktop.ui.chat.composer_edit import ComposerEdit, is_attachment_path
 from desktop.ui.chat.thumbnails import load_thumbnail
 from desktop.ui.chat.voice import VoiceInput
+from desktop.ui.i18n import QT_TR_NOOP, tr
 
 log = logging.getLogger(__name__)
-ATTACH_FILTER = (
+ATTACH_FILTER = QT_TR_NOOP(
     "Images and documents (*.png *.jpg *.jpeg *.gif *.webp *.bmp *.pdf *.docx *.xlsx *.pptx)"
 )
 MAX_ATTACHMENTS = 8
 # The ready placeholder, longest first: the longest that fits the editor on one line is shown
 # (a narrow window or a large scale factor would otherwise wrap it and cut its second line).
 READY_HINTS = (
-    "Message nanobot — Enter sends, Shift+Enter adds a line, / for commands",
-    "Message nanobot — Enter sends, / for commands",
-    "Message nanobot",
+    QT_TR_NOOP("Message nanobot — Enter sends, Shift+Enter adds a line, / for commands"),
+    QT_TR_NOOP("Message nanobot — Enter sends, / for commands"),
+    QT_TR_NOOP("Message nanobot"),
 )
 BUSY_HINTS = (
-    "Guide the running answer — Enter queues it for its next step, Esc stops",
-    "Guide the running answer — Esc stops",
-    "Guide the running answer",
+    QT_TR_NOOP("Guide the running answer — Enter queues it for its next step, Esc stops"),
+    QT_TR_NOOP("Guide the running answer — Esc stops"),
+    QT_TR_NOOP("Guide the running answer"),
 )
 
 
@@ -69,11 +70,11 @@ class Composer(QWidget):
         self.edit.imagePasted.connect(self.add_image)
         self.attach = QToolButton(self)
         self.attach.setText("+")
-        self.attach.setToolTip("Attach images or documents (or paste / drop them)")
-        self.attach.setAccessibleName("Attach images or documents")
+        self.attach.setToolTip(tr("Attach images or documents (or paste / drop them)"))
+        self.attach.setAccessibleName(tr("Attach images or documents"))
         self.attach.clicked.connect(self._choose)
-        self.send = QPushButton("Send", self)
-        self.send.setAccessibleName("Send")
+        self.send = QPushButton(tr("Send"), self)
+        self.send.setAccessibleName(tr("Send"))
         self.send.setDefault(False)
         self.send.setAutoDefault(False)
         self.send.clicked.connect(self._send_clicked)
@@ -114,17 +115,24 @@ class Composer(QWidget):
         metrics = edit.fontMetrics()
         outer = edit.width() if width is None else width
         room = outer - 2 * edit.frameWidth() - 2 * edit.document().documentMargin()
-        hints = (
-            image_mode.HINTS if self.image_mode.on else BUSY_HINTS if self._busy else READY_HINTS
-        )
+        hints = [
+            tr(hint)
+            for hint in (
+                image_mode.HINTS
+                if self.image_mode.on
+                else BUSY_HINTS
+                if self._busy
+                else READY_HINTS
+            )
+        ]
         fitting = [hint for hint in hints if metrics.horizontalAdvance(hint) <= room]
         hint = fitting[0] if fitting else hints[-1]
         if edit.placeholderText() != hint:
             edit.setPlaceholderText(hint)
 
     # -- state ----------------------------------------------------------------------------
-    def set_ready(self, ready: bool, hint: str = "connecting…") -> None:
-        """Enable typing once the agent exists (``hint`` shows until then)."""
+    def set_ready(self, ready: bool, hint: str = "") -> None:
+        """Enable typing once the agent exists (``hint``, or "connecting…", shows until then)."""
         self.edit.setEnabled(ready)
         self.attach.setEnabled(ready)
         self.send.setEnabled(ready)
@@ -134,19 +142,19 @@ class Composer(QWidget):
         if ready:
             self._fit_placeholder()
         else:
-            self.edit.setPlaceholderText(hint)
+            self.edit.setPlaceholderText(hint or tr("connecting…"))
             self.edit.viewport().update()  # a disabled editor is not repainted by itself
 
     def set_busy(self, busy: bool) -> None:
         """While a turn runs the button stops it (commands can still be sent)."""
         self._busy = busy
         self._fit_placeholder()
-        self.send.setText("Stop" if busy else "Send")
-        self.send.setAccessibleName("Stop" if busy else "Send")
+        self.send.setText(tr("Stop") if busy else tr("Send"))
+        self.send.setAccessibleName(tr("Stop") if busy else tr("Send"))
         self.send.setToolTip(
-            "Stop the running turn (Esc). Enter sends what you typed to it as guidance."
+            tr("Stop the running turn (Esc). Enter sends what you typed to it as guidance.")
             if busy
-            else "Send (Enter)"
+            else tr("Send (Enter)")
         )
 
     @property
@@ -189,9 +197,9 @@ class Composer(QWidget):
 
     # -- attachments ----------------------------------------------------------------------
     def _choose(self) -> None:
-        dialog = QFileDialog(self, "Attach images or documents")
+        dialog = QFileDialog(self, tr("Attach images or documents"))
         dialog.setFileMode(QFileDialog.FileMode.ExistingFiles)
-        dialog.setNameFilter(ATTACH_FILTER)
+        dialog.setNameFilter(tr(ATTACH_FILTER))
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.filesSelected.connect(self.add_files)
         dialog.open()  # not exec(): no nested event loop
@@ -242,8 +250,8 @@ class Composer(QWidget):
             chip = QToolButton(self)
             chip.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
             chip.setText(f"{Path(path).name}  ✕")
-            chip.setToolTip(f"{path}\nClick to remove")
-            chip.setAccessibleName(f"Remove attachment {Path(path).name}")
+            chip.setToolTip(tr("{path}\nClick to remove").format(path=path))
+            chip.setAccessibleName(tr("Remove attachment {name}").format(name=Path(path).name))
             chip.setIconSize(QSize(32, 32))
             self._load_icon(chip, path)
             chip.clicked.connect(lambda _=False, p=path: self._remove(p))

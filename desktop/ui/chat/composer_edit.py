@@ -5,12 +5,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QMimeData, QStringListModel, Qt, Signal
-from PySide6.QtGui import QFontMetrics, QImage, QKeyEvent, QPixmap
+from PySide6.QtCore import QMimeData, Qt, Signal
+from PySide6.QtGui import (
+    QFontMetrics,
+    QImage,
+    QKeyEvent,
+    QPixmap,
+    QStandardItem,
+    QStandardItemModel,
+)
 from PySide6.QtWidgets import QCompleter, QPlainTextEdit, QWidget
 
 from desktop.core.agent.commands import COMMANDS
 from desktop.ui.chat.mentions import MentionCompleter
+from desktop.ui.i18n import tr
 
 SLASH_COMMANDS = list(COMMANDS)  # completion offers the loop's one command table, in its order
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp"}
@@ -48,21 +56,24 @@ class ComposerEdit(QPlainTextEdit):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setAccessibleName("Message")
+        self.setAccessibleName(tr("Message"))
         self.setTabChangesFocus(True)
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.completer = QCompleter(self)
-        self.completer.setModel(QStringListModel(SLASH_COMMANDS, self.completer))
+        # Each command with what it does as its tooltip (a QStringListModel keeps no tooltips).
+        commands = QStandardItemModel(self.completer)
+        for name in SLASH_COMMANDS:
+            item = QStandardItem(name)
+            item.setToolTip(tr(COMMANDS[name]))
+            commands.appendRow(item)
+        self.completer.setModel(commands)
         self.completer.setWidget(self)
         self.completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         self.completer.setCompletionMode(QCompleter.CompletionMode.PopupCompletion)
         self.completer.activated.connect(self._complete)
         popup = self.completer.popup()
         assert popup is not None  # a QCompleter always has its popup view
-        popup.setAccessibleName("Commands")
-        for row, name in enumerate(SLASH_COMMANDS):
-            index = self.completer.model().index(row, 0)
-            self.completer.model().setData(index, COMMANDS[name], Qt.ItemDataRole.ToolTipRole)
+        popup.setAccessibleName(tr("Commands"))
         self.mentions = MentionCompleter(self)  # @handle of another chat
         self.document().contentsChanged.connect(self._fit)
         self._fit()

@@ -14,19 +14,37 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.ui.i18n import QT_TR_NOOP, tr
+
 # error kind → (advice beyond the core's own sentence, settings section, button text)
 ERRORS: dict[str, tuple[str, str, str]] = {
-    "auth": ("Check the key in the provider settings.", "providers", "Provider settings"),
-    "quota": ("Add credit or switch provider.", "providers", "Provider settings"),
+    "auth": (
+        QT_TR_NOOP("Check the key in the provider settings."),
+        "providers",
+        QT_TR_NOOP("Provider settings"),
+    ),
+    "quota": (
+        QT_TR_NOOP("Add credit or switch provider."),
+        "providers",
+        QT_TR_NOOP("Provider settings"),
+    ),
     # The app's own spend cap (or runaway guard): the core's sentence says what to change.
-    "budget": ("", "usage", "Usage & budgets"),
-    "rate_limit": ("Wait a moment, then retry.", "providers", "Provider settings"),
-    "not_found": ("Choose another model.", "providers", "Choose a model"),
-    "connection": ("Check the endpoint and your connection.", "providers", "Provider settings"),
-    "timeout": ("", "providers", "Provider settings"),
-    "server": ("", "providers", "Provider settings"),
-    "bad_request": ("", "agent", "Agent settings"),
-    "empty_reply": ("Retry, or rephrase the request.", "", ""),
+    "budget": ("", "usage", QT_TR_NOOP("Usage & budgets")),
+    "rate_limit": (
+        QT_TR_NOOP("Wait a moment, then retry."),
+        "providers",
+        QT_TR_NOOP("Provider settings"),
+    ),
+    "not_found": (QT_TR_NOOP("Choose another model."), "providers", QT_TR_NOOP("Choose a model")),
+    "connection": (
+        QT_TR_NOOP("Check the endpoint and your connection."),
+        "providers",
+        QT_TR_NOOP("Provider settings"),
+    ),
+    "timeout": ("", "providers", QT_TR_NOOP("Provider settings")),
+    "server": ("", "providers", QT_TR_NOOP("Provider settings")),
+    "bad_request": ("", "agent", QT_TR_NOOP("Agent settings")),
+    "empty_reply": (QT_TR_NOOP("Retry, or rephrase the request."), "", ""),
     "storage": ("", "", ""),  # the core's sentence says what to fix; no settings page helps
     "interrupted": ("", "", ""),
     "too_long": ("", "", ""),
@@ -34,9 +52,11 @@ ERRORS: dict[str, tuple[str, str, str]] = {
 NO_RETRY = frozenset({"too_long"})
 """Kinds that are not a failed turn: nothing to run again."""
 HEADLINES: dict[str, str] = {
-    "interrupted": "The last reply did not finish.",
+    "interrupted": QT_TR_NOOP("The last reply did not finish."),
 }
-DEFAULT = ("", "providers", "Provider settings")
+DEFAULT = ("", "providers", QT_TR_NOOP("Provider settings"))
+GENERIC = QT_TR_NOOP("The model call failed.")
+"""The sentence when the core gave none."""
 DETAIL_CHARS = 4000
 
 
@@ -55,7 +75,7 @@ class ErrorBanner(QFrame):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("errorBanner")
-        self.setAccessibleName("Error")
+        self.setAccessibleName(tr("Error"))
         self.setStyleSheet(
             "#errorBanner { border: 1px solid rgba(207, 34, 46, 0.55); border-radius: 8px;"
             " background: rgba(207, 34, 46, 0.10); }"
@@ -63,26 +83,26 @@ class ErrorBanner(QFrame):
         self.label = QLabel(self)
         self.label.setWordWrap(True)
         self.label.setTextFormat(Qt.TextFormat.PlainText)
-        self.retry = QPushButton("Retry", self)
-        self.retry.setAccessibleName("Retry")
+        self.retry = QPushButton(tr("Retry"), self)
+        self.retry.setAccessibleName(tr("Retry"))
         self.retry.clicked.connect(self.retryRequested)
         self.settings = QPushButton(self)
         self.settings.clicked.connect(lambda: self.settingsRequested.emit(self.section))
         self.close_button = QToolButton(self)
         self.close_button.setText("✕")
         self.close_button.setAutoRaise(True)
-        self.close_button.setAccessibleName("Dismiss error")
+        self.close_button.setAccessibleName(tr("Dismiss error"))
         self.close_button.clicked.connect(self.hide)
         self.details_button = QToolButton(self)
-        self.details_button.setText("Details")
+        self.details_button.setText(tr("Details"))
         self.details_button.setCheckable(True)
         self.details_button.setAutoRaise(True)
-        self.details_button.setAccessibleName("Show error details")
+        self.details_button.setAccessibleName(tr("Show error details"))
         self.details = QLabel(self)
         self.details.setWordWrap(True)
         self.details.setTextFormat(Qt.TextFormat.PlainText)
         self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.details.setAccessibleName("Error details")
+        self.details.setAccessibleName(tr("Error details"))
         self.details.hide()
         self.details_button.toggled.connect(self.details.setVisible)
         row = QHBoxLayout()
@@ -111,10 +131,17 @@ class ErrorBanner(QFrame):
         advice, section, button = ERRORS.get(kind, DEFAULT)
         self.kind = kind
         self.section = section
-        sentence = " ".join((message or HEADLINES.get(kind, "The model call failed.")).split())
+        headline = tr(HEADLINES.get(kind, GENERIC))
+        sentence = " ".join((message or headline).split())
         if len(sentence) > 300:
             sentence = sentence[:299] + "…"
-        self.label.setText(f"{sentence} {advice}".strip())
+        advice = tr(advice) if advice else ""
+        button = tr(button) if button else ""
+        self.label.setText(
+            tr("{sentence} {advice}").format(sentence=sentence, advice=advice)
+            if advice
+            else sentence
+        )
         self.settings.setText(button)
         self.settings.setAccessibleName(button)
         self.settings.setVisible(bool(section))

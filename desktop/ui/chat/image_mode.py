@@ -9,12 +9,16 @@ from PySide6.QtCore import QEvent, QObject, Signal
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QToolButton, QWidget
 
+from desktop.ui.i18n import QT_TR_NOOP, tr
+
 SHORTCUT = "Ctrl+Shift+I"
 COMMAND = "/image"
 HINTS = (
-    "Describe an image — Enter makes it with the image provider, Ctrl+Shift+I leaves image mode",
-    "Describe an image — Enter makes it",
-    "Describe an image",
+    QT_TR_NOOP(
+        "Describe an image — Enter makes it with the image provider, Ctrl+Shift+I leaves image mode"
+    ),
+    QT_TR_NOOP("Describe an image — Enter makes it"),
+    QT_TR_NOOP("Describe an image"),
 )
 
 
@@ -32,8 +36,12 @@ class ImageMode(QObject):
         self.button = QToolButton(parent)
         self.button.setText("🖼")
         self.button.setCheckable(True)
-        self.button.setToolTip(f"Image mode ({SHORTCUT}): what you send is drawn as an image")
-        self.button.setAccessibleName("Image mode")
+        self.button.setToolTip(
+            tr("Image mode ({shortcut}): what you send is drawn as an image").format(
+                shortcut=SHORTCUT
+            )
+        )
+        self.button.setAccessibleName(tr("Image mode"))
         self.button.toggled.connect(self._toggled)
         self.keys = QKeySequence(SHORTCUT)
 
@@ -56,8 +64,8 @@ class ImageMode(QObject):
         return self.button.isChecked()
 
     def _toggled(self, on: bool) -> None:
-        self.button.setText("🖼 Image mode" if on else "🖼")  # the state, said in words too
-        self.button.setAccessibleName("Image mode (on)" if on else "Image mode")
+        self.button.setText("🖼 " + tr("Image mode") if on else "🖼")  # the state, said in words too
+        self.button.setAccessibleName(tr("Image mode (on)") if on else tr("Image mode"))
         self.toggled.emit(on)
 
     def apply(self, text: str, attachments: list[str]) -> str:

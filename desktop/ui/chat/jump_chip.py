@@ -12,8 +12,10 @@ from PySide6.QtCore import QEvent, QObject, QPoint, Qt
 from PySide6.QtGui import QAccessible, QAccessibleAnnouncementEvent
 from PySide6.QtWidgets import QPushButton, QWidget
 
-CHIP_TEXT = "New messages ↓"
-ANNOUNCEMENT = "New messages below"
+from desktop.ui.i18n import QT_TR_NOOP, tr
+
+CHIP_TEXT = QT_TR_NOOP("New messages ↓")
+ANNOUNCEMENT = QT_TR_NOOP("New messages below")
 BOTTOM_GAP = 14
 
 
@@ -37,12 +39,12 @@ class JumpChip(QPushButton):
     """
 
     def __init__(self, anchor: QWidget) -> None:
-        super().__init__(CHIP_TEXT, anchor)
+        super().__init__(tr(CHIP_TEXT), anchor)
         self.anchor = anchor
         self.setObjectName("jumpChip")
-        self.setAccessibleName(ANNOUNCEMENT)
-        self.setAccessibleDescription("Scroll to the newest message")
-        self.setToolTip("Scroll to the newest message (End)")
+        self.setAccessibleName(tr(ANNOUNCEMENT))
+        self.setAccessibleDescription(tr("Scroll to the newest message"))
+        self.setToolTip(tr("Scroll to the newest message (End)"))
         self.setCursor(Qt.CursorShape.PointingHandCursor)
         self.setFocusPolicy(Qt.FocusPolicy.TabFocus)
         self.setStyleSheet(
@@ -63,8 +65,9 @@ class JumpChip(QPushButton):
         self.place()
         self.show()
         self.raise_()
-        self.announced = [*self.announced[-9:], ANNOUNCEMENT]
-        announce(self, ANNOUNCEMENT)
+        said = tr(ANNOUNCEMENT)
+        self.announced = [*self.announced[-9:], said]
+        announce(self, said)
 
     def place(self) -> None:
         """Bottom centre of the anchor's visible area."""

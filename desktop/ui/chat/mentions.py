@@ -18,6 +18,8 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QCompleter, QPlainTextEdit
 
+from desktop.ui.i18n import tr
+
 #: ``@word`` right before the cursor, at the start of the text or after a space.
 AT_CURSOR = re.compile(r"(?:^|(?<=\s))@([\w:-]*)$")
 
@@ -45,7 +47,7 @@ class MentionCompleter(QObject):
         self.completer.activated.connect(self._chosen)
         popup = self.completer.popup()
         assert popup is not None  # a QCompleter always has its popup view
-        popup.setAccessibleName("Chats, skills and MCP servers")
+        popup.setAccessibleName(tr("Chats, skills and MCP servers"))
         self._loaded = False
         self._asked = False  # the list was asked for (``wanted``) and has not come yet
         self._targets: dict[str, tuple[str, str]] = {}  # token → (kind, ref) offered
@@ -69,8 +71,8 @@ class MentionCompleter(QObject):
         self._targets.clear()
         offered: list[tuple[str, str, str, str]] = [
             *((f"@{handle}", title, "chat", key) for handle, title, key in chats),
-            *((f"@skill:{name}", about or "skill", "skill", name) for name, about in skills),
-            *((f"@mcp:{name}", "MCP server", "mcp", name) for name in servers),
+            *((f"@skill:{name}", about or tr("skill"), "skill", name) for name, about in skills),
+            *((f"@mcp:{name}", tr("MCP server"), "mcp", name) for name in servers),
         ]
         for token, about, kind, ref in offered:
             item = QStandardItem(f"{token}  {about}")

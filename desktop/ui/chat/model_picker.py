@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.config.provider_registry import PROVIDERS, find_by_name
+from desktop.ui.i18n import tr
 
 log = logging.getLogger(__name__)
 AUTO = "auto"
@@ -50,7 +51,7 @@ def short_model(model: str, limit: int = MODEL_CHARS) -> str:
 def provider_label(name: str) -> str:
     """``Auto`` or the provider's display name."""
     if not name or name == AUTO:
-        return "Auto"
+        return tr("Auto")
     spec = find_by_name(name)
     return spec.display_name if spec else name
 
@@ -75,18 +76,18 @@ class OtherModelForm(QFrame):
         super().__init__(parent)
         self.setObjectName("otherModel")
         self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.setAccessibleName("Choose another model")
+        self.setAccessibleName(tr("Choose another model"))
         self.fetch: Fetch | None = None
         self.spawn: Callable[[Coroutine[Any, Any, Any]], Any] | None = None
         self.provider = QComboBox(self)
-        self.provider.setAccessibleName("Provider")
-        self.provider.addItem("Auto (from the model name)", AUTO)
+        self.provider.setAccessibleName(tr("Provider"))
+        self.provider.addItem(tr("Auto (from the model name)"), AUTO)
         for spec in (s for s in PROVIDERS if s.chats):  # not the transcription-only ones
             self.provider.addItem(spec.display_name, spec.name)
         self.model = QComboBox(self)
         self.model.setEditable(True)
         self.model.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
-        self.model.setAccessibleName("Model name")
+        self.model.setAccessibleName(tr("Model name"))
         self.model.setMinimumWidth(140)
         self.provider.setMinimumContentsLength(10)
         self.provider.setSizeAdjustPolicy(
@@ -94,20 +95,20 @@ class OtherModelForm(QFrame):
         )
         edit = self.model.lineEdit()
         assert edit is not None  # the combo box is editable
-        edit.setPlaceholderText("model name")
+        edit.setPlaceholderText(tr("model name"))
         edit.returnPressed.connect(self._use)
-        self.use = QPushButton("Use", self)
-        self.use.setAccessibleName("Use this model")
+        self.use = QPushButton(tr("Use"), self)
+        self.use.setAccessibleName(tr("Use this model"))
         self.use.clicked.connect(self._use)
-        self.cancel = QPushButton("Cancel", self)
+        self.cancel = QPushButton(tr("Cancel"), self)
         self.cancel.clicked.connect(self.hide)
         self.note = QLabel(self)
         self.note.setForegroundRole(QPalette.ColorRole.PlaceholderText)
         layout = QGridLayout(self)
         layout.setContentsMargins(8, 4, 8, 4)
-        layout.addWidget(QLabel("Provider", self), 0, 0)
+        layout.addWidget(QLabel(tr("Provider"), self), 0, 0)
         layout.addWidget(self.provider, 0, 1)
-        layout.addWidget(QLabel("Model", self), 0, 2)
+        layout.addWidget(QLabel(tr("Model"), self), 0, 2)
         layout.addWidget(self.model, 0, 3, 1, 3)
         layout.addWidget(self.note, 1, 1, 1, 3)
         layout.addWidget(self.use, 1, 4)
@@ -142,7 +143,7 @@ class OtherModelForm(QFrame):
 
     async def _fill(self, provider: str) -> None:
         assert self.fetch is not None
-        self.note.setText("listing models…")
+        self.note.setText(tr("listing models…"))
         try:
             models = await self.fetch(provider)
         except Exception:  # a listing is a convenience: typing the name always works
@@ -154,12 +155,12 @@ class OtherModelForm(QFrame):
         self.model.clear()
         self.model.addItems(models)
         self.model.setEditText(typed)
-        self.note.setText(f"{len(models)} listed" if models else "")
+        self.note.setText(tr("{count} listed").format(count=len(models)) if models else "")
 
     def _use(self) -> None:
         model = self.model.currentText().strip()
         if not model or any(ch.isspace() for ch in model):
-            self.note.setText("enter a model name")
+            self.note.setText(tr("enter a model name"))
             return
         self.hide()
         self.chosen.emit(model, str(self.provider.currentData() or AUTO))
@@ -187,7 +188,7 @@ class ModelPicker(QToolButton):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setAccessibleName("Model")
+        self.setAccessibleName(tr("Model"))
         self.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
         self.setAutoRaise(True)
@@ -224,20 +225,24 @@ class ModelPicker(QToolButton):
         self.own = own
         self.default = default or (model, self.provider)
         self._label()
-        where = f" via {via}" if via else ""
+
+        def served(name: str) -> str:
+            return tr("{model} via {provider}").format(model=name, provider=via) if via else name
+
         if own:
-            tip = (
-                f"This chat uses {model}{where} (its own model). New chats use the default, "
-                f"{self.default[0]}. Click to change this chat's model."
-            )
+            tip = tr(
+                "This chat uses {model} (its own model). New chats use the default, "
+                "{default}. Click to change this chat's model."
+            ).format(model=served(model), default=self.default[0])
+            about = tr("{model}, this chat's own model")
         else:
-            tip = (
-                f"This chat uses the default model, {model or 'none'}{where}. "
+            tip = tr(
+                "This chat uses the default model, {model}. "
                 "Click to choose another model for this chat."
-            )
+            ).format(model=served(model or tr("none")))
+            about = tr("{model}, the default model")
         self.setToolTip(tip)
-        scope = "this chat's own model" if own else "the default model"
-        self.setAccessibleDescription(f"{model}{where}, {scope}")
+        self.setAccessibleDescription(about.format(model=served(model)))
 
     def fit(self, width: int) -> None:
         """Show the model name shortened (in the middle) to fit ``width`` pixels."""
@@ -251,13 +256,19 @@ class ModelPicker(QToolButton):
         self._label()
         if name:
             model = dict(self.presets).get(name, "")
-            self.setToolTip(f"This chat uses the preset {name} ({model}). Click to switch.")
-            self.setAccessibleDescription(f"preset {name}, {model}")
+            self.setToolTip(
+                tr("This chat uses the preset {name} ({model}). Click to switch.").format(
+                    name=name, model=model
+                )
+            )
+            self.setAccessibleDescription(
+                tr("preset {name}, {model}").format(name=name, model=model)
+            )
 
     def _label(self) -> None:
         model = dict(self.presets).get(self.preset, "") if self.preset else ""
         text = f"{self.preset} · {short_model(model)}" if model else ""
-        text = text or short_model(self.model) or "No model"
+        text = text or short_model(self.model) or tr("No model")
         if self._width:
             metrics = self.fontMetrics()
             room = self._width - metrics.horizontalAdvance(" ▾") - 16
@@ -278,7 +289,7 @@ class ModelPicker(QToolButton):
         menu.clear()
         entries = self.recent or [{"model": self.model, "provider": self.provider}]
         if entries:
-            menu.addSection("Model for this chat")
+            menu.addSection(tr("Model for this chat"))
         for entry in entries:
             model, provider = entry.get("model", ""), entry.get("provider", AUTO)
             if not model:
@@ -291,29 +302,36 @@ class ModelPicker(QToolButton):
                 lambda _c=False, m=model, p=provider: self.modelChosen.emit(m, p)
             )
             menu.addAction(action)
-        menu.addAction("Other model…", self.otherRequested.emit)
+        menu.addAction(tr("Other model…"), self.otherRequested.emit)
         menu.addSeparator()
         default = short_model(self.default[0])
         if self.own:
-            menu.addAction(f"Use the default model ({default})", self.followDefaultRequested.emit)
             menu.addAction(
-                f"Make {short_model(self.model)} the default for new chats",
+                tr("Use the default model ({model})").format(model=default),
+                self.followDefaultRequested.emit,
+            )
+            menu.addAction(
+                tr("Make {model} the default for new chats").format(model=short_model(self.model)),
                 self.defaultRequested.emit,
             )
-        menu.addAction("Default model settings…", self.settingsRequested.emit)
+        menu.addAction(tr("Default model settings…"), self.settingsRequested.emit)
         self._fill_presets(menu)
 
     def _fill_presets(self, menu: QMenu) -> None:
         """The config's model presets, for the shown chat."""
         if not self.presets:
             return
-        menu.addSection("Presets for this chat")
+        menu.addSection(tr("Presets for this chat"))
         for name, model in self.presets:
             action = QAction(f"{name}  ·  {short_model(model)}", menu)
             action.setCheckable(True)
             action.setChecked(name == self.preset)
-            action.setToolTip(f"Answer this chat with the preset {name} ({model})")
+            action.setToolTip(
+                tr("Answer this chat with the preset {name} ({model})").format(
+                    name=name, model=model
+                )
+            )
             action.triggered.connect(lambda _c=False, n=name: self.presetChosen.emit(n))
             menu.addAction(action)
         if self.preset:
-            menu.addAction("No preset for this chat", lambda: self.presetChosen.emit(""))
+            menu.addAction(tr("No preset for this chat"), lambda: self.presetChosen.emit(""))

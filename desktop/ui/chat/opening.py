@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QWidget
 from desktop.core.session.temporary import is_temporary
 from desktop.ui.chat.items import ChatItem
 from desktop.ui.chat.message_model import MessageModel
+from desktop.ui.i18n import tr
 
 if TYPE_CHECKING:
     from collections import OrderedDict
@@ -102,7 +103,7 @@ class ChatOpening(_Host):
         pane.view.setModel(model)
         pane.temporary.setVisible(is_temporary(key))
         entry = self.sessions.entry(key)
-        pane.set_title(entry.title if entry else "New chat", key.partition(":")[0])
+        pane.set_title(entry.title if entry else tr("New chat"), key.partition(":")[0])
         pane.show_usage(self.state.usage.get(key))
         self.context_views.chat_shown(key)  # a chat with no turn yet: its meter from the ledger
         self._show_error(key)
@@ -135,7 +136,7 @@ class ChatOpening(_Host):
         if entry is None or not entry.draft:  # a new chat's choice waits for its first message
             self._chat_models[key] = loaded.model
         if loaded.pending and not self.state.busy(key) and key not in self.state.errors:
-            self.turns.set_error(key, "interrupted", "Retry runs it again.")
+            self.turns.set_error(key, "interrupted", tr("Retry runs it again."))
         if key == self.current:
             self.pane.set_title(loaded.title, key.partition(":")[0])
             self._show_error(key)

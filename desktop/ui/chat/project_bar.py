@@ -43,6 +43,7 @@ from desktop.core.session.project import (
     scope_metadata,
     validate_folder,
 )
+from desktop.ui.i18n import QT_TR_NOOP, tr
 
 if TYPE_CHECKING:
     from desktop.ui.chat.chat_tab import ChatTab
@@ -53,21 +54,27 @@ log = logging.getLogger(__name__)
 #: ``""`` when cancelled. Tests replace it (the OS dialog cannot be driven).
 ChooseFolder = Callable[[QWidget, str, str], str]
 
-NO_PROJECT = "No project (workspace)"
+NO_PROJECT = QT_TR_NOOP("No project (workspace)")
 MODES: tuple[tuple[AccessMode, str, str], ...] = (
     (
         "restricted",
-        "Restricted",
-        "File tools and commands work only inside the project folder (or the workspace).",
+        QT_TR_NOOP("Restricted"),
+        QT_TR_NOOP(
+            "File tools and commands work only inside the project folder (or the workspace)."
+        ),
     ),
     (
         "full",
-        "Full access",
-        "File tools and commands may reach outside the project folder; writes outside it "
-        "still ask first.",
+        QT_TR_NOOP("Full access"),
+        QT_TR_NOOP(
+            "File tools and commands may reach outside the project folder; writes outside it "
+            "still ask first."
+        ),
     ),
 )
-FULL_REFUSED = "Full access is off: Settings → Tools & safety restricts tools to the workspace."
+FULL_REFUSED = QT_TR_NOOP(
+    "Full access is off: Settings → Tools & safety restricts tools to the workspace."
+)
 
 
 def os_folder_chooser(parent: QWidget, caption: str, start: str) -> str:
@@ -94,7 +101,7 @@ class ProjectBar(QWidget):
         self.setObjectName("projectBar")
         self.folder = QToolButton(self)
         self.folder.setObjectName("projectFolder")
-        self.folder.setAccessibleName("Project folder")
+        self.folder.setAccessibleName(tr("Project folder"))
         self.folder.setAutoRaise(True)
         self.folder.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
         self.folder.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
@@ -102,38 +109,38 @@ class ProjectBar(QWidget):
         # The text ends in "▾" (as the model picker's); Qt's own arrow would be a second one.
         self.folder.setStyleSheet("QToolButton::menu-indicator { image: none; width: 0px; }")
         menu = QMenu(self.folder)
-        self.choose_action = menu.addAction("Choose project folder…", self.chooseRequested.emit)
-        self.clear_action = menu.addAction("Clear project", self.clearRequested.emit)
+        self.choose_action = menu.addAction(tr("Choose project folder…"), self.chooseRequested.emit)
+        self.clear_action = menu.addAction(tr("Clear project"), self.clearRequested.emit)
         self.folder.setMenu(menu)
         self.mode = QComboBox(self)
         self.mode.setObjectName("accessMode")
-        self.mode.setAccessibleName("Access mode")
+        self.mode.setAccessibleName(tr("Access mode"))
         for value, label, tip in MODES:
-            self.mode.addItem(label, value)
-            self.mode.setItemData(self.mode.count() - 1, tip, Qt.ItemDataRole.ToolTipRole)
+            self.mode.addItem(tr(label), value)
+            self.mode.setItemData(self.mode.count() - 1, tr(tip), Qt.ItemDataRole.ToolTipRole)
         self.mode.activated.connect(self._picked)
-        self.note = QLabel(FULL_REFUSED, self)
+        self.note = QLabel(tr(FULL_REFUSED), self)
         self.note.setObjectName("fullRefused")
-        self.note.setAccessibleName("Full access unavailable")
+        self.note.setAccessibleName(tr("Full access unavailable"))
         self.note.setTextFormat(Qt.TextFormat.PlainText)
         self.note.setWordWrap(True)
         self.note.setStyleSheet("QLabel#fullRefused { color: palette(placeholder-text); }")
         self.note.hide()
         self.problem = QLabel(self)
         self.problem.setObjectName("projectProblem")
-        self.problem.setAccessibleName("Project folder problem")
+        self.problem.setAccessibleName(tr("Project folder problem"))
         self.problem.setTextFormat(Qt.TextFormat.PlainText)
         self.problem.setWordWrap(True)
         self.problem.hide()
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
         row.setSpacing(6)
-        project = QLabel("Project:", self)
+        project = QLabel(tr("Project:"), self)
         project.setBuddy(self.folder)
         row.addWidget(project)
         row.addWidget(self.folder, 0)
         row.addStretch(1)
-        access = QLabel("Access:", self)
+        access = QLabel(tr("Access:"), self)
         access.setBuddy(self.mode)
         row.addWidget(access)
         row.addWidget(self.mode)
@@ -159,12 +166,14 @@ class ProjectBar(QWidget):
         """Show ``scope`` (``None``: not known yet: the workspace, Restricted)."""
         project = scope.project if scope is not None else None
         if project is None:
-            self.folder.setText(f"📁 {NO_PROJECT} ▾")
+            self.folder.setText("📁 " + tr(NO_PROJECT) + " ▾")
             self.folder.setToolTip(
-                "Relative paths and commands start in the agent's workspace. "
-                "Choose a project folder for this chat."
+                tr(
+                    "Relative paths and commands start in the agent's workspace. "
+                    "Choose a project folder for this chat."
+                )
             )
-            self.folder.setAccessibleDescription(NO_PROJECT)
+            self.folder.setAccessibleDescription(tr(NO_PROJECT))
         else:
             name = project.name or str(project)
             self.folder.setText(f"📁 {name} ▾")
@@ -177,19 +186,19 @@ class ProjectBar(QWidget):
             full = model.item(self.mode.findData("full"))
             if full is not None:
                 full.setEnabled(allowed)
-                full.setToolTip(MODES[1][2] if allowed else FULL_REFUSED)
+                full.setToolTip(tr(MODES[1][2]) if allowed else tr(FULL_REFUSED))
         self.note.setVisible(not allowed)
         mode = scope.mode if scope is not None else "restricted"
         self.mode.setCurrentIndex(self.mode.findData(mode))
         self.mode.setToolTip(
-            {v: tip for v, _, tip in MODES}[mode] + ("" if allowed else f"\n{FULL_REFUSED}")
+            tr({v: tip for v, _, tip in MODES}[mode]) + ("" if allowed else "\n" + tr(FULL_REFUSED))
         )
 
     @property
     def shown_project(self) -> str:
         """The full path shown (``""``: no project)."""
         tip = self.folder.accessibleDescription()
-        return "" if tip == NO_PROJECT else tip
+        return "" if tip == tr(NO_PROJECT) else tip
 
 
 class ProjectController(QObject):
@@ -266,7 +275,7 @@ class ProjectController(QObject):
             return
         shown = self._shown.get(key)
         start = str(shown.root) if shown is not None else str(Path.home())
-        folder = self.choose(self.tab, "Choose the chat's project folder", start)
+        folder = self.choose(self.tab, tr("Choose the chat's project folder"), start)
         if folder:
             self._change(Path(folder))
 
@@ -317,7 +326,7 @@ class ProjectController(QObject):
         if key == self.tab.current:
             self.bar.show_scope(shown)
             if self.tab.state.busy(key):
-                self.bar.show_problem("This applies from the next message.")
+                self.bar.show_problem(tr("This applies from the next message."))
         try:
             await self.tab.store.access.set_project(key, project, self._workspace)
         except ProjectError as exc:
@@ -325,7 +334,7 @@ class ProjectController(QObject):
             return
         except OSError:
             log.exception("saving the project of %s failed", key)
-            await self._refuse(key, "The chat's project could not be saved.")
+            await self._refuse(key, tr("The chat's project could not be saved."))
             return
         await self._show(key)
 

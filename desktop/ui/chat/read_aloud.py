@@ -18,6 +18,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from desktop.core.utils.tasks import TaskOwner
+from desktop.ui.i18n import tr
 
 PROGRAMS = ("espeak-ng", "espeak")
 MAX_CHARS = 20_000
@@ -67,8 +68,8 @@ class ReadAloud(QObject):
         if self.program is None or not text.strip():
             return None
         if self.text == text:
-            return ("Stop reading aloud", self.stop)
-        return ("Read aloud", lambda: self.read(text))
+            return (tr("Stop reading aloud"), self.stop)
+        return (tr("Read aloud"), lambda: self.read(text))
 
     def entries(self, item: Any, *, streaming: bool) -> list[tuple[str, Callable[[], None]]]:
         """The context menu entries for a chat row (an answer done streaming has one)."""

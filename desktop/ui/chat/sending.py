@@ -13,8 +13,9 @@ from PySide6.QtWidgets import QWidget
 
 from desktop.core.agent.commands import parse_command
 from desktop.core.bus.events import DESKTOP_CHANNEL
-from desktop.core.bus.limits import max_inbound_kb, refusal
+from desktop.core.bus.limits import TOO_LONG, describe_size, max_inbound_kb, refusal, utf8_size
 from desktop.ui.chat.items import ChatItem
+from desktop.ui.i18n import tr
 
 if TYPE_CHECKING:
     from collections import OrderedDict
@@ -76,9 +77,11 @@ class ChatSending(_Host):
         if self.services.runtime is None or not key:
             return
         command = parse_command(text) if not media else None
-        too_long = refusal(text, max_inbound_kb(self.services.config)) if command is None else None
+        limit = max_inbound_kb(self.services.config)
+        too_long = refusal(text, limit) if command is None else None
         if too_long is not None:  # kept in the composer, never sent
-            self.turns.set_error(key, "too_long", too_long)
+            size = describe_size(utf8_size(text))
+            self.turns.set_error(key, "too_long", tr(TOO_LONG).format(size=size, limit=limit))
             return
         if command is None and self._editing is not None and self.send_edit(text):
             return
@@ -105,7 +108,7 @@ class ChatSending(_Host):
             self._load_thumbnails([model.append(row)])
         entry = self.sessions.entry(key)
         own = self._chat_models.get(key) if entry is not None and entry.draft else None
-        self.list_controller.touched(key, text or "Image")
+        self.list_controller.touched(key, text or tr("Image"))
         entry = self.sessions.entry(key)
         if entry is not None:
             self.pane.set_title(entry.title, entry.channel)

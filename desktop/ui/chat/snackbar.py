@@ -5,6 +5,8 @@ from __future__ import annotations
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
 
+from desktop.ui.i18n import tr
+
 
 class Snackbar(QFrame):
     """Shows a message and an action button for a few seconds.
@@ -21,7 +23,7 @@ class Snackbar(QFrame):
         super().__init__(parent)
         self.setObjectName("snackbar")
         self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.setAccessibleName("Notification")
+        self.setAccessibleName(tr("Notification"))
         layout = QHBoxLayout(self)
         layout.setContentsMargins(10, 4, 4, 4)
         self.label = QLabel(self)

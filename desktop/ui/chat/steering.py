@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLay
 
 from desktop.ui.chat.changes import Changes
 from desktop.ui.chat.state import ChatState
+from desktop.ui.i18n import tr
 
 if TYPE_CHECKING:
     from desktop.ui.services import AppServices
@@ -41,7 +42,7 @@ class GuidanceStrip(QFrame):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("guidanceStrip")
-        self.setAccessibleName("Messages for the running answer")
+        self.setAccessibleName(tr("Messages for the running answer"))
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(8, 4, 8, 4)
@@ -66,19 +67,19 @@ class GuidanceStrip(QFrame):
         preview = " ".join(text.split())
         if len(preview) > PREVIEW_CHARS:
             preview = preview[: PREVIEW_CHARS - 1] + "…"
-        label = QLabel(f"Queued for the next step: {preview}", row)
+        label = QLabel(tr("Queued for the next step: {text}").format(text=preview), row)
         label.setTextFormat(Qt.TextFormat.PlainText)
         label.setWordWrap(True)
         label.setForegroundRole(QPalette.ColorRole.PlaceholderText)
         label.setToolTip(text)
-        label.setAccessibleName("Queued message")
+        label.setAccessibleName(tr("Queued message"))
         label.setAccessibleDescription(text)
-        now = QPushButton("Send now", row)
-        now.setAccessibleName("Stop the answer and send this now")
-        now.setToolTip("Stop the running answer and send this as a new message")
+        now = QPushButton(tr("Send now"), row)
+        now.setAccessibleName(tr("Stop the answer and send this now"))
+        now.setToolTip(tr("Stop the running answer and send this as a new message"))
         now.clicked.connect(lambda: self.sendNow.emit(guidance_id))
-        remove = QPushButton("Remove", row)
-        remove.setAccessibleName("Remove the queued message")
+        remove = QPushButton(tr("Remove"), row)
+        remove.setAccessibleName(tr("Remove the queued message"))
         remove.clicked.connect(lambda: self.removeRequested.emit(guidance_id))
         layout.addWidget(label, 1)
         layout.addWidget(now)

@@ -14,10 +14,12 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QWidget
 
+from desktop.ui.i18n import QT_TR_NOOP, tr
+
 if TYPE_CHECKING:
     from desktop.core.runtime import Runtime
 
-NOTICE = (
+NOTICE = QT_TR_NOOP(
     "Temporary chat — nothing is saved, remembered or scheduled from it. It is gone when you "
     "close it or quit."
 )
@@ -27,9 +29,9 @@ class TemporaryNotice(QLabel):
     """The line that marks a temporary chat (hidden for other chats)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(NOTICE, parent)
+        super().__init__(tr(NOTICE), parent)
         self.setObjectName("temporaryNotice")
-        self.setAccessibleName("Temporary chat")
+        self.setAccessibleName(tr("Temporary chat"))
         self.setWordWrap(True)
         self.setTextFormat(Qt.TextFormat.PlainText)
         self.setContentsMargins(12, 4, 12, 4)

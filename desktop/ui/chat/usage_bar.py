@@ -11,6 +11,7 @@ from PySide6.QtGui import QKeyEvent, QMouseEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QWidget
 
 from desktop.ui.chat.items import usage_text
+from desktop.ui.i18n import tr
 
 
 class UsageBar(QWidget):
@@ -25,10 +26,10 @@ class UsageBar(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.turn = QLabel(self)
-        self.turn.setAccessibleName("Last turn usage")
+        self.turn.setAccessibleName(tr("Last turn usage"))
         self.meter = QProgressBar(self)
-        self.meter.setAccessibleName("Context window fill")
-        self.meter.setAccessibleDescription("Enter opens the chat's context per round")
+        self.meter.setAccessibleName(tr("Context window fill"))
+        self.meter.setAccessibleDescription(tr("Enter opens the chat's context per round"))
         self.meter.setRange(0, 100)
         self.meter.setFixedWidth(120)
         self.meter.setMaximumHeight(16)
@@ -47,9 +48,12 @@ class UsageBar(QWidget):
         self.hide()
         self.turn.setText("")
         self.meter.setValue(0)
-        self.meter.setFormat("context –")
+        self.meter.setFormat(tr("context –"))
         self.meter.setToolTip(
-            "How much of the model's context window the last request used (click for each round)"
+            tr(
+                "How much of the model's context window the last request used "
+                "(click for each round)"
+            )
         )
 
     def set_turn(self, prompt: int, completion: int, cost: float | None) -> None:
@@ -65,9 +69,12 @@ class UsageBar(QWidget):
         self.show()
         percent = max(0, min(100, round(100 * tokens / window)))
         self.meter.setValue(percent)
-        self.meter.setFormat(f"context {percent}%")
+        # QProgressBar's own %p, %v fields are not used: the text is ours, so "%" is written.
+        self.meter.setFormat(tr("context {percent}%").format(percent=percent))
         self.meter.setToolTip(
-            f"Last request: {tokens:,} of {window:,} tokens — click for each round"
+            tr("Last request: {tokens} of {window} tokens — click for each round").format(
+                tokens=f"{tokens:,}", window=f"{window:,}"
+            )
         )
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:

@@ -42,6 +42,7 @@ from desktop.core.utils.atomic import atomic_write_bytes
 from desktop.core.utils.audio import EXTRA, Recorder, VoiceUnavailable
 from desktop.core.utils.redact import redact
 from desktop.core.utils.tasks import TaskOwner
+from desktop.ui.i18n import tr
 
 if TYPE_CHECKING:
     from desktop.core.utils.extras import InstallPlan
@@ -59,7 +60,7 @@ class LevelMeter(QWidget):
         super().__init__(parent)
         self.level = 0.0
         self.setFixedSize(120, 10)
-        self.setAccessibleName("Microphone level")
+        self.setAccessibleName(tr("Microphone level"))
 
     def set_level(self, level: float) -> None:
         """Show ``level``: the bar jumps up and falls back gently."""
@@ -90,13 +91,13 @@ class VoiceBar(QWidget):
         self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.label.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
         self.meter = LevelMeter(self)
-        self.stop = QPushButton("Stop and transcribe", self)
-        self.cancel = QPushButton("Cancel", self)
-        self.retry = QPushButton("Try again", self)
-        self.install = QPushButton("Install voice support", self)
+        self.stop = QPushButton(tr("Stop and transcribe"), self)
+        self.cancel = QPushButton(tr("Cancel"), self)
+        self.retry = QPushButton(tr("Try again"), self)
+        self.install = QPushButton(tr("Install voice support"), self)
         self.dismiss = QToolButton(self)
         self.dismiss.setText("✕")
-        self.dismiss.setAccessibleName("Close")
+        self.dismiss.setAccessibleName(tr("Close"))
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
         row.addWidget(self.label, 1)
@@ -145,8 +146,10 @@ class VoiceInput(QObject):
         self.button = QToolButton(button_parent)
         self.button.setText("🎙")
         self.button.setCheckable(True)
-        self.button.setToolTip(f"Voice input ({SHORTCUT}): speak, then press again")
-        self.button.setAccessibleName("Voice input")
+        self.button.setToolTip(
+            tr("Voice input ({shortcut}): speak, then press again").format(shortcut=SHORTCUT)
+        )
+        self.button.setAccessibleName(tr("Voice input"))
         self.button.clicked.connect(lambda _checked=False: self.toggle())
         self.bar = VoiceBar(button_parent)
         self.bar.stop.clicked.connect(self.toggle)
@@ -200,9 +203,10 @@ class VoiceInput(QObject):
             return
         self.bar.meter.set_level(recorder.take_level())
         seconds = int(time.monotonic() - self._started)
+        clock = f"{seconds // 60}:{seconds % 60:02d}"
         self.bar.show_state(
-            f"<span style='color:#d93025'>●</span> Recording {seconds // 60}:{seconds % 60:02d}"
-            " — Esc cancels",
+            "<span style='color:#d93025'>●</span> "
+            + tr("Recording {time} — Esc cancels").format(time=clock),
             self.bar.stop,
             self.bar.cancel,
             meter=True,
@@ -221,7 +225,9 @@ class VoiceInput(QObject):
             await asyncio.to_thread(_keep, path, wav)
         except OSError as exc:
             self._set_state("idle")
-            self.bar.show_state(f"The recording could not be kept: {exc}", self.bar.dismiss)
+            self.bar.show_state(
+                tr("The recording could not be kept: {error}").format(error=exc), self.bar.dismiss
+            )
             return
         self.kept = path
         await self._transcribe(path)
@@ -234,17 +240,19 @@ class VoiceInput(QObject):
         )
 
         self._set_state("transcribing")
-        self.bar.show_state("Transcribing…", self.bar.dismiss)
+        self.bar.show_state(tr("Transcribing…"), self.bar.dismiss)
         config = self.app_config()
         try:
             access = await transcription_access(config)
             if access is None:
                 spec = chosen_spec(config) if config is not None else None
                 raise LookupError(
-                    "Voice transcription is turned off in the config."
+                    tr("Voice transcription is turned off in the config.")
                     if spec is None
-                    else f"No {spec.display_name} key for transcription: add one in Settings "
-                    "→ Providers (or choose another transcription provider)."
+                    else tr(
+                        "No {provider} key for transcription: add one in Settings → Providers "
+                        "(or choose another transcription provider)."
+                    ).format(provider=spec.display_name)
                 )
             text = await transcribe(path, access)
         except asyncio.CancelledError:
@@ -253,7 +261,9 @@ class VoiceInput(QObject):
             self._set_state("idle")
             message = str(exc) if isinstance(exc, LookupError) else redact(str(exc))[:300]
             self.bar.show_state(
-                f"No transcript: {message}\nThe recording is kept: {path}",
+                tr("No transcript: {error}\nThe recording is kept: {path}").format(
+                    error=message, path=path
+                ),
                 self.bar.retry,
                 self.bar.dismiss,
             )
@@ -261,7 +271,7 @@ class VoiceInput(QObject):
         self._set_state("idle")
         self.kept = None
         if not text:
-            self.bar.show_state("Nothing was heard in the recording.", self.bar.dismiss)
+            self.bar.show_state(tr("Nothing was heard in the recording."), self.bar.dismiss)
             return
         self.bar.hide()
         self._insert(text)
@@ -296,7 +306,9 @@ class VoiceInput(QObject):
     def _set_state(self, state: str) -> None:
         self.state = state
         self.button.setChecked(state in ("starting", "recording"))
-        self.button.setAccessibleName("Stop recording" if state == "recording" else "Voice input")
+        self.button.setAccessibleName(
+            tr("Stop recording") if state == "recording" else tr("Voice input")
+        )
 
     def _folder(self) -> Path:
         media = self.composer.media_dir
@@ -312,27 +324,39 @@ class VoiceInput(QObject):
         plan = self.plan = await asyncio.to_thread(install_plan, EXTRA)  # reads pip's records
         if plan is None:
             self.bar.show_state(
-                f"{exc} Install it with: pip install 'nanobot-desktop[{EXTRA}]'", self.bar.dismiss
+                tr("{reason} Install it with: {command}").format(
+                    reason=exc, command=f"pip install 'nanobot-desktop[{EXTRA}]'"
+                ),
+                self.bar.dismiss,
             )
             return
-        self.bar.show_state(f"{exc} This runs:\n{plan.command}", self.bar.install, self.bar.dismiss)
+        self.bar.show_state(
+            tr("{reason} This runs:\n{command}").format(reason=exc, command=plan.command),
+            self.bar.install,
+            self.bar.dismiss,
+        )
 
     def _install(self) -> None:
         plan = self.plan
         if plan is None:
             return
-        self.bar.show_state("Installing voice support…")
+        self.bar.show_state(tr("Installing voice support…"))
         self._tasks.try_spawn(self._run_install(plan.argv), name="voice-install")
 
     async def _run_install(self, argv: tuple[str, ...]) -> None:
         from desktop.core.utils.extras import InstallFailed, run_install
 
         try:
-            await run_install(argv, lambda line: self.bar.label.setText(f"Installing… {line}"))
+            await run_install(
+                argv,
+                lambda line: self.bar.label.setText(tr("Installing… {line}").format(line=line)),
+            )
         except (InstallFailed, OSError) as exc:
-            self.bar.show_state(f"Installing voice support failed:\n{exc}", self.bar.dismiss)
+            self.bar.show_state(
+                tr("Installing voice support failed:\n{error}").format(error=exc), self.bar.dismiss
+            )
             return
-        self.bar.show_state("Voice support is installed: press 🎙 to speak.", self.bar.dismiss)
+        self.bar.show_state(tr("Voice support is installed: press 🎙 to speak."), self.bar.dismiss)
 
     def close(self) -> None:
         """Stop a recording and cancel the work in flight (the chat closes)."""
