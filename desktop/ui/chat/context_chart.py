@@ -16,7 +16,7 @@ from PySide6.QtGui import QColor, QHelpEvent, QPainter, QPaintEvent, QPalette, Q
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 from desktop.core.usage.rounds import Round, SessionContext
-from desktop.ui.i18n import tr
+from desktop.ui.i18n import QT_TR_NOOP, tr
 from desktop.ui.usage_chart import _label, _nice_ceiling
 
 INPUT = "#4C8BF5"
@@ -24,6 +24,8 @@ CACHED = "#2FB3A0"
 OUTPUT = "#E0A030"
 WINDOW = "#D64545"
 COMPACTION = "#8E6CEF"
+OUTCOMES = {"stopped": QT_TR_NOOP("stopped"), "failed": QT_TR_NOOP("failed")}
+"""How a round that did not end well ended (others by their own name)."""
 MIN_SLOT = 12.0
 """Pixels per round below which older rounds are left out."""
 
@@ -37,7 +39,8 @@ def round_text(number: int, item: Round) -> str:
     """One round in words (tooltip, screen readers)."""
     head = tr("Round {number} · {model}").format(number=number, model=item.model)
     if item.outcome != "ok":
-        head += tr(", {outcome}").format(outcome=item.outcome)
+        outcome = OUTCOMES.get(item.outcome)
+        head += tr(", {outcome}").format(outcome=tr(outcome) if outcome else item.outcome)
     if item.estimated:
         head += tr(", estimated")
     if item.cached_tokens:
