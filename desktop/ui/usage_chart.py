@@ -16,6 +16,8 @@ from PySide6.QtGui import QColor, QHelpEvent, QPainter, QPaintEvent, QPalette
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 from desktop.core.usage.summary import Totals, source_order
+from desktop.ui.dates import day_month, month_year
+from desktop.ui.i18n import QT_TR_NOOP, tr
 
 COLOURS = {
     "chat": "#4C8BF5",
@@ -27,12 +29,28 @@ COLOURS = {
     "cron": "#E86F3A",
 }
 OTHER = "#7F8C8D"
+SOURCE_NAMES = {
+    "chat": QT_TR_NOOP("chat"),
+    "subagent": QT_TR_NOOP("subagent"),
+    "title": QT_TR_NOOP("title"),
+    "consolidation": QT_TR_NOOP("consolidation"),
+    "dream": QT_TR_NOOP("dream"),
+    "heartbeat": QT_TR_NOOP("heartbeat"),
+    "cron": QT_TR_NOOP("cron"),
+}
+"""What the chart calls each known source (others by their own name)."""
 Days = dict[date, dict[str, Totals]]
 
 
 def colour_of(source: str) -> QColor:
     """The colour of ``source`` in the chart and its legend."""
     return QColor(COLOURS.get(source, OTHER))
+
+
+def source_name(source: str) -> str:
+    """``source`` as the chart names it, in the window's language."""
+    name = SOURCE_NAMES.get(source)
+    return tr(name) if name is not None else source
 
 
 def _value(totals: Totals, metric: str) -> float:
@@ -76,7 +94,7 @@ class SpendChart(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setAccessibleName("Spend per day chart")
+        self.setAccessibleName(tr("Spend per day chart"))
         self.setMinimumHeight(220)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
         self.setMouseTracking(True)
@@ -102,9 +120,12 @@ class SpendChart(QWidget):
     def describe(self) -> str:
         """The chart in words (screen readers, tooltips)."""
         total = sum(_value(t, self.unit) for p in self.days.values() for t in p.values())
-        return (
-            f"{self.month:%B %Y}: {_label(total, self.unit)} over {len(self.days)} day(s), "
-            f"by source: {', '.join(self.sources()) or 'none'}"
+        names = tr(", ").join(source_name(s) for s in self.sources()) or tr("none")
+        return tr("{month}: {total} over {days} day(s), by source: {sources}").format(
+            month=month_year(self.month),
+            total=_label(total, self.unit),
+            days=len(self.days),
+            sources=names,
         )
 
     # -- drawing ----------------------------------------------------------------------------
@@ -123,10 +144,11 @@ class SpendChart(QWidget):
         # Legend across the top.
         x = 4.0
         for source in sources:
+            name = source_name(source)
             painter.fillRect(QRectF(x, 4 + line / 4, line / 2, line / 2), colour_of(source))
             painter.setPen(text)
-            painter.drawText(QPointF(x + line * 0.7, 4 + line * 0.8), source)
-            x += line * 0.7 + metrics.horizontalAdvance(source) + line
+            painter.drawText(QPointF(x + line * 0.7, 4 + line * 0.8), name)
+            x += line * 0.7 + metrics.horizontalAdvance(name) + line
         top = 8 + line * 1.5
         days_in_month = calendar.monthrange(self.month.year, self.month.month)[1]
         totals = {
@@ -178,8 +200,19 @@ class SpendChart(QWidget):
                 )
         if not self.days:
             painter.setPen(text)
-            painter.drawText(plot, int(Qt.AlignmentFlag.AlignCenter), "No spend recorded yet")
+            painter.drawText(plot, int(Qt.AlignmentFlag.AlignCenter), tr("No spend recorded yet"))
         painter.end()
+
+    def day_text(self, day: date) -> str:
+        """One day's spend per source, in lines (the bar's tooltip)."""
+        parts = self.days.get(day, {})
+        rows = [
+            tr("{source}: {amount}").format(
+                source=source_name(s), amount=_label(_value(parts[s], self.unit), self.unit)
+            )
+            for s in source_order(parts)
+        ]
+        return "\n".join([day_month(day), *rows])
 
     def event(self, event: QEvent) -> bool:
         """Tooltips: the hovered day's spend per source."""
@@ -187,12 +220,7 @@ class SpendChart(QWidget):
             pos = QPointF(event.pos())
             for rect, day in self._bars:
                 if rect.contains(pos) and day in self.days:
-                    parts = self.days[day]
-                    rows = [
-                        f"{s}: {_label(_value(parts[s], self.unit), self.unit)}"
-                        for s in source_order(parts)
-                    ]
-                    QToolTip.showText(event.globalPos(), f"{day:%b %d}\n" + "\n".join(rows), self)
+                    QToolTip.showText(event.globalPos(), self.day_text(day), self)
                     return True
             QToolTip.hideText()
             return True

@@ -22,6 +22,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Literal
 
+from desktop.core.utils.i18n import QT_TR_NOOP
+
 Source = Literal["cron", "heartbeat", "subagent"]
 
 #: The desktop's reminders chat (``cron.delivery.DEFAULT_CHANNEL:DEFAULT_CHAT``).
@@ -29,14 +31,19 @@ REMINDERS_KEY = "desktop:reminders"
 #: The heartbeat's session (ours, and nanobot's).
 HEARTBEAT_KEYS = ("heartbeat:main", "heartbeat")
 TITLE_CHARS = 60
-NEW_CHAT = "New chat"
+NEW_CHAT = QT_TR_NOOP("New chat")
 
-_FIXED: dict[str, str] = {REMINDERS_KEY: "Reminders", **dict.fromkeys(HEARTBEAT_KEYS, "Heartbeat")}
-_BY_SOURCE: dict[Source, str] = {
-    "cron": "Reminders",
-    "heartbeat": "Heartbeat",
-    "subagent": "Background task",
+_FIXED: dict[str, str] = {
+    REMINDERS_KEY: QT_TR_NOOP("Reminders"),
+    **dict.fromkeys(HEARTBEAT_KEYS, QT_TR_NOOP("Heartbeat")),
 }
+_BY_SOURCE: dict[Source, str] = {
+    "cron": QT_TR_NOOP("Reminders"),
+    "heartbeat": QT_TR_NOOP("Heartbeat"),
+    "subagent": QT_TR_NOOP("Background task"),
+}
+#: The titles the app gives (the window shows them in its language; a person's own are data).
+FIXED_TITLES = frozenset({NEW_CHAT, *_FIXED.values(), *_BY_SOURCE.values()})
 # How the prompts of internal turns start (ours: templates/agent/*.md; nanobot 0.3.5's).
 _PREFIXES: tuple[tuple[str, Source], ...] = (
     ("[Scheduled task ", "cron"),

@@ -16,6 +16,7 @@ from PySide6.QtGui import QColor, QHelpEvent, QPainter, QPaintEvent, QPalette, Q
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 from desktop.core.usage.rounds import Round, SessionContext
+from desktop.ui.i18n import QT_TR_NOOP, tr
 from desktop.ui.usage_chart import _label, _nice_ceiling
 
 INPUT = "#4C8BF5"
@@ -23,6 +24,8 @@ CACHED = "#2FB3A0"
 OUTPUT = "#E0A030"
 WINDOW = "#D64545"
 COMPACTION = "#8E6CEF"
+OUTCOMES = {"stopped": QT_TR_NOOP("stopped"), "failed": QT_TR_NOOP("failed")}
+"""How a round that did not end well ended (others by their own name)."""
 MIN_SLOT = 12.0
 """Pixels per round below which older rounds are left out."""
 
@@ -34,13 +37,20 @@ def tokens(value: float) -> str:
 
 def round_text(number: int, item: Round) -> str:
     """One round in words (tooltip, screen readers)."""
-    cached = f" ({item.cached_tokens:,} cached)" if item.cached_tokens else ""
-    note = "" if item.outcome == "ok" else f", {item.outcome}"
-    guess = ", estimated" if item.estimated else ""
-    return (
-        f"Round {number} · {item.model}{note}{guess}\n"
-        f"input {item.prompt_tokens:,}{cached}\noutput {item.completion_tokens:,}"
-    )
+    head = tr("Round {number} · {model}").format(number=number, model=item.model)
+    if item.outcome != "ok":
+        outcome = OUTCOMES.get(item.outcome)
+        head += tr(", {outcome}").format(outcome=tr(outcome) if outcome else item.outcome)
+    if item.estimated:
+        head += tr(", estimated")
+    if item.cached_tokens:
+        into = tr("input {tokens} ({cached} cached)").format(
+            tokens=f"{item.prompt_tokens:,}", cached=f"{item.cached_tokens:,}"
+        )
+    else:
+        into = tr("input {tokens}").format(tokens=f"{item.prompt_tokens:,}")
+    out = tr("output {tokens}").format(tokens=f"{item.completion_tokens:,}")
+    return f"{head}\n{into}\n{out}"
 
 
 class ContextChart(QWidget):
@@ -52,7 +62,7 @@ class ContextChart(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setAccessibleName("Context per round chart")
+        self.setAccessibleName(tr("Context per round chart"))
         self.setMinimumHeight(240)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.setMouseTracking(True)
@@ -75,24 +85,35 @@ class ContextChart(QWidget):
         """The chart in words."""
         rounds = self.context.rounds
         if not rounds:
-            return "No rounds recorded yet"
+            return tr("No rounds recorded yet")
         last = rounds[-1]
-        window = f" of {self.window_tokens:,}" if self.window_tokens else ""
-        return (
-            f"{len(rounds)} round(s); last input {last.prompt_tokens:,}{window} tokens, "
-            f"output {last.completion_tokens:,}; {len(self.context.compactions)} compaction(s)"
-        )
+        fields = {
+            "rounds": len(rounds),
+            "tokens": f"{last.prompt_tokens:,}",
+            "window": f"{self.window_tokens:,}",
+            "output": f"{last.completion_tokens:,}",
+            "compactions": len(self.context.compactions),
+        }
+        if self.window_tokens:
+            return tr(
+                "{rounds} round(s); last input {tokens} of {window} tokens, output {output}; "
+                "{compactions} compaction(s)"
+            ).format(**fields)
+        return tr(
+            "{rounds} round(s); last input {tokens} tokens, output {output}; "
+            "{compactions} compaction(s)"
+        ).format(**fields)
 
     # -- drawing ----------------------------------------------------------------------------
     def _legend(self) -> list[tuple[str, str, bool]]:
-        items = [("input", INPUT, False)]
+        items = [(tr("input"), INPUT, False)]
         if self.context.cached_reported:
-            items.append(("cached input", CACHED, False))
-        items.append(("output", OUTPUT, False))
+            items.append((tr("cached input"), CACHED, False))
+        items.append((tr("output"), OUTPUT, False))
         if self.window_tokens:
-            items.append(("context window", WINDOW, True))
+            items.append((tr("context window"), WINDOW, True))
         if self.context.compactions:
-            items.append(("compaction", COMPACTION, True))
+            items.append((tr("compaction"), COMPACTION, True))
         return items
 
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: C901  # one drawing pass
@@ -178,7 +199,7 @@ class ContextChart(QWidget):
             y = plot.bottom() - height(self.window_tokens)
             painter.setPen(QPen(QColor(WINDOW), 2, Qt.PenStyle.DashLine))
             painter.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y))
-            label = f"window {self.window_tokens:,}"
+            label = tr("window {tokens}").format(tokens=f"{self.window_tokens:,}")
             painter.drawText(
                 QRectF(plot.left(), y + 2, plot.width() - 4, line),
                 int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop),
@@ -193,16 +214,18 @@ class ContextChart(QWidget):
             painter.setPen(QPen(QColor(COMPACTION), 2, Qt.PenStyle.DashLine))
             painter.drawLine(QPointF(cx, plot.top()), QPointF(cx, plot.bottom()))
             painter.setPen(QColor(COMPACTION))
-            painter.drawText(QPointF(cx + 3, plot.top() + line), "compacted")
+            painter.drawText(QPointF(cx + 3, plot.top() + line), tr("compacted"))
 
         painter.setPen(text)
         if not rounds:
-            painter.drawText(plot, int(Qt.AlignmentFlag.AlignCenter), "No rounds recorded yet")
+            painter.drawText(plot, int(Qt.AlignmentFlag.AlignCenter), tr("No rounds recorded yet"))
         elif self.first:
             painter.drawText(
                 QRectF(plot.left() + 4, plot.top(), plot.width(), line),
                 int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop),
-                f"(latest {len(shown)} of {len(rounds)} rounds)",
+                tr("(latest {shown} of {total} rounds)").format(
+                    shown=len(shown), total=len(rounds)
+                ),
             )
         painter.end()
 

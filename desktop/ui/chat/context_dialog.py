@@ -36,6 +36,7 @@ from desktop.core.bus.events import (
 )
 from desktop.core.usage.rounds import SessionContext
 from desktop.ui.chat.context_chart import ContextChart
+from desktop.ui.i18n import tr
 
 Loader = Callable[[str], Awaitable[SessionContext]]
 Spawn = Callable[[Any], Any]
@@ -45,22 +46,31 @@ def summary_text(context: SessionContext, window: int) -> str:
     """One line about the chat's context: rounds, the last request's fill, cache, compactions."""
     rounds = context.rounds
     if not rounds:
-        return "No model calls recorded for this chat yet."
+        return tr("No model calls recorded for this chat yet.")
     last = rounds[-1]
-    parts = [f"{len(rounds)} round(s)"]
+    tokens = f"{last.prompt_tokens:,}"
+    parts = [tr("{count} round(s)").format(count=len(rounds))]
     if window:
         percent = round(100 * last.prompt_tokens / window)
-        parts.append(f"last request {last.prompt_tokens:,} of {window:,} tokens ({percent}%)")
+        parts.append(
+            tr("last request {tokens} of {window} tokens ({percent}%)").format(
+                tokens=tokens, window=f"{window:,}", percent=percent
+            )
+        )
     else:
-        parts.append(f"last request {last.prompt_tokens:,} tokens")
+        parts.append(tr("last request {tokens} tokens").format(tokens=tokens))
     hits = sum(1 for r in rounds if r.cached_tokens)
     if context.cached_reported:
         cached = sum(r.cached_tokens for r in rounds)
-        parts.append(f"cache hits in {hits} round(s), {cached:,} tokens")
+        parts.append(
+            tr("cache hits in {count} round(s), {tokens} tokens").format(
+                count=hits, tokens=f"{cached:,}"
+            )
+        )
     else:
-        parts.append("no cache hits reported")
+        parts.append(tr("no cache hits reported"))
     count = len(context.compactions)
-    parts.append(f"compacted {count}×" if count else "not compacted")
+    parts.append(tr("compacted {count}×").format(count=count) if count else tr("not compacted"))
     return " · ".join(parts)
 
 
@@ -91,23 +101,25 @@ class ContextView(QDialog):
         super().__init__(parent)
         self.key, self.window_tokens = key, window
         self._load, self._spawn, self._compact = load, spawn, compact
-        self.setWindowTitle(f"Context — {title or key}")
-        self.setAccessibleName("Context view")
-        self.summary = QLabel("Reading the usage ledger…", self)
+        self.setWindowTitle(tr("Context — {title}").format(title=title or key))
+        self.setAccessibleName(tr("Context view"))
+        self.summary = QLabel(tr("Reading the usage ledger…"), self)
         self.summary.setWordWrap(True)
-        self.summary.setAccessibleName("Context summary")
+        self.summary.setAccessibleName(tr("Context summary"))
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.chart = ContextChart(self)
         self.note = QLabel(
-            "Each round is one model call of this chat's turns, as the provider reported it. "
-            "Compaction summarises older messages so later rounds send less.",
+            tr(
+                "Each round is one model call of this chat's turns, as the provider reported "
+                "it. Compaction summarises older messages so later rounds send less."
+            ),
             self,
         )
         self.note.setWordWrap(True)
         self.note.setEnabled(False)
         buttons = QDialogButtonBox(self)
-        self.compact_button = QPushButton("Compact now", self)
-        self.compact_button.setToolTip("Summarise this chat so far (/compact)")
+        self.compact_button = QPushButton(tr("Compact now"), self)
+        self.compact_button.setToolTip(tr("Summarise this chat so far (/compact)"))
         self.compact_button.setAutoDefault(False)
         buttons.addButton(self.compact_button, QDialogButtonBox.ButtonRole.ActionRole)
         close = buttons.addButton(QDialogButtonBox.StandardButton.Close)
@@ -186,13 +198,13 @@ class ContextView(QDialog):
             return
         self._compacting = True
         self.compact_button.setEnabled(False)
-        self.compact_button.setText("Compacting…")
+        self.compact_button.setText(tr("Compacting…"))
         self._compact(self.key)
 
     def _end_compacting(self) -> None:
         self._compacting = False
         self.compact_button.setEnabled(True)
-        self.compact_button.setText("Compact now")
+        self.compact_button.setText(tr("Compact now"))
 
 
 async def read_context(place_of: Callable[[], Any], key: str) -> SessionContext:

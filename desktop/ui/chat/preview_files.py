@@ -22,6 +22,7 @@ from pygments.util import ClassNotFound
 
 from desktop.core.tools.filesystem import human_size, image_mime
 from desktop.core.tools.search import SNIFF_BYTES, looks_binary
+from desktop.core.utils.i18n import QT_TR_NOOP
 from desktop.ui.chat.diff_view import resolve
 from desktop.ui.chat.markdown import MarkdownRenderer, Theme
 
@@ -46,10 +47,13 @@ class Preview:
         kind: ``text`` (``html`` is highlighted code, or ``text`` plain), ``markdown``
             (``html``), ``image`` (``data``), or ``message`` (``text`` says why nothing else).
         html: Rendered HTML (text and markdown).
-        text: Plain text (long text files, or the message).
+        text: Plain text (long text files), or the message: English marked for translation,
+            with ``{fields}`` filled in from ``fields`` where it is shown
+            (:meth:`message_parts`).
         data: Image bytes.
         size: File size in bytes (``-1``: unknown).
         code_blocks: The code blocks of rendered Markdown (its ``copy-code:<n>`` links).
+        fields: The values of a message's ``{fields}`` (name, value).
     """
 
     path: Path
@@ -59,17 +63,31 @@ class Preview:
     data: bytes = b""
     size: int = -1
     code_blocks: tuple[str, ...] = ()
+    fields: tuple[tuple[str, str], ...] = ()
+
+    def message_parts(self) -> tuple[str, dict[str, str]]:
+        """A message's English text (to translate) and the values of its fields."""
+        return self.text, dict(self.fields)
 
 
-def _message(path: Path, text: str, size: int = -1) -> Preview:
-    return Preview(path, "message", text=text, size=size)
+def _message(path: Path, text: str, size: int = -1, /, **fields: object) -> Preview:
+    values = tuple((name, str(value)) for name, value in fields.items())
+    return Preview(path, "message", text=text, size=size, fields=values)
 
 
 def _listing(path: Path) -> Preview:
     names = sorted(os.listdir(path))
-    shown = [n + ("/" if (path / n).is_dir() else "") for n in names[:MAX_LISTED]]
-    more = f"\n… and {len(names) - MAX_LISTED} more" if len(names) > MAX_LISTED else ""
-    return _message(path, f"{path.name or path} is a folder:\n\n" + "\n".join(shown) + more)
+    shown = "\n".join(n + ("/" if (path / n).is_dir() else "") for n in names[:MAX_LISTED])
+    name = path.name or str(path)
+    if len(names) > MAX_LISTED:
+        return _message(
+            path,
+            QT_TR_NOOP("{name} is a folder:\n\n{names}\n… and {count} more"),
+            name=name,
+            names=shown,
+            count=len(names) - MAX_LISTED,
+        )
+    return _message(path, QT_TR_NOOP("{name} is a folder:\n\n{names}"), name=name, names=shown)
 
 
 def _code_html(text: str, name: str, theme: Theme) -> str:
@@ -90,21 +108,31 @@ def _read(path: Path) -> Preview | bytes:
             if size > MAX_IMAGE:
                 return _message(
                     path,
-                    f"This image is too large to preview ({human_size(size)}; the limit is "
-                    f"{human_size(MAX_IMAGE)}).",
+                    QT_TR_NOOP(
+                        "This image is too large to preview ({size}; the limit is {limit})."
+                    ),
                     size,
+                    size=human_size(size),
+                    limit=human_size(MAX_IMAGE),
                 )
             return Preview(path, "image", data=head + handle.read(), size=size)
         if size > MAX_TEXT:
             return _message(
                 path,
-                f"This file is too large to preview ({human_size(size)}; the limit is "
-                f"{human_size(MAX_TEXT)}). Open it in an editor.",
+                QT_TR_NOOP(
+                    "This file is too large to preview ({size}; the limit is {limit}). "
+                    "Open it in an editor."
+                ),
                 size,
+                size=human_size(size),
+                limit=human_size(MAX_TEXT),
             )
         if looks_binary(head):
             return _message(
-                path, f"This is a binary file ({human_size(size)}); it has no text to show.", size
+                path,
+                QT_TR_NOOP("This is a binary file ({size}); it has no text to show."),
+                size,
+                size=human_size(size),
             )
         return head + handle.read(MAX_TEXT + 1 - len(head))
 
@@ -117,18 +145,22 @@ def read_preview(raw: str, base: Path, theme: Theme) -> Preview:
             return _listing(path)
         read = _read(path)
     except FileNotFoundError:
-        return _message(path, "This file does not exist (any more).")
+        return _message(path, QT_TR_NOOP("This file does not exist (any more)."))
     except PermissionError:
-        return _message(path, "This file cannot be read (no permission).")
+        return _message(path, QT_TR_NOOP("This file cannot be read (no permission)."))
     except OSError as exc:
-        return _message(path, f"This file cannot be read: {exc.strerror or exc}.")
+        return _message(
+            path, QT_TR_NOOP("This file cannot be read: {error}."), error=exc.strerror or exc
+        )
     if isinstance(read, Preview):
         return read
     size = len(read)
     try:
         text = read.decode("utf-8")
     except UnicodeDecodeError:
-        return _message(path, "This file is not UTF-8 text; open it in an editor.", size)
+        return _message(
+            path, QT_TR_NOOP("This file is not UTF-8 text; open it in an editor."), size
+        )
     if path.suffix.lower() in MARKDOWN_ENDINGS:
         rendered = MarkdownRenderer(theme).render(text)
         blocks = tuple(rendered.code_blocks)

@@ -48,6 +48,7 @@ from PySide6.QtWidgets import (
 from desktop.ui.chat.colors import ChatColors
 from desktop.ui.chat.diff_view import PREVIEW, preview_path, resolve
 from desktop.ui.chat.markdown import COPY_CODE
+from desktop.ui.i18n import tr
 
 if TYPE_CHECKING:
     from desktop.ui.chat.chat_tab import ChatTab
@@ -67,7 +68,7 @@ class ImageView(QScrollArea):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.setAccessibleName("Image")
+        self.setAccessibleName(tr("Image"))
         self.label = QLabel(self)
         self.label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.setWidget(self.label)
@@ -111,7 +112,9 @@ class ImageView(QScrollArea):
         self.label.setPixmap(pixmap)
         self.label.resize(pixmap.size())
         self.setAccessibleDescription(
-            f"{self.image.width()} × {self.image.height()} pixels, shown at {scale:.0%}"
+            tr("{width} × {height} pixels, shown at {scale}").format(
+                width=self.image.width(), height=self.image.height(), scale=f"{scale:.0%}"
+            )
         )
 
     def wheelEvent(self, event: QWheelEvent) -> None:
@@ -147,20 +150,22 @@ class PreviewPage(QWidget):
         self.preview: Preview | None = None
         bar = QHBoxLayout()
         bar.setContentsMargins(6, 4, 6, 4)
-        self.editor = QPushButton("Open in editor", self)
-        self.editor.setAccessibleName(f"Open {path.name} in the system's editor")
+        self.editor = QPushButton(tr("Open in editor"), self)
+        self.editor.setAccessibleName(
+            tr("Open {name} in the system's editor").format(name=path.name)
+        )
         self.editor.clicked.connect(lambda: pane.open_url(QUrl.fromLocalFile(str(self.path))))
-        self.folder = QPushButton("Show in folder", self)
-        self.folder.setAccessibleName(f"Show the folder of {path.name}")
+        self.folder = QPushButton(tr("Show in folder"), self)
+        self.folder.setAccessibleName(tr("Show the folder of {name}").format(name=path.name))
         self.folder.clicked.connect(
             lambda: pane.open_url(QUrl.fromLocalFile(str(self.path.parent)))
         )
         self.fit = QToolButton(self)
-        self.fit.setText("Fit")
-        self.fit.setAccessibleName("Fit the image to the pane")
+        self.fit.setText(tr("Fit"))
+        self.fit.setAccessibleName(tr("Fit the image to the pane"))
         self.actual = QToolButton(self)
         self.actual.setText("100 %")
-        self.actual.setAccessibleName("Show the image at 100 %")
+        self.actual.setAccessibleName(tr("Show the image at 100 %"))
         self.info = QLabel("", self)
         self.info.setForegroundRole(QPalette.ColorRole.PlaceholderText)
         for widget in (self.editor, self.folder, self.fit, self.actual):
@@ -169,9 +174,9 @@ class PreviewPage(QWidget):
         bar.addWidget(self.info)
         self.text = QTextBrowser(self)
         self.text.setOpenLinks(False)
-        self.text.setAccessibleName(f"Contents of {path.name}")
+        self.text.setAccessibleName(tr("Contents of {name}").format(name=path.name))
         self.text.anchorClicked.connect(self._link)
-        self.text.setPlainText("Loading…")
+        self.text.setPlainText(tr("Loading…"))
         self.image = ImageView(self)
         self.image.hide()
         self.fit.clicked.connect(self.image.fit)
@@ -203,10 +208,10 @@ class PreviewPage(QWidget):
         scrolled = self.text.verticalScrollBar().value()  # a file read again keeps its place
         colors = ChatColors.from_palette(self.palette())
         self.text.document().setDefaultStyleSheet(colors.css() + "pre { margin: 0; }")
-        size = f"{preview.size:,} bytes" if preview.size >= 0 else ""
+        size = tr("{count} bytes").format(count=f"{preview.size:,}") if preview.size >= 0 else ""
         if preview.kind == "image":
             if image is None or image.isNull():
-                self.text.setPlainText("This image could not be decoded.")
+                self.text.setPlainText(tr("This image could not be decoded."))
                 return
             self.text.hide()
             self.image.show()
@@ -220,7 +225,8 @@ class PreviewPage(QWidget):
             widget.hide()
         self.text.show()
         if preview.kind == "message":
-            self.text.setPlainText(preview.text)
+            text, fields = preview.message_parts()
+            self.text.setPlainText(tr(text).format(**fields))
         elif preview.html:
             self.text.setHtml(preview.html)
         else:
@@ -251,18 +257,18 @@ class PreviewPane(QFrame):
     def __init__(self, base: Callable[[], Path], spawn: Spawn, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("previewPane")
-        self.setAccessibleName("File preview")
+        self.setAccessibleName(tr("File preview"))
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.base = base
         self.spawn = spawn
         self.open_url: Callable[[QUrl], Any] = QDesktopServices.openUrl
         self.preferred_width = DEFAULT_WIDTH
         self.settings: PaneSettings | None = None
-        title = QLabel("<b>Preview</b>", self)
+        title = QLabel("<b>{title}</b>".format(title=tr("Preview")), self)
         self.close_button = QToolButton(self)
         self.close_button.setText("✕")
-        self.close_button.setToolTip("Close the preview (Esc); Ctrl+W closes the tab")
-        self.close_button.setAccessibleName("Close the preview")
+        self.close_button.setToolTip(tr("Close the preview (Esc); Ctrl+W closes the tab"))
+        self.close_button.setAccessibleName(tr("Close the preview"))
         self.close_button.clicked.connect(self.close_pane)
         head = QHBoxLayout()
         head.setContentsMargins(8, 4, 4, 0)
@@ -273,7 +279,7 @@ class PreviewPane(QFrame):
         self.tabs.setTabsClosable(True)
         self.tabs.setDocumentMode(True)
         self.tabs.setMovable(True)
-        self.tabs.setAccessibleName("Previewed files")
+        self.tabs.setAccessibleName(tr("Previewed files"))
         self.tabs.tabCloseRequested.connect(self.close_tab)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)

@@ -11,7 +11,14 @@ from desktop.core.session.search import SearchHit
 from desktop.core.session.temporary import is_temporary
 from desktop.ui.channel_marks import channel_pixmap
 from desktop.ui.chat.colors import ChatColors, mix
-from desktop.ui.chat.session_list_model import EntryRole, HitRole, SessionEntry, when_text
+from desktop.ui.chat.session_list_model import (
+    EntryRole,
+    HitRole,
+    SessionEntry,
+    shown_title,
+    when_text,
+)
+from desktop.ui.i18n import tr
 
 PAD = 8
 
@@ -27,7 +34,7 @@ class SessionDelegate(QStyledItemDelegate):
         # As wide as the list (never wider: no horizontal scroll bar in a narrow panel).
         return QSize(0, metrics.lineSpacing() * 2 + 2 * PAD + 2)
 
-    def paint(  # noqa: C901  # draws each part of a card in turn
+    def paint(  # draws each part of a card in turn
         self,
         painter: QPainter,
         option: QStyleOptionViewItem,
@@ -64,7 +71,9 @@ class SessionDelegate(QStyledItemDelegate):
         painter.drawText(
             title_rect,
             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-            metrics.elidedText(entry.title, Qt.TextElideMode.ElideRight, title_rect.width()),
+            metrics.elidedText(
+                shown_title(entry.title), Qt.TextElideMode.ElideRight, title_rect.width()
+            ),
         )
         painter.setFont(small)
         painter.setPen(colors.muted)
@@ -93,7 +102,7 @@ class SessionDelegate(QStyledItemDelegate):
             )
             x += width + 6
         elif is_temporary(entry.key):
-            badge = "temporary"
+            badge = tr("temporary")
             width = small_metrics.horizontalAdvance(badge) + 10
             painter.setPen(colors.muted)
             painter.setBrush(Qt.BrushStyle.NoBrush)
@@ -108,15 +117,11 @@ class SessionDelegate(QStyledItemDelegate):
             _snippet(painter, second.adjusted(x - second.left(), 0, 0, 0), hit, small, colors)
             painter.restore()
             return
-        status, color = "", colors.muted
+        status, color = status_text(entry), colors.muted
         if entry.attention:
-            status, color = "needs your approval", colors.warn
-        elif entry.running:
-            status, color = "working…", colors.accent
-        elif entry.draft:
-            status = "new"
-        elif entry.unread:
-            status, color = "new message", colors.accent
+            color = colors.warn
+        elif entry.running or (entry.unread and not entry.draft):
+            color = colors.accent
         if status:
             painter.setPen(color)
             painter.drawText(
@@ -125,6 +130,19 @@ class SessionDelegate(QStyledItemDelegate):
                 status,
             )
         painter.restore()
+
+
+def status_text(entry: SessionEntry) -> str:
+    """The second line's note about a chat (``""``: none)."""
+    if entry.attention:
+        return tr("needs your approval")
+    if entry.running:
+        return tr("working…")
+    if entry.draft:
+        return tr("new")
+    if entry.unread:
+        return tr("new message")
+    return ""
 
 
 def _snippet(

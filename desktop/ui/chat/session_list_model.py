@@ -10,8 +10,11 @@ from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelInde
 
 from desktop.core.bus.events import DESKTOP_CHANNEL
 from desktop.core.session.manager import SessionSummary
+from desktop.core.session.naming import FIXED_TITLES
 from desktop.core.session.search import SearchHit
 from desktop.core.session.temporary import is_temporary
+from desktop.ui.dates import day_month, weekday_short
+from desktop.ui.i18n import tr
 
 EntryRole = Qt.ItemDataRole.UserRole + 1
 HitRole = Qt.ItemDataRole.UserRole + 2
@@ -59,10 +62,16 @@ def when_text(iso: str, now: datetime | None = None) -> str:
         return moment.strftime("%H:%M")
     days = (now.date() - moment.date()).days
     if 0 < days < 7:
-        return moment.strftime("%a")
+        return weekday_short(moment)
     if moment.year == now.year:
-        return f"{moment.day} {moment.strftime('%b')}"
+        return day_month(moment)
     return moment.strftime("%Y-%m-%d")
+
+
+def shown_title(title: str) -> str:
+    """A chat's title as the list shows it: the names the app gives (``New chat``,
+    ``Reminders``…) in the window's language, the person's own titles as they are."""
+    return tr(title) if title in FIXED_TITLES else title
 
 
 class SessionListModel(QAbstractListModel):
@@ -95,18 +104,19 @@ class SessionListModel(QAbstractListModel):
             return entry
         if role == HitRole:
             return self._hits.get(entry.key)
+        title = shown_title(entry.title)
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
-            return entry.title
+            return title
         if role == Qt.ItemDataRole.AccessibleTextRole:
             flags = [entry.channel] if entry.channel != DESKTOP_CHANNEL else []
-            flags += ["running"] * entry.running + ["unread"] * entry.unread
-            flags += ["needs approval"] * entry.attention
+            flags += [tr("running")] * entry.running + [tr("unread")] * entry.unread
+            flags += [tr("needs approval")] * entry.attention
             hit = self._hits.get(entry.key)
             if hit is not None and hit.message_index >= 0:
-                flags.append(f"found: {hit.snippet}")
-            return ", ".join([entry.title, *flags])
+                flags.append(tr("found: {snippet}").format(snippet=hit.snippet))
+            return tr(", ").join([title, *flags])
         if role == Qt.ItemDataRole.ToolTipRole:
-            return f"{entry.title}\n{entry.key}"
+            return f"{title}\n{entry.key}"
         return None
 
     def flags(self, index: Index) -> Qt.ItemFlag:
@@ -120,7 +130,7 @@ class SessionListModel(QAbstractListModel):
             return False
         title = " ".join(str(value).split())
         entry = self._shown[index.row()]
-        if title and title != entry.title:
+        if title and title not in (entry.title, shown_title(entry.title)):
             self.renameRequested.emit(entry.key, title)
         return bool(title)
 

@@ -20,6 +20,7 @@ from desktop.ui.chat.jump_chip import announce
 from desktop.ui.chat.session_delegate import SessionDelegate
 from desktop.ui.chat.session_list_model import EntryRole, HitRole, SessionListModel
 from desktop.ui.chat.snackbar import Snackbar
+from desktop.ui.i18n import tr
 
 SEARCH_DELAY_MS = 250
 
@@ -60,22 +61,22 @@ class SessionPanel(QWidget):
         super().__init__(parent)
         self.model = model
         self.search = QLineEdit(self)
-        self.search.setPlaceholderText("Search chats (Ctrl+K)")
-        self.search.setAccessibleName("Search chats")
+        self.search.setPlaceholderText(tr("Search chats (Ctrl+K)"))
+        self.search.setAccessibleName(tr("Search chats"))
         self.search.setClearButtonEnabled(True)
-        self.new_button = QPushButton("New chat", self)
-        self.new_button.setAccessibleName("New chat")
-        self.new_button.setToolTip("Start a new chat (Ctrl+N)")
+        self.new_button = QPushButton(tr("New chat"), self)
+        self.new_button.setAccessibleName(tr("New chat"))
+        self.new_button.setToolTip(tr("Start a new chat (Ctrl+N)"))
         self.new_button.clicked.connect(self.newChatRequested)
-        self.temporary_button = QPushButton("New temporary chat", self)
+        self.temporary_button = QPushButton(tr("New temporary chat"), self)
         self.temporary_button.setFlat(True)
-        self.temporary_button.setAccessibleName("New temporary chat")
+        self.temporary_button.setAccessibleName(tr("New temporary chat"))
         self.temporary_button.setToolTip(
-            "Start a temporary chat: nothing is saved, remembered or scheduled (Ctrl+Shift+N)"
+            tr("Start a temporary chat: nothing is saved, remembered or scheduled (Ctrl+Shift+N)")
         )
         self.temporary_button.clicked.connect(self.newTemporaryRequested)
         self.list = _ListView(self)
-        self.list.setAccessibleName("Chats")
+        self.list.setAccessibleName(tr("Chats"))
         self.list.setModel(model)
         self.list.setItemDelegate(SessionDelegate(self.list))
         self.list.setMouseTracking(True)
@@ -90,7 +91,7 @@ class SessionPanel(QWidget):
         self.list.deletePressed.connect(lambda: self._delete(self.list.currentIndex()))
         self.empty = QLabel(self.list.viewport())
         self.empty.setObjectName("searchEmpty")
-        self.empty.setAccessibleName("Search result")
+        self.empty.setAccessibleName(tr("Search result"))
         self.empty.setWordWrap(True)
         self.empty.setAlignment(Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)
         self.empty.setForegroundRole(QPalette.ColorRole.PlaceholderText)
@@ -142,8 +143,8 @@ class SessionPanel(QWidget):
             return
         menu = QMenu(self)
         menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        menu.addAction("Rename", lambda: self.rename(index))
-        menu.addAction("Delete", lambda: self._delete(index))
+        menu.addAction(tr("Rename"), lambda: self.rename(index))
+        menu.addAction(tr("Delete"), lambda: self._delete(index))
         menu.popup(self.list.viewport().mapToGlobal(pos))  # no nested event loop
 
     def rename(self, index: QModelIndex | None = None) -> None:
@@ -170,7 +171,9 @@ class SessionPanel(QWidget):
         if not query or self.model.rowCount():
             self.empty.hide()
             return
-        text = "Searching…" if searching else f"No chats match “{query}”."
+        text = (
+            tr("Searching…") if searching else tr("No chats match “{query}”.").format(query=query)
+        )
         changed = text != self.empty.text() or not self.empty.isVisible()
         self.empty.setText(text)
         self.empty.setGeometry(0, 0, self.list.viewport().width(), 80)

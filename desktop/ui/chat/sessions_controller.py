@@ -12,10 +12,12 @@ from typing import Any
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from desktop.core.bus.events import DESKTOP_CHANNEL
+from desktop.core.session.naming import NEW_CHAT
 from desktop.core.session.temporary import is_temporary
-from desktop.ui.chat.session_list_model import SessionEntry, SessionListModel
+from desktop.ui.chat.session_list_model import SessionEntry, SessionListModel, shown_title
 from desktop.ui.chat.session_panel import SessionPanel
 from desktop.ui.chat.session_store import SessionStore
+from desktop.ui.i18n import tr
 
 log = logging.getLogger(__name__)
 Spawn = Callable[[Coroutine[Any, Any, Any]], "asyncio.Future[Any]"]
@@ -80,14 +82,14 @@ class SessionsController(QObject):
     def add_draft(self, key: str) -> None:
         """Show a new, unsaved chat at the top."""
         self.model.upsert(
-            SessionEntry(key, DESKTOP_CHANNEL, "New chat", datetime.now().isoformat(), draft=True)
+            SessionEntry(key, DESKTOP_CHANNEL, NEW_CHAT, datetime.now().isoformat(), draft=True)
         )
 
     def touched(self, key: str, title: str | None = None) -> None:
         """Activity in ``key`` (a message was sent): move it up, end its draft state."""
         entry = self.model.entry(key)
         changes: dict[str, Any] = {"updated_at": datetime.now().isoformat(), "draft": False}
-        if title and entry is not None and (entry.draft or entry.title == "New chat"):
+        if title and entry is not None and (entry.draft or entry.title == NEW_CHAT):
             text = " ".join(title.split())
             changes["title"] = text[:60] + ("…" if len(text) > 60 else "")
         if entry is None:
@@ -109,7 +111,7 @@ class SessionsController(QObject):
         try:
             await self.store.rename(key, title)
         except OSError as exc:
-            self.panel.snackbar.show_message(f"Could not rename: {exc}")
+            self.panel.snackbar.show_message(tr("Could not rename: {error}").format(error=exc))
             return
         self.model.update(key, title=title)
 
@@ -125,17 +127,20 @@ class SessionsController(QObject):
         try:
             aside = await self.store.set_aside(key)
         except OSError as exc:
-            self.panel.snackbar.show_message(f"Could not delete: {exc}")
+            self.panel.snackbar.show_message(tr("Could not delete: {error}").format(error=exc))
             return
         self.model.remove(key)
         self.deleted.emit(key)
-        title = entry.title if len(entry.title) <= 40 else entry.title[:39] + "…"
+        shown = shown_title(entry.title)
+        title = shown if len(shown) <= 40 else shown[:39] + "…"
         if aside is None:
             self.last_deleted = None
-            self.panel.snackbar.show_message(f"Deleted “{title}”.")
+            self.panel.snackbar.show_message(tr("Deleted “{title}”.").format(title=title))
             return
         self.last_deleted = (key, aside)
-        self.panel.snackbar.show_message(f"Deleted “{title}”.", "Undo", timeout_ms=UNDO_MS)
+        self.panel.snackbar.show_message(
+            tr("Deleted “{title}”.").format(title=title), tr("Undo"), timeout_ms=UNDO_MS
+        )
 
     async def undo(self) -> None:
         """Bring the last deleted chat back."""
@@ -146,7 +151,7 @@ class SessionsController(QObject):
         try:
             await self.store.restore(key, aside)
         except OSError as exc:
-            self.panel.snackbar.show_message(f"Could not restore: {exc}")
+            self.panel.snackbar.show_message(tr("Could not restore: {error}").format(error=exc))
             return
         await self.refresh()
         self.restored.emit(key)
