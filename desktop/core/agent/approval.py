@@ -27,6 +27,7 @@ from typing import Any, Literal, Protocol
 
 from desktop.core.bus.events import DESKTOP_CHANNEL
 from desktop.core.tools.base import ToolContext
+from desktop.core.utils.i18n import QT_TR_NOOP
 
 log = logging.getLogger(__name__)
 
@@ -142,11 +143,13 @@ def approval_reason(  # noqa: C901  # one rule per tool family, in the documente
     window and the terminal).
     """
     if tool in SHELL_TOOLS:
-        return "runs a shell command"
+        return QT_TR_NOOP("runs a shell command")
     if tool in EXEC_SESSION_TOOLS:  # reading output, closing the input, terminating: nothing new
         data = arguments.get("input")
         if isinstance(data, str) and data:
-            return "types a command into a running program (allowing it allows exec too)"
+            return QT_TR_NOOP(
+                "types a command into a running program (allowing it allows exec too)"
+            )
         return None
     if tool in WRITE_TOOLS:
         target = _outside(arguments.get("path"), workspace)
@@ -159,12 +162,12 @@ def approval_reason(  # noqa: C901  # one rule per tool family, in the documente
                 return f"writes outside the workspace: {target}"
         return None
     if tool.startswith(MCP_PREFIX):
-        return "calls a tool of an MCP server"
+        return QT_TR_NOOP("calls a tool of an MCP server")
     if tool == "my" and arguments.get("action") == "set":
         return f"changes the agent's own setting {arguments.get('key')!s} to {arguments.get('value')!r}"
     if channel.split(":", 1)[0] not in PERSON_CHANNELS:
         if tool in SESSION_TOOLS:
-            return "reads your other chats from this chat"
+            return QT_TR_NOOP("reads your other chats from this chat")
         if tool == "send_session_message":
             return f"sends a message into your chat {arguments.get('to')!s}"
     return None

@@ -36,6 +36,7 @@ from desktop.core.session.versions import (
     keep_version,
     switch_version,
 )
+from desktop.core.utils.i18n import QT_TR_NOOP
 
 EARLIER_SUFFIX = " (earlier version)"  # copies made before versions were kept inline
 VERSION_OF = " (version of {when})"
@@ -113,7 +114,7 @@ def find_person_message(messages: list[dict[str, Any]], ordinal: int, text: str)
     for index in reversed(indices):
         if message_text(messages[index]) == text:
             return index
-    raise RewindError("That message is no longer in this chat.")
+    raise RewindError(QT_TR_NOOP("That message is no longer in this chat."))
 
 
 def earlier_key(key: str, now: datetime | None = None) -> str:
@@ -158,7 +159,7 @@ def rewind_to(sessions: SessionManager, key: str, index: int, *, retitle: bool =
     """
     session = sessions.get_or_create(key)
     if not 0 <= index < len(session.messages) or not is_person_message(session.messages[index]):
-        raise RewindError("That message is no longer in this chat.")
+        raise RewindError(QT_TR_NOOP("That message is no longer in this chat."))
     message = session.messages[index]
     titled = (
         retitle
@@ -195,7 +196,7 @@ def regenerate(sessions: SessionManager, key: str) -> Rewind:
     session = sessions.get_or_create(key)
     indices = person_messages(session.messages)
     if not indices:
-        raise RewindError("There is no message to answer again in this chat.")
+        raise RewindError(QT_TR_NOOP("There is no message to answer again in this chat."))
     return rewind_to(sessions, key, indices[-1])
 
 

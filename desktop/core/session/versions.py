@@ -49,6 +49,7 @@ from desktop.core.session.model import Session
 from desktop.core.session.naming import internal_source
 from desktop.core.session.repair import repair_messages
 from desktop.core.session.validate import check_message
+from desktop.core.utils.i18n import QT_TR_NOOP
 
 VERSIONS = "desktop_versions"
 AUTO_TITLE = "title_auto"  # metadata flag: the title was made by the model
@@ -169,7 +170,7 @@ def keep_version(
         changed: keep the tail elsewhere).
     """
     if not 0 <= at <= len(session.messages):
-        raise VersionError("That message is no longer in this chat.")
+        raise VersionError(QT_TR_NOOP("That message is no longer in this chat."))
     record = record_at(session, at) or {"current": 0, "versions": [None]}
     versions = list(record["versions"])
     entry: dict[str, Any] = {
@@ -190,12 +191,16 @@ def keep_version(
 def _usable(entry: Any) -> list[dict[str, Any]]:
     """The messages of a kept version, checked like a session file's lines."""
     if not isinstance(entry, dict) or not isinstance(entry.get("messages"), list):
-        raise VersionError("That version is damaged and cannot be shown (it is kept as it is).")
+        raise VersionError(
+            QT_TR_NOOP("That version is damaged and cannot be shown (it is kept as it is).")
+        )
     out: list[dict[str, Any]] = []
     for data in entry["messages"]:
         message, problems = check_message(data)
         if message is None or problems:
-            raise VersionError("That version is damaged and cannot be shown (it is kept as it is).")
+            raise VersionError(
+                QT_TR_NOOP("That version is damaged and cannot be shown (it is kept as it is).")
+            )
         out.append(copy.deepcopy(message))
     return out
 
@@ -210,10 +215,10 @@ def switch_version(session: Session, at: int, target: int) -> VersionInfo:
         VersionError: No such version, a damaged one, or a turn is pending in the session.
     """
     if session.has_pending_turn:
-        raise VersionError("Wait for the current answer (or stop it) first.")
+        raise VersionError(QT_TR_NOOP("Wait for the current answer (or stop it) first."))
     record = record_at(session, at)
     if record is None or not 0 <= target < len(record["versions"]):
-        raise VersionError("That version is no longer in this chat.")
+        raise VersionError(QT_TR_NOOP("That version is no longer in this chat."))
     current = record["current"]
     if target == current:
         return VersionInfo(at, current + 1, len(record["versions"]))

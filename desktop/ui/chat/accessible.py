@@ -18,6 +18,8 @@ from PySide6.QtWidgets import QAccessibleWidget
 
 from desktop.ui.chat.diff_view import spoken_diff
 from desktop.ui.chat.items import ChatItem
+from desktop.ui.chat.phrases import localized
+from desktop.ui.i18n import tr
 
 if TYPE_CHECKING:
     from desktop.ui.chat.message_view import MessageView
@@ -30,43 +32,47 @@ def speaker(item: ChatItem) -> str:  # noqa: C901  # one phrase per row kind
     """Who a row speaks for ("You", "Assistant", "Tool read_file, succeeded"…)."""
     kind = item.kind
     if kind == "user":
-        return "Command" if item.echo else "You"
+        return tr("Command") if item.echo else tr("You")
     if kind == "assistant":
-        return "Assistant (answering)" if item.streaming else "Assistant"
+        return tr("Assistant (answering)") if item.streaming else tr("Assistant")
     if kind == "reasoning":
-        return "Reasoning"
+        return tr("Reasoning")
     if kind == "tool":
         if item.awaiting_approval:
-            state = "waiting for your approval"
+            state = tr("waiting for your approval")
         elif item.ok is None:
-            state = "running"
+            state = tr("running")
         elif item.denied:
-            state = "denied"
+            state = tr("denied")
         else:
-            state = "succeeded" if item.ok else "failed"
-        return f"Tool {item.tool}, {state}"
+            state = tr("succeeded") if item.ok else tr("failed")
+        return tr("Tool {tool}, {state}").format(tool=item.tool, state=state)
     if kind == "subagent":
-        return "Background task report"
+        return tr("Background task report")
     if kind == "outbound":
-        return item.tool or "Sent by the agent"
+        return localized(item.tool, tr) or tr("Sent by the agent")
     if kind == "command":
-        return f"Reply to {item.tool or 'command'}"
-    return "Note"
+        return tr("Reply to {command}").format(command=item.tool or tr("command"))
+    return tr("Note")
 
 
 def row_text(item: ChatItem) -> str:
     """What a screen reader says for a row."""
-    text = item.plain_text().strip()
+    text = (item.plain_text() if item.kind == "tool" else localized(item.text, tr)).strip()
     if item.kind == "tool" and not item.expanded:
         text = ", ".join(filter(None, [item.tool, spoken_diff(item)]))
     if item.kind == "reasoning" and not item.expanded:
         text = " ".join(item.text.split())[:200]
     if item.streaming and not text:
-        text = item.status or "Thinking…"
+        text = localized(item.status, tr) or tr("Thinking…")
     if item.fork is not None:
         _at, current, total = item.fork
-        text = f"{text} (version {current} of {total}; Left and Right arrows switch)"
-    return f"{speaker(item)}: {text}" if text else speaker(item)
+        text = tr("{text} (version {number} of {total}; Left and Right arrows switch)").format(
+            text=text, number=current, total=total
+        )
+    if not text:
+        return speaker(item)
+    return tr("{speaker}: {text}").format(speaker=speaker(item), text=text)
 
 
 class RowAccessible(QAccessibleInterface):
@@ -121,7 +127,7 @@ class RowAccessible(QAccessibleInterface):
         if kind == QAccessible.Text.Name:
             return row_text(item)
         if kind == QAccessible.Text.Description:
-            return item.footer
+            return localized(item.footer, tr)
         return ""
 
     def setText(self, kind: QAccessible.Text, text: str) -> None:
@@ -163,7 +169,7 @@ class ConversationAccessible(QAccessibleWidget):
     """The conversation view as a list of messages."""
 
     def __init__(self, view: MessageView) -> None:
-        super().__init__(view, QAccessible.Role.List, "Conversation")
+        super().__init__(view, QAccessible.Role.List, tr("Conversation"))
         self.view = view
         self._rows: dict[int, RowAccessible] = {}
 

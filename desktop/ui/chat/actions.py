@@ -27,6 +27,7 @@ from desktop.core.session.edits import RewindError
 from desktop.core.session.versions import VersionError
 from desktop.ui.chat.items import ChatItem
 from desktop.ui.chat.model_picker import AUTO, provider_label, remember
+from desktop.ui.i18n import QT_TR_NOOP, tr
 
 if TYPE_CHECKING:
     from collections import OrderedDict
@@ -49,7 +50,10 @@ else:
     _Host = object
 
 log = logging.getLogger(__name__)
-EXPORT_FILTERS = {"md": "Markdown (*.md)", "json": "JSON (*.json)"}
+EXPORT_FILTERS = {  # marked; shown through tr()
+    "md": QT_TR_NOOP("Markdown (*.md)"),
+    "json": QT_TR_NOOP("JSON (*.json)"),
+}
 
 
 class ChatActions(_Host):
@@ -121,8 +125,8 @@ class ChatActions(_Host):
         )
         picker.set_preset(picker.preset if picker.preset in dict(picker.presets) else "")
         self.pane.fit_header()
-        where = f" · {via}" if via else ""
-        self.modelShown.emit(f"{shown.model}{where}" + (" (this chat)" if own else ""))
+        text = f"{shown.model} · {via}" if via else shown.model  # names: not translated
+        self.modelShown.emit(tr("{model} (this chat)").format(model=text) if own else text)
 
     # -- model presets ----------------------------------------------------------------------
     def choose_preset(self, name: str) -> None:
@@ -136,7 +140,9 @@ class ChatActions(_Host):
         try:
             await self.store.access.set_preset(key, name or None)
         except OSError as exc:
-            self.panel.snackbar.show_message(f"The preset was not set: {exc}")
+            self.panel.snackbar.show_message(
+                tr("The preset was not set: {error}").format(error=exc)
+            )
             return False
         if name:  # a preset replaces the chat's own model (the store removed it)
             self._chat_models[key] = None
@@ -190,7 +196,7 @@ class ChatActions(_Host):
             return False
         choice = ModelChoice(model, provider or AUTO)
         own = None if choice == self._default_choice() else choice
-        picker.set_busy(True, "Checking…")
+        picker.set_busy(True, tr("Checking…"))
         try:
             if own is not None and runtime.chat_models is not None:
                 built = await runtime.chat_models.build(own)  # a missing key shows now
@@ -198,12 +204,13 @@ class ChatActions(_Host):
             await self._store_chat_model(key, own)
         except LookupError as exc:  # no key for it, or no provider fits the name
             picker.set_busy(False)
-            self.panel.snackbar.show_message(f"Model not changed: {exc}")
+            self.panel.snackbar.show_message(tr("Model not changed: {error}").format(error=exc))
             return False
         except Exception as exc:
             log.exception("choosing the chat's model failed")
             picker.set_busy(False)
-            self.panel.snackbar.show_message(f"Model not changed: {type(exc).__name__}: {exc}")
+            error = f"{type(exc).__name__}: {exc}"
+            self.panel.snackbar.show_message(tr("Model not changed: {error}").format(error=error))
             return False
         picker.set_busy(False)
         self._chat_models[key] = own
@@ -237,17 +244,18 @@ class ChatActions(_Host):
         picker = self.pane.picker
         if runtime is None or own is None or picker.busy:
             return False
-        picker.set_busy(True, "Switching…")
+        picker.set_busy(True, tr("Switching…"))
         try:
             await runtime.use_model(own.model, self.services.secrets, provider=own.provider)
         except LookupError as exc:
             picker.set_busy(False)
-            self.panel.snackbar.show_message(f"Default not changed: {exc}")
+            self.panel.snackbar.show_message(tr("Default not changed: {error}").format(error=exc))
             return False
         except Exception as exc:
             log.exception("switching the default model failed")
             picker.set_busy(False)
-            self.panel.snackbar.show_message(f"Default not changed: {type(exc).__name__}: {exc}")
+            error = f"{type(exc).__name__}: {exc}"
+            self.panel.snackbar.show_message(tr("Default not changed: {error}").format(error=error))
             return False
         picker.set_busy(False)
         try:
@@ -255,7 +263,9 @@ class ChatActions(_Host):
         except (ConfigError, OSError) as exc:  # switched; only the default was not saved
             log.warning("saving the default model failed: %s", exc)
             self.panel.snackbar.show_message(
-                f"Now using {own.model}, but it was not saved as the default: {exc}"
+                tr("Now using {model}, but it was not saved as the default: {error}").format(
+                    model=own.model, error=exc
+                )
             )
         self._chat_models[key] = None  # the default now; the chat follows it
         try:
@@ -263,7 +273,9 @@ class ChatActions(_Host):
         except OSError as exc:
             log.warning("clearing the chat's own model failed: %s", exc)
         self.refresh_model()
-        self.panel.snackbar.show_message(f"New chats now use {own.model}.", timeout_ms=4000)
+        self.panel.snackbar.show_message(
+            tr("New chats now use {model}.").format(model=own.model), timeout_ms=4000
+        )
         return True
 
     def open_other_model(self) -> None:
@@ -304,10 +316,10 @@ class ChatActions(_Host):
     # -- regenerate / edit ----------------------------------------------------------------
     def _can_rewind(self, key: str) -> bool:
         if self.services.runtime is None or not key.startswith(f"{DESKTOP_CHANNEL}:"):
-            self.panel.snackbar.show_message("Only desktop chats can be answered again here.")
+            self.panel.snackbar.show_message(tr("Only desktop chats can be answered again here."))
             return False
         if self.state.busy(key) or self.state.queued(key):
-            self.panel.snackbar.show_message("Wait for the current answer (or stop it) first.")
+            self.panel.snackbar.show_message(tr("Wait for the current answer (or stop it) first."))
             return False
         return True
 
@@ -361,10 +373,12 @@ class ChatActions(_Host):
                 ordinal, old, text = edit
                 rewind = await self.store.edit(key, ordinal, old)
         except RewindError as exc:
-            self.panel.snackbar.show_message(str(exc))
+            self.panel.snackbar.show_message(tr(str(exc)))
             return
         except OSError as exc:
-            self.panel.snackbar.show_message(f"Could not change the chat: {exc}")
+            self.panel.snackbar.show_message(
+                tr("Could not change the chat: {error}").format(error=exc)
+            )
             return
         media = [m for m in rewind.message.get("media") or [] if isinstance(m, str)]
         self.turns.clear_error(key)
@@ -382,9 +396,9 @@ class ChatActions(_Host):
         self._update_busy(key)
         self.list_controller.refresh_soon()
         if rewind.version is not None:
-            note = "The previous version is kept: switch with ‹ › under your message."
+            note = tr("The previous version is kept: switch with ‹ › under your message.")
         else:
-            note = "The previous version was too long to keep here: it is in the chat list."
+            note = tr("The previous version was too long to keep here: it is in the chat list.")
         self.panel.snackbar.show_message(note, timeout_ms=4000)
 
     def show_version(self, row: int, step: int) -> None:
@@ -406,10 +420,12 @@ class ChatActions(_Host):
         try:
             info = await self.store.show_version(key, at, target)
         except VersionError as exc:
-            self.panel.snackbar.show_message(str(exc))
+            self.panel.snackbar.show_message(tr(str(exc)))
             return
         except OSError as exc:
-            self.panel.snackbar.show_message(f"Could not switch versions: {exc}")
+            self.panel.snackbar.show_message(
+                tr("Could not switch versions: {error}").format(error=exc)
+            )
             return
         await self._load(key)
         self.list_controller.refresh_soon()
@@ -420,7 +436,9 @@ class ChatActions(_Host):
             if item.fork is not None and item.fork[0] == at:
                 self.pane.view.reveal(row)
                 break
-        self.pane.view.announce(f"Version {info.current} of {info.total}")
+        self.pane.view.announce(
+            tr("Version {number} of {total}").format(number=info.current, total=info.total)
+        )
 
     def send_edit(self, text: str) -> bool:
         """Send ``text`` as the edit being made; ``False`` when not editing this chat."""
@@ -441,12 +459,13 @@ class ChatActions(_Host):
         key = self.current
         entry = self.sessions.entry(key)
         if not key or entry is None or entry.draft:
-            self.panel.snackbar.show_message("Nothing to export yet.")
+            self.panel.snackbar.show_message(tr("Nothing to export yet."))
             return
         safe = "".join(c if c.isalnum() or c in " -_" else "_" for c in entry.title).strip()
-        dialog = QFileDialog(self, "Export chat", str(Path.home() / f"{safe or 'chat'}.{fmt}"))
+        where = str(Path.home() / f"{safe or 'chat'}.{fmt}")
+        dialog = QFileDialog(self, tr("Export chat"), where)
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
-        dialog.setNameFilter(EXPORT_FILTERS[fmt])
+        dialog.setNameFilter(tr(EXPORT_FILTERS[fmt]))
         dialog.setDefaultSuffix(fmt)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.fileSelected.connect(lambda path: self._spawn(self.export_to(key, fmt, Path(path))))
@@ -462,9 +481,9 @@ class ChatActions(_Host):
             text = await self.store.export(key, export_format(fmt))
             await asyncio.to_thread(atomic_write_text, path, text)
         except (OSError, ValueError) as exc:
-            self.panel.snackbar.show_message(f"Not exported: {exc}")
+            self.panel.snackbar.show_message(tr("Not exported: {error}").format(error=exc))
             return False
-        self.panel.snackbar.show_message(f"Exported to {path.name}.")
+        self.panel.snackbar.show_message(tr("Exported to {name}.").format(name=path.name))
         return True
 
     # -- titles ---------------------------------------------------------------------------

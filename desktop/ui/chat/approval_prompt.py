@@ -18,8 +18,15 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.agent.approval import ApprovalRequest, Decision
+from desktop.ui.i18n import QT_TR_NOOP, tr
 
 MAX_LINES = 10
+ANSWERS: tuple[tuple[Decision, str], ...] = (  # marked; shown through tr()
+    (Decision.DENY, QT_TR_NOOP("Deny")),
+    (Decision.ALLOW_ONCE, QT_TR_NOOP("Allow once")),
+    (Decision.ALLOW_SESSION, QT_TR_NOOP("Allow for this chat")),
+    (Decision.ALWAYS, QT_TR_NOOP("Always allow this tool")),
+)
 
 
 def format_arguments(arguments: dict[str, Any]) -> str:
@@ -33,7 +40,7 @@ def format_arguments(arguments: dict[str, Any]) -> str:
             lines.append(f"{key}: {value}")
         else:
             lines.append(f"{key}: {json.dumps(value, ensure_ascii=False)}")
-    return "\n".join(lines) or "(no arguments)"
+    return "\n".join(lines) or tr("(no arguments)")
 
 
 class ApprovalPrompt(QFrame):
@@ -48,7 +55,7 @@ class ApprovalPrompt(QFrame):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("approvalPrompt")
-        self.setAccessibleName("Approval needed")
+        self.setAccessibleName(tr("Approval needed"))
         self.setStyleSheet(
             "#approvalPrompt { border: 1px solid rgba(210, 153, 34, 0.8); border-radius: 8px;"
             " background: rgba(210, 153, 34, 0.10); }"
@@ -64,7 +71,7 @@ class ApprovalPrompt(QFrame):
         self.reason.setTextFormat(Qt.TextFormat.PlainText)
         self.arguments = QPlainTextEdit(self)
         self.arguments.setReadOnly(True)
-        self.arguments.setAccessibleName("Tool arguments")
+        self.arguments.setAccessibleName(tr("Tool arguments"))
         self.arguments.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.arguments.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.arguments.setTabChangesFocus(True)  # Tab goes on to the buttons
@@ -72,12 +79,8 @@ class ApprovalPrompt(QFrame):
         buttons = QHBoxLayout()
         buttons.addWidget(self.queue_label, 1)
         self.buttons: dict[Decision, QPushButton] = {}
-        for decision, text in (
-            (Decision.DENY, "Deny"),
-            (Decision.ALLOW_ONCE, "Allow once"),
-            (Decision.ALLOW_SESSION, "Allow for this chat"),
-            (Decision.ALWAYS, "Always allow this tool"),
-        ):
+        for decision, english in ANSWERS:
+            text = tr(english)
             button = QPushButton(text, self)
             button.setAccessibleName(text)
             button.setAutoDefault(False)
@@ -95,8 +98,12 @@ class ApprovalPrompt(QFrame):
     def show_request(self, request: ApprovalRequest, waiting: int = 0) -> None:
         """Show ``request`` (``waiting``: how many more are queued in this chat)."""
         self.request = request
-        self.title.setText(f"Allow {request.tool}?")
-        self.reason.setText(f"The agent wants to use {request.tool}: it {request.reason}.")
+        self.title.setText(tr("Allow {tool}?").format(tool=request.tool))
+        self.reason.setText(
+            tr("The agent wants to use {tool}: it {reason}.").format(
+                tool=request.tool, reason=tr(request.reason)
+            )
+        )
         text = format_arguments(request.arguments)
         self.arguments.setPlainText(text)
         lines = min(MAX_LINES, max(1, text.count("\n") + 1))
@@ -109,7 +116,9 @@ class ApprovalPrompt(QFrame):
             + 2 * int(self.arguments.document().documentMargin())
             + 4
         )
-        self.queue_label.setText(f"{waiting} more waiting" if waiting else "")
+        self.queue_label.setText(
+            tr("{count} more waiting").format(count=waiting) if waiting else ""
+        )
         self.show()
 
     def _decide(self, decision: Decision) -> None:

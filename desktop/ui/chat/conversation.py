@@ -26,10 +26,13 @@ from desktop.ui.chat.records import TurnUsage
 from desktop.ui.chat.steering import GuidanceStrip
 from desktop.ui.chat.temporary import TemporaryNotice
 from desktop.ui.chat.usage_bar import UsageBar
+from desktop.ui.chat.view_input import COPIED
+from desktop.ui.i18n import QT_TR_NOOP, tr
 
 COPIED_MS = 1500
 TITLE_MIN = 80
 PICKER_MIN = 90
+NEW_CHAT = QT_TR_NOOP("New chat")  # the title of a chat that has none yet
 
 
 class Toast(QLabel):
@@ -40,7 +43,7 @@ class Toast(QLabel):
         super().__init__(anchor)
         self.anchor = anchor
         self.setObjectName("toast")
-        self.setAccessibleName("Notice")
+        self.setAccessibleName(tr("Notice"))
         self.setAutoFillBackground(True)
         self.setBackgroundRole(QPalette.ColorRole.ToolTipBase)
         self.setForegroundRole(QPalette.ColorRole.ToolTipText)
@@ -85,16 +88,18 @@ class EditingBar(QFrame):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("editingBar")
-        self.setAccessibleName("Editing a sent message")
+        self.setAccessibleName(tr("Editing a sent message"))
         self.label = QLabel(
-            "Editing a sent message — Send starts a new version from there; the current one "
-            "is kept as an earlier version.",
+            tr(
+                "Editing a sent message — Send starts a new version from there; the current "
+                "one is kept as an earlier version."
+            ),
             self,
         )
         self.label.setWordWrap(True)
         self.label.setForegroundRole(QPalette.ColorRole.PlaceholderText)
-        self.cancel = QPushButton("Cancel edit", self)
-        self.cancel.setAccessibleName("Cancel the edit")
+        self.cancel = QPushButton(tr("Cancel edit"), self)
+        self.cancel.setAccessibleName(tr("Cancel the edit"))
         self.cancel.clicked.connect(self.cancelled)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(2, 0, 2, 0)
@@ -116,8 +121,8 @@ class ConversationPane(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.title = QLabel("New chat", self)
-        self.title.setAccessibleName("Chat title")
+        self.title = QLabel(tr(NEW_CHAT), self)
+        self.title.setAccessibleName(tr("Chat title"))
         self.title.setTextFormat(Qt.TextFormat.PlainText)
         font = QFont(self.title.font())
         font.setBold(True)
@@ -126,23 +131,23 @@ class ConversationPane(QWidget):
         self.title.setMinimumWidth(TITLE_MIN)
         self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.channel = QLabel(self)
-        self.channel.setAccessibleName("Channel")
+        self.channel.setAccessibleName(tr("Channel"))
         self.picker = ModelPicker(self)
         self.usage = UsageBar(self)
         self.more = QToolButton(self)
         self.more.setText("⋯")
         self.more.setAutoRaise(True)
-        self.more.setAccessibleName("Chat actions")
-        self.more.setToolTip("Regenerate, export")
+        self.more.setAccessibleName(tr("Chat actions"))
+        self.more.setToolTip(tr("Regenerate, export"))
         self.more.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.more.setStyleSheet("QToolButton::menu-indicator { image: none; width: 0px; }")
         menu = QMenu(self.more)
         self.regenerate_action = menu.addAction(
-            "Regenerate last answer\tCtrl+Shift+R", self.regenerateRequested.emit
+            tr("Regenerate last answer") + "\tCtrl+Shift+R", self.regenerateRequested.emit
         )
         menu.addSeparator()
-        menu.addAction("Export as Markdown…", lambda: self.exportRequested.emit("md"))
-        menu.addAction("Export as JSON…", lambda: self.exportRequested.emit("json"))
+        menu.addAction(tr("Export as Markdown…"), lambda: self.exportRequested.emit("md"))
+        menu.addAction(tr("Export as JSON…"), lambda: self.exportRequested.emit("json"))
         self.more.setMenu(menu)
         self.other_model = OtherModelForm(self)
         self.temporary = TemporaryNotice(self)
@@ -176,11 +181,12 @@ class ConversationPane(QWidget):
         layout.addWidget(self.temporary)
         layout.addWidget(self.view, 1)
         layout.addLayout(bottom)
-        self._full_title = "New chat"
+        self._full_title = tr(NEW_CHAT)
 
     def flash_copied(self, what: str) -> None:
         """Say "<what> copied" over the conversation for a moment."""
-        self.copied.flash(f"{what} copied")
+        notice = COPIED.get(what)
+        self.copied.flash(tr(notice) if notice else tr("{what} copied").format(what=what))
 
     def show_usage(self, usage: TurnUsage | None) -> None:
         """Show the latest turn's tokens and context fill (hidden while unknown)."""
@@ -193,11 +199,13 @@ class ConversationPane(QWidget):
 
     def set_title(self, title: str, channel: str) -> None:
         """Show the chat's title and, for other channels, where it comes from."""
+        title = tr(NEW_CHAT) if title == NEW_CHAT else title
         self._full_title = title
         self._elide_title()
         self.title.setToolTip(title)
         self.title.setAccessibleDescription(title)
-        self.channel.setText(f"from {channel}" if channel and channel != DESKTOP_CHANNEL else "")
+        shown = channel and channel != DESKTOP_CHANNEL
+        self.channel.setText(tr("from {channel}").format(channel=channel) if shown else "")
         self.channel.setVisible(bool(self.channel.text()))
         self.fit_header()
 

@@ -24,7 +24,7 @@ from urllib.parse import quote, unquote
 from desktop.core.tools.diffs import diff_files, diff_stats
 from desktop.ui.chat.colors import ChatColors, mix
 from desktop.ui.chat.items import ChatItem
-from desktop.ui.i18n import QT_TR_NOOP
+from desktop.ui.i18n import QT_TR_NOOP, tr
 
 DiffMode = Literal["summary", "inline", "collapsed"]
 DIFF_MODES: tuple[DiffMode, ...] = get_args(DiffMode)
@@ -148,7 +148,7 @@ def summary_html(diff: str, colors: ChatColors) -> str:
     rows = []
     for path, block in _file_blocks(diff):
         added, removed = diff_stats(block)
-        name = html.escape(path or "(file)")
+        name = html.escape(path or tr("(file)"))
         link = (
             f'<a href="{html.escape(preview_href(path), quote=True)}">{name}</a>' if path else name
         )
@@ -183,7 +183,7 @@ def diff_html(diff: str, colors: ChatColors, *, max_lines: int) -> str:
         ):
             path = lines[index + 1][4:].removeprefix("b/")
             gone = line == "--- /dev/null"
-            label = f"{path} (new file)" if gone else path
+            label = tr("{path} (new file)").format(path=path) if gone else path
             href = html.escape(preview_href(path), quote=True)
             rows.append(
                 f'<tr><td style="padding-top:4px"><b><a href="{href}">'
@@ -205,7 +205,10 @@ def diff_html(diff: str, colors: ChatColors, *, max_lines: int) -> str:
         index += 1
     rest = sum(1 for i in range(index, len(lines)) if not lines[i].startswith(("--- ", "+++ ")))
     if rest:
-        more = f"… {rest} more line{'s' if rest != 1 else ''} — open the card to see them"
+        if rest == 1:
+            more = tr("… 1 more line — open the card to see it")
+        else:
+            more = tr("… {count} more lines — open the card to see them").format(count=rest)
         rows.append(f'<tr><td style="color:{muted}">{html.escape(more)}</td></tr>')
     return (
         '<table width="100%" cellspacing="0" cellpadding="1" '
@@ -232,6 +235,8 @@ def spoken_diff(item: ChatItem) -> str:
     """What a screen reader hears of a card's file change: ``changed a.py, b.py: +3 −1``."""
     if not item.diff:
         return ""
-    files = ", ".join(diff_files(item.diff)) or "a file"
+    files = ", ".join(diff_files(item.diff)) or tr("a file")
     added, removed = diff_stats(item.diff)
-    return f"changed {files}: {added} lines added, {removed} removed"
+    return tr("changed {files}: {added} lines added, {removed} removed").format(
+        files=files, added=added, removed=removed
+    )

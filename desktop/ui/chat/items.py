@@ -19,7 +19,9 @@ from typing import Any, Literal
 from desktop.core.session.compaction import is_hidden
 from desktop.core.session.naming import internal_source
 from desktop.core.tools.untrusted import shown
+from desktop.core.utils.i18n import QT_TR_NOOP
 from desktop.core.utils.validate import parse_json
+from desktop.ui.chat.phrases import Phrase
 
 ItemKind = Literal[
     "user", "assistant", "reasoning", "tool", "notice", "subagent", "outbound", "command"
@@ -136,11 +138,12 @@ def tool_ok(result: str) -> bool:
 
 
 def usage_text(prompt: int, completion: int, cost: float | None) -> str:
-    """``1,234 in · 56 out · $0.0012`` (cost left out when unknown)."""
-    text = f"{prompt:,} in · {completion:,} out"
-    if cost is not None:
-        text += f" · ${cost:.4f}" if cost < 1 else f" · ${cost:.2f}"
-    return text
+    """``1,234 in · 56 out · $0.0012`` (cost left out when unknown), a :class:`Phrase`."""
+    tokens = {"prompt": f"{prompt:,}", "completion": f"{completion:,}"}
+    if cost is None:
+        return Phrase(QT_TR_NOOP("{prompt} in · {completion} out"), **tokens)
+    price = f"${cost:.4f}" if cost < 1 else f"${cost:.2f}"
+    return Phrase(QT_TR_NOOP("{prompt} in · {completion} out · {cost}"), **tokens, cost=price)
 
 
 def generated_images(tool: str, result: str) -> list[str]:
@@ -158,8 +161,10 @@ def generated_images(tool: str, result: str) -> list[str]:
     ]
 
 
-STOPPED_FOOTER = "Stopped"
-INTERRUPTED_CARD = "(no result: the turn was interrupted)"
+STOPPED_FOOTER = Phrase(QT_TR_NOOP("Stopped"))
+INTERRUPTED_CARD = Phrase(QT_TR_NOOP("(no result: the turn was interrupted)"))
+GENERATED_IMAGE = Phrase(QT_TR_NOOP("Generated image"))
+REMINDER = Phrase(QT_TR_NOOP("Reminder"))
 
 
 def prompt_row(
@@ -171,10 +176,11 @@ def prompt_row(
     short label, a subagent's report as a report card.
     """
     if source == "cron":
-        title = f"Reminder · {label}" if label else "Reminder"
+        title = Phrase(QT_TR_NOOP("Reminder · {label}"), label=label) if label else REMINDER
         return ChatItem("outbound", text, tool=title)
     if source == "heartbeat":
-        return ChatItem("outbound", text or "Periodic check", tool="Heartbeat")
+        check = text or Phrase(QT_TR_NOOP("Periodic check"))
+        return ChatItem("outbound", check, tool=Phrase(QT_TR_NOOP("Heartbeat")))
     if source == "subagent":
         return ChatItem("subagent", text)
     return ChatItem("user", text, media=list(media or []))
@@ -252,7 +258,7 @@ def items_from_messages(messages: list[dict[str, Any]], *, live: bool = False) -
             images = generated_images(answered.tool, result) if answered.ok else []
             if images:  # the images the tool posted to the chat (that message is not saved)
                 items.append(
-                    ChatItem("outbound", "", tool="Generated image", media=images, timestamp=stamp)
+                    ChatItem("outbound", "", tool=GENERATED_IMAGE, media=images, timestamp=stamp)
                 )
         for item in items[first:]:
             item.message_index = index

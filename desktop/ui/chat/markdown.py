@@ -24,7 +24,11 @@ from pygments.lexer import Lexer
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
+from desktop.core.utils.i18n import QT_TR_NOOP
+
 COPY_CODE = "copy-code:"
+COPY_LABEL = QT_TR_NOOP("Copy")  # marked; the view passes it in translated
+CODE_LABEL = QT_TR_NOOP("code")
 _URL = re.compile(r"https?://[^\s<>\"')\]]+[^\s<>\"')\].,;:!?]")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.MULTILINE)
 
@@ -130,10 +134,16 @@ class MarkdownRenderer:
 
     Args:
         theme: Colours (see :data:`LIGHT` and :data:`DARK`).
+        copy_label: The text of a code block's copy link (in the window's language).
+        code_label: What a code block without a language is called.
     """
 
-    def __init__(self, theme: Theme = LIGHT) -> None:
+    def __init__(
+        self, theme: Theme = LIGHT, *, copy_label: str = COPY_LABEL, code_label: str = CODE_LABEL
+    ) -> None:
         self.theme = theme
+        self.copy_label = html.escape(copy_label)
+        self.code_label = html.escape(code_label)
         self._md = self._parser(math=False)
         self._math_md: MarkdownIt | None = None  # made for the first text with a "$"
         self._blocks: list[str] = []
@@ -169,14 +179,14 @@ class MarkdownRenderer:
         self._blocks.append(code)
         theme = self.theme
         body = highlight_code(code, language, theme) if self._highlight else html.escape(code)
-        label = html.escape(language) or "code"
+        label = html.escape(language) or self.code_label
         return (
             f'<table width="100%" cellspacing="0" cellpadding="6" border="0" '
             f'style="background-color:{theme.code_bg}; margin-top:4px; margin-bottom:4px">'
             f'<tr style="background-color:{theme.table_head}">'
             f'<td><span style="color:{theme.muted}; font-size:small">{label}</span></td>'
             f'<td align="right"><a href="{COPY_CODE}{index}" '
-            f'style="color:{theme.link}; font-size:small; text-decoration:none">Copy</a></td></tr>'
+            f'style="color:{theme.link}; font-size:small; text-decoration:none">{self.copy_label}</a></td></tr>'
             f'<tr><td colspan="2"><pre style="margin:0; white-space:pre-wrap; '
             f'font-family:monospace">{body}</pre></td></tr></table>\n'
         )

@@ -35,6 +35,7 @@ from desktop.ui.chat.read_aloud import ReadAloud
 from desktop.ui.chat.row_layout import RowBuilder, RowLayout
 from desktop.ui.chat.row_painter import PixelCache, paint_row, spinner_dirty_rect
 from desktop.ui.chat.view_input import ViewInput
+from desktop.ui.i18n import tr
 
 TOP_PAD = 12.0
 CACHE_ROWS = 300
@@ -68,7 +69,7 @@ class MessageView(ViewInput, QAbstractScrollArea):
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
-        self.setAccessibleName("Conversation")
+        self.setAccessibleName(tr("Conversation"))
         self.viewport().setMouseTracking(True)
         self.viewport().setAutoFillBackground(False)
         bar = self.verticalScrollBar()
@@ -315,7 +316,7 @@ class MessageView(ViewInput, QAbstractScrollArea):
             painter.drawText(
                 self.viewport().rect(),
                 Qt.AlignmentFlag.AlignCenter,
-                "Start the conversation below.",
+                tr("Start the conversation below."),
             )
         painter.end()
         if self._spinners and not self._spin.isActive():

@@ -22,7 +22,9 @@ from desktop.core.tools.exec_session import session_in
 from desktop.ui.chat.colors import ChatColors
 from desktop.ui.chat.diff_view import diff_block, header_path_link, link_paths
 from desktop.ui.chat.items import ChatItem
-from desktop.ui.chat.markdown import MarkdownRenderer, split_stable
+from desktop.ui.chat.markdown import CODE_LABEL, COPY_LABEL, MarkdownRenderer, split_stable
+from desktop.ui.chat.phrases import localized
+from desktop.ui.i18n import tr
 
 MARGIN_X = 16.0
 GAP = 12.0
@@ -90,11 +92,12 @@ def duration_text(seconds: float | None) -> str:
     if seconds is None:
         return ""
     if seconds < 10:
-        return f"{seconds:.2f} s" if seconds < 1 else f"{seconds:.1f} s"
+        shown = f"{seconds:.2f}" if seconds < 1 else f"{seconds:.1f}"
+        return tr("{seconds} s").format(seconds=shown)
     if seconds < 60:
-        return f"{seconds:.0f} s"
+        return tr("{seconds} s").format(seconds=f"{seconds:.0f}")
     minutes, rest = divmod(int(seconds), 60)
-    return f"{minutes} m {rest:02d} s"
+    return tr("{minutes} m {seconds} s").format(minutes=minutes, seconds=f"{rest:02d}")
 
 
 def argument_summary(
@@ -104,11 +107,14 @@ def argument_summary(
     exec session (``exec_session``, or an ``exec`` that left one running) what it sent and
     the session's id and state, which stay visible when the line is cut."""
     session = session_in(result) if tool in ("exec", "exec_session") else None
-    suffix = f" · session {session[0]} ({'running' if session[1] else 'ended'})" if session else ""
+    suffix = ""
+    if session:
+        state = tr("running") if session[1] else tr("ended")
+        suffix = tr(" · session {session} ({state})").format(session=session[0], state=state)
     if tool == "exec_session":
         text = _session_action(arguments)
         if not session and arguments.get("session_id"):
-            suffix = f" · session {arguments['session_id']}"
+            suffix = tr(" · session {session}").format(session=arguments["session_id"])
     else:
         for key in ("command", "path", "url", "query", "pattern", "task", "content"):
             value = arguments.get(key)
@@ -125,16 +131,18 @@ def _session_action(arguments: dict[str, Any]) -> str:
     """What an ``exec_session`` call does: the input it sends, or its wait or end."""
     data, wait_for = arguments.get("input"), arguments.get("wait_for")
     if arguments.get("terminate"):
-        action = "terminate"
+        action = tr("terminate")
     elif isinstance(data, str) and data:
         action = " ".join(data.split()) or repr(data)
     elif isinstance(wait_for, str) and wait_for:
-        action = f"wait for {wait_for!r}"
+        action = tr("wait for {text}").format(text=repr(wait_for))
     elif arguments.get("until_exit"):
-        action = "wait for the end"
+        action = tr("wait for the end")
     else:
-        action = "read output"
-    return f"{action} · close input" if arguments.get("close_stdin") else action
+        action = tr("read output")
+    if arguments.get("close_stdin"):
+        return tr("{action} · close input").format(action=action)
+    return action
 
 
 class RowBuilder:
@@ -144,7 +152,9 @@ class RowBuilder:
         self.font = font
         self.colors = colors
         self.css = colors.css()
-        self.markdown = MarkdownRenderer(colors.markdown)
+        self.markdown = MarkdownRenderer(
+            colors.markdown, copy_label=tr(COPY_LABEL), code_label=tr(CODE_LABEL)
+        )
         self.small = QFont(font)
         self.small.setPointSizeF(max(6.0, font.pointSizeF() * 0.85))
         metrics = QFontMetricsF(font)
@@ -196,7 +206,7 @@ class RowBuilder:
             return ""
         return (
             f'<p style="color:{self.colors.muted.name()}; font-size:small; margin-bottom:0">'
-            f"{html.escape(item.footer)}</p>"
+            f"{html.escape(localized(item.footer, tr))}</p>"
         )
 
     # -- estimates ------------------------------------------------------------------------
@@ -250,7 +260,7 @@ class RowBuilder:
         if kind == "notice":
             doc = self.document(
                 f'<p align="center" style="color:{self.colors.muted.name()}">'
-                f"{html.escape(item.text)}</p>",
+                f"{html.escape(localized(item.text, tr))}</p>",
                 column,
                 small=True,
             )
@@ -263,11 +273,13 @@ class RowBuilder:
             if path in self.thumbnails:
                 cells.append(f'<img src="thumb:{index}" />')
             else:
-                name = "pasted image" if path.startswith("data:") else path.rsplit("/", 1)[-1]
-                kind = "file" if name.lower().endswith(DOCUMENT_ENDINGS) else "image"
+                name = tr("pasted image") if path.startswith("data:") else path.rsplit("/", 1)[-1]
+                if name.lower().endswith(DOCUMENT_ENDINGS):
+                    label = tr("[file: {name}]").format(name=name)
+                else:
+                    label = tr("[image: {name}]").format(name=name)
                 cells.append(
-                    f'<span style="color:{self.colors.muted.name()}">'
-                    f"[{kind}: {html.escape(name)}]</span>"
+                    f'<span style="color:{self.colors.muted.name()}">{html.escape(label)}</span>'
                 )
         return f"<p>{'&nbsp;'.join(cells)}</p>" if cells else ""
 
@@ -321,12 +333,14 @@ class RowBuilder:
 
     def _answer(self, item: ChatItem, left: float, column: float) -> RowLayout:  # noqa: C901  # one style per answer kind
         style, label, inset, top = "plain", "", 0.0, 0.0
+        text = localized(item.text, tr)  # our own wording (a command's "Working…") translated
         if item.kind == "subagent":
-            style, label, inset = "report", "Background task report", PAD + 4
+            style, label, inset = "report", tr("Background task report"), PAD + 4
         elif item.kind == "outbound":
-            style, label, inset = "report", item.tool or "Sent by the agent", PAD + 4
+            label = localized(item.tool, tr) or tr("Sent by the agent")
+            style, label, inset = "report", html.escape(label), PAD + 4
         elif item.kind == "command":
-            style, label, inset = "report", html.escape(item.tool or "Command"), PAD + 4
+            style, label, inset = "report", html.escape(item.tool or tr("Command")), PAD + 4
         parts: list[DocPart] = []
         x, width = left + inset, column - 2 * inset
         if label:
@@ -338,18 +352,18 @@ class RowBuilder:
         if item.kind == "command":
             body = (
                 f'<pre style="white-space:pre-wrap; font-family:monospace; margin:0">'
-                f"{html.escape(item.text)}</pre>"
+                f"{html.escape(text)}</pre>"
             )
             parts.append(DocPart(self.document(body, width, small=True), x, top))
-        elif item.streaming and not item.text.strip():
-            waiting = html.escape(item.status or "Thinking…")
+        elif item.streaming and not text.strip():
+            waiting = html.escape(localized(item.status, tr) or tr("Thinking…"))
             doc = self.document(f'<i style="color:{self.colors.muted.name()}">{waiting}</i>', width)
             parts.append(DocPart(doc, x, top))
-        elif item.streaming or len(item.text) > LONG_TEXT:
+        elif item.streaming or len(text) > LONG_TEXT:
             # Block by block: each finished block is rendered once (and reused when the stream
             # ends), so neither streaming nor finishing re-renders a long answer as a whole.
             y = top
-            stable, tail = split_stable(item.text)
+            stable, tail = split_stable(text)
             if not item.streaming and tail.strip():
                 stable, tail = [*stable, tail], ""
             for index, block in enumerate(stable):
@@ -363,8 +377,8 @@ class RowBuilder:
                 y += part.doc.size().height()
             if item.footer and not item.streaming:
                 parts.append(DocPart(self.document(self._footer(item), width), x, y))
-        elif item.text.strip() or not item.media:
-            parts.append(self._markdown_part(item.text, x, top, width, extra=self._footer(item)))
+        elif text.strip() or not item.media:
+            parts.append(self._markdown_part(text, x, top, width, extra=self._footer(item)))
         if item.media:  # images the agent sent (generate_image): thumbnails below the text
             below = max((p.y + p.doc.size().height() for p in parts), default=top)
             images = {
@@ -404,7 +418,7 @@ class RowBuilder:
     def _reasoning(self, item: ChatItem, left: float, column: float) -> RowLayout:
         muted = self.colors.muted.name()
         arrow = "▾" if item.expanded else "▸"
-        label = "Thinking…" if item.streaming else "Reasoning"
+        label = tr("Thinking…") if item.streaming else tr("Reasoning")
         if item.expanded:
             body = self.markdown.render(item.text, highlight_code_blocks=False).html
             doc = self.document(
@@ -428,16 +442,18 @@ class RowBuilder:
 
     def _tool_header(self, item: ChatItem) -> str:
         colors = self.colors
+        took = duration_text(item.duration_s)
         if item.awaiting_approval:
-            status, color = "waiting for your approval…", colors.warn
+            status, color = tr("waiting for your approval…"), colors.warn
         elif item.ok is None:
-            status, color = "running…", colors.muted
+            status, color = tr("running…"), colors.muted
         elif item.denied:
-            status, color = "denied", colors.error
+            status, color = tr("denied"), colors.error
         elif item.ok:
-            status, color = f"✓ {duration_text(item.duration_s)}".strip(), colors.ok
+            status, color = f"✓ {took}".strip(), colors.ok
         else:
-            status, color = f"✗ error {duration_text(item.duration_s)}".strip(), colors.error
+            failed = tr("error {duration}").format(duration=took) if took else tr("error")
+            status, color = f"✗ {failed}", colors.error
         arrow = "▾" if item.expanded else "▸"
         summary = html.escape(argument_summary(item.arguments, tool=item.tool, result=item.result))
         summary = header_path_link(item, summary)
@@ -457,15 +473,18 @@ class RowBuilder:
         if item.expanded:
             muted = self.colors.muted.name()
             pretty = json.dumps(item.arguments, ensure_ascii=False, indent=2)
-            result = item.result[:PREVIEW_CHARS] or ("(running…)" if item.ok is None else "(empty)")
+            result = localized(item.result, tr)[:PREVIEW_CHARS] or (
+                tr("(running…)") if item.ok is None else tr("(empty)")
+            )
             pre = (
                 '<pre style="white-space:pre-wrap; font-family:monospace; margin-top:2px; '
                 'margin-bottom:6px">'
             )
+            arguments_label, result_label = tr("Arguments"), tr("Result")
             body += (
-                f'<p style="color:{muted}; margin-top:8px; margin-bottom:0">Arguments</p>'
+                f'<p style="color:{muted}; margin-top:8px; margin-bottom:0">{arguments_label}</p>'
                 f"{pre}{html.escape(pretty)}</pre>"
-                f'<p style="color:{muted}; margin-bottom:0">Result</p>'
+                f'<p style="color:{muted}; margin-bottom:0">{result_label}</p>'
                 f"{pre}{html.escape(result)}</pre>"
             )
         doc = self.document(body, width, small=True)

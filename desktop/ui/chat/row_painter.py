@@ -19,6 +19,7 @@ from PySide6.QtGui import (
 
 from desktop.ui.chat.colors import ChatColors, mix
 from desktop.ui.chat.row_layout import DocPart, RowLayout
+from desktop.ui.i18n import tr
 
 Selection = tuple[int, int, int]  # part index, anchor position, cursor position
 
@@ -161,7 +162,7 @@ def _copy_button(painter: QPainter, rect: QRectF, colors: ChatColors) -> None:
     font = painter.font()
     font.setPointSizeF(max(6.0, font.pointSizeF() * 0.8))
     painter.setFont(font)
-    painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, "Copy")
+    painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, tr("Copy"))
 
 
 def spinner_dirty_rect(layout: RowLayout, top: float) -> QRectF | None:

@@ -54,6 +54,7 @@ from desktop.core.bus.events import (
     TurnStopped,
     UsageReport,
 )
+from desktop.core.utils.i18n import QT_TR_NOOP
 from desktop.ui.chat.changes import (
     Changes,
     ErrorChanged,
@@ -68,11 +69,20 @@ from desktop.ui.chat.changes import (
     Unread,
     UsageChanged,
 )
-from desktop.ui.chat.items import STOPPED_FOOTER, ChatItem, prompt_row, usage_text
+from desktop.ui.chat.items import (
+    GENERATED_IMAGE,
+    REMINDER,
+    STOPPED_FOOTER,
+    ChatItem,
+    prompt_row,
+    usage_text,
+)
+from desktop.ui.chat.phrases import Phrase
 from desktop.ui.chat.records import Command, LiveTurn, Sent, TurnError, TurnUsage
 
-QUEUED = "Queued — it will be answered after the current reply."
-STOPPED_CARD = "(stopped before it finished)"
+QUEUED = Phrase(QT_TR_NOOP("Queued — it will be answered after the current reply."))
+STOPPED_CARD = Phrase(QT_TR_NOOP("(stopped before it finished)"))
+RETRYING = QT_TR_NOOP("{reason} Waiting for the model… (retrying {attempt}/{attempts})")
 ENDED_KEPT = 1024
 """How many ended turn ids are remembered (to ignore their late or repeated events)."""
 
@@ -276,9 +286,8 @@ class ChatState:
             return
         if turn.answer is None:
             turn.answer = self._add(turn, ChatItem("assistant", streaming=True), out)
-        turn.answer.status = (
-            f"{event.reason} Waiting for the model… "
-            f"(retrying {event.attempt + 1}/{event.max_attempts})"
+        turn.answer.status = Phrase(
+            RETRYING, reason=event.reason, attempt=event.attempt + 1, attempts=event.max_attempts
         )
         out.append(RowChanged(turn.key, turn.answer))
 
@@ -488,7 +497,11 @@ class ChatState:
 
     def command(self, request_id: str, key: str, text: str) -> Changes:
         """The tab sent the slash command ``text``: echo it and wait for its answer."""
-        row = ChatItem("command", "Working…", tool=text.split()[0] if text.split() else text)
+        row = ChatItem(
+            "command",
+            Phrase(QT_TR_NOOP("Working…")),
+            tool=text.split()[0] if text.split() else text,
+        )
         self.commands[request_id] = Command(key, row)
         return [RowAdded(key, ChatItem("user", text, echo=True)), RowAdded(key, row)]
 
@@ -499,14 +512,14 @@ class ChatState:
         request_id = str(message.metadata.get("request_id") or "")
         command = self.commands.pop(request_id, None) if request_id else None
         if command is not None:
-            command.row.text = message.content or "(no answer)"
+            command.row.text = message.content or Phrase(QT_TR_NOOP("(no answer)"))
             return [RowChanged(command.key, command.row), ListChanged(command.key)]
         if message.channel != DESKTOP_CHANNEL or message.metadata.get("progress"):
             return []
         key = f"{DESKTOP_CHANNEL}:{message.chat_id}"
-        label = "Reminder" if message.metadata.get("reminder") else ""
+        label = REMINDER if message.metadata.get("reminder") else ""
         if message.metadata.get("generated_images"):
-            label = "Generated image"
+            label = GENERATED_IMAGE
         row = ChatItem("outbound", message.content, tool=label, media=list(message.media))
         out: Changes = [RowAdded(key, row)]
         if key != self.current:

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import QAbstractScrollArea, QMenu
 from desktop.ui.chat.diff_view import PREVIEW, preview_href, row_paths
 from desktop.ui.chat.markdown import COPY_CODE
 from desktop.ui.chat.row_layout import TOGGLE, VERSION, RowLayout
+from desktop.ui.i18n import QT_TR_NOOP, tr
 
 if TYPE_CHECKING:
     from PySide6.QtCore import Signal
@@ -32,6 +33,12 @@ if TYPE_CHECKING:
     _Host = QAbstractScrollArea  # the widget this is mixed into, for the type checker
 else:
     _Host = object
+
+COPIED: dict[str, str] = {  # what the view's ``copied`` signal names -> the notice (marked)
+    "Code": QT_TR_NOOP("Code copied"),
+    "Message": QT_TR_NOOP("Message copied"),
+    "Selection": QT_TR_NOOP("Selection copied"),
+}
 
 
 class ViewInput(_Host):
@@ -346,41 +353,47 @@ class ViewInput(_Host):
         actions: list[tuple[str, Any]] = []
         selected = self.selected_text()
         if selected:
-            actions.append(("Copy", lambda: self._copy(selected, "Selection")))
+            actions.append((tr("Copy"), lambda: self._copy(selected, "Selection")))
         items = self._items()
         if not 0 <= row < len(items):
             return actions
         item = items[row]
-        actions.append(("Copy message", lambda: self._copy(item.plain_text(), "Message")))
+        actions.append((tr("Copy message"), lambda: self._copy(item.plain_text(), "Message")))
         blocks = [
             (i, b) for i, part in enumerate(self._layout(row).parts) for b in part.code_blocks
         ]
         for number, (_part, block) in enumerate(blocks, 1):
-            label = "Copy code" if len(blocks) == 1 else f"Copy code block {number}"
+            label = tr("Copy code block {number}").format(number=number)
+            label = tr("Copy code") if len(blocks) == 1 else label
             actions.append((label, lambda b=block: self._copy(b, "Code")))
         actions += self._preview_actions(row, item)  # the keyboard's way to its file links
         if item.kind in ("tool", "reasoning"):
-            what = "details" if item.kind == "tool" else "reasoning"
-            verb = "Hide" if item.expanded else "Show"
-            actions.append((f"{verb} {what}", lambda: self.toggle(row)))
+            actions.append((toggle_label(item), lambda: self.toggle(row)))
         if item.kind == "user" and not item.echo:
-            actions.append(("Edit and resend…", lambda: self.editRequested.emit(row)))
+            actions.append((tr("Edit and resend…"), lambda: self.editRequested.emit(row)))
         if item.fork is not None:
             _at, current, total = item.fork
             if current > 1:
-                label = f"Show version {current - 1} of {total}"
+                label = tr("Show version {number} of {total}").format(
+                    number=current - 1, total=total
+                )
                 actions.append((label, lambda: self.versionRequested.emit(row, -1)))
             if current < total:
-                label = f"Show version {current + 1} of {total}"
+                label = tr("Show version {number} of {total}").format(
+                    number=current + 1, total=total
+                )
                 actions.append((label, lambda: self.versionRequested.emit(row, 1)))
         actions.extend(self.reader.entries(item, streaming=item_streaming(item)))
         if item.kind == "assistant" and self._is_last_answer(row):
-            actions.append(("Regenerate answer", self.regenerateRequested.emit))
+            actions.append((tr("Regenerate answer"), self.regenerateRequested.emit))
         return actions
 
     def _preview_actions(self, row: int, item: ChatItem) -> list[tuple[str, Any]]:
         return [
-            (f"Preview {path}", lambda p=path: self.activate(row, preview_href(p)))
+            (
+                tr("Preview {path}").format(path=path),
+                lambda p=path: self.activate(row, preview_href(p)),
+            )
             for path in row_paths(item)
         ]
 
@@ -400,6 +413,13 @@ class ViewInput(_Host):
             menu.popup(where)  # no nested event loop
         else:
             menu.deleteLater()
+
+
+def toggle_label(item: ChatItem) -> str:
+    """The menu entry that opens or closes a tool card or a reasoning row."""
+    if item.kind == "tool":
+        return tr("Hide details") if item.expanded else tr("Show details")
+    return tr("Hide reasoning") if item.expanded else tr("Show reasoning")
 
 
 def item_streaming(item: Any) -> bool:
