@@ -20,6 +20,30 @@
             <translation>折叠（打开卡片查看）</translation>
         </message>
         <message>
+            <source>(file)</source>
+            <translation>（文件）</translation>
+        </message>
+        <message>
+            <source>{path} (new file)</source>
+            <translation>{path}（新文件）</translation>
+        </message>
+        <message>
+            <source>… 1 more line — open the card to see it</source>
+            <translation>… 还有 1 行 — 展开卡片查看</translation>
+        </message>
+        <message>
+            <source>… {count} more lines — open the card to see them</source>
+            <translation>… 还有 {count} 行 — 展开卡片查看</translation>
+        </message>
+        <message>
+            <source>a file</source>
+            <translation>一个文件</translation>
+        </message>
+        <message>
+            <source>changed {files}: {added} lines added, {removed} removed</source>
+            <translation>修改了 {files}：新增 {added} 行，删除 {removed} 行</translation>
+        </message>
+        <message>
             <source>Follow the system</source>
             <translation>跟随系统</translation>
         </message>
@@ -335,8 +359,80 @@ Click to remove</source>
             <translation>已停止</translation>
         </message>
         <message>
+            <source>Command</source>
+            <translation>命令</translation>
+        </message>
+        <message>
+            <source>You</source>
+            <translation>你</translation>
+        </message>
+        <message>
+            <source>Assistant (answering)</source>
+            <translation>助手（正在回答）</translation>
+        </message>
+        <message>
+            <source>Assistant</source>
+            <translation>助手</translation>
+        </message>
+        <message>
+            <source>Reasoning</source>
+            <translation>推理过程</translation>
+        </message>
+        <message>
+            <source>waiting for your approval</source>
+            <translation>等待你的审批</translation>
+        </message>
+        <message>
+            <source>denied</source>
+            <translation>已拒绝</translation>
+        </message>
+        <message>
             <source>failed</source>
             <translation>失败</translation>
+        </message>
+        <message>
+            <source>succeeded</source>
+            <translation>成功</translation>
+        </message>
+        <message>
+            <source>Tool {tool}, {state}</source>
+            <translation>工具 {tool}，{state}</translation>
+        </message>
+        <message>
+            <source>Background task report</source>
+            <translation>后台任务报告</translation>
+        </message>
+        <message>
+            <source>Sent by the agent</source>
+            <translation>由智能体发送</translation>
+        </message>
+        <message>
+            <source>Reply to {command}</source>
+            <translation>{command} 的回复</translation>
+        </message>
+        <message>
+            <source>command</source>
+            <translation>命令</translation>
+        </message>
+        <message>
+            <source>Note</source>
+            <translation>提示</translation>
+        </message>
+        <message>
+            <source>Thinking…</source>
+            <translation>思考中…</translation>
+        </message>
+        <message>
+            <source>{text} (version {number} of {total}; Left and Right arrows switch)</source>
+            <translation>{text}（第 {number} 版，共 {total} 版；用左右方向键切换）</translation>
+        </message>
+        <message>
+            <source>{speaker}: {text}</source>
+            <translation>{speaker}：{text}</translation>
+        </message>
+        <message>
+            <source>Conversation</source>
+            <translation>对话</translation>
         </message>
         <message>
             <source>Round {number} · {model}</source>
@@ -1363,6 +1459,423 @@ The recording is kept: {path}</source>
         <message>
             <source>{source}: {amount}</source>
             <translation>{source}：{amount}</translation>
+        </message>
+        <message>
+            <source>runs a shell command</source>
+            <extracomment>Channels whose chats are the person at the machine: the window and the terminal.</extracomment>
+            <translation>要运行一条 shell 命令</translation>
+        </message>
+        <message>
+            <source>types a command into a running program (allowing it allows exec too)</source>
+            <translation>要向正在运行的程序输入命令（允许它也会允许 exec）</translation>
+        </message>
+        <message>
+            <source>calls a tool of an MCP server</source>
+            <translation>要调用 MCP 服务器的工具</translation>
+        </message>
+        <message>
+            <source>reads your other chats from this chat</source>
+            <translation>要从此聊天读取你的其他聊天</translation>
+        </message>
+        <message>
+            <source>That message is no longer in this chat.</source>
+            <translation>该消息已不在此聊天中。</translation>
+        </message>
+        <message>
+            <source>There is no message to answer again in this chat.</source>
+            <translation>此聊天中没有可重新回答的消息。</translation>
+        </message>
+        <message>
+            <source>That version is damaged and cannot be shown (it is kept as it is).</source>
+            <translation>该版本已损坏，无法显示（已原样保留）。</translation>
+        </message>
+        <message>
+            <source>Wait for the current answer (or stop it) first.</source>
+            <translation>请先等待当前回答完成（或停止它）。</translation>
+        </message>
+        <message>
+            <source>That version is no longer in this chat.</source>
+            <translation>该版本已不在此聊天中。</translation>
+        </message>
+        <message>
+            <source>Markdown (*.md)</source>
+            <translation>Markdown 文件 (*.md)</translation>
+        </message>
+        <message>
+            <source>JSON (*.json)</source>
+            <translation>JSON 文件 (*.json)</translation>
+        </message>
+        <message>
+            <source>{model} (this chat)</source>
+            <translation>{model}（此聊天）</translation>
+        </message>
+        <message>
+            <source>The preset was not set: {error}</source>
+            <translation>未能设置预设：{error}</translation>
+        </message>
+        <message>
+            <source>Checking…</source>
+            <translation>正在检查…</translation>
+        </message>
+        <message>
+            <source>Model not changed: {error}</source>
+            <translation>模型未更改：{error}</translation>
+        </message>
+        <message>
+            <source>Switching…</source>
+            <translation>正在切换…</translation>
+        </message>
+        <message>
+            <source>Default not changed: {error}</source>
+            <translation>默认模型未更改：{error}</translation>
+        </message>
+        <message>
+            <source>Now using {model}, but it was not saved as the default: {error}</source>
+            <translation>已在使用 {model}，但未能保存为默认模型：{error}</translation>
+        </message>
+        <message>
+            <source>New chats now use {model}.</source>
+            <translation>新聊天现在使用 {model}。</translation>
+        </message>
+        <message>
+            <source>Only desktop chats can be answered again here.</source>
+            <translation>此处只能重新回答桌面聊天。</translation>
+        </message>
+        <message>
+            <source>Could not change the chat: {error}</source>
+            <translation>无法修改聊天：{error}</translation>
+        </message>
+        <message>
+            <source>The previous version is kept: switch with ‹ › under your message.</source>
+            <translation>已保留之前的版本：可用你消息下方的 ‹ › 切换。</translation>
+        </message>
+        <message>
+            <source>The previous version was too long to keep here: it is in the chat list.</source>
+            <translation>之前的版本太长，无法保留在此处：它在聊天列表中。</translation>
+        </message>
+        <message>
+            <source>Could not switch versions: {error}</source>
+            <translation>无法切换版本：{error}</translation>
+        </message>
+        <message>
+            <source>Version {number} of {total}</source>
+            <translation>第 {number} 版，共 {total} 版</translation>
+        </message>
+        <message>
+            <source>Nothing to export yet.</source>
+            <translation>暂无可导出的内容。</translation>
+        </message>
+        <message>
+            <source>Export chat</source>
+            <translation>导出聊天</translation>
+        </message>
+        <message>
+            <source>Not exported: {error}</source>
+            <translation>未导出：{error}</translation>
+        </message>
+        <message>
+            <source>Exported to {name}.</source>
+            <translation>已导出到 {name}。</translation>
+        </message>
+        <message>
+            <source>Deny</source>
+            <translation>拒绝</translation>
+        </message>
+        <message>
+            <source>Allow once</source>
+            <translation>允许一次</translation>
+        </message>
+        <message>
+            <source>Allow for this chat</source>
+            <translation>在此聊天中允许</translation>
+        </message>
+        <message>
+            <source>Always allow this tool</source>
+            <translation>始终允许此工具</translation>
+        </message>
+        <message>
+            <source>(no arguments)</source>
+            <translation>（无参数）</translation>
+        </message>
+        <message>
+            <source>Approval needed</source>
+            <translation>需要审批</translation>
+        </message>
+        <message>
+            <source>Tool arguments</source>
+            <translation>工具参数</translation>
+        </message>
+        <message>
+            <source>Allow {tool}?</source>
+            <translation>允许 {tool} 吗？</translation>
+        </message>
+        <message>
+            <source>The agent wants to use {tool}: it {reason}.</source>
+            <translation>智能体想使用 {tool}：它{reason}。</translation>
+        </message>
+        <message>
+            <source>{count} more waiting</source>
+            <translation>还有 {count} 个等待中</translation>
+        </message>
+        <message>
+            <source>Notice</source>
+            <translation>通知</translation>
+        </message>
+        <message>
+            <source>Editing a sent message</source>
+            <translation>正在编辑已发送的消息</translation>
+        </message>
+        <message>
+            <source>Editing a sent message — Send starts a new version from there; the current one is kept as an earlier version.</source>
+            <translation>正在编辑已发送的消息 — 发送后将从该处开始新版本；当前版本会保留为较早的版本。</translation>
+        </message>
+        <message>
+            <source>Cancel edit</source>
+            <translation>取消编辑</translation>
+        </message>
+        <message>
+            <source>Cancel the edit</source>
+            <translation>取消编辑</translation>
+        </message>
+        <message>
+            <source>Chat title</source>
+            <translation>聊天标题</translation>
+        </message>
+        <message>
+            <source>Channel</source>
+            <translation>渠道</translation>
+        </message>
+        <message>
+            <source>Chat actions</source>
+            <translation>聊天操作</translation>
+        </message>
+        <message>
+            <source>Regenerate, export</source>
+            <translation>重新生成、导出</translation>
+        </message>
+        <message>
+            <source>Regenerate last answer</source>
+            <translation>重新生成最后的回答</translation>
+        </message>
+        <message>
+            <source>Export as Markdown…</source>
+            <translation>导出为 Markdown…</translation>
+        </message>
+        <message>
+            <source>Export as JSON…</source>
+            <translation>导出为 JSON…</translation>
+        </message>
+        <message>
+            <source>{what} copied</source>
+            <translation>{what} 已复制</translation>
+        </message>
+        <message>
+            <source>from {channel}</source>
+            <translation>来自 {channel}</translation>
+        </message>
+        <message>
+            <source>{prompt} in · {completion} out</source>
+            <translation>输入 {prompt} · 输出 {completion}</translation>
+        </message>
+        <message>
+            <source>{prompt} in · {completion} out · {cost}</source>
+            <translation>输入 {prompt} · 输出 {completion} · {cost}</translation>
+        </message>
+        <message>
+            <source>Stopped</source>
+            <translation>已停止</translation>
+        </message>
+        <message>
+            <source>(no result: the turn was interrupted)</source>
+            <translation>（无结果：本轮被中断）</translation>
+        </message>
+        <message>
+            <source>Generated image</source>
+            <translation>生成的图片</translation>
+        </message>
+        <message>
+            <source>Reminder</source>
+            <translation>提醒</translation>
+        </message>
+        <message>
+            <source>Reminder · {label}</source>
+            <translation>提醒 · {label}</translation>
+        </message>
+        <message>
+            <source>Periodic check</source>
+            <translation>定期检查</translation>
+        </message>
+        <message>
+            <source>Copy</source>
+            <translation>复制</translation>
+        </message>
+        <message>
+            <source>code</source>
+            <translation>代码</translation>
+        </message>
+        <message>
+            <source>Start the conversation below.</source>
+            <translation>在下方开始对话。</translation>
+        </message>
+        <message>
+            <source>{seconds} s</source>
+            <translation>{seconds} 秒</translation>
+        </message>
+        <message>
+            <source>{minutes} m {seconds} s</source>
+            <translation>{minutes} 分 {seconds} 秒</translation>
+        </message>
+        <message>
+            <source>ended</source>
+            <translation>已结束</translation>
+        </message>
+        <message>
+            <source> · session {session} ({state})</source>
+            <translation> · 会话 {session}（{state}）</translation>
+        </message>
+        <message>
+            <source> · session {session}</source>
+            <translation> · 会话 {session}</translation>
+        </message>
+        <message>
+            <source>terminate</source>
+            <translation>终止</translation>
+        </message>
+        <message>
+            <source>wait for {text}</source>
+            <translation>等待 {text}</translation>
+        </message>
+        <message>
+            <source>wait for the end</source>
+            <translation>等待结束</translation>
+        </message>
+        <message>
+            <source>read output</source>
+            <translation>读取输出</translation>
+        </message>
+        <message>
+            <source>{action} · close input</source>
+            <translation>{action} · 关闭输入</translation>
+        </message>
+        <message>
+            <source>pasted image</source>
+            <translation>粘贴的图片</translation>
+        </message>
+        <message>
+            <source>[file: {name}]</source>
+            <translation>[文件：{name}]</translation>
+        </message>
+        <message>
+            <source>[image: {name}]</source>
+            <translation>[图片：{name}]</translation>
+        </message>
+        <message>
+            <source>waiting for your approval…</source>
+            <translation>等待你的审批…</translation>
+        </message>
+        <message>
+            <source>running…</source>
+            <translation>运行中…</translation>
+        </message>
+        <message>
+            <source>error {duration}</source>
+            <translation>出错 {duration}</translation>
+        </message>
+        <message>
+            <source>error</source>
+            <translation>出错</translation>
+        </message>
+        <message>
+            <source>(running…)</source>
+            <translation>（运行中…）</translation>
+        </message>
+        <message>
+            <source>(empty)</source>
+            <translation>（空）</translation>
+        </message>
+        <message>
+            <source>Arguments</source>
+            <translation>参数</translation>
+        </message>
+        <message>
+            <source>Result</source>
+            <translation>结果</translation>
+        </message>
+        <message>
+            <source>Queued — it will be answered after the current reply.</source>
+            <translation>已排队 — 将在当前回复之后回答。</translation>
+        </message>
+        <message>
+            <source>(stopped before it finished)</source>
+            <translation>（在完成前被停止）</translation>
+        </message>
+        <message>
+            <source>{reason} Waiting for the model… (retrying {attempt}/{attempts})</source>
+            <translation>{reason} 正在等待模型…（重试 {attempt}/{attempts}）</translation>
+        </message>
+        <message>
+            <source>Working…</source>
+            <translation>处理中…</translation>
+        </message>
+        <message>
+            <source>(no answer)</source>
+            <translation>（无回答）</translation>
+        </message>
+        <message>
+            <source>Code copied</source>
+            <translation>代码已复制</translation>
+        </message>
+        <message>
+            <source>Message copied</source>
+            <translation>消息已复制</translation>
+        </message>
+        <message>
+            <source>Selection copied</source>
+            <translation>所选内容已复制</translation>
+        </message>
+        <message>
+            <source>Copy message</source>
+            <translation>复制消息</translation>
+        </message>
+        <message>
+            <source>Copy code block {number}</source>
+            <translation>复制代码块 {number}</translation>
+        </message>
+        <message>
+            <source>Copy code</source>
+            <translation>复制代码</translation>
+        </message>
+        <message>
+            <source>Edit and resend…</source>
+            <translation>编辑并重新发送…</translation>
+        </message>
+        <message>
+            <source>Show version {number} of {total}</source>
+            <translation>显示第 {number} 版（共 {total} 版）</translation>
+        </message>
+        <message>
+            <source>Regenerate answer</source>
+            <translation>重新生成回答</translation>
+        </message>
+        <message>
+            <source>Preview {path}</source>
+            <translation>预览 {path}</translation>
+        </message>
+        <message>
+            <source>Hide details</source>
+            <translation>隐藏详情</translation>
+        </message>
+        <message>
+            <source>Show details</source>
+            <translation>显示详情</translation>
+        </message>
+        <message>
+            <source>Hide reasoning</source>
+            <translation>隐藏推理过程</translation>
+        </message>
+        <message>
+            <source>Show reasoning</source>
+            <translation>显示推理过程</translation>
         </message>
     </context>
 </TS>
