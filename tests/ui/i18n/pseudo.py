@@ -139,11 +139,12 @@ class PseudoTranslator(QTranslator):
         source: str,
         disambiguation: str | None = None,
         n: int = -1,
-    ) -> str:
-        """The text in brackets when it is listed (or Qt's own); ``""`` (untranslated) else."""
+    ) -> str | None:
+        """The text in brackets when it is listed (or Qt's own); ``None`` else: Qt then shows
+        the English (an empty string would count as a translation and hide the text)."""
         if source and (context or source in self.listed):
             return f"{OPEN}{source}{CLOSE}"
-        return ""
+        return None
 
 
 @contextmanager

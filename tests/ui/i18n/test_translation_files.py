@@ -43,3 +43,21 @@ def test_the_system_language_picks_chinese_for_any_chinese_desktop() -> None:
     assert resolve_language("system", QLocale("en_GB")) == "en"
     assert resolve_language("en", QLocale("zh_CN")) == "en"
     assert resolve_language("zh_CN", QLocale("en_US")) == "zh_CN"
+
+
+def test_the_pseudo_locale_brackets_listed_text_and_shows_unlisted_text_as_it_is(
+    qtbot: QtBot,
+) -> None:
+    """A listed text comes back in brackets; one that went through ``tr()`` without being
+    listed shows as its English (so the walk reports it), never as an empty string."""
+    from tests.ui.i18n.pseudo import pseudo_locale, untranslated
+
+    with pseudo_locale():
+        from PySide6.QtWidgets import QLabel
+
+        listed, unlisted = QLabel(tr("System default")), QLabel(tr("Not a listed text"))
+        qtbot.addWidget(listed)
+        qtbot.addWidget(unlisted)
+        assert listed.text() == "⟦System default⟧"
+        assert unlisted.text() == "Not a listed text"
+        assert untranslated(unlisted) == ["label in QLabel: 'Not a listed text'"]
