@@ -334,7 +334,7 @@ class ChannelForm(QWidget):
                 self.guide.emoji[field_name],
                 accepted=self.guide.emoji_accepted.get(field_name),
                 platform=channel_title(self.name),
-                accessible=f"{self.name} {label.lower()}",
+                accessible=f"{channel_title(self.name)} {label}",
             )
             return picker.edit, picker
         if field_name == "enabled":
@@ -356,7 +356,7 @@ class ChannelForm(QWidget):
             control = QLineEdit()
             if field_name == "allow_from":
                 control.setPlaceholderText(tr("one entry per line"))
-        control.setAccessibleName(f"{self.name} {label.lower()}")
+        control.setAccessibleName(f"{channel_title(self.name)} {label}")
         if field_name == "allow_from":
             control.setToolTip(tr("User IDs or names allowed to talk to the bot, one per line."))
         return control, control
