@@ -518,7 +518,7 @@ class ChannelForm(QWidget):
         except Exception as exc:  # noqa: BLE001 - the message is for the person
             from desktop.core.channels.manager import explain
 
-            self.test_status.error(tr("It does not work: {error}").format(error=explain(exc)))
+            self.test_status.error(tr("It does not work: {error}").format(error=tr(explain(exc))))
         else:
             self.test_status.ok(tr(found))
             if not getattr(self.services.config.channels, self.name).enabled:

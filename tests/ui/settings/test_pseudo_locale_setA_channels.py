@@ -8,12 +8,13 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import socket
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtWidgets import QComboBox, QWidget
+from PySide6.QtWidgets import QComboBox, QLineEdit, QWidget
 from pytestqt.qtbot import QtBot
 
 from desktop.core.bus.events import ChannelStatusChanged
@@ -227,6 +228,32 @@ def test_a_real_test_and_failed_install_show_no_untranslated_text(
         output = "ERROR: No matching distribution found"
         assert _check(page, plan.command, output) == []
         run_async(qtbot, qloop, services.aclose_tabs())
+
+
+def test_a_refused_connection_is_explained_in_the_window_language(
+    make_tab: Callable[[], SettingsTab], qtbot: QtBot
+) -> None:
+    """Test connection against a port nobody listens on (the real Telegram SDK): the core's
+    sentence for a refused connection is shown translated inside the form's own words."""
+    with socket.socket() as probe:  # a free port, closed again: connecting is refused
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with pseudo_locale():
+        tab = make_tab()
+        tab.show_section("channels/telegram")
+        page = page_of(tab, "channels", ChannelsPage)
+        form = page.form("telegram")
+        form.keys["token"].edit.setText("123456:ABCDEF")  # typed, not saved
+        base = form.controls["base_url"]
+        assert isinstance(base, QLineEdit)
+        base.setText(f"http://127.0.0.1:{port}")
+        form.test_button.click()
+        qtbot.waitUntil(lambda: form.test_status.kind == "error", timeout=30_000)
+        assert form.test_status.text() == (
+            "⟦It does not work: ⟦The server refused the connection (is it running, and is the "
+            "port right?)⟧⟧"
+        )
+        assert _check(page, f"http://127.0.0.1:{port}", "123456:ABCDEF") == []
 
 
 def test_the_pairing_list_shows_no_untranslated_text(
