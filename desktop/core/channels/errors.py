@@ -7,6 +7,7 @@ import re
 import socket
 import ssl
 
+from desktop.core.utils.i18n import QT_TR_NOOP
 from desktop.core.utils.redact import redact
 
 _ERRNO = re.compile(r"^\[Errno -?\d+\]\s*")
@@ -32,14 +33,19 @@ def _known_cause(exc: BaseException) -> BaseException:
 
 
 def explain(exc: BaseException) -> str:
-    """One sentence for the person (no errno codes, no exception class names, redacted)."""
+    """One sentence for the person (no errno codes, no exception class names, redacted).
+
+    The fixed sentences are marked for translation; the window shows them through ``tr()``.
+    """
     exc = _known_cause(exc)
     if isinstance(exc, ConnectionRefusedError):
-        return "The server refused the connection (is it running, and is the port right?)"
+        return QT_TR_NOOP(
+            "The server refused the connection (is it running, and is the port right?)"
+        )
     if isinstance(exc, socket.gaierror):
-        return "The server's name could not be found (check the host name)"
+        return QT_TR_NOOP("The server's name could not be found (check the host name)")
     if isinstance(exc, TimeoutError | asyncio.TimeoutError):
-        return "The server did not answer in time"
+        return QT_TR_NOOP("The server did not answer in time")
     if isinstance(exc, ssl.SSLError):
         return f"The secure connection failed ({exc.reason or exc})"
     text = _ERRNO.sub("", str(exc).strip()) or type(exc).__name__

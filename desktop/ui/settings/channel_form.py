@@ -30,7 +30,8 @@ from desktop.core.config import secret_fields
 from desktop.core.config.base import ChannelBase
 from desktop.core.utils.extras import InstallFailed, InstallPlan, install_plan, run_install
 from desktop.core.utils.tasks import TaskOwner
-from desktop.ui.settings.channel_guides import ChannelGuide, guide_for, section_of
+from desktop.ui.i18n import QT_TR_NOOP, tr
+from desktop.ui.settings.channel_guides import ChannelGuide, guide_for, heading_of, section_of
 from desktop.ui.settings.connect_flow import ConnectSteps
 from desktop.ui.settings.guided import Collapsible, EmojiField, LinkText
 from desktop.ui.settings.key_backends import field_key_backend
@@ -42,7 +43,7 @@ if TYPE_CHECKING:
     from desktop.ui.services import AppServices
 
 _ACRONYMS = {"id": "ID", "imap": "IMAP", "smtp": "SMTP", "url": "URL", "qq": "QQ"}
-NOT_RUNNING = "Not running. Enable it and save: it connects (or use Connect)."
+NOT_RUNNING = QT_TR_NOOP("Not running. Enable it and save: it connects (or use Connect).")
 
 
 _TITLES = {
@@ -57,11 +58,15 @@ _TITLES = {
     "weixin": "WeChat",
 }
 _LINK_STEPS = {
-    "whatsapp": "On your phone open WhatsApp → Settings → Linked devices → Link a device",
-    "weixin": "On your phone open WeChat → + → Scan",
+    "whatsapp": QT_TR_NOOP(
+        "On your phone open WhatsApp → Settings → Linked devices → Link a device"
+    ),
+    "weixin": QT_TR_NOOP("On your phone open WeChat → + → Scan"),
 }
 """What the person does before scanning a channel's login code (see ``QrLoginPanel``)."""
-_LOGIN_NOTES = {"weixin": "A code that expires unscanned is replaced by a new one here."}
+_LOGIN_NOTES = {
+    "weixin": QT_TR_NOOP("A code that expires unscanned is replaced by a new one here.")
+}
 
 
 _DOTS = {
@@ -169,11 +174,11 @@ def _in_page_order(model: type[BaseModel], guide: ChannelGuide) -> list[str]:
 
 def _how_to_label(guide: ChannelGuide) -> QLabel:
     """The guide's paragraph with the platform's link (opens in the browser)."""
-    text = html.escape(guide.how_to)
+    text = html.escape(tr(guide.how_to)) if guide.how_to else ""
     if guide.link:
-        text += f' <a href="{html.escape(guide.link)}">{html.escape(guide.link_text)}</a>'
+        text += f' <a href="{html.escape(guide.link)}">{html.escape(tr(guide.link_text))}</a>'
     label = LinkText(text)
-    label.setAccessibleName("How to get it")
+    label.setAccessibleName(tr("How to get it"))
     label.setVisible(bool(text))
     return label
 
@@ -200,47 +205,64 @@ class ChannelForm(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 0, 4, 0)
         layout.setSpacing(8)
-        title = (self.model.__doc__ or name).strip().splitlines()[0].rstrip(".")
+        title = tr(heading_of(self.model, name))
         self.title = heading(title, level=2)
         self.title.setWordWrap(True)  # WhatsApp's is a sentence
         layout.addWidget(self.title)
         self.tasks = TaskOwner(f"channel-form:{name}")
-        self.status = InlineStatus(accessible=f"{name} channel status")
+        shown_name = channel_title(name)
+        self.status = InlineStatus(
+            accessible=tr("{channel} channel status").format(channel=shown_name)
+        )
         layout.addWidget(self.status)
-        steps = _LINK_STEPS.get(name, f"Open {channel_title(name)} on your phone")
+        steps = (
+            tr(_LINK_STEPS[name])
+            if name in _LINK_STEPS
+            else tr("Open {channel} on your phone").format(channel=shown_name)
+        )
         self.login = (
-            QrLoginPanel(steps, note=_LOGIN_NOTES[name])
+            QrLoginPanel(steps, note=tr(_LOGIN_NOTES[name]))
             if name in _LOGIN_NOTES
             else QrLoginPanel(steps)
         )
         layout.addWidget(self.login)
         self.guide = guide_for(name)
-        layout.addWidget(heading(f"What you need from {channel_title(name)}", level=2))
+        layout.addWidget(
+            heading(tr("What you need from {channel}").format(channel=shown_name), level=2)
+        )
         self.how_to = _how_to_label(self.guide)
         layout.addWidget(self.how_to)
         forms = {section: _form() for section in ("essentials", "access", "advanced")}
         layout.addLayout(forms["essentials"])
         actions = QHBoxLayout()
-        self.test_button = QPushButton("Test connection")
-        self.test_button.setAccessibleName(f"Test the {name} connection")
-        self.test_button.setToolTip("A cheap real call with the values shown here (not saved)")
-        self.connect_button = QPushButton("Connect")
-        self.connect_button.setAccessibleName(f"Connect or disconnect {name}")
+        self.test_button = QPushButton(tr("Test connection"))
+        self.test_button.setAccessibleName(
+            tr("Test the {channel} connection").format(channel=shown_name)
+        )
+        self.test_button.setToolTip(tr("A cheap real call with the values shown here (not saved)"))
+        self.connect_button = QPushButton(tr("Connect"))
+        self.connect_button.setAccessibleName(
+            tr("Connect or disconnect {channel}").format(channel=shown_name)
+        )
         self.test_button.clicked.connect(self.test)
         self.connect_button.clicked.connect(self.toggle_connection)
         actions.addWidget(self.test_button)
         actions.addWidget(self.connect_button)
         actions.addStretch(1)
         layout.addLayout(actions)
-        self.test_status = InlineStatus(accessible=f"{name} test result")
+        self.test_status = InlineStatus(
+            accessible=tr("{channel} test result").format(channel=shown_name)
+        )
         layout.addWidget(self.test_status)
         self.steps = ConnectSteps(channel_title(name))
         self.steps.installRequested.connect(self.install)
         self.steps.enableRequested.connect(self.enableRequested)
         layout.addWidget(self.steps)
-        layout.addWidget(heading("Who may talk to the agent", level=2))
+        layout.addWidget(heading(tr("Who may talk to the agent"), level=2))
         layout.addLayout(forms["access"])
-        self.advanced = Collapsible("Advanced", accessible=f"{channel_title(name)} advanced")
+        self.advanced = Collapsible(
+            tr("Advanced"), accessible=tr("{channel} advanced").format(channel=shown_name)
+        )
         advanced_layout = QVBoxLayout(self.advanced.body)
         advanced_layout.setContentsMargins(0, 0, 0, 0)
         advanced_layout.addLayout(forms["advanced"])
@@ -253,7 +275,7 @@ class ChannelForm(QWidget):
             if field_name in unused:
                 self.kept.append(field_name)
                 continue
-            label = info.title or field_label(field_name)
+            label = tr(info.title or field_label(field_name))
             path = f"channels.{name}.{field_name}"
             section = section_of(self.guide, field_name)
             form = forms[section]
@@ -275,8 +297,8 @@ class ChannelForm(QWidget):
                 continue
             control, row = self._control(field_name, info, label)
             if info.description:
-                control.setToolTip(info.description)
-                control.setAccessibleDescription(info.description)
+                control.setToolTip(tr(info.description))
+                control.setAccessibleDescription(tr(info.description))
             self.controls[field_name] = control
             self.sections[field_name] = section
             form.addRow("" if isinstance(control, QCheckBox) else label, row)
@@ -312,11 +334,13 @@ class ChannelForm(QWidget):
                 self.guide.emoji[field_name],
                 accepted=self.guide.emoji_accepted.get(field_name),
                 platform=channel_title(self.name),
-                accessible=f"{self.name} {label.lower()}",
+                accessible=f"{channel_title(self.name)} {label}",
             )
             return picker.edit, picker
         if field_name == "enabled":
-            control = QCheckBox(f"Enable the {channel_title(self.name)} channel")
+            control = QCheckBox(
+                tr("Enable the {channel} channel").format(channel=channel_title(self.name))
+            )
         elif choices is not None:
             control = QComboBox()
             control.addItems(choices)
@@ -327,14 +351,14 @@ class ChannelForm(QWidget):
             control.setRange(0, 65_535 if "port" in field_name else 2_147_483_647)
             control.setMinimumWidth(120)
         elif kind is list:
-            control = LinesEdit(placeholder="one entry per line", rows=3)
+            control = LinesEdit(placeholder=tr("one entry per line"), rows=3)
         else:
             control = QLineEdit()
             if field_name == "allow_from":
-                control.setPlaceholderText("one entry per line")
-        control.setAccessibleName(f"{self.name} {label.lower()}")
+                control.setPlaceholderText(tr("one entry per line"))
+        control.setAccessibleName(f"{channel_title(self.name)} {label}")
         if field_name == "allow_from":
-            control.setToolTip("User IDs or names allowed to talk to the bot, one per line.")
+            control.setToolTip(tr("User IDs or names allowed to talk to the bot, one per line."))
         return control, control
 
     def widgets(self) -> list[QWidget]:
@@ -360,7 +384,9 @@ class ChannelForm(QWidget):
             key.refresh()
         extra = sorted(to_camel(k) for k in [*self.kept, *(section.model_extra or {})])
         self.extras.setText(
-            f"Kept as they are (nanobot settings not used or not edited here): {', '.join(extra)}."
+            tr("Kept as they are (nanobot settings not used or not edited here): {names}.").format(
+                names=", ".join(extra)
+            )
             if extra
             else ""
         )
@@ -400,7 +426,7 @@ class ChannelForm(QWidget):
         """Show the running channel's status (from the runtime's channel manager)."""
         runtime = self.services.runtime
         if runtime is None:
-            self.status.info("The agent is not running yet.")
+            self.status.info(tr("The agent is not running yet."))
             self.connect_button.setEnabled(False)
             return
         status = runtime.channels.status(self.name)
@@ -415,25 +441,40 @@ class ChannelForm(QWidget):
     ) -> None:
         self.connect_button.setEnabled(self.services.runtime is not None)
         running = state in ("connecting", "connected", "error")
-        self.connect_button.setText("Disconnect" if running else "Connect")
+        self.connect_button.setText(tr("Disconnect") if running else tr("Connect"))
+        # The reason and hint come from the core (translated where the core marks them).
+        why = tr(reason).rstrip(".") if reason else ""
+        then = tr(hint_text) if hint_text else ""
         if login_code:
             self.login.show_code(login_code)
-            self.status.warn(f"{reason.rstrip('.')}: scan the QR code below.")
+            self.status.warn(tr("{reason}: scan the QR code below.").format(reason=why))
             return
         if state == "connected" and self.login.state != "hidden":
-            self.login.show_linked(f"Linked: your {channel_title(self.name)} account is linked.")
+            self.login.show_linked(
+                tr("Linked: your {channel} account is linked.").format(
+                    channel=channel_title(self.name)
+                )
+            )
         elif state != "connected":
             self.login.clear()
         if state == "connected":
-            self.status.ok(f"Connected{f' as {account}' if account else ''}.")
+            self.status.ok(
+                tr("Connected as {account}.").format(account=account)
+                if account
+                else tr("Connected.")
+            )
         elif state == "connecting":
-            self.status.info("Connecting…")
+            self.status.info(tr("Connecting…"))
         elif state == "error":
-            self.status.error(f"Disconnected: {reason.rstrip('.')}. {hint_text}".strip())
+            self.status.error(
+                tr("Disconnected: {reason}. {hint}").format(reason=why, hint=then).strip()
+            )
         elif state == "unavailable":
-            self.status.error(f"Cannot run: {reason.rstrip('.')}. {hint_text}".strip())
+            self.status.error(
+                tr("Cannot run: {reason}. {hint}").format(reason=why, hint=then).strip()
+            )
         else:
-            self.status.info(NOT_RUNNING)
+            self.status.info(tr(NOT_RUNNING))
 
     def toggle_connection(self) -> None:
         """Connect (start with the saved settings) or disconnect the channel now."""
@@ -466,20 +507,20 @@ class ChannelForm(QWidget):
         section = self.tested_section()
         self.test_button.setEnabled(False)
         self.steps.clear()
-        self.test_status.info("Testing…")
+        self.test_status.info(tr("Testing…"))
         try:
             manager = self._manager()
             found = await manager.check(self.name, section)
         except ChannelUnavailable as exc:
             self._unavailable(exc.reason, exc.hint, exc.extra)
         except NotImplementedError:
-            self.test_status.info("This channel has no connection test yet.")
+            self.test_status.info(tr("This channel has no connection test yet."))
         except Exception as exc:  # noqa: BLE001 - the message is for the person
             from desktop.core.channels.manager import explain
 
-            self.test_status.error(f"It does not work: {explain(exc)}")
+            self.test_status.error(tr("It does not work: {error}").format(error=tr(explain(exc))))
         else:
-            self.test_status.ok(found)
+            self.test_status.ok(tr(found))
             if not getattr(self.services.config.channels, self.name).enabled:
                 self.steps.offer_enable()
         finally:
@@ -488,14 +529,17 @@ class ChannelForm(QWidget):
     def _unavailable(self, reason: str, hint_text: str, extra: str) -> None:
         """Say why the channel cannot run; offer to install its missing support."""
         plan = install_plan(extra) if extra else None
+        why = tr(reason)
         if plan is not None:
-            self.test_status.warn(f"{reason}.")
+            self.test_status.warn(tr("{reason}.").format(reason=why))
             self.steps.offer_install(plan)
         elif extra and hint_text:
-            self.test_status.warn(f"{reason}.")
+            self.test_status.warn(tr("{reason}.").format(reason=why))
             self.steps.show_command(hint_text)
         else:
-            self.test_status.error(f"{reason}. {hint_text}".strip())
+            self.test_status.error(
+                tr("{reason}. {hint}").format(reason=why, hint=tr(hint_text)).strip()
+            )
 
     def install(self) -> None:
         """Run the offered install, then test again."""
@@ -506,12 +550,14 @@ class ChannelForm(QWidget):
     async def _install(self, plan: InstallPlan) -> None:
         self.test_button.setEnabled(False)
         self.steps.installing()
-        self.test_status.info(f"Installing {channel_title(self.name)} support…")
+        self.test_status.info(
+            tr("Installing {channel} support…").format(channel=channel_title(self.name))
+        )
         try:
             await run_install(plan.argv, self.steps.output)
         except (InstallFailed, OSError) as exc:
             self.steps.installed()
-            self.test_status.error(f"The install failed: {exc}")
+            self.test_status.error(tr("The install failed: {error}").format(error=exc))
             self.test_button.setEnabled(True)
             return
         self.steps.installed()

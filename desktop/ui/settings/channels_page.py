@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.config import secret_fields
+from desktop.ui.i18n import QT_TR_NOOP, tr
 from desktop.ui.settings.channel_form import ChannelForm, channel_title, status_dot
 from desktop.ui.settings.page import SettingsPage
 from desktop.ui.settings.pairing_list import PairingList
@@ -33,29 +34,29 @@ class ChannelsPage(SettingsPage):
     """
 
     section = "channels"
-    title = "Channels"
+    title = QT_TR_NOOP("Channels")
     labels: ClassVar[dict[str, str]] = {
-        "channels.send_progress": "Send progress",
-        "channels.send_tool_hints": "Send tool hints",
+        "channels.send_progress": QT_TR_NOOP("Send progress"),
+        "channels.send_tool_hints": QT_TR_NOOP("Send tool hints"),
     }
 
     def __init__(self, services: AppServices, parent: QWidget | None = None) -> None:
         super().__init__(
             services,
             parent,
-            description=(
+            description=tr(
                 "Reach the agent from chat apps. Tokens and passwords are stored in the OS keyring."
             ),
         )
-        self.send_progress = QCheckBox("Send progress messages while the agent works")
-        self.send_progress.setAccessibleName("Send progress")
-        self.send_tool_hints = QCheckBox("Send a short note when a tool runs")
-        self.send_tool_hints.setAccessibleName("Send tool hints")
+        self.send_progress = QCheckBox(tr("Send progress messages while the agent works"))
+        self.send_progress.setAccessibleName(tr("Send progress"))
+        self.send_tool_hints = QCheckBox(tr("Send a short note when a tool runs"))
+        self.send_tool_hints.setAccessibleName(tr("Send tool hints"))
         self.body_layout.addWidget(self.send_progress)
         self.body_layout.addWidget(self.send_tool_hints)
         row = QHBoxLayout()
         self.list = QListWidget()
-        self.list.setAccessibleName("Channels")
+        self.list.setAccessibleName(tr("Channels"))
         self.list.setFixedWidth(150)
         self.names = secret_fields.channel_names()
         for name in self.names:
@@ -96,15 +97,9 @@ class ChannelsPage(SettingsPage):
             return
         item = self.list.item(self.names.index(name))
         enabled = bool(getattr(getattr(self.services.config.channels, name, None), "enabled", 0))
-        words = {
-            "connected": "connected",
-            "connecting": "connecting…",
-            "waiting": "waiting for you to scan the QR code",
-            "error": "disconnected (retrying)",
-            "unavailable": "cannot run",
-        }.get(state, "on, not running" if enabled else "off")
+        words = tr(_STATE_WORDS.get(state, _STATE_WORDS["on"] if enabled else _STATE_WORDS["off"]))
         item.setIcon(status_dot(state if state != "stopped" or enabled else "off"))
-        item.setToolTip(f"{channel_title(name)}: {words}")
+        item.setToolTip(tr("{channel}: {state}").format(channel=channel_title(name), state=words))
         item.setData(Qt.ItemDataRole.AccessibleDescriptionRole, words)
 
     def form(self, name: str) -> ChannelForm:
@@ -140,7 +135,7 @@ class ChannelsPage(SettingsPage):
         if not await self.save():
             return False
         form.steps.clear()
-        form.test_status.ok(f"{channel_title(name)} is on.")
+        form.test_status.ok(tr("{channel} is on.").format(channel=channel_title(name)))
         return True
 
     def show_channel(self, name: str) -> None:
@@ -174,6 +169,18 @@ class ChannelsPage(SettingsPage):
         for form in self.forms.values():
             changes.update(form.collect())
         return changes
+
+
+_STATE_WORDS = {
+    "connected": QT_TR_NOOP("connected"),
+    "connecting": QT_TR_NOOP("connecting…"),
+    "waiting": QT_TR_NOOP("waiting for you to scan the QR code"),
+    "error": QT_TR_NOOP("disconnected (retrying)"),
+    "unavailable": QT_TR_NOOP("cannot run"),
+    "on": QT_TR_NOOP("on, not running"),
+    "off": QT_TR_NOOP("off"),
+}
+"""How the channel list names a channel's state (its tooltip and accessible description)."""
 
 
 def _shown_state(state: str, login_code: str) -> str:

@@ -17,6 +17,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
 
 from desktop.core.utils.extras import InstallPlan
+from desktop.ui.i18n import tr
 from desktop.ui.settings.widgets import hint
 
 
@@ -44,15 +45,19 @@ class ConnectSteps(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(4)
         self.command = hint("")
-        self.command.setAccessibleName(f"{title} install command")
+        self.command.setAccessibleName(tr("{channel} install command").format(channel=title))
         layout.addWidget(self.command)
         row = QHBoxLayout()
-        self.install_button = QPushButton(f"Install {title} support")
-        self.install_button.setAccessibleName(f"Install {title} support")
+        install = tr("Install {channel} support").format(channel=title)
+        self.install_button = QPushButton(install)
+        self.install_button.setAccessibleName(install)
         self.install_button.clicked.connect(self.installRequested)
-        self.enable_button = QPushButton(f"Turn on {title}")
-        self.enable_button.setAccessibleName(f"Turn on {title}")
-        self.enable_button.setToolTip("Save this page with the channel enabled; it connects now")
+        turn_on = tr("Turn on {channel}").format(channel=title)
+        self.enable_button = QPushButton(turn_on)
+        self.enable_button.setAccessibleName(turn_on)
+        self.enable_button.setToolTip(
+            tr("Save this page with the channel enabled; it connects now")
+        )
         self.enable_button.clicked.connect(self.enableRequested)
         row.addWidget(self.install_button)
         row.addWidget(self.enable_button)
@@ -62,11 +67,11 @@ class ConnectSteps(QWidget):
         self.progress.setRange(0, 0)  # busy: pip says no fraction done
         self.progress.setTextVisible(False)
         self.progress.setMaximumHeight(8)
-        self.progress.setAccessibleName(f"Installing {title} support")
+        self.progress.setAccessibleName(tr("Installing {channel} support").format(channel=title))
         layout.addWidget(self.progress)
         self.last_line = QLabel()
         self.last_line.setWordWrap(True)
-        self.last_line.setAccessibleName(f"{title} installer output")
+        self.last_line.setAccessibleName(tr("{channel} installer output").format(channel=title))
         layout.addWidget(self.last_line)
         self.clear()
 
@@ -89,7 +94,7 @@ class ConnectSteps(QWidget):
         """Offer to run ``plan``, saying first what it runs."""
         self.clear()
         self.plan = plan
-        self.command.setText(f"This runs: {plan.command}")
+        self.command.setText(tr("This runs: {command}").format(command=plan.command))
         self.command.show()
         self.install_button.setEnabled(True)
         self.install_button.show()
@@ -98,7 +103,7 @@ class ConnectSteps(QWidget):
     def show_command(self, command: str) -> None:
         """Say which command installs the missing support (where the app does not run it)."""
         self.clear()
-        self.command.setText(f"To add it, run: {command}")
+        self.command.setText(tr("To add it, run: {command}").format(command=command))
         self.command.show()
         self.setVisible(True)
 

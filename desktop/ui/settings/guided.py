@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.ui.i18n import tr
 from desktop.ui.settings.channel_guides import Reaction
 
 
@@ -119,37 +120,42 @@ class EmojiField(QWidget):
         reactions: Sequence[Reaction],
         *,
         accepted: frozenset[str] | None = None,
-        platform: str = "The platform",
+        platform: str = "",
         accessible: str = "",
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
         self.reactions = tuple(reactions)
         self.accepted = accepted
-        self.platform = platform
+        self.platform = platform or tr("The platform")
         self.edit = EmojiEdit()
         self.edit.setMaximumWidth(90)
-        self.edit.setPlaceholderText("none")
+        self.edit.setPlaceholderText(tr("none"))
         if accessible:
             self.edit.setAccessibleName(accessible)
-        self.choose_button = QPushButton("Choose…")
-        self.choose_button.setAccessibleName(f"Choose {accessible or 'an emoji'}")
+        self.choose_button = QPushButton(tr("Choose…"))
+        self.choose_button.setAccessibleName(
+            tr("Choose {field}").format(field=accessible) if accessible else tr("Choose an emoji")
+        )
         self.choose_button.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
         self.menu = QMenu(self.choose_button)
         for reaction in self.reactions:
-            action = QAction(f"{reaction.emoji}   {reaction.name}", self.menu)
+            name = tr(reaction.name)
+            action = QAction(f"{reaction.emoji}   {name}", self.menu)
             action.setData(reaction.emoji)
             action.triggered.connect(
                 lambda _checked=False, emoji=reaction.emoji: self.edit.choose(emoji)
             )
             self.menu.addAction(action)
         self.menu.addSeparator()
-        none = QAction("No reaction", self.menu)
+        none = QAction(tr("No reaction"), self.menu)
         none.triggered.connect(lambda _checked=False: self.edit.choose(""))
         self.menu.addAction(none)
         self.choose_button.setMenu(self.menu)
         self.name = QLabel()
-        self.name.setAccessibleName(f"{accessible or 'Emoji'} name")
+        self.name.setAccessibleName(
+            tr("{field} name").format(field=accessible) if accessible else tr("Emoji name")
+        )
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
         row.addWidget(self.edit)
@@ -161,19 +167,24 @@ class EmojiField(QWidget):
     def name_of(self, emoji: str) -> str | None:
         """The name of ``emoji`` among the offered reactions (``None``: not offered)."""
         wanted = _plain(emoji)
-        return next((r.name for r in self.reactions if r.emoji == wanted), None)
+        return next((tr(r.name) for r in self.reactions if r.emoji == wanted), None)
 
     def _name_it(self, text: str) -> None:
         if not text.strip():
-            self.name.setText("No reaction")
+            self.name.setText(tr("No reaction"))
             return
         name = self.name_of(text)
         if name is not None:
             self.name.setText(name)
         elif self.accepted is not None and _plain(text) not in self.accepted:
-            self.name.setText(f"{self.platform} does not accept this one: choose from the list")
+            self.name.setText(
+                tr("{platform} does not accept this one: choose from the list").format(
+                    platform=self.platform
+                )
+            )
         else:
-            self.name.setText(f"Custom ({' '.join(f'U+{ord(c):04X}' for c in text.strip())})")
+            codes = " ".join(f"U+{ord(c):04X}" for c in text.strip())
+            self.name.setText(tr("Custom ({codes})").format(codes=codes))
 
 
 def _plain(emoji: str) -> str:

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QLabel, QPushButton, QVBox
 from desktop.core.channels.pairing import Pairings, PairingStore
 from desktop.core.channels.pairing.gate import display_name
 from desktop.core.utils.tasks import TaskOwner
+from desktop.ui.i18n import tr
 
 
 class PairingList(QGroupBox):
@@ -30,20 +31,22 @@ class PairingList(QGroupBox):
     """
 
     def __init__(self, folder: Path, parent: QWidget | None = None) -> None:
-        super().__init__("Pending pairing requests", parent)
-        self.setAccessibleName("Pending pairing requests")
+        super().__init__(tr("Pending pairing requests"), parent)
+        self.setAccessibleName(tr("Pending pairing requests"))
         self.store = PairingStore(folder)
         self.tasks = TaskOwner("pairing-list")
         layout = QVBoxLayout(self)
         self.intro = intro = QLabel(
-            "Someone not in a channel's allowed senders who writes to the bot directly gets a "
-            "pairing code. Approve it to let them in on that channel."
+            tr(
+                "Someone not in a channel's allowed senders who writes to the bot directly gets "
+                "a pairing code. Approve it to let them in on that channel."
+            )
         )
         intro.setWordWrap(True)
         layout.addWidget(intro)
         self.rows = QVBoxLayout()
         layout.addLayout(self.rows)
-        self.approved_title = QLabel("<b>Approved senders</b>")
+        self.approved_title = QLabel(tr("<b>Approved senders</b>"))
         layout.addWidget(self.approved_title)
         self.approved_rows = QVBoxLayout()
         layout.addLayout(self.approved_rows)
@@ -70,7 +73,7 @@ class PairingList(QGroupBox):
             if read != self._reads:
                 return  # a later read is under way: it draws
         except OSError as exc:
-            self.message.setText(f"The pairing file cannot be read: {exc}")
+            self.message.setText(tr("The pairing file cannot be read: {error}").format(error=exc))
             return
         self.message.setText("")
         self.show_pairings(pairings)
@@ -87,32 +90,38 @@ class PairingList(QGroupBox):
         self.approved_title.setVisible(not quiet)
         if quiet:
             line = QLabel(
-                "No pending requests. Someone not in a channel's allowed senders who writes to "
-                "the bot directly gets a pairing code, to approve here."
+                tr(
+                    "No pending requests. Someone not in a channel's allowed senders who writes "
+                    "to the bot directly gets a pairing code, to approve here."
+                )
             )
             line.setWordWrap(True)
             self.rows.addWidget(line)
         elif not pending:
-            self.rows.addWidget(QLabel("No pending requests."))
+            self.rows.addWidget(QLabel(tr("No pending requests.")))
         for request in pending:
             minutes = request.expires_in() // 60 + 1
             self.rows.addWidget(
                 _row(
-                    f"{display_name(request.channel)}: {request.sender} — code {request.code} "
-                    f"(expires in {minutes} min)",
+                    tr("{channel}: {sender} — code {code} (expires in {minutes} min)").format(
+                        channel=display_name(request.channel),
+                        sender=request.sender,
+                        code=request.code,
+                        minutes=minutes,
+                    ),
                     [
-                        ("Approve", partial(self._answer, self.store.approve, request.code)),
-                        ("Deny", partial(self._answer, self.store.deny, request.code)),
+                        (tr("Approve"), partial(self._answer, self.store.approve, request.code)),
+                        (tr("Deny"), partial(self._answer, self.store.deny, request.code)),
                     ],
                 )
             )
         if not approved and not quiet:
-            self.approved_rows.addWidget(QLabel("Nobody has been paired yet."))
+            self.approved_rows.addWidget(QLabel(tr("Nobody has been paired yet.")))
         for channel, sender in approved:
             self.approved_rows.addWidget(
                 _row(
                     f"{display_name(channel)}: {sender}",
-                    [("Revoke", partial(self._revoke, channel, sender))],
+                    [(tr("Revoke"), partial(self._revoke, channel, sender))],
                 )
             )
 
@@ -129,7 +138,9 @@ class PairingList(QGroupBox):
         try:
             await asyncio.to_thread(action, code)
         except OSError as exc:
-            self.message.setText(f"The pairing file cannot be changed: {exc}")
+            self.message.setText(
+                tr("The pairing file cannot be changed: {error}").format(error=exc)
+            )
             return
         await self._refresh()
 
@@ -147,7 +158,7 @@ def _row(text: str, actions: list[tuple[str, Callable[[], object]]]) -> QWidget:
     layout.addWidget(label, 1)
     for title, callback in actions:
         button = QPushButton(title)
-        button.setAccessibleName(f"{title} {text}")
+        button.setAccessibleName(tr("{action} {request}").format(action=title, request=text))
         button.clicked.connect(lambda _checked=False, act=callback: act())
         layout.addWidget(button)
     return row

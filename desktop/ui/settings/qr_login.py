@@ -15,6 +15,7 @@ from PySide6.QtGui import QPainter, QPaintEvent
 from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from desktop.core.utils.qr import QrUnavailable, qr_modules
+from desktop.ui.i18n import tr
 from desktop.ui.settings.widgets import InlineStatus, hint
 
 TARGET_PX = 264
@@ -30,7 +31,7 @@ class QrCodeView(QWidget):
         super().__init__(parent)
         self._modules: list[list[bool]] = []
         self._text = ""
-        self.setAccessibleName("QR code to scan")
+        self.setAccessibleName(tr("QR code to scan"))
         self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
 
     def set_text(self, text: str) -> None:
@@ -97,31 +98,33 @@ class QrLoginPanel(QWidget):
     Args:
         steps: What the person does with the phone, ending where the code is scanned.
         parent: The parent widget.
-        note: Said under the code (how it is renewed).
+        note: Said under the code (how it is renewed; WhatsApp's renewal when not given).
     """
 
     def __init__(
         self,
         steps: str,
         parent: QWidget | None = None,
-        note: str = "WhatsApp offers a new code every 20 seconds or so; it appears here.",
+        note: str = "",
     ) -> None:
         super().__init__(parent)
         self.state: Literal["hidden", "code", "linked"] = "hidden"
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 4, 0, 4)
         layout.setSpacing(6)
-        self.steps = QLabel(f"{steps}, then scan this code:")
+        self.steps = QLabel(tr("{steps}, then scan this code:").format(steps=steps))
         self.steps.setWordWrap(True)
-        self.steps.setAccessibleName("How to link")
+        self.steps.setAccessibleName(tr("How to link"))
         layout.addWidget(self.steps)
         self.code = QrCodeView()
         layout.addWidget(self.code, 0, Qt.AlignmentFlag.AlignLeft)
-        self.note = hint(note)
+        self.note = hint(
+            note or tr("WhatsApp offers a new code every 20 seconds or so; it appears here.")
+        )
         layout.addWidget(self.note)
-        self.linked = InlineStatus(accessible="Login")
+        self.linked = InlineStatus(accessible=tr("Login"))
         layout.addWidget(self.linked)
-        self.problem = InlineStatus(accessible="QR code problem")
+        self.problem = InlineStatus(accessible=tr("QR code problem"))
         layout.addWidget(self.problem)
         self.hide()
 
@@ -131,7 +134,7 @@ class QrLoginPanel(QWidget):
             self.code.set_text(text)
         except (QrUnavailable, ValueError) as exc:
             self.code.hide()
-            self.problem.error(f"The code cannot be drawn here: {exc}")
+            self.problem.error(tr("The code cannot be drawn here: {error}").format(error=exc))
         else:
             self.code.show()
             self.problem.clear()

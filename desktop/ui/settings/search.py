@@ -11,6 +11,9 @@ The index has three parts:
 - every provider's fields (key or sign-in, API base, headers, a section's own fields, test
   and models), with the "how to get a key" paragraph as help.
 
+Every label, place and help text is indexed as the window shows it (translated), so a search
+in the window's language finds it.
+
 Jumping shows the page (and the channel or provider), opens the closed sections around the
 field, scrolls it into view, focuses it and outlines it for a moment.
 """
@@ -44,6 +47,7 @@ from PySide6.QtWidgets import (
 
 from desktop.core.config import secret_fields
 from desktop.core.config.provider_registry import PROVIDERS
+from desktop.ui.i18n import tr
 from desktop.ui.settings.channel_form import ChannelForm, channel_title, field_label, has_control
 from desktop.ui.settings.channel_guides import guide_for, section_of
 from desktop.ui.settings.guided import Collapsible, EmojiField
@@ -107,7 +111,7 @@ def build_index(tab: SettingsTab) -> list[Entry]:
     """Every setting of the tab (builds the pages not built yet)."""
     entries: list[Entry] = []
     for section, (title, _module, _cls) in SECTIONS.items():
-        entries.extend(_page_entries(tab, section, title))
+        entries.extend(_page_entries(tab, section, tr(title)))
     entries.extend(_provider_entries())
     entries.extend(_channel_entries(tab))
     return entries
@@ -195,28 +199,43 @@ def _reachable(widget: QWidget, page: QWidget) -> bool:
     return current is page
 
 
+def _place(*parts: str) -> str:
+    """Where a setting is, as the search shows it (``Channels › Telegram › Advanced``)."""
+    return " › ".join(part for part in parts if part)
+
+
 def _provider_entries() -> list[Entry]:
     entries = []
     for spec in PROVIDERS:
-        where = f"Providers › {spec.display_name}"
-        advanced = f"{where} › Advanced"
-        how_to = provider_guide(spec).how_to
+        where = _place(tr("Providers"), spec.display_name)
+        advanced = _place(where, tr("Advanced"))
+        how_to = tr(provider_guide(spec).how_to) if provider_guide(spec).how_to else ""
 
         def add(label: str, place: str, text: str, attr: str, name: str = spec.name) -> None:
             entries.append(Entry(label, place, text, lambda tab: _provider_field(tab, name, attr)))
 
         if spec.oauth:
-            add("Account", where, f"Sign in. {how_to}", "sign_in")
+            add(tr("Account"), where, " ".join((tr("Sign in."), how_to)).strip(), "sign_in")
         else:
-            add("API key", where, how_to, "key")
+            add(tr("API key"), where, how_to, "key")
         base_place = where if endpoint_is_essential(spec) else advanced
-        add("API base", base_place, "The address requests go to (endpoint, URL).", "api_base")
-        add("Extra headers", advanced, "HTTP headers sent with every request.", "headers")
+        add(
+            tr("API base"),
+            base_place,
+            tr("The address requests go to (endpoint, URL)."),
+            "api_base",
+        )
+        add(tr("Extra headers"), advanced, tr("HTTP headers sent with every request."), "headers")
         for field, label, tip in extra_fields(spec):
-            add(label, advanced, tip, f"extras.{field}")
+            add(tr(label), advanced, tr(tip) if tip else "", f"extras.{field}")
         if not spec.transcription_only:
-            add("Test with model", where, "Test connection: one tiny real request.", "test_model")
-            add("Models", where, "Fetch models: the provider's model list.", "fetch_button")
+            add(
+                tr("Test with model"),
+                where,
+                tr("Test connection: one tiny real request."),
+                "test_model",
+            )
+            add(tr("Models"), where, tr("Fetch models: the provider's model list."), "fetch_button")
     return entries
 
 
@@ -242,18 +261,18 @@ def _channel_entries(tab: SettingsTab) -> list[Entry]:
         for field, info in model.model_fields.items():
             if not has_control(model, field):
                 continue
-            place = {
+            part = {
                 "essentials": "",
-                "access": " › Who may talk to the agent",
-                "advanced": " › Advanced",
+                "access": tr("Who may talk to the agent"),
+                "advanced": tr("Advanced"),
             }[section_of(guide, field)]
-            help_text = info.description or ""
+            help_text = tr(info.description) if info.description else ""
             if section_of(guide, field) == "essentials" and guide.how_to:
-                help_text = f"{help_text} {guide.how_to}".strip()
+                help_text = " ".join((help_text, tr(guide.how_to))).strip()
             entries.append(
                 Entry(
-                    info.title or field_label(field),
-                    f"Channels › {title}{place}",
+                    tr(info.title or field_label(field)),
+                    _place(tr("Channels"), title, part),
                     help_text,
                     functools.partial(_channel_field, name=name, field=field),
                 )
@@ -322,19 +341,19 @@ class SettingsSearch(QWidget):
         self.entries: list[Entry] | None = None
         self.found: list[Entry] = []  # the results shown, in order
         self.field = QLineEdit()
-        self.field.setPlaceholderText("Search settings (Ctrl+F)")
-        self.field.setAccessibleName("Search settings")
+        self.field.setPlaceholderText(tr("Search settings (Ctrl+F)"))
+        self.field.setAccessibleName(tr("Search settings"))
         self.field.setClearButtonEnabled(True)
         self.results = QListWidget()
-        self.results.setAccessibleName("Settings found")
+        self.results.setAccessibleName(tr("Settings found"))
         self.results.setFrameShape(QFrame.Shape.NoFrame)
         self.results.setWordWrap(True)
         self.results.setAlternatingRowColors(True)  # where one result ends and the next begins
         self.results.setSpacing(1)
         self.results.hide()
-        self.none_found = QLabel("No setting matches.")
+        self.none_found = QLabel(tr("No setting matches."))
         self.none_found.setWordWrap(True)
-        self.none_found.setAccessibleName("Search result")
+        self.none_found.setAccessibleName(tr("Search result"))
         self.none_found.hide()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 0)
@@ -418,7 +437,7 @@ class SettingsSearch(QWidget):
         self._unflash()
         flash = QFrame(widget)
         flash.setObjectName("searchFlash")
-        flash.setAccessibleName("Found setting")
+        flash.setAccessibleName(tr("Found setting"))
         flash.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
         colour = self.palette().highlight().color().name()
         flash.setStyleSheet(

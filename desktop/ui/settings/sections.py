@@ -2,17 +2,28 @@
 
 from __future__ import annotations
 
-# section name → (sidebar label, module, class); pages are built when first shown.
+from desktop.core.utils.i18n import QT_TR_NOOP
+
+# section name → (sidebar label, module, class); pages are built when first shown. The labels
+# are marked for translation and shown through ``tr()``.
 SECTIONS: dict[str, tuple[str, str, str]] = {
-    "providers": ("Providers", "desktop.ui.settings.providers_page", "ProvidersPage"),
-    "agent": ("Agent", "desktop.ui.settings.agent_page", "AgentPage"),
-    "tools": ("Tools & safety", "desktop.ui.settings.tools_page", "ToolsPage"),
-    "mcp": ("MCP servers", "desktop.ui.settings.mcp_page", "MCPPage"),
-    "channels": ("Channels", "desktop.ui.settings.channels_page", "ChannelsPage"),
-    "dream": ("Dream & heartbeat", "desktop.ui.settings.dream_page", "DreamPage"),
-    "usage": ("Usage & budgets", "desktop.ui.settings.usage_page", "UsagePage"),
-    "automations": ("Automations", "desktop.ui.settings.automations_page", "AutomationsPage"),
-    "appearance": ("Appearance & startup", "desktop.ui.settings.appearance_page", "AppearancePage"),
+    "providers": (QT_TR_NOOP("Providers"), "desktop.ui.settings.providers_page", "ProvidersPage"),
+    "agent": (QT_TR_NOOP("Agent"), "desktop.ui.settings.agent_page", "AgentPage"),
+    "tools": (QT_TR_NOOP("Tools & safety"), "desktop.ui.settings.tools_page", "ToolsPage"),
+    "mcp": (QT_TR_NOOP("MCP servers"), "desktop.ui.settings.mcp_page", "MCPPage"),
+    "channels": (QT_TR_NOOP("Channels"), "desktop.ui.settings.channels_page", "ChannelsPage"),
+    "dream": (QT_TR_NOOP("Dream & heartbeat"), "desktop.ui.settings.dream_page", "DreamPage"),
+    "usage": (QT_TR_NOOP("Usage & budgets"), "desktop.ui.settings.usage_page", "UsagePage"),
+    "automations": (
+        QT_TR_NOOP("Automations"),
+        "desktop.ui.settings.automations_page",
+        "AutomationsPage",
+    ),
+    "appearance": (
+        QT_TR_NOOP("Appearance & startup"),
+        "desktop.ui.settings.appearance_page",
+        "AppearancePage",
+    ),
 }
 
 #: Old section names still accepted by ``show_section`` (links, tray actions, tests).

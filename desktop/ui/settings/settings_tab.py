@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.config.errors import ConfigError
+from desktop.ui.i18n import tr
 from desktop.ui.settings.page import SettingsPage
 from desktop.ui.settings.search import SettingsSearch
 from desktop.ui.settings.sections import ALIASES
@@ -58,7 +59,7 @@ class SettingsTab(OwnsTasks, QWidget):
     def __init__(self, services: AppServices, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.services = services
-        self.setAccessibleName("Settings")
+        self.setAccessibleName(tr("Settings"))
         self.pages: dict[str, SettingsPage] = {}
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
@@ -67,9 +68,9 @@ class SettingsTab(OwnsTasks, QWidget):
         self.banner.setFrameShape(QFrame.Shape.StyledPanel)
         banner_layout = QHBoxLayout(self.banner)
         banner_layout.setContentsMargins(12, 6, 12, 6)
-        self.banner_text = InlineStatus(accessible="Config file problem")
-        self.recheck = QPushButton("Check again")
-        self.recheck.setAccessibleName("Check the config file again")
+        self.banner_text = InlineStatus(accessible=tr("Config file problem"))
+        self.recheck = QPushButton(tr("Check again"))
+        self.recheck.setAccessibleName(tr("Check the config file again"))
         self.recheck.clicked.connect(lambda: self.spawn(self.check_config_file(), "config-check"))
         banner_layout.addWidget(self.banner_text, 1)
         banner_layout.addWidget(self.recheck)
@@ -79,11 +80,11 @@ class SettingsTab(OwnsTasks, QWidget):
         row.setContentsMargins(0, 0, 0, 0)
         row.setSpacing(0)
         self.sidebar = QListWidget()
-        self.sidebar.setAccessibleName("Settings sections")
+        self.sidebar.setAccessibleName(tr("Settings sections"))
         self.sidebar.setFrameShape(QFrame.Shape.NoFrame)
         self.sidebar.setSpacing(2)
         for name, (label, _module, _cls) in SECTIONS.items():
-            item = QListWidgetItem(label)
+            item = QListWidgetItem(tr(label))
             item.setData(Qt.ItemDataRole.UserRole, name)
             item.setSizeHint(QSize(160, self.sidebar.fontMetrics().height() + 14))
             self.sidebar.addItem(item)
@@ -181,8 +182,10 @@ class SettingsTab(OwnsTasks, QWidget):
 
     def _show_config_error(self, message: str) -> None:
         self.banner_text.error(
-            f"The config file cannot be read: {message}. Settings are not saved until it is fixed "
-            "(nanobot Desktop never overwrites it)."
+            tr(
+                "The config file cannot be read: {error}. Settings are not saved until it is "
+                "fixed (nanobot Desktop never overwrites it)."
+            ).format(error=message)
         )
         self.banner.show()
 

@@ -10,6 +10,7 @@ from PySide6.QtGui import QFont, QPalette
 from PySide6.QtWidgets import QFrame, QLabel, QPlainTextEdit, QPushButton, QSizePolicy, QWidget
 
 from desktop.core.config.edit import ChangeError
+from desktop.ui.i18n import tr
 
 _COLOURS = {  # (light palette, dark palette)
     "error": ("#b3261e", "#ff8a80"),
@@ -29,12 +30,12 @@ class InlineStatus(QLabel):
     Empty and hidden until something is shown, so it takes no space.
     """
 
-    def __init__(self, parent: QWidget | None = None, *, accessible: str = "Status") -> None:
+    def __init__(self, parent: QWidget | None = None, *, accessible: str = "") -> None:
         super().__init__(parent)
         self.setWordWrap(True)
         self.setTextFormat(Qt.TextFormat.PlainText)
         self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.setAccessibleName(accessible)
+        self.setAccessibleName(accessible or tr("Status"))
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Minimum)
         self.kind = ""
         self.hide()
@@ -159,14 +160,24 @@ def parse_mapping(
     """``Name: value`` (headers) or ``NAME=value`` (environment) lines into a dict."""
     result: dict[str, str] = {}
     pattern = _HEADER_NAME if kind == "header" else _ENV_NAME
-    example = "Name: value" if kind == "header" else "NAME=value"
+    example = tr("Name: value") if kind == "header" else tr("NAME=value")
+    invalid = (
+        tr("line {number}: {name} is not a valid header name")
+        if kind == "header"
+        else tr("line {number}: {name} is not a valid variable name")
+    )
     for number, line in enumerate(lines, 1):
         name, found, value = line.partition(separator_char)
         name = name.strip()
         if not found or not name:
-            raise ChangeError(label, f"line {number} should look like '{example}'")
+            raise ChangeError(
+                label,
+                tr("line {number} should look like '{example}'").format(
+                    number=number, example=example
+                ),
+            )
         if not pattern.match(name):
-            raise ChangeError(label, f"line {number}: {name!r} is not a valid {kind} name")
+            raise ChangeError(label, invalid.format(number=number, name=repr(name)))
         result[name] = value.strip()
     return result
 
@@ -184,12 +195,15 @@ def check_url(
     text = text.strip()
     if not text:
         if required:
-            raise ChangeError(label, "enter a URL")
+            raise ChangeError(label, tr("enter a URL"))
         return None
     parsed = urlparse(text)
     if parsed.scheme not in schemes or not parsed.netloc:
         raise ChangeError(
-            label, f"{text!r} is not a URL starting with " + " or ".join(f"{s}://" for s in schemes)
+            label,
+            tr("{text} is not a URL starting with {schemes}").format(
+                text=repr(text), schemes=tr(" or ").join(f"{s}://" for s in schemes)
+            ),
         )
     return text
 
@@ -201,7 +215,10 @@ def check_patterns(lines: list[str], *, label: str) -> list[str]:
             re.compile(pattern)
         except re.error as exc:
             raise ChangeError(
-                label, f"line {number}: not a valid regular expression ({exc})"
+                label,
+                tr("line {number}: not a valid regular expression ({error})").format(
+                    number=number, error=exc
+                ),
             ) from None
     return lines
 
