@@ -22,26 +22,38 @@ from typing import Literal
 from desktop.core.cron.overview import JobRow
 from desktop.core.cron.service import CronService
 from desktop.core.cron.types import CronJob
+from desktop.core.utils.i18n import QT_TR_NOOP
 
 Filter = Literal["all", "active", "paused", "attention", "system"]
 Sort = Literal["next", "last", "name"]
 
 #: The filters, in the order the view offers them, with their labels.
 FILTERS: dict[Filter, str] = {
-    "all": "All",
-    "active": "Active",
-    "paused": "Paused",
-    "attention": "Needs attention",
-    "system": "System",
+    "all": QT_TR_NOOP("All"),
+    "active": QT_TR_NOOP("Active"),
+    "paused": QT_TR_NOOP("Paused"),
+    "attention": QT_TR_NOOP("Needs attention"),
+    "system": QT_TR_NOOP("System"),
 }
 #: The sort orders, with their labels.
-SORTS: dict[Sort, str] = {"next": "Next run", "last": "Last run", "name": "Name"}
+SORTS: dict[Sort, str] = {
+    "next": QT_TR_NOOP("Next run"),
+    "last": QT_TR_NOOP("Last run"),
+    "name": QT_TR_NOOP("Name"),
+}
 
 #: The problems that make a row need attention, in words.
 PROBLEMS: dict[str, str] = {
-    "failed": "last run failed",
-    "undelivered": "delivery failed",
-    "overdue": "overdue",
+    "failed": QT_TR_NOOP("last run failed"),
+    "undelivered": QT_TR_NOOP("delivery failed"),
+    "overdue": QT_TR_NOOP("overdue"),
+}
+#: Each status (:func:`status_of`) in words.
+STATUS_LABELS: dict[str, str] = {
+    "active": QT_TR_NOOP("Active"),
+    "paused": QT_TR_NOOP("Paused"),
+    "system": QT_TR_NOOP("System"),
+    "ended": QT_TR_NOOP("Ran"),
 }
 
 #: What ``status:`` accepts: a word → the statuses or problems it stands for.
@@ -95,8 +107,7 @@ def problems_of(row: JobRow, now_ms: int) -> tuple[str, ...]:
 
 def status_text(row: JobRow, now_ms: int) -> str:
     """The status in words: ``Active``, ``Paused · last run failed``, ``System``, ``Ran``."""
-    words = {"active": "Active", "paused": "Paused", "system": "System", "ended": "Ran"}
-    text = words[status_of(row)]
+    text = STATUS_LABELS[status_of(row)]
     problems = problems_of(row, now_ms)
     if problems:
         text += " · " + ", ".join(PROBLEMS[p] for p in problems)

@@ -21,9 +21,14 @@ from desktop.core.cron.delivery import job_target
 from desktop.core.cron.receipts import Receipt
 from desktop.core.cron.service import SYSTEM_EVENT, CronService
 from desktop.core.cron.types import CronJob, CronPayload, CronSchedule
+from desktop.core.utils.i18n import QT_TR_NOOP
 
 SnoozeChoice = Literal["10m", "1h", "tomorrow"]
-SNOOZE_CHOICES: dict[str, str] = {"10m": "10 min", "1h": "1 hour", "tomorrow": "Tomorrow"}
+SNOOZE_CHOICES: dict[str, str] = {
+    "10m": QT_TR_NOOP("10 min"),
+    "1h": QT_TR_NOOP("1 hour"),
+    "tomorrow": QT_TR_NOOP("Tomorrow"),
+}
 _CHOICES: tuple[SnoozeChoice, ...] = ("10m", "1h", "tomorrow")
 #: "Tomorrow" means this hour of the next day, in the person's zone.
 TOMORROW_HOUR = 9

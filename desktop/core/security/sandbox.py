@@ -54,10 +54,11 @@ from desktop.core.security.sandbox_status import (
 )
 from desktop.core.security.sandbox_view import HomeView, hidden_again, home_hidden, view_args
 from desktop.core.security.seccomp import filter_fd, unix_socket_filter
+from desktop.core.utils.i18n import QT_TR_NOOP
 
 log = logging.getLogger(__name__)
 
-PROTECTIONS = (
+PROTECTIONS = QT_TR_NOOP(
     "Commands run inside bubblewrap: only the workspace and a private /tmp are writable; your "
     "home folder is replaced by a scratch folder (unless you let commands see it) and the "
     "config folder is hidden; the agent's sessions, memory history, cron jobs and memory "

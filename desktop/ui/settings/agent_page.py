@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QCompleter, QLineEdit, QWidget
 
 from desktop.core.config.edit import ChangeError
 from desktop.core.config.timezone import is_valid_timezone, system_timezone, timezone_names
+from desktop.ui.i18n import QT_TR_NOOP, tr
 from desktop.ui.settings.page import SettingsPage
 from desktop.ui.settings.schema_form import SchemaForm, config_path, field_info, title_of
 from desktop.ui.settings.widgets import heading, hint
@@ -27,11 +28,11 @@ class AgentPage(SettingsPage):
     """Context window, max tokens, temperature, tool iterations, timezone, workspace."""
 
     section = "agent"
-    title = "Agent"
+    title = QT_TR_NOOP("Agent")
 
     def __init__(self, services: AppServices, parent: QWidget | None = None) -> None:
         super().__init__(
-            services, parent, description="How the agent thinks and where it keeps its files."
+            services, parent, description=tr("How the agent thinks and where it keeps its files.")
         )
         self.form = form = SchemaForm()
         self.context_window = form.number(lambda c: c.agents.defaults.context_window_tokens)
@@ -42,7 +43,9 @@ class AgentPage(SettingsPage):
         self.timezone.setAccessibleName(title_of(_TIMEZONE))
         self.timezone.setToolTip(field_info(_TIMEZONE).description or "")
         self.timezone.setMinimumWidth(320)
-        self.timezone.setPlaceholderText(f"system timezone ({system_timezone()})")
+        self.timezone.setPlaceholderText(
+            tr("system timezone ({zone})").format(zone=system_timezone())
+        )
         completer = QCompleter(timezone_names(), self.timezone)
         completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         completer.setFilterMode(Qt.MatchFlag.MatchContains)
@@ -51,9 +54,11 @@ class AgentPage(SettingsPage):
         self.body_layout.addLayout(form)
         self.body_layout.addWidget(
             hint(
-                "The context window is how much of the conversation the model sees; older turns are "
-                "archived into memory when it fills. Timezone: an IANA name such as Europe/Berlin; "
-                "empty means the system's."
+                tr(
+                    "The context window is how much of the conversation the model sees; older "
+                    "turns are archived into memory when it fills. Timezone: an IANA name such "
+                    "as Europe/Berlin; empty means the system's."
+                )
             )
         )
         self.body_layout.addWidget(heading(title_of(_WORKSPACE), level=2))
@@ -62,9 +67,12 @@ class AgentPage(SettingsPage):
         self.body_layout.addWidget(self.workspace)
         self.body_layout.addWidget(
             hint(
-                "Sessions, memory, skills and reminders live in the workspace. Open an existing nanobot "
-                "workspace to keep going where you left off; missing starter files are added, yours are "
-                "never overwritten. A new workspace takes effect after a restart."
+                tr(
+                    "Sessions, memory, skills and reminders live in the workspace. Open an "
+                    "existing nanobot workspace to keep going where you left off; missing starter "
+                    "files are added, yours are never overwritten. A new workspace takes effect "
+                    "after a restart."
+                )
             )
         )
         self.body_layout.addStretch(1)
@@ -84,18 +92,23 @@ class AgentPage(SettingsPage):
         timezone = self.timezone.text().strip()
         if timezone and not is_valid_timezone(timezone):
             raise ChangeError(
-                _TIMEZONE, f"{timezone!r} is not a known IANA timezone (e.g. Europe/Berlin)"
+                _TIMEZONE,
+                tr("{zone} is not a known IANA timezone (e.g. Europe/Berlin)").format(
+                    zone=repr(timezone)
+                ),
             )
         workspace = self.workspace.text()
         if not workspace:
-            raise ChangeError(_WORKSPACE, "choose a folder")
+            raise ChangeError(_WORKSPACE, tr("choose a folder"))
         if self.workspace.kind == "invalid":
-            raise ChangeError(_WORKSPACE, f"{workspace} is a file, not a folder")
+            raise ChangeError(
+                _WORKSPACE, tr("{path} is a file, not a folder").format(path=workspace)
+            )
         changes = self.form.collect()
         max_tokens = config_path(lambda c: c.agents.defaults.max_tokens)
         window = config_path(lambda c: c.agents.defaults.context_window_tokens)
         if changes[max_tokens] >= changes[window]:
-            raise ChangeError(max_tokens, "must be smaller than the context window")
+            raise ChangeError(max_tokens, tr("must be smaller than the context window"))
         return {**changes, _TIMEZONE: timezone or None, _WORKSPACE: workspace}
 
     async def save(self) -> bool:
@@ -114,9 +127,18 @@ class AgentPage(SettingsPage):
             created = await asyncio.to_thread(sync_workspace_templates, path)
         except OSError as exc:
             self.status.warn(
-                f"Saved, but the workspace could not be prepared: {exc.strerror or exc}"
+                tr("Saved, but the workspace could not be prepared: {error}").format(
+                    error=exc.strerror or exc
+                )
             )
             return
-        added = f" Added {len(created)} starter file(s)." if created else ""
-        self.status.ok(f"Saved.{added} The new workspace is used after a restart.")
+        if created:
+            self.status.ok(
+                tr(
+                    "Saved. Added {count} starter file(s). The new workspace is used after a "
+                    "restart."
+                ).format(count=len(created))
+            )
+        else:
+            self.status.ok(tr("Saved. The new workspace is used after a restart."))
         await self.workspace.describe()

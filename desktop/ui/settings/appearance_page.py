@@ -94,7 +94,7 @@ class AppearancePage(SettingsPage):
         add(self.login_hint)
         if not autostart.supported():
             self.start_at_login.setEnabled(False)
-            self.login_hint.setText(autostart.unsupported_reason())
+            self.login_hint.setText(tr(autostart.unsupported_reason()))
         else:
             self.login_hint.setText(
                 tr("Adds {path} (removed again when unticked).").format(

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QListWidget, QVBox
 from desktop.core.config.paths import default_config_path
 from desktop.core.cron.automations import run_command
 from desktop.core.cron.overview import JobRow
+from desktop.ui.i18n import tr
 from desktop.ui.settings.widgets import button, heading, hint
 
 
@@ -29,10 +30,10 @@ class AutomationDetails(QWidget):
         self.config_path = config_path
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        self.title = heading("Past runs", level=2)
+        self.title = heading(tr("Past runs"), level=2)
         layout.addWidget(self.title)
         self.past = QListWidget()
-        self.past.setAccessibleName("Past runs of the selected automation")
+        self.past.setAccessibleName(tr("Past runs of the selected automation"))
         self.past.setMinimumHeight(110)
         self.past.setMaximumHeight(220)  # the list of automations gets the rest
         # Reasons can be long (a budget's numbers): wrap them rather than hide them sideways.
@@ -40,21 +41,23 @@ class AutomationDetails(QWidget):
         self.past.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         layout.addWidget(self.past, 1)
 
-        layout.addWidget(heading("Local trigger", level=2))
+        layout.addWidget(heading(tr("Local trigger"), level=2))
         layout.addWidget(
             hint(
-                "Run it from a terminal, a script or another program's hook: the command runs "
-                "the job at once, in its own process, prints what it says, and leaves a receipt "
-                "here."
+                tr(
+                    "Run it from a terminal, a script or another program's hook: the command "
+                    "runs the job at once, in its own process, prints what it says, and leaves a "
+                    "receipt here."
+                )
             )
         )
         row = QHBoxLayout()
         self.command = QLineEdit()
         self.command.setReadOnly(True)
-        self.command.setAccessibleName("Command that runs the selected automation")
-        self.copy_button = button("Copy", "Copy the command")
+        self.command.setAccessibleName(tr("Command that runs the selected automation"))
+        self.copy_button = button(tr("Copy"), tr("Copy the command"))
         self.copied = QLabel("")
-        self.copied.setAccessibleName("Copy status")
+        self.copied.setAccessibleName(tr("Copy status"))
         row.addWidget(self.command, 1)
         row.addWidget(self.copy_button)
         row.addWidget(self.copied)
@@ -67,17 +70,17 @@ class AutomationDetails(QWidget):
         self.past.clear()
         self.copied.clear()
         if row is None:
-            self.title.setText("Past runs")
-            self.past.addItem("Select an automation to see its runs.")
+            self.title.setText(tr("Past runs"))
+            self.past.addItem(tr("Select an automation to see its runs."))
             self.command.clear()
-            self.command.setPlaceholderText("Select an automation")
+            self.command.setPlaceholderText(tr("Select an automation"))
             self.copy_button.setEnabled(False)
             return
-        self.title.setText(f"Past runs of “{row.name}”")
-        self.past.addItems(list(row.past) or ["No runs yet."])
+        self.title.setText(tr("Past runs of “{name}”").format(name=row.name))
+        self.past.addItems(list(row.past) or [tr("No runs yet.")])
         if row.ended:  # gone from the schedule: nothing to run
             self.command.clear()
-            self.command.setPlaceholderText("It ran and left the schedule")
+            self.command.setPlaceholderText(tr("It ran and left the schedule"))
             self.copy_button.setEnabled(False)
             return
         custom = self.config_path
@@ -91,4 +94,4 @@ class AutomationDetails(QWidget):
         text = self.command.text()
         if text:
             QGuiApplication.clipboard().setText(text)
-            self.copied.setText("Copied")
+            self.copied.setText(tr("Copied"))

@@ -6,9 +6,14 @@ from __future__ import annotations
 from PySide6.QtWidgets import QComboBox, QFormLayout, QHBoxLayout, QLineEdit, QVBoxLayout, QWidget
 
 from desktop.core.cron.overview import JobRow
+from desktop.ui.i18n import QT_TR_NOOP, tr
 from desktop.ui.settings.widgets import button, heading, hint
 
-KINDS = (("every", "Every … minutes"), ("cron", "Cron expression"), ("at", "Once at …"))
+KINDS = (
+    ("every", QT_TR_NOOP("Every … minutes")),
+    ("cron", QT_TR_NOOP("Cron expression")),
+    ("at", QT_TR_NOOP("Once at …")),
+)
 PLACEHOLDERS = {"every": "60", "cron": "0 9 * * 1-5", "at": "2026-05-01 09:30"}
 
 
@@ -25,28 +30,28 @@ class ReminderForm(QWidget):
         super().__init__(parent)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(heading("Reminder", level=2))
-        layout.addWidget(hint("New reminders are posted in the desktop's Reminders chat."))
+        layout.addWidget(heading(tr("Reminder"), level=2))
+        layout.addWidget(hint(tr("New reminders are posted in the desktop's Reminders chat.")))
         form = QFormLayout()
         self.name = QLineEdit()
-        self.name.setAccessibleName("Reminder name")
+        self.name.setAccessibleName(tr("Reminder name"))
         self.message = QLineEdit()
-        self.message.setAccessibleName("Reminder message")
-        self.message.setPlaceholderText("What should I remind you of?")
+        self.message.setAccessibleName(tr("Reminder message"))
+        self.message.setPlaceholderText(tr("What should I remind you of?"))
         self.kind = QComboBox()
-        self.kind.setAccessibleName("Schedule kind")
+        self.kind.setAccessibleName(tr("Schedule kind"))
         for key, label in KINDS:
-            self.kind.addItem(label, key)
+            self.kind.addItem(tr(label), key)
         self.when = QLineEdit()
-        self.when.setAccessibleName("Schedule value")
-        form.addRow("Name", self.name)
-        form.addRow("Message", self.message)
-        form.addRow("Schedule", self.kind)
+        self.when.setAccessibleName(tr("Schedule value"))
+        form.addRow(tr("Name"), self.name)
+        form.addRow(tr("Message"), self.message)
+        form.addRow(tr("Schedule"), self.kind)
         form.addRow("", self.when)
         layout.addLayout(form)
         row = QHBoxLayout()
         row.addStretch(1)
-        self.save_button = button("Add reminder", "Save the reminder")
+        self.save_button = button(tr("Add reminder"), tr("Save the reminder"))
         row.addWidget(self.save_button)
         layout.addLayout(row)
         self.editing: str | None = None
@@ -61,7 +66,7 @@ class ReminderForm(QWidget):
         """Switch to a new, empty reminder."""
         self.editing = None
         self.generation += 1
-        self.save_button.setText("Add reminder")
+        self.save_button.setText(tr("Add reminder"))
         for field in (self.name, self.message, self.when):
             field.clear()
         if focus:
@@ -81,7 +86,7 @@ class ReminderForm(QWidget):
             return
         self.editing = row.id
         self.generation += 1
-        self.save_button.setText("Save changes")
+        self.save_button.setText(tr("Save changes"))
         self.name.setText(row.name)
         self.message.setText(row.message)
         self._fill_when(row.when)
@@ -108,7 +113,9 @@ class ReminderForm(QWidget):
         try:
             every = float(value) if kind == "every" else None
         except ValueError:
-            raise ValueError(f"'{value}' is not a number of minutes.") from None
+            raise ValueError(
+                tr("'{value}' is not a number of minutes.").format(value=value)
+            ) from None
         return {
             "every_minutes": every,
             "cron_expr": value if kind == "cron" else None,

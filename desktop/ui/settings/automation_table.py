@@ -17,14 +17,56 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.core.cron.automations import problems_of, status_text
+from desktop.core.cron.automations import PROBLEMS, STATUS_LABELS, problems_of, status_of
 from desktop.core.cron.overview import JobRow
 from desktop.core.cron.spec import local_time
+from desktop.ui.i18n import QT_TR_NOOP, tr
 from desktop.ui.settings.widgets import is_dark
 
 #: The colour of a status that needs attention (light theme, dark theme).
 ATTENTION = ("#b3261e", "#f2b8b5")
-COLUMNS = ("Name", "Status", "Schedule", "Next run", "Last run")
+COLUMNS = (
+    QT_TR_NOOP("Name"),
+    QT_TR_NOOP("Status"),
+    QT_TR_NOOP("Schedule"),
+    QT_TR_NOOP("Next run"),
+    QT_TR_NOOP("Last run"),
+)
+#: The schedule in words (:func:`desktop.core.cron.spec.describe_schedule`), by its first word.
+SCHEDULES = {
+    "every": QT_TR_NOOP("every {interval}"),
+    "cron": QT_TR_NOOP("cron {expression}"),
+    "at": QT_TR_NOOP("at {time}"),
+}
+#: An ``every`` interval's unit.
+UNITS = {
+    "d": QT_TR_NOOP("{count}d"),
+    "h": QT_TR_NOOP("{count}h"),
+    "m": QT_TR_NOOP("{count}m"),
+    "s": QT_TR_NOOP("{count}s"),
+}
+
+
+def schedule_words(when: str) -> str:
+    """The core's ``every 1h`` / ``cron 0 9 * * 1-5`` / ``at 2026-05-01 09:30`` in the window's
+    language (anything else as it is)."""
+    kind, _, value = when.partition(" ")
+    if kind == "every" and value[-1:] in UNITS and value[:-1].isdigit():
+        return tr(SCHEDULES[kind]).format(interval=tr(UNITS[value[-1]]).format(count=value[:-1]))
+    if kind == "cron" and value:
+        return tr(SCHEDULES[kind]).format(expression=value)
+    if kind == "at" and value:
+        return tr(SCHEDULES[kind]).format(time=value)
+    return when
+
+
+def status_words(row: JobRow, now_ms: int) -> str:
+    """:func:`desktop.core.cron.automations.status_text` in the window's language."""
+    text = tr(STATUS_LABELS[status_of(row)])
+    problems = problems_of(row, now_ms)
+    if problems:
+        text += " · " + ", ".join(tr(PROBLEMS[p]) for p in problems)
+    return text
 
 
 def renameable(row: JobRow) -> bool:
@@ -49,11 +91,14 @@ class AutomationTable(QTableWidget):
         super().__init__(0, len(COLUMNS), parent)
         self.rows: list[JobRow] = []
         self.tz: str | None = None
-        self.setAccessibleName("Automations")
+        self.setAccessibleName(tr("Automations"))
         self.setAccessibleDescription(
-            "F2 renames the selected automation, Delete deletes it, the menu key shows its actions"
+            tr(
+                "F2 renames the selected automation, Delete deletes it, the menu key shows its "
+                "actions"
+            )
         )
-        self.setHorizontalHeaderLabels(COLUMNS)
+        self.setHorizontalHeaderLabels([tr(column) for column in COLUMNS])
         self.verticalHeader().setVisible(False)
         self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
@@ -90,8 +135,8 @@ class AutomationTable(QTableWidget):
                 last = row.last or local_time(row.last_ms, tz)
                 cells = (
                     row.name,
-                    status_text(row, now_ms),
-                    row.when,
+                    status_words(row, now_ms),
+                    schedule_words(row.when),
                     row.next_run,
                     last,
                 )

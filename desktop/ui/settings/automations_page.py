@@ -47,6 +47,7 @@ from desktop.core.cron.past import KEEP_DAYS
 from desktop.core.cron.snooze import SNOOZE_CHOICES, reminder_for, snooze, snooze_choice
 from desktop.core.cron.spec import local_time
 from desktop.ui.chat.snackbar import Snackbar
+from desktop.ui.i18n import QT_TR_NOOP, tr
 from desktop.ui.settings.automation_details import AutomationDetails
 from desktop.ui.settings.automation_form import ReminderForm
 from desktop.ui.settings.automation_table import AutomationTable, renameable
@@ -59,26 +60,26 @@ if TYPE_CHECKING:
 
 #: How long the Undo of a delete is offered.
 UNDO_MS = 10_000
-SEARCH_HINT = "words, name:…, schedule:cron, status:paused / failed / overdue / system"
+SEARCH_HINT = QT_TR_NOOP("words, name:…, schedule:cron, status:paused / failed / overdue / system")
 
 
 class AutomationsPage(SettingsPage):
     """Every automation, filtered, searched and sorted, with its actions and past runs."""
 
     section = "automations"
-    title = "Automations"
+    title = QT_TR_NOOP("Automations")
 
     def __init__(self, services: AppServices, parent: QWidget | None = None) -> None:
         super().__init__(
             services,
             parent,
             buttons=False,
-            description=(
+            description=tr(
                 "Everything that runs on a schedule: your reminders, tasks the assistant set up, "
                 "and the system's own (Dream, heartbeat). Each run leaves a receipt: delivered "
-                f"where, failed why, caught up late, skipped. A one-time reminder stays here for "
-                f"{KEEP_DAYS} days after it ran. Times are in your time zone."
-            ),
+                "where, failed why, caught up late, skipped. A one-time reminder stays here for "
+                "{days} days after it ran. Times are in your time zone."
+            ).format(days=KEEP_DAYS),
         )
         self.all_rows: list[JobRow] = []
         self.deleted: Deleted | None = None  # what the last Delete took away (for Undo)
@@ -86,23 +87,25 @@ class AutomationsPage(SettingsPage):
 
         bar = QHBoxLayout()
         self.filter = QComboBox()
-        self.filter.setAccessibleName("Show")
+        self.filter.setAccessibleName(tr("Show"))
         # Its labels carry counts ("Needs attention (2)"): keep the box as wide as they are.
         self.filter.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         for key, label in FILTERS.items():
-            self.filter.addItem(label, key)
+            self.filter.addItem(tr(label), key)
         self.search = QLineEdit()
-        self.search.setAccessibleName("Search automations")
-        self.search.setPlaceholderText(SEARCH_HINT)
-        self.search.setToolTip(SEARCH_HINT + " (Alt+H)")
+        self.search.setAccessibleName(tr("Search automations"))
+        self.search.setPlaceholderText(tr(SEARCH_HINT))
+        self.search.setToolTip(tr(SEARCH_HINT) + " (Alt+H)")
         self.search.setClearButtonEnabled(True)
         self.sort = QComboBox()
-        self.sort.setAccessibleName("Sort by")
+        self.sort.setAccessibleName(tr("Sort by"))
         for order, label in SORTS.items():
-            self.sort.addItem(label, order)
-        self.refresh_button = button("Refresh", "Refresh the automations")
-        self.refresh_button.setToolTip("Read the automations again (F5)")
-        show_label, search_label, sort_label = QLabel("&Show"), QLabel("Searc&h"), QLabel("S&ort")
+            self.sort.addItem(tr(label), order)
+        self.refresh_button = button(tr("Refresh"), tr("Refresh the automations"))
+        self.refresh_button.setToolTip(tr("Read the automations again (F5)"))
+        show_label = QLabel(tr("&Show"))
+        search_label = QLabel(tr("Searc&h"))
+        sort_label = QLabel(tr("S&ort"))
         show_label.setBuddy(self.filter)
         search_label.setBuddy(self.search)
         sort_label.setBuddy(self.sort)
@@ -116,7 +119,7 @@ class AutomationsPage(SettingsPage):
         self.body_layout.addLayout(bar)
 
         self.empty = QLabel()
-        self.empty.setAccessibleName("No automations")
+        self.empty.setAccessibleName(tr("No automations"))
         self.empty.setWordWrap(True)
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty.setMinimumHeight(90)
@@ -127,23 +130,23 @@ class AutomationsPage(SettingsPage):
         self.body_layout.addWidget(self.table, 1)
 
         actions = QHBoxLayout()
-        self.new_button = button("New", "New reminder")
-        self.run_button = button("Run now", "Run the selected automation now")
-        self.pause_button = button("Pause", "Pause or resume the selected automation")
-        self.rename_button = button("Rename", "Rename the selected automation")
-        self.rename_button.setToolTip("Rename in place (F2)")
+        self.new_button = button(tr("New"), tr("New reminder"))
+        self.run_button = button(tr("Run now"), tr("Run the selected automation now"))
+        self.pause_button = button(tr("Pause"), tr("Pause or resume the selected automation"))
+        self.rename_button = button(tr("Rename"), tr("Rename the selected automation"))
+        self.rename_button.setToolTip(tr("Rename in place (F2)"))
         self.snooze_button = QToolButton()
-        self.snooze_button.setText("Snooze")
-        self.snooze_button.setAccessibleName("Remind me of the selected reminder again later")
+        self.snooze_button.setText(tr("Snooze"))
+        self.snooze_button.setAccessibleName(tr("Remind me of the selected reminder again later"))
         self.snooze_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.snooze_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
         self.snooze_button.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
         snooze_menu = QMenu(self.snooze_button)
         for choice, label in SNOOZE_CHOICES.items():
-            snooze_menu.addAction(label, self._snoozer(choice))
+            snooze_menu.addAction(tr(label), self._snoozer(choice))
         self.snooze_button.setMenu(snooze_menu)
-        self.delete_button = button("Delete", "Delete the selected automation")
-        self.delete_button.setToolTip("Delete (Del); Undo brings it back")
+        self.delete_button = button(tr("Delete"), tr("Delete the selected automation"))
+        self.delete_button.setToolTip(tr("Delete (Del); Undo brings it back"))
         for widget in (
             self.new_button,
             self.run_button,
@@ -209,7 +212,7 @@ class AutomationsPage(SettingsPage):
         """Read every job and its receipts off the loop, then show them."""
         cron = self.cron
         if cron is None:
-            self.status.error("The agent is not running yet; automations show once it is.")
+            self.status.error(tr("The agent is not running yet; automations show once it is."))
             return
         rows = await asyncio.to_thread(job_rows, cron)
         self.all_rows = rows
@@ -225,7 +228,9 @@ class AutomationsPage(SettingsPage):
         now = self._now_ms()
         tally = counts(self.all_rows, now)
         for index, (key, label) in enumerate(FILTERS.items()):
-            self.filter.setItemText(index, f"{label} ({tally[key]})")
+            self.filter.setItemText(
+                index, tr("{filter} ({count})").format(filter=tr(label), count=tally[key])
+            )
         search = self.search.text()
         rows = visible_rows(
             self.all_rows,
@@ -245,15 +250,17 @@ class AutomationsPage(SettingsPage):
             self.table.show()
             return
         if not self.all_rows:
-            text = (
+            text = tr(
                 "No automations yet.\nAsk the assistant in a chat (“remind me every weekday at "
                 "9 to stretch”), or add a reminder below."
             )
         elif parse_query(search).unknown:
             words = ", ".join(parse_query(search).unknown)
-            text = f"No status called “{words}”.\nTry status:active, paused, failed or overdue."
+            text = tr(
+                "No status called “{words}”.\nTry status:active, paused, failed or overdue."
+            ).format(words=words)
         else:
-            text = "No automations match this view.\nClear the search or show All."
+            text = tr("No automations match this view.\nClear the search or show All.")
         self.empty.setText(text)
         self.empty.show()
         self.table.hide()
@@ -273,7 +280,7 @@ class AutomationsPage(SettingsPage):
         self.snooze_button.setEnabled(row is not None and row.ran)
         if row is not None:
             paused = not row.enabled and not row.ended
-            self.pause_button.setText("Resume" if paused else "Pause")
+            self.pause_button.setText(tr("Resume") if paused else tr("Pause"))
         self.details.show_row(row)
         if row is not None and row.id != self.form.editing:  # nothing selected: the form stays
             self.form.show_row(row)
@@ -283,14 +290,14 @@ class AutomationsPage(SettingsPage):
         if row is None:
             return
         menu = QMenu(self)
-        menu.setAccessibleName(f"Actions for {row.name}")
+        menu.setAccessibleName(tr("Actions for {name}").format(name=row.name))
         for widget in (self.run_button, self.pause_button, self.rename_button):
             action = menu.addAction(widget.text(), widget.click)
             action.setEnabled(widget.isEnabled())
-        copy = menu.addAction("Copy command", self.details.copy)
+        copy = menu.addAction(tr("Copy command"), self.details.copy)
         copy.setEnabled(self.details.copy_button.isEnabled())
         menu.addSeparator()
-        delete = menu.addAction("Delete", self._delete_clicked)
+        delete = menu.addAction(tr("Delete"), self._delete_clicked)
         delete.setEnabled(self.delete_button.isEnabled())
         menu.popup(at)
 
@@ -315,32 +322,36 @@ class AutomationsPage(SettingsPage):
                 **schedule,  # type: ignore[arg-type]
             )
         except ValueError as exc:
-            self.status.error(f"Not saved: {exc}")
+            self.status.error(tr("Not saved: {error}").format(error=exc))
             return
         if form.generation == generation:  # else the person moved on while it saved
             form.editing = job.id
-        self.status.ok(f"Saved '{job.name}'.")
+        self.status.ok(tr("Saved '{name}'.").format(name=job.name))
         await self.refresh()
 
     async def _run(self) -> None:
         row, cron = self.selected_row(), self.cron
         if row is None or cron is None or row.ended:
             return
-        self.status.info(f"Running '{row.name}'…")
+        self.status.info(tr("Running '{name}'…").format(name=row.name))
         try:
             await cron.run_now(row.id)
         except (KeyError, RuntimeError) as exc:
-            self.status.error(f"Not run: {exc.args[0] if exc.args else exc}")
+            self.status.error(tr("Not run: {error}").format(error=exc.args[0] if exc.args else exc))
             return
         await self.refresh()
-        self.status.ok(f"Ran '{row.name}'; its receipt is under Past runs.")
+        self.status.ok(tr("Ran '{name}'; its receipt is under Past runs.").format(name=row.name))
 
     async def _toggle(self) -> None:
         row, cron = self.selected_row(), self.cron
         if row is None or cron is None or row.ended:
             return
         await asyncio.to_thread(cron.enable_job, row.id, not row.enabled)
-        self.status.ok(f"{'Resumed' if not row.enabled else 'Paused'} '{row.name}'.")
+        self.status.ok(
+            (tr("Resumed '{name}'.") if not row.enabled else tr("Paused '{name}'.")).format(
+                name=row.name
+            )
+        )
         await self.refresh()
 
     async def _rename(self, job_id: str, name: str) -> None:
@@ -350,9 +361,9 @@ class AutomationsPage(SettingsPage):
         try:
             job = await asyncio.to_thread(rename_job, cron, job_id, name)
         except ValueError as exc:
-            self.status.error(f"Not renamed: {exc}")
+            self.status.error(tr("Not renamed: {error}").format(error=exc))
         else:
-            self.status.ok(f"Renamed to '{job.name}'.")
+            self.status.ok(tr("Renamed to '{name}'.").format(name=job.name))
             if self.form.editing == job_id:  # else its Save changes would put the old name back
                 self.form.name.setText(job.name)
         await self.refresh()
@@ -369,14 +380,16 @@ class AutomationsPage(SettingsPage):
         try:
             deleted = await asyncio.to_thread(delete_reminder, cron, row.id)
         except ValueError as exc:
-            self.status.error(f"Not deleted: {exc}")
+            self.status.error(tr("Not deleted: {error}").format(error=exc))
             return
         self.form.clear(focus=False)
         if deleted is not None:
             # Shown first: a bar still up for an earlier delete expires here, forgetting that
             # one's Undo -- not this one's.
             self.snackbar.show_message(
-                f"Deleted “{row.name}”. Its receipts are kept.", "Undo", timeout_ms=UNDO_MS
+                tr("Deleted “{name}”. Its receipts are kept.").format(name=row.name),
+                tr("Undo"),
+                timeout_ms=UNDO_MS,
             )
             self.deleted = deleted
         await self.refresh()
@@ -397,9 +410,9 @@ class AutomationsPage(SettingsPage):
         try:
             await asyncio.to_thread(undo_delete, cron, deleted)
         except ValueError as exc:
-            self.status.error(f"Not put back: {exc}")
+            self.status.error(tr("Not put back: {error}").format(error=exc))
             return
-        self.status.ok(f"Put '{deleted.name}' back.")
+        self.status.ok(tr("Put '{name}' back.").format(name=deleted.name))
         await self.refresh()
         for index, row in enumerate(self.rows):
             if row.id == deleted.job_id:
@@ -415,10 +428,12 @@ class AutomationsPage(SettingsPage):
             return
         reminder = await asyncio.to_thread(reminder_for, cron, row.id)
         if reminder is None:
-            self.status.error(f"'{row.name}' has not run yet; there is nothing to snooze.")
+            self.status.error(
+                tr("'{name}' has not run yet; there is nothing to snooze.").format(name=row.name)
+            )
             return
         # The menu offers the keys of SNOOZE_CHOICES: SnoozeChoice values.
         job = await asyncio.to_thread(snooze, cron, reminder, snooze_choice(choice))
         when = local_time(job.schedule.at_ms, cron.default_tz)
-        self.status.ok(f"Snoozed '{row.name}': back at {when}.")
+        self.status.ok(tr("Snoozed '{name}': back at {time}.").format(name=row.name, time=when))
         await self.refresh()

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from desktop.core.utils.atomic import atomic_write_text
+from desktop.core.utils.i18n import QT_TR_NOOP
 
 ENTRY_NAME = "nanobot-desktop.desktop"
 
@@ -23,10 +24,11 @@ def supported() -> bool:
 
 
 def unsupported_reason() -> str:
-    """Why start at login is not available here (empty when it is)."""
+    """Why start at login is not available here (empty when it is; marked for translation:
+    the window shows it through ``tr``)."""
     if supported():
         return ""
-    return "Start at login is not supported on this platform yet."
+    return QT_TR_NOOP("Start at login is not supported on this platform yet.")
 
 
 def autostart_path(environ: dict[str, str] | None = None) -> Path:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from desktop.core.utils.i18n import QT_TR_NOOP
+
 Cell = tuple[str, str]
 """A budget field: ``(scope, key)`` as the page's table names it, e.g. ``("dream",
 "daily_tokens")``."""
@@ -15,8 +17,9 @@ class BudgetPreset:
     """A named set of limits.
 
     Attributes:
-        name: What the button says ("A few dollars a month").
-        about: One line on what it sets (the button's tooltip).
+        name: What the button says ("A few dollars a month"; marked for translation, shown
+            through ``tr``).
+        about: One line on what it sets (the button's tooltip; marked the same way).
         values: The filled cells; every other cell of the table is emptied (no limit).
     """
 
@@ -27,9 +30,11 @@ class BudgetPreset:
 
 PRESETS: tuple[BudgetPreset, ...] = (
     BudgetPreset(
-        "A few dollars a month",
-        "Everything: $5 a month, $0.50 a day. Dream 20,000 and the heartbeat 5,000 tokens a "
-        "day; scheduled jobs 50,000.",
+        QT_TR_NOOP("A few dollars a month"),
+        QT_TR_NOOP(
+            "Everything: $5 a month, $0.50 a day. Dream 20,000 and the heartbeat 5,000 tokens a "
+            "day; scheduled jobs 50,000."
+        ),
         {
             ("overall", "monthly_usd"): 5,
             ("overall", "daily_usd"): 0.5,
@@ -39,9 +44,11 @@ PRESETS: tuple[BudgetPreset, ...] = (
         },
     ),
     BudgetPreset(
-        "About $20 a month",
-        "Everything: $20 a month, $2 a day. Dream 50,000 and the heartbeat 10,000 tokens a "
-        "day; scheduled jobs 200,000.",
+        QT_TR_NOOP("About $20 a month"),
+        QT_TR_NOOP(
+            "Everything: $20 a month, $2 a day. Dream 50,000 and the heartbeat 10,000 tokens a "
+            "day; scheduled jobs 200,000."
+        ),
         {
             ("overall", "monthly_usd"): 20,
             ("overall", "daily_usd"): 2,
@@ -51,9 +58,11 @@ PRESETS: tuple[BudgetPreset, ...] = (
         },
     ),
     BudgetPreset(
-        "About $100 a month",
-        "Everything: $100 a month, $10 a day. Dream 200,000 and the heartbeat 50,000 tokens a "
-        "day; scheduled jobs 1,000,000.",
+        QT_TR_NOOP("About $100 a month"),
+        QT_TR_NOOP(
+            "Everything: $100 a month, $10 a day. Dream 200,000 and the heartbeat 50,000 tokens "
+            "a day; scheduled jobs 1,000,000."
+        ),
         {
             ("overall", "monthly_usd"): 100,
             ("overall", "daily_usd"): 10,
@@ -62,7 +71,10 @@ PRESETS: tuple[BudgetPreset, ...] = (
             ("cron", "daily_tokens"): 1_000_000,
         },
     ),
-    BudgetPreset("No limit", "Every field empty: nothing is paused or stopped for spend."),
+    BudgetPreset(
+        QT_TR_NOOP("No limit"),
+        QT_TR_NOOP("Every field empty: nothing is paused or stopped for spend."),
+    ),
 )
 
 

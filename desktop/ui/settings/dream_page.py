@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtWidgets import QCheckBox, QWidget
 
 from desktop.core.config.edit import ChangeError
+from desktop.ui.i18n import QT_TR_NOOP, tr
 from desktop.ui.settings.page import SettingsPage
 from desktop.ui.settings.prefs_access import prefs_store, update_prefs
 from desktop.ui.settings.schema_form import SchemaForm
@@ -21,13 +22,13 @@ class DreamPage(SettingsPage):
     interval. Review mode is a desktop preference (``desktop.json``), the rest is config.json."""
 
     section = "dream"
-    title = "Dream & heartbeat"
+    title = QT_TR_NOOP("Dream & heartbeat")
 
     def __init__(self, services: AppServices, parent: QWidget | None = None) -> None:
         super().__init__(
             services,
             parent,
-            description=(
+            description=tr(
                 "Dream periodically distils the conversation history into long-term memory; every "
                 "run is a commit you can inspect and revert in the Memory tab."
             ),
@@ -39,21 +40,25 @@ class DreamPage(SettingsPage):
         self.iterations = form.number(lambda c: c.agents.defaults.dream.max_iterations)
         self.budget = form.number(lambda c: c.agents.defaults.dream.token_budget)
         self.body_layout.addLayout(form)
-        self.review = QCheckBox("Review Dream changes before they land")
-        self.review.setAccessibleName("Review Dream changes before they land")
+        self.review = QCheckBox(tr("Review Dream changes before they land"))
+        self.review.setAccessibleName(tr("Review Dream changes before they land"))
         self.body_layout.addWidget(self.review)
         self.body_layout.addWidget(
             hint(
-                "Dream then proposes its changes instead of making them: the Memory tab shows "
-                "them, and you accept all, some or none (or edit them). Nothing is written until "
-                "you decide; while a proposal waits, Dream does not run again."
+                tr(
+                    "Dream then proposes its changes instead of making them: the Memory tab shows "
+                    "them, and you accept all, some or none (or edit them). Nothing is written "
+                    "until you decide; while a proposal waits, Dream does not run again."
+                )
             )
         )
-        self.body_layout.addWidget(heading("Heartbeat", level=2))
+        self.body_layout.addWidget(heading(tr("Heartbeat"), level=2))
         self.body_layout.addWidget(
             hint(
-                "The heartbeat reads HEARTBEAT.md in the workspace at a fixed interval and acts on the "
-                "tasks listed there."
+                tr(
+                    "The heartbeat reads HEARTBEAT.md in the workspace at a fixed interval and "
+                    "acts on the tasks listed there."
+                )
             )
         )
         self.beat_form = beat_form = SchemaForm()
@@ -99,7 +104,9 @@ class DreamPage(SettingsPage):
         try:
             await update_prefs(self.services, review_dream=review)
         except (ChangeError, OSError) as exc:
-            self.status.warn(f"Saved, but the review setting was not saved: {exc}")
+            self.status.warn(
+                tr("Saved, but the review setting was not saved: {error}").format(error=exc)
+            )
             return False
         await self._load_review()
         return True

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.config.schema import MCPServerConfig
+from desktop.ui.i18n import tr
 from desktop.ui.settings.mcp_entries import (
     EntryError,
     launch_summary,
@@ -47,12 +48,14 @@ class ApprovalPanel(QWidget):
         self.boxes: dict[str, QCheckBox] = {}
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        self.title = heading("Approve before starting", level=2)
+        self.title = heading(tr("Approve before starting"), level=2)
         layout.addWidget(self.title)
         layout.addWidget(
             hint(
-                "These programs will run on this computer with your user's rights, and "
-                "servers are contacted as listed. Only approve what you trust."
+                tr(
+                    "These programs will run on this computer with your user's rights, and "
+                    "servers are contacted as listed. Only approve what you trust."
+                )
             )
         )
         self.scroll_area = QScrollArea()
@@ -65,11 +68,11 @@ class ApprovalPanel(QWidget):
         layout.addWidget(self.scroll_area, 1)
         buttons = QHBoxLayout()
         buttons.addStretch(1)
-        self.cancel = QPushButton("Cancel")
-        self.cancel.setAccessibleName("Cancel: do not save or start these servers")
+        self.cancel = QPushButton(tr("Cancel"))
+        self.cancel.setAccessibleName(tr("Cancel: do not save or start these servers"))
         self.cancel.clicked.connect(self.cancelled)
-        self.approve = QPushButton("Approve and start")
-        self.approve.setAccessibleName("Approve and start the ticked servers")
+        self.approve = QPushButton(tr("Approve and start"))
+        self.approve.setAccessibleName(tr("Approve and start the ticked servers"))
         self.approve.clicked.connect(self._approve)
         buttons.addWidget(self.cancel)
         buttons.addWidget(self.approve)
@@ -88,20 +91,22 @@ class ApprovalPanel(QWidget):
                 widget.deleteLater()
         mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
         for name, config in entries.items():
-            note = " (replaces the existing entry)" if name in existing else ""
+            text = name
+            if name in existing:
+                text = tr("{server} (replaces the existing entry)").format(server=text)
             if transport_of(config) != "stdio":
-                note += " — an HTTP server; no program is started"
+                text = tr("{server} — an HTTP server; no program is started").format(server=text)
             elif not needs_approval(config, existing.get(name)):
-                note += " — command unchanged"
-            box = QCheckBox(f"{name}{note}")
+                text = tr("{server} — command unchanged").format(server=text)
+            box = QCheckBox(text)
             box.setChecked(True)
-            box.setAccessibleName(f"Approve MCP server {name}")
+            box.setAccessibleName(tr("Approve MCP server {name}").format(name=name))
             box.toggled.connect(self._update_button)
-            summary = QLabel(launch_summary(config))
+            summary = QLabel(launch_summary(config, tr))
             summary.setFont(mono)
             summary.setWordWrap(True)
             summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-            summary.setAccessibleName(f"What MCP server {name} runs")
+            summary.setAccessibleName(tr("What MCP server {name} runs").format(name=name))
             summary.setContentsMargins(24, 0, 0, 0)
             self.boxes[name] = box
             self.list_layout.addWidget(box)
@@ -109,7 +114,9 @@ class ApprovalPanel(QWidget):
         self.list_layout.addStretch(1)
         count = len(entries)
         self.title.setText(
-            "Approve before starting" if count == 1 else f"Approve {count} servers before starting"
+            tr("Approve before starting")
+            if count == 1
+            else tr("Approve {count} servers before starting").format(count=count)
         )
         self._update_button()
 
@@ -140,33 +147,35 @@ class ImportPanel(QWidget):
         super().__init__(parent)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(heading("Import MCP servers", level=2))
+        layout.addWidget(heading(tr("Import MCP servers"), level=2))
         layout.addWidget(
             hint(
-                'Paste the "mcpServers" JSON from Claude Desktop (claude_desktop_config.json) '
-                "or another app, or open such a file. You review every command next."
+                tr(
+                    'Paste the "mcpServers" JSON from Claude Desktop (claude_desktop_config.json) '
+                    "or another app, or open such a file. You review every command next."
+                )
             )
         )
         self.text = QPlainTextEdit()
-        self.text.setAccessibleName("MCP servers JSON")
+        self.text.setAccessibleName(tr("MCP servers JSON"))
         self.text.setPlaceholderText(
             '{\n  "mcpServers": {\n    "time": {"command": "uvx", "args": ["mcp-server-time"]}\n  }\n}'
         )
         self.text.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         layout.addWidget(self.text, 1)
-        self.status = InlineStatus(accessible="Import status")
+        self.status = InlineStatus(accessible=tr("Import status"))
         layout.addWidget(self.status)
         buttons = QHBoxLayout()
-        self.open_file = QPushButton("Open file…")
-        self.open_file.setAccessibleName("Open a JSON file with MCP servers")
+        self.open_file = QPushButton(tr("Open file…"))
+        self.open_file.setAccessibleName(tr("Open a JSON file with MCP servers"))
         self.open_file.clicked.connect(self._browse)
         buttons.addWidget(self.open_file)
         buttons.addStretch(1)
-        self.cancel = QPushButton("Cancel")
-        self.cancel.setAccessibleName("Cancel the import")
+        self.cancel = QPushButton(tr("Cancel"))
+        self.cancel.setAccessibleName(tr("Cancel the import"))
         self.cancel.clicked.connect(self.cancelled)
-        self.next = QPushButton("Review")
-        self.next.setAccessibleName("Review the servers to import")
+        self.next = QPushButton(tr("Review"))
+        self.next.setAccessibleName(tr("Review the servers to import"))
         self.next.setDefault(True)
         self.next.clicked.connect(self.submit)
         buttons.addWidget(self.cancel)
@@ -189,16 +198,16 @@ class ImportPanel(QWidget):
         try:
             servers = parse_servers(self.text.toPlainText())
         except EntryError as exc:
-            self.status.error(str(exc))
+            self.status.error(exc.words(tr))
             return False
         self.status.clear()
         self.parsed.emit(servers)
         return True
 
     def _browse(self) -> None:
-        dialog = QFileDialog(self, "Open MCP servers JSON")
+        dialog = QFileDialog(self, tr("Open MCP servers JSON"))
         dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
-        dialog.setNameFilters(["JSON files (*.json)", "All files (*)"])
+        dialog.setNameFilters([tr("JSON files (*.json)"), tr("All files (*)")])
         claude = Path.home() / ".config" / "Claude"
         if claude.is_dir():
             dialog.setDirectory(str(claude))

@@ -16,13 +16,14 @@ from PySide6.QtWidgets import (
 
 from desktop.core.config.schema import MCPServerConfig
 from desktop.core.tools.mcp import MCPServerStatus
+from desktop.ui.i18n import QT_TR_NOOP, tr
 from desktop.ui.settings.mcp_entries import is_enabled, launch_summary, transport_of
 from desktop.ui.settings.widgets import InlineStatus, heading
 
 TRANSPORT_NAMES = {
-    "stdio": "local command (stdio)",
-    "sse": "HTTP (SSE)",
-    "streamableHttp": "HTTP (streamable)",
+    "stdio": QT_TR_NOOP("local command (stdio)"),
+    "sse": QT_TR_NOOP("HTTP (SSE)"),
+    "streamableHttp": QT_TR_NOOP("HTTP (streamable)"),
 }
 
 
@@ -31,20 +32,20 @@ def status_text(
 ) -> tuple[str, str]:
     """``(kind, words)`` for a server's state; kind is ``ok``, ``error`` or ``info``."""
     if not enabled:
-        return "info", "Disabled"
+        return "info", tr("Disabled")
     if status is None or status.state == "idle":
-        when = "at the agent's next turn" if agent else "when the agent starts (or press Connect)"
-        return "info", f"Not connected yet: connects {when}"
+        if agent:
+            return "info", tr("Not connected yet: connects at the agent's next turn")
+        return "info", tr("Not connected yet: connects when the agent starts (or press Connect)")
     if status.state == "connecting":
-        return "info", "Connecting…"
+        return "info", tr("Connecting…")
     if status.state == "connected":
-        return (
-            "ok",
-            f"Connected with {status.tool_count} tool{'s' if status.tool_count != 1 else ''}",
-        )
+        if status.tool_count == 1:
+            return "ok", tr("Connected with 1 tool")
+        return "ok", tr("Connected with {count} tools").format(count=status.tool_count)
     if status.state == "disabled":
-        return "info", "Disabled (no tools enabled)"
-    return "error", f"Failed: {status.last_error or 'unknown error'}"
+        return "info", tr("Disabled (no tools enabled)")
+    return "error", tr("Failed: {error}").format(error=status.last_error or tr("unknown error"))
 
 
 class ServerDetails(QWidget):
@@ -76,23 +77,23 @@ class ServerDetails(QWidget):
         self.summary.setWordWrap(True)
         self.summary.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.summary.setAccessibleName("What the server runs")
+        self.summary.setAccessibleName(tr("What the server runs"))
         layout.addWidget(self.summary)
-        self.status = InlineStatus(accessible="MCP server status")
+        self.status = InlineStatus(accessible=tr("MCP server status"))
         layout.addWidget(self.status)
         buttons = QHBoxLayout()
-        self.edit = QPushButton("Edit…")
-        self.edit.setAccessibleName("Edit this MCP server")
-        self.toggle = QPushButton("Disable")
-        self.toggle.setAccessibleName("Enable or disable this MCP server")
-        self.reconnect = QPushButton("Reconnect")
-        self.reconnect.setAccessibleName("Reconnect this MCP server")
-        self.remove = QPushButton("Remove")
-        self.remove.setAccessibleName("Remove this MCP server")
-        self.sign_in = QPushButton("Sign in…")
-        self.sign_in.setAccessibleName("Sign in to this MCP server in the browser")
-        self.sign_out = QPushButton("Sign out")
-        self.sign_out.setAccessibleName("Forget the sign-in of this MCP server")
+        self.edit = QPushButton(tr("Edit…"))
+        self.edit.setAccessibleName(tr("Edit this MCP server"))
+        self.toggle = QPushButton(tr("Disable"))
+        self.toggle.setAccessibleName(tr("Enable or disable this MCP server"))
+        self.reconnect = QPushButton(tr("Reconnect"))
+        self.reconnect.setAccessibleName(tr("Reconnect this MCP server"))
+        self.remove = QPushButton(tr("Remove"))
+        self.remove.setAccessibleName(tr("Remove this MCP server"))
+        self.sign_in = QPushButton(tr("Sign in…"))
+        self.sign_in.setAccessibleName(tr("Sign in to this MCP server in the browser"))
+        self.sign_out = QPushButton(tr("Sign out"))
+        self.sign_out.setAccessibleName(tr("Forget the sign-in of this MCP server"))
         for button in (self.edit, self.toggle, self.reconnect, self.sign_in, self.sign_out):
             buttons.addWidget(button)
         buttons.addWidget(self.remove)
@@ -104,29 +105,29 @@ class ServerDetails(QWidget):
         self.toggle.clicked.connect(lambda: self.enableRequested.emit(self.name, not self.enabled))
         self.sign_in.clicked.connect(lambda: self.signInRequested.emit(self.name))
         self.sign_out.clicked.connect(lambda: self.signOutRequested.emit(self.name))
-        self.tools_label = QLabel("Tools")
+        self.tools_label = QLabel(tr("Tools"))
         layout.addWidget(self.tools_label)
         self.tools = QListWidget()
-        self.tools.setAccessibleName("Tools of this MCP server")
+        self.tools.setAccessibleName(tr("Tools of this MCP server"))
         self.tools.setMinimumHeight(70)
         layout.addWidget(self.tools, 1)
-        self.stderr_toggle = QPushButton("Show stderr")
+        self.stderr_toggle = QPushButton(tr("Show stderr"))
         self.stderr_toggle.setCheckable(True)
-        self.stderr_toggle.setAccessibleName("Show the last lines the server wrote to stderr")
+        self.stderr_toggle.setAccessibleName(tr("Show the last lines the server wrote to stderr"))
         self.stderr_toggle.toggled.connect(self._toggle_stderr)
         layout.addWidget(self.stderr_toggle, 0, Qt.AlignmentFlag.AlignLeft)
         self.stderr = QPlainTextEdit()
         self.stderr.setReadOnly(True)
-        self.stderr.setAccessibleName("Server stderr")
+        self.stderr.setAccessibleName(tr("Server stderr"))
         self.stderr.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
-        self.stderr.setPlaceholderText("Nothing written to stderr yet.")
+        self.stderr.setPlaceholderText(tr("Nothing written to stderr yet."))
         self.stderr.setMinimumHeight(80)
         self.stderr.hide()
         layout.addWidget(self.stderr, 1)
 
     def _toggle_stderr(self, shown: bool) -> None:
         self.stderr.setVisible(shown)
-        self.stderr_toggle.setText("Hide stderr" if shown else "Show stderr")
+        self.stderr_toggle.setText(tr("Hide stderr") if shown else tr("Show stderr"))
 
     def show_server(
         self,
@@ -141,27 +142,30 @@ class ServerDetails(QWidget):
         self.name = name
         self.enabled = is_enabled(config)
         kind = transport_of(config)
-        self.title.setText(f"{name}  ·  {TRANSPORT_NAMES.get(kind, 'incomplete entry')}")
-        self.title.setAccessibleName(f"MCP server {name}")
-        self.summary.setText(launch_summary(config))
+        transport = TRANSPORT_NAMES.get(kind, QT_TR_NOOP("incomplete entry"))
+        self.title.setText(name + "  ·  " + tr(transport))
+        self.title.setAccessibleName(tr("MCP server {name}").format(name=name))
+        self.summary.setText(launch_summary(config, tr))
         level, words = status_text(status, enabled=self.enabled, agent=agent)
         getattr(self.status, level)(words)
-        self.toggle.setText("Disable" if self.enabled else "Enable")
+        self.toggle.setText(tr("Disable") if self.enabled else tr("Enable"))
         self.reconnect.setEnabled(self.enabled)
         connected = status is not None and status.state == "connected"
         self.reconnect.setText(
-            "Reconnect" if connected or (status and status.state == "failed") else "Connect"
+            tr("Reconnect") if connected or (status and status.state == "failed") else tr("Connect")
         )
         shown = [self.tools.item(row).text() for row in range(self.tools.count())]
         if shown != tools:
             self.tools.clear()
             self.tools.addItems(tools)
-        self.tools_label.setText(f"Tools ({len(tools)})" if tools else "Tools (none yet)")
+        self.tools_label.setText(
+            tr("Tools ({count})").format(count=len(tools)) if tools else tr("Tools (none yet)")
+        )
         is_stdio = kind == "stdio"
         oauth = config.auth == "oauth" and not is_stdio
         self.sign_in.setVisible(oauth)
         self.sign_out.setVisible(oauth)
-        self.sign_in.setText("Sign in again…" if connected else "Sign in…")
+        self.sign_in.setText(tr("Sign in again…") if connected else tr("Sign in…"))
         self.stderr_toggle.setVisible(is_stdio)
         self.stderr.setVisible(is_stdio and self.stderr_toggle.isChecked())
         tail = "\n".join(status.stderr_tail) if status is not None else ""

@@ -23,6 +23,7 @@ from desktop.core.config.edit import ChangeError, explain
 from desktop.core.config.mcp_headers import is_secret_header
 from desktop.core.config.schema import MCPServerConfig
 from desktop.core.tools.mcp.presets import PRESETS, find_preset, placeholders
+from desktop.ui.i18n import QT_TR_NOOP, tr
 from desktop.ui.settings.mcp_entries import check_name, transport_of
 from desktop.ui.settings.widgets import (
     InlineStatus,
@@ -37,9 +38,9 @@ from desktop.ui.settings.widgets import (
 KEPT = "••••••••"  # a credential header's value, not shown; left as is, it stays unchanged
 
 TRANSPORTS = (
-    ("stdio", "Local command (stdio)"),
-    ("streamableHttp", "HTTP (streamable)"),
-    ("sse", "HTTP (SSE)"),
+    ("stdio", QT_TR_NOOP("Local command (stdio)")),
+    ("streamableHttp", QT_TR_NOOP("HTTP (streamable)")),
+    ("sse", QT_TR_NOOP("HTTP (SSE)")),
 )
 
 
@@ -61,51 +62,55 @@ class MCPEditor(QWidget):
         self.taken: set[str] = set()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        self.title = heading("Add an MCP server", level=2)
+        self.title = heading(tr("Add an MCP server"), level=2)
         layout.addWidget(self.title)
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
         self.name = QLineEdit()
-        self.name.setAccessibleName("Server name")
-        self.name.setPlaceholderText("e.g. time")
+        self.name.setAccessibleName(tr("Server name"))
+        self.name.setPlaceholderText(tr("e.g. {example}").format(example="time"))
         self.transport = QComboBox()
-        self.transport.setAccessibleName("Transport")
+        self.transport.setAccessibleName(tr("Transport"))
         for value, label in TRANSPORTS:
-            self.transport.addItem(label, value)
+            self.transport.addItem(tr(label), value)
         self.command = QLineEdit()
-        self.command.setAccessibleName("Command")
-        self.command.setPlaceholderText("e.g. uvx")
+        self.command.setAccessibleName(tr("Command"))
+        self.command.setPlaceholderText(tr("e.g. {example}").format(example="uvx"))
         self.args = QLineEdit()
-        self.args.setAccessibleName("Arguments")
-        self.args.setPlaceholderText("e.g. mcp-server-time --local-timezone Europe/Berlin")
+        self.args.setAccessibleName(tr("Arguments"))
+        self.args.setPlaceholderText(
+            tr("e.g. {example}").format(example="mcp-server-time --local-timezone Europe/Berlin")
+        )
         self.env = LinesEdit(
-            placeholder="NAME=value (one per line)", rows=2, accessible="Environment variables"
+            placeholder=tr("NAME=value (one per line)"),
+            rows=2,
+            accessible=tr("Environment variables"),
         )
         self.url = QLineEdit()
-        self.url.setAccessibleName("Server URL")
+        self.url.setAccessibleName(tr("Server URL"))
         self.url.setPlaceholderText("https://example.com/mcp")
         self.headers = LinesEdit(
-            placeholder="Header-Name: value (one per line), e.g. Authorization: Bearer …",
+            placeholder=tr("Header-Name: value (one per line), e.g. Authorization: Bearer …"),
             rows=2,
-            accessible="HTTP headers",
+            accessible=tr("HTTP headers"),
         )
         self.timeout = QSpinBox()
         self.timeout.setRange(1, 3600)
-        self.timeout.setSuffix(" s")
-        self.timeout.setAccessibleName("Tool timeout in seconds")
+        self.timeout.setSuffix(tr(" s"))
+        self.timeout.setAccessibleName(tr("Tool timeout in seconds"))
         self.tools = QLineEdit()
-        self.tools.setAccessibleName("Enabled tools")
-        self.tools.setPlaceholderText("* (all), or names separated by commas")
+        self.tools.setAccessibleName(tr("Enabled tools"))
+        self.tools.setPlaceholderText(tr("* (all), or names separated by commas"))
         self.preset = QComboBox()
-        self.preset.setAccessibleName("Start from a well-known server")
-        self.preset.addItem("Nothing — an empty form", "")
+        self.preset.setAccessibleName(tr("Start from a well-known server"))
+        self.preset.addItem(tr("Nothing — an empty form"), "")
         for preset in PRESETS:
-            self.preset.addItem(f"{preset.title} — {preset.where}", preset.name)
+            self.preset.addItem(tr(preset.title) + " — " + preset.where, preset.name)
         self.preset.currentIndexChanged.connect(
             lambda _i: self.use_preset(str(self.preset.currentData() or ""))
         )
         self.preset_info = hint("")
-        self.preset_info.setAccessibleName("What the chosen server needs")
+        self.preset_info.setAccessibleName(tr("What the chosen server needs"))
         self.preset_info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.preset_info.hide()
         chooser = QWidget()
@@ -115,39 +120,45 @@ class MCPEditor(QWidget):
         column.addWidget(self.preset)
         column.addWidget(self.preset_info)
         self.chooser = chooser
-        form.addRow("Start from", chooser)
-        form.addRow("Name", self.name)
-        form.addRow("Transport", self.transport)
+        form.addRow(tr("Start from"), chooser)
+        form.addRow(tr("Name"), self.name)
+        form.addRow(tr("Transport"), self.transport)
         self._stdio_rows = [
-            ("Command", self.command),
-            ("Arguments", self.args),
-            ("Environment", self.env),
+            (tr("Command"), self.command),
+            (tr("Arguments"), self.args),
+            (tr("Environment"), self.env),
         ]
-        self.oauth = QCheckBox("Sign in with OAuth in the browser (tokens in the OS keyring)")
-        self.oauth.setAccessibleName("Sign in with OAuth")
-        self._http_rows = [("URL", self.url), ("Headers", self.headers), ("Sign-in", self.oauth)]
+        self.oauth = QCheckBox(tr("Sign in with OAuth in the browser (tokens in the OS keyring)"))
+        self.oauth.setAccessibleName(tr("Sign in with OAuth"))
+        self._http_rows = [
+            ("URL", self.url),
+            (tr("Headers"), self.headers),
+            (tr("Sign-in"), self.oauth),
+        ]
         for label, widget in self._stdio_rows + self._http_rows:
             form.addRow(label, widget)
-        form.addRow("Tool timeout", self.timeout)
-        form.addRow("Enabled tools", self.tools)
+        form.addRow(tr("Tool timeout"), self.timeout)
+        form.addRow(tr("Enabled tools"), self.tools)
         self.form = form
         layout.addLayout(form)
         layout.addWidget(
             hint(
-                "A stdio server is a program on this computer: you approve its exact command "
-                "before it is started for the first time. Credential headers (Authorization, "
-                "API keys, tokens) are kept in the OS keyring, not in config.json."
+                tr(
+                    "A stdio server is a program on this computer: you approve its exact command "
+                    "before it is started for the first time. Credential headers (Authorization, "
+                    "API keys, tokens) are kept in the OS keyring, not in config.json."
+                )
             )
         )
-        self.status = InlineStatus(accessible="MCP server form status")
+        self.status = InlineStatus(accessible=tr("MCP server form status"))
         layout.addWidget(self.status)
         buttons = QHBoxLayout()
         buttons.addStretch(1)
-        self.cancel = QPushButton("Cancel")
-        self.cancel.setAccessibleName("Cancel editing the MCP server")
+        self.cancel = QPushButton(tr("Cancel"))
+        self.cancel.setAccessibleName(tr("Cancel editing the MCP server"))
         self.cancel.clicked.connect(self.cancelled)
-        self.ok = QPushButton("Continue")
-        self.ok.setAccessibleName("Save the MCP server")
+        self.ok = QPushButton(tr("Continue"))
+        self.ok.setAccessibleName(tr("Save the MCP server"))
         self.ok.setDefault(True)
         self.ok.clicked.connect(self._submit)
         buttons.addWidget(self.cancel)
@@ -168,7 +179,9 @@ class MCPEditor(QWidget):
         self.original = name if config is not None else ""
         self.base = config
         self.taken = taken - {name}
-        self.title.setText(f"Edit MCP server “{name}”" if config else "Add an MCP server")
+        self.title.setText(
+            tr("Edit MCP server “{name}”").format(name=name) if config else tr("Add an MCP server")
+        )
         self.title.setAccessibleName(self.title.text())
         self.form.setRowVisible(self.chooser, config is None)  # presets start new servers
         self.preset.blockSignals(True)
@@ -214,11 +227,20 @@ class MCPEditor(QWidget):
             suggested = f"{preset.name}-{number}"
             number += 1
         self._fill(suggested, preset.entry.model_copy(deep=True), mask=False)
-        self.preset_info.setText(
-            f"{preset.description}\n{'URL' if preset.entry.url else 'Runs'}: {preset.where}\n"
-            f"Needs: {preset.needs}.\nDocumentation: {preset.docs_url}"
-            + ("\nReplace each <…> with your own value." if self._placeholders() else "")
+        where = (
+            tr("URL: {url}").format(url=preset.where)
+            if preset.entry.url
+            else tr("Runs: {command}").format(command=preset.where)
         )
+        lines = [
+            tr(preset.description),
+            where,
+            tr("Needs: {needs}.").format(needs=tr(preset.needs)),
+            tr("Documentation: {url}").format(url=preset.docs_url),
+        ]
+        if self._placeholders():
+            lines.append(tr("Replace each <…> with your own value."))
+        self.preset_info.setText("\n".join(lines))
         self.preset_info.show()
 
     def _placeholders(self) -> list[str]:
@@ -236,13 +258,17 @@ class MCPEditor(QWidget):
         try:
             name = check_name(self.name.text())
         except ValueError as exc:
-            raise ChangeError("Name", str(exc)) from None
+            raise ChangeError(tr("Name"), tr(str(exc))) from None  # the marked NAME_RULE
         if name in self.taken:
-            raise ChangeError("Name", f"a server named {name!r} exists already")
+            raise ChangeError(
+                tr("Name"), tr("a server named {name} exists already").format(name=repr(name))
+            )
         kind = str(self.transport.currentData())
         if left := self._placeholders():
-            where = "Arguments" if kind == "stdio" else "Headers"
-            raise ChangeError(where, f"replace {left[0]} with your own value")
+            where = tr("Arguments") if kind == "stdio" else tr("Headers")
+            raise ChangeError(
+                where, tr("replace {placeholder} with your own value").format(placeholder=left[0])
+            )
         data: dict[str, Any] = dict(self.base.model_extra or {}) if self.base is not None else {}
         data.pop("type", None)
         data["toolTimeout"] = self.timeout.value()
@@ -251,15 +277,16 @@ class MCPEditor(QWidget):
         if kind == "stdio":
             command = self.command.text().strip()
             if not command:
-                raise ChangeError("Command", "enter the program to run")
+                raise ChangeError(tr("Command"), tr("enter the program to run"))
             try:
                 args = shlex.split(self.args.text())
             except ValueError as exc:
                 raise ChangeError(
-                    "Arguments", f"cannot split them ({exc}); check the quotes"
+                    tr("Arguments"),
+                    tr("cannot split them ({error}); check the quotes").format(error=exc),
                 ) from None
             env = parse_mapping(
-                self.env.lines(), label="Environment", separator_char="=", kind="variable"
+                self.env.lines(), label=tr("Environment"), separator_char="=", kind="variable"
             )
             data.update(command=command, args=args, env=env, url="", headers={}, auth=None)
         else:
@@ -272,19 +299,21 @@ class MCPEditor(QWidget):
             if transport_of(config) != kind:  # only spell the type out when it cannot be guessed
                 config = MCPServerConfig.model_validate({**data, "type": kind})
         except ValidationError as exc:
-            raise ChangeError("Server", explain(exc)) from None
+            raise ChangeError(tr("Server"), explain(exc)) from None
         return name, config
 
     def _headers(self) -> dict[str, str]:
         """The typed headers; a masked credential left as is keeps the entry's value."""
         headers = parse_mapping(
-            self.headers.lines(), label="Headers", separator_char=":", kind="header"
+            self.headers.lines(), label=tr("Headers"), separator_char=":", kind="header"
         )
         before = self.base.headers if self.base is not None else {}
         for header, value in headers.items():
             if value == KEPT:  # unchanged: the value the entry had (never shown)
                 if header not in before:
-                    raise ChangeError("Headers", f"type the value of {header}")
+                    raise ChangeError(
+                        tr("Headers"), tr("type the value of {header}").format(header=header)
+                    )
                 headers[header] = before[header]
         return headers
 
@@ -292,7 +321,11 @@ class MCPEditor(QWidget):
         try:
             name, config = self.build()
         except ChangeError as exc:
-            self.status.error(f"{exc.path}: {exc.reason}. Nothing was saved.")
+            self.status.error(
+                tr("{field}: {reason}. Nothing was saved.").format(
+                    field=exc.path, reason=exc.reason
+                )
+            )
             return
         self.status.clear()
         self.submitted.emit(name, config, self.original)

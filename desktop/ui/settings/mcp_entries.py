@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import ValidationError
@@ -13,13 +14,42 @@ from pydantic import ValidationError
 from desktop.core.config.schema import MCPServerConfig
 from desktop.core.tools.mcp.status import server_enabled
 from desktop.core.tools.mcp.transport import TransportConfigError, detect_transport
+from desktop.core.utils.i18n import QT_TR_NOOP
 
 _SECRET_ENV = re.compile(r"(?i)(key|token|secret|passw|auth|credential)")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+#: What a server name may be (the message of :func:`check_name`; marked for translation).
+NAME_RULE = QT_TR_NOOP(
+    "use letters, digits, '_', '.' or '-' (up to 64 characters), starting with a letter or digit"
+)
+
+
+def _same(text: str) -> str:
+    return text
 
 
 class EntryError(ValueError):
-    """The pasted text is not a usable ``mcpServers`` JSON (the message says why)."""
+    """The pasted text is not a usable ``mcpServers`` JSON (the message says why).
+
+    Args:
+        template: The message, a text marked for translation; ``{fields}`` when any are given.
+        **fields: Its fields: data (names, what the JSON parser said) shown as they are, except
+            ``problem``, a marked text too.
+    """
+
+    def __init__(self, template: str, **fields: str) -> None:
+        self.template = template
+        self.fields = fields
+        super().__init__(template.format(**fields) if fields else template)
+
+    def words(self, translate: Callable[[str], str] = _same) -> str:
+        """The message, its text (and ``problem``) passed through ``translate``."""
+        if not self.fields:
+            return translate(self.template)
+        fields = dict(self.fields)
+        if "problem" in fields:
+            fields["problem"] = translate(fields["problem"])
+        return translate(self.template).format(**fields)
 
 
 def check_name(name: str) -> str:
@@ -30,9 +60,7 @@ def check_name(name: str) -> str:
     """
     name = name.strip()
     if not _NAME.match(name):
-        raise ValueError(
-            "use letters, digits, '_', '.' or '-' (up to 64 characters), starting with a letter or digit"
-        )
+        raise ValueError(NAME_RULE)
     return name
 
 
@@ -45,15 +73,18 @@ def parse_servers(text: str) -> dict[str, MCPServerConfig]:  # noqa: C901  # the
     """
     text = text.strip()
     if not text:
-        raise EntryError("Paste the JSON first.")
+        raise EntryError(QT_TR_NOOP("Paste the JSON first."))
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise EntryError(
-            f"Not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})."
+            QT_TR_NOOP("Not valid JSON: {detail} (line {line}, column {column})."),
+            detail=exc.msg,
+            line=str(exc.lineno),
+            column=str(exc.colno),
         ) from None
     if not isinstance(data, dict):
-        raise EntryError('Expected a JSON object like {"mcpServers": {...}}.')
+        raise EntryError(QT_TR_NOOP('Expected a JSON object like {"mcpServers": {...}}.'))
     servers: Any = data.get("mcpServers")
     if servers is None and isinstance(data.get("tools"), dict):
         servers = data["tools"].get("mcpServers") or data["tools"].get("mcp_servers")
@@ -63,24 +94,38 @@ def parse_servers(text: str) -> dict[str, MCPServerConfig]:  # noqa: C901  # the
         )
         servers = data if looks_like_entries else None
     if not isinstance(servers, dict) or not servers:
-        raise EntryError('No servers found: expected {"mcpServers": {"name": {"command": ...}}}.')
+        raise EntryError(
+            QT_TR_NOOP('No servers found: expected {"mcpServers": {"name": {"command": ...}}}.')
+        )
     result: dict[str, MCPServerConfig] = {}
     for name, entry in servers.items():
         try:
             check_name(str(name))
         except ValueError as exc:
-            raise EntryError(f"Server name {name!r}: {exc}.") from None
+            raise EntryError(
+                QT_TR_NOOP("Server name {name}: {problem}."), name=repr(name), problem=str(exc)
+            ) from None
         if not isinstance(entry, dict):
-            raise EntryError(f'Server {name!r}: expected an object with "command" or "url".')
+            raise EntryError(
+                QT_TR_NOOP('Server {name}: expected an object with "command" or "url".'),
+                name=repr(name),
+            )
         try:
             config = MCPServerConfig.model_validate(entry)
             detect_transport(config)
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first.get("loc", ()))
-            raise EntryError(f"Server {name!r}: {where}: {first.get('msg')}.") from None
+            raise EntryError(
+                QT_TR_NOOP("Server {name}: {where}: {detail}."),
+                name=repr(name),
+                where=where,
+                detail=str(first.get("msg")),
+            ) from None
         except TransportConfigError as exc:
-            raise EntryError(f"Server {name!r}: {exc}.") from None
+            raise EntryError(
+                QT_TR_NOOP("Server {name}: {detail}."), name=repr(name), detail=str(exc)
+            ) from None
         result[str(name)] = config
     return result
 
@@ -90,20 +135,28 @@ def command_line(config: MCPServerConfig) -> str:
     return shlex.join([config.command, *config.args])
 
 
-def launch_summary(config: MCPServerConfig) -> str:
-    """What will be started or contacted, for the approval step."""
+def launch_summary(config: MCPServerConfig, translate: Callable[[str], str] = _same) -> str:
+    """What will be started or contacted, for the approval step (its words passed through
+    ``translate``: the window's ``tr``)."""
     kind = transport_of(config)
     if kind == "stdio":
-        lines = [f"Runs: {command_line(config)}"]
+        lines = [translate(QT_TR_NOOP("Runs: {command}")).format(command=command_line(config))]
         if config.env:
             shown = [
                 f"{k}=•••" if _SECRET_ENV.search(k) else f"{k}={config.env[k]}"
                 for k in sorted(config.env)
             ]
-            lines.append("With environment: " + " ".join(shown))
+            lines.append(
+                translate(QT_TR_NOOP("With environment: {variables}")).format(
+                    variables=" ".join(shown)
+                )
+            )
         return "\n".join(lines)
-    headers = f" (headers: {', '.join(sorted(config.headers))})" if config.headers else ""
-    return f"Connects to: {config.url}{headers}"
+    if config.headers:
+        return translate(QT_TR_NOOP("Connects to: {url} (headers: {names})")).format(
+            url=config.url, names=", ".join(sorted(config.headers))
+        )
+    return translate(QT_TR_NOOP("Connects to: {url}")).format(url=config.url)
 
 
 def transport_of(config: MCPServerConfig) -> str:

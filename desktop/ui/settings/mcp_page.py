@@ -27,6 +27,7 @@ from desktop.core.config.secrets import KeyringUnavailable
 from desktop.core.tools.mcp import MCPManager, MCPServerStatus
 from desktop.core.tools.mcp.runtime import MCPRuntime
 from desktop.core.utils.redact import redact
+from desktop.ui.i18n import QT_TR_NOOP, tr
 from desktop.ui.settings.mcp_approval import ApprovalPanel, ImportPanel
 from desktop.ui.settings.mcp_details import ServerDetails, status_text
 from desktop.ui.settings.mcp_editor import MCPEditor
@@ -43,7 +44,9 @@ _MAX_JSON_BYTES = 1_000_000
 async def _open_in_browser(url: str) -> None:
     """Open the sign-in page in the person's browser."""
     if not QDesktopServices.openUrl(QUrl(url)):
-        raise RuntimeError(f"no browser could be opened; open this address yourself: {url}")
+        raise RuntimeError(
+            tr("no browser could be opened; open this address yourself: {url}").format(url=url)
+        )
 
 
 class MCPPage(SettingsPage):
@@ -54,15 +57,16 @@ class MCPPage(SettingsPage):
     """
 
     section = "mcp"
-    title = "MCP servers"
+    title = QT_TR_NOOP("MCP servers")
 
     def __init__(self, services: AppServices, parent: QWidget | None = None) -> None:
         super().__init__(
             services,
             parent,
             buttons=False,
-            description=(
-                "Model Context Protocol servers give the agent extra tools. Changes are saved at once."
+            description=tr(
+                "Model Context Protocol servers give the agent extra tools. Changes are saved at "
+                "once."
             ),
         )
         self.runtime = MCPRuntime(
@@ -82,7 +86,7 @@ class MCPPage(SettingsPage):
         column.addWidget(self.where)
         row = QHBoxLayout()
         self.list = QListWidget()
-        self.list.setAccessibleName("MCP servers")
+        self.list.setAccessibleName(tr("MCP servers"))
         self.list.setFixedWidth(250)
         self.list.setWordWrap(True)
         self.list.setSpacing(3)
@@ -105,7 +109,7 @@ class MCPPage(SettingsPage):
             lambda name, on: self.spawn(self.set_enabled(name, on), "mcp-enable")
         )
         self.empty = hint(
-            'No MCP servers yet. Add one, or import the "mcpServers" JSON of Claude Desktop.'
+            tr('No MCP servers yet. Add one, or import the "mcpServers" JSON of Claude Desktop.')
         )
         self.empty.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         row.addWidget(self.list)
@@ -113,14 +117,14 @@ class MCPPage(SettingsPage):
         row.addWidget(self.empty, 1)
         column.addLayout(row, 1)
         buttons = QHBoxLayout()
-        self.add_button = QPushButton("Add server…")
-        self.add_button.setAccessibleName("Add an MCP server")
+        self.add_button = QPushButton(tr("Add server…"))
+        self.add_button.setAccessibleName(tr("Add an MCP server"))
         self.add_button.clicked.connect(lambda: self.edit_server(""))
-        self.import_button = QPushButton("Import JSON…")
-        self.import_button.setAccessibleName("Import MCP servers from Claude Desktop JSON")
+        self.import_button = QPushButton(tr("Import JSON…"))
+        self.import_button.setAccessibleName(tr("Import MCP servers from Claude Desktop JSON"))
         self.import_button.clicked.connect(self._start_import)
-        self.undo_button = QPushButton("Undo remove")
-        self.undo_button.setAccessibleName("Put the removed MCP server back")
+        self.undo_button = QPushButton(tr("Undo remove"))
+        self.undo_button.setAccessibleName(tr("Put the removed MCP server back"))
         self.undo_button.clicked.connect(lambda: self.spawn(self._undo_remove(), "mcp-undo"))
         self.undo_button.hide()
         buttons.addWidget(self.add_button)
@@ -158,10 +162,12 @@ class MCPPage(SettingsPage):
         """Rebuild the list from the config and the known statuses."""
         agent = self.runtime.agent_managed
         self.where.setText(
-            "Status is live from the running agent."
+            tr("Status is live from the running agent.")
             if agent
-            else "The agent is still starting: servers you add or connect here are tried right away; "
-            "the agent takes over once it runs."
+            else tr(
+                "The agent is still starting: servers you add or connect here are tried right "
+                "away; the agent takes over once it runs."
+            )
         )
         self.statuses.update(self.runtime.peek_statuses())
         current = self.current_name()
@@ -290,13 +296,15 @@ class MCPPage(SettingsPage):
         def read() -> str:
             file = Path(path)
             if file.stat().st_size > _MAX_JSON_BYTES:
-                raise ValueError("the file is larger than 1 MB; is it the right one?")
+                raise ValueError(tr("the file is larger than 1 MB; is it the right one?"))
             return file.read_text(encoding="utf-8")
 
         try:
             text = await asyncio.to_thread(read)
         except (OSError, UnicodeDecodeError, ValueError) as exc:
-            self.importer.status.error(f"Cannot read {path}: {exc}")
+            self.importer.status.error(
+                tr("Cannot read {path}: {error}").format(path=path, error=exc)
+            )
             return
         self.importer.set_text(text)
 
@@ -330,7 +338,7 @@ class MCPPage(SettingsPage):
             await manager.configure(name, config)
         self.load()
         self.show_server(next(iter(entries)))
-        self.status.ok(f"Saved {', '.join(entries)}.{kept}")
+        self.status.ok(tr("Saved {names}.").format(names=", ".join(entries)) + kept)
         await asyncio.gather(
             *(manager.connect(name) for name, cfg in entries.items() if is_enabled(cfg))
         )
@@ -349,15 +357,18 @@ class MCPPage(SettingsPage):
                     self.services.config, self.services.secrets, name, config
                 )
             except KeyringUnavailable:
-                return " No OS keyring: its secret headers stay in config.json."
+                return " " + tr("No OS keyring: its secret headers stay in config.json.")
             moved += headers
-        return f" {', '.join(sorted(set(moved)))} kept in the OS keyring." if moved else ""
+        if not moved:
+            return ""
+        names = ", ".join(sorted(set(moved)))
+        return " " + tr("{headers} kept in the OS keyring.").format(headers=names)
 
     async def _commit(self, servers: dict[str, MCPServerConfig]) -> bool:
         try:
             await commit_changes(self.services, {"tools.mcp_servers": servers})
         except ChangeError as exc:
-            self.status.error(f"{exc.reason}. Nothing was saved.")
+            self.status.error(tr("{reason}. Nothing was saved.").format(reason=exc.reason))
             return False
         except (ConfigError, OSError) as exc:
             message = save_error_text(exc)
@@ -383,7 +394,7 @@ class MCPPage(SettingsPage):
         self._removed = (name, config)
         await forget_header_secrets(self.services.secrets, name, config.headers)
         self.undo_button.show()
-        self.status.ok(f"Removed {name}.")
+        self.status.ok(tr("Removed {name}.").format(name=name))
         self.load()
         return True
 
@@ -433,13 +444,17 @@ class MCPPage(SettingsPage):
             return False
         from desktop.core.tools.mcp import oauth  # the SDK: loaded when first needed
 
-        self.status.info("Finish the sign-in in your browser (the page has opened)…")
+        self.status.info(tr("Finish the sign-in in your browser (the page has opened)…"))
         try:
             await oauth.sign_in(name, config, self.services.secrets, self.open_url)
         except Exception as exc:  # noqa: BLE001 - any failure becomes a message for the person
-            self.status.error(f"Sign-in to {name} failed: {redact(str(exc) or type(exc).__name__)}")
+            self.status.error(
+                tr("Sign-in to {name} failed: {error}").format(
+                    name=name, error=redact(str(exc) or type(exc).__name__)
+                )
+            )
             return False
-        self.status.ok(f"Signed in to {name}.")
+        self.status.ok(tr("Signed in to {name}.").format(name=name))
         await self.reconnect(name)
         return True
 
@@ -456,7 +471,11 @@ class MCPPage(SettingsPage):
         config = self.servers().get(name)
         if manager is not None and config is not None:
             await manager.configure(name, config)  # closes the signed-in connection
-        self.status.ok(f"Signed out of {name}." if existed else f"{name} was not signed in.")
+        self.status.ok(
+            tr("Signed out of {name}.").format(name=name)
+            if existed
+            else tr("{name} was not signed in.").format(name=name)
+        )
         self.load()
         return existed
 

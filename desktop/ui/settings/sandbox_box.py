@@ -30,26 +30,29 @@ from PySide6.QtWidgets import (
 
 from desktop.core.config.edit import ChangeError
 from desktop.core.config.sandbox_settings import SandboxFolder, SandboxLimits, SandboxPrefs
+from desktop.ui.i18n import QT_TR_NOOP, tr
 from desktop.ui.settings.widgets import heading, hint
 
-HOME_HINT = (
+HOME_HINT = QT_TR_NOOP(
     "Off (the default): commands see the workspace, the system (read-only) and a scratch home "
     "folder of their own, kept per workspace, so the keys, tokens and mail in your home folder "
     "stay out of their reach. The config folder stays hidden either way."
 )
-FOLDERS_HINT = "Folders outside the workspace that commands may see, each read-only or writable."
-LIMITS_HINT = (
+FOLDERS_HINT = QT_TR_NOOP(
+    "Folders outside the workspace that commands may see, each read-only or writable."
+)
+LIMITS_HINT = QT_TR_NOOP(
     "For each command and everything it starts. Reaching the process or memory limit stops "
     "the command; a larger file or more CPU time fails. Everything it started ends with it."
 )
-ACCESS = (("Read-only", False), ("Read and write", True))
-# (field, label, unit suffix)
+ACCESS = ((QT_TR_NOOP("Read-only"), False), (QT_TR_NOOP("Read and write"), True))
+# (field, label, unit suffix: MiB stays as it is)
 LIMIT_FIELDS = (
-    ("processes", "Processes", ""),
-    ("memory_mb", "Memory (all processes together)", " MiB"),
-    ("file_size_mb", "Largest file", " MiB"),
-    ("tmp_size_mb", "Size of /tmp", " MiB"),
-    ("cpu_seconds", "CPU time per process", " s"),
+    ("processes", QT_TR_NOOP("Processes"), ""),
+    ("memory_mb", QT_TR_NOOP("Memory (all processes together)"), " MiB"),
+    ("file_size_mb", QT_TR_NOOP("Largest file"), " MiB"),
+    ("tmp_size_mb", QT_TR_NOOP("Size of /tmp"), " MiB"),
+    ("cpu_seconds", QT_TR_NOOP("CPU time per process"), QT_TR_NOOP(" s")),
 )
 
 
@@ -73,25 +76,25 @@ class SandboxBox(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setAccessibleName("What commands see and their limits")
+        self.setAccessibleName(tr("What commands see and their limits"))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(heading("What commands see", level=2))
-        self.home_visible = QCheckBox("Let commands see my home folder (read-only)")
-        self.home_visible.setAccessibleName("Let commands see my home folder")
+        layout.addWidget(heading(tr("What commands see"), level=2))
+        self.home_visible = QCheckBox(tr("Let commands see my home folder (read-only)"))
+        self.home_visible.setAccessibleName(tr("Let commands see my home folder"))
         self.home_visible.toggled.connect(self._changed)
         layout.addWidget(self.home_visible)
-        layout.addWidget(hint(HOME_HINT))
-        layout.addWidget(hint(FOLDERS_HINT))
+        layout.addWidget(hint(tr(HOME_HINT)))
+        layout.addWidget(hint(tr(FOLDERS_HINT)))
         self.folders = QTableWidget(0, 2)
-        self.folders.setAccessibleName("Folders commands may see")
-        self.folders.setHorizontalHeaderLabels(["Folder", "Access"])
+        self.folders.setAccessibleName(tr("Folders commands may see"))
+        self.folders.setHorizontalHeaderLabels([tr("Folder"), tr("Access")])
         header = self.folders.horizontalHeader()
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Fixed)
         sample = QComboBox()
         for label, _value in ACCESS:
-            sample.addItem(label)
+            sample.addItem(tr(label))
         header.resizeSection(1, sample.sizeHint().width() + 8)
         self.folders.verticalHeader().hide()
         self.folders.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -100,26 +103,27 @@ class SandboxBox(QWidget):
         self.folders.itemChanged.connect(self._changed)
         layout.addWidget(self.folders)
         row = QHBoxLayout()
-        self.add_button = QPushButton("Add folder…")
-        self.add_button.setAccessibleName("Add a folder commands may see")
+        self.add_button = QPushButton(tr("Add folder…"))
+        self.add_button.setAccessibleName(tr("Add a folder commands may see"))
         self.add_button.clicked.connect(self._browse)
-        self.remove_button = QPushButton("Remove")
-        self.remove_button.setAccessibleName("Remove the selected folder")
+        self.remove_button = QPushButton(tr("Remove"))
+        self.remove_button.setAccessibleName(tr("Remove the selected folder"))
         self.remove_button.clicked.connect(self.remove_selected)
         row.addWidget(self.add_button)
         row.addWidget(self.remove_button)
         row.addStretch(1)
         layout.addLayout(row)
 
-        layout.addWidget(heading("Limits per command", level=2))
-        layout.addWidget(hint(LIMITS_HINT))
+        layout.addWidget(heading(tr("Limits per command"), level=2))
+        layout.addWidget(hint(tr(LIMITS_HINT)))
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.FieldsStayAtSizeHint)
         self.limits: dict[str, QSpinBox] = {}
-        for name, label, suffix in LIMIT_FIELDS:
+        for name, text, suffix in LIMIT_FIELDS:
+            label = tr(text)
             box = QSpinBox()
             box.setRange(*_bounds(name))
-            box.setSuffix(suffix)
+            box.setSuffix(tr(suffix) if suffix else "")
             box.setGroupSeparatorShown(True)
             box.setMinimumWidth(140)
             box.setAccessibleName(label)
@@ -141,9 +145,9 @@ class SandboxBox(QWidget):
         self.folders.insertRow(row)
         self.folders.setItem(row, 0, QTableWidgetItem(path))
         access = QComboBox()
-        access.setAccessibleName(f"Access to {path}")
+        access.setAccessibleName(tr("Access to {path}").format(path=path))
         for label, value in ACCESS:
-            access.addItem(label, value)
+            access.addItem(tr(label), value)
         access.setCurrentIndex(1 if writable else 0)
         access.currentIndexChanged.connect(self._changed)
         self.folders.setCellWidget(row, 1, access)
@@ -159,7 +163,7 @@ class SandboxBox(QWidget):
 
     def _browse(self) -> None:
         # Non-modal: open() + a signal, never exec() (no nested event loop under qasync).
-        dialog = QFileDialog(self, "Choose a folder commands may see")
+        dialog = QFileDialog(self, tr("Choose a folder commands may see"))
         dialog.setFileMode(QFileDialog.FileMode.Directory)
         dialog.setOption(QFileDialog.Option.ShowDirsOnly, True)
         dialog.setDirectory(str(Path.home()))
@@ -209,7 +213,8 @@ class SandboxBox(QWidget):
                 continue
             if not (path.startswith(("/", "~/")) or path == "~"):
                 raise ChangeError(
-                    "sandbox.folders", f"{path!r} is not a full path (start it with / or ~/)"
+                    "sandbox.folders",
+                    tr("{path} is not a full path (start it with / or ~/)").format(path=repr(path)),
                 )
             folders.append(SandboxFolder(path=path, writable=writable))
         limits = SandboxLimits(**{name: box.value() for name, box in self.limits.items()})

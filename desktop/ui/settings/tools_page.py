@@ -19,7 +19,14 @@ from PySide6.QtWidgets import (
 from desktop.core.config import secret_fields
 from desktop.core.config.edit import ChangeError
 from desktop.core.config.prefs import MAX_APPROVAL_TIMEOUT_MIN
-from desktop.core.security.sandbox import PROTECTIONS, probe_sandbox, sandbox_mode
+from desktop.core.security.sandbox import (
+    PROTECTIONS,
+    SandboxMode,
+    SandboxStatus,
+    probe_sandbox,
+    sandbox_mode,
+)
+from desktop.ui.i18n import QT_TR_NOOP, tr
 from desktop.ui.settings.allowances import AllowancesBox
 from desktop.ui.settings.key_backends import field_key_backend
 from desktop.ui.settings.key_field import KeyField
@@ -32,7 +39,7 @@ from desktop.ui.settings.widgets import check_patterns, heading, hint
 if TYPE_CHECKING:
     from desktop.ui.services import AppServices
 
-ALLOW_EXPLANATION = (
+ALLOW_EXPLANATION = QT_TR_NOOP(
     "Allow patterns only exempt a command from the built-in safety rules (the whole command must "
     "match). They are not an allowlist: commands no rule refuses run whether or not they match. "
     "(The original nanobot treated allowPatterns as an allowlist.) Deny patterns always refuse a "
@@ -43,31 +50,52 @@ _ALLOW = config_path(lambda c: c.tools.exec.allow_patterns)
 _DENY = config_path(lambda c: c.tools.exec.deny_patterns)
 _PROVIDER = config_path(lambda c: c.tools.web.search.provider)
 SEARCH_PROVIDERS = (
-    ("duckduckgo", "DuckDuckGo (no key needed)"),
-    ("brave", "Brave Search (needs a key)"),
+    ("duckduckgo", QT_TR_NOOP("DuckDuckGo (no key needed)")),
+    ("brave", QT_TR_NOOP("Brave Search (needs a key)")),
 )
+
+
+def sandbox_words(status: SandboxStatus, mode: SandboxMode) -> str:
+    """:meth:`SandboxStatus.describe` in the window's language (the probe's reason and notes
+    stay as the probe wrote them)."""
+    if mode == "off":
+        return tr(
+            'Sandbox: off (tools.exec.sandbox is "none") — commands run without '
+            "containment; only the safety rules apply"
+        )
+    if status.available:
+        if status.notes:
+            return tr("Sandbox: bubblewrap, active ({notes})").format(notes="; ".join(status.notes))
+        return tr("Sandbox: bubblewrap, active")
+    if mode == "required":
+        return tr("Sandbox: unavailable — {reason}. Commands are refused until it works").format(
+            reason=status.reason
+        )
+    return tr("Sandbox: unavailable — {reason}").format(reason=status.reason)
 
 
 class ToolsPage(SettingsPage):
     """Restrict to workspace, exec timeout and patterns, web search, approval mode."""
 
     section = "tools"
-    title = "Tools & safety"
+    title = QT_TR_NOOP("Tools & safety")
 
     def __init__(self, services: AppServices, parent: QWidget | None = None) -> None:
         super().__init__(
             services,
             parent,
-            description="What the agent's tools may do, and when it asks you first.",
+            description=tr("What the agent's tools may do, and when it asks you first."),
         )
         add = self.body_layout.addWidget
-        add(heading("Approval", level=2))
+        add(heading(tr("Approval"), level=2))
         self.ask = QRadioButton(
-            "Ask me before running commands, writing outside the workspace, or using MCP tools"
+            tr("Ask me before running commands, writing outside the workspace, or using MCP tools")
         )
-        self.ask.setAccessibleName("Approval mode: ask")
-        self.autonomous = QRadioButton("Autonomous: run tools without asking (nanobot's behaviour)")
-        self.autonomous.setAccessibleName("Approval mode: autonomous")
+        self.ask.setAccessibleName(tr("Approval mode: ask"))
+        self.autonomous = QRadioButton(
+            tr("Autonomous: run tools without asking (nanobot's behaviour)")
+        )
+        self.autonomous.setAccessibleName(tr("Approval mode: autonomous"))
         self.approval = QButtonGroup(self)
         self.approval.addButton(self.ask)
         self.approval.addButton(self.autonomous)
@@ -77,50 +105,54 @@ class ToolsPage(SettingsPage):
         wait_form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.FieldsStayAtSizeHint)
         self.approval_timeout = QSpinBox()
         self.approval_timeout.setRange(0, MAX_APPROVAL_TIMEOUT_MIN)
-        self.approval_timeout.setSpecialValueText("Never")  # shown for 0
-        self.approval_timeout.setSuffix(" min")
+        self.approval_timeout.setSpecialValueText(tr("Never"))  # shown for 0
+        self.approval_timeout.setSuffix(tr(" min"))
         self.approval_timeout.setMinimumWidth(120)
-        self.approval_timeout.setAccessibleName("Approval timeout in minutes (0 = never)")
+        self.approval_timeout.setAccessibleName(tr("Approval timeout in minutes (0 = never)"))
         self.approval_timeout.setToolTip(
-            "A request nobody answers in this time counts as denied, and the agent is told "
-            "so. Never: the turn waits until you answer or stop it."
+            tr(
+                "A request nobody answers in this time counts as denied, and the agent is told "
+                "so. Never: the turn waits until you answer or stop it."
+            )
         )
-        wait_form.addRow("Deny unanswered requests after", self.approval_timeout)
+        wait_form.addRow(tr("Deny unanswered requests after"), self.approval_timeout)
         self.body_layout.addLayout(wait_form)
         self.approval_timeout_label = wait_form.labelForField(self.approval_timeout)
         self.ask.toggled.connect(self._show_timeout_enabled)
         add(self.adopt(AllowancesBox(services)))
 
-        add(heading("Files and commands", level=2))
+        add(heading(tr("Files and commands"), level=2))
         self.files_form = form = SchemaForm()
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
         self.restrict = form.check(lambda c: c.tools.restrict_to_workspace)
-        self.sandbox_status = QLabel("Sandbox: checking…")
+        self.sandbox_status = QLabel(tr("Sandbox: checking…"))
         self.sandbox_status.setWordWrap(True)
         self.sandbox_status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.sandbox_status.setAccessibleName("Sandbox status")
-        self.sandbox_status.setToolTip(PROTECTIONS)
+        self.sandbox_status.setAccessibleName(tr("Sandbox status"))
+        self.sandbox_status.setToolTip(tr(PROTECTIONS))
         form.addRow(self.sandbox_status)
         self.sandbox_network = form.check(lambda c: c.tools.exec.sandbox_network)
         self.timeout = form.number(lambda c: c.tools.exec.timeout, width=120)
         self.allow = form.lines(
-            lambda c: c.tools.exec.allow_patterns, placeholder=r"e.g. ^rm -rf \./build$"
+            lambda c: c.tools.exec.allow_patterns,
+            placeholder=tr("e.g. {example}").format(example=r"^rm -rf \./build$"),
         )
         self.deny = form.lines(
-            lambda c: c.tools.exec.deny_patterns, placeholder=r"e.g. \bgit push\b"
+            lambda c: c.tools.exec.deny_patterns,
+            placeholder=tr("e.g. {example}").format(example=r"\bgit push\b"),
         )
         self.body_layout.addLayout(form)
-        add(hint(ALLOW_EXPLANATION))
+        add(hint(tr(ALLOW_EXPLANATION)))
         self.sandbox_box = SandboxBox()
         self.sandbox_box.edited.connect(self._edited)
         add(self.sandbox_box)
 
-        add(heading("Web search", level=2))
+        add(heading(tr("Web search"), level=2))
         self.search_form = search_form = SchemaForm()
         self.search_provider = QComboBox()
-        self.search_provider.setAccessibleName("Web search provider")
+        self.search_provider.setAccessibleName(tr("Web search provider"))
         for value, label in SEARCH_PROVIDERS:
-            self.search_provider.addItem(label, value)
+            self.search_provider.addItem(tr(label), value)
         search_form.addRow(title_of(_PROVIDER), self.search_provider)
         self.results = search_form.number(lambda c: c.tools.web.search.max_results, width=120)
         self.body_layout.addLayout(search_form)
@@ -129,12 +161,12 @@ class ToolsPage(SettingsPage):
         self.search_key = self.adopt(
             KeyField(
                 field_key_backend(services, secret_fields.WEB_SEARCH_KEY),
-                label="Brave Search API key",
+                label=tr("Brave Search API key"),
             )
         )
-        key_form.addRow("Brave API key", self.search_key)
+        key_form.addRow(tr("Brave API key"), self.search_key)
         self.body_layout.addLayout(key_form)
-        add(hint("The search key is stored in the OS keyring. With a key, Brave is used."))
+        add(hint(tr("The search key is stored in the OS keyring. With a key, Brave is used.")))
         self.body_layout.addStretch(1)
         self.watch(
             self.ask,
@@ -164,7 +196,7 @@ class ToolsPage(SettingsPage):
         """Show whether commands run sandboxed (detection runs once, in a worker thread)."""
         status = await probe_sandbox()
         mode = sandbox_mode(self.services.config.tools.exec.sandbox)
-        self.sandbox_status.setText(status.describe(mode))
+        self.sandbox_status.setText(sandbox_words(status, mode))
         self.sandbox_network.setEnabled(status.available and mode != "off")
         self.sandbox_box.setEnabled(status.available and mode != "off")
 
@@ -204,7 +236,11 @@ class ToolsPage(SettingsPage):
         try:
             sandbox = self.sandbox_box.collect()
         except ChangeError as exc:
-            self.status.error(f"Folders commands may see: {exc.reason}. Nothing was saved.")
+            self.status.error(
+                tr("Folders commands may see: {reason}. Nothing was saved.").format(
+                    reason=exc.reason
+                )
+            )
             return False
         if not await super().save():
             return False
@@ -216,7 +252,9 @@ class ToolsPage(SettingsPage):
                 sandbox=sandbox,
             )
         except (ChangeError, OSError) as exc:
-            self.status.warn(f"Saved, but the approval settings were not saved: {exc}")
+            self.status.warn(
+                tr("Saved, but the approval settings were not saved: {error}").format(error=exc)
+            )
             return False
         await self._load_approval()
         return True

@@ -30,6 +30,7 @@ from desktop.core.config.edit import ChangeError
 from desktop.core.session.manager import SessionManager, SessionSummary
 from desktop.core.usage.summary import Totals, UsageSummary, source_order
 from desktop.ui.channel_marks import channel_img_html
+from desktop.ui.i18n import QT_TR_NOOP, tr
 from desktop.ui.settings.budget_presets import PRESETS, BudgetPreset, cell_text, preset_matching
 from desktop.ui.settings.channel_form import channel_title
 from desktop.ui.settings.page import SettingsPage
@@ -41,20 +42,29 @@ if TYPE_CHECKING:
     from desktop.ui.services import AppServices
 
 ROWS = (
-    ("overall", "Everything"),
-    ("chat", "Chat"),
-    ("subagent", "Subagents"),
-    ("dream", "Dream"),
-    ("heartbeat", "Heartbeat"),
-    ("cron", "Scheduled jobs"),
-    ("consolidation", "Consolidation"),
+    ("overall", QT_TR_NOOP("Everything")),
+    ("chat", QT_TR_NOOP("Chat")),
+    ("subagent", QT_TR_NOOP("Subagents")),
+    ("dream", QT_TR_NOOP("Dream")),
+    ("heartbeat", QT_TR_NOOP("Heartbeat")),
+    ("cron", QT_TR_NOOP("Scheduled jobs")),
+    ("consolidation", QT_TR_NOOP("Consolidation")),
 )
 COLUMNS = (
-    ("daily_tokens", "Tokens / day"),
-    ("monthly_tokens", "Tokens / month"),
-    ("daily_usd", "$ / day"),
-    ("monthly_usd", "$ / month"),
+    ("daily_tokens", QT_TR_NOOP("Tokens / day")),
+    ("monthly_tokens", QT_TR_NOOP("Tokens / month")),
+    ("daily_usd", QT_TR_NOOP("$ / day")),
+    ("monthly_usd", QT_TR_NOOP("$ / month")),
 )
+#: The ledger's sources as the summary names them (others: as the ledger names them).
+SOURCE_NAMES = {
+    "chat": QT_TR_NOOP("chat"),
+    "subagent": QT_TR_NOOP("subagent"),
+    "dream": QT_TR_NOOP("dream"),
+    "heartbeat": QT_TR_NOOP("heartbeat"),
+    "cron": QT_TR_NOOP("cron"),
+    "consolidation": QT_TR_NOOP("consolidation"),
+}
 
 
 def _money(totals: Totals) -> str:
@@ -66,9 +76,15 @@ def _against(totals: Totals, limit: Limit, daily: bool) -> str:
     usd = limit.daily_usd if daily else limit.monthly_usd
     parts = []
     if tokens:
-        parts.append(f"{totals.tokens / tokens:.0%} of {tokens:,} tokens")
+        parts.append(
+            tr("{share} of {limit} tokens").format(
+                share=f"{totals.tokens / tokens:.0%}", limit=f"{tokens:,}"
+            )
+        )
     if usd:
-        parts.append(f"{totals.cost_usd / usd:.0%} of ${usd:g}")
+        parts.append(
+            tr("{share} of {limit}").format(share=f"{totals.cost_usd / usd:.0%}", limit=f"${usd:g}")
+        )
     return ", ".join(parts) or "—"
 
 
@@ -81,7 +97,7 @@ def chat_name(key: str, titles: Mapping[str, SessionSummary] | None) -> str:
     found = titles.get(key)
     channel = chat_channel(key, titles)
     where = channel_title(channel) if channel else ""
-    title = found.title if found is not None else "deleted chat"
+    title = found.title if found is not None else tr("deleted chat")
     return f"{title} · {where}" if where else title
 
 
@@ -99,10 +115,17 @@ def summary_html(
 ) -> str:
     """Today and this month per source against the budgets, then the top sessions (by their
     chat titles, see :func:`chat_name`) and jobs."""
+    heads = (
+        ("left", tr("Source")),
+        ("right", tr("Today")),
+        ("left", tr("against the day")),
+        ("right", tr("This month")),
+        ("left", tr("against the month")),
+    )
     rows = [
-        "<tr><th align='left'>Source</th><th align='right'>Today</th><th align='left'>"
-        "against the day</th><th align='right'>This month</th><th align='left'>against the "
-        "month</th></tr>"
+        "<tr>"
+        + "".join(f"<th align='{side}'>{html.escape(text)}</th>" for side, text in heads)
+        + "</tr>"
     ]
 
     def row(name: str, today: Totals, month: Totals, limit: Limit) -> str:
@@ -114,10 +137,10 @@ def summary_html(
             f"<td>{_against(month, limit, False)}</td></tr>"
         )
 
-    rows.append(row("Everything", summary.today, summary.month, budgets.overall))
+    rows.append(row(tr("Everything"), summary.today, summary.month, budgets.overall))
     rows.extend(
         row(
-            source,
+            tr(SOURCE_NAMES[source]) if source in SOURCE_NAMES else source,
             summary.today_by_source.get(source, Totals()),
             summary.month_by_source[source],
             budgets.limit_for(source),
@@ -132,17 +155,27 @@ def summary_html(
         (chat_name(key, titles), t, chat_channel(key, titles)) for key, t in summary.top_sessions
     ]
     jobs = [(name, t, "") for name, t in summary.top_jobs]
-    for title, ranked in (("Top chats", sessions), ("Top jobs", jobs)):
+    for title, ranked in (
+        (tr("Top chats this month"), sessions),
+        (tr("Top jobs this month"), jobs),
+    ):
         if ranked:
             items = "".join(
                 f"<li>{channel_img_html(channel) + ' ' if channel else ''}{html.escape(name)} — "
-                f"{t.tokens:,} tokens · {_money(t)}</li>"
+                + html.escape(tr("{count} tokens").format(count=f"{t.tokens:,}"))
+                + f" · {_money(t)}</li>"
                 for name, t, channel in ranked
             )
-            parts.append(f"<p><b>{title} this month</b></p><ul>{items}</ul>")
+            parts.append(f"<p><b>{html.escape(title)}</b></p><ul>{items}</ul>")
     if summary.month.unpriced:
-        parts.append("<p>* models without a known price are not in the dollar figures.</p>")
+        note = tr("* models without a known price are not in the dollar figures.")
+        parts.append(f"<p>{html.escape(note)}</p>")
     return "".join(parts)
+
+
+def budget_name(row: str, column: str) -> str:
+    """One budget field's name (``Dream Tokens / day``) from its row's and column's labels."""
+    return tr("{row} {column}").format(row=tr(row), column=tr(column))
 
 
 def _number(text: str, kind: type[int] | type[float], where: str) -> int | float | None:
@@ -152,9 +185,9 @@ def _number(text: str, kind: type[int] | type[float], where: str) -> int | float
     try:
         value = kind(text)
     except ValueError:
-        raise ChangeError(where, f"“{text}” is not a number") from None
+        raise ChangeError(where, tr("“{text}” is not a number").format(text=text)) from None
     if value < 0:
-        raise ChangeError(where, "must not be negative")
+        raise ChangeError(where, tr("must not be negative"))
     return value
 
 
@@ -162,13 +195,13 @@ class UsagePage(SettingsPage):
     """The Usage view and the budget settings."""
 
     section = "usage"
-    title = "Usage & budgets"
+    title = QT_TR_NOOP("Usage & budgets")
 
     def __init__(self, services: AppServices, parent: QWidget | None = None) -> None:
         super().__init__(
             services,
             parent,
-            description=(
+            description=tr(
                 "Every model call is counted in a ledger beside the config "
                 "(usage/<workspace id>/ledger-*.jsonl), out of the agent's reach. Budgets "
                 "pause Dream, the heartbeat, scheduled jobs and consolidation before they pass "
@@ -177,39 +210,39 @@ class UsagePage(SettingsPage):
         )
         add = self.body_layout.addWidget
         top = QHBoxLayout()
-        top.addWidget(heading("Spend per day", level=2), 1)
+        top.addWidget(heading(tr("Spend per day"), level=2), 1)
         self.unit_box = QComboBox()
-        self.unit_box.addItem("Tokens", "tokens")
-        self.unit_box.addItem("Cost ($)", "cost")
-        self.unit_box.setAccessibleName("Chart shows")
+        self.unit_box.addItem(tr("Tokens"), "tokens")
+        self.unit_box.addItem(tr("Cost ($)"), "cost")
+        self.unit_box.setAccessibleName(tr("Chart shows"))
         self.unit_box.currentIndexChanged.connect(self._redraw)
-        self.refresh_button = button("Refresh", "Refresh usage")
+        self.refresh_button = button(tr("Refresh"), tr("Refresh usage"))
         self.refresh_button.clicked.connect(self.load)
         top.addWidget(self.unit_box)
         top.addWidget(self.refresh_button)
         self.body_layout.addLayout(top)
         self.chart = SpendChart()
         add(self.chart)
-        self.summary = QLabel("Loading…")
+        self.summary = QLabel(tr("Loading…"))
         self.summary.setWordWrap(True)
-        self.summary.setAccessibleName("Usage summary")
+        self.summary.setAccessibleName(tr("Usage summary"))
         add(self.summary)
 
-        add(heading("Budgets", level=2))
-        add(hint("Leave a field empty for no limit, or start from a preset on the right."))
+        add(heading(tr("Budgets"), level=2))
+        add(hint(tr("Leave a field empty for no limit, or start from a preset on the right.")))
         budgets_row = QHBoxLayout()
         budgets_row.setSpacing(16)
         grid = QGridLayout()
         grid.setHorizontalSpacing(8)
         for c, (_key, label) in enumerate(COLUMNS, start=1):
-            grid.addWidget(QLabel(label), 0, c)
+            grid.addWidget(QLabel(tr(label)), 0, c)
         self.fields: dict[tuple[str, str], QLineEdit] = {}
         for r, (scope, label) in enumerate(ROWS, start=1):
-            grid.addWidget(QLabel(label), r, 0)
+            grid.addWidget(QLabel(tr(label)), r, 0)
             for c, (key, column) in enumerate(COLUMNS, start=1):
                 field = QLineEdit()
-                field.setPlaceholderText("no limit")
-                field.setAccessibleName(f"{label} {column}")
+                field.setPlaceholderText(tr("no limit"))
+                field.setAccessibleName(budget_name(label, column))
                 field.setMaximumWidth(110)
                 grid.addWidget(field, r, c)
                 self.fields[(scope, key)] = field
@@ -222,20 +255,20 @@ class UsagePage(SettingsPage):
         self.warn_at = QSpinBox()
         self.warn_at.setRange(10, 100)
         self.warn_at.setSuffix(" %")
-        self.warn_at.setAccessibleName("Warn chats at")
+        self.warn_at.setAccessibleName(tr("Warn chats at"))
         self.warn_at.setMinimumWidth(110)
-        self.hard_cap = QCheckBox("Stop chats at the limit (hard cap) instead of only warning")
-        self.hard_cap.setAccessibleName("Hard cap for chats")
+        self.hard_cap = QCheckBox(tr("Stop chats at the limit (hard cap) instead of only warning"))
+        self.hard_cap.setAccessibleName(tr("Hard cap for chats"))
         self.runaway = QDoubleSpinBox()
         self.runaway.setRange(0, 100)
         self.runaway.setDecimals(1)
-        self.runaway.setSuffix(" × usual")
-        self.runaway.setSpecialValueText("off")
-        self.runaway.setAccessibleName("Stop a background run past")
+        self.runaway.setSuffix(tr(" × usual"))
+        self.runaway.setSpecialValueText(tr("off"))
+        self.runaway.setAccessibleName(tr("Stop a background run past"))
         self.runaway.setMinimumWidth(110)
-        form.addRow("Warn chats at", self.warn_at)
+        form.addRow(tr("Warn chats at"), self.warn_at)
         form.addRow("", self.hard_cap)
-        form.addRow("Stop a background run past", self.runaway)
+        form.addRow(tr("Stop a background run past"), self.runaway)
         self.body_layout.addLayout(form)
         self.body_layout.addStretch(1)
         self.watch(*self.fields.values(), self.warn_at, self.hard_cap, self.runaway)
@@ -246,22 +279,22 @@ class UsagePage(SettingsPage):
         """A column of preset buttons beside the table, and which preset the table holds."""
         box = QFrame()
         box.setFrameShape(QFrame.Shape.StyledPanel)
-        box.setAccessibleName("Budget presets")
+        box.setAccessibleName(tr("Budget presets"))
         column = QVBoxLayout(box)
         column.setContentsMargins(10, 8, 10, 8)
         column.setSpacing(4)
-        column.addWidget(heading("Presets", level=2))
+        column.addWidget(heading(tr("Presets"), level=2))
         self.preset_buttons: dict[str, QPushButton] = {}
         for preset in PRESETS:
-            choose = QPushButton(preset.name)
-            choose.setAccessibleName(f"Budget preset: {preset.name}")
-            choose.setToolTip(preset.about)
+            choose = QPushButton(tr(preset.name))
+            choose.setAccessibleName(tr("Budget preset: {name}").format(name=tr(preset.name)))
+            choose.setToolTip(tr(preset.about))
             choose.setAutoDefault(False)
             choose.clicked.connect(lambda _checked=False, p=preset: self.apply_preset(p))
             column.addWidget(choose)
             self.preset_buttons[preset.name] = choose
         self.preset_note = QLabel()
-        self.preset_note.setAccessibleName("Budget preset in use")
+        self.preset_note.setAccessibleName(tr("Budget preset in use"))
         self.preset_note.setWordWrap(True)
         self.preset_note.setMaximumWidth(200)
         column.addWidget(self.preset_note)
@@ -276,11 +309,17 @@ class UsagePage(SettingsPage):
         for cell, field in self.fields.items():
             field.setText(cell_text(preset.values.get(cell)))
         self._set_dirty(True)
-        self.status.info(f"“{preset.name}” filled in. Review the fields, then Save.")
+        self.status.info(
+            tr("“{name}” filled in. Review the fields, then Save.").format(name=tr(preset.name))
+        )
 
     def _name_preset(self, *_args: object) -> None:
         found = preset_matching({cell: field.text() for cell, field in self.fields.items()})
-        self.preset_note.setText(f"Now: {found.name}" if found is not None else "Now: your own")
+        self.preset_note.setText(
+            tr("Now: {name}").format(name=tr(found.name))
+            if found is not None
+            else tr("Now: your own")
+        )
         for name, choose in self.preset_buttons.items():
             font = choose.font()
             font.setBold(found is not None and found.name == name)
@@ -349,7 +388,7 @@ class UsagePage(SettingsPage):
         data = current.model_copy(deep=True)
         for (scope, key), field in self.fields.items():
             kind = int if key.endswith("tokens") else float
-            label = f"{dict(ROWS)[scope]} {dict(COLUMNS)[key]}"
+            label = budget_name(dict(ROWS)[scope], dict(COLUMNS)[key])
             value = _number(field.text(), kind, label)
             limit = data.overall if scope == "overall" else data.sources.setdefault(scope, Limit())
             setattr(limit, key, value)
@@ -364,13 +403,17 @@ class UsagePage(SettingsPage):
         try:
             await update_prefs(self.services, budgets=self.budgets())
         except ChangeError as exc:
-            self.status.error(f"{exc.path}: {exc.reason}. Nothing was saved.")
+            self.status.error(
+                tr("{field}: {reason}. Nothing was saved.").format(
+                    field=exc.path, reason=exc.reason
+                )
+            )
             return False
         except OSError as exc:
-            self.status.error(f"Not saved: {exc.strerror or exc}")
+            self.status.error(tr("Not saved: {error}").format(error=exc.strerror or exc))
             return False
         self._set_dirty(False)
-        self.status.ok("Saved. Budgets apply from the next model call.")
+        self.status.ok(tr("Saved. Budgets apply from the next model call."))
         self._redraw()
         self.saved.emit()
         return True

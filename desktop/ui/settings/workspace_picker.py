@@ -9,6 +9,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
+from desktop.ui.i18n import tr
 from desktop.ui.settings.tasks import OwnsTasks
 from desktop.ui.settings.widgets import InlineStatus
 
@@ -39,23 +40,29 @@ def count_chats(path: Path, config_dir: Path | None = None) -> int:
 
 def describe_workspace(path: Path) -> tuple[str, str]:
     """``(kind, words)`` for a folder: ``existing`` nanobot workspace, ``new``, ``empty`` or
-    ``invalid`` (blocking: call in a thread)."""
+    ``invalid`` (blocking: call in a thread; ``tr`` is thread-safe)."""
     path = path.expanduser()
     if path.exists() and not path.is_dir():
-        return "invalid", f"{path} is a file, not a folder."
+        return "invalid", tr("{path} is a file, not a folder.").format(path=path)
     if not path.exists():
-        return "new", "This folder does not exist yet; it is created with the starter files."
+        return "new", tr("This folder does not exist yet; it is created with the starter files.")
     found = [name for name in _MARKERS if (path / name).exists()]
     if found:
         count = count_chats(path)
-        chats = f", {count} saved chat(s)" if count else ""
-        return (
-            "existing",
-            f"An existing nanobot workspace ({', '.join(found[:3])}{chats}). Nothing in it is overwritten.",
-        )
+        files = ", ".join(found[:3])
+        if count:
+            words = tr(
+                "An existing nanobot workspace ({files}, {count} saved chat(s)). Nothing in it "
+                "is overwritten."
+            ).format(files=files, count=count)
+        else:
+            words = tr(
+                "An existing nanobot workspace ({files}). Nothing in it is overwritten."
+            ).format(files=files)
+        return "existing", words
     if any(path.iterdir()):
-        return "new", "A folder with other files; the starter files are added beside them."
-    return "empty", "An empty folder; the starter files are created in it."
+        return "new", tr("A folder with other files; the starter files are added beside them.")
+    return "empty", tr("An empty folder; the starter files are created in it.")
 
 
 class WorkspacePicker(OwnsTasks, QWidget):
@@ -74,16 +81,16 @@ class WorkspacePicker(OwnsTasks, QWidget):
         layout.setSpacing(4)
         row = QHBoxLayout()
         self.edit = QLineEdit()
-        self.edit.setAccessibleName("Workspace folder")
+        self.edit.setAccessibleName(tr("Workspace folder"))
         self.edit.setPlaceholderText("~/.nanobot/workspace")
         self.edit.textEdited.connect(self._changed)
-        self.browse = QPushButton("Browse…")
-        self.browse.setAccessibleName("Choose the workspace folder")
+        self.browse = QPushButton(tr("Browse…"))
+        self.browse.setAccessibleName(tr("Choose the workspace folder"))
         self.browse.clicked.connect(self._browse)
         row.addWidget(self.edit, 1)
         row.addWidget(self.browse)
         layout.addLayout(row)
-        self.about = InlineStatus(accessible="About the workspace folder")
+        self.about = InlineStatus(accessible=tr("About the workspace folder"))
         layout.addWidget(self.about)
         self.kind = ""
         self._dialog: QFileDialog | None = None
@@ -114,7 +121,7 @@ class WorkspacePicker(OwnsTasks, QWidget):
 
     def _browse(self) -> None:
         # Non-modal: open() + a signal, never exec() (no nested event loop under qasync).
-        dialog = QFileDialog(self, "Choose or open a nanobot workspace")
+        dialog = QFileDialog(self, tr("Choose or open a nanobot workspace"))
         dialog.setFileMode(QFileDialog.FileMode.Directory)
         dialog.setOption(QFileDialog.Option.ShowDirsOnly, True)
         start = Path(self.text() or "~/.nanobot").expanduser()

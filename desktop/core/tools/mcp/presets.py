@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from desktop.core.config.schema import MCPServerConfig
+from desktop.core.utils.i18n import QT_TR_NOOP
 
 _PLACEHOLDER = re.compile(r"<[^<>\n]+>")
 
@@ -65,49 +66,55 @@ def _http(
 PRESETS: tuple[MCPPreset, ...] = (
     MCPPreset(
         "time",
-        "Time",
-        "Current time and conversions between time zones (an official reference server).",
-        "uv (the uvx command)",
+        QT_TR_NOOP("Time"),
+        QT_TR_NOOP(
+            "Current time and conversions between time zones (an official reference server)."
+        ),
+        QT_TR_NOOP("uv (the uvx command)"),
         "https://github.com/modelcontextprotocol/servers/tree/main/src/time",
         _stdio("uvx", "mcp-server-time"),
     ),
     MCPPreset(
         "fetch",
-        "Fetch",
-        "Fetches web pages and turns them into Markdown (an official reference server).",
-        "uv (the uvx command)",
+        QT_TR_NOOP("Fetch"),
+        QT_TR_NOOP(
+            "Fetches web pages and turns them into Markdown (an official reference server)."
+        ),
+        QT_TR_NOOP("uv (the uvx command)"),
         "https://github.com/modelcontextprotocol/servers/tree/main/src/fetch",
         _stdio("uvx", "mcp-server-fetch", timeout=60),
     ),
     MCPPreset(
         "git",
         "Git",
-        "Reads and changes one Git repository: status, diffs, log, commits.",
-        "uv (the uvx command) and the path of a Git repository",
+        QT_TR_NOOP("Reads and changes one Git repository: status, diffs, log, commits."),
+        QT_TR_NOOP("uv (the uvx command) and the path of a Git repository"),
         "https://github.com/modelcontextprotocol/servers/tree/main/src/git",
         _stdio("uvx", "mcp-server-git", "--repository", "<path of the repository>"),
     ),
     MCPPreset(
         "filesystem",
-        "Filesystem",
-        "Reads and writes files inside the folders you list (an official reference server).",
-        "Node.js (the npx command) and the folders to share",
+        QT_TR_NOOP("Filesystem"),
+        QT_TR_NOOP(
+            "Reads and writes files inside the folders you list (an official reference server)."
+        ),
+        QT_TR_NOOP("Node.js (the npx command) and the folders to share"),
         "https://github.com/modelcontextprotocol/servers/tree/main/src/filesystem",
         _stdio("npx", "-y", "@modelcontextprotocol/server-filesystem", "<folder>"),
     ),
     MCPPreset(
         "playwright",
         "Playwright",
-        "Drives a local browser: open pages, click, fill forms, take snapshots.",
-        "Node.js (the npx command)",
+        QT_TR_NOOP("Drives a local browser: open pages, click, fill forms, take snapshots."),
+        QT_TR_NOOP("Node.js (the npx command)"),
         "https://playwright.dev/docs/getting-started-mcp",
         _stdio("npx", "-y", "@playwright/mcp@latest", timeout=60),
     ),
     MCPPreset(
         "github",
         "GitHub",
-        "GitHub's hosted server: repositories, issues, pull requests.",
-        "a GitHub personal access token (kept in the OS keyring)",
+        QT_TR_NOOP("GitHub's hosted server: repositories, issues, pull requests."),
+        QT_TR_NOOP("a GitHub personal access token (kept in the OS keyring)"),
         "https://github.com/github/github-mcp-server",
         _http(
             "https://api.githubcopilot.com/mcp/",
@@ -118,32 +125,32 @@ PRESETS: tuple[MCPPreset, ...] = (
     MCPPreset(
         "notion",
         "Notion",
-        "Notion's hosted server: search, read and edit your pages and databases.",
-        "a Notion account (sign in in the browser after saving)",
+        QT_TR_NOOP("Notion's hosted server: search, read and edit your pages and databases."),
+        QT_TR_NOOP("a Notion account (sign in in the browser after saving)"),
         "https://developers.notion.com/guides/mcp/get-started-with-mcp",
         _http("https://mcp.notion.com/mcp", timeout=60, oauth=True),
     ),
     MCPPreset(
         "linear",
         "Linear",
-        "Linear's hosted server: issues, projects and comments.",
-        "a Linear account (sign in in the browser after saving)",
+        QT_TR_NOOP("Linear's hosted server: issues, projects and comments."),
+        QT_TR_NOOP("a Linear account (sign in in the browser after saving)"),
         "https://linear.app/docs/mcp",
         _http("https://mcp.linear.app/mcp", timeout=60, oauth=True),
     ),
     MCPPreset(
         "microsoft-learn",
         "Microsoft Learn",
-        "Searches and reads Microsoft's official documentation.",
-        "network access only",
+        QT_TR_NOOP("Searches and reads Microsoft's official documentation."),
+        QT_TR_NOOP("network access only"),
         "https://learn.microsoft.com/en-us/training/support/mcp",
         _http("https://learn.microsoft.com/api/mcp", timeout=45),
     ),
     MCPPreset(
         "exa",
         "Exa",
-        "Web search and page contents through Exa's hosted server.",
-        "network access only",
+        QT_TR_NOOP("Web search and page contents through Exa's hosted server."),
+        QT_TR_NOOP("network access only"),
         "https://exa.ai/mcp",
         _http("https://mcp.exa.ai/mcp", timeout=45),
     ),
