@@ -190,7 +190,8 @@ def test_the_key_field_s_errors_and_session_fallback_are_translated(
             )
             qtbot.addWidget(field)
             field.refresh()
-            qtbot.waitUntil(lambda f=field: "⟦Cannot read the keyring" in f.source_label.text())
+            label = field.source_label
+            qtbot.waitUntil(lambda: "⟦Cannot read the keyring" in label.text())  # noqa: B023  # waited on here
             field.edit.setText(KEY)
             assert not run_async(qtbot, qloop, field.save())
             assert field.session_button.isVisibleTo(field)
@@ -249,7 +250,8 @@ def test_the_sign_in_box_in_every_state_shows_no_untranslated_text(
         for name in ("github_copilot", "openai_codex", "xai_grok"):
             page.show_provider(name)
             box = present(page.panel(name).sign_in)
-            qtbot.waitUntil(lambda b=box: b.state_label.text() == "⟦Not signed in.⟧")
+            state = box.state_label
+            qtbot.waitUntil(lambda: state.text() == "⟦Not signed in.⟧")  # noqa: B023  # waited on here
             assert untranslated(box, allow=allow) == [], name
             box._prompt(LoginPrompt("device", "https://github.com/login/device", "WDJB-MJHT", 900))
             box.copy_code()

@@ -9,7 +9,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtWidgets import QAbstractSpinBox, QWidget
+from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
 from desktop.core.agent.approval_prefs import policy_from_prefs
@@ -26,7 +26,7 @@ from desktop.ui.settings.schema_form import SchemaForm, description_of, field_in
 from desktop.ui.settings.schema_texts import TEXTS
 from tests.ui.chat.conftest import write_session
 from tests.ui.i18n.pseudo import listed_texts, pseudo_locale, untranslated
-from tests.ui.settings.pages import page_of
+from tests.ui.settings.pages import page_of, spin
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -65,7 +65,7 @@ def test_a_schema_form_shows_titles_descriptions_and_units_through_tr(qtbot: QtB
         form.load(Config())
         assert untranslated(host) == []
         # A spin box's unit (its suffix) is not walked by untranslated().
-        suffixes = [box.suffix() for box in boxes if isinstance(box, QAbstractSpinBox)]
+        suffixes = [spin(box).suffix() for box in boxes]
         assert [s for s in suffixes if s.strip() and not s.strip().startswith("⟦")] == []
         assert " ⟦tokens⟧" in suffixes and " ⟦KB⟧" in suffixes
         assert title_of("channels.telegram.react_emoji") == "⟦Reaction⟧"
