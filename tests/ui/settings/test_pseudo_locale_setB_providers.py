@@ -144,6 +144,8 @@ def test_the_providers_page_and_every_kind_of_panel_show_no_untranslated_text(
         box.provider.setCurrentIndex(box.provider.findData("ollama"))
         assert run_async(qtbot, qloop, box.save())
         qtbot.waitUntil(lambda: "⟦Sent to" in box.route.text())
+        # A value put into a translated template sits inside its brackets: checked by name.
+        assert "⟦no key needed⟧" in box.route.text()
         assert untranslated_here(box, allow=["ollama/llama3.2", "llama3.2"]) == []
         box.provider.setCurrentIndex(box.provider.findData("auto"))
         box.model.setEditText("gpt-4o-mini")

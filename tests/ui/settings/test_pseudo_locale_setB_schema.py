@@ -88,19 +88,21 @@ def test_the_allowances_box_empty_and_filled_shows_no_untranslated_text(
     with pseudo_locale():
         box = AllowancesBox(services)
         qtbot.addWidget(box)
-        box.show()
-        assert box.always_empty.isVisible() and box.chats_empty.isVisible()
-        assert untranslated(box) == []
-        policy.allow_always("exec")
-        policy.allow_for_session("desktop:trip", "write_file")
-        box.hide()
-        box.show()
-        qtbot.waitUntil(
-            lambda: "Trip" in box.revoke_buttons[("desktop:trip", "write_file")].accessibleName()
-        )
-        assert untranslated(box, allow=["exec", "write_file", "Trip"]) == []
-    future = asyncio.ensure_future(owner.aclose())
-    qtbot.waitUntil(future.done)
+        try:
+            box.show()
+            assert box.always_empty.isVisible() and box.chats_empty.isVisible()
+            assert untranslated(box) == []
+            policy.allow_always("exec")
+            policy.allow_for_session("desktop:trip", "write_file")
+            box.hide()
+            box.show()
+            qtbot.waitUntil(lambda: not box.busy)  # the chats' titles are read
+            assert "Trip" in box.revoke_buttons[("desktop:trip", "write_file")].accessibleName()
+            assert untranslated(box, allow=["exec", "write_file", "Trip"]) == []
+        finally:
+            for closing in (box.aclose(), owner.aclose()):
+                future = asyncio.ensure_future(closing)
+                qtbot.waitUntil(future.done)
 
 
 def test_chinese_shows_on_the_providers_page_and_the_schema_texts(
