@@ -146,6 +146,17 @@ GUIDES: dict[str, KeysPage] = {
 GUIDES["minimax_anthropic"] = GUIDES["minimax"]
 
 
+def join_sentences(sentences: list[str]) -> str:
+    """``sentences`` as one paragraph: a space after a sentence that ends in Latin
+    punctuation, none after a full-width one (Chinese, Japanese)."""
+    text = ""
+    for sentence in sentences:
+        if text and not text.endswith(("。", "！", "？", "）", "：")):
+            text += " "
+        text += sentence
+    return text
+
+
 def guide_for(spec: ProviderSpec) -> ProviderGuide:
     """The guide of ``spec`` in the window's language: its own for the common providers, else
     a generic one that fits its kind (signed in to, a local server, a key)."""
@@ -154,7 +165,7 @@ def guide_for(spec: ProviderSpec) -> ProviderGuide:
     if found is not None:
         how_to = tr(KEYS_STEPS).format(site=found.site, where=found.where)
         if found.extra:
-            how_to += " " + tr(found.extra)
+            how_to = join_sentences([how_to, tr(found.extra)])
         return ProviderGuide(how_to, found.link, tr(found.link_text))
     if spec.oauth:
         return ProviderGuide(

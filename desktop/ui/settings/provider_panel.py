@@ -31,7 +31,12 @@ from desktop.ui.settings.key_backends import provider_key_backend
 from desktop.ui.settings.key_field import KeyField
 from desktop.ui.settings.page import commit_changes, save_error_text
 from desktop.ui.settings.provider_extras import ABOUT, SectionExtras
-from desktop.ui.settings.provider_guides import ProviderGuide, endpoint_is_essential, guide_for
+from desktop.ui.settings.provider_guides import (
+    ProviderGuide,
+    endpoint_is_essential,
+    guide_for,
+    join_sentences,
+)
 from desktop.ui.settings.sign_in import SignInBox
 from desktop.ui.settings.tasks import OwnsTasks
 from desktop.ui.settings.widgets import (
@@ -67,7 +72,8 @@ def _how_to_label(guide: ProviderGuide) -> QLabel:
     """The guide's paragraph with the provider's key page (opens in the browser)."""
     text = html.escape(guide.how_to)
     if guide.link:
-        text += f' <a href="{html.escape(guide.link)}">{html.escape(guide.link_text)}</a>'
+        link = f'<a href="{html.escape(guide.link)}">{html.escape(guide.link_text)}</a>'
+        text = join_sentences([text, link])
     label = LinkText(text)
     label.setAccessibleName(tr("How to get a key"))
     return label
@@ -135,7 +141,7 @@ class ProviderPanel(OwnsTasks, QScrollArea):
                 )
             )
         if about:
-            layout.addWidget(hint(" ".join(about)))
+            layout.addWidget(hint(join_sentences(about)))
         self.guide = guide_for(spec)
         self.how_to = _how_to_label(self.guide)
         layout.addWidget(self.how_to)

@@ -9,7 +9,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QLabel, QWidget
 from pytestqt.qtbot import QtBot
 
 from desktop.core.agent.approval_prefs import policy_from_prefs
@@ -120,6 +120,11 @@ def test_chinese_shows_on_the_providers_page_and_the_schema_texts(
         assert page.default_model.title() == "默认模型"
         assert panel.test_button.text() == "测试连接"
         assert panel.fetch_button.text() == "获取模型列表"
+        # Chinese sentences are joined without the space English puts after a full stop.
+        assert "只显示一次。调用费用" in panel.how_to.text() and "。 " not in panel.how_to.text()
+        bedrock = page.panel("bedrock")
+        about = bedrock.findChildren(QLabel)
+        assert any("BEDROCK。Amazon" in label.text() for label in about)
         assert title_of("agents.defaults.max_tokens") == "每次回答的最大令牌数"
         assert title_of("agents.defaults.dream.enabled") == "定期运行梦境整理"
         labels = [label for _, label, _ in extra_fields(page.panel("bedrock").spec)]
