@@ -14,6 +14,12 @@ builds the ``.qm`` file the app loads with ``pyside6-lrelease``. No file locatio
 
 ``check`` fails (listing what) when a text in the code is missing from the ``.ts`` file, a text
 has no finished translation, or the ``.qm`` file is not what the ``.ts`` file builds.
+
+The config schema's field texts (``title``, ``description``, and the ``unit`` and
+``placeholder`` of ``json_schema_extra``, which Settings shows as labels, tooltips, suffixes and
+placeholders) are data of pydantic models, not literals ``pyside6-lupdate`` can find: ``update``
+first writes them into ``desktop/ui/settings/schema_texts.py`` as ``QT_TR_NOOP`` lines
+(:func:`schema_texts`), and ``check`` fails when that file is not what the schema gives.
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ FOLDER = ROOT / "resources" / "translations"
 STAGING = FOLDER / "staging"
 LANGUAGES = ("zh_CN",)
 BIN = Path(sys.executable).parent
+SCHEMA_TEXTS = ROOT / "desktop" / "ui" / "settings" / "schema_texts.py"
 
 
 def ts_file(language: str) -> Path:
@@ -57,6 +64,70 @@ def _tool(name: str) -> str:
 def sources() -> list[Path]:
     """The Python files whose text is listed (all of ``desktop/``)."""
     return sorted(p for p in (ROOT / "desktop").rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def schema_texts() -> list[str]:
+    """Every field text of the config schema's models (``desktop.core.config`` and below), in
+    the order the modules define them, each once: titles, descriptions, units, placeholders."""
+    import importlib
+    import inspect
+    import pkgutil
+
+    from pydantic import BaseModel
+
+    sys.path.insert(0, str(ROOT))
+    package = importlib.import_module("desktop.core.config")
+    names = [
+        package.__name__,
+        *sorted(m.name for m in pkgutil.walk_packages(package.__path__, package.__name__ + ".")),
+    ]
+    found: dict[str, None] = {}
+    for name in names:
+        module = importlib.import_module(name)
+        for model in vars(module).values():
+            if not (
+                inspect.isclass(model)
+                and issubclass(model, BaseModel)
+                and model.__module__ == module.__name__
+            ):
+                continue
+            for info in model.model_fields.values():
+                extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
+                shown = [extra.get("unit"), extra.get("placeholder")]
+                for text in (info.title, info.description, *shown):
+                    if isinstance(text, str) and text:
+                        found.setdefault(text, None)
+    return list(found)
+
+
+def schema_texts_source() -> str:
+    """The source of ``schema_texts.py`` for the schema as it is (formatted by ruff)."""
+    lines = [
+        '"""The config schema\'s field texts, marked for translation (generated: do not edit).',
+        "",
+        "Written by ``scripts/translations.py update`` from the pydantic models of",
+        "``desktop.core.config`` (titles, descriptions, units), so ``pyside6-lupdate`` lists them;",
+        "Settings shows them through ``tr()`` (:func:`desktop.ui.settings.schema_form.title_of`).",
+        '"""',
+        "",
+        "from __future__ import annotations",
+        "",
+        "from desktop.core.utils.i18n import QT_TR_NOOP",
+        "",
+        "TEXTS: tuple[str, ...] = (",
+        *(f"    QT_TR_NOOP({json.dumps(text, ensure_ascii=False)})," for text in schema_texts()),
+        ")",
+        "",
+    ]
+    formatted = subprocess.run(
+        [_tool("ruff"), "format", "--stdin-filename", str(SCHEMA_TEXTS), "-"],
+        input="\n".join(lines),
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    )
+    return formatted.stdout
 
 
 def lupdate(target: Path) -> None:
@@ -141,6 +212,10 @@ def update(keep_staging: bool = False) -> int:
             builds to try them, leaving the ``.ts``/``.qm`` files to the merge).
     """
     FOLDER.mkdir(parents=True, exist_ok=True)
+    source = schema_texts_source()
+    if not SCHEMA_TEXTS.exists() or SCHEMA_TEXTS.read_text(encoding="utf-8") != source:
+        SCHEMA_TEXTS.write_text(source, encoding="utf-8")
+        print(f"wrote {SCHEMA_TEXTS.relative_to(ROOT)}")
     for language in LANGUAGES:
         ts = ts_file(language)
         if not ts.exists():
@@ -189,6 +264,12 @@ def problems(language: str) -> list[str]:
 def check() -> int:
     """Exit status 1 (and the list) when any language is out of step."""
     failed = False
+    if (
+        not SCHEMA_TEXTS.exists()
+        or SCHEMA_TEXTS.read_text(encoding="utf-8") != schema_texts_source()
+    ):
+        failed = True
+        print(f"{SCHEMA_TEXTS.relative_to(ROOT)} is not what the config schema gives (run update)")
     for language in LANGUAGES:
         for problem in problems(language):
             failed = True

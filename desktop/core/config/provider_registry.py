@@ -13,6 +13,7 @@ from typing import Any
 from pydantic.alias_generators import to_snake
 
 from desktop.core.config.provider_spec import ProviderSpec
+from desktop.core.utils.i18n import QT_TR_NOOP
 
 __all__ = [
     "PROVIDERS",
@@ -51,7 +52,7 @@ PROVIDERS: tuple[ProviderSpec, ...] = (
     # Custom first: with provider "custom" (or as last resort) any OpenAI-compatible apiBase.
     ProviderSpec(
         name="custom",
-        display_name="Custom (OpenAI-compatible)",
+        display_name=QT_TR_NOOP("Custom (OpenAI-compatible)"),
         litellm_prefix="openai",
         strip_model_prefix=False,
         skip_prefixes=("openai/",),
@@ -155,7 +156,7 @@ PROVIDERS: tuple[ProviderSpec, ...] = (
     ),
     _compatible(  # nanobot's earlier name of the section above
         "opencode_zen",
-        "OpenCode Zen (old)",
+        QT_TR_NOOP("OpenCode Zen (old)"),
         "https://opencode.ai/zen/v1",
         "opencode_zen",
         env_key="OPENCODE_API_KEY",
@@ -197,7 +198,7 @@ PROVIDERS: tuple[ProviderSpec, ...] = (
     ),
     ProviderSpec(
         name="siliconflow",
-        display_name="SiliconFlow",
+        display_name=QT_TR_NOOP("SiliconFlow"),
         keywords=("siliconflow",),
         env_key="SILICONFLOW_API_KEY",
         litellm_prefix="openai",
@@ -216,7 +217,7 @@ PROVIDERS: tuple[ProviderSpec, ...] = (
     ),
     _compatible(  # the Coding Plan first: "volcengine" would match its model names too
         "volcengine_coding_plan",
-        "VolcEngine Coding Plan",
+        QT_TR_NOOP("VolcEngine Coding Plan"),
         "https://ark.cn-beijing.volces.com/api/coding/v3",
         "volcengine-plan",
         env_key="VOLCENGINE_API_KEY",
@@ -226,7 +227,7 @@ PROVIDERS: tuple[ProviderSpec, ...] = (
     ),
     ProviderSpec(
         name="volcengine",
-        display_name="VolcEngine",
+        display_name=QT_TR_NOOP("VolcEngine"),
         keywords=("volcengine", "doubao"),
         env_key="VOLCENGINE_API_KEY",
         litellm_prefix="volcengine",
@@ -267,7 +268,7 @@ PROVIDERS: tuple[ProviderSpec, ...] = (
     ),
     ProviderSpec(
         name="xai_grok",
-        display_name="xAI Grok (subscription)",
+        display_name=QT_TR_NOOP("xAI Grok (subscription)"),
         keywords=("xai-grok", "xai_grok"),
         strip_model_prefix=True,  # our own client: bare model names (grok-4.6)
         default_api_base="https://cli-chat-proxy.grok.com/v1",
@@ -333,7 +334,7 @@ PROVIDERS: tuple[ProviderSpec, ...] = (
     ),
     ProviderSpec(
         name="zhipu",
-        display_name="Zhipu AI (GLM)",
+        display_name=QT_TR_NOOP("Zhipu AI (GLM)"),
         keywords=("zhipu", "glm", "zai"),
         env_key="ZHIPUAI_API_KEY",
         litellm_prefix="zai",
@@ -342,7 +343,7 @@ PROVIDERS: tuple[ProviderSpec, ...] = (
     ),
     ProviderSpec(
         name="dashscope",
-        display_name="DashScope (Qwen)",
+        display_name=QT_TR_NOOP("DashScope (Qwen)"),
         keywords=("qwen", "dashscope"),
         env_key="DASHSCOPE_API_KEY",
         litellm_prefix="dashscope",
@@ -351,7 +352,7 @@ PROVIDERS: tuple[ProviderSpec, ...] = (
     ),
     _compatible(
         "modelscope",
-        "ModelScope",
+        QT_TR_NOOP("ModelScope"),
         "https://api-inference.modelscope.cn/v1",
         "modelscope",
         env_key="MODELSCOPE_API_KEY",
@@ -373,7 +374,7 @@ PROVIDERS: tuple[ProviderSpec, ...] = (
     ),
     ProviderSpec(
         name="moonshot",
-        display_name="Moonshot (Kimi)",
+        display_name=QT_TR_NOOP("Moonshot (Kimi)"),
         keywords=("moonshot", "kimi"),
         env_key="MOONSHOT_API_KEY",
         litellm_prefix="moonshot",
@@ -384,7 +385,7 @@ PROVIDERS: tuple[ProviderSpec, ...] = (
     ),
     ProviderSpec(  # MiniMax's Anthropic-compatible endpoint (thinking mode)
         name="minimax_anthropic",
-        display_name="MiniMax (Anthropic API)",
+        display_name=QT_TR_NOOP("MiniMax (Anthropic API)"),
         keywords=("minimax_anthropic", "minimax-anthropic"),
         env_key="MINIMAX_API_KEY",
         litellm_prefix="anthropic",
@@ -412,7 +413,7 @@ PROVIDERS: tuple[ProviderSpec, ...] = (
     ),
     _compatible(
         "stepfun",
-        "StepFun",
+        QT_TR_NOOP("StepFun"),
         "https://api.stepfun.com/v1",
         "stepfun",
         "step",
@@ -420,7 +421,7 @@ PROVIDERS: tuple[ProviderSpec, ...] = (
     ),
     _compatible(
         "xiaomi_mimo",
-        "Xiaomi MiMo",
+        QT_TR_NOOP("Xiaomi MiMo"),
         "https://api.xiaomimimo.com/v1",
         "xiaomi_mimo",
         "mimo",
@@ -435,7 +436,7 @@ PROVIDERS: tuple[ProviderSpec, ...] = (
     ),
     _compatible(
         "ant_ling",
-        "Ant Ling",
+        QT_TR_NOOP("Ant Ling"),
         "https://api.ant-ling.com/v1",
         "ant_ling",
         "ant-ling",
@@ -523,7 +524,7 @@ PROVIDERS: tuple[ProviderSpec, ...] = (
     ),
     _compatible(
         "qianfan",
-        "Baidu Qianfan",
+        QT_TR_NOOP("Baidu Qianfan"),
         "https://qianfan.baidubce.com/v2",
         "qianfan",
         "ernie",
@@ -532,7 +533,7 @@ PROVIDERS: tuple[ProviderSpec, ...] = (
     # Voice transcription only: its key is kept here, it never answers a chat.
     ProviderSpec(
         name="assemblyai",
-        display_name="AssemblyAI (voice)",
+        display_name=QT_TR_NOOP("AssemblyAI (voice)"),
         keywords=("assemblyai",),
         env_key="ASSEMBLYAI_API_KEY",
         default_api_base="https://api.assemblyai.com/v2",

@@ -39,11 +39,13 @@ class BedrockProviderConfig(ProviderConfig):
         default=None,
         title="Region",
         description="The AWS region, e.g. us-east-1 (else AWS_REGION or the profile's).",
+        json_schema_extra={"placeholder": "e.g. us-east-1"},
     )
     profile: str | None = Field(
         default=None,
         title="Profile",
         description="A profile of ~/.aws/config whose credentials sign the requests.",
+        json_schema_extra={"placeholder": "a profile of ~/.aws/config"},
     )
 
 

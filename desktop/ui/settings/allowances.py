@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QGridLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
+from desktop.ui.i18n import tr
 from desktop.ui.settings.tasks import OwnsTasks
 from desktop.ui.settings.widgets import heading, hint
 
@@ -26,19 +27,19 @@ class AllowancesBox(OwnsTasks, QWidget):
     def __init__(self, services: AppServices, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.services = services
-        self.setAccessibleName("Tools allowed without asking")
+        self.setAccessibleName(tr("Tools allowed without asking"))
         self._titles: dict[str, str] = {}
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(heading("Allowed without asking", level=2))
+        layout.addWidget(heading(tr("Allowed without asking"), level=2))
         self.always = QGridLayout()
         self.chats = QGridLayout()
-        self.always_empty = hint("No tool is always allowed.")
-        self.chats_empty = hint("No tool is allowed in a single chat.")
-        layout.addWidget(QLabel("Always allowed (kept after a restart)"))
+        self.always_empty = hint(tr("No tool is always allowed."))
+        self.chats_empty = hint(tr("No tool is allowed in a single chat."))
+        layout.addWidget(QLabel(tr("Always allowed (kept after a restart)")))
         layout.addWidget(self.always_empty)
         layout.addLayout(self.always)
-        layout.addWidget(QLabel("Allowed in one chat (until the app quits)"))
+        layout.addWidget(QLabel(tr("Allowed in one chat (until the app quits)")))
         layout.addWidget(self.chats_empty)
         layout.addLayout(self.chats)
         self.revoke_buttons: dict[tuple[str, str], QPushButton] = {}  # ("*" or chat, tool)
@@ -77,7 +78,12 @@ class AllowancesBox(OwnsTasks, QWidget):
         tools = sorted(policy.always_allowed)
         for row, tool in enumerate(tools):
             self._row(
-                self.always, row, "*", tool, "everywhere", lambda _c=False, t=tool: self.revoke(t)
+                self.always,
+                row,
+                "*",
+                tool,
+                tr("everywhere"),
+                lambda _c=False, t=tool: self.revoke(t),
             )
         self.always_empty.setVisible(not tools)
         rows = sorted(
@@ -90,15 +96,15 @@ class AllowancesBox(OwnsTasks, QWidget):
             def revoke(_c: bool = False, k: str = key, t: str = tool) -> None:
                 self.revoke(t, k)
 
-            self._row(self.chats, row, key, tool, f"in “{title}”", revoke)
+            self._row(self.chats, row, key, tool, tr("in “{chat}”").format(chat=title), revoke)
         self.chats_empty.setVisible(not rows)
 
     def _row(
         self, grid: QGridLayout, row: int, key: str, tool: str, where: str, slot: object
     ) -> None:
         label = QLabel(f"{tool}  ·  {where}")
-        button = QPushButton("Revoke")
-        button.setAccessibleName(f"Revoke {tool} {where}")
+        button = QPushButton(tr("Revoke"))
+        button.setAccessibleName(tr("Revoke {tool} {where}").format(tool=tool, where=where))
         button.clicked.connect(slot)
         grid.addWidget(label, row, 0)
         grid.addWidget(button, row, 1)

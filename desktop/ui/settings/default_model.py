@@ -13,6 +13,7 @@ from desktop.core.config.errors import ConfigError
 from desktop.core.config.provider_registry import PROVIDERS, find_by_name
 from desktop.core.utils.redact import redact
 from desktop.core.utils.threads import run_daemon
+from desktop.ui.i18n import tr
 from desktop.ui.settings.page import commit_changes, save_error_text
 from desktop.ui.settings.tasks import OwnsTasks
 from desktop.ui.settings.widgets import InlineStatus
@@ -37,37 +38,37 @@ class DefaultModelBox(OwnsTasks, QGroupBox):
     configError = Signal(str)
 
     def __init__(self, services: AppServices, parent: QWidget | None = None) -> None:
-        super().__init__("Default model", parent)
+        super().__init__(tr("Default model"), parent)
         self.services = services
         grid = QGridLayout(self)
         grid.setHorizontalSpacing(8)
         self.model = QComboBox()
         self.model.setEditable(True)
         self.model.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
-        self.model.setAccessibleName("Default model")
+        self.model.setAccessibleName(tr("Default model"))
         edit = self.model.lineEdit()
         assert edit is not None  # the combo box is editable
-        edit.setPlaceholderText("e.g. anthropic/claude-opus-4-5")
+        edit.setPlaceholderText(tr("e.g. {model}").format(model="anthropic/claude-opus-4-5"))
         self.provider = QComboBox()
-        self.provider.setAccessibleName("Provider of the default model")
-        self.provider.addItem("Auto (from the model name and your keys)", AUTO)
+        self.provider.setAccessibleName(tr("Provider of the default model"))
+        self.provider.addItem(tr("Auto (from the model name and your keys)"), AUTO)
         for spec in (s for s in PROVIDERS if s.chats):  # not the transcription-only ones
-            self.provider.addItem(spec.display_name, spec.name)
-        self.save_button = QPushButton("Save")
-        self.save_button.setAccessibleName("Save the default model")
+            self.provider.addItem(tr(spec.display_name), spec.name)
+        self.save_button = QPushButton(tr("Save"))
+        self.save_button.setAccessibleName(tr("Save the default model"))
         self.save_button.clicked.connect(lambda: self.spawn(self.save(), "save-model"))
         self.route = QLabel("")
         self.route.setWordWrap(True)
-        self.route.setAccessibleName("Where the default model is sent")
-        self.status = InlineStatus(accessible="Default model status")
+        self.route.setAccessibleName(tr("Where the default model is sent"))
+        self.status = InlineStatus(accessible=tr("Default model status"))
         self.scope = QLabel(
-            "Every chat uses this model unless it was given its own in the chat's header."
+            tr("Every chat uses this model unless it was given its own in the chat's header.")
         )
         self.scope.setWordWrap(True)
         self.scope.setForegroundRole(QPalette.ColorRole.PlaceholderText)
-        grid.addWidget(QLabel("Model"), 0, 0)
+        grid.addWidget(QLabel(tr("Model")), 0, 0)
         grid.addWidget(self.model, 0, 1)
-        grid.addWidget(QLabel("Provider"), 0, 2)
+        grid.addWidget(QLabel(tr("Provider")), 0, 2)
         grid.addWidget(self.provider, 0, 3)
         grid.addWidget(self.save_button, 0, 4)
         grid.addWidget(self.route, 1, 1, 1, 4)
@@ -105,10 +106,10 @@ class DefaultModelBox(OwnsTasks, QGroupBox):
         model = self.model.currentText().strip()
         provider = str(self.provider.currentData() or AUTO)
         if not model:
-            self.status.error("Model: enter a model name. Nothing was saved.")
+            self.status.error(tr("Model: enter a model name. Nothing was saved."))
             return False
         if any(ch.isspace() for ch in model):
-            self.status.error("Model: a model name has no spaces. Nothing was saved.")
+            self.status.error(tr("Model: a model name has no spaces. Nothing was saved."))
             return False
         try:
             await commit_changes(
@@ -116,14 +117,14 @@ class DefaultModelBox(OwnsTasks, QGroupBox):
                 {"agents.defaults.model": model, "agents.defaults.provider": provider},
             )
         except ChangeError as exc:
-            self.status.error(f"{exc.reason}. Nothing was saved.")
+            self.status.error(tr("{reason}. Nothing was saved.").format(reason=exc.reason))
             return False
         except (ConfigError, OSError) as exc:
             self.status.error(save_error_text(exc))
             if isinstance(exc, ConfigError):
                 self.configError.emit(str(exc))
             return False
-        self.status.ok(f"Saved: new chats use {model}.")
+        self.status.ok(tr("Saved: new chats use {model}.").format(model=model))
         self.saved.emit()
         await self.describe_route()
         return True
@@ -142,27 +143,37 @@ class DefaultModelBox(OwnsTasks, QGroupBox):
         try:
             choice, key = await run_daemon(route, "model-route")
         except LookupError as exc:
-            self.route.setText(f"Not usable yet: {redact(exc)}")
+            self.route.setText(tr("Not usable yet: {reason}").format(reason=redact(exc)))
             return
+        name = tr(choice.spec.display_name)
         if choice.spec.oauth:
             where = (
                 key.detail.split(" (", 1)[0]
                 if key.found
-                else f"not signed in yet — sign in on the {choice.spec.display_name} page below"
+                else tr("not signed in yet — sign in on the {provider} page below").format(
+                    provider=name
+                )
             )
         elif choice.spec.needs_key and not key.found:
-            where = f"no key yet — add one on the {choice.spec.display_name} page below"
+            where = tr("no key yet — add one on the {provider} page below").format(provider=name)
         elif key.found:
-            where = f"key from {key.detail}"
+            where = tr("key from {source}").format(source=key.detail)
         else:
-            where = "no key needed"
-        base = f" at {choice.api_base}" if choice.api_base else ""
-        self.route.setText(f"Sent to {choice.spec.display_name}{base} as {choice.model} ({where}).")
+            where = tr("no key needed")
+        if choice.api_base:
+            text = tr("Sent to {provider} at {address} as {model} ({how}).").format(
+                provider=name, address=choice.api_base, model=choice.model, how=where
+            )
+        else:
+            text = tr("Sent to {provider} as {model} ({how}).").format(
+                provider=name, model=choice.model, how=where
+            )
+        self.route.setText(text)
 
     def provider_display(self, name: str) -> str:
         """Display name of a registry name."""
         spec = find_by_name(name)
-        return spec.display_name if spec else name
+        return tr(spec.display_name) if spec else name
 
     def closeEvent(self, event: QCloseEvent) -> None:
         """Cancel what this box started."""

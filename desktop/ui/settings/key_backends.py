@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from desktop.core.config import secret_fields
 from desktop.core.config.loader import config_origin
+from desktop.ui.i18n import QT_TR_NOOP, tr
 from desktop.ui.settings.key_field import KeyBackend, KeySource, StoredWithWarning
 from desktop.ui.settings.page import commit_changes, save_error_text
 from desktop.ui.settings.widgets import mask
@@ -15,8 +16,8 @@ if TYPE_CHECKING:
     from desktop.ui.services import AppServices
 
 _PROVIDER_SOURCES = {
-    "keyring": "OS keyring",
-    "session": "held for this session only",
+    "keyring": QT_TR_NOOP("OS keyring"),
+    "session": QT_TR_NOOP("held for this session only"),
 }
 
 
@@ -42,9 +43,9 @@ def provider_key_backend(services: AppServices, provider: str) -> KeyBackend:
         key = await services.secrets.aresolve(provider, services.config)
         detail = key.detail
         if key.source == "keyring":
-            detail = f"OS keyring ({key.detail.removeprefix('keyring ')})"
+            detail = tr("OS keyring ({entry})").format(entry=key.detail.removeprefix("keyring "))
         elif key.source in _PROVIDER_SOURCES:
-            detail = _PROVIDER_SOURCES[key.source]
+            detail = tr(_PROVIDER_SOURCES[key.source])
         return KeySource(key.found, key.source, detail, mask(key.value))
 
     async def store(value: str) -> None:
@@ -55,8 +56,10 @@ def provider_key_backend(services: AppServices, provider: str) -> KeyBackend:
                 await commit_changes(services, {f"providers.{provider}.api_key": None})
             except Exception as exc:  # noqa: BLE001 - the save error is told to the person
                 raise StoredWithWarning(
-                    "The key is in the keyring, but the old plaintext copy could not be removed "
-                    f"from config.json. {save_error_text(exc)}"
+                    tr(
+                        "The key is in the keyring, but the old plaintext copy could not be "
+                        "removed from config.json. {error}"
+                    ).format(error=save_error_text(exc))
                 ) from None
 
     async def delete() -> bool:
@@ -81,8 +84,9 @@ def field_key_backend(services: AppServices, path: str) -> KeyBackend:
             await services.save_config()  # a plaintext copy in the file becomes ""
         except Exception as exc:  # noqa: BLE001 - the save error is told to the person
             raise StoredWithWarning(
-                f"The value is in the keyring, but config.json was not updated. "
-                f"{save_error_text(exc)}"
+                tr("The value is in the keyring, but config.json was not updated. {error}").format(
+                    error=save_error_text(exc)
+                )
             ) from None
 
     async def delete() -> bool:

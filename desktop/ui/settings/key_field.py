@@ -25,8 +25,17 @@ from PySide6.QtWidgets import (
 
 from desktop.core.config.secrets import KeyringUnavailable
 from desktop.core.utils.redact import redact
+from desktop.ui.i18n import QT_TR_NOOP, tr
 from desktop.ui.settings.tasks import OwnsTasks
 from desktop.ui.settings.widgets import InlineStatus
+
+# What a key field may hold (its ``noun``), marked for translation.
+NOUNS: dict[str, str] = {
+    "key": QT_TR_NOOP("key"),
+    "password": QT_TR_NOOP("password"),
+    "token": QT_TR_NOOP("token"),
+    "secret": QT_TR_NOOP("secret"),
+}
 
 
 class StoredWithWarning(RuntimeError):
@@ -120,31 +129,34 @@ class KeyField(OwnsTasks, QWidget):
         super().__init__(parent)
         self.backend = backend
         self.needs_key = needs_key
-        self.noun = noun
+        self.noun = tr(NOUNS[noun]) if noun in NOUNS else noun
+        noun = self.noun
         self.current: KeySource | None = None
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(4)
-        self.source_label = QLabel("Checking the keyring…")
+        self.source_label = QLabel(tr("Checking the keyring…"))
         self.source_label.setWordWrap(True)
-        self.source_label.setAccessibleName(f"{label}: where the current key comes from")
+        self.source_label.setAccessibleName(
+            tr("{what}: where the current key comes from").format(what=label)
+        )
         layout.addWidget(self.source_label)
         row = QHBoxLayout()
         self.edit = KeyEdit()
         self.edit.setEchoMode(QLineEdit.EchoMode.Password)
-        self.edit.setPlaceholderText(f"Paste a new {noun}")
+        self.edit.setPlaceholderText(tr("Paste a new {noun}").format(noun=noun))
         self.edit.setAccessibleName(label)
         self.edit.setClearButtonEnabled(True)
         self.edit.returnPressed.connect(self._save_clicked)
-        self.reveal = QPushButton("Show")
+        self.reveal = QPushButton(tr("Show"))
         self.reveal.setCheckable(True)
-        self.reveal.setAccessibleName(f"Show or hide the typed {label}")
+        self.reveal.setAccessibleName(tr("Show or hide the typed {what}").format(what=label))
         self.reveal.toggled.connect(self._toggle_reveal)
-        self.save_button = QPushButton(f"Save {noun}")
-        self.save_button.setAccessibleName(f"Save {label} in the keyring")
+        self.save_button = QPushButton(tr("Save {noun}").format(noun=noun))
+        self.save_button.setAccessibleName(tr("Save {what} in the keyring").format(what=label))
         self.save_button.clicked.connect(self._save_clicked)
-        self.delete_button = QPushButton("Delete")
-        self.delete_button.setAccessibleName(f"Delete the stored {label}")
+        self.delete_button = QPushButton(tr("Delete"))
+        self.delete_button.setAccessibleName(tr("Delete the stored {what}").format(what=label))
         self.delete_button.clicked.connect(self._delete_clicked)
         row.addWidget(self.edit, 1)
         row.addWidget(self.reveal)
@@ -155,10 +167,12 @@ class KeyField(OwnsTasks, QWidget):
         self._below = QHBoxLayout()  # the buttons, when the row is too narrow for them
         layout.addLayout(self._below)
         self._wrapped = False
-        self.status = InlineStatus(accessible=f"{label} status")
+        self.status = InlineStatus(accessible=tr("{what} status").format(what=label))
         layout.addWidget(self.status)
-        self.session_button = QPushButton("Use for this session only")
-        self.session_button.setAccessibleName(f"Keep the {label} in memory for this session only")
+        self.session_button = QPushButton(tr("Use for this session only"))
+        self.session_button.setAccessibleName(
+            tr("Keep the {what} in memory for this session only").format(what=label)
+        )
         self.session_button.clicked.connect(self._session_clicked)
         self.session_button.hide()
         layout.addWidget(self.session_button)
@@ -210,21 +224,28 @@ class KeyField(OwnsTasks, QWidget):
         try:
             current = await self.backend.resolve()
         except Exception as exc:  # noqa: BLE001 - the keyring may fail in many ways: say so, do not crash
-            self.source_label.setText(f"Cannot read the keyring: {redact(exc)}")
+            self.source_label.setText(
+                tr("Cannot read the keyring: {error}").format(error=redact(exc))
+            )
             return
         self.current = current
         if current.found:
             masked = f" · {current.masked}" if current.masked else ""
-            self.source_label.setText(f"Current {self.noun}: {current.detail}{masked}")
+            self.source_label.setText(
+                tr("Current {noun}: {source}").format(noun=self.noun, source=current.detail)
+                + masked
+            )
         elif self.needs_key:
-            self.source_label.setText(f"No {self.noun} set.")
+            self.source_label.setText(tr("No {noun} set.").format(noun=self.noun))
         else:
-            self.source_label.setText(f"No {self.noun} set (not needed for this server).")
+            self.source_label.setText(
+                tr("No {noun} set (not needed for this server).").format(noun=self.noun)
+            )
         self.delete_button.setEnabled(current.source in ("keyring", "session"))
 
     def _toggle_reveal(self, shown: bool) -> None:
         self.edit.setEchoMode(QLineEdit.EchoMode.Normal if shown else QLineEdit.EchoMode.Password)
-        self.reveal.setText("Hide" if shown else "Show")
+        self.reveal.setText(tr("Hide") if shown else tr("Show"))
 
     def _save_clicked(self) -> None:
         if self.typed():
@@ -234,11 +255,14 @@ class KeyField(OwnsTasks, QWidget):
         """Store the typed key in the keyring."""
         value = self.typed()
         if not value:
-            self.status.error(f"Paste a {self.noun} first.")
+            self.status.error(tr("Paste a {noun} first.").format(noun=self.noun))
             return False
         if any(ch.isspace() for ch in value):
             self.status.error(
-                f"A {self.noun} has no spaces or line breaks; check what was pasted. Nothing was saved."
+                tr(
+                    "A {noun} has no spaces or line breaks; check what was pasted. "
+                    "Nothing was saved."
+                ).format(noun=self.noun)
             )
             return False
         self.save_button.setEnabled(False)
@@ -251,17 +275,17 @@ class KeyField(OwnsTasks, QWidget):
             self.changed.emit()
             return True
         except KeyringUnavailable as exc:
-            self.status.error(f"{exc} Nothing was saved.")
+            self.status.error(tr("{error} Nothing was saved.").format(error=exc))
             self.session_button.setVisible(self.backend.store_session is not None)
             self.save_button.setEnabled(True)
             return False
         except Exception as exc:  # noqa: BLE001 - the message is for the person
-            self.status.error(f"Not saved: {redact(exc)}")
+            self.status.error(tr("Not saved: {error}").format(error=redact(exc)))
             self.save_button.setEnabled(True)
             return False
         self.edit.clear()
         self.session_button.hide()
-        self.status.ok("Saved in the OS keyring.")
+        self.status.ok(tr("Saved in the OS keyring."))
         await self._refresh()
         self.changed.emit()
         return True
@@ -276,7 +300,7 @@ class KeyField(OwnsTasks, QWidget):
         await self.backend.store_session(value)
         self.edit.clear()
         self.session_button.hide()
-        self.status.warn("Held in memory for this session only; it is gone when the app quits.")
+        self.status.warn(tr("Held in memory for this session only; it is gone when the app quits."))
         await self._refresh()
         self.changed.emit()
 
@@ -288,10 +312,12 @@ class KeyField(OwnsTasks, QWidget):
         try:
             existed = await self.backend.delete()
         except Exception as exc:  # noqa: BLE001 - the message is for the person
-            self.status.error(f"Not deleted: {redact(exc)}")
+            self.status.error(tr("Not deleted: {error}").format(error=redact(exc)))
             return False
         self.status.ok(
-            f"Stored {self.noun} removed." if existed else f"No stored {self.noun} to remove."
+            (tr("Stored {noun} removed.") if existed else tr("No stored {noun} to remove.")).format(
+                noun=self.noun
+            )
         )
         await self._refresh()
         self.changed.emit()

@@ -11,25 +11,34 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from pydantic.fields import FieldInfo
 from PySide6.QtWidgets import QLineEdit, QWidget
 
 from desktop.core.config.provider_schema import BedrockProviderConfig, ProviderConfig
 from desktop.core.config.provider_spec import ProviderSpec
 from desktop.core.providers.routes import AZURE_VERSION_KEYS
+from desktop.ui.i18n import QT_TR_NOOP, tr
 
+# Marked for translation; shown through tr().
 ABOUT: dict[str, tuple[str, ...]] = {
     "azure_openai": (
-        "The API base is your resource's endpoint (https://NAME.openai.azure.com) and the model "
-        "is your deployment's name.",
+        QT_TR_NOOP(
+            "The API base is your resource's endpoint (https://NAME.openai.azure.com) and the model "
+            "is your deployment's name."
+        ),
     ),
     "bedrock": (
-        "An Amazon Bedrock API key is optional: without one, the AWS credentials of the "
-        "environment or of the profile below sign the requests.",
+        QT_TR_NOOP(
+            "An Amazon Bedrock API key is optional: without one, the AWS credentials of the "
+            "environment or of the profile below sign the requests."
+        ),
     ),
-    "kimi_coding": ("Kimi's Coding Plan (keys starting sk-kimi-).",),
+    "kimi_coding": (QT_TR_NOOP("Kimi's Coding Plan (keys starting sk-kimi-)."),),
     "assemblyai": (
-        "AssemblyAI only turns voice messages into text; it answers no chat. Choose it with "
-        '"transcription": {"provider": "assemblyai"} in config.json.',
+        QT_TR_NOOP(
+            "AssemblyAI only turns voice messages into text; it answers no chat. Choose it with "
+            '"transcription": {"provider": "assemblyai"} in config.json.'
+        ),
     ),
 }
 _SECTIONS: dict[str, type[ProviderConfig]] = {"bedrock": BedrockProviderConfig}
@@ -39,16 +48,37 @@ def _azure_default(spec: ProviderSpec) -> str:
     return str(dict(spec.litellm_options).get("api_version", ""))
 
 
+def _placeholder(info: FieldInfo) -> str:
+    extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
+    text = extra.get("placeholder")
+    return tr(text) if isinstance(text, str) else ""
+
+
 def extra_fields(spec: ProviderSpec) -> list[tuple[str, str, str]]:
-    """``(name, label, help)`` of the extra fields of ``spec``'s section (none for most)."""
-    found: list[tuple[str, str, str]] = []
+    """``(name, label, help)`` of the extra fields of ``spec``'s section (none for most), in
+    the window's language."""
+    return [(name, label, tip) for name, label, tip, _ in _extra_fields(spec)]
+
+
+def _extra_fields(spec: ProviderSpec) -> list[tuple[str, str, str, str]]:
+    """``(name, label, help, placeholder)`` of the extra fields of ``spec``'s section."""
+    found: list[tuple[str, str, str, str]] = []
     section = _SECTIONS.get(spec.name)
     if section is not None:
         for name, info in section.model_fields.items():
             if name not in ProviderConfig.model_fields:
-                found.append((name, info.title or name, info.description or ""))
+                title = tr(info.title) if info.title else name
+                tip = tr(info.description) if info.description else ""
+                found.append((name, title, tip, _placeholder(info)))
     if spec.litellm_prefix == "azure":
-        found.append(("api_version", "API version", f"Default: {_azure_default(spec)}."))
+        found.append(
+            (
+                "api_version",
+                tr("API version"),
+                tr("Default: {version}.").format(version=_azure_default(spec)),
+                _azure_default(spec),
+            )
+        )
     return found
 
 
@@ -64,16 +94,16 @@ class SectionExtras:
         self.spec = spec
         self.fields: dict[str, QLineEdit] = {}
         self.labels: dict[str, str] = {}
-        for name, label, tip in extra_fields(spec):
-            self._add(name, label, tip, edited)
-        if "api_version" in self.fields:
-            self.fields["api_version"].setPlaceholderText(_azure_default(spec))
+        for name, label, tip, placeholder in _extra_fields(spec):
+            self._add(name, label, tip, placeholder, edited)
 
-    def _add(self, name: str, label: str, tip: str, edited: Callable[..., None]) -> None:
+    def _add(
+        self, name: str, label: str, tip: str, placeholder: str, edited: Callable[..., None]
+    ) -> None:
         field = QLineEdit()
-        field.setAccessibleName(f"{self.spec.display_name} {label}")
+        field.setAccessibleName(f"{tr(self.spec.display_name)} {label}")
         field.setToolTip(tip)
-        field.setPlaceholderText(tip.split(" (")[0].rstrip("."))
+        field.setPlaceholderText(placeholder)
         field.textEdited.connect(edited)
         self.fields[name] = field
         self.labels[name] = label

@@ -11,11 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from desktop.core.config.provider_spec import ProviderSpec
+from desktop.ui.i18n import QT_TR_NOOP, tr
 
 
 @dataclass(frozen=True)
 class ProviderGuide:
-    """How to get what a provider needs.
+    """How to get what a provider needs (in the window's language).
 
     Attributes:
         how_to: One paragraph.
@@ -28,117 +29,172 @@ class ProviderGuide:
     link_text: str = ""
 
 
-def _keys_page(site: str, where: str) -> str:
-    return (
-        f"Sign in at {site}, open {where}, create a key and paste it here. It is kept in the "
-        "OS keyring; the provider usually shows it only once."
-    )
+@dataclass(frozen=True)
+class KeysPage:
+    """Where a provider hands out keys (its texts marked, translated by :func:`guide_for`).
+
+    Attributes:
+        site: The site to sign in at (a name or address, as the provider writes it).
+        where: The place on that site (its own words, which stay as they are).
+        link: The key page's address.
+        link_text: The link's words.
+        extra: A sentence after the steps (empty: none).
+    """
+
+    site: str
+    where: str
+    link: str
+    link_text: str
+    extra: str = ""
 
 
-GUIDES: dict[str, ProviderGuide] = {
-    "openai": ProviderGuide(
-        _keys_page("platform.openai.com", "API keys")
-        + " Calls are billed to the organisation's credit, not to a ChatGPT plan.",
+KEYS_STEPS = QT_TR_NOOP(
+    "Sign in at {site}, open {where}, create a key and paste it here. It is kept in the "
+    "OS keyring; the provider usually shows it only once."
+)
+
+GUIDES: dict[str, KeysPage] = {
+    "openai": KeysPage(
+        "platform.openai.com",
+        "API keys",
         "https://platform.openai.com/api-keys",
-        "Open OpenAI's API keys page",
+        QT_TR_NOOP("Open OpenAI's API keys page"),
+        QT_TR_NOOP("Calls are billed to the organisation's credit, not to a ChatGPT plan."),
     ),
-    "anthropic": ProviderGuide(
-        _keys_page("console.anthropic.com", "Settings → API keys")
-        + " Add credit under Billing first.",
+    "anthropic": KeysPage(
+        "console.anthropic.com",
+        "Settings → API keys",
         "https://console.anthropic.com/settings/keys",
-        "Open Anthropic's API keys page",
+        QT_TR_NOOP("Open Anthropic's API keys page"),
+        QT_TR_NOOP("Add credit under Billing first."),
     ),
-    "openrouter": ProviderGuide(
-        _keys_page("openrouter.ai", "Keys"),
+    "openrouter": KeysPage(
+        "openrouter.ai",
+        "Keys",
         "https://openrouter.ai/keys",
-        "Open OpenRouter's keys page",
+        QT_TR_NOOP("Open OpenRouter's keys page"),
     ),
-    "deepseek": ProviderGuide(
-        _keys_page("platform.deepseek.com", "API keys"),
+    "deepseek": KeysPage(
+        "platform.deepseek.com",
+        "API keys",
         "https://platform.deepseek.com/api_keys",
-        "Open DeepSeek's API keys page",
+        QT_TR_NOOP("Open DeepSeek's API keys page"),
     ),
-    "gemini": ProviderGuide(
-        _keys_page("Google AI Studio", "Get API key") + " A free tier is available.",
+    "gemini": KeysPage(
+        "Google AI Studio",
+        "Get API key",
         "https://aistudio.google.com/app/apikey",
-        "Open Google AI Studio's keys page",
+        QT_TR_NOOP("Open Google AI Studio's keys page"),
+        QT_TR_NOOP("A free tier is available."),
     ),
-    "groq": ProviderGuide(
-        _keys_page("console.groq.com", "API Keys"),
+    "groq": KeysPage(
+        "console.groq.com",
+        "API Keys",
         "https://console.groq.com/keys",
-        "Open Groq's API keys page",
+        QT_TR_NOOP("Open Groq's API keys page"),
     ),
-    "mistral": ProviderGuide(
-        _keys_page("console.mistral.ai", "API Keys"),
+    "mistral": KeysPage(
+        "console.mistral.ai",
+        "API Keys",
         "https://console.mistral.ai/api-keys",
-        "Open Mistral's API keys page",
+        QT_TR_NOOP("Open Mistral's API keys page"),
     ),
-    "moonshot": ProviderGuide(
-        _keys_page("platform.moonshot.ai", "API Keys"),
+    "moonshot": KeysPage(
+        "platform.moonshot.ai",
+        "API Keys",
         "https://platform.moonshot.ai/console/api-keys",
-        "Open Moonshot's API keys page",
+        QT_TR_NOOP("Open Moonshot's API keys page"),
     ),
-    "dashscope": ProviderGuide(
-        _keys_page("Alibaba Cloud Model Studio", "API Key"),
+    "dashscope": KeysPage(
+        "Alibaba Cloud Model Studio",
+        "API Key",
         "https://bailian.console.aliyun.com/?apiKey=1",
-        "Open Model Studio's API key page",
+        QT_TR_NOOP("Open Model Studio's API key page"),
     ),
-    "zhipu": ProviderGuide(
-        _keys_page("open.bigmodel.cn", "API keys"),
+    "zhipu": KeysPage(
+        "open.bigmodel.cn",
+        "API keys",
         "https://open.bigmodel.cn/usercenter/apikeys",
-        "Open Zhipu's API keys page",
+        QT_TR_NOOP("Open Zhipu's API keys page"),
     ),
-    "huggingface": ProviderGuide(
-        _keys_page("huggingface.co", "Settings → Access Tokens")
-        + " The token needs the “Make calls to Inference Providers” permission.",
+    "huggingface": KeysPage(
+        "huggingface.co",
+        "Settings → Access Tokens",
         "https://huggingface.co/settings/tokens",
-        "Open Hugging Face's access tokens page",
+        QT_TR_NOOP("Open Hugging Face's access tokens page"),
+        QT_TR_NOOP("The token needs the “Make calls to Inference Providers” permission."),
     ),
-    "nvidia": ProviderGuide(
-        _keys_page("build.nvidia.com", "a model's “Get API Key”"),
+    "nvidia": KeysPage(
+        "build.nvidia.com",
+        "a model's “Get API Key”",
         "https://build.nvidia.com/",
-        "Open NVIDIA's API catalog",
+        QT_TR_NOOP("Open NVIDIA's API catalog"),
     ),
-    "siliconflow": ProviderGuide(
-        _keys_page("cloud.siliconflow.cn", "API Keys"),
+    "siliconflow": KeysPage(
+        "cloud.siliconflow.cn",
+        "API Keys",
         "https://cloud.siliconflow.cn/account/ak",
-        "Open SiliconFlow's API keys page",
+        QT_TR_NOOP("Open SiliconFlow's API keys page"),
     ),
-    "minimax": ProviderGuide(
-        _keys_page("platform.minimax.io", "API Keys"),
+    "minimax": KeysPage(
+        "platform.minimax.io",
+        "API Keys",
         "https://platform.minimax.io/user-center/basic-information/interface-key",
-        "Open MiniMax's API keys page",
+        QT_TR_NOOP("Open MiniMax's API keys page"),
     ),
 }
 GUIDES["minimax_anthropic"] = GUIDES["minimax"]
 
 
+def join_sentences(sentences: list[str]) -> str:
+    """``sentences`` as one paragraph: a space after a sentence that ends in Latin
+    punctuation, none after a full-width one (Chinese, Japanese)."""
+    text = ""
+    for sentence in sentences:
+        if text and not text.endswith(("。", "！", "？", "）", "：")):
+            text += " "
+        text += sentence
+    return text
+
+
 def guide_for(spec: ProviderSpec) -> ProviderGuide:
-    """The guide of ``spec``: its own for the common providers, else a generic one that fits
-    its kind (signed in to, a local server, a key)."""
+    """The guide of ``spec`` in the window's language: its own for the common providers, else
+    a generic one that fits its kind (signed in to, a local server, a key)."""
+    name = tr(spec.display_name)
     found = GUIDES.get(spec.name)
     if found is not None:
-        return found
+        how_to = tr(KEYS_STEPS).format(site=found.site, where=found.where)
+        if found.extra:
+            how_to = join_sentences([how_to, tr(found.extra)])
+        return ProviderGuide(how_to, found.link, tr(found.link_text))
     if spec.oauth:
         return ProviderGuide(
-            f"Sign in with your {spec.display_name} account below: a browser window opens and "
-            "the sign-in is kept in the OS keyring. No API key is needed."
+            tr(
+                "Sign in with your {provider} account below: a browser window opens and "
+                "the sign-in is kept in the OS keyring. No API key is needed."
+            ).format(provider=name)
         )
     if spec.is_local:
         return ProviderGuide(
-            f"Start {spec.display_name} on this machine (or one on your network) and put its "
-            "address in API base if it is not the default shown there. Usually no key is "
-            "needed; paste one if the server asks for it."
+            tr(
+                "Start {provider} on this machine (or one on your network) and put its "
+                "address in API base if it is not the default shown there. Usually no key is "
+                "needed; paste one if the server asks for it."
+            ).format(provider=name)
         )
     if spec.name == "custom":
         return ProviderGuide(
-            "Any server that speaks the OpenAI API: put its address in API base and, if it "
-            "asks for one, its key here."
+            tr(
+                "Any server that speaks the OpenAI API: put its address in API base and, if it "
+                "asks for one, its key here."
+            )
         )
     return ProviderGuide(
-        f"Sign in on {spec.display_name}'s website, open its API keys page (often under "
-        "your account or the console's settings), create a key and paste it here. It is kept "
-        "in the OS keyring."
+        tr(
+            "Sign in on {provider}'s website, open its API keys page (often under "
+            "your account or the console's settings), create a key and paste it here. It is "
+            "kept in the OS keyring."
+        ).format(provider=name)
     )
 
 

@@ -25,12 +25,18 @@ from desktop.core.config.edit import ChangeError
 from desktop.core.config.errors import ConfigError
 from desktop.core.config.provider_registry import ProviderSpec
 from desktop.core.providers.probe import EXAMPLE_MODELS, check_connection, list_models, listing_base
+from desktop.ui.i18n import tr
 from desktop.ui.settings.guided import Collapsible, LinkText
 from desktop.ui.settings.key_backends import provider_key_backend
 from desktop.ui.settings.key_field import KeyField
 from desktop.ui.settings.page import commit_changes, save_error_text
 from desktop.ui.settings.provider_extras import ABOUT, SectionExtras
-from desktop.ui.settings.provider_guides import ProviderGuide, endpoint_is_essential, guide_for
+from desktop.ui.settings.provider_guides import (
+    ProviderGuide,
+    endpoint_is_essential,
+    guide_for,
+    join_sentences,
+)
 from desktop.ui.settings.sign_in import SignInBox
 from desktop.ui.settings.tasks import OwnsTasks
 from desktop.ui.settings.widgets import (
@@ -66,9 +72,10 @@ def _how_to_label(guide: ProviderGuide) -> QLabel:
     """The guide's paragraph with the provider's key page (opens in the browser)."""
     text = html.escape(guide.how_to)
     if guide.link:
-        text += f' <a href="{html.escape(guide.link)}">{html.escape(guide.link_text)}</a>'
+        link = f'<a href="{html.escape(guide.link)}">{html.escape(guide.link_text)}</a>'
+        text = join_sentences([text, link])
     label = LinkText(text)
-    label.setAccessibleName("How to get a key")
+    label.setAccessibleName(tr("How to get a key"))
     return label
 
 
@@ -99,34 +106,42 @@ class ProviderPanel(OwnsTasks, QScrollArea):
         self.spec = spec
         self.setWidgetResizable(True)
         self.setFrameShape(QScrollArea.Shape.NoFrame)
-        self.setAccessibleName(f"{spec.display_name} provider settings")
+        name = tr(spec.display_name)
+        self.setAccessibleName(tr("{provider} provider settings").format(provider=name))
         body = QWidget()
         layout = QVBoxLayout(body)
         layout.setContentsMargins(12, 0, 8, 8)
         layout.setSpacing(8)
         self.setWidget(body)
-        layout.addWidget(heading(spec.display_name, level=2))
+        layout.addWidget(heading(name, level=2))
         about = []
         if spec.is_local:
-            about.append("A server on your machine or network; usually no key is needed.")
+            about.append(tr("A server on your machine or network; usually no key is needed."))
         elif spec.is_gateway:
-            about.append("A gateway that serves models of many vendors.")
+            about.append(tr("A gateway that serves models of many vendors."))
         if spec.env_key:
-            about.append(f"The key may also come from the environment variable {spec.env_key}.")
+            about.append(
+                tr("The key may also come from the environment variable {variable}.").format(
+                    variable=spec.env_key
+                )
+            )
         if spec.oauth:
             cli = spec.name.replace("_", "-")
             about.append(
-                "The sign-in is kept in the OS keyring. From a terminal: "
-                f"nanobot-desktop provider login {cli}"
+                tr("The sign-in is kept in the OS keyring. From a terminal: {command}").format(
+                    command=f"nanobot-desktop provider login {cli}"
+                )
             )
-        about.extend(ABOUT.get(spec.name, ()))
+        about.extend(tr(text) for text in ABOUT.get(spec.name, ()))
         if spec.alias_for:
             about.append(
-                "nanobot's earlier name for the OpenCode Zen section; a key stored here is "
-                "used for models chosen with this provider."
+                tr(
+                    "nanobot's earlier name for the OpenCode Zen section; a key stored here is "
+                    "used for models chosen with this provider."
+                )
             )
         if about:
-            layout.addWidget(hint(" ".join(about)))
+            layout.addWidget(hint(join_sentences(about)))
         self.guide = guide_for(spec)
         self.how_to = _how_to_label(self.guide)
         layout.addWidget(self.how_to)
@@ -139,52 +154,59 @@ class ProviderPanel(OwnsTasks, QScrollArea):
         if spec.oauth:
             self.sign_in = self.adopt(SignInBox(services, spec))
             self.sign_in.changed.connect(self.keyChanged)
-            form.addRow("Account", self.sign_in)
+            form.addRow(tr("Account"), self.sign_in)
         else:
             self.key = self.adopt(
                 KeyField(
                     provider_key_backend(services, spec.name),
-                    label=f"{spec.display_name} API key",
+                    label=tr("{provider} API key").format(provider=name),
                     needs_key=spec.needs_key,
                 )
             )
             self.key.changed.connect(self.keyChanged)
-            form.addRow("API key", self.key)
+            form.addRow(tr("API key"), self.key)
         self.api_base = QLineEdit()
-        self.api_base.setAccessibleName(f"{spec.display_name} API base URL")
+        self.api_base.setAccessibleName(tr("{provider} API base URL").format(provider=name))
         self.api_base.setPlaceholderText(
-            spec.default_api_base or listing_base(spec, None) or "provider default"
+            spec.default_api_base or listing_base(spec, None) or tr("provider default")
         )
-        self.api_base.setToolTip("The address requests go to (empty: the provider's own).")
+        self.api_base.setToolTip(tr("The address requests go to (empty: the provider's own)."))
         self.headers = LinesEdit(
-            placeholder="Header-Name: value (one per line)",
+            placeholder=tr("Header-Name: value (one per line)"),
             rows=2,
-            accessible=f"{spec.display_name} extra headers",
+            accessible=tr("{provider} extra headers").format(provider=name),
         )
-        self.headers.setToolTip("HTTP headers sent with every request, one “Name: value” a line.")
+        self.headers.setToolTip(
+            tr("HTTP headers sent with every request, one “Name: value” a line.")
+        )
         self.endpoint_dirty = False  # typed but not saved: a reload must not wipe it
         self._filling = False
         self.api_base.textEdited.connect(self._endpoint_edited)
         self.headers.textChanged.connect(self._endpoint_edited)
         # The endpoint is an essential only where there is no address of the provider's own.
-        self.advanced = Collapsible("Advanced", accessible=f"{spec.display_name} advanced")
+        self.advanced = Collapsible(
+            tr("Advanced"), accessible=tr("{provider} advanced").format(provider=name)
+        )
         advanced = QFormLayout(self.advanced.body)
         advanced.setContentsMargins(0, 0, 0, 0)
         advanced.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
         self.endpoint_essential = endpoint_is_essential(spec)
         endpoint_form = form if self.endpoint_essential else advanced
-        endpoint_form.addRow("API base", self.api_base)
-        advanced.addRow("Extra headers", self.headers)
+        endpoint_form.addRow(tr("API base"), self.api_base)
+        advanced.addRow(tr("Extra headers"), self.headers)
         self.extras = SectionExtras(spec, self._endpoint_edited)
         for label, field in self.extras.rows():
             advanced.addRow(label, field)
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
-        self.endpoint_status = InlineStatus(accessible=f"{spec.display_name} endpoint status")
+        self.endpoint_status = InlineStatus(
+            accessible=tr("{provider} endpoint status").format(provider=name)
+        )
         row.addWidget(self.endpoint_status, 1)
         row.addStretch(0)
         self.save_endpoint = button(
-            "Save endpoint", f"Save the {spec.display_name} API base and headers"
+            tr("Save endpoint"),
+            tr("Save the {provider} API base and headers").format(provider=name),
         )
         self.save_endpoint.clicked.connect(
             lambda: self.spawn(self.save_endpoint_settings(), "save-endpoint")
@@ -192,47 +214,58 @@ class ProviderPanel(OwnsTasks, QScrollArea):
         row.addWidget(self.save_endpoint)
         endpoint_form.addRow("", _box(row))
         if self.endpoint_essential:
-            advanced.addRow("", hint("Saved with “Save endpoint” above, with the API base."))
+            advanced.addRow("", hint(tr("Saved with “Save endpoint” above, with the API base.")))
 
         test_row = QHBoxLayout()
         self.test_model = QLineEdit()
-        self.test_model.setAccessibleName(f"Model used to test {spec.display_name}")
+        self.test_model.setAccessibleName(tr("Model used to test {provider}").format(provider=name))
         example = EXAMPLE_MODELS.get(spec.name)
-        self.test_model.setPlaceholderText(f"e.g. {example}" if example else "model name")
-        self.test_button = button("Test connection", f"Test the connection to {spec.display_name}")
+        self.test_model.setPlaceholderText(
+            tr("e.g. {model}").format(model=example) if example else tr("model name")
+        )
+        self.test_button = button(
+            tr("Test connection"), tr("Test the connection to {provider}").format(provider=name)
+        )
         self.test_button.clicked.connect(lambda: self.spawn(self.test(), "provider-test"))
         test_row.addWidget(self.test_model, 1)
         test_row.addWidget(self.test_button)
-        self.test_status = InlineStatus(accessible=f"{spec.display_name} connection test result")
+        self.test_status = InlineStatus(
+            accessible=tr("{provider} connection test result").format(provider=name)
+        )
         self.test_box = _box(test_row, self.test_status)
-        form.addRow("Test with model", self.test_box)
+        form.addRow(tr("Test with model"), self.test_box)
 
-        self.fetch_button = button("Fetch models", f"Fetch the list of {spec.display_name} models")
+        self.fetch_button = button(
+            tr("Fetch models"), tr("Fetch the list of {provider} models").format(provider=name)
+        )
         self.fetch_button.clicked.connect(lambda: self.spawn(self.fetch(), "provider-models"))
         self.filter = QLineEdit()
-        self.filter.setPlaceholderText("Filter models")
-        self.filter.setAccessibleName(f"Filter {spec.display_name} models")
+        self.filter.setPlaceholderText(tr("Filter models"))
+        self.filter.setAccessibleName(tr("Filter {provider} models").format(provider=name))
         self.filter.textChanged.connect(self._filter)
         self.models = QListWidget()
-        self.models.setAccessibleName(f"{spec.display_name} models")
+        self.models.setAccessibleName(tr("{provider} models").format(provider=name))
         self.models.setMinimumHeight(140)
         self.models.itemDoubleClicked.connect(lambda _item: self._use_selected())
         self.models.itemSelectionChanged.connect(
             lambda: self.use_button.setEnabled(bool(self.models.selectedItems()))
         )
         self.use_button: QPushButton = button(
-            "Use as default model", f"Use the selected {spec.display_name} model as the default"
+            tr("Use as default model"),
+            tr("Use the selected {provider} model as the default").format(provider=name),
         )
         self.use_button.setEnabled(False)
         self.use_button.clicked.connect(self._use_selected)
-        self.models_status = InlineStatus(accessible=f"{spec.display_name} model list status")
+        self.models_status = InlineStatus(
+            accessible=tr("{provider} model list status").format(provider=name)
+        )
         fetch_row = QHBoxLayout()
         fetch_row.addWidget(self.fetch_button)
         fetch_row.addWidget(self.filter, 1)
         fetch_row.addWidget(self.use_button)
         fetch_row.addStretch(0)
         self.models_box = _box(fetch_row, self.models_status, self.models)
-        form.addRow("Models", self.models_box)
+        form.addRow(tr("Models"), self.models_box)
         if spec.transcription_only:  # it answers no chat: nothing to test with a model
             for hidden in (self.test_box, self.models_box):
                 form.setRowVisible(hidden, False)
@@ -244,9 +277,13 @@ class ProviderPanel(OwnsTasks, QScrollArea):
         self._show_model_list(False)
         if not can_list:
             self.fetch_button.setEnabled(False)
-            self.fetch_button.setToolTip("This provider has no model list; type the model name.")
+            self.fetch_button.setToolTip(
+                tr("This provider has no model list; type the model name.")
+            )
             self.models_status.info(
-                f"{spec.display_name} offers no model list here; type the model name."
+                tr("{provider} offers no model list here; type the model name.").format(
+                    provider=name
+                )
             )
         layout.addStretch(1)
 
@@ -289,10 +326,9 @@ class ProviderPanel(OwnsTasks, QScrollArea):
         return ""
 
     def _endpoint(self) -> tuple[str | None, dict[str, str]]:
-        label = "API base"
-        base = check_url(self.api_base.text(), label=label)
+        base = check_url(self.api_base.text(), label=tr("API base"))
         headers = parse_mapping(
-            self.headers.lines(), label="Extra headers", separator_char=":", kind="header"
+            self.headers.lines(), label=tr("Extra headers"), separator_char=":", kind="header"
         )
         return base, headers
 
@@ -311,7 +347,11 @@ class ProviderPanel(OwnsTasks, QScrollArea):
                 },
             )
         except ChangeError as exc:
-            self.endpoint_status.error(f"{exc.path}: {exc.reason}. Nothing was saved.")
+            self.endpoint_status.error(
+                tr("{field}: {reason}. Nothing was saved.").format(
+                    field=exc.path, reason=exc.reason
+                )
+            )
             return False
         except (ConfigError, OSError) as exc:
             self.endpoint_status.error(save_error_text(exc))
@@ -319,7 +359,7 @@ class ProviderPanel(OwnsTasks, QScrollArea):
                 self.configError.emit(str(exc))
             return False
         self.endpoint_dirty = False
-        self.endpoint_status.ok("Saved.")
+        self.endpoint_status.ok(tr("Saved."))
         return True
 
     # -- actions -----------------------------------------------------------------------------
@@ -331,7 +371,7 @@ class ProviderPanel(OwnsTasks, QScrollArea):
             self.test_status.error(f"{exc.path}: {exc.reason}.")
             return False
         self.test_button.setEnabled(False)
-        self.test_status.info("Testing…")
+        self.test_status.info(tr("Testing…"))
         try:
             result = await check_connection(
                 self.services.config,
@@ -361,7 +401,7 @@ class ProviderPanel(OwnsTasks, QScrollArea):
             resolved = await self.services.secrets.aresolve(self.spec.name, self.services.config)
             key = resolved.value
         self.fetch_button.setEnabled(False)
-        self.models_status.info("Fetching models…")
+        self.models_status.info(tr("Fetching models…"))
         try:
             result = await list_models(self.spec, api_base=base, api_key=key, extra_headers=headers)
         finally:
@@ -372,7 +412,9 @@ class ProviderPanel(OwnsTasks, QScrollArea):
         self.models.clear()
         self.models.addItems(result.models)
         self._show_model_list(True)
-        self.models_status.ok(result.message + " Double-click one to use it as the default model.")
+        self.models_status.ok(
+            result.message + " " + tr("Double-click one to use it as the default model.")
+        )
         if not self.test_model.text():
             self.test_model.setText(result.models[0])
         self._filter(self.filter.text())

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
 
 from desktop.core.config.provider_registry import PROVIDERS, find_by_name
 from desktop.core.config.secrets import KeyringUnavailable
+from desktop.ui.i18n import QT_TR_NOOP, tr
 from desktop.ui.settings.default_model import DefaultModelBox
 from desktop.ui.settings.page import SettingsPage
 from desktop.ui.settings.provider_panel import ProviderPanel
@@ -38,23 +39,23 @@ class ProvidersPage(SettingsPage):
     setupRequested = Signal()
 
     section = "providers"
-    title = "Providers"
+    title = QT_TR_NOOP("Providers")
 
     def __init__(self, services: AppServices, parent: QWidget | None = None) -> None:
         super().__init__(
             services,
             parent,
             buttons=False,
-            description=(
+            description=tr(
                 "API keys are stored in the OS keyring, never in config.json. Pick a provider on the "
                 "left to set its key and endpoint, test it, or fetch its models. ChatGPT (Codex), "
                 "xAI Grok and GitHub Copilot are signed in to with your account instead of a key."
             ),
         )
-        self.setup_button = QPushButton("Set up with the assistant…")
-        self.setup_button.setAccessibleName("Open the setup assistant")
+        self.setup_button = QPushButton(tr("Set up with the assistant…"))
+        self.setup_button.setAccessibleName(tr("Open the setup assistant"))
         self.setup_button.setToolTip(
-            "The first-run steps again: provider, key and test, model, workspace"
+            tr("The first-run steps again: provider, key and test, model, workspace")
         )
         self.setup_button.clicked.connect(self.setupRequested)
         setup_row = QHBoxLayout()
@@ -68,10 +69,10 @@ class ProvidersPage(SettingsPage):
         row = QHBoxLayout()
         row.setSpacing(8)
         self.list = QListWidget()
-        self.list.setAccessibleName("Providers")
+        self.list.setAccessibleName(tr("Providers"))
         self.list.setFixedWidth(200)
         for spec in PROVIDERS:
-            item = QListWidgetItem(spec.display_name)
+            item = QListWidgetItem(tr(spec.display_name))
             item.setData(Qt.ItemDataRole.UserRole, spec.name)
             self.list.addItem(item)
         self.stack = QStackedWidget()
@@ -156,8 +157,9 @@ class ProvidersPage(SettingsPage):
             ready = found or (not spec.needs_key and bool(section and section.api_base))
             item = self.list.item(row)
             if item is not None:
-                item.setText(f"{spec.display_name}  ✓" if ready else spec.display_name)
+                name = tr(spec.display_name)
+                item.setText(f"{name}  ✓" if ready else name)
                 if spec.oauth:
-                    item.setToolTip("Signed in" if ready else "Not signed in")
+                    item.setToolTip(tr("Signed in") if ready else tr("Not signed in"))
                 else:
-                    item.setToolTip("Configured" if ready else "Not configured")
+                    item.setToolTip(tr("Configured") if ready else tr("Not configured"))

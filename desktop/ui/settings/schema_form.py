@@ -5,7 +5,8 @@ A page names a config field by reading it from a typed config
 not a silent no-op. The field's schema gives the control everything else: its label (``title``),
 tooltip (``description``), limits (``ge``/``gt``/``le`` and a UI-only ``maximum`` in
 ``json_schema_extra`` that is not enforced on load, so a hand-edited nanobot config still
-loads), step, unit and decimals. :class:`SchemaForm` keeps the controls bound to their fields:
+loads), step, unit and decimals. Titles, descriptions and units are shown through ``tr()``
+(``scripts/translations.py`` lists them in ``schema_texts.py``). :class:`SchemaForm` keeps the controls bound to their fields:
 :meth:`SchemaForm.load` shows a config, :meth:`SchemaForm.collect` returns the changes.
 """
 
@@ -28,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.config.schema import Config
+from desktop.ui.i18n import tr
 from desktop.ui.settings.widgets import LinesEdit
 
 INT_LIMIT = 2**31 - 1  # QSpinBox holds a C int
@@ -80,12 +82,18 @@ def field_info(path: str, root: type[BaseModel] = Config) -> FieldInfo:
 
 
 def title_of(path: str) -> str:
-    """The field's title (``max_tokens`` → ``Max tokens`` when the schema gives none)."""
+    """The field's title in the window's language (``max_tokens`` → ``Max tokens`` when the
+    schema gives none)."""
     try:
         title = field_info(path).title
     except KeyError:
         title = None
-    return title or path.rsplit(".", 1)[-1].replace("_", " ").capitalize()
+    return tr(title) if title else path.rsplit(".", 1)[-1].replace("_", " ").capitalize()
+
+
+def description_of(info: FieldInfo) -> str:
+    """The field's description in the window's language (``""``: none)."""
+    return tr(info.description) if info.description else ""
 
 
 @dataclass(frozen=True)
@@ -175,7 +183,7 @@ class SchemaForm(QFormLayout):
             read = integer.value
             write = lambda value: integer.setValue(int(value))  # noqa: E731
         if spec.unit:
-            box.setSuffix(f" {spec.unit}")
+            box.setSuffix(" " + tr(spec.unit))
         box.setMinimumWidth(width)
         return self._bind(path, box, read, write)
 
@@ -205,7 +213,7 @@ class SchemaForm(QFormLayout):
         title = title_of(path)
         widget.setAccessibleName(title)
         if info.description:
-            widget.setToolTip(info.description)
+            widget.setToolTip(description_of(info))
         if row:
             self.addRow(title, widget)
         else:

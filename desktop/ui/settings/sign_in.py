@@ -18,27 +18,35 @@ from desktop.core.config.provider_registry import ProviderSpec
 from desktop.core.config.secrets import KeyringUnavailable
 from desktop.core.providers.oauth.flow import LoginError, LoginPrompt
 from desktop.core.utils.redact import redact
+from desktop.ui.i18n import QT_TR_NOOP, tr
 from desktop.ui.settings.tasks import OwnsTasks
 from desktop.ui.settings.widgets import InlineStatus, button, hint
 
 if TYPE_CHECKING:
     from desktop.ui.services import AppServices
 
+# The button and the paragraph per provider, marked for translation (shown through tr()).
 _WHAT = {
     "openai_codex": (
-        "Sign in with ChatGPT",
-        "Uses your ChatGPT plan (Plus, Pro, Team…) instead of an API key. Your browser opens "
-        "to sign in and comes back here by itself.",
+        QT_TR_NOOP("Sign in with ChatGPT"),
+        QT_TR_NOOP(
+            "Uses your ChatGPT plan (Plus, Pro, Team…) instead of an API key. Your browser opens "
+            "to sign in and comes back here by itself."
+        ),
     ),
     "xai_grok": (
-        "Sign in with xAI",
-        "Uses your xAI Grok subscription instead of an API key. Your browser opens to sign in "
-        "to your xAI account and comes back here by itself.",
+        QT_TR_NOOP("Sign in with xAI"),
+        QT_TR_NOOP(
+            "Uses your xAI Grok subscription instead of an API key. Your browser opens to sign "
+            "in to your xAI account and comes back here by itself."
+        ),
     ),
     "github_copilot": (
-        "Sign in with GitHub",
-        "Uses your GitHub Copilot plan instead of an API key. You type a short code on "
-        "github.com to let nanobot Desktop in.",
+        QT_TR_NOOP("Sign in with GitHub"),
+        QT_TR_NOOP(
+            "Uses your GitHub Copilot plan instead of an API key. You type a short code on "
+            "github.com to let nanobot Desktop in."
+        ),
     ),
 }
 
@@ -64,13 +72,17 @@ class SignInBox(OwnsTasks, QWidget):
         self.spec = spec
         self.prompt: LoginPrompt | None = None
         self._flow: asyncio.Task[object] | None = None
-        label, about = _WHAT.get(spec.name, (f"Sign in to {spec.display_name}", ""))
+        name = self.name = tr(spec.display_name)
+        if spec.name in _WHAT:
+            label, about = (tr(text) for text in _WHAT[spec.name])
+        else:
+            label, about = tr("Sign in to {provider}").format(provider=name), ""
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(6)
-        self.state_label = QLabel("Checking the keyring…")
+        self.state_label = QLabel(tr("Checking the keyring…"))
         self.state_label.setWordWrap(True)
-        self.state_label.setAccessibleName(f"{spec.display_name} sign-in state")
+        self.state_label.setAccessibleName(tr("{provider} sign-in state").format(provider=name))
         layout.addWidget(self.state_label)
         self.about = hint(about)
         layout.addWidget(self.about)
@@ -79,7 +91,9 @@ class SignInBox(OwnsTasks, QWidget):
         self.instructions = QLabel("")
         self.instructions.setWordWrap(True)
         self.instructions.setOpenExternalLinks(False)
-        self.instructions.setAccessibleName(f"{spec.display_name} sign-in instructions")
+        self.instructions.setAccessibleName(
+            tr("{provider} sign-in instructions").format(provider=name)
+        )
         layout.addWidget(self.instructions)
         self.code = QLabel("")
         font = QFont(self.code.font())
@@ -89,20 +103,30 @@ class SignInBox(OwnsTasks, QWidget):
         font.setStyleHint(QFont.StyleHint.Monospace)
         self.code.setFont(font)
         self.code.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.code.setAccessibleName(f"{spec.display_name} sign-in code")
+        self.code.setAccessibleName(tr("{provider} sign-in code").format(provider=name))
         layout.addWidget(self.code)
 
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
-        self.sign_in_button = button(label, f"{label} ({spec.display_name})")
+        self.sign_in_button = button(
+            label, tr("{action} ({provider})").format(action=label, provider=name)
+        )
         self.sign_in_button.clicked.connect(self.start)
-        self.copy_button = button("Copy code", f"Copy the {spec.display_name} sign-in code")
+        self.copy_button = button(
+            tr("Copy code"), tr("Copy the {provider} sign-in code").format(provider=name)
+        )
         self.copy_button.clicked.connect(self.copy_code)
-        self.open_button = button("Open browser", f"Open the {spec.display_name} sign-in page")
+        self.open_button = button(
+            tr("Open browser"), tr("Open the {provider} sign-in page").format(provider=name)
+        )
         self.open_button.clicked.connect(self.open_page)
-        self.cancel_button = button("Cancel", f"Cancel signing in to {spec.display_name}")
+        self.cancel_button = button(
+            tr("Cancel"), tr("Cancel signing in to {provider}").format(provider=name)
+        )
         self.cancel_button.clicked.connect(self.cancel)
-        self.sign_out_button = button("Sign out", f"Sign out of {spec.display_name}")
+        self.sign_out_button = button(
+            tr("Sign out"), tr("Sign out of {provider}").format(provider=name)
+        )
         self.sign_out_button.clicked.connect(lambda: self.spawn(self.sign_out(), "sign-out"))
         for widget in (
             self.sign_in_button,
@@ -114,7 +138,7 @@ class SignInBox(OwnsTasks, QWidget):
             row.addWidget(widget)
         row.addStretch(1)
         layout.addLayout(row)
-        self.status = InlineStatus(accessible=f"{spec.display_name} sign-in status")
+        self.status = InlineStatus(accessible=tr("{provider} sign-in status").format(provider=name))
         layout.addWidget(self.status)
         self._show_idle(signed_in=None)
 
@@ -135,15 +159,19 @@ class SignInBox(OwnsTasks, QWidget):
         try:
             tokens = await asigned_in(self.spec.name, self.services.secrets)
         except KeyringUnavailable as exc:
-            self.state_label.setText(f"Cannot read the keyring: {redact(exc)}")
+            self.state_label.setText(
+                tr("Cannot read the keyring: {error}").format(error=redact(exc))
+            )
             self._show_idle(signed_in=None)
             return
         if self.running:
             return
         if tokens is None:
-            self.state_label.setText("Not signed in.")
+            self.state_label.setText(tr("Not signed in."))
+        elif tokens.account:
+            self.state_label.setText(tr("Signed in as {account}").format(account=tokens.account))
         else:
-            self.state_label.setText(f"Signed in as {tokens.account or 'an unnamed account'}")
+            self.state_label.setText(tr("Signed in as an unnamed account"))
         self._show_idle(signed_in=tokens is not None)
 
     def _show_idle(self, *, signed_in: bool | None) -> None:
@@ -170,7 +198,7 @@ class SignInBox(OwnsTasks, QWidget):
             return
         self.status.clear()
         self._show_running()
-        self.state_label.setText("Starting the sign-in…")
+        self.state_label.setText(tr("Starting the sign-in…"))
         self._flow = self.spawn(self.sign_in(), "sign-in")
 
     async def sign_in(self) -> bool:
@@ -182,18 +210,24 @@ class SignInBox(OwnsTasks, QWidget):
                 self.spec.name, self.services.secrets, self.services.config, on_prompt=self._prompt
             )
         except asyncio.CancelledError:
-            self.status.info("Sign-in cancelled. Nothing was stored.")
+            self.status.info(tr("Sign-in cancelled. Nothing was stored."))
             await self._refresh_after_flow()
             raise
         except LoginError as exc:
-            self.status.error(f"{exc} Nothing was stored.")
+            self.status.error(tr("{error} Nothing was stored.").format(error=exc))
             await self._refresh_after_flow()
             return False
         except KeyringUnavailable as exc:
-            self.status.error(f"Signed in, but the sign-in could not be kept: {exc}")
+            self.status.error(
+                tr("Signed in, but the sign-in could not be kept: {error}").format(error=exc)
+            )
             await self._refresh_after_flow()
             return False
-        self.status.ok(f"Signed in to {self.spec.display_name}. The sign-in is in the OS keyring.")
+        self.status.ok(
+            tr("Signed in to {provider}. The sign-in is in the OS keyring.").format(
+                provider=self.name
+            )
+        )
         await self._refresh_after_flow()
         self.changed.emit()
         return tokens is not None
@@ -208,18 +242,22 @@ class SignInBox(OwnsTasks, QWidget):
         self.open_button.show()
         if prompt.kind == "device":
             minutes = max(1, round(prompt.expires_in / 60))
-            self.state_label.setText("Waiting for you to enter the code…")
+            self.state_label.setText(tr("Waiting for you to enter the code…"))
             self.instructions.setText(
-                f"Open {prompt.url} and enter this code (it works for {minutes} minutes):"
+                tr("Open {url} and enter this code (it works for {minutes} minutes):").format(
+                    url=prompt.url, minutes=minutes
+                )
             )
             self.code.setText(prompt.user_code)
             self.code.show()
             self.copy_button.show()
         else:
-            self.state_label.setText("Waiting for the browser…")
+            self.state_label.setText(tr("Waiting for the browser…"))
             self.instructions.setText(
-                "Finish signing in in your browser; this page updates by itself. If no browser "
-                "opened, click Open browser."
+                tr(
+                    "Finish signing in in your browser; this page updates by itself. If no "
+                    "browser opened, click Open browser."
+                )
             )
             self.open_page()
 
@@ -228,14 +266,16 @@ class SignInBox(OwnsTasks, QWidget):
         if self.prompt is not None and self.prompt.user_code:
             clipboard = QGuiApplication.clipboard()
             clipboard.setText(self.prompt.user_code)
-            self.status.info("Code copied.")
+            self.status.info(tr("Code copied."))
 
     def open_page(self) -> None:
         """Open the sign-in page in the default browser."""
         if self.prompt is None:
             return
         if not QDesktopServices.openUrl(QUrl(self.prompt.url)):
-            self.status.warn(f"No browser could be opened; open {self.prompt.url} yourself.")
+            self.status.warn(
+                tr("No browser could be opened; open {url} yourself.").format(url=self.prompt.url)
+            )
 
     def cancel(self) -> None:
         """Stop a running sign-in."""
@@ -249,12 +289,14 @@ class SignInBox(OwnsTasks, QWidget):
         try:
             existed = await sign_out(self.spec.name, self.services.secrets)
         except KeyringUnavailable as exc:
-            self.status.error(f"Not signed out: {exc}")
+            self.status.error(tr("Not signed out: {error}").format(error=exc))
             return False
         self.status.ok(
-            f"Signed out of {self.spec.display_name}."
-            if existed
-            else f"Nobody was signed in to {self.spec.display_name}."
+            (
+                tr("Signed out of {provider}.")
+                if existed
+                else tr("Nobody was signed in to {provider}.")
+            ).format(provider=self.name)
         )
         await self._refresh()
         self.changed.emit()
