@@ -222,7 +222,9 @@ def test_the_timeline_page_shows_no_untranslated_text(
         assert run_async(qtbot, qloop, timeline.revert(sha)) is not None
         assert untranslated_here(timeline.notice, allow=data(tab)) == []
         # Dream now before the agent exists, while running, and each way a run ends
-        assert untranslated_here(timeline.dream_bar) == []
+        for pending in (2, 1, 0):
+            timeline.dream_bar.set_pending(pending)
+            assert untranslated_here(timeline.dream_bar) == [], pending
         timeline.dream_bar._tick()
         assert untranslated_here(timeline.dream_bar) == []
         for outcome in (
