@@ -310,7 +310,7 @@ def test_the_memory_tab_shows_chinese_with_the_zh_cn_translation(
         with shown_tab(qtbot, qloop, services) as tab:
             assert [tab.pages.tabText(i) for i in range(3)] == [
                 "记忆文件",
-                "历史日志（2 条新）",
+                "历史日志（新增 2 条）",
                 "梦境整理时间线",
             ]
             assert tab.files.save_button.text() == "保存"

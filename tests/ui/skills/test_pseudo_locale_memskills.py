@@ -184,7 +184,7 @@ def test_the_skills_tab_shows_chinese_with_the_zh_cn_translation(
         with shown_tab(qtbot, qloop, services) as tab:
             assert tab.new_button.text() == "新建技能…"
             assert tab.search.placeholderText() == "搜索技能"
-            assert "个内置  ·  3 个在工作区" in tab.summary.text()
+            assert "工作区 3 个" in tab.summary.text()
             notes = listing(tab, "notes", "workspace")
             assert [label for label, _ in badges(notes)] == ["工作区", "始终启用"]
     finally:
