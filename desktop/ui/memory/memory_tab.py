@@ -253,6 +253,9 @@ class MemoryTab(QWidget):
     def _review_decided(self, outcome: object) -> None:
         self.pages.setCurrentIndex(TIMELINE if getattr(outcome, "commit", None) else FILES)
         message = str(getattr(outcome, "message", ""))
+        message = (
+            tr(message) if message else ""
+        )  # translated when it is one of the core's fixed texts
         worry = any(getattr(outcome, name, None) for name in ("refused", "not_applicable"))
         level: Tone = "warning" if worry or getattr(outcome, "git_error", None) else "success"
         if message:

@@ -444,7 +444,9 @@ class ReviewView(QWidget):
             if outcome.not_applicable or outcome.git_error or outcome.refused
             else "success"
         )
-        self.notice.show_message(level if outcome.status == "accepted" else "info", outcome.message)
+        self.notice.show_message(  # the core's message (translated when it is a fixed text)
+            level if outcome.status == "accepted" else "info", tr(outcome.message)
+        )
         self.decided.emit(outcome)
         return outcome
 

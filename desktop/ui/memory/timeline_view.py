@@ -191,7 +191,12 @@ class TimelineView(QWidget):
                 "info", " ".join((text, tr("The history entries will be read again next time.")))
             )
         elif isinstance(outcome, _dream_result_type()):
-            text = outcome.message or tr("Dream finished: {status}.").format(status=outcome.status)
+            # the core's message: translated when it is one of its fixed texts
+            text = (
+                tr(outcome.message)
+                if outcome.message
+                else tr("Dream finished: {status}.").format(status=outcome.status)
+            )
             self.notice.show_message(_RESULT_TONE.get(outcome.status, "info"), text)
             if outcome.commit:
                 self._select_next = outcome.commit

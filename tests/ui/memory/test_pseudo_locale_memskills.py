@@ -19,7 +19,7 @@ from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QListWidget, QTreeWidget, QWidget
 from pytestqt.qtbot import QtBot
 
-from desktop.core.memory.dream_result import DreamResult
+from desktop.core.memory.dream_result import PENDING_MESSAGE, DreamResult
 from desktop.core.memory.git_types import FileDiff
 from desktop.core.memory.proposal import Proposal, RefusedFile
 from desktop.ui.i18n import install_language
@@ -231,10 +231,14 @@ def test_the_timeline_page_shows_no_untranslated_text(
             DreamCancelled("0123456789abcdef"),
             DreamCancelled(None),
             DreamResult("failed"),
+            DreamResult("pending", message=PENDING_MESSAGE),  # the core's fixed texts
+            DreamResult("nothing", message="Nothing new to dream about."),
             RuntimeError("the model is away"),
         ):
             timeline._dream_finished(outcome)
             assert untranslated_here(timeline.notice, allow=["the model is away"]) == []
+            # (the pseudo translator blanks a text that is not listed: it must show something)
+            assert timeline.notice._text.text().strip("⟦⟧ ."), outcome
         timeline.set_commits([], "git is broken")
         assert untranslated_here(timeline.notice, allow=["git is broken"]) == []
 
@@ -295,6 +299,12 @@ def test_the_review_page_shows_no_untranslated_text(
                 ]
                 assert english(shown, allow=[refused.label, NAME, "USER.md"]) == []
                 assert "⟦Refused: ../outside.txt: it is outside the workspace⟧" in shown
+        # deciding when the proposal is gone already (the core's fixed text)
+        assert run_async(qtbot, qloop, review.reject()) is not None  # the stored one
+        outcome = run_async(qtbot, qloop, review.reject())
+        assert outcome is not None and outcome.status == "none"
+        reported = tab.timeline.notice._text.text()  # where the tab reports the decision
+        assert reported and english([reported]) == []
         # no proposal waiting, and a refused one
         review.set_proposal(None)
         assert untranslated_here(review) == []
