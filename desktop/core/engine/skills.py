@@ -41,6 +41,7 @@ from typing import Any, Literal
 import yaml
 
 from desktop.core.utils import ownfiles
+from desktop.core.utils.i18n import QT_TR_NOOP
 from desktop.core.utils.resources import data_path, read_template
 from desktop.core.utils.validate import notify, parse_json
 
@@ -104,11 +105,11 @@ SKILL_NAME_MAX = 64
 def skill_name_problem(name: str) -> str | None:
     """Why ``name`` cannot be a skill folder name, or ``None`` when it can."""
     if not name:
-        return "Give the skill a name."
+        return QT_TR_NOOP("Give the skill a name.")
     if len(name) > SKILL_NAME_MAX:
         return f"A skill name has at most {SKILL_NAME_MAX} characters."
     if not SKILL_NAME.fullmatch(name):
-        return (
+        return QT_TR_NOOP(
             "Use lowercase letters, digits and single hyphens between words "
             "(for example: pdf-tables)."
         )

@@ -93,6 +93,7 @@ from desktop.core.providers.base import LLMError, LLMProvider
 from desktop.core.providers.switchable import usage_scope
 from desktop.core.tools.base import ToolContext
 from desktop.core.usage.governor import BudgetRefused
+from desktop.core.utils.i18n import QT_TR_NOOP
 from desktop.core.utils.redact import redact_for_prompt
 from desktop.core.utils.resources import read_template
 
@@ -211,7 +212,7 @@ class Dream:
 
         batch, pins = await asyncio.to_thread(load)
         if not batch:
-            return DreamResult("nothing", message="Nothing new to dream about.")
+            return DreamResult("nothing", message=QT_TR_NOOP("Nothing new to dream about."))
         first, last = batch[0].cursor, batch[-1].cursor
         try:
             analysis = await self._analyse(batch, pins)

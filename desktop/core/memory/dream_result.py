@@ -13,6 +13,7 @@ from typing import Literal, Protocol
 
 from desktop.core.memory.dream_tools import MEMORY_FILES
 from desktop.core.utils import ownfiles
+from desktop.core.utils.i18n import QT_TR_NOOP
 
 Status = Literal[
     "nothing",
@@ -25,7 +26,7 @@ Status = Literal[
     "proposed",
     "pending",
 ]
-PENDING_MESSAGE = (
+PENDING_MESSAGE = QT_TR_NOOP(
     "Dream did not run: its last proposal is still waiting for your review (Memory tab → Dream "
     "review). Accept or reject it first."
 )

@@ -41,8 +41,9 @@ from desktop.core.memory.pins import PinStore, pinned_lines
 from desktop.core.memory.proposal import Proposal, ProposalStore, ProposedFile, RefusedFile
 from desktop.core.memory.store import MemoryStore
 from desktop.core.memory.workspace_files import NotFollowed, obstacle, read_bytes, write_bytes
+from desktop.core.utils.i18n import QT_TR_NOOP
 
-NO_PROPOSAL = "No Dream proposal is waiting for review."
+NO_PROPOSAL = QT_TR_NOOP("No Dream proposal is waiting for review.")
 Selection = Mapping[str, Collection[str]]
 
 

@@ -13,11 +13,12 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.memory.git_types import CommitInfo, FileDiff
+from desktop.ui.i18n import QT_TR_NOOP, tr
 from desktop.ui.memory.commit_list import kind_of, when
 from desktop.ui.memory.diff_view import DiffView
 from desktop.ui.memory.look import mute
 
-REVERT_TIP = (
+REVERT_TIP = QT_TR_NOOP(
     "Undo this change with a three-way merge: what it changed goes back, every later "
     "change is kept. The undo is itself a new entry you can undo again."
 )
@@ -36,25 +37,25 @@ class CommitDetail(QWidget):
         super().__init__(parent)
         self._info: CommitInfo | None = None
         self._can_revert = True
-        self.subject = QLabel("No change selected", self)
+        self.subject = QLabel(tr("No change selected"), self)
         self.subject.setWordWrap(True)
         self.subject.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.subject.setAccessibleName("Selected change")
+        self.subject.setAccessibleName(tr("Selected change"))
         font = self.subject.font()
         font.setBold(True)
         self.subject.setFont(font)
         self.meta = QLabel(self)
         self.meta.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.meta.setAccessibleName("Commit details")
+        self.meta.setAccessibleName(tr("Commit details"))
         self.meta.setWordWrap(True)
         mute(self.meta)
-        self.revert_button = QPushButton("Revert this change", self)
-        self.revert_button.setToolTip(REVERT_TIP)
-        self.revert_button.setAccessibleName("Revert the selected change")
+        self.revert_button = QPushButton(tr("Revert this change"), self)
+        self.revert_button.setToolTip(tr(REVERT_TIP))
+        self.revert_button.setAccessibleName(tr("Revert the selected change"))
         self.revert_button.setEnabled(False)
         self.body = QPlainTextEdit(self)
         self.body.setReadOnly(True)
-        self.body.setAccessibleName("Commit message")
+        self.body.setAccessibleName(tr("Commit message"))
         self.body.hide()
         self.diff = DiffView(self)
 
@@ -83,18 +84,28 @@ class CommitDetail(QWidget):
         self._can_revert = revertable
         self.diff.set_diffs([])
         if info is None:
-            self.subject.setText("No change selected")
+            self.subject.setText(tr("No change selected"))
             self.meta.clear()
             self.body.hide()
-            self.diff.setPlaceholderText("Select a change in the timeline to see what it did.")
+            self.diff.setPlaceholderText(tr("Select a change in the timeline to see what it did."))
             self.revert_button.setEnabled(False)
             return
         _, explanation = kind_of(info.subject)
         self.subject.setText(info.subject)
-        files = f"{info.files_changed} file{'s' if info.files_changed != 1 else ''}"
+        files = (
+            tr("1 file")
+            if info.files_changed == 1
+            else tr("{count} files").format(count=info.files_changed)
+        )
         self.meta.setText(
-            f"{info.short_sha}  ·  {when(info)}  ·  {files}, "
-            f"+{info.additions} −{info.deletions}  ·  {explanation}"
+            "  ·  ".join(
+                (
+                    info.short_sha,
+                    when(info),
+                    f"{files}, +{info.additions} −{info.deletions}",
+                    tr(explanation),
+                )
+            )
         )
         self.body.setPlainText(info.body)
         self.body.setVisible(bool(info.body))
@@ -103,10 +114,10 @@ class CommitDetail(QWidget):
         self.body.setFixedHeight(
             lines * self.body.fontMetrics().lineSpacing() + 12 + margins.top() + margins.bottom()
         )
-        self.diff.setPlaceholderText("Loading the changes…")
+        self.diff.setPlaceholderText(tr("Loading the changes…"))
         self.revert_button.setEnabled(revertable)
         self.revert_button.setToolTip(
-            REVERT_TIP if revertable else "The first entry of the history cannot be undone."
+            tr(REVERT_TIP) if revertable else tr("The first entry of the history cannot be undone.")
         )
 
     def set_diffs(self, sha: str, diffs: list[FileDiff]) -> None:

@@ -8,23 +8,25 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTreeWidget, QTreeWidgetItem, QWidget
 
 from desktop.core.memory.git_types import CommitInfo
+from desktop.ui.i18n import QT_TR_NOOP, tr
 from desktop.ui.memory.look import Tone, dot_icon, tone
 
 WHEN, CHANGE, FILES, LINES = range(4)
 _KINDS: dict[str, tuple[Tone, str]] = {
-    "dream:": ("accent", "A Dream run"),
-    "edit:": ("success", "An edit (yours, in the app or outside it)"),
-    "revert:": ("warning", "An undo of an earlier change"),
-    "init:": ("muted", "Repository bookkeeping"),
+    "dream:": ("accent", QT_TR_NOOP("A Dream run")),
+    "edit:": ("success", QT_TR_NOOP("An edit (yours, in the app or outside it)")),
+    "revert:": ("warning", QT_TR_NOOP("An undo of an earlier change")),
+    "init:": ("muted", QT_TR_NOOP("Repository bookkeeping")),
 }
 
 
 def kind_of(subject: str) -> tuple[Tone, str]:
-    """Tone and explanation of a commit from its subject's prefix."""
+    """Tone and explanation (English: pass it through ``tr`` to show it) of a commit from its
+    subject's prefix."""
     for prefix, found in _KINDS.items():
         if subject.startswith(prefix):
             return found
-    return "muted", "Another change"
+    return "muted", QT_TR_NOOP("Another change")
 
 
 def when(info: CommitInfo) -> str:
@@ -33,13 +35,14 @@ def when(info: CommitInfo) -> str:
 
 
 def short_when(info: CommitInfo, now: datetime | None = None) -> str:
-    """A compact local time: ``today 14:02``, ``3 May 14:02`` or ``2025-05-03``."""
+    """A compact local time: ``today 14:02``, ``05-03 14:02`` or ``2025-05-03`` (numbers only,
+    so it reads the same in every language but the word "today")."""
     local = info.time.astimezone()
     now = (now or datetime.now()).astimezone()
     if local.date() == now.date():
-        return f"today {local:%H:%M}"
+        return tr("today {time}").format(time=f"{local:%H:%M}")
     if local.year == now.year:
-        return f"{local.day} {local:%b %H:%M}"
+        return f"{local:%m-%d %H:%M}"
     return f"{local:%Y-%m-%d}"
 
 
@@ -55,12 +58,12 @@ class CommitList(QTreeWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setColumnCount(4)
-        self.setHeaderLabels(["When", "Change", "Files", "Lines"])
+        self.setHeaderLabels([tr("When"), tr("Change"), tr("Files"), tr("Lines")])
         self.setRootIsDecorated(False)
         self.setUniformRowHeights(True)
         self.setAlternatingRowColors(True)
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.setAccessibleName("Memory timeline")
+        self.setAccessibleName(tr("Memory timeline"))
         header = self.header()
         header.setStretchLastSection(False)
         header.setSectionResizeMode(WHEN, QHeaderView.ResizeMode.ResizeToContents)
@@ -93,9 +96,16 @@ class CommitList(QTreeWidget):
                 )
                 item.setData(0, Qt.ItemDataRole.UserRole, info)
                 item.setIcon(CHANGE, icons[kind])
-                item.setToolTip(CHANGE, f"{explanation}\n{info.short_sha}  {info.subject}")
+                item.setToolTip(
+                    CHANGE, "\n".join((tr(explanation), f"{info.short_sha}  {info.subject}"))
+                )
                 item.setToolTip(WHEN, when(info))
-                item.setToolTip(LINES, f"{info.additions} line(s) added, {info.deletions} removed")
+                item.setToolTip(
+                    LINES,
+                    tr("{added} line(s) added, {removed} removed").format(
+                        added=info.additions, removed=info.deletions
+                    ),
+                )
                 for column in (FILES, LINES):
                     item.setTextAlignment(
                         column, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter

@@ -6,10 +6,17 @@ from PySide6.QtGui import QFont, QTextBlockFormat, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
 from desktop.core.memory.git_types import FileDiff
+from desktop.ui.i18n import QT_TR_NOOP, tr
 from desktop.ui.memory.files_view import mono_font
 from desktop.ui.memory.look import tint, tone
 
 DREAM_CURSOR = "memory/.dream_cursor"
+#: How a file's change is named in its header (git's status, in words).
+STATUS_LABELS = {
+    "added": QT_TR_NOOP("added"),
+    "modified": QT_TR_NOOP("modified"),
+    "deleted": QT_TR_NOOP("deleted"),
+}
 _HEADER_PREFIXES = (
     "diff --git",
     "index ",
@@ -45,10 +52,10 @@ def dream_cursor_note(diff: FileDiff) -> str | None:
             else:
                 new = int(line[1:])
     if new is None:
-        return "Dream's reading position was removed"
-    return f"Dream has read the history up to #{new}" + (
-        f" (was #{old})" if old is not None else ""
-    )
+        return tr("Dream's reading position was removed")
+    if old is None:
+        return tr("Dream has read the history up to #{new}").format(new=new)
+    return tr("Dream has read the history up to #{new} (was #{old})").format(new=new, old=old)
 
 
 class DiffView(QPlainTextEdit):
@@ -59,8 +66,8 @@ class DiffView(QPlainTextEdit):
         self.setReadOnly(True)
         self.setFont(mono_font())
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
-        self.setAccessibleName("Changes of the selected commit")
-        self.setPlaceholderText("Select a change in the timeline to see what it did.")
+        self.setAccessibleName(tr("Changes of the selected commit"))
+        self.setPlaceholderText(tr("Select a change in the timeline to see what it did."))
         self._diffs: list[FileDiff] = []
 
     @property
@@ -73,7 +80,7 @@ class DiffView(QPlainTextEdit):
         self._diffs = list(diffs)
         self.clear()
         if not diffs:
-            self.setPlaceholderText("This commit changed no files.")
+            self.setPlaceholderText(tr("This commit changed no files."))
             return
         cursor = QTextCursor(self.document())
         cursor.beginEditBlock()
@@ -94,7 +101,8 @@ class DiffView(QPlainTextEdit):
                 self._line(cursor, f"{diff.path}   {cursor_note}", header_block, header_char, first)
                 first = False
                 continue
-            text = f"{diff.path}   {diff.status}   +{diff.additions} −{diff.deletions}"
+            status = tr(STATUS_LABELS.get(diff.status, diff.status))
+            text = f"{diff.path}   {status}   +{diff.additions} −{diff.deletions}"
             self._line(cursor, text, header_block, header_char, first)
             first = False
             for line in hunk_lines(diff.patch):

@@ -14,11 +14,12 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QW
 from desktop.core.memory.dream_cancel import commit_cancelled
 from desktop.core.memory.git_store import GitStore, GitStoreError
 from desktop.core.utils.tasks import TaskOwner
+from desktop.ui.i18n import QT_TR_NOOP, tr
 from desktop.ui.services import AppServices
 
 log = logging.getLogger(__name__)
 
-NOT_READY = "Dream needs the model; it becomes available once the agent has connected."
+NOT_READY = QT_TR_NOOP("Dream needs the model; it becomes available once the agent has connected.")
 
 
 @dataclass(frozen=True)
@@ -56,20 +57,20 @@ class DreamBar(QWidget):
         self._task: asyncio.Task[Any] | None = None
         self._began = 0.0
         self._pending = 0
-        self.dream_button = QPushButton("Dream now", self)
-        self.dream_button.setAccessibleName("Dream now")
-        self.cancel_button = QPushButton("Cancel", self)
-        self.cancel_button.setAccessibleName("Cancel the Dream run")
+        self.dream_button = QPushButton(tr("Dream now"), self)
+        self.dream_button.setAccessibleName(tr("Dream now"))
+        self.cancel_button = QPushButton(tr("Cancel"), self)
+        self.cancel_button.setAccessibleName(tr("Cancel the Dream run"))
         self.cancel_button.hide()
         self.progress = QProgressBar(self)
         self.progress.setRange(0, 0)  # busy indicator
         self.progress.setTextVisible(False)
         self.progress.setMaximumWidth(110)
         self.progress.setMaximumHeight(14)
-        self.progress.setAccessibleName("Dream in progress")
+        self.progress.setAccessibleName(tr("Dream in progress"))
         self.progress.hide()
         self.status = QLabel(self)
-        self.status.setAccessibleName("Dream status")
+        self.status.setAccessibleName(tr("Dream status"))
         self.status.setWordWrap(True)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -149,8 +150,9 @@ class DreamBar(QWidget):
 
     def _tick(self) -> None:
         self.status.setText(
-            f"Dreaming… {int(time.monotonic() - self._began)} s "
-            "(reading the new history, then editing the memory files)"
+            tr(
+                "Dreaming… {seconds} s (reading the new history, then editing the memory files)"
+            ).format(seconds=int(time.monotonic() - self._began))
         )
 
     def _update(self) -> None:
@@ -158,20 +160,19 @@ class DreamBar(QWidget):
         ready = self.services.runtime is not None
         self.dream_button.setEnabled(ready and not running)
         self.dream_button.setToolTip(
-            "Distil the new history entries into MEMORY.md, USER.md and SOUL.md now"
+            tr("Distil the new history entries into MEMORY.md, USER.md and SOUL.md now")
             if ready
-            else NOT_READY
+            else tr(NOT_READY)
         )
         self.cancel_button.setVisible(running)
         self.progress.setVisible(running)
         if running:
             self._tick()
             return
-        if self._pending:
-            text = (
-                f"{self._pending} history entr{'y' if self._pending == 1 else 'ies'} "
-                "waiting for Dream."
-            )
+        if self._pending == 1:
+            text = tr("1 history entry waiting for Dream.")
+        elif self._pending:
+            text = tr("{count} history entries waiting for Dream.").format(count=self._pending)
         else:
-            text = "Dream is up to date with the history."
-        self.status.setText(text if ready else f"{text} {NOT_READY}")
+            text = tr("Dream is up to date with the history.")
+        self.status.setText(text if ready else " ".join((text, tr(NOT_READY))))

@@ -24,15 +24,18 @@ from PySide6.QtWidgets import (
 from desktop.core.memory.git_store import GitStore
 from desktop.core.memory.pins import Pin, PinError, PinStore
 from desktop.core.utils.tasks import TaskOwner
+from desktop.ui.i18n import QT_TR_NOOP, tr
 from desktop.ui.memory.look import mute
 from desktop.ui.memory.notice_bar import NoticeBar
 from desktop.ui.memory.pins_panel import PinsPanel, line_at_cursor, pin_selections
 from desktop.ui.memory.snapshot import MEMORY_FILES, read_file, save_memory_file
 
 DESCRIPTIONS = {
-    "memory/MEMORY.md": "Long-term memory: facts and context. Dream keeps it up to date.",
-    "SOUL.md": "The assistant's personality, tone and values.",
-    "USER.md": "What the assistant knows about you.",
+    "memory/MEMORY.md": QT_TR_NOOP(
+        "Long-term memory: facts and context. Dream keeps it up to date."
+    ),
+    "SOUL.md": QT_TR_NOOP("The assistant's personality, tone and values."),
+    "USER.md": QT_TR_NOOP("What the assistant knows about you."),
 }
 
 
@@ -77,28 +80,28 @@ class MemoryFilesView(QWidget):
         self._menu: QMenu | None = None
 
         self._list = QListWidget(self)
-        self._list.setAccessibleName("Memory files")
+        self._list.setAccessibleName(tr("Memory files"))
         self._list.setFixedWidth(170)
         self._list.setSpacing(2)
         self._list.setStyleSheet("QListWidget::item { padding: 6px 6px; }")
         for name in MEMORY_FILES:
             item = QListWidgetItem(_label(name), self._list)
             item.setData(Qt.ItemDataRole.UserRole, name)
-            item.setToolTip(DESCRIPTIONS[name])
+            item.setToolTip(tr(DESCRIPTIONS[name]))
         self._title = QLabel(self)
         self._title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self._hint = QLabel(self)
         self._hint.setWordWrap(True)
         mute(self._hint)
-        self.preview_button = QPushButton("Preview", self)
+        self.preview_button = QPushButton(tr("Preview"), self)
         self.preview_button.setCheckable(True)
-        self.preview_button.setAccessibleName("Preview rendered markdown")
-        self.reload_button = QPushButton("Reload", self)
-        self.reload_button.setAccessibleName("Reload from disk")
-        self.reload_button.setToolTip("Discard unsaved edits of this file and read it again")
-        self.save_button = QPushButton("Save", self)
-        self.save_button.setAccessibleName("Save and commit")
-        self.save_button.setToolTip("Save the file and record it in the history (Ctrl+S)")
+        self.preview_button.setAccessibleName(tr("Preview rendered markdown"))
+        self.reload_button = QPushButton(tr("Reload"), self)
+        self.reload_button.setAccessibleName(tr("Reload from disk"))
+        self.reload_button.setToolTip(tr("Discard unsaved edits of this file and read it again"))
+        self.save_button = QPushButton(tr("Save"), self)
+        self.save_button.setAccessibleName(tr("Save and commit"))
+        self.save_button.setToolTip(tr("Save the file and record it in the history (Ctrl+S)"))
         self.notice = NoticeBar(self)
 
         self._editors: dict[str, QPlainTextEdit] = {}
@@ -106,7 +109,7 @@ class MemoryFilesView(QWidget):
         for name in MEMORY_FILES:
             editor = QPlainTextEdit(self)
             editor.setFont(mono_font())
-            editor.setAccessibleName(f"{_label(name)} editor")
+            editor.setAccessibleName(tr("{file} editor").format(file=_label(name)))
             editor.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
             editor.modificationChanged.connect(lambda _m, n=name: self._mark(n))
             editor.textChanged.connect(lambda n=name: self._mark_pins(n))
@@ -118,7 +121,7 @@ class MemoryFilesView(QWidget):
             self._editor_stack.addWidget(editor)
         self._preview = QTextBrowser(self)
         self._preview.setOpenExternalLinks(True)
-        self._preview.setAccessibleName("Rendered preview")
+        self._preview.setAccessibleName(tr("Rendered preview"))
         self._pages = QStackedWidget(self)
         self._pages.addWidget(self._editor_stack)
         self._pages.addWidget(self._preview)
@@ -203,12 +206,15 @@ class MemoryFilesView(QWidget):
         try:
             pin = await asyncio.to_thread(PinStore(self.workspace).pin, name, text)
         except (PinError, OSError) as exc:
-            self.notice.show_message("warning", f"The line was not pinned: {exc}")
+            self.notice.show_message(
+                "warning", tr("The line was not pinned: {error}").format(error=exc)
+            )
             return None
         if pin not in self._pins:
             self.set_pins([*self._pins, pin])
         self.notice.show_message(
-            "success", f"Pinned “{pin.text}”: Dream will never change or remove it."
+            "success",
+            tr("Pinned “{line}”: Dream will never change or remove it.").format(line=pin.text),
         )
         self.pinsChanged.emit()
         return pin
@@ -218,11 +224,13 @@ class MemoryFilesView(QWidget):
         try:
             removed = await asyncio.to_thread(PinStore(self.workspace).unpin, name, text)
         except OSError as exc:
-            self.notice.show_message("error", f"The pin was not removed: {exc}")
+            self.notice.show_message(
+                "error", tr("The pin was not removed: {error}").format(error=exc)
+            )
             return False
         self.set_pins([p for p in self._pins if not (p.path == name and p.text == text)])
         if removed:
-            self.notice.show_message("info", f"Unpinned “{text}”.")
+            self.notice.show_message("info", tr("Unpinned “{line}”.").format(line=text))
         self.pinsChanged.emit()
         return removed
 
@@ -243,16 +251,19 @@ class MemoryFilesView(QWidget):
             if not force and disk != self._baseline[name] and disk != text:
                 self.notice.show_message(
                     "warning",
-                    f"{name} changed on disk since you opened it (for example by Dream). Saving "
-                    "now replaces that change; it stays in the history and can be restored.",
+                    tr(
+                        "{file} changed on disk since you opened it (for example by Dream). "
+                        "Saving now replaces that change; it stays in the history and can be "
+                        "restored."
+                    ).format(file=name),
                     [
                         (
-                            "Save anyway",
+                            tr("Save anyway"),
                             lambda: self._tasks.try_spawn(
                                 self.save(name, force=True), name="memory-save"
                             ),
                         ),
-                        ("Reload (discard my edits)", lambda: self._reload(name)),
+                        (tr("Reload (discard my edits)"), lambda: self._reload(name)),
                     ],
                 )
                 return None
@@ -262,7 +273,10 @@ class MemoryFilesView(QWidget):
                 )
             except OSError as exc:
                 self.notice.show_message(
-                    "error", f"{name} was not saved: {exc}. Your text is still in the editor."
+                    "error",
+                    tr("{file} was not saved: {error}. Your text is still in the editor.").format(
+                        file=name, error=exc
+                    ),
                 )
                 return None
         finally:
@@ -273,7 +287,9 @@ class MemoryFilesView(QWidget):
         if outcome.git_error:
             self.notice.show_message(
                 "warning",
-                f"Saved {name}, but it could not be recorded in the history: {outcome.git_error}",
+                tr("Saved {file}, but it could not be recorded in the history: {error}").format(
+                    file=name, error=outcome.git_error
+                ),
             )
         elif outcome.commit:
             pins = (
@@ -281,10 +297,13 @@ class MemoryFilesView(QWidget):
             )
             self.notice.show_message(
                 "success",
-                f"Saved {name} and recorded it as “edit: {name}” ({outcome.commit[:7]})." + pins,
+                tr("Saved {file} and recorded it as “edit: {file}” ({commit}).").format(
+                    file=name, commit=outcome.commit[:7]
+                )
+                + pins,
             )
         else:
-            self.notice.show_message("info", f"{name} had no changes to save.")
+            self.notice.show_message("info", tr("{file} had no changes to save.").format(file=name))
         if outcome.pin_notes:
             self.pinsChanged.emit()
         self.saved.emit(name, outcome.commit or "")
@@ -315,7 +334,9 @@ class MemoryFilesView(QWidget):
             editor.setTextCursor(cursor)
             editor.verticalScrollBar().setValue(scroll)
         editor.setPlaceholderText(
-            f"{name} does not exist yet. Write here and save to create it." if text is None else ""
+            tr("{file} does not exist yet. Write here and save to create it.").format(file=name)
+            if text is None
+            else ""
         )
         editor.document().setModified(False)
         if name == self.current and self.preview_button.isChecked():
@@ -335,11 +356,13 @@ class MemoryFilesView(QWidget):
     def _warn_changed(self, name: str) -> None:
         self.notice.show_message(
             "warning",
-            f"{name} changed on disk (for example by Dream) while you were editing it. "
-            "Your edits are kept in the editor.",
+            tr(
+                "{file} changed on disk (for example by Dream) while you were editing it. "
+                "Your edits are kept in the editor."
+            ).format(file=name),
             [
-                ("Reload (discard my edits)", lambda: self._reload(name)),
-                ("Keep my edits", lambda: None),
+                (tr("Reload (discard my edits)"), lambda: self._reload(name)),
+                (tr("Keep my edits"), lambda: None),
             ],
         )
 
@@ -348,7 +371,8 @@ class MemoryFilesView(QWidget):
         dirty = self.is_dirty(name)
         self._list.item(row).setText(_label(name) + ("  •" if dirty else ""))
         self._list.item(row).setData(
-            Qt.ItemDataRole.AccessibleTextRole, _label(name) + (" (unsaved)" if dirty else "")
+            Qt.ItemDataRole.AccessibleTextRole,
+            tr("{file} (unsaved)").format(file=_label(name)) if dirty else _label(name),
         )
 
     def _mark_pins(self, name: str) -> None:
@@ -367,12 +391,12 @@ class MemoryFilesView(QWidget):
         menu = editor.createStandardContextMenu()
         menu.addSeparator()
         if any(p.text == text for p in self.pinned(name)):
-            action = menu.addAction("Unpin this line")
+            action = menu.addAction(tr("Unpin this line"))
             action.triggered.connect(
                 lambda: self._tasks.try_spawn(self.unpin(name, text), name="memory-unpin")
             )
         else:
-            action = menu.addAction("Pin this line (Dream never changes it)")
+            action = menu.addAction(tr("Pin this line (Dream never changes it)"))
             action.setEnabled(bool(text.strip()))
             action.triggered.connect(
                 lambda: self._tasks.try_spawn(self.pin(name, text), name="memory-pin")
@@ -386,7 +410,7 @@ class MemoryFilesView(QWidget):
             return
         name = MEMORY_FILES[row]
         self._title.setText(f"<b>{name}</b>")
-        self._hint.setText(DESCRIPTIONS[name])
+        self._hint.setText(tr(DESCRIPTIONS[name]))
         self._editor_stack.setCurrentWidget(self._editors[name])
         self._mark_pins(name)
         if self.preview_button.isChecked():

@@ -15,12 +15,14 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QFont, QIcon
 
 from desktop.core.memory.store import HistoryEntry
+from desktop.ui.i18n import QT_TR_NOOP, tr
 from desktop.ui.memory.look import dot_icon, tone
 
 PendingRole = Qt.ItemDataRole.UserRole + 1
 EntryRole = Qt.ItemDataRole.UserRole + 2
-PENDING_TIP = "Not yet processed by Dream"
-HEADERS = ("", "#", "Time", "Entry")
+PENDING_TIP = QT_TR_NOOP("Not yet processed by Dream")
+PROCESSED_TIP = QT_TR_NOOP("Processed by Dream")
+HEADERS = ("", "#", QT_TR_NOOP("Time"), QT_TR_NOOP("Entry"))
 MARK, CURSOR, TIME, TEXT = range(4)
 
 _Index = QModelIndex | QPersistentModelIndex
@@ -81,9 +83,9 @@ class HistoryModel(QAbstractTableModel):
         if orientation != Qt.Orientation.Horizontal:
             return None
         if role == Qt.ItemDataRole.DisplayRole:
-            return HEADERS[section]
+            return tr(HEADERS[section]) if HEADERS[section] else ""
         if role == Qt.ItemDataRole.ToolTipRole and section == MARK:
-            return f"● = {PENDING_TIP.lower()}"
+            return tr("● = not yet processed by Dream")
         return None
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: C901  # one branch per column and role
@@ -109,11 +111,11 @@ class HistoryModel(QAbstractTableModel):
             return self._icon
         if role == Qt.ItemDataRole.ToolTipRole:
             if column == MARK:
-                return PENDING_TIP if pending else "Processed by Dream"
+                return tr(PENDING_TIP) if pending else tr(PROCESSED_TIP)
             if column == TEXT:
                 return entry.content.strip()[:2000]
         if role == Qt.ItemDataRole.AccessibleTextRole and column == MARK:
-            return PENDING_TIP if pending else ""
+            return tr(PENDING_TIP) if pending else ""
         if role == Qt.ItemDataRole.FontRole and pending and column == CURSOR:
             return self._bold
         if role == Qt.ItemDataRole.TextAlignmentRole and column == CURSOR:

@@ -19,10 +19,12 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.memory.store import HistoryEntry
+from desktop.ui.i18n import QT_TR_NOOP, tr
 from desktop.ui.memory.history_model import (
     CURSOR,
     MARK,
     PENDING_TIP,
+    PROCESSED_TIP,
     TIME,
     EntryRole,
     HistoryFilter,
@@ -30,7 +32,7 @@ from desktop.ui.memory.history_model import (
 )
 from desktop.ui.memory.look import mute
 
-EMPTY = (
+EMPTY = QT_TR_NOOP(
     "No history yet. A chat is summarised here when it grows too long for the model's "
     "context window, when you type /new in it, or when you choose “Archive into memory now” "
     "in its ⋯ menu; Dream then distils the summaries into MEMORY.md."
@@ -47,13 +49,13 @@ class HistoryView(QWidget):
         self.proxy.setSourceModel(self.model)
 
         self.search = QLineEdit(self)
-        self.search.setPlaceholderText("Search history (text, date or #number)")
+        self.search.setPlaceholderText(tr("Search history (text, date or #number)"))
         self.search.setClearButtonEnabled(True)
-        self.search.setAccessibleName("Search history")
-        self.pending_only = QCheckBox("Only not yet dreamed", self)
-        self.pending_only.setAccessibleName("Show only entries not yet processed by Dream")
+        self.search.setAccessibleName(tr("Search history"))
+        self.pending_only = QCheckBox(tr("Only not yet dreamed"), self)
+        self.pending_only.setAccessibleName(tr("Show only entries not yet processed by Dream"))
         self.summary = QLabel(self)
-        self.summary.setAccessibleName("History summary")
+        self.summary.setAccessibleName(tr("History summary"))
 
         self.table = QTreeView(self)
         self.table.setModel(self.proxy)
@@ -61,7 +63,7 @@ class HistoryView(QWidget):
         self.table.setUniformRowHeights(True)
         self.table.setAlternatingRowColors(True)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.setAccessibleName("History entries")
+        self.table.setAccessibleName(tr("History entries"))
         header = self.table.header()
         header.setStretchLastSection(True)
         header.setSectionResizeMode(MARK, QHeaderView.ResizeMode.Fixed)
@@ -70,9 +72,9 @@ class HistoryView(QWidget):
         header.setSectionResizeMode(TIME, QHeaderView.ResizeMode.ResizeToContents)
         self.detail = QPlainTextEdit(self)
         self.detail.setReadOnly(True)
-        self.detail.setAccessibleName("Selected history entry")
-        self.detail.setPlaceholderText("Select an entry to read it in full.")
-        self._empty = QLabel(EMPTY, self)
+        self.detail.setAccessibleName(tr("Selected history entry"))
+        self.detail.setPlaceholderText(tr("Select an entry to read it in full."))
+        self._empty = QLabel(tr(EMPTY), self)
         self._empty.setWordWrap(True)
         self._empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         mute(self._empty)
@@ -114,13 +116,13 @@ class HistoryView(QWidget):
         self._total = len(entries)
         self._pending_count = sum(1 for e in entries if e.cursor > dream_cursor)
         parts = [
-            f"{self._total} entr{'y' if self._total == 1 else 'ies'}",
-            f"● {self._pending_count} not yet processed by Dream",
+            tr("1 entry") if self._total == 1 else tr("{count} entries").format(count=self._total),
+            tr("● {count} not yet processed by Dream").format(count=self._pending_count),
         ]
         if malformed:
-            parts.append(f"{malformed} unreadable line(s) skipped")
+            parts.append(tr("{count} unreadable line(s) skipped").format(count=malformed))
         self._summary = "  ·  ".join(parts)
-        self.summary.setToolTip(PENDING_TIP)
+        self.summary.setToolTip(tr(PENDING_TIP))
         self._update_empty()
         if selected is not None:
             self.select_cursor(selected.cursor)
@@ -153,12 +155,15 @@ class HistoryView(QWidget):
     def _update_empty(self) -> None:
         shown = self.proxy.rowCount()
         filtered = bool(self.search.text().strip()) or self.pending_only.isChecked()
-        self.summary.setText(self._summary + (f"  ·  {shown} shown" if filtered else ""))
+        parts = [self._summary]
+        if filtered:
+            parts.append(tr("{count} shown").format(count=shown))
+        self.summary.setText("  ·  ".join(parts))
         if self._total == 0:
-            self._empty.setText(EMPTY)
+            self._empty.setText(tr(EMPTY))
             self._stack.setCurrentWidget(self._empty)
         elif self.proxy.rowCount() == 0:
-            self._empty.setText("No entries match.")
+            self._empty.setText(tr("No entries match."))
             self._stack.setCurrentWidget(self._empty)
         else:
             self._stack.setCurrentWidget(self.table)
@@ -168,7 +173,7 @@ class HistoryView(QWidget):
         if entry is None:
             self.detail.clear()
             return
-        state = PENDING_TIP if entry.cursor > self.model.dream_cursor else "Processed by Dream"
+        state = tr(PENDING_TIP if entry.cursor > self.model.dream_cursor else PROCESSED_TIP)
         self.detail.setPlainText(
             f"#{entry.cursor}  ·  {entry.timestamp}  ·  {state}\n\n{entry.content.strip()}"
         )

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QLabel, QStackedWidget, QTabWidget, QVBoxLayout, Q
 
 from desktop.core.memory.git_store import GitStore
 from desktop.core.utils.tasks import TaskOwner
+from desktop.ui.i18n import tr
 from desktop.ui.memory.files_view import MemoryFilesView
 from desktop.ui.memory.history_view import HistoryView
 from desktop.ui.memory.look import Tone, mute
@@ -66,15 +67,15 @@ class MemoryTab(QWidget):
         self.notice = NoticeBar(self)
         self.pages = QTabWidget(self)
         self.pages.setDocumentMode(True)
-        self.pages.setAccessibleName("Memory pages")
+        self.pages.setAccessibleName(tr("Memory pages"))
         self.files = MemoryFilesView(self.workspace, self.git, self)
         self.history = HistoryView(self)
         self.timeline = TimelineView(services, self.git, self)
         self.review = ReviewView(self.workspace, self.git, self)
-        self.pages.addTab(self.files, "Memory files")
-        self.pages.addTab(self.history, "History log")
-        self.pages.addTab(self.timeline, "Dream timeline")
-        self.pages.addTab(self.review, "Dream review")
+        self.pages.addTab(self.files, tr("Memory files"))
+        self.pages.addTab(self.history, tr("History log"))
+        self.pages.addTab(self.timeline, tr("Dream timeline"))
+        self.pages.addTab(self.review, tr("Dream review"))
         self.pages.setTabVisible(REVIEW, False)
         self._pending_changes = 0
         self._show_review_when_pending = False
@@ -167,8 +168,10 @@ class MemoryTab(QWidget):
         if not snapshot.exists:
             self._stale = True  # look again on the next show (onboarding may create it)
             self._missing.setText(
-                f"The workspace {self.workspace} does not exist yet. It is created when the "
-                "assistant first starts; its memory appears here then."
+                tr(
+                    "The workspace {workspace} does not exist yet. It is created when the "
+                    "assistant first starts; its memory appears here then."
+                ).format(workspace=self.workspace)
             )
             self._body.setCurrentWidget(self._missing)
             return
@@ -180,12 +183,15 @@ class MemoryTab(QWidget):
         self.files.set_pins(snapshot.pins)
         self._set_proposal(snapshot)
         self.pages.setTabText(
-            HISTORY, f"History log ({snapshot.pending} new)" if snapshot.pending else "History log"
+            HISTORY,
+            tr("History log ({count} new)").format(count=snapshot.pending)
+            if snapshot.pending
+            else tr("History log"),
         )
         if snapshot.notices:
             text = "; ".join(snapshot.notices)
             if not text.startswith("Memory history"):
-                text = "Memory history: " + text
+                text = tr("Memory history: {notices}").format(notices=text)
             self.notice.show_message("info", text)
         if snapshot.proposal_warning and not snapshot.proposal_unrecorded:
             self.notice.show_message("warning", snapshot.proposal_warning)
@@ -199,22 +205,32 @@ class MemoryTab(QWidget):
             self._refusal = snapshot.proposal_warning  # shown until dismissed
             self.notice.show_message(
                 "warning",
-                "A Dream proposal that Dream did not write was found and refused; nothing of "
-                "it was applied.",
-                [("Details", lambda: self.pages.setCurrentIndex(REVIEW))],
+                tr(
+                    "A Dream proposal that Dream did not write was found and refused; nothing "
+                    "of it was applied."
+                ),
+                [(tr("Details"), lambda: self.pages.setCurrentIndex(REVIEW))],
             )
         self.review.set_proposal(proposal, self._refusal)
         count = proposal.change_count if proposal is not None else 0
         self.pages.setTabVisible(REVIEW, proposal is not None or self._refusal is not None)
-        self.pages.setTabText(REVIEW, f"Dream review ({count})" if count else "Dream review")
+        self.pages.setTabText(
+            REVIEW,
+            tr("Dream review ({count})").format(count=count) if count else tr("Dream review"),
+        )
         key = (proposal.id, proposal.last, count) if proposal is not None else None
         if proposal is not None and key != self._banner_for:  # once per proposal, not per refresh
             self._banner_for = key
+            proposes = (
+                tr("Dream proposes 1 change to your memory. Nothing changes until you review it.")
+                if count == 1
+                else tr(
+                    "Dream proposes {count} changes to your memory. "
+                    "Nothing changes until you review them."
+                ).format(count=count)
+            )
             self.notice.show_message(
-                "warning",
-                f"Dream proposes {count} change{'s' if count != 1 else ''} to your memory. "
-                "Nothing changes until you review them.",
-                [("Review", lambda: self.pages.setCurrentIndex(REVIEW))],
+                "warning", proposes, [(tr("Review"), lambda: self.pages.setCurrentIndex(REVIEW))]
             )
         if proposal is not None and self._show_review_when_pending:
             self.pages.setCurrentIndex(REVIEW)
@@ -237,6 +253,9 @@ class MemoryTab(QWidget):
     def _review_decided(self, outcome: object) -> None:
         self.pages.setCurrentIndex(TIMELINE if getattr(outcome, "commit", None) else FILES)
         message = str(getattr(outcome, "message", ""))
+        message = (
+            tr(message) if message else ""
+        )  # translated when it is one of the core's fixed texts
         worry = any(getattr(outcome, name, None) for name in ("refused", "not_applicable"))
         level: Tone = "warning" if worry or getattr(outcome, "git_error", None) else "success"
         if message:
@@ -281,9 +300,11 @@ class MemoryTab(QWidget):
         if any(self.files.is_dirty(name) for name in MEMORY_FILES):
             self.notice.show_message(
                 "warning",
-                f"The workspace is now {workspace}. Save or reload your edits here, "
-                "then choose Refresh to show the new workspace's memory.",
-                [("Refresh", self._config_changed_force)],
+                tr(
+                    "The workspace is now {workspace}. Save or reload your edits here, "
+                    "then choose Refresh to show the new workspace's memory."
+                ).format(workspace=workspace),
+                [(tr("Refresh"), self._config_changed_force)],
             )
             return
         self._config_changed_force()

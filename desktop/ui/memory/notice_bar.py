@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QToolButton, QWidget
 
+from desktop.ui.i18n import tr
 from desktop.ui.memory.look import Tone, tint, tone
 
 _SYMBOL = {"info": "ℹ", "success": "✓", "warning": "⚠", "error": "✕"}
@@ -28,7 +29,7 @@ class NoticeBar(QFrame):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("NoticeBar")
-        self.setAccessibleName("Message")
+        self.setAccessibleName(tr("Message"))
         self._tone: Tone = "info"
         self._styling = False
         layout = QHBoxLayout(self)
@@ -40,14 +41,14 @@ class NoticeBar(QFrame):
         self._text = QLabel(self)
         self._text.setWordWrap(True)
         self._text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self._text.setAccessibleName("Message text")
+        self._text.setAccessibleName(tr("Message text"))
         self._actions = QHBoxLayout()
         self._actions.setSpacing(4)
         close = QToolButton(self)
         close.setText("✕")
         close.setAutoRaise(True)
-        close.setToolTip("Dismiss")
-        close.setAccessibleName("Dismiss message")
+        close.setToolTip(tr("Dismiss"))
+        close.setAccessibleName(tr("Dismiss message"))
         close.clicked.connect(self._dismiss)
         layout.addWidget(self._symbol)
         layout.addWidget(self._text, 1)

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.memory.pins import Pin, line_text
+from desktop.ui.i18n import tr
 from desktop.ui.memory.look import dot_icon, mute, tint, tone
 
 
@@ -58,10 +59,10 @@ class PinsPanel(QWidget):
         self.title = QLabel(self)
         mute(self.title)
         self.list = QListWidget(self)
-        self.list.setAccessibleName("Pinned lines")
+        self.list.setAccessibleName(tr("Pinned lines"))
         self.list.setMaximumHeight(84)
-        self.unpin_button = QPushButton("Unpin", self)
-        self.unpin_button.setAccessibleName("Unpin the selected line")
+        self.unpin_button = QPushButton(tr("Unpin"), self)
+        self.unpin_button.setAccessibleName(tr("Unpin the selected line"))
         self.unpin_button.setEnabled(False)
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
@@ -84,20 +85,28 @@ class PinsPanel(QWidget):
         self.list.clear()
         for pin in pins:
             found = pin.text in lines
-            label = pin.text if found else f"{pin.text}   (not in the file now)"
+            label = (
+                pin.text if found else tr("{line}   (not in the file now)").format(line=pin.text)
+            )
             item = QListWidgetItem(dot_icon(tone("accent" if found else "muted")), label)
             item.setData(Qt.ItemDataRole.UserRole, pin.text)
             item.setToolTip(
-                "Dream never changes or removes this line."
+                tr("Dream never changes or removes this line.")
                 if found
-                else "This pinned line is not in the file; the pin applies again when it is back."
+                else tr(
+                    "This pinned line is not in the file; the pin applies again when it is back."
+                )
             )
             self.list.addItem(item)
         self.title.setText(
-            f"Pinned lines in this file ({len(pins)}): Dream leaves them as they are"
+            tr("Pinned lines in this file ({count}): Dream leaves them as they are").format(
+                count=len(pins)
+            )
             if pins
-            else "No pinned lines. Right-click a line and choose “Pin this line” so Dream "
-            "never changes it."
+            else tr(
+                "No pinned lines. Right-click a line and choose “Pin this line” so Dream "
+                "never changes it."
+            )
         )
         self.list.setVisible(bool(pins))
         self.unpin_button.setVisible(bool(pins))

@@ -38,6 +38,7 @@ from desktop.core.memory.review import (
     reject_proposal,
 )
 from desktop.core.utils.tasks import TaskOwner
+from desktop.ui.i18n import QT_TR_NOOP, tr
 from desktop.ui.memory.files_view import mono_font
 from desktop.ui.memory.look import Tone, mute, tint, tone
 from desktop.ui.memory.notice_bar import NoticeBar
@@ -47,18 +48,18 @@ log = logging.getLogger(__name__)
 HUNK_ROLE = Qt.ItemDataRole.UserRole
 PATH_ROLE = Qt.ItemDataRole.UserRole + 1
 REFUSED_ROLE = Qt.ItemDataRole.UserRole + 2
-REFUSED_TITLE = "Dream proposal refused"
+REFUSED_TITLE = QT_TR_NOOP("Dream proposal refused")
 
 
 def _when(created: str) -> str:
     try:
         return datetime.fromisoformat(created).astimezone().strftime("%Y-%m-%d %H:%M")
     except ValueError:
-        return created or "an unknown time"
+        return created or tr("an unknown time")
 
 
 def _hunk_label(hunk: Hunk) -> str:
-    where = f"line {hunk.old_start + 1}"
+    where = tr("line {number}").format(number=hunk.old_start + 1)
     return f"{where}   +{hunk.additions} −{hunk.deletions}   {hunk.summary(48)}"
 
 
@@ -74,22 +75,24 @@ class ProposalEditor(QDialog):
     def __init__(self, path: str, text: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.path = path
-        self.setWindowTitle(f"Edit the proposed {path}")
+        self.setWindowTitle(tr("Edit the proposed {file}").format(file=path))
         self.resize(720, 520)
         hint = QLabel(
-            f"This text becomes Dream's proposal for {path}. Its changes are then listed for "
-            "review again; nothing is written until you accept.",
+            tr(
+                "This text becomes Dream's proposal for {file}. Its changes are then listed for "
+                "review again; nothing is written until you accept."
+            ).format(file=path),
             self,
         )
         hint.setWordWrap(True)
         self.editor = QPlainTextEdit(self)
         self.editor.setFont(mono_font())
         self.editor.setPlainText(text)
-        self.editor.setAccessibleName(f"Proposed {path}")
+        self.editor.setAccessibleName(tr("Proposed {file}").format(file=path))
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
         )
-        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Use this text")
+        buttons.button(QDialogButtonBox.StandardButton.Ok).setText(tr("Use this text"))
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
@@ -137,37 +140,37 @@ class ReviewView(QWidget):
         font.setPointSizeF(font.pointSizeF() * 1.25)
         font.setBold(True)
         self.title.setFont(font)
-        self.title.setAccessibleName("Dream proposal")
+        self.title.setAccessibleName(tr("Dream proposal"))
         self.subtitle = QLabel(self)
         self.subtitle.setWordWrap(True)
         mute(self.subtitle)
-        self.accept_selected_button = QPushButton("Accept selected", self)
+        self.accept_selected_button = QPushButton(tr("Accept selected"), self)
         self.accept_selected_button.setDefault(True)
-        self.accept_selected_button.setToolTip("Write and commit only the ticked changes")
-        self.accept_all_button = QPushButton("Accept all", self)
-        self.reject_button = QPushButton("Reject all", self)
+        self.accept_selected_button.setToolTip(tr("Write and commit only the ticked changes"))
+        self.accept_all_button = QPushButton(tr("Accept all"), self)
+        self.reject_button = QPushButton(tr("Reject all"), self)
         self.reject_button.setToolTip(
-            "Change nothing; Dream will not propose these history entries again"
+            tr("Change nothing; Dream will not propose these history entries again")
         )
-        self.dismiss_button = QPushButton("Dismiss", self)
-        self.dismiss_button.setToolTip("Close this message")
+        self.dismiss_button = QPushButton(tr("Dismiss"), self)
+        self.dismiss_button.setToolTip(tr("Close this message"))
         self.dismiss_button.hide()
         self.notice = NoticeBar(self)
         self.tree = QTreeWidget(self)
         self.tree.setHeaderHidden(True)
-        self.tree.setAccessibleName("Proposed changes")
+        self.tree.setAccessibleName(tr("Proposed changes"))
         self.tree.setRootIsDecorated(True)
-        self.edit_button = QPushButton("Edit file…", self)
-        self.edit_button.setToolTip("Change the proposed text of the selected file yourself")
+        self.edit_button = QPushButton(tr("Edit file…"), self)
+        self.edit_button.setToolTip(tr("Change the proposed text of the selected file yourself"))
         self.analysis = QPlainTextEdit(self)
         self.analysis.setReadOnly(True)
-        self.analysis.setAccessibleName("Dream's analysis")
+        self.analysis.setAccessibleName(tr("Dream's analysis"))
         self.analysis.setMaximumHeight(110)
         self.diff = QPlainTextEdit(self)
         self.diff.setReadOnly(True)
         self.diff.setFont(mono_font())
         self.diff.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
-        self.diff.setAccessibleName("Proposed changes of the selected file")
+        self.diff.setAccessibleName(tr("Proposed changes of the selected file"))
 
         header = QHBoxLayout()
         titles = QVBoxLayout()
@@ -190,7 +193,7 @@ class ReviewView(QWidget):
         right = QWidget(self)
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(0, 0, 0, 0)
-        analysis_label = QLabel("Dream's analysis", right)
+        analysis_label = QLabel(tr("Dream's analysis"), right)
         mute(analysis_label)
         right_layout.addWidget(analysis_label)
         right_layout.addWidget(self.analysis)
@@ -258,46 +261,54 @@ class ReviewView(QWidget):
         if proposal is None:
             self.notice.clear()
             if refusal is not None:
-                self.title.setText(REFUSED_TITLE)
-                self.subtitle.setText(refusal + " Nothing in your memory was changed.")
-            else:
-                self.title.setText("No Dream proposal is waiting")
+                self.title.setText(tr(REFUSED_TITLE))
                 self.subtitle.setText(
-                    "With “Review Dream changes before they land” on (Settings → Dream & "
-                    "heartbeat), Dream's changes wait here for you before they are written."
+                    tr("{reason} Nothing in your memory was changed.").format(reason=refusal)
+                )
+            else:
+                self.title.setText(tr("No Dream proposal is waiting"))
+                self.subtitle.setText(
+                    tr(
+                        "With “Review Dream changes before they land” on (Settings → Dream & "
+                        "heartbeat), Dream's changes wait here for you before they are written."
+                    )
                 )
             self.analysis.clear()
             self.diff.clear()
             self.tree.blockSignals(False)
             return
         count = proposal.change_count
-        self.title.setText(f"Dream proposes {count} change{'s' if count != 1 else ''}")
-        incomplete = (
-            " The run stopped early, so the proposal may be incomplete."
-            if proposal.stop_reason not in ("answer", "")
-            else ""
+        self.title.setText(
+            tr("Dream proposes 1 change")
+            if count == 1
+            else tr("Dream proposes {count} changes").format(count=count)
         )
-        refused = (
-            f" {len(proposal.refused)} file entr{'y' if len(proposal.refused) == 1 else 'ies'} "
-            "refused (listed last): never written."
-            if proposal.refused
-            else ""
-        )
-        self.subtitle.setText(
-            f"From history entries {proposal.first}..{proposal.last}, {_when(proposal.created)}. "
-            "Untick what you do not want: only the ticked changes are written and committed."
-            + incomplete
-            + refused
-        )
+        parts = [
+            tr(
+                "From history entries {first}..{last}, {when}. Untick what you do not want: "
+                "only the ticked changes are written and committed."
+            ).format(first=proposal.first, last=proposal.last, when=_when(proposal.created))
+        ]
+        if proposal.stop_reason not in ("answer", ""):
+            parts.append(tr("The run stopped early, so the proposal may be incomplete."))
+        if len(proposal.refused) == 1:
+            parts.append(tr("1 file entry refused (listed last): never written."))
+        elif proposal.refused:
+            parts.append(
+                tr("{count} file entries refused (listed last): never written.").format(
+                    count=len(proposal.refused)
+                )
+            )
+        self.subtitle.setText(" ".join(parts))
         self.analysis.setPlainText(proposal.analysis)
         select: QTreeWidgetItem | None = None
         for entry in proposal.files:
             hunks = proposal.hunks[entry.path]
             adds = sum(h.additions for h in hunks)
             dels = sum(h.deletions for h in hunks)
-            label = f"{entry.path}   +{adds} −{dels}" + (
-                "   (edited by you)" if entry.edited else ""
-            )
+            label = f"{entry.path}   +{adds} −{dels}"
+            if entry.edited:
+                label = "   ".join((label, tr("(edited by you)")))
             item = QTreeWidgetItem(self.tree, [label])
             item.setData(0, PATH_ROLE, entry.path)
             item.setFlags(
@@ -317,27 +328,37 @@ class ReviewView(QWidget):
             if select is None or entry.path == current:
                 select = item
         for refusal_entry in proposal.refused:
-            item = QTreeWidgetItem(self.tree, [f"Refused: {refusal_entry.label}"])
+            item = QTreeWidgetItem(
+                self.tree, [tr("Refused: {entry}").format(entry=refusal_entry.label)]
+            )
             item.setData(0, REFUSED_ROLE, refusal_entry.label)
             item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable)
             item.setForeground(0, tone("error"))
-            item.setToolTip(0, f"{refusal_entry.label}\nThis file is never written.")
+            item.setToolTip(0, "\n".join((refusal_entry.label, tr("This file is never written."))))
         self.tree.blockSignals(False)
         if proposal.refused:
             count = len(proposal.refused)
             self.notice.show_message(
                 "warning",
-                f"{count} file entr{'y' if count == 1 else 'ies'} of this proposal "
-                f"{'names a file' if count == 1 else 'name files'} Dream may not change (or "
-                "that a link now stands in the way of). They are refused and never written; "
-                "they are listed last, in red.",
+                tr(
+                    "1 file entry of this proposal names a file Dream may not change (or that "
+                    "a link now stands in the way of). It is refused and never written; it is "
+                    "listed last, in red."
+                )
+                if count == 1
+                else tr(
+                    "{count} file entries of this proposal name files Dream may not change (or "
+                    "that a link now stands in the way of). They are refused and never written; "
+                    "they are listed last, in red."
+                ).format(count=count),
             )
         elif proposal.dropped:
             self.notice.show_message(
                 "info",
-                "Dream also tried to change pinned lines; those changes were left out: "
-                + "; ".join(proposal.dropped)
-                + ".",
+                tr(
+                    "Dream also tried to change pinned lines; those changes were left out: "
+                    "{changes}."
+                ).format(changes="; ".join(proposal.dropped)),
             )
         if select is not None:
             self.tree.setCurrentItem(select)
@@ -396,7 +417,7 @@ class ReviewView(QWidget):
         if selected is not None and not any(selected.values()):
             self.notice.show_message(
                 "warning",
-                "No change is ticked. Tick the changes to keep, or choose Reject all.",
+                tr("No change is ticked. Tick the changes to keep, or choose Reject all."),
             )
             return None
         return await self._decide(accept_proposal, self.workspace, self.git, selected)
@@ -412,7 +433,9 @@ class ReviewView(QWidget):
         try:
             outcome = await asyncio.to_thread(action, *args)
         except (ProposalBusy, OSError) as exc:
-            self.notice.show_message("error", f"The proposal was not decided: {exc}")
+            self.notice.show_message(
+                "error", tr("The proposal was not decided: {error}").format(error=exc)
+            )
             return None
         finally:
             self._set_busy(False)
@@ -421,7 +444,9 @@ class ReviewView(QWidget):
             if outcome.not_applicable or outcome.git_error or outcome.refused
             else "success"
         )
-        self.notice.show_message(level if outcome.status == "accepted" else "info", outcome.message)
+        self.notice.show_message(  # the core's message (translated when it is a fixed text)
+            level if outcome.status == "accepted" else "info", tr(outcome.message)
+        )
         self.decided.emit(outcome)
         return outcome
 
@@ -446,11 +471,16 @@ class ReviewView(QWidget):
         try:
             proposal = await asyncio.to_thread(edit_proposal, self.workspace, path, text)
         except (LookupError, ProposalBusy, OSError) as exc:
-            self.notice.show_message("error", f"The edit was not kept: {exc}")
+            self.notice.show_message(
+                "error", tr("The edit was not kept: {error}").format(error=exc)
+            )
             return None
         self.set_proposal(proposal)
         self.notice.show_message(
-            "success", f"Your text is now the proposal for {path}; review its changes below."
+            "success",
+            tr("Your text is now the proposal for {file}; review its changes below.").format(
+                file=path
+            ),
         )
         self.edited.emit()
         return proposal
@@ -486,9 +516,16 @@ class ReviewView(QWidget):
         if refused is not None:
             self.diff.setCurrentCharFormat(QTextCharFormat())
             self.diff.setPlainText(
-                f"Refused: {refused}\n\nThis entry of the proposal names a file Dream may "
-                "not change, or one that a link now stands in the way of. It is not offered, "
-                "and accepting the proposal never writes it."
+                "\n\n".join(
+                    (
+                        tr("Refused: {entry}").format(entry=refused),
+                        tr(
+                            "This entry of the proposal names a file Dream may not change, or "
+                            "one that a link now stands in the way of. It is not offered, and "
+                            "accepting the proposal never writes it."
+                        ),
+                    )
+                )
             )
             return
         if proposal is None or path is None:
@@ -505,9 +542,11 @@ class ReviewView(QWidget):
             head.setForeground(tone("hunk") if kept else tone("muted"))
             block = QTextBlockFormat()
             block.setBackground(tint("info", strength=0.10))
-            label = f"Change {number}: line {hunk.old_start + 1}" + (
-                "" if kept else "   — left out (unticked)"
+            label = tr("Change {number}: line {line}").format(
+                number=number, line=hunk.old_start + 1
             )
+            if not kept:
+                label = "   ".join((label, tr("— left out (unticked)")))
             self._line(cursor, label, block, head, first)
             first = False
             for line in hunk.patch_lines()[1:]:

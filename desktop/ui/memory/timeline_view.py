@@ -17,6 +17,7 @@ from desktop.core.memory.git_store import (
     RevertRefused,
 )
 from desktop.core.utils.tasks import TaskOwner
+from desktop.ui.i18n import tr
 from desktop.ui.memory.commit_detail import CommitDetail
 from desktop.ui.memory.commit_list import CommitList
 from desktop.ui.memory.dream_bar import DreamBar, DreamCancelled
@@ -98,7 +99,9 @@ class TimelineView(QWidget):
         self._complete = len(commits) < TIMELINE_LIMIT
         self.commits.set_commits(commits)
         if error:
-            self.notice.show_message("error", f"The memory history could not be read: {error}")
+            self.notice.show_message(
+                "error", tr("The memory history could not be read: {error}").format(error=error)
+            )
         target = self._select_next
         self._select_next = None
         if target and self.commits.select_sha(target):
@@ -127,17 +130,21 @@ class TimelineView(QWidget):
             self.notice.show_message("warning", str(exc))
             return None
         except GitStoreError as exc:
-            self.notice.show_message("error", f"Could not undo the change: {exc}")
+            self.notice.show_message(
+                "error", tr("Could not undo the change: {error}").format(error=exc)
+            )
             return None
         finally:
             self.detail.set_busy(self.dream_bar.running)
         self.notice.show_message(
             "success",
-            f"Undid {target.short_sha} “{target.subject}” with the new entry {new[:7]}; "
-            "changes made after it were kept.",
+            tr(
+                "Undid {commit} “{subject}” with the new entry {new}; "
+                "changes made after it were kept."
+            ).format(commit=target.short_sha, subject=target.subject, new=new[:7]),
             [
                 (
-                    "Undo the revert",
+                    tr("Undo the revert"),
                     lambda: self._tasks.try_spawn(self.revert(new), name="memory-revert"),
                 )
             ],
@@ -159,7 +166,9 @@ class TimelineView(QWidget):
         try:
             diffs = await asyncio.to_thread(self.git.show, sha)
         except GitStoreError as exc:
-            self.detail.diff.setPlaceholderText(f"The changes could not be read: {exc}")
+            self.detail.diff.setPlaceholderText(
+                tr("The changes could not be read: {error}").format(error=exc)
+            )
             return
         self.detail.set_diffs(sha, diffs)
 
@@ -172,22 +181,29 @@ class TimelineView(QWidget):
         if isinstance(outcome, DreamCancelled):
             if outcome.commit:
                 self._select_next = outcome.commit
-                text = (
-                    f"Dream was cancelled. The edits it had already made were kept as "
-                    f"{outcome.commit[:7]}; revert that entry to drop them."
-                )
+                text = tr(
+                    "Dream was cancelled. The edits it had already made were kept as "
+                    "{commit}; revert that entry to drop them."
+                ).format(commit=outcome.commit[:7])
             else:
-                text = "Dream was cancelled before it changed anything."
+                text = tr("Dream was cancelled before it changed anything.")
             self.notice.show_message(
-                "info", text + " The history entries will be read again next time."
+                "info", " ".join((text, tr("The history entries will be read again next time.")))
             )
         elif isinstance(outcome, _dream_result_type()):
-            text = outcome.message or f"Dream finished: {outcome.status}."
+            # the core's message: translated when it is one of its fixed texts
+            text = (
+                tr(outcome.message)
+                if outcome.message
+                else tr("Dream finished: {status}.").format(status=outcome.status)
+            )
             self.notice.show_message(_RESULT_TONE.get(outcome.status, "info"), text)
             if outcome.commit:
                 self._select_next = outcome.commit
         else:
-            self.notice.show_message("error", f"Dream could not run: {outcome}")
+            self.notice.show_message(
+                "error", tr("Dream could not run: {error}").format(error=outcome)
+            )
         self.changed.emit()
 
     async def aclose(self) -> None:

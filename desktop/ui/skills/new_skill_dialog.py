@@ -14,9 +14,10 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.engine.skills import SKILL_NAME_MAX, skill_name_problem
+from desktop.ui.i18n import QT_TR_NOOP, tr
 from desktop.ui.memory.look import tone
 
-INTRO = (
+INTRO = QT_TR_NOOP(
     "A skill teaches the assistant a workflow. It starts from the skill-creator template; "
     "you edit it next. The assistant reads it when the description matches the task."
 )
@@ -37,32 +38,32 @@ class NewSkillDialog(QDialog):
         self, workspace_names: set[str], builtin_names: set[str], parent: QWidget | None = None
     ) -> None:
         super().__init__(parent)
-        self.setWindowTitle("New skill")
-        self.setAccessibleName("New skill")
+        self.setWindowTitle(tr("New skill"))
+        self.setAccessibleName(tr("New skill"))
         self._taken = workspace_names
         self._builtin = builtin_names
-        intro = QLabel(INTRO, self)
+        intro = QLabel(tr(INTRO), self)
         intro.setWordWrap(True)
         self.name_edit = QLineEdit(self)
-        self.name_edit.setPlaceholderText("e.g. pdf-tables")
+        self.name_edit.setPlaceholderText(tr("e.g. pdf-tables"))
         self.name_edit.setMaxLength(SKILL_NAME_MAX)
-        self.name_edit.setAccessibleName("Skill name")
+        self.name_edit.setAccessibleName(tr("Skill name"))
         self.description_edit = QLineEdit(self)
-        self.description_edit.setPlaceholderText("What it does and when to use it, in one line")
-        self.description_edit.setAccessibleName("Skill description")
+        self.description_edit.setPlaceholderText(tr("What it does and when to use it, in one line"))
+        self.description_edit.setAccessibleName(tr("Skill description"))
         self.problem = QLabel(self)
         self.problem.setWordWrap(True)
-        self.problem.setAccessibleName("Problem with the input")
+        self.problem.setAccessibleName(tr("Problem with the input"))
         self.problem.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
         )
         self.create_button = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
-        self.create_button.setText("Create")
-        self.create_button.setAccessibleName("Create skill")
+        self.create_button.setText(tr("Create"))
+        self.create_button.setAccessibleName(tr("Create skill"))
         form = QFormLayout()
-        form.addRow("Folder name", self.name_edit)
-        form.addRow("Description", self.description_edit)
+        form.addRow(tr("Folder name"), self.name_edit)
+        form.addRow(tr("Description"), self.description_edit)
         layout = QVBoxLayout(self)
         layout.addWidget(intro)
         layout.addLayout(form)
@@ -90,12 +91,16 @@ class NewSkillDialog(QDialog):
         name = self.name
         if not name and not self.description:
             return ""
-        problem = skill_name_problem(name) if name else "Give the skill a folder name."
-        if problem is None and name in self._taken:
-            problem = f"A workspace skill called {name} already exists; edit it instead."
-        if problem is None and not self.description:
-            problem = "Add a one-line description: it decides when the assistant uses the skill."
-        return problem or ""
+        problem = skill_name_problem(name) if name else QT_TR_NOOP("Give the skill a folder name.")
+        if problem is not None:
+            return tr(problem)
+        if name in self._taken:
+            return tr("A workspace skill called {name} already exists; edit it instead.").format(
+                name=name
+            )
+        if not self.description:
+            return tr("Add a one-line description: it decides when the assistant uses the skill.")
+        return ""
 
     def _validate(self) -> None:
         problem = self.problem_text()
@@ -104,13 +109,12 @@ class NewSkillDialog(QDialog):
         if problem:
             self.problem.setText(f"<span style='color:{tone('error').name()}'>{problem}</span>")
         elif ok and self.name in self._builtin:
-            self.problem.setText(
-                f"<span style='color:{tone('warning').name()}'>There is a "
-                f"builtin skill called {self.name}; yours will replace it."
-                "</span>"
+            warning = tr("There is a builtin skill called {name}; yours will replace it.").format(
+                name=self.name
             )
+            self.problem.setText(f"<span style='color:{tone('warning').name()}'>{warning}</span>")
         else:
-            self.problem.setText("Folder name: lowercase letters, digits and hyphens.")
+            self.problem.setText(tr("Folder name: lowercase letters, digits and hyphens."))
 
     def accept(self) -> None:
         """Close only with valid input (Enter in a field must not bypass the checks)."""

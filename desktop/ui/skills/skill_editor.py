@@ -19,12 +19,13 @@ from PySide6.QtWidgets import (
 
 from desktop.core.engine.skills import SkillFormatError
 from desktop.core.utils.tasks import TaskOwner
+from desktop.ui.i18n import QT_TR_NOOP, tr
 from desktop.ui.memory.files_view import mono_font
 from desktop.ui.memory.look import mute
 from desktop.ui.memory.notice_bar import NoticeBar
 from desktop.ui.skills.skill_files import save_skill
 
-HINT = (
+HINT = QT_TR_NOOP(
     "The block between the --- lines is the frontmatter: <b>name</b> (the folder name) and "
     "<b>description</b> are required; <b>always</b> and <b>metadata</b> "
     '(<code>{"nanobot": {"requires": {"bins": […], "env": […]}}}</code>) are '
@@ -58,17 +59,17 @@ class SkillEditor(QWidget):
         self.confirm_box: QMessageBox | None = None
         self.title = QLabel(self)
         self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.title.setAccessibleName("File being edited")
-        self.save_button = QPushButton("Save", self)
-        self.save_button.setAccessibleName("Save skill")
-        self.save_button.setToolTip("Check the frontmatter and save (Ctrl+S)")
-        self.close_button = QPushButton("Close", self)
-        self.close_button.setAccessibleName("Close the editor")
+        self.title.setAccessibleName(tr("File being edited"))
+        self.save_button = QPushButton(tr("Save"), self)
+        self.save_button.setAccessibleName(tr("Save skill"))
+        self.save_button.setToolTip(tr("Check the frontmatter and save (Ctrl+S)"))
+        self.close_button = QPushButton(tr("Close"), self)
+        self.close_button.setAccessibleName(tr("Close the editor"))
         self.notice = NoticeBar(self)
         self.text = QPlainTextEdit(self)
         self.text.setFont(mono_font())
-        self.text.setAccessibleName("SKILL.md text")
-        self.hint = QLabel(HINT, self)
+        self.text.setAccessibleName(tr("SKILL.md text"))
+        self.hint = QLabel(tr(HINT), self)
         self.hint.setWordWrap(True)
         mute(self.hint)
         top = QHBoxLayout()
@@ -101,7 +102,9 @@ class SkillEditor(QWidget):
         """Edit ``path`` whose current content is ``text``."""
         self._path = path
         self._baseline = text
-        self.title.setText(f"<b>Editing</b> {path.parent.name}/{path.name}")
+        self.title.setText(
+            tr("<b>Editing</b> {file}").format(file=f"{path.parent.name}/{path.name}")
+        )
         self.title.setToolTip(str(path))
         self.notice.clear()
         self.text.setPlainText(text)
@@ -123,14 +126,16 @@ class SkillEditor(QWidget):
             if not force and disk is not None and disk != self._baseline and disk != text:
                 self.notice.show_message(
                     "warning",
-                    f"{path.parent.name}/{path.name} changed on disk since you opened "
-                    "it (perhaps by Dream). Saving replaces that version.",
+                    tr(
+                        "{file} changed on disk since you opened it (perhaps by Dream). "
+                        "Saving replaces that version."
+                    ).format(file=f"{path.parent.name}/{path.name}"),
                     [
                         (
-                            "Save anyway",
+                            tr("Save anyway"),
                             lambda: self._tasks.try_spawn(self.save(force=True), name="skill-save"),
                         ),
-                        ("Reload (discard my edits)", lambda: self.open_file(path, disk)),
+                        (tr("Reload (discard my edits)"), lambda: self.open_file(path, disk)),
                     ],
                 )
                 return False
@@ -138,11 +143,16 @@ class SkillEditor(QWidget):
         except SkillFormatError as exc:
             self.notice.show_message(
                 "error",
-                f"Not saved: {exc}. Your text is still here; fix the frontmatter and save again.",
+                tr(
+                    "Not saved: {error}. Your text is still here; fix the frontmatter and "
+                    "save again."
+                ).format(error=exc),
             )
             return False
         except OSError as exc:
-            self.notice.show_message("error", f"Not saved: {exc}. Your text is still here.")
+            self.notice.show_message(
+                "error", tr("Not saved: {error}. Your text is still here.").format(error=exc)
+            )
             return False
         finally:
             self.save_button.setEnabled(True)
@@ -150,7 +160,7 @@ class SkillEditor(QWidget):
         if self.text.toPlainText() == text:
             self.text.document().setModified(False)
         self.notice.show_message(
-            "success", "Saved. The assistant uses the new version from its next message."
+            "success", tr("Saved. The assistant uses the new version from its next message.")
         )
         self.saved.emit(path)
         return True
@@ -162,13 +172,13 @@ class SkillEditor(QWidget):
             return
         box = QMessageBox(
             QMessageBox.Icon.Question,
-            "Discard changes?",
-            "This skill has unsaved changes. Discard them?",
+            tr("Discard changes?"),
+            tr("This skill has unsaved changes. Discard them?"),
             QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
             self,
         )
         box.setDefaultButton(QMessageBox.StandardButton.Cancel)
-        box.setAccessibleName("Discard changes?")
+        box.setAccessibleName(tr("Discard changes?"))
         box.finished.connect(lambda _result: self._close_answered(box))
         self.confirm_box = box
         box.open()

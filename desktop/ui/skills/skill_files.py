@@ -16,6 +16,7 @@ import yaml
 
 from desktop.core.engine.skills import SKILL_FILE, parse_skill, skill_name_problem
 from desktop.core.utils.atomic import atomic_write_text
+from desktop.core.utils.i18n import QT_TR_NOOP
 from desktop.core.utils.resources import data_path
 
 DELETED_DIR = ".deleted"
@@ -69,7 +70,7 @@ def create_skill(workspace: Path, name: str, description: str) -> Path:
     if problem:
         raise ValueError(problem)
     if not description.strip():
-        raise ValueError("Say in one line what the skill does and when to use it.")
+        raise ValueError(QT_TR_NOOP("Say in one line what the skill does and when to use it."))
     folder = Path(workspace) / "skills" / name
     if folder.exists():
         raise FileExistsError(f"A workspace skill called {name!r} already exists.")

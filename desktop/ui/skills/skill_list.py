@@ -16,44 +16,63 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.engine.skills import SkillListing
+from desktop.ui.i18n import QT_TR_NOOP, tr
 from desktop.ui.memory.look import Tone, tint, tone
 
 ListingRole = Qt.ItemDataRole.UserRole + 1
 PAD = 8
 _Index = QModelIndex | QPersistentModelIndex
+#: A skill's source, as its badge and description say it.
+SOURCE_LABELS = {"builtin": QT_TR_NOOP("builtin"), "workspace": QT_TR_NOOP("workspace")}
+#: What a skill needs, by the core's kind (``binary: gh``, ``env: TOKEN``).
+MISSING_KINDS = {"binary": QT_TR_NOOP("binary: {name}"), "env": QT_TR_NOOP("env: {name}")}
+
+
+def missing_text(missing: tuple[str, ...]) -> str:
+    """``("binary: gh", "env: TOKEN")`` as a short list in the window's language."""
+    parts = []
+    for item in missing:
+        kind, _, name = item.partition(": ")
+        template = MISSING_KINDS.get(kind)
+        parts.append(tr(template).format(name=name) if template else item)
+    return ", ".join(parts)
 
 
 def status_line(listing: SkillListing) -> tuple[Tone, str] | None:
     """The third line of a row: what is wrong or special about the skill, if anything."""
     if listing.error:
-        return "error", f"✕ Not usable: {listing.error}"
+        return "error", tr("✕ Not usable: {reason}").format(reason=listing.error)
     skill = listing.skill
     if skill is not None and not skill.available:
-        return "warning", "⚠ Unavailable, missing " + ", ".join(skill.missing)
+        return "warning", tr("⚠ Unavailable, missing {items}").format(
+            items=missing_text(skill.missing)
+        )
     if listing.shadowed:
-        return "muted", "Replaced by the workspace skill of the same name"
+        return "muted", tr("Replaced by the workspace skill of the same name")
     return None
 
 
 def badges(listing: SkillListing) -> list[tuple[str, Tone]]:
     """Small labels drawn beside the name."""
-    found: list[tuple[str, Tone]] = [
-        (listing.source, "info" if listing.source == "workspace" else "muted")
-    ]
+    source = tr(SOURCE_LABELS.get(listing.source, listing.source))
+    found: list[tuple[str, Tone]] = [(source, "info" if listing.source == "workspace" else "muted")]
     if listing.skill is not None and listing.skill.always:
-        found.append(("always on", "accent"))
+        found.append((tr("always on"), "accent"))
     return found
 
 
 def accessible_text(listing: SkillListing) -> str:
     """One sentence describing the row for screen readers and tests."""
-    parts = [listing.name, f"{listing.source} skill"]
+    parts = [
+        listing.name,
+        tr("workspace skill") if listing.source == "workspace" else tr("builtin skill"),
+    ]
     if listing.skill is not None:
         if listing.skill.always:
-            parts.append("always on")
+            parts.append(tr("always on"))
         parts.append(listing.skill.description)
     status = status_line(listing)
-    parts.append(status[1].lstrip("✕⚠ ") if status else "available")
+    parts.append(status[1].lstrip("✕⚠ ") if status else tr("available"))
     return ", ".join(parts)
 
 
@@ -156,7 +175,7 @@ class SkillList(QListWidget):
         self.setItemDelegate(SkillDelegate(self))
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
-        self.setAccessibleName("Skills")
+        self.setAccessibleName(tr("Skills"))
         self.setSpacing(1)
         self._needle = ""
         self.currentItemChanged.connect(self._current_changed)

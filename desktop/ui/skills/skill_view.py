@@ -15,9 +15,10 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.engine.skills import SkillListing, split_frontmatter
+from desktop.ui.i18n import QT_TR_NOOP, tr
 from desktop.ui.memory.look import mute, tone
 
-READ_ONLY_TIP = (
+READ_ONLY_TIP = QT_TR_NOOP(
     "Builtin skills are read-only. Copy it to the workspace to change it; the copy "
     "then replaces the builtin."
 )
@@ -29,9 +30,17 @@ def explain_missing(missing: tuple[str, ...]) -> str:
     for item in missing:
         kind, _, name = item.partition(": ")
         if kind == "binary":
-            parts.append(f"the program <b>{html.escape(name)}</b> is not installed (not on PATH)")
+            parts.append(
+                tr("the program <b>{name}</b> is not installed (not on PATH)").format(
+                    name=html.escape(name)
+                )
+            )
         elif kind == "env":
-            parts.append(f"the environment variable <b>{html.escape(name)}</b> is not set")
+            parts.append(
+                tr("the environment variable <b>{name}</b> is not set").format(
+                    name=html.escape(name)
+                )
+            )
         else:
             parts.append(html.escape(item))
     return "; ".join(parts)
@@ -58,31 +67,31 @@ class SkillView(QWidget):
         font.setPointSizeF(font.pointSizeF() * 1.3)
         font.setBold(True)
         self.title.setFont(font)
-        self.title.setAccessibleName("Skill name")
+        self.title.setAccessibleName(tr("Skill name"))
         self.facts = QLabel(self)
-        self.facts.setAccessibleName("Skill facts")
+        self.facts.setAccessibleName(tr("Skill facts"))
         self.facts.setWordWrap(True)
         self.availability = QLabel(self)
         self.availability.setWordWrap(True)
-        self.availability.setAccessibleName("Availability")
+        self.availability.setAccessibleName(tr("Availability"))
         self.availability.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.path = QLabel(self)
         self.path.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.path.setAccessibleName("SKILL.md location")
+        self.path.setAccessibleName(tr("SKILL.md location"))
         mute(self.path)
         self.path.setWordWrap(True)
-        self.edit_button = QPushButton("Edit", self)
-        self.edit_button.setAccessibleName("Edit skill")
-        self.copy_button = QPushButton("Copy to workspace", self)
-        self.copy_button.setAccessibleName("Copy builtin skill to the workspace")
+        self.edit_button = QPushButton(tr("Edit"), self)
+        self.edit_button.setAccessibleName(tr("Edit skill"))
+        self.copy_button = QPushButton(tr("Copy to workspace"), self)
+        self.copy_button.setAccessibleName(tr("Copy builtin skill to the workspace"))
         self.copy_button.setToolTip(
-            "Make an editable copy in the workspace; it replaces the builtin"
+            tr("Make an editable copy in the workspace; it replaces the builtin")
         )
-        self.delete_button = QPushButton("Delete…", self)
-        self.delete_button.setAccessibleName("Delete skill")
+        self.delete_button = QPushButton(tr("Delete…"), self)
+        self.delete_button.setAccessibleName(tr("Delete skill"))
         self.browser = QTextBrowser(self)
         self.browser.setOpenExternalLinks(True)
-        self.browser.setAccessibleName("SKILL.md rendered")
+        self.browser.setAccessibleName(tr("SKILL.md rendered"))
         self.browser.document().setDocumentMargin(12)
 
         top = QHBoxLayout()
@@ -112,25 +121,25 @@ class SkillView(QWidget):
         """Show ``listing`` with its SKILL.md ``text``."""
         self._listing = listing
         if listing is None:
-            self.title.setText("No skill selected")
+            self.title.setText(tr("No skill selected"))
             for label in (self.facts, self.availability, self.path):
                 label.clear()
             self.availability.hide()
-            self.browser.setMarkdown("Select a skill on the left to read it.")
+            self.browser.setMarkdown(tr("Select a skill on the left to read it."))
             for button in (self.edit_button, self.copy_button, self.delete_button):
                 button.hide()
             return
         workspace = listing.source == "workspace"
         self.title.setText(listing.name)
-        facts = ["Workspace skill" if workspace else "Builtin skill (read-only)"]
+        facts = [tr("Workspace skill") if workspace else tr("Builtin skill (read-only)")]
         if listing.skill is not None:
             facts.append(
-                "always on: its whole text is in every prompt"
+                tr("always on: its whole text is in every prompt")
                 if listing.skill.always
-                else "loaded when needed"
+                else tr("loaded when needed")
             )
         if listing.shadowed:
-            facts.append("replaced by the workspace skill of the same name")
+            facts.append(tr("replaced by the workspace skill of the same name"))
         self.facts.setText("  ·  ".join(facts))
         self.path.setText(str(listing.path))
         self._set_availability(listing)
@@ -142,7 +151,7 @@ class SkillView(QWidget):
             self.browser.setMarkdown(f"*{description}*\n\n{body}" if description else body)
         self.edit_button.setVisible(True)
         self.edit_button.setEnabled(workspace)
-        self.edit_button.setToolTip("Edit SKILL.md" if workspace else READ_ONLY_TIP)
+        self.edit_button.setToolTip(tr("Edit SKILL.md") if workspace else tr(READ_ONLY_TIP))
         self.delete_button.setVisible(workspace)
         self.copy_button.setVisible(not workspace)
         self.copy_button.setEnabled(not workspace_has_copy)
@@ -152,24 +161,27 @@ class SkillView(QWidget):
         if listing.error:
             color, text = (
                 tone("error"),
-                (
-                    f"<b>Not usable</b> — {html.escape(listing.error)}. "
-                    "The assistant skips this skill until it is fixed."
-                ),
+                tr(
+                    "<b>Not usable</b> — {reason}. The assistant skips this skill until it is "
+                    "fixed."
+                ).format(reason=html.escape(listing.error)),
             )
         elif listing.skill is not None and not listing.skill.available:
             color = tone("warning")
-            text = (
-                f"<b>Unavailable</b> — {explain_missing(listing.skill.missing)}. The "
-                "assistant sees the skill but is told it cannot use it yet."
-            )
+            text = tr(
+                "<b>Unavailable</b> — {missing}. The assistant sees the skill but is told it "
+                "cannot use it yet."
+            ).format(missing=explain_missing(listing.skill.missing))
         else:
-            color, text = tone("success"), "<b>Available</b> — everything it needs is here."
+            color, text = tone("success"), tr("<b>Available</b> — everything it needs is here.")
             requires = []
             if listing.skill is not None:
                 requires = [*listing.skill.requires_bins, *listing.skill.requires_env]
             if requires:
-                text += " Needs: " + ", ".join(html.escape(r) for r in requires) + "."
+                needs = tr("Needs: {items}.").format(
+                    items=", ".join(html.escape(r) for r in requires)
+                )
+                text = f"{text} {needs}"
         self.availability.setText(f"<span style='color:{color.name()}'>{text}</span>")
 
     def _emit(self, signal: SignalInstance) -> None:

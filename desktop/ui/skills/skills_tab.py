@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 
 from desktop.core.engine.skills import SkillListing, SkillsLoader
 from desktop.core.utils.tasks import TaskOwner
+from desktop.ui.i18n import tr
 from desktop.ui.memory.notice_bar import NoticeBar
 from desktop.ui.services import AppServices
 from desktop.ui.skills.new_skill_dialog import NewSkillDialog
@@ -42,7 +43,7 @@ def _read(path: Path) -> str:
     try:
         return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        return f"(could not read {path}: {exc})"
+        return tr("(could not read {path}: {error})").format(path=path, error=exc)
 
 
 class SkillsTab(QWidget):
@@ -78,18 +79,18 @@ class SkillsTab(QWidget):
 
         self.notice = NoticeBar(self)
         self.search = QLineEdit(self)
-        self.search.setPlaceholderText("Search skills")
+        self.search.setPlaceholderText(tr("Search skills"))
         self.search.setClearButtonEnabled(True)
-        self.search.setAccessibleName("Search skills")
+        self.search.setAccessibleName(tr("Search skills"))
         self.list = SkillList(self)
         self.summary = QLabel(self)
-        self.summary.setAccessibleName("Skills summary")
+        self.summary.setAccessibleName(tr("Skills summary"))
         self.summary.setWordWrap(True)
-        self.new_button = QPushButton("New skill…", self)
-        self.new_button.setAccessibleName("New skill")
-        self.refresh_button = QPushButton("Refresh", self)
-        self.refresh_button.setAccessibleName("Refresh skills")
-        self.refresh_button.setToolTip("Read the skill folders again (availability too)")
+        self.new_button = QPushButton(tr("New skill…"), self)
+        self.new_button.setAccessibleName(tr("New skill"))
+        self.refresh_button = QPushButton(tr("Refresh"), self)
+        self.refresh_button.setAccessibleName(tr("Refresh skills"))
+        self.refresh_button.setToolTip(tr("Read the skill folders again (availability too)"))
         self.view = SkillView(self)
         self.editor = SkillEditor(self)
         self.pages = QStackedWidget(self)
@@ -169,10 +170,13 @@ class SkillsTab(QWidget):
         try:
             path = await asyncio.to_thread(create_skill, self.workspace, name, description)
         except (ValueError, OSError) as exc:
-            self.notice.show_message("error", f"The skill was not created: {exc}")
+            self.notice.show_message(
+                "error", tr("The skill was not created: {error}").format(error=tr(str(exc)))
+            )
             return None
         self.notice.show_message(
-            "success", f"Created {name}. Describe the steps in the editor and save."
+            "success",
+            tr("Created {name}. Describe the steps in the editor and save.").format(name=name),
         )
         self.skillsChanged.emit()
         await self._refresh(select=path)
@@ -189,15 +193,22 @@ class SkillsTab(QWidget):
             return
         box = QMessageBox(
             QMessageBox.Icon.Question,
-            "Delete skill?",
-            f"Delete the workspace skill “{listing.name}”?\n\nIts folder is moved to "
-            f"skills/{'.deleted'}/ (not destroyed), and you can undo right after.",
+            tr("Delete skill?"),
+            "\n\n".join(
+                (
+                    tr("Delete the workspace skill “{name}”?").format(name=listing.name),
+                    tr(
+                        "Its folder is moved to skills/.deleted/ (not destroyed), and you can "
+                        "undo right after."
+                    ),
+                )
+            ),
             QMessageBox.StandardButton.Cancel,
             self,
         )
-        delete = box.addButton("Delete", QMessageBox.ButtonRole.DestructiveRole)
+        delete = box.addButton(tr("Delete"), QMessageBox.ButtonRole.DestructiveRole)
         box.setDefaultButton(QMessageBox.StandardButton.Cancel)
-        box.setAccessibleName("Delete skill?")
+        box.setAccessibleName(tr("Delete skill?"))
 
         def answered(_result: int) -> None:
             self.confirm_box = None
@@ -214,13 +225,20 @@ class SkillsTab(QWidget):
         try:
             aside = await asyncio.to_thread(set_aside_skill, self.workspace, name)
         except OSError as exc:
-            self.notice.show_message("error", f"{name} was not deleted: {exc}")
+            self.notice.show_message(
+                "error", tr("{name} was not deleted: {error}").format(name=name, error=exc)
+            )
             return None
         shown = aside.relative_to(self.workspace).as_posix()
         self.notice.show_message(
             "info",
-            f"Deleted {name}. Its folder was moved to {shown}.",
-            [("Undo", lambda: self._tasks.try_spawn(self.restore(aside, name), name="skill-undo"))],
+            tr("Deleted {name}. Its folder was moved to {folder}.").format(name=name, folder=shown),
+            [
+                (
+                    tr("Undo"),
+                    lambda: self._tasks.try_spawn(self.restore(aside, name), name="skill-undo"),
+                )
+            ],
         )
         self.skillsChanged.emit()
         await self._refresh()
@@ -231,9 +249,11 @@ class SkillsTab(QWidget):
         try:
             path = await asyncio.to_thread(restore_skill, aside, self.workspace, name)
         except OSError as exc:
-            self.notice.show_message("error", f"{name} was not restored: {exc}")
+            self.notice.show_message(
+                "error", tr("{name} was not restored: {error}").format(name=name, error=exc)
+            )
             return
-        self.notice.show_message("success", f"Restored {name}.")
+        self.notice.show_message("success", tr("Restored {name}.").format(name=name))
         self.skillsChanged.emit()
         await self._refresh(select=path)
 
@@ -268,9 +288,12 @@ class SkillsTab(QWidget):
             for item in listings
             if item.error or (item.skill is not None and not item.skill.available)
         )
-        parts = [f"{builtin} builtin", f"{workspace} in the workspace"]
+        parts = [
+            tr("{count} builtin").format(count=builtin),
+            tr("{count} in the workspace").format(count=workspace),
+        ]
         if unavailable:
-            parts.append(f"{unavailable} not usable here")
+            parts.append(tr("{count} not usable here").format(count=unavailable))
         self.summary.setText("  ·  ".join(parts))
 
     def _selected(self, listing: SkillListing | None) -> None:
@@ -293,13 +316,16 @@ class SkillsTab(QWidget):
     async def _open_editor(self, path: Path) -> None:
         if not path.is_relative_to(self.workspace / "skills"):
             self.notice.show_message(
-                "warning", "Builtin skills are read-only. Copy it to the workspace to change it."
+                "warning",
+                tr("Builtin skills are read-only. Copy it to the workspace to change it."),
             )
             return
         try:
             text = await asyncio.to_thread(path.read_text, encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            self.notice.show_message("error", f"Cannot open {path}: {exc}")
+            self.notice.show_message(
+                "error", tr("Cannot open {path}: {error}").format(path=path, error=exc)
+            )
             return
         self.list.select_path(path)
         self.editor.open_file(path, text)
@@ -320,12 +346,17 @@ class SkillsTab(QWidget):
             try:
                 path = await asyncio.to_thread(copy_builtin, listing.path, self.workspace)
             except OSError as exc:
-                self.notice.show_message("error", f"{listing.name} was not copied: {exc}")
+                self.notice.show_message(
+                    "error",
+                    tr("{name} was not copied: {error}").format(name=listing.name, error=exc),
+                )
                 return
             self.notice.show_message(
                 "success",
-                f"Copied {listing.name} to the workspace; the copy replaces the builtin.",
-                [("Edit it", lambda: self.edit(path))],
+                tr("Copied {name} to the workspace; the copy replaces the builtin.").format(
+                    name=listing.name
+                ),
+                [(tr("Edit it"), lambda: self.edit(path))],
             )
             self.skillsChanged.emit()
             await self._refresh(select=path)
