@@ -164,8 +164,124 @@
             <translation>重新显示已保存的值</translation>
         </message>
         <message>
+            <source>Long-term memory: facts and context. Dream keeps it up to date.</source>
+            <translation>长期记忆：事实与背景。由梦境整理保持更新。</translation>
+        </message>
+        <message>
+            <source>The assistant's personality, tone and values.</source>
+            <translation>助手的个性、语气和价值观。</translation>
+        </message>
+        <message>
+            <source>What the assistant knows about you.</source>
+            <translation>助手对你的了解。</translation>
+        </message>
+        <message>
+            <source>Memory files</source>
+            <translation>记忆文件</translation>
+        </message>
+        <message>
+            <source>Preview rendered markdown</source>
+            <translation>预览渲染后的 Markdown</translation>
+        </message>
+        <message>
+            <source>Reload</source>
+            <translation>重新加载</translation>
+        </message>
+        <message>
+            <source>Reload from disk</source>
+            <translation>从磁盘重新加载</translation>
+        </message>
+        <message>
+            <source>Discard unsaved edits of this file and read it again</source>
+            <translation>放弃此文件未保存的编辑并重新读取</translation>
+        </message>
+        <message>
             <source>Save</source>
             <translation>保存</translation>
+        </message>
+        <message>
+            <source>Save and commit</source>
+            <translation>保存并提交</translation>
+        </message>
+        <message>
+            <source>Save the file and record it in the history (Ctrl+S)</source>
+            <translation>保存文件并记录到历史中（Ctrl+S）</translation>
+        </message>
+        <message>
+            <source>{file} editor</source>
+            <translation>{file} 编辑器</translation>
+        </message>
+        <message>
+            <source>Rendered preview</source>
+            <translation>渲染预览</translation>
+        </message>
+        <message>
+            <source>The line was not pinned: {error}</source>
+            <translation>未能固定该行：{error}</translation>
+        </message>
+        <message>
+            <source>Pinned “{line}”: Dream will never change or remove it.</source>
+            <translation>已固定“{line}”：梦境整理永远不会更改或删除它。</translation>
+        </message>
+        <message>
+            <source>The pin was not removed: {error}</source>
+            <translation>未能取消固定：{error}</translation>
+        </message>
+        <message>
+            <source>Unpinned “{line}”.</source>
+            <translation>已取消固定“{line}”。</translation>
+        </message>
+        <message>
+            <source>{file} changed on disk since you opened it (for example by Dream). Saving now replaces that change; it stays in the history and can be restored.</source>
+            <translation>{file} 在你打开后已在磁盘上被更改（例如被梦境整理）。现在保存会替换那次更改；它仍保留在历史中，可以恢复。</translation>
+        </message>
+        <message>
+            <source>Save anyway</source>
+            <translation>仍然保存</translation>
+        </message>
+        <message>
+            <source>Reload (discard my edits)</source>
+            <translation>重新加载（放弃我的编辑）</translation>
+        </message>
+        <message>
+            <source>{file} was not saved: {error}. Your text is still in the editor.</source>
+            <translation>{file} 未保存：{error}。你的文字仍在编辑器中。</translation>
+        </message>
+        <message>
+            <source>Saved {file}, but it could not be recorded in the history: {error}</source>
+            <translation>已保存 {file}，但无法记录到历史中：{error}</translation>
+        </message>
+        <message>
+            <source>Saved {file} and recorded it as “edit: {file}” ({commit}).</source>
+            <translation>已保存 {file}，并记录为“edit: {file}”（{commit}）。</translation>
+        </message>
+        <message>
+            <source>{file} had no changes to save.</source>
+            <translation>{file} 没有需要保存的更改。</translation>
+        </message>
+        <message>
+            <source>{file} does not exist yet. Write here and save to create it.</source>
+            <translation>{file} 尚不存在。在此输入并保存即可创建。</translation>
+        </message>
+        <message>
+            <source>{file} changed on disk (for example by Dream) while you were editing it. Your edits are kept in the editor.</source>
+            <translation>你编辑期间 {file} 已在磁盘上被更改（例如被梦境整理）。你的编辑仍保留在编辑器中。</translation>
+        </message>
+        <message>
+            <source>Keep my edits</source>
+            <translation>保留我的编辑</translation>
+        </message>
+        <message>
+            <source>{file} (unsaved)</source>
+            <translation>{file}（未保存）</translation>
+        </message>
+        <message>
+            <source>Unpin this line</source>
+            <translation>取消固定此行</translation>
+        </message>
+        <message>
+            <source>Pin this line (Dream never changes it)</source>
+            <translation>固定此行（梦境整理永不更改它）</translation>
         </message>
         <message>
             <source>Save {page} settings</source>
@@ -512,7 +628,7 @@ Click to remove</source>
         </message>
         <message>
             <source>Message</source>
-            <translation>内容</translation>
+            <translation>消息</translation>
         </message>
         <message>
             <source>Commands</source>
@@ -2615,6 +2731,54 @@ The recording is kept: {path}</source>
             <translation>排序方式</translation>
         </message>
         <message>
+            <source>Memory pages</source>
+            <translation>记忆页面</translation>
+        </message>
+        <message>
+            <source>History log</source>
+            <translation>历史日志</translation>
+        </message>
+        <message>
+            <source>Dream timeline</source>
+            <translation>梦境整理时间线</translation>
+        </message>
+        <message>
+            <source>Dream review</source>
+            <translation>梦境整理审阅</translation>
+        </message>
+        <message>
+            <source>The workspace {workspace} does not exist yet. It is created when the assistant first starts; its memory appears here then.</source>
+            <translation>工作区 {workspace} 尚不存在。它会在助手首次启动时创建，届时其记忆会显示在这里。</translation>
+        </message>
+        <message>
+            <source>History log ({count} new)</source>
+            <translation>历史日志（新增 {count} 条）</translation>
+        </message>
+        <message>
+            <source>Memory history: {notices}</source>
+            <translation>记忆历史：{notices}</translation>
+        </message>
+        <message>
+            <source>A Dream proposal that Dream did not write was found and refused; nothing of it was applied.</source>
+            <translation>发现一份并非由梦境整理写入的梦境整理提案，已拒绝；其中任何内容都未应用。</translation>
+        </message>
+        <message>
+            <source>Dream review ({count})</source>
+            <translation>梦境整理审阅（{count}）</translation>
+        </message>
+        <message>
+            <source>Dream proposes 1 change to your memory. Nothing changes until you review it.</source>
+            <translation>梦境整理建议对你的记忆做 1 处更改。在你审阅之前不会有任何改动。</translation>
+        </message>
+        <message>
+            <source>Dream proposes {count} changes to your memory. Nothing changes until you review them.</source>
+            <translation>梦境整理建议对你的记忆做 {count} 处更改。在你审阅之前不会有任何改动。</translation>
+        </message>
+        <message>
+            <source>The workspace is now {workspace}. Save or reload your edits here, then choose Refresh to show the new workspace's memory.</source>
+            <translation>工作区现在是 {workspace}。请先保存或重新加载这里的编辑，然后选择“刷新”以显示新工作区的记忆。</translation>
+        </message>
+        <message>
             <source>Refresh</source>
             <translation>刷新</translation>
         </message>
@@ -3734,8 +3898,80 @@ Clear the search or show All.</source>
             <translation>{headers} 已保存在系统密钥环中。</translation>
         </message>
         <message>
+            <source>Default model</source>
+            <translation>默认模型</translation>
+        </message>
+        <message>
+            <source>e.g. {model}</source>
+            <translation>例如 {model}</translation>
+        </message>
+        <message>
+            <source>Provider of the default model</source>
+            <translation>默认模型的服务商</translation>
+        </message>
+        <message>
+            <source>Auto (from the model name and your keys)</source>
+            <translation>自动（根据模型名称和你的密钥）</translation>
+        </message>
+        <message>
+            <source>Save the default model</source>
+            <translation>保存默认模型</translation>
+        </message>
+        <message>
+            <source>Where the default model is sent</source>
+            <translation>默认模型的请求发往何处</translation>
+        </message>
+        <message>
+            <source>Default model status</source>
+            <translation>默认模型状态</translation>
+        </message>
+        <message>
+            <source>Every chat uses this model unless it was given its own in the chat's header.</source>
+            <translation>所有聊天都使用此模型，除非在聊天标题栏中为它单独指定了模型。</translation>
+        </message>
+        <message>
+            <source>Model: enter a model name. Nothing was saved.</source>
+            <translation>模型：请输入模型名称。未保存任何内容。</translation>
+        </message>
+        <message>
+            <source>Model: a model name has no spaces. Nothing was saved.</source>
+            <translation>模型：模型名称不能包含空格。未保存任何内容。</translation>
+        </message>
+        <message>
             <source>{reason}. Nothing was saved.</source>
             <translation>{reason}。未保存任何内容。</translation>
+        </message>
+        <message>
+            <source>Saved: new chats use {model}.</source>
+            <translation>已保存：新聊天将使用 {model}。</translation>
+        </message>
+        <message>
+            <source>Not usable yet: {reason}</source>
+            <translation>暂不可用：{reason}</translation>
+        </message>
+        <message>
+            <source>not signed in yet — sign in on the {provider} page below</source>
+            <translation>尚未登录——请在下方 {provider} 页面登录</translation>
+        </message>
+        <message>
+            <source>no key yet — add one on the {provider} page below</source>
+            <translation>尚无密钥——请在下方 {provider} 页面添加</translation>
+        </message>
+        <message>
+            <source>key from {source}</source>
+            <translation>密钥来自 {source}</translation>
+        </message>
+        <message>
+            <source>no key needed</source>
+            <translation>无需密钥</translation>
+        </message>
+        <message>
+            <source>Sent to {provider} at {address} as {model} ({how}).</source>
+            <translation>以 {model} 发送到 {provider}（{address}）（{how}）。</translation>
+        </message>
+        <message>
+            <source>Sent to {provider} as {model} ({how}).</source>
+            <translation>以 {model} 发送到 {provider}（{how}）。</translation>
         </message>
         <message>
             <source>Removed {name}.</source>
@@ -3798,8 +4034,44 @@ Clear the search or show All.</source>
             <translation>尚未与任何人配对。</translation>
         </message>
         <message>
+            <source>Tools allowed without asking</source>
+            <translation>无需询问即可使用的工具</translation>
+        </message>
+        <message>
+            <source>Allowed without asking</source>
+            <translation>无需询问即允许</translation>
+        </message>
+        <message>
+            <source>No tool is always allowed.</source>
+            <translation>没有始终允许的工具。</translation>
+        </message>
+        <message>
+            <source>No tool is allowed in a single chat.</source>
+            <translation>没有仅在某个聊天中允许的工具。</translation>
+        </message>
+        <message>
+            <source>Always allowed (kept after a restart)</source>
+            <translation>始终允许（重启后保留）</translation>
+        </message>
+        <message>
+            <source>Allowed in one chat (until the app quits)</source>
+            <translation>在某个聊天中允许（直到应用退出）</translation>
+        </message>
+        <message>
+            <source>everywhere</source>
+            <translation>所有聊天</translation>
+        </message>
+        <message>
+            <source>in “{chat}”</source>
+            <translation>在“{chat}”中</translation>
+        </message>
+        <message>
             <source>Revoke</source>
             <translation>撤销</translation>
+        </message>
+        <message>
+            <source>Revoke {tool} {where}</source>
+            <translation>撤销 {tool}（{where}）</translation>
         </message>
         <message>
             <source>The pairing file cannot be changed: {error}</source>
@@ -3938,6 +4210,38 @@ Clear the search or show All.</source>
             <translation>服务商</translation>
         </message>
         <message>
+            <source>API keys are stored in the OS keyring, never in config.json. Pick a provider on the left to set its key and endpoint, test it, or fetch its models. ChatGPT (Codex), xAI Grok and GitHub Copilot are signed in to with your account instead of a key.</source>
+            <translation>API 密钥保存在系统密钥环中，绝不写入 config.json。在左侧选择一个服务商，设置它的密钥和端点、测试连接或获取模型列表。ChatGPT（Codex）、xAI Grok 和 GitHub Copilot 使用你的账号登录，而不是密钥。</translation>
+        </message>
+        <message>
+            <source>Set up with the assistant…</source>
+            <translation>用助手设置…</translation>
+        </message>
+        <message>
+            <source>Open the setup assistant</source>
+            <translation>打开设置助手</translation>
+        </message>
+        <message>
+            <source>The first-run steps again: provider, key and test, model, workspace</source>
+            <translation>重新进行首次运行的步骤：服务商、密钥与测试、模型、工作区</translation>
+        </message>
+        <message>
+            <source>Signed in</source>
+            <translation>已登录</translation>
+        </message>
+        <message>
+            <source>Not signed in</source>
+            <translation>未登录</translation>
+        </message>
+        <message>
+            <source>Configured</source>
+            <translation>已配置</translation>
+        </message>
+        <message>
+            <source>Not configured</source>
+            <translation>未配置</translation>
+        </message>
+        <message>
             <source>Account</source>
             <translation>账号</translation>
         </message>
@@ -3946,12 +4250,148 @@ Clear the search or show All.</source>
             <translation>登录。</translation>
         </message>
         <message>
+            <source>How to get a key</source>
+            <translation>如何获取密钥</translation>
+        </message>
+        <message>
+            <source>{provider} provider settings</source>
+            <translation>{provider} 服务商设置</translation>
+        </message>
+        <message>
+            <source>A server on your machine or network; usually no key is needed.</source>
+            <translation>运行在本机或网络中的服务器，通常无需密钥。</translation>
+        </message>
+        <message>
+            <source>A gateway that serves models of many vendors.</source>
+            <translation>提供多家厂商模型的网关。</translation>
+        </message>
+        <message>
+            <source>The key may also come from the environment variable {variable}.</source>
+            <translation>密钥也可以来自环境变量 {variable}。</translation>
+        </message>
+        <message>
+            <source>The sign-in is kept in the OS keyring. From a terminal: {command}</source>
+            <translation>登录信息保存在系统密钥环中。在终端中：{command}</translation>
+        </message>
+        <message>
+            <source>nanobot's earlier name for the OpenCode Zen section; a key stored here is used for models chosen with this provider.</source>
+            <translation>nanobot 早先对 OpenCode Zen 配置节的名称；这里保存的密钥用于通过此服务商选择的模型。</translation>
+        </message>
+        <message>
+            <source>{provider} API key</source>
+            <translation>{provider} API 密钥</translation>
+        </message>
+        <message>
             <source>API key</source>
             <translation>API 密钥</translation>
         </message>
         <message>
+            <source>{provider} API base URL</source>
+            <translation>{provider} API 地址</translation>
+        </message>
+        <message>
+            <source>provider default</source>
+            <translation>服务商默认</translation>
+        </message>
+        <message>
+            <source>The address requests go to (empty: the provider's own).</source>
+            <translation>请求发往的地址（留空：服务商自己的地址）。</translation>
+        </message>
+        <message>
+            <source>Header-Name: value (one per line)</source>
+            <translation>Header-Name: value（每行一个）</translation>
+        </message>
+        <message>
+            <source>{provider} extra headers</source>
+            <translation>{provider} 额外请求头</translation>
+        </message>
+        <message>
+            <source>HTTP headers sent with every request, one “Name: value” a line.</source>
+            <translation>每个请求都会发送的 HTTP 请求头，每行一个“Name: value”。</translation>
+        </message>
+        <message>
+            <source>{provider} advanced</source>
+            <translation>{provider} 高级设置</translation>
+        </message>
+        <message>
             <source>API base</source>
             <translation>API 地址</translation>
+        </message>
+        <message>
+            <source>{provider} endpoint status</source>
+            <translation>{provider} 端点状态</translation>
+        </message>
+        <message>
+            <source>Save endpoint</source>
+            <translation>保存端点</translation>
+        </message>
+        <message>
+            <source>Save the {provider} API base and headers</source>
+            <translation>保存 {provider} 的 API 地址和请求头</translation>
+        </message>
+        <message>
+            <source>Saved with “Save endpoint” above, with the API base.</source>
+            <translation>与 API 地址一起通过上方的“保存端点”保存。</translation>
+        </message>
+        <message>
+            <source>Model used to test {provider}</source>
+            <translation>用于测试 {provider} 的模型</translation>
+        </message>
+        <message>
+            <source>Test the connection to {provider}</source>
+            <translation>测试与 {provider} 的连接</translation>
+        </message>
+        <message>
+            <source>{provider} connection test result</source>
+            <translation>{provider} 连接测试结果</translation>
+        </message>
+        <message>
+            <source>Fetch models</source>
+            <translation>获取模型列表</translation>
+        </message>
+        <message>
+            <source>Fetch the list of {provider} models</source>
+            <translation>获取 {provider} 的模型列表</translation>
+        </message>
+        <message>
+            <source>Filter models</source>
+            <translation>筛选模型</translation>
+        </message>
+        <message>
+            <source>Filter {provider} models</source>
+            <translation>筛选 {provider} 模型</translation>
+        </message>
+        <message>
+            <source>{provider} models</source>
+            <translation>{provider} 模型</translation>
+        </message>
+        <message>
+            <source>Use as default model</source>
+            <translation>设为默认模型</translation>
+        </message>
+        <message>
+            <source>Use the selected {provider} model as the default</source>
+            <translation>将选中的 {provider} 模型设为默认模型</translation>
+        </message>
+        <message>
+            <source>{provider} model list status</source>
+            <translation>{provider} 模型列表状态</translation>
+        </message>
+        <message>
+            <source>This provider has no model list; type the model name.</source>
+            <translation>此服务商不提供模型列表，请输入模型名称。</translation>
+        </message>
+        <message>
+            <source>{provider} offers no model list here; type the model name.</source>
+            <translation>{provider} 在这里不提供模型列表，请输入模型名称。</translation>
+        </message>
+        <message>
+            <source>Fetching models…</source>
+            <translation>正在获取模型…</translation>
+        </message>
+        <message>
+            <source>Double-click one to use it as the default model.</source>
+            <translation>双击某个模型可将其设为默认模型。</translation>
         </message>
         <message>
             <source>The address requests go to (endpoint, URL).</source>
@@ -4224,6 +4664,3002 @@ Clear the search or show All.</source>
         <message>
             <source>Choose or open a nanobot workspace</source>
             <translation>选择或打开 nanobot 工作区</translation>
+        </message>
+        <message>
+            <source>Custom (OpenAI-compatible)</source>
+            <translation>自定义（OpenAI 兼容）</translation>
+        </message>
+        <message>
+            <source>OpenCode Zen (old)</source>
+            <translation>OpenCode Zen（旧）</translation>
+        </message>
+        <message>
+            <source>SiliconFlow</source>
+            <translation>硅基流动</translation>
+        </message>
+        <message>
+            <source>VolcEngine Coding Plan</source>
+            <translation>火山引擎 Coding Plan</translation>
+        </message>
+        <message>
+            <source>VolcEngine</source>
+            <translation>火山引擎</translation>
+        </message>
+        <message>
+            <source>xAI Grok (subscription)</source>
+            <translation>xAI Grok（订阅）</translation>
+        </message>
+        <message>
+            <source>Zhipu AI (GLM)</source>
+            <translation>智谱 AI（GLM）</translation>
+        </message>
+        <message>
+            <source>DashScope (Qwen)</source>
+            <translation>阿里云百炼（通义千问）</translation>
+        </message>
+        <message>
+            <source>ModelScope</source>
+            <translation>魔搭 ModelScope</translation>
+        </message>
+        <message>
+            <source>Moonshot (Kimi)</source>
+            <translation>月之暗面（Kimi）</translation>
+        </message>
+        <message>
+            <source>MiniMax (Anthropic API)</source>
+            <translation>MiniMax（Anthropic API）</translation>
+        </message>
+        <message>
+            <source>StepFun</source>
+            <translation>阶跃星辰</translation>
+        </message>
+        <message>
+            <source>Xiaomi MiMo</source>
+            <translation>小米 MiMo</translation>
+        </message>
+        <message>
+            <source>Ant Ling</source>
+            <translation>蚂蚁百灵</translation>
+        </message>
+        <message>
+            <source>Baidu Qianfan</source>
+            <translation>百度千帆</translation>
+        </message>
+        <message>
+            <source>AssemblyAI (voice)</source>
+            <translation>AssemblyAI（语音）</translation>
+        </message>
+        <message>
+            <source>Give the skill a name.</source>
+            <extracomment>A skill folder name: lowercase letters and digits in hyphen-separated words.</extracomment>
+            <translation>请为技能命名。</translation>
+        </message>
+        <message>
+            <source>Use lowercase letters, digits and single hyphens between words (for example: pdf-tables).</source>
+            <translation>请使用小写字母、数字，单词之间用单个连字符连接（例如：pdf-tables）。</translation>
+        </message>
+        <message>
+            <source>Nothing new to dream about.</source>
+            <translation>没有可供梦境整理的新内容。</translation>
+        </message>
+        <message>
+            <source>Dream did not run: its last proposal is still waiting for your review (Memory tab → Dream review). Accept or reject it first.</source>
+            <translation>梦境整理未运行：它的上一份提案仍在等你审阅（记忆标签页 → 梦境整理审阅）。请先接受或拒绝它。</translation>
+        </message>
+        <message>
+            <source>No Dream proposal is waiting for review.</source>
+            <translation>没有待审阅的梦境整理提案。</translation>
+        </message>
+        <message>
+            <source>Undo this change with a three-way merge: what it changed goes back, every later change is kept. The undo is itself a new entry you can undo again.</source>
+            <translation>用三方合并撤销此更改：它改动的内容会被还原，之后的所有更改都会保留。撤销本身也是一条新记录，可以再次撤销。</translation>
+        </message>
+        <message>
+            <source>No change selected</source>
+            <translation>未选择更改</translation>
+        </message>
+        <message>
+            <source>Selected change</source>
+            <translation>所选更改</translation>
+        </message>
+        <message>
+            <source>Commit details</source>
+            <translation>提交详情</translation>
+        </message>
+        <message>
+            <source>Revert this change</source>
+            <translation>撤销此更改</translation>
+        </message>
+        <message>
+            <source>Revert the selected change</source>
+            <translation>撤销所选更改</translation>
+        </message>
+        <message>
+            <source>Commit message</source>
+            <translation>提交说明</translation>
+        </message>
+        <message>
+            <source>Select a change in the timeline to see what it did.</source>
+            <translation>在时间线中选择一项更改，查看它做了什么。</translation>
+        </message>
+        <message>
+            <source>1 file</source>
+            <translation>1 个文件</translation>
+        </message>
+        <message>
+            <source>{count} files</source>
+            <translation>{count} 个文件</translation>
+        </message>
+        <message>
+            <source>Loading the changes…</source>
+            <translation>正在加载更改…</translation>
+        </message>
+        <message>
+            <source>The first entry of the history cannot be undone.</source>
+            <translation>历史中的第一条记录无法撤销。</translation>
+        </message>
+        <message>
+            <source>A Dream run</source>
+            <translation>一次梦境整理</translation>
+        </message>
+        <message>
+            <source>An edit (yours, in the app or outside it)</source>
+            <translation>一次编辑（你在应用内或应用外所做）</translation>
+        </message>
+        <message>
+            <source>An undo of an earlier change</source>
+            <translation>对先前更改的撤销</translation>
+        </message>
+        <message>
+            <source>Repository bookkeeping</source>
+            <translation>仓库维护记录</translation>
+        </message>
+        <message>
+            <source>Another change</source>
+            <translation>其他更改</translation>
+        </message>
+        <message>
+            <source>today {time}</source>
+            <translation>今天 {time}</translation>
+        </message>
+        <message>
+            <source>When</source>
+            <translation>时间</translation>
+        </message>
+        <message>
+            <source>Change</source>
+            <translation>更改</translation>
+        </message>
+        <message>
+            <source>Files</source>
+            <translation>文件</translation>
+        </message>
+        <message>
+            <source>Lines</source>
+            <translation>行</translation>
+        </message>
+        <message>
+            <source>Memory timeline</source>
+            <translation>记忆时间线</translation>
+        </message>
+        <message>
+            <source>{added} line(s) added, {removed} removed</source>
+            <translation>新增 {added} 行，删除 {removed} 行</translation>
+        </message>
+        <message>
+            <source>added</source>
+            <extracomment>How a file's change is named in its header (git's status, in words).</extracomment>
+            <translation>新增</translation>
+        </message>
+        <message>
+            <source>modified</source>
+            <translation>修改</translation>
+        </message>
+        <message>
+            <source>deleted</source>
+            <translation>删除</translation>
+        </message>
+        <message>
+            <source>Dream's reading position was removed</source>
+            <translation>梦境整理的读取位置已被移除</translation>
+        </message>
+        <message>
+            <source>Dream has read the history up to #{new}</source>
+            <translation>梦境整理已读取历史至 #{new}</translation>
+        </message>
+        <message>
+            <source>Dream has read the history up to #{new} (was #{old})</source>
+            <translation>梦境整理已读取历史至 #{new}（原为 #{old}）</translation>
+        </message>
+        <message>
+            <source>Changes of the selected commit</source>
+            <translation>所选提交的更改</translation>
+        </message>
+        <message>
+            <source>This commit changed no files.</source>
+            <translation>此提交没有更改任何文件。</translation>
+        </message>
+        <message>
+            <source>Dream needs the model; it becomes available once the agent has connected.</source>
+            <translation>梦境整理需要模型；智能体连接后即可使用。</translation>
+        </message>
+        <message>
+            <source>Dream now</source>
+            <translation>立即梦境整理</translation>
+        </message>
+        <message>
+            <source>Cancel the Dream run</source>
+            <translation>取消本次梦境整理</translation>
+        </message>
+        <message>
+            <source>Dream in progress</source>
+            <translation>梦境整理进行中</translation>
+        </message>
+        <message>
+            <source>Dream status</source>
+            <translation>梦境整理状态</translation>
+        </message>
+        <message>
+            <source>Dreaming… {seconds} s (reading the new history, then editing the memory files)</source>
+            <translation>梦境整理中… {seconds} 秒（先读取新的历史，再编辑记忆文件）</translation>
+        </message>
+        <message>
+            <source>Distil the new history entries into MEMORY.md, USER.md and SOUL.md now</source>
+            <translation>立即将新的历史条目提炼到 MEMORY.md、USER.md 和 SOUL.md 中</translation>
+        </message>
+        <message>
+            <source>1 history entry waiting for Dream.</source>
+            <translation>有 1 条历史条目等待梦境整理。</translation>
+        </message>
+        <message>
+            <source>{count} history entries waiting for Dream.</source>
+            <translation>有 {count} 条历史条目等待梦境整理。</translation>
+        </message>
+        <message>
+            <source>Dream is up to date with the history.</source>
+            <translation>梦境整理已跟上全部历史。</translation>
+        </message>
+        <message>
+            <source>Not yet processed by Dream</source>
+            <translation>尚未经梦境整理处理</translation>
+        </message>
+        <message>
+            <source>Processed by Dream</source>
+            <translation>已经梦境整理处理</translation>
+        </message>
+        <message>
+            <source>Entry</source>
+            <translation>条目</translation>
+        </message>
+        <message>
+            <source>● = not yet processed by Dream</source>
+            <translation>● = 尚未经梦境整理处理</translation>
+        </message>
+        <message>
+            <source>No history yet. A chat is summarised here when it grows too long for the model's context window, when you type /new in it, or when you choose “Archive into memory now” in its ⋯ menu; Dream then distils the summaries into MEMORY.md.</source>
+            <translation>尚无历史。当聊天长到超出模型的上下文窗口、你在聊天中输入 /new，或在其 ⋯ 菜单中选择“立即归档到记忆”时，聊天摘要会出现在这里；随后梦境整理会把摘要提炼到 MEMORY.md 中。</translation>
+        </message>
+        <message>
+            <source>Search history (text, date or #number)</source>
+            <translation>搜索历史（文字、日期或 #编号）</translation>
+        </message>
+        <message>
+            <source>Search history</source>
+            <translation>搜索历史</translation>
+        </message>
+        <message>
+            <source>Only not yet dreamed</source>
+            <translation>仅显示未整理的</translation>
+        </message>
+        <message>
+            <source>Show only entries not yet processed by Dream</source>
+            <translation>仅显示尚未经梦境整理处理的条目</translation>
+        </message>
+        <message>
+            <source>History summary</source>
+            <translation>历史概要</translation>
+        </message>
+        <message>
+            <source>History entries</source>
+            <translation>历史条目</translation>
+        </message>
+        <message>
+            <source>Selected history entry</source>
+            <translation>所选历史条目</translation>
+        </message>
+        <message>
+            <source>Select an entry to read it in full.</source>
+            <translation>选择一个条目以阅读全文。</translation>
+        </message>
+        <message>
+            <source>1 entry</source>
+            <translation>1 个条目</translation>
+        </message>
+        <message>
+            <source>{count} entries</source>
+            <translation>{count} 个条目</translation>
+        </message>
+        <message>
+            <source>● {count} not yet processed by Dream</source>
+            <translation>● {count} 个尚未经梦境整理处理</translation>
+        </message>
+        <message>
+            <source>{count} unreadable line(s) skipped</source>
+            <translation>已跳过 {count} 行无法读取的内容</translation>
+        </message>
+        <message>
+            <source>{count} shown</source>
+            <translation>显示 {count} 个</translation>
+        </message>
+        <message>
+            <source>No entries match.</source>
+            <translation>没有匹配的条目。</translation>
+        </message>
+        <message>
+            <source>Message text</source>
+            <translation>消息内容</translation>
+        </message>
+        <message>
+            <source>Dismiss</source>
+            <translation>关闭</translation>
+        </message>
+        <message>
+            <source>Dismiss message</source>
+            <translation>关闭消息</translation>
+        </message>
+        <message>
+            <source>Pinned lines</source>
+            <translation>已固定的行</translation>
+        </message>
+        <message>
+            <source>Unpin</source>
+            <translation>取消固定</translation>
+        </message>
+        <message>
+            <source>Unpin the selected line</source>
+            <translation>取消固定所选行</translation>
+        </message>
+        <message>
+            <source>{line}   (not in the file now)</source>
+            <translation>{line}   （当前不在文件中）</translation>
+        </message>
+        <message>
+            <source>Dream never changes or removes this line.</source>
+            <translation>梦境整理永远不会更改或删除此行。</translation>
+        </message>
+        <message>
+            <source>This pinned line is not in the file; the pin applies again when it is back.</source>
+            <translation>此固定行不在文件中；它回到文件后固定会再次生效。</translation>
+        </message>
+        <message>
+            <source>Pinned lines in this file ({count}): Dream leaves them as they are</source>
+            <translation>此文件中已固定的行（{count}）：梦境整理会保持原样</translation>
+        </message>
+        <message>
+            <source>No pinned lines. Right-click a line and choose “Pin this line” so Dream never changes it.</source>
+            <translation>没有已固定的行。右键点击某一行并选择“固定此行”，梦境整理就永远不会更改它。</translation>
+        </message>
+        <message>
+            <source>Dream proposal refused</source>
+            <translation>梦境整理提案已拒绝</translation>
+        </message>
+        <message>
+            <source>an unknown time</source>
+            <translation>未知时间</translation>
+        </message>
+        <message>
+            <source>line {number}</source>
+            <translation>第 {number} 行</translation>
+        </message>
+        <message>
+            <source>Edit the proposed {file}</source>
+            <translation>编辑提议的 {file}</translation>
+        </message>
+        <message>
+            <source>This text becomes Dream's proposal for {file}. Its changes are then listed for review again; nothing is written until you accept.</source>
+            <translation>此文本将成为梦境整理对 {file} 的提案。其更改随后会再次列出供审阅；在你接受之前不会写入任何内容。</translation>
+        </message>
+        <message>
+            <source>Proposed {file}</source>
+            <translation>提议的 {file}</translation>
+        </message>
+        <message>
+            <source>Use this text</source>
+            <translation>使用此文本</translation>
+        </message>
+        <message>
+            <source>Dream proposal</source>
+            <translation>梦境整理提案</translation>
+        </message>
+        <message>
+            <source>Accept selected</source>
+            <translation>接受所选</translation>
+        </message>
+        <message>
+            <source>Write and commit only the ticked changes</source>
+            <translation>只写入并提交勾选的更改</translation>
+        </message>
+        <message>
+            <source>Accept all</source>
+            <translation>全部接受</translation>
+        </message>
+        <message>
+            <source>Reject all</source>
+            <translation>全部拒绝</translation>
+        </message>
+        <message>
+            <source>Change nothing; Dream will not propose these history entries again</source>
+            <translation>不做任何更改；梦境整理不会再就这些历史条目提出建议</translation>
+        </message>
+        <message>
+            <source>Close this message</source>
+            <translation>关闭此消息</translation>
+        </message>
+        <message>
+            <source>Proposed changes</source>
+            <translation>提议的更改</translation>
+        </message>
+        <message>
+            <source>Edit file…</source>
+            <translation>编辑文件…</translation>
+        </message>
+        <message>
+            <source>Change the proposed text of the selected file yourself</source>
+            <translation>自行修改所选文件的提议文本</translation>
+        </message>
+        <message>
+            <source>Dream's analysis</source>
+            <translation>梦境整理的分析</translation>
+        </message>
+        <message>
+            <source>Proposed changes of the selected file</source>
+            <translation>所选文件的提议更改</translation>
+        </message>
+        <message>
+            <source>{reason} Nothing in your memory was changed.</source>
+            <translation>{reason} 你的记忆没有任何改动。</translation>
+        </message>
+        <message>
+            <source>No Dream proposal is waiting</source>
+            <translation>没有待审阅的梦境整理提案</translation>
+        </message>
+        <message>
+            <source>With “Review Dream changes before they land” on (Settings → Dream &amp; heartbeat), Dream's changes wait here for you before they are written.</source>
+            <translation>开启“在梦境整理的更改生效前审阅”（设置 → 梦境整理与心跳）后，梦境整理的更改会在写入前在这里等你审阅。</translation>
+        </message>
+        <message>
+            <source>Dream proposes 1 change</source>
+            <translation>梦境整理建议 1 处更改</translation>
+        </message>
+        <message>
+            <source>Dream proposes {count} changes</source>
+            <translation>梦境整理建议 {count} 处更改</translation>
+        </message>
+        <message>
+            <source>From history entries {first}..{last}, {when}. Untick what you do not want: only the ticked changes are written and committed.</source>
+            <translation>来自历史条目 {first}..{last}，{when}。取消勾选不需要的更改：只有勾选的更改会被写入并提交。</translation>
+        </message>
+        <message>
+            <source>The run stopped early, so the proposal may be incomplete.</source>
+            <translation>本次运行提前停止，提案可能不完整。</translation>
+        </message>
+        <message>
+            <source>1 file entry refused (listed last): never written.</source>
+            <translation>已拒绝 1 个文件条目（列在最后）：永不写入。</translation>
+        </message>
+        <message>
+            <source>{count} file entries refused (listed last): never written.</source>
+            <translation>已拒绝 {count} 个文件条目（列在最后）：永不写入。</translation>
+        </message>
+        <message>
+            <source>(edited by you)</source>
+            <translation>（由你编辑）</translation>
+        </message>
+        <message>
+            <source>Refused: {entry}</source>
+            <translation>已拒绝：{entry}</translation>
+        </message>
+        <message>
+            <source>This file is never written.</source>
+            <translation>此文件永不写入。</translation>
+        </message>
+        <message>
+            <source>1 file entry of this proposal names a file Dream may not change (or that a link now stands in the way of). It is refused and never written; it is listed last, in red.</source>
+            <translation>此提案中有 1 个文件条目指向梦境整理不得更改的文件（或现在被链接挡住的文件）。它已被拒绝且永不写入；它以红色列在最后。</translation>
+        </message>
+        <message>
+            <source>{count} file entries of this proposal name files Dream may not change (or that a link now stands in the way of). They are refused and never written; they are listed last, in red.</source>
+            <translation>此提案中有 {count} 个文件条目指向梦境整理不得更改的文件（或现在被链接挡住的文件）。它们已被拒绝且永不写入；它们以红色列在最后。</translation>
+        </message>
+        <message>
+            <source>Dream also tried to change pinned lines; those changes were left out: {changes}.</source>
+            <translation>梦境整理还试图更改已固定的行；这些更改已被排除：{changes}。</translation>
+        </message>
+        <message>
+            <source>No change is ticked. Tick the changes to keep, or choose Reject all.</source>
+            <translation>没有勾选任何更改。请勾选要保留的更改，或选择“全部拒绝”。</translation>
+        </message>
+        <message>
+            <source>The proposal was not decided: {error}</source>
+            <translation>未能处理该提案：{error}</translation>
+        </message>
+        <message>
+            <source>The edit was not kept: {error}</source>
+            <translation>未能保留该编辑：{error}</translation>
+        </message>
+        <message>
+            <source>Your text is now the proposal for {file}; review its changes below.</source>
+            <translation>你的文本现在是 {file} 的提案；请在下方审阅其更改。</translation>
+        </message>
+        <message>
+            <source>This entry of the proposal names a file Dream may not change, or one that a link now stands in the way of. It is not offered, and accepting the proposal never writes it.</source>
+            <translation>提案中的此条目指向梦境整理不得更改的文件，或现在被链接挡住的文件。它不会提供给你选择，接受提案也永远不会写入它。</translation>
+        </message>
+        <message>
+            <source>Change {number}: line {line}</source>
+            <translation>更改 {number}：第 {line} 行</translation>
+        </message>
+        <message>
+            <source>— left out (unticked)</source>
+            <translation>— 已排除（未勾选）</translation>
+        </message>
+        <message>
+            <source>The memory history could not be read: {error}</source>
+            <translation>无法读取记忆历史：{error}</translation>
+        </message>
+        <message>
+            <source>Could not undo the change: {error}</source>
+            <translation>无法撤销该更改：{error}</translation>
+        </message>
+        <message>
+            <source>Undid {commit} “{subject}” with the new entry {new}; changes made after it were kept.</source>
+            <translation>已用新记录 {new} 撤销 {commit}“{subject}”；其后的更改均已保留。</translation>
+        </message>
+        <message>
+            <source>Undo the revert</source>
+            <translation>撤销这次撤销</translation>
+        </message>
+        <message>
+            <source>The changes could not be read: {error}</source>
+            <translation>无法读取更改：{error}</translation>
+        </message>
+        <message>
+            <source>Dream was cancelled. The edits it had already made were kept as {commit}; revert that entry to drop them.</source>
+            <translation>梦境整理已取消。它已做的编辑保留为 {commit}；撤销该记录即可丢弃它们。</translation>
+        </message>
+        <message>
+            <source>Dream was cancelled before it changed anything.</source>
+            <translation>梦境整理在做出任何更改前已取消。</translation>
+        </message>
+        <message>
+            <source>The history entries will be read again next time.</source>
+            <translation>下次会重新读取这些历史条目。</translation>
+        </message>
+        <message>
+            <source>Dream finished: {status}.</source>
+            <translation>梦境整理已完成：{status}。</translation>
+        </message>
+        <message>
+            <source>Dream could not run: {error}</source>
+            <translation>梦境整理无法运行：{error}</translation>
+        </message>
+        <message>
+            <source>OS keyring</source>
+            <translation>系统密钥环</translation>
+        </message>
+        <message>
+            <source>held for this session only</source>
+            <translation>仅在本次运行期间保存</translation>
+        </message>
+        <message>
+            <source>OS keyring ({entry})</source>
+            <translation>系统密钥环（{entry}）</translation>
+        </message>
+        <message>
+            <source>The key is in the keyring, but the old plaintext copy could not be removed from config.json. {error}</source>
+            <translation>密钥已存入密钥环，但无法从 config.json 中删除旧的明文副本。{error}</translation>
+        </message>
+        <message>
+            <source>The value is in the keyring, but config.json was not updated. {error}</source>
+            <translation>该值已存入密钥环，但 config.json 未能更新。{error}</translation>
+        </message>
+        <message>
+            <source>key</source>
+            <translation>密钥</translation>
+        </message>
+        <message>
+            <source>password</source>
+            <translation>密码</translation>
+        </message>
+        <message>
+            <source>token</source>
+            <translation>令牌</translation>
+        </message>
+        <message>
+            <source>secret</source>
+            <translation>密钥</translation>
+        </message>
+        <message>
+            <source>Checking the keyring…</source>
+            <translation>正在检查密钥环…</translation>
+        </message>
+        <message>
+            <source>{what}: where the current key comes from</source>
+            <translation>{what}：当前密钥的来源</translation>
+        </message>
+        <message>
+            <source>Paste a new {noun}</source>
+            <translation>粘贴新的{noun}</translation>
+        </message>
+        <message>
+            <source>Show or hide the typed {what}</source>
+            <translation>显示或隐藏输入的{what}</translation>
+        </message>
+        <message>
+            <source>Save {noun}</source>
+            <translation>保存{noun}</translation>
+        </message>
+        <message>
+            <source>Save {what} in the keyring</source>
+            <translation>将{what}保存到密钥环</translation>
+        </message>
+        <message>
+            <source>Delete the stored {what}</source>
+            <translation>删除已保存的{what}</translation>
+        </message>
+        <message>
+            <source>{what} status</source>
+            <translation>{what}状态</translation>
+        </message>
+        <message>
+            <source>Use for this session only</source>
+            <translation>仅本次运行使用</translation>
+        </message>
+        <message>
+            <source>Keep the {what} in memory for this session only</source>
+            <translation>仅在本次运行期间将{what}保存在内存中</translation>
+        </message>
+        <message>
+            <source>Cannot read the keyring: {error}</source>
+            <translation>无法读取密钥环：{error}</translation>
+        </message>
+        <message>
+            <source>Current {noun}: {source}</source>
+            <translation>当前{noun}：{source}</translation>
+        </message>
+        <message>
+            <source>No {noun} set.</source>
+            <translation>未设置{noun}。</translation>
+        </message>
+        <message>
+            <source>No {noun} set (not needed for this server).</source>
+            <translation>未设置{noun}（此服务器不需要）。</translation>
+        </message>
+        <message>
+            <source>Hide</source>
+            <translation>隐藏</translation>
+        </message>
+        <message>
+            <source>Paste a {noun} first.</source>
+            <translation>请先粘贴{noun}。</translation>
+        </message>
+        <message>
+            <source>A {noun} has no spaces or line breaks; check what was pasted. Nothing was saved.</source>
+            <translation>{noun}中不能有空格或换行，请检查粘贴的内容。未保存任何内容。</translation>
+        </message>
+        <message>
+            <source>{error} Nothing was saved.</source>
+            <translation>{error} 未保存任何内容。</translation>
+        </message>
+        <message>
+            <source>Saved in the OS keyring.</source>
+            <translation>已保存到系统密钥环。</translation>
+        </message>
+        <message>
+            <source>Held in memory for this session only; it is gone when the app quits.</source>
+            <translation>仅在本次运行期间保存在内存中，应用退出后即消失。</translation>
+        </message>
+        <message>
+            <source>Stored {noun} removed.</source>
+            <translation>已删除保存的{noun}。</translation>
+        </message>
+        <message>
+            <source>No stored {noun} to remove.</source>
+            <translation>没有可删除的已保存{noun}。</translation>
+        </message>
+        <message>
+            <source>The API base is your resource's endpoint (https://NAME.openai.azure.com) and the model is your deployment's name.</source>
+            <translation>API 地址是你的资源的终结点（https://NAME.openai.azure.com），模型是你的部署名称。</translation>
+        </message>
+        <message>
+            <source>An Amazon Bedrock API key is optional: without one, the AWS credentials of the environment or of the profile below sign the requests.</source>
+            <translation>Amazon Bedrock API 密钥是可选的：没有密钥时，由环境中或下方配置文件中的 AWS 凭证为请求签名。</translation>
+        </message>
+        <message>
+            <source>Kimi's Coding Plan (keys starting sk-kimi-).</source>
+            <translation>Kimi 的 Coding Plan（密钥以 sk-kimi- 开头）。</translation>
+        </message>
+        <message>
+            <source>AssemblyAI only turns voice messages into text; it answers no chat. Choose it with "transcription": {"provider": "assemblyai"} in config.json.</source>
+            <translation>AssemblyAI 只把语音消息转成文字，不回答聊天。在 config.json 中用 "transcription": {"provider": "assemblyai"} 选用它。</translation>
+        </message>
+        <message>
+            <source>API version</source>
+            <translation>API 版本</translation>
+        </message>
+        <message>
+            <source>Default: {version}.</source>
+            <translation>默认：{version}。</translation>
+        </message>
+        <message>
+            <source>Sign in at {site}, open {where}, create a key and paste it here. It is kept in the OS keyring; the provider usually shows it only once.</source>
+            <translation>登录 {site}，打开“{where}”，创建一个密钥并粘贴到这里。密钥保存在系统密钥环中；服务商通常只显示一次。</translation>
+        </message>
+        <message>
+            <source>Open OpenAI's API keys page</source>
+            <translation>打开 OpenAI 的 API 密钥页面</translation>
+        </message>
+        <message>
+            <source>Calls are billed to the organisation's credit, not to a ChatGPT plan.</source>
+            <translation>调用费用从组织的余额中扣除，而不是 ChatGPT 套餐。</translation>
+        </message>
+        <message>
+            <source>Open Anthropic's API keys page</source>
+            <translation>打开 Anthropic 的 API 密钥页面</translation>
+        </message>
+        <message>
+            <source>Add credit under Billing first.</source>
+            <translation>请先在 Billing 下充值。</translation>
+        </message>
+        <message>
+            <source>Open OpenRouter's keys page</source>
+            <translation>打开 OpenRouter 的密钥页面</translation>
+        </message>
+        <message>
+            <source>Open DeepSeek's API keys page</source>
+            <translation>打开 DeepSeek 的 API 密钥页面</translation>
+        </message>
+        <message>
+            <source>Open Google AI Studio's keys page</source>
+            <translation>打开 Google AI Studio 的密钥页面</translation>
+        </message>
+        <message>
+            <source>A free tier is available.</source>
+            <translation>提供免费额度。</translation>
+        </message>
+        <message>
+            <source>Open Groq's API keys page</source>
+            <translation>打开 Groq 的 API 密钥页面</translation>
+        </message>
+        <message>
+            <source>Open Mistral's API keys page</source>
+            <translation>打开 Mistral 的 API 密钥页面</translation>
+        </message>
+        <message>
+            <source>Open Moonshot's API keys page</source>
+            <translation>打开月之暗面的 API 密钥页面</translation>
+        </message>
+        <message>
+            <source>Open Model Studio's API key page</source>
+            <translation>打开百炼的 API 密钥页面</translation>
+        </message>
+        <message>
+            <source>Open Zhipu's API keys page</source>
+            <translation>打开智谱的 API 密钥页面</translation>
+        </message>
+        <message>
+            <source>Open Hugging Face's access tokens page</source>
+            <translation>打开 Hugging Face 的访问令牌页面</translation>
+        </message>
+        <message>
+            <source>The token needs the “Make calls to Inference Providers” permission.</source>
+            <translation>该令牌需要“Make calls to Inference Providers”权限。</translation>
+        </message>
+        <message>
+            <source>Open NVIDIA's API catalog</source>
+            <translation>打开 NVIDIA 的 API 目录</translation>
+        </message>
+        <message>
+            <source>Open SiliconFlow's API keys page</source>
+            <translation>打开硅基流动的 API 密钥页面</translation>
+        </message>
+        <message>
+            <source>Open MiniMax's API keys page</source>
+            <translation>打开 MiniMax 的 API 密钥页面</translation>
+        </message>
+        <message>
+            <source>Sign in with your {provider} account below: a browser window opens and the sign-in is kept in the OS keyring. No API key is needed.</source>
+            <translation>在下方用你的 {provider} 账号登录：将打开浏览器窗口，登录信息保存在系统密钥环中。无需 API 密钥。</translation>
+        </message>
+        <message>
+            <source>Start {provider} on this machine (or one on your network) and put its address in API base if it is not the default shown there. Usually no key is needed; paste one if the server asks for it.</source>
+            <translation>在本机（或网络中的某台机器）上启动 {provider}，如果地址不是“API 地址”中显示的默认值，请填入它的地址。通常无需密钥；如果服务器要求，请粘贴一个。</translation>
+        </message>
+        <message>
+            <source>Any server that speaks the OpenAI API: put its address in API base and, if it asks for one, its key here.</source>
+            <translation>任何支持 OpenAI API 的服务器：在“API 地址”中填入它的地址，如需密钥，请在这里填写。</translation>
+        </message>
+        <message>
+            <source>Sign in on {provider}'s website, open its API keys page (often under your account or the console's settings), create a key and paste it here. It is kept in the OS keyring.</source>
+            <translation>登录 {provider} 的网站，打开其 API 密钥页面（通常在账号或控制台设置下），创建一个密钥并粘贴到这里。密钥保存在系统密钥环中。</translation>
+        </message>
+        <message>
+            <source>Enabled</source>
+            <translation>启用</translation>
+        </message>
+        <message>
+            <source>Run this channel.</source>
+            <translation>运行此渠道。</translation>
+        </message>
+        <message>
+            <source>Allowed senders</source>
+            <translation>允许的发送者</translation>
+        </message>
+        <message>
+            <source>Who may talk to the agent: ids (or "id|username"; a username alone never matches: it can change hands); "*" for everyone. Empty: nobody.</source>
+            <translation>谁可以与智能体对话：ID（或 "id|username"；单独的用户名永远不会匹配，因为它可能易主）；"*" 表示所有人。留空：任何人都不行。</translation>
+        </message>
+        <message>
+            <source>Client ID</source>
+            <translation>Client ID</translation>
+        </message>
+        <message>
+            <source>The Client ID (AppKey) of your DingTalk app, from the developer console (open-dev.dingtalk.com → your app → Credentials). It is also the robot code.</source>
+            <translation>你的钉钉应用的 Client ID（AppKey），见开发者后台（open-dev.dingtalk.com → 你的应用 → 凭证与基础信息）。它也是机器人编码。</translation>
+        </message>
+        <message>
+            <source>Client secret</source>
+            <translation>Client Secret</translation>
+        </message>
+        <message>
+            <source>The Client Secret (AppSecret) of the same app. Kept in the keyring.</source>
+            <translation>同一应用的 Client Secret（AppSecret）。保存在密钥环中。</translation>
+        </message>
+        <message>
+            <source>One conversation per person in groups</source>
+            <translation>群聊中每人一个会话</translation>
+        </message>
+        <message>
+            <source>In a group, keep a separate conversation with the agent for every member (otherwise the whole group shares one).</source>
+            <translation>在群聊中，每个成员与智能体各有一个独立会话（否则全群共用一个）。</translation>
+        </message>
+        <message>
+            <source>Groups only</source>
+            <translation>仅群聊</translation>
+        </message>
+        <message>
+            <source>Ignore one-to-one messages to the robot; answer only in groups.</source>
+            <translation>忽略发给机器人的单聊消息，只在群聊中回答。</translation>
+        </message>
+        <message>
+            <source>Follow redirects of remote media</source>
+            <translation>跟随远程媒体的重定向</translation>
+        </message>
+        <message>
+            <source>nanobot's setting for sending media from web addresses; not used here.</source>
+            <translation>nanobot 用于从网址发送媒体的设置；此处不使用。</translation>
+        </message>
+        <message>
+            <source>Redirect hosts for remote media</source>
+            <translation>远程媒体的重定向主机</translation>
+        </message>
+        <message>
+            <source>OpenAPI server</source>
+            <translation>OpenAPI 服务器</translation>
+        </message>
+        <message>
+            <source>Where DingTalk's OpenAPI is (the stream gateway, access tokens, robot messages). Change it only for a proxy or a test server.</source>
+            <translation>钉钉 OpenAPI 的地址（Stream 网关、访问令牌、机器人消息）。仅在使用代理或测试服务器时修改。</translation>
+        </message>
+        <message>
+            <source>Media upload server</source>
+            <translation>媒体上传服务器</translation>
+        </message>
+        <message>
+            <source>Where DingTalk's older API is (file uploads for images and files the agent sends). Change it only for a proxy or a test server.</source>
+            <translation>钉钉旧版 API 的地址（上传智能体发送的图片和文件）。仅在使用代理或测试服务器时修改。</translation>
+        </message>
+        <message>
+            <source>Bot token</source>
+            <translation>机器人令牌</translation>
+        </message>
+        <message>
+            <source>The bot's token (Developer Portal → your application → Bot → Reset Token). Kept in the keyring.</source>
+            <translation>机器人的令牌（Developer Portal → 你的应用 → Bot → Reset Token）。保存在密钥环中。</translation>
+        </message>
+        <message>
+            <source>Server channel policy</source>
+            <translation>服务器频道策略</translation>
+        </message>
+        <message>
+            <source>In server channels, answer every message ("open") or only messages that mention the bot or reply to it ("mention"). Direct messages are always answered.</source>
+            <translation>在服务器频道中，回答每条消息（"open"），或只回答提及机器人或回复机器人的消息（"mention"）。私信总是会回答。</translation>
+        </message>
+        <message>
+            <source>Allowed channels</source>
+            <translation>允许的频道</translation>
+        </message>
+        <message>
+            <source>Channel ids the bot listens in (empty: every channel it can read).</source>
+            <translation>机器人监听的频道 ID（留空：它能读取的所有频道）。</translation>
+        </message>
+        <message>
+            <source>Gateway intents</source>
+            <translation>Gateway Intents</translation>
+        </message>
+        <message>
+            <source>The gateway intents bit field. The default (37377) is servers, server messages, direct messages and message content.</source>
+            <translation>Gateway Intents 位字段。默认值（37377）包括服务器、服务器消息、私信和消息内容。</translation>
+        </message>
+        <message>
+            <source>Reaction</source>
+            <translation>表情回应</translation>
+        </message>
+        <message>
+            <source>Emoji the bot reacts with while it works on a message (empty: none).</source>
+            <translation>机器人处理消息时添加的表情回应（留空：不添加）。</translation>
+        </message>
+        <message>
+            <source>Working emoji</source>
+            <translation>处理中表情</translation>
+        </message>
+        <message>
+            <source>nanobot's second reaction for long tasks; not used by the desktop app.</source>
+            <translation>nanobot 用于长任务的第二个表情回应；桌面应用不使用。</translation>
+        </message>
+        <message>
+            <source>Working emoji delay</source>
+            <translation>处理中表情延迟</translation>
+        </message>
+        <message>
+            <source>nanobot's seconds before the working emoji; not used by the desktop app.</source>
+            <translation>nanobot 显示处理中表情前等待的秒数；桌面应用不使用。</translation>
+        </message>
+        <message>
+            <source>Streaming</source>
+            <translation>流式输出</translation>
+        </message>
+        <message>
+            <source>nanobot's streamed answers (message edits); not used by the desktop app.</source>
+            <translation>nanobot 的流式回答（通过编辑消息）；桌面应用不使用。</translation>
+        </message>
+        <message>
+            <source>Proxy</source>
+            <translation>代理</translation>
+        </message>
+        <message>
+            <source>HTTP proxy for Discord, e.g. "http://127.0.0.1:8080".</source>
+            <translation>用于 Discord 的 HTTP 代理，例如 "http://127.0.0.1:8080"。</translation>
+        </message>
+        <message>
+            <source>Proxy user name</source>
+            <translation>代理用户名</translation>
+        </message>
+        <message>
+            <source>For a proxy that needs a login.</source>
+            <translation>用于需要登录的代理。</translation>
+        </message>
+        <message>
+            <source>Proxy password</source>
+            <translation>代理密码</translation>
+        </message>
+        <message>
+            <source>Gateway</source>
+            <translation>Gateway</translation>
+        </message>
+        <message>
+            <source>The gateway WebSocket address. Left at Discord's, the address the API names (GET /gateway/bot) is used.</source>
+            <translation>Gateway 的 WebSocket 地址。保持为 Discord 的地址时，使用 API（GET /gateway/bot）给出的地址。</translation>
+        </message>
+        <message>
+            <source>API address</source>
+            <translation>API 地址</translation>
+        </message>
+        <message>
+            <source>Where Discord's REST API is. Change it only for a Discord-compatible proxy.</source>
+            <translation>Discord REST API 的地址。仅在使用兼容 Discord 的代理时修改。</translation>
+        </message>
+        <message>
+            <source>Consent granted</source>
+            <translation>已获同意</translation>
+        </message>
+        <message>
+            <source>The mailbox owner agreed that the agent reads this mailbox and answers from it. Nothing is read or sent until this is on.</source>
+            <translation>邮箱所有者已同意智能体读取此邮箱并以它回信。开启之前不会读取或发送任何邮件。</translation>
+        </message>
+        <message>
+            <source>IMAP host</source>
+            <translation>IMAP 主机</translation>
+        </message>
+        <message>
+            <source>Incoming mail server.</source>
+            <translation>收件服务器。</translation>
+        </message>
+        <message>
+            <source>IMAP port</source>
+            <translation>IMAP 端口</translation>
+        </message>
+        <message>
+            <source>993 for SSL, 143 without.</source>
+            <translation>SSL 用 993，不用 SSL 用 143。</translation>
+        </message>
+        <message>
+            <source>IMAP username</source>
+            <translation>IMAP 用户名</translation>
+        </message>
+        <message>
+            <source>Mailbox login.</source>
+            <translation>邮箱登录名。</translation>
+        </message>
+        <message>
+            <source>IMAP password</source>
+            <translation>IMAP 密码</translation>
+        </message>
+        <message>
+            <source>Mailbox password or app password (keyring).</source>
+            <translation>邮箱密码或应用专用密码（密钥环）。</translation>
+        </message>
+        <message>
+            <source>IMAP mailbox</source>
+            <translation>IMAP 邮件夹</translation>
+        </message>
+        <message>
+            <source>Folder to watch.</source>
+            <translation>要监视的文件夹。</translation>
+        </message>
+        <message>
+            <source>IMAP over SSL</source>
+            <translation>IMAP 使用 SSL</translation>
+        </message>
+        <message>
+            <source>Connect with TLS.</source>
+            <translation>使用 TLS 连接。</translation>
+        </message>
+        <message>
+            <source>SMTP host</source>
+            <translation>SMTP 主机</translation>
+        </message>
+        <message>
+            <source>Outgoing mail server.</source>
+            <translation>发件服务器。</translation>
+        </message>
+        <message>
+            <source>SMTP port</source>
+            <translation>SMTP 端口</translation>
+        </message>
+        <message>
+            <source>587 with STARTTLS, 465 with SSL, 25 plain.</source>
+            <translation>STARTTLS 用 587，SSL 用 465，明文用 25。</translation>
+        </message>
+        <message>
+            <source>SMTP username</source>
+            <translation>SMTP 用户名</translation>
+        </message>
+        <message>
+            <source>Login for sending.</source>
+            <translation>发信用的登录名。</translation>
+        </message>
+        <message>
+            <source>SMTP password</source>
+            <translation>SMTP 密码</translation>
+        </message>
+        <message>
+            <source>Password or app password (keyring).</source>
+            <translation>密码或应用专用密码（密钥环）。</translation>
+        </message>
+        <message>
+            <source>SMTP STARTTLS</source>
+            <translation>SMTP STARTTLS</translation>
+        </message>
+        <message>
+            <source>Upgrade with STARTTLS.</source>
+            <translation>用 STARTTLS 升级连接。</translation>
+        </message>
+        <message>
+            <source>SMTP over SSL</source>
+            <translation>SMTP 使用 SSL</translation>
+        </message>
+        <message>
+            <source>Connect with TLS from the start (port 465).</source>
+            <translation>从一开始就用 TLS 连接（端口 465）。</translation>
+        </message>
+        <message>
+            <source>From address</source>
+            <translation>发件地址</translation>
+        </message>
+        <message>
+            <source>Sender of the answers (default: the SMTP, then the IMAP username).</source>
+            <translation>回信的发件人（默认：SMTP 用户名，其次是 IMAP 用户名）。</translation>
+        </message>
+        <message>
+            <source>Answer mail</source>
+            <translation>回复邮件</translation>
+        </message>
+        <message>
+            <source>Send the agent's answers to people who wrote. Off: only reminders and messages the agent sends on its own go out.</source>
+            <translation>把智能体的回答发给来信的人。关闭：只发出提醒和智能体主动发送的消息。</translation>
+        </message>
+        <message>
+            <source>Poll interval (s)</source>
+            <translation>轮询间隔（秒）</translation>
+        </message>
+        <message>
+            <source>How often the mailbox is checked.</source>
+            <translation>检查邮箱的频率。</translation>
+        </message>
+        <message>
+            <source>Mark as read</source>
+            <translation>标记为已读</translation>
+        </message>
+        <message>
+            <source>Mark a mail as read once the agent has it.</source>
+            <translation>智能体收到邮件后将其标记为已读。</translation>
+        </message>
+        <message>
+            <source>After handling</source>
+            <translation>处理之后</translation>
+        </message>
+        <message>
+            <source>What to do with a handled mail: nothing (empty), "delete" or "move".</source>
+            <translation>如何处理已处理的邮件：不处理（留空）、"delete" 或 "move"。</translation>
+        </message>
+        <message>
+            <source>Move to folder</source>
+            <translation>移动到文件夹</translation>
+        </message>
+        <message>
+            <source>The folder for "move".</source>
+            <translation>"move" 的目标文件夹。</translation>
+        </message>
+        <message>
+            <source>Expunge</source>
+            <translation>彻底删除</translation>
+        </message>
+        <message>
+            <source>Expunge the whole folder when the server cannot expunge single mails.</source>
+            <translation>服务器无法彻底删除单封邮件时，彻底删除整个文件夹中已标记的邮件。</translation>
+        </message>
+        <message>
+            <source>Leave skipped mail alone</source>
+            <translation>不动被跳过的邮件</translation>
+        </message>
+        <message>
+            <source>Apply the action only to mail the agent handled (not to ignored mail).</source>
+            <translation>只对智能体处理过的邮件执行操作（不包括被忽略的邮件）。</translation>
+        </message>
+        <message>
+            <source>Longest body</source>
+            <translation>最长正文</translation>
+        </message>
+        <message>
+            <source>Characters of a mail body given to the agent.</source>
+            <translation>交给智能体的邮件正文字符数。</translation>
+        </message>
+        <message>
+            <source>Subject prefix</source>
+            <translation>主题前缀</translation>
+        </message>
+        <message>
+            <source>For answers.</source>
+            <translation>用于回信。</translation>
+        </message>
+        <message>
+            <source>Require DKIM</source>
+            <translation>要求 DKIM</translation>
+        </message>
+        <message>
+            <source>Only accept mail whose trusted Authentication-Results say dkim=pass.</source>
+            <translation>只接受可信 Authentication-Results 为 dkim=pass 的邮件。</translation>
+        </message>
+        <message>
+            <source>Require SPF</source>
+            <translation>要求 SPF</translation>
+        </message>
+        <message>
+            <source>Only accept mail whose trusted Authentication-Results say spf=pass.</source>
+            <translation>只接受可信 Authentication-Results 为 spf=pass 的邮件。</translation>
+        </message>
+        <message>
+            <source>Trusted authentication servers</source>
+            <translation>可信的认证服务器</translation>
+        </message>
+        <message>
+            <source>authserv-id of your provider's Authentication-Results header (e.g. mx.google.com); needed when DKIM or SPF is required.</source>
+            <translation>你的邮件服务商 Authentication-Results 头中的 authserv-id（例如 mx.google.com）；要求 DKIM 或 SPF 时需要。</translation>
+        </message>
+        <message>
+            <source>Attachment types kept</source>
+            <translation>保留的附件类型</translation>
+        </message>
+        <message>
+            <source>MIME types saved for the agent (e.g. "image/*", "application/pdf"; "*" for all). Empty: none are saved.</source>
+            <translation>为智能体保存的 MIME 类型（例如 "image/*"、"application/pdf"；"*" 表示全部）。留空：不保存。</translation>
+        </message>
+        <message>
+            <source>Largest attachment (bytes)</source>
+            <translation>最大附件（字节）</translation>
+        </message>
+        <message>
+            <source>Larger ones are not saved.</source>
+            <translation>更大的附件不会保存。</translation>
+        </message>
+        <message>
+            <source>Attachments per mail</source>
+            <translation>每封邮件的附件数</translation>
+        </message>
+        <message>
+            <source>At most this many are saved or sent.</source>
+            <translation>最多保存或发送这么多个。</translation>
+        </message>
+        <message>
+            <source>App ID</source>
+            <translation>App ID</translation>
+        </message>
+        <message>
+            <source>The App ID of your self-built app (Developer Console → Credentials &amp; Basic Info), cli_…</source>
+            <translation>你的自建应用的 App ID（开发者后台 → 凭证与基础信息），cli_…</translation>
+        </message>
+        <message>
+            <source>App secret</source>
+            <translation>App Secret</translation>
+        </message>
+        <message>
+            <source>The app's App Secret (same page as the App ID).</source>
+            <translation>应用的 App Secret（与 App ID 在同一页面）。</translation>
+        </message>
+        <message>
+            <source>Encrypt key</source>
+            <translation>Encrypt Key</translation>
+        </message>
+        <message>
+            <source>Only for webhook delivery; the long connection does not need it.</source>
+            <translation>仅用于 Webhook 推送；长连接不需要。</translation>
+        </message>
+        <message>
+            <source>Verification token</source>
+            <translation>Verification Token</translation>
+        </message>
+        <message>
+            <source>Platform</source>
+            <translation>平台</translation>
+        </message>
+        <message>
+            <source>"feishu" (open.feishu.cn, China) or "lark" (open.larksuite.com).</source>
+            <translation>"feishu"（open.feishu.cn，中国）或 "lark"（open.larksuite.com）。</translation>
+        </message>
+        <message>
+            <source>Group chats</source>
+            <translation>群聊</translation>
+        </message>
+        <message>
+            <source>"mention": answer only when the bot is @mentioned; "open": every message.</source>
+            <translation>"mention"：只在机器人被 @ 时回答；"open"：回答每条消息。</translation>
+        </message>
+        <message>
+            <source>Working reaction</source>
+            <translation>处理中表情</translation>
+        </message>
+        <message>
+            <source>Emoji type put on a message while the agent works on it (THUMBSUP, OK, EYES, OnIt…); empty: none.</source>
+            <translation>智能体处理消息时添加的表情类型（THUMBSUP、OK、EYES、OnIt…）；留空：不添加。</translation>
+        </message>
+        <message>
+            <source>Done reaction</source>
+            <translation>完成表情</translation>
+        </message>
+        <message>
+            <source>Emoji type put on the message once answered (DONE, OK…); empty: none.</source>
+            <translation>回答后添加到消息上的表情类型（DONE、OK…）；留空：不添加。</translation>
+        </message>
+        <message>
+            <source>Tool hint prefix</source>
+            <translation>工具提示前缀</translation>
+        </message>
+        <message>
+            <source>Put before tool hints (when Settings → Channels sends tool hints).</source>
+            <translation>加在工具提示之前（当“设置 → 渠道”发送工具提示时）。</translation>
+        </message>
+        <message>
+            <source>Quote the message</source>
+            <translation>引用消息</translation>
+        </message>
+        <message>
+            <source>Answer as a reply to the person's message instead of a new message.</source>
+            <translation>以回复对方消息的形式回答，而不是发新消息。</translation>
+        </message>
+        <message>
+            <source>nanobot's streaming cards; the desktop app sends each answer whole.</source>
+            <translation>nanobot 的流式卡片；桌面应用会整条发送每个回答。</translation>
+        </message>
+        <message>
+            <source>Topic isolation</source>
+            <translation>话题隔离</translation>
+        </message>
+        <message>
+            <source>In groups, each message and the replies in its thread are a conversation of their own (answers to a topic stay in the topic); off: one conversation per group.</source>
+            <translation>在群聊中，每条消息及其话题中的回复各成一个会话（对话题的回答留在话题中）；关闭：每个群一个会话。</translation>
+        </message>
+        <message>
+            <source>Advanced: the Open API address to use instead of the platform's (a proxy or a private deployment); empty: from Platform.</source>
+            <translation>高级：代替平台地址使用的 Open API 地址（代理或私有部署）；留空：按“平台”决定。</translation>
+        </message>
+        <message>
+            <source>Homeserver</source>
+            <translation>Homeserver</translation>
+        </message>
+        <message>
+            <source>The address of the bot account's homeserver (https://matrix.example.org).</source>
+            <translation>机器人账号所在 homeserver 的地址（https://matrix.example.org）。</translation>
+        </message>
+        <message>
+            <source>User ID</source>
+            <translation>用户 ID</translation>
+        </message>
+        <message>
+            <source>The bot account's full Matrix ID, e.g. @nanobot:matrix.org.</source>
+            <translation>机器人账号的完整 Matrix ID，例如 @nanobot:matrix.org。</translation>
+        </message>
+        <message>
+            <source>Password</source>
+            <translation>密码</translation>
+        </message>
+        <message>
+            <source>Log in with the account's password (a new session each start, logged out on stop). Leave empty when you give an access token.</source>
+            <translation>用账号密码登录（每次启动新建会话，停止时登出）。提供访问令牌时请留空。</translation>
+        </message>
+        <message>
+            <source>Access token</source>
+            <translation>访问令牌</translation>
+        </message>
+        <message>
+            <source>An access token of the bot account (Element: Settings → Help &amp; About → Access token, or the login API). Preferred over a password.</source>
+            <translation>机器人账号的访问令牌（Element：设置 → 帮助与关于 → 访问令牌，或通过登录 API）。优先于密码使用。</translation>
+        </message>
+        <message>
+            <source>Device ID</source>
+            <translation>设备 ID</translation>
+        </message>
+        <message>
+            <source>The session (device) the access token belongs to; optional.</source>
+            <translation>访问令牌所属的会话（设备）；可选。</translation>
+        </message>
+        <message>
+            <source>End-to-end encryption</source>
+            <translation>端到端加密</translation>
+        </message>
+        <message>
+            <source>Read and answer in encrypted rooms. Needs an access token (its device keeps its keys in a local store, encrypted with a key derived from the token); with a password login, or turned off, encrypted rooms get a short notice instead.</source>
+            <translation>在加密房间中读取和回答。需要访问令牌（其设备把密钥保存在本地存储中，用从令牌派生的密钥加密）；用密码登录或关闭此项时，加密房间只会收到一条简短提示。</translation>
+        </message>
+        <message>
+            <source>Emoji verification</source>
+            <translation>表情验证</translation>
+        </message>
+        <message>
+            <source>Kept for nanobot compatibility; has no effect (the bot does not verify devices: it sends to unverified ones).</source>
+            <translation>为兼容 nanobot 而保留；不起作用（机器人不验证设备，会向未验证的设备发送）。</translation>
+        </message>
+        <message>
+            <source>Stop grace (s)</source>
+            <translation>停止宽限（秒）</translation>
+        </message>
+        <message>
+            <source>How long stopping the channel waits for a clean log-out.</source>
+            <translation>停止渠道时等待正常登出的时间。</translation>
+        </message>
+        <message>
+            <source>Received files larger than this are not downloaded (0: none are).</source>
+            <translation>大于此值的接收文件不会下载（0：都不下载）。</translation>
+        </message>
+        <message>
+            <source>Parallel downloads</source>
+            <translation>并行下载数</translation>
+        </message>
+        <message>
+            <source>How many received files are downloaded at the same time.</source>
+            <translation>同时下载的接收文件数量。</translation>
+        </message>
+        <message>
+            <source>Group rooms</source>
+            <translation>群组房间</translation>
+        </message>
+        <message>
+            <source>Rooms with more than two members: open (answer every allowed sender), mention (only when the bot is mentioned or replied to) or allowlist (only the rooms in Group rooms allowed). Direct chats are always answered.</source>
+            <translation>两人以上的房间：open（回答每个允许的发送者）、mention（只在机器人被提及或被回复时）或 allowlist（只在“允许的群组房间”中）。私聊总是会回答。</translation>
+        </message>
+        <message>
+            <source>Group rooms allowed</source>
+            <translation>允许的群组房间</translation>
+        </message>
+        <message>
+            <source>Room IDs (!abc:server) answered under the allowlist group policy.</source>
+            <translation>在 allowlist 群组策略下回答的房间 ID（!abc:server）。</translation>
+        </message>
+        <message>
+            <source>Answer @room</source>
+            <translation>回应 @room</translation>
+        </message>
+        <message>
+            <source>Under the mention policy, an @room mention also counts as a mention.</source>
+            <translation>在 mention 策略下，@room 也算作提及。</translation>
+        </message>
+        <message>
+            <source>Kept for nanobot compatibility; answers are sent whole.</source>
+            <translation>为兼容 nanobot 而保留；回答会整条发送。</translation>
+        </message>
+        <message>
+            <source>An HTTP or SOCKS proxy for the homeserver connection (http://host:port).</source>
+            <translation>连接 homeserver 所用的 HTTP 或 SOCKS 代理（http://host:port）。</translation>
+        </message>
+        <message>
+            <source>Server address</source>
+            <translation>服务器地址</translation>
+        </message>
+        <message>
+            <source>Your Mattermost server, e.g. "https://chat.example.org".</source>
+            <translation>你的 Mattermost 服务器，例如 "https://chat.example.org"。</translation>
+        </message>
+        <message>
+            <source>The bot account's access token (Integrations → Bot Accounts), or a personal access token. Kept in the keyring.</source>
+            <translation>机器人账号的访问令牌（Integrations → Bot Accounts），或个人访问令牌。保存在密钥环中。</translation>
+        </message>
+        <message>
+            <source>Team ID</source>
+            <translation>团队 ID</translation>
+        </message>
+        <message>
+            <source>Answer only in this team's channels (direct messages always). Empty: all.</source>
+            <translation>只在此团队的频道中回答（私信总是回答）。留空：所有团队。</translation>
+        </message>
+        <message>
+            <source>Match allowed senders by</source>
+            <translation>允许的发送者按此匹配</translation>
+        </message>
+        <message>
+            <source>What the Allowed senders entries are: user ids (safest: they never change), usernames or e-mail addresses.</source>
+            <translation>“允许的发送者”中各项的类型：用户 ID（最安全：永不改变）、用户名或电子邮件地址。</translation>
+        </message>
+        <message>
+            <source>Channel policy</source>
+            <translation>频道策略</translation>
+        </message>
+        <message>
+            <source>In channels, answer only messages that @mention the bot ("mention"), every message ("open"), or messages in the channels listed below ("allowlist").</source>
+            <translation>在频道中，只回答 @ 机器人的消息（"mention"）、回答每条消息（"open"），或回答下方所列频道中的消息（"allowlist"）。</translation>
+        </message>
+        <message>
+            <source>Policy inside threads</source>
+            <translation>话题串内的策略</translation>
+        </message>
+        <message>
+            <source>The same choice for replies inside a thread (by default: as channels).</source>
+            <translation>对话题串内回复的同样选择（默认：与频道相同）。</translation>
+        </message>
+        <message>
+            <source>Channel IDs the bot answers in with the "allowlist" policy.</source>
+            <translation>在 "allowlist" 策略下机器人回答的频道 ID。</translation>
+        </message>
+        <message>
+            <source>Reply in thread</source>
+            <translation>在话题串中回复</translation>
+        </message>
+        <message>
+            <source>Answer a channel message in a thread under it (each thread is its own conversation). Messages written inside a thread are always answered there.</source>
+            <translation>在频道消息下方的话题串中回答（每个话题串是独立的会话）。话题串内的消息总是在该话题串中回答。</translation>
+        </message>
+        <message>
+            <source>Thread context</source>
+            <translation>话题串上下文</translation>
+        </message>
+        <message>
+            <source>nanobot's earlier-thread-messages context; not used by the desktop app.</source>
+            <translation>nanobot 的话题串早期消息上下文；桌面应用不使用。</translation>
+        </message>
+        <message>
+            <source>Thread context limit</source>
+            <translation>话题串上下文上限</translation>
+        </message>
+        <message>
+            <source>nanobot's number of earlier thread messages; not used by the desktop app.</source>
+            <translation>nanobot 读取的话题串早期消息数；桌面应用不使用。</translation>
+        </message>
+        <message>
+            <source>nanobot's streamed answers; the desktop app sends each answer whole.</source>
+            <translation>nanobot 的流式回答；桌面应用会整条发送每个回答。</translation>
+        </message>
+        <message>
+            <source>Reaction (a Mattermost emoji name, e.g. "eyes") on a message while the agent works on it (empty: none).</source>
+            <translation>智能体处理消息时添加的表情回应（Mattermost 表情名，例如 "eyes"；留空：不添加）。</translation>
+        </message>
+        <message>
+            <source>Reaction put on the message once it is answered (empty: none).</source>
+            <translation>回答后添加到消息上的表情回应（留空：不添加）。</translation>
+        </message>
+        <message>
+            <source>The Mochat server; answers are posted to &lt;server&gt;/api/claw/….</source>
+            <translation>Mochat 服务器；回答发布到 &lt;server&gt;/api/claw/…。</translation>
+        </message>
+        <message>
+            <source>Claw token</source>
+            <translation>Claw 令牌</translation>
+        </message>
+        <message>
+            <source>The agent's token from Mochat's registration (claw_…). Kept in the keyring.</source>
+            <translation>智能体在 Mochat 注册时获得的令牌（claw_…）。保存在密钥环中。</translation>
+        </message>
+        <message>
+            <source>Agent user ID</source>
+            <translation>智能体用户 ID</translation>
+        </message>
+        <message>
+            <source>The agent's own Mochat user id (botUserId): its own messages are not answered and mentions of it are recognised.</source>
+            <translation>智能体自己的 Mochat 用户 ID（botUserId）：不回答它自己的消息，并能识别对它的提及。</translation>
+        </message>
+        <message>
+            <source>Sessions</source>
+            <translation>会话</translation>
+        </message>
+        <message>
+            <source>Session ids to answer in (direct chats), one per line; "*": every session.</source>
+            <translation>要回答的会话 ID（私聊），每行一个；"*"：所有会话。</translation>
+        </message>
+        <message>
+            <source>Panels</source>
+            <translation>面板</translation>
+        </message>
+        <message>
+            <source>Panel ids to answer in (group channels), one per line; "*": every panel.</source>
+            <translation>要回答的面板 ID（群组频道），每行一个；"*"：所有面板。</translation>
+        </message>
+        <message>
+            <source>Socket.IO server</source>
+            <translation>Socket.IO 服务器</translation>
+        </message>
+        <message>
+            <source>Where the real-time connection goes (empty: the server above).</source>
+            <translation>实时连接的地址（留空：上面的服务器）。</translation>
+        </message>
+        <message>
+            <source>Socket.IO path</source>
+            <translation>Socket.IO 路径</translation>
+        </message>
+        <message>
+            <source>The Socket.IO endpoint's path.</source>
+            <translation>Socket.IO 端点的路径。</translation>
+        </message>
+        <message>
+            <source>No msgpack</source>
+            <translation>不使用 msgpack</translation>
+        </message>
+        <message>
+            <source>Send Socket.IO packets as JSON. Otherwise msgpack is used when the msgpack package is installed (JSON without it).</source>
+            <translation>以 JSON 发送 Socket.IO 数据包。否则在安装了 msgpack 包时使用 msgpack（未安装则用 JSON）。</translation>
+        </message>
+        <message>
+            <source>Reconnect delay (ms)</source>
+            <translation>重连延迟（毫秒）</translation>
+        </message>
+        <message>
+            <source>nanobot's first reconnect delay; the desktop app reconnects with its own backoff.</source>
+            <translation>nanobot 的首次重连延迟；桌面应用按自己的退避策略重连。</translation>
+        </message>
+        <message>
+            <source>Longest reconnect delay (ms)</source>
+            <translation>最长重连延迟（毫秒）</translation>
+        </message>
+        <message>
+            <source>nanobot's; the desktop app reconnects with its own backoff.</source>
+            <translation>nanobot 的设置；桌面应用按自己的退避策略重连。</translation>
+        </message>
+        <message>
+            <source>Connect timeout (ms)</source>
+            <translation>连接超时（毫秒）</translation>
+        </message>
+        <message>
+            <source>How long connecting may take before it counts as failed.</source>
+            <translation>连接超过此时间即视为失败。</translation>
+        </message>
+        <message>
+            <source>Refresh interval (ms)</source>
+            <translation>刷新间隔（毫秒）</translation>
+        </message>
+        <message>
+            <source>How often the session and panel lists are fetched again (for "*").</source>
+            <translation>重新获取会话和面板列表的频率（用于 "*"）。</translation>
+        </message>
+        <message>
+            <source>Watch timeout (ms)</source>
+            <translation>监听超时（毫秒）</translation>
+        </message>
+        <message>
+            <source>nanobot's HTTP long-poll fallback; not used by the desktop app.</source>
+            <translation>nanobot 的 HTTP 长轮询后备方案；桌面应用不使用。</translation>
+        </message>
+        <message>
+            <source>Watch limit</source>
+            <translation>监听上限</translation>
+        </message>
+        <message>
+            <source>How many missed events a session subscription catches up at most.</source>
+            <translation>会话订阅最多补取的错过事件数。</translation>
+        </message>
+        <message>
+            <source>Retry delay (ms)</source>
+            <translation>重试延迟（毫秒）</translation>
+        </message>
+        <message>
+            <source>nanobot's HTTP fallback retry delay; not used by the desktop app.</source>
+            <translation>nanobot 的 HTTP 后备重试延迟；桌面应用不使用。</translation>
+        </message>
+        <message>
+            <source>Reconnect attempts</source>
+            <translation>重连次数</translation>
+        </message>
+        <message>
+            <source>nanobot's (0: unlimited); the desktop app always reconnects.</source>
+            <translation>nanobot 的设置（0：不限）；桌面应用总是会重连。</translation>
+        </message>
+        <message>
+            <source>Reply delay</source>
+            <translation>回复延迟</translation>
+        </message>
+        <message>
+            <source>In panels, "non-mention" collects messages that do not mention the agent and hands them over together after the reply delay (a mention hands them over at once); "off" answers every message as it comes.</source>
+            <translation>在面板中，"non-mention" 会收集未提及智能体的消息，并在回复延迟后一并交给它（提及会立即交出）；"off" 逐条回答每条消息。</translation>
+        </message>
+        <message>
+            <source>Reply delay (ms)</source>
+            <translation>回复延迟（毫秒）</translation>
+        </message>
+        <message>
+            <source>How long panel messages without a mention are collected.</source>
+            <translation>收集面板中未提及消息的时长。</translation>
+        </message>
+        <message>
+            <source>The bot's Microsoft App ID (Azure Bot → Configuration).</source>
+            <translation>机器人的 Microsoft App ID（Azure Bot → Configuration）。</translation>
+        </message>
+        <message>
+            <source>App password</source>
+            <translation>应用密码</translation>
+        </message>
+        <message>
+            <source>A client secret of that app (Certificates &amp; secrets). Kept in the keyring.</source>
+            <translation>该应用的客户端密码（Certificates &amp; secrets）。保存在密钥环中。</translation>
+        </message>
+        <message>
+            <source>Tenant ID</source>
+            <translation>租户 ID</translation>
+        </message>
+        <message>
+            <source>For a single-tenant bot, its Microsoft Entra tenant ID; empty otherwise.</source>
+            <translation>单租户机器人填写其 Microsoft Entra 租户 ID；否则留空。</translation>
+        </message>
+        <message>
+            <source>Listen address</source>
+            <translation>监听地址</translation>
+        </message>
+        <message>
+            <source>Where the messaging endpoint listens (0.0.0.0: every interface).</source>
+            <translation>消息端点监听的地址（0.0.0.0：所有网络接口）。</translation>
+        </message>
+        <message>
+            <source>Port</source>
+            <translation>端口</translation>
+        </message>
+        <message>
+            <source>Its port.</source>
+            <translation>它的端口。</translation>
+        </message>
+        <message>
+            <source>Path</source>
+            <translation>路径</translation>
+        </message>
+        <message>
+            <source>Its path; the bot's messaging endpoint is https://&lt;public host&gt;&lt;path&gt;.</source>
+            <translation>它的路径；机器人的消息端点是 https://&lt;public host&gt;&lt;path&gt;。</translation>
+        </message>
+        <message>
+            <source>Reply to the message</source>
+            <translation>回复该消息</translation>
+        </message>
+        <message>
+            <source>Send each answer as a reply to the message it answers.</source>
+            <translation>把每个回答作为对所答消息的回复发送。</translation>
+        </message>
+        <message>
+            <source>Text of an empty mention</source>
+            <translation>空提及的文字</translation>
+        </message>
+        <message>
+            <source>What the agent reads when a message is only an @mention of the bot.</source>
+            <translation>消息仅 @ 了机器人时，智能体读到的文字。</translation>
+        </message>
+        <message>
+            <source>Check Microsoft's signature</source>
+            <translation>检查 Microsoft 签名</translation>
+        </message>
+        <message>
+            <source>nanobot's switch to accept unsigned requests; the desktop app always checks them.</source>
+            <translation>nanobot 用于接受未签名请求的开关；桌面应用总是检查签名。</translation>
+        </message>
+        <message>
+            <source>Conversation memory (days)</source>
+            <translation>会话记忆（天）</translation>
+        </message>
+        <message>
+            <source>nanobot's.</source>
+            <translation>nanobot 的设置。</translation>
+        </message>
+        <message>
+            <source>Prune Web Chat</source>
+            <translation>清理 Web Chat</translation>
+        </message>
+        <message>
+            <source>Prune group chats</source>
+            <translation>清理群聊</translation>
+        </message>
+        <message>
+            <source>Touch interval</source>
+            <translation>刷新间隔</translation>
+        </message>
+        <message>
+            <source>Trusted service hosts</source>
+            <translation>可信的服务主机</translation>
+        </message>
+        <message>
+            <source>Hosts the bot may answer to (Microsoft's by default; "*." matches subdomains).</source>
+            <translation>机器人可以回应的主机（默认是 Microsoft 的；"*." 匹配子域名）。</translation>
+        </message>
+        <message>
+            <source>Sign-in keys address</source>
+            <translation>签名密钥地址</translation>
+        </message>
+        <message>
+            <source>Where Microsoft publishes the keys requests are signed with. Tests only.</source>
+            <translation>Microsoft 发布请求签名密钥的地址。仅供测试。</translation>
+        </message>
+        <message>
+            <source>Token service address</source>
+            <translation>令牌服务地址</translation>
+        </message>
+        <message>
+            <source>Where the bot gets its tokens (the tenant is appended). Tests only.</source>
+            <translation>机器人获取令牌的地址（会附加租户）。仅供测试。</translation>
+        </message>
+        <message>
+            <source>NapCat address</source>
+            <translation>NapCat 地址</translation>
+        </message>
+        <message>
+            <source>The WebSocket server NapCat runs (its OneBot v11 WebSocket server).</source>
+            <translation>NapCat 运行的 WebSocket 服务器（其 OneBot v11 WebSocket 服务器）。</translation>
+        </message>
+        <message>
+            <source>The token set on NapCat's WebSocket server (empty: none). Kept in the keyring.</source>
+            <translation>NapCat WebSocket 服务器上设置的令牌（留空：无）。保存在密钥环中。</translation>
+        </message>
+        <message>
+            <source>Group policy</source>
+            <translation>群聊策略</translation>
+        </message>
+        <message>
+            <source>In groups, answer only mentions of the account and replies to it ("mention"), every message ("open"), or other messages too with a probability from 0 to 1.</source>
+            <translation>在群聊中，只回答提及该账号或回复它的消息（"mention"）、回答每条消息（"open"），或以 0 到 1 之间的概率也回答其他消息。</translation>
+        </message>
+        <message>
+            <source>Group policy per group</source>
+            <translation>按群设置的策略</translation>
+        </message>
+        <message>
+            <source>A group id → its own policy.</source>
+            <translation>群 ID → 该群自己的策略。</translation>
+        </message>
+        <message>
+            <source>Welcome new members</source>
+            <translation>欢迎新成员</translation>
+        </message>
+        <message>
+            <source>Tell the agent when someone joins a group, so it can greet them.</source>
+            <translation>有人入群时告诉智能体，以便它打招呼。</translation>
+        </message>
+        <message>
+            <source>Largest image</source>
+            <translation>最大图片</translation>
+        </message>
+        <message>
+            <source>Received images larger than this (bytes) are not downloaded.</source>
+            <translation>大于此值（字节）的接收图片不会下载。</translation>
+        </message>
+        <message>
+            <source>AppID</source>
+            <translation>AppID</translation>
+        </message>
+        <message>
+            <source>The bot's AppID (q.qq.com → your bot → Development → Settings).</source>
+            <translation>机器人的 AppID（q.qq.com → 你的机器人 → 开发 → 开发设置）。</translation>
+        </message>
+        <message>
+            <source>AppSecret</source>
+            <translation>AppSecret</translation>
+        </message>
+        <message>
+            <source>The bot's AppSecret from the same page. Kept in the keyring.</source>
+            <translation>同一页面上机器人的 AppSecret。保存在密钥环中。</translation>
+        </message>
+        <message>
+            <source>Message format</source>
+            <translation>消息格式</translation>
+        </message>
+        <message>
+            <source>Send answers as plain text or as QQ markdown ("markdown" needs the markdown permission on the QQ Open Platform).</source>
+            <translation>以纯文本或 QQ Markdown 发送回答（"markdown" 需要在 QQ 开放平台开通 Markdown 权限）。</translation>
+        </message>
+        <message>
+            <source>Acknowledgement</source>
+            <translation>收到确认</translation>
+        </message>
+        <message>
+            <source>Sent as soon as a message arrives, before the answer (empty: none).</source>
+            <translation>消息一到就发送，在回答之前（留空：不发送）。</translation>
+        </message>
+        <message>
+            <source>Media folder</source>
+            <translation>媒体文件夹</translation>
+        </message>
+        <message>
+            <source>Where received files are saved (empty: the workspace's media folder).</source>
+            <translation>接收文件的保存位置（留空：工作区的 media 文件夹）。</translation>
+        </message>
+        <message>
+            <source>Download chunk size</source>
+            <translation>下载块大小</translation>
+        </message>
+        <message>
+            <source>Bytes read at a time when a received file is downloaded.</source>
+            <translation>下载接收文件时每次读取的字节数。</translation>
+        </message>
+        <message>
+            <source>Largest download</source>
+            <translation>最大下载</translation>
+        </message>
+        <message>
+            <source>Received files larger than this many bytes are not downloaded.</source>
+            <translation>大于此字节数的接收文件不会下载。</translation>
+        </message>
+        <message>
+            <source>Phone number</source>
+            <translation>电话号码</translation>
+        </message>
+        <message>
+            <source>The Signal account signal-cli is registered with, e.g. +4915112345678.</source>
+            <translation>signal-cli 注册所用的 Signal 账号，例如 +4915112345678。</translation>
+        </message>
+        <message>
+            <source>Daemon host</source>
+            <translation>守护进程主机</translation>
+        </message>
+        <message>
+            <source>Where `signal-cli -a &lt;number&gt; daemon --http &lt;host&gt;:&lt;port&gt;` listens.</source>
+            <translation>`signal-cli -a &lt;number&gt; daemon --http &lt;host&gt;:&lt;port&gt;` 监听的地址。</translation>
+        </message>
+        <message>
+            <source>Daemon port</source>
+            <translation>守护进程端口</translation>
+        </message>
+        <message>
+            <source>The daemon's HTTP port.</source>
+            <translation>守护进程的 HTTP 端口。</translation>
+        </message>
+        <message>
+            <source>Group context</source>
+            <translation>群聊上下文</translation>
+        </message>
+        <message>
+            <source>How many recent group messages are passed along with a mention.</source>
+            <translation>随提及一起传递的最近群消息数。</translation>
+        </message>
+        <message>
+            <source>Attachments folder</source>
+            <translation>附件文件夹</translation>
+        </message>
+        <message>
+            <source>Where signal-cli saves received attachments (empty: ~/.local/share/signal-cli/attachments).</source>
+            <translation>signal-cli 保存接收附件的位置（留空：~/.local/share/signal-cli/attachments）。</translation>
+        </message>
+        <message>
+            <source>The app's Bot User OAuth Token (xoxb-…, OAuth &amp; Permissions). Kept in the keyring.</source>
+            <translation>应用的 Bot User OAuth Token（xoxb-…，OAuth &amp; Permissions）。保存在密钥环中。</translation>
+        </message>
+        <message>
+            <source>App token</source>
+            <translation>应用令牌</translation>
+        </message>
+        <message>
+            <source>An app-level token with the connections:write scope (xapp-…, Basic Information → App-Level Tokens); Socket Mode connects with it. Kept in the keyring.</source>
+            <translation>具有 connections:write 权限的应用级令牌（xapp-…，Basic Information → App-Level Tokens）；Socket Mode 用它连接。保存在密钥环中。</translation>
+        </message>
+        <message>
+            <source>Mode</source>
+            <translation>模式</translation>
+        </message>
+        <message>
+            <source>How events arrive. The desktop app uses Socket Mode; nanobot's webhook mode (a public HTTPS server) is not available here.</source>
+            <translation>事件的接收方式。桌面应用使用 Socket Mode；nanobot 的 Webhook 模式（公网 HTTPS 服务器）在这里不可用。</translation>
+        </message>
+        <message>
+            <source>Webhook path</source>
+            <translation>Webhook 路径</translation>
+        </message>
+        <message>
+            <source>nanobot's webhook mode only.</source>
+            <translation>仅用于 nanobot 的 Webhook 模式。</translation>
+        </message>
+        <message>
+            <source>Reaction (a Slack emoji name, e.g. "eyes") on a message while the agent works on it (empty: none).</source>
+            <translation>智能体处理消息时添加的表情回应（Slack 表情名，例如 "eyes"；留空：不添加）。</translation>
+        </message>
+        <message>
+            <source>Channel IDs (C…) the bot answers in with the "allowlist" policy.</source>
+            <translation>在 "allowlist" 策略下机器人回答的频道 ID（C…）。</translation>
+        </message>
+        <message>
+            <source>Require a mention in allowed channels</source>
+            <translation>在允许的频道中要求提及</translation>
+        </message>
+        <message>
+            <source>With the "allowlist" policy, answer only messages that @mention the bot.</source>
+            <translation>在 "allowlist" 策略下，只回答 @ 机器人的消息。</translation>
+        </message>
+        <message>
+            <source>HTTP proxy for the Web API and Socket Mode, e.g. "http://127.0.0.1:8080".</source>
+            <translation>用于 Web API 和 Socket Mode 的 HTTP 代理，例如 "http://127.0.0.1:8080"。</translation>
+        </message>
+        <message>
+            <source>Web API address</source>
+            <translation>Web API 地址</translation>
+        </message>
+        <message>
+            <source>Where Slack's Web API is. Change it only for testing.</source>
+            <translation>Slack Web API 的地址。仅在测试时修改。</translation>
+        </message>
+        <message>
+            <source>The token @BotFather gave you for your bot (/newbot). Kept in the keyring.</source>
+            <translation>@BotFather 为你的机器人给出的令牌（/newbot）。保存在密钥环中。</translation>
+        </message>
+        <message>
+            <source>How updates arrive. The desktop app long-polls; webhook mode is nanobot's (a public HTTPS server) and is not available here.</source>
+            <translation>更新的接收方式。桌面应用使用长轮询；Webhook 模式属于 nanobot（公网 HTTPS 服务器），在这里不可用。</translation>
+        </message>
+        <message>
+            <source>HTTP or SOCKS proxy for the Bot API, e.g. "http://127.0.0.1:8080".</source>
+            <translation>用于 Bot API 的 HTTP 或 SOCKS 代理，例如 "http://127.0.0.1:8080"。</translation>
+        </message>
+        <message>
+            <source>Send answers as replies to the message they answer.</source>
+            <translation>以回复所答消息的形式发送回答。</translation>
+        </message>
+        <message>
+            <source>In groups, answer every message ("open") or only messages that mention the bot or reply to it ("mention").</source>
+            <translation>在群组中，回答每条消息（"open"），或只回答提及机器人或回复机器人的消息（"mention"）。</translation>
+        </message>
+        <message>
+            <source>Connection pool size</source>
+            <translation>连接池大小</translation>
+        </message>
+        <message>
+            <source>Parallel connections for sending.</source>
+            <translation>用于发送的并行连接数。</translation>
+        </message>
+        <message>
+            <source>Pool timeout</source>
+            <translation>连接池超时</translation>
+        </message>
+        <message>
+            <source>Seconds to wait for a free connection before a send fails.</source>
+            <translation>发送失败前等待空闲连接的秒数。</translation>
+        </message>
+        <message>
+            <source>Inline keyboards</source>
+            <translation>内联键盘</translation>
+        </message>
+        <message>
+            <source>nanobot's buttons in answers; not used by the desktop app (approval questions always come with buttons).</source>
+            <translation>nanobot 在回答中的按钮；桌面应用不使用（审批提问总是带按钮）。</translation>
+        </message>
+        <message>
+            <source>Rich messages</source>
+            <translation>富文本消息</translation>
+        </message>
+        <message>
+            <source>nanobot's Bot API 10.1 rich messages; not used by the desktop app.</source>
+            <translation>nanobot 的 Bot API 10.1 富文本消息；桌面应用不使用。</translation>
+        </message>
+        <message>
+            <source>Stream edit interval</source>
+            <translation>流式编辑间隔</translation>
+        </message>
+        <message>
+            <source>nanobot's seconds between streamed edits; not used by the desktop app.</source>
+            <translation>nanobot 两次流式编辑之间的秒数；桌面应用不使用。</translation>
+        </message>
+        <message>
+            <source>Webhook URL</source>
+            <translation>Webhook URL</translation>
+        </message>
+        <message>
+            <source>nanobot's webhook mode only (public HTTPS URL).</source>
+            <translation>仅用于 nanobot 的 Webhook 模式（公网 HTTPS URL）。</translation>
+        </message>
+        <message>
+            <source>Webhook listen host</source>
+            <translation>Webhook 监听主机</translation>
+        </message>
+        <message>
+            <source>Webhook listen port</source>
+            <translation>Webhook 监听端口</translation>
+        </message>
+        <message>
+            <source>Webhook secret token</source>
+            <translation>Webhook 密钥令牌</translation>
+        </message>
+        <message>
+            <source>Webhook max connections</source>
+            <translation>Webhook 最大连接数</translation>
+        </message>
+        <message>
+            <source>Bot API server</source>
+            <translation>Bot API 服务器</translation>
+        </message>
+        <message>
+            <source>Where the Bot API is (calls go to &lt;server&gt;/bot&lt;token&gt;/&lt;method&gt;). Change it only for a self-hosted Bot API server.</source>
+            <translation>Bot API 的地址（调用发往 &lt;server&gt;/bot&lt;token&gt;/&lt;method&gt;）。仅在使用自建 Bot API 服务器时修改。</translation>
+        </message>
+        <message>
+            <source>Allowed clients</source>
+            <translation>允许的客户端</translation>
+        </message>
+        <message>
+            <source>Client ids (?client_id=…) that may talk to the agent; "*" for every client that has a valid token. Client ids are chosen by the client: the token is the lock.</source>
+            <translation>可以与智能体对话的客户端 ID（?client_id=…）；"*" 表示所有持有效令牌的客户端。客户端 ID 由客户端自选：真正把关的是令牌。</translation>
+        </message>
+        <message>
+            <source>Listen on</source>
+            <translation>监听地址</translation>
+        </message>
+        <message>
+            <source>The address to listen on: 127.0.0.1 for this computer only; 0.0.0.0 for every device on your network (needs a token or token issue secret).</source>
+            <translation>监听的地址：127.0.0.1 仅限本机；0.0.0.0 允许网络中的所有设备（需要令牌或令牌签发密钥）。</translation>
+        </message>
+        <message>
+            <source>The port to listen on.</source>
+            <translation>监听的端口。</translation>
+        </message>
+        <message>
+            <source>WebSocket path</source>
+            <translation>WebSocket 路径</translation>
+        </message>
+        <message>
+            <source>The WebSocket upgrade path.</source>
+            <translation>WebSocket 升级路径。</translation>
+        </message>
+        <message>
+            <source>Token</source>
+            <translation>令牌</translation>
+        </message>
+        <message>
+            <source>A fixed secret clients may send as ?token=… (and the WebUI's login secret when no token issue secret is set). Kept in the keyring.</source>
+            <translation>客户端可以用 ?token=… 发送的固定密钥（未设置令牌签发密钥时，也是 WebUI 的登录密钥）。保存在密钥环中。</translation>
+        </message>
+        <message>
+            <source>Token issue path</source>
+            <translation>令牌签发路径</translation>
+        </message>
+        <message>
+            <source>An HTTP path that hands out short-lived connection tokens (GET, with the token issue secret as a bearer token); empty: none.</source>
+            <translation>发放短期连接令牌的 HTTP 路径（GET，以令牌签发密钥作为 Bearer 令牌）；留空：不提供。</translation>
+        </message>
+        <message>
+            <source>Token issue secret</source>
+            <translation>令牌签发密钥</translation>
+        </message>
+        <message>
+            <source>What a client must show to get a short-lived token (the WebUI asks for it at login). Kept in the keyring.</source>
+            <translation>客户端获取短期令牌时必须出示的密钥（WebUI 在登录时索要）。保存在密钥环中。</translation>
+        </message>
+        <message>
+            <source>Token lifetime (s)</source>
+            <translation>令牌有效期（秒）</translation>
+        </message>
+        <message>
+            <source>How long an issued token may be used to connect.</source>
+            <translation>签发的令牌可用于连接的时长。</translation>
+        </message>
+        <message>
+            <source>Require a token to connect</source>
+            <translation>连接需要令牌</translation>
+        </message>
+        <message>
+            <source>Refuse connections without a valid token (fixed or issued).</source>
+            <translation>拒绝没有有效令牌（固定或签发的）的连接。</translation>
+        </message>
+        <message>
+            <source>Stream answers</source>
+            <translation>流式发送回答</translation>
+        </message>
+        <message>
+            <source>Send the answer as it is written.</source>
+            <translation>边写边发送回答。</translation>
+        </message>
+        <message>
+            <source>Largest frame (bytes)</source>
+            <translation>最大帧（字节）</translation>
+        </message>
+        <message>
+            <source>Frames larger than this close the connection.</source>
+            <translation>超过此大小的帧会关闭连接。</translation>
+        </message>
+        <message>
+            <source>Ping interval (s)</source>
+            <translation>Ping 间隔（秒）</translation>
+        </message>
+        <message>
+            <source>Keep-alive pings.</source>
+            <translation>保活 Ping。</translation>
+        </message>
+        <message>
+            <source>Ping timeout (s)</source>
+            <translation>Ping 超时（秒）</translation>
+        </message>
+        <message>
+            <source>A client that does not answer a ping in this time is dropped.</source>
+            <translation>在此时间内未响应 Ping 的客户端会被断开。</translation>
+        </message>
+        <message>
+            <source>TLS certificate</source>
+            <translation>TLS 证书</translation>
+        </message>
+        <message>
+            <source>A PEM certificate file: serve wss:// and https:// (with the key below).</source>
+            <translation>PEM 证书文件：提供 wss:// 和 https:// 服务（配合下面的私钥）。</translation>
+        </message>
+        <message>
+            <source>TLS key</source>
+            <translation>TLS 私钥</translation>
+        </message>
+        <message>
+            <source>The PEM private key of the certificate.</source>
+            <translation>证书的 PEM 私钥。</translation>
+        </message>
+        <message>
+            <source>WebUI folder</source>
+            <translation>WebUI 文件夹</translation>
+        </message>
+        <message>
+            <source>nanobot's built WebUI (the folder holding index.html, nanobot/web/dist in the nanobot-ai package), or a Python environment where nanobot-ai is installed. Empty: found when nanobot-ai is importable here; otherwise no WebUI is served.</source>
+            <translation>nanobot 已构建的 WebUI（包含 index.html 的文件夹，即 nanobot-ai 包中的 nanobot/web/dist），或安装了 nanobot-ai 的 Python 环境。留空：能在这里导入 nanobot-ai 时自动找到；否则不提供 WebUI。</translation>
+        </message>
+        <message>
+            <source>Bot ID</source>
+            <translation>Bot ID</translation>
+        </message>
+        <message>
+            <source>The AI bot's Bot ID (WeCom admin console → AI bot → API mode: long connection).</source>
+            <translation>智能机器人的 Bot ID（企业微信管理后台 → 智能机器人 → API 模式：长连接）。</translation>
+        </message>
+        <message>
+            <source>Secret</source>
+            <translation>Secret</translation>
+        </message>
+        <message>
+            <source>The AI bot's Secret, shown beside the Bot ID. Kept in the keyring.</source>
+            <translation>智能机器人的 Secret，显示在 Bot ID 旁边。保存在密钥环中。</translation>
+        </message>
+        <message>
+            <source>Welcome message</source>
+            <translation>欢迎语</translation>
+        </message>
+        <message>
+            <source>Sent when someone allowed opens a chat with the bot (empty: no greeting).</source>
+            <translation>允许的用户打开与机器人的聊天时发送（留空：不打招呼）。</translation>
+        </message>
+        <message>
+            <source>Where the long connection goes (WeCom's own endpoint unless told otherwise).</source>
+            <translation>长连接的地址（除非另行指定，否则为企业微信自己的端点）。</translation>
+        </message>
+        <message>
+            <source>Empty: the QR login's token (saved with the account). A token typed here is kept in the keyring and used instead.</source>
+            <translation>留空：使用扫码登录的令牌（随账号保存）。在这里输入的令牌会保存在密钥环中并优先使用。</translation>
+        </message>
+        <message>
+            <source>The iLink bot API's address.</source>
+            <translation>iLink 机器人 API 的地址。</translation>
+        </message>
+        <message>
+            <source>CDN server</source>
+            <translation>CDN 服务器</translation>
+        </message>
+        <message>
+            <source>Where the pictures and files people send are downloaded from.</source>
+            <translation>下载对方发来的图片和文件的地址。</translation>
+        </message>
+        <message>
+            <source>Route tag</source>
+            <translation>路由标签</translation>
+        </message>
+        <message>
+            <source>Account folder</source>
+            <translation>账号文件夹</translation>
+        </message>
+        <message>
+            <source>Where the login is kept (empty: the weixin folder beside config.json).</source>
+            <translation>登录信息的保存位置（留空：config.json 旁边的 weixin 文件夹）。</translation>
+        </message>
+        <message>
+            <source>Long-poll timeout (s)</source>
+            <translation>长轮询超时（秒）</translation>
+        </message>
+        <message>
+            <source>How long one wait for new messages may last.</source>
+            <translation>一次等待新消息的最长时间。</translation>
+        </message>
+        <message>
+            <source>In groups, answer every message ("open") or only messages that mention the linked account or reply to it ("mention").</source>
+            <translation>在群组中，回答每条消息（"open"），或只回答提及已关联账号或回复它的消息（"mention"）。</translation>
+        </message>
+        <message>
+            <source>Session database</source>
+            <translation>会话数据库</translation>
+        </message>
+        <message>
+            <source>The linked-device session (neonize's SQLite file). Empty: whatsapp-auth/neonize.db beside the config file, where nanobot keeps it, so one linking serves both.</source>
+            <translation>已关联设备的会话（neonize 的 SQLite 文件）。留空：配置文件旁的 whatsapp-auth/neonize.db，也是 nanobot 存放它的位置，因此关联一次两者都能用。</translation>
+        </message>
+        <message>
+            <source>An HTTP or SOCKS proxy for the WhatsApp connection (host:port or a URL).</source>
+            <translation>用于 WhatsApp 连接的 HTTP 或 SOCKS 代理（host:port 或 URL）。</translation>
+        </message>
+        <message>
+            <source>LID mappings</source>
+            <translation>LID 映射</translation>
+        </message>
+        <message>
+            <source>WhatsApp's hidden ids (LID) → phone numbers, for Allowed senders.</source>
+            <translation>WhatsApp 的隐藏 ID（LID）→ 电话号码，用于“允许的发送者”。</translation>
+        </message>
+        <message>
+            <source>Bridge address (legacy)</source>
+            <translation>桥接地址（旧版）</translation>
+        </message>
+        <message>
+            <source>Only for the old nanobot WhatsApp bridge: its WebSocket address (e.g. ws://localhost:3001). Empty: WhatsApp is linked directly (recommended).</source>
+            <translation>仅用于旧版 nanobot WhatsApp 桥接：它的 WebSocket 地址（例如 ws://localhost:3001）。留空：直接关联 WhatsApp（推荐）。</translation>
+        </message>
+        <message>
+            <source>Bridge token (legacy)</source>
+            <translation>桥接令牌（旧版）</translation>
+        </message>
+        <message>
+            <source>Only with a bridge address: the BRIDGE_TOKEN the bridge was started with. Empty: the token nanobot saved in whatsapp-auth/bridge-token. Kept in the keyring.</source>
+            <translation>仅在设置了桥接地址时使用：启动桥接时所用的 BRIDGE_TOKEN。留空：nanobot 保存在 whatsapp-auth/bridge-token 中的令牌。保存在密钥环中。</translation>
+        </message>
+        <message>
+            <source>Region</source>
+            <translation>区域</translation>
+        </message>
+        <message>
+            <source>The AWS region, e.g. us-east-1 (else AWS_REGION or the profile's).</source>
+            <translation>AWS 区域，例如 us-east-1（否则用 AWS_REGION 或配置文件中的区域）。</translation>
+        </message>
+        <message>
+            <source>e.g. us-east-1</source>
+            <translation>例如 us-east-1</translation>
+        </message>
+        <message>
+            <source>Profile</source>
+            <translation>配置文件</translation>
+        </message>
+        <message>
+            <source>A profile of ~/.aws/config whose credentials sign the requests.</source>
+            <translation>~/.aws/config 中的一个配置文件，用其凭证为请求签名。</translation>
+        </message>
+        <message>
+            <source>a profile of ~/.aws/config</source>
+            <translation>~/.aws/config 中的配置文件</translation>
+        </message>
+        <message>
+            <source>Run Dream periodically</source>
+            <translation>定期运行梦境整理</translation>
+        </message>
+        <message>
+            <source>Run every</source>
+            <translation>运行间隔</translation>
+        </message>
+        <message>
+            <source>Hours between two Dream runs.</source>
+            <translation>两次梦境整理之间的小时数。</translation>
+        </message>
+        <message>
+            <source>h</source>
+            <translation>小时</translation>
+        </message>
+        <message>
+            <source>History entries per run</source>
+            <translation>每次处理的历史条目</translation>
+        </message>
+        <message>
+            <source>How many history entries one Dream run distils.</source>
+            <translation>一次梦境整理提炼的历史条目数。</translation>
+        </message>
+        <message>
+            <source>entries</source>
+            <translation>条</translation>
+        </message>
+        <message>
+            <source>Edit iterations per run</source>
+            <translation>每次的编辑轮数</translation>
+        </message>
+        <message>
+            <source>Model calls Dream may make to edit the memory files in one run.</source>
+            <translation>一次梦境整理中为编辑记忆文件可调用模型的次数。</translation>
+        </message>
+        <message>
+            <source>Token budget per run</source>
+            <translation>每次的令牌预算</translation>
+        </message>
+        <message>
+            <source>Tokens (prompt and answer) one run may spend editing; it stops cleanly there.</source>
+            <translation>一次运行编辑时可花费的令牌（提示和回答）；达到后会正常停止。</translation>
+        </message>
+        <message>
+            <source>tokens</source>
+            <translation>令牌</translation>
+        </message>
+        <message>
+            <source>Workspace</source>
+            <translation>工作区</translation>
+        </message>
+        <message>
+            <source>Where sessions, memory, skills and reminders live.</source>
+            <translation>会话、记忆、技能和提醒的存放位置。</translation>
+        </message>
+        <message>
+            <source>Max tokens per answer</source>
+            <translation>每次回答的最大令牌数</translation>
+        </message>
+        <message>
+            <source>The longest answer the model may write in one call.</source>
+            <translation>模型在一次调用中可写出的最长回答。</translation>
+        </message>
+        <message>
+            <source>Context window</source>
+            <translation>上下文窗口</translation>
+        </message>
+        <message>
+            <source>How much of the conversation the model sees; older turns are archived into memory when it fills.</source>
+            <translation>模型能看到的对话量；填满后，较早的轮次会归档到记忆中。</translation>
+        </message>
+        <message>
+            <source>Temperature</source>
+            <translation>温度</translation>
+        </message>
+        <message>
+            <source>Higher is more varied, lower more predictable.</source>
+            <translation>越高越多样，越低越可预测。</translation>
+        </message>
+        <message>
+            <source>Max tool iterations</source>
+            <translation>最大工具调用轮数</translation>
+        </message>
+        <message>
+            <source>Tool calls one turn may make before it stops.</source>
+            <translation>一轮对话在停止前可进行的工具调用次数。</translation>
+        </message>
+        <message>
+            <source>Timezone</source>
+            <translation>时区</translation>
+        </message>
+        <message>
+            <source>An IANA name such as Europe/Berlin; empty means the system's.</source>
+            <translation>IANA 名称，如 Asia/Shanghai；留空表示使用系统时区。</translation>
+        </message>
+        <message>
+            <source>One conversation for every chat network</source>
+            <translation>所有聊天网络共用一个会话</translation>
+        </message>
+        <message>
+            <source>Messages from Telegram, Slack, e-mail … all continue one session.</source>
+            <translation>来自 Telegram、Slack、电子邮件等的消息都延续同一个会话。</translation>
+        </message>
+        <message>
+            <source>Compact idle chats after</source>
+            <translation>空闲聊天压缩时间</translation>
+        </message>
+        <message>
+            <source>A chat idle this long is summarised, so its next turn costs less (0: never).</source>
+            <translation>空闲这么久的聊天会被总结，下一轮的开销更小（0：从不）。</translation>
+        </message>
+        <message>
+            <source>min</source>
+            <translation>分钟</translation>
+        </message>
+        <message>
+            <source>Longest message read</source>
+            <translation>最长读取消息</translation>
+        </message>
+        <message>
+            <source>A message longer than this (in UTF-8) is answered with a note to send it as a file, and never reaches the model or the chat's history.</source>
+            <translation>超过此长度（UTF-8）的消息会收到一条请以文件发送的提示，不会进入模型或聊天历史。</translation>
+        </message>
+        <message>
+            <source>KB</source>
+            <translation>KB</translation>
+        </message>
+        <message>
+            <source>Check HEARTBEAT.md periodically</source>
+            <translation>定期检查 HEARTBEAT.md</translation>
+        </message>
+        <message>
+            <source>Check every</source>
+            <translation>检查间隔</translation>
+        </message>
+        <message>
+            <source>Seconds between two looks at HEARTBEAT.md.</source>
+            <translation>两次查看 HEARTBEAT.md 之间的秒数。</translation>
+        </message>
+        <message>
+            <source>s</source>
+            <translation>秒</translation>
+        </message>
+        <message>
+            <source>Results per search</source>
+            <translation>每次搜索的结果数</translation>
+        </message>
+        <message>
+            <source>Exec timeout</source>
+            <translation>命令超时</translation>
+        </message>
+        <message>
+            <source>Seconds a command may run before it is stopped.</source>
+            <translation>命令被停止前可运行的秒数。</translation>
+        </message>
+        <message>
+            <source>Let sandboxed commands use the network</source>
+            <translation>允许沙箱中的命令访问网络</translation>
+        </message>
+        <message>
+            <source>Allow patterns</source>
+            <translation>允许模式</translation>
+        </message>
+        <message>
+            <source>Regular expressions (one per line); a command must match one when set.</source>
+            <translation>正则表达式（每行一个）；设置后，命令必须匹配其中之一。</translation>
+        </message>
+        <message>
+            <source>Deny patterns</source>
+            <translation>拒绝模式</translation>
+        </message>
+        <message>
+            <source>Regular expressions (one per line); a matching command is refused.</source>
+            <translation>正则表达式（每行一个）；匹配的命令会被拒绝。</translation>
+        </message>
+        <message>
+            <source>Let the agent check its own settings</source>
+            <translation>允许智能体查看自己的设置</translation>
+        </message>
+        <message>
+            <source>Let the agent change its own settings</source>
+            <translation>允许智能体修改自己的设置</translation>
+        </message>
+        <message>
+            <source>Each change still asks for approval (unless the approval mode is autonomous).</source>
+            <translation>每次修改仍需审批（除非审批模式为自主）。</translation>
+        </message>
+        <message>
+            <source>Restrict file and command tools to the workspace</source>
+            <translation>将文件和命令工具限制在工作区内</translation>
+        </message>
+        <message>
+            <source>Sign in with ChatGPT</source>
+            <translation>用 ChatGPT 登录</translation>
+        </message>
+        <message>
+            <source>Uses your ChatGPT plan (Plus, Pro, Team…) instead of an API key. Your browser opens to sign in and comes back here by itself.</source>
+            <translation>使用你的 ChatGPT 套餐（Plus、Pro、Team…）代替 API 密钥。浏览器会打开以便登录，完成后自动回到这里。</translation>
+        </message>
+        <message>
+            <source>Sign in with xAI</source>
+            <translation>用 xAI 登录</translation>
+        </message>
+        <message>
+            <source>Uses your xAI Grok subscription instead of an API key. Your browser opens to sign in to your xAI account and comes back here by itself.</source>
+            <translation>使用你的 xAI Grok 订阅代替 API 密钥。浏览器会打开以便登录你的 xAI 账号，完成后自动回到这里。</translation>
+        </message>
+        <message>
+            <source>Sign in with GitHub</source>
+            <translation>用 GitHub 登录</translation>
+        </message>
+        <message>
+            <source>Uses your GitHub Copilot plan instead of an API key. You type a short code on github.com to let nanobot Desktop in.</source>
+            <translation>使用你的 GitHub Copilot 套餐代替 API 密钥。你需要在 github.com 上输入一个短代码来授权 nanobot Desktop。</translation>
+        </message>
+        <message>
+            <source>Sign in to {provider}</source>
+            <translation>登录 {provider}</translation>
+        </message>
+        <message>
+            <source>{provider} sign-in state</source>
+            <translation>{provider} 登录状态</translation>
+        </message>
+        <message>
+            <source>{provider} sign-in instructions</source>
+            <translation>{provider} 登录说明</translation>
+        </message>
+        <message>
+            <source>{provider} sign-in code</source>
+            <translation>{provider} 登录代码</translation>
+        </message>
+        <message>
+            <source>{action} ({provider})</source>
+            <translation>{action}（{provider}）</translation>
+        </message>
+        <message>
+            <source>Copy the {provider} sign-in code</source>
+            <translation>复制 {provider} 登录代码</translation>
+        </message>
+        <message>
+            <source>Open browser</source>
+            <translation>打开浏览器</translation>
+        </message>
+        <message>
+            <source>Open the {provider} sign-in page</source>
+            <translation>打开 {provider} 登录页面</translation>
+        </message>
+        <message>
+            <source>Cancel signing in to {provider}</source>
+            <translation>取消登录 {provider}</translation>
+        </message>
+        <message>
+            <source>Sign out of {provider}</source>
+            <translation>退出 {provider} 登录</translation>
+        </message>
+        <message>
+            <source>{provider} sign-in status</source>
+            <translation>{provider} 登录结果</translation>
+        </message>
+        <message>
+            <source>Not signed in.</source>
+            <translation>未登录。</translation>
+        </message>
+        <message>
+            <source>Signed in as {account}</source>
+            <translation>已登录为 {account}</translation>
+        </message>
+        <message>
+            <source>Signed in as an unnamed account</source>
+            <translation>已登录（账号未命名）</translation>
+        </message>
+        <message>
+            <source>Starting the sign-in…</source>
+            <translation>正在开始登录…</translation>
+        </message>
+        <message>
+            <source>Sign-in cancelled. Nothing was stored.</source>
+            <translation>登录已取消。未保存任何内容。</translation>
+        </message>
+        <message>
+            <source>{error} Nothing was stored.</source>
+            <translation>{error} 未保存任何内容。</translation>
+        </message>
+        <message>
+            <source>Signed in, but the sign-in could not be kept: {error}</source>
+            <translation>已登录，但无法保存登录信息：{error}</translation>
+        </message>
+        <message>
+            <source>Signed in to {provider}. The sign-in is in the OS keyring.</source>
+            <translation>已登录 {provider}。登录信息保存在系统密钥环中。</translation>
+        </message>
+        <message>
+            <source>Waiting for you to enter the code…</source>
+            <translation>正在等待你输入代码…</translation>
+        </message>
+        <message>
+            <source>Open {url} and enter this code (it works for {minutes} minutes):</source>
+            <translation>打开 {url} 并输入以下代码（{minutes} 分钟内有效）：</translation>
+        </message>
+        <message>
+            <source>Waiting for the browser…</source>
+            <translation>正在等待浏览器…</translation>
+        </message>
+        <message>
+            <source>Finish signing in in your browser; this page updates by itself. If no browser opened, click Open browser.</source>
+            <translation>请在浏览器中完成登录，此页面会自动更新。如果浏览器没有打开，请点击“打开浏览器”。</translation>
+        </message>
+        <message>
+            <source>Code copied.</source>
+            <translation>代码已复制。</translation>
+        </message>
+        <message>
+            <source>No browser could be opened; open {url} yourself.</source>
+            <translation>无法打开浏览器，请自行打开 {url}。</translation>
+        </message>
+        <message>
+            <source>Not signed out: {error}</source>
+            <translation>未退出登录：{error}</translation>
+        </message>
+        <message>
+            <source>Signed out of {provider}.</source>
+            <translation>已退出 {provider} 登录。</translation>
+        </message>
+        <message>
+            <source>Nobody was signed in to {provider}.</source>
+            <translation>{provider} 当前没有登录的账号。</translation>
+        </message>
+        <message>
+            <source>A skill teaches the assistant a workflow. It starts from the skill-creator template; you edit it next. The assistant reads it when the description matches the task.</source>
+            <translation>技能用来教助手一套工作流程。它从 skill-creator 模板开始，接下来由你编辑。当描述与任务相符时，助手会读取它。</translation>
+        </message>
+        <message>
+            <source>New skill</source>
+            <translation>新建技能</translation>
+        </message>
+        <message>
+            <source>e.g. pdf-tables</source>
+            <translation>例如 pdf-tables</translation>
+        </message>
+        <message>
+            <source>Skill name</source>
+            <translation>技能名称</translation>
+        </message>
+        <message>
+            <source>What it does and when to use it, in one line</source>
+            <translation>用一句话说明它做什么、何时使用</translation>
+        </message>
+        <message>
+            <source>Skill description</source>
+            <translation>技能描述</translation>
+        </message>
+        <message>
+            <source>Problem with the input</source>
+            <translation>输入有问题</translation>
+        </message>
+        <message>
+            <source>Create</source>
+            <translation>创建</translation>
+        </message>
+        <message>
+            <source>Create skill</source>
+            <translation>创建技能</translation>
+        </message>
+        <message>
+            <source>Folder name</source>
+            <translation>文件夹名</translation>
+        </message>
+        <message>
+            <source>Description</source>
+            <translation>描述</translation>
+        </message>
+        <message>
+            <source>Give the skill a folder name.</source>
+            <translation>请为技能指定文件夹名。</translation>
+        </message>
+        <message>
+            <source>A workspace skill called {name} already exists; edit it instead.</source>
+            <translation>工作区中已有名为 {name} 的技能；请直接编辑它。</translation>
+        </message>
+        <message>
+            <source>Add a one-line description: it decides when the assistant uses the skill.</source>
+            <translation>请添加一句话描述：它决定助手何时使用该技能。</translation>
+        </message>
+        <message>
+            <source>There is a builtin skill called {name}; yours will replace it.</source>
+            <translation>已有名为 {name} 的内置技能；你的技能将替换它。</translation>
+        </message>
+        <message>
+            <source>Folder name: lowercase letters, digits and hyphens.</source>
+            <translation>文件夹名：小写字母、数字和连字符。</translation>
+        </message>
+        <message>
+            <source>The block between the --- lines is the frontmatter: &lt;b&gt;name&lt;/b&gt; (the folder name) and &lt;b&gt;description&lt;/b&gt; are required; &lt;b&gt;always&lt;/b&gt; and &lt;b&gt;metadata&lt;/b&gt; (&lt;code&gt;{"nanobot": {"requires": {"bins": […], "env": […]}}}&lt;/code&gt;) are optional. Saving checks it first.</source>
+            <translation>两条 --- 之间的部分是前置元数据（frontmatter）：&lt;b&gt;name&lt;/b&gt;（文件夹名）和 &lt;b&gt;description&lt;/b&gt; 为必填；&lt;b&gt;always&lt;/b&gt; 和 &lt;b&gt;metadata&lt;/b&gt;（&lt;code&gt;{"nanobot": {"requires": {"bins": […], "env": […]}}}&lt;/code&gt;）为可选。保存前会先检查它。</translation>
+        </message>
+        <message>
+            <source>File being edited</source>
+            <translation>正在编辑的文件</translation>
+        </message>
+        <message>
+            <source>Save skill</source>
+            <translation>保存技能</translation>
+        </message>
+        <message>
+            <source>Check the frontmatter and save (Ctrl+S)</source>
+            <translation>检查前置元数据并保存（Ctrl+S）</translation>
+        </message>
+        <message>
+            <source>Close the editor</source>
+            <translation>关闭编辑器</translation>
+        </message>
+        <message>
+            <source>SKILL.md text</source>
+            <translation>SKILL.md 文本</translation>
+        </message>
+        <message>
+            <source>&lt;b&gt;Editing&lt;/b&gt; {file}</source>
+            <translation>&lt;b&gt;正在编辑&lt;/b&gt; {file}</translation>
+        </message>
+        <message>
+            <source>{file} changed on disk since you opened it (perhaps by Dream). Saving replaces that version.</source>
+            <translation>{file} 在你打开后已在磁盘上被更改（可能是梦境整理）。保存会替换那个版本。</translation>
+        </message>
+        <message>
+            <source>Not saved: {error}. Your text is still here; fix the frontmatter and save again.</source>
+            <translation>未保存：{error}。你的文字仍在这里；请修正前置元数据后再次保存。</translation>
+        </message>
+        <message>
+            <source>Not saved: {error}. Your text is still here.</source>
+            <translation>未保存：{error}。你的文字仍在这里。</translation>
+        </message>
+        <message>
+            <source>Saved. The assistant uses the new version from its next message.</source>
+            <translation>已保存。助手从下一条消息起使用新版本。</translation>
+        </message>
+        <message>
+            <source>Discard changes?</source>
+            <translation>放弃更改？</translation>
+        </message>
+        <message>
+            <source>This skill has unsaved changes. Discard them?</source>
+            <translation>此技能有未保存的更改。要放弃吗？</translation>
+        </message>
+        <message>
+            <source>Say in one line what the skill does and when to use it.</source>
+            <translation>请用一句话说明该技能做什么、何时使用。</translation>
+        </message>
+        <message>
+            <source>builtin</source>
+            <extracomment>A skill's source, as its badge and description say it.</extracomment>
+            <translation>内置</translation>
+        </message>
+        <message>
+            <source>workspace</source>
+            <translation>工作区</translation>
+        </message>
+        <message>
+            <source>binary: {name}</source>
+            <extracomment>What a skill needs, by the core's kind (``binary: gh``, ``env: TOKEN``).</extracomment>
+            <translation>程序：{name}</translation>
+        </message>
+        <message>
+            <source>env: {name}</source>
+            <translation>环境变量：{name}</translation>
+        </message>
+        <message>
+            <source>✕ Not usable: {reason}</source>
+            <translation>✕ 无法使用：{reason}</translation>
+        </message>
+        <message>
+            <source>⚠ Unavailable, missing {items}</source>
+            <translation>⚠ 不可用，缺少 {items}</translation>
+        </message>
+        <message>
+            <source>Replaced by the workspace skill of the same name</source>
+            <translation>已被工作区中的同名技能替换</translation>
+        </message>
+        <message>
+            <source>always on</source>
+            <translation>始终启用</translation>
+        </message>
+        <message>
+            <source>workspace skill</source>
+            <translation>工作区技能</translation>
+        </message>
+        <message>
+            <source>builtin skill</source>
+            <translation>内置技能</translation>
+        </message>
+        <message>
+            <source>available</source>
+            <translation>可用</translation>
+        </message>
+        <message>
+            <source>Skills</source>
+            <translation>技能</translation>
+        </message>
+        <message>
+            <source>Builtin skills are read-only. Copy it to the workspace to change it; the copy then replaces the builtin.</source>
+            <translation>内置技能是只读的。复制到工作区后即可修改；副本将替换内置技能。</translation>
+        </message>
+        <message>
+            <source>the program &lt;b&gt;{name}&lt;/b&gt; is not installed (not on PATH)</source>
+            <translation>未安装程序 &lt;b&gt;{name}&lt;/b&gt;（不在 PATH 中）</translation>
+        </message>
+        <message>
+            <source>the environment variable &lt;b&gt;{name}&lt;/b&gt; is not set</source>
+            <translation>未设置环境变量 &lt;b&gt;{name}&lt;/b&gt;</translation>
+        </message>
+        <message>
+            <source>Skill facts</source>
+            <translation>技能信息</translation>
+        </message>
+        <message>
+            <source>Availability</source>
+            <translation>可用性</translation>
+        </message>
+        <message>
+            <source>SKILL.md location</source>
+            <translation>SKILL.md 位置</translation>
+        </message>
+        <message>
+            <source>Edit</source>
+            <translation>编辑</translation>
+        </message>
+        <message>
+            <source>Edit skill</source>
+            <translation>编辑技能</translation>
+        </message>
+        <message>
+            <source>Copy to workspace</source>
+            <translation>复制到工作区</translation>
+        </message>
+        <message>
+            <source>Copy builtin skill to the workspace</source>
+            <translation>将内置技能复制到工作区</translation>
+        </message>
+        <message>
+            <source>Make an editable copy in the workspace; it replaces the builtin</source>
+            <translation>在工作区中创建可编辑的副本；它将替换内置技能</translation>
+        </message>
+        <message>
+            <source>Delete…</source>
+            <translation>删除…</translation>
+        </message>
+        <message>
+            <source>Delete skill</source>
+            <translation>删除技能</translation>
+        </message>
+        <message>
+            <source>SKILL.md rendered</source>
+            <translation>SKILL.md 渲染结果</translation>
+        </message>
+        <message>
+            <source>No skill selected</source>
+            <translation>未选择技能</translation>
+        </message>
+        <message>
+            <source>Select a skill on the left to read it.</source>
+            <translation>在左侧选择一个技能以查看。</translation>
+        </message>
+        <message>
+            <source>Workspace skill</source>
+            <translation>工作区技能</translation>
+        </message>
+        <message>
+            <source>Builtin skill (read-only)</source>
+            <translation>内置技能（只读）</translation>
+        </message>
+        <message>
+            <source>always on: its whole text is in every prompt</source>
+            <translation>始终启用：其全文包含在每次提示中</translation>
+        </message>
+        <message>
+            <source>loaded when needed</source>
+            <translation>需要时加载</translation>
+        </message>
+        <message>
+            <source>replaced by the workspace skill of the same name</source>
+            <translation>已被工作区中的同名技能替换</translation>
+        </message>
+        <message>
+            <source>Edit SKILL.md</source>
+            <translation>编辑 SKILL.md</translation>
+        </message>
+        <message>
+            <source>&lt;b&gt;Not usable&lt;/b&gt; — {reason}. The assistant skips this skill until it is fixed.</source>
+            <translation>&lt;b&gt;无法使用&lt;/b&gt; — {reason}。修复之前助手会跳过此技能。</translation>
+        </message>
+        <message>
+            <source>&lt;b&gt;Unavailable&lt;/b&gt; — {missing}. The assistant sees the skill but is told it cannot use it yet.</source>
+            <translation>&lt;b&gt;不可用&lt;/b&gt; — {missing}。助手能看到此技能，但会被告知暂时无法使用。</translation>
+        </message>
+        <message>
+            <source>&lt;b&gt;Available&lt;/b&gt; — everything it needs is here.</source>
+            <translation>&lt;b&gt;可用&lt;/b&gt; — 所需的一切都已就绪。</translation>
+        </message>
+        <message>
+            <source>Needs: {items}.</source>
+            <translation>需要：{items}。</translation>
+        </message>
+        <message>
+            <source>(could not read {path}: {error})</source>
+            <translation>（无法读取 {path}：{error}）</translation>
+        </message>
+        <message>
+            <source>Search skills</source>
+            <translation>搜索技能</translation>
+        </message>
+        <message>
+            <source>Skills summary</source>
+            <translation>技能概要</translation>
+        </message>
+        <message>
+            <source>New skill…</source>
+            <translation>新建技能…</translation>
+        </message>
+        <message>
+            <source>Refresh skills</source>
+            <translation>刷新技能</translation>
+        </message>
+        <message>
+            <source>Read the skill folders again (availability too)</source>
+            <translation>重新读取技能文件夹（包括可用性）</translation>
+        </message>
+        <message>
+            <source>The skill was not created: {error}</source>
+            <translation>未能创建技能：{error}</translation>
+        </message>
+        <message>
+            <source>Created {name}. Describe the steps in the editor and save.</source>
+            <translation>已创建 {name}。请在编辑器中描述步骤并保存。</translation>
+        </message>
+        <message>
+            <source>Delete skill?</source>
+            <translation>删除技能？</translation>
+        </message>
+        <message>
+            <source>Delete the workspace skill “{name}”?</source>
+            <translation>删除工作区技能“{name}”？</translation>
+        </message>
+        <message>
+            <source>Its folder is moved to skills/.deleted/ (not destroyed), and you can undo right after.</source>
+            <translation>其文件夹会移到 skills/.deleted/（不会被销毁），之后可以立即撤销。</translation>
+        </message>
+        <message>
+            <source>{name} was not deleted: {error}</source>
+            <translation>未能删除 {name}：{error}</translation>
+        </message>
+        <message>
+            <source>Deleted {name}. Its folder was moved to {folder}.</source>
+            <translation>已删除 {name}。其文件夹已移到 {folder}。</translation>
+        </message>
+        <message>
+            <source>{name} was not restored: {error}</source>
+            <translation>未能恢复 {name}：{error}</translation>
+        </message>
+        <message>
+            <source>Restored {name}.</source>
+            <translation>已恢复 {name}。</translation>
+        </message>
+        <message>
+            <source>{count} builtin</source>
+            <translation>内置 {count} 个</translation>
+        </message>
+        <message>
+            <source>{count} in the workspace</source>
+            <translation>工作区 {count} 个</translation>
+        </message>
+        <message>
+            <source>{count} not usable here</source>
+            <translation>在此不可用 {count} 个</translation>
+        </message>
+        <message>
+            <source>Builtin skills are read-only. Copy it to the workspace to change it.</source>
+            <translation>内置技能是只读的。复制到工作区后即可修改。</translation>
+        </message>
+        <message>
+            <source>Cannot open {path}: {error}</source>
+            <translation>无法打开 {path}：{error}</translation>
+        </message>
+        <message>
+            <source>{name} was not copied: {error}</source>
+            <translation>未能复制 {name}：{error}</translation>
+        </message>
+        <message>
+            <source>Copied {name} to the workspace; the copy replaces the builtin.</source>
+            <translation>已将 {name} 复制到工作区；副本将替换内置技能。</translation>
+        </message>
+        <message>
+            <source>Edit it</source>
+            <translation>编辑它</translation>
         </message>
     </context>
 </TS>

@@ -13,7 +13,13 @@ from desktop.core.config.edit import ChangeError
 from desktop.core.config.timezone import is_valid_timezone, system_timezone, timezone_names
 from desktop.ui.i18n import QT_TR_NOOP, tr
 from desktop.ui.settings.page import SettingsPage
-from desktop.ui.settings.schema_form import SchemaForm, config_path, field_info, title_of
+from desktop.ui.settings.schema_form import (
+    SchemaForm,
+    config_path,
+    description_of,
+    field_info,
+    title_of,
+)
 from desktop.ui.settings.widgets import heading, hint
 from desktop.ui.settings.workspace_picker import WorkspacePicker
 
@@ -41,7 +47,7 @@ class AgentPage(SettingsPage):
         self.iterations = form.number(lambda c: c.agents.defaults.max_tool_iterations)
         self.timezone = QLineEdit()
         self.timezone.setAccessibleName(title_of(_TIMEZONE))
-        self.timezone.setToolTip(field_info(_TIMEZONE).description or "")
+        self.timezone.setToolTip(description_of(field_info(_TIMEZONE)))
         self.timezone.setMinimumWidth(320)
         self.timezone.setPlaceholderText(
             tr("system timezone ({zone})").format(zone=system_timezone())
