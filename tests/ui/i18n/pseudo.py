@@ -104,6 +104,8 @@ ALWAYS_ALLOWED: frozenset[str] = frozenset(
         "PDF",
         "English",
         "简体中文",
+        "WeChat",
+        "signal-cli",
     }
 )
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*[A-Za-z]")
