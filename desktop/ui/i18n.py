@@ -19,15 +19,17 @@ from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTranslator
 
-from desktop.core.utils.i18n import QT_TR_NOOP
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 
 log = logging.getLogger(__name__)
 
 __all__ = [
     "LANGUAGES",
     "QT_TR_NOOP",
+    "Phrase",
     "install_language",
     "language_file",
+    "localized",
     "resolve_language",
     "tr",
 ]
@@ -51,6 +53,31 @@ def tr(text: str, disambiguation: str | None = None, n: int = -1) -> str:
         n: A count, for plural forms (``%n`` in the text).
     """
     return QCoreApplication.translate("", text, disambiguation, n)
+
+
+def localized(text: object) -> str:
+    """What the core said, in the window's language.
+
+    A :class:`~desktop.core.utils.i18n.Phrase` is translated (its template, and its fields that
+    are phrases themselves); an exception whose message is a phrase likewise; anything else is
+    shown as it is (``str``): the core's text that is not marked, and data.
+    """
+    if isinstance(text, BaseException):
+        message = text.args[0] if len(text.args) == 1 else None
+        return localized(message) if isinstance(message, Phrase) else str(text)
+    if not isinstance(text, Phrase):
+        return str(text)
+    shown = tr(text.template)
+    if not text.fields:
+        return shown
+    fields = {
+        name: localized(value) if isinstance(value, Phrase) else value
+        for name, value in text.fields.items()
+    }
+    try:
+        return shown.format(**fields)
+    except (KeyError, IndexError, ValueError):  # a translation that broke a placeholder
+        return str(text)
 
 
 def language_file(language: str) -> Path:

@@ -12,24 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from desktop.core.utils.i18n import Phrase
 
-class Phrase(str):
-    """English wording (the string itself) that knows its template and fields.
-
-    Args:
-        template: The English text with ``{name}`` fields, marked with ``QT_TR_NOOP``.
-        **fields: The values of the fields (strings, numbers, or phrases of their own).
-    """
-
-    template: str
-    fields: dict[str, object]
-
-    def __new__(cls, template: str, **fields: object) -> Phrase:
-        """The phrase ``template`` filled with ``fields`` (in English)."""
-        phrase = super().__new__(cls, template.format(**fields) if fields else template)
-        phrase.template = template
-        phrase.fields = fields
-        return phrase
+__all__ = ["Phrase", "localized"]
 
 
 def localized(text: str, translate: Callable[[str], str]) -> str:

@@ -61,3 +61,23 @@ def test_the_pseudo_locale_brackets_listed_text_and_shows_unlisted_text_as_it_is
         assert listed.text() == "⟦System default⟧"
         assert unlisted.text() == "Not a listed text"
         assert untranslated(unlisted) == ["label in QLabel: 'Not a listed text'"]
+
+
+def test_a_phrase_from_the_core_is_shown_in_the_window_language(qtbot: QtBot) -> None:
+    """A phrase (and one inside it, and an error carrying one) is translated where shown;
+    plain text and other errors are shown as they are."""
+    from desktop.core.utils.i18n import Phrase
+    from desktop.ui.i18n import localized
+
+    inner = Phrase("System default")
+    outer = Phrase("Not saved: {error}", error=inner)
+    assert outer == "Not saved: System default"  # English for logs, the CLI and channels
+    try:
+        install_language("zh_CN")
+        assert localized(outer) == "未保存：跟随系统"
+        assert localized(ValueError(outer)) == "未保存：跟随系统"
+        assert localized(ValueError("plain")) == "plain"
+        assert localized("Not saved: {error}") == "Not saved: {error}"  # data stays as it is
+    finally:
+        install_language("en")
+    assert localized(outer) == "Not saved: System default"
