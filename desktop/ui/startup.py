@@ -20,6 +20,7 @@ from PySide6.QtCore import QObject, Signal
 
 from desktop.core.utils.tasks import TaskOwner
 from desktop.core.utils.threads import run_daemon, start_daemon
+from desktop.ui.core_text import core_text
 from desktop.ui.i18n import QT_TR_NOOP, tr
 
 if TYPE_CHECKING:
@@ -63,14 +64,7 @@ async def start_runtime_for(
 def shown_error(exc: Exception) -> str:
     """``exc``'s message for the person, translated when the core gave it as a marked
     template (``template`` and ``fields`` attributes, as :class:`MissingKeyError` has)."""
-    template = getattr(exc, "template", "")
-    fields = getattr(exc, "fields", {})
-    if isinstance(template, str) and template and isinstance(fields, dict):
-        try:
-            return tr(template).format(**fields)
-        except (KeyError, IndexError, ValueError):  # a broken translation: the English
-            return template.format(**fields)
-    return str(exc)
+    return core_text(exc, str(exc))
 
 
 def _import(*names: str) -> None:

@@ -18,6 +18,7 @@ from desktop.core.providers.probe import (
     listing_base,
 )
 from desktop.core.utils.redact import redact
+from desktop.ui.core_text import core_text
 from desktop.ui.i18n import QT_TR_NOOP, tr
 from desktop.ui.settings.key_field import KeyEdit
 from desktop.ui.settings.tasks import OwnsTasks
@@ -197,13 +198,12 @@ class ConnectStep(OwnsTasks, QWidget):
             self.test_button.setEnabled(True)
         if result.ok:
             self.models = result.models
+            message = core_text(result, result.message)
             self.status.ok(
-                tr("It works. {result}").format(result=result.message)
-                if result.models
-                else result.message
+                tr("It works. {result}").format(result=message) if result.models else message
             )
         else:
-            self.status.error(result.message)
+            self.status.error(core_text(result, result.message))
         return result
 
     async def commit(self) -> bool:
