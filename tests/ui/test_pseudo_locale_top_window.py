@@ -12,7 +12,13 @@ import pytest
 from PySide6.QtWidgets import QApplication, QPushButton
 from pytestqt.qtbot import QtBot
 
-from desktop.app import SETUP_BANNER, _Onboarding, _switch_provider, build_main_window
+from desktop.app import (
+    SETUP_BANNER,
+    _Onboarding,
+    _switch_provider,
+    build_main_window,
+    install_tabs,
+)
 from desktop.core.bus.events import (
     BudgetPaused,
     BudgetWarning,
@@ -35,7 +41,8 @@ from desktop.ui.single_instance import SingleInstance
 from desktop.ui.startup import AgentStarter
 from desktop.ui.theme import Theme
 from desktop.ui.tray import Tray, format_when
-from tests.conftest import write_config
+from tests.conftest import custom_config, write_config
+from tests.fakes.openai_server import ScriptedOpenAIServer
 from tests.ui.conftest import run_async
 from tests.ui.i18n.pseudo import _english, pseudo_locale, untranslated
 
@@ -292,3 +299,42 @@ def _status(channel: str, state: str, reason: str, *, login: str = ""):  # type:
     from desktop.core.bus.events import ChannelStatusChanged
 
     return ChannelStatusChanged(channel, state, reason, login_code=login)
+
+
+def test_a_running_agent_its_status_and_the_reconnect_banner_are_translated(
+    qtbot: QtBot,
+    qloop: asyncio.AbstractEventLoop,
+    tmp_path: Path,
+    scripted_server: ScriptedOpenAIServer,
+) -> None:
+    """The real start-up on the scripted server: the "ready" status; a setting wired in at start
+    changed: the "reconnect" banner (the tabs are other areas': only the frame is checked)."""
+    with pseudo_locale():
+        path = custom_config(tmp_path, scripted_server.url, model="model-a")
+        starter = AgentStarter(path)
+        window = build_main_window()
+        qtbot.addWidget(window)
+        try:
+            starter.status.connect(window.set_status)
+            starter.configLoaded.connect(lambda services: install_tabs(window, services))
+            starter.start()
+            qtbot.waitUntil(
+                lambda: bool(starter.services is not None and starter.services.runtime),
+                timeout=20_000,
+            )
+            services = starter.services
+            assert services is not None
+            qtbot.waitUntil(lambda: "ready" in window.status_label.text())
+            assert untranslated(window.status_label, allow=["model-a"]) == []
+            assert untranslated(window.tabs.tabBar()) == []
+            services.config.tools.exec.timeout = 7  # baked into the exec tool at start
+            run_async(qtbot, qloop, services.save_config())
+            qtbot.waitUntil(lambda: window.banner("restart") is not None, timeout=5_000)
+            banner = window.banner("restart")
+            assert banner is not None and untranslated(banner) == []
+        finally:
+            if starter.services is not None:
+                run_async(qtbot, qloop, starter.services.aclose_tabs())
+            run_async(qtbot, qloop, starter.stop(), timeout_ms=20_000)
+            window.allow_close()
+            window.close()
