@@ -338,3 +338,23 @@ def test_a_running_agent_its_status_and_the_reconnect_banner_are_translated(
             run_async(qtbot, qloop, starter.stop(), timeout_ms=20_000)
             window.allow_close()
             window.close()
+
+
+def test_no_provider_for_the_model_is_said_in_the_window_language(
+    qtbot: QtBot, qloop: asyncio.AbstractEventLoop, tmp_path: Path
+) -> None:
+    """The core's "unknown provider" message (a marked template with its values) reaches the
+    agent banner translated; the names in it stay as they are."""
+    path = _config(
+        tmp_path,
+        "unknown",
+        {"agents": {"defaults": {"model": "m", "provider": "opnai", "workspace": "ws"}}},
+    )
+    with pseudo_locale():
+        starter = AgentStarter(path)
+        with qtbot.waitSignal(starter.agentFailed, timeout=20_000) as failed:
+            starter.start()
+        run_async(qtbot, qloop, starter.stop())
+    message = failed.args[0]
+    assert message.startswith("⟦unknown provider 'opnai' in agents.defaults.provider (known: ")
+    assert message.endswith(")⟧") and "openai" in message
