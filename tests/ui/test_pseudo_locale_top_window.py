@@ -340,21 +340,31 @@ def test_a_running_agent_its_status_and_the_reconnect_banner_are_translated(
             window.close()
 
 
+@pytest.mark.parametrize(
+    ("defaults", "start"),
+    [
+        (
+            {"model": "m", "provider": "opnai"},
+            "⟦unknown provider 'opnai' in agents.defaults.provider (known: ",
+        ),
+        ({"model": "openai-codex/gpt-5"}, "⟦Not signed in to "),
+    ],
+)
 def test_no_provider_for_the_model_is_said_in_the_window_language(
-    qtbot: QtBot, qloop: asyncio.AbstractEventLoop, tmp_path: Path
+    qtbot: QtBot,
+    qloop: asyncio.AbstractEventLoop,
+    tmp_path: Path,
+    defaults: dict[str, str],
+    start: str,
 ) -> None:
-    """The core's "unknown provider" message (a marked template with its values) reaches the
-    agent banner translated; the names in it stay as they are."""
-    path = _config(
-        tmp_path,
-        "unknown",
-        {"agents": {"defaults": {"model": "m", "provider": "opnai", "workspace": "ws"}}},
-    )
+    """The core's "unknown provider" and "not signed in" messages (marked templates with their
+    values) reach the agent banner translated; the names in them stay as they are."""
+    path = _config(tmp_path, "unknown", {"agents": {"defaults": {**defaults, "workspace": "ws"}}})
     with pseudo_locale():
         starter = AgentStarter(path)
         with qtbot.waitSignal(starter.agentFailed, timeout=20_000) as failed:
             starter.start()
         run_async(qtbot, qloop, starter.stop())
     message = failed.args[0]
-    assert message.startswith("⟦unknown provider 'opnai' in agents.defaults.provider (known: ")
-    assert message.endswith(")⟧") and "openai" in message
+    assert message.startswith(start) and message.endswith("⟧"), message
+    assert message.count("⟦") == 1

@@ -20,6 +20,9 @@ from desktop.core.utils.threads import run_daemon
 # What the window shows for a missing key (translated there; fields from the error).
 NO_KEY = QT_TR_NOOP("No API key for {provider}. Store one with '{command}'.")
 NO_KEY_OR_ENV = QT_TR_NOOP("No API key for {provider}. Store one with '{command}' or set {env}.")
+NOT_SIGNED_IN = QT_TR_NOOP(
+    "Not signed in to {provider}. Sign in under Settings → Providers, or run '{command}'."
+)
 
 
 class MissingKeyError(LookupError):
@@ -141,9 +144,12 @@ def build_provider(
         if not key.found:
             from desktop.core.providers.oauth.session import login_hint
 
-            raise NotSignedInError(
-                f"Not signed in to {choice.spec.display_name}. {login_hint(choice.spec.name)}"
-            )
+            fields = {
+                "provider": choice.spec.display_name,
+                "command": f"nanobot-desktop provider login {choice.spec.name.replace('_', '-')}",
+            }
+            message = f"Not signed in to {fields['provider']}. {login_hint(choice.spec.name)}"
+            raise NotSignedInError(message, NOT_SIGNED_IN, **fields)
         from desktop.core.providers.oauth.accounts import build_oauth_provider
 
         oauth = build_oauth_provider(choice, config, store, environ=environ, **options)
