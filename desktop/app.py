@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from desktop.ui.i18n import QT_TR_NOOP, tr
 from desktop.ui.main_window import APP_TITLE, MainWindow
 
 if TYPE_CHECKING:
@@ -163,9 +164,9 @@ def _settings_changed(
 
     window.show_banner(
         "restart",
-        "Some settings need the agent to reconnect (running answers will stop).",
+        tr("Some settings need the agent to reconnect (running answers will stop)."),
         severity="info",
-        actions=[("Apply now", apply)],
+        actions=[(tr("Apply now"), apply)],
     )
 
 
@@ -189,17 +190,19 @@ async def _switch_provider(window: MainWindow, services: AppServices) -> None:
     try:
         await runtime.use_model(None, services.secrets)
     except LookupError as exc:  # no key, or no provider fits the model
-        window.show_banner("switch", f"The new model settings cannot be used yet: {exc}")
+        window.show_banner(
+            "switch", tr("The new model settings cannot be used yet: {error}").format(error=exc)
+        )
         return
     window.remove_banner("switch")
 
 
 WIZARD_SIZE = (760, 560)
 FRAME_ROOM = (16, 48)  # a window manager's frame and title bar around the setup
-SETUP_BANNER = (
+SETUP_BANNER = QT_TR_NOOP(
     "nanobot Desktop is not set up yet: it needs a model provider (and usually a key) before "
     "it can answer."
-)
+)  # shown through tr()
 
 
 class _Onboarding:
@@ -259,7 +262,7 @@ class _Onboarding:
         wizard = OnboardingWizard(services, window)
         wizard.setWindowFlag(Qt.WindowType.Dialog, True)
         wizard.setWindowModality(Qt.WindowModality.WindowModal)
-        wizard.setWindowTitle("Welcome to nanobot Desktop")
+        wizard.setWindowTitle(tr("Welcome to nanobot Desktop"))
         self.wizard = wizard
 
         def done(completed: bool) -> None:
@@ -277,9 +280,9 @@ class _Onboarding:
             elif services.runtime is None:
                 window.show_banner(
                     "setup",
-                    SETUP_BANNER,
+                    tr(SETUP_BANNER),
                     severity="info",
-                    actions=[("Set up now", self.open)],
+                    actions=[(tr("Set up now"), self.open)],
                 )
             window.bring_to_front()
 

@@ -34,13 +34,15 @@ want_package=0
 # System packages (Debian/Ubuntu). Qt's xcb platform needs these libraries; the keyring needs
 # a Secret Service; the tests also need a virtual X server, a tray and a notification daemon.
 # An emoji font: chats and reaction fields show emoji, drawn as empty boxes without one.
+# A Chinese font (fonts-droid-fallback): the zh_CN translation (and Chinese in chats) is drawn
+# as empty boxes without one on a machine that has none.
 # libmagic: WhatsApp's client (neonize) tells media types with it.
 # libportaudio2: voice input (the voice extra's sounddevice). espeak-ng, pulseaudio and ALSA's
 # pulse plugin: the voice tests speak a WAV into a private PulseAudio pipe microphone.
 runtime_pkgs=(python3-venv libmagic1 libxcb-cursor0 libxkbcommon-x11-0 libxcb-icccm4 libxcb-image0
   libxcb-keysyms1 libxcb-randr0 libxcb-render-util0 libxcb-shape0 libxcb-xinerama0 libxcb-xkb1
   libegl1 libgl1 libfontconfig1 libdbus-1-3 libglib2.0-0 bubblewrap fonts-noto-color-emoji
-  libportaudio2)
+  libportaudio2 fonts-droid-fallback)
 test_pkgs=(gnome-keyring dbus-x11 dbus xvfb xauth cmake build-essential git
   trayer dunst x11-utils imagemagick xdotool dovecot-imapd openssl zbar-tools chromium
   espeak-ng pulseaudio pulseaudio-utils libasound2-plugins)

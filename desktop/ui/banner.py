@@ -17,6 +17,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.ui.i18n import tr
+
 Action = tuple[str, Callable[[], object]]  # what the callback returns is ignored
 
 
@@ -24,9 +26,9 @@ class Banner(QFrame):
     """One message with optional action buttons and a close button.
 
     Args:
-        text: The message (plain text; long text wraps).
+        text: The message, translated (plain text; long text wraps).
         severity: ``info`` or ``error`` (sets the border colour through the stylesheet).
-        actions: ``(label, callback)`` pairs; a button is added for each.
+        actions: ``(label, callback)`` pairs, labels translated; a button is added for each.
         closable: Show a close button.
         parent: Owner.
 
@@ -48,7 +50,7 @@ class Banner(QFrame):
         super().__init__(parent)
         self.setObjectName("banner")
         self.setProperty("severity", severity)
-        self.setAccessibleName("Error message" if severity == "error" else "Notice")
+        self.setAccessibleName(tr("Error message") if severity == "error" else tr("Notice"))
         self.setAutoFillBackground(True)  # it floats over the page: opaque, with a shadow
         shadow = QGraphicsDropShadowEffect(self)
         shadow.setBlurRadius(16)
@@ -73,8 +75,8 @@ class Banner(QFrame):
             layout.addWidget(button)
             self.buttons.append(button)
         if closable:
-            close = QPushButton("Dismiss", self)
-            close.setAccessibleName("Dismiss message")
+            close = QPushButton(tr("Dismiss"), self)
+            close.setAccessibleName(tr("Dismiss message"))
             close.setFlat(True)
             close.clicked.connect(self.dismiss)
             layout.addWidget(close)

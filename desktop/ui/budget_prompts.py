@@ -18,7 +18,8 @@ from PySide6.QtCore import QObject
 from desktop.core.bus.events import BudgetPaused, BudgetResolved, BudgetWarning, RunawayStopped
 from desktop.core.utils.resources import data_path
 from desktop.core.utils.tasks import TaskOwner
-from desktop.ui.freedesktop import NotificationRequest
+from desktop.ui.freedesktop import DEFAULT_ACTION, NotificationRequest
+from desktop.ui.i18n import tr
 
 if TYPE_CHECKING:
     from desktop.ui.freedesktop import FreedesktopNotifications
@@ -70,21 +71,26 @@ class BudgetPrompts(QObject):
         """Ask (or, when the run was already refused, say so)."""
         key = banner_key(event.request_id)
         if not event.asked:
-            self.window.show_banner(key, f"{event.message}. It was kept paused.")
+            self.window.show_banner(
+                key, tr("{message}. It was kept paused.").format(message=event.message)
+            )
             return
         rid = event.request_id
         banner = self.window.show_banner(
             key,
             f"{event.message}.",
             actions=[
-                ("Run once", lambda: self._answer(rid, "run")),
-                ("Raise", lambda: self._spawn(self.services.raise_budget(event))),
-                ("Keep paused", lambda: self._answer(rid, "keep")),
+                (tr("Run once"), lambda: self._answer(rid, "run")),
+                (tr("Raise"), lambda: self._spawn(self.services.raise_budget(event))),
+                (tr("Keep paused"), lambda: self._answer(rid, "keep")),
             ],
         )
         # Dismissing the question is an answer too: the run must not wait for nobody.
         banner.dismissed.connect(lambda: self.services.answer_budget(rid, "keep"))
-        self._notify("Paused by the budget", f"{event.message}. Open nanobot to decide.")
+        self._notify(
+            tr("Paused by the budget"),
+            tr("{message}. Open nanobot to decide.").format(message=event.message),
+        )
 
     def on_resolved(self, event: BudgetResolved) -> None:
         """The pause was answered (here, by a timeout, or by another window): close it."""
@@ -97,13 +103,13 @@ class BudgetPrompts(QObject):
             f"budget-warning:{event.scope}",
             event.message,
             severity=severity,
-            actions=[("Budgets", self.show_budgets)],
+            actions=[(tr("Budgets"), self.show_budgets)],
         )
 
     def on_runaway(self, event: RunawayStopped) -> None:
         """A background run was stopped: the person must know."""
         self.window.show_banner(f"runaway:{event.run}", event.message, severity="error")
-        self._notify("A background run was stopped", event.message)
+        self._notify(tr("A background run was stopped"), event.message)
 
     def show_budgets(self) -> None:
         """Open Settings › Usage & budgets."""
@@ -129,6 +135,7 @@ class BudgetPrompts(QObject):
                 NotificationRequest(
                     summary=summary,
                     body=body,
+                    actions=(DEFAULT_ACTION, tr("Open chat")),
                     app_icon=str(data_path("resources", "icons", "nanobot.svg")),
                     hints={"desktop-entry": ("s", "nanobot-desktop"), "urgency": ("y", 1)},
                 )

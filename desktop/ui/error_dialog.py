@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.utils.redact import redact
+from desktop.ui.i18n import tr
 
 log = logging.getLogger("desktop.errors")
 SUMMARY_LIMIT = 300
@@ -50,7 +51,7 @@ class ErrorDialog(QDialog):
         self, summary: str, details: str, log_path: Path | None, parent: QWidget | None = None
     ) -> None:
         super().__init__(parent)
-        self.setWindowTitle("nanobot Desktop — unexpected error")
+        self.setWindowTitle(tr("nanobot Desktop — unexpected error"))
         self.setModal(False)
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.more = 0
@@ -59,7 +60,7 @@ class ErrorDialog(QDialog):
         layout.setContentsMargins(16, 16, 16, 12)
         layout.setSizeConstraint(QLayout.SizeConstraint.SetFixedSize)  # follows "Show details"
         intro = QLabel(
-            "<b>Something went wrong.</b> nanobot keeps running; your conversations are saved."
+            tr("<b>Something went wrong.</b> nanobot keeps running; your conversations are saved.")
         )
         intro.setWordWrap(True)
         intro.setMinimumWidth(520)
@@ -67,32 +68,34 @@ class ErrorDialog(QDialog):
         self.summary = QLabel(summary, self)
         self.summary.setWordWrap(True)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.summary.setAccessibleName("Error summary")
+        self.summary.setAccessibleName(tr("Error summary"))
         self.summary.setMinimumWidth(520)
         self.summary.setStyleSheet(
             "padding: 6px 8px; background: palette(base); border-radius: 4px;"
         )
         layout.addWidget(self.summary)
-        where = f"Details were written to {log_path}." if log_path else ""
-        self.where = QLabel(where, self)
+        self._where = (
+            tr("Details were written to {path}.").format(path=log_path) if log_path else ""
+        )
+        self.where = QLabel(self._where, self)
         self.where.setWordWrap(True)
         layout.addWidget(self.where)
         self.details = QPlainTextEdit(details, self)
         self.details.setReadOnly(True)
-        self.details.setAccessibleName("Error details")
+        self.details.setAccessibleName(tr("Error details"))
         self.details.setVisible(False)
         self.details.setMinimumSize(560, 200)
         layout.addWidget(self.details)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
-        toggle = QPushButton("Show details", self)
+        toggle = QPushButton(tr("Show details"), self)
         toggle.setCheckable(True)
         toggle.toggled.connect(self._toggle)
         buttons.addButton(toggle, QDialogButtonBox.ButtonRole.ActionRole)
-        copy = QPushButton("Copy details", self)
+        copy = QPushButton(tr("Copy details"), self)
         copy.clicked.connect(lambda: QGuiApplication.clipboard().setText(f"{summary}\n\n{details}"))
         buttons.addButton(copy, QDialogButtonBox.ButtonRole.ActionRole)
         if log_path is not None:
-            folder = QPushButton("Open log folder", self)
+            folder = QPushButton(tr("Open log folder"), self)
             folder.clicked.connect(
                 lambda: QDesktopServices.openUrl(QUrl.fromLocalFile(str(log_path.parent)))
             )
@@ -106,9 +109,12 @@ class ErrorDialog(QDialog):
     def add_one_more(self) -> None:
         """Another error happened while this dialog was open."""
         self.more += 1
-        self.where.setText(
-            self.where.text().split(" (+")[0] + f" (+{self.more} more error(s) since)"
+        more = (
+            tr("(+1 more error since)")
+            if self.more == 1
+            else tr("(+{count} more errors since)").format(count=self.more)
         )
+        self.where.setText(f"{self._where} {more}".strip())
 
 
 class ExceptionReporter(QObject):

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from desktop.core.utils.i18n import QT_TR_NOOP
 from desktop.core.utils.tasks import cancel_and_wait
 
 log = logging.getLogger(__name__)
@@ -37,6 +38,7 @@ class NotificationRequest:
         app_name: Sender name.
         app_icon: Icon name or absolute path.
         actions: Flat ``[key, label, key, label, …]`` list; ``default`` is a click on the bubble.
+            Labels are shown as given: pass them translated (the default's is English).
         hints: ``{name: (dbus_signature, value)}``.
         timeout_ms: ``-1`` lets the server decide.
         replaces_id: ``0`` for a new notification.
@@ -46,7 +48,7 @@ class NotificationRequest:
     body: str
     app_name: str = "nanobot Desktop"
     app_icon: str = ""
-    actions: tuple[str, ...] = (DEFAULT_ACTION, "Open chat")
+    actions: tuple[str, ...] = (DEFAULT_ACTION, QT_TR_NOOP("Open chat"))
     hints: dict[str, tuple[str, Any]] = field(default_factory=dict)
     timeout_ms: int = -1
     replaces_id: int = 0

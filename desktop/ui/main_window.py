@@ -27,6 +27,7 @@ from PySide6.QtWidgets import QLabel, QMainWindow, QTabWidget, QVBoxLayout, QWid
 
 from desktop.ui import qt_feature
 from desktop.ui.banner import Action, Banner
+from desktop.ui.i18n import QT_TR_NOOP, tr
 from desktop.ui.placeholder import PlaceholderTab
 
 qt_feature.install()  # the app's first Qt module: PySide6 has just loaded (see qt_feature)
@@ -67,13 +68,21 @@ def first_run_rect(area: QRect, default: QSize, minimum: QSize) -> QRect:
     )
 
 
-# key → (tab title, placeholder hint)
+# key → (tab title, placeholder hint); marked, shown through tr()
 TABS: dict[str, tuple[str, str]] = {
-    "chat": ("Chat", "Connecting to the agent…"),
-    "settings": ("Settings", "Providers, models, tools and appearance will be set here."),
-    "skills": ("Skills", "The agent's skills will be listed here."),
-    "memory": ("Memory", "Memory files and the Dream history will be shown here."),
+    "chat": (QT_TR_NOOP("Chat"), QT_TR_NOOP("Connecting to the agent…")),
+    "settings": (
+        QT_TR_NOOP("Settings"),
+        QT_TR_NOOP("Providers, models, tools and appearance will be set here."),
+    ),
+    "skills": (QT_TR_NOOP("Skills"), QT_TR_NOOP("The agent's skills will be listed here.")),
+    "memory": (
+        QT_TR_NOOP("Memory"),
+        QT_TR_NOOP("Memory files and the Dream history will be shown here."),
+    ),
 }
+# How the start-up's "ready" status begins (see MainWindow.set_status).
+READY = "ready — "
 
 
 class MainWindow(QMainWindow):
@@ -126,7 +135,7 @@ class MainWindow(QMainWindow):
         self.tabs = QTabWidget(central)
         self.tabs.setDocumentMode(True)
         self.tabs.setObjectName("mainTabs")
-        self.tabs.setAccessibleName("Main sections")
+        self.tabs.setAccessibleName(tr("Main sections"))
         layout.addWidget(self.tabs, 1)
         self.setCentralWidget(central)
         # Over the page, not in the layout (see the module docstring).
@@ -142,12 +151,12 @@ class MainWindow(QMainWindow):
         self._keys: list[str] = []
         for key, (title, hint) in TABS.items():
             self._keys.append(key)
-            self.tabs.addTab(PlaceholderTab(title, hint, self.tabs), title)
+            self.tabs.addTab(PlaceholderTab(tr(title), tr(hint), self.tabs), tr(title))
 
         self._status = "connecting…"
         self._model_text = ""
-        self.status_label = QLabel("connecting…", self)
-        self.status_label.setAccessibleName("Connection status")
+        self.status_label = QLabel(tr("connecting…"), self)
+        self.status_label.setAccessibleName(tr("Connection status"))
         self.statusBar().addPermanentWidget(self.status_label)
         self.statusBar().setSizeGripEnabled(True)
 
@@ -220,11 +229,15 @@ class MainWindow(QMainWindow):
         """The connection text at the right of the status bar (and on the Chat placeholder).
 
         Once connected ("ready — …") it names the model the shown chat uses, when the Chat
-        tab has said which (:meth:`show_model`).
+        tab has said which (:meth:`show_model`). ``text`` is the English the start-up says
+        (a text marked for translation, or ``ready — <model>``); it is shown translated.
         """
         self._status = text
-        if text.startswith("ready") and self._model_text:
-            text = f"ready — {self._model_text}"
+        if text.startswith(READY):
+            model = self._model_text or text[len(READY) :]
+            text = tr("ready — {model}").format(model=model)
+        else:
+            text = tr(text)
         self.status_label.setText(text)
         self.status_label.setToolTip(text)
         chat = self.tab("chat")

@@ -19,6 +19,7 @@ from desktop.core.bus.events import ReminderDue
 from desktop.core.utils.resources import data_path
 from desktop.core.utils.tasks import TaskOwner
 from desktop.ui.freedesktop import FreedesktopNotifications, NotificationRequest
+from desktop.ui.i18n import QT_TR_NOOP, tr
 
 if TYPE_CHECKING:
     from desktop.ui.main_window import MainWindow
@@ -29,12 +30,12 @@ log = logging.getLogger(__name__)
 BODY_LIMIT = 400
 BANNER_KEY = "reminder"
 #: Answers offered on a scheduled reminder: action key -> (answer, label). The answer is a
-#: :data:`desktop.core.cron.snooze.SnoozeChoice` or ``done``.
+#: :data:`desktop.core.cron.snooze.SnoozeChoice` or ``done``. Labels marked; shown through tr().
 ANSWERS: dict[str, tuple[str, str]] = {
-    "snooze-10m": ("10m", "Snooze 10 min"),
-    "snooze-1h": ("1h", "Snooze 1 h"),
-    "snooze-tomorrow": ("tomorrow", "Tomorrow"),
-    "done": ("done", "Done"),
+    "snooze-10m": ("10m", QT_TR_NOOP("Snooze 10 min")),
+    "snooze-1h": ("1h", QT_TR_NOOP("Snooze 1 h")),
+    "snooze-tomorrow": ("tomorrow", QT_TR_NOOP("Tomorrow")),
+    "done": ("done", QT_TR_NOOP("Done")),
 }
 
 
@@ -45,15 +46,17 @@ def build_request(
     if event.source == "heartbeat":
         summary = "nanobot"
     else:
-        summary = f"Reminder: {event.job_name}" if event.job_name else "Reminder"
-    body = " ".join(event.text.split()) or "(no text)"
+        summary = (
+            tr("Reminder: {name}").format(name=event.job_name) if event.job_name else tr("Reminder")
+        )
+    body = " ".join(event.text.split()) or tr("(no text)")
     if len(body) > BODY_LIMIT:
         body = body[: BODY_LIMIT - 1] + "…"
     if markup:
         body = html.escape(body, quote=False)
-    actions: tuple[str, ...] = ("default", "Open chat")
+    actions: tuple[str, ...] = ("default", tr("Open chat"))
     if event.source == "cron":
-        actions += tuple(part for key, (_, label) in ANSWERS.items() for part in (key, label))
+        actions += tuple(part for key, (_, label) in ANSWERS.items() for part in (key, tr(label)))
     return NotificationRequest(
         summary=summary,
         body=body,
@@ -152,17 +155,23 @@ class Notifier(QObject):
     def _banner(self, event: ReminderDue) -> None:
         window = self.window
         assert window is not None
-        name = event.job_name or "Reminder"
+        name = event.job_name or tr("Reminder")
         text = " ".join(event.text.split())
         if len(text) > 200:
             text = text[:199] + "…"
         key = event.session_key
-        actions: list[tuple[str, Callable[[], object]]] = [("Open chat", lambda: self._open(key))]
+        actions: list[tuple[str, Callable[[], object]]] = [
+            (tr("Open chat"), lambda: self._open(key))
+        ]
         if event.source == "cron":  # the tray fallback: answer it in the window
             actions += [
-                (label, self._answerer(event, answer)) for answer, label in ANSWERS.values()
+                (tr(label), self._answerer(event, answer)) for answer, label in ANSWERS.values()
             ]
-        window.show_banner(BANNER_KEY, f"Reminder — {name}: {text}", actions=actions)
+        window.show_banner(
+            BANNER_KEY,
+            tr("Reminder — {name}: {text}").format(name=name, text=text),
+            actions=actions,
+        )
 
     # -- clicks -----------------------------------------------------------------------------
     def _on_action(self, notification_id: int, action: str) -> None:

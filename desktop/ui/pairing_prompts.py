@@ -23,7 +23,8 @@ from desktop.core.channels.pairing import PairingStore
 from desktop.core.channels.pairing.gate import display_name
 from desktop.core.utils.resources import data_path
 from desktop.core.utils.tasks import TaskOwner
-from desktop.ui.freedesktop import NotificationRequest
+from desktop.ui.freedesktop import DEFAULT_ACTION, NotificationRequest
+from desktop.ui.i18n import tr
 
 if TYPE_CHECKING:
     from desktop.ui.freedesktop import FreedesktopNotifications
@@ -47,10 +48,9 @@ def who(event: PairingRequested) -> str:
 
 def describe(event: PairingRequested) -> str:
     """The request in a sentence."""
-    return (
-        f"{who(event)} wrote to the assistant on {display_name(event.channel)} and asks to be let in "
-        f"(pairing code {event.code})."
-    )
+    return tr(
+        "{who} wrote to the assistant on {channel} and asks to be let in (pairing code {code})."
+    ).format(who=who(event), channel=display_name(event.channel), code=event.code)
 
 
 class PairingPrompts(QObject):
@@ -97,8 +97,8 @@ class PairingPrompts(QObject):
             banner_key(code),
             describe(event),
             actions=[
-                ("Approve", lambda: self.answer(code, approve=True)),
-                ("Deny", lambda: self.answer(code, approve=False)),
+                (tr("Approve"), lambda: self.answer(code, approve=True)),
+                (tr("Deny"), lambda: self.answer(code, approve=False)),
             ],
         )
         self._set_waiting(code, who(event))
@@ -116,12 +116,16 @@ class PairingPrompts(QObject):
             found = await asyncio.to_thread(store.approve if approve else store.deny, code)
         except OSError as exc:
             self.window.show_banner(
-                key, f"The pairing file cannot be changed: {exc}", severity="error"
+                key,
+                tr("The pairing file cannot be changed: {error}").format(error=exc),
+                severity="error",
             )
             return
         self._set_waiting(code, None)
         if found is None:
-            self.window.show_banner(key, f"The pairing code {code} expired or was already used.")
+            self.window.show_banner(
+                key, tr("The pairing code {code} expired or was already used.").format(code=code)
+            )
             return
         self.window.remove_banner(key)
         self.answered.emit(code, approve)
@@ -135,7 +139,8 @@ class PairingPrompts(QObject):
             self.tray.set_pairing_requests(self.waiting)
 
     async def _notify(self, event: PairingRequested) -> None:
-        summary, body = "Pairing request", describe(event) + " Open nanobot to approve or deny it."
+        summary = tr("Pairing request")
+        body = tr("{request} Open nanobot to approve or deny it.").format(request=describe(event))
         try:
             if self.notifications is None:
                 raise ConnectionError("no notification service")
@@ -143,6 +148,7 @@ class PairingPrompts(QObject):
                 NotificationRequest(
                     summary=summary,
                     body=body,
+                    actions=(DEFAULT_ACTION, tr("Open chat")),
                     app_icon=str(data_path("resources", "icons", "nanobot.svg")),
                     hints={"desktop-entry": ("s", "nanobot-desktop"), "urgency": ("y", 1)},
                 )

@@ -5,19 +5,21 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
+from desktop.ui.i18n import tr
+
 
 class PlaceholderTab(QWidget):
     """A centred title and hint.
 
     Args:
-        title: Large heading.
-        text: Explanation below it.
+        title: Large heading (translated).
+        text: Explanation below it (translated).
         parent: Owner.
     """
 
     def __init__(self, title: str, text: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setAccessibleName(f"{title} (not loaded yet)")
+        self.setAccessibleName(tr("{title} (not loaded yet)").format(title=title))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(24, 24, 24, 24)
         layout.addStretch(1)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from desktop.core.utils.tasks import TaskOwner
 from desktop.core.utils.threads import run_daemon
 from desktop.ui.error_dialog import ExceptionReporter, install_exception_hooks
+from desktop.ui.i18n import tr
 from desktop.ui.main_window import MainWindow
 from desktop.ui.notifications import Notifier
 from desktop.ui.startup import AgentStarter
@@ -35,6 +36,19 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 SHUTDOWN_TIMEOUT_S = 10.0
 TabInstaller = Callable[[MainWindow, "AppServices"], None]
+
+
+def sandbox_banner_text(refused: bool, reason: str) -> str:
+    """The banner of a missing sandbox: commands run without it (``refused`` ``False``, the
+    ``auto`` mode) or are refused (a required sandbox); ``reason`` says why it is missing."""
+    if refused:
+        text = tr("Commands are refused: tools.exec.sandbox requires the sandbox, but {reason}.")
+    else:
+        text = tr(
+            "Commands run without the sandbox: {reason}. Until then, only the safety rules "
+            "(and your approvals) protect your files."
+        )
+    return text.format(reason=reason)
 
 
 class DesktopApp:
@@ -213,13 +227,24 @@ class DesktopApp:
     def _on_delivery_failed(self, event: DeliveryFailed) -> None:
         """An answer could not reach a chat (after retries): the person must know."""
         log.warning("delivery to %s:%s failed: %s", event.channel, event.chat_id, event.reason)
-        preview = f" (“{event.preview}”)" if event.preview else ""
+        fields = {
+            "channel": event.channel,
+            "chat": event.chat_id,
+            "preview": event.preview,
+            "reason": event.reason,
+        }
+        text = (
+            tr(
+                "A message for {channel} chat {chat} could not be delivered (“{preview}”): {reason}."
+            )
+            if event.preview
+            else tr("A message for {channel} chat {chat} could not be delivered: {reason}.")
+        )
         self.window.show_banner(
             "delivery",
-            f"A message for {event.channel} chat {event.chat_id} could not be delivered"
-            f"{preview}: {event.reason}.",
+            text.format(**fields),
             severity="error",
-            actions=[("Channel settings", lambda: self.window.show_tab("settings"))],
+            actions=[(tr("Channel settings"), lambda: self.window.show_tab("settings"))],
         )
 
     def _on_config_failed(self, message: str) -> None:
@@ -229,7 +254,10 @@ class DesktopApp:
             "config",
             message,
             severity="error",
-            actions=[("Retry", self.starter.retry), ("Open folder", self._open_config_folder)],
+            actions=[
+                (tr("Retry"), self.starter.retry),
+                (tr("Open folder"), self._open_config_folder),
+            ],
         )
 
     def _on_agent_ready(self) -> None:
@@ -262,15 +290,12 @@ class DesktopApp:
         if self._sandbox_warned:
             return
         self._sandbox_warned = True
-        warning = unsandboxed_warning(status, mode)
+        refused = unsandboxed_warning(status, mode) is None  # a required sandbox is missing
         self.window.show_banner(
             "sandbox",
-            f"{warning} Until then, only the safety rules (and your approvals) protect your files."
-            if warning is not None
-            else f"Commands are refused: tools.exec.sandbox requires the sandbox, but "
-            f"{status.reason}.",
+            sandbox_banner_text(refused, status.reason),
             severity="info",
-            actions=[("Tools & safety", self._open_tools_settings)],
+            actions=[(tr("Tools & safety"), self._open_tools_settings)],
         )
 
     def _open_tools_settings(self) -> None:
@@ -285,8 +310,8 @@ class DesktopApp:
             message,
             severity="error",
             actions=[
-                ("Open Settings", lambda: self.window.show_tab("settings")),
-                ("Retry", self.starter.retry),
+                (tr("Open Settings"), lambda: self.window.show_tab("settings")),
+                (tr("Retry"), self.starter.retry),
             ],
         )
 

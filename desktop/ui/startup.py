@@ -20,6 +20,8 @@ from PySide6.QtCore import QObject, Signal
 
 from desktop.core.utils.tasks import TaskOwner
 from desktop.core.utils.threads import run_daemon, start_daemon
+from desktop.ui.core_text import core_text
+from desktop.ui.i18n import QT_TR_NOOP, tr
 
 if TYPE_CHECKING:
     from desktop.core.agent.approval import ApprovalPolicy
@@ -59,6 +61,12 @@ async def start_runtime_for(
     return await start_runtime(config, options)
 
 
+def shown_error(exc: Exception) -> str:
+    """``exc``'s message for the person, translated when the core gave it as a marked
+    template (``template`` and ``fields`` attributes, as :class:`MissingKeyError` has)."""
+    return core_text(exc, str(exc))
+
+
 def _import(*names: str) -> None:
     for name in names:
         importlib.import_module(name)
@@ -75,7 +83,8 @@ class AgentStarter(QObject):
         tray: The tray icon, handed to the tabs through the services.
 
     Signals:
-        status(str): short progress text for the status bar ("connecting…", "ready — …").
+        status(str): short progress text for the status bar ("connecting…", "ready — …"), in
+            English (a text marked for translation): the window translates it.
         configLoaded(object): the :class:`~desktop.ui.services.AppServices` now exists.
         configFailed(str): the config cannot be used (the file was not changed).
         agentReady(): the runtime runs; ``services.runtime`` is set.
@@ -131,7 +140,7 @@ class AgentStarter(QObject):
         await self._start_agent()
 
     async def _load_config(self) -> bool:
-        self.status.emit("loading settings…")
+        self.status.emit(QT_TR_NOOP("loading settings…"))
         try:
             await run_daemon(
                 lambda: _import(
@@ -152,11 +161,11 @@ class AgentStarter(QObject):
                     lambda: load_config(self.config_path, workspace=self.workspace), "load-config"
                 )
             except ConfigError as exc:
-                message = (
-                    f"Your settings file cannot be used: {exc}. "
+                message = tr(
+                    "Your settings file cannot be used: {error}. "
                     "It was not changed; fix it and retry."
-                )
-                self.status.emit("settings file has a problem")
+                ).format(error=exc)
+                self.status.emit(QT_TR_NOOP("settings file has a problem"))
                 self.configFailed.emit(message)
                 return False
             for warning in config_origin(config).warnings:
@@ -179,8 +188,12 @@ class AgentStarter(QObject):
             )
         except Exception as exc:  # a bug: report it, but keep the window usable
             log.exception("loading the settings failed")
-            self.status.emit("settings not loaded")
-            self.configFailed.emit(f"Loading the settings failed: {type(exc).__name__}: {exc}")
+            self.status.emit(QT_TR_NOOP("settings not loaded"))
+            self.configFailed.emit(
+                tr("Loading the settings failed: {error}").format(
+                    error=f"{type(exc).__name__}: {exc}"
+                )
+            )
             return False
         self.configLoaded.emit(self.services)
         return True
@@ -189,7 +202,7 @@ class AgentStarter(QObject):
         services = self.services
         assert services is not None
         await self._stop_runtime()
-        self.status.emit("connecting…")
+        self.status.emit(QT_TR_NOOP("connecting…"))
         try:
             await run_daemon(
                 lambda: _import(
@@ -209,13 +222,17 @@ class AgentStarter(QObject):
                     services.config, services.secrets, self.bus, services.policy, services.prefs
                 )
             except (MissingKeyError, ProviderNotFound) as exc:
-                self._fail(str(exc))
+                self._fail(shown_error(exc))
                 return
         except asyncio.CancelledError:
             raise
         except Exception as exc:
             log.exception("starting the agent failed")
-            self._fail(f"The agent could not start: {type(exc).__name__}: {exc}")
+            self._fail(
+                tr("The agent could not start: {error}").format(
+                    error=f"{type(exc).__name__}: {exc}"
+                )
+            )
             return
         self.runtime = runtime
         services.set_runtime(runtime)
@@ -223,7 +240,7 @@ class AgentStarter(QObject):
         self.agentReady.emit()
 
     def _fail(self, message: str) -> None:
-        self.status.emit("not connected")
+        self.status.emit(QT_TR_NOOP("not connected"))
         if self.services is not None:
             self.services.agentFailed.emit(message)
         self.agentFailed.emit(message)

@@ -19,6 +19,7 @@ from PySide6.QtCore import QObject, QPointF, QRect, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QAction, QColor, QFont, QGuiApplication, QIcon, QPainter, QPixmap
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
+from desktop.ui.i18n import QT_TR_NOOP, tr
 from desktop.ui.theme import app_icon
 
 if TYPE_CHECKING:
@@ -33,6 +34,31 @@ ICON_SIZES = (16, 22, 24, 32, 48, 64, 128)
 WORKING_COLOUR = "#f5a623"
 ATTENTION_COLOUR = "#d93025"
 UPCOMING_LIMIT = 5
+# Short day and month names for the menu's times (marked; shown through tr()): the same in
+# every locale of the machine, in the window's language.
+WEEKDAYS = (
+    QT_TR_NOOP("Mon"),
+    QT_TR_NOOP("Tue"),
+    QT_TR_NOOP("Wed"),
+    QT_TR_NOOP("Thu"),
+    QT_TR_NOOP("Fri"),
+    QT_TR_NOOP("Sat"),
+    QT_TR_NOOP("Sun"),
+)
+MONTHS = (
+    QT_TR_NOOP("Jan"),
+    QT_TR_NOOP("Feb"),
+    QT_TR_NOOP("Mar"),
+    QT_TR_NOOP("Apr"),
+    QT_TR_NOOP("May"),
+    QT_TR_NOOP("Jun"),
+    QT_TR_NOOP("Jul"),
+    QT_TR_NOOP("Aug"),
+    QT_TR_NOOP("Sep"),
+    QT_TR_NOOP("Oct"),
+    QT_TR_NOOP("Nov"),
+    QT_TR_NOOP("Dec"),
+)
 
 
 def badge_text(*, unread: int = 0, alert: bool = False) -> str:
@@ -96,14 +122,20 @@ def place_menu(shown: QRect, size: QSize, area: QRect) -> QRect:
 
 
 def format_when(moment: dt.datetime, now: dt.datetime) -> str:
-    """``14:30``, ``tomorrow 09:00`` or ``Tue 3 Jun 14:30`` (local time)."""
+    """``14:30``, ``tomorrow 09:00`` or ``Tue 3 Jun 14:30`` (local time; in the window's
+    language)."""
     clock = moment.strftime("%H:%M")
     days = (moment.date() - now.date()).days
     if days == 0:
         return clock
     if days == 1:
-        return f"tomorrow {clock}"
-    return f"{moment.strftime('%a')} {moment.day} {moment.strftime('%b')} {clock}"
+        return tr("tomorrow {time}").format(time=clock)
+    return tr("{weekday} {day} {month} {time}").format(
+        weekday=tr(WEEKDAYS[moment.weekday()]),
+        day=moment.day,
+        month=tr(MONTHS[moment.month - 1]),
+        time=clock,
+    )
 
 
 def upcoming_reminders(
@@ -168,7 +200,7 @@ class Tray(QObject):
         self._pairing: dict[str, str] = {}
         self.icon = QSystemTrayIcon(app_icon(), self)
         self.menu = QMenu()
-        self.menu.setAccessibleName("nanobot tray menu")
+        self.menu.setAccessibleName(tr("nanobot tray menu"))
         self.menu.aboutToShow.connect(self._about_to_show)
         self.icon.setContextMenu(self.menu)
         self.icon.activated.connect(self._on_activated)
@@ -277,11 +309,20 @@ class Tray(QObject):
         channel, state, reason = event.channel, event.state, event.reason
         if event.login_code:  # not broken: waiting for the person to link it
             self.set_channel_problem(
-                channel, "not linked yet — scan the QR code in Settings → Channels"
+                channel, tr("not linked yet — scan the QR code in Settings → Channels")
             )
-        elif state in ("error", "unavailable"):
-            prefix = "disconnected" if state == "error" else "unavailable"
-            self.set_channel_problem(channel, f"{prefix} — {reason}" if reason else prefix)
+        elif state == "error":
+            self.set_channel_problem(
+                channel,
+                tr("disconnected — {reason}").format(reason=reason)
+                if reason
+                else tr("disconnected"),
+            )
+        elif state == "unavailable":
+            self.set_channel_problem(
+                channel,
+                tr("unavailable — {reason}").format(reason=reason) if reason else tr("unavailable"),
+            )
         elif state in ("connected", "stopped"):
             self.set_channel_problem(channel, None)
 
@@ -299,31 +340,52 @@ class Tray(QObject):
                 alert=self._alert,
             )
         )
-        if self._approvals:
+        self.icon.setToolTip(self._tooltip())
+
+    def _tooltip(self) -> str:
+        """The icon's tooltip: the most pressing state in a line (and dropped channels)."""
+        approvals, unread, dream = self._approvals, self._unread, self._dream_changes
+        if approvals:
             tip = (
-                f"nanobot — {self._approvals} tool call{'s' if self._approvals != 1 else ''} "
-                "waiting for your approval"
+                tr("nanobot — 1 tool call waiting for your approval")
+                if approvals == 1
+                else tr("nanobot — {count} tool calls waiting for your approval").format(
+                    count=approvals
+                )
             )
-        elif self._unread:
-            tip = f"nanobot — {self._unread} unread reminder{'s' if self._unread != 1 else ''}"
+        elif unread:
+            tip = (
+                tr("nanobot — 1 unread reminder")
+                if unread == 1
+                else tr("nanobot — {count} unread reminders").format(count=unread)
+            )
         elif self._channel_problems:
             name, problem = next(iter(self._channel_problems.items()))
-            tip = f"nanobot — {name}: {problem}"
-        elif self._dream_changes:
+            tip = tr("nanobot — {channel}: {problem}").format(channel=name, problem=problem)
+        elif dream:
             tip = (
-                f"nanobot — Dream proposes {self._dream_changes} "
-                f"change{'s' if self._dream_changes != 1 else ''} to review"
+                tr("nanobot — Dream proposes 1 change to review")
+                if dream == 1
+                else tr("nanobot — Dream proposes {count} changes to review").format(count=dream)
             )
         elif self._active:
-            tip = "nanobot — working…"
+            tip = tr("nanobot — working…")
         else:
             tip = "nanobot"
         dropped = len(self._channel_problems)
-        if dropped and (self._approvals or self._unread):
-            tip += f"\n{dropped} chat channel{'s' if dropped != 1 else ''} disconnected"
+        if dropped and (approvals or unread):
+            tip += "\n" + (
+                tr("1 chat channel disconnected")
+                if dropped == 1
+                else tr("{count} chat channels disconnected").format(count=dropped)
+            )
         elif dropped > 1:
-            tip += f" (and {dropped - 1} more channel{'s' if dropped != 2 else ''})"
-        self.icon.setToolTip(tip)
+            tip += " " + (
+                tr("(and 1 more channel)")
+                if dropped == 2
+                else tr("(and {count} more channels)").format(count=dropped - 1)
+            )
+        return tip
 
     # -- reminders --------------------------------------------------------------------------
     def set_cron(self, cron: CronService | None) -> None:
@@ -368,32 +430,38 @@ class Tray(QObject):
         menu = self.menu
         shown = menu.geometry() if menu.isVisible() else None
         menu.clear()
-        self._action(menu, "Show nanobot", self.showRequested.emit)
-        self._action(menu, "New chat", self.newChatRequested.emit)
+        self._action(menu, tr("Show nanobot"), self.showRequested.emit)
+        self._action(menu, tr("New chat"), self.newChatRequested.emit)
         if self._dream_changes:
-            self._action(menu, "Review Dream changes", self.reviewDreamRequested.emit)
+            self._action(menu, tr("Review Dream changes"), self.reviewDreamRequested.emit)
         for code, who in self._pairing.items():
             self._action(
-                menu, f"Approve {who} ({code})", partial(self.pairingAnswered.emit, code, True)
+                menu,
+                tr("Approve {who} ({code})").format(who=who, code=code),
+                partial(self.pairingAnswered.emit, code, True),
             )
             self._action(
-                menu, f"Deny {who} ({code})", partial(self.pairingAnswered.emit, code, False)
+                menu,
+                tr("Deny {who} ({code})").format(who=who, code=code),
+                partial(self.pairingAnswered.emit, code, False),
             )
         menu.addSeparator()
         lines = self._lines
         if self.cron is not None:
-            header = menu.addAction("Upcoming reminders" if lines else "No upcoming reminders")
+            header = menu.addAction(
+                tr("Upcoming reminders") if lines else tr("No upcoming reminders")
+            )
             header.setEnabled(False)
             for line in lines:
                 item = menu.addAction("    " + line)
                 item.setEnabled(False)
-        pause = self._action(menu, "Pause reminders", lambda: None)
+        pause = self._action(menu, tr("Pause reminders"), lambda: None)
         pause.setCheckable(True)
         pause.setChecked(self._paused)
         pause.toggled.connect(self._on_pause_toggled)
         self._pause_action = pause
         menu.addSeparator()
-        self._action(menu, "Quit", self.quitRequested.emit)
+        self._action(menu, tr("Quit"), self.quitRequested.emit)
         if shown is not None:
             self._keep_on_screen(shown)
 

@@ -14,11 +14,30 @@ from desktop.core.providers.litellm_provider import LiteLLMProvider
 from desktop.core.providers.matching import ProviderChoice, choose_provider
 from desktop.core.providers.openai_provider import OpenAIProvider, speaks_openai
 from desktop.core.providers.presets import ModelTarget, preset_target, target_config
+from desktop.core.utils.i18n import QT_TR_NOOP
 from desktop.core.utils.threads import run_daemon
+
+# What the window shows for a missing key (translated there; fields from the error).
+NO_KEY = QT_TR_NOOP("No API key for {provider}. Store one with '{command}'.")
+NO_KEY_OR_ENV = QT_TR_NOOP("No API key for {provider}. Store one with '{command}' or set {env}.")
+NOT_SIGNED_IN = QT_TR_NOOP(
+    "Not signed in to {provider}. Sign in under Settings → Providers, or run '{command}'."
+)
 
 
 class MissingKeyError(LookupError):
-    """The chosen provider needs a key and none was found. The message says how to add one."""
+    """The chosen provider needs a key and none was found. The message says how to add one.
+
+    Attributes:
+        template: The message as a text marked for translation (``""``: none; the window
+            shows ``str(error)``), filled in with :attr:`fields`.
+        fields: The values of the template's ``{placeholders}``.
+    """
+
+    def __init__(self, message: str, template: str = "", **fields: str) -> None:
+        super().__init__(message)
+        self.template = template
+        self.fields = fields
 
 
 class NotSignedInError(MissingKeyError):
@@ -125,19 +144,25 @@ def build_provider(
         if not key.found:
             from desktop.core.providers.oauth.session import login_hint
 
-            raise NotSignedInError(
-                f"Not signed in to {choice.spec.display_name}. {login_hint(choice.spec.name)}"
-            )
+            fields = {
+                "provider": choice.spec.display_name,
+                "command": f"nanobot-desktop provider login {choice.spec.name.replace('_', '-')}",
+            }
+            message = f"Not signed in to {fields['provider']}. {login_hint(choice.spec.name)}"
+            raise NotSignedInError(message, NOT_SIGNED_IN, **fields)
         from desktop.core.providers.oauth.accounts import build_oauth_provider
 
         oauth = build_oauth_provider(choice, config, store, environ=environ, **options)
         return BuiltProvider(oauth, choice, key)
     if choice.spec.needs_key and not key.found:
-        env = f" or set {choice.spec.env_key}" if choice.spec.env_key else ""
-        raise MissingKeyError(
-            f"No API key for {choice.spec.display_name}. Store one with "
-            f"'nanobot-desktop keys set {choice.section}'{env}."
-        )
+        env = choice.spec.env_key
+        fields = {
+            "provider": choice.spec.display_name,
+            "command": f"nanobot-desktop keys set {choice.section}",
+            "env": env,
+        }
+        template = NO_KEY_OR_ENV if env else NO_KEY
+        raise MissingKeyError(template.format(**fields), template, **fields)
     defaults = config.agents.defaults
     # OpenAI-wire routes go through the openai SDK (LiteLLM is never imported for them).
     kind = OpenAIProvider if speaks_openai(choice) else LiteLLMProvider

@@ -27,10 +27,35 @@ from desktop.core.config.provider_registry import (
 )
 from desktop.core.config.schema import Config, ProviderConfig
 from desktop.core.providers.routes import route_options
+from desktop.core.utils.i18n import QT_TR_NOOP
+
+# What the window shows when no provider can be chosen (translated there; see the error's
+# ``template`` and ``fields``).
+UNKNOWN_PROVIDER = QT_TR_NOOP(
+    "unknown provider {name} in agents.defaults.provider (known: {known})"
+)
+TRANSCRIBES_ONLY = QT_TR_NOOP(
+    "{provider} only transcribes voice messages; choose a chat provider in agents.defaults.provider"
+)
+NO_PROVIDER = QT_TR_NOOP(
+    "no provider for model {model}: add a key (nanobot-desktop keys set PROVIDER) or set "
+    "providers.custom.apiBase to an OpenAI-compatible server"
+)
 
 
 class ProviderNotFound(LookupError):
-    """No provider could be chosen for a model (bad forced name, nothing configured)."""
+    """No provider could be chosen for a model (bad forced name, nothing configured).
+
+    Attributes:
+        template: The message as a text marked for translation (``""``: none), filled in with
+            :attr:`fields`.
+        fields: The values of the template's ``{placeholders}``.
+    """
+
+    def __init__(self, template: str, **fields: str) -> None:
+        super().__init__(template.format(**fields))
+        self.template = template
+        self.fields = fields
 
 
 @dataclass(frozen=True)
@@ -158,14 +183,9 @@ def choose_provider(  # noqa: C901  # nanobot 0.3.5's matching order, step by st
         chosen = find_by_name(forced)
         if chosen is None:
             known = ", ".join(spec.name for spec in PROVIDERS if spec.chats)
-            raise ProviderNotFound(
-                f"unknown provider {forced!r} in agents.defaults.provider (known: {known})"
-            )
+            raise ProviderNotFound(UNKNOWN_PROVIDER, name=repr(forced), known=known)
         if chosen.transcription_only:
-            raise ProviderNotFound(
-                f"{chosen.display_name} only transcribes voice messages; choose a chat "
-                "provider in agents.defaults.provider"
-            )
+            raise ProviderNotFound(TRANSCRIBES_ONLY, provider=chosen.display_name)
         reason = "forced by agents.defaults.provider"
     if chosen is None and "/" in lowered:
         spec = find_by_model_prefix(lowered.split("/", 1)[0])
@@ -206,10 +226,7 @@ def choose_provider(  # noqa: C901  # nanobot 0.3.5's matching order, step by st
                 chosen, reason = spec, "model keyword (no key yet)"
                 break
     if chosen is None:
-        raise ProviderNotFound(
-            f"no provider for model {model!r}: add a key (nanobot-desktop keys set PROVIDER) "
-            "or set providers.custom.apiBase to an OpenAI-compatible server"
-        )
+        raise ProviderNotFound(NO_PROVIDER, model=repr(model))
     section_name = chosen.name
     section = config.provider_config(section_name)
     routed = chosen

@@ -16,6 +16,7 @@ from desktop.core.config.provider_registry import ProviderSpec, find_by_name
 from desktop.core.config.schema import Config
 from desktop.core.config.secrets import SecretStore
 from desktop.core.providers.base import LLMError
+from desktop.core.utils.i18n import QT_TR_NOOP
 from desktop.core.utils.redact import redact, register_secret
 from desktop.core.utils.threads import run_daemon
 
@@ -44,6 +45,9 @@ class ProbeResult:
         models: Model ids (listing only), sorted.
         seconds: How long it took.
         kind: For failures, the error kind (``auth``, ``connection``, ...), else ``""``.
+        template: :attr:`message` as a text marked for translation, filled in with
+            :attr:`fields` (``""``: the message has none; the window shows it as it is).
+        fields: The values of the template's ``{placeholders}``.
     """
 
     ok: bool
@@ -51,6 +55,22 @@ class ProbeResult:
     models: list[str] = field(default_factory=list)
     seconds: float = 0.0
     kind: str = ""
+    template: str = ""
+    fields: dict[str, str] = field(default_factory=dict)
+
+
+# Messages the window translates (marked; the result carries the template and its fields).
+ENTER_MODEL = QT_TR_NOOP("Enter a model name to test with.")
+NO_KEY = QT_TR_NOOP("No API key for {provider}: enter one first.")
+CONNECTED = QT_TR_NOOP("Connected: {model} answered in {seconds} s.")
+NO_LISTING = QT_TR_NOOP("{provider} does not offer a model list here; type the model name.")
+ONE_AVAILABLE = QT_TR_NOOP("1 model available.")
+SOME_AVAILABLE = QT_TR_NOOP("{count} models available.")
+
+
+def _said(ok: bool, template: str, fields: dict[str, str], **rest: Any) -> ProbeResult:
+    """A result whose message is ``template`` filled in with ``fields``."""
+    return ProbeResult(ok, template.format(**fields), template=template, fields=fields, **rest)
 
 
 def listing_base(spec: ProviderSpec, api_base: str | None) -> str | None:
@@ -105,7 +125,7 @@ async def check_connection(
     if spec is None:
         return ProbeResult(False, f"Unknown provider {provider!r}.", kind="bad_request")
     if not model.strip():
-        return ProbeResult(False, "Enter a model name to test with.", kind="bad_request")
+        return _said(False, ENTER_MODEL, {}, kind="bad_request")
     probe = _probe_config(config, spec.name, api_base, extra_headers)
     if spec.oauth:
         return await _check_signed_in(probe, store, model.strip(), timeout)
@@ -119,9 +139,7 @@ async def check_connection(
         return ProbeResult(False, redact(str(exc)), kind="bad_request")
     key = (api_key or "").strip() or resolved.value
     if choice.spec.needs_key and not key:
-        return ProbeResult(
-            False, f"No API key for {spec.display_name}: enter one first.", kind="auth"
-        )
+        return _said(False, NO_KEY, {"provider": spec.display_name}, kind="auth")
 
     def build() -> Any:
         from desktop.core.providers.litellm_provider import LiteLLMProvider, import_litellm
@@ -165,9 +183,8 @@ async def check_connection(
             kind="unknown",
         )
     seconds = time.monotonic() - started
-    return ProbeResult(
-        True, f"Connected: {choice.model} answered in {seconds:.1f} s.", seconds=seconds
-    )
+    fields = {"model": choice.model, "seconds": f"{seconds:.1f}"}
+    return _said(True, CONNECTED, fields, seconds=seconds)
 
 
 def _resolve(probe: Config, store: SecretStore, model: str) -> Any:
@@ -216,9 +233,8 @@ async def _check_signed_in(
             kind=exc.kind,
         )
     seconds = time.monotonic() - started
-    return ProbeResult(
-        True, f"Connected: {built.choice.model} answered in {seconds:.1f} s.", seconds=seconds
-    )
+    fields = {"model": built.choice.model, "seconds": f"{seconds:.1f}"}
+    return _said(True, CONNECTED, fields, seconds=seconds)
 
 
 async def list_models(
@@ -242,11 +258,7 @@ async def list_models(
 
     base = listing_base(spec, api_base)
     if base is None:
-        return ProbeResult(
-            False,
-            f"{spec.display_name} does not offer a model list here; type the model name.",
-            kind="bad_request",
-        )
+        return _said(False, NO_LISTING, {"provider": spec.display_name}, kind="bad_request")
     headers: dict[str, str] = {"Accept": "application/json", **dict(extra_headers or {})}
     if api_key:
         register_secret(api_key)
@@ -290,9 +302,9 @@ async def list_models(
         return ProbeResult(
             False, redact(f"{url} listed no models."), seconds=seconds, kind="server"
         )
-    return ProbeResult(
-        True, f"{models_text(len(models))} available.", models=models, seconds=seconds
-    )
+    template = ONE_AVAILABLE if len(models) == 1 else SOME_AVAILABLE
+    fields = {} if len(models) == 1 else {"count": str(len(models))}
+    return _said(True, template, fields, models=models, seconds=seconds)
 
 
 def models_text(count: int) -> str:

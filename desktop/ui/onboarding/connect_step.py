@@ -18,6 +18,8 @@ from desktop.core.providers.probe import (
     listing_base,
 )
 from desktop.core.utils.redact import redact
+from desktop.ui.core_text import core_text
+from desktop.ui.i18n import QT_TR_NOOP, tr
 from desktop.ui.settings.key_field import KeyEdit
 from desktop.ui.settings.tasks import OwnsTasks
 from desktop.ui.settings.widgets import InlineStatus, button, check_url, hint
@@ -33,7 +35,7 @@ class ConnectStep(OwnsTasks, QWidget):
         models: Model ids found by the last successful test.
     """
 
-    title = "Connect"
+    title = QT_TR_NOOP("Connect")  # shown through tr()
 
     def __init__(self, services: AppServices, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -48,34 +50,37 @@ class ConnectStep(OwnsTasks, QWidget):
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
         self.api_base = QLineEdit()
-        self.api_base.setAccessibleName("Server URL")
+        self.api_base.setAccessibleName(tr("Server URL"))
         key_row = QHBoxLayout()
         self.key = KeyEdit()
         self.key.setEchoMode(QLineEdit.EchoMode.Password)
-        self.key.setAccessibleName("API key")
+        self.key.setAccessibleName(tr("API key"))
         self.key.setClearButtonEnabled(True)
-        self.reveal = QPushButton("Show")
+        self.reveal = QPushButton(tr("Show"))
         self.reveal.setCheckable(True)
-        self.reveal.setAccessibleName("Show or hide the typed key")
+        self.reveal.setAccessibleName(tr("Show or hide the typed key"))
         self.reveal.toggled.connect(self._toggle_reveal)
         key_row.addWidget(self.key, 1)
         key_row.addWidget(self.reveal)
-        form.addRow("Server URL", self.api_base)
-        form.addRow("API key", key_row)
+        form.addRow(tr("Server URL"), self.api_base)
+        form.addRow(tr("API key"), key_row)
         self.form = form
         layout.addLayout(form)
-        self.key_hint = hint("The key is stored in your system's keyring (never in a plain file).")
+        self.key_hint = hint(
+            tr("The key is stored in your system's keyring (never in a plain file).")
+        )
         layout.addWidget(self.key_hint)
         row = QHBoxLayout()
-        self.test_button = button("Test connection", "Test the connection")
+        self.test_button = button(tr("Test connection"), tr("Test the connection"))
         self.test_button.clicked.connect(lambda: self.spawn(self.test(), "onboarding-test"))
         row.addWidget(self.test_button)
         row.addStretch(1)
         layout.addLayout(row)
-        self.status = InlineStatus(accessible="Connection test result")
+        self.status = InlineStatus(accessible=tr("Connection test result"))
         layout.addWidget(self.status)
         self.session_button = button(
-            "Keep the key for this session only", "Keep the key in memory for this session only"
+            tr("Keep the key for this session only"),
+            tr("Keep the key in memory for this session only"),
         )
         self.session_button.clicked.connect(self._keep_for_session)
         self.session_button.hide()
@@ -100,19 +105,33 @@ class ConnectStep(OwnsTasks, QWidget):
         self.form.setRowVisible(self.api_base, runs_locally)
         if spec.name == "custom":
             self.about.setText(
-                "Enter the address of an OpenAI-compatible server (llama.cpp, vLLM, LocalAI, a "
-                "company gateway…), usually ending in /v1. A key is only needed if the server asks for one."
+                tr(
+                    "Enter the address of an OpenAI-compatible server (llama.cpp, vLLM, LocalAI, "
+                    "a company gateway…), usually ending in /v1. A key is only needed if the "
+                    "server asks for one."
+                )
             )
         elif spec.is_local:
             self.about.setText(
-                f"{spec.display_name} must be running. Check its address; no key is needed."
+                tr("{provider} must be running. Check its address; no key is needed.").format(
+                    provider=spec.display_name
+                )
+            )
+        elif spec.env_key:
+            self.about.setText(
+                tr("Paste your {provider} API key (or set {env}). Test it before going on.").format(
+                    provider=spec.display_name, env=spec.env_key
+                )
             )
         else:
-            env = f" (or set {spec.env_key})" if spec.env_key else ""
             self.about.setText(
-                f"Paste your {spec.display_name} API key{env}. Test it before going on."
+                tr("Paste your {provider} API key. Test it before going on.").format(
+                    provider=spec.display_name
+                )
             )
-        self.key.setPlaceholderText("optional" if not spec.needs_key else "paste your API key")
+        self.key.setPlaceholderText(
+            tr("optional") if not spec.needs_key else tr("paste your API key")
+        )
         self.existing_key = ""
         self.spawn(self._check_existing_key(spec), "onboarding-key")
 
@@ -124,12 +143,14 @@ class ConnectStep(OwnsTasks, QWidget):
         if resolved.found and self.spec is spec:
             self.existing_key = resolved.detail
             self.key.setPlaceholderText(
-                f"a key is already available ({resolved.detail}); paste one to replace it"
+                tr("a key is already available ({source}); paste one to replace it").format(
+                    source=resolved.detail
+                )
             )
 
     def _toggle_reveal(self, shown: bool) -> None:
         self.key.setEchoMode(QLineEdit.EchoMode.Normal if shown else QLineEdit.EchoMode.Password)
-        self.reveal.setText("Hide" if shown else "Show")
+        self.reveal.setText(tr("Hide") if shown else tr("Show"))
 
     def api_base_value(self) -> str | None:
         """The server URL when this provider shows one (validated), else ``None``.
@@ -141,7 +162,7 @@ class ConnectStep(OwnsTasks, QWidget):
         if not (self.spec.is_local or self.spec.name == "custom"):
             return None
         return check_url(
-            self.api_base.text(), label="Server URL", required=self.spec.name == "custom"
+            self.api_base.text(), label=tr("Server URL"), required=self.spec.name == "custom"
         )
 
     async def test(self) -> ProbeResult | None:
@@ -157,10 +178,10 @@ class ConnectStep(OwnsTasks, QWidget):
             resolved = await self.services.secrets.aresolve(self.spec.name, self.services.config)
             key = resolved.value
         if self.spec.needs_key and not key:
-            self.status.error("Paste your API key first.")
+            self.status.error(tr("Paste your API key first."))
             return None
         self.test_button.setEnabled(False)
-        self.status.info("Testing…")
+        self.status.info(tr("Testing…"))
         try:
             if listing_base(self.spec, base) is not None:
                 result = await list_models(self.spec, api_base=base, api_key=key)
@@ -177,9 +198,12 @@ class ConnectStep(OwnsTasks, QWidget):
             self.test_button.setEnabled(True)
         if result.ok:
             self.models = result.models
-            self.status.ok(f"It works. {result.message}" if result.models else result.message)
+            message = core_text(result, result.message)
+            self.status.ok(
+                tr("It works. {result}").format(result=message) if result.models else message
+            )
         else:
-            self.status.error(result.message)
+            self.status.error(core_text(result, result.message))
         return result
 
     async def commit(self) -> bool:
@@ -193,11 +217,11 @@ class ConnectStep(OwnsTasks, QWidget):
         value = self.key.text().strip()
         if not value:
             if self.spec.needs_key and not self.existing_key:
-                self.status.error("Paste your API key to go on (or Skip to set it up later).")
+                self.status.error(tr("Paste your API key to go on (or Skip to set it up later)."))
                 return False
             return True
         if any(ch.isspace() for ch in value):
-            self.status.error("A key has no spaces or line breaks; check what was pasted.")
+            self.status.error(tr("A key has no spaces or line breaks; check what was pasted."))
             return False
         try:
             await self.services.secrets.aset(self.spec.name, value)
@@ -206,11 +230,11 @@ class ConnectStep(OwnsTasks, QWidget):
             self.session_button.show()
             return False
         except Exception as exc:  # noqa: BLE001 - the message is for the person
-            self.status.error(f"The key was not stored: {redact(exc)}")
+            self.status.error(tr("The key was not stored: {error}").format(error=redact(exc)))
             return False
         self.key.clear()
         self.existing_key = "the OS keyring"
-        self.key.setPlaceholderText("stored in the OS keyring; paste another to replace it")
+        self.key.setPlaceholderText(tr("stored in the OS keyring; paste another to replace it"))
         return True
 
     def _keep_for_session(self) -> None:
@@ -221,7 +245,10 @@ class ConnectStep(OwnsTasks, QWidget):
         self.existing_key = "this session"
         self.session_button.hide()
         self.status.warn(
-            "The key is kept for this session only; add it again in Settings once a keyring works."
+            tr(
+                "The key is kept for this session only; add it again in Settings once a "
+                "keyring works."
+            )
         )
 
     def closeEvent(self, event: QCloseEvent) -> None:

@@ -8,7 +8,9 @@ from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QComboBox, QFormLayout, QHBoxLayout, QVBoxLayout, QWidget
 
 from desktop.core.config.provider_registry import ProviderSpec
-from desktop.core.providers.probe import EXAMPLE_MODELS, check_connection, models_text
+from desktop.core.providers.probe import EXAMPLE_MODELS, check_connection
+from desktop.ui.core_text import core_text
+from desktop.ui.i18n import QT_TR_NOOP, tr
 from desktop.ui.settings.tasks import OwnsTasks
 from desktop.ui.settings.widgets import InlineStatus, button, hint
 
@@ -19,7 +21,7 @@ if TYPE_CHECKING:
 class ModelStep(OwnsTasks, QWidget):
     """An editable model list and a one-token "Try it"."""
 
-    title = "Pick a model"
+    title = QT_TR_NOOP("Pick a model")  # shown through tr()
 
     def __init__(self, services: AppServices, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -36,15 +38,15 @@ class ModelStep(OwnsTasks, QWidget):
         self.model = QComboBox()
         self.model.setEditable(True)
         self.model.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
-        self.model.setAccessibleName("Model")
+        self.model.setAccessibleName(tr("Model"))
         self.model.setMaxVisibleItems(15)
-        self.try_button = button("Try it", "Send a one-token test request to the model")
+        self.try_button = button(tr("Try it"), tr("Send a one-token test request to the model"))
         self.try_button.clicked.connect(lambda: self.spawn(self.try_model(), "onboarding-try"))
         row.addWidget(self.model, 1)
         row.addWidget(self.try_button)
-        form.addRow("Model", row)
+        form.addRow(tr("Model"), row)
         layout.addLayout(form)
-        self.status = InlineStatus(accessible="Model test result")
+        self.status = InlineStatus(accessible=tr("Model test result"))
         layout.addWidget(self.status)
         layout.addStretch(1)
 
@@ -68,14 +70,20 @@ class ModelStep(OwnsTasks, QWidget):
             suggestion = EXAMPLE_MODELS.get(spec.name)
             edit = self.model.lineEdit()
             assert edit is not None  # the combo box is editable
-            edit.setPlaceholderText(f"e.g. {suggestion}" if suggestion else "model name")
-        found = (
-            f"{models_text(len(models))} {'was' if len(models) == 1 else 'were'} found; "
-            "pick one or type a name."
-            if models
-            else "Type the name of the model to use."
+            edit.setPlaceholderText(
+                tr("e.g. {model}").format(model=suggestion) if suggestion else tr("model name")
+            )
+        if len(models) == 1:
+            found = tr("1 model was found; pick one or type a name.")
+        elif models:
+            found = tr("{count} models were found; pick one or type a name.").format(
+                count=len(models)
+            )
+        else:
+            found = tr("Type the name of the model to use.")
+        self.about.setText(
+            tr("{found} You can change it any time in Settings → Providers.").format(found=found)
         )
-        self.about.setText(f"{found} You can change it any time in Settings → Providers.")
         self.status.clear()
 
     def chosen(self) -> str:
@@ -86,10 +94,10 @@ class ModelStep(OwnsTasks, QWidget):
         """A model name is required (and has no spaces)."""
         name = self.chosen()
         if not name:
-            self.status.error("Pick or type a model to go on.")
+            self.status.error(tr("Pick or type a model to go on."))
             return False
         if any(ch.isspace() for ch in name):
-            self.status.error("A model name has no spaces.")
+            self.status.error(tr("A model name has no spaces."))
             return False
         return True
 
@@ -98,7 +106,7 @@ class ModelStep(OwnsTasks, QWidget):
         if self.spec is None or not self.validate():
             return False
         self.try_button.setEnabled(False)
-        self.status.info("Asking the model…")
+        self.status.info(tr("Asking the model…"))
         try:
             result = await check_connection(
                 self.services.config,
@@ -109,7 +117,7 @@ class ModelStep(OwnsTasks, QWidget):
             )
         finally:
             self.try_button.setEnabled(True)
-        (self.status.ok if result.ok else self.status.error)(result.message)
+        (self.status.ok if result.ok else self.status.error)(core_text(result, result.message))
         return result.ok
 
     def closeEvent(self, event: QCloseEvent) -> None:

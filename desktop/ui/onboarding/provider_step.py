@@ -6,15 +6,16 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
 from desktop.core.config.provider_registry import PROVIDERS, find_by_name
+from desktop.ui.i18n import QT_TR_NOOP, tr
 from desktop.ui.settings.widgets import hint
 
 # The ones most people look for first; the rest follow in registry order.
 POPULAR = ("openai", "anthropic", "openrouter", "gemini", "deepseek")
-LOCAL_LABELS = {
-    "custom": "Another OpenAI-compatible server (enter its URL)",
-    "ollama": "Ollama (on this computer)",
-    "lm_studio": "LM Studio (on this computer)",
-    "vllm": "vLLM server",
+LOCAL_LABELS = {  # marked; shown through tr()
+    "custom": QT_TR_NOOP("Another OpenAI-compatible server (enter its URL)"),
+    "ollama": QT_TR_NOOP("Ollama (on this computer)"),
+    "lm_studio": QT_TR_NOOP("LM Studio (on this computer)"),
+    "vllm": QT_TR_NOOP("vLLM server"),
 }
 
 
@@ -29,7 +30,7 @@ class ProviderStep(QWidget):
     chosen = Signal(str)
     activated = Signal(str)
 
-    title = "Choose where your assistant's model runs"
+    title = QT_TR_NOOP("Choose where your assistant's model runs")  # shown through tr()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -37,12 +38,14 @@ class ProviderStep(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(
             hint(
-                "Pick the service you have an account with, or a model server you run "
-                "yourself. You can add more providers later in Settings."
+                tr(
+                    "Pick the service you have an account with, or a model server you run "
+                    "yourself. You can add more providers later in Settings."
+                )
             )
         )
         self.list = QListWidget()
-        self.list.setAccessibleName("Providers")
+        self.list.setAccessibleName(tr("Providers"))
         self.list.setSpacing(2)
         cloud = list(POPULAR) + [
             s.name
@@ -55,14 +58,14 @@ class ProviderStep(QWidget):
             and s.name != "custom"
             and s.name not in POPULAR
         ]
-        self._group("Cloud services")
+        self._group(tr("Cloud services"))
         for name in cloud:
             spec = find_by_name(name)
             assert spec is not None
             self._add(name, spec.display_name)
-        self._group("Servers you run (no account needed)")
+        self._group(tr("Servers you run (no account needed)"))
         for name in ("ollama", "lm_studio", "vllm", "custom"):
-            self._add(name, LOCAL_LABELS[name])
+            self._add(name, tr(LOCAL_LABELS[name]))
         layout.addWidget(self.list, 1)
         self.list.currentItemChanged.connect(self._changed)
         self.list.itemDoubleClicked.connect(self._activated)

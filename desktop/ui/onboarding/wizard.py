@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 from desktop.core.config.edit import ChangeError
 from desktop.core.config.errors import ConfigError
 from desktop.core.config.provider_registry import find_by_name
+from desktop.ui.i18n import tr
 from desktop.ui.onboarding.connect_step import ConnectStep
 from desktop.ui.onboarding.model_step import ModelStep
 from desktop.ui.onboarding.provider_step import ProviderStep
@@ -58,7 +59,7 @@ class OnboardingWizard(OwnsTasks, QWidget):
     def __init__(self, services: AppServices, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.services = services
-        self.setAccessibleName("First-run setup")
+        self.setAccessibleName(tr("First-run setup"))
         outer = QHBoxLayout(self)
         outer.addStretch(1)
         column_widget = QWidget()
@@ -69,9 +70,9 @@ class OnboardingWizard(OwnsTasks, QWidget):
         column = QVBoxLayout(column_widget)
         column.setContentsMargins(0, 28, 0, 20)
         column.setSpacing(10)
-        column.addWidget(heading("Welcome to nanobot Desktop"))
+        column.addWidget(heading(tr("Welcome to nanobot Desktop")))
         self.progress = QLabel()
-        self.progress.setAccessibleName("Setup progress")
+        self.progress.setAccessibleName(tr("Setup progress"))
         column.addWidget(self.progress)
         self.step_title = heading("", level=2)
         column.addWidget(self.step_title)
@@ -90,18 +91,18 @@ class OnboardingWizard(OwnsTasks, QWidget):
         for step in self.steps:
             self.stack.addWidget(step)
         column.addWidget(self.stack, 1)
-        self.status = InlineStatus(accessible="Setup status")
+        self.status = InlineStatus(accessible=tr("Setup status"))
         column.addWidget(self.status)
         footer = QHBoxLayout()
-        self.skip_button = button("Skip for now", "Skip the setup")
+        self.skip_button = button(tr("Skip for now"), tr("Skip the setup"))
         self.skip_button.clicked.connect(self.skip)
-        self.back_button = button("Back", "Previous step")
+        self.back_button = button(tr("Back"), tr("Previous step"))
         self.back_button.clicked.connect(self.back)
-        self.next_button = button("Next", "Next step")
+        self.next_button = button(tr("Next"), tr("Next step"))
         self.next_button.setDefault(True)
         self.next_button.clicked.connect(lambda: self.spawn(self.next(), "onboarding-next"))
         footer.addWidget(self.skip_button)
-        later = hint("Everything can be changed later in Settings.")
+        later = hint(tr("Everything can be changed later in Settings."))
         later.setWordWrap(False)
         footer.addWidget(later)
         footer.addStretch(1)
@@ -129,21 +130,23 @@ class OnboardingWizard(OwnsTasks, QWidget):
     def _show(self, index: int) -> None:
         self.stack.setCurrentIndex(index)
         step = self.steps[index]
-        title = getattr(step, "title", "")
+        title = tr(getattr(step, "title", ""))
         spec = find_by_name(self.provider_step.selected())
         if step is self.connect_step and spec is not None:
-            title = f"Connect to {spec.display_name}"
+            title = tr("Connect to {provider}").format(provider=spec.display_name)
         self.step_title.setText(title)
         self.step_title.setAccessibleName(title)
-        self.progress.setText(f"Step {index + 1} of {len(self.steps)}")
+        self.progress.setText(
+            tr("Step {number} of {count}").format(number=index + 1, count=len(self.steps))
+        )
         self.status.clear()
         self._update_buttons()
 
     def _update_buttons(self) -> None:
         last = self.index == len(self.steps) - 1
         self.back_button.setEnabled(self.index > 0 and not self._busy)
-        self.next_button.setText("Finish" if last else "Next")
-        self.next_button.setAccessibleName("Finish the setup" if last else "Next step")
+        self.next_button.setText(tr("Finish") if last else tr("Next"))
+        self.next_button.setAccessibleName(tr("Finish the setup") if last else tr("Next step"))
         self.next_button.setEnabled(not self._busy and bool(self.provider_step.selected()))
 
     def back(self) -> None:
@@ -171,7 +174,7 @@ class OnboardingWizard(OwnsTasks, QWidget):
     async def _advance(self) -> bool:
         spec = find_by_name(self.provider_step.selected())
         if spec is None:
-            self.status.error("Choose a provider first.")
+            self.status.error(tr("Choose a provider first."))
             return False
         if self.index == 0:
             self.connect_step.setup(spec)
@@ -219,7 +222,7 @@ class OnboardingWizard(OwnsTasks, QWidget):
         try:
             await commit_changes(self.services, changes)
         except ChangeError as exc:
-            self.status.error(f"{exc.reason}. Nothing was saved.")
+            self.status.error(tr("{reason}. Nothing was saved.").format(reason=exc.reason))
             return False
         except (ConfigError, OSError) as exc:
             self.status.error(save_error_text(exc))
@@ -230,7 +233,9 @@ class OnboardingWizard(OwnsTasks, QWidget):
         except OSError as exc:
             log.warning("workspace templates could not be synced: %s", exc)
             self.status.warn(
-                f"Saved, but the workspace could not be prepared: {exc.strerror or exc}"
+                tr("Saved, but the workspace could not be prepared: {error}").format(
+                    error=exc.strerror or exc
+                )
             )
             return False
         self.finished.emit(True)

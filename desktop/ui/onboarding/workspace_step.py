@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
+from desktop.ui.i18n import QT_TR_NOOP, tr
 from desktop.ui.settings.widgets import hint
 from desktop.ui.settings.workspace_picker import WorkspacePicker
 
@@ -11,7 +12,7 @@ from desktop.ui.settings.workspace_picker import WorkspacePicker
 class WorkspaceStep(QWidget):
     """A workspace folder picker with a description of what is in the folder."""
 
-    title = "Choose a workspace"
+    title = QT_TR_NOOP("Choose a workspace")  # shown through tr()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -19,9 +20,11 @@ class WorkspaceStep(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(
             hint(
-                "The workspace holds your chats, the assistant's memory, skills and reminders. Keep the "
-                "default, or open the workspace of an existing nanobot installation to continue with it. "
-                "Missing starter files are added; your own files are never overwritten."
+                tr(
+                    "The workspace holds your chats, the assistant's memory, skills and reminders. Keep the "
+                    "default, or open the workspace of an existing nanobot installation to continue with it. "
+                    "Missing starter files are added; your own files are never overwritten."
+                )
             )
         )
         self.picker = WorkspacePicker()
@@ -36,6 +39,6 @@ class WorkspaceStep(QWidget):
     def validate(self) -> bool:
         """A folder path that is not a file."""
         if not self.picker.text():
-            self.picker.about.error("Choose a folder.")
+            self.picker.about.error(tr("Choose a folder."))
             return False
         return self.picker.kind != "invalid"
