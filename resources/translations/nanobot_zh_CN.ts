@@ -84,6 +84,38 @@
             <translation>聊天</translation>
         </message>
         <message>
+            <source>Connecting to the agent…</source>
+            <translation>正在连接智能体…</translation>
+        </message>
+        <message>
+            <source>Providers, models, tools and appearance will be set here.</source>
+            <translation>服务商、模型、工具和外观将在这里设置。</translation>
+        </message>
+        <message>
+            <source>The agent's skills will be listed here.</source>
+            <translation>智能体的技能将在这里列出。</translation>
+        </message>
+        <message>
+            <source>Memory</source>
+            <translation>记忆</translation>
+        </message>
+        <message>
+            <source>Memory files and the Dream history will be shown here.</source>
+            <translation>记忆文件和梦境整理的历史将在这里显示。</translation>
+        </message>
+        <message>
+            <source>Main sections</source>
+            <translation>主要栏目</translation>
+        </message>
+        <message>
+            <source>Connection status</source>
+            <translation>连接状态</translation>
+        </message>
+        <message>
+            <source>ready — {model}</source>
+            <translation>就绪 — {model}</translation>
+        </message>
+        <message>
             <source>Show file changes as:</source>
             <translation>文件改动显示为：</translation>
         </message>
@@ -324,6 +356,86 @@
             <translation>服务器 URL</translation>
         </message>
         <message>
+            <source>Show or hide the typed key</source>
+            <translation>显示或隐藏输入的密钥</translation>
+        </message>
+        <message>
+            <source>The key is stored in your system's keyring (never in a plain file).</source>
+            <translation>密钥保存在系统的钥匙环中（从不写入明文文件）。</translation>
+        </message>
+        <message>
+            <source>Test the connection</source>
+            <translation>测试连接</translation>
+        </message>
+        <message>
+            <source>Connection test result</source>
+            <translation>连接测试结果</translation>
+        </message>
+        <message>
+            <source>Keep the key for this session only</source>
+            <translation>仅在本次运行中保留密钥</translation>
+        </message>
+        <message>
+            <source>Keep the key in memory for this session only</source>
+            <translation>仅在本次运行期间把密钥保留在内存中</translation>
+        </message>
+        <message>
+            <source>Enter the address of an OpenAI-compatible server (llama.cpp, vLLM, LocalAI, a company gateway…), usually ending in /v1. A key is only needed if the server asks for one.</source>
+            <translation>输入兼容 OpenAI 的服务器地址（llama.cpp、vLLM、LocalAI、公司网关…），通常以 /v1 结尾。只有服务器要求时才需要密钥。</translation>
+        </message>
+        <message>
+            <source>{provider} must be running. Check its address; no key is needed.</source>
+            <translation>{provider} 必须正在运行。请检查它的地址；无需密钥。</translation>
+        </message>
+        <message>
+            <source>Paste your {provider} API key (or set {env}). Test it before going on.</source>
+            <translation>粘贴你的 {provider} API 密钥（或设置 {env}）。继续之前请先测试。</translation>
+        </message>
+        <message>
+            <source>Paste your {provider} API key. Test it before going on.</source>
+            <translation>粘贴你的 {provider} API 密钥。继续之前请先测试。</translation>
+        </message>
+        <message>
+            <source>optional</source>
+            <translation>可选</translation>
+        </message>
+        <message>
+            <source>paste your API key</source>
+            <translation>粘贴你的 API 密钥</translation>
+        </message>
+        <message>
+            <source>a key is already available ({source}); paste one to replace it</source>
+            <translation>已有可用的密钥（{source}）；粘贴新密钥可替换它</translation>
+        </message>
+        <message>
+            <source>Paste your API key first.</source>
+            <translation>请先粘贴你的 API 密钥。</translation>
+        </message>
+        <message>
+            <source>It works. {result}</source>
+            <translation>连接成功。{result}</translation>
+        </message>
+        <message>
+            <source>Paste your API key to go on (or Skip to set it up later).</source>
+            <translation>粘贴你的 API 密钥以继续（或点“暂时跳过”以后再设置）。</translation>
+        </message>
+        <message>
+            <source>A key has no spaces or line breaks; check what was pasted.</source>
+            <translation>密钥中不含空格或换行；请检查粘贴的内容。</translation>
+        </message>
+        <message>
+            <source>The key was not stored: {error}</source>
+            <translation>密钥未能保存：{error}</translation>
+        </message>
+        <message>
+            <source>stored in the OS keyring; paste another to replace it</source>
+            <translation>已保存在系统钥匙环中；粘贴新密钥可替换它</translation>
+        </message>
+        <message>
+            <source>The key is kept for this session only; add it again in Settings once a keyring works.</source>
+            <translation>密钥仅在本次运行中保留；钥匙环可用后，请在设置中重新添加。</translation>
+        </message>
+        <message>
             <source>Header-Name: value (one per line), e.g. Authorization: Bearer …</source>
             <translation>Header-Name: value（每行一个），例如 Authorization: Bearer …</translation>
         </message>
@@ -518,7 +630,7 @@
         <message>
             <source>New chat</source>
             <extracomment>The desktop's reminders chat (``cron.delivery.DEFAULT_CHANNEL:DEFAULT_CHAT``). The heartbeat's session (ours, and nanobot's).</extracomment>
-            <translation>新聊天</translation>
+            <translation>新建聊天</translation>
         </message>
         <message>
             <source>Reminders</source>
@@ -1850,8 +1962,40 @@ The recording is kept: {path}</source>
             <translation>用量摘要</translation>
         </message>
         <message>
+            <source>{message}. It was kept paused.</source>
+            <translation>{message}。已保持暂停。</translation>
+        </message>
+        <message>
+            <source>Run once</source>
+            <translation>运行一次</translation>
+        </message>
+        <message>
+            <source>Raise</source>
+            <translation>提高预算</translation>
+        </message>
+        <message>
+            <source>Keep paused</source>
+            <translation>保持暂停</translation>
+        </message>
+        <message>
+            <source>Paused by the budget</source>
+            <translation>因预算而暂停</translation>
+        </message>
+        <message>
+            <source>{message}. Open nanobot to decide.</source>
+            <translation>{message}。请打开 nanobot 决定。</translation>
+        </message>
+        <message>
             <source>Budgets</source>
             <translation>预算</translation>
+        </message>
+        <message>
+            <source>A background run was stopped</source>
+            <translation>一个后台运行已被停止</translation>
+        </message>
+        <message>
+            <source>Open chat</source>
+            <translation>打开聊天</translation>
         </message>
         <message>
             <source>Leave a field empty for no limit, or start from a preset on the right.</source>
@@ -2546,6 +2690,66 @@ The recording is kept: {path}</source>
         <message>
             <source>must be smaller than the context window</source>
             <translation>必须小于上下文窗口</translation>
+        </message>
+        <message>
+            <source>First-run setup</source>
+            <translation>首次运行设置</translation>
+        </message>
+        <message>
+            <source>Setup progress</source>
+            <translation>设置进度</translation>
+        </message>
+        <message>
+            <source>Setup status</source>
+            <translation>设置状态</translation>
+        </message>
+        <message>
+            <source>Skip for now</source>
+            <translation>暂时跳过</translation>
+        </message>
+        <message>
+            <source>Skip the setup</source>
+            <translation>跳过设置</translation>
+        </message>
+        <message>
+            <source>Back</source>
+            <translation>上一步</translation>
+        </message>
+        <message>
+            <source>Previous step</source>
+            <translation>上一步</translation>
+        </message>
+        <message>
+            <source>Next</source>
+            <translation>下一步</translation>
+        </message>
+        <message>
+            <source>Next step</source>
+            <translation>下一步</translation>
+        </message>
+        <message>
+            <source>Everything can be changed later in Settings.</source>
+            <translation>所有内容以后都可以在设置中更改。</translation>
+        </message>
+        <message>
+            <source>Connect to {provider}</source>
+            <translation>连接到 {provider}</translation>
+        </message>
+        <message>
+            <source>Step {number} of {count}</source>
+            <translation>第 {number} 步，共 {count} 步</translation>
+        </message>
+        <message>
+            <source>Finish</source>
+            <translation>完成</translation>
+        </message>
+        <message>
+            <source>Finish the setup</source>
+            <translation>完成设置</translation>
+        </message>
+        <message>
+            <source>Choose a provider first.</source>
+            <translation>请先选择一个服务商。</translation>
         </message>
         <message>
             <source>Saved, but the workspace could not be prepared: {error}</source>
@@ -3902,8 +4106,52 @@ Clear the search or show All.</source>
             <translation>默认模型</translation>
         </message>
         <message>
+            <source>Pick a model</source>
+            <translation>选择模型</translation>
+        </message>
+        <message>
+            <source>Try it</source>
+            <translation>试一试</translation>
+        </message>
+        <message>
+            <source>Send a one-token test request to the model</source>
+            <translation>向模型发送一个单令牌的测试请求</translation>
+        </message>
+        <message>
+            <source>Model test result</source>
+            <translation>模型测试结果</translation>
+        </message>
+        <message>
             <source>e.g. {model}</source>
             <translation>例如 {model}</translation>
+        </message>
+        <message>
+            <source>1 model was found; pick one or type a name.</source>
+            <translation>找到 1 个模型；请选择或输入名称。</translation>
+        </message>
+        <message>
+            <source>{count} models were found; pick one or type a name.</source>
+            <translation>找到 {count} 个模型；请选择一个或输入名称。</translation>
+        </message>
+        <message>
+            <source>Type the name of the model to use.</source>
+            <translation>输入要使用的模型名称。</translation>
+        </message>
+        <message>
+            <source>{found} You can change it any time in Settings → Providers.</source>
+            <translation>{found}你随时可以在“设置 → 服务商”中更改。</translation>
+        </message>
+        <message>
+            <source>Pick or type a model to go on.</source>
+            <translation>请选择或输入一个模型以继续。</translation>
+        </message>
+        <message>
+            <source>A model name has no spaces.</source>
+            <translation>模型名称中不含空格。</translation>
+        </message>
+        <message>
+            <source>Asking the model…</source>
+            <translation>正在询问模型…</translation>
         </message>
         <message>
             <source>Provider of the default model</source>
@@ -4026,8 +4274,24 @@ Clear the search or show All.</source>
             <translation>{channel}：{sender} — 配对码 {code}（{minutes} 分钟后过期）</translation>
         </message>
         <message>
+            <source>{who} wrote to the assistant on {channel} and asks to be let in (pairing code {code}).</source>
+            <translation>{who} 在 {channel} 上给助手发了消息，请求获准使用（配对码 {code}）。</translation>
+        </message>
+        <message>
             <source>Approve</source>
             <translation>批准</translation>
+        </message>
+        <message>
+            <source>The pairing code {code} expired or was already used.</source>
+            <translation>配对码 {code} 已过期或已被使用。</translation>
+        </message>
+        <message>
+            <source>Pairing request</source>
+            <translation>配对请求</translation>
+        </message>
+        <message>
+            <source>{request} Open nanobot to approve or deny it.</source>
+            <translation>{request}请打开 nanobot 批准或拒绝。</translation>
         </message>
         <message>
             <source>Nobody has been paired yet.</source>
@@ -4206,8 +4470,40 @@ Clear the search or show All.</source>
             <translation>{path} 不是完整路径（请以 / 或 ~/ 开头）</translation>
         </message>
         <message>
+            <source>Another OpenAI-compatible server (enter its URL)</source>
+            <translation>其他兼容 OpenAI 的服务器（输入其 URL）</translation>
+        </message>
+        <message>
+            <source>Ollama (on this computer)</source>
+            <translation>Ollama（在本机上）</translation>
+        </message>
+        <message>
+            <source>LM Studio (on this computer)</source>
+            <translation>LM Studio（在本机上）</translation>
+        </message>
+        <message>
+            <source>vLLM server</source>
+            <translation>vLLM 服务器</translation>
+        </message>
+        <message>
+            <source>Choose where your assistant's model runs</source>
+            <translation>选择助手的模型在哪里运行</translation>
+        </message>
+        <message>
+            <source>Pick the service you have an account with, or a model server you run yourself. You can add more providers later in Settings.</source>
+            <translation>选择你有账户的服务，或你自己运行的模型服务器。以后可以在设置中添加更多服务商。</translation>
+        </message>
+        <message>
             <source>Providers</source>
             <translation>服务商</translation>
+        </message>
+        <message>
+            <source>Cloud services</source>
+            <translation>云服务</translation>
+        </message>
+        <message>
+            <source>Servers you run (no account needed)</source>
+            <translation>你自己运行的服务器（无需账户）</translation>
         </message>
         <message>
             <source>API keys are stored in the OS keyring, never in config.json. Pick a provider on the left to set its key and endpoint, test it, or fetch its models. ChatGPT (Codex), xAI Grok and GitHub Copilot are signed in to with your account instead of a key.</source>
@@ -4998,6 +5294,10 @@ Clear the search or show All.</source>
         <message>
             <source>Message text</source>
             <translation>消息内容</translation>
+        </message>
+        <message>
+            <source>Error message</source>
+            <translation>错误消息</translation>
         </message>
         <message>
             <source>Dismiss</source>
@@ -7660,6 +7960,319 @@ Clear the search or show All.</source>
         <message>
             <source>Edit it</source>
             <translation>编辑它</translation>
+        </message>
+        <message>
+            <source>Some settings need the agent to reconnect (running answers will stop).</source>
+            <translation>部分设置需要智能体重新连接（正在进行的回答会停止）。</translation>
+        </message>
+        <message>
+            <source>Apply now</source>
+            <translation>立即应用</translation>
+        </message>
+        <message>
+            <source>The new model settings cannot be used yet: {error}</source>
+            <translation>新的模型设置暂时无法使用：{error}</translation>
+        </message>
+        <message>
+            <source>nanobot Desktop is not set up yet: it needs a model provider (and usually a key) before it can answer.</source>
+            <translation>nanobot Desktop 尚未设置：它需要一个模型服务商（通常还需要密钥）才能回答。</translation>
+        </message>
+        <message>
+            <source>Welcome to nanobot Desktop</source>
+            <translation>欢迎使用 nanobot Desktop</translation>
+        </message>
+        <message>
+            <source>Set up now</source>
+            <translation>立即设置</translation>
+        </message>
+        <message>
+            <source>No API key for {provider}. Store one with '{command}'.</source>
+            <translation>没有 {provider} 的 API 密钥。请用“{command}”保存一个。</translation>
+        </message>
+        <message>
+            <source>No API key for {provider}. Store one with '{command}' or set {env}.</source>
+            <translation>没有 {provider} 的 API 密钥。请用“{command}”保存一个，或设置 {env}。</translation>
+        </message>
+        <message>
+            <source>Not signed in to {provider}. Sign in under Settings → Providers, or run '{command}'.</source>
+            <translation>尚未登录 {provider}。请在“设置 → 服务商”中登录，或运行“{command}”。</translation>
+        </message>
+        <message>
+            <source>unknown provider {name} in agents.defaults.provider (known: {known})</source>
+            <translation>agents.defaults.provider 中的服务商 {name} 未知（已知的有：{known}）</translation>
+        </message>
+        <message>
+            <source>{provider} only transcribes voice messages; choose a chat provider in agents.defaults.provider</source>
+            <translation>{provider} 只能转写语音消息；请在 agents.defaults.provider 中选择一个聊天服务商</translation>
+        </message>
+        <message>
+            <source>no provider for model {model}: add a key (nanobot-desktop keys set PROVIDER) or set providers.custom.apiBase to an OpenAI-compatible server</source>
+            <translation>没有适用于模型 {model} 的服务商：请添加密钥（nanobot-desktop keys set PROVIDER），或把 providers.custom.apiBase 设为兼容 OpenAI 的服务器</translation>
+        </message>
+        <message>
+            <source>Enter a model name to test with.</source>
+            <translation>请输入用于测试的模型名称。</translation>
+        </message>
+        <message>
+            <source>No API key for {provider}: enter one first.</source>
+            <translation>没有 {provider} 的 API 密钥：请先输入一个。</translation>
+        </message>
+        <message>
+            <source>Connected: {model} answered in {seconds} s.</source>
+            <translation>已连接：{model} 在 {seconds} 秒内作答。</translation>
+        </message>
+        <message>
+            <source>{provider} does not offer a model list here; type the model name.</source>
+            <translation>{provider} 在此处不提供模型列表；请输入模型名称。</translation>
+        </message>
+        <message>
+            <source>1 model available.</source>
+            <translation>有 1 个可用模型。</translation>
+        </message>
+        <message>
+            <source>{count} models available.</source>
+            <translation>有 {count} 个可用模型。</translation>
+        </message>
+        <message>
+            <source>nanobot Desktop — unexpected error</source>
+            <translation>nanobot Desktop — 意外错误</translation>
+        </message>
+        <message>
+            <source>&lt;b&gt;Something went wrong.&lt;/b&gt; nanobot keeps running; your conversations are saved.</source>
+            <translation>&lt;b&gt;出了点问题。&lt;/b&gt;nanobot 仍在运行；你的对话都已保存。</translation>
+        </message>
+        <message>
+            <source>Error summary</source>
+            <translation>错误摘要</translation>
+        </message>
+        <message>
+            <source>Details were written to {path}.</source>
+            <translation>详细信息已写入 {path}。</translation>
+        </message>
+        <message>
+            <source>Copy details</source>
+            <translation>复制详情</translation>
+        </message>
+        <message>
+            <source>Open log folder</source>
+            <translation>打开日志文件夹</translation>
+        </message>
+        <message>
+            <source>(+1 more error since)</source>
+            <translation>（此后又出现 1 个错误）</translation>
+        </message>
+        <message>
+            <source>(+{count} more errors since)</source>
+            <translation>（此后又出现 {count} 个错误）</translation>
+        </message>
+        <message>
+            <source>Snooze 10 min</source>
+            <extracomment>Answers offered on a scheduled reminder: action key -&gt; (answer, label). The answer is a :data:`desktop.core.cron.snooze.SnoozeChoice` or ``done``. Labels marked; shown through tr().</extracomment>
+            <translation>10 分钟后提醒</translation>
+        </message>
+        <message>
+            <source>Snooze 1 h</source>
+            <translation>1 小时后提醒</translation>
+        </message>
+        <message>
+            <source>Done</source>
+            <translation>完成</translation>
+        </message>
+        <message>
+            <source>Reminder: {name}</source>
+            <translation>提醒：{name}</translation>
+        </message>
+        <message>
+            <source>(no text)</source>
+            <translation>（无内容）</translation>
+        </message>
+        <message>
+            <source>Reminder — {name}: {text}</source>
+            <translation>提醒 — {name}：{text}</translation>
+        </message>
+        <message>
+            <source>Choose a workspace</source>
+            <translation>选择工作区</translation>
+        </message>
+        <message>
+            <source>The workspace holds your chats, the assistant's memory, skills and reminders. Keep the default, or open the workspace of an existing nanobot installation to continue with it. Missing starter files are added; your own files are never overwritten.</source>
+            <translation>工作区存放你的聊天、助手的记忆、技能和提醒。可以保留默认位置，也可以打开已有 nanobot 安装的工作区继续使用。缺少的初始文件会被补上；你自己的文件绝不会被覆盖。</translation>
+        </message>
+        <message>
+            <source>Choose a folder.</source>
+            <translation>请选择一个文件夹。</translation>
+        </message>
+        <message>
+            <source>{title} (not loaded yet)</source>
+            <translation>{title}（尚未加载）</translation>
+        </message>
+        <message>
+            <source>Commands are refused: tools.exec.sandbox requires the sandbox, but {reason}.</source>
+            <translation>命令被拒绝：tools.exec.sandbox 要求使用沙箱，但 {reason}。</translation>
+        </message>
+        <message>
+            <source>Commands run without the sandbox: {reason}. Until then, only the safety rules (and your approvals) protect your files.</source>
+            <translation>命令在沙箱外运行：{reason}。在此之前，只有安全规则（和你的审批）在保护你的文件。</translation>
+        </message>
+        <message>
+            <source>A message for {channel} chat {chat} could not be delivered (“{preview}”): {reason}.</source>
+            <translation>发往 {channel} 聊天 {chat} 的消息未能送达（“{preview}”）：{reason}。</translation>
+        </message>
+        <message>
+            <source>A message for {channel} chat {chat} could not be delivered: {reason}.</source>
+            <translation>发往 {channel} 聊天 {chat} 的消息未能送达：{reason}。</translation>
+        </message>
+        <message>
+            <source>Channel settings</source>
+            <translation>渠道设置</translation>
+        </message>
+        <message>
+            <source>Open folder</source>
+            <translation>打开文件夹</translation>
+        </message>
+        <message>
+            <source>Open Settings</source>
+            <translation>打开设置</translation>
+        </message>
+        <message>
+            <source>loading settings…</source>
+            <translation>正在加载设置…</translation>
+        </message>
+        <message>
+            <source>Your settings file cannot be used: {error}. It was not changed; fix it and retry.</source>
+            <translation>你的设置文件无法使用：{error}。文件未被改动；请修正后重试。</translation>
+        </message>
+        <message>
+            <source>settings file has a problem</source>
+            <translation>设置文件有问题</translation>
+        </message>
+        <message>
+            <source>settings not loaded</source>
+            <translation>设置未加载</translation>
+        </message>
+        <message>
+            <source>Loading the settings failed: {error}</source>
+            <translation>加载设置失败：{error}</translation>
+        </message>
+        <message>
+            <source>The agent could not start: {error}</source>
+            <translation>智能体无法启动：{error}</translation>
+        </message>
+        <message>
+            <source>not connected</source>
+            <translation>未连接</translation>
+        </message>
+        <message>
+            <source>tomorrow {time}</source>
+            <translation>明天 {time}</translation>
+        </message>
+        <message>
+            <source>{weekday} {day} {month} {time}</source>
+            <translation>{month}{day}日 {weekday} {time}</translation>
+        </message>
+        <message>
+            <source>nanobot tray menu</source>
+            <translation>nanobot 托盘菜单</translation>
+        </message>
+        <message>
+            <source>not linked yet — scan the QR code in Settings → Channels</source>
+            <translation>尚未关联 — 请在“设置 → 渠道”中扫描二维码</translation>
+        </message>
+        <message>
+            <source>disconnected — {reason}</source>
+            <translation>已断开 — {reason}</translation>
+        </message>
+        <message>
+            <source>disconnected</source>
+            <translation>已断开</translation>
+        </message>
+        <message>
+            <source>unavailable — {reason}</source>
+            <translation>不可用 — {reason}</translation>
+        </message>
+        <message>
+            <source>unavailable</source>
+            <translation>不可用</translation>
+        </message>
+        <message>
+            <source>nanobot — 1 tool call waiting for your approval</source>
+            <translation>nanobot — 1 个工具调用等待你的审批</translation>
+        </message>
+        <message>
+            <source>nanobot — {count} tool calls waiting for your approval</source>
+            <translation>nanobot — {count} 个工具调用等待你的审批</translation>
+        </message>
+        <message>
+            <source>nanobot — 1 unread reminder</source>
+            <translation>nanobot — 1 条未读提醒</translation>
+        </message>
+        <message>
+            <source>nanobot — {count} unread reminders</source>
+            <translation>nanobot — {count} 条未读提醒</translation>
+        </message>
+        <message>
+            <source>nanobot — {channel}: {problem}</source>
+            <translation>nanobot — {channel}：{problem}</translation>
+        </message>
+        <message>
+            <source>nanobot — Dream proposes 1 change to review</source>
+            <translation>nanobot — 梦境整理提出了 1 项待审阅的更改</translation>
+        </message>
+        <message>
+            <source>nanobot — Dream proposes {count} changes to review</source>
+            <translation>nanobot — 梦境整理提出了 {count} 项待审阅的更改</translation>
+        </message>
+        <message>
+            <source>nanobot — working…</source>
+            <translation>nanobot — 正在工作…</translation>
+        </message>
+        <message>
+            <source>1 chat channel disconnected</source>
+            <translation>1 个聊天渠道已断开</translation>
+        </message>
+        <message>
+            <source>{count} chat channels disconnected</source>
+            <translation>{count} 个聊天渠道已断开</translation>
+        </message>
+        <message>
+            <source>(and 1 more channel)</source>
+            <translation>（另有 1 个渠道）</translation>
+        </message>
+        <message>
+            <source>(and {count} more channels)</source>
+            <translation>（另有 {count} 个渠道）</translation>
+        </message>
+        <message>
+            <source>Show nanobot</source>
+            <translation>显示 nanobot</translation>
+        </message>
+        <message>
+            <source>Review Dream changes</source>
+            <translation>审阅梦境整理的更改</translation>
+        </message>
+        <message>
+            <source>Approve {who} ({code})</source>
+            <translation>批准 {who}（{code}）</translation>
+        </message>
+        <message>
+            <source>Deny {who} ({code})</source>
+            <translation>拒绝 {who}（{code}）</translation>
+        </message>
+        <message>
+            <source>Upcoming reminders</source>
+            <translation>即将到来的提醒</translation>
+        </message>
+        <message>
+            <source>No upcoming reminders</source>
+            <translation>没有即将到来的提醒</translation>
+        </message>
+        <message>
+            <source>Pause reminders</source>
+            <translation>暂停提醒</translation>
+        </message>
+        <message>
+            <source>Quit</source>
+            <translation>退出</translation>
         </message>
     </context>
 </TS>
