@@ -8,7 +8,8 @@
 ``QT_TR_NOOP("…")`` anywhere), which adds new texts to ``resources/translations/nanobot_<lang>.ts``
 (Qt Linguist's format: translators open it in Linguist) and drops texts no longer used; it then
 fills in translations from ``resources/translations/staging/<lang>/*.json`` files (``{"English
-text": "translation"}``, a convenient way to hand in many at once; folded in and deleted), and
+text": "translation"}``, a convenient way to hand in many at once; folded in and deleted; a text
+used with a disambiguation, ``tr("New chat", "action")``, is keyed ``"New chat @@ action"``), and
 builds the ``.qm`` file the app loads with ``pyside6-lrelease``. No file locations are kept in the
 ``.ts`` file, so editing code does not change it.
 
@@ -160,14 +161,24 @@ def lrelease(ts: Path, qm: Path) -> None:
     )
 
 
+SEPARATOR = " @@ "  # a staging key for one use of a text: "New chat @@ action"
+
+
+def key_of(message: ET.Element) -> str:
+    """How a message is named: its English text, with its disambiguation (``tr(text,
+    "action")``, kept by lupdate as ``<comment>``) after :data:`SEPARATOR` when it has one."""
+    source = message.findtext("source") or ""
+    comment = message.findtext("comment")
+    return f"{source}{SEPARATOR}{comment}" if comment else source
+
+
 def messages(ts: Path) -> dict[str, str | None]:
-    """English text -> finished translation (``None``: not translated yet) of ``ts``."""
+    """Key (:func:`key_of`) -> finished translation (``None``: not translated yet) of ``ts``."""
     found: dict[str, str | None] = {}
     for message in ET.parse(ts).getroot().iter("message"):
-        source = message.findtext("source") or ""
         translation = message.find("translation")
         done = translation is not None and translation.get("type") is None and translation.text
-        found[source] = translation.text if done and translation is not None else None
+        found[key_of(message)] = translation.text if done and translation is not None else None
     return found
 
 
@@ -176,8 +187,7 @@ def fill(ts: Path, translations: dict[str, str]) -> int:
     tree = ET.parse(ts)
     written = 0
     for message in tree.getroot().iter("message"):
-        source = message.findtext("source") or ""
-        text = translations.get(source)
+        text = translations.get(key_of(message))
         translation = message.find("translation")
         if text is None or translation is None:
             continue

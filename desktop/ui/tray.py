@@ -431,7 +431,7 @@ class Tray(QObject):
         shown = menu.geometry() if menu.isVisible() else None
         menu.clear()
         self._action(menu, tr("Show nanobot"), self.showRequested.emit)
-        self._action(menu, tr("New chat"), self.newChatRequested.emit)
+        self._action(menu, tr("New chat", "action"), self.newChatRequested.emit)
         if self._dream_changes:
             self._action(menu, tr("Review Dream changes"), self.reviewDreamRequested.emit)
         for code, who in self._pairing.items():

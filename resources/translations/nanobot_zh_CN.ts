@@ -630,7 +630,7 @@
         <message>
             <source>New chat</source>
             <extracomment>The desktop's reminders chat (``cron.delivery.DEFAULT_CHANNEL:DEFAULT_CHAT``). The heartbeat's session (ours, and nanobot's).</extracomment>
-            <translation>新建聊天</translation>
+            <translation>新聊天</translation>
         </message>
         <message>
             <source>Reminders</source>
@@ -1461,6 +1461,11 @@ Click to remove</source>
         <message>
             <source>Search chats</source>
             <translation>搜索聊天</translation>
+        </message>
+        <message>
+            <source>New chat</source>
+            <comment>action</comment>
+            <translation>新建聊天</translation>
         </message>
         <message>
             <source>Start a new chat (Ctrl+N)</source>

@@ -144,7 +144,7 @@ def test_the_window_its_status_and_banners_show_no_untranslated_text(
         assert untranslated(window, skip=[wizard], allow=["no key for that model"]) == []
 
         notifier = Notifier(is_paused=lambda: True, window=window)
-        budgets = BudgetPrompts(services, window, notifications=notifier.service)
+        budgets = BudgetPrompts(services, window, notifications=None)  # banners, not D-Bus
         pairing = PairingPrompts(services, window)
         money = "Chat budget reached"
         bridge = services.bridge

@@ -354,7 +354,7 @@ def test_the_chat_list_and_its_panes_show_chinese(qtbot: QtBot, tmp_path: Path) 
         model = SessionListModel()
         panel = SessionPanel(model)
         qtbot.addWidget(panel)
-        assert panel.new_button.text() == "新聊天"
+        assert panel.new_button.text() == "新建聊天"  # the action; an untitled chat: 新聊天
         assert panel.search.placeholderText() == "搜索聊天（Ctrl+K）"
         draft = SessionEntry("desktop:d", "desktop", "New chat", "", draft=True)
         model.upsert(draft)
