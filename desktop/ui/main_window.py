@@ -235,6 +235,9 @@ class MainWindow(QMainWindow):
         self._status = text
         if text.startswith(READY):
             model = self._model_text or text[len(READY) :]
+            name, dot, provider = model.rpartition(" · ")
+            if dot:  # "model · provider": the provider's name as the window shows it
+                model = f"{name} · {tr(provider)}"
             text = tr("ready — {model}").format(model=model)
         else:
             text = tr(text)

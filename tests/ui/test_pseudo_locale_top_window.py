@@ -272,6 +272,8 @@ def test_the_window_and_the_tray_read_chinese_in_zh_cn(qtbot: QtBot, tmp_path: P
         assert window.status_label.text() == "正在连接…"
         window.set_status("ready — openai/gpt-4o-mini")
         assert window.status_label.text() == "就绪 — openai/gpt-4o-mini"
+        window.set_status("ready — custom/local · Custom (OpenAI-compatible)")
+        assert window.status_label.text() == "就绪 — custom/local · 自定义（OpenAI 兼容）"
         banner = window.show_banner(
             "setup", tr(SETUP_BANNER), actions=[(tr("Set up now"), lambda: None)]
         )
