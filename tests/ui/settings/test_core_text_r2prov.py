@@ -25,10 +25,12 @@ from desktop.core.providers.factory import MissingKeyError, build_provider
 from desktop.core.providers.probe import check_connection, list_models
 from desktop.core.utils.i18n import Phrase
 from desktop.ui.i18n import install_language, localized
+from desktop.ui.settings.key_field import KeyBackend, KeyField, KeySource
+from desktop.ui.settings.widgets import mask
 from desktop.ui.startup import AgentStarter
 from tests.conftest import write_config
 from tests.ui.conftest import run_async
-from tests.ui.i18n.pseudo import _english, pseudo_locale
+from tests.ui.i18n.pseudo import _english, pseudo_locale, untranslated
 
 SVC = "nanobot-desktop-test-r2prov"
 
@@ -219,8 +221,7 @@ def test_every_key_source_is_said_in_the_window_language(
     store.set_session("openai", "sk-session-0123456789ab")
     details.append(store.resolve("openai", without, environ).detail)
     path = "channels.telegram.token"
-    for stored in ("123:abc-stored", None):
-        details.append(describe(Config(), path, stored, SVC).detail)
+    details += [describe(Config(), path, stored, SVC).detail for stored in ("123:abc", None)]
     assert details[0] == "config.json reference ${MY_OPENAI}"  # English as before
     assert details[2] == "environment variable OPENAI_API_KEY"
     data = (
@@ -308,3 +309,51 @@ def test_a_broken_desktop_settings_file_is_said_in_the_window_language(
         f"桌面设置文件 {path} 无法使用（顶层不是 JSON 对象）；原文件已保留为 {kept}，"
         "现使用默认设置。"
     )
+
+
+@pytest.mark.usefixtures("no_keyring")
+def test_the_key_field_shows_where_the_key_is_and_no_keyring_translated(
+    tmp_path: Path, qtbot: QtBot, qloop: asyncio.AbstractEventLoop
+) -> None:
+    """Settings' key field on the real resolution (the provider's variable) and the real
+    refusal of a headless box's keyring: its lines are wording around the names."""
+    store = SecretStore(SVC)
+    environ = {"OPENAI_API_KEY": "sk-env-0123456789abcdef"}
+    config = _config(tmp_path, {"openai": {}}, environ)
+
+    async def resolve() -> KeySource:
+        key = store.resolve("openai", config, environ)
+        return KeySource(key.found, key.source, key.detail, mask(key.value or ""))
+
+    async def save(value: str) -> None:
+        store.set("openai", value)
+
+    async def delete() -> bool:
+        return False
+
+    def build() -> KeyField:
+        # The label and noun are the caller's (translated there): data here.
+        field = KeyField(KeyBackend(resolve, save, delete), label="API key", noun="API key")
+        qtbot.addWidget(field)
+        run_async(qtbot, qloop, field._refresh())
+        field.edit.setText("sk-typed-0123456789abcdef")
+        assert not run_async(qtbot, qloop, field.save())
+        return field
+
+    data = [
+        "API key",
+        "OPENAI_API_KEY",
+        "keyring.backends.fail.Keyring",
+        '"apiKey": "${MY_VAR}"',
+        "cdef",
+    ]
+    with pseudo_locale():
+        field = build()
+        assert untranslated(field, allow=data) == []
+    try:
+        install_language("zh_CN")
+        field = build()
+        assert "环境变量 OPENAI_API_KEY" in field.source_label.text()
+        assert field.status.text().startswith("此系统上没有可用的系统密钥环"), field.status.text()
+    finally:
+        install_language("en")
