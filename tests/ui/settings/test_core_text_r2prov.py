@@ -22,6 +22,8 @@ from desktop.core.config.schema import Config
 from desktop.core.config.secret_fields import describe
 from desktop.core.config.secrets import KeyringUnavailable, SecretStore
 from desktop.core.providers.factory import MissingKeyError, build_provider
+from desktop.core.providers.oauth.device import request_device_code
+from desktop.core.providers.oauth.flow import LoginError, async_client
 from desktop.core.providers.probe import check_connection, list_models
 from desktop.core.utils.i18n import Phrase
 from desktop.ui.i18n import install_language, localized
@@ -355,5 +357,31 @@ def test_the_key_field_shows_where_the_key_is_and_no_keyring_translated(
         field = build()
         assert "环境变量 OPENAI_API_KEY" in field.source_label.text()
         assert field.status.text().startswith("此系统上没有可用的系统密钥环"), field.status.text()
+    finally:
+        install_language("en")
+
+
+def test_a_sign_in_that_cannot_reach_its_server_is_said_in_the_window_language(
+    qtbot: QtBot, qloop: asyncio.AbstractEventLoop
+) -> None:
+    """The device sign-in against a port nobody listens on (a real refused connection): the
+    LoginError's phrase frames the host and the network's own words."""
+    url = f"http://127.0.0.1:{_closed_port()}/login/device/code"
+
+    async def start() -> LoginError:
+        async with async_client(timeout=5) as client:
+            try:
+                await request_device_code(client, url, client_id="id", scope="read:user")
+            except LoginError as exc:
+                return exc
+        raise AssertionError("the sign-in reached a closed port")
+
+    error = run_async(qtbot, qloop, start())
+    assert str(error).startswith("Could not reach 127.0.0.1 (starting the sign-in): ")
+    network = str(error).removeprefix("Could not reach 127.0.0.1 (starting the sign-in): ")
+    assert _pseudo_clean(error, "127.0.0.1", network) == ""
+    try:
+        install_language("zh_CN")
+        assert localized(error) == f"无法连接 127.0.0.1（开始登录时）：{network}"
     finally:
         install_language("en")

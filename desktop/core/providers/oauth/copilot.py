@@ -130,10 +130,18 @@ async def login(
             )
         except httpx.HTTPError as exc:
             raise LoginError(
-                f"Signed in, but GitHub could not be asked who you are ({exc})."
+                Phrase(
+                    QT_TR_NOOP("Signed in, but GitHub could not be asked who you are ({error})."),
+                    error=str(exc),
+                )
             ) from None
     if user.status_code >= 400:
-        raise LoginError(f"Signed in, but GitHub did not say who you are ({error_text(user)}).")
+        raise LoginError(
+            Phrase(
+                QT_TR_NOOP("Signed in, but GitHub did not say who you are ({error})."),
+                error=error_text(user),
+            )
+        )
     data = json_body(user)
     account = str(data.get("login") or data.get("email") or data.get("id") or "")
     return _github_tokens(payload, account, None)
