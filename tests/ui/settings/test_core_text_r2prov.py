@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -27,12 +27,16 @@ from desktop.core.providers.oauth.flow import LoginError, async_client
 from desktop.core.providers.probe import check_connection, list_models
 from desktop.core.utils.i18n import Phrase
 from desktop.ui.i18n import install_language, localized
+from desktop.ui.settings import SettingsTab
 from desktop.ui.settings.key_field import KeyBackend, KeyField, KeySource
+from desktop.ui.settings.providers_page import ProvidersPage
 from desktop.ui.settings.widgets import mask
 from desktop.ui.startup import AgentStarter
 from tests.conftest import write_config
+from tests.fakes.openai_server import Fail, ScriptedOpenAIServer
 from tests.ui.conftest import run_async
 from tests.ui.i18n.pseudo import _english, pseudo_locale, untranslated
+from tests.ui.settings.pages import page_of
 
 SVC = "nanobot-desktop-test-r2prov"
 
@@ -53,6 +57,14 @@ def _closed_port() -> int:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
     return port
+
+
+def tab_providers(tab: SettingsTab) -> ProvidersPage:
+    """The Providers page of ``tab``, shown."""
+    tab.show_section("providers")
+    page = page_of(tab, "providers", ProvidersPage)
+    assert isinstance(page, ProvidersPage)
+    return page
 
 
 def _pseudo_clean(text: object, *data: str) -> str:
@@ -383,5 +395,46 @@ def test_a_sign_in_that_cannot_reach_its_server_is_said_in_the_window_language(
     try:
         install_language("zh_CN")
         assert localized(error) == f"无法连接 127.0.0.1（开始登录时）：{network}"
+    finally:
+        install_language("en")
+
+
+def test_the_provider_panel_shows_test_and_listing_failures_translated(
+    make_tab: Callable[[], SettingsTab],
+    qtbot: QtBot,
+    qloop: asyncio.AbstractEventLoop,
+    scripted_server: ScriptedOpenAIServer,
+) -> None:
+    """Settings › Providers › Custom: Fetch models from a closed port (refused for real) and
+    Test connection refused with a 401 by the scripted server, in the pseudo locale and in
+    Chinese: our framing translated, the address and the server's words kept."""
+    tab = make_tab()
+    panel = tab_providers(tab).panel("custom")
+    closed = f"http://127.0.0.1:{_closed_port()}/v1"
+
+    def fetch_failure() -> str:
+        panel.api_base.setText(closed)
+        assert not run_async(qtbot, qloop, panel.fetch())
+        assert panel.models_status.kind == "error"
+        return str(panel.models_status.text())
+
+    def test_failure() -> str:
+        panel.api_base.setText(scripted_server.url)
+        panel.test_model.setText("scripted-model")
+        scripted_server.push(Fail(401, "bad key here", error_type="invalid_request_error"))
+        assert not run_async(qtbot, qloop, panel.test(), timeout_ms=60_000)
+        return str(panel.test_status.text())
+
+    english = fetch_failure()
+    assert english.startswith(f"Cannot reach {closed}/models: ConnectError: ")
+    network = english.removeprefix(f"Cannot reach {closed}/models: ")
+    assert test_failure() == "HTTP 401: The provider rejected the API key: bad key here."
+    with pseudo_locale():
+        assert _english(fetch_failure(), frozenset({f"{closed}/models", network})) == ""
+        assert _english(test_failure(), frozenset({"bad key here"})) == ""
+    try:
+        install_language("zh_CN")
+        assert fetch_failure() == f"无法连接 {closed}/models：{network}"
+        assert test_failure() == "HTTP 401：服务商拒绝了 API 密钥：bad key here。"
     finally:
         install_language("en")
