@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from desktop.core.utils.tasks import TaskOwner
 from desktop.core.utils.threads import run_daemon
 from desktop.ui.error_dialog import ExceptionReporter, install_exception_hooks
-from desktop.ui.i18n import tr
+from desktop.ui.i18n import localized, tr
 from desktop.ui.main_window import MainWindow
 from desktop.ui.notifications import Notifier
 from desktop.ui.startup import AgentStarter
@@ -165,7 +165,7 @@ class DesktopApp:
         )
         prefs.subscribe(self._on_prefs_changed)
         if prefs.warning:
-            window.show_banner("prefs", prefs.warning, severity="error")
+            window.show_banner("prefs", localized(prefs.warning), severity="error")
 
         self.starter = AgentStarter(
             self.config_path, self.workspace, prefs=self.prefs, tray=self.tray

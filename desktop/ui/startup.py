@@ -20,8 +20,7 @@ from PySide6.QtCore import QObject, Signal
 
 from desktop.core.utils.tasks import TaskOwner
 from desktop.core.utils.threads import run_daemon, start_daemon
-from desktop.ui.core_text import core_text
-from desktop.ui.i18n import QT_TR_NOOP, tr
+from desktop.ui.i18n import QT_TR_NOOP, localized, tr
 
 if TYPE_CHECKING:
     from desktop.core.agent.approval import ApprovalPolicy
@@ -62,9 +61,9 @@ async def start_runtime_for(
 
 
 def shown_error(exc: Exception) -> str:
-    """``exc``'s message for the person, translated when the core gave it as a marked
-    template (``template`` and ``fields`` attributes, as :class:`MissingKeyError` has)."""
-    return core_text(exc, str(exc))
+    """``exc``'s message for the person, translated when the core gave it as a phrase (as
+    :class:`MissingKeyError` does)."""
+    return localized(exc)
 
 
 def _import(*names: str) -> None:
@@ -164,7 +163,7 @@ class AgentStarter(QObject):
                 message = tr(
                     "Your settings file cannot be used: {error}. "
                     "It was not changed; fix it and retry."
-                ).format(error=exc)
+                ).format(error=localized(exc))
                 self.status.emit(QT_TR_NOOP("settings file has a problem"))
                 self.configFailed.emit(message)
                 return False

@@ -15,13 +15,16 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from desktop.core.utils.i18n import Phrase
+
 
 class ChangeError(ValueError):
     """A change was refused; nothing was applied.
 
     Attributes:
         path: The dotted path of the offending value.
-        reason: Why, in words for a person.
+        reason: Why, in words for a person (a :class:`~desktop.core.utils.i18n.Phrase` when
+            they are ours: the window translates it).
     """
 
     def __init__(self, path: str, reason: str) -> None:
@@ -55,6 +58,11 @@ def _set(root: BaseModel, path: str, value: Any) -> None:
 def explain(exc: ValidationError) -> str:
     """The first problem of a pydantic error, without pydantic's boilerplate."""
     first = exc.errors()[0]
+    raised = (first.get("ctx") or {}).get("error")
+    if isinstance(raised, ValueError) and len(raised.args) == 1:
+        said = raised.args[0]
+        if isinstance(said, Phrase):  # our validator's own words: the window translates them
+            return said
     message = str(first.get("msg", "invalid value"))
     return message.removeprefix("Value error, ")
 
@@ -87,6 +95,7 @@ def apply_changes(root: BaseModel, changes: Mapping[str, Any]) -> Callable[[], N
             raise ChangeError(path, explain(exc)) from None
         except (AttributeError, KeyError, TypeError, ValueError) as exc:
             undo()
-            raise ChangeError(path, str(exc)) from None
+            said = exc.args[0] if len(exc.args) == 1 else None
+            raise ChangeError(path, said if isinstance(said, Phrase) else str(exc)) from None
         done.append((path, old))
     return undo

@@ -42,6 +42,7 @@ from desktop.core.config.prefs_peek import prefs_path
 from desktop.core.config.schema import Config
 from desktop.core.config.validate import FAIL_CLOSED, FieldProblem, FieldRejected, validate_fields
 from desktop.core.utils.atomic import atomic_write_text
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 from desktop.core.utils.redact import register_secret
 from desktop.core.utils.validate import (
     MAX_DOCUMENT_BYTES,
@@ -219,8 +220,11 @@ def read_config_object(path: Path) -> tuple[dict[str, Any], str, list[str]]:
     except Unusable as exc:
         raise ConfigError(path, exc.reason, line=exc.line) from None
     if not isinstance(data, dict):
-        raise ConfigError(path, "the top level must be a JSON object", line=1)
+        raise ConfigError(path, Phrase(QT_TR_NOOP("the top level must be a JSON object")), line=1)
     return data, text, problems
+
+
+SAFETY = QT_TR_NOOP("{problem} (a safety setting: fix it, no default is assumed)")
 
 
 def _field_warning(path: Path, text: str, problem: FieldProblem) -> str:
@@ -264,12 +268,15 @@ def _validate(
         except FieldRejected as exc:
             loc = exc.problem.loc
             dotted = ".".join(str(p) for p in loc)
-            message = f"{exc.problem.message} (a safety setting: fix it, no default is assumed)"
+            message = Phrase(SAFETY, problem=exc.problem.message)
             name = _override_at(loc, overrides)
             if name is not None:
-                raise ConfigError(
-                    path, f"the environment override {name} does not fit: {message}", field=dotted
-                ) from None
+                misfit = Phrase(
+                    QT_TR_NOOP("the environment override {name} does not fit: {problem}"),
+                    name=name,
+                    problem=message,
+                )
+                raise ConfigError(path, misfit, field=dotted) from None
             if _in_prefs(origin, loc):
                 where = f"{product.SECTION}.{dotted}"
                 raise ConfigError(prefs_file, message, field=where) from None
@@ -307,7 +314,7 @@ def _refuse_removed_safety_values(path: Path, text: str, problems: list[str]) ->
             dotted = ".".join(str(p) for p in loc)
             raise ConfigError(
                 path,
-                f"{problem} (a safety setting: fix it, no default is assumed)",
+                Phrase(SAFETY, problem=str(problem)),
                 line=_locate(text, loc) if text else None,
                 field=dotted,
             )
@@ -331,12 +338,15 @@ def _check_workspace(path: Path, config: Config) -> None:
         probe = probe.parent
     if os.path.isdir(probe):
         return
-    what = "is a file" if probe == workspace else f"lies inside {probe}, which is a file"
-    raise ConfigError(
-        path,
-        f"the workspace {workspace} {what}, not a folder; choose a folder",
-        field="agents.defaults.workspace",
-    )
+    if probe == workspace:
+        template = QT_TR_NOOP("the workspace {workspace} is a file, not a folder; choose a folder")
+    else:
+        template = QT_TR_NOOP(
+            "the workspace {workspace} lies inside {file}, which is a file, not a folder; "
+            "choose a folder"
+        )
+    reason = Phrase(template, workspace=str(workspace), file=str(probe))
+    raise ConfigError(path, reason, field="agents.defaults.workspace")
 
 
 def load_config(

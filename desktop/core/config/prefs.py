@@ -30,6 +30,7 @@ from desktop.core.config.prefs_peek import PREFS_FILE_NAME, prefs_path
 from desktop.core.config.sandbox_settings import SandboxPrefs
 from desktop.core.config.validate import validate_fields
 from desktop.core.utils.atomic import atomic_write_text
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 from desktop.core.utils.validate import (
     Unusable,
     move_aside,
@@ -119,9 +120,10 @@ class DesktopPrefs(BaseModel):
 
 def _kept_copy(path: Path) -> str:
     try:
-        return f"it was kept as {set_aside_file(path, 'corrupt').name}"
+        name = set_aside_file(path, "corrupt").name
     except OSError as exc:
-        return f"no copy could be made ({exc})"
+        return Phrase(QT_TR_NOOP("no copy could be made ({error})"), error=str(exc))
+    return Phrase(QT_TR_NOOP("it was kept as {name}"), name=name)
 
 
 def _warn(prefs: DesktopPrefs, text: str) -> DesktopPrefs:
@@ -131,10 +133,12 @@ def _warn(prefs: DesktopPrefs, text: str) -> DesktopPrefs:
 
 
 def _defaults_with_warning(path: Path, reason: str) -> DesktopPrefs:
+    template = QT_TR_NOOP(
+        "The desktop settings file {path} could not be used ({reason}); {kept} and the "
+        "defaults are in use."
+    )
     return _warn(
-        DesktopPrefs(),
-        f"The desktop settings file {path} could not be used ({reason}); "
-        f"{_kept_copy(path)} and the defaults are in use.",
+        DesktopPrefs(), Phrase(template, path=str(path), reason=reason, kept=_kept_copy(path))
     )
 
 
@@ -148,33 +152,40 @@ def load_prefs(path: Path) -> DesktopPrefs:
     except Unusable as exc:
         if exc.kind in ("folder", "special"):
             try:
-                moved = f"it was moved to {move_aside(path).name}"
+                moved = Phrase(QT_TR_NOOP("it was moved to {name}"), name=move_aside(path).name)
             except OSError as move_error:
-                moved = f"it could not be moved aside ({move_error})"
+                moved = Phrase(
+                    QT_TR_NOOP("it could not be moved aside ({error})"), error=str(move_error)
+                )
+            template = QT_TR_NOOP(
+                "The desktop settings file {path} {problem}; {moved} and the defaults are in use."
+            )
             return _warn(
-                DesktopPrefs(),
-                f"The desktop settings file {path} {exc.reason}; {moved} and the defaults are "
-                "in use.",
+                DesktopPrefs(), Phrase(template, path=str(path), problem=exc.reason, moved=moved)
             )
         if exc.kind == "unreadable":
-            return _warn(DesktopPrefs(), f"The desktop settings file {path} {exc.reason}.")
+            template = QT_TR_NOOP("The desktop settings file {path} {problem}.")
+            return _warn(DesktopPrefs(), Phrase(template, path=str(path), problem=exc.reason))
         return _defaults_with_warning(path, exc.reason)
     except OSError as exc:
-        return _warn(DesktopPrefs(), f"The desktop settings file {path} cannot be read ({exc}).")
+        template = QT_TR_NOOP("The desktop settings file {path} cannot be read ({error}).")
+        return _warn(DesktopPrefs(), Phrase(template, path=str(path), error=str(exc)))
     if document is None:
         return DesktopPrefs()
     data, problems = document
     if not isinstance(data, dict):
-        return _defaults_with_warning(path, "the top level is not a JSON object")
+        return _defaults_with_warning(
+            path, Phrase(QT_TR_NOOP("the top level is not a JSON object"))
+        )
     prefs, dropped = validate_fields(DesktopPrefs, data)
     problems = problems + [f"{p.dotted}: {p.message}" for p in dropped]
     if problems:
-        _warn(
-            prefs,
-            f"The desktop settings file {path} had values that could not be used "
-            f"({summarize(problems)}); {_kept_copy(path)}, defaults replace those values and "
-            "the other settings are kept.",
+        template = QT_TR_NOOP(
+            "The desktop settings file {path} had values that could not be used ({problems}); "
+            "{kept}, defaults replace those values and the other settings are kept."
         )
+        fields = {"path": str(path), "problems": summarize(problems), "kept": _kept_copy(path)}
+        _warn(prefs, Phrase(template, **fields))
     return prefs
 
 

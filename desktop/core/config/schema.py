@@ -45,6 +45,7 @@ from desktop.core.config.provider_schema import (
     TranscriptionConfig,
 )
 from desktop.core.config.timezone import is_valid_timezone, system_timezone
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 
 __all__ = [
     "Base",
@@ -175,7 +176,8 @@ class AgentDefaults(Base):
     @classmethod
     def _check_timezone(cls, value: str | None) -> str | None:
         if value and not is_valid_timezone(value):
-            raise ValueError(f"unknown timezone {value!r} (use an IANA name like 'Europe/Berlin')")
+            hint = QT_TR_NOOP("unknown timezone {name} (use an IANA name like 'Europe/Berlin')")
+            raise ValueError(Phrase(hint, name=repr(value)))
         return value or None
 
     @property

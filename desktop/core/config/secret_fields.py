@@ -24,6 +24,7 @@ from desktop.core.config.loader import config_origin
 from desktop.core.config.mcp_headers import inject_header_secrets
 from desktop.core.config.schema import ChannelsConfig, Config
 from desktop.core.config.secrets import KeyringUnavailable, SecretStore
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 from desktop.core.utils.redact import register_secret
 
 WEB_SEARCH_KEY = "tools.web.search.api_key"
@@ -107,7 +108,8 @@ class SecretState:
         path: Dotted snake_case path.
         source: ``keyring``, ``config-ref`` (a ``${VAR}`` reference in the file),
             ``config`` (plaintext in the file), or ``none``.
-        detail: Words for a person.
+        detail: Words for a person (a :class:`~desktop.core.utils.i18n.Phrase`: the window
+            translates it).
     """
 
     path: str
@@ -131,19 +133,21 @@ def _raw_on_disk(config: Config, path: str) -> tuple[bool, object]:
 def describe(config: Config, path: str, stored: str | None, service: str) -> SecretState:
     """Where ``path``'s value comes from, given what the keyring holds (``stored``)."""
     if stored:
-        return SecretState(path, "keyring", f"OS keyring ({service}/{keyring_name(path)})", stored)
+        where = Phrase(QT_TR_NOOP("OS keyring ({entry})"), entry=f"{service}/{keyring_name(path)}")
+        return SecretState(path, "keyring", where, stored)
     value = _get(config, path)
     known, raw = _raw_on_disk(config, path)
     if value and known and isinstance(raw, str) and "${" in raw:
-        return SecretState(path, "config-ref", f"config.json reference {raw}", value)
+        where = Phrase(QT_TR_NOOP("config.json reference {reference}"), reference=raw)
+        return SecretState(path, "config-ref", where, value)
     if value and known:
         variable = "NANOBOT_" + "__".join(part.upper() for part in path.split("."))
-        return SecretState(path, "env", f"environment override {variable}", value)
+        where = Phrase(QT_TR_NOOP("environment override {variable}"), variable=variable)
+        return SecretState(path, "env", where, value)
     if value:
-        return SecretState(
-            path, "config", "config.json (plaintext) — save it to move it to the keyring", value
-        )
-    return SecretState(path, "none", "not set")
+        where = Phrase(QT_TR_NOOP("config.json (plaintext) — save it to move it to the keyring"))
+        return SecretState(path, "config", where, value)
+    return SecretState(path, "none", Phrase(QT_TR_NOOP("not set")))
 
 
 async def aresolve(config: Config, store: SecretStore, path: str) -> SecretState:

@@ -21,6 +21,7 @@ from typing import Literal, TypeVar
 from desktop.core.config.loader import config_origin
 from desktop.core.config.provider_registry import find_by_name
 from desktop.core.config.schema import Config
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 from desktop.core.utils.redact import redact, register_secret
 from desktop.core.utils.threads import run_daemon, start_daemon
 
@@ -33,25 +34,38 @@ KeySource = Literal["keyring", "session", "config-ref", "config", "env", "oauth"
 
 
 class KeyringUnavailable(RuntimeError):
-    """No usable OS keyring (or it did not answer in time). The message says what to do."""
+    """No usable OS keyring (or it did not answer in time). The message says what to do (a
+    :class:`~desktop.core.utils.i18n.Phrase` when it is ours: the window translates it)."""
 
 
 def _alternatives(provider: str | None) -> str:
     """Where ``provider``'s key can come from without a keyring (one sentence)."""
     spec = find_by_name(provider) if provider else None
-    if spec is not None and spec.env_key:
-        env = f"the environment variable {spec.env_key}, or an "
-    elif spec is not None:
-        env = "an environment variable named by an "
-    else:
-        env = "the provider's environment variable (e.g. OPENAI_API_KEY), or an "
+    reference = '"apiKey": "${MY_VAR}"'
     # No mention of session-only keys: they exist only in the window, which offers them itself.
-    return f'The key can instead come from {env}"apiKey": "${{MY_VAR}}" reference in config.json.'
+    if spec is not None and spec.env_key:
+        template = QT_TR_NOOP(
+            "The key can instead come from the environment variable {env}, or an {reference} "
+            "reference in config.json."
+        )
+        return Phrase(template, env=spec.env_key, reference=reference)
+    if spec is not None:
+        template = QT_TR_NOOP(
+            "The key can instead come from an environment variable named by an {reference} "
+            "reference in config.json."
+        )
+        return Phrase(template, reference=reference)
+    template = QT_TR_NOOP(
+        "The key can instead come from the provider's environment variable (e.g. "
+        "OPENAI_API_KEY), or an {reference} reference in config.json."
+    )
+    return Phrase(template, reference=reference)
 
 
 def _no_keyring_help(detail: str, provider: str | None = None) -> str:
     """The message for "no keyring": what happened and the alternatives for ``provider``."""
-    return f"No usable OS keyring on this system ({detail}). {_alternatives(provider)}"
+    template = QT_TR_NOOP("No usable OS keyring on this system ({detail}). {alternatives}")
+    return Phrase(template, detail=detail, alternatives=_alternatives(provider))
 
 
 @dataclass(frozen=True)
@@ -96,10 +110,14 @@ class SecretStore:
         except concurrent.futures.TimeoutError:
             # A wallet that hangs once will hang again: stop asking for this session.
             self._backend_checked = (False, f"timed out after {self.timeout:g} s")
-            raise KeyringUnavailable(
-                f"The OS keyring did not answer within {self.timeout:g} s (is the wallet locked?). "
-                + _alternatives(provider)
-            ) from None
+            template = QT_TR_NOOP(
+                "The OS keyring did not answer within {seconds} s (is the wallet locked?). "
+                "{alternatives}"
+            )
+            message = Phrase(
+                template, seconds=f"{self.timeout:g}", alternatives=_alternatives(provider)
+            )
+            raise KeyringUnavailable(message) from None
         except KeyringUnavailable:
             raise
         except Exception as exc:  # noqa: BLE001 - any keyring failure becomes KeyringUnavailable
@@ -241,14 +259,18 @@ class SecretStore:
         env = os.environ if environ is None else environ
         if provider in self._session:
             return ResolvedKey(
-                provider, self._session[provider], "session", "held for this session"
+                provider,
+                self._session[provider],
+                "session",
+                Phrase(QT_TR_NOOP("held for this session")),
             )
         try:
             stored = self.get(provider)
         except KeyringUnavailable:
             stored = None
         if stored:
-            return ResolvedKey(provider, stored, "keyring", f"keyring {self.service}/{provider}")
+            where = Phrase(QT_TR_NOOP("keyring {entry}"), entry=f"{self.service}/{provider}")
+            return ResolvedKey(provider, stored, "keyring", where)
         section = config.provider_config(provider)
         if section and section.api_key:
             preserved = config_origin(config).preserved
@@ -265,23 +287,21 @@ class SecretStore:
             )
             raw = entry[0] if entry is not None else None
             if isinstance(raw, str) and "${" in raw:
-                return ResolvedKey(
-                    provider, section.api_key, "config-ref", f"config.json reference {raw}"
-                )
+                where = Phrase(QT_TR_NOOP("config.json reference {reference}"), reference=raw)
+                return ResolvedKey(provider, section.api_key, "config-ref", where)
             if entry is not None:
                 # Not the file's value: a NANOBOT_PROVIDERS__<NAME>__API_KEY override.
                 variable = f"NANOBOT_PROVIDERS__{provider.upper()}__API_KEY"
-                return ResolvedKey(
-                    provider, section.api_key, "env", f"environment override {variable}"
-                )
-            return ResolvedKey(
-                provider, section.api_key, "config", "config.json (plaintext; run 'keys migrate')"
-            )
+                where = Phrase(QT_TR_NOOP("environment override {variable}"), variable=variable)
+                return ResolvedKey(provider, section.api_key, "env", where)
+            where = Phrase(QT_TR_NOOP("config.json (plaintext; run 'keys migrate')"))
+            return ResolvedKey(provider, section.api_key, "config", where)
         spec = find_by_name(provider)
         if spec and spec.env_key and env.get(spec.env_key):
             value = env[spec.env_key]
             register_secret(value)
-            return ResolvedKey(provider, value, "env", f"environment variable {spec.env_key}")
+            where = Phrase(QT_TR_NOOP("environment variable {variable}"), variable=spec.env_key)
+            return ResolvedKey(provider, value, "env", where)
         return ResolvedKey(provider)
 
     async def aresolve(

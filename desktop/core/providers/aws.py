@@ -15,6 +15,7 @@ from typing import Any
 
 from desktop.core.providers.base import LLMError
 from desktop.core.providers.routes import PROFILE_OPTION
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 from desktop.core.utils.redact import register_secret
 
 # LiteLLM reads credentials before it looks at a bearer token, and fails when there are none;
@@ -32,13 +33,26 @@ def _resolve(profile: str | None) -> dict[str, str]:
         frozen = found.get_frozen_credentials() if found is not None else None
     except BotoCoreError as exc:
         raise LLMError(
-            f"AWS Bedrock: cannot use the AWS credentials ({exc}).", kind="auth", details=str(exc)
+            Phrase(
+                QT_TR_NOOP("AWS Bedrock: cannot use the AWS credentials ({error})."), error=str(exc)
+            ),
+            kind="auth",
+            details=str(exc),
         ) from None
     if frozen is None or not frozen.access_key:
-        where = f"the profile {profile!r}" if profile else "the environment or ~/.aws"
+        where = (
+            Phrase(QT_TR_NOOP("the profile {profile}"), profile=repr(profile))
+            if profile
+            else Phrase(QT_TR_NOOP("the environment or ~/.aws"))
+        )
         raise LLMError(
-            "AWS Bedrock: no credentials. Store an Amazon Bedrock API key for bedrock, or "
-            f"provide AWS credentials ({where}).",
+            Phrase(
+                QT_TR_NOOP(
+                    "AWS Bedrock: no credentials. Store an Amazon Bedrock API key for bedrock, or "
+                    "provide AWS credentials ({where})."
+                ),
+                where=where,
+            ),
             kind="auth",
         )
     credentials = {

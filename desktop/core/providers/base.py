@@ -7,6 +7,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from desktop.core.utils.i18n import Phrase
+
 ErrorKind = Literal[
     "auth",
     "rate_limit",
@@ -97,6 +99,13 @@ class StreamDelta:
 
 
 StreamCallback = Callable[[StreamDelta], Awaitable[None] | None]
+
+
+def said(exc: BaseException) -> str:
+    """``exc``'s message: its :class:`~desktop.core.utils.i18n.Phrase` when it was raised
+    with one (so the window can translate it), else ``str(exc)``."""
+    message = exc.args[0] if len(exc.args) == 1 else None
+    return message if isinstance(message, Phrase) else str(exc)
 
 
 class LLMError(Exception):

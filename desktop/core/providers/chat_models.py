@@ -18,9 +18,10 @@ import contextlib
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from desktop.core.providers.base import ErrorKind, LLMError, LLMProvider
+from desktop.core.providers.base import ErrorKind, LLMError, LLMProvider, said
 from desktop.core.providers.chat_model import AUTO, ModelChoice, chat_model
 from desktop.core.providers.switchable import SwitchableProvider
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 
 if TYPE_CHECKING:
     from desktop.core.config.schema import Config
@@ -98,8 +99,14 @@ class ChatModels:
 
                 kind: ErrorKind = "auth" if isinstance(exc, MissingKeyError) else "not_found"
                 raise LLMError(
-                    f"This chat's model {choice.model} cannot be used: {exc} "
-                    "Pick another model in the chat's header.",
+                    Phrase(
+                        QT_TR_NOOP(
+                            "This chat's model {model} cannot be used: {reason} "
+                            "Pick another model in the chat's header."
+                        ),
+                        model=choice.model,
+                        reason=said(exc),
+                    ),
                     kind=kind,
                     details=str(exc),
                 ) from exc

@@ -9,15 +9,15 @@ from typing import Any
 from desktop.core.config.provider_registry import find_by_name
 from desktop.core.config.schema import Config
 from desktop.core.config.secrets import ResolvedKey, SecretStore
-from desktop.core.providers.base import ErrorKind, LLMError, LLMProvider
+from desktop.core.providers.base import ErrorKind, LLMError, LLMProvider, said
 from desktop.core.providers.litellm_provider import LiteLLMProvider
 from desktop.core.providers.matching import ProviderChoice, choose_provider
 from desktop.core.providers.openai_provider import OpenAIProvider, speaks_openai
 from desktop.core.providers.presets import ModelTarget, preset_target, target_config
-from desktop.core.utils.i18n import QT_TR_NOOP
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 from desktop.core.utils.threads import run_daemon
 
-# What the window shows for a missing key (translated there; fields from the error).
+# What the window shows for a missing key (the error's message is a phrase, translated there).
 NO_KEY = QT_TR_NOOP("No API key for {provider}. Store one with '{command}'.")
 NO_KEY_OR_ENV = QT_TR_NOOP("No API key for {provider}. Store one with '{command}' or set {env}.")
 NOT_SIGNED_IN = QT_TR_NOOP(
@@ -28,16 +28,12 @@ NOT_SIGNED_IN = QT_TR_NOOP(
 class MissingKeyError(LookupError):
     """The chosen provider needs a key and none was found. The message says how to add one.
 
-    Attributes:
-        template: The message as a text marked for translation (``""``: none; the window
-            shows ``str(error)``), filled in with :attr:`fields`.
-        fields: The values of the template's ``{placeholders}``.
+    Its one argument is a :class:`~desktop.core.utils.i18n.Phrase` (English, translated where
+    the window shows it).
     """
 
-    def __init__(self, message: str, template: str = "", **fields: str) -> None:
-        super().__init__(message)
-        self.template = template
-        self.fields = fields
+    def __init__(self, template: str, **fields: str) -> None:
+        super().__init__(Phrase(template, **fields))
 
 
 class NotSignedInError(MissingKeyError):
@@ -54,13 +50,18 @@ def oauth_key(name: str, store: SecretStore) -> ResolvedKey:
     try:
         tokens = TokenVault(store).load(name)
     except KeyringUnavailable as exc:
-        return ResolvedKey(name, source="none", detail=f"cannot read the keyring: {exc}")
+        unreadable = Phrase(QT_TR_NOOP("cannot read the keyring: {error}"), error=said(exc))
+        return ResolvedKey(name, source="none", detail=unreadable)
     if tokens is None:
-        return ResolvedKey(name, source="none", detail="not signed in")
+        return ResolvedKey(name, source="none", detail=Phrase(QT_TR_NOOP("not signed in")))
     return ResolvedKey(
         name,
         source="oauth",
-        detail=f"{describe(tokens)} (OS keyring {store.service}/{name})",
+        detail=Phrase(
+            QT_TR_NOOP("{account} (OS keyring {entry})"),
+            account=describe(tokens),
+            entry=f"{store.service}/{name}",
+        ),
         signed_in=True,
     )
 
@@ -142,14 +143,11 @@ def build_provider(
     choice, key = resolve_choice(config, store, model=model, environ=environ)
     if choice.spec.oauth:
         if not key.found:
-            from desktop.core.providers.oauth.session import login_hint
-
             fields = {
                 "provider": choice.spec.display_name,
                 "command": f"nanobot-desktop provider login {choice.spec.name.replace('_', '-')}",
             }
-            message = f"Not signed in to {fields['provider']}. {login_hint(choice.spec.name)}"
-            raise NotSignedInError(message, NOT_SIGNED_IN, **fields)
+            raise NotSignedInError(NOT_SIGNED_IN, **fields)
         from desktop.core.providers.oauth.accounts import build_oauth_provider
 
         oauth = build_oauth_provider(choice, config, store, environ=environ, **options)
@@ -162,7 +160,7 @@ def build_provider(
             "env": env,
         }
         template = NO_KEY_OR_ENV if env else NO_KEY
-        raise MissingKeyError(template.format(**fields), template, **fields)
+        raise MissingKeyError(template, **fields)
     defaults = config.agents.defaults
     # OpenAI-wire routes go through the openai SDK (LiteLLM is never imported for them).
     kind = OpenAIProvider if speaks_openai(choice) else LiteLLMProvider
@@ -209,7 +207,9 @@ async def build_target(
         )
     except LookupError as exc:
         kind: ErrorKind = "auth" if isinstance(exc, MissingKeyError) else "not_found"
-        raise LLMError(
-            f"{target.label} cannot be used: {exc}", kind=kind, details=str(exc)
-        ) from None
+        reason = said(exc)
+        message = Phrase(
+            QT_TR_NOOP("{model} cannot be used: {reason}"), model=target.label, reason=reason
+        )
+        raise LLMError(message, kind=kind, details=str(exc)) from None
     return built.provider

@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING
 from desktop.core.providers.base import LLMError, LLMProvider, StreamCallback, StreamDelta
 from desktop.core.providers.factory import build_target
 from desktop.core.providers.presets import ModelTarget, fallback_targets
+from desktop.core.providers.retry import clause
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 
 if TYPE_CHECKING:
     from desktop.core.config.schema import Config
@@ -103,11 +105,16 @@ class StreamWatch:
         if self.shown:
             await self.emit(StreamDelta("reset"))
             self.shown = False
-        reason = error.message.rstrip(".")
+        notice = Phrase(
+            QT_TR_NOOP("{failed} did not answer ({reason}); {target} answers instead."),
+            failed=failed,
+            reason=clause(error.message),
+            target=target.label,
+        )
         await self.emit(
             StreamDelta(
                 "fallback",
-                f"{failed} did not answer ({reason}); {target.label} answers instead.",
+                notice,
                 model=target.model,
                 previous_model=failed,
             )

@@ -43,6 +43,7 @@ from desktop.core.providers.sanitize import (
 )
 from desktop.core.providers.think import ThinkSplitter
 from desktop.core.providers.tokens import ensure_offline_tiktoken
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 from desktop.core.utils.redact import register_secret
 
 log = logging.getLogger(__name__)
@@ -346,7 +347,11 @@ class LiteLLMProvider(LLMProvider):
     def _parse_response(self, raw: Any, model: str) -> LLMResponse:
         choices = _get(raw, "choices") or []
         if not choices:
-            raise LLMError("The provider returned no choices", kind="server", retryable=True)
+            raise LLMError(
+                Phrase(QT_TR_NOOP("The provider returned no choices")),
+                kind="server",
+                retryable=True,
+            )
         choice = choices[0]
         message = _get(choice, "message")
         content, think = split_think(_get(message, "content"))
@@ -431,7 +436,10 @@ class LiteLLMProvider(LLMProvider):
                     break
                 except TimeoutError:
                     raise LLMError(
-                        f"The provider stream stalled for {self.stream_idle_timeout:g} s",
+                        Phrase(
+                            QT_TR_NOOP("The provider stream stalled for {seconds} s"),
+                            seconds=f"{self.stream_idle_timeout:g}",
+                        ),
                         kind="timeout",
                         retryable=True,
                     ) from None
@@ -455,7 +463,9 @@ class LiteLLMProvider(LLMProvider):
         if not self._answer_complete(stream, fold):
             # A cut answer is an error (retried, never saved as if it were the whole answer).
             raise LLMError(
-                "The connection to the model ended before the answer was complete.",
+                Phrase(
+                    QT_TR_NOOP("The connection to the model ended before the answer was complete.")
+                ),
                 kind="connection",
                 retryable=True,
                 details=f"stream ended without a finish reason after {len(fold.text)} text pieces",

@@ -27,10 +27,10 @@ from desktop.core.config.provider_registry import (
 )
 from desktop.core.config.schema import Config, ProviderConfig
 from desktop.core.providers.routes import route_options
-from desktop.core.utils.i18n import QT_TR_NOOP
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 
-# What the window shows when no provider can be chosen (translated there; see the error's
-# ``template`` and ``fields``).
+# What the window shows when no provider can be chosen (the error's message is a phrase,
+# translated there).
 UNKNOWN_PROVIDER = QT_TR_NOOP(
     "unknown provider {name} in agents.defaults.provider (known: {known})"
 )
@@ -46,16 +46,12 @@ NO_PROVIDER = QT_TR_NOOP(
 class ProviderNotFound(LookupError):
     """No provider could be chosen for a model (bad forced name, nothing configured).
 
-    Attributes:
-        template: The message as a text marked for translation (``""``: none), filled in with
-            :attr:`fields`.
-        fields: The values of the template's ``{placeholders}``.
+    Its one argument is a :class:`~desktop.core.utils.i18n.Phrase` (English, translated where
+    the window shows it).
     """
 
     def __init__(self, template: str, **fields: str) -> None:
-        super().__init__(template.format(**fields))
-        self.template = template
-        self.fields = fields
+        super().__init__(Phrase(template, **fields))
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from desktop.core.config.provider_registry import ProviderSpec, find_by_name
 from desktop.core.config.schema import Config
 from desktop.core.config.secrets import SecretStore
 from desktop.core.providers.base import LLMError
-from desktop.core.utils.i18n import QT_TR_NOOP
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 from desktop.core.utils.redact import redact, register_secret
 from desktop.core.utils.threads import run_daemon
 
@@ -41,13 +41,12 @@ class ProbeResult:
 
     Attributes:
         ok: Whether it worked.
-        message: One line for the person (redacted).
+        message: One line for the person (redacted): a
+            :class:`~desktop.core.utils.i18n.Phrase` when it is our wording (the window shows
+            it translated), else the provider's own text.
         models: Model ids (listing only), sorted.
         seconds: How long it took.
         kind: For failures, the error kind (``auth``, ``connection``, ...), else ``""``.
-        template: :attr:`message` as a text marked for translation, filled in with
-            :attr:`fields` (``""``: the message has none; the window shows it as it is).
-        fields: The values of the template's ``{placeholders}``.
     """
 
     ok: bool
@@ -55,22 +54,45 @@ class ProbeResult:
     models: list[str] = field(default_factory=list)
     seconds: float = 0.0
     kind: str = ""
-    template: str = ""
-    fields: dict[str, str] = field(default_factory=dict)
 
 
-# Messages the window translates (marked; the result carries the template and its fields).
+# Messages the window translates (marked; the result's message is a phrase).
 ENTER_MODEL = QT_TR_NOOP("Enter a model name to test with.")
 NO_KEY = QT_TR_NOOP("No API key for {provider}: enter one first.")
 CONNECTED = QT_TR_NOOP("Connected: {model} answered in {seconds} s.")
 NO_LISTING = QT_TR_NOOP("{provider} does not offer a model list here; type the model name.")
 ONE_AVAILABLE = QT_TR_NOOP("1 model available.")
 SOME_AVAILABLE = QT_TR_NOOP("{count} models available.")
+UNKNOWN_PROVIDER = QT_TR_NOOP("Unknown provider {name}.")
+WITH_STATUS = QT_TR_NOOP("HTTP {status}: {message}")
+NO_ANSWER = QT_TR_NOOP("No answer from {url} within {seconds} s.")
+CANNOT_REACH = QT_TR_NOOP("Cannot reach {url}: {error}")
+HTTP_ERROR = QT_TR_NOOP("HTTP {status} from {url}: {error}")
+NOT_JSON = QT_TR_NOOP("{url} did not answer with JSON.")
+NO_MODELS = QT_TR_NOOP("{url} listed no models.")
 
 
 def _said(ok: bool, template: str, fields: dict[str, str], **rest: Any) -> ProbeResult:
-    """A result whose message is ``template`` filled in with ``fields``."""
-    return ProbeResult(ok, template.format(**fields), template=template, fields=fields, **rest)
+    """A result whose message is the phrase ``template`` filled in with ``fields``."""
+    return ProbeResult(ok, Phrase(template, **fields), **rest)
+
+
+def _failed(error: LLMError, seconds: float) -> ProbeResult:
+    """The result of a test request the provider refused (``error`` is already redacted)."""
+    message = error.message
+    if error.status:
+        message = Phrase(WITH_STATUS, status=str(error.status), message=message)
+    text = redact(str(message))  # a secret registered since the error was made
+    shown = message if text == str(message) else text
+    return ProbeResult(False, shown, seconds=seconds, kind=error.kind)
+
+
+def _lookup_failed(exc: LookupError, kind: str) -> ProbeResult:
+    """The result when no provider or key was found (the error's phrase, when it has one)."""
+    said = exc.args[0] if len(exc.args) == 1 else None
+    text = redact(str(exc))
+    message = said if isinstance(said, Phrase) and str(said) == text else text
+    return ProbeResult(False, message, kind=kind)
 
 
 def listing_base(spec: ProviderSpec, api_base: str | None) -> str | None:
@@ -123,7 +145,7 @@ async def check_connection(
     started = time.monotonic()
     spec = find_by_name(provider)
     if spec is None:
-        return ProbeResult(False, f"Unknown provider {provider!r}.", kind="bad_request")
+        return _said(False, UNKNOWN_PROVIDER, {"name": repr(provider)}, kind="bad_request")
     if not model.strip():
         return _said(False, ENTER_MODEL, {}, kind="bad_request")
     probe = _probe_config(config, spec.name, api_base, extra_headers)
@@ -136,7 +158,7 @@ async def check_connection(
             lambda: _resolve(probe, store, model.strip()), "probe-resolve"
         )
     except LookupError as exc:
-        return ProbeResult(False, redact(str(exc)), kind="bad_request")
+        return _lookup_failed(exc, "bad_request")
     key = (api_key or "").strip() or resolved.value
     if choice.spec.needs_key and not key:
         return _said(False, NO_KEY, {"provider": spec.display_name}, kind="auth")
@@ -168,13 +190,7 @@ async def check_connection(
     try:
         await llm.chat([{"role": "user", "content": "Say OK."}], max_tokens=1)
     except LLMError as exc:
-        status = f"HTTP {exc.status}: " if exc.status else ""
-        return ProbeResult(
-            False,
-            redact(f"{status}{exc.message}"),
-            seconds=time.monotonic() - started,
-            kind=exc.kind,
-        )
+        return _failed(exc, time.monotonic() - started)
     except Exception as exc:  # noqa: BLE001 - anything else LiteLLM may throw: still a message, not a crash
         return ProbeResult(
             False,
@@ -220,18 +236,12 @@ async def _check_signed_in(
             "probe-build",
         )
     except LookupError as exc:
-        return ProbeResult(False, redact(str(exc)), kind="auth")
+        return _lookup_failed(exc, "auth")
     started = time.monotonic()
     try:
         await built.provider.chat([{"role": "user", "content": "Say OK."}], max_tokens=1)
     except LLMError as exc:
-        status = f"HTTP {exc.status}: " if exc.status else ""
-        return ProbeResult(
-            False,
-            redact(f"{status}{exc.message}"),
-            seconds=time.monotonic() - started,
-            kind=exc.kind,
-        )
+        return _failed(exc, time.monotonic() - started)
     seconds = time.monotonic() - started
     fields = {"model": built.choice.model, "seconds": f"{seconds:.1f}"}
     return _said(True, CONNECTED, fields, seconds=seconds)
@@ -269,39 +279,34 @@ async def list_models(
             headers["Authorization"] = f"Bearer {api_key}"
     started = time.monotonic()
     url = f"{base}/models"
+    shown = redact(url)
     try:
         async with httpx.AsyncClient(
             timeout=timeout, trust_env=False, follow_redirects=True
         ) as client:
             response = await client.get(url, headers=headers)
     except httpx.TimeoutException:
-        return ProbeResult(
-            False, redact(f"No answer from {url} within {timeout:g} s."), kind="timeout"
-        )
+        fields = {"url": shown, "seconds": f"{timeout:g}"}
+        return _said(False, NO_ANSWER, fields, kind="timeout")
     except httpx.HTTPError as exc:
-        return ProbeResult(
-            False, redact(f"Cannot reach {url}: {type(exc).__name__}: {exc}"), kind="connection"
-        )
+        fields = {"url": shown, "error": redact(f"{type(exc).__name__}: {exc}")}
+        return _said(False, CANNOT_REACH, fields, kind="connection")
     seconds = time.monotonic() - started
     if response.status_code >= 400:
         kind = "auth" if response.status_code in (401, 403) else "server"
-        return ProbeResult(
-            False,
-            redact(f"HTTP {response.status_code} from {url}: {_error_text(response)}"),
-            seconds=seconds,
-            kind=kind,
-        )
+        fields = {
+            "status": str(response.status_code),
+            "url": shown,
+            "error": redact(_error_text(response)),
+        }
+        return _said(False, HTTP_ERROR, fields, seconds=seconds, kind=kind)
     try:
         payload = response.json()
     except ValueError:
-        return ProbeResult(
-            False, redact(f"{url} did not answer with JSON."), seconds=seconds, kind="server"
-        )
+        return _said(False, NOT_JSON, {"url": shown}, seconds=seconds, kind="server")
     models = _model_ids(payload)
     if not models:
-        return ProbeResult(
-            False, redact(f"{url} listed no models."), seconds=seconds, kind="server"
-        )
+        return _said(False, NO_MODELS, {"url": shown}, seconds=seconds, kind="server")
     template = ONE_AVAILABLE if len(models) == 1 else SOME_AVAILABLE
     fields = {} if len(models) == 1 else {"count": str(len(models))}
     return _said(True, template, fields, models=models, seconds=seconds)

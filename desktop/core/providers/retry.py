@@ -24,6 +24,7 @@ from desktop.core.providers.base import (
     StreamCallback,
     StreamDelta,
 )
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 from desktop.core.utils.redact import redact
 
 log = logging.getLogger(__name__)
@@ -140,13 +141,32 @@ def short_reason(text: str) -> str:
     return reason.rstrip(".")
 
 
+HEADLINE = QT_TR_NOOP("{label}.")
+HEADLINE_REASON = QT_TR_NOOP("{label}: {reason}.")
+CLAUSE_REASON = QT_TR_NOOP("{label}: {reason}")  # the same inside a longer sentence
+
+
 def headline(kind: str, reason: str) -> str:
-    """One sentence: what went wrong, with the provider's reason when it adds something."""
-    label = _LABELS.get(kind, _LABELS["unknown"])
+    """One sentence: what went wrong, with the provider's reason when it adds something.
+
+    A :class:`~desktop.core.utils.i18n.Phrase`: our framing is translated where it is shown,
+    the provider's own reason stays as it said it.
+    """
+    label = Phrase(_LABELS.get(kind, _LABELS["unknown"]))
     generic = {"", type(None).__name__, "error", "internal server error", "none"}
     if reason.lower() in generic or reason.lower() in label.lower():
-        return f"{label}."
-    return f"{label}: {reason}."
+        return Phrase(HEADLINE, label=label)
+    return Phrase(HEADLINE_REASON, label=label, reason=reason)
+
+
+def clause(message: str) -> str:
+    """``message`` without its closing full stop (a phrase stays a phrase)."""
+    if isinstance(message, Phrase) and message.template == HEADLINE:
+        label = message.fields["label"]
+        return label if isinstance(label, str) else message.rstrip(".")
+    if isinstance(message, Phrase) and message.template == HEADLINE_REASON:
+        return Phrase(CLAUSE_REASON, **message.fields)
+    return message.rstrip(".")
 
 
 def classify(exc: BaseException, attempts: int = 1) -> LLMError:  # noqa: C901  # one branch per providers' error family
@@ -201,18 +221,18 @@ def classify(exc: BaseException, attempts: int = 1) -> LLMError:  # noqa: C901  
 
 
 _LABELS: dict[str, str] = {
-    "auth": "The provider rejected the API key",
-    "rate_limit": "Rate limited by the provider",
-    "quota": "The provider account is out of quota or credit",
-    "bad_request": "The provider rejected the request",
-    "not_found": "Model or endpoint not found",
-    "server": "The provider had a server error",
-    "timeout": "The provider did not answer in time",
-    "connection": "Could not reach the provider",
-    "cancelled": "Cancelled",
-    "empty_reply": "The model returned an empty answer",
-    "budget": "Stopped by your own spend budget",
-    "unknown": "The model call failed",
+    "auth": QT_TR_NOOP("The provider rejected the API key"),
+    "rate_limit": QT_TR_NOOP("Rate limited by the provider"),
+    "quota": QT_TR_NOOP("The provider account is out of quota or credit"),
+    "bad_request": QT_TR_NOOP("The provider rejected the request"),
+    "not_found": QT_TR_NOOP("Model or endpoint not found"),
+    "server": QT_TR_NOOP("The provider had a server error"),
+    "timeout": QT_TR_NOOP("The provider did not answer in time"),
+    "connection": QT_TR_NOOP("Could not reach the provider"),
+    "cancelled": QT_TR_NOOP("Cancelled"),
+    "empty_reply": QT_TR_NOOP("The model returned an empty answer"),
+    "budget": QT_TR_NOOP("Stopped by your own spend budget"),
+    "unknown": QT_TR_NOOP("The model call failed"),
 }
 
 

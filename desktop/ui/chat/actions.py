@@ -27,7 +27,7 @@ from desktop.core.session.edits import RewindError
 from desktop.core.session.versions import VersionError
 from desktop.ui.chat.items import ChatItem
 from desktop.ui.chat.model_picker import AUTO, provider_label, remember
-from desktop.ui.i18n import QT_TR_NOOP, tr
+from desktop.ui.i18n import QT_TR_NOOP, localized, tr
 
 if TYPE_CHECKING:
     from collections import OrderedDict
@@ -264,7 +264,7 @@ class ChatActions(_Host):
             log.warning("saving the default model failed: %s", exc)
             self.panel.snackbar.show_message(
                 tr("Now using {model}, but it was not saved as the default: {error}").format(
-                    model=own.model, error=exc
+                    model=own.model, error=localized(exc)
                 )
             )
         self._chat_models[key] = None  # the default now; the chat follows it

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.ui.i18n import QT_TR_NOOP, tr
+from desktop.ui.i18n import QT_TR_NOOP, localized, tr
 
 # error kind → (advice beyond the core's own sentence, settings section, button text)
 ERRORS: dict[str, tuple[str, str, str]] = {
@@ -125,14 +125,15 @@ class ErrorBanner(QFrame):
 
         Args:
             kind: Decides the advice and the settings button.
-            message: The core's one sentence (what happened); a generic one when empty.
+            message: The core's one sentence (what happened; a phrase is shown translated); a
+                generic one when empty.
             details: The full error text, behind "Details" (hidden when empty).
         """
         advice, section, button = ERRORS.get(kind, DEFAULT)
         self.kind = kind
         self.section = section
         headline = tr(HEADLINES.get(kind, GENERIC))
-        sentence = " ".join((message or headline).split())
+        sentence = " ".join((localized(message) or headline).split())
         if len(sentence) > 300:
             sentence = sentence[:299] + "…"
         advice = tr(advice) if advice else ""

@@ -298,7 +298,8 @@ class ChatState:
         if turn is None:
             return
         self._close_stream(turn, out)
-        self._add(turn, ChatItem("notice", text=f"↪ {event.text}"), out)
+        notice = Phrase(QT_TR_NOOP("↪ {notice}"), notice=event.text)  # the core's phrase inside
+        self._add(turn, ChatItem("notice", text=notice), out)
 
     def _tool_started(self, event: ToolCallStarted, out: Changes) -> None:
         """Close the streamed text and add a running card."""

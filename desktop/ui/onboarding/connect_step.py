@@ -18,8 +18,7 @@ from desktop.core.providers.probe import (
     listing_base,
 )
 from desktop.core.utils.redact import redact
-from desktop.ui.core_text import core_text
-from desktop.ui.i18n import QT_TR_NOOP, tr
+from desktop.ui.i18n import QT_TR_NOOP, localized, tr
 from desktop.ui.settings.key_field import KeyEdit
 from desktop.ui.settings.tasks import OwnsTasks
 from desktop.ui.settings.widgets import InlineStatus, button, check_url, hint
@@ -144,7 +143,7 @@ class ConnectStep(OwnsTasks, QWidget):
             self.existing_key = resolved.detail
             self.key.setPlaceholderText(
                 tr("a key is already available ({source}); paste one to replace it").format(
-                    source=resolved.detail
+                    source=localized(resolved.detail)
                 )
             )
 
@@ -198,12 +197,12 @@ class ConnectStep(OwnsTasks, QWidget):
             self.test_button.setEnabled(True)
         if result.ok:
             self.models = result.models
-            message = core_text(result, result.message)
+            message = localized(result.message)
             self.status.ok(
                 tr("It works. {result}").format(result=message) if result.models else message
             )
         else:
-            self.status.error(core_text(result, result.message))
+            self.status.error(localized(result.message))
         return result
 
     async def commit(self) -> bool:

@@ -9,8 +9,7 @@ from PySide6.QtWidgets import QComboBox, QFormLayout, QHBoxLayout, QVBoxLayout, 
 
 from desktop.core.config.provider_registry import ProviderSpec
 from desktop.core.providers.probe import EXAMPLE_MODELS, check_connection
-from desktop.ui.core_text import core_text
-from desktop.ui.i18n import QT_TR_NOOP, tr
+from desktop.ui.i18n import QT_TR_NOOP, localized, tr
 from desktop.ui.settings.tasks import OwnsTasks
 from desktop.ui.settings.widgets import InlineStatus, button, hint
 
@@ -117,7 +116,7 @@ class ModelStep(OwnsTasks, QWidget):
             )
         finally:
             self.try_button.setEnabled(True)
-        (self.status.ok if result.ok else self.status.error)(core_text(result, result.message))
+        (self.status.ok if result.ok else self.status.error)(localized(result.message))
         return result.ok
 
     def closeEvent(self, event: QCloseEvent) -> None:

@@ -13,7 +13,7 @@ from desktop.core.config.errors import ConfigError
 from desktop.core.config.provider_registry import PROVIDERS, find_by_name
 from desktop.core.utils.redact import redact
 from desktop.core.utils.threads import run_daemon
-from desktop.ui.i18n import tr
+from desktop.ui.i18n import QT_TR_NOOP, Phrase, localized, tr
 from desktop.ui.settings.page import commit_changes, save_error_text
 from desktop.ui.settings.tasks import OwnsTasks
 from desktop.ui.settings.widgets import InlineStatus
@@ -24,6 +24,16 @@ if TYPE_CHECKING:
     from desktop.ui.services import AppServices
 
 AUTO = "auto"
+
+
+def _account(detail: str) -> str:
+    """Who is signed in, from an OAuth key's ``detail`` (without where the sign-in is kept)."""
+    if isinstance(detail, Phrase) and "account" in detail.fields:
+        account = detail.fields["account"]
+        if isinstance(account, Phrase) and "account" in account.fields:  # "signed in as …"
+            return Phrase(QT_TR_NOOP("signed in as {account}"), account=account.fields["account"])
+        return account if isinstance(account, str) else str(account)
+    return detail.split(" (", 1)[0]
 
 
 class DefaultModelBox(OwnsTasks, QGroupBox):
@@ -117,7 +127,9 @@ class DefaultModelBox(OwnsTasks, QGroupBox):
                 {"agents.defaults.model": model, "agents.defaults.provider": provider},
             )
         except ChangeError as exc:
-            self.status.error(tr("{reason}. Nothing was saved.").format(reason=exc.reason))
+            self.status.error(
+                tr("{reason}. Nothing was saved.").format(reason=localized(exc.reason))
+            )
             return False
         except (ConfigError, OSError) as exc:
             self.status.error(save_error_text(exc))
@@ -143,12 +155,12 @@ class DefaultModelBox(OwnsTasks, QGroupBox):
         try:
             choice, key = await run_daemon(route, "model-route")
         except LookupError as exc:
-            self.route.setText(tr("Not usable yet: {reason}").format(reason=redact(exc)))
+            self.route.setText(tr("Not usable yet: {reason}").format(reason=redact(localized(exc))))
             return
         name = tr(choice.spec.display_name)
         if choice.spec.oauth:
             where = (
-                key.detail.split(" (", 1)[0]
+                localized(_account(key.detail))
                 if key.found
                 else tr("not signed in yet — sign in on the {provider} page below").format(
                     provider=name
@@ -157,7 +169,7 @@ class DefaultModelBox(OwnsTasks, QGroupBox):
         elif choice.spec.needs_key and not key.found:
             where = tr("no key yet — add one on the {provider} page below").format(provider=name)
         elif key.found:
-            where = tr("key from {source}").format(source=key.detail)
+            where = tr("key from {source}").format(source=localized(key.detail))
         else:
             where = tr("no key needed")
         if choice.api_base:

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 
 from desktop.core.config.secrets import KeyringUnavailable
 from desktop.core.utils.redact import redact
-from desktop.ui.i18n import QT_TR_NOOP, tr
+from desktop.ui.i18n import QT_TR_NOOP, localized, tr
 from desktop.ui.settings.tasks import OwnsTasks
 from desktop.ui.settings.widgets import InlineStatus
 
@@ -232,7 +232,9 @@ class KeyField(OwnsTasks, QWidget):
         if current.found:
             masked = f" · {current.masked}" if current.masked else ""
             self.source_label.setText(
-                tr("Current {noun}: {source}").format(noun=self.noun, source=current.detail)
+                tr("Current {noun}: {source}").format(
+                    noun=self.noun, source=localized(current.detail)
+                )
                 + masked
             )
         elif self.needs_key:
@@ -275,7 +277,7 @@ class KeyField(OwnsTasks, QWidget):
             self.changed.emit()
             return True
         except KeyringUnavailable as exc:
-            self.status.error(tr("{error} Nothing was saved.").format(error=exc))
+            self.status.error(tr("{error} Nothing was saved.").format(error=localized(exc)))
             self.session_button.setVisible(self.backend.store_session is not None)
             self.save_button.setEnabled(True)
             return False

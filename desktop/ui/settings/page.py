@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 
 from desktop.core.config.edit import ChangeError, apply_changes
 from desktop.core.config.errors import ConfigError
-from desktop.ui.i18n import tr
+from desktop.ui.i18n import localized, tr
 from desktop.ui.settings.schema_form import title_of
 from desktop.ui.settings.tasks import OwnsTasks
 from desktop.ui.settings.widgets import InlineStatus, button, heading, hint
@@ -62,12 +62,12 @@ def save_error_text(exc: BaseException) -> str:
         return tr(
             "Not saved: the config file has an error ({error}). Fix the file (it was not "
             "changed), then save again."
-        ).format(error=exc)
+        ).format(error=localized(exc))
     if isinstance(exc, OSError):
         return tr("Not saved: cannot write the config file ({error}).").format(
             error=exc.strerror or exc
         )
-    return tr("Not saved: {error}").format(error=exc)
+    return tr("Not saved: {error}").format(error=localized(exc))
 
 
 class SettingsPage(OwnsTasks, QWidget):
@@ -218,7 +218,7 @@ class SettingsPage(OwnsTasks, QWidget):
         except ChangeError as exc:
             self.status.error(
                 tr("{field}: {reason}. Nothing was saved.").format(
-                    field=title_of(exc.path), reason=exc.reason
+                    field=title_of(exc.path), reason=localized(exc.reason)
                 )
             )
             return False

@@ -25,7 +25,7 @@ from desktop.core.config.edit import ChangeError
 from desktop.core.config.errors import ConfigError
 from desktop.core.config.provider_registry import ProviderSpec
 from desktop.core.providers.probe import EXAMPLE_MODELS, check_connection, list_models, listing_base
-from desktop.ui.i18n import tr
+from desktop.ui.i18n import localized, tr
 from desktop.ui.settings.guided import Collapsible, LinkText
 from desktop.ui.settings.key_backends import provider_key_backend
 from desktop.ui.settings.key_field import KeyField
@@ -384,7 +384,7 @@ class ProviderPanel(OwnsTasks, QScrollArea):
             )
         finally:
             self.test_button.setEnabled(True)
-        (self.test_status.ok if result.ok else self.test_status.error)(result.message)
+        (self.test_status.ok if result.ok else self.test_status.error)(localized(result.message))
         return result.ok
 
     async def fetch(self) -> bool:
@@ -407,13 +407,13 @@ class ProviderPanel(OwnsTasks, QScrollArea):
         finally:
             self.fetch_button.setEnabled(True)
         if not result.ok:
-            self.models_status.error(result.message)
+            self.models_status.error(localized(result.message))
             return False
         self.models.clear()
         self.models.addItems(result.models)
         self._show_model_list(True)
         self.models_status.ok(
-            result.message + " " + tr("Double-click one to use it as the default model.")
+            localized(result.message) + " " + tr("Double-click one to use it as the default model.")
         )
         if not self.test_model.text():
             self.test_model.setText(result.models[0])

@@ -18,7 +18,7 @@ from desktop.core.config.provider_registry import ProviderSpec
 from desktop.core.config.secrets import KeyringUnavailable
 from desktop.core.providers.oauth.flow import LoginError, LoginPrompt
 from desktop.core.utils.redact import redact
-from desktop.ui.i18n import QT_TR_NOOP, tr
+from desktop.ui.i18n import QT_TR_NOOP, localized, tr
 from desktop.ui.settings.tasks import OwnsTasks
 from desktop.ui.settings.widgets import InlineStatus, button, hint
 
@@ -214,12 +214,14 @@ class SignInBox(OwnsTasks, QWidget):
             await self._refresh_after_flow()
             raise
         except LoginError as exc:
-            self.status.error(tr("{error} Nothing was stored.").format(error=exc))
+            self.status.error(tr("{error} Nothing was stored.").format(error=localized(exc)))
             await self._refresh_after_flow()
             return False
         except KeyringUnavailable as exc:
             self.status.error(
-                tr("Signed in, but the sign-in could not be kept: {error}").format(error=exc)
+                tr("Signed in, but the sign-in could not be kept: {error}").format(
+                    error=localized(exc)
+                )
             )
             await self._refresh_after_flow()
             return False

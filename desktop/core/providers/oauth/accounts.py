@@ -21,6 +21,7 @@ from desktop.core.providers.oauth.endpoints import (
 from desktop.core.providers.oauth.flow import PromptCallback
 from desktop.core.providers.oauth.session import OAuthSession
 from desktop.core.providers.oauth.tokens import OAuthTokens, TokenVault
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 
 OAUTH_PROVIDERS = ("openai_codex", "xai_grok", "github_copilot")
 
@@ -117,12 +118,14 @@ async def asigned_in(name: str, store: SecretStore) -> OAuthTokens | None:
 def describe(tokens: OAuthTokens | None) -> str:
     """``signed in as ann@example.com`` / ``not signed in``, for status lines."""
     if tokens is None:
-        return "not signed in"
-    who = tokens.account or "an unnamed account"
-    text = f"signed in as {who}"
+        return Phrase(QT_TR_NOOP("not signed in"))
+    who = tokens.account or Phrase(QT_TR_NOOP("an unnamed account"))
     if tokens.expires_at is not None and tokens.expiring():
-        text += " (access expired; renewed on the next request)"
-    return text
+        return Phrase(
+            QT_TR_NOOP("signed in as {account} (access expired; renewed on the next request)"),
+            account=who,
+        )
+    return Phrase(QT_TR_NOOP("signed in as {account}"), account=who)
 
 
 def build_oauth_provider(

@@ -30,6 +30,7 @@ from desktop.core.providers.oauth.flow import (
 )
 from desktop.core.providers.oauth.pkce import CallbackServer, make_pkce, make_state
 from desktop.core.providers.oauth.tokens import OAuthTokens, jwt_claims
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 from desktop.core.utils.redact import register_secret
 
 PROVIDER = "openai_codex"
@@ -53,7 +54,7 @@ def tokens_from_response(
     """
     access = payload.get("access_token")
     if not isinstance(access, str) or not access:
-        raise LoginError("The sign-in server's answer held no access token.")
+        raise LoginError(Phrase(QT_TR_NOOP("The sign-in server's answer held no access token.")))
     register_secret(access)
     refresh = str(payload.get("refresh_token") or (previous.refresh if previous else ""))
     register_secret(refresh)
@@ -138,8 +139,12 @@ async def login(
                 code = await server.wait()
         except TimeoutError:
             raise LoginError(
-                "Nobody finished signing in within "
-                f"{timeout / 60:g} minutes. Start the sign-in again."
+                Phrase(
+                    QT_TR_NOOP(
+                        "Nobody finished signing in within {minutes} minutes. Start the sign-in again."
+                    ),
+                    minutes=f"{timeout / 60:g}",
+                )
             ) from None
     finally:
         await server.close()
@@ -155,10 +160,15 @@ async def login(
                 "client_id": CLIENT_ID,
                 "code_verifier": pkce.verifier,
             },
-            what="finishing the sign-in",
+            what=Phrase(QT_TR_NOOP("finishing the sign-in")),
         )
     if response.status_code >= 400:
-        raise LoginError(f"The sign-in could not be finished ({error_text(response)}).")
+        raise LoginError(
+            Phrase(
+                QT_TR_NOOP("The sign-in could not be finished ({error})."),
+                error=error_text(response),
+            )
+        )
     return tokens_from_response(json_body(response))
 
 

@@ -44,6 +44,7 @@ from desktop.core.providers.retry import (
     with_retries,
 )
 from desktop.core.providers.sanitize import sanitize_messages
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 from desktop.core.utils.redact import redact
 
 log = logging.getLogger(__name__)
@@ -216,8 +217,13 @@ class CodexProvider(LLMProvider):
             return await self._stream_once(body, tokens, on_delta)
         except _Unauthorized:
             raise LLMError(
-                f"{self.session.display} refused the sign-in even after renewing it. Sign out "
-                "and sign in again under Settings → Providers.",
+                Phrase(
+                    QT_TR_NOOP(
+                        "{provider} refused the sign-in even after renewing it. Sign out "
+                        "and sign in again under Settings → Providers."
+                    ),
+                    provider=self.session.display,
+                ),
                 kind="auth",
                 status=401,
             ) from None
@@ -246,7 +252,9 @@ class CodexProvider(LLMProvider):
                 await response.aclose()
         if state.finish is None:
             raise LLMError(
-                "The connection to the model ended before the answer was complete.",
+                Phrase(
+                    QT_TR_NOOP("The connection to the model ended before the answer was complete.")
+                ),
                 kind="connection",
                 retryable=True,
                 details=f"stream ended without response.completed after {len(state.text)} pieces",
@@ -289,7 +297,10 @@ class CodexProvider(LLMProvider):
                 return
             except TimeoutError:
                 raise LLMError(
-                    f"The provider stream stalled for {self.stream_idle_timeout:g} s",
+                    Phrase(
+                        QT_TR_NOOP("The provider stream stalled for {seconds} s"),
+                        seconds=f"{self.stream_idle_timeout:g}",
+                    ),
                     kind="timeout",
                     retryable=True,
                 ) from None

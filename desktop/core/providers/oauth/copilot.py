@@ -36,6 +36,7 @@ from desktop.core.providers.oauth.flow import (
     sync_client,
 )
 from desktop.core.providers.oauth.tokens import OAuthTokens
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 from desktop.core.utils.redact import register_secret
 
 PROVIDER = "github_copilot"
@@ -129,10 +130,18 @@ async def login(
             )
         except httpx.HTTPError as exc:
             raise LoginError(
-                f"Signed in, but GitHub could not be asked who you are ({exc})."
+                Phrase(
+                    QT_TR_NOOP("Signed in, but GitHub could not be asked who you are ({error})."),
+                    error=str(exc),
+                )
             ) from None
     if user.status_code >= 400:
-        raise LoginError(f"Signed in, but GitHub did not say who you are ({error_text(user)}).")
+        raise LoginError(
+            Phrase(
+                QT_TR_NOOP("Signed in, but GitHub did not say who you are ({error})."),
+                error=error_text(user),
+            )
+        )
     data = json_body(user)
     account = str(data.get("login") or data.get("email") or data.get("id") or "")
     return _github_tokens(payload, account, None)
@@ -196,7 +205,7 @@ def exchange(endpoints: CopilotEndpoints, github_token: str) -> CopilotToken:
             response = client.get(endpoints.copilot_token_url, headers=github_headers(github_token))
     except httpx.HTTPError as exc:
         raise LLMError(
-            "Could not reach GitHub to get a Copilot token.",
+            Phrase(QT_TR_NOOP("Could not reach GitHub to get a Copilot token.")),
             kind="connection",
             retryable=True,
             details=f"{type(exc).__name__}: {exc}",
@@ -210,14 +219,21 @@ def exchange(endpoints: CopilotEndpoints, github_token: str) -> CopilotToken:
         )
     if response.status_code in (403, 404):
         raise LLMError(
-            "This GitHub account has no GitHub Copilot access (GitHub said "
-            f"{error_text(response)}).",
+            Phrase(
+                QT_TR_NOOP(
+                    "This GitHub account has no GitHub Copilot access (GitHub said {error})."
+                ),
+                error=error_text(response),
+            ),
             kind="auth",
             status=response.status_code,
         )
     if response.status_code >= 400:
         raise LLMError(
-            f"GitHub did not hand out a Copilot token ({error_text(response)}).",
+            Phrase(
+                QT_TR_NOOP("GitHub did not hand out a Copilot token ({error})."),
+                error=error_text(response),
+            ),
             kind="server" if response.status_code >= 500 else "bad_request",
             status=response.status_code,
             retryable=response.status_code >= 500,
@@ -225,7 +241,9 @@ def exchange(endpoints: CopilotEndpoints, github_token: str) -> CopilotToken:
     body = json_body(response)
     token = body.get("token")
     if not isinstance(token, str) or not token:
-        raise LLMError("GitHub's Copilot token answer held no token.", kind="server")
+        raise LLMError(
+            Phrase(QT_TR_NOOP("GitHub's Copilot token answer held no token.")), kind="server"
+        )
     register_secret(token)
     now = time.time()
     expires = body.get("expires_at")

@@ -26,6 +26,7 @@ from desktop.core.providers.oauth.copilot import (
 from desktop.core.providers.oauth.endpoints import CopilotEndpoints
 from desktop.core.providers.oauth.session import OAuthSession
 from desktop.core.providers.retry import DEFAULT_DELAYS
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 from desktop.core.utils.threads import run_daemon
 
 log = logging.getLogger(__name__)
@@ -140,8 +141,13 @@ class CopilotProvider(LLMProvider):
         except LLMError as exc:
             if exc.status == 401:
                 raise LLMError(
-                    "GitHub Copilot refused the sign-in even after renewing it. Sign out and "
-                    "sign in again under Settings → Providers.",
+                    Phrase(
+                        QT_TR_NOOP(
+                            "{provider} refused the sign-in even after renewing it. Sign out "
+                            "and sign in again under Settings → Providers."
+                        ),
+                        provider="GitHub Copilot",
+                    ),
                     kind="auth",
                     status=401,
                     details=exc.details,

@@ -11,6 +11,7 @@ from typing import Any
 import httpx
 
 from desktop.core.providers.oauth.flow import LoginError, error_text, json_body, post_form
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 
 DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"
 DEFAULT_INTERVAL_S = 5.0
@@ -37,11 +38,16 @@ async def request_device_code(
         LoginError: The server refused or answered nonsense.
     """
     response = await post_form(
-        client, url, {"client_id": client_id, "scope": scope}, what="starting the sign-in"
+        client,
+        url,
+        {"client_id": client_id, "scope": scope},
+        what=Phrase(QT_TR_NOOP("starting the sign-in")),
     )
     data = json_body(response)
     if response.status_code >= 400 or not data.get("device_code") or not data.get("user_code"):
-        raise LoginError(f"The sign-in could not start ({error_text(response)}).")
+        raise LoginError(
+            Phrase(QT_TR_NOOP("The sign-in could not start ({error})."), error=error_text(response))
+        )
     interval = data.get("interval")
     return DeviceCode(
         device_code=str(data["device_code"]),
@@ -77,8 +83,14 @@ async def poll_for_token(
     while True:
         await sleep(interval)
         if time.monotonic() > deadline:
-            raise LoginError("The code expired before it was entered. Start the sign-in again.")
-        response = await post_form(client, url, data, what="waiting for the code")
+            raise LoginError(
+                Phrase(
+                    QT_TR_NOOP("The code expired before it was entered. Start the sign-in again.")
+                )
+            )
+        response = await post_form(
+            client, url, data, what=Phrase(QT_TR_NOOP("waiting for the code"))
+        )
         body = json_body(response)
         if body.get("access_token"):
             return body
@@ -93,7 +105,13 @@ async def poll_for_token(
                 interval += SLOW_DOWN_STEP_S
             continue
         if error == "expired_token":
-            raise LoginError("The code expired before it was entered. Start the sign-in again.")
+            raise LoginError(
+                Phrase(
+                    QT_TR_NOOP("The code expired before it was entered. Start the sign-in again.")
+                )
+            )
         if error == "access_denied":
-            raise LoginError("The sign-in was cancelled in the browser.")
-        raise LoginError(f"The sign-in failed ({error_text(response)}).")
+            raise LoginError(Phrase(QT_TR_NOOP("The sign-in was cancelled in the browser.")))
+        raise LoginError(
+            Phrase(QT_TR_NOOP("The sign-in failed ({error})."), error=error_text(response))
+        )

@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 import httpx
 
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 from desktop.core.utils.redact import redact
 
 HTTP_TIMEOUT_S = 30.0
@@ -89,7 +90,13 @@ async def post_form(
             headers={"Accept": "application/json", "User-Agent": USER_AGENT},
         )
     except httpx.HTTPError as exc:
-        raise LoginError(f"Could not reach {_host(url)} ({what}): {_net(exc)}") from None
+        message = Phrase(
+            QT_TR_NOOP("Could not reach {host} ({what}): {error}"),
+            host=_host(url),
+            what=what,
+            error=_net(exc),
+        )
+        raise LoginError(message) from None
 
 
 def _host(url: str) -> str:

@@ -35,6 +35,7 @@ from desktop.core.providers.oauth.flow import (
 )
 from desktop.core.providers.oauth.pkce import CallbackServer, make_pkce, make_state
 from desktop.core.providers.oauth.tokens import OAuthTokens
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 from desktop.core.utils.redact import register_secret
 
 PROVIDER = "xai_grok"
@@ -69,10 +70,19 @@ def _endpoint(discovery: dict[str, Any], key: str, issuer: str) -> str:
     """``discovery[key]``, refused unless it is on the issuer's origin (no credentials in it)."""
     value = discovery.get(key)
     if not isinstance(value, str) or not value:
-        raise LoginError(f"xAI's sign-in configuration names no {key.replace('_', ' ')}.")
+        raise LoginError(
+            Phrase(
+                QT_TR_NOOP("xAI's sign-in configuration names no {key}."), key=key.replace("_", " ")
+            )
+        )
     parts = urllib.parse.urlsplit(value)
     if parts.username or parts.password or _origin(value) != _origin(issuer):
-        raise LoginError(f"xAI's sign-in configuration names an unexpected {key}; not used.")
+        raise LoginError(
+            Phrase(
+                QT_TR_NOOP("xAI's sign-in configuration names an unexpected {key}; not used."),
+                key=key,
+            )
+        )
     return value
 
 
@@ -86,12 +96,23 @@ async def discover(endpoints: GrokEndpoints) -> dict[str, str]:
         try:
             response = await client.get(endpoints.discovery_url)
         except httpx.HTTPError as exc:
-            raise LoginError(f"Could not reach xAI's sign-in ({type(exc).__name__}).") from None
+            raise LoginError(
+                Phrase(
+                    QT_TR_NOOP("Could not reach xAI's sign-in ({error})."), error=type(exc).__name__
+                )
+            ) from None
     if response.status_code != 200:
-        raise LoginError(f"xAI's sign-in configuration could not be read ({error_text(response)}).")
+        raise LoginError(
+            Phrase(
+                QT_TR_NOOP("xAI's sign-in configuration could not be read ({error})."),
+                error=error_text(response),
+            )
+        )
     payload = json_body(response)
     if str(payload.get("issuer") or "").rstrip("/") != endpoints.auth_base.rstrip("/"):
-        raise LoginError("xAI's sign-in configuration names another issuer; not used.")
+        raise LoginError(
+            Phrase(QT_TR_NOOP("xAI's sign-in configuration names another issuer; not used."))
+        )
     found = {
         key: _endpoint(payload, key, endpoints.auth_base)
         for key in ("authorization_endpoint", "token_endpoint")
@@ -129,7 +150,7 @@ def tokens_from_response(
     """
     access = payload.get("access_token")
     if not isinstance(access, str) or not access:
-        raise LoginError("xAI's sign-in answer held no access token.")
+        raise LoginError(Phrase(QT_TR_NOOP("xAI's sign-in answer held no access token.")))
     register_secret(access)
     refresh = str(payload.get("refresh_token") or (previous.refresh if previous else ""))
     register_secret(refresh)
@@ -195,8 +216,12 @@ async def login(
                 code = await server.wait()
         except TimeoutError:
             raise LoginError(
-                f"Nobody finished signing in within {timeout / 60:g} minutes. Start the "
-                "sign-in again."
+                Phrase(
+                    QT_TR_NOOP(
+                        "Nobody finished signing in within {minutes} minutes. Start the sign-in again."
+                    ),
+                    minutes=f"{timeout / 60:g}",
+                )
             ) from None
     finally:
         await server.close()
@@ -217,10 +242,18 @@ async def login(
             )
         except httpx.HTTPError as exc:
             raise LoginError(
-                f"Could not reach xAI to finish the sign-in ({type(exc).__name__})."
+                Phrase(
+                    QT_TR_NOOP("Could not reach xAI to finish the sign-in ({error})."),
+                    error=type(exc).__name__,
+                )
             ) from None
         if response.status_code >= 400:
-            raise LoginError(f"The sign-in could not be finished ({error_text(response)}).")
+            raise LoginError(
+                Phrase(
+                    QT_TR_NOOP("The sign-in could not be finished ({error})."),
+                    error=error_text(response),
+                )
+            )
         payload = json_body(response)
         access = payload.get("access_token")
         account = await _who(client, found.get("userinfo_endpoint"), str(access or ""))

@@ -18,6 +18,7 @@ import urllib.parse
 from dataclasses import dataclass, field
 
 from desktop.core.providers.oauth.flow import LoginError
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 
 CALLBACK_PATH = "/auth/callback"
 _MAX_REQUEST = 16 * 1024
@@ -97,10 +98,13 @@ class CallbackServer:
         try:
             self._server = await asyncio.start_server(self._handle, "127.0.0.1", self._port)
         except OSError as exc:
-            raise LoginError(
-                f"Port {self._port} on this computer is in use, so the browser cannot hand the "
+            template = QT_TR_NOOP(
+                "Port {port} on this computer is in use, so the browser cannot hand the "
                 "sign-in back (is another sign-in, or the Codex CLI, waiting?). Close it and try "
-                f"again. ({exc.strerror or exc})"
+                "again. ({error})"
+            )
+            raise LoginError(
+                Phrase(template, port=self._port, error=str(exc.strerror or exc))
             ) from None
 
     async def wait(self) -> str:

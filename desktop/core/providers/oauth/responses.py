@@ -16,6 +16,7 @@ from typing import Any
 from desktop.core.providers.base import LLMError, ToolCallRequest, Usage
 from desktop.core.providers.oauth.flow import as_dict
 from desktop.core.providers.sanitize import parse_tool_arguments
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 
 
 def _text_of(content: Any) -> str:
@@ -166,10 +167,12 @@ def _failure(event: dict[str, Any]) -> LLMError:
     lowered = f"{code} {message}".lower()
     if "rate_limit" in lowered or "usage_limit" in lowered or "quota" in lowered:
         return LLMError(
-            f"ChatGPT usage limit reached: {message}", kind="quota", details=f"{code}: {message}"
+            Phrase(QT_TR_NOOP("ChatGPT usage limit reached: {reason}"), reason=message),
+            kind="quota",
+            details=f"{code}: {message}",
         )
     return LLMError(
-        f"The model call failed: {message}",
+        Phrase(QT_TR_NOOP("The model call failed: {reason}"), reason=message),
         kind="server",
         retryable=code in ("server_error", "internal_error"),
         details=f"{code}: {message}",

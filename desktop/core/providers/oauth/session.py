@@ -23,9 +23,10 @@ from pathlib import Path
 from filelock import FileLock, Timeout
 
 from desktop.core.config.secrets import KeyringUnavailable
-from desktop.core.providers.base import LLMError
+from desktop.core.providers.base import LLMError, said
 from desktop.core.providers.oauth.flow import RefreshRejected
 from desktop.core.providers.oauth.tokens import OAuthTokens, TokenVault
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 from desktop.core.utils.redact import redact
 from desktop.core.utils.threads import run_daemon
 
@@ -40,13 +41,20 @@ any other exception for a failure that may pass (network, server error)."""
 def login_hint(provider: str) -> str:
     """Where to sign in, in words."""
     cli = provider.replace("_", "-")
-    return f"Sign in under Settings → Providers, or run 'nanobot-desktop provider login {cli}'."
+    return Phrase(
+        QT_TR_NOOP("Sign in under Settings → Providers, or run '{command}'."),
+        command=f"nanobot-desktop provider login {cli}",
+    )
 
 
 def not_signed_in(provider: str, display: str) -> LLMError:
     """The error for a call to a provider nobody signed in to."""
     return LLMError(
-        f"Not signed in to {display}. {login_hint(provider)}",
+        Phrase(
+            QT_TR_NOOP("Not signed in to {provider}. {hint}"),
+            provider=display,
+            hint=login_hint(provider),
+        ),
         kind="auth",
         details=f"no {provider} sign-in in the OS keyring",
     )
@@ -55,8 +63,14 @@ def not_signed_in(provider: str, display: str) -> LLMError:
 def signed_out(provider: str, display: str, reason: str) -> LLMError:
     """The error for a sign-in that ended (refresh refused, token revoked)."""
     return LLMError(
-        f"Signed out of {display}: the sign-in expired or was revoked. Sign in again: "
-        f"{login_hint(provider)}",
+        Phrase(
+            QT_TR_NOOP(
+                "Signed out of {provider}: the sign-in expired or was revoked. Sign in again: "
+                "{hint}"
+            ),
+            provider=display,
+            hint=login_hint(provider),
+        ),
         kind="auth",
         details=redact(reason),
     )
@@ -122,7 +136,13 @@ class OAuthSession:
                 return self._renew(current, rejected)
             except KeyringUnavailable as exc:
                 raise LLMError(
-                    f"Cannot read the {self.display} sign-in from the OS keyring. {exc}",
+                    Phrase(
+                        QT_TR_NOOP(
+                            "Cannot read the {provider} sign-in from the OS keyring. {error}"
+                        ),
+                        provider=self.display,
+                        error=said(exc),
+                    ),
                     kind="auth",
                 ) from None
 
@@ -149,8 +169,13 @@ class OAuthSession:
                     raise
                 except Exception as exc:  # noqa: BLE001 - network or server trouble: may pass
                     raise LLMError(
-                        f"Could not renew the {self.display} sign-in (the server could not be "
-                        "reached); trying again later may help.",
+                        Phrase(
+                            QT_TR_NOOP(
+                                "Could not renew the {provider} sign-in (the server could not be "
+                                "reached); trying again later may help."
+                            ),
+                            provider=self.display,
+                        ),
                         kind="connection",
                         retryable=True,
                         details=redact(f"{type(exc).__name__}: {exc}"),
@@ -161,8 +186,13 @@ class OAuthSession:
                 return renewed
         except Timeout:
             raise LLMError(
-                f"Another nanobot Desktop process is renewing the {self.display} sign-in and "
-                "did not finish; try again in a moment.",
+                Phrase(
+                    QT_TR_NOOP(
+                        "Another nanobot Desktop process is renewing the {provider} sign-in and "
+                        "did not finish; try again in a moment."
+                    ),
+                    provider=self.display,
+                ),
                 kind="timeout",
                 retryable=True,
             ) from None
