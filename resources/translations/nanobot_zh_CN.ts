@@ -2432,6 +2432,10 @@ The recording is kept: {path}</source>
             <translation>{reason} 正在等待模型…（重试 {attempt}/{attempts}）</translation>
         </message>
         <message>
+            <source>↪ {notice}</source>
+            <translation>↪ {notice}</translation>
+        </message>
+        <message>
             <source>Working…</source>
             <translation>处理中…</translation>
         </message>
@@ -5561,6 +5565,22 @@ Clear the search or show All.</source>
             <translation>系统密钥环（{entry}）</translation>
         </message>
         <message>
+            <source>config.json reference {reference}</source>
+            <translation>config.json 中的引用 {reference}</translation>
+        </message>
+        <message>
+            <source>environment override {variable}</source>
+            <translation>环境变量覆盖 {variable}</translation>
+        </message>
+        <message>
+            <source>config.json (plaintext) — save it to move it to the keyring</source>
+            <translation>config.json（明文）— 保存即可移入密钥环</translation>
+        </message>
+        <message>
+            <source>not set</source>
+            <translation>未设置</translation>
+        </message>
+        <message>
             <source>The key is in the keyring, but the old plaintext copy could not be removed from config.json. {error}</source>
             <translation>密钥已存入密钥环，但无法从 config.json 中删除旧的明文副本。{error}</translation>
         </message>
@@ -8003,6 +8023,22 @@ Clear the search or show All.</source>
             <translation>尚未登录 {provider}。请在“设置 → 服务商”中登录，或运行“{command}”。</translation>
         </message>
         <message>
+            <source>cannot read the keyring: {error}</source>
+            <translation>无法读取密钥环：{error}</translation>
+        </message>
+        <message>
+            <source>not signed in</source>
+            <translation>未登录</translation>
+        </message>
+        <message>
+            <source>{account} (OS keyring {entry})</source>
+            <translation>{account}（系统密钥环 {entry}）</translation>
+        </message>
+        <message>
+            <source>{model} cannot be used: {reason}</source>
+            <translation>{model} 无法使用：{reason}</translation>
+        </message>
+        <message>
             <source>unknown provider {name} in agents.defaults.provider (known: {known})</source>
             <translation>agents.defaults.provider 中的服务商 {name} 未知（已知的有：{known}）</translation>
         </message>
@@ -8037,6 +8073,34 @@ Clear the search or show All.</source>
         <message>
             <source>{count} models available.</source>
             <translation>有 {count} 个可用模型。</translation>
+        </message>
+        <message>
+            <source>Unknown provider {name}.</source>
+            <translation>未知的服务商 {name}。</translation>
+        </message>
+        <message>
+            <source>HTTP {status}: {message}</source>
+            <translation>HTTP {status}：{message}</translation>
+        </message>
+        <message>
+            <source>No answer from {url} within {seconds} s.</source>
+            <translation>{url} 在 {seconds} 秒内没有应答。</translation>
+        </message>
+        <message>
+            <source>Cannot reach {url}: {error}</source>
+            <translation>无法连接 {url}：{error}</translation>
+        </message>
+        <message>
+            <source>HTTP {status} from {url}: {error}</source>
+            <translation>{url} 返回 HTTP {status}：{error}</translation>
+        </message>
+        <message>
+            <source>{url} did not answer with JSON.</source>
+            <translation>{url} 返回的不是 JSON。</translation>
+        </message>
+        <message>
+            <source>{url} listed no models.</source>
+            <translation>{url} 没有列出任何模型。</translation>
         </message>
         <message>
             <source>nanobot Desktop — unexpected error</source>
@@ -8278,6 +8342,366 @@ Clear the search or show All.</source>
         <message>
             <source>Quit</source>
             <translation>退出</translation>
+        </message>
+        <message>
+            <source>{path}: {reason}</source>
+            <translation>{path}：{reason}</translation>
+        </message>
+        <message>
+            <source>{path}, line {line}: {reason}</source>
+            <translation>{path} 第 {line} 行：{reason}</translation>
+        </message>
+        <message>
+            <source>{path}: field '{field}': {reason}</source>
+            <translation>{path}：字段“{field}”：{reason}</translation>
+        </message>
+        <message>
+            <source>{path}, line {line}: field '{field}': {reason}</source>
+            <translation>{path} 第 {line} 行：字段“{field}”：{reason}</translation>
+        </message>
+        <message>
+            <source>the top level must be a JSON object</source>
+            <translation>顶层必须是 JSON 对象</translation>
+        </message>
+        <message>
+            <source>{problem} (a safety setting: fix it, no default is assumed)</source>
+            <translation>{problem}（这是安全设置：请修正，不会采用默认值）</translation>
+        </message>
+        <message>
+            <source>the environment override {name} does not fit: {problem}</source>
+            <translation>环境变量覆盖 {name} 不合适：{problem}</translation>
+        </message>
+        <message>
+            <source>the workspace {workspace} is a file, not a folder; choose a folder</source>
+            <translation>工作区 {workspace} 是文件而不是文件夹；请选择一个文件夹</translation>
+        </message>
+        <message>
+            <source>the workspace {workspace} lies inside {file}, which is a file, not a folder; choose a folder</source>
+            <translation>工作区 {workspace} 位于 {file} 之内，而它是文件不是文件夹；请选择一个文件夹</translation>
+        </message>
+        <message>
+            <source>no copy could be made ({error})</source>
+            <translation>无法保留副本（{error}）</translation>
+        </message>
+        <message>
+            <source>it was kept as {name}</source>
+            <translation>原文件已保留为 {name}</translation>
+        </message>
+        <message>
+            <source>The desktop settings file {path} could not be used ({reason}); {kept} and the defaults are in use.</source>
+            <translation>桌面设置文件 {path} 无法使用（{reason}）；{kept}，现使用默认设置。</translation>
+        </message>
+        <message>
+            <source>it was moved to {name}</source>
+            <translation>已移至 {name}</translation>
+        </message>
+        <message>
+            <source>it could not be moved aside ({error})</source>
+            <translation>无法将其移开（{error}）</translation>
+        </message>
+        <message>
+            <source>The desktop settings file {path} {problem}; {moved} and the defaults are in use.</source>
+            <translation>桌面设置文件 {path} {problem}；{moved}，现使用默认设置。</translation>
+        </message>
+        <message>
+            <source>The desktop settings file {path} {problem}.</source>
+            <translation>桌面设置文件 {path} {problem}。</translation>
+        </message>
+        <message>
+            <source>The desktop settings file {path} cannot be read ({error}).</source>
+            <translation>无法读取桌面设置文件 {path}（{error}）。</translation>
+        </message>
+        <message>
+            <source>the top level is not a JSON object</source>
+            <translation>顶层不是 JSON 对象</translation>
+        </message>
+        <message>
+            <source>The desktop settings file {path} had values that could not be used ({problems}); {kept}, defaults replace those values and the other settings are kept.</source>
+            <translation>桌面设置文件 {path} 中有无法使用的值（{problems}）；{kept}，这些值改用默认值，其他设置保持不变。</translation>
+        </message>
+        <message>
+            <source>unknown timezone {name} (use an IANA name like 'Europe/Berlin')</source>
+            <translation>未知时区 {name}（请使用 IANA 名称，如“Asia/Shanghai”）</translation>
+        </message>
+        <message>
+            <source>The key can instead come from the environment variable {env}, or an {reference} reference in config.json.</source>
+            <translation>密钥也可以来自环境变量 {env}，或 config.json 中的 {reference} 引用。</translation>
+        </message>
+        <message>
+            <source>The key can instead come from an environment variable named by an {reference} reference in config.json.</source>
+            <translation>密钥也可以来自 config.json 中 {reference} 引用所指定的环境变量。</translation>
+        </message>
+        <message>
+            <source>The key can instead come from the provider's environment variable (e.g. OPENAI_API_KEY), or an {reference} reference in config.json.</source>
+            <translation>密钥也可以来自服务商的环境变量（如 OPENAI_API_KEY），或 config.json 中的 {reference} 引用。</translation>
+        </message>
+        <message>
+            <source>No usable OS keyring on this system ({detail}). {alternatives}</source>
+            <translation>此系统上没有可用的系统密钥环（{detail}）。{alternatives}</translation>
+        </message>
+        <message>
+            <source>The OS keyring did not answer within {seconds} s (is the wallet locked?). {alternatives}</source>
+            <translation>系统密钥环在 {seconds} 秒内没有响应（钱包是否已锁定？）。{alternatives}</translation>
+        </message>
+        <message>
+            <source>held for this session</source>
+            <translation>仅在本次运行期间保存</translation>
+        </message>
+        <message>
+            <source>keyring {entry}</source>
+            <translation>密钥环 {entry}</translation>
+        </message>
+        <message>
+            <source>config.json (plaintext; run 'keys migrate')</source>
+            <translation>config.json（明文；请运行“keys migrate”）</translation>
+        </message>
+        <message>
+            <source>environment variable {variable}</source>
+            <translation>环境变量 {variable}</translation>
+        </message>
+        <message>
+            <source>AWS Bedrock: cannot use the AWS credentials ({error}).</source>
+            <translation>AWS Bedrock：无法使用 AWS 凭据（{error}）。</translation>
+        </message>
+        <message>
+            <source>the profile {profile}</source>
+            <translation>配置档 {profile}</translation>
+        </message>
+        <message>
+            <source>the environment or ~/.aws</source>
+            <translation>环境变量或 ~/.aws</translation>
+        </message>
+        <message>
+            <source>AWS Bedrock: no credentials. Store an Amazon Bedrock API key for bedrock, or provide AWS credentials ({where}).</source>
+            <translation>AWS Bedrock：没有凭据。请为 bedrock 保存一个 Amazon Bedrock API 密钥，或提供 AWS 凭据（{where}）。</translation>
+        </message>
+        <message>
+            <source>This chat's model {model} cannot be used: {reason} Pick another model in the chat's header.</source>
+            <translation>此聊天的模型 {model} 无法使用：{reason} 请在聊天顶部选择其他模型。</translation>
+        </message>
+        <message>
+            <source>{failed} did not answer ({reason}); {target} answers instead.</source>
+            <translation>{failed} 没有应答（{reason}）；改由 {target} 回答。</translation>
+        </message>
+        <message>
+            <source>The provider returned no choices</source>
+            <translation>服务商没有返回任何结果</translation>
+        </message>
+        <message>
+            <source>The provider stream stalled for {seconds} s</source>
+            <translation>服务商的流式输出已停滞 {seconds} 秒</translation>
+        </message>
+        <message>
+            <source>The connection to the model ended before the answer was complete.</source>
+            <translation>回答尚未完成，与模型的连接就已中断。</translation>
+        </message>
+        <message>
+            <source>an unnamed account</source>
+            <translation>一个未命名账号</translation>
+        </message>
+        <message>
+            <source>signed in as {account} (access expired; renewed on the next request)</source>
+            <translation>已登录为 {account}（访问已过期；下次请求时自动续期）</translation>
+        </message>
+        <message>
+            <source>signed in as {account}</source>
+            <translation>已登录为 {account}</translation>
+        </message>
+        <message>
+            <source>The sign-in server's answer held no access token.</source>
+            <translation>登录服务器的应答中没有访问令牌。</translation>
+        </message>
+        <message>
+            <source>Nobody finished signing in within {minutes} minutes. Start the sign-in again.</source>
+            <translation>{minutes} 分钟内没有人完成登录。请重新开始登录。</translation>
+        </message>
+        <message>
+            <source>finishing the sign-in</source>
+            <translation>完成登录时</translation>
+        </message>
+        <message>
+            <source>The sign-in could not be finished ({error}).</source>
+            <translation>无法完成登录（{error}）。</translation>
+        </message>
+        <message>
+            <source>{provider} refused the sign-in even after renewing it. Sign out and sign in again under Settings → Providers.</source>
+            <translation>即使续期后，{provider} 仍拒绝了登录。请在“设置 → 服务商”中退出并重新登录。</translation>
+        </message>
+        <message>
+            <source>Signed in, but GitHub could not be asked who you are ({error}).</source>
+            <translation>已登录，但无法向 GitHub 查询你的身份（{error}）。</translation>
+        </message>
+        <message>
+            <source>Signed in, but GitHub did not say who you are ({error}).</source>
+            <translation>已登录，但 GitHub 没有告知你的身份（{error}）。</translation>
+        </message>
+        <message>
+            <source>Could not reach GitHub to get a Copilot token.</source>
+            <translation>无法连接 GitHub 获取 Copilot 令牌。</translation>
+        </message>
+        <message>
+            <source>This GitHub account has no GitHub Copilot access (GitHub said {error}).</source>
+            <translation>此 GitHub 账号没有 GitHub Copilot 权限（GitHub 返回：{error}）。</translation>
+        </message>
+        <message>
+            <source>GitHub did not hand out a Copilot token ({error}).</source>
+            <translation>GitHub 没有发放 Copilot 令牌（{error}）。</translation>
+        </message>
+        <message>
+            <source>GitHub's Copilot token answer held no token.</source>
+            <translation>GitHub 的 Copilot 令牌应答中没有令牌。</translation>
+        </message>
+        <message>
+            <source>starting the sign-in</source>
+            <translation>开始登录时</translation>
+        </message>
+        <message>
+            <source>The sign-in could not start ({error}).</source>
+            <translation>无法开始登录（{error}）。</translation>
+        </message>
+        <message>
+            <source>The code expired before it was entered. Start the sign-in again.</source>
+            <translation>验证码在输入前已过期。请重新开始登录。</translation>
+        </message>
+        <message>
+            <source>waiting for the code</source>
+            <translation>等待验证码时</translation>
+        </message>
+        <message>
+            <source>The sign-in was cancelled in the browser.</source>
+            <translation>已在浏览器中取消登录。</translation>
+        </message>
+        <message>
+            <source>The sign-in failed ({error}).</source>
+            <translation>登录失败（{error}）。</translation>
+        </message>
+        <message>
+            <source>Could not reach {host} ({what}): {error}</source>
+            <translation>无法连接 {host}（{what}）：{error}</translation>
+        </message>
+        <message>
+            <source>xAI's sign-in configuration names no {key}.</source>
+            <translation>xAI 的登录配置中没有 {key}。</translation>
+        </message>
+        <message>
+            <source>xAI's sign-in configuration names an unexpected {key}; not used.</source>
+            <translation>xAI 的登录配置给出了意外的 {key}；未使用。</translation>
+        </message>
+        <message>
+            <source>Could not reach xAI's sign-in ({error}).</source>
+            <translation>无法连接 xAI 的登录服务（{error}）。</translation>
+        </message>
+        <message>
+            <source>xAI's sign-in configuration could not be read ({error}).</source>
+            <translation>无法读取 xAI 的登录配置（{error}）。</translation>
+        </message>
+        <message>
+            <source>xAI's sign-in configuration names another issuer; not used.</source>
+            <translation>xAI 的登录配置指向了其他签发方；未使用。</translation>
+        </message>
+        <message>
+            <source>xAI's sign-in answer held no access token.</source>
+            <translation>xAI 的登录应答中没有访问令牌。</translation>
+        </message>
+        <message>
+            <source>Could not reach xAI to finish the sign-in ({error}).</source>
+            <translation>无法连接 xAI 完成登录（{error}）。</translation>
+        </message>
+        <message>
+            <source>Port {port} on this computer is in use, so the browser cannot hand the sign-in back (is another sign-in, or the Codex CLI, waiting?). Close it and try again. ({error})</source>
+            <translation>本机端口 {port} 已被占用，浏览器无法交回登录结果（是否有另一个登录或 Codex CLI 正在等待？）。请关闭它后重试。（{error}）</translation>
+        </message>
+        <message>
+            <source>ChatGPT usage limit reached: {reason}</source>
+            <translation>已达到 ChatGPT 用量上限：{reason}</translation>
+        </message>
+        <message>
+            <source>The model call failed: {reason}</source>
+            <translation>模型调用失败：{reason}</translation>
+        </message>
+        <message>
+            <source>Sign in under Settings → Providers, or run '{command}'.</source>
+            <translation>请在“设置 → 服务商”中登录，或运行“{command}”。</translation>
+        </message>
+        <message>
+            <source>Not signed in to {provider}. {hint}</source>
+            <translation>尚未登录 {provider}。{hint}</translation>
+        </message>
+        <message>
+            <source>Signed out of {provider}: the sign-in expired or was revoked. Sign in again: {hint}</source>
+            <translation>已退出 {provider}：登录已过期或被撤销。请重新登录：{hint}</translation>
+        </message>
+        <message>
+            <source>Cannot read the {provider} sign-in from the OS keyring. {error}</source>
+            <translation>无法从系统密钥环读取 {provider} 的登录信息。{error}</translation>
+        </message>
+        <message>
+            <source>Could not renew the {provider} sign-in (the server could not be reached); trying again later may help.</source>
+            <translation>无法续期 {provider} 的登录（无法连接服务器）；稍后重试也许可以。</translation>
+        </message>
+        <message>
+            <source>Another nanobot Desktop process is renewing the {provider} sign-in and did not finish; try again in a moment.</source>
+            <translation>另一个 nanobot Desktop 进程正在续期 {provider} 的登录且尚未完成；请稍后再试。</translation>
+        </message>
+        <message>
+            <source>{label}.</source>
+            <translation>{label}。</translation>
+        </message>
+        <message>
+            <source>{label}: {reason}.</source>
+            <translation>{label}：{reason}。</translation>
+        </message>
+        <message>
+            <source>{label}: {reason}</source>
+            <translation>{label}：{reason}</translation>
+        </message>
+        <message>
+            <source>The provider rejected the API key</source>
+            <translation>服务商拒绝了 API 密钥</translation>
+        </message>
+        <message>
+            <source>Rate limited by the provider</source>
+            <translation>服务商限制了请求频率</translation>
+        </message>
+        <message>
+            <source>The provider account is out of quota or credit</source>
+            <translation>服务商账号的额度或余额已用尽</translation>
+        </message>
+        <message>
+            <source>The provider rejected the request</source>
+            <translation>服务商拒绝了请求</translation>
+        </message>
+        <message>
+            <source>Model or endpoint not found</source>
+            <translation>找不到模型或端点</translation>
+        </message>
+        <message>
+            <source>The provider had a server error</source>
+            <translation>服务商服务器出错</translation>
+        </message>
+        <message>
+            <source>The provider did not answer in time</source>
+            <translation>服务商未能及时应答</translation>
+        </message>
+        <message>
+            <source>Could not reach the provider</source>
+            <translation>无法连接服务商</translation>
+        </message>
+        <message>
+            <source>Cancelled</source>
+            <translation>已取消</translation>
+        </message>
+        <message>
+            <source>The model returned an empty answer</source>
+            <translation>模型返回了空回答</translation>
+        </message>
+        <message>
+            <source>Stopped by your own spend budget</source>
+            <translation>已因你设置的花费预算而停止</translation>
+        </message>
+        <message>
+            <source>The model call failed</source>
+            <translation>模型调用失败</translation>
         </message>
     </context>
 </TS>
