@@ -55,6 +55,7 @@ from desktop.core.memory.git_types import (
 )
 from desktop.core.utils import ownfiles
 from desktop.core.utils.atomic import atomic_write_bytes
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 
 __all__ = [
     "CommitInfo",
@@ -134,7 +135,12 @@ def _damage_as_error() -> Iterator[None]:
     except GitStoreError:
         raise
     except (pygit2.GitError, KeyError) as exc:
-        raise GitStoreError(f"the memory history could not be read or written: {exc}") from exc
+        raise GitStoreError(
+            Phrase(
+                QT_TR_NOOP("the memory history could not be read or written: {error}"),
+                error=str(exc),
+            )
+        ) from exc
 
 
 class GitStore:
@@ -168,10 +174,14 @@ class GitStore:
         outer = self.nested_in
         if outer is None:
             return None
-        return (
-            f"Memory history is off: this workspace lies inside the git repository {outer}, "
-            "and a repository of its own would hide the memory files from it. Move the "
-            "workspace out of it (or give it its own .git) to keep a history of memory changes."
+        return Phrase(
+            QT_TR_NOOP(
+                "Memory history is off: this workspace lies inside the git repository {outer}, "
+                "and a repository of its own would hide the memory files from it. Move the "
+                "workspace out of it (or give it its own .git) to keep a history of memory "
+                "changes."
+            ),
+            outer=outer,
         )
 
     def ensure_repo(self) -> list[str]:
@@ -371,8 +381,14 @@ class GitStore:
     def _replace_damaged(self, exc: BaseException) -> pygit2.Repository:
         aside = set_aside_gitdir(self._gitdir)
         self._notices.append(
-            f"set aside a corrupt repository as {aside.name} ({exc}); started a fresh memory "
-            "history from the current files, which were not changed"
+            Phrase(
+                QT_TR_NOOP(
+                    "set aside a corrupt repository as {name} ({error}); started a fresh memory "
+                    "history from the current files, which were not changed"
+                ),
+                name=aside.name,
+                error=str(exc),
+            )
         )
         return self._create(damaged=aside.name)
 
@@ -384,7 +400,10 @@ class GitStore:
                 repo, (".gitignore",), _message(f"init: track {', '.join(fixed)}"), "nanobot"
             )
             self._notices.append(
-                f"added {', '.join(fixed)} to .gitignore so the history includes it"
+                Phrase(
+                    QT_TR_NOOP("added {paths} to .gitignore so the history includes it"),
+                    paths=", ".join(fixed),
+                )
             )
 
     # -------------------------------------------------------------------- commits
@@ -406,7 +425,13 @@ class GitStore:
             oid = self._commit_paths(repo, (path,), _message(f"edit: {path}", body), "user")
             if oid is not None:
                 shas.append(str(oid))
-                self._notices.append(f"recorded an outside edit of {path} as {str(oid)[:7]}")
+                self._notices.append(
+                    Phrase(
+                        QT_TR_NOOP("recorded an outside edit of {path} as {commit}"),
+                        path=path,
+                        commit=str(oid)[:7],
+                    )
+                )
         return shas
 
     def _disk_bytes(self, path: str) -> bytes | None:
@@ -419,7 +444,9 @@ class GitStore:
         try:
             return ownfiles.read_bytes(self.workspace / path, root=self.workspace)
         except ownfiles.Refused as exc:
-            notice = f"{exc}; the memory history keeps it as it was"
+            notice = Phrase(
+                QT_TR_NOOP("{problem}; the memory history keeps it as it was"), problem=str(exc)
+            )
             if notice not in self._notices:
                 self._notices.append(notice)
             raise
@@ -477,7 +504,9 @@ class GitStore:
                 gitdir = Path(repo.path)
                 if attempt == 0 and not (gitdir / "index.lock").exists():
                     (gitdir / "index").unlink(missing_ok=True)  # unreadable: it is only a cache
-        self._notices.append("could not update the git index; 'git status' may look out of date")
+        self._notices.append(
+            Phrase(QT_TR_NOOP("could not update the git index; 'git status' may look out of date"))
+        )
 
     def _apply(self, repo: pygit2.Repository, plan: RevertPlan) -> None:
         """Write the planned contents to the working files (atomically, one by one)."""

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 from desktop.core.memory.git_store import GitStore
 from desktop.core.memory.pins import Pin, PinError, PinStore
 from desktop.core.utils.tasks import TaskOwner
+from desktop.ui.core_text import shown
 from desktop.ui.i18n import QT_TR_NOOP, tr
 from desktop.ui.memory.look import mute
 from desktop.ui.memory.notice_bar import NoticeBar
@@ -207,7 +208,7 @@ class MemoryFilesView(QWidget):
             pin = await asyncio.to_thread(PinStore(self.workspace).pin, name, text)
         except (PinError, OSError) as exc:
             self.notice.show_message(
-                "warning", tr("The line was not pinned: {error}").format(error=exc)
+                "warning", tr("The line was not pinned: {error}").format(error=shown(exc))
             )
             return None
         if pin not in self._pins:
@@ -288,12 +289,14 @@ class MemoryFilesView(QWidget):
             self.notice.show_message(
                 "warning",
                 tr("Saved {file}, but it could not be recorded in the history: {error}").format(
-                    file=name, error=outcome.git_error
+                    file=name, error=shown(outcome.git_error)
                 ),
             )
         elif outcome.commit:
             pins = (
-                (" " + "; ".join(outcome.pin_notes).capitalize() + ".") if outcome.pin_notes else ""
+                (" " + "; ".join(shown(note) for note in outcome.pin_notes).capitalize() + ".")
+                if outcome.pin_notes
+                else ""
             )
             self.notice.show_message(
                 "success",

@@ -38,6 +38,7 @@ from desktop.core.memory.review import (
     reject_proposal,
 )
 from desktop.core.utils.tasks import TaskOwner
+from desktop.ui.core_text import shown
 from desktop.ui.i18n import QT_TR_NOOP, tr
 from desktop.ui.memory.files_view import mono_font
 from desktop.ui.memory.look import Tone, mute, tint, tone
@@ -263,7 +264,7 @@ class ReviewView(QWidget):
             if refusal is not None:
                 self.title.setText(tr(REFUSED_TITLE))
                 self.subtitle.setText(
-                    tr("{reason} Nothing in your memory was changed.").format(reason=refusal)
+                    tr("{reason} Nothing in your memory was changed.").format(reason=shown(refusal))
                 )
             else:
                 self.title.setText(tr("No Dream proposal is waiting"))
@@ -434,7 +435,7 @@ class ReviewView(QWidget):
             outcome = await asyncio.to_thread(action, *args)
         except (ProposalBusy, OSError) as exc:
             self.notice.show_message(
-                "error", tr("The proposal was not decided: {error}").format(error=exc)
+                "error", tr("The proposal was not decided: {error}").format(error=shown(exc))
             )
             return None
         finally:
@@ -444,8 +445,8 @@ class ReviewView(QWidget):
             if outcome.not_applicable or outcome.git_error or outcome.refused
             else "success"
         )
-        self.notice.show_message(  # the core's message (translated when it is a fixed text)
-            level if outcome.status == "accepted" else "info", tr(outcome.message)
+        self.notice.show_message(  # the core's message, translated
+            level if outcome.status == "accepted" else "info", shown(outcome.message)
         )
         self.decided.emit(outcome)
         return outcome
@@ -472,7 +473,7 @@ class ReviewView(QWidget):
             proposal = await asyncio.to_thread(edit_proposal, self.workspace, path, text)
         except (LookupError, ProposalBusy, OSError) as exc:
             self.notice.show_message(
-                "error", tr("The edit was not kept: {error}").format(error=exc)
+                "error", tr("The edit was not kept: {error}").format(error=shown(exc))
             )
             return None
         self.set_proposal(proposal)
