@@ -24,12 +24,12 @@ from PySide6.QtWidgets import (
 from desktop.core.memory.git_store import GitStore
 from desktop.core.memory.pins import Pin, PinError, PinStore
 from desktop.core.utils.tasks import TaskOwner
-from desktop.ui.core_text import shown
 from desktop.ui.i18n import QT_TR_NOOP, tr
 from desktop.ui.memory.look import mute
 from desktop.ui.memory.notice_bar import NoticeBar
 from desktop.ui.memory.pins_panel import PinsPanel, line_at_cursor, pin_selections
 from desktop.ui.memory.snapshot import MEMORY_FILES, read_file, save_memory_file
+from desktop.ui.phrase_text import shown
 
 DESCRIPTIONS = {
     "memory/MEMORY.md": QT_TR_NOOP(

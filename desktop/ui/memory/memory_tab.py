@@ -12,7 +12,6 @@ from PySide6.QtWidgets import QLabel, QStackedWidget, QTabWidget, QVBoxLayout, Q
 
 from desktop.core.memory.git_store import GitStore
 from desktop.core.utils.tasks import TaskOwner
-from desktop.ui.core_text import shown
 from desktop.ui.i18n import tr
 from desktop.ui.memory.files_view import MemoryFilesView
 from desktop.ui.memory.history_view import HistoryView
@@ -21,6 +20,7 @@ from desktop.ui.memory.notice_bar import NoticeBar
 from desktop.ui.memory.review_view import ReviewView
 from desktop.ui.memory.snapshot import MEMORY_FILES, MemorySnapshot, load_snapshot
 from desktop.ui.memory.timeline_view import TimelineView
+from desktop.ui.phrase_text import shown
 from desktop.ui.services import AppServices
 
 log = logging.getLogger(__name__)

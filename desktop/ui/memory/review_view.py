@@ -38,11 +38,11 @@ from desktop.core.memory.review import (
     reject_proposal,
 )
 from desktop.core.utils.tasks import TaskOwner
-from desktop.ui.core_text import shown
 from desktop.ui.i18n import QT_TR_NOOP, tr
 from desktop.ui.memory.files_view import mono_font
 from desktop.ui.memory.look import Tone, mute, tint, tone
 from desktop.ui.memory.notice_bar import NoticeBar
+from desktop.ui.phrase_text import shown
 
 log = logging.getLogger(__name__)
 

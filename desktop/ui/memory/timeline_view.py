@@ -17,7 +17,6 @@ from desktop.core.memory.git_store import (
     RevertRefused,
 )
 from desktop.core.utils.tasks import TaskOwner
-from desktop.ui.core_text import shown
 from desktop.ui.i18n import tr
 from desktop.ui.memory.commit_detail import CommitDetail
 from desktop.ui.memory.commit_list import CommitList
@@ -25,6 +24,7 @@ from desktop.ui.memory.dream_bar import DreamBar, DreamCancelled
 from desktop.ui.memory.look import Tone
 from desktop.ui.memory.notice_bar import NoticeBar
 from desktop.ui.memory.snapshot import TIMELINE_LIMIT
+from desktop.ui.phrase_text import shown
 from desktop.ui.services import AppServices
 
 if TYPE_CHECKING:
