@@ -178,7 +178,10 @@ def describe_receipt(run: Receipt, answer: Receipt | None, tz: str | None) -> Ph
         parts = [Phrase(template, outcome=parts[0], places=", ".join(run.delivered_to))]
     notes = _notes(run)
     if notes:
-        parts.append(Phrase(" ({notes})", notes=joined(*notes, separator="; ")))
+        listed = notes[0]
+        for note in notes[1:]:
+            listed = Phrase(QT_TR_NOOP("{first}; {second}"), first=listed, second=note)
+        parts.append(Phrase(QT_TR_NOOP(" ({notes})"), notes=listed))
     parts.append(Phrase(QT_TR_NOOP(" at {time}"), time=_local(run.at_ms, tz)))
     if run.late:
         due = _local(run.due_at_ms, tz)
