@@ -119,7 +119,7 @@ def clear_stale_locks(gitdir: Path, workspace: Path) -> list[str]:
                 names=names,
             )
         )
-    notices = []
+    notices: list[str] = []
     for lock in locks:
         try:
             lock.unlink()
