@@ -114,7 +114,7 @@ class RefusedFile:
     @property
     def label(self) -> str:
         """``path: reason`` with the path made safe to show."""
-        return f"{shown_path(self.path)}: {self.reason}"
+        return Phrase("{path}: {reason}", path=shown_path(self.path), reason=self.reason)
 
 
 @dataclass(frozen=True)
@@ -230,7 +230,7 @@ def parse_proposal(data: object) -> Proposal:
         path = entry.get("path")
         reason = dream_refusal(path)
         if reason is None and any(f.path == path for f in files):
-            reason = "the proposal names this file twice"
+            reason = Phrase(QT_TR_NOOP("the proposal names this file twice"))
         if reason is not None:
             refused.append(RefusedFile(path if isinstance(path, str) else repr(path), reason))
             continue
@@ -300,8 +300,13 @@ class ProposalStore:
                 self._file_lock.acquire()
             except Timeout as exc:
                 raise ProposalBusy(
-                    f"another program is deciding the Dream proposal ({self._file_lock.lock_file});"
-                    " try again in a moment"
+                    Phrase(
+                        QT_TR_NOOP(
+                            "another program is deciding the Dream proposal ({lock}); try again "
+                            "in a moment"
+                        ),
+                        lock=str(self._file_lock.lock_file),
+                    )
                 ) from exc
             try:
                 yield

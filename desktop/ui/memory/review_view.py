@@ -330,12 +330,14 @@ class ReviewView(QWidget):
                 select = item
         for refusal_entry in proposal.refused:
             item = QTreeWidgetItem(
-                self.tree, [tr("Refused: {entry}").format(entry=refusal_entry.label)]
+                self.tree, [tr("Refused: {entry}").format(entry=shown(refusal_entry.label))]
             )
             item.setData(0, REFUSED_ROLE, refusal_entry.label)
             item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable)
             item.setForeground(0, tone("error"))
-            item.setToolTip(0, "\n".join((refusal_entry.label, tr("This file is never written."))))
+            item.setToolTip(
+                0, "\n".join((shown(refusal_entry.label), tr("This file is never written.")))
+            )
         self.tree.blockSignals(False)
         if proposal.refused:
             count = len(proposal.refused)
@@ -509,6 +511,11 @@ class ReviewView(QWidget):
                 self._unticked.add(str(hunk_id))
         self._show_diff()
 
+    def _refused_label(self, label: str) -> str:
+        """The refused entry's label as the core made it (a phrase), found by its English."""
+        entries = self._proposal.refused if self._proposal is not None else ()
+        return next((r.label for r in entries if r.label == label), label)
+
     def _show_diff(self) -> None:
         proposal, path = self._proposal, self.current_path()
         self.diff.clear()
@@ -519,7 +526,7 @@ class ReviewView(QWidget):
             self.diff.setPlainText(
                 "\n\n".join(
                     (
-                        tr("Refused: {entry}").format(entry=refused),
+                        tr("Refused: {entry}").format(entry=shown(self._refused_label(refused))),
                         tr(
                             "This entry of the proposal names a file Dream may not change, or "
                             "one that a link now stands in the way of. It is not offered, and "

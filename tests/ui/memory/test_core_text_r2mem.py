@@ -11,6 +11,7 @@ sentences, so a new f-string message there fails it.
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from pathlib import Path
 
 from pytestqt.qtbot import QtBot
@@ -19,6 +20,7 @@ from desktop.core.memory.dream import _kept, _summary
 from desktop.core.memory.dream_result import PENDING_MESSAGE, pins_note, stop_note
 from desktop.core.memory.git_store import GitStore
 from desktop.core.memory.pins import PinStore
+from desktop.core.memory.proposal import ProposalStore, ProposedFile
 from desktop.core.memory.review import NO_PROPOSAL, reject_proposal
 from desktop.core.utils.i18n import Phrase
 from desktop.ui.i18n import install_language, localized
@@ -176,3 +178,29 @@ def test_every_dream_result_sentence_is_a_phrase_shown_translated(
         )
     finally:
         install_language("en")
+
+
+def test_a_refused_entry_of_a_real_proposal_is_explained_in_the_window_language(
+    qtbot: QtBot, qloop: asyncio.AbstractEventLoop, workspace: Path, tab: MemoryTab
+) -> None:
+    proposal = store_proposal(workspace)
+    outside = ProposedFile("notes/plan.md", "", "- a plan\n")  # Dream may not change it
+    ProposalStore(workspace).save(replace(proposal, files=(*proposal.files, outside)))
+    loaded = ProposalStore(workspace).load()
+    assert loaded is not None and [r.label for r in loaded.refused] == [
+        "notes/plan.md: Dream may only change SOUL.md, USER.md, memory/MEMORY.md and files of "
+        "workspace skills (skills/<name>/…)"
+    ]
+    with pseudo_locale():
+        run_async(qtbot, qloop, tab.refreshed_once())
+        review = tab.review
+        items = [review.tree.topLevelItem(i) for i in range(review.tree.topLevelItemCount())]
+        refused = [item for item in items if item is not None and "notes/plan.md" in item.text(0)]
+        assert len(refused) == 1
+        text = refused[0].text(0)
+        assert "⟦Dream may only change" in text, text
+        assert not english(text, "notes/plan.md", "skills/<name>/…"), text
+        review.tree.setCurrentItem(refused[0])
+        shown = review.diff.toPlainText()
+        assert "⟦Dream may only change" in shown
+        assert not english(shown, "notes/plan.md", "skills/<name>/…"), shown
