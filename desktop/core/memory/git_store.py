@@ -127,6 +127,13 @@ def _file_diff(patch: pygit2.Patch) -> FileDiff:
     return FileDiff(path, status, patch.text or "", additions, deletions)
 
 
+CANNOT_OPEN = QT_TR_NOOP("cannot open the memory repository {gitdir}: {error}")
+NOT_OURS = QT_TR_NOOP(
+    "{gitdir} is not a working repository of this workspace (bare, or linked elsewhere); move "
+    "it away and the memory history starts afresh"
+)
+
+
 @contextlib.contextmanager
 def _damage_as_error() -> Iterator[None]:
     """Turn low-level pygit2 failures in the middle of an operation into a GitStoreError."""
@@ -357,14 +364,11 @@ class GitStore:
         except (pygit2.GitError, KeyError, ValueError, OSError) as exc:
             if is_not_damage(exc):
                 raise GitStoreError(
-                    f"cannot open the memory repository {self._gitdir}: {exc}"
+                    Phrase(CANNOT_OPEN, gitdir=str(self._gitdir), error=str(exc))
                 ) from exc
             return self._replace_damaged(exc)
         if repo.workdir is None or Path(repo.workdir).resolve() != self.workspace.resolve():
-            raise GitStoreError(
-                f"{self._gitdir} is not a working repository of this workspace (bare, or linked "
-                "elsewhere); move it away and the memory history starts afresh"
-            )
+            raise GitStoreError(Phrase(NOT_OURS, gitdir=str(self._gitdir)))
         if write:
             self._notices += clear_stale_locks(Path(repo.path), self.workspace)
             self._allow_tracked(repo)

@@ -14,6 +14,7 @@ import asyncio
 from dataclasses import replace
 from pathlib import Path
 
+import pygit2
 from pytestqt.qtbot import QtBot
 
 from desktop.core.memory.dream import _kept, _summary
@@ -28,7 +29,7 @@ from desktop.ui.memory import MemoryTab
 from desktop.ui.memory.memory_tab import TIMELINE
 from tests.ui.conftest import run_async
 from tests.ui.i18n.pseudo import _english, pseudo_locale
-from tests.ui.memory.conftest import dream_commit, replace_line
+from tests.ui.memory.conftest import dream_commit, make_services, replace_line
 from tests.ui.memory.test_review import store_proposal
 
 NAME = "memory/MEMORY.md"
@@ -204,3 +205,35 @@ def test_a_refused_entry_of_a_real_proposal_is_explained_in_the_window_language(
         shown = review.diff.toPlainText()
         assert "⟦Dream may only change" in shown
         assert not english(shown, "notes/plan.md", "skills/<name>/…"), shown
+
+
+def test_memory_history_off_inside_another_repository_reads_in_the_window_language(
+    qtbot: QtBot, qloop: asyncio.AbstractEventLoop, tmp_path: Path
+) -> None:
+    outer = tmp_path / "project"
+    pygit2.init_repository(str(outer))
+    ws = outer / "ws"
+    (ws / "memory").mkdir(parents=True)
+    (ws / "memory" / "MEMORY.md").write_text("# Memory\n", encoding="utf-8")
+    off = GitStore(ws).off_reason()
+    assert off is not None and off.startswith(
+        f"Memory history is off: this workspace lies inside the git repository {outer}, "
+    )
+    tab = MemoryTab(make_services(ws, tmp_path))
+    tab.show()
+    qtbot.waitExposed(tab)
+    try:
+        with pseudo_locale():
+            run_async(qtbot, qloop, tab.refreshed_once())
+            shown = tab.notice.text
+            assert shown.startswith("⟦Memory history is off:"), shown
+            assert not english(shown, str(outer), ".git"), shown
+        assert install_language("zh_CN") == "zh_CN"
+        try:
+            assert localized(off).startswith("记忆历史已关闭：此工作区位于 git 仓库 ")
+        finally:
+            install_language("en")
+    finally:
+        run_async(qtbot, qloop, tab.aclose())
+        tab.close()
+        tab.deleteLater()
