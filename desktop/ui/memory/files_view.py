@@ -226,7 +226,7 @@ class MemoryFilesView(QWidget):
             removed = await asyncio.to_thread(PinStore(self.workspace).unpin, name, text)
         except OSError as exc:
             self.notice.show_message(
-                "error", tr("The pin was not removed: {error}").format(error=exc)
+                "error", tr("The pin was not removed: {error}").format(error=shown(exc))
             )
             return False
         self.set_pins([p for p in self._pins if not (p.path == name and p.text == text)])
