@@ -22,7 +22,7 @@ from typing import Literal
 from desktop.core.cron.overview import JobRow
 from desktop.core.cron.service import CronService
 from desktop.core.cron.types import CronJob
-from desktop.core.utils.i18n import QT_TR_NOOP
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 
 Filter = Literal["all", "active", "paused", "attention", "system"]
 Sort = Literal["next", "last", "name"]
@@ -245,15 +245,21 @@ def rename_job(cron: CronService, job_id: str, name: str) -> CronJob:
     """
     name = " ".join(name.split())
     if not name:
-        raise ValueError("a name cannot be empty")
+        raise ValueError(Phrase(QT_TR_NOOP("a name cannot be empty")))
     if len(name) > MAX_NAME:
-        raise ValueError(f"a name has at most {MAX_NAME} characters")
+        raise ValueError(
+            Phrase(QT_TR_NOOP("a name has at most {count} characters"), count=MAX_NAME)
+        )
     cron.load()
     if cron.is_protected(job_id):
-        raise ValueError(f"{job_id!r} is a system job; its name is fixed")
+        raise ValueError(
+            Phrase(QT_TR_NOOP("{job} is a system job; its name is fixed"), job=repr(job_id))
+        )
     job = cron.update_job(job_id, name=name)
     if job is None:
-        raise ValueError(f"no job with id {job_id!r} (deleted elsewhere?)")
+        raise ValueError(
+            Phrase(QT_TR_NOOP("no job with id {job} (deleted elsewhere?)"), job=repr(job_id))
+        )
     return job
 
 

@@ -18,6 +18,7 @@ from desktop.core.cron.receipts import Receipt
 from desktop.core.cron.service import SYSTEM_EVENT, CronService
 from desktop.core.cron.spec import build_schedule, describe_receipt, describe_schedule, local_time
 from desktop.core.cron.types import CronJob, CronPayload
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 
 #: How many past receipts the view lists per job (newest first).
 PAST_LIMIT = 50
@@ -134,7 +135,12 @@ def delete_reminder(cron: CronService, job_id: str) -> Deleted | None:
         ValueError: A system job (change it in its settings page).
     """
     if cron.is_protected(job_id):
-        raise ValueError(f"{job_id!r} is a system job; change it in its settings page")
+        raise ValueError(
+            Phrase(
+                QT_TR_NOOP("{job} is a system job; change it in its settings page"),
+                job=repr(job_id),
+            )
+        )
     job = cron.get_job(job_id)
     if job is not None:
         return Deleted(job.id, job.name, job) if cron.remove_job(job_id) else None
@@ -177,7 +183,7 @@ def save_reminder(
         ValueError: No message, a bad schedule, an unknown or protected job.
     """
     if not message.strip():
-        raise ValueError("a reminder needs a message")
+        raise ValueError(Phrase(QT_TR_NOOP("a reminder needs a message")))
     schedule, once = build_schedule(
         every_seconds=every_minutes * 60 if every_minutes else None,
         cron_expr=cron_expr or None,
@@ -196,8 +202,15 @@ def save_reminder(
         )
         return cron.add_job(title, schedule, payload, delete_after_run=once)
     if cron.is_protected(job_id):
-        raise ValueError(f"{job_id!r} is a system job; change it in its settings page")
+        raise ValueError(
+            Phrase(
+                QT_TR_NOOP("{job} is a system job; change it in its settings page"),
+                job=repr(job_id),
+            )
+        )
     job = cron.update_job(job_id, name=title, message=message.strip(), schedule=schedule)
     if job is None:
-        raise ValueError(f"no job with id {job_id!r} (deleted elsewhere?)")
+        raise ValueError(
+            Phrase(QT_TR_NOOP("no job with id {job} (deleted elsewhere?)"), job=repr(job_id))
+        )
     return job

@@ -23,6 +23,10 @@ from croniter import croniter
 
 from desktop.core.config.timezone import is_valid_timezone, system_timezone
 from desktop.core.cron.types import CronSchedule
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
+
+UNKNOWN_ZONE = QT_TR_NOOP("unknown timezone {zone} (expected an IANA name such as 'Europe/Berlin')")
+UNKNOWN_KIND = QT_TR_NOOP("unknown schedule kind {kind} (expected at, every or cron)")
 
 _MAX_CANDIDATES = 1000
 
@@ -30,23 +34,29 @@ _MAX_CANDIDATES = 1000
 def _zone_name(schedule: CronSchedule, default_tz: str | None) -> str:
     name = schedule.tz or default_tz or system_timezone()
     if not is_valid_timezone(name):
-        raise ValueError(
-            f"unknown timezone {name!r} (expected an IANA name such as 'Europe/Berlin')"
-        )
+        raise ValueError(Phrase(UNKNOWN_ZONE, zone=repr(name)))
     return name
 
 
 def _check_expr(expr: str | None) -> str:
     if not expr or not expr.strip():
-        raise ValueError("a cron schedule needs an expression such as '0 9 * * 1-5'")
+        raise ValueError(
+            Phrase(QT_TR_NOOP("a cron schedule needs an expression such as '0 9 * * 1-5'"))
+        )
     fields = expr.split()
     if len(fields) != 5:
         raise ValueError(
-            f"cron expression {expr!r} must have 5 fields (minute hour day month weekday), "
-            f"got {len(fields)}"
+            Phrase(
+                QT_TR_NOOP(
+                    "cron expression {expr} must have 5 fields (minute hour day month weekday), "
+                    "got {count}"
+                ),
+                expr=repr(expr),
+                count=len(fields),
+            )
         )
     if not croniter.is_valid(expr):
-        raise ValueError(f"invalid cron expression {expr!r}")
+        raise ValueError(Phrase(QT_TR_NOOP("invalid cron expression {expr}"), expr=repr(expr)))
     return expr
 
 
@@ -72,15 +82,15 @@ def next_run(schedule: CronSchedule, after_ms: int, default_tz: str | None = Non
     """
     if schedule.kind == "at":
         if schedule.at_ms is None:
-            raise ValueError("an 'at' schedule needs a time")
+            raise ValueError(Phrase(QT_TR_NOOP("an 'at' schedule needs a time")))
         return schedule.at_ms if schedule.at_ms > after_ms else None
     if schedule.kind == "every":
         if not schedule.every_ms or schedule.every_ms <= 0:
-            raise ValueError("an 'every' schedule needs a positive interval")
+            raise ValueError(Phrase(QT_TR_NOOP("an 'every' schedule needs a positive interval")))
         return after_ms + schedule.every_ms
     if schedule.kind == "cron":
         return _cron_next(_check_expr(schedule.expr), _zone_name(schedule, default_tz), after_ms)
-    raise ValueError(f"unknown schedule kind {schedule.kind!r} (expected at, every or cron)")
+    raise ValueError(Phrase(UNKNOWN_KIND, kind=repr(schedule.kind)))
 
 
 def validate_schedule(
@@ -93,22 +103,25 @@ def validate_schedule(
     """
     warnings: list[str] = []
     if schedule.tz is not None and not is_valid_timezone(schedule.tz):
-        raise ValueError(
-            f"unknown timezone {schedule.tz!r} (expected an IANA name such as 'Europe/Berlin')"
-        )
+        raise ValueError(Phrase(UNKNOWN_ZONE, zone=repr(schedule.tz)))
     if schedule.kind == "at":
         if schedule.at_ms is None:
-            raise ValueError("an 'at' schedule needs a time")
+            raise ValueError(Phrase(QT_TR_NOOP("an 'at' schedule needs a time")))
         if now_ms is not None and schedule.at_ms <= now_ms:
             warnings.append("the 'at' time is in the past; the job will run right away")
     elif schedule.kind == "every":
         if schedule.every_ms is None or schedule.every_ms <= 0:
-            raise ValueError(f"'every' interval must be greater than 0 ms, got {schedule.every_ms}")
+            raise ValueError(
+                Phrase(
+                    QT_TR_NOOP("'every' interval must be greater than 0 ms, got {value}"),
+                    value=schedule.every_ms,
+                )
+            )
     elif schedule.kind == "cron":
         _check_expr(schedule.expr)
         _zone_name(schedule, default_tz)
     else:
-        raise ValueError(f"unknown schedule kind {schedule.kind!r} (expected at, every or cron)")
+        raise ValueError(Phrase(UNKNOWN_KIND, kind=repr(schedule.kind)))
     if schedule.tz is not None and schedule.kind != "cron":
         warnings.append("a timezone only matters for 'cron' schedules; it is ignored here")
     return warnings

@@ -49,6 +49,7 @@ from desktop.core.cron.receipts import (
 from desktop.core.cron.schedule import next_run, validate_schedule
 from desktop.core.cron.store import JobStore
 from desktop.core.cron.types import CronJob, CronPayload, CronRunRecord, CronSchedule
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 from desktop.core.utils.tasks import TaskOwner
 
 log = logging.getLogger(__name__)
@@ -433,7 +434,9 @@ class CronService:
             payload.message = message
         with self.store.editing() as jobs:
             if job_id is not None and any(j.id == job_id for j in jobs):
-                raise ValueError(f"a job with id {job_id!r} already exists")
+                raise ValueError(
+                    Phrase(QT_TR_NOOP("a job with id {job} already exists"), job=repr(job_id))
+                )
             job = CronJob(
                 id=job_id or uuid.uuid4().hex[:8],
                 name=name,
@@ -502,7 +505,9 @@ class CronService:
         recomputed when it has none. Raises ``ValueError`` when its id is taken meanwhile."""
         with self.store.editing() as jobs:
             if any(j.id == job.id for j in jobs):
-                raise ValueError(f"a job with id {job.id!r} already exists")
+                raise ValueError(
+                    Phrase(QT_TR_NOOP("a job with id {job} already exists"), job=repr(job.id))
+                )
             if self._needs_next(job):
                 job.state.next_run_at_ms = self._initial_next(job, self._now_ms())
             jobs.append(job)
@@ -558,9 +563,9 @@ class CronService:
         """Run a job immediately (enabled or not) without changing its schedule."""
         job = await asyncio.to_thread(self.get_job, job_id)
         if job is None:
-            raise KeyError(f"no job with id {job_id!r}")
+            raise KeyError(Phrase(QT_TR_NOOP("no job with id {job}"), job=repr(job_id)))
         if job.id in self._active:
-            raise RuntimeError(f"job {job_id!r} is already running")
+            raise RuntimeError(Phrase(QT_TR_NOOP("job {job} is already running"), job=repr(job_id)))
         result = await self._fire(job, late=False, manual=True)
         self._arm()
         return result

@@ -11,6 +11,8 @@ from zoneinfo import ZoneInfo
 
 from desktop.core.cron.receipts import Receipt
 from desktop.core.cron.types import CronJob, CronSchedule
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
+from desktop.core.utils.phrase_join import joined
 
 SYSTEM_PURPOSE = {
     "dream": "Dream: distils conversation history into long-term memory",
@@ -27,7 +29,12 @@ def parse_at(text: str, tz: str | None) -> int:
     try:
         when = datetime.fromisoformat(text.strip())
     except ValueError as exc:
-        raise ValueError(f"'at' must be an ISO time like 2026-05-01T09:30, got {text!r}") from exc
+        raise ValueError(
+            Phrase(
+                QT_TR_NOOP("'at' must be an ISO time like 2026-05-01T09:30, got {text}"),
+                text=repr(text),
+            )
+        ) from exc
     if when.tzinfo is None:
         when = when.replace(tzinfo=ZoneInfo(tz)) if tz else when.astimezone()
     return int(when.timestamp() * 1000)
@@ -56,15 +63,23 @@ def build_schedule(
     ]
     if len(given) != 1:
         raise ValueError(
-            "give exactly one of every_seconds, cron_expr or at"
-            + (f" (got {', '.join(given)})" if given else "")
+            Phrase(
+                QT_TR_NOOP("give exactly one of every_seconds, cron_expr or at (got {given})"),
+                given=", ".join(given),
+            )
+            if given
+            else Phrase(QT_TR_NOOP("give exactly one of every_seconds, cron_expr or at"))
         )
     if tz and not cron_expr and not at:
-        raise ValueError("tz only applies to cron_expr or at")
+        raise ValueError(Phrase(QT_TR_NOOP("tz only applies to cron_expr or at")))
     if every_seconds not in (None, ""):
         seconds = float(every_seconds)
         if seconds < 1:
-            raise ValueError(f"every_seconds must be at least 1, got {every_seconds}")
+            raise ValueError(
+                Phrase(
+                    QT_TR_NOOP("every_seconds must be at least 1, got {value}"), value=every_seconds
+                )
+            )
         return CronSchedule("every", every_ms=int(seconds * 1000)), False
     if cron_expr:
         return CronSchedule("cron", expr=cron_expr.strip(), tz=tz or None), False
@@ -99,45 +114,97 @@ def describe_schedule(schedule: CronSchedule, tz: str | None = None) -> str:
 
 
 #: How a skipped run's ``cause`` reads.
-SKIP_CAUSES = {"budget": "over budget", "paused": "paused"}
-QUIET = "no pop-up: reminders are paused"
+SKIP_CAUSES = {
+    "budget": Phrase(QT_TR_NOOP("over budget")),
+    "paused": Phrase(QT_TR_NOOP("paused")),
+}
+QUIET = Phrase(QT_TR_NOOP("no pop-up: reminders are paused"))
+#: A receipt's outcome in words (one the code does not know reads as it is).
+OUTCOME_WORDS = {
+    "delivered": Phrase(QT_TR_NOOP("delivered")),
+    "ran": Phrase(QT_TR_NOOP("ran")),
+    "failed": Phrase(QT_TR_NOOP("failed")),
+    "undelivered": Phrase(QT_TR_NOOP("undelivered")),
+    "skipped": Phrase(QT_TR_NOOP("skipped")),
+    "done": Phrase(QT_TR_NOOP("done")),
+    "snoozed": Phrase(QT_TR_NOOP("snoozed")),
+}
 
 
-def describe_receipt(run: Receipt, answer: Receipt | None, tz: str | None) -> str:  # noqa: C901  # one clause per receipt detail
+def _outcome(outcome: str) -> str:
+    return OUTCOME_WORDS.get(outcome, outcome)
+
+
+def _notes(run: Receipt) -> list[str]:
+    """The parenthesised notes of a run: why it was skipped, where its text was shown."""
+    notes: list[str] = []
+    if run.outcome == "skipped" and run.cause:
+        notes.append(SKIP_CAUSES.get(run.cause, run.cause))
+    if run.delivered_to and run.outcome != "delivered":
+        places = ", ".join(run.delivered_to)
+        if run.outcome == "skipped":
+            template = (
+                QT_TR_NOOP("its text shown quietly on {places}")
+                if run.quiet
+                else QT_TR_NOOP("its text shown on {places}")
+            )
+        else:
+            template = (
+                QT_TR_NOOP("shown quietly on {places}")
+                if run.quiet
+                else QT_TR_NOOP("shown on {places}")
+            )
+        notes.append(Phrase(template, places=places))
+    elif run.delivered_to and run.quiet:
+        notes.append(QUIET)
+    return notes
+
+
+def describe_receipt(run: Receipt, answer: Receipt | None, tz: str | None) -> Phrase:
     """``delivered to desktop at 2026-05-01 10:30 CEST (late: due 09:00, 3 runs missed)``.
 
     A run the window showed without a pop-up reads ``delivered quietly to desktop (no pop-up:
     reminders are paused)``; a skipped one says why (``skipped (over budget; its text shown on
-    desktop)``) before its reason.
+    desktop)``) before its reason. A :class:`~desktop.core.utils.i18n.Phrase` (the window
+    translates its wording; the places, times and reasons are data).
     """
-    text = run.outcome
-    notes: list[str] = []
-    if run.outcome == "skipped" and run.cause:
-        notes.append(SKIP_CAUSES.get(run.cause, run.cause))
-    quietly = "quietly " if run.quiet else ""
-    if run.delivered_to:
-        places = ", ".join(run.delivered_to)
-        if run.outcome == "delivered":
-            text += f" {quietly}to {places}"
-            if run.quiet:
-                notes.append(QUIET)
-        elif run.outcome == "skipped":
-            notes.append(f"its text shown {quietly}on {places}")
-        else:
-            notes.append(f"shown {quietly}on {places}")
+    parts: list[str] = [_outcome(run.outcome)]
+    if run.delivered_to and run.outcome == "delivered":
+        template = (
+            QT_TR_NOOP("{outcome} quietly to {places}")
+            if run.quiet
+            else QT_TR_NOOP("{outcome} to {places}")
+        )
+        parts = [Phrase(template, outcome=parts[0], places=", ".join(run.delivered_to))]
+    notes = _notes(run)
     if notes:
-        text += f" ({'; '.join(notes)})"
-    text += f" at {_local(run.at_ms, tz)}"
+        listed = notes[0]
+        for note in notes[1:]:
+            listed = Phrase(QT_TR_NOOP("{first}; {second}"), first=listed, second=note)
+        parts.append(Phrase(QT_TR_NOOP(" ({notes})"), notes=listed))
+    parts.append(Phrase(QT_TR_NOOP(" at {time}"), time=_local(run.at_ms, tz)))
     if run.late:
-        text += f" (late: due {_local(run.due_at_ms, tz)}"
-        text += f", {run.missed} runs missed)" if run.missed > 1 else ")"
+        due = _local(run.due_at_ms, tz)
+        parts.append(
+            Phrase(
+                QT_TR_NOOP(" (late: due {due}, {missed} runs missed)"), due=due, missed=run.missed
+            )
+            if run.missed > 1
+            else Phrase(QT_TR_NOOP(" (late: due {due})"), due=due)
+        )
     if run.reason:
-        text += f" — {run.reason}"
+        parts.append(Phrase(" — {reason}", reason=run.reason))
     if answer is not None:
-        text += f"; {answer.outcome} by you at {_local(answer.at_ms, tz)}"
+        parts.append(
+            Phrase(
+                QT_TR_NOOP("; {outcome} by you at {time}"),
+                outcome=_outcome(answer.outcome),
+                time=_local(answer.at_ms, tz),
+            )
+        )
         if answer.outcome == "snoozed" and answer.reason:
-            text += f" {answer.reason}"  # "until 2026-05-01 10:40 CEST (job ab12cd34)"
-    return text
+            parts.append(" " + answer.reason)  # "until 2026-05-01 10:40 CEST (job ab12cd34)"
+    return joined(*parts)
 
 
 def describe_job(

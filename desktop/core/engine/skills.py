@@ -41,7 +41,7 @@ from typing import Any, Literal
 import yaml
 
 from desktop.core.utils import ownfiles
-from desktop.core.utils.i18n import QT_TR_NOOP
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 from desktop.core.utils.resources import data_path, read_template
 from desktop.core.utils.validate import notify, parse_json
 
@@ -107,7 +107,9 @@ def skill_name_problem(name: str) -> str | None:
     if not name:
         return QT_TR_NOOP("Give the skill a name.")
     if len(name) > SKILL_NAME_MAX:
-        return f"A skill name has at most {SKILL_NAME_MAX} characters."
+        return Phrase(
+            QT_TR_NOOP("A skill name has at most {count} characters."), count=SKILL_NAME_MAX
+        )
     if not SKILL_NAME.fullmatch(name):
         return QT_TR_NOOP(
             "Use lowercase letters, digits and single hyphens between words "
@@ -163,7 +165,7 @@ def _string_list(value: Any, what: str) -> tuple[str, ...]:
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
-        raise SkillFormatError(f"{what} must be a list of names")
+        raise SkillFormatError(Phrase(QT_TR_NOOP("{field} must be a list of names"), field=what))
     return tuple(v.strip() for v in value)
 
 
@@ -175,14 +177,16 @@ def _nanobot_metadata(raw: Any) -> dict[str, Any]:
         try:
             raw = parse_json(raw)
         except ValueError as exc:
-            raise SkillFormatError(f"metadata is not valid JSON: {exc}") from None
+            raise SkillFormatError(
+                Phrase(QT_TR_NOOP("metadata is not valid JSON: {error}"), error=str(exc))
+            ) from None
     if not isinstance(raw, dict):
-        raise SkillFormatError("metadata must be a mapping")
+        raise SkillFormatError(Phrase(QT_TR_NOOP("metadata must be a mapping")))
     block = raw.get("nanobot", raw.get("openclaw", {}))
     if block is None:
         return {}
     if not isinstance(block, dict):
-        raise SkillFormatError("metadata.nanobot must be a mapping")
+        raise SkillFormatError(Phrase(QT_TR_NOOP("metadata.nanobot must be a mapping")))
     return block
 
 
@@ -193,7 +197,7 @@ def _flag(value: Any, what: str) -> bool:
         return value
     if isinstance(value, str) and value.strip().lower() in ("true", "false"):
         return value.strip().lower() == "true"
-    raise SkillFormatError(f"{what} must be true or false")
+    raise SkillFormatError(Phrase(QT_TR_NOOP("{field} must be true or false"), field=what))
 
 
 def parse_skill(text: str, folder_name: str) -> _Parsed:
@@ -209,26 +213,38 @@ def parse_skill(text: str, folder_name: str) -> _Parsed:
     """
     raw, body = split_frontmatter(text)
     if raw is None:
-        raise SkillFormatError("no frontmatter (the file must start with a --- block)")
+        raise SkillFormatError(
+            Phrase(QT_TR_NOOP("no frontmatter (the file must start with a --- block)"))
+        )
     try:
         data = yaml.safe_load(raw)
     except yaml.YAMLError as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise SkillFormatError(f"frontmatter is not valid YAML: {first}") from None
+        raise SkillFormatError(
+            Phrase(QT_TR_NOOP("frontmatter is not valid YAML: {error}"), error=first)
+        ) from None
     except RecursionError:  # PyYAML builds nested values recursively
-        raise SkillFormatError("frontmatter is nested too deeply to read") from None
+        raise SkillFormatError(
+            Phrase(QT_TR_NOOP("frontmatter is nested too deeply to read"))
+        ) from None
     if not isinstance(data, dict):
-        raise SkillFormatError("frontmatter must be a mapping of fields")
+        raise SkillFormatError(Phrase(QT_TR_NOOP("frontmatter must be a mapping of fields")))
     name = data.get("name", folder_name)
     if not isinstance(name, str) or name.strip() != folder_name:
-        raise SkillFormatError(f"name {name!r} does not match the folder name {folder_name!r}")
+        raise SkillFormatError(
+            Phrase(
+                QT_TR_NOOP("name {name} does not match the folder name {folder}"),
+                name=repr(name),
+                folder=repr(folder_name),
+            )
+        )
     description = data.get("description")
     if not isinstance(description, str) or not description.strip():
-        raise SkillFormatError("description is missing")
+        raise SkillFormatError(Phrase(QT_TR_NOOP("description is missing")))
     meta = _nanobot_metadata(data.get("metadata"))
     requires = meta.get("requires") or {}
     if not isinstance(requires, dict):
-        raise SkillFormatError("metadata.nanobot.requires must be a mapping")
+        raise SkillFormatError(Phrase(QT_TR_NOOP("metadata.nanobot.requires must be a mapping")))
     always = _flag(data.get("always"), "always")
     always = always or _flag(meta.get("always"), "metadata.nanobot.always")
     return _Parsed(
@@ -327,10 +343,11 @@ class SkillsLoader:
         try:
             result: _Parsed | str = parse_skill(self._read(path), folder_name)
         except (OSError, UnicodeDecodeError, SkillFormatError) as exc:
-            result = str(exc)
+            said = exc.args[0] if len(exc.args) == 1 else None
+            result = said if isinstance(said, Phrase) else str(exc)  # a phrase stays one
             log.warning("Skipping skill %s: %s", path, result)
         except RecursionError:  # YAML or JSON nested beyond the parser's reach
-            result = "the frontmatter is nested too deeply to read"
+            result = Phrase(QT_TR_NOOP("the frontmatter is nested too deeply to read"))
             log.warning("Skipping skill %s: %s", path, result)
         self._parsed[path] = (key, result)
         return key, result

@@ -93,7 +93,8 @@ from desktop.core.providers.base import LLMError, LLMProvider
 from desktop.core.providers.switchable import usage_scope
 from desktop.core.tools.base import ToolContext
 from desktop.core.usage.governor import BudgetRefused
-from desktop.core.utils.i18n import QT_TR_NOOP
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
+from desktop.core.utils.phrase_join import joined
 from desktop.core.utils.redact import redact_for_prompt
 from desktop.core.utils.resources import read_template
 
@@ -198,7 +199,7 @@ class Dream:
                 result = await self._run()
         refused = self.proposals.warning if self.proposals.unrecorded else None
         if refused:  # a proposal Dream did not write was set aside: say so with the outcome
-            result = replace(result, message=f"{refused} {result.message}".strip())
+            result = replace(result, message=joined(refused, result.message, separator=" "))
         return result
 
     # -- phases ---------------------------------------------------------------------------
@@ -212,23 +213,36 @@ class Dream:
 
         batch, pins = await asyncio.to_thread(load)
         if not batch:
-            return DreamResult("nothing", message=QT_TR_NOOP("Nothing new to dream about."))
+            return DreamResult("nothing", message=Phrase(QT_TR_NOOP("Nothing new to dream about.")))
         first, last = batch[0].cursor, batch[-1].cursor
         try:
             analysis = await self._analyse(batch, pins)
         except BudgetRefused as exc:  # not a failure: the batch waits, no attempt is counted
-            return DreamResult("paused", message=f"Dream did not run: {exc.message}")
+            return DreamResult(
+                "paused",
+                message=Phrase(QT_TR_NOOP("Dream did not run: {reason}"), reason=exc.message),
+            )
         except LLMError as exc:
-            return await self._failed(first, last, f"the analysis call failed: {exc.message}")
+            return await self._failed(
+                first,
+                last,
+                Phrase(QT_TR_NOOP("the analysis call failed: {error}"), error=exc.message),
+            )
         if not analysis:
-            return await self._failed(first, last, "the analysis came back empty")
+            return await self._failed(
+                first, last, Phrase(QT_TR_NOOP("the analysis came back empty"))
+            )
         if is_skip(analysis):
             await asyncio.to_thread(self._consume, last)
             return DreamResult(
                 "skipped",
                 analysis=analysis,
                 consumed_to=last,
-                message=f"Nothing worth keeping in entries {first}..{last}; moved on.",
+                message=Phrase(
+                    QT_TR_NOOP("Nothing worth keeping in entries {first}..{last}; moved on."),
+                    first=first,
+                    last=last,
+                ),
             )
         if self.review:
             return await self._propose(analysis, first, last, pins)
@@ -246,7 +260,7 @@ class Dream:
                 return DreamResult(
                     outcome.status,
                     analysis=analysis,
-                    message=outcome.message + " Nothing was proposed.",
+                    message=joined(outcome.message, Phrase(QT_TR_NOOP(" Nothing was proposed."))),
                     consumed_to=outcome.consumed_to,
                     stop_reason=stop_reason,
                 )
@@ -256,13 +270,22 @@ class Dream:
             )
         finally:
             await asyncio.to_thread(shutil.rmtree, scratch, True)
-        note = pins_note(dropped) + (f" Left out: {', '.join(left_out)}." if left_out else "")
+        note = joined(
+            pins_note(dropped),
+            Phrase(QT_TR_NOOP(" Left out: {files}."), files=", ".join(left_out))
+            if left_out
+            else "",
+        )
         if not files:
             await asyncio.to_thread(self._consume, last)
             return DreamResult(
                 "unchanged",
                 analysis=analysis,
-                message="Dream found nothing to change." + stop_note(stop_reason, self) + note,
+                message=joined(
+                    Phrase(QT_TR_NOOP("Dream found nothing to change.")),
+                    stop_note(stop_reason, self),
+                    note,
+                ),
                 consumed_to=last,
                 stop_reason=stop_reason,
                 dropped=tuple(dropped),
@@ -278,9 +301,17 @@ class Dream:
             "proposed",
             count,
             analysis=analysis,
-            message=(
-                f"Dream proposes {count} change(s) ({names}); nothing changes until you review them "
-                "in the Memory tab." + stop_note(stop_reason, self) + note
+            message=joined(
+                Phrase(
+                    QT_TR_NOOP(
+                        "Dream proposes {count} change(s) ({names}); nothing changes until you "
+                        "review them in the Memory tab."
+                    ),
+                    count=count,
+                    names=names,
+                ),
+                stop_note(stop_reason, self),
+                note,
             ),
             stop_reason=stop_reason,
             dropped=tuple(dropped),
@@ -371,7 +402,9 @@ class Dream:
         except BudgetExceeded:
             return "budget", None
         except LLMError as exc:
-            return "error", f"applying the analysis failed: {exc.message}"
+            return "error", Phrase(
+                QT_TR_NOOP("applying the analysis failed: {error}"), error=exc.message
+            )
 
     async def _apply(self, analysis: str, first: int, last: int, pins: list[Pin]) -> DreamResult:
         # Human edits made meanwhile get their own ``edit:`` commits, not Dream's.
@@ -400,7 +433,7 @@ class Dream:
                 len(changed),
                 commit,
                 analysis,
-                outcome.message + _kept(changed) + pins_note(dropped),
+                joined(outcome.message, _kept(changed), pins_note(dropped)),
                 outcome.consumed_to,
                 stop_reason,
                 dropped,
@@ -416,7 +449,11 @@ class Dream:
                 len(changed),
                 None,
                 analysis,
-                f"Dream changed {len(changed)} file(s) but could not commit: {exc}",
+                Phrase(
+                    QT_TR_NOOP("Dream changed {count} file(s) but could not commit: {error}"),
+                    count=len(changed),
+                    error=str(exc),
+                ),
                 last,
                 stop_reason,
                 dropped,
@@ -429,7 +466,7 @@ class Dream:
             len(changed),
             commit,
             analysis,
-            _summary(stop_reason, changed, commit, self) + pins_note(dropped),
+            joined(_summary(stop_reason, changed, commit, self), pins_note(dropped)),
             last,
             stop_reason,
             dropped,
@@ -465,9 +502,16 @@ class Dream:
                 )
                 return DreamResult(
                     "failed",
-                    message=(
-                        f"Dream failed ({why}); entries {first}..{last} will be retried next time "
-                        f"(attempt {count} of {MAX_FAILURES})."
+                    message=Phrase(
+                        QT_TR_NOOP(
+                            "Dream failed ({why}); entries {first}..{last} will be retried next "
+                            "time (attempt {count} of {limit})."
+                        ),
+                        why=why,
+                        first=first,
+                        last=last,
+                        count=count,
+                        limit=MAX_FAILURES,
                     ),
                 )
             self.store.dream_cursor = max(last, self.store.dream_cursor)
@@ -480,9 +524,16 @@ class Dream:
             return DreamResult(
                 "skipped",
                 consumed_to=last,
-                message=(
-                    f"Dream failed ({why}) on entries {first}..{last}, attempt {count} of {MAX_FAILURES}; "
-                    "skipped them (they stay in history.jsonl)."
+                message=Phrase(
+                    QT_TR_NOOP(
+                        "Dream failed ({why}) on entries {first}..{last}, attempt {count} of "
+                        "{limit}; skipped them (they stay in history.jsonl)."
+                    ),
+                    why=why,
+                    first=first,
+                    last=last,
+                    count=count,
+                    limit=MAX_FAILURES,
                 ),
             )
 
@@ -490,11 +541,24 @@ class Dream:
 
 
 def _kept(changed: list[str]) -> str:
-    return f" Edits made before the failure were kept: {', '.join(changed)}." if changed else ""
+    if not changed:
+        return ""
+    return Phrase(
+        QT_TR_NOOP(" Edits made before the failure were kept: {files}."), files=", ".join(changed)
+    )
 
 
-def _summary(stop_reason: str, changed: list[str], commit: str | None, dream: Dream) -> str:
-    files = ", ".join(changed) if changed else "no files"
-    head = f"Dream made {len(changed)} change(s) ({files})"
-    head += f", committed as {commit[:7]}." if commit else "."
-    return head + stop_note(stop_reason, dream)
+def _summary(stop_reason: str, changed: list[str], commit: str | None, dream: Dream) -> Phrase:
+    files = ", ".join(changed) if changed else Phrase(QT_TR_NOOP("no files"))
+    if commit:
+        head = Phrase(
+            QT_TR_NOOP("Dream made {count} change(s) ({files}), committed as {commit}."),
+            count=len(changed),
+            files=files,
+            commit=commit[:7],
+        )
+    else:
+        head = Phrase(
+            QT_TR_NOOP("Dream made {count} change(s) ({files})."), count=len(changed), files=files
+        )
+    return joined(head, stop_note(stop_reason, dream))

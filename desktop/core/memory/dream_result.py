@@ -13,7 +13,7 @@ from typing import Literal, Protocol
 
 from desktop.core.memory.dream_tools import MEMORY_FILES
 from desktop.core.utils import ownfiles
-from desktop.core.utils.i18n import QT_TR_NOOP
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 
 Status = Literal[
     "nothing",
@@ -26,9 +26,11 @@ Status = Literal[
     "proposed",
     "pending",
 ]
-PENDING_MESSAGE = QT_TR_NOOP(
-    "Dream did not run: its last proposal is still waiting for your review (Memory tab → Dream "
-    "review). Accept or reject it first."
+PENDING_MESSAGE = Phrase(
+    QT_TR_NOOP(
+        "Dream did not run: its last proposal is still waiting for your review (Memory tab → Dream "
+        "review). Accept or reject it first."
+    )
 )
 
 
@@ -108,10 +110,12 @@ def pins_note(dropped: tuple[str, ...] | list[str]) -> str:
     """A sentence for the person about changes dropped because of pins (``""`` for none)."""
     if not dropped:
         return ""
-    return (
-        f" Pinned lines were kept as they were ({len(dropped)} change(s) of them dropped: "
-        + "; ".join(dropped)
-        + ")."
+    return Phrase(
+        QT_TR_NOOP(
+            " Pinned lines were kept as they were ({count} change(s) of them dropped: {changes})."
+        ),
+        count=len(dropped),
+        changes="; ".join(dropped),
     )
 
 
@@ -127,9 +131,15 @@ def pins_body(dropped: tuple[str, ...] | list[str]) -> str:
 def stop_note(stop_reason: str, dream: Limits) -> str:
     """Why phase 2 stopped early, as a sentence (``""`` when it finished)."""
     if stop_reason == "budget":
-        return f" It stopped early: the token budget ({dream.token_budget}) ran out."
+        return Phrase(
+            QT_TR_NOOP(" It stopped early: the token budget ({budget}) ran out."),
+            budget=dream.token_budget,
+        )
     if stop_reason == "max_iterations":
-        return f" It stopped early: the iteration limit ({dream.max_iterations}) was reached."
+        return Phrase(
+            QT_TR_NOOP(" It stopped early: the iteration limit ({limit}) was reached."),
+            limit=dream.max_iterations,
+        )
     if stop_reason == "empty":
-        return " The model stopped answering; the run ended."
+        return Phrase(QT_TR_NOOP(" The model stopped answering; the run ended."))
     return ""

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import unicodedata
 
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
+
 MEMORY_FILES = ("memory/MEMORY.md", "SOUL.md", "USER.md")
 SKILLS_FOLDER = "skills"
 MAX_PATH_CHARS = 1024
@@ -33,25 +35,33 @@ def path_problem(path: object) -> str | None:  # noqa: C901  # one check per way
         The reason, or ``None`` when it is one.
     """
     if not isinstance(path, str) or not path:
-        return "the path is empty"
+        return Phrase(QT_TR_NOOP("the path is empty"))
     if len(path) > MAX_PATH_CHARS:
-        return f"the path is longer than {MAX_PATH_CHARS} characters"
+        return Phrase(
+            QT_TR_NOOP("the path is longer than {count} characters"), count=MAX_PATH_CHARS
+        )
     if path.startswith("/") or (len(path) > 1 and path[1] == ":"):
-        return "it is an absolute path"
+        return Phrase(QT_TR_NOOP("it is an absolute path"))
     if unicodedata.normalize("NFC", path) != path:
-        return "its characters are not in the one canonical (NFC) spelling"
+        return Phrase(QT_TR_NOOP("its characters are not in the one canonical (NFC) spelling"))
     for char in path:
         if char in "\\:\x00" or unicodedata.category(char) in ("Cc", "Cf", "Cs", "Co", "Cn"):
-            return f"it contains the character U+{ord(char):04X}"
+            return Phrase(QT_TR_NOOP("it contains the character {code}"), code=f"U+{ord(char):04X}")
     for name in path.split("/"):
         if name in ("", ".", ".."):
-            return "it has an empty, '.' or '..' component"
+            return Phrase(QT_TR_NOOP("it has an empty, '.' or '..' component"))
         if name.startswith("."):
-            return f"its component {name!r} is hidden (starts with '.')"
+            return Phrase(
+                QT_TR_NOOP("its component {name} is hidden (starts with '.')"), name=repr(name)
+            )
         if name != name.rstrip(" ."):
-            return f"its component {name!r} ends with a space or a dot"
+            return Phrase(
+                QT_TR_NOOP("its component {name} ends with a space or a dot"), name=repr(name)
+            )
         if len(name) > MAX_NAME_CHARS:
-            return f"a component is longer than {MAX_NAME_CHARS} characters"
+            return Phrase(
+                QT_TR_NOOP("a component is longer than {count} characters"), count=MAX_NAME_CHARS
+            )
     return None
 
 
@@ -73,9 +83,11 @@ def dream_refusal(path: object) -> str | None:
     parts = path.split("/")
     if parts[0] == SKILLS_FOLDER and 3 <= len(parts) <= MAX_SKILL_DEPTH + 1:
         return None
-    return (
-        "Dream may only change SOUL.md, USER.md, memory/MEMORY.md and files of workspace "
-        "skills (skills/<name>/…)"
+    return Phrase(
+        QT_TR_NOOP(
+            "Dream may only change SOUL.md, USER.md, memory/MEMORY.md and files of workspace "
+            "skills (skills/<name>/…)"
+        )
     )
 
 

@@ -15,6 +15,7 @@ from pygit2.enums import ObjectType
 
 from desktop.core.memory.git_types import GitStoreError, RepositoryBusy
 from desktop.core.utils.atomic import aside_name, atomic_write_bytes, atomic_write_text
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 
 #: Lock files git and libgit2 leave behind when they die mid-write.
 _LOCK_NAMES = ("index.lock", "HEAD.lock")
@@ -110,18 +111,25 @@ def clear_stale_locks(gitdir: Path, workspace: Path) -> list[str]:
     if live or (live is None and min(_age(lock) for lock in locks) < BLIND_STALE_SECONDS):
         names = ", ".join(str(lock.relative_to(workspace)) for lock in locks)
         raise RepositoryBusy(
-            f"another git program is using the memory repository ({names} is held). "
-            "Finish or close it, then try again."
+            Phrase(
+                QT_TR_NOOP(
+                    "another git program is using the memory repository ({names} is held). "
+                    "Finish or close it, then try again."
+                ),
+                names=names,
+            )
         )
-    notices = []
+    notices: list[str] = []
     for lock in locks:
         try:
             lock.unlink()
         except FileNotFoundError:
             continue
         notices.append(
-            f"recovered a stale {lock.relative_to(workspace)} "
-            "(left by a program that stopped mid-write)"
+            Phrase(
+                QT_TR_NOOP("recovered a stale {lock} (left by a program that stopped mid-write)"),
+                lock=str(lock.relative_to(workspace)),
+            )
         )
     return notices
 
@@ -214,6 +222,9 @@ def ensure_gitignore(
     still = [item for item in ignored if repo.path_is_ignored(item)]
     if still:
         raise GitStoreError(
-            f".gitignore still ignores {', '.join(still)}; remove the rule that hides it"
+            Phrase(
+                QT_TR_NOOP(".gitignore still ignores {paths}; remove the rule that hides it"),
+                paths=", ".join(still),
+            )
         )
     return ignored

@@ -19,6 +19,8 @@ import pygit2
 from pygit2.enums import DeltaStatus, SortMode
 
 from desktop.core.memory.git_types import RevertConflict, RevertRefused
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
+from desktop.core.utils.phrase_join import joined
 
 #: How many later commits a conflict explanation names.
 _NAMED_LATER = 3
@@ -74,11 +76,19 @@ def plan_revert(
     short = str(target.id)[:7]
     if not target.parents:
         raise RevertRefused(
-            f'{short} "{subject_of(target)}" is the first commit of the memory history; '
-            "undoing it would remove every memory file, so it is not allowed."
+            Phrase(
+                QT_TR_NOOP(
+                    '{commit} "{subject}" is the first commit of the memory history; '
+                    "undoing it would remove every memory file, so it is not allowed."
+                ),
+                commit=short,
+                subject=subject_of(target),
+            )
         )
     if target.id != head.id and not repo.descendant_of(head.id, target.id):
-        raise RevertRefused(f"{short} is not part of the current memory history.")
+        raise RevertRefused(
+            Phrase(QT_TR_NOOP("{commit} is not part of the current memory history."), commit=short)
+        )
     merged = repo.merge_trees(target.tree, head.tree, target.parents[0].tree)
     _keep_ours(merged, head.tree, keep_ours)
     if merged.conflicts is not None:
@@ -87,8 +97,14 @@ def plan_revert(
     tree_id = merged.write_tree(repo)
     if tree_id == head.tree_id:
         raise RevertRefused(
-            f'nothing to undo: the changes of {short} "{subject_of(target)}" '
-            "are no longer in the files."
+            Phrase(
+                QT_TR_NOOP(
+                    'nothing to undo: the changes of {commit} "{subject}" are no longer in the '
+                    "files."
+                ),
+                commit=short,
+                subject=subject_of(target),
+            )
         )
     return RevertPlan(tree_id, _changes(repo, head.tree, repo[tree_id].peel(pygit2.Tree)))
 
@@ -140,15 +156,38 @@ def explain_conflict(
 ) -> str:
     """A human explanation of why ``target`` cannot be undone automatically."""
     short = str(target.id)[:7]
-    lines = [
-        f'Cannot undo {short} "{subject_of(target)}": a later change touched the same lines of '
-        f"{', '.join(files)}, so undoing it automatically could lose that later change."
+    lines: list[str] = [
+        Phrase(
+            QT_TR_NOOP(
+                'Cannot undo {commit} "{subject}": a later change touched the same lines of '
+                "{files}, so undoing it automatically could lose that later change."
+            ),
+            commit=short,
+            subject=subject_of(target),
+            files=", ".join(files),
+        )
     ]
     for path in files:
         later = later_commits_touching(repo, target, head, path)
         if later:
             named = ", ".join(f'{str(c.id)[:7]} "{subject_of(c)}"' for c in later[:_NAMED_LATER])
-            more = f" and {len(later) - _NAMED_LATER} more" if len(later) > _NAMED_LATER else ""
-            lines.append(f"Later changes to {path}: {named}{more}.")
-    lines.append("Nothing was changed. Edit the file by hand, or undo the later change first.")
-    return "\n".join(lines)
+            if len(later) > _NAMED_LATER:
+                line = Phrase(
+                    QT_TR_NOOP("Later changes to {path}: {named} and {more} more."),
+                    path=path,
+                    named=named,
+                    more=len(later) - _NAMED_LATER,
+                )
+            else:
+                line = Phrase(
+                    QT_TR_NOOP("Later changes to {path}: {named}."), path=path, named=named
+                )
+            lines.append(line)
+    lines.append(
+        Phrase(
+            QT_TR_NOOP(
+                "Nothing was changed. Edit the file by hand, or undo the later change first."
+            )
+        )
+    )
+    return joined(*lines, separator="\n")

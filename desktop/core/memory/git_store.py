@@ -55,6 +55,7 @@ from desktop.core.memory.git_types import (
 )
 from desktop.core.utils import ownfiles
 from desktop.core.utils.atomic import atomic_write_bytes
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 
 __all__ = [
     "CommitInfo",
@@ -126,6 +127,13 @@ def _file_diff(patch: pygit2.Patch) -> FileDiff:
     return FileDiff(path, status, patch.text or "", additions, deletions)
 
 
+CANNOT_OPEN = QT_TR_NOOP("cannot open the memory repository {gitdir}: {error}")
+NOT_OURS = QT_TR_NOOP(
+    "{gitdir} is not a working repository of this workspace (bare, or linked elsewhere); move "
+    "it away and the memory history starts afresh"
+)
+
+
 @contextlib.contextmanager
 def _damage_as_error() -> Iterator[None]:
     """Turn low-level pygit2 failures in the middle of an operation into a GitStoreError."""
@@ -134,7 +142,12 @@ def _damage_as_error() -> Iterator[None]:
     except GitStoreError:
         raise
     except (pygit2.GitError, KeyError) as exc:
-        raise GitStoreError(f"the memory history could not be read or written: {exc}") from exc
+        raise GitStoreError(
+            Phrase(
+                QT_TR_NOOP("the memory history could not be read or written: {error}"),
+                error=str(exc),
+            )
+        ) from exc
 
 
 class GitStore:
@@ -168,10 +181,14 @@ class GitStore:
         outer = self.nested_in
         if outer is None:
             return None
-        return (
-            f"Memory history is off: this workspace lies inside the git repository {outer}, "
-            "and a repository of its own would hide the memory files from it. Move the "
-            "workspace out of it (or give it its own .git) to keep a history of memory changes."
+        return Phrase(
+            QT_TR_NOOP(
+                "Memory history is off: this workspace lies inside the git repository {outer}, "
+                "and a repository of its own would hide the memory files from it. Move the "
+                "workspace out of it (or give it its own .git) to keep a history of memory "
+                "changes."
+            ),
+            outer=outer,
         )
 
     def ensure_repo(self) -> list[str]:
@@ -347,14 +364,11 @@ class GitStore:
         except (pygit2.GitError, KeyError, ValueError, OSError) as exc:
             if is_not_damage(exc):
                 raise GitStoreError(
-                    f"cannot open the memory repository {self._gitdir}: {exc}"
+                    Phrase(CANNOT_OPEN, gitdir=str(self._gitdir), error=str(exc))
                 ) from exc
             return self._replace_damaged(exc)
         if repo.workdir is None or Path(repo.workdir).resolve() != self.workspace.resolve():
-            raise GitStoreError(
-                f"{self._gitdir} is not a working repository of this workspace (bare, or linked "
-                "elsewhere); move it away and the memory history starts afresh"
-            )
+            raise GitStoreError(Phrase(NOT_OURS, gitdir=str(self._gitdir)))
         if write:
             self._notices += clear_stale_locks(Path(repo.path), self.workspace)
             self._allow_tracked(repo)
@@ -371,8 +385,14 @@ class GitStore:
     def _replace_damaged(self, exc: BaseException) -> pygit2.Repository:
         aside = set_aside_gitdir(self._gitdir)
         self._notices.append(
-            f"set aside a corrupt repository as {aside.name} ({exc}); started a fresh memory "
-            "history from the current files, which were not changed"
+            Phrase(
+                QT_TR_NOOP(
+                    "set aside a corrupt repository as {name} ({error}); started a fresh memory "
+                    "history from the current files, which were not changed"
+                ),
+                name=aside.name,
+                error=str(exc),
+            )
         )
         return self._create(damaged=aside.name)
 
@@ -384,7 +404,10 @@ class GitStore:
                 repo, (".gitignore",), _message(f"init: track {', '.join(fixed)}"), "nanobot"
             )
             self._notices.append(
-                f"added {', '.join(fixed)} to .gitignore so the history includes it"
+                Phrase(
+                    QT_TR_NOOP("added {paths} to .gitignore so the history includes it"),
+                    paths=", ".join(fixed),
+                )
             )
 
     # -------------------------------------------------------------------- commits
@@ -406,7 +429,13 @@ class GitStore:
             oid = self._commit_paths(repo, (path,), _message(f"edit: {path}", body), "user")
             if oid is not None:
                 shas.append(str(oid))
-                self._notices.append(f"recorded an outside edit of {path} as {str(oid)[:7]}")
+                self._notices.append(
+                    Phrase(
+                        QT_TR_NOOP("recorded an outside edit of {path} as {commit}"),
+                        path=path,
+                        commit=str(oid)[:7],
+                    )
+                )
         return shas
 
     def _disk_bytes(self, path: str) -> bytes | None:
@@ -419,7 +448,9 @@ class GitStore:
         try:
             return ownfiles.read_bytes(self.workspace / path, root=self.workspace)
         except ownfiles.Refused as exc:
-            notice = f"{exc}; the memory history keeps it as it was"
+            notice = Phrase(
+                QT_TR_NOOP("{problem}; the memory history keeps it as it was"), problem=str(exc)
+            )
             if notice not in self._notices:
                 self._notices.append(notice)
             raise
@@ -477,7 +508,9 @@ class GitStore:
                 gitdir = Path(repo.path)
                 if attempt == 0 and not (gitdir / "index.lock").exists():
                     (gitdir / "index").unlink(missing_ok=True)  # unreadable: it is only a cache
-        self._notices.append("could not update the git index; 'git status' may look out of date")
+        self._notices.append(
+            Phrase(QT_TR_NOOP("could not update the git index; 'git status' may look out of date"))
+        )
 
     def _apply(self, repo: pygit2.Repository, plan: RevertPlan) -> None:
         """Write the planned contents to the working files (atomically, one by one)."""

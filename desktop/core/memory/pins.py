@@ -37,6 +37,7 @@ from pathlib import Path
 
 from desktop.core.memory.hunks import Hunk, apply_hunks, split_hunks
 from desktop.core.utils import ownfiles
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 from desktop.core.utils.validate import Unusable, read_document, set_aside_file
 
 log = logging.getLogger(__name__)
@@ -132,7 +133,7 @@ class PinStore:
             return []
         raw = data.get("pins") if isinstance(data, dict) else None
         if not isinstance(raw, list):
-            self._damaged("it does not hold a list of pins")
+            self._damaged(Phrase(QT_TR_NOOP("it does not hold a list of pins")))
             return []
         pins: list[Pin] = []
         skipped = len(problems)
@@ -143,7 +144,11 @@ class PinStore:
             elif pin not in pins:
                 pins.append(pin)
         if skipped:
-            self._damaged(f"{skipped} entr{'y' if skipped == 1 else 'ies'} could not be used")
+            self._damaged(
+                Phrase(QT_TR_NOOP("1 entry could not be used"))
+                if skipped == 1
+                else Phrase(QT_TR_NOOP("{count} entries could not be used"), count=skipped)
+            )
         return pins
 
     def pin(self, path: str, text: str) -> Pin:
@@ -154,9 +159,15 @@ class PinStore:
         """
         text = line_text(text)
         if path not in PINNABLE:
-            raise PinError(f"only lines of {', '.join(PINNABLE)} can be pinned, not {path}")
+            raise PinError(
+                Phrase(
+                    QT_TR_NOOP("only lines of {files} can be pinned, not {path}"),
+                    files=", ".join(PINNABLE),
+                    path=path,
+                )
+            )
         if not text.strip():
-            raise PinError("a blank line cannot be pinned")
+            raise PinError(Phrase(QT_TR_NOOP("a blank line cannot be pinned")))
         with _LOCK:
             pins = self.load()
             for pin in pins:
@@ -201,13 +212,26 @@ class PinStore:
                 taken = {p.text for p in result if p.path == path}
                 if moved is not None and moved.strip() and moved not in taken:
                     result.append(Pin(path, moved, pin.pinned_at))
-                    notes.append(f"the pin of “{pin.text}” in {path} now holds “{moved}”")
+                    notes.append(
+                        Phrase(
+                            QT_TR_NOOP("the pin of “{line}” in {path} now holds “{moved}”"),
+                            line=pin.text,
+                            path=path,
+                            moved=moved,
+                        )
+                    )
                     changed = True
                 else:
                     result.append(pin)
                     notes.append(
-                        f"the pinned line “{pin.text}” is no longer in {path}; the pin waits "
-                        "for it to come back (or unpin it)"
+                        Phrase(
+                            QT_TR_NOOP(
+                                "the pinned line “{line}” is no longer in {path}; the pin waits "
+                                "for it to come back (or unpin it)"
+                            ),
+                            line=pin.text,
+                            path=path,
+                        )
                     )
             if changed:
                 self._save(result)
@@ -221,12 +245,19 @@ class PinStore:
 
     def _damaged(self, reason: str) -> None:
         try:
-            kept = f"it was kept as {set_aside_file(self.path, 'corrupt').name}"
+            kept = Phrase(
+                QT_TR_NOOP("it was kept as {name}"), name=set_aside_file(self.path, "corrupt").name
+            )
         except OSError as exc:
-            kept = f"no copy could be made ({exc})"
-        self.warning = (
-            f"The pinned lines in {self.path} could not all be read ({reason}); {kept}. "
-            "Pins that could not be read are not enforced."
+            kept = Phrase(QT_TR_NOOP("no copy could be made ({error})"), error=str(exc))
+        self.warning = Phrase(
+            QT_TR_NOOP(
+                "The pinned lines in {path} could not all be read ({reason}); {kept}. "
+                "Pins that could not be read are not enforced."
+            ),
+            path=str(self.path),
+            reason=reason,
+            kept=kept,
         )
         log.warning(self.warning)
 

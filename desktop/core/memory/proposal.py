@@ -51,6 +51,7 @@ from desktop.core.memory.dream_scope import dream_refusal, shown_path
 from desktop.core.memory.hunks import Hunk, split_hunks
 from desktop.core.memory.proposal_record import ProposalRecords, digest
 from desktop.core.memory.workspace_files import NotFollowed, read_bytes, write_bytes
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 from desktop.core.utils.ownfiles import OwnLock
 from desktop.core.utils.validate import (
     MAX_DOCUMENT_BYTES,
@@ -113,7 +114,7 @@ class RefusedFile:
     @property
     def label(self) -> str:
         """``path: reason`` with the path made safe to show."""
-        return f"{shown_path(self.path)}: {self.reason}"
+        return Phrase("{path}: {reason}", path=shown_path(self.path), reason=self.reason)
 
 
 @dataclass(frozen=True)
@@ -229,7 +230,7 @@ def parse_proposal(data: object) -> Proposal:
         path = entry.get("path")
         reason = dream_refusal(path)
         if reason is None and any(f.path == path for f in files):
-            reason = "the proposal names this file twice"
+            reason = Phrase(QT_TR_NOOP("the proposal names this file twice"))
         if reason is not None:
             refused.append(RefusedFile(path if isinstance(path, str) else repr(path), reason))
             continue
@@ -299,8 +300,13 @@ class ProposalStore:
                 self._file_lock.acquire()
             except Timeout as exc:
                 raise ProposalBusy(
-                    f"another program is deciding the Dream proposal ({self._file_lock.lock_file});"
-                    " try again in a moment"
+                    Phrase(
+                        QT_TR_NOOP(
+                            "another program is deciding the Dream proposal ({lock}); try again "
+                            "in a moment"
+                        ),
+                        lock=str(self._file_lock.lock_file),
+                    )
                 ) from exc
             try:
                 yield
@@ -335,7 +341,7 @@ class ProposalStore:
             return None
         record = self.records.read()
         if record is None or not record.matches(proposal.id, digest(data)):
-            self._refuse("no record of a Dream run matches it", data, set_aside)
+            self._refuse(Phrase(QT_TR_NOOP("no record of a Dream run matches it")), data, set_aside)
             return None
         return proposal
 
@@ -368,33 +374,48 @@ class ProposalStore:
         """Refuse a proposal Dream did not write: move it aside (under the lock, if it is
         still the same file) and say so."""
         self.unrecorded = True
-        where = "it was left where it is"
+        where = Phrase(QT_TR_NOOP("it was left where it is"))
         if set_aside:
             try:
                 with self.locked():
                     now = _peek(self.workspace) if data is not None else None
                     if data is None or (now is not None and digest(now) == digest(data)):
                         kept = move_aside(self.path, UNRECORDED_LABEL)
-                        where = f"it was moved aside as {kept.name} (in the memory folder)"
+                        where = Phrase(
+                            QT_TR_NOOP("it was moved aside as {name} (in the memory folder)"),
+                            name=kept.name,
+                        )
                     else:
-                        where = "it was replaced meanwhile"
+                        where = Phrase(QT_TR_NOOP("it was replaced meanwhile"))
             except OSError as exc:
-                where = f"it could not be moved aside ({exc})"
-        self.warning = (
-            f"A Dream proposal in {PROPOSAL_FILE} was refused: Dream did not write it ({why}), "
-            f"so nothing of it is offered or applied; {where}."
+                where = Phrase(QT_TR_NOOP("it could not be moved aside ({error})"), error=str(exc))
+        self.warning = Phrase(
+            QT_TR_NOOP(
+                "A Dream proposal in {file} was refused: Dream did not write it ({why}), "
+                "so nothing of it is offered or applied; {where}."
+            ),
+            file=PROPOSAL_FILE,
+            why=why,
+            where=where,
         )
         log.warning(self.warning)
 
     def _set_aside(self, reason: str) -> None:
         try:
-            kept = f"it was kept as {set_aside_file(self.path, 'corrupt').name}"
+            kept = Phrase(
+                QT_TR_NOOP("it was kept as {name}"), name=set_aside_file(self.path, "corrupt").name
+            )
             self.path.unlink(missing_ok=True)
         except OSError as exc:
-            kept = f"it could not be copied aside ({exc})"
-        self.warning = (
-            f"The pending Dream proposal {self.path} could not be read ({reason}); {kept}. "
-            "Dream will read those history entries again."
+            kept = Phrase(QT_TR_NOOP("it could not be copied aside ({error})"), error=str(exc))
+        self.warning = Phrase(
+            QT_TR_NOOP(
+                "The pending Dream proposal {path} could not be read ({reason}); {kept}. "
+                "Dream will read those history entries again."
+            ),
+            path=str(self.path),
+            reason=reason,
+            kept=kept,
         )
         log.warning(self.warning)
 

@@ -41,9 +41,10 @@ from desktop.core.memory.pins import PinStore, pinned_lines
 from desktop.core.memory.proposal import Proposal, ProposalStore, ProposedFile, RefusedFile
 from desktop.core.memory.store import MemoryStore
 from desktop.core.memory.workspace_files import NotFollowed, obstacle, read_bytes, write_bytes
-from desktop.core.utils.i18n import QT_TR_NOOP
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
+from desktop.core.utils.phrase_join import joined
 
-NO_PROPOSAL = QT_TR_NOOP("No Dream proposal is waiting for review.")
+NO_PROPOSAL = Phrase(QT_TR_NOOP("No Dream proposal is waiting for review."))
 Selection = Mapping[str, Collection[str]]
 
 
@@ -98,6 +99,11 @@ def _label(hunk: Hunk) -> str:
     return f"{hunk.path}: {hunk.summary()}"
 
 
+def not_written(reason: object) -> Phrase:
+    """``<reason>; not written``: why a file of the proposal was refused."""
+    return Phrase(QT_TR_NOOP("{reason}; not written"), reason=reason)
+
+
 def _read(workspace: Path, path: str) -> str | None:
     """The file's text (``""`` when missing, ``None`` when it is not UTF-8 text).
 
@@ -121,7 +127,7 @@ def _plan(workspace: Path, proposal: Proposal, selected: Selection | None) -> _P
             continue
         blocked = obstacle(workspace, entry.path)
         if blocked is not None:  # a link planted since Dream ran (checked again on each open)
-            plan.refused.append(RefusedFile(entry.path, f"{blocked}; not written"))
+            plan.refused.append(RefusedFile(entry.path, not_written(blocked)))
             continue
         hunks = proposal.hunks[entry.path]
         wanted = set(selected.get(entry.path, ())) if selected is not None else None
@@ -138,7 +144,7 @@ def _plan(workspace: Path, proposal: Proposal, selected: Selection | None) -> _P
         try:
             current = _read(workspace, entry.path)
         except NotFollowed as exc:
-            plan.refused.append(RefusedFile(entry.path, f"{exc.strerror}; not written"))
+            plan.refused.append(RefusedFile(entry.path, not_written(exc.strerror)))
             continue
         if current is None:  # not text any more: nothing of it can be matched
             plan.missing += [_label(h) for h in chosen]
@@ -205,7 +211,7 @@ def accept_proposal(
                 write_bytes(workspace, path, text.encode("utf-8"))
             except NotFollowed as exc:  # became a link since it was read: left as it is
                 del plan.texts[path]
-                plan.refused.append(RefusedFile(path, f"{exc.strerror}; not written"))
+                plan.refused.append(RefusedFile(path, not_written(exc.strerror)))
         store = MemoryStore(workspace)
         consume_batch(store, proposal.last)
         commit = None
@@ -233,28 +239,87 @@ def accept_proposal(
     )
 
 
-def _accept_message(proposal: Proposal, plan: _Plan, commit: str | None, error: str | None) -> str:
+def _accept_message(
+    proposal: Proposal, plan: _Plan, commit: str | None, error: str | None
+) -> Phrase:
     total = _offered(proposal, plan)
-    text = f"Accepted {plan.applied} of {total} proposed change(s)"
-    text += f" ({', '.join(plan.texts)})" if plan.texts else ""
-    text += f", committed as {commit[:7]}." if commit else "."
+    counts = {"applied": plan.applied, "total": total}
+    if plan.texts:
+        files = ", ".join(plan.texts)
+        head = (
+            Phrase(
+                QT_TR_NOOP(
+                    "Accepted {applied} of {total} proposed change(s) ({files}), "
+                    "committed as {commit}."
+                ),
+                **counts,
+                files=files,
+                commit=commit[:7],
+            )
+            if commit
+            else Phrase(
+                QT_TR_NOOP("Accepted {applied} of {total} proposed change(s) ({files})."),
+                **counts,
+                files=files,
+            )
+        )
+    elif commit:
+        head = Phrase(
+            QT_TR_NOOP("Accepted {applied} of {total} proposed change(s), committed as {commit}."),
+            **counts,
+            commit=commit[:7],
+        )
+    else:
+        head = Phrase(QT_TR_NOOP("Accepted {applied} of {total} proposed change(s)."), **counts)
+    parts: list[str] = [head]
     if plan.missing:
-        text += (
-            f" {len(plan.missing)} could not be applied because the file changed since Dream "
-            f"ran: {'; '.join(plan.missing)}."
+        parts.append(
+            Phrase(
+                QT_TR_NOOP(
+                    " {count} could not be applied because the file changed since Dream ran: "
+                    "{changes}."
+                ),
+                count=len(plan.missing),
+                changes="; ".join(plan.missing),
+            )
         )
     if plan.pinned:
-        text += f" {len(plan.pinned)} left out because they touch a pinned line."
+        parts.append(
+            Phrase(
+                QT_TR_NOOP(" {count} left out because they touch a pinned line."),
+                count=len(plan.pinned),
+            )
+        )
     if plan.refused:
         count = len(plan.refused)
         names = ", ".join(shown_path(r.path, 60) for r in plan.refused)
-        text += (
-            f" {count} file entr{'y' if count == 1 else 'ies'} refused, not written: {names}"
-            + (" (why: in the commit message)." if commit else ".")
-        )
+        if count == 1:
+            template = (
+                QT_TR_NOOP(
+                    " 1 file entry refused, not written: {names} (why: in the commit message)."
+                )
+                if commit
+                else QT_TR_NOOP(" 1 file entry refused, not written: {names}.")
+            )
+            parts.append(Phrase(template, names=names))
+        else:
+            template = (
+                QT_TR_NOOP(
+                    " {count} file entries refused, not written: {names} (why: in the commit "
+                    "message)."
+                )
+                if commit
+                else QT_TR_NOOP(" {count} file entries refused, not written: {names}.")
+            )
+            parts.append(Phrase(template, count=count, names=names))
     if error:
-        text += f" The files were saved, but the history could not record them: {error}"
-    return text
+        parts.append(
+            Phrase(
+                QT_TR_NOOP(" The files were saved, but the history could not record them: {error}"),
+                error=error,
+            )
+        )
+    return joined(*parts)
 
 
 def reject_proposal(workspace: Path) -> ReviewOutcome:
@@ -274,10 +339,13 @@ def reject_proposal(workspace: Path) -> ReviewOutcome:
     return ReviewOutcome(
         "rejected",
         consumed_to=proposal.last,
-        message=(
-            f"Rejected Dream's proposal; nothing was changed. History entries "
-            f"{proposal.first}..{proposal.last} count as read, so Dream will not propose them "
-            "again."
+        message=Phrase(
+            QT_TR_NOOP(
+                "Rejected Dream's proposal; nothing was changed. History entries "
+                "{first}..{last} count as read, so Dream will not propose them again."
+            ),
+            first=proposal.first,
+            last=proposal.last,
         ),
     )
 
@@ -310,7 +378,7 @@ def vet_proposal(workspace: Path, proposal: Proposal) -> Proposal:
         if reason is None:
             kept.append(entry)
         else:
-            refused.append(RefusedFile(entry.path, f"{reason}; not written"))
+            refused.append(RefusedFile(entry.path, not_written(reason)))
     if len(kept) == len(proposal.files):
         return proposal
     return replace(proposal, files=tuple(kept), refused=tuple(refused))

@@ -29,6 +29,7 @@ from desktop.ui.memory.look import mute
 from desktop.ui.memory.notice_bar import NoticeBar
 from desktop.ui.memory.pins_panel import PinsPanel, line_at_cursor, pin_selections
 from desktop.ui.memory.snapshot import MEMORY_FILES, read_file, save_memory_file
+from desktop.ui.phrase_text import shown
 
 DESCRIPTIONS = {
     "memory/MEMORY.md": QT_TR_NOOP(
@@ -207,7 +208,7 @@ class MemoryFilesView(QWidget):
             pin = await asyncio.to_thread(PinStore(self.workspace).pin, name, text)
         except (PinError, OSError) as exc:
             self.notice.show_message(
-                "warning", tr("The line was not pinned: {error}").format(error=exc)
+                "warning", tr("The line was not pinned: {error}").format(error=shown(exc))
             )
             return None
         if pin not in self._pins:
@@ -225,7 +226,7 @@ class MemoryFilesView(QWidget):
             removed = await asyncio.to_thread(PinStore(self.workspace).unpin, name, text)
         except OSError as exc:
             self.notice.show_message(
-                "error", tr("The pin was not removed: {error}").format(error=exc)
+                "error", tr("The pin was not removed: {error}").format(error=shown(exc))
             )
             return False
         self.set_pins([p for p in self._pins if not (p.path == name and p.text == text)])
@@ -288,12 +289,14 @@ class MemoryFilesView(QWidget):
             self.notice.show_message(
                 "warning",
                 tr("Saved {file}, but it could not be recorded in the history: {error}").format(
-                    file=name, error=outcome.git_error
+                    file=name, error=shown(outcome.git_error)
                 ),
             )
         elif outcome.commit:
             pins = (
-                (" " + "; ".join(outcome.pin_notes).capitalize() + ".") if outcome.pin_notes else ""
+                (" " + "; ".join(shown(note) for note in outcome.pin_notes).capitalize() + ".")
+                if outcome.pin_notes
+                else ""
             )
             self.notice.show_message(
                 "success",

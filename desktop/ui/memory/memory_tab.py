@@ -20,6 +20,7 @@ from desktop.ui.memory.notice_bar import NoticeBar
 from desktop.ui.memory.review_view import ReviewView
 from desktop.ui.memory.snapshot import MEMORY_FILES, MemorySnapshot, load_snapshot
 from desktop.ui.memory.timeline_view import TimelineView
+from desktop.ui.phrase_text import shown
 from desktop.ui.services import AppServices
 
 log = logging.getLogger(__name__)
@@ -189,12 +190,13 @@ class MemoryTab(QWidget):
             else tr("History log"),
         )
         if snapshot.notices:
-            text = "; ".join(snapshot.notices)
-            if not text.startswith("Memory history"):
+            english = "; ".join(snapshot.notices)
+            text = "; ".join(shown(notice) for notice in snapshot.notices)
+            if not english.startswith("Memory history"):
                 text = tr("Memory history: {notices}").format(notices=text)
             self.notice.show_message("info", text)
         if snapshot.proposal_warning and not snapshot.proposal_unrecorded:
-            self.notice.show_message("warning", snapshot.proposal_warning)
+            self.notice.show_message("warning", shown(snapshot.proposal_warning))
 
     # -- review -------------------------------------------------------------------------
     def _set_proposal(self, snapshot: MemorySnapshot) -> None:
@@ -252,10 +254,7 @@ class MemoryTab(QWidget):
 
     def _review_decided(self, outcome: object) -> None:
         self.pages.setCurrentIndex(TIMELINE if getattr(outcome, "commit", None) else FILES)
-        message = str(getattr(outcome, "message", ""))
-        message = (
-            tr(message) if message else ""
-        )  # translated when it is one of the core's fixed texts
+        message = shown(getattr(outcome, "message", ""))  # the core's phrase, translated
         worry = any(getattr(outcome, name, None) for name in ("refused", "not_applicable"))
         level: Tone = "warning" if worry or getattr(outcome, "git_error", None) else "success"
         if message:

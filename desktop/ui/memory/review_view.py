@@ -42,6 +42,7 @@ from desktop.ui.i18n import QT_TR_NOOP, tr
 from desktop.ui.memory.files_view import mono_font
 from desktop.ui.memory.look import Tone, mute, tint, tone
 from desktop.ui.memory.notice_bar import NoticeBar
+from desktop.ui.phrase_text import shown
 
 log = logging.getLogger(__name__)
 
@@ -263,7 +264,7 @@ class ReviewView(QWidget):
             if refusal is not None:
                 self.title.setText(tr(REFUSED_TITLE))
                 self.subtitle.setText(
-                    tr("{reason} Nothing in your memory was changed.").format(reason=refusal)
+                    tr("{reason} Nothing in your memory was changed.").format(reason=shown(refusal))
                 )
             else:
                 self.title.setText(tr("No Dream proposal is waiting"))
@@ -329,12 +330,14 @@ class ReviewView(QWidget):
                 select = item
         for refusal_entry in proposal.refused:
             item = QTreeWidgetItem(
-                self.tree, [tr("Refused: {entry}").format(entry=refusal_entry.label)]
+                self.tree, [tr("Refused: {entry}").format(entry=shown(refusal_entry.label))]
             )
             item.setData(0, REFUSED_ROLE, refusal_entry.label)
             item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable)
             item.setForeground(0, tone("error"))
-            item.setToolTip(0, "\n".join((refusal_entry.label, tr("This file is never written."))))
+            item.setToolTip(
+                0, "\n".join((shown(refusal_entry.label), tr("This file is never written.")))
+            )
         self.tree.blockSignals(False)
         if proposal.refused:
             count = len(proposal.refused)
@@ -434,7 +437,7 @@ class ReviewView(QWidget):
             outcome = await asyncio.to_thread(action, *args)
         except (ProposalBusy, OSError) as exc:
             self.notice.show_message(
-                "error", tr("The proposal was not decided: {error}").format(error=exc)
+                "error", tr("The proposal was not decided: {error}").format(error=shown(exc))
             )
             return None
         finally:
@@ -444,8 +447,8 @@ class ReviewView(QWidget):
             if outcome.not_applicable or outcome.git_error or outcome.refused
             else "success"
         )
-        self.notice.show_message(  # the core's message (translated when it is a fixed text)
-            level if outcome.status == "accepted" else "info", tr(outcome.message)
+        self.notice.show_message(  # the core's message, translated
+            level if outcome.status == "accepted" else "info", shown(outcome.message)
         )
         self.decided.emit(outcome)
         return outcome
@@ -472,7 +475,7 @@ class ReviewView(QWidget):
             proposal = await asyncio.to_thread(edit_proposal, self.workspace, path, text)
         except (LookupError, ProposalBusy, OSError) as exc:
             self.notice.show_message(
-                "error", tr("The edit was not kept: {error}").format(error=exc)
+                "error", tr("The edit was not kept: {error}").format(error=shown(exc))
             )
             return None
         self.set_proposal(proposal)
@@ -508,6 +511,11 @@ class ReviewView(QWidget):
                 self._unticked.add(str(hunk_id))
         self._show_diff()
 
+    def _refused_label(self, label: str) -> str:
+        """The refused entry's label as the core made it (a phrase), found by its English."""
+        entries = self._proposal.refused if self._proposal is not None else ()
+        return next((r.label for r in entries if r.label == label), label)
+
     def _show_diff(self) -> None:
         proposal, path = self._proposal, self.current_path()
         self.diff.clear()
@@ -518,7 +526,7 @@ class ReviewView(QWidget):
             self.diff.setPlainText(
                 "\n\n".join(
                     (
-                        tr("Refused: {entry}").format(entry=refused),
+                        tr("Refused: {entry}").format(entry=shown(self._refused_label(refused))),
                         tr(
                             "This entry of the proposal names a file Dream may not change, or "
                             "one that a link now stands in the way of. It is not offered, and "

@@ -92,7 +92,7 @@ def load_snapshot(workspace: Path, git: GitStore, *, ensure_repo: bool) -> Memor
         commits = git.log(limit=TIMELINE_LIMIT)
         notices += git.take_notices()
     except GitStoreError as exc:
-        error = str(exc)
+        error = exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], str) else str(exc)
     proposals, pin_store = ProposalStore(workspace), PinStore(workspace)
     proposal = proposals.load() if proposals.exists() else None
     proposal = vet_proposal(workspace, proposal) if proposal is not None else None
@@ -152,4 +152,5 @@ def save_memory_file(workspace: Path, git: GitStore, name: str, text: str) -> Sa
     try:
         return SaveOutcome(git.commit_edit(name), pin_notes=notes)
     except GitStoreError as exc:
-        return SaveOutcome(None, str(exc), notes)
+        message = exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], str) else str(exc)
+        return SaveOutcome(None, message, notes)

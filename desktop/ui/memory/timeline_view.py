@@ -24,6 +24,7 @@ from desktop.ui.memory.dream_bar import DreamBar, DreamCancelled
 from desktop.ui.memory.look import Tone
 from desktop.ui.memory.notice_bar import NoticeBar
 from desktop.ui.memory.snapshot import TIMELINE_LIMIT
+from desktop.ui.phrase_text import shown
 from desktop.ui.services import AppServices
 
 if TYPE_CHECKING:
@@ -100,7 +101,8 @@ class TimelineView(QWidget):
         self.commits.set_commits(commits)
         if error:
             self.notice.show_message(
-                "error", tr("The memory history could not be read: {error}").format(error=error)
+                "error",
+                tr("The memory history could not be read: {error}").format(error=shown(error)),
             )
         target = self._select_next
         self._select_next = None
@@ -124,14 +126,14 @@ class TimelineView(QWidget):
             target = await asyncio.to_thread(self.git.info, sha)
             new = await asyncio.to_thread(self.git.revert, target.sha, author="user")
         except RevertConflict as exc:
-            self.notice.show_message("error", exc.message)
+            self.notice.show_message("error", shown(exc))
             return None
         except RevertRefused as exc:
-            self.notice.show_message("warning", str(exc))
+            self.notice.show_message("warning", shown(exc))
             return None
         except GitStoreError as exc:
             self.notice.show_message(
-                "error", tr("Could not undo the change: {error}").format(error=exc)
+                "error", tr("Could not undo the change: {error}").format(error=shown(exc))
             )
             return None
         finally:
@@ -167,7 +169,7 @@ class TimelineView(QWidget):
             diffs = await asyncio.to_thread(self.git.show, sha)
         except GitStoreError as exc:
             self.detail.diff.setPlaceholderText(
-                tr("The changes could not be read: {error}").format(error=exc)
+                tr("The changes could not be read: {error}").format(error=shown(exc))
             )
             return
         self.detail.set_diffs(sha, diffs)
@@ -193,7 +195,7 @@ class TimelineView(QWidget):
         elif isinstance(outcome, _dream_result_type()):
             # the core's message: translated when it is one of its fixed texts
             text = (
-                tr(outcome.message)
+                shown(outcome.message)
                 if outcome.message
                 else tr("Dream finished: {status}.").format(status=outcome.status)
             )

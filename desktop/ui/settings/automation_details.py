@@ -14,6 +14,7 @@ from desktop.core.config.paths import default_config_path
 from desktop.core.cron.automations import run_command
 from desktop.core.cron.overview import JobRow
 from desktop.ui.i18n import tr
+from desktop.ui.phrase_text import shown
 from desktop.ui.settings.widgets import button, heading, hint
 
 
@@ -77,7 +78,7 @@ class AutomationDetails(QWidget):
             self.copy_button.setEnabled(False)
             return
         self.title.setText(tr("Past runs of “{name}”").format(name=row.name))
-        self.past.addItems(list(row.past) or [tr("No runs yet.")])
+        self.past.addItems([shown(run) for run in row.past] or [tr("No runs yet.")])
         if row.ended:  # gone from the schedule: nothing to run
             self.command.clear()
             self.command.setPlaceholderText(tr("It ran and left the schedule"))

@@ -21,6 +21,7 @@ from desktop.core.cron.automations import PROBLEMS, STATUS_LABELS, problems_of, 
 from desktop.core.cron.overview import JobRow
 from desktop.core.cron.spec import local_time
 from desktop.ui.i18n import QT_TR_NOOP, tr
+from desktop.ui.phrase_text import shown
 from desktop.ui.settings.widgets import is_dark
 
 #: The colour of a status that needs attention (light theme, dark theme).
@@ -132,7 +133,7 @@ class AutomationTable(QTableWidget):
             for index, row in enumerate(rows):
                 # The last outcome in words when we ran it (delivered where, failed why);
                 # just the time when another program (nanobot) did.
-                last = row.last or local_time(row.last_ms, tz)
+                last = shown(row.last) or local_time(row.last_ms, tz)
                 cells = (
                     row.name,
                     status_words(row, now_ms),

@@ -48,6 +48,7 @@ from desktop.core.cron.snooze import SNOOZE_CHOICES, reminder_for, snooze, snooz
 from desktop.core.cron.spec import local_time
 from desktop.ui.chat.snackbar import Snackbar
 from desktop.ui.i18n import QT_TR_NOOP, tr
+from desktop.ui.phrase_text import shown
 from desktop.ui.settings.automation_details import AutomationDetails
 from desktop.ui.settings.automation_form import ReminderForm
 from desktop.ui.settings.automation_table import AutomationTable, renameable
@@ -322,7 +323,7 @@ class AutomationsPage(SettingsPage):
                 **schedule,  # type: ignore[arg-type]
             )
         except ValueError as exc:
-            self.status.error(tr("Not saved: {error}").format(error=exc))
+            self.status.error(tr("Not saved: {error}").format(error=shown(exc)))
             return
         if form.generation == generation:  # else the person moved on while it saved
             form.editing = job.id
@@ -337,7 +338,9 @@ class AutomationsPage(SettingsPage):
         try:
             await cron.run_now(row.id)
         except (KeyError, RuntimeError) as exc:
-            self.status.error(tr("Not run: {error}").format(error=exc.args[0] if exc.args else exc))
+            self.status.error(
+                tr("Not run: {error}").format(error=shown(exc.args[0] if exc.args else exc))
+            )
             return
         await self.refresh()
         self.status.ok(tr("Ran '{name}'; its receipt is under Past runs.").format(name=row.name))
@@ -361,7 +364,7 @@ class AutomationsPage(SettingsPage):
         try:
             job = await asyncio.to_thread(rename_job, cron, job_id, name)
         except ValueError as exc:
-            self.status.error(tr("Not renamed: {error}").format(error=exc))
+            self.status.error(tr("Not renamed: {error}").format(error=shown(exc)))
         else:
             self.status.ok(tr("Renamed to '{name}'.").format(name=job.name))
             if self.form.editing == job_id:  # else its Save changes would put the old name back
@@ -380,7 +383,7 @@ class AutomationsPage(SettingsPage):
         try:
             deleted = await asyncio.to_thread(delete_reminder, cron, row.id)
         except ValueError as exc:
-            self.status.error(tr("Not deleted: {error}").format(error=exc))
+            self.status.error(tr("Not deleted: {error}").format(error=shown(exc)))
             return
         self.form.clear(focus=False)
         if deleted is not None:
@@ -410,7 +413,7 @@ class AutomationsPage(SettingsPage):
         try:
             await asyncio.to_thread(undo_delete, cron, deleted)
         except ValueError as exc:
-            self.status.error(tr("Not put back: {error}").format(error=exc))
+            self.status.error(tr("Not put back: {error}").format(error=shown(exc)))
             return
         self.status.ok(tr("Put '{name}' back.").format(name=deleted.name))
         await self.refresh()

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
 from desktop.core.engine.skills import SKILL_NAME_MAX, skill_name_problem
 from desktop.ui.i18n import QT_TR_NOOP, tr
 from desktop.ui.memory.look import tone
+from desktop.ui.phrase_text import shown
 
 INTRO = QT_TR_NOOP(
     "A skill teaches the assistant a workflow. It starts from the skill-creator template; "
@@ -93,7 +94,7 @@ class NewSkillDialog(QDialog):
             return ""
         problem = skill_name_problem(name) if name else QT_TR_NOOP("Give the skill a folder name.")
         if problem is not None:
-            return tr(problem)
+            return shown(problem)
         if name in self._taken:
             return tr("A workspace skill called {name} already exists; edit it instead.").format(
                 name=name

@@ -23,6 +23,7 @@ from desktop.ui.i18n import QT_TR_NOOP, tr
 from desktop.ui.memory.files_view import mono_font
 from desktop.ui.memory.look import mute
 from desktop.ui.memory.notice_bar import NoticeBar
+from desktop.ui.phrase_text import shown
 from desktop.ui.skills.skill_files import save_skill
 
 HINT = QT_TR_NOOP(
@@ -146,7 +147,7 @@ class SkillEditor(QWidget):
                 tr(
                     "Not saved: {error}. Your text is still here; fix the frontmatter and "
                     "save again."
-                ).format(error=exc),
+                ).format(error=shown(exc)),
             )
             return False
         except OSError as exc:

@@ -16,12 +16,15 @@ import yaml
 
 from desktop.core.engine.skills import SKILL_FILE, parse_skill, skill_name_problem
 from desktop.core.utils.atomic import atomic_write_text
-from desktop.core.utils.i18n import QT_TR_NOOP
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 from desktop.core.utils.resources import data_path
 
 DELETED_DIR = ".deleted"
 _FENCE = re.compile(r"^```[^\n]*\n(---\n.*?)^```", re.DOTALL | re.MULTILINE)
 _FALLBACK_BODY = "# {title}\n\n1. ...\n"
+
+
+EXISTS = QT_TR_NOOP("A workspace skill called {name} already exists.")
 
 
 def _title(name: str) -> str:
@@ -70,10 +73,12 @@ def create_skill(workspace: Path, name: str, description: str) -> Path:
     if problem:
         raise ValueError(problem)
     if not description.strip():
-        raise ValueError(QT_TR_NOOP("Say in one line what the skill does and when to use it."))
+        raise ValueError(
+            Phrase(QT_TR_NOOP("Say in one line what the skill does and when to use it."))
+        )
     folder = Path(workspace) / "skills" / name
     if folder.exists():
-        raise FileExistsError(f"A workspace skill called {name!r} already exists.")
+        raise FileExistsError(Phrase(EXISTS, name=repr(name)))
     text = skill_template(name, description)
     parse_skill(text, name)  # the template must itself be valid
     folder.mkdir(parents=True)
@@ -103,7 +108,9 @@ def set_aside_skill(workspace: Path, name: str) -> Path:
     skills = Path(workspace) / "skills"
     folder = skills / name
     if not folder.is_dir() or name.startswith(".") or "/" in name:
-        raise FileNotFoundError(f"There is no workspace skill called {name!r}.")
+        raise FileNotFoundError(
+            Phrase(QT_TR_NOOP("There is no workspace skill called {name}."), name=repr(name))
+        )
     stamp = time.strftime("%Y%m%d-%H%M%S")
     target = skills / DELETED_DIR / f"{name}-{stamp}"
     counter = 1
@@ -124,9 +131,16 @@ def restore_skill(aside: Path, workspace: Path, name: str) -> Path:
     """
     folder = Path(workspace) / "skills" / name
     if folder.exists():
-        raise FileExistsError(f"A workspace skill called {name!r} exists again; not restored.")
+        raise FileExistsError(
+            Phrase(
+                QT_TR_NOOP("A workspace skill called {name} exists again; not restored."),
+                name=repr(name),
+            )
+        )
     if not aside.is_dir():
-        raise FileNotFoundError(f"{aside} is gone; nothing to restore.")
+        raise FileNotFoundError(
+            Phrase(QT_TR_NOOP("{folder} is gone; nothing to restore."), folder=str(aside))
+        )
     shutil.move(str(aside), str(folder))
     return folder / SKILL_FILE
 
@@ -140,6 +154,6 @@ def copy_builtin(builtin_file: Path, workspace: Path) -> Path:
     source = builtin_file.parent
     folder = Path(workspace) / "skills" / source.name
     if folder.exists():
-        raise FileExistsError(f"A workspace skill called {source.name!r} already exists.")
+        raise FileExistsError(Phrase(EXISTS, name=repr(source.name)))
     shutil.copytree(source, folder)
     return folder / SKILL_FILE

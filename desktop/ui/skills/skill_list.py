@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 from desktop.core.engine.skills import SkillListing
 from desktop.ui.i18n import QT_TR_NOOP, tr
 from desktop.ui.memory.look import Tone, tint, tone
+from desktop.ui.phrase_text import shown
 
 ListingRole = Qt.ItemDataRole.UserRole + 1
 PAD = 8
@@ -41,7 +42,7 @@ def missing_text(missing: tuple[str, ...]) -> str:
 def status_line(listing: SkillListing) -> tuple[Tone, str] | None:
     """The third line of a row: what is wrong or special about the skill, if anything."""
     if listing.error:
-        return "error", tr("✕ Not usable: {reason}").format(reason=listing.error)
+        return "error", tr("✕ Not usable: {reason}").format(reason=shown(listing.error))
     skill = listing.skill
     if skill is not None and not skill.available:
         return "warning", tr("⚠ Unavailable, missing {items}").format(

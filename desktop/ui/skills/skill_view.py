@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
 from desktop.core.engine.skills import SkillListing, split_frontmatter
 from desktop.ui.i18n import QT_TR_NOOP, tr
 from desktop.ui.memory.look import mute, tone
+from desktop.ui.phrase_text import shown
 
 READ_ONLY_TIP = QT_TR_NOOP(
     "Builtin skills are read-only. Copy it to the workspace to change it; the copy "
@@ -164,7 +165,7 @@ class SkillView(QWidget):
                 tr(
                     "<b>Not usable</b> — {reason}. The assistant skips this skill until it is "
                     "fixed."
-                ).format(reason=html.escape(listing.error)),
+                ).format(reason=html.escape(shown(listing.error))),
             )
         elif listing.skill is not None and not listing.skill.available:
             color = tone("warning")

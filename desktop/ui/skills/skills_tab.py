@@ -24,6 +24,7 @@ from desktop.core.engine.skills import SkillListing, SkillsLoader
 from desktop.core.utils.tasks import TaskOwner
 from desktop.ui.i18n import tr
 from desktop.ui.memory.notice_bar import NoticeBar
+from desktop.ui.phrase_text import shown
 from desktop.ui.services import AppServices
 from desktop.ui.skills.new_skill_dialog import NewSkillDialog
 from desktop.ui.skills.skill_editor import SkillEditor
@@ -171,7 +172,7 @@ class SkillsTab(QWidget):
             path = await asyncio.to_thread(create_skill, self.workspace, name, description)
         except (ValueError, OSError) as exc:
             self.notice.show_message(
-                "error", tr("The skill was not created: {error}").format(error=tr(str(exc)))
+                "error", tr("The skill was not created: {error}").format(error=shown(exc))
             )
             return None
         self.notice.show_message(
@@ -226,13 +227,13 @@ class SkillsTab(QWidget):
             aside = await asyncio.to_thread(set_aside_skill, self.workspace, name)
         except OSError as exc:
             self.notice.show_message(
-                "error", tr("{name} was not deleted: {error}").format(name=name, error=exc)
+                "error", tr("{name} was not deleted: {error}").format(name=name, error=shown(exc))
             )
             return None
-        shown = aside.relative_to(self.workspace).as_posix()
+        moved = aside.relative_to(self.workspace).as_posix()
         self.notice.show_message(
             "info",
-            tr("Deleted {name}. Its folder was moved to {folder}.").format(name=name, folder=shown),
+            tr("Deleted {name}. Its folder was moved to {folder}.").format(name=name, folder=moved),
             [
                 (
                     tr("Undo"),
@@ -250,7 +251,7 @@ class SkillsTab(QWidget):
             path = await asyncio.to_thread(restore_skill, aside, self.workspace, name)
         except OSError as exc:
             self.notice.show_message(
-                "error", tr("{name} was not restored: {error}").format(name=name, error=exc)
+                "error", tr("{name} was not restored: {error}").format(name=name, error=shown(exc))
             )
             return
         self.notice.show_message("success", tr("Restored {name}.").format(name=name))
@@ -348,7 +349,9 @@ class SkillsTab(QWidget):
             except OSError as exc:
                 self.notice.show_message(
                     "error",
-                    tr("{name} was not copied: {error}").format(name=listing.name, error=exc),
+                    tr("{name} was not copied: {error}").format(
+                        name=listing.name, error=shown(exc)
+                    ),
                 )
                 return
             self.notice.show_message(
