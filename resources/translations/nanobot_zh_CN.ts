@@ -779,8 +779,114 @@ Click to remove</source>
             <translation>已拒绝</translation>
         </message>
         <message>
+            <source>'at' must be an ISO time like 2026-05-01T09:30, got {text}</source>
+            <translation>“at”必须是 ISO 时间，如 2026-05-01T09:30，收到的是 {text}</translation>
+        </message>
+        <message>
+            <source>give exactly one of every_seconds, cron_expr or at (got {given})</source>
+            <translation>every_seconds、cron_expr 和 at 必须且只能给出一个（收到 {given}）</translation>
+        </message>
+        <message>
+            <source>give exactly one of every_seconds, cron_expr or at</source>
+            <translation>every_seconds、cron_expr 和 at 必须且只能给出一个</translation>
+        </message>
+        <message>
+            <source>tz only applies to cron_expr or at</source>
+            <translation>tz 只适用于 cron_expr 或 at</translation>
+        </message>
+        <message>
+            <source>every_seconds must be at least 1, got {value}</source>
+            <translation>every_seconds 至少为 1，收到的是 {value}</translation>
+        </message>
+        <message>
+            <source>over budget</source>
+            <extracomment>How a skipped run's ``cause`` reads.</extracomment>
+            <translation>超出预算</translation>
+        </message>
+        <message>
+            <source>paused</source>
+            <translation>已暂停</translation>
+        </message>
+        <message>
+            <source>no pop-up: reminders are paused</source>
+            <translation>无弹窗：提醒已暂停</translation>
+        </message>
+        <message>
+            <source>delivered</source>
+            <extracomment>A receipt's outcome in words (one the code does not know reads as it is).</extracomment>
+            <translation>已送达</translation>
+        </message>
+        <message>
+            <source>ran</source>
+            <translation>已运行</translation>
+        </message>
+        <message>
             <source>failed</source>
             <translation>失败</translation>
+        </message>
+        <message>
+            <source>undelivered</source>
+            <translation>未送达</translation>
+        </message>
+        <message>
+            <source>skipped</source>
+            <translation>已跳过</translation>
+        </message>
+        <message>
+            <source>done</source>
+            <translation>已完成</translation>
+        </message>
+        <message>
+            <source>snoozed</source>
+            <translation>已稍后提醒</translation>
+        </message>
+        <message>
+            <source>its text shown quietly on {places}</source>
+            <translation>其内容已在 {places} 静默显示</translation>
+        </message>
+        <message>
+            <source>its text shown on {places}</source>
+            <translation>其内容已在 {places} 显示</translation>
+        </message>
+        <message>
+            <source>shown quietly on {places}</source>
+            <translation>已在 {places} 静默显示</translation>
+        </message>
+        <message>
+            <source>shown on {places}</source>
+            <translation>已在 {places} 显示</translation>
+        </message>
+        <message>
+            <source>{outcome} quietly to {places}</source>
+            <translation>{outcome}（静默）至 {places}</translation>
+        </message>
+        <message>
+            <source>{outcome} to {places}</source>
+            <translation>{outcome}至 {places}</translation>
+        </message>
+        <message>
+            <source>{first}; {second}</source>
+            <translation>{first}；{second}</translation>
+        </message>
+        <message>
+            <source> ({notes})</source>
+            <translation>（{notes}）</translation>
+        </message>
+        <message>
+            <source> at {time}</source>
+            <translation>，时间 {time}</translation>
+        </message>
+        <message>
+            <source> (late: due {due}, {missed} runs missed)</source>
+            <translation>（延迟：应于 {due} 运行，错过 {missed} 次）</translation>
+        </message>
+        <message>
+            <source> (late: due {due})</source>
+            <translation>（延迟：应于 {due} 运行）</translation>
+        </message>
+        <message>
+            <source>; {outcome} by you at {time}</source>
+            <translation>；你于 {time} {outcome}</translation>
         </message>
         <message>
             <source>succeeded</source>
@@ -2563,6 +2669,23 @@ The recording is kept: {path}</source>
         <message>
             <source>Ran</source>
             <translation>已运行</translation>
+        </message>
+        <message>
+            <source>a name cannot be empty</source>
+            <extracomment>What ``status:`` accepts: a word → the statuses or problems it stands for. A job whose next run is this far in the past is overdue (the scheduler is not running it). Longest name a rename accepts. The command-line program.</extracomment>
+            <translation>名称不能为空</translation>
+        </message>
+        <message>
+            <source>a name has at most {count} characters</source>
+            <translation>名称最多 {count} 个字符</translation>
+        </message>
+        <message>
+            <source>{job} is a system job; its name is fixed</source>
+            <translation>{job} 是系统任务，名称不可更改</translation>
+        </message>
+        <message>
+            <source>no job with id {job} (deleted elsewhere?)</source>
+            <translation>没有 ID 为 {job} 的任务（可能已在别处删除？）</translation>
         </message>
         <message>
             <source>10 min</source>
@@ -5040,20 +5163,208 @@ Clear the search or show All.</source>
             <translation>请为技能命名。</translation>
         </message>
         <message>
+            <source>A skill name has at most {count} characters.</source>
+            <translation>技能名称最多 {count} 个字符。</translation>
+        </message>
+        <message>
             <source>Use lowercase letters, digits and single hyphens between words (for example: pdf-tables).</source>
             <translation>请使用小写字母、数字，单词之间用单个连字符连接（例如：pdf-tables）。</translation>
+        </message>
+        <message>
+            <source>{field} must be a list of names</source>
+            <translation>{field} 必须是名称列表</translation>
+        </message>
+        <message>
+            <source>metadata is not valid JSON: {error}</source>
+            <translation>metadata 不是有效的 JSON：{error}</translation>
+        </message>
+        <message>
+            <source>metadata must be a mapping</source>
+            <translation>metadata 必须是映射</translation>
+        </message>
+        <message>
+            <source>metadata.nanobot must be a mapping</source>
+            <translation>metadata.nanobot 必须是映射</translation>
+        </message>
+        <message>
+            <source>{field} must be true or false</source>
+            <translation>{field} 必须是 true 或 false</translation>
+        </message>
+        <message>
+            <source>no frontmatter (the file must start with a --- block)</source>
+            <translation>缺少 frontmatter（文件必须以 --- 块开头）</translation>
+        </message>
+        <message>
+            <source>frontmatter is not valid YAML: {error}</source>
+            <translation>frontmatter 不是有效的 YAML：{error}</translation>
+        </message>
+        <message>
+            <source>frontmatter is nested too deeply to read</source>
+            <translation>frontmatter 嵌套过深，无法读取</translation>
+        </message>
+        <message>
+            <source>frontmatter must be a mapping of fields</source>
+            <translation>frontmatter 必须是字段映射</translation>
+        </message>
+        <message>
+            <source>name {name} does not match the folder name {folder}</source>
+            <translation>名称 {name} 与文件夹名 {folder} 不一致</translation>
+        </message>
+        <message>
+            <source>description is missing</source>
+            <translation>缺少 description</translation>
+        </message>
+        <message>
+            <source>metadata.nanobot.requires must be a mapping</source>
+            <translation>metadata.nanobot.requires 必须是映射</translation>
+        </message>
+        <message>
+            <source>the frontmatter is nested too deeply to read</source>
+            <translation>frontmatter 嵌套过深，无法读取</translation>
         </message>
         <message>
             <source>Nothing new to dream about.</source>
             <translation>没有可供梦境整理的新内容。</translation>
         </message>
         <message>
+            <source>Dream did not run: {reason}</source>
+            <translation>梦境整理未运行：{reason}</translation>
+        </message>
+        <message>
+            <source>the analysis call failed: {error}</source>
+            <translation>分析调用失败：{error}</translation>
+        </message>
+        <message>
+            <source>the analysis came back empty</source>
+            <translation>分析结果为空</translation>
+        </message>
+        <message>
+            <source>Nothing worth keeping in entries {first}..{last}; moved on.</source>
+            <translation>条目 {first}..{last} 中没有值得保留的内容，已跳过。</translation>
+        </message>
+        <message>
+            <source> Nothing was proposed.</source>
+            <translation>未提出任何修改。</translation>
+        </message>
+        <message>
+            <source> Left out: {files}.</source>
+            <translation>已略过：{files}。</translation>
+        </message>
+        <message>
+            <source>Dream found nothing to change.</source>
+            <translation>梦境整理没有发现需要修改的内容。</translation>
+        </message>
+        <message>
+            <source>Dream proposes {count} change(s) ({names}); nothing changes until you review them in the Memory tab.</source>
+            <translation>梦境整理提出了 {count} 处修改（{names}）；在你于“记忆”标签页审阅之前不会做任何改动。</translation>
+        </message>
+        <message>
+            <source>applying the analysis failed: {error}</source>
+            <translation>应用分析结果失败：{error}</translation>
+        </message>
+        <message>
+            <source>Dream changed {count} file(s) but could not commit: {error}</source>
+            <translation>梦境整理修改了 {count} 个文件，但无法提交：{error}</translation>
+        </message>
+        <message>
+            <source>Dream failed ({why}); entries {first}..{last} will be retried next time (attempt {count} of {limit}).</source>
+            <translation>梦境整理失败（{why}）；条目 {first}..{last} 将在下次重试（第 {count} 次，共 {limit} 次）。</translation>
+        </message>
+        <message>
+            <source>Dream failed ({why}) on entries {first}..{last}, attempt {count} of {limit}; skipped them (they stay in history.jsonl).</source>
+            <translation>梦境整理处理条目 {first}..{last} 失败（{why}），第 {count} 次，共 {limit} 次；已跳过这些条目（它们仍保留在 history.jsonl 中）。</translation>
+        </message>
+        <message>
+            <source> Edits made before the failure were kept: {files}.</source>
+            <translation>失败前所做的修改已保留：{files}。</translation>
+        </message>
+        <message>
+            <source>no files</source>
+            <translation>无文件</translation>
+        </message>
+        <message>
+            <source>Dream made {count} change(s) ({files}), committed as {commit}.</source>
+            <translation>梦境整理做了 {count} 处修改（{files}），已提交为 {commit}。</translation>
+        </message>
+        <message>
+            <source>Dream made {count} change(s) ({files}).</source>
+            <translation>梦境整理做了 {count} 处修改（{files}）。</translation>
+        </message>
+        <message>
             <source>Dream did not run: its last proposal is still waiting for your review (Memory tab → Dream review). Accept or reject it first.</source>
             <translation>梦境整理未运行：它的上一份提案仍在等你审阅（记忆标签页 → 梦境整理审阅）。请先接受或拒绝它。</translation>
         </message>
         <message>
+            <source> Pinned lines were kept as they were ({count} change(s) of them dropped: {changes}).</source>
+            <translation>已固定的行保持原样（放弃了其中 {count} 处修改：{changes}）。</translation>
+        </message>
+        <message>
+            <source> It stopped early: the token budget ({budget}) ran out.</source>
+            <translation>提前停止：令牌预算（{budget}）已用完。</translation>
+        </message>
+        <message>
+            <source> It stopped early: the iteration limit ({limit}) was reached.</source>
+            <translation>提前停止：已达到迭代上限（{limit}）。</translation>
+        </message>
+        <message>
+            <source> The model stopped answering; the run ended.</source>
+            <translation>模型停止了回答，本次运行结束。</translation>
+        </message>
+        <message>
             <source>No Dream proposal is waiting for review.</source>
             <translation>没有待审阅的梦境整理提案。</translation>
+        </message>
+        <message>
+            <source>{reason}; not written</source>
+            <translation>{reason}；未写入</translation>
+        </message>
+        <message>
+            <source>Accepted {applied} of {total} proposed change(s) ({files}), committed as {commit}.</source>
+            <translation>已接受 {total} 处建议修改中的 {applied} 处（{files}），已提交为 {commit}。</translation>
+        </message>
+        <message>
+            <source>Accepted {applied} of {total} proposed change(s) ({files}).</source>
+            <translation>已接受 {total} 处建议修改中的 {applied} 处（{files}）。</translation>
+        </message>
+        <message>
+            <source>Accepted {applied} of {total} proposed change(s), committed as {commit}.</source>
+            <translation>已接受 {total} 处建议修改中的 {applied} 处，已提交为 {commit}。</translation>
+        </message>
+        <message>
+            <source>Accepted {applied} of {total} proposed change(s).</source>
+            <translation>已接受 {total} 处建议修改中的 {applied} 处。</translation>
+        </message>
+        <message>
+            <source> {count} could not be applied because the file changed since Dream ran: {changes}.</source>
+            <translation>有 {count} 处无法应用，因为梦境整理运行后文件已有改动：{changes}。</translation>
+        </message>
+        <message>
+            <source> {count} left out because they touch a pinned line.</source>
+            <translation>有 {count} 处因涉及已固定的行而被略过。</translation>
+        </message>
+        <message>
+            <source> 1 file entry refused, not written: {names} (why: in the commit message).</source>
+            <translation>1 个文件条目被拒绝，未写入：{names}（原因见提交说明）。</translation>
+        </message>
+        <message>
+            <source> 1 file entry refused, not written: {names}.</source>
+            <translation>1 个文件条目被拒绝，未写入：{names}。</translation>
+        </message>
+        <message>
+            <source> {count} file entries refused, not written: {names} (why: in the commit message).</source>
+            <translation>{count} 个文件条目被拒绝，未写入：{names}（原因见提交说明）。</translation>
+        </message>
+        <message>
+            <source> {count} file entries refused, not written: {names}.</source>
+            <translation>{count} 个文件条目被拒绝，未写入：{names}。</translation>
+        </message>
+        <message>
+            <source> The files were saved, but the history could not record them: {error}</source>
+            <translation>文件已保存，但历史记录无法记下它们：{error}</translation>
+        </message>
+        <message>
+            <source>Rejected Dream's proposal; nothing was changed. History entries {first}..{last} count as read, so Dream will not propose them again.</source>
+            <translation>已拒绝梦境整理的建议，未做任何改动。历史条目 {first}..{last} 视为已读，梦境整理不会再次就它们提出建议。</translation>
         </message>
         <message>
             <source>Undo this change with a three-way merge: what it changed goes back, every later change is kept. The undo is itself a new entry you can undo again.</source>
@@ -7737,8 +8048,24 @@ Clear the search or show All.</source>
             <translation>此技能有未保存的更改。要放弃吗？</translation>
         </message>
         <message>
+            <source>A workspace skill called {name} already exists.</source>
+            <translation>已存在名为 {name} 的工作区技能。</translation>
+        </message>
+        <message>
             <source>Say in one line what the skill does and when to use it.</source>
             <translation>请用一句话说明该技能做什么、何时使用。</translation>
+        </message>
+        <message>
+            <source>There is no workspace skill called {name}.</source>
+            <translation>没有名为 {name} 的工作区技能。</translation>
+        </message>
+        <message>
+            <source>A workspace skill called {name} exists again; not restored.</source>
+            <translation>名为 {name} 的工作区技能又已存在，未恢复。</translation>
+        </message>
+        <message>
+            <source>{folder} is gone; nothing to restore.</source>
+            <translation>{folder} 已不存在，无可恢复。</translation>
         </message>
         <message>
             <source>builtin</source>
@@ -8381,11 +8708,11 @@ Clear the search or show All.</source>
         </message>
         <message>
             <source>no copy could be made ({error})</source>
-            <translation>无法保留副本（{error}）</translation>
+            <translation>无法另存副本（{error}）</translation>
         </message>
         <message>
             <source>it was kept as {name}</source>
-            <translation>原文件已保留为 {name}</translation>
+            <translation>已保存为 {name}</translation>
         </message>
         <message>
             <source>The desktop settings file {path} could not be used ({reason}); {kept} and the defaults are in use.</source>
@@ -8397,7 +8724,7 @@ Clear the search or show All.</source>
         </message>
         <message>
             <source>it could not be moved aside ({error})</source>
-            <translation>无法将其移开（{error}）</translation>
+            <translation>无法将它移到一旁（{error}）</translation>
         </message>
         <message>
             <source>The desktop settings file {path} {problem}; {moved} and the defaults are in use.</source>
@@ -8702,6 +9029,246 @@ Clear the search or show All.</source>
         <message>
             <source>The model call failed</source>
             <translation>模型调用失败</translation>
+        </message>
+        <message>
+            <source>{job} is a system job; change it in its settings page</source>
+            <extracomment>How many past receipts the view lists per job (newest first).</extracomment>
+            <translation>{job} 是系统任务，请在其设置页面中更改</translation>
+        </message>
+        <message>
+            <source>a reminder needs a message</source>
+            <translation>提醒需要填写内容</translation>
+        </message>
+        <message>
+            <source>unknown timezone {zone} (expected an IANA name such as 'Europe/Berlin')</source>
+            <translation>未知时区 {zone}（应为 IANA 名称，如“Europe/Berlin”）</translation>
+        </message>
+        <message>
+            <source>unknown schedule kind {kind} (expected at, every or cron)</source>
+            <translation>未知的计划类型 {kind}（应为 at、every 或 cron）</translation>
+        </message>
+        <message>
+            <source>a cron schedule needs an expression such as '0 9 * * 1-5'</source>
+            <translation>cron 计划需要一个表达式，如“0 9 * * 1-5”</translation>
+        </message>
+        <message>
+            <source>cron expression {expr} must have 5 fields (minute hour day month weekday), got {count}</source>
+            <translation>cron 表达式 {expr} 必须有 5 个字段（分 时 日 月 星期），实际为 {count} 个</translation>
+        </message>
+        <message>
+            <source>invalid cron expression {expr}</source>
+            <translation>无效的 cron 表达式 {expr}</translation>
+        </message>
+        <message>
+            <source>an 'at' schedule needs a time</source>
+            <translation>“at”计划需要一个时间</translation>
+        </message>
+        <message>
+            <source>an 'every' schedule needs a positive interval</source>
+            <translation>“every”计划需要一个正的间隔</translation>
+        </message>
+        <message>
+            <source>'every' interval must be greater than 0 ms, got {value}</source>
+            <translation>“every”间隔必须大于 0 毫秒，收到的是 {value}</translation>
+        </message>
+        <message>
+            <source>a job with id {job} already exists</source>
+            <translation>ID 为 {job} 的任务已存在</translation>
+        </message>
+        <message>
+            <source>no job with id {job}</source>
+            <translation>没有 ID 为 {job} 的任务</translation>
+        </message>
+        <message>
+            <source>job {job} is already running</source>
+            <translation>任务 {job} 已在运行</translation>
+        </message>
+        <message>
+            <source>the path is empty</source>
+            <translation>路径为空</translation>
+        </message>
+        <message>
+            <source>the path is longer than {count} characters</source>
+            <translation>路径超过 {count} 个字符</translation>
+        </message>
+        <message>
+            <source>it is an absolute path</source>
+            <translation>这是绝对路径</translation>
+        </message>
+        <message>
+            <source>its characters are not in the one canonical (NFC) spelling</source>
+            <translation>其字符不是唯一的规范（NFC）写法</translation>
+        </message>
+        <message>
+            <source>it contains the character {code}</source>
+            <translation>其中包含字符 {code}</translation>
+        </message>
+        <message>
+            <source>it has an empty, '.' or '..' component</source>
+            <translation>其中有空的、“.”或“..”路径段</translation>
+        </message>
+        <message>
+            <source>its component {name} is hidden (starts with '.')</source>
+            <translation>其路径段 {name} 是隐藏的（以“.”开头）</translation>
+        </message>
+        <message>
+            <source>its component {name} ends with a space or a dot</source>
+            <translation>其路径段 {name} 以空格或点结尾</translation>
+        </message>
+        <message>
+            <source>a component is longer than {count} characters</source>
+            <translation>有路径段超过 {count} 个字符</translation>
+        </message>
+        <message>
+            <source>Dream may only change SOUL.md, USER.md, memory/MEMORY.md and files of workspace skills (skills/&lt;name&gt;/…)</source>
+            <translation>梦境整理只能修改 SOUL.md、USER.md、memory/MEMORY.md 和工作区技能的文件（skills/&lt;name&gt;/…）</translation>
+        </message>
+        <message>
+            <source>another git program is using the memory repository ({names} is held). Finish or close it, then try again.</source>
+            <extracomment>Lock files git and libgit2 leave behind when they die mid-write. A lock younger than this may belong to a program that is about to finish: wait for it. Without a way to see processes (no /proc), only locks older than this count as stale.</extracomment>
+            <translation>另一个 git 程序正在使用记忆仓库（{names} 被占用）。请先完成或关闭它，然后重试。</translation>
+        </message>
+        <message>
+            <source>recovered a stale {lock} (left by a program that stopped mid-write)</source>
+            <translation>已清理残留的 {lock}（由写入中途停止的程序留下）</translation>
+        </message>
+        <message>
+            <source>.gitignore still ignores {paths}; remove the rule that hides it</source>
+            <translation>.gitignore 仍忽略 {paths}；请删除隐藏它的规则</translation>
+        </message>
+        <message>
+            <source>{commit} "{subject}" is the first commit of the memory history; undoing it would remove every memory file, so it is not allowed.</source>
+            <extracomment>How many later commits a conflict explanation names.</extracomment>
+            <translation>{commit}“{subject}”是记忆历史的第一次提交；撤销它会删除所有记忆文件，因此不允许。</translation>
+        </message>
+        <message>
+            <source>{commit} is not part of the current memory history.</source>
+            <translation>{commit} 不在当前的记忆历史中。</translation>
+        </message>
+        <message>
+            <source>nothing to undo: the changes of {commit} "{subject}" are no longer in the files.</source>
+            <translation>无可撤销：{commit}“{subject}”的修改已不在文件中。</translation>
+        </message>
+        <message>
+            <source>Cannot undo {commit} "{subject}": a later change touched the same lines of {files}, so undoing it automatically could lose that later change.</source>
+            <translation>无法撤销 {commit}“{subject}”：之后的一次修改改动了 {files} 中的相同行，自动撤销可能会丢失那次修改。</translation>
+        </message>
+        <message>
+            <source>Later changes to {path}: {named} and {more} more.</source>
+            <translation>{path} 之后的修改：{named} 等，另有 {more} 处。</translation>
+        </message>
+        <message>
+            <source>Later changes to {path}: {named}.</source>
+            <translation>{path} 之后的修改：{named}。</translation>
+        </message>
+        <message>
+            <source>Nothing was changed. Edit the file by hand, or undo the later change first.</source>
+            <translation>未做任何改动。请手动编辑文件，或先撤销之后的那次修改。</translation>
+        </message>
+        <message>
+            <source>cannot open the memory repository {gitdir}: {error}</source>
+            <extracomment>Paths the repository tracks, relative to the workspace. Files people edit; changes to them found on disk are recorded as ``edit:`` commits. App bookkeeping: never moved by a revert (undoing a Dream must not make it re-read the batch).</extracomment>
+            <translation>无法打开记忆仓库 {gitdir}：{error}</translation>
+        </message>
+        <message>
+            <source>{gitdir} is not a working repository of this workspace (bare, or linked elsewhere); move it away and the memory history starts afresh</source>
+            <translation>{gitdir} 不是此工作区的工作仓库（裸仓库，或链接到别处）；将它移走后记忆历史会重新开始</translation>
+        </message>
+        <message>
+            <source>the memory history could not be read or written: {error}</source>
+            <translation>无法读取或写入记忆历史：{error}</translation>
+        </message>
+        <message>
+            <source>Memory history is off: this workspace lies inside the git repository {outer}, and a repository of its own would hide the memory files from it. Move the workspace out of it (or give it its own .git) to keep a history of memory changes.</source>
+            <translation>记忆历史已关闭：此工作区位于 git 仓库 {outer} 之内，单独的仓库会让该仓库看不到记忆文件。请将工作区移出（或为它建立自己的 .git），以保留记忆修改的历史。</translation>
+        </message>
+        <message>
+            <source>set aside a corrupt repository as {name} ({error}); started a fresh memory history from the current files, which were not changed</source>
+            <translation>已将损坏的仓库另存为 {name}（{error}）；已从当前文件开始新的记忆历史，文件本身未被改动</translation>
+        </message>
+        <message>
+            <source>added {paths} to .gitignore so the history includes it</source>
+            <translation>已将 {paths} 加入 .gitignore，使历史记录包含它</translation>
+        </message>
+        <message>
+            <source>recorded an outside edit of {path} as {commit}</source>
+            <translation>已将 {path} 的外部修改记录为 {commit}</translation>
+        </message>
+        <message>
+            <source>{problem}; the memory history keeps it as it was</source>
+            <translation>{problem}；记忆历史保留其原样</translation>
+        </message>
+        <message>
+            <source>could not update the git index; 'git status' may look out of date</source>
+            <translation>无法更新 git 索引；“git status”可能显示过时的状态</translation>
+        </message>
+        <message>
+            <source>it does not hold a list of pins</source>
+            <translation>其中没有固定行的列表</translation>
+        </message>
+        <message>
+            <source>1 entry could not be used</source>
+            <translation>有 1 个条目无法使用</translation>
+        </message>
+        <message>
+            <source>{count} entries could not be used</source>
+            <translation>有 {count} 个条目无法使用</translation>
+        </message>
+        <message>
+            <source>only lines of {files} can be pinned, not {path}</source>
+            <translation>只能固定 {files} 中的行，不能固定 {path}</translation>
+        </message>
+        <message>
+            <source>a blank line cannot be pinned</source>
+            <translation>空行不能固定</translation>
+        </message>
+        <message>
+            <source>the pin of “{line}” in {path} now holds “{moved}”</source>
+            <translation>{path} 中“{line}”的固定现在指向“{moved}”</translation>
+        </message>
+        <message>
+            <source>the pinned line “{line}” is no longer in {path}; the pin waits for it to come back (or unpin it)</source>
+            <translation>已固定的行“{line}”已不在 {path} 中；固定会等待它重新出现（也可以取消固定）</translation>
+        </message>
+        <message>
+            <source>The pinned lines in {path} could not all be read ({reason}); {kept}. Pins that could not be read are not enforced.</source>
+            <translation>{path} 中的固定行未能全部读取（{reason}）；{kept}。无法读取的固定不会生效。</translation>
+        </message>
+        <message>
+            <source>the proposal names this file twice</source>
+            <translation>建议中两次列出了这个文件</translation>
+        </message>
+        <message>
+            <source>another program is deciding the Dream proposal ({lock}); try again in a moment</source>
+            <translation>另一个程序正在处理梦境整理建议（{lock}）；请稍后再试</translation>
+        </message>
+        <message>
+            <source>no record of a Dream run matches it</source>
+            <translation>没有与之相符的梦境整理运行记录</translation>
+        </message>
+        <message>
+            <source>it was left where it is</source>
+            <translation>它保留在原处</translation>
+        </message>
+        <message>
+            <source>it was moved aside as {name} (in the memory folder)</source>
+            <translation>它已被移到一旁，名为 {name}（在 memory 文件夹中）</translation>
+        </message>
+        <message>
+            <source>it was replaced meanwhile</source>
+            <translation>它在此期间已被替换</translation>
+        </message>
+        <message>
+            <source>A Dream proposal in {file} was refused: Dream did not write it ({why}), so nothing of it is offered or applied; {where}.</source>
+            <translation>{file} 中的一份梦境整理建议被拒绝：它不是梦境整理写的（{why}），因此不会提供或应用其中任何内容；{where}。</translation>
+        </message>
+        <message>
+            <source>it could not be copied aside ({error})</source>
+            <translation>无法另存副本（{error}）</translation>
+        </message>
+        <message>
+            <source>The pending Dream proposal {path} could not be read ({reason}); {kept}. Dream will read those history entries again.</source>
+            <translation>无法读取待审的梦境整理建议 {path}（{reason}）；{kept}。梦境整理会重新读取那些历史条目。</translation>
         </message>
     </context>
 </TS>
