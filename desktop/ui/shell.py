@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from desktop.core.utils.tasks import TaskOwner
 from desktop.core.utils.threads import run_daemon
 from desktop.ui.error_dialog import ExceptionReporter, install_exception_hooks
-from desktop.ui.i18n import tr
+from desktop.ui.i18n import localized, tr
 from desktop.ui.main_window import MainWindow
 from desktop.ui.notifications import Notifier
 from desktop.ui.startup import AgentStarter
@@ -48,7 +48,7 @@ def sandbox_banner_text(refused: bool, reason: str) -> str:
             "Commands run without the sandbox: {reason}. Until then, only the safety rules "
             "(and your approvals) protect your files."
         )
-    return text.format(reason=reason)
+    return text.format(reason=localized(reason))
 
 
 class DesktopApp:

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.ui.i18n import QT_TR_NOOP, tr
+from desktop.ui.i18n import QT_TR_NOOP, localized, tr
 
 # error kind → (advice beyond the core's own sentence, settings section, button text)
 ERRORS: dict[str, tuple[str, str, str]] = {
@@ -132,7 +132,7 @@ class ErrorBanner(QFrame):
         self.kind = kind
         self.section = section
         headline = tr(HEADLINES.get(kind, GENERIC))
-        sentence = " ".join((message or headline).split())
+        sentence = " ".join((localized(message) or headline).split())
         if len(sentence) > 300:
             sentence = sentence[:299] + "…"
         advice = tr(advice) if advice else ""
