@@ -66,7 +66,7 @@ def sandbox_words(status: SandboxStatus, mode: SandboxMode) -> str:
     if status.available:
         if status.notes:
             return tr("Sandbox: bubblewrap, active ({notes})").format(
-                notes="; ".join(localized(note) for note in status.notes)
+                notes=tr("; ", "between notes").join(localized(note) for note in status.notes)
             )
         return tr("Sandbox: bubblewrap, active")
     if mode == "required":
