@@ -100,7 +100,9 @@ def test_why_the_sandbox_is_missing_is_shown_in_the_window_language(
     # (b) the pseudo-locale: only data is left outside the brackets.
     with pseudo_locale():
         texts = [words(status, mode) for words, status, mode in shown]  # type: ignore[arg-type]
-        texts += [sandbox_banner_text(r, s.reason) for s in (missing, refused) for r in (0, 1)]
+        texts += [
+            sandbox_banner_text(r, s.reason) for s in (missing, refused) for r in (False, True)
+        ]
         left = {t: _english(t, data) for t in texts}
     assert {t: w for t, w in left.items() if w} == {}
     # (c) Chinese.
