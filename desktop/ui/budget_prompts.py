@@ -19,7 +19,7 @@ from desktop.core.bus.events import BudgetPaused, BudgetResolved, BudgetWarning,
 from desktop.core.utils.resources import data_path
 from desktop.core.utils.tasks import TaskOwner
 from desktop.ui.freedesktop import DEFAULT_ACTION, NotificationRequest
-from desktop.ui.i18n import tr
+from desktop.ui.i18n import localized, tr
 
 if TYPE_CHECKING:
     from desktop.ui.freedesktop import FreedesktopNotifications
@@ -72,13 +72,13 @@ class BudgetPrompts(QObject):
         key = banner_key(event.request_id)
         if not event.asked:
             self.window.show_banner(
-                key, tr("{message}. It was kept paused.").format(message=event.message)
+                key, tr("{message}. It was kept paused.").format(message=localized(event.message))
             )
             return
         rid = event.request_id
         banner = self.window.show_banner(
             key,
-            f"{event.message}.",
+            tr("{message}.").format(message=localized(event.message)),
             actions=[
                 (tr("Run once"), lambda: self._answer(rid, "run")),
                 (tr("Raise"), lambda: self._spawn(self.services.raise_budget(event))),
@@ -89,7 +89,7 @@ class BudgetPrompts(QObject):
         banner.dismissed.connect(lambda: self.services.answer_budget(rid, "keep"))
         self._notify(
             tr("Paused by the budget"),
-            tr("{message}. Open nanobot to decide.").format(message=event.message),
+            tr("{message}. Open nanobot to decide.").format(message=localized(event.message)),
         )
 
     def on_resolved(self, event: BudgetResolved) -> None:
@@ -101,15 +101,16 @@ class BudgetPrompts(QObject):
         severity = "error" if event.refused else "info"
         self.window.show_banner(
             f"budget-warning:{event.scope}",
-            event.message,
+            localized(event.message),
             severity=severity,
             actions=[(tr("Budgets"), self.show_budgets)],
         )
 
     def on_runaway(self, event: RunawayStopped) -> None:
         """A background run was stopped: the person must know."""
-        self.window.show_banner(f"runaway:{event.run}", event.message, severity="error")
-        self._notify(tr("A background run was stopped"), event.message)
+        message = localized(event.message)
+        self.window.show_banner(f"runaway:{event.run}", message, severity="error")
+        self._notify(tr("A background run was stopped"), message)
 
     def show_budgets(self) -> None:
         """Open Settings › Usage & budgets."""

@@ -48,7 +48,7 @@ def sandbox_banner_text(refused: bool, reason: str) -> str:
             "Commands run without the sandbox: {reason}. Until then, only the safety rules "
             "(and your approvals) protect your files."
         )
-    return text.format(reason=reason)
+    return text.format(reason=localized(reason))
 
 
 class DesktopApp:

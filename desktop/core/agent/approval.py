@@ -27,7 +27,7 @@ from typing import Any, Literal, Protocol
 
 from desktop.core.bus.events import DESKTOP_CHANNEL
 from desktop.core.tools.base import ToolContext
-from desktop.core.utils.i18n import QT_TR_NOOP
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 
 log = logging.getLogger(__name__)
 
@@ -143,34 +143,52 @@ def approval_reason(  # noqa: C901  # one rule per tool family, in the documente
     window and the terminal).
     """
     if tool in SHELL_TOOLS:
-        return QT_TR_NOOP("runs a shell command")
+        return Phrase(QT_TR_NOOP("runs a shell command"))
     if tool in EXEC_SESSION_TOOLS:  # reading output, closing the input, terminating: nothing new
         data = arguments.get("input")
         if isinstance(data, str) and data:
-            return QT_TR_NOOP(
-                "types a command into a running program (allowing it allows exec too)"
+            return Phrase(
+                QT_TR_NOOP("types a command into a running program (allowing it allows exec too)")
             )
         return None
     if tool in WRITE_TOOLS:
         target = _outside(arguments.get("path"), workspace)
-        return f"writes outside the workspace: {target}" if target is not None else None
+        return _outside_reason(target) if target is not None else None
     if tool == "apply_patch":
         edits = arguments.get("edits")
         for edit in edits if isinstance(edits, list) else []:
             target = _outside(edit.get("path") if isinstance(edit, dict) else None, workspace)
             if target is not None:
-                return f"writes outside the workspace: {target}"
+                return _outside_reason(target)
         return None
     if tool.startswith(MCP_PREFIX):
-        return QT_TR_NOOP("calls a tool of an MCP server")
+        return Phrase(QT_TR_NOOP("calls a tool of an MCP server"))
     if tool == "my" and arguments.get("action") == "set":
-        return f"changes the agent's own setting {arguments.get('key')!s} to {arguments.get('value')!r}"
+        return Phrase(
+            QT_TR_NOOP("changes the agent's own setting {key} to {value}"),
+            key=str(arguments.get("key")),
+            value=repr(arguments.get("value")),
+        )
     if channel.split(":", 1)[0] not in PERSON_CHANNELS:
         if tool in SESSION_TOOLS:
-            return QT_TR_NOOP("reads your other chats from this chat")
+            return Phrase(QT_TR_NOOP("reads your other chats from this chat"))
         if tool == "send_session_message":
-            return f"sends a message into your chat {arguments.get('to')!s}"
+            return Phrase(
+                QT_TR_NOOP("sends a message into your chat {chat}"), chat=str(arguments.get("to"))
+            )
     return None
+
+
+def _outside_reason(target: object) -> str:
+    return Phrase(QT_TR_NOOP("writes outside the workspace: {target}"), target=str(target))
+
+
+def _clause(sentence: str) -> str:
+    """``sentence`` without its final period, still a phrase when it is one (the marked
+    template without the period is listed too: ``unsandboxed_warning``'s clause)."""
+    if isinstance(sentence, Phrase) and sentence.template.endswith("."):
+        return Phrase(sentence.template[:-1], **sentence.fields)
+    return sentence.rstrip(".")
 
 
 def _check_timeout(seconds: float | None) -> None:
@@ -384,9 +402,9 @@ class ApprovalGate:
         if not warning:
             return reason
         if channel in self._warned:
-            return f"{reason} without the sandbox"
+            return Phrase(QT_TR_NOOP("{reason} without the sandbox"), reason=reason)
         self._warned.add(channel)
-        return f"{reason} — {warning.rstrip('.')}"
+        return Phrase(QT_TR_NOOP("{reason} — {warning}"), reason=reason, warning=_clause(warning))
 
     async def check(
         self, call_id: str, tool: str, arguments: dict[str, Any], ctx: ToolContext

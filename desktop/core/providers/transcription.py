@@ -36,6 +36,7 @@ from typing import Any, Literal
 
 import httpx
 
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 from desktop.core.utils.redact import redact, register_secret
 
 log = logging.getLogger(__name__)
@@ -210,7 +211,7 @@ async def _send(
 
 def _text(value: Any) -> str:
     if not isinstance(value, str):
-        raise TypeError("the transcription answer had no text")
+        raise TypeError(Phrase(QT_TR_NOOP("the transcription answer had no text")))
     return value.strip()
 
 
@@ -291,7 +292,7 @@ async def _assemblyai(
     )
     audio_url = upload.json().get("upload_url")
     if not isinstance(audio_url, str) or not audio_url:
-        raise TypeError("AssemblyAI's upload answer had no upload_url")
+        raise TypeError(Phrase(QT_TR_NOOP("AssemblyAI's upload answer had no upload_url")))
     request: dict[str, Any] = {"audio_url": audio_url}
     models = [m.strip() for m in access.model.split(",") if m.strip()]
     if models:
@@ -303,7 +304,7 @@ async def _assemblyai(
     )
     transcript_id = created.json().get("id")
     if not isinstance(transcript_id, str) or not transcript_id:
-        raise TypeError("AssemblyAI's transcript answer had no id")
+        raise TypeError(Phrase(QT_TR_NOOP("AssemblyAI's transcript answer had no id")))
     for _attempt in range(POLL_ATTEMPTS):
         polled = await _send(
             lambda: client.get(f"{base}/transcript/{transcript_id}", headers=auth), delays
@@ -313,9 +314,14 @@ async def _assemblyai(
         if status == "completed":
             return _text(payload.get("text"))
         if status in ("error", "failed"):
-            raise RuntimeError(f"AssemblyAI could not transcribe it: {payload.get('error')}")
+            raise RuntimeError(
+                Phrase(
+                    QT_TR_NOOP("AssemblyAI could not transcribe it: {error}"),
+                    error=str(payload.get("error")),
+                )
+            )
         await asyncio.sleep(poll_interval)
-    raise RuntimeError("AssemblyAI did not finish the transcript in time")
+    raise RuntimeError(Phrase(QT_TR_NOOP("AssemblyAI did not finish the transcript in time")))
 
 
 async def _stepfun(
@@ -351,7 +357,12 @@ async def _stepfun(
             except ValueError:
                 continue
             if event.get("type") == "error":
-                raise RuntimeError(f"StepFun could not transcribe it: {event.get('message')}")
+                raise RuntimeError(
+                    Phrase(
+                        QT_TR_NOOP("StepFun could not transcribe it: {error}"),
+                        error=str(event.get("message")),
+                    )
+                )
             if event.get("type") == "transcript.text.done":
                 return _text(event.get("text"))
-    raise RuntimeError("StepFun's stream ended without the text")
+    raise RuntimeError(Phrase(QT_TR_NOOP("StepFun's stream ended without the text")))

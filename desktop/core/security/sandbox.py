@@ -54,7 +54,7 @@ from desktop.core.security.sandbox_status import (
 )
 from desktop.core.security.sandbox_view import HomeView, hidden_again, home_hidden, view_args
 from desktop.core.security.seccomp import filter_fd, unix_socket_filter
-from desktop.core.utils.i18n import QT_TR_NOOP
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 
 log = logging.getLogger(__name__)
 
@@ -81,8 +81,13 @@ def _unavailable_on_this_os() -> SandboxStatus | None:
     name = {"darwin": "macOS", "win32": "Windows"}.get(sys.platform, sys.platform)
     return SandboxStatus(
         False,
-        f"nanobot Desktop has no sandbox on {name} yet; commands run without one "
-        "(the safety rules and ask-mode approval still apply)",
+        Phrase(
+            QT_TR_NOOP(
+                "nanobot Desktop has no sandbox on {name} yet; commands run without one "
+                "(the safety rules and ask-mode approval still apply)"
+            ),
+            name=name,
+        ),
     )
 
 
@@ -93,7 +98,10 @@ def _detect() -> SandboxStatus:
         return other
     found = shutil.which("bwrap")
     if not found:
-        return SandboxStatus(False, f"bubblewrap (bwrap) is not installed; {install_hint()}")
+        return SandboxStatus(
+            False,
+            Phrase(QT_TR_NOOP("bubblewrap (bwrap) is not installed; {hint}"), hint=install_hint()),
+        )
     executable = str(Path(found).resolve())
     try:
         version = subprocess.run(
@@ -104,7 +112,14 @@ def _detect() -> SandboxStatus:
             timeout=PROBE_TIMEOUT,
         ).stdout.strip()
     except (OSError, subprocess.SubprocessError) as exc:
-        return SandboxStatus(False, f"bwrap cannot be started ({exc}); {INSTALL_HINT}")
+        return SandboxStatus(
+            False,
+            Phrase(
+                QT_TR_NOOP("bwrap cannot be started ({error}); {hint}"),
+                error=str(exc),
+                hint=Phrase(INSTALL_HINT),
+            ),
+        )
     program = unix_socket_filter()
     fd = filter_fd(program) if program is not None else None
     try:
@@ -128,26 +143,45 @@ def _detect() -> SandboxStatus:
                 pass_fds=() if fd is None else (fd,),
             )
     except (OSError, subprocess.SubprocessError) as exc:
-        return SandboxStatus(False, f"bwrap could not run a test sandbox ({exc})")
+        return SandboxStatus(
+            False,
+            Phrase(QT_TR_NOOP("bwrap could not run a test sandbox ({error})"), error=str(exc)),
+        )
     finally:
         if fd is not None:
             os.close(fd)
     if done.returncode != 0:
-        detail = (done.stderr.strip().splitlines() or [f"exit code {done.returncode}"])[-1]
+        lines = done.stderr.strip().splitlines()
+        detail: str = (
+            lines[-1] if lines else Phrase(QT_TR_NOOP("exit code {code}"), code=done.returncode)
+        )
         return SandboxStatus(
             False,
-            f"bwrap is installed but cannot create a sandbox here ({detail}); the kernel or a "
-            "security policy (e.g. AppArmor's restriction of unprivileged user namespaces on "
-            "Ubuntu 24.04+) forbids the namespaces it needs",
+            Phrase(
+                QT_TR_NOOP(
+                    "bwrap is installed but cannot create a sandbox here ({detail}); the kernel "
+                    "or a security policy (e.g. AppArmor's restriction of unprivileged user "
+                    "namespaces on Ubuntu 24.04+) forbids the namespaces it needs"
+                ),
+                detail=detail,
+            ),
             executable,
             version,
         )
     sized, prlimit = _features(executable)
     notes = _notes(program is not None)
     if prlimit is None:
-        notes += ("no prlimit (util-linux): the file size, CPU and per-process limits are off",)
+        notes += (
+            Phrase(
+                QT_TR_NOOP(
+                    "no prlimit (util-linux): the file size, CPU and per-process limits are off"
+                )
+            ),
+        )
     if not sized:
-        notes += ("bubblewrap older than 0.8: the private /tmp has no size limit",)
+        notes += (
+            Phrase(QT_TR_NOOP("bubblewrap older than 0.8: the private /tmp has no size limit")),
+        )
     return SandboxStatus(True, "", executable, version, program is not None, notes, sized, prlimit)
 
 
@@ -173,11 +207,21 @@ def _notes(socket_filter: bool) -> tuple[str, ...]:
     _paths, abstract, tcp = bus_addresses(os.environ.get("DBUS_SESSION_BUS_ADDRESS"))
     if abstract and not socket_filter:
         notes.append(
-            "network cut for commands: the session bus uses an abstract socket and this CPU "
-            "has no socket filter"
+            Phrase(
+                QT_TR_NOOP(
+                    "network cut for commands: the session bus uses an abstract socket and this "
+                    "CPU has no socket filter"
+                )
+            )
         )
     if tcp:
-        notes.append("the session bus listens on TCP: turn the network off to keep it out of reach")
+        notes.append(
+            Phrase(
+                QT_TR_NOOP(
+                    "the session bus listens on TCP: turn the network off to keep it out of reach"
+                )
+            )
+        )
     return tuple(notes)
 
 

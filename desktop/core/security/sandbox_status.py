@@ -10,8 +10,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
+
 SandboxMode = Literal["auto", "required", "off"]
-INSTALL_HINT = (
+INSTALL_HINT = QT_TR_NOOP(
     "install it (Debian/Ubuntu: sudo apt install bubblewrap; Fedora: sudo dnf install "
     "bubblewrap; Arch: sudo pacman -S bubblewrap), then restart nanobot Desktop"
 )
@@ -29,6 +31,8 @@ _INSTALL_COMMANDS = {
     "gentoo": "sudo emerge sys-apps/bubblewrap",
     "void": "sudo xbps-install bubblewrap",
 }
+# The warning as a clause: an approval question puts it after its reason without the period.
+UNSANDBOXED_CLAUSE = QT_TR_NOOP("Commands run without the sandbox: {reason}")
 _OFF_VALUES = frozenset({"none", "off", "false", "disabled", "no"})
 
 
@@ -42,13 +46,14 @@ class SandboxStatus:
         executable: Absolute path of ``bwrap``.
         version: ``bwrap --version`` output.
         socket_filter: The Unix-socket seccomp filter exists for this CPU architecture.
-        notes: Facts the person should know (e.g. the network cut for an abstract bus).
+        notes: Facts the person should know (e.g. the network cut for an abstract bus), as
+            phrases.
         sized_tmpfs: This bwrap can size a ``tmpfs`` (``--size``, 0.8+): ``/tmp`` is limited.
         prlimit: Absolute path of ``prlimit`` (util-linux), which sets the rlimits inside.
     """
 
     available: bool
-    reason: str = ""
+    reason: str = ""  # a Phrase when unavailable (desktop.ui.i18n.localized shows it)
     executable: str | None = None
     version: str = ""
     socket_filter: bool = False
@@ -82,8 +87,11 @@ def install_hint(os_release: Path = Path("/etc/os-release")) -> str:
     for name in (n.strip().strip("\"'").lower() for n in names):
         for key, command in _INSTALL_COMMANDS.items():
             if name == key or name.startswith(f"{key}-"):
-                return f"install it ({command}), then restart nanobot Desktop"
-    return INSTALL_HINT
+                return Phrase(
+                    QT_TR_NOOP("install it ({command}), then restart nanobot Desktop"),
+                    command=command,
+                )
+    return Phrase(INSTALL_HINT)
 
 
 def unsandboxed_warning(status: SandboxStatus, mode: SandboxMode) -> str | None:
@@ -95,7 +103,7 @@ def unsandboxed_warning(status: SandboxStatus, mode: SandboxMode) -> str | None:
     """
     if mode != "auto" or status.available:
         return None
-    return f"Commands run without the sandbox: {status.reason}."
+    return Phrase(QT_TR_NOOP("Commands run without the sandbox: {reason}."), reason=status.reason)
 
 
 def sandbox_mode(value: str | None) -> SandboxMode:

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
+
 if TYPE_CHECKING:
     from desktop.core.session.manager import SessionManager
 
@@ -130,12 +132,19 @@ def validate_folder(folder: str | Path) -> Path:
     """
     text = str(folder)
     if not text.strip() or "\0" in text:
-        raise ProjectError("The project folder is empty or not a valid path.")
+        raise ProjectError(Phrase(QT_TR_NOOP("The project folder is empty or not a valid path.")))
     path = Path(text).expanduser()
     if not path.is_absolute():
-        raise ProjectError(f"The project folder must be an absolute path: {text}")
+        raise ProjectError(
+            Phrase(QT_TR_NOOP("The project folder must be an absolute path: {path}"), path=text)
+        )
     if not path.is_dir():
-        raise ProjectError(f"The project folder does not exist or is not a folder: {text}")
+        raise ProjectError(
+            Phrase(
+                QT_TR_NOOP("The project folder does not exist or is not a folder: {path}"),
+                path=text,
+            )
+        )
     return Path(os.path.realpath(path))
 
 

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from desktop.core.utils.atomic import atomic_write_text
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 from desktop.core.utils.validate import Unusable, notify, read_document
 
 if TYPE_CHECKING:
@@ -238,23 +239,58 @@ def gap(
     tokens = sum(s[1] for s in sources.values())
     usd = sum(s[2] for s in sources.values())
     label = _month_label(month)
-    counted = f"{calls} call{'s' if calls != 1 else ''} ({tokens:,} tokens, ${usd:.2f})"
+    counted = Phrase(
+        QT_TR_NOOP("1 call ({tokens} tokens, ${usd})")
+        if calls == 1
+        else QT_TR_NOOP("{calls} calls ({tokens} tokens, ${usd})"),
+        calls=calls,
+        tokens=f"{tokens:,}",
+        usd=f"{usd:.2f}",
+    )
     if not exists:
-        message = (
-            f"The usage ledger for {label} was deleted outside the app: its {counted} still "
-            "count toward the budgets."
+        message: str = Phrase(
+            QT_TR_NOOP(
+                "The usage ledger for {month} was deleted outside the app: its {counted} still "
+                "count toward the budgets."
+            ),
+            month=label,
+            counted=counted,
         )
     else:
-        message = (
-            f"The usage ledger for {label} lost {counted}: it was changed outside the app; "
-            "they still count toward the budgets."
+        message = Phrase(
+            QT_TR_NOOP(
+                "The usage ledger for {month} lost {counted}: it was changed outside the app; "
+                "they still count toward the budgets."
+            ),
+            month=label,
+            counted=counted,
         )
     notify(f"{message} ({path})", key=f"gap:{path}:{calls}")
     return Gap(month, calls, sources, message, path)
 
 
+_MONTHS = (
+    QT_TR_NOOP("January"),
+    QT_TR_NOOP("February"),
+    QT_TR_NOOP("March"),
+    QT_TR_NOOP("April"),
+    QT_TR_NOOP("May"),
+    QT_TR_NOOP("June"),
+    QT_TR_NOOP("July"),
+    QT_TR_NOOP("August"),
+    QT_TR_NOOP("September"),
+    QT_TR_NOOP("October"),
+    QT_TR_NOOP("November"),
+    QT_TR_NOOP("December"),
+)
+
+
 def _month_label(month: str) -> str:
+    """``November 2026`` for ``2026-11`` (a phrase; the month itself when it is no month)."""
     try:
-        return datetime.strptime(month, "%Y-%m").strftime("%B %Y")
+        when = datetime.strptime(month, "%Y-%m")
     except ValueError:
         return month
+    return Phrase(
+        QT_TR_NOOP("{month} {year}"), month=Phrase(_MONTHS[when.month - 1]), year=when.year
+    )

@@ -62,6 +62,7 @@ from desktop.core.usage.place import LedgerPlace
 from desktop.core.usage.record import UsageRecord, parse_line
 from desktop.core.usage.summary import period_starts, zone_of
 from desktop.core.utils import ownfiles
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 from desktop.core.utils.validate import Unusable, load_json_text
 
 log = logging.getLogger(__name__)
@@ -268,20 +269,91 @@ def _k(tokens: int) -> str:
     return f"{tokens / 1000:.0f}k" if tokens >= 10_000 else f"{tokens:,}"
 
 
-def _describe(source: str, over: _Over, estimate: int) -> str:
-    name = source.capitalize()
-    whose = "overall" if over.scope == "overall" else name
-    when = "today's" if over.period == "day" else "this month's"
+# The sources as the messages name them (marked: the window shows them translated).
+_NAMES = frozenset(
+    {
+        QT_TR_NOOP("Chat"),
+        QT_TR_NOOP("Subagent"),
+        QT_TR_NOOP("Title"),
+        QT_TR_NOOP("Consolidation"),
+        QT_TR_NOOP("Dream"),
+        QT_TR_NOOP("Heartbeat"),
+        QT_TR_NOOP("Cron"),
+        QT_TR_NOOP("chat"),
+        QT_TR_NOOP("subagent"),
+        QT_TR_NOOP("title"),
+        QT_TR_NOOP("consolidation"),
+        QT_TR_NOOP("dream"),
+        QT_TR_NOOP("heartbeat"),
+        QT_TR_NOOP("cron"),
+        QT_TR_NOOP("overall"),
+    }
+)
+
+
+def _named(name: str) -> str:
+    """``name`` (a source, or ``overall``) as a phrase when it is one of ours."""
+    return Phrase(name) if name in _NAMES else name
+
+
+def _budget_clause(over: _Over, whose: str) -> str:
+    """``today's chat budget is 50k and 51k are spent`` (tokens) or the same in dollars."""
+    day = over.period == "day"
     if over.limit_tokens is not None:
-        wants = f"~{_k(estimate)} tokens" if estimate else "more tokens"
-        return (
-            f"{name} wants {wants}; {when} {whose} budget is {_k(over.limit_tokens)} "
-            f"and {_k(over.spent.tokens)} are spent"
+        template = (
+            QT_TR_NOOP("today's {whose} budget is {limit} and {spent} are spent")
+            if day
+            else QT_TR_NOOP("this month's {whose} budget is {limit} and {spent} are spent")
         )
-    return (
-        f"{name} wants to run; {when} {whose} budget is ${over.limit_usd:g} "
-        f"and ${over.spent.usd:.2f} is spent"
+        return Phrase(
+            template,
+            whose=whose,
+            limit=_k(over.limit_tokens),
+            spent=_k(over.spent.tokens),
+        )
+    template = (
+        QT_TR_NOOP("today's {whose} budget is ${limit} and ${spent} is spent")
+        if day
+        else QT_TR_NOOP("this month's {whose} budget is ${limit} and ${spent} is spent")
     )
+    return Phrase(template, whose=whose, limit=f"{over.limit_usd:g}", spent=f"{over.spent.usd:.2f}")
+
+
+def _describe(source: str, over: _Over, estimate: int) -> str:
+    name = _named(source.capitalize())
+    whose = _named("overall") if over.scope == "overall" else name
+    budget = _budget_clause(over, whose)
+    if over.limit_tokens is None:
+        return Phrase(QT_TR_NOOP("{name} wants to run; {budget}"), name=name, budget=budget)
+    if estimate:
+        return Phrase(
+            QT_TR_NOOP("{name} wants ~{tokens} tokens; {budget}"),
+            name=name,
+            tokens=_k(estimate),
+            budget=budget,
+        )
+    return Phrase(QT_TR_NOOP("{name} wants more tokens; {budget}"), name=name, budget=budget)
+
+
+def _paused(message: str) -> str:
+    return Phrase(QT_TR_NOOP("Paused by the budget: {message}."), message=message)
+
+
+def _warning(share: float, whose: str, tokens: bool, day: bool) -> str:
+    """``80% of the chat token budget for today is spent.`` and its three siblings."""
+    if tokens:
+        template = (
+            QT_TR_NOOP("{share} of the {whose} token budget for today is spent.")
+            if day
+            else QT_TR_NOOP("{share} of the {whose} token budget for this month is spent.")
+        )
+    else:
+        template = (
+            QT_TR_NOOP("{share} of the {whose} budget for today is spent.")
+            if day
+            else QT_TR_NOOP("{share} of the {whose} budget for this month is spent.")
+        )
+    return Phrase(template, share=f"{share:.0%}", whose=_named(whose))
 
 
 class SpendGovernor:
@@ -355,7 +427,12 @@ class SpendGovernor:
         if not tag.run or budgets.runaway_multiple <= 0:
             return
         if tag.run in self._stopped_runs:
-            raise BudgetRefused(f"this {tag.source} run was stopped: it used far more than usual")
+            raise BudgetRefused(
+                Phrase(
+                    QT_TR_NOOP("this {source} run was stopped: it used far more than usual"),
+                    source=_named(tag.source),
+                )
+            )
         entry = self.tally.runs.get(tag.run)
         usual = self.tally.usual_run(tag.source, besides=tag.run)
         if entry is None or usual is None or usual <= 0:
@@ -364,9 +441,14 @@ class SpendGovernor:
         if used <= max(usual * budgets.runaway_multiple, budgets.runaway_min_tokens):
             return
         self._stopped_runs.add(tag.run)
-        message = (
-            f"Stopped a {tag.source} run: it used {used:,} tokens, "
-            f"{used / usual:.0f}× its usual {usual:,}."
+        message = Phrase(
+            QT_TR_NOOP(
+                "Stopped a {source} run: it used {used} tokens, {ratio}× its usual {usual}."
+            ),
+            source=_named(tag.source),
+            used=f"{used:,}",
+            ratio=f"{used / usual:.0f}",
+            usual=f"{usual:,}",
         )
         log.warning("%s (run %s, job %s)", message, tag.run, tag.job or "-")
         await self._send(RunawayStopped(tag.source, tag.run, tag.job, used, usual, message))
@@ -402,7 +484,7 @@ class SpendGovernor:
         if not self.interactive:
             log.warning("budget: %s — kept paused (nobody to ask here)", message)
             await self._send(event)
-            raise BudgetRefused(f"Paused by the budget: {message}.")
+            raise BudgetRefused(_paused(message))
         future: asyncio.Future[Choice] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = future
         log.info("budget: %s — asking", message)
@@ -417,7 +499,7 @@ class SpendGovernor:
             self._pending.pop(request_id, None)
             await asyncio.shield(self._send(BudgetResolved(request_id, choice)))
         if choice == "keep":
-            raise BudgetRefused(f"Paused by the budget: {message}.")
+            raise BudgetRefused(_paused(message))
         if tag.run:
             self._allowed_runs.add(tag.run)
 
@@ -429,14 +511,18 @@ class SpendGovernor:
         if budgets.chat_hard_cap:
             over = _first_over(self.tally, checks, 0, 1.0)
             if over is not None:
-                message = _describe(tag.source, over, 0).split("; ", 1)[1]
-                text = (
-                    f"The spend cap is reached: {message}. Raise it in Settings › Usage & budgets."
+                name = _named(tag.source.capitalize())
+                whose = _named("overall") if over.scope == "overall" else name
+                cap = Phrase(
+                    QT_TR_NOOP(
+                        "The spend cap is reached: {budget}. Raise it in Settings › Usage & budgets."
+                    ),
+                    budget=_budget_clause(over, whose),
                 )
                 await self._send(
-                    BudgetWarning(tag.source, over.scope, over.period, text, refused=True)
+                    BudgetWarning(tag.source, over.scope, over.period, cap, refused=True)
                 )
-                raise BudgetRefused(text)
+                raise BudgetRefused(cap)
         over = _first_over(self.tally, checks, 0, budgets.chat_warn_at)
         if over is None:
             return
@@ -444,12 +530,11 @@ class SpendGovernor:
         if key in self._warned:
             return
         self._warned.add(key)
-        whose = "overall" if over.scope == "overall" else over.scope
-        when = "today" if over.period == "day" else "this month"
+        day = over.period == "day"
         if over.limit_tokens is not None:
             share = over.spent.tokens / max(1, over.limit_tokens)
-            text = f"{share:.0%} of the {whose} token budget for {when} is spent."
+            text = _warning(share, over.scope, True, day)
         else:
             share = over.spent.usd / max(1e-9, over.limit_usd or 0.0)
-            text = f"{share:.0%} of the {whose} budget for {when} is spent."
+            text = _warning(share, over.scope, False, day)
         await self._send(BudgetWarning(tag.source, over.scope, over.period, text))

@@ -15,6 +15,8 @@ import sys
 import threading
 from typing import Any
 
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
+
 SAMPLE_RATE = 16_000
 """Samples per second: what speech recognisers want (Whisper resamples to 16 kHz anyway)."""
 MAX_SECONDS = 600
@@ -42,11 +44,16 @@ def load_sounddevice() -> Any:
         import sounddevice
     except ImportError as exc:
         raise VoiceUnavailable(
-            "Voice input needs the voice extra (sounddevice).", missing_extra=True
+            Phrase(QT_TR_NOOP("Voice input needs the voice extra (sounddevice).")),
+            missing_extra=True,
         ) from exc
     except OSError as exc:  # the package is there, the PortAudio library is not
         raise VoiceUnavailable(
-            "Voice input needs PortAudio (the libportaudio2 package on Debian and Ubuntu)."
+            Phrase(
+                QT_TR_NOOP(
+                    "Voice input needs PortAudio (the libportaudio2 package on Debian and Ubuntu)."
+                )
+            )
         ) from exc
     return sounddevice
 
@@ -136,7 +143,9 @@ class Recorder:
             try:
                 stream = self._open(sd)
             except (sd.PortAudioError, ValueError) as exc:
-                raise VoiceUnavailable(f"No microphone could be opened ({exc}).") from exc
+                raise VoiceUnavailable(
+                    Phrase(QT_TR_NOOP("No microphone could be opened ({error})."), error=str(exc))
+                ) from exc
         self._stream = stream
 
     def _open(self, sd: Any) -> Any:

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.agent.approval import ApprovalRequest, Decision
-from desktop.ui.i18n import QT_TR_NOOP, tr
+from desktop.ui.i18n import QT_TR_NOOP, localized, tr
 
 MAX_LINES = 10
 ANSWERS: tuple[tuple[Decision, str], ...] = (  # marked; shown through tr()
@@ -101,7 +101,7 @@ class ApprovalPrompt(QFrame):
         self.title.setText(tr("Allow {tool}?").format(tool=request.tool))
         self.reason.setText(
             tr("The agent wants to use {tool}: it {reason}.").format(
-                tool=request.tool, reason=tr(request.reason)
+                tool=request.tool, reason=localized(request.reason)
             )
         )
         text = format_arguments(request.arguments)

@@ -43,7 +43,7 @@ from desktop.core.session.project import (
     scope_metadata,
     validate_folder,
 )
-from desktop.ui.i18n import QT_TR_NOOP, tr
+from desktop.ui.i18n import QT_TR_NOOP, localized, tr
 
 if TYPE_CHECKING:
     from desktop.ui.chat.chat_tab import ChatTab
@@ -312,7 +312,7 @@ class ProjectController(QObject):
                 else await asyncio.to_thread(validate_folder, project.folder)
             )
         except ProjectError as exc:
-            await self._refuse(key, str(exc))
+            await self._refuse(key, localized(exc))
             return
         project = ChatProject(folder, project.mode)
         if self._draft(key):
@@ -330,7 +330,7 @@ class ProjectController(QObject):
         try:
             await self.tab.store.access.set_project(key, project, self._workspace)
         except ProjectError as exc:
-            await self._refuse(key, str(exc))
+            await self._refuse(key, localized(exc))
             return
         except OSError:
             log.exception("saving the project of %s failed", key)

@@ -42,7 +42,7 @@ from desktop.core.utils.atomic import atomic_write_bytes
 from desktop.core.utils.audio import EXTRA, Recorder, VoiceUnavailable
 from desktop.core.utils.redact import redact
 from desktop.core.utils.tasks import TaskOwner
-from desktop.ui.i18n import tr
+from desktop.ui.i18n import localized, tr
 
 if TYPE_CHECKING:
     from desktop.core.utils.extras import InstallPlan
@@ -259,7 +259,7 @@ class VoiceInput(QObject):
             raise
         except Exception as exc:  # noqa: BLE001 - shown to the person; the file stays
             self._set_state("idle")
-            message = str(exc) if isinstance(exc, LookupError) else redact(str(exc))[:300]
+            message = str(exc) if isinstance(exc, LookupError) else redact(localized(exc))[:300]
             self.bar.show_state(
                 tr("No transcript: {error}\nThe recording is kept: {path}").format(
                     error=message, path=path
@@ -317,7 +317,7 @@ class VoiceInput(QObject):
     # -- the voice extra ------------------------------------------------------------------
     async def _unavailable(self, exc: VoiceUnavailable) -> None:
         if not exc.missing_extra:
-            self.bar.show_state(str(exc), self.bar.dismiss)
+            self.bar.show_state(localized(exc), self.bar.dismiss)
             return
         from desktop.core.utils.extras import install_plan
 
@@ -325,13 +325,15 @@ class VoiceInput(QObject):
         if plan is None:
             self.bar.show_state(
                 tr("{reason} Install it with: {command}").format(
-                    reason=exc, command=f"pip install 'nanobot-desktop[{EXTRA}]'"
+                    reason=localized(exc), command=f"pip install 'nanobot-desktop[{EXTRA}]'"
                 ),
                 self.bar.dismiss,
             )
             return
         self.bar.show_state(
-            tr("{reason} This runs:\n{command}").format(reason=exc, command=plan.command),
+            tr("{reason} This runs:\n{command}").format(
+                reason=localized(exc), command=plan.command
+            ),
             self.bar.install,
             self.bar.dismiss,
         )

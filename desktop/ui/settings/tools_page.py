@@ -26,7 +26,7 @@ from desktop.core.security.sandbox import (
     probe_sandbox,
     sandbox_mode,
 )
-from desktop.ui.i18n import QT_TR_NOOP, tr
+from desktop.ui.i18n import QT_TR_NOOP, localized, tr
 from desktop.ui.settings.allowances import AllowancesBox
 from desktop.ui.settings.key_backends import field_key_backend
 from desktop.ui.settings.key_field import KeyField
@@ -57,7 +57,7 @@ SEARCH_PROVIDERS = (
 
 def sandbox_words(status: SandboxStatus, mode: SandboxMode) -> str:
     """:meth:`SandboxStatus.describe` in the window's language (the probe's reason and notes
-    stay as the probe wrote them)."""
+    too; the errors of ``bwrap`` and the OS inside them stay as they are)."""
     if mode == "off":
         return tr(
             'Sandbox: off (tools.exec.sandbox is "none") — commands run without '
@@ -65,13 +65,15 @@ def sandbox_words(status: SandboxStatus, mode: SandboxMode) -> str:
         )
     if status.available:
         if status.notes:
-            return tr("Sandbox: bubblewrap, active ({notes})").format(notes="; ".join(status.notes))
+            return tr("Sandbox: bubblewrap, active ({notes})").format(
+                notes=tr("; ", "between notes").join(localized(note) for note in status.notes)
+            )
         return tr("Sandbox: bubblewrap, active")
     if mode == "required":
         return tr("Sandbox: unavailable — {reason}. Commands are refused until it works").format(
-            reason=status.reason
+            reason=localized(status.reason)
         )
-    return tr("Sandbox: unavailable — {reason}").format(reason=status.reason)
+    return tr("Sandbox: unavailable — {reason}").format(reason=localized(status.reason))
 
 
 class ToolsPage(SettingsPage):

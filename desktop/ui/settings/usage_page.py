@@ -30,7 +30,7 @@ from desktop.core.config.edit import ChangeError
 from desktop.core.session.manager import SessionManager, SessionSummary
 from desktop.core.usage.summary import Totals, UsageSummary, source_order
 from desktop.ui.channel_marks import channel_img_html
-from desktop.ui.i18n import QT_TR_NOOP, tr
+from desktop.ui.i18n import QT_TR_NOOP, localized, tr
 from desktop.ui.settings.budget_presets import PRESETS, BudgetPreset, cell_text, preset_matching
 from desktop.ui.settings.channel_form import channel_title
 from desktop.ui.settings.page import SettingsPage
@@ -148,7 +148,8 @@ def summary_html(
         for source in source_order(summary.month_by_source)
     )
     parts = [
-        f"<p style='color:#c0392b'><b>⚠ {html.escape(text)}</b></p>" for text in summary.warnings
+        f"<p style='color:#c0392b'><b>⚠ {html.escape(localized(text))}</b></p>"
+        for text in summary.warnings
     ]
     parts += ["<table cellspacing='0' cellpadding='3'>", *rows, "</table>"]
     sessions = [
