@@ -1868,6 +1868,22 @@ The recording is kept: {path}</source>
             <translation>12月</translation>
         </message>
         <message>
+            <source>1 call ({tokens} tokens, ${usd})</source>
+            <translation>1 次调用（{tokens} 个令牌，${usd}）</translation>
+        </message>
+        <message>
+            <source>{calls} calls ({tokens} tokens, ${usd})</source>
+            <translation>{calls} 次调用（{tokens} 个令牌，${usd}）</translation>
+        </message>
+        <message>
+            <source>The usage ledger for {month} was deleted outside the app: its {counted} still count toward the budgets.</source>
+            <translation>{month}的用量账本在应用之外被删除：其中的 {counted}仍计入预算。</translation>
+        </message>
+        <message>
+            <source>The usage ledger for {month} lost {counted}: it was changed outside the app; they still count toward the budgets.</source>
+            <translation>{month}的用量账本丢失了 {counted}：它在应用之外被修改；这些仍计入预算。</translation>
+        </message>
+        <message>
             <source>January</source>
             <translation>1月</translation>
         </message>
@@ -1920,6 +1936,18 @@ The recording is kept: {path}</source>
             <translation>{year}年{month}</translation>
         </message>
         <message>
+            <source>Subagent</source>
+            <translation>子智能体</translation>
+        </message>
+        <message>
+            <source>Title</source>
+            <translation>标题</translation>
+        </message>
+        <message>
+            <source>Cron</source>
+            <translation>计划任务</translation>
+        </message>
+        <message>
             <source>chat</source>
             <extracomment>The ledger's sources as the summary names them (others: as the ledger names them).</extracomment>
             <translation>聊天</translation>
@@ -1939,6 +1967,70 @@ The recording is kept: {path}</source>
         <message>
             <source>dream</source>
             <translation>梦境整理</translation>
+        </message>
+        <message>
+            <source>overall</source>
+            <translation>总</translation>
+        </message>
+        <message>
+            <source>today's {whose} budget is {limit} and {spent} are spent</source>
+            <translation>今天的{whose}预算为 {limit}，已用 {spent}</translation>
+        </message>
+        <message>
+            <source>this month's {whose} budget is {limit} and {spent} are spent</source>
+            <translation>本月的{whose}预算为 {limit}，已用 {spent}</translation>
+        </message>
+        <message>
+            <source>today's {whose} budget is ${limit} and ${spent} is spent</source>
+            <translation>今天的{whose}预算为 ${limit}，已用 ${spent}</translation>
+        </message>
+        <message>
+            <source>this month's {whose} budget is ${limit} and ${spent} is spent</source>
+            <translation>本月的{whose}预算为 ${limit}，已用 ${spent}</translation>
+        </message>
+        <message>
+            <source>{name} wants to run; {budget}</source>
+            <translation>{name}想要运行；{budget}</translation>
+        </message>
+        <message>
+            <source>{name} wants ~{tokens} tokens; {budget}</source>
+            <translation>{name}需要约 {tokens} 个令牌；{budget}</translation>
+        </message>
+        <message>
+            <source>{name} wants more tokens; {budget}</source>
+            <translation>{name}需要更多令牌；{budget}</translation>
+        </message>
+        <message>
+            <source>Paused by the budget: {message}.</source>
+            <translation>因预算暂停：{message}。</translation>
+        </message>
+        <message>
+            <source>{share} of the {whose} token budget for today is spent.</source>
+            <translation>今天的{whose}令牌预算已用 {share}。</translation>
+        </message>
+        <message>
+            <source>{share} of the {whose} token budget for this month is spent.</source>
+            <translation>本月的{whose}令牌预算已用 {share}。</translation>
+        </message>
+        <message>
+            <source>{share} of the {whose} budget for today is spent.</source>
+            <translation>今天的{whose}预算已用 {share}。</translation>
+        </message>
+        <message>
+            <source>{share} of the {whose} budget for this month is spent.</source>
+            <translation>本月的{whose}预算已用 {share}。</translation>
+        </message>
+        <message>
+            <source>this {source} run was stopped: it used far more than usual</source>
+            <translation>这次{source}运行已被停止：用量远超平常</translation>
+        </message>
+        <message>
+            <source>Stopped a {source} run: it used {used} tokens, {ratio}× its usual {usual}.</source>
+            <translation>已停止一次{source}运行：它用了 {used} 个令牌，是平常 {usual} 的 {ratio} 倍。</translation>
+        </message>
+        <message>
+            <source>The spend cap is reached: {budget}. Raise it in Settings › Usage &amp; budgets.</source>
+            <translation>已达到花费上限：{budget}。可在“设置 › 用量与预算”中提高上限。</translation>
         </message>
         <message>
             <source>Everything</source>
@@ -2077,6 +2169,10 @@ The recording is kept: {path}</source>
             <translation>{message}。已保持暂停。</translation>
         </message>
         <message>
+            <source>{message}.</source>
+            <translation>{message}。</translation>
+        </message>
+        <message>
             <source>Run once</source>
             <translation>运行一次</translation>
         </message>
@@ -2198,8 +2294,28 @@ The recording is kept: {path}</source>
             <translation>要调用 MCP 服务器的工具</translation>
         </message>
         <message>
+            <source>changes the agent's own setting {key} to {value}</source>
+            <translation>要把智能体自己的设置 {key} 改为 {value}</translation>
+        </message>
+        <message>
             <source>reads your other chats from this chat</source>
             <translation>要从此聊天读取你的其他聊天</translation>
+        </message>
+        <message>
+            <source>sends a message into your chat {chat}</source>
+            <translation>要向你的聊天 {chat} 发送消息</translation>
+        </message>
+        <message>
+            <source>writes outside the workspace: {target}</source>
+            <translation>要写入工作区之外：{target}</translation>
+        </message>
+        <message>
+            <source>{reason} without the sandbox</source>
+            <translation>{reason}（不在沙箱中）</translation>
+        </message>
+        <message>
+            <source>{reason} — {warning}</source>
+            <translation>{reason}——{warning}</translation>
         </message>
         <message>
             <source>That message is no longer in this chat.</source>
@@ -2702,6 +2818,46 @@ The recording is kept: {path}</source>
         <message>
             <source>Commands run inside bubblewrap: only the workspace and a private /tmp are writable; your home folder is replaced by a scratch folder (unless you let commands see it) and the config folder is hidden; the agent's sessions, memory history, cron jobs and memory repository stay read-only; the app's processes, the session bus and the keyring are out of reach; processes, memory, file size, /tmp and CPU time are limited; everything a command started ends with it, or with the app.</source>
             <translation>命令在 bubblewrap 中运行：只有工作区和私有的 /tmp 可写；你的主文件夹被替换为临时文件夹（除非你允许命令查看它），配置文件夹被隐藏；智能体的会话、记忆历史、计划任务和记忆仓库保持只读；应用的进程、会话总线和密钥环都无法触及；进程数、内存、文件大小、/tmp 和 CPU 时间均受限制；命令启动的一切都会随命令或应用一同结束。</translation>
+        </message>
+        <message>
+            <source>nanobot Desktop has no sandbox on {name} yet; commands run without one (the safety rules and ask-mode approval still apply)</source>
+            <translation>nanobot Desktop 在 {name} 上还没有沙箱；命令将在沙箱外运行（安全规则和询问模式的审批仍然有效）</translation>
+        </message>
+        <message>
+            <source>bubblewrap (bwrap) is not installed; {hint}</source>
+            <translation>未安装 bubblewrap（bwrap）；{hint}</translation>
+        </message>
+        <message>
+            <source>bwrap cannot be started ({error}); {hint}</source>
+            <translation>无法启动 bwrap（{error}）；{hint}</translation>
+        </message>
+        <message>
+            <source>bwrap could not run a test sandbox ({error})</source>
+            <translation>bwrap 无法运行测试沙箱（{error}）</translation>
+        </message>
+        <message>
+            <source>exit code {code}</source>
+            <translation>退出码 {code}</translation>
+        </message>
+        <message>
+            <source>bwrap is installed but cannot create a sandbox here ({detail}); the kernel or a security policy (e.g. AppArmor's restriction of unprivileged user namespaces on Ubuntu 24.04+) forbids the namespaces it needs</source>
+            <translation>已安装 bwrap，但无法在此创建沙箱（{detail}）；内核或安全策略（例如 Ubuntu 24.04 及以上版本中 AppArmor 对非特权用户命名空间的限制）禁止了它所需的命名空间</translation>
+        </message>
+        <message>
+            <source>no prlimit (util-linux): the file size, CPU and per-process limits are off</source>
+            <translation>没有 prlimit（util-linux）：文件大小、CPU 和单进程限制均未启用</translation>
+        </message>
+        <message>
+            <source>bubblewrap older than 0.8: the private /tmp has no size limit</source>
+            <translation>bubblewrap 版本低于 0.8：私有 /tmp 没有大小限制</translation>
+        </message>
+        <message>
+            <source>network cut for commands: the session bus uses an abstract socket and this CPU has no socket filter</source>
+            <translation>已为命令断开网络：会话总线使用抽象套接字，而此 CPU 没有套接字过滤器</translation>
+        </message>
+        <message>
+            <source>the session bus listens on TCP: turn the network off to keep it out of reach</source>
+            <translation>会话总线在 TCP 上监听：请关闭网络，使其无法被访问</translation>
         </message>
         <message>
             <source>Time</source>
@@ -4916,6 +5072,11 @@ Clear the search or show All.</source>
         <message>
             <source>Sandbox: bubblewrap, active ({notes})</source>
             <translation>沙箱：bubblewrap，已启用（{notes}）</translation>
+        </message>
+        <message>
+            <source>; </source>
+            <comment>between notes</comment>
+            <translation>；</translation>
         </message>
         <message>
             <source>Sandbox: bubblewrap, active</source>
@@ -9269,6 +9430,74 @@ Clear the search or show All.</source>
         <message>
             <source>The pending Dream proposal {path} could not be read ({reason}); {kept}. Dream will read those history entries again.</source>
             <translation>无法读取待审的梦境整理建议 {path}（{reason}）；{kept}。梦境整理会重新读取那些历史条目。</translation>
+        </message>
+        <message>
+            <source>the transcription answer had no text</source>
+            <translation>转写结果中没有文本</translation>
+        </message>
+        <message>
+            <source>AssemblyAI's upload answer had no upload_url</source>
+            <translation>AssemblyAI 的上传响应中没有 upload_url</translation>
+        </message>
+        <message>
+            <source>AssemblyAI's transcript answer had no id</source>
+            <translation>AssemblyAI 的转写响应中没有 id</translation>
+        </message>
+        <message>
+            <source>AssemblyAI could not transcribe it: {error}</source>
+            <translation>AssemblyAI 无法转写：{error}</translation>
+        </message>
+        <message>
+            <source>AssemblyAI did not finish the transcript in time</source>
+            <translation>AssemblyAI 未能及时完成转写</translation>
+        </message>
+        <message>
+            <source>StepFun could not transcribe it: {error}</source>
+            <translation>StepFun 无法转写：{error}</translation>
+        </message>
+        <message>
+            <source>StepFun's stream ended without the text</source>
+            <translation>StepFun 的流已结束，但没有返回文本</translation>
+        </message>
+        <message>
+            <source>install it (Debian/Ubuntu: sudo apt install bubblewrap; Fedora: sudo dnf install bubblewrap; Arch: sudo pacman -S bubblewrap), then restart nanobot Desktop</source>
+            <translation>请安装它（Debian/Ubuntu：sudo apt install bubblewrap；Fedora：sudo dnf install bubblewrap；Arch：sudo pacman -S bubblewrap），然后重启 nanobot Desktop</translation>
+        </message>
+        <message>
+            <source>Commands run without the sandbox: {reason}</source>
+            <translation>命令在沙箱外运行：{reason}</translation>
+        </message>
+        <message>
+            <source>install it ({command}), then restart nanobot Desktop</source>
+            <translation>请安装它（{command}），然后重启 nanobot Desktop</translation>
+        </message>
+        <message>
+            <source>Commands run without the sandbox: {reason}.</source>
+            <translation>命令在沙箱外运行：{reason}。</translation>
+        </message>
+        <message>
+            <source>The project folder is empty or not a valid path.</source>
+            <translation>项目文件夹为空，或不是有效路径。</translation>
+        </message>
+        <message>
+            <source>The project folder must be an absolute path: {path}</source>
+            <translation>项目文件夹必须是绝对路径：{path}</translation>
+        </message>
+        <message>
+            <source>The project folder does not exist or is not a folder: {path}</source>
+            <translation>项目文件夹不存在或不是文件夹：{path}</translation>
+        </message>
+        <message>
+            <source>Voice input needs the voice extra (sounddevice).</source>
+            <translation>语音输入需要 voice 扩展（sounddevice）。</translation>
+        </message>
+        <message>
+            <source>Voice input needs PortAudio (the libportaudio2 package on Debian and Ubuntu).</source>
+            <translation>语音输入需要 PortAudio（Debian 和 Ubuntu 上的 libportaudio2 软件包）。</translation>
+        </message>
+        <message>
+            <source>No microphone could be opened ({error}).</source>
+            <translation>无法打开麦克风（{error}）。</translation>
         </message>
     </context>
 </TS>
