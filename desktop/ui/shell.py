@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from desktop.core.utils.tasks import TaskOwner
 from desktop.core.utils.threads import run_daemon
 from desktop.ui.error_dialog import ExceptionReporter, install_exception_hooks
-from desktop.ui.i18n import tr
+from desktop.ui.i18n import localized, tr
 from desktop.ui.main_window import MainWindow
 from desktop.ui.notifications import Notifier
 from desktop.ui.startup import AgentStarter
@@ -231,7 +231,7 @@ class DesktopApp:
             "channel": event.channel,
             "chat": event.chat_id,
             "preview": event.preview,
-            "reason": event.reason,
+            "reason": localized(event.reason),
         }
         text = (
             tr(

@@ -58,6 +58,7 @@ from desktop.core.channels.pairing.gate import approved_senders
 from desktop.core.channels.signal import envelope, markup
 from desktop.core.channels.signal.envelope import Incoming
 from desktop.core.config.channels.signal import SignalConfig
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 from desktop.core.utils.redact import redact
 from desktop.core.utils.tasks import TaskOwner
 
@@ -107,8 +108,8 @@ class SignalChannel(BaseChannel[SignalConfig]):
         number = (self.config.phone_number or "").strip()
         if not number:
             raise ChannelUnavailable(
-                "No Signal phone number is set.",
-                "Set Phone number to the number signal-cli is registered with.",
+                QT_TR_NOOP("No Signal phone number is set."),
+                QT_TR_NOOP("Set Phone number to the number signal-cli is registered with."),
             )
         return number
 
@@ -214,8 +215,12 @@ class SignalChannel(BaseChannel[SignalConfig]):
             await self._check_daemon(http)
             result = await self._rpc("version", {}, http)
         version = result.get("version", "") if isinstance(result, dict) else ""
-        found = f"signal-cli {version} at {self.base_url}" if version else self.base_url
-        return f"Connected to {found} as {account}"
+        found = (
+            Phrase(QT_TR_NOOP("signal-cli {version} at {url}"), version=version, url=self.base_url)
+            if version
+            else self.base_url
+        )
+        return Phrase(QT_TR_NOOP("Connected to {found} as {account}"), found=found, account=account)
 
     # -- receiving ------------------------------------------------------------------------
     def is_allowed(self, sender: str) -> bool:
