@@ -1,0 +1,62 @@
+"""The channels' sentences for the person stay phrases (the window translates them) and keep
+their English: a refused connection, a channel's own refusal, an SDK's text, a secret."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+
+from desktop.core.channels.base import ChannelStatus, ChannelUnavailable
+from desktop.core.channels.errors import explain
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
+from desktop.core.utils.redact import register_secret
+
+
+async def _refused() -> BaseException:
+    with socket.socket() as probe:  # a free port, closed again: connecting is refused
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    try:
+        await asyncio.open_connection("127.0.0.1", port)
+    except OSError as exc:
+        return exc
+    raise AssertionError("the closed port accepted a connection")
+
+
+def test_a_refused_connection_is_a_marked_phrase() -> None:
+    said = explain(asyncio.run(_refused()))
+    assert said == "The server refused the connection (is it running, and is the port right?)"
+    assert isinstance(said, Phrase) and said.template == str(said)
+
+
+def test_a_channels_refusal_keeps_its_template_without_the_full_stop() -> None:
+    exc = ChannelUnavailable(
+        Phrase(QT_TR_NOOP("Discord refused the message ({error})."), error="Missing Access")
+    )
+    said = explain(exc)
+    assert said == "Discord refused the message (Missing Access)"  # as before: no full stop
+    assert isinstance(said, Phrase)
+    assert said.template == "Discord refused the message ({error})."
+    assert said.fields == {"error": "Missing Access"}
+
+
+def test_an_sdks_own_text_and_a_secret_stay_plain_text() -> None:
+    assert type(explain(RuntimeError("[Errno 5] socket closed"))) is str
+    secret = "xoxb-r2chan-secret-0123456789"
+    register_secret(secret)
+    exc = ChannelUnavailable(Phrase(QT_TR_NOOP("Linking failed: {error}"), error=secret))
+    said = explain(exc)
+    assert secret not in said  # redacted in English; no phrase could bring the field back
+    assert type(said) is str
+
+
+def test_status_and_unavailable_texts_are_phrases_with_the_same_english() -> None:
+    exc = ChannelUnavailable(QT_TR_NOOP("No bot token is set."), "Set it.")
+    assert isinstance(exc.reason, Phrase) and isinstance(exc.hint, Phrase)
+    assert exc.args == ("No bot token is set.",) and isinstance(exc.args[0], Phrase)
+    assert exc.with_hint() == "No bot token is set. Set it."
+    assert ChannelUnavailable(QT_TR_NOOP("Gone")).with_hint() == "Gone"
+    status = ChannelStatus("error", "WhatsApp is not linked yet", "Scan the code.")
+    assert isinstance(status.reason, Phrase) and status.reason == "WhatsApp is not linked yet"
+    assert isinstance(status.hint, Phrase)
+    assert ChannelStatus("connected").reason == ""
