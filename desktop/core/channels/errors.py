@@ -34,9 +34,11 @@ def _known_cause(exc: BaseException) -> BaseException:
 
 def _as_said(message: Phrase, text: str) -> str:
     """``text`` (what :func:`explain` made of ``message``) still as a phrase when it is the
-    phrase's own English with at most its closing full stop left out (the window translates
-    the template; a reason's translation has no closing full stop either); else plain text."""
-    if text != str(message).rstrip("."):
+    phrase's own English with at most its first letter capitalised and its closing full stop
+    left out (the window translates the template; a reason's translation has no closing full
+    stop either); else (redacted, shortened) plain text."""
+    own = " ".join(str(message).split())
+    if text != (own[:1].upper() + own[1:]).rstrip("."):
         return text
     said = str.__new__(Phrase, text)
     said.template, said.fields = message.template, message.fields

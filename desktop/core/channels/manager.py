@@ -372,7 +372,7 @@ class ChannelManager:
                 await channel.run()
                 if channel.stopping:
                     break
-                raise ConnectionError("the connection ended")
+                raise ConnectionError(Phrase(QT_TR_NOOP("the connection ended")))
             except asyncio.CancelledError:
                 raise
             except ChannelUnavailable as exc:

@@ -5,11 +5,18 @@ from __future__ import annotations
 
 import asyncio
 import socket
+from pathlib import Path
+from types import SimpleNamespace
 
+from desktop.core.bus.queue import MessageBus
 from desktop.core.channels.base import ChannelStatus, ChannelUnavailable
 from desktop.core.channels.errors import explain
+from desktop.core.channels.manager import ChannelManager
+from desktop.core.config.channels.signal import SignalConfig
 from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 from desktop.core.utils.redact import register_secret
+from desktop.core.utils.tasks import TaskOwner
+from tests.waiting import until
 
 
 async def _refused() -> BaseException:
@@ -60,3 +67,47 @@ def test_status_and_unavailable_texts_are_phrases_with_the_same_english() -> Non
     assert isinstance(status.reason, Phrase) and status.reason == "WhatsApp is not linked yet"
     assert isinstance(status.hint, Phrase)
     assert ChannelStatus("connected").reason == ""
+
+
+def test_a_capitalised_lost_connection_stays_a_phrase() -> None:
+    said = explain(ConnectionError(Phrase(QT_TR_NOOP("the connection ended"))))
+    assert said == "The connection ended"  # as before: the first letter capitalised
+    assert isinstance(said, Phrase) and said.template == "the connection ended"
+
+
+async def _status_against(answer: bytes, tmp_path: Path) -> ChannelStatus:
+    """The real Signal channel against a local HTTP server that answers ``answer`` to all."""
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.readuntil(b"\r\n\r\n")
+        writer.write(answer)
+        await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_server(serve, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    section = SignalConfig(
+        enabled=True, phone_number="+4912345678", daemon_host="127.0.0.1", daemon_port=port
+    )
+    config = SimpleNamespace(channels=SimpleNamespace(signal=section))
+    owner = TaskOwner("r2chan-signal")
+    manager = ChannelManager(MessageBus(), owner, config=config, state_dir=tmp_path)  # type: ignore[arg-type]
+    try:
+        await manager.start_channel("signal")
+        await until(lambda: manager.status("signal").state == "error", timeout=30)
+        return manager.status("signal")
+    finally:
+        await manager.stop_channel("signal")
+        await owner.aclose()
+        server.close()
+        await server.wait_closed()
+
+
+def test_a_daemon_error_status_is_a_phrase_with_its_english(tmp_path: Path) -> None:
+    answer = b"HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+    status = asyncio.run(_status_against(answer, tmp_path))
+    assert status.reason == "The signal-cli daemon answered the check with HTTP 500"
+    assert isinstance(status.reason, Phrase)
+    assert status.reason.template == "The signal-cli daemon answered the check with HTTP {code}"
+    assert status.hint.startswith("Reconnecting in ")
+    assert isinstance(status.hint, Phrase) and status.hint.template == "Reconnecting in {delay} s."

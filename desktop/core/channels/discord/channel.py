@@ -200,9 +200,11 @@ class DiscordChannel(BaseChannel[DiscordConfig]):
                             "Portal."
                         ),
                     ) from None
-                raise ConnectionError(f"Discord closed the connection (code {exc.code})") from None
+                raise ConnectionError(
+                    Phrase(QT_TR_NOOP("Discord closed the connection (code {code})"), code=exc.code)
+                ) from None
             if not self.stopping:
-                raise ConnectionError("the connection to Discord ended")
+                raise ConnectionError(Phrase(QT_TR_NOOP("the connection to Discord ended")))
         finally:
             worker.cancel()
             await asyncio.gather(worker, return_exceptions=True)
@@ -426,7 +428,7 @@ class DiscordChannel(BaseChannel[DiscordConfig]):
     def _require_client(self) -> GatewayClient:
         client = self._client
         if client is None or client.is_closed() or not self.status.ok:
-            raise ConnectionError("Discord is not connected")
+            raise ConnectionError(Phrase(QT_TR_NOOP("Discord is not connected")))
         return client
 
     def _reply_target(self, message: OutboundMessage) -> int | None:

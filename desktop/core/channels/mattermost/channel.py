@@ -163,7 +163,7 @@ class MattermostChannel(BaseChannel[MattermostConfig]):
                     break
                 await self._on_frame(message.data)
             if not self.stopping:
-                raise ConnectionError("The connection to Mattermost was lost.")
+                raise ConnectionError(Phrase(QT_TR_NOOP("The connection to Mattermost was lost.")))
         finally:
             ws_left, self._ws = self._ws, None
             if ws_left is not None:
@@ -403,7 +403,7 @@ class MattermostChannel(BaseChannel[MattermostConfig]):
     # -- sending --------------------------------------------------------------------------
     def _require_api(self) -> MattermostApi:
         if self._api is None:
-            raise ConnectionError("Mattermost is not connected")
+            raise ConnectionError(Phrase(QT_TR_NOOP("Mattermost is not connected")))
         return self._api
 
     async def pieces(self, message: OutboundMessage) -> list[str | Path]:

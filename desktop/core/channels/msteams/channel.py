@@ -403,7 +403,7 @@ class MSTeamsChannel(BaseChannel[MSTeamsConfig]):
         returns what it returned."""
         adapter = self._adapter
         if adapter is None:
-            raise ConnectionError("Teams is not running")
+            raise ConnectionError(Phrase(QT_TR_NOOP("Teams is not running")))
         reference = self.reference(chat_id)
         reply_to = reference.activity_id if self.config.reply_in_thread else None
         result: list[Any] = []

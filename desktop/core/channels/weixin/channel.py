@@ -233,7 +233,7 @@ class WeixinChannel(BaseChannel[WeixinConfig]):
             issued = await api.call("ilink/bot/get_bot_qrcode?bot_type=3", {"local_token_list": []})
             code = _text(issued.get("qrcode"))
             if not code:
-                raise ConnectionError("WeChat gave no QR code")
+                raise ConnectionError(Phrase(QT_TR_NOOP("WeChat gave no QR code")))
             shown(_text(issued.get("qrcode_img_content")) or code)
             host = ""
             while True:
@@ -293,7 +293,9 @@ class WeixinChannel(BaseChannel[WeixinConfig]):
                 QT_TR_NOOP("The WeChat login has expired."), LOGIN_HINT
             ) from None
         except (aiohttp.ClientError, TimeoutError) as exc:
-            raise ConnectionError(f"WeChat's API did not answer: {redact(exc)}") from None
+            raise ConnectionError(
+                Phrase(QT_TR_NOOP("WeChat's API did not answer: {error}"), error=redact(exc))
+            ) from None
         finally:
             self._api = None
             await api.close()
@@ -413,7 +415,7 @@ class WeixinChannel(BaseChannel[WeixinConfig]):
         a file is uploaded to the CDN first (:func:`~desktop.core.channels.weixin.media.upload`)."""
         api = self._api
         if api is None:
-            raise ConnectionError("WeChat is not connected")
+            raise ConnectionError(Phrase(QT_TR_NOOP("WeChat is not connected")))
         kind, value = piece
         person = delivery.message.chat_id
         digest = hashlib.sha256(f"{delivery.id}:{index}".encode()).hexdigest()

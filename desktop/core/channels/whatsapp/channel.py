@@ -158,8 +158,14 @@ class WhatsAppChannel(BaseChannel[WhatsAppConfig]):
             return ChannelUnavailable(QT_TR_NOOP("The WhatsApp bridge refused the token."), hint)
         if code == protocol.CLOSE_AUTH_TIMEOUT:
             return ChannelUnavailable(QT_TR_NOOP("The WhatsApp bridge wants a token."), hint)
-        detail = f" ({code} {redact(reason)})".rstrip() if code not in (None, 1000, 1001) else ""
-        return ConnectionError(f"The WhatsApp bridge closed the connection{detail}")
+        if code in (None, 1000, 1001):
+            return ConnectionError(Phrase(QT_TR_NOOP("The WhatsApp bridge closed the connection")))
+        return ConnectionError(
+            Phrase(
+                QT_TR_NOOP("The WhatsApp bridge closed the connection ({detail})"),
+                detail=f"{code} {redact(reason)}",
+            )
+        )
 
     async def _open(self, url: str, token: str) -> tuple[ClientConnection, list[str | bytes]]:
         """Connect, authenticate, and wait briefly for a refusal; returns the connection and
