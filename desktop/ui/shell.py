@@ -231,7 +231,7 @@ class DesktopApp:
             "channel": event.channel,
             "chat": event.chat_id,
             "preview": event.preview,
-            "reason": event.reason,
+            "reason": localized(event.reason),
         }
         text = (
             tr(

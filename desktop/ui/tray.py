@@ -19,7 +19,7 @@ from PySide6.QtCore import QObject, QPointF, QRect, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QAction, QColor, QFont, QGuiApplication, QIcon, QPainter, QPixmap
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
-from desktop.ui.i18n import QT_TR_NOOP, tr
+from desktop.ui.i18n import QT_TR_NOOP, localized, tr
 from desktop.ui.theme import app_icon
 
 if TYPE_CHECKING:
@@ -306,7 +306,7 @@ class Tray(QObject):
     def _channel_status(self, event: ChannelStatusChanged) -> None:
         """A dropped or failed channel needs attention until it is connected again or stopped
         (disabled); ``connecting`` between retries keeps the attention on."""
-        channel, state, reason = event.channel, event.state, event.reason
+        channel, state, reason = event.channel, event.state, localized(event.reason)
         if event.login_code:  # not broken: waiting for the person to link it
             self.set_channel_problem(
                 channel, tr("not linked yet — scan the QR code in Settings → Channels")

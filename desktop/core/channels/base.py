@@ -48,6 +48,7 @@ from desktop.core.channels.outbox import Delivery, outbox_for
 from desktop.core.channels.pairing.gate import admit, approved_senders, is_direct
 from desktop.core.channels.state import ChannelStateStore
 from desktop.core.config.base import ChannelBase
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 from desktop.core.utils.redact import register_secret
 from desktop.core.utils.tasks import TaskOwner
 
@@ -78,6 +79,14 @@ class ChannelStatus:
     account: str = ""
     login_code: str = field(default="", repr=False)
 
+    def __post_init__(self) -> None:
+        # The reason and hint are phrases (marked texts or Phrases with fields), so the window
+        # shows them in its language (``localized``); the English is unchanged.
+        for name in ("reason", "hint"):
+            text = getattr(self, name)
+            if text and not isinstance(text, Phrase):
+                object.__setattr__(self, name, Phrase(text))
+
     @property
     def ok(self) -> bool:
         """Connected."""
@@ -88,17 +97,26 @@ class ChannelUnavailable(Exception):
     """The channel cannot run as configured (missing token, dependency…); not retried.
 
     Args:
-        reason: One sentence for the person.
-        hint: What to do about it.
+        reason: One sentence for the person: a text marked with ``QT_TR_NOOP`` or a
+            :class:`~desktop.core.utils.i18n.Phrase` (never an f-string).
+        hint: What to do about it (likewise).
         extra: When the channel's SDK is missing, the pip extra that installs it (Settings
             offers to install it in a source install: :mod:`desktop.core.utils.extras`).
     """
 
     def __init__(self, reason: str, hint: str = "", *, extra: str = "") -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.hint = hint
+        # Kept as phrases (a marked text or a Phrase with fields) so the window can show them
+        # in its language (``localized``); the English stays the same everywhere else.
+        self.reason = reason if isinstance(reason, Phrase) else Phrase(reason)
+        self.hint = hint if isinstance(hint, Phrase) or not hint else Phrase(hint)
+        super().__init__(self.reason)
         self.extra = extra
+
+    def with_hint(self) -> str:
+        """The reason followed by the hint (one text, e.g. a connection test's result)."""
+        if not self.hint:
+            return self.reason
+        return Phrase(QT_TR_NOOP("{reason} {hint}"), reason=self.reason, hint=self.hint)
 
 
 SenderShape = Literal["opaque", "id|name", "id|id"]

@@ -50,6 +50,7 @@ from desktop.core.channels.outbox import MAX_AGE_S, NOTE_PART, NOTE_WHOLE, Deliv
 from desktop.core.channels.registry import CHANNELS, ChannelInfo
 from desktop.core.channels.state import ChannelStateStore
 from desktop.core.session.unified import UNIFIED_SESSION_KEY
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 from desktop.core.utils.tasks import TaskOwner, cancel_and_wait
 
 if TYPE_CHECKING:
@@ -198,7 +199,12 @@ class ChannelManager:
         await self.stop_channel(name)
         info = self.registry.get(name)
         if info is None:
-            return self._set(name, ChannelStatus("unavailable", f"unknown channel {name!r}"))
+            return self._set(
+                name,
+                ChannelStatus(
+                    "unavailable", Phrase(QT_TR_NOOP("unknown channel {name}"), name=repr(name))
+                ),
+            )
         try:
             channel = await self.create(info)
         except ChannelUnavailable as exc:
@@ -233,7 +239,11 @@ class ChannelManager:
                 await asyncio.to_thread(importlib.import_module, required)
         except ImportError as exc:
             raise ChannelUnavailable(
-                f"{info.display_name} needs a package that is not installed ({exc.name or exc})",
+                Phrase(
+                    QT_TR_NOOP("{channel} needs a package that is not installed ({error})"),
+                    channel=info.display_name,
+                    error=str(exc.name or exc),
+                ),
                 info.install_hint,
                 extra=info.extra,
             ) from None
@@ -362,7 +372,7 @@ class ChannelManager:
                 await channel.run()
                 if channel.stopping:
                     break
-                raise ConnectionError("the connection ended")
+                raise ConnectionError(Phrase(QT_TR_NOOP("the connection ended")))
             except asyncio.CancelledError:
                 raise
             except ChannelUnavailable as exc:
@@ -378,9 +388,8 @@ class ChannelManager:
                 failures += 1
                 reason = explain(exc)
                 log.warning("%s failed (%s); reconnecting in %.0f s", channel.name, reason, delay)
-                channel.set_status(
-                    ChannelStatus("error", reason, f"Reconnecting in {delay:.0f} s.")
-                )
+                again = Phrase(QT_TR_NOOP("Reconnecting in {delay} s."), delay=f"{delay:.0f}")
+                channel.set_status(ChannelStatus("error", reason, again))
                 await asyncio.sleep(delay)
         channel.set_status(ChannelStatus("stopped"))
 
@@ -446,7 +455,10 @@ class ChannelManager:
                     return False
             if delivery.interim:
                 return False  # interim notes for a channel that is not running: not worth a notice
-            await self._failed(message, f"the {message.channel} channel is not running")
+            await self._failed(
+                message,
+                Phrase(QT_TR_NOOP("the {channel} channel is not running"), channel=message.channel),
+            )
             return False
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.reconnect_wait
@@ -469,8 +481,14 @@ class ChannelManager:
         log.error("giving up sending to %s:%s: %s", message.channel, message.chat_id, error)
         await delivery.forget()
         if not delivery.interim:
-            part = f" ({delivery.done} of its parts arrived)" if delivery.done else ""
-            await self._failed(message, explain(error) + part)
+            reason = explain(error)
+            if delivery.done:
+                reason = Phrase(
+                    QT_TR_NOOP("{error} ({done} of its parts arrived)"),
+                    error=reason,
+                    done=delivery.done,
+                )
+            await self._failed(message, reason)
         return False
 
     async def _too_old(self, channel: Channel, delivery: Delivery, deadline: float) -> bool:
@@ -487,7 +505,7 @@ class ChannelManager:
         if error is not None:
             log.warning("%s: the note about an old answer failed too (%s)", message.channel, error)
         await delivery.forget()
-        await self._failed(message, "it was too old to send after the restart")
+        await self._failed(message, Phrase(QT_TR_NOOP("it was too old to send after the restart")))
         return False
 
     async def _attempt(self, channel: Channel, delivery: Delivery) -> BaseException | None:

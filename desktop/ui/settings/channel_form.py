@@ -30,7 +30,7 @@ from desktop.core.config import secret_fields
 from desktop.core.config.base import ChannelBase
 from desktop.core.utils.extras import InstallFailed, InstallPlan, install_plan, run_install
 from desktop.core.utils.tasks import TaskOwner
-from desktop.ui.i18n import QT_TR_NOOP, tr
+from desktop.ui.i18n import QT_TR_NOOP, localized, tr
 from desktop.ui.settings.channel_guides import ChannelGuide, guide_for, heading_of, section_of
 from desktop.ui.settings.connect_flow import ConnectSteps
 from desktop.ui.settings.guided import Collapsible, EmojiField, LinkText
@@ -442,9 +442,9 @@ class ChannelForm(QWidget):
         self.connect_button.setEnabled(self.services.runtime is not None)
         running = state in ("connecting", "connected", "error")
         self.connect_button.setText(tr("Disconnect") if running else tr("Connect"))
-        # The reason and hint come from the core (translated where the core marks them).
-        why = tr(reason).rstrip(".") if reason else ""
-        then = tr(hint_text) if hint_text else ""
+        # The reason and hint come from the core (phrases: shown in the window's language).
+        why = localized(reason).rstrip(".。") if reason else ""
+        then = localized(hint_text) if hint_text else ""
         if login_code:
             self.login.show_code(login_code)
             self.status.warn(tr("{reason}: scan the QR code below.").format(reason=why))
@@ -518,9 +518,11 @@ class ChannelForm(QWidget):
         except Exception as exc:  # noqa: BLE001 - the message is for the person
             from desktop.core.channels.manager import explain
 
-            self.test_status.error(tr("It does not work: {error}").format(error=tr(explain(exc))))
+            self.test_status.error(
+                tr("It does not work: {error}").format(error=localized(explain(exc)))
+            )
         else:
-            self.test_status.ok(tr(found))
+            self.test_status.ok(localized(found))
             if not getattr(self.services.config.channels, self.name).enabled:
                 self.steps.offer_enable()
         finally:
@@ -529,7 +531,7 @@ class ChannelForm(QWidget):
     def _unavailable(self, reason: str, hint_text: str, extra: str) -> None:
         """Say why the channel cannot run; offer to install its missing support."""
         plan = install_plan(extra) if extra else None
-        why = tr(reason)
+        why = localized(reason).rstrip(".。")
         if plan is not None:
             self.test_status.warn(tr("{reason}.").format(reason=why))
             self.steps.offer_install(plan)
@@ -538,7 +540,7 @@ class ChannelForm(QWidget):
             self.steps.show_command(hint_text)
         else:
             self.test_status.error(
-                tr("{reason}. {hint}").format(reason=why, hint=tr(hint_text)).strip()
+                tr("{reason}. {hint}").format(reason=why, hint=localized(hint_text)).strip()
             )
 
     def install(self) -> None:

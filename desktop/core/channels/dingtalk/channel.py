@@ -62,6 +62,7 @@ from desktop.core.config.channels.dingtalk import (
     DEFAULT_OAPI_URL,
     DingTalkConfig,
 )
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 from desktop.core.utils.redact import redact
 
 log = logging.getLogger(__name__)
@@ -108,9 +109,11 @@ class DingTalkChannel(BaseChannel[DingTalkConfig]):
         secret = (self.config.client_secret or "").strip()
         if not client_id or not secret:
             raise ChannelUnavailable(
-                "The Client ID or Client secret is not set.",
-                "Create an app with a robot in stream mode at open-dev.dingtalk.com and enter "
-                "its Client ID and Client secret in Settings → Channels → DingTalk.",
+                QT_TR_NOOP("The Client ID or Client secret is not set."),
+                QT_TR_NOOP(
+                    "Create an app with a robot in stream mode at open-dev.dingtalk.com and enter "
+                    "its Client ID and Client secret in Settings → Channels → DingTalk."
+                ),
             )
         return DingTalkApi(
             client_id,
@@ -122,8 +125,11 @@ class DingTalkChannel(BaseChannel[DingTalkConfig]):
     @staticmethod
     def _refused(reason: str) -> ChannelUnavailable:
         return ChannelUnavailable(
-            f"DingTalk did not accept the Client ID and secret ({reason}).",
-            "Check the Client ID and Client secret in Settings → Channels → DingTalk.",
+            Phrase(
+                QT_TR_NOOP("DingTalk did not accept the Client ID and secret ({error})."),
+                error=reason,
+            ),
+            QT_TR_NOOP("Check the Client ID and Client secret in Settings → Channels → DingTalk."),
         )
 
     async def run(self) -> None:
@@ -188,7 +194,7 @@ class DingTalkChannel(BaseChannel[DingTalkConfig]):
         api = self._make_api()
         try:
             await api.token()
-            return f"Credentials accepted (robot {api.client_id})"
+            return Phrase(QT_TR_NOOP("Credentials accepted (robot {robot})"), robot=api.client_id)
         except Refused as exc:
             raise ValueError(self._refused(str(exc)).reason) from None
         finally:

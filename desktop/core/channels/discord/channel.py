@@ -71,13 +71,16 @@ from desktop.core.channels.discord.inbound import describe, mentions_me
 from desktop.core.channels.outbox import Delivery
 from desktop.core.channels.pairing.gate import admit
 from desktop.core.config.channels.discord import DEFAULT_GATEWAY_URL, DiscordConfig
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 from desktop.core.utils.redact import redact
 
 log = logging.getLogger(__name__)
 
 FILES_PER_MESSAGE = 10
 REMEMBERED = 1000
-_TOKEN_HINT = "Check the bot token in Settings → Channels → Discord (Developer Portal → Bot)."
+_TOKEN_HINT = QT_TR_NOOP(
+    "Check the bot token in Settings → Channels → Discord (Developer Portal → Bot)."
+)
 
 
 def _sender(user: discord.abc.User) -> str:
@@ -123,9 +126,11 @@ class DiscordChannel(BaseChannel[DiscordConfig]):
         token = (self.config.token or "").strip()
         if not token:
             raise ChannelUnavailable(
-                "No bot token is set.",
-                "Create an application in Discord's Developer Portal, add a bot and enter its "
-                "token in Settings → Channels → Discord.",
+                QT_TR_NOOP("No bot token is set."),
+                QT_TR_NOOP(
+                    "Create an application in Discord's Developer Portal, add a bot and enter its "
+                    "token in Settings → Channels → Discord."
+                ),
             )
         return token
 
@@ -151,7 +156,9 @@ class DiscordChannel(BaseChannel[DiscordConfig]):
         try:
             await client.login(self._token())
         except discord.LoginFailure:
-            raise ChannelUnavailable("Discord did not accept the bot token.", _TOKEN_HINT) from None
+            raise ChannelUnavailable(
+                QT_TR_NOOP("Discord did not accept the bot token."), _TOKEN_HINT
+            ) from None
 
     async def _gateway(self, client: GatewayClient) -> yarl.URL:
         """The gateway address (discord.py adds the version and encoding itself)."""
@@ -174,24 +181,30 @@ class DiscordChannel(BaseChannel[DiscordConfig]):
                 await client.connect(reconnect=True)
             except discord.PrivilegedIntentsRequired:
                 raise ChannelUnavailable(
-                    "Discord refused the message content intent.",
-                    "Turn on Message Content Intent (Developer Portal → Bot → Privileged "
-                    "Gateway Intents).",
+                    QT_TR_NOOP("Discord refused the message content intent."),
+                    QT_TR_NOOP(
+                        "Turn on Message Content Intent (Developer Portal → Bot → Privileged "
+                        "Gateway Intents)."
+                    ),
                 ) from None
             except discord.ConnectionClosed as exc:
                 if exc.code == 4004:
                     raise ChannelUnavailable(
-                        "Discord did not accept the bot token.", _TOKEN_HINT
+                        QT_TR_NOOP("Discord did not accept the bot token."), _TOKEN_HINT
                     ) from None
                 if exc.code in (4013, 4014):
                     raise ChannelUnavailable(
-                        "Discord refused the gateway intents.",
-                        "Check the intents setting and the privileged intents in the Developer "
-                        "Portal.",
+                        QT_TR_NOOP("Discord refused the gateway intents."),
+                        QT_TR_NOOP(
+                            "Check the intents setting and the privileged intents in the Developer "
+                            "Portal."
+                        ),
                     ) from None
-                raise ConnectionError(f"Discord closed the connection (code {exc.code})") from None
+                raise ConnectionError(
+                    Phrase(QT_TR_NOOP("Discord closed the connection (code {code})"), code=exc.code)
+                ) from None
             if not self.stopping:
-                raise ConnectionError("the connection to Discord ended")
+                raise ConnectionError(Phrase(QT_TR_NOOP("the connection to Discord ended")))
         finally:
             worker.cancel()
             await asyncio.gather(worker, return_exceptions=True)
@@ -212,7 +225,9 @@ class DiscordChannel(BaseChannel[DiscordConfig]):
     def _disconnected(self) -> None:
         if not self.stopping:
             self.set_status(
-                ChannelStatus("connecting", "The connection to Discord was lost; resuming.")
+                ChannelStatus(
+                    "connecting", QT_TR_NOOP("The connection to Discord was lost; resuming.")
+                )
             )
 
     async def stop(self) -> None:
@@ -232,9 +247,15 @@ class DiscordChannel(BaseChannel[DiscordConfig]):
             try:
                 await client.login(self._token())
             except discord.LoginFailure:
-                raise ValueError("Discord did not accept the bot token.") from None
+                raise ValueError(
+                    Phrase(QT_TR_NOOP("Discord did not accept the bot token."))
+                ) from None
             user = client.user
-            return f"Connected as @{user.name}" if user is not None else "Connected"
+            return (
+                Phrase(QT_TR_NOOP("Connected as @{user}"), user=user.name)
+                if user is not None
+                else Phrase(QT_TR_NOOP("Connected"))
+            )
         except ChannelUnavailable as exc:
             raise ValueError(exc.reason) from None
         finally:
@@ -407,7 +428,7 @@ class DiscordChannel(BaseChannel[DiscordConfig]):
     def _require_client(self) -> GatewayClient:
         client = self._client
         if client is None or client.is_closed() or not self.status.ok:
-            raise ConnectionError("Discord is not connected")
+            raise ConnectionError(Phrase(QT_TR_NOOP("Discord is not connected")))
         return client
 
     def _reply_target(self, message: OutboundMessage) -> int | None:
@@ -483,8 +504,8 @@ class DiscordChannel(BaseChannel[DiscordConfig]):
             await target.send(**options)
         except (discord.Forbidden, discord.NotFound) as exc:
             raise ChannelUnavailable(
-                f"Discord refused the message ({redact(exc)}).",
-                "Check that the bot is in that channel and may send messages there.",
+                Phrase(QT_TR_NOOP("Discord refused the message ({error})."), error=redact(exc)),
+                QT_TR_NOOP("Check that the bot is in that channel and may send messages there."),
             ) from None
 
     async def send_question(self, chat_id: str, text: str, view: discord.ui.View) -> int:

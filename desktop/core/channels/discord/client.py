@@ -24,6 +24,7 @@ from discord.http import Route
 
 from desktop.core.channels.base import ChannelUnavailable
 from desktop.core.config.channels.discord import DEFAULT_API_BASE, DiscordConfig
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 from desktop.core.utils.redact import redact
 from desktop.core.utils.tasks import cancel_and_wait
 
@@ -91,8 +92,10 @@ def build_client(config: DiscordConfig, events: ClientEvents) -> GatewayClient:
     base = (config.api_base or DEFAULT_API_BASE).strip().rstrip("/")
     if not base.startswith(("http://", "https://")):
         raise ChannelUnavailable(
-            f"The API address {base!r} is not an http(s) address.",
-            "Fix the API address in Settings → Channels → Discord (or clear it).",
+            Phrase(
+                QT_TR_NOOP("The API address {base} is not an http(s) address."), base=repr(base)
+            ),
+            QT_TR_NOOP("Fix the API address in Settings → Channels → Discord (or clear it)."),
         )
     Route.BASE = base
     proxy = (config.proxy or "").strip() or None

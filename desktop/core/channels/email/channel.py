@@ -60,6 +60,7 @@ from desktop.core.channels.pairing.gate import approved_senders
 from desktop.core.channels.pairing.gate import reload as reload_pairings
 from desktop.core.channels.render import plain_text
 from desktop.core.config.channels.email import EmailConfig
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 
 log = logging.getLogger(__name__)
 
@@ -69,7 +70,7 @@ THREADS_KEPT = 500  # chats whose last mail is remembered for threading
 TURNS_KEPT = 1000  # message/turn ids mapped to the mail they answer
 REPAIR_LIMIT = 200  # unseen mail below the cursor checked after a reconnect
 MIN_POLL_S = 1.0
-CONSENT_HINT = (
+CONSENT_HINT = QT_TR_NOOP(
     "Once the mailbox owner has agreed that the agent reads and answers this mailbox, turn on "
     '"Consent granted" in Settings → Channels → Email (channels.email.consentGranted).'
 )
@@ -137,7 +138,7 @@ class EmailChannel(BaseChannel[EmailConfig]):
         """Raise :class:`ChannelUnavailable` when consent or a needed setting is missing."""
         cfg = self.config
         if not cfg.consent_granted:
-            raise ChannelUnavailable("Email access has not been granted", CONSENT_HINT)
+            raise ChannelUnavailable(QT_TR_NOOP("Email access has not been granted"), CONSENT_HINT)
         missing = [
             alias
             for alias, value in (
@@ -156,10 +157,15 @@ class EmailChannel(BaseChannel[EmailConfig]):
             missing.append("postActionMoveMailbox")
         if missing:
             raise ChannelUnavailable(
-                "Email is not fully set up (missing: " + ", ".join(missing) + ")",
-                "Fill these in under Settings → Channels → Email. trustedAuthservIds is the "
-                "authserv-id in your provider's Authentication-Results header; or turn off "
-                "verifyDkim and verifySpf.",
+                Phrase(
+                    QT_TR_NOOP("Email is not fully set up (missing: {settings})"),
+                    settings=", ".join(missing),
+                ),
+                QT_TR_NOOP(
+                    "Fill these in under Settings → Channels → Email. trustedAuthservIds is the "
+                    "authserv-id in your provider's Authentication-Results header; or turn off "
+                    "verifyDkim and verifySpf."
+                ),
             )
 
     def is_allowed(self, sender: str) -> bool:
@@ -186,11 +192,13 @@ class EmailChannel(BaseChannel[EmailConfig]):
                 await asyncio.to_thread(mailbox.connect)
             except ImapAuthError as exc:
                 raise ChannelUnavailable(
-                    str(exc), "Check the IMAP username and password in Settings → Email."
+                    str(exc),
+                    QT_TR_NOOP("Check the IMAP username and password in Settings → Email."),
                 ) from None
             except ImapFolderError as exc:
                 raise ChannelUnavailable(
-                    str(exc), "Check imapMailbox in Settings → Email (INBOX is the inbox)."
+                    str(exc),
+                    QT_TR_NOOP("Check imapMailbox in Settings → Email (INBOX is the inbox)."),
                 ) from None
             self._set_cursor(mailbox.uidvalidity)
             log.debug(
@@ -486,9 +494,11 @@ class EmailChannel(BaseChannel[EmailConfig]):
         """
         cfg = self.config
         if not cfg.consent_granted:
-            raise ChannelUnavailable("Email access has not been granted", CONSENT_HINT)
+            raise ChannelUnavailable(QT_TR_NOOP("Email access has not been granted"), CONSENT_HINT)
         if not cfg.smtp_host:
-            raise ChannelUnavailable("No SMTP host is set", "Fill in smtpHost in Settings.")
+            raise ChannelUnavailable(
+                QT_TR_NOOP("No SMTP host is set"), QT_TR_NOOP("Fill in smtpHost in Settings.")
+            )
         meta = message.metadata
         if meta.get("progress") or meta.get("tool_hint"):
             return []
@@ -532,7 +542,7 @@ class EmailChannel(BaseChannel[EmailConfig]):
         """Log in to IMAP (read-only) and SMTP; nothing is read or sent."""
         self.require_settings()
         await asyncio.to_thread(self._check)
-        return f"Connected as {self.account}"
+        return Phrase(QT_TR_NOOP("Connected as {account}"), account=self.account)
 
     def _check(self) -> None:
         cfg = self.config

@@ -67,6 +67,7 @@ from desktop.core.channels.feishu.longconn import (
 from desktop.core.channels.outbox import Delivery
 from desktop.core.channels.pairing.gate import admit
 from desktop.core.config.channels.feishu import FeishuConfig
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 from desktop.core.utils.redact import redact
 
 log = logging.getLogger(__name__)
@@ -119,17 +120,24 @@ class FeishuChannel(BaseChannel[FeishuConfig]):
         secret = (self.config.app_secret or "").strip()
         if not app_id or not secret:
             raise ChannelUnavailable(
-                "No app ID or app secret is set.",
-                "Create a self-built app with the bot feature on the Feishu / Lark developer "
-                "console and enter its App ID and App Secret in Settings → Channels → Feishu.",
+                QT_TR_NOOP("No app ID or app secret is set."),
+                QT_TR_NOOP(
+                    "Create a self-built app with the bot feature on the Feishu / Lark developer "
+                    "console and enter its App ID and App Secret in Settings → Channels → Feishu."
+                ),
             )
         return app_id, secret
 
     def _refused(self, detail: str) -> ChannelUnavailable:
         return ChannelUnavailable(
-            f"Feishu did not accept the app's credentials ({redact(detail)}).",
-            "Check the App ID, the App Secret and the platform (Feishu or Lark) in Settings → "
-            "Channels → Feishu.",
+            Phrase(
+                QT_TR_NOOP("Feishu did not accept the app's credentials ({error})."),
+                error=redact(detail),
+            ),
+            QT_TR_NOOP(
+                "Check the App ID, the App Secret and the platform (Feishu or Lark) in Settings → "
+                "Channels → Feishu."
+            ),
         )
 
     async def _profile(self, api: OpenApi) -> dict[str, Any]:
@@ -162,9 +170,14 @@ class FeishuChannel(BaseChannel[FeishuConfig]):
                 await conn.connect()
             except CredentialsRefused as exc:
                 raise ChannelUnavailable(
-                    f"Feishu refused the long connection ({redact(exc)}).",
-                    "Check the App ID, the App Secret and the platform in Settings → Channels "
-                    "→ Feishu, and that the app has the bot feature and a published version.",
+                    Phrase(
+                        QT_TR_NOOP("Feishu refused the long connection ({error})."),
+                        error=redact(exc),
+                    ),
+                    QT_TR_NOOP(
+                        "Check the App ID, the App Secret and the platform in Settings → Channels "
+                        "→ Feishu, and that the app has the bot feature and a published version."
+                    ),
                 ) from None
             self.set_status(ChannelStatus("connected", account=str(bot.get("app_name") or "")))
             await self.replay_journal()
@@ -196,7 +209,7 @@ class FeishuChannel(BaseChannel[FeishuConfig]):
             bot = await self._profile(OpenApi(app_id, secret, self.config.api_base))
         except ChannelUnavailable as exc:
             raise ValueError(exc.reason) from None
-        return f"Connected as {bot.get('app_name') or app_id}"
+        return Phrase(QT_TR_NOOP("Connected as {account}"), account=bot.get("app_name") or app_id)
 
     # -- receiving (the SDK calls these on the connection's thread) -------------------------
     def _on_message_event(self, data: CustomizedEvent) -> None:

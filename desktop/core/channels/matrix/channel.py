@@ -47,6 +47,7 @@ from desktop.core.channels.matrix import crypto
 from desktop.core.channels.matrix.content import message_content
 from desktop.core.channels.matrix.inbound import InboundHandler
 from desktop.core.channels.outbox import Delivery
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 from desktop.core.utils.tasks import finish
 
 log = logging.getLogger(__name__)
@@ -60,7 +61,7 @@ SENT_MEMORY = 500  # own event ids kept to recognise replies to the bot
 DEVICE_NAME = "nanobot Desktop"
 AUTH_ERRORS = frozenset({"M_UNKNOWN_TOKEN", "M_MISSING_TOKEN", "M_FORBIDDEN", "M_USER_DEACTIVATED"})
 END_EVENTS = frozenset({"turn_finished", "turn_stopped", "turn_failed"})
-SETTINGS_HINT = "Settings → Channels → Matrix"
+SETTINGS_HINT = Phrase(QT_TR_NOOP("Settings → Channels → Matrix"))
 
 
 def _filter(timeline_limit: int) -> dict[str, Any]:
@@ -119,15 +120,21 @@ class MatrixChannel(InboundHandler):
     def _require_settings(self) -> None:
         cfg = self.config
         if not str(cfg.homeserver or "").strip():
-            raise ChannelUnavailable("Matrix needs the homeserver address.", SETTINGS_HINT)
+            raise ChannelUnavailable(
+                QT_TR_NOOP("Matrix needs the homeserver address."), SETTINGS_HINT
+            )
         if not cfg.access_token and not cfg.password:
             raise ChannelUnavailable(
-                "Matrix needs an access token (or a password) for the bot account.",
-                f"{SETTINGS_HINT}: fill in Access token (or Password) and User ID",
+                QT_TR_NOOP("Matrix needs an access token (or a password) for the bot account."),
+                Phrase(
+                    QT_TR_NOOP("{settings}: fill in Access token (or Password) and User ID"),
+                    settings=SETTINGS_HINT,
+                ),
             )
         if not cfg.access_token and not cfg.user_id:
             raise ChannelUnavailable(
-                "Matrix needs the bot's user ID to log in with a password.", SETTINGS_HINT
+                QT_TR_NOOP("Matrix needs the bot's user ID to log in with a password."),
+                SETTINGS_HINT,
             )
 
     def _new_client(self, *, encrypted: bool = False) -> AsyncClient:
@@ -207,8 +214,15 @@ class MatrixChannel(InboundHandler):
                 raise ConnectionError(f"the homeserver did not answer: {who.message}")
             if cfg.access_token:
                 raise ChannelUnavailable(
-                    f"The homeserver rejected the access token ({who.status_code}).",
-                    f"{SETTINGS_HINT}: paste a current access token of {cfg.user_id or 'the bot'}",
+                    Phrase(
+                        QT_TR_NOOP("The homeserver rejected the access token ({code})."),
+                        code=who.status_code,
+                    ),
+                    Phrase(
+                        QT_TR_NOOP("{settings}: paste a current access token of {user}"),
+                        settings=SETTINGS_HINT,
+                        user=cfg.user_id or Phrase(QT_TR_NOOP("the bot")),
+                    ),
                 )
             self._session = None  # the password session expired: log in again
         client.user_id = cfg.user_id
@@ -216,8 +230,13 @@ class MatrixChannel(InboundHandler):
         if not isinstance(login, LoginResponse):
             if getattr(login, "status_code", "") in AUTH_ERRORS:
                 raise ChannelUnavailable(
-                    f"The homeserver refused the password for {cfg.user_id}.",
-                    f"{SETTINGS_HINT}: check User ID and Password",
+                    Phrase(
+                        QT_TR_NOOP("The homeserver refused the password for {user}."),
+                        user=cfg.user_id,
+                    ),
+                    Phrase(
+                        QT_TR_NOOP("{settings}: check User ID and Password"), settings=SETTINGS_HINT
+                    ),
                 )
             raise ConnectionError(f"logging in failed: {login.message}")
         self._session = (login.access_token, login.device_id)
@@ -291,8 +310,14 @@ class MatrixChannel(InboundHandler):
         if _auth_failed(response):
             if self.config.access_token:
                 raise ChannelUnavailable(
-                    f"The homeserver no longer accepts the access token ({response.status_code}).",
-                    f"{SETTINGS_HINT}: paste a current access token",
+                    Phrase(
+                        QT_TR_NOOP("The homeserver no longer accepts the access token ({code})."),
+                        code=response.status_code,
+                    ),
+                    Phrase(
+                        QT_TR_NOOP("{settings}: paste a current access token"),
+                        settings=SETTINGS_HINT,
+                    ),
                 )
             self._session = None  # log in again on the next attempt
         raise ConnectionError(f"sync failed: {response.status_code or ''} {response.message}")
@@ -319,7 +344,7 @@ class MatrixChannel(InboundHandler):
                 self._session = None
                 with suppress(Exception):
                     await client.logout()
-            return f"Connected as {me}"
+            return Phrase(QT_TR_NOOP("Connected as {account}"), account=me)
         finally:
             await client.close()
 

@@ -66,6 +66,7 @@ from desktop.core.channels.mattermost.api import MattermostApi, MattermostError,
 from desktop.core.channels.outbox import Delivery
 from desktop.core.channels.pairing.gate import approved_senders, folder_of, offer_code, reload
 from desktop.core.config.channels.mattermost import MattermostConfig
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 from desktop.core.utils.redact import redact
 
 log = logging.getLogger(__name__)
@@ -108,25 +109,32 @@ class MattermostChannel(BaseChannel[MattermostConfig]):
     def _make_api(self) -> MattermostApi:
         url, token = (self.config.server_url or "").strip(), (self.config.token or "").strip()
         if not url or not token:
-            missing = " and ".join(
-                n for n, v in (("server address", url), ("token", token)) if not v
+            missing = (
+                QT_TR_NOOP("No server address and token is set.")
+                if not url and not token
+                else QT_TR_NOOP("No server address is set.")
+                if not url
+                else QT_TR_NOOP("No token is set.")
             )
             raise ChannelUnavailable(
-                f"No {missing} is set.",
-                "Create a bot account (docs/channels/mattermost.md) and enter the server "
-                "address and its token in Settings → Channels → Mattermost.",
+                missing,
+                QT_TR_NOOP(
+                    "Create a bot account (docs/channels/mattermost.md) and enter the server "
+                    "address and its token in Settings → Channels → Mattermost."
+                ),
             )
         if not url.startswith(("http://", "https://")):
             raise ChannelUnavailable(
-                f"The server address {url!r} is not a web address.",
-                'Write it as "https://chat.example.org".',
+                Phrase(QT_TR_NOOP("The server address {url} is not a web address."), url=repr(url)),
+                QT_TR_NOOP('Write it as "https://chat.example.org".'),
             )
         return MattermostApi(url, token)
 
     @staticmethod
     def _refused(exc: TokenRefused) -> ChannelUnavailable:
         return ChannelUnavailable(
-            str(exc), "Check the bot's token (Integrations → Bot Accounts → Create New Token)."
+            str(exc),
+            QT_TR_NOOP("Check the bot's token (Integrations → Bot Accounts → Create New Token)."),
         )
 
     async def _login(self, api: MattermostApi) -> dict[str, Any]:
@@ -155,7 +163,7 @@ class MattermostChannel(BaseChannel[MattermostConfig]):
                     break
                 await self._on_frame(message.data)
             if not self.stopping:
-                raise ConnectionError("The connection to Mattermost was lost.")
+                raise ConnectionError(Phrase(QT_TR_NOOP("The connection to Mattermost was lost.")))
         finally:
             ws_left, self._ws = self._ws, None
             if ws_left is not None:
@@ -185,7 +193,11 @@ class MattermostChannel(BaseChannel[MattermostConfig]):
             raise ValueError(exc.reason) from None
         finally:
             await api.close()
-        return f"Connected as @{me.get('username')} on {api.server_url}"
+        return Phrase(
+            QT_TR_NOOP("Connected as @{user} on {server}"),
+            user=str(me.get("username")),
+            server=api.server_url,
+        )
 
     # -- receiving ------------------------------------------------------------------------
     async def _on_frame(self, raw: str) -> None:
@@ -391,7 +403,7 @@ class MattermostChannel(BaseChannel[MattermostConfig]):
     # -- sending --------------------------------------------------------------------------
     def _require_api(self) -> MattermostApi:
         if self._api is None:
-            raise ConnectionError("Mattermost is not connected")
+            raise ConnectionError(Phrase(QT_TR_NOOP("Mattermost is not connected")))
         return self._api
 
     async def pieces(self, message: OutboundMessage) -> list[str | Path]:

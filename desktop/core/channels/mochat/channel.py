@@ -55,6 +55,7 @@ from desktop.core.channels.mochat.protocol import Incoming
 from desktop.core.channels.outbox import Delivery
 from desktop.core.channels.pairing.gate import admit
 from desktop.core.config.channels.mochat import MochatConfig
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 from desktop.core.utils.redact import redact
 from desktop.core.utils.tasks import cancel_and_wait
 
@@ -62,7 +63,7 @@ log = logging.getLogger(__name__)
 
 MAX_CHARS = 4000  # per message; Mochat documents no limit, long walls are split like elsewhere
 CALL_TIMEOUT_S = 10.0
-SETTINGS = "Settings → Channels → Mochat"
+SETTINGS = Phrase(QT_TR_NOOP("Settings → Channels → Mochat"))
 SENT_MEMORY = 500
 NOTIFY_EVENTS = ("notify:chat.message.add", "notify:chat.inbox.append")
 
@@ -114,18 +115,30 @@ class MochatChannel(BaseChannel[MochatConfig]):
     def _require_settings(self) -> None:
         if not (self.config.claw_token or "").strip():
             raise ChannelUnavailable(
-                "No claw token is set.",
-                f"Register the agent on Mochat and enter its claw token in {SETTINGS}.",
+                QT_TR_NOOP("No claw token is set."),
+                Phrase(
+                    QT_TR_NOOP(
+                        "Register the agent on Mochat and enter its claw token in {settings}."
+                    ),
+                    settings=SETTINGS,
+                ),
             )
         url = (self.config.base_url or "").strip()
         if not url.startswith(("http://", "https://")):
             raise ChannelUnavailable(
-                f"The Mochat server address {url!r} is not an http(s) URL.", SETTINGS
+                Phrase(
+                    QT_TR_NOOP("The Mochat server address {url} is not an http(s) URL."),
+                    url=repr(url),
+                ),
+                SETTINGS,
             )
         if not (self._sessions or self._all_sessions or self._panels or self._all_panels):
             raise ChannelUnavailable(
-                "No sessions or panels to answer in.",
-                f'{SETTINGS}: add session or panel ids, or "*" for all of them.',
+                QT_TR_NOOP("No sessions or panels to answer in."),
+                Phrase(
+                    QT_TR_NOOP('{settings}: add session or panel ids, or "*" for all of them.'),
+                    settings=SETTINGS,
+                ),
             )
 
     def _http(self) -> MochatApi:
@@ -136,7 +149,8 @@ class MochatChannel(BaseChannel[MochatConfig]):
     @staticmethod
     def _refused() -> ChannelUnavailable:
         return ChannelUnavailable(
-            "Mochat did not accept the claw token.", f"{SETTINGS}: check the claw token."
+            QT_TR_NOOP("Mochat did not accept the claw token."),
+            Phrase(QT_TR_NOOP("{settings}: check the claw token."), settings=SETTINGS),
         )
 
     async def check(self) -> str:
@@ -152,8 +166,16 @@ class MochatChannel(BaseChannel[MochatConfig]):
         sessions = found.get("sessions")
         count = len(sessions) if isinstance(sessions, list) else 0
         agent = (self.config.agent_user_id or "").strip()
-        who = f" as {agent}" if agent else ""
-        return f"Connected to {api.base_url}{who} ({count} sessions)"
+        if agent:
+            return Phrase(
+                QT_TR_NOOP("Connected to {server} as {agent} ({count} sessions)"),
+                server=api.base_url,
+                agent=agent,
+                count=count,
+            )
+        return Phrase(
+            QT_TR_NOOP("Connected to {server} ({count} sessions)"), server=api.base_url, count=count
+        )
 
     # -- connection ------------------------------------------------------------------------
     def _new_client(self) -> Any:

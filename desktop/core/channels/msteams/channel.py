@@ -67,6 +67,7 @@ from desktop.core.channels.msteams.cards import CardApprover, card_answer
 from desktop.core.channels.outbox import Delivery
 from desktop.core.channels.pairing.gate import admit
 from desktop.core.config.channels.msteams import MSTeamsConfig
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 from desktop.core.utils.redact import redact
 
 log = logging.getLogger(__name__)
@@ -135,13 +136,19 @@ class MSTeamsChannel(BaseChannel[MSTeamsConfig]):
         app_id = (self.config.app_id or "").strip()
         password = (self.config.app_password or "").strip()
         if not app_id or not password:
-            missing = " and ".join(
-                n for n, v in (("app ID", app_id), ("app password", password)) if not v
+            missing = (
+                QT_TR_NOOP("No app ID and app password is set.")
+                if not app_id and not password
+                else QT_TR_NOOP("No app ID is set.")
+                if not app_id
+                else QT_TR_NOOP("No app password is set.")
             )
             raise ChannelUnavailable(
-                f"No {missing} is set.",
-                "Register an Azure Bot (docs/channels/msteams.md) and enter its app ID and a "
-                "client secret in Settings → Channels → Microsoft Teams.",
+                missing,
+                QT_TR_NOOP(
+                    "Register an Azure Bot (docs/channels/msteams.md) and enter its app ID and a "
+                    "client secret in Settings → Channels → Microsoft Teams."
+                ),
             )
         tenant = (self.config.tenant_id or "").strip() or None
         credentials = TokenCredentialFactory(app_id, password, tenant, self.config.login_url)
@@ -204,8 +211,13 @@ class MSTeamsChannel(BaseChannel[MSTeamsConfig]):
                 await site.start()
             except OSError as exc:
                 raise ChannelUnavailable(
-                    f"Cannot listen on {self.config.host}:{self.config.port} ({exc.strerror}).",
-                    "Choose another port in Settings → Channels → Microsoft Teams.",
+                    Phrase(
+                        QT_TR_NOOP("Cannot listen on {host}:{port} ({error})."),
+                        host=self.config.host,
+                        port=self.config.port,
+                        error=exc.strerror,
+                    ),
+                    QT_TR_NOOP("Choose another port in Settings → Channels → Microsoft Teams."),
                 ) from None
             self._adapter, self._credentials = adapter, credentials
             self.set_status(
@@ -240,9 +252,12 @@ class MSTeamsChannel(BaseChannel[MSTeamsConfig]):
             await credentials.token()
         except PermissionError as exc:
             raise ValueError(
-                f"Microsoft did not accept the app ID and password: {redact(exc)}"
+                Phrase(
+                    QT_TR_NOOP("Microsoft did not accept the app ID and password: {error}"),
+                    error=redact(exc),
+                )
             ) from None
-        return f"Signed in as app {self.config.app_id}"
+        return Phrase(QT_TR_NOOP("Signed in as app {app}"), app=self.config.app_id)
 
     # -- receiving ------------------------------------------------------------------------
     def _addressed(self, activity: Activity) -> tuple[str, str] | None:
@@ -365,11 +380,21 @@ class MSTeamsChannel(BaseChannel[MSTeamsConfig]):
         raw = (self.state.get(REFS_KEY) or {}).get(chat_id)
         if not isinstance(raw, dict):
             raise ChannelUnavailable(
-                f"Teams conversation {chat_id} is unknown here (nobody wrote from it yet)."
+                Phrase(
+                    QT_TR_NOOP(
+                        "Teams conversation {chat} is unknown here (nobody wrote from it yet)."
+                    ),
+                    chat=chat_id,
+                )
             )
         reference = ConversationReference().deserialize(raw)
         if not trusted(reference.service_url or "", list(self.config.trusted_service_url_hosts)):
-            raise ChannelUnavailable(f"Teams conversation {chat_id} has an untrusted service URL.")
+            raise ChannelUnavailable(
+                Phrase(
+                    QT_TR_NOOP("Teams conversation {chat} has an untrusted service URL."),
+                    chat=chat_id,
+                )
+            )
         return reference
 
     # -- sending --------------------------------------------------------------------------
@@ -378,7 +403,7 @@ class MSTeamsChannel(BaseChannel[MSTeamsConfig]):
         returns what it returned."""
         adapter = self._adapter
         if adapter is None:
-            raise ConnectionError("Teams is not running")
+            raise ConnectionError(Phrase(QT_TR_NOOP("Teams is not running")))
         reference = self.reference(chat_id)
         reply_to = reference.activity_id if self.config.reply_in_thread else None
         result: list[Any] = []

@@ -49,6 +49,7 @@ from desktop.core.channels.outbox import Delivery
 from desktop.core.channels.pairing.gate import admit
 from desktop.core.config.channels.napcat import NapcatConfig
 from desktop.core.security.network import BlockedAddressError, resolve_public
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 from desktop.core.utils.redact import redact, register_secret
 from desktop.core.utils.tasks import TaskOwner
 
@@ -56,7 +57,7 @@ log = logging.getLogger(__name__)
 
 LIMIT = 4000
 """Characters per QQ message (QQ refuses much longer texts)."""
-TOKEN_HINT = (
+TOKEN_HINT = QT_TR_NOOP(
     "Set Access token (Settings → Channels → NapCat) to the token of NapCat's WebSocket server."
 )
 
@@ -94,8 +95,13 @@ class NapcatChannel(BaseChannel[NapcatConfig]):
         url = (self.config.ws_url or "").strip()
         if not url.startswith(("ws://", "wss://")):
             raise ChannelUnavailable(
-                f"The NapCat address {redact(url)!r} is not a ws:// address.",
-                "Set NapCat address to NapCat's WebSocket server, e.g. ws://127.0.0.1:3001.",
+                Phrase(
+                    QT_TR_NOOP("The NapCat address {url} is not a ws:// address."),
+                    url=repr(redact(url)),
+                ),
+                QT_TR_NOOP(
+                    "Set NapCat address to NapCat's WebSocket server, e.g. ws://127.0.0.1:3001."
+                ),
             )
         token = (self.config.access_token or "").strip()
         register_secret(token or None)
@@ -106,12 +112,16 @@ class NapcatChannel(BaseChannel[NapcatConfig]):
             )
         except InvalidURI:
             raise ChannelUnavailable(
-                "The NapCat address is not a valid WebSocket address.",
-                "Set NapCat address to NapCat's WebSocket server, e.g. ws://127.0.0.1:3001.",
+                QT_TR_NOOP("The NapCat address is not a valid WebSocket address."),
+                QT_TR_NOOP(
+                    "Set NapCat address to NapCat's WebSocket server, e.g. ws://127.0.0.1:3001."
+                ),
             ) from None
         except InvalidStatus as exc:
             if exc.response.status_code in (401, 403):
-                raise ChannelUnavailable("NapCat refused the access token.", TOKEN_HINT) from None
+                raise ChannelUnavailable(
+                    QT_TR_NOOP("NapCat refused the access token."), TOKEN_HINT
+                ) from None
             raise ConnectionError(
                 f"NapCat did not accept the connection (HTTP {exc.response.status_code})"
             ) from None
@@ -167,7 +177,7 @@ class NapcatChannel(BaseChannel[NapcatConfig]):
         try:
             ws = await self._open()
         except ChannelUnavailable as exc:
-            raise ValueError(f"{exc.reason} {exc.hint}".strip()) from None
+            raise ValueError(exc.with_hint()) from None
         try:
             account = await self._login(ws)
         finally:
@@ -175,7 +185,7 @@ class NapcatChannel(BaseChannel[NapcatConfig]):
             await ws.close()
             await self._owner.aclose()
             self._owner = TaskOwner("napcat")
-        return f"Connected to NapCat as {account}"
+        return Phrase(QT_TR_NOOP("Connected to NapCat as {account}"), account=account)
 
     # -- frames ---------------------------------------------------------------------------
     async def _receive(self, ws: ClientConnection) -> None:
@@ -379,7 +389,9 @@ class NapcatChannel(BaseChannel[NapcatConfig]):
         """The send actions that deliver ``message``: files first, then text pieces."""
         kind, _, target = message.chat_id.partition(":")
         if kind not in ("private", "group") or not target.isdigit():
-            raise ChannelUnavailable(f"{message.chat_id!r} is not a NapCat chat id.")
+            raise ChannelUnavailable(
+                Phrase(QT_TR_NOOP("{chat} is not a NapCat chat id."), chat=repr(message.chat_id))
+            )
         action = "send_private_msg" if kind == "private" else "send_group_msg"
         where = {"user_id": int(target)} if kind == "private" else {"group_id": int(target)}
         steps: list[dict[str, Any]] = []

@@ -51,6 +51,7 @@ from desktop.core.channels.qq.inbound import (
 )
 from desktop.core.channels.render import plain_text
 from desktop.core.config.channels.qq import QQConfig
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 from desktop.core.utils.redact import redact
 
 log = logging.getLogger(__name__)
@@ -60,7 +61,7 @@ MESSAGE_LIMIT = 2000
 PASSIVE_REPLIES = 4
 """Passive replies QQ takes per message; later pieces go as new (active) messages."""
 REMEMBERED = 500  # turns, reply numbers and half-sent answers kept (oldest forgotten first)
-SETUP_HINT = (
+SETUP_HINT = QT_TR_NOOP(
     "Enter the bot's AppID and AppSecret (q.qq.com → Development) in Settings → Channels → QQ."
 )
 
@@ -105,7 +106,9 @@ class QQChannel(BaseChannel[QQConfig]):
         app_id = (self.config.app_id or "").strip()
         secret = (self.config.secret or "").strip()
         if not app_id or not secret:
-            raise ChannelUnavailable("The QQ bot's AppID or AppSecret is not set.", SETUP_HINT)
+            raise ChannelUnavailable(
+                QT_TR_NOOP("The QQ bot's AppID or AppSecret is not set."), SETUP_HINT
+            )
         return QQApi(app_id, secret)
 
     async def _login(self, api: QQApi) -> dict[str, Any]:
@@ -113,7 +116,11 @@ class QQChannel(BaseChannel[QQConfig]):
             return await api.login()
         except CredentialsRefused as exc:
             raise ChannelUnavailable(
-                f"QQ did not accept the AppID and AppSecret ({exc}).", SETUP_HINT
+                Phrase(
+                    QT_TR_NOOP("QQ did not accept the AppID and AppSecret ({error})."),
+                    error=str(exc),
+                ),
+                SETUP_HINT,
             ) from None
 
     async def run(self) -> None:
@@ -166,10 +173,17 @@ class QQChannel(BaseChannel[QQConfig]):
         try:
             me = await api.login()
         except CredentialsRefused as exc:
-            raise ValueError(f"QQ did not accept the AppID and AppSecret ({exc}).") from None
+            raise ValueError(
+                Phrase(
+                    QT_TR_NOOP("QQ did not accept the AppID and AppSecret ({error})."),
+                    error=str(exc),
+                )
+            ) from None
         finally:
             await api.close()
-        return f"Connected as {me.get('username') or me.get('id')}"
+        return Phrase(
+            QT_TR_NOOP("Connected as {account}"), account=str(me.get("username") or me.get("id"))
+        )
 
     # -- receiving ------------------------------------------------------------------------
     async def _on_dispatch(self, dispatch: Dispatch) -> None:

@@ -58,6 +58,7 @@ from desktop.core.channels.pairing.gate import approved_senders
 from desktop.core.channels.signal import envelope, markup
 from desktop.core.channels.signal.envelope import Incoming
 from desktop.core.config.channels.signal import SignalConfig
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 from desktop.core.utils.redact import redact
 from desktop.core.utils.tasks import TaskOwner
 
@@ -107,8 +108,8 @@ class SignalChannel(BaseChannel[SignalConfig]):
         number = (self.config.phone_number or "").strip()
         if not number:
             raise ChannelUnavailable(
-                "No Signal phone number is set.",
-                "Set Phone number to the number signal-cli is registered with.",
+                QT_TR_NOOP("No Signal phone number is set."),
+                QT_TR_NOOP("Set Phone number to the number signal-cli is registered with."),
             )
         return number
 
@@ -124,14 +125,23 @@ class SignalChannel(BaseChannel[SignalConfig]):
             response = await http.get("/api/v1/check")
         except httpx.HTTPError as exc:
             raise ConnectionError(
-                f"The signal-cli daemon at {self.base_url} is not reachable "
-                f"({redact(exc) or type(exc).__name__}). Start it with: signal-cli -a "
-                f"{self.config.phone_number} daemon --http "
-                f"{self.config.daemon_host}:{self.config.daemon_port}"
+                Phrase(
+                    QT_TR_NOOP(
+                        "The signal-cli daemon at {url} is not reachable ({error}). Start it "
+                        "with: {command}"
+                    ),
+                    url=self.base_url,
+                    error=redact(exc) or type(exc).__name__,
+                    command=f"signal-cli -a {self.config.phone_number} daemon --http "
+                    f"{self.config.daemon_host}:{self.config.daemon_port}",
+                )
             ) from None
         if response.status_code != 200:
             raise ConnectionError(
-                f"The signal-cli daemon answered the check with HTTP {response.status_code}"
+                Phrase(
+                    QT_TR_NOOP("The signal-cli daemon answered the check with HTTP {code}"),
+                    code=response.status_code,
+                )
             )
 
     async def _rpc(
@@ -140,7 +150,7 @@ class SignalChannel(BaseChannel[SignalConfig]):
         """One JSON-RPC request; its ``result`` (raises :class:`RpcError` on an ``error``)."""
         client = http or self._http
         if client is None:
-            raise ConnectionError("The signal-cli daemon is not connected")
+            raise ConnectionError(Phrase(QT_TR_NOOP("The signal-cli daemon is not connected")))
         request = {"jsonrpc": "2.0", "method": method, "params": params, "id": next(self._ids)}
         try:
             response = await client.post("/api/v1/rpc", json=request)
@@ -168,7 +178,10 @@ class SignalChannel(BaseChannel[SignalConfig]):
             async with http.stream("GET", "/api/v1/events") as response:
                 if response.status_code != 200:
                     raise ConnectionError(
-                        f"The signal-cli event stream answered HTTP {response.status_code}"
+                        Phrase(
+                            QT_TR_NOOP("The signal-cli event stream answered HTTP {code}"),
+                            code=response.status_code,
+                        )
                     )
                 self._http = http
                 try:
@@ -179,7 +192,9 @@ class SignalChannel(BaseChannel[SignalConfig]):
                 finally:
                     self._http = None
             if not self.stopping:
-                raise ConnectionError("The signal-cli daemon ended the event stream")
+                raise ConnectionError(
+                    Phrase(QT_TR_NOOP("The signal-cli daemon ended the event stream"))
+                )
 
     async def _events(self, response: httpx.Response) -> AsyncIterator[dict[str, Any]]:
         """The JSON objects of a Server-Sent Events stream (comments and bad data skipped)."""
@@ -214,8 +229,12 @@ class SignalChannel(BaseChannel[SignalConfig]):
             await self._check_daemon(http)
             result = await self._rpc("version", {}, http)
         version = result.get("version", "") if isinstance(result, dict) else ""
-        found = f"signal-cli {version} at {self.base_url}" if version else self.base_url
-        return f"Connected to {found} as {account}"
+        found = (
+            Phrase(QT_TR_NOOP("signal-cli {version} at {url}"), version=version, url=self.base_url)
+            if version
+            else self.base_url
+        )
+        return Phrase(QT_TR_NOOP("Connected to {found} as {account}"), found=found, account=account)
 
     # -- receiving ------------------------------------------------------------------------
     def is_allowed(self, sender: str) -> bool:

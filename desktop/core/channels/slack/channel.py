@@ -67,6 +67,7 @@ from desktop.core.channels.slack.buttons import PREFIX, BlockApprover, section
 from desktop.core.channels.slack.connection import SocketClient
 from desktop.core.channels.slack.mrkdwn import pieces, to_mrkdwn
 from desktop.core.config.channels.slack import DEFAULT_BASE_URL, SlackConfig
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 from desktop.core.utils.redact import redact
 
 log = logging.getLogger(__name__)
@@ -108,23 +109,35 @@ class SlackChannel(BaseChannel[SlackConfig]):
     def _tokens(self) -> tuple[str, str]:
         if self.config.mode != "socket":
             raise ChannelUnavailable(
-                "Webhook mode needs a public HTTPS server; the desktop app uses Socket Mode.",
-                'Set the Slack mode to "socket" and turn on Socket Mode in the app settings.',
+                QT_TR_NOOP(
+                    "Webhook mode needs a public HTTPS server; the desktop app uses Socket Mode."
+                ),
+                QT_TR_NOOP(
+                    'Set the Slack mode to "socket" and turn on Socket Mode in the app settings.'
+                ),
             )
         bot, app = (self.config.bot_token or "").strip(), (self.config.app_token or "").strip()
         if not bot or not app:
-            missing = " and ".join(
-                n for n, v in (("bot token (xoxb-…)", bot), ("app token (xapp-…)", app)) if not v
+            missing = (
+                QT_TR_NOOP("No bot token (xoxb-…) and app token (xapp-…) is set.")
+                if not bot and not app
+                else QT_TR_NOOP("No bot token (xoxb-…) is set.")
+                if not bot
+                else QT_TR_NOOP("No app token (xapp-…) is set.")
             )
             raise ChannelUnavailable(
-                f"No {missing} is set.",
-                "Create a Slack app with Socket Mode on (docs/channels/slack.md) and enter its tokens "
-                "in Settings → Channels → Slack.",
+                missing,
+                QT_TR_NOOP(
+                    "Create a Slack app with Socket Mode on (docs/channels/slack.md) and enter its tokens "
+                    "in Settings → Channels → Slack."
+                ),
             )
         if not app.startswith("xapp-"):
             raise ChannelUnavailable(
-                "The app token is not an app-level token (it starts with xapp-).",
-                "Create one under Basic Information → App-Level Tokens with connections:write.",
+                QT_TR_NOOP("The app token is not an app-level token (it starts with xapp-)."),
+                QT_TR_NOOP(
+                    "Create one under Basic Information → App-Level Tokens with connections:write."
+                ),
             )
         return bot, app
 
@@ -135,12 +148,19 @@ class SlackChannel(BaseChannel[SlackConfig]):
     def _refused(self, which: str, exc: SlackApiError) -> ChannelUnavailable:
         error = str(exc.response.get("error") or "")
         hint = (
-            "Check the bot token (OAuth & Permissions → Bot User OAuth Token)"
+            QT_TR_NOOP("Check the bot token (OAuth & Permissions → Bot User OAuth Token).")
             if which == "bot"
-            else "Check the app token (Basic Information → App-Level Tokens, with the "
-            "connections:write scope, and Socket Mode turned on)"
+            else QT_TR_NOOP(
+                "Check the app token (Basic Information → App-Level Tokens, with the "
+                "connections:write scope, and Socket Mode turned on)."
+            )
         )
-        return ChannelUnavailable(f"Slack did not accept the {which} token ({error}).", hint + ".")
+        reason = (
+            QT_TR_NOOP("Slack did not accept the bot token ({error}).")
+            if which == "bot"
+            else QT_TR_NOOP("Slack did not accept the app token ({error}).")
+        )
+        return ChannelUnavailable(Phrase(reason, error=error), hint)
 
     async def _login(self, web: AsyncWebClient) -> dict[str, Any]:
         try:
@@ -247,7 +267,11 @@ class SlackChannel(BaseChannel[SlackConfig]):
             raise ValueError(exc.reason) from None
         except SlackApiError as exc:
             raise ValueError(self._refused("app", exc).reason) from None
-        return f"Connected as @{me.get('user')} in {me.get('team')}"
+        return Phrase(
+            QT_TR_NOOP("Connected as @{user} in {team}"),
+            user=str(me.get("user")),
+            team=str(me.get("team")),
+        )
 
     # -- receiving ------------------------------------------------------------------------
     async def _work(self, socket: SocketClient, queue: asyncio.Queue[SocketModeRequest]) -> None:

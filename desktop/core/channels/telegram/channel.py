@@ -61,6 +61,7 @@ from desktop.core.channels.telegram.inbound import ConnectionLost, Received, des
 from desktop.core.channels.telegram.markup import Piece
 from desktop.core.channels.telegram.polling import Fetched, UpdateFeed
 from desktop.core.config.channels.telegram import DEFAULT_BASE_URL, TelegramConfig
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 from desktop.core.utils.redact import redact
 
 log = logging.getLogger(__name__)
@@ -134,9 +135,11 @@ class TelegramChannel(BaseChannel[TelegramConfig]):
         token = (self.config.token or "").strip()
         if not token:
             raise ChannelUnavailable(
-                "No bot token is set.",
-                "Create a bot with @BotFather and enter its token in Settings → Channels → "
-                "Telegram.",
+                QT_TR_NOOP("No bot token is set."),
+                QT_TR_NOOP(
+                    "Create a bot with @BotFather and enter its token in Settings → Channels → "
+                    "Telegram."
+                ),
             )
         proxy = self.config.proxy or None
         if proxy and "://" not in proxy:
@@ -167,10 +170,17 @@ class TelegramChannel(BaseChannel[TelegramConfig]):
 
     def _token_refused(self) -> ChannelUnavailable:
         custom = (self.config.base_url or DEFAULT_BASE_URL).rstrip("/") != DEFAULT_BASE_URL
-        hint = "Check the bot token (from @BotFather) in Settings → Channels → Telegram"
-        if custom:
-            hint += " and the Bot API server address"
-        return ChannelUnavailable("Telegram did not accept the bot token.", hint + ".")
+        hint = (
+            QT_TR_NOOP(
+                "Check the bot token (from @BotFather) in Settings → Channels → Telegram and the "
+                "Bot API server address."
+            )
+            if custom
+            else QT_TR_NOOP(
+                "Check the bot token (from @BotFather) in Settings → Channels → Telegram."
+            )
+        )
+        return ChannelUnavailable(QT_TR_NOOP("Telegram did not accept the bot token."), hint)
 
     async def _login(self) -> tuple[Bot, UpdateFeed, User]:
         if self._bot is None or self._feed is None:
@@ -190,8 +200,12 @@ class TelegramChannel(BaseChannel[TelegramConfig]):
         """Connect, then receive until stopped (a lost connection raises)."""
         if self.config.mode == "webhook":
             raise ChannelUnavailable(
-                "Webhook mode needs a public HTTPS server; the desktop app receives by polling.",
-                'Set the Telegram mode to "polling" (this removes the webhook while it runs).',
+                QT_TR_NOOP(
+                    "Webhook mode needs a public HTTPS server; the desktop app receives by polling."
+                ),
+                QT_TR_NOOP(
+                    'Set the Telegram mode to "polling" (this removes the webhook while it runs).'
+                ),
             )
         bot, feed, me = await self._login()
         self._me = me
@@ -241,7 +255,7 @@ class TelegramChannel(BaseChannel[TelegramConfig]):
         bot, _ = self._make_bot()
         try:
             await bot.initialize()
-            return f"Connected as @{bot.bot.username}"
+            return Phrase(QT_TR_NOOP("Connected as @{user}"), user=bot.bot.username)
         except InvalidToken:
             raise ValueError(self._token_refused().reason) from None
         finally:

@@ -54,6 +54,7 @@ from desktop.core.channels.outbox import Delivery
 from desktop.core.channels.websocket.attachments import Refused, save_attachments, with_references
 from desktop.core.channels.websocket.routes import Routes, valid_chat_id
 from desktop.core.config.channels.websocket import WebSocketConfig
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 
 log = logging.getLogger(__name__)
 
@@ -174,8 +175,10 @@ class WebSocketChannel(BaseChannel[WebSocketConfig]):
             )
         except (OSError, ssl.SSLError) as exc:
             raise ChannelUnavailable(
-                f"The TLS certificate or key cannot be used: {exc}",
-                "Check sslCertfile and sslKeyfile (PEM files).",
+                Phrase(
+                    QT_TR_NOOP("The TLS certificate or key cannot be used: {error}"), error=str(exc)
+                ),
+                QT_TR_NOOP("Check sslCertfile and sslKeyfile (PEM files)."),
             ) from None
         return context
 
@@ -184,7 +187,7 @@ class WebSocketChannel(BaseChannel[WebSocketConfig]):
         refused = cfg.open_to_everyone()
         if refused:
             raise ChannelUnavailable(
-                refused, "Set a token or tokenIssueSecret, or listen on 127.0.0.1."
+                refused, QT_TR_NOOP("Set a token or tokenIssueSecret, or listen on 127.0.0.1.")
             )
         context = await self._ssl_context()
         routes = await Routes.create(self, cfg, secure=context is not None)
@@ -230,7 +233,7 @@ class WebSocketChannel(BaseChannel[WebSocketConfig]):
         if refused:
             raise ChannelUnavailable(refused)
         await self._ssl_context()
-        return f"Listens on {cfg.describe()['url']}"
+        return Phrase(QT_TR_NOOP("Listens on {url}"), url=cfg.describe()["url"])
 
     # -- connections ----------------------------------------------------------------------
     async def _connection(self, connection: ServerConnection) -> None:

@@ -38,6 +38,7 @@ from desktop.core.channels.base import BaseChannel, ChannelStatus, ChannelUnavai
 from desktop.core.channels.outbox import Delivery
 from desktop.core.channels.wecom.inbound import Attachment, Incoming, parse, safe_name
 from desktop.core.config.channels.wecom import WecomConfig
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 from desktop.core.utils.redact import redact, register_secret
 
 log = logging.getLogger(__name__)
@@ -47,7 +48,7 @@ MAX_DOWNLOAD = 200 * 1024 * 1024
 AUTH_TIMEOUT_S = 15.0
 HEARTBEAT_MS = 30_000
 REPLIES = "replies"  # state: chat id → req_id of the last message there (what answers reply to)
-SETTINGS = "Settings → Channels → WeCom"
+SETTINGS = Phrase(QT_TR_NOOP("Settings → Channels → WeCom"))
 MESSAGE_EVENTS = ("text", "image", "voice", "file", "mixed")
 
 
@@ -93,13 +94,22 @@ class WecomChannel(BaseChannel[WecomConfig]):
     def _require_settings(self) -> None:
         if not (self.config.bot_id or "").strip() or not (self.config.secret or "").strip():
             raise ChannelUnavailable(
-                "The bot id or secret is not set.",
-                f"Create an AI bot in WeCom (API mode: long connection) and enter its Bot ID "
-                f"and Secret in {SETTINGS}.",
+                QT_TR_NOOP("The bot id or secret is not set."),
+                Phrase(
+                    QT_TR_NOOP(
+                        "Create an AI bot in WeCom (API mode: long connection) and enter its Bot ID "
+                        "and Secret in {settings}."
+                    ),
+                    settings=SETTINGS,
+                ),
             )
         if not (self.config.ws_url or "").startswith(("ws://", "wss://")):
             raise ChannelUnavailable(
-                f"The WeCom server {self.config.ws_url!r} is not a ws(s) URL.", SETTINGS
+                Phrase(
+                    QT_TR_NOOP("The WeCom server {url} is not a ws(s) URL."),
+                    url=repr(self.config.ws_url),
+                ),
+                SETTINGS,
             )
 
     def _new_client(self, queue: asyncio.Queue[tuple[str, Any]]) -> Any:
@@ -133,8 +143,8 @@ class WecomChannel(BaseChannel[WecomConfig]):
 
     def _refused(self, why: str) -> ChannelUnavailable:
         return ChannelUnavailable(
-            f"WeCom did not accept the bot id and secret ({why}).",
-            f"{SETTINGS}: check the Bot ID and Secret.",
+            Phrase(QT_TR_NOOP("WeCom did not accept the bot id and secret ({error})."), error=why),
+            Phrase(QT_TR_NOOP("{settings}: check the Bot ID and Secret."), settings=SETTINGS),
         )
 
     async def _connect(self, client: Any, queue: asyncio.Queue[tuple[str, Any]]) -> None:
@@ -167,7 +177,7 @@ class WecomChannel(BaseChannel[WecomConfig]):
             raise ValueError(exc.reason) from None
         finally:
             await client.disconnect()
-        return f"Connected as bot {self.config.bot_id.strip()}"
+        return Phrase(QT_TR_NOOP("Connected as bot {bot}"), bot=self.config.bot_id.strip())
 
     async def run(self) -> None:
         """Connect and subscribe, then handle callbacks until stopped (a loss raises)."""
@@ -203,8 +213,12 @@ class WecomChannel(BaseChannel[WecomConfig]):
                 raise ConnectionError("the connection to WeCom was lost")
             if kind == "kicked":
                 raise ChannelUnavailable(
-                    "WeCom disconnected the bot: another program connected with the same bot.",
-                    "Stop the other program (nanobot?) using this bot, then start the channel.",
+                    QT_TR_NOOP(
+                        "WeCom disconnected the bot: another program connected with the same bot."
+                    ),
+                    QT_TR_NOOP(
+                        "Stop the other program (nanobot?) using this bot, then start the channel."
+                    ),
                 )
             try:
                 if kind == "message":

@@ -57,15 +57,18 @@ from desktop.core.channels.pairing.gate import admit
 from desktop.core.channels.weixin import account, media
 from desktop.core.channels.weixin.api import IlinkApi, IlinkError, LoginExpired
 from desktop.core.config.channels.weixin import WeixinConfig
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 from desktop.core.utils.redact import redact, register_secret
 
 log = logging.getLogger(__name__)
 
 MAX_CHARS = 1800  # what nanobot sends per message
 MAX_STRANGERS = 1000  # context tokens kept for pairing-code replies
-SETTINGS = "Settings → Channels → WeChat"
-LOGIN_HINT = "Run `nanobot-desktop channels login weixin`, or enable the channel and scan the code in Settings."
-NOT_LOGGED_IN = "WeChat is not logged in yet"
+SETTINGS = Phrase(QT_TR_NOOP("Settings → Channels → WeChat"))
+LOGIN_HINT = QT_TR_NOOP(
+    "Run `nanobot-desktop channels login weixin`, or enable the channel and scan the code in Settings."
+)
+NOT_LOGGED_IN = QT_TR_NOOP("WeChat is not logged in yet")
 QR_REFRESHES = 3
 QR_POLL_S = 1.0
 RETRY_S = 2.0
@@ -212,8 +215,11 @@ class WeixinChannel(BaseChannel[WeixinConfig]):
                 except LoginExpired:
                     if (self.config.token or "").strip():
                         raise ChannelUnavailable(
-                            "The WeChat bot token typed in Settings has expired.",
-                            f"Clear it in {SETTINGS}, then log in again.",
+                            QT_TR_NOOP("The WeChat bot token typed in Settings has expired."),
+                            Phrase(
+                                QT_TR_NOOP("Clear it in {settings}, then log in again."),
+                                settings=SETTINGS,
+                            ),
                         ) from None
                     api.token = ""
             await self._scan(api, shown)
@@ -227,7 +233,7 @@ class WeixinChannel(BaseChannel[WeixinConfig]):
             issued = await api.call("ilink/bot/get_bot_qrcode?bot_type=3", {"local_token_list": []})
             code = _text(issued.get("qrcode"))
             if not code:
-                raise ConnectionError("WeChat gave no QR code")
+                raise ConnectionError(Phrase(QT_TR_NOOP("WeChat gave no QR code")))
             shown(_text(issued.get("qrcode_img_content")) or code)
             host = ""
             while True:
@@ -239,7 +245,9 @@ class WeixinChannel(BaseChannel[WeixinConfig]):
                 if status == "confirmed":
                     token = _text(answer.get("bot_token"))
                     if not token:
-                        raise ChannelUnavailable("WeChat confirmed the scan but gave no token.")
+                        raise ChannelUnavailable(
+                            QT_TR_NOOP("WeChat confirmed the scan but gave no token.")
+                        )
                     register_secret(token)
                     base = _text(answer.get("baseurl")) or api.base_url
                     await self._save(
@@ -258,7 +266,7 @@ class WeixinChannel(BaseChannel[WeixinConfig]):
                     if redirect:
                         host = redirect if "://" in redirect else f"https://{redirect}"
                 await asyncio.sleep(QR_POLL_S)
-        raise ChannelUnavailable("The WeChat QR codes expired unscanned.", LOGIN_HINT)
+        raise ChannelUnavailable(QT_TR_NOOP("The WeChat QR codes expired unscanned."), LOGIN_HINT)
 
     # -- running ---------------------------------------------------------------------------
     async def run(self) -> None:
@@ -281,9 +289,13 @@ class WeixinChannel(BaseChannel[WeixinConfig]):
             while not self.stopping:
                 cursor = await self._poll(api, cursor)
         except LoginExpired:
-            raise ChannelUnavailable("The WeChat login has expired.", LOGIN_HINT) from None
+            raise ChannelUnavailable(
+                QT_TR_NOOP("The WeChat login has expired."), LOGIN_HINT
+            ) from None
         except (aiohttp.ClientError, TimeoutError) as exc:
-            raise ConnectionError(f"WeChat's API did not answer: {redact(exc)}") from None
+            raise ConnectionError(
+                Phrase(QT_TR_NOOP("WeChat's API did not answer: {error}"), error=redact(exc))
+            ) from None
         finally:
             self._api = None
             await api.close()
@@ -403,7 +415,7 @@ class WeixinChannel(BaseChannel[WeixinConfig]):
         a file is uploaded to the CDN first (:func:`~desktop.core.channels.weixin.media.upload`)."""
         api = self._api
         if api is None:
-            raise ConnectionError("WeChat is not connected")
+            raise ConnectionError(Phrase(QT_TR_NOOP("WeChat is not connected")))
         kind, value = piece
         person = delivery.message.chat_id
         digest = hashlib.sha256(f"{delivery.id}:{index}".encode()).hexdigest()
@@ -430,7 +442,9 @@ class WeixinChannel(BaseChannel[WeixinConfig]):
         try:
             await api.call("ilink/bot/sendmessage", {"msg": body})
         except LoginExpired:
-            raise ChannelUnavailable("The WeChat login has expired.", LOGIN_HINT) from None
+            raise ChannelUnavailable(
+                QT_TR_NOOP("The WeChat login has expired."), LOGIN_HINT
+            ) from None
 
     async def check(self) -> str:
         """Settings → "Test": one cheap call with the saved or typed token (only an expired
@@ -439,12 +453,16 @@ class WeixinChannel(BaseChannel[WeixinConfig]):
         api = self._client(saved)
         try:
             if not api.token:
-                raise ValueError("Not logged in yet: " + LOGIN_HINT)
+                raise ValueError(
+                    Phrase(QT_TR_NOOP("Not logged in yet: {hint}"), hint=Phrase(LOGIN_HINT))
+                )
             await api.call("ilink/bot/getconfig", {"ilink_user_id": ""}, timeout=15)
         except LoginExpired:
-            raise ValueError("The WeChat login has expired. " + LOGIN_HINT) from None
+            raise ValueError(
+                Phrase(QT_TR_NOOP("The WeChat login has expired. {hint}"), hint=Phrase(LOGIN_HINT))
+            ) from None
         except IlinkError as exc:  # the token was taken; only the call's argument refused
             log.debug("weixin: the connection test's call was refused: %s", exc)
         finally:
             await api.close()
-        return f"Logged in ({self._account_name(saved)})"
+        return Phrase(QT_TR_NOOP("Logged in ({account})"), account=self._account_name(saved))

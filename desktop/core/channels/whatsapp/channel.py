@@ -69,6 +69,7 @@ from desktop.core.channels.whatsapp import markup, protocol
 from desktop.core.channels.whatsapp.login import LoginUpdate
 from desktop.core.channels.whatsapp.protocol import Event, Malformed, Message
 from desktop.core.config.channels.whatsapp import WhatsAppConfig
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 from desktop.core.utils.mime import guess_type
 from desktop.core.utils.redact import redact, register_secret
 
@@ -76,13 +77,18 @@ log = logging.getLogger(__name__)
 
 TOKEN_FILE = Path("whatsapp-auth") / "bridge-token"
 """Where nanobot keeps the token it made up for its bridge (beside its config file)."""
-NOT_LINKED = "WhatsApp is not linked to the bridge yet"
-LINK_STEPS = "On your phone open WhatsApp → Settings → Linked devices → Link a device"
-SCAN_HINT = (
-    f"{LINK_STEPS} and scan the QR code (shown in Settings → Channels → WhatsApp, by "
-    "`nanobot-desktop channels login` and in the bridge's terminal)."
+NOT_LINKED = QT_TR_NOOP("WhatsApp is not linked to the bridge yet")
+LINK_STEPS = Phrase(
+    QT_TR_NOOP("On your phone open WhatsApp → Settings → Linked devices → Link a device")
 )
-LOGGED_OUT_HINT = (
+SCAN_HINT = Phrase(
+    QT_TR_NOOP(
+        "{steps} and scan the QR code (shown in Settings → Channels → WhatsApp, by "
+        "`nanobot-desktop channels login` and in the bridge's terminal)."
+    ),
+    steps=LINK_STEPS,
+)
+LOGGED_OUT_HINT = QT_TR_NOOP(
     "Delete the bridge's auth folder (whatsapp-auth), restart the bridge and scan its new QR code."
 )
 
@@ -122,8 +128,13 @@ class WhatsAppChannel(BaseChannel[WhatsAppConfig]):
         parts = urlsplit(url)
         if parts.scheme not in ("ws", "wss") or not parts.hostname:
             raise ChannelUnavailable(
-                f"The bridge address {redact(url)!r} is not a ws:// address.",
-                "Set Bridge address to the bridge's WebSocket, e.g. ws://localhost:3001.",
+                Phrase(
+                    QT_TR_NOOP("The bridge address {url} is not a ws:// address."),
+                    url=repr(redact(url)),
+                ),
+                QT_TR_NOOP(
+                    "Set Bridge address to the bridge's WebSocket, e.g. ws://localhost:3001."
+                ),
             )
         return url
 
@@ -139,16 +150,22 @@ class WhatsAppChannel(BaseChannel[WhatsAppConfig]):
     def _refused(self, ws: ClientConnection) -> Exception:
         """Why the bridge closed ``ws``: a token problem (not retried) or a lost connection."""
         code, reason = ws.close_code, ws.close_reason or ""
-        hint = (
+        hint = QT_TR_NOOP(
             "Set Bridge token (Settings → Channels → WhatsApp) to the BRIDGE_TOKEN the bridge "
             "was started with."
         )
         if code == protocol.CLOSE_BAD_TOKEN:
-            return ChannelUnavailable("The WhatsApp bridge refused the token.", hint)
+            return ChannelUnavailable(QT_TR_NOOP("The WhatsApp bridge refused the token."), hint)
         if code == protocol.CLOSE_AUTH_TIMEOUT:
-            return ChannelUnavailable("The WhatsApp bridge wants a token.", hint)
-        detail = f" ({code} {redact(reason)})".rstrip() if code not in (None, 1000, 1001) else ""
-        return ConnectionError(f"The WhatsApp bridge closed the connection{detail}")
+            return ChannelUnavailable(QT_TR_NOOP("The WhatsApp bridge wants a token."), hint)
+        if code in (None, 1000, 1001):
+            return ConnectionError(Phrase(QT_TR_NOOP("The WhatsApp bridge closed the connection")))
+        return ConnectionError(
+            Phrase(
+                QT_TR_NOOP("The WhatsApp bridge closed the connection ({detail})"),
+                detail=f"{code} {redact(reason)}",
+            )
+        )
 
     async def _open(self, url: str, token: str) -> tuple[ClientConnection, list[str | bytes]]:
         """Connect, authenticate, and wait briefly for a refusal; returns the connection and
@@ -157,8 +174,10 @@ class WhatsAppChannel(BaseChannel[WhatsAppConfig]):
             ws = await connect(url, proxy=None, open_timeout=10, max_size=4 * 1024 * 1024)
         except InvalidURI:
             raise ChannelUnavailable(
-                "The bridge address is not a valid WebSocket address.",
-                "Set Bridge address to the bridge's WebSocket, e.g. ws://localhost:3001.",
+                QT_TR_NOOP("The bridge address is not a valid WebSocket address."),
+                QT_TR_NOOP(
+                    "Set Bridge address to the bridge's WebSocket, e.g. ws://localhost:3001."
+                ),
             ) from None
         except InvalidHandshake as exc:
             raise ConnectionError(
@@ -215,22 +234,27 @@ class WhatsAppChannel(BaseChannel[WhatsAppConfig]):
         try:
             ws, early = await self._open(self._url(), await self._token())
         except ChannelUnavailable as exc:
-            raise ValueError(f"{exc.reason} {exc.hint}".strip()) from None
+            raise ValueError(exc.with_hint()) from None
         try:
             with contextlib.suppress(TimeoutError, ConnectionClosed):
                 async with asyncio.timeout(self.auth_grace):
                     early.append(await ws.recv())
             if ws.close_code is not None:
                 refused = self._refused(ws)
-                reason = refused.reason if isinstance(refused, ChannelUnavailable) else refused
-                raise ValueError(str(reason))
+                reason = refused.reason if isinstance(refused, ChannelUnavailable) else str(refused)
+                raise ValueError(reason)
         finally:
             await ws.close()
-        found = "Connected to the WhatsApp bridge"
+        found = Phrase(QT_TR_NOOP("Connected to the WhatsApp bridge"))
         for frame in early:
             with contextlib.suppress(Malformed):
                 if isinstance(item := protocol.parse(frame), Event) and item.type == "qr":
-                    return f"{found}, but {NOT_LINKED}. {SCAN_HINT}"
+                    return Phrase(
+                        QT_TR_NOOP("{found}, but {problem}. {hint}"),
+                        found=found,
+                        problem=Phrase(NOT_LINKED),
+                        hint=SCAN_HINT,
+                    )
         return found
 
     async def login(  # noqa: C901  # the bridge's login conversation, one branch per update
@@ -279,7 +303,9 @@ class WhatsAppChannel(BaseChannel[WhatsAppConfig]):
                     if status in protocol.CONNECTED:
                         return True
                     if status in protocol.LOGGED_OUT:
-                        raise ChannelUnavailable("WhatsApp logged the bridge out.", LOGGED_OUT_HINT)
+                        raise ChannelUnavailable(
+                            QT_TR_NOOP("WhatsApp logged the bridge out."), LOGGED_OUT_HINT
+                        )
                     on_update(LoginUpdate("reconnecting"))
         except ConnectionClosed:
             raise self._refused(ws) from None
@@ -331,15 +357,17 @@ class WhatsAppChannel(BaseChannel[WhatsAppConfig]):
         elif status in protocol.LOGGED_OUT:
             self._linked = False
             self.set_status(
-                ChannelStatus("error", "WhatsApp logged the bridge out", LOGGED_OUT_HINT)
+                ChannelStatus(
+                    "error", QT_TR_NOOP("WhatsApp logged the bridge out"), LOGGED_OUT_HINT
+                )
             )
         elif status:
             self._linked = False
             self.set_status(
                 ChannelStatus(
                     "error",
-                    "The bridge lost its connection to WhatsApp",
-                    "It reconnects by itself; answers wait until it is back.",
+                    QT_TR_NOOP("The bridge lost its connection to WhatsApp"),
+                    QT_TR_NOOP("It reconnects by itself; answers wait until it is back."),
                 )
             )
 

@@ -51,18 +51,21 @@ from desktop.core.channels.whatsapp import events as ev
 from desktop.core.channels.whatsapp import markup
 from desktop.core.channels.whatsapp.login import LoginUpdate
 from desktop.core.config.channels.whatsapp import WhatsAppConfig
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 from desktop.core.utils.redact import redact
 
 log = logging.getLogger(__name__)
 
 SESSION_FILE = Path("whatsapp-auth") / "neonize.db"
 """Where nanobot 0.3.5 keeps the linked-device session, relative to its config file's folder."""
-NOT_LINKED = "WhatsApp is not linked yet"
-SCAN_HINT = (
+NOT_LINKED = QT_TR_NOOP("WhatsApp is not linked yet")
+SCAN_HINT = QT_TR_NOOP(
     "On your phone open WhatsApp → Settings → Linked devices → Link a device and scan the QR "
     "code (shown in Settings → Channels → WhatsApp and by `nanobot-desktop channels login`)."
 )
-LOGGED_OUT_HINT = "Link it again: `nanobot-desktop channels login whatsapp`, or Connect here."
+LOGGED_OUT_HINT = QT_TR_NOOP(
+    "Link it again: `nanobot-desktop channels login whatsapp`, or Connect here."
+)
 INSTALL_HINT = 'pip install "nanobot-desktop[whatsapp]"'
 DIRECT_AUDIO = frozenset({"audio/aac", "audio/amr", "audio/mp4", "audio/mpeg"})
 """Audio WhatsApp plays as audio; anything else goes as a document (0.3.5 does the same)."""
@@ -135,7 +138,10 @@ async def load_neonize() -> Neonize:
         return await asyncio.to_thread(_import)
     except ImportError as exc:
         raise ChannelUnavailable(
-            f"WhatsApp needs neonize, which is not installed ({exc.name or exc})",
+            Phrase(
+                QT_TR_NOOP("WhatsApp needs neonize, which is not installed ({error})"),
+                error=str(exc.name or exc),
+            ),
             INSTALL_HINT,
             extra="whatsapp",
         ) from None
@@ -254,8 +260,8 @@ class LinkedChannel(BaseChannel[WhatsAppConfig]):
                 self.set_status(
                     ChannelStatus(
                         "error",
-                        "The connection to WhatsApp was lost",
-                        "It reconnects by itself; answers wait until it is back.",
+                        QT_TR_NOOP("The connection to WhatsApp was lost"),
+                        QT_TR_NOOP("It reconnects by itself; answers wait until it is back."),
                     )
                 )
 
@@ -263,7 +269,9 @@ class LinkedChannel(BaseChannel[WhatsAppConfig]):
 
         async def _logged_out(_client: Any, _event: Any) -> None:
             self.set_status(
-                ChannelStatus("error", "WhatsApp logged this device out", LOGGED_OUT_HINT)
+                ChannelStatus(
+                    "error", QT_TR_NOOP("WhatsApp logged this device out"), LOGGED_OUT_HINT
+                )
             )
 
         client.event(api.logged_out)(_logged_out)
@@ -271,7 +279,11 @@ class LinkedChannel(BaseChannel[WhatsAppConfig]):
         async def _pair(_client: Any, event: Any) -> None:
             if error := str(ev.attr(event, "Error", "") or ""):
                 self.set_status(
-                    ChannelStatus("error", f"Linking failed: {redact(error)}", SCAN_HINT)
+                    ChannelStatus(
+                        "error",
+                        Phrase(QT_TR_NOOP("Linking failed: {error}"), error=redact(error)),
+                        SCAN_HINT,
+                    )
                 )
 
         client.event(api.pair_status)(_pair)
@@ -431,9 +443,20 @@ class LinkedChannel(BaseChannel[WhatsAppConfig]):
         path = self.database_path()
         size = await asyncio.to_thread(lambda: path.stat().st_size if path.is_file() else 0)
         if not size:
-            raise ValueError(f"{NOT_LINKED}. {SCAN_HINT}")
-        linked_as = f"Linked as {self.phone}. " if self.phone else ""
-        return f"{linked_as}A linked-device session is saved in {path}"
+            raise ValueError(
+                Phrase(
+                    QT_TR_NOOP("{problem}. {hint}"),
+                    problem=Phrase(NOT_LINKED),
+                    hint=Phrase(SCAN_HINT),
+                )
+            )
+        if self.phone:
+            return Phrase(
+                QT_TR_NOOP("Linked as {phone}. A linked-device session is saved in {path}"),
+                phone=self.phone,
+                path=str(path),
+            )
+        return Phrase(QT_TR_NOOP("A linked-device session is saved in {path}"), path=str(path))
 
     async def login(self, on_update: Callable[[LoginUpdate], None], *, quiet: float = 0) -> bool:
         """Link this device (``channels login``): show every QR code neonize offers until
@@ -473,12 +496,19 @@ class LinkedChannel(BaseChannel[WhatsAppConfig]):
 
         async def _pair(_client: Any, event: Any) -> None:
             if error := str(ev.attr(event, "Error", "") or ""):
-                finish(ChannelUnavailable(f"Linking failed: {redact(error)}", SCAN_HINT))
+                finish(
+                    ChannelUnavailable(
+                        Phrase(QT_TR_NOOP("Linking failed: {error}"), error=redact(error)),
+                        SCAN_HINT,
+                    )
+                )
 
         client.event(api.pair_status)(_pair)
 
         async def _logged_out(_client: Any, _event: Any) -> None:
-            finish(ChannelUnavailable("WhatsApp logged this device out", LOGGED_OUT_HINT))
+            finish(
+                ChannelUnavailable(QT_TR_NOOP("WhatsApp logged this device out"), LOGGED_OUT_HINT)
+            )
 
         client.event(api.logged_out)(_logged_out)
 
