@@ -2734,6 +2734,10 @@ The recording is kept: {path}</source>
             <translation>服务器未能及时响应</translation>
         </message>
         <message>
+            <source>The secure connection failed ({error})</source>
+            <translation>安全连接失败（{error}）</translation>
+        </message>
+        <message>
             <source>All</source>
             <extracomment>The filters, in the order the view offers them, with their labels.</extracomment>
             <translation>全部</translation>
@@ -3481,8 +3485,76 @@ Clear the search or show All.</source>
             <translation>未运行。启用并保存后即会连接（也可点“连接”）。</translation>
         </message>
         <message>
+            <source>WhatsApp is not linked to the bridge yet</source>
+            <translation>WhatsApp 尚未关联到桥接服务</translation>
+        </message>
+        <message>
             <source>On your phone open WhatsApp → Settings → Linked devices → Link a device</source>
             <translation>在手机上打开 WhatsApp → 设置 → 已关联设备 → 关联新设备</translation>
+        </message>
+        <message>
+            <source>{steps} and scan the QR code (shown in Settings → Channels → WhatsApp, by `nanobot-desktop channels login` and in the bridge's terminal).</source>
+            <translation>{steps}，然后扫描二维码（显示在 设置 → 渠道 → WhatsApp、`nanobot-desktop channels login` 以及桥接服务的终端中）。</translation>
+        </message>
+        <message>
+            <source>Delete the bridge's auth folder (whatsapp-auth), restart the bridge and scan its new QR code.</source>
+            <translation>请删除桥接服务的认证文件夹（whatsapp-auth），重启桥接服务并扫描新的二维码。</translation>
+        </message>
+        <message>
+            <source>The bridge address {url} is not a ws:// address.</source>
+            <translation>桥接地址 {url} 不是 ws:// 地址</translation>
+        </message>
+        <message>
+            <source>Set Bridge address to the bridge's WebSocket, e.g. ws://localhost:3001.</source>
+            <translation>请把桥接地址设为桥接服务的 WebSocket，例如 ws://localhost:3001。</translation>
+        </message>
+        <message>
+            <source>Set Bridge token (Settings → Channels → WhatsApp) to the BRIDGE_TOKEN the bridge was started with.</source>
+            <translation>请把桥接令牌（设置 → 渠道 → WhatsApp）设为桥接服务启动时使用的 BRIDGE_TOKEN。</translation>
+        </message>
+        <message>
+            <source>The WhatsApp bridge refused the token.</source>
+            <translation>WhatsApp 桥接服务拒绝了该令牌</translation>
+        </message>
+        <message>
+            <source>The WhatsApp bridge wants a token.</source>
+            <translation>WhatsApp 桥接服务需要令牌</translation>
+        </message>
+        <message>
+            <source>The WhatsApp bridge closed the connection</source>
+            <translation>WhatsApp 桥接服务关闭了连接</translation>
+        </message>
+        <message>
+            <source>The WhatsApp bridge closed the connection ({detail})</source>
+            <translation>WhatsApp 桥接服务关闭了连接（{detail}）</translation>
+        </message>
+        <message>
+            <source>The bridge address is not a valid WebSocket address.</source>
+            <translation>桥接地址不是有效的 WebSocket 地址</translation>
+        </message>
+        <message>
+            <source>Connected to the WhatsApp bridge</source>
+            <translation>已连接到 WhatsApp 桥接服务</translation>
+        </message>
+        <message>
+            <source>{found}, but {problem}. {hint}</source>
+            <translation>{found}，但{problem}。{hint}</translation>
+        </message>
+        <message>
+            <source>WhatsApp logged the bridge out.</source>
+            <translation>WhatsApp 已将桥接服务登出</translation>
+        </message>
+        <message>
+            <source>WhatsApp logged the bridge out</source>
+            <translation>WhatsApp 已将桥接服务登出</translation>
+        </message>
+        <message>
+            <source>The bridge lost its connection to WhatsApp</source>
+            <translation>桥接服务与 WhatsApp 的连接已断开</translation>
+        </message>
+        <message>
+            <source>It reconnects by itself; answers wait until it is back.</source>
+            <translation>它会自动重连；回复会等到连接恢复后再发送。</translation>
         </message>
         <message>
             <source>On your phone open WeChat → + → Scan</source>
@@ -8873,7 +8945,7 @@ Clear the search or show All.</source>
         </message>
         <message>
             <source>it was kept as {name}</source>
-            <translation>已保存为 {name}</translation>
+            <translation>原文件已保留为 {name}</translation>
         </message>
         <message>
             <source>The desktop settings file {path} could not be used ({reason}); {kept} and the defaults are in use.</source>
@@ -9498,6 +9570,662 @@ Clear the search or show All.</source>
         <message>
             <source>No microphone could be opened ({error}).</source>
             <translation>无法打开麦克风（{error}）。</translation>
+        </message>
+        <message>
+            <source>{reason} {hint}</source>
+            <translation>{reason}。{hint}</translation>
+        </message>
+        <message>
+            <source>The Client ID or Client secret is not set.</source>
+            <translation>未设置 Client ID 或 Client secret</translation>
+        </message>
+        <message>
+            <source>Create an app with a robot in stream mode at open-dev.dingtalk.com and enter its Client ID and Client secret in Settings → Channels → DingTalk.</source>
+            <translation>请在 open-dev.dingtalk.com 创建一个带 Stream 模式机器人的应用，并在 设置 → 渠道 → DingTalk 中填写它的 Client ID 和 Client secret。</translation>
+        </message>
+        <message>
+            <source>DingTalk did not accept the Client ID and secret ({error}).</source>
+            <translation>DingTalk 未接受该 Client ID 和 secret（{error}）</translation>
+        </message>
+        <message>
+            <source>Check the Client ID and Client secret in Settings → Channels → DingTalk.</source>
+            <translation>请在 设置 → 渠道 → DingTalk 中检查 Client ID 和 Client secret。</translation>
+        </message>
+        <message>
+            <source>Credentials accepted (robot {robot})</source>
+            <translation>凭据已通过（机器人 {robot}）</translation>
+        </message>
+        <message>
+            <source>Check the bot token in Settings → Channels → Discord (Developer Portal → Bot).</source>
+            <translation>请在 设置 → 渠道 → Discord 中检查机器人令牌（Developer Portal → Bot）。</translation>
+        </message>
+        <message>
+            <source>No bot token is set.</source>
+            <translation>未设置机器人令牌</translation>
+        </message>
+        <message>
+            <source>Create an application in Discord's Developer Portal, add a bot and enter its token in Settings → Channels → Discord.</source>
+            <translation>请在 Discord 的 Developer Portal 中创建应用并添加机器人，然后在 设置 → 渠道 → Discord 中填写它的令牌。</translation>
+        </message>
+        <message>
+            <source>Discord did not accept the bot token.</source>
+            <translation>Discord 未接受该机器人令牌</translation>
+        </message>
+        <message>
+            <source>Discord refused the message content intent.</source>
+            <translation>Discord 拒绝了 Message Content Intent</translation>
+        </message>
+        <message>
+            <source>Turn on Message Content Intent (Developer Portal → Bot → Privileged Gateway Intents).</source>
+            <translation>请开启 Message Content Intent（Developer Portal → Bot → Privileged Gateway Intents）。</translation>
+        </message>
+        <message>
+            <source>Discord refused the gateway intents.</source>
+            <translation>Discord 拒绝了网关 Intents</translation>
+        </message>
+        <message>
+            <source>Check the intents setting and the privileged intents in the Developer Portal.</source>
+            <translation>请检查 intents 设置以及 Developer Portal 中的特权 Intents。</translation>
+        </message>
+        <message>
+            <source>Discord closed the connection (code {code})</source>
+            <translation>Discord 关闭了连接（代码 {code}）</translation>
+        </message>
+        <message>
+            <source>the connection to Discord ended</source>
+            <translation>与 Discord 的连接已结束</translation>
+        </message>
+        <message>
+            <source>The connection to Discord was lost; resuming.</source>
+            <translation>与 Discord 的连接已断开，正在恢复</translation>
+        </message>
+        <message>
+            <source>Connected as @{user}</source>
+            <translation>已连接，身份为 @{user}</translation>
+        </message>
+        <message>
+            <source>Connected</source>
+            <translation>已连接</translation>
+        </message>
+        <message>
+            <source>Discord is not connected</source>
+            <translation>Discord 未连接</translation>
+        </message>
+        <message>
+            <source>Discord refused the message ({error}).</source>
+            <translation>Discord 拒绝了这条消息（{error}）</translation>
+        </message>
+        <message>
+            <source>Check that the bot is in that channel and may send messages there.</source>
+            <translation>请确认机器人在该频道中，并有权在那里发送消息。</translation>
+        </message>
+        <message>
+            <source>The API address {base} is not an http(s) address.</source>
+            <translation>API 地址 {base} 不是 http(s) 地址</translation>
+        </message>
+        <message>
+            <source>Fix the API address in Settings → Channels → Discord (or clear it).</source>
+            <translation>请在 设置 → 渠道 → Discord 中改正 API 地址（或将其清空）。</translation>
+        </message>
+        <message>
+            <source>Once the mailbox owner has agreed that the agent reads and answers this mailbox, turn on "Consent granted" in Settings → Channels → Email (channels.email.consentGranted).</source>
+            <translation>在邮箱所有者同意智能体读取并回复此邮箱后，请在 设置 → 渠道 → Email 中开启“Consent granted”（channels.email.consentGranted）。</translation>
+        </message>
+        <message>
+            <source>Email access has not been granted</source>
+            <translation>尚未获得邮箱访问授权</translation>
+        </message>
+        <message>
+            <source>Email is not fully set up (missing: {settings})</source>
+            <translation>Email 尚未设置完整（缺少：{settings}）</translation>
+        </message>
+        <message>
+            <source>Fill these in under Settings → Channels → Email. trustedAuthservIds is the authserv-id in your provider's Authentication-Results header; or turn off verifyDkim and verifySpf.</source>
+            <translation>请在 设置 → 渠道 → Email 中填写这些项。trustedAuthservIds 是邮件服务商 Authentication-Results 头中的 authserv-id；也可以关闭 verifyDkim 和 verifySpf。</translation>
+        </message>
+        <message>
+            <source>Check the IMAP username and password in Settings → Email.</source>
+            <translation>请在 设置 → Email 中检查 IMAP 用户名和密码。</translation>
+        </message>
+        <message>
+            <source>Check imapMailbox in Settings → Email (INBOX is the inbox).</source>
+            <translation>请在 设置 → Email 中检查 imapMailbox（INBOX 即收件箱）。</translation>
+        </message>
+        <message>
+            <source>No SMTP host is set</source>
+            <translation>未设置 SMTP 主机</translation>
+        </message>
+        <message>
+            <source>Fill in smtpHost in Settings.</source>
+            <translation>请在设置中填写 smtpHost。</translation>
+        </message>
+        <message>
+            <source>Connected as {account}</source>
+            <translation>已连接，身份为 {account}</translation>
+        </message>
+        <message>
+            <source>No app ID or app secret is set.</source>
+            <translation>未设置 App ID 或 App Secret</translation>
+        </message>
+        <message>
+            <source>Create a self-built app with the bot feature on the Feishu / Lark developer console and enter its App ID and App Secret in Settings → Channels → Feishu.</source>
+            <translation>请在 Feishu / Lark 开发者后台创建一个带机器人能力的自建应用，并在 设置 → 渠道 → Feishu 中填写它的 App ID 和 App Secret。</translation>
+        </message>
+        <message>
+            <source>Feishu did not accept the app's credentials ({error}).</source>
+            <translation>Feishu 未接受该应用的凭据（{error}）</translation>
+        </message>
+        <message>
+            <source>Check the App ID, the App Secret and the platform (Feishu or Lark) in Settings → Channels → Feishu.</source>
+            <translation>请在 设置 → 渠道 → Feishu 中检查 App ID、App Secret 和平台（Feishu 或 Lark）。</translation>
+        </message>
+        <message>
+            <source>Feishu refused the long connection ({error}).</source>
+            <translation>Feishu 拒绝了长连接（{error}）</translation>
+        </message>
+        <message>
+            <source>Check the App ID, the App Secret and the platform in Settings → Channels → Feishu, and that the app has the bot feature and a published version.</source>
+            <translation>请在 设置 → 渠道 → Feishu 中检查 App ID、App Secret 和平台，并确认应用已开启机器人能力且有已发布的版本。</translation>
+        </message>
+        <message>
+            <source>unknown channel {name}</source>
+            <translation>未知渠道 {name}</translation>
+        </message>
+        <message>
+            <source>{channel} needs a package that is not installed ({error})</source>
+            <translation>{channel} 需要一个尚未安装的软件包（{error}）</translation>
+        </message>
+        <message>
+            <source>the connection ended</source>
+            <translation>连接已结束</translation>
+        </message>
+        <message>
+            <source>Reconnecting in {delay} s.</source>
+            <translation>{delay} 秒后重新连接。</translation>
+        </message>
+        <message>
+            <source>the {channel} channel is not running</source>
+            <translation>{channel} 渠道未在运行</translation>
+        </message>
+        <message>
+            <source>{error} ({done} of its parts arrived)</source>
+            <translation>{error}（其中 {done} 部分已送达）</translation>
+        </message>
+        <message>
+            <source>it was too old to send after the restart</source>
+            <translation>重启后它已过期，不再发送</translation>
+        </message>
+        <message>
+            <source>Settings → Channels → Matrix</source>
+            <translation>设置 → 渠道 → Matrix</translation>
+        </message>
+        <message>
+            <source>Matrix needs the homeserver address.</source>
+            <translation>Matrix 需要主服务器（homeserver）地址</translation>
+        </message>
+        <message>
+            <source>Matrix needs an access token (or a password) for the bot account.</source>
+            <translation>Matrix 需要机器人账号的访问令牌（或密码）</translation>
+        </message>
+        <message>
+            <source>{settings}: fill in Access token (or Password) and User ID</source>
+            <translation>{settings}：请填写访问令牌（或密码）和用户 ID</translation>
+        </message>
+        <message>
+            <source>Matrix needs the bot's user ID to log in with a password.</source>
+            <translation>Matrix 用密码登录时需要机器人的用户 ID</translation>
+        </message>
+        <message>
+            <source>The homeserver rejected the access token ({code}).</source>
+            <translation>主服务器拒绝了该访问令牌（{code}）</translation>
+        </message>
+        <message>
+            <source>{settings}: paste a current access token of {user}</source>
+            <translation>{settings}：请粘贴 {user} 当前有效的访问令牌</translation>
+        </message>
+        <message>
+            <source>the bot</source>
+            <translation>机器人</translation>
+        </message>
+        <message>
+            <source>The homeserver refused the password for {user}.</source>
+            <translation>主服务器拒绝了 {user} 的密码</translation>
+        </message>
+        <message>
+            <source>{settings}: check User ID and Password</source>
+            <translation>{settings}：请检查用户 ID 和密码</translation>
+        </message>
+        <message>
+            <source>The homeserver no longer accepts the access token ({code}).</source>
+            <translation>主服务器不再接受该访问令牌（{code}）</translation>
+        </message>
+        <message>
+            <source>{settings}: paste a current access token</source>
+            <translation>{settings}：请粘贴当前有效的访问令牌</translation>
+        </message>
+        <message>
+            <source>No server address and token is set.</source>
+            <translation>未设置服务器地址和令牌</translation>
+        </message>
+        <message>
+            <source>No server address is set.</source>
+            <translation>未设置服务器地址</translation>
+        </message>
+        <message>
+            <source>No token is set.</source>
+            <translation>未设置令牌</translation>
+        </message>
+        <message>
+            <source>Create a bot account (docs/channels/mattermost.md) and enter the server address and its token in Settings → Channels → Mattermost.</source>
+            <translation>请创建一个机器人账号（docs/channels/mattermost.md），并在 设置 → 渠道 → Mattermost 中填写服务器地址和它的令牌。</translation>
+        </message>
+        <message>
+            <source>The server address {url} is not a web address.</source>
+            <translation>服务器地址 {url} 不是网址</translation>
+        </message>
+        <message>
+            <source>Write it as "https://chat.example.org".</source>
+            <translation>请写成“https://chat.example.org”的形式。</translation>
+        </message>
+        <message>
+            <source>Check the bot's token (Integrations → Bot Accounts → Create New Token).</source>
+            <translation>请检查机器人的令牌（Integrations → Bot Accounts → Create New Token）。</translation>
+        </message>
+        <message>
+            <source>The connection to Mattermost was lost.</source>
+            <translation>与 Mattermost 的连接已断开</translation>
+        </message>
+        <message>
+            <source>Connected as @{user} on {server}</source>
+            <translation>已连接到 {server}，身份为 @{user}</translation>
+        </message>
+        <message>
+            <source>Mattermost is not connected</source>
+            <translation>Mattermost 未连接</translation>
+        </message>
+        <message>
+            <source>Settings → Channels → Mochat</source>
+            <translation>设置 → 渠道 → Mochat</translation>
+        </message>
+        <message>
+            <source>No claw token is set.</source>
+            <translation>未设置 claw 令牌</translation>
+        </message>
+        <message>
+            <source>Register the agent on Mochat and enter its claw token in {settings}.</source>
+            <translation>请在 Mochat 上注册智能体，并在 {settings} 中填写它的 claw 令牌。</translation>
+        </message>
+        <message>
+            <source>The Mochat server address {url} is not an http(s) URL.</source>
+            <translation>Mochat 服务器地址 {url} 不是 http(s) URL</translation>
+        </message>
+        <message>
+            <source>No sessions or panels to answer in.</source>
+            <translation>没有可回复的会话或面板</translation>
+        </message>
+        <message>
+            <source>{settings}: add session or panel ids, or "*" for all of them.</source>
+            <translation>{settings}：请添加会话或面板 ID，或用“*”表示全部。</translation>
+        </message>
+        <message>
+            <source>Mochat did not accept the claw token.</source>
+            <translation>Mochat 未接受该 claw 令牌</translation>
+        </message>
+        <message>
+            <source>{settings}: check the claw token.</source>
+            <translation>{settings}：请检查 claw 令牌。</translation>
+        </message>
+        <message>
+            <source>Connected to {server} as {agent} ({count} sessions)</source>
+            <translation>已连接到 {server}，身份为 {agent}（{count} 个会话）</translation>
+        </message>
+        <message>
+            <source>Connected to {server} ({count} sessions)</source>
+            <translation>已连接到 {server}（{count} 个会话）</translation>
+        </message>
+        <message>
+            <source>No app ID and app password is set.</source>
+            <translation>未设置应用 ID 和应用密码</translation>
+        </message>
+        <message>
+            <source>No app ID is set.</source>
+            <translation>未设置应用 ID</translation>
+        </message>
+        <message>
+            <source>No app password is set.</source>
+            <translation>未设置应用密码</translation>
+        </message>
+        <message>
+            <source>Register an Azure Bot (docs/channels/msteams.md) and enter its app ID and a client secret in Settings → Channels → Microsoft Teams.</source>
+            <translation>请注册一个 Azure Bot（docs/channels/msteams.md），并在 设置 → 渠道 → Microsoft Teams 中填写它的应用 ID 和客户端密码。</translation>
+        </message>
+        <message>
+            <source>Cannot listen on {host}:{port} ({error}).</source>
+            <translation>无法在 {host}:{port} 上监听（{error}）</translation>
+        </message>
+        <message>
+            <source>Choose another port in Settings → Channels → Microsoft Teams.</source>
+            <translation>请在 设置 → 渠道 → Microsoft Teams 中换一个端口。</translation>
+        </message>
+        <message>
+            <source>Microsoft did not accept the app ID and password: {error}</source>
+            <translation>Microsoft 未接受该应用 ID 和密码：{error}</translation>
+        </message>
+        <message>
+            <source>Signed in as app {app}</source>
+            <translation>已以应用 {app} 的身份登录</translation>
+        </message>
+        <message>
+            <source>Teams conversation {chat} is unknown here (nobody wrote from it yet).</source>
+            <translation>此处不认识 Teams 会话 {chat}（还没有人从那里发过消息）</translation>
+        </message>
+        <message>
+            <source>Teams conversation {chat} has an untrusted service URL.</source>
+            <translation>Teams 会话 {chat} 的服务 URL 不受信任</translation>
+        </message>
+        <message>
+            <source>Teams is not running</source>
+            <translation>Teams 未在运行</translation>
+        </message>
+        <message>
+            <source>Set Access token (Settings → Channels → NapCat) to the token of NapCat's WebSocket server.</source>
+            <translation>请把访问令牌（设置 → 渠道 → NapCat）设为 NapCat WebSocket 服务器的令牌。</translation>
+        </message>
+        <message>
+            <source>The NapCat address {url} is not a ws:// address.</source>
+            <translation>NapCat 地址 {url} 不是 ws:// 地址</translation>
+        </message>
+        <message>
+            <source>Set NapCat address to NapCat's WebSocket server, e.g. ws://127.0.0.1:3001.</source>
+            <translation>请把 NapCat 地址设为 NapCat 的 WebSocket 服务器，例如 ws://127.0.0.1:3001。</translation>
+        </message>
+        <message>
+            <source>The NapCat address is not a valid WebSocket address.</source>
+            <translation>NapCat 地址不是有效的 WebSocket 地址</translation>
+        </message>
+        <message>
+            <source>NapCat refused the access token.</source>
+            <translation>NapCat 拒绝了该访问令牌</translation>
+        </message>
+        <message>
+            <source>Connected to NapCat as {account}</source>
+            <translation>已连接到 NapCat，身份为 {account}</translation>
+        </message>
+        <message>
+            <source>{chat} is not a NapCat chat id.</source>
+            <translation>{chat} 不是 NapCat 聊天 ID</translation>
+        </message>
+        <message>
+            <source>Enter the bot's AppID and AppSecret (q.qq.com → Development) in Settings → Channels → QQ.</source>
+            <translation>请在 设置 → 渠道 → QQ 中填写机器人的 AppID 和 AppSecret（q.qq.com → 开发）。</translation>
+        </message>
+        <message>
+            <source>The QQ bot's AppID or AppSecret is not set.</source>
+            <translation>未设置 QQ 机器人的 AppID 或 AppSecret</translation>
+        </message>
+        <message>
+            <source>QQ did not accept the AppID and AppSecret ({error}).</source>
+            <translation>QQ 未接受该 AppID 和 AppSecret（{error}）</translation>
+        </message>
+        <message>
+            <source>No Signal phone number is set.</source>
+            <translation>未设置 Signal 手机号</translation>
+        </message>
+        <message>
+            <source>Set Phone number to the number signal-cli is registered with.</source>
+            <translation>请把手机号设为 signal-cli 注册时使用的号码。</translation>
+        </message>
+        <message>
+            <source>The signal-cli daemon at {url} is not reachable ({error}). Start it with: {command}</source>
+            <translation>无法连接位于 {url} 的 signal-cli 守护进程（{error}）。请用以下命令启动它：{command}</translation>
+        </message>
+        <message>
+            <source>The signal-cli daemon answered the check with HTTP {code}</source>
+            <translation>signal-cli 守护进程对检查请求返回了 HTTP {code}</translation>
+        </message>
+        <message>
+            <source>The signal-cli daemon is not connected</source>
+            <translation>signal-cli 守护进程未连接</translation>
+        </message>
+        <message>
+            <source>The signal-cli event stream answered HTTP {code}</source>
+            <translation>signal-cli 事件流返回了 HTTP {code}</translation>
+        </message>
+        <message>
+            <source>The signal-cli daemon ended the event stream</source>
+            <translation>signal-cli 守护进程结束了事件流</translation>
+        </message>
+        <message>
+            <source>signal-cli {version} at {url}</source>
+            <translation>位于 {url} 的 signal-cli {version}</translation>
+        </message>
+        <message>
+            <source>Connected to {found} as {account}</source>
+            <translation>已连接到 {found}，身份为 {account}</translation>
+        </message>
+        <message>
+            <source>Webhook mode needs a public HTTPS server; the desktop app uses Socket Mode.</source>
+            <translation>Webhook 模式需要公网 HTTPS 服务器；桌面应用使用 Socket Mode</translation>
+        </message>
+        <message>
+            <source>Set the Slack mode to "socket" and turn on Socket Mode in the app settings.</source>
+            <translation>请把 Slack 模式设为“socket”，并在应用设置中开启 Socket Mode。</translation>
+        </message>
+        <message>
+            <source>No bot token (xoxb-…) and app token (xapp-…) is set.</source>
+            <translation>未设置机器人令牌（xoxb-…）和应用令牌（xapp-…）</translation>
+        </message>
+        <message>
+            <source>No bot token (xoxb-…) is set.</source>
+            <translation>未设置机器人令牌（xoxb-…）</translation>
+        </message>
+        <message>
+            <source>No app token (xapp-…) is set.</source>
+            <translation>未设置应用令牌（xapp-…）</translation>
+        </message>
+        <message>
+            <source>Create a Slack app with Socket Mode on (docs/channels/slack.md) and enter its tokens in Settings → Channels → Slack.</source>
+            <translation>请创建一个开启 Socket Mode 的 Slack 应用（docs/channels/slack.md），并在 设置 → 渠道 → Slack 中填写它的令牌。</translation>
+        </message>
+        <message>
+            <source>The app token is not an app-level token (it starts with xapp-).</source>
+            <translation>应用令牌不是应用级令牌（应以 xapp- 开头）</translation>
+        </message>
+        <message>
+            <source>Create one under Basic Information → App-Level Tokens with connections:write.</source>
+            <translation>请在 Basic Information → App-Level Tokens 下创建一个带 connections:write 权限的令牌。</translation>
+        </message>
+        <message>
+            <source>Check the bot token (OAuth &amp; Permissions → Bot User OAuth Token).</source>
+            <translation>请检查机器人令牌（OAuth &amp; Permissions → Bot User OAuth Token）。</translation>
+        </message>
+        <message>
+            <source>Check the app token (Basic Information → App-Level Tokens, with the connections:write scope, and Socket Mode turned on).</source>
+            <translation>请检查应用令牌（Basic Information → App-Level Tokens，需有 connections:write 权限，并已开启 Socket Mode）。</translation>
+        </message>
+        <message>
+            <source>Slack did not accept the bot token ({error}).</source>
+            <translation>Slack 未接受该机器人令牌（{error}）</translation>
+        </message>
+        <message>
+            <source>Slack did not accept the app token ({error}).</source>
+            <translation>Slack 未接受该应用令牌（{error}）</translation>
+        </message>
+        <message>
+            <source>Connected as @{user} in {team}</source>
+            <translation>已连接到 {team}，身份为 @{user}</translation>
+        </message>
+        <message>
+            <source>Create a bot with @BotFather and enter its token in Settings → Channels → Telegram.</source>
+            <translation>请用 @BotFather 创建机器人，并在 设置 → 渠道 → Telegram 中填写它的令牌。</translation>
+        </message>
+        <message>
+            <source>Check the bot token (from @BotFather) in Settings → Channels → Telegram and the Bot API server address.</source>
+            <translation>请在 设置 → 渠道 → Telegram 中检查机器人令牌（来自 @BotFather）和 Bot API 服务器地址。</translation>
+        </message>
+        <message>
+            <source>Check the bot token (from @BotFather) in Settings → Channels → Telegram.</source>
+            <translation>请在 设置 → 渠道 → Telegram 中检查机器人令牌（来自 @BotFather）。</translation>
+        </message>
+        <message>
+            <source>Telegram did not accept the bot token.</source>
+            <translation>Telegram 未接受该机器人令牌</translation>
+        </message>
+        <message>
+            <source>Webhook mode needs a public HTTPS server; the desktop app receives by polling.</source>
+            <translation>Webhook 模式需要公网 HTTPS 服务器；桌面应用通过轮询接收消息</translation>
+        </message>
+        <message>
+            <source>Set the Telegram mode to "polling" (this removes the webhook while it runs).</source>
+            <translation>请把 Telegram 模式设为“polling”（运行期间会移除 webhook）。</translation>
+        </message>
+        <message>
+            <source>The TLS certificate or key cannot be used: {error}</source>
+            <translation>无法使用该 TLS 证书或密钥：{error}</translation>
+        </message>
+        <message>
+            <source>Check sslCertfile and sslKeyfile (PEM files).</source>
+            <translation>请检查 sslCertfile 和 sslKeyfile（PEM 文件）。</translation>
+        </message>
+        <message>
+            <source>Set a token or tokenIssueSecret, or listen on 127.0.0.1.</source>
+            <translation>请设置 token 或 tokenIssueSecret，或只在 127.0.0.1 上监听。</translation>
+        </message>
+        <message>
+            <source>Listens on {url}</source>
+            <translation>正在监听 {url}</translation>
+        </message>
+        <message>
+            <source>Settings → Channels → WeCom</source>
+            <translation>设置 → 渠道 → WeCom</translation>
+        </message>
+        <message>
+            <source>The bot id or secret is not set.</source>
+            <translation>未设置机器人 ID 或 Secret</translation>
+        </message>
+        <message>
+            <source>Create an AI bot in WeCom (API mode: long connection) and enter its Bot ID and Secret in {settings}.</source>
+            <translation>请在 WeCom 中创建一个智能机器人（API 模式：长连接），并在 {settings} 中填写它的 Bot ID 和 Secret。</translation>
+        </message>
+        <message>
+            <source>The WeCom server {url} is not a ws(s) URL.</source>
+            <translation>WeCom 服务器 {url} 不是 ws(s) URL</translation>
+        </message>
+        <message>
+            <source>WeCom did not accept the bot id and secret ({error}).</source>
+            <translation>WeCom 未接受该机器人 ID 和 Secret（{error}）</translation>
+        </message>
+        <message>
+            <source>{settings}: check the Bot ID and Secret.</source>
+            <translation>{settings}：请检查 Bot ID 和 Secret。</translation>
+        </message>
+        <message>
+            <source>Connected as bot {bot}</source>
+            <translation>已连接，身份为机器人 {bot}</translation>
+        </message>
+        <message>
+            <source>WeCom disconnected the bot: another program connected with the same bot.</source>
+            <translation>WeCom 断开了机器人：另一个程序用同一个机器人连接了</translation>
+        </message>
+        <message>
+            <source>Stop the other program (nanobot?) using this bot, then start the channel.</source>
+            <translation>请停止正在使用该机器人的另一个程序（nanobot？），然后启动此渠道。</translation>
+        </message>
+        <message>
+            <source>Settings → Channels → WeChat</source>
+            <translation>设置 → 渠道 → WeChat</translation>
+        </message>
+        <message>
+            <source>Run `nanobot-desktop channels login weixin`, or enable the channel and scan the code in Settings.</source>
+            <translation>请运行 `nanobot-desktop channels login weixin`，或启用此渠道并在设置中扫码。</translation>
+        </message>
+        <message>
+            <source>WeChat is not logged in yet</source>
+            <translation>微信尚未登录</translation>
+        </message>
+        <message>
+            <source>The WeChat bot token typed in Settings has expired.</source>
+            <translation>在设置中填写的微信机器人令牌已过期</translation>
+        </message>
+        <message>
+            <source>Clear it in {settings}, then log in again.</source>
+            <translation>请在 {settings} 中清空它，然后重新登录。</translation>
+        </message>
+        <message>
+            <source>WeChat gave no QR code</source>
+            <translation>微信没有返回二维码</translation>
+        </message>
+        <message>
+            <source>WeChat confirmed the scan but gave no token.</source>
+            <translation>微信确认了扫码，但没有给出令牌</translation>
+        </message>
+        <message>
+            <source>The WeChat QR codes expired unscanned.</source>
+            <translation>微信二维码未被扫描，已过期</translation>
+        </message>
+        <message>
+            <source>The WeChat login has expired.</source>
+            <translation>微信登录已过期</translation>
+        </message>
+        <message>
+            <source>WeChat's API did not answer: {error}</source>
+            <translation>微信 API 没有响应：{error}</translation>
+        </message>
+        <message>
+            <source>WeChat is not connected</source>
+            <translation>微信未连接</translation>
+        </message>
+        <message>
+            <source>Not logged in yet: {hint}</source>
+            <translation>尚未登录：{hint}</translation>
+        </message>
+        <message>
+            <source>The WeChat login has expired. {hint}</source>
+            <translation>微信登录已过期。{hint}</translation>
+        </message>
+        <message>
+            <source>Logged in ({account})</source>
+            <translation>已登录（{account}）</translation>
+        </message>
+        <message>
+            <source>WhatsApp is not linked yet</source>
+            <translation>WhatsApp 尚未关联</translation>
+        </message>
+        <message>
+            <source>On your phone open WhatsApp → Settings → Linked devices → Link a device and scan the QR code (shown in Settings → Channels → WhatsApp and by `nanobot-desktop channels login`).</source>
+            <translation>请在手机上打开 WhatsApp → 设置 → 已关联的设备 → 关联新设备，并扫描二维码（显示在 设置 → 渠道 → WhatsApp 以及 `nanobot-desktop channels login` 中）。</translation>
+        </message>
+        <message>
+            <source>Link it again: `nanobot-desktop channels login whatsapp`, or Connect here.</source>
+            <translation>请重新关联：运行 `nanobot-desktop channels login whatsapp`，或在此处点击连接。</translation>
+        </message>
+        <message>
+            <source>WhatsApp needs neonize, which is not installed ({error})</source>
+            <translation>WhatsApp 需要 neonize，但它尚未安装（{error}）</translation>
+        </message>
+        <message>
+            <source>The connection to WhatsApp was lost</source>
+            <translation>与 WhatsApp 的连接已断开</translation>
+        </message>
+        <message>
+            <source>WhatsApp logged this device out</source>
+            <translation>WhatsApp 已将此设备登出</translation>
+        </message>
+        <message>
+            <source>Linking failed: {error}</source>
+            <translation>关联失败：{error}</translation>
+        </message>
+        <message>
+            <source>{problem}. {hint}</source>
+            <translation>{problem}。{hint}</translation>
+        </message>
+        <message>
+            <source>Linked as {phone}. A linked-device session is saved in {path}</source>
+            <translation>已关联为 {phone}。关联设备的会话已保存在 {path}</translation>
+        </message>
+        <message>
+            <source>A linked-device session is saved in {path}</source>
+            <translation>关联设备的会话已保存在 {path}</translation>
         </message>
     </context>
 </TS>
