@@ -194,24 +194,3 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 
     return LaneScheduling(config, log)
 
-
-RERUNS_FILE = REPO / "test-output" / "reruns.txt"
-
-
-def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
-    """Name every test that failed and was run again (``--reruns``, scripts/test.sh), with its
-    first failure, on screen and in ``test-output/reruns.txt``: a pass on the second try is a
-    race to find, not a pass to forget."""
-    reports = terminalreporter.stats.get("rerun", [])
-    if not reports or hasattr(config, "workerinput"):
-        return
-    terminalreporter.section("failed once and run again (a race: find its cause)", yellow=True)
-    blocks: list[str] = []
-    for report in reports:
-        text = str(report.longrepr or "")
-        errors = [line for line in text.splitlines() if line.startswith("E ")]
-        last = (errors[0][1:].strip() if errors else text.strip().rpartition("\n")[2]) or "?"
-        terminalreporter.line(f"RERUN {report.nodeid} - {last[:200]}")
-        blocks.append(f"== {report.nodeid}\n{text}\n")
-    RERUNS_FILE.parent.mkdir(parents=True, exist_ok=True)
-    RERUNS_FILE.write_text("\n".join(blocks), encoding="utf-8")
