@@ -19,7 +19,8 @@ from PySide6.QtCore import QObject, QPointF, QRect, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QAction, QColor, QFont, QGuiApplication, QIcon, QPainter, QPixmap
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
-from desktop.ui.i18n import QT_TR_NOOP, localized, tr
+from desktop.core.utils.dates import MONTHS_SHORT, WEEKDAYS_SHORT
+from desktop.ui.i18n import localized, tr
 from desktop.ui.theme import app_icon
 
 if TYPE_CHECKING:
@@ -34,33 +35,10 @@ ICON_SIZES = (16, 22, 24, 32, 48, 64, 128)
 WORKING_COLOUR = "#f5a623"
 ATTENTION_COLOUR = "#d93025"
 UPCOMING_LIMIT = 5
+
+
 # Short day and month names for the menu's times (marked; shown through tr()): the same in
 # every locale of the machine, in the window's language.
-WEEKDAYS = (
-    QT_TR_NOOP("Mon"),
-    QT_TR_NOOP("Tue"),
-    QT_TR_NOOP("Wed"),
-    QT_TR_NOOP("Thu"),
-    QT_TR_NOOP("Fri"),
-    QT_TR_NOOP("Sat"),
-    QT_TR_NOOP("Sun"),
-)
-MONTHS = (
-    QT_TR_NOOP("Jan"),
-    QT_TR_NOOP("Feb"),
-    QT_TR_NOOP("Mar"),
-    QT_TR_NOOP("Apr"),
-    QT_TR_NOOP("May"),
-    QT_TR_NOOP("Jun"),
-    QT_TR_NOOP("Jul"),
-    QT_TR_NOOP("Aug"),
-    QT_TR_NOOP("Sep"),
-    QT_TR_NOOP("Oct"),
-    QT_TR_NOOP("Nov"),
-    QT_TR_NOOP("Dec"),
-)
-
-
 def badge_text(*, unread: int = 0, alert: bool = False) -> str:
     """What the red badge shows: the count (``9+`` past nine), ``!`` for an alert without a
     count, or ``""`` for no badge."""
@@ -131,9 +109,9 @@ def format_when(moment: dt.datetime, now: dt.datetime) -> str:
     if days == 1:
         return tr("tomorrow {time}").format(time=clock)
     return tr("{weekday} {day} {month} {time}").format(
-        weekday=tr(WEEKDAYS[moment.weekday()]),
+        weekday=tr(WEEKDAYS_SHORT[moment.weekday()]),
         day=moment.day,
-        month=tr(MONTHS[moment.month - 1]),
+        month=tr(MONTHS_SHORT[moment.month - 1]),
         time=clock,
     )
 

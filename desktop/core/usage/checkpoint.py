@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from desktop.core.utils.atomic import atomic_write_text
+from desktop.core.utils.dates import MONTHS
 from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 from desktop.core.utils.validate import Unusable, notify, read_document
 
@@ -269,22 +270,6 @@ def gap(
     return Gap(month, calls, sources, message, path)
 
 
-_MONTHS = (
-    QT_TR_NOOP("January"),
-    QT_TR_NOOP("February"),
-    QT_TR_NOOP("March"),
-    QT_TR_NOOP("April"),
-    QT_TR_NOOP("May"),
-    QT_TR_NOOP("June"),
-    QT_TR_NOOP("July"),
-    QT_TR_NOOP("August"),
-    QT_TR_NOOP("September"),
-    QT_TR_NOOP("October"),
-    QT_TR_NOOP("November"),
-    QT_TR_NOOP("December"),
-)
-
-
 def _month_label(month: str) -> str:
     """``November 2026`` for ``2026-11`` (a phrase; the month itself when it is no month)."""
     try:
@@ -292,5 +277,5 @@ def _month_label(month: str) -> str:
     except ValueError:
         return month
     return Phrase(
-        QT_TR_NOOP("{month} {year}"), month=Phrase(_MONTHS[when.month - 1]), year=when.year
+        QT_TR_NOOP("{month} {year}"), month=Phrase(MONTHS[when.month - 1]), year=when.year
     )
