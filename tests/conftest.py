@@ -193,4 +193,3 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
             super().schedule()
 
     return LaneScheduling(config, log)
-
