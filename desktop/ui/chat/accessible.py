@@ -18,8 +18,7 @@ from PySide6.QtWidgets import QAccessibleWidget
 
 from desktop.ui.chat.diff_view import spoken_diff
 from desktop.ui.chat.items import ChatItem
-from desktop.ui.chat.phrases import localized
-from desktop.ui.i18n import tr
+from desktop.ui.i18n import localized, tr
 
 if TYPE_CHECKING:
     from desktop.ui.chat.message_view import MessageView
@@ -50,7 +49,7 @@ def speaker(item: ChatItem) -> str:  # noqa: C901  # one phrase per row kind
     if kind == "subagent":
         return tr("Background task report")
     if kind == "outbound":
-        return localized(item.tool, tr) or tr("Sent by the agent")
+        return localized(item.tool) or tr("Sent by the agent")
     if kind == "command":
         return tr("Reply to {command}").format(command=item.tool or tr("command"))
     return tr("Note")
@@ -58,13 +57,13 @@ def speaker(item: ChatItem) -> str:  # noqa: C901  # one phrase per row kind
 
 def row_text(item: ChatItem) -> str:
     """What a screen reader says for a row."""
-    text = (item.plain_text() if item.kind == "tool" else localized(item.text, tr)).strip()
+    text = (item.plain_text() if item.kind == "tool" else localized(item.text)).strip()
     if item.kind == "tool" and not item.expanded:
         text = ", ".join(filter(None, [item.tool, spoken_diff(item)]))
     if item.kind == "reasoning" and not item.expanded:
         text = " ".join(item.text.split())[:200]
     if item.streaming and not text:
-        text = localized(item.status, tr) or tr("Thinking…")
+        text = localized(item.status) or tr("Thinking…")
     if item.fork is not None:
         _at, current, total = item.fork
         text = tr("{text} (version {number} of {total}; Left and Right arrows switch)").format(
@@ -127,7 +126,7 @@ class RowAccessible(QAccessibleInterface):
         if kind == QAccessible.Text.Name:
             return row_text(item)
         if kind == QAccessible.Text.Description:
-            return localized(item.footer, tr)
+            return localized(item.footer)
         return ""
 
     def setText(self, kind: QAccessible.Text, text: str) -> None:

@@ -19,9 +19,8 @@ from typing import Any, Literal
 from desktop.core.session.compaction import is_hidden
 from desktop.core.session.naming import internal_source
 from desktop.core.tools.untrusted import shown
-from desktop.core.utils.i18n import QT_TR_NOOP
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 from desktop.core.utils.validate import parse_json
-from desktop.ui.chat.phrases import Phrase
 
 ItemKind = Literal[
     "user", "assistant", "reasoning", "tool", "notice", "subagent", "outbound", "command"

@@ -7,8 +7,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 
 from desktop.ui.chat.items import ChatItem
-from desktop.ui.chat.phrases import localized
-from desktop.ui.i18n import tr
+from desktop.ui.i18n import localized
 
 ItemRole = Qt.ItemDataRole.UserRole + 1
 Index = QModelIndex | QPersistentModelIndex
@@ -39,7 +38,7 @@ class MessageModel(QAbstractListModel):
         if role == ItemRole:
             return item
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
-            return localized(item.plain_text(), tr)
+            return localized(item.plain_text())
         return None
 
     # -- items ----------------------------------------------------------------------------

@@ -23,8 +23,7 @@ from desktop.ui.chat.colors import ChatColors
 from desktop.ui.chat.diff_view import diff_block, header_path_link, link_paths
 from desktop.ui.chat.items import ChatItem
 from desktop.ui.chat.markdown import CODE_LABEL, COPY_LABEL, MarkdownRenderer, split_stable
-from desktop.ui.chat.phrases import localized
-from desktop.ui.i18n import tr
+from desktop.ui.i18n import localized, tr
 
 MARGIN_X = 16.0
 GAP = 12.0
@@ -206,7 +205,7 @@ class RowBuilder:
             return ""
         return (
             f'<p style="color:{self.colors.muted.name()}; font-size:small; margin-bottom:0">'
-            f"{html.escape(localized(item.footer, tr))}</p>"
+            f"{html.escape(localized(item.footer))}</p>"
         )
 
     # -- estimates ------------------------------------------------------------------------
@@ -260,7 +259,7 @@ class RowBuilder:
         if kind == "notice":
             doc = self.document(
                 f'<p align="center" style="color:{self.colors.muted.name()}">'
-                f"{html.escape(localized(item.text, tr))}</p>",
+                f"{html.escape(localized(item.text))}</p>",
                 column,
                 small=True,
             )
@@ -333,11 +332,11 @@ class RowBuilder:
 
     def _answer(self, item: ChatItem, left: float, column: float) -> RowLayout:  # noqa: C901  # one style per answer kind
         style, label, inset, top = "plain", "", 0.0, 0.0
-        text = localized(item.text, tr)  # our own wording (a command's "Working…") translated
+        text = localized(item.text)  # our own wording (a command's "Working…") translated
         if item.kind == "subagent":
             style, label, inset = "report", tr("Background task report"), PAD + 4
         elif item.kind == "outbound":
-            label = localized(item.tool, tr) or tr("Sent by the agent")
+            label = localized(item.tool) or tr("Sent by the agent")
             style, label, inset = "report", html.escape(label), PAD + 4
         elif item.kind == "command":
             style, label, inset = "report", html.escape(item.tool or tr("Command")), PAD + 4
@@ -356,7 +355,7 @@ class RowBuilder:
             )
             parts.append(DocPart(self.document(body, width, small=True), x, top))
         elif item.streaming and not text.strip():
-            waiting = html.escape(localized(item.status, tr) or tr("Thinking…"))
+            waiting = html.escape(localized(item.status) or tr("Thinking…"))
             doc = self.document(f'<i style="color:{self.colors.muted.name()}">{waiting}</i>', width)
             parts.append(DocPart(doc, x, top))
         elif item.streaming or len(text) > LONG_TEXT:
@@ -473,7 +472,7 @@ class RowBuilder:
         if item.expanded:
             muted = self.colors.muted.name()
             pretty = json.dumps(item.arguments, ensure_ascii=False, indent=2)
-            result = localized(item.result, tr)[:PREVIEW_CHARS] or (
+            result = localized(item.result)[:PREVIEW_CHARS] or (
                 tr("(running…)") if item.ok is None else tr("(empty)")
             )
             pre = (

@@ -54,7 +54,7 @@ from desktop.core.bus.events import (
     TurnStopped,
     UsageReport,
 )
-from desktop.core.utils.i18n import QT_TR_NOOP
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 from desktop.ui.chat.changes import (
     Changes,
     ErrorChanged,
@@ -77,7 +77,6 @@ from desktop.ui.chat.items import (
     prompt_row,
     usage_text,
 )
-from desktop.ui.chat.phrases import Phrase
 from desktop.ui.chat.records import Command, LiveTurn, Sent, TurnError, TurnUsage
 
 QUEUED = Phrase(QT_TR_NOOP("Queued — it will be answered after the current reply."))

@@ -11,8 +11,7 @@ from PySide6.QtGui import QKeyEvent, QMouseEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QWidget
 
 from desktop.ui.chat.items import usage_text
-from desktop.ui.chat.phrases import localized
-from desktop.ui.i18n import tr
+from desktop.ui.i18n import localized, tr
 
 
 class UsageBar(QWidget):
@@ -59,7 +58,7 @@ class UsageBar(QWidget):
 
     def set_turn(self, prompt: int, completion: int, cost: float | None) -> None:
         """Show a turn's totals."""
-        self.turn.setText(localized(usage_text(prompt, completion, cost), tr))
+        self.turn.setText(localized(usage_text(prompt, completion, cost)))
         self.show()
 
     def set_context(self, tokens: int, window: int) -> None:

@@ -13,9 +13,8 @@ from desktop.core.bus.events import ModelRetrying, TurnStarted
 from desktop.core.providers.base import LLMError
 from desktop.core.providers.retry import _LABELS, classify, clause, headline
 from desktop.core.utils.i18n import Phrase
-from desktop.ui.chat.phrases import localized as chat_localized
 from desktop.ui.chat.state import ChatState
-from desktop.ui.i18n import install_language, localized, tr
+from desktop.ui.i18n import install_language, localized
 from tests.fakes.openai_server import Fail, Reply
 from tests.ui.chat.conftest import ChatHarness
 from tests.ui.i18n.pseudo import _english, pseudo_locale
@@ -103,11 +102,11 @@ def test_the_retry_status_frames_the_reason_in_the_window_language(qtbot: QtBot)
     assert answer is not None
     status = answer.status
     with pseudo_locale():
-        shown = chat_localized(status, tr)
+        shown = localized(status)
     assert _english(shown, frozenset({"Errno", "Connection refused"})) == "", shown
     try:
         install_language("zh_CN")
-        shown = chat_localized(status, tr)
+        shown = localized(status)
     finally:
         install_language("en")
     assert "无法连接服务商" in shown, shown
