@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from desktop.ui.i18n import QT_TR_NOOP, tr
+from desktop.ui.i18n import LANGUAGES, QT_TR_NOOP, install_language, tr
 from desktop.ui.main_window import APP_TITLE, MainWindow
 
 if TYPE_CHECKING:
@@ -431,8 +431,6 @@ def run_app(args: argparse.Namespace | None = None) -> int:
     prefs_file = prefs_path(config_path)
     raw = peek_prefs(prefs_file)
     theme = Theme(app, peek_text(raw, "appearance", APPEARANCES) or "system")
-    from desktop.ui.i18n import LANGUAGES, install_language
-
     install_language(peek_text(raw, "language", tuple(LANGUAGES)) or "system")
     window = build_main_window(peek_text(raw, "windowGeometry"))
     bench = os.environ.get(BENCH_ENV, "")
