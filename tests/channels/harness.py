@@ -99,6 +99,8 @@ class Capabilities:
             bot cannot send a file there.
         media_in: ``True``, or why a person cannot send one.
         reconnect: ``True``, or why a dropped connection cannot be shown with the local server.
+        speaks_first: The bot can write only into a conversation the person has written to it
+            in first (a Teams bot keeps the conversation's reference from a person's message).
         xfail: Cases that fail for a known product gap: case name -> the reason (the case
             runs as ``xfail(strict=True)``, so the day it passes the entry must go).
     """
@@ -110,6 +112,7 @@ class Capabilities:
     media_out: Literal["file", "image"] | Skip = "file"
     media_in: Literal[True] | Skip = True
     reconnect: Literal[True] | Skip = True
+    speaks_first: bool = False
     xfail: dict[str, str] = field(default_factory=dict)
 
 

@@ -153,6 +153,10 @@ async def test_media_out(rig: Rig) -> None:
     _applies(rig.cut.caps.media_out)
     cut = rig.cut
     runtime = await rig.start()
+    if cut.caps.speaks_first:  # the bot needs the conversation the person opened
+        rig.model.route = echo
+        await cut.person_says("hello")
+        await until(lambda: rig.answers("echo: hello"), what="the answer to the first message")
     image = cut.caps.media_out == "image"
     report = rig.workspace / "out" / ("chart.png" if image else "report.txt")
     data = PNG if image else b"the quarterly numbers\n"
