@@ -34,7 +34,7 @@ import traceback
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from types import FrameType
+from types import CodeType, FrameType
 from typing import Any
 
 import pytest
@@ -166,9 +166,43 @@ _SEEN: dict[str, int] = {}  # the running test's blocking calls: where -> how ma
 _SHOWN = 3  # distinct places shown in a failure
 
 
-def _exempt(frame: FrameType, allowed: Iterable[tuple[str, Iterable[str]]]) -> bool:
-    name = frame.f_code.co_filename.replace("\\", "/")
-    return any(name.endswith(file) and frame.f_code.co_name in fns for file, fns in allowed)
+# What the walk below needs to know of a frame's code, worked out once per code object (the
+# guard runs on every file operation of every test: the walk is most of its cost).
+_PLAIN, _PRODUCT, _TESTS = 0, 1, 2
+_CODE: dict[
+    CodeType, tuple[int, bool, bool]
+] = {}  # code -> (owner kind, loop callback, product async)
+_EXEMPT: dict[tuple[int, CodeType], bool] = {}  # (id of an exemption list, code) -> exempt
+
+
+def _code_info(code: CodeType) -> tuple[int, bool, bool]:
+    """Whose code it is, whether it is asyncio's ``Handle._run``, whether it is a product
+    coroutine or async generator."""
+    info = _CODE.get(code)
+    if info is None:
+        name = code.co_filename
+        kind = (
+            _PRODUCT
+            if name.startswith(_PRODUCT_DIR)
+            else _TESTS
+            if name.startswith(_TESTS_DIR)
+            else _PLAIN
+        )
+        is_run = code.co_name == "_run" and name == _EVENTS_FILE
+        info = _CODE[code] = (kind, is_run, kind == _PRODUCT and bool(code.co_flags & _ASYNC))
+    return info
+
+
+def _exempt(code: CodeType, allowed: Iterable[tuple[str, Iterable[str]]]) -> bool:
+    """Whether ``code`` is one of the ``allowed`` functions (a file suffix and names)."""
+    key = (id(allowed), code)
+    hit = _EXEMPT.get(key)
+    if hit is None:
+        name = code.co_filename.replace("\\", "/")
+        hit = _EXEMPT[key] = any(
+            name.endswith(file) and code.co_name in fns for file, fns in allowed
+        )
+    return hit
 
 
 def _product_blocks_the_loop(
@@ -186,20 +220,20 @@ def _product_blocks_the_loop(
     """
     frames: list[FrameType] = []
     product_async = False
-    owner = ""  # the innermost frame's that is either the product's or the tests'
+    owned = False  # the innermost product or tests frame has been seen
     while frame is not None:
         code = frame.f_code
-        if not owner and code.co_filename.startswith((_PRODUCT_DIR, _TESTS_DIR)):
-            owner = code.co_filename
-            if owner.startswith(_TESTS_DIR):
+        kind, is_run, async_product = _code_info(code)
+        if not owned and kind != _PLAIN:
+            owned = True
+            if kind == _TESTS:
                 return []  # a test's callback or fake, called by the product: the test's
-        if code.co_name == "_run" and code.co_filename == _EVENTS_FILE:
-            entry = frames[-1].f_code.co_filename if frames else ""
-            return frames if product_async or entry.startswith(_PRODUCT_DIR) else []
-        if _exempt(frame, allowed):
+        if is_run:
+            entry = _code_info(frames[-1].f_code)[0] if frames else _PLAIN
+            return frames if product_async or entry == _PRODUCT else []
+        if _exempt(code, allowed):
             return []
-        if code.co_flags & _ASYNC and code.co_filename.startswith(_PRODUCT_DIR):
-            product_async = True
+        product_async = product_async or async_product
         frames.append(frame)
         frame = frame.f_back
     return []
