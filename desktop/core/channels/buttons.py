@@ -137,10 +137,12 @@ class ButtonApprover(ReplyApprover, ABC, Generic[Q]):
     """Seconds a click waits for the post of its question to end. A click proves the platform
     has stored the message, so the answer to the send is already on its way: normally a round
     trip, and seconds on a slow link or a loaded machine. Ten seconds covers that many times
-    over; a send still unanswered then has hung (the HTTP clients' own timeouts are 30 s and
-    more), and the click is told the question is closed rather than holding up the channel's
-    click handling (Telegram's and Slack's take one update at a time) until the send gives
-    up. A post that fails ends the wait at once."""
+    over; a send still unanswered then has hung, and the click is told the question is closed
+    (a keyword reply still answers it once it is posted) rather than holding up the
+    channel's click handling (Telegram and Slack take one update at a time) until the send's
+    own timeout (30 s and more). A post that fails ends the wait at once. Past about 3 s
+    Discord and Feishu no longer take the click's own answer (the decision still counts;
+    Discord's question is then edited instead)."""
 
     def __init__(self, channel: QuestionChannel) -> None:
         super().__init__(channel.name, channel.send)
