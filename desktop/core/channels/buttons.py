@@ -16,18 +16,29 @@ where a button carries an object (Feishu's card ``value``) it is ``{"kind": <pre
 "decision": <code>, "call_id": …}`` (:meth:`ButtonIds.fields`). Every platform reads a click
 back with :meth:`ButtonIds.decode` / :meth:`ButtonIds.read_fields` and hands it to
 :meth:`ButtonApprover.claim`, which finds the waiting question it answers.
+
+A click can arrive before the platform's answer to the send that posted the question (a quick
+tap on a slow link or machine: the platform shows the buttons as soon as it has stored the
+message, and its click event may overtake the answer to the send). :meth:`ButtonApprover.claim`
+then waits for that post to end, at most :attr:`ButtonApprover.posting_wait` seconds, before it
+looks for the question. The wait cannot hold up the post itself: on every platform the send's
+answer comes on its own HTTP request, never through the click handler's event queue.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
+import logging
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Coroutine
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from desktop.core.agent.approval import ApprovalRequest, Decision
 from desktop.core.bus.events import OutboundMessage
 from desktop.core.channels.approvals import CODE_OF, CODES, ReplyApprover
+
+log = logging.getLogger(__name__)
 
 DIGEST_CHARS = 16
 
@@ -122,10 +133,23 @@ class ButtonApprover(ReplyApprover, ABC, Generic[Q]):
         channel: The channel (sends plain messages, owns the background edits).
     """
 
+    posting_wait: ClassVar[float] = 10.0
+    """Seconds a click waits for the post of its question to end. A click proves the platform
+    has stored the message, so the answer to the send is already on its way: normally a round
+    trip, and seconds on a slow link or a loaded machine. Ten seconds covers that many times
+    over; a send still unanswered then has hung, and the click is told the question is closed
+    (a keyword reply still answers it once it is posted) rather than holding up the
+    channel's click handling (Telegram and Slack take one update at a time) until the send's
+    own timeout (30 s and more). A post that fails ends the wait at once. Past about 3 s
+    Discord and Feishu no longer take the click's own answer (the decision still counts;
+    Discord's question is then edited instead)."""
+
     def __init__(self, channel: QuestionChannel) -> None:
         super().__init__(channel.name, channel.send)
         self._spawn = channel.spawn
         self._questions: dict[tuple[str, str], Q] = {}
+        # Questions being posted (``post`` has not returned): set when the post has ended.
+        self._posting: dict[tuple[str, str], asyncio.Event] = {}
 
     @abstractmethod
     async def post(self, request: ApprovalRequest) -> Q:
@@ -145,8 +169,15 @@ class ButtonApprover(ReplyApprover, ABC, Generic[Q]):
         """Drop what was kept for the buttons of a question that no longer waits."""
 
     async def ask(self, request: ApprovalRequest) -> None:
-        """Post the question and keep it until it ends."""
-        self._questions[(request.chat_id, request.call_id)] = await self.post(request)
+        """Post the question and keep it until it ends (clicks meanwhile wait for the post)."""
+        key = (request.chat_id, request.call_id)
+        posted = self._posting[key] = asyncio.Event()
+        try:
+            self._questions[key] = await self.post(request)
+        finally:
+            posted.set()
+            if self._posting.get(key) is posted:
+                del self._posting[key]
 
     async def request_approval(self, request: ApprovalRequest) -> Decision:
         """Ask and wait; afterwards the question shows its outcome and loses its buttons."""
@@ -171,7 +202,7 @@ class ButtonApprover(ReplyApprover, ABC, Generic[Q]):
                 return chat_id, call_id, question
         return None
 
-    def claim(
+    async def claim(
         self,
         decision: Decision | None,
         call_id: str | None,
@@ -182,17 +213,46 @@ class ButtonApprover(ReplyApprover, ABC, Generic[Q]):
         about ``call_id`` whose chat and question ``match`` accepts. ``None`` for a click on
         a closed, unknown or not-ours button (the channel says so to the person).
 
+        A click on a question whose post has not returned yet waits for it first (at most
+        :attr:`posting_wait` seconds; a post that fails or is cancelled ends the wait, and the
+        click finds no question).
+
         The channel then shows the outcome where its platform needs the click answered first
         (Discord's interaction response) and calls :meth:`answer` with the chat id.
         """
         if decision is None or call_id is None:
             return None
+        await self._posted(call_id)
         found = self.find(lambda chat, call, q: call == call_id and match(chat, q))
         if found is None or not self.waiting(found[0], call_id):
             return None
         chat_id, _, question = found
         question.answered_by = who
         return chat_id, question
+
+    async def _posted(self, call_id: str) -> None:
+        """Wait until no question about ``call_id`` is being posted (or the bound passed).
+
+        The click's chat is not compared here: on some platforms it is not the chat id the
+        question was asked in (Feishu's direct chats), and the match happens afterwards.
+        """
+        posting = [event for (_, call), event in self._posting.items() if call == call_id]
+        if not posting:
+            return
+        log.info(
+            "%s: a click came before its question was posted; waiting for the post", self.channel
+        )
+        try:
+            async with asyncio.timeout(self.posting_wait):
+                for event in posting:
+                    await event.wait()
+        except TimeoutError:
+            log.warning(
+                "%s: the question a click answers was not posted within %g s; "
+                "the click is not counted",
+                self.channel,
+                self.posting_wait,
+            )
 
     def waiting(self, chat_id: str, call_id: str | None) -> bool:
         """Whether the question about ``call_id`` still waits for an answer in ``chat_id``."""

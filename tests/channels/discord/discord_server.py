@@ -17,7 +17,8 @@ One aiohttp server on an ephemeral 127.0.0.1 port serves
 
 Events the tests put (``put_message``, ``put_click``) get the next sequence number and are kept
 in the session, so a client that resumes after :meth:`DiscordServer.drop` gets the ones it
-missed — and only those.
+missed — and only those. :meth:`DiscordServer.hold` creates a message but keeps the answer to
+its ``POST`` back (a slow link: the message, and clicks on it, exist before the bot hears so).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -89,6 +91,7 @@ class DiscordServer:
         self.files: dict[str, bytes] = {}
         self.history_error: int | None = None  # the status GET .../messages answers with
         self.after_ready: list[dict[str, Any]] = []  # messages sent live as a session starts
+        self.holds: list[tuple[Callable[[dict[str, Any]], bool], asyncio.Event]] = []
         self._ids = itertools.count(1_300_000_000_000_000_000)
         self._events: list[dict[str, Any]] = []  # the session's dispatches (with "s")
         self._session = ""
@@ -268,6 +271,13 @@ class DiscordServer:
         self.dispatch("INTERACTION_CREATE", data)
         return data
 
+    def hold(self, when: Callable[[dict[str, Any]], bool]) -> asyncio.Event:
+        """The next message the bot posts whose body matches ``when`` is created, but the
+        answer to its ``POST`` waits for the returned event."""
+        release = asyncio.Event()
+        self.holds.append((when, release))
+        return release
+
     # -- what the tests look at -----------------------------------------------------------
     def calls_of(self, method: str, suffix: str) -> list[Call]:
         """REST calls with ``method`` whose path ends with ``suffix``."""
@@ -371,6 +381,11 @@ class DiscordServer:
                 }
                 for name, raw in files
             ]
+            for index, (when, release) in enumerate(self.holds):
+                if when(body or {}):
+                    del self.holds[index]
+                    await release.wait()
+                    break
             return _json(data)
         if parts[0] == "channels" and len(parts) == 4 and request.method == "PATCH":
             message = self.messages.get(int(parts[3]))

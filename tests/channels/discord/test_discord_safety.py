@@ -4,11 +4,14 @@ the local Discord and a real agent runtime."""
 from __future__ import annotations
 
 import json
+import logging
 import threading
 from pathlib import Path
 from typing import Any
 
-from desktop.core.agent.approval import ApprovalPolicy
+import pytest
+
+from desktop.core.agent.approval import DENIED_RESULT, ApprovalPolicy
 from desktop.core.runtime import Runtime
 from tests.channels.discord.conftest import start_runtime, until, user_text
 from tests.channels.discord.discord_server import DM, DiscordServer
@@ -57,6 +60,51 @@ async def test_an_approval_is_answered_with_a_button(
     assert policy.is_allowed(KEY, "exec")
     tool_result = scripted_server.chat_requests()[1].body["messages"][-1]
     assert tool_result["role"] == "tool" and "approved-run" in str(tool_result["content"])
+
+
+async def test_a_click_that_overtakes_the_posts_answer_waits_for_it_and_counts(
+    discord_api: DiscordServer,
+    scripted_server: ScriptedOpenAIServer,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A quick click on a slow link: the interaction arrives before the bot has the answer to
+    the message it posted. The click waits for it, then answers."""
+    caplog.set_level(logging.INFO, logger="desktop.core.channels.buttons")
+    scripted_server.push(
+        Reply(tool_calls=[("exec", json.dumps({"command": "echo never-run"}))]),
+        Reply("Done."),
+    )
+    posted = discord_api.hold(lambda body: bool(body.get("components")))
+    runtime = await start_runtime(tmp_path, discord_api, scripted_server, approval=ApprovalPolicy())
+    try:
+        discord_api.put_message(DM, "run it")
+        await until(lambda: _question(discord_api) is not None, what="the question")
+        question = _question(discord_api)
+        assert question is not None
+        deny = question["components"][0]["components"][3]
+        assert deny["label"] == "Deny"
+        discord_api.put_click(question, deny["custom_id"])
+        await until(
+            lambda: (
+                "waiting for the post" in caplog.text or discord_api.calls_of("POST", "/callback")
+            ),
+            what="the click taken while the question's answer is held back",
+        )
+        posted.set()  # the answer to the POST arrives
+        await until(lambda: discord_api.calls_of("POST", "/callback"), what="the click answered")
+        (callback,) = discord_api.calls_of("POST", "/callback")
+        assert callback.body is not None and callback.body["type"] == 7  # UPDATE_MESSAGE
+        content = str(callback.body["data"].get("content") or "")
+        assert content.endswith("*Denied by @ada*"), "the click counted (not an old question)"
+        await until(lambda: "Done." in discord_api.texts(DM), what="the turn went on at once")
+    finally:
+        posted.set()
+        await runtime.stop()
+    assert question["components"] == [], "the buttons are gone"
+    assert not discord_api.calls_of("PATCH", f"/messages/{question['id']}"), "updated once"
+    tool_result = scripted_server.chat_requests()[1].body["messages"][-1]
+    assert tool_result["content"] == DENIED_RESULT.format(tool="exec")
 
 
 def _dispatches(runtime: Runtime) -> int:

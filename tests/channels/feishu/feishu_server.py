@@ -96,6 +96,8 @@ class FeishuServer:
         self.failures: list[tuple[Callable[[dict[str, Any]], bool], bool]] = []
         """Send requests to fail once (predicate on the body; whether the message is still
         sent, as when only the answer is lost)."""
+        self.holds: list[tuple[Callable[[dict[str, Any]], bool], asyncio.Event]] = []
+        """Sends whose answer waits for the event (after the message is sent: a slow link)."""
         self.reactions_held: asyncio.Event | None = None
         """While set and not yet fired, adding a reaction waits for it."""
         self.refuse_endpoint = False
@@ -181,6 +183,13 @@ class FeishuServer:
             }
         )
 
+    def hold(self, when: Callable[[dict[str, Any]], bool]) -> asyncio.Event:
+        """The next send whose body matches ``when`` is carried out, but its answer is kept
+        back until the returned event is set."""
+        release = asyncio.Event()
+        self.holds.append((when, release))
+        return release
+
     def fail_once(self, when: Callable[[dict[str, Any]], bool], *, delivered: bool) -> None:
         """The next send whose body matches ``when`` fails with 502 (after sending the
         message when ``delivered``: the answer is lost on the way back)."""
@@ -224,7 +233,13 @@ class FeishuServer:
             chat = self._direct_chats.get(receiver, receiver)  # the bot's chat with them
         else:
             return web.json_response({"code": 99992402, "msg": "field validation failed"})
-        return self._record(body, chat_id=chat, receive_id=receiver)
+        answer = self._record(body, chat_id=chat, receive_id=receiver)
+        for index, (when, release) in enumerate(self.holds):
+            if when(body):
+                del self.holds[index]
+                await release.wait()
+                break
+        return answer
 
     async def _reply(self, request: web.Request) -> web.Response:
         if not self._authorized(request):

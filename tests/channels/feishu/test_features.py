@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
+
+import pytest
 
 from desktop.core.agent.approval import DENIED_RESULT, ApprovalGate, ApprovalPolicy
 from desktop.core.bus.events import OutboundMessage
@@ -92,6 +95,51 @@ async def test_an_approval_is_answered_with_a_card_button(
     assert policy.is_allowed(f"feishu:{USER}", "exec")  # nanobot's key of a direct chat
     tool_result = scripted_server.chat_requests()[1].body["messages"][-1]
     assert tool_result["role"] == "tool" and "approved-run" in str(tool_result["content"])
+    assert feishu.patched == [], "the callback's answer updated the card"
+
+
+async def test_a_tap_that_overtakes_the_sends_answer_waits_for_it_and_counts(
+    feishu: FeishuServer,
+    scripted_server: ScriptedOpenAIServer,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A quick tap on a slow link: the tap's callback arrives before the bot has the answer to
+    the send of its card. The tap waits for it, then answers."""
+    caplog.set_level(logging.INFO, logger="desktop.core.channels.buttons")
+    scripted_server.push(
+        Reply(tool_calls=[("exec", json.dumps({"command": "echo never-run"}))]),
+        Reply("Done."),
+    )
+    posted = feishu.hold(lambda body: body.get("msg_type") == "interactive")
+    runtime = await start_runtime(
+        tmp_path, feishu, scripted_server, approval=ApprovalPolicy(), allowFrom=[USER]
+    )
+    try:
+        await feishu.push_text(CHAT, USER, "run it")
+        await until(lambda: any(s.content.get("header") for s in feishu.sent), what="question")
+        question = _question(feishu)
+        deny = _buttons(question)[3]
+        assert deny["text"]["content"] == "Deny"
+        tap = await feishu.push_card_action(CHAT, question.message_id, USER, deny["value"])
+        await until(
+            lambda: "waiting for the post" in caplog.text or tap.acked,
+            what="the tap taken while the card's answer is held back",
+        )
+        posted.set()  # the answer to the send arrives
+        await until(lambda: tap.acked, what="the tap answered")
+        answer = callback_body(tap)
+        assert answer is not None
+        assert answer["toast"] == {"type": "success", "content": "Denied"}, "not closed"
+        await until(lambda: "Done." in feishu.texts(CHAT), what="the turn went on at once")
+    finally:
+        posted.set()
+        await runtime.stop()
+    updated = answer["card"]["data"]
+    assert all(e["tag"] != "action" for e in updated["elements"]), "buttons gone"
+    assert updated["elements"][-1]["text"]["content"] == f"**Denied by {USER}**"
+    tool_result = scripted_server.chat_requests()[1].body["messages"][-1]
+    assert tool_result["content"] == DENIED_RESULT.format(tool="exec")
     assert feishu.patched == [], "the callback's answer updated the card"
 
 

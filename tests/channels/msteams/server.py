@@ -10,7 +10,8 @@ protocols, so the Bot Framework SDK runs its real authentication against them.
   (``/v1/.well-known/openidconfiguration`` → ``jwks_uri``, RSA keys with ``endorsements``), the
   Bot Connector service (``POST /v3/conversations/{id}/activities[/{replyToId}]``, ``PUT
   /v3/conversations/{id}/activities/{id}``; every call must carry the token the login server
-  issued), and :meth:`BotFrameworkServer.say`: Teams posting an activity to the bot's endpoint
+  issued; :meth:`BotFrameworkServer.hold` keeps the answer to a post back), and
+  :meth:`BotFrameworkServer.say`: Teams posting an activity to the bot's endpoint
   with a Bot Connector JWT signed by the test key (RS256, ``iss`` https://api.botframework.com,
   ``aud`` the app id, ``serviceurl``).
 """
@@ -24,6 +25,7 @@ import itertools
 import json
 import ssl
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -164,6 +166,9 @@ class BotFrameworkServer:
     sent: list[Sent] = field(default_factory=list)
     unauthorized: int = 0
     files: dict[str, bytes] = field(default_factory=dict)
+    holds: list[tuple[Callable[[dict[str, Any]], bool], asyncio.Event]] = field(
+        default_factory=list
+    )
     port: int = 0
 
     def __post_init__(self) -> None:
@@ -202,6 +207,13 @@ class BotFrameworkServer:
     def texts(self) -> list[str]:
         """The text of every activity the bot posted, in order."""
         return [s.activity.get("text") or "" for s in self.sent if s.method == "POST"]
+
+    def hold(self, when: Callable[[dict[str, Any]], bool]) -> asyncio.Event:
+        """The next activity the bot posts that matches ``when`` is kept, but the answer to
+        its ``POST`` waits for the returned event (a slow link)."""
+        release = asyncio.Event()
+        self.holds.append((when, release))
+        return release
 
     # -- Teams posting to the bot ---------------------------------------------------------
     def token(
@@ -285,7 +297,13 @@ class BotFrameworkServer:
         self.sent.append(
             Sent("POST", request.match_info["conversation"], request.match_info.get("reply"), body)
         )
-        return web.json_response({"id": f"bot-{len(self.sent)}"}, status=201)
+        answer = {"id": f"bot-{len(self.sent)}"}
+        for index, (when, release) in enumerate(self.holds):
+            if when(body):
+                del self.holds[index]
+                await release.wait()
+                break
+        return web.json_response(answer, status=201)
 
     async def _attachment(self, request: web.Request) -> web.Response:
         """An image pasted into the chat: the Connector serves it to the bot's token."""

@@ -3,7 +3,9 @@ no duplicate answer after a restart, and nanobot 0.3.5's section starting the ch
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 import subprocess
 import threading
 from pathlib import Path
@@ -11,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from desktop.core.agent.approval import ApprovalPolicy
+from desktop.core.agent.approval import DENIED_RESULT, ApprovalPolicy
 from desktop.core.channels.base import split_message
 from desktop.core.channels.msteams.channel import MAX_CHARS
 from desktop.core.config.channels.msteams import MSTeamsConfig
@@ -90,6 +92,54 @@ async def test_an_approval_is_an_adaptive_card_answered_by_a_button(
         m for m in scripted_server.chat_requests()[-1].body["messages"] if m["role"] == "tool"
     )
     assert "approved-run" in str(tool_result["content"])
+
+
+async def test_a_click_that_overtakes_the_posts_answer_waits_for_it_and_counts(
+    microsoft: Microsoft,
+    scripted_server: ScriptedOpenAIServer,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A quick click on a slow link: the click reaches the bot before the Connector has
+    answered the post of its card. The click waits for it, then answers."""
+    caplog.set_level(logging.INFO, logger="desktop.core.channels")
+    scripted_server.push(
+        Reply(tool_calls=[("exec", json.dumps({"command": "echo never-run"}))]),
+        Reply("done"),
+    )
+    bf = microsoft.bot_framework
+    posted = bf.hold(lambda activity: bool(activity.get("attachments")))
+    runtime = await start_runtime(
+        tmp_path, microsoft, scripted_server, approval=ApprovalPolicy(), allowFrom=[ALICE_AAD]
+    )
+    try:
+        await bf.say(microsoft.endpoint, bf.activity("run it"))
+        await until(lambda: any(s.activity.get("attachments") for s in bf.sent), what="card")
+        question = next(s for s in bf.sent if s.activity.get("attachments"))
+        deny = question.activity["attachments"][0]["content"]["actions"][3]
+        assert deny["title"] == "Deny"
+        click = asyncio.ensure_future(
+            bf.say(microsoft.endpoint, bf.activity("", value=deny["data"]))
+        )
+        await until(
+            lambda: "waiting for the post" in caplog.text or click.done(),
+            what="the click taken while the card's answer is held back",
+        )
+        posted.set()  # the answer to the post arrives
+        await click
+        assert "closed or unknown approval card" not in caplog.text, "the click counted"
+        await until(lambda: "done" in bf.texts(), what="the turn went on at once")
+        await until(lambda: any(s.method == "PUT" for s in bf.sent), what="the card closed")
+        await runtime.agent.idle()
+    finally:
+        posted.set()
+        await runtime.stop()
+    update = next(s for s in bf.sent if s.method == "PUT")
+    assert f"Denied by {ALICE_AAD}" in update.activity["text"]
+    tool_result = next(
+        m for m in scripted_server.chat_requests()[-1].body["messages"] if m["role"] == "tool"
+    )
+    assert tool_result["content"] == DENIED_RESULT.format(tool="exec")
 
 
 async def test_a_message_received_but_not_saved_is_answered_once_after_a_restart(

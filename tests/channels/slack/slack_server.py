@@ -29,6 +29,7 @@ import contextlib
 import itertools
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -60,6 +61,7 @@ class SlackServer:
     def __init__(self) -> None:
         self.calls: list[Call] = []
         self.acks: list[str] = []
+        self.holds: list[tuple[str, Callable[[dict[str, Any]], bool], asyncio.Event]] = []
         self.connections = 0
         self.files: dict[str, tuple[bytes, str]] = {}
         self.uploads: dict[str, bytes] = {}
@@ -192,6 +194,13 @@ class SlackServer:
         self.put_event(event)
         return event
 
+    def hold(self, method: str, when: Callable[[dict[str, Any]], bool]) -> asyncio.Event:
+        """The next call of ``method`` whose parameters match ``when`` is carried out, but its
+        answer is kept back until the returned event is set (a slow link)."""
+        release = asyncio.Event()
+        self.holds.append((method, when, release))
+        return release
+
     def put_click(self, channel: str, user: str, message_ts: str, action: dict[str, Any]) -> str:
         """A ``block_actions`` interactive envelope (a button click)."""
         payload = {
@@ -308,6 +317,11 @@ class SlackServer:
         if handler is None:
             return self._error("unknown_method")
         result: web.Response = handler(params)
+        for index, (name, when, release) in enumerate(self.holds):
+            if name == method and when(params):
+                del self.holds[index]
+                await release.wait()
+                break
         return result
 
     @staticmethod

@@ -6,11 +6,14 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import logging
 import threading
 from pathlib import Path
 from typing import Any
 
-from desktop.core.agent.approval import ApprovalPolicy
+import pytest
+
+from desktop.core.agent.approval import DENIED_RESULT, ApprovalPolicy
 from desktop.core.bus.events import OutboundMessage
 from tests.channels.slack.conftest import (
     CHANNEL,
@@ -105,6 +108,51 @@ async def test_an_approval_is_answered_with_a_button(
         m for m in scripted_server.chat_requests()[-1].body["messages"] if m["role"] == "tool"
     )
     assert "approved-run" in str(tool_result["content"])
+
+
+async def test_a_click_that_overtakes_the_posts_answer_waits_for_it_and_counts(
+    slack: SlackServer,
+    scripted_server: ScriptedOpenAIServer,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A quick click on a slow link: the click arrives before the bot has the answer to its
+    ``chat.postMessage``. The click waits for it, then answers."""
+    caplog.set_level(logging.INFO, logger="desktop.core.channels.buttons")
+    scripted_server.push(
+        Reply(tool_calls=[("exec", json.dumps({"command": "echo never-run"}))]),
+        Reply("done"),
+    )
+    posted = slack.hold("chat.postMessage", lambda params: bool(params.get("blocks")))
+    runtime = await start_runtime(
+        tmp_path, slack, scripted_server, approval=ApprovalPolicy(), allowFrom=["UALICE01"]
+    )
+    try:
+        slack.put_message(DM, "run it")
+        await until(lambda: any(p.get("blocks") for p in slack.posted(DM)), what="the question")
+        question = next(p for p in slack.posted(DM) if p.get("blocks"))
+        deny = question["blocks"][1]["elements"][3]
+        assert deny["text"]["text"] == "Deny"
+        ts = next(m["ts"] for m in slack.history[DM] if m.get("text") == question["text"])
+        slack.put_click(DM, "UALICE01", ts, deny)
+        await until(
+            lambda: "waiting for the post" in caplog.text or slack.calls_of("chat.update"),
+            what="the click taken while the question's answer is held back",
+        )
+        posted.set()  # the answer to chat.postMessage arrives
+        await until(lambda: slack.calls_of("chat.update"), what="the question updated")
+        update = slack.calls_of("chat.update")[0].params
+        assert "Denied by <@UALICE01>" in update["blocks"][0]["text"]["text"], "not closed"
+        await until(lambda: "done" in slack.texts(DM), what="the turn went on at once")
+        await runtime.agent.idle()
+    finally:
+        posted.set()
+        await runtime.stop()
+    assert len(slack.calls_of("chat.update")) == 1
+    tool_result = next(
+        m for m in scripted_server.chat_requests()[-1].body["messages"] if m["role"] == "tool"
+    )
+    assert tool_result["content"] == DENIED_RESULT.format(tool="exec")
 
 
 async def test_files_in_are_downloaded_with_the_bot_token_and_files_out_uploaded(

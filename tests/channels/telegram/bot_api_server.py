@@ -8,7 +8,8 @@ unconfirmed ones come again; a second concurrent poll ends the first with 409), 
 messages the way Telegram does (only its tags and entities, properly nested, at most 4,096
 characters of text) and records every call. Tests put updates in with :meth:`put_message`,
 :meth:`put_callback` and :meth:`put_update`; :meth:`stop` and :meth:`start` make the server
-disappear and return on the same port with its state kept.
+disappear and return on the same port with its state kept; :meth:`hold` carries out a call
+but keeps its answer back (a slow link: the message exists before the bot hears so).
 
 Also served, for voice messages: a Groq-style ``POST /openai/v1/audio/transcriptions``.
 :class:`ForwardProxy` is a small HTTP forward proxy that records what passes through it.
@@ -158,6 +159,7 @@ class BotApiServer:
         self.messages: dict[tuple[int, int], dict[str, Any]] = {}  # the bot's messages
         self.failures: list[tuple[str, int, str, Callable[[dict[str, Any]], bool] | None]] = []
         self.on_call: Callable[[Call], None] | None = None
+        self.holds: list[tuple[str, Callable[[dict[str, Any]], bool] | None, asyncio.Event]] = []
         self._updates: list[dict[str, Any]] = []
         self._confirmed_below = 0
         self._update_ids = itertools.count(40_001)
@@ -279,6 +281,15 @@ class BotApiServer:
         """The next call of ``method`` (matching ``when``) gets an error answer."""
         self.failures.append((method, status, description, when))
 
+    def hold(
+        self, method: str, when: Callable[[dict[str, Any]], bool] | None = None
+    ) -> asyncio.Event:
+        """The next call of ``method`` (matching ``when``) is carried out, but its answer is
+        kept back until the returned event is set."""
+        release = asyncio.Event()
+        self.holds.append((method, when, release))
+        return release
+
     def forget_confirmations(self, below: int) -> None:
         """Act as if no ``getUpdates`` had confirmed the updates from ``below`` on (a client
         that crashed before its next poll)."""
@@ -353,7 +364,13 @@ class BotApiServer:
             handler = getattr(self, f"_m_{method}", None)
             if handler is None:
                 raise ApiError(404, "Not Found")
-            return self._answer(await handler(params, files))
+            result = await handler(params, files)
+            for index, (name, when, release) in enumerate(self.holds):
+                if name == method and (when is None or when(params)):
+                    del self.holds[index]
+                    await release.wait()
+                    break
+            return self._answer(result)
         except ApiError as exc:
             call.status = exc.status
             body: dict[str, Any] = {

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -83,6 +84,49 @@ async def test_an_approval_is_answered_with_a_button(
     assert policy.is_allowed(f"telegram:{CHAT}", "exec")
     tool_result = scripted_server.chat_requests()[1].body["messages"][-1]
     assert tool_result["role"] == "tool" and "approved-run" in str(tool_result["content"])
+
+
+async def test_a_tap_that_overtakes_the_posts_answer_waits_for_it_and_counts(
+    api: BotApiServer,
+    scripted_server: ScriptedOpenAIServer,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A quick tap on a slow link: Telegram shows the question (and delivers the tap) before
+    the bot has the answer to its ``sendMessage``. The tap waits for it, then answers."""
+    caplog.set_level(logging.INFO, logger="desktop.core.channels.buttons")
+    scripted_server.push(
+        Reply(tool_calls=[("exec", json.dumps({"command": "echo never-run"}))]),
+        Reply("Done."),
+    )
+    posted = api.hold("sendMessage", when=lambda params: "reply_markup" in params)
+    runtime = await start_runtime(tmp_path, api, scripted_server, approval=ApprovalPolicy())
+    try:
+        api.put_message(CHAT, "run it")
+        await until(lambda: any(m.get("reply_markup") for m in api.messages.values()))
+        question = _question(api)
+        deny = question["reply_markup"]["inline_keyboard"][1][1]
+        assert deny["text"] == "Deny"
+        api.put_callback(question, deny["callback_data"], user_id=CHAT, username="ada")
+        await until(
+            lambda: "waiting for the post" in caplog.text or api.calls_of("answerCallbackQuery"),
+            what="the tap taken while the question's answer is held back",
+        )
+        posted.set()  # the answer to sendMessage arrives
+        await until(lambda: api.calls_of("answerCallbackQuery"), what="the tap answered")
+        (ack,) = api.calls_of("answerCallbackQuery")
+        assert ack.params["text"] == "Denied", "the tap counted (not 'This question is closed.')"
+        await until(lambda: "Done." in api.texts(CHAT), what="the turn went on at once")
+        await until(lambda: api.calls_of("editMessageText"), what="the question updated")
+    finally:
+        posted.set()
+        await runtime.stop()
+    (edit,) = api.calls_of("editMessageText")
+    assert telegram_text(edit.params["text"]).endswith("Denied by @ada")
+    assert "reply_markup" not in api.messages[(CHAT, question["message_id"])], "buttons gone"
+    assert not api.calls_of("editMessageReplyMarkup")
+    tool_result = scripted_server.chat_requests()[1].body["messages"][-1]
+    assert tool_result["content"] == DENIED_RESULT.format(tool="exec")
 
 
 def _manager(

@@ -1,5 +1,5 @@
-"""The shared part of button approvals: button data within a limit, and every posted question
-closed exactly once, however it ends."""
+"""The shared part of button approvals: button data within a limit, every posted question
+closed exactly once, however it ends, and a click that overtakes its question's post."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import pytest
 from desktop.core.agent.approval import ApprovalRequest, Decision
 from desktop.core.bus.events import OutboundMessage
 from desktop.core.channels.buttons import ButtonApprover, ButtonIds
+from tests.waiting import until
 
 
 def _request(call_id: str = "call-1", chat_id: str = "chat") -> ApprovalRequest:
@@ -74,8 +75,19 @@ class _Approver(ButtonApprover[_Question]):
         super().__init__(channel)
         self.posted: list[str] = []
         self.closed: list[tuple[str, int, Decision | None]] = []
+        self.sending: set[str] = set()  # posts that have started, not ended
+        self.answered: asyncio.Event | None = None  # when set: the platform's answer arrives
+        self.refusal: Exception | None = None  # what the platform answers instead
 
     async def post(self, request: ApprovalRequest) -> _Question:
+        self.sending.add(request.call_id)
+        try:
+            if self.answered is not None:
+                await self.answered.wait()
+            if self.refusal is not None:
+                raise self.refusal
+        finally:
+            self.sending.discard(request.call_id)
         self.posted.append(request.call_id)
         return _Question(len(self.posted))
 
@@ -143,13 +155,76 @@ async def test_a_click_claims_only_a_waiting_question_in_its_chat() -> None:
     def in_room(chat: str, _q: _Question) -> bool:
         return chat == "room"
 
-    assert approver.claim(Decision.ALWAYS, "a", "bob", lambda chat, _q: chat == "hall") is None
-    assert approver.claim(None, "a", "bob", in_room) is None, "not a decision"
-    assert approver.claim(Decision.ALWAYS, None, "bob", in_room) is None, "not ours"
-    assert approver.claim(Decision.ALWAYS, "zz", "bob", in_room) is None, "unknown call"
-    found = approver.claim(Decision.ALWAYS, "a", "bob", in_room)
+    assert (
+        await approver.claim(Decision.ALWAYS, "a", "bob", lambda chat, _q: chat == "hall") is None
+    )
+    assert await approver.claim(None, "a", "bob", in_room) is None, "not a decision"
+    assert await approver.claim(Decision.ALWAYS, None, "bob", in_room) is None, "not ours"
+    assert await approver.claim(Decision.ALWAYS, "zz", "bob", in_room) is None, "unknown call"
+    found = await approver.claim(Decision.ALWAYS, "a", "bob", in_room)
     assert found is not None and found[0] == "room" and found[1].answered_by == "bob"
     assert approver.answer(found[0], Decision.ALWAYS, "a")
     assert await waiting is Decision.ALWAYS
-    assert approver.claim(Decision.DENY, "a", "eve", in_room) is None, "closed"
+    assert await approver.claim(Decision.DENY, "a", "eve", in_room) is None, "closed"
     await asyncio.gather(*channel.tasks)
+
+
+async def test_a_click_before_the_post_returned_waits_for_it_and_counts() -> None:
+    channel = _Channel()
+    approver = _Approver(channel)
+    approver.answered = asyncio.Event()
+    waiting = asyncio.create_task(approver.request_approval(_request("a", chat_id="room")))
+    await until(lambda: "a" in approver.sending, what="the post under way")
+    click = asyncio.create_task(
+        approver.claim(Decision.DENY, "a", "bob", lambda chat, _q: chat == "room")
+    )
+    other = await approver.claim(Decision.DENY, "zz", "bob", lambda chat, _q: True)
+    assert other is None, "a click on another question does not wait"
+    await asyncio.sleep(0)
+    assert not click.done(), "the click waits for the post"
+    approver.answered.set()
+    found = await click
+    assert found is not None and found[0] == "room" and found[1].answered_by == "bob"
+    assert approver.answer("room", Decision.DENY, "a")
+    assert await waiting is Decision.DENY
+    await asyncio.gather(*channel.tasks)
+    assert approver.closed == [("a", 1, Decision.DENY)]
+
+
+class _Patient(_Approver):
+    posting_wait = 3600.0  # only the post's end can release a click in time
+
+
+async def test_a_click_on_a_question_whose_post_failed_is_told_closed_at_once() -> None:
+    channel = _Channel()
+    approver = _Patient(channel)
+    approver.answered = asyncio.Event()
+    approver.refusal = ConnectionError("the platform refused the message")
+    waiting = asyncio.create_task(approver.request_approval(_request("a")))
+    await until(lambda: "a" in approver.sending, what="the post under way")
+    click = asyncio.create_task(approver.claim(Decision.ALWAYS, "a", "bob", lambda *_: True))
+    await asyncio.sleep(0)
+    assert not click.done()
+    approver.answered.set()  # the answer is a refusal
+    assert await asyncio.wait_for(click, 60) is None, "the failed post ended the wait"
+    with pytest.raises(ConnectionError):
+        await waiting
+    assert not approver.waiting("chat", "a") and approver.closed == []
+
+
+class _Hanging(_Approver):
+    posting_wait = 0.3
+
+
+async def test_a_click_waits_for_a_hanging_post_only_up_to_the_bound() -> None:
+    channel = _Channel()
+    approver = _Hanging(channel)
+    approver.answered = asyncio.Event()  # never set: the send hangs
+    waiting = asyncio.create_task(approver.request_approval(_request("a")))
+    await until(lambda: "a" in approver.sending, what="the post under way")
+    assert await approver.claim(Decision.ALWAYS, "a", "bob", lambda *_: True) is None
+    assert not waiting.done() and approver.waiting("chat", "a"), "the question still waits"
+    waiting.cancel()  # the gate's timeout or /stop
+    with pytest.raises(asyncio.CancelledError):
+        await waiting
+    assert approver.sending == set() and approver.closed == []

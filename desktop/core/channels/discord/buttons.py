@@ -129,7 +129,7 @@ class ButtonApprover(BaseApprover[_Question]):
         """A click on one of the buttons: update the question, then answer it."""
         decision, call_id = self._ids.decode(custom_id)
         chat_id = str(interaction.channel_id or "")
-        found = self.claim(decision, call_id, who, lambda chat, _q: chat == chat_id)
+        found = await self.claim(decision, call_id, who, lambda chat, _q: chat == chat_id)
         if decision is None or call_id is None or found is None:
             await _respond(interaction, view=None)  # an old question: drop its buttons
             return

@@ -148,14 +148,16 @@ class CardApprover(ButtonApprover[_Question]):
             question.message_id, outcome_card(request, outcome, allowed=allowed)
         )
 
-    def on_action(self, card_message: str, value: Any, who: str) -> ActionResult | None:
+    async def on_action(self, card_message: str, value: Any, who: str) -> ActionResult | None:
         """A tap on a button of the card ``card_message``; ``None`` when it is not one of the
         approval buttons. (The question is found by its card: in a direct chat the tap names
         the chat's ``oc_`` id, while nanobot's chat id there is the person's open id.)"""
         if not isinstance(value, dict) or value.get("kind") != KIND:
             return None
         decision, call_id = IDS.read_fields(value)
-        found = self.claim(decision, call_id, who, lambda _chat, q: q.message_id == card_message)
+        found = await self.claim(
+            decision, call_id, who, lambda _chat, q: q.message_id == card_message
+        )
         if decision is None or found is None:
             return ActionResult("info", "This question is closed.")
         chat_id, question = found

@@ -240,7 +240,7 @@ class FeishuChannel(BaseChannel[FeishuConfig]):
             log.info("Feishu: button tap from %s ignored (not in allowFrom)", sender)
             return ActionResult("error", "You may not answer this.")
         assert isinstance(self.approvals, CardApprover)
-        return self.approvals.on_action(card_message, event.action.value, who)
+        return await self.approvals.on_action(card_message, event.action.value, who)
 
     def _session_key(self, received: Received) -> str | None:
         """nanobot's session: with ``topicIsolation`` each group thread (a message and the

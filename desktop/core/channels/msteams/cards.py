@@ -152,9 +152,10 @@ class CardApprover(ButtonApprover[_Question]):
         if answer is None:
             return False
         decision, call_id = answer
-        question = self.question(chat_id, call_id)
-        if decision is None or question is None:
+        found = await self.claim(
+            decision, call_id or None, sender, lambda chat, _q: chat == chat_id
+        )
+        if decision is None or found is None:
             log.info("Teams: a click on a closed or unknown approval card")
             return False
-        question.answered_by = sender
         return self.answer(chat_id, decision, call_id)

@@ -125,7 +125,9 @@ class BlockApprover(ButtonApprover[_Question]):
         ``True`` when it answered a waiting question."""
         decision, _ = IDS.decode(str(action.get("action_id") or ""))
         call_id = str(action.get("value") or "") or None
-        found = self.claim(decision, call_id, user_id, lambda chat, _q: chat.startswith(channel_id))
+        found = await self.claim(
+            decision, call_id, user_id, lambda chat, _q: chat.startswith(channel_id)
+        )
         if decision is None or found is None:
             log.info("Slack: a click on a closed or unknown approval question")
             return False

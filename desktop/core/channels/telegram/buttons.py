@@ -121,7 +121,7 @@ class ButtonApprover(BaseApprover[_Question]):
         decision, call_id = self._ids.decode(query.data or "")
         message = query.message
         chat_id = str(message.chat.id) if message is not None else ""
-        found = self.claim(decision, call_id, who, lambda chat, _q: chat == chat_id)
+        found = await self.claim(decision, call_id, who, lambda chat, _q: chat == chat_id)
         if decision is None or call_id is None or found is None:
             await quietly(bot.answer_callback_query(query.id, text="This question is closed."))
             if message is not None:  # an old question (before a restart): drop its buttons
