@@ -16,9 +16,11 @@ threads (a new thread installs its tracer as it starts; a thread's tracer turns 
 its next event after a stop; this lane stops and starts the tracer around every test outside
 it), so with one such hook in the process a run fails at random: an unraisable "Exception
 ignored in PyEval_SetTrace" in whatever test is running, or a thread that dies before its
-target runs. Without a Python hook nothing runs bytecode inside that flag, the GIL cannot
-change hands there, and the settrace calls of two threads cannot overlap. (CPython 3.12 no
-longer holds the flag around the hooks.)
+target runs. Without a Python hook only C code runs inside that flag (swapping the trace
+function; coverage's tracers have no Python finalizers), so the GIL does not change hands there
+and the settrace calls of two threads do not overlap. (CPython 3.12 changed this:
+:func:`hooks_race_settrace` names the versions, and tests/test_coverage_lane.py checks it on the
+running interpreter.)
 """
 
 from __future__ import annotations
