@@ -21,7 +21,8 @@
 # [tool.coverage] in pyproject.toml, tests/coverage_lane.py) and prints the figure at the end;
 # under its floor (`fail_under`) the run fails. The per-file table goes to
 # test-output/coverage.txt. NANOBOT_TEST_COVERAGE=0 turns it off; with arguments it is off
-# unless NANOBOT_TEST_COVERAGE=1.
+# unless NANOBOT_TEST_COVERAGE=1. It is off too while the cost table records (NANOBOT_TEST_COSTS):
+# its audit hook and coverage's tracer do not mix on CPython 3.11 (tests/coverage_lane.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -66,7 +67,9 @@ if [ -n "${CI:-}" ] || [ "${NANOBOT_SKIP_FROZEN_BUILD:-}" != 1 ]; then
 fi
 
 coverage=${NANOBOT_TEST_COVERAGE:-}
-[ -z "$coverage" ] && { [ "$#" -gt 0 ] && coverage=0 || coverage=1; }
+if [ -z "$coverage" ]; then
+  { [ "$#" -gt 0 ] || [ -n "${NANOBOT_TEST_COSTS:-}" ]; } && coverage=0 || coverage=1
+fi
 cov=()
 if [ "$coverage" = 1 ]; then
   rm -f .coverage .coverage.*

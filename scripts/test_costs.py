@@ -8,7 +8,8 @@ Two ways to use it (from the repository root):
       runs pytest with the cost recorder (tests/costs.py) and prints the table;
   NANOBOT_TEST_COSTS=/tmp/costs scripts/test.sh [ARGS...]
   .venv/bin/python scripts/test_costs.py report /tmp/costs
-      records a full run as CI does it (every tier, xdist lanes included), then prints.
+      records a full run as CI does it (every tier, xdist lanes included; coverage is not
+      measured then: the recorder's audit hook and the tracer do not mix), then prints.
 
 Options of ``report``/``run``: ``--top N`` (50) slowest tests, ``--modules N`` (25) modules.
 """

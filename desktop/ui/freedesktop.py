@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from desktop.core.utils.i18n import QT_TR_NOOP
-from desktop.core.utils.tasks import cancel_and_wait
+from desktop.core.utils.tasks import cancel_and_wait, finish
 
 log = logging.getLogger(__name__)
 
@@ -110,28 +110,34 @@ class FreedesktopNotifications:
     async def _open(self) -> bool:
         try:
             from jeepney import MatchRule, message_bus
-            from jeepney.io.asyncio import DBusRouter, Proxy, open_dbus_connection
+            from jeepney.io.asyncio import DBusRouter, Proxy
         except ImportError as exc:  # not on Linux, or jeepney missing
             self.error = f"no D-Bus client ({exc})"
             return False
         try:
             async with asyncio.timeout(CALL_TIMEOUT_S):
-                conn = await open_dbus_connection("SESSION")
+                conn = await _connect()
         except Exception as exc:  # noqa: BLE001 - no session bus (KeyError, OSError…)
             self.error = f"no session bus ({type(exc).__name__}: {exc})"
             return False
         router = DBusRouter(conn)
+        rule = MatchRule(type="signal", interface=INTERFACE, path=OBJECT_PATH)
         try:
-            rule = MatchRule(type="signal", interface=INTERFACE, path=OBJECT_PATH)
+            bus = Proxy(message_bus, router)
             async with asyncio.timeout(CALL_TIMEOUT_S):
-                await Proxy(message_bus, router).AddMatch(rule)
+                # Hello first (the bus answers nothing else before it), then the signals.
+                (conn.unique_name,) = await bus.Hello()
+                await bus.AddMatch(rule)
             info = await self._call(router, "GetServerInformation", "", ())
             self.server = tuple(str(x) for x in info)
             caps = await self._call(router, "GetCapabilities", "", ())
             self.capabilities = list(caps[0]) if caps else []
-        except Exception as exc:  # noqa: BLE001 - any failure means "no service": fall back
+        except BaseException as exc:  # a cancel too: the connection is ours to close
+            await finish(self._close(router, conn))
+            if not isinstance(exc, Exception):
+                raise
+            # Any failure means "no service": the caller falls back.
             self.error = f"no notification service ({type(exc).__name__}: {exc})"
-            await self._close(router, conn)
             return False
         self._conn, self._router = conn, router
         queue: asyncio.Queue[Any] = asyncio.Queue()
@@ -184,21 +190,54 @@ class FreedesktopNotifications:
         return int(result[0])
 
     async def close(self) -> None:
-        """Stop listening and close the connection."""
+        """Stop listening and close the connection (to the end, even when cancelled meanwhile)."""
         listener, self._listener = self._listener, None
         if listener is not None:
             await cancel_and_wait(listener)
         router, conn = self._router, self._conn
         self._router = self._conn = None
         if router is not None:
-            await self._close(router, conn)
+            await finish(self._close(router, conn))
 
     @staticmethod
     async def _close(router: Any, conn: Any) -> None:
-        with contextlib.suppress(Exception):
-            await router.__aexit__(None, None, None)
-        with contextlib.suppress(Exception):
-            await conn.close()
+        try:
+            with contextlib.suppress(Exception):
+                await router.__aexit__(None, None, None)
+        finally:
+            with contextlib.suppress(Exception):
+                await conn.close()
+
+
+async def _connect() -> Any:
+    """Open the session bus and authenticate (the bus's ``Hello`` is the caller's first call).
+
+    jeepney's ``open_dbus_connection`` leaves its socket open when it is cancelled or its
+    timeout ends halfway; here any failure or cancel closes it.
+
+    Returns:
+        The authenticated ``jeepney.io.asyncio.DBusConnection``.
+    """
+    from jeepney.auth import BEGIN, Authenticator
+    from jeepney.bus import get_bus
+    from jeepney.io.asyncio import DBusConnection
+
+    reader, writer = await asyncio.open_unix_connection(get_bus("SESSION"))
+    try:
+        auth = Authenticator()
+        for line in auth:
+            writer.write(line)
+            await writer.drain()
+            answer = await reader.read(1024)
+            if not answer:
+                raise EOFError("the bus closed the connection while authenticating")
+            auth.feed(answer)
+        writer.write(BEGIN)
+        await writer.drain()
+    except BaseException:
+        writer.close()
+        raise
+    return DBusConnection(reader, writer)
 
 
 def _member_field() -> Any:
