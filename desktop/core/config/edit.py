@@ -89,11 +89,11 @@ def explain(exc: ValidationError) -> str:
     template = _PYDANTIC.get(str(first.get("type")))
     if template is not None:
         try:
-            said = Phrase(template, **(first.get("ctx") or {}))
+            ours: Phrase | None = Phrase(template, **(first.get("ctx") or {}))
         except (KeyError, IndexError, ValueError):
-            said = None
-        if said == message:  # pydantic's own English, word for word: the window translates it
-            return said
+            ours = None
+        if ours is not None and ours == message:  # pydantic's English, word for word
+            return ours
     return message.removeprefix("Value error, ")
 
 
