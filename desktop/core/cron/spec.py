@@ -11,7 +11,8 @@ from zoneinfo import ZoneInfo
 
 from desktop.core.cron.receipts import Receipt
 from desktop.core.cron.types import CronJob, CronSchedule
-from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
+from desktop.core.usage.governor import REFUSALS
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase, recognize
 from desktop.core.utils.phrase_join import joined
 
 SYSTEM_PURPOSE = {
@@ -119,6 +120,13 @@ SKIP_CAUSES = {
     "paused": Phrase(QT_TR_NOOP("paused")),
 }
 QUIET = Phrase(QT_TR_NOOP("no pop-up: reminders are paused"))
+# Reasons a receipt stores as English text (nanobot's format and old files stay as they are);
+# describe_receipt reads them back as the phrases they were (recognize), so the window shows
+# them in its language: a snooze, a skipped run whose text reached no one, the budget's
+# refusals. Any other reason (an error's own text) is shown as it is.
+SNOOZED_UNTIL = QT_TR_NOOP("until {time} (job {job})")
+SKIPPED_UNDELIVERED = QT_TR_NOOP("{reason}; its own text reached no one: {undelivered}.")
+RECEIPT_REASONS: tuple[str, ...] = (SNOOZED_UNTIL, SKIPPED_UNDELIVERED, *REFUSALS)
 #: A receipt's outcome in words (one the code does not know reads as it is).
 OUTCOME_WORDS = {
     "delivered": Phrase(QT_TR_NOOP("delivered")),
@@ -192,8 +200,8 @@ def describe_receipt(run: Receipt, answer: Receipt | None, tz: str | None) -> Ph
             if run.missed > 1
             else Phrase(QT_TR_NOOP(" (late: due {due})"), due=due)
         )
-    if run.reason:
-        parts.append(Phrase(" — {reason}", reason=run.reason))
+    if run.reason:  # stored as English: read back as the phrase it was when it is ours
+        parts.append(Phrase(" — {reason}", reason=recognize(run.reason, RECEIPT_REASONS)))
     if answer is not None:
         parts.append(
             Phrase(
@@ -202,8 +210,8 @@ def describe_receipt(run: Receipt, answer: Receipt | None, tz: str | None) -> Ph
                 time=_local(answer.at_ms, tz),
             )
         )
-        if answer.outcome == "snoozed" and answer.reason:
-            parts.append(" " + answer.reason)  # "until 2026-05-01 10:40 CEST (job ab12cd34)"
+        if answer.outcome == "snoozed" and answer.reason:  # "until 2026-05-01 10:40 CEST (job …)"
+            parts.append(Phrase(" {until}", until=recognize(answer.reason, RECEIPT_REASONS)))
     return joined(*parts)
 
 
