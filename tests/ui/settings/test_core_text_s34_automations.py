@@ -120,3 +120,39 @@ def test_removing_a_system_job_is_refused_in_the_window_language(
         assert localized(refused.value) == "'dream' 是系统任务，不能删除；请改为在设置中停用它"
     finally:
         install_language("en")
+
+
+def test_a_damaged_queue_of_job_edits_is_told_in_the_window_language(
+    make_tab: Callable[[], SettingsTab],
+    qtbot: QtBot,
+    qloop: asyncio.AbstractEventLoop,
+    services: AppServices,
+    scripted_server: ScriptedOpenAIServer,
+) -> None:
+    """nanobot's ``action.jsonl`` with lines that cannot be used: the queue is set aside as
+    before, and Settings › Automations now says so (it only went to the log)."""
+    runtime = build_runtime(services.config, make_provider(scripted_server.url))
+    services.set_runtime(runtime)
+    queue = runtime.cron.store_path.parent / "action.jsonl"
+    lines = ["not json", json.dumps({"action": "del", "params": {"job_id": "gone"}})]
+    queue.parent.mkdir(parents=True, exist_ok=True)
+    queue.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    try:
+        with pseudo_locale():
+            page = _open(make_tab)
+            qtbot.waitUntil(lambda: page.status.text() != "", timeout=10_000)
+            shown = page.status.text()
+            warning = runtime.cron.warning
+            assert warning is not None
+            assert warning.startswith(
+                f"{queue}: line 1 is not JSON; the queue was kept as action.jsonl.corrupt-"
+            )  # the English, as logged before
+            kept = warning.rsplit(" ", 1)[1]
+            assert "⟦line 1 is not JSON⟧" in shown, shown
+            assert not _english(shown, frozenset([str(queue), kept])), shown
+        install_language("zh_CN")
+        assert "第 1 行不是 JSON" in localized(warning), localized(warning)
+    finally:
+        install_language("en")
+        run_async(qtbot, qloop, runtime.stop(), 60_000)
+        services.clear_runtime()
