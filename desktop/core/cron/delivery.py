@@ -53,6 +53,7 @@ from desktop.core.bus.events import (
     ReminderDue,
     RunEvent,
 )
+from desktop.core.cron.reasons import SKIPPED_UNDELIVERED
 from desktop.core.cron.receipts import (
     CURRENT_RUN,
     JobResult,
@@ -60,7 +61,6 @@ from desktop.core.cron.receipts import (
     KeptReminder,
     KeptReminders,
 )
-from desktop.core.cron.spec import SKIPPED_UNDELIVERED
 from desktop.core.cron.types import CronJob, CronPayload
 from desktop.core.providers.switchable import usage_scope
 from desktop.core.usage.governor import BudgetRefused

@@ -18,9 +18,9 @@ from zoneinfo import ZoneInfo
 
 from desktop.core.bus.events import ReminderDue
 from desktop.core.cron.delivery import job_target
+from desktop.core.cron.reasons import SNOOZED_UNTIL
 from desktop.core.cron.receipts import Receipt
 from desktop.core.cron.service import SYSTEM_EVENT, CronService
-from desktop.core.cron.spec import SNOOZED_UNTIL
 from desktop.core.cron.types import CronJob, CronPayload, CronSchedule
 from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
+from desktop.core.cron.reasons import RECEIPT_REASONS
 from desktop.core.cron.receipts import Receipt
 from desktop.core.cron.types import CronJob, CronSchedule
-from desktop.core.usage.governor import REFUSALS
 from desktop.core.utils.i18n import QT_TR_NOOP, Phrase, recognize
 from desktop.core.utils.phrase_join import joined
 
@@ -120,13 +120,6 @@ SKIP_CAUSES = {
     "paused": Phrase(QT_TR_NOOP("paused")),
 }
 QUIET = Phrase(QT_TR_NOOP("no pop-up: reminders are paused"))
-# Reasons a receipt stores as English text (nanobot's format and old files stay as they are);
-# describe_receipt reads them back as the phrases they were (recognize), so the window shows
-# them in its language: a snooze, a skipped run whose text reached no one, the budget's
-# refusals. Any other reason (an error's own text) is shown as it is.
-SNOOZED_UNTIL = QT_TR_NOOP("until {time} (job {job})")
-SKIPPED_UNDELIVERED = QT_TR_NOOP("{reason}; its own text reached no one: {undelivered}.")
-RECEIPT_REASONS: tuple[str, ...] = (SNOOZED_UNTIL, SKIPPED_UNDELIVERED, *REFUSALS)
 #: A receipt's outcome in words (one the code does not know reads as it is).
 OUTCOME_WORDS = {
     "delivered": Phrase(QT_TR_NOOP("delivered")),

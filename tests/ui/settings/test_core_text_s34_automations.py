@@ -43,6 +43,14 @@ NOBODY = (
     "Paused by the budget: Cron wants to run; this month's cron budget is $5 and $5.20 is "
     "spent; its own text reached no one: no channel is connected."
 )
+DREAM = (
+    "Dream did not run: Paused by the budget: Dream wants ~3k tokens; today's dream budget is "
+    "10k and 12k are spent."
+)
+PENDING = (
+    "Dream did not run: its last proposal is still waiting for your review (Memory tab → Dream "
+    "review). Accept or reject it first."
+)
 THEIRS = "the disk is full"
 
 
@@ -73,6 +81,8 @@ def _check_reasons(make_tab: Callable[[], SettingsTab], qtbot: QtBot, cron: Cron
         Receipt(tea.id, "skipped", start + HOUR, cause="budget", reason=PAUSED),
         Receipt(tea.id, "skipped", start + 2 * HOUR, cause="budget", reason=NOBODY),
         Receipt(tea.id, "failed", start + 3 * HOUR, reason=THEIRS),
+        Receipt(tea.id, "skipped", start + 3 * HOUR + 1, cause="budget", reason=DREAM),
+        Receipt(tea.id, "skipped", start + 3 * HOUR + 2, cause="paused", reason=PENDING),
     ):
         cron.receipts.append(receipt)
     due = ReminderDue("desktop:direct", tea.id, "tea", "Time for tea", run_id=first.id)
@@ -88,6 +98,8 @@ def _check_reasons(make_tab: Callable[[], SettingsTab], qtbot: QtBot, cron: Cron
     english = [str(run) for run in row.past]
     assert any(text.endswith(" — " + PAUSED) for text in english), english
     assert any(text.endswith(" — " + NOBODY) for text in english), english
+    assert any(text.endswith(" — " + DREAM) for text in english), english
+    assert any(text.endswith(" — " + PENDING) for text in english), english
     assert any(text.endswith(" " + until) for text in english), english
     data = [*DATA, THEIRS, "desktop", "no channel is connected"]
     with pseudo_locale():
@@ -100,6 +112,7 @@ def _check_reasons(make_tab: Callable[[], SettingsTab], qtbot: QtBot, cron: Cron
     shown = [localized(run) for run in row.past]
     assert any("因预算暂停：计划任务需要约 12k 个令牌" in text for text in shown), shown
     assert any("推迟到 2026-05-01 10:10 UTC（任务 " in text for text in shown), shown
+    assert any("梦境整理未运行：因预算暂停：" in text for text in shown), shown
     assert any("其本身的内容没有送达任何人：no channel is connected。" in text for text in shown)
     install_language("en")
     assert log.read_text(encoding="utf-8") == stored  # nothing rewritten
