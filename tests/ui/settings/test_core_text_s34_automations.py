@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from pytestqt.qtbot import QtBot
@@ -165,6 +166,46 @@ def test_a_damaged_queue_of_job_edits_is_told_in_the_window_language(
             assert not _english(shown, frozenset([str(queue), kept])), shown
         install_language("zh_CN")
         assert "第 1 行不是 JSON" in localized(warning), localized(warning)
+    finally:
+        install_language("en")
+        run_async(qtbot, qloop, runtime.stop(), 60_000)
+        services.clear_runtime()
+
+
+def test_a_linked_jobs_file_is_told_in_the_window_language(
+    make_tab: Callable[[], SettingsTab],
+    qtbot: QtBot,
+    qloop: asyncio.AbstractEventLoop,
+    services: AppServices,
+    scripted_server: ScriptedOpenAIServer,
+    tmp_path: Path,
+) -> None:
+    """``jobs.json`` is a symbolic link (the app never follows one to its own files): it is
+    moved aside, the scheduler starts empty, and the page says why in the window's language."""
+    runtime = build_runtime(services.config, make_provider(scripted_server.url))
+    services.set_runtime(runtime)
+    jobs = runtime.cron.store_path
+    elsewhere = tmp_path / "elsewhere.json"
+    elsewhere.write_text('{"version": 1, "jobs": []}', encoding="utf-8")
+    jobs.parent.mkdir(parents=True, exist_ok=True)
+    jobs.unlink(missing_ok=True)
+    jobs.symlink_to(elsewhere)
+    try:
+        with pseudo_locale():
+            page = _open(make_tab)
+            qtbot.waitUntil(lambda: page.status.text() != "", timeout=10_000)
+            shown = page.status.text()
+            warning = runtime.cron.warning
+            assert warning is not None
+            assert warning.startswith(
+                f"The scheduled jobs file {jobs} could not be read (it is a symbolic link (the "
+                "app does not follow links to or inside its own files); it was moved to "
+            ), warning  # the English, as logged before
+            moved = warning.split("it was moved to ", 1)[1].split(")", 1)[0]
+            assert "⟦is a symbolic link (the app does not" in shown, shown
+            assert not _english(shown, frozenset([str(jobs), moved])), shown
+        install_language("zh_CN")
+        assert "是符号链接" in localized(warning), localized(warning)
     finally:
         install_language("en")
         run_async(qtbot, qloop, runtime.stop(), 60_000)
