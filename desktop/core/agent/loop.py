@@ -69,6 +69,7 @@ from desktop.core.session.unified import UNIFIED_SESSION_KEY, remember_last_chan
 from desktop.core.tools.base import ToolContext
 from desktop.core.tools.groups import groups_in_history
 from desktop.core.tools.registry import ToolRegistry
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 from desktop.core.utils.tasks import TaskOwner
 
 if TYPE_CHECKING:
@@ -76,8 +77,12 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-EMPTY_REPLY = "The model returned no answer, even when asked again without tools."
-BUG_REPLY = "Something went wrong on our side; the details are in the log."
+# The person's sentence for a failed turn: English for logs and channels, translated where the
+# window shows it (the error banner).
+EMPTY_REPLY = Phrase(
+    QT_TR_NOOP("The model returned no answer, even when asked again without tools.")
+)
+BUG_REPLY = Phrase(QT_TR_NOOP("Something went wrong on our side; the details are in the log."))
 
 
 class AgentLoop(SessionCommands):

@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from desktop.core.utils.i18n import Phrase
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 
 
 class ChangeError(ValueError):
@@ -25,12 +25,15 @@ class ChangeError(ValueError):
         path: The dotted path of the offending value.
         reason: Why, in words for a person (a :class:`~desktop.core.utils.i18n.Phrase` when
             they are ours: the window translates it).
+
+    The message (the one argument) is a phrase, ``"<path>: <reason>"`` in English, which the
+    window translates (the reason too, when it is a phrase).
     """
 
     def __init__(self, path: str, reason: str) -> None:
         self.path = path
         self.reason = reason
-        super().__init__(f"{path}: {reason}")
+        super().__init__(Phrase(QT_TR_NOOP("{path}: {reason}"), path=path, reason=reason))
 
 
 def _parent(root: BaseModel, path: str) -> tuple[Any, str]:
@@ -55,6 +58,25 @@ def _set(root: BaseModel, path: str, value: Any) -> None:
         setattr(node, leaf, value)
 
 
+# pydantic's messages for the values a settings form can get wrong, as phrases with its English
+# wording (checked against the message before use: another pydantic version's wording is shown
+# as it comes), by error type.
+_PYDANTIC: dict[str, str] = {
+    "greater_than_equal": QT_TR_NOOP("Input should be greater than or equal to {ge}"),
+    "less_than_equal": QT_TR_NOOP("Input should be less than or equal to {le}"),
+    "greater_than": QT_TR_NOOP("Input should be greater than {gt}"),
+    "less_than": QT_TR_NOOP("Input should be less than {lt}"),
+    "string_too_short": QT_TR_NOOP("String should have at least {min_length} characters"),
+    "int_parsing": QT_TR_NOOP(
+        "Input should be a valid integer, unable to parse string as an integer"
+    ),
+    "int_from_float": QT_TR_NOOP(
+        "Input should be a valid integer, got a number with a fractional part"
+    ),
+    "literal_error": QT_TR_NOOP("Input should be {expected}"),
+}
+
+
 def explain(exc: ValidationError) -> str:
     """The first problem of a pydantic error, without pydantic's boilerplate."""
     first = exc.errors()[0]
@@ -64,6 +86,14 @@ def explain(exc: ValidationError) -> str:
         if isinstance(said, Phrase):  # our validator's own words: the window translates them
             return said
     message = str(first.get("msg", "invalid value"))
+    template = _PYDANTIC.get(str(first.get("type")))
+    if template is not None:
+        try:
+            ours: Phrase | None = Phrase(template, **(first.get("ctx") or {}))
+        except (KeyError, IndexError, ValueError):
+            ours = None
+        if ours is not None and ours == message:  # pydantic's English, word for word
+            return ours
     return message.removeprefix("Value error, ")
 
 

@@ -27,7 +27,14 @@ from pathlib import Path
 
 from desktop.core.cron.types import CronJob
 from desktop.core.utils.atomic import atomic_write_text
-from desktop.core.utils.validate import Unusable, notify, read_bytes_limited, set_aside_file
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
+from desktop.core.utils.validate import (
+    Unusable,
+    notify,
+    read_bytes_limited,
+    set_aside_file,
+    summarize,
+)
 from desktop.core.utils.validate_fields import BadRecord
 
 log = logging.getLogger(__name__)
@@ -60,7 +67,7 @@ def apply_actions(jobs: list[CronJob], raw: bytes) -> tuple[list[CronJob], int, 
         try:
             record = json.loads(line)
         except json.JSONDecodeError:
-            problems.append(f"line {number} is not JSON")
+            problems.append(Phrase(QT_TR_NOOP("line {number} is not JSON"), number=number))
             continue
         if not isinstance(record, dict) or "action" not in record:
             continue
@@ -74,10 +81,11 @@ def apply_actions(jobs: list[CronJob], raw: bytes) -> tuple[list[CronJob], int, 
         try:
             job = CronJob.from_json(params, [], f"line {number}")
         except (BadRecord, TypeError, ValueError) as exc:
-            problems.append(f"line {number}: {exc}")
+            said = exc.args[0] if len(exc.args) == 1 else str(exc)
+            problems.append(Phrase(QT_TR_NOOP("line {number}: {error}"), number=number, error=said))
             continue
         if not job.id:
-            problems.append(f"line {number}: a job without an id")
+            problems.append(Phrase(QT_TR_NOOP("line {number}: a job without an id"), number=number))
             continue
         by_id[job.id] = job
         applied += 1
@@ -85,18 +93,30 @@ def apply_actions(jobs: list[CronJob], raw: bytes) -> tuple[list[CronJob], int, 
 
 
 def merge_queue(
-    path: Path, jobs: list[CronJob], save: Callable[[list[CronJob]], None]
+    path: Path,
+    jobs: list[CronJob],
+    save: Callable[[list[CronJob]], None],
+    *,
+    tell: Callable[[str], object] = notify,
 ) -> list[CronJob] | None:
     """Apply ``path``'s actions to ``jobs``, save through ``save(jobs)``, empty the queue.
 
     The caller holds the cron lock. Returns the new job list, or ``None`` when there was
-    nothing to apply (the queue is left as it is when it cannot be read).
+    nothing to apply (the queue is left as it is when it cannot be read). What went wrong is
+    told to ``tell`` (a phrase; by default logged once as a notice).
     """
     root = path.parent.parent  # the workspace: no link below it is followed
     try:
         raw = read_bytes_limited(path, MAX_ACTIONS_BYTES, root=root)
     except (OSError, Unusable) as exc:
-        notify(f"{path} cannot be read ({exc}); the queued job edits wait")
+        template = QT_TR_NOOP("{path} cannot be read ({error}); the queued job edits wait")
+        tell(
+            Phrase(
+                template,
+                path=str(path),
+                error=exc.reason if isinstance(exc, Unusable) else str(exc),
+            )
+        )
         return None
     if not raw:
         return None
@@ -105,9 +125,14 @@ def merge_queue(
         try:
             copy = set_aside_file(path, "corrupt", root=root)
         except OSError as exc:
-            notify(f"{path} has unusable lines and cannot be copied aside ({exc}); kept as is")
+            template = QT_TR_NOOP(
+                "{path} has unusable lines and cannot be copied aside ({error}); kept as is"
+            )
+            tell(Phrase(template, path=str(path), error=str(exc)))
             return None
-        notify(f"{path}: {'; '.join(problems[:3])}; the queue was kept as {copy.name}")
+        template = QT_TR_NOOP("{path}: {problems}; the queue was kept as {name}")
+        listed = summarize(problems[:3])  # no "and N more" here, as before
+        tell(Phrase(template, path=str(path), problems=listed, name=copy.name))
     save(merged)
     atomic_write_text(path, "", root=root)
     log.info("applied %d queued job edit(s) from %s", applied, path)

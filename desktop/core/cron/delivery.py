@@ -53,6 +53,7 @@ from desktop.core.bus.events import (
     ReminderDue,
     RunEvent,
 )
+from desktop.core.cron.reasons import SKIPPED_UNDELIVERED
 from desktop.core.cron.receipts import (
     CURRENT_RUN,
     JobResult,
@@ -63,6 +64,7 @@ from desktop.core.cron.receipts import (
 from desktop.core.cron.types import CronJob, CronPayload
 from desktop.core.providers.switchable import usage_scope
 from desktop.core.usage.governor import BudgetRefused
+from desktop.core.utils.i18n import Phrase
 from desktop.core.utils.resources import aread_template
 
 if TYPE_CHECKING:
@@ -337,4 +339,6 @@ def _skip_reason(error: BudgetRefused, shown: JobResult) -> str:
     what became of that text when it reached no one."""
     if shown.delivered_to:
         return error.message
-    return f"{error.message.rstrip('.')}; its own text reached no one: {shown.undelivered}."
+    return Phrase(
+        SKIPPED_UNDELIVERED, reason=error.message.rstrip("."), undelivered=shown.undelivered
+    )

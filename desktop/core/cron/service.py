@@ -64,7 +64,8 @@ MAX_MISSED_COUNT = 1000
 
 
 class ProtectedJobError(Exception):
-    """Raised when removing a system job (such as ``dream`` or ``heartbeat``)."""
+    """Raised when removing a system job (such as ``dream`` or ``heartbeat``); its message is
+    a phrase (the window translates it; the tool and the CLI see the English)."""
 
 
 class CronService:
@@ -495,9 +496,10 @@ class CronService:
         """Remove a job; ``False`` when unknown. System jobs raise :class:`ProtectedJobError`."""
         self.load()
         if self.is_protected(job_id):
-            raise ProtectedJobError(
-                f"'{job_id}' is a system job and cannot be removed; disable it in the settings instead"
+            template = QT_TR_NOOP(
+                "{job} is a system job and cannot be removed; disable it in the settings instead"
             )
+            raise ProtectedJobError(Phrase(template, job=f"'{job_id}'"))
         return self._drop(job_id)
 
     def restore_job(self, job: CronJob) -> CronJob:

@@ -18,10 +18,11 @@ from zoneinfo import ZoneInfo
 
 from desktop.core.bus.events import ReminderDue
 from desktop.core.cron.delivery import job_target
+from desktop.core.cron.reasons import SNOOZED_UNTIL
 from desktop.core.cron.receipts import Receipt
 from desktop.core.cron.service import SYSTEM_EVENT, CronService
 from desktop.core.cron.types import CronJob, CronPayload, CronSchedule
-from desktop.core.utils.i18n import QT_TR_NOOP
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 
 SnoozeChoice = Literal["10m", "1h", "tomorrow"]
 SNOOZE_CHOICES: dict[str, str] = {
@@ -86,7 +87,8 @@ def snooze(cron: CronService, reminder: ReminderDue, choice: SnoozeChoice) -> Cr
         payload,
         delete_after_run=True,
     )
-    _answer(cron, reminder, "snoozed", now, f"until {_local(at, cron.default_tz)} (job {job.id})")
+    until = Phrase(SNOOZED_UNTIL, time=_local(at, cron.default_tz), job=job.id)
+    _answer(cron, reminder, "snoozed", now, until)
     return job
 
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
+from desktop.core.cron.reasons import RECEIPT_REASONS
 from desktop.core.cron.receipts import Receipt
 from desktop.core.cron.types import CronJob, CronSchedule
-from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase, recognize
 from desktop.core.utils.phrase_join import joined
 
 SYSTEM_PURPOSE = {
@@ -192,8 +193,8 @@ def describe_receipt(run: Receipt, answer: Receipt | None, tz: str | None) -> Ph
             if run.missed > 1
             else Phrase(QT_TR_NOOP(" (late: due {due})"), due=due)
         )
-    if run.reason:
-        parts.append(Phrase(" — {reason}", reason=run.reason))
+    if run.reason:  # stored as English: read back as the phrase it was when it is ours
+        parts.append(Phrase(" — {reason}", reason=recognize(run.reason, RECEIPT_REASONS)))
     if answer is not None:
         parts.append(
             Phrase(
@@ -202,8 +203,8 @@ def describe_receipt(run: Receipt, answer: Receipt | None, tz: str | None) -> Ph
                 time=_local(answer.at_ms, tz),
             )
         )
-        if answer.outcome == "snoozed" and answer.reason:
-            parts.append(" " + answer.reason)  # "until 2026-05-01 10:40 CEST (job ab12cd34)"
+        if answer.outcome == "snoozed" and answer.reason:  # "until 2026-05-01 10:40 CEST (job …)"
+            parts.append(Phrase(" {until}", until=recognize(answer.reason, RECEIPT_REASONS)))
     return joined(*parts)
 
 

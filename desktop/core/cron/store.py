@@ -38,6 +38,7 @@ from desktop.core.cron.actions import ACTIONS_FILE, merge_queue, pending
 from desktop.core.cron.schedule import validate_schedule
 from desktop.core.cron.types import CronJob
 from desktop.core.utils.atomic import atomic_write_text
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 from desktop.core.utils.ownfiles import OwnLock
 from desktop.core.utils.validate import (
     MAX_INT,
@@ -116,7 +117,8 @@ class JobStore:
     Attributes:
         path: The ``jobs.json`` file.
         jobs: The jobs as last read or written (mutate only inside :meth:`editing`).
-        warning: Set when a damaged file was set aside.
+        warning: Set when a damaged file (``jobs.json``, or nanobot's queue of job edits)
+            was set aside or could not be read: a phrase, which the window translates.
         corrupt_copy: Where the damaged file was kept.
     """
 
@@ -166,7 +168,9 @@ class JobStore:
                     else False
                 )
                 if queued:
-                    merged = merge_queue(self.actions_path, self.jobs, self._save_jobs)
+                    merged = merge_queue(
+                        self.actions_path, self.jobs, self._save_jobs, tell=self.tell
+                    )
                     changed = changed or merged is not None
                 return changed
 
@@ -174,6 +178,11 @@ class JobStore:
     def actions_path(self) -> Path:
         """nanobot's queue of job edits, ``action.jsonl`` beside ``jobs.json``."""
         return self.path.parent / ACTIONS_FILE
+
+    def tell(self, notice: str) -> None:
+        """Keep ``notice`` as :attr:`warning` (the window shows it) and log it once."""
+        self.warning = notice
+        notify(notice)
 
     def _save_jobs(self, jobs: list[CronJob]) -> None:
         self.jobs = jobs
@@ -196,12 +205,13 @@ class JobStore:
         except Unusable as exc:
             if exc.kind in ("folder", "special", "link"):
                 moved = move_aside(self.path)
-                self._unusable(f"it {exc.reason}; it was moved to {moved.name}", first)
+                template = QT_TR_NOOP("it {problem}; it was moved to {name}")
+                self._unusable(Phrase(template, problem=exc.reason, name=moved.name), first)
             else:
                 self._set_aside(exc.reason, first)
             return True
         except OSError as exc:
-            self._unusable(f"it cannot be read ({exc})", first)
+            self._unusable(Phrase(QT_TR_NOOP("it cannot be read ({error})"), error=str(exc)), first)
             return True
         if document is None:
             if first:
@@ -224,31 +234,38 @@ class JobStore:
         return True
 
     def _copy(self) -> str:
-        """Copy the file aside; the words saying where it went."""
+        """Copy the file aside; the words saying where it went (a phrase)."""
         try:
             self.corrupt_copy = set_aside_file(self.path, "corrupt", root=self.root)
         except OSError as exc:
-            return f"it could not be copied aside ({exc})"
-        return f"it was kept as {self.corrupt_copy.name}"
+            return Phrase(QT_TR_NOOP("it could not be copied aside ({error})"), error=str(exc))
+        return Phrase(QT_TR_NOOP("it was kept as {name}"), name=self.corrupt_copy.name)
 
     def _partly_bad(self, problems: list[str]) -> None:
         kept = self._copy()
-        self.warning = (
-            f"The scheduled jobs file {self.path} had problems ({summarize(problems)}); "
-            f"{kept} and the {len(self.jobs)} usable job(s) were kept."
+        template = QT_TR_NOOP(
+            "The scheduled jobs file {path} had problems ({problems}); {kept} and the {count} "
+            "usable job(s) were kept."
         )
-        notify(self.warning)
+        fields = {"problems": summarize(problems), "kept": kept, "count": len(self.jobs)}
+        self.tell(Phrase(template, path=str(self.path), **fields))
 
     def _set_aside(self, reason: str, first: bool) -> None:
-        self._unusable(f"{reason}; {self._copy()}", first)
+        self._unusable(
+            Phrase(QT_TR_NOOP("{reason}; {kept}"), reason=reason, kept=self._copy()), first
+        )
         # Remember the damaged file's signature: it is not set aside again, and the next
         # save replaces it (the copy stays).
         self._sig = _signature(self.path)
 
     def _unusable(self, what: str, first: bool) -> None:
-        kept = "the scheduler starts empty" if first else "the jobs in memory were kept"
-        self.warning = f"The scheduled jobs file {self.path} could not be read ({what}); {kept}."
-        notify(self.warning)
+        kept = Phrase(
+            QT_TR_NOOP("the scheduler starts empty")
+            if first
+            else QT_TR_NOOP("the jobs in memory were kept")
+        )
+        template = QT_TR_NOOP("The scheduled jobs file {path} could not be read ({what}); {kept}.")
+        self.tell(Phrase(template, path=str(self.path), what=what, kept=kept))
         if first:
             self.jobs = []
         self._sig = _signature(self.path)

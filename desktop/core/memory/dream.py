@@ -56,6 +56,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from desktop.core.cron.reasons import DREAM_REFUSED
 from desktop.core.engine.runner import AgentRunner
 from desktop.core.engine.skills import SkillsLoader
 from desktop.core.memory.dream_result import (
@@ -220,7 +221,7 @@ class Dream:
         except BudgetRefused as exc:  # not a failure: the batch waits, no attempt is counted
             return DreamResult(
                 "paused",
-                message=Phrase(QT_TR_NOOP("Dream did not run: {reason}"), reason=exc.message),
+                message=Phrase(DREAM_REFUSED, reason=exc.message),
             )
         except LLMError as exc:
             return await self._failed(

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
 
+from desktop.core.cron.reasons import DREAM_PENDING
 from desktop.core.memory.dream_tools import MEMORY_FILES
 from desktop.core.utils import ownfiles
 from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
@@ -26,12 +27,7 @@ Status = Literal[
     "proposed",
     "pending",
 ]
-PENDING_MESSAGE = Phrase(
-    QT_TR_NOOP(
-        "Dream did not run: its last proposal is still waiting for your review (Memory tab → Dream "
-        "review). Accept or reject it first."
-    )
-)
+PENDING_MESSAGE = Phrase(DREAM_PENDING)  # the wording is the cron receipts' too
 
 
 class Limits(Protocol):

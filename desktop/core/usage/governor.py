@@ -291,6 +291,38 @@ _NAMES = frozenset(
 )
 
 
+# What a refusal says (a run's receipt keeps it as English text: REFUSALS lets the window
+# read a stored one back as the phrase it was, desktop.core.utils.i18n.recognize).
+_RUNAWAY_AGAIN = QT_TR_NOOP("this {source} run was stopped: it used far more than usual")
+_RUNAWAY = QT_TR_NOOP("Stopped a {source} run: it used {used} tokens, {ratio}× its usual {usual}.")
+_CAP = QT_TR_NOOP("The spend cap is reached: {budget}. Raise it in Settings › Usage & budgets.")
+_TOKENS_TODAY = QT_TR_NOOP("today's {whose} budget is {limit} and {spent} are spent")
+_TOKENS_MONTH = QT_TR_NOOP("this month's {whose} budget is {limit} and {spent} are spent")
+_USD_TODAY = QT_TR_NOOP("today's {whose} budget is ${limit} and ${spent} is spent")
+_USD_MONTH = QT_TR_NOOP("this month's {whose} budget is ${limit} and ${spent} is spent")
+_WANTS_TO_RUN = QT_TR_NOOP("{name} wants to run; {budget}")
+_WANTS_TOKENS = QT_TR_NOOP("{name} wants ~{tokens} tokens; {budget}")
+_WANTS_MORE = QT_TR_NOOP("{name} wants more tokens; {budget}")
+_PAUSED = QT_TR_NOOP("Paused by the budget: {message}.")
+# A skipped reminder's reason keeps the refusal without its full stop (cron.delivery).
+_PAUSED_CLAUSE = QT_TR_NOOP("Paused by the budget: {message}")
+REFUSALS: tuple[str, ...] = (  # the wrappers first: a tie between two readings goes to them
+    _PAUSED,
+    _PAUSED_CLAUSE,
+    _RUNAWAY_AGAIN,
+    _RUNAWAY,
+    _CAP,
+    _TOKENS_TODAY,
+    _TOKENS_MONTH,
+    _USD_TODAY,
+    _USD_MONTH,
+    _WANTS_TO_RUN,
+    _WANTS_TOKENS,
+    _WANTS_MORE,
+    *sorted(_NAMES),
+)
+
+
 def _named(name: str) -> str:
     """``name`` (a source, or ``overall``) as a phrase when it is one of ours."""
     return Phrase(name) if name in _NAMES else name
@@ -300,22 +332,14 @@ def _budget_clause(over: _Over, whose: str) -> str:
     """``today's chat budget is 50k and 51k are spent`` (tokens) or the same in dollars."""
     day = over.period == "day"
     if over.limit_tokens is not None:
-        template = (
-            QT_TR_NOOP("today's {whose} budget is {limit} and {spent} are spent")
-            if day
-            else QT_TR_NOOP("this month's {whose} budget is {limit} and {spent} are spent")
-        )
+        template = _TOKENS_TODAY if day else _TOKENS_MONTH
         return Phrase(
             template,
             whose=whose,
             limit=_k(over.limit_tokens),
             spent=_k(over.spent.tokens),
         )
-    template = (
-        QT_TR_NOOP("today's {whose} budget is ${limit} and ${spent} is spent")
-        if day
-        else QT_TR_NOOP("this month's {whose} budget is ${limit} and ${spent} is spent")
-    )
+    template = _USD_TODAY if day else _USD_MONTH
     return Phrase(template, whose=whose, limit=f"{over.limit_usd:g}", spent=f"{over.spent.usd:.2f}")
 
 
@@ -324,19 +348,19 @@ def _describe(source: str, over: _Over, estimate: int) -> str:
     whose = _named("overall") if over.scope == "overall" else name
     budget = _budget_clause(over, whose)
     if over.limit_tokens is None:
-        return Phrase(QT_TR_NOOP("{name} wants to run; {budget}"), name=name, budget=budget)
+        return Phrase(_WANTS_TO_RUN, name=name, budget=budget)
     if estimate:
         return Phrase(
-            QT_TR_NOOP("{name} wants ~{tokens} tokens; {budget}"),
+            _WANTS_TOKENS,
             name=name,
             tokens=_k(estimate),
             budget=budget,
         )
-    return Phrase(QT_TR_NOOP("{name} wants more tokens; {budget}"), name=name, budget=budget)
+    return Phrase(_WANTS_MORE, name=name, budget=budget)
 
 
 def _paused(message: str) -> str:
-    return Phrase(QT_TR_NOOP("Paused by the budget: {message}."), message=message)
+    return Phrase(_PAUSED, message=message)
 
 
 def _warning(share: float, whose: str, tokens: bool, day: bool) -> str:
@@ -427,12 +451,7 @@ class SpendGovernor:
         if not tag.run or budgets.runaway_multiple <= 0:
             return
         if tag.run in self._stopped_runs:
-            raise BudgetRefused(
-                Phrase(
-                    QT_TR_NOOP("this {source} run was stopped: it used far more than usual"),
-                    source=_named(tag.source),
-                )
-            )
+            raise BudgetRefused(Phrase(_RUNAWAY_AGAIN, source=_named(tag.source)))
         entry = self.tally.runs.get(tag.run)
         usual = self.tally.usual_run(tag.source, besides=tag.run)
         if entry is None or usual is None or usual <= 0:
@@ -442,9 +461,7 @@ class SpendGovernor:
             return
         self._stopped_runs.add(tag.run)
         message = Phrase(
-            QT_TR_NOOP(
-                "Stopped a {source} run: it used {used} tokens, {ratio}× its usual {usual}."
-            ),
+            _RUNAWAY,
             source=_named(tag.source),
             used=f"{used:,}",
             ratio=f"{used / usual:.0f}",
@@ -513,12 +530,7 @@ class SpendGovernor:
             if over is not None:
                 name = _named(tag.source.capitalize())
                 whose = _named("overall") if over.scope == "overall" else name
-                cap = Phrase(
-                    QT_TR_NOOP(
-                        "The spend cap is reached: {budget}. Raise it in Settings › Usage & budgets."
-                    ),
-                    budget=_budget_clause(over, whose),
-                )
+                cap = Phrase(_CAP, budget=_budget_clause(over, whose))
                 await self._send(
                     BudgetWarning(tag.source, over.scope, over.period, cap, refused=True)
                 )

@@ -11,6 +11,8 @@ import logging
 import threading
 from collections.abc import Sequence
 
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
+
 NOTICE_LOGGER = "desktop.core.notices"
 
 log = logging.getLogger(NOTICE_LOGGER)
@@ -34,10 +36,18 @@ def notify(message: str, *, key: str | None = None) -> bool:
 
 
 def summarize(problems: Sequence[str], limit: int = 3) -> str:
-    """The first ``limit`` problems joined by ``; `` plus "and N more"."""
-    shown = "; ".join(problems[:limit])
+    """The first ``limit`` problems joined by ``; `` plus "and N more".
+
+    A phrase: the window translates "and N more" and every problem that is a phrase itself;
+    logs and the CLI see the English.
+    """
+    shown: str = problems[0] if problems else ""
+    for problem in problems[1:limit]:
+        shown = Phrase(QT_TR_NOOP("{problems}; {problem}"), problems=shown, problem=problem)
     rest = len(problems) - limit
-    return shown + (f"; and {rest} more" if rest > 0 else "")
+    if rest <= 0:
+        return shown
+    return Phrase(QT_TR_NOOP("{problems}; and {count} more"), problems=shown, count=rest)
 
 
 def reset_notices() -> None:

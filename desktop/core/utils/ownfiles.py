@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, Literal
 
 from desktop.core.utils.fsopen import MAX_RETRIES, Changed, Dir, Symlink, write_atomic
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 from desktop.core.utils.notices import notify
 
 if TYPE_CHECKING:
@@ -49,12 +50,14 @@ except ImportError:  # Windows: locks fall back to filelock
     fcntl = None  # type: ignore[assignment]  # fcntl is POSIX-only
 
 Kind = Literal["link", "special", "folder", "not-folder", "folder-link"]
-_REASONS: dict[str, str] = {
-    "link": "is a symbolic link (the app does not follow links to or inside its own files)",
-    "special": "is not a regular file (a FIFO, socket or device)",
-    "folder": "is a folder, not a file",
-    "not-folder": "is a file where a folder belongs",
-    "folder-link": (
+_REASONS: dict[str, str] = {  # marked: the window shows them (a phrase, Refused.reason)
+    "link": QT_TR_NOOP(
+        "is a symbolic link (the app does not follow links to or inside its own files)"
+    ),
+    "special": QT_TR_NOOP("is not a regular file (a FIFO, socket or device)"),
+    "folder": QT_TR_NOOP("is a folder, not a file"),
+    "not-folder": QT_TR_NOOP("is a file where a folder belongs"),
+    "folder-link": QT_TR_NOOP(
         "is a symbolic link to a folder (the app does not follow links to or inside its own "
         "files; replace the link with a real folder)"
     ),
@@ -79,13 +82,14 @@ class Refused(OSError):
         path: The file or folder refused.
         kind: ``link``, ``special`` (FIFO, socket, device), ``folder``, ``not-folder`` (a file
             where a folder belongs) or ``folder-link`` (a symlinked folder on the way).
-        reason: Why, without the path ("is a symbolic link (…)").
+        reason: Why, without the path ("is a symbolic link (…)"): a phrase, which the window
+            translates.
     """
 
     def __init__(self, path: Path, kind: Kind) -> None:
         code = errno.ELOOP if kind in ("link", "folder-link") else errno.EINVAL
         super().__init__(code, _REASONS[kind], str(path))
-        self.path, self.kind, self.reason = path, kind, _REASONS[kind]
+        self.path, self.kind, self.reason = path, kind, Phrase(_REASONS[kind])
 
     def __str__(self) -> str:
         return f"{self.path} {self.reason}"

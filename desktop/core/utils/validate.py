@@ -37,6 +37,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO, NamedTuple, Self
 
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 from desktop.core.utils.notices import NOTICE_LOGGER, notify, reset_notices, summarize
 from desktop.core.utils.validate_aside import (
     make_room_for_file,
@@ -93,7 +94,9 @@ class Unusable(ValueError):
     """A file (or one line of it) that cannot be used at all; ``str()`` says why.
 
     Attributes:
-        reason: Human-readable cause ("not UTF-8 text (byte 12)", "is a folder, not a file").
+        reason: Human-readable cause ("not UTF-8 text (byte 12)", "is a folder, not a file"),
+            a :class:`~desktop.core.utils.i18n.Phrase` when it is our wording (the window
+            translates it; logs and the CLI see the English).
         line: 1-based line of a JSON syntax error, when known.
         kind: ``"content"`` (bad bytes), ``"folder"`` (a directory stands there),
             ``"special"`` (device, FIFO, socket), ``"link"`` (a symlink where the app's own
@@ -132,7 +135,8 @@ def decode_utf8(raw: bytes) -> str:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise Unusable(f"not UTF-8 text (bad byte at offset {exc.start})") from None
+        template = QT_TR_NOOP("not UTF-8 text (bad byte at offset {offset})")
+        raise Unusable(Phrase(template, offset=exc.start)) from None
     return text.removeprefix("\ufeff")
 
 
@@ -140,8 +144,9 @@ _DROP = object()
 JsonPath = tuple[str | int, ...]
 
 
-class Removed(str):
-    """A problem text (``"tools.x[2]: NaN is not a JSON number"``) that knows its path.
+class Removed(Phrase):
+    """A problem text (``"tools.x[2]: NaN is not a JSON number"``) that knows its path (a
+    phrase: the window translates its reason).
 
     Attributes:
         path: Keys and list indices leading to the removed value (``()``: the whole value).
@@ -152,7 +157,10 @@ class Removed(str):
     def __new__(cls, path: JsonPath, reason: str) -> Self:
         """Build the text from ``path`` and ``reason``."""
         dotted = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).lstrip(".")
-        text = super().__new__(cls, f"{dotted or 'value'}: {reason}")
+        text = super().__new__(
+            cls, QT_TR_NOOP("{where}: {reason}"), where=dotted or "value", reason=reason
+        )
+        assert isinstance(text, cls)
         text.path = path
         return text
 
@@ -161,23 +169,30 @@ def _clean(value: Any, path: JsonPath, depth: int, problems: list[str]) -> Any: 
     """``value`` without non-finite numbers, lone surrogates and over-deep containers."""
     if isinstance(value, float):
         if not math.isfinite(value):
-            problems.append(Removed(path, f"{value} is not a JSON number"))
+            problems.append(
+                Removed(path, Phrase(QT_TR_NOOP("{value} is not a JSON number"), value=value))
+            )
             return _DROP
         return value
     if isinstance(value, str):
         if not value.isascii() and _SURROGATE.search(value):
-            problems.append(Removed(path, "text with an invalid (surrogate) character"))
+            problems.append(
+                Removed(path, Phrase(QT_TR_NOOP("text with an invalid (surrogate) character")))
+            )
             return _DROP
         return value
     if isinstance(value, dict | list):
         if depth >= MAX_DEPTH:
-            problems.append(Removed(path, f"nested more than {MAX_DEPTH} levels deep"))
+            deep = Phrase(QT_TR_NOOP("nested more than {depth} levels deep"), depth=MAX_DEPTH)
+            problems.append(Removed(path, deep))
             return _DROP
         if isinstance(value, dict):
             out: dict[str, Any] = {}
             for key, item in value.items():
                 if not key.isascii() and _SURROGATE.search(key):
-                    problems.append(Removed(path, "a key with an invalid character"))
+                    problems.append(
+                        Removed(path, Phrase(QT_TR_NOOP("a key with an invalid character")))
+                    )
                     continue
                 cleaned = _clean(item, (*path, key), depth + 1, problems)
                 if cleaned is not _DROP:
@@ -217,13 +232,13 @@ def load_json_text(raw: bytes | str) -> tuple[Any, list[str]]:
     try:
         value = json.loads(text)
     except RecursionError:
-        raise Unusable("nested too deeply to read") from None
+        raise Unusable(Phrase(QT_TR_NOOP("nested too deeply to read"))) from None
     except json.JSONDecodeError as exc:
-        raise Unusable(
-            f"invalid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})", line=exc.lineno
-        ) from None
+        template = QT_TR_NOOP("invalid JSON: {error} (line {line}, column {column})")
+        said = Phrase(template, error=exc.msg, line=exc.lineno, column=exc.colno)
+        raise Unusable(said, line=exc.lineno) from None
     except ValueError as exc:  # e.g. an integer with thousands of digits
-        raise Unusable(f"invalid JSON: {exc}") from None
+        raise Unusable(Phrase(QT_TR_NOOP("invalid JSON: {error}"), error=str(exc))) from None
     # Fast path (most reads): nothing to remove unless the text spells NaN/Infinity or a
     # surrogate escape somewhere (inside strings too: a false alarm only costs a walk), or the
     # value may nest deeper than the limit.
@@ -273,8 +288,17 @@ def _kind_of(mode: int) -> str | None:
 
 def _refuse(kind: str) -> Unusable:
     if kind == "folder":
-        return Unusable("is a folder, not a file", kind="folder")
-    return Unusable("is not a regular file (device, FIFO or socket)", kind="special")
+        return Unusable(Phrase(QT_TR_NOOP("is a folder, not a file")), kind="folder")
+    special = QT_TR_NOOP("is not a regular file (device, FIFO or socket)")
+    return Unusable(Phrase(special), kind="special")
+
+
+def _unreadable(exc: OSError | None = None) -> Unusable:
+    """ "cannot be read (permission denied)" (no ``exc``), or with the system's reason."""
+    if exc is None:
+        return Unusable(Phrase(QT_TR_NOOP("cannot be read (permission denied)")), kind="unreadable")
+    said = Phrase(QT_TR_NOOP("cannot be read ({error})"), error=str(exc.strerror or exc))
+    return Unusable(said, kind="unreadable")
 
 
 def open_regular_file(path: Path, *, root: Path | None = None) -> BinaryIO | None:  # noqa: C901  # each way a path can fail to be a regular file
@@ -300,9 +324,9 @@ def open_regular_file(path: Path, *, root: Path | None = None) -> BinaryIO | Non
     except PermissionError:
         if os.path.isdir(path):
             raise _refuse("folder") from None
-        raise Unusable("cannot be read (permission denied)", kind="unreadable") from None
+        raise _unreadable() from None
     except OSError as exc:
-        raise Unusable(f"cannot be read ({exc.strerror or exc})", kind="unreadable") from None
+        raise _unreadable(exc) from None
     try:
         kind = _kind_of(os.fstat(fd).st_mode)
         if kind is not None:
@@ -325,13 +349,14 @@ def _open_own(path: Path, root: Path) -> BinaryIO | None:
         if exc.kind == "not-folder":
             return None  # a parent is a file: nothing can be there
         if exc.path != Path(path):  # a folder on the way is a link
-            raise Unusable(f"cannot be read: {exc}", kind="unreadable") from None
+            said = Phrase(QT_TR_NOOP("cannot be read: {error}"), error=str(exc))
+            raise Unusable(said, kind="unreadable") from None
         kind = {"folder": "folder", "special": "special"}.get(exc.kind, "link")
         raise Unusable(exc.reason, kind=kind) from None
     except PermissionError:
-        raise Unusable("cannot be read (permission denied)", kind="unreadable") from None
+        raise _unreadable() from None
     except OSError as exc:
-        raise Unusable(f"cannot be read ({exc.strerror or exc})", kind="unreadable") from None
+        raise _unreadable(exc) from None
 
 
 def read_bytes_limited(path: Path, limit: int, *, root: Path | None = None) -> bytes | None:
@@ -350,9 +375,11 @@ def read_bytes_limited(path: Path, limit: int, *, root: Path | None = None) -> b
         try:
             data = handle.read(limit + 1)
         except OSError as exc:
-            raise Unusable(f"cannot be read ({exc.strerror or exc})", kind="unreadable") from None
+            raise _unreadable(exc) from None
     if len(data) > limit:
-        raise Unusable(f"is larger than {limit} bytes", kind="too_large")
+        raise Unusable(
+            Phrase(QT_TR_NOOP("is larger than {limit} bytes"), limit=limit), kind="too_large"
+        )
     return data
 
 
@@ -426,7 +453,8 @@ def iter_jsonl(handle: BinaryIO, *, max_line_bytes: int = MAX_LINE_BYTES) -> Ite
         if len(raw) > max_line_bytes and not raw.endswith(b"\n"):
             size = len(raw) + _skip_rest(handle)
             offset += size
-            reason = f"{size} bytes long, over the {max_line_bytes}-byte limit"
+            template = QT_TR_NOOP("{size} bytes long, over the {limit}-byte limit")
+            reason = Phrase(template, size=size, limit=max_line_bytes)
             yield JsonLine(number, start, size, None, None, reason)
             continue
         offset += len(raw)

@@ -85,6 +85,7 @@ class AutomationsPage(SettingsPage):
         self.all_rows: list[JobRow] = []
         self.deleted: Deleted | None = None  # what the last Delete took away (for Undo)
         self._loaded = False
+        self._warned: str | None = None  # the jobs file's warning last shown (once each)
 
         bar = QHBoxLayout()
         self.filter = QComboBox()
@@ -219,6 +220,10 @@ class AutomationsPage(SettingsPage):
         self.all_rows = rows
         self._loaded = True
         self._show()
+        warning = cron.warning  # a damaged jobs file or queue of job edits, set aside
+        if warning and warning is not self._warned:
+            self._warned = warning
+            self.status.warn(shown(warning))
 
     def _now_ms(self) -> int:
         cron = self.cron

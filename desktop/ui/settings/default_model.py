@@ -134,7 +134,7 @@ class DefaultModelBox(OwnsTasks, QGroupBox):
         except (ConfigError, OSError) as exc:
             self.status.error(save_error_text(exc))
             if isinstance(exc, ConfigError):
-                self.configError.emit(str(exc))
+                self.configError.emit(localized(exc))
             return False
         self.status.ok(tr("Saved: new chats use {model}.").format(model=model))
         self.saved.emit()

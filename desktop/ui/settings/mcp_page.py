@@ -27,7 +27,7 @@ from desktop.core.config.secrets import KeyringUnavailable
 from desktop.core.tools.mcp import MCPManager, MCPServerStatus
 from desktop.core.tools.mcp.runtime import MCPRuntime
 from desktop.core.utils.redact import redact
-from desktop.ui.i18n import QT_TR_NOOP, tr
+from desktop.ui.i18n import QT_TR_NOOP, localized, tr
 from desktop.ui.settings.mcp_approval import ApprovalPanel, ImportPanel
 from desktop.ui.settings.mcp_details import ServerDetails, status_text
 from desktop.ui.settings.mcp_editor import MCPEditor
@@ -376,7 +376,7 @@ class MCPPage(SettingsPage):
             for panel in (self.editor, self.importer):
                 panel.status.error(message)
             if isinstance(exc, ConfigError):
-                self.configError.emit(str(exc))
+                self.configError.emit(localized(exc))
             return False
         return True
 

@@ -225,7 +225,7 @@ class SettingsPage(OwnsTasks, QWidget):
         except (ConfigError, OSError) as exc:
             self.status.error(save_error_text(exc))
             if isinstance(exc, ConfigError):
-                self.configError.emit(str(exc))
+                self.configError.emit(localized(exc))
             return False
         self.reload()
         try:

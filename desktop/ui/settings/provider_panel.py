@@ -356,7 +356,7 @@ class ProviderPanel(OwnsTasks, QScrollArea):
         except (ConfigError, OSError) as exc:
             self.endpoint_status.error(save_error_text(exc))
             if isinstance(exc, ConfigError):
-                self.configError.emit(str(exc))
+                self.configError.emit(localized(exc))
             return False
         self.endpoint_dirty = False
         self.endpoint_status.ok(tr("Saved."))

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.config.errors import ConfigError
-from desktop.ui.i18n import tr
+from desktop.ui.i18n import localized, tr
 from desktop.ui.settings.page import SettingsPage
 from desktop.ui.settings.search import SettingsSearch
 from desktop.ui.settings.sections import ALIASES
@@ -199,7 +199,7 @@ class SettingsTab(OwnsTasks, QWidget):
             if exists:
                 await asyncio.to_thread(read_json_object, path)
         except ConfigError as exc:
-            self._show_config_error(str(exc))
+            self._show_config_error(localized(exc))
             return False
         self.banner.hide()
         return True

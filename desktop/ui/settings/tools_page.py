@@ -240,7 +240,7 @@ class ToolsPage(SettingsPage):
         except ChangeError as exc:
             self.status.error(
                 tr("Folders commands may see: {reason}. Nothing was saved.").format(
-                    reason=exc.reason
+                    reason=localized(exc.reason)
                 )
             )
             return False
@@ -255,7 +255,9 @@ class ToolsPage(SettingsPage):
             )
         except (ChangeError, OSError) as exc:
             self.status.warn(
-                tr("Saved, but the approval settings were not saved: {error}").format(error=exc)
+                tr("Saved, but the approval settings were not saved: {error}").format(
+                    error=localized(exc)
+                )
             )
             return False
         await self._load_approval()

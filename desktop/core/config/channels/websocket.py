@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import Field, field_validator, model_validator
 
 from desktop.core.config.base import ChannelBase
+from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 
 WILDCARD_HOSTS = frozenset({"0.0.0.0", "::"})
 
@@ -150,18 +151,19 @@ class WebSocketConfig(ChannelBase):
 
     def open_to_everyone(self) -> str:
         """Why listening as configured would let anyone on the network in (0.3.5's rule: every
-        interface and neither a token nor a token issue secret); empty when it would not.
+        interface and neither a token nor a token issue secret), a phrase the window
+        translates; empty when it would not.
         0.3.5 also accepts a trusted proxy (``trustedProxyAuth``) instead; we do not check
         proxy assertions, so it does not count here. Checked when the channel starts, not
         when the file is read: the secrets live in the keyring and are filled in after
         loading."""
         if self.host.strip() not in WILDCARD_HOSTS or self.login_secret:
             return ""
-        return (
-            f"host is {self.host} (every network interface) but neither token nor "
-            "tokenIssueSecret is set: set one so nobody on the network can talk to the agent "
-            "unasked"
+        template = QT_TR_NOOP(
+            "host is {host} (every network interface) but neither token nor tokenIssueSecret "
+            "is set: set one so nobody on the network can talk to the agent unasked"
         )
+        return Phrase(template, host=self.host)
 
     @property
     def login_secret(self) -> str:
