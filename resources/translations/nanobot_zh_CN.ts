@@ -2005,6 +2005,10 @@ The recording is kept: {path}</source>
             <translation>因预算暂停：{message}。</translation>
         </message>
         <message>
+            <source>Paused by the budget: {message}</source>
+            <translation>因预算暂停：{message}</translation>
+        </message>
+        <message>
             <source>{share} of the {whose} token budget for today is spent.</source>
             <translation>今天的{whose}令牌预算已用 {share}。</translation>
         </message>
@@ -5460,6 +5464,14 @@ Clear the search or show All.</source>
             <translation>没有可供梦境整理的新内容。</translation>
         </message>
         <message>
+            <source>until {time} (job {job})</source>
+            <translation>推迟到 {time}（任务 {job}）</translation>
+        </message>
+        <message>
+            <source>{reason}; its own text reached no one: {undelivered}.</source>
+            <translation>{reason}；其本身的内容没有送达任何人：{undelivered}。</translation>
+        </message>
+        <message>
             <source>Dream did not run: {reason}</source>
             <translation>梦境整理未运行：{reason}</translation>
         </message>
@@ -8908,6 +8920,38 @@ Clear the search or show All.</source>
             <translation>{path}：{reason}</translation>
         </message>
         <message>
+            <source>Input should be greater than or equal to {ge}</source>
+            <translation>输入值应大于或等于 {ge}</translation>
+        </message>
+        <message>
+            <source>Input should be less than or equal to {le}</source>
+            <translation>输入值应小于或等于 {le}</translation>
+        </message>
+        <message>
+            <source>Input should be greater than {gt}</source>
+            <translation>输入值应大于 {gt}</translation>
+        </message>
+        <message>
+            <source>Input should be less than {lt}</source>
+            <translation>输入值应小于 {lt}</translation>
+        </message>
+        <message>
+            <source>String should have at least {min_length} characters</source>
+            <translation>文本至少应有 {min_length} 个字符</translation>
+        </message>
+        <message>
+            <source>Input should be a valid integer, unable to parse string as an integer</source>
+            <translation>输入值应为有效的整数，无法将文本解析为整数</translation>
+        </message>
+        <message>
+            <source>Input should be a valid integer, got a number with a fractional part</source>
+            <translation>输入值应为有效的整数，但得到的是带小数部分的数</translation>
+        </message>
+        <message>
+            <source>Input should be {expected}</source>
+            <translation>输入值应为 {expected}</translation>
+        </message>
+        <message>
             <source>{path}, line {line}: {reason}</source>
             <translation>{path} 第 {line} 行：{reason}</translation>
         </message>
@@ -9309,6 +9353,10 @@ Clear the search or show All.</source>
             <translation>ID 为 {job} 的任务已存在</translation>
         </message>
         <message>
+            <source>{job} is a system job and cannot be removed; disable it in the settings instead</source>
+            <translation>{job} 是系统任务，不能删除；请改为在设置中停用它</translation>
+        </message>
+        <message>
             <source>no job with id {job}</source>
             <translation>没有 ID 为 {job} 的任务</translation>
         </message>
@@ -9496,8 +9544,36 @@ Clear the search or show All.</source>
             <translation>{file} 中的一份梦境整理建议被拒绝：它不是梦境整理写的（{why}），因此不会提供或应用其中任何内容；{where}。</translation>
         </message>
         <message>
+            <source>it {problem}; it was moved to {name}</source>
+            <translation>它{problem}；已移到 {name}</translation>
+        </message>
+        <message>
+            <source>it cannot be read ({error})</source>
+            <translation>无法读取它（{error}）</translation>
+        </message>
+        <message>
             <source>it could not be copied aside ({error})</source>
             <translation>无法另存副本（{error}）</translation>
+        </message>
+        <message>
+            <source>The scheduled jobs file {path} had problems ({problems}); {kept} and the {count} usable job(s) were kept.</source>
+            <translation>计划任务文件 {path} 有问题（{problems}）；{kept}，可用的 {count} 个任务已保留。</translation>
+        </message>
+        <message>
+            <source>{reason}; {kept}</source>
+            <translation>{reason}；{kept}</translation>
+        </message>
+        <message>
+            <source>the scheduler starts empty</source>
+            <translation>计划程序以空任务列表启动</translation>
+        </message>
+        <message>
+            <source>the jobs in memory were kept</source>
+            <translation>内存中的任务已保留</translation>
+        </message>
+        <message>
+            <source>The scheduled jobs file {path} could not be read ({what}); {kept}.</source>
+            <translation>无法读取计划任务文件 {path}（{what}）；{kept}。</translation>
         </message>
         <message>
             <source>The pending Dream proposal {path} could not be read ({reason}); {kept}. Dream will read those history entries again.</source>
@@ -10226,6 +10302,130 @@ Clear the search or show All.</source>
         <message>
             <source>A linked-device session is saved in {path}</source>
             <translation>关联设备的会话已保存在 {path}</translation>
+        </message>
+        <message>
+            <source>The model returned no answer, even when asked again without tools.</source>
+            <translation>即使不带工具再问一次，模型也没有给出回答。</translation>
+        </message>
+        <message>
+            <source>Something went wrong on our side; the details are in the log.</source>
+            <translation>我们这边出了问题；详细信息在日志中。</translation>
+        </message>
+        <message>
+            <source>host is {host} (every network interface) but neither token nor tokenIssueSecret is set: set one so nobody on the network can talk to the agent unasked</source>
+            <translation>host 为 {host}（所有网络接口），但 token 和 tokenIssueSecret 都未设置：请设置其中之一，以免网络上的任何人都能不请自来地与智能体对话</translation>
+        </message>
+        <message>
+            <source>line {number} is not JSON</source>
+            <translation>第 {number} 行不是 JSON</translation>
+        </message>
+        <message>
+            <source>line {number}: {error}</source>
+            <translation>第 {number} 行：{error}</translation>
+        </message>
+        <message>
+            <source>line {number}: a job without an id</source>
+            <translation>第 {number} 行：任务没有 id</translation>
+        </message>
+        <message>
+            <source>{path} cannot be read ({error}); the queued job edits wait</source>
+            <translation>无法读取 {path}（{error}）；排队的任务修改将等待处理</translation>
+        </message>
+        <message>
+            <source>{path} has unusable lines and cannot be copied aside ({error}); kept as is</source>
+            <translation>{path} 中有无法使用的行，且无法另存一份（{error}）；保持原样</translation>
+        </message>
+        <message>
+            <source>{path}: {problems}; the queue was kept as {name}</source>
+            <translation>{path}：{problems}；该队列已保留为 {name}</translation>
+        </message>
+        <message>
+            <source>{problems}; {problem}</source>
+            <translation>{problems}；{problem}</translation>
+        </message>
+        <message>
+            <source>{problems}; and {count} more</source>
+            <translation>{problems}；等另外 {count} 项</translation>
+        </message>
+        <message>
+            <source>is a symbolic link (the app does not follow links to or inside its own files)</source>
+            <translation>是符号链接（本应用不会跟随指向其自身文件或位于其中的链接）</translation>
+        </message>
+        <message>
+            <source>is not a regular file (a FIFO, socket or device)</source>
+            <translation>不是普通文件（是 FIFO、套接字或设备）</translation>
+        </message>
+        <message>
+            <source>is a folder, not a file</source>
+            <translation>是文件夹，不是文件</translation>
+        </message>
+        <message>
+            <source>is a file where a folder belongs</source>
+            <translation>是文件，但这里应是文件夹</translation>
+        </message>
+        <message>
+            <source>is a symbolic link to a folder (the app does not follow links to or inside its own files; replace the link with a real folder)</source>
+            <translation>是指向文件夹的符号链接（本应用不会跟随指向其自身文件或位于其中的链接；请用真实的文件夹替换该链接）</translation>
+        </message>
+        <message>
+            <source>not UTF-8 text (bad byte at offset {offset})</source>
+            <translation>不是 UTF-8 文本（偏移 {offset} 处有错误字节）</translation>
+        </message>
+        <message>
+            <source>{where}: {reason}</source>
+            <translation>{where}：{reason}</translation>
+        </message>
+        <message>
+            <source>{value} is not a JSON number</source>
+            <translation>{value} 不是 JSON 数值</translation>
+        </message>
+        <message>
+            <source>text with an invalid (surrogate) character</source>
+            <translation>文本含有无效（代理）字符</translation>
+        </message>
+        <message>
+            <source>nested more than {depth} levels deep</source>
+            <translation>嵌套超过 {depth} 层</translation>
+        </message>
+        <message>
+            <source>a key with an invalid character</source>
+            <translation>键名含有无效字符</translation>
+        </message>
+        <message>
+            <source>nested too deeply to read</source>
+            <translation>嵌套过深，无法读取</translation>
+        </message>
+        <message>
+            <source>invalid JSON: {error} (line {line}, column {column})</source>
+            <translation>无效的 JSON：{error}（第 {line} 行，第 {column} 列）</translation>
+        </message>
+        <message>
+            <source>invalid JSON: {error}</source>
+            <translation>无效的 JSON：{error}</translation>
+        </message>
+        <message>
+            <source>is not a regular file (device, FIFO or socket)</source>
+            <translation>不是普通文件（是设备、FIFO 或套接字）</translation>
+        </message>
+        <message>
+            <source>cannot be read (permission denied)</source>
+            <translation>无法读取（权限被拒绝）</translation>
+        </message>
+        <message>
+            <source>cannot be read ({error})</source>
+            <translation>无法读取（{error}）</translation>
+        </message>
+        <message>
+            <source>cannot be read: {error}</source>
+            <translation>无法读取：{error}</translation>
+        </message>
+        <message>
+            <source>is larger than {limit} bytes</source>
+            <translation>大于 {limit} 字节</translation>
+        </message>
+        <message>
+            <source>{size} bytes long, over the {limit}-byte limit</source>
+            <translation>长 {size} 字节，超过 {limit} 字节的上限</translation>
         </message>
     </context>
 </TS>
