@@ -70,6 +70,7 @@ print(json.dumps({
     "litellm": sorted(m for m in sys.modules if m.split(".")[0] == "litellm"),
     "openai": "openai" in sys.modules,
     "resources": "openai.resources" in sys.modules,
+    "encoding": "tiktoken_ext.openai_public" in sys.modules,
     "window": litellm_window("openai/gpt-4o"),
 }))
 """
@@ -77,7 +78,8 @@ print(json.dumps({
 
 def test_an_agent_turn_on_an_openai_route_never_imports_litellm(tmp_path: Path) -> None:
     """A whole ``agent -m`` turn on the custom provider answers, is priced from LiteLLM's
-    table and asks for a context window, and LiteLLM is not in ``sys.modules`` at the end."""
+    table and asks for a context window, and LiteLLM is not in ``sys.modules`` at the end
+    (nor tiktoken's encoding: the request is far below its budget)."""
     config_dir = tmp_path / ".nanobot"
     config_dir.mkdir()
     config = {
@@ -112,6 +114,7 @@ def test_an_agent_turn_on_an_openai_route_never_imports_litellm(tmp_path: Path) 
     assert data["litellm"] == [], data["litellm"]
     assert data["openai"] is True
     assert data["resources"] is False  # the SDK's resource modules: ≈14 MB not needed
+    assert data["encoding"] is False  # a short chat is not counted: tiktoken's ≈45 MB stay out
     assert data["window"] == 128000  # LiteLLM's table, read as a file
     ledgers = list(config_dir.glob("usage/*/ledger-*.jsonl"))
     assert ledgers, list(config_dir.rglob("*"))
