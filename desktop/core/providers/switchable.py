@@ -191,6 +191,8 @@ class SwitchableProvider(LLMProvider):
 
     def __init__(self, provider: LLMProvider, *, fallbacks: FallbackChain | None = None) -> None:
         self._current = provider
+        provider.keep_connections()
+        self._owned = [provider]  # kept connections: closed by aclose
         self.fallbacks = fallbacks
         self._listeners: list[UsageListener] = []
         self._call_listeners: list[CallListener] = []
@@ -222,8 +224,21 @@ class SwitchableProvider(LLMProvider):
         if isinstance(provider, SwitchableProvider):
             raise TypeError("cannot switch to another SwitchableProvider")
         previous, self._current = self._current, provider
+        if all(owned is not provider for owned in self._owned):
+            provider.keep_connections()
+            self._owned.append(provider)
         log.info("model switched: %s → %s", previous.model, provider.model)
         return previous
+
+    async def aclose(self) -> None:
+        """Close the connections of every provider this one has sent calls to (the current
+        one and those switched away from: their running calls may have used them)."""
+        owned, self._owned = self._owned, []
+        for provider in owned:
+            try:
+                await provider.aclose()
+            except Exception:
+                log.exception("closing %r failed", provider)
 
     @contextlib.contextmanager
     def pinned(self, resolve: PinResolver) -> Iterator[None]:
