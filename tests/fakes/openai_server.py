@@ -241,7 +241,7 @@ class ScriptedOpenAIServer:
                     dict(handler.headers.items()),
                     body,
                     time.monotonic(),
-                    tuple(handler.client_address),
+                    (str(handler.client_address[0]), int(handler.client_address[1])),
                 )
             )
 
