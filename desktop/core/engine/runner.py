@@ -10,7 +10,8 @@
   makes the run go on with it instead of ending.
 * Before each call the request is fitted to the context budget by the ``compact`` callback
   (the Consolidator later; until then the oldest whole turns are dropped from the *request*,
-  never from the saved session).
+  never from the saved session). A request surely within the budget (its UTF-8 size bounds
+  its tokens) is sent as it is, without loading the token encoding.
 """
 
 from __future__ import annotations
