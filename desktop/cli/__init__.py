@@ -146,6 +146,9 @@ def main(argv: Sequence[str] | None = None) -> int:  # noqa: C901  # one branch 
             ``agent`` end the process itself when done (see :func:`_exit_now`); a caller that
             passes arguments always gets the exit code back.
     """
+    from desktop.core.utils.lazy import defer_httpx_cli
+
+    defer_httpx_cli()  # before anything imports httpx: ≈6 MB of click, rich, pygments
     args = build_parser().parse_args(argv)
     if args.command is None:
         from desktop.app import run_app

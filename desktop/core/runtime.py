@@ -310,3 +310,4 @@ class Runtime:
             await self.mcp.aclose()
         except Exception:
             log.exception("closing the MCP servers failed")
+        await self.provider.aclose()  # kept HTTP connections (nothing calls any more)

@@ -1,7 +1,9 @@
 """The provider layer against a scripted OpenAI-compatible server, over both provider paths.
 
-Every async test runs twice: through the real LiteLLM path (:class:`LiteLLMProvider`) and
-through the thin ``openai`` SDK path (:class:`OpenAIProvider`, which OpenAI-wire routes take).
+Every async test runs three times: through the real LiteLLM path (:class:`LiteLLMProvider`),
+through the thin ``openai`` SDK path (:class:`OpenAIProvider`, which OpenAI-wire routes take)
+with a client per call, and on that path with the connections kept between calls as the
+runtime keeps them (``thin-kept``).
 Every test counts HTTP attempts with ``len(server.chat_requests())``: LiteLLM's and the OpenAI
 client's own retries are off, so our retry layer is the only one and the counts are exact.
 """
@@ -15,6 +17,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -51,8 +54,9 @@ TOOLS: list[dict[str, Any]] = [
 ]
 
 
-PATHS = {"litellm": LiteLLMProvider, "thin": OpenAIProvider}
-_path: list[type[LiteLLMProvider]] = [LiteLLMProvider]
+PATHS = {"litellm": LiteLLMProvider, "thin": OpenAIProvider, "thin-kept": OpenAIProvider}
+_path: list[str] = ["litellm"]
+_kept: list[LiteLLMProvider] = []  # "thin-kept" providers, closed after each test
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -65,8 +69,18 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 def provider_path(request: pytest.FixtureRequest) -> str:
     """The provider class :func:`make_provider` builds for this test."""
     name = getattr(request, "param", "litellm")
-    _path[0] = PATHS[name]
+    _path[0] = name
+    if name == "thin-kept":
+        request.getfixturevalue("close_kept")
     return str(name)
+
+
+@pytest.fixture
+async def close_kept() -> AsyncIterator[None]:
+    """Close the connections the "thin-kept" providers of the test kept (their owner's job)."""
+    yield
+    while _kept:
+        await _kept.pop().aclose()
 
 
 def custom_choice(api_base: str) -> ProviderChoice:
@@ -82,7 +96,11 @@ def make_provider(server: ScriptedOpenAIServer | str, **options: Any) -> LiteLLM
     options.setdefault("request_timeout", 10.0)
     options.setdefault("stream_idle_timeout", 10.0)
     url = server if isinstance(server, str) else server.url
-    return _path[0](custom_choice(url), **options)
+    provider = PATHS[_path[0]](custom_choice(url), **options)
+    if _path[0] == "thin-kept":  # as the runtime uses it: one client for the calls
+        provider.keep_connections()
+        _kept.append(provider)
+    return provider
 
 
 def closed_port_url() -> str:
@@ -498,7 +516,7 @@ async def test_prompt_caching_marks_system_and_last_tool(
         model="openrouter/anthropic/claude-x",
         api_base=scripted_server.url,
     )
-    provider = _path[0](
+    provider = PATHS[_path[0]](
         choice,
         api_key="sk-or-test-0123456789",
         retry_delays=FAST,

@@ -295,3 +295,28 @@ def test_checkpoint_keeps_the_copies_it_stored(tmp_path: Path) -> None:
     session.finish_turn([call, result, {"role": "assistant", "content": "done"}])
     assert session.messages[1] is stored
     assert [m["role"] for m in session.messages] == ["user", "assistant", "tool", "assistant"]
+
+
+tool_lists = st.none() | st.lists(
+    texts.map(lambda t: {"type": "function", "function": {"name": "f", "description": t}}),
+    max_size=3,
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    messages=messages_strategy(),
+    tools=tool_lists,
+    odd=st.text(max_size=20),
+    limit=st.integers(0, 4000),
+)
+def test_surely_within_never_says_so_of_a_request_over_the_limit(
+    messages: list[Message], tools: list[dict[str, Any]] | None, odd: str, limit: int
+) -> None:
+    """What the byte bound lets through is within the limit by the real count (any text, lone
+    surrogates included); a request it declines may still fit, it only means "count"."""
+    messages = [*messages, {"role": "user", "content": odd}]
+    exact = estimate_request(messages, tools)
+    if tokens.surely_within(messages, tools, limit):
+        assert exact <= limit
+    assert tokens.surely_within(messages, tools, 8 * exact + 40)  # a short chat far below

@@ -102,6 +102,7 @@ class Recorded:
     headers: dict[str, str]
     body: dict[str, Any]
     at: float
+    peer: tuple[str, int] = ("", 0)  # the client's address and port: one per TCP connection
 
 
 class ScriptedOpenAIServer:
@@ -235,7 +236,13 @@ class ScriptedOpenAIServer:
     def _record(self, handler: BaseHTTPRequestHandler, body: dict[str, Any]) -> None:
         with self._lock:
             self.requests.append(
-                Recorded(handler.path, dict(handler.headers.items()), body, time.monotonic())
+                Recorded(
+                    handler.path,
+                    dict(handler.headers.items()),
+                    body,
+                    time.monotonic(),
+                    (str(handler.client_address[0]), int(handler.client_address[1])),
+                )
             )
 
     def _sleep(self, seconds: float) -> None:

@@ -211,3 +211,6 @@ def test_ready_and_idle_without_litellm(isolated_env: Path) -> None:
     )
     assert "litellm" not in exit_modules.strip().split(",")
     assert "openai" not in exit_modules.strip().split(",")
+    # httpx's command-line tool (click, rich: ≈6 MB) stays out; pygments comes with the chat's
+    # code highlighting, not here.
+    assert {"click", "rich"}.isdisjoint(exit_modules.strip().split(","))

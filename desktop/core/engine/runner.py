@@ -10,7 +10,8 @@
   makes the run go on with it instead of ending.
 * Before each call the request is fitted to the context budget by the ``compact`` callback
   (the Consolidator later; until then the oldest whole turns are dropped from the *request*,
-  never from the saved session).
+  never from the saved session). A request surely within the budget (its UTF-8 size bounds
+  its tokens) is sent as it is, without loading the token encoding.
 """
 
 from __future__ import annotations
@@ -32,7 +33,12 @@ from desktop.core.providers.base import (
     ToolCallRequest,
     Usage,
 )
-from desktop.core.providers.tokens import count_messages, count_tools, message_tokens
+from desktop.core.providers.tokens import (
+    count_messages,
+    count_tools,
+    message_tokens,
+    surely_within,
+)
 from desktop.core.tools.base import ToolContext, ToolResult
 from desktop.core.tools.registry import ERROR_HINT, ToolRegistry
 from desktop.core.utils.resources import aread_template
@@ -54,7 +60,8 @@ class RunResult:
         usage: Tokens summed over the run.
         stop_reason: ``answer``, ``max_iterations``, ``empty`` or ``error``.
         tools_used: Names of tools called, in order.
-        context_tokens: Prompt tokens of the last request as sent (after trimming).
+        context_tokens: Prompt tokens of the last request as sent (after trimming): the
+            server's count when it reported usage, else the cl100k estimate.
     """
 
     content: str
@@ -251,13 +258,15 @@ class AgentRunner:
     ) -> LLMResponse:
         # Deferred groups not loaded yet stay out (desktop.core.tools.groups).
         definitions = self.tools.definitions(groups) if use_tools and len(self.tools) else None
-        # Off the loop: the first count loads tiktoken's encoding from disk, and the tool
-        # schemas are a long text to encode.
-        tool_tokens = await asyncio.to_thread(count_tools, definitions)
-        request = await self.compact(messages, self.budget - tool_tokens)
-        ctx.extra["context_tokens"] = await asyncio.to_thread(
-            estimate_request, request, definitions
-        )
+        # Off the loop: a long text to measure, and the first count loads tiktoken's encoding
+        # from disk. A request that surely fits (most) is sent whole without counting.
+        estimate: int | None = None
+        if await asyncio.to_thread(surely_within, messages, definitions, self.budget):
+            request = list(messages)
+        else:
+            tool_tokens = await asyncio.to_thread(count_tools, definitions)
+            request = await self.compact(messages, self.budget - tool_tokens)
+            estimate = await asyncio.to_thread(estimate_request, request, definitions)
         if self.hook.wants_streaming():
 
             async def forward(delta: StreamDelta) -> None:
@@ -268,6 +277,13 @@ class AgentRunner:
             )
         else:
             response = await self.provider.chat(request, definitions, max_tokens=self.max_tokens)
+        # The size of the request as sent: the server's count when it gave one, else ours.
+        if response.usage.prompt_tokens > 0:
+            ctx.extra["context_tokens"] = response.usage.prompt_tokens
+        else:
+            if estimate is None:
+                estimate = await asyncio.to_thread(estimate_request, request, definitions)
+            ctx.extra["context_tokens"] = estimate
         await self.hook.on_stream_end(ctx, response)
         return response
 

@@ -26,7 +26,13 @@ from desktop.core.engine.runner import budget_for
 from desktop.core.memory.store import MemoryStore
 from desktop.core.providers.base import LLMError, LLMProvider
 from desktop.core.providers.switchable import usage_scope
-from desktop.core.providers.tokens import count_messages, count_text, count_tools, message_tokens
+from desktop.core.providers.tokens import (
+    count_messages,
+    count_text,
+    count_tools,
+    message_tokens,
+    surely_within,
+)
 from desktop.core.session.compaction import (
     archivable,
     commit_checkpoint,
@@ -235,6 +241,12 @@ class Consolidator:
         messages, tools = self.build_request(session)
         return count_messages(messages) + count_tools(tools)
 
+    def surely_fits(self, session: Session) -> bool:
+        """Whether the next request is surely within budget, known without counting tokens
+        (:func:`~desktop.core.providers.tokens.surely_within`; blocking; use a thread)."""
+        messages, tools = self.build_request(session)
+        return surely_within(messages, tools, self.budget)
+
     async def maybe_consolidate(self, session: Session) -> bool:
         """Archive old turns while the next request is over budget.
 
@@ -242,6 +254,8 @@ class Consolidator:
             Whether anything was archived.
         """
         async with self.lock_for(session.key):
+            if await asyncio.to_thread(self.surely_fits, session):
+                return False
             tokens = await asyncio.to_thread(self.estimate, session)
             if tokens <= self.budget:
                 return False

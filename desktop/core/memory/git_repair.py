@@ -9,9 +9,17 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pygit2
-from pygit2.enums import ObjectType
+from desktop.core.utils.lazy import LazyModule
+
+if TYPE_CHECKING:
+    import pygit2
+    from pygit2 import enums
+else:  # loaded on first use (see git_store)
+    pygit2 = LazyModule("pygit2")
+    enums = LazyModule("pygit2.enums")
+
 
 from desktop.core.memory.git_types import GitStoreError, RepositoryBusy
 from desktop.core.utils.atomic import aside_name, atomic_write_bytes, atomic_write_text
@@ -150,9 +158,9 @@ def check_health(repo: pygit2.Repository) -> None:
 
 def _read_tree(repo: pygit2.Repository, tree: pygit2.Tree) -> None:
     for entry in tree:
-        if entry.type == ObjectType.TREE:
+        if entry.type == enums.ObjectType.TREE:
             _read_tree(repo, repo[entry.id].peel(pygit2.Tree))
-        elif entry.type == ObjectType.BLOB:
+        elif entry.type == enums.ObjectType.BLOB:
             repo[entry.id].read_raw()
 
 

@@ -14,9 +14,17 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import pygit2
-from pygit2.enums import DeltaStatus, SortMode
+from desktop.core.utils.lazy import LazyModule
+
+if TYPE_CHECKING:
+    import pygit2
+    from pygit2 import enums
+else:  # loaded on first use (see git_store)
+    pygit2 = LazyModule("pygit2")
+    enums = LazyModule("pygit2.enums")
+
 
 from desktop.core.memory.git_types import RevertConflict, RevertRefused
 from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
@@ -131,7 +139,7 @@ def _changes(
     changes = []
     diff = repo.diff(old, new)  # type: ignore[call-overload]  # pygit2's stub omits Tree, which diff() takes
     for delta in diff.deltas:
-        if delta.status == DeltaStatus.DELETED:
+        if delta.status == enums.DeltaStatus.DELETED:
             changes.append((delta.old_file.path, None))
         else:
             changes.append((delta.new_file.path, delta.new_file.id))
@@ -143,7 +151,7 @@ def later_commits_touching(
 ) -> list[pygit2.Commit]:
     """Commits after ``target`` (newest first) that changed ``path``."""
     found = []
-    for commit in repo.walk(head.id, SortMode.TOPOLOGICAL | SortMode.TIME):
+    for commit in repo.walk(head.id, enums.SortMode.TOPOLOGICAL | enums.SortMode.TIME):
         if commit.id == target.id or not commit.parents:
             break
         if entry_id(commit.tree, path) != entry_id(commit.parents[0].tree, path):

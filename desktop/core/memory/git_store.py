@@ -31,10 +31,16 @@ import threading
 from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-import pygit2
-from pygit2.enums import DeltaStatus, FileMode, RepositoryOpenFlag, SortMode
+from desktop.core.utils.lazy import LazyModule
+
+if TYPE_CHECKING:
+    import pygit2
+    from pygit2 import enums
+else:  # ≈11 MB, needed only when the history is read or written (not at every start)
+    pygit2 = LazyModule("pygit2")
+    enums = LazyModule("pygit2.enums")
 
 from desktop.core.memory.git_repair import (
     check_health,
@@ -77,10 +83,6 @@ APP_OWNED = ("memory/.dream_cursor",)
 INIT_MESSAGE = "init: memory repository"
 _NANOBOT_EMAIL = "nanobot@dream"  # what nanobot itself signs with
 _HEX = re.compile(r"[0-9a-fA-F]{4,40}")
-_STATUS: dict[DeltaStatus, Literal["added", "modified", "deleted"]] = {
-    DeltaStatus.ADDED: "added",
-    DeltaStatus.DELETED: "deleted",
-}
 
 _LOCKS: dict[str, threading.RLock] = {}
 _LOCKS_GUARD = threading.Lock()
@@ -121,9 +123,11 @@ def _diff_to_parent(repo: pygit2.Repository, commit: pygit2.Commit) -> pygit2.Di
 def _file_diff(patch: pygit2.Patch) -> FileDiff:
     _, additions, deletions = patch.line_stats
     delta = patch.delta
-    deleted = delta.status == DeltaStatus.DELETED
+    deleted = delta.status == enums.DeltaStatus.DELETED
     path = delta.old_file.path if deleted else delta.new_file.path
-    status = _STATUS.get(delta.status, "modified")
+    status: Literal["added", "modified", "deleted"] = (
+        "added" if delta.status == enums.DeltaStatus.ADDED else "deleted" if deleted else "modified"
+    )
     return FileDiff(path, status, patch.text or "", additions, deletions)
 
 
@@ -295,7 +299,9 @@ class GitStore:
             if repo.head_is_unborn:
                 return []
             found: list[CommitInfo] = []
-            for commit in repo.walk(repo.head.target, SortMode.TOPOLOGICAL | SortMode.TIME):
+            for commit in repo.walk(
+                repo.head.target, enums.SortMode.TOPOLOGICAL | enums.SortMode.TIME
+            ):
                 if limit is not None and len(found) >= limit:
                     break
                 if prefix is None or commit.message.startswith(prefix):
@@ -359,7 +365,7 @@ class GitStore:
                 raise GitStoreError(off)
             return self._create()
         try:
-            repo = pygit2.Repository(str(self.workspace), RepositoryOpenFlag.NO_SEARCH)
+            repo = pygit2.Repository(str(self.workspace), enums.RepositoryOpenFlag.NO_SEARCH)
             check_health(repo)
         except (pygit2.GitError, KeyError, ValueError, OSError) as exc:
             if is_not_damage(exc):
@@ -473,7 +479,7 @@ class GitStore:
             except ownfiles.Refused:
                 continue  # not a regular file: HEAD's version stays
             if data is not None:
-                index.add(pygit2.IndexEntry(path, repo.create_blob(data), FileMode.BLOB))
+                index.add(pygit2.IndexEntry(path, repo.create_blob(data), enums.FileMode.BLOB))
             elif path in index:
                 index.remove(path)
         tree_id = index.write_tree(repo)

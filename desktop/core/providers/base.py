@@ -186,6 +186,20 @@ class LLMProvider(ABC):
     def model(self) -> str:
         """The default model of this provider instance."""
 
+    def keep_connections(self) -> None:
+        """Let later calls share one HTTP client (connection reuse) until :meth:`aclose`.
+
+        Called by the provider's owner, which promises to call :meth:`aclose` when done (the
+        runtime's :class:`~desktop.core.providers.switchable.SwitchableProvider` does).
+        Without it each call opens and closes its own connections. The default does nothing
+        (backends whose connections are not theirs to keep).
+        """
+        return None
+
+    async def aclose(self) -> None:
+        """Close the connections :meth:`keep_connections` kept (the default has none)."""
+        return None
+
     def price(self, model: str, prompt_tokens: int, completion_tokens: int) -> float | None:
         """The price in dollars of so many tokens of ``model`` (``None``: unknown).
 

@@ -11,8 +11,12 @@ watchdog, streaming with reasoning and streamed tool calls, usage and the call m
 classification and redaction. Prices and context windows come from LiteLLM's model table read
 as a data file (:mod:`model_table`).
 
-Each call opens its own HTTP client and closes it when the answer has been read (or the call
-is cancelled), so no connection outlives the call.
+Connections: once the provider's owner has called :meth:`OpenAIProvider.keep_connections`
+(the runtime's switchable provider does, and closes it with :meth:`OpenAIProvider.aclose` when
+the runtime stops), the calls made on one event loop share one HTTP client, so a turn's model
+calls and the next turn's reuse the open connection (no new TCP and TLS handshake). Otherwise,
+and for a call on another event loop, each call opens its own client and closes it when the
+answer has been read (or the call is cancelled), so no connection outlives the call.
 """
 
 from __future__ import annotations
@@ -111,9 +115,10 @@ def _flatten_text(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 class _CallStream:
-    """A streamed answer and the HTTP client it came through; closing it closes both."""
+    """A streamed answer and the HTTP client it came through; closing it closes the answer
+    (its connection goes back to the client's pool) and a client of this call alone."""
 
-    def __init__(self, stream: Any, client: Any) -> None:
+    def __init__(self, stream: Any, client: Any | None) -> None:
         self._stream = stream
         self._client = client
 
@@ -124,7 +129,8 @@ class _CallStream:
         try:
             await self._stream.close()
         finally:
-            await self._client.close()
+            if self._client is not None:
+                await self._client.close()
 
 
 class OpenAIProvider(LiteLLMProvider):
@@ -139,8 +145,24 @@ class OpenAIProvider(LiteLLMProvider):
     stop_when_complete = False
     _log = log
 
+    _keep = False
+    _kept: tuple[asyncio.AbstractEventLoop, Any] | None = None  # the loop and its client
+
     def __repr__(self) -> str:
         return f"OpenAIProvider(provider={self.choice.spec.name!r}, model={self.choice.model!r})"
+
+    def keep_connections(self) -> None:
+        """Share one HTTP client between the calls on one event loop (see the module
+        docstring) until :meth:`aclose`."""
+        self._keep = True
+
+    async def aclose(self) -> None:
+        """Close the shared client; later calls open their own again. A client made on
+        another event loop (closed with it) is only forgotten."""
+        self._keep = False
+        kept, self._kept = self._kept, None
+        if kept is not None and kept[0] is asyncio.get_running_loop():
+            await asyncio.shield(kept[1].close())
 
     @property
     def _prefix(self) -> str:
@@ -180,17 +202,28 @@ class OpenAIProvider(LiteLLMProvider):
     async def _backend(self) -> Any:
         return await aimport_openai()
 
-    def _client(self, sdk: Any, settings: dict[str, Any]) -> Any:
-        """A client for one call (the TLS context is shared, so making one is cheap)."""
+    def _new_client(self, sdk: Any, api_key: str) -> Any:
+        """A client (the TLS context is shared, so making one is cheap)."""
         return sdk.AsyncOpenAI(
-            api_key=settings.get("api_key") or "no-key",
+            api_key=api_key,
             base_url=self.choice.api_base or _ROUTES[self._prefix],
             max_retries=0,
-            timeout=settings.get("timeout") or self.request_timeout,
+            timeout=self.request_timeout,
             http_client=sdk.DefaultAsyncHttpxClient(
                 verify=_ssl_context if _ssl_context is not None else True
             ),
         )
+
+    def _client(self, sdk: Any, settings: dict[str, Any]) -> tuple[Any, bool]:
+        """The client for a call and whether it is the call's own (to close after it)."""
+        api_key = settings.get("api_key") or "no-key"
+        loop = asyncio.get_running_loop()
+        if self._keep and api_key == (self._api_key or "no-key"):
+            if self._kept is None or self._kept[1].is_closed():
+                self._kept = (loop, self._new_client(sdk, api_key))
+            if self._kept[0] is loop:
+                return self._kept[1], False
+        return self._new_client(sdk, api_key), True
 
     async def _request(self, backend: Any, kwargs: dict[str, Any]) -> Any:
         """``POST /chat/completions`` through the client's own request machinery (auth, SSE,
@@ -206,24 +239,29 @@ class OpenAIProvider(LiteLLMProvider):
         body.update(body.pop("extra_body", None) or {})
         headers = body.pop("extra_headers", None)
         stream = bool(body.get("stream"))
-        client = self._client(backend, settings)
+        client, own = self._client(backend, settings)
+        options: dict[str, Any] = {"timeout": settings.get("timeout") or self.request_timeout}
+        if headers:
+            options["headers"] = dict(headers)
         try:
             answer = await client.post(
                 "/chat/completions",
                 body=body,
                 cast_to=ChatCompletion,
-                options={"headers": dict(headers)} if headers else {},
+                options=options,
                 stream=stream,
                 stream_cls=backend.AsyncStream[ChatCompletionChunk],
             )
         except BaseException as exc:
-            await asyncio.shield(client.close())
+            if own:
+                await asyncio.shield(client.close())
             if isinstance(exc, Exception) and not isinstance(exc, LLMError):
                 raise _named(exc) from None
             raise
         if stream:
-            return _CallStream(answer, client)
-        await asyncio.shield(client.close())
+            return _CallStream(answer, client if own else None)
+        if own:
+            await asyncio.shield(client.close())
         return answer
 
     def _answer_complete(self, stream: Any, fold: _StreamFold) -> bool:

@@ -191,6 +191,8 @@ class SwitchableProvider(LLMProvider):
 
     def __init__(self, provider: LLMProvider, *, fallbacks: FallbackChain | None = None) -> None:
         self._current = provider
+        self._owned: list[LLMProvider] = []  # providers keeping connections: closed by aclose
+        self._own(provider)
         self.fallbacks = fallbacks
         self._listeners: list[UsageListener] = []
         self._call_listeners: list[CallListener] = []
@@ -222,8 +224,27 @@ class SwitchableProvider(LLMProvider):
         if isinstance(provider, SwitchableProvider):
             raise TypeError("cannot switch to another SwitchableProvider")
         previous, self._current = self._current, provider
+        self._own(provider)
         log.info("model switched: %s → %s", previous.model, provider.model)
         return previous
+
+    def _own(self, provider: LLMProvider) -> None:
+        """Have ``provider`` keep its connections, which :meth:`aclose` closes (an object that
+        only looks like a provider, without those methods, keeps nothing)."""
+        keep = getattr(provider, "keep_connections", None)
+        if keep is not None and all(owned is not provider for owned in self._owned):
+            keep()
+            self._owned.append(provider)
+
+    async def aclose(self) -> None:
+        """Close the connections of every provider this one has sent calls to (the current
+        one and those switched away from: their running calls may have used them)."""
+        owned, self._owned = self._owned, []
+        for provider in owned:
+            try:
+                await provider.aclose()
+            except Exception:
+                log.exception("closing %r failed", provider)
 
     @contextlib.contextmanager
     def pinned(self, resolve: PinResolver) -> Iterator[None]:

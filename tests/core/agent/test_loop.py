@@ -215,3 +215,24 @@ async def test_reused_call_ids_get_ids_unique_in_the_whole_chat(
         c["id"] for m in last_request if m["role"] == "assistant" for c in m.get("tool_calls") or []
     ]
     assert sorted(sent) == sorted(ids)
+
+
+async def test_the_context_figure_is_the_servers_count_and_needs_no_encoding(
+    make_loop: MakeLoop, scripted_server: ScriptedOpenAIServer
+) -> None:
+    """A turn far below its budget is sent whole without loading tiktoken's encoding (≈45 MB):
+    the context size shown for it is the prompt tokens the server reported; a server that
+    reports no usage gets our estimate."""
+    from desktop.core.providers import tokens
+
+    tokens._encoding.cache_clear()
+    scripted_server.push(Reply("First.", usage=(1234, 5)))
+    loop = make_loop()
+    assert await loop.process_direct("hi") == "First."
+    assert loop._stats["cli:direct"].last_context_tokens == 1234
+    assert tokens._encoding.cache_info().currsize == 0  # never loaded
+
+    scripted_server.push(Reply("Second.", usage=(0, 0)))
+    assert await loop.process_direct("again") == "Second."
+    estimate = loop._stats["cli:direct"].last_context_tokens
+    assert 0 < estimate < 1234

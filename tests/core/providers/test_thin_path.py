@@ -70,6 +70,8 @@ print(json.dumps({
     "litellm": sorted(m for m in sys.modules if m.split(".")[0] == "litellm"),
     "openai": "openai" in sys.modules,
     "resources": "openai.resources" in sys.modules,
+    "encoding": "tiktoken_ext.openai_public" in sys.modules,
+    "unneeded": sorted(m for m in ("pygit2", "rich", "click", "pygments") if m in sys.modules),
     "window": litellm_window("openai/gpt-4o"),
 }))
 """
@@ -77,7 +79,8 @@ print(json.dumps({
 
 def test_an_agent_turn_on_an_openai_route_never_imports_litellm(tmp_path: Path) -> None:
     """A whole ``agent -m`` turn on the custom provider answers, is priced from LiteLLM's
-    table and asks for a context window, and LiteLLM is not in ``sys.modules`` at the end."""
+    table and asks for a context window, and LiteLLM is not in ``sys.modules`` at the end
+    (nor tiktoken's encoding, pygit2 or httpx's command-line tool, on a later start)."""
     config_dir = tmp_path / ".nanobot"
     config_dir.mkdir()
     config = {
@@ -95,23 +98,28 @@ def test_an_agent_turn_on_an_openai_route_never_imports_litellm(tmp_path: Path) 
     ) as server:
         config["providers"]["custom"]["apiBase"] = server.url
         (config_dir / "config.json").write_text(json.dumps(config), encoding="utf-8")
-        result = subprocess.run(
-            [sys.executable, "-c", CHILD],
-            check=False,
-            capture_output=True,
-            text=True,
-            cwd=REPO,
-            env=cli_env(tmp_path),
-            timeout=300,
-        )
-        assert result.returncode == 0, result.stderr
-        assert len(server.chat_requests()) >= 1
+        for _start in ("first", "later"):  # the first start makes the workspace and its repo
+            result = subprocess.run(
+                [sys.executable, "-c", CHILD],
+                check=False,
+                capture_output=True,
+                text=True,
+                cwd=REPO,
+                env=cli_env(tmp_path),
+                timeout=300,
+            )
+            assert result.returncode == 0, result.stderr
+        assert len(server.chat_requests()) >= 2
     assert "hello from the thin path" in result.stdout
     data = json.loads(result.stdout.strip().splitlines()[-1])
     assert data["code"] == 0
     assert data["litellm"] == [], data["litellm"]
     assert data["openai"] is True
     assert data["resources"] is False  # the SDK's resource modules: ≈14 MB not needed
+    assert data["encoding"] is False  # a short chat is not counted: tiktoken's ≈45 MB stay out
+    # Nor the memory history's pygit2 (≈11 MB: no commit on a later start), nor httpx's
+    # command-line tool (≈6 MB).
+    assert data["unneeded"] == [], data["unneeded"]
     assert data["window"] == 128000  # LiteLLM's table, read as a file
     ledgers = list(config_dir.glob("usage/*/ledger-*.jsonl"))
     assert ledgers, list(config_dir.rglob("*"))
