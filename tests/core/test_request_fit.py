@@ -303,7 +303,7 @@ tool_lists = st.none() | st.lists(
 )
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     messages=messages_strategy(),
     tools=tool_lists,
