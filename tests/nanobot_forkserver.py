@@ -21,8 +21,9 @@ would (``SystemExit`` codes, a traceback and exit code 1 for an exception, non-d
 joined, ``atexit`` handlers, streams flushed) but for the teardown of every module
 (:func:`_end`).
 
-The server ends (killing children still running) when its standard input reaches end of
-file: when the test process that started it closes the pipe or dies.
+The server detaches itself from the test process at its start (a second fork), ends (killing
+children still running) when its standard input reaches end of file (the test process closed
+the pipe or died), and its end closes its standard output (the test process waits for that).
 """
 
 from __future__ import annotations
@@ -129,7 +130,7 @@ def serve(path: str) -> Job:
     selector.register(listener, selectors.EVENT_READ, "accept")
     selector.register(wake_r, selectors.EVENT_READ, "child")
     selector.register(sys.stdin.fileno(), selectors.EVENT_READ, "stdin")
-    print("ready", flush=True)
+    print(f"ready {os.getpid()}", flush=True)
     while True:
         for key, _ in selector.select():
             if key.data == "stdin":
@@ -230,7 +231,11 @@ def main() -> None:
     """Serve; in a forked child, run its job and end as a fresh interpreter would."""
     # As for the installed script: the venv's bin folder first on the path, not tests/.
     sys.path[0] = os.path.dirname(sys.executable)
-    sys.stdout.flush()
+    # Detached from the test process (which reaps this first process at once): were the test
+    # process to reap the server itself, it would count the CPU of every child again, the
+    # server having reaped them (the cost table has each child's from ``wait4`` already).
+    if os.fork() != 0:
+        os._exit(0)
     job = serve(sys.argv[1])
     interrupted = False
     try:

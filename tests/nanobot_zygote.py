@@ -64,6 +64,7 @@ class _Server:
         os.mkdir(home)
         self.startup = {name: env.get(name) for name in _STARTUP}
         self.python = python
+        self.pid = 0
         self.process = subprocess.Popen(
             [str(python), str(SERVER), self.socket],
             stdin=subprocess.PIPE,
@@ -75,21 +76,24 @@ class _Server:
         )
         assert self.process.stdout is not None
         line = self.process.stdout.readline()
-        if line.strip() != "ready":
+        self.process.wait(timeout=30)  # the first process; the server runs on, detached
+        ready, _, pid = line.partition(" ")
+        if ready != "ready":
             self.stop()
             raise RuntimeError(f"the nanobot forkserver did not start: {line!r}")
+        self.pid = int(pid)
 
     def stop(self) -> None:
         """End the server (its standard input closed: it kills children still running)."""
         if self.process.stdin is not None:
             self.process.stdin.close()
-        try:
-            self.process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        if self.process.stdout is not None:
-            self.process.stdout.close()
+        stdout = self.process.stdout
+        if stdout is not None:  # closed when the server has ended (children killed, reaped)
+            if not select.select([stdout], [], [], 30)[0] and self.pid:
+                os.kill(self.pid, 9)
+            stdout.read()
+            stdout.close()
+        self.process.wait(timeout=30)
         for name in ("socket", "home"):
             path = os.path.join(self.folder, name)
             if os.path.isdir(path):
