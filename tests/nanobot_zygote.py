@@ -12,8 +12,9 @@ it), files, exit code and output.
 
 What it does not prove: anything about the start of nanobot's interpreter (the script's
 shebang, import-time behaviour). The server was started with the environment of the first
-command but ``HOME``; a command whose interpreter start-up variables (``PYTHON*``) differ is
-refused (use a subprocess for it).
+command but ``HOME``; a command whose variables read at the start (``PYTHON*``, and those the
+preloaded modules read at import: terminal size and colours) differ is refused (use a
+subprocess for it).
 
 ``NANOBOT_TEST_NANOBOT_FORK=0`` turns the server off: the interop tier then starts every
 command as a subprocess of the script, as before (``forking()``).
@@ -43,10 +44,18 @@ from typing import IO
 SWITCH = "NANOBOT_TEST_NANOBOT_FORK"
 SERVER = Path(__file__).resolve().parent / "nanobot_forkserver.py"
 _HEADER = struct.Struct("!I")
-#: Read by the interpreter at its start: a child cannot take them from its request.
-_STARTUP = ("PYTHONPATH", "PYTHONUNBUFFERED", "PYTHONIOENCODING", "PYTHONDONTWRITEBYTECODE",
-            "PYTHONHASHSEED", "PYTHONSAFEPATH", "PYTHONWARNINGS", "PYTHONOPTIMIZE",
-            "PYTHONNOUSERSITE", "PYTHONUTF8", "PYTHONDEVMODE", "PYTHONHOME")  # fmt: skip
+#: Read once, when the server started: by the interpreter (``PYTHON*``), or at import by the
+#: modules it preloads (rich's consoles: size and colours; typer's help width; loguru's
+#: defaults). A child cannot take them from its request, so they must equal the server's.
+_FIXED = ("COLUMNS", "LINES", "NO_COLOR", "FORCE_COLOR", "TERM", "COLORTERM", "TTY_COMPATIBLE",
+          "TTY_INTERACTIVE", "JUPYTER_COLUMNS", "JUPYTER_LINES", "TERMINAL_WIDTH",
+          "_TYPER_FORCE_DISABLE_TERMINAL", "TYPER_USE_RICH")  # fmt: skip
+_FIXED_PREFIXES = ("PYTHON", "LOGURU_")
+
+
+def _fixed(env: Mapping[str, str]) -> dict[str, str]:
+    """The variables of ``env`` a forked child cannot change (see :data:`_FIXED`)."""
+    return {k: v for k, v in env.items() if k in _FIXED or k.startswith(_FIXED_PREFIXES)}
 
 
 def forking() -> bool:
@@ -62,7 +71,7 @@ class _Server:
         self.socket = os.path.join(self.folder, "socket")
         home = os.path.join(self.folder, "home")
         os.mkdir(home)
-        self.startup = {name: env.get(name) for name in _STARTUP}
+        self.fixed = _fixed(env)
         self.python = python
         self.pid = 0
         self.process = subprocess.Popen(
@@ -115,9 +124,10 @@ def _server(python: Path, env: Mapping[str, str]) -> _Server:
         server = _SERVERS[0]
     if server.python != python:
         raise ValueError(f"the nanobot forkserver runs {server.python}, not {python}")
-    differ = [n for n in _STARTUP if env.get(n) != server.startup[n]]
+    fixed = _fixed(env)
+    differ = sorted(n for n in {*fixed, *server.fixed} if fixed.get(n) != server.fixed.get(n))
     if differ:
-        raise ValueError(f"interpreter start-up variables differ from the server's: {differ}")
+        raise ValueError(f"variables read at the server's start differ from its: {differ}")
     return server
 
 

@@ -136,10 +136,13 @@ def test_stopping_the_server_ends_its_running_children(nanobot_bin: Path, tmp_pa
 
 
 def test_a_different_interpreter_start_up_is_refused(nanobot_bin: Path, tmp_path: Path) -> None:
-    """A command whose ``PYTHON*`` start-up variables differ from the server's cannot be
-    forked from it (the child would not have them): a clear error, not a quiet difference."""
+    """A command whose ``PYTHON*`` start-up variables, or variables nanobot's modules read at
+    import, differ from the server's cannot be forked from it (the child would not have them):
+    a clear error, not a quiet difference."""
     python = nanobot_bin.parent / "python"
     env = cli_env(tmp_path)
     assert nanobot_zygote.run(python, [], env=env, code="pass").returncode == 0
     with pytest.raises(ValueError, match="PYTHONUNBUFFERED"):
         nanobot_zygote.run(python, [], env={**env, "PYTHONUNBUFFERED": ""}, code="pass")
+    with pytest.raises(ValueError, match="COLUMNS"):  # rich's consoles read it at import
+        nanobot_zygote.run(python, ["status"], env={**env, "COLUMNS": "200"})
