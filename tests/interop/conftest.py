@@ -3,6 +3,14 @@
 ``scripts/setup.sh --test`` installs the pinned ``nanobot-ai`` into its own venv
 (``.cache/nanobot-venv``, never the app's). Without it these tests skip, unless
 ``NANOBOT_TEST_REQUIRE_NANOBOT=1`` (set by ``scripts/test.sh``) makes that a failure.
+
+The commands of both programs run as processes of their own, but not as fresh interpreters:
+``nanobot …`` is forked from a server in nanobot's venv with its CLI imported
+(``tests/nanobot_zygote.py``), ``nanobot-desktop …`` from our zygote (``tests/cli_runner``).
+Each is a real process with the test's argv, environment (``HOME``), working directory and
+standard streams; what neither proves is the start of an interpreter, which no test of this
+tier is about. ``NANOBOT_TEST_NANOBOT_FORK=0`` runs every command as a fresh subprocess of the
+installed scripts, as before (the two ways give the same results).
 """
 
 from __future__ import annotations
@@ -17,8 +25,11 @@ from typing import Any
 
 import pytest
 
+from tests import nanobot_zygote
+from tests.cli_runner import fork_cli, start_cli
 from tests.conftest import CLI, REPO, cli_env, write_config
 from tests.fakes.openai_server import ScriptedOpenAIServer
+from tests.zygote import Forked
 
 #: The nanobot-ai release these tests pin (README: "Supported nanobot-ai versions").
 NANOBOT_VERSION = "0.3.5"
@@ -43,8 +54,12 @@ def nanobot_executable() -> Path | None:
 
 
 @pytest.fixture(scope="session")
-def nanobot_bin() -> Path:
-    """The real nanobot CLI (pinned version); skip, or fail when the tier is required."""
+def nanobot_bin() -> Iterator[Path]:
+    """The real nanobot CLI (pinned version); skip, or fail when the tier is required.
+
+    Its forkserver (started by the first command that needs it) is stopped at the session's
+    end.
+    """
     found = nanobot_executable()
     if found is None:
         why = (
@@ -54,7 +69,14 @@ def nanobot_bin() -> Path:
         if os.environ.get("NANOBOT_TEST_REQUIRE_NANOBOT") == "1":
             pytest.fail(why)
         pytest.skip(why)
-    return found
+    try:
+        yield found
+    finally:
+        nanobot_zygote.stop()
+
+
+#: What :meth:`Shared.start` returns: a running command used as ``subprocess.Popen``.
+Running = subprocess.Popen[str] | nanobot_zygote.NanobotProcess | Forked
 
 
 @dataclass
@@ -80,10 +102,19 @@ class Shared:
         """The environment both programs run with (HOME isolated, no provider keys)."""
         return cli_env(self.home)
 
+    @property
+    def python(self) -> Path:
+        """nanobot's venv Python."""
+        return self.nanobot.parent / "python"
+
     def run(
         self, program: str, *args: str, timeout: float = 180
     ) -> subprocess.CompletedProcess[str]:
         """Run ``nanobot`` or ``nanobot-desktop`` with ``args`` and return the result."""
+        if nanobot_zygote.forking():
+            if program == "nanobot":
+                return nanobot_zygote.run(self.python, args, env=self.env, timeout=timeout)
+            return fork_cli(args, self.env, timeout=timeout)
         exe = str(self.nanobot) if program == "nanobot" else CLI
         return subprocess.run(
             [exe, *args],
@@ -93,6 +124,25 @@ class Shared:
             timeout=timeout,
             env=self.env,
         )
+
+    def start(self, program: str, *args: str) -> Running:
+        """Start a long-running ``nanobot`` or ``nanobot-desktop`` command (``gateway``,
+        ``serve``), its output and error as text pipes; used as ``subprocess.Popen``."""
+        if nanobot_zygote.forking():
+            if program == "nanobot":
+                return nanobot_zygote.start(self.python, args, env=self.env)
+            return start_cli(args, self.env)
+        exe = str(self.nanobot) if program == "nanobot" else CLI
+        return subprocess.Popen(
+            [exe, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=self.env
+        )
+
+    def nanobot_python(
+        self, code: str, *args: str, env: dict[str, str] | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        """``python -c CODE ARGS`` in nanobot's venv (its own library), with the shared
+        environment (or ``env``)."""
+        return nanobot_python(self.python, code, *args, env=env or self.env)
 
     def ok(self, program: str, *args: str) -> str:
         """Run and assert success; return stdout."""
@@ -131,6 +181,22 @@ def shared(
         },
     )
     yield Shared(isolated_env, config, workspace, scripted_server, nanobot_bin)
+
+
+def nanobot_python(
+    python: Path, code: str, *args: str, env: dict[str, str]
+) -> subprocess.CompletedProcess[str]:
+    """``python -c CODE ARGS`` in nanobot's venv: forked from its server, or a subprocess."""
+    if nanobot_zygote.forking():
+        return nanobot_zygote.run(python, args, env=env, code=code, timeout=120)
+    return subprocess.run(
+        [str(python), "-c", code, *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+        env=env,
+    )
 
 
 def texts(messages: list[dict[str, Any]], role: str) -> list[str]:

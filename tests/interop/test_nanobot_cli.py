@@ -18,7 +18,6 @@ from typing import Any
 from desktop.core.memory.store import MemoryStore
 from desktop.core.session.location import storage_name
 from desktop.core.utils.resources import data_path
-from tests.conftest import CLI
 from tests.fakes.openai_server import Reply
 from tests.interop.conftest import Shared, dump, jsonl, texts
 
@@ -178,13 +177,7 @@ def test_cron_job_queued_by_nanobot_is_listed_and_fires_in_ours(shared: Shared) 
         return None
 
     shared.server.route = route
-    gateway = subprocess.Popen(
-        [CLI, "gateway"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=shared.env,
-    )
+    gateway = shared.start("nanobot-desktop", "gateway")
     try:
         deadline = time.monotonic() + 90
         while not any("interop ping 5521" in t for t in _user_texts_seen(shared)):
@@ -287,10 +280,7 @@ def test_our_onboarded_config_runs_nanobot_and_back(shared: Shared) -> None:
 
 def _nanobot_python(shared: Shared, code: str) -> str:
     """Run ``code`` with nanobot's own library (its venv's Python); return stdout."""
-    result = subprocess.run(
-        [str(shared.nanobot.parent / "python"), "-c", code],
-        capture_output=True, text=True, check=False, timeout=120, env=shared.env,
-    )  # fmt: skip
+    result = shared.nanobot_python(code)
     assert result.returncode == 0, result.stderr
     return result.stdout
 

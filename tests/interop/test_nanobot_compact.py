@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +20,7 @@ from desktop.core.session.manager import SessionManager
 from desktop.core.session.unified import UNIFIED_SESSION_KEY
 from tests.core.agent.conftest import make_provider
 from tests.fakes.openai_server import Reply
-from tests.interop.conftest import NANOBOT_VENV, Shared, texts
+from tests.interop.conftest import Shared, texts
 
 KEY = "cli:porto"
 
@@ -106,15 +105,8 @@ async def test_nanobot_opens_our_unified_session(shared: Shared) -> None:
         "print(json.dumps({'key': s.key, 'contents': [m['content'] for m in s.messages],"
         " 'last': s.metadata.get('last_channel')}))\n"
     )
-    found = await asyncio.to_thread(
-        subprocess.run,
-        [str(NANOBOT_VENV / "bin" / "python"), "-c", script, str(shared.workspace)],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=120,
-        env=shared.env,
-    )
+    found = await asyncio.to_thread(shared.nanobot_python, script, str(shared.workspace))
+    assert found.returncode == 0, found.stderr
     seen = json.loads(found.stdout.strip().splitlines()[-1])
     assert seen == {
         "key": UNIFIED_SESSION_KEY,

@@ -7,6 +7,7 @@ wait for nanobot's "Dream completed … (commit …)" line, then end the session
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import selectors
@@ -16,13 +17,17 @@ from typing import Any
 
 from desktop.core.memory.git_store import GitStore
 from desktop.core.memory.store import MemoryStore
+from tests import nanobot_zygote
 from tests.fakes.openai_server import Reply
 from tests.interop.conftest import Shared
+from tests.nanobot_zygote import NanobotProcess
 
 
-def _read_until(process: subprocess.Popen[bytes], marker: bytes, timeout: float) -> bytes:
+def _read_until(
+    process: subprocess.Popen[bytes] | NanobotProcess, marker: bytes, timeout: float
+) -> bytes:
     """Everything the process wrote until ``marker`` appeared (or the timeout ran out)."""
-    assert process.stdout is not None
+    assert isinstance(process.stdout, io.BufferedReader), process.stdout
     seen = b""
     os.set_blocking(process.stdout.fileno(), False)
     with selectors.DefaultSelector() as selector:
@@ -62,15 +67,23 @@ def test_nanobots_dream_commit_shows_in_our_memory_history(shared: Shared) -> No
         Reply(tool_calls=[("edit_file", json.dumps(edit))]),
         Reply("Memory updated."),
     )
-    with subprocess.Popen(
-        [str(shared.nanobot), "agent", "--classic", "--no-markdown"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        env=shared.env,
-    ) as process:  # closes the pipes however the test ends
+    args = ["agent", "--classic", "--no-markdown"]
+    process: subprocess.Popen[bytes] | NanobotProcess
+    if nanobot_zygote.forking():
+        process = nanobot_zygote.start(
+            shared.python, args, env=shared.env, stdin=True, merge_stderr=True, text=False
+        )
+    else:
+        process = subprocess.Popen(
+            [str(shared.nanobot), *args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            env=shared.env,
+        )
+    with process:  # closes the pipes however the test ends
         try:
-            assert process.stdin is not None
+            assert isinstance(process.stdin, io.BufferedWriter), process.stdin
             process.stdin.write(b"/dream\n")
             process.stdin.flush()
             out = _read_until(process, b"(commit ", timeout=120)

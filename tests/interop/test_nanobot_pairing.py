@@ -6,7 +6,6 @@ approved by ``nanobot-desktop channels pair approve``."""
 from __future__ import annotations
 
 import json
-import subprocess
 
 from desktop.core.channels.pairing import PairingStore
 from tests.interop.conftest import Shared
@@ -14,14 +13,7 @@ from tests.interop.conftest import Shared
 
 def _nanobot_python(shared: Shared, code: str) -> str:
     """Run ``code`` in 0.3.5's interpreter with the shared HOME; its stdout."""
-    done = subprocess.run(
-        [str(shared.nanobot.parent / "python"), "-c", code],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-        env=shared.env,
-    )
+    done = shared.nanobot_python(code)
     assert done.returncode == 0, done.stderr
     return done.stdout.strip()
 

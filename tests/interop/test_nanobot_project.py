@@ -8,12 +8,12 @@ real nanobot reads our chat's project with its own code, and ours reads one nano
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from pathlib import Path
 
 from desktop.core.session.manager import SessionManager
 from desktop.core.session.project import ChatProject, read_project, set_project
+from tests.conftest import cli_env
+from tests.interop.conftest import nanobot_python
 
 OURS = "desktop:20261128-160000-ours"
 THEIRS = "websocket:their-chat"
@@ -53,23 +53,15 @@ def test_both_programs_read_each_others_chat_project(nanobot_bin: Path, tmp_path
     set_project(sessions, OURS, ChatProject(ours_project, "restricted"), workspace)
 
     python = nanobot_bin.parent / "python"
-    env = {**os.environ, "HOME": str(tmp_path)}
-    found = subprocess.run(
-        [
-            str(python),
-            "-c",
-            SCRIPT,
-            str(workspace),
-            str(sessions.directory.parent),
-            OURS,
-            THEIRS,
-            str(theirs_project),
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-        env=env,
+    found = nanobot_python(
+        python,
+        SCRIPT,
+        str(workspace),
+        str(sessions.directory.parent),
+        OURS,
+        THEIRS,
+        str(theirs_project),
+        env=cli_env(tmp_path),
     )
     assert found.returncode == 0, found.stderr
     seen = json.loads(found.stdout.strip().splitlines()[-1])

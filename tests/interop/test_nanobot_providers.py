@@ -12,7 +12,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
 from typing import Any
 
 from pydantic.alias_generators import to_snake
@@ -35,10 +34,7 @@ CAREFUL = {"model": "careful-model", "provider": "custom", "temperature": 0.42}
 
 def _nanobot_python(shared: Shared, code: str) -> str:
     """Run ``code`` with nanobot's own library (its venv's Python); return stdout."""
-    result = subprocess.run(
-        [str(shared.nanobot.parent / "python"), "-c", code],
-        capture_output=True, text=True, check=False, timeout=120, env=shared.env,
-    )  # fmt: skip
+    result = shared.nanobot_python(code)
     assert result.returncode == 0, result.stderr
     return result.stdout
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import signal
 import socket
-import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -15,7 +14,7 @@ import httpx
 import openai
 
 from desktop.core.session.manager import SessionManager
-from tests.conftest import CLI, write_config
+from tests.conftest import write_config
 from tests.fakes.openai_server import Reply
 from tests.interop.conftest import Shared, jsonl, texts
 from tests.waiting import wait_for
@@ -40,14 +39,7 @@ def _healthy(port: int) -> bool:
 def serving(shared: Shared, program: str) -> Iterator[openai.OpenAI]:
     """``program serve`` on a free port until the body ends (then Ctrl-C); a client for it."""
     port = _free_port()
-    exe = str(shared.nanobot) if program == "nanobot" else CLI
-    process = subprocess.Popen(
-        [exe, "serve", "--port", str(port)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=shared.env,
-    )
+    process = shared.start(program, "serve", "--port", str(port))
     try:
         wait_for(lambda: process.poll() is not None or _healthy(port), 120, f"{program} serve")
         assert process.poll() is None, process.communicate()

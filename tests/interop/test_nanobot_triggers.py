@@ -7,12 +7,10 @@ from __future__ import annotations
 import json
 import re
 import signal
-import subprocess
 import time
 from pathlib import Path
 
 from desktop.core.session.location import storage_name
-from tests.conftest import CLI
 from tests.fakes.openai_server import Reply
 from tests.interop.conftest import Shared, dump, jsonl, texts
 
@@ -66,9 +64,7 @@ def test_trigger_made_by_us_is_fired_by_nanobot_and_delivered_by_our_gateway(
     tid = _trigger_id(made)
     assert f'nanobot-desktop trigger {tid} "message"' in made
 
-    gateway = subprocess.Popen(
-        [CLI, "gateway"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=shared.env
-    )
+    gateway = shared.start("nanobot-desktop", "gateway")
     try:
         shared.server.push(Reply("Backup acknowledged."))
         queued = shared.ok("nanobot", "trigger", tid, "backup finished at 02:00")
