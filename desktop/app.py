@@ -410,6 +410,7 @@ def run_app(args: argparse.Namespace | None = None) -> int:
 
     from desktop.core.config.paths import default_config_path
     from desktop.core.config.prefs_peek import peek_prefs, peek_text, prefs_path
+    from desktop.ui.caret import CaretRest
     from desktop.ui.single_instance import SingleInstance
     from desktop.ui.theme import APPEARANCES, Theme
 
@@ -419,6 +420,7 @@ def run_app(args: argparse.Namespace | None = None) -> int:
     app.setApplicationName("nanobot-desktop")
     app.setDesktopFileName("nanobot-desktop")
     app.setQuitOnLastWindowClosed(False)  # the tray keeps us alive; quitting is explicit
+    CaretRest(app)  # owned by the app: the caret stops blinking when nobody types
     instance = SingleInstance((config_path or default_config_path()).expanduser().parent)
     if not instance.acquire():
         if instance.activate_running():
