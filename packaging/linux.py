@@ -201,6 +201,20 @@ def _link_or_copy(source: str, target: str) -> None:
         shutil.copy2(source, target)
 
 
+def _link_tree(source: Path, target: Path) -> None:
+    """``source``'s folders made again under ``target``, its files hard-linked (or copied, see
+    :func:`_link_or_copy`) and its symbolic links made again with the same targets."""
+    for folder, subfolders, files in os.walk(source):
+        here = target / Path(folder).relative_to(source)
+        here.mkdir(parents=True, exist_ok=True)
+        for name in [*subfolders, *files]:
+            path = Path(folder) / name
+            if path.is_symlink():
+                os.symlink(os.readlink(path), here / name)
+            elif name in files:
+                _link_or_copy(str(path), str(here / name))
+
+
 def _normalize_modes(root: Path) -> None:
     """Directories 755, executables 755, other files 644 (as Debian policy wants).
 
@@ -236,7 +250,7 @@ def build_deb(app: Path, out: Path, version: str | None = None) -> Path:
         root = Path(scratch) / "root"
         # Hard links, not copies (the scratch folder is beside the app, in ``out``): dpkg-deb
         # reads the same bytes, and 400 MB are neither copied nor written again.
-        shutil.copytree(app, root / OPT, symlinks=True, copy_function=_link_or_copy)
+        _link_tree(app, root / OPT)
         (root / "usr" / "bin").mkdir(parents=True)
         os.symlink(f"/{OPT}/{APP_NAME}", root / "usr" / "bin" / APP_NAME)
         share = root / "usr" / "share"
