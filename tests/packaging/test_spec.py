@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import importlib
 import struct
 import sys
 from pathlib import Path
@@ -168,7 +169,7 @@ def test_frozen_start_layout() -> None:
 def test_submodules_as_pyinstaller_lists_them() -> None:
     """One interpreter for all the packages lists what ``collect_submodules`` lists for each,
     filters included (the spec's lists stay the same while the build starts fewer)."""
-    from PyInstaller.utils.hooks import collect_submodules
+    collect_submodules = importlib.import_module("PyInstaller.utils.hooks").collect_submodules
 
     def no_tests(name: str) -> bool:
         return ".tests" not in name
@@ -200,7 +201,7 @@ def test_submodules_skip_a_package_that_fails_to_import(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("module", ["docx", "pptx", "certifi", "litellm.litellm_core_utils"])
 def test_data_files_as_pyinstaller_lists_them(module: str) -> None:
-    from PyInstaller.utils.hooks import collect_data_files
+    collect_data_files = importlib.import_module("PyInstaller.utils.hooks").collect_data_files
 
     pytest.importorskip(module)
     expected = sorted(collect_data_files(module))
