@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import importlib
 import struct
 import sys
 from pathlib import Path
@@ -163,3 +164,46 @@ def test_frozen_start_layout() -> None:
     options = {k.arg: k.value for k in analysis.keywords}
     assert isinstance(options["noarchive"], ast.Constant) and options["noarchive"].value is True
     assert {"pkg_resources", "setuptools"} <= set(spec_helpers.EXCLUDES)
+
+
+def test_submodules_as_pyinstaller_lists_them() -> None:
+    """One interpreter for all the packages lists what ``collect_submodules`` lists for each,
+    filters included (the spec's lists stay the same while the build starts fewer)."""
+    collect_submodules = importlib.import_module("PyInstaller.utils.hooks").collect_submodules
+
+    def no_tests(name: str) -> bool:
+        return ".tests" not in name
+
+    expected = set(collect_submodules("jeepney", filter=no_tests))
+    expected |= set(collect_submodules("croniter"))
+    found = spec_helpers.submodules([("jeepney", no_tests), ("croniter", lambda _name: True)])
+    assert set(found) == expected
+    assert "jeepney.io.asyncio" in found and "croniter.tests" in found
+    assert not any(".tests" in name for name in found if name.startswith("jeepney"))
+
+
+def test_submodules_skip_a_package_that_fails_to_import(tmp_path: Path) -> None:
+    """As in ``collect_submodules(on_error="ignore")``: a subpackage whose import fails is left
+    out with its modules; the rest is listed."""
+    package = tmp_path / "s34_probe"
+    (package / "broken").mkdir(parents=True)
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "fine.py").write_text("", encoding="utf-8")
+    (package / "broken" / "__init__.py").write_text("raise ImportError('no')\n", encoding="utf-8")
+    (package / "broken" / "inner.py").write_text("", encoding="utf-8")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        found = spec_helpers.submodules([("s34_probe", lambda _name: True)])
+    finally:
+        sys.path.remove(str(tmp_path))
+    assert found == ["s34_probe", "s34_probe.fine"]
+
+
+@pytest.mark.parametrize("module", ["docx", "pptx", "certifi", "litellm.litellm_core_utils"])
+def test_data_files_as_pyinstaller_lists_them(module: str) -> None:
+    collect_data_files = importlib.import_module("PyInstaller.utils.hooks").collect_data_files
+
+    pytest.importorskip(module)
+    expected = sorted(collect_data_files(module))
+    assert expected, f"{module} has no data files to compare"
+    assert sorted(spec_helpers.data_files(module)) == expected
