@@ -59,7 +59,7 @@ def sizes(app_dir: Path) -> None:
         ("nanobot-desktop_*.deb", ".deb"),
         ("nanobot-desktop-*.tar.gz", "tarball"),
     ):
-        found = sorted(DIST.glob(pattern))
+        found = sorted(app_dir.parent.glob(pattern))  # beside the app, as build.sh puts them
         if found:
             print(f"{label:<18}: {mb(found[-1].stat().st_size)} ({found[-1].name})")
 
