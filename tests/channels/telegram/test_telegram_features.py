@@ -34,10 +34,10 @@ from tests.channels.telegram.bot_api_server import (
     BOT_ID,
     TOKEN,
     BotApiServer,
-    ForwardProxy,
     telegram_text,
 )
 from tests.channels.telegram.conftest import CHAT, echo, start_runtime, until, user_text
+from tests.channels.telegram.forward_proxy import ForwardProxy
 from tests.core.cron.test_cron import FakeClock
 from tests.fakes.memory_keyring import MemoryKeyring
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
