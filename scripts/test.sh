@@ -9,6 +9,7 @@
 # skips that locally (the tests then use what dist/ holds, or skip). CI always builds.
 #
 # Lanes (with no arguments, as CI runs it):
+#   0. the build starts in the background before the static checks, beside them and lane 1;
 #   1. the suite on two workers (pytest-xdist, `-n 2 --dist loadgroup`; which tests share a
 #      worker and in what order: LANES in tests/conftest.py), while the build runs beside it;
 #      a few failed tests are run once more, and one that then passes is named at the end;
@@ -26,10 +27,71 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Starts packaging/build.sh in the background, in its own session (it outlives an exec of this
+# script; nobody waits for it as a child): it writes its pid, log and exit status into
+# $NANOBOT_TEST_BUILD_DIR.
+start_build() {
+  NANOBOT_TEST_BUILD_DIR=$(mktemp -d --suffix=-build)
+  export NANOBOT_TEST_BUILD_DIR
+  echo "Building the frozen app in the background (log: $NANOBOT_TEST_BUILD_DIR/log)"
+  setsid -f bash -c 'echo $$ >"$1/pid"; packaging/build.sh >"$1/log" 2>&1; echo $? >"$1/status"' \
+    build "$NANOBOT_TEST_BUILD_DIR"
+}
+
+# Stops the background build (its whole process group), e.g. when the static checks fail.
+stop_build() {
+  local pid
+  pid=$(cat "$NANOBOT_TEST_BUILD_DIR/pid" 2>/dev/null) || return 0
+  kill -- "-$pid" 2>/dev/null || true
+}
+
+# Waits for the background build; prints its last lines, or fails with its log's end.
+wait_build() {
+  local dir=$NANOBOT_TEST_BUILD_DIR pid
+  until [ -s "$dir/status" ]; do
+    pid=$(cat "$dir/pid" 2>/dev/null || true)
+    if [ -n "$pid" ] && ! kill -0 -- "-$pid" 2>/dev/null && [ ! -s "$dir/status" ]; then
+      echo "packaging/build.sh ended without a status (killed?):" >&2
+      tail -n 60 "$dir/log" >&2
+      return 1
+    fi
+    sleep 1
+  done
+  if [ "$(cat "$dir/status")" != 0 ]; then
+    echo "packaging/build.sh failed:" >&2
+    tail -n 60 "$dir/log" >&2
+    return 1
+  fi
+  tail -n 8 "$dir/log"
+}
+
+build=0
+if [ -n "${CI:-}" ] || [ "${NANOBOT_SKIP_FROZEN_BUILD:-}" != 1 ]; then
+  build=1
+fi
+
 if [ -z "${NANOBOT_TEST_IN_SESSION:-}" ]; then
   scripts/setup.sh --test
+  # Bytecode is cached (in __pycache__, which git ignores). With PYTHONDONTWRITEBYTECODE set,
+  # every interpreter the suite starts (CLI children, gateways, MCP servers, the app: over 250
+  # of them) compiled the checkout's modules again, ~0.85 s of CPU each in a fresh clone.
+  unset PYTHONDONTWRITEBYTECODE
+  .venv/bin/python -m compileall -q -j 2 desktop tests >/dev/null
+  # A whole run starts the build now, beside the static checks (one core is free while mypy
+  # works), in its own session so that it outlives the exec below; the suite waits for the
+  # status file it writes.
+  if [ "$#" = 0 ] && [ "$build" = 1 ]; then
+    start_build
+    trap 'stop_build' EXIT
+  fi
+  # pytest rewrites the asserts of every test module as it imports it (15 s of CPU for the
+  # suite, then cached in __pycache__): done once here, beside the checks, instead of by both
+  # workers at their start. A collection error shows in the run itself.
+  .venv/bin/python -m pytest --collect-only -q -p no:cacheprovider >/dev/null 2>&1 &
+  collecting=$!
   scripts/lint.sh
-  export PYTHONDONTWRITEBYTECODE=1
+  wait "$collecting" || true
+  trap - EXIT
   # The rest of this script runs inside a private D-Bus session (the keyring tier's).
   exec dbus-run-session -- env NANOBOT_TEST_IN_SESSION=1 "$0" "$@"
 fi
@@ -60,11 +122,7 @@ xdist=()
 pytest=(.venv/bin/python -m pytest)
 frozen_tests=tests/packaging/test_frozen_app.py
 
-build=0
-if [ -n "${CI:-}" ] || [ "${NANOBOT_SKIP_FROZEN_BUILD:-}" != 1 ]; then
-  build=1
-  export NANOBOT_TEST_REQUIRE_FROZEN=1
-fi
+[ "$build" = 1 ] && export NANOBOT_TEST_REQUIRE_FROZEN=1
 
 coverage=${NANOBOT_TEST_COVERAGE:-}
 if [ -z "$coverage" ]; then
@@ -104,14 +162,10 @@ if [ "$#" -gt 0 ]; then
   exit "$status"
 fi
 
-build_log=$(mktemp --suffix=-build.log)
-build_pid=
-if [ "$build" = 1 ]; then
-  echo "Building the frozen app in the background (log: $build_log)"
-  packaging/build.sh >"$build_log" 2>&1 &
-  build_pid=$!
-fi
 status=0
+if [ "$build" = 1 ] && [ -z "${NANOBOT_TEST_BUILD_DIR:-}" ]; then
+  start_build  # this script was started inside a session already
+fi
 # The slowest tests are printed at the end (where the time goes, run after run).
 rm -f test-output/reruns.txt .pytest_cache/v/cache/lastfailed
 "${pytest[@]}" "${xdist[@]}" "${cov[@]}" --durations=25 --durations-min=4 \
@@ -142,13 +196,8 @@ if [ "$status" = 1 ] && [ "$count" -gt 0 ] && [ "$count" -le "$rerun_max" ]; the
     printf '  %s\n' "${again[@]}"
   fi
 fi
-if [ -n "$build_pid" ]; then
-  if ! wait "$build_pid"; then
-    echo "packaging/build.sh failed:" >&2
-    tail -n 60 "$build_log" >&2
-    exit 1
-  fi
-  tail -n 8 "$build_log"
+if [ -n "${NANOBOT_TEST_BUILD_DIR:-}" ]; then
+  wait_build || exit 1
 fi
 frozen_status=0
 "${pytest[@]}" "$frozen_tests" || frozen_status=$?
