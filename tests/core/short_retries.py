@@ -20,8 +20,8 @@ def main(argv: Sequence[str]) -> int:
     A ``tests.zygote`` target: it runs in its own forked process, so the change ends with it.
     """
     from desktop.cli import main as cli_main
-    from desktop.core.providers import litellm_provider
+    from desktop.core.providers import litellm_provider, retry
 
-    assert len(SHORT_DELAYS) == len(litellm_provider.DEFAULT_DELAYS)
-    litellm_provider.DEFAULT_DELAYS = SHORT_DELAYS
+    assert len(SHORT_DELAYS) == len(retry.DEFAULT_DELAYS)
+    vars(litellm_provider)["DEFAULT_DELAYS"] = SHORT_DELAYS  # read by LiteLLMProvider()
     return cli_main(argv)
