@@ -12,10 +12,14 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from desktop import __version__
+from desktop.core.providers import litellm_provider
 from desktop.core.session.manager import SessionManager
 from tests.cli_runner import run_cli
 from tests.conftest import CLI, cli_env, custom_config, write_config
+from tests.core.short_retries import SHORT_DELAYS
 from tests.fakes.openai_server import Fail, Reply, ScriptedOpenAIServer
 
 
@@ -200,9 +204,14 @@ def test_workspace_flag_overrides_for_the_run(
 
 
 def test_logs_go_beside_the_config(
-    scripted_server: ScriptedOpenAIServer, tmp_path: Path, isolated_env: Path
+    scripted_server: ScriptedOpenAIServer,
+    tmp_path: Path,
+    isolated_env: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A retried failure is logged to <config dir>/logs/nanobot-desktop.log."""
+    # The retry is the point, not its back-off (1 s): the provider the CLI builds waits 10 ms.
+    monkeypatch.setattr(litellm_provider, "DEFAULT_DELAYS", SHORT_DELAYS)
     scripted_server.push(Fail(503, "busy"), Reply("fine"))
     config = custom_config(tmp_path, scripted_server.url)
     result = run(["agent", "-m", "hi", "--config", str(config)], isolated_env)

@@ -8,8 +8,9 @@ The server's record of the Authorization header proves the key was really sent, 
 search is not vacuous.
 
 Each command is its own process (everything it writes to its standard output and error is
-captured at the file descriptors), forked from the pre-imported zygote
-(``tests.cli_runner.fork_cli``): a fresh interpreter's imports have nothing to do with a leak.
+captured at the file descriptors), forked from the pre-imported zygote (``tests.zygote``): a
+fresh interpreter's imports have nothing to do with a leak. Its provider retries as often as
+the app's, with a back-off of hundredths of a second (``tests.core.short_retries``).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from desktop.core.config.secrets import SERVICE_ENV
-from tests.cli_runner import fork_cli
+from tests import zygote
 from tests.conftest import cli_env, custom_config
 from tests.fakes.openai_server import Fail, ScriptedOpenAIServer
 from tests.real_keyring import RealKeyring
@@ -85,7 +86,13 @@ def _scene(
 def _run(
     scene: Scene, args: list[str], stdin: str | None = None, **extra_env: str
 ) -> subprocess.CompletedProcess[str]:
-    return fork_cli([*args, "--config", str(scene.config)], {**scene.env, **extra_env}, stdin)
+    return zygote.run(
+        "tests.core.short_retries:main",
+        [*args, "--config", str(scene.config)],
+        env={**scene.env, **extra_env},
+        stdin=stdin,
+        timeout=240.0,
+    )
 
 
 def _assert_no_leak(

@@ -383,7 +383,9 @@ async def test_stall_before_headers_reports_timeout_kind(
 ) -> None:
     """Without retries left, a stall surfaces as a timeout error after one attempt."""
     scripted_server.push(Stall(3, then=Reply("too late")))
-    provider = make_provider(scripted_server, request_timeout=1.0, retry_delays=())
+    # Only the stall is waited for (no attempt has to succeed): any timeout under its 3 s
+    # proves the point, and a short one is not waited out in full.
+    provider = make_provider(scripted_server, request_timeout=0.3, retry_delays=())
     with pytest.raises(LLMError) as caught:
         await provider.chat(HELLO)
 
@@ -445,7 +447,9 @@ async def test_cancel_streaming_closes_the_connection(
     scripted_server: ScriptedOpenAIServer,
 ) -> None:
     """Cancelling a stream raises CancelledError promptly and the server sees the client go away."""
-    scripted_server.push(Reply(text="slow " * 60, chunk=5, delay=0.2))
+    # 240 chunks 0.05 s apart: ~12 s of stream, and the server notices the client gone at its
+    # next writes, a tenth of a second after the cancel.
+    scripted_server.push(Reply(text="slow " * 240, chunk=5, delay=0.05))
     deltas = Deltas()
     provider = make_provider(scripted_server)
     task = asyncio.create_task(provider.chat_stream(HELLO, on_delta=deltas))
@@ -469,7 +473,7 @@ async def test_cancel_streaming_closes_the_connection(
 
 async def test_failing_consumer_closes_the_stream(scripted_server: ScriptedOpenAIServer) -> None:
     """When on_delta raises, the call fails without a retry and the HTTP stream is closed."""
-    scripted_server.push(Reply(text="slow " * 60, chunk=5, delay=0.2))
+    scripted_server.push(Reply(text="slow " * 240, chunk=5, delay=0.05))  # as above: ~12 s
 
     def explode(delta: StreamDelta) -> None:
         if delta.kind == "text":

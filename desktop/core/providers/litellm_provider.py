@@ -173,7 +173,9 @@ class LiteLLMProvider(LLMProvider):
         reasoning_effort: Default reasoning effort (``None``: not sent).
         request_timeout: Seconds for a whole non-streaming call, or until a stream starts.
         stream_idle_timeout: Seconds a stream may stay silent before it is abandoned.
-        retry_delays: Backoff before each retry; its length is the number of retries.
+        retry_delays: Backoff before each retry; its length is the number of retries
+            (``None``: this module's ``DEFAULT_DELAYS``, read at construction, so a test can
+            shorten the back-off of providers the app builds itself).
     """
 
     calls_litellm = True
@@ -191,7 +193,7 @@ class LiteLLMProvider(LLMProvider):
         reasoning_effort: str | None = None,
         request_timeout: float = 120.0,
         stream_idle_timeout: float = 60.0,
-        retry_delays: Sequence[float] = DEFAULT_DELAYS,
+        retry_delays: Sequence[float] | None = None,
     ) -> None:
         self.choice = choice
         self._api_key = api_key
@@ -201,7 +203,7 @@ class LiteLLMProvider(LLMProvider):
         self.reasoning_effort = reasoning_effort
         self.request_timeout = request_timeout
         self.stream_idle_timeout = stream_idle_timeout
-        self.retry_delays = tuple(retry_delays)
+        self.retry_delays = tuple(DEFAULT_DELAYS if retry_delays is None else retry_delays)
 
     def __repr__(self) -> str:
         return f"LiteLLMProvider(provider={self.choice.spec.name!r}, model={self.choice.model!r})"

@@ -51,6 +51,8 @@ SEARCH_LIMIT = 5
 MESSAGE_CHARS = 4_000
 LIST_LIMIT = 100
 MIN_REPLY_S, MAX_REPLY_S = 5, 60
+# Real seconds per second of a reply window (1: as asked; a test may shorten the wait).
+REPLY_WINDOW_SCALE = 1.0
 
 
 def _excerpt(text: str, needle: str, limit: int) -> str:
@@ -354,7 +356,7 @@ class SendSessionMessageTool(_SessionTool):
             earlier.cancel()
 
         async def notice() -> None:
-            await asyncio.sleep(seconds)  # the reply window the model asked for
+            await asyncio.sleep(seconds * REPLY_WINDOW_SCALE)  # the window the model asked for
             self._waiting.pop(pair, None)
             channel, _, chat_id = source.key.partition(":")
             await self.bus.publish_inbound(

@@ -132,8 +132,10 @@ def _taskkill(pid: int) -> None:  # pragma: no cover - Windows only
         )
 
 
-async def kill_process_group(proc: asyncio.subprocess.Process, grace: float = KILL_GRACE) -> None:
+async def kill_process_group(proc: asyncio.subprocess.Process, grace: float | None = None) -> None:
     """SIGTERM the whole group, wait up to ``grace`` seconds, then SIGKILL what is left.
+
+    ``grace`` defaults to :data:`KILL_GRACE`, read at the call (a test may shorten it).
 
     On Windows the process tree is killed with ``taskkill /T /F`` (in a thread).
     """
@@ -142,7 +144,7 @@ async def kill_process_group(proc: asyncio.subprocess.Process, grace: float = KI
     else:
         _killpg(proc.pid, signal.SIGTERM)
     try:
-        async with asyncio.timeout(grace):
+        async with asyncio.timeout(KILL_GRACE if grace is None else grace):
             await proc.wait()
     except TimeoutError:
         pass

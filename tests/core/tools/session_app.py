@@ -32,11 +32,13 @@ async def _run(spec: dict[str, Any], state: Path) -> None:
         registry.register(tool)
     ctx = ToolContext(workspace=Path(spec["workspace"]))
     (state / "app.pid").write_text(str(os.getpid()))
+    # Neither call waits: the test waits for what the input starts (by its processes).
     started = await registry.execute(
-        "exec", {"command": spec["command"], "yield_time_ms": 500, "timeout": 600}, ctx
+        "exec", {"command": spec["command"], "yield_time_ms": 0, "timeout": 600}, ctx
     )
     sid = started.text.split("[session_id=", 1)[1][:12]
-    sent = await registry.execute("exec_session", {"session_id": sid, "input": spec["input"]}, ctx)
+    arguments = {"session_id": sid, "input": spec["input"], "timeout_ms": 0}
+    sent = await registry.execute("exec_session", arguments, ctx)
     tmp = state / "results.json.tmp"
     tmp.write_text(json.dumps([started.text, sent.text]))
     tmp.replace(state / "results.json")

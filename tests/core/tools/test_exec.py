@@ -25,6 +25,7 @@ import pytest
 
 from desktop.core.config.schema import ExecToolConfig
 from desktop.core.security.commands import check_command, check_paths_in_command
+from desktop.core.tools import shell_process
 from desktop.core.tools.base import ToolContext
 from desktop.core.tools.registry import ToolRegistry
 from desktop.core.tools.shell import MAX_OUTPUT, ExecTool, child_env
@@ -123,24 +124,34 @@ async def test_output_truncated_keeping_head_and_tail(
     assert len(text) < MAX_OUTPUT + 200
 
 
+# The timeout of the two tests below is waited out in full, so it is short: the tool takes
+# whole seconds, and 2 s still leaves the sleepers several times what they need to start
+# (inside the sandbox too) on a loaded machine before it strikes.
+TIMEOUT = 2
+
+
 async def test_timeout_kills_the_whole_process_group(
     ctx: ToolContext, config: ExecToolConfig, token: str
 ) -> None:
     command = f"{sleeper(token + '-bg', 120)} & echo started; {sleeper(token + '-fg', 120)}"
     started = time.monotonic()
-    task = asyncio.create_task(ExecTool(config).execute(ctx, command=command, timeout=5))
+    task = asyncio.create_task(ExecTool(config).execute(ctx, command=command, timeout=TIMEOUT))
     await _started(token + "-", 2)
     result = await task
     assert time.monotonic() - started < 25  # the sleepers would take 120 s
-    assert result.is_error and "timed out after 5s" in result.text and "started" in result.text
+    assert result.is_error and f"timed out after {TIMEOUT}s" in result.text
+    assert "started" in result.text
     assert await _all_gone(token), f"survived the timeout: {pids_with(token)}"
 
 
 async def test_children_ignoring_sigterm_get_sigkill(
-    ctx: ToolContext, config: ExecToolConfig, token: str
+    ctx: ToolContext, config: ExecToolConfig, token: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # The grace between SIGTERM and SIGKILL is waited out in full here (the deaf child keeps
+    # the group alive): a short one still has only SIGKILL able to end that child.
+    monkeypatch.setattr(shell_process, "KILL_GRACE", 0.2)
     command = f"(trap '' TERM; {sleeper(token + '-deaf', 120)}) & {sleeper(token + '-fg', 120)}"
-    task = asyncio.create_task(ExecTool(config).execute(ctx, command=command, timeout=5))
+    task = asyncio.create_task(ExecTool(config).execute(ctx, command=command, timeout=TIMEOUT))
     await _started(token + "-", 2)
     assert (await task).is_error
     assert await _all_gone(token), f"survived the timeout: {pids_with(token)}"
@@ -159,8 +170,11 @@ async def test_cancellation_kills_the_group_and_is_reraised(
 
 
 async def test_background_child_does_not_hold_the_call(
-    ctx: ToolContext, config: ExecToolConfig, token: str
+    ctx: ToolContext, config: ExecToolConfig, token: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # Unsandboxed, the child holds the pipe, and the output is read for DRAIN_AFTER_EXIT after
+    # the shell exits: shortened, as what the shell printed is in the pipe before it exits.
+    monkeypatch.setattr(shell_process, "DRAIN_AFTER_EXIT", 0.2)
     started = time.monotonic()
     result = await ExecTool(config).execute(ctx, command=f"{sleeper(token, 30)} & echo started")
     assert time.monotonic() - started < 5

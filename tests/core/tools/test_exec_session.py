@@ -74,8 +74,8 @@ class Shells:
         return await self.registry.execute(tool, arguments, self.ctx(key))
 
     async def start(self, command: str, key: str = "cli:direct", **arguments: Any) -> str:
-        """Start ``command`` as a session; its id."""
-        result = await self.call("exec", key, command=command, yield_time_ms=300, **arguments)
+        """Start ``command`` as a session, without waiting for it to do anything; its id."""
+        result = await self.call("exec", key, command=command, yield_time_ms=0, **arguments)
         found = session_in(result.text)
         assert found is not None and found[1], result.text
         return found[0]
@@ -84,6 +84,12 @@ class Shells:
         result = await self.call("exec_session", key, session_id=sid, **arguments)
         assert not result.is_error, result.text
         return unframe(result.text)
+
+    async def send_quiet(self, sid: str, text: str) -> None:
+        """Send input that prints nothing, without waiting (a plain call would wait its whole
+        second for output); the test then waits for what the input does."""
+        result = await self.call("exec_session", session_id=sid, input=text, timeout_ms=0)
+        assert not result.is_error, result.text
 
 
 @pytest.fixture
@@ -142,7 +148,7 @@ async def test_a_bash_session_keeps_its_folder_and_closes_on_end_of_input(
 ) -> None:
     (shells.scene.ws / "sub").mkdir()
     sid = await shells.start("bash")
-    await shells.send(sid, input="cd sub; X=41\n")
+    await shells.send_quiet(sid, "cd sub; X=41\n")  # the shell reads its input in order
     assert "/sub" in await shells.send(sid, input="pwd\n")
     assert "42" in await shells.send(sid, input="echo $((X + 1))\n")
     out = await shells.send(sid, input="echo bye\n", close_stdin=True, until_exit=True)
@@ -216,7 +222,7 @@ async def test_terminate_ends_everything_the_session_started(shells: Shells) -> 
     token = "TERM" + secrets.token_hex(4)
     sid = await shells.start("bash")
     try:
-        await shells.send(sid, input=f"{sleeper(token + '-a')} & setsid {sleeper(token)} &\n")
+        await shells.send_quiet(sid, f"{sleeper(token + '-a')} & setsid {sleeper(token)} &\n")
         await until(lambda: len(pids_with(token, sleepers_only=True)) == 2, timeout=10)
         out = await shells.send(sid, terminate=True)
         assert f"[session_id={sid}: terminated]" in out
@@ -265,7 +271,7 @@ async def test_an_idle_session_ends(scene: Scene) -> None:
     shells = await _shells(scene, SANDBOXED, idle_timeout=0.5)
     try:
         await shells.start(sleeper(token))
-        assert pids_with(token)
+        await until(lambda: pids_with(token), timeout=10, what="the sleeper")
         await until(lambda: len(shells.sessions) == 0, timeout=10, what="the idle session ended")
         assert not pids_with(token)
     finally:
@@ -281,7 +287,7 @@ async def test_no_process_outlives_its_owner(shells: Shells, how: str) -> None:
     try:
         await shells.start(sleeper(token), key=key)
         await shells.start(sleeper(token + "-other"), key="desktop:y")
-        assert pids_with(token)
+        await until(lambda: len(pids_with(token, sleepers_only=True)) == 2, timeout=10)
         if how == "stop":
             assert await shells.work.stop("desktop:x")
         elif how == "close":
@@ -318,7 +324,7 @@ async def test_what_a_session_left_running_ends_with_it(
     shells = await _shells(scene, config)
     try:
         sid = await shells.start("bash")
-        await shells.send(sid, input=f"{sleeper(token)} &\n")
+        await shells.send_quiet(sid, f"{sleeper(token)} &\n")
         await until(lambda: pids_with(token, sleepers_only=True), timeout=10)
         out = await shells.send(sid, close_stdin=True, until_exit=True)
         assert "[exit code: 0]" in out, out

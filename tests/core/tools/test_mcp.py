@@ -522,7 +522,14 @@ async def test_failing_servers_report_and_retry_next_call(
     assert not children_of_me(str(scripts["stdio"]))
 
 
-async def test_server_that_never_answers_times_out() -> None:
+# The SDK closes a stdio server's input, waits this long for it to exit, then sends SIGTERM:
+# servers that ignore the closed input make a test wait it out in full (2 s). Shortened, the
+# server still has to be ended by the SDK's shutdown.
+SDK_EXIT_WAIT = "mcp.client.stdio.PROCESS_TERMINATION_TIMEOUT"
+
+
+async def test_server_that_never_answers_times_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(SDK_EXIT_WAIT, 0.2)
     silent = MCPServerConfig(command="sleep", args=["60"])
     manager = MCPManager({"silent": silent}, registry=ToolRegistry(), connect_timeout=1)
     started = time.monotonic()

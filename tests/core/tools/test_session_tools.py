@@ -8,12 +8,15 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from desktop.core.agent.approval import ApprovalPolicy, Decision
 from desktop.core.assembly import build_runtime
 from desktop.core.bus.events import InboundMessage
 from desktop.core.config.schema import Config
 from desktop.core.runtime import Runtime
 from desktop.core.session.handles import HANDLE_KEY, SESSION_MESSAGE, find_chat, list_chats
+from desktop.core.tools import sessions as sessions_module
 from tests.core.agent.conftest import make_provider
 from tests.core.agent.test_approval import ScriptedApprover
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
@@ -161,10 +164,13 @@ async def test_a_chat_network_chat_asks_before_reading_other_chats(
 
 
 async def test_no_reply_in_time_sends_a_notice_back(
-    scripted_server: ScriptedOpenAIServer, tmp_path: Path
+    scripted_server: ScriptedOpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """expect_reply with the shortest timeout (5 s, 0.3.5's floor): the target answers in its
     own chat but never writes back, so the sender's chat gets the notice as a new turn."""
+    # The window is waited out in full: a hundredth of its real length (the notice still
+    # names the 5 s the model asked for).
+    monkeypatch.setattr(sessions_module, "REPLY_WINDOW_SCALE", 0.01)
     runtime = _runtime(scripted_server, tmp_path)
     await _seed(runtime, "desktop:quiet", "q", "a")
     await _seed(runtime, "desktop:asker", "q", "a")
