@@ -166,15 +166,19 @@ async def test_media_out(rig: Rig) -> None:
         OutboundMessage(cut.name, cut.chat(), "Here is the report.", media=[str(report)])
     )
 
+    # A second answer to the same chat: the manager delivers a channel's answers one after the
+    # other, each whole (its text and its files, in whatever order the platform takes them),
+    # so once this one is there, the report's file is there too, or never comes (a channel
+    # that sends no files fails at once instead of at the end of a long wait).
+    await runtime.bus.publish_outbound(OutboundMessage(cut.name, cut.chat(), "That is all."))
+
     def files() -> list[tuple[str, bytes]]:
         return [f for s in cut.sent() for f in s.files]
 
-    # The text goes with the file (before or after it, as the platform does it): once the
-    # text is there the file follows within moments, or never (a channel that sends no files
-    # fails here in seconds, not at the end of a long wait).
-    await until(lambda: any("report" in s.shown or "report" in s.text for s in cut.sent()),
-                what="the message's text")  # fmt: skip
-    await until(lambda: any(content == data for _, content in files()), 15, what="the file")
+    await until(lambda: any("That is all" in s.shown or "That is all" in s.text
+                            for s in cut.sent()), what="the answer after the report")  # fmt: skip
+    assert any("report" in s.shown or "report" in s.text for s in cut.sent()), "the text"
+    assert any(content == data for _, content in files()), "the file did not arrive"
     assert all(name in ("", report.name) for name, content in files() if content == data)
 
 

@@ -13,9 +13,10 @@ import pytest
 
 from desktop.core.agent.approval import ApprovalPolicy
 from desktop.core.assembly import build_runtime
+from desktop.core.channels.discord.channel import DiscordChannel
 from desktop.core.config.loader import load_config
 from desktop.core.runtime import Runtime
-from tests.channels.discord.discord_server import TOKEN, DiscordServer
+from tests.channels.discord.discord_server import GUILD_READY_TIMEOUT, TOKEN, DiscordServer
 from tests.channels.harness import echo as echo  # re-exported: shared
 from tests.channels.harness import session_lines as session_lines
 from tests.channels.harness import until as until
@@ -26,8 +27,9 @@ from tests.fakes.openai_server import ScriptedOpenAIServer
 
 
 @pytest.fixture
-async def discord_api() -> AsyncIterator[DiscordServer]:
-    """A running local Discord."""
+async def discord_api(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[DiscordServer]:
+    """A running local Discord (and channels that wait only briefly for its servers)."""
+    monkeypatch.setattr(DiscordChannel, "guild_ready_timeout", GUILD_READY_TIMEOUT)
     server = await DiscordServer().start()
     yield server
     await server.stop()

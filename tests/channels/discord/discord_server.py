@@ -38,6 +38,11 @@ BOT_ID = 900000000000000001
 APP_ID = 900000000000000002
 GUILD_ID = 900000000000000003
 GENERAL = 900000000000000004  # a server text channel
+# For ``DiscordChannel.guild_ready_timeout`` against this server: it announces its one server
+# (GUILD_CREATE) right behind READY, in the same burst of frames, so discord.py's 2 s wait
+# for "one more server" is dead time here; 0.2 s still leaves a loaded machine ample room to
+# read a frame that is already on its way.
+GUILD_READY_TIMEOUT = 0.2
 DM = 900000000000000005  # the direct-message channel with Ada
 ADA = 900000000000000006
 

@@ -3,7 +3,6 @@ channel history after the next start (a fresh session), through the live handler
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 from pathlib import Path
@@ -44,6 +43,17 @@ async def saved(tmp_path: Path, conversations: int) -> None:
     await until(done, what="the state saved")
 
 
+LAST = "the last one"
+
+
+async def last_live(api: DiscordServer, run: Running) -> None:
+    """Ada writes :data:`LAST` live, and it is handed over. The channel hands over what it
+    caught up on before any live message, and live messages in the gateway's order: whatever
+    was still to come (a duplicate, a message over the cap) would have come before it."""
+    api.put_message(DM, LAST)
+    await until(lambda: LAST in run.texts(), what="the last live message")
+
+
 async def first_run(api: DiscordServer, tmp_path: Path, **settings: Any) -> list[str]:
     """The app runs once: Ada writes in private and mentions the bot in #general."""
     run = Running(api, tmp_path, **settings)
@@ -78,8 +88,8 @@ async def test_messages_sent_while_stopped_are_handed_over_once_in_order_after_a
     try:
         await until(lambda: len(run.received) == 4, what="the missed messages")
         discord_api.put_message(DM, "live")
-        await until(lambda: len(run.received) == 5, what="the live message")
-        await asyncio.sleep(0.3)  # nothing else comes
+        # caught-up messages first, then live ones in order: nothing comes after "live" now
+        await until(lambda: "live" in run.texts(), what="the live message")
     finally:
         await run.stop()
     in_dm = [m.content for m in run.received if m.chat_id == str(DM)]
@@ -105,8 +115,8 @@ async def test_a_message_both_live_and_in_the_history_is_handed_over_once(
         await until(lambda: run.received, what="the message")
         discord_api.dispatch("MESSAGE_CREATE", both)  # and once more, later
         discord_api.put_message(DM, "after")
-        await until(lambda: len(run.received) >= 2, what="the next message")
-        await asyncio.sleep(0.3)  # the test: nothing more arrives (a duplicate would, now)
+        # "after" follows the duplicate on the gateway: once it is in, a duplicate would be
+        await until(lambda: "after" in run.texts(), what="the next message")
     finally:
         await run.stop()
     assert run.texts() == ["both ways", "after"]
@@ -122,8 +132,8 @@ async def test_the_first_start_does_not_replay_old_history(
     await run.start()
     try:
         discord_api.put_message(DM, "new")
-        await until(lambda: run.received, what="the live message")
-        await asyncio.sleep(0.3)  # the test: nothing more arrives (a duplicate would, now)
+        # a replayed old message would be handed over before the first live one
+        await until(lambda: "new" in run.texts(), what="the live message")
     finally:
         await run.stop()
     assert run.texts() == ["new"]
@@ -134,11 +144,10 @@ async def test_the_first_start_does_not_replay_old_history(
     again = Running(discord_api, tmp_path)
     await again.start()
     try:
-        await until(lambda: again.received, what="the missed message")
-        await asyncio.sleep(0.3)  # the test: nothing more arrives (a duplicate would, now)
+        await last_live(discord_api, again)  # the test: nothing else is handed over
     finally:
         await again.stop()
-    assert again.texts() == ["missed"]
+    assert again.texts() == ["missed", LAST]
     assert not history_calls(discord_api, GENERAL)  # never seen: not fetched
 
 
@@ -154,11 +163,10 @@ async def test_a_caught_up_sender_outside_allow_from_is_ignored(
     run = Running(discord_api, tmp_path, allow_from=[str(ADA)])
     await run.start()
     try:
-        await until(lambda: run.received, what="ada's missed message")
-        await asyncio.sleep(0.3)  # the test: nothing more arrives (a duplicate would, now)
+        await last_live(discord_api, run)  # the test: mallory's message is not handed over
     finally:
         await run.stop()
-    assert run.texts() == ["me again"]
+    assert run.texts() == ["me again", LAST]
     assert run.received[0].sender_id == f"{ADA}|ada"
 
 
@@ -195,11 +203,10 @@ async def test_a_failing_history_call_leaves_the_channel_running(
     again = Running(discord_api, tmp_path)
     await again.start()
     try:
-        await until(lambda: again.received, what="the missed message")
-        await asyncio.sleep(0.3)  # the test: nothing more arrives (a duplicate would, now)
+        await last_live(discord_api, again)  # the test: "live" is not handed over again
     finally:
         await again.stop()
-    assert again.texts() == ["missed"]
+    assert again.texts() == ["missed", LAST]
 
 
 async def test_catch_up_pages_oldest_first_and_stops_at_the_cap(
@@ -213,11 +220,10 @@ async def test_catch_up_pages_oldest_first_and_stops_at_the_cap(
     run = Running(discord_api, tmp_path)
     await run.start()
     try:
-        await until(lambda: len(run.received) == 3, what="the capped missed messages")
-        await asyncio.sleep(0.3)  # the test: nothing more arrives (a duplicate would, now)
+        await last_live(discord_api, run)  # the test: m4 (over the cap) is not handed over
     finally:
         await run.stop()
-    assert run.texts() == ["m1", "m2", "m3"]  # the oldest, in order; m4 is over the cap
+    assert run.texts() == ["m1", "m2", "m3", LAST]  # the oldest, in order; m4 is over the cap
     first, second = history_calls(discord_api, DM)
     assert first["limit"] == "2" and second["limit"] == "1"
     assert int(second["after"]) > int(first["after"])

@@ -17,6 +17,8 @@ from typing import Any
 import pytest
 
 from desktop.core.assembly import build_runtime
+from desktop.core.channels.email import channel as email_channel
+from desktop.core.channels.email.channel import EmailChannel
 from desktop.core.config.schema import Config
 from desktop.core.runtime import Runtime
 from tests.channels.email.servers import (
@@ -34,6 +36,42 @@ from tests.waiting import until as until
 
 AUTHSERV = "mx.test"
 MARK = re.compile(r"\[q:([\w-]+)\]")
+POLL_S = 0.1
+"""The tests' poll interval: a poll is a UID SEARCH on the local Dovecot (cheap), and every
+mail a test sends otherwise waits up to the product's 1 s floor to be read."""
+
+
+class Polls:
+    """Counts the polls the email channels finished, so that a test proving that nothing more
+    happens waits for the channel's next polls by name, not for a guessed time."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.done = 0
+        poll = EmailChannel.poll
+
+        async def counted(channel: EmailChannel, mailbox: Any) -> None:
+            await poll(channel, mailbox)
+            self.done += 1
+
+        monkeypatch.setattr(EmailChannel, "poll", counted)
+
+    async def more(self, count: int = 3) -> None:
+        """Wait until ``count`` more polls (and the flagging between them) have run."""
+        start = self.done
+        await until(lambda: self.done >= start + count, what=f"{count} more polls")
+
+
+def fast_polls(monkeypatch: pytest.MonkeyPatch) -> Polls:
+    """Let the channel poll every :data:`POLL_S` (with ``pollIntervalSeconds: 0`` from
+    :func:`email_section`) and count its polls."""
+    monkeypatch.setattr(email_channel, "MIN_POLL_S", POLL_S)
+    return Polls(monkeypatch)
+
+
+@pytest.fixture(autouse=True)
+def polls(monkeypatch: pytest.MonkeyPatch) -> Polls:
+    """Every email test polls fast (see :func:`fast_polls`)."""
+    return fast_polls(monkeypatch)
 
 
 @pytest.fixture(scope="session")
@@ -137,7 +175,7 @@ def email_section(dovecot: Dovecot, smtp: SmtpServer, **overrides: Any) -> dict[
         "smtpPort": smtp.port,
         "smtpUsername": BOT,
         "smtpPassword": SMTP_PASSWORD,
-        "pollIntervalSeconds": 1,
+        "pollIntervalSeconds": 0,  # the floor, MIN_POLL_S, which the tests lower
         "allowFrom": ["alice@example.org", "bob@example.org"],
         "trustedAuthservIds": [AUTHSERV],
     }

@@ -10,6 +10,7 @@ from typing import Any
 
 from desktop.core.runtime import Runtime
 from tests.channels.email.conftest import (
+    Polls,
     echo_marks,
     last_user_text,
     mail,
@@ -52,7 +53,7 @@ def _user_contents(runtime: Runtime, mark: str) -> list[str]:
 
 
 async def _busy_then_queued(
-    runtime: Runtime, model: ScriptedOpenAIServer, dovecot: Dovecot
+    runtime: Runtime, model: ScriptedOpenAIServer, dovecot: Dovecot, polls: Polls
 ) -> None:
     """Alice's first mail keeps her session busy; her second waits behind it, unseen."""
     await asyncio.to_thread(dovecot.append, mail(ALICE, "1", "[q:busy]", "<busy@example.org>"))
@@ -60,21 +61,25 @@ async def _busy_then_queued(
     await until_async(lambda: "\\Seen" in dovecot.flags()["<busy@example.org>"], what="seen 1")
     await asyncio.to_thread(dovecot.append, mail(ALICE, "2", "[q:queued]", "<q@example.org>"))
     await until(lambda: _dispatches(runtime) == 2, what="the second mail queued")
-    await asyncio.sleep(1.5)  # more than a poll interval: the channel had every chance
+    await polls.more()  # three more polls and flaggings: the channel had every chance
     assert _user_contents(runtime, "[q:queued]") == []
     flags = await asyncio.to_thread(dovecot.flags)
     assert "\\Seen" not in flags["<q@example.org>"], "seen before it was in the session"
 
 
 async def test_a_queued_mail_is_seen_only_once_its_message_is_in_the_session(
-    tmp_path: Path, scripted_server: ScriptedOpenAIServer, dovecot: Dovecot, smtp: SmtpServer
+    tmp_path: Path,
+    scripted_server: ScriptedOpenAIServer,
+    dovecot: Dovecot,
+    smtp: SmtpServer,
+    polls: Polls,
 ) -> None:
     gate = threading.Event()
     scripted_server.route = _held_route(gate)
     runtime = await start_agent(tmp_path, scripted_server, dovecot, smtp)
     try:
         await until(lambda: runtime.channels.status("email").ok, what="connected")
-        await _busy_then_queued(runtime, scripted_server, dovecot)
+        await _busy_then_queued(runtime, scripted_server, dovecot, polls)
         gate.set()
         await until_async(lambda: "\\Seen" in dovecot.flags()["<q@example.org>"], what="seen 2")
         assert len(_user_contents(runtime, "[q:queued]")) == 1
@@ -85,14 +90,18 @@ async def test_a_queued_mail_is_seen_only_once_its_message_is_in_the_session(
 
 
 async def test_a_mail_queued_when_the_app_ends_is_answered_once_after_a_restart(
-    tmp_path: Path, scripted_server: ScriptedOpenAIServer, dovecot: Dovecot, smtp: SmtpServer
+    tmp_path: Path,
+    scripted_server: ScriptedOpenAIServer,
+    dovecot: Dovecot,
+    smtp: SmtpServer,
+    polls: Polls,
 ) -> None:
     gate = threading.Event()
     scripted_server.route = _held_route(gate)
     first = await start_agent(tmp_path, scripted_server, dovecot, smtp)
     try:
         await until(lambda: first.channels.status("email").ok, what="connected")
-        await _busy_then_queued(first, scripted_server, dovecot)
+        await _busy_then_queued(first, scripted_server, dovecot, polls)
     finally:
         await first.stop()  # the app ends (or dies) before the queued mail's turn
         gate.set()
@@ -101,7 +110,7 @@ async def test_a_mail_queued_when_the_app_ends_is_answered_once_after_a_restart(
     try:
         await until(lambda: smtp.messages(ALICE), what="the queued mail's answer")
         await until_async(lambda: "\\Seen" in dovecot.flags()["<q@example.org>"], what="seen")
-        await asyncio.sleep(1.5)  # a few more polls: nothing is read twice
+        await polls.more()  # a few more polls: nothing is read twice
     finally:
         await second.stop()
     texts = [last_user_text(r.body) for r in scripted_server.chat_requests()]

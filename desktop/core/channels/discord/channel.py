@@ -102,6 +102,9 @@ class DiscordChannel(BaseChannel[DiscordConfig]):
     """How long one conversation's catch-up request may take (discord.py retries inside)."""
     catch_up_limit: ClassVar[float] = 60.0
     """How long catch-up may go on fetching before the remaining conversations are skipped."""
+    guild_ready_timeout: ClassVar[float] = 2.0
+    """After READY, the quiet spell without a GUILD_CREATE after which discord.py calls the
+    servers announced and dispatches ``ready`` (which catch-up waits for)."""
 
     def setup(self) -> None:
         """The channel's own state (see :meth:`BaseChannel.setup`)."""
@@ -146,6 +149,7 @@ class DiscordChannel(BaseChannel[DiscordConfig]):
                 message=self._inbox.put_nowait,
                 interaction=self._on_interaction,
             ),
+            guild_ready_timeout=self.guild_ready_timeout,
         )
 
     def _fresh_session(self) -> None:

@@ -83,8 +83,17 @@ class GatewayClient(discord.Client):
         log.exception("Discord: handling %s failed", event_method)
 
 
-def build_client(config: DiscordConfig, events: ClientEvents) -> GatewayClient:
+def build_client(
+    config: DiscordConfig, events: ClientEvents, *, guild_ready_timeout: float = 2.0
+) -> GatewayClient:
     """A client for ``config`` (and discord.py pointed at its ``apiBase``).
+
+    Args:
+        config: The channel's settings.
+        events: Where the client's events go.
+        guild_ready_timeout: After READY, how long discord.py waits for one more
+            GUILD_CREATE before it dispatches ``ready`` (discord.py's own default, 2 s: it
+            does not count the servers READY announced, it waits for a quiet spell).
 
     Raises:
         ChannelUnavailable: ``apiBase`` is not an http(s) address.
@@ -105,7 +114,14 @@ def build_client(config: DiscordConfig, events: ClientEvents) -> GatewayClient:
     if proxy and config.proxy_username:
         auth = aiohttp.BasicAuth(config.proxy_username, config.proxy_password or "")
     intents = discord.Intents._from_value(int(config.intents))
-    client = GatewayClient(events, intents=intents, proxy=proxy, proxy_auth=auth, max_messages=None)
+    client = GatewayClient(
+        events,
+        intents=intents,
+        proxy=proxy,
+        proxy_auth=auth,
+        max_messages=None,
+        guild_ready_timeout=guild_ready_timeout,
+    )
     parsers = client._connection.parsers
     for event, parse in list(parsers.items()):
         if event not in UNGUARDED:

@@ -7,9 +7,17 @@ from typing import Any
 
 import pytest
 
+from desktop.core.channels.discord.channel import DiscordChannel
 from desktop.core.channels.discord.markup import MESSAGE_LIMIT, split, to_discord
 from desktop.core.runtime import Runtime
-from tests.channels.discord.discord_server import ADA, DM, TOKEN, DiscordServer, user
+from tests.channels.discord.discord_server import (
+    ADA,
+    DM,
+    GUILD_READY_TIMEOUT,
+    TOKEN,
+    DiscordServer,
+    user,
+)
 from tests.channels.harness import Capabilities, Sent, until
 
 USERS = {"ada": ADA, "mallory": ADA + 1000}
@@ -25,6 +33,8 @@ class Discord:
     account = "@nanobot"
 
     def __init__(self, request: pytest.FixtureRequest) -> None:
+        monkeypatch: pytest.MonkeyPatch = request.getfixturevalue("monkeypatch")
+        monkeypatch.setattr(DiscordChannel, "guild_ready_timeout", GUILD_READY_TIMEOUT)
         self.server = DiscordServer()
 
     async def start_server(self) -> None:

@@ -13,7 +13,7 @@ import pytest
 
 from desktop.core.channels.render import plain_text
 from desktop.core.runtime import Runtime
-from tests.channels.email.conftest import email_section, mail
+from tests.channels.email.conftest import email_section, fast_polls, mail
 from tests.channels.email.servers import BOT, Dovecot, SmtpServer
 from tests.channels.harness import Capabilities, Sent, until
 
@@ -39,6 +39,7 @@ class Email:
     account = BOT
 
     def __init__(self, request: pytest.FixtureRequest) -> None:
+        fast_polls(request.getfixturevalue("monkeypatch"))
         self.dovecot: Dovecot = request.getfixturevalue("dovecot")
         self.smtp: SmtpServer = request.getfixturevalue("smtp")
         self.runtime: Runtime | None = None

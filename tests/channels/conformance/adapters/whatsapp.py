@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from desktop.core.channels.whatsapp.channel import WhatsAppChannel
 from desktop.core.channels.whatsapp.markup import TEXT_LIMIT, pieces, to_whatsapp
 from desktop.core.runtime import Runtime
 from tests.channels.harness import Capabilities, Sent, until
@@ -29,6 +30,11 @@ class WhatsApp:
     account = ""
 
     def __init__(self, request: pytest.FixtureRequest) -> None:
+        # After the token, the channel waits auth_grace (0.5 s) for a refusal that never comes
+        # here (no case gives a wrong token; tests/channels/whatsapp shows the refusal with
+        # the product's grace): dead time on every connect and connection test.
+        monkeypatch: pytest.MonkeyPatch = request.getfixturevalue("monkeypatch")
+        monkeypatch.setattr(WhatsAppChannel, "auth_grace", 0.05)
         self.server = BridgeServer()
         # The bridge downloads attachments itself and hands over their paths.
         self.bridge_media: Path = request.getfixturevalue("tmp_path") / "bridge-media"
