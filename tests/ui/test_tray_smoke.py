@@ -432,7 +432,7 @@ def test_tray_reminder_and_screens(xsession: XSession, tmp_path: Path) -> None:
         _shot(xsession, "shown-again")
         # Each tab, from the window shown again (taken after the reminder, so the minutes
         # before it are only start-up and hiding).
-        shots = {}
+        shots: dict[str, bytes] = {}
         for number, key in enumerate(TABS, start=1):
             xsession.run("xdotool", "windowfocus", "--sync", window[0])
             xsession.run("xdotool", "key", f"ctrl+{number}")
