@@ -200,8 +200,9 @@ def test_ready_and_idle_without_litellm(isolated_env: Path) -> None:
                 "the context-window probe",
             )
             # ... and an absence can only be watched over a span: past the old warm-up (5 s
-            # after ready), nothing may load LiteLLM while the app waits.
-            time.sleep(7)
+            # after ready; the probe came after ready, so this span ends a second past it),
+            # nothing may load LiteLLM while the app waits.
+            time.sleep(6)
         finally:
             process.send_signal(signal.SIGINT)
             out, err = process.communicate(timeout=30)

@@ -64,6 +64,10 @@ async def start_runtime(
     config = load_config(write_config(tmp_path / "nanobot" / "config.json", data))
     url = model.url if model is not None else "http://127.0.0.1:9"
     runtime = await asyncio.to_thread(build_runtime, config, make_provider(url), approval=approval)
+    # Quick reconnects and send retries (the app's start at 1 s): the tests are about what
+    # is resent, not how long the app waits first.
+    runtime.channels.backoff = (0.2, 0.4, 0.8)
+    runtime.channels.send_delays = (0.3, 1.0)
     await runtime.start()
     if connected:
         await until(lambda: runtime.channels.status("napcat").ok, what="connected")

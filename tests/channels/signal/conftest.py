@@ -64,6 +64,10 @@ async def start_runtime(
     runtime = await asyncio.to_thread(
         build_runtime, config, make_provider(model.url), approval=approval
     )
+    # Quick reconnects and send retries (the app's start at 1 s): the tests are about what
+    # is resent, not how long the app waits first.
+    runtime.channels.backoff = (0.2, 0.4, 0.8)
+    runtime.channels.send_delays = (0.3, 1.0)
     await runtime.start()
     await until(lambda: runtime.channels.status("signal").ok, what="connected")
     await until(lambda: daemon.listening, what="subscribed to the events")

@@ -9,20 +9,33 @@ import asyncio
 import json
 import logging
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from desktop.core.channels.slack import catchup
+from desktop.core.runtime import Runtime
+from tests.channels.slack import conftest
 from tests.channels.slack.conftest import (
     CHANNEL,
     DM,
     echo,
-    start_runtime,
     until,
     user_text,
 )
 from tests.channels.slack.slack_server import BOT_USER, SlackServer
 from tests.fakes.openai_server import ScriptedOpenAIServer
+
+
+async def start_runtime(
+    tmp_path: Path, slack: SlackServer, model: ScriptedOpenAIServer, **slack_options: Any
+) -> Runtime:
+    """The runtime of :func:`conftest.start_runtime`, reconnecting after 0.2 s (the app's
+    first wait is 1 s): these tests drop the connection to see the catch-up that follows,
+    not the wait before it."""
+    runtime = await conftest.start_runtime(tmp_path, slack, model, **slack_options)
+    runtime.channels.backoff = (0.2, 0.4, 0.8)
+    return runtime
 
 
 def asked(model: ScriptedOpenAIServer) -> list[str]:

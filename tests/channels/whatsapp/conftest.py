@@ -13,6 +13,7 @@ import pytest
 
 from desktop.core.agent.approval import ApprovalPolicy
 from desktop.core.assembly import build_runtime
+from desktop.core.channels.whatsapp.channel import WhatsAppChannel
 from desktop.core.config.loader import load_config
 from desktop.core.runtime import Runtime
 from tests.channels.harness import echo as echo  # re-exported: shared
@@ -23,6 +24,17 @@ from tests.channels.whatsapp.bridge_server import TOKEN, BridgeServer
 from tests.conftest import write_config
 from tests.core.agent.conftest import make_provider
 from tests.fakes.openai_server import ScriptedOpenAIServer
+
+FULL_AUTH_GRACE = WhatsAppChannel.auth_grace
+"""The app's wait after the token for a refusal: tests that send a wrong token set it back."""
+
+
+@pytest.fixture(autouse=True)
+def _quick_auth_grace(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Wait 0.05 s, not the app's 0.5 s, after the token for the bridge to refuse it. The
+    local bridge accepts the right token, so the wait proves nothing there and only slowed
+    every connect; a test that sends a wrong token sets :data:`FULL_AUTH_GRACE` back."""
+    monkeypatch.setattr(WhatsAppChannel, "auth_grace", 0.05)
 
 
 @pytest.fixture
@@ -64,6 +76,10 @@ async def start_runtime(
     runtime = await asyncio.to_thread(
         build_runtime, config, make_provider(model.url), approval=approval, clock=clock
     )
+    # Quick reconnects and send retries (the app's start at 1 s): the tests are about what
+    # is resent, not how long the app waits first.
+    runtime.channels.backoff = (0.2, 0.4, 0.8)
+    runtime.channels.send_delays = (0.3, 1.0)
     await runtime.start()
     if connected:
         await until(lambda: runtime.channels.status("whatsapp").ok, what="connected")

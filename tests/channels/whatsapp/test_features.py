@@ -16,7 +16,13 @@ from desktop.core.agent.approval import ApprovalPolicy
 from desktop.core.bus.events import OutboundMessage
 from desktop.core.channels.whatsapp.channel import NOT_LINKED, WhatsAppChannel
 from tests.channels.whatsapp.bridge_server import ALICE, TOKEN, BridgeServer
-from tests.channels.whatsapp.conftest import echo, start_runtime, until, user_text
+from tests.channels.whatsapp.conftest import (
+    FULL_AUTH_GRACE,
+    echo,
+    start_runtime,
+    until,
+    user_text,
+)
 from tests.core.cron.test_cron import FakeClock
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
 
@@ -153,7 +159,9 @@ async def test_bad_settings_make_the_channel_unavailable_with_a_clear_reason(
     tmp_path: Path,
     settings: dict[str, Any],
     reason: str,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.setattr(WhatsAppChannel, "auth_grace", FULL_AUTH_GRACE)  # a refusal to wait for
     bridge.auth_timeout = 0.3
     runtime = await start_runtime(tmp_path, bridge, scripted_server, connected=False, **settings)
     try:
@@ -183,7 +191,9 @@ async def test_the_settings_test_and_secrets_kept_out_of_logs(
     scripted_server: ScriptedOpenAIServer,
     tmp_path: Path,
     caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.setattr(WhatsAppChannel, "auth_grace", FULL_AUTH_GRACE)  # a refusal to wait for
     runtime = await start_runtime(tmp_path, bridge, scripted_server)
     try:
         section = runtime.config.channels.whatsapp

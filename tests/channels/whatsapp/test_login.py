@@ -166,7 +166,7 @@ async def test_a_bridge_that_offers_no_code_is_linked_already(
     quiet wait the command says so and succeeds (and notes that the channel is off)."""
     config = config_file(tmp_path, bridge, enabled=False)
     started = time.monotonic()
-    login = await Login.start(config, isolated_env, "--wait", "1")
+    login = await Login.start(config, isolated_env, "--wait", "0.3")
     assert await login.end() == 0, login.stderr
     assert time.monotonic() - started < 20
     assert login.out[-1].startswith("WhatsApp is linked.")

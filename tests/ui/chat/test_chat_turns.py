@@ -267,7 +267,9 @@ def test_retried_model_call_is_announced_then_answered(make_chat: MakeChat) -> N
 
     chat: ChatHarness = make_chat()
     chat.server.push(
-        Fail(503, "upstream overloaded"), Stall(1.5, Reply("Back again: here is the answer."))
+        # The retry's answer is held back long enough to see the row say so meanwhile.
+        Fail(503, "upstream overloaded"),
+        Stall(0.8, Reply("Back again: here is the answer.")),
     )
     chat.send("are you up?")
     notice = "Waiting for the model… (retrying 2/2)"

@@ -10,6 +10,9 @@ keeps the turn busy is a real ``exec`` in the sandbox.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
@@ -19,6 +22,13 @@ from tests.fakes.openai_server import Reply
 from tests.ui.chat.conftest import ChatHarness, MakeChat
 
 GUIDANCE = "Only look at the docs folder."
+
+
+def _busy_until(go: Path) -> str:
+    """``exec`` arguments for a command that keeps the turn busy until the test, done with
+    what it does meanwhile, creates ``go`` (rather than for a fixed time)."""
+    command = f"while [ ! -e {go} ]; do sleep 0.02; done; echo listed"
+    return json.dumps({"command": command})
 
 
 def _type_and_enter(chat: ChatHarness, qtbot: QtBot, text: str) -> None:
@@ -33,10 +43,13 @@ def _strip_texts(chat: ChatHarness) -> list[str]:
     return [label.text() for row in strip.rows.values() for label in row.findChildren(QLabel)]
 
 
-def test_enter_while_a_turn_runs_steers_it(make_chat: MakeChat, qtbot: QtBot) -> None:
+def test_enter_while_a_turn_runs_steers_it(
+    make_chat: MakeChat, qtbot: QtBot, workspace: Path
+) -> None:
     chat: ChatHarness = make_chat(policy=ApprovalPolicy(mode="autonomous"))
+    go = workspace / "go"
     chat.server.push(
-        Reply(tool_calls=[("exec", '{"command": "sleep 1.5; echo listed"}')]),
+        Reply(tool_calls=[("exec", _busy_until(go))]),
         Reply("Looked at the docs folder only."),
     )
     chat.send("What is in this workspace?")
@@ -48,6 +61,7 @@ def test_enter_while_a_turn_runs_steers_it(make_chat: MakeChat, qtbot: QtBot) ->
     assert composer.text() == "" and composer.send.text() == "Stop"  # it did not stop the turn
     assert strip.isVisible() and len(strip.rows) == 1
     assert _strip_texts(chat) == [f"Queued for the next step: {GUIDANCE}"]
+    go.touch()  # the tool may end now
     chat.idle()
     assert not strip.isVisible() and not chat.tab.state.guidance
     items = chat.items()
@@ -83,10 +97,11 @@ def test_send_now_stops_the_turn_and_sends_it_as_a_new_message(
     assert not strip.isVisible()
 
 
-def test_remove_takes_it_back(make_chat: MakeChat, qtbot: QtBot) -> None:
+def test_remove_takes_it_back(make_chat: MakeChat, qtbot: QtBot, workspace: Path) -> None:
     chat: ChatHarness = make_chat(policy=ApprovalPolicy(mode="autonomous"))
+    go = workspace / "go"
     chat.server.push(
-        Reply(tool_calls=[("exec", '{"command": "sleep 1.5; echo listed"}')]),
+        Reply(tool_calls=[("exec", _busy_until(go))]),
         Reply("Done."),
     )
     chat.send("List it.")
@@ -98,6 +113,7 @@ def test_remove_takes_it_back(make_chat: MakeChat, qtbot: QtBot) -> None:
     )
     remove.click()
     assert not strip.isVisible() and not chat.tab.state.guidance
+    go.touch()  # the tool may end now
     chat.idle()
     assert [i.kind for i in chat.items()] == ["user", "tool", "assistant"]
     assert all("never mind" not in str(r["messages"]) for r in chat.requests())
@@ -107,7 +123,7 @@ def test_what_the_turn_never_took_in_is_sent_next(make_chat: MakeChat, qtbot: Qt
     """Guidance the core accepted after the turn's last step (it ended first) is not lost:
     the tab sends it as the next message."""
     chat: ChatHarness = make_chat()
-    chat.server.push(Reply("slow " * 40, chunk=5, delay=0.05), Reply("Answering the late words."))
+    chat.server.push(Reply("slow " * 40, chunk=5, delay=0.025), Reply("Answering the late words."))
     chat.send("talk")
     chat.wait(lambda: any(i.kind == "assistant" and i.text for i in chat.items()))
     key = chat.tab.current
