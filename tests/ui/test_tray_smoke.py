@@ -378,10 +378,10 @@ def test_tray_reminder_and_screens(xsession: XSession, tmp_path: Path) -> None:
     reminder reaches dunst over D-Bus (badge on the icon); a second launch shows the window."""
     server = ScriptedOpenAIServer(default=Reply("Time to stand up and stretch your legs!")).start()
     home = tmp_path / "home"
-    # Due 8 s after the launch: the window has to be up and hidden to the tray by then (about
-    # 3.5 s on a quiet machine; the tab screenshots come after the reminder, once the window
-    # is back, so they do not add to that).
-    log = _write_workspace(home, server.url, int((time.time() + 8) * 1000))
+    # Due 12 s after the launch: the window has to be up and hidden to the tray by then (about
+    # 3.5 s on a quiet machine, several times that on a loaded one; the tab screenshots come
+    # after the reminder, once the window is back, so they do not add to that).
+    log = _write_workspace(home, server.url, int((time.time() + 12) * 1000))
     env = cli_env(
         home,
         QT_QPA_PLATFORM="xcb",
