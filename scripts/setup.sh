@@ -109,6 +109,13 @@ install_test_servers() {
   fi
 }
 
+# NANOBOT_SETUP_APP_READY=FILE: FILE is created as soon as the app's own venv is complete, while
+# the test servers and the model may still be installing into .cache (scripts/test.sh starts the
+# frozen-app build then, beside them).
+app_ready() {
+  if [ -n "${NANOBOT_SETUP_APP_READY:-}" ]; then : >"$NANOBOT_SETUP_APP_READY"; fi
+}
+
 # constraints.txt pins the versions CI tested; the floors live in pyproject.toml.
 step "Installing nanobot Desktop and its Python packages (the first time takes a few minutes)"
 want_e2e=$want_test
@@ -119,6 +126,7 @@ if [ "$want_test" = 1 ]; then
   install_test_servers &
   servers=$!
   pip_install .venv/bin/python -m pip install -c constraints.txt -e ".[$extras]"
+  app_ready
   if ! wait "$servers"; then
     echo "Installing the test servers (Synapse, nanobot-ai) failed: see above." >&2
     exit 1
@@ -164,4 +172,5 @@ if [ -z "${CI:-}" ]; then
   sed "s|^Exec=.*|Exec=$PWD/.venv/bin/nanobot-desktop|" resources/nanobot-desktop.desktop \
     > "$data/applications/nanobot-desktop.desktop"
 fi
+app_ready
 steps_done "Installed."

@@ -9,7 +9,9 @@
 # skips that locally (the tests then use what dist/ holds, or skip). CI always builds.
 #
 # Lanes (with no arguments, as CI runs it):
-#   0. the build starts in the background before the static checks, beside them and lane 1;
+#   0. the build starts in the background once the app's venv is installed, beside the rest
+#      of the set-up, the static checks and lane 1 (it runs in its own session so that it
+#      outlives the exec into the D-Bus session; the suite waits for the status it writes);
 #   1. the suite on two workers (pytest-xdist, `-n 2 --dist loadgroup`; which tests share a
 #      worker and in what order: LANES in tests/conftest.py), while the build runs beside it;
 #      a few failed tests are run once more, and one that then passes is named at the end;
@@ -71,19 +73,27 @@ if [ -n "${CI:-}" ] || [ "${NANOBOT_SKIP_FROZEN_BUILD:-}" != 1 ]; then
 fi
 
 if [ -z "${NANOBOT_TEST_IN_SESSION:-}" ]; then
-  scripts/setup.sh --test
+  if [ "$#" = 0 ] && [ "$build" = 1 ]; then
+    # A whole run starts the build as soon as the app's venv is complete: beside the rest of
+    # the set-up (the test servers' venvs, the model), the static checks and the suite.
+    ready=$(mktemp -u --suffix=-app-ready)
+    NANOBOT_SETUP_APP_READY=$ready scripts/setup.sh --test &
+    setup=$!
+    while [ ! -e "$ready" ] && kill -0 "$setup" 2>/dev/null; do sleep 0.5; done
+    if [ -e "$ready" ]; then
+      rm -f "$ready"
+      start_build
+      trap 'stop_build' EXIT
+    fi
+    wait "$setup"
+  else
+    scripts/setup.sh --test
+  fi
   # Bytecode is cached (in __pycache__, which git ignores). With PYTHONDONTWRITEBYTECODE set,
   # every interpreter the suite starts (CLI children, gateways, MCP servers, the app: over 250
   # of them) compiled the checkout's modules again, ~0.85 s of CPU each in a fresh clone.
   unset PYTHONDONTWRITEBYTECODE
   .venv/bin/python -m compileall -q -j 2 desktop tests >/dev/null
-  # A whole run starts the build now, beside the static checks (one core is free while mypy
-  # works), in its own session so that it outlives the exec below; the suite waits for the
-  # status file it writes.
-  if [ "$#" = 0 ] && [ "$build" = 1 ]; then
-    start_build
-    trap 'stop_build' EXIT
-  fi
   # pytest rewrites the asserts of every test module as it imports it (15 s of CPU for the
   # suite, then cached in __pycache__): done once here, beside the checks, instead of by both
   # workers at their start. A collection error shows in the run itself.

@@ -59,11 +59,6 @@ def local_model_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                 str(port),
                 "--n_ctx",
                 "2048",
-                # One thread for prompts too (llama.cpp's default is a thread per core): on a
-                # machine the suite keeps busy, a second thread waits at every barrier for a
-                # core the other worker holds (the e2e tier took 66 s of CPU with two, 55 with one).
-                "--n_threads_batch",
-                "1",
                 "--model_alias",
                 "smollm2",
             ],
