@@ -67,6 +67,41 @@ wait_build() {
   tail -n 8 "$dir/log"
 }
 
+# The keyring tier's Secret Service: a gnome-keyring with its own home ($HOME_FOR_KEYRING),
+# unlocked with a test password. The session bus starts it on the first call (D-Bus activation:
+# the service file in $XDG_DATA_HOME/dbus-1/services comes before the system's), so should the
+# daemon exit during a run, the next keyring call starts it again, unlocked, on the same
+# keyring. (Started by hand, as before, a daemon that vanished in two runs left the bus to
+# start the system's service: a locked "login" keyring whose unlock prompt cannot show, and
+# every keyring test after it failed.) Each start is noted in $HOME_FOR_KEYRING/starts; more
+# than one is reported at the end (test-output/secret-service-restarts.txt).
+secret_service_home() {
+  HOME_FOR_KEYRING=$(mktemp -d)
+  export HOME_FOR_KEYRING
+  export XDG_DATA_HOME=$HOME_FOR_KEYRING/data XDG_RUNTIME_DIR=$HOME_FOR_KEYRING/run
+  mkdir -p "$XDG_RUNTIME_DIR" "$XDG_DATA_HOME/dbus-1/services" && chmod 700 "$XDG_RUNTIME_DIR"
+  cat >"$HOME_FOR_KEYRING/secret-service" <<SH
+#!/bin/sh
+date -u +%T >>"$HOME_FOR_KEYRING/starts"
+# Its own session: no signal to the test run's process group reaches it.
+printf test-keyring-password | exec setsid gnome-keyring-daemon --unlock --foreground --components=secrets
+SH
+  chmod +x "$HOME_FOR_KEYRING/secret-service"
+  printf '[D-BUS Service]\nName=org.freedesktop.secrets\nExec=%s\n' \
+    "$HOME_FOR_KEYRING/secret-service" \
+    >"$XDG_DATA_HOME/dbus-1/services/org.freedesktop.secrets.service"
+}
+
+# Reports a Secret Service that had to be started again during the run.
+secret_service_restarts() {
+  local starts=$HOME_FOR_KEYRING/starts
+  [ "$(wc -l <"$starts" 2>/dev/null || echo 0)" -gt 1 ] || return 0
+  mkdir -p test-output
+  cp "$starts" test-output/secret-service-restarts.txt
+  echo "The Secret Service (gnome-keyring-daemon) exited during the run and was started again" \
+    "(start times: $(tr '\n' ' ' <"$starts")): find out why; test-output/secret-service-restarts.txt" >&2
+}
+
 build=0
 if [ -n "${CI:-}" ] || [ "${NANOBOT_SKIP_FROZEN_BUILD:-}" != 1 ]; then
   build=1
@@ -102,15 +137,15 @@ if [ -z "${NANOBOT_TEST_IN_SESSION:-}" ]; then
   scripts/lint.sh
   wait "$collecting" || true
   trap - EXIT
+  secret_service_home
   # The rest of this script runs inside a private D-Bus session (the keyring tier's).
   exec dbus-run-session -- env NANOBOT_TEST_IN_SESSION=1 "$0" "$@"
 fi
 
-export HOME_FOR_KEYRING
-HOME_FOR_KEYRING=$(mktemp -d)
-export XDG_DATA_HOME=$HOME_FOR_KEYRING/data XDG_RUNTIME_DIR=$HOME_FOR_KEYRING/run
-mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
-printf "test-keyring-password" | gnome-keyring-daemon --unlock --components=secrets >/dev/null
+[ -n "${HOME_FOR_KEYRING:-}" ] || secret_service_home  # this script was started in a session
+# Start the Secret Service (D-Bus activation; see secret_service_home) and wait for it.
+dbus-send --session --print-reply --dest=org.freedesktop.secrets /org/freedesktop/secrets \
+  org.freedesktop.DBus.Peer.Ping >/dev/null
 
 export QT_QPA_PLATFORM=${QT_QPA_PLATFORM:-offscreen}
 # In this script the real-keyring, real-model and real-X (tray + notifications) tiers must
@@ -169,6 +204,7 @@ if [ "$#" -gt 0 ]; then
   status=0
   "${pytest[@]}" "${xdist[@]}" "${cov[@]}" "$@" || status=$?
   if [ "$coverage" = 1 ]; then report_coverage || { [ "$status" = 0 ] && status=1; }; fi
+  secret_service_restarts
   exit "$status"
 fi
 
@@ -213,4 +249,5 @@ frozen_status=0
 "${pytest[@]}" "$frozen_tests" || frozen_status=$?
 [ "$status" = 0 ] && status=$frozen_status
 [ "$status" = 0 ] && status=$cov_status
+secret_service_restarts
 exit "$status"
