@@ -130,12 +130,15 @@ if [ -z "${NANOBOT_TEST_IN_SESSION:-}" ]; then
   unset PYTHONDONTWRITEBYTECODE
   .venv/bin/python -m compileall -q -j 2 desktop tests >/dev/null
   # pytest rewrites the asserts of every test module as it imports it (15 s of CPU for the
-  # suite, then cached in __pycache__): done once here, beside the checks, instead of by both
-  # workers at their start. A collection error shows in the run itself.
-  .venv/bin/python -m pytest --collect-only -q -p no:cacheprovider >/dev/null 2>&1 &
-  collecting=$!
+  # suite, then cached in __pycache__): for a whole run, done once here, beside the checks,
+  # instead of by both workers at their start. A collection error shows in the run itself.
+  collecting=
+  if [ "$#" = 0 ]; then
+    .venv/bin/python -m pytest --collect-only -q -p no:cacheprovider >/dev/null 2>&1 &
+    collecting=$!
+  fi
   scripts/lint.sh
-  wait "$collecting" || true
+  [ -z "$collecting" ] || wait "$collecting" || true
   trap - EXIT
   secret_service_home
   # The rest of this script runs inside a private D-Bus session (the keyring tier's).
