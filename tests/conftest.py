@@ -131,7 +131,11 @@ LANES: dict[str, tuple[str, str]] = {
     "tests/e2e/": ("llama", "one llama.cpp server per session, with the model loaded"),
     "tests/packaging/test_frozen_app.py": (
         "frozen",
-        "installs the .deb system-wide under CI (dpkg -i, one at a time)",
+        "installs the .deb system-wide under CI (dpkg -i, one at a time); it waits for the build",
+    ),
+    "tests/test_install_scripts.py": (
+        "frozen",
+        "holds dpkg's lock for a moment: never while the .deb installs",
     ),
 }
 # Groups that start first (long and serial: the other worker works beside them) and last

@@ -1,7 +1,9 @@
 """The built artefacts (``packaging/build.sh``) and the installed .deb, for the frozen-app tests.
 
 Without artefacts in ``dist/`` the tests skip, unless ``NANOBOT_TEST_REQUIRE_FROZEN=1``
-(``scripts/test.sh`` builds them and sets it), where they fail.
+(``scripts/test.sh`` builds them and sets it), where they fail. While ``scripts/test.sh`` builds
+them in the background (``NANOBOT_TEST_BUILD_DIR``: the build's pid, log and exit status), the
+tests first wait for that build to end; a build that failed fails them with the end of its log.
 
 The .deb is installed for real with ``dpkg -i`` when the tests run as root under CI (and
 removed afterwards); elsewhere it is unpacked into a scratch root with ``dpkg-deb -x`` and run
@@ -25,6 +27,10 @@ from desktop import __version__
 from tests.conftest import REPO, cli_env
 
 REQUIRE_ENV = "NANOBOT_TEST_REQUIRE_FROZEN"
+BUILD_DIR_ENV = "NANOBOT_TEST_BUILD_DIR"
+# How long the tests wait for a background build at most (the build takes ~5 minutes on a busy
+# two-core machine; test_frozen_app.py's timeout allows for this wait).
+BUILD_WAIT_S = 840.0
 DIST = REPO / "dist"
 APP = "nanobot-desktop"
 
@@ -49,8 +55,59 @@ def _missing(message: str) -> None:
     pytest.skip(f"{message}; build with packaging/build.sh")
 
 
+def _build_ended(folder: Path) -> str | None:
+    """The background build's exit status, or ``None`` while it runs."""
+    try:
+        return (folder / "status").read_text().strip() or None
+    except FileNotFoundError:
+        return None
+
+
+def _build_alive(folder: Path) -> bool:
+    """Whether the background build's process group still exists."""
+    try:
+        pid = int((folder / "pid").read_text())
+    except (FileNotFoundError, ValueError):
+        return True  # not started yet: its pid is written first thing
+    try:
+        os.killpg(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def wait_for_build(timeout: float = BUILD_WAIT_S) -> None:
+    """Wait for ``scripts/test.sh``'s background build, if one runs (fail when it failed)."""
+    value = os.environ.get(BUILD_DIR_ENV)
+    if not value:
+        return
+    folder = Path(value)
+    deadline = time.monotonic() + timeout
+    while (status := _build_ended(folder)) is None:
+        if not _build_alive(folder) and _build_ended(folder) is None:
+            pytest.fail(f"packaging/build.sh ended without a status:\n{_log_end(folder)}")
+        if time.monotonic() > deadline:
+            pytest.fail(f"packaging/build.sh still runs after {timeout:g} s:\n{_log_end(folder)}")
+        time.sleep(1)
+    if status != "0":
+        pytest.fail(f"packaging/build.sh failed (exit status {status}):\n{_log_end(folder)}")
+
+
+def _log_end(folder: Path) -> str:
+    try:
+        return "\n".join((folder / "log").read_text(errors="replace").splitlines()[-40:])
+    except FileNotFoundError:
+        return "(no log)"
+
+
 def find_artefacts() -> Artefacts:
-    """The artefacts of this version in ``dist/`` (skip or fail when one is missing)."""
+    """The artefacts of this version in ``dist/`` (skip or fail when one is missing).
+
+    A build running in the background (``scripts/test.sh``) is waited for first.
+    """
+    wait_for_build()
     app_dir = DIST / APP
     debs = sorted(DIST.glob(f"{APP}_{__version__}_*.deb"))
     tarballs = sorted(DIST.glob(f"{APP}-{__version__}-linux-*.tar.gz"))

@@ -25,6 +25,7 @@ from desktop import __version__
 from tests.fakes.openai_server import Reply, ScriptedOpenAIServer
 from tests.packaging.frozen import (
     APP,
+    BUILD_WAIT_S,
     Artefacts,
     Installed,
     find_artefacts,
@@ -40,6 +41,10 @@ from tests.ui.test_tray_smoke import (  # noqa: F401
     _tray_icon_embedded,
     xsession,
 )
+
+# The first test may first wait for scripts/test.sh's background build (frozen.wait_for_build);
+# every test's own steps keep their timeouts (a program run: 120 s).
+pytestmark = pytest.mark.timeout(BUILD_WAIT_S + 300)
 
 # The Qt libraries scripts/setup.sh installs for the xcb platform: the .deb must declare them.
 QT_SYSTEM_PACKAGES = ("libxcb-cursor0", "libxkbcommon-x11-0", "libxcb-icccm4", "libxcb-image0",
