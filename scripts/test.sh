@@ -30,6 +30,10 @@
 # its audit hook and coverage's tracer do not mix on CPython 3.11 (tests/coverage_lane.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/steps.sh
+# A line per phase with the time since the run started (kept across the exec into the session).
+export NANOBOT_TEST_T0=${NANOBOT_TEST_T0:-$_steps_t0}
+_steps_t0=$NANOBOT_TEST_T0
 
 # Starts packaging/build.sh in the background, in its own session (it outlives an exec of this
 # script; nobody waits for it as a child): it writes its pid, log and exit status into
@@ -72,40 +76,8 @@ wait_build() {
   tail -n 8 "$dir/log"
 }
 
-# The keyring tier's Secret Service: a gnome-keyring with its own home ($HOME_FOR_KEYRING),
-# unlocked with a test password. The session bus starts it on the first call (D-Bus activation:
-# the service file in $XDG_DATA_HOME/dbus-1/services comes before the system's), so should the
-# daemon exit during a run, the next keyring call starts it again, unlocked, on the same
-# keyring. (Started by hand, as before, a daemon that vanished in two runs left the bus to
-# start the system's service: a locked "login" keyring whose unlock prompt cannot show, and
-# every keyring test after it failed.) Each start is noted in $HOME_FOR_KEYRING/starts; more
-# than one is reported at the end (test-output/secret-service-restarts.txt).
-secret_service_home() {
-  HOME_FOR_KEYRING=$(mktemp -d)
-  export HOME_FOR_KEYRING
-  export XDG_DATA_HOME=$HOME_FOR_KEYRING/data XDG_RUNTIME_DIR=$HOME_FOR_KEYRING/run
-  mkdir -p "$XDG_RUNTIME_DIR" "$XDG_DATA_HOME/dbus-1/services" && chmod 700 "$XDG_RUNTIME_DIR"
-  cat >"$HOME_FOR_KEYRING/secret-service" <<SH
-#!/bin/sh
-date -u +%T >>"$HOME_FOR_KEYRING/starts"
-# Its own session: no signal to the test run's process group reaches it.
-printf test-keyring-password | exec setsid gnome-keyring-daemon --unlock --foreground --components=secrets
-SH
-  chmod +x "$HOME_FOR_KEYRING/secret-service"
-  printf '[D-BUS Service]\nName=org.freedesktop.secrets\nExec=%s\n' \
-    "$HOME_FOR_KEYRING/secret-service" \
-    >"$XDG_DATA_HOME/dbus-1/services/org.freedesktop.secrets.service"
-}
-
-# Reports a Secret Service that had to be started again during the run.
-secret_service_restarts() {
-  local starts=$HOME_FOR_KEYRING/starts
-  [ "$(wc -l <"$starts" 2>/dev/null || echo 0)" -gt 1 ] || return 0
-  mkdir -p test-output
-  cp "$starts" test-output/secret-service-restarts.txt
-  echo "The Secret Service (gnome-keyring-daemon) exited during the run and was started again" \
-    "(start times: $(tr '\n' ' ' <"$starts")): find out why; test-output/secret-service-restarts.txt" >&2
-}
+# The keyring tier's Secret Service (secret_service_home, secret_service_restarts).
+. scripts/secret_service.sh
 
 build=0
 if [ -n "${CI:-}" ] || [ "${NANOBOT_SKIP_FROZEN_BUILD:-}" != 1 ]; then
@@ -142,6 +114,7 @@ if [ -z "${NANOBOT_TEST_IN_SESSION:-}" ]; then
     .venv/bin/python -m pytest --collect-only -q -p no:cacheprovider >/dev/null 2>&1 &
     collecting=$!
   fi
+  step "Static checks (scripts/lint.sh)"
   scripts/lint.sh
   [ -z "$collecting" ] || wait "$collecting" || true
   trap - EXIT
@@ -221,6 +194,7 @@ if [ "$build" = 1 ] && [ -z "${NANOBOT_TEST_BUILD_DIR:-}" ]; then
 fi
 # The slowest tests are printed at the end (where the time goes, run after run).
 rm -f test-output/reruns.txt .pytest_cache/v/cache/lastfailed
+step "The suite (pytest)"
 "${pytest[@]}" "${xdist[@]}" "${cov[@]}" --durations=25 --durations-min=4 || status=$?
 cov_status=0
 [ "$coverage" = 1 ] && { report_coverage || cov_status=$?; }
@@ -254,4 +228,5 @@ if [ -n "${NANOBOT_TEST_BUILD_DIR:-}" ]; then
 fi
 [ "$status" = 0 ] && status=$cov_status
 secret_service_restarts
+steps_done "Tests done (exit status $status)"
 exit "$status"

@@ -18,6 +18,7 @@ from typing import Any
 
 from PySide6.QtCore import QEvent, QModelIndex, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import (
+    QCloseEvent,
     QFocusEvent,
     QPainter,
     QPaintEvent,
@@ -371,6 +372,12 @@ class MessageView(ViewInput, QAbstractScrollArea):
         """The focus ring goes with the focus."""
         super().focusOutEvent(event)
         self.viewport().update()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        """A view closed on its own (not inside a chat tab, which stops and awaits its reading)
+        stops reading and its look-up of the synthesiser: no task outlives it unowned."""
+        self.reader.close()
+        super().closeEvent(event)
 
     # -- public helpers -------------------------------------------------------------------
     def reveal(self, row: int, *, highlight: str = "") -> None:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
@@ -174,3 +176,30 @@ def test_a_selection_survives_a_change_of_width(qtbot: QtBot) -> None:
         qtbot.waitUntil(resized)
         QApplication.processEvents()
         assert view.selected_text() == "marmalade"
+
+
+def test_a_view_closed_on_its_own_stops_looking_for_the_synthesiser(
+    qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Built on the running loop, the view looks for espeak-ng in a thread; closed before that
+    look-up ends (a slow machine: CI saw it), the look-up's task is cancelled with it, not left
+    behind unowned."""
+    from desktop.ui.chat import read_aloud
+
+    looking = threading.Event()
+    release = threading.Event()
+
+    def slow_lookup() -> str | None:
+        looking.set()
+        release.wait(10)
+        return None
+
+    monkeypatch.setattr(read_aloud, "synthesiser", slow_lookup)
+    view, _ = _view(qtbot, [])
+    assert looking.wait(5)
+    (task,) = view.reader.tasks.tasks
+    view.close()
+    assert task.cancelling()
+    release.set()
+    qtbot.waitUntil(task.done, timeout=5000)
+    assert task.cancelled() and view.reader.program is None
