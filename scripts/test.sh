@@ -12,13 +12,13 @@
 #   0. the build starts in the background once the app's venv is installed, beside the rest
 #      of the set-up, the static checks and lane 1 (it runs in its own session so that it
 #      outlives the exec into the D-Bus session; the suite waits for the status it writes);
-#   1. the suite on two workers (pytest-xdist, `-n 2 --dist loadgroup`; which tests share a
+#   1. the suite on three workers (pytest-xdist, `-n 3 --dist loadgroup`; which tests share a
 #      worker and in what order: LANES in tests/conftest.py), while the build runs beside it at
 #      a lower priority (nice): the tests come first, the build takes the CPU they leave idle;
 #      the frozen-app smoke tests are one of the last lanes and wait for the build to end
 #      (tests/packaging/frozen.py); a few failed tests are run once more, and one that then
 #      passes is named at the end.
-# With arguments, one pytest run gets them (on two workers too), after the build.
+# With arguments, one pytest run gets them (on three workers too), after the build.
 # NANOBOT_TEST_WORKERS=N sets the number of workers (0: no xdist, one process).
 # NANOBOT_NO_E2E=1 (not under CI): the end-to-end tier is neither installed nor required
 # (scripts/setup.sh), so it skips.
@@ -142,7 +142,9 @@ if [ -z "${CI:-}" ] && [ "${NANOBOT_NO_E2E:-}" = 1 ]; then
   export NANOBOT_TEST_REQUIRE_E2E=0  # a contributor's choice (docs/CONTRIBUTING.md); CI always runs it
 fi
 
-workers=${NANOBOT_TEST_WORKERS:-2}
+# Three workers on two cores: a fifth of two workers' time was idle (tests waiting on servers,
+# subprocesses and timers: vmstat over a CI run), which a third worker fills.
+workers=${NANOBOT_TEST_WORKERS:-3}
 xdist=()
 [ "$workers" != 0 ] && xdist=(-n "$workers" --dist loadgroup --no-loadscope-reorder)
 pytest=(.venv/bin/python -m pytest)

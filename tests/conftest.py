@@ -114,7 +114,7 @@ def cli_env(home: Path, **extra: str) -> dict[str, str]:
     return env
 
 
-# Lanes for pytest-xdist (scripts/test.sh: ``-n 2 --dist loadgroup``). Every test may run on
+# Lanes for pytest-xdist (scripts/test.sh: ``-n 3 --dist loadgroup``). Every test may run on
 # either worker (each worker is its own process: its own HOME per test, ports from the OS, its
 # own QApplication and qasync loop, its own Xvfb per X test through ``-displayfd``, unique
 # keyring service names), except these, which share something expensive or system-wide and so
