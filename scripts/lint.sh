@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Static checks, as CI runs them (scripts/test.sh calls this before pytest):
+# Static checks, as CI runs them (scripts/test.sh runs this beside pytest, or before it when given
+# arguments):
 #   ruff check          lint rules ([tool.ruff.lint] in pyproject.toml)
 #   ruff format --check formatting
 #   mypy                types ([tool.mypy]: desktop/ and bench/, --strict throughout)

@@ -2,16 +2,18 @@
 # Run the whole test suite: installs what it needs, then runs pytest inside a private D-Bus
 # session with a real, unlocked Secret Service (gnome-keyring) so the keyring tier is real.
 # Extra arguments go to pytest (e.g. scripts/test.sh -k config).
-# Before anything else, scripts/lint.sh runs the static checks (ruff, mypy, import-linter); a
-# lint or type error fails the run there, naming the check that failed.
+# scripts/lint.sh runs the static checks (ruff, mypy, import-linter): in a whole run beside the
+# suite (they need a core for ~80 s; their output and result come at the end, and a lint or type
+# error fails the run); with arguments before the tests, and a failure stops the run there.
 # The self-contained app, the tarball and the .deb (packaging/build.sh, a few minutes) are
 # built for the smoke tests in tests/packaging/test_frozen_app.py; NANOBOT_SKIP_FROZEN_BUILD=1
 # skips that locally (the tests then use what dist/ holds, or skip). CI always builds.
 #
 # Lanes (with no arguments, as CI runs it):
 #   0. the build starts in the background once the app's venv is installed, beside the rest
-#      of the set-up, the static checks and lane 1 (it runs in its own session so that it
-#      outlives the exec into the D-Bus session; the suite waits for the status it writes);
+#      of the set-up and lane 1 (it runs in its own session so that it outlives the exec into
+#      the D-Bus session; the suite waits for the status it writes); the static checks start
+#      in the background too, once the set-up is done;
 #   1. the suite on three workers (pytest-xdist, `-n 3 --dist loadgroup`; which tests share a
 #      worker and in what order: LANES in tests/conftest.py), while the build runs beside it at
 #      a lower priority (nice): the tests come first, the build takes the CPU they leave idle;
@@ -35,45 +37,57 @@ cd "$(dirname "$0")/.."
 export NANOBOT_TEST_T0=${NANOBOT_TEST_T0:-$_steps_t0}
 _steps_t0=$NANOBOT_TEST_T0
 
-# Starts packaging/build.sh in the background, in its own session (it outlives an exec of this
-# script; nobody waits for it as a child): it writes its pid, log and exit status into
-# $NANOBOT_TEST_BUILD_DIR. At nice 10: on two cores the build (~200 s of CPU) otherwise takes
-# its share from the tests beside it; this way it mostly runs on the CPU they leave idle and is
-# still done long before the frozen-app lane needs it.
-start_build() {
-  NANOBOT_TEST_BUILD_DIR=$(mktemp -d --suffix=-build)
-  export NANOBOT_TEST_BUILD_DIR
-  echo "Building the frozen app in the background (log: $NANOBOT_TEST_BUILD_DIR/log)"
-  setsid -f nice -n 10 bash -c \
-    'echo $$ >"$1/pid"; packaging/build.sh >"$1/log" 2>&1; echo $? >"$1/status"' \
-    build "$NANOBOT_TEST_BUILD_DIR"
+# Background jobs (the build, the static checks): each runs in its own session (it outlives an
+# exec of this script; nobody waits for it as a child) and writes its pid, log and exit status
+# into a folder of its own (printed on stdout).
+start_job() {
+  local dir
+  dir=$(mktemp -d --suffix="-$1")
+  shift
+  setsid -f bash -c 'dir=$1; shift; echo $$ >"$dir/pid"; "$@"; echo $? >"$dir/status"' \
+    job "$dir" "$@" </dev/null >"$dir/log" 2>&1
+  echo "$dir"
 }
 
-# Stops the background build (its whole process group), e.g. when the static checks fail.
-stop_build() {
+# Stops a background job (its whole process group).
+stop_job() {
   local pid
-  pid=$(cat "$NANOBOT_TEST_BUILD_DIR/pid" 2>/dev/null) || return 0
+  pid=$(cat "$1/pid" 2>/dev/null) || return 0
   kill -- "-$pid" 2>/dev/null || true
 }
 
-# Waits for the background build; prints its last lines, or fails with its log's end.
-wait_build() {
-  local dir=$NANOBOT_TEST_BUILD_DIR pid
+# Waits for a background job: its status, or 1 when it ended without one.
+wait_job() {
+  local dir=$1 pid
   until [ -s "$dir/status" ]; do
     pid=$(cat "$dir/pid" 2>/dev/null || true)
     if [ -n "$pid" ] && ! kill -0 -- "-$pid" 2>/dev/null && [ ! -s "$dir/status" ]; then
-      echo "packaging/build.sh ended without a status (killed?):" >&2
-      tail -n 60 "$dir/log" >&2
+      echo "(ended without an exit status: killed?)" >>"$dir/log"
       return 1
     fi
     sleep 1
   done
-  if [ "$(cat "$dir/status")" != 0 ]; then
+  return "$(cat "$dir/status")"
+}
+
+# packaging/build.sh in the background, at nice 10: on two cores the build (~200 s of CPU)
+# otherwise takes its share from the tests beside it; this way it mostly runs on the CPU they
+# leave idle and is still done long before the frozen-app lane needs it (which waits for the
+# status in $NANOBOT_TEST_BUILD_DIR: tests/packaging/frozen.py).
+start_build() {
+  NANOBOT_TEST_BUILD_DIR=$(start_job build nice -n 10 packaging/build.sh)
+  export NANOBOT_TEST_BUILD_DIR
+  echo "Building the frozen app in the background (log: $NANOBOT_TEST_BUILD_DIR/log)"
+}
+
+# Waits for the background build; prints its last lines, or fails with its log's end.
+wait_build() {
+  if ! wait_job "$NANOBOT_TEST_BUILD_DIR"; then
     echo "packaging/build.sh failed:" >&2
-    tail -n 60 "$dir/log" >&2
+    tail -n 60 "$NANOBOT_TEST_BUILD_DIR/log" >&2
     return 1
   fi
-  tail -n 8 "$dir/log"
+  tail -n 8 "$NANOBOT_TEST_BUILD_DIR/log"
 }
 
 # The keyring tier's Secret Service (secret_service_home, secret_service_restarts).
@@ -95,7 +109,7 @@ if [ -z "${NANOBOT_TEST_IN_SESSION:-}" ]; then
     if [ -e "$ready" ]; then
       rm -f "$ready"
       start_build
-      trap 'stop_build' EXIT
+      trap 'stop_job "$NANOBOT_TEST_BUILD_DIR"' EXIT  # set-up failed: no build needed
     fi
     wait "$setup"
   else
@@ -106,17 +120,15 @@ if [ -z "${NANOBOT_TEST_IN_SESSION:-}" ]; then
   # of them) compiled the checkout's modules again, ~0.85 s of CPU each in a fresh clone.
   unset PYTHONDONTWRITEBYTECODE
   .venv/bin/python -m compileall -q -j 2 desktop tests >/dev/null
-  # pytest rewrites the asserts of every test module as it imports it (15 s of CPU for the
-  # suite, then cached in __pycache__): for a whole run, done once here, beside the checks,
-  # instead of by both workers at their start. A collection error shows in the run itself.
-  collecting=
   if [ "$#" = 0 ]; then
-    .venv/bin/python -m pytest --collect-only -q -p no:cacheprovider >/dev/null 2>&1 &
-    collecting=$!
+    # A whole run: the static checks beside the suite; their result comes at the end.
+    NANOBOT_TEST_LINT_DIR=$(start_job lint scripts/lint.sh)
+    export NANOBOT_TEST_LINT_DIR
+    step "Static checks (scripts/lint.sh) started beside the suite"
+  else
+    step "Static checks (scripts/lint.sh)"
+    scripts/lint.sh
   fi
-  step "Static checks (scripts/lint.sh)"
-  scripts/lint.sh
-  [ -z "$collecting" ] || wait "$collecting" || true
   trap - EXIT
   secret_service_home
   # The rest of this script runs inside a private D-Bus session (the keyring tier's).
@@ -227,6 +239,13 @@ fi
 # The build's end (the frozen-app lane waited for it; a failed build failed that lane too).
 if [ -n "${NANOBOT_TEST_BUILD_DIR:-}" ]; then
   wait_build || status=1
+fi
+if [ -n "${NANOBOT_TEST_LINT_DIR:-}" ]; then
+  step "Static checks (scripts/lint.sh, run beside the suite):"
+  lint_status=0
+  wait_job "$NANOBOT_TEST_LINT_DIR" || lint_status=$?
+  cat "$NANOBOT_TEST_LINT_DIR/log"
+  [ "$lint_status" = 0 ] || status=1
 fi
 [ "$status" = 0 ] && status=$cov_status
 secret_service_restarts

@@ -13,6 +13,8 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -26,21 +28,29 @@ TOOLS = ("gnome-keyring-daemon", "dbus-run-session", "dbus-send", "setsid")
 IN_SESSION = r"""
 set -euo pipefail
 . "$REPO/scripts/secret_service.sh"
-daemon() {
-  dbus-send --session --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
-    org.freedesktop.DBus.GetConnectionUnixProcessID string:org.freedesktop.secrets |
-    awk '/uint32/ {print $2}'
+bus() {  # a call to the bus itself
+  timeout 10 dbus-send --session --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
+    "org.freedesktop.DBus.$1" string:org.freedesktop.secrets
 }
-dbus-send --session --print-reply --dest=org.freedesktop.secrets /org/freedesktop/secrets \
-  org.freedesktop.DBus.Peer.Ping >/dev/null
-"$PY" -c 'import keyring; keyring.set_password("nanobot-desktop-restart-test", "u", "s3cret-before")'
+daemon() { bus GetConnectionUnixProcessID | awk '/uint32/ {print $2}'; }
+keyring() { timeout 20 "$PY" -c "import keyring; $1"; }
+timeout 30 dbus-send --session --print-reply --dest=org.freedesktop.secrets \
+  /org/freedesktop/secrets org.freedesktop.DBus.Peer.Ping >/dev/null
+echo "step: started"
+keyring 'keyring.set_password("nanobot-desktop-restart-test", "u", "s3cret-before")'
+echo "step: stored"
 first=$(daemon)
 kill -9 "$first"
-while kill -0 "$first" 2>/dev/null; do sleep 0.1; done
-echo "read: $("$PY" -c 'import keyring; print(keyring.get_password("nanobot-desktop-restart-test", "u"))')"
+# Gone from the bus (its pid may linger as a zombie of whoever reaps it: not waited for).
+for _ in $(seq 100); do
+  bus NameHasOwner | grep -q "boolean false" && break
+  sleep 0.1
+done
+echo "step: killed"
+echo "read: $(keyring 'print(keyring.get_password("nanobot-desktop-restart-test", "u"))')"
 second=$(daemon)
 [ -n "$second" ] && [ "$second" != "$first" ] && echo "a new daemon"
-"$PY" -c 'import keyring; keyring.delete_password("nanobot-desktop-restart-test", "u")'
+keyring 'keyring.delete_password("nanobot-desktop-restart-test", "u")'
 secret_service_restarts
 kill "$second"
 """
@@ -54,7 +64,19 @@ exec dbus-run-session -- bash -c "$IN_SESSION"
 """
 
 
-def test_a_daemon_killed_mid_run_is_started_again_on_the_same_keyring(tmp_path: Path) -> None:
+@pytest.fixture
+def short_tmp() -> Iterator[Path]:
+    """A folder with a short path: the daemon's control socket lives under it (a Unix socket's
+    path has at most 107 bytes; under pytest-xdist's tmp_path a restarted daemon could not
+    bind its socket again)."""
+    folder = Path(tempfile.mkdtemp(prefix="ss-"))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_a_daemon_killed_mid_run_is_started_again_on_the_same_keyring(short_tmp: Path) -> None:
     missing = [tool for tool in TOOLS if shutil.which(tool) is None]
     if missing:
         if os.environ.get(REQUIRE_ENV) == "1":
@@ -69,16 +91,16 @@ def test_a_daemon_killed_mid_run_is_started_again_on_the_same_keyring(tmp_path: 
         REPO=str(REPO),
         PY=sys.executable,
         IN_SESSION=IN_SESSION,
-        TMPDIR=str(tmp_path),
+        TMPDIR=str(short_tmp),
         PYTHON_KEYRING_BACKEND="keyring.backends.SecretService.Keyring",
     )
     result = subprocess.run(
         ["bash", "-c", OUTSIDE],
-        cwd=tmp_path,
+        cwd=short_tmp,
         env=env,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=90,
         check=False,
     )
     assert result.returncode == 0, (result.stdout, result.stderr)
@@ -86,7 +108,7 @@ def test_a_daemon_killed_mid_run_is_started_again_on_the_same_keyring(tmp_path: 
     assert "read: s3cret-before" in out, (out, result.stderr)
     assert "a new daemon" in out, out
     home = Path(next(line for line in out.splitlines() if line.startswith("home: "))[6:])
-    assert home.parent == tmp_path  # the keyring lives in the run's own folder
+    assert home.parent == short_tmp  # the keyring lives in the run's own folder
     assert len((home / "starts").read_text().splitlines()) == 2
     assert "was started again" in result.stderr
-    assert len((tmp_path / "test-output" / "secret-service-restarts.txt").read_text().split()) == 2
+    assert len((short_tmp / "test-output" / "secret-service-restarts.txt").read_text().split()) == 2

@@ -235,8 +235,12 @@ class SignInBox(OwnsTasks, QWidget):
         return tokens is not None
 
     async def _refresh_after_flow(self) -> None:
+        """Show who is signed in now; a cancelled flow still gets this refresh (shielded), which
+        is a task of this box like any other, so closing the box stops it too."""
         self._flow = None
-        await asyncio.shield(self._refresh())
+        task = self.spawn(self._refresh(), "sign-in-refresh")
+        if task is not None:
+            await asyncio.shield(task)
 
     def _prompt(self, prompt: LoginPrompt) -> None:
         self.prompt = prompt

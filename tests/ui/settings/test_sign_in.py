@@ -168,6 +168,44 @@ def test_cancel_stops_the_browser_sign_in(
     assert memory_keyring.store == {}
 
 
+def test_the_refresh_after_a_cancelled_sign_in_is_the_box_s_own_task(
+    make_tab: Callable[[], SettingsTab],
+    qtbot: QtBot,
+    qloop: asyncio.AbstractEventLoop,
+    monkeypatch: pytest.MonkeyPatch,
+    memory_keyring: MemoryKeyring,
+) -> None:
+    """After a cancelled sign-in the box reads who is signed in again (shielded from the
+    cancel). On a slow keyring that read outlives the flow: it is one of the box's tasks, so
+    closing the box stops it (CI once saw it left behind by a closed Settings tab)."""
+    import desktop.core.providers.oauth.accounts as accounts
+
+    tab = make_tab()
+    box = box_of(tab, "openai_codex")
+    qtbot.waitUntil(lambda: box.sign_in_button.isEnabled())
+    entered, release = asyncio.Event(), asyncio.Event()
+
+    async def waits(*_args: object, **_kwargs: object) -> None:
+        entered.set()
+        await asyncio.Event().wait()
+
+    async def slow_read(*_args: object, **_kwargs: object) -> None:
+        await release.wait()
+
+    monkeypatch.setattr(accounts, "sign_in", waits)
+    monkeypatch.setattr(accounts, "asigned_in", slow_read)
+    box.start()
+    qtbot.waitUntil(entered.is_set)
+    box.cancel()
+    qtbot.waitUntil(lambda: box.status.text() == "Sign-in cancelled. Nothing was stored.")
+    refresh = [t for t in box.tasks.tasks if t.get_name().endswith(":sign-in-refresh")]
+    assert len(refresh) == 1 and not refresh[0].done()
+    box.close()
+    assert refresh[0].cancelling()
+    qtbot.waitUntil(refresh[0].done)
+    release.set()
+
+
 def test_a_failed_sign_in_says_why(
     make_tab: Callable[[], SettingsTab],
     qtbot: QtBot,
