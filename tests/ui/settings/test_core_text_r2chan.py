@@ -160,6 +160,20 @@ def test_a_refused_channel_status_is_shown_translated(
     delay = status.hint.removeprefix("Reconnecting in ").removesuffix(" s.")
     event = ChannelStatusChanged("signal", "error", status.reason, status.hint)
     tray = Tray()
+    try:
+        _shown_in_both_languages(make_tab, services, tray, event, reason, delay)
+    finally:
+        tray.close()  # its menu has no parent: deleted here, not whenever the tray is collected
+
+
+def _shown_in_both_languages(
+    make_tab: Callable[[], SettingsTab],
+    services: AppServices,
+    tray: Tray,
+    event: ChannelStatusChanged,
+    reason: str,
+    delay: str,
+) -> None:
     with pseudo_locale():
         tab = make_tab()
         tab.show_section("channels/signal")
