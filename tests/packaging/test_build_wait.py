@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -27,23 +28,26 @@ def test_no_background_build_means_no_wait(monkeypatch: pytest.MonkeyPatch) -> N
     assert time.monotonic() - started < 1
 
 
-def test_the_tests_wait_until_the_build_says_it_succeeded(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture
+def running(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """The folder of a build that runs: a process group of its own, alive until the test ends."""
     folder = _build_dir(tmp_path, monkeypatch)
-    # A running build: a process group of its own that outlives this check.
     build = subprocess.Popen(["sleep", "30"], start_new_session=True)
+    (folder / "pid").write_text(str(build.pid))
     try:
-        (folder / "pid").write_text(str(build.pid))
-        timer = threading.Timer(1.5, lambda: (folder / "status").write_text("0\n"))
-        timer.start()
-        started = time.monotonic()
-        frozen.wait_for_build(timeout=20)
-        assert time.monotonic() - started >= 1.4
-        timer.join()
+        yield folder
     finally:
         build.kill()
         build.wait()
+
+
+def test_the_tests_wait_until_the_build_says_it_succeeded(running: Path) -> None:
+    timer = threading.Timer(1.5, lambda: (running / "status").write_text("0\n"))
+    timer.start()
+    started = time.monotonic()
+    frozen.wait_for_build(timeout=20)
+    assert time.monotonic() - started >= 1.4
+    timer.join()
 
 
 def test_a_failed_build_fails_the_tests_with_the_end_of_its_log(
@@ -69,15 +73,6 @@ def test_a_build_gone_without_a_status_fails_at_once(
     assert time.monotonic() - started < 5
 
 
-def test_a_build_that_outlasts_the_wait_fails_the_tests(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    folder = _build_dir(tmp_path, monkeypatch)
-    build = subprocess.Popen(["sleep", "30"], start_new_session=True)
-    try:
-        (folder / "pid").write_text(str(build.pid))
-        with pytest.raises(pytest.fail.Exception, match="still runs after 1 s"):
-            frozen.wait_for_build(timeout=1)
-    finally:
-        build.kill()
-        build.wait()
+def test_a_build_that_outlasts_the_wait_fails_the_tests(running: Path) -> None:
+    with pytest.raises(pytest.fail.Exception, match="still runs after 1 s"):
+        frozen.wait_for_build(timeout=1)
