@@ -207,7 +207,7 @@ if [ "$build" = 1 ] && [ -z "${NANOBOT_TEST_BUILD_DIR:-}" ]; then
   start_build  # this script was started inside a session already
 fi
 # The slowest tests are printed at the end (where the time goes, run after run).
-rm -f test-output/reruns.txt .pytest_cache/v/cache/lastfailed
+rm -f test-output/reruns.txt test-output/x-daemon-restarts.txt .pytest_cache/v/cache/lastfailed
 step "The suite (pytest)"
 "${pytest[@]}" "${xdist[@]}" "${cov[@]}" --durations=25 --durations-min=4 || status=$?
 cov_status=0
@@ -249,5 +249,9 @@ if [ -n "${NANOBOT_TEST_LINT_DIR:-}" ]; then
 fi
 [ "$status" = 0 ] && status=$cov_status
 secret_service_restarts
+if [ -s test-output/x-daemon-restarts.txt ]; then
+  echo "X session helpers started again (tests/ui/test_tray_smoke.py; a cause to find):"
+  cat test-output/x-daemon-restarts.txt
+fi
 steps_done "Tests done (exit status $status)"
 exit "$status"

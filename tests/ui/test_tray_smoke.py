@@ -39,6 +39,9 @@ TOOLS = (
 )
 REQUIRE_ENV = "NANOBOT_TEST_REQUIRE_X"
 SCREENS = REPO / "test-output" / "screens"
+# A helper daemon that did not come up and was started again: one line each (scripts/test.sh
+# prints them at the end), so the next look at a CI log says which one and what it printed.
+RESTARTS = REPO / "test-output" / "x-daemon-restarts.txt"
 TABS = ("chat", "settings", "skills", "memory")
 
 
@@ -216,6 +219,10 @@ def xsession(tmp_path: Path) -> Iterator[XSession]:
                         raise AssertionError(
                             f"timed out waiting for {what}; it printed: {daemon.output()!r}"
                         ) from None
+                    RESTARTS.parent.mkdir(parents=True, exist_ok=True)
+                    with RESTARTS.open("a", encoding="utf-8") as restarts:
+                        line = f"{time.strftime('%H:%M:%S')} {what}: {daemon.output()!r}\n"
+                        restarts.write(line)
                     processes.append(daemon.restart())
         yield session
     finally:
