@@ -14,8 +14,11 @@
 # start the system's service: a locked "login" keyring whose unlock prompt cannot show, and
 # every keyring test after it failed.) Each start is noted in $HOME_FOR_KEYRING/starts; more
 # than one is reported at the end (test-output/secret-service-restarts.txt).
+# The home is always directly under /tmp, whatever $TMPDIR says: the daemon's control socket
+# lives in it, a Unix socket path has at most 107 bytes, and under a long folder (pytest-xdist's
+# tmp_path) a daemon started again could not bind its socket.
 secret_service_home() {
-  HOME_FOR_KEYRING=$(mktemp -d)
+  HOME_FOR_KEYRING=$(mktemp -d /tmp/nanobot-keyring-XXXXXX)
   export HOME_FOR_KEYRING
   export XDG_DATA_HOME=$HOME_FOR_KEYRING/data XDG_RUNTIME_DIR=$HOME_FOR_KEYRING/run
   mkdir -p "$XDG_RUNTIME_DIR" "$XDG_DATA_HOME/dbus-1/services" && chmod 700 "$XDG_RUNTIME_DIR"
