@@ -441,8 +441,8 @@ def run_app(args: argparse.Namespace | None = None) -> int:
     window.show()
     _wait_for_first_paint(window, quit_signal)
 
-    import qasync  # imports asyncio; PySide6 is already loaded, so qasync binds to it
-
+    # Imports asyncio and qasync; PySide6 is already loaded, so qasync binds to it.
+    from desktop.ui import event_loop
     from desktop.ui.shell import DesktopApp
 
     desktop = DesktopApp(
@@ -460,7 +460,7 @@ def run_app(args: argparse.Namespace | None = None) -> int:
     if quit_signal.requested:
         desktop.request_quit()
     try:
-        return int(qasync.run(desktop.main()))
+        return int(event_loop.run(desktop.main()))
     except RuntimeError as exc:  # Qt quit underneath us (session logout): nothing left to do
         if "Event loop stopped" not in str(exc):
             raise
