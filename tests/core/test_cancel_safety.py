@@ -112,6 +112,28 @@ async def test_cancel_and_wait_passes_on_a_cancel_of_the_caller() -> None:
     assert task.cancelled()
 
 
+async def test_cancel_and_wait_in_the_clean_up_of_a_cancelled_task_lets_the_clean_up_go_on() -> (
+    None
+):
+    """In a ``finally`` reached by a cancel, the helper ends and the clean-up after it runs."""
+    cleaned: list[bool] = []
+
+    async def worker() -> None:
+        helper = asyncio.ensure_future(asyncio.sleep(3600))
+        try:
+            await asyncio.sleep(3600)
+        finally:
+            await cancel_and_wait(helper)
+            cleaned.append(helper.cancelled())  # e.g. closing the connection the helper used
+
+    task = asyncio.ensure_future(worker())
+    await asyncio.sleep(0)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task  # the cancel still goes on, after the clean-up
+    assert cleaned == [True]
+
+
 async def test_cancel_and_wait_absorbs_the_tasks_own_end() -> None:
     """The task's own cancel (or failure while ending) does not reach the caller."""
 

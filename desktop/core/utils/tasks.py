@@ -28,21 +28,27 @@ async def cancel_and_wait(task: asyncio.Future[Any]) -> None:
     """Cancel ``task`` and wait until it has ended, without swallowing a cancel of our own.
 
     ``with suppress(CancelledError): await task`` also swallows a cancel aimed at the caller
-    while it waits; here that cancel goes on. Other errors of ``task`` are logged, not raised
-    (the caller wanted it gone).
+    while it waits; here that cancel goes on (``task`` then ends on its own). A cancel the
+    caller is already handling (this runs in the ``finally`` of a cancelled task) is not
+    raised here again: the clean-up after this call runs, and that cancel goes on after it.
+    Other errors of ``task`` are logged, not raised (the caller wanted it gone).
 
     Args:
         task: The task (or future) to end.
     """
     task.cancel()
     try:
-        await task
+        await asyncio.wait([task])  # never raises ``task``'s own end, only a cancel of ours
     except asyncio.CancelledError:
-        current = asyncio.current_task()
-        if current is not None and current.cancelling():
-            raise
-    except Exception:
-        log.debug("a cancelled task failed while ending", exc_info=True)
+        task.add_done_callback(_log_ending_failure)
+        raise
+    _log_ending_failure(task)
+
+
+def _log_ending_failure(task: asyncio.Future[Any]) -> None:
+    """Log (and so retrieve) the error a cancelled ``task`` ended with, if any."""
+    if not task.cancelled() and (exc := task.exception()) is not None:
+        log.debug("a cancelled task failed while ending", exc_info=exc)
 
 
 async def finish(work: Awaitable[T]) -> T:
