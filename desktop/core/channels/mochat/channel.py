@@ -57,7 +57,7 @@ from desktop.core.channels.pairing.gate import admit
 from desktop.core.config.channels.mochat import MochatConfig
 from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 from desktop.core.utils.redact import redact
-from desktop.core.utils.tasks import cancel_and_wait
+from desktop.core.utils.tasks import cancel_and_wait, finish
 
 log = logging.getLogger(__name__)
 
@@ -230,12 +230,20 @@ class MochatChannel(BaseChannel[MochatConfig]):
             await self._receive()
         finally:
             self._client = None
-            if refresh is not None:
-                await cancel_and_wait(refresh)
-            try:
-                await client.disconnect()
-            except Exception as exc:  # noqa: BLE001 - the connection is gone either way
-                log.debug("mochat: disconnecting failed: %s", redact(exc))
+            # To the end even when cancelled meanwhile: the manager cancels run() right after
+            # stop() asked it to end, and a websocket left half-closed kept the server waiting
+            # for the engine.io ping timeout (~45 s) before it let the connection go.
+            await finish(self._hang_up(client, refresh))
+
+    @staticmethod
+    async def _hang_up(client: Any, refresh: asyncio.Task[None] | None) -> None:
+        """End the refresh task, then close the Socket.IO connection."""
+        if refresh is not None:
+            await cancel_and_wait(refresh)
+        try:
+            await client.disconnect()
+        except Exception as exc:  # noqa: BLE001 - the connection is gone either way
+            log.debug("mochat: disconnecting failed: %s", redact(exc))
 
     async def _connect(self, client: Any) -> None:
         url = (self.config.socket_url or self.config.base_url).strip().rstrip("/")
