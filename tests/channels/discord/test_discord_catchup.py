@@ -151,6 +151,31 @@ async def test_the_first_start_does_not_replay_old_history(
     assert not history_calls(discord_api, GENERAL)  # never seen: not fetched
 
 
+async def test_a_new_conversation_is_on_disk_before_its_first_message_is_handed_over(
+    discord_api: DiscordServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stop (or crash) in the middle of the hand-over cannot leave the conversation unknown
+    to the next catch-up: its position, just before the message, is saved first."""
+    at_hand_over: list[dict[str, Any]] = []
+    publish = DiscordChannel.publish
+
+    async def watched(self: DiscordChannel, *args: Any, **kwargs: Any) -> bool:
+        at_hand_over.append(dict(stored(tmp_path).get("positions") or {}))
+        return await publish(self, *args, **kwargs)
+
+    monkeypatch.setattr(DiscordChannel, "publish", watched)
+    run = Running(discord_api, tmp_path)
+    await run.start()
+    try:
+        first = discord_api.put_message(DM, "first words")
+        await until(lambda: run.received, what="the message")
+    finally:
+        await run.stop()
+    assert at_hand_over[0][str(DM)]["last"] == str(int(first["id"]) - 1)
+    await saved(tmp_path, 1)
+    assert stored(tmp_path)["positions"][str(DM)]["last"] == str(first["id"])  # then advanced
+
+
 async def test_a_caught_up_sender_outside_allow_from_is_ignored(
     discord_api: DiscordServer, tmp_path: Path
 ) -> None:

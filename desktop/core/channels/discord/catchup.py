@@ -70,10 +70,25 @@ class Positions:
 
     async def advance(self, chat_id: int, message_id: int, guild_id: int | None) -> None:
         """Remember ``message_id`` as handled in ``chat_id`` (when it is newer); saved."""
+        await self._save(chat_id, message_id, guild_id, only_new_conversation=False)
+
+    async def know(self, chat_id: int, before_id: int, guild_id: int | None) -> None:
+        """Remember ``chat_id`` as a conversation to catch up on from ``before_id`` on, when it
+        has no position yet (a first message in it is about to be handed over); saved.
+
+        Should the hand-over be interrupted before :meth:`advance` (a stop, a crash), the next
+        catch-up still knows the conversation: it fetches that first message again, which the
+        journal or the seen ids recognise, and whatever was sent after it.
+        """
+        await self._save(chat_id, before_id, guild_id, only_new_conversation=True)
+
+    async def _save(
+        self, chat_id: int, message_id: int, guild_id: int | None, *, only_new_conversation: bool
+    ) -> None:
         async with self._lock:
             stored = self._stored()
             entry = stored.get(str(chat_id))
-            if entry is not None and int(entry["last"]) >= message_id:
+            if entry is not None and (only_new_conversation or int(entry["last"]) >= message_id):
                 return
             stored[str(chat_id)] = {
                 "last": str(message_id),

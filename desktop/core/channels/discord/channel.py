@@ -73,6 +73,7 @@ from desktop.core.channels.pairing.gate import admit
 from desktop.core.config.channels.discord import DEFAULT_GATEWAY_URL, DiscordConfig
 from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 from desktop.core.utils.redact import redact
+from desktop.core.utils.tasks import finish
 
 log = logging.getLogger(__name__)
 
@@ -350,13 +351,16 @@ class DiscordChannel(BaseChannel[DiscordConfig]):
         allowed_channels = [str(c).strip() for c in self.config.allow_channels if str(c).strip()]
         if not is_dm and allowed_channels and chat_id not in allowed_channels:
             return
+        guild = message.guild.id if message.guild is not None else None
+        guild = None if is_dm else guild or getattr(message.channel, "guild_id", None)
+        tracked = message.channel.id not in self._behind
+        if tracked:  # a new conversation is known before its first message is handed over
+            await finish(self._positions.know(message.channel.id, message.id - 1, guild))
         await self._receive(message, me, is_dm)
         # Only once handed over (journaled): a crash before this fetches it again (and the
-        # journal or the seen ids recognise it).
-        guild = message.guild.id if message.guild is not None else None
-        guild = guild or getattr(message.channel, "guild_id", None)
-        if message.channel.id not in self._behind:
-            await self._positions.advance(message.channel.id, message.id, None if is_dm else guild)
+        # journal or the seen ids recognise it). Saved to the end even when a stop comes.
+        if tracked:
+            await finish(self._positions.advance(message.channel.id, message.id, guild))
 
     async def _receive(self, message: discord.Message, me: int, is_dm: bool) -> None:
         if message.author.bot:
