@@ -28,6 +28,11 @@ run() {
 run "ruff check" "$bin/ruff" check "${paths[@]}"
 run "ruff format --check" "$bin/ruff" format --check "${paths[@]}"
 # Two worker processes (mypy's --num-workers): 53 s -> 38 s on two cores from an empty cache.
+# The cache is the user's, not the checkout's, so a fresh clone starts from it (like pip's): its
+# entries are checked against each module's contents, and third-party modules, by far the most,
+# rarely change. In a fresh clone on two cores: 38 s of CPU from an empty cache, 2 s from the
+# previous clone's. mypy replaces its cache files atomically, so two checkouts can share it.
+export MYPY_CACHE_DIR=${MYPY_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/nanobot-desktop/mypy}
 run "mypy" "$bin/mypy" --num-workers "${NANOBOT_MYPY_WORKERS:-2}"
 run "lint-imports" "$bin/lint-imports" --no-cache
 
