@@ -6,8 +6,10 @@ the installed packages, so they run in the build environment, never in the froze
 
 from __future__ import annotations
 
+import ast
 import importlib.machinery
 import importlib.util
+import marshal
 import os
 import re
 import sys
@@ -37,6 +39,14 @@ CHANNEL_SDKS: tuple[tuple[str, str, bool], ...] = (
     ("python-socketio", "socketio", True),
     ("wecom-aibot-sdk-python", "wecom_aibot_sdk", True),
 )
+
+# Packages compiled into the bundle here instead of going through PyInstaller's import analysis.
+# With ``noarchive=True`` the analysis would put every module of theirs in ``_internal/`` as a
+# ``.pyc`` file, which is what :func:`precompiled` writes too, so the app imports them the same
+# way; but the analysis reads each module twice and disassembles it, and lark-oapi's 10,628
+# generated modules were most of a build's CPU. What they import from outside themselves is
+# handed to the analysis as hidden imports.
+PRECOMPILED = ("lark_oapi",)
 
 # Distributions whose metadata the code (ours or theirs) reads at run time:
 # importlib.metadata.version() calls and entry-point discovery (keyring backends).
@@ -117,12 +127,14 @@ class Collected:
     hiddenimports: list[str] = field(default_factory=list)
     datas: list[tuple[str, str]] = field(default_factory=list)
     packages: list[tuple[str, Callable[[str], bool]]] = field(default_factory=list)
+    excludes: list[str] = field(default_factory=list)  # left to the analysis (PRECOMPILED)
 
     def add(self, other: Collected) -> None:
         """Merge ``other`` into this one."""
         self.hiddenimports += other.hiddenimports
         self.datas += other.datas
         self.packages += other.packages
+        self.excludes += other.excludes
 
 
 def _scan_package(name: str) -> tuple[list[str], list[str], str]:
@@ -241,11 +253,71 @@ def optional_package(distribution: str, module: str, *, all_submodules: bool) ->
     return collected
 
 
-def channel_sdks() -> Collected:
-    """The installed channel SDKs (see :data:`CHANNEL_SDKS`)."""
+def _imports(tree: ast.Module) -> set[str]:
+    """The absolute module names a module's code imports (relative imports left out)."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module)
+    return names
+
+
+def _pyc(code: object, source: bytes) -> bytes:
+    """A ``.pyc`` file's bytes (PEP 552): an unchecked hash-based one, as no source is beside it."""
+    flags = 0b01  # hash-based; the "check source" bit unset
+    header = importlib.util.MAGIC_NUMBER + flags.to_bytes(4, "little")
+    return header + importlib.util.source_hash(source) + marshal.dumps(code)
+
+
+def precompiled(distribution: str, module: str, out: Path) -> Collected:
+    """An installed package compiled into ``out`` for the bundle (see :data:`PRECOMPILED`).
+
+    Each of its modules becomes ``<module path>.pyc`` under ``out`` (``noarchive``'s layout);
+    the package is excluded from the analysis, and the modules it imports from outside itself
+    are hidden imports, so the analysis still brings them and what they need. Its data files
+    and metadata come too. Nothing when it is not installed.
+    """
+    spec = importlib.util.find_spec(module)
+    if spec is None or not spec.submodule_search_locations:
+        return Collected()
+    collected = Collected(excludes=[module], datas=data_files(module))
+    outside: set[str] = set()
+    for location in spec.submodule_search_locations:
+        base = Path(location).parents[module.count(".")]
+        for folder, subfolders, files in os.walk(location):
+            subfolders[:] = sorted(name for name in subfolders if name != "__pycache__")
+            here = Path(folder)
+            relative = here.relative_to(base)
+            for name in sorted(files):
+                if not name.endswith(".py"):
+                    continue
+                source = (here / name).read_bytes()
+                shown = (relative / name).as_posix()  # the file name tracebacks show
+                tree = ast.parse(source, shown)
+                outside.update(n for n in _imports(tree) if n.split(".")[0] != module)
+                target = out / relative / f"{name[:-3]}.pyc"
+                target.parent.mkdir(parents=True, exist_ok=True)
+                code = compile(tree, shown, "exec", dont_inherit=True)
+                target.write_bytes(_pyc(code, source))
+                collected.datas.append((str(target), str(relative)))
+    # Optional parts it imports only when used (lark-oapi's Flask adapter): left out, as the
+    # analysis leaves out what is not installed.
+    collected.hiddenimports = sorted(name for name in outside if installed(name))
+    collected.datas += metadata_of(distribution)
+    return collected
+
+
+def channel_sdks(workdir: Path | None = None) -> Collected:
+    """The installed channel SDKs (see :data:`CHANNEL_SDKS`); those in :data:`PRECOMPILED` are
+    compiled into ``workdir`` when one is given."""
     collected = Collected()
     for distribution, module, everything in CHANNEL_SDKS:
-        collected.add(optional_package(distribution, module, all_submodules=everything))
+        if module in PRECOMPILED and workdir is not None:
+            collected.add(precompiled(distribution, module, workdir / "precompiled"))
+        else:
+            collected.add(optional_package(distribution, module, all_submodules=everything))
     return collected
 
 
@@ -325,8 +397,12 @@ def prune(toc: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
     return [entry for entry in toc if keep_binary(entry[0], entry[1])]
 
 
-def everything(root: Path = ROOT) -> Collected:
-    """All of it: the app, litellm, keyring, pygit2, Qt extras, MCP, channel SDKs, metadata."""
+def everything(root: Path = ROOT, workdir: Path | None = None) -> Collected:
+    """All of it: the app, litellm, keyring, pygit2, Qt extras, MCP, channel SDKs, metadata.
+
+    ``workdir``: where the packages of :data:`PRECOMPILED` are compiled (PyInstaller's work
+    folder); without one they go through the analysis like the others.
+    """
     collected = Collected(
         hiddenimports=[
             # The Secret Service backend and its D-Bus library (keyring finds backends via
@@ -352,7 +428,7 @@ def everything(root: Path = ROOT) -> Collected:
     )
     collected.add(app_data(root))
     collected.add(litellm())
-    collected.add(channel_sdks())
+    collected.add(channel_sdks(workdir))
     collected.add(document_readers())
     from PyInstaller.utils.hooks import collect_data_files
 

@@ -207,3 +207,64 @@ def test_data_files_as_pyinstaller_lists_them(module: str) -> None:
     expected = sorted(collect_data_files(module))
     assert expected, f"{module} has no data files to compare"
     assert sorted(spec_helpers.data_files(module)) == expected
+
+
+def test_a_precompiled_package_imports_from_its_pyc_files_alone(tmp_path: Path) -> None:
+    """A package of :data:`spec_helpers.PRECOMPILED` goes in as ``.pyc`` files where the bundle
+    keeps modules (no source beside them); an interpreter imports it from there, and what it
+    imports from outside itself is handed to the analysis (what is not installed is not)."""
+    package = tmp_path / "src" / "s37_sdk"
+    (package / "api" / "v1").mkdir(parents=True)
+    (package / "__init__.py").write_text(
+        "from .api.v1.model import Model\nimport yaml\n", encoding="utf-8"
+    )
+    (package / "api" / "__init__.py").write_text("", encoding="utf-8")
+    (package / "api" / "v1" / "__init__.py").write_text("", encoding="utf-8")
+    (package / "api" / "v1" / "model.py").write_text(
+        "from email.utils import decode_rfc2231\n"
+        "from s37_sdk.api import v1\n"
+        "def f():\n    from no_such_adapter_s37 import request\n"
+        "class Model:\n    def fail(self):\n        raise ValueError('from the model')\n",
+        encoding="utf-8",
+    )
+    (package / "table.json").write_text("{}", encoding="utf-8")
+    sys.path.insert(0, str(tmp_path / "src"))
+    try:
+        collected = spec_helpers.precompiled("s37-sdk", "s37_sdk", tmp_path / "out")
+    finally:
+        sys.path.remove(str(tmp_path / "src"))
+        for name in [n for n in sys.modules if n.startswith("s37_sdk")]:
+            del sys.modules[name]
+    assert collected.excludes == ["s37_sdk"]
+    assert collected.hiddenimports == ["email.utils", "yaml"]
+    bundle = tmp_path / "bundle"  # where COLLECT puts each data file: its folder, then its name
+    for source, folder in collected.datas:
+        (bundle / folder).mkdir(parents=True, exist_ok=True)
+        (bundle / folder / Path(source).name).write_bytes(Path(source).read_bytes())
+    shipped = sorted(p.relative_to(bundle).as_posix() for p in bundle.rglob("*") if p.is_file())
+    assert shipped == [
+        "s37_sdk/__init__.pyc",
+        "s37_sdk/api/__init__.pyc",
+        "s37_sdk/api/v1/__init__.pyc",
+        "s37_sdk/api/v1/model.pyc",
+        "s37_sdk/table.json",
+    ]
+    probe = (
+        f"import sys; sys.path.insert(0, {str(bundle)!r})\n"
+        "import s37_sdk, traceback\n"
+        "try:\n    s37_sdk.Model().fail()\n"
+        "except ValueError:\n    print(traceback.format_exc().replace(chr(10), ' | '))\n"
+        "print(s37_sdk.__spec__.loader.__class__.__name__)\n"
+    )
+    import subprocess
+
+    result = subprocess.run(
+        [sys.executable, "-I", "-c", probe],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    shown, loader = result.stdout.splitlines()
+    assert 'File "s37_sdk/api/v1/model.py", line 7, in fail' in shown  # as the bundle names it
+    assert loader == "SourcelessFileLoader"
