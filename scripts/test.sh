@@ -206,10 +206,16 @@ status=0
 if [ "$build" = 1 ] && [ -z "${NANOBOT_TEST_BUILD_DIR:-}" ]; then
   start_build  # this script was started inside a session already
 fi
+# The suite's temporary folders (tmp_path) go into one folder of this run's, removed at the end
+# when the run passed (kept for a look when it failed). Left to pytest, each run's ~130,000
+# files (1 GB) stayed in /tmp/pytest-of-$USER until a later pytest session's end deleted them
+# with its own numbered folders (in that session's time; rm -rf alone takes 14 s here).
+basetemp=$(mktemp -d /tmp/nbt-XXXXXX)
 # The slowest tests are printed at the end (where the time goes, run after run).
 rm -f test-output/reruns.txt test-output/x-daemon-restarts.txt .pytest_cache/v/cache/lastfailed
 step "The suite (pytest)"
-"${pytest[@]}" "${xdist[@]}" "${cov[@]}" --durations=25 --durations-min=4 || status=$?
+"${pytest[@]}" "${xdist[@]}" "${cov[@]}" --basetemp="$basetemp/suite" --durations=25 \
+  --durations-min=4 || status=$?
 cov_status=0
 [ "$coverage" = 1 ] && { report_coverage || cov_status=$?; }
 # Tests that failed (at most NANOBOT_TEST_RERUN_MAX, default 5; 0: never) are run once more, on
@@ -228,7 +234,7 @@ count=$(printf '%s' "$failed_once" | grep -c . || true)
 if [ "$status" = 1 ] && [ "$count" -gt 0 ] && [ "$count" -le "$rerun_max" ]; then
   echo "==> Running the $count failed test(s) once more, on their own"
   mapfile -t again <<<"$failed_once"
-  if "${pytest[@]}" "${again[@]}"; then
+  if "${pytest[@]}" --basetemp="$basetemp/again" "${again[@]}"; then
     status=0
     mkdir -p test-output
     printf '%s\n' "$failed_once" >test-output/reruns.txt
@@ -248,6 +254,11 @@ if [ -n "${NANOBOT_TEST_LINT_DIR:-}" ]; then
   [ "$lint_status" = 0 ] || status=1
 fi
 [ "$status" = 0 ] && status=$cov_status
+if [ "$status" = 0 ]; then
+  rm -rf "$basetemp"
+else
+  echo "The tests' temporary folders are kept in $basetemp"
+fi
 secret_service_restarts
 if [ -s test-output/x-daemon-restarts.txt ]; then
   echo "X session helpers started again (tests/ui/test_tray_smoke.py; a cause to find):"
