@@ -11,9 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import keyring
+import PySide6.QtCore  # noqa: F401  # before the check below replaces PySide6's own
 import pytest
 
 from desktop.core.config.provider_registry import PROVIDERS
+from desktop.ui import qt_feature
 from tests.fakes.memory_keyring import MemoryKeyring
 from tests.fakes.openai_server import ScriptedOpenAIServer
 from tests.real_keyring import real_keyring  # noqa: F401 - the fixture, for every test
@@ -23,6 +25,12 @@ from tests.real_keyring import real_keyring  # noqa: F401 - the fixture, for eve
 pytest_plugins = ["tests.guards.leaks", "tests.guards.blocking", "pytester", "tests.coverage_lane"]
 if os.environ.get("NANOBOT_TEST_COSTS"):  # the per-test cost table (scripts/test_costs.py)
     pytest_plugins.append("tests.costs")
+
+# PySide6 (here and in pytest-qt) asks of every module imported after it whether it uses
+# PySide, reading its source through inspect and linecache: 2.4 s of CPU more for LiteLLM's
+# and lark-oapi's imports, in each test process. The app puts its own cheaper check in first
+# thing (desktop/ui/qt_feature.py); so do the test processes.
+qt_feature.install()
 
 REPO = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
