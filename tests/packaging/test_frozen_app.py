@@ -403,3 +403,41 @@ async def test_channel_sdks_run_in_the_frozen_gateway(installed: Installed, tmp_
                     await gateway.wait()
     finally:
         await api.stop()
+
+
+async def test_the_feishu_sdk_bundled_as_compiled_modules_runs(
+    installed: Installed, tmp_path: Path
+) -> None:
+    """lark-oapi goes into the bundle as ``.pyc`` files compiled beside the import analysis
+    (``spec_helpers.PRECOMPILED``): the frozen ``channels status --test`` imports the Feishu
+    channel (which imports the SDK whole) and reads the bot's profile from the local Feishu
+    server."""
+    import asyncio
+
+    from tests.channels.feishu.feishu_server import APP_ID, APP_SECRET, FeishuServer
+
+    feishu = await FeishuServer().start()
+    try:
+        _config(tmp_path, "http://127.0.0.1:9")
+        path = tmp_path / ".nanobot" / "config.json"
+        data = json.loads(path.read_text(encoding="utf-8"))
+        data["channels"] = {
+            "feishu": {
+                "enabled": True,
+                "appId": APP_ID,
+                "appSecret": APP_SECRET,
+                "baseUrl": feishu.base_url,
+                "allowFrom": ["*"],
+            }
+        }
+        path.write_text(json.dumps(data), encoding="utf-8")
+        env = frozen_env(tmp_path, PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring")
+        status = await asyncio.to_thread(
+            _run, installed.launcher, "channels", "status", "--test", env=env
+        )
+    finally:
+        await feishu.stop()
+    lines = {line.split()[0]: line for line in status.stdout.splitlines() if line.strip()}
+    assert "enabled, installed" in lines["Feishu"], status.stdout + status.stderr
+    assert "Connected as nanobot test bot" in lines["Feishu"], status.stdout + status.stderr
+    assert status.returncode == 0, status.stdout + status.stderr
