@@ -66,12 +66,13 @@ def installed(
 
 
 def _config(home: Path, api_base: str, *, provider: str = "custom", model: str = "scripted-model",
-            **tools: object) -> Path:  # fmt: skip
+            channels: dict[str, object] | None = None, **tools: object) -> Path:  # fmt: skip
     workspace = home / "workspace"
     data = {
         "agents": {"defaults": {"model": model, "provider": provider, "workspace": str(workspace)}},
         "providers": {provider: {"apiBase": api_base}},
         "tools": tools,
+        **({"channels": channels} if channels is not None else {}),
     }
     (home / ".nanobot").mkdir(parents=True, exist_ok=True)
     (home / ".nanobot" / "config.json").write_text(json.dumps(data), encoding="utf-8")
@@ -355,19 +356,14 @@ async def test_channel_sdks_run_in_the_frozen_gateway(installed: Installed, tmp_
     chat = 4242
     try:
         with ScriptedOpenAIServer(Reply("Hello from the frozen gateway.")) as server:
-            _config(tmp_path, server.url)
-            path = tmp_path / ".nanobot" / "config.json"
-            data = json.loads(path.read_text(encoding="utf-8"))
-            data["channels"] = {
-                "telegram": {
-                    "enabled": True,
-                    "token": TOKEN,
-                    "baseUrl": api.base_url,
-                    "allowFrom": ["*"],
-                    "reactEmoji": "",
-                }
+            telegram = {
+                "enabled": True,
+                "token": TOKEN,
+                "baseUrl": api.base_url,
+                "allowFrom": ["*"],
+                "reactEmoji": "",
             }
-            path.write_text(json.dumps(data), encoding="utf-8")
+            _config(tmp_path, server.url, channels={"telegram": telegram})
             env = frozen_env(tmp_path, PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring")
             status = await asyncio.to_thread(
                 _run, installed.launcher, "channels", "status", "--test", env=env
@@ -418,19 +414,14 @@ async def test_the_feishu_sdk_bundled_as_compiled_modules_runs(
 
     feishu = await FeishuServer().start()
     try:
-        _config(tmp_path, "http://127.0.0.1:9")
-        path = tmp_path / ".nanobot" / "config.json"
-        data = json.loads(path.read_text(encoding="utf-8"))
-        data["channels"] = {
-            "feishu": {
-                "enabled": True,
-                "appId": APP_ID,
-                "appSecret": APP_SECRET,
-                "baseUrl": feishu.base_url,
-                "allowFrom": ["*"],
-            }
+        section = {
+            "enabled": True,
+            "appId": APP_ID,
+            "appSecret": APP_SECRET,
+            "baseUrl": feishu.base_url,
+            "allowFrom": ["*"],
         }
-        path.write_text(json.dumps(data), encoding="utf-8")
+        _config(tmp_path, "http://127.0.0.1:9", channels={"feishu": section})
         env = frozen_env(tmp_path, PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring")
         status = await asyncio.to_thread(
             _run, installed.launcher, "channels", "status", "--test", env=env
