@@ -17,6 +17,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
+from types import CodeType
+
+import bytecode_scan
+import cached_bytecode
 
 ROOT = Path(__file__).resolve().parent.parent
 APP_NAME = "nanobot-desktop"
@@ -253,15 +257,36 @@ def optional_package(distribution: str, module: str, *, all_submodules: bool) ->
     return collected
 
 
-def _imports(tree: ast.Module) -> set[str]:
-    """The absolute module names a module's code imports (relative imports left out)."""
+def _imports(code: CodeType, source: bytes) -> set[str]:
+    """The absolute module names a module's code imports (relative imports left out): read
+    from its bytecode (bytecode_scan.py), or from its source on a Python that scanner does not
+    know."""
     names: set[str] = set()
-    for node in ast.walk(tree):
+    if bytecode_scan.supported():
+        # An IMPORT_NAME's two instructions before it push its level and its names.
+        before: list[object] = [None, None]
+        for instruction in bytecode_scan.instructions(code):
+            if instruction is None:
+                continue
+            if instruction.opname == "IMPORT_NAME" and before[0] == 0 and instruction.argval:
+                names.add(instruction.argval)
+            before = [before[1], instruction.argval]
+        return names
+    for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             names.add(node.module)
     return names
+
+
+def _renamed(code: CodeType, filename: str) -> CodeType:
+    """``code`` (and every function and class in it) with ``filename`` as its file name."""
+    consts = tuple(
+        _renamed(const, filename) if isinstance(const, CodeType) else const
+        for const in code.co_consts
+    )
+    return code.replace(co_filename=filename, co_consts=consts)
 
 
 def _pyc(code: object, source: bytes) -> bytes:
@@ -293,14 +318,17 @@ def precompiled(distribution: str, module: str, out: Path) -> Collected:
             for name in sorted(files):
                 if not name.endswith(".py"):
                     continue
-                source = (here / name).read_bytes()
+                path = here / name
+                source = path.read_bytes()
                 shown = (relative / name).as_posix()  # the file name tracebacks show
-                tree = ast.parse(source, shown)
-                outside.update(n for n in _imports(tree) if n.split(".")[0] != module)
+                # Its cached bytecode when valid (cached_bytecode.py), else compiled here.
+                code = cached_bytecode.cached_code(str(path))
+                if code is None:
+                    code = compile(source, shown, "exec", dont_inherit=True)
+                outside.update(n for n in _imports(code, source) if n.split(".")[0] != module)
                 target = out / relative / f"{name[:-3]}.pyc"
                 target.parent.mkdir(parents=True, exist_ok=True)
-                code = compile(tree, shown, "exec", dont_inherit=True)
-                target.write_bytes(_pyc(code, source))
+                target.write_bytes(_pyc(_renamed(code, shown), source))
                 collected.datas.append((str(target), str(relative)))
     # Optional parts it imports only when used (lark-oapi's Flask adapter): left out, as the
     # analysis leaves out what is not installed.

@@ -1,5 +1,6 @@
 """The build's import analysis takes modules' code from their valid cached bytecode
-(packaging/cached_bytecode.py) and finds the same modules, with the same code, as from source."""
+(packaging/cached_bytecode.py) and reads it with a faster scanner (packaging/bytecode_scan.py),
+and finds the same modules, with the same code, as PyInstaller's own analysis from source."""
 
 from __future__ import annotations
 
@@ -18,8 +19,9 @@ from tests.conftest import REPO
 sys.path.insert(0, str(REPO / "packaging"))
 pytest.importorskip("PyInstaller", reason="the package extra is not installed")
 
+import bytecode_scan
 import cached_bytecode
-from PyInstaller.lib.modulegraph import modulegraph
+from PyInstaller.lib.modulegraph import modulegraph, util
 
 SOURCE = (
     "import os.path as p\n\nVALUE = 1\n\ndef f():\n    from json import dumps\n    return dumps\n"
@@ -143,8 +145,13 @@ def test_the_analysis_finds_the_same_modules_and_code_from_cached_bytecode(
     )  # edited after it was compiled: its .pyc no longer counts
 
     from_source = _graph(tmp_path)
-    with cached_bytecode.installed(modulegraph) as counts:
-        from_cache = _graph(tmp_path)
+    scan = util.iterate_instructions
+    try:
+        assert bytecode_scan.install(util) == bytecode_scan.supported()
+        with cached_bytecode.installed(modulegraph) as counts:
+            from_cache = _graph(tmp_path)
+    finally:
+        util.iterate_instructions = scan
 
     assert counts.cached == len(PACKAGE) - 2  # all but the edited two
     assert counts.parsed == 2
@@ -163,3 +170,58 @@ def test_the_analysis_finds_the_same_modules_and_code_from_cached_bytecode(
     assert "compile" not in vars(modulegraph)
     assert modulegraph.ModuleGraph._load_module.__name__ == "_load_module"
     assert modulegraph.ModuleGraph._load_module.__qualname__.startswith("ModuleGraph.")
+
+
+def _theirs(code: CodeType) -> list[tuple[str, Any] | None]:
+    """modulegraph's own reading of ``code``, with what it does not look at left out."""
+    return [
+        None if i is None else (i.opname, i.argval)
+        for i in util.iterate_instructions(code)
+        if i is None or i.opname in bytecode_scan.WANTED
+    ]
+
+
+def _same(ours: list[Any], theirs: list[Any]) -> bool:
+    """Equal, with constants compared by identity (both read them from the same tuple; a NaN
+    is not equal to itself)."""
+    return len(ours) == len(theirs) and all(
+        a is b or (a is not None and b is not None and a[0] == b[0] and a[1] is b[1])
+        for a, b in zip(ours, theirs, strict=True)
+    )
+
+
+@pytest.mark.skipif(not bytecode_scan.supported(), reason="a Python the scanner does not know")
+def test_the_scanner_reads_what_dis_reads_in_real_modules() -> None:
+    roots = [Path(os.__file__).parent / name for name in ("asyncio", "email", "json", "importlib")]
+    roots.append(REPO / "desktop" / "core" / "agent")
+    files = sorted(f for root in roots for f in root.rglob("*.py"))
+    assert len(files) > 100
+    imports = 0
+    for file in files:
+        code = compile(file.read_bytes(), str(file), "exec", dont_inherit=True)
+        theirs = _theirs(code)
+        assert _same(list(bytecode_scan.instructions(code)), theirs), file
+        imports += sum(1 for i in theirs if i is not None and i[0] == "IMPORT_NAME")
+    assert imports > 500
+
+
+@pytest.mark.skipif(not bytecode_scan.supported(), reason="a Python the scanner does not know")
+def test_the_scanner_folds_extended_arguments() -> None:
+    # Over 256 names and constants: later instructions carry EXTENDED_ARG prefixes.
+    lines = [f"name_{n} = {n}.5" for n in range(300)]
+    lines += ["import json.decoder as late", "from os import path, sep", "del name_299"]
+    lines += ["def f():", "    global g", "    g = 1", "    from . import sibling"]
+    code = compile("\n".join(lines), "many.py", "exec", dont_inherit=True)
+    ours = list(bytecode_scan.instructions(code))
+    assert _same(ours, _theirs(code))
+    assert ("IMPORT_NAME", "json.decoder") in ours
+    assert ("DELETE_NAME", "name_299") in ours
+    assert ("STORE_GLOBAL", "g") in ours
+    # The function's block comes after the module's, each ended by None.
+    assert ours.index(("IMPORT_NAME", "")) > ours.index(None)
+    assert ours.count(None) == 2 and ours[-1] is None
+
+
+def test_an_unknown_python_keeps_pyinstallers_scanner() -> None:
+    assert not bytecode_scan.supported((3, 15))
+    assert not bytecode_scan.supported((3, 10))

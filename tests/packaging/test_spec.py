@@ -209,10 +209,14 @@ def test_data_files_as_pyinstaller_lists_them(module: str) -> None:
     assert sorted(spec_helpers.data_files(module)) == expected
 
 
-def test_a_precompiled_package_imports_from_its_pyc_files_alone(tmp_path: Path) -> None:
+@pytest.mark.parametrize("cached", [False, True], ids=["from-source", "from-cached-pyc"])
+def test_a_precompiled_package_imports_from_its_pyc_files_alone(
+    tmp_path: Path, cached: bool
+) -> None:
     """A package of :data:`spec_helpers.PRECOMPILED` goes in as ``.pyc`` files where the bundle
     keeps modules (no source beside them); an interpreter imports it from there, and what it
-    imports from outside itself is handed to the analysis (what is not installed is not)."""
+    imports from outside itself is handed to the analysis (what is not installed is not).
+    The same whether its code comes from its source or from its valid cached bytecode."""
     package = tmp_path / "src" / "s37_sdk"
     (package / "api" / "v1").mkdir(parents=True)
     (package / "__init__.py").write_text(
@@ -228,6 +232,11 @@ def test_a_precompiled_package_imports_from_its_pyc_files_alone(tmp_path: Path) 
         encoding="utf-8",
     )
     (package / "table.json").write_text("{}", encoding="utf-8")
+    if cached:  # as pip leaves an installed package: __pycache__ beside every module
+        import compileall
+
+        assert compileall.compile_dir(str(package), quiet=1)
+        assert len(list(package.rglob("__pycache__/*.pyc"))) == 4
     sys.path.insert(0, str(tmp_path / "src"))
     try:
         collected = spec_helpers.precompiled("s37-sdk", "s37_sdk", tmp_path / "out")
