@@ -70,7 +70,7 @@ from desktop.core.tools.base import ToolContext
 from desktop.core.tools.groups import groups_in_history
 from desktop.core.tools.registry import ToolRegistry
 from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
-from desktop.core.utils.tasks import TaskOwner
+from desktop.core.utils.tasks import TaskOwner, finish
 
 if TYPE_CHECKING:
     from desktop.core.providers.chat_models import ChatModels
@@ -388,7 +388,8 @@ class AgentLoop(SessionCommands):
             return TurnOutcome(turn_id, "finished", content, None, turn.message_sent)
 
     async def _keep_stopped(self, key: str, partial: str) -> None:
-        """A stopped turn keeps what it streamed (shielded: this runs while cancelling)."""
+        """A stopped turn keeps what it streamed. This runs while the turn is cancelled: the save
+        is finished even when another cancel comes meanwhile (that cancel goes on after it)."""
 
         async def keep() -> None:
             session = await asyncio.to_thread(self.sessions.get_or_create, key)
@@ -396,9 +397,9 @@ class AgentLoop(SessionCommands):
             await asyncio.to_thread(self.sessions.save, session)
 
         try:
-            await asyncio.shield(keep())
+            await finish(keep())
         except asyncio.CancelledError:
-            pass  # the save itself was shielded and completes in the background
+            pass  # another cancel came during the save (done): the caller sees it (uncancel)
         except Exception:
             log.exception("saving the stopped turn of %s failed", key)
 

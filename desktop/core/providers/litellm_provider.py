@@ -45,6 +45,7 @@ from desktop.core.providers.think import ThinkSplitter
 from desktop.core.providers.tokens import ensure_offline_tiktoken
 from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
 from desktop.core.utils.redact import register_secret
+from desktop.core.utils.tasks import finish
 
 log = logging.getLogger(__name__)
 _litellm: Any = None
@@ -455,7 +456,7 @@ class LiteLLMProvider(LLMProvider):
             closer = getattr(stream, "aclose", None) or getattr(stream, "close", None)
             if closer is not None:
                 try:
-                    await asyncio.shield(closer())
+                    await finish(closer())
                 except asyncio.CancelledError:
                     raise  # a cancel that came while closing goes on
                 except Exception:

@@ -34,6 +34,7 @@ from desktop.core.providers.matching import ProviderChoice
 from desktop.core.providers.model_table import known, lookup
 from desktop.core.providers.model_table import price as table_price
 from desktop.core.providers.retry import classify
+from desktop.core.utils.tasks import finish
 
 log = logging.getLogger(__name__)
 
@@ -162,7 +163,7 @@ class OpenAIProvider(LiteLLMProvider):
         self._keep = False
         kept, self._kept = self._kept, None
         if kept is not None and kept[0] is asyncio.get_running_loop():
-            await asyncio.shield(kept[1].close())
+            await finish(kept[1].close())
 
     @property
     def _prefix(self) -> str:
@@ -254,14 +255,14 @@ class OpenAIProvider(LiteLLMProvider):
             )
         except BaseException as exc:
             if own:
-                await asyncio.shield(client.close())
+                await finish(client.close())
             if isinstance(exc, Exception) and not isinstance(exc, LLMError):
                 raise _named(exc) from None
             raise
         if stream:
             return _CallStream(answer, client if own else None)
         if own:
-            await asyncio.shield(client.close())
+            await finish(client.close())
         return answer
 
     def _answer_complete(self, stream: Any, fold: _StreamFold) -> bool:

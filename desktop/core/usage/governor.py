@@ -63,6 +63,7 @@ from desktop.core.usage.record import UsageRecord, parse_line
 from desktop.core.usage.summary import period_starts, zone_of
 from desktop.core.utils import ownfiles
 from desktop.core.utils.i18n import QT_TR_NOOP, Phrase
+from desktop.core.utils.tasks import finish
 from desktop.core.utils.validate import Unusable, load_json_text
 
 log = logging.getLogger(__name__)
@@ -514,7 +515,7 @@ class SpendGovernor:
             choice = "keep"
         finally:
             self._pending.pop(request_id, None)
-            await asyncio.shield(self._send(BudgetResolved(request_id, choice)))
+            await finish(self._send(BudgetResolved(request_id, choice)))
         if choice == "keep":
             raise BudgetRefused(_paused(message))
         if tag.run:

@@ -17,7 +17,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from desktop.core.utils.tasks import TaskOwner
+from desktop.core.utils.tasks import TaskOwner, finish
 from desktop.ui.i18n import tr
 
 PROGRAMS = ("espeak-ng", "espeak")
@@ -109,7 +109,7 @@ class ReadAloud(QObject):
             if process is not None and process.returncode is None:
                 with contextlib.suppress(ProcessLookupError):
                     process.kill()
-                await asyncio.shield(process.wait())
+                await finish(process.wait())
             if self._current is token:
                 self._finished()
 

@@ -280,3 +280,47 @@ async def test_a_failed_checkpoint_save_fails_the_turn_and_keeps_the_message(
     reloaded = SessionManager(runtime.config.workspace_path).get_or_create("desktop:c")
     assert [m["role"] for m in reloaded.messages] == ["user", "assistant", "tool", "assistant"]
     await runtime.stop()
+
+
+async def test_a_cancel_while_a_stopped_turn_is_saved_waits_for_the_save(
+    scripted_server: ScriptedOpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A turn cancelled mid-answer (a shutdown) saves what it streamed; a second cancel while
+    that save runs does not leave the save behind, unowned: the turn's task ends after it."""
+    import threading
+
+    runtime = _runtime(scripted_server, tmp_path)
+    events = _record(runtime)
+    scripted_server.push(
+        Reply("The first part of a long story " * 50, chunk=3, stall_after=8, stall_for=60)
+    )
+    sessions = runtime.agent.sessions
+    plain_save = sessions.save
+    saving, release = threading.Event(), threading.Event()
+    hold = threading.Event()  # set once the turn is cancelled: the next save waits
+
+    def save(session: Session) -> None:
+        if hold.is_set():
+            saving.set()
+            assert release.wait(30), "the test never released the save"
+        plain_save(session)
+
+    monkeypatch.setattr(sessions, "save", save)
+    turn = asyncio.ensure_future(
+        runtime.agent.process_direct("tell me a story", session_key="desktop:s", channel="desktop")
+    )
+    await until(lambda: sum(isinstance(e, TextDelta) for e in events) >= 5)
+    hold.set()
+    turn.cancel()  # the shutdown's cancel
+    await until(saving.is_set)
+    turn.cancel()  # and another while the stopped turn is being saved
+    await asyncio.sleep(0.3)
+    assert not turn.done(), "the turn ended while its save was still running"
+    release.set()
+    with pytest.raises(asyncio.CancelledError):
+        await turn
+    reloaded = SessionManager(runtime.config.workspace_path).get_or_create("desktop:s")
+    assert reloaded.messages[-1]["role"] == "assistant"
+    assert reloaded.messages[-1]["stopped"] is True
+    assert reloaded.messages[-1]["content"].startswith("The first part")
+    await runtime.stop()
