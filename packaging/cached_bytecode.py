@@ -3,8 +3,9 @@ every module's source twice.
 
 For each pure-Python module it reaches, PyInstaller's modulegraph parses the source into an
 abstract syntax tree (to find the imports), compiles that tree into a code object (to find the
-module's global names, and to ship it) and walks both. On this project's ~19,000 modules the
-two compilations and the tree walk were about a third of the build's CPU (cProfile of a build).
+module's global names, and to ship it) and walks both. Over this app's ~8,400 analysed modules
+the two compilations and the tree walk were about a third of the build's CPU (cProfile of a
+build).
 The installed packages' ``__pycache__`` folders already hold those code objects: pip compiles
 every module it installs, and CPython's own import trusts a cached ``.pyc`` when it matches the
 source (its recorded modification time and size, or its hash).
@@ -14,13 +15,15 @@ parse a ``.py`` file whose cached ``.pyc`` is valid for it returns that code obj
 a tree. modulegraph then takes its path for modules that come without a tree: it reads the
 imports from the bytecode (``IMPORT_NAME``), as it does for modules shipped without source. The
 code object is the one ``compile()`` would give (same source, same flags, optimisation level 0),
-so the bundle's ``.pyc`` files are the same bytes. What changes: the analysis' list of missing
+so the bundle's ``.pyc`` files hold the same code (a few differ in ``marshal``'s byte layout:
+where it marks shared references). What changes: the analysis' list of missing
 modules (``warn-*.txt``) no longer says whether an import sat inside a function, a ``try`` or an
 ``if``, and an import the compiler removes as dead code (``if False:``) is not seen, as at run
 time. A module without a valid cached ``.pyc`` (edited since, or never compiled) is parsed from
 source as before.
 
-Used by ``nanobot-desktop.spec``; tested in ``tests/packaging/test_spec.py``.
+Used by ``nanobot-desktop.spec`` and ``spec_helpers.precompiled``; tested in
+``tests/packaging/test_cached_bytecode.py``.
 """
 
 from __future__ import annotations
@@ -125,6 +128,15 @@ def _compile(counts: Counts) -> Callable[..., Any]:
     return compile_
 
 
+def _module(modulegraph: Any | None) -> Any:
+    """``modulegraph``, or PyInstaller's ``modulegraph`` module when None."""
+    if modulegraph is None:
+        from PyInstaller.lib.modulegraph import modulegraph as imported
+
+        return imported
+    return modulegraph
+
+
 def install(modulegraph: Any | None = None) -> Counts:
     """Make PyInstaller's analysis take modules' code from their cached bytecode (see the
     module's docstring). Returns the counts, which grow as the analysis runs.
@@ -133,10 +145,7 @@ def install(modulegraph: Any | None = None) -> Counts:
         modulegraph: The ``PyInstaller.lib.modulegraph.modulegraph`` module (imported when
             None); a test passes it and undoes the change with :func:`installed`.
     """
-    if modulegraph is None:
-        from PyInstaller.lib.modulegraph import modulegraph as imported
-
-        modulegraph = imported
+    modulegraph = _module(modulegraph)
     counts = Counts()
     graph = modulegraph.ModuleGraph
     load = graph._load_module
@@ -156,10 +165,7 @@ def install(modulegraph: Any | None = None) -> Counts:
 @contextmanager
 def installed(modulegraph: Any | None = None) -> Iterator[Counts]:
     """:func:`install` for the duration of a ``with`` block (for tests)."""
-    if modulegraph is None:
-        from PyInstaller.lib.modulegraph import modulegraph as imported
-
-        modulegraph = imported
+    modulegraph = _module(modulegraph)
     graph = modulegraph.ModuleGraph
     load = graph.__dict__["_load_module"]
     had_compile = "compile" in vars(modulegraph)
